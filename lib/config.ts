@@ -1,0 +1,99 @@
+//! Process configuration: read and validated once from the environment, with documented
+//! defaults. The README lists every variable; keep the two in step.
+import os from 'node:os';
+
+export interface Config {
+  /** API port. `PORT`, default 8080. */
+  port: number;
+  /** External base URL used in docs links and problem `type`. `PUBLIC_BASE_URL`, default `http://localhost:<port>`. */
+  publicBaseUrl: string;
+  /** Enables the operator API when set. `ADMIN_TOKEN`. */
+  adminToken?: string;
+  /** MongoDB connection string. `MONGODB_URL`. */
+  mongodbUrl: string;
+  /** Temporal frontend. `TEMPORAL_ADDRESS`, default 127.0.0.1:7233. */
+  temporalAddress: string;
+  /** `TEMPORAL_NAMESPACE`, default `default`. */
+  temporalNamespace: string;
+  /** 32-byte key for secrets at rest, base64 or hex. `SECRET_KEY`. */
+  secretKey: Buffer;
+  /** Credits of a new account. `FREE_CREDITS`, default 100. */
+  freeCredits: number;
+  /** Per-account calls per second (burst twice that). `RATE_LIMIT_PER_SECOND`, default 20. */
+  rateLimitPerSecond: number;
+  /** CIDRs (each with optional `:port`) the target guard lets through. `TARGET_ALLOWLIST`. */
+  targetAllowlist: string[];
+  /** Resolvers used by every tool, `ip[:port]`. `DNS_SERVERS`, default the system's. */
+  dnsServers: string[];
+  /** Allow `localhost` webhook URLs. `WEBHOOKS_ALLOW_LOCALHOST`, default false. */
+  webhooksAllowLocalhost: boolean;
+  /** Market data endpoints. `GOLD_FEED_URL`, `FX_FEED_URL`. */
+  goldFeedUrl?: string;
+  fxFeedUrl?: string;
+  /** Concurrent activities per pool worker. */
+  browserConcurrency: number;
+  cpuConcurrency: number;
+  networkConcurrency: number;
+  /** Run a core worker inside the API process (lowest-latency start). `API_CORE_WORKER`, default true. */
+  apiCoreWorker: boolean;
+  /** pino level. `LOG_LEVEL`, default info. */
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function list(env: Env, name: string): string[] {
+  return (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+export function parseSecretKey(raw: string): Buffer {
+  const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new ConfigError('SECRET_KEY must be 32 bytes, as 64 hex characters or base64');
+  return key;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 8080, 1);
+  const cores = Math.max(1, os.availableParallelism());
+  if (!env.MONGODB_URL) throw new ConfigError('MONGODB_URL is required (npm start sets it for the local database)');
+  if (!env.SECRET_KEY) throw new ConfigError('SECRET_KEY is required (npm start generates one into .data/)');
+  return {
+    port,
+    publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    adminToken: env.ADMIN_TOKEN || undefined,
+    mongodbUrl: env.MONGODB_URL,
+    temporalAddress: env.TEMPORAL_ADDRESS || '127.0.0.1:7233',
+    temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
+    secretKey: parseSecretKey(env.SECRET_KEY),
+    freeCredits: int(env, 'FREE_CREDITS', 100),
+    rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 20, 1),
+    targetAllowlist: list(env, 'TARGET_ALLOWLIST'),
+    dnsServers: list(env, 'DNS_SERVERS'),
+    webhooksAllowLocalhost: bool(env, 'WEBHOOKS_ALLOW_LOCALHOST', false),
+    goldFeedUrl: env.GOLD_FEED_URL || undefined,
+    fxFeedUrl: env.FX_FEED_URL || undefined,
+    browserConcurrency: int(env, 'BROWSER_CONCURRENCY', 2, 1),
+    cpuConcurrency: int(env, 'CPU_CONCURRENCY', cores, 1),
+    networkConcurrency: int(env, 'NETWORK_CONCURRENCY', 50, 1),
+    apiCoreWorker: bool(env, 'API_CORE_WORKER', true),
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}

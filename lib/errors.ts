@@ -1,0 +1,53 @@
+//! Every failure the service can answer with: its stable `code`, HTTP status and title.
+//! Activities, the workflow and the API all speak in these codes; `api/problem.ts` is the one
+//! place that turns them into RFC 9457 problem+json answers.
+
+export const ERRORS = {
+  invalid_json: { status: 400, title: 'Invalid JSON' },
+  validation_failed: { status: 400, title: 'Validation failed' },
+  unauthorized: { status: 401, title: 'Unauthorized' },
+  insufficient_credits: { status: 402, title: 'Insufficient credits' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  not_found: { status: 404, title: 'Not found' },
+  unknown_tool: { status: 404, title: 'Unknown tool' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  idempotency_conflict: { status: 409, title: 'Idempotency key reused' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  target_not_allowed: { status: 422, title: 'Target not allowed' },
+  port_not_allowed: { status: 422, title: 'Port not allowed' },
+  source_too_large: { status: 422, title: 'Source too large' },
+  unsupported_source: { status: 422, title: 'Unsupported source' },
+  hash_too_costly: { status: 422, title: 'Hash too costly' },
+  invalid_hash: { status: 422, title: 'Invalid hash' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  upstream_error: { status: 502, title: 'Upstream error' },
+  unavailable: { status: 503, title: 'Service unavailable' },
+  tool_timeout: { status: 504, title: 'Tool timed out' },
+  internal_error: { status: 500, title: 'Internal error' },
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERRORS, value);
+}
+
+/** Extra problem members (`reason`, `balance`, `errors` ...). Must be JSON and safe to show. */
+export type ProblemExtras = Record<string, unknown>;
+
+/**
+ * A decided failure with a stable code, safe to show to the client. Tools throw it for bad
+ * input, refused targets and unreachable upstreams; it is never retried.
+ */
+export class ToolError extends Error {
+  override readonly name = 'ToolError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extras: ProblemExtras = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

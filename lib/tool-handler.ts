@@ -1,0 +1,19 @@
+//! The shape every tool implementation has: a plain async function of validated input.
+//! Workers wrap handlers into Temporal activities (`lib/tool-activities.ts`); tests call them
+//! directly.
+
+export interface ToolContext {
+  /** The call's request id (its workflow id). */
+  readonly requestId: string;
+  /** Aborted when the activity is cancelled or passes its deadline. */
+  readonly signal: AbortSignal;
+  /** Tell Temporal the tool is alive (long tools call it while they work). */
+  heartbeat(details?: unknown): void;
+}
+
+export type ToolHandler<I = any, O = any> = (input: I, ctx: ToolContext) => Promise<O>;
+
+/** A context for calling a handler outside Temporal (tests, benchmarks). */
+export function standaloneContext(requestId = 'local', signal = new AbortController().signal): ToolContext {
+  return { requestId, signal, heartbeat() {} };
+}
