@@ -1,0 +1,72 @@
+//! Assembles the Koa application from its parts; no I/O happens here.
+import Koa from 'koa';
+import type { Db } from 'mongodb';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../lib/config.js';
+import type { Logger } from '../lib/logger.js';
+import type { Metrics } from '../lib/metrics.js';
+import { loadCatalogueSchemas } from '../lib/tool-schemas.js';
+import { createAccounts } from '../lib/accounts.js';
+import type { EventSink } from '../lib/events.js';
+import { createLedger } from '../activities/core/ledger.js';
+import { createAuthenticator } from './auth.js';
+import { problems, requestId } from './problem.js';
+import { createRateLimiter } from './rate-limit.js';
+import { createToolCalls } from './tool-calls.js';
+import { createValidators } from './validation.js';
+import { buildOpenApi } from './openapi.js';
+import { toolRoutes } from './routes/tools.js';
+import { accountRoutes } from './routes/account.js';
+import { adminRoutes } from './routes/admin.js';
+import { serviceRoutes } from './routes/service.js';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  client: Client;
+  log: Logger;
+  metrics: Metrics;
+  /** Webhook fan-out of recorded events (issue 5); absent means events are only recorded. */
+  onEvent?: EventSink;
+  /** True when a core worker shares the client's connection (eager workflow start). */
+  eagerStart?: boolean;
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const { config, db } = deps;
+  const schemas = loadCatalogueSchemas();
+  const auth = createAuthenticator(db);
+  const rateLimit = createRateLimiter({ perSecond: config.rateLimitPerSecond }).middleware();
+  const accounts = createAccounts(db, deps.onEvent);
+  const ledger = createLedger(db, deps.onEvent);
+  const openapi = buildOpenApi({ baseUrl: config.publicBaseUrl, schemas });
+
+  const app = new Koa({ proxy: true });
+  app.use(requestId());
+  app.use(async (ctx, next) => {
+    const end = deps.metrics.httpRequests.startTimer({ method: ctx.method });
+    try {
+      await next();
+    } finally {
+      end({ route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', status: String(ctx.status) });
+    }
+  });
+  app.use(problems({ baseUrl: config.publicBaseUrl, log: deps.log }));
+
+  const routers = [
+    serviceRoutes({ db, client: deps.client, metrics: deps.metrics, openapi: () => openapi }),
+    toolRoutes({
+      baseUrl: config.publicBaseUrl,
+      auth,
+      rateLimit,
+      validators: createValidators(schemas),
+      schemas,
+      toolCalls: createToolCalls({ db, client: deps.client, secretKey: config.secretKey, eagerStart: deps.eagerStart ?? false }),
+      metrics: deps.metrics,
+    }),
+    accountRoutes({ db, auth, rateLimit, accounts }),
+    adminRoutes({ adminToken: config.adminToken, accounts, ledger, freeCredits: config.freeCredits }),
+  ];
+  for (const r of routers) app.use(r.routes());
+  return app;
+}

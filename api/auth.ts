@@ -1,0 +1,97 @@
+//! Bearer credentials: API keys call tools, owner tokens manage the account, the admin token
+//! runs the operator API. Lookups are by SHA-256 digest with a cache short enough that a
+//! revoked key fails within a second on every API instance.
+import { timingSafeEqual } from 'node:crypto';
+import type { Db } from 'mongodb';
+import type { Middleware } from 'koa';
+import { credentialDigest, credentialKind } from '../lib/credentials.js';
+import { collections, type CredentialDoc, type CredentialKind } from '../lib/mongo.js';
+import { HttpProblem } from './problem.js';
+
+/** Revocation must be visible within 1 s (CONTRACT.md); the cache stays well under it. */
+const CACHE_MS = 500;
+/** lastUsedAt is a display value: write it at most once a minute per credential. */
+const LAST_USED_EVERY_MS = 60_000;
+
+export interface Principal {
+  accountId: string;
+  credentialId: string;
+  kind: CredentialKind;
+}
+
+const unauthorized = (detail: string) =>
+  new HttpProblem('unauthorized', detail, {}, { 'WWW-Authenticate': 'Bearer' });
+
+function bearer(header: string | undefined): string | null {
+  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? '');
+  return m ? m[1]! : null;
+}
+
+export function createAuthenticator(db: Db) {
+  const { credentials } = collections(db);
+  const cache = new Map<string, { doc: CredentialDoc | null; at: number }>();
+  const lastUsedWritten = new Map<string, number>();
+
+  async function lookup(digest: string): Promise<CredentialDoc | null> {
+    const hit = cache.get(digest);
+    if (hit && Date.now() - hit.at < CACHE_MS) return hit.doc;
+    const doc = await credentials.findOne({ digest });
+    if (cache.size > 10_000) cache.clear();
+    cache.set(digest, { doc, at: Date.now() });
+    return doc;
+  }
+
+  function touch(doc: CredentialDoc) {
+    const now = Date.now();
+    if (now - (lastUsedWritten.get(doc._id) ?? 0) < LAST_USED_EVERY_MS) return;
+    lastUsedWritten.set(doc._id, now);
+    credentials.updateOne({ _id: doc._id }, { $set: { lastUsedAt: new Date(now) } }).catch(() => {});
+  }
+
+  /** Resolves the request's credential, which must be of `kind`. */
+  async function authenticate(header: string | undefined, kind: CredentialKind): Promise<Principal> {
+    const secret = bearer(header);
+    if (!secret) throw unauthorized('Send a credential as Authorization: Bearer <key>.');
+    const claimed = credentialKind(secret);
+    if (!claimed) throw unauthorized('The credential is malformed.');
+    const doc = await lookup(credentialDigest(secret));
+    if (!doc || doc.kind !== claimed) throw unauthorized('The credential is unknown.');
+    if (doc.revokedAt) throw unauthorized('The credential has been revoked.');
+    if (doc.kind !== kind) {
+      const needed = kind === 'api_key' ? 'an API key' : 'an owner token';
+      throw new HttpProblem('forbidden', `This endpoint takes ${needed}.`);
+    }
+    touch(doc);
+    return { accountId: doc.accountId, credentialId: doc._id, kind: doc.kind };
+  }
+
+  return {
+    authenticate,
+    /** Forget cached lookups (a revocation in this process is visible at once). */
+    forget(digest?: string) {
+      if (digest) cache.delete(digest);
+      else cache.clear();
+    },
+    require(kind: CredentialKind): Middleware {
+      return async (ctx, next) => {
+        ctx.state.principal = await authenticate(ctx.get('Authorization') || undefined, kind);
+        await next();
+      };
+    },
+  };
+}
+
+export type Authenticator = ReturnType<typeof createAuthenticator>;
+
+/** The operator API: off (404) when ADMIN_TOKEN is unset. */
+export function requireAdmin(adminToken: string | undefined): Middleware {
+  const expected = adminToken ? Buffer.from(adminToken) : null;
+  return async (ctx, next) => {
+    if (!expected) throw new HttpProblem('not_found', 'The operator API is not enabled.');
+    const given = Buffer.from(bearer(ctx.get('Authorization') || undefined) ?? '');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw unauthorized('The operator API takes the admin token.');
+    }
+    await next();
+  };
+}

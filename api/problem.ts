@@ -1,0 +1,74 @@
+//! The one error path of the API: every failure becomes an RFC 9457 problem+json answer with
+//! the contract's stable code. What the client sees is kept apart from what is logged.
+import type { Context, Middleware } from 'koa';
+import { ERRORS, ToolError, type ErrorCode, type ProblemExtras } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import type { Logger } from '../lib/logger.js';
+
+/** A failure the API answers with as it is. `headers` are added to the answer (Retry-After ...). */
+export class HttpProblem extends Error {
+  override readonly name = 'HttpProblem';
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly extras: ProblemExtras = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  requestId: string;
+  [extra: string]: unknown;
+}
+
+export function problemBody(baseUrl: string, code: ErrorCode, detail: string, requestId: string, extras: ProblemExtras = {}): ProblemBody {
+  const { status, title } = ERRORS[code];
+  // Extras never override the standard members.
+  return { ...extras, type: `${baseUrl}/docs/errors#${code}`, title, status, detail, code, requestId };
+}
+
+export function sendProblem(ctx: Context, baseUrl: string, code: ErrorCode, detail: string, extras: ProblemExtras = {}) {
+  ctx.status = ERRORS[code].status;
+  ctx.type = 'application/problem+json';
+  ctx.body = problemBody(baseUrl, code, detail, ctx.state.requestId, extras);
+}
+
+/** Gives every request an id (a tool call replaces it with its workflow id) and echoes it. */
+export function requestId(): Middleware {
+  return async (ctx, next) => {
+    ctx.state.requestId = newId('req');
+    try {
+      await next();
+    } finally {
+      ctx.set('X-Request-Id', ctx.state.requestId);
+    }
+  };
+}
+
+export function problems(options: { baseUrl: string; log: Logger }): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new HttpProblem('not_found', `No resource at ${ctx.method} ${ctx.path}.`);
+      }
+    } catch (err) {
+      if (err instanceof HttpProblem) {
+        for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
+        sendProblem(ctx, options.baseUrl, err.code, err.detail, err.extras);
+      } else if (err instanceof ToolError) {
+        sendProblem(ctx, options.baseUrl, err.code, err.message, err.extras);
+      } else {
+        options.log.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'unhandled error');
+        sendProblem(ctx, options.baseUrl, 'internal_error', 'Something went wrong on our side; quote the request id if you contact us.');
+      }
+    }
+  };
+}

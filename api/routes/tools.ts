@@ -1,0 +1,90 @@
+//! `POST /api/v1/tools/<tool>` and the catalogue `GET /api/v1/tools`.
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { CATALOGUE, GROUPS, findTool, type ToolSpec } from '../../lib/catalogue.js';
+import { isErrorCode } from '../../lib/errors.js';
+import type { Metrics } from '../../lib/metrics.js';
+import type { ToolSchemas } from '../../lib/tool-schemas.js';
+import type { Authenticator } from '../auth.js';
+import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
+import { PRECHECKS } from '../prechecks/index.js';
+import { HttpProblem, sendProblem } from '../problem.js';
+import { parseIdempotencyKey, type ToolCalls } from '../tool-calls.js';
+import type { Validators } from '../validation.js';
+
+export interface ToolRoutesDeps {
+  baseUrl: string;
+  auth: Authenticator;
+  rateLimit: Middleware;
+  validators: Validators;
+  schemas: Map<string, ToolSchemas>;
+  toolCalls: ToolCalls;
+  metrics: Metrics;
+}
+
+function knownTool(name: string): ToolSpec {
+  const tool = findTool(name);
+  if (!tool) throw new HttpProblem('unknown_tool', `There is no tool named "${name}". GET /api/v1/tools lists them.`);
+  return tool;
+}
+
+export function toolRoutes(deps: ToolRoutesDeps): Router {
+  const router = new Router();
+
+  router.get('/api/v1/tools', (ctx) => {
+    ctx.body = {
+      tools: [...CATALOGUE.values()].map((t) => ({
+        name: t.name,
+        group: t.group,
+        groupTitle: GROUPS[t.group],
+        cost: t.cost,
+        pool: t.pool,
+        path: `/api/v1/tools/${t.name}`,
+        inputSchema: deps.schemas.get(t.name)!.input,
+        docs: `${deps.baseUrl}/docs#tag/${t.group}/operation/${t.name}`,
+      })),
+    };
+  });
+
+  router.post(
+    '/api/v1/tools/:tool',
+    async (ctx, next) => {
+      ctx.state.tool = knownTool(ctx.params.tool!);
+      await next();
+    },
+    deps.auth.require('api_key'),
+    deps.rateLimit,
+    async (ctx) => {
+      const tool: ToolSpec = ctx.state.tool;
+      const idempotencyKey = parseIdempotencyKey(ctx.get('Idempotency-Key') || undefined);
+      const body = await readJsonObject(ctx, tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT);
+      const input = deps.validators.validate(tool.name, body);
+      PRECHECKS[tool.name]?.(input);
+
+      const answer = await deps.toolCalls.call({ accountId: ctx.state.principal.accountId, tool, input, idempotencyKey });
+      ctx.state.requestId = answer.requestId;
+      if (answer.replayed) ctx.set('Idempotent-Replayed', 'true');
+      const { result } = answer;
+      if (result.ok) {
+        deps.metrics.toolCalls.inc({ tool: tool.name, outcome: 'charged' });
+        deps.metrics.creditsCharged.inc({ tool: tool.name }, result.charged);
+        ctx.set('X-Credits-Charged', String(result.charged));
+        ctx.set('X-Credits-Remaining', String(result.balance));
+        ctx.body = result.output;
+        return;
+      }
+      const code = isErrorCode(result.error.code) ? result.error.code : 'internal_error';
+      deps.metrics.toolCalls.inc({ tool: tool.name, outcome: code });
+      sendProblem(ctx, deps.baseUrl, code, result.error.message, result.error.extras);
+    },
+  );
+
+  // Any other method on a tool path: 405 for a known tool, 404 otherwise.
+  router.all('/api/v1/tools/:tool', (ctx) => {
+    knownTool(ctx.params.tool!);
+    ctx.set('Allow', 'POST');
+    throw new HttpProblem('method_not_allowed', `Tools are called with POST, not ${ctx.method}.`);
+  });
+
+  return router;
+}

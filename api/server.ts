@@ -1,0 +1,47 @@
+//! The API process: serves HTTP and, by default, runs a core worker on the same Temporal
+//! connection so workflow starts are eager (no round trip through a task queue poll).
+import { Client } from '@temporalio/client';
+import { NativeConnection, Runtime } from '@temporalio/worker';
+import { loadConfig } from '../lib/config.js';
+import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
+import { createLogger } from '../lib/logger.js';
+import { createMetrics } from '../lib/metrics.js';
+import { connectMongo, ensureIndexes } from '../lib/mongo.js';
+import { createPoolWorker } from '../workers/pools.js';
+import { createApp } from './app.js';
+
+const config = loadConfig();
+const log = createLogger({ name: 'api', level: config.logLevel });
+Runtime.install({ shutdownSignals: [] }); // this process handles its own signals below
+
+const mongo = await connectMongo(config.mongodbUrl, { appName: 'api' });
+await ensureIndexes(mongo.db);
+const connection = await NativeConnection.connect({ address: config.temporalAddress });
+const client = new Client({
+  connection,
+  namespace: config.temporalNamespace,
+  dataConverter: { payloadCodecs: [new ClaimCheckCodec(mongo.db)] },
+});
+
+const core = config.apiCoreWorker ? await createPoolWorker('core', { config, db: mongo.db, connection, log }) : null;
+const coreRun = core?.worker.run();
+
+const app = createApp({ config, db: mongo.db, client, log, metrics: createMetrics(), eagerStart: !!core });
+const server = app.listen(config.port, () => log.info({ port: config.port, coreWorker: !!core }, 'API listening'));
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, 'shutting down');
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (core) {
+    core.worker.shutdown();
+    await coreRun;
+  }
+  await connection.close();
+  await mongo.close();
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

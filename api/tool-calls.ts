@@ -1,0 +1,148 @@
+//! Starting a tool call: idempotency, sealing secret fields, starting the `toolCall` workflow
+//! and waiting for its answer. The Koa route around it only speaks HTTP.
+import { createHmac } from 'node:crypto';
+import type { Db } from 'mongodb';
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import type { ToolSpec } from '../lib/catalogue.js';
+import { canonicalJson } from '../lib/canonical-json.js';
+import { randomBase62, sha256Hex } from '../lib/ids.js';
+import { collections, insertIfAbsent } from '../lib/mongo.js';
+import { seal, splitSecrets } from '../lib/sealed.js';
+import { SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+import { createCallKeys } from '../activities/core/call-keys.js';
+import { HttpProblem } from './problem.js';
+
+/** Idempotency keys are remembered this long (CONTRACT.md). */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long the API waits past a tool's own deadline for the ledger steps around it. */
+const ANSWER_GRACE_MS = 30_000;
+
+const IDEMPOTENCY_KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
+
+export interface CallRequest {
+  accountId: string;
+  tool: ToolSpec;
+  /** Validated input, defaults applied. */
+  input: Record<string, unknown>;
+  idempotencyKey?: string;
+}
+
+export interface CallAnswer {
+  requestId: string;
+  replayed: boolean;
+  result: ToolCallResult;
+}
+
+export function parseIdempotencyKey(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (!IDEMPOTENCY_KEY_SHAPE.test(header)) {
+    throw new HttpProblem('validation_failed', 'Idempotency-Key must be 1 to 255 printable characters.', {
+      errors: [{ field: 'header:Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }],
+    });
+  }
+  return header;
+}
+
+export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffer; eagerStart: boolean }) {
+  const { idempotency } = collections(deps.db);
+  const callKeys = createCallKeys(deps.db);
+
+  /**
+   * The fingerprint of a call for idempotency: keyed (HMAC), so the stored value reveals
+   * nothing of the body, which may hold a password.
+   */
+  function fingerprint(tool: string, input: Record<string, unknown>): string {
+    return createHmac('sha256', deps.secretKey).update(`${tool}\n${canonicalJson(input)}`).digest('hex');
+  }
+
+  /** The workflow id of the call, and whether an earlier request with the same key exists. */
+  async function claim(req: CallRequest): Promise<{ workflowId: string; replayed: boolean }> {
+    if (!req.idempotencyKey) return { workflowId: `call-${req.accountId}-${randomBase62(20)}`, replayed: false };
+    const keyHash = sha256Hex(req.idempotencyKey);
+    const workflowId = `call-${req.accountId}-idem-${keyHash.slice(0, 32)}`;
+    const now = new Date();
+    const doc = {
+      _id: `${req.accountId}:${keyHash}`,
+      accountId: req.accountId,
+      fingerprint: fingerprint(req.tool.name, req.input),
+      workflowId,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+    };
+    if (await insertIfAbsent(idempotency, doc)) return { workflowId, replayed: false };
+    const earlier = await idempotency.findOne({ _id: doc._id });
+    if (earlier && earlier.expiresAt > now) {
+      if (earlier.fingerprint !== doc.fingerprint) {
+        throw new HttpProblem('idempotency_conflict', 'This Idempotency-Key was used with another tool or body.');
+      }
+      return { workflowId: earlier.workflowId, replayed: true };
+    }
+    // Expired but not yet swept: the key starts a new call.
+    const fresh = { ...doc, workflowId: `${workflowId}-${randomBase62(8)}` };
+    await idempotency.replaceOne({ _id: doc._id }, fresh, { upsert: true });
+    return { workflowId: fresh.workflowId, replayed: false };
+  }
+
+  async function workflowInput(req: CallRequest, workflowId: string): Promise<ToolCallInput> {
+    const { clear, secret, hasSecrets } = splitSecrets(req.input, req.tool.secretFields ?? []);
+    const base = {
+      accountId: req.accountId,
+      tool: req.tool.name,
+      pool: req.tool.pool,
+      cost: req.tool.cost,
+      timeoutMs: req.tool.timeoutMs,
+      input: clear,
+    };
+    if (!hasSecrets) return base;
+    const key = await callKeys.issue(workflowId);
+    return { ...base, sealed: seal(key, secret, workflowId) };
+  }
+
+  async function call(req: CallRequest): Promise<CallAnswer> {
+    const { workflowId, replayed } = await claim(req);
+    const handle = await start(req, workflowId);
+    const wait = AbortSignal.timeout(req.tool.timeoutMs + ANSWER_GRACE_MS);
+    try {
+      const result = await deps.client.withAbortSignal(wait, () => handle.result() as Promise<ToolCallResult>);
+      return { requestId: workflowId, replayed, result };
+    } catch (err) {
+      if (wait.aborted) {
+        return { requestId: workflowId, replayed, result: { ok: false, error: { code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} } } };
+      }
+      if (err instanceof WorkflowFailedError) throw err; // an operator terminated it: internal error
+      throw unavailable(err);
+    }
+  }
+
+  async function start(req: CallRequest, workflowId: string) {
+    try {
+      return await deps.client.workflow.start(WORKFLOW_TYPES.toolCall, {
+        taskQueue: TASK_QUEUES.core,
+        workflowId,
+        args: [await workflowInput(req, workflowId)],
+        // A repeat of a running idempotent call attaches to it; a finished one is replayed below.
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: new TypedSearchAttributes([
+          { key: SEARCH_ATTRIBUTES.accountId, value: req.accountId },
+          { key: SEARCH_ATTRIBUTES.tool, value: req.tool.name },
+        ]),
+        requestEagerStart: deps.eagerStart,
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return deps.client.workflow.getHandle(workflowId);
+      throw unavailable(err);
+    }
+  }
+
+  return { call, fingerprint };
+}
+
+function unavailable(cause: unknown): HttpProblem {
+  const err = new HttpProblem('unavailable', 'The service cannot run calls right now; retry shortly.', {}, { 'Retry-After': '5' });
+  (err as Error).cause = cause;
+  return err;
+}
+
+export type ToolCalls = ReturnType<typeof createToolCalls>;

@@ -1,0 +1,66 @@
+//! Ajv validation of tool input, compiled once from the tool schemas. Defaults are applied here,
+//! so the workflow and the tool see complete input.
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsImport from 'ajv-formats';
+import { HttpProblem } from './problem.js';
+import type { ToolSchemas } from '../lib/tool-schemas.js';
+
+// ajv-formats is CommonJS; under ESM its default export is the module object.
+const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ?? addFormatsImport) as unknown as (ajv: Ajv2020) => void;
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export function fieldErrors(errors: ErrorObject[]): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const e of errors) {
+    let field = e.instancePath || '/';
+    if (e.keyword === 'required') field = `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`;
+    if (e.keyword === 'additionalProperties') field = `${e.instancePath}/${(e.params as { additionalProperty: string }).additionalProperty}`;
+    const message = e.keyword === 'additionalProperties' ? 'is not a known field' : e.keyword === 'required' ? 'is required' : e.message ?? 'is invalid';
+    const key = `${field} ${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ field, message });
+  }
+  return out;
+}
+
+export function validationProblem(errors: FieldError[]): HttpProblem {
+  const summary = errors.map((e) => `${e.field} ${e.message}`).join('; ');
+  return new HttpProblem('validation_failed', `The input is invalid: ${summary}.`, { errors });
+}
+
+export function createValidators(schemas: Map<string, ToolSchemas>) {
+  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: true, allowUnionTypes: true });
+  addFormats(ajv);
+  ajv.addKeyword('example');
+  const compiled = new Map<string, ValidateFunction>();
+  for (const [name, s] of schemas) compiled.set(name, ajv.compile(s.input));
+
+  return {
+    /** Validates in place (defaults are filled in) and throws 400 naming every bad field. */
+    validate(tool: string, input: Record<string, unknown>): Record<string, unknown> {
+      const fn = compiled.get(tool);
+      if (!fn) throw new Error(`no schema for ${tool}`);
+      if (!fn(input)) throw validationProblem(fieldErrors(fn.errors ?? []));
+      return input;
+    },
+  };
+}
+
+export type Validators = ReturnType<typeof createValidators>;
+
+/** A validator for a small request body schema of the account and operator APIs. */
+export function compileBodySchema(schema: Record<string, unknown>) {
+  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: true });
+  addFormats(ajv);
+  const fn = ajv.compile(schema);
+  return (body: Record<string, unknown>) => {
+    if (!fn(body)) throw validationProblem(fieldErrors(fn.errors ?? []));
+    return body;
+  };
+}

@@ -1,0 +1,153 @@
+//! The MongoDB connection, the collections the service uses and their indexes.
+//! Everything here must also work on wire-compatible engines: single-document atomic updates
+//! and unique indexes only (no transactions, no TTL indexes, no change streams).
+import { MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
+
+export interface Hold {
+  cost: number;
+  tool: string;
+  at: Date;
+}
+
+/** A domain event waiting in an account's outbox until it is copied to `events`. */
+export interface OutboxEvent {
+  id: string;
+  event: string;
+  createdAt: Date;
+  data: Record<string, unknown>;
+}
+
+export interface AccountDoc {
+  _id: string;
+  name: string | null;
+  email: string | null;
+  /** Available credits: what 402 is judged on. Holds are already taken out of it. */
+  balance: number;
+  /** Charged credits: grants minus committed calls (in-flight holds still count as owned). */
+  chargedBalance: number;
+  holds: Record<string, Hold>;
+  /** Armed while `credits.low` may fire: set by a grant that lifts the charged balance to the threshold or more. */
+  lowArmed: boolean;
+  /** Armed while `credits.exhausted` may fire: set by a grant that lifts the charged balance above zero. */
+  exhaustedArmed: boolean;
+  outbox: OutboxEvent[];
+  createdAt: Date;
+}
+
+export type CredentialKind = 'api_key' | 'owner_token';
+
+export interface CredentialDoc {
+  _id: string;
+  accountId: string;
+  kind: CredentialKind;
+  name: string | null;
+  /** First 12 characters, for display. */
+  prefix: string;
+  /** Hex SHA-256 of the whole credential; the credential itself is never stored. */
+  digest: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export interface LedgerEntry {
+  /** The call's request id (its workflow id). */
+  _id: string;
+  accountId: string;
+  tool: string;
+  /** Credits charged: the tool's cost, or 0 when refunded. */
+  credits: number;
+  outcome: 'charged' | 'refunded';
+  at: Date;
+}
+
+export interface EventDoc {
+  _id: string;
+  accountId: string;
+  event: string;
+  createdAt: Date;
+  data: Record<string, unknown>;
+}
+
+export interface IdempotencyDoc {
+  /** `<accountId>:<sha256(key)>` */
+  _id: string;
+  accountId: string;
+  /** HMAC of tool and body: a repeat must match it. */
+  fingerprint: string;
+  workflowId: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export interface CallKeyDoc {
+  /** The call's request id. */
+  _id: string;
+  key: Buffer | { buffer: Uint8Array };
+  expiresAt: Date;
+}
+
+export interface Collections {
+  accounts: Collection<AccountDoc>;
+  credentials: Collection<CredentialDoc>;
+  ledger: Collection<LedgerEntry>;
+  events: Collection<EventDoc>;
+  idempotency: Collection<IdempotencyDoc>;
+  callKeys: Collection<CallKeyDoc>;
+}
+
+export function collections(db: Db): Collections {
+  return {
+    accounts: db.collection('accounts'),
+    credentials: db.collection('credentials'),
+    ledger: db.collection('ledger'),
+    events: db.collection('events'),
+    idempotency: db.collection('idempotency'),
+    callKeys: db.collection('call_keys'),
+  };
+}
+
+export async function ensureIndexes(db: Db): Promise<void> {
+  const c = collections(db);
+  await Promise.all([
+    c.credentials.createIndex({ digest: 1 }, { unique: true }),
+    c.credentials.createIndex({ accountId: 1, createdAt: -1 }),
+    c.ledger.createIndex({ accountId: 1, at: -1 }),
+    c.events.createIndex({ accountId: 1, createdAt: -1 }),
+    c.idempotency.createIndex({ expiresAt: 1 }),
+    c.callKeys.createIndex({ expiresAt: 1 }),
+  ]);
+}
+
+export interface Mongo {
+  client: MongoClient;
+  db: Db;
+  close(): Promise<void>;
+}
+
+/** Connects and selects the database named in the URL (default `utility_tools`). */
+export async function connectMongo(url: string, options: { appName?: string; maxPoolSize?: number } = {}): Promise<Mongo> {
+  const client = new MongoClient(url, {
+    appName: options.appName ?? 'utility-tools',
+    maxPoolSize: options.maxPoolSize ?? 50,
+    serverSelectionTimeoutMS: 5_000,
+  });
+  await client.connect();
+  const db = client.db(new URL(url).pathname.replace(/^\//, '') || 'utility_tools');
+  return { client, db, close: () => client.close() };
+}
+
+export function isDuplicateKey(err: unknown): boolean {
+  return err instanceof MongoServerError && err.code === 11000;
+}
+
+/** Inserts a document unless one with its `_id` exists; true when this call inserted it. */
+export async function insertIfAbsent<T extends { _id: string }>(collection: Collection<T>, doc: T): Promise<boolean> {
+  try {
+    await collection.insertOne(doc as never);
+    return true;
+  } catch (err) {
+    if (isDuplicateKey(err)) return false;
+    throw err;
+  }
+}

@@ -1,0 +1,53 @@
+//! Names shared by the API, the workers and the workflows: task queues, search attributes,
+//! workflow types. Pure data, safe to import inside the workflow sandbox.
+import { defineSearchAttributeKey } from '@temporalio/common';
+import type { Pool } from './catalogue.js';
+
+/** Task queue of each worker pool. */
+export const TASK_QUEUES: Record<Pool, string> = {
+  core: 'core',
+  cpu: 'cpu',
+  network: 'network',
+  browser: 'browser',
+};
+
+/** Operators filter calls by these in the Temporal UI. No PII: ids and tool names only. */
+export const SEARCH_ATTRIBUTES = {
+  accountId: defineSearchAttributeKey('AccountId', 'KEYWORD'),
+  tool: defineSearchAttributeKey('Tool', 'KEYWORD'),
+} as const;
+
+export const WORKFLOW_TYPES = {
+  toolCall: 'toolCall',
+  sweeper: 'sweeper',
+} as const;
+
+/** What the API hands a `toolCall` workflow. Secret fields travel sealed (see lib/sealed.ts). */
+export interface ToolCallInput {
+  accountId: string;
+  tool: string;
+  pool: Pool;
+  cost: number;
+  timeoutMs: number;
+  /** Validated input with defaults applied and secret fields removed. */
+  input: Record<string, unknown>;
+  /** Secret fields sealed with the call's key, when the tool has any. */
+  sealed?: string;
+}
+
+/** What a tool activity receives. */
+export interface ToolActivityInput {
+  requestId: string;
+  input: Record<string, unknown>;
+  sealed?: string;
+}
+
+export interface ToolCallError {
+  code: string;
+  message: string;
+  extras: Record<string, unknown>;
+}
+
+export type ToolCallResult =
+  | { ok: true; output: unknown; charged: number; balance: number }
+  | { ok: false; error: ToolCallError };

@@ -1,0 +1,4 @@
+//! The core pool worker, in its own process (one service per pool in production).
+import { runPools } from './run.js';
+
+await runPools(['core']);

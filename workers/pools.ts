@@ -1,0 +1,82 @@
+//! Builds the Temporal worker of each pool from the same code, whether a pool runs in its own
+//! process (workers/<pool>.ts), beside the others (workers/all.ts) or inside the API.
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import type { Db } from 'mongodb';
+import type { Config } from '../lib/config.js';
+import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
+import type { Logger } from '../lib/logger.js';
+import { TASK_QUEUES } from '../lib/temporal-shared.js';
+import { toolActivities } from '../lib/tool-activities.js';
+import { toolsOfPool, type Pool } from '../lib/catalogue.js';
+import type { ToolHandler } from '../lib/tool-handler.js';
+import { createCallKeys } from '../activities/core/call-keys.js';
+import { createCoreActivities } from '../activities/core/index.js';
+import { createCpuTools } from '../activities/cpu/index.js';
+
+export interface PoolDeps {
+  config: Config;
+  db: Db;
+  connection: NativeConnection;
+  log: Logger;
+  /** A workflow bundle built once per process (only the core pool needs it). */
+  workflowBundle?: WorkflowBundle;
+}
+
+/** Releases what a pool's tools hold (thread pools, browsers, office listeners). */
+type Closer = () => Promise<void>;
+
+export async function bundleWorkflows(): Promise<WorkflowBundle> {
+  const workflowsPath = fileURLToPath(new URL(`../workflows/index${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
+  return bundleWorkflowCode({ workflowsPath, logger: undefined });
+}
+
+function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): { handlers: Record<string, ToolHandler>; close: Closer } {
+  switch (pool) {
+    case 'cpu': {
+      const tools = createCpuTools({ threads: deps.config.cpuConcurrency });
+      return { handlers: tools.handlers, close: tools.close };
+    }
+    default:
+      return { handlers: {}, close: async () => {} };
+  }
+}
+
+/** Only tools listed in the catalogue are served: a handler without an entry stays dark. */
+function listed(pool: Exclude<Pool, 'core'>, handlers: Record<string, ToolHandler>) {
+  const names = new Set(toolsOfPool(pool).map((t) => t.name));
+  return Object.fromEntries(Object.entries(handlers).filter(([name]) => names.has(name)));
+}
+
+export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ worker: Worker; close: Closer } | null> {
+  const common = {
+    connection: deps.connection,
+    namespace: deps.config.temporalNamespace,
+    taskQueue: TASK_QUEUES[pool],
+    dataConverter: { payloadCodecs: [new ClaimCheckCodec(deps.db)] },
+  };
+  if (pool === 'core') {
+    const worker = await Worker.create({
+      ...common,
+      workflowBundle: deps.workflowBundle ?? (await bundleWorkflows()),
+      activities: createCoreActivities(deps.db),
+      maxCachedWorkflows: 2_000,
+      maxConcurrentWorkflowTaskExecutions: 100,
+      maxConcurrentLocalActivityExecutions: 200,
+    });
+    return { worker, close: async () => {} };
+  }
+  const { handlers, close } = toolHandlers(pool, deps);
+  const served = listed(pool, handlers);
+  if (Object.keys(served).length === 0) {
+    await close();
+    return null;
+  }
+  const concurrency = { cpu: deps.config.cpuConcurrency, network: deps.config.networkConcurrency, browser: deps.config.browserConcurrency }[pool];
+  const worker = await Worker.create({
+    ...common,
+    activities: toolActivities(served, { callKeys: createCallKeys(deps.db) }),
+    maxConcurrentActivityTaskExecutions: concurrency,
+  });
+  return { worker, close };
+}

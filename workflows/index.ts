@@ -1,0 +1,2 @@
+//! Every workflow the core worker runs (this file is the sandbox bundle's entry point).
+export { toolCall } from './tool-call.js';

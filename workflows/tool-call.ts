@@ -1,0 +1,76 @@
+//! One tool call: reserve its cost, run the tool on its pool, then commit or refund.
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  TimeoutFailure,
+  proxyActivities,
+  proxyLocalActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { CoreActivities } from '../activities/core/index.js';
+import { ERRORS, isErrorCode } from '../lib/errors.js';
+import { TASK_QUEUES, type ToolActivityInput, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+
+/** Ledger steps are short single-document updates; retry them until the database answers. */
+const ledger = proxyLocalActivities<CoreActivities>({
+  startToCloseTimeout: '10s',
+  retry: { initialInterval: '100ms', maximumInterval: '5s' },
+});
+
+/** Codes a tool decides on purpose: retrying cannot change the answer. */
+const FINAL_CODES = Object.keys(ERRORS);
+
+export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
+  const ref = { accountId: call.accountId, requestId: workflowInfo().workflowId, tool: call.tool, cost: call.cost };
+
+  const reserved = await ledger.reserve(ref);
+  if (!reserved.ok) {
+    return failed({
+      code: 'insufficient_credits',
+      message: `This call costs ${call.cost} credits; the balance is ${reserved.balance}.`,
+      extras: { balance: reserved.balance, cost: call.cost },
+    });
+  }
+
+  let result: ToolCallResult;
+  try {
+    const output = await runTool(call, ref.requestId);
+    const committed = await ledger.commit(ref);
+    result = { ok: true, output, charged: call.cost, balance: committed.balance };
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err; // a bug in this workflow: fail the task, fix, replay
+    await ledger.refund(ref);
+    result = failed(describeFailure(err));
+  }
+  if (call.sealed) await ledger.destroyCallKey(ref.requestId);
+  return result;
+}
+
+function runTool(call: ToolCallInput, requestId: string): Promise<unknown> {
+  const tools = proxyActivities<Record<string, (req: ToolActivityInput) => Promise<unknown>>>({
+    taskQueue: TASK_QUEUES[call.pool],
+    // The whole deadline covers every attempt; heartbeats notice a dead worker within seconds.
+    scheduleToCloseTimeout: call.timeoutMs,
+    startToCloseTimeout: call.timeoutMs,
+    heartbeatTimeout: '5s',
+    retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: FINAL_CODES },
+  });
+  return tools[call.tool]!({ requestId, input: call.input, sealed: call.sealed });
+}
+
+function failed(error: ToolCallError): ToolCallResult {
+  return { ok: false, error };
+}
+
+/** Maps an activity failure to the contract's error; unexpected failures say nothing internal. */
+export function describeFailure(err: ActivityFailure): ToolCallError {
+  const cause = err.cause;
+  if (cause instanceof TimeoutFailure) {
+    return { code: 'tool_timeout', message: 'The tool did not finish within its deadline.', extras: {} };
+  }
+  if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) {
+    const extras = (cause.details?.[0] ?? {}) as Record<string, unknown>;
+    return { code: cause.type, message: cause.message, extras };
+  }
+  return { code: 'internal_error', message: 'The tool failed unexpectedly.', extras: {} };
+}
