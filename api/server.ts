@@ -7,6 +7,7 @@ import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
 import { createLogger } from '../lib/logger.js';
 import { createMetrics } from '../lib/metrics.js';
 import { connectMongo, ensureIndexes } from '../lib/mongo.js';
+import { ensureSchedules } from '../lib/schedules.js';
 import { createPoolWorker } from '../workers/pools.js';
 import { createApp } from './app.js';
 
@@ -22,6 +23,8 @@ const client = new Client({
   namespace: config.temporalNamespace,
   dataConverter: { payloadCodecs: [new ClaimCheckCodec(mongo.db)] },
 });
+
+await ensureSchedules(client);
 
 const core = config.apiCoreWorker ? await createPoolWorker('core', { config, db: mongo.db, connection, log }) : null;
 const coreRun = core?.worker.run();

@@ -2,7 +2,7 @@
 //! and only a reference travels through Temporal, whose history holds at most 2 MB per blob.
 //! The API and every worker use this codec, so each side can read what the other wrote.
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { GridFSBucket, ObjectId, type Db } from 'mongodb';
 
 export const CLAIM_CHECK_ENCODING = 'binary/claim-check';
@@ -32,7 +32,7 @@ export class ClaimCheckCodec implements PayloadCodec {
   }
 
   private async store(p: Payload): Promise<Payload> {
-    const bytes = temporal.api.common.v1.Payload.encode(p).finish();
+    const bytes = proto.temporal.api.common.v1.Payload.encode(p).finish();
     const upload = this.bucket.openUploadStream('payload', { metadata: { createdAt: new Date() } });
     await new Promise<void>((resolve, reject) => {
       upload.once('finish', () => resolve()).once('error', reject);
@@ -45,7 +45,7 @@ export class ClaimCheckCodec implements PayloadCodec {
     const id = new ObjectId(Buffer.from(p.data ?? []).toString('utf8'));
     const chunks: Buffer[] = [];
     for await (const chunk of this.bucket.openDownloadStream(id)) chunks.push(chunk as Buffer);
-    return temporal.api.common.v1.Payload.decode(Buffer.concat(chunks)) as Payload;
+    return proto.temporal.api.common.v1.Payload.decode(Buffer.concat(chunks)) as Payload;
   }
 }
 

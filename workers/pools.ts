@@ -12,7 +12,7 @@ import { toolsOfPool, type Pool } from '../lib/catalogue.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
 import { createCallKeys } from '../activities/core/call-keys.js';
 import { createCoreActivities } from '../activities/core/index.js';
-import { createCpuTools } from '../activities/cpu/index.js';
+import { createCpuTools, createHashingPool } from '../activities/cpu/index.js';
 
 export interface PoolDeps {
   config: Config;
@@ -34,8 +34,8 @@ export async function bundleWorkflows(): Promise<WorkflowBundle> {
 function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): { handlers: Record<string, ToolHandler>; close: Closer } {
   switch (pool) {
     case 'cpu': {
-      const tools = createCpuTools({ threads: deps.config.cpuConcurrency });
-      return { handlers: tools.handlers, close: tools.close };
+      const hashing = createHashingPool({ threads: deps.config.cpuConcurrency });
+      return { handlers: createCpuTools({ hashing }), close: () => hashing.close() };
     }
     default:
       return { handlers: {}, close: async () => {} };

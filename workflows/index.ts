@@ -1,2 +1,3 @@
 //! Every workflow the core worker runs (this file is the sandbox bundle's entry point).
 export { toolCall } from './tool-call.js';
+export { sweeper } from './sweeper.js';

@@ -56,7 +56,7 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
     deps.rateLimit,
     async (ctx) => {
       const tool: ToolSpec = ctx.state.tool;
-      const idempotencyKey = parseIdempotencyKey(ctx.get('Idempotency-Key') || undefined);
+      const idempotencyKey = parseIdempotencyKey(ctx.headers['idempotency-key'] as string | undefined);
       const body = await readJsonObject(ctx, tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT);
       const input = deps.validators.validate(tool.name, body);
       PRECHECKS[tool.name]?.(input);

@@ -1,0 +1,65 @@
+//! Expiry without TTL indexes (the local database has none): idempotency records, call keys,
+//! claim-check blobs, outboxes left by a crash, and holds whose call can no longer end.
+import type { Db } from 'mongodb';
+import { collections } from '../../lib/mongo.js';
+import { sweepBlobs } from '../../lib/claim-check-codec.js';
+import { createLedger } from './ledger.js';
+
+export interface SweepOptions {
+  /** Claim-check blobs live this long: an idempotent replay within 24 h still reads its answer. */
+  blobRetentionMs: number;
+  /** A hold older than this belongs to a call that was terminated; it is refunded. */
+  orphanHoldMs: number;
+}
+
+export const DEFAULT_SWEEP: SweepOptions = {
+  blobRetentionMs: 25 * 60 * 60 * 1000,
+  orphanHoldMs: 2 * 60 * 60 * 1000,
+};
+
+export interface SweepReport {
+  idempotency: number;
+  callKeys: number;
+  blobs: number;
+  outboxes: number;
+  orphanHolds: number;
+}
+
+export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP) {
+  const c = collections(db);
+  const ledger = createLedger(db);
+
+  async function refundOrphanHolds(now: number): Promise<number> {
+    let refunded = 0;
+    for await (const account of c.accounts.find({ holds: { $ne: {} } }, { projection: { holds: 1 } })) {
+      for (const [requestId, hold] of Object.entries(account.holds ?? {})) {
+        if (now - new Date(hold.at).getTime() < options.orphanHoldMs) continue;
+        await ledger.refund({ accountId: account._id, requestId, tool: hold.tool, cost: hold.cost });
+        refunded++;
+      }
+    }
+    return refunded;
+  }
+
+  async function flushOutboxes(): Promise<number> {
+    let flushed = 0;
+    for await (const account of c.accounts.find({ 'outbox.0': { $exists: true } }, { projection: { _id: 1 } })) {
+      flushed += await ledger.flushOutbox(account._id);
+    }
+    return flushed;
+  }
+
+  return {
+    async sweep(): Promise<SweepReport> {
+      const now = Date.now();
+      const expired = { expiresAt: { $lt: new Date(now) } };
+      return {
+        idempotency: (await c.idempotency.deleteMany(expired)).deletedCount,
+        callKeys: (await c.callKeys.deleteMany(expired)).deletedCount,
+        blobs: await sweepBlobs(db, new Date(now - options.blobRetentionMs)),
+        outboxes: await flushOutboxes(),
+        orphanHolds: await refundOrphanHolds(now),
+      };
+    },
+  };
+}

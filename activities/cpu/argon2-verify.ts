@@ -1,0 +1,21 @@
+//! argon2-verify: whether the password produces the supplied Argon2 PHC hash, with the variant
+//! and cost parameters the hash names.
+import { precheck, type Argon2VerifyInput } from '../../api/prechecks/argon2-verify.js';
+import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { HashingPool } from './hashing-pool.js';
+
+export interface Argon2VerifyOutput {
+  matches: boolean;
+}
+
+export interface Argon2VerifyDeps {
+  hashing: Pick<HashingPool, 'argon2Verify'>;
+}
+
+export function createArgon2Verify({ hashing }: Argon2VerifyDeps): ToolHandler<Argon2VerifyInput, Argon2VerifyOutput> {
+  return async (input, ctx) => {
+    // Again here, not only in the API: the hash decides the memory and time a pool thread spends.
+    precheck(input);
+    return { matches: await hashing.argon2Verify(input.password, input.hash, ctx.signal) };
+  };
+}

@@ -1,0 +1,20 @@
+//! bcrypt-verify: whether the password produces the supplied hash, at the cost the hash names.
+import { precheck, type BcryptVerifyInput } from '../../api/prechecks/bcrypt-verify.js';
+import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { HashingPool } from './hashing-pool.js';
+
+export interface BcryptVerifyOutput {
+  matches: boolean;
+}
+
+export interface BcryptVerifyDeps {
+  hashing: Pick<HashingPool, 'bcryptVerify'>;
+}
+
+export function createBcryptVerify({ hashing }: BcryptVerifyDeps): ToolHandler<BcryptVerifyInput, BcryptVerifyOutput> {
+  return async (input, ctx) => {
+    // Again here, not only in the API: the hash decides how long a pool thread is held.
+    precheck(input);
+    return { matches: await hashing.bcryptVerify(input.password, input.hash, ctx.signal) };
+  };
+}

@@ -1,0 +1,43 @@
+//! Helpers for unit tests that call tool handlers directly: the tool's schemas compiled as the
+//! API compiles them, and an assertion on the ToolError a call fails with.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ExecutionContext } from 'ava';
+import { ToolError, type ErrorCode } from '../../lib/errors.js';
+import { loadToolSchemas } from '../../lib/tool-schemas.js';
+
+export interface CompiledToolSchemas {
+  /** Validates in place, filling in defaults, like the API before it starts a workflow. */
+  input: ValidateFunction;
+  output: ValidateFunction;
+}
+
+export function compileToolSchemas(tool: string): CompiledToolSchemas {
+  const ajv = new Ajv2020({ strict: true, useDefaults: true, allErrors: true });
+  const { input, output } = loadToolSchemas(tool);
+  return { input: ajv.compile(input), output: ajv.compile(output) };
+}
+
+/** Input as the API would hand it on: validated, defaults applied. Fails the test if invalid. */
+export function validInput<T extends object>(t: ExecutionContext, validate: ValidateFunction, input: Partial<T>): T {
+  const copy = structuredClone(input);
+  t.true(validate(copy), JSON.stringify(validate.errors));
+  return copy as T;
+}
+
+/**
+ * Asserts that `call` fails with a ToolError of `code` (and, for a 400, naming `field`), and
+ * returns it for further checks.
+ */
+export async function rejectsWith(
+  t: ExecutionContext,
+  call: Promise<unknown> | (() => unknown),
+  code: ErrorCode,
+  field?: string,
+): Promise<ToolError> {
+  const promise = typeof call === 'function' ? Promise.resolve().then(call) : call;
+  const err = await t.throwsAsync(promise, { instanceOf: ToolError });
+  if (!err) throw new Error(`expected a ToolError ${code}`); // throwsAsync has already failed the test
+  t.is(err.code, code, err.message);
+  if (field !== undefined) t.deepEqual((err.extras.errors as { field: string }[]).map((e) => e.field), [field]);
+  return err;
+}

@@ -1,0 +1,73 @@
+//! hash-text: digests that match node:crypto for every algorithm, the 1 MiB limit, the schemas.
+import { createHash } from 'node:crypto';
+import test from 'ava';
+import { createHashingPool } from '../../activities/cpu/hashing-pool.js';
+import { createHashText } from '../../activities/cpu/hash-text.js';
+import { HASH_ALGORITHMS, MAX_TEXT_BYTES, type HashTextInput } from '../../api/prechecks/hash-text.js';
+import { PRECHECKS } from '../../api/prechecks/index.js';
+import { standaloneContext } from '../../lib/tool-handler.js';
+import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
+
+// ===== Unit: the handler called directly, with a real hashing pool (no stack) =====
+
+const pool = createHashingPool({ threads: 2 });
+test.after.always(() => pool.close());
+const hashText = createHashText({ hashing: pool });
+const schemas = compileToolSchemas('hash-text');
+const ctx = standaloneContext();
+
+const TEXTS = {
+  empty: '',
+  ascii: 'The quick brown fox jumps over the lazy dog',
+  unicode: 'Grüße, 世界! 🚀 café',
+  'lone surrogate': 'a\ud800b',
+  'near 1 MiB': 'x'.repeat(MAX_TEXT_BYTES - 3) + '€',
+};
+
+for (const algorithm of HASH_ALGORITHMS) {
+  test(`${algorithm} digests match node:crypto for empty, ASCII, unicode and 1 MiB text`, async (t) => {
+    for (const [name, text] of Object.entries(TEXTS)) {
+      const output = await hashText({ text, algorithm }, ctx);
+      t.deepEqual(output, { algorithm, hash: createHash(algorithm).update(text, 'utf8').digest('hex') }, name);
+      t.true(schemas.output(output), name);
+    }
+  });
+}
+
+test('known vectors: sha256 of "" and md5 of "abc"', async (t) => {
+  t.is((await hashText({ text: '', algorithm: 'sha256' }, ctx)).hash, 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+  t.is((await hashText({ text: 'abc', algorithm: 'md5' }, ctx)).hash, '900150983cd24fb0d6963f7d28e17f72');
+});
+
+test('sha256 is the default algorithm', async (t) => {
+  const input = validInput<HashTextInput>(t, schemas.input, { text: 'hello world' });
+  t.is(input.algorithm, 'sha256');
+  t.is((await hashText(input, ctx)).hash, 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9');
+});
+
+test('text of exactly 1 MiB of UTF-8 is hashed', async (t) => {
+  const text = 'é'.repeat(MAX_TEXT_BYTES / 2);
+  t.is((await hashText({ text, algorithm: 'sha1' }, ctx)).hash, createHash('sha1').update(text).digest('hex'));
+});
+
+test('text over 1 MiB of UTF-8 is 400 on /text, also when its character count is within maxLength', async (t) => {
+  const ascii = 'a'.repeat(MAX_TEXT_BYTES + 1);
+  await rejectsWith(t, hashText({ text: ascii, algorithm: 'sha256' }, ctx), 'validation_failed', '/text');
+  const multibyte = '€'.repeat(400_000); // 400,000 characters, 1,200,000 bytes
+  t.true(schemas.input({ text: multibyte }));
+  const err = await rejectsWith(t, () => PRECHECKS['hash-text']!({ text: multibyte, algorithm: 'sha256' }), 'validation_failed', '/text');
+  t.regex(err.message, /1200000 bytes/);
+});
+
+test('an unknown algorithm is refused by the schema and, should one get past it, by the handler', async (t) => {
+  t.false(schemas.input({ text: 'x', algorithm: 'sha3-256' }));
+  await rejectsWith(t, hashText({ text: 'x', algorithm: 'sha3-256' as never }, ctx), 'validation_failed', '/algorithm');
+});
+
+test('input schema: text required, no unknown fields, example valid', (t) => {
+  t.false(schemas.input({}));
+  t.false(schemas.input({ text: 'x', salt: 'y' }));
+  t.false(schemas.input({ text: 42 }));
+  const example = (schemas.input.schema as { examples: unknown[] }).examples[0];
+  t.true(schemas.input(structuredClone(example)));
+});
