@@ -1,19 +1,20 @@
 //! The API process: serves HTTP and, by default, runs a core worker on the same Temporal
 //! connection so workflow starts are eager (no round trip through a task queue poll).
 import { Client } from '@temporalio/client';
-import { NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { loadConfig } from '../lib/config.js';
 import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
 import { createLogger } from '../lib/logger.js';
 import { createMetrics } from '../lib/metrics.js';
 import { connectMongo, ensureIndexes } from '../lib/mongo.js';
 import { ensureSchedules } from '../lib/schedules.js';
+import { installTemporalRuntime } from '../lib/temporal-runtime.js';
 import { createPoolWorker } from '../workers/pools.js';
 import { createApp } from './app.js';
 
 const config = loadConfig();
 const log = createLogger({ name: 'api', level: config.logLevel });
-Runtime.install({ shutdownSignals: [] }); // this process handles its own signals below
+installTemporalRuntime(log, []); // this process handles its own signals below
 
 const mongo = await connectMongo(config.mongodbUrl, { appName: 'api' });
 await ensureIndexes(mongo.db);

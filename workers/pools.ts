@@ -6,6 +6,7 @@ import type { Db } from 'mongodb';
 import type { Config } from '../lib/config.js';
 import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
 import type { Logger } from '../lib/logger.js';
+import { sdkLogger } from '../lib/temporal-runtime.js';
 import { TASK_QUEUES } from '../lib/temporal-shared.js';
 import { toolActivities } from '../lib/tool-activities.js';
 import { toolsOfPool, type Pool } from '../lib/catalogue.js';
@@ -26,9 +27,11 @@ export interface PoolDeps {
 /** Releases what a pool's tools hold (thread pools, browsers, office listeners). */
 type Closer = () => Promise<void>;
 
-export async function bundleWorkflows(): Promise<WorkflowBundle> {
+export async function bundleWorkflows(log: Logger): Promise<WorkflowBundle> {
   const workflowsPath = fileURLToPath(new URL(`../workflows/index${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
-  return bundleWorkflowCode({ workflowsPath, logger: undefined });
+  // Webpack's build listing is logged at INFO; the service logs it at debug.
+  const quiet = log.child({ component: 'workflow-bundler' });
+  return bundleWorkflowCode({ workflowsPath, logger: { ...sdkLogger(quiet), info: (m, meta) => quiet.debug(meta ?? {}, m) } });
 }
 
 function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): { handlers: Record<string, ToolHandler>; close: Closer } {
@@ -58,7 +61,7 @@ export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ wo
   if (pool === 'core') {
     const worker = await Worker.create({
       ...common,
-      workflowBundle: deps.workflowBundle ?? (await bundleWorkflows()),
+      workflowBundle: deps.workflowBundle ?? (await bundleWorkflows(deps.log)),
       activities: createCoreActivities(deps.db),
       maxCachedWorkflows: 2_000,
       maxConcurrentWorkflowTaskExecutions: 100,

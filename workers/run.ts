@@ -1,20 +1,21 @@
 //! Runs the given pools in this process until SIGINT/SIGTERM, then drains and exits.
-import { NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { connectMongo, ensureIndexes } from '../lib/mongo.js';
 import type { Pool } from '../lib/catalogue.js';
 import { bundleWorkflows, createPoolWorker } from './pools.js';
+import { installTemporalRuntime } from '../lib/temporal-runtime.js';
 
 export async function runPools(pools: Pool[]): Promise<void> {
   const config = loadConfig();
   const log = createLogger({ name: `worker:${pools.join('+')}`, level: config.logLevel });
-  Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'] });
+  installTemporalRuntime(log, ['SIGINT', 'SIGTERM']);
 
   const mongo = await connectMongo(config.mongodbUrl, { appName: `worker-${pools.join('-')}` });
   await ensureIndexes(mongo.db);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
-  const workflowBundle = pools.includes('core') ? await bundleWorkflows() : undefined;
+  const workflowBundle = pools.includes('core') ? await bundleWorkflows(log) : undefined;
 
   const started = [];
   for (const pool of pools) {
