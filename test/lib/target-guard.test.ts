@@ -1,0 +1,546 @@
+//! The target guard refuses every non-public address (literal, alternately encoded, embedded in
+//! IPv6, or behind a DNS name), lets public ones and allowlisted ones through, and pins answers.
+import test from 'ava';
+import fc from 'fast-check';
+import { ConfigError } from '../../lib/config.js';
+import { ToolError } from '../../lib/errors.js';
+import { createResolver } from '../../lib/resolver.js';
+import {
+  checkAddress,
+  classifyAddress,
+  createTargetGuard,
+  embeddedIPv4,
+  normaliseHost,
+  parseAllowlist,
+  parseAllowlistEntry,
+  type AddressReason,
+  type EmbeddingForm,
+  type TargetGuard,
+} from '../../lib/target-guard.js';
+import { FIXTURE_NAMES as N, startDnsServer, type DnsServer } from '../fixtures/dns-server.js';
+
+const FIXTURE_PORT = 8443;
+let dns: DnsServer;
+let guard: TargetGuard;
+
+test.before(async () => {
+  dns = await startDnsServer();
+  // Generous: the DNS fixture shares this process with CPU-bound property tests.
+  const resolver = createResolver({ servers: [dns.address], timeoutMs: 5000 });
+  guard = createTargetGuard({ allowlist: [`127.0.0.1/32:${FIXTURE_PORT}`], resolver });
+});
+test.after.always(() => dns?.close());
+
+/** The refusal `fn` throws: a ToolError with code and reason. */
+async function refusal(fn: () => unknown): Promise<ToolError> {
+  try {
+    await fn();
+  } catch (err) {
+    if (err instanceof ToolError) return err;
+    throw err;
+  }
+  throw new Error('expected a refusal, got none');
+}
+
+// ---------------------------------------------------------------------------------------------
+// IPv4 literals
+
+const REFUSED_V4: Array<[string, AddressReason]> = [
+  ['127.0.0.1', 'loopback'],
+  ['127.255.255.254', 'loopback'],
+  ['10.0.0.1', 'private'],
+  ['10.255.255.255', 'private'],
+  ['172.16.0.1', 'private'],
+  ['172.31.255.255', 'private'],
+  ['192.168.0.1', 'private'],
+  ['100.64.0.1', 'cgnat'],
+  ['100.127.255.255', 'cgnat'],
+  ['169.254.1.1', 'link_local'],
+  ['169.254.169.254', 'metadata'],
+  ['169.254.170.2', 'metadata'],
+  ['100.100.100.200', 'metadata'],
+  ['168.63.129.16', 'metadata'],
+  ['0.0.0.0', 'unspecified'],
+  ['0.1.2.3', 'unspecified'],
+  ['224.0.0.1', 'multicast'],
+  ['239.255.255.250', 'multicast'],
+  ['255.255.255.255', 'broadcast'],
+  ['240.0.0.1', 'reserved'],
+  ['192.0.0.8', 'reserved'],
+  ['192.0.2.1', 'documentation'],
+  ['198.51.100.7', 'documentation'],
+  ['203.0.113.9', 'documentation'],
+  ['198.18.0.1', 'benchmarking'],
+  ['198.19.255.255', 'benchmarking'],
+];
+for (const [address, reason] of REFUSED_V4) {
+  test(`IPv4 ${address} is refused as ${reason}`, (t) => {
+    const cls = classifyAddress(address);
+    t.false(cls.public);
+    t.is(cls.public ? undefined : cls.reason, reason);
+  });
+}
+
+const PUBLIC_V4 = ['8.8.8.8', '1.1.1.1', '93.184.215.14', '172.32.0.1', '100.128.0.1', '169.255.0.1', '192.169.0.1', '11.0.0.1', '198.20.0.1', '223.255.255.255'];
+for (const address of PUBLIC_V4) {
+  test(`public IPv4 ${address} is allowed`, (t) => {
+    t.true(classifyAddress(address).public);
+    t.like(checkAddress(address, 443, []), { allowed: true, via: 'public' });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// IPv6 literals, including every form that embeds IPv4
+
+const REFUSED_V6: Array<[string, AddressReason, EmbeddingForm?]> = [
+  ['::1', 'loopback'],
+  ['::', 'unspecified'],
+  ['fe80::1', 'link_local'],
+  ['febf:ffff::1', 'link_local'],
+  ['fec0::1', 'site_local'],
+  ['fc00::1', 'private'],
+  ['fd12:3456::1', 'private'],
+  ['ff02::1', 'multicast'],
+  ['ff05::1:3', 'multicast'],
+  ['2001:db8::1', 'documentation'],
+  ['3fff::1', 'documentation'],
+  ['2001:2::1', 'benchmarking'],
+  ['100::1', 'reserved'],
+  ['2001:10::1', 'reserved'],
+  ['fd00:ec2::254', 'metadata'],
+  ['fd20:ce::254', 'metadata'],
+  ['::ffff:127.0.0.1', 'loopback', 'ipv4_mapped'],
+  ['::ffff:7f00:1', 'loopback', 'ipv4_mapped'],
+  ['0:0:0:0:0:ffff:10.0.0.1', 'private', 'ipv4_mapped'],
+  ['::ffff:169.254.169.254', 'metadata', 'ipv4_mapped'],
+  ['::ffff:0:127.0.0.1', 'loopback', 'ipv4_translated'],
+  ['::127.0.0.1', 'loopback', 'ipv4_compatible'],
+  ['::a9fe:a9fe', 'metadata', 'ipv4_compatible'],
+  ['64:ff9b::127.0.0.1', 'loopback', 'nat64'],
+  ['64:ff9b::a9fe:a9fe', 'metadata', 'nat64'],
+  ['64:ff9b:1::a00:1', 'private', 'nat64_local'],
+  ['2002:7f00:1::1', 'loopback', '6to4'],
+  ['2002:a9fe:a9fe::1', 'metadata', '6to4'],
+  ['2002:c0a8:101::1', 'private', '6to4'],
+  ['2001:0:a00:1::1', 'private', 'teredo_server'],
+  ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'loopback', 'teredo_client'],
+  ['2001:0:4136:e378:8000:63bf:5601:5601', 'metadata', 'teredo_client'],
+];
+for (const [address, reason, form] of REFUSED_V6) {
+  test(`IPv6 ${address} is refused as ${reason}${form ? ` (${form})` : ''}`, (t) => {
+    const cls = classifyAddress(address);
+    t.false(cls.public);
+    if (cls.public) return;
+    t.is(cls.reason, reason);
+    t.is(cls.embedded?.form, form);
+  });
+}
+
+test('deprecated IPv4-compatible and local NAT64 forms are refused even around a public IPv4', (t) => {
+  t.like(classifyAddress('::8.8.8.8'), { public: false, reason: 'reserved' });
+  t.like(classifyAddress('64:ff9b:1::808:808'), { public: false, reason: 'private' });
+  t.like(classifyAddress('::ffff:0:8.8.8.8'), { public: false, reason: 'reserved' });
+});
+
+for (const address of ['2606:4700:4700::1111', '2001:4860:4860::8888', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1', '2001:0:808:808:8000:63bf:f7f7:f7f7']) {
+  test(`public IPv6 ${address} is allowed`, (t) => {
+    t.true(classifyAddress(address).public);
+  });
+}
+
+test('a scoped (zone index) address is never public', (t) => {
+  t.like(classifyAddress('2606:4700:4700::1111%eth0'), { public: false, reason: 'link_local' });
+});
+
+test('embeddedIPv4 finds both Teredo addresses', (t) => {
+  t.deepEqual(embeddedIPv4('2001:0:4136:e378:8000:63bf:3fff:fdd2'), [
+    { form: 'teredo_server', ipv4: '65.54.227.120' },
+    { form: 'teredo_client', ipv4: '192.0.2.45' },
+  ]);
+});
+
+test('classifyAddress rejects non-addresses', (t) => {
+  t.throws(() => classifyAddress('example.com'), { instanceOf: TypeError });
+});
+
+// ---------------------------------------------------------------------------------------------
+// URLs: alternate IPv4 encodings the WHATWG parser normalises
+
+const ENCODED_URLS: Array<[string, string]> = [
+  ['http://2130706433/', 'loopback'], // decimal
+  ['http://0177.0.0.1/', 'loopback'], // octal
+  ['http://0x7f.1/', 'loopback'], // hex, short
+  ['http://0x7f000001/', 'loopback'], // one hex number
+  ['http://017700000001/', 'loopback'], // one octal number
+  ['http://127.1/', 'loopback'], // two parts
+  ['http://127.0.1/', 'loopback'], // three parts
+  ['http://0x7f.0.0x0.1/', 'loopback'], // mixed hex and decimal
+  ['http://0177.0x0.0.1/', 'loopback'], // mixed octal and hex
+  ['http://127.000.000.001/', 'loopback'], // zero padded
+  ['http://127.0.0.1./', 'loopback'], // trailing dot
+  ['http://１２７.０.０.１/', 'loopback'], // full-width digits (IDNA maps them)
+  ['http://[::ffff:127.0.0.1]/', 'loopback'],
+  ['http://[0:0:0:0:0:ffff:7f00:1]/', 'loopback'],
+  ['http://[::1]:8080/', 'loopback'],
+  ['http://0/', 'unspecified'],
+  ['http://0x0/', 'unspecified'],
+  ['http://169.254.43518/', 'metadata'], // 169.254.169.254, last part 16 bits
+  ['http://2852039166/', 'metadata'],
+  ['http://0xA9FEA9FE/', 'metadata'],
+  ['http://0251.0376.0251.0376/', 'metadata'],
+  ['http://10.1/', 'private'],
+  ['http://3232235777/', 'private'], // 192.168.1.1
+  ['https://[fd00:ec2::254]/latest/meta-data/', 'metadata'],
+  ['http://[64:ff9b::7f00:1]/', 'loopback'],
+];
+for (const [url, reason] of ENCODED_URLS) {
+  test(`checkUrl refuses ${url} as ${reason}`, async (t) => {
+    const err = await refusal(() => guard.checkUrl(url));
+    t.is(err.code, 'target_not_allowed');
+    t.is(err.extras.reason, reason);
+  });
+}
+
+test('checkUrl keeps the name for Host and SNI and fills in the default port', (t) => {
+  t.like(guard.checkUrl('https://Public.TEST/path?q=1'), { hostname: 'public.test', port: 443 });
+  t.like(guard.checkUrl('http://public.test:8080/'), { hostname: 'public.test', port: 8080 });
+  t.like(guard.checkUrl('http://8.8.8.8/'), { hostname: '8.8.8.8', port: 80, ip: '8.8.8.8' });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Schemes and credentials
+
+const BAD_URLS: Array<[string, string]> = [
+  ['ftp://public.test/file', 'scheme'],
+  ['file:///etc/passwd', 'scheme'],
+  ['gopher://public.test:70/_stats', 'scheme'],
+  ['javascript:alert(1)', 'scheme'],
+  ['data:text/plain,hello', 'scheme'],
+  ['ws://public.test/', 'scheme'],
+  ['http://user:secret@public.test/', 'credentials'],
+  ['http://user@public.test/', 'credentials'],
+  ['https://:secret@public.test/', 'credentials'],
+  ['not a url', 'invalid_url'],
+  ['/relative/path', 'invalid_url'],
+  ['http://', 'invalid_url'],
+  ['http://public.test:0/', 'invalid_port'],
+  ['http://a..b/', 'invalid_host'],
+];
+for (const [url, reason] of BAD_URLS) {
+  test(`checkUrl refuses ${JSON.stringify(url)} (${reason})`, async (t) => {
+    const err = await refusal(() => guard.checkUrl(url));
+    t.is(err.code, 'target_not_allowed');
+    t.is(err.extras.reason, reason);
+  });
+}
+
+test('a caller may widen the schemes it accepts', (t) => {
+  t.like(guard.checkUrl('wss://public.test/socket', { schemes: ['ws', 'wss'] }), { port: 443 });
+  t.throws(() => guard.checkUrl('https://public.test/', { schemes: ['ws:'] }), { instanceOf: ToolError });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Bare hosts (ping, ssl-check, smtp-test)
+
+const LOOPBACK_HOSTS = ['2130706433', '0x7f.1', '0177.0.0.1', '127.1', '[::1]', '::1', '::ffff:127.0.0.1', 'LOCALHOST', 'localhost.', 'api.localhost'];
+for (const host of LOOPBACK_HOSTS) {
+  test(`resolveHost refuses bare host ${host} as loopback`, async (t) => {
+    const err = await refusal(() => guard.resolveHost(host, 25));
+    t.is(err.extras.reason, 'loopback');
+  });
+}
+
+const INVALID_HOSTS: Array<[string, string]> = [
+  ['public.test:80', 'invalid_host'],
+  ['public test', 'invalid_host'],
+  ['user@public.test', 'invalid_host'],
+  ['public.test/path', 'invalid_host'],
+  ['fe80::1%eth0', 'invalid_host'],
+  ['a..b', 'invalid_host'],
+  ['exa%6dple.com', 'invalid_host'],
+  ['   ', 'empty_host'],
+];
+for (const [host, reason] of INVALID_HOSTS) {
+  test(`resolveHost refuses ${JSON.stringify(host)} (${reason})`, async (t) => {
+    const err = await refusal(() => guard.resolveHost(host, 443));
+    t.is(err.extras.reason, reason);
+  });
+}
+
+test('normaliseHost lowercases, drops the trailing dot and converts IDN to punycode', (t) => {
+  t.deepEqual(normaliseHost('WWW.Example.COM.'), { hostname: 'www.example.com' });
+  t.deepEqual(normaliseHost('bücher.de'), { hostname: 'xn--bcher-kva.de' });
+  t.deepEqual(normaliseHost('[2606:4700:4700:0:0:0:0:1111]'), { hostname: '2606:4700:4700::1111', ip: '2606:4700:4700::1111', family: 6 });
+});
+
+test('resolveHost refuses ports outside 1-65535', async (t) => {
+  t.is((await refusal(() => guard.resolveHost('public.test', 0))).extras.reason, 'invalid_port');
+  t.is((await refusal(() => guard.resolveHost('public.test', 65536))).extras.reason, 'invalid_port');
+});
+
+// ---------------------------------------------------------------------------------------------
+// Names served by the DNS fixture
+
+const REFUSED_NAMES: Array<[string, string]> = [
+  [N.private10, 'private'],
+  [N.private172, 'private'],
+  [N.private192, 'private'],
+  [N.loopback, 'loopback'],
+  [N.loopbackOther, 'loopback'],
+  [N.loopback6, 'loopback'],
+  [N.linkLocal6, 'link_local'],
+  [N.metadata, 'metadata'],
+  [N.metadata6, 'metadata'],
+  [N.cgnat, 'cgnat'],
+  [N.mapped, 'loopback'],
+  [N.nat64, 'private'],
+  [N.mixed, 'private'],
+  [N.mixedFamilies, 'private'],
+  [N.aliasPrivate, 'private'],
+];
+for (const [name, reason] of REFUSED_NAMES) {
+  test(`a name resolving to a ${reason} address is refused: ${name}`, async (t) => {
+    const err = await refusal(() => guard.resolveTarget(name, 443));
+    t.is(err.code, 'target_not_allowed');
+    t.is(err.extras.reason, reason);
+    t.regex(err.message, new RegExp(`${name.replace('.', '\\.')} resolves to`));
+    t.notRegex(err.message, /\d+\.\d+\.\d+\.\d+|::/, 'the resolved address is not shown to the client');
+  });
+}
+
+test('a URL whose name resolves privately is refused by resolveUrl', async (t) => {
+  const err = await refusal(() => guard.resolveUrl(`http://${N.private10}/admin`));
+  t.is(err.extras.reason, 'private');
+});
+
+const UNRESOLVABLE: Array<[string, string]> = [
+  [N.nxdomain, 'dns_nxdomain'],
+  [N.nodata, 'dns_nodata'],
+  [N.servfail, 'dns_servfail'],
+  [N.refused, 'dns_refused'],
+  [N.timeout, 'dns_timeout'],
+];
+for (const [name, reason] of UNRESOLVABLE) {
+  test(`an unresolvable name is an upstream error: ${name} (${reason})`, async (t) => {
+    const quick = createTargetGuard({ allowlist: [], resolver: createResolver({ servers: [dns.address], timeoutMs: 500 }) });
+    const err = await refusal(() => quick.resolveTarget(name, 443));
+    t.is(err.code, 'upstream_error');
+    t.is(err.extras.reason, reason);
+  });
+}
+
+test('a public name resolves to a pinned target, IPv4 first, with every checked address', async (t) => {
+  const target = await guard.resolveTarget(N.public, 443);
+  t.like(target, { hostname: 'public.test', port: 443, address: '93.184.215.14', family: 4, via: 'public' });
+  t.deepEqual([...target.addresses], ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c']);
+  t.true(Object.isFrozen(target));
+  t.true(guard.issued(target));
+  t.false(guard.issued({ ...target }), 'a copy made outside the guard is not a guard target');
+});
+
+test('an IPv6-only public name resolves to its IPv6 address', async (t) => {
+  t.like(await guard.resolveTarget(N.public6, 443), { address: '2606:4700:4700::1111', family: 6 });
+});
+
+test('a CNAME to a public name is allowed', async (t) => {
+  t.like(await guard.resolveTarget(N.alias, 80), { address: '93.184.215.14' });
+});
+
+test('a public IP literal is returned without asking DNS', async (t) => {
+  const before = dns.queries.length;
+  t.like(await guard.resolveHost('0x08080808', 53), { hostname: '8.8.8.8', address: '8.8.8.8' });
+  t.is(dns.queries.length, before);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Allowlist
+
+test('an allowlist entry with a port lets exactly that port through', async (t) => {
+  t.like(await guard.resolveTarget(N.fixture, FIXTURE_PORT), { address: '127.0.0.1', via: 'allowlist' });
+  const err = await refusal(() => guard.resolveTarget(N.fixture, FIXTURE_PORT + 1));
+  t.is(err.extras.reason, 'loopback');
+  t.like(guard.checkUrl(`http://127.0.0.1:${FIXTURE_PORT}/`), { ip: '127.0.0.1' });
+  t.is((await refusal(() => guard.checkUrl('http://127.0.0.1:22/'))).extras.reason, 'loopback');
+});
+
+test('the allowlist covers only its own addresses, not the rest of the range', async (t) => {
+  const err = await refusal(() => guard.resolveTarget(N.loopbackOther, FIXTURE_PORT));
+  t.is(err.extras.reason, 'loopback');
+});
+
+test('an allowlist entry without a port lets every port through', async (t) => {
+  const resolver = createResolver({ servers: [dns.address], timeoutMs: 5000 });
+  const open = createTargetGuard({ allowlist: ['10.0.0.0/8'], resolver });
+  t.like(await open.resolveTarget(N.private10, 22), { address: '10.0.0.1', via: 'allowlist' });
+  t.like(await open.resolveTarget(N.private10, 8080), { address: '10.0.0.1' });
+  t.is((await refusal(() => open.resolveTarget(N.private192, 80))).extras.reason, 'private');
+});
+
+test('IPv6 allowlist entries in brackets carry a port', (t) => {
+  const allowlist = parseAllowlist(['[::1]/128:8443']);
+  t.like(checkAddress('::1', 8443, allowlist), { allowed: true, via: 'allowlist' });
+  t.like(checkAddress('::1', 8444, allowlist), { allowed: false, reason: 'loopback' });
+});
+
+test('an IPv4 allowlist entry also matches the IPv4-mapped form of its address', (t) => {
+  const allowlist = parseAllowlist(['127.0.0.1/32:8443']);
+  t.like(checkAddress('::ffff:127.0.0.1', 8443, allowlist), { allowed: true, via: 'allowlist' });
+});
+
+test('metadata addresses pass only an entry naming that exact address', (t) => {
+  t.like(checkAddress('169.254.169.254', 80, parseAllowlist(['169.254.0.0/16'])), { allowed: false, reason: 'metadata' });
+  t.like(checkAddress('169.254.169.254', 80, parseAllowlist(['0.0.0.0/0'])), { allowed: false, reason: 'metadata' });
+  t.like(checkAddress('169.254.1.1', 80, parseAllowlist(['169.254.0.0/16'])), { allowed: true });
+  t.like(checkAddress('169.254.169.254', 80, parseAllowlist(['169.254.169.254/32:80'])), { allowed: true, via: 'allowlist' });
+});
+
+test('allowlist entries in every accepted form parse', (t) => {
+  t.like(parseAllowlistEntry('10.0.0.0/8'), { prefix: 8, port: undefined });
+  t.like(parseAllowlistEntry('127.0.0.1/32:8080'), { prefix: 32, port: 8080 });
+  t.like(parseAllowlistEntry('127.0.0.1'), { prefix: 32 });
+  t.like(parseAllowlistEntry('[::1]/128:8443'), { prefix: 128, port: 8443 });
+  t.like(parseAllowlistEntry('[::1]:8443'), { prefix: 128, port: 8443 });
+  t.like(parseAllowlistEntry('fd00::/8'), { prefix: 8 });
+  t.deepEqual(parseAllowlist([' 10.0.0.0/8 ', '', '192.168.0.0/16:80']).map((e) => e.text), ['10.0.0.0/8', '192.168.0.0/16:80']);
+});
+
+for (const entry of ['10.0.0.1/8', '::1:8443', '::1', 'localhost', '10.0.0.0/33', '127.0.0.1:0', '127.0.0.1:70000', '0177.0.0.1/32', '[fe80::1%eth0]/128', '1.2.3/24', '[::1]/129']) {
+  test(`a bad allowlist entry stops the guard from starting: ${entry}`, (t) => {
+    t.throws(() => createTargetGuard({ allowlist: [entry], resolver: { lookup: async () => ({ found: false, status: 'nxdomain', addresses: [] }) } }), {
+      instanceOf: ConfigError,
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rebinding: each resolution is checked on its own; a target, once checked, does not change
+
+test('a name whose answer alternates is allowed only while it points at the allowlisted address', async (t) => {
+  dns.setRecords(N.rebind, { sequence: [[{ type: 'A', data: '127.0.0.1', ttl: 0 }], [{ type: 'A', data: '10.0.0.1', ttl: 0 }]] });
+  const first = await guard.resolveTarget(N.rebind, FIXTURE_PORT);
+  t.is(first.address, '127.0.0.1');
+  const err = await refusal(() => guard.resolveTarget(N.rebind, FIXTURE_PORT));
+  t.is(err.extras.reason, 'private');
+  t.is(first.address, '127.0.0.1', 'the target handed out earlier still names the checked address');
+  t.is(dns.queryCount(N.rebind, 'A'), 2);
+});
+
+test('localhost names resolve to loopback without DNS and pass only when allowlisted', async (t) => {
+  const before = dns.queries.length;
+  t.is((await refusal(() => guard.resolveHost('localhost', FIXTURE_PORT))).extras.reason, 'loopback', '::1 is not allowlisted');
+  const local = createTargetGuard({ allowlist: ['127.0.0.1/32:8443', '[::1]/128:8443'], resolver: { lookup: () => Promise.reject(new Error('no DNS')) } });
+  t.like(await local.resolveHost('localhost', 8443), { address: '127.0.0.1', addresses: ['127.0.0.1', '::1'] });
+  t.is(dns.queries.length, before);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Properties
+
+const u32 = fc.integer({ min: 0, max: 0xffffffff });
+const v4 = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+const hex4 = (n: number) => `${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+
+/** Refused IPv4 ranges as integers: an oracle written independently of the guard's table. */
+const ORACLE: Array<[number, number, string]> = [
+  ['0.0.0.0', 8, 'unspecified'],
+  ['10.0.0.0', 8, 'private'],
+  ['100.64.0.0', 10, 'cgnat'],
+  ['127.0.0.0', 8, 'loopback'],
+  ['169.254.0.0', 16, 'link_local'],
+  ['172.16.0.0', 12, 'private'],
+  ['192.0.0.0', 24, 'reserved'],
+  ['192.0.2.0', 24, 'documentation'],
+  ['192.88.99.0', 24, 'reserved'],
+  ['192.168.0.0', 16, 'private'],
+  ['198.18.0.0', 15, 'benchmarking'],
+  ['198.51.100.0', 24, 'documentation'],
+  ['203.0.113.0', 24, 'documentation'],
+  ['224.0.0.0', 4, 'multicast'],
+  ['240.0.0.0', 4, 'reserved'],
+  ['168.63.129.16', 32, 'metadata'], // the one metadata address outside the special ranges
+].map(([ip, len, reason]) => [(ip as string).split('.').reduce((acc, o) => acc * 256 + Number(o), 0), len as number, reason as string]);
+const oracleRefuses = (n: number) => ORACLE.some(([base, len]) => Math.floor(n / 2 ** (32 - len)) === Math.floor(base / 2 ** (32 - len)));
+
+/** A random address inside one refused range. */
+const refusedV4 = fc
+  .tuple(fc.constantFrom(...ORACLE), u32)
+  .map(([[base, len], r]) => base + (len === 32 ? 0 : r % 2 ** (32 - len)));
+
+test.serial('property: every IPv4 address inside a refused range is refused, everything else is public', (t) => {
+  fc.assert(fc.property(refusedV4, (n) => !classifyAddress(v4(n)).public), { numRuns: 2000 });
+  fc.assert(fc.property(u32, (n) => classifyAddress(v4(n)).public === !oracleRefuses(n)), { numRuns: 5000 });
+  t.pass();
+});
+
+test.serial('property: every IPv6 form embedding a refused IPv4 is refused with the IPv4 reason', (t) => {
+  const forms = [
+    (n: number) => `::ffff:${v4(n)}`,
+    (n: number) => `::ffff:${hex4(n)}`,
+    (n: number) => `64:ff9b::${hex4(n)}`,
+    (n: number) => `2002:${hex4(n)}:1::1`,
+    (n: number) => `2001:0:808:808:0:0:${hex4(~n >>> 0)}`,
+    (n: number) => `2001:0:${hex4(n)}::1`,
+  ];
+  fc.assert(
+    fc.property(refusedV4, fc.constantFrom(...forms), (n, form) => {
+      const inner = classifyAddress(v4(n));
+      const outer = classifyAddress(form(n));
+      return !inner.public && !outer.public && outer.reason === inner.reason;
+    }),
+    { numRuns: 3000 },
+  );
+  t.pass();
+});
+
+test.serial('property: IPv4-mapped, NAT64 and 6to4 forms of a public IPv4 are public', (t) => {
+  const publicV4 = u32.filter((n) => !oracleRefuses(n));
+  fc.assert(
+    fc.property(publicV4, (n) => [`::ffff:${v4(n)}`, `64:ff9b::${hex4(n)}`, `2002:${hex4(n)}::1`].every((a) => classifyAddress(a).public)),
+    { numRuns: 2000 },
+  );
+  t.pass();
+});
+
+test.serial('property: every address in ULA, link-local, site-local and multicast IPv6 space is refused', (t) => {
+  const word = fc.integer({ min: 0, max: 0xffff });
+  const v6 = (first: number, rest: number[]) => [first, ...rest].map((w) => w.toString(16)).join(':');
+  const ranges: Array<[number, number]> = [
+    [0xfc00, 0xfdff],
+    [0xfe80, 0xfebf],
+    [0xfec0, 0xfeff],
+    [0xff00, 0xffff],
+  ];
+  fc.assert(
+    fc.property(fc.constantFrom(...ranges), word, fc.array(word, { minLength: 7, maxLength: 7 }), ([lo, hi], w, rest) => {
+      return !classifyAddress(v6(lo + (w % (hi - lo + 1)), rest)).public;
+    }),
+    { numRuns: 2000 },
+  );
+  t.pass();
+});
+
+test.serial('property: decimal, hex and octal spellings of an IPv4 normalise to the same address', (t) => {
+  fc.assert(
+    fc.property(u32, (n) => {
+      const expected = v4(n);
+      const octets = expected.split('.').map(Number);
+      const spellings = [String(n), `0x${n.toString(16)}`, octets.map((o) => `0${o.toString(8)}`).join('.'), octets.map((o) => `0x${o.toString(16)}`).join('.')];
+      return spellings.every((s) => normaliseHost(s).ip === expected);
+    }),
+    { numRuns: 1000 },
+  );
+  t.pass();
+});
+
+test.serial('property: an allowlisted loopback port passes and every other port is refused', (t) => {
+  const port = fc.integer({ min: 1, max: 65535 });
+  fc.assert(
+    fc.property(port, port, fc.integer({ min: 0, max: 0xffffff }), (allowed, other, host) => {
+      const allowlist = parseAllowlist([`127.0.0.0/8:${allowed}`]);
+      const address = v4(0x7f000000 + host);
+      return checkAddress(address, allowed, allowlist).allowed && checkAddress(address, other, allowlist).allowed === (other === allowed);
+    }),
+    { numRuns: 1000 },
+  );
+  t.pass();
+});
