@@ -2,6 +2,7 @@
 //! process (workers/<pool>.ts), beside the others (workers/all.ts) or inside the API.
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { Config } from '../lib/config.js';
 import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
@@ -13,7 +14,10 @@ import { toolsOfPool, type Pool } from '../lib/catalogue.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
 import { createCallKeys } from '../activities/core/call-keys.js';
 import { createCoreActivities } from '../activities/core/index.js';
+import { webhookWiring } from '../activities/core/webhooks.js';
 import { createCpuTools, createHashingPool } from '../activities/cpu/index.js';
+import { createNetworkTools } from '../activities/network/index.js';
+import { createNetworkAccess } from '../lib/network-access.js';
 
 export interface PoolDeps {
   config: Config;
@@ -22,6 +26,8 @@ export interface PoolDeps {
   log: Logger;
   /** A workflow bundle built once per process (only the core pool needs it). */
   workflowBundle?: WorkflowBundle;
+  /** Client for webhook fan-out from the core pool; made on `connection` when absent. */
+  client?: Client;
 }
 
 /** Releases what a pool's tools hold (thread pools, browsers, office listeners). */
@@ -40,6 +46,8 @@ function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): { handlers: 
       const hashing = createHashingPool({ threads: deps.config.cpuConcurrency });
       return { handlers: createCpuTools({ hashing }), close: () => hashing.close() };
     }
+    case 'network':
+      return { handlers: createNetworkTools({ net: createNetworkAccess(deps.config), db: deps.db, config: deps.config }), close: async () => {} };
     default:
       return { handlers: {}, close: async () => {} };
   }
@@ -59,10 +67,11 @@ export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ wo
     dataConverter: { payloadCodecs: [new ClaimCheckCodec(deps.db)] },
   };
   if (pool === 'core') {
+    const client = deps.client ?? new Client({ connection: deps.connection, namespace: common.namespace, dataConverter: common.dataConverter });
     const worker = await Worker.create({
       ...common,
       workflowBundle: deps.workflowBundle ?? (await bundleWorkflows(deps.log)),
-      activities: createCoreActivities(deps.db),
+      activities: createCoreActivities(deps.db, webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log })),
       maxCachedWorkflows: 2_000,
       maxConcurrentWorkflowTaskExecutions: 100,
       maxConcurrentLocalActivityExecutions: 200,
