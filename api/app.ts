@@ -7,7 +7,10 @@ import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import { loadCatalogueSchemas } from '../lib/tool-schemas.js';
 import { createAccounts } from '../lib/accounts.js';
-import type { EventSink } from '../lib/events.js';
+import { createEventRecorder, type EventSink } from '../lib/events.js';
+import { createResolver } from '../lib/resolver.js';
+import { createTargetGuard } from '../lib/target-guard.js';
+import { createWebhookFanout } from '../lib/webhook-fanout.js';
 import { createLedger } from '../activities/core/ledger.js';
 import { createAuthenticator } from './auth.js';
 import { problems, requestId } from './problem.js';
@@ -19,6 +22,8 @@ import { toolRoutes } from './routes/tools.js';
 import { accountRoutes } from './routes/account.js';
 import { adminRoutes } from './routes/admin.js';
 import { serviceRoutes } from './routes/service.js';
+import { docsRoutes } from './routes/docs.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 export interface AppDeps {
   config: Config;
@@ -26,7 +31,7 @@ export interface AppDeps {
   client: Client;
   log: Logger;
   metrics: Metrics;
-  /** Webhook fan-out of recorded events (issue 5); absent means events are only recorded. */
+  /** Where recorded events go; default the webhook fan-out (lib/webhook-fanout.ts). */
   onEvent?: EventSink;
   /** True when a core worker shares the client's connection (eager workflow start). */
   eagerStart?: boolean;
@@ -37,9 +42,10 @@ export function createApp(deps: AppDeps): Koa {
   const schemas = loadCatalogueSchemas();
   const auth = createAuthenticator(db);
   const rateLimit = createRateLimiter({ perSecond: config.rateLimitPerSecond }).middleware();
-  const accounts = createAccounts(db, deps.onEvent);
-  const ledger = createLedger(db, deps.onEvent);
-  const openapi = buildOpenApi({ baseUrl: config.publicBaseUrl, schemas });
+  const onEvent = deps.onEvent ?? createWebhookFanout({ db, client: deps.client, log: deps.log }).onEvent;
+  const accounts = createAccounts(db, onEvent);
+  const ledger = createLedger(db, onEvent);
+  const openapi = buildOpenApi({ baseUrl: config.publicBaseUrl, schemas, webhookRoutes: true });
 
   const app = new Koa({ proxy: true });
   app.use(requestId());
@@ -66,6 +72,18 @@ export function createApp(deps: AppDeps): Koa {
     }),
     accountRoutes({ db, auth, rateLimit, accounts }),
     adminRoutes({ adminToken: config.adminToken, accounts, ledger, freeCredits: config.freeCredits }),
+    webhookRoutes({
+      db,
+      client: deps.client,
+      log: deps.log,
+      auth,
+      rateLimit,
+      secretKey: config.secretKey,
+      allowLocalhost: config.webhooksAllowLocalhost,
+      guard: createTargetGuard({ allowlist: config.targetAllowlist, resolver: createResolver({ servers: config.dnsServers }) }),
+      record: createEventRecorder(db, onEvent),
+    }),
+    docsRoutes({ baseUrl: config.publicBaseUrl }),
   ];
   for (const r of routers) app.use(r.routes());
   return app;

@@ -27,4 +27,17 @@ export const BODY_SCHEMAS = {
     additionalProperties: false,
     properties: { name },
   },
+  createWebhook: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['url'],
+    properties: {
+      url: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 2048,
+        description: '`https` URL with a public address (`localhost`, any scheme, only where the operator allows it for testing).',
+      },
+    },
+  },
 } as const;

@@ -1,43 +1,367 @@
-//! The OpenAPI 3.1 document, generated from the same schemas that validate requests.
-import { CATALOGUE, GROUPS } from '../lib/catalogue.js';
+//! The OpenAPI 3.1 document of everything the API serves, built once per process from the same
+//! sources the routes use: the catalogue and tool schemas, the body schemas, the error table.
+//! `/api/v1/openapi.json` serves it and `/docs` renders it.
+import { readFileSync } from 'node:fs';
+import { CATALOGUE, GROUPS, type Group, type ToolSpec } from '../lib/catalogue.js';
+import type { ErrorCode } from '../lib/errors.js';
 import type { ToolSchemas } from '../lib/tool-schemas.js';
+import { BODY_SCHEMAS } from './body-schemas.js';
+import { DEFAULT_BODY_LIMIT } from './body.js';
+import { MAX_ENDPOINTS_PER_ACCOUNT } from './routes/webhooks.js';
+import {
+  GROUP_DESCRIPTIONS, HEADERS, PARAMETERS, RATE_LIMIT_HEADERS, SECURITY_SCHEMES, TAGS,
+  headerRef, json, paramRef, pascal, problemResponses, type Json, type Tag,
+} from './docs/openapi-parts.js';
+import { COMPONENT_SCHEMAS, ref, type JsonSchema } from './docs/schemas.js';
+import { toolFailures } from './docs/tool-failures.js';
+import { DELIVERY_FACTS, webhookEvents } from './docs/webhook-events.js';
 
-export function buildOpenApi(deps: { baseUrl: string; schemas: Map<string, ToolSchemas> }) {
-  const paths: Record<string, unknown> = {};
-  for (const tool of CATALOGUE.values()) {
-    const s = deps.schemas.get(tool.name)!;
-    paths[`/api/v1/tools/${tool.name}`] = {
-      post: {
-        operationId: tool.name,
-        tags: [tool.group],
-        summary: `${tool.name} (${tool.cost} credit${tool.cost === 1 ? '' : 's'})`,
-        security: [{ apiKey: [] }],
-        requestBody: { required: true, content: { 'application/json': { schema: s.input } } },
-        responses: {
-          '200': { description: 'The tool output.', content: { 'application/json': { schema: s.output } } },
-          default: { $ref: '#/components/responses/Problem' },
+export interface OpenApiOptions {
+  /** PUBLIC_BASE_URL: the server in the document and the base of every problem `type` link. */
+  baseUrl: string;
+  /** Input and output schemas of every catalogue tool (`loadCatalogueSchemas()`). */
+  schemas: Map<string, ToolSchemas>;
+  /**
+   * Document the webhook endpoint routes (`/api/v1/account/webhooks...`). Set it where their
+   * router is mounted, so the document never lists a route that answers 404.
+   * @default false
+   */
+  webhookRoutes?: boolean;
+}
+
+type Operation = Json & { responses: Record<string, Json> };
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: Json;
+  servers: Json[];
+  externalDocs: Json;
+  tags: Json[];
+  paths: Record<string, Record<string, Operation>>;
+  webhooks: Record<string, { post: Json }>;
+  components: Json & { schemas: Record<string, JsonSchema>; responses: Record<string, Json> };
+  [extension: `x-${string}`]: unknown;
+}
+
+const OVERVIEW = readFileSync(new URL('./docs/overview.md', import.meta.url), 'utf8');
+
+/** The overview with its `{{name}}` placeholders filled in; an unknown one is a bug here. */
+function overview(values: Record<string, string>): string {
+  return OVERVIEW.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
+    if (!(name in values)) throw new Error(`api/docs/overview.md: no value for {{${name}}}`);
+    return values[name]!;
+  });
+}
+
+/** Codes every tool call can answer with; `toolFailures` adds the tool's own. */
+const TOOL_CALL_CODES: readonly ErrorCode[] = [
+  'invalid_json', 'validation_failed', 'unauthorized', 'insufficient_credits', 'forbidden', 'idempotency_conflict',
+  'payload_too_large', 'unsupported_media_type', 'rate_limited', 'unavailable', 'tool_timeout', 'internal_error',
+];
+/** Codes of the account API's owner-token check and rate limit. */
+const OWNER_CODES: readonly ErrorCode[] = ['unauthorized', 'forbidden', 'rate_limited', 'unavailable', 'internal_error'];
+/** The operator API answers 404 while ADMIN_TOKEN is unset. */
+const ADMIN_CODES: readonly ErrorCode[] = ['unauthorized', 'not_found', 'unavailable', 'internal_error'];
+/** Reading a JSON body (`api/body.ts`) and validating it. */
+const BODY_CODES: readonly ErrorCode[] = ['invalid_json', 'validation_failed', 'payload_too_large', 'unsupported_media_type'];
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * A tool schema as the document embeds it, under `components.schemas/<name>`. Its own `#/...`
+ * references get that prefix, or they would resolve against the document's root. Its
+ * descriptions are plain text, which OpenAPI reads as CommonMark: a placeholder such as
+ * `<salt>` would be taken for an HTML tag and vanish, so `<` is escaped outside code spans.
+ */
+function embedToolSchema(schema: unknown, name: string): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => embedToolSchema(s, name));
+  if (schema === null || typeof schema !== 'object') return schema;
+  return Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => {
+      if (k === '$ref' && typeof v === 'string' && v.startsWith('#')) return [k, `#/components/schemas/${name}${v.slice(1)}`];
+      if (k === 'description' && typeof v === 'string') return [k, escapeHtmlOutsideCode(v)];
+      return [k, embedToolSchema(v, name)];
+    }),
+  );
+}
+
+/** Escapes `<` in the text between code spans (odd pieces of a split on backticks are code). */
+function escapeHtmlOutsideCode(text: string): string {
+  return text
+    .split('`')
+    .map((piece, i) => (i % 2 === 0 ? piece.replaceAll('<', '&lt;') : piece))
+    .join('`');
+}
+
+/** One media-type example (the request bodies' schemas are shared with validation and carry none). */
+const example = (value: Json) => ({ examples: { example: { value } } });
+
+/** JSON Schema `examples` (an array of instances) as OpenAPI media-type examples, which renderers show. */
+function mediaExamples(schema: JsonSchema): Json {
+  const list = Array.isArray(schema.examples) ? schema.examples : [];
+  if (list.length === 0) return {};
+  return { examples: Object.fromEntries(list.map((value, i) => [list.length === 1 ? 'example' : `example${i + 1}`, { value }])) };
+}
+
+export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
+  const { baseUrl, schemas } = options;
+  const componentSchemas: Record<string, JsonSchema> = { ...COMPONENT_SCHEMAS };
+  const { problems, responses } = problemResponses(baseUrl);
+
+  const paths: Record<string, Record<string, Operation>> = {};
+  function route(method: string, path: string, op: Json & { tag: Tag; ok: Record<string, Json>; codes: readonly ErrorCode[] }) {
+    const { tag, ok, codes, ...rest } = op;
+    (paths[path] ??= {})[method] = { tags: [tag], ...rest, responses: { ...ok, ...problems(codes) } };
+  }
+
+  const owner = { security: [{ ownerToken: [] }] };
+  const admin = { security: [{ adminToken: [] }] };
+  const withRateLimit = (description: string, content?: Json, status = '200') => ({
+    [status]: { description, headers: { 'X-Request-Id': headerRef('X-Request-Id'), ...RATE_LIMIT_HEADERS }, ...(content ? { content } : {}) },
+  });
+  const plain = (description: string, content?: Json, status = '200') => ({
+    [status]: { description, headers: { 'X-Request-Id': headerRef('X-Request-Id') }, ...(content ? { content } : {}) },
+  });
+
+  // Tools.
+  const tools = [...CATALOGUE.values()];
+  for (const tool of tools) {
+    const s = schemas.get(tool.name);
+    if (!s) throw new Error(`no schemas for tool ${tool.name}`);
+    const input = `${pascal(tool.name)}Input`;
+    const output = `${pascal(tool.name)}Output`;
+    componentSchemas[input] = embedToolSchema(s.input, input) as JsonSchema;
+    componentSchemas[output] = embedToolSchema(s.output, output) as JsonSchema;
+    route('post', `/api/v1/tools/${tool.name}`, {
+      tag: tool.group,
+      operationId: tool.name,
+      summary: `${tool.name} · ${plural(tool.cost, 'credit')}`,
+      description: toolDescription(tool, s.input),
+      'x-credits': tool.cost,
+      security: [{ apiKey: [] }],
+      parameters: [paramRef('Idempotency-Key')],
+      requestBody: { required: true, content: json(ref(input), mediaExamples(s.input)) },
+      ok: {
+        '200': {
+          description: 'The tool\'s output, unwrapped. The call is charged.',
+          headers: {
+            'X-Request-Id': headerRef('X-Request-Id'),
+            'X-Credits-Charged': headerRef('X-Credits-Charged'),
+            'X-Credits-Remaining': headerRef('X-Credits-Remaining'),
+            ...RATE_LIMIT_HEADERS,
+            'Idempotent-Replayed': headerRef('Idempotent-Replayed'),
+          },
+          content: json(ref(output), mediaExamples(s.output)),
         },
       },
-    };
+      codes: [...TOOL_CALL_CODES, ...toolFailures(tool.name)],
+    });
   }
+
+  // Account API.
+  route('get', '/api/v1/account', {
+    tag: 'account', operationId: 'getAccount', summary: 'Get the account', ...owner,
+    ok: withRateLimit('The account and its balance.', json(ref('Account'))),
+    codes: [...OWNER_CODES, 'not_found'],
+  });
+  route('get', '/api/v1/account/usage', {
+    tag: 'account', operationId: 'listUsage', summary: 'List usage', ...owner,
+    description: 'Finished tool calls, newest first, with what each was charged. Page with `cursor`.',
+    parameters: [paramRef('UsageLimit'), paramRef('UsageCursor')],
+    ok: withRateLimit('A page of usage.', json(ref('UsagePage'))),
+    codes: [...OWNER_CODES, 'validation_failed'],
+  });
+  route('get', '/api/v1/account/keys', {
+    tag: 'api-keys', operationId: 'listKeys', summary: 'List API keys', ...owner,
+    description: 'Every API key of the account, revoked ones included, newest first.',
+    ok: withRateLimit('The keys, without the keys themselves.', json({ type: 'array', items: ref('ApiKey') })),
+    codes: OWNER_CODES,
+  });
+  route('post', '/api/v1/account/keys', {
+    tag: 'api-keys', operationId: 'createKey', summary: 'Create an API key', ...owner,
+    description: 'Fires `api_key.created`. The answer is the only time the key is shown. The body may be left out.',
+    requestBody: { required: false, content: json(BODY_SCHEMAS.createKey, example({ name: 'ci' })) },
+    ok: withRateLimit('The new key.', json(ref('NewApiKey')), '201'),
+    codes: [...OWNER_CODES, ...BODY_CODES],
+  });
+  route('delete', '/api/v1/account/keys/{id}', {
+    tag: 'api-keys', operationId: 'revokeKey', summary: 'Revoke an API key', ...owner,
+    description: 'The key stops working within one second. Fires `api_key.revoked` once; revoking again answers the same.',
+    parameters: [paramRef('KeyId')],
+    ok: withRateLimit('The key is revoked.', json(ref('RevokedApiKey'))),
+    codes: [...OWNER_CODES, 'not_found'],
+  });
+
+  if (options.webhookRoutes) {
+    route('get', '/api/v1/account/webhooks', {
+      tag: 'webhook-endpoints', operationId: 'listWebhooks', summary: 'List webhook endpoints', ...owner,
+      ok: withRateLimit('The endpoints.', json({ type: 'array', items: ref('WebhookEndpoint') })),
+      codes: OWNER_CODES,
+    });
+    route('post', '/api/v1/account/webhooks', {
+      tag: 'webhook-endpoints', operationId: 'createWebhook', summary: 'Register a webhook endpoint', ...owner,
+      description: `The URL must be \`https\` with a public address (\`localhost\` only where the operator allows it for testing). An account has at most ${MAX_ENDPOINTS_PER_ACCOUNT} endpoints. The answer is the only time the signing secret is shown.`,
+      requestBody: { required: true, content: json(BODY_SCHEMAS.createWebhook, example({ url: 'https://hooks.example.com/utility-tools' })) },
+      ok: withRateLimit('The new endpoint with its signing secret.', json(ref('NewWebhookEndpoint')), '201'),
+      codes: [...OWNER_CODES, ...BODY_CODES, 'target_not_allowed', 'upstream_error'],
+    });
+    route('delete', '/api/v1/account/webhooks/{id}', {
+      tag: 'webhook-endpoints', operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint', ...owner,
+      description: 'Nothing more is posted to it, pending deliveries included.',
+      parameters: [paramRef('EndpointId')],
+      ok: withRateLimit('Deleted.', undefined, '204'),
+      codes: [...OWNER_CODES, 'not_found'],
+    });
+    route('post', '/api/v1/account/webhooks/{id}/test', {
+      tag: 'webhook-endpoints', operationId: 'testWebhook', summary: 'Send a test event', ...owner,
+      description: 'Queues a `webhook.test` event for this endpoint only. Its delivery shows up in the attempts.',
+      parameters: [paramRef('EndpointId')],
+      ok: withRateLimit('The event is queued.', json(ref('WebhookTestSent')), '202'),
+      codes: [...OWNER_CODES, 'not_found'],
+    });
+    route('post', '/api/v1/account/webhooks/{id}/enable', {
+      tag: 'webhook-endpoints', operationId: 'enableWebhook', summary: 'Re-enable a webhook endpoint', ...owner,
+      description: 'Makes a disabled endpoint active again with its failure count reset to 0.',
+      parameters: [paramRef('EndpointId')],
+      ok: withRateLimit('The endpoint, active.', json(ref('WebhookEndpoint'))),
+      codes: [...OWNER_CODES, 'not_found'],
+    });
+    route('get', '/api/v1/account/webhooks/{id}/attempts', {
+      tag: 'webhook-endpoints', operationId: 'listWebhookAttempts', summary: 'List delivery attempts', ...owner,
+      description: 'Every delivery attempt to this endpoint, successful or not, newest first.',
+      parameters: [paramRef('EndpointId'), paramRef('AttemptsLimit')],
+      ok: withRateLimit('The attempts.', json({ type: 'array', items: ref('WebhookAttempt') })),
+      codes: [...OWNER_CODES, 'not_found', 'validation_failed'],
+    });
+  }
+
+  // Operator API.
+  route('post', '/api/v1/admin/accounts', {
+    tag: 'operator', operationId: 'openAccount', summary: 'Open an account', ...admin,
+    description: 'Opens an account with `credits` (FREE_CREDITS when left out), an owner token and a first API key. The body may be left out.',
+    requestBody: { required: false, content: json(BODY_SCHEMAS.createAccount, example({ name: 'Acme Ltd', email: 'ops@acme.example', credits: 500 })) },
+    ok: plain('The account and its credentials, shown only here.', json(ref('OpenedAccount')), '201'),
+    codes: [...ADMIN_CODES, ...BODY_CODES],
+  });
+  route('get', '/api/v1/admin/accounts/{id}', {
+    tag: 'operator', operationId: 'getAccountAsOperator', summary: 'Get an account', ...admin,
+    parameters: [paramRef('AccountId')],
+    ok: plain('The account.', json(ref('AdminAccount'))),
+    codes: ADMIN_CODES,
+  });
+  route('post', '/api/v1/admin/accounts/{id}/credits', {
+    tag: 'operator', operationId: 'grantCredits', summary: 'Grant credits', ...admin,
+    description: 'Adds credits and fires `credits.granted`.',
+    parameters: [paramRef('AccountId')],
+    requestBody: { required: true, content: json(BODY_SCHEMAS.grantCredits, example({ amount: 500, reason: 'purchase' })) },
+    ok: plain('The new balance.', json(ref('Balance'))),
+    codes: [...ADMIN_CODES, ...BODY_CODES],
+  });
+
+  // Service.
+  const open = { security: [] };
+  route('get', '/api/v1/tools', {
+    tag: 'service', operationId: 'listTools', ...open, summary: 'List the tools',
+    description: 'The catalogue: every tool with its group, cost, path and input schema.',
+    ok: plain('The catalogue.', json(ref('Catalogue'))),
+    codes: ['internal_error'],
+  });
+  route('get', '/healthz', {
+    tag: 'service', operationId: 'healthz', ...open, summary: 'Liveness',
+    description: 'Answers while the process is up; checks nothing else.',
+    ok: plain('Up.', json(ref('Health'))),
+    codes: [],
+  });
+  route('get', '/readyz', {
+    tag: 'service', operationId: 'readyz', ...open, summary: 'Readiness',
+    description: 'Answers 200 when Temporal and the database are reachable, 503 `unavailable` (with `checks`) when one is not.',
+    ok: plain('Ready.', json(ref('Readiness'))),
+    codes: ['unavailable', 'internal_error'],
+  });
+  route('get', '/metrics', {
+    tag: 'service', operationId: 'metrics', ...open, summary: 'Prometheus metrics',
+    ok: plain('Prometheus text exposition format.', { 'text/plain': { schema: { type: 'string' } } }),
+    codes: ['internal_error'],
+  });
+  route('get', '/api/v1/openapi.json', {
+    tag: 'service', operationId: 'openapi', ...open, summary: 'This document',
+    description: 'OpenAPI 3.1; the tool schemas are JSON Schema 2020-12.',
+    ok: plain('The OpenAPI document.', json({ type: 'object' })),
+    codes: ['internal_error'],
+  });
+  route('get', '/docs', {
+    tag: 'service', operationId: 'docs', ...open, summary: 'API reference',
+    description: 'This reference, rendered in the browser.',
+    ok: plain('An HTML page.', { 'text/html': { schema: { type: 'string' } } }),
+    codes: ['internal_error'],
+  });
+  route('get', '/docs/errors', {
+    tag: 'service', operationId: 'docsErrors', ...open, summary: 'Error reference',
+    description: 'Every error code with when it happens and what to do; problem `type` links point into it. Readable without JavaScript.',
+    ok: plain('An HTML page.', { 'text/html': { schema: { type: 'string' } } }),
+    codes: ['internal_error'],
+  });
+  route('get', '/docs/assets/redoc.standalone.js', {
+    tag: 'service', operationId: 'docsRenderer', ...open, summary: 'Reference renderer script',
+    description: 'The script `/docs` loads (Redoc). Cached for a year: its URL carries the version.',
+    ok: plain('JavaScript.', { 'text/javascript': { schema: { type: 'string' } } }),
+    codes: ['internal_error'],
+  });
+
   return {
     openapi: '3.1.0',
-    info: { title: 'Utility Tools API', version: '1.0.0' },
-    servers: [{ url: deps.baseUrl }],
-    tags: Object.entries(GROUPS).map(([name, description]) => ({ name, description })),
+    info: {
+      title: 'Utility Tools API',
+      version: '1.0.0',
+      description: overview({ baseUrl, toolTable: toolTable(tools), ...DELIVERY_FACTS }),
+    },
+    servers: [{ url: baseUrl }],
+    externalDocs: { description: 'Error reference', url: `${baseUrl}/docs/errors` },
+    tags: [
+      ...usedGroups(tools).map((g) => ({ name: g, 'x-displayName': GROUPS[g], description: GROUP_DESCRIPTIONS[g] })),
+      ...Object.entries(TAGS)
+        .filter(([name]) => options.webhookRoutes || name !== 'webhook-endpoints')
+        .map(([name, tag]) => ({ name, ...tag })),
+    ],
+    'x-tagGroups': [
+      { name: 'Tools', tags: usedGroups(tools) },
+      { name: 'Account', tags: ['account', 'api-keys', ...(options.webhookRoutes ? ['webhook-endpoints'] : [])] },
+      { name: 'Webhooks', tags: ['webhook-events'] },
+      { name: 'Operator', tags: ['operator'] },
+      { name: 'Service', tags: ['service'] },
+    ],
     paths,
+    webhooks: webhookEvents(),
     components: {
-      securitySchemes: {
-        apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (utk_...).' },
-        ownerToken: { type: 'http', scheme: 'bearer', description: 'An owner token (uto_...).' },
-        adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN).' },
-      },
-      responses: {
-        Problem: {
-          description: 'An RFC 9457 problem.',
-          content: { 'application/problem+json': { schema: { type: 'object' } } },
-        },
-      },
+      securitySchemes: SECURITY_SCHEMES,
+      schemas: componentSchemas,
+      responses,
+      headers: HEADERS,
+      parameters: PARAMETERS,
     },
   };
+}
+
+function usedGroups(tools: ToolSpec[]): Group[] {
+  return (Object.keys(GROUPS) as Group[]).filter((g) => tools.some((t) => t.group === g));
+}
+
+function toolTable(tools: ToolSpec[]): string {
+  const rows = usedGroups(tools).flatMap((g) =>
+    tools.filter((t) => t.group === g).map((t) => `| [${t.name}](#tag/${g}/operation/${t.name}) | ${GROUPS[g]} | ${t.cost} |`),
+  );
+  return ['| tool | group | credits |', '|---|---|---|', ...rows].join('\n');
+}
+
+function toolDescription(tool: ToolSpec, input: JsonSchema): string {
+  const limit = tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
+  const parts = [
+    typeof input.description === 'string' ? input.description : '',
+    `**Cost: ${plural(tool.cost, 'credit')}**, charged only when the call answers 200; any other answer leaves the balance as it was.`,
+    `The request body may be up to ${limit / (1024 * 1024)} MiB. The call answers \`504 tool_timeout\` when the tool needs more than ${tool.timeoutMs / 1000} s.`,
+  ];
+  if (tool.secretFields?.length) {
+    parts.push(`${tool.secretFields.map((f) => `\`${f}\``).join(', ')} ${tool.secretFields.length === 1 ? 'is' : 'are'} used for this call only: never stored or logged.`);
+  }
+  return parts.filter(Boolean).join('\n\n');
 }

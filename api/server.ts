@@ -27,7 +27,7 @@ const client = new Client({
 
 await ensureSchedules(client);
 
-const core = config.apiCoreWorker ? await createPoolWorker('core', { config, db: mongo.db, connection, log }) : null;
+const core = config.apiCoreWorker ? await createPoolWorker('core', { config, db: mongo.db, connection, log, client }) : null;
 const coreRun = core?.worker.run();
 
 const app = createApp({ config, db: mongo.db, client, log, metrics: createMetrics(), eagerStart: !!core });

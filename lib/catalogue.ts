@@ -35,6 +35,24 @@ const tools = [
   { name: 'bcrypt-verify', group: 'hashing', cost: 2, pool: 'cpu', timeoutMs: 20_000, secretFields: ['password'] },
   { name: 'argon2-verify', group: 'hashing', cost: 3, pool: 'cpu', timeoutMs: 30_000, secretFields: ['password'] },
   { name: 'qr-generate', group: 'files', cost: 1, pool: 'cpu', timeoutMs: 10_000 },
+  // The file tools download up to 10/20 MiB (20 s at most), may queue for a thread or listener,
+  // then work for seconds; word-to-pdf's own hard limit per conversion is OFFICE_CONVERSION_TIMEOUT_MS.
+  { name: 'watermark-image', group: 'files', cost: 2, pool: 'cpu', timeoutMs: 60_000 },
+  { name: 'image-upscale', group: 'files', cost: 30, pool: 'cpu', timeoutMs: 60_000 },
+  { name: 'word-to-pdf', group: 'files', cost: 15, pool: 'cpu', timeoutMs: 60_000 },
+  { name: 'http-request', group: 'network', cost: 2, pool: 'network', timeoutMs: 25_000 },
+  { name: 'web-scrape', group: 'web', cost: 3, pool: 'network', timeoutMs: 30_000 },
+  { name: 'seo-meta', group: 'web', cost: 2, pool: 'network', timeoutMs: 30_000 },
+  { name: 'broken-links', group: 'web', cost: 10, pool: 'network', timeoutMs: 75_000 },
+  { name: 'pdf-metadata', group: 'files', cost: 2, pool: 'network', timeoutMs: 60_000 },
+  { name: 'ping', group: 'network', cost: 2, pool: 'network', timeoutMs: 30_000 },
+  { name: 'dns-lookup', group: 'network', cost: 1, pool: 'network', timeoutMs: 15_000 },
+  { name: 'ssl-check', group: 'network', cost: 2, pool: 'network', timeoutMs: 20_000 },
+  { name: 'smtp-test', group: 'network', cost: 3, pool: 'network', timeoutMs: 45_000, secretFields: ['username', 'password'] },
+  { name: 'gold-price', group: 'market', cost: 1, pool: 'network', timeoutMs: 20_000 },
+  // Browser tools: a page lives at most this long, its settling waits included (capture.ts).
+  { name: 'website-screenshot', group: 'web', cost: 25, pool: 'browser', timeoutMs: 60_000 },
+  { name: 'html-to-image', group: 'web', cost: 25, pool: 'browser', timeoutMs: 60_000, maxBodyBytes: 3 * 1024 * 1024 },
 ] as const satisfies readonly ToolSpec[];
 
 export type ToolName = (typeof tools)[number]['name'];

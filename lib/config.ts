@@ -30,10 +30,32 @@ export interface Config {
   /** Market data endpoints. `GOLD_FEED_URL`, `FX_FEED_URL`. */
   goldFeedUrl?: string;
   fxFeedUrl?: string;
+  /**
+   * How ping probes: `icmp` (the system `ping`, needs raw or ping sockets), `tcp` (a timed
+   * handshake to the input port) or `auto` (ICMP when this process may send it, else TCP).
+   * `PING_METHOD`, default auto. Force `tcp` where ICMP is filtered on the way out.
+   */
+  pingMethod: 'auto' | 'icmp' | 'tcp';
   /** Concurrent activities per pool worker. */
   browserConcurrency: number;
+  /** The Chromium binary the browser pool drives. `CHROMIUM_PATH`, default /usr/lib/chromium/chromium (Debian's package). */
+  chromiumPath: string;
+  /** Captures one browser serves before the pool replaces it. `BROWSER_RECYCLE_AFTER`, default 200; lower it if Chromium's memory grows. */
+  browserRecycleAfter: number;
   cpuConcurrency: number;
   networkConcurrency: number;
+  /** Warm LibreOffice listeners of a cpu worker, i.e. word-to-pdf conversions at once (~150 MB each). `OFFICE_LISTENERS`, default 2. */
+  officeListeners: number;
+  /** Hard limit of one conversion; past it the listener is killed and replaced. `OFFICE_CONVERSION_TIMEOUT_MS`, default 30000. */
+  officeConversionTimeoutMs: number;
+  /**
+   * How LibreOffice is kept offline. `namespace`: listeners run in their own network namespace
+   * (needs `unshare`: root, or unprivileged user namespaces). `none`: only for deployments that
+   * cut the cpu worker's LibreOffice off the network by other means. `OFFICE_NETWORK_ISOLATION`, default namespace.
+   */
+  officeNetworkIsolation: 'namespace' | 'none';
+  /** Threads running the image-upscale model (300-500 MB each while working). `UPSCALE_THREADS`, default 1. */
+  upscaleThreads: number;
   /** Run a core worker inside the API process (lowest-latency start). `API_CORE_WORKER`, default true. */
   apiCoreWorker: boolean;
   /** pino level. `LOG_LEVEL`, default info. */
@@ -58,6 +80,13 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function oneOf<const T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
 }
 
 function list(env: Env, name: string): string[] {
@@ -90,9 +119,16 @@ export function loadConfig(env: Env = process.env): Config {
     webhooksAllowLocalhost: bool(env, 'WEBHOOKS_ALLOW_LOCALHOST', false),
     goldFeedUrl: env.GOLD_FEED_URL || undefined,
     fxFeedUrl: env.FX_FEED_URL || undefined,
+    pingMethod: oneOf(env, 'PING_METHOD', ['auto', 'icmp', 'tcp'] as const, 'auto'),
     browserConcurrency: int(env, 'BROWSER_CONCURRENCY', 2, 1),
+    chromiumPath: env.CHROMIUM_PATH || '/usr/lib/chromium/chromium',
+    browserRecycleAfter: int(env, 'BROWSER_RECYCLE_AFTER', 200, 1),
     cpuConcurrency: int(env, 'CPU_CONCURRENCY', cores, 1),
     networkConcurrency: int(env, 'NETWORK_CONCURRENCY', 50, 1),
+    officeListeners: int(env, 'OFFICE_LISTENERS', 2, 1),
+    officeConversionTimeoutMs: int(env, 'OFFICE_CONVERSION_TIMEOUT_MS', 30_000, 1_000),
+    officeNetworkIsolation: oneOf(env, 'OFFICE_NETWORK_ISOLATION', ['namespace', 'none'] as const, 'namespace'),
+    upscaleThreads: int(env, 'UPSCALE_THREADS', 1, 1),
     apiCoreWorker: bool(env, 'API_CORE_WORKER', true),
     logLevel: env.LOG_LEVEL || 'info',
   };

@@ -67,6 +67,8 @@ export interface EventDoc {
   event: string;
   createdAt: Date;
   data: Record<string, unknown>;
+  /** Set once the event was handed to every webhook endpoint it goes to (lib/webhook-fanout.ts). */
+  fannedOutAt?: Date;
 }
 
 export interface IdempotencyDoc {
@@ -87,6 +89,57 @@ export interface CallKeyDoc {
   expiresAt: Date;
 }
 
+// --- Webhooks (issue 5: lib/webhook-endpoints.ts, activities/core/webhooks.ts) ---
+
+export interface WebhookEndpointDoc {
+  _id: string;
+  accountId: string;
+  url: string;
+  /** The signing secret sealed with SECRET_KEY (lib/sealed.ts), bound to the endpoint id. */
+  secretSealed: string;
+  status: 'active' | 'disabled';
+  /** Mirror of the count the endpoint's workflow holds (the workflow is the authority). */
+  consecutiveFailures: number;
+  createdAt: Date;
+  disabledAt: Date | null;
+  disabledReason: string | null;
+}
+
+export interface WebhookAttemptDoc {
+  _id: string;
+  endpointId: string;
+  accountId: string;
+  eventId: string;
+  event: string;
+  /** 1 for the first attempt of this event at this endpoint. */
+  attempt: number;
+  attemptedAt: Date;
+  /** Response status, or null when no response came (timeout, refused, target not allowed). */
+  statusCode: number | null;
+  durationMs: number;
+  success: boolean;
+  error: string | null;
+}
+
+/** A delivery that ended without reaching the receiver, and why. `_id` is `<endpointId>:<eventId>`. */
+export interface WebhookUndeliveredDoc {
+  _id: string;
+  endpointId: string;
+  accountId: string;
+  eventId: string;
+  event: string;
+  reason: string;
+  attempts: number;
+  endedAt: Date;
+}
+
+/** gold-price's last good feed answer per source (`metal:gold`, `metal:silver`, `fx`), served when the feed is down. */
+export interface MarketQuoteDoc {
+  _id: string;
+  value: Record<string, unknown>;
+  savedAt: Date;
+}
+
 export interface Collections {
   accounts: Collection<AccountDoc>;
   credentials: Collection<CredentialDoc>;
@@ -94,6 +147,10 @@ export interface Collections {
   events: Collection<EventDoc>;
   idempotency: Collection<IdempotencyDoc>;
   callKeys: Collection<CallKeyDoc>;
+  webhookEndpoints: Collection<WebhookEndpointDoc>;
+  webhookAttempts: Collection<WebhookAttemptDoc>;
+  webhookUndelivered: Collection<WebhookUndeliveredDoc>;
+  marketQuotes: Collection<MarketQuoteDoc>;
 }
 
 export function collections(db: Db): Collections {
@@ -104,6 +161,10 @@ export function collections(db: Db): Collections {
     events: db.collection('events'),
     idempotency: db.collection('idempotency'),
     callKeys: db.collection('call_keys'),
+    webhookEndpoints: db.collection('webhook_endpoints'),
+    webhookAttempts: db.collection('webhook_attempts'),
+    webhookUndelivered: db.collection('webhook_undelivered'),
+    marketQuotes: db.collection('market_quotes'),
   };
 }
 
@@ -116,6 +177,10 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.events.createIndex({ accountId: 1, createdAt: -1 }),
     c.idempotency.createIndex({ expiresAt: 1 }),
     c.callKeys.createIndex({ expiresAt: 1 }),
+    c.events.createIndex({ fannedOutAt: 1, createdAt: 1 }),
+    c.webhookEndpoints.createIndex({ accountId: 1, createdAt: 1 }),
+    c.webhookAttempts.createIndex({ endpointId: 1, attemptedAt: -1 }),
+    c.webhookUndelivered.createIndex({ endpointId: 1, endedAt: -1 }),
   ]);
 }
 

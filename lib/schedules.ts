@@ -3,6 +3,7 @@ import { ScheduleAlreadyRunning, type Client } from '@temporalio/client';
 import { TASK_QUEUES, WORKFLOW_TYPES } from './temporal-shared.js';
 
 export const SWEEPER_SCHEDULE_ID = 'sweeper';
+export const WEBHOOK_REFAN_SCHEDULE_ID = 'webhook-refan';
 
 export async function ensureSchedules(client: Client): Promise<void> {
   try {
@@ -10,6 +11,17 @@ export async function ensureSchedules(client: Client): Promise<void> {
       scheduleId: SWEEPER_SCHEDULE_ID,
       spec: { intervals: [{ every: '5m' }] },
       action: { type: 'startWorkflow', workflowType: WORKFLOW_TYPES.sweeper, taskQueue: TASK_QUEUES.core, workflowId: 'sweeper' },
+      policies: { overlap: 'SKIP' },
+    });
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+  }
+  // Webhooks: re-sends events whose fan-out was cut short (lib/webhook-fanout.ts).
+  try {
+    await client.schedule.create({
+      scheduleId: WEBHOOK_REFAN_SCHEDULE_ID,
+      spec: { intervals: [{ every: '1m' }] },
+      action: { type: 'startWorkflow', workflowType: WORKFLOW_TYPES.webhookRefan, taskQueue: TASK_QUEUES.core, workflowId: 'webhook-refan' },
       policies: { overlap: 'SKIP' },
     });
   } catch (err) {

@@ -20,6 +20,10 @@ export const SEARCH_ATTRIBUTES = {
 export const WORKFLOW_TYPES = {
   toolCall: 'toolCall',
   sweeper: 'sweeper',
+  /** One per webhook endpoint (workflows/webhook-endpoint.ts), id `webhook-endpoint-<endpointId>`. */
+  webhookEndpoint: 'webhookEndpoint',
+  /** Scheduled re-send of events whose webhook fan-out did not finish. */
+  webhookRefan: 'webhookRefan',
 } as const;
 
 /** What the API hands a `toolCall` workflow. Secret fields travel sealed (see lib/sealed.ts). */

@@ -15,8 +15,9 @@ import type { ToolHandler } from '../lib/tool-handler.js';
 import { createCallKeys } from '../activities/core/call-keys.js';
 import { createCoreActivities } from '../activities/core/index.js';
 import { webhookWiring } from '../activities/core/webhooks.js';
-import { createCpuTools, createHashingPool } from '../activities/cpu/index.js';
+import { createCpuResources, createCpuTools } from '../activities/cpu/index.js';
 import { createNetworkTools } from '../activities/network/index.js';
+import { createBrowserTools } from '../activities/browser/index.js';
 import { createNetworkAccess } from '../lib/network-access.js';
 
 export interface PoolDeps {
@@ -43,11 +44,15 @@ export async function bundleWorkflows(log: Logger): Promise<WorkflowBundle> {
 function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): { handlers: Record<string, ToolHandler>; close: Closer } {
   switch (pool) {
     case 'cpu': {
-      const hashing = createHashingPool({ threads: deps.config.cpuConcurrency });
-      return { handlers: createCpuTools({ hashing }), close: () => hashing.close() };
+      const resources = createCpuResources({ config: deps.config, net: createNetworkAccess(deps.config), log: deps.log });
+      return { handlers: createCpuTools(resources), close: () => resources.close() };
     }
     case 'network':
       return { handlers: createNetworkTools({ net: createNetworkAccess(deps.config), db: deps.db, config: deps.config }), close: async () => {} };
+    case 'browser': {
+      const browser = createBrowserTools({ config: deps.config, net: createNetworkAccess(deps.config), log: deps.log });
+      return { handlers: browser.handlers, close: () => browser.close() };
+    }
     default:
       return { handlers: {}, close: async () => {} };
   }

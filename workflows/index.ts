@@ -1,3 +1,5 @@
 //! Every workflow the core worker runs (this file is the sandbox bundle's entry point).
 export { toolCall } from './tool-call.js';
 export { sweeper } from './sweeper.js';
+export { webhookEndpoint } from './webhook-endpoint.js';
+export { webhookRefan } from './webhook-refan.js';

@@ -3,9 +3,18 @@ import type { Db } from 'mongodb';
 import { createLedger, type CallRef } from './ledger.js';
 import { createCallKeys } from './call-keys.js';
 import { createSweeper } from './sweeper.js';
+import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js';
+import type { EventSink } from '../../lib/events.js';
 
-export function createCoreActivities(db: Db) {
-  const ledger = createLedger(db);
+export interface CoreActivityOptions {
+  /** Webhook fan-out of the events the ledger records (lib/webhook-fanout.ts `onEvent`). */
+  onEvent?: EventSink;
+  /** What webhook delivery needs; without it this worker cannot run webhook endpoint workflows. */
+  webhooks?: WebhookActivityDeps;
+}
+
+export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) {
+  const ledger = createLedger(db, options.onEvent);
   const callKeys = createCallKeys(db);
   const sweeper = createSweeper(db);
   return {
@@ -14,6 +23,7 @@ export function createCoreActivities(db: Db) {
     refund: (call: CallRef) => ledger.refund(call),
     destroyCallKey: (requestId: string) => callKeys.destroy(requestId),
     sweep: () => sweeper.sweep(),
+    ...(options.webhooks ? createWebhookActivities(options.webhooks) : {}),
   };
 }
 

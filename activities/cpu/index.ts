@@ -1,25 +1,73 @@
-//! The cpu pool's tools, keyed by tool name. The worker (workers/pools.ts) owns the hashing
-//! pool's lifetime: it creates it with CPU_CONCURRENCY threads and closes it on shutdown.
+//! The cpu pool's tools, keyed by tool name, and the resources they run on. The worker
+//! (workers/pools.ts) owns the resources' lifetime: `createCpuResources` starts the hashing
+//! threads, the image threads and the warm LibreOffice listeners; `close()` stops them all.
+import type { Config } from '../../lib/config.js';
+import type { Logger } from '../../lib/logger.js';
+import type { NetworkAccess } from '../../lib/network-access.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import { createArgon2Verify } from './argon2-verify.js';
 import { createBcryptHash } from './bcrypt-hash.js';
 import { createBcryptVerify } from './bcrypt-verify.js';
 import { createHashText } from './hash-text.js';
-import type { HashingPool } from './hashing-pool.js';
+import { createHashingPool, type HashingPool } from './hashing-pool.js';
+import { createImagePool, type ImagePool } from './image-pool.js';
+import { createImageUpscale } from './image-upscale.js';
+import { createOfficeConverter, type OfficeConverter } from './office-converter.js';
 import { createQrGenerate } from './qr-generate.js';
+import { createSourceDownloader, type SourceDownloader } from './source-download.js';
+import { createWatermarkImage } from './watermark-image.js';
+import { createWordToPdf } from './word-to-pdf.js';
 
 export { createHashingPool, type HashingPool, type HashingPoolOptions } from './hashing-pool.js';
 
 export interface CpuToolDeps {
   hashing: HashingPool;
+  /** Source downloads of the file tools, through the process's target guard. */
+  download: SourceDownloader;
+  images: ImagePool;
+  office: OfficeConverter;
+  log?: Logger;
 }
 
-export function createCpuTools({ hashing }: CpuToolDeps): Record<string, ToolHandler> {
+export interface CpuResources extends CpuToolDeps {
+  close(): Promise<void>;
+}
+
+export function createCpuResources(deps: {
+  config: Pick<Config, 'cpuConcurrency' | 'upscaleThreads' | 'officeListeners' | 'officeConversionTimeoutMs' | 'officeNetworkIsolation'>;
+  net: NetworkAccess;
+  log: Logger;
+}): CpuResources {
+  const { config, net, log } = deps;
+  const hashing = createHashingPool({ threads: config.cpuConcurrency });
+  const images = createImagePool({ drawingThreads: config.cpuConcurrency, upscaleThreads: config.upscaleThreads });
+  const office = createOfficeConverter({
+    listeners: config.officeListeners,
+    conversionTimeoutMs: config.officeConversionTimeoutMs,
+    isolation: config.officeNetworkIsolation,
+    log: log.child({ component: 'office' }),
+  });
+  return {
+    hashing,
+    images,
+    office,
+    download: createSourceDownloader({ http: net.http }),
+    log,
+    close: async () => {
+      await Promise.all([hashing.close(), images.close(), office.close()]);
+    },
+  };
+}
+
+export function createCpuTools({ hashing, download, images, office, log }: CpuToolDeps): Record<string, ToolHandler> {
   return {
     'hash-text': createHashText({ hashing }),
     'bcrypt-hash': createBcryptHash({ hashing }),
     'bcrypt-verify': createBcryptVerify({ hashing }),
     'argon2-verify': createArgon2Verify({ hashing }),
     'qr-generate': createQrGenerate(),
+    'watermark-image': createWatermarkImage({ download, images }),
+    'image-upscale': createImageUpscale({ download, images, onTiming: (timing) => log?.info(timing, 'image upscaled') }),
+    'word-to-pdf': createWordToPdf({ download, office }),
   };
 }

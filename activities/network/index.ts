@@ -4,6 +4,16 @@ import type { Db } from 'mongodb';
 import type { Config } from '../../lib/config.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
+import { createBrokenLinks } from './broken-links.js';
+import { createHttpRequest } from './http-request.js';
+import { createPdfMetadata } from './pdf-metadata.js';
+import { createSeoMeta } from './seo-meta.js';
+import { createWebScrape } from './web-scrape.js';
+import { createDnsLookup } from './dns-lookup.js';
+import { createGoldPrice } from './gold-price.js';
+import { createPing } from './ping.js';
+import { createSmtpTest } from './smtp-test.js';
+import { createSslCheck } from './ssl-check.js';
 
 export interface NetworkToolDeps {
   net: NetworkAccess;
@@ -12,8 +22,17 @@ export interface NetworkToolDeps {
 }
 
 export function createNetworkTools(deps: NetworkToolDeps): Record<string, ToolHandler> {
-  void deps;
   return {
     // One line per tool: 'tool-name': createToolName(deps),
+    'http-request': createHttpRequest({ http: deps.net.http }),
+    'web-scrape': createWebScrape({ http: deps.net.http }),
+    'seo-meta': createSeoMeta({ http: deps.net.http }),
+    'broken-links': createBrokenLinks({ http: deps.net.http }),
+    'pdf-metadata': createPdfMetadata({ http: deps.net.http }),
+    ping: createPing({ net: deps.net, method: deps.config.pingMethod }),
+    'dns-lookup': createDnsLookup({ resolver: deps.net.resolver }),
+    'ssl-check': createSslCheck({ net: deps.net }),
+    'smtp-test': createSmtpTest({ net: deps.net }),
+    'gold-price': createGoldPrice({ db: deps.db, goldFeedUrl: deps.config.goldFeedUrl, fxFeedUrl: deps.config.fxFeedUrl }),
   };
 }

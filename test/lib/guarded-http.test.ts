@@ -26,7 +26,7 @@ interface Certs {
   selfCert: string;
 }
 
-/** A test CA, a leaf for fixture.test / rebind.test / 127.0.0.1 it signs, and a self-signed leaf. */
+/** A test CA, a leaf for fixture.test / rebind.test / 127.0.0.2 it signs, and a self-signed leaf. */
 function makeCerts(): Certs {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'guard-certs-'));
   const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
@@ -35,7 +35,7 @@ function makeCerts(): Certs {
     run('req', '-x509', '-new', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=Guard Test CA',
       '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
     run('req', '-new', ...ec, '-keyout', 'leaf.key', '-out', 'leaf.csr', '-subj', '/CN=fixture.test');
-    writeFileSync(path.join(dir, 'leaf.ext'), 'subjectAltName=DNS:fixture.test,DNS:rebind.test,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
+    writeFileSync(path.join(dir, 'leaf.ext'), 'subjectAltName=DNS:fixture.test,DNS:rebind.test,IP:127.0.0.2\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
     run('x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'leaf.pem', '-days', '2', '-extfile', 'leaf.ext');
     run('req', '-x509', '-new', ...ec, '-keyout', 'self.key', '-out', 'self.pem', '-days', '2', '-subj', '/CN=fixture.test', '-addext', 'subjectAltName=DNS:fixture.test');
     const read = (f: string) => readFileSync(path.join(dir, f), 'utf8');
@@ -46,7 +46,7 @@ function makeCerts(): Certs {
 }
 
 async function listen(server: net.Server): Promise<number> {
-  server.listen(0, '127.0.0.1');
+  server.listen(0, '127.0.0.2');
   await once(server, 'listening');
   return (server.address() as net.AddressInfo).port;
 }
@@ -118,7 +118,7 @@ function plainHandler(req: http.IncomingMessage, res: http.ServerResponse): void
     case '/to-private-name':
       return redirect(301, `http://${N.private10}/`);
     case '/to-other-port':
-      return redirect(302, `http://127.0.0.1:${ports.other}/`);
+      return redirect(302, `http://127.0.0.2:${ports.other}/`);
     case '/to-decimal-loopback':
       return redirect(307, `http://2130706433:${ports.other}/`);
     case '/to-ftp':
@@ -136,7 +136,7 @@ function plainHandler(req: http.IncomingMessage, res: http.ServerResponse): void
     case '/cross-origin':
       return redirect(302, `http://${N.fixture}:${ports.plain}/echo`);
     case '/flip': {
-      // The name served this request from 127.0.0.1; now point it somewhere private and redirect back to it.
+      // The name served this request from 127.0.0.2; now point it somewhere private and redirect back to it.
       dns.setRecords('flip.test', [{ type: 'A', data: '10.0.0.1', ttl: 0 }]);
       return redirect(302, `http://flip.test:${ports.plain}/ok`);
     }
@@ -188,7 +188,7 @@ test.before(async () => {
     ports.v6 = 0;
   }
 
-  const allowlist = [ports.plain, ports.secure, ports.selfSigned, ports.closed, ports.startTls].map((p) => `127.0.0.1/32:${p}`);
+  const allowlist = [ports.plain, ports.secure, ports.selfSigned, ports.closed, ports.startTls].map((p) => `127.0.0.2/32:${p}`);
   if (ports.v6) allowlist.push(`[::1]/128:${ports.v6}`);
   guard = createTargetGuard({ allowlist, resolver: createResolver({ servers: [dns.address], timeoutMs: 5000 }) });
   client = createGuardedHttp({ guard });
@@ -225,7 +225,7 @@ test('a GET through a name reaches the checked address and returns every header'
   t.deepEqual(res.headers['set-cookie'], ['a=1', 'b=2']);
   t.is(res.headers['x-custom'], 'yes');
   t.true(res.rawHeaders.includes('x-custom'));
-  t.is(res.remoteAddress, '127.0.0.1');
+  t.is(res.remoteAddress, '127.0.0.2');
   t.is(res.finalUrl, at(ports.plain, '/ok'));
   t.deepEqual(res.redirects, []);
   t.false(res.truncated);
@@ -254,7 +254,7 @@ test('an invalid request header is a validation failure, not an upstream error',
 });
 
 test('an IP literal on an allowlisted port is reached directly', async (t) => {
-  const res = await client.request({ url: `http://127.0.0.1:${ports.plain}/ok` });
+  const res = await client.request({ url: `http://127.0.0.2:${ports.plain}/ok` });
   t.is(res.statusCode, 200);
 });
 
@@ -267,11 +267,11 @@ test('a loopback port that is not allowlisted is refused before any connection',
 });
 
 test('DNS rebinding: the connection goes to the address the guard checked, with no second lookup', async (t) => {
-  dns.setRecords(N.rebind, { sequence: [[{ type: 'A', data: '127.0.0.1', ttl: 0 }], [{ type: 'A', data: '10.0.0.1', ttl: 0 }]] });
+  dns.setRecords(N.rebind, { sequence: [[{ type: 'A', data: '127.0.0.2', ttl: 0 }], [{ type: 'A', data: '10.0.0.1', ttl: 0 }]] });
   const before = dns.queryCount(N.rebind, 'A');
   const res = await client.request({ url: at(ports.plain, '/ok', N.rebind) });
   t.is(res.statusCode, 200);
-  t.is(res.remoteAddress, '127.0.0.1');
+  t.is(res.remoteAddress, '127.0.0.2');
   t.is(dns.queryCount(N.rebind, 'A') - before, 1, 'exactly one A query: the guard\'s');
   // The next answer is private: the next call is refused, not connected.
   const err = await failure(() => client.request({ url: at(ports.plain, '/ok', N.rebind) }));
@@ -279,12 +279,12 @@ test('DNS rebinding: the connection goes to the address the guard checked, with 
 });
 
 test('a resolved target stays pinned after its name changes', async (t) => {
-  dns.setRecords('pinned.test', [{ type: 'A', data: '127.0.0.1', ttl: 0 }]);
+  dns.setRecords('pinned.test', [{ type: 'A', data: '127.0.0.2', ttl: 0 }]);
   const target = await guard.resolveHost('pinned.test', ports.plain);
   dns.setRecords('pinned.test', [{ type: 'A', data: '10.0.0.1', ttl: 0 }]);
   const queries = dns.queryCount('pinned.test');
   const conn = await client.connect({ target, timeoutMs: 2000 });
-  t.is(conn.socket.remoteAddress, '127.0.0.1');
+  t.is(conn.socket.remoteAddress, '127.0.0.2');
   t.is(conn.socket.remotePort, ports.plain);
   t.is(dns.queryCount('pinned.test'), queries);
   conn.socket.destroy();
@@ -333,7 +333,7 @@ for (const [route, reason] of [
 }
 
 test('every hop is resolved again: a name that turns private between hops is refused', async (t) => {
-  dns.setRecords('flip.test', [{ type: 'A', data: '127.0.0.1', ttl: 0 }]);
+  dns.setRecords('flip.test', [{ type: 'A', data: '127.0.0.2', ttl: 0 }]);
   const err = await failure(() => client.request({ url: at(ports.plain, '/flip', 'flip.test'), maxRedirects: 3 }));
   t.is(err.code, 'target_not_allowed');
   t.is(err.extras.reason, 'private');
@@ -369,7 +369,7 @@ test('303 turns a POST into a GET without body; 307 keeps both', async (t) => {
 });
 
 test('credentials are not forwarded to another origin', async (t) => {
-  const res = await client.request({ url: `http://127.0.0.1:${ports.plain}/cross-origin`, headers: { authorization: 'Bearer secret', cookie: 'c=1' }, maxRedirects: 1 });
+  const res = await client.request({ url: `http://127.0.0.2:${ports.plain}/cross-origin`, headers: { authorization: 'Bearer secret', cookie: 'c=1' }, maxRedirects: 1 });
   const echo = JSON.parse(res.body.toString());
   t.is(echo.headers.authorization, undefined);
   t.is(echo.headers.cookie, undefined);
@@ -497,11 +497,11 @@ test('HTTPS verifies the certificate against the name, with the extra CA', async
   const res = await trusting.request({ url: `https://${N.fixture}:${ports.secure}/ok` });
   t.is(res.statusCode, 200);
   t.is(res.body.toString(), 'hello');
-  t.is(res.remoteAddress, '127.0.0.1');
+  t.is(res.remoteAddress, '127.0.0.2');
 });
 
 test('HTTPS to an IP literal checks the IP in the certificate', async (t) => {
-  const res = await trusting.request({ url: `https://127.0.0.1:${ports.secure}/ok` });
+  const res = await trusting.request({ url: `https://127.0.0.2:${ports.secure}/ok` });
   t.is(res.statusCode, 200);
 });
 
@@ -519,8 +519,8 @@ test('a self-signed certificate is an upstream TLS error', async (t) => {
 });
 
 test('a certificate for another name is refused: the name, not the pinned IP, is checked', async (t) => {
-  // loopback.test resolves to 127.0.0.1 too, but the certificate does not name it.
-  const err = await failure(() => trusting.request({ url: `https://${N.loopback}:${ports.secure}/ok` }));
+  // unnamed.test resolves to 127.0.0.2 too, but the certificate does not name it.
+  const err = await failure(() => trusting.request({ url: `https://${N.fixtureUnnamed}:${ports.secure}/ok` }));
   t.is(err.extras.reason, 'tls');
   t.is(err.extras.tlsError, 'ERR_TLS_CERT_ALTNAME_INVALID');
 });
@@ -530,7 +530,7 @@ test('a certificate for another name is refused: the name, not the pinned IP, is
 
 test('connect opens TCP to a checked address', async (t) => {
   const conn = await client.connect({ host: N.fixture, port: ports.plain, timeoutMs: 2000 });
-  t.is(conn.socket.remoteAddress, '127.0.0.1');
+  t.is(conn.socket.remoteAddress, '127.0.0.2');
   t.is(conn.target.hostname, 'fixture.test');
   t.true(conn.connectMs >= 0);
   conn.socket.destroy();
@@ -544,7 +544,7 @@ test('connect refuses private targets and forged targets', async (t) => {
 });
 
 test('connect to a closed port is an upstream error', async (t) => {
-  const err = await failure(() => client.connect({ host: '127.0.0.1', port: ports.closed, timeoutMs: 2000 }));
+  const err = await failure(() => client.connect({ host: '127.0.0.2', port: ports.closed, timeoutMs: 2000 }));
   t.is(err.extras.reason, 'connection_refused');
 });
 

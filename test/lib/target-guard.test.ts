@@ -27,7 +27,7 @@ test.before(async () => {
   dns = await startDnsServer();
   // Generous: the DNS fixture shares this process with CPU-bound property tests.
   const resolver = createResolver({ servers: [dns.address], timeoutMs: 5000 });
-  guard = createTargetGuard({ allowlist: [`127.0.0.1/32:${FIXTURE_PORT}`], resolver });
+  guard = createTargetGuard({ allowlist: [`127.0.0.1/32:${FIXTURE_PORT}`, `127.0.0.2/32:${FIXTURE_PORT}`], resolver });
 });
 test.after.always(() => dns?.close());
 
@@ -356,7 +356,7 @@ test('a public IP literal is returned without asking DNS', async (t) => {
 // Allowlist
 
 test('an allowlist entry with a port lets exactly that port through', async (t) => {
-  t.like(await guard.resolveTarget(N.fixture, FIXTURE_PORT), { address: '127.0.0.1', via: 'allowlist' });
+  t.like(await guard.resolveTarget(N.fixture, FIXTURE_PORT), { address: '127.0.0.2', via: 'allowlist' });
   const err = await refusal(() => guard.resolveTarget(N.fixture, FIXTURE_PORT + 1));
   t.is(err.extras.reason, 'loopback');
   t.like(guard.checkUrl(`http://127.0.0.1:${FIXTURE_PORT}/`), { ip: '127.0.0.1' });

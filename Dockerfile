@@ -1,0 +1,36 @@
+# The service's image: the API (default command) and every worker pool
+# (`node dist/workers/<core|cpu|network|browser>.js`), compiled to dist/.
+
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+# Chromium comes from apt in the runtime image; puppeteer must never download one.
+ENV PUPPETEER_SKIP_DOWNLOAD=1
+COPY package.json package-lock.json .puppeteerrc.cjs ./
+# `npm ci` refuses a lockfile written against a registry that lacked other platforms' optional
+# binaries (see scripts/bootstrap.mjs); `npm install --no-save` installs the same locked versions.
+RUN npm ci --no-audit --no-fund || npm install --no-save --no-audit --no-fund
+COPY . .
+# tsc emits only JavaScript: the schemas and docs the code reads at run time are copied beside it.
+RUN npm run build \
+ && find api lib schemas workers workflows activities -type f ! -name '*.ts' -exec cp --parents {} dist/ \; \
+ && npm prune --omit=dev --no-audit --no-fund
+
+FROM node:24-bookworm-slim
+# Chromium (browser pool), LibreOffice driven over UNO (cpu pool), fonts for every script.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      chromium libreoffice-writer-nogui python3-uno \
+      fonts-dejavu-core fonts-liberation fonts-noto-cjk fonts-noto-color-emoji ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+ENV NODE_ENV=production \
+    PUPPETEER_SKIP_DOWNLOAD=1 \
+    PUPPETEER_EXECUTABLE_PATH=/usr/bin/chromium \
+    PORT=8080
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# Unprivileged; LibreOffice and Chromium keep their profiles under the user's home.
+USER node
+EXPOSE 8080
+CMD ["node", "dist/api/server.js"]

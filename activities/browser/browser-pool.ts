@@ -1,0 +1,449 @@
+//! A warm pool of isolated pages on the system Chromium, run by puppeteer-cluster. Every capture
+//! gets a page in a browser context of its own (no cookies, storage or cache shared between
+//! callers) whose traffic goes through a proxy session of its own; spare contexts are opened
+//! ahead of time so a capture does not wait for one. The browser is replaced after a number of
+//! captures (new captures go to a fresh browser while the old one finishes what it holds) and
+//! when it dies (the captures it held run once more on the new one).
+import puppeteer, { type Browser, type BrowserContext, type LaunchOptions, type Page } from 'puppeteer-core';
+import { Cluster } from 'puppeteer-cluster';
+import type {
+  ConcurrencyImplementationClassType,
+  JobInstance,
+  WorkerInstance,
+} from 'puppeteer-cluster/dist/concurrency/ConcurrencyImplementation.js';
+import type { Logger } from '../../lib/logger.js';
+import type { FilteringProxy, ProxySession } from './filtering-proxy.js';
+
+export interface BrowserPoolOptions {
+  /** The Chromium binary (`CHROMIUM_PATH`). */
+  executablePath: string;
+  /** Captures at once (`BROWSER_CONCURRENCY`); as many spare pages are kept warm. */
+  concurrency: number;
+  /**
+   * Captures one browser serves before it is replaced (`BROWSER_RECYCLE_AFTER`). Bounds what a
+   * long-lived Chromium accumulates (memory, caches, leaked renderers). @default 200
+   */
+  recycleAfter?: number;
+  /** Opens the proxy session each browser context sends all its traffic through. */
+  proxy: FilteringProxy;
+  /**
+   * Longest a page may live, milliseconds: a backstop for a task that ignores its deadline. The
+   * tools' own deadlines are shorter. @default 120000
+   */
+  maxPageLifetimeMs?: number;
+  /** Extra Chromium flags. Tests use it to trust their own certificates' keys. */
+  extraArgs?: readonly string[];
+  /**
+   * Viewport spare pages are opened with, so a capture of that size skips resizing.
+   * @default 1440x900 at scale 1 (the tools' defaults)
+   */
+  viewport?: { width: number; height: number; deviceScaleFactor: number };
+  log?: Logger;
+}
+
+/** What a task gets: its page and the proxy session the page's traffic goes through. */
+export interface PageLease {
+  readonly page: Page;
+  readonly session: ProxySession;
+}
+
+export interface PoolStats {
+  /** Browsers started (the first one included). */
+  launches: number;
+  /** Browsers that died without being asked to. */
+  crashes: number;
+  /** Tasks that ran again on a new browser after theirs died. */
+  retries: number;
+  /** Pages handed to tasks. */
+  captures: number;
+  /** Pages handed out and not yet closed. */
+  openPages: number;
+  /** Pages opened ahead of time, ready for the next tasks. */
+  sparePages: number;
+}
+
+export interface BrowserPool {
+  /**
+   * Runs `task` on a fresh page, queueing while every slot is busy. `signal` abandons the task
+   * and closes its page at once (queued tasks never start). A task whose browser dies under it
+   * runs once more on a new browser.
+   */
+  withPage<T>(task: (lease: PageLease) => Promise<T>, signal: AbortSignal): Promise<T>;
+  stats(): PoolStats;
+  close(): Promise<void>;
+}
+
+/**
+ * Chromium's flags. Puppeteer adds its own defaults (no first run, no background networking,
+ * no sync, no component updates ...); these add what a multi-tenant screenshot service needs.
+ */
+export function chromiumArgs(options: { fallbackProxy: string; runningAsRoot: boolean; extraArgs?: readonly string[] }): string[] {
+  return [
+    // Chromium refuses to start as root with its sandbox on; anywhere else it keeps it.
+    ...(options.runningAsRoot ? ['--no-sandbox'] : []),
+    '--disable-gpu',
+    '--hide-scrollbars',
+    '--mute-audio',
+    // Every browser context gets its own proxy; anything outside one (the default context) goes
+    // to a session that carries nothing. Loopback goes through the proxy too (Chromium would
+    // otherwise connect to it directly), so the guard decides on 127.0.0.0/8 like on the rest.
+    `--proxy-server=${options.fallbackProxy}`,
+    '--proxy-bypass-list=<-loopback>',
+    // QUIC and WebRTC's UDP would leave without the proxy.
+    '--disable-quic',
+    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+    // Nothing may open windows, ask for permissions or upgrade the scheme the user asked for.
+    '--block-new-web-contents',
+    '--deny-permission-prompts',
+    '--disable-notifications',
+    '--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,PrivacySandboxSettings4',
+    ...(options.extraArgs ?? []),
+  ];
+}
+
+interface Generation {
+  readonly id: number;
+  readonly browser: Browser;
+  captures: number;
+  open: number;
+  /** Takes no new pages; closes once its open pages are done. */
+  retired: boolean;
+  /** The browser is gone (closed or crashed). */
+  lost: boolean;
+}
+
+interface Slot {
+  readonly gen: Generation;
+  readonly context: BrowserContext;
+  readonly page: Page;
+  readonly session: ProxySession;
+  /** Rejects when the page's renderer or its browser dies. */
+  readonly lost: Promise<never>;
+  isLost(): boolean;
+  /** Drops the slot's listeners on the browser (which outlives it). */
+  detach(): void;
+}
+
+class BrowserLostError extends Error {
+  override readonly name = 'BrowserLostError';
+}
+
+const CLOSE_TIMEOUT_MS = 5_000;
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([work, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]).finally(() => clearTimeout(timer));
+}
+
+/** Rejects with the signal's reason when it aborts first. */
+function abortable<T>(work: Promise<T>, signal: AbortSignal, lost: Promise<never>): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    Promise.race([work, lost]).then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
+}
+
+/**
+ * The puppeteer-cluster concurrency model behind the pool: one browser at a time (plus a retiring
+ * one while it drains), one context per job, spare contexts kept warm. puppeteer-cluster builds
+ * it with `new (options, puppeteer)`, so the pool's dependencies come in through this closure.
+ */
+function warmContexts(pool: {
+  options: Required<Pick<BrowserPoolOptions, 'concurrency' | 'recycleAfter' | 'proxy' | 'viewport'>>;
+  stats: PoolStats;
+  leases: Map<Page, Slot>;
+  log?: Logger;
+}) {
+  const { options, stats, leases, log } = pool;
+
+  return class WarmContexts {
+    private current?: Generation;
+    private launching?: Promise<Generation>;
+    private readonly generations = new Set<Generation>();
+    private readonly spares: Slot[] = [];
+    private warming = 0;
+    private closed = false;
+    private nextId = 1;
+
+    constructor(
+      private readonly launchOptions: LaunchOptions,
+      private readonly driver: typeof puppeteer,
+    ) {}
+
+    async init(): Promise<void> {
+      await this.live();
+      this.refill();
+    }
+
+    async close(): Promise<void> {
+      this.closed = true;
+      await Promise.allSettled(this.spares.splice(0).map((s) => this.dispose(s)));
+      await Promise.allSettled([...this.generations].map((g) => withTimeout(g.browser.close(), CLOSE_TIMEOUT_MS)));
+      stats.sparePages = 0;
+    }
+
+    async workerInstance(): Promise<WorkerInstance> {
+      return {
+        jobInstance: () => this.jobInstance(),
+        close: async () => {},
+        // puppeteer-cluster calls this when a page could not be opened or closed: start afresh.
+        repair: async () => {
+          if (this.current) this.retire(this.current);
+        },
+      };
+    }
+
+    private async jobInstance(): Promise<JobInstance> {
+      const gen = await this.live();
+      gen.open++;
+      let slot: Slot;
+      try {
+        slot = this.takeSpare(gen) ?? (await this.openSlot(gen));
+      } catch (err) {
+        gen.open--;
+        this.closeIfDrained(gen);
+        throw err;
+      }
+      gen.captures++;
+      stats.captures++;
+      stats.openPages++;
+      if (gen.captures >= options.recycleAfter) this.retire(gen);
+      leases.set(slot.page, slot);
+      this.refill();
+      return {
+        resources: { page: slot.page },
+        close: async () => {
+          leases.delete(slot.page);
+          stats.openPages--;
+          await this.dispose(slot);
+          gen.open--;
+          this.closeIfDrained(gen);
+          this.refill();
+        },
+      };
+    }
+
+    /** The browser taking new pages, launched when there is none. */
+    private live(): Promise<Generation> {
+      const gen = this.current;
+      if (gen && !gen.lost && !gen.retired) return Promise.resolve(gen);
+      this.launching ??= this.launch().finally(() => (this.launching = undefined));
+      return this.launching;
+    }
+
+    private async launch(): Promise<Generation> {
+      const browser = await this.driver.launch(this.launchOptions);
+      const gen: Generation = { id: this.nextId++, browser, captures: 0, open: 0, retired: false, lost: false };
+      stats.launches++;
+      this.generations.add(gen);
+      browser.once('disconnected', () => {
+        gen.lost = true;
+        this.generations.delete(gen);
+        if (!gen.retired && !this.closed) {
+          stats.crashes++;
+          log?.warn({ browser: gen.id, captures: gen.captures }, 'browser died; the next capture starts a new one');
+        }
+        this.refill();
+      });
+      if (this.closed) {
+        await browser.close();
+        throw new Error('the browser pool is closed');
+      }
+      this.current = gen;
+      log?.debug({ browser: gen.id }, 'browser started');
+      return gen;
+    }
+
+    /** New pages go to a new browser from now on; this one closes when its pages are done. */
+    private retire(gen: Generation): void {
+      if (gen.retired) return;
+      gen.retired = true;
+      if (this.current === gen) this.current = undefined;
+      log?.debug({ browser: gen.id, captures: gen.captures }, 'recycling browser');
+      if (!this.closed) void this.live().catch(() => {}); // its successor starts while it drains
+      this.closeIfDrained(gen);
+    }
+
+    private closeIfDrained(gen: Generation): void {
+      if ((gen.retired || gen.lost) && gen.open === 0) void withTimeout(gen.browser.close(), CLOSE_TIMEOUT_MS).catch(() => {});
+    }
+
+    private takeSpare(gen: Generation): Slot | undefined {
+      while (this.spares.length) {
+        const slot = this.spares.shift()!;
+        stats.sparePages = this.spares.length;
+        if (slot.gen === gen && !slot.isLost()) return slot;
+        void this.dispose(slot);
+      }
+      return undefined;
+    }
+
+    /** Keeps `concurrency` spare pages warm on the current browser. */
+    private refill(): void {
+      while (!this.closed && this.spares.length + this.warming < options.concurrency) {
+        this.warming++;
+        this.live()
+          .then((gen) => this.openSlot(gen))
+          .then(
+            (slot) => {
+              if (this.closed || slot.gen !== this.current) void this.dispose(slot);
+              else this.spares.push(slot);
+              stats.sparePages = this.spares.length;
+            },
+            (err: unknown) => log?.warn({ err }, 'could not open a spare page'),
+          )
+          .finally(() => this.warming--);
+      }
+    }
+
+    private async openSlot(gen: Generation): Promise<Slot> {
+      const session = await options.proxy.openSession();
+      let context: BrowserContext | undefined;
+      try {
+        context = await gen.browser.createBrowserContext({
+          proxyServer: session.url,
+          proxyBypassList: ['<-loopback>'],
+          downloadBehavior: { policy: 'deny' },
+        });
+        const page = await context.newPage();
+        await page.setViewport(options.viewport);
+        let lost = false;
+        let rejectLost!: (err: Error) => void;
+        const lostPromise = new Promise<never>((_, reject) => (rejectLost = reject));
+        lostPromise.catch(() => {});
+        const markLost = (why: string) => {
+          if (lost) return;
+          lost = true;
+          rejectLost(new BrowserLostError(why));
+        };
+        const onCrash = () => markLost('the page crashed');
+        const onDisconnect = () => markLost('the browser died');
+        page.once('error', onCrash);
+        gen.browser.once('disconnected', onDisconnect);
+        const detach = () => {
+          page.off('error', onCrash);
+          gen.browser.off('disconnected', onDisconnect);
+        };
+        // A dialog would stop the page until answered; nobody is there to answer.
+        page.on('dialog', (dialog) => void dialog.dismiss().catch(() => {}));
+        return { gen, context, page, session, lost: lostPromise, isLost: () => lost || gen.lost, detach };
+      } catch (err) {
+        await withTimeout(context?.close() ?? Promise.resolve(), CLOSE_TIMEOUT_MS).catch(() => {});
+        await session.close();
+        throw err;
+      }
+    }
+
+    private async dispose(slot: Slot): Promise<void> {
+      slot.detach();
+      await withTimeout(slot.context.close(), CLOSE_TIMEOUT_MS).catch(() => {});
+      await slot.session.close();
+    }
+  };
+}
+
+export interface BrowserPoolHandle extends BrowserPool {
+  /** Resolves when the first browser is up and spare pages are being opened. */
+  readonly ready: Promise<void>;
+}
+
+/**
+ * Starts the pool in the background: the first browser launches at once, and calls wait for it.
+ * A failed start is retried by the next call.
+ */
+export function createBrowserPool(options: BrowserPoolOptions): BrowserPoolHandle {
+  const log = options.log;
+  const stats: PoolStats = { launches: 0, crashes: 0, retries: 0, captures: 0, openPages: 0, sparePages: 0 };
+  const leases = new Map<Page, Slot>();
+  const recycleAfter = options.recycleAfter ?? 200;
+  const maxPageLifetimeMs = options.maxPageLifetimeMs ?? 120_000;
+  const viewport = options.viewport ?? { width: 1440, height: 900, deviceScaleFactor: 1 };
+  let closed = false;
+  let fallback: ProxySession | undefined;
+
+  async function start(): Promise<Cluster> {
+    // A session no capture ever configures: it refuses everything (see chromiumArgs).
+    fallback ??= await options.proxy.openSession();
+    const runningAsRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+    const launchOptions: LaunchOptions = {
+      executablePath: options.executablePath,
+      headless: true,
+      // CDP over a pipe: no debugging port on localhost for anything else to reach.
+      pipe: true,
+      args: chromiumArgs({ fallbackProxy: fallback.url, runningAsRoot, extraArgs: options.extraArgs }),
+      defaultViewport: null,
+      // The worker shuts down in order on signals; Chromium must not die before it has drained.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+      protocolTimeout: maxPageLifetimeMs,
+    };
+    return Cluster.launch({
+      // Structurally what puppeteer-cluster calls; its abstract base class is not exported as ESM.
+      concurrency: warmContexts({ options: { concurrency: options.concurrency, recycleAfter, proxy: options.proxy, viewport }, stats, leases, log }) as unknown as ConcurrencyImplementationClassType,
+      maxConcurrency: options.concurrency,
+      puppeteer,
+      puppeteerOptions: launchOptions,
+      timeout: maxPageLifetimeMs,
+      retryLimit: 0,
+      monitor: false,
+    });
+  }
+
+  let cluster: Promise<Cluster> | undefined;
+  const started = () => {
+    if (closed) return Promise.reject(new Error('the browser pool is closed'));
+    cluster ??= start().catch((err: unknown) => {
+      cluster = undefined;
+      throw err;
+    });
+    return cluster;
+  };
+  const ready = started().then(
+    () => {},
+    (err: unknown) => log?.error({ err }, 'the browser pool could not start; the next capture tries again'),
+  );
+
+  async function runOnce<T>(task: (lease: PageLease) => Promise<T>, signal: AbortSignal, seen: { slot?: Slot }): Promise<T> {
+    const c = await started();
+    return c.execute(undefined, async ({ page }: { page: Page }) => {
+      const slot = leases.get(page);
+      if (!slot) throw new Error('page without a lease');
+      seen.slot = slot;
+      signal.throwIfAborted(); // abandoned while queued
+      const work = task({ page, session: slot.session });
+      work.catch(() => {}); // once abandoned, closing the page fails whatever the task still awaits
+      return abortable(work, signal, slot.lost);
+    }) as Promise<T>;
+  }
+
+  return {
+    ready,
+    async withPage(task, signal) {
+      signal.throwIfAborted();
+      for (let attempt = 1; ; attempt++) {
+        const seen: { slot?: Slot } = {};
+        try {
+          return await runOnce(task, signal, seen);
+        } catch (err) {
+          const died = err instanceof BrowserLostError || Boolean(seen.slot?.isLost());
+          if (attempt === 1 && died && !signal.aborted) {
+            stats.retries++;
+            log?.warn({ err }, 'browser died under a capture; running it again on a new browser');
+            continue;
+          }
+          throw err;
+        }
+      }
+    },
+    stats: () => ({ ...stats }),
+    async close() {
+      closed = true;
+      const c = await cluster?.catch(() => undefined);
+      await c?.close();
+      await fallback?.close();
+    },
+  };
+}

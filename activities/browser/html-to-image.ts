@@ -1,0 +1,53 @@
+//! html-to-image: supplied markup rendered by the same browser and captured. The page has no
+//! base URL; whatever the markup loads goes through the capture's proxy session like a website's
+//! resources, and a reference to a private address refuses the whole call (422): the caller
+//! wrote the markup, so a silently missing piece would only hide the mistake (or the probe).
+import { ToolError } from '../../lib/errors.js';
+import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { BrowserPool } from './browser-pool.js';
+import { applyViewport, capture, DEFAULT_SETTLE, type ImageOptions, type SettleLimits } from './capture.js';
+
+export interface HtmlToImageInput extends ImageOptions {
+  html: string;
+}
+
+export interface HtmlToImageOutput {
+  fileBase64: string;
+  mimeType: 'image/png' | 'image/jpeg';
+  width: number;
+  height: number;
+  truncated: boolean;
+}
+
+export interface HtmlToImageDeps {
+  pool: Pick<BrowserPool, 'withPage'>;
+  /** How long each settling step may wait. @default DEFAULT_SETTLE */
+  settle?: Partial<SettleLimits>;
+}
+
+/** Leading whitespace and comments, then a doctype or an `<html>` tag: a whole document. */
+const WHOLE_DOCUMENT = /^(?:\s|<!--[\s\S]*?-->)*(?:<!doctype\s+html[\s>]|<html[\s>])/i;
+
+/** The markup as a document: a whole one as it is, a fragment inside a UTF-8 document's body. */
+export function asDocument(html: string): string {
+  if (WHOLE_DOCUMENT.test(html)) return html;
+  return `<!doctype html>\n<html>\n<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"></head>\n<body>\n${html}\n</body>\n</html>\n`;
+}
+
+export function createHtmlToImage(deps: HtmlToImageDeps): ToolHandler<HtmlToImageInput, HtmlToImageOutput> {
+  const limits = { ...DEFAULT_SETTLE, ...deps.settle };
+  return async (input, ctx) =>
+    deps.pool.withPage(async ({ page, session }) => {
+      // No ad blocking: the caller chose every resource the markup names.
+      session.setPolicy({ blockAds: false });
+      await applyViewport(page, input);
+      // No timeout of its own: markup that never finishes parsing runs into the call's deadline.
+      await page.setContent(asDocument(input.html), { waitUntil: 'domcontentloaded', timeout: 0 });
+      const shot = await capture(page, input, limits, { hideOverlays: false });
+      const refused = session.drops.find((d) => d.kind === 'target');
+      if (refused?.kind === 'target') {
+        throw new ToolError('target_not_allowed', `The markup loads from a refused address: ${refused.error.message}`, refused.error.extras, { cause: refused.error.cause });
+      }
+      return { fileBase64: shot.image.toString('base64'), mimeType: shot.mimeType, width: shot.width, height: shot.height, truncated: shot.truncated };
+    }, ctx.signal);
+}

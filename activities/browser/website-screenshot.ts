@@ -1,0 +1,58 @@
+//! website-screenshot: a public page rendered at the chosen viewport and captured, visible area
+//! or whole page. The address is checked by the target guard before any page opens (a refused
+//! one answers 422 and is not charged); everything the page loads then goes through the capture's
+//! proxy session, which drops private targets and (with blockAds) ad hosts, and counts them.
+import type { TargetGuard } from '../../lib/target-guard.js';
+import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { BrowserPool } from './browser-pool.js';
+import { applyViewport, capture, DEFAULT_SETTLE, type ImageOptions, type SettleLimits } from './capture.js';
+import { navigate } from './navigation.js';
+
+export interface WebsiteScreenshotInput extends ImageOptions {
+  url: string;
+  blockAds: boolean;
+  hideOverlays: boolean;
+}
+
+export interface WebsiteScreenshotOutput {
+  fileBase64: string;
+  mimeType: 'image/png' | 'image/jpeg';
+  width: number;
+  height: number;
+  pageTitle: string;
+  finalUrl: string;
+  truncated: boolean;
+  blockedRequestCount: number;
+}
+
+export interface WebsiteScreenshotDeps {
+  pool: Pick<BrowserPool, 'withPage'>;
+  guard: Pick<TargetGuard, 'resolveUrl'>;
+  /** How long each settling step may wait. @default DEFAULT_SETTLE */
+  settle?: Partial<SettleLimits>;
+}
+
+export function createWebsiteScreenshot(deps: WebsiteScreenshotDeps): ToolHandler<WebsiteScreenshotInput, WebsiteScreenshotOutput> {
+  const limits = { ...DEFAULT_SETTLE, ...deps.settle };
+  return async (input, ctx) => {
+    // Refused (422) or unresolvable (502) before a page opens; the proxy checks again on the way.
+    const checked = await deps.guard.resolveUrl(input.url);
+    const url = checked.url.href;
+    return deps.pool.withPage(async ({ page, session }) => {
+      session.setPolicy({ blockAds: input.blockAds, adExemptHost: checked.hostname });
+      await applyViewport(page, input);
+      await navigate(page, url, session);
+      const shot = await capture(page, input, limits, { hideOverlays: input.hideOverlays });
+      return {
+        fileBase64: shot.image.toString('base64'),
+        mimeType: shot.mimeType,
+        width: shot.width,
+        height: shot.height,
+        pageTitle: await page.title(),
+        finalUrl: page.url(),
+        truncated: shot.truncated,
+        blockedRequestCount: session.drops.length,
+      };
+    }, ctx.signal);
+  };
+}

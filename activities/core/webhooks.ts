@@ -1,0 +1,147 @@
+//! Activities of the webhook endpoint workflow: one delivery attempt (sign with a fresh
+//! timestamp, POST, record the attempt), and the bookkeeping writes the workflow decides on.
+//! The signing secret is opened here, in memory, for one attempt: it never enters workflow
+//! history, logs or an error message.
+import type { Client } from '@temporalio/client';
+import type { Db } from 'mongodb';
+import type { Config } from '../../lib/config.js';
+import { ToolError } from '../../lib/errors.js';
+import type { EventSink } from '../../lib/events.js';
+import type { Logger } from '../../lib/logger.js';
+import { createResolver } from '../../lib/resolver.js';
+import { createTargetGuard } from '../../lib/target-guard.js';
+import { createWebhookFanout } from '../../lib/webhook-fanout.js';
+import { createWebhookEndpoints, type EndpointMirror } from '../../lib/webhook-endpoints.js';
+import type { UndeliveredReason, WebhookEnvelope } from '../../lib/webhook-messages.js';
+import { signWebhook, WEBHOOK_HEADERS } from '../../lib/webhook-signature.js';
+import { createWebhookPoster, type WebhookPoster } from '../../lib/webhook-transport.js';
+
+export interface DeliverRequest {
+  endpointId: string;
+  event: WebhookEnvelope;
+  /** 1 for the first attempt of this event at this endpoint. */
+  attempt: number;
+}
+
+/**
+ * `delivered`: any 2xx. `failed`: anything else, or no answer (`statusCode` null). `gone`: the
+ * endpoint was deleted, nothing was sent.
+ */
+export type DeliverResult =
+  | { outcome: 'delivered'; statusCode: number; durationMs: number }
+  | { outcome: 'failed'; statusCode: number | null; durationMs: number; error: string }
+  | { outcome: 'gone' };
+
+export interface EndpointStatus {
+  found: boolean;
+  disabled: boolean;
+  consecutiveFailures: number;
+}
+
+export interface WebhookActivityDeps {
+  db: Db;
+  /** SECRET_KEY: opens the sealed signing secrets. */
+  secretKey: Buffer;
+  post: WebhookPoster;
+  /** Re-sends events whose fan-out did not finish (lib/webhook-fanout.ts `refanStale`). */
+  refanStale?: () => Promise<number>;
+  /** @default Date.now. Tests pin the clock. */
+  now?: () => number;
+}
+
+export const isSuccess = (statusCode: number) => statusCode >= 200 && statusCode <= 299;
+
+/** The attempt's `error` text: the status for an answer, a client-safe sentence otherwise. */
+export function describeError(err: unknown): string {
+  if (err instanceof ToolError) return err.message;
+  return 'The delivery failed on our side before a response was received.';
+}
+
+export function deliveryHeaders(event: WebhookEnvelope, timestamp: string, signature: string): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    [WEBHOOK_HEADERS.event]: event.event,
+    [WEBHOOK_HEADERS.eventId]: event.id,
+    [WEBHOOK_HEADERS.timestamp]: timestamp,
+    [WEBHOOK_HEADERS.signature]: signature,
+  };
+}
+
+export function createWebhookActivities(deps: WebhookActivityDeps) {
+  const store = createWebhookEndpoints(deps.db, deps.secretKey);
+  const now = deps.now ?? Date.now;
+
+  return {
+    async deliverWebhook(req: DeliverRequest): Promise<DeliverResult> {
+      const endpoint = await store.byId(req.endpointId);
+      if (!endpoint) return { outcome: 'gone' };
+      const body = JSON.stringify(req.event);
+      // Signed per attempt, so a retry hours later still falls inside the receiver's 300 s window.
+      const { timestamp, signature } = signWebhook(store.secretOf(endpoint), body, now());
+      const attemptedAt = new Date(now());
+      const started = performance.now();
+      let statusCode: number | null = null;
+      let error: string | null = null;
+      try {
+        ({ statusCode } = await deps.post({ url: endpoint.url, headers: deliveryHeaders(req.event, timestamp, signature), body }));
+        if (!isSuccess(statusCode)) error = `The receiver answered HTTP ${statusCode}.`;
+      } catch (err) {
+        error = describeError(err);
+      }
+      const durationMs = Math.round(performance.now() - started);
+      const success = statusCode !== null && isSuccess(statusCode);
+      await store.recordAttempt({
+        endpointId: endpoint._id,
+        accountId: endpoint.accountId,
+        eventId: req.event.id,
+        event: req.event.event,
+        attempt: req.attempt,
+        attemptedAt,
+        statusCode,
+        durationMs,
+        success,
+        error,
+      });
+      return success ? { outcome: 'delivered', statusCode: statusCode!, durationMs } : { outcome: 'failed', statusCode, durationMs, error: error! };
+    },
+
+    /** The endpoint's status when its workflow starts afresh (not after continue-as-new). */
+    async loadWebhookEndpoint(endpointId: string): Promise<EndpointStatus> {
+      const doc = await store.byId(endpointId);
+      if (!doc) return { found: false, disabled: false, consecutiveFailures: 0 };
+      return { found: true, disabled: doc.status === 'disabled', consecutiveFailures: doc.consecutiveFailures };
+    },
+
+    /** Mirrors the workflow's count and status into the endpoint document the API reads. */
+    async mirrorWebhookEndpoint(endpointId: string, state: EndpointMirror): Promise<void> {
+      await store.mirror(endpointId, state);
+    },
+
+    /** Records deliveries that end without reaching the receiver, with the reason. */
+    async recordUndelivered(endpointId: string, items: Array<{ event: WebhookEnvelope; attempts: number }>, reason: UndeliveredReason, endedAt: number): Promise<void> {
+      const endpoint = await store.byId(endpointId);
+      if (!endpoint) return;
+      await store.recordUndelivered(endpoint, items, reason, new Date(endedAt));
+    },
+
+    /** Schedule-driven: re-sends events recorded but not (fully) fanned out, e.g. after a crash. */
+    async refanWebhookEvents(): Promise<number> {
+      return deps.refanStale ? deps.refanStale() : 0;
+    },
+  };
+}
+
+export type WebhookActivities = ReturnType<typeof createWebhookActivities>;
+
+/**
+ * The core worker's webhook wiring from configuration: the fan-out the ledger hands its events
+ * to, and what delivery needs (the service's guard and resolver, SECRET_KEY).
+ */
+export function webhookWiring(deps: { config: Config; db: Db; client: Client; log: Logger }): { onEvent: EventSink; webhooks: WebhookActivityDeps } {
+  const { config, db } = deps;
+  const resolver = createResolver({ servers: config.dnsServers });
+  const guard = createTargetGuard({ allowlist: config.targetAllowlist, resolver });
+  const fanout = createWebhookFanout({ db, client: deps.client, log: deps.log });
+  const post = createWebhookPoster({ guard, resolver, allowLocalhost: config.webhooksAllowLocalhost });
+  return { onEvent: fanout.onEvent, webhooks: { db, secretKey: config.secretKey, post, refanStale: () => fanout.refanStale() } };
+}

@@ -1,0 +1,61 @@
+//! The worker threads image work runs on, so the cpu worker's event loop (Temporal polling,
+//! heartbeats, other activities) keeps running while a photo is decoded or a model runs.
+//!
+//! Two piscina pools: drawing (watermarks; light, one thread per concurrent activity) and
+//! upscaling (each thread holds TensorFlow and both models, 300-500 MB while it works, and a run
+//! uses a whole core, so there are few).
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { threadExecArgv } from './hashing-pool.js';
+import type { WatermarkResult, WatermarkTask } from './image-thread.js';
+import type { UpscaleResult, UpscaleTask } from './upscale-thread.js';
+
+export type { WatermarkResult, WatermarkTask, UpscaleResult, UpscaleTask };
+
+export interface ImagePoolOptions {
+  /** Threads drawing watermarks. The cpu worker passes `CPU_CONCURRENCY`. 0: no drawing pool. */
+  drawingThreads: number;
+  /**
+   * Threads running the upscaling model; further calls wait for one. The cpu worker passes
+   * `UPSCALE_THREADS` (default 1: on 2 cores a second concurrent run adds memory, not throughput).
+   * 0: no upscale pool (tests and benchmarks of watermarks only skip loading TensorFlow).
+   */
+  upscaleThreads: number;
+}
+
+export interface ImagePool {
+  watermark(task: WatermarkTask, signal?: AbortSignal): Promise<WatermarkResult>;
+  upscale(task: UpscaleTask, signal?: AbortSignal): Promise<UpscaleResult>;
+  /** Lets running tasks finish, then stops the threads. */
+  close(): Promise<void>;
+}
+
+/** A thread module next to this one, with this file's extension (.ts under tsx, .js when built). */
+function threadModule(name: string): string {
+  const ext = extname(fileURLToPath(import.meta.url));
+  return fileURLToPath(new URL(`./${name}${ext}`, import.meta.url));
+}
+
+function fixedPool(name: string, threads: number): Piscina | undefined {
+  if (!Number.isInteger(threads) || threads < 0) throw new RangeError(`${name} threads must be a whole number, got ${threads}`);
+  if (threads === 0) return undefined;
+  const filename = threadModule(name);
+  // Fixed size: threads start (and load their fonts or models) once, so no call pays for it.
+  return new Piscina({ filename, execArgv: threadExecArgv(filename), minThreads: threads, maxThreads: threads });
+}
+
+export function createImagePool({ drawingThreads, upscaleThreads }: ImagePoolOptions): ImagePool {
+  const drawing = fixedPool('image-thread', drawingThreads);
+  const upscaling = fixedPool('upscale-thread', upscaleThreads);
+  const absent = (what: string) => Promise.reject(new Error(`this image pool has no ${what} threads`));
+  return {
+    // An aborted signal (activity cancelled or past its deadline) makes piscina terminate the
+    // thread running the task and start a fresh one.
+    watermark: (task, signal) => drawing?.run(task, { name: 'watermark', signal }) ?? absent('drawing'),
+    upscale: (task, signal) => upscaling?.run(task, { name: 'upscale', signal }) ?? absent('upscale'),
+    close: async () => {
+      await Promise.all([drawing?.close(), upscaling?.close()]);
+    },
+  };
+}

@@ -1,0 +1,171 @@
+//! What each error code means to a client: when it happens and what to do about it. The one
+//! source of the /docs/errors page and of the problem answers' descriptions in the OpenAPI
+//! document; `lib/errors.ts` stays the source of codes, statuses and titles.
+import type { ErrorCode } from '../../lib/errors.js';
+import type { AddressReason, InputReason } from '../../lib/target-guard.js';
+
+/** The target guard's `reason` values, which clients may branch on. */
+const TARGET_REASONS = [
+  'loopback', 'private', 'link_local', 'site_local', 'cgnat', 'multicast', 'broadcast', 'reserved', 'unspecified',
+  'benchmarking', 'documentation', 'metadata', 'invalid_url', 'scheme', 'credentials', 'empty_host', 'invalid_host', 'invalid_port',
+] as const satisfies readonly (AddressReason | InputReason)[];
+// Compile-time check that the list is complete: a new reason in the guard must be added above.
+const everyReasonListed: Exclude<AddressReason | InputReason, (typeof TARGET_REASONS)[number]> extends never ? true : never = true;
+void everyReasonListed;
+
+export interface ErrorGuide {
+  /** When the service answers with this code (CONTRACT.md's table, in a client's words). Markdown-free. */
+  when: string;
+  /** What the client should do next. */
+  action: string;
+  /** Problem members beyond the standard ones, with their meaning. */
+  members?: Readonly<Record<string, string>>;
+  /** Response headers that come with this code. */
+  headers?: Readonly<Record<string, string>>;
+  /** A realistic answer, shown in the OpenAPI document: the `detail` and any extra members. */
+  example: { detail: string; members?: Readonly<Record<string, unknown>> };
+}
+
+/** Typed by `ErrorCode`, so a new code in lib/errors.ts does not compile until it is explained here. */
+export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
+  invalid_json: {
+    when: 'The request body is not valid JSON, or is JSON but not an object (an array, a string, a number or null).',
+    action: 'Send exactly one JSON object as the body, with Content-Type: application/json. Repeating the same request gives the same answer.',
+    example: { detail: 'The body is not valid JSON.' },
+  },
+  validation_failed: {
+    when:
+      "The body breaks the tool's schema (a required field missing, an unknown field, a value of the wrong type or out of its bounds), " +
+      "or a rule the schema cannot express (bcrypt's 72-byte password limit, what a QR code of the chosen level can hold), " +
+      'or a malformed Idempotency-Key header or query parameter.',
+    action: 'Fix every field named in errors and send the request again. The schemas in the API reference give each bound.',
+    members: {
+      errors: 'Every bad field: { field, message }. field is a JSON Pointer into the body ("/width", "/" for the body itself), or header:<Name> / query:<name>.',
+    },
+    example: { detail: 'The input is invalid: /text is required.', members: { errors: [{ field: '/text', message: 'is required' }] } },
+  },
+  unauthorized: {
+    when: 'The Authorization header is missing or is not "Bearer <credential>", or the credential is malformed, unknown or revoked. A revoked key fails within one second.',
+    action:
+      'Send Authorization: Bearer <credential>: an API key (utk_...) for tools, an owner token (uto_...) for the account API. ' +
+      'A key that stopped working may have been revoked in the dashboard: create a new one.',
+    headers: { 'WWW-Authenticate': 'Bearer' },
+    example: { detail: 'Send a credential as Authorization: Bearer <key>.' },
+  },
+  insufficient_credits: {
+    when: "The available balance is below the tool's cost, a zero balance included. Credits held by calls still running are not available.",
+    action: 'Add credits, or wait for calls in flight to finish if they may be refunded. Nothing was charged.',
+    members: { balance: 'The available balance.', cost: "The tool's cost in credits." },
+    example: { detail: 'This call costs 25 credits; the balance is 10.', members: { balance: 10, cost: 25 } },
+  },
+  forbidden: {
+    when: 'A valid credential of the wrong kind: an API key on the account API, or an owner token on a tool.',
+    action: 'Use an API key to call tools and the owner token to manage the account; neither works in the other\'s place.',
+    example: { detail: 'This endpoint takes an API key.' },
+  },
+  not_found: {
+    when: 'There is nothing at this path, or the id in it is not one of your account\'s (a key, a webhook endpoint). The operator API answers 404 when it is not enabled.',
+    action: 'Check the path and the id against the API reference and your own lists (GET /api/v1/account/keys, GET /api/v1/account/webhooks).',
+    example: { detail: 'There is no key key_4hQ2mV8kZr1xYt6pW0nLbC on this account.' },
+  },
+  unknown_tool: {
+    when: 'The path names a tool that does not exist.',
+    action: 'GET /api/v1/tools lists every tool with its path and cost.',
+    example: { detail: 'There is no tool named "hash-txt". GET /api/v1/tools lists them.' },
+  },
+  method_not_allowed: {
+    when: 'A tool path was called with another method than POST.',
+    action: 'Call tools with POST and a JSON object body.',
+    headers: { Allow: 'POST' },
+    example: { detail: 'Tools are called with POST, not GET.' },
+  },
+  idempotency_conflict: {
+    when: 'The Idempotency-Key was already used by this account in the last 24 hours, with another tool or another body.',
+    action:
+      'Reuse a key only to repeat the very same request (same tool, same body), which then answers with the first call\'s response and is charged once. ' +
+      'Use a fresh key for a new request.',
+    example: { detail: 'This Idempotency-Key was used with another tool or body.' },
+  },
+  payload_too_large: {
+    when: 'The request body is over its limit: 1 MiB, or 3 MiB for html-to-image.',
+    action: 'Send a smaller body. For large files, give the tool a URL to fetch instead where it takes one.',
+    members: { limit: 'The limit in bytes.' },
+    example: { detail: 'The request body is over its limit of 1048576 bytes.', members: { limit: 1048576 } },
+  },
+  unsupported_media_type: {
+    when: 'The request Content-Type is not JSON (application/json, or an application/*+json type).',
+    action: 'Send the body as JSON with Content-Type: application/json.',
+    example: { detail: 'Send the body as JSON with Content-Type: application/json.' },
+  },
+  target_not_allowed: {
+    when:
+      'The address the tool would connect to is private, loopback, link-local, reserved, multicast or a cloud metadata address: ' +
+      'given directly, resolved by DNS, or reached through a redirect.',
+    action: 'Use a public address. Operators of a private deployment can let chosen ranges through with TARGET_ALLOWLIST.',
+    members: { reason: `Which rule refused the target: ${TARGET_REASONS.join(', ')}.` },
+    example: { detail: 'The target resolves to 10.0.0.7, a private address.', members: { reason: 'private' } },
+  },
+  port_not_allowed: {
+    when: 'smtp-test was asked to connect to a port other than 25, 465, 587 or 2525.',
+    action: 'Use one of the mail submission and relay ports: 25, 465, 587 or 2525.',
+    example: { detail: 'Port 8025 is not allowed; use 25, 465, 587 or 2525.' },
+  },
+  source_too_large: {
+    when:
+      "The fetched file is over the tool's size or pixel limit: pages 5 MiB, images 10 MiB, documents 20 MiB; " +
+      'image-upscale takes at most 512x512 px at factor 2 and 256x256 px at factor 4.',
+    action: 'Use a smaller file, or a smaller factor for image-upscale.',
+    example: { detail: 'The image is 2048x2048 px; factor 2 takes at most 512x512 px.' },
+  },
+  unsupported_source: {
+    when: 'The fetched file is of a type the tool does not take (for example a GIF for watermark-image, a spreadsheet for word-to-pdf).',
+    action: "Convert the file to one of the types listed in the tool's description.",
+    example: { detail: 'The file is a GIF image; this tool takes PNG, JPEG or WebP.' },
+  },
+  hash_too_costly: {
+    when:
+      'The supplied hash asks for more work than the service verifies: bcrypt cost above 14; ' +
+      'argon2 memory above 256 MiB, more than 10 iterations or parallelism above 16.',
+    action: 'Verify such hashes on your own hardware, or rehash with parameters within the limits.',
+    members: { limits: 'The bounds the hash exceeded.' },
+    example: { detail: 'The hash has cost 16; at most 14 is accepted.', members: { limits: { cost: 14 } } },
+  },
+  invalid_hash: {
+    when: 'The supplied hash cannot be parsed: it is not a bcrypt ($2a$, $2b$, $2y$) or Argon2 PHC string as the tool expects.',
+    action: 'Send the stored hash exactly as your library produced it, without added whitespace or quoting.',
+    example: { detail: 'The hash is not a bcrypt hash: expected $2a$, $2b$ or $2y$, a two-digit cost and 53 characters of salt and hash (60 in all).' },
+  },
+  rate_limited: {
+    when: 'The account sent more calls than its rate allows: RATE_LIMIT_PER_SECOND (20 by default) per second, in bursts of up to twice that.',
+    action: 'Wait the Retry-After seconds, then spread calls out; the RateLimit-* headers of every answer tell how much room is left. Nothing was charged.',
+    members: { retryAfter: 'Seconds to wait, as in Retry-After.' },
+    headers: { 'Retry-After': 'Seconds to wait.' },
+    example: { detail: 'Over 20 calls per second; retry after 1 s.', members: { retryAfter: 1 } },
+  },
+  upstream_error: {
+    when:
+      'The target could not be reached or answered unusably: its name did not resolve, the connection was refused or timed out, ' +
+      'or a TLS handshake failed where the tool needs TLS. A target that answers, even with an error status, is a 200 answer of the tool.',
+    action: 'Check the target; if the failure was passing, try again later. Nothing was charged.',
+    members: { reason: 'What failed, when known (for example dns_nxdomain).' },
+    example: { detail: 'The name example.invalid does not resolve.' },
+  },
+  unavailable: {
+    when: 'The service cannot reach its orchestration or its database right now.',
+    action:
+      'Retry after Retry-After seconds. Repeat the call with the same Idempotency-Key: if the first attempt did start, ' +
+      'you receive its answer instead of paying twice.',
+    headers: { 'Retry-After': 'Seconds to wait.' },
+    example: { detail: 'The service cannot run calls right now; retry shortly.' },
+  },
+  tool_timeout: {
+    when: 'The tool did not finish within its deadline (a slow target, a very large page or document).',
+    action: 'Try again later, or with lighter input. A repeat with the same Idempotency-Key returns the same call\'s answer, so retry with a new key. Nothing was charged.',
+    example: { detail: 'The tool did not finish within its deadline.' },
+  },
+  internal_error: {
+    when: 'Anything else went wrong on the service\'s side. It is logged with the request id.',
+    action: 'Try again once; if it persists, contact support and quote the requestId. Nothing was charged.',
+    example: { detail: 'Something went wrong on our side; quote the request id if you contact us.' },
+  },
+};

@@ -1,0 +1,120 @@
+//! The reusable parts of the OpenAPI document: headers, parameters, security schemes, tags, and
+//! the problem answers, which are built from the error table and the error guide.
+import type { Group } from '../../lib/catalogue.js';
+import { ERRORS, type ErrorCode } from '../../lib/errors.js';
+import { ERROR_GUIDE } from './error-guide.js';
+import { ref } from './schemas.js';
+
+export type Json = Record<string, unknown>;
+
+export const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+export const paramRef = (name: string) => ({ $ref: `#/components/parameters/${name}` });
+export const json = (schema: unknown, extra: Json = {}) => ({ 'application/json': { schema, ...extra } });
+/** `hash-text` -> `HashText`: component names from tool names and error codes. */
+export const pascal = (name: string) => name.replace(/(^|[-_.])([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
+
+export const HEADERS: Readonly<Record<string, Json>> = {
+  'X-Request-Id': { description: 'Id of the request: for a tool call, its call id (as in the usage list); else a fresh id. Also `requestId` in problems.', schema: { type: 'string' } },
+  'X-Credits-Charged': { description: 'Credits this call was charged.', schema: { type: 'integer', minimum: 0 } },
+  'X-Credits-Remaining': { description: 'Available balance after the call.', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Limit': { description: 'Calls the account may burst (twice its per-second rate).', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Calls left in the current burst.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the burst allowance is full again.', schema: { type: 'integer' } },
+  'Idempotent-Replayed': { description: "Present on a repeat of an earlier request with the same Idempotency-Key: this is the first call's answer.", schema: { type: 'string', const: 'true' } },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
+  'WWW-Authenticate': { description: 'The credential scheme: `Bearer`.', schema: { type: 'string' } },
+};
+
+/** On every answer that passed authentication and the per-account rate limit. */
+export const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': headerRef('RateLimit-Limit'),
+  'RateLimit-Remaining': headerRef('RateLimit-Remaining'),
+  'RateLimit-Reset': headerRef('RateLimit-Reset'),
+};
+
+export const PARAMETERS: Readonly<Record<string, Json>> = {
+  'Idempotency-Key': {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description: "Makes the call safe to repeat: a repeat with the same key, tool and body within 24 hours answers with the first call's response and is charged once. Per account.",
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+    example: 'order-42-thumbnail',
+  },
+  KeyId: { name: 'id', in: 'path', required: true, description: 'Key id (`key_...`).', schema: { type: 'string' } },
+  EndpointId: { name: 'id', in: 'path', required: true, description: 'Webhook endpoint id (`whe_...`).', schema: { type: 'string' } },
+  AccountId: { name: 'id', in: 'path', required: true, description: 'Account id (`acc_...`).', schema: { type: 'string' } },
+  UsageLimit: { name: 'limit', in: 'query', required: false, description: 'Entries per page.', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
+  UsageCursor: { name: 'cursor', in: 'query', required: false, description: '`nextCursor` of the previous page.', schema: { type: 'string' } },
+  AttemptsLimit: { name: 'limit', in: 'query', required: false, description: 'Attempts to list, newest first.', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
+};
+
+export const SECURITY_SCHEMES: Readonly<Record<string, Json>> = {
+  apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'utk_...', description: 'An API key: calls tools.' },
+  ownerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'uto_...', description: 'The owner token: manages the account.' },
+  adminToken: { type: 'http', scheme: 'bearer', description: "The operator's ADMIN_TOKEN: runs the operator API." },
+};
+
+/** Tags besides the tool groups. Names are part of the reference's anchors (`#tag/<name>/...`). */
+export const TAGS = {
+  account: { 'x-displayName': 'Account', description: 'The account of the owner token: balance and usage. The dashboard uses these endpoints.' },
+  'api-keys': { 'x-displayName': 'API keys', description: 'Create, list and revoke the API keys that call tools. A key is shown only when it is created.' },
+  'webhook-endpoints': { 'x-displayName': 'Webhook endpoints', description: "Where the account's events are posted, and every delivery attempt." },
+  'webhook-events': { 'x-displayName': 'Webhook events', description: 'What the service posts to your webhook endpoints. See *Webhooks* above to verify a delivery.' },
+  operator: { 'x-displayName': 'Operator', description: "Open accounts and grant credits, with the operator's `ADMIN_TOKEN`. Off (404) when it is unset." },
+  service: { 'x-displayName': 'Service', description: 'The catalogue, health, metrics and this documentation. No credential needed.' },
+} as const;
+export type Tag = Group | keyof typeof TAGS;
+
+export const GROUP_DESCRIPTIONS: Readonly<Record<Group, string>> = {
+  network: 'Probe public hosts: reachability, DNS, certificates, mail servers and raw HTTP. Private, loopback and link-local targets are refused.',
+  web: 'Capture, render and read public web pages with a headless browser or a guarded HTTP client.',
+  files: 'Make and transform images and documents; source files are fetched from public URLs.',
+  hashing: 'Digest text and create or verify password hashes. Passwords are used for the call only, never stored.',
+  market: 'Spot prices of precious metals in 32 currencies.',
+};
+
+/**
+ * Problem answers as shared `components.responses`: `problems(codes)` gives an operation's
+ * error answers, one per status (codes of one status share it), and `responses` collects them.
+ */
+export function problemResponses(baseUrl: string) {
+  const responses: Record<string, Json> = {};
+
+  function response(codes: ErrorCode[]): Json {
+    const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id') };
+    for (const code of codes) {
+      for (const [name, description] of Object.entries(ERROR_GUIDE[code].headers ?? {})) {
+        headers[name] = HEADERS[name] ? headerRef(name) : { description, schema: { type: 'string' } };
+      }
+    }
+    if (codes.includes('rate_limited')) Object.assign(headers, RATE_LIMIT_HEADERS);
+    const examples = Object.fromEntries(
+      codes.map((code) => {
+        const { detail, members } = ERROR_GUIDE[code].example;
+        const { status, title } = ERRORS[code];
+        const value = { type: `${baseUrl}/docs/errors#${code}`, title, status, detail, code, requestId: 'req_4hQ2mV8kZr1xYt6pW0nLbC', ...members };
+        return [code, { summary: `${code}: ${title}`, description: ERROR_GUIDE[code].when, value }];
+      }),
+    );
+    return {
+      description: codes.map((c) => `${ERRORS[c].title} ([\`${c}\`](${baseUrl}/docs/errors#${c}))`).join(', or '),
+      headers,
+      content: { 'application/problem+json': { schema: ref('Problem'), examples } },
+    };
+  }
+
+  function problems(codes: readonly ErrorCode[]): Record<string, Json> {
+    const byStatus = new Map<number, ErrorCode[]>();
+    for (const code of codes) byStatus.set(ERRORS[code].status, [...(byStatus.get(ERRORS[code].status) ?? []), code]);
+    const out: Record<string, Json> = {};
+    for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
+      const name = group.map(pascal).join('Or');
+      responses[name] ??= response(group);
+      out[String(status)] = { $ref: `#/components/responses/${name}` };
+    }
+    return out;
+  }
+
+  return { problems, responses };
+}

@@ -1,0 +1,203 @@
+//! The file half of `npm run bench:heavy`: word-to-pdf on warm LibreOffice listeners against a
+//! cold `soffice --headless --convert-to pdf` per call (1 and 2 at once), and image-upscale's
+//! seconds per image at x2 and x4 (plus a watermark for scale). Figures, never assertions.
+//!
+//! Library: bench/heavy.ts calls `benchWordToPdf`, `benchUpscale` and `benchWatermark` and prints
+//! their rows. Alone: `node --import tsx bench/heavy-files.ts [--calls N]`; with API_URL and
+//! ADMIN_TOKEN set (a running stack whose TARGET_ALLOWLIST lets 127.0.0.2 through) it adds a
+//! row for word-to-pdf through the platform.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { Document, Packer, Paragraph, TextRun } from 'docx';
+import { Jimp } from 'jimp';
+import { createImageCodecs, type JimpInstance } from '../activities/cpu/image-codecs.js';
+import { createImagePool } from '../activities/cpu/image-pool.js';
+import { createOfficeConverter } from '../activities/cpu/office-converter.js';
+import { measure, printTable, type Figures } from './measure.js';
+
+const run = promisify(execFile);
+
+/** A one-page letter: a heading and three paragraphs, ~8 KB of .docx. */
+export async function sampleDocx(): Promise<Buffer> {
+  const paragraph = (text: string) => new Paragraph({ children: [new TextRun(text)] });
+  const body = 'The quick brown fox jumps over the lazy dog. '.repeat(12);
+  return Packer.toBuffer(new Document({ sections: [{ children: [paragraph('Benchmark letter'), paragraph(body), paragraph(body), paragraph(body)] }] }));
+}
+
+/** One `soffice --convert-to pdf` process per call, with the lane's own (already created) profile. */
+async function coldConvert(docx: Buffer, profileDir: string): Promise<Buffer> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-cold-'));
+  try {
+    const input = path.join(dir, 'letter.docx');
+    await writeFile(input, docx);
+    await run('soffice', [`-env:UserInstallation=file://${profileDir}`, '--headless', '--convert-to', 'pdf', '--outdir', dir, input]);
+    return await readFile(path.join(dir, 'letter.pdf'));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export interface WordToPdfBenchOptions {
+  /** Conversions per row. @default 20 warm, a quarter of that cold */
+  calls?: number;
+  concurrencies?: number[];
+}
+
+/** Warm listeners vs a cold soffice per call, at each concurrency. */
+export async function benchWordToPdf({ calls = 20, concurrencies = [1, 2] }: WordToPdfBenchOptions = {}): Promise<Figures[]> {
+  const docx = await sampleDocx();
+  const rows: Figures[] = [];
+  const office = createOfficeConverter({ listeners: Math.max(...concurrencies), conversionTimeoutMs: 30_000 });
+  try {
+    await office.whenReady();
+    for (const concurrency of concurrencies) {
+      rows.push(await measure(`word-to-pdf, warm listeners (${Math.max(...concurrencies)})`, () => office.convert(docx, 'docx'), { calls, concurrency, warmup: 2 }));
+    }
+  } finally {
+    await office.close();
+  }
+  const profiles = await mkdtemp(path.join(os.tmpdir(), 'bench-cold-profiles-'));
+  try {
+    // Each lane has its own profile (two soffice processes cannot share one), created by the warm-up.
+    const coldCalls = Math.max(2, Math.round(calls / 4));
+    for (const concurrency of concurrencies) {
+      const free = Array.from({ length: concurrency }, (_, i) => path.join(profiles, `lane-${i}`));
+      for (const profile of free) await coldConvert(docx, profile);
+      const withProfile = async () => {
+        const profile = free.pop()!; // as many profiles as calls in flight
+        try {
+          return await coldConvert(docx, profile);
+        } finally {
+          free.push(profile);
+        }
+      };
+      rows.push(await measure('word-to-pdf, cold soffice --convert-to per call', withProfile, { calls: coldCalls, concurrency, warmup: 0 }));
+    }
+  } finally {
+    await rm(profiles, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+export interface UpscaleRow {
+  factor: 2 | 4;
+  source: string;
+  output: string;
+  /** Median of the model's own time. */
+  modelSeconds: number;
+  /** Median of decode + model + encode in the upscale thread, as the tool runs it. */
+  totalSeconds: number;
+  images: number;
+}
+
+function checkerboard(width: number, height: number): JimpInstance {
+  const image = new Jimp({ width, height, color: 0x3070b0ff }) as JimpInstance;
+  image.scan((x, y) => {
+    if (((x >> 4) ^ (y >> 4)) & 1) image.setPixelColor(0xf0c040ff, x, y);
+  });
+  return image;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Seconds per image at x2 and x4 for a few source sizes, one upscale thread (as deployed). */
+export async function benchUpscale({ repeats = 3 }: { repeats?: number } = {}): Promise<UpscaleRow[]> {
+  const codecs = createImageCodecs();
+  const pool = createImagePool({ drawingThreads: 0, upscaleThreads: 1 });
+  const cases = [
+    [2, 128],
+    [2, 256],
+    [2, 512],
+    [4, 128],
+    [4, 256],
+  ] as const;
+  const rows: UpscaleRow[] = [];
+  try {
+    // The thread loads TensorFlow and both models when it starts: wait for that outside the timings.
+    await pool.upscale({ bytes: await codecs.encode(checkerboard(16, 16), 'png'), format: 'png', factor: 2 });
+    for (const [factor, side] of cases) {
+      const png = await codecs.encode(checkerboard(side, side), 'png');
+      const model: number[] = [];
+      const total: number[] = [];
+      for (let i = 0; i < repeats; i++) {
+        const started = performance.now();
+        const result = await pool.upscale({ bytes: png, format: 'png', factor });
+        if (!result.ok) throw new Error(result.detail);
+        total.push((performance.now() - started) / 1000);
+        model.push(result.upscaleMs / 1000);
+      }
+      rows.push({ factor, source: `${side}x${side}`, output: `${side * factor}x${side * factor}`, modelSeconds: median(model), totalSeconds: median(total), images: repeats });
+    }
+  } finally {
+    await pool.close();
+  }
+  return rows;
+}
+
+/** A watermark on a 1024x768 JPEG photo-sized image, for scale next to the upscales. */
+export async function benchWatermark({ calls = 10 }: { calls?: number } = {}): Promise<Figures> {
+  const codecs = createImageCodecs();
+  const pool = createImagePool({ drawingThreads: 1, upscaleThreads: 0 });
+  try {
+    const jpeg = await codecs.encode(checkerboard(1024, 768), 'jpeg');
+    return await measure(
+      'watermark-image 1024x768 JPEG, tile (decode, draw, encode)',
+      () => pool.watermark({ bytes: jpeg, format: 'jpeg', text: '© Utility Tools', position: 'tile', opacity: 0.35 }),
+      { calls, concurrency: 1, warmup: 2 },
+    );
+  } finally {
+    await pool.close();
+  }
+}
+
+/** word-to-pdf through the running platform (HTTP, workflow, claim check), one at a time. */
+export async function benchWordToPdfHttp({ calls = 10 }: { calls?: number } = {}): Promise<Figures | null> {
+  if (!process.env.API_URL || !process.env.ADMIN_TOKEN) return null;
+  const { startFileServer } = await import('../test/fixtures/file-server.js');
+  const { callTool, newAccount } = await import('../test/helpers/api.js');
+  const files = await startFileServer();
+  try {
+    const fileUrl = files.put('/bench/letter.docx', await sampleDocx());
+    const account = await newAccount(15 * (calls + 5), 'bench');
+    return await measure(
+      'word-to-pdf through the platform (HTTP)',
+      async () => {
+        const res = await callTool(account.apiKey, 'word-to-pdf', { fileUrl });
+        if (res.status !== 200) throw new Error(`word-to-pdf answered ${res.status}: ${JSON.stringify(res.body)}`);
+      },
+      { calls, concurrency: 1, warmup: 2 },
+    );
+  } finally {
+    await files.close();
+  }
+}
+
+export function printUpscaleTable(rows: UpscaleRow[]): void {
+  console.log('\nimage-upscale, seconds per image (UpscalerJS, tfjs WASM backend, one upscale thread)');
+  console.table(
+    rows.map((r) => ({
+      factor: `x${r.factor}`,
+      source: r.source,
+      output: r.output,
+      'model s': +r.modelSeconds.toFixed(2),
+      'decode+model+encode s': +r.totalSeconds.toFixed(2),
+      images: r.images,
+    })),
+  );
+}
+
+async function main() {
+  const callsArg = process.argv.indexOf('--calls');
+  const calls = callsArg > 0 ? Number(process.argv[callsArg + 1]) : 20;
+  const office = await benchWordToPdf({ calls });
+  const http = await benchWordToPdfHttp({ calls: Math.max(5, Math.round(calls / 2)) });
+  printTable('word-to-pdf: warm listeners vs a cold soffice per call (small .docx, one page)', http ? [...office, http] : office);
+  printUpscaleTable(await benchUpscale());
+  printTable('watermark-image, for scale', [await benchWatermark()]);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -1,0 +1,92 @@
+//! Hands recorded events to the workflow of every active webhook endpoint of the account
+//! (signal-with-start), without delaying or failing the call that caused them. An event is
+//! marked `fannedOutAt` once every signal went through; a scheduled sweep re-sends events left
+//! unmarked (a crash or an unreachable Temporal between recording and fan-out), and the endpoint
+//! workflow drops repeats by event id, so a re-send never delivers twice.
+import type { Client } from '@temporalio/client';
+import type { Db } from 'mongodb';
+import type { DomainEvent, EventKind, EventSink } from './events.js';
+import type { Logger } from './logger.js';
+import { collections } from './mongo.js';
+import { TASK_QUEUES, WORKFLOW_TYPES } from './temporal-shared.js';
+import { toEnvelope, WEBHOOK_SIGNALS, webhookWorkflowId, type WebhookEndpointInput, type WebhookEnvelope } from './webhook-messages.js';
+
+export interface WebhookFanoutOptions {
+  db: Db;
+  client: Client;
+  log: Logger;
+  /**
+   * An unmarked event this old is re-sent by the sweep; younger ones may still be in flight.
+   * @default 30000
+   */
+  staleAfterMs?: number;
+  /**
+   * Events older than this are not re-sent (their moment has passed; deliveries stop after 3 days
+   * anyway). Must stay below the endpoint workflow's memory of event ids (4 days).
+   * @default 86400000 (1 day)
+   */
+  horizonMs?: number;
+}
+
+/** Signals one endpoint's workflow, starting it when it is not running. */
+export async function signalEndpoint(client: Client, endpointId: string, envelope: WebhookEnvelope): Promise<void> {
+  const input: WebhookEndpointInput = { endpointId };
+  await client.workflow.signalWithStart(WORKFLOW_TYPES.webhookEndpoint, {
+    workflowId: webhookWorkflowId(endpointId),
+    taskQueue: TASK_QUEUES.core,
+    args: [input],
+    signal: WEBHOOK_SIGNALS.event,
+    signalArgs: [envelope],
+  });
+}
+
+export function createWebhookFanout(options: WebhookFanoutOptions) {
+  const { db, client, log } = options;
+  const staleAfterMs = options.staleAfterMs ?? 30_000;
+  const horizonMs = options.horizonMs ?? 24 * 60 * 60 * 1000;
+  const { events, webhookEndpoints } = collections(db);
+
+  /** `webhook.test` goes to the endpoint it names; every other event to each active endpoint. */
+  async function targetsOf(e: DomainEvent): Promise<string[]> {
+    const filter: Record<string, unknown> = { accountId: e.accountId, status: 'active', createdAt: { $lte: e.createdAt } };
+    if (e.event === 'webhook.test') filter._id = String(e.data.endpointId);
+    const docs = await webhookEndpoints.find(filter, { projection: { _id: 1 } }).toArray();
+    return docs.map((d) => d._id);
+  }
+
+  /** Signals every target, then marks the event. Throws when a signal fails (the mark stays unset). */
+  async function fanOut(e: DomainEvent): Promise<number> {
+    const targets = await targetsOf(e);
+    const envelope = toEnvelope(e);
+    await Promise.all(targets.map((id) => signalEndpoint(client, id, envelope)));
+    await events.updateOne({ _id: e.id }, { $set: { fannedOutAt: new Date() } });
+    return targets.length;
+  }
+
+  /** The recorder's hook: starts the fan-out and returns at once; failures are logged, and swept. */
+  const onEvent: EventSink = async (e) => {
+    fanOut(e).catch((err) => log.warn({ err, eventId: e.id, event: e.event }, 'webhook fan-out failed; the sweep will re-send it'));
+  };
+
+  /** Re-sends unmarked events older than `staleAfterMs` and younger than `horizonMs`. */
+  async function refanStale(now = Date.now()): Promise<number> {
+    const stale = events.find({
+      fannedOutAt: { $exists: false },
+      createdAt: { $lt: new Date(now - staleAfterMs), $gte: new Date(now - horizonMs) },
+    });
+    let sent = 0;
+    for await (const doc of stale) {
+      try {
+        await fanOut({ id: doc._id, accountId: doc.accountId, event: doc.event as EventKind, createdAt: doc.createdAt, data: doc.data });
+        sent++;
+      } catch (err) {
+        log.warn({ err, eventId: doc._id }, 'webhook re-send failed; next sweep tries again');
+      }
+    }
+    return sent;
+  }
+
+  return { fanOut, onEvent, refanStale };
+}
+
+export type WebhookFanout = ReturnType<typeof createWebhookFanout>;

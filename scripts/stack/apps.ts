@@ -1,0 +1,42 @@
+//! The service's own processes: the API and one process hosting every worker pool, run from the
+//! TypeScript sources with tsx, ready when the API's `/readyz` answers 200.
+import path from 'node:path';
+import { waitForHttp } from './net.js';
+import type { ManagedProcess, Supervisor } from './supervisor.js';
+
+export interface AppOptions {
+  /** Repository root (entry points are relative to it). */
+  root: string;
+  /** The complete environment of both processes; `PORT` is set from `apiPort`. */
+  env: NodeJS.ProcessEnv;
+  apiPort: number;
+  /** How long the API may take to become ready. Default 120 s. */
+  timeoutMs?: number;
+  /** Echo their output to this terminal (npm start) rather than only to log files (npm test). */
+  echo?: boolean;
+}
+
+export interface RunningApps {
+  apiUrl: string;
+  api: ManagedProcess;
+  workers: ManagedProcess;
+}
+
+export async function startApps(supervisor: Supervisor, options: AppOptions): Promise<RunningApps> {
+  const env = { ...options.env, PORT: String(options.apiPort) };
+  const node = (name: string, entry: string) =>
+    supervisor.start({
+      name,
+      command: process.execPath,
+      args: ['--import', 'tsx', path.join(options.root, entry)],
+      cwd: options.root,
+      env,
+      echo: options.echo,
+    });
+  // Workers first: they bundle the workflow code, the slowest part of a start.
+  const workers = node('workers', 'workers/all.ts');
+  const api = node('api', 'api/server.ts');
+  const apiUrl = `http://127.0.0.1:${options.apiPort}`;
+  await waitForHttp(`${apiUrl}/readyz`, { what: 'API', timeoutMs: options.timeoutMs ?? 120_000, processes: [api, workers] });
+  return { apiUrl, api, workers };
+}

@@ -1,0 +1,6 @@
+//! The local stack as one import for scripts/start.mjs and scripts/test.mjs.
+export { Supervisor, ManagedProcess, type ProcessSpec, type ExitInfo } from './supervisor.js';
+export { freePort, assertPortFree, waitUntil, waitForHttp } from './net.js';
+export { startTemporal, waitForTemporal, startDatabase, waitForMongo, redactUrl } from './services.js';
+export { startApps } from './apps.js';
+export { startControlServer, type ControlActions } from './control.js';

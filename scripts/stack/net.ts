@@ -1,0 +1,79 @@
+//! Ports and readiness polling for the local stack.
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ManagedProcess } from './supervisor.js';
+
+const handedOut = new Set<number>();
+
+/**
+ * A port that is free on 127.0.0.1 right now. The OS picks it; ports already handed out by this
+ * process are skipped, so the several ports of one test stack never collide with each other.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const server = net.createServer();
+      server.unref();
+      server.on('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as net.AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+}
+
+/** Fails with a clear message when something already listens on a fixed port we need. */
+export async function assertPortFree(port: number, what: string, hint = ''): Promise<void> {
+  const free = await new Promise<boolean>((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+  if (!free) throw new Error(`port ${port} (${what}) is already in use${hint ? `: ${hint}` : ''}`);
+}
+
+export interface WaitOptions {
+  /** What we wait for, for the error message. */
+  what: string;
+  timeoutMs: number;
+  /** Give up early when one of these exits: it will never become ready. */
+  processes?: ManagedProcess[];
+  intervalMs?: number;
+}
+
+/**
+ * Polls `check` until it returns true. Fails when the time is up (with the last error seen) or
+ * when a watched process exits (with its log tail).
+ */
+export async function waitUntil(check: () => Promise<boolean>, options: WaitOptions): Promise<void> {
+  const deadline = Date.now() + options.timeoutMs;
+  let lastError = '';
+  for (;;) {
+    const dead = options.processes?.find((p) => !p.running);
+    if (dead) throw new Error(`${options.what}: ${dead.describeExit()}\n${dead.tail()}`);
+    try {
+      if (await check()) return;
+    } catch (err) {
+      lastError = (err as Error).message;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${options.what}: not ready after ${options.timeoutMs / 1000} s${lastError ? ` (last error: ${lastError})` : ''}`);
+    }
+    await sleep(options.intervalMs ?? 250);
+  }
+}
+
+/** Waits until `GET url` answers 200. */
+export function waitForHttp(url: string, options: WaitOptions): Promise<void> {
+  return waitUntil(async () => {
+    const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}`);
+    return true;
+  }, options);
+}

@@ -1,0 +1,144 @@
+//! The stack's infrastructure: the Temporal dev server and SecantusDB (the MongoDB-wire database),
+//! each started under the supervisor and waited for until it really answers.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { MongoClient } from 'mongodb';
+import { assertPortFree, waitUntil } from './net.js';
+import type { ManagedProcess, Supervisor } from './supervisor.js';
+
+/** Search attributes the API sets on every `toolCall` workflow (lib/temporal-shared.ts). */
+export const SEARCH_ATTRIBUTES = ['AccountId=Keyword', 'Tool=Keyword'];
+
+export interface TemporalOptions {
+  /** Path of the `temporal` CLI. */
+  binary: string;
+  /** Frontend gRPC port. */
+  port: number;
+  /** Web UI port; the server runs headless when unset. */
+  uiPort?: number;
+  /** HTTP API and metrics ports; the server picks free ones when unset. */
+  httpPort?: number;
+  metricsPort?: number;
+  /** SQLite file that keeps workflows across restarts; in memory when unset. */
+  dbFile?: string;
+  namespace?: string;
+  /** How long to wait for it to answer. Default 60 s. */
+  timeoutMs?: number;
+}
+
+export interface RunningTemporal {
+  address: string;
+  namespace: string;
+  uiUrl?: string;
+  process: ManagedProcess;
+}
+
+export async function startTemporal(supervisor: Supervisor, options: TemporalOptions): Promise<RunningTemporal> {
+  const namespace = options.namespace ?? 'default';
+  const hint = 'another Temporal server? set TEMPORAL_ADDRESS to use it, or stop it';
+  await assertPortFree(options.port, 'Temporal', hint);
+  if (options.uiPort) await assertPortFree(options.uiPort, 'Temporal UI', hint);
+  if (options.dbFile) mkdirSync(path.dirname(options.dbFile), { recursive: true });
+
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port)];
+  // WAL: workflow tasks write SQLite constantly; without it each write waits on a full sync.
+  if (options.dbFile) args.push('--db-filename', options.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
+  if (options.uiPort) args.push('--ui-port', String(options.uiPort), '--ui-disable-news-fetch');
+  else args.push('--headless');
+  if (options.httpPort) args.push('--http-port', String(options.httpPort));
+  if (options.metricsPort) args.push('--metrics-port', String(options.metricsPort));
+  if (namespace !== 'default') args.push('--namespace', namespace);
+  for (const attribute of SEARCH_ATTRIBUTES) args.push('--search-attribute', attribute);
+  // The version check calls out to the internet, which this service must never need.
+  args.push('--dynamic-config-value', 'frontend.enableServerVersionCheck=false', '--log-level', 'warn');
+
+  const proc = supervisor.start({ name: 'temporal', command: options.binary, args, layer: 0, stopTimeoutMs: 10_000 });
+  const address = `127.0.0.1:${options.port}`;
+  await waitForTemporal(address, namespace, { timeoutMs: options.timeoutMs ?? 60_000, processes: [proc] });
+  return { address, namespace, uiUrl: options.uiPort ? `http://localhost:${options.uiPort}` : undefined, process: proc };
+}
+
+/** Waits until the frontend reports SERVING over gRPC health and the namespace exists. */
+export function waitForTemporal(address: string, namespace: string, options: { timeoutMs: number; processes?: ManagedProcess[] }): Promise<void> {
+  return waitUntil(
+    async () => {
+      const connection = await Connection.connect({ address, connectTimeout: '2s' });
+      try {
+        const health = await connection.healthService.check({});
+        if (health.status !== 1 /* SERVING */) throw new Error(`health status ${health.status}`);
+        await connection.workflowService.describeNamespace({ namespace });
+        return true;
+      } finally {
+        await connection.close();
+      }
+    },
+    { what: `Temporal at ${address}`, ...options },
+  );
+}
+
+export interface DatabaseOptions {
+  /** Path of `secantusd-py` (in .tools/secantus). */
+  binary: string;
+  port: number;
+  /** WiredTiger home; created when missing, reopened intact across restarts. */
+  dir: string;
+  /** Database name in the returned URL. Default `utility_tools`. */
+  dbName?: string;
+  /**
+   * WiredTiger cache ceiling. SecantusDB's default is 1G; the local stack's working set is tiny,
+   * so 256M keeps a laptop (and a 2-core CI box running tests) light.
+   */
+  cacheSize?: string;
+  timeoutMs?: number;
+}
+
+export interface RunningDatabase {
+  url: string;
+  process: ManagedProcess;
+}
+
+export async function startDatabase(supervisor: Supervisor, options: DatabaseOptions): Promise<RunningDatabase> {
+  await assertPortFree(options.port, 'database', 'another database? set MONGODB_URL to use it, or stop it');
+  mkdirSync(options.dir, { recursive: true });
+  // An explicit (empty) config file turns off SecantusDB's discovery of ./secantusd.toml,
+  // ~/.secantus/ and /etc/secantus/, so nothing on the machine changes how it runs.
+  const config = path.join(path.dirname(options.dir), 'secantusd.toml');
+  writeFileSync(config, '# Settings come from the command line (scripts/stack/services.ts).\n');
+
+  const args = [
+    '--config', config,
+    '--host', '127.0.0.1',
+    '--port', String(options.port),
+    '--storage-path', options.dir,
+    // A standalone server: the service needs no transactions or change streams.
+    '--standalone',
+    '--cache-size', options.cacheSize ?? '256M',
+    '--log-level', 'WARNING',
+  ];
+  const proc = supervisor.start({ name: 'database', command: options.binary, args, layer: 0, stopTimeoutMs: 10_000 });
+  const url = `mongodb://127.0.0.1:${options.port}/${options.dbName ?? 'utility_tools'}`;
+  await waitForMongo(url, { timeoutMs: options.timeoutMs ?? 60_000, processes: [proc] });
+  return { url, process: proc };
+}
+
+/** Waits until the server answers a `ping`. */
+export function waitForMongo(url: string, options: { timeoutMs: number; processes?: ManagedProcess[] }): Promise<void> {
+  return waitUntil(
+    async () => {
+      const client = new MongoClient(url, { serverSelectionTimeoutMS: 1_000, connectTimeoutMS: 1_000 });
+      try {
+        await client.db('admin').command({ ping: 1 });
+        return true;
+      } finally {
+        await client.close();
+      }
+    },
+    { what: `database at ${redactUrl(url)}`, ...options },
+  );
+}
+
+/** A connection string without its password, for messages. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+}

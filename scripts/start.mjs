@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+//! `npm start`: installs what is missing, then runs the whole service on this machine: the
+//! Temporal dev server and SecantusDB (unless TEMPORAL_ADDRESS / MONGODB_URL point elsewhere),
+//! the API and every worker pool. State lives in `.data/`, so a restart keeps it. Ctrl-C stops
+//! everything this started.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bootstrap } from './bootstrap.mjs';
+
+const started = Date.now();
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const data = path.join(root, '.data');
+const rel = (p) => path.relative(process.cwd(), p) || '.';
+
+/** Fixed local ports; PORT (the API) may be overridden like in production. */
+const PORTS = { api: Number(process.env.PORT || 8080), temporal: 7233, temporalUi: 8233, database: 27017 };
+
+/** A secret kept in `.data/<file>`, generated on first run (the environment variable wins). */
+function localSecret(envName, file, make) {
+  if (process.env[envName]) return process.env[envName];
+  const full = path.join(data, file);
+  if (!existsSync(full)) writeFileSync(full, `${make()}\n`, { mode: 0o600 });
+  return readFileSync(full, 'utf8').trim();
+}
+
+const tools = await bootstrap({ root });
+// node_modules exists now: load the TypeScript stack helpers through tsx.
+const { tsImport } = await import('tsx/esm/api');
+const stack = await tsImport('./stack/index.ts', import.meta.url);
+
+mkdirSync(data, { recursive: true });
+const logDir = path.join(data, 'logs');
+// Infrastructure logs go to files only; the API and workers are echoed to this terminal.
+const supervisor = new stack.Supervisor({ logDir });
+supervisor.stopOnSignals();
+
+let failed = false;
+async function fail(message) {
+  // A crash during start-up is reported once, not again by the step waiting on it; after a
+  // Ctrl-C the signal handler owns the exit.
+  if (failed || supervisor.isStopping) return;
+  failed = true;
+  console.error(`\n${message}\nstopping...`);
+  await supervisor.stopAll();
+  process.exit(1);
+}
+
+supervisor.onUnexpectedExit((p) => void fail(`${p.describeExit()} unexpectedly; its last lines:\n${p.tail()}`));
+
+try {
+  const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
+  const [temporal, database] = await Promise.all([
+    process.env.TEMPORAL_ADDRESS
+      ? stack.waitForTemporal(process.env.TEMPORAL_ADDRESS, namespace, { timeoutMs: 30_000 }).then(() => ({ address: process.env.TEMPORAL_ADDRESS }))
+      : stack.startTemporal(supervisor, {
+          binary: tools.temporal,
+          port: PORTS.temporal,
+          uiPort: PORTS.temporalUi,
+          dbFile: path.join(data, 'temporal.sqlite'),
+          namespace,
+        }),
+    process.env.MONGODB_URL
+      ? stack.waitForMongo(process.env.MONGODB_URL, { timeoutMs: 30_000 }).then(() => ({ url: process.env.MONGODB_URL }))
+      : stack.startDatabase(supervisor, { binary: tools.secantusd, port: PORTS.database, dir: path.join(data, 'secantus') }),
+  ]);
+
+  await stack.assertPortFree(PORTS.api, 'API', 'set PORT to use another one');
+  const adminTokenFile = path.join(data, 'admin-token');
+  const env = {
+    WEBHOOKS_ALLOW_LOCALHOST: 'true', // local development: webhooks to localhost receivers
+    ...process.env, // anything the user set wins
+    MONGODB_URL: database.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: namespace,
+    SECRET_KEY: localSecret('SECRET_KEY', 'secret-key', () => randomBytes(32).toString('hex')),
+    ADMIN_TOKEN: localSecret('ADMIN_TOKEN', 'admin-token', () => randomBytes(24).toString('base64url')),
+  };
+  await stack.startApps(supervisor, { root, env, apiPort: PORTS.api, echo: true });
+
+  const lines = [
+    '',
+    `Utility Tools is running (started in ${((Date.now() - started) / 1000).toFixed(1)} s).`,
+    `  API          http://localhost:${PORTS.api}  (reference: /docs, OpenAPI: /api/v1/openapi.json)`,
+    temporal.uiUrl ? `  Temporal UI  ${temporal.uiUrl}` : `  Temporal     ${temporal.address} (TEMPORAL_ADDRESS)`,
+    database.process
+      ? `  Database     ${database.url} (SecantusDB, data in ${rel(path.join(data, 'secantus'))})`
+      : `  Database     ${stack.redactUrl(database.url)} (MONGODB_URL)`,
+    process.env.ADMIN_TOKEN
+      ? '  Admin token  from ADMIN_TOKEN'
+      : `  Admin token  ${rel(adminTokenFile)}  (curl -H "Authorization: Bearer $(cat ${rel(adminTokenFile)})" ...)`,
+    `  Logs         ${rel(logDir)}/`,
+    'Press Ctrl-C to stop.',
+    '',
+  ];
+  console.log(lines.join('\n'));
+} catch (err) {
+  await fail(err.message);
+}

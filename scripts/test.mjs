@@ -1,0 +1,195 @@
+#!/usr/bin/env node
+//! `npm test`: installs what is missing, starts an isolated stack on free ports (fixtures,
+//! Temporal, SecantusDB, the API and the workers, all under `test-output/run-<time>/`), type-checks,
+//! runs ava against it and stops everything. Arguments go to ava:
+//! `npm test -- test/tools/hash-text.test.ts`. Exits with ava's code (1 if only the type check failed).
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bootstrap } from './bootstrap.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const started = Date.now();
+const seconds = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+/** The project's own tsc and ava (what npx would pick), without npx's start-up and notices. */
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+const avaArgs = process.argv.slice(2);
+/** Earlier run directories kept for their logs; older ones are deleted (each holds a database). */
+const KEEP_RUNS = 5;
+/** A hung run must not eat CI's 90 minutes: ava is ended after this long. */
+const AVA_DEADLINE_MS = 60 * 60_000;
+/** After ava reports a timed-out test it waits for that test's process, which may never end. */
+const AFTER_TIMEOUT_GRACE_MS = 30_000;
+
+/** The first line of output that parses as a JSON object: how the fixture process says where it is. */
+function firstJsonLine(proc, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`fixtures printed no JSON line within ${timeoutMs / 1000} s:\n${proc.tail()}`)), timeoutMs);
+    const off = proc.onLine((line) => {
+      if (!line.startsWith('{')) return;
+      clearTimeout(timer);
+      off();
+      resolve(JSON.parse(line));
+    });
+    proc.exited.then(() => reject(new Error(`fixtures: ${proc.describeExit()}\n${proc.tail()}`)));
+  });
+}
+
+function pruneOldRuns(dir) {
+  if (!existsSync(dir)) return;
+  const runs = readdirSync(dir).filter((name) => name.startsWith('run-')).sort();
+  for (const name of runs.slice(0, Math.max(0, runs.length - KEEP_RUNS))) rmSync(path.join(dir, name), { recursive: true, force: true });
+}
+
+/**
+ * NODE_EXTRA_CA_CERTS takes one file: the run's test CA plus whatever extra CAs the machine
+ * already had configured, so setting it for the tests takes nothing away.
+ */
+function caBundle(runDir, testCaFile) {
+  const parts = [readFileSync(testCaFile, 'utf8')];
+  const existing = process.env.NODE_EXTRA_CA_CERTS;
+  if (existing && existsSync(existing)) parts.push(readFileSync(existing, 'utf8'));
+  const file = path.join(runDir, 'extra-ca-certs.pem');
+  writeFileSync(file, parts.join('\n'));
+  return file;
+}
+
+const tools = await bootstrap({ root });
+const { tsImport } = await import('tsx/esm/api');
+const stack = await tsImport('./stack/index.ts', import.meta.url);
+
+const outputRoot = path.join(root, 'test-output');
+pruneOldRuns(outputRoot);
+const runDir = path.join(outputRoot, `run-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+const logDir = path.join(runDir, 'logs');
+mkdirSync(logDir, { recursive: true });
+console.log(`test stack: logs in ${path.relative(process.cwd(), logDir)}/`);
+
+const supervisor = new stack.Supervisor({ logDir });
+supervisor.stopOnSignals();
+// Before the stack is ready, a process that dies fails the start-up with its log tail; after,
+// it is reported here and fails the run.
+let stackReady = false;
+const crashed = [];
+supervisor.onUnexpectedExit((p) => {
+  if (!stackReady) return;
+  crashed.push(p);
+  console.error(`\n${p.describeExit()} unexpectedly; its last lines:\n${p.tail()}\n`);
+});
+
+async function finish(code) {
+  await supervisor.stopAll();
+  process.exit(code);
+}
+
+try {
+  // The type check needs no stack: it runs while the stack starts. tsc and ava run under the
+  // supervisor too (highest layer, stopped first), so a Ctrl-C takes them down with the stack.
+  const tsc = supervisor.start({ name: 'tsc', command: bin('tsc'), args: ['--noEmit'], cwd: root, layer: 2, oneShot: true });
+
+  const fixturesProc = supervisor.start({
+    name: 'fixtures',
+    command: process.execPath,
+    args: ['--import', 'tsx', 'test/fixtures/start.ts', path.join(runDir, 'fixtures')],
+    cwd: root,
+    layer: 0,
+  });
+  // On disk, not in memory: tests restart Temporal and expect nothing to be lost.
+  const temporalOptions = { binary: tools.temporal, port: await stack.freePort(), dbFile: path.join(runDir, 'temporal', 'temporal.db') };
+  let [fixtures, temporal, database] = await Promise.all([
+    firstJsonLine(fixturesProc, 60_000),
+    stack.startTemporal(supervisor, temporalOptions),
+    stack.startDatabase(supervisor, { binary: tools.secantusd, port: await stack.freePort(), dir: path.join(runDir, 'db') }),
+  ]);
+
+  console.log(`test stack: fixtures, Temporal and database up after ${seconds()}`);
+  const env = {
+    ...process.env,
+    MONGODB_URL: database.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: temporal.namespace,
+    SECRET_KEY: randomBytes(32).toString('hex'),
+    ADMIN_TOKEN: randomBytes(24).toString('base64url'),
+    WEBHOOKS_ALLOW_LOCALHOST: 'true',
+    // The fixtures' address (127.0.0.2): the database and Temporal, on 127.0.0.1, stay refused.
+    TARGET_ALLOWLIST: fixtures.targetAllowlist.join(','),
+    DNS_SERVERS: fixtures.dnsServers.join(','),
+    NODE_EXTRA_CA_CERTS: caBundle(runDir, fixtures.caCertFile),
+    LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
+    // High enough that suites firing 100 calls at once meet credits, not the limiter; the
+    // limiter's own test reads the limit from the RateLimit-Limit header.
+    RATE_LIMIT_PER_SECOND: '60',
+    GOLD_FEED_URL: fixtures.goldFeed.goldUrl,
+    FX_FEED_URL: fixtures.goldFeed.fxUrl,
+  };
+  if (!env.DNS_SERVERS) delete env.DNS_SERVERS;
+  let apps;
+  try {
+    apps = await stack.startApps(supervisor, { root, env, apiPort: await stack.freePort() });
+  } catch (err) {
+    // A process that died is in the error already; one that is still up may say why it is not ready.
+    for (const p of supervisor.processes.filter((p) => ['api', 'workers'].includes(p.name) && p.running && p.tail())) {
+      console.error(`\n--- last lines of ${p.name} (${path.relative(process.cwd(), p.logFile)}):\n${p.tail(60)}`);
+    }
+    throw err;
+  }
+  stackReady = true;
+
+  const control = await stack.startControlServer({
+    'restart/temporal': async () => {
+      await temporal.process.stop();
+      temporal = await stack.startTemporal(supervisor, temporalOptions);
+    },
+  });
+
+  console.log(`test stack: ready after ${seconds()} (API ${apps.apiUrl}, Temporal ${temporal.address}, database ${database.url})`);
+  const typecheck = await tsc.exited;
+  if (typecheck.code !== 0 && !supervisor.isStopping) console.error(`\ntsc --noEmit failed (all of it in ${path.relative(process.cwd(), tsc.logFile)}):\n${tsc.tail(100)}\n`);
+
+  const ava = supervisor.start({
+    name: 'ava',
+    command: bin('ava'),
+    args: avaArgs,
+    cwd: root,
+    layer: 2,
+    oneShot: true,
+    passthrough: true,
+    stopTimeoutMs: 5_000,
+    env: {
+      ...env,
+      // ava writes into a pipe (ours); keep its colours when we write to a terminal.
+      ...(process.stdout.isTTY && !process.env.NO_COLOR ? { FORCE_COLOR: process.env.FORCE_COLOR ?? '1' } : {}),
+      API_URL: apps.apiUrl,
+      TEMPORAL_TEST_SERVER_PATH: tools.temporalTestServer,
+      FIXTURES_JSON: JSON.stringify(fixtures),
+      // The CA the apps trust, for tests that issue certificates from it (test/fixtures/tls-certs.ts).
+      TEST_CA_CERT: fixtures.caCertFile,
+      TEST_CA_KEY: fixtures.caKeyFile,
+      TEST_OUTPUT_DIR: runDir,
+      STACK_LOG_DIR: logDir,
+      STACK_CONTROL_URL: control.url,
+      GOLD_FEED_CONTROL_URL: fixtures.goldFeed.controlUrl,
+    },
+  });
+  const endAva = (why) => {
+    if (!ava.running) return;
+    console.error(`\nnpm test: ${why}; ending ava`);
+    ava.signalGroup('SIGKILL');
+  };
+  setTimeout(() => endAva(`still running after ${AVA_DEADLINE_MS / 60_000} minutes`), AVA_DEADLINE_MS).unref();
+  ava.onLine((line) => {
+    if (line.includes('Timed out while running tests')) {
+      setTimeout(() => endAva(`ava timed out a test and has not finished ${AFTER_TIMEOUT_GRACE_MS / 1000} s later`), AFTER_TIMEOUT_GRACE_MS).unref();
+    }
+  });
+  const tests = await ava.exited;
+  if (crashed.length) console.error(`stack processes that died during the run: ${crashed.map((p) => p.name).join(', ')} (logs in ${logDir})`);
+  const testsCode = tests.code ?? 1; // killed by a signal: a failure
+  await finish(testsCode !== 0 ? testsCode : typecheck.code !== 0 || crashed.length > 0 ? 1 : 0);
+} catch (err) {
+  // After a Ctrl-C the signal handler reports and exits; the errors it causes here are noise.
+  if (supervisor.isStopping) await new Promise(() => {});
+  console.error(`\nnpm test: ${err.message}`);
+  await finish(1);
+}

@@ -1,0 +1,36 @@
+//! Typed access to what `npm test` (scripts/test.mjs) hands the tests: where the stack and the
+//! fixtures are. Each getter fails with a clear message when a test runs outside `npm test`.
+import type { FixturesInfo } from '../fixtures/info.js';
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) {
+    throw new Error(`${name} is not set: run the tests through \`npm test\` (e.g. \`npm test -- test/tools/hash-text.test.ts\`), which starts the stack they need`);
+  }
+  return value;
+}
+
+let fixtures: FixturesInfo | undefined;
+
+export const testEnv = {
+  /** Base URL of the API under test, e.g. `http://127.0.0.1:41234` (no trailing slash). */
+  apiUrl: () => required('API_URL'),
+  /** The operator token of the test stack (Authorization: Bearer ...). */
+  adminToken: () => required('ADMIN_TOKEN'),
+  /** The test stack's database, e.g. `mongodb://127.0.0.1:40123/utility_tools`. */
+  mongodbUrl: () => required('MONGODB_URL'),
+  /** The test stack's Temporal frontend, `127.0.0.1:<port>`. */
+  temporalAddress: () => required('TEMPORAL_ADDRESS'),
+  temporalNamespace: () => process.env.TEMPORAL_NAMESPACE || 'default',
+  /** The time-skipping test server binary, for `TestWorkflowEnvironment.createTimeSkipping`. */
+  temporalTestServerPath: () => required('TEMPORAL_TEST_SERVER_PATH'),
+  /** This run's directory under test-output/: put files a test wants to keep here. */
+  outputDir: () => required('TEST_OUTPUT_DIR'),
+  /** Where the stack's processes write their logs (`<name>.log`). */
+  stackLogDir: () => required('STACK_LOG_DIR'),
+  /** The run's CA (PEM files), which the app processes trust: issue server certificates from it. */
+  testCaCertFile: () => required('TEST_CA_CERT'),
+  testCaKeyFile: () => required('TEST_CA_KEY'),
+  /** Addresses of the fixture servers (test/fixtures/start.ts). */
+  fixtures: (): FixturesInfo => (fixtures ??= JSON.parse(required('FIXTURES_JSON')) as FixturesInfo),
+};

@@ -1,0 +1,240 @@
+//! word-to-pdf: .doc, .docx, .odt and .rtf become PDFs with their pages and text; the type comes
+//! from the bytes; size, type and target refusals; two conversions at once; a stuck conversion
+//! killed at the hard timeout with its listener replaced; no network during conversion.
+import test from 'ava';
+import { createOfficeConverter } from '../../activities/cpu/office-converter.js';
+import { createSourceDownloader } from '../../activities/cpu/source-download.js';
+import { createWordToPdf } from '../../activities/cpu/word-to-pdf.js';
+import type { WordToPdfInput } from '../../api/prechecks/word-to-pdf.js';
+import { createNetworkAccess } from '../../lib/network-access.js';
+import { standaloneContext } from '../../lib/tool-handler.js';
+import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
+import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
+import { DOC_FIXTURE_PAGES, docFixture, makeDocx, makeOdt, makeRtf, readPdf, zipStored } from '../fixtures/documents.js';
+import { closedPort, startFileServer, type FileServer } from '../fixtures/file-server.js';
+import { makeImage } from '../fixtures/images.js';
+
+// ===== Unit: the handler called directly, with real LibreOffice listeners (no stack) =====
+
+/** Normal conversions take 20-200 ms; the stuck one below waits this long. */
+const HARD_TIMEOUT_MS = 4_000;
+
+const net = createNetworkAccess({ dnsServers: [], targetAllowlist: ['127.0.0.2/32'] });
+const download = createSourceDownloader({ http: net.http });
+const office = createOfficeConverter({ listeners: 2, conversionTimeoutMs: HARD_TIMEOUT_MS });
+const wordToPdf = createWordToPdf({ download, office });
+const schemas = compileToolSchemas('word-to-pdf');
+/** A fresh context (and abort signal) per call, as every activity has its own. */
+const ctx = () => standaloneContext();
+let files: FileServer;
+
+test.before(async () => {
+  files = await startFileServer();
+  await office.whenReady();
+});
+test.after.always(async () => {
+  await office.close();
+  await files?.close();
+});
+
+const PAGES = ['First page of the fixture, with ümlauts and € signs.', 'Second page: the end.'];
+
+/** Whether every process of the group has ended (and been reaped) within a couple of seconds. */
+async function processGroupGone(pgid: number): Promise<boolean> {
+  for (let i = 0; i < 40; i++) {
+    try {
+      process.kill(-pgid, 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH') return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+async function convertServed(path: string, body: Buffer) {
+  const output = await wordToPdf({ fileUrl: files.put(path, body) }, ctx());
+  const pdf = Buffer.from(output.fileBase64, 'base64');
+  return { output, pdf, read: await readPdf(pdf) };
+}
+
+test('docx, odt, rtf and doc become PDFs with every page and its text', async (t) => {
+  const cases = [
+    ['/docs/report.docx', await makeDocx(PAGES), PAGES, 'report.pdf'],
+    ['/docs/notes.odt', makeOdt(PAGES), PAGES, 'notes.pdf'],
+    ['/docs/letter.rtf', makeRtf(PAGES), PAGES, 'letter.pdf'],
+    ['/docs/legacy.doc', docFixture(), DOC_FIXTURE_PAGES, 'legacy.pdf'],
+  ] as const;
+  for (const [path, body, pages, fileName] of cases) {
+    const { output, pdf, read } = await convertServed(path, body);
+    t.true(schemas.output(output), JSON.stringify(schemas.output.errors));
+    t.like(output, { mimeType: 'application/pdf', fileName, sizeBytes: pdf.length }, path);
+    t.is(pdf.subarray(0, 5).toString('latin1'), '%PDF-', path);
+    t.is(read.pageCount, pages.length, path);
+    t.deepEqual(read.pages, [...pages], path);
+  }
+});
+
+test('the type comes from the bytes: RTF served as .docx with a Word Content-Type converts as RTF', async (t) => {
+  const docxType = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+  const output = await wordToPdf({ fileUrl: files.put('/misnamed.docx', { body: makeRtf(['Really RTF']), contentType: docxType }) }, ctx());
+  t.is(output.fileName, 'misnamed.pdf');
+  t.deepEqual((await readPdf(Buffer.from(output.fileBase64, 'base64'))).pages, ['Really RTF']);
+});
+
+test('a URL that names no file gives document.pdf; redirects are followed', async (t) => {
+  files.put('/files/a.rtf', makeRtf(['Redirected']));
+  const output = await wordToPdf({ fileUrl: files.redirect('/', '/files/a.rtf') }, ctx());
+  t.is(output.fileName, 'document.pdf');
+  t.deepEqual((await readPdf(Buffer.from(output.fileBase64, 'base64'))).pages, ['Redirected']);
+});
+
+test('files that are not Word, ODT or RTF documents are 422 unsupported_source, whatever their name', async (t) => {
+  const ole2Spreadsheet = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(4096)]);
+  const cases: [string, Buffer][] = [
+    ['/pdf.docx', Buffer.from('%PDF-1.7\n%%EOF\n')],
+    ['/image.doc', await makeImage('png', 8, 8, 0xff0000ff)],
+    ['/text.rtf', Buffer.from('just some text, not {\\rtf')],
+    ['/archive.docx', zipStored([{ name: 'readme.txt', data: Buffer.from('hello') }])],
+    ['/sheet.odt', zipStored([{ name: 'mimetype', data: Buffer.from('application/vnd.oasis.opendocument.spreadsheet') }])],
+    ['/sheet.doc', ole2Spreadsheet],
+    ['/empty.docx', Buffer.alloc(0)],
+  ];
+  for (const [path, body] of cases) {
+    const err = await rejectsWith(t, wordToPdf({ fileUrl: files.put(path, body) }, ctx()), 'unsupported_source');
+    t.regex(err.message, /\.doc, \.docx, \.odt, \.rtf/, path);
+  }
+});
+
+test('a document of the right type that LibreOffice cannot open is 422 unsupported_source', async (t) => {
+  const contentTypes = `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`;
+  const broken = zipStored([
+    { name: '[Content_Types].xml', data: Buffer.from(contentTypes) },
+    { name: 'word/document.xml', data: Buffer.from('<w:document') },
+  ]);
+  const err = await rejectsWith(t, wordToPdf({ fileUrl: files.put('/broken.docx', broken) }, ctx()), 'unsupported_source');
+  t.regex(err.message, /could not open it/);
+});
+
+test('a document over 20 MiB is 422 source_too_large naming the limit; exactly 20 MiB is read', async (t) => {
+  const rtfOf = (size: number) => Buffer.concat([makeRtf(['Big']).subarray(0, -1), Buffer.alloc(size, 0x20)]).subarray(0, size);
+  const limit = 20 * 1024 * 1024;
+  const err = await rejectsWith(t, wordToPdf({ fileUrl: files.put('/big.rtf', rtfOf(limit + 1)) }, ctx()), 'source_too_large');
+  t.regex(err.message, /20 MiB/);
+  t.is(err.extras.limitBytes, limit);
+  // At the limit the download is accepted (converting 20 MiB of blanks would only time the office suite).
+  const { bytes } = await download(files.put('/limit.rtf', rtfOf(limit)), 'document');
+  t.is(bytes.length, limit);
+});
+
+test('private targets are 422 target_not_allowed, also by redirect; unreachable and failing sources are 502', async (t) => {
+  await rejectsWith(t, wordToPdf({ fileUrl: 'http://127.0.0.1:9/report.docx' }, ctx()), 'target_not_allowed');
+  await rejectsWith(t, wordToPdf({ fileUrl: 'http://10.0.0.1/report.docx' }, ctx()), 'target_not_allowed');
+  const viaRedirect = await rejectsWith(t, wordToPdf({ fileUrl: files.redirect('/to-private', 'http://127.0.0.1:9/x.docx') }, ctx()), 'target_not_allowed');
+  t.regex(viaRedirect.message, /^Redirect refused/);
+  await rejectsWith(t, wordToPdf({ fileUrl: `http://127.0.0.2:${await closedPort()}/report.docx` }, ctx()), 'upstream_error');
+  const missing = await rejectsWith(t, wordToPdf({ fileUrl: `${files.origin}/missing.docx` }, ctx()), 'upstream_error');
+  t.regex(missing.message, /HTTP 404/);
+});
+
+test.serial('a stuck conversion is killed at the hard timeout and its listener replaced, while the other keeps converting', async (t) => {
+  await office.whenReady();
+  const before = office.status();
+  // Freeze the first listener's whole process group (bridge and soffice): a hang, as a document
+  // that sends LibreOffice into an endless layout loop would cause.
+  const frozen = before[0]!.pid!;
+  process.kill(-frozen, 'SIGSTOP');
+  const started = Date.now();
+  let stuckSettled = false;
+  const stuck = rejectsWith(t, wordToPdf({ fileUrl: files.put('/stuck.rtf', makeRtf(['Stuck'])) }, ctx()), 'tool_timeout');
+  void stuck.finally(() => (stuckSettled = true));
+
+  // Meanwhile the second listener converts: two conversions are in progress at once.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const meanwhile = await wordToPdf({ fileUrl: files.put('/meanwhile.rtf', makeRtf(['Meanwhile'])) }, ctx());
+  t.false(stuckSettled, 'the second conversion finished while the first was still stuck');
+  t.deepEqual((await readPdf(Buffer.from(meanwhile.fileBase64, 'base64'))).pages, ['Meanwhile']);
+
+  const err = await stuck;
+  t.true(Date.now() - started >= HARD_TIMEOUT_MS - 50);
+  t.regex(err.message, /did not finish within 4 s/);
+  t.true(await processGroupGone(frozen), 'the frozen process group is gone');
+
+  await office.whenReady();
+  const after = office.status();
+  t.is(after[0]!.starts, before[0]!.starts + 1);
+  t.not(after[0]!.pid, frozen);
+  const next = await Promise.all(['Next one', 'And another'].map((text, i) => convertServed(`/next-${i}.rtf`, makeRtf([text]))));
+  t.deepEqual(next.map((n) => n.read.pages), [['Next one'], ['And another']]);
+});
+
+test.serial('two conversions run at once on the two listeners', async (t) => {
+  await office.whenReady();
+  const before = office.status().map((s) => s.conversions);
+  const results = await Promise.all([1, 2].map((n) => convertServed(`/pair-${n}.docx`, makeRtf([`Pair ${n}`]))));
+  t.deepEqual(results.map((r) => r.read.pages), [['Pair 1'], ['Pair 2']]);
+  const after = office.status().map((s) => s.conversions);
+  t.deepEqual(after.map((n, i) => n - before[i]!), [1, 1], 'each listener took one');
+});
+
+test('LibreOffice fetches nothing: a linked image is not requested in the network namespace, and is without it', async (t) => {
+  files.put('/linked.png', { body: await makeImage('png', 16, 16, 0x00ff00ff), contentType: 'image/png' });
+  const odt = makeOdt(['Has a linked image'], { linkedImageUrl: `${files.origin}/linked.png` });
+  const output = await wordToPdf({ fileUrl: files.put('/linked.odt', odt) }, ctx());
+  t.deepEqual((await readPdf(Buffer.from(output.fileBase64, 'base64'))).pages, ['Has a linked image']);
+  t.is(files.hits('/linked.png'), 0, 'isolated: no request reached the server');
+
+  // The same document on a listener outside a namespace does fetch it: the check above can see a fetch.
+  const open = createOfficeConverter({ listeners: 1, conversionTimeoutMs: HARD_TIMEOUT_MS, isolation: 'none' });
+  try {
+    await open.convert(odt, 'odt');
+    t.true(files.hits('/linked.png') >= 1, 'not isolated: the linked image was requested');
+  } finally {
+    await open.close();
+  }
+});
+
+test('when LibreOffice cannot start, conversions fail at once with the reason instead of waiting for the deadline', async (t) => {
+  const broken = createOfficeConverter({ listeners: 1, conversionTimeoutMs: HARD_TIMEOUT_MS, listener: { soffice: '/nonexistent/soffice' } });
+  try {
+    const started = Date.now();
+    const err = await t.throwsAsync(broken.convert(makeRtf(['x']), 'rtf'));
+    t.regex(err!.message, /no office listener could be started.*nonexistent\/soffice/);
+    t.true(Date.now() - started < 10_000);
+    await t.throwsAsync(broken.convert(makeRtf(['x']), 'rtf'), { message: /no office listener could be started/ });
+  } finally {
+    await broken.close();
+  }
+});
+
+test('input schema: fileUrl required, no unknown fields; the precheck refuses non-http URLs', async (t) => {
+  t.false(schemas.input({}));
+  t.false(schemas.input({ fileUrl: 'https://example.com/a.docx', format: 'pdf' }));
+  const input = validInput<WordToPdfInput>(t, schemas.input, { fileUrl: 'https://example.com/a.docx' });
+  t.deepEqual(input, { fileUrl: 'https://example.com/a.docx' });
+  const { examples } = schemas.input.schema as { examples: unknown[] };
+  t.true(schemas.input(structuredClone(examples[0])));
+  await rejectsWith(t, wordToPdf({ fileUrl: 'file:///etc/passwd' }, ctx()), 'validation_failed', '/fileUrl');
+});
+
+// ===== Integration: through HTTP against the running stack =====
+
+test('HTTP: a .docx answers 200 with its PDF and is charged 15 credits', async (t) => {
+  const account = await newAccount(100);
+  const res = await callTool(account.apiKey, 'word-to-pdf', { fileUrl: files.put('/http/quarterly report.docx', await makeDocx(PAGES)) });
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.is(res.headers.get('x-credits-charged'), '15');
+  t.like(res.body, { mimeType: 'application/pdf', fileName: 'quarterly-report.pdf' });
+  const read = await readPdf(Buffer.from(res.body.fileBase64, 'base64'));
+  t.deepEqual(read.pages, PAGES);
+  t.is(await balanceOf(account), 85);
+});
+
+test('HTTP: a mistyped source is 422 unsupported_source and a private one 422 target_not_allowed, neither charged', async (t) => {
+  const account = await newAccount(100);
+  const mistyped = await callTool(account.apiKey, 'word-to-pdf', { fileUrl: files.put('/http/photo.docx', await makeImage('jpeg', 8, 8, 0xffffffff)) });
+  t.true(isProblem(mistyped, 422, 'unsupported_source'), JSON.stringify(mistyped.body));
+  const privateSource = await callTool(account.apiKey, 'word-to-pdf', { fileUrl: 'http://127.0.0.1:9/report.docx' });
+  t.true(isProblem(privateSource, 422, 'target_not_allowed'), JSON.stringify(privateSource.body));
+  t.is(await balanceOf(account), 100);
+});

@@ -1,0 +1,236 @@
+//! The webhook endpoint workflow on the time-skipping test server: the whole retry schedule,
+//! the disable at exactly 20, the reset on success, continue-as-new with pending deliveries, and
+//! nothing posted after a disable. Bookkeeping runs for real on the database; the delivery
+//! activity is a stand-in that records each attempt at its scheduled (skipped) time and answers
+//! as the test's script says (the HTTP side is tested for real in test/webhooks/).
+import test from 'ava';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { Context } from '@temporalio/activity';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { connectMongo, collections, type Mongo } from '../../lib/mongo.js';
+import { newId } from '../../lib/ids.js';
+import { TASK_QUEUES } from '../../lib/temporal-shared.js';
+import { createWebhookEndpoints, type WebhookEndpoints } from '../../lib/webhook-endpoints.js';
+import {
+  WEBHOOK_SIGNALS,
+  WEBHOOK_STATE_QUERY,
+  webhookWorkflowId,
+  type WebhookEndpointInput,
+  type WebhookEndpointState,
+  type WebhookEnvelope,
+} from '../../lib/webhook-messages.js';
+import { createWebhookActivities, type DeliverRequest, type DeliverResult } from '../../activities/core/webhooks.js';
+import { attemptOffsets, DISABLE_AFTER_FAILURES } from '../../workflows/webhook-policy.js';
+
+let env: TestWorkflowEnvironment;
+let mongo: Mongo;
+let store: WebhookEndpoints;
+let worker: Worker;
+let running: Promise<unknown>;
+
+interface Attempt {
+  endpointId: string;
+  eventId: string;
+  attempt: number;
+  /** Scheduled time on the test server's (skipped) clock, ms. */
+  at: number;
+  success: boolean;
+}
+const attempts: Attempt[] = [];
+/** Per endpoint: does its n-th attempt (1-based, over all its events) succeed? */
+const scripts = new Map<string, (n: number, eventId: string) => boolean>();
+
+async function deliverWebhook(req: DeliverRequest): Promise<DeliverResult> {
+  const n = attempts.filter((a) => a.endpointId === req.endpointId).length + 1;
+  const success = scripts.get(req.endpointId)?.(n, req.event.id) ?? true;
+  attempts.push({ endpointId: req.endpointId, eventId: req.event.id, attempt: req.attempt, at: Context.current().info.currentAttemptScheduledTimestampMs, success });
+  return success ? { outcome: 'delivered', statusCode: 204, durationMs: 1 } : { outcome: 'failed', statusCode: 500, durationMs: 1, error: 'The receiver answered HTTP 500.' };
+}
+
+test.before(async () => {
+  const path = process.env.TEMPORAL_TEST_SERVER_PATH;
+  if (!path) throw new Error('TEMPORAL_TEST_SERVER_PATH is not set: run through `npm test`');
+  if (!process.env.MONGODB_URL) throw new Error('MONGODB_URL is not set: run through `npm test`');
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  mongo = await connectMongo(process.env.MONGODB_URL.replace(/\/[^/]*$/, '/webhook_workflow_tests'));
+  const secretKey = randomBytes(32);
+  store = createWebhookEndpoints(mongo.db, secretKey);
+  const real = createWebhookActivities({ db: mongo.db, secretKey, post: async () => ({ statusCode: 204 }) });
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: TASK_QUEUES.core,
+    workflowsPath: fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)),
+    activities: { ...real, deliverWebhook },
+  });
+  running = worker.run();
+});
+
+test.after.always(async () => {
+  worker?.shutdown();
+  await running?.catch(() => {});
+  await env?.teardown();
+  await mongo?.close();
+});
+
+async function newEndpoint(script: (n: number, eventId: string) => boolean): Promise<string> {
+  const { doc } = await store.create(newId('acc'), 'https://hooks.example.com/in');
+  scripts.set(doc._id, script);
+  return doc._id;
+}
+
+function envelope(id = newId('evt')): WebhookEnvelope {
+  return { id, event: 'credits.low', createdAt: '2026-01-01T00:00:00.000+00:00', data: { balance: 24, threshold: 25, message: 'low' } };
+}
+
+async function send(endpointId: string, event = envelope(), input: Partial<WebhookEndpointInput> = {}): Promise<WebhookEnvelope> {
+  await env.client.workflow.signalWithStart('webhookEndpoint', {
+    workflowId: webhookWorkflowId(endpointId),
+    taskQueue: TASK_QUEUES.core,
+    args: [{ endpointId, ...input }],
+    signal: WEBHOOK_SIGNALS.event,
+    signalArgs: [event],
+  });
+  return event;
+}
+
+const stateOf = (endpointId: string) => env.client.workflow.getHandle(webhookWorkflowId(endpointId)).query<WebhookEndpointState>(WEBHOOK_STATE_QUERY);
+const attemptsOf = (endpointId: string, eventId?: string) => attempts.filter((a) => a.endpointId === endpointId && (!eventId || a.eventId === eventId));
+const SECOND = 1000;
+const HOUR = 3600 * SECOND;
+
+/** Each attempt runs at its offset from the first, within the real time the test machine takes. */
+function assertOffsets(t: import('ava').ExecutionContext, at: number[], expected: number[]) {
+  t.is(at.length, expected.length, `attempt count: ${at.length}`);
+  const offsets = at.map((x) => x - at[0]!);
+  for (let i = 0; i < expected.length; i++) {
+    t.true(Math.abs(offsets[i]! - expected[i]!) < 3 * SECOND, `attempt ${i + 1} at +${offsets[i]} ms, expected +${expected[i]} ms`);
+  }
+}
+
+test.serial('a delivery that keeps failing follows 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, then 2 h, and the 20th failure disables the endpoint', async (t) => {
+  const endpointId = await newEndpoint(() => false);
+  const event = await send(endpointId);
+  await env.sleep(2 * 24 * HOUR);
+
+  const made = attemptsOf(endpointId);
+  assertOffsets(t, made.map((a) => a.at), attemptOffsets().slice(0, DISABLE_AFTER_FAILURES));
+  t.deepEqual(attemptOffsets().slice(0, 8), [0, 5, 35, 155, 755, 2555, 6155, 13355].map((s) => s * SECOND));
+  t.deepEqual(made.map((a) => a.attempt), Array.from({ length: 20 }, (_, i) => i + 1));
+
+  t.like(await stateOf(endpointId), { disabled: true, consecutiveFailures: 20, pending: 0, inFlight: 0 });
+  const doc = await store.byId(endpointId);
+  t.is(doc?.status, 'disabled');
+  t.is(doc?.consecutiveFailures, 20);
+  t.truthy(doc?.disabledAt);
+  t.regex(doc?.disabledReason ?? '', /20 consecutive failed deliveries/);
+  const undelivered = await collections(mongo.db).webhookUndelivered.findOne({ _id: `${endpointId}:${event.id}` });
+  t.like(undelivered, { reason: 'endpoint_disabled', attempts: 20 });
+});
+
+test.serial('nothing is posted to a disabled endpoint until it is re-enabled; then deliveries resume with the count at 0', async (t) => {
+  let healthy = false;
+  const endpointId = await newEndpoint(() => healthy);
+  await send(endpointId);
+  await env.sleep(2 * 24 * HOUR);
+  t.is(attemptsOf(endpointId).length, 20);
+
+  const whileDisabled = await send(endpointId);
+  await env.sleep(24 * HOUR);
+  t.is(attemptsOf(endpointId).length, 20, 'no attempt after the disable');
+  t.like(await collections(mongo.db).webhookUndelivered.findOne({ _id: `${endpointId}:${whileDisabled.id}` }), { reason: 'endpoint_disabled', attempts: 0 });
+
+  healthy = true;
+  await env.client.workflow.getHandle(webhookWorkflowId(endpointId)).signal(WEBHOOK_SIGNALS.enable);
+  const afterEnable = await send(endpointId);
+  await env.sleep(10 * SECOND);
+  t.deepEqual(attemptsOf(endpointId, afterEnable.id).map((a) => a.success), [true]);
+  t.like(await stateOf(endpointId), { disabled: false, consecutiveFailures: 0, pending: 0 });
+  t.like(await store.byId(endpointId), { status: 'active', consecutiveFailures: 0, disabledAt: null });
+});
+
+test.serial('any success resets the count: 38 failures with one success between them do not disable', async (t) => {
+  // Attempts 1-19 fail, 20 succeeds, 21-39 fail, 40 succeeds.
+  const endpointId = await newEndpoint((n) => n === 20 || n >= 40);
+  const first = await send(endpointId);
+  await env.sleep(30 * HOUR);
+  t.like(await stateOf(endpointId), { disabled: false, consecutiveFailures: 0, pending: 0 });
+  t.is(attemptsOf(endpointId, first.id).length, 20);
+
+  const second = await send(endpointId);
+  // Its 19th attempt runs at +25.7 h, its 20th at +27.7 h.
+  await env.sleep(26.5 * HOUR);
+  t.like(await stateOf(endpointId), { disabled: false, consecutiveFailures: 19, pending: 1 });
+  t.is((await store.byId(endpointId))?.consecutiveFailures, 19, 'the database mirrors the count');
+  await env.sleep(3 * HOUR);
+  t.like(await stateOf(endpointId), { disabled: false, consecutiveFailures: 0, pending: 0 });
+  t.is(attemptsOf(endpointId, second.id).length, 20);
+  t.like(await store.byId(endpointId), { status: 'active', consecutiveFailures: 0 });
+});
+
+test.serial('a delivery that never succeeds while others do runs the whole 3-day schedule, then ends undelivered as expired', async (t) => {
+  const stubborn = envelope();
+  const endpointId = await newEndpoint((_, eventId) => eventId !== stubborn.id);
+  await send(endpointId, stubborn);
+  // Another event every 12 h succeeds and resets the count, so the endpoint stays active.
+  for (let i = 0; i < 7; i++) {
+    await env.sleep(12 * HOUR);
+    await send(endpointId);
+  }
+  await env.sleep(12 * HOUR);
+
+  const schedule = attemptOffsets();
+  t.is(schedule.length, 42);
+  t.is(schedule.at(-1), 258_155 * SECOND, 'the last attempt is the last 2-hourly one within 3 days');
+  assertOffsets(t, attemptsOf(endpointId, stubborn.id).map((a) => a.at), schedule);
+  t.like(await collections(mongo.db).webhookUndelivered.findOne({ _id: `${endpointId}:${stubborn.id}` }), { reason: 'expired', attempts: 42 });
+  t.like(await stateOf(endpointId), { disabled: false, pending: 0 });
+});
+
+test.serial('continue-as-new carries the failure count: the 20th failure disables across several runs', async (t) => {
+  const endpointId = await newEndpoint(() => false);
+  await send(endpointId, envelope(), { historyLimit: 40 });
+  await env.sleep(2 * 24 * HOUR);
+  t.is(attemptsOf(endpointId).length, 20);
+  const state = await stateOf(endpointId);
+  t.like(state, { disabled: true, consecutiveFailures: 20 });
+  t.true(state.run >= 3, `runs: ${state.run}`);
+});
+
+test.serial('continue-as-new carries pending deliveries: each event is delivered exactly once', async (t) => {
+  // Every event fails its first three attempts.
+  const endpointId = await newEndpoint((_, eventId) => attempts.filter((a) => a.eventId === eventId).length >= 3);
+  const events = [];
+  for (let i = 0; i < 5; i++) events.push(await send(endpointId, envelope(), { historyLimit: 40 }));
+  await env.sleep(6 * HOUR);
+  for (const e of events) {
+    t.deepEqual(attemptsOf(endpointId, e.id).map((a) => a.success), [false, false, false, true], e.id);
+  }
+  const state = await stateOf(endpointId);
+  t.like(state, { disabled: false, consecutiveFailures: 0, pending: 0 });
+  t.true(state.run >= 2, `runs: ${state.run}`);
+});
+
+test.serial('an event sent twice (a fan-out re-send) is delivered once', async (t) => {
+  const endpointId = await newEndpoint(() => true);
+  const event = envelope();
+  await send(endpointId, event);
+  await env.sleep(10 * SECOND);
+  await send(endpointId, event);
+  await env.sleep(10 * SECOND);
+  t.is(attemptsOf(endpointId, event.id).length, 1);
+});
+
+test.serial('deleting the endpoint ends its workflow', async (t) => {
+  const endpointId = await newEndpoint(() => false);
+  await send(endpointId);
+  await env.sleep(10 * SECOND);
+  const handle = env.client.workflow.getHandle(webhookWorkflowId(endpointId));
+  await handle.signal(WEBHOOK_SIGNALS.remove);
+  await handle.result();
+  const made = attemptsOf(endpointId).length;
+  await env.sleep(24 * HOUR);
+  t.is(attemptsOf(endpointId).length, made);
+});
