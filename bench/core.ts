@@ -9,21 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { createHashText } from '../activities/cpu/hash-text.js';
 import { createHashingPool } from '../activities/cpu/hashing-pool.js';
 import { standaloneContext } from '../lib/tool-handler.js';
-import { measure, printTable, type Figures } from './measure.js';
+import { measure, postJson, printTable, type Figures } from './measure.js';
 import { withBenchStack } from './stack.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
-
-async function postJson(url: string, body: unknown, key?: string) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${text}`);
-  return text;
-}
 
 /** The same hash-text handler behind a bare Koa route: JSON in, JSON out, nothing else. */
 async function bareKoa(threads: number) {
@@ -76,3 +65,4 @@ async function bcryptFigures(): Promise<Figures[]> {
 
 printTable('hash-text: platform vs bare Koa route', await hashTextFigures());
 printTable('bcrypt cost 11: hash-wasm vs native', await bcryptFigures());
+process.exit(0);

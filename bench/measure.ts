@@ -5,7 +5,10 @@ export interface Figures {
   label: string;
   concurrency: number;
   calls: number;
+  /** Calls that threw; their time is not in the percentiles. */
+  errors: number;
   p50Ms: number;
+  p95Ms: number;
   p99Ms: number;
   callsPerSecond: number;
 }
@@ -16,18 +19,30 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[i]!;
 }
 
-/** Runs `op` `calls` times with `concurrency` in flight; a warm-up round is not counted. */
-export async function measure(label: string, op: (i: number) => Promise<unknown>, options: { calls: number; concurrency: number; warmup?: number }): Promise<Figures> {
+/**
+ * Runs `op` `calls` times with `concurrency` in flight, after `warmup` uncounted calls. A call
+ * that throws is counted as an error (the first one is printed) and the run goes on.
+ */
+export async function measure(
+  label: string,
+  op: (i: number) => Promise<unknown>,
+  options: { calls: number; concurrency: number; warmup?: number },
+): Promise<Figures> {
   for (let i = 0; i < (options.warmup ?? Math.min(10, options.calls)); i++) await op(-1 - i);
   const durations: number[] = [];
+  let errors = 0;
   let next = 0;
   const started = performance.now();
   async function lane() {
     while (next < options.calls) {
       const i = next++;
       const t = performance.now();
-      await op(i);
-      durations.push(performance.now() - t);
+      try {
+        await op(i);
+        durations.push(performance.now() - t);
+      } catch (err) {
+        if (errors++ === 0) console.error(`  ${label}: first error: ${(err as Error).message}`);
+      }
     }
   }
   await Promise.all(Array.from({ length: options.concurrency }, lane));
@@ -37,9 +52,11 @@ export async function measure(label: string, op: (i: number) => Promise<unknown>
     label,
     concurrency: options.concurrency,
     calls: options.calls,
+    errors,
     p50Ms: percentile(durations, 50),
+    p95Ms: percentile(durations, 95),
     p99Ms: percentile(durations, 99),
-    callsPerSecond: options.calls / elapsed,
+    callsPerSecond: durations.length / elapsed,
   };
 }
 
@@ -50,9 +67,23 @@ export function printTable(title: string, rows: Figures[]): void {
       what: r.label,
       concurrency: r.concurrency,
       calls: r.calls,
-      'p50 ms': +r.p50Ms.toFixed(2),
-      'p99 ms': +r.p99Ms.toFixed(2),
+      errors: r.errors,
+      'p50 ms': +r.p50Ms.toFixed(1),
+      'p95 ms': +r.p95Ms.toFixed(1),
+      'p99 ms': +r.p99Ms.toFixed(1),
       'calls/s': +r.callsPerSecond.toFixed(1),
     })),
   );
+}
+
+/** A POST of JSON that must answer 200 (a benchmark's unit of work through the API). */
+export async function postJson(url: string, body: unknown, bearer?: string): Promise<string> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${text.slice(0, 200)}`);
+  return text;
 }

@@ -95,12 +95,13 @@ try {
     cwd: root,
     layer: 0,
   });
+  const databaseOptions = { binary: tools.secantusd, port: await stack.freePort(), dir: path.join(runDir, 'db') };
   // On disk, not in memory: tests restart Temporal and expect nothing to be lost.
   const temporalOptions = { binary: tools.temporal, port: await stack.freePort(), dbFile: path.join(runDir, 'temporal', 'temporal.db') };
   let [fixtures, temporal, database] = await Promise.all([
     firstJsonLine(fixturesProc, 60_000),
     stack.startTemporal(supervisor, temporalOptions),
-    stack.startDatabase(supervisor, { binary: tools.secantusd, port: await stack.freePort(), dir: path.join(runDir, 'db') }),
+    stack.startDatabase(supervisor, databaseOptions),
   ]);
 
   console.log(`test stack: fixtures, Temporal and database up after ${seconds()}`);
@@ -125,8 +126,10 @@ try {
   };
   if (!env.DNS_SERVERS) delete env.DNS_SERVERS;
   let apps;
+  let appOptions;
   try {
-    apps = await stack.startApps(supervisor, { root, env, apiPort: await stack.freePort() });
+    appOptions = { root, env, apiPort: await stack.freePort() };
+    apps = await stack.startApps(supervisor, appOptions);
   } catch (err) {
     // A process that died is in the error already; one that is still up may say why it is not ready.
     for (const p of supervisor.processes.filter((p) => ['api', 'workers'].includes(p.name) && p.running && p.tail())) {
@@ -136,10 +139,23 @@ try {
   }
   stackReady = true;
 
+  // What the disruptive suites may do to the stack; each returns once the part is back.
   const control = await stack.startControlServer({
     'restart/temporal': async () => {
       await temporal.process.stop();
       temporal = await stack.startTemporal(supervisor, temporalOptions);
+    },
+    'kill/temporal': async () => {
+      await temporal.process.kill();
+      temporal = await stack.startTemporal(supervisor, temporalOptions);
+    },
+    'kill/database': async () => {
+      await database.process.kill();
+      database = await stack.startDatabase(supervisor, databaseOptions);
+    },
+    'kill/workers': async () => {
+      await apps.workers.kill();
+      apps.workers = stack.startWorkers(supervisor, appOptions);
     },
   });
 
@@ -147,45 +163,48 @@ try {
   const typecheck = await tsc.exited;
   if (typecheck.code !== 0 && !supervisor.isStopping) console.error(`\ntsc --noEmit failed (all of it in ${path.relative(process.cwd(), tsc.logFile)}):\n${tsc.tail(100)}\n`);
 
-  const ava = supervisor.start({
-    name: 'ava',
-    command: bin('ava'),
-    args: avaArgs,
-    cwd: root,
-    layer: 2,
-    oneShot: true,
-    passthrough: true,
-    stopTimeoutMs: 5_000,
-    env: {
-      ...env,
-      // ava writes into a pipe (ours); keep its colours when we write to a terminal.
-      ...(process.stdout.isTTY && !process.env.NO_COLOR ? { FORCE_COLOR: process.env.FORCE_COLOR ?? '1' } : {}),
-      API_URL: apps.apiUrl,
-      TEMPORAL_TEST_SERVER_PATH: tools.temporalTestServer,
-      FIXTURES_JSON: JSON.stringify(fixtures),
-      // The CA the apps trust, for tests that issue certificates from it (test/fixtures/tls-certs.ts).
-      TEST_CA_CERT: fixtures.caCertFile,
-      TEST_CA_KEY: fixtures.caKeyFile,
-      TEST_OUTPUT_DIR: runDir,
-      STACK_LOG_DIR: logDir,
-      STACK_CONTROL_URL: control.url,
-      GOLD_FEED_CONTROL_URL: fixtures.goldFeed.controlUrl,
-    },
-  });
-  const endAva = (why) => {
-    if (!ava.running) return;
-    console.error(`\nnpm test: ${why}; ending ava`);
-    ava.signalGroup('SIGKILL');
+  const avaEnv = {
+    ...env,
+    // ava writes into a pipe (ours); keep its colours when we write to a terminal.
+    ...(process.stdout.isTTY && !process.env.NO_COLOR ? { FORCE_COLOR: process.env.FORCE_COLOR ?? '1' } : {}),
+    API_URL: apps.apiUrl,
+    TEMPORAL_TEST_SERVER_PATH: tools.temporalTestServer,
+    FIXTURES_JSON: JSON.stringify(fixtures),
+    // The CA the apps trust, for tests that issue certificates from it (test/fixtures/tls-certs.ts).
+    TEST_CA_CERT: fixtures.caCertFile,
+    TEST_CA_KEY: fixtures.caKeyFile,
+    TEST_OUTPUT_DIR: runDir,
+    STACK_LOG_DIR: logDir,
+    STACK_CONTROL_URL: control.url,
+    GOLD_FEED_CONTROL_URL: fixtures.goldFeed.controlUrl,
   };
-  setTimeout(() => endAva(`still running after ${AVA_DEADLINE_MS / 60_000} minutes`), AVA_DEADLINE_MS).unref();
-  ava.onLine((line) => {
-    if (line.includes('Timed out while running tests')) {
-      setTimeout(() => endAva(`ava timed out a test and has not finished ${AFTER_TIMEOUT_GRACE_MS / 1000} s later`), AFTER_TIMEOUT_GRACE_MS).unref();
-    }
-  });
-  const tests = await ava.exited;
+  const runAva = async (name, args) => {
+    const ava = supervisor.start({ name, command: bin('ava'), args, cwd: root, layer: 2, oneShot: true, passthrough: true, stopTimeoutMs: 5_000, env: avaEnv });
+    const endAva = (why) => {
+      if (!ava.running) return;
+      console.error(`\nnpm test: ${why}; ending ${name}`);
+      ava.signalGroup('SIGKILL');
+    };
+    const deadline = setTimeout(() => endAva(`still running after ${AVA_DEADLINE_MS / 60_000} minutes`), AVA_DEADLINE_MS);
+    ava.onLine((line) => {
+      if (line.includes('Timed out while running tests')) {
+        setTimeout(() => endAva(`ava timed out a test and has not finished ${AFTER_TIMEOUT_GRACE_MS / 1000} s later`), AFTER_TIMEOUT_GRACE_MS).unref();
+      }
+    });
+    const exit = await ava.exited;
+    clearTimeout(deadline);
+    return exit.code ?? 1; // killed by a signal: a failure
+  };
+
+  // The suite first; then, alone, the suites that restart or kill parts of the stack, which
+  // would fail whatever ran beside them. Named files run as they are, in one go.
+  let testsCode = await runAva('ava', avaArgs);
+  const disruptiveDir = path.join(root, 'test', 'disruptive');
+  if (avaArgs.length === 0 && testsCode === 0 && existsSync(disruptiveDir) && readdirSync(disruptiveDir).some((f) => f.endsWith('.test.ts'))) {
+    console.log('\nnpm test: the disruptive suites (test/disruptive/), one at a time');
+    testsCode = await runAva('ava-disruptive', ['--config', 'ava.disruptive.config.mjs']);
+  }
   if (crashed.length) console.error(`stack processes that died during the run: ${crashed.map((p) => p.name).join(', ')} (logs in ${logDir})`);
-  const testsCode = tests.code ?? 1; // killed by a signal: a failure
   await finish(testsCode !== 0 ? testsCode : typecheck.code !== 0 || crashed.length > 0 ? 1 : 0);
 } catch (err) {
   // After a Ctrl-C the signal handler reports and exits; the errors it causes here are noise.

@@ -22,20 +22,26 @@ export interface RunningApps {
   workers: ManagedProcess;
 }
 
+function startNode(supervisor: Supervisor, options: AppOptions, name: string, entry: string): ManagedProcess {
+  return supervisor.start({
+    name,
+    command: process.execPath,
+    args: ['--import', 'tsx', path.join(options.root, entry)],
+    cwd: options.root,
+    env: { ...options.env, PORT: String(options.apiPort) },
+    echo: options.echo,
+  });
+}
+
+/** Every worker pool in one process (also how a test restarts the workers after killing them). */
+export function startWorkers(supervisor: Supervisor, options: AppOptions): ManagedProcess {
+  return startNode(supervisor, options, 'workers', 'workers/all.ts');
+}
+
 export async function startApps(supervisor: Supervisor, options: AppOptions): Promise<RunningApps> {
-  const env = { ...options.env, PORT: String(options.apiPort) };
-  const node = (name: string, entry: string) =>
-    supervisor.start({
-      name,
-      command: process.execPath,
-      args: ['--import', 'tsx', path.join(options.root, entry)],
-      cwd: options.root,
-      env,
-      echo: options.echo,
-    });
   // Workers first: they bundle the workflow code, the slowest part of a start.
-  const workers = node('workers', 'workers/all.ts');
-  const api = node('api', 'api/server.ts');
+  const workers = startWorkers(supervisor, options);
+  const api = startNode(supervisor, options, 'api', 'api/server.ts');
   const apiUrl = `http://127.0.0.1:${options.apiPort}`;
   await waitForHttp(`${apiUrl}/readyz`, { what: 'API', timeoutMs: options.timeoutMs ?? 120_000, processes: [api, workers] });
   return { apiUrl, api, workers };

@@ -2,5 +2,5 @@
 export { Supervisor, ManagedProcess, type ProcessSpec, type ExitInfo } from './supervisor.js';
 export { freePort, assertPortFree, waitUntil, waitForHttp } from './net.js';
 export { startTemporal, waitForTemporal, startDatabase, waitForMongo, redactUrl } from './services.js';
-export { startApps } from './apps.js';
+export { startApps, startWorkers } from './apps.js';
 export { startControlServer, type ControlActions } from './control.js';

@@ -128,6 +128,13 @@ export class ManagedProcess {
     }
   }
 
+  /** SIGKILL to the group at once, as a crash would; not reported as an unexpected exit. */
+  async kill(): Promise<void> {
+    this.stopping = true;
+    this.signalGroup('SIGKILL');
+    await this.reaped;
+  }
+
   /** SIGTERM to the group, SIGKILL after the grace period; resolves when the whole group is gone. */
   async stop(): Promise<void> {
     this.stopping = true;

@@ -1,0 +1,20 @@
+//! `npm run bench:heavy`: the expensive tools side by side in one run. Screenshots through the
+//! platform vs raw puppeteer on a warm page vs a browser launched per capture; word-to-pdf on
+//! warm listeners vs a cold `soffice --convert-to` per call, 1 and 2 at once; upscale x2 and x4
+//! seconds per image. The stack: see bench/stack.ts. Option: `--calls N` (default 20).
+import { BROWSER_TABLE_TITLE, benchBrowser } from './heavy-browser.js';
+import { benchUpscale, benchWordToPdf, benchWordToPdfHttp, printUpscaleTable } from './heavy-files.js';
+import { printTable } from './measure.js';
+import { withBenchStack } from './stack.js';
+
+const callsArg = process.argv.indexOf('--calls');
+const calls = callsArg > 0 ? Number(process.argv[callsArg + 1]) : 20;
+
+await withBenchStack(async () => {
+  printTable(BROWSER_TABLE_TITLE, await benchBrowser({ calls }));
+  const office = await benchWordToPdf({ calls });
+  const http = await benchWordToPdfHttp({ calls: Math.max(5, Math.round(calls / 2)) });
+  printTable('word-to-pdf: warm listeners vs a cold soffice per call (small .docx, one page)', http ? [...office, http] : office);
+  printUpscaleTable(await benchUpscale());
+});
+process.exit(0);
