@@ -234,10 +234,15 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
         void attempt(d);
       }
     }
-    if (handOver && inFlight.size === 0 && booksIdle() && inbox.length === 0 && !enableRequested) {
+    const quiet = () => inFlight.size === 0 && booksIdle() && inbox.length === 0 && !enableRequested && !removed;
+    if (handOver && quiet()) {
       await condition(allHandlersFinished);
-      const carried: CarriedEndpointState = { ...state, seen: pruneSeen(state.seen, now) };
-      return continueAsNew<typeof webhookEndpoint>({ ...input, carried, previousRuns: run });
+      // A signal may have arrived while we waited: apply it first, never carry it off unread.
+      if (quiet()) {
+        const carried: CarriedEndpointState = { ...state, seen: pruneSeen(state.seen, Date.now()) };
+        return continueAsNew<typeof webhookEndpoint>({ ...input, carried, previousRuns: run });
+      }
+      continue;
     }
 
     const seen = wakeups;
