@@ -13,9 +13,8 @@ import { standaloneContext } from '../../lib/tool-handler.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { startTestNetwork, type TestNetwork } from '../helpers/network-access.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
-import { createTestCa } from '../fixtures/certificates.js';
+import { caFromEnv, createCa, issueLeaf } from '../fixtures/tls-certs.js';
 import { closedPort, startPageServer, type PageServer } from '../fixtures/http-pages.js';
-import { issueLeaf } from '../fixtures/leaf-certificate.js';
 
 const schemas = compileToolSchemas('http-request');
 /** A context of its own per call: tests run concurrently and each call listens on its signal. */
@@ -28,8 +27,8 @@ let caDir: string;
 
 test.before(async () => {
   caDir = mkdtempSync(path.join(os.tmpdir(), 'http-request-ca-'));
-  const ca = await createTestCa(caDir);
-  const leaf = await ca.issue(['fixture.test', '127.0.0.2']);
+  const ca = await createCa(caDir);
+  const leaf = await issueLeaf(ca, { names: ['fixture.test', '127.0.0.2'] });
   net = await startTestNetwork({ ca: ca.cert });
   pages = await startPageServer();
   securePages = await startPageServer({ tls: { cert: leaf.cert, key: leaf.key } });
@@ -297,10 +296,7 @@ test('stack: an unreachable target is 502 and the balance is unchanged', async (
 // The stack trusts its own test CA (NODE_EXTRA_CA_CERTS); the runner names it in TEST_CA_CERT and
 // TEST_CA_KEY.
 test('stack: an HTTPS target signed by the stack\'s CA answers, by address and by name', async (t) => {
-  const certFile = process.env.TEST_CA_CERT;
-  const keyFile = process.env.TEST_CA_KEY;
-  if (!certFile || !keyFile) throw new Error('TEST_CA_CERT and TEST_CA_KEY are not set: run through `npm test`');
-  const leaf = issueLeaf({ certFile, keyFile }, ['fixture.test', '127.0.0.2']);
+  const leaf = await issueLeaf(await caFromEnv(), { names: ['fixture.test', '127.0.0.2'] });
   const secure = await startPageServer({ tls: leaf });
   try {
     const account = await newAccount(20);

@@ -12,7 +12,7 @@ import { standaloneContext } from '../../lib/tool-handler.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { startTestNetwork, type TestNetwork } from '../helpers/network-access.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
-import { createTestCa } from '../fixtures/certificates.js';
+import { createCa, issueLeaf } from '../fixtures/tls-certs.js';
 import { ARTICLE_WORDS, closedPort, startPageServer, type PageServer } from '../fixtures/http-pages.js';
 
 const schemas = compileToolSchemas('web-scrape');
@@ -26,8 +26,8 @@ let caDir: string;
 
 test.before(async () => {
   caDir = mkdtempSync(path.join(os.tmpdir(), 'web-scrape-ca-'));
-  const ca = await createTestCa(caDir);
-  const leaf = await ca.issue(['fixture.test', '127.0.0.2']);
+  const ca = await createCa(caDir);
+  const leaf = await issueLeaf(ca, { names: ['fixture.test', '127.0.0.2'] });
   net = await startTestNetwork({ ca: ca.cert });
   pages = await startPageServer();
   securePages = await startPageServer({ tls: { cert: leaf.cert, key: leaf.key } });

@@ -18,7 +18,7 @@ import { startTestBrowser, trustCertificateFlag, type TestBrowser } from '../hel
 import { decodeImage, near } from '../helpers/images.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 import { AD_HOST, COLOURS, lazyImagePositions, PRIVATE_REFERENCES, startBrowserPages, systemFontFile } from '../fixtures/browser-pages.js';
-import { createTestCa } from '../fixtures/certificates.js';
+import { createCa, issueLeaf } from '../fixtures/tls-certs.js';
 import { closedPort, type PageServer } from '../fixtures/http-pages.js';
 
 const schemas = compileToolSchemas('website-screenshot');
@@ -31,8 +31,8 @@ let caDir: string;
 
 test.before(async () => {
   caDir = mkdtempSync(path.join(os.tmpdir(), 'website-screenshot-ca-'));
-  const ca = await createTestCa(caDir);
-  const leaf = await ca.issue(['fixture.test', '127.0.0.2']);
+  const ca = await createCa(caDir);
+  const leaf = await issueLeaf(ca, { names: ['fixture.test', '127.0.0.2'] });
   browser = await startTestBrowser({ extraArgs: [trustCertificateFlag(leaf.cert)] });
   // The ad host answers from the fixture address, so with blockAds off its image does load.
   browser.net.dns.setRecords(AD_HOST, [{ type: 'A', data: '127.0.0.2' }]);

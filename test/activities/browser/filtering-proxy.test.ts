@@ -14,7 +14,7 @@ import { loadAdHostList, parseAdHostList } from '../../../activities/browser/ad-
 import { createFilteringProxy, forwardedHeaders, parseAuthority, PROXY_ANSWER_HEADER, type ProxySession } from '../../../activities/browser/filtering-proxy.js';
 import { startTestNetwork, type TestNetwork } from '../../helpers/network-access.js';
 import { AD_HOST, startBrowserPages } from '../../fixtures/browser-pages.js';
-import { createTestCa } from '../../fixtures/certificates.js';
+import { createCa, issueLeaf } from '../../fixtures/tls-certs.js';
 import { closedPort, type PageServer } from '../../fixtures/http-pages.js';
 
 let network: TestNetwork;
@@ -25,8 +25,8 @@ let caDir: string;
 
 test.before(async () => {
   caDir = mkdtempSync(path.join(os.tmpdir(), 'filtering-proxy-ca-'));
-  const authority = await createTestCa(caDir);
-  const leaf = await authority.issue(['fixture.test']);
+  const authority = await createCa(caDir);
+  const leaf = await issueLeaf(authority, { names: ['fixture.test'] });
   ca = authority.cert;
   network = await startTestNetwork();
   network.dns.setRecords(AD_HOST, [{ type: 'A', data: '127.0.0.2' }]);
