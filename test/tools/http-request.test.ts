@@ -3,9 +3,6 @@
 //! capped), refused targets and unreachable upstreams fail as the contract says, and the same
 //! through HTTP against the running stack (charged only for answers).
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { createHttpRequest } from '../../activities/network/http-request.js';
 import { FORBIDDEN_HEADERS, type HttpRequestInput } from '../../api/prechecks/http-request.js';
 import { PRECHECKS } from '../../api/prechecks/index.js';
@@ -13,7 +10,7 @@ import { standaloneContext } from '../../lib/tool-handler.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { startTestNetwork, type TestNetwork } from '../helpers/network-access.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
-import { caFromEnv, createCa, issueLeaf } from '../fixtures/tls-certs.js';
+import { caFromEnv, issueLeaf, temporaryCa } from '../fixtures/tls-certs.js';
 import { closedPort, startPageServer, type PageServer } from '../fixtures/http-pages.js';
 
 const schemas = compileToolSchemas('http-request');
@@ -23,12 +20,11 @@ const ctx = () => standaloneContext();
 let net: TestNetwork;
 let pages: PageServer;
 let securePages: PageServer;
-let caDir: string;
+let testCa: Awaited<ReturnType<typeof temporaryCa>> | undefined;
 
 test.before(async () => {
-  caDir = mkdtempSync(path.join(os.tmpdir(), 'http-request-ca-'));
-  const ca = await createCa(caDir);
-  const leaf = await issueLeaf(ca, { names: ['fixture.test', '127.0.0.2'] });
+  testCa = await temporaryCa(['fixture.test', '127.0.0.2']);
+  const { ca, leaf } = testCa;
   net = await startTestNetwork({ ca: ca.cert });
   pages = await startPageServer();
   securePages = await startPageServer({ tls: { cert: leaf.cert, key: leaf.key } });
@@ -36,7 +32,7 @@ test.before(async () => {
 
 test.after.always(async () => {
   await Promise.all([pages?.close(), securePages?.close(), net?.close()]);
-  if (caDir) rmSync(caDir, { recursive: true, force: true });
+  await testCa?.close();
 });
 
 /** The handler with the deadline shortened for the tests that wait on a silent server. */

@@ -2,9 +2,6 @@
 //! legacy charsets), simple selectors only, text truncation, size and type limits, refused
 //! targets including a redirect to a private address, and the same through the running stack.
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { MAX_TEXT_CHARS, createWebScrape } from '../../activities/network/web-scrape.js';
 import { parseSimpleSelector, type WebScrapeInput } from '../../api/prechecks/web-scrape.js';
 import { PRECHECKS } from '../../api/prechecks/index.js';
@@ -12,7 +9,7 @@ import { standaloneContext } from '../../lib/tool-handler.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { startTestNetwork, type TestNetwork } from '../helpers/network-access.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
-import { createCa, issueLeaf } from '../fixtures/tls-certs.js';
+import { temporaryCa } from '../fixtures/tls-certs.js';
 import { ARTICLE_WORDS, closedPort, startPageServer, type PageServer } from '../fixtures/http-pages.js';
 
 const schemas = compileToolSchemas('web-scrape');
@@ -22,12 +19,11 @@ const ctx = () => standaloneContext();
 let net: TestNetwork;
 let pages: PageServer;
 let securePages: PageServer;
-let caDir: string;
+let testCa: Awaited<ReturnType<typeof temporaryCa>> | undefined;
 
 test.before(async () => {
-  caDir = mkdtempSync(path.join(os.tmpdir(), 'web-scrape-ca-'));
-  const ca = await createCa(caDir);
-  const leaf = await issueLeaf(ca, { names: ['fixture.test', '127.0.0.2'] });
+  testCa = await temporaryCa(['fixture.test', '127.0.0.2']);
+  const { ca, leaf } = testCa;
   net = await startTestNetwork({ ca: ca.cert });
   pages = await startPageServer();
   securePages = await startPageServer({ tls: { cert: leaf.cert, key: leaf.key } });
@@ -35,7 +31,7 @@ test.before(async () => {
 
 test.after.always(async () => {
   await Promise.all([pages?.close(), securePages?.close(), net?.close()]);
-  if (caDir) rmSync(caDir, { recursive: true, force: true });
+  await testCa?.close();
 });
 
 const scrape = (timeoutMs?: number) => createWebScrape({ http: net.http, page: { timeoutMs } });

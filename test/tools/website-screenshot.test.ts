@@ -5,8 +5,6 @@
 //! by DNS or by redirect) is refused, pages that hang end at the deadline with their page closed;
 //! then the same through HTTP against the running stack.
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'puppeteer-core';
 import type { BrowserPool } from '../../activities/browser/browser-pool.js';
@@ -18,7 +16,7 @@ import { startTestBrowser, trustCertificateFlag, type TestBrowser } from '../hel
 import { decodeImage, near } from '../helpers/images.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 import { AD_HOST, COLOURS, lazyImagePositions, PRIVATE_REFERENCES, startBrowserPages, systemFontFile } from '../fixtures/browser-pages.js';
-import { createCa, issueLeaf } from '../fixtures/tls-certs.js';
+import { temporaryCa } from '../fixtures/tls-certs.js';
 import { closedPort, type PageServer } from '../fixtures/http-pages.js';
 
 const schemas = compileToolSchemas('website-screenshot');
@@ -27,12 +25,11 @@ const ctx = standaloneContext();
 let browser: TestBrowser;
 let pages: PageServer;
 let securePages: PageServer;
-let caDir: string;
+let testCa: Awaited<ReturnType<typeof temporaryCa>> | undefined;
 
 test.before(async () => {
-  caDir = mkdtempSync(path.join(os.tmpdir(), 'website-screenshot-ca-'));
-  const ca = await createCa(caDir);
-  const leaf = await issueLeaf(ca, { names: ['fixture.test', '127.0.0.2'] });
+  testCa = await temporaryCa(['fixture.test', '127.0.0.2']);
+  const { ca, leaf } = testCa;
   browser = await startTestBrowser({ extraArgs: [trustCertificateFlag(leaf.cert)] });
   // The ad host answers from the fixture address, so with blockAds off its image does load.
   browser.net.dns.setRecords(AD_HOST, [{ type: 'A', data: '127.0.0.2' }]);
@@ -43,7 +40,7 @@ test.before(async () => {
 test.after.always(async () => {
   await Promise.all([pages?.close(), securePages?.close()]);
   await browser?.close();
-  if (caDir) rmSync(caDir, { recursive: true, force: true });
+  await testCa?.close();
 });
 
 /** The handler on the test pool; `settle` shortens its waits, `pool` wraps the pool. */

@@ -5,8 +5,6 @@
 import test from 'ava';
 import http from 'node:http';
 import tls from 'node:tls';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type net from 'node:net';
 import { hostRules, renderHostList } from '../../../activities/browser/ad-hosts-update.js';
@@ -14,19 +12,18 @@ import { loadAdHostList, parseAdHostList } from '../../../activities/browser/ad-
 import { createFilteringProxy, forwardedHeaders, parseAuthority, PROXY_ANSWER_HEADER, type ProxySession } from '../../../activities/browser/filtering-proxy.js';
 import { startTestNetwork, type TestNetwork } from '../../helpers/network-access.js';
 import { AD_HOST, startBrowserPages } from '../../fixtures/browser-pages.js';
-import { createCa, issueLeaf } from '../../fixtures/tls-certs.js';
+import { temporaryCa } from '../../fixtures/tls-certs.js';
 import { closedPort, type PageServer } from '../../fixtures/http-pages.js';
 
 let network: TestNetwork;
 let pages: PageServer;
 let securePages: PageServer;
 let ca: string;
-let caDir: string;
+let testCa: Awaited<ReturnType<typeof temporaryCa>> | undefined;
 
 test.before(async () => {
-  caDir = mkdtempSync(path.join(os.tmpdir(), 'filtering-proxy-ca-'));
-  const authority = await createCa(caDir);
-  const leaf = await issueLeaf(authority, { names: ['fixture.test'] });
+  testCa = await temporaryCa(['fixture.test']);
+  const { ca: authority, leaf } = testCa;
   ca = authority.cert;
   network = await startTestNetwork();
   network.dns.setRecords(AD_HOST, [{ type: 'A', data: '127.0.0.2' }]);
@@ -36,7 +33,7 @@ test.before(async () => {
 
 test.after.always(async () => {
   await Promise.all([pages?.close(), securePages?.close(), network?.close()]);
-  if (caDir) rmSync(caDir, { recursive: true, force: true });
+  await testCa?.close();
 });
 
 const proxy = () => createFilteringProxy({ guard: network.guard, adHosts: loadAdHostList() });
