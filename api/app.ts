@@ -24,6 +24,7 @@ import { adminRoutes } from './routes/admin.js';
 import { serviceRoutes } from './routes/service.js';
 import { docsRoutes } from './routes/docs.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 
 export interface AppDeps {
   config: Config;
@@ -84,6 +85,7 @@ export function createApp(deps: AppDeps): Koa {
       record: createEventRecorder(db, onEvent),
     }),
     docsRoutes({ baseUrl: config.publicBaseUrl }),
+    dashboardRoutes(),
   ];
   for (const r of routers) app.use(r.routes());
   return app;

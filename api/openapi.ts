@@ -307,6 +307,19 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     ok: plain('JavaScript.', { 'text/javascript': { schema: { type: 'string' } } }),
     codes: ['internal_error'],
   });
+  route('get', '/dashboard', {
+    tag: 'service', operationId: 'dashboard', ...open, summary: 'Account dashboard',
+    description: 'The account owner\'s web page over the account API: sign in with the owner token, then balance and usage, API keys and webhook endpoints.',
+    ok: plain('An HTML page.', { 'text/html': { schema: { type: 'string' } } }),
+    codes: ['internal_error'],
+  });
+  route('get', '/dashboard/assets/{version}/{file}', {
+    tag: 'service', operationId: 'dashboardAsset', ...open, summary: 'Dashboard script or style',
+    description: 'A file `/dashboard` loads. Cached for a year: `version` is a digest of the files.',
+    parameters: ['version', 'file'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+    ok: plain('JavaScript, CSS or SVG.', { 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } }),
+    codes: ['not_found', 'internal_error'],
+  });
 
   return {
     openapi: '3.1.0',

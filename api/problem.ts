@@ -1,6 +1,7 @@
 //! The one error path of the API: every failure becomes an RFC 9457 problem+json answer with
 //! the contract's stable code. What the client sees is kept apart from what is logged.
 import type { Context, Middleware } from 'koa';
+import { MongoNetworkError, MongoServerSelectionError } from 'mongodb';
 import { ERRORS, ToolError, type ErrorCode, type ProblemExtras } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
@@ -52,6 +53,11 @@ export function requestId(): Middleware {
   };
 }
 
+/** The driver found no server (down, restarting) or lost its connection mid-request. */
+function databaseUnreachable(err: unknown): boolean {
+  return err instanceof MongoServerSelectionError || err instanceof MongoNetworkError;
+}
+
 export function problems(options: { baseUrl: string; log: Logger }): Middleware {
   return async (ctx, next) => {
     try {
@@ -65,6 +71,11 @@ export function problems(options: { baseUrl: string; log: Logger }): Middleware 
         sendProblem(ctx, options.baseUrl, err.code, err.detail, err.extras);
       } else if (err instanceof ToolError) {
         sendProblem(ctx, options.baseUrl, err.code, err.message, err.extras);
+      } else if (databaseUnreachable(err)) {
+        // The contract's 503: a client should retry, not report a bug.
+        options.log.warn({ err, requestId: ctx.state.requestId, path: ctx.path }, 'database unreachable');
+        ctx.set('Retry-After', '5');
+        sendProblem(ctx, options.baseUrl, 'unavailable', 'The service cannot reach its database right now; retry shortly.');
       } else {
         options.log.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'unhandled error');
         sendProblem(ctx, options.baseUrl, 'internal_error', 'Something went wrong on our side; quote the request id if you contact us.');

@@ -2,7 +2,7 @@
 //! and waiting for its answer. The Koa route around it only speaks HTTP.
 import { createHmac } from 'node:crypto';
 import type { Db } from 'mongodb';
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, isGrpcDeadlineError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { ToolSpec } from '../lib/catalogue.js';
 import { canonicalJson } from '../lib/canonical-json.js';
@@ -17,6 +17,14 @@ import { HttpProblem } from './problem.js';
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long the API waits past a tool's own deadline for the ledger steps around it. */
 const ANSWER_GRACE_MS = 30_000;
+/**
+ * Past the workflow's answer deadline, time for its result to reach us. A commit that runs
+ * after answerBy refunds instead (activities/core/ledger.ts): an answer given up on is never
+ * charged.
+ */
+const READ_MARGIN_MS = 5_000;
+/** Pause between attempts while Temporal cannot be reached (after the client's own retries). */
+const RECONNECT_PAUSE_MS = 500;
 
 const IDEMPOTENCY_KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
 
@@ -101,43 +109,67 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
 
   async function call(req: CallRequest): Promise<CallAnswer> {
     const { workflowId, replayed } = await claim(req);
-    const handle = await start(req, workflowId);
-    const wait = AbortSignal.timeout(req.tool.timeoutMs + ANSWER_GRACE_MS);
-    try {
-      const result = await deps.client.withAbortSignal(wait, () => handle.result() as Promise<ToolCallResult>);
-      return { requestId: workflowId, replayed, result };
-    } catch (err) {
-      if (wait.aborted) {
-        return { requestId: workflowId, replayed, result: { ok: false, error: { code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} } } };
+    const answerBy = Date.now() + req.tool.timeoutMs + ANSWER_GRACE_MS;
+    const deadline = answerBy + READ_MARGIN_MS;
+    const handle = await start(req, workflowId, answerBy, deadline);
+    return { requestId: workflowId, replayed, result: await awaitResult(handle, deadline) };
+  }
+
+  /**
+   * The workflow's result. Temporal being unreachable (a restart) is waited out until the
+   * deadline, retrying: answering 503 while the workflow runs on and commits would charge a
+   * call that never answered 200. The client's own retries give up after about 10 s.
+   */
+  async function awaitResult(handle: WorkflowHandle, deadline: number): Promise<ToolCallResult> {
+    for (;;) {
+      try {
+        return await deps.client.withDeadline(deadline, () => handle.result() as Promise<ToolCallResult>);
+      } catch (err) {
+        if (err instanceof WorkflowFailedError) throw err; // an operator terminated it: internal error
+        if (Date.now() >= deadline - RECONNECT_PAUSE_MS) {
+          // Still running at the deadline: it refunds rather than commits from now on.
+          if (isGrpcDeadlineError(err)) return { ok: false, error: { code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} } };
+          throw unavailable(err);
+        }
+        await sleep(RECONNECT_PAUSE_MS);
       }
-      if (err instanceof WorkflowFailedError) throw err; // an operator terminated it: internal error
-      throw unavailable(err);
     }
   }
 
-  async function start(req: CallRequest, workflowId: string) {
-    try {
-      return await deps.client.workflow.start(WORKFLOW_TYPES.toolCall, {
-        taskQueue: TASK_QUEUES.core,
-        workflowId,
-        args: [await workflowInput(req, workflowId)],
-        // A repeat of a running idempotent call attaches to it; a finished one is replayed below.
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: new TypedSearchAttributes([
-          { key: SEARCH_ATTRIBUTES.accountId, value: req.accountId },
-          { key: SEARCH_ATTRIBUTES.tool, value: req.tool.name },
-        ]),
-        requestEagerStart: deps.eagerStart,
-      });
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return deps.client.workflow.getHandle(workflowId);
-      throw unavailable(err);
+  /**
+   * Starts the workflow, retrying while Temporal cannot be reached: with the call's fixed
+   * workflow id and USE_EXISTING a repeated start is harmless, and a start whose answer was lost
+   * may have started the workflow, which then runs whatever we answer.
+   */
+  async function start(req: CallRequest, workflowId: string, answerBy: number, deadline: number): Promise<WorkflowHandle> {
+    const args = [{ ...(await workflowInput(req, workflowId)), answerBy }];
+    for (;;) {
+      try {
+        return await deps.client.workflow.start(WORKFLOW_TYPES.toolCall, {
+          taskQueue: TASK_QUEUES.core,
+          workflowId,
+          args,
+          // A repeat of a running idempotent call attaches to it; a finished one is replayed below.
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: new TypedSearchAttributes([
+            { key: SEARCH_ATTRIBUTES.accountId, value: req.accountId },
+            { key: SEARCH_ATTRIBUTES.tool, value: req.tool.name },
+          ]),
+          requestEagerStart: deps.eagerStart,
+        });
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return deps.client.workflow.getHandle(workflowId);
+        if (Date.now() >= deadline - RECONNECT_PAUSE_MS) throw unavailable(err);
+        await sleep(RECONNECT_PAUSE_MS);
+      }
     }
   }
 
   return { call, fingerprint };
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function unavailable(cause: unknown): HttpProblem {
   const err = new HttpProblem('unavailable', 'The service cannot run calls right now; retry shortly.', {}, { 'Retry-After': '5' });

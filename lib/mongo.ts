@@ -153,11 +153,19 @@ export interface Collections {
   marketQuotes: Collection<MarketQuoteDoc>;
 }
 
+/**
+ * Credits are money: their writes wait for the journal. With the default (w:1, no journal) a
+ * database crash loses the last writes it acknowledged; the chaos suite measured it (SecantusDB
+ * SIGKILLed under inserts lost ~50 acknowledged of ~7,700, and a charged call left no trace in
+ * the balance or the ledger). Journaled: none lost, at about half the insert rate.
+ */
+const JOURNALED = { writeConcern: { w: 1, journal: true } } as const;
+
 export function collections(db: Db): Collections {
   return {
-    accounts: db.collection('accounts'),
+    accounts: db.collection('accounts', JOURNALED),
     credentials: db.collection('credentials'),
-    ledger: db.collection('ledger'),
+    ledger: db.collection('ledger', JOURNALED),
     events: db.collection('events'),
     idempotency: db.collection('idempotency'),
     callKeys: db.collection('call_keys'),

@@ -37,6 +37,11 @@ export interface ToolCallInput {
   input: Record<string, unknown>;
   /** Secret fields sealed with the call's key, when the tool has any. */
   sealed?: string;
+  /**
+   * Epoch ms after which the API no longer waits for the answer: a call still running then is
+   * refunded, never committed, so a client that got no 200 is never charged.
+   */
+  answerBy?: number;
 }
 
 /** What a tool activity receives. */

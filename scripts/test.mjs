@@ -3,8 +3,7 @@
 //! Temporal, SecantusDB, the API and the workers, all under `test-output/run-<time>/`), type-checks,
 //! runs ava against it and stops everything. Arguments go to ava:
 //! `npm test -- test/tools/hash-text.test.ts`. Exits with ava's code (1 if only the type check failed).
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bootstrap } from './bootstrap.mjs';
@@ -22,37 +21,10 @@ const AVA_DEADLINE_MS = 60 * 60_000;
 /** After ava reports a timed-out test it waits for that test's process, which may never end. */
 const AFTER_TIMEOUT_GRACE_MS = 30_000;
 
-/** The first line of output that parses as a JSON object: how the fixture process says where it is. */
-function firstJsonLine(proc, timeoutMs) {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`fixtures printed no JSON line within ${timeoutMs / 1000} s:\n${proc.tail()}`)), timeoutMs);
-    const off = proc.onLine((line) => {
-      if (!line.startsWith('{')) return;
-      clearTimeout(timer);
-      off();
-      resolve(JSON.parse(line));
-    });
-    proc.exited.then(() => reject(new Error(`fixtures: ${proc.describeExit()}\n${proc.tail()}`)));
-  });
-}
-
 function pruneOldRuns(dir) {
   if (!existsSync(dir)) return;
   const runs = readdirSync(dir).filter((name) => name.startsWith('run-')).sort();
   for (const name of runs.slice(0, Math.max(0, runs.length - KEEP_RUNS))) rmSync(path.join(dir, name), { recursive: true, force: true });
-}
-
-/**
- * NODE_EXTRA_CA_CERTS takes one file: the run's test CA plus whatever extra CAs the machine
- * already had configured, so setting it for the tests takes nothing away.
- */
-function caBundle(runDir, testCaFile) {
-  const parts = [readFileSync(testCaFile, 'utf8')];
-  const existing = process.env.NODE_EXTRA_CA_CERTS;
-  if (existing && existsSync(existing)) parts.push(readFileSync(existing, 'utf8'));
-  const file = path.join(runDir, 'extra-ca-certs.pem');
-  writeFileSync(file, parts.join('\n'));
-  return file;
 }
 
 const tools = await bootstrap({ root });
@@ -88,78 +60,16 @@ try {
   // supervisor too (highest layer, stopped first), so a Ctrl-C takes them down with the stack.
   const tsc = supervisor.start({ name: 'tsc', command: bin('tsc'), args: ['--noEmit'], cwd: root, layer: 2, oneShot: true });
 
-  const fixturesProc = supervisor.start({
-    name: 'fixtures',
-    command: process.execPath,
-    args: ['--import', 'tsx', 'test/fixtures/start.ts', path.join(runDir, 'fixtures')],
-    cwd: root,
-    layer: 0,
+  const testStack = await stack.startTestStack(supervisor, {
+    root,
+    runDir,
+    tools,
+    onInfrastructureUp: () => console.log(`test stack: fixtures, Temporal and database up after ${seconds()}`),
   });
-  const databaseOptions = { binary: tools.secantusd, port: await stack.freePort(), dir: path.join(runDir, 'db') };
-  // On disk, not in memory: tests restart Temporal and expect nothing to be lost.
-  const temporalOptions = { binary: tools.temporal, port: await stack.freePort(), dbFile: path.join(runDir, 'temporal', 'temporal.db') };
-  let [fixtures, temporal, database] = await Promise.all([
-    firstJsonLine(fixturesProc, 60_000),
-    stack.startTemporal(supervisor, temporalOptions),
-    stack.startDatabase(supervisor, databaseOptions),
-  ]);
-
-  console.log(`test stack: fixtures, Temporal and database up after ${seconds()}`);
-  const env = {
-    ...process.env,
-    MONGODB_URL: database.url,
-    TEMPORAL_ADDRESS: temporal.address,
-    TEMPORAL_NAMESPACE: temporal.namespace,
-    SECRET_KEY: randomBytes(32).toString('hex'),
-    ADMIN_TOKEN: randomBytes(24).toString('base64url'),
-    WEBHOOKS_ALLOW_LOCALHOST: 'true',
-    // The fixtures' address (127.0.0.2): the database and Temporal, on 127.0.0.1, stay refused.
-    TARGET_ALLOWLIST: fixtures.targetAllowlist.join(','),
-    DNS_SERVERS: fixtures.dnsServers.join(','),
-    NODE_EXTRA_CA_CERTS: caBundle(runDir, fixtures.caCertFile),
-    LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
-    // High enough that suites firing 100 calls at once meet credits, not the limiter; the
-    // limiter's own test reads the limit from the RateLimit-Limit header.
-    RATE_LIMIT_PER_SECOND: '60',
-    GOLD_FEED_URL: fixtures.goldFeed.goldUrl,
-    FX_FEED_URL: fixtures.goldFeed.fxUrl,
-  };
-  if (!env.DNS_SERVERS) delete env.DNS_SERVERS;
-  let apps;
-  let appOptions;
-  try {
-    appOptions = { root, env, apiPort: await stack.freePort() };
-    apps = await stack.startApps(supervisor, appOptions);
-  } catch (err) {
-    // A process that died is in the error already; one that is still up may say why it is not ready.
-    for (const p of supervisor.processes.filter((p) => ['api', 'workers'].includes(p.name) && p.running && p.tail())) {
-      console.error(`\n--- last lines of ${p.name} (${path.relative(process.cwd(), p.logFile)}):\n${p.tail(60)}`);
-    }
-    throw err;
-  }
+  const { env, fixtures } = testStack;
   stackReady = true;
 
-  // What the disruptive suites may do to the stack; each returns once the part is back.
-  const control = await stack.startControlServer({
-    'restart/temporal': async () => {
-      await temporal.process.stop();
-      temporal = await stack.startTemporal(supervisor, temporalOptions);
-    },
-    'kill/temporal': async () => {
-      await temporal.process.kill();
-      temporal = await stack.startTemporal(supervisor, temporalOptions);
-    },
-    'kill/database': async () => {
-      await database.process.kill();
-      database = await stack.startDatabase(supervisor, databaseOptions);
-    },
-    'kill/workers': async () => {
-      await apps.workers.kill();
-      apps.workers = stack.startWorkers(supervisor, appOptions);
-    },
-  });
-
-  console.log(`test stack: ready after ${seconds()} (API ${apps.apiUrl}, Temporal ${temporal.address}, database ${database.url})`);
+  console.log(`test stack: ready after ${seconds()} (API ${testStack.apiUrl}, Temporal ${testStack.temporal.address}, database ${testStack.database.url})`);
   const typecheck = await tsc.exited;
   if (typecheck.code !== 0 && !supervisor.isStopping) console.error(`\ntsc --noEmit failed (all of it in ${path.relative(process.cwd(), tsc.logFile)}):\n${tsc.tail(100)}\n`);
 
@@ -167,7 +77,7 @@ try {
     ...env,
     // ava writes into a pipe (ours); keep its colours when we write to a terminal.
     ...(process.stdout.isTTY && !process.env.NO_COLOR ? { FORCE_COLOR: process.env.FORCE_COLOR ?? '1' } : {}),
-    API_URL: apps.apiUrl,
+    API_URL: testStack.apiUrl,
     TEMPORAL_TEST_SERVER_PATH: tools.temporalTestServer,
     FIXTURES_JSON: JSON.stringify(fixtures),
     // The CA the apps trust, for tests that issue certificates from it (test/fixtures/tls-certs.ts).
@@ -175,7 +85,7 @@ try {
     TEST_CA_KEY: fixtures.caKeyFile,
     TEST_OUTPUT_DIR: runDir,
     STACK_LOG_DIR: logDir,
-    STACK_CONTROL_URL: control.url,
+    STACK_CONTROL_URL: testStack.controlUrl,
     GOLD_FEED_CONTROL_URL: fixtures.goldFeed.controlUrl,
   };
   const runAva = async (name, args) => {
@@ -203,6 +113,15 @@ try {
   if (avaArgs.length === 0 && testsCode === 0 && existsSync(disruptiveDir) && readdirSync(disruptiveDir).some((f) => f.endsWith('.test.ts'))) {
     console.log('\nnpm test: the disruptive suites (test/disruptive/), one at a time');
     testsCode = await runAva('ava-disruptive', ['--config', 'ava.disruptive.config.mjs']);
+  }
+  // After the whole suite: every status the OpenAPI document promises was answered by some test.
+  if (avaArgs.length === 0 && testsCode === 0) {
+    const coverage = await stack.statusCoverage(testStack.apiUrl);
+    console.log(`\nnpm test: ${stack.formatCoverage(coverage)}`);
+    if (coverage.missing.length) {
+      console.error(`npm test: documented statuses no test produced: ${coverage.missing.join(', ')}`);
+      testsCode = 1;
+    }
   }
   if (crashed.length) console.error(`stack processes that died during the run: ${crashed.map((p) => p.name).join(', ')} (logs in ${logDir})`);
   await finish(testsCode !== 0 ? testsCode : typecheck.code !== 0 || crashed.length > 0 ? 1 : 0);

@@ -35,8 +35,15 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
   let result: ToolCallResult;
   try {
     const output = await runTool(call, ref.requestId);
-    const committed = await ledger.commit(ref);
-    result = { ok: true, output, charged: call.cost, balance: committed.balance };
+    // Past answerBy nobody waits for the 200 any more (Temporal or the database was down for
+    // long): the commit refunds instead, judged when it runs, so a call the API gave up on is
+    // never charged however late its commit gets through.
+    // (A commit result without `outcome`, recorded before it existed, was a charge.)
+    const committed = await ledger.commit({ ...ref, answerBy: call.answerBy });
+    result =
+      committed.outcome === 'refunded'
+        ? failed({ code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} })
+        : { ok: true, output, charged: call.cost, balance: committed.balance };
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err; // a bug in this workflow: fail the task, fix, replay
     await ledger.refund(ref);

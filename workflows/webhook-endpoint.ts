@@ -14,6 +14,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { DeliverResult, WebhookActivities } from '../activities/core/webhooks.js';
@@ -211,6 +212,19 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
     settle(d, result, Date.now());
   }
 
+  // Durable wake-ups for the next due attempt. A timer is never cancelled; one no longer needed
+  // only wakes the loop once more. (Cancelling a timer in the same moment the server fires it is
+  // a race the time-skipping test server rejects outright.)
+  const timers = new Set<number>();
+  function wakeAt(at: number, now: number) {
+    for (const t of timers) if (t <= at) return; // an earlier wake-up is coming anyway
+    timers.add(at);
+    void sleep(Math.max(1, at - now)).then(() => {
+      timers.delete(at);
+      wakeups++;
+    });
+  }
+
   void keepBooks();
 
   for (;;) {
@@ -245,9 +259,9 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
       continue;
     }
 
-    const seen = wakeups;
     const wake = handOver || state.disabled || inFlight.size >= limit ? undefined : nextWake(state.pending, inFlight);
-    if (wake === undefined) await condition(() => wakeups !== seen || removed);
-    else await condition(() => wakeups !== seen || removed, Math.max(1, wake - now));
+    if (wake !== undefined) wakeAt(wake, now);
+    const seen = wakeups;
+    await condition(() => wakeups !== seen || removed);
   }
 }

@@ -2,7 +2,7 @@
 //! guarded so that a retried activity is a no-op and two concurrent calls can never both spend
 //! the last credits. Balance events are decided here, on the charged balance.
 import type { Db } from 'mongodb';
-import { collections, type AccountDoc, type OutboxEvent } from '../../lib/mongo.js';
+import { collections, type AccountDoc, type LedgerEntry, type OutboxEvent } from '../../lib/mongo.js';
 import { newId } from '../../lib/ids.js';
 import { createEventRecorder, type EventKind, type EventSink } from '../../lib/events.js';
 
@@ -16,13 +16,21 @@ export interface CallRef {
   requestId: string;
   tool: string;
   cost: number;
+  /**
+   * Epoch ms after which the API no longer waits for this call's answer (ToolCallInput.answerBy).
+   * A commit that runs later refunds instead: nobody will see the 200 it would pay for.
+   */
+  answerBy?: number;
 }
 
 export type ReserveResult = { ok: true; balance: number } | { ok: false; balance: number };
 
 export interface CommitResult {
+  /** `refunded` when the commit came after the call's answerBy. */
+  outcome: 'charged' | 'refunded';
   /** Available balance after the commit. */
   balance: number;
+  /** Credits charged: the cost, or 0 when refunded. */
   charged: number;
 }
 
@@ -110,6 +118,30 @@ export function createLedger(db: Db, onEvent?: EventSink) {
     await flushOutbox(accountId);
   }
 
+  /**
+   * Ends a hold as `wanted`, unless the call's ledger entry already says otherwise. The entry is
+   * written first and is the decision: the account update after it is guarded by the hold, so
+   * an attempt retried after a crash between the two (or the sweeper, for a call terminated
+   * there) completes that same decision, never the opposite one. Deciding by the account update
+   * instead would leave "hold gone, no entry" ambiguous between a charge and a refund.
+   */
+  async function settle(call: CallRef, wanted: LedgerEntry['outcome']): Promise<CommitResult> {
+    const entry = await ledger.findOneAndUpdate(
+      { _id: call.requestId },
+      { $setOnInsert: { accountId: call.accountId, tool: call.tool, credits: wanted === 'charged' ? call.cost : 0, outcome: wanted, at: new Date() } },
+      { upsert: true, returnDocument: 'after' },
+    );
+    const outcome = entry?.outcome ?? wanted;
+    const after = await accounts.findOneAndUpdate(
+      { _id: call.accountId, [holdPath(call.requestId)]: { $exists: true } },
+      { $unset: { [holdPath(call.requestId)]: '' }, $inc: outcome === 'charged' ? { chargedBalance: -call.cost } : { balance: call.cost } },
+      { returnDocument: 'after' },
+    );
+    if (outcome === 'charged') await fireBalanceEvents(call.accountId);
+    const balance = after?.balance ?? (await balanceOf(call.accountId)).balance;
+    return { outcome, balance, charged: outcome === 'charged' ? call.cost : 0 };
+  }
+
   return {
     balanceOf,
     flushOutbox,
@@ -128,39 +160,20 @@ export function createLedger(db: Db, onEvent?: EventSink) {
       return { ok: false, balance: doc.balance };
     },
 
-    /** Turns the hold into a charge, records it in the ledger and fires balance events. */
+    /**
+     * Turns the hold into a charge, records it in the ledger and fires balance events; past the
+     * call's answerBy it refunds instead. A retried commit (its worker died, or the database was
+     * down until after answerBy) applies what the first attempt decided: see settle().
+     */
     async commit(call: CallRef): Promise<CommitResult> {
-      const after = await accounts.findOneAndUpdate(
-        { _id: call.accountId, [holdPath(call.requestId)]: { $exists: true } },
-        { $unset: { [holdPath(call.requestId)]: '' }, $inc: { chargedBalance: -call.cost } },
-        { returnDocument: 'after' },
-      );
-      // No hold: this commit already ran (a retried activity); only its ledger entry may be missing.
-      await ledger.updateOne(
-        { _id: call.requestId },
-        { $setOnInsert: { accountId: call.accountId, tool: call.tool, credits: call.cost, outcome: 'charged', at: new Date() } },
-        { upsert: true },
-      );
-      await fireBalanceEvents(call.accountId);
-      const balance = after?.balance ?? (await balanceOf(call.accountId)).balance;
-      return { balance, charged: call.cost };
+      const late = call.answerBy !== undefined && Date.now() > call.answerBy;
+      return settle(call, late ? 'refunded' : 'charged');
     },
 
     /** Gives the held credits back; nothing is charged and no event fires. */
     async refund(call: CallRef): Promise<{ balance: number }> {
-      const after = await accounts.findOneAndUpdate(
-        { _id: call.accountId, [holdPath(call.requestId)]: { $exists: true } },
-        { $unset: { [holdPath(call.requestId)]: '' }, $inc: { balance: call.cost } },
-        { returnDocument: 'after' },
-      );
-      await ledger.updateOne(
-        { _id: call.requestId },
-        { $setOnInsert: { accountId: call.accountId, tool: call.tool, credits: 0, outcome: 'refunded', at: new Date() } },
-        { upsert: true },
-      );
-      return { balance: after?.balance ?? (await balanceOf(call.accountId)).balance };
+      return settle(call, 'refunded');
     },
-
     /**
      * Adds credits and fires `credits.granted`. The update is pinned to the balances read just
      * before (retried on a race) so that re-arming the low and exhausted latches, and the balance

@@ -9,7 +9,8 @@ const READS_HASH: readonly ErrorCode[] = ['hash_too_costly', 'invalid_hash'];
 
 const TOOL_FAILURES: Readonly<Record<string, readonly ErrorCode[]>> = {
   ping: CONNECTS,
-  'dns-lookup': ['upstream_error'],
+  // Internal names (single-label, .local, .internal ...) are refused before any query.
+  'dns-lookup': ['target_not_allowed', 'upstream_error'],
   'ssl-check': CONNECTS,
   'smtp-test': [...CONNECTS, 'port_not_allowed'],
   'http-request': CONNECTS,

@@ -8,7 +8,7 @@ import { ToolError } from '../../lib/errors.js';
 import { newEvent, type EventRecorder } from '../../lib/events.js';
 import type { Logger } from '../../lib/logger.js';
 import { TASK_QUEUES, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
-import type { TargetGuard } from '../../lib/target-guard.js';
+import type { InputReason, TargetGuard } from '../../lib/target-guard.js';
 import { createWebhookEndpoints, publicAttempt, publicEndpoint } from '../../lib/webhook-endpoints.js';
 import { WEBHOOK_SIGNALS, webhookWorkflowId, type WebhookEndpointInput } from '../../lib/webhook-messages.js';
 import { isLocalhostUrl } from '../../lib/webhook-transport.js';
@@ -43,24 +43,41 @@ export interface WebhookRouteDeps {
 /**
  * Checks a URL for registration and returns it normalised. `localhost` (any scheme) only when
  * allowed; anything else must be https and resolve to public addresses only (delivery checks
- * again on every attempt, so a later DNS change cannot reach inside either).
+ * again on every attempt, so a later DNS change cannot reach inside either). A badly written URL
+ * (not absolute, another scheme, credentials, bad port) is 400 `validation_failed`; a refused
+ * address (private, loopback, metadata ... or localhost while not allowed) 422 `target_not_allowed`.
  */
 export async function checkEndpointUrl(raw: string, deps: { guard: TargetGuard; allowLocalhost: boolean }): Promise<string> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new HttpProblem('validation_failed', 'The url is not an absolute URL.', { errors: [{ field: '/url', message: 'must be an absolute URL' }] });
+    throw badUrl('The url is not an absolute URL.', 'must be an absolute URL');
   }
-  if (isLocalhostUrl(url)) {
-    if (!deps.allowLocalhost) {
-      throw new ToolError('target_not_allowed', 'localhost webhook URLs are not allowed on this service; use an https URL with a public address.', { reason: 'loopback' });
+  try {
+    if (isLocalhostUrl(url)) {
+      if (!deps.allowLocalhost) {
+        throw new ToolError('target_not_allowed', 'localhost webhook URLs are not allowed on this service; use an https URL with a public address.', { reason: 'loopback' });
+      }
+      deps.guard.checkUrl(url, { schemes: ['http', 'https'] }); // scheme, credentials, port
+      return url.href;
     }
-    deps.guard.checkUrl(url, { schemes: ['http', 'https'] }); // scheme, credentials, port
+    await deps.guard.resolveUrl(url, { schemes: ['https'] });
     return url.href;
+  } catch (err) {
+    // The URL itself is wrong (scheme, credentials, port): a validation failure of the body.
+    // A refused address stays 422 `target_not_allowed`.
+    const reason = err instanceof ToolError ? err.extras.reason : undefined;
+    if (typeof reason === 'string' && URL_INPUT_REASONS.has(reason)) throw badUrl((err as Error).message, (err as Error).message);
+    throw err;
   }
-  await deps.guard.resolveUrl(url, { schemes: ['https'] });
-  return url.href;
+}
+
+/** Guard refusals that are about how the URL is written, not where it points. */
+const URL_INPUT_REASONS: ReadonlySet<string> = new Set(['invalid_url', 'scheme', 'credentials', 'empty_host', 'invalid_host', 'invalid_port'] satisfies InputReason[]);
+
+function badUrl(detail: string, message: string): HttpProblem {
+  return new HttpProblem('validation_failed', detail, { errors: [{ field: '/url', message }] });
 }
 
 function unavailable(cause: unknown): HttpProblem {

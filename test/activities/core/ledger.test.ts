@@ -59,6 +59,34 @@ test('a repeated reserve, commit or refund is a no-op', async (t) => {
   t.is((await ledger.balanceOf(id)).balance, 7);
 });
 
+test('a commit past the call\'s answerBy refunds, and the first decision holds for every retry', async (t) => {
+  const id = await account(10);
+  const late = { ...call(id, 'late', 3), answerBy: Date.now() - 1 };
+  await ledger.reserve(late);
+  t.like(await ledger.commit(late), { outcome: 'refunded', charged: 0, balance: 10 });
+  // A retry that would now be on time (another worker's clock) still refunds, once.
+  t.like(await ledger.commit({ ...late, answerBy: undefined }), { outcome: 'refunded', balance: 10 });
+
+  const onTime = { ...call(id, 'on-time', 3), answerBy: Date.now() + 60_000 };
+  await ledger.reserve(onTime);
+  t.like(await ledger.commit(onTime), { outcome: 'charged', charged: 3, balance: 7 });
+  // Retried after answerBy (its worker died after the write): still the charge, not a refund.
+  t.like(await ledger.commit({ ...onTime, answerBy: Date.now() - 1 }), { outcome: 'charged', balance: 7 });
+  t.like(await ledger.balanceOf(id), { balance: 7, chargedBalance: 7, holds: {} });
+  const entries = await collections(mongo.db).ledger.find({ accountId: id }).sort({ _id: 1 }).toArray();
+  t.deepEqual(entries.map((e) => [e._id, e.outcome, e.credits]), [[late.requestId, 'refunded', 0], [onTime.requestId, 'charged', 3]]);
+});
+
+test('a commit interrupted between its ledger entry and the account completes that decision when retried', async (t) => {
+  const id = await account(10);
+  const c = call(id, 'torn', 4);
+  await ledger.reserve(c);
+  // What a crash right after the first write leaves: the entry, and the hold still in place.
+  await collections(mongo.db).ledger.insertOne({ _id: c.requestId, accountId: id, tool: c.tool, credits: 4, outcome: 'charged', at: new Date() });
+  t.like(await ledger.commit({ ...c, answerBy: Date.now() - 1 }), { outcome: 'charged', balance: 6 });
+  t.like(await ledger.balanceOf(id), { balance: 6, chargedBalance: 6, holds: {} });
+});
+
 test('a refunded call fires no balance event', async (t) => {
   const id = await account(26);
   await ledger.reserve(call(id, 'x', 26));

@@ -1,0 +1,136 @@
+//! The dashboard's entry point: sign-in, the signed-in session (one API client and its views,
+//! ended together), refresh and sign-out. A 401 from any request ends the session and returns
+//! to sign-in with the service's reason.
+import { createClient, verifyToken } from './api.js';
+import { $, announce, busy, clearFormError, focusOn, problemText, showFormError } from './dom.js';
+import { clearToken, loadToken, saveToken, tokenProblem } from './session.js';
+import { createKeysView } from './view-keys.js';
+import { createUsageView } from './view-usage.js';
+import { createWebhooksView } from './view-webhooks.js';
+
+/** How often the balance and usage are read again while the tab is visible. */
+const USAGE_REFRESH_MS = 60_000;
+
+let session = null;
+
+function startSession(token, account) {
+  const onUnauthorized = (err) => {
+    if (session === current) endSession(`Your session has ended: ${problemText(err)} Sign in again.`);
+  };
+  const client = createClient({ token, onUnauthorized });
+  const usage = createUsageView({ client, container: $('usage-body'), section: $('usage') });
+  const keys = createKeysView({ client });
+  const webhooks = createWebhooksView({ client });
+  const current = { client, usage, keys, webhooks };
+  session = current;
+
+  $('sign-in-view').hidden = true;
+  $('dashboard-view').hidden = false;
+  $('account-bar').hidden = false;
+  showAccount(account);
+  document.title = 'Dashboard · Utility Tools';
+  void refresh();
+}
+
+function showAccount(account) {
+  if (account) $('account-name').textContent = `Signed in to ${account.name || account.id}`;
+}
+
+/** Reloads every section; the usage view also brings the account (name, balance) up to date. */
+async function refresh() {
+  if (!session) return;
+  const current = session;
+  const [account] = await Promise.all([current.usage.load(), current.keys.load(), current.webhooks.load()]);
+  if (session === current) showAccount(account);
+}
+
+/**
+ * Forgets the token and everything shown for it, and returns to sign-in with `notice`. Focus
+ * moves to the sign-in heading, except on page load, where the reader starts at the top anyway.
+ */
+function endSession(notice, { focus = true } = {}) {
+  clearToken();
+  if (session) {
+    session.client.close();
+    session.keys.close();
+    session.webhooks.close();
+    $('usage-body').replaceChildren();
+    session = null;
+  }
+  $('dashboard-view').hidden = true;
+  $('account-bar').hidden = true;
+  $('account-name').textContent = '';
+  $('announcer').textContent = '';
+  const noticeEl = $('sign-in-notice');
+  noticeEl.textContent = notice ?? '';
+  noticeEl.hidden = !notice;
+  $('sign-in-view').hidden = false;
+  document.title = 'Sign in · Utility Tools';
+  if (focus) focusOn($('sign-in-title'));
+}
+
+async function signIn(event) {
+  event.preventDefault();
+  const input = $('token');
+  const error = $('token-error');
+  const button = event.currentTarget.querySelector('button[type=submit]');
+  await busy(button, async () => {
+    clearFormError(error, input);
+    const token = input.value.trim();
+    const problem = tokenProblem(token);
+    if (problem) {
+      showFormError(error, input, { detail: problem });
+      input.focus();
+      return;
+    }
+    try {
+      const account = await verifyToken(token);
+      input.value = '';
+      saveToken(token);
+      $('sign-in-notice').hidden = true;
+      startSession(token, account);
+      focusOn($('dashboard-title'));
+      announce(`Signed in to ${account.name || account.id}.`);
+    } catch (err) {
+      showFormError(error, input, err);
+      input.focus();
+    }
+  });
+}
+
+function init() {
+  $('sign-in-form').addEventListener('submit', signIn);
+  $('sign-out').addEventListener('click', () => {
+    endSession('You have signed out. The token is no longer kept in this tab.');
+  });
+  $('refresh').addEventListener('click', (e) =>
+    busy(e.currentTarget, async () => {
+      await refresh();
+      if (session) announce('Dashboard updated.');
+    }),
+  );
+  // Coming back to the tab (after calling tools elsewhere, say) shows current numbers.
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible' && session) void refresh();
+  });
+  // The balance and usage also follow calls made while the tab stays open; the other sections
+  // change only by what is done on this page.
+  setInterval(() => {
+    if (session && document.visibilityState === 'visible') void session.usage.load();
+  }, USAGE_REFRESH_MS);
+
+  const token = loadToken();
+  if (!token) {
+    endSession(null, { focus: false });
+    return;
+  }
+  // A reload of a signed-in tab: the stored token is checked first; a 401 ends it. Any other
+  // failure (service restarting, network down) keeps the session, and each section shows its
+  // error with a Try again button instead of signing the user out.
+  verifyToken(token).then(
+    (account) => startSession(token, account),
+    (err) => (err.status === 401 ? endSession(`Your session has ended: ${problemText(err)} Sign in again.`) : startSession(token, null)),
+  );
+}
+
+init();

@@ -1,0 +1,73 @@
+//! A secret shown once (a new API key, a webhook signing secret): in the DOM only until the user
+//! dismisses it or leaves, never stored. Copy puts it on the clipboard; where the Clipboard API is
+//! refused, the text is selected for Ctrl+C instead.
+import { announce, focusOn, h } from './dom.js';
+
+async function copy(input) {
+  try {
+    await navigator.clipboard.writeText(input.value);
+    return true;
+  } catch {
+    input.focus();
+    input.select();
+    // Older browsers and non-secure origins: the deprecated command still copies a selection.
+    try {
+      return document.execCommand('copy');
+    } catch {
+      return false;
+    }
+  }
+}
+
+/**
+ * Shows `secret` in `container` with a copy button and a "Done" button that removes it.
+ * Focus moves to the panel's heading so the user hears that something must be copied now.
+ * @param {HTMLElement} container
+ * @param {{ title: string, label: string, copyLabel: string, note: string, secret: string, onDone?: () => void }} options
+ */
+export function showSecret(container, { title, label, copyLabel, note, secret, onDone }) {
+  const id = `secret-${Math.random().toString(36).slice(2)}`;
+  const input = h('input', { id, type: 'text', readonly: true, value: secret, class: 'secret-value', spellcheck: 'false', autocomplete: 'off' });
+  const status = h('p', { class: 'copy-status', role: 'status' });
+  const heading = h('h3', { tabindex: '-1' }, title);
+  const copyButton = h(
+    'button',
+    {
+      type: 'button',
+      class: 'primary',
+      onclick: async () => {
+        const done = await copy(input);
+        status.textContent = done ? 'Copied to the clipboard.' : 'Could not copy: the text is selected, press Ctrl+C (⌘C on a Mac).';
+      },
+    },
+    copyLabel,
+  );
+  const panel = h(
+    'div',
+    { class: 'secret-panel' },
+    heading,
+    h('p', {}, note),
+    h('div', { class: 'field' }, h('label', { for: id }, label), h('div', { class: 'secret-row' }, input, copyButton)),
+    status,
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'done',
+        onclick: () => {
+          container.replaceChildren();
+          announce(`${label} hidden.`);
+          onDone?.();
+        },
+      },
+      "Done, I've saved it",
+    ),
+  );
+  container.replaceChildren(panel);
+  focusOn(heading);
+}
+
+/** Removes any secret still shown (sign-out): it must not outlive the session on screen either. */
+export function hideSecret(container) {
+  container.replaceChildren();
+}

@@ -1,0 +1,94 @@
+//! The account dashboard (`/dashboard`): one HTML page plus the scripts and styles in
+//! api/dashboard/, served under a Content-Security-Policy that runs files from this origin only.
+//! The page itself talks to the account API with the owner token; nothing here authenticates.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import Router from '@koa/router';
+import { HttpProblem } from '../problem.js';
+
+const ASSET_DIR = new URL('../dashboard/', import.meta.url);
+const ONE_YEAR_S = 365 * 24 * 60 * 60;
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+/**
+ * Files only: no inline script or style, no eval, nothing from another origin, and Trusted Types
+ * so that no string can ever become markup (the page builds its DOM with textContent).
+ */
+export const DASHBOARD_CSP = [
+  "default-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "manifest-src 'none'",
+  "require-trusted-types-for 'script'",
+  "trusted-types 'none'",
+].join('; ');
+
+/** Headers every dashboard answer carries: no sniffing, no referrer, no foreign opener. */
+const COMMON_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+interface Asset {
+  type: string;
+  body: Buffer;
+}
+
+/**
+ * Reads the page and its assets once. The assets' URL carries a digest of all of them
+ * (`/dashboard/assets/<version>/app.js`), so they can be cached for good, and the modules'
+ * relative imports (`./api.js`) land on the same version.
+ */
+export function loadDashboard(dir: URL = ASSET_DIR) {
+  const assets = new Map<string, Asset>();
+  const digest = createHash('sha256');
+  for (const name of readdirSync(dir).sort()) {
+    const type = TYPES[path.extname(name)];
+    if (!type) continue;
+    const body = readFileSync(new URL(name, dir));
+    assets.set(name, { type, body });
+    digest.update(name).update('\0').update(body);
+  }
+  const version = digest.digest('hex').slice(0, 16);
+  const html = readFileSync(new URL('index.html', dir), 'utf8').replaceAll('{{assets}}', `/dashboard/assets/${version}`);
+  return { html, assets, version };
+}
+
+export function dashboardRoutes(): Router {
+  const router = new Router();
+  const page = loadDashboard();
+
+  router.get('/dashboard', (ctx) => {
+    ctx.set(COMMON_HEADERS);
+    ctx.set('Content-Security-Policy', DASHBOARD_CSP);
+    // Revalidated on every load, so a new deploy's asset version is picked up at once.
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = page.html;
+  });
+
+  router.get('/dashboard/assets/:version/:file', (ctx) => {
+    const asset = page.assets.get(ctx.params.file!);
+    if (!asset) throw new HttpProblem('not_found', `No resource at ${ctx.method} ${ctx.path}.`);
+    ctx.set(COMMON_HEADERS);
+    // A page of an older deploy still gets working files, just not cached under its version.
+    ctx.set('Cache-Control', ctx.params.version === page.version ? `public, max-age=${ONE_YEAR_S}, immutable` : 'no-cache');
+    ctx.type = asset.type;
+    ctx.body = asset.body;
+  });
+
+  return router;
+}

@@ -1,0 +1,190 @@
+//! The test-like stack: fixtures (pages, DNS, CA, gold feed), Temporal on disk, SecantusDB, the
+//! API and the workers on free ports, configured against the fixtures, plus the control endpoint
+//! that breaks and restores parts of it. `npm test` runs its suites against one; the chaos, load
+//! and fuzz scripts (bench/) start one of their own the same way.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startApps, startWorkers, type AppOptions, type RunningApps } from './apps.js';
+import { startControlServer } from './control.js';
+import { freePort } from './net.js';
+import { startDatabase, startTemporal, type RunningDatabase, type RunningTemporal } from './services.js';
+import type { ManagedProcess, Supervisor } from './supervisor.js';
+
+/** How long the `outage/...` control actions keep a part down. */
+export const OUTAGE_MS = 15_000;
+
+export interface TestStackOptions {
+  /** Repository root. */
+  root: string;
+  /** The run's directory: fixtures' CA, Temporal's SQLite file, the database, the CA bundle. */
+  runDir: string;
+  /** Binaries from bootstrap(). */
+  tools: { temporal: string; secantusd: string };
+  /** Extra environment of the API and workers; wins over the defaults below. */
+  env?: NodeJS.ProcessEnv;
+  /** Called once the fixtures, Temporal and the database answer (for progress lines). */
+  onInfrastructureUp?: () => void;
+}
+
+/** What the fixture process prints (test/fixtures/info.ts); kept loose here to stay out of test/. */
+export type FixturesJson = Record<string, any> & { caCertFile: string; caKeyFile: string };
+
+export interface TestStack {
+  apiUrl: string;
+  adminToken: string;
+  /** The environment the API and workers run with. */
+  env: NodeJS.ProcessEnv;
+  fixtures: FixturesJson;
+  fixturesProcess: ManagedProcess;
+  /** The control endpoint (POST `<url>/<action>`), as STACK_CONTROL_URL. */
+  controlUrl: string;
+  /** Current Temporal, database and apps: the control actions replace them. */
+  readonly temporal: RunningTemporal;
+  readonly database: RunningDatabase;
+  readonly apps: RunningApps;
+  /** Process id of each part now (a killed part comes back with another). */
+  pids(): Record<string, number | undefined>;
+}
+
+/** The first line of output that parses as a JSON object: how the fixture process says where it is. */
+function firstJsonLine(proc: ManagedProcess, timeoutMs: number): Promise<FixturesJson> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`fixtures printed no JSON line within ${timeoutMs / 1000} s:\n${proc.tail()}`)), timeoutMs);
+    const off = proc.onLine((line) => {
+      if (!line.startsWith('{')) return;
+      clearTimeout(timer);
+      off();
+      resolve(JSON.parse(line));
+    });
+    void proc.exited.then(() => reject(new Error(`fixtures: ${proc.describeExit()}\n${proc.tail()}`)));
+  });
+}
+
+/**
+ * NODE_EXTRA_CA_CERTS takes one file: the run's test CA plus whatever extra CAs the machine
+ * already had configured, so setting it for the tests takes nothing away.
+ */
+function caBundle(runDir: string, testCaFile: string): string {
+  const parts = [readFileSync(testCaFile, 'utf8')];
+  const existing = process.env.NODE_EXTRA_CA_CERTS;
+  if (existing && existsSync(existing)) parts.push(readFileSync(existing, 'utf8'));
+  const file = path.join(runDir, 'extra-ca-certs.pem');
+  writeFileSync(file, parts.join('\n'));
+  return file;
+}
+
+export async function startTestStack(supervisor: Supervisor, options: TestStackOptions): Promise<TestStack> {
+  const { root, runDir, tools } = options;
+  const fixturesProcess = supervisor.start({
+    name: 'fixtures',
+    command: process.execPath,
+    args: ['--import', 'tsx', 'test/fixtures/start.ts', path.join(runDir, 'fixtures')],
+    cwd: root,
+    layer: 0,
+  });
+  const databaseOptions = { binary: tools.secantusd, port: await freePort(), dir: path.join(runDir, 'db') };
+  // On disk, not in memory: tests restart Temporal and expect nothing to be lost.
+  const temporalOptions = { binary: tools.temporal, port: await freePort(), dbFile: path.join(runDir, 'temporal', 'temporal.db') };
+  let [fixtures, temporal, database] = await Promise.all([
+    firstJsonLine(fixturesProcess, 60_000),
+    startTemporal(supervisor, temporalOptions),
+    startDatabase(supervisor, databaseOptions),
+  ]);
+  options.onInfrastructureUp?.();
+
+  const adminToken = randomBytes(24).toString('base64url');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    MONGODB_URL: database.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: temporal.namespace,
+    SECRET_KEY: randomBytes(32).toString('hex'),
+    ADMIN_TOKEN: adminToken,
+    WEBHOOKS_ALLOW_LOCALHOST: 'true',
+    // The fixtures' address (127.0.0.2): the database and Temporal, on 127.0.0.1, stay refused.
+    TARGET_ALLOWLIST: fixtures.targetAllowlist.join(','),
+    DNS_SERVERS: fixtures.dnsServers.join(','),
+    NODE_EXTRA_CA_CERTS: caBundle(runDir, fixtures.caCertFile),
+    LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
+    // High enough that suites firing 100 calls at once meet credits, not the limiter; the
+    // limiter's own test reads the limit from the RateLimit-Limit header.
+    RATE_LIMIT_PER_SECOND: '60',
+    GOLD_FEED_URL: fixtures.goldFeed.goldUrl,
+    FX_FEED_URL: fixtures.goldFeed.fxUrl,
+    ...options.env,
+  };
+  if (!env.DNS_SERVERS) delete env.DNS_SERVERS;
+  const appOptions: AppOptions = { root, env, apiPort: await freePort() };
+  let apps: RunningApps;
+  try {
+    apps = await startApps(supervisor, appOptions);
+  } catch (err) {
+    // A process that died is in the error already; one that is still up may say why it is not ready.
+    for (const p of supervisor.processes.filter((p) => ['api', 'workers'].includes(p.name) && p.running && p.tail())) {
+      console.error(`\n--- last lines of ${p.name} (${p.logFile ? path.relative(process.cwd(), p.logFile) : 'no log file'}):\n${p.tail(60)}`);
+    }
+    throw err;
+  }
+
+  const pids = () => ({
+    api: apps.api.pid,
+    workers: apps.workers.pid,
+    temporal: temporal.process.pid,
+    database: database.process.pid,
+    fixtures: fixturesProcess.pid,
+  });
+  // What the disruptive suites may do to the stack; each returns once the part is back.
+  const control = await startControlServer({
+    'restart/temporal': async () => {
+      await temporal.process.stop();
+      temporal = await startTemporal(supervisor, temporalOptions);
+    },
+    'kill/temporal': async () => {
+      await temporal.process.kill();
+      temporal = await startTemporal(supervisor, temporalOptions);
+    },
+    'kill/database': async () => {
+      await database.process.kill();
+      database = await startDatabase(supervisor, databaseOptions);
+    },
+    'kill/workers': async () => {
+      await apps.workers.kill();
+      apps.workers = startWorkers(supervisor, appOptions);
+    },
+    // Longer outages than a crash and restart: past the Temporal client's own 10 s of retries
+    // and the database driver's quick reconnects, so callers' waits are tested too.
+    'outage/temporal': async () => {
+      await temporal.process.kill();
+      await sleep(OUTAGE_MS);
+      temporal = await startTemporal(supervisor, temporalOptions);
+    },
+    'outage/database': async () => {
+      await database.process.kill();
+      await sleep(OUTAGE_MS);
+      database = await startDatabase(supervisor, databaseOptions);
+    },
+    // Not a fault: the process ids, so the load suite can read each part's memory in /proc.
+    processes: async () => pids(),
+  });
+
+  return {
+    apiUrl: apps.apiUrl,
+    adminToken,
+    env,
+    fixtures,
+    fixturesProcess,
+    controlUrl: control.url,
+    get temporal() {
+      return temporal;
+    },
+    get database() {
+      return database;
+    },
+    get apps() {
+      return apps;
+    },
+    pids,
+  };
+}

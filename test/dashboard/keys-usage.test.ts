@@ -1,0 +1,135 @@
+//! API keys and usage on the dashboard: a key created on the page (shown once, copied) calls a
+//! tool; the page then shows the lower balance, the call with its request id in the ledger and
+//! in the chart; revoking the key on the page makes its next call fail with 401.
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
+import test from 'ava';
+import type { Browser } from 'puppeteer-core';
+import { callTool, newAccount } from '../helpers/api.js';
+import { eventually } from '../helpers/webhook-receiver.js';
+import { testEnv } from '../helpers/env.js';
+import { FIXTURE_NAMES } from '../fixtures/dns-server.js';
+import { button, focused, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForIdle, waitForText } from './page.js';
+
+let browser: Browser;
+test.before(async () => {
+  browser = await launchBrowser();
+});
+test.after.always(async () => {
+  await browser?.close();
+});
+
+test.serial('create a key, call a tool with it, watch balance, chart and ledger change, revoke it and see 401', async (t) => {
+  const account = await newAccount(30, 'Keys & Co');
+  const { page, context, problems, close } = await openDashboard(browser);
+  try {
+    await context.overridePermissions(testEnv.apiUrl(), ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
+    await signIn(page, account.ownerToken);
+    t.regex(await textOf(page, '#balance'), /^30 credits$/);
+
+    // Create: the key is shown once, with a copy button that puts it on the clipboard.
+    await page.locator('#key-name').fill('ci runner');
+    await page.click('#key-form button[type=submit]');
+    await page.waitForSelector('#key-secret .secret-value');
+    const key = await page.$eval('#key-secret .secret-value', (el) => (el as HTMLInputElement).value);
+    t.regex(key, /^utk_[0-9A-Za-z]{40}$/);
+    t.like(await focused(page), { tag: 'h3', inside: 'key-secret' }, 'focus moves to the new key');
+    await (await button(page, '#key-secret', 'Copy key')).click();
+    await waitForText(page, '#key-secret .copy-status', /Copied/);
+    t.is(await page.evaluate(() => navigator.clipboard.readText()), key);
+    await waitForText(page, '#keys-body', /ci runner/);
+    t.regex(await textOf(page, '#keys-body'), new RegExp(`${key.slice(0, 12)}…`));
+    await screenshot(page, 'key-created');
+
+    // The key calls a tool (outside the page); Refresh shows the charge.
+    const call = await callTool(key, 'hash-text', { text: 'dashboard' });
+    t.is(call.status, 200);
+    const requestId = call.headers.get('x-request-id')!;
+    t.truthy(requestId);
+    await page.click('#refresh');
+    await waitForText(page, '#balance', /^29 credits$/);
+    await waitForIdle(page);
+    t.regex(await textOf(page, '#used-total'), /^1 credit$/);
+    const ledger = await textOf(page, '#calls');
+    t.true(ledger.includes(requestId), 'the ledger row shows the request id');
+    t.regex(ledger, /hash-text/);
+    t.false(await page.$$eval('#usage-body a', (links) => links.some((a) => /8233|temporal/i.test((a as HTMLAnchorElement).href))), 'no link to the Temporal UI');
+    // The chart is an SVG image with a summary, and the same numbers are in its table.
+    const chart = await page.$eval('#usage-body svg[role=img]', (svg) => ({ label: svg.getAttribute('aria-labelledby'), desc: svg.querySelector('desc')?.textContent ?? '', bars: svg.querySelectorAll('rect.segment').length }));
+    t.truthy(chart.label);
+    t.regex(chart.desc, /1 credit used over the last 14 days.*hash-text 1/);
+    t.is(chart.bars, 1);
+    await page.click('.chart-details summary');
+    t.regex(await textOf(page, '.chart-table tbody tr:first-child'), /1\s+hash-text 1/);
+    // Last use is shown for the key (written on its first call).
+    await eventually(
+      async () => {
+        await page.click('#refresh');
+        await waitForIdle(page);
+        return textOf(page, `#keys-body tbody tr:first-child`);
+      },
+      (row) => !/Never/.test(row),
+      10_000,
+      'last use shown',
+    );
+    await screenshot(page, 'overview-with-usage');
+
+    // Done hides the key for good: it is nowhere on the page any more.
+    await (await button(page, '#key-secret', "Done, I've saved it")).click();
+    t.is(await page.$('#key-secret .secret-panel'), null);
+    t.false(await page.evaluate((k) => document.body.innerHTML.includes(k) || [...Array.from(document.querySelectorAll('input'))].some((i) => i.value === k), key));
+    t.is((await focused(page)).id, 'key-name');
+
+    // Revoke, after confirming in the dialog.
+    const revoke = await page.waitForSelector('#keys-body tr:first-child button.danger');
+    t.is(await revoke!.evaluate((b) => b.getAttribute('aria-label')), 'Revoke key ci runner');
+    await revoke!.click();
+    await page.waitForSelector('#confirm-dialog[open]');
+    t.regex(await textOf(page, '#confirm-title'), /Revoke key “ci runner”/);
+    t.is((await focused(page)).id, 'confirm-cancel', 'the safe choice has focus');
+    await screenshot(page, 'revoke-dialog');
+    await page.click('#confirm-ok');
+    await waitForText(page, '#keys-body tbody tr:first-child', /Revoked/);
+    t.is((await focused(page)).id, 'keys-title');
+    await waitForText(page, '#announcer', /revoked/);
+    await screenshot(page, 'key-revoked');
+
+    const refused = await eventually(() => callTool(key, 'hash-text', { text: 'again' }), (r) => r.status !== 200, 2_000, 'the revoked key refused');
+    t.is(refused.status, 401);
+    t.is(refused.body.code, 'unauthorized');
+    t.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test.serial('the ledger pages with "Load more calls", and a refunded call shows as refunded', async (t) => {
+  const account = await newAccount(100);
+  // A call that fails once started (nothing listens on the port) is in the ledger, refunded.
+  const closedPort = await new Promise<number>((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.2', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+  t.is((await callTool(account.apiKey, 'ssl-check', { host: FIXTURE_NAMES.fixture, port: closedPort })).status, 502);
+  for (let i = 0; i < 26; i++) t.is((await callTool(account.apiKey, 'hash-text', { text: `n${i}` })).status, 200);
+  const { page, problems, close } = await openDashboard(browser);
+  try {
+    await signIn(page, account.ownerToken);
+    t.regex(await textOf(page, '#balance'), /^74 credits$/);
+    t.is(await page.$$eval('#calls tbody tr', (rows) => rows.length), 25);
+    await (await button(page, '#usage-body', 'Load more calls')).click();
+    await page.waitForFunction(() => document.querySelectorAll('#calls tbody tr').length === 27);
+    t.is(await page.$('#calls button.load-more'), null, 'nothing more to load');
+    // Focus lands on the first new row, where reading goes on.
+    t.is(await page.evaluate(() => Array.from(document.querySelectorAll('#calls tbody tr')).indexOf(document.activeElement as HTMLTableRowElement)), 25);
+    t.regex(await textOf(page, '#used-total'), /^26 credits$/, 'the refunded call costs nothing');
+    const oldest = await textOf(page, '#calls tbody tr:last-child');
+    t.regex(oldest, /ssl-check\s+0\s+Refunded/);
+    await screenshot(page, 'ledger-all-rows');
+    t.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});

@@ -1,0 +1,178 @@
+//! Drives the dashboard in the system Chromium (puppeteer-core) against the stack `npm test`
+//! started: one browser per test file, one fresh browser context (no shared storage) per test.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import puppeteer, { type Browser, type BrowserContext, type ElementHandle, type Page } from 'puppeteer-core';
+import { testEnv } from '../helpers/env.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/lib/chromium/chromium';
+
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 360, height: 740, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
+
+export function launchBrowser(): Promise<Browser> {
+  const runningAsRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  return puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    pipe: true,
+    args: [
+      ...(runningAsRoot ? ['--no-sandbox'] : []),
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--lang=en-US',
+    ],
+    env: { ...process.env, TZ: 'UTC' },
+  });
+}
+
+export interface DashboardPage {
+  page: Page;
+  context: BrowserContext;
+  /** Page errors and CSP refusals seen so far (console errors other than failed loads). */
+  problems: string[];
+  close(): Promise<void>;
+}
+
+/** Opens `/dashboard` in a fresh context; `bypassCsp` only for injecting axe-core. */
+export async function openDashboard(browser: Browser, options: { viewport?: typeof DESKTOP | typeof PHONE; bypassCsp?: boolean } = {}): Promise<DashboardPage> {
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(`page error: ${(err as Error).message}`));
+  page.on('console', (msg) => {
+    // A 401 or 400 the page handles is logged by Chromium as a failed load: not a problem.
+    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) problems.push(`console: ${msg.text()}`);
+  });
+  await page.setViewport(options.viewport ?? DESKTOP);
+  if (options.bypassCsp) await page.setBypassCSP(true);
+  page.setDefaultTimeout(20_000);
+  await page.goto(`${testEnv.apiUrl()}/dashboard`, { waitUntil: 'networkidle0' });
+  return { page, context, problems, close: () => context.close() };
+}
+
+export async function signIn(page: Page, token: string): Promise<void> {
+  await page.waitForSelector('#token', { visible: true });
+  await page.locator('#token').fill(token);
+  await page.click('#sign-in-form button[type=submit]');
+  await page.waitForSelector('#dashboard-view:not([hidden])');
+  await waitForIdle(page);
+}
+
+/** Waits until no section shows a loading line and none is busy. */
+export async function waitForIdle(page: Page): Promise<void> {
+  await page.waitForFunction(() => !document.querySelector('.loading, [aria-busy="true"]'));
+}
+
+/** Waits until the element at `selector` has text matching `pattern`; returns that text. */
+export async function waitForText(page: Page, selector: string, pattern: RegExp, timeout = 20_000): Promise<string> {
+  const handle = await page.waitForFunction(
+    (sel: string, source: string, flags: string) => {
+      const text = (document.querySelector(sel) as HTMLElement | null)?.innerText ?? '';
+      return new RegExp(source, flags).test(text) ? text : false;
+    },
+    { timeout },
+    selector,
+    pattern.source,
+    pattern.flags,
+  );
+  return (await handle.jsonValue()) as string;
+}
+
+export const textOf = (page: Page, selector: string) => page.$eval(selector, (el) => (el as HTMLElement).innerText);
+
+/** The button inside `scope` whose visible text is `label`. */
+export async function button(page: Page, scope: string, label: string): Promise<ElementHandle<HTMLButtonElement>> {
+  const found = await page.waitForFunction(
+    (sel: string, text: string) => Array.from(document.querySelectorAll(`${sel} button`)).find((b) => (b as HTMLElement).innerText.trim() === text && (b as HTMLElement).offsetParent !== null) ?? false,
+    {},
+    scope,
+    label,
+  );
+  return found.asElement() as ElementHandle<HTMLButtonElement>;
+}
+
+/** What has focus: its id, tag and text, for assertions about focus handling. */
+export function focused(page: Page): Promise<{ id: string; tag: string; text: string; inside: string | null }> {
+  return page.evaluate(() => {
+    const el = document.activeElement as HTMLElement;
+    return { id: el.id, tag: el.tagName.toLowerCase(), text: el.innerText?.trim() ?? '', inside: el.closest('[id]')?.id ?? null };
+  });
+}
+
+/** Saves `$TEST_OUTPUT_DIR/dashboard/<name>.png`: the whole page, or what the viewport shows. */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
+  const dir = path.join(testEnv.outputDir(), 'dashboard');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}.png`) as `${string}.png`;
+  await page.screenshot({ path: file, fullPage: options.fullPage ?? true });
+  return file;
+}
+
+/** Presses Refresh and waits until every section has its new numbers. */
+export async function refresh(page: Page): Promise<void> {
+  await page.click('#refresh');
+  await page.waitForFunction(() => document.getElementById('refresh')?.getAttribute('aria-busy') !== 'true');
+  await waitForIdle(page);
+}
+
+/** What the tab keeps: localStorage, sessionStorage values, cookies and the URL. */
+export async function storedInTab(page: Page): Promise<{ local: string[]; session: string[]; cookie: string; url: string }> {
+  return page.evaluate(() => ({
+    local: Object.keys(localStorage).map((k) => `${k}=${localStorage.getItem(k)}`),
+    session: Object.keys(sessionStorage).map((k) => sessionStorage.getItem(k) ?? ''),
+    cookie: document.cookie,
+    url: location.href,
+  }));
+}
+
+/** Waits until the polite live region says something matching `pattern`; returns it. */
+export function lastAnnouncement(page: Page, pattern: RegExp): Promise<string> {
+  return waitForText(page, '#announcer', pattern);
+}
+
+/** The `<tr>` of the keys table whose key cell shows `prefix`. */
+export async function keyRow(page: Page, prefix: string): Promise<ElementHandle<HTMLTableRowElement>> {
+  const found = await page.waitForFunction(
+    (p: string) => Array.from(document.querySelectorAll('#keys-body tbody tr')).find((tr) => (tr as HTMLElement).innerText.includes(p)) ?? false,
+    {},
+    prefix,
+  );
+  return found.asElement() as ElementHandle<HTMLTableRowElement>;
+}
+
+/** The card (`li`) of the webhook endpoint whose URL is `url`. */
+export async function endpointCard(page: Page, url: string): Promise<ElementHandle<HTMLLIElement>> {
+  const found = await page.waitForFunction(
+    (u: string) => Array.from(document.querySelectorAll('#webhooks-body li.endpoint')).find((li) => li.querySelector('.endpoint-url')?.textContent === u) ?? false,
+    {},
+    url,
+  );
+  return found.asElement() as ElementHandle<HTMLLIElement>;
+}
+
+/** Waits until the text of `handle` matches `pattern`; returns that text. */
+export async function waitForHandleText(page: Page, handle: ElementHandle, pattern: RegExp, timeout = 30_000): Promise<string> {
+  const result = await page.waitForFunction(
+    (el: Element, source: string, flags: string) => {
+      const text = (el as HTMLElement).innerText;
+      return new RegExp(source, flags).test(text) ? text : false;
+    },
+    { timeout },
+    handle,
+    pattern.source,
+    pattern.flags,
+  );
+  return (await result.jsonValue()) as string;
+}
+
+/** The button inside `handle` whose visible text is `label`. */
+export async function buttonIn(handle: ElementHandle, label: string): Promise<ElementHandle<HTMLButtonElement>> {
+  const found = await handle.waitForSelector(`::-p-xpath(.//button[normalize-space(.)=${JSON.stringify(label)}])`);
+  if (!found) throw new Error(`no button ${label}`);
+  return found as ElementHandle<HTMLButtonElement>;
+}

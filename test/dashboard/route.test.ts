@@ -1,0 +1,66 @@
+//! How `/dashboard` is served: the page and its files, their caching, and a Content-Security-
+//! Policy that runs nothing inline and nothing from elsewhere.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import test from 'ava';
+import { isProblem, request } from '../helpers/api.js';
+import { testEnv } from '../helpers/env.js';
+
+test('the page is HTML under a strict CSP, with no inline script, style or handler', async (t) => {
+  const res = await fetch(`${testEnv.apiUrl()}/dashboard`);
+  t.is(res.status, 200);
+  t.regex(res.headers.get('content-type') ?? '', /^text\/html/);
+  t.is(res.headers.get('cache-control'), 'no-cache');
+  t.is(res.headers.get('x-content-type-options'), 'nosniff');
+  t.is(res.headers.get('referrer-policy'), 'no-referrer');
+  const csp = res.headers.get('content-security-policy') ?? '';
+  for (const directive of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "form-action 'none'", "require-trusted-types-for 'script'"]) {
+    t.true(csp.includes(directive), directive);
+  }
+  t.notRegex(csp, /unsafe-|https?:|data:|\*/);
+
+  const html = await res.text();
+  t.notRegex(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'every script is a file');
+  t.notRegex(html, /<style|\sstyle=|\son[a-z]+=/i, 'no inline style or event handler');
+  t.notRegex(html, /https?:\/\/(?!example\.com)/, 'nothing from another origin');
+  t.regex(html, /<main[\s>]/);
+  t.regex(html, /<label for="token">/);
+});
+
+test('the files load with their types and are cached for good under their version', async (t) => {
+  const html = await (await fetch(`${testEnv.apiUrl()}/dashboard`)).text();
+  const app = /<script type="module" src="([^"]+)"/.exec(html)?.[1] ?? '';
+  const css = /<link rel="stylesheet" href="([^"]+)"/.exec(html)?.[1] ?? '';
+  t.regex(app, /^\/dashboard\/assets\/[0-9a-f]{16}\/app\.js$/);
+
+  const script = await fetch(testEnv.apiUrl() + app);
+  t.is(script.status, 200);
+  t.regex(script.headers.get('content-type') ?? '', /^text\/javascript/);
+  t.regex(script.headers.get('cache-control') ?? '', /max-age=31536000.*immutable/);
+  // Its relative imports resolve beside it, under the same version.
+  const imported = [...(await script.text()).matchAll(/from '\.\/([\w-]+\.js)'/g)].map((m) => m[1]!);
+  t.true(imported.length >= 3);
+  for (const name of imported) t.is((await fetch(new URL(name, testEnv.apiUrl() + app))).status, 200, name);
+
+  const style = await fetch(testEnv.apiUrl() + css);
+  t.regex(style.headers.get('content-type') ?? '', /^text\/css/);
+
+  // A page of another deploy still gets the file, but not cached under a version it does not match.
+  const stale = await fetch(testEnv.apiUrl() + app.replace(/assets\/[0-9a-f]+/, 'assets/0000000000000000'));
+  t.is(stale.status, 200);
+  t.is(stale.headers.get('cache-control'), 'no-cache');
+});
+
+test('an unknown file is a 404 problem, and no path leaves the dashboard folder', async (t) => {
+  t.true(isProblem(await request('GET', '/dashboard/assets/v1/nope.js'), 404, 'not_found'));
+  t.true(isProblem(await request('GET', '/dashboard/assets/v1/..%2Froutes%2Fdashboard.ts'), 404, 'not_found'));
+  t.true(isProblem(await request('GET', '/dashboard/assets/v1/index.html'), 404, 'not_found'));
+});
+
+test('the page scripts type-check as browser code (tsc --checkJs, api/dashboard/tsconfig.json)', async (t) => {
+  // Plain ES modules have no build step to catch an unknown name or a wrong DOM call; this does.
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const tsc = promisify(execFile)(`${root}node_modules/.bin/tsc`, ['-p', 'api/dashboard'], { cwd: root });
+  await t.notThrowsAsync(tsc.catch((err: { stdout?: string }) => Promise.reject(new Error(err.stdout || String(err)))));
+});

@@ -1,0 +1,105 @@
+//! Signing in and out of the dashboard: wrong tokens are explained, the token lives only in the
+//! tab's sessionStorage (never localStorage, a cookie or the URL), sign-out forgets it, and a
+//! token the service stops accepting returns the page to sign-in with the service's reason.
+import test from 'ava';
+import type { Browser } from 'puppeteer-core';
+import { newAccount } from '../helpers/api.js';
+import { withServiceDb } from '../helpers/db.js';
+import { launchBrowser, openDashboard, screenshot, signIn, textOf, waitForIdle, waitForText } from './page.js';
+
+let browser: Browser;
+test.before(async () => {
+  browser = await launchBrowser();
+});
+test.after.always(async () => {
+  await browser?.close();
+});
+
+test.serial('a key or an unknown token is refused with the reason, then the owner token signs in', async (t) => {
+  const account = await newAccount(40, 'Sign-in Ltd');
+  const { page, problems, close } = await openDashboard(browser);
+  try {
+    t.is(await page.title(), 'Sign in · Utility Tools');
+    await screenshot(page, 'sign-in');
+
+    await page.locator('#token').fill(account.apiKey);
+    await page.click('#sign-in-form button[type=submit]');
+    t.regex(await waitForText(page, '#token-error', /./), /API key/);
+    t.is(await page.$eval('#token', (el) => el.getAttribute('aria-invalid')), 'true');
+
+    // Well formed but unknown: the service's 401 detail is shown.
+    await page.locator('#token').fill(`uto_${'x'.repeat(40)}`);
+    await page.click('#sign-in-form button[type=submit]');
+    t.regex(await waitForText(page, '#token-error', /unknown/), /The credential is unknown\./);
+    await screenshot(page, 'sign-in-error');
+
+    await signIn(page, account.ownerToken);
+    t.regex(await textOf(page, '#account-name'), /Sign-in Ltd/);
+    t.regex(await textOf(page, '#balance'), /^40 credits$/);
+    t.is(await page.$eval('#token', (el) => (el as HTMLInputElement).value), '', 'the field does not keep the token');
+    // A new account: no calls, no endpoints; the operator's first key is listed.
+    t.regex(await textOf(page, '#usage-body'), /No credits used in the last 14 days/);
+    t.regex(await textOf(page, '#usage-body'), /No calls yet/);
+    t.regex(await textOf(page, '#webhooks-body'), /No webhook endpoints yet/);
+    t.regex(await textOf(page, '#keys-body'), new RegExp(account.apiKey.slice(0, 12)));
+    await screenshot(page, 'overview-empty');
+    t.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test.serial('the token is kept only in the tab: not in localStorage, cookies or the URL; sign-out forgets it', async (t) => {
+  const account = await newAccount(10);
+  const { page, context, problems, close } = await openDashboard(browser);
+  try {
+    await signIn(page, account.ownerToken);
+    const stored = await page.evaluate(() => ({
+      local: Object.keys(localStorage).length,
+      cookie: document.cookie,
+      session: Object.keys(sessionStorage).map((k) => sessionStorage.getItem(k)),
+      url: location.href,
+    }));
+    t.is(stored.local, 0);
+    t.is(stored.cookie, '');
+    t.deepEqual(await context.cookies(), []);
+    t.false(stored.url.includes(account.ownerToken));
+    t.deepEqual(stored.session, [account.ownerToken], 'sessionStorage, which ends with the tab');
+
+    // A reload of the tab stays signed in.
+    await page.reload({ waitUntil: 'networkidle0' });
+    await page.waitForSelector('#dashboard-view:not([hidden])');
+    await waitForIdle(page);
+    t.regex(await textOf(page, '#balance'), /10 credits/);
+
+    await page.click('#sign-out');
+    await page.waitForSelector('#sign-in-view:not([hidden])');
+    t.regex(await textOf(page, '#sign-in-notice'), /signed out/);
+    t.is(await page.evaluate(() => sessionStorage.length + localStorage.length), 0);
+    t.is(await page.$eval('#usage-body', (el) => el.childElementCount), 0, 'nothing of the account stays on the page');
+    t.is(await page.evaluate(() => document.activeElement?.id), 'sign-in-title');
+    t.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test.serial('when the service stops accepting the token, the next request returns the page to sign-in', async (t) => {
+  const account = await newAccount(10);
+  const { page, problems, close } = await openDashboard(browser);
+  try {
+    await signIn(page, account.ownerToken);
+    // The owner token is revoked behind the page's back (there is no API for it).
+    await withServiceDb((db) => db.collection('credentials').updateOne({ accountId: account.id, kind: 'owner_token' }, { $set: { revokedAt: new Date() } }));
+    await new Promise((r) => setTimeout(r, 700)); // the API's credential cache lives 500 ms
+    await page.click('#refresh');
+    await page.waitForSelector('#sign-in-view:not([hidden])');
+    t.regex(await textOf(page, '#sign-in-notice'), /Your session has ended: The credential has been revoked\. Sign in again\./);
+    t.is(await page.evaluate(() => sessionStorage.length), 0);
+    t.is(await page.evaluate(() => document.activeElement?.id), 'sign-in-title');
+    await screenshot(page, 'session-ended');
+    t.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});

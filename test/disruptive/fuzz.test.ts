@@ -1,0 +1,33 @@
+//! Fuzzing, bounded (alone in the disruptive phase: hundreds of calls a minute would slow the
+//! suites beside it): schemathesis against /api/v1/openapi.json with a few examples per
+//! operation (the browser captures and the slow file tools left out). No answer is a 500, every
+//! error answer is problem+json with a contract code, and schemathesis' own checks pass (status
+//! codes, content types, headers and bodies as documented; invalid input refused). `npm run
+//! fuzz` is the full run.
+import test from 'ava';
+import path from 'node:path';
+import { isErrorCode } from '../../lib/errors.js';
+import { testEnv } from '../helpers/env.js';
+import { fuzzGroups, judge, openFuzzAccount, runSchemathesis } from './support/schemathesis-run.js';
+
+const SLOW_TOOLS = ['website-screenshot', 'html-to-image', 'broken-links', 'word-to-pdf', 'image-upscale'];
+
+test('schemathesis: no 500, every error problem+json, every check passes', async (t) => {
+  t.timeout(8 * 60_000);
+  const account = await openFuzzAccount(testEnv.apiUrl(), testEnv.adminToken());
+  const results = await runSchemathesis({
+    apiUrl: testEnv.apiUrl(),
+    groups: fuzzGroups({ ...account, adminToken: testEnv.adminToken() }, SLOW_TOOLS),
+    maxExamples: 5,
+    phases: 'examples,coverage,fuzzing',
+    rate: '30/s',
+    reportDir: path.join(testEnv.outputDir(), 'schemathesis'),
+    log: (line) => t.log(line),
+  });
+  const verdict = judge(results, isErrorCode);
+  t.log(`${verdict.cases} cases; statuses ${JSON.stringify(verdict.statuses)}`);
+  t.true(verdict.cases > 500, 'schemathesis ran');
+  t.deepEqual(verdict.serverErrors.map((e) => `${e.method} ${e.path}: ${e.body.slice(0, 200)}`), []);
+  t.deepEqual(verdict.notProblems.map((e) => `${e.method} ${e.path} ${e.status} ${e.contentType}`), []);
+  for (const r of results) t.is(r.exitCode, 0, `${r.name}:\n${r.failures || r.summary}`);
+});

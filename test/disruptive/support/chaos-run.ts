@@ -1,0 +1,144 @@
+//! The chaos run: mixed tool calls at a fixed rate while parts of the stack are killed and
+//! brought back (the workers with SIGKILL at random moments, then Temporal, then the
+//! database), followed by the ledger audit of every call. `npm run chaos` runs it in full,
+//! test/disruptive/chaos.test.ts in a bounded form.
+import { randomUUID } from 'node:crypto';
+import { atFixedRate } from './arrivals.js';
+import { captureMix, cheapMix, seededRandom, weightedPicker } from './call-mix.js';
+import { auditCalls, type AuditReport } from './ledger-audit.js';
+import type { FaultAction, StackControl } from './stack-control.js';
+import { newRecord, sendCall, type CallRecord } from './tool-client.js';
+
+export interface ChaosPhase {
+  action: FaultAction;
+  /** How many times the fault is injected during the phase. */
+  times: number;
+  /** Pause before each injection, ms: a random value in this range. */
+  gapMs: [number, number];
+}
+
+export interface ChaosOptions {
+  apiUrl: string;
+  adminToken: string;
+  control: StackControl;
+  mongodbUrl: string;
+  temporal: { address: string; namespace: string };
+  /** Origin of the fixture page server. */
+  pagesUrl: string;
+  /** Calls in all, spread evenly over the phases (a phase runs on while its faults do). */
+  calls: number;
+  ratePerSecond: number;
+  phases: ChaosPhase[];
+  /** Share of calls sent with an Idempotency-Key. */
+  idempotentShare: number;
+  /** Add a few browser captures to the mix. */
+  captures: boolean;
+  seed: number;
+  log: (line: string) => void;
+}
+
+export interface ChaosResult {
+  report: AuditReport;
+  calls: CallRecord[];
+  /** Fault injections done, with how long each part took to come back. */
+  faults: Array<{ action: FaultAction; backAfterMs: number }>;
+  /** What GET /readyz answered in the middle of each outage. */
+  readiness: Array<{ action: FaultAction; status?: number }>;
+}
+
+const CREDITS = 1_000_000;
+/** Share of arrivals that repeat an earlier idempotent call, as a client's retry would. */
+const RETRY_SHARE = 0.1;
+/** When, into an `outage/...` action (15 s down), /readyz is asked. */
+const OUTAGE_PROBE_AFTER_MS = 5_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function openAccount(apiUrl: string, adminToken: string): Promise<{ id: string; apiKey: string; ownerToken: string }> {
+  const res = await fetch(`${apiUrl}/api/v1/admin/accounts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'chaos', credits: CREDITS }),
+  });
+  if (res.status !== 201) throw new Error(`could not open the chaos account: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { account: { id: string }; apiKey: { key: string }; ownerToken: string };
+  return { id: body.account.id, apiKey: body.apiKey.key, ownerToken: body.ownerToken };
+}
+
+/**
+ * A call whose connection failed has no answer. With an Idempotency-Key the client can learn it
+ * by asking again (the same key, tool and body return the first call's outcome, charged once);
+ * without one it cannot, and the audit counts any charge no 200 accounts for as a mismatch.
+ */
+async function reask(apiUrl: string, apiKey: string, calls: CallRecord[], log: (line: string) => void): Promise<void> {
+  for (const call of calls.filter((c) => c.status === undefined && c.idempotencyKey)) {
+    for (let attempt = 1; attempt <= 5 && call.status === undefined; attempt++) {
+      await sendCall(apiUrl, apiKey, call);
+      if (call.status === undefined) await sleep(2_000);
+    }
+    call.reasked = call.status !== undefined;
+    log(`re-asked call ${call.index} (${call.tool}): ${call.status ?? call.failure}`);
+  }
+}
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
+  const random = seededRandom(options.seed);
+  const targets = { pagesUrl: options.pagesUrl };
+  const pick = weightedPicker([...cheapMix(targets), ...(options.captures ? captureMix(targets) : [])], random);
+  const account = await openAccount(options.apiUrl, options.adminToken);
+  const calls: CallRecord[] = [];
+  const faults: ChaosResult['faults'] = [];
+  const readiness: ChaosResult['readiness'] = [];
+
+  for (const [n, phase] of options.phases.entries()) {
+    const quota = Math.floor(options.calls / options.phases.length) + (n === options.phases.length - 1 ? options.calls % options.phases.length : 0);
+    let injecting = true;
+    const injector = (async () => {
+      try {
+        for (let i = 0; i < phase.times; i++) {
+          await sleep(phase.gapMs[0] + random() * (phase.gapMs[1] - phase.gapMs[0]));
+          const started = performance.now();
+          const fault = options.control.run(phase.action);
+          // Mid-outage the API must say it is not ready (503), not that it is fine or broken.
+          if (phase.action.startsWith('outage/')) {
+            await sleep(OUTAGE_PROBE_AFTER_MS);
+            const res = await fetch(`${options.apiUrl}/readyz`, { signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+            readiness.push({ action: phase.action, status: res?.status });
+          }
+          await fault;
+          faults.push({ action: phase.action, backAfterMs: Math.round(performance.now() - started) });
+          options.log(`  ${phase.action}: back after ${(faults.at(-1)!.backAfterMs / 1000).toFixed(1)} s`);
+        }
+      } finally {
+        injecting = false;
+      }
+    })();
+    options.log(`phase ${n + 1}: ${phase.action} x${phase.times} during ${quota} calls`);
+    await atFixedRate({ ratePerSecond: options.ratePerSecond, count: quota, maxInFlight: 200, extendWhile: () => injecting }, async () => {
+      const earlier = calls.filter((c) => c.idempotencyKey);
+      let record: CallRecord;
+      if (earlier.length && random() < RETRY_SHARE) {
+        // A client retrying an earlier call: same key, tool and body; it must not be charged again.
+        const first = earlier[Math.floor(random() * earlier.length)]!;
+        record = { index: calls.length, tool: first.tool, cost: first.cost, body: first.body, idempotencyKey: first.idempotencyKey, phase: phase.action };
+      } else {
+        const idempotent = random() < options.idempotentShare;
+        record = newRecord(calls.length, pick(), { phase: phase.action, ...(idempotent ? { idempotencyKey: `chaos-${randomUUID()}` } : {}) });
+      }
+      calls.push(record);
+      await sendCall(options.apiUrl, account.apiKey, record);
+    });
+    await injector;
+  }
+
+  await reask(options.apiUrl, account.apiKey, calls, options.log);
+  const report = await auditCalls({
+    apiUrl: options.apiUrl,
+    ownerToken: account.ownerToken,
+    accountId: account.id,
+    grants: CREDITS,
+    mongodbUrl: options.mongodbUrl,
+    temporal: options.temporal,
+    calls,
+  });
+  return { report, calls, faults, readiness };
+}

@@ -1,0 +1,167 @@
+//! The chaos suite's verdict: after every workflow of the account has ended, each call is
+//! charged if and only if it answered 200, no hold is left, and the balance is the grants minus
+//! the charged costs. Reads the usage ledger and the account through the API, the holds from
+//! the database (they are not part of the API) and running workflows from Temporal.
+import { Client, Connection } from '@temporalio/client';
+import { MongoClient } from 'mongodb';
+import type { CallRecord } from './tool-client.js';
+
+export interface AuditOptions {
+  apiUrl: string;
+  ownerToken: string;
+  accountId: string;
+  /** Every credit ever granted to the account (its opening credits included). */
+  grants: number;
+  mongodbUrl: string;
+  temporal: { address: string; namespace: string };
+  calls: readonly CallRecord[];
+  /** How long in-flight workflows may take to end. Default 3 min. */
+  settleTimeoutMs?: number;
+}
+
+export interface UsageItem {
+  requestId: string;
+  tool: string;
+  credits: number;
+  outcome: 'charged' | 'refunded';
+}
+
+export interface AuditReport {
+  calls: number;
+  /** Answers by status (and code): `200`, `504 tool_timeout` ... ; `no answer` for failed connections. */
+  answers: Record<string, number>;
+  /** The same by the phase (fault) during which each call was sent, in phase order. */
+  answersByPhase: Record<string, Record<string, number>>;
+  /** Answers learnt by re-asking with the same Idempotency-Key after the connection failed. */
+  reasked: number;
+  /** Usage entries: calls charged, calls refunded (each workflow once, replays share it). */
+  charged: number;
+  refunded: number;
+  chargedCredits: number;
+  balance: number;
+  expectedBalance: number;
+  holdsLeft: number;
+  mismatches: string[];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function getJson<T>(url: string, token: string): Promise<T> {
+  const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+async function readUsage(apiUrl: string, ownerToken: string): Promise<UsageItem[]> {
+  const items: UsageItem[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { items: UsageItem[]; nextCursor: string | null } = await getJson(
+      `${apiUrl}/api/v1/account/usage?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      ownerToken,
+    );
+    items.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return items;
+}
+
+/** Waits until no workflow of the account runs and no hold is left (or the time is up). */
+async function settle(options: AuditOptions, holds: () => Promise<number>): Promise<void> {
+  const connection = await Connection.connect({ address: options.temporal.address });
+  const client = new Client({ connection, namespace: options.temporal.namespace });
+  const deadline = Date.now() + (options.settleTimeoutMs ?? 180_000);
+  try {
+    for (;;) {
+      let running = 0;
+      for await (const _ of client.workflow.list({ query: `AccountId="${options.accountId}" AND ExecutionStatus="Running"` })) running++;
+      if (running === 0 && (await holds()) === 0) return;
+      if (Date.now() > deadline) return; // the audit reports what is left
+      await sleep(1_000);
+    }
+  } finally {
+    await connection.close();
+  }
+}
+
+export async function auditCalls(options: AuditOptions): Promise<AuditReport> {
+  const mongo = await MongoClient.connect(options.mongodbUrl, { serverSelectionTimeoutMS: 30_000 });
+  try {
+    const accounts = mongo.db().collection<{ _id: string; balance: number; chargedBalance: number; holds?: Record<string, unknown> }>('accounts');
+    const account = async () => (await accounts.findOne({ _id: options.accountId }))!;
+    await settle(options, async () => Object.keys((await account()).holds ?? {}).length);
+
+    const usage = new Map((await readUsage(options.apiUrl, options.ownerToken)).map((u) => [u.requestId, u]));
+    const doc = await account();
+    const mismatches: string[] = [];
+    const answers: Record<string, number> = {};
+    const answersByPhase: Record<string, Record<string, number>> = {};
+    const answered200 = new Set<string>();
+
+    for (const call of options.calls) {
+      const label = call.status === undefined ? 'no answer' : call.status === 200 ? '200' : `${call.status} ${call.code ?? ''}`.trim();
+      answers[label] = (answers[label] ?? 0) + 1;
+      const phase = (answersByPhase[call.phase ?? 'none'] ??= {});
+      phase[label] = (phase[label] ?? 0) + 1;
+      const what = `call ${call.index} (${call.tool}${call.idempotencyKey ? ', idempotent' : ''}, ${call.phase ?? ''})`;
+      const entry = call.requestId ? usage.get(call.requestId) : undefined;
+      if (call.status === 200) {
+        if (!call.requestId) mismatches.push(`${what} answered 200 without a request id`);
+        else answered200.add(call.requestId);
+        if (entry?.outcome !== 'charged') mismatches.push(`${what} answered 200 but is ${entry ? entry.outcome : 'not in the usage ledger'} (${call.requestId})`);
+        else if (entry.credits !== call.cost) mismatches.push(`${what} answered 200 but was charged ${entry.credits}, not ${call.cost}`);
+      } else if (call.status !== undefined && entry?.outcome === 'charged') {
+        mismatches.push(`${what} answered ${label} but was charged (${call.requestId})`);
+      }
+    }
+    // A charge nobody saw a 200 for: a call whose answer was lost, or one answered with an error.
+    for (const u of usage.values()) {
+      if (u.outcome === 'charged' && !answered200.has(u.requestId)) {
+        const known = options.calls.some((c) => c.requestId === u.requestId);
+        if (!known) mismatches.push(`${u.requestId} (${u.tool}) was charged but no call answered 200 for it`);
+      }
+    }
+
+    const charged = [...usage.values()].filter((u) => u.outcome === 'charged');
+    const chargedCredits = charged.reduce((sum, u) => sum + u.credits, 0);
+    const expectedBalance = options.grants - chargedCredits;
+    const holdsLeft = Object.keys(doc.holds ?? {}).length;
+    if (holdsLeft) mismatches.push(`${holdsLeft} hold(s) left behind: ${Object.keys(doc.holds!).join(', ')}`);
+    if (doc.balance !== expectedBalance) mismatches.push(`available balance ${doc.balance}, expected grants - charged = ${expectedBalance}`);
+    if (doc.chargedBalance !== expectedBalance) mismatches.push(`charged balance ${doc.chargedBalance}, expected ${expectedBalance}`);
+    const apiBalance = (await getJson<{ balance: number }>(`${options.apiUrl}/api/v1/account`, options.ownerToken)).balance;
+    if (apiBalance !== expectedBalance) mismatches.push(`GET /api/v1/account says ${apiBalance}, expected ${expectedBalance}`);
+
+    return {
+      calls: options.calls.length,
+      answers,
+      answersByPhase,
+      reasked: options.calls.filter((c) => c.reasked).length,
+      charged: charged.length,
+      refunded: [...usage.values()].filter((u) => u.outcome === 'refunded').length,
+      chargedCredits,
+      balance: doc.balance,
+      expectedBalance,
+      holdsLeft,
+      mismatches,
+    };
+  } finally {
+    await mongo.close();
+  }
+}
+
+/** The report as the lines `npm run chaos` prints. */
+export function formatAudit(report: AuditReport): string {
+  const list = (counts: Record<string, number>) =>
+    Object.entries(counts)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ');
+  return [
+    `calls ${report.calls}; answers: ${list(report.answers)}; re-asked after a lost connection: ${report.reasked}`,
+    ...Object.entries(report.answersByPhase).map(([phase, counts]) => `  during ${phase}: ${list(counts)}`),
+    `usage ledger: charged ${report.charged} (${report.chargedCredits} credits), refunded ${report.refunded}`,
+    `balance ${report.balance} (expected ${report.expectedBalance}), holds left ${report.holdsLeft}`,
+    `mismatches: ${report.mismatches.length}${report.mismatches.map((m) => `\n  - ${m}`).join('')}`,
+  ].join('\n');
+}

@@ -1,0 +1,79 @@
+//! Client of the test stack's control endpoint (scripts/stack/control.ts), and the memory of
+//! the stack's processes as /proc tells it.
+import { readFileSync, readdirSync } from 'node:fs';
+
+/** Control actions that break a part and return once it is back (`outage/...`: down for 15 s). */
+export type FaultAction = 'kill/workers' | 'kill/temporal' | 'restart/temporal' | 'kill/database' | 'outage/temporal' | 'outage/database';
+
+export interface StackControl {
+  /** Runs an action; resolves once the part is back. */
+  run(action: FaultAction): Promise<void>;
+  /** Process id of each part (api, workers, temporal, database, fixtures) now. */
+  pids(): Promise<Record<string, number>>;
+}
+
+export function stackControl(url: string): StackControl {
+  async function post(action: string): Promise<unknown> {
+    const res = await fetch(`${url}/${action}`, { method: 'POST', signal: AbortSignal.timeout(180_000) });
+    const body = (await res.json()) as { ok: boolean; result?: unknown; error?: string };
+    if (!body.ok) throw new Error(`stack control ${action}: ${body.error ?? res.status}`);
+    return body.result;
+  }
+  return {
+    run: async (action) => void (await post(action)),
+    pids: async () => (await post('processes')) as Record<string, number>,
+  };
+}
+
+export interface ProcessMemory {
+  /** Resident set of the process itself, KiB (VmRSS). */
+  rssKiB: number;
+  /** The process and every process it started, directly or not (Chromium, LibreOffice ...), KiB. */
+  groupRssKiB: number;
+  /** How many processes that tree holds. */
+  groupSize: number;
+}
+
+function rssOf(pid: number | string): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? 0);
+  } catch {
+    return 0; // gone meanwhile
+  }
+}
+
+/** Parent of `pid` (field 4 of /proc/<pid>/stat; the comm field may hold spaces). */
+function parentOf(pid: string): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Memory of a stack part and every process it started, by parentage rather than process group:
+ * puppeteer starts Chromium in a group of its own.
+ */
+export function processMemory(pid: number): ProcessMemory {
+  const children = new Map<number, string[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const parent = parentOf(name);
+    if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), name]);
+  }
+  const members: string[] = [];
+  const queue = [String(pid)];
+  while (queue.length) {
+    const next = queue.shift()!;
+    members.push(next);
+    queue.push(...(children.get(Number(next)) ?? []));
+  }
+  return {
+    rssKiB: rssOf(pid),
+    groupRssKiB: members.reduce((sum, member) => sum + rssOf(member), 0),
+    groupSize: members.length,
+  };
+}

@@ -1,0 +1,61 @@
+//! One tool call as a client sees it, recorded for the ledger audit: the answer (status, code,
+//! request id) or, when the connection failed, the failure instead.
+import type { MixEntry } from './call-mix.js';
+
+export interface CallRecord {
+  index: number;
+  tool: string;
+  cost: number;
+  body: Record<string, unknown>;
+  idempotencyKey?: string;
+  /** Free-form label of when the call was made (the chaos phase). */
+  phase?: string;
+  status?: number;
+  /** The problem's `code` for an error answer. */
+  code?: string;
+  /** X-Request-Id: for a call that started a workflow, its id, which is the usage entry's. */
+  requestId?: string;
+  replayed?: boolean;
+  /** Why there is no answer (connection reset, timeout). */
+  failure?: string;
+  /** The answer was learnt by asking again with the same Idempotency-Key. */
+  reasked?: boolean;
+  latencyMs?: number;
+}
+
+/** How long a client waits for an answer: past every tool deadline plus the API's grace. */
+const CLIENT_TIMEOUT_MS = 180_000;
+
+export async function sendCall(apiUrl: string, apiKey: string, record: CallRecord): Promise<CallRecord> {
+  const headers: Record<string, string> = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+  if (record.idempotencyKey) headers['idempotency-key'] = record.idempotencyKey;
+  const started = performance.now();
+  try {
+    const res = await fetch(`${apiUrl}/api/v1/tools/${record.tool}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(record.body),
+      signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+    });
+    const text = await res.text();
+    record.status = res.status;
+    record.requestId = res.headers.get('x-request-id') ?? undefined;
+    record.replayed = res.headers.get('idempotent-replayed') === 'true';
+    record.failure = undefined;
+    if (res.status !== 200) {
+      try {
+        record.code = (JSON.parse(text) as { code?: string }).code;
+      } catch {
+        record.code = `not-json:${res.headers.get('content-type')}`;
+      }
+    }
+  } catch (err) {
+    record.failure = (err as Error).cause ? String((err as Error).cause) : (err as Error).message;
+  }
+  record.latencyMs = performance.now() - started;
+  return record;
+}
+
+export function newRecord(index: number, entry: MixEntry, extras: Partial<CallRecord> = {}): CallRecord {
+  return { index, tool: entry.tool, cost: entry.cost, body: entry.body(index), ...extras };
+}

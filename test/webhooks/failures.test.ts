@@ -1,0 +1,114 @@
+//! Failed deliveries against the running stack: a receiver that fails then recovers (the count
+//! goes up, then resets), one slower than the 10 s wait, a redirect (a failure, not followed),
+//! and the 20th consecutive failure disabling the endpoint until it is re-enabled.
+import test from 'ava';
+import { newAccount, request } from '../helpers/api.js';
+import { withServiceDb } from '../helpers/db.js';
+import { attemptsOf, endpointOf, eventually, registerEndpoint, sendTest, sleep, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { verifyWebhook } from '../../lib/webhook-signature.js';
+
+let receiver: Receiver;
+test.before(async () => {
+  receiver = await startReceiver();
+});
+test.after.always(async () => {
+  await receiver?.close();
+});
+
+test('a receiver that fails, then recovers: the count goes up, then resets; each attempt is listed with its status code', async (t) => {
+  const account = await newAccount(10);
+  const endpoint = await registerEndpoint(account, receiver.url('/flaky'));
+  let failing = true;
+  receiver.behave('/flaky', () => ({ status: failing ? 500 : 200 }));
+  const ids = [await sendTest(account, endpoint.id), await sendTest(account, endpoint.id)];
+  await receiver.waitFor((all) => new Set(all.filter((d) => d.path === '/flaky').map((d) => d.body.id)).size === 2, 20_000, 'both first attempts');
+  const counted = await eventually(() => endpointOf(account, endpoint.id), (e) => e.consecutiveFailures === 2, 10_000, 'count of 2');
+  t.like(counted, { status: 'active', consecutiveFailures: 2 });
+
+  failing = false; // the retries, 5 s later, succeed
+  await receiver.waitFor((all) => all.filter((d) => d.path === '/flaky' && d.answered === 200).length === 2, 30_000, 'both retries delivered');
+  const reset = await eventually(() => endpointOf(account, endpoint.id), (e) => e.consecutiveFailures === 0, 10_000, 'count reset');
+  t.like(reset, { status: 'active', consecutiveFailures: 0 });
+
+  const attempts = await attemptsOf(account, endpoint.id);
+  t.is(attempts.length, 4);
+  t.deepEqual(attempts.map((a) => [a.statusCode, a.success]), [[200, true], [200, true], [500, false], [500, false]], 'newest first');
+  for (const id of ids) t.is(attempts.filter((a) => a.eventId === id).length, 2);
+  t.is(attempts[3].error, 'The receiver answered HTTP 500.');
+  // A retry is signed afresh and still verifies; each event delivered once.
+  const delivered = receiver.deliveries('/flaky').filter((d) => d.answered === 200);
+  t.deepEqual(delivered.map((d) => d.body.id).sort(), [...ids].sort());
+  for (const d of delivered) t.true(verifyWebhook(endpoint.secret, d.headers, d.rawBody, d.receivedAt));
+  const retried = receiver.deliveries('/flaky').filter((d) => d.body.id === ids[0]);
+  t.true(retried[1]!.receivedAt - retried[0]!.receivedAt >= 4500, 'the retry waited about 5 s');
+});
+
+test('a receiver slower than 10 s counts as failed, with no status code', async (t) => {
+  const account = await newAccount(10);
+  const endpoint = await registerEndpoint(account, receiver.url('/slow'));
+  // The first answer would come after 15 s: well past the 10 s wait, even on a busy machine.
+  receiver.behave('/slow', (_d, n) => (n === 1 ? { status: 200, delayMs: 15_000 } : { status: 200 }));
+  const eventId = await sendTest(account, endpoint.id);
+  const [first] = await eventually(() => attemptsOf(account, endpoint.id), (rows) => rows.length === 1, 30_000, 'the first attempt');
+  t.like(first, { eventId, success: false, statusCode: null });
+  t.true(first.durationMs >= 9_500 && first.durationMs < 15_000, `gave up after ${first.durationMs} ms`);
+  t.is(typeof first.error, 'string');
+  await eventually(() => endpointOf(account, endpoint.id), (e) => e.consecutiveFailures === 1, 10_000, 'count of 1');
+  // The retry, 5 s later, is answered at once and delivered; the count resets.
+  const rows = await eventually(() => attemptsOf(account, endpoint.id), (r) => r.length === 2, 30_000, 'the retry');
+  t.like(rows[0], { eventId, success: true, statusCode: 200 });
+  await eventually(() => endpointOf(account, endpoint.id), (e) => e.consecutiveFailures === 0, 10_000, 'count reset');
+  t.pass();
+});
+
+test('a 3xx answer is a failure and the redirect is not followed', async (t) => {
+  const account = await newAccount(10);
+  const endpoint = await registerEndpoint(account, receiver.url('/moved'));
+  receiver.behave('/moved', (_d, n) => (n === 1 ? { status: 302, headers: { location: receiver.url('/moved-here') } } : { status: 200 }));
+  const eventId = await sendTest(account, endpoint.id);
+  const [first] = await eventually(() => attemptsOf(account, endpoint.id), (rows) => rows.length === 1, 20_000, 'the first attempt');
+  t.like(first, { eventId, success: false, statusCode: 302, error: 'The receiver answered HTTP 302.' });
+  t.like(await eventually(() => endpointOf(account, endpoint.id), (e) => e.consecutiveFailures === 1, 10_000, 'count of 1'), { status: 'active' });
+  const rows = await eventually(() => attemptsOf(account, endpoint.id), (r) => r.length === 2, 30_000, 'the retry');
+  t.like(rows[0], { eventId, success: true, statusCode: 200 });
+  t.deepEqual(receiver.deliveries('/moved-here'), [], 'the Location was never requested');
+});
+
+test('the 20th consecutive failure disables the endpoint; nothing more is posted until it is re-enabled', async (t) => {
+  const account = await newAccount(10);
+  const endpoint = await registerEndpoint(account, receiver.url('/down'));
+  let down = true;
+  receiver.behave('/down', () => ({ status: down ? 503 : 204 }));
+  // 25 events, each first attempted at once: the failures run up to 20 within seconds.
+  for (let i = 0; i < 25; i++) await sendTest(account, endpoint.id);
+  const disabled = await eventually(() => endpointOf(account, endpoint.id), (e) => e.status === 'disabled', 60_000, 'disabled');
+  t.is(disabled.consecutiveFailures, 20);
+  t.truthy(Date.parse(disabled.disabledAt));
+  await sleep(2000);
+  t.is(receiver.deliveries('/down').length, 20, 'exactly 20 attempts were posted');
+  const attempts = await attemptsOf(account, endpoint.id, 200);
+  t.is(attempts.length, 20);
+  t.true(attempts.every((a) => a.statusCode === 503 && !a.success));
+
+  // While disabled, new events are not posted.
+  await sendTest(account, endpoint.id);
+  await sleep(3000);
+  t.is(receiver.deliveries('/down').length, 20);
+
+  // Every delivery still pending when it was disabled ended undelivered, with why. (The event sent
+  // since was not handed to it at all: events go to active endpoints only.)
+  const undelivered = await withServiceDb((db) => db.collection('webhook_undelivered').find({ endpointId: endpoint.id }).toArray());
+  t.is(undelivered.length, 25);
+  t.true(undelivered.every((u) => u.reason === 'endpoint_disabled'));
+
+  // Re-enabled: count 0, deliveries resume; the ended ones are not revived.
+  down = false;
+  const enabled = await request('POST', `/api/v1/account/webhooks/${endpoint.id}/enable`, { token: account.ownerToken });
+  t.is(enabled.status, 200);
+  t.like(enabled.body, { id: endpoint.id, status: 'active', consecutiveFailures: 0, disabledAt: null });
+  const eventId = await sendTest(account, endpoint.id);
+  await receiver.waitFor((all) => all.some((d) => d.path === '/down' && d.body.id === eventId && d.answered === 204), 20_000, 'delivery after re-enable');
+  await sleep(2000);
+  t.is(receiver.deliveries('/down').length, 21, 'only the new event was posted');
+  t.like(await endpointOf(account, endpoint.id), { status: 'active', consecutiveFailures: 0, disabledAt: null });
+});

@@ -1,0 +1,59 @@
+//! `toolCall` past its answer deadline (`answerBy`, set by the API from the tool's timeout plus
+//! its grace): nobody waits for the 200 any more, so the call is refunded instead of committed.
+//! The chaos suite found the case: the API answered 503 during a Temporal outage while the
+//! workflow went on and charged.
+import test from 'ava';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { fileURLToPath } from 'node:url';
+import { connectMongo, type Mongo } from '../../lib/mongo.js';
+import { createCoreActivities } from '../../activities/core/index.js';
+import { createLedger } from '../../activities/core/ledger.js';
+import { createAccounts } from '../../lib/accounts.js';
+import { TASK_QUEUES, type ToolCallInput, type ToolCallResult } from '../../lib/temporal-shared.js';
+
+let env: TestWorkflowEnvironment;
+let mongo: Mongo;
+let workers: Worker[] = [];
+let running: Promise<unknown>;
+
+test.before(async () => {
+  const path = process.env.TEMPORAL_TEST_SERVER_PATH;
+  if (!path) throw new Error('TEMPORAL_TEST_SERVER_PATH is not set: run through `npm test`');
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  mongo = await connectMongo(process.env.MONGODB_URL!.replace(/\/[^/]*$/, '/workflow_answer_by_tests'));
+  const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
+  workers = [
+    await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath, activities: createCoreActivities(mongo.db) }),
+    await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.cpu, activities: { answers: async () => ({ fine: true }) } }),
+  ];
+  running = Promise.all(workers.map((w) => w.run()));
+});
+
+test.after.always(async () => {
+  for (const w of workers) w.shutdown();
+  await running?.catch(() => {});
+  await env?.teardown();
+  await mongo?.close();
+});
+
+async function call(answerBy: number): Promise<{ result: ToolCallResult; accountId: string }> {
+  const { account } = await createAccounts(mongo.db).open({ credits: 10 });
+  const input: ToolCallInput = { accountId: account._id, tool: 'answers', pool: 'cpu', cost: 3, timeoutMs: 10_000, input: {}, answerBy };
+  const result = await env.client.workflow.execute('toolCall', { taskQueue: TASK_QUEUES.core, workflowId: `wf-answer-by-${answerBy}-${Date.now()}`, args: [input] });
+  return { result: result as ToolCallResult, accountId: account._id };
+}
+
+test.serial('a tool that answers after answerBy is refunded with tool_timeout, not charged', async (t) => {
+  const { result, accountId } = await call(1);
+  t.like(result, { ok: false, error: { code: 'tool_timeout' } });
+  const account = await createLedger(mongo.db).balanceOf(accountId);
+  t.like(account, { balance: 10, chargedBalance: 10, holds: {} });
+});
+
+test.serial('before answerBy the answer is charged as usual', async (t) => {
+  const { result, accountId } = await call(Date.now() + 10 * 60_000);
+  t.like(result, { ok: true, charged: 3, balance: 7 });
+  t.is((await createLedger(mongo.db).balanceOf(accountId)).chargedBalance, 7);
+});
