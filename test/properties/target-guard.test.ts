@@ -1,11 +1,12 @@
 //! Properties of the target guard (lib/target-guard.ts) over random addresses: any address in a
 //! refused range is refused however it is written (decimal, hex, octal, short forms, inside
-//! IPv6), through URLs and through DNS answers that mix it with public ones; the allowlist lets
-//! through exactly its CIDR (and port), and never a metadata address unless named alone.
+//! IPv6), through URLs and through DNS answers that mix it with public ones; IPv6 ranges alike;
+//! the allowlist lets through exactly its CIDR (and port), and never a metadata address unless
+//! named alone.
 import test from 'ava';
 import fc from 'fast-check';
 import {
-  checkAddress, classifyAddress, createTargetGuard, matchAllowlist, normaliseHost, parseAllowlist,
+  checkAddress, classifyAddress, createTargetGuard, embeddedIPv4, matchAllowlist, normaliseHost, parseAllowlist,
 } from '../../lib/target-guard.js';
 import { ToolError } from '../../lib/errors.js';
 
@@ -53,7 +54,9 @@ test('an IPv4 address inside a refused range is refused with its range\'s reason
   fc.assert(
     fc.property(refusedV4, ({ n, reason }) => {
       const verdict = checkAddress(toDotted(n), 443, []);
-      return !verdict.allowed && (verdict.reason === reason || verdict.reason === 'metadata');
+      // 255.255.255.255 sits inside 240.0.0.0/4 but has its own, more specific reason.
+      const expected = n === 0xffffffff ? 'broadcast' : reason;
+      return !verdict.allowed && (verdict.reason === expected || verdict.reason === 'metadata');
     }),
     { numRuns: RUNS },
   );
@@ -157,6 +160,64 @@ test('an allowlisted refused address passes; a metadata address passes only an e
       if (!metadata) return verdict.allowed;
       const alone = checkAddress(toDotted(n), 443, parseAllowlist([`${toDotted(n)}/32`]));
       return verdict.allowed === (entryPrefix === 32) && alone.allowed;
+    }),
+    { numRuns: RUNS },
+  );
+  t.pass();
+});
+
+/** Refused IPv6 ranges (beside the IPv4 carriers above) with the reason the guard gives. */
+const REFUSED_V6: ReadonlyArray<readonly [string, number, string]> = [
+  ['fe80::', 10, 'link_local'], ['fec0::', 10, 'site_local'], ['fc00::', 7, 'private'], ['ff00::', 8, 'multicast'],
+  ['2001:db8::', 32, 'documentation'], ['3fff::', 20, 'documentation'], ['2001:2::', 48, 'benchmarking'],
+];
+
+/** The eight 16-bit words of an IPv6 address written with at most one `::`. */
+function words(v6: string): number[] {
+  const [head, tail = ''] = v6.split('::');
+  const h = head ? head.split(':').map((w) => parseInt(w, 16)) : [];
+  const t = tail ? tail.split(':').map((w) => parseInt(w, 16)) : [];
+  return [...h, ...Array<number>(8 - h.length - t.length).fill(0), ...t];
+}
+
+/** `random` words with the first `prefix` bits taken from `net`. */
+function withPrefix(net: number[], prefix: number, random: number[]): string {
+  return net
+    .map((w, i) => {
+      const bits = Math.max(0, Math.min(16, prefix - i * 16));
+      const mask = bits === 0 ? 0 : (0xffff << (16 - bits)) & 0xffff;
+      return ((w & mask) | (random[i]! & ~mask & 0xffff)).toString(16);
+    })
+    .join(':');
+}
+
+const word = fc.integer({ min: 0, max: 0xffff });
+
+test('an IPv6 address inside a refused range is refused with its range\'s reason (or metadata), also in brackets in a URL', (t) => {
+  const guard = createTargetGuard({ allowlist: [], resolver: { lookup: async () => ({ found: false, status: 'nxdomain', addresses: [] }) } });
+  fc.assert(
+    fc.property(fc.constantFrom(...REFUSED_V6), fc.array(word, { minLength: 8, maxLength: 8 }), ([net, prefix, reason], random) => {
+      const address = withPrefix(words(net), prefix, random);
+      const verdict = classifyAddress(address);
+      if (verdict.public || (verdict.reason !== reason && verdict.reason !== 'metadata')) return false;
+      try {
+        guard.checkUrl(`https://[${address}]:8443/`);
+        return false;
+      } catch (err) {
+        return err instanceof ToolError && err.code === 'target_not_allowed';
+      }
+    }),
+    { numRuns: RUNS },
+  );
+  t.pass();
+});
+
+test('outside global unicast (2000::/3) only an IPv6 form carrying a public IPv4 is public', (t) => {
+  fc.assert(
+    fc.property(fc.array(word, { minLength: 8, maxLength: 8 }), (random) => {
+      if (random[0]! >>> 13 === 0b001) random[0] = random[0]! ^ 0x8000; // move it out of 2000::/3
+      const address = random.map((w) => w.toString(16)).join(':');
+      return !classifyAddress(address).public || embeddedIPv4(address).length > 0;
     }),
     { numRuns: RUNS },
   );
