@@ -1,7 +1,9 @@
 //! Confirmation before a destructive action, in the page's one modal <dialog>: the browser keeps
 //! focus inside it and closes it on Escape. Focus starts on Cancel (the safe choice) and goes back
 //! to the button that opened it when the user cancels; after a confirmed action the caller moves
-//! focus, because that button may be gone.
+//! focus, because that button may be gone. Escape is handled on `cancel`, which fires at once,
+//! not on `close`, which is queued: a queued close from one confirmation must not end the next
+//! one that a quick user has already opened.
 import { $ } from './dom.js';
 
 /**
@@ -21,17 +23,17 @@ export function confirmAction({ title, body, confirmLabel }) {
     const finish = (confirmed) => {
       ok.removeEventListener('click', onOk);
       cancel.removeEventListener('click', onCancel);
-      dialog.removeEventListener('close', onClose);
+      dialog.removeEventListener('cancel', onEscape);
       if (dialog.open) dialog.close();
       if (!confirmed && opener instanceof HTMLElement && opener.isConnected) opener.focus();
       resolve(confirmed);
     };
     const onOk = () => finish(true);
     const onCancel = () => finish(false);
-    const onClose = () => finish(false); // Escape
+    const onEscape = () => finish(false);
     ok.addEventListener('click', onOk);
     cancel.addEventListener('click', onCancel);
-    dialog.addEventListener('close', onClose);
+    dialog.addEventListener('cancel', onEscape);
     dialog.showModal();
     cancel.focus();
   });
