@@ -3,7 +3,6 @@
 //! throwaway stack (Temporal, SecantusDB, API, workers) on free ports under
 //! test-output/bench-<time>/, stopped at the end. Benchmarks print numbers, never assert.
 //! withTestStack: the same with fixtures and the control endpoint, for chaos, load and fuzz.
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,20 +30,13 @@ async function startThrowawayStack(): Promise<{ apiUrl: string; adminToken: stri
     stack.startTemporal(supervisor, { binary: tools.temporal, port: await stack.freePort() }),
     stack.startDatabase(supervisor, { binary: tools.secantusd, port: await stack.freePort(), dir: path.join(runDir, 'db') }),
   ]);
-  const adminToken = randomBytes(24).toString('base64url');
-  const env = {
-    ...process.env,
-    MONGODB_URL: database.url,
-    TEMPORAL_ADDRESS: temporal.address,
-    TEMPORAL_NAMESPACE: temporal.namespace,
-    SECRET_KEY: randomBytes(32).toString('hex'),
-    ADMIN_TOKEN: adminToken,
+  const { env, adminToken } = stack.throwawayEnv(temporal, database, {
     TARGET_ALLOWLIST: '127.0.0.2/32',
     // bench:webhooks posts to a receiver in the bench process, on localhost.
     WEBHOOKS_ALLOW_LOCALHOST: 'true',
     RATE_LIMIT_PER_SECOND: '10000',
     LOG_LEVEL: 'warn',
-  };
+  });
   const apps = await stack.startApps(supervisor, { root, env, apiPort: await stack.freePort() });
   console.log(`bench: own stack ready in ${((performance.now() - started) / 1000).toFixed(1)} s (logs in ${path.relative(process.cwd(), runDir)}/logs)`);
   return { apiUrl: apps.apiUrl, adminToken, stop: () => supervisor.stopAll() };

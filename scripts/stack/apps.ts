@@ -1,7 +1,9 @@
 //! The service's own processes: the API and one process hosting every worker pool, run from the
 //! TypeScript sources with tsx, ready when the API's `/readyz` answers 200.
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { waitForHttp } from './net.js';
+import type { RunningDatabase, RunningTemporal } from './services.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 
 export interface AppOptions {
@@ -14,6 +16,28 @@ export interface AppOptions {
   timeoutMs?: number;
   /** Echo their output to this terminal (npm start) rather than only to log files (npm test). */
   echo?: boolean;
+}
+
+/**
+ * The environment of a throwaway stack's apps (test, bench): where Temporal and the database
+ * are, a fresh secret key and admin token, then `extra` on top.
+ */
+export function throwawayEnv(
+  temporal: Pick<RunningTemporal, 'address' | 'namespace'>,
+  database: Pick<RunningDatabase, 'url'>,
+  extra: NodeJS.ProcessEnv,
+): { env: NodeJS.ProcessEnv; adminToken: string } {
+  const adminToken = randomBytes(24).toString('base64url');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    MONGODB_URL: database.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: temporal.namespace,
+    SECRET_KEY: randomBytes(32).toString('hex'),
+    ADMIN_TOKEN: adminToken,
+    ...extra,
+  };
+  return { env, adminToken };
 }
 
 export interface RunningApps {

@@ -2,11 +2,10 @@
 //! API and the workers on free ports, configured against the fixtures, plus the control endpoint
 //! that breaks and restores parts of it. `npm test` runs its suites against one; the chaos, load
 //! and fuzz scripts (bench/) start one of their own the same way.
-import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startApps, startWorkers, type AppOptions, type RunningApps } from './apps.js';
+import { startApps, startWorkers, throwawayEnv, type AppOptions, type RunningApps } from './apps.js';
 import { startControlServer } from './control.js';
 import { freePort } from './net.js';
 import { startDatabase, startTemporal, type RunningDatabase, type RunningTemporal } from './services.js';
@@ -94,14 +93,7 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
   ]);
   options.onInfrastructureUp?.();
 
-  const adminToken = randomBytes(24).toString('base64url');
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    MONGODB_URL: database.url,
-    TEMPORAL_ADDRESS: temporal.address,
-    TEMPORAL_NAMESPACE: temporal.namespace,
-    SECRET_KEY: randomBytes(32).toString('hex'),
-    ADMIN_TOKEN: adminToken,
+  const { env, adminToken } = throwawayEnv(temporal, database, {
     WEBHOOKS_ALLOW_LOCALHOST: 'true',
     // The fixtures' address (127.0.0.2): the database and Temporal, on 127.0.0.1, stay refused.
     TARGET_ALLOWLIST: fixtures.targetAllowlist.join(','),
@@ -114,7 +106,7 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
     GOLD_FEED_URL: fixtures.goldFeed.goldUrl,
     FX_FEED_URL: fixtures.goldFeed.fxUrl,
     ...options.env,
-  };
+  });
   if (!env.DNS_SERVERS) delete env.DNS_SERVERS;
   const appOptions: AppOptions = { root, env, apiPort: await freePort() };
   let apps: RunningApps;

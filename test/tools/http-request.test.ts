@@ -8,32 +8,26 @@ import { FORBIDDEN_HEADERS, type HttpRequestInput } from '../../api/prechecks/ht
 import { PRECHECKS } from '../../api/prechecks/index.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
-import { startTestNetwork, type TestNetwork } from '../helpers/network-access.js';
+import { startPageFixtures, type PageFixtures, type TestNetwork } from '../helpers/network-access.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
-import { caFromEnv, issueLeaf, temporaryCa } from '../fixtures/tls-certs.js';
+import { caFromEnv, issueLeaf } from '../fixtures/tls-certs.js';
 import { closedPort, startPageServer, type PageServer } from '../fixtures/http-pages.js';
 
 const schemas = compileToolSchemas('http-request');
 /** A context of its own per call: tests run concurrently and each call listens on its signal. */
 const ctx = () => standaloneContext();
 
+let fixtures: PageFixtures | undefined;
 let net: TestNetwork;
 let pages: PageServer;
 let securePages: PageServer;
-let testCa: Awaited<ReturnType<typeof temporaryCa>> | undefined;
 
 test.before(async () => {
-  testCa = await temporaryCa(['fixture.test', '127.0.0.2']);
-  const { ca, leaf } = testCa;
-  net = await startTestNetwork({ ca: ca.cert });
-  pages = await startPageServer();
-  securePages = await startPageServer({ tls: { cert: leaf.cert, key: leaf.key } });
+  fixtures = await startPageFixtures();
+  ({ net, pages, securePages } = fixtures);
 });
 
-test.after.always(async () => {
-  await Promise.all([pages?.close(), securePages?.close(), net?.close()]);
-  await testCa?.close();
-});
+test.after.always(() => fixtures?.close());
 
 /** The handler with the deadline shortened for the tests that wait on a silent server. */
 const tool = (timeoutMs?: number) => createHttpRequest({ http: net.http, timeoutMs });

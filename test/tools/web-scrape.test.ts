@@ -7,32 +7,25 @@ import { parseSimpleSelector, type WebScrapeInput } from '../../api/prechecks/we
 import { PRECHECKS } from '../../api/prechecks/index.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
-import { startTestNetwork, type TestNetwork } from '../helpers/network-access.js';
+import { startPageFixtures, type PageFixtures, type TestNetwork } from '../helpers/network-access.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
-import { temporaryCa } from '../fixtures/tls-certs.js';
-import { ARTICLE_WORDS, closedPort, startPageServer, type PageServer } from '../fixtures/http-pages.js';
+import { ARTICLE_WORDS, closedPort, type PageServer } from '../fixtures/http-pages.js';
 
 const schemas = compileToolSchemas('web-scrape');
 /** A context of its own per call: tests run concurrently and each call listens on its signal. */
 const ctx = () => standaloneContext();
 
+let fixtures: PageFixtures | undefined;
 let net: TestNetwork;
 let pages: PageServer;
 let securePages: PageServer;
-let testCa: Awaited<ReturnType<typeof temporaryCa>> | undefined;
 
 test.before(async () => {
-  testCa = await temporaryCa(['fixture.test', '127.0.0.2']);
-  const { ca, leaf } = testCa;
-  net = await startTestNetwork({ ca: ca.cert });
-  pages = await startPageServer();
-  securePages = await startPageServer({ tls: { cert: leaf.cert, key: leaf.key } });
+  fixtures = await startPageFixtures();
+  ({ net, pages, securePages } = fixtures);
 });
 
-test.after.always(async () => {
-  await Promise.all([pages?.close(), securePages?.close(), net?.close()]);
-  await testCa?.close();
-});
+test.after.always(() => fixtures?.close());
 
 const scrape = (timeoutMs?: number) => createWebScrape({ http: net.http, page: { timeoutMs } });
 

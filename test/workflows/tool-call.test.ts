@@ -2,12 +2,12 @@
 //! real database and tool activities written for the test (a tool that answers, one that
 //! refuses, one that crashes, one that hangs).
 import test from 'ava';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
 import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
-import { fileURLToPath } from 'node:url';
-import { connectMongo, type Mongo } from '../../lib/mongo.js';
+import type { Mongo } from '../../lib/mongo.js';
+import { startWorkflowTestBed, WORKFLOWS_PATH, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { createCoreActivities } from '../../activities/core/index.js';
 import { createLedger } from '../../activities/core/ledger.js';
 import { createAccounts } from '../../lib/accounts.js';
@@ -15,8 +15,7 @@ import { TASK_QUEUES, type ToolCallInput, type ToolCallResult } from '../../lib/
 
 let env: TestWorkflowEnvironment;
 let mongo: Mongo;
-let workers: Worker[] = [];
-let running: Promise<unknown>;
+let bed: WorkflowTestBed | undefined;
 const attempts = new Map<string, number>();
 
 function count(name: string) {
@@ -44,25 +43,14 @@ const testTools = {
 };
 
 test.before(async () => {
-  const path = process.env.TEMPORAL_TEST_SERVER_PATH;
-  if (!path) throw new Error('TEMPORAL_TEST_SERVER_PATH is not set: run through `npm test`');
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
-  mongo = await connectMongo(process.env.MONGODB_URL!.replace(/\/[^/]*$/, '/workflow_tests'));
-  const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
-  workers = [
-    await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath, activities: createCoreActivities(mongo.db) }),
+  bed = await startWorkflowTestBed('workflow_tests', async (env, mongo) => [
+    await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath: WORKFLOWS_PATH, activities: createCoreActivities(mongo.db) }),
     await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.cpu, activities: testTools, shutdownForceTime: '1s' }),
-  ];
-  running = Promise.all(workers.map((w) => w.run()));
+  ]);
+  ({ env, mongo } = bed);
 });
 
-test.after.always(async () => {
-  for (const w of workers) w.shutdown();
-  await running?.catch(() => {});
-  await env?.teardown();
-  await mongo?.close();
-});
+test.after.always(() => bed?.close());
 
 async function run(tool: keyof typeof testTools, credits = 10, cost = 3): Promise<{ result: ToolCallResult; accountId: string }> {
   const accounts = createAccounts(mongo.db);

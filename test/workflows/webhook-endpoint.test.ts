@@ -4,12 +4,12 @@
 //! activity is a stand-in that records each attempt at its scheduled (skipped) time and answers
 //! as the test's script says (the HTTP side is tested for real in test/webhooks/).
 import test from 'ava';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
 import { Context } from '@temporalio/activity';
-import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { connectMongo, collections, type Mongo } from '../../lib/mongo.js';
+import { collections, type Mongo } from '../../lib/mongo.js';
+import { startWorkflowTestBed, WORKFLOWS_PATH, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { newId } from '../../lib/ids.js';
 import { TASK_QUEUES } from '../../lib/temporal-shared.js';
 import { createWebhookEndpoints, type WebhookEndpoints } from '../../lib/webhook-endpoints.js';
@@ -27,8 +27,7 @@ import { attemptOffsets, DISABLE_AFTER_FAILURES } from '../../workflows/webhook-
 let env: TestWorkflowEnvironment;
 let mongo: Mongo;
 let store: WebhookEndpoints;
-let worker: Worker;
-let running: Promise<unknown>;
+let bed: WorkflowTestBed | undefined;
 
 interface Attempt {
   endpointId: string;
@@ -50,30 +49,16 @@ async function deliverWebhook(req: DeliverRequest): Promise<DeliverResult> {
 }
 
 test.before(async () => {
-  const path = process.env.TEMPORAL_TEST_SERVER_PATH;
-  if (!path) throw new Error('TEMPORAL_TEST_SERVER_PATH is not set: run through `npm test`');
-  if (!process.env.MONGODB_URL) throw new Error('MONGODB_URL is not set: run through `npm test`');
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
-  mongo = await connectMongo(process.env.MONGODB_URL.replace(/\/[^/]*$/, '/webhook_workflow_tests'));
   const secretKey = randomBytes(32);
-  store = createWebhookEndpoints(mongo.db, secretKey);
-  const real = createWebhookActivities({ db: mongo.db, secretKey, post: async () => ({ statusCode: 204 }) });
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue: TASK_QUEUES.core,
-    workflowsPath: fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)),
-    activities: { ...real, deliverWebhook },
+  bed = await startWorkflowTestBed('webhook_workflow_tests', async (env, mongo) => {
+    store = createWebhookEndpoints(mongo.db, secretKey);
+    const real = createWebhookActivities({ db: mongo.db, secretKey, post: async () => ({ statusCode: 204 }) });
+    return [await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath: WORKFLOWS_PATH, activities: { ...real, deliverWebhook } })];
   });
-  running = worker.run();
+  ({ env, mongo } = bed);
 });
 
-test.after.always(async () => {
-  worker?.shutdown();
-  await running?.catch(() => {});
-  await env?.teardown();
-  await mongo?.close();
-});
+test.after.always(() => bed?.close());
 
 async function newEndpoint(script: (n: number, eventId: string) => boolean): Promise<string> {
   const { doc } = await store.create(newId('acc'), 'https://hooks.example.com/in');

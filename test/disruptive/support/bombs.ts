@@ -1,74 +1,7 @@
 //! Hostile inputs the cost-bomb suite serves: a DOCX whose document expands to gigabytes, a
 //! document of nested elements that is slow to lay out, endless and dripping HTTP bodies.
 import type http from 'node:http';
-import zlib from 'node:zlib';
-
-interface ZipEntry {
-  name: string;
-  /** What the entry holds once inflated. */
-  size: number;
-  crc: number;
-  /** Raw deflate data. */
-  deflated: Buffer;
-}
-
-async function deflateEntry(name: string, parts: Iterable<Buffer>): Promise<ZipEntry> {
-  const deflate = zlib.createDeflateRaw({ level: 1 });
-  const chunks: Buffer[] = [];
-  deflate.on('data', (c: Buffer) => chunks.push(c));
-  const done = new Promise((resolve, reject) => deflate.on('end', resolve).on('error', reject));
-  let size = 0;
-  let crc = 0;
-  for (const part of parts) {
-    size += part.length;
-    crc = zlib.crc32(part, crc);
-    if (!deflate.write(part)) await new Promise((resolve) => deflate.once('drain', resolve));
-  }
-  deflate.end();
-  await done;
-  return { name, size, crc, deflated: Buffer.concat(chunks) };
-}
-
-/** A zip of deflated entries (sizes under 4 GiB: no zip64 needed). */
-function zip(entries: ZipEntry[]): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const name = Buffer.from(e.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8); // deflate
-    local.writeUInt16LE(0x21, 12); // 1980-01-01
-    local.writeUInt32LE(e.crc >>> 0, 14);
-    local.writeUInt32LE(e.deflated.length, 18);
-    local.writeUInt32LE(e.size, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt16LE(0x21, 14);
-    central.writeUInt32LE(e.crc >>> 0, 16);
-    central.writeUInt32LE(e.deflated.length, 20);
-    central.writeUInt32LE(e.size, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, e.deflated);
-    centrals.push(central, name);
-    offset += local.length + name.length + e.deflated.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
-}
+import { deflatedEntry, zip } from '../../fixtures/zip.js';
 
 const CONTENT_TYPES = `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`;
 const RELS = `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`;
@@ -87,9 +20,9 @@ export async function zipBombDocx(expandedBytes: number): Promise<Buffer> {
     yield tail;
   }
   return zip([
-    await deflateEntry('[Content_Types].xml', [Buffer.from(CONTENT_TYPES)]),
-    await deflateEntry('_rels/.rels', [Buffer.from(RELS)]),
-    await deflateEntry('word/document.xml', document()),
+    await deflatedEntry('[Content_Types].xml', [Buffer.from(CONTENT_TYPES)]),
+    await deflatedEntry('_rels/.rels', [Buffer.from(RELS)]),
+    await deflatedEntry('word/document.xml', document()),
   ]);
 }
 

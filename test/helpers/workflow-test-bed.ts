@@ -1,0 +1,47 @@
+//! The time-skipping Temporal test server (the pinned binary `npm test` hands over) with the
+//! workers a workflow test file wants and a database of its own on the test stack's server.
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
+import { fileURLToPath } from 'node:url';
+import { connectMongo, type Mongo } from '../../lib/mongo.js';
+import { testEnv } from './env.js';
+
+/** The workflow bundle's entry, for `Worker.create({ workflowsPath })`. */
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
+
+export interface WorkflowTestBed {
+  env: TestWorkflowEnvironment;
+  mongo: Mongo;
+  /** Shuts the workers down, then the server and the database connection. */
+  close(): Promise<void>;
+}
+
+export async function startWorkflowTestBed(
+  database: string,
+  createWorkers: (env: TestWorkflowEnvironment, mongo: Mongo) => Promise<Worker[]>,
+): Promise<WorkflowTestBed> {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const path = testEnv.temporalTestServerPath();
+  const mongo = await connectMongo(testEnv.mongodbUrl().replace(/\/[^/]*$/, `/${database}`));
+  let env: TestWorkflowEnvironment | undefined;
+  try {
+    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+    const workers = await createWorkers(env, mongo);
+    const running = Promise.all(workers.map((w) => w.run()));
+    const started = env;
+    return {
+      env: started,
+      mongo,
+      async close() {
+        for (const w of workers) w.shutdown();
+        await running.catch(() => {});
+        await started.teardown();
+        await mongo.close();
+      },
+    };
+  } catch (err) {
+    await env?.teardown();
+    await mongo.close();
+    throw err;
+  }
+}
