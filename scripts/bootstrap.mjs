@@ -2,12 +2,14 @@
 //! Installs what the local stack needs and is missing: Debian packages (Chromium, LibreOffice,
 //! fonts), the pinned Temporal CLI and test server, SecantusDB and schemathesis into `.tools/`, and
 //! `node_modules` (npm ci). Idempotent: prints one line per thing it installs, nothing when all
-//! is present. Node built-ins only, because it runs before `node_modules` exists.
+//! is present. One bootstrap at a time per checkout (a lock in `.tools/`): an `npm start` and an
+//! `npm test` started together would otherwise install into the same folders at once. Node
+//! built-ins only, because it runs before `node_modules` exists.
 //!
 //! CLI: `node scripts/bootstrap.mjs`. Library: `await bootstrap({ root })`.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, renameSync, statSync, writeFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, renameSync, statSync, writeFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -151,11 +153,65 @@ async function ensureNodeModules(root, log) {
   }
 }
 
+/** A lock file younger than this without a pid in it is being written, not abandoned. */
+const LOCK_WRITE_GRACE_MS = 10_000;
+
+function processAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
 /**
- * Installs whatever is missing. Resolves with the paths the stack needs.
+ * Runs `fn` holding `.tools/.install.lock` (the holder's pid inside). A lock whose holder has
+ * died is taken over, so a killed install never blocks the next one.
+ */
+async function withInstallLock(root, log, fn) {
+  const file = path.join(root, '.tools', '.install.lock');
+  mkdirSync(path.dirname(file), { recursive: true });
+  let announced = false;
+  for (;;) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+    }
+    let holder = 0;
+    let age = 0;
+    try {
+      holder = Number(readFileSync(file, 'utf8')) || 0;
+      age = Date.now() - statSync(file).mtimeMs;
+    } catch {
+      continue; // released between our attempt and the read
+    }
+    if (holder ? !processAlive(holder) : age > LOCK_WRITE_GRACE_MS) {
+      rmSync(file, { force: true });
+      continue;
+    }
+    if (!announced) log(`waiting for another install (pid ${holder || 'starting'}) to finish`);
+    announced = true;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+/**
+ * Installs whatever is missing, one bootstrap at a time. Resolves with the paths the stack needs.
  * @param {{ root?: string, log?: (line: string) => void }} [options]
  */
 export async function bootstrap({ root = ROOT, log = (line) => console.log(`bootstrap: ${line}`) } = {}) {
+  return withInstallLock(root, log, () => install(root, log));
+}
+
+async function install(root, log) {
   let python = await findPython();
   const apt = await missingAptPackages(APT_PACKAGES);
   // Debian's own python3 can only make a venv with python3-venv installed.
