@@ -20,7 +20,10 @@ export async function startWorkflowTestBed(
   database: string,
   createWorkers: (env: TestWorkflowEnvironment, mongo: Mongo) => Promise<Worker[]>,
 ): Promise<WorkflowTestBed> {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  // Errors only, from the SDK's native side too: the test server lacks capabilities a real
+  // server advertises, and core warns about them on every worker start.
+  const logger = new DefaultLogger('ERROR');
+  Runtime.install({ logger, telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
   const path = testEnv.temporalTestServerPath();
   const mongo = await connectMongo(testEnv.mongodbUrl().replace(/\/[^/]*$/, `/${database}`));
   let env: TestWorkflowEnvironment | undefined;
