@@ -1,15 +1,21 @@
 //! `npm run bench:network`: web-scrape and broken-links through the platform (HTTP API ->
 //! Temporal -> network worker) side by side with the same handler functions called directly,
 //! against local fixture pages on 127.0.0.2. Prints p50/p95 latency and calls/s per concurrency.
+//! Then reading (parsing) a page of almost 5 MiB, the largest read: in the calling thread vs on
+//! the page-reading threads, with how long the caller's event loop stalls meanwhile.
 //!
 //! Options: `--calls N` (per row, default 60), `--concurrency 1,8` (levels, default 1 and 8),
 //! `--links N` (links on the broken-links page, default 10). The stack: see bench/stack.ts.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createBrokenLinks } from '../activities/network/broken-links.js';
+import type { PageSource } from '../activities/network/page-extract.js';
+import { createPageReadingPool } from '../activities/network/page-reading-pool.js';
+import { readInline, type PageReader } from '../activities/network/page-readings.js';
 import { createWebScrape } from '../activities/network/web-scrape.js';
 import { createNetworkAccess } from '../lib/network-access.js';
 import { standaloneContext, type ToolHandler } from '../lib/tool-handler.js';
-import { htmlDocument, send, startPageServer } from '../test/fixtures/http-pages.js';
+import { articlePage, htmlDocument, send, startPageServer } from '../test/fixtures/http-pages.js';
 import { measure, postJson, printTable, type Figures } from './measure.js';
 import { withBenchStack } from './stack.js';
 
@@ -25,6 +31,28 @@ const LEVELS = args.concurrency.split(',').map(Number);
 const LINKS = Number(args.links);
 const WARMUP = 5;
 
+/** Reading `source` `times` times with `read`: ms per reading, and the longest stall of this thread's event loop. */
+async function readingStall(what: string, read: PageReader, source: PageSource, times = 3) {
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
+  const started = performance.now();
+  for (let i = 0; i < times; i++) await read('scrape', [source, { includeText: true }]);
+  const perReading = (performance.now() - started) / times;
+  delay.disable();
+  return { what, 'ms per reading': Math.round(perReading), 'longest event-loop stall ms': Math.round(delay.max / 1e6) };
+}
+
+/** The article fixture's body repeated to just under the 5 MiB page limit. */
+function largePage(): PageSource {
+  const one = articlePage('http://127.0.0.2');
+  const inner = /<body>([\s\S]*)<\/body>/.exec(one)![1]!;
+  const copies = Math.floor((5 * 1024 * 1024 - one.length) / inner.length);
+  const html = one.replace(inner, inner.repeat(copies));
+  return { body: Buffer.from(html), url: 'http://127.0.0.2/large.html', contentType: 'text/html; charset=utf-8' };
+}
+
+// The handlers read pages as the network worker does: on a page-reading thread pool.
+const readers = createPageReadingPool({ threads: 2 });
 const pages = await startPageServer({
   routes: {
     '/links.html': (_req, res) =>
@@ -37,8 +65,8 @@ try {
     // The handlers exactly as the network worker builds them, with their own guarded client.
     const net = createNetworkAccess({ dnsServers: [], targetAllowlist: ['127.0.0.2/32'] });
     const scenarios: { tool: string; handler: ToolHandler; input: Record<string, unknown> }[] = [
-      { tool: 'web-scrape', handler: createWebScrape({ http: net.http }), input: { url: pages.url('/article.html'), includeText: true } },
-      { tool: 'broken-links', handler: createBrokenLinks({ http: net.http }), input: { url: pages.url('/links.html'), maxLinks: 30 } },
+      { tool: 'web-scrape', handler: createWebScrape({ http: net.http, reader: readers.read }), input: { url: pages.url('/article.html'), includeText: true } },
+      { tool: 'broken-links', handler: createBrokenLinks({ http: net.http, reader: readers.read }), input: { url: pages.url('/links.html'), maxLinks: 30 } },
     ];
     console.log(`\n${CALLS} calls per row after ${WARMUP} warm-up calls; fixture pages at ${pages.origin}; broken-links page with ${LINKS} links`);
     const rows: Figures[] = [];
@@ -54,7 +82,11 @@ try {
     printTable('web-scrape and broken-links: called directly vs through the platform', rows);
     console.log('direct = the handler called in this process; platform = HTTP API -> Temporal workflow (reserve, activity on the network pool, commit) -> answer.');
   });
+
+  const large = largePage();
+  console.log(`\nweb-scrape's reading of a ${(large.body.length / 1024 / 1024).toFixed(1)} MiB page (parse, text, links, headings), 3 times`);
+  console.table([await readingStall('in the calling thread', readInline, large), await readingStall('on the page-reading threads', readers.read, large)]);
 } finally {
-  await pages.close();
+  await Promise.all([pages.close(), readers.close()]);
 }
 process.exit(0);

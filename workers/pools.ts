@@ -17,6 +17,7 @@ import { createCoreActivities } from '../activities/core/index.js';
 import { webhookWiring } from '../activities/core/webhooks.js';
 import { createCpuResources, createCpuTools } from '../activities/cpu/index.js';
 import { createNetworkTools } from '../activities/network/index.js';
+import { createPageReadingPool } from '../activities/network/page-reading-pool.js';
 import { createBrowserTools } from '../activities/browser/index.js';
 import { createNetworkAccess } from '../lib/network-access.js';
 
@@ -47,8 +48,11 @@ function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): { handlers: 
       const resources = createCpuResources({ config: deps.config, net: createNetworkAccess(deps.config), log: deps.log });
       return { handlers: createCpuTools(resources), close: () => resources.close() };
     }
-    case 'network':
-      return { handlers: createNetworkTools({ net: createNetworkAccess(deps.config), db: deps.db, config: deps.config }), close: async () => {} };
+    case 'network': {
+      const pages = createPageReadingPool({ threads: deps.config.pageThreads });
+      const handlers = createNetworkTools({ net: createNetworkAccess(deps.config), db: deps.db, config: deps.config, reader: pages.read });
+      return { handlers, close: () => pages.close() };
+    }
     case 'browser': {
       const browser = createBrowserTools({ config: deps.config, net: createNetworkAccess(deps.config), log: deps.log });
       return { handlers: browser.handlers, close: () => browser.close() };

@@ -4,10 +4,8 @@
 //! Two piscina pools: drawing (watermarks; light, one thread per concurrent activity) and
 //! upscaling (each thread holds TensorFlow and both models, 300-500 MB while it works, and a run
 //! uses a whole core, so there are few).
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
-import { threadExecArgv } from './hashing-pool.js';
+import type { Piscina } from 'piscina';
+import { fixedThreadPool } from '../../lib/thread-pool.js';
 import type { WatermarkResult, WatermarkTask } from './image-thread.js';
 import type { UpscaleResult, UpscaleTask } from './upscale-thread.js';
 
@@ -31,18 +29,9 @@ export interface ImagePool {
   close(): Promise<void>;
 }
 
-/** A thread module next to this one, with this file's extension (.ts under tsx, .js when built). */
-function threadModule(name: string): string {
-  const ext = extname(fileURLToPath(import.meta.url));
-  return fileURLToPath(new URL(`./${name}${ext}`, import.meta.url));
-}
-
 function fixedPool(name: string, threads: number): Piscina | undefined {
   if (!Number.isInteger(threads) || threads < 0) throw new RangeError(`${name} threads must be a whole number, got ${threads}`);
-  if (threads === 0) return undefined;
-  const filename = threadModule(name);
-  // Fixed size: threads start (and load their fonts or models) once, so no call pays for it.
-  return new Piscina({ filename, execArgv: threadExecArgv(filename), minThreads: threads, maxThreads: threads });
+  return threads === 0 ? undefined : fixedThreadPool(import.meta.url, name, threads);
 }
 
 export function createImagePool({ drawingThreads, upscaleThreads }: ImagePoolOptions): ImagePool {

@@ -7,7 +7,7 @@ import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 import { createLinkChecker, type LinkCheck, type LinkCheckOptions } from './link-check.js';
 import { createPageFetcher, type PageFetchOptions } from './page-fetch.js';
-import { pageLinks } from './page-extract.js';
+import type { PageReader } from './page-readings.js';
 
 export interface CheckedLink extends LinkCheck {
   url: string;
@@ -27,6 +27,8 @@ export interface BrokenLinksOutput {
 
 export interface BrokenLinksDeps {
   http: Pick<GuardedHttp, 'request'>;
+  /** Where the fetched page is parsed and its links read (a thread pool in the network worker). */
+  reader: PageReader;
   /** Bounds of the page fetch. @default CONTRACT's (5 MiB, 5 redirects, 15 s) */
   page?: PageFetchOptions;
   /** Bounds of each link's check. @default 6 s per link, 5 redirects */
@@ -66,7 +68,7 @@ export function createBrokenLinks(deps: BrokenLinksDeps): ToolHandler<BrokenLink
         statusCode: page.statusCode,
       });
     }
-    const found = pageLinks(page);
+    const found = await deps.reader('links', [page.source], ctx.signal);
     const links = await mapWithConcurrency(found.slice(0, input.maxLinks), concurrency, async (link) => {
       const check = await checkLink(link.url, ctx.signal);
       ctx.heartbeat();

@@ -4,6 +4,7 @@ import type { Db } from 'mongodb';
 import type { Config } from '../../lib/config.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { PageReader } from './page-readings.js';
 import { createBrokenLinks } from './broken-links.js';
 import { createHttpRequest } from './http-request.js';
 import { createPdfMetadata } from './pdf-metadata.js';
@@ -19,15 +20,17 @@ export interface NetworkToolDeps {
   net: NetworkAccess;
   db: Db;
   config: Config;
+  /** Parses and reads fetched pages: the worker's page-reading thread pool. */
+  reader: PageReader;
 }
 
 export function createNetworkTools(deps: NetworkToolDeps): Record<string, ToolHandler> {
   return {
     // One line per tool: 'tool-name': createToolName(deps),
     'http-request': createHttpRequest({ http: deps.net.http }),
-    'web-scrape': createWebScrape({ http: deps.net.http }),
-    'seo-meta': createSeoMeta({ http: deps.net.http }),
-    'broken-links': createBrokenLinks({ http: deps.net.http }),
+    'web-scrape': createWebScrape({ http: deps.net.http, reader: deps.reader }),
+    'seo-meta': createSeoMeta({ http: deps.net.http, reader: deps.reader }),
+    'broken-links': createBrokenLinks({ http: deps.net.http, reader: deps.reader }),
     'pdf-metadata': createPdfMetadata({ http: deps.net.http }),
     ping: createPing({ net: deps.net, method: deps.config.pingMethod }),
     'dns-lookup': createDnsLookup({ resolver: deps.net.resolver }),

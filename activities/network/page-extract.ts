@@ -13,6 +13,22 @@ export interface ParsedPage {
   pageUrl: URL;
 }
 
+/**
+ * A fetched page as bytes with what decides how they are read: the URL they came from (after
+ * redirects) and the declared Content-Type. Plain data, so it can be handed to a worker thread.
+ */
+export interface PageSource {
+  body: Uint8Array;
+  url: string;
+  contentType?: string;
+}
+
+/** parsePage of a PageSource (whose body may arrive in a thread as a plain Uint8Array). */
+export function parseSource(source: PageSource): ParsedPage {
+  const body = Buffer.isBuffer(source.body) ? source.body : Buffer.from(source.body.buffer, source.body.byteOffset, source.body.byteLength);
+  return parsePage(body, source.url, source.contentType);
+}
+
 /** The parts of a DOM node the text walks read (domhandler's node shape, which cheerio uses). */
 interface DomNode {
   type: string;

@@ -1,10 +1,11 @@
 //! Fetches an HTML page for web-scrape, seo-meta and broken-links through the guarded client:
 //! a few redirects, each hop re-checked by the guard; compressed bodies undone; at most 5 MiB
-//! (CONTRACT); something that is not a page answers 422 before any parsing.
+//! (CONTRACT); something that is not a page answers 422. The page comes back as bytes: parsing a
+//! large one takes seconds of CPU, so the tools hand it to a PageReader (page-readings.ts).
 import { ToolError } from '../../lib/errors.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 import { mediaTypeOf } from './http-message.js';
-import { parsePage, type ParsedPage } from './page-extract.js';
+import type { PageSource } from './page-extract.js';
 
 export interface PageFetchOptions {
   /** Largest page read, bytes after decompression; a larger one is 422 source_too_large. @default 5 MiB (CONTRACT) */
@@ -19,10 +20,11 @@ export const MAX_PAGE_BYTES = 5 * 1024 * 1024;
 export const PAGE_MAX_REDIRECTS = 5;
 export const PAGE_TIMEOUT_MS = 15_000;
 
-export interface FetchedPage extends ParsedPage {
+export interface FetchedPage {
   /** The URL answered after redirects. */
   finalUrl: string;
   statusCode: number;
+  source: PageSource;
 }
 
 export type PageFetcher = (url: string, signal: AbortSignal) => Promise<FetchedPage>;
@@ -59,6 +61,6 @@ export function createPageFetcher(http: Pick<GuardedHttp, 'request'>, options: P
     if (res.truncated) {
       throw new ToolError('source_too_large', `The page is larger than ${maxBytes / (1024 * 1024)} MiB, the most that is read.`, { limitBytes: maxBytes });
     }
-    return { ...parsePage(res.body, res.finalUrl, contentType), finalUrl: res.finalUrl, statusCode: res.statusCode };
+    return { finalUrl: res.finalUrl, statusCode: res.statusCode, source: { body: res.body, url: res.finalUrl, contentType } };
   };
 }

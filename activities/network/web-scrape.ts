@@ -4,6 +4,7 @@ import { precheck, type WebScrapeInput } from '../../api/prechecks/web-scrape.js
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 import { createPageFetcher, type PageFetchOptions } from './page-fetch.js';
+import type { PageReader } from './page-readings.js';
 import {
   canonicalUrl,
   countWords,
@@ -13,12 +14,14 @@ import {
   metaProperties,
   pageImages,
   pageLinks,
+  parseSource,
   readableText,
   selectorTexts,
   type Heading,
   type MetaValue,
   type PageImage,
   type PageLink,
+  type PageSource,
 } from './page-extract.js';
 
 /** CONTRACT: the first 50,000 characters of text are returned. */
@@ -49,6 +52,8 @@ export interface WebScrapeOutput {
 
 export interface WebScrapeDeps {
   http: Pick<GuardedHttp, 'request'>;
+  /** Where the fetched page is parsed and read (a thread pool in the network worker). */
+  reader: PageReader;
   /** Page size, redirect and deadline bounds. @default CONTRACT's (5 MiB, 5 redirects, 15 s) */
   page?: PageFetchOptions;
 }
@@ -60,27 +65,34 @@ export function truncateText(text: string, max: number): { text: string; truncat
   return { text: text.slice(0, cut), truncated: true };
 }
 
+/** What web-scrape reads from the page itself: everything but where it was fetched from. */
+export type ScrapeReading = Omit<WebScrapeOutput, 'finalUrl' | 'statusCode'>;
+
+export function readScrape(source: PageSource, options: { selector?: string; includeText: boolean }): ScrapeReading {
+  const page = parseSource(source);
+  const text = readableText(page.$);
+  const shown = options.includeText ? truncateText(text, MAX_TEXT_CHARS) : { text: null, truncated: false };
+  return {
+    title: documentTitle(page.$),
+    metaDescription: metaNamed(page.$, 'description'),
+    canonical: canonicalUrl(page),
+    headings: headings(page.$),
+    links: pageLinks(page).slice(0, LIST_LIMITS.links),
+    images: pageImages(page).slice(0, LIST_LIMITS.images),
+    openGraph: metaProperties(page.$, 'og:'),
+    selectorMatches: options.selector ? selectorTexts(page.$, options.selector, LIST_LIMITS.selectorMatches, MAX_MATCH_CHARS) : [],
+    text: shown.text,
+    textTruncated: shown.truncated,
+    wordCount: countWords(text),
+  };
+}
+
 export function createWebScrape(deps: WebScrapeDeps): ToolHandler<WebScrapeInput, WebScrapeOutput> {
   const fetchPage = createPageFetcher(deps.http, deps.page);
   return async (input, ctx) => {
     precheck(input);
     const page = await fetchPage(input.url, ctx.signal);
-    const text = readableText(page.$);
-    const shown = input.includeText ? truncateText(text, MAX_TEXT_CHARS) : { text: null, truncated: false };
-    return {
-      finalUrl: page.finalUrl,
-      statusCode: page.statusCode,
-      title: documentTitle(page.$),
-      metaDescription: metaNamed(page.$, 'description'),
-      canonical: canonicalUrl(page),
-      headings: headings(page.$),
-      links: pageLinks(page).slice(0, LIST_LIMITS.links),
-      images: pageImages(page).slice(0, LIST_LIMITS.images),
-      openGraph: metaProperties(page.$, 'og:'),
-      selectorMatches: input.selector ? selectorTexts(page.$, input.selector, LIST_LIMITS.selectorMatches, MAX_MATCH_CHARS) : [],
-      text: shown.text,
-      textTruncated: shown.truncated,
-      wordCount: countWords(text),
-    };
+    const reading = await deps.reader('scrape', [page.source, { selector: input.selector, includeText: input.includeText }], ctx.signal);
+    return { finalUrl: page.finalUrl, statusCode: page.statusCode, ...reading };
   };
 }

@@ -152,6 +152,11 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
       await sleep(OUTAGE_MS);
       temporal = await startTemporal(supervisor, temporalOptions);
     },
+    'outage/workers': async () => {
+      await apps.workers.kill();
+      await sleep(OUTAGE_MS);
+      apps.workers = startWorkers(supervisor, appOptions);
+    },
     'outage/database': async () => {
       await database.process.kill();
       await sleep(OUTAGE_MS);

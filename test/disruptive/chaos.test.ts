@@ -10,13 +10,11 @@ import { stackControl } from './support/stack-control.js';
 
 test('calls through a worker crash, a 15 s Temporal outage and a database crash: charged iff 200, no hold left, balance = grants - charges', async (t) => {
   t.timeout(6 * 60_000);
-  const controlUrl = process.env.STACK_CONTROL_URL;
-  if (!controlUrl) throw new Error('STACK_CONTROL_URL is not set: run through `npm test`');
   const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
   const { report, faults, readiness } = await runChaos({
     apiUrl: testEnv.apiUrl(),
     adminToken: testEnv.adminToken(),
-    control: stackControl(controlUrl),
+    control: stackControl(testEnv.stackControlUrl()),
     mongodbUrl: testEnv.mongodbUrl(),
     temporal: { address: testEnv.temporalAddress(), namespace: testEnv.temporalNamespace() },
     pagesUrl: testEnv.fixtures().http.url,

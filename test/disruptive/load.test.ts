@@ -9,12 +9,10 @@ import { stackControl } from './support/stack-control.js';
 
 test('15 s of mixed calls at 4/s: no 5xx, no call unanswered, memory of every process within the bound', async (t) => {
   t.timeout(3 * 60_000);
-  const controlUrl = process.env.STACK_CONTROL_URL;
-  if (!controlUrl) throw new Error('STACK_CONTROL_URL is not set: run through `npm test`');
   const result = await runLoad({
     apiUrl: testEnv.apiUrl(),
     adminToken: testEnv.adminToken(),
-    control: stackControl(controlUrl),
+    control: stackControl(testEnv.stackControlUrl()),
     pagesUrl: testEnv.fixtures().http.url,
     ratePerSecond: 4,
     durationMs: 15_000,

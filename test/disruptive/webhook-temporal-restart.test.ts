@@ -18,12 +18,6 @@ test.after.always(async () => {
   await receiver?.close();
 });
 
-function controlUrl(): string {
-  const url = process.env.STACK_CONTROL_URL;
-  if (!url) throw new Error('STACK_CONTROL_URL is not set: run through `npm test`, which starts the stack and its control endpoint');
-  return url;
-}
-
 /** The endpoint workflow's run id and state, read through a connection of its own. */
 async function workflowState(endpointId: string): Promise<{ runId: string; state: WebhookEndpointState }> {
   const connection = await Connection.connect({ address: testEnv.temporalAddress() });
@@ -37,7 +31,7 @@ async function workflowState(endpointId: string): Promise<{ runId: string; state
 
 async function restartTemporal(): Promise<number> {
   const started = performance.now();
-  const res = await fetch(`${controlUrl()}/restart/temporal`, { method: 'POST' });
+  const res = await fetch(`${testEnv.stackControlUrl()}/restart/temporal`, { method: 'POST' });
   if (res.status !== 200) throw new Error(`restart/temporal answered ${res.status}: ${await res.text()}`);
   return performance.now() - started;
 }

@@ -31,6 +31,8 @@ export const testEnv = {
   /** The run's CA (PEM files), which the app processes trust: issue server certificates from it. */
   testCaCertFile: () => required('TEST_CA_CERT'),
   testCaKeyFile: () => required('TEST_CA_KEY'),
+  /** The stack's control endpoint (scripts/stack/control.ts): what the disruptive suites break. */
+  stackControlUrl: () => required('STACK_CONTROL_URL'),
   /** Addresses of the fixture servers (test/fixtures/start.ts). */
   fixtures: (): FixturesInfo => (fixtures ??= JSON.parse(required('FIXTURES_JSON')) as FixturesInfo),
 };

@@ -4,6 +4,7 @@
 import test from 'ava';
 import type http from 'node:http';
 import { createBrokenLinks, mapWithConcurrency, type BrokenLinksOutput } from '../../activities/network/broken-links.js';
+import { readInline } from '../../activities/network/page-readings.js';
 import type { BrokenLinksInput } from '../../api/prechecks/broken-links.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
@@ -70,7 +71,7 @@ test.after.always(async () => {
 });
 
 /** The handler with a short per-link budget, so the silent link times out quickly. */
-const brokenLinks = (linkTimeoutMs = 700) => createBrokenLinks({ http: net.http, link: { timeoutMs: linkTimeoutMs } });
+const brokenLinks = (linkTimeoutMs = 700) => createBrokenLinks({ http: net.http, reader: readInline, link: { timeoutMs: linkTimeoutMs } });
 
 async function run(t: Parameters<typeof validInput>[0], fields: Partial<BrokenLinksInput>, linkTimeoutMs?: number): Promise<BrokenLinksOutput> {
   const out = await brokenLinks(linkTimeoutMs)(validInput<BrokenLinksInput>(t, schemas.input, fields), ctx());

@@ -3,6 +3,7 @@
 //! refusals, and the same through the running stack.
 import test from 'ava';
 import { createSeoMeta } from '../../activities/network/seo-meta.js';
+import { readInline } from '../../activities/network/page-readings.js';
 import type { SeoMetaInput } from '../../api/prechecks/seo-meta.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
@@ -26,7 +27,7 @@ test.after.always(async () => {
   await Promise.all([pages?.close(), net?.close()]);
 });
 
-const seoMeta = () => createSeoMeta({ http: net.http });
+const seoMeta = () => createSeoMeta({ http: net.http, reader: readInline });
 
 async function run(t: Parameters<typeof validInput>[0], url: string) {
   const out = await seoMeta()(validInput<SeoMetaInput>(t, schemas.input, { url }), ctx());

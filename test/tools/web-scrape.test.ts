@@ -3,6 +3,7 @@
 //! targets including a redirect to a private address, and the same through the running stack.
 import test from 'ava';
 import { MAX_TEXT_CHARS, createWebScrape } from '../../activities/network/web-scrape.js';
+import { readInline } from '../../activities/network/page-readings.js';
 import { parseSimpleSelector, type WebScrapeInput } from '../../api/prechecks/web-scrape.js';
 import { PRECHECKS } from '../../api/prechecks/index.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
@@ -27,7 +28,7 @@ test.before(async () => {
 
 test.after.always(() => fixtures?.close());
 
-const scrape = (timeoutMs?: number) => createWebScrape({ http: net.http, page: { timeoutMs } });
+const scrape = (timeoutMs?: number) => createWebScrape({ http: net.http, reader: readInline, page: { timeoutMs } });
 
 async function run(t: Parameters<typeof validInput>[0], fields: Partial<WebScrapeInput>) {
   const out = await scrape()(validInput<WebScrapeInput>(t, schemas.input, fields), ctx());

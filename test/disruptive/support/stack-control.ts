@@ -3,7 +3,9 @@
 import { readFileSync, readdirSync } from 'node:fs';
 
 /** Control actions that break a part and return once it is back (`outage/...`: down for 15 s). */
-export type FaultAction = 'kill/workers' | 'kill/temporal' | 'restart/temporal' | 'kill/database' | 'outage/temporal' | 'outage/database';
+export type FaultAction =
+  | 'kill/workers' | 'kill/temporal' | 'restart/temporal' | 'kill/database'
+  | 'outage/workers' | 'outage/temporal' | 'outage/database';
 
 export interface StackControl {
   /** Runs an action; resolves once the part is back. */

@@ -1,0 +1,59 @@
+//! The page-reading threads: the same readings as in the calling thread (the page's bytes and
+//! declared charset cross intact), off the calling thread's event loop, and stoppable.
+import test from 'ava';
+import { createPageReadingPool, type PageReadingPool } from '../../../activities/network/page-reading-pool.js';
+import { readInline } from '../../../activities/network/page-readings.js';
+import type { PageSource } from '../../../activities/network/page-extract.js';
+import { articlePage } from '../../fixtures/http-pages.js';
+
+let pool: PageReadingPool;
+test.before(() => {
+  pool = createPageReadingPool({ threads: 1 });
+});
+test.after.always(() => pool?.close());
+
+const ORIGIN = 'http://127.0.0.2:8080';
+const article: PageSource = { body: Buffer.from(articlePage(ORIGIN)), url: `${ORIGIN}/docs/article.html`, contentType: 'text/html' };
+
+/** The article's body repeated to about 4 MiB: seconds of parsing, far beyond one timer tick. */
+function largePage(): PageSource {
+  const one = articlePage(ORIGIN);
+  const inner = /<body>([\s\S]*)<\/body>/.exec(one)![1]!;
+  return { ...article, body: Buffer.from(one.replace(inner, inner.repeat(Math.floor((4 * 1024 * 1024) / inner.length)))) };
+}
+
+test.serial('every reading answers on the threads exactly as in the calling thread', async (t) => {
+  const options = { selector: 'h2', includeText: true };
+  t.deepEqual(await pool.read('scrape', [article, options]), await readInline('scrape', [article, options]));
+  t.deepEqual(await pool.read('seo', [article]), await readInline('seo', [article]));
+  const links = await pool.read('links', [article]);
+  t.true(links.length > 0);
+  t.deepEqual(links, await readInline('links', [article]));
+});
+
+test.serial('the bytes reach the thread as bytes: the declared charset still decides', async (t) => {
+  const cp1252: PageSource = {
+    body: Buffer.concat([Buffer.from('<title>Caf'), Buffer.from([0xe9, 0x20, 0x80]), Buffer.from('</title>')]),
+    url: `${ORIGIN}/`,
+    contentType: 'text/html; charset=windows-1252',
+  };
+  t.is((await pool.read('seo', [cp1252])).title, 'Café €');
+});
+
+test.serial('a large page is read off the calling thread: a 1 ms timer fires before the reading ends', async (t) => {
+  const page = largePage();
+  let ticked = false;
+  const timer = setTimeout(() => (ticked = true), 1);
+  const reading = await pool.read('scrape', [page, { includeText: false }]);
+  clearTimeout(timer);
+  t.true(ticked, 'the event loop ran while the thread parsed');
+  t.true(reading.wordCount > 100_000);
+});
+
+test.serial('an aborted reading rejects at once and the pool reads the next page', async (t) => {
+  const controller = new AbortController();
+  const reading = pool.read('scrape', [largePage(), { includeText: true }], controller.signal);
+  setTimeout(() => controller.abort(), 20);
+  await t.throwsAsync(reading, { name: 'AbortError' });
+  t.is((await pool.read('seo', [article])).title, 'Fixture article');
+});
