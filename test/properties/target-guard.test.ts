@@ -7,6 +7,7 @@ import test from 'ava';
 import fc from 'fast-check';
 import {
   checkAddress, classifyAddress, createTargetGuard, embeddedIPv4, matchAllowlist, normaliseHost, parseAllowlist,
+  type TargetGuard,
 } from '../../lib/target-guard.js';
 import { ToolError } from '../../lib/errors.js';
 
@@ -23,6 +24,16 @@ const REFUSED_V4: ReadonlyArray<readonly [string, number, string]> = [
 const toInt = (dotted: string) => dotted.split('.').reduce((n, o) => n * 256 + Number(o), 0);
 const toDotted = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 const inRange = (n: number, net: string, prefix: number) => prefix === 0 || n >>> (32 - prefix) === toInt(net) >>> (32 - prefix);
+
+/** Whether the guard refuses `url` as a target (and not for another reason). */
+function refusesUrl(guard: TargetGuard, url: string): boolean {
+  try {
+    guard.checkUrl(url);
+    return false;
+  } catch (err) {
+    return err instanceof ToolError && err.code === 'target_not_allowed';
+  }
+}
 
 /** A random address inside one refused range, with the range. */
 const refusedV4 = fc
@@ -70,12 +81,7 @@ test('however the address is spelled, as a host or in a URL, the guard refuses i
       const spelled = spellings(n)[which]!;
       const host = normaliseHost(spelled);
       if (host.ip !== toDotted(n)) return false;
-      try {
-        guard.checkUrl(`http://${spelled}:8080/x`);
-        return false;
-      } catch (err) {
-        return err instanceof ToolError && err.code === 'target_not_allowed';
-      }
+      return refusesUrl(guard, `http://${spelled}:8080/x`);
     }),
     { numRuns: RUNS },
   );
@@ -88,12 +94,7 @@ test('an IPv6 address carrying a refused IPv4 (mapped, NAT64, 6to4) is refused, 
     fc.property(refusedV4, fc.nat({ max: 3 }), ({ n }, which) => {
       const v6 = carriers(n)[which]!;
       if (classifyAddress(v6).public) return false;
-      try {
-        guard.checkUrl(`https://[${v6}]/`);
-        return false;
-      } catch (err) {
-        return err instanceof ToolError && err.code === 'target_not_allowed';
-      }
+      return refusesUrl(guard, `https://[${v6}]/`);
     }),
     { numRuns: RUNS },
   );
@@ -200,12 +201,7 @@ test('an IPv6 address inside a refused range is refused with its range\'s reason
       const address = withPrefix(words(net), prefix, random);
       const verdict = classifyAddress(address);
       if (verdict.public || (verdict.reason !== reason && verdict.reason !== 'metadata')) return false;
-      try {
-        guard.checkUrl(`https://[${address}]:8443/`);
-        return false;
-      } catch (err) {
-        return err instanceof ToolError && err.code === 'target_not_allowed';
-      }
+      return refusesUrl(guard, `https://[${address}]:8443/`);
     }),
     { numRuns: RUNS },
   );
