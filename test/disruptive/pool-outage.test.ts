@@ -32,8 +32,10 @@ test('a call whose pool is down past the deadline is 504 tool_timeout, refunded;
   t.is(await balanceOf(account), before, 'refunded');
 
   await outage;
-  // The restarted workers poll as soon as they are up; the call waits in the queue until then.
-  const after = await callTool(account.apiKey, 'hash-text', body);
+  // The workers are restarted, not yet polling: a call waits in the queue until they are, and on
+  // a slow machine their start may outlast one more deadline (answered 504, refunded).
+  let after = await callTool(account.apiKey, 'hash-text', body);
+  for (let retries = 0; retries < 3 && isProblem(after, 504, 'tool_timeout'); retries++) after = await callTool(account.apiKey, 'hash-text', body);
   t.is(after.status, 200, JSON.stringify(after.body));
-  t.is(await balanceOf(account), before - HASH_TEXT.cost);
+  t.is(await balanceOf(account), before - HASH_TEXT.cost, 'charged once, for the call that answered 200');
 });
