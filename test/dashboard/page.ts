@@ -68,19 +68,29 @@ export async function waitForIdle(page: Page): Promise<void> {
   await page.waitForFunction(() => !document.querySelector('.loading, [aria-busy="true"]'));
 }
 
-/** Waits until the element at `selector` has text matching `pattern`; returns that text. */
+/**
+ * Waits until the element at `selector` has text matching `pattern`; returns that text. On a
+ * timeout the error says what the element showed instead, and the page is saved as
+ * `dashboard/timeout-<time>.png`, so a failure in CI can be read afterwards.
+ */
 export async function waitForText(page: Page, selector: string, pattern: RegExp, timeout = 20_000): Promise<string> {
-  const handle = await page.waitForFunction(
-    (sel: string, source: string, flags: string) => {
-      const text = (document.querySelector(sel) as HTMLElement | null)?.innerText ?? '';
-      return new RegExp(source, flags).test(text) ? text : false;
-    },
-    { timeout },
-    selector,
-    pattern.source,
-    pattern.flags,
-  );
-  return (await handle.jsonValue()) as string;
+  try {
+    const handle = await page.waitForFunction(
+      (sel: string, source: string, flags: string) => {
+        const text = (document.querySelector(sel) as HTMLElement | null)?.innerText ?? '';
+        return new RegExp(source, flags).test(text) ? text : false;
+      },
+      { timeout },
+      selector,
+      pattern.source,
+      pattern.flags,
+    );
+    return (await handle.jsonValue()) as string;
+  } catch (err) {
+    const shown = await page.$eval(selector, (el) => (el as HTMLElement).innerText).catch(() => '(no such element)');
+    const file = await screenshot(page, `timeout-${Date.now()}`).catch(() => '(no screenshot)');
+    throw new Error(`${selector} never matched ${pattern} within ${timeout} ms; it showed ${JSON.stringify(shown)} (page saved as ${file})`, { cause: err });
+  }
 }
 
 export const textOf = (page: Page, selector: string) => page.$eval(selector, (el) => (el as HTMLElement).innerText);

@@ -18,6 +18,8 @@ test.after.always(async () => {
 });
 
 const card = '#webhooks-body li.endpoint';
+/** Longer than the page's own 30 s wait for a test's delivery attempt, so the page's outcome decides. */
+const DELIVERY_WAIT_MS = 35_000;
 
 test.serial('add an endpoint, send a test, see the attempt appear; a refused URL shows the problem detail', async (t) => {
   const account = await newAccount(10);
@@ -52,7 +54,7 @@ test.serial('add an endpoint, send a test, see the attempt appear; a refused URL
     const [delivery] = await receiver.waitFor((all) => all.some((d) => d.path === '/dashboard-hook'), 20_000, 'the test event');
     t.is(delivery!.body.event, 'webhook.test');
     t.true(verifyWebhook(secret, delivery!.headers, delivery!.rawBody, delivery!.receivedAt), 'the secret shown verifies the delivery');
-    t.regex(await waitForText(page, `${card} .test-result`, /delivered/), /Test event delivered: HTTP 200 in \d+ ms\./);
+    t.regex(await waitForText(page, `${card} .test-result`, /delivered/, DELIVERY_WAIT_MS), /Test event delivered: HTTP 200 in \d+ ms\./);
     const row = await textOf(page, `${card} .attempts tbody tr:first-child`);
     t.regex(row, /webhook\.test/);
     t.true(row.includes(delivery!.body.id));
@@ -62,7 +64,7 @@ test.serial('add an endpoint, send a test, see the attempt appear; a refused URL
     // A failing receiver: the attempt shows the status and the error; the failure is counted.
     receiver.behave('/dashboard-hook', () => ({ status: 500 }));
     await (await button(page, card, 'Send test')).click();
-    t.regex(await waitForText(page, `${card} .test-result`, /failed/), /Test delivery failed with HTTP 500: The receiver answered HTTP 500\./);
+    t.regex(await waitForText(page, `${card} .test-result`, /failed/, DELIVERY_WAIT_MS), /Test delivery failed with HTTP 500: The receiver answered HTTP 500\./);
     t.regex(await textOf(page, `${card} .attempts tbody tr:first-child`), /500[\s\S]*Failed[\s\S]*The receiver answered HTTP 500/);
     await waitForText(page, `${card} .endpoint-facts`, /Consecutive failures\s+[1-9]/);
     await screenshot(page, 'webhook-failure');
