@@ -2,7 +2,7 @@
 //! Temporal -> network worker) side by side with the same handler functions called directly,
 //! against local fixture pages on 127.0.0.2. Prints p50/p95 latency and calls/s per concurrency.
 //! Then reading (parsing) a page of almost 5 MiB, the largest read: in the calling thread vs on
-//! the page-reading threads, with how long the caller's event loop stalls meanwhile.
+//! the reading threads, with how long the caller's event loop stalls meanwhile.
 //!
 //! Options: `--calls N` (per row, default 60), `--concurrency 1,8` (levels, default 1 and 8),
 //! `--links N` (links on the broken-links page, default 10). The stack: see bench/stack.ts.
@@ -10,8 +10,9 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createBrokenLinks } from '../activities/network/broken-links.js';
 import type { PageSource } from '../activities/network/page-extract.js';
-import { createPageReadingPool } from '../activities/network/page-reading-pool.js';
-import { readInline, type PageReader } from '../activities/network/page-readings.js';
+import { createReadingPool } from '../activities/network/reading-pool.js';
+import { readInline, type ReadingName, type Readings } from '../activities/network/readings.js';
+import { PDFDocument } from 'pdf-lib';
 import { createWebScrape } from '../activities/network/web-scrape.js';
 import { createNetworkAccess } from '../lib/network-access.js';
 import { standaloneContext, type ToolHandler } from '../lib/tool-handler.js';
@@ -31,21 +32,36 @@ const LEVELS = args.concurrency.split(',').map(Number);
 const LINKS = Number(args.links);
 const WARMUP = 5;
 
-/** Reading `source` `times` times with `read`: ms per reading, and the longest stall of this thread's event loop. */
-async function readingStall(what: string, read: PageReader, source: PageSource, times = 3) {
+/** `reading` run `times` times: ms per reading, and the longest stall of this thread's event loop. */
+async function readingStall(what: string, reading: () => Promise<unknown>, times = 3) {
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
-  let reading = 0;
+  let spent = 0;
   for (let i = 0; i < times; i++) {
     const started = performance.now();
-    await read('scrape', [source, { includeText: true }]);
-    reading += performance.now() - started;
+    await reading();
+    spent += performance.now() - started;
     // Let the loop turn, so that a stall the reading caused is sampled before the next one.
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  const perReading = reading / times;
   delay.disable();
-  return { what, 'ms per reading': Math.round(perReading), 'longest event-loop stall ms': Math.round(delay.max / 1e6) };
+  return { what, 'ms per reading': Math.round(spent / times), 'longest event-loop stall ms': Math.round(delay.max / 1e6) };
+}
+
+/** `read` and `name` side by side on one input: in the calling thread, then on the reading threads. */
+async function stalls<K extends ReadingName>(title: string, name: K, args: Parameters<Readings[K]>): Promise<void> {
+  console.log(`\n${title}, 3 times`);
+  console.table([
+    await readingStall('in the calling thread', () => readInline(name, args)),
+    await readingStall('on the reading threads', () => readers.read(name, args)),
+  ]);
+}
+
+/** A PDF of `pages` one-line pages with a classic xref table: megabytes of objects to parse. */
+async function largePdf(pages: number): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  for (let i = 0; i < pages; i++) doc.addPage([200, 200]).drawText(`page ${i + 1}`, { x: 10, y: 10 });
+  return Buffer.from(await doc.save({ useObjectStreams: false }));
 }
 
 /** The article fixture's body repeated to just under the 5 MiB page limit. */
@@ -57,8 +73,8 @@ function largePage(): PageSource {
   return { body: Buffer.from(html), url: 'http://127.0.0.2/large.html', contentType: 'text/html; charset=utf-8' };
 }
 
-// The handlers read pages as the network worker does: on a page-reading thread pool.
-const readers = createPageReadingPool({ threads: 2 });
+// The handlers read pages as the network worker does: on a reading thread pool.
+const readers = createReadingPool({ threads: 2 });
 const pages = await startPageServer({
   routes: {
     '/links.html': (_req, res) =>
@@ -90,8 +106,9 @@ try {
   });
 
   const large = largePage();
-  console.log(`\nweb-scrape's reading of a ${(large.body.length / 1024 / 1024).toFixed(1)} MiB page (parse, text, links, headings), 3 times`);
-  console.table([await readingStall('in the calling thread', readInline, large), await readingStall('on the page-reading threads', readers.read, large)]);
+  await stalls(`web-scrape's reading of a ${(large.body.length / 1024 / 1024).toFixed(1)} MiB page (parse, text, links, headings)`, 'scrape', [large, { includeText: true }]);
+  const pdf = await largePdf(20_000);
+  await stalls(`pdf-metadata's reading of a ${(pdf.length / 1024 / 1024).toFixed(1)} MiB PDF of 20000 pages`, 'pdf', [pdf]);
 } finally {
   await Promise.all([pages.close(), readers.close()]);
 }

@@ -44,8 +44,8 @@ export interface Config {
   browserRecycleAfter: number;
   cpuConcurrency: number;
   networkConcurrency: number;
-  /** Threads of a network worker that parse fetched pages (web-scrape, seo-meta, broken-links). `PAGE_THREADS`, default 2. */
-  pageThreads: number;
+  /** Threads of a network worker that parse fetched pages and PDFs (web-scrape, seo-meta, broken-links, pdf-metadata). `READING_THREADS`, default 2. */
+  readingThreads: number;
   /** Warm LibreOffice listeners of a cpu worker, i.e. word-to-pdf conversions at once (~150 MB each). `OFFICE_LISTENERS`, default 2. */
   officeListeners: number;
   /** Hard limit of one conversion; past it the listener is killed and replaced. `OFFICE_CONVERSION_TIMEOUT_MS`, default 30000. */
@@ -127,7 +127,7 @@ export function loadConfig(env: Env = process.env): Config {
     browserRecycleAfter: int(env, 'BROWSER_RECYCLE_AFTER', 200, 1),
     cpuConcurrency: int(env, 'CPU_CONCURRENCY', cores, 1),
     networkConcurrency: int(env, 'NETWORK_CONCURRENCY', 50, 1),
-    pageThreads: int(env, 'PAGE_THREADS', 2, 1),
+    readingThreads: int(env, 'READING_THREADS', 2, 1),
     officeListeners: int(env, 'OFFICE_LISTENERS', 2, 1),
     officeConversionTimeoutMs: int(env, 'OFFICE_CONVERSION_TIMEOUT_MS', 30_000, 1_000),
     officeNetworkIsolation: oneOf(env, 'OFFICE_NETWORK_ISOLATION', ['namespace', 'none'] as const, 'namespace'),

@@ -17,7 +17,7 @@ import { createCoreActivities } from '../activities/core/index.js';
 import { webhookWiring } from '../activities/core/webhooks.js';
 import { createCpuResources, createCpuTools } from '../activities/cpu/index.js';
 import { createNetworkTools } from '../activities/network/index.js';
-import { createPageReadingPool } from '../activities/network/page-reading-pool.js';
+import { createReadingPool } from '../activities/network/reading-pool.js';
 import { createBrowserTools } from '../activities/browser/index.js';
 import { createNetworkAccess } from '../lib/network-access.js';
 
@@ -49,9 +49,9 @@ function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): { handlers: 
       return { handlers: createCpuTools(resources), close: () => resources.close() };
     }
     case 'network': {
-      const pages = createPageReadingPool({ threads: deps.config.pageThreads });
-      const handlers = createNetworkTools({ net: createNetworkAccess(deps.config), db: deps.db, config: deps.config, reader: pages.read });
-      return { handlers, close: () => pages.close() };
+      const readings = createReadingPool({ threads: deps.config.readingThreads });
+      const handlers = createNetworkTools({ net: createNetworkAccess(deps.config), db: deps.db, config: deps.config, reader: readings.read });
+      return { handlers, close: () => readings.close() };
     }
     case 'browser': {
       const browser = createBrowserTools({ config: deps.config, net: createNetworkAccess(deps.config), log: deps.log });

@@ -7,7 +7,7 @@ import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 import { createLinkChecker, type LinkCheck, type LinkCheckOptions } from './link-check.js';
 import { createPageFetcher, type PageFetchOptions } from './page-fetch.js';
-import type { PageReader } from './page-readings.js';
+import type { Reader } from './readings.js';
 
 export interface CheckedLink extends LinkCheck {
   url: string;
@@ -28,7 +28,7 @@ export interface BrokenLinksOutput {
 export interface BrokenLinksDeps {
   http: Pick<GuardedHttp, 'request'>;
   /** Where the fetched page is parsed and its links read (a thread pool in the network worker). */
-  reader: PageReader;
+  reader: Reader;
   /** Bounds of the page fetch. @default CONTRACT's (5 MiB, 5 redirects, 15 s) */
   page?: PageFetchOptions;
   /** Bounds of each link's check. @default 6 s per link, 5 redirects */

@@ -4,7 +4,7 @@ import type { Db } from 'mongodb';
 import type { Config } from '../../lib/config.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
-import type { PageReader } from './page-readings.js';
+import type { Reader } from './readings.js';
 import { createBrokenLinks } from './broken-links.js';
 import { createHttpRequest } from './http-request.js';
 import { createPdfMetadata } from './pdf-metadata.js';
@@ -21,7 +21,7 @@ export interface NetworkToolDeps {
   db: Db;
   config: Config;
   /** Parses and reads fetched pages: the worker's page-reading thread pool. */
-  reader: PageReader;
+  reader: Reader;
 }
 
 export function createNetworkTools(deps: NetworkToolDeps): Record<string, ToolHandler> {
@@ -31,7 +31,7 @@ export function createNetworkTools(deps: NetworkToolDeps): Record<string, ToolHa
     'web-scrape': createWebScrape({ http: deps.net.http, reader: deps.reader }),
     'seo-meta': createSeoMeta({ http: deps.net.http, reader: deps.reader }),
     'broken-links': createBrokenLinks({ http: deps.net.http, reader: deps.reader }),
-    'pdf-metadata': createPdfMetadata({ http: deps.net.http }),
+    'pdf-metadata': createPdfMetadata({ http: deps.net.http, reader: deps.reader }),
     ping: createPing({ net: deps.net, method: deps.config.pingMethod }),
     'dns-lookup': createDnsLookup({ resolver: deps.net.resolver }),
     'ssl-check': createSslCheck({ net: deps.net }),

@@ -1,7 +1,7 @@
 //! Fetches an HTML page for web-scrape, seo-meta and broken-links through the guarded client:
 //! a few redirects, each hop re-checked by the guard; compressed bodies undone; at most 5 MiB
 //! (CONTRACT); something that is not a page answers 422. The page comes back as bytes: parsing a
-//! large one takes seconds of CPU, so the tools hand it to a PageReader (page-readings.ts).
+//! large one takes seconds of CPU, so the tools hand it to a Reader (readings.ts).
 import { ToolError } from '../../lib/errors.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 import { mediaTypeOf } from './http-message.js';

@@ -4,7 +4,8 @@ import { precheck, type PdfMetadataInput } from '../../api/prechecks/pdf-metadat
 import { ToolError } from '../../lib/errors.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
-import { createPdfReader, type PdfInfo, type PdfReader } from './pdf-info.js';
+import type { PdfInfo } from './pdf-info.js';
+import type { Reader } from './readings.js';
 
 export interface PdfMetadataOutput extends PdfInfo {
   /** Size of the downloaded file. */
@@ -13,8 +14,8 @@ export interface PdfMetadataOutput extends PdfInfo {
 
 export interface PdfMetadataDeps {
   http: Pick<GuardedHttp, 'request'>;
-  /** @default a pdf.js reader of its own (loaded on first use) */
-  readPdf?: PdfReader;
+  /** Where the PDF is parsed (a thread pool in the network worker: a large one takes a second). */
+  reader: Reader;
   /** Largest file read; a larger one is 422 source_too_large. @default 20 MiB (CONTRACT: documents) */
   maxBytes?: number;
   /** Download deadline, milliseconds. @default 30000 */
@@ -27,7 +28,6 @@ export const PDF_MAX_REDIRECTS = 5;
 
 export function createPdfMetadata(deps: PdfMetadataDeps): ToolHandler<PdfMetadataInput, PdfMetadataOutput> {
   const maxBytes = deps.maxBytes ?? MAX_PDF_BYTES;
-  const readPdf = deps.readPdf ?? createPdfReader();
   return async (input, ctx) => {
     precheck(input);
     const res = await deps.http.request({
@@ -46,7 +46,7 @@ export function createPdfMetadata(deps: PdfMetadataDeps): ToolHandler<PdfMetadat
       throw new ToolError('source_too_large', `The file is larger than ${maxBytes / (1024 * 1024)} MiB, the most that is read.`, { limitBytes: maxBytes });
     }
     // The type comes from the bytes: servers label PDFs application/octet-stream (and worse).
-    const info = await readPdf(res.body);
+    const info = await deps.reader('pdf', [res.body], ctx.signal);
     return { ...info, sizeBytes: res.body.length };
   };
 }

@@ -8,7 +8,7 @@ import {
   canonicalUrl, countWords, documentTitle, headings, metaNamed, metaProperties, parseSource, readableText,
   type Heading, type MetaValue, type PageSource,
 } from './page-extract.js';
-import type { PageReader } from './page-readings.js';
+import type { Reader } from './readings.js';
 
 export interface SeoMetaOutput {
   url: string;
@@ -27,7 +27,7 @@ export interface SeoMetaOutput {
 export interface SeoMetaDeps {
   http: Pick<GuardedHttp, 'request'>;
   /** Where the fetched page is parsed and read (a thread pool in the network worker). */
-  reader: PageReader;
+  reader: Reader;
   /** Page size, redirect and deadline bounds. @default CONTRACT's (5 MiB, 5 redirects, 15 s) */
   page?: PageFetchOptions;
 }

@@ -4,7 +4,7 @@ import { precheck, type WebScrapeInput } from '../../api/prechecks/web-scrape.js
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 import { createPageFetcher, type PageFetchOptions } from './page-fetch.js';
-import type { PageReader } from './page-readings.js';
+import type { Reader } from './readings.js';
 import {
   canonicalUrl,
   countWords,
@@ -53,7 +53,7 @@ export interface WebScrapeOutput {
 export interface WebScrapeDeps {
   http: Pick<GuardedHttp, 'request'>;
   /** Where the fetched page is parsed and read (a thread pool in the network worker). */
-  reader: PageReader;
+  reader: Reader;
   /** Page size, redirect and deadline bounds. @default CONTRACT's (5 MiB, 5 redirects, 15 s) */
   page?: PageFetchOptions;
 }

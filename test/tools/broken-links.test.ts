@@ -4,7 +4,7 @@
 import test from 'ava';
 import type http from 'node:http';
 import { createBrokenLinks, mapWithConcurrency, type BrokenLinksOutput } from '../../activities/network/broken-links.js';
-import { readInline } from '../../activities/network/page-readings.js';
+import { readInline } from '../../activities/network/readings.js';
 import type { BrokenLinksInput } from '../../api/prechecks/broken-links.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';

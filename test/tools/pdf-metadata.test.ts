@@ -5,7 +5,8 @@ import test from 'ava';
 import type http from 'node:http';
 import zlib from 'node:zlib';
 import { createPdfMetadata } from '../../activities/network/pdf-metadata.js';
-import { createPdfReader, pdfHeaderOffset } from '../../activities/network/pdf-info.js';
+import { pdfHeaderOffset } from '../../activities/network/pdf-info.js';
+import { readInline } from '../../activities/network/readings.js';
 import type { PdfMetadataInput } from '../../api/prechecks/pdf-metadata.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
@@ -56,9 +57,8 @@ test.after.always(async () => {
   await Promise.all([pages?.close(), net?.close()]);
 });
 
-/** One reader for the file: pdf.js loads once, as in the worker. */
-const readPdf = createPdfReader();
-const tool = () => createPdfMetadata({ http: net.http, readPdf });
+/** Reads in this thread (readings.ts keeps one pdf.js per thread, loaded once, as in the worker). */
+const tool = () => createPdfMetadata({ http: net.http, reader: readInline });
 
 async function run(t: Parameters<typeof validInput>[0], path: string) {
   const out = await tool()(validInput<PdfMetadataInput>(t, schemas.input, { fileUrl: pages.url(path) }), ctx());

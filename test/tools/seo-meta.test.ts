@@ -3,7 +3,7 @@
 //! refusals, and the same through the running stack.
 import test from 'ava';
 import { createSeoMeta } from '../../activities/network/seo-meta.js';
-import { readInline } from '../../activities/network/page-readings.js';
+import { readInline } from '../../activities/network/readings.js';
 import type { SeoMetaInput } from '../../api/prechecks/seo-meta.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';

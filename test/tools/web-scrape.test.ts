@@ -3,7 +3,7 @@
 //! targets including a redirect to a private address, and the same through the running stack.
 import test from 'ava';
 import { MAX_TEXT_CHARS, createWebScrape } from '../../activities/network/web-scrape.js';
-import { readInline } from '../../activities/network/page-readings.js';
+import { readInline } from '../../activities/network/readings.js';
 import { parseSimpleSelector, type WebScrapeInput } from '../../api/prechecks/web-scrape.js';
 import { PRECHECKS } from '../../api/prechecks/index.js';
 import { standaloneContext } from '../../lib/tool-handler.js';

@@ -1,14 +1,17 @@
-//! The page-reading threads: the same readings as in the calling thread (the page's bytes and
-//! declared charset cross intact), off the calling thread's event loop, and stoppable.
+//! The reading threads: the same readings as in the calling thread (the page's bytes and declared
+//! charset cross intact, a refusal crosses as the same ToolError), off the calling thread's event
+//! loop, and stoppable.
 import test from 'ava';
-import { createPageReadingPool, type PageReadingPool } from '../../../activities/network/page-reading-pool.js';
-import { readInline } from '../../../activities/network/page-readings.js';
+import { createReadingPool, type ReadingPool } from '../../../activities/network/reading-pool.js';
+import { readInline } from '../../../activities/network/readings.js';
 import type { PageSource } from '../../../activities/network/page-extract.js';
+import { ToolError } from '../../../lib/errors.js';
 import { articlePage } from '../../fixtures/http-pages.js';
+import { makePdf } from '../../fixtures/pdf-files.js';
 
-let pool: PageReadingPool;
+let pool: ReadingPool;
 test.before(() => {
-  pool = createPageReadingPool({ threads: 1 });
+  pool = createReadingPool({ threads: 1 });
 });
 test.after.always(() => pool?.close());
 
@@ -38,6 +41,15 @@ test.serial('the bytes reach the thread as bytes: the declared charset still dec
     contentType: 'text/html; charset=windows-1252',
   };
   t.is((await pool.read('seo', [cp1252])).title, 'Café €');
+});
+
+test.serial('a PDF is read on the threads as in the calling thread; not a PDF is refused with the same code', async (t) => {
+  const pdf = await makePdf({ title: 'Threads', author: 'Reading pool', pages: 3 });
+  const info = await pool.read('pdf', [pdf]);
+  t.like(info, { title: 'Threads', author: 'Reading pool', pageCount: 3, encrypted: false });
+  t.deepEqual(info, await readInline('pdf', [pdf]));
+  const refused = await t.throwsAsync(pool.read('pdf', [Buffer.from('plain text, no PDF header')]), { instanceOf: ToolError });
+  t.is(refused?.code, 'unsupported_source');
 });
 
 test.serial('a large page is read off the calling thread: a 1 ms timer fires before the reading ends', async (t) => {
