@@ -26,6 +26,9 @@ export const s = (tag, attrs, ...children) => build(document.createElementNS(SVG
 /** @type {(id: string) => any} The page's element with that id (its type depends on the id). */
 export const $ = (id) => document.getElementById(id);
 
+/** @param {number} ms */
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * Replaces the container's content. A re-render must not throw the keyboard user back to the top
  * of the page: when the focused element inside carried `data-focus-key`, its successor with the

@@ -1,11 +1,10 @@
 //! One webhook endpoint's delivery attempts, newest first. The API pages them by `limit` only
 //! (at most 200), so "Load more" asks again for a longer list.
-import { busy, dataTable, errorBox, focusOn, formatDuration, h, loading, replace, time } from './dom.js';
+import { busy, dataTable, errorBox, focusOn, formatDuration, h, loading, replace, sleep, time } from './dom.js';
 
 const FIRST = 10;
 const STEP = 20;
 const MAX = 200;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export function createAttempts({ client, endpointId, headingId }) {
   let limit = FIRST;

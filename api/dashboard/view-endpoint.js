@@ -2,8 +2,19 @@
 //! Re-enable / Delete actions, and its delivery attempts. The card is updated in place on every
 //! reload, so a focused button keeps its focus.
 import { confirmAction } from './dialogs.js';
-import { announce, busy, formatDuration, formatInt, h, problemText, replace, time } from './dom.js';
+import { announce, busy, formatDuration, formatInt, h, problemText, replace, sleep, time } from './dom.js';
 import { createAttempts } from './view-attempts.js';
+
+/**
+ * The endpoint's failure count is mirrored by its workflow just after the attempt is recorded,
+ * so right after an attempt appears the endpoint may still show the count from before it.
+ */
+const MIRROR_READS = 6;
+const MIRROR_PAUSE_MS = 500;
+
+/** Whether `endpoint` already counts `attempt`: a failure counts at least one, a success resets to zero. */
+const counts = (endpoint, attempt) =>
+  attempt.success ? endpoint.consecutiveFailures === 0 : endpoint.consecutiveFailures > 0 || endpoint.status === 'disabled';
 
 /** What a test delivery came to, in one sentence. */
 function outcome(attempt) {
@@ -67,9 +78,14 @@ export function createEndpointCard({ client, endpoint, onDeleted }) {
     if (focused === testButton && disabled) enableButton.focus();
   }
 
-  async function reread() {
-    const next = (await client.webhooks()).find((e) => e.id === id);
-    if (next) update(next);
+  /** Reads the endpoint again until it counts `attempt` (a few reads at most), showing each read. */
+  async function rereadAfter(attempt) {
+    for (let read = 1; ; read++) {
+      const next = (await client.webhooks()).find((e) => e.id === id);
+      if (next) update(next);
+      if (!next || counts(next, attempt) || read === MIRROR_READS) return;
+      await sleep(MIRROR_PAUSE_MS);
+    }
   }
 
   async function sendTest(button) {
@@ -84,7 +100,7 @@ export function createEndpointCard({ client, endpoint, onDeleted }) {
         }
         // The count of failures first, so the outcome is announced with the card up to date and
         // the button free again; a failed re-read leaves the old count, not an error.
-        await reread().catch((err) => {
+        await rereadAfter(attempt).catch((err) => {
           if (err.name === 'AbortError') throw err;
         });
         result.textContent = outcome(attempt);
