@@ -117,23 +117,20 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
 
   /**
    * The workflow's result. Temporal being unreachable (a restart) is waited out until the
-   * deadline, retrying: answering 503 while the workflow runs on and commits would charge a
-   * call that never answered 200. The client's own retries give up after about 10 s.
+   * deadline: answering 503 while the workflow runs on and commits would charge a call that
+   * never answered 200. The client's own retries give up after about 10 s.
    */
-  async function awaitResult(handle: WorkflowHandle, deadline: number): Promise<ToolCallResult> {
-    for (;;) {
-      try {
-        return await deps.client.withDeadline(deadline, () => handle.result() as Promise<ToolCallResult>);
-      } catch (err) {
+  function awaitResult(handle: WorkflowHandle, deadline: number): Promise<ToolCallResult> {
+    return untilDeadline(
+      deadline,
+      () => deps.client.withDeadline(deadline, () => handle.result() as Promise<ToolCallResult>),
+      (err, final) => {
         if (err instanceof WorkflowFailedError) throw err; // an operator terminated it: internal error
-        if (Date.now() >= deadline - RECONNECT_PAUSE_MS) {
-          // Still running at the deadline: it refunds rather than commits from now on.
-          if (isGrpcDeadlineError(err)) return { ok: false, error: { code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} } };
-          throw unavailable(err);
-        }
-        await sleep(RECONNECT_PAUSE_MS);
-      }
-    }
+        // Still running at the deadline: it refunds rather than commits from now on.
+        if (final && isGrpcDeadlineError(err)) return { ok: false, error: { code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} } };
+        return undefined;
+      },
+    );
   }
 
   /**
@@ -143,9 +140,10 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
    */
   async function start(req: CallRequest, workflowId: string, answerBy: number, deadline: number): Promise<WorkflowHandle> {
     const args = [{ ...(await workflowInput(req, workflowId)), answerBy }];
-    for (;;) {
-      try {
-        return await deps.client.workflow.start(WORKFLOW_TYPES.toolCall, {
+    return untilDeadline(
+      deadline,
+      () =>
+        deps.client.workflow.start(WORKFLOW_TYPES.toolCall, {
           taskQueue: TASK_QUEUES.core,
           workflowId,
           args,
@@ -157,19 +155,34 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
             { key: SEARCH_ATTRIBUTES.tool, value: req.tool.name },
           ]),
           requestEagerStart: deps.eagerStart,
-        });
-      } catch (err) {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) return deps.client.workflow.getHandle(workflowId);
-        if (Date.now() >= deadline - RECONNECT_PAUSE_MS) throw unavailable(err);
-        await sleep(RECONNECT_PAUSE_MS);
-      }
-    }
+        }),
+      (err) => (err instanceof WorkflowExecutionAlreadyStartedError ? deps.client.workflow.getHandle(workflowId) : undefined),
+    );
   }
 
   return { call, fingerprint };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `attempt`, repeating it every RECONNECT_PAUSE_MS while it fails and `deadline` allows
+ * (Temporal unreachable during a restart). `settle` turns a failure into an answer, rethrows it,
+ * or returns undefined to go on; `final` says no retry is left, and then the failure is 503.
+ */
+async function untilDeadline<T>(deadline: number, attempt: () => Promise<T>, settle: (err: unknown, final: boolean) => T | undefined): Promise<T> {
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (err) {
+      const final = Date.now() >= deadline - RECONNECT_PAUSE_MS;
+      const answer = settle(err, final);
+      if (answer !== undefined) return answer;
+      if (final) throw unavailable(err);
+      await sleep(RECONNECT_PAUSE_MS);
+    }
+  }
+}
 
 function unavailable(cause: unknown): HttpProblem {
   const err = new HttpProblem('unavailable', 'The service cannot run calls right now; retry shortly.', {}, { 'Retry-After': '5' });
