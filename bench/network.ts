@@ -16,7 +16,7 @@ import { PDFDocument } from 'pdf-lib';
 import { createWebScrape } from '../activities/network/web-scrape.js';
 import { createNetworkAccess } from '../lib/network-access.js';
 import { standaloneContext, type ToolHandler } from '../lib/tool-handler.js';
-import { articlePage, htmlDocument, send, startPageServer } from '../test/fixtures/http-pages.js';
+import { htmlDocument, largeArticlePage, send, startPageServer } from '../test/fixtures/http-pages.js';
 import { measure, postJson, printTable, type Figures } from './measure.js';
 import { withBenchStack } from './stack.js';
 
@@ -64,14 +64,12 @@ async function largePdf(pages: number): Promise<Buffer> {
   return Buffer.from(await doc.save({ useObjectStreams: false }));
 }
 
-/** The article fixture's body repeated to just under the 5 MiB page limit. */
-function largePage(): PageSource {
-  const one = articlePage('http://127.0.0.2');
-  const inner = /<body>([\s\S]*)<\/body>/.exec(one)![1]!;
-  const copies = Math.floor((5 * 1024 * 1024 - one.length) / inner.length);
-  const html = one.replace(inner, inner.repeat(copies));
-  return { body: Buffer.from(html), url: 'http://127.0.0.2/large.html', contentType: 'text/html; charset=utf-8' };
-}
+/** The article fixture repeated to just under the 5 MiB page limit. */
+const largePage = (): PageSource => ({
+  body: Buffer.from(largeArticlePage('http://127.0.0.2', 5 * 1024 * 1024)),
+  url: 'http://127.0.0.2/large.html',
+  contentType: 'text/html; charset=utf-8',
+});
 
 // The handlers read pages as the network worker does: on a reading thread pool.
 const readers = createReadingPool({ threads: 2 });

@@ -6,7 +6,7 @@ import { createReadingPool, type ReadingPool } from '../../../activities/network
 import { readInline } from '../../../activities/network/readings.js';
 import type { PageSource } from '../../../activities/network/page-extract.js';
 import { ToolError } from '../../../lib/errors.js';
-import { articlePage } from '../../fixtures/http-pages.js';
+import { articlePage, largeArticlePage } from '../../fixtures/http-pages.js';
 import { makePdf } from '../../fixtures/pdf-files.js';
 
 let pool: ReadingPool;
@@ -18,12 +18,8 @@ test.after.always(() => pool?.close());
 const ORIGIN = 'http://127.0.0.2:8080';
 const article: PageSource = { body: Buffer.from(articlePage(ORIGIN)), url: `${ORIGIN}/docs/article.html`, contentType: 'text/html' };
 
-/** The article's body repeated to about 4 MiB: seconds of parsing, far beyond one timer tick. */
-function largePage(): PageSource {
-  const one = articlePage(ORIGIN);
-  const inner = /<body>([\s\S]*)<\/body>/.exec(one)![1]!;
-  return { ...article, body: Buffer.from(one.replace(inner, inner.repeat(Math.floor((4 * 1024 * 1024) / inner.length)))) };
-}
+/** About 4 MiB of article: seconds of parsing, far beyond one timer tick. */
+const largePage = (): PageSource => ({ ...article, body: Buffer.from(largeArticlePage(ORIGIN, 4 * 1024 * 1024)) });
 
 test.serial('every reading answers on the threads exactly as in the calling thread', async (t) => {
   const options = { selector: 'h2', includeText: true };
