@@ -2,9 +2,10 @@
 //! sources the routes use: the catalogue and tool schemas, the body schemas, the error table.
 //! `/api/v1/openapi.json` serves it and `/docs` renders it.
 import { readFileSync } from 'node:fs';
-import { CATALOGUE, GROUPS, type Group, type ToolSpec } from '../lib/catalogue.js';
+import { CATALOGUE } from '../domain/catalogue.js';
+import { GROUPS, type Group, type ToolDefinition } from '../domain/tool-definition.js';
 import type { ErrorCode } from '../lib/errors.js';
-import type { ToolSchemas } from '../lib/tool-schemas.js';
+import type { ToolSchemas } from '../domain/tool-schemas.js';
 import { BODY_SCHEMAS } from './body-schemas.js';
 import { DEFAULT_BODY_LIMIT } from './body.js';
 import { MAX_ENDPOINTS_PER_ACCOUNT } from './routes/webhooks.js';
@@ -355,18 +356,18 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
   };
 }
 
-function usedGroups(tools: ToolSpec[]): Group[] {
+function usedGroups(tools: ToolDefinition[]): Group[] {
   return (Object.keys(GROUPS) as Group[]).filter((g) => tools.some((t) => t.group === g));
 }
 
-function toolTable(tools: ToolSpec[]): string {
+function toolTable(tools: ToolDefinition[]): string {
   const rows = usedGroups(tools).flatMap((g) =>
     tools.filter((t) => t.group === g).map((t) => `| [${t.name}](#tag/${g}/operation/${t.name}) | ${GROUPS[g]} | ${t.cost} |`),
   );
   return ['| tool | group | credits |', '|---|---|---|', ...rows].join('\n');
 }
 
-function toolDescription(tool: ToolSpec, input: JsonSchema): string {
+function toolDescription(tool: ToolDefinition, input: JsonSchema): string {
   const limit = tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
   const parts = [
     typeof input.description === 'string' ? input.description : '',

@@ -4,13 +4,13 @@ import { createHmac } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, isGrpcDeadlineError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import type { ToolSpec } from '../lib/catalogue.js';
+import type { ToolDefinition } from '../domain/tool-definition.js';
 import { canonicalJson } from '../lib/canonical-json.js';
 import { randomBase62, sha256Hex } from '../lib/ids.js';
 import { collections, insertIfAbsent } from '../lib/mongo.js';
 import { seal, splitSecrets } from '../lib/sealed.js';
 import { SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
-import { createCallKeys } from '../activities/core/call-keys.js';
+import { createCallKeys } from '../domain/call-keys.js';
 import { HttpProblem } from './problem.js';
 
 /** Idempotency keys are remembered this long (CONTRACT.md). */
@@ -30,7 +30,7 @@ const IDEMPOTENCY_KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
 
 export interface CallRequest {
   accountId: string;
-  tool: ToolSpec;
+  tool: ToolDefinition;
   /** Validated input, defaults applied. */
   input: Record<string, unknown>;
   idempotencyKey?: string;

@@ -3,7 +3,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsImport from 'ajv-formats';
 import { HttpProblem } from './problem.js';
-import type { ToolSchemas } from '../lib/tool-schemas.js';
+import type { ToolSchemas } from '../domain/tool-schemas.js';
 
 // ajv-formats is CommonJS; under ESM its default export is the module object.
 const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ?? addFormatsImport) as unknown as (ajv: Ajv2020) => void;

@@ -1,24 +1,12 @@
 //! ping: round-trip statistics to a public host, by ICMP echo where this process may send it,
 //! else by timing TCP handshakes to `port`. The host is resolved and checked once by the target
 //! guard, and every probe goes to that one address. Total loss is an answer (200), not an error.
-import { pingHost, type PingInput } from '../../api/prechecks/ping.js';
+import { pingHost, type PingAttempt, type PingInput, type PingMethod, type PingOutput } from '../../domain/tools/ping.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import { createIcmpPinger, IcmpUnavailableError, type IcmpPinger } from './icmp-ping.js';
-import { summarise, type PingAttempt, type PingSummary } from './ping-stats.js';
+import { summarise } from './ping-stats.js';
 import { tcpProbes } from './tcp-ping.js';
-
-export type PingMethod = 'icmp' | 'tcp';
-
-export interface PingOutput extends PingSummary {
-  /** Additive: the host probed (a URL's host when a URL was given), normalised. */
-  host: string;
-  resolvedIp: string;
-  method: PingMethod;
-  /** Additive: the TCP port probed; only with method `tcp`. */
-  port?: number;
-  attempts: PingAttempt[];
-}
 
 export interface PingDeps {
   net: Pick<NetworkAccess, 'guard' | 'http'>;

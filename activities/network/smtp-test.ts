@@ -4,7 +4,7 @@
 //! Then QUIT: it never sends MAIL FROM, so it cannot send mail. Credentials never appear in a
 //! step's reply, an error or a log line.
 import type tls from 'node:tls';
-import { precheck, type SmtpTestInput } from '../../api/prechecks/smtp-test.js';
+import { precheck, type SmtpStep, type SmtpTestInput, type SmtpTestOutput } from '../../domain/tools/smtp-test.js';
 import { ToolError } from '../../lib/errors.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
 import type { ResolvedTarget } from '../../lib/target-guard.js';
@@ -12,36 +12,6 @@ import type { ToolHandler } from '../../lib/tool-handler.js';
 import { summariseCertificate } from './certificate-summary.js';
 import { createSmtpConversation, type SmtpConversation, type SmtpLimits } from './smtp-conversation.js';
 import { capabilities, chooseMechanism, formatReply, loginResponse, plainResponse, redact, type Capabilities, type SmtpReply } from './smtp-replies.js';
-
-export interface SmtpStep {
-  /** CONNECT, EHLO, HELO, STARTTLS, TLS, AUTH or QUIT. */
-  step: string;
-  ms: number;
-  /** The server's reply as sent (credentials redacted), or what the client observed. */
-  reply: string;
-}
-
-export interface SmtpTestOutput {
-  /** Additive: the host connected to (normalised). */
-  host: string;
-  /** Additive: the port connected to. */
-  port: number;
-  encryption: 'starttls' | 'implicit-tls' | 'none';
-  authAttempted: boolean;
-  authSucceeded: boolean;
-  certificateSubject: string | null;
-  certificateIssuer: string | null;
-  certificateExpiresUtc: string | null;
-  /** Additive: whether the certificate chain is trusted and covers the host; null without TLS. */
-  certificateValid: boolean | null;
-  /** Additive: why not, when certificateValid is false. */
-  certificateError?: string;
-  /** Additive: the server's greeting line. */
-  banner: string;
-  extensions: string[];
-  authMechanisms: string[];
-  steps: SmtpStep[];
-}
 
 export interface SmtpTestDeps {
   net: Pick<NetworkAccess, 'http'>;

@@ -4,7 +4,8 @@
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 import { ToolError } from '../../lib/errors.js';
 import type { ResolvedTarget } from '../../lib/target-guard.js';
-import { roundMs, type PingAttempt, type ProbeStatus } from './ping-stats.js';
+import type { PingAttempt, ProbeStatus } from '../../domain/tools/ping.js';
+import { roundMs } from './ping-stats.js';
 
 export interface TcpRun {
   /** A target the guard resolved (its port is the one probed). */

@@ -1,9 +1,9 @@
 //! The account API (`Authorization: Bearer <ownerToken>`): what the dashboard uses.
 import Router from '@koa/router';
 import type { Db } from 'mongodb';
-import { publicKey, type Accounts } from '../../lib/accounts.js';
+import { publicKey, type Accounts } from '../../domain/accounts.js';
 import { collections } from '../../lib/mongo.js';
-import { LOW_BALANCE_THRESHOLD } from '../../activities/core/ledger.js';
+import { LOW_BALANCE_THRESHOLD } from '../../domain/ledger.js';
 import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';

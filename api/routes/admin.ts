@@ -1,8 +1,8 @@
 //! The operator API (`Authorization: Bearer $ADMIN_TOKEN`): open accounts, read them, grant credits.
 import Router from '@koa/router';
-import type { Accounts } from '../../lib/accounts.js';
+import type { Accounts } from '../../domain/accounts.js';
 import type { AccountDoc } from '../../lib/mongo.js';
-import type { GrantReason, Ledger } from '../../activities/core/ledger.js';
+import type { GrantReason, Ledger } from '../../domain/ledger.js';
 import { requireAdmin } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';

@@ -1,13 +1,13 @@
 //! `POST /api/v1/tools/<tool>` and the catalogue `GET /api/v1/tools`.
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { CATALOGUE, GROUPS, findTool, type ToolSpec } from '../../lib/catalogue.js';
+import { CATALOGUE, PRECHECKS, findTool } from '../../domain/catalogue.js';
+import { GROUPS, type ToolDefinition } from '../../domain/tool-definition.js';
 import { isErrorCode } from '../../lib/errors.js';
 import type { Metrics } from '../../lib/metrics.js';
-import type { ToolSchemas } from '../../lib/tool-schemas.js';
+import type { ToolSchemas } from '../../domain/tool-schemas.js';
 import type { Authenticator } from '../auth.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
-import { PRECHECKS } from '../prechecks/index.js';
 import { HttpProblem, sendProblem } from '../problem.js';
 import { parseIdempotencyKey, type ToolCalls } from '../tool-calls.js';
 import type { Validators } from '../validation.js';
@@ -22,7 +22,7 @@ export interface ToolRoutesDeps {
   metrics: Metrics;
 }
 
-function knownTool(name: string): ToolSpec {
+function knownTool(name: string): ToolDefinition {
   const tool = findTool(name);
   if (!tool) throw new HttpProblem('unknown_tool', `There is no tool named "${name}". GET /api/v1/tools lists them.`);
   return tool;
@@ -55,7 +55,7 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
     deps.auth.require('api_key'),
     deps.rateLimit,
     async (ctx) => {
-      const tool: ToolSpec = ctx.state.tool;
+      const tool: ToolDefinition = ctx.state.tool;
       const idempotencyKey = parseIdempotencyKey(ctx.headers['idempotency-key'] as string | undefined);
       const body = await readJsonObject(ctx, tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT);
       const input = deps.validators.validate(tool.name, body);

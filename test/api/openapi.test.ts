@@ -12,13 +12,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsImport from 'ajv-formats';
 import { createApp } from '../../api/app.js';
 import { buildOpenApi, type OpenApiDocument } from '../../api/openapi.js';
-import { CATALOGUE } from '../../lib/catalogue.js';
+import { CATALOGUE } from '../../domain/catalogue.js';
 import { loadConfig } from '../../lib/config.js';
 import { ERRORS, type ErrorCode } from '../../lib/errors.js';
 import { EVENT_KINDS } from '../../lib/events.js';
 import { createLogger } from '../../lib/logger.js';
 import { createMetrics } from '../../lib/metrics.js';
-import { loadCatalogueSchemas } from '../../lib/tool-schemas.js';
+import { loadCatalogueSchemas } from '../../domain/tool-schemas.js';
 
 // ajv-formats is CommonJS; under ESM its default export is the module object.
 const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ?? addFormatsImport) as unknown as (ajv: Ajv2020) => void;

@@ -3,7 +3,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { ExecutionContext } from 'ava';
 import { ToolError, type ErrorCode } from '../../lib/errors.js';
-import { loadToolSchemas } from '../../lib/tool-schemas.js';
+import { loadToolSchemas } from '../../domain/tool-schemas.js';
 
 export interface CompiledToolSchemas {
   /** Validates in place, filling in defaults, like the API before it starts a workflow. */

@@ -4,12 +4,12 @@
 //! values chosen to hit the parsers: odd URLs, hosts, hashes, huge and fractional numbers.
 import test from 'ava';
 import fc from 'fast-check';
-import { PRECHECKS } from '../../api/prechecks/index.js';
+import { PRECHECKS } from '../../domain/catalogue.js';
 import { HttpProblem } from '../../api/problem.js';
 import { createValidators } from '../../api/validation.js';
-import { CATALOGUE } from '../../lib/catalogue.js';
+import { CATALOGUE } from '../../domain/catalogue.js';
 import { ERRORS, ToolError, isErrorCode } from '../../lib/errors.js';
-import { loadCatalogueSchemas } from '../../lib/tool-schemas.js';
+import { loadCatalogueSchemas } from '../../domain/tool-schemas.js';
 
 const schemas = loadCatalogueSchemas();
 const validators = createValidators(schemas);

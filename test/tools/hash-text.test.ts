@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import test from 'ava';
 import { createHashingPool } from '../../activities/cpu/hashing-pool.js';
 import { createHashText } from '../../activities/cpu/hash-text.js';
-import { HASH_ALGORITHMS, MAX_TEXT_BYTES, type HashTextInput } from '../../api/prechecks/hash-text.js';
-import { PRECHECKS } from '../../api/prechecks/index.js';
+import { HASH_ALGORITHMS, MAX_TEXT_BYTES, type HashTextInput } from '../../domain/tools/hash-text.js';
+import { PRECHECKS } from '../../domain/catalogue.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 

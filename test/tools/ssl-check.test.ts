@@ -11,7 +11,7 @@ import tls from 'node:tls';
 import test from 'ava';
 import { daysUntil, parseSubjectAltNames } from '../../activities/network/certificate-summary.js';
 import { createSslCheck } from '../../activities/network/ssl-check.js';
-import type { SslCheckInput } from '../../api/prechecks/ssl-check.js';
+import type { SslCheckInput } from '../../domain/tools/ssl-check.js';
 import { createGuardedHttp } from '../../lib/guarded-http.js';
 import { createResolver } from '../../lib/resolver.js';
 import { createTargetGuard } from '../../lib/target-guard.js';

@@ -1,11 +1,16 @@
-//! bcrypt-verify checks that need no I/O: the password rule of bcrypt-hash, the hash's syntax,
-//! and its cost, read from the hash before any thread spends time on it.
+//! bcrypt-verify: whether a password produces a bcrypt hash. Its precheck: the password rule of
+//! bcrypt-hash, the hash's syntax, and its cost, read from the hash before any thread spends time on it.
 import { ToolError } from '../../lib/errors.js';
+import { defineTool, FAILURES } from '../tool-definition.js';
 import { MAX_WORK_FACTOR, checkBcryptPassword } from './bcrypt-hash.js';
 
 export interface BcryptVerifyInput {
   password: string;
   hash: string;
+}
+
+export interface BcryptVerifyOutput {
+  matches: boolean;
 }
 
 export interface BcryptHashParams {
@@ -42,3 +47,14 @@ export function precheck(input: BcryptVerifyInput): void {
   checkBcryptPassword(input.password);
   checkBcryptCost(parseBcryptHash(input.hash));
 }
+
+export const bcryptVerify = defineTool<BcryptVerifyInput, BcryptVerifyOutput>()({
+  name: 'bcrypt-verify',
+  group: 'hashing',
+  cost: 2,
+  pool: 'cpu',
+  timeoutMs: 20_000,
+  secretFields: ['password'],
+  failures: FAILURES.readsHash,
+  precheck,
+});

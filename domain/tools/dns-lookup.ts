@@ -1,6 +1,6 @@
-//! dns-lookup checks that need no I/O: the hostname is a domain name (IDN converted to its ASCII
-//! form), not a URL or an IP address, and not a name that only means something inside a private
-//! network.
+//! dns-lookup: records of one type for a domain name. Its precheck needs no I/O: the hostname is
+//! a domain name (IDN converted to its ASCII form), not a URL or an IP address, and not a name
+//! that only means something inside a private network.
 //!
 //! Why refuse internal names: the service resolves through `DNS_SERVERS`. Where an operator points
 //! that at a resolver inside their network, single-label names (`db`, `redis`), `.internal`,
@@ -12,11 +12,35 @@ import { domainToASCII } from 'node:url';
 import { isIP } from 'node:net';
 import { ToolError } from '../../lib/errors.js';
 import type { RecordType } from '../../lib/resolver.js';
+import { defineTool } from '../tool-definition.js';
 import { invalidField } from './invalid-field.js';
 
 export interface DnsLookupInput {
   hostname: string;
   recordType: RecordType;
+}
+
+export type LookupRecord =
+  | { address: string; ttl: number }
+  | { priority: number; exchange: string }
+  | { text: string; parts: string[] }
+  | { nameserver: string }
+  | { target: string }
+  | { primaryNameserver: string; hostmaster: string; serial: number; refresh: number; retry: number; expire: number; minimumTtl: number };
+
+/** `found`, or why not: NXDOMAIN (no such name) or no data (the name has no record of this type). */
+export type LookupStatus = 'found' | 'nxdomain' | 'nodata';
+
+export interface DnsLookupOutput {
+  /** The name queried, in its ASCII form, lower case, without a trailing dot. */
+  hostname: string;
+  recordType: RecordType;
+  records: LookupRecord[];
+  found: boolean;
+  /** Additive: `found`, `nxdomain` (no such name) or `nodata` (no record of this type). */
+  status: LookupStatus;
+  /** Additive: true when the answer came from the cache. */
+  cached: boolean;
 }
 
 /**
@@ -65,3 +89,14 @@ export function lookupName(hostname: string, recordType?: RecordType): string {
 export function precheck(input: DnsLookupInput): void {
   lookupName(input.hostname, input.recordType);
 }
+
+export const dnsLookup = defineTool<DnsLookupInput, DnsLookupOutput>()({
+  name: 'dns-lookup',
+  group: 'network',
+  cost: 1,
+  pool: 'network',
+  timeoutMs: 15_000,
+  // Internal names (single-label, .local, .internal ...) are refused before any query.
+  failures: ['target_not_allowed', 'upstream_error'],
+  precheck,
+});

@@ -1,10 +1,10 @@
 //! Accounts and their credentials: opening an account, issuing and revoking API keys.
 import type { Db } from 'mongodb';
-import { newCredential } from './credentials.js';
-import { createEventRecorder, newEvent, type EventSink } from './events.js';
-import { newId } from './ids.js';
-import { collections, type CredentialDoc, type CredentialKind } from './mongo.js';
-import { newAccountDoc } from '../activities/core/ledger.js';
+import { newCredential } from '../lib/credentials.js';
+import { createEventRecorder, newEvent, type EventSink } from '../lib/events.js';
+import { newId } from '../lib/ids.js';
+import { collections, type CredentialDoc, type CredentialKind } from '../lib/mongo.js';
+import { newAccountDoc } from './ledger.js';
 
 export interface IssuedCredential {
   id: string;

@@ -1,11 +1,17 @@
-//! argon2-verify checks that need no I/O: the PHC string parses, hash-wasm can verify it, and
-//! its cost parameters stay within the limits (CONTRACT) before a pool thread spends on it.
+//! argon2-verify: whether a password produces an Argon2 PHC hash. Its precheck: the PHC string
+//! parses, hash-wasm can verify it, and its cost parameters stay within the limits (CONTRACT)
+//! before a pool thread spends on it.
 import { ToolError } from '../../lib/errors.js';
+import { defineTool, FAILURES } from '../tool-definition.js';
 import { invalidField } from './invalid-field.js';
 
 export interface Argon2VerifyInput {
   password: string;
   hash: string;
+}
+
+export interface Argon2VerifyOutput {
+  matches: boolean;
 }
 
 export interface Argon2Params {
@@ -84,3 +90,14 @@ export function precheck(input: Argon2VerifyInput): void {
   if (typeof input.password !== 'string' || input.password.length === 0) throw invalidField('/password', 'must be a non-empty string');
   checkArgon2Cost(parseArgon2Hash(input.hash));
 }
+
+export const argon2Verify = defineTool<Argon2VerifyInput, Argon2VerifyOutput>()({
+  name: 'argon2-verify',
+  group: 'hashing',
+  cost: 3,
+  pool: 'cpu',
+  timeoutMs: 30_000,
+  secretFields: ['password'],
+  failures: FAILURES.readsHash,
+  precheck,
+});

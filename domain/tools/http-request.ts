@@ -1,7 +1,8 @@
-//! http-request checks that need no I/O: the URL, a method that may carry the body given, and
-//! the request headers, given as an object or as the same object encoded in a JSON string. The
-//! header rules are what lets a caller's request through unchanged without letting it alter how
-//! the request is framed or routed.
+//! http-request: one HTTP request exactly as described, and the whole response. Its precheck
+//! needs no I/O: the URL, a method that may carry the body given, and the request headers, given
+//! as an object or as the same object encoded in a JSON string. The header rules are what lets a
+//! caller's request through unchanged without letting it alter how the request is framed or routed.
+import { defineTool, FAILURES } from '../tool-definition.js';
 import { checkHttpUrl } from './http-url.js';
 import { invalidField } from './invalid-field.js';
 
@@ -16,6 +17,17 @@ export interface HttpRequestInput {
   method: HttpMethod;
   headers?: Record<string, string> | string;
   body?: string;
+}
+
+export interface HttpRequestOutput {
+  statusCode: number;
+  /** The reason phrase the target sent (empty over HTTP/2-style servers that send none). */
+  statusText: string;
+  headers: Record<string, string | string[]>;
+  body: string;
+  /** True when the body was longer than `maxBodyBytes` and only its start is returned. */
+  bodyTruncated: boolean;
+  elapsedMs: number;
 }
 
 export const MAX_HEADERS = 100;
@@ -101,3 +113,13 @@ export function precheck(input: HttpRequestInput): void {
   }
   requestHeaders(input.headers);
 }
+
+export const httpRequest = defineTool<HttpRequestInput, HttpRequestOutput>()({
+  name: 'http-request',
+  group: 'network',
+  cost: 2,
+  pool: 'network',
+  timeoutMs: 25_000,
+  failures: FAILURES.connects,
+  precheck,
+});

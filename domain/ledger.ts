@@ -2,9 +2,9 @@
 //! guarded so that a retried activity is a no-op and two concurrent calls can never both spend
 //! the last credits. Balance events are decided here, on the charged balance.
 import type { Db } from 'mongodb';
-import { collections, type AccountDoc, type LedgerEntry, type OutboxEvent } from '../../lib/mongo.js';
-import { newId } from '../../lib/ids.js';
-import { createEventRecorder, type EventKind, type EventSink } from '../../lib/events.js';
+import { collections, type AccountDoc, type LedgerEntry, type OutboxEvent } from '../lib/mongo.js';
+import { newId } from '../lib/ids.js';
+import { createEventRecorder, type EventKind, type EventSink } from '../lib/events.js';
 
 export const LOW_BALANCE_THRESHOLD = 25;
 

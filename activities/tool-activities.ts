@@ -3,11 +3,11 @@
 //! ApplicationFailure whose type is the contract's error code.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { ToolError } from './errors.js';
-import { open } from './sealed.js';
-import type { ToolActivityInput } from './temporal-shared.js';
-import type { ToolHandler } from './tool-handler.js';
-import type { CallKeys } from '../activities/core/call-keys.js';
+import { ToolError } from '../lib/errors.js';
+import { open } from '../lib/sealed.js';
+import type { ToolActivityInput } from '../lib/temporal-shared.js';
+import type { ToolHandler } from '../lib/tool-handler.js';
+import type { CallKeys } from '../domain/call-keys.js';
 
 /** How often the wrapper heartbeats; the workflow's heartbeat timeout is a few times this. */
 export const HEARTBEAT_INTERVAL_MS = 1_000;

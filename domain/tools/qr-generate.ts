@@ -1,6 +1,8 @@
-//! qr-generate checks that need no I/O: the text fits a QR code at the chosen error correction
-//! level, and the image is large enough to draw every module at least one pixel wide.
+//! qr-generate: a PNG QR code of a text. Its precheck: the text fits a QR code at the chosen
+//! error correction level, and the image is large enough to draw every module at least one
+//! pixel wide.
 import QRCode from 'qrcode';
+import { defineTool } from '../tool-definition.js';
 import { invalidField } from './invalid-field.js';
 
 export const ERROR_CORRECTION_LEVELS = ['L', 'M', 'Q', 'H'] as const;
@@ -10,6 +12,13 @@ export interface QrGenerateInput {
   text: string;
   size: number;
   errorCorrection: ErrorCorrection;
+}
+
+export interface QrGenerateOutput {
+  /** PNG, base64, no data URI prefix. */
+  imageBase64: string;
+  mimeType: 'image/png';
+  size: number;
 }
 
 export const MIN_SIZE = 64;
@@ -60,3 +69,13 @@ export function encodeQr(input: QrGenerateInput): QRCode.QRCode {
 export function precheck(input: QrGenerateInput): void {
   encodeQr(input);
 }
+
+export const qrGenerate = defineTool<QrGenerateInput, QrGenerateOutput>()({
+  name: 'qr-generate',
+  group: 'files',
+  cost: 1,
+  pool: 'cpu',
+  timeoutMs: 10_000,
+  failures: [],
+  precheck,
+});

@@ -2,7 +2,7 @@
 //! ends so that what stays in Temporal history can no longer be read (crypto-shredding).
 import { randomBytes } from 'node:crypto';
 import { Binary, type Db } from 'mongodb';
-import { collections } from '../../lib/mongo.js';
+import { collections } from '../lib/mongo.js';
 
 /** A key outlives its call only if the call never ended normally; the sweeper removes it then. */
 export const CALL_KEY_TTL_MS = 60 * 60 * 1000;

@@ -1,9 +1,9 @@
 //! The ledger on the real database: atomic reserve, idempotent commit/refund, exactly-once
 //! balance events, latches re-armed by grants.
 import test from 'ava';
-import { connectMongo, collections, type Mongo } from '../../../lib/mongo.js';
-import { createLedger, type Ledger } from '../../../activities/core/ledger.js';
-import { createAccounts } from '../../../lib/accounts.js';
+import { connectMongo, collections, type Mongo } from '../../lib/mongo.js';
+import { createLedger, type Ledger } from '../../domain/ledger.js';
+import { createAccounts } from '../../domain/accounts.js';
 
 let mongo: Mongo;
 let ledger: Ledger;

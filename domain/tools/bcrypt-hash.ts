@@ -1,10 +1,16 @@
-//! bcrypt-hash checks that need no I/O: the password fits bcrypt's 72-byte input and the work
-//! factor stays within what the pool is sized for (CONTRACT: 4-14).
+//! bcrypt-hash: a new bcrypt hash of a password. Its precheck: the password fits bcrypt's
+//! 72-byte input and the work factor stays within what the pool is sized for (CONTRACT: 4-14).
+import { defineTool } from '../tool-definition.js';
 import { invalidField, utf8Bytes } from './invalid-field.js';
 
 export interface BcryptHashInput {
   password: string;
   workFactor: number;
+}
+
+export interface BcryptHashOutput {
+  /** `$2a$<cost>$<salt><hash>`, 60 characters. */
+  hash: string;
 }
 
 export const MIN_WORK_FACTOR = 4;
@@ -34,3 +40,14 @@ export function precheck(input: BcryptHashInput): void {
     throw invalidField('/workFactor', `must be an integer from ${MIN_WORK_FACTOR} to ${MAX_WORK_FACTOR}`);
   }
 }
+
+export const bcryptHash = defineTool<BcryptHashInput, BcryptHashOutput>()({
+  name: 'bcrypt-hash',
+  group: 'hashing',
+  cost: 2,
+  pool: 'cpu',
+  timeoutMs: 20_000,
+  secretFields: ['password'],
+  failures: [],
+  precheck,
+});

@@ -1,18 +1,32 @@
-//! watermark-image checks that need no I/O: an absolute http(s) URL, and text the watermark font
-//! can draw. jimp's bundled bitmap font (Open Sans) has 190 glyphs: printable ASCII except the
-//! backtick, Latin-1 letters and signs, and the euro sign. jimp silently draws '?' or nothing for
-//! any other character (CJK, emoji, Cyrillic, a tab), so such text is refused with 400 rather
-//! than returning an image without the text the client asked for (FIELD-NOTES).
+//! watermark-image: a text watermark drawn on a downloaded image. Its precheck needs no I/O: an
+//! absolute http(s) URL, and text the watermark font can draw. jimp's bundled bitmap font (Open
+//! Sans) has 190 glyphs: printable ASCII except the backtick, Latin-1 letters and signs, and the
+//! euro sign. jimp silently draws '?' or nothing for any other character (CJK, emoji, Cyrillic,
+//! a tab), so such text is refused with 400 rather than returning an image without the text the
+//! client asked for (FIELD-NOTES).
 //! test/tools/watermark-image.test.ts proves this set equals the font files' glyph set.
-import type { WatermarkPosition } from '../../activities/cpu/watermark-layout.js';
+import { defineTool, FAILURES } from '../tool-definition.js';
 import { checkHttpUrl } from './http-url.js';
 import { invalidField } from './invalid-field.js';
+
+export const WATERMARK_POSITIONS = ['center', 'top-left', 'top-right', 'bottom-left', 'bottom-right', 'tile'] as const;
+export type WatermarkPosition = (typeof WATERMARK_POSITIONS)[number];
 
 export interface WatermarkImageInput {
   fileUrl: string;
   text: string;
   opacity: number;
   position: WatermarkPosition;
+}
+
+export interface WatermarkImageOutput {
+  /** The image, base64, no data URI prefix. */
+  fileBase64: string;
+  mimeType: string;
+  fileName: string;
+  sizeBytes: number;
+  width: number;
+  height: number;
 }
 
 /** Code points the watermark font draws. */
@@ -46,3 +60,15 @@ export function precheck(input: WatermarkImageInput): void {
     );
   }
 }
+
+export const watermarkImage = defineTool<WatermarkImageInput, WatermarkImageOutput>()({
+  name: 'watermark-image',
+  group: 'files',
+  cost: 2,
+  pool: 'cpu',
+  // The file tools download up to 10/20 MiB (20 s at most), may queue for a thread or listener,
+  // then work for seconds.
+  timeoutMs: 60_000,
+  failures: FAILURES.fetchesFile,
+  precheck,
+});
