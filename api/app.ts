@@ -46,7 +46,7 @@ export function createApp(deps: AppDeps): Koa {
   const onEvent = deps.onEvent ?? createWebhookFanout({ db, client: deps.client, log: deps.log }).onEvent;
   const accounts = createAccounts(db, onEvent);
   const ledger = createLedger(db, onEvent);
-  const openapi = buildOpenApi({ baseUrl: config.publicBaseUrl, schemas, webhookRoutes: true });
+  const openapi = buildOpenApi({ baseUrl: config.publicBaseUrl, schemas });
 
   const app = new Koa({ proxy: true });
   app.use(requestId());
