@@ -2,7 +2,7 @@
 //! so the workflow and the tool see complete input.
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../lib/json-schema.js';
-import { HttpProblem } from './problem.js';
+import { ToolError } from '../lib/errors.js';
 import type { ToolSchemas } from '../domain/tool-schemas.js';
 
 export interface FieldError {
@@ -26,9 +26,9 @@ export function fieldErrors(errors: ErrorObject[]): FieldError[] {
   return out;
 }
 
-export function validationProblem(errors: FieldError[]): HttpProblem {
+export function validationProblem(errors: FieldError[]): ToolError {
   const summary = errors.map((e) => `${e.field} ${e.message}`).join('; ');
-  return new HttpProblem('validation_failed', `The input is invalid: ${summary}.`, { errors });
+  return new ToolError('validation_failed', `The input is invalid: ${summary}.`, { errors });
 }
 
 export function createValidators(schemas: Map<string, ToolSchemas>) {

@@ -8,7 +8,8 @@ import type { Metrics } from '../../lib/metrics.js';
 import type { ToolSchemas } from '../../domain/tool-schemas.js';
 import type { Authenticator } from '../auth.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
-import { HttpProblem, sendProblem } from '../problem.js';
+import { ToolError } from '../../lib/errors.js';
+import { sendProblem } from '../problem.js';
 import { parseIdempotencyKey, type ToolCalls } from '../tool-calls.js';
 import type { Validators } from '../validation.js';
 
@@ -24,7 +25,7 @@ export interface ToolRoutesDeps {
 
 function knownTool(name: string): ToolDefinition {
   const tool = findTool(name);
-  if (!tool) throw new HttpProblem('unknown_tool', `There is no tool named "${name}". GET /api/v1/tools lists them.`);
+  if (!tool) throw new ToolError('unknown_tool', `There is no tool named "${name}". GET /api/v1/tools lists them.`);
   return tool;
 }
 
@@ -83,7 +84,7 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
   router.all('/api/v1/tools/:tool', (ctx) => {
     knownTool(ctx.params.tool!);
     ctx.set('Allow', 'POST');
-    throw new HttpProblem('method_not_allowed', `Tools are called with POST, not ${ctx.method}.`);
+    throw new ToolError('method_not_allowed', `Tools are called with POST, not ${ctx.method}.`);
   });
 
   return router;
