@@ -9,7 +9,7 @@ import { summarise } from './ping-stats.js';
 import { tcpProbes } from './tcp-ping.js';
 
 export interface PingDeps {
-  net: Pick<NetworkAccess, 'guard' | 'http'>;
+  net: Pick<NetworkAccess, 'guard' | 'sockets'>;
   /** `PING_METHOD`: `auto` uses ICMP when the system ping may send it here, else TCP. */
   method: 'auto' | PingMethod;
   /** @default the system `ping` */
@@ -27,14 +27,14 @@ export function createPing({ net, method, icmp = createIcmpPinger(), intervalMs 
     return (await icmp.available()) ? 'icmp' : 'tcp';
   }
 
-  async function probe(used: PingMethod, target: Awaited<ReturnType<typeof net.guard.resolveHost>>, input: PingInput, signal: AbortSignal): Promise<PingAttempt[]> {
+  async function probe(used: PingMethod, target: Awaited<ReturnType<typeof net.guard.resolveTarget>>, input: PingInput, signal: AbortSignal): Promise<PingAttempt[]> {
     const run = { count: input.count, timeoutMs: input.timeoutMs, intervalMs };
-    if (used === 'tcp') return tcpProbes(net.http, { ...run, target }, signal);
+    if (used === 'tcp') return tcpProbes(net.sockets, { ...run, target }, signal);
     return icmp.probe({ ...run, address: target.address, family: target.family }, signal);
   }
 
   return async (input, ctx) => {
-    const target = await net.guard.resolveHost(pingHost(input.host), input.port);
+    const target = await net.guard.resolveTarget(pingHost(input.host), input.port);
     let used = await chooseMethod();
     let attempts: PingAttempt[];
     try {

@@ -14,7 +14,7 @@ import { createSmtpConversation, type SmtpConversation, type SmtpLimits } from '
 import { capabilities, chooseMechanism, formatReply, loginResponse, plainResponse, redact, type Capabilities, type SmtpReply } from './smtp-replies.js';
 
 export interface SmtpTestDeps {
-  net: Pick<NetworkAccess, 'http'>;
+  net: Pick<NetworkAccess, 'sockets'>;
   /**
    * Whole session deadline, milliseconds: a server that drips bytes slowly cannot hold a worker
    * longer than this. @default 20000 (the catalogue's timeout leaves room for retries around it).
@@ -61,7 +61,7 @@ export function createSmtpTest({ net, deadlineMs = 20_000, ehloName = 'utility-t
     const step = (name: string, since: number, reply: string) => steps.push({ step: name, ms: elapsed(since), reply: redact(reply, username, password) });
 
     let started = performance.now();
-    const conn = await net.http.connect({ host: input.host, port: input.port, tls: implicitTls, rejectUnauthorized: false, timeoutMs: deadlineMs, signal: deadline.signal });
+    const conn = await net.sockets.connect({ host: input.host, port: input.port, tls: implicitTls, rejectUnauthorized: false, timeoutMs: deadlineMs, signal: deadline.signal });
     let socket = conn.socket;
     const target: ResolvedTarget = conn.target;
     const at = `${target.hostname}:${target.port}`;
@@ -95,7 +95,7 @@ export function createSmtpTest({ net, deadlineMs = 20_000, ehloName = 'utility-t
         step('STARTTLS', started, formatReply(answer));
         if (answer.code === 220) {
           if (smtp.detach().unread) throw new ToolError('upstream_error', `${at} sent data before the TLS handshake (STARTTLS injection)`, { reason: 'protocol' });
-          const upgraded = await net.http.startTls(socket, { hostname: target.hostname, rejectUnauthorized: false, timeoutMs: deadlineMs, signal: deadline.signal });
+          const upgraded = await net.sockets.startTls(socket, { hostname: target.hostname, rejectUnauthorized: false, timeoutMs: deadlineMs, signal: deadline.signal });
           socket = upgraded.socket;
           tlsState = { socket: upgraded.socket, authorized: upgraded.authorized, error: upgraded.authorizationError };
           steps.push({ step: 'TLS', ms: Math.round(upgraded.handshakeMs), reply: `${upgraded.socket.getProtocol() ?? 'TLS'} ${upgraded.socket.getCipher()?.name ?? ''}`.trim() });

@@ -12,7 +12,7 @@ import { summariseCertificate } from './certificate-summary.js';
 const NAME_MISMATCH = 'ERR_TLS_CERT_ALTNAME_INVALID';
 
 export interface SslCheckDeps {
-  net: Pick<NetworkAccess, 'http'>;
+  net: Pick<NetworkAccess, 'sockets'>;
   /** Connect plus handshake deadline, milliseconds. @default 10000 */
   timeoutMs?: number;
   /** @default () => new Date() */
@@ -30,7 +30,7 @@ export function verdicts(authorized: boolean, authorizationError: string | undef
 
 export function createSslCheck({ net, timeoutMs = 10_000, now = () => new Date() }: SslCheckDeps): ToolHandler<SslCheckInput, SslCheckOutput> {
   return async (input, ctx) => {
-    const conn = await net.http.connect({ host: sslHost(input.host), port: input.port, tls: true, rejectUnauthorized: false, timeoutMs, signal: ctx.signal });
+    const conn = await net.sockets.connect({ host: sslHost(input.host), port: input.port, tls: true, rejectUnauthorized: false, timeoutMs, signal: ctx.signal });
     const { socket, target } = conn;
     socket.on('error', () => {}); // the socket is only read from below, then destroyed
     try {

@@ -9,7 +9,7 @@ import test, { type ExecutionContext } from 'ava';
 import { capabilities, chooseMechanism, formatReply, parseReplyLine, plainResponse, redact } from '../../activities/network/smtp-replies.js';
 import { createSmtpTest } from '../../activities/network/smtp-test.js';
 import type { SmtpTestInput, SmtpTestOutput } from '../../domain/tools/smtp-test.js';
-import { createGuardedHttp } from '../../lib/guarded-http.js';
+import { createGuardedSockets } from '../../lib/guarded-sockets.js';
 import { createResolver } from '../../lib/resolver.js';
 import { createTargetGuard } from '../../lib/target-guard.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
@@ -57,7 +57,7 @@ test.before(async () => {
   dns = await startDnsServer();
   const allowlist = ['127.0.0.2/32', '127.0.0.3/32', ...Object.values(RAW).map((ip) => `${ip}/32`)];
   const guard = createTargetGuard({ allowlist, resolver: createResolver({ servers: [dns.address], timeoutMs: 1_000 }) });
-  const net = { http: createGuardedHttp({ guard, ca: ca.cert }) };
+  const net = { sockets: createGuardedSockets({ guard, ca: ca.cert }) };
   smtp = createSmtpTest({ net, deadlineMs: 5_000 });
   impatient = createSmtpTest({ net, deadlineMs: 1_500 });
 });
