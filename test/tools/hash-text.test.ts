@@ -64,6 +64,12 @@ test('an unknown algorithm is refused by the schema and, should one get past it,
   await rejectsWith(t, hashText({ text: 'x', algorithm: 'sha3-256' as never }, ctx), 'validation_failed', '/algorithm');
 });
 
+test("the schema's algorithms, in and out, are the definition's list", (t) => {
+  type WithAlgorithm = { properties: { algorithm: { enum: string[] } } };
+  t.deepEqual((schemas.input.schema as WithAlgorithm).properties.algorithm.enum, [...HASH_ALGORITHMS]);
+  t.deepEqual((schemas.output.schema as WithAlgorithm).properties.algorithm.enum, [...HASH_ALGORITHMS]);
+});
+
 test('input schema: text required, no unknown fields, example valid', (t) => {
   t.false(schemas.input({}));
   t.false(schemas.input({ text: 'x', salt: 'y' }));
