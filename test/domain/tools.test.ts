@@ -39,6 +39,6 @@ for (const tool of TOOLS) {
   test(`${tool.name}: secret fields are input fields, and the precheck is served as listed`, (t) => {
     const input = loadToolSchemas(tool.name).input as { properties?: Record<string, unknown> };
     for (const field of tool.secretFields ?? []) t.true(Object.hasOwn(input.properties ?? {}, field), field);
-    t.is(PRECHECKS[tool.name], tool.precheck);
+    t.is<unknown, unknown>(PRECHECKS[tool.name], tool.precheck);
   });
 }
