@@ -16,6 +16,11 @@ export interface AppOptions {
   timeoutMs?: number;
   /** Echo their output to this terminal (npm start) rather than only to log files (npm test). */
   echo?: boolean;
+  /**
+   * `together` (default): every pool in one process, as `npm start` and `npm test` run them.
+   * `apart`: one process per pool, as production runs them (bench:core reads each one's CPU).
+   */
+  pools?: 'together' | 'apart';
 }
 
 /**
@@ -43,7 +48,10 @@ export function throwawayEnv(
 export interface RunningApps {
   apiUrl: string;
   api: ManagedProcess;
+  /** The process hosting every pool; with `pools: 'apart'`, the core pool's. */
   workers: ManagedProcess;
+  /** Every worker process (one, or one per pool). */
+  workerProcesses: ManagedProcess[];
 }
 
 function startNode(supervisor: Supervisor, options: AppOptions, name: string, entry: string): ManagedProcess {
@@ -62,11 +70,16 @@ export function startWorkers(supervisor: Supervisor, options: AppOptions): Manag
   return startNode(supervisor, options, 'workers', 'workers/all.ts');
 }
 
+const POOLS = ['core', 'cpu', 'network', 'browser'] as const;
+
 export async function startApps(supervisor: Supervisor, options: AppOptions): Promise<RunningApps> {
   // Workers first: they bundle the workflow code, the slowest part of a start.
-  const workers = startWorkers(supervisor, options);
+  const workerProcesses =
+    options.pools === 'apart'
+      ? POOLS.map((pool) => startNode(supervisor, options, `worker-${pool}`, `workers/${pool}.ts`))
+      : [startWorkers(supervisor, options)];
   const api = startNode(supervisor, options, 'api', 'api/server.ts');
   const apiUrl = `http://127.0.0.1:${options.apiPort}`;
-  await waitForHttp(`${apiUrl}/readyz`, { what: 'API', timeoutMs: options.timeoutMs ?? 120_000, processes: [api, workers] });
-  return { apiUrl, api, workers };
+  await waitForHttp(`${apiUrl}/readyz`, { what: 'API', timeoutMs: options.timeoutMs ?? 120_000, processes: [api, ...workerProcesses] });
+  return { apiUrl, api, workers: workerProcesses[0]!, workerProcesses };
 }
