@@ -58,7 +58,8 @@ function startNode(supervisor: Supervisor, options: AppOptions, name: string, en
   return supervisor.start({
     name,
     command: process.execPath,
-    args: ['--import', 'tsx', path.join(options.root, entry)],
+    // STACK_NODE_ARGS: extra Node flags for the service's processes, e.g. `--cpu-prof` to profile them.
+    args: [...(process.env.STACK_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', path.join(options.root, entry)],
     cwd: options.root,
     env: { ...options.env, PORT: String(options.apiPort) },
     echo: options.echo,
