@@ -3,7 +3,6 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { CATALOGUE, PRECHECKS, findTool } from '../../domain/catalogue.js';
 import { GROUPS, type ToolDefinition } from '../../domain/tool-definition.js';
-import { isErrorCode } from '../../lib/errors.js';
 import type { Metrics } from '../../lib/metrics.js';
 import type { ToolSchemas } from '../../domain/tool-schemas.js';
 import type { Authenticator } from '../auth.js';
@@ -74,9 +73,9 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
         ctx.body = result.output;
         return;
       }
-      const code = isErrorCode(result.error.code) ? result.error.code : 'internal_error';
+      const { code, message, extras } = result.error;
       deps.metrics.toolCalls.inc({ tool: tool.name, outcome: code });
-      sendProblem(ctx, deps.baseUrl, code, result.error.message, result.error.extras);
+      sendProblem(ctx, deps.baseUrl, code, message, extras);
     },
   );
 
