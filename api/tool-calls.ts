@@ -19,7 +19,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const ANSWER_GRACE_MS = 30_000;
 /**
  * Past the workflow's answer deadline, time for its result to reach us. A commit that runs
- * after answerBy refunds instead (activities/core/ledger.ts): an answer given up on is never
+ * after answerBy refunds instead (domain/ledger.ts): an answer given up on is never
  * charged.
  */
 const READ_MARGIN_MS = 5_000;

@@ -129,8 +129,10 @@ function layerViolations(graph: Map<string, Import[]>): string[] {
   return out;
 }
 
+let parsed: Map<string, Import[]> | undefined;
+/** Every source file and its imports, parsed once for this file's tests. */
 function repoGraph(): Map<string, Import[]> {
-  return new Map(sourceFiles().map((f) => [f, importsOf(f, readFileSync(path.join(ROOT, f), 'utf8'))]));
+  return (parsed ??= new Map(sourceFiles().map((f) => [f, importsOf(f, readFileSync(path.join(ROOT, f), 'utf8'))])));
 }
 
 test('no layer imports one above it or beside it', (t) => {
@@ -147,6 +149,32 @@ test('workflows load values only from workflows/ and pure lib modules', (t) => {
   for (const file of ['lib/errors.ts', 'lib/temporal-shared.ts', 'lib/webhook-messages.ts', 'lib/webhook-policy.ts']) t.true(pure.has(file), file);
   // And what they must not: modules with Node built-ins or I/O packages.
   for (const file of ['lib/config.ts', 'lib/mongo.ts', 'lib/guarded-http.ts']) t.false(pure.has(file), file);
+});
+
+/** Every package `file` loads, following value imports through the repo's own modules. */
+function packagesLoadedBy(graph: Map<string, Import[]>, file: string): Set<string> {
+  const packages = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (f: string) => {
+    if (seen.has(f)) return;
+    seen.add(f);
+    for (const imp of graph.get(f) ?? []) {
+      if (imp.typeOnly) continue;
+      const target = resolveInRepo(f, imp.specifier);
+      if (target === null) packages.add(imp.specifier);
+      else visit(target);
+    }
+  };
+  visit(file);
+  return packages;
+}
+
+test('the tool definitions are light: the API loads them without a browser, an image library or the model', (t) => {
+  const graph = repoGraph();
+  const loaded = [...packagesLoadedBy(graph, 'domain/catalogue.ts')];
+  t.true(loaded.includes('qrcode'), 'the walk reaches the definitions (qr-generate checks its text with qrcode)');
+  const heavy = ['puppeteer', 'puppeteer-core', 'jimp', '@tensorflow/tfjs', 'upscaler', 'pdfjs-dist', 'cheerio', 'hash-wasm', 'piscina'];
+  t.deepEqual(loaded.filter((p) => heavy.some((h) => p === h || p.startsWith(`${h}/`))), []);
 });
 
 test('the check reads type-only and value imports apart, dynamic imports included', (t) => {
