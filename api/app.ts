@@ -24,6 +24,7 @@ import { adminRoutes } from './routes/admin.js';
 import { serviceRoutes } from './routes/service.js';
 import { docsRoutes } from './routes/docs.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { eventRoutes } from './routes/events.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 
 export interface AppDeps {
@@ -84,6 +85,7 @@ export function createApp(deps: AppDeps): Koa {
       guard: createTargetGuard({ allowlist: config.targetAllowlist, resolver: createResolver({ servers: config.dnsServers }) }),
       record: createEventRecorder(db, onEvent),
     }),
+    eventRoutes({ db, auth, rateLimit }),
     docsRoutes({ baseUrl: config.publicBaseUrl }),
     dashboardRoutes(),
   ];

@@ -9,6 +9,8 @@ import type { ToolSchemas } from '../domain/tool-schemas.js';
 import { BODY_SCHEMAS } from './body-schemas.js';
 import { DEFAULT_BODY_LIMIT } from './body.js';
 import { MAX_ENDPOINTS_PER_ACCOUNT } from './routes/webhooks.js';
+import { EVENT_RETENTION_MS } from '../lib/events.js';
+import { SECRET_OVERLAP_MS } from '../lib/webhook-policy.js';
 import {
   GROUP_DESCRIPTIONS, HEADERS, PARAMETERS, RATE_LIMIT_HEADERS, SECURITY_SCHEMES, TAGS,
   headerRef, json, paramRef, pascal, problemResponses, type Json, type Tag,
@@ -212,12 +214,51 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     ok: withRateLimit('The event is queued.', json(ref('WebhookTestSent')), '202'),
     codes: [...OWNER_CODES, 'not_found'],
   });
+  route('patch', '/api/v1/account/webhooks/{id}', {
+    tag: 'webhook-endpoints', operationId: 'updateWebhook', summary: 'Choose the event types of a webhook endpoint', ...owner,
+    description: 'Replaces the list of event types delivered to the endpoint. Events already queued for it are still delivered.',
+    parameters: [paramRef('EndpointId')],
+    requestBody: { required: true, content: json(BODY_SCHEMAS.updateWebhook, example({ eventTypes: ['credits.low', 'call.completed'] })) },
+    ok: withRateLimit('The endpoint.', json(ref('WebhookEndpoint'))),
+    codes: [...OWNER_CODES, ...BODY_CODES, 'not_found'],
+  });
   route('post', '/api/v1/account/webhooks/{id}/enable', {
     tag: 'webhook-endpoints', operationId: 'enableWebhook', summary: 'Re-enable a webhook endpoint', ...owner,
-    description: 'Makes a disabled endpoint active again with its failure count reset to 0.',
+    description:
+      'Makes a disabled endpoint active again with its failure count reset to 0. With `recoverSince`, every event since then (at most 30 days back) ' +
+      'that the endpoint should have received and never got is delivered too, once, in the order the events happened (attempts with `trigger: recovery`). The body may be left out.',
     parameters: [paramRef('EndpointId')],
+    requestBody: { required: false, content: json(BODY_SCHEMAS.enableWebhook, example({ recoverSince: '2026-01-01T00:00:00Z' })) },
     ok: withRateLimit('The endpoint, active.', json(ref('WebhookEndpoint'))),
+    codes: [...OWNER_CODES, ...BODY_CODES, 'not_found'],
+  });
+  route('post', '/api/v1/account/webhooks/{id}/rotate-secret', {
+    tag: 'webhook-endpoints', operationId: 'rotateWebhookSecret', summary: 'Rotate the signing secret', ...owner,
+    description:
+      `Gives the endpoint a new signing secret, shown only in this answer. For ${SECRET_OVERLAP_MS / 3_600_000} hours (or until you end it) every delivery is signed with both: ` +
+      '`X-Service-Signature` with the previous secret, as receivers already check it, and `X-Service-Signatures` with the new one and the previous one. ' +
+      'Move the receiver to the new secret inside the window (`verifyWebhook` accepts either). Rotating again during a window ends the older previous secret at once. The body may be left out.',
+    parameters: [paramRef('EndpointId')],
+    requestBody: { required: false, content: json(BODY_SCHEMAS.noBody) },
+    ok: withRateLimit('The endpoint with its new secret.', json(ref('RotatedWebhookEndpoint'))),
+    codes: [...OWNER_CODES, ...BODY_CODES, 'not_found'],
+  });
+  route('delete', '/api/v1/account/webhooks/{id}/previous-secret', {
+    tag: 'webhook-endpoints', operationId: 'endWebhookSecretOverlap', summary: 'End the previous secret now', ...owner,
+    description: 'Ends a rotation\'s overlap before its time: from now on deliveries are signed with the new secret only. Answers the same when no overlap runs.',
+    parameters: [paramRef('EndpointId')],
+    ok: withRateLimit('The endpoint.', json(ref('WebhookEndpoint'))),
     codes: [...OWNER_CODES, 'not_found'],
+  });
+  route('post', '/api/v1/account/webhooks/{id}/replay', {
+    tag: 'webhook-endpoints', operationId: 'replayWebhookEvent', summary: 'Replay an event', ...owner,
+    description:
+      'Sends one past event of the account (from the event log, kept 30 days) to this endpoint again: a new attempt, signed afresh, listed in the attempts with `trigger: replay`. ' +
+      'It is sent even when the endpoint is not subscribed to its type. A disabled endpoint answers `endpoint_disabled`.',
+    parameters: [paramRef('EndpointId')],
+    requestBody: { required: true, content: json(BODY_SCHEMAS.replayEvent, example({ eventId: 'evt_9fK2pQ7rT1wX5zB3nM8cLd' })) },
+    ok: withRateLimit('The attempt is queued.', json(ref('WebhookReplayQueued')), '202'),
+    codes: [...OWNER_CODES, ...BODY_CODES, 'not_found', 'endpoint_disabled'],
   });
   route('get', '/api/v1/account/webhooks/{id}/attempts', {
     tag: 'webhook-endpoints', operationId: 'listWebhookAttempts', summary: 'List delivery attempts', ...owner,
@@ -225,6 +266,16 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     parameters: [paramRef('EndpointId'), paramRef('AttemptsLimit')],
     ok: withRateLimit('The attempts.', json({ type: 'array', items: ref('WebhookAttempt') })),
     codes: [...OWNER_CODES, 'not_found', 'validation_failed'],
+  });
+
+  route('get', '/api/v1/account/events', {
+    tag: 'account', operationId: 'listEvents', summary: 'List events', ...owner,
+    description:
+      `Every event the account produced in the last ${EVENT_RETENTION_MS / 86_400_000} days, newest first, with the endpoints each went to and what became of it there. ` +
+      'Page with `cursor`; filter with `type`.',
+    parameters: [paramRef('UsageLimit'), paramRef('UsageCursor'), paramRef('EventType')],
+    ok: withRateLimit('A page of events.', json(ref('EventPage'))),
+    codes: [...OWNER_CODES, 'validation_failed'],
   });
 
   // Operator API.

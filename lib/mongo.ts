@@ -103,6 +103,12 @@ export interface WebhookEndpointDoc {
   createdAt: Date;
   disabledAt: Date | null;
   disabledReason: string | null;
+  /** Event types delivered to it; absent on endpoints registered before they could choose (DEFAULT_EVENT_TYPES then). */
+  eventTypes?: string[];
+  /** While a rotation's overlap runs: the secret before it, sealed like `secretSealed`. */
+  previousSecretSealed?: string | null;
+  /** The rotation whose overlap runs: the endpoint's workflow ends it by this id when the window closes. */
+  rotation?: { id: string; startedAt: Date; overlapEndsAt: Date } | null;
 }
 
 export interface WebhookAttemptDoc {
@@ -119,6 +125,8 @@ export interface WebhookAttemptDoc {
   durationMs: number;
   success: boolean;
   error: string | null;
+  /** Why this attempt was made, when not for the event's first arrival: the owner asked to replay it, or to recover missed events. */
+  trigger?: 'replay' | 'recovery';
 }
 
 /** A delivery that ended without reaching the receiver, and why. `_id` is `<endpointId>:<eventId>`. */
@@ -189,6 +197,10 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.webhookEndpoints.createIndex({ accountId: 1, createdAt: 1 }),
     c.webhookAttempts.createIndex({ endpointId: 1, attemptedAt: -1 }),
     c.webhookUndelivered.createIndex({ endpointId: 1, endedAt: -1 }),
+    // The event log (its deliveries per event) and recovery (what an endpoint never got).
+    c.webhookAttempts.createIndex({ eventId: 1 }),
+    c.webhookUndelivered.createIndex({ eventId: 1 }),
+    c.events.createIndex({ createdAt: 1 }),
   ]);
 }
 

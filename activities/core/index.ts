@@ -22,7 +22,7 @@ export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) 
     commit: (call: CallRef) => ledger.commit(call),
     refund: (call: CallRef) => ledger.refund(call),
     destroyCallKey: (requestId: string) => callKeys.destroy(requestId),
-    sweep: () => sweeper.sweep(),
+    sweep: (now?: number) => sweeper.sweep(now),
     ...(options.webhooks ? createWebhookActivities(options.webhooks) : {}),
   };
 }

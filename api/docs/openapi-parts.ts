@@ -2,6 +2,7 @@
 //! the problem answers, which are built from the error table and the error guide.
 import type { Group } from '../../domain/tool-definition.js';
 import { ERRORS, type ErrorCode } from '../../lib/errors.js';
+import { EVENT_KINDS } from '../../lib/events.js';
 import { ERROR_GUIDE } from './error-guide.js';
 import { ref } from './schemas.js';
 
@@ -46,6 +47,7 @@ export const PARAMETERS: Readonly<Record<string, Json>> = {
   AccountId: { name: 'id', in: 'path', required: true, description: 'Account id (`acc_...`).', schema: { type: 'string' } },
   UsageLimit: { name: 'limit', in: 'query', required: false, description: 'Entries per page.', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
   UsageCursor: { name: 'cursor', in: 'query', required: false, description: '`nextCursor` of the previous page.', schema: { type: 'string' } },
+  EventType: { name: 'type', in: 'query', required: false, description: 'Only events of this type.', schema: { type: 'string', enum: [...EVENT_KINDS] } },
   AttemptsLimit: { name: 'limit', in: 'query', required: false, description: 'Attempts to list, newest first.', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
 };
 
