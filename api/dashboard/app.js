@@ -5,6 +5,7 @@ import { createClient, verifyToken } from './api.js';
 import { $, announce, busy, clearFormError, focusOn, problemText, showFormError } from './dom.js';
 import { clearToken, loadToken, saveToken, tokenProblem } from './session.js';
 import { createKeysView } from './view-keys.js';
+import { createEventsView } from './view-events.js';
 import { createUsageView } from './view-usage.js';
 import { createWebhooksView } from './view-webhooks.js';
 
@@ -21,7 +22,8 @@ function startSession(token, account) {
   const usage = createUsageView({ client, container: $('usage-body'), section: $('usage') });
   const keys = createKeysView({ client });
   const webhooks = createWebhooksView({ client });
-  const current = { client, usage, keys, webhooks };
+  const events = createEventsView({ client, urlOf: (endpointId) => webhooks.urlOf(endpointId) });
+  const current = { client, usage, keys, webhooks, events };
   session = current;
 
   $('sign-in-view').hidden = true;
@@ -40,7 +42,8 @@ function showAccount(account) {
 async function refresh() {
   if (!session) return;
   const current = session;
-  const [account] = await Promise.all([current.usage.load(), current.keys.load(), current.webhooks.load()]);
+  // The events after the endpoints: their deliveries are shown by the endpoints' URLs.
+  const [account] = await Promise.all([current.usage.load(), current.keys.load(), current.webhooks.load().then(() => current.events.load())]);
   if (session === current) showAccount(account);
 }
 
@@ -54,6 +57,7 @@ function endSession(notice, { focus = true } = {}) {
     session.client.close();
     session.keys.close();
     session.webhooks.close();
+    session.events.close();
     $('usage-body').replaceChildren();
     session = null;
   }

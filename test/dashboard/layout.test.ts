@@ -1,6 +1,7 @@
 //! The dashboard at phone width (360 px, nothing wider than the screen), one flow by keyboard
 //! alone (sign in, create a key, revoke it through the dialog), and axe-core's WCAG 2.2 AA rules
-//! on every screen.
+//! on every screen (an endpoint's event types open, the event log filled). The keyboard paths of
+//! the webhook requests are in webhook-requests.test.ts.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import test from 'ava';
@@ -56,6 +57,12 @@ test.serial('at 360 px wide every screen fits the width, and tables become label
     const label = await page.$eval('#calls tbody td', (td) => getComputedStyle(td, '::before').content);
     t.is(label, '"Time"');
     await screenshot(page, 'phone-dashboard');
+    // The endpoint's event types opened, and the event log.
+    await page.click('#webhooks-body .event-types summary');
+    await page.waitForSelector('#events-body tbody tr');
+    t.is(await overflow(), 0, 'with the event types and the event log');
+    await page.$eval('#webhooks-body .event-types', (el) => el.scrollIntoView());
+    await screenshot(page, 'phone-event-types', { fullPage: false });
 
     await page.locator('#key-name').fill('phone');
     await page.click('#key-form button[type=submit]');
@@ -146,6 +153,8 @@ test.serial('axe-core finds no WCAG 2.2 A/AA or best-practice violation on any s
       await signIn(page, busy.ownerToken);
       await page.waitForSelector('#webhooks-body .attempts tbody tr');
       await page.click('.chart-details summary');
+      await page.click('#webhooks-body .event-types summary');
+      await page.waitForSelector('#events-body tbody tr');
       t.deepEqual(await axeViolations(page), [], `${where} dashboard`);
       await page.locator('#webhook-url').fill('https://');
       await page.click('#webhook-form button[type=submit]');
