@@ -25,6 +25,7 @@ import { serviceRoutes } from './routes/service.js';
 import { docsRoutes } from './routes/docs.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { eventRoutes } from './routes/events.js';
+import { callRoutes } from './routes/calls.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 
 export interface AppDeps {
@@ -86,6 +87,7 @@ export function createApp(deps: AppDeps): Koa {
       record: createEventRecorder(db, onEvent),
     }),
     eventRoutes({ db, auth, rateLimit }),
+    callRoutes({ db, auth, rateLimit, baseUrl: config.publicBaseUrl }),
     docsRoutes({ baseUrl: config.publicBaseUrl }),
     dashboardRoutes(),
   ];

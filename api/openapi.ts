@@ -11,6 +11,7 @@ import { DEFAULT_BODY_LIMIT } from './body.js';
 import { MAX_ENDPOINTS_PER_ACCOUNT } from './routes/webhooks.js';
 import { EVENT_RETENTION_MS } from '../lib/events.js';
 import { SECRET_OVERLAP_MS } from '../lib/webhook-policy.js';
+import { CALL_ANSWER_RETENTION_MS, CALL_TOMBSTONE_MS } from '../domain/async-calls.js';
 import {
   GROUP_DESCRIPTIONS, HEADERS, PARAMETERS, RATE_LIMIT_HEADERS, SECURITY_SCHEMES, TAGS,
   headerRef, json, paramRef, pascal, problemResponses, type Json, type Tag,
@@ -54,6 +55,8 @@ const TOOL_CALL_CODES: readonly ErrorCode[] = [
   'invalid_json', 'validation_failed', 'unauthorized', 'insufficient_credits', 'forbidden', 'idempotency_conflict',
   'payload_too_large', 'unsupported_media_type', 'rate_limited', 'unavailable', 'tool_timeout', 'internal_error',
 ];
+/** Codes of an API key's check and the rate limit (reading asynchronous calls). */
+const KEY_CODES: readonly ErrorCode[] = ['unauthorized', 'forbidden', 'rate_limited', 'unavailable', 'internal_error'];
 /** Codes of the account API's owner-token check and rate limit. */
 const OWNER_CODES: readonly ErrorCode[] = ['unauthorized', 'forbidden', 'rate_limited', 'unavailable', 'internal_error'];
 /** The operator API answers 404 while ADMIN_TOKEN is unset. */
@@ -135,9 +138,21 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
       description: toolDescription(tool, s.input),
       'x-credits': tool.cost,
       security: [{ apiKey: [] }],
-      parameters: [paramRef('Idempotency-Key')],
+      parameters: [paramRef('Idempotency-Key'), paramRef('Prefer')],
       requestBody: { required: true, content: json(ref(input), mediaExamples(s.input)) },
       ok: {
+        '202': {
+          description: 'With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet.',
+          headers: {
+            'X-Request-Id': headerRef('X-Request-Id'),
+            Location: headerRef('Location'),
+            'Preference-Applied': headerRef('Preference-Applied'),
+            'Retry-After': headerRef('Retry-After'),
+            ...RATE_LIMIT_HEADERS,
+            'Idempotent-Replayed': headerRef('Idempotent-Replayed'),
+          },
+          content: json(ref('CallAccepted')),
+        },
         '200': {
           description: 'The tool\'s output, unwrapped. The call is charged.',
           headers: {
@@ -153,6 +168,31 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
       codes: [...TOOL_CALL_CODES, ...tool.failures],
     });
   }
+
+  // Asynchronous calls.
+  route('get', '/api/v1/calls', {
+    tag: 'calls', operationId: 'listCalls', summary: 'List asynchronous calls', security: [{ apiKey: [] }],
+    description: 'The account\'s asynchronous calls, newest first, with their status (no output). Page with `cursor`. The owner token reads the same list at `/api/v1/account/calls`.',
+    parameters: [paramRef('UsageLimit'), paramRef('UsageCursor')],
+    ok: withRateLimit('A page of calls.', json(ref('CallPage'))),
+    codes: [...KEY_CODES, 'validation_failed'],
+  });
+  route('get', '/api/v1/calls/{requestId}', {
+    tag: 'calls', operationId: 'getCall', summary: 'Get an asynchronous call', security: [{ apiKey: [] }],
+    description:
+      '`running` (with `Retry-After`), then `succeeded` with the output or `failed` with the problem a synchronous call would have answered. ' +
+      `The answer is kept ${CALL_ANSWER_RETENTION_MS / 3_600_000} hours after the call ended, then \`call_expired\` (410) for ${CALL_TOMBSTONE_MS / 86_400_000} days, then 404. Another account's call is 404.`,
+    parameters: [paramRef('RequestId')],
+    ok: withRateLimit('The call.', json(ref('Call'))),
+    codes: [...KEY_CODES, 'not_found', 'call_expired'],
+  });
+  route('get', '/api/v1/account/calls', {
+    tag: 'account', operationId: 'listAccountCalls', summary: 'List asynchronous calls (owner)', ...owner,
+    description: 'The account\'s asynchronous calls, newest first, as `GET /api/v1/calls` lists them: what the dashboard shows.',
+    parameters: [paramRef('UsageLimit'), paramRef('UsageCursor')],
+    ok: withRateLimit('A page of calls.', json(ref('CallPage'))),
+    codes: [...OWNER_CODES, 'validation_failed'],
+  });
 
   // Account API.
   route('get', '/api/v1/account', {
@@ -378,7 +418,7 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
       ...Object.entries(TAGS).map(([name, tag]) => ({ name, ...tag })),
     ],
     'x-tagGroups': [
-      { name: 'Tools', tags: usedGroups(tools) },
+      { name: 'Tools', tags: [...usedGroups(tools), 'calls'] },
       { name: 'Account', tags: ['account', 'api-keys', 'webhook-endpoints'] },
       { name: 'Webhooks', tags: ['webhook-events'] },
       { name: 'Operator', tags: ['operator'] },

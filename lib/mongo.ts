@@ -1,7 +1,7 @@
 //! The MongoDB connection, the collections the service uses and their indexes.
 //! Everything here must also work on wire-compatible engines: single-document atomic updates
 //! and unique indexes only (no transactions, no TTL indexes, no change streams).
-import { MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
+import { MongoClient, MongoServerError, type Collection, type Db, type ObjectId } from 'mongodb';
 
 export interface Hold {
   cost: number;
@@ -141,6 +141,29 @@ export interface WebhookUndeliveredDoc {
   endedAt: Date;
 }
 
+/** An asynchronous tool call (`Prefer: respond-async`) and, once it ended, its answer, kept 24 h. */
+export interface CallDoc {
+  /** The call's request id (its workflow id). */
+  _id: string;
+  accountId: string;
+  tool: string;
+  status: 'running' | 'succeeded' | 'failed';
+  createdAt: Date;
+  completedAt: Date | null;
+  /** completedAt + 24 h: the answer is served until then, `call_expired` after. */
+  expiresAt: Date | null;
+  /** Credits charged: the cost when it succeeded, else 0. */
+  charged: number;
+  /** The tool's output as JSON text, when small enough to keep in the document. */
+  output?: string;
+  /** The output in GridFS (bucket `call_outputs`) when it is larger. */
+  outputFileId?: ObjectId;
+  /** A failed call's problem: the same code, detail and members a synchronous call answers. */
+  problem?: { code: string; detail: string; extras: Record<string, unknown> };
+  /** Set by the sweeper once the answer was dropped. */
+  expired?: boolean;
+}
+
 /** gold-price's last good feed answer per source (`metal:gold`, `metal:silver`, `fx`), served when the feed is down. */
 export interface MarketQuoteDoc {
   _id: string;
@@ -159,6 +182,7 @@ export interface Collections {
   webhookAttempts: Collection<WebhookAttemptDoc>;
   webhookUndelivered: Collection<WebhookUndeliveredDoc>;
   marketQuotes: Collection<MarketQuoteDoc>;
+  calls: Collection<CallDoc>;
 }
 
 /**
@@ -181,6 +205,7 @@ export function collections(db: Db): Collections {
     webhookAttempts: db.collection('webhook_attempts'),
     webhookUndelivered: db.collection('webhook_undelivered'),
     marketQuotes: db.collection('market_quotes'),
+    calls: db.collection('calls'),
   };
 }
 
@@ -201,6 +226,8 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.webhookAttempts.createIndex({ eventId: 1 }),
     c.webhookUndelivered.createIndex({ eventId: 1 }),
     c.events.createIndex({ createdAt: 1 }),
+    c.calls.createIndex({ accountId: 1, createdAt: -1 }),
+    c.calls.createIndex({ expiresAt: 1 }),
   ]);
 }
 

@@ -48,6 +48,11 @@ export interface ToolCallInput {
    * refunded, never committed, so a client that got no 200 is never charged.
    */
   answerBy?: number;
+  /**
+   * Set for an asynchronous call (`Prefer: respond-async`): nobody waits for the answer, so the
+   * workflow records it (and `call.completed`) as its last step. Absent for synchronous calls.
+   */
+  async?: true;
 }
 
 /** What a tool activity receives. */

@@ -93,6 +93,12 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
       'Replay single events afterwards.',
     example: { detail: 'The endpoint whe_7Tn3pLq9Vx2Rk5Yb8Mc1Dz is disabled; re-enable it before replaying events to it.' },
   },
+  call_expired: {
+    when: 'The asynchronous call ended more than 24 hours ago; its answer (output or problem) is no longer kept.',
+    action: 'Read an asynchronous call\'s answer within 24 hours of its end. What it was charged stays in the usage list (GET /api/v1/account/usage).',
+    members: { expiredAt: 'When the answer stopped being kept.' },
+    example: { detail: 'The call ended more than 24 hours ago; its answer is no longer kept.', members: { expiredAt: '2026-01-02T12:00:00.000Z' } },
+  },
   payload_too_large: {
     when: 'The request body is over its limit: 1 MiB, or 3 MiB for html-to-image.',
     action: 'Send a smaller body. For large files, give the tool a URL to fetch instead where it takes one.',

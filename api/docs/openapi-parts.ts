@@ -22,6 +22,8 @@ export const HEADERS: Readonly<Record<string, Json>> = {
   'RateLimit-Remaining': { description: 'Calls left in the current burst.', schema: { type: 'integer' } },
   'RateLimit-Reset': { description: 'Seconds until the burst allowance is full again.', schema: { type: 'integer' } },
   'Idempotent-Replayed': { description: "Present on a repeat of an earlier request with the same Idempotency-Key: this is the first call's answer.", schema: { type: 'string', const: 'true' } },
+  Location: { description: 'Where to read the asynchronous call: `/api/v1/calls/{requestId}`.', schema: { type: 'string' } },
+  'Preference-Applied': { description: '`respond-async`: the call runs on; this is not its outcome.', schema: { type: 'string', const: 'respond-async' } },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
   'WWW-Authenticate': { description: 'The credential scheme: `Bearer`.', schema: { type: 'string' } },
 };
@@ -42,6 +44,17 @@ export const PARAMETERS: Readonly<Record<string, Json>> = {
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
     example: 'order-42-thumbnail',
   },
+  Prefer: {
+    name: 'Prefer',
+    in: 'header',
+    required: false,
+    description:
+      '`respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). ' +
+      'Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.',
+    schema: { type: 'string' },
+    example: 'respond-async',
+  },
+  RequestId: { name: 'requestId', in: 'path', required: true, description: "The call's request id (`X-Request-Id` of its 202).", schema: { type: 'string' } },
   KeyId: { name: 'id', in: 'path', required: true, description: 'Key id (`key_...`).', schema: { type: 'string' } },
   EndpointId: { name: 'id', in: 'path', required: true, description: 'Webhook endpoint id (`whe_...`).', schema: { type: 'string' } },
   AccountId: { name: 'id', in: 'path', required: true, description: 'Account id (`acc_...`).', schema: { type: 'string' } },
@@ -59,6 +72,7 @@ export const SECURITY_SCHEMES: Readonly<Record<string, Json>> = {
 
 /** Tags besides the tool groups. Names are part of the reference's anchors (`#tag/<name>/...`). */
 export const TAGS = {
+  calls: { 'x-displayName': 'Asynchronous calls', description: 'Tool calls made with `Prefer: respond-async`: their status, then their output or problem, for 24 hours after they end.' },
   account: { 'x-displayName': 'Account', description: 'The account of the owner token: balance and usage. The dashboard uses these endpoints.' },
   'api-keys': { 'x-displayName': 'API keys', description: 'Create, list and revoke the API keys that call tools. A key is shown only when it is created.' },
   'webhook-endpoints': { 'x-displayName': 'Webhook endpoints', description: "Where the account's events are posted, and every delivery attempt." },

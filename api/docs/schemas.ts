@@ -59,6 +59,16 @@ const problem: Record<string, JsonSchema> = {
   },
 };
 
+const callFields = {
+  requestId: { type: 'string', description: "The call's request id (its `X-Request-Id`)." },
+  tool: { type: 'string', description: 'Tool name.' },
+  status: { type: 'string', enum: ['running', 'succeeded', 'failed'] },
+  createdAt: dateTime('When the call was accepted.'),
+  completedAt: nullableDateTime('When it ended; null while running.'),
+  charged: credits('Credits charged: the cost when it succeeded, 0 otherwise (a failed call is refunded in full).'),
+  code: { type: ['string', 'null'], description: "A failed call's error code; null otherwise." },
+};
+
 const apiKeyFields = {
   id: id('key', 'Key id.'),
   name: { type: ['string', 'null'], description: 'Your label for the key.' },
@@ -105,6 +115,30 @@ const account: Record<string, JsonSchema> = {
     credits: credits('Credits charged: the cost, or 0 when refunded.'),
     outcome: { type: 'string', enum: ['charged', 'refunded'], description: '`charged` for a 200 answer, `refunded` for any other.' },
     at: dateTime('When the call finished.'),
+  }),
+  CallAccepted: record('The call runs; read it at `location` (also the `Location` header).', {
+    requestId: { type: 'string', description: "The call's request id (its `X-Request-Id`)." },
+    tool: { type: 'string', description: 'Tool name.' },
+    status: { type: 'string', enum: ['running', 'succeeded', 'failed'], description: '`running` for a new call; a repeat with the same Idempotency-Key shows how the call stands.' },
+    location: { type: 'string', description: '`/api/v1/calls/{requestId}`.', examples: ['/api/v1/calls/call-acc_4hQ2mV8kZr1xYt6pW0nLbC-9fK2pQ7rT1wX5zB3nM8c'] },
+  }),
+  CallSummary: record('An asynchronous call.', callFields),
+  Call: {
+    // `output` only when it succeeded, `problem` only when it failed.
+    ...record('An asynchronous call: while `running`, only its status; then its output or its problem, kept 24 hours after it ended.', {
+      ...callFields,
+      expiresAt: nullableDateTime('When the answer stops being kept (24 hours after the end); null while running.'),
+    }),
+    properties: {
+      ...callFields,
+      expiresAt: nullableDateTime('When the answer stops being kept (24 hours after the end); null while running.'),
+      output: { description: "`succeeded` only: the tool's output, the same object a synchronous call answers (see the tool's 200)." },
+      problem: { ...ref('Problem'), description: '`failed` only: the problem a synchronous call would have answered: the same code, status, detail and members.' },
+    },
+  },
+  CallPage: record('Asynchronous calls, newest first.', {
+    items: { type: 'array', items: ref('CallSummary') },
+    nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' },
   }),
   UsagePage: record('Usage, newest first.', {
     items: { type: 'array', items: ref('UsageEntry') },
