@@ -127,6 +127,8 @@ export function createClient({ token, onUnauthorized = () => {} }) {
     replay: (endpointId, eventId) => call('POST', `/api/v1/account/webhooks/${id(endpointId)}/replay`, { eventId }),
     attempts: (endpointId, limit) => call('GET', `/api/v1/account/webhooks/${id(endpointId)}/attempts${query({ limit })}`),
     /** @param {{ limit?: number, cursor?: string }} [page] */
+    asyncCalls: ({ limit, cursor } = {}) => call('GET', `/api/v1/account/calls${query({ limit, cursor })}`),
+    /** @param {{ limit?: number, cursor?: string }} [page] */
     events: ({ limit, cursor } = {}) => call('GET', `/api/v1/account/events${query({ limit, cursor })}`),
   };
 }

@@ -5,6 +5,7 @@ import { createClient, verifyToken } from './api.js';
 import { $, announce, busy, clearFormError, focusOn, problemText, showFormError } from './dom.js';
 import { clearToken, loadToken, saveToken, tokenProblem } from './session.js';
 import { createKeysView } from './view-keys.js';
+import { createCallsView } from './view-calls.js';
 import { createEventsView } from './view-events.js';
 import { createUsageView } from './view-usage.js';
 import { createWebhooksView } from './view-webhooks.js';
@@ -23,7 +24,8 @@ function startSession(token, account) {
   const keys = createKeysView({ client });
   const webhooks = createWebhooksView({ client });
   const events = createEventsView({ client, urlOf: (endpointId) => webhooks.urlOf(endpointId) });
-  const current = { client, usage, keys, webhooks, events };
+  const calls = createCallsView({ client });
+  const current = { client, usage, keys, webhooks, events, calls };
   session = current;
 
   $('sign-in-view').hidden = true;
@@ -43,7 +45,12 @@ async function refresh() {
   if (!session) return;
   const current = session;
   // The events after the endpoints: their deliveries are shown by the endpoints' URLs.
-  const [account] = await Promise.all([current.usage.load(), current.keys.load(), current.webhooks.load().then(() => current.events.load())]);
+  const [account] = await Promise.all([
+    current.usage.load(),
+    current.calls.load(),
+    current.keys.load(),
+    current.webhooks.load().then(() => current.events.load()),
+  ]);
   if (session === current) showAccount(account);
 }
 
@@ -58,6 +65,7 @@ function endSession(notice, { focus = true } = {}) {
     session.keys.close();
     session.webhooks.close();
     session.events.close();
+    session.calls.close();
     $('usage-body').replaceChildren();
     session = null;
   }
@@ -117,10 +125,10 @@ function init() {
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible' && session) void refresh();
   });
-  // The balance and usage also follow calls made while the tab stays open; the other sections
+  // The balance, usage and asynchronous calls also follow calls made while the tab stays open; the other sections
   // change only by what is done on this page.
   setInterval(() => {
-    if (session && document.visibilityState === 'visible') void session.usage.load();
+    if (session && document.visibilityState === 'visible') void Promise.all([session.usage.load(), session.calls.load()]);
   }, USAGE_REFRESH_MS);
 
   const token = loadToken();

@@ -1,8 +1,7 @@
 //! The event log: every event of the account, newest first, with each endpoint it went to and
-//! what became of it there; paged with the API's cursor ("Load more events").
-import { busy, dataTable, empty, errorBox, focusOn, h, loading, replace, time } from './dom.js';
-
-const PAGE = 20;
+//! what became of it there; paged with the API's cursor.
+import { dataTable, h, time } from './dom.js';
+import { createPagedList } from './paged-list.js';
 
 /** An event's delivery at one endpoint, as a badge. */
 const STATUS = {
@@ -17,28 +16,6 @@ const REASONS = { endpoint_disabled: 'the endpoint was disabled', expired: 'retr
  * `urlOf`: the URL of one of the account's endpoints (a deleted one shows its id).
  */
 export function createEventsView({ client, urlOf }) {
-  const section = document.getElementById('events');
-  const container = document.getElementById('events-body');
-  let items = null;
-  let nextCursor = null;
-
-  async function load() {
-    if (items === null) replace(container, loading('events'));
-    section.setAttribute('aria-busy', 'true');
-    try {
-      const page = await client.events({ limit: Math.max(PAGE, items?.length ?? 0) });
-      items = page.items;
-      nextCursor = page.nextCursor;
-      render();
-    } catch (err) {
-      if (err.name === 'AbortError') return;
-      items = null;
-      replace(container, errorBox(err, { what: 'the events', retry: () => load() }));
-    } finally {
-      section.removeAttribute('aria-busy');
-    }
-  }
-
   function deliveries(list) {
     // No active endpoint took its type when it happened.
     if (list.length === 0) return h('span', { class: 'muted' }, 'Not sent to any endpoint');
@@ -60,13 +37,16 @@ export function createEventsView({ client, urlOf }) {
     );
   }
 
-  function render() {
-    if (items.length === 0) {
-      replace(container, empty('No events yet. Balance changes, new or revoked keys and test deliveries show up here.'));
-      return;
-    }
-    replace(
-      container,
+  return createPagedList({
+    section: document.getElementById('events'),
+    container: document.getElementById('events-body'),
+    what: 'events',
+    pageSize: 20,
+    fetchPage: (page) => client.events(page),
+    emptyText: 'No events yet. Balance changes, new or revoked keys, asynchronous calls and test deliveries show up here.',
+    moreLabel: 'Load more events',
+    focusKey: 'more-events',
+    table: (items) =>
       dataTable({
         attrs: { class: 'events-table', 'aria-labelledby': 'events-title' },
         columns: ['Time', 'Event', 'Delivered to'],
@@ -75,32 +55,5 @@ export function createEventsView({ client, urlOf }) {
           cells: [time(e.createdAt), [e.event, h('br'), h('code', { class: 'small' }, e.id)], deliveries(e.deliveries)],
         })),
       }),
-      nextCursor ? h('button', { type: 'button', class: 'load-more', 'data-focus-key': 'more-events', onclick: (ev) => loadMore(ev.currentTarget) }, 'Load more events') : null,
-    );
-  }
-
-  async function loadMore(button) {
-    await busy(button, async () => {
-      const before = items.length;
-      try {
-        const page = await client.events({ limit: PAGE, cursor: nextCursor });
-        items = [...items, ...page.items];
-        nextCursor = page.nextCursor;
-        render();
-        focusOn(container.querySelectorAll('tbody tr')[before] ?? container.querySelector('table'));
-      } catch (err) {
-        if (err.name === 'AbortError') return;
-        container.append(errorBox(err, { what: 'more events', retry: () => loadMore(button) }));
-      }
-    });
-  }
-
-  return {
-    load,
-    close() {
-      items = null;
-      nextCursor = null;
-      container.replaceChildren();
-    },
-  };
+  });
 }

@@ -22,6 +22,7 @@ test.before(async () => {
   busy = await newAccount(60, 'A company with a rather long name, Ltd');
   for (const text of ['a', 'b', 'c']) await callTool(busy.apiKey, 'hash-text', { text });
   await callTool(busy.apiKey, 'qr-generate', { text: 'dashboard' });
+  await callTool(busy.apiKey, 'hash-text', { text: 'later' }, { prefer: 'respond-async' });
   const endpoint = await registerEndpoint(busy, receiver.url('/a/fairly/long/path/for/a/webhook/receiver/that/must/wrap'));
   await sendTest(busy, endpoint.id);
   await eventually(() => attemptsOf(busy, endpoint.id), (rows) => rows.length === 1, 20_000, 'the attempt');
@@ -60,7 +61,8 @@ test.serial('at 360 px wide every screen fits the width, and tables become label
     // The endpoint's event types opened, and the event log.
     await page.click('#webhooks-body .event-types summary');
     await page.waitForSelector('#events-body tbody tr');
-    t.is(await overflow(), 0, 'with the event types and the event log');
+    await page.waitForSelector('#async-calls-body tbody tr');
+    t.is(await overflow(), 0, 'with the event types, the event log and the asynchronous calls');
     await page.$eval('#webhooks-body .event-types', (el) => el.scrollIntoView());
     await screenshot(page, 'phone-event-types', { fullPage: false });
 
@@ -155,6 +157,7 @@ test.serial('axe-core finds no WCAG 2.2 A/AA or best-practice violation on any s
       await page.click('.chart-details summary');
       await page.click('#webhooks-body .event-types summary');
       await page.waitForSelector('#events-body tbody tr');
+      await page.waitForSelector('#async-calls-body tbody tr');
       t.deepEqual(await axeViolations(page), [], `${where} dashboard`);
       await page.locator('#webhook-url').fill('https://');
       await page.click('#webhook-form button[type=submit]');
