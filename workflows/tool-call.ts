@@ -1,4 +1,6 @@
-//! One tool call: reserve its cost, run the tool on its pool, then commit or refund.
+//! One tool call: reserve its cost, run the tool, then commit or refund. It runs on the tool's pool
+//! (the pool's task queue), so the ledger steps and a short tool are local activities of one
+//! workflow task on the worker that took the call.
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -53,16 +55,29 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
   return result;
 }
 
+/** The tool's own retry policy: a final error code ends it, anything else is tried again. */
+const TOOL_RETRY = { initialInterval: '200ms', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: FINAL_CODES };
+
+type ToolActivities = Record<string, (req: ToolActivityInput) => Promise<unknown>>;
+
 function runTool(call: ToolCallInput, requestId: string): Promise<unknown> {
-  const tools = proxyActivities<Record<string, (req: ToolActivityInput) => Promise<unknown>>>({
+  const request = { requestId, input: call.input, sealed: call.sealed };
+  if (call.execution === 'local') {
+    // Within this workflow task; the task's timeout, not a heartbeat, notices a dead worker.
+    const local = proxyLocalActivities<ToolActivities>({ scheduleToCloseTimeout: call.timeoutMs, retry: TOOL_RETRY });
+    return local[call.tool]!(request);
+  }
+  const queued = proxyActivities<ToolActivities>({
+    // The pool's queue, named even though it is this workflow's own: calls started before calls
+    // ran on their pool had the workflow on `core`, and replay them with this same command.
     taskQueue: TASK_QUEUES[call.pool],
     // The whole deadline covers every attempt; heartbeats notice a dead worker within seconds.
     scheduleToCloseTimeout: call.timeoutMs,
     startToCloseTimeout: call.timeoutMs,
     heartbeatTimeout: '5s',
-    retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: FINAL_CODES },
+    retry: TOOL_RETRY,
   });
-  return tools[call.tool]!({ requestId, input: call.input, sealed: call.sealed });
+  return queued[call.tool]!(request);
 }
 
 function failed(error: ToolCallError): ToolCallResult {
