@@ -47,9 +47,10 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
         ? failed({ code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} })
         : { ok: true, output, charged: call.cost, balance: committed.balance };
   } catch (err) {
-    if (!(err instanceof ActivityFailure)) throw err; // a bug in this workflow: fail the task, fix, replay
+    const failure = toolFailure(err);
+    if (!failure) throw err; // a bug in this workflow: fail the task, fix, replay
     await ledger.refund(ref);
-    result = failed(describeFailure(err));
+    result = failed(describeFailure(failure));
   }
   if (call.sealed) await ledger.destroyCallKey(ref.requestId);
   return result;
@@ -84,9 +85,19 @@ function failed(error: ToolCallError): ToolCallResult {
   return { ok: false, error };
 }
 
-/** Maps an activity failure to the contract's error; unexpected failures say nothing internal. */
-export function describeFailure(err: ActivityFailure): ToolCallError {
-  const cause = err.cause;
+/**
+ * What made the tool step fail: the cause of an activity's failure, or a local activity's own
+ * failure, which reaches the workflow unwrapped (only its timeouts and cancellations come wrapped
+ * in an ActivityFailure). Undefined for anything else, which is not the tool's doing.
+ */
+function toolFailure(err: unknown): unknown {
+  if (err instanceof ActivityFailure) return err.cause;
+  if (err instanceof ApplicationFailure) return err;
+  return undefined;
+}
+
+/** Maps the tool's failure to the contract's error; unexpected failures say nothing internal. */
+export function describeFailure(cause: unknown): ToolCallError {
   if (cause instanceof TimeoutFailure) {
     return { code: 'tool_timeout', message: 'The tool did not finish within its deadline.', extras: {} };
   }

@@ -17,10 +17,13 @@ let mongo: Mongo;
 let bed: WorkflowTestBed | undefined;
 
 test.before(async () => {
-  bed = await startWorkflowTestBed('workflow_answer_by_tests', async (env, mongo) => [
-    await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath: WORKFLOWS_PATH, activities: createCoreActivities(mongo.db) }),
-    await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.cpu, activities: { answers: async () => ({ fine: true }) } }),
-  ]);
+  bed = await startWorkflowTestBed('workflow_answer_by_tests', async (env, mongo) => {
+    const { reserve, commit, refund, destroyCallKey } = createCoreActivities(mongo.db);
+    const answers = async () => ({ fine: true });
+    return [
+      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.cpu, workflowsPath: WORKFLOWS_PATH, activities: { reserve, commit, refund, destroyCallKey, answers } }),
+    ];
+  });
   ({ env, mongo } = bed);
 });
 
@@ -28,8 +31,8 @@ test.after.always(() => bed?.close());
 
 async function call(answerBy: number): Promise<{ result: ToolCallResult; accountId: string }> {
   const { account } = await createAccounts(mongo.db).open({ credits: 10 });
-  const input: ToolCallInput = { accountId: account._id, tool: 'answers', pool: 'cpu', cost: 3, timeoutMs: 10_000, input: {}, answerBy };
-  const result = await env.client.workflow.execute('toolCall', { taskQueue: TASK_QUEUES.core, workflowId: `wf-answer-by-${answerBy}-${Date.now()}`, args: [input] });
+  const input: ToolCallInput = { accountId: account._id, tool: 'answers', pool: 'cpu', execution: 'local', cost: 3, timeoutMs: 10_000, input: {}, answerBy };
+  const result = await env.client.workflow.execute('toolCall', { taskQueue: TASK_QUEUES.cpu, workflowId: `wf-answer-by-${answerBy}-${Date.now()}`, args: [input] });
   return { result: result as ToolCallResult, accountId: account._id };
 }
 
