@@ -36,7 +36,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PIP_FLAGS = ['--no-deps', '--only-binary=:all:', '--disable-pip-version-check', '--no-input', '--root-user-action=ignore', '-q'];
 
 /** Runs a command; resolves with its output, rejects with the output when it fails. */
-function run(command, args, options = {}) {
+export function run(command, args, options = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
     let output = '';
@@ -54,7 +54,7 @@ function run(command, args, options = {}) {
 
 const succeeds = (command, args) => run(command, args).then(() => true, () => false);
 
-async function missingAptPackages(packages) {
+export async function missingAptPackages(packages) {
   const missing = [];
   for (const name of packages) {
     const status = await run('dpkg-query', ['-W', '-f=${Status}', name]).catch(() => '');
@@ -63,7 +63,7 @@ async function missingAptPackages(packages) {
   return missing;
 }
 
-async function aptInstall(packages, log) {
+export async function aptInstall(packages, log) {
   log(`installing Debian packages: ${packages.join(' ')} (apt, may take a few minutes)`);
   const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
@@ -169,7 +169,7 @@ function processAlive(pid) {
  * Runs `fn` holding `.tools/.install.lock` (the holder's pid inside). A lock whose holder has
  * died is taken over, so a killed install never blocks the next one.
  */
-async function withInstallLock(root, log, fn) {
+export async function withInstallLock(root, log, fn) {
   const file = path.join(root, '.tools', '.install.lock');
   mkdirSync(path.dirname(file), { recursive: true });
   let announced = false;
