@@ -1,6 +1,6 @@
 //! Per-tool duration and outcome of every tool activity a worker runs, recorded through the
 //! Temporal runtime's meter so they are served with the SDK's own metrics on METRICS_PORT:
-//! `temporal_tool_duration` (seconds) by `tool` and `outcome` (`ok`, the contract's error code,
+//! `tool_duration_seconds` by `tool` and `outcome` (`ok`, the contract's error code,
 //! `cancelled` or `error`).
 import { Runtime, type ActivityInterceptorsFactory } from '@temporalio/worker';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
@@ -15,7 +15,7 @@ export function outcomeOf(err: unknown): string {
 
 /** An activity interceptor for a tool pool's worker (one histogram per process). */
 export function toolMetricsInterceptor(): ActivityInterceptorsFactory {
-  const duration = Runtime.instance().metricMeter.createHistogram('tool_duration', 'float', 's', 'Tool activity duration by tool and outcome');
+  const duration = Runtime.instance().metricMeter.createHistogram('tool_duration_seconds', 'float', 's', 'Tool activity duration by tool and outcome');
   return (ctx) => ({
     inbound: {
       async execute(input, next) {

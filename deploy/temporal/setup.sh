@@ -26,8 +26,14 @@ namespace)
   ns="${TEMPORAL_NAMESPACE:-default}"
   temporal operator namespace describe --namespace "$ns" >/dev/null 2>&1 \
     || temporal operator namespace create --namespace "$ns" --retention "${NAMESPACE_RETENTION:-24h}"
-  temporal operator search-attribute create --namespace "$ns" --name AccountId --type Keyword --name Tool --type Keyword \
-    || temporal operator search-attribute list --namespace "$ns" | grep -q AccountId
+  # A new namespace reaches the server's namespace cache within ~10 s: retry until it has.
+  tries=0
+  until temporal operator search-attribute create --namespace "$ns" --name AccountId --type Keyword --name Tool --type Keyword 2>/dev/null \
+    || temporal operator search-attribute list --namespace "$ns" 2>/dev/null | grep -q AccountId; do
+    tries=$((tries + 1))
+    [ "$tries" -ge 60 ] && { echo "search attributes not registered" >&2; exit 1; }
+    sleep 1
+  done
   ;;
 *)
   echo "usage: setup.sh schema|namespace" >&2

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ControlActions } from './control.js';
 import { startLoadBalancer, type RunningLoadBalancer } from './load-balancer.js';
-import { freePort, waitForHttp } from './net.js';
+import { freeLowPort, freePort, waitForHttp } from './net.js';
 import { startPostgres, type PostgresOptions, type RunningPostgres } from './postgres.js';
 import { startDatabase, type RunningDatabase } from './services.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
@@ -51,7 +51,8 @@ export interface ClusterPorts {
 export async function freeClusterPorts(): Promise<ClusterPorts> {
   const temporal = {} as TemporalServerPorts;
   for (const key of ['frontend', 'frontendHttp', 'frontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership', 'metrics'] as const) {
-    temporal[key] = await freePort();
+    // Temporal keeps its services' ports in a smallint column.
+    temporal[key] = await freeLowPort();
   }
   const api = { 'api-1': await freePort(), 'api-2': await freePort() };
   const metrics = {} as ClusterPorts['metrics'];
