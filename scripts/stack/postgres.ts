@@ -35,7 +35,9 @@ function runAs(): { uid: number; gid: number } | undefined {
 
 function initCluster(options: PostgresOptions, user: { uid: number; gid: number } | undefined): void {
   if (existsSync(path.join(options.dataDir, 'PG_VERSION'))) return;
-  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  // Only the data directory itself is private (PostgreSQL insists); its parents stay traversable.
+  mkdirSync(path.dirname(options.dataDir), { recursive: true });
+  mkdirSync(options.dataDir, { mode: 0o700 });
   if (user) chownSync(options.dataDir, user.uid, user.gid);
   execFileSync(
     path.join(options.binDir, 'initdb'),

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { callTool, newAccount } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
+import { sample } from '../../bench/prom-text.js';
 
 // bootstrap-cluster.mjs is plain JavaScript without types: imported by URL, typed here.
 const { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } = (await import(new URL('../../scripts/bootstrap-cluster.mjs', import.meta.url).href)) as {
@@ -18,14 +19,6 @@ const { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } = (await import(new URL('
 const metricsUrls = (): Record<string, string> => JSON.parse(process.env.CLUSTER_METRICS_JSON ?? '{}');
 const metrics = async (part: string) => (await fetch(metricsUrls()[part]!)).text();
 
-/** Sum of a Prometheus series' samples whose labels include all of `labels`. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  let sum = 0;
-  for (const m of text.matchAll(new RegExp(`^${name}\\{([^}]*)\\} ([0-9.e+-]+)$`, 'gm'))) {
-    if (Object.entries(labels).every(([k, v]) => m[1]!.includes(`${k}="${v}"`))) sum += Number(m[2]);
-  }
-  return sum;
-}
 
 test('calls through the load balancer reach both API replicas and both cpu workers', async (t) => {
   const account = await newAccount(100);
@@ -57,7 +50,7 @@ test('every worker process serves its task queue\'s schedule-to-start latency, s
 test('a refused tool call is counted by its contract code on the worker that ran it', async (t) => {
   const account = await newAccount(100);
   const res = await callTool(account.apiKey, 'http-request', { url: 'http://10.0.0.1/' });
-  t.is(res.status, 403, JSON.stringify(res.body));
+  t.is(res.status, 422, JSON.stringify(res.body));
   const network = await metrics('worker-network');
   t.true(sample(network, 'tool_duration_seconds_count', { tool: 'http-request', outcome: 'target_not_allowed' }) > 0, network.split('\n').filter((l) => l.startsWith('tool_duration_seconds_count')).join('\n'));
 });
@@ -101,7 +94,7 @@ test('docker-compose.yml is valid and pins what ran here: server, admin tools an
   t.true(compose.includes(`temporalio/server:${TEMPORAL_SERVER_VERSION}`));
   t.true(compose.includes(`temporalio/admin-tools:${TEMPORAL_SERVER_VERSION}`));
   t.true(compose.includes(`temporalio/ui:${TEMPORAL_UI_VERSION}`));
-  for (const file of ['./deploy/temporal:', './deploy/temporal-dynamic-config.yaml:', './deploy/haproxy:', 'setup.sh schema', 'setup.sh namespace', '--env utility-tools']) {
+  for (const file of ['./deploy/temporal:', './deploy/temporal-dynamic-config.yaml:', './deploy/haproxy:', 'utility-tools/setup.sh", "schema"', 'utility-tools/setup.sh namespace', '--env utility-tools']) {
     t.true(compose.includes(file), `compose uses ${file}`);
   }
   for (const entry of ['dist/api/server.js', 'dist/workers/core.js', 'dist/workers/cpu.js', 'dist/workers/network.js', 'dist/workers/browser.js']) {
