@@ -4,7 +4,7 @@
 //! CPU-per-call figures.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BenchStack, StackProcess } from './stack.js';
+import { benchApiKey, type BenchStack, type StackProcess } from './stack.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -43,15 +43,7 @@ export async function withClusterBenchStack<T>(fn: (stack: BenchStack, cluster: 
       adminToken,
       temporal: { address: cluster.temporalAddress, namespace: cluster.namespace },
       processes,
-      async newApiKey(credits) {
-        const res = await fetch(`${cluster.apiUrl}/api/v1/admin/accounts`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ name: 'bench', credits }),
-        });
-        if (res.status !== 201) throw new Error(`could not open a bench account: ${res.status} ${await res.text()}`);
-        return ((await res.json()) as { apiKey: { key: string } }).apiKey.key;
-      },
+      newApiKey: (credits) => benchApiKey(cluster.apiUrl, adminToken, credits),
     }, { metricsUrls: cluster.metricsUrls });
   } finally {
     await supervisor.stopAll();
