@@ -43,8 +43,8 @@ export interface ClusterPorts {
   temporal: TemporalServerPorts;
   /** HTTP port of each API replica. */
   api: Record<(typeof API_REPLICAS)[number], number>;
-  /** METRICS_PORT of each worker process. */
-  metrics: Record<(typeof WORKER_PROCESSES)[number]['name'], number>;
+  /** METRICS_PORT of each worker process and of each API replica's core worker. */
+  metrics: Record<AppName, number>;
 }
 
 /** Free ports for every part (a throwaway cluster; start:cluster keeps its set in .data/). */
@@ -56,7 +56,7 @@ export async function freeClusterPorts(): Promise<ClusterPorts> {
   }
   const api = { 'api-1': await freePort(), 'api-2': await freePort() };
   const metrics = {} as ClusterPorts['metrics'];
-  for (const w of WORKER_PROCESSES) metrics[w.name] = await freePort();
+  for (const name of [...API_REPLICAS, ...WORKER_PROCESSES.map((w) => w.name)]) metrics[name] = await freePort();
   return {
     loadBalancer: await freePort(),
     loadBalancerMetrics: await freePort(),
@@ -103,7 +103,7 @@ export interface Cluster {
   temporalAddress: string;
   namespace: string;
   mongodbUrl: string;
-  /** Prometheus endpoints by part: the workers, the APIs, Temporal, HAProxy. */
+  /** Prometheus endpoints by part: the workers, the APIs (and `api-N-worker`, their core workers), Temporal, HAProxy. */
   metricsUrls: Record<string, string>;
   /** The apps' full environment (as the processes got it, less PORT and METRICS_PORT). */
   env: NodeJS.ProcessEnv;
@@ -147,7 +147,7 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
   const apps = new Map<AppName, ManagedProcess>();
   const startApp = (name: AppName): ManagedProcess => {
     const entry = name.startsWith('api-') ? 'api/server.js' : WORKER_PROCESSES.find((w) => w.name === name)!.entry;
-    const own = name.startsWith('api-') ? { PORT: String(ports.api[name as 'api-1']) } : { METRICS_PORT: String(ports.metrics[name as 'worker-core']) };
+    const own = { METRICS_PORT: String(ports.metrics[name]), ...(name.startsWith('api-') && { PORT: String(ports.api[name as 'api-1']) }) };
     const proc = supervisor.start({
       name,
       command: process.execPath,
@@ -183,7 +183,10 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
   await waitForHttp(`${lb.url}/readyz`, { what: 'the API through the load balancer', timeoutMs: 30_000, processes: [lb.process] });
 
   const metricsUrls: Record<string, string> = { temporal: temporal.metricsUrl, haproxy: lb.metricsUrl };
-  for (const a of API_REPLICAS) metricsUrls[a] = `http://127.0.0.1:${ports.api[a]}/metrics`;
+  for (const a of API_REPLICAS) {
+    metricsUrls[a] = `http://127.0.0.1:${ports.api[a]}/metrics`;
+    metricsUrls[`${a}-worker`] = `http://127.0.0.1:${ports.metrics[a]}/metrics`; // its core worker's SDK metrics
+  }
   for (const w of WORKER_PROCESSES) metricsUrls[w.name] = `http://127.0.0.1:${ports.metrics[w.name]}/metrics`;
 
   const restartTemporal = async (how: 'stop' | 'kill', downMs = 0) => {

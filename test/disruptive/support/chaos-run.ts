@@ -4,7 +4,7 @@
 //! test/disruptive/chaos.test.ts in a bounded form.
 import { randomUUID } from 'node:crypto';
 import { atFixedRate } from './arrivals.js';
-import { captureMix, cheapMix, seededRandom, weightedPicker } from './call-mix.js';
+import { captureMix, cheapMix, seededRandom, weightedPicker, type MixEntry } from './call-mix.js';
 import { auditCalls, type AuditReport } from './ledger-audit.js';
 import type { FaultAction, StackControl } from './stack-control.js';
 import { newRecord, sendCall, type CallRecord } from './tool-client.js';
@@ -33,8 +33,8 @@ export interface ChaosOptions {
   idempotentShare: number;
   /** Add a few browser captures to the mix. */
   captures: boolean;
-  /** Only these tools (cheap mix names), e.g. the cpu pool's when one cpu worker is killed. */
-  tools?: string[];
+  /** The calls to send instead of the cheap mix (plus captures): e.g. only the cpu pool's tools. */
+  mix?: MixEntry[];
   /**
    * Retry an idempotent call at once, with the same key, while it has no answer or a 503
    * `unavailable` (what a client of the load balancer does when a replica dies under it).
@@ -106,8 +106,7 @@ async function retryWhileUnavailable(apiUrl: string, apiKey: string, call: CallR
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const random = seededRandom(options.seed);
   const targets = { pagesUrl: options.pagesUrl };
-  const mix = [...cheapMix(targets), ...(options.captures ? captureMix(targets) : [])];
-  const pick = weightedPicker(options.tools ? mix.filter((e) => options.tools!.includes(e.tool)) : mix, random);
+  const pick = weightedPicker(options.mix ?? [...cheapMix(targets), ...(options.captures ? captureMix(targets) : [])], random);
   const account = await openAccount(options.apiUrl, options.adminToken);
   const calls: CallRecord[] = [];
   const faults: ChaosResult['faults'] = [];
