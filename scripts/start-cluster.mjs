@@ -34,8 +34,11 @@ mkdirSync(data, { recursive: true });
 // The internal ports are chosen once and kept: Temporal records its addresses in PostgreSQL.
 // The public ones follow npm start's (PORT, TEMPORAL_UI_PORT and TEMPORAL_PORT override them).
 const portsFile = path.join(data, 'ports.json');
-if (!existsSync(portsFile)) writeFileSync(portsFile, `${JSON.stringify(await stack.freeClusterPorts(), null, 2)}\n`);
-const internal = JSON.parse(readFileSync(portsFile, 'utf8'));
+const saved = existsSync(portsFile) ? JSON.parse(readFileSync(portsFile, 'utf8')) : {};
+// Kept ports win; a part added since they were chosen gets a fresh one.
+const fresh = await stack.freeClusterPorts();
+const internal = { ...fresh, ...saved, temporal: { ...fresh.temporal, ...saved.temporal }, api: { ...fresh.api, ...saved.api }, metrics: { ...fresh.metrics, ...saved.metrics } };
+writeFileSync(portsFile, `${JSON.stringify(internal, null, 2)}\n`);
 const ports = {
   ...internal,
   loadBalancer: Number(process.env.PORT || 8080),
