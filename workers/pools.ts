@@ -100,6 +100,9 @@ export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ wo
     activities: toolActivities(served, { callKeys: createCallKeys(deps.db) }),
     interceptors: { activity: [toolMetricsInterceptor()] },
     maxConcurrentActivityTaskExecutions: concurrency,
+    // Draining on SIGTERM: polling stops at once and the calls already running may finish
+    // (the SDK's default cancels them at once, leaving their retry to another worker).
+    shutdownGraceTime: Math.max(...toolsOfPool(pool).map((t) => t.timeoutMs)),
   });
   return { worker, close };
 }
