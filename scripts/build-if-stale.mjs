@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-const SOURCES = ['api', 'lib', 'schemas', 'workers', 'workflows', 'activities', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
+const SOURCES = ['api', 'domain', 'lib', 'schemas', 'workers', 'workflows', 'activities', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
 
 function newestMtime(root) {
   let newest = 0;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SOURCES = ['api', 'lib', 'schemas', 'workers', 'workflows', 'activities'];
+const SOURCES = ['api', 'domain', 'lib', 'schemas', 'workers', 'workflows', 'activities'];
 
 for (const dir of SOURCES) {
   for (const entry of readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })) {

@@ -5,19 +5,8 @@
 import { ToolError } from '../../lib/errors.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { BrowserPool } from './browser-pool.js';
-import { applyViewport, capture, DEFAULT_SETTLE, type ImageOptions, type SettleLimits } from './capture.js';
-
-export interface HtmlToImageInput extends ImageOptions {
-  html: string;
-}
-
-export interface HtmlToImageOutput {
-  fileBase64: string;
-  mimeType: 'image/png' | 'image/jpeg';
-  width: number;
-  height: number;
-  truncated: boolean;
-}
+import type { HtmlToImageInput, HtmlToImageOutput } from '../../domain/tools/html-to-image.js';
+import { applyViewport, capture, DEFAULT_SETTLE, type SettleLimits } from './capture.js';
 
 export interface HtmlToImageDeps {
   pool: Pick<BrowserPool, 'withPage'>;

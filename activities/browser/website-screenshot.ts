@@ -5,25 +5,9 @@
 import type { TargetGuard } from '../../lib/target-guard.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { BrowserPool } from './browser-pool.js';
-import { applyViewport, capture, DEFAULT_SETTLE, type ImageOptions, type SettleLimits } from './capture.js';
+import type { WebsiteScreenshotInput, WebsiteScreenshotOutput } from '../../domain/tools/website-screenshot.js';
+import { applyViewport, capture, DEFAULT_SETTLE, type SettleLimits } from './capture.js';
 import { navigate } from './navigation.js';
-
-export interface WebsiteScreenshotInput extends ImageOptions {
-  url: string;
-  blockAds: boolean;
-  hideOverlays: boolean;
-}
-
-export interface WebsiteScreenshotOutput {
-  fileBase64: string;
-  mimeType: 'image/png' | 'image/jpeg';
-  width: number;
-  height: number;
-  pageTitle: string;
-  finalUrl: string;
-  truncated: boolean;
-  blockedRequestCount: number;
-}
 
 export interface WebsiteScreenshotDeps {
   pool: Pick<BrowserPool, 'withPage'>;
