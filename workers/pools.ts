@@ -21,6 +21,7 @@ import { createNetworkTools } from '../activities/network/index.js';
 import { createReadingPool } from '../activities/network/reading-pool.js';
 import { createBrowserTools } from '../activities/browser/index.js';
 import { createNetworkAccess } from '../lib/network-access.js';
+import { toolMetricsInterceptor } from './tool-metrics.js';
 
 export interface PoolDeps {
   config: Config;
@@ -132,11 +133,15 @@ export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ wo
     ...CALL_WORKER_OPTIONS,
     workflowBundle,
     activities: { ...toolActivities(served, { callKeys: createCallKeys(deps.db) }), reserve, commit, refund, destroyCallKey },
+    interceptors: { activity: [toolMetricsInterceptor(new Set(Object.keys(served)))] },
     maxConcurrentWorkflowTaskExecutions: slots,
     // Each call runs one local activity at a time (a ledger step or its tool).
     maxConcurrentLocalActivityExecutions: slots,
     // Queued tools (captures, conversions) run this many at once.
     maxConcurrentActivityTaskExecutions: concurrency,
+    // Draining on SIGTERM: polling stops at once and the calls already running may finish
+    // (the SDK's default cancels them at once, leaving their retry to another worker).
+    shutdownGraceTime: Math.max(...toolsOfPool(pool).map((t) => t.timeoutMs)),
   });
   return { worker, close };
 }

@@ -25,6 +25,13 @@ const FINAL_CODES = Object.keys(ERRORS);
 export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
   const ref = { accountId: call.accountId, requestId: workflowInfo().workflowId, tool: call.tool, cost: call.cost };
 
+  // Taken up only after the API gave up on it (the pool was down past the deadline): nobody waits
+  // for its answer, so it neither reserves nor runs the tool. The workflow clock is the time of
+  // this task, so a replay decides the same.
+  if (call.answerBy !== undefined && Date.now() > call.answerBy) {
+    return failed({ code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} });
+  }
+
   const reserved = await ledger.reserve(ref);
   if (!reserved.ok) {
     return failed({
