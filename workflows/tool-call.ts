@@ -19,6 +19,9 @@ const ledger = proxyLocalActivities<CoreActivities>({
   retry: { initialInterval: '100ms', maximumInterval: '5s' },
 });
 
+/** Events before a run's first workflow task: WorkflowExecutionStarted, WorkflowTaskScheduled, WorkflowTaskStarted. */
+const FIRST_TASK_HISTORY_LENGTH = 3;
+
 /** Codes a tool decides on purpose: retrying cannot change the answer. */
 const FINAL_CODES = Object.keys(ERRORS);
 
@@ -32,7 +35,9 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
     return failed({ code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} });
   }
 
-  const reserved = await ledger.reserve(ref);
+  // A first task that is not the run's first (history: started, scheduled, started) is a re-run
+  // after a worker died mid-task; its steps may have settled the call before they could report.
+  const reserved = await ledger.reserve({ ...ref, mayBeSettled: workflowInfo().historyLength > FIRST_TASK_HISTORY_LENGTH });
   if (!reserved.ok) {
     return failed({
       code: 'insufficient_credits',
