@@ -35,8 +35,6 @@ export interface AppDeps {
   metrics: Metrics;
   /** Where recorded events go; default the webhook fan-out (lib/webhook-fanout.ts). */
   onEvent?: EventSink;
-  /** True when a core worker shares the client's connection (eager workflow start). */
-  eagerStart?: boolean;
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -69,7 +67,7 @@ export function createApp(deps: AppDeps): Koa {
       rateLimit,
       validators: createValidators(schemas),
       schemas,
-      toolCalls: createToolCalls({ db, client: deps.client, secretKey: config.secretKey, eagerStart: deps.eagerStart ?? false }),
+      toolCalls: createToolCalls({ db, client: deps.client, secretKey: config.secretKey }),
       metrics: deps.metrics,
     }),
     accountRoutes({ db, auth, rateLimit, accounts }),

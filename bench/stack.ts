@@ -46,7 +46,7 @@ interface RunningBenchStack {
 }
 
 /**
- * Temporal, SecantusDB, the API (with its core worker) and one process per pool, as production
+ * Temporal, SecantusDB, the API and one process per pool, as production
  * runs them, so each part's CPU can be read on its own.
  */
 async function startThrowawayStack(): Promise<RunningBenchStack> {

@@ -58,8 +58,6 @@ export interface Config {
   officeNetworkIsolation: 'namespace' | 'none';
   /** Threads running the image-upscale model (300-500 MB each while working). `UPSCALE_THREADS`, default 1. */
   upscaleThreads: number;
-  /** Run a core worker inside the API process (lowest-latency start). `API_CORE_WORKER`, default true. */
-  apiCoreWorker: boolean;
   /** pino level. `LOG_LEVEL`, default info. */
   logLevel: string;
   /**
@@ -139,7 +137,6 @@ export function loadConfig(env: Env = process.env): Config {
     officeConversionTimeoutMs: int(env, 'OFFICE_CONVERSION_TIMEOUT_MS', 30_000, 1_000),
     officeNetworkIsolation: oneOf(env, 'OFFICE_NETWORK_ISOLATION', ['namespace', 'none'] as const, 'namespace'),
     upscaleThreads: int(env, 'UPSCALE_THREADS', 1, 1),
-    apiCoreWorker: bool(env, 'API_CORE_WORKER', true),
     logLevel: env.LOG_LEVEL || 'info',
     metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0, 1) : undefined,
     metricsHost: env.METRICS_HOST || '0.0.0.0',

@@ -3,7 +3,11 @@
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { ErrorCode } from './errors.js';
 
-/** The worker pools: `core` runs workflows, ledger and webhooks; the others run tools. */
+/**
+ * The worker pools: each tool pool (`cpu`, `network`, `browser`) runs the calls of its tools, the
+ * `toolCall` workflow and its ledger steps included, on its own task queue; `core` runs webhook
+ * delivery and the sweeper.
+ */
 export const POOLS = ['core', 'cpu', 'network', 'browser'] as const;
 export type Pool = (typeof POOLS)[number];
 /** Pools that run tool activities. */
@@ -48,7 +52,19 @@ export interface ToolCallInput {
    * refunded, never committed, so a client that got no 200 is never charged.
    */
   answerBy?: number;
+  /**
+   * How the workflow runs the tool (ToolDefinition.execution). Absent in calls started before
+   * calls ran on their pool's queue: those ran it as an activity on the pool's queue, `queued`.
+   */
+  execution?: 'local' | 'queued';
 }
+
+/**
+ * The longest a worker may hold one of a call's workflow tasks before Temporal gives it to another
+ * worker: what a call loses when its worker dies mid-task. The worker heartbeats a task that runs
+ * a long local activity at 80% of this, so the bound is on silence, not on the tool's duration.
+ */
+export const CALL_WORKFLOW_TASK_TIMEOUT_MS = 5_000;
 
 /** What a tool activity receives. */
 export interface ToolActivityInput {

@@ -15,7 +15,7 @@ export async function runPools(pools: Pool[]): Promise<void> {
   const mongo = await connectMongo(config.mongodbUrl, { appName: `worker-${pools.join('-')}` });
   await ensureIndexes(mongo.db);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
-  const workflowBundle = pools.includes('core') ? await bundleWorkflows(log) : undefined;
+  const workflowBundle = await bundleWorkflows(log);
 
   const started = [];
   for (const pool of pools) {

@@ -13,11 +13,14 @@ export function outcomeOf(err: unknown): string {
   return 'error';
 }
 
-/** An activity interceptor for a tool pool's worker (one histogram per process). */
-export function toolMetricsInterceptor(): ActivityInterceptorsFactory {
+/**
+ * An activity interceptor for a tool pool's worker (one histogram per process). Only `tools` are
+ * recorded: the same worker runs the ledger steps of its calls as local activities.
+ */
+export function toolMetricsInterceptor(tools: ReadonlySet<string>): ActivityInterceptorsFactory {
   const duration = Runtime.instance().metricMeter.createHistogram('tool_duration_seconds', 'float', 's', 'Tool activity duration by tool and outcome');
   return (ctx) => ({
-    inbound: {
+    inbound: !tools.has(ctx.info.activityType) ? {} : {
       async execute(input, next) {
         const started = performance.now();
         let failure: unknown;

@@ -43,7 +43,7 @@ export interface ClusterPorts {
   temporal: TemporalServerPorts;
   /** HTTP port of each API replica. */
   api: Record<(typeof API_REPLICAS)[number], number>;
-  /** METRICS_PORT of each worker process and of each API replica's core worker. */
+  /** METRICS_PORT of each worker process and of each API replica's Temporal client. */
   metrics: Record<AppName, number>;
 }
 
@@ -103,7 +103,7 @@ export interface Cluster {
   temporalAddress: string;
   namespace: string;
   mongodbUrl: string;
-  /** Prometheus endpoints by part: the workers, the APIs (and `api-N-worker`, their core workers), Temporal, HAProxy. */
+  /** Prometheus endpoints by part: the workers, the APIs (and `api-N-worker`, their Temporal clients' SDK metrics), Temporal, HAProxy. */
   metricsUrls: Record<string, string>;
   /** The apps' full environment (as the processes got it, less PORT and METRICS_PORT). */
   env: NodeJS.ProcessEnv;
@@ -165,7 +165,7 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
   const workerUp = (name: (typeof WORKER_PROCESSES)[number]['name']) =>
     waitForHttp(`http://127.0.0.1:${ports.metrics[name]}/metrics`, { what: name, timeoutMs: 120_000, processes: [apps.get(name)!] });
 
-  // Workers first: the core worker bundles the workflow code, the slowest part of a start.
+  // Workers first: each bundles the workflow code, the slowest part of a start.
   for (const w of WORKER_PROCESSES) startApp(w.name);
   for (const a of API_REPLICAS) startApp(a);
   const [ui] = await Promise.all([
@@ -185,7 +185,7 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
   const metricsUrls: Record<string, string> = { temporal: temporal.metricsUrl, haproxy: lb.metricsUrl };
   for (const a of API_REPLICAS) {
     metricsUrls[a] = `http://127.0.0.1:${ports.api[a]}/metrics`;
-    metricsUrls[`${a}-worker`] = `http://127.0.0.1:${ports.metrics[a]}/metrics`; // its core worker's SDK metrics
+    metricsUrls[`${a}-worker`] = `http://127.0.0.1:${ports.metrics[a]}/metrics`; // its Temporal client's SDK metrics
   }
   for (const w of WORKER_PROCESSES) metricsUrls[w.name] = `http://127.0.0.1:${ports.metrics[w.name]}/metrics`;
 
