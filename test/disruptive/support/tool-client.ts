@@ -13,6 +13,8 @@ export interface CallRecord {
   status?: number;
   /** The problem's `code` for an error answer. */
   code?: string;
+  /** The problem's `detail` for an error answer: what the caller was told went wrong. */
+  detail?: string;
   /** X-Request-Id: for a call that started a workflow, its id, which is the usage entry's. */
   requestId?: string;
   replayed?: boolean;
@@ -46,7 +48,9 @@ export async function sendCall(apiUrl: string, apiKey: string, record: CallRecor
     record.failure = undefined;
     if (res.status !== 200) {
       try {
-        record.code = (JSON.parse(text) as { code?: string }).code;
+        const problem = JSON.parse(text) as { code?: string; detail?: string };
+        record.code = problem.code;
+        record.detail = problem.detail;
       } catch {
         record.code = `not-json:${res.headers.get('content-type')}`;
       }
