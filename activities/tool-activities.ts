@@ -26,13 +26,14 @@ export function toolActivities(handlers: Record<string, ToolHandler>, deps: { ca
   for (const [name, handler] of Object.entries(handlers)) {
     activities[name] = async (req: ToolActivityInput) => {
       const ctx = Context.current();
-      const timer = setInterval(() => ctx.heartbeat(), HEARTBEAT_INTERVAL_MS);
+      // A local activity has no heartbeat of its own: its workflow task's timeout stands in.
+      const timer = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), HEARTBEAT_INTERVAL_MS);
       try {
         const input = req.sealed ? { ...req.input, ...(await openSecrets(deps.callKeys, req)) } : req.input;
         return await handler(input, {
           requestId: req.requestId,
           signal: ctx.cancellationSignal,
-          heartbeat: (details) => ctx.heartbeat(details),
+          heartbeat: ctx.info.isLocal ? () => {} : (details) => ctx.heartbeat(details),
         });
       } catch (err) {
         if (err instanceof ToolError) throw toApplicationFailure(err);

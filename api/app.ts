@@ -14,6 +14,7 @@ import { createWebhookFanout } from '../lib/webhook-fanout.js';
 import { createLedger } from '../domain/ledger.js';
 import { createAuthenticator } from './auth.js';
 import { problems, requestId } from './problem.js';
+import { routeLabel } from './route-label.js';
 import { createRateLimiter } from './rate-limit.js';
 import { createToolCalls } from './tool-calls.js';
 import { createValidators } from './validation.js';
@@ -36,8 +37,6 @@ export interface AppDeps {
   metrics: Metrics;
   /** Where recorded events go; default the webhook fan-out (lib/webhook-fanout.ts). */
   onEvent?: EventSink;
-  /** True when a core worker shares the client's connection (eager workflow start). */
-  eagerStart?: boolean;
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -57,7 +56,7 @@ export function createApp(deps: AppDeps): Koa {
     try {
       await next();
     } finally {
-      end({ route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', status: String(ctx.status) });
+      end({ route: routeLabel(ctx as Parameters<typeof routeLabel>[0]), status: String(ctx.status) });
     }
   });
   app.use(problems({ baseUrl: config.publicBaseUrl, log: deps.log }));
@@ -70,7 +69,7 @@ export function createApp(deps: AppDeps): Koa {
       rateLimit,
       validators: createValidators(schemas),
       schemas,
-      toolCalls: createToolCalls({ db, client: deps.client, secretKey: config.secretKey, eagerStart: deps.eagerStart ?? false }),
+      toolCalls: createToolCalls({ db, client: deps.client, secretKey: config.secretKey }),
       metrics: deps.metrics,
     }),
     accountRoutes({ db, auth, rateLimit, accounts }),

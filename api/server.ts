@@ -1,5 +1,4 @@
-//! The API process: serves HTTP and, by default, runs a core worker on the same Temporal
-//! connection so workflow starts are eager (no round trip through a task queue poll).
+//! The API process: serves HTTP; each tool call it accepts runs as a workflow on the tool's pool.
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { loadConfig } from '../lib/config.js';
@@ -9,12 +8,11 @@ import { createMetrics } from '../lib/metrics.js';
 import { connectMongo, ensureIndexes } from '../lib/mongo.js';
 import { ensureSchedules } from '../lib/schedules.js';
 import { installTemporalRuntime } from '../lib/temporal-runtime.js';
-import { createPoolWorker } from '../workers/pools.js';
 import { createApp } from './app.js';
 
 const config = loadConfig();
 const log = createLogger({ name: 'api', level: config.logLevel });
-installTemporalRuntime(log, []); // this process handles its own signals below
+installTemporalRuntime(log, [], config); // this process handles its own signals below
 
 const mongo = await connectMongo(config.mongodbUrl, { appName: 'api' });
 await ensureIndexes(mongo.db);
@@ -27,11 +25,8 @@ const client = new Client({
 
 await ensureSchedules(client);
 
-const core = config.apiCoreWorker ? await createPoolWorker('core', { config, db: mongo.db, connection, log, client }) : null;
-const coreRun = core?.worker.run();
-
-const app = createApp({ config, db: mongo.db, client, log, metrics: createMetrics(), eagerStart: !!core });
-const server = app.listen(config.port, () => log.info({ port: config.port, coreWorker: !!core }, 'API listening'));
+const app = createApp({ config, db: mongo.db, client, log, metrics: createMetrics() });
+const server = app.listen(config.port, () => log.info({ port: config.port }, 'API listening'));
 
 let stopping = false;
 async function shutdown(signal: string) {
@@ -39,10 +34,6 @@ async function shutdown(signal: string) {
   stopping = true;
   log.info({ signal }, 'shutting down');
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (core) {
-    core.worker.shutdown();
-    await coreRun;
-  }
   await connection.close();
   await mongo.close();
   process.exit(0);

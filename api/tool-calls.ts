@@ -10,7 +10,7 @@ import { canonicalJson } from '../lib/canonical-json.js';
 import { randomBase62, sha256Hex } from '../lib/ids.js';
 import { collections, insertIfAbsent, type CallDoc } from '../lib/mongo.js';
 import { seal, splitSecrets } from '../lib/sealed.js';
-import { SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import { createCallKeys } from '../domain/call-keys.js';
 import { createAsyncCalls } from '../domain/async-calls.js';
 import { createLedger } from '../domain/ledger.js';
@@ -64,7 +64,7 @@ export function parseIdempotencyKey(header: string | undefined): string | undefi
   return header;
 }
 
-export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffer; eagerStart: boolean }) {
+export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffer }) {
   const { idempotency } = collections(deps.db);
   const callKeys = createCallKeys(deps.db);
 
@@ -115,6 +115,7 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
       accountId: req.accountId,
       tool: req.tool.name,
       pool: req.tool.pool,
+      execution: req.tool.execution ?? 'local',
       cost: req.tool.cost,
       timeoutMs: req.tool.timeoutMs,
       input: clear,
@@ -161,9 +162,11 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
       deadline,
       () =>
         deps.client.workflow.start(WORKFLOW_TYPES.toolCall, {
-          taskQueue: TASK_QUEUES.core,
+          // The tool's pool runs the whole call: its workers host the workflow and the ledger steps.
+          taskQueue: TASK_QUEUES[req.tool.pool],
           workflowId,
           args,
+          workflowTaskTimeout: CALL_WORKFLOW_TASK_TIMEOUT_MS,
           // A repeat of a running idempotent call attaches to it; a finished one is replayed below.
           workflowIdConflictPolicy: 'USE_EXISTING',
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
@@ -171,7 +174,6 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
             { key: SEARCH_ATTRIBUTES.accountId, value: req.accountId },
             { key: SEARCH_ATTRIBUTES.tool, value: req.tool.name },
           ]),
-          requestEagerStart: deps.eagerStart,
         }),
       (err) => (err instanceof WorkflowExecutionAlreadyStartedError ? deps.client.workflow.getHandle(workflowId) : undefined),
     );

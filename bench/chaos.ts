@@ -2,7 +2,8 @@
 //! 30% with an Idempotency-Key and some client retries of those) at a fixed rate while the
 //! workers are SIGKILLed and restarted at random moments, then Temporal (killed, and down for
 //! 15 s), then the database (the same);
-//! then the ledger audit of every call. Exits 1 on any mismatch. Against its own test-like stack,
+//! then the ledger audit of every call, with each fault's failed calls and what they were told.
+//! Exits 1 on any mismatch or any 500 (a fault must cost a retry, a 503 or a 504, never a bug's answer). Against its own test-like stack,
 //! or the one STACK_CONTROL_URL and friends describe. CHAOS_CALLS, CHAOS_RATE, CHAOS_SEED tune it.
 import { runChaos } from '../test/disruptive/support/chaos-run.js';
 import { formatAudit } from '../test/disruptive/support/ledger-audit.js';
@@ -42,6 +43,8 @@ const failed = await withTestStack('chaos', async (stack) => {
   console.log(`\nchaos: done in ${((performance.now() - started) / 1000).toFixed(0)} s; faults: ${faults.map((f) => `${f.action} (${(f.backAfterMs / 1000).toFixed(1)} s)`).join(', ')}`);
   console.log(`GET /readyz mid-outage: ${readiness.map((r) => `${r.action} ${r.status ?? 'no answer'}`).join(', ')}`);
   console.log(formatAudit(report));
-  return report.mismatches.length > 0;
+  const answered500 = Object.entries(report.answers).reduce((n, [label, count]) => (label.startsWith('500') ? n + count : n), 0);
+  if (answered500 > 0) console.log(`\nchaos: ${answered500} calls answered 500`);
+  return report.mismatches.length > 0 || answered500 > 0;
 });
 process.exit(failed ? 1 : 0);

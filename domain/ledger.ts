@@ -21,6 +21,12 @@ export interface CallRef {
    * A commit that runs later refunds instead: nobody will see the 200 it would pay for.
    */
   answerBy?: number;
+  /**
+   * Set on a reserve that may follow this call's own settlement: a workflow task re-run after its
+   * worker died, whose earlier run may have committed or refunded before it could report. Such a
+   * reserve reads the call's ledger entry first and holds nothing when the call is settled.
+   */
+  mayBeSettled?: boolean;
 }
 
 export type ReserveResult = { ok: true; balance: number } | { ok: false; balance: number };
@@ -157,8 +163,15 @@ export function createLedger(db: Db, onEvent?: EventSink) {
     balanceOf,
     flushOutbox,
 
-    /** Takes the cost out of the available balance and records a hold; a repeat is a no-op. */
+    /**
+     * Takes the cost out of the available balance and records a hold; a repeat is a no-op, and so
+     * is a reserve after the call was settled when the caller says it may be (`mayBeSettled`): the
+     * commit or refund that follows then answers what was decided. Only a re-run pays the read.
+     */
     async reserve(call: CallRef): Promise<ReserveResult> {
+      if (call.mayBeSettled && (await ledger.findOne({ _id: call.requestId }, { projection: { _id: 1 } }))) {
+        return { ok: true, balance: (await balanceOf(call.accountId)).balance };
+      }
       const hold = { cost: call.cost, tool: call.tool, at: new Date() };
       const after = await accounts.findOneAndUpdate(
         { _id: call.accountId, balance: { $gte: call.cost }, [holdPath(call.requestId)]: { $exists: false } },

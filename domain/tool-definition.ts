@@ -13,6 +13,8 @@ export const GROUPS = {
 } as const;
 export type Group = keyof typeof GROUPS;
 
+export type ToolExecution = 'local' | 'queued';
+
 /** Throws a ToolError when the input cannot be served; returns nothing otherwise. */
 export type Precheck<I = Record<string, unknown>> = (input: I) => void;
 
@@ -24,6 +26,16 @@ export interface ToolDefinition<Name extends string = string, P extends ToolPool
   readonly pool: P;
   /** Deadline for the tool's work, all attempts included; past it the call answers 504. */
   readonly timeoutMs: number;
+  /**
+   * How the call's workflow runs the tool on its pool's worker. `local` (the default): as a local
+   * activity inside the workflow task that reserves and commits, so a call is one workflow task
+   * (three history writes, no task queue hop between the steps); for tools whose work is short.
+   * `queued`: as an activity on the pool's task queue, heartbeating, where any replica of the pool
+   * takes it and a backlog shows as schedule-to-start latency; for long or heavy work (captures,
+   * conversions, large downloads), which should spread over replicas rather than hold a workflow
+   * task.
+   */
+  readonly execution?: ToolExecution;
   /** Input fields sealed with the per-call key before the workflow starts (never in history). */
   readonly secretFields?: readonly (keyof I & string)[];
   /** Request body limit when it differs from the default 1 MiB. */

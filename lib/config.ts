@@ -58,10 +58,15 @@ export interface Config {
   officeNetworkIsolation: 'namespace' | 'none';
   /** Threads running the image-upscale model (300-500 MB each while working). `UPSCALE_THREADS`, default 1. */
   upscaleThreads: number;
-  /** Run a core worker inside the API process (lowest-latency start). `API_CORE_WORKER`, default true. */
-  apiCoreWorker: boolean;
   /** pino level. `LOG_LEVEL`, default info. */
   logLevel: string;
+  /**
+   * Where this process serves the Temporal SDK's Prometheus metrics (task queue schedule-to-start
+   * latency, slots, polls) and the per-tool durations, at `/metrics`. `METRICS_PORT`, default
+   * unset: not served. `METRICS_HOST`, default 0.0.0.0 (a scraper reaches a container from outside).
+   */
+  metricsPort?: number;
+  metricsHost: string;
 }
 
 export class ConfigError extends Error {}
@@ -132,7 +137,8 @@ export function loadConfig(env: Env = process.env): Config {
     officeConversionTimeoutMs: int(env, 'OFFICE_CONVERSION_TIMEOUT_MS', 30_000, 1_000),
     officeNetworkIsolation: oneOf(env, 'OFFICE_NETWORK_ISOLATION', ['namespace', 'none'] as const, 'namespace'),
     upscaleThreads: int(env, 'UPSCALE_THREADS', 1, 1),
-    apiCoreWorker: bool(env, 'API_CORE_WORKER', true),
     logLevel: env.LOG_LEVEL || 'info',
+    metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0, 1) : undefined,
+    metricsHost: env.METRICS_HOST || '0.0.0.0',
   };
 }

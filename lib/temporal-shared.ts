@@ -3,7 +3,11 @@
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { ErrorCode } from './errors.js';
 
-/** The worker pools: `core` runs workflows, ledger and webhooks; the others run tools. */
+/**
+ * The worker pools: each tool pool (`cpu`, `network`, `browser`) runs the calls of its tools, the
+ * `toolCall` workflow and its ledger steps included, on its own task queue; `core` runs webhook
+ * delivery and the sweeper.
+ */
 export const POOLS = ['core', 'cpu', 'network', 'browser'] as const;
 export type Pool = (typeof POOLS)[number];
 /** Pools that run tool activities. */
@@ -49,11 +53,23 @@ export interface ToolCallInput {
    */
   answerBy?: number;
   /**
+   * How the workflow runs the tool (ToolDefinition.execution). Absent in calls started before
+   * calls ran on their pool's queue: those ran it as an activity on the pool's queue, `queued`.
+   */
+  execution?: 'local' | 'queued';
+  /**
    * Set for an asynchronous call (`Prefer: respond-async`): nobody waits for the answer, so the
    * workflow records it (and `call.completed`) as its last step. Absent for synchronous calls.
    */
   async?: true;
 }
+
+/**
+ * The longest a worker may hold one of a call's workflow tasks before Temporal gives it to another
+ * worker: what a call loses when its worker dies mid-task. The worker heartbeats a task that runs
+ * a long local activity at 80% of this, so the bound is on silence, not on the tool's duration.
+ */
+export const CALL_WORKFLOW_TASK_TIMEOUT_MS = 5_000;
 
 /** What a tool activity receives. */
 export interface ToolActivityInput {

@@ -1,5 +1,7 @@
 //! Builds the Temporal worker of each pool from the same code, whether a pool runs in its own
-//! process (workers/<pool>.ts), beside the others (workers/all.ts) or inside the API.
+//! process (workers/<pool>.ts) or beside the others (workers/all.ts). A tool pool's worker runs
+//! whole calls of its tools: the `toolCall` workflow, its ledger steps (and an asynchronous call's
+//! outcome) and the tools.
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
@@ -8,7 +10,7 @@ import type { Config } from '../lib/config.js';
 import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
 import type { Logger } from '../lib/logger.js';
 import { sdkLogger } from '../lib/temporal-runtime.js';
-import { TASK_QUEUES, type Pool } from '../lib/temporal-shared.js';
+import { TASK_QUEUES, type Pool, type ToolPool } from '../lib/temporal-shared.js';
 import { toolActivities } from '../activities/tool-activities.js';
 import { toolsOfPool } from '../domain/catalogue.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
@@ -20,15 +22,16 @@ import { createNetworkTools } from '../activities/network/index.js';
 import { createReadingPool } from '../activities/network/reading-pool.js';
 import { createBrowserTools } from '../activities/browser/index.js';
 import { createNetworkAccess } from '../lib/network-access.js';
+import { toolMetricsInterceptor } from './tool-metrics.js';
 
 export interface PoolDeps {
   config: Config;
   db: Db;
   connection: NativeConnection;
   log: Logger;
-  /** A workflow bundle built once per process (only the core pool needs it). */
+  /** A workflow bundle built once per process, shared by its pools' workers. */
   workflowBundle?: WorkflowBundle;
-  /** Client for webhook fan-out from the core pool; made on `connection` when absent. */
+  /** Client for the webhook fan-out of ledger events; made on `connection` when absent. */
   client?: Client;
 }
 
@@ -68,6 +71,33 @@ function listed(pool: Exclude<Pool, 'core'>, handlers: Record<string, ToolHandle
   return Object.fromEntries(Object.entries(handlers).filter(([name]) => names.has(name)));
 }
 
+/**
+ * Workflow tasks of calls one tool worker holds at once. A task holds its slot while its local
+ * activities (ledger steps, a short tool) run, so this bounds the calls in progress on the worker;
+ * beyond it calls wait in Temporal's queue, where another replica can take them. Twice the tool
+ * concurrency lets the ledger's database round trips of some calls overlap the tool work of others.
+ */
+function callSlots(pool: ToolPool, config: Config): number {
+  switch (pool) {
+    case 'cpu':
+      return Math.max(4, 2 * config.cpuConcurrency);
+    case 'network':
+      return config.networkConcurrency;
+    case 'browser':
+      // Captures are queued activities: a call's workflow tasks are short bookkeeping.
+      return 20;
+  }
+}
+
+/** Options every worker of calls shares, named for what each one buys. */
+const CALL_WORKER_OPTIONS = {
+  // Most calls end in their first workflow task; a queued tool's call comes back once more.
+  maxCachedWorkflows: 500,
+  // A call's next workflow task waits this long for the worker that ran its previous one, then
+  // goes to any worker of the pool: after a crash, a retry, not a deadline.
+  stickyQueueScheduleToStartTimeout: '2s',
+} as const;
+
 export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ worker: Worker; close: Closer } | null> {
   const common = {
     connection: deps.connection,
@@ -75,11 +105,14 @@ export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ wo
     taskQueue: TASK_QUEUES[pool],
     dataConverter: { payloadCodecs: [new ClaimCheckCodec(deps.db)] },
   };
+  const client = deps.client ?? new Client({ connection: deps.connection, namespace: common.namespace, dataConverter: common.dataConverter });
+  const workflowBundle = deps.workflowBundle ?? (await bundleWorkflows(deps.log));
   if (pool === 'core') {
-    const client = deps.client ?? new Client({ connection: deps.connection, namespace: common.namespace, dataConverter: common.dataConverter });
     const worker = await Worker.create({
       ...common,
-      workflowBundle: deps.workflowBundle ?? (await bundleWorkflows(deps.log)),
+      workflowBundle,
+      // Webhook endpoints and the sweeper; the ledger steps too, for calls started on `core`
+      // before calls ran on their pool's queue.
       activities: createCoreActivities(deps.db, webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log })),
       maxCachedWorkflows: 2_000,
       maxConcurrentWorkflowTaskExecutions: 100,
@@ -94,10 +127,25 @@ export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ wo
     return null;
   }
   const concurrency = { cpu: deps.config.cpuConcurrency, network: deps.config.networkConcurrency, browser: deps.config.browserConcurrency }[pool];
+  const slots = callSlots(pool, deps.config);
+  // The call's steps besides the tool: the ledger's, and the last one of an asynchronous call.
+  const { reserve, commit, refund, destroyCallKey, recordCallOutcome } = createCoreActivities(deps.db, {
+    onEvent: webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log }).onEvent,
+  });
   const worker = await Worker.create({
     ...common,
-    activities: toolActivities(served, { callKeys: createCallKeys(deps.db) }),
+    ...CALL_WORKER_OPTIONS,
+    workflowBundle,
+    activities: { ...toolActivities(served, { callKeys: createCallKeys(deps.db) }), reserve, commit, refund, destroyCallKey, recordCallOutcome },
+    interceptors: { activity: [toolMetricsInterceptor(new Set(Object.keys(served)))] },
+    maxConcurrentWorkflowTaskExecutions: slots,
+    // Each call runs one local activity at a time (a ledger step or its tool).
+    maxConcurrentLocalActivityExecutions: slots,
+    // Queued tools (captures, conversions) run this many at once.
     maxConcurrentActivityTaskExecutions: concurrency,
+    // Draining on SIGTERM: polling stops at once and the calls already running may finish
+    // (the SDK's default cancels them at once, leaving their retry to another worker).
+    shutdownGraceTime: Math.max(...toolsOfPool(pool).map((t) => t.timeoutMs)),
   });
   return { worker, close };
 }

@@ -10,12 +10,12 @@ import { installTemporalRuntime } from '../lib/temporal-runtime.js';
 export async function runPools(pools: Pool[]): Promise<void> {
   const config = loadConfig();
   const log = createLogger({ name: `worker:${pools.join('+')}`, level: config.logLevel });
-  installTemporalRuntime(log, ['SIGINT', 'SIGTERM']);
+  installTemporalRuntime(log, ['SIGINT', 'SIGTERM'], config);
 
   const mongo = await connectMongo(config.mongodbUrl, { appName: `worker-${pools.join('-')}` });
   await ensureIndexes(mongo.db);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
-  const workflowBundle = pools.includes('core') ? await bundleWorkflows(log) : undefined;
+  const workflowBundle = await bundleWorkflows(log);
 
   const started = [];
   for (const pool of pools) {

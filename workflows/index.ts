@@ -1,4 +1,4 @@
-//! Every workflow the core worker runs (this file is the sandbox bundle's entry point).
+//! Every workflow the workers run (this file is the sandbox bundle's entry point).
 export { toolCall } from './tool-call.js';
 export { sweeper } from './sweeper.js';
 export { webhookEndpoint } from './webhook-endpoint.js';

@@ -1,4 +1,6 @@
-//! One tool call: reserve its cost, run the tool on its pool, then commit or refund.
+//! One tool call: reserve its cost, run the tool, then commit or refund. It runs on the tool's pool
+//! (the pool's task queue), so the ledger steps and a short tool are local activities of one
+//! workflow task on the worker that took the call.
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -18,13 +20,25 @@ const ledger = proxyLocalActivities<CoreActivities>({
   retry: { initialInterval: '100ms', maximumInterval: '5s' },
 });
 
+/** Events before a run's first workflow task: WorkflowExecutionStarted, WorkflowTaskScheduled, WorkflowTaskStarted. */
+const FIRST_TASK_HISTORY_LENGTH = 3;
+
 /** Codes a tool decides on purpose: retrying cannot change the answer. */
 const FINAL_CODES = Object.keys(ERRORS);
 
 export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
   const ref = { accountId: call.accountId, requestId: workflowInfo().workflowId, tool: call.tool, cost: call.cost };
 
-  const reserved = await ledger.reserve(ref);
+  // Taken up only after the API gave up on it (the pool was down past the deadline): nobody waits
+  // for its answer, so it neither reserves nor runs the tool. The workflow clock is the time of
+  // this task, so a replay decides the same.
+  if (call.answerBy !== undefined && Date.now() > call.answerBy) {
+    return failed({ code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} });
+  }
+
+  // A first task that is not the run's first (history: started, scheduled, started) is a re-run
+  // after a worker died mid-task; its steps may have settled the call before they could report.
+  const reserved = await ledger.reserve({ ...ref, mayBeSettled: workflowInfo().historyLength > FIRST_TASK_HISTORY_LENGTH });
   if (!reserved.ok) {
     return failed({
       code: 'insufficient_credits',
@@ -46,34 +60,58 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
         ? failed({ code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} })
         : { ok: true, output, charged: call.cost, balance: committed.balance };
   } catch (err) {
-    if (!(err instanceof ActivityFailure)) throw err; // a bug in this workflow: fail the task, fix, replay
+    const failure = toolFailure(err);
+    if (!failure) throw err; // a bug in this workflow: fail the task, fix, replay
     await ledger.refund(ref);
-    result = failed(describeFailure(err));
+    result = failed(describeFailure(failure));
   }
   if (call.sealed) await ledger.destroyCallKey(ref.requestId);
   if (call.async) await finishAsyncCall(ref, result);
   return result;
 }
 
+/** The tool's own retry policy: a final error code ends it, anything else is tried again. */
+const TOOL_RETRY = { initialInterval: '200ms', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: FINAL_CODES };
+
+type ToolActivities = Record<string, (req: ToolActivityInput) => Promise<unknown>>;
+
 function runTool(call: ToolCallInput, requestId: string): Promise<unknown> {
-  const tools = proxyActivities<Record<string, (req: ToolActivityInput) => Promise<unknown>>>({
+  const request = { requestId, input: call.input, sealed: call.sealed };
+  if (call.execution === 'local') {
+    // Within this workflow task; the task's timeout, not a heartbeat, notices a dead worker.
+    const local = proxyLocalActivities<ToolActivities>({ scheduleToCloseTimeout: call.timeoutMs, retry: TOOL_RETRY });
+    return local[call.tool]!(request);
+  }
+  const queued = proxyActivities<ToolActivities>({
+    // The pool's queue, named even though it is this workflow's own: calls started before calls
+    // ran on their pool had the workflow on `core`, and replay them with this same command.
     taskQueue: TASK_QUEUES[call.pool],
     // The whole deadline covers every attempt; heartbeats notice a dead worker within seconds.
     scheduleToCloseTimeout: call.timeoutMs,
     startToCloseTimeout: call.timeoutMs,
     heartbeatTimeout: '5s',
-    retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: FINAL_CODES },
+    retry: TOOL_RETRY,
   });
-  return tools[call.tool]!({ requestId, input: call.input, sealed: call.sealed });
+  return queued[call.tool]!(request);
 }
 
 function failed(error: ToolCallError): ToolCallResult {
   return { ok: false, error };
 }
 
-/** Maps an activity failure to the contract's error; unexpected failures say nothing internal. */
-export function describeFailure(err: ActivityFailure): ToolCallError {
-  const cause = err.cause;
+/**
+ * What made the tool step fail: the cause of an activity's failure, or a local activity's own
+ * failure, which reaches the workflow unwrapped (only its timeouts and cancellations come wrapped
+ * in an ActivityFailure). Undefined for anything else, which is not the tool's doing.
+ */
+function toolFailure(err: unknown): unknown {
+  if (err instanceof ActivityFailure) return err.cause;
+  if (err instanceof ApplicationFailure) return err;
+  return undefined;
+}
+
+/** Maps the tool's failure to the contract's error; unexpected failures say nothing internal. */
+export function describeFailure(cause: unknown): ToolCallError {
   if (cause instanceof TimeoutFailure) {
     return { code: 'tool_timeout', message: 'The tool did not finish within its deadline.', extras: {} };
   }

@@ -60,6 +60,7 @@ export const brokenLinks = defineTool<BrokenLinksInput, BrokenLinksOutput>()({
   cost: 10,
   pool: 'network',
   timeoutMs: 75_000,
+  execution: 'queued',
   failures: FAILURES.fetchesPage,
   precheck,
 });

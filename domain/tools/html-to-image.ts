@@ -22,6 +22,7 @@ export const htmlToImage = defineTool<HtmlToImageInput, HtmlToImageOutput>()({
   pool: 'browser',
   // A page lives at most this long, its settling waits included (activities/browser/capture.ts).
   timeoutMs: 60_000,
+  execution: 'queued',
   maxBodyBytes: 3 * 1024 * 1024,
   failures: [],
 });

@@ -33,6 +33,7 @@ export const imageUpscale = defineTool<ImageUpscaleInput, ImageUpscaleOutput>()(
   // The file tools download up to 10/20 MiB (20 s at most), may queue for a thread or listener,
   // then work for seconds.
   timeoutMs: 60_000,
+  execution: 'queued',
   failures: FAILURES.fetchesFile,
   precheck,
 });

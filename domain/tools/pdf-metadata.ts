@@ -37,6 +37,7 @@ export const pdfMetadata = defineTool<PdfMetadataInput, PdfMetadataOutput>()({
   cost: 2,
   pool: 'network',
   timeoutMs: 60_000,
+  execution: 'queued',
   failures: FAILURES.fetchesFile,
   precheck,
 });

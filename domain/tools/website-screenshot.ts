@@ -39,5 +39,6 @@ export const websiteScreenshot = defineTool<WebsiteScreenshotInput, WebsiteScree
   pool: 'browser',
   // A page lives at most this long, its settling waits included (activities/browser/capture.ts).
   timeoutMs: 60_000,
+  execution: 'queued',
   failures: FAILURES.connects,
 });

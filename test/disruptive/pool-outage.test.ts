@@ -1,8 +1,9 @@
-//! A tool's worker pool down for longer than the tool's deadline: the call started meanwhile
-//! answers 504 tool_timeout and is refunded (the workflow, on the API's own core worker, gives
-//! the activity up at the deadline), and once the pool is back the next call answers 200.
+//! A tool's worker pool down for a while: a call started meanwhile waits in its pool's queue (the
+//! call's whole workflow runs on the pool) and answers 200 once the pool is back, charged once,
+//! as long as that is before the call's answer deadline; a call taken up later than that ends
+//! without reserving (test/workflows/tool-call-answer-by.test.ts).
 import test from 'ava';
-import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
+import { balanceOf, callTool, newAccount } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
 import { findTool } from '../../domain/catalogue.js';
 import { OUTAGE_MS } from '../../scripts/stack/test-stack.js';
@@ -13,9 +14,9 @@ const HASH_TEXT = findTool('hash-text')!;
 /** Time for the kill to land before the call starts; the call still has the rest of the outage. */
 const KILL_SETTLE_MS = 2_000;
 
-test('a call whose pool is down past the deadline is 504 tool_timeout, refunded; the pool back, the next call is 200', async (t) => {
+test('a call whose pool is down waits for it and answers 200 once it is back, charged once', async (t) => {
   t.timeout(2 * 60_000);
-  t.true(KILL_SETTLE_MS + HASH_TEXT.timeoutMs < OUTAGE_MS, 'the deadline passes while the pool is still down');
+  t.true(KILL_SETTLE_MS + HASH_TEXT.timeoutMs < OUTAGE_MS, 'the pool stays down past the tool\'s own deadline');
   const control = stackControl(testEnv.stackControlUrl());
   const account = await newAccount(50);
   const body = { text: 'pool outage', algorithm: 'sha256' };
@@ -27,15 +28,10 @@ test('a call whose pool is down past the deadline is 504 tool_timeout, refunded;
   const started = performance.now();
   const res = await callTool(account.apiKey, 'hash-text', body);
   const seconds = (performance.now() - started) / 1000;
-  t.true(isProblem(res, 504, 'tool_timeout'), `${res.status} ${JSON.stringify(res.body)}`);
-  t.log(`hash-text with its pool down: ${res.status} after ${seconds.toFixed(1)} s (deadline ${HASH_TEXT.timeoutMs / 1000} s)`);
-  t.is(await balanceOf(account), before, 'refunded');
-
+  t.log(`hash-text with its pool down: ${res.status} after ${seconds.toFixed(1)} s (tool deadline ${HASH_TEXT.timeoutMs / 1000} s, outage ${OUTAGE_MS / 1000} s)`);
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.true(seconds * 1000 >= OUTAGE_MS - KILL_SETTLE_MS - 1_000, 'answered only once the pool was back');
   await outage;
-  // The workers are restarted, not yet polling: a call waits in the queue until they are, and on
-  // a slow machine their start may outlast one more deadline (answered 504, refunded).
-  let after = await callTool(account.apiKey, 'hash-text', body);
-  for (let retries = 0; retries < 3 && isProblem(after, 504, 'tool_timeout'); retries++) after = await callTool(account.apiKey, 'hash-text', body);
-  t.is(after.status, 200, JSON.stringify(after.body));
-  t.is(await balanceOf(account), before - HASH_TEXT.cost, 'charged once, for the call that answered 200');
+  t.is(await balanceOf(account), before - HASH_TEXT.cost, 'charged once');
+  t.is((await callTool(account.apiKey, 'hash-text', body)).status, 200, 'the pool back, the next call is 200');
 });

@@ -15,29 +15,54 @@ import { TASK_QUEUES, type ToolCallInput, type ToolCallResult } from '../../lib/
 let env: TestWorkflowEnvironment;
 let mongo: Mongo;
 let bed: WorkflowTestBed | undefined;
+let toolRuns = 0;
+/** How long `answersLate` takes: longer than the answerBy it is given. */
+const LATE_MS = 1_500;
 
 test.before(async () => {
-  bed = await startWorkflowTestBed('workflow_answer_by_tests', async (env, mongo) => [
-    await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath: WORKFLOWS_PATH, activities: createCoreActivities(mongo.db) }),
-    await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.cpu, activities: { answers: async () => ({ fine: true }) } }),
-  ]);
+  bed = await startWorkflowTestBed('workflow_answer_by_tests', async (env, mongo) => {
+    const { reserve, commit, refund, destroyCallKey } = createCoreActivities(mongo.db);
+    const answers = async () => {
+      toolRuns++;
+      return { fine: true };
+    };
+    const answersLate = async () => {
+      toolRuns++;
+      await new Promise((resolve) => setTimeout(resolve, LATE_MS));
+      return { fine: true };
+    };
+    return [
+      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.cpu, workflowsPath: WORKFLOWS_PATH, activities: { reserve, commit, refund, destroyCallKey, answers, answersLate } }),
+    ];
+  });
   ({ env, mongo } = bed);
 });
 
 test.after.always(() => bed?.close());
 
-async function call(answerBy: number): Promise<{ result: ToolCallResult; accountId: string }> {
+async function call(answerBy: number, tool = 'answers'): Promise<{ result: ToolCallResult; accountId: string; workflowId: string }> {
   const { account } = await createAccounts(mongo.db).open({ credits: 10 });
-  const input: ToolCallInput = { accountId: account._id, tool: 'answers', pool: 'cpu', cost: 3, timeoutMs: 10_000, input: {}, answerBy };
-  const result = await env.client.workflow.execute('toolCall', { taskQueue: TASK_QUEUES.core, workflowId: `wf-answer-by-${answerBy}-${Date.now()}`, args: [input] });
-  return { result: result as ToolCallResult, accountId: account._id };
+  const input: ToolCallInput = { accountId: account._id, tool, pool: 'cpu', execution: 'local', cost: 3, timeoutMs: 10_000, input: {}, answerBy };
+  const workflowId = `wf-answer-by-${answerBy}-${Date.now()}`;
+  const result = await env.client.workflow.execute('toolCall', { taskQueue: TASK_QUEUES.cpu, workflowId, args: [input] });
+  return { result: result as ToolCallResult, accountId: account._id, workflowId };
 }
 
 test.serial('a tool that answers after answerBy is refunded with tool_timeout, not charged', async (t) => {
-  const { result, accountId } = await call(1);
+  const { result, accountId } = await call(Date.now() + LATE_MS / 3, 'answersLate');
   t.like(result, { ok: false, error: { code: 'tool_timeout' } });
   const account = await createLedger(mongo.db).balanceOf(accountId);
   t.like(account, { balance: 10, chargedBalance: 10, holds: {} });
+});
+
+test.serial('a call taken up only after answerBy (its pool was down) neither reserves nor runs the tool', async (t) => {
+  const runs = toolRuns;
+  const { result, accountId, workflowId } = await call(1);
+  t.like(result, { ok: false, error: { code: 'tool_timeout' } });
+  t.is(toolRuns, runs, 'the tool did not run');
+  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+  t.deepEqual(history.events?.filter((e) => e.markerRecordedEventAttributes) ?? [], [], 'no ledger step ran (a local activity leaves a marker)');
+  t.like(await createLedger(mongo.db).balanceOf(accountId), { balance: 10, chargedBalance: 10, holds: {} });
 });
 
 test.serial('before answerBy the answer is charged as usual', async (t) => {

@@ -1,6 +1,8 @@
 //! Workflow tests of `toolCall` on the time-skipping test server, with the real ledger on the
 //! real database and tool activities written for the test (a tool that answers, one that
-//! refuses, one that crashes, one that hangs).
+//! refuses, one that crashes, one that hangs). Every behaviour holds whether the tool runs as a
+//! local activity of the call's workflow task or queued on the pool; a call started the way
+//! calls were before they ran on their pool (workflow on `core`) still completes.
 import test from 'ava';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -43,73 +45,107 @@ const testTools = {
 };
 
 test.before(async () => {
-  bed = await startWorkflowTestBed('workflow_tests', async (env, mongo) => [
-    await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath: WORKFLOWS_PATH, activities: createCoreActivities(mongo.db) }),
-    await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.cpu, activities: testTools, shutdownForceTime: '1s' }),
-  ]);
+  bed = await startWorkflowTestBed('workflow_tests', async (env, mongo) => {
+    const { reserve, commit, refund, destroyCallKey } = createCoreActivities(mongo.db);
+    return [
+      // A pool's worker, as workers/pools.ts makes it: the call's workflow, its ledger steps and the tools.
+      await Worker.create({
+        connection: env.nativeConnection,
+        taskQueue: TASK_QUEUES.cpu,
+        workflowsPath: WORKFLOWS_PATH,
+        activities: { reserve, commit, refund, destroyCallKey, ...testTools },
+        shutdownForceTime: '1s',
+      }),
+      // What ran calls started before they ran on their pool: the workflow on `core`.
+      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath: WORKFLOWS_PATH, activities: createCoreActivities(mongo.db) }),
+    ];
+  });
   ({ env, mongo } = bed);
 });
 
 test.after.always(() => bed?.close());
 
-async function run(tool: keyof typeof testTools, credits = 10, cost = 3): Promise<{ result: ToolCallResult; accountId: string }> {
+type Execution = NonNullable<ToolCallInput['execution']> | 'started on core';
+
+async function run(
+  tool: keyof typeof testTools,
+  execution: Execution,
+  options: { credits?: number; cost?: number; timeoutMs?: number } = {},
+): Promise<{ result: ToolCallResult; accountId: string }> {
+  attempts.clear();
   const accounts = createAccounts(mongo.db);
-  const { account } = await accounts.open({ credits });
-  const input: ToolCallInput = { accountId: account._id, tool, pool: 'cpu', cost, timeoutMs: 10_000, input: {} };
-  const result = await env.client.workflow.execute('toolCall', { taskQueue: TASK_QUEUES.core, workflowId: `wf-${tool}-${Date.now()}`, args: [input] });
+  const { account } = await accounts.open({ credits: options.credits ?? 10 });
+  const base = { accountId: account._id, tool, pool: 'cpu' as const, cost: options.cost ?? 3, timeoutMs: options.timeoutMs ?? 10_000, input: {} };
+  const legacy = execution === 'started on core';
+  const input: ToolCallInput = legacy ? base : { ...base, execution };
+  const result = await env.client.workflow.execute('toolCall', {
+    taskQueue: legacy ? TASK_QUEUES.core : TASK_QUEUES.cpu,
+    workflowId: `wf-${tool}-${execution.replace(/ /g, '-')}-${Date.now()}`,
+    args: [input],
+  });
   return { result: result as ToolCallResult, accountId: account._id };
 }
 
-test.serial('a tool that answers is charged once', async (t) => {
-  const { result, accountId } = await run('answers');
+const EXECUTIONS: Execution[] = ['local', 'queued'];
+
+for (const execution of EXECUTIONS) {
+  test.serial(`a tool that answers is charged once (${execution})`, async (t) => {
+    const { result, accountId } = await run('answers', execution);
+    t.deepEqual(result, { ok: true, output: { fine: true }, charged: 3, balance: 7 });
+    t.is((await createLedger(mongo.db).balanceOf(accountId)).chargedBalance, 7);
+  });
+
+  test.serial(`a final error is not retried and the call is refunded (${execution})`, async (t) => {
+    const { result, accountId } = await run('refuses', execution);
+    t.false(result.ok);
+    if (!result.ok) {
+      t.is(result.error.code, 'target_not_allowed');
+      t.deepEqual(result.error.extras, { reason: 'private' });
+    }
+    t.is(attempts.get('refuses'), 1);
+    const account = await createLedger(mongo.db).balanceOf(accountId);
+    t.is(account.balance, 10);
+    t.deepEqual(account.holds, {});
+  });
+
+  test.serial(`a transient crash is retried and then charged (${execution})`, async (t) => {
+    const { result } = await run('crashesTwice', execution);
+    t.true(result.ok);
+    t.is(attempts.get('crashesTwice'), 3);
+  });
+
+  test.serial(`a tool that keeps crashing ends as an internal error, refunded, without internals (${execution})`, async (t) => {
+    const { result, accountId } = await run('alwaysCrashes', execution);
+    t.false(result.ok);
+    if (!result.ok) {
+      t.is(result.error.code, 'internal_error');
+      t.false(JSON.stringify(result.error).includes('/srv/secret'));
+    }
+    t.is(attempts.get('alwaysCrashes'), 3);
+    t.is((await createLedger(mongo.db).balanceOf(accountId)).balance, 10);
+  });
+
+  test.serial(`a tool past its deadline answers tool_timeout and is refunded (${execution})`, async (t) => {
+    const { result, accountId } = await run('hangs', execution, { timeoutMs: 3_000 });
+    t.false(result.ok);
+    if (!result.ok) t.is(result.error.code, 'tool_timeout');
+    t.is((await createLedger(mongo.db).balanceOf(accountId)).balance, 10);
+  });
+
+  test.serial(`an account that cannot afford the call gets insufficient_credits and no hold (${execution})`, async (t) => {
+    const { result, accountId } = await run('answers', execution, { credits: 2, cost: 3 });
+    t.deepEqual(result, {
+      ok: false,
+      error: { code: 'insufficient_credits', message: 'This call costs 3 credits; the balance is 2.', extras: { balance: 2, cost: 3 } },
+    });
+    const account = await createLedger(mongo.db).balanceOf(accountId);
+    t.is(account.balance, 2);
+    t.deepEqual(account.holds, {});
+  });
+}
+
+test.serial('a call started on core, as before calls ran on their pool, still runs its tool on the pool and is charged', async (t) => {
+  const { result, accountId } = await run('answers', 'started on core');
   t.deepEqual(result, { ok: true, output: { fine: true }, charged: 3, balance: 7 });
   t.is((await createLedger(mongo.db).balanceOf(accountId)).chargedBalance, 7);
-});
-
-test.serial('a final error is not retried and the call is refunded', async (t) => {
-  const { result, accountId } = await run('refuses');
-  t.false(result.ok);
-  if (!result.ok) {
-    t.is(result.error.code, 'target_not_allowed');
-    t.deepEqual(result.error.extras, { reason: 'private' });
-  }
-  t.is(attempts.get('refuses'), 1);
-  const account = await createLedger(mongo.db).balanceOf(accountId);
-  t.is(account.balance, 10);
-  t.deepEqual(account.holds, {});
-});
-
-test.serial('a transient crash is retried and then charged', async (t) => {
-  const { result } = await run('crashesTwice');
-  t.true(result.ok);
-  t.is(attempts.get('crashesTwice'), 3);
-});
-
-test.serial('a tool that keeps crashing ends as an internal error, refunded, without internals', async (t) => {
-  const { result, accountId } = await run('alwaysCrashes');
-  t.false(result.ok);
-  if (!result.ok) {
-    t.is(result.error.code, 'internal_error');
-    t.false(JSON.stringify(result.error).includes('/srv/secret'));
-  }
-  t.is(attempts.get('alwaysCrashes'), 3);
-  t.is((await createLedger(mongo.db).balanceOf(accountId)).balance, 10);
-});
-
-test.serial('a tool past its deadline answers tool_timeout and is refunded', async (t) => {
-  const { result, accountId } = await run('hangs');
-  t.false(result.ok);
-  if (!result.ok) t.is(result.error.code, 'tool_timeout');
-  t.is((await createLedger(mongo.db).balanceOf(accountId)).balance, 10);
-});
-
-test.serial('an account that cannot afford the call gets insufficient_credits and no hold', async (t) => {
-  const { result, accountId } = await run('answers', 2, 3);
-  t.deepEqual(result, {
-    ok: false,
-    error: { code: 'insufficient_credits', message: 'This call costs 3 credits; the balance is 2.', extras: { balance: 2, cost: 3 } },
-  });
-  const account = await createLedger(mongo.db).balanceOf(accountId);
-  t.is(account.balance, 2);
-  t.deepEqual(account.holds, {});
 });

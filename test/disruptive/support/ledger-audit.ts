@@ -32,6 +32,8 @@ export interface AuditReport {
   answers: Record<string, number>;
   /** The same by the phase (fault) during which each call was sent, in phase order. */
   answersByPhase: Record<string, Record<string, number>>;
+  /** Every call that did not answer 200, by phase: tool, answer and the problem's detail, counted. */
+  failuresByPhase: Record<string, Record<string, number>>;
   /** Answers learnt by re-asking with the same Idempotency-Key after the connection failed. */
   reasked: number;
   /** Usage entries: calls charged, calls refunded (each workflow once, replays share it). */
@@ -96,6 +98,7 @@ export async function auditCalls(options: AuditOptions): Promise<AuditReport> {
     const mismatches: string[] = [];
     const answers: Record<string, number> = {};
     const answersByPhase: Record<string, Record<string, number>> = {};
+    const failuresByPhase: Record<string, Record<string, number>> = {};
     const answered200 = new Set<string>();
 
     for (const call of options.calls) {
@@ -103,6 +106,11 @@ export async function auditCalls(options: AuditOptions): Promise<AuditReport> {
       answers[label] = (answers[label] ?? 0) + 1;
       const phase = (answersByPhase[call.phase ?? 'none'] ??= {});
       phase[label] = (phase[label] ?? 0) + 1;
+      if (call.status !== 200) {
+        const failure = `${call.tool} ${label}: ${call.detail ?? call.failure ?? ''}`.trim();
+        const failures = (failuresByPhase[call.phase ?? 'none'] ??= {});
+        failures[failure] = (failures[failure] ?? 0) + 1;
+      }
       const what = `call ${call.index} (${call.tool}${call.idempotencyKey ? ', idempotent' : ''}, ${call.phase ?? ''})`;
       const entry = call.requestId ? usage.get(call.requestId) : undefined;
       if (call.status === 200) {
@@ -136,6 +144,7 @@ export async function auditCalls(options: AuditOptions): Promise<AuditReport> {
       calls: options.calls.length,
       answers,
       answersByPhase,
+      failuresByPhase,
       reasked: options.calls.filter((c) => c.reasked).length,
       charged: charged.length,
       refunded: [...usage.values()].filter((u) => u.outcome === 'refunded').length,
@@ -159,7 +168,10 @@ export function formatAudit(report: AuditReport): string {
       .join(', ');
   return [
     `calls ${report.calls}; answers: ${list(report.answers)}; re-asked after a lost connection: ${report.reasked}`,
-    ...Object.entries(report.answersByPhase).map(([phase, counts]) => `  during ${phase}: ${list(counts)}`),
+    ...Object.entries(report.answersByPhase).flatMap(([phase, counts]) => [
+      `  during ${phase}: ${list(counts)}`,
+      ...Object.entries(report.failuresByPhase[phase] ?? {}).map(([failure, n]) => `    ${n} x ${failure}`),
+    ]),
     `usage ledger: charged ${report.charged} (${report.chargedCredits} credits), refunded ${report.refunded}`,
     `balance ${report.balance} (expected ${report.expectedBalance}), holds left ${report.holdsLeft}`,
     `mismatches: ${report.mismatches.length}${report.mismatches.map((m) => `\n  - ${m}`).join('')}`,

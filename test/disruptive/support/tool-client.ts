@@ -13,6 +13,8 @@ export interface CallRecord {
   status?: number;
   /** The problem's `code` for an error answer. */
   code?: string;
+  /** The problem's `detail` for an error answer: what the caller was told went wrong. */
+  detail?: string;
   /** X-Request-Id: for a call that started a workflow, its id, which is the usage entry's. */
   requestId?: string;
   replayed?: boolean;
@@ -20,6 +22,8 @@ export interface CallRecord {
   failure?: string;
   /** The answer was learnt by asking again with the same Idempotency-Key. */
   reasked?: boolean;
+  /** Times the client sent it again at once because no replica answered (chaos-run.ts). */
+  retries?: number;
   latencyMs?: number;
 }
 
@@ -44,7 +48,9 @@ export async function sendCall(apiUrl: string, apiKey: string, record: CallRecor
     record.failure = undefined;
     if (res.status !== 200) {
       try {
-        record.code = (JSON.parse(text) as { code?: string }).code;
+        const problem = JSON.parse(text) as { code?: string; detail?: string };
+        record.code = problem.code;
+        record.detail = problem.detail;
       } catch {
         record.code = `not-json:${res.headers.get('content-type')}`;
       }
