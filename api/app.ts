@@ -25,6 +25,8 @@ import { adminRoutes } from './routes/admin.js';
 import { serviceRoutes } from './routes/service.js';
 import { docsRoutes } from './routes/docs.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { eventRoutes } from './routes/events.js';
+import { callRoutes } from './routes/calls.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 
 export interface AppDeps {
@@ -83,6 +85,8 @@ export function createApp(deps: AppDeps): Koa {
       guard: createTargetGuard({ allowlist: config.targetAllowlist, resolver: createResolver({ servers: config.dnsServers }) }),
       record: createEventRecorder(db, onEvent),
     }),
+    eventRoutes({ db, auth, rateLimit }),
+    callRoutes({ db, auth, rateLimit, baseUrl: config.publicBaseUrl }),
     docsRoutes({ baseUrl: config.publicBaseUrl }),
     dashboardRoutes(),
   ];

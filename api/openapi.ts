@@ -9,6 +9,9 @@ import type { ToolSchemas } from '../domain/tool-schemas.js';
 import { BODY_SCHEMAS } from './body-schemas.js';
 import { DEFAULT_BODY_LIMIT } from './body.js';
 import { MAX_ENDPOINTS_PER_ACCOUNT } from './routes/webhooks.js';
+import { EVENT_RETENTION_MS } from '../lib/events.js';
+import { SECRET_OVERLAP_MS } from '../lib/webhook-policy.js';
+import { CALL_ANSWER_RETENTION_MS, CALL_TOMBSTONE_MS } from '../domain/async-calls.js';
 import {
   GROUP_DESCRIPTIONS, HEADERS, PARAMETERS, RATE_LIMIT_HEADERS, SECURITY_SCHEMES, TAGS,
   headerRef, json, paramRef, pascal, problemResponses, type Json, type Tag,
@@ -52,6 +55,8 @@ const TOOL_CALL_CODES: readonly ErrorCode[] = [
   'invalid_json', 'validation_failed', 'unauthorized', 'insufficient_credits', 'forbidden', 'idempotency_conflict',
   'payload_too_large', 'unsupported_media_type', 'rate_limited', 'unavailable', 'tool_timeout', 'internal_error',
 ];
+/** Codes of an API key's check and the rate limit (reading asynchronous calls). */
+const KEY_CODES: readonly ErrorCode[] = ['unauthorized', 'forbidden', 'rate_limited', 'unavailable', 'internal_error'];
 /** Codes of the account API's owner-token check and rate limit. */
 const OWNER_CODES: readonly ErrorCode[] = ['unauthorized', 'forbidden', 'rate_limited', 'unavailable', 'internal_error'];
 /** The operator API answers 404 while ADMIN_TOKEN is unset. */
@@ -133,9 +138,21 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
       description: toolDescription(tool, s.input),
       'x-credits': tool.cost,
       security: [{ apiKey: [] }],
-      parameters: [paramRef('Idempotency-Key')],
+      parameters: [paramRef('Idempotency-Key'), paramRef('Prefer')],
       requestBody: { required: true, content: json(ref(input), mediaExamples(s.input)) },
       ok: {
+        '202': {
+          description: 'With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet.',
+          headers: {
+            'X-Request-Id': headerRef('X-Request-Id'),
+            Location: headerRef('Location'),
+            'Preference-Applied': headerRef('Preference-Applied'),
+            'Retry-After': headerRef('Retry-After'),
+            ...RATE_LIMIT_HEADERS,
+            'Idempotent-Replayed': headerRef('Idempotent-Replayed'),
+          },
+          content: json(ref('CallAccepted')),
+        },
         '200': {
           description: 'The tool\'s output, unwrapped. The call is charged.',
           headers: {
@@ -151,6 +168,31 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
       codes: [...TOOL_CALL_CODES, ...tool.failures],
     });
   }
+
+  // Asynchronous calls.
+  route('get', '/api/v1/calls', {
+    tag: 'calls', operationId: 'listCalls', summary: 'List asynchronous calls', security: [{ apiKey: [] }],
+    description: 'The account\'s asynchronous calls, newest first, with their status (no output). Page with `cursor`. The owner token reads the same list at `/api/v1/account/calls`.',
+    parameters: [paramRef('UsageLimit'), paramRef('UsageCursor')],
+    ok: withRateLimit('A page of calls.', json(ref('CallPage'))),
+    codes: [...KEY_CODES, 'validation_failed'],
+  });
+  route('get', '/api/v1/calls/{requestId}', {
+    tag: 'calls', operationId: 'getCall', summary: 'Get an asynchronous call', security: [{ apiKey: [] }],
+    description:
+      '`running` (with `Retry-After`), then `succeeded` with the output or `failed` with the problem a synchronous call would have answered. ' +
+      `The answer is kept ${CALL_ANSWER_RETENTION_MS / 3_600_000} hours after the call ended, then \`call_expired\` (410) for ${CALL_TOMBSTONE_MS / 86_400_000} days, then 404. Another account's call is 404.`,
+    parameters: [paramRef('RequestId')],
+    ok: withRateLimit('The call.', json(ref('Call'))),
+    codes: [...KEY_CODES, 'not_found', 'call_expired'],
+  });
+  route('get', '/api/v1/account/calls', {
+    tag: 'account', operationId: 'listAccountCalls', summary: 'List asynchronous calls (owner)', ...owner,
+    description: 'The account\'s asynchronous calls, newest first, as `GET /api/v1/calls` lists them: what the dashboard shows.',
+    parameters: [paramRef('UsageLimit'), paramRef('UsageCursor')],
+    ok: withRateLimit('A page of calls.', json(ref('CallPage'))),
+    codes: [...OWNER_CODES, 'validation_failed'],
+  });
 
   // Account API.
   route('get', '/api/v1/account', {
@@ -212,12 +254,51 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     ok: withRateLimit('The event is queued.', json(ref('WebhookTestSent')), '202'),
     codes: [...OWNER_CODES, 'not_found'],
   });
+  route('patch', '/api/v1/account/webhooks/{id}', {
+    tag: 'webhook-endpoints', operationId: 'updateWebhook', summary: 'Choose the event types of a webhook endpoint', ...owner,
+    description: 'Replaces the list of event types delivered to the endpoint. Events already queued for it are still delivered.',
+    parameters: [paramRef('EndpointId')],
+    requestBody: { required: true, content: json(BODY_SCHEMAS.updateWebhook, example({ eventTypes: ['credits.low', 'call.completed'] })) },
+    ok: withRateLimit('The endpoint.', json(ref('WebhookEndpoint'))),
+    codes: [...OWNER_CODES, ...BODY_CODES, 'not_found'],
+  });
   route('post', '/api/v1/account/webhooks/{id}/enable', {
     tag: 'webhook-endpoints', operationId: 'enableWebhook', summary: 'Re-enable a webhook endpoint', ...owner,
-    description: 'Makes a disabled endpoint active again with its failure count reset to 0.',
+    description:
+      'Makes a disabled endpoint active again with its failure count reset to 0. With `recoverSince`, every event since then (at most 30 days back) ' +
+      'that the endpoint should have received and never got is delivered too, once, in the order the events happened (attempts with `trigger: recovery`). The body may be left out.',
     parameters: [paramRef('EndpointId')],
+    requestBody: { required: false, content: json(BODY_SCHEMAS.enableWebhook, example({ recoverSince: '2026-01-01T00:00:00Z' })) },
     ok: withRateLimit('The endpoint, active.', json(ref('WebhookEndpoint'))),
+    codes: [...OWNER_CODES, ...BODY_CODES, 'not_found'],
+  });
+  route('post', '/api/v1/account/webhooks/{id}/rotate-secret', {
+    tag: 'webhook-endpoints', operationId: 'rotateWebhookSecret', summary: 'Rotate the signing secret', ...owner,
+    description:
+      `Gives the endpoint a new signing secret, shown only in this answer. For ${SECRET_OVERLAP_MS / 3_600_000} hours (or until you end it) every delivery is signed with both: ` +
+      '`X-Service-Signature` with the previous secret, as receivers already check it, and `X-Service-Signatures` with the new one and the previous one. ' +
+      'Move the receiver to the new secret inside the window (`verifyWebhook` accepts either). Rotating again during a window ends the older previous secret at once. The body may be left out.',
+    parameters: [paramRef('EndpointId')],
+    requestBody: { required: false, content: json(BODY_SCHEMAS.noBody) },
+    ok: withRateLimit('The endpoint with its new secret.', json(ref('RotatedWebhookEndpoint'))),
+    codes: [...OWNER_CODES, ...BODY_CODES, 'not_found'],
+  });
+  route('delete', '/api/v1/account/webhooks/{id}/previous-secret', {
+    tag: 'webhook-endpoints', operationId: 'endWebhookSecretOverlap', summary: 'End the previous secret now', ...owner,
+    description: 'Ends a rotation\'s overlap before its time: from now on deliveries are signed with the new secret only. Answers the same when no overlap runs.',
+    parameters: [paramRef('EndpointId')],
+    ok: withRateLimit('The endpoint.', json(ref('WebhookEndpoint'))),
     codes: [...OWNER_CODES, 'not_found'],
+  });
+  route('post', '/api/v1/account/webhooks/{id}/replay', {
+    tag: 'webhook-endpoints', operationId: 'replayWebhookEvent', summary: 'Replay an event', ...owner,
+    description:
+      'Sends one past event of the account (from the event log, kept 30 days) to this endpoint again: a new attempt, signed afresh, listed in the attempts with `trigger: replay`. ' +
+      'It is sent even when the endpoint is not subscribed to its type. A disabled endpoint answers `endpoint_disabled`.',
+    parameters: [paramRef('EndpointId')],
+    requestBody: { required: true, content: json(BODY_SCHEMAS.replayEvent, example({ eventId: 'evt_9fK2pQ7rT1wX5zB3nM8cLd' })) },
+    ok: withRateLimit('The attempt is queued.', json(ref('WebhookReplayQueued')), '202'),
+    codes: [...OWNER_CODES, ...BODY_CODES, 'not_found', 'endpoint_disabled'],
   });
   route('get', '/api/v1/account/webhooks/{id}/attempts', {
     tag: 'webhook-endpoints', operationId: 'listWebhookAttempts', summary: 'List delivery attempts', ...owner,
@@ -225,6 +306,16 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     parameters: [paramRef('EndpointId'), paramRef('AttemptsLimit')],
     ok: withRateLimit('The attempts.', json({ type: 'array', items: ref('WebhookAttempt') })),
     codes: [...OWNER_CODES, 'not_found', 'validation_failed'],
+  });
+
+  route('get', '/api/v1/account/events', {
+    tag: 'account', operationId: 'listEvents', summary: 'List events', ...owner,
+    description:
+      `Every event the account produced in the last ${EVENT_RETENTION_MS / 86_400_000} days, newest first, with the endpoints each went to and what became of it there. ` +
+      'Page with `cursor`; filter with `type`.',
+    parameters: [paramRef('UsageLimit'), paramRef('UsageCursor'), paramRef('EventType')],
+    ok: withRateLimit('A page of events.', json(ref('EventPage'))),
+    codes: [...OWNER_CODES, 'validation_failed'],
   });
 
   // Operator API.
@@ -327,7 +418,7 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
       ...Object.entries(TAGS).map(([name, tag]) => ({ name, ...tag })),
     ],
     'x-tagGroups': [
-      { name: 'Tools', tags: usedGroups(tools) },
+      { name: 'Tools', tags: [...usedGroups(tools), 'calls'] },
       { name: 'Account', tags: ['account', 'api-keys', 'webhook-endpoints'] },
       { name: 'Webhooks', tags: ['webhook-events'] },
       { name: 'Operator', tags: ['operator'] },

@@ -1,5 +1,6 @@
 //! Starting a tool call: idempotency, sealing secret fields, starting the `toolCall` workflow
-//! and waiting for its answer. The Koa route around it only speaks HTTP.
+//! and waiting for its answer, or, for an asynchronous call, answering as soon as it runs. The
+//! Koa route around it only speaks HTTP.
 import { createHmac } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, isGrpcDeadlineError, type Client, type WorkflowHandle } from '@temporalio/client';
@@ -7,10 +8,12 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import type { ToolDefinition } from '../domain/tool-definition.js';
 import { canonicalJson } from '../lib/canonical-json.js';
 import { randomBase62, sha256Hex } from '../lib/ids.js';
-import { collections, insertIfAbsent } from '../lib/mongo.js';
+import { collections, insertIfAbsent, type CallDoc } from '../lib/mongo.js';
 import { seal, splitSecrets } from '../lib/sealed.js';
 import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import { createCallKeys } from '../domain/call-keys.js';
+import { createAsyncCalls } from '../domain/async-calls.js';
+import { createLedger } from '../domain/ledger.js';
 import { ToolError } from '../lib/errors.js';
 
 /** Idempotency keys are remembered this long (CONTRACT.md). */
@@ -23,6 +26,8 @@ const ANSWER_GRACE_MS = 30_000;
  * charged.
  */
 const READ_MARGIN_MS = 5_000;
+/** How long an asynchronous call's start may wait for Temporal before answering 503. */
+const ASYNC_START_MS = 30_000;
 /** Pause between attempts while Temporal cannot be reached (after the client's own retries). */
 const RECONNECT_PAUSE_MS = 500;
 
@@ -40,6 +45,13 @@ export interface CallAnswer {
   requestId: string;
   replayed: boolean;
   result: ToolCallResult;
+}
+
+/** The 202 of an asynchronous call: where to read it, and how it stands. */
+export interface AsyncCallAnswer {
+  requestId: string;
+  replayed: boolean;
+  status: CallDoc['status'];
 }
 
 export function parseIdempotencyKey(header: string | undefined): string | undefined {
@@ -92,6 +104,11 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
     return { workflowId: fresh.workflowId, replayed: false };
   }
 
+  /** Gives an idempotency key back when its call never started (an asynchronous 402). */
+  async function release(req: CallRequest, workflowId: string): Promise<void> {
+    if (req.idempotencyKey) await idempotency.deleteOne({ _id: `${req.accountId}:${sha256Hex(req.idempotencyKey)}`, workflowId });
+  }
+
   async function workflowInput(req: CallRequest, workflowId: string): Promise<ToolCallInput> {
     const { clear, secret, hasSecrets } = splitSecrets(req.input, req.tool.secretFields ?? []);
     const base = {
@@ -112,7 +129,7 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
     const { workflowId, replayed } = await claim(req);
     const answerBy = Date.now() + req.tool.timeoutMs + ANSWER_GRACE_MS;
     const deadline = answerBy + READ_MARGIN_MS;
-    const handle = await start(req, workflowId, answerBy, deadline);
+    const handle = await start(req, workflowId, { answerBy }, deadline);
     return { requestId: workflowId, replayed, result: await awaitResult(handle, deadline) };
   }
 
@@ -139,8 +156,8 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
    * workflow id and USE_EXISTING a repeated start is harmless, and a start whose answer was lost
    * may have started the workflow, which then runs whatever we answer.
    */
-  async function start(req: CallRequest, workflowId: string, answerBy: number, deadline: number): Promise<WorkflowHandle> {
-    const args = [{ ...(await workflowInput(req, workflowId)), answerBy }];
+  async function start(req: CallRequest, workflowId: string, when: { answerBy: number } | { async: true }, deadline: number): Promise<WorkflowHandle> {
+    const args = [{ ...(await workflowInput(req, workflowId)), ...when }];
     return untilDeadline(
       deadline,
       () =>
@@ -162,7 +179,36 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
     );
   }
 
-  return { call, fingerprint };
+  // --- Asynchronous calls (`Prefer: respond-async`): the same workflow, id rules and idempotency,
+  // with `async` set instead of `answerBy`; the API answers 202 once it runs. The reserve is made
+  // here first (the workflow's own reserve then finds the hold), so a short balance is the same
+  // 402 as for a synchronous call, before any 202. Only these calls write a `calls` record.
+  const asyncCalls = createAsyncCalls(deps.db);
+  const ledger = createLedger(deps.db);
+
+  async function callAsync(req: CallRequest): Promise<AsyncCallAnswer> {
+    const { workflowId, replayed } = await claim(req);
+    const deadline = Date.now() + ASYNC_START_MS;
+    if (replayed) {
+      const doc = await asyncCalls.byId(req.accountId, workflowId);
+      if (!doc) throw new ToolError('idempotency_conflict', 'This Idempotency-Key was used for a synchronous call: repeat it without Prefer: respond-async to get its answer.');
+      // Its start may have failed with a 503: starting again is harmless (USE_EXISTING).
+      if (doc.status === 'running') await start(req, workflowId, { async: true }, deadline);
+      return { requestId: workflowId, replayed: true, status: doc.status };
+    }
+    const ref = { accountId: req.accountId, requestId: workflowId, tool: req.tool.name, cost: req.tool.cost };
+    await asyncCalls.open({ requestId: workflowId, accountId: req.accountId, tool: req.tool.name, now: new Date() });
+    const reserved = await ledger.reserve(ref);
+    if (!reserved.ok) {
+      await asyncCalls.discard(workflowId);
+      await release(req, workflowId);
+      throw new ToolError('insufficient_credits', `This call costs ${req.tool.cost} credits; the balance is ${reserved.balance}.`, { balance: reserved.balance, cost: req.tool.cost });
+    }
+    await start(req, workflowId, { async: true }, deadline);
+    return { requestId: workflowId, replayed: false, status: 'running' };
+  }
+
+  return { call, callAsync, fingerprint };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

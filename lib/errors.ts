@@ -12,6 +12,8 @@ export const ERRORS = {
   unknown_tool: { status: 404, title: 'Unknown tool' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   idempotency_conflict: { status: 409, title: 'Idempotency key reused' },
+  endpoint_disabled: { status: 409, title: 'Webhook endpoint disabled' },
+  call_expired: { status: 410, title: 'Call expired' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   target_not_allowed: { status: 422, title: 'Target not allowed' },

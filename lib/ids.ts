@@ -22,3 +22,14 @@ export function sha256Hex(text: string | Buffer): string {
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
 }
+
+/**
+ * `<prefix>_<22 base62 chars>` derived from `seed`: the same seed always gives the same id, so a
+ * retried step that records something under it records it once.
+ */
+export function derivedId(prefix: string, seed: string): string {
+  const digest = createHash('sha256').update(seed).digest();
+  let out = '';
+  for (let i = 0; i < 22; i++) out += BASE62[digest[i]! % 62];
+  return `${prefix}_${out}`;
+}

@@ -1,7 +1,7 @@
 //! The MongoDB connection, the collections the service uses and their indexes.
 //! Everything here must also work on wire-compatible engines: single-document atomic updates
 //! and unique indexes only (no transactions, no TTL indexes, no change streams).
-import { MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
+import { MongoClient, MongoServerError, type Collection, type Db, type ObjectId } from 'mongodb';
 
 export interface Hold {
   cost: number;
@@ -103,6 +103,12 @@ export interface WebhookEndpointDoc {
   createdAt: Date;
   disabledAt: Date | null;
   disabledReason: string | null;
+  /** Event types delivered to it; absent on endpoints registered before they could choose (DEFAULT_EVENT_TYPES then). */
+  eventTypes?: string[];
+  /** While a rotation's overlap runs: the secret before it, sealed like `secretSealed`. */
+  previousSecretSealed?: string | null;
+  /** The rotation whose overlap runs: the endpoint's workflow ends it by this id when the window closes. */
+  rotation?: { id: string; startedAt: Date; overlapEndsAt: Date } | null;
 }
 
 export interface WebhookAttemptDoc {
@@ -119,6 +125,8 @@ export interface WebhookAttemptDoc {
   durationMs: number;
   success: boolean;
   error: string | null;
+  /** Why this attempt was made, when not for the event's first arrival: the owner asked to replay it, or to recover missed events. */
+  trigger?: 'replay' | 'recovery';
 }
 
 /** A delivery that ended without reaching the receiver, and why. `_id` is `<endpointId>:<eventId>`. */
@@ -131,6 +139,29 @@ export interface WebhookUndeliveredDoc {
   reason: string;
   attempts: number;
   endedAt: Date;
+}
+
+/** An asynchronous tool call (`Prefer: respond-async`) and, once it ended, its answer, kept 24 h. */
+export interface CallDoc {
+  /** The call's request id (its workflow id). */
+  _id: string;
+  accountId: string;
+  tool: string;
+  status: 'running' | 'succeeded' | 'failed';
+  createdAt: Date;
+  completedAt: Date | null;
+  /** completedAt + 24 h: the answer is served until then, `call_expired` after. */
+  expiresAt: Date | null;
+  /** Credits charged: the cost when it succeeded, else 0. */
+  charged: number;
+  /** The tool's output as JSON text, when small enough to keep in the document. */
+  output?: string;
+  /** The output in GridFS (bucket `call_outputs`) when it is larger. */
+  outputFileId?: ObjectId;
+  /** A failed call's problem: the same code, detail and members a synchronous call answers. */
+  problem?: { code: string; detail: string; extras: Record<string, unknown> };
+  /** Set by the sweeper once the answer was dropped. */
+  expired?: boolean;
 }
 
 /** gold-price's last good feed answer per source (`metal:gold`, `metal:silver`, `fx`), served when the feed is down. */
@@ -151,6 +182,7 @@ export interface Collections {
   webhookAttempts: Collection<WebhookAttemptDoc>;
   webhookUndelivered: Collection<WebhookUndeliveredDoc>;
   marketQuotes: Collection<MarketQuoteDoc>;
+  calls: Collection<CallDoc>;
 }
 
 /**
@@ -173,6 +205,7 @@ export function collections(db: Db): Collections {
     webhookAttempts: db.collection('webhook_attempts'),
     webhookUndelivered: db.collection('webhook_undelivered'),
     marketQuotes: db.collection('market_quotes'),
+    calls: db.collection('calls'),
   };
 }
 
@@ -189,6 +222,12 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.webhookEndpoints.createIndex({ accountId: 1, createdAt: 1 }),
     c.webhookAttempts.createIndex({ endpointId: 1, attemptedAt: -1 }),
     c.webhookUndelivered.createIndex({ endpointId: 1, endedAt: -1 }),
+    // The event log (its deliveries per event) and recovery (what an endpoint never got).
+    c.webhookAttempts.createIndex({ eventId: 1 }),
+    c.webhookUndelivered.createIndex({ eventId: 1 }),
+    c.events.createIndex({ createdAt: 1 }),
+    c.calls.createIndex({ accountId: 1, createdAt: -1 }),
+    c.calls.createIndex({ expiresAt: 1 }),
   ]);
 }
 

@@ -57,6 +57,11 @@ export interface ToolCallInput {
    * calls ran on their pool's queue: those ran it as an activity on the pool's queue, `queued`.
    */
   execution?: 'local' | 'queued';
+  /**
+   * Set for an asynchronous call (`Prefer: respond-async`): nobody waits for the answer, so the
+   * workflow records it (and `call.completed`) as its last step. Absent for synchronous calls.
+   */
+  async?: true;
 }
 
 /**

@@ -1,11 +1,13 @@
 //! Webhook endpoints of an account and the record of their delivery attempts. The signing
-//! secret is generated here, returned once, and stored only sealed with SECRET_KEY.
+//! secret is generated here, returned once, and stored only sealed with SECRET_KEY; so is a
+//! rotated secret's predecessor while its overlap runs.
 import { randomBytes } from 'node:crypto';
-import type { Db } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
+import { DEFAULT_EVENT_TYPES, type EventKind, type SubscribableEventKind } from './events.js';
 import { newId } from './ids.js';
-import { collections, type WebhookAttemptDoc, type WebhookEndpointDoc } from './mongo.js';
+import { collections, type EventDoc, type WebhookAttemptDoc, type WebhookEndpointDoc } from './mongo.js';
 import { open, seal } from './sealed.js';
-import type { UndeliveredReason, WebhookEnvelope } from './webhook-messages.js';
+import { toEnvelope, type AttemptTrigger, type RecoverRequest, type UndeliveredReason, type WebhookEnvelope } from './webhook-messages.js';
 
 export const SECRET_PREFIX = 'whsec_';
 
@@ -17,7 +19,27 @@ export function newSigningSecret(): string {
 /** The sealed secret is bound to its endpoint: a copied ciphertext does not open elsewhere. */
 const secretAad = (endpointId: string) => `webhook-secret:${endpointId}`;
 
-/** The endpoint as the account API shows it (never the secret). */
+/** The event types delivered to an endpoint (those registered before endpoints could choose get the default). */
+export const eventTypesOf = (doc: Pick<WebhookEndpointDoc, 'eventTypes'>): SubscribableEventKind[] =>
+  (doc.eventTypes as SubscribableEventKind[] | undefined) ?? [...DEFAULT_EVENT_TYPES];
+
+/**
+ * Endpoints an event goes to, as a query: those subscribed to its type (an endpoint without a
+ * list has the default types); `webhook.test` only to the endpoint it names.
+ */
+export function subscribedTo(event: { event: EventKind; data: Record<string, unknown> }): Filter<WebhookEndpointDoc> {
+  if (event.event === 'webhook.test') return { _id: String(event.data.endpointId) };
+  if (!DEFAULT_EVENT_TYPES.includes(event.event)) return { eventTypes: event.event };
+  return { $or: [{ eventTypes: event.event }, { eventTypes: { $exists: false } }] };
+}
+
+/** Whether an endpoint is subscribed to an event (the same rule as `subscribedTo`, in memory). */
+export function isSubscribed(doc: Pick<WebhookEndpointDoc, '_id' | 'eventTypes'>, event: { event: EventKind; data: Record<string, unknown> }): boolean {
+  if (event.event === 'webhook.test') return String(event.data.endpointId) === doc._id;
+  return (eventTypesOf(doc) as EventKind[]).includes(event.event);
+}
+
+/** The endpoint as the account API shows it (never a secret). */
 export function publicEndpoint(doc: WebhookEndpointDoc) {
   return {
     id: doc._id,
@@ -26,6 +48,8 @@ export function publicEndpoint(doc: WebhookEndpointDoc) {
     consecutiveFailures: doc.consecutiveFailures,
     createdAt: doc.createdAt,
     disabledAt: doc.disabledAt,
+    eventTypes: eventTypesOf(doc),
+    previousSecretExpiresAt: doc.rotation?.overlapEndsAt ?? null,
   };
 }
 
@@ -39,6 +63,7 @@ export function publicAttempt(doc: WebhookAttemptDoc) {
     durationMs: doc.durationMs,
     success: doc.success,
     error: doc.error,
+    trigger: doc.trigger ?? 'event',
   };
 }
 
@@ -51,11 +76,22 @@ export interface EndpointMirror {
   disabledReason?: string;
 }
 
+/** A page of events an endpoint missed: what to deliver, where the next page starts, whether that was the last. */
+export interface MissedPage {
+  events: WebhookEnvelope[];
+  after?: [number, string];
+  exhausted: boolean;
+}
+
+/** Events read per query while looking for missed ones; a page reads at most MAX_SCANS of these. */
+const SCAN_BATCH = 200;
+const MAX_SCANS = 10;
+
 export function createWebhookEndpoints(db: Db, secretKey: Buffer) {
-  const { webhookEndpoints: endpoints, webhookAttempts: attempts, webhookUndelivered: undelivered } = collections(db);
+  const { webhookEndpoints: endpoints, webhookAttempts: attempts, webhookUndelivered: undelivered, events } = collections(db);
 
   return {
-    async create(accountId: string, url: string): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
+    async create(accountId: string, url: string, eventTypes: readonly SubscribableEventKind[] = DEFAULT_EVENT_TYPES): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
       const id = newId('whe');
       const secret = newSigningSecret();
       const doc: WebhookEndpointDoc = {
@@ -68,6 +104,7 @@ export function createWebhookEndpoints(db: Db, secretKey: Buffer) {
         createdAt: new Date(),
         disabledAt: null,
         disabledReason: null,
+        eventTypes: [...eventTypes],
       };
       await endpoints.insertOne(doc);
       return { doc, secret };
@@ -86,8 +123,47 @@ export function createWebhookEndpoints(db: Db, secretKey: Buffer) {
     activeAt: (accountId: string, at: Date) =>
       endpoints.find({ accountId, status: 'active', createdAt: { $lte: at } }, { projection: { _id: 1 } }).toArray(),
 
-    /** The plaintext signing secret: only the delivery activity needs it, only in memory. */
-    secretOf: (doc: WebhookEndpointDoc) => open<string>(secretKey, doc.secretSealed, secretAad(doc._id)),
+    /**
+     * The plaintext secrets that sign a delivery: the current one, and its predecessor while an
+     * overlap runs. Only the delivery activity needs them, only in memory.
+     */
+    secretsOf: (doc: WebhookEndpointDoc) => ({
+      current: open<string>(secretKey, doc.secretSealed, secretAad(doc._id)),
+      previous: doc.previousSecretSealed ? open<string>(secretKey, doc.previousSecretSealed, secretAad(doc._id)) : null,
+    }),
+
+    /** Replaces the types delivered to the endpoint; null when it is not the account's. */
+    setEventTypes: (accountId: string, id: string, eventTypes: readonly SubscribableEventKind[]) =>
+      endpoints.findOneAndUpdate({ _id: id, accountId }, { $set: { eventTypes: [...eventTypes] } }, { returnDocument: 'after' }),
+
+    /**
+     * Gives the endpoint a new secret; the current one becomes the previous one and keeps signing
+     * until `overlapEndsAt` (an older previous secret stops at once). Compare-and-set on the
+     * current secret, so of two rotations at once one wins and the other answers null.
+     */
+    async rotate(doc: WebhookEndpointDoc, rotationId: string, overlapEndsAt: Date): Promise<{ doc: WebhookEndpointDoc; secret: string } | null> {
+      const secret = newSigningSecret();
+      const after = await endpoints.findOneAndUpdate(
+        { _id: doc._id, accountId: doc.accountId, secretSealed: doc.secretSealed },
+        {
+          $set: {
+            secretSealed: seal(secretKey, secret, secretAad(doc._id)),
+            previousSecretSealed: doc.secretSealed,
+            rotation: { id: rotationId, startedAt: new Date(), overlapEndsAt },
+          },
+        },
+        { returnDocument: 'after' },
+      );
+      return after ? { doc: after, secret } : null;
+    },
+
+    /** Ends the overlap of rotation `rotationId` (the endpoint's workflow, when it is due); a later rotation is left alone. */
+    endOverlap: (id: string, rotationId: string) =>
+      endpoints.updateOne({ _id: id, 'rotation.id': rotationId }, { $set: { previousSecretSealed: null, rotation: null } }),
+
+    /** Ends whatever overlap runs, now (the owner's request); null when the endpoint is not the account's. */
+    endOverlapNow: (accountId: string, id: string) =>
+      endpoints.findOneAndUpdate({ _id: id, accountId }, { $set: { previousSecretSealed: null, rotation: null } }, { returnDocument: 'after' }),
 
     /** Deletes the endpoint and its attempt log; false when there was none. */
     async remove(accountId: string, id: string): Promise<boolean> {
@@ -119,6 +195,39 @@ export function createWebhookEndpoints(db: Db, secretKey: Buffer) {
     },
 
     recordAttempt: (doc: Omit<WebhookAttemptDoc, '_id'>) => attempts.insertOne({ _id: newId('wha'), ...doc }),
+
+    /**
+     * Events of [since, until] that the endpoint should have received (its types, or a test of it;
+     * none from before it existed) and never got delivered, oldest first, from after `after`.
+     */
+    async missedEvents(endpoint: WebhookEndpointDoc, span: RecoverRequest, after: [number, string] | undefined, limit: number): Promise<MissedPage> {
+      const types: string[] = eventTypesOf(endpoint);
+      const filter: Filter<EventDoc> = {
+        accountId: endpoint.accountId,
+        createdAt: { $gte: new Date(Math.max(span.since, endpoint.createdAt.getTime())), $lte: new Date(span.until) },
+        $or: [{ event: { $in: types } }, { event: 'webhook.test', 'data.endpointId': endpoint._id }],
+      };
+      const found: WebhookEnvelope[] = [];
+      let cursor = after;
+      for (let scan = 0; scan < MAX_SCANS && found.length < limit; scan++) {
+        const page = cursor
+          ? { $and: [filter, { $or: [{ createdAt: { $gt: new Date(cursor[0]) } }, { createdAt: new Date(cursor[0]), _id: { $gt: cursor[1] } }] }] }
+          : filter;
+        const wanted = Math.min(SCAN_BATCH, limit - found.length);
+        const batch = await events.find(page).sort({ createdAt: 1, _id: 1 }).limit(wanted).toArray();
+        if (batch.length === 0) return { events: found, ...(cursor ? { after: cursor } : {}), exhausted: true };
+        const delivered = new Set(
+          (await attempts.find({ endpointId: endpoint._id, eventId: { $in: batch.map((e) => e._id) }, success: true }, { projection: { eventId: 1 } }).toArray()).map((a) => a.eventId),
+        );
+        for (const e of batch) {
+          if (!delivered.has(e._id)) found.push(toEnvelope({ id: e._id, event: e.event as EventKind, createdAt: e.createdAt, data: e.data }));
+        }
+        const last = batch.at(-1)!;
+        cursor = [last.createdAt.getTime(), last._id];
+        if (batch.length < wanted) return { events: found, after: cursor, exhausted: true };
+      }
+      return { events: found, ...(cursor ? { after: cursor } : {}), exhausted: false };
+    },
 
     /** Attempts newest first. */
     attempts: (endpointId: string, limit: number) =>

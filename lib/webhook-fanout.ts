@@ -1,5 +1,5 @@
-//! Hands recorded events to the workflow of every active webhook endpoint of the account
-//! (signal-with-start), without delaying or failing the call that caused them. An event is
+//! Hands recorded events to the workflow of every active webhook endpoint of the account that is
+//! subscribed to the event's type (signal-with-start), without delaying or failing the call that caused them. An event is
 //! marked `fannedOutAt` once every signal went through; a scheduled sweep re-sends events left
 //! unmarked (a crash or an unreachable Temporal between recording and fan-out), and the endpoint
 //! workflow drops repeats by event id, so a re-send never delivers twice.
@@ -9,7 +9,8 @@ import type { DomainEvent, EventKind, EventSink } from './events.js';
 import type { Logger } from './logger.js';
 import { collections } from './mongo.js';
 import { TASK_QUEUES, WORKFLOW_TYPES } from './temporal-shared.js';
-import { toEnvelope, WEBHOOK_SIGNALS, webhookWorkflowId, type WebhookEndpointInput, type WebhookEnvelope } from './webhook-messages.js';
+import { subscribedTo } from './webhook-endpoints.js';
+import { toEnvelope, WEBHOOK_SIGNALS, webhookWorkflowId, type WebhookEndpointInput } from './webhook-messages.js';
 
 export interface WebhookFanoutOptions {
   db: Db;
@@ -28,15 +29,15 @@ export interface WebhookFanoutOptions {
   horizonMs?: number;
 }
 
-/** Signals one endpoint's workflow, starting it when it is not running. */
-export async function signalEndpoint(client: Client, endpointId: string, envelope: WebhookEnvelope): Promise<void> {
+/** Sends one signal to an endpoint's workflow, starting it when it is not running. */
+export async function signalEndpoint(client: Client, endpointId: string, signal: string, args: unknown[]): Promise<void> {
   const input: WebhookEndpointInput = { endpointId };
-  await client.workflow.signalWithStart(WORKFLOW_TYPES.webhookEndpoint, {
+  await client.workflow.signalWithStart<(input: WebhookEndpointInput) => Promise<void>, unknown[]>(WORKFLOW_TYPES.webhookEndpoint, {
     workflowId: webhookWorkflowId(endpointId),
     taskQueue: TASK_QUEUES.core,
     args: [input],
-    signal: WEBHOOK_SIGNALS.event,
-    signalArgs: [envelope],
+    signal,
+    signalArgs: args,
   });
 }
 
@@ -46,10 +47,9 @@ export function createWebhookFanout(options: WebhookFanoutOptions) {
   const horizonMs = options.horizonMs ?? 24 * 60 * 60 * 1000;
   const { events, webhookEndpoints } = collections(db);
 
-  /** `webhook.test` goes to the endpoint it names; every other event to each active endpoint. */
+  /** `webhook.test` goes to the endpoint it names; every other event to each active endpoint subscribed to its type. */
   async function targetsOf(e: DomainEvent): Promise<string[]> {
-    const filter: Record<string, unknown> = { accountId: e.accountId, status: 'active', createdAt: { $lte: e.createdAt } };
-    if (e.event === 'webhook.test') filter._id = String(e.data.endpointId);
+    const filter = { accountId: e.accountId, status: 'active' as const, createdAt: { $lte: e.createdAt }, ...subscribedTo(e) };
     const docs = await webhookEndpoints.find(filter, { projection: { _id: 1 } }).toArray();
     return docs.map((d) => d._id);
   }
@@ -58,7 +58,7 @@ export function createWebhookFanout(options: WebhookFanoutOptions) {
   async function fanOut(e: DomainEvent): Promise<number> {
     const targets = await targetsOf(e);
     const envelope = toEnvelope(e);
-    await Promise.all(targets.map((id) => signalEndpoint(client, id, envelope)));
+    await Promise.all(targets.map((id) => signalEndpoint(client, id, WEBHOOK_SIGNALS.event, [envelope])));
     await events.updateOne({ _id: e.id }, { $set: { fannedOutAt: new Date() } });
     return targets.length;
   }

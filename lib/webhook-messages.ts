@@ -1,6 +1,7 @@
-//! What travels between the fan-out, the per-endpoint workflow and its activities: the event
-//! envelope, the signal names and the workflow's input. Pure data, safe inside the workflow
-//! sandbox. Nothing here ever holds a signing secret: activities read it from the database.
+//! What travels between the fan-out, the account API, the per-endpoint workflow and its
+//! activities: the event envelope, the signal names and their arguments, the workflow's input.
+//! Pure data, safe inside the workflow sandbox. Nothing here ever holds a signing secret:
+//! activities read the secrets from the database.
 import type { EventKind } from './events.js';
 
 /** The body of a delivery (CONTRACT.md): `createdAt` is ISO 8601 with the offset `+00:00`. */
@@ -28,7 +29,38 @@ export const WEBHOOK_SIGNALS = {
   enable: 'webhookEnable',
   /** The endpoint was deleted: the workflow ends. */
   remove: 'webhookRemove',
+  /** The owner asked to send one past event again (`WebhookEnvelope`): a new attempt, signed afresh. */
+  replay: 'webhookReplay',
+  /** Deliver, in order, every event of a time span the endpoint never got (`RecoverRequest`). */
+  recover: 'webhookRecover',
+  /** The signing secret was rotated (`RotationNotice`): the workflow ends the overlap when it is due. */
+  rotate: 'webhookRotate',
 } as const;
+
+/** Argument of the `recover` signal: events created in [since, until] (epoch ms) that the endpoint never got. */
+export interface RecoverRequest {
+  since: number;
+  until: number;
+}
+
+/** Argument of the `rotate` signal. */
+export interface RotationNotice {
+  /** The rotation's id, as stored with the endpoint: ending the overlap of an older rotation changes nothing. */
+  rotationId: string;
+  /** How long both secrets sign, from when the workflow receives this. */
+  overlapMs: number;
+}
+
+/** Where a recovery stands: the span it covers and the last event already taken from it. */
+export interface RecoveryState extends RecoverRequest {
+  /** `[createdAt ms, event id]` of the last event taken; the next page starts after it. */
+  after?: [number, string];
+  /** Every page was read; the recovery ends when its last delivery has had its first attempt. */
+  exhausted: boolean;
+}
+
+/** Why an attempt was made, when not for the event's arrival (recorded with the attempt). */
+export type AttemptTrigger = 'replay' | 'recovery';
 
 /** Query name: the workflow's state (`WebhookEndpointState`), for operators and tests. */
 export const WEBHOOK_STATE_QUERY = 'webhookState';
@@ -44,6 +76,8 @@ export interface PendingDelivery {
   attempts: number;
   /** Workflow time (ms) of the next attempt. */
   nextAttemptAt: number;
+  /** Set for a delivery the owner asked for (replay) or a recovered one; absent for an arrival. */
+  trigger?: AttemptTrigger;
 }
 
 /** What a run hands the next one across continue-as-new. */
@@ -53,6 +87,13 @@ export interface CarriedEndpointState {
   disabled: boolean;
   /** Event ids already received, with the time, so that a re-sent event is not delivered twice. */
   seen: Array<[eventId: string, receivedAt: number]>;
+  /**
+   * Rotations whose overlap runs, with when (workflow ms) it ends. Usually one; two only when
+   * rotations raced, and the one the database kept is ended at its time either way.
+   */
+  overlaps?: Array<{ rotationId: string; until: number }>;
+  /** A recovery under way. */
+  recovery?: RecoveryState;
 }
 
 export interface WebhookEndpointInput {
@@ -75,6 +116,10 @@ export interface WebhookEndpointState {
   inFlight: number;
   /** Run number within this endpoint's chain of continue-as-new runs (1 for the first). */
   run: number;
+  /** Workflow time (ms) the next rotation overlap ends; absent when none runs. */
+  overlapUntil?: number;
+  /** True while a recovery has events left to send. */
+  recovering: boolean;
 }
 
 /** Why a delivery ended without reaching the receiver; recorded in `webhook_undelivered`. */

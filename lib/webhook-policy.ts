@@ -1,5 +1,6 @@
 //! The delivery policy of a webhook endpoint as pure functions of its state: the retry schedule,
-//! the 3-day limit, the consecutive-failure count, and the memory of event ids already seen.
+//! the 3-day limit, the consecutive-failure count, the memory of event ids already seen, the order
+//! of recovered deliveries, and the secret rotation's overlap.
 //! Deterministic and free of I/O, so the workflow can use it and tests can check it directly.
 
 const SECOND = 1000;
@@ -25,6 +26,12 @@ export const MAX_PENDING = 1000;
 /** How long an event id is remembered: longer than the fan-out sweep re-sends anything. */
 export const SEEN_TTL_MS = 4 * 24 * HOUR;
 export const MAX_SEEN = 10_000;
+
+/** A rotated signing secret's predecessor keeps signing this long, unless the owner ends it sooner. */
+export const SECRET_OVERLAP_MS = 24 * HOUR;
+
+/** Recovered events are read this many at a time; the next page once fewer than half wait. */
+export const RECOVERY_PAGE = 50;
 
 /** The wait after the `failedAttempts`-th failed attempt of one delivery (1-based). */
 export function retryDelayMs(failedAttempts: number): number {
@@ -76,14 +83,41 @@ export function pruneSeen(seen: SeenEvents, now: number): SeenEvents {
   return fresh.length > MAX_SEEN ? fresh.slice(fresh.length - MAX_SEEN) : fresh;
 }
 
-/** Deliveries due at `now`, earliest first, not counting those already in flight. */
-export function dueDeliveries<T extends { event: { id: string }; nextAttemptAt: number }>(pending: readonly T[], inFlight: ReadonlySet<string>, now: number): T[] {
-  return pending.filter((d) => d.nextAttemptAt <= now && !inFlight.has(d.event.id)).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt);
+interface Schedulable {
+  event: { id: string };
+  nextAttemptAt: number;
+  attempts: number;
+  trigger?: string;
 }
 
-/** The earliest next attempt among deliveries not in flight, if any. */
-export function nextWake<T extends { event: { id: string }; nextAttemptAt: number }>(pending: readonly T[], inFlight: ReadonlySet<string>): number | undefined {
+/**
+ * Deliveries that may start an attempt, in queue order, leaving out those in flight. Recovered
+ * deliveries go out one after another in the order they were queued (the order their events
+ * happened): each waits until the one before has had its first attempt. A recovered delivery that
+ * failed is retried on the usual schedule without holding the others back.
+ */
+export function startable<T extends Schedulable>(pending: readonly T[], inFlight: ReadonlySet<string>): T[] {
+  let gateTaken = pending.some((d) => d.trigger === 'recovery' && d.attempts === 1 && inFlight.has(d.event.id));
+  return pending.filter((d) => {
+    if (inFlight.has(d.event.id)) return false;
+    if (d.trigger !== 'recovery' || d.attempts > 0) return true;
+    if (gateTaken) return false;
+    gateTaken = true;
+    return true;
+  });
+}
+
+/** Recovered deliveries still waiting for their first attempt. */
+export const waitingRecovered = (pending: readonly Schedulable[]) => pending.filter((d) => d.trigger === 'recovery' && d.attempts === 0).length;
+
+/** Deliveries due at `now`, earliest first, not counting those already in flight or waiting their turn. */
+export function dueDeliveries<T extends Schedulable>(pending: readonly T[], inFlight: ReadonlySet<string>, now: number): T[] {
+  return startable(pending, inFlight).filter((d) => d.nextAttemptAt <= now).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt);
+}
+
+/** The earliest next attempt among deliveries that may start, if any. */
+export function nextWake<T extends Schedulable>(pending: readonly T[], inFlight: ReadonlySet<string>): number | undefined {
   let wake: number | undefined;
-  for (const d of pending) if (!inFlight.has(d.event.id) && (wake === undefined || d.nextAttemptAt < wake)) wake = d.nextAttemptAt;
+  for (const d of startable(pending, inFlight)) if (wake === undefined || d.nextAttemptAt < wake) wake = d.nextAttemptAt;
   return wake;
 }

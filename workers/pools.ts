@@ -1,6 +1,7 @@
 //! Builds the Temporal worker of each pool from the same code, whether a pool runs in its own
 //! process (workers/<pool>.ts) or beside the others (workers/all.ts). A tool pool's worker runs
-//! whole calls of its tools: the `toolCall` workflow, its ledger steps and the tools.
+//! whole calls of its tools: the `toolCall` workflow, its ledger steps (and an asynchronous call's
+//! outcome) and the tools.
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
@@ -127,12 +128,15 @@ export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ wo
   }
   const concurrency = { cpu: deps.config.cpuConcurrency, network: deps.config.networkConcurrency, browser: deps.config.browserConcurrency }[pool];
   const slots = callSlots(pool, deps.config);
-  const { reserve, commit, refund, destroyCallKey } = createCoreActivities(deps.db, { onEvent: webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log }).onEvent });
+  // The call's steps besides the tool: the ledger's, and the last one of an asynchronous call.
+  const { reserve, commit, refund, destroyCallKey, recordCallOutcome } = createCoreActivities(deps.db, {
+    onEvent: webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log }).onEvent,
+  });
   const worker = await Worker.create({
     ...common,
     ...CALL_WORKER_OPTIONS,
     workflowBundle,
-    activities: { ...toolActivities(served, { callKeys: createCallKeys(deps.db) }), reserve, commit, refund, destroyCallKey },
+    activities: { ...toolActivities(served, { callKeys: createCallKeys(deps.db) }), reserve, commit, refund, destroyCallKey, recordCallOutcome },
     interceptors: { activity: [toolMetricsInterceptor(new Set(Object.keys(served)))] },
     maxConcurrentWorkflowTaskExecutions: slots,
     // Each call runs one local activity at a time (a ledger step or its tool).

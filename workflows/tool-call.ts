@@ -12,6 +12,7 @@ import {
 import type { CoreActivities } from '../activities/core/index.js';
 import { ERRORS, isErrorCode } from '../lib/errors.js';
 import { TASK_QUEUES, type ToolActivityInput, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+import { finishAsyncCall } from './async-call.js';
 
 /** Ledger steps are short single-document updates; retry them until the database answers. */
 const ledger = proxyLocalActivities<CoreActivities>({
@@ -65,6 +66,7 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
     result = failed(describeFailure(failure));
   }
   if (call.sealed) await ledger.destroyCallKey(ref.requestId);
+  if (call.async) await finishAsyncCall(ref, result);
   return result;
 }
 

@@ -3,6 +3,11 @@
 //! attempts as activities, holds the consecutive-failure count, disables the endpoint at the
 //! 20th failure in a row, and continues as new before its history grows large. The count lives
 //! here alone, so concurrent attempts cannot race it; the database only mirrors it.
+//! On the owner's request it also replays a past event, recovers the events a (disabled) endpoint
+//! missed, in order, and ends a rotated secret's overlap window when it is due.
+//!
+//! Histories written before replay, recovery and rotation existed replay unchanged (a test
+//! replays captured ones): those paths add commands only after their own signals.
 import {
   ActivityFailure,
   allHandlersFinished,
@@ -23,6 +28,8 @@ import {
   WEBHOOK_STATE_QUERY,
   type CarriedEndpointState,
   type PendingDelivery,
+  type RecoverRequest,
+  type RotationNotice,
   type UndeliveredReason,
   type WebhookEndpointInput,
   type WebhookEndpointState,
@@ -31,6 +38,7 @@ import {
 import {
   DISABLE_AFTER_FAILURES,
   MAX_PENDING,
+  RECOVERY_PAGE,
   countAfter,
   dueDeliveries,
   inFlightLimit,
@@ -38,11 +46,15 @@ import {
   nextWake,
   pruneSeen,
   shouldDisable,
+  waitingRecovered,
 } from '../lib/webhook-policy.js';
 
 export const webhookEventSignal = defineSignal<[WebhookEnvelope]>(WEBHOOK_SIGNALS.event);
 export const webhookEnableSignal = defineSignal(WEBHOOK_SIGNALS.enable);
 export const webhookRemoveSignal = defineSignal(WEBHOOK_SIGNALS.remove);
+export const webhookReplaySignal = defineSignal<[WebhookEnvelope]>(WEBHOOK_SIGNALS.replay);
+export const webhookRecoverSignal = defineSignal<[RecoverRequest]>(WEBHOOK_SIGNALS.recover);
+export const webhookRotateSignal = defineSignal<[RotationNotice]>(WEBHOOK_SIGNALS.rotate);
 export const webhookStateQuery = defineQuery<WebhookEndpointState>(WEBHOOK_STATE_QUERY);
 
 /**
@@ -61,12 +73,19 @@ export const DEFAULT_HISTORY_LIMIT = 2000;
 
 type Outcome = DeliverResult | { outcome: 'not_attempted' };
 
+/** The owner's requests, applied by the loop in arrival order. */
+type Request =
+  | { kind: 'replay'; event: WebhookEnvelope }
+  | { kind: 'recover'; span: RecoverRequest }
+  | { kind: 'rotate'; notice: RotationNotice };
+
 export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void> {
   const { endpointId } = input;
   const run = (input.previousRuns ?? 0) + 1;
 
   // Signals only queue work and wake the loop; the loop applies them in arrival order.
   const inbox: WebhookEnvelope[] = [];
+  const requests: Request[] = [];
   let enableRequested = false;
   let removed = false;
   let wakeups = 0;
@@ -82,6 +101,13 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
     removed = true;
     wakeups++;
   });
+  const request = (r: Request) => {
+    requests.push(r);
+    wakeups++;
+  };
+  setHandler(webhookReplaySignal, (event) => request({ kind: 'replay', event }));
+  setHandler(webhookRecoverSignal, (span) => request({ kind: 'recover', span }));
+  setHandler(webhookRotateSignal, (notice) => request({ kind: 'rotate', notice }));
 
   let state: CarriedEndpointState;
   if (input.carried) {
@@ -99,23 +125,28 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
     pending: state.pending.length,
     inFlight: inFlight.size,
     run,
+    ...(state.overlaps?.length ? { overlapUntil: Math.min(...state.overlaps.map((o) => o.until)) } : {}),
+    recovering: state.recovery !== undefined,
   }));
 
   // --- Bookkeeping: the database mirror and undelivered records, written in order by one loop.
   let mirrorWanted = false;
   let disabledAt: number | undefined;
   const undelivered: Array<{ items: Array<{ event: WebhookEnvelope; attempts: number }>; reason: UndeliveredReason; at: number }> = [];
+  /** Rotations whose overlap is over: the previous secret is dropped from the database. */
+  const overlapsEnded: string[] = [];
   let booksBusy = false;
 
   async function keepBooks(): Promise<void> {
     for (;;) {
-      await condition(() => mirrorWanted || undelivered.length > 0);
+      await condition(() => mirrorWanted || undelivered.length > 0 || overlapsEnded.length > 0);
       booksBusy = true;
       try {
         while (undelivered.length > 0) {
           const batch = undelivered.shift()!;
           await books.recordUndelivered(endpointId, batch.items, batch.reason, batch.at);
         }
+        while (overlapsEnded.length > 0) await books.endSecretOverlap(endpointId, overlapsEnded.shift()!);
         if (mirrorWanted) {
           mirrorWanted = false;
           await books.mirrorWebhookEndpoint(endpointId, {
@@ -130,7 +161,7 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
       }
     }
   }
-  const booksIdle = () => !booksBusy && !mirrorWanted && undelivered.length === 0;
+  const booksIdle = () => !booksBusy && !mirrorWanted && undelivered.length === 0 && overlapsEnded.length === 0;
 
   function endUndelivered(deliveries: PendingDelivery[], reason: UndeliveredReason, now: number) {
     if (deliveries.length === 0) return;
@@ -151,6 +182,7 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
     mirrorWanted = true;
     log.info('webhook endpoint disabled', { endpointId, consecutiveFailures: state.consecutiveFailures, pending: state.pending.length });
     endUndelivered([...state.pending], 'endpoint_disabled', now);
+    state.recovery = undefined; // what it would still send ends with the rest
   }
 
   // --- Applying what arrived.
@@ -163,10 +195,77 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
       undelivered.push({ items: [{ event: e, attempts: 0 }], reason: 'endpoint_disabled', at: now });
       return;
     }
-    state.pending.push({ event: e, receivedAt: now, attempts: 0, nextAttemptAt: now });
+    enqueue({ event: e, receivedAt: now, attempts: 0, nextAttemptAt: now }, now);
+  }
+
+  function enqueue(d: PendingDelivery, now: number) {
+    state.pending.push(d);
     if (state.pending.length > MAX_PENDING) {
-      const oldest = state.pending.find((d) => !inFlight.has(d.event.id));
+      const oldest = state.pending.find((p) => !inFlight.has(p.event.id));
       if (oldest) endUndelivered([oldest], 'backlog_full', now);
+    }
+  }
+
+  /** Remembers an event sent on request, so that a late fan-out of it is not delivered again. */
+  function remember(id: string, now: number) {
+    if (seenIds.has(id)) return;
+    seenIds.add(id);
+    state.seen.push([id, now]);
+  }
+
+  // --- The owner's requests.
+  function apply(r: Request, now: number) {
+    switch (r.kind) {
+      case 'rotate':
+        (state.overlaps ??= []).push({ rotationId: r.notice.rotationId, until: now + r.notice.overlapMs });
+        return;
+      case 'replay':
+        return replay(r.event, now);
+      case 'recover':
+        if (state.disabled) return; // the API re-enables first; a disable in between ends it
+        state.recovery = { since: r.span.since, until: r.span.until, exhausted: false };
+        return;
+    }
+  }
+
+  /** A new attempt of a past event; one still pending is simply attempted now. */
+  function replay(e: WebhookEnvelope, now: number) {
+    if (state.disabled) return; // the API refuses a replay to a disabled endpoint
+    remember(e.id, now);
+    const pending = state.pending.find((d) => d.event.id === e.id);
+    if (pending) {
+      if (inFlight.has(e.id)) return; // an attempt is running right now
+      pending.nextAttemptAt = now;
+      pending.trigger = 'replay';
+      return;
+    }
+    enqueue({ event: e, receivedAt: now, attempts: 0, nextAttemptAt: now, trigger: 'replay' }, now);
+  }
+
+  // --- Recovery: pages of missed events, read as the queue drains.
+  let fetching = false;
+  const wantsPage = () => {
+    const r = state.recovery;
+    return r !== undefined && !r.exhausted && !fetching && !state.disabled && waitingRecovered(state.pending) < RECOVERY_PAGE / 2;
+  };
+
+  async function fetchRecovery(): Promise<void> {
+    const r = state.recovery!;
+    fetching = true;
+    try {
+      const page = await books.missedWebhookEvents({ endpointId, since: r.since, until: r.until, after: r.after, limit: RECOVERY_PAGE });
+      if (state.recovery !== r) return; // replaced or ended meanwhile
+      const now = Date.now();
+      for (const e of page.events) {
+        if (state.pending.some((d) => d.event.id === e.id)) continue; // already on its way
+        remember(e.id, now);
+        enqueue({ event: e, receivedAt: now, attempts: 0, nextAttemptAt: now, trigger: 'recovery' }, now);
+      }
+      if (page.after) r.after = page.after;
+      if (page.exhausted) r.exhausted = true;
+    } finally {
+      fetching = false;
+      wakeups++;
     }
   }
 
@@ -201,7 +300,7 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
     d.attempts++;
     let result: Outcome;
     try {
-      result = await deliverWebhook({ endpointId, event: d.event, attempt: d.attempts });
+      result = await deliverWebhook({ endpointId, event: d.event, attempt: d.attempts, ...(d.trigger ? { trigger: d.trigger } : {}) });
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
       result = { outcome: 'not_attempted' };
@@ -238,17 +337,25 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
       mirrorWanted = true;
     }
     for (const e of inbox.splice(0)) receive(e, now);
+    for (const r of requests.splice(0)) apply(r, now);
+    if (state.overlaps?.some((o) => o.until <= now)) {
+      // The database ends a rotation's overlap only while that rotation is the endpoint's latest.
+      for (const o of state.overlaps.filter((o) => o.until <= now)) overlapsEnded.push(o.rotationId);
+      state.overlaps = state.overlaps.filter((o) => o.until > now);
+    }
+    if (state.recovery?.exhausted && waitingRecovered(state.pending) === 0) state.recovery = undefined;
 
     const info = workflowInfo();
     const handOver = info.continueAsNewSuggested || info.historyLength >= (input.historyLimit ?? DEFAULT_HISTORY_LIMIT);
     const limit = inFlightLimit(state.consecutiveFailures);
+    if (!handOver && wantsPage()) void fetchRecovery();
     if (!handOver && !state.disabled) {
       for (const d of dueDeliveries(state.pending, inFlight, now)) {
         if (inFlight.size >= limit) break;
         void attempt(d);
       }
     }
-    const quiet = () => inFlight.size === 0 && booksIdle() && inbox.length === 0 && !enableRequested && !removed;
+    const quiet = () => inFlight.size === 0 && booksIdle() && !fetching && inbox.length === 0 && requests.length === 0 && !enableRequested && !removed;
     if (handOver && quiet()) {
       await condition(allHandlersFinished);
       // A signal may have arrived while we waited: apply it first, never carry it off unread.
@@ -259,9 +366,15 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
       continue;
     }
 
-    const wake = handOver || state.disabled || inFlight.size >= limit ? undefined : nextWake(state.pending, inFlight);
+    const deliveryWake = handOver || state.disabled || inFlight.size >= limit ? undefined : nextWake(state.pending, inFlight);
+    const wake = earliest(deliveryWake, ...(state.overlaps ?? []).map((o) => o.until));
     if (wake !== undefined) wakeAt(wake, now);
     const seen = wakeups;
     await condition(() => wakeups !== seen || removed);
   }
+}
+
+function earliest(...times: Array<number | undefined>): number | undefined {
+  const known = times.filter((t) => t !== undefined);
+  return known.length ? Math.min(...known) : undefined;
 }

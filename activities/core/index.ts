@@ -1,7 +1,9 @@
-//! Activities of the core pool: the ledger steps of a call, the end of its key, the sweeper.
+//! Activities of the core pool: the ledger steps of a call, the end of its key, the outcome of an
+//! asynchronous call, the sweeper.
 import type { Db } from 'mongodb';
 import { createLedger, type CallRef } from '../../domain/ledger.js';
 import { createCallKeys } from '../../domain/call-keys.js';
+import { createAsyncCalls, type CallOutcome } from '../../domain/async-calls.js';
 import { createSweeper } from './sweeper.js';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js';
 import type { EventSink } from '../../lib/events.js';
@@ -16,13 +18,15 @@ export interface CoreActivityOptions {
 export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) {
   const ledger = createLedger(db, options.onEvent);
   const callKeys = createCallKeys(db);
+  const asyncCalls = createAsyncCalls(db, options.onEvent);
   const sweeper = createSweeper(db);
   return {
     reserve: (call: CallRef) => ledger.reserve(call),
     commit: (call: CallRef) => ledger.commit(call),
     refund: (call: CallRef) => ledger.refund(call),
     destroyCallKey: (requestId: string) => callKeys.destroy(requestId),
-    sweep: () => sweeper.sweep(),
+    recordCallOutcome: (outcome: CallOutcome) => asyncCalls.finish(outcome),
+    sweep: (now?: number) => sweeper.sweep(now),
     ...(options.webhooks ? createWebhookActivities(options.webhooks) : {}),
   };
 }

@@ -1,8 +1,11 @@
 //! Expiry without TTL indexes (the local database has none): idempotency records, call keys,
-//! claim-check blobs, outboxes left by a crash, and holds whose call can no longer end.
+//! claim-check blobs, outboxes left by a crash, holds whose call can no longer end, events past
+//! the event log's 30 days, and asynchronous calls' answers past their 24 hours.
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
 import { sweepBlobs } from '../../lib/claim-check-codec.js';
+import { createEventLog } from '../../lib/event-log.js';
+import { createAsyncCalls } from '../../domain/async-calls.js';
 import { createLedger } from '../../domain/ledger.js';
 
 export interface SweepOptions {
@@ -23,11 +26,16 @@ export interface SweepReport {
   blobs: number;
   outboxes: number;
   orphanHolds: number;
+  events: number;
+  /** Asynchronous calls whose answer was dropped, and records deleted. */
+  calls: { expired: number; deleted: number };
 }
 
 export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP) {
   const c = collections(db);
   const ledger = createLedger(db);
+  const eventLog = createEventLog(db);
+  const asyncCalls = createAsyncCalls(db);
 
   async function refundOrphanHolds(now: number): Promise<number> {
     let refunded = 0;
@@ -50,8 +58,8 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP) {
   }
 
   return {
-    async sweep(): Promise<SweepReport> {
-      const now = Date.now();
+    /** `now`: the sweeper workflow's time, so retention can be tested by skipping time. */
+    async sweep(now = Date.now()): Promise<SweepReport> {
       const expired = { expiresAt: { $lt: new Date(now) } };
       return {
         idempotency: (await c.idempotency.deleteMany(expired)).deletedCount,
@@ -59,6 +67,8 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP) {
         blobs: await sweepBlobs(db, new Date(now - options.blobRetentionMs)),
         outboxes: await flushOutboxes(),
         orphanHolds: await refundOrphanHolds(now),
+        events: await eventLog.sweep(now),
+        calls: await asyncCalls.sweep(now),
       };
     },
   };

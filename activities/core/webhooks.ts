@@ -1,7 +1,7 @@
 //! Activities of the webhook endpoint workflow: one delivery attempt (sign with a fresh
-//! timestamp, POST, record the attempt), and the bookkeeping writes the workflow decides on.
-//! The signing secret is opened here, in memory, for one attempt: it never enters workflow
-//! history, logs or an error message.
+//! timestamp, POST, record the attempt), the bookkeeping writes the workflow decides on, and the
+//! pages of events a recovery sends. The signing secrets are opened here, in memory, for one
+//! attempt: they never enter workflow history, logs or an error message.
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { Config } from '../../lib/config.js';
@@ -11,16 +11,24 @@ import type { Logger } from '../../lib/logger.js';
 import { createResolver } from '../../lib/resolver.js';
 import { createTargetGuard } from '../../lib/target-guard.js';
 import { createWebhookFanout } from '../../lib/webhook-fanout.js';
-import { createWebhookEndpoints, type EndpointMirror } from '../../lib/webhook-endpoints.js';
-import type { UndeliveredReason, WebhookEnvelope } from '../../lib/webhook-messages.js';
-import { signWebhook, WEBHOOK_HEADERS } from '../../lib/webhook-signature.js';
+import { createWebhookEndpoints, type EndpointMirror, type MissedPage } from '../../lib/webhook-endpoints.js';
+import type { AttemptTrigger, RecoverRequest, UndeliveredReason, WebhookEnvelope } from '../../lib/webhook-messages.js';
+import { signDelivery, WEBHOOK_HEADERS } from '../../lib/webhook-signature.js';
 import { createWebhookPoster, type WebhookPoster } from '../../lib/webhook-transport.js';
 
 export interface DeliverRequest {
   endpointId: string;
   event: WebhookEnvelope;
-  /** 1 for the first attempt of this event at this endpoint. */
+  /** 1 for the first attempt of this delivery (a replay starts again at 1). */
   attempt: number;
+  /** Set when the owner asked for this delivery (replay) or it recovers a missed event. */
+  trigger?: AttemptTrigger;
+}
+
+export interface MissedEventsRequest extends RecoverRequest {
+  endpointId: string;
+  after?: [number, string];
+  limit: number;
 }
 
 /**
@@ -57,13 +65,14 @@ export function describeError(err: unknown): string {
   return 'The delivery failed on our side before a response was received.';
 }
 
-export function deliveryHeaders(event: WebhookEnvelope, timestamp: string, signature: string): Record<string, string> {
+export function deliveryHeaders(event: WebhookEnvelope, signed: { timestamp: string; signature: string; signatures: string }): Record<string, string> {
   return {
     'Content-Type': 'application/json',
     [WEBHOOK_HEADERS.event]: event.event,
     [WEBHOOK_HEADERS.eventId]: event.id,
-    [WEBHOOK_HEADERS.timestamp]: timestamp,
-    [WEBHOOK_HEADERS.signature]: signature,
+    [WEBHOOK_HEADERS.timestamp]: signed.timestamp,
+    [WEBHOOK_HEADERS.signature]: signed.signature,
+    [WEBHOOK_HEADERS.signatures]: signed.signatures,
   };
 }
 
@@ -76,14 +85,15 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       const endpoint = await store.byId(req.endpointId);
       if (!endpoint) return { outcome: 'gone' };
       const body = JSON.stringify(req.event);
-      // Signed per attempt, so a retry hours later still falls inside the receiver's 300 s window.
-      const { timestamp, signature } = signWebhook(store.secretOf(endpoint), body, now());
+      // Signed per attempt, so a retry hours later still falls inside the receiver's 300 s window;
+      // with both secrets while a rotation's overlap runs.
+      const signed = signDelivery(store.secretsOf(endpoint), body, now());
       const attemptedAt = new Date(now());
       const started = performance.now();
       let statusCode: number | null = null;
       let error: string | null = null;
       try {
-        ({ statusCode } = await deps.post({ url: endpoint.url, headers: deliveryHeaders(req.event, timestamp, signature), body }));
+        ({ statusCode } = await deps.post({ url: endpoint.url, headers: deliveryHeaders(req.event, signed), body }));
         if (!isSuccess(statusCode)) error = `The receiver answered HTTP ${statusCode}.`;
       } catch (err) {
         error = describeError(err);
@@ -101,6 +111,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         durationMs,
         success,
         error,
+        ...(req.trigger ? { trigger: req.trigger } : {}),
       });
       return success ? { outcome: 'delivered', statusCode: statusCode!, durationMs } : { outcome: 'failed', statusCode, durationMs, error: error! };
     },
@@ -122,6 +133,18 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       const endpoint = await store.byId(endpointId);
       if (!endpoint) return;
       await store.recordUndelivered(endpoint, items, reason, new Date(endedAt));
+    },
+
+    /** Drops the previous secret once rotation `rotationId`'s overlap is over (a later rotation is kept). */
+    async endSecretOverlap(endpointId: string, rotationId: string): Promise<void> {
+      await store.endOverlap(endpointId, rotationId);
+    },
+
+    /** The next page of events a recovery sends (lib/webhook-endpoints.ts `missedEvents`). */
+    async missedWebhookEvents(req: MissedEventsRequest): Promise<MissedPage> {
+      const endpoint = await store.byId(req.endpointId);
+      if (!endpoint) return { events: [], exhausted: true };
+      return store.missedEvents(endpoint, { since: req.since, until: req.until }, req.after, req.limit);
     },
 
     /** Schedule-driven: re-sends events recorded but not (fully) fanned out, e.g. after a crash. */

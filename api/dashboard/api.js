@@ -119,8 +119,17 @@ export function createClient({ token, onUnauthorized = () => {} }) {
     createWebhook: (url) => call('POST', '/api/v1/account/webhooks', { url }),
     deleteWebhook: (endpointId) => call('DELETE', `/api/v1/account/webhooks/${id(endpointId)}`),
     testWebhook: (endpointId) => call('POST', `/api/v1/account/webhooks/${id(endpointId)}/test`),
-    enableWebhook: (endpointId) => call('POST', `/api/v1/account/webhooks/${id(endpointId)}/enable`),
+    /** @param {string} [recoverSince] ISO time: also resend what the endpoint missed since then */
+    enableWebhook: (endpointId, recoverSince) => call('POST', `/api/v1/account/webhooks/${id(endpointId)}/enable`, recoverSince ? { recoverSince } : undefined),
+    setEventTypes: (endpointId, eventTypes) => call('PATCH', `/api/v1/account/webhooks/${id(endpointId)}`, { eventTypes }),
+    rotateSecret: (endpointId) => call('POST', `/api/v1/account/webhooks/${id(endpointId)}/rotate-secret`),
+    endPreviousSecret: (endpointId) => call('DELETE', `/api/v1/account/webhooks/${id(endpointId)}/previous-secret`),
+    replay: (endpointId, eventId) => call('POST', `/api/v1/account/webhooks/${id(endpointId)}/replay`, { eventId }),
     attempts: (endpointId, limit) => call('GET', `/api/v1/account/webhooks/${id(endpointId)}/attempts${query({ limit })}`),
+    /** @param {{ limit?: number, cursor?: string }} [page] */
+    asyncCalls: ({ limit, cursor } = {}) => call('GET', `/api/v1/account/calls${query({ limit, cursor })}`),
+    /** @param {{ limit?: number, cursor?: string }} [page] */
+    events: ({ limit, cursor } = {}) => call('GET', `/api/v1/account/events${query({ limit, cursor })}`),
   };
 }
 

@@ -5,6 +5,8 @@ import { createClient, verifyToken } from './api.js';
 import { $, announce, busy, clearFormError, focusOn, problemText, showFormError } from './dom.js';
 import { clearToken, loadToken, saveToken, tokenProblem } from './session.js';
 import { createKeysView } from './view-keys.js';
+import { createCallsView } from './view-calls.js';
+import { createEventsView } from './view-events.js';
 import { createUsageView } from './view-usage.js';
 import { createWebhooksView } from './view-webhooks.js';
 
@@ -21,7 +23,9 @@ function startSession(token, account) {
   const usage = createUsageView({ client, container: $('usage-body'), section: $('usage') });
   const keys = createKeysView({ client });
   const webhooks = createWebhooksView({ client });
-  const current = { client, usage, keys, webhooks };
+  const events = createEventsView({ client, urlOf: (endpointId) => webhooks.urlOf(endpointId) });
+  const calls = createCallsView({ client });
+  const current = { client, usage, keys, webhooks, events, calls };
   session = current;
 
   $('sign-in-view').hidden = true;
@@ -40,7 +44,13 @@ function showAccount(account) {
 async function refresh() {
   if (!session) return;
   const current = session;
-  const [account] = await Promise.all([current.usage.load(), current.keys.load(), current.webhooks.load()]);
+  // The events after the endpoints: their deliveries are shown by the endpoints' URLs.
+  const [account] = await Promise.all([
+    current.usage.load(),
+    current.calls.load(),
+    current.keys.load(),
+    current.webhooks.load().then(() => current.events.load()),
+  ]);
   if (session === current) showAccount(account);
 }
 
@@ -54,6 +64,8 @@ function endSession(notice, { focus = true } = {}) {
     session.client.close();
     session.keys.close();
     session.webhooks.close();
+    session.events.close();
+    session.calls.close();
     $('usage-body').replaceChildren();
     session = null;
   }
@@ -113,10 +125,10 @@ function init() {
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible' && session) void refresh();
   });
-  // The balance and usage also follow calls made while the tab stays open; the other sections
+  // The balance, usage and asynchronous calls also follow calls made while the tab stays open; the other sections
   // change only by what is done on this page.
   setInterval(() => {
-    if (session && document.visibilityState === 'visible') void session.usage.load();
+    if (session && document.visibilityState === 'visible') void Promise.all([session.usage.load(), session.calls.load()]);
   }, USAGE_REFRESH_MS);
 
   const token = loadToken();

@@ -1,12 +1,20 @@
-//! One webhook endpoint's delivery attempts, newest first. The API pages them by `limit` only
-//! (at most 200), so "Load more" asks again for a longer list.
+//! One webhook endpoint's delivery attempts, newest first, each with a Resend button (a replay of
+//! its event). The API pages them by `limit` only (at most 200), so "Load more" asks again for a
+//! longer list.
 import { busy, dataTable, errorBox, focusOn, formatDuration, h, loading, replace, sleep, time } from './dom.js';
 
 const FIRST = 10;
 const STEP = 20;
 const MAX = 200;
 
-export function createAttempts({ client, endpointId, headingId }) {
+/** Why an attempt was made, when not for the event's arrival. */
+const TRIGGERS = { replay: 'Resent on request', recovery: 'Recovered' };
+
+/**
+ * @param {{ client: any, endpointId: string, headingId: string, onReplay: (attempt: any, button: HTMLElement) => unknown }} options
+ * `onReplay`: the row's Resend button (the card sends the event again and reports how it went).
+ */
+export function createAttempts({ client, endpointId, headingId, onReplay }) {
   let limit = FIRST;
   let rows = null;
   /** Set once a request was aborted: the session ended, so polling stops. */
@@ -65,15 +73,20 @@ export function createAttempts({ client, endpointId, headingId }) {
       body,
       dataTable({
         attrs: { class: 'attempts-table', 'aria-labelledby': headingId },
-        columns: ['Time', 'Event', { label: 'Status code', class: 'num' }, { label: 'Duration', class: 'num' }, 'Result'],
+        columns: ['Time', 'Event', { label: 'Status code', class: 'num' }, { label: 'Duration', class: 'num' }, 'Result', 'Actions'],
         rows: rows.map((a) => ({
           attrs: { dataset: { eventId: a.eventId } },
           cells: [
             time(a.attemptedAt),
-            [a.event, h('br'), h('code', { class: 'small' }, a.eventId)],
+            [a.event, h('br'), h('code', { class: 'small' }, a.eventId), TRIGGERS[a.trigger] ? [h('br'), h('span', { class: 'muted small' }, TRIGGERS[a.trigger])] : null],
             a.statusCode ?? h('span', { class: 'muted' }, 'No answer'),
             formatDuration(a.durationMs),
             [a.success ? h('span', { class: 'badge active' }, 'Delivered') : h('span', { class: 'badge failed' }, 'Failed'), a.error ? h('span', { class: 'attempt-error' }, ` ${a.error}`) : null],
+            h(
+              'button',
+              { type: 'button', class: 'small-button', 'aria-label': `Resend ${a.event} ${a.eventId}`, 'data-focus-key': `replay-${a.id}`, onclick: (e) => onReplay(a, e.currentTarget) },
+              'Resend',
+            ),
           ],
         })),
       }),
@@ -92,16 +105,22 @@ export function createAttempts({ client, endpointId, headingId }) {
     });
   }
 
-  /** Polls until an attempt for `eventId` is listed (a test event is posted at once). */
-  async function watch(eventId, timeoutMs = 30_000) {
+  /**
+   * Polls until an attempt for `eventId` is listed (a test or resent event is posted at once),
+   * other than those in `known` (the attempts of it already shown before a resend).
+   */
+  async function watch(eventId, timeoutMs = 30_000, known = new Set()) {
     const until = Date.now() + timeoutMs;
     while (Date.now() < until && !ended) {
-      const found = (await load())?.find((a) => a.eventId === eventId);
+      const found = (await load())?.find((a) => a.eventId === eventId && !known.has(a.id));
       if (found) return found;
       await sleep(1000);
     }
     return null;
   }
 
-  return { element, load, read, show, watch };
+  /** Ids of the attempts of `eventId` shown now. */
+  const shownFor = (eventId) => new Set((rows ?? []).filter((a) => a.eventId === eventId).map((a) => a.id));
+
+  return { element, load, read, show, watch, shownFor };
 }

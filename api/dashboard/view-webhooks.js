@@ -119,6 +119,8 @@ export function createWebhooksView({ client }) {
 
   return {
     load,
+    /** The URL of an endpoint shown now. */
+    urlOf: (endpointId) => cards.get(endpointId)?.endpoint.url,
     close() {
       form.removeEventListener('submit', add);
       hideSecret(secretBox);

@@ -86,6 +86,19 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
       'Use a fresh key for a new request.',
     example: { detail: 'This Idempotency-Key was used with another tool or body.' },
   },
+  endpoint_disabled: {
+    when: 'An event was to be replayed to a webhook endpoint that is disabled (after 20 failed deliveries in a row): nothing is posted to it until it is re-enabled.',
+    action:
+      'Fix the receiver, then re-enable the endpoint (POST /api/v1/account/webhooks/{id}/enable); give recoverSince to have every event it missed sent, in order. ' +
+      'Replay single events afterwards.',
+    example: { detail: 'The endpoint whe_7Tn3pLq9Vx2Rk5Yb8Mc1Dz is disabled; re-enable it before replaying events to it.' },
+  },
+  call_expired: {
+    when: 'The asynchronous call ended more than 24 hours ago; its answer (output or problem) is no longer kept.',
+    action: 'Read an asynchronous call\'s answer within 24 hours of its end. What it was charged stays in the usage list (GET /api/v1/account/usage).',
+    members: { expiredAt: 'When the answer stopped being kept.' },
+    example: { detail: 'The call ended more than 24 hours ago; its answer is no longer kept.', members: { expiredAt: '2026-01-02T12:00:00.000Z' } },
+  },
   payload_too_large: {
     when: 'The request body is over its limit: 1 MiB, or 3 MiB for html-to-image.',
     action: 'Send a smaller body. For large files, give the tool a URL to fetch instead where it takes one.',

@@ -2,6 +2,7 @@
 //! the problem answers, which are built from the error table and the error guide.
 import type { Group } from '../../domain/tool-definition.js';
 import { ERRORS, type ErrorCode } from '../../lib/errors.js';
+import { EVENT_KINDS } from '../../lib/events.js';
 import { ERROR_GUIDE } from './error-guide.js';
 import { ref } from './schemas.js';
 
@@ -21,6 +22,8 @@ export const HEADERS: Readonly<Record<string, Json>> = {
   'RateLimit-Remaining': { description: 'Calls left in the current burst.', schema: { type: 'integer' } },
   'RateLimit-Reset': { description: 'Seconds until the burst allowance is full again.', schema: { type: 'integer' } },
   'Idempotent-Replayed': { description: "Present on a repeat of an earlier request with the same Idempotency-Key: this is the first call's answer.", schema: { type: 'string', const: 'true' } },
+  Location: { description: 'Where to read the asynchronous call: `/api/v1/calls/{requestId}`.', schema: { type: 'string' } },
+  'Preference-Applied': { description: '`respond-async`: the call runs on; this is not its outcome.', schema: { type: 'string', const: 'respond-async' } },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
   'WWW-Authenticate': { description: 'The credential scheme: `Bearer`.', schema: { type: 'string' } },
 };
@@ -41,11 +44,23 @@ export const PARAMETERS: Readonly<Record<string, Json>> = {
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
     example: 'order-42-thumbnail',
   },
+  Prefer: {
+    name: 'Prefer',
+    in: 'header',
+    required: false,
+    description:
+      '`respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). ' +
+      'Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.',
+    schema: { type: 'string' },
+    example: 'respond-async',
+  },
+  RequestId: { name: 'requestId', in: 'path', required: true, description: "The call's request id (`X-Request-Id` of its 202).", schema: { type: 'string' } },
   KeyId: { name: 'id', in: 'path', required: true, description: 'Key id (`key_...`).', schema: { type: 'string' } },
   EndpointId: { name: 'id', in: 'path', required: true, description: 'Webhook endpoint id (`whe_...`).', schema: { type: 'string' } },
   AccountId: { name: 'id', in: 'path', required: true, description: 'Account id (`acc_...`).', schema: { type: 'string' } },
   UsageLimit: { name: 'limit', in: 'query', required: false, description: 'Entries per page.', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
   UsageCursor: { name: 'cursor', in: 'query', required: false, description: '`nextCursor` of the previous page.', schema: { type: 'string' } },
+  EventType: { name: 'type', in: 'query', required: false, description: 'Only events of this type.', schema: { type: 'string', enum: [...EVENT_KINDS] } },
   AttemptsLimit: { name: 'limit', in: 'query', required: false, description: 'Attempts to list, newest first.', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
 };
 
@@ -57,6 +72,7 @@ export const SECURITY_SCHEMES: Readonly<Record<string, Json>> = {
 
 /** Tags besides the tool groups. Names are part of the reference's anchors (`#tag/<name>/...`). */
 export const TAGS = {
+  calls: { 'x-displayName': 'Asynchronous calls', description: 'Tool calls made with `Prefer: respond-async`: their status, then their output or problem, for 24 hours after they end.' },
   account: { 'x-displayName': 'Account', description: 'The account of the owner token: balance and usage. The dashboard uses these endpoints.' },
   'api-keys': { 'x-displayName': 'API keys', description: 'Create, list and revoke the API keys that call tools. A key is shown only when it is created.' },
   'webhook-endpoints': { 'x-displayName': 'Webhook endpoints', description: "Where the account's events are posted, and every delivery attempt." },

@@ -5,7 +5,7 @@ import { GRANT_REASONS, LOW_BALANCE_THRESHOLD } from '../../domain/ledger.js';
 import { GROUPS } from '../../domain/tool-definition.js';
 import { POOLS } from '../../lib/temporal-shared.js';
 import { ERRORS } from '../../lib/errors.js';
-import { EVENT_KINDS, type EventKind } from '../../lib/events.js';
+import { DEFAULT_EVENT_TYPES, EVENT_KINDS, SUBSCRIBABLE_EVENT_KINDS, type EventKind } from '../../lib/events.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -59,6 +59,16 @@ const problem: Record<string, JsonSchema> = {
   },
 };
 
+const callFields = {
+  requestId: { type: 'string', description: "The call's request id (its `X-Request-Id`)." },
+  tool: { type: 'string', description: 'Tool name.' },
+  status: { type: 'string', enum: ['running', 'succeeded', 'failed'] },
+  createdAt: dateTime('When the call was accepted.'),
+  completedAt: nullableDateTime('When it ended; null while running.'),
+  charged: credits('Credits charged: the cost when it succeeded, 0 otherwise (a failed call is refunded in full).'),
+  code: { type: ['string', 'null'], description: "A failed call's error code; null otherwise." },
+};
+
 const apiKeyFields = {
   id: id('key', 'Key id.'),
   name: { type: ['string', 'null'], description: 'Your label for the key.' },
@@ -73,6 +83,22 @@ const endpointFields = {
   consecutiveFailures: { type: 'integer', minimum: 0, description: 'Failed attempts in a row; any success resets it to 0.' },
   createdAt: dateTime('When the endpoint was registered.'),
   disabledAt: nullableDateTime('When the endpoint was disabled; null while active.'),
+  eventTypes: {
+    type: 'array',
+    items: { type: 'string', enum: [...SUBSCRIBABLE_EVENT_KINDS] },
+    description: 'The event types delivered to it (`webhook.test` always is, on request).',
+    examples: [[...DEFAULT_EVENT_TYPES]],
+  },
+  previousSecretExpiresAt: nullableDateTime(
+    'While a rotated secret\'s overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.',
+  ),
+};
+
+const secret = {
+  type: 'string',
+  pattern: '^whsec_[0-9A-Za-z_-]{43}$',
+  description: 'Signing secret of the deliveries (`whsec_` + 32 random bytes, base64url).',
+  examples: ['whsec_q7Vd0rN3bX9kPz2Lm5Tf8Wc1Yh4Js6Ga0Ue3Ri7Ko2M'],
 };
 
 const account: Record<string, JsonSchema> = {
@@ -89,6 +115,30 @@ const account: Record<string, JsonSchema> = {
     credits: credits('Credits charged: the cost, or 0 when refunded.'),
     outcome: { type: 'string', enum: ['charged', 'refunded'], description: '`charged` for a 200 answer, `refunded` for any other.' },
     at: dateTime('When the call finished.'),
+  }),
+  CallAccepted: record('The call runs; read it at `location` (also the `Location` header).', {
+    requestId: { type: 'string', description: "The call's request id (its `X-Request-Id`)." },
+    tool: { type: 'string', description: 'Tool name.' },
+    status: { type: 'string', enum: ['running', 'succeeded', 'failed'], description: '`running` for a new call; a repeat with the same Idempotency-Key shows how the call stands.' },
+    location: { type: 'string', description: '`/api/v1/calls/{requestId}`.', examples: ['/api/v1/calls/call-acc_4hQ2mV8kZr1xYt6pW0nLbC-9fK2pQ7rT1wX5zB3nM8c'] },
+  }),
+  CallSummary: record('An asynchronous call.', callFields),
+  Call: {
+    // `output` only when it succeeded, `problem` only when it failed.
+    ...record('An asynchronous call: while `running`, only its status; then its output or its problem, kept 24 hours after it ended.', {
+      ...callFields,
+      expiresAt: nullableDateTime('When the answer stops being kept (24 hours after the end); null while running.'),
+    }),
+    properties: {
+      ...callFields,
+      expiresAt: nullableDateTime('When the answer stops being kept (24 hours after the end); null while running.'),
+      output: { description: "`succeeded` only: the tool's output, the same object a synchronous call answers (see the tool's 200)." },
+      problem: { ...ref('Problem'), description: '`failed` only: the problem a synchronous call would have answered: the same code, status, detail and members.' },
+    },
+  },
+  CallPage: record('Asynchronous calls, newest first.', {
+    items: { type: 'array', items: ref('CallSummary') },
+    nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' },
   }),
   UsagePage: record('Usage, newest first.', {
     items: { type: 'array', items: ref('UsageEntry') },
@@ -110,12 +160,15 @@ const account: Record<string, JsonSchema> = {
   WebhookEndpoint: record('A webhook endpoint.', endpointFields),
   NewWebhookEndpoint: record('A new webhook endpoint. `secret` is shown only in this answer: store it now.', {
     ...endpointFields,
-    secret: {
-      type: 'string',
-      pattern: '^whsec_[0-9A-Za-z_-]{43}$',
-      description: 'Signing secret of the deliveries (`whsec_` + 32 random bytes, base64url).',
-      examples: ['whsec_q7Vd0rN3bX9kPz2Lm5Tf8Wc1Yh4Js6Ga0Ue3Ri7Ko2M'],
-    },
+    secret,
+  }),
+  RotatedWebhookEndpoint: record(
+    'The endpoint with its new signing secret, shown only in this answer. The previous secret keeps signing until `previousSecretExpiresAt`.',
+    { ...endpointFields, secret },
+  ),
+  WebhookReplayQueued: record('The event is queued for a new delivery attempt to the endpoint.', {
+    eventId: id('evt', 'The event replayed.'),
+    endpointId: id('whe', 'The endpoint it goes to.'),
   }),
   WebhookTestSent: record('The test event was queued for delivery.', {
     eventId: id('evt', 'Id of the `webhook.test` event.'),
@@ -129,6 +182,37 @@ const account: Record<string, JsonSchema> = {
     durationMs: { type: 'integer', minimum: 0, description: 'Time to the answer or the failure, in milliseconds.' },
     success: { type: 'boolean', description: 'True for a 2xx answer within 10 seconds.' },
     error: { type: ['string', 'null'], description: 'Why the attempt failed; null on success.' },
+    trigger: {
+      type: 'string',
+      enum: ['event', 'replay', 'recovery'],
+      description: '`event`: the event happened. `replay`: you asked to send it again. `recovery`: it was missed and recovered when you re-enabled the endpoint.',
+    },
+  }),
+  EventDelivery: record('What became of the event at one endpoint.', {
+    endpointId: id('whe', 'The endpoint.'),
+    status: {
+      type: 'string',
+      enum: ['delivered', 'failing', 'undelivered'],
+      description: '`delivered`: an attempt succeeded. `failing`: attempts failed and retries are due. `undelivered`: it ended unsent (`reason`).',
+    },
+    attempts: { type: 'integer', minimum: 0, description: 'Attempts made.' },
+    lastAttemptAt: nullableDateTime('When the last attempt was made; null when none was.'),
+    reason: {
+      type: ['string', 'null'],
+      enum: ['endpoint_disabled', 'expired', 'backlog_full', null],
+      description: 'Why it ended unsent: the endpoint was disabled, 3 days of retries passed, or its queue was full. Null otherwise.',
+    },
+  }),
+  EventLogEntry: record('One event of the account, as its deliveries carried it, with where it went.', {
+    id: id('evt', 'Event id, as in the envelope.'),
+    event: ref('WebhookEventKind'),
+    createdAt: { type: 'string', format: 'date-time', description: 'When it happened, as in the envelope (offset +00:00).', examples: ['2026-01-01T12:00:00.000+00:00'] },
+    data: { type: 'object', description: "The event's `data`, as in the envelope (see *Webhook events*)." },
+    deliveries: { type: 'array', items: ref('EventDelivery'), description: 'Each endpoint it went to; empty when none was subscribed.' },
+  }),
+  EventPage: record('Events, newest first.', {
+    items: { type: 'array', items: ref('EventLogEntry') },
+    nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' },
   }),
 };
 
@@ -214,6 +298,19 @@ export const EVENT_PAYLOADS: Readonly<Record<EventKind, { schema: string; summar
     summary: 'An API key was revoked. Fires once per key.',
     data: record('', { keyId: id('key', 'Key id.'), name: { type: ['string', 'null'] }, prefix: keyPrefix }),
     example: { keyId: 'key_4hQ2mV8kZr1xYt6pW0nLbC', name: 'ci', prefix: 'utk_8Fq2ZrW1' },
+  },
+  'call.completed': {
+    schema: 'CallCompleted',
+    summary:
+      'An asynchronous tool call (`Prefer: respond-async`) ended. Sent only to endpoints subscribed to `call.completed`. Read the output with `GET /api/v1/calls/{requestId}`.',
+    data: record('', {
+      requestId: { type: 'string', description: "The call's request id, as in `Location` and `X-Request-Id`." },
+      tool: { type: 'string', description: 'Tool name.' },
+      status: { type: 'string', enum: ['succeeded', 'failed'] },
+      charged: credits('Credits charged: the cost when it succeeded, 0 when it failed (refunded in full).'),
+      code: { type: ['string', 'null'], description: "A failed call's error code (as in its problem); null when it succeeded." },
+    }),
+    example: { requestId: 'call-acc_4hQ2mV8kZr1xYt6pW0nLbC-9fK2pQ7rT1wX5zB3nM8c', tool: 'website-screenshot', status: 'succeeded', charged: 25, code: null },
   },
   'webhook.test': {
     schema: 'WebhookTest',

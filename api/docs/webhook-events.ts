@@ -1,9 +1,9 @@
 //! The OpenAPI 3.1 `webhooks` section: each event kind as the service posts it to an endpoint,
 //! with the signature headers a receiver checks. Numbers come from the delivery code itself.
-import { EVENT_KINDS } from '../../lib/events.js';
+import { EVENT_KINDS, EVENT_RETENTION_MS } from '../../lib/events.js';
 import { SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_HEADERS } from '../../lib/webhook-signature.js';
 import { WEBHOOK_TIMEOUT_MS, WEBHOOK_USER_AGENT } from '../../lib/webhook-transport.js';
-import { DISABLE_AFTER_FAILURES, LATER_RETRY_DELAY_MS, MAX_DELIVERY_AGE_MS, RETRY_DELAYS_MS } from '../../lib/webhook-policy.js';
+import { DISABLE_AFTER_FAILURES, LATER_RETRY_DELAY_MS, MAX_DELIVERY_AGE_MS, RETRY_DELAYS_MS, SECRET_OVERLAP_MS } from '../../lib/webhook-policy.js';
 import { json, type Json } from './openapi-parts.js';
 import { EVENT_PAYLOADS, ref } from './schemas.js';
 
@@ -26,6 +26,8 @@ export const DELIVERY_FACTS = {
   disableAfter: String(DISABLE_AFTER_FAILURES),
   timeoutSeconds: String(WEBHOOK_TIMEOUT_MS / 1000),
   toleranceSeconds: String(SIGNATURE_TOLERANCE_SECONDS),
+  overlapHours: String(SECRET_OVERLAP_MS / 3_600_000),
+  eventRetentionDays: String(EVENT_RETENTION_MS / 86_400_000),
 };
 
 const header = (name: string, description: string, schema: Json) => ({ name, in: 'header', required: true, description, schema });
@@ -46,7 +48,16 @@ export function webhookEvents(): Record<string, { post: Json }> {
           header(WEBHOOK_HEADERS.event, 'The event kind.', { type: 'string', const: kind }),
           header(WEBHOOK_HEADERS.eventId, "The envelope's `id`, the same on every attempt.", { type: 'string', pattern: '^evt_[0-9A-Za-z]+$' }),
           header(WEBHOOK_HEADERS.timestamp, `When this attempt was signed, in Unix seconds. Reject a delivery ${toleranceSeconds} s or more away from your clock.`, { type: 'string', pattern: '^[0-9]+$' }),
-          header(WEBHOOK_HEADERS.signature, `\`sha256=\` and the lowercase hex HMAC-SHA256 of \`<${WEBHOOK_HEADERS.timestamp}>.<raw body>\`, keyed with the signing secret.`, { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' }),
+          header(
+            WEBHOOK_HEADERS.signature,
+            `\`sha256=\` and the lowercase hex HMAC-SHA256 of \`<${WEBHOOK_HEADERS.timestamp}>.<raw body>\`, keyed with the signing secret (during a rotation's overlap: the previous one).`,
+            { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' },
+          ),
+          header(
+            WEBHOOK_HEADERS.signatures,
+            `The same signature under every secret that signs the delivery, comma-separated, the newest secret first: one while no rotation runs (equal to \`${WEBHOOK_HEADERS.signature}\`), two during a rotation's overlap. A receiver on the new secret finds its signature here.`,
+            { type: 'string', pattern: '^sha256=[0-9a-f]{64}(, sha256=[0-9a-f]{64})*$' },
+          ),
           header('User-Agent', 'Identifies the service as the sender.', { type: 'string', examples: [WEBHOOK_USER_AGENT] }),
         ],
         requestBody: { required: true, content: json(ref(`${schema}Event`), { examples: { [kind]: { value: envelope } } }) },

@@ -1,4 +1,5 @@
-//! `POST /api/v1/tools/<tool>` and the catalogue `GET /api/v1/tools`.
+//! `POST /api/v1/tools/<tool>` (synchronous, or asynchronous with `Prefer: respond-async`) and the
+//! catalogue `GET /api/v1/tools`.
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { CATALOGUE, PRECHECKS, findTool } from '../../domain/catalogue.js';
@@ -10,6 +11,7 @@ import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
 import { ToolError } from '../../lib/errors.js';
 import { sendProblem } from '../problem.js';
 import { parseIdempotencyKey, type ToolCalls } from '../tool-calls.js';
+import { prefersAsync, sendAccepted } from './calls.js';
 import type { Validators } from '../validation.js';
 
 export interface ToolRoutesDeps {
@@ -61,7 +63,12 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
       const input = deps.validators.validate(tool.name, body);
       PRECHECKS[tool.name]?.(input);
 
-      const answer = await deps.toolCalls.call({ accountId: ctx.state.principal.accountId, tool, input, idempotencyKey });
+      const accountId = ctx.state.principal.accountId;
+      if (prefersAsync(ctx.headers.prefer)) {
+        sendAccepted(ctx, tool, await deps.toolCalls.callAsync({ accountId, tool, input, idempotencyKey }));
+        return;
+      }
+      const answer = await deps.toolCalls.call({ accountId, tool, input, idempotencyKey });
       ctx.state.requestId = answer.requestId;
       if (answer.replayed) ctx.set('Idempotent-Replayed', 'true');
       const { result } = answer;

@@ -1,16 +1,20 @@
 //! Webhook endpoints of the account (`Authorization: Bearer <ownerToken>`): register, list,
-//! delete, send a test event, re-enable, and read the delivery attempts.
+//! change the event types, delete, send a test event, re-enable (and recover what was missed),
+//! rotate the signing secret, replay an event, and read the delivery attempts.
 import Router from '@koa/router';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Middleware } from 'koa';
 import type { Db } from 'mongodb';
 import { ToolError } from '../../lib/errors.js';
-import { newEvent, type EventRecorder } from '../../lib/events.js';
+import { EVENT_RETENTION_MS, newEvent, type EventKind, type EventRecorder, type SubscribableEventKind } from '../../lib/events.js';
+import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
-import { TASK_QUEUES, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
+import { collections } from '../../lib/mongo.js';
 import type { InputReason, TargetGuard } from '../../lib/target-guard.js';
 import { createWebhookEndpoints, publicAttempt, publicEndpoint } from '../../lib/webhook-endpoints.js';
-import { WEBHOOK_SIGNALS, webhookWorkflowId, type WebhookEndpointInput } from '../../lib/webhook-messages.js';
+import { signalEndpoint } from '../../lib/webhook-fanout.js';
+import { toEnvelope, WEBHOOK_SIGNALS, webhookWorkflowId, type RecoverRequest, type RotationNotice } from '../../lib/webhook-messages.js';
+import { SECRET_OVERLAP_MS } from '../../lib/webhook-policy.js';
 import { isLocalhostUrl } from '../../lib/webhook-transport.js';
 import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';
@@ -83,10 +87,30 @@ function unavailable(cause: unknown): ToolError {
   return new ToolError('unavailable', 'Webhook delivery cannot be reached right now; retry shortly.', {}, { cause, headers: { 'Retry-After': '5' } });
 }
 
+/** Rotations that race on one endpoint are retried this often before answering 503. */
+const ROTATE_TRIES = 3;
+
+/** `recoverSince` as epoch ms: a time in the last 30 days (events older than that are gone). */
+export function recoverySince(raw: string | undefined, now: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const since = Date.parse(raw);
+  if (Number.isNaN(since) || since > now || since < now - EVENT_RETENTION_MS) {
+    throw new ToolError('validation_failed', 'recoverSince must be a time within the last 30 days.', {
+      errors: [{ field: '/recoverSince', message: 'must be within the last 30 days' }],
+    });
+  }
+  return since;
+}
+
 export function webhookRoutes(deps: WebhookRouteDeps): Router {
   const router = new Router({ prefix: '/api/v1/account/webhooks' });
   const store = createWebhookEndpoints(deps.db, deps.secretKey);
+  const { events } = collections(deps.db);
   const createBody = compileBodySchema(BODY_SCHEMAS.createWebhook);
+  const updateBody = compileBodySchema(BODY_SCHEMAS.updateWebhook);
+  const enableBody = compileBodySchema(BODY_SCHEMAS.enableWebhook);
+  const replayBody = compileBodySchema(BODY_SCHEMAS.replayEvent);
+  const noBody = compileBodySchema(BODY_SCHEMAS.noBody);
 
   router.use(deps.auth.require('owner_token'), deps.rateLimit);
 
@@ -97,16 +121,9 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
   }
 
   /** Signals the endpoint's workflow, starting it if it is not running. */
-  async function tell(endpointId: string, signal: string) {
-    const input: WebhookEndpointInput = { endpointId };
+  async function tell(endpointId: string, signal: string, args: unknown[] = []) {
     try {
-      await deps.client.workflow.signalWithStart(WORKFLOW_TYPES.webhookEndpoint, {
-        workflowId: webhookWorkflowId(endpointId),
-        taskQueue: TASK_QUEUES.core,
-        args: [input],
-        signal,
-        signalArgs: [],
-      });
+      await signalEndpoint(deps.client, endpointId, signal, args);
     } catch (err) {
       throw unavailable(err);
     }
@@ -118,16 +135,23 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
 
   router.post('/', async (ctx) => {
     const accountId = ctx.state.principal.accountId as string;
-    const body = createBody(await readJsonObject(ctx)) as { url: string };
+    const body = createBody(await readJsonObject(ctx)) as { url: string; eventTypes?: SubscribableEventKind[] };
     const url = await checkEndpointUrl(body.url, deps);
     if ((await store.count(accountId)) >= MAX_ENDPOINTS_PER_ACCOUNT) {
       throw new ToolError('validation_failed', `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`, {
         errors: [{ field: '/url', message: `at most ${MAX_ENDPOINTS_PER_ACCOUNT} endpoints per account` }],
       });
     }
-    const { doc, secret } = await store.create(accountId, url);
+    const { doc, secret } = await store.create(accountId, url, body.eventTypes);
     ctx.status = 201;
     ctx.body = { ...publicEndpoint(doc), secret };
+  });
+
+  router.patch('/:id', async (ctx) => {
+    const body = updateBody(await readJsonObject(ctx)) as { eventTypes: SubscribableEventKind[] };
+    const doc = await store.setEventTypes(ctx.state.principal.accountId, ctx.params.id!, body.eventTypes);
+    if (!doc) throw new ToolError('not_found', `There is no webhook endpoint ${ctx.params.id} on this account.`);
+    ctx.body = publicEndpoint(doc);
   });
 
   router.delete('/:id', async (ctx) => {
@@ -156,13 +180,62 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
 
   router.post('/:id/enable', async (ctx) => {
     const accountId = ctx.state.principal.accountId as string;
+    const body = enableBody(await readJsonObject(ctx, undefined, { allowEmpty: true })) as { recoverSince?: string };
+    const since = recoverySince(body.recoverSince, Date.now());
     await owned(accountId, ctx.params.id!);
     // The workflow first: it holds the count and mirrors it back; the write below only makes the
     // answer (and the fan-out) see the new status at once.
     await tell(ctx.params.id!, WEBHOOK_SIGNALS.enable);
     const doc = await store.enable(accountId, ctx.params.id!);
     if (!doc) throw new ToolError('not_found', `There is no webhook endpoint ${ctx.params.id} on this account.`);
+    if (since !== undefined) {
+      // Up to now, after the write: from here on the fan-out sends new events itself, and the
+      // workflow drops an event that reaches it both ways.
+      const span: RecoverRequest = { since, until: Date.now() };
+      await tell(doc._id, WEBHOOK_SIGNALS.recover, [span]);
+    }
     ctx.body = publicEndpoint(doc);
+  });
+
+  router.post('/:id/rotate-secret', async (ctx) => {
+    const accountId = ctx.state.principal.accountId as string;
+    noBody(await readJsonObject(ctx, undefined, { allowEmpty: true }));
+    let doc = await owned(accountId, ctx.params.id!);
+    // The workflow learns the rotation before it exists, so that no rotation is left without the
+    // timer that ends its overlap; if the write below never happens, that timer changes nothing.
+    const notice: RotationNotice = { rotationId: newId('rot'), overlapMs: SECRET_OVERLAP_MS };
+    await tell(doc._id, WEBHOOK_SIGNALS.rotate, [notice]);
+    const overlapEndsAt = new Date(Date.now() + SECRET_OVERLAP_MS);
+    for (let i = 0; i < ROTATE_TRIES; i++) {
+      const rotated = await store.rotate(doc, notice.rotationId, overlapEndsAt);
+      if (rotated) {
+        ctx.body = { ...publicEndpoint(rotated.doc), secret: rotated.secret };
+        return;
+      }
+      doc = await owned(accountId, doc._id); // another rotation got there first: rotate after it
+    }
+    throw unavailable(new Error('rotation kept racing'));
+  });
+
+  router.delete('/:id/previous-secret', async (ctx) => {
+    // The workflow's timer for the overlap finds nothing left to end.
+    const doc = await store.endOverlapNow(ctx.state.principal.accountId, ctx.params.id!);
+    if (!doc) throw new ToolError('not_found', `There is no webhook endpoint ${ctx.params.id} on this account.`);
+    ctx.body = publicEndpoint(doc);
+  });
+
+  router.post('/:id/replay', async (ctx) => {
+    const accountId = ctx.state.principal.accountId as string;
+    const body = replayBody(await readJsonObject(ctx)) as { eventId: string };
+    const endpoint = await owned(accountId, ctx.params.id!);
+    if (endpoint.status === 'disabled') {
+      throw new ToolError('endpoint_disabled', `The endpoint ${endpoint._id} is disabled; re-enable it before replaying events to it.`);
+    }
+    const event = await events.findOne({ _id: body.eventId, accountId });
+    if (!event) throw new ToolError('not_found', `There is no event ${body.eventId} on this account (events are kept 30 days).`);
+    await tell(endpoint._id, WEBHOOK_SIGNALS.replay, [toEnvelope({ id: event._id, event: event.event as EventKind, createdAt: event.createdAt, data: event.data })]);
+    ctx.status = 202;
+    ctx.body = { eventId: event._id, endpointId: endpoint._id };
   });
 
   router.get('/:id/attempts', async (ctx) => {

@@ -163,10 +163,14 @@ test('with the webhook routes mounted, the document lists them and stays valid',
     .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
   t.deepEqual(operations.sort(), [
     'DELETE /api/v1/account/webhooks/{id}',
+    'DELETE /api/v1/account/webhooks/{id}/previous-secret',
     'GET /api/v1/account/webhooks',
     'GET /api/v1/account/webhooks/{id}/attempts',
+    'PATCH /api/v1/account/webhooks/{id}',
     'POST /api/v1/account/webhooks',
     'POST /api/v1/account/webhooks/{id}/enable',
+    'POST /api/v1/account/webhooks/{id}/replay',
+    'POST /api/v1/account/webhooks/{id}/rotate-secret',
     'POST /api/v1/account/webhooks/{id}/test',
   ]);
 });
@@ -210,7 +214,7 @@ test('webhook events are documented with their envelope, payload and signature h
   for (const kind of EVENT_KINDS) {
     const op = doc.webhooks[kind]!.post as Record<string, any>;
     const headers = op.parameters.map((p: { name: string }) => p.name);
-    t.deepEqual(headers, ['X-Service-Event', 'X-Service-Event-Id', 'X-Service-Timestamp', 'X-Service-Signature', 'User-Agent']);
+    t.deepEqual(headers, ['X-Service-Event', 'X-Service-Event-Id', 'X-Service-Timestamp', 'X-Service-Signature', 'X-Service-Signatures', 'User-Agent']);
     const envelope = doc.components.schemas[op.requestBody.content['application/json'].schema.$ref.split('/').pop()] as Record<string, any>;
     t.deepEqual(envelope.required, ['id', 'event', 'createdAt', 'data']);
     t.is(envelope.properties.event.const, kind);

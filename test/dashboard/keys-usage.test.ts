@@ -133,3 +133,39 @@ test.serial('the ledger pages with "Load more calls", and a refunded call shows 
     await close();
   }
 });
+
+test.serial('asynchronous calls are listed newest first with their tool, request id, status and charge', async (t) => {
+  const account = await newAccount(30);
+  const ok = await callTool(account.apiKey, 'hash-text', { text: 'later' }, { prefer: 'respond-async' });
+  t.is(ok.status, 202);
+  // A failed one: refunded, shown with its code.
+  const closedPort = await new Promise<number>((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.2', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+  const failed = await callTool(account.apiKey, 'ssl-check', { host: FIXTURE_NAMES.fixture, port: closedPort }, { prefer: 'respond-async' });
+  t.is(failed.status, 202);
+  for (const id of [ok.body.requestId, failed.body.requestId]) {
+    await eventually(() => fetchCall(account.apiKey, id), (c) => c.status !== 'running', 60_000, `call ${id}`);
+  }
+  const { page, problems, close } = await openDashboard(browser);
+  try {
+    await signIn(page, account.ownerToken);
+    await page.waitForSelector('#async-calls-body tbody tr');
+    const rows = await page.$$eval('#async-calls-body tbody tr', (trs) => trs.map((tr) => (tr as HTMLElement).innerText));
+    t.is(rows.length, 2);
+    t.regex(rows[0]!, new RegExp(`ssl-check[\\s\\S]*${failed.body.requestId}[\\s\\S]*Failed upstream_error[\\s\\S]*0 credits`));
+    t.regex(rows[1]!, new RegExp(`hash-text[\\s\\S]*${ok.body.requestId}[\\s\\S]*Succeeded[\\s\\S]*1 credit`));
+    await screenshot(page, 'async-calls');
+    t.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+async function fetchCall(apiKey: string, requestId: string): Promise<{ status: string }> {
+  const res = await fetch(`${testEnv.apiUrl()}/api/v1/calls/${requestId}`, { headers: { authorization: `Bearer ${apiKey}` } });
+  return (await res.json()) as { status: string };
+}

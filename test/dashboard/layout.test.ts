@@ -1,6 +1,7 @@
 //! The dashboard at phone width (360 px, nothing wider than the screen), one flow by keyboard
 //! alone (sign in, create a key, revoke it through the dialog), and axe-core's WCAG 2.2 AA rules
-//! on every screen.
+//! on every screen (an endpoint's event types open, the event log filled). The keyboard paths of
+//! the webhook requests are in webhook-requests.test.ts.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import test from 'ava';
@@ -21,6 +22,7 @@ test.before(async () => {
   busy = await newAccount(60, 'A company with a rather long name, Ltd');
   for (const text of ['a', 'b', 'c']) await callTool(busy.apiKey, 'hash-text', { text });
   await callTool(busy.apiKey, 'qr-generate', { text: 'dashboard' });
+  await callTool(busy.apiKey, 'hash-text', { text: 'later' }, { prefer: 'respond-async' });
   const endpoint = await registerEndpoint(busy, receiver.url('/a/fairly/long/path/for/a/webhook/receiver/that/must/wrap'));
   await sendTest(busy, endpoint.id);
   await eventually(() => attemptsOf(busy, endpoint.id), (rows) => rows.length === 1, 20_000, 'the attempt');
@@ -56,6 +58,13 @@ test.serial('at 360 px wide every screen fits the width, and tables become label
     const label = await page.$eval('#calls tbody td', (td) => getComputedStyle(td, '::before').content);
     t.is(label, '"Time"');
     await screenshot(page, 'phone-dashboard');
+    // The endpoint's event types opened, and the event log.
+    await page.click('#webhooks-body .event-types summary');
+    await page.waitForSelector('#events-body tbody tr');
+    await page.waitForSelector('#async-calls-body tbody tr');
+    t.is(await overflow(), 0, 'with the event types, the event log and the asynchronous calls');
+    await page.$eval('#webhooks-body .event-types', (el) => el.scrollIntoView());
+    await screenshot(page, 'phone-event-types', { fullPage: false });
 
     await page.locator('#key-name').fill('phone');
     await page.click('#key-form button[type=submit]');
@@ -146,6 +155,9 @@ test.serial('axe-core finds no WCAG 2.2 A/AA or best-practice violation on any s
       await signIn(page, busy.ownerToken);
       await page.waitForSelector('#webhooks-body .attempts tbody tr');
       await page.click('.chart-details summary');
+      await page.click('#webhooks-body .event-types summary');
+      await page.waitForSelector('#events-body tbody tr');
+      await page.waitForSelector('#async-calls-body tbody tr');
       t.deepEqual(await axeViolations(page), [], `${where} dashboard`);
       await page.locator('#webhook-url').fill('https://');
       await page.click('#webhook-form button[type=submit]');

@@ -123,11 +123,13 @@ export interface Endpoint {
   consecutiveFailures: number;
   createdAt: string;
   disabledAt: string | null;
+  eventTypes: string[];
+  previousSecretExpiresAt: string | null;
 }
 
 /** Registers `url` on the account; the answer carries the signing secret. */
-export async function registerEndpoint(account: TestAccount, url: string): Promise<Endpoint & { secret: string }> {
-  const res = await request('POST', '/api/v1/account/webhooks', { token: account.ownerToken, body: { url } });
+export async function registerEndpoint(account: TestAccount, url: string, eventTypes?: string[]): Promise<Endpoint & { secret: string }> {
+  const res = await request('POST', '/api/v1/account/webhooks', { token: account.ownerToken, body: { url, ...(eventTypes ? { eventTypes } : {}) } });
   if (res.status !== 201) throw new Error(`could not register ${url}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }

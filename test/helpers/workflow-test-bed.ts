@@ -16,14 +16,20 @@ export interface WorkflowTestBed {
   close(): Promise<void>;
 }
 
+/**
+ * Errors only, from the SDK's native side too: the test server lacks capabilities a real server
+ * advertises, and core warns about them on every worker start. Once per test process.
+ */
+export function installQuietRuntime(): void {
+  const logger = new DefaultLogger('ERROR');
+  Runtime.install({ logger, telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+}
+
 export async function startWorkflowTestBed(
   database: string,
   createWorkers: (env: TestWorkflowEnvironment, mongo: Mongo) => Promise<Worker[]>,
 ): Promise<WorkflowTestBed> {
-  // Errors only, from the SDK's native side too: the test server lacks capabilities a real
-  // server advertises, and core warns about them on every worker start.
-  const logger = new DefaultLogger('ERROR');
-  Runtime.install({ logger, telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+  installQuietRuntime();
   const path = testEnv.temporalTestServerPath();
   const mongo = await connectMongo(testEnv.mongodbUrl().replace(/\/[^/]*$/, `/${database}`));
   let env: TestWorkflowEnvironment | undefined;

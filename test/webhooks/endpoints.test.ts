@@ -31,7 +31,8 @@ function historyText(value: unknown): string {
   return '';
 }
 
-const ENDPOINT_FIELDS = ['consecutiveFailures', 'createdAt', 'disabledAt', 'id', 'status', 'url'];
+// The contract's fields plus issue 13's (additive): the event types and the rotation's overlap end.
+const ENDPOINT_FIELDS = ['consecutiveFailures', 'createdAt', 'disabledAt', 'eventTypes', 'id', 'previousSecretExpiresAt', 'status', 'url'];
 
 test('registering an endpoint answers 201 with the endpoint and a whsec_ secret; list shows it without the secret', async (t) => {
   const account = await newAccount(10);
@@ -218,7 +219,7 @@ test('attempts are listed newest first with status code and duration, and limit 
   }
   const all = await attemptsOf(account, endpoint.id);
   t.is(all.length, 3);
-  t.deepEqual(Object.keys(all[0]).sort(), ['attemptedAt', 'durationMs', 'error', 'event', 'eventId', 'id', 'statusCode', 'success']);
+  t.deepEqual(Object.keys(all[0]).sort(), ['attemptedAt', 'durationMs', 'error', 'event', 'eventId', 'id', 'statusCode', 'success', 'trigger']);
   t.deepEqual(all.map((a) => a.eventId), [...ids].reverse(), 'newest first');
   const times = all.map((a) => Date.parse(a.attemptedAt));
   t.true(times[0]! >= times[1]! && times[1]! >= times[2]!);

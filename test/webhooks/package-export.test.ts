@@ -31,3 +31,19 @@ test('verifyWebhook refuses a changed body, another secret, a stale or future ti
   t.false(verifyWebhook(secret, { ...headers, 'x-service-signature': signature.toUpperCase() }, body, now));
   t.false(verifyWebhook(secret, { ...headers, 'x-service-signature': signature.slice(0, -2) }, body, now));
 });
+
+test('during a rotation verifyWebhook finds either secret in X-Service-Signatures, and takes several secrets', (t) => {
+  const newSecret = 'whsec_' + Buffer.alloc(32, 9).toString('base64url');
+  const newSignature = 'sha256=' + createHmac('sha256', newSecret).update(`${timestamp}.${body}`).digest('hex');
+  // As the service sends it in the overlap: SPEC's header under the previous secret, both listed.
+  const headers = { 'x-service-timestamp': timestamp, 'x-service-signature': signature, 'x-service-signatures': `${newSignature}, ${signature}` };
+  t.true(verifyWebhook(secret, headers, body, now), 'a receiver on the previous secret');
+  t.true(verifyWebhook(newSecret, headers, body, now), 'a receiver on the new secret');
+  t.true(verifyWebhook([newSecret, secret], headers, body, now), 'a receiver holding both');
+  t.false(verifyWebhook('whsec_other', headers, body, now));
+  t.false(verifyWebhook(newSecret, headers, body.replace('hi', 'ho'), now), 'every listed signature covers the body');
+  t.false(verifyWebhook(newSecret, { ...headers, 'x-service-timestamp': String(Number(timestamp) + 1) }, body, now));
+  // Node joins a repeated header into an array: each value counts.
+  t.true(verifyWebhook(newSecret, { 'x-service-timestamp': timestamp, 'x-service-signatures': [signature, newSignature] }, body, now));
+  t.false(verifyWebhook(newSecret, { 'x-service-timestamp': timestamp, 'x-service-signatures': 'sha256=00, ,' }, body, now));
+});

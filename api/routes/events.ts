@@ -1,0 +1,51 @@
+//! `GET /api/v1/account/events` (owner token): the account's event log, newest first, each event
+//! with the endpoints it was delivered to.
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { Db } from 'mongodb';
+import { ToolError } from '../../lib/errors.js';
+import { createEventLog } from '../../lib/event-log.js';
+import { EVENT_KINDS } from '../../lib/events.js';
+import { isoWithOffset } from '../../lib/webhook-messages.js';
+import type { Authenticator } from '../auth.js';
+import { decodeCursor, encodeCursor, parseLimit } from './account.js';
+
+const EVENTS_DEFAULT_LIMIT = 50;
+const EVENTS_MAX_LIMIT = 200;
+
+function parseType(raw: unknown): string | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !(EVENT_KINDS as readonly string[]).includes(raw)) {
+    throw new ToolError('validation_failed', `type must be one of ${EVENT_KINDS.join(', ')}.`, { errors: [{ field: 'query:type', message: 'is not an event type' }] });
+  }
+  return raw;
+}
+
+export function eventRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Middleware }): Router {
+  const router = new Router({ prefix: '/api/v1/account/events' });
+  const log = createEventLog(deps.db);
+  router.use(deps.auth.require('owner_token'), deps.rateLimit);
+
+  router.get('/', async (ctx) => {
+    const accountId = ctx.state.principal.accountId as string;
+    const limit = parseLimit(ctx.query.limit, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT);
+    const type = parseType(ctx.query.type);
+    const after = typeof ctx.query.cursor === 'string' ? decodeCursor(ctx.query.cursor) : undefined;
+    const { rows, more } = await log.page(accountId, { limit, after, type });
+    const deliveries = await log.deliveries(accountId, rows.map((r) => r._id));
+    const last = rows.at(-1);
+    ctx.body = {
+      items: rows.map((r) => ({
+        id: r._id,
+        event: r.event,
+        // As the envelope of its deliveries says it.
+        createdAt: isoWithOffset(r.createdAt),
+        data: r.data,
+        deliveries: deliveries.get(r._id) ?? [],
+      })),
+      nextCursor: more && last ? encodeCursor(last.createdAt, last._id) : null,
+    };
+  });
+
+  return router;
+}
