@@ -1,7 +1,7 @@
 //! The MongoDB connection, the collections the service uses and their indexes.
 //! Everything here must also work on wire-compatible engines: single-document atomic updates
 //! and unique indexes only (no transactions, no TTL indexes, no change streams).
-import { MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
+import { MongoClient, MongoError, MongoNetworkError, MongoServerError, MongoServerSelectionError, type Collection, type Db } from 'mongodb';
 
 export interface Hold {
   cost: number;
@@ -208,6 +208,15 @@ export async function connectMongo(url: string, options: { appName?: string; max
   await client.connect();
   const db = client.db(new URL(url).pathname.replace(/^\//, '') || 'utility_tools');
   return { client, db, close: () => client.close() };
+}
+
+/**
+ * The driver found no server (down, restarting), lost its connection mid-request, or the server
+ * said the operation may be retried (shutting down, stepping down): a moment's outage, not a bug.
+ */
+export function isDatabaseUnreachable(err: unknown): boolean {
+  if (err instanceof MongoServerSelectionError || err instanceof MongoNetworkError) return true;
+  return err instanceof MongoError && err.hasErrorLabel('RetryableWriteError');
 }
 
 export function isDuplicateKey(err: unknown): boolean {
