@@ -160,6 +160,9 @@ export interface Collections {
  * the balance or the ledger). Journaled: none lost, at about half the insert rate.
  */
 const JOURNALED = { writeConcern: { w: 1, journal: true } } as const;
+// Journaled too, as a call depends on them once it started: an idempotency record lost in a
+// crash would let a retry with the same key run (and charge) the call again, and a lost call key
+// failed its call (chaos: bcrypt-hash answered 500 "call key expired" after a database kill).
 
 export function collections(db: Db): Collections {
   return {
@@ -167,8 +170,8 @@ export function collections(db: Db): Collections {
     credentials: db.collection('credentials'),
     ledger: db.collection('ledger', JOURNALED),
     events: db.collection('events'),
-    idempotency: db.collection('idempotency'),
-    callKeys: db.collection('call_keys'),
+    idempotency: db.collection('idempotency', JOURNALED),
+    callKeys: db.collection('call_keys', JOURNALED),
     webhookEndpoints: db.collection('webhook_endpoints'),
     webhookAttempts: db.collection('webhook_attempts'),
     webhookUndelivered: db.collection('webhook_undelivered'),
