@@ -1,9 +1,11 @@
 //! Turns tool handlers into Temporal activities: opens sealed secrets, keeps the activity
 //! heartbeating while the handler works, and converts a ToolError into a non-retryable
-//! ApplicationFailure whose type is the contract's error code.
+//! ApplicationFailure whose type is the contract's error code, and a database out of reach
+//! (call keys, stored quotes) into a retryable `unavailable` one.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ToolError } from '../lib/errors.js';
+import { isDatabaseUnreachable } from '../lib/mongo.js';
 import { open } from '../lib/sealed.js';
 import type { ToolActivityInput } from '../lib/temporal-shared.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
@@ -18,6 +20,19 @@ export function toApplicationFailure(err: ToolError): ApplicationFailure {
     message: err.message,
     nonRetryable: true,
     details: [err.extras],
+  });
+}
+
+/**
+ * A dependency of the tool (the database) could not be reached: tried again within the call's
+ * deadline, and if it stays away the call ends as the contract's 503, not as a bug's 500.
+ */
+export function dependencyFailure(cause: unknown): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: 'unavailable',
+    message: 'A service the tool needs cannot be reached right now; retry shortly.',
+    nonRetryable: false,
+    cause: cause instanceof Error ? cause : undefined,
   });
 }
 
@@ -37,6 +52,7 @@ export function toolActivities(handlers: Record<string, ToolHandler>, deps: { ca
         });
       } catch (err) {
         if (err instanceof ToolError) throw toApplicationFailure(err);
+        if (isDatabaseUnreachable(err)) throw dependencyFailure(err);
         throw err;
       } finally {
         clearInterval(timer);

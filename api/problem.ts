@@ -1,10 +1,10 @@
 //! The one error path of the API: every failure becomes an RFC 9457 problem+json answer with
 //! the contract's stable code. What the client sees is kept apart from what is logged.
 import type { Context, Middleware } from 'koa';
-import { MongoNetworkError, MongoServerSelectionError } from 'mongodb';
 import { ERRORS, ToolError, type ErrorCode, type ProblemExtras } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
+import { isDatabaseUnreachable } from '../lib/mongo.js';
 
 export interface ProblemBody {
   type: string;
@@ -40,11 +40,6 @@ export function requestId(): Middleware {
   };
 }
 
-/** The driver found no server (down, restarting) or lost its connection mid-request. */
-function databaseUnreachable(err: unknown): boolean {
-  return err instanceof MongoServerSelectionError || err instanceof MongoNetworkError;
-}
-
 export function problems(options: { baseUrl: string; log: Logger }): Middleware {
   return async (ctx, next) => {
     try {
@@ -56,7 +51,7 @@ export function problems(options: { baseUrl: string; log: Logger }): Middleware 
       if (err instanceof ToolError) {
         for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
         sendProblem(ctx, options.baseUrl, err.code, err.message, err.extras);
-      } else if (databaseUnreachable(err)) {
+      } else if (isDatabaseUnreachable(err)) {
         // The contract's 503: a client should retry, not report a bug.
         options.log.warn({ err, requestId: ctx.state.requestId, path: ctx.path }, 'database unreachable');
         ctx.set('Retry-After', '5');

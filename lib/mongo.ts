@@ -1,7 +1,7 @@
 //! The MongoDB connection, the collections the service uses and their indexes.
 //! Everything here must also work on wire-compatible engines: single-document atomic updates
 //! and unique indexes only (no transactions, no TTL indexes, no change streams).
-import { MongoClient, MongoServerError, type Collection, type Db, type ObjectId } from 'mongodb';
+import { MongoClient, MongoError, MongoNetworkError, MongoServerError, MongoServerSelectionError, type Collection, type Db, type ObjectId } from 'mongodb';
 
 export interface Hold {
   cost: number;
@@ -192,6 +192,9 @@ export interface Collections {
  * the balance or the ledger). Journaled: none lost, at about half the insert rate.
  */
 const JOURNALED = { writeConcern: { w: 1, journal: true } } as const;
+// Journaled too, as a call depends on them once it started: an idempotency record lost in a
+// crash would let a retry with the same key run (and charge) the call again, and a lost call key
+// failed its call (chaos: bcrypt-hash answered 500 "call key expired" after a database kill).
 
 export function collections(db: Db): Collections {
   return {
@@ -199,13 +202,13 @@ export function collections(db: Db): Collections {
     credentials: db.collection('credentials'),
     ledger: db.collection('ledger', JOURNALED),
     events: db.collection('events'),
-    idempotency: db.collection('idempotency'),
-    callKeys: db.collection('call_keys'),
+    idempotency: db.collection('idempotency', JOURNALED),
+    callKeys: db.collection('call_keys', JOURNALED),
     webhookEndpoints: db.collection('webhook_endpoints'),
     webhookAttempts: db.collection('webhook_attempts'),
     webhookUndelivered: db.collection('webhook_undelivered'),
     marketQuotes: db.collection('market_quotes'),
-    calls: db.collection('calls'),
+    calls: db.collection('calls', JOURNALED), // an asynchronous call's answer, once charged
   };
 }
 
@@ -247,6 +250,15 @@ export async function connectMongo(url: string, options: { appName?: string; max
   await client.connect();
   const db = client.db(new URL(url).pathname.replace(/^\//, '') || 'utility_tools');
   return { client, db, close: () => client.close() };
+}
+
+/**
+ * The driver found no server (down, restarting), lost its connection mid-request, or the server
+ * said the operation may be retried (shutting down, stepping down): a moment's outage, not a bug.
+ */
+export function isDatabaseUnreachable(err: unknown): boolean {
+  if (err instanceof MongoServerSelectionError || err instanceof MongoNetworkError) return true;
+  return err instanceof MongoError && err.hasErrorLabel('RetryableWriteError');
 }
 
 export function isDuplicateKey(err: unknown): boolean {

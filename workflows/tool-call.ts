@@ -23,8 +23,11 @@ const ledger = proxyLocalActivities<CoreActivities>({
 /** Events before a run's first workflow task: WorkflowExecutionStarted, WorkflowTaskScheduled, WorkflowTaskStarted. */
 const FIRST_TASK_HISTORY_LENGTH = 3;
 
-/** Codes a tool decides on purpose: retrying cannot change the answer. */
-const FINAL_CODES = Object.keys(ERRORS);
+/**
+ * Codes a tool decides on purpose: retrying cannot change the answer. `unavailable` (a
+ * dependency out of reach) is tried again, and is the answer only once the attempts are spent.
+ */
+const FINAL_CODES = Object.keys(ERRORS).filter((code) => code !== 'unavailable');
 
 export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
   const ref = { accountId: call.accountId, requestId: workflowInfo().workflowId, tool: call.tool, cost: call.cost };

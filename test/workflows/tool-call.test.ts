@@ -8,6 +8,12 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
+import { MongoClient } from 'mongodb';
+import { createServer, type AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { toolActivities } from '../../activities/tool-activities.js';
+import { createCallKeys } from '../../domain/call-keys.js';
+import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { Mongo } from '../../lib/mongo.js';
 import { startWorkflowTestBed, WORKFLOWS_PATH, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { createCoreActivities } from '../../activities/core/index.js';
@@ -44,6 +50,18 @@ const testTools = {
   hangs: async () => new Promise((resolve) => Context.current().cancellationSignal.addEventListener('abort', resolve)),
 };
 
+/** A tool whose database cannot be reached (as in an outage), run through the real activity wrapper. */
+const databaseAway: ToolHandler = async () => {
+  count('databaseAway');
+  // A client of a port nothing listens on: it fails as a connected one does in an outage.
+  const client = new MongoClient(`mongodb://127.0.0.1:${await closedPort()}/`, { serverSelectionTimeoutMS: 100 });
+  try {
+    return await client.db().collection('quotes').findOne({});
+  } finally {
+    await client.close();
+  }
+};
+
 test.before(async () => {
   bed = await startWorkflowTestBed('workflow_tests', async (env, mongo) => {
     const { reserve, commit, refund, destroyCallKey } = createCoreActivities(mongo.db);
@@ -53,7 +71,7 @@ test.before(async () => {
         connection: env.nativeConnection,
         taskQueue: TASK_QUEUES.cpu,
         workflowsPath: WORKFLOWS_PATH,
-        activities: { reserve, commit, refund, destroyCallKey, ...testTools },
+        activities: { reserve, commit, refund, destroyCallKey, ...testTools, ...toolActivities({ databaseAway }, { callKeys: createCallKeys(mongo.db) }) },
         shutdownForceTime: '1s',
       }),
       // What ran calls started before they ran on their pool: the workflow on `core`.
@@ -65,10 +83,18 @@ test.before(async () => {
 
 test.after.always(() => bed?.close());
 
+async function closedPort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 type Execution = NonNullable<ToolCallInput['execution']> | 'started on core';
 
 async function run(
-  tool: keyof typeof testTools,
+  tool: string,
   execution: Execution,
   options: { credits?: number; cost?: number; timeoutMs?: number } = {},
 ): Promise<{ result: ToolCallResult; accountId: string }> {
@@ -122,6 +148,13 @@ for (const execution of EXECUTIONS) {
       t.false(JSON.stringify(result.error).includes('/srv/secret'));
     }
     t.is(attempts.get('alwaysCrashes'), 3);
+    t.is((await createLedger(mongo.db).balanceOf(accountId)).balance, 10);
+  });
+
+  test.serial(`a database out of the tool's reach is tried again, then 503 unavailable, refunded, never internal_error (${execution})`, async (t) => {
+    const { result, accountId } = await run('databaseAway', execution);
+    t.like(result, { ok: false, error: { code: 'unavailable' } });
+    t.is(attempts.get('databaseAway'), 3, 'retried like a crash, not final like a refusal');
     t.is((await createLedger(mongo.db).balanceOf(accountId)).balance, 10);
   });
 
