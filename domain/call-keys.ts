@@ -2,7 +2,7 @@
 //! ends so that what stays in Temporal history can no longer be read (crypto-shredding).
 import { randomBytes } from 'node:crypto';
 import { Binary, type Db } from 'mongodb';
-import { collections } from '../lib/mongo.js';
+import { collections, isDuplicateKey } from '../lib/mongo.js';
 
 /** A key outlives its call only if the call never ended normally; the sweeper removes it then. */
 export const CALL_KEY_TTL_MS = 60 * 60 * 1000;
@@ -18,12 +18,17 @@ export function createCallKeys(db: Db) {
   return {
     /** The call's key, created on first use; concurrent issuers for one call get the same key. */
     async issue(requestId: string): Promise<Buffer> {
-      const doc = await callKeys.findOneAndUpdate(
-        { _id: requestId },
-        { $setOnInsert: { key: new Binary(randomBytes(32)) as never, expiresAt: new Date(Date.now() + CALL_KEY_TTL_MS) } },
-        { upsert: true, returnDocument: 'after' },
-      );
-      return toBuffer(doc!.key);
+      const fresh = { key: new Binary(randomBytes(32)) as never, expiresAt: new Date(Date.now() + CALL_KEY_TTL_MS) };
+      // Upserts of one id racing (repeats of one Idempotency-Key arriving together): the database
+      // may refuse the losers (duplicate key) or answer them with no document; the winner's key
+      // is in place either way, so they read it.
+      const doc = await callKeys
+        .findOneAndUpdate({ _id: requestId }, { $setOnInsert: fresh }, { upsert: true, returnDocument: 'after' })
+        .catch((err: unknown) => {
+          if (isDuplicateKey(err)) return null;
+          throw err;
+        });
+      return toBuffer((doc ?? (await callKeys.findOne({ _id: requestId })))?.key);
     },
     async fetch(requestId: string): Promise<Buffer | null> {
       const doc = await callKeys.findOne({ _id: requestId });

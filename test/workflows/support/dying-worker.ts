@@ -1,13 +1,15 @@
 //! A pool worker that dies (exits at once, as on SIGKILL) right after its first commit got
 //! through, before the workflow task running it can complete: tool-call-task-retry.test.ts.
 //! Arguments: Temporal address, database URL, task queue.
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createCoreActivities } from '../../../activities/core/index.js';
 import type { CallRef } from '../../../domain/ledger.js';
 import { connectMongo } from '../../../lib/mongo.js';
 import { WORKFLOWS_PATH } from '../../helpers/workflow-test-bed.js';
 
 const [address, mongodbUrl, taskQueue] = process.argv.slice(2) as [string, string, string];
+// Errors only, as the test bed's workers: the bundler's listing would fill the test's output.
+Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
 const mongo = await connectMongo(mongodbUrl);
 const core = createCoreActivities(mongo.db);
 const worker = await Worker.create({
