@@ -97,7 +97,10 @@ export const PIP_VENVS = [
  * venv's scripts carry absolute paths), so a changed pin set or a moved checkout reinstalls.
  */
 async function ensureVenv(root, python, { dir, requirements: file, bin }, log) {
-  const venv = path.join(root, '.tools', dir);
+  // The real path: worktrees share one .tools through a symlink, and a marker naming each
+  // worktree's own path made every one of them reinstall (and delete) the venvs the others use.
+  mkdirSync(path.join(root, '.tools'), { recursive: true });
+  const venv = path.join(realpathSync(path.join(root, '.tools')), dir);
   const requirements = path.join(root, 'scripts', file);
   const marker = path.join(venv, '.installed.json');
   const want = JSON.stringify({ requirements: sha256(readFileSync(requirements, 'utf8')), venv });
