@@ -5,7 +5,8 @@
 import { ToolError } from '../../lib/errors.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { BrowserPool } from './browser-pool.js';
-import { applyViewport, capture, DEFAULT_SETTLE, type ImageOptions, type SettleLimits } from './capture.js';
+import { applyViewport, capture, watchPage, type ImageOptions } from './capture.js';
+import { DEFAULT_SETTLE, type SettleLimits } from './settle.js';
 
 export interface HtmlToImageInput extends ImageOptions {
   html: string;
@@ -21,7 +22,7 @@ export interface HtmlToImageOutput {
 
 export interface HtmlToImageDeps {
   pool: Pick<BrowserPool, 'withPage'>;
-  /** How long each settling step may wait. @default DEFAULT_SETTLE */
+  /** How long settling may wait. @default DEFAULT_SETTLE */
   settle?: Partial<SettleLimits>;
 }
 
@@ -40,10 +41,13 @@ export function createHtmlToImage(deps: HtmlToImageDeps): ToolHandler<HtmlToImag
     deps.pool.withPage(async ({ page, session }) => {
       // No ad blocking: the caller chose every resource the markup names.
       session.setPolicy({ blockAds: false });
+      // The markup is written into the page's current document, which the script must be in first.
+      const watch = await watchPage(page, 'current');
       await applyViewport(page, input);
       // No timeout of its own: markup that never finishes parsing runs into the call's deadline.
       await page.setContent(asDocument(input.html), { waitUntil: 'domcontentloaded', timeout: 0 });
-      const shot = await capture(page, input, limits, { hideOverlays: false });
+      const shot = await capture(page, watch.requests, input, limits, { hideOverlays: false });
+      watch.stop();
       const refused = session.drops.find((d) => d.kind === 'target');
       if (refused?.kind === 'target') {
         throw new ToolError('target_not_allowed', `The markup loads from a refused address: ${refused.error.message}`, refused.error.extras, { cause: refused.error.cause });

@@ -5,8 +5,9 @@
 import type { TargetGuard } from '../../lib/target-guard.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { BrowserPool } from './browser-pool.js';
-import { applyViewport, capture, DEFAULT_SETTLE, type ImageOptions, type SettleLimits } from './capture.js';
+import { applyViewport, capture, watchPage, type ImageOptions } from './capture.js';
 import { navigate } from './navigation.js';
+import { DEFAULT_SETTLE, type SettleLimits } from './settle.js';
 
 export interface WebsiteScreenshotInput extends ImageOptions {
   url: string;
@@ -28,7 +29,7 @@ export interface WebsiteScreenshotOutput {
 export interface WebsiteScreenshotDeps {
   pool: Pick<BrowserPool, 'withPage'>;
   guard: Pick<TargetGuard, 'resolveUrl'>;
-  /** How long each settling step may wait. @default DEFAULT_SETTLE */
+  /** How long settling may wait. @default DEFAULT_SETTLE */
   settle?: Partial<SettleLimits>;
 }
 
@@ -40,9 +41,11 @@ export function createWebsiteScreenshot(deps: WebsiteScreenshotDeps): ToolHandle
     const url = checked.url.href;
     return deps.pool.withPage(async ({ page, session }) => {
       session.setPolicy({ blockAds: input.blockAds, adExemptHost: checked.hostname });
+      const watch = await watchPage(page, 'next');
       await applyViewport(page, input);
       await navigate(page, url, session);
-      const shot = await capture(page, input, limits, { hideOverlays: input.hideOverlays });
+      const shot = await capture(page, watch.requests, input, limits, { hideOverlays: input.hideOverlays });
+      watch.stop();
       return {
         fileBase64: shot.image.toString('base64'),
         mimeType: shot.mimeType,
