@@ -91,6 +91,8 @@ export interface UpscaleRow {
   modelSeconds: number;
   /** Median of decode + model + encode in the upscale thread, as the tool runs it. */
   totalSeconds: number;
+  /** Median of the same through the running platform (HTTP, download, workflow, claim check); absent without a stack. */
+  platformSeconds?: number;
   images: number;
 }
 
@@ -104,7 +106,39 @@ function checkerboard(width: number, height: number): JimpInstance {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-/** Seconds per image at x2 and x4 for a few source sizes, one upscale thread (as deployed). */
+/**
+ * image-upscale through the running platform, one call at a time: median seconds per case
+ * (`repeats` calls after one uncounted). Null without a stack.
+ */
+async function upscaleThroughPlatform(cases: ReadonlyArray<readonly [2 | 4, Buffer]>, repeats: number): Promise<number[] | null> {
+  if (!process.env.API_URL || !process.env.ADMIN_TOKEN) return null;
+  const { startFileServer } = await import('../test/fixtures/file-server.js');
+  const { callTool, newAccount } = await import('../test/helpers/api.js');
+  const files = await startFileServer();
+  try {
+    const account = await newAccount(50 * cases.length * (repeats + 1), 'bench');
+    const medians: number[] = [];
+    for (const [i, [factor, png]] of cases.entries()) {
+      const fileUrl = files.put(`/bench/upscale-${i}.png`, png);
+      const seconds: number[] = [];
+      for (let n = -1; n < repeats; n++) {
+        const started = performance.now();
+        const res = await callTool(account.apiKey, 'image-upscale', { fileUrl, factor });
+        if (res.status !== 200) throw new Error(`image-upscale answered ${res.status}: ${JSON.stringify(res.body)}`);
+        if (n >= 0) seconds.push((performance.now() - started) / 1000);
+      }
+      medians.push(median(seconds));
+    }
+    return medians;
+  } finally {
+    await files.close();
+  }
+}
+
+/**
+ * Seconds per image at x2 and x4 for a few source sizes, one upscale thread (as deployed); with a
+ * stack, the same images through the platform beside them.
+ */
 export async function benchUpscale({ repeats = 3 }: { repeats?: number } = {}): Promise<UpscaleRow[]> {
   const codecs = createImageCodecs();
   const pool = createImagePool({ drawingThreads: 0, upscaleThreads: 1 });
@@ -116,11 +150,12 @@ export async function benchUpscale({ repeats = 3 }: { repeats?: number } = {}): 
     [4, 256],
   ] as const;
   const rows: UpscaleRow[] = [];
+  const sources = await Promise.all(cases.map(([, side]) => codecs.encode(checkerboard(side, side), 'png')));
   try {
     // The thread loads TensorFlow and both models when it starts: wait for that outside the timings.
     await pool.upscale({ bytes: await codecs.encode(checkerboard(16, 16), 'png'), format: 'png', factor: 2 });
-    for (const [factor, side] of cases) {
-      const png = await codecs.encode(checkerboard(side, side), 'png');
+    for (const [i, [factor, side]] of cases.entries()) {
+      const png = sources[i]!;
       const model: number[] = [];
       const total: number[] = [];
       for (let i = 0; i < repeats; i++) {
@@ -135,6 +170,12 @@ export async function benchUpscale({ repeats = 3 }: { repeats?: number } = {}): 
   } finally {
     await pool.close();
   }
+  // After the direct runs: the thread in this process is gone, the platform's has the machine.
+  const platform = await upscaleThroughPlatform(
+    cases.map(([factor], i) => [factor, sources[i]!] as const),
+    repeats,
+  );
+  platform?.forEach((seconds, i) => (rows[i]!.platformSeconds = seconds));
   return rows;
 }
 
@@ -185,6 +226,7 @@ export function printUpscaleTable(rows: UpscaleRow[]): void {
       output: r.output,
       'model s': +r.modelSeconds.toFixed(2),
       'decode+model+encode s': +r.totalSeconds.toFixed(2),
+      ...(r.platformSeconds === undefined ? {} : { 'through the platform s': +r.platformSeconds.toFixed(2), 'platform / direct': +(r.platformSeconds / r.totalSeconds).toFixed(2) }),
       images: r.images,
     })),
   );

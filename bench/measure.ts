@@ -60,6 +60,53 @@ export async function measure(
   };
 }
 
+/** One row of `measureInterleaved`: what it is and the call it times. */
+export interface Contender {
+  label: string;
+  op: (i: number) => Promise<unknown>;
+}
+
+/**
+ * Times several operations one call at a time, taking turns (a call of the first, then of the
+ * second ... then the first again), after `warmup` uncounted turns. On a machine shared with
+ * other work the load drifts over a run; taking turns lays the drift on every row alike, so their
+ * ratios hold where rows measured one after the other would not. `pauseMs` between calls lets
+ * what a call leaves running in the background (closing its page) end before the next starts:
+ * each figure is then the latency of a call arriving at an idle service.
+ */
+export async function measureInterleaved(contenders: Contender[], options: { calls: number; warmup?: number; pauseMs?: number }): Promise<Figures[]> {
+  const durations = contenders.map(() => [] as number[]);
+  const errors = contenders.map(() => 0);
+  const pause = () => new Promise((resolve) => setTimeout(resolve, options.pauseMs ?? 0));
+  for (let turn = -(options.warmup ?? 3); turn < options.calls; turn++) {
+    for (const [k, { label, op }] of contenders.entries()) {
+      await pause();
+      const t = performance.now();
+      try {
+        await op(turn);
+        if (turn >= 0) durations[k]!.push(performance.now() - t);
+      } catch (err) {
+        if (turn >= 0 && errors[k]!++ === 0) console.error(`  ${label}: first error: ${(err as Error).message}`);
+        if (turn < 0) throw err;
+      }
+    }
+  }
+  return contenders.map(({ label }, k) => {
+    const sorted = durations[k]!.sort((a, b) => a - b);
+    const busySeconds = sorted.reduce((sum, ms) => sum + ms, 0) / 1000;
+    return {
+      label,
+      concurrency: 1,
+      calls: options.calls,
+      errors: errors[k]!,
+      p50Ms: percentile(sorted, 50),
+      p95Ms: percentile(sorted, 95),
+      p99Ms: percentile(sorted, 99),
+      callsPerSecond: sorted.length / busySeconds,
+    };
+  });
+}
+
 export function printTable(title: string, rows: Figures[]): void {
   console.log(`\n${title}`);
   console.table(

@@ -5,7 +5,7 @@
 import type { Page } from 'puppeteer-core';
 import { hideOverlays } from './overlays.js';
 import { imageSize } from './image-size.js';
-import { ACTIVITY_SCRIPT, callActivity, watchRequests, type PageState, type RequestWatch } from './page-activity.js';
+import { callActivity, prepareForCapture, watchRequests, type PageState, type RequestWatch } from './page-activity.js';
 import { probe, settle, whenLoaded, type SettleLimits } from './settle.js';
 
 /** Full-page captures stop at this many image pixels high (CONTRACT.md); `truncated` says so. */
@@ -92,22 +92,10 @@ async function settledShot<T>(page: Page, requests: RequestWatch, limits: Settle
   return take();
 }
 
-/** What a capture needs on its page before the content arrives: its requests watched, its timers seen. */
-export interface CaptureWatch {
-  readonly requests: RequestWatch;
-  stop(): void;
-}
-
-/**
- * Watches the page for a capture. `document` is where the content will come: `next` for a
- * navigation (the script runs in every new document before the page's own), `current` for
- * markup written into the page as it is.
- */
-export async function watchPage(page: Page, document: 'next' | 'current'): Promise<CaptureWatch> {
-  const requests = watchRequests(page);
-  if (document === 'next') await page.evaluateOnNewDocument(ACTIVITY_SCRIPT);
-  else await page.evaluate(ACTIVITY_SCRIPT);
-  return { requests, stop: () => requests.stop() };
+/** Starts watching the page's requests for a capture, before its content arrives. */
+export async function watchPage(page: Page): Promise<RequestWatch> {
+  await prepareForCapture(page); // done already on a warm page
+  return watchRequests(page);
 }
 
 /**

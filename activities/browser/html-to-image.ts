@@ -41,13 +41,12 @@ export function createHtmlToImage(deps: HtmlToImageDeps): ToolHandler<HtmlToImag
     deps.pool.withPage(async ({ page, session }) => {
       // No ad blocking: the caller chose every resource the markup names.
       session.setPolicy({ blockAds: false });
-      // The markup is written into the page's current document, which the script must be in first.
-      const watch = await watchPage(page, 'current');
+      const requests = await watchPage(page);
       await applyViewport(page, input);
       // No timeout of its own: markup that never finishes parsing runs into the call's deadline.
       await page.setContent(asDocument(input.html), { waitUntil: 'domcontentloaded', timeout: 0 });
-      const shot = await capture(page, watch.requests, input, limits, { hideOverlays: false });
-      watch.stop();
+      const shot = await capture(page, requests, input, limits, { hideOverlays: false });
+      requests.stop();
       const refused = session.drops.find((d) => d.kind === 'target');
       if (refused?.kind === 'target') {
         throw new ToolError('target_not_allowed', `The markup loads from a refused address: ${refused.error.message}`, refused.error.extras, { cause: refused.error.cause });

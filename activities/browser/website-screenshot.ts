@@ -41,11 +41,11 @@ export function createWebsiteScreenshot(deps: WebsiteScreenshotDeps): ToolHandle
     const url = checked.url.href;
     return deps.pool.withPage(async ({ page, session }) => {
       session.setPolicy({ blockAds: input.blockAds, adExemptHost: checked.hostname });
-      const watch = await watchPage(page, 'next');
+      const requests = await watchPage(page);
       await applyViewport(page, input);
       await navigate(page, url, session);
-      const shot = await capture(page, watch.requests, input, limits, { hideOverlays: input.hideOverlays });
-      watch.stop();
+      const shot = await capture(page, requests, input, limits, { hideOverlays: input.hideOverlays });
+      requests.stop();
       return {
         fileBase64: shot.image.toString('base64'),
         mimeType: shot.mimeType,
