@@ -1,6 +1,8 @@
 //! `npm run bench:core`: what the platform costs around a tool. hash-text through the whole
 //! platform (HTTP -> auth -> Temporal workflow -> cpu worker -> ledger) vs the same handler
-//! behind a bare Koa route, at concurrency 1 and 32; and hash-wasm bcrypt vs native bcrypt.
+//! behind a bare Koa route, at concurrency 1 and 32; for the platform rows, where one call's time
+//! goes hop by hop (its workflow history around the caller's clock) and the CPU each process of
+//! the stack spends per call; and hash-wasm bcrypt vs native bcrypt.
 import Koa from 'koa';
 import type { AddressInfo } from 'node:net';
 import bcrypt from 'bcrypt';
@@ -9,8 +11,10 @@ import { randomBytes } from 'node:crypto';
 import { createHashText } from '../activities/cpu/hash-text.js';
 import { createHashingPool } from '../activities/cpu/hashing-pool.js';
 import { standaloneContext } from '../lib/tool-handler.js';
+import { callAnatomy, epochMs, type TimedCall } from './call-anatomy.js';
 import { measure, postJson, printTable, type Figures } from './measure.js';
-import { withBenchStack } from './stack.js';
+import { cpuPerCall, cpuSnapshot } from './process-cpu.js';
+import { withBenchStack, type BenchStack } from './stack.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
 
@@ -31,21 +35,58 @@ async function bareKoa(threads: number) {
   return { url, close: async () => { server.close(); await hashing.close(); } };
 }
 
-async function hashTextFigures(): Promise<Figures[]> {
-  const rows: Figures[] = [];
-  await withBenchStack(async ({ apiUrl, newApiKey }) => {
-    const key = await newApiKey(CALLS * 4 + 100);
+/** Calls whose histories the per-hop breakdown reads (the last ones of the c=1 run). */
+const ANATOMY_CALLS = Math.min(CALLS, 100);
+
+/** A tool call through the API that must answer 200, timed on the caller's clock. */
+async function timedCall(url: string, body: unknown, key: string): Promise<TimedCall> {
+  const sentAt = epochMs();
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  const answeredAt = epochMs();
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${text.slice(0, 200)}`);
+  return { workflowId: res.headers.get('x-request-id')!, sentAt, answeredAt };
+}
+
+interface PlatformFigures {
+  rows: Figures[];
+  anatomy?: Awaited<ReturnType<typeof callAnatomy>>;
+  cpu: Array<{ concurrency: number; perCall: ReturnType<typeof cpuPerCall> }>;
+}
+
+async function hashTextFigures(): Promise<PlatformFigures> {
+  const figures: PlatformFigures = { rows: [], cpu: [] };
+  await withBenchStack(async (stack: BenchStack) => {
+    const key = await stack.newApiKey(CALLS * 4 + 100);
     const bare = await bareKoa(2);
+    const url = `${stack.apiUrl}/api/v1/tools/hash-text`;
     try {
       for (const concurrency of [1, 32]) {
-        rows.push(await measure('hash-text via platform', (i) => postJson(`${apiUrl}/api/v1/tools/hash-text`, { text: `bench ${i}` }, key), { calls: CALLS, concurrency }));
-        rows.push(await measure('hash-text on bare Koa', (i) => postJson(bare.url, { text: `bench ${i}` }), { calls: CALLS, concurrency }));
+        const timed: TimedCall[] = [];
+        let before = cpuSnapshot(stack.processes);
+        const row = await measure(
+          'hash-text via platform',
+          async (i) => {
+            if (i === 0) before = cpuSnapshot(stack.processes); // after the warm-up calls
+            const call = await timedCall(url, { text: `bench ${i}` }, key);
+            if (i >= 0) timed.push(call);
+          },
+          { calls: CALLS, concurrency },
+        );
+        if (stack.processes.length > 0) figures.cpu.push({ concurrency, perCall: cpuPerCall(before, cpuSnapshot(stack.processes), timed.length) });
+        figures.rows.push(row);
+        if (concurrency === 1 && stack.temporal) figures.anatomy = await callAnatomy(stack.temporal, timed.slice(-ANATOMY_CALLS));
+        figures.rows.push(await measure('hash-text on bare Koa', (i) => postJson(bare.url, { text: `bench ${i}` }), { calls: CALLS, concurrency }));
       }
     } finally {
       await bare.close();
     }
   });
-  return rows;
+  return figures;
 }
 
 async function bcryptFigures(): Promise<Figures[]> {
@@ -63,6 +104,15 @@ async function bcryptFigures(): Promise<Figures[]> {
   }
 }
 
-printTable('hash-text: platform vs bare Koa route', await hashTextFigures());
+const platform = await hashTextFigures();
+printTable('hash-text: platform vs bare Koa route', platform.rows);
+if (platform.anatomy) {
+  console.log(`\nOne hash-text call at c=1, hop by hop (last ${ANATOMY_CALLS} calls; workflow history event times and the caller's clock)`);
+  console.table(platform.anatomy);
+}
+for (const { concurrency, perCall } of platform.cpu) {
+  console.log(`\nCPU ms per hash-text call by process at c=${concurrency} (/proc, each process group)`);
+  console.table(perCall.map((r) => ({ process: r.process, 'CPU ms per call': +r.msPerCall.toFixed(2) })));
+}
 printTable('bcrypt cost 11: hash-wasm vs native', await bcryptFigures());
 process.exit(0);

@@ -9,13 +9,47 @@ import { fileURLToPath } from 'node:url';
 export interface BenchStack {
   apiUrl: string;
   adminToken: string;
+  /** Where the stack's Temporal is, for reading call histories; unknown for a given stack without TEMPORAL_ADDRESS. */
+  temporal?: { address: string; namespace: string };
+  /**
+   * The stack's processes by role, each the leader of a process group (what it spawns is
+   * counted with it): a throwaway stack's own, or BENCH_PROCESSES (`name=pid,...`) for a given one.
+   */
+  processes: StackProcess[];
   /** Opens an account with `credits` and returns its API key. */
   newApiKey(credits: number): Promise<string>;
 }
 
+export interface StackProcess {
+  name: string;
+  pid: number;
+}
+
+/** `name=pid,name=pid` (BENCH_PROCESSES) as a list; empty when unset. */
+export function parseProcessList(text: string | undefined): StackProcess[] {
+  if (!text) return [];
+  return text.split(',').map((item) => {
+    const [name, pid] = item.split('=');
+    if (!name || !pid || !/^\d+$/.test(pid)) throw new Error(`BENCH_PROCESSES: "${item}" is not name=pid`);
+    return { name, pid: Number(pid) };
+  });
+}
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-async function startThrowawayStack(): Promise<{ apiUrl: string; adminToken: string; stop(): Promise<void> }> {
+interface RunningBenchStack {
+  apiUrl: string;
+  adminToken: string;
+  temporal?: { address: string; namespace: string };
+  processes: StackProcess[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Temporal, SecantusDB, the API (with its core worker) and one process per pool, as production
+ * runs them, so each part's CPU can be read on its own.
+ */
+async function startThrowawayStack(): Promise<RunningBenchStack> {
   // bootstrap.mjs is plain JavaScript without types: imported by URL, typed here.
   const { bootstrap } = (await import(new URL('../scripts/bootstrap.mjs', import.meta.url).href)) as {
     bootstrap: (o: { root: string; log: (line: string) => void }) => Promise<{ temporal: string; secantusd: string }>;
@@ -37,15 +71,34 @@ async function startThrowawayStack(): Promise<{ apiUrl: string; adminToken: stri
     RATE_LIMIT_PER_SECOND: '10000',
     LOG_LEVEL: 'warn',
   });
-  const apps = await stack.startApps(supervisor, { root, env, apiPort: await stack.freePort() });
+  const apps = await stack.startApps(supervisor, { root, env, apiPort: await stack.freePort(), pools: 'apart' });
   console.log(`bench: own stack ready in ${((performance.now() - started) / 1000).toFixed(1)} s (logs in ${path.relative(process.cwd(), runDir)}/logs)`);
-  return { apiUrl: apps.apiUrl, adminToken, stop: () => supervisor.stopAll() };
+  const processes = [
+    { name: 'temporal', pid: temporal.process.pid },
+    { name: 'database', pid: database.process.pid },
+    { name: 'api', pid: apps.api.pid },
+    ...apps.workerProcesses.map((p) => ({ name: p.name, pid: p.pid })),
+  ].filter((p): p is StackProcess => p.pid !== undefined);
+  return {
+    apiUrl: apps.apiUrl,
+    adminToken,
+    temporal: { address: temporal.address, namespace: temporal.namespace },
+    processes,
+    stop: () => supervisor.stopAll(),
+  };
 }
 
 export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>): Promise<T> {
   const given = process.env.API_URL && process.env.ADMIN_TOKEN;
-  const platform = given
-    ? { apiUrl: process.env.API_URL!, adminToken: process.env.ADMIN_TOKEN!, stop: async () => {} }
+  const e = process.env;
+  const platform: RunningBenchStack = given
+    ? {
+        apiUrl: e.API_URL!,
+        adminToken: e.ADMIN_TOKEN!,
+        temporal: e.TEMPORAL_ADDRESS ? { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE || 'default' } : undefined,
+        processes: parseProcessList(e.BENCH_PROCESSES),
+        stop: async () => {},
+      }
     : await startThrowawayStack();
   if (given) console.log(`bench: the stack at ${platform.apiUrl}`);
   // Helpers that read the test environment (test/helpers/api.ts) then work against this stack.
@@ -55,6 +108,8 @@ export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>): 
     return await fn({
       apiUrl: platform.apiUrl,
       adminToken: platform.adminToken,
+      temporal: platform.temporal,
+      processes: platform.processes,
       async newApiKey(credits) {
         const res = await fetch(`${platform.apiUrl}/api/v1/admin/accounts`, {
           method: 'POST',

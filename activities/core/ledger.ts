@@ -55,6 +55,14 @@ export function newAccountDoc(fields: { id: string; name?: string | null; email?
   };
 }
 
+/** What settle() reads back from the account to decide whether any balance event is due. */
+const BALANCE_FIELDS = { balance: 1, chargedBalance: 1, lowArmed: 1, exhaustedArmed: 1, outbox: 1 } as const;
+
+/** True when the charged balance is past a threshold whose latch is still armed (an event is due). */
+export function crossedArmedThreshold(a: Pick<AccountDoc, 'chargedBalance' | 'lowArmed' | 'exhaustedArmed'>): boolean {
+  return (a.lowArmed && a.chargedBalance < LOW_BALANCE_THRESHOLD) || (a.exhaustedArmed && a.chargedBalance <= 0);
+}
+
 function event(event: EventKind, data: Record<string, unknown>, now = new Date()): OutboxEvent {
   return { id: newId('evt'), event, createdAt: now, data };
 }
@@ -135,11 +143,14 @@ export function createLedger(db: Db, onEvent?: EventSink) {
     const after = await accounts.findOneAndUpdate(
       { _id: call.accountId, [holdPath(call.requestId)]: { $exists: true } },
       { $unset: { [holdPath(call.requestId)]: '' }, $inc: outcome === 'charged' ? { chargedBalance: -call.cost } : { balance: call.cost } },
-      { returnDocument: 'after' },
+      { returnDocument: 'after', projection: BALANCE_FIELDS },
     );
-    if (outcome === 'charged') await fireBalanceEvents(call.accountId);
-    const balance = after?.balance ?? (await balanceOf(call.accountId)).balance;
-    return { outcome, balance, charged: outcome === 'charged' ? call.cost : 0 };
+    // The hold is already gone when this is a retry of a step that got through: read it once.
+    const account = after ?? (await balanceOf(call.accountId));
+    // Most commits cross no threshold and leave no event behind: those end here, in two writes.
+    if (outcome === 'charged' && crossedArmedThreshold(account)) await fireBalanceEvents(call.accountId);
+    else if (account.outbox?.length) await flushOutbox(call.accountId); // left by a step that died before its flush
+    return { outcome, balance: account.balance, charged: outcome === 'charged' ? call.cost : 0 };
   }
 
   return {

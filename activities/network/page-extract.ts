@@ -235,8 +235,8 @@ export function elementText(el: unknown, maxChars: number): string {
   return collapseWhitespace(boundedText(el as DomNode, maxChars * 2)).slice(0, maxChars);
 }
 
-/** The text content of a node, stopping once `max` characters are gathered. */
-function boundedText(root: DomNode, max: number): string {
+/** The text content of a node, stopping once `max` characters are gathered (past it by one text node at most). */
+export function boundedText(root: DomNode, max: number): string {
   let text = '';
   const walk = (node: DomNode): boolean => {
     if (node.type === 'text') text += node.data ?? '';

@@ -16,6 +16,11 @@ export interface AppOptions {
   timeoutMs?: number;
   /** Echo their output to this terminal (npm start) rather than only to log files (npm test). */
   echo?: boolean;
+  /**
+   * `together` (default): every pool in one process, as `npm start` and `npm test` run them.
+   * `apart`: one process per pool, as production runs them (bench:core reads each one's CPU).
+   */
+  pools?: 'together' | 'apart';
 }
 
 /**
@@ -43,14 +48,18 @@ export function throwawayEnv(
 export interface RunningApps {
   apiUrl: string;
   api: ManagedProcess;
+  /** The process hosting every pool; with `pools: 'apart'`, the core pool's. */
   workers: ManagedProcess;
+  /** Every worker process (one, or one per pool). */
+  workerProcesses: ManagedProcess[];
 }
 
 function startNode(supervisor: Supervisor, options: AppOptions, name: string, entry: string): ManagedProcess {
   return supervisor.start({
     name,
     command: process.execPath,
-    args: ['--import', 'tsx', path.join(options.root, entry)],
+    // STACK_NODE_ARGS: extra Node flags for the service's processes, e.g. `--cpu-prof` to profile them.
+    args: [...(process.env.STACK_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', path.join(options.root, entry)],
     cwd: options.root,
     env: { ...options.env, PORT: String(options.apiPort) },
     echo: options.echo,
@@ -62,11 +71,16 @@ export function startWorkers(supervisor: Supervisor, options: AppOptions): Manag
   return startNode(supervisor, options, 'workers', 'workers/all.ts');
 }
 
+const POOLS = ['core', 'cpu', 'network', 'browser'] as const;
+
 export async function startApps(supervisor: Supervisor, options: AppOptions): Promise<RunningApps> {
   // Workers first: they bundle the workflow code, the slowest part of a start.
-  const workers = startWorkers(supervisor, options);
+  const workerProcesses =
+    options.pools === 'apart'
+      ? POOLS.map((pool) => startNode(supervisor, options, `worker-${pool}`, `workers/${pool}.ts`))
+      : [startWorkers(supervisor, options)];
   const api = startNode(supervisor, options, 'api', 'api/server.ts');
   const apiUrl = `http://127.0.0.1:${options.apiPort}`;
-  await waitForHttp(`${apiUrl}/readyz`, { what: 'API', timeoutMs: options.timeoutMs ?? 120_000, processes: [api, workers] });
-  return { apiUrl, api, workers };
+  await waitForHttp(`${apiUrl}/readyz`, { what: 'API', timeoutMs: options.timeoutMs ?? 120_000, processes: [api, ...workerProcesses] });
+  return { apiUrl, api, workers: workerProcesses[0]!, workerProcesses };
 }

@@ -144,6 +144,7 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
     'kill/workers': async () => {
       await apps.workers.kill();
       apps.workers = startWorkers(supervisor, appOptions);
+      apps.workerProcesses = [apps.workers];
     },
     // Longer outages than a crash and restart: past the Temporal client's own 10 s of retries
     // and the database driver's quick reconnects, so callers' waits are tested too.
@@ -156,6 +157,7 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
       await apps.workers.kill();
       await sleep(OUTAGE_MS);
       apps.workers = startWorkers(supervisor, appOptions);
+      apps.workerProcesses = [apps.workers];
     },
     'outage/database': async () => {
       await database.process.kill();

@@ -124,3 +124,16 @@ test('a balance below the cost reserves nothing', async (t) => {
   t.deepEqual(await ledger.reserve(call(id, 'y', 3)), { ok: false, balance: 2 });
   t.deepEqual((await ledger.balanceOf(id)).holds, {});
 });
+
+test('an event a crashed step left in the outbox is recorded by the next commit, once', async (t) => {
+  const id = await account(100);
+  // A step that fired an event and died before moving it out of the outbox.
+  const stranded = { id: `evt_stranded_${id}`, event: 'credits.low', createdAt: new Date(), data: { balance: 20, threshold: 25, message: 'left behind' } };
+  await collections(mongo.db).accounts.updateOne({ _id: id }, { $push: { outbox: stranded } });
+  await ledger.reserve(call(id, 'x', 1));
+  await ledger.commit(call(id, 'x', 1));
+  t.deepEqual((await ledger.balanceOf(id)).outbox, []);
+  const recorded = await collections(mongo.db).events.find({ _id: stranded.id }).toArray();
+  t.is(recorded.length, 1);
+  t.is(recorded[0]!.data.message, 'left behind');
+});

@@ -1,0 +1,62 @@
+//! CPU time of the stack's processes, read from /proc: each one's process group (what it spawned,
+//! such as Chromium or LibreOffice, counts with it), so a benchmark can say what a call costs each
+//! part of the stack in CPU milliseconds.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import type { StackProcess } from './stack.js';
+
+/** Clock ticks per second of /proc's time fields (USER_HZ; 100 on Linux almost everywhere). */
+const TICKS_PER_SECOND = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+interface ProcStat {
+  pid: number;
+  pgrp: number;
+  /** utime + stime of the process (all its threads), in ms. */
+  cpuMs: number;
+}
+
+/** Fields of /proc/<pid>/stat after the command name, which may itself hold spaces or parentheses. */
+export function parseProcStat(pid: number, line: string): ProcStat {
+  const fields = line.slice(line.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state): pgrp is field 5, utime 14, stime 15.
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return { pid, pgrp: Number(fields[2]), cpuMs: (ticks * 1000) / TICKS_PER_SECOND };
+}
+
+function readAll(): ProcStat[] {
+  const stats: ProcStat[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      stats.push(parseProcStat(Number(entry), readFileSync(`/proc/${entry}/stat`, 'utf8')));
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return stats;
+}
+
+export type CpuSnapshot = Map<string, number>;
+
+/** CPU ms used so far by each named process group. */
+export function cpuSnapshot(processes: StackProcess[]): CpuSnapshot {
+  const all = readAll();
+  const snapshot: CpuSnapshot = new Map();
+  for (const p of processes) {
+    snapshot.set(p.name, all.filter((s) => s.pgrp === p.pid || s.pid === p.pid).reduce((sum, s) => sum + s.cpuMs, 0));
+  }
+  return snapshot;
+}
+
+/** CPU ms per call of each process between two snapshots, plus their total. */
+export function cpuPerCall(before: CpuSnapshot, after: CpuSnapshot, calls: number): Array<{ process: string; msPerCall: number }> {
+  const rows = [...after].map(([name, ms]) => ({ process: name, msPerCall: (ms - (before.get(name) ?? 0)) / calls }));
+  rows.push({ process: 'all', msPerCall: rows.reduce((sum, r) => sum + r.msPerCall, 0) });
+  return rows;
+}
