@@ -221,12 +221,12 @@ function warmContexts(pool: {
         close: async () => {
           leases.delete(slot.page);
           stats.openPages--;
-          // The capture's answer does not wait for its context to close.
+          // The capture's answer waits neither for its context to close nor for the next spare.
           void this.dispose(slot).finally(() => {
             gen.open--;
             this.closeIfDrained(gen);
-            this.refill();
           });
+          this.refill();
         },
       };
     }
