@@ -1,9 +1,10 @@
 //! A warm pool of isolated pages on the system Chromium, run by puppeteer-cluster. Every capture
 //! gets a page in a browser context of its own (no cookies, storage or cache shared between
-//! callers) whose traffic goes through a proxy session of its own; spare contexts are opened
-//! ahead of time so a capture does not wait for one. The browser is replaced after a number of
-//! captures (new captures go to a fresh browser while the old one finishes what it holds) and
-//! when it dies (the captures it held run once more on the new one).
+//! callers) whose traffic goes through a proxy session of its own; spare contexts, their pages
+//! ready for a capture (page-activity.ts), are opened ahead of time so a capture does not wait
+//! for one, and a used one closes after the capture has answered. The browser is replaced after
+//! a number of captures (new captures go to a fresh browser while the old one finishes what it
+//! holds) and when it dies (the captures it held run once more on the new one).
 import puppeteer, { type Browser, type BrowserContext, type LaunchOptions, type Page } from 'puppeteer-core';
 import { Cluster } from 'puppeteer-cluster';
 import type {

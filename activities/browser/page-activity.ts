@@ -67,7 +67,7 @@ export interface PageState {
   loaded: boolean;
   /** Web fonts still loading. */
   fonts: number;
-  /** Images whose request started and whose picture is not complete yet. */
+  /** Pictures on their way (eager ones with a source, lazy ones begun) not complete yet. */
   images: number;
   /** Milliseconds until the earliest timer due within the horizon; -1 when none is. */
   timerInMs: number;
@@ -131,7 +131,9 @@ export const ACTIVITY_SCRIPT = `(() => {
   untrack('clearTimeout', 't');
   untrack('clearInterval', 't');
   untrack('cancelIdleCallback', 'i');
-  const loading = () => Array.from(document.images).filter((img) => img.currentSrc && !img.complete);
+  // Pictures on their way: an eager one is fetched as soon as it has a source; a lazy one only
+  // once it comes near the viewport (until then it has no current source, and is not waited for).
+  const loading = () => Array.from(document.images).filter((img) => !img.complete && (img.getAttribute('src') || img.getAttribute('srcset')) && (img.loading !== 'lazy' || img.currentSrc));
   const fontsLoading = () => (document.fonts ? Array.from(document.fonts).filter((f) => f.status === 'loading').length : 0);
   const sleep = (ms) => new Promise((resolve) => nativeSetTimeout(resolve, ms));
   const frame = () => new Promise((resolve) => {
