@@ -155,10 +155,6 @@ export const ACTIVITY_SCRIPT = `(() => {
         timerInMs: soonest <= horizonMs ? Math.ceil(soonest) : -1,
       };
     },
-    whenLoaded(ms) {
-      if (document.readyState === 'complete') return Promise.resolve(true);
-      return Promise.race([new Promise((resolve) => window.addEventListener('load', () => resolve(true), { once: true })), sleep(ms).then(() => false)]);
-    },
     whenDrawn(ms) {
       const pictures = loading().map((img) => new Promise((resolve) => { img.addEventListener('load', resolve, { once: true }); img.addEventListener('error', resolve, { once: true }); }));
       const fonts = document.fonts ? document.fonts.ready : Promise.resolve();
@@ -169,11 +165,13 @@ export const ACTIVITY_SCRIPT = `(() => {
       const deadline = now() + totalMs;
       const step = Math.max(200, Math.floor(window.innerHeight * 0.9));
       const height = () => Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0);
-      // At each step: a frame for observers to see what came into view, then the page's timers due
-      // within stepMs (throttled scroll handlers), so content passed over gets its chance to load.
+      // At each step: a frame for observers to see what came into view, then, for up to stepMs, the
+      // page's timers falling due (throttled scroll handlers), so content passed over gets its
+      // chance to load.
       const pause = async () => {
         await frame();
-        for (let timer = api.probe(stepMs).timerInMs; timer >= 0 && now() < deadline; timer = api.probe(stepMs).timerInMs) await sleep(timer + 1);
+        const until = Math.min(deadline, now() + stepMs);
+        for (let timer = api.probe(stepMs).timerInMs; timer >= 0 && now() < until; timer = api.probe(stepMs).timerInMs) await sleep(Math.min(timer, until - now()) + 1);
       };
       for (let y = 0; y < Math.min(height(), maxHeight) && now() < deadline; y += step) {
         window.scrollTo(0, y);

@@ -23,7 +23,10 @@ export interface SettleLimits {
    * bound every time. @default 500
    */
   timerHorizonMs: number;
-  /** At each scroll step of a full-page capture, the page's timers due within this are waited for. @default 150 */
+  /**
+   * At each scroll step of a full-page capture, after a rendering frame, the page's timers falling
+   * due are waited for up to this long (scroll handlers throttled by a timer). @default 150
+   */
   scrollStepMs: number;
   /** Longest the scroll through a full page may take. @default 10000 */
   scrollMs: number;
