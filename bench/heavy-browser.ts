@@ -106,15 +106,20 @@ async function rawCold(url: string, executablePath: string, calls: number): Prom
   );
 }
 
-/** A pool as the browser worker builds one, with the bench's fixture address allowed. */
-async function withPool<T>(executablePath: string, concurrency: number, run: (tools: ReturnType<typeof handlers>) => Promise<T>): Promise<T> {
+/** A pool as the browser worker builds one, with the bench's fixture address allowed, and the tools on it. */
+async function startPool(executablePath: string, concurrency: number): Promise<{ tools: ReturnType<typeof handlers>; close(): Promise<void> }> {
   const net = createNetworkAccess({ dnsServers: [], targetAllowlist: ['127.0.0.2/32'] });
   const pool = createBrowserPool({ executablePath, concurrency, proxy: createFilteringProxy({ guard: net.guard, adHosts: loadAdHostList() }) });
+  await pool.ready;
+  return { tools: handlers(pool, net), close: () => pool.close() };
+}
+
+async function withPool<T>(executablePath: string, concurrency: number, run: (tools: ReturnType<typeof handlers>) => Promise<T>): Promise<T> {
+  const { tools, close } = await startPool(executablePath, concurrency);
   try {
-    await pool.ready;
-    return await run(handlers(pool, net));
+    return await run(tools);
   } finally {
-    await pool.close();
+    await close();
   }
 }
 
@@ -135,17 +140,18 @@ function handlerRows(url: string, tools: ReturnType<typeof handlers>): Contender
   ];
 }
 
-/** website-screenshot at each BROWSER_CONCURRENCY, with that many calls in flight. */
+/**
+ * website-screenshot on a pool of each BROWSER_CONCURRENCY with that many calls in flight, the
+ * pools taking turns (three calls per lane each turn) so they share the machine's drift.
+ */
 async function throughput(url: string, executablePath: string, calls: number, concurrencies: number[]): Promise<Figures[]> {
-  const rows: Figures[] = [];
-  for (const concurrency of concurrencies) {
-    rows.push(
-      await withPool(executablePath, concurrency, (tools) =>
-        measure(`website-screenshot handler, BROWSER_CONCURRENCY ${concurrency}`, () => tools.screenshot(url), { calls: Math.max(calls, 4 * concurrency), concurrency, warmup: concurrency }),
-      ),
-    );
+  const pools = await Promise.all(concurrencies.map((concurrency) => startPool(executablePath, concurrency)));
+  try {
+    const rows = pools.map(({ tools }, i) => ({ label: `website-screenshot handler, BROWSER_CONCURRENCY ${concurrencies[i]}`, concurrency: concurrencies[i]!, op: () => tools.screenshot(url) }));
+    return await measureInterleaved(rows, { turns: Math.max(2, Math.round(calls / 4)), callsPerLane: 3, warmupTurns: 1 });
+  } finally {
+    await Promise.all(pools.map((p) => p.close()));
   }
-  return rows;
 }
 
 /**
@@ -224,7 +230,7 @@ export async function benchBrowser(options: BrowserBenchOptions = {}): Promise<B
     const url = pages.url(PAGE);
     const platform = await platformRows(pages, calls);
     const latency = await withPool(executablePath, 2, (tools) =>
-      withRawPage(url, executablePath, (raw) => measureInterleaved([...platform, ...handlerRows(url, tools), ...raw], { calls, warmup: 3, pauseMs: 100 })),
+      withRawPage(url, executablePath, (raw) => measureInterleaved([...platform, ...handlerRows(url, tools), ...raw], { turns: calls, warmupTurns: 3, pauseMs: 100 })),
     );
     latency.push(await rawCold(url, executablePath, Math.max(3, Math.round(calls / 4))));
     const late = await lateResources(executablePath, Math.max(5, Math.round(calls / 2)));
