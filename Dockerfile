@@ -12,7 +12,7 @@ RUN npm ci --no-audit --no-fund || npm install --no-save --no-audit --no-fund
 COPY . .
 # tsc emits only JavaScript: the schemas and docs the code reads at run time are copied beside it.
 RUN npm run build \
- && find api lib schemas workers workflows activities -type f ! -name '*.ts' -exec cp --parents {} dist/ \; \
+ && find api domain lib schemas workers workflows activities -type f ! -name '*.ts' -exec cp --parents {} dist/ \; \
  && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim

@@ -5,13 +5,13 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
-import { loadCatalogueSchemas } from '../lib/tool-schemas.js';
-import { createAccounts } from '../lib/accounts.js';
+import { loadCatalogueSchemas } from '../domain/tool-schemas.js';
+import { createAccounts } from '../domain/accounts.js';
 import { createEventRecorder, type EventSink } from '../lib/events.js';
 import { createResolver } from '../lib/resolver.js';
 import { createTargetGuard } from '../lib/target-guard.js';
 import { createWebhookFanout } from '../lib/webhook-fanout.js';
-import { createLedger } from '../activities/core/ledger.js';
+import { createLedger } from '../domain/ledger.js';
 import { createAuthenticator } from './auth.js';
 import { problems, requestId } from './problem.js';
 import { createRateLimiter } from './rate-limit.js';
@@ -46,7 +46,7 @@ export function createApp(deps: AppDeps): Koa {
   const onEvent = deps.onEvent ?? createWebhookFanout({ db, client: deps.client, log: deps.log }).onEvent;
   const accounts = createAccounts(db, onEvent);
   const ledger = createLedger(db, onEvent);
-  const openapi = buildOpenApi({ baseUrl: config.publicBaseUrl, schemas, webhookRoutes: true });
+  const openapi = buildOpenApi({ baseUrl: config.publicBaseUrl, schemas });
 
   const app = new Koa({ proxy: true });
   app.use(requestId());

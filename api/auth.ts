@@ -6,7 +6,7 @@ import type { Db } from 'mongodb';
 import type { Middleware } from 'koa';
 import { credentialDigest, credentialKind } from '../lib/credentials.js';
 import { collections, type CredentialDoc, type CredentialKind } from '../lib/mongo.js';
-import { HttpProblem } from './problem.js';
+import { ToolError } from '../lib/errors.js';
 
 /** Revocation must be visible within 1 s (CONTRACT.md); the cache stays well under it. */
 const CACHE_MS = 500;
@@ -20,7 +20,7 @@ export interface Principal {
 }
 
 const unauthorized = (detail: string) =>
-  new HttpProblem('unauthorized', detail, {}, { 'WWW-Authenticate': 'Bearer' });
+  new ToolError('unauthorized', detail, {}, { headers: { 'WWW-Authenticate': 'Bearer' } });
 
 function bearer(header: string | undefined): string | null {
   const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? '');
@@ -59,7 +59,7 @@ export function createAuthenticator(db: Db) {
     if (doc.revokedAt) throw unauthorized('The credential has been revoked.');
     if (doc.kind !== kind) {
       const needed = kind === 'api_key' ? 'an API key' : 'an owner token';
-      throw new HttpProblem('forbidden', `This endpoint takes ${needed}.`);
+      throw new ToolError('forbidden', `This endpoint takes ${needed}.`);
     }
     touch(doc);
     return { accountId: doc.accountId, credentialId: doc._id, kind: doc.kind };
@@ -87,7 +87,7 @@ export type Authenticator = ReturnType<typeof createAuthenticator>;
 export function requireAdmin(adminToken: string | undefined): Middleware {
   const expected = adminToken ? Buffer.from(adminToken) : null;
   return async (ctx, next) => {
-    if (!expected) throw new HttpProblem('not_found', 'The operator API is not enabled.');
+    if (!expected) throw new ToolError('not_found', 'The operator API is not enabled.');
     const given = Buffer.from(bearer(ctx.get('Authorization') || undefined) ?? '');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw unauthorized('The operator API takes the admin token.');

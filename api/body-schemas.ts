@@ -1,5 +1,5 @@
 //! JSON Schemas of the account and operator API request bodies (validation and OpenAPI).
-import { GRANT_REASONS } from '../activities/core/ledger.js';
+import { GRANT_REASONS } from '../domain/ledger.js';
 
 const name = { type: 'string', minLength: 1, maxLength: 100, description: 'A label for your own reference.' };
 

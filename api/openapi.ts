@@ -2,9 +2,10 @@
 //! sources the routes use: the catalogue and tool schemas, the body schemas, the error table.
 //! `/api/v1/openapi.json` serves it and `/docs` renders it.
 import { readFileSync } from 'node:fs';
-import { CATALOGUE, GROUPS, type Group, type ToolSpec } from '../lib/catalogue.js';
+import { CATALOGUE } from '../domain/catalogue.js';
+import { GROUPS, type Group, type ToolDefinition } from '../domain/tool-definition.js';
 import type { ErrorCode } from '../lib/errors.js';
-import type { ToolSchemas } from '../lib/tool-schemas.js';
+import type { ToolSchemas } from '../domain/tool-schemas.js';
 import { BODY_SCHEMAS } from './body-schemas.js';
 import { DEFAULT_BODY_LIMIT } from './body.js';
 import { MAX_ENDPOINTS_PER_ACCOUNT } from './routes/webhooks.js';
@@ -13,7 +14,6 @@ import {
   headerRef, json, paramRef, pascal, problemResponses, type Json, type Tag,
 } from './docs/openapi-parts.js';
 import { COMPONENT_SCHEMAS, ref, type JsonSchema } from './docs/schemas.js';
-import { toolFailures } from './docs/tool-failures.js';
 import { DELIVERY_FACTS, webhookEvents } from './docs/webhook-events.js';
 
 export interface OpenApiOptions {
@@ -21,12 +21,6 @@ export interface OpenApiOptions {
   baseUrl: string;
   /** Input and output schemas of every catalogue tool (`loadCatalogueSchemas()`). */
   schemas: Map<string, ToolSchemas>;
-  /**
-   * Document the webhook endpoint routes (`/api/v1/account/webhooks...`). Set it where their
-   * router is mounted, so the document never lists a route that answers 404.
-   * @default false
-   */
-  webhookRoutes?: boolean;
 }
 
 type Operation = Json & { responses: Record<string, Json> };
@@ -53,7 +47,7 @@ function overview(values: Record<string, string>): string {
   });
 }
 
-/** Codes every tool call can answer with; `toolFailures` adds the tool's own. */
+/** Codes every tool call can answer with; a tool's definition adds its own (`failures`). */
 const TOOL_CALL_CODES: readonly ErrorCode[] = [
   'invalid_json', 'validation_failed', 'unauthorized', 'insufficient_credits', 'forbidden', 'idempotency_conflict',
   'payload_too_large', 'unsupported_media_type', 'rate_limited', 'unavailable', 'tool_timeout', 'internal_error',
@@ -154,7 +148,7 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
           content: json(ref(output), mediaExamples(s.output)),
         },
       },
-      codes: [...TOOL_CALL_CODES, ...toolFailures(tool.name)],
+      codes: [...TOOL_CALL_CODES, ...tool.failures],
     });
   }
 
@@ -192,48 +186,46 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     codes: [...OWNER_CODES, 'not_found'],
   });
 
-  if (options.webhookRoutes) {
-    route('get', '/api/v1/account/webhooks', {
-      tag: 'webhook-endpoints', operationId: 'listWebhooks', summary: 'List webhook endpoints', ...owner,
-      ok: withRateLimit('The endpoints.', json({ type: 'array', items: ref('WebhookEndpoint') })),
-      codes: OWNER_CODES,
-    });
-    route('post', '/api/v1/account/webhooks', {
-      tag: 'webhook-endpoints', operationId: 'createWebhook', summary: 'Register a webhook endpoint', ...owner,
-      description: `The URL must be \`https\` with a public address (\`localhost\` only where the operator allows it for testing). An account has at most ${MAX_ENDPOINTS_PER_ACCOUNT} endpoints. The answer is the only time the signing secret is shown.`,
-      requestBody: { required: true, content: json(BODY_SCHEMAS.createWebhook, example({ url: 'https://hooks.example.com/utility-tools' })) },
-      ok: withRateLimit('The new endpoint with its signing secret.', json(ref('NewWebhookEndpoint')), '201'),
-      codes: [...OWNER_CODES, ...BODY_CODES, 'target_not_allowed', 'upstream_error'],
-    });
-    route('delete', '/api/v1/account/webhooks/{id}', {
-      tag: 'webhook-endpoints', operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint', ...owner,
-      description: 'Nothing more is posted to it, pending deliveries included.',
-      parameters: [paramRef('EndpointId')],
-      ok: withRateLimit('Deleted.', undefined, '204'),
-      codes: [...OWNER_CODES, 'not_found'],
-    });
-    route('post', '/api/v1/account/webhooks/{id}/test', {
-      tag: 'webhook-endpoints', operationId: 'testWebhook', summary: 'Send a test event', ...owner,
-      description: 'Queues a `webhook.test` event for this endpoint only. Its delivery shows up in the attempts.',
-      parameters: [paramRef('EndpointId')],
-      ok: withRateLimit('The event is queued.', json(ref('WebhookTestSent')), '202'),
-      codes: [...OWNER_CODES, 'not_found'],
-    });
-    route('post', '/api/v1/account/webhooks/{id}/enable', {
-      tag: 'webhook-endpoints', operationId: 'enableWebhook', summary: 'Re-enable a webhook endpoint', ...owner,
-      description: 'Makes a disabled endpoint active again with its failure count reset to 0.',
-      parameters: [paramRef('EndpointId')],
-      ok: withRateLimit('The endpoint, active.', json(ref('WebhookEndpoint'))),
-      codes: [...OWNER_CODES, 'not_found'],
-    });
-    route('get', '/api/v1/account/webhooks/{id}/attempts', {
-      tag: 'webhook-endpoints', operationId: 'listWebhookAttempts', summary: 'List delivery attempts', ...owner,
-      description: 'Every delivery attempt to this endpoint, successful or not, newest first.',
-      parameters: [paramRef('EndpointId'), paramRef('AttemptsLimit')],
-      ok: withRateLimit('The attempts.', json({ type: 'array', items: ref('WebhookAttempt') })),
-      codes: [...OWNER_CODES, 'not_found', 'validation_failed'],
-    });
-  }
+  route('get', '/api/v1/account/webhooks', {
+    tag: 'webhook-endpoints', operationId: 'listWebhooks', summary: 'List webhook endpoints', ...owner,
+    ok: withRateLimit('The endpoints.', json({ type: 'array', items: ref('WebhookEndpoint') })),
+    codes: OWNER_CODES,
+  });
+  route('post', '/api/v1/account/webhooks', {
+    tag: 'webhook-endpoints', operationId: 'createWebhook', summary: 'Register a webhook endpoint', ...owner,
+    description: `The URL must be \`https\` with a public address (\`localhost\` only where the operator allows it for testing). An account has at most ${MAX_ENDPOINTS_PER_ACCOUNT} endpoints. The answer is the only time the signing secret is shown.`,
+    requestBody: { required: true, content: json(BODY_SCHEMAS.createWebhook, example({ url: 'https://hooks.example.com/utility-tools' })) },
+    ok: withRateLimit('The new endpoint with its signing secret.', json(ref('NewWebhookEndpoint')), '201'),
+    codes: [...OWNER_CODES, ...BODY_CODES, 'target_not_allowed', 'upstream_error'],
+  });
+  route('delete', '/api/v1/account/webhooks/{id}', {
+    tag: 'webhook-endpoints', operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint', ...owner,
+    description: 'Nothing more is posted to it, pending deliveries included.',
+    parameters: [paramRef('EndpointId')],
+    ok: withRateLimit('Deleted.', undefined, '204'),
+    codes: [...OWNER_CODES, 'not_found'],
+  });
+  route('post', '/api/v1/account/webhooks/{id}/test', {
+    tag: 'webhook-endpoints', operationId: 'testWebhook', summary: 'Send a test event', ...owner,
+    description: 'Queues a `webhook.test` event for this endpoint only. Its delivery shows up in the attempts.',
+    parameters: [paramRef('EndpointId')],
+    ok: withRateLimit('The event is queued.', json(ref('WebhookTestSent')), '202'),
+    codes: [...OWNER_CODES, 'not_found'],
+  });
+  route('post', '/api/v1/account/webhooks/{id}/enable', {
+    tag: 'webhook-endpoints', operationId: 'enableWebhook', summary: 'Re-enable a webhook endpoint', ...owner,
+    description: 'Makes a disabled endpoint active again with its failure count reset to 0.',
+    parameters: [paramRef('EndpointId')],
+    ok: withRateLimit('The endpoint, active.', json(ref('WebhookEndpoint'))),
+    codes: [...OWNER_CODES, 'not_found'],
+  });
+  route('get', '/api/v1/account/webhooks/{id}/attempts', {
+    tag: 'webhook-endpoints', operationId: 'listWebhookAttempts', summary: 'List delivery attempts', ...owner,
+    description: 'Every delivery attempt to this endpoint, successful or not, newest first.',
+    parameters: [paramRef('EndpointId'), paramRef('AttemptsLimit')],
+    ok: withRateLimit('The attempts.', json({ type: 'array', items: ref('WebhookAttempt') })),
+    codes: [...OWNER_CODES, 'not_found', 'validation_failed'],
+  });
 
   // Operator API.
   route('post', '/api/v1/admin/accounts', {
@@ -332,13 +324,11 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     externalDocs: { description: 'Error reference', url: `${baseUrl}/docs/errors` },
     tags: [
       ...usedGroups(tools).map((g) => ({ name: g, 'x-displayName': GROUPS[g], description: GROUP_DESCRIPTIONS[g] })),
-      ...Object.entries(TAGS)
-        .filter(([name]) => options.webhookRoutes || name !== 'webhook-endpoints')
-        .map(([name, tag]) => ({ name, ...tag })),
+      ...Object.entries(TAGS).map(([name, tag]) => ({ name, ...tag })),
     ],
     'x-tagGroups': [
       { name: 'Tools', tags: usedGroups(tools) },
-      { name: 'Account', tags: ['account', 'api-keys', ...(options.webhookRoutes ? ['webhook-endpoints'] : [])] },
+      { name: 'Account', tags: ['account', 'api-keys', 'webhook-endpoints'] },
       { name: 'Webhooks', tags: ['webhook-events'] },
       { name: 'Operator', tags: ['operator'] },
       { name: 'Service', tags: ['service'] },
@@ -355,18 +345,18 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
   };
 }
 
-function usedGroups(tools: ToolSpec[]): Group[] {
+function usedGroups(tools: ToolDefinition[]): Group[] {
   return (Object.keys(GROUPS) as Group[]).filter((g) => tools.some((t) => t.group === g));
 }
 
-function toolTable(tools: ToolSpec[]): string {
+function toolTable(tools: ToolDefinition[]): string {
   const rows = usedGroups(tools).flatMap((g) =>
     tools.filter((t) => t.group === g).map((t) => `| [${t.name}](#tag/${g}/operation/${t.name}) | ${GROUPS[g]} | ${t.cost} |`),
   );
   return ['| tool | group | credits |', '|---|---|---|', ...rows].join('\n');
 }
 
-function toolDescription(tool: ToolSpec, input: JsonSchema): string {
+function toolDescription(tool: ToolDefinition, input: JsonSchema): string {
   const limit = tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
   const parts = [
     typeof input.description === 'string' ? input.description : '',

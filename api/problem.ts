@@ -6,19 +6,6 @@ import { ERRORS, ToolError, type ErrorCode, type ProblemExtras } from '../lib/er
 import { newId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
 
-/** A failure the API answers with as it is. `headers` are added to the answer (Retry-After ...). */
-export class HttpProblem extends Error {
-  override readonly name = 'HttpProblem';
-  constructor(
-    readonly code: ErrorCode,
-    readonly detail: string,
-    readonly extras: ProblemExtras = {},
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(detail);
-  }
-}
-
 export interface ProblemBody {
   type: string;
   title: string;
@@ -63,13 +50,11 @@ export function problems(options: { baseUrl: string; log: Logger }): Middleware 
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
-        throw new HttpProblem('not_found', `No resource at ${ctx.method} ${ctx.path}.`);
+        throw new ToolError('not_found', `No resource at ${ctx.method} ${ctx.path}.`);
       }
     } catch (err) {
-      if (err instanceof HttpProblem) {
+      if (err instanceof ToolError) {
         for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
-        sendProblem(ctx, options.baseUrl, err.code, err.detail, err.extras);
-      } else if (err instanceof ToolError) {
         sendProblem(ctx, options.baseUrl, err.code, err.message, err.extras);
       } else if (databaseUnreachable(err)) {
         // The contract's 503: a client should retry, not report a bug.

@@ -2,7 +2,7 @@
 //! State is per API instance; with N replicas behind a balancer an account may reach N times
 //! the rate, which the operator accounts for when setting the variable.
 import type { Middleware } from 'koa';
-import { HttpProblem } from './problem.js';
+import { ToolError } from '../lib/errors.js';
 
 interface Bucket {
   tokens: number;
@@ -37,7 +37,7 @@ export function createRateLimiter(options: { perSecond: number; now?: () => numb
       ctx.set('RateLimit-Remaining', String(r.remaining));
       ctx.set('RateLimit-Reset', String(r.reset));
       if (!r.allowed) {
-        throw new HttpProblem('rate_limited', `Over ${rate} calls per second; retry after ${r.retryAfter} s.`, { retryAfter: r.retryAfter }, { 'Retry-After': String(r.retryAfter) });
+        throw new ToolError('rate_limited', `Over ${rate} calls per second; retry after ${r.retryAfter} s.`, { retryAfter: r.retryAfter }, { headers: { 'Retry-After': String(r.retryAfter) } });
       }
       await next();
     };

@@ -4,14 +4,14 @@ import { createHmac } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, isGrpcDeadlineError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import type { ToolSpec } from '../lib/catalogue.js';
+import type { ToolDefinition } from '../domain/tool-definition.js';
 import { canonicalJson } from '../lib/canonical-json.js';
 import { randomBase62, sha256Hex } from '../lib/ids.js';
 import { collections, insertIfAbsent } from '../lib/mongo.js';
 import { seal, splitSecrets } from '../lib/sealed.js';
 import { SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
-import { createCallKeys } from '../activities/core/call-keys.js';
-import { HttpProblem } from './problem.js';
+import { createCallKeys } from '../domain/call-keys.js';
+import { ToolError } from '../lib/errors.js';
 
 /** Idempotency keys are remembered this long (CONTRACT.md). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -19,7 +19,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const ANSWER_GRACE_MS = 30_000;
 /**
  * Past the workflow's answer deadline, time for its result to reach us. A commit that runs
- * after answerBy refunds instead (activities/core/ledger.ts): an answer given up on is never
+ * after answerBy refunds instead (domain/ledger.ts): an answer given up on is never
  * charged.
  */
 const READ_MARGIN_MS = 5_000;
@@ -30,7 +30,7 @@ const IDEMPOTENCY_KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
 
 export interface CallRequest {
   accountId: string;
-  tool: ToolSpec;
+  tool: ToolDefinition;
   /** Validated input, defaults applied. */
   input: Record<string, unknown>;
   idempotencyKey?: string;
@@ -45,7 +45,7 @@ export interface CallAnswer {
 export function parseIdempotencyKey(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   if (!IDEMPOTENCY_KEY_SHAPE.test(header)) {
-    throw new HttpProblem('validation_failed', 'Idempotency-Key must be 1 to 255 printable characters.', {
+    throw new ToolError('validation_failed', 'Idempotency-Key must be 1 to 255 printable characters.', {
       errors: [{ field: 'header:Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }],
     });
   }
@@ -82,7 +82,7 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
     const earlier = await idempotency.findOne({ _id: doc._id });
     if (earlier && earlier.expiresAt > now) {
       if (earlier.fingerprint !== doc.fingerprint) {
-        throw new HttpProblem('idempotency_conflict', 'This Idempotency-Key was used with another tool or body.');
+        throw new ToolError('idempotency_conflict', 'This Idempotency-Key was used with another tool or body.');
       }
       return { workflowId: earlier.workflowId, replayed: true };
     }
@@ -184,10 +184,8 @@ async function untilDeadline<T>(deadline: number, attempt: () => Promise<T>, set
   }
 }
 
-function unavailable(cause: unknown): HttpProblem {
-  const err = new HttpProblem('unavailable', 'The service cannot run calls right now; retry shortly.', {}, { 'Retry-After': '5' });
-  (err as Error).cause = cause;
-  return err;
+function unavailable(cause: unknown): ToolError {
+  return new ToolError('unavailable', 'The service cannot run calls right now; retry shortly.', {}, { cause, headers: { 'Retry-After': '5' } });
 }
 
 export type ToolCalls = ReturnType<typeof createToolCalls>;

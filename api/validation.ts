@@ -1,12 +1,9 @@
 //! Ajv validation of tool input, compiled once from the tool schemas. Defaults are applied here,
 //! so the workflow and the tool see complete input.
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsImport from 'ajv-formats';
-import { HttpProblem } from './problem.js';
-import type { ToolSchemas } from '../lib/tool-schemas.js';
-
-// ajv-formats is CommonJS; under ESM its default export is the module object.
-const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ?? addFormatsImport) as unknown as (ajv: Ajv2020) => void;
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { createAjv } from '../lib/json-schema.js';
+import { ToolError } from '../lib/errors.js';
+import type { ToolSchemas } from '../domain/tool-schemas.js';
 
 export interface FieldError {
   field: string;
@@ -29,15 +26,13 @@ export function fieldErrors(errors: ErrorObject[]): FieldError[] {
   return out;
 }
 
-export function validationProblem(errors: FieldError[]): HttpProblem {
+export function validationProblem(errors: FieldError[]): ToolError {
   const summary = errors.map((e) => `${e.field} ${e.message}`).join('; ');
-  return new HttpProblem('validation_failed', `The input is invalid: ${summary}.`, { errors });
+  return new ToolError('validation_failed', `The input is invalid: ${summary}.`, { errors });
 }
 
 export function createValidators(schemas: Map<string, ToolSchemas>) {
-  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: true, allowUnionTypes: true });
-  addFormats(ajv);
-  ajv.addKeyword('example');
+  const ajv = createAjv();
   const compiled = new Map<string, ValidateFunction>();
   for (const [name, s] of schemas) compiled.set(name, ajv.compile(s.input));
 
@@ -56,9 +51,7 @@ export type Validators = ReturnType<typeof createValidators>;
 
 /** A validator for a small request body schema of the account and operator APIs. */
 export function compileBodySchema(schema: Record<string, unknown>) {
-  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: true });
-  addFormats(ajv);
-  const fn = ajv.compile(schema);
+  const fn = createAjv().compile(schema);
   return (body: Record<string, unknown>) => {
     if (!fn(body)) throw validationProblem(fieldErrors(fn.errors ?? []));
     return body;

@@ -36,18 +36,28 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 /** Extra problem members (`reason`, `balance`, `errors` ...). Must be JSON and safe to show. */
 export type ProblemExtras = Record<string, unknown>;
 
+export interface ToolErrorOptions {
+  /** What went wrong underneath, for the logs; never shown to the client. */
+  cause?: unknown;
+  /** Headers the API adds to the answer (`Retry-After`, `WWW-Authenticate` ...). */
+  headers?: Record<string, string>;
+}
+
 /**
- * A decided failure with a stable code, safe to show to the client. Tools throw it for bad
- * input, refused targets and unreachable upstreams; it is never retried.
+ * A decided failure with a stable code, safe to show to the client: its message is the
+ * problem's `detail`. Tools throw it for bad input, refused targets and unreachable upstreams
+ * (it is never retried); the API throws it for everything it refuses (`api/problem.ts`).
  */
 export class ToolError extends Error {
   override readonly name = 'ToolError';
+  readonly headers: Readonly<Record<string, string>>;
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly extras: ProblemExtras = {},
-    options?: { cause?: unknown },
+    options: ToolErrorOptions = {},
   ) {
-    super(message, options);
+    super(message, 'cause' in options ? { cause: options.cause } : undefined);
+    this.headers = options.headers ?? {};
   }
 }

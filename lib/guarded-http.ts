@@ -1,19 +1,16 @@
-//! HTTP(S) requests and raw TCP/TLS connections that reach only addresses the target guard
-//! checked: the name is resolved once by the guard and the socket is pinned to that address,
-//! while Host, SNI and certificate checks keep using the name. Every redirect hop is re-checked.
+//! HTTP(S) requests that reach only addresses the target guard checked: the name is resolved once
+//! by the guard and the socket is pinned to that address, while Host, SNI and certificate checks
+//! keep using the name. Every redirect hop is re-checked. (Raw TCP and TLS: guarded-sockets.ts.)
 import http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
-import tls from 'node:tls';
 import zlib from 'node:zlib';
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import { ToolError } from './errors.js';
-import { canonicalAddress, type CheckedUrl, type ResolvedTarget, type TargetGuard } from './target-guard.js';
-
-type CaOption = string | Buffer | ReadonlyArray<string | Buffer>;
+import type { CheckedUrl, ResolvedTarget, TargetGuard } from './target-guard.js';
+import { Deadline, pinnedLookup, sameAddress, withRoots, type CaOption } from './upstream.js';
 
 export interface GuardedHttpOptions {
-  /** The guard every hop and connection goes through. */
+  /** The guard every hop goes through. */
   guard: TargetGuard;
   /**
    * Extra CA certificates (PEM) to trust besides Node's bundled roots. Note that Node then no
@@ -84,65 +81,8 @@ export interface GuardedResponse {
   remoteAddress: string;
 }
 
-export interface GuardedConnectOptions {
-  /** Host as the user typed it; resolved and checked by the guard. Give this or `target`. */
-  host?: string;
-  /** Port to connect to (ignored when `target` is given; the target carries its port). */
-  port?: number;
-  /** A target this guard already resolved, e.g. for repeated probes of the same address. */
-  target?: ResolvedTarget;
-  /** Implicit TLS right after connecting. @default false */
-  tls?: boolean;
-  /** SNI and certificate name. @default the target's hostname (none for an IP literal) */
-  servername?: string;
-  /**
-   * Fail the handshake on an invalid certificate. Turn off only to report on certificates
-   * (ssl-check): the result then carries `authorized` and `authorizationError`. @default true
-   */
-  rejectUnauthorized?: boolean;
-  /** Extra trusted CAs for this connection, on top of the client's. */
-  ca?: CaOption;
-  /**
-   * Connect (and handshake) deadline, milliseconds. The returned socket has no timeout and no
-   * 'error' listener: the caller owns it from then on and must handle both.
-   */
-  timeoutMs: number;
-  signal?: AbortSignal;
-}
-
-export interface GuardedConnection<S extends net.Socket = net.Socket> {
-  socket: S;
-  target: ResolvedTarget;
-  /** Time to the TCP handshake (or the TLS one, with `tls`), milliseconds. */
-  connectMs: number;
-  /** With TLS: whether the certificate chain and name verified, and why not. */
-  authorized?: boolean;
-  authorizationError?: string;
-}
-
-export interface StartTlsOptions {
-  /** Name for SNI and the certificate check (the target's hostname). */
-  hostname: string;
-  rejectUnauthorized?: boolean;
-  ca?: CaOption;
-  timeoutMs: number;
-  signal?: AbortSignal;
-}
-
-export interface UpgradedSocket {
-  socket: tls.TLSSocket;
-  handshakeMs: number;
-  authorized: boolean;
-  authorizationError?: string;
-}
-
 export interface GuardedHttp {
   request(options: GuardedRequestOptions): Promise<GuardedResponse>;
-  /** A TCP (or TLS) connection to a guard-checked address (smtp-test, ssl-check, ping over TCP). */
-  connect(options: GuardedConnectOptions & { tls: true }): Promise<GuardedConnection<tls.TLSSocket>>;
-  connect(options: GuardedConnectOptions): Promise<GuardedConnection>;
-  /** Upgrades a connected socket to TLS (SMTP STARTTLS). */
-  startTls(socket: net.Socket, options: StartTlsOptions): Promise<UpgradedSocket>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
@@ -150,92 +90,7 @@ export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 // ---------------------------------------------------------------------------------------------
-// Error mapping (pure)
-
-/** Why an upstream could not be used. Stable strings: clients see them as the problem's `reason`. */
-export type UpstreamReason =
-  | 'timeout'
-  | 'connection_refused'
-  | 'connection_reset'
-  | 'unreachable'
-  | 'tls'
-  | 'protocol'
-  | 'bad_encoding'
-  | 'bad_redirect'
-  | 'too_many_redirects'
-  | 'network';
-
-const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|EPROTO$)/;
-
-export function upstreamReason(err: unknown): UpstreamReason {
-  const code = String((err as { code?: unknown })?.code ?? '');
-  if (code === 'ECONNREFUSED') return 'connection_refused';
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE') return 'connection_reset';
-  if (code === 'ETIMEDOUT') return 'timeout';
-  if (['EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EHOSTDOWN', 'EADDRNOTAVAIL'].includes(code)) return 'unreachable';
-  if (TLS_CODE.test(code)) return 'tls';
-  if (code.startsWith('HPE_')) return 'protocol';
-  // zlib: Z_DATA_ERROR ...; brotli: ERR__ERROR_FORMAT_PADDING_1 ... (the decoder's error name).
-  if (code.startsWith('Z_') || code.startsWith('ERR__ERROR_') || code.startsWith('ERR_BROTLI')) return 'bad_encoding';
-  return 'network';
-}
-
-/** System (errno) errors and the TLS, HTTP-parser and zlib failures `upstreamReason` knows. */
-function isNetworkError(err: unknown): boolean {
-  return typeof (err as { syscall?: unknown })?.syscall === 'string' || upstreamReason(err) !== 'network';
-}
-
-const hostPort = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
-
-/**
- * Turns a socket, TLS, HTTP-parser or zlib error into the client-safe `upstream_error`. The
- * message names only the user's own target; Node's text (which may carry addresses) stays in
- * `cause` for the logs.
- */
-export function upstreamError(err: unknown, host: string, port: number): ToolError {
-  const reason = upstreamReason(err);
-  const where = hostPort(host, port);
-  const code = String((err as { code?: unknown })?.code ?? '');
-  const messages: Record<UpstreamReason, string> = {
-    timeout: `${where} did not answer in time`,
-    connection_refused: `Could not connect to ${where}: connection refused`,
-    connection_reset: `The connection to ${where} was closed unexpectedly`,
-    unreachable: `${where} is unreachable`,
-    tls: `TLS with ${where} failed${code ? ` (${code})` : ''}`,
-    protocol: `${where} sent a malformed HTTP response`,
-    bad_encoding: `The response from ${where} could not be decompressed`,
-    bad_redirect: `${where} sent an invalid redirect`,
-    too_many_redirects: `Too many redirects from ${where}`,
-    network: `Could not talk to ${where}`,
-  };
-  const extras = reason === 'tls' && code ? { reason, tlsError: code } : { reason };
-  return new ToolError('upstream_error', messages[reason], extras, { cause: err });
-}
-
-// ---------------------------------------------------------------------------------------------
 // Small pure helpers
-
-/** The `lookup` that makes Node connect to the checked address whatever name it was given. */
-function pinnedLookup(target: ResolvedTarget): net.LookupFunction {
-  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
-  }) as unknown as net.LookupFunction;
-}
-
-function sameAddress(a: string | undefined, b: string): boolean {
-  try {
-    return a !== undefined && canonicalAddress(a) === canonicalAddress(b);
-  } catch {
-    return false;
-  }
-}
-
-function withRoots(ca: CaOption | undefined, extra?: CaOption): Array<string | Buffer> | undefined {
-  if (!ca && !extra) return undefined;
-  const list = (x?: CaOption) => (x === undefined ? [] : Array.isArray(x) ? [...x] : [x as string | Buffer]);
-  return [...tls.rootCertificates, ...list(ca), ...list(extra)];
-}
 
 /** Decoders for a Content-Encoding value, outermost last; `undefined` for codings we cannot undo. */
 export function decodersFor(contentEncoding: string | undefined): (() => Transform)[] | undefined {
@@ -278,57 +133,6 @@ function lowerCaseHeaders(headers: GuardedRequestOptions['headers']): Record<str
   const out: Record<string, string | string[] | number> = {};
   for (const [name, value] of Object.entries(headers ?? {})) if (value !== undefined) out[name.toLowerCase()] = value;
   return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Deadline and cancellation
-
-class Deadline {
-  readonly controller = new AbortController();
-  timedOut = false;
-  private readonly timer: NodeJS.Timeout;
-  private readonly onAbort = () => this.controller.abort(this.caller?.reason);
-
-  constructor(
-    readonly ms: number,
-    private readonly caller?: AbortSignal,
-  ) {
-    this.timer = setTimeout(() => {
-      this.timedOut = true;
-      this.controller.abort(new Error('deadline'));
-    }, ms);
-    if (caller?.aborted) this.onAbort();
-    else caller?.addEventListener('abort', this.onAbort, { once: true });
-  }
-
-  get signal() {
-    return this.controller.signal;
-  }
-
-  /** Settles `work` early when the deadline passes or the caller aborts. */
-  race<T>(work: Promise<T>): Promise<T> {
-    if (this.signal.aborted) return Promise.reject(this.signal.reason);
-    return new Promise<T>((resolve, reject) => {
-      const stop = () => reject(this.signal.reason);
-      this.signal.addEventListener('abort', stop, { once: true });
-      work.then(resolve, reject).finally(() => this.signal.removeEventListener('abort', stop));
-    });
-  }
-
-  /** What to throw for `err`, given how the call ended. */
-  translate(err: unknown, host: string, port: number): unknown {
-    if (this.timedOut) {
-      return new ToolError('upstream_error', `${hostPort(host, port)} did not answer within ${this.ms} ms`, { reason: 'timeout' }, { cause: err });
-    }
-    if (this.caller?.aborted) return this.caller.reason ?? err;
-    if (err instanceof ToolError || !isNetworkError(err)) return err; // bugs stay internal errors
-    return upstreamError(err, host, port);
-  }
-
-  clear() {
-    clearTimeout(this.timer);
-    this.caller?.removeEventListener('abort', this.onAbort);
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -469,96 +273,10 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
     }
   }
 
-  async function connect(opts: GuardedConnectOptions): Promise<GuardedConnection<any>> {
-    const deadline = new Deadline(opts.timeoutMs, opts.signal);
-    const where = { host: opts.target?.hostname ?? opts.host ?? '', port: opts.target?.port ?? opts.port ?? 0 };
-    let socket: net.Socket | undefined;
-    try {
-      let target: ResolvedTarget;
-      if (opts.target) {
-        if (!guard.issued(opts.target)) throw new TypeError('connect() takes only targets resolved by its own guard');
-        target = opts.target;
-      } else {
-        if (opts.host === undefined || opts.port === undefined) throw new TypeError('connect() needs host and port, or target');
-        target = await deadline.race(guard.resolveHost(opts.host, opts.port));
-      }
-      where.host = target.hostname;
-      const started = performance.now();
-      const base = { host: target.hostname, port: target.port, lookup: pinnedLookup(target), autoSelectFamily: false };
-      const isIp = net.isIP(target.hostname) !== 0;
-      socket = opts.tls
-        ? tls.connect({
-            ...base,
-            servername: opts.servername ?? (isIp ? undefined : target.hostname),
-            rejectUnauthorized: opts.rejectUnauthorized ?? true,
-            ca: withRoots(options.ca, opts.ca),
-          })
-        : net.connect(base);
-      await deadline.race(settleOn(socket, opts.tls ? 'secureConnect' : 'connect'));
-      if (!sameAddress(socket.remoteAddress, target.address)) throw new Error(`pinned connection reached ${socket.remoteAddress}`);
-      const connectMs = performance.now() - started;
-      if (!opts.tls) return { socket, target, connectMs };
-      const secure = socket as tls.TLSSocket;
-      return { socket: secure, target, connectMs, authorized: secure.authorized, authorizationError: errorText(secure.authorizationError) };
-    } catch (err) {
-      socket?.destroy();
-      throw deadline.translate(err, where.host, where.port);
-    } finally {
-      deadline.clear();
-    }
-  }
-
-  async function startTls(socket: net.Socket, opts: StartTlsOptions): Promise<UpgradedSocket> {
-    const deadline = new Deadline(opts.timeoutMs, opts.signal);
-    const started = performance.now();
-    const isIp = net.isIP(opts.hostname) !== 0;
-    const secure = tls.connect({
-      socket,
-      host: opts.hostname,
-      servername: isIp ? undefined : opts.hostname,
-      rejectUnauthorized: opts.rejectUnauthorized ?? true,
-      ca: withRoots(options.ca, opts.ca),
-    });
-    try {
-      await deadline.race(settleOn(secure, 'secureConnect'));
-      return {
-        socket: secure,
-        handshakeMs: performance.now() - started,
-        authorized: secure.authorized,
-        authorizationError: errorText(secure.authorizationError),
-      };
-    } catch (err) {
-      secure.destroy();
-      throw deadline.translate(err, opts.hostname, socket.remotePort ?? 0);
-    } finally {
-      deadline.clear();
-    }
-  }
-
-  return { request, connect, startTls } as GuardedHttp;
+  return { request };
 }
 
 function redirectRefused(err: unknown): unknown {
   if (!(err instanceof ToolError) || err.message.startsWith('Redirect refused')) return err;
   return new ToolError(err.code, `Redirect refused: ${err.message}`, err.extras, { cause: err.cause });
-}
-
-function errorText(error: unknown): string | undefined {
-  if (error === null || error === undefined) return undefined;
-  return error instanceof Error ? ((error as { code?: string }).code ?? error.message) : String(error);
-}
-
-function settleOn(socket: net.Socket, event: 'connect' | 'secureConnect'): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const ok = () => {
-      socket.off('error', fail);
-      resolve();
-    };
-    const fail = (err: Error) => {
-      socket.off(event, ok);
-      reject(err);
-    };
-    socket.once(event, ok);
-    socket.once('error', fail);
-  });
 }

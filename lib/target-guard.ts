@@ -452,12 +452,11 @@ export interface TargetGuard {
   checkUrl(url: string | URL, options?: CheckUrlOptions): CheckedUrl;
   /**
    * Resolves `host` with the service resolver and checks every address; refuses if any one is
-   * refused. Throws `ToolError('target_not_allowed')` or, when the name cannot be resolved,
-   * `ToolError('upstream_error')`.
+   * refused. Takes hosts as URLs carry them and as users type them (ping, ssl-check, smtp-test):
+   * any encoding, `[v6]` too. Throws `ToolError('target_not_allowed')` or, when the name cannot
+   * be resolved, `ToolError('upstream_error')`.
    */
   resolveTarget(host: string, port: number): Promise<ResolvedTarget>;
-  /** `resolveTarget` for hosts as users type them (ping, ssl-check, smtp-test): any encoding, `[v6]` too. */
-  resolveHost(host: string, port: number): Promise<ResolvedTarget>;
   /** `checkUrl`, then `resolveTarget` of its host and port. */
   resolveUrl(url: string | URL, options?: CheckUrlOptions): Promise<CheckedUrl & { target: ResolvedTarget }>;
   /** The rule for one address and port, with this guard's allowlist. */
@@ -568,7 +567,6 @@ export function createTargetGuard(options: TargetGuardOptions): TargetGuard {
   return {
     checkUrl,
     resolveTarget,
-    resolveHost: resolveTarget,
     async resolveUrl(url, opts) {
       const checked = checkUrl(url, opts);
       return { ...checked, target: await resolveTarget(checked.hostname, checked.port) };

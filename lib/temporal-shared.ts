@@ -1,7 +1,13 @@
 //! Names shared by the API, the workers and the workflows: task queues, search attributes,
 //! workflow types. Pure data, safe to import inside the workflow sandbox.
 import { defineSearchAttributeKey } from '@temporalio/common';
-import type { Pool } from './catalogue.js';
+import type { ErrorCode } from './errors.js';
+
+/** The worker pools: `core` runs workflows, ledger and webhooks; the others run tools. */
+export const POOLS = ['core', 'cpu', 'network', 'browser'] as const;
+export type Pool = (typeof POOLS)[number];
+/** Pools that run tool activities. */
+export type ToolPool = Exclude<Pool, 'core'>;
 
 /** Task queue of each worker pool. */
 export const TASK_QUEUES: Record<Pool, string> = {
@@ -52,7 +58,7 @@ export interface ToolActivityInput {
 }
 
 export interface ToolCallError {
-  code: string;
+  code: ErrorCode;
   message: string;
   extras: Record<string, unknown>;
 }

@@ -1,5 +1,5 @@
 //! The shape every tool implementation has: a plain async function of validated input.
-//! Workers wrap handlers into Temporal activities (`lib/tool-activities.ts`); tests call them
+//! Workers wrap handlers into Temporal activities (`activities/tool-activities.ts`); tests call them
 //! directly.
 
 export interface ToolContext {

@@ -3,7 +3,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { connectMongo, ensureIndexes } from '../lib/mongo.js';
-import type { Pool } from '../lib/catalogue.js';
+import type { Pool } from '../lib/temporal-shared.js';
 import { bundleWorkflows, createPoolWorker } from './pools.js';
 import { installTemporalRuntime } from '../lib/temporal-runtime.js';
 

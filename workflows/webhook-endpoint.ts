@@ -38,7 +38,7 @@ import {
   nextWake,
   pruneSeen,
   shouldDisable,
-} from './webhook-policy.js';
+} from '../lib/webhook-policy.js';
 
 export const webhookEventSignal = defineSignal<[WebhookEnvelope]>(WEBHOOK_SIGNALS.event);
 export const webhookEnableSignal = defineSignal(WEBHOOK_SIGNALS.enable);

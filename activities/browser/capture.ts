@@ -3,6 +3,7 @@
 //! sinks it), remove overlays, scroll through a full page so lazy content loads, measure, and take
 //! the image. The pure parts (sizes, clip) are exported.
 import type { Page } from 'puppeteer-core';
+import type { ImageOptions } from '../../domain/tools/website-screenshot.js';
 import { hideOverlays } from './overlays.js';
 import { imageSize } from './image-size.js';
 import { callActivity, prepareForCapture, watchRequests, type PageState, type RequestWatch } from './page-activity.js';
@@ -10,18 +11,6 @@ import { probe, settle, whenLoaded, type SettleLimits } from './settle.js';
 
 /** Full-page captures stop at this many image pixels high (CONTRACT.md); `truncated` says so. */
 export const HEIGHT_CEILING_PX = 16_384;
-
-export interface ImageOptions {
-  /** Viewport width, CSS pixels. */
-  width: number;
-  /** Viewport height, CSS pixels (the visible area when not fullPage). */
-  height: number;
-  fullPage: boolean;
-  deviceScaleFactor: 1 | 2;
-  format: 'png' | 'jpeg';
-  /** JPEG quality 40-100; ignored for PNG. */
-  quality: number;
-}
 
 export interface Captured {
   image: Buffer;

@@ -9,7 +9,7 @@ import net from 'node:net';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { ToolError } from '../../lib/errors.js';
-import { upstreamError } from '../../lib/guarded-http.js';
+import { upstreamError } from '../../lib/upstream.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ResolvedTarget, TargetGuard } from '../../lib/target-guard.js';
 import type { AdHostList } from './ad-hosts.js';

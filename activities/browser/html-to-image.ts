@@ -5,20 +5,9 @@
 import { ToolError } from '../../lib/errors.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { BrowserPool } from './browser-pool.js';
-import { applyViewport, capture, watchPage, type ImageOptions } from './capture.js';
+import type { HtmlToImageInput, HtmlToImageOutput } from '../../domain/tools/html-to-image.js';
+import { applyViewport, capture, watchPage } from './capture.js';
 import { DEFAULT_SETTLE, type SettleLimits } from './settle.js';
-
-export interface HtmlToImageInput extends ImageOptions {
-  html: string;
-}
-
-export interface HtmlToImageOutput {
-  fileBase64: string;
-  mimeType: 'image/png' | 'image/jpeg';
-  width: number;
-  height: number;
-  truncated: boolean;
-}
 
 export interface HtmlToImageDeps {
   pool: Pick<BrowserPool, 'withPage'>;

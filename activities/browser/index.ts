@@ -1,12 +1,14 @@
-//! The browser pool's tools, keyed by tool name, and what they share: the ad host list, the
+//! The browser pool's tools, keyed by tool name (typed by domain/tools: one handler per listed
+//! browser tool, no other), and what they share: the ad host list, the
 //! filtering proxy every page's traffic goes through, and the warm pool of pages. The worker
 //! (workers/pools.ts) owns the lifetime: it creates them once and calls `close` on shutdown.
 import type { Config } from '../../lib/config.js';
 import type { Logger } from '../../lib/logger.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import { createHandlers, type HandlerFactories, type PoolHandlers } from '../../domain/tools/index.js';
+import type { TargetGuard } from '../../lib/target-guard.js';
 import { loadAdHostList, type AdHostList } from './ad-hosts.js';
-import { createBrowserPool, type BrowserPoolHandle } from './browser-pool.js';
+import { createBrowserPool, type BrowserPool, type BrowserPoolHandle } from './browser-pool.js';
 import { createFilteringProxy } from './filtering-proxy.js';
 import { createHtmlToImage } from './html-to-image.js';
 import { createWebsiteScreenshot } from './website-screenshot.js';
@@ -22,8 +24,19 @@ export interface BrowserToolDeps {
   adHosts?: Promise<AdHostList>;
 }
 
+/** What the browser tools' handlers are made from. */
+export interface BrowserHandlerDeps {
+  pool: BrowserPool;
+  guard: TargetGuard;
+}
+
+export const BROWSER_HANDLERS: HandlerFactories<'browser', BrowserHandlerDeps> = {
+  'website-screenshot': ({ pool, guard }) => createWebsiteScreenshot({ pool, guard }),
+  'html-to-image': ({ pool }) => createHtmlToImage({ pool }),
+};
+
 export interface BrowserTools {
-  handlers: Record<string, ToolHandler>;
+  handlers: PoolHandlers<'browser'>;
   pool: BrowserPoolHandle;
   /** Closes the browsers and the proxy sessions. */
   close(): Promise<void>;
@@ -51,10 +64,7 @@ export function createBrowserTools(deps: BrowserToolDeps): BrowserTools {
     log,
   });
   return {
-    handlers: {
-      'website-screenshot': createWebsiteScreenshot({ pool, guard: deps.net.guard }),
-      'html-to-image': createHtmlToImage({ pool }),
-    },
+    handlers: createHandlers(BROWSER_HANDLERS, { pool, guard: deps.net.guard }),
     pool,
     close: () => pool.close(),
   };

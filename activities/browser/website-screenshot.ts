@@ -5,26 +5,10 @@
 import type { TargetGuard } from '../../lib/target-guard.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { BrowserPool } from './browser-pool.js';
-import { applyViewport, capture, watchPage, type ImageOptions } from './capture.js';
+import type { WebsiteScreenshotInput, WebsiteScreenshotOutput } from '../../domain/tools/website-screenshot.js';
+import { applyViewport, capture, watchPage } from './capture.js';
 import { navigate } from './navigation.js';
 import { DEFAULT_SETTLE, type SettleLimits } from './settle.js';
-
-export interface WebsiteScreenshotInput extends ImageOptions {
-  url: string;
-  blockAds: boolean;
-  hideOverlays: boolean;
-}
-
-export interface WebsiteScreenshotOutput {
-  fileBase64: string;
-  mimeType: 'image/png' | 'image/jpeg';
-  width: number;
-  height: number;
-  pageTitle: string;
-  finalUrl: string;
-  truncated: boolean;
-  blockedRequestCount: number;
-}
 
 export interface WebsiteScreenshotDeps {
   pool: Pick<BrowserPool, 'withPage'>;

@@ -1,7 +1,7 @@
 //! Activities of the core pool: the ledger steps of a call, the end of its key, the sweeper.
 import type { Db } from 'mongodb';
-import { createLedger, type CallRef } from './ledger.js';
-import { createCallKeys } from './call-keys.js';
+import { createLedger, type CallRef } from '../../domain/ledger.js';
+import { createCallKeys } from '../../domain/call-keys.js';
 import { createSweeper } from './sweeper.js';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js';
 import type { EventSink } from '../../lib/events.js';

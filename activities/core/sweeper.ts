@@ -3,7 +3,7 @@
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
 import { sweepBlobs } from '../../lib/claim-check-codec.js';
-import { createLedger } from './ledger.js';
+import { createLedger } from '../../domain/ledger.js';
 
 export interface SweepOptions {
   /** Claim-check blobs live this long: an idempotent replay within 24 h still reads its answer. */

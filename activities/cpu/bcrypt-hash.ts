@@ -1,12 +1,7 @@
 //! bcrypt-hash: a new bcrypt hash of the password, computed in the hashing pool.
-import { precheck, type BcryptHashInput } from '../../api/prechecks/bcrypt-hash.js';
+import { precheck, type BcryptHashInput, type BcryptHashOutput } from '../../domain/tools/bcrypt-hash.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { HashingPool } from './hashing-pool.js';
-
-export interface BcryptHashOutput {
-  /** `$2a$<cost>$<salt><hash>`, 60 characters. */
-  hash: string;
-}
 
 export interface BcryptHashDeps {
   hashing: Pick<HashingPool, 'bcryptHash'>;

@@ -1,11 +1,7 @@
 //! bcrypt-verify: whether the password produces the supplied hash, at the cost the hash names.
-import { precheck, type BcryptVerifyInput } from '../../api/prechecks/bcrypt-verify.js';
+import { precheck, type BcryptVerifyInput, type BcryptVerifyOutput } from '../../domain/tools/bcrypt-verify.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { HashingPool } from './hashing-pool.js';
-
-export interface BcryptVerifyOutput {
-  matches: boolean;
-}
 
 export interface BcryptVerifyDeps {
   hashing: Pick<HashingPool, 'bcryptVerify'>;

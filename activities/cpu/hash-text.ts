@@ -1,13 +1,7 @@
 //! hash-text: a hex digest of the text, computed in the hashing pool.
-import { precheck, type HashTextInput } from '../../api/prechecks/hash-text.js';
+import { precheck, type HashTextInput, type HashTextOutput } from '../../domain/tools/hash-text.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { HashingPool } from './hashing-pool.js';
-
-export interface HashTextOutput {
-  algorithm: HashTextInput['algorithm'];
-  /** Lowercase hexadecimal digest of the text's UTF-8 bytes. */
-  hash: string;
-}
 
 export interface HashTextDeps {
   hashing: Pick<HashingPool, 'digest'>;

@@ -1,7 +1,8 @@
 //! A piscina worker-thread pool for every bcrypt, argon2 and digest call, so the cpu worker's
 //! event loop (Temporal polling, heartbeats, other activities) keeps running while a hash does.
 import { fixedThreadPool } from '../../lib/thread-pool.js';
-import type { BcryptHashTask, DigestAlgorithm, DigestTask, VerifyTask } from './hashing-thread.js';
+import type { HashAlgorithm } from '../../domain/tools/hash-text.js';
+import type { BcryptHashTask, DigestTask, VerifyTask } from './hashing-thread.js';
 
 export interface HashingPoolOptions {
   /**
@@ -17,7 +18,7 @@ export interface HashingPool {
   bcryptVerify(password: string, hash: string, signal?: AbortSignal): Promise<boolean>;
   argon2Verify(password: string, hash: string, signal?: AbortSignal): Promise<boolean>;
   /** Lowercase hex digest of the UTF-8 bytes of `text`. */
-  digest(algorithm: DigestAlgorithm, text: string, signal?: AbortSignal): Promise<string>;
+  digest(algorithm: HashAlgorithm, text: string, signal?: AbortSignal): Promise<string>;
   /** Lets running hashes finish, then stops the threads. */
   close(): Promise<void>;
 }

@@ -4,9 +4,7 @@
 //! Each export is a piscina task: one plain, structured-cloneable argument, one result.
 import { createHash, randomBytes } from 'node:crypto';
 import { argon2Verify as wasmArgon2Verify, bcrypt, bcryptVerify as wasmBcryptVerify } from 'hash-wasm';
-
-/** Digests hash-text offers (SPEC). MD5 and SHA-1 are for checksums and legacy interop only. */
-export type DigestAlgorithm = 'md5' | 'sha1' | 'sha256' | 'sha512';
+import type { HashAlgorithm } from '../../domain/tools/hash-text.js';
 
 export interface BcryptHashTask {
   password: string;
@@ -19,7 +17,7 @@ export interface VerifyTask {
 }
 
 export interface DigestTask {
-  algorithm: DigestAlgorithm;
+  algorithm: HashAlgorithm;
   text: string;
 }
 

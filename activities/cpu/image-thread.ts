@@ -4,7 +4,7 @@
 import { createImageCodecs } from './image-codecs.js';
 import type { ImageFormat } from './image-header.js';
 import { drawWatermark, loadFontBook } from './watermark-draw.js';
-import type { WatermarkPosition } from './watermark-layout.js';
+import type { WatermarkPosition } from '../../domain/tools/watermark-image.js';
 
 export interface WatermarkTask {
   bytes: Uint8Array;

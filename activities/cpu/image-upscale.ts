@@ -1,7 +1,7 @@
 //! image-upscale: downloads a PNG, JPEG, WebP or BMP through the target guard and upscales it x2
 //! or x4 with UpscalerJS in an upscale thread. The answer keeps the source's format (BMP becomes
 //! PNG); the source's size limit depends on the factor (CONTRACT.md).
-import { precheck, type ImageUpscaleInput } from '../../api/prechecks/image-upscale.js';
+import { precheck, type ImageUpscaleInput, type ImageUpscaleOutput, type UpscaleFactor } from '../../domain/tools/image-upscale.js';
 import { ToolError } from '../../lib/errors.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import { fileNameFor } from './file-name.js';
@@ -9,17 +9,6 @@ import { IMAGE_FORMATS, type ImageFormat } from './image-header.js';
 import type { ImagePool } from './image-pool.js';
 import { acceptImage } from './image-source.js';
 import type { SourceDownloader } from './source-download.js';
-import type { UpscaleFactor } from './upscaler.js';
-
-export interface ImageUpscaleOutput {
-  fileBase64: string;
-  mimeType: string;
-  fileName: string;
-  sizeBytes: number;
-  factor: UpscaleFactor;
-  width: number;
-  height: number;
-}
 
 export interface ImageUpscaleDeps {
   download: SourceDownloader;

@@ -1,10 +1,11 @@
-//! The cpu pool's tools, keyed by tool name, and the resources they run on. The worker
+//! The cpu pool's tools, keyed by tool name (typed by domain/tools: one handler per listed cpu
+//! tool, no other), and the resources they run on. The worker
 //! (workers/pools.ts) owns the resources' lifetime: `createCpuResources` starts the hashing
 //! threads, the image threads and the warm LibreOffice listeners; `close()` stops them all.
 import type { Config } from '../../lib/config.js';
 import type { Logger } from '../../lib/logger.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import { createHandlers, type HandlerFactories, type PoolHandlers } from '../../domain/tools/index.js';
 import { createArgon2Verify } from './argon2-verify.js';
 import { createBcryptHash } from './bcrypt-hash.js';
 import { createBcryptVerify } from './bcrypt-verify.js';
@@ -59,15 +60,17 @@ export function createCpuResources(deps: {
   };
 }
 
-export function createCpuTools({ hashing, download, images, office, log }: CpuToolDeps): Record<string, ToolHandler> {
-  return {
-    'hash-text': createHashText({ hashing }),
-    'bcrypt-hash': createBcryptHash({ hashing }),
-    'bcrypt-verify': createBcryptVerify({ hashing }),
-    'argon2-verify': createArgon2Verify({ hashing }),
-    'qr-generate': createQrGenerate(),
-    'watermark-image': createWatermarkImage({ download, images }),
-    'image-upscale': createImageUpscale({ download, images, onTiming: (timing) => log?.info(timing, 'image upscaled') }),
-    'word-to-pdf': createWordToPdf({ download, office }),
-  };
+export const CPU_HANDLERS: HandlerFactories<'cpu', CpuToolDeps> = {
+  'hash-text': ({ hashing }) => createHashText({ hashing }),
+  'bcrypt-hash': ({ hashing }) => createBcryptHash({ hashing }),
+  'bcrypt-verify': ({ hashing }) => createBcryptVerify({ hashing }),
+  'argon2-verify': ({ hashing }) => createArgon2Verify({ hashing }),
+  'qr-generate': () => createQrGenerate(),
+  'watermark-image': ({ download, images }) => createWatermarkImage({ download, images }),
+  'image-upscale': ({ download, images, log }) => createImageUpscale({ download, images, onTiming: (timing) => log?.info(timing, 'image upscaled') }),
+  'word-to-pdf': ({ download, office }) => createWordToPdf({ download, office }),
+};
+
+export function createCpuTools(deps: CpuToolDeps): PoolHandlers<'cpu'> {
+  return createHandlers(CPU_HANDLERS, deps);
 }

@@ -1,14 +1,7 @@
 //! qr-generate: a PNG QR code of the text, exactly `size` pixels square.
-import { QUIET_ZONE_MODULES, encodeQr, type QrGenerateInput } from '../../api/prechecks/qr-generate.js';
+import { QUIET_ZONE_MODULES, encodeQr, type QrGenerateInput, type QrGenerateOutput } from '../../domain/tools/qr-generate.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import { renderQrPng } from './qr-png.js';
-
-export interface QrGenerateOutput {
-  /** PNG, base64, no data URI prefix. */
-  imageBase64: string;
-  mimeType: 'image/png';
-  size: number;
-}
 
 /**
  * No dependencies: encoding (~1-30 ms of pure JS) runs on the calling thread, and the PNG's

@@ -5,7 +5,8 @@
 import { Jimp, ResizeStrategy } from 'jimp';
 import { createImageCodecs, type JimpInstance } from './image-codecs.js';
 import type { ImageFormat } from './image-header.js';
-import { createUpscaler, type RgbImage, type UpscaleFactor } from './upscaler.js';
+import type { UpscaleFactor } from '../../domain/tools/image-upscale.js';
+import { createUpscaler, type RgbImage } from './upscaler.js';
 
 export interface UpscaleTask {
   bytes: Uint8Array;

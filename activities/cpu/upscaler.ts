@@ -11,11 +11,10 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import type { UpscaleFactor } from '../../domain/tools/image-upscale.js';
 
 type Tf = typeof import('@tensorflow/tfjs');
 type Tensor3D = import('@tensorflow/tfjs').Tensor3D;
-
-export type UpscaleFactor = 2 | 4;
 
 /** Pixels in, pixels out: tightly packed RGB, 3 bytes per pixel. */
 export interface RgbImage {

@@ -6,7 +6,8 @@
 import { BlendMode, HorizontalAlign, loadFont, measureText, measureTextHeight, Jimp } from 'jimp';
 import * as fonts from 'jimp/fonts';
 import type { JimpInstance } from './image-codecs.js';
-import { FONT_SIZES, chooseFontSize, placements, wrapWidth, type FontSize, type WatermarkPosition } from './watermark-layout.js';
+import type { WatermarkPosition } from '../../domain/tools/watermark-image.js';
+import { FONT_SIZES, chooseFontSize, placements, wrapWidth, type FontSize } from './watermark-layout.js';
 
 type BmFont = Awaited<ReturnType<typeof loadFont>>;
 

@@ -1,6 +1,6 @@
 //! watermark-image: downloads a PNG, JPEG or WebP through the target guard and draws a text
 //! watermark on it in an image thread; the answer is in the source's own format.
-import { precheck, type WatermarkImageInput } from '../../api/prechecks/watermark-image.js';
+import { precheck, type WatermarkImageInput, type WatermarkImageOutput } from '../../domain/tools/watermark-image.js';
 import { ToolError } from '../../lib/errors.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import { fileNameFor } from './file-name.js';
@@ -8,16 +8,6 @@ import { IMAGE_FORMATS, type ImageFormat } from './image-header.js';
 import type { ImagePool } from './image-pool.js';
 import { acceptImage } from './image-source.js';
 import type { SourceDownloader } from './source-download.js';
-
-export interface WatermarkImageOutput {
-  /** The image, base64, no data URI prefix. */
-  fileBase64: string;
-  mimeType: string;
-  fileName: string;
-  sizeBytes: number;
-  width: number;
-  height: number;
-}
 
 export interface WatermarkImageDeps {
   download: SourceDownloader;

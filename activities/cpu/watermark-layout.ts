@@ -1,8 +1,6 @@
 //! Where a watermark goes and how big it is: pure geometry, no pixels. The drawing
 //! (watermark-draw.ts) asks this module for a font size and the top-left corner of every copy.
-
-export const WATERMARK_POSITIONS = ['center', 'top-left', 'top-right', 'bottom-left', 'bottom-right', 'tile'] as const;
-export type WatermarkPosition = (typeof WATERMARK_POSITIONS)[number];
+import type { WatermarkPosition } from '../../domain/tools/watermark-image.js';
 
 /** Sizes jimp's bundled Open Sans comes in, both in white and in black (for the shadow). */
 export const FONT_SIZES = [8, 16, 32, 64, 128] as const;

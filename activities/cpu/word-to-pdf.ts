@@ -1,20 +1,13 @@
 //! word-to-pdf: downloads a .doc, .docx, .odt or .rtf through the target guard and converts it to
 //! PDF on a warm LibreOffice listener (office-converter.ts). The type is decided from the bytes
 //! and fixes LibreOffice's import filter, so a file is never read as something it does not claim.
-import { precheck, type WordToPdfInput } from '../../api/prechecks/word-to-pdf.js';
+import { precheck, type WordToPdfInput, type WordToPdfOutput } from '../../domain/tools/word-to-pdf.js';
 import { ToolError } from '../../lib/errors.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import { DOCUMENT_TYPES, detectDocumentType } from './document-type.js';
 import { fileNameFor } from './file-name.js';
 import type { OfficeConverter } from './office-converter.js';
 import type { SourceDownloader } from './source-download.js';
-
-export interface WordToPdfOutput {
-  fileBase64: string;
-  mimeType: 'application/pdf';
-  fileName: string;
-  sizeBytes: number;
-}
 
 export interface WordToPdfDeps {
   download: SourceDownloader;

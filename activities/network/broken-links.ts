@@ -1,29 +1,13 @@
 //! broken-links: fetches a page, takes its unique http(s) links in document order (the page
 //! carries no dates, so "newest first" cannot be known; the first `maxLinks` in reading order
 //! are checked) and checks them five at a time.
-import { precheck, type BrokenLinksInput } from '../../api/prechecks/broken-links.js';
+import { precheck, type BrokenLinksInput, type BrokenLinksOutput } from '../../domain/tools/broken-links.js';
 import { ToolError } from '../../lib/errors.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
-import { createLinkChecker, type LinkCheck, type LinkCheckOptions } from './link-check.js';
+import { createLinkChecker, type LinkCheckOptions } from './link-check.js';
 import { createPageFetcher, type PageFetchOptions } from './page-fetch.js';
 import type { Reader } from './readings.js';
-
-export interface CheckedLink extends LinkCheck {
-  url: string;
-  text: string;
-  internal: boolean;
-}
-
-export interface BrokenLinksOutput {
-  url: string;
-  finalUrl: string;
-  totalFound: number;
-  checked: number;
-  brokenCount: number;
-  links: CheckedLink[];
-  elapsedMs: number;
-}
 
 export interface BrokenLinksDeps {
   http: Pick<GuardedHttp, 'request'>;

@@ -3,20 +3,7 @@
 //! covers. Pure: a peer certificate and a clock in, plain JSON out.
 import { X509Certificate } from 'node:crypto';
 import type { PeerCertificate } from 'node:tls';
-
-export interface CertificateSummary {
-  /** `CN=example.com` or `C=US, O=Let's Encrypt, CN=R3`: the DN's attributes in certificate order. */
-  subject: string;
-  issuer: string;
-  validFrom: string;
-  validTo: string;
-  /** Whole days until expiry, rounded down; negative once expired. */
-  daysRemaining: number;
-  /** DNS names and IP addresses from subjectAltName, in certificate order. */
-  subjectAlternativeNames: string[];
-  serialNumber: string;
-  fingerprintSha256: string;
-}
+import type { CertificateSummary } from '../../domain/tools/ssl-check.js';
 
 const DAY_MS = 86_400_000;
 

@@ -1,24 +1,12 @@
 //! dns-lookup: records of one type through the service's resolver (`DNS_SERVERS`), served from
 //! an in-process cache while their TTL lasts. NXDOMAIN and no-data are answers (`found: false`);
 //! a resolver that fails or stays silent is 502 `upstream_error`.
-import { lookupName, type DnsLookupInput } from '../../api/prechecks/dns-lookup.js';
+import { lookupName, type DnsLookupInput, type DnsLookupOutput, type LookupRecord, type LookupStatus } from '../../domain/tools/dns-lookup.js';
 import { ToolError } from '../../lib/errors.js';
-import { DnsError, type DnsResolver, type RecordType } from '../../lib/resolver.js';
+import { DnsError, type DnsResolver } from '../../lib/resolver.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
-import { agedRecords, cacheSeconds, shapeRecords, type LookupRecord, type LookupStatus } from './dns-records.js';
+import { agedRecords, cacheSeconds, shapeRecords } from './dns-records.js';
 import { createTtlCache, type TtlCache } from './ttl-cache.js';
-
-export interface DnsLookupOutput {
-  /** The name queried, in its ASCII form, lower case, without a trailing dot. */
-  hostname: string;
-  recordType: RecordType;
-  records: LookupRecord[];
-  found: boolean;
-  /** Additive: `found`, `nxdomain` (no such name) or `nodata` (no record of this type). */
-  status: LookupStatus;
-  /** Additive: true when the answer came from the cache. */
-  cached: boolean;
-}
 
 interface CachedAnswer {
   status: LookupStatus;

@@ -1,17 +1,7 @@
 //! dns-lookup's output records (one readable shape per record type) and how long an answer may
 //! be served from cache. Pure: the resolver's answer in, JSON out.
+import type { LookupRecord, LookupStatus } from '../../domain/tools/dns-lookup.js';
 import type { DnsAnswer, RecordMap, RecordType } from '../../lib/resolver.js';
-
-export type LookupRecord =
-  | { address: string; ttl: number }
-  | { priority: number; exchange: string }
-  | { text: string; parts: string[] }
-  | { nameserver: string }
-  | { target: string }
-  | { primaryNameserver: string; hostmaster: string; serial: number; refresh: number; retry: number; expire: number; minimumTtl: number };
-
-/** `found`, or why not: NXDOMAIN (no such name) or no data (the name has no record of this type). */
-export type LookupStatus = 'found' | 'nxdomain' | 'nodata';
 
 /**
  * Cache lifetimes. Node's resolver reports TTLs for A and AAAA only; for the other types an answer

@@ -1,4 +1,5 @@
 //! Units and purity for gold-price. Pure: a spot price per troy ounce in, the spec's breakdown out.
+import type { KaratPrice, UnitPrices } from '../../domain/tools/gold-price.js';
 
 /** Grams in one troy ounce (exact by definition: 480 grains of 64.79891 mg). */
 export const TROY_OUNCE_GRAMS = 31.1034768;
@@ -9,18 +10,6 @@ export const KARATS = [24, 22, 21, 20, 18, 16, 14, 12, 10] as const;
 
 /** Prices are kept to 4 decimals: enough for a gram of silver in any of the 32 currencies. */
 export const roundPrice = (value: number) => Math.round(value * 10_000) / 10_000;
-
-export interface UnitPrices {
-  pricePerOunce: number;
-  pricePerGram: number;
-  pricePerTola: number;
-}
-
-export interface KaratPrice extends UnitPrices {
-  karat: number;
-  /** Fraction of pure gold, karat / 24, to 4 decimals (22K: 0.9167). */
-  purity: number;
-}
 
 export function unitPrices(perOunce: number): UnitPrices {
   const perGram = perOunce / TROY_OUNCE_GRAMS;

@@ -5,30 +5,11 @@
 import type { Db } from 'mongodb';
 import { ToolError } from '../../lib/errors.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
-import { karatBreakdown, unitPrices, type KaratPrice } from './gold-math.js';
-import { createMarketFeeds, FeedError, type Currency, type FxRates, type MarketFeeds, type Metal, type MetalQuote } from './market-feeds.js';
+import type { GoldPriceInput, GoldPriceOutput, Metal } from '../../domain/tools/gold-price.js';
+import { karatBreakdown, unitPrices } from './gold-math.js';
+import { createMarketFeeds, FeedError, type FxRates, type MarketFeeds, type MetalQuote } from './market-feeds.js';
 import { createQuoteSource, type QuoteSource } from './quote-source.js';
 import { createQuoteStore, type QuoteStore } from './quote-store.js';
-
-export interface GoldPriceInput {
-  metal: Metal;
-  currency: Currency;
-}
-
-export interface GoldPriceOutput {
-  metal: Metal;
-  currency: Currency;
-  pricePerOunce: number;
-  pricePerGram: number;
-  pricePerTola: number;
-  /** Gold only (empty for silver): 24K down to 10K. */
-  karats: KaratPrice[];
-  /** When the metal price was published. */
-  asOfUtc: string;
-  /** Additive: when the exchange rate was published; null for USD (no conversion). */
-  fxAsOfUtc: string | null;
-  stale: boolean;
-}
 
 export interface GoldPriceDeps {
   /** Where last good quotes are kept; or give `store` directly. */

@@ -1,20 +1,9 @@
 //! http-request: one request exactly as described, through the guarded client, and the whole
 //! response: every header, the body as text (first 5 MiB), redirects returned rather than followed.
-import { METHODS_WITHOUT_BODY, precheck, requestHeaders, type HttpRequestInput } from '../../api/prechecks/http-request.js';
+import { METHODS_WITHOUT_BODY, precheck, requestHeaders, type HttpRequestInput, type HttpRequestOutput } from '../../domain/tools/http-request.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import { decodeBody, headersFromRaw } from './http-message.js';
-
-export interface HttpRequestOutput {
-  statusCode: number;
-  /** The reason phrase the target sent (empty over HTTP/2-style servers that send none). */
-  statusText: string;
-  headers: Record<string, string | string[]>;
-  body: string;
-  /** True when the body was longer than `maxBodyBytes` and only its start is returned. */
-  bodyTruncated: boolean;
-  elapsedMs: number;
-}
 
 export interface HttpRequestDeps {
   http: Pick<GuardedHttp, 'request'>;

@@ -3,7 +3,7 @@
 //! run with an argument array (never a shell) against the address the guard checked, and its
 //! per-probe lines are parsed; the summary line is ignored and recomputed from them.
 import { spawn } from 'node:child_process';
-import type { PingAttempt, ProbeStatus } from './ping-stats.js';
+import type { PingAttempt, ProbeStatus } from '../../domain/tools/ping.js';
 
 export interface IcmpRun {
   /** The checked IP address (never a name: ping must not resolve anything itself). */

@@ -1,9 +1,10 @@
-//! The network pool's tools, keyed by tool name. Each reaches out only through `net` (the
-//! resolver, target guard and guarded client of lib/network-access.ts).
+//! The network pool's tools, keyed by tool name (typed by domain/tools: one handler per listed
+//! network tool, no other). Each reaches out only through `net` (the resolver, target guard and
+//! guarded clients of lib/network-access.ts).
 import type { Db } from 'mongodb';
 import type { Config } from '../../lib/config.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import { createHandlers, type HandlerFactories, type PoolHandlers } from '../../domain/tools/index.js';
 import type { Reader } from './readings.js';
 import { createBrokenLinks } from './broken-links.js';
 import { createHttpRequest } from './http-request.js';
@@ -24,18 +25,19 @@ export interface NetworkToolDeps {
   reader: Reader;
 }
 
-export function createNetworkTools(deps: NetworkToolDeps): Record<string, ToolHandler> {
-  return {
-    // One line per tool: 'tool-name': createToolName(deps),
-    'http-request': createHttpRequest({ http: deps.net.http }),
-    'web-scrape': createWebScrape({ http: deps.net.http, reader: deps.reader }),
-    'seo-meta': createSeoMeta({ http: deps.net.http, reader: deps.reader }),
-    'broken-links': createBrokenLinks({ http: deps.net.http, reader: deps.reader }),
-    'pdf-metadata': createPdfMetadata({ http: deps.net.http, reader: deps.reader }),
-    ping: createPing({ net: deps.net, method: deps.config.pingMethod }),
-    'dns-lookup': createDnsLookup({ resolver: deps.net.resolver }),
-    'ssl-check': createSslCheck({ net: deps.net }),
-    'smtp-test': createSmtpTest({ net: deps.net }),
-    'gold-price': createGoldPrice({ db: deps.db, goldFeedUrl: deps.config.goldFeedUrl, fxFeedUrl: deps.config.fxFeedUrl }),
-  };
+export const NETWORK_HANDLERS: HandlerFactories<'network', NetworkToolDeps> = {
+  'http-request': (deps) => createHttpRequest({ http: deps.net.http }),
+  'web-scrape': (deps) => createWebScrape({ http: deps.net.http, reader: deps.reader }),
+  'seo-meta': (deps) => createSeoMeta({ http: deps.net.http, reader: deps.reader }),
+  'broken-links': (deps) => createBrokenLinks({ http: deps.net.http, reader: deps.reader }),
+  'pdf-metadata': (deps) => createPdfMetadata({ http: deps.net.http, reader: deps.reader }),
+  ping: (deps) => createPing({ net: deps.net, method: deps.config.pingMethod }),
+  'dns-lookup': (deps) => createDnsLookup({ resolver: deps.net.resolver }),
+  'ssl-check': (deps) => createSslCheck({ net: deps.net }),
+  'smtp-test': (deps) => createSmtpTest({ net: deps.net }),
+  'gold-price': (deps) => createGoldPrice({ db: deps.db, goldFeedUrl: deps.config.goldFeedUrl, fxFeedUrl: deps.config.fxFeedUrl }),
+};
+
+export function createNetworkTools(deps: NetworkToolDeps): PoolHandlers<'network'> {
+  return createHandlers(NETWORK_HANDLERS, deps);
 }

@@ -2,28 +2,9 @@
 //! failure suggests the server mishandles HEAD. Every request, and every redirect hop, goes
 //! through the guarded client, so a link to a private address is a broken link with a reason,
 //! never a request to that address.
+import type { LinkCheck } from '../../domain/tools/broken-links.js';
 import { ToolError } from '../../lib/errors.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
-
-export interface LinkCheck {
-  /** Final HTTP status after redirects; null when no answer came. */
-  statusCode: number | null;
-  /** No answer, or a status of 400 or more. */
-  broken: boolean;
-  /**
-   * Why the link is broken; null when it is not. `http_status` for a 4xx/5xx answer; else the
-   * failure's reason: the guard's (`loopback`, `private`, `metadata`, `scheme` ...) or the
-   * client's (`timeout`, `connection_refused`, `dns_nxdomain`, `tls`, `too_many_redirects` ...).
-   */
-  reason: string | null;
-  /** A sentence saying what went wrong; null when the link works. */
-  detail: string | null;
-  /** Where the redirects (if any) ended; the link itself when there were none or no answer. */
-  finalUrl: string;
-  /** The method whose outcome is reported. */
-  method: 'HEAD' | 'GET';
-  elapsedMs: number;
-}
 
 export type LinkChecker = (url: string, signal: AbortSignal) => Promise<LinkCheck>;
 

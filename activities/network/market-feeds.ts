@@ -11,17 +11,10 @@
 //! The feeds are operator configuration, not user input, so they are fetched directly (they may
 //! sit on a private network), with a deadline and a size cap. Parsers are pure and exported.
 
+import { CURRENCIES, type Currency, type Metal } from '../../domain/tools/gold-price.js';
 import { ConfigError } from '../../lib/config.js';
 
-/** The 32 currencies of the SPEC, in its order. */
-export const CURRENCIES = [
-  'USD', 'GBP', 'EUR', 'CAD', 'AUD', 'JPY', 'CNY', 'PKR', 'INR', 'AED', 'SAR', 'TRY', 'BDT', 'NGN', 'ZAR', 'CHF',
-  'SGD', 'HKD', 'MYR', 'THB', 'IDR', 'EGP', 'PHP', 'KRW', 'MXN', 'BRL', 'NZD', 'SEK', 'NOK', 'DKK', 'PLN', 'CZK',
-] as const;
-export type Currency = (typeof CURRENCIES)[number];
-
-export const METAL_SYMBOLS = { gold: 'XAU', silver: 'XAG' } as const;
-export type Metal = keyof typeof METAL_SYMBOLS;
+export const METAL_SYMBOLS = { gold: 'XAU', silver: 'XAG' } as const satisfies Record<Metal, string>;
 
 export interface MetalQuote {
   /** Spot price of one troy ounce in US dollars. */

@@ -2,6 +2,7 @@
 //! parsed document and its base URL: no I/O, so each is tested on a string of HTML.
 import * as cheerio from 'cheerio';
 import type { CheerioAPI } from 'cheerio';
+import type { Heading, MetaValue, PageImage, PageLink } from '../../domain/tools/web-scrape.js';
 import { charsetOf } from './http-message.js';
 
 /** A parsed page and the URL its relative references resolve against. */
@@ -94,9 +95,6 @@ export function canonicalUrl(page: ParsedPage): string | null {
   return href === undefined ? null : (resolve(href, page.baseUrl)?.href ?? null);
 }
 
-/** One value, or every value in document order when the property repeats (og:image often does). */
-export type MetaValue = string | string[];
-
 /**
  * Every `<meta>` whose `property` or `name` starts with `prefix` (`og:`, `twitter:`), keyed by
  * that property in lower case. Sites use both attributes for both vocabularies.
@@ -117,11 +115,6 @@ export function metaProperties($: CheerioAPI, prefix: string): Record<string, Me
 // ---------------------------------------------------------------------------------------------
 // Body: headings, links, images, selector matches
 
-export interface Heading {
-  level: number;
-  text: string;
-}
-
 /** Characters kept of a heading's or a link's text. */
 export const MAX_LABEL_CHARS = 1_000;
 
@@ -134,19 +127,6 @@ export function headings($: CheerioAPI): Heading[] {
     .toArray()
     .slice(0, MAX_HEADINGS)
     .map((el) => ({ level: Number(el.tagName[1]), text: elementText(el, MAX_LABEL_CHARS) }));
-}
-
-export interface PageLink {
-  /** Absolute URL without its fragment (the same document whatever the anchor). */
-  url: string;
-  /** The first non-empty text among its occurrences (link text, else an image's alt, aria-label or title). */
-  text: string;
-  /** Same host name as the page. */
-  internal: boolean;
-  /** True when every occurrence has rel="nofollow": a crawler follows it if any occurrence is followable. */
-  nofollow: boolean;
-  /** How many `<a>` elements point to it. */
-  occurrences: number;
 }
 
 function relTokens(rel: string | undefined): string[] {
@@ -180,14 +160,6 @@ export function pageLinks(page: ParsedPage): PageLink[] {
     byUrl.set(url.href, { url: url.href, text, internal: url.hostname === page.pageUrl.hostname, nofollow, occurrences: 1 });
   });
   return [...byUrl.values()];
-}
-
-export interface PageImage {
-  url: string;
-  /** The alt text as written; null when the attribute is missing ("" marks a decorative image). */
-  alt: string | null;
-  width: number | null;
-  height: number | null;
 }
 
 /** A declared width or height in CSS pixels: leading digits, as browsers read `width="120px"`; null otherwise. */

@@ -2,22 +2,8 @@
 //! dictionary and the page count, with pdf.js (pdfjs-dist 5, legacy build for Node). Pages are
 //! not rendered. Files encrypted with only an owner password are decrypted by pdf.js on its
 //! own; a user-password file cannot be opened, but is still known to be encrypted.
+import type { PdfInfo } from '../../domain/tools/pdf-metadata.js';
 import { ToolError } from '../../lib/errors.js';
-
-export interface PdfInfo {
-  /** From the `%PDF-x.y` header, e.g. `1.7`; null when the header carries no version. */
-  pdfVersion: string | null;
-  title: string | null;
-  author: string | null;
-  subject: string | null;
-  producer: string | null;
-  creator: string | null;
-  /** Null only when a user password hides the page tree. */
-  pageCount: number | null;
-  encrypted: boolean;
-  /** True when the file cannot be opened without its user password (the other fields are then null). */
-  passwordRequired: boolean;
-}
 
 export type PdfReader = (bytes: Uint8Array) => Promise<PdfInfo>;
 

@@ -1,27 +1,5 @@
 //! Round-trip statistics of a ping run. Pure: per-probe results in, the spec's summary out.
-
-/** What became of one probe. `reply` (ICMP echo reply) and `open` (TCP handshake done) succeed. */
-export type ProbeStatus = 'reply' | 'open' | 'timeout' | 'refused' | 'unreachable' | 'error';
-
-export interface PingAttempt {
-  /** 1-based, in sending order. */
-  sequence: number;
-  success: boolean;
-  /** Round trip in milliseconds; null when the probe got no answer. */
-  latencyMs: number | null;
-  status: ProbeStatus;
-}
-
-export interface PingSummary {
-  sent: number;
-  received: number;
-  packetLossPercent: number;
-  /** Null when no probe was answered (100% loss): there is no round trip to report. */
-  minMs: number | null;
-  avgMs: number | null;
-  maxMs: number | null;
-  jitter: number | null;
-}
+import type { PingAttempt, PingSummary } from '../../domain/tools/ping.js';
 
 /** Milliseconds to microsecond precision: finer digits are timer noise. */
 export const roundMs = (ms: number) => Math.round(ms * 1000) / 1000;

@@ -1,27 +1,15 @@
 //! ping: round-trip statistics to a public host, by ICMP echo where this process may send it,
 //! else by timing TCP handshakes to `port`. The host is resolved and checked once by the target
 //! guard, and every probe goes to that one address. Total loss is an answer (200), not an error.
-import { pingHost, type PingInput } from '../../api/prechecks/ping.js';
+import { pingHost, type PingAttempt, type PingInput, type PingMethod, type PingOutput } from '../../domain/tools/ping.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import { createIcmpPinger, IcmpUnavailableError, type IcmpPinger } from './icmp-ping.js';
-import { summarise, type PingAttempt, type PingSummary } from './ping-stats.js';
+import { summarise } from './ping-stats.js';
 import { tcpProbes } from './tcp-ping.js';
 
-export type PingMethod = 'icmp' | 'tcp';
-
-export interface PingOutput extends PingSummary {
-  /** Additive: the host probed (a URL's host when a URL was given), normalised. */
-  host: string;
-  resolvedIp: string;
-  method: PingMethod;
-  /** Additive: the TCP port probed; only with method `tcp`. */
-  port?: number;
-  attempts: PingAttempt[];
-}
-
 export interface PingDeps {
-  net: Pick<NetworkAccess, 'guard' | 'http'>;
+  net: Pick<NetworkAccess, 'guard' | 'sockets'>;
   /** `PING_METHOD`: `auto` uses ICMP when the system ping may send it here, else TCP. */
   method: 'auto' | PingMethod;
   /** @default the system `ping` */
@@ -39,14 +27,14 @@ export function createPing({ net, method, icmp = createIcmpPinger(), intervalMs 
     return (await icmp.available()) ? 'icmp' : 'tcp';
   }
 
-  async function probe(used: PingMethod, target: Awaited<ReturnType<typeof net.guard.resolveHost>>, input: PingInput, signal: AbortSignal): Promise<PingAttempt[]> {
+  async function probe(used: PingMethod, target: Awaited<ReturnType<typeof net.guard.resolveTarget>>, input: PingInput, signal: AbortSignal): Promise<PingAttempt[]> {
     const run = { count: input.count, timeoutMs: input.timeoutMs, intervalMs };
-    if (used === 'tcp') return tcpProbes(net.http, { ...run, target }, signal);
+    if (used === 'tcp') return tcpProbes(net.sockets, { ...run, target }, signal);
     return icmp.probe({ ...run, address: target.address, family: target.family }, signal);
   }
 
   return async (input, ctx) => {
-    const target = await net.guard.resolveHost(pingHost(input.host), input.port);
+    const target = await net.guard.resolveTarget(pingHost(input.host), input.port);
     let used = await chooseMethod();
     let attempts: PingAttempt[];
     try {

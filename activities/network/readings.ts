@@ -6,8 +6,8 @@
 import { ToolError, type ErrorCode, type ProblemExtras } from '../../lib/errors.js';
 import { pageLinks, parseSource, type PageSource } from './page-extract.js';
 import { createPdfReader } from './pdf-info.js';
-import { readScrape } from './web-scrape.js';
-import { readSeo } from './seo-meta.js';
+import { readScrape } from './web-scrape-reading.js';
+import { readSeo } from './seo-meta-reading.js';
 
 /** One pdf.js per thread, loaded on its first PDF. */
 const readPdf = createPdfReader();

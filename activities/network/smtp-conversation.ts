@@ -3,7 +3,7 @@
 //! and a caller's signal (the overall deadline) ends a read that a dripping server keeps open.
 import type net from 'node:net';
 import { ToolError } from '../../lib/errors.js';
-import { upstreamError } from '../../lib/guarded-http.js';
+import { upstreamError } from '../../lib/upstream.js';
 import { parseReplyLine, type SmtpReply } from './smtp-replies.js';
 
 export interface SmtpLimits {

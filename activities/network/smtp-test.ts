@@ -4,7 +4,7 @@
 //! Then QUIT: it never sends MAIL FROM, so it cannot send mail. Credentials never appear in a
 //! step's reply, an error or a log line.
 import type tls from 'node:tls';
-import { precheck, type SmtpTestInput } from '../../api/prechecks/smtp-test.js';
+import { precheck, type SmtpStep, type SmtpTestInput, type SmtpTestOutput } from '../../domain/tools/smtp-test.js';
 import { ToolError } from '../../lib/errors.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
 import type { ResolvedTarget } from '../../lib/target-guard.js';
@@ -13,38 +13,8 @@ import { summariseCertificate } from './certificate-summary.js';
 import { createSmtpConversation, type SmtpConversation, type SmtpLimits } from './smtp-conversation.js';
 import { capabilities, chooseMechanism, formatReply, loginResponse, plainResponse, redact, type Capabilities, type SmtpReply } from './smtp-replies.js';
 
-export interface SmtpStep {
-  /** CONNECT, EHLO, HELO, STARTTLS, TLS, AUTH or QUIT. */
-  step: string;
-  ms: number;
-  /** The server's reply as sent (credentials redacted), or what the client observed. */
-  reply: string;
-}
-
-export interface SmtpTestOutput {
-  /** Additive: the host connected to (normalised). */
-  host: string;
-  /** Additive: the port connected to. */
-  port: number;
-  encryption: 'starttls' | 'implicit-tls' | 'none';
-  authAttempted: boolean;
-  authSucceeded: boolean;
-  certificateSubject: string | null;
-  certificateIssuer: string | null;
-  certificateExpiresUtc: string | null;
-  /** Additive: whether the certificate chain is trusted and covers the host; null without TLS. */
-  certificateValid: boolean | null;
-  /** Additive: why not, when certificateValid is false. */
-  certificateError?: string;
-  /** Additive: the server's greeting line. */
-  banner: string;
-  extensions: string[];
-  authMechanisms: string[];
-  steps: SmtpStep[];
-}
-
 export interface SmtpTestDeps {
-  net: Pick<NetworkAccess, 'http'>;
+  net: Pick<NetworkAccess, 'sockets'>;
   /**
    * Whole session deadline, milliseconds: a server that drips bytes slowly cannot hold a worker
    * longer than this. @default 20000 (the catalogue's timeout leaves room for retries around it).
@@ -91,7 +61,7 @@ export function createSmtpTest({ net, deadlineMs = 20_000, ehloName = 'utility-t
     const step = (name: string, since: number, reply: string) => steps.push({ step: name, ms: elapsed(since), reply: redact(reply, username, password) });
 
     let started = performance.now();
-    const conn = await net.http.connect({ host: input.host, port: input.port, tls: implicitTls, rejectUnauthorized: false, timeoutMs: deadlineMs, signal: deadline.signal });
+    const conn = await net.sockets.connect({ host: input.host, port: input.port, tls: implicitTls, rejectUnauthorized: false, timeoutMs: deadlineMs, signal: deadline.signal });
     let socket = conn.socket;
     const target: ResolvedTarget = conn.target;
     const at = `${target.hostname}:${target.port}`;
@@ -125,7 +95,7 @@ export function createSmtpTest({ net, deadlineMs = 20_000, ehloName = 'utility-t
         step('STARTTLS', started, formatReply(answer));
         if (answer.code === 220) {
           if (smtp.detach().unread) throw new ToolError('upstream_error', `${at} sent data before the TLS handshake (STARTTLS injection)`, { reason: 'protocol' });
-          const upgraded = await net.http.startTls(socket, { hostname: target.hostname, rejectUnauthorized: false, timeoutMs: deadlineMs, signal: deadline.signal });
+          const upgraded = await net.sockets.startTls(socket, { hostname: target.hostname, rejectUnauthorized: false, timeoutMs: deadlineMs, signal: deadline.signal });
           socket = upgraded.socket;
           tlsState = { socket: upgraded.socket, authorized: upgraded.authorized, error: upgraded.authorizationError };
           steps.push({ step: 'TLS', ms: Math.round(upgraded.handshakeMs), reply: `${upgraded.socket.getProtocol() ?? 'TLS'} ${upgraded.socket.getCipher()?.name ?? ''}`.trim() });

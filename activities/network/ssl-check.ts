@@ -2,31 +2,17 @@
 //! server presents. An expired, self-signed or mismatched certificate is an answer, not an error:
 //! the handshake does not reject it, and `chainValid` / `hostnameMatches` say what is wrong.
 import tls from 'node:tls';
-import { sslHost, type SslCheckInput } from '../../api/prechecks/ssl-check.js';
+import { sslHost, type SslCheckInput, type SslCheckOutput } from '../../domain/tools/ssl-check.js';
 import { ToolError } from '../../lib/errors.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
-import { summariseCertificate, type CertificateSummary } from './certificate-summary.js';
-
-export interface SslCheckOutput extends CertificateSummary {
-  host: string;
-  /** Additive: the port checked. */
-  port: number;
-  /** Additive: whether the chain leads to a trusted root and every certificate in it is in date. */
-  chainValid: boolean;
-  /** Additive, only when chainValid is false: OpenSSL's reason, e.g. CERT_HAS_EXPIRED. */
-  chainError?: string;
-  /** Additive: whether the certificate covers `host` (subjectAltName, as browsers check it). */
-  hostnameMatches: boolean;
-  /** Additive: the negotiated protocol, e.g. TLSv1.3. */
-  protocol: string | null;
-}
+import { summariseCertificate } from './certificate-summary.js';
 
 /** Node's code for a certificate that does not cover the name asked for. */
 const NAME_MISMATCH = 'ERR_TLS_CERT_ALTNAME_INVALID';
 
 export interface SslCheckDeps {
-  net: Pick<NetworkAccess, 'http'>;
+  net: Pick<NetworkAccess, 'sockets'>;
   /** Connect plus handshake deadline, milliseconds. @default 10000 */
   timeoutMs?: number;
   /** @default () => new Date() */
@@ -44,7 +30,7 @@ export function verdicts(authorized: boolean, authorizationError: string | undef
 
 export function createSslCheck({ net, timeoutMs = 10_000, now = () => new Date() }: SslCheckDeps): ToolHandler<SslCheckInput, SslCheckOutput> {
   return async (input, ctx) => {
-    const conn = await net.http.connect({ host: sslHost(input.host), port: input.port, tls: true, rejectUnauthorized: false, timeoutMs, signal: ctx.signal });
+    const conn = await net.sockets.connect({ host: sslHost(input.host), port: input.port, tls: true, rejectUnauthorized: false, timeoutMs, signal: ctx.signal });
     const { socket, target } = conn;
     socket.on('error', () => {}); // the socket is only read from below, then destroyed
     try {

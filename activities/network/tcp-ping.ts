@@ -1,10 +1,11 @@
 //! TCP "ping": times the three-way handshake to a port of the checked address, where ICMP is
 //! not available. Probes start `intervalMs` apart whether or not the previous one answered (as
 //! ICMP ping sends), so a run lasts about (count - 1) * interval + timeout at most.
-import type { GuardedHttp } from '../../lib/guarded-http.js';
+import type { GuardedSockets } from '../../lib/guarded-sockets.js';
 import { ToolError } from '../../lib/errors.js';
 import type { ResolvedTarget } from '../../lib/target-guard.js';
-import { roundMs, type PingAttempt, type ProbeStatus } from './ping-stats.js';
+import type { PingAttempt, ProbeStatus } from '../../domain/tools/ping.js';
+import { roundMs } from './ping-stats.js';
 
 export interface TcpRun {
   /** A target the guard resolved (its port is the one probed). */
@@ -23,9 +24,9 @@ export function failureStatus(err: unknown): ProbeStatus {
   return 'error';
 }
 
-async function probeOnce(http: Pick<GuardedHttp, 'connect'>, run: TcpRun, sequence: number, signal?: AbortSignal): Promise<PingAttempt> {
+async function probeOnce(sockets: Pick<GuardedSockets, 'connect'>, run: TcpRun, sequence: number, signal?: AbortSignal): Promise<PingAttempt> {
   try {
-    const conn = await http.connect({ target: run.target, timeoutMs: run.timeoutMs, signal });
+    const conn = await sockets.connect({ target: run.target, timeoutMs: run.timeoutMs, signal });
     conn.socket.on('error', () => {}); // a reset racing the destroy below must not go unhandled
     conn.socket.destroy();
     return { sequence, success: true, latencyMs: roundMs(conn.connectMs), status: 'open' };
@@ -43,11 +44,11 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
   });
 
-export async function tcpProbes(http: Pick<GuardedHttp, 'connect'>, run: TcpRun, signal?: AbortSignal): Promise<PingAttempt[]> {
+export async function tcpProbes(sockets: Pick<GuardedSockets, 'connect'>, run: TcpRun, signal?: AbortSignal): Promise<PingAttempt[]> {
   const probes: Promise<PingAttempt>[] = [];
   for (let i = 0; i < run.count; i++) {
     if (i > 0) await sleep(run.intervalMs, signal);
-    const probe = probeOnce(http, run, i + 1, signal);
+    const probe = probeOnce(sockets, run, i + 1, signal);
     probe.catch(() => {}); // observed by Promise.all below; this only keeps an early abort from going unhandled
     probes.push(probe);
   }

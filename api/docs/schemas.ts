@@ -1,8 +1,9 @@
 //! JSON Schemas (2020-12) of what the API answers outside the tools (problems, account,
 //! operator and service answers) and of the webhook events it posts: `components.schemas` of
 //! the OpenAPI document. They describe the shapes the routes build; keep the two in step.
-import { GRANT_REASONS, LOW_BALANCE_THRESHOLD } from '../../activities/core/ledger.js';
-import { GROUPS, POOLS } from '../../lib/catalogue.js';
+import { GRANT_REASONS, LOW_BALANCE_THRESHOLD } from '../../domain/ledger.js';
+import { GROUPS } from '../../domain/tool-definition.js';
+import { POOLS } from '../../lib/temporal-shared.js';
 import { ERRORS } from '../../lib/errors.js';
 import { EVENT_KINDS, type EventKind } from '../../lib/events.js';
 

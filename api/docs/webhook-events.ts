@@ -3,7 +3,7 @@
 import { EVENT_KINDS } from '../../lib/events.js';
 import { SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_HEADERS } from '../../lib/webhook-signature.js';
 import { WEBHOOK_TIMEOUT_MS, WEBHOOK_USER_AGENT } from '../../lib/webhook-transport.js';
-import { DISABLE_AFTER_FAILURES, LATER_RETRY_DELAY_MS, MAX_DELIVERY_AGE_MS, RETRY_DELAYS_MS } from '../../workflows/webhook-policy.js';
+import { DISABLE_AFTER_FAILURES, LATER_RETRY_DELAY_MS, MAX_DELIVERY_AGE_MS, RETRY_DELAYS_MS } from '../../lib/webhook-policy.js';
 import { json, type Json } from './openapi-parts.js';
 import { EVENT_PAYLOADS, ref } from './schemas.js';
 

@@ -1,13 +1,13 @@
 //! The account API (`Authorization: Bearer <ownerToken>`): what the dashboard uses.
 import Router from '@koa/router';
 import type { Db } from 'mongodb';
-import { publicKey, type Accounts } from '../../lib/accounts.js';
+import { publicKey, type Accounts } from '../../domain/accounts.js';
 import { collections } from '../../lib/mongo.js';
-import { LOW_BALANCE_THRESHOLD } from '../../activities/core/ledger.js';
+import { LOW_BALANCE_THRESHOLD } from '../../domain/ledger.js';
 import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
-import { HttpProblem } from '../problem.js';
+import { ToolError } from '../../lib/errors.js';
 import { compileBodySchema } from '../validation.js';
 import type { Middleware } from 'koa';
 
@@ -26,7 +26,7 @@ export function decodeCursor(cursor: string): { at: Date; id: string } {
     if (typeof id !== 'string' || Number.isNaN(date.getTime())) throw new Error('bad cursor');
     return { at: date, id };
   } catch {
-    throw new HttpProblem('validation_failed', 'The cursor is not one this API gave out.', { errors: [{ field: 'query:cursor', message: 'is invalid' }] });
+    throw new ToolError('validation_failed', 'The cursor is not one this API gave out.', { errors: [{ field: 'query:cursor', message: 'is invalid' }] });
   }
 }
 
@@ -34,7 +34,7 @@ export function parseLimit(raw: unknown, fallback: number, max: number): number 
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > max) {
-    throw new HttpProblem('validation_failed', `limit must be an integer from 1 to ${max}.`, { errors: [{ field: 'query:limit', message: `must be 1 to ${max}` }] });
+    throw new ToolError('validation_failed', `limit must be an integer from 1 to ${max}.`, { errors: [{ field: 'query:limit', message: `must be 1 to ${max}` }] });
   }
   return n;
 }
@@ -48,7 +48,7 @@ export function accountRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Mi
 
   router.get('/', async (ctx) => {
     const a = await deps.accounts.get(ctx.state.principal.accountId);
-    if (!a) throw new HttpProblem('not_found', 'The account no longer exists.');
+    if (!a) throw new ToolError('not_found', 'The account no longer exists.');
     ctx.body = { id: a._id, name: a.name, balance: a.balance, lowBalanceThreshold: LOW_BALANCE_THRESHOLD, createdAt: a.createdAt };
   });
 
@@ -81,7 +81,7 @@ export function accountRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Mi
 
   router.delete('/keys/:id', async (ctx) => {
     const revoked = await deps.accounts.revokeKey(ctx.state.principal.accountId, ctx.params.id!);
-    if (!revoked) throw new HttpProblem('not_found', `There is no key ${ctx.params.id} on this account.`);
+    if (!revoked) throw new ToolError('not_found', `There is no key ${ctx.params.id} on this account.`);
     deps.auth.forget(revoked.digest);
     ctx.body = { id: revoked.doc._id, revokedAt: revoked.doc.revokedAt };
   });

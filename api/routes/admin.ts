@@ -1,12 +1,12 @@
 //! The operator API (`Authorization: Bearer $ADMIN_TOKEN`): open accounts, read them, grant credits.
 import Router from '@koa/router';
-import type { Accounts } from '../../lib/accounts.js';
+import type { Accounts } from '../../domain/accounts.js';
 import type { AccountDoc } from '../../lib/mongo.js';
-import type { GrantReason, Ledger } from '../../activities/core/ledger.js';
+import type { GrantReason, Ledger } from '../../domain/ledger.js';
 import { requireAdmin } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
-import { HttpProblem } from '../problem.js';
+import { ToolError } from '../../lib/errors.js';
 import { compileBodySchema } from '../validation.js';
 
 export function adminAccountView(a: AccountDoc) {
@@ -22,7 +22,7 @@ export function adminRoutes(deps: { adminToken?: string; accounts: Accounts; led
 
   async function existing(id: string): Promise<AccountDoc> {
     const account = await deps.accounts.get(id);
-    if (!account) throw new HttpProblem('not_found', `There is no account ${id}.`);
+    if (!account) throw new ToolError('not_found', `There is no account ${id}.`);
     return account;
   }
 

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Router from '@koa/router';
-import { HttpProblem } from '../problem.js';
+import { ToolError } from '../../lib/errors.js';
 
 const ASSET_DIR = new URL('../dashboard/', import.meta.url);
 const ONE_YEAR_S = 365 * 24 * 60 * 60;
@@ -82,7 +82,7 @@ export function dashboardRoutes(): Router {
 
   router.get('/dashboard/assets/:version/:file', (ctx) => {
     const asset = page.assets.get(ctx.params.file!);
-    if (!asset) throw new HttpProblem('not_found', `No resource at ${ctx.method} ${ctx.path}.`);
+    if (!asset) throw new ToolError('not_found', `No resource at ${ctx.method} ${ctx.path}.`);
     ctx.set(COMMON_HEADERS);
     // A page of an older deploy still gets working files, just not cached under its version.
     ctx.set('Cache-Control', ctx.params.version === page.version ? `public, max-age=${ONE_YEAR_S}, immutable` : 'no-cache');

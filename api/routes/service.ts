@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
 import type { Metrics } from '../../lib/metrics.js';
-import { HttpProblem } from '../problem.js';
+import { ToolError } from '../../lib/errors.js';
 
 export function serviceRoutes(deps: { db: Db; client: Client; metrics: Metrics; openapi: () => unknown }): Router {
   const router = new Router();
@@ -19,7 +19,7 @@ export function serviceRoutes(deps: { db: Db; client: Client; metrics: Metrics; 
     ]);
     const [db, temporal] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : 'unreachable'));
     if (db !== 'ok' || temporal !== 'ok') {
-      throw new HttpProblem('unavailable', 'A dependency is unreachable.', { checks: { database: db, temporal } }, { 'Retry-After': '5' });
+      throw new ToolError('unavailable', 'A dependency is unreachable.', { checks: { database: db, temporal } }, { headers: { 'Retry-After': '5' } });
     }
     ctx.body = { status: 'ready', checks: { database: db, temporal } };
   });

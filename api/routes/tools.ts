@@ -1,14 +1,14 @@
 //! `POST /api/v1/tools/<tool>` and the catalogue `GET /api/v1/tools`.
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { CATALOGUE, GROUPS, findTool, type ToolSpec } from '../../lib/catalogue.js';
-import { isErrorCode } from '../../lib/errors.js';
+import { CATALOGUE, PRECHECKS, findTool } from '../../domain/catalogue.js';
+import { GROUPS, type ToolDefinition } from '../../domain/tool-definition.js';
 import type { Metrics } from '../../lib/metrics.js';
-import type { ToolSchemas } from '../../lib/tool-schemas.js';
+import type { ToolSchemas } from '../../domain/tool-schemas.js';
 import type { Authenticator } from '../auth.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
-import { PRECHECKS } from '../prechecks/index.js';
-import { HttpProblem, sendProblem } from '../problem.js';
+import { ToolError } from '../../lib/errors.js';
+import { sendProblem } from '../problem.js';
 import { parseIdempotencyKey, type ToolCalls } from '../tool-calls.js';
 import type { Validators } from '../validation.js';
 
@@ -22,9 +22,9 @@ export interface ToolRoutesDeps {
   metrics: Metrics;
 }
 
-function knownTool(name: string): ToolSpec {
+function knownTool(name: string): ToolDefinition {
   const tool = findTool(name);
-  if (!tool) throw new HttpProblem('unknown_tool', `There is no tool named "${name}". GET /api/v1/tools lists them.`);
+  if (!tool) throw new ToolError('unknown_tool', `There is no tool named "${name}". GET /api/v1/tools lists them.`);
   return tool;
 }
 
@@ -55,7 +55,7 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
     deps.auth.require('api_key'),
     deps.rateLimit,
     async (ctx) => {
-      const tool: ToolSpec = ctx.state.tool;
+      const tool: ToolDefinition = ctx.state.tool;
       const idempotencyKey = parseIdempotencyKey(ctx.headers['idempotency-key'] as string | undefined);
       const body = await readJsonObject(ctx, tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT);
       const input = deps.validators.validate(tool.name, body);
@@ -73,9 +73,9 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
         ctx.body = result.output;
         return;
       }
-      const code = isErrorCode(result.error.code) ? result.error.code : 'internal_error';
+      const { code, message, extras } = result.error;
       deps.metrics.toolCalls.inc({ tool: tool.name, outcome: code });
-      sendProblem(ctx, deps.baseUrl, code, result.error.message, result.error.extras);
+      sendProblem(ctx, deps.baseUrl, code, message, extras);
     },
   );
 
@@ -83,7 +83,7 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
   router.all('/api/v1/tools/:tool', (ctx) => {
     knownTool(ctx.params.tool!);
     ctx.set('Allow', 'POST');
-    throw new HttpProblem('method_not_allowed', `Tools are called with POST, not ${ctx.method}.`);
+    throw new ToolError('method_not_allowed', `Tools are called with POST, not ${ctx.method}.`);
   });
 
   return router;

@@ -15,7 +15,6 @@ import { isLocalhostUrl } from '../../lib/webhook-transport.js';
 import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
-import { HttpProblem } from '../problem.js';
 import { compileBodySchema } from '../validation.js';
 import { parseLimit } from './account.js';
 
@@ -76,14 +75,12 @@ export async function checkEndpointUrl(raw: string, deps: { guard: TargetGuard; 
 /** Guard refusals that are about how the URL is written, not where it points. */
 const URL_INPUT_REASONS: ReadonlySet<string> = new Set(['invalid_url', 'scheme', 'credentials', 'empty_host', 'invalid_host', 'invalid_port'] satisfies InputReason[]);
 
-function badUrl(detail: string, message: string): HttpProblem {
-  return new HttpProblem('validation_failed', detail, { errors: [{ field: '/url', message }] });
+function badUrl(detail: string, message: string): ToolError {
+  return new ToolError('validation_failed', detail, { errors: [{ field: '/url', message }] });
 }
 
-function unavailable(cause: unknown): HttpProblem {
-  const err = new HttpProblem('unavailable', 'Webhook delivery cannot be reached right now; retry shortly.', {}, { 'Retry-After': '5' });
-  (err as Error).cause = cause;
-  return err;
+function unavailable(cause: unknown): ToolError {
+  return new ToolError('unavailable', 'Webhook delivery cannot be reached right now; retry shortly.', {}, { cause, headers: { 'Retry-After': '5' } });
 }
 
 export function webhookRoutes(deps: WebhookRouteDeps): Router {
@@ -95,7 +92,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
 
   async function owned(accountId: string, id: string) {
     const doc = await store.get(accountId, id);
-    if (!doc) throw new HttpProblem('not_found', `There is no webhook endpoint ${id} on this account.`);
+    if (!doc) throw new ToolError('not_found', `There is no webhook endpoint ${id} on this account.`);
     return doc;
   }
 
@@ -124,7 +121,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
     const body = createBody(await readJsonObject(ctx)) as { url: string };
     const url = await checkEndpointUrl(body.url, deps);
     if ((await store.count(accountId)) >= MAX_ENDPOINTS_PER_ACCOUNT) {
-      throw new HttpProblem('validation_failed', `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`, {
+      throw new ToolError('validation_failed', `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`, {
         errors: [{ field: '/url', message: `at most ${MAX_ENDPOINTS_PER_ACCOUNT} endpoints per account` }],
       });
     }
@@ -136,7 +133,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
   router.delete('/:id', async (ctx) => {
     const accountId = ctx.state.principal.accountId as string;
     const id = ctx.params.id!;
-    if (!(await store.remove(accountId, id))) throw new HttpProblem('not_found', `There is no webhook endpoint ${id} on this account.`);
+    if (!(await store.remove(accountId, id))) throw new ToolError('not_found', `There is no webhook endpoint ${id} on this account.`);
     // Deleted first, so the fan-out stops at once; the workflow also ends by itself at its next
     // attempt (the endpoint is gone), so a failed signal here loses nothing.
     try {
@@ -164,7 +161,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
     // answer (and the fan-out) see the new status at once.
     await tell(ctx.params.id!, WEBHOOK_SIGNALS.enable);
     const doc = await store.enable(accountId, ctx.params.id!);
-    if (!doc) throw new HttpProblem('not_found', `There is no webhook endpoint ${ctx.params.id} on this account.`);
+    if (!doc) throw new ToolError('not_found', `There is no webhook endpoint ${ctx.params.id} on this account.`);
     ctx.body = publicEndpoint(doc);
   });
 

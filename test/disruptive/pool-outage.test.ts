@@ -4,7 +4,7 @@
 import test from 'ava';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
-import { findTool } from '../../lib/catalogue.js';
+import { findTool } from '../../domain/catalogue.js';
 import { OUTAGE_MS } from '../../scripts/stack/test-stack.js';
 import { stackControl } from './support/stack-control.js';
 

@@ -1,9 +1,10 @@
 //! Helpers for unit tests that call tool handlers directly: the tool's schemas compiled as the
-//! API compiles them, and an assertion on the ToolError a call fails with.
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+//! API compiles them (the same Ajv set-up), and an assertion on the ToolError a call fails with.
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { ExecutionContext } from 'ava';
 import { ToolError, type ErrorCode } from '../../lib/errors.js';
-import { loadToolSchemas } from '../../lib/tool-schemas.js';
+import { createAjv } from '../../lib/json-schema.js';
+import { loadToolSchemas } from '../../domain/tool-schemas.js';
 
 export interface CompiledToolSchemas {
   /** Validates in place, filling in defaults, like the API before it starts a workflow. */
@@ -12,7 +13,7 @@ export interface CompiledToolSchemas {
 }
 
 export function compileToolSchemas(tool: string): CompiledToolSchemas {
-  const ajv = new Ajv2020({ strict: true, useDefaults: true, allErrors: true });
+  const ajv = createAjv();
   const { input, output } = loadToolSchemas(tool);
   return { input: ajv.compile(input), output: ajv.compile(output) };
 }

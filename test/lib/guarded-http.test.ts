@@ -1,6 +1,7 @@
-//! The guarded client reaches only guard-checked addresses: it connects to the address the guard
-//! resolved (never resolving again), keeps the name for Host, SNI and certificates, re-checks
-//! every redirect hop, caps bodies (also decompressed ones) and maps failures to upstream_error.
+//! The guarded clients reach only guard-checked addresses: they connect to the address the guard
+//! resolved (never resolving again), keep the name for Host, SNI and certificates, re-check
+//! every redirect hop, cap bodies (also decompressed ones) and map failures to upstream_error.
+//! HTTP (lib/guarded-http.ts) and raw TCP/TLS (lib/guarded-sockets.ts) share these fixtures.
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,9 +14,11 @@ import tls from 'node:tls';
 import zlib from 'node:zlib';
 import { once } from 'node:events';
 import { ToolError } from '../../lib/errors.js';
-import { createGuardedHttp, decodersFor, nextHop, upstreamError, type GuardedHttp } from '../../lib/guarded-http.js';
+import { createGuardedHttp, decodersFor, nextHop, type GuardedHttp } from '../../lib/guarded-http.js';
+import { createGuardedSockets, type GuardedSockets } from '../../lib/guarded-sockets.js';
 import { createResolver } from '../../lib/resolver.js';
 import { createTargetGuard, type TargetGuard } from '../../lib/target-guard.js';
+import { upstreamError } from '../../lib/upstream.js';
 import { FIXTURE_NAMES as N, startDnsServer, type DnsServer } from '../fixtures/dns-server.js';
 
 interface Certs {
@@ -64,6 +67,8 @@ let dns: DnsServer;
 let guard: TargetGuard;
 let client: GuardedHttp;
 let trusting: GuardedHttp;
+let sockets: GuardedSockets;
+let trustingSockets: GuardedSockets;
 const ports = { plain: 0, other: 0, secure: 0, selfSigned: 0, closed: 0, startTls: 0, v6: 0 };
 let otherHits = 0;
 const servers: net.Server[] = [];
@@ -193,6 +198,8 @@ test.before(async () => {
   guard = createTargetGuard({ allowlist, resolver: createResolver({ servers: [dns.address], timeoutMs: 5000 }) });
   client = createGuardedHttp({ guard });
   trusting = createGuardedHttp({ guard, ca: certs.ca });
+  sockets = createGuardedSockets({ guard });
+  trustingSockets = createGuardedSockets({ guard, ca: certs.ca });
 });
 
 test.after.always(async () => {
@@ -280,10 +287,10 @@ test('DNS rebinding: the connection goes to the address the guard checked, with 
 
 test('a resolved target stays pinned after its name changes', async (t) => {
   dns.setRecords('pinned.test', [{ type: 'A', data: '127.0.0.2', ttl: 0 }]);
-  const target = await guard.resolveHost('pinned.test', ports.plain);
+  const target = await guard.resolveTarget('pinned.test', ports.plain);
   dns.setRecords('pinned.test', [{ type: 'A', data: '10.0.0.1', ttl: 0 }]);
   const queries = dns.queryCount('pinned.test');
-  const conn = await client.connect({ target, timeoutMs: 2000 });
+  const conn = await sockets.connect({ target, timeoutMs: 2000 });
   t.is(conn.socket.remoteAddress, '127.0.0.2');
   t.is(conn.socket.remotePort, ports.plain);
   t.is(dns.queryCount('pinned.test'), queries);
@@ -526,10 +533,10 @@ test('a certificate for another name is refused: the name, not the pinned IP, is
 });
 
 // ---------------------------------------------------------------------------------------------
-// Raw connections
+// Raw connections (lib/guarded-sockets.ts)
 
 test('connect opens TCP to a checked address', async (t) => {
-  const conn = await client.connect({ host: N.fixture, port: ports.plain, timeoutMs: 2000 });
+  const conn = await sockets.connect({ host: N.fixture, port: ports.plain, timeoutMs: 2000 });
   t.is(conn.socket.remoteAddress, '127.0.0.2');
   t.is(conn.target.hostname, 'fixture.test');
   t.true(conn.connectMs >= 0);
@@ -537,36 +544,36 @@ test('connect opens TCP to a checked address', async (t) => {
 });
 
 test('connect refuses private targets and forged targets', async (t) => {
-  const err = await failure(() => client.connect({ host: N.private10, port: 25, timeoutMs: 2000 }));
+  const err = await failure(() => sockets.connect({ host: N.private10, port: 25, timeoutMs: 2000 }));
   t.is(err.extras.reason, 'private');
   const forged = { hostname: 'x.test', port: 25, address: '10.0.0.1', family: 4 as const, addresses: ['10.0.0.1'], via: 'public' as const };
-  await t.throwsAsync(client.connect({ target: forged, timeoutMs: 2000 }), { instanceOf: TypeError });
+  await t.throwsAsync(sockets.connect({ target: forged, timeoutMs: 2000 }), { instanceOf: TypeError });
 });
 
 test('connect to a closed port is an upstream error', async (t) => {
-  const err = await failure(() => client.connect({ host: '127.0.0.2', port: ports.closed, timeoutMs: 2000 }));
+  const err = await failure(() => sockets.connect({ host: '127.0.0.2', port: ports.closed, timeoutMs: 2000 }));
   t.is(err.extras.reason, 'connection_refused');
 });
 
 test('implicit TLS reports a valid chain, or an invalid one when asked not to reject it', async (t) => {
-  const good = await trusting.connect({ host: N.fixture, port: ports.secure, tls: true, timeoutMs: 2000 });
+  const good = await trustingSockets.connect({ host: N.fixture, port: ports.secure, tls: true, timeoutMs: 2000 });
   t.true(good.authorized);
   t.is(good.socket.servername, 'fixture.test');
   good.socket.destroy();
-  const bad = await client.connect({ host: N.fixture, port: ports.selfSigned, tls: true, rejectUnauthorized: false, timeoutMs: 2000 });
+  const bad = await sockets.connect({ host: N.fixture, port: ports.selfSigned, tls: true, rejectUnauthorized: false, timeoutMs: 2000 });
   t.false(bad.authorized);
   t.is(bad.authorizationError, 'DEPTH_ZERO_SELF_SIGNED_CERT');
   t.truthy(bad.socket.getPeerCertificate().subject);
   bad.socket.destroy();
-  const refused = await failure(() => client.connect({ host: N.fixture, port: ports.selfSigned, tls: true, timeoutMs: 2000 }));
+  const refused = await failure(() => sockets.connect({ host: N.fixture, port: ports.selfSigned, tls: true, timeoutMs: 2000 }));
   t.is(refused.extras.reason, 'tls');
 });
 
 test('startTls upgrades a plain connection (STARTTLS)', async (t) => {
-  const conn = await trusting.connect({ host: N.fixture, port: ports.startTls, timeoutMs: 2000 });
+  const conn = await trustingSockets.connect({ host: N.fixture, port: ports.startTls, timeoutMs: 2000 });
   conn.socket.write('STARTTLS\r\n');
   await once(conn.socket, 'data');
-  const upgraded = await trusting.startTls(conn.socket, { hostname: conn.target.hostname, timeoutMs: 2000 });
+  const upgraded = await trustingSockets.startTls(conn.socket, { hostname: conn.target.hostname, timeoutMs: 2000 });
   t.true(upgraded.authorized);
   upgraded.socket.write('ping');
   const [reply] = await once(upgraded.socket, 'data');

@@ -244,8 +244,8 @@ test('a caller may widen the schemes it accepts', (t) => {
 
 const LOOPBACK_HOSTS = ['2130706433', '0x7f.1', '0177.0.0.1', '127.1', '[::1]', '::1', '::ffff:127.0.0.1', 'LOCALHOST', 'localhost.', 'api.localhost'];
 for (const host of LOOPBACK_HOSTS) {
-  test(`resolveHost refuses bare host ${host} as loopback`, async (t) => {
-    const err = await refusal(() => guard.resolveHost(host, 25));
+  test(`resolveTarget refuses bare host ${host} as loopback`, async (t) => {
+    const err = await refusal(() => guard.resolveTarget(host, 25));
     t.is(err.extras.reason, 'loopback');
   });
 }
@@ -261,8 +261,8 @@ const INVALID_HOSTS: Array<[string, string]> = [
   ['   ', 'empty_host'],
 ];
 for (const [host, reason] of INVALID_HOSTS) {
-  test(`resolveHost refuses ${JSON.stringify(host)} (${reason})`, async (t) => {
-    const err = await refusal(() => guard.resolveHost(host, 443));
+  test(`resolveTarget refuses ${JSON.stringify(host)} (${reason})`, async (t) => {
+    const err = await refusal(() => guard.resolveTarget(host, 443));
     t.is(err.extras.reason, reason);
   });
 }
@@ -273,9 +273,9 @@ test('normaliseHost lowercases, drops the trailing dot and converts IDN to punyc
   t.deepEqual(normaliseHost('[2606:4700:4700:0:0:0:0:1111]'), { hostname: '2606:4700:4700::1111', ip: '2606:4700:4700::1111', family: 6 });
 });
 
-test('resolveHost refuses ports outside 1-65535', async (t) => {
-  t.is((await refusal(() => guard.resolveHost('public.test', 0))).extras.reason, 'invalid_port');
-  t.is((await refusal(() => guard.resolveHost('public.test', 65536))).extras.reason, 'invalid_port');
+test('resolveTarget refuses ports outside 1-65535', async (t) => {
+  t.is((await refusal(() => guard.resolveTarget('public.test', 0))).extras.reason, 'invalid_port');
+  t.is((await refusal(() => guard.resolveTarget('public.test', 65536))).extras.reason, 'invalid_port');
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -350,7 +350,7 @@ test('a CNAME to a public name is allowed', async (t) => {
 
 test('a public IP literal is returned without asking DNS', async (t) => {
   const before = dns.queries.length;
-  t.like(await guard.resolveHost('0x08080808', 53), { hostname: '8.8.8.8', address: '8.8.8.8' });
+  t.like(await guard.resolveTarget('0x08080808', 53), { hostname: '8.8.8.8', address: '8.8.8.8' });
   t.is(dns.queries.length, before);
 });
 
@@ -429,9 +429,9 @@ test('a name whose answer alternates is allowed only while it points at the allo
 
 test('localhost names resolve to loopback without DNS and pass only when allowlisted', async (t) => {
   const before = dns.queries.length;
-  t.is((await refusal(() => guard.resolveHost('localhost', FIXTURE_PORT))).extras.reason, 'loopback', '::1 is not allowlisted');
+  t.is((await refusal(() => guard.resolveTarget('localhost', FIXTURE_PORT))).extras.reason, 'loopback', '::1 is not allowlisted');
   const local = createTargetGuard({ allowlist: ['127.0.0.1/32:8443', '[::1]/128:8443'], resolver: { lookup: () => Promise.reject(new Error('no DNS')) } });
-  t.like(await local.resolveHost('localhost', 8443), { address: '127.0.0.1', addresses: ['127.0.0.1', '::1'] });
+  t.like(await local.resolveTarget('localhost', 8443), { address: '127.0.0.1', addresses: ['127.0.0.1', '::1'] });
   t.is(dns.queries.length, before);
 });
 

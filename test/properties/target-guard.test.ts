@@ -122,7 +122,7 @@ test('a name is refused when any one of its addresses is refused, whatever the o
         resolver: { lookup: async () => ({ found: true, addresses: addresses.map((a) => ({ address: a, family: a.includes(':') ? 6 : 4, ttl: 60 })) as never }) },
       });
       try {
-        await guard.resolveHost('mixed.example', 443);
+        await guard.resolveTarget('mixed.example', 443);
         return false;
       } catch (err) {
         return err instanceof ToolError && err.code === 'target_not_allowed';

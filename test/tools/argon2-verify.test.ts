@@ -4,8 +4,8 @@ import test from 'ava';
 import argon2 from 'argon2';
 import { createArgon2Verify } from '../../activities/cpu/argon2-verify.js';
 import { createHashingPool } from '../../activities/cpu/hashing-pool.js';
-import { ARGON2_LIMITS, parseArgon2Hash } from '../../api/prechecks/argon2-verify.js';
-import { PRECHECKS } from '../../api/prechecks/index.js';
+import { ARGON2_LIMITS, parseArgon2Hash } from '../../domain/tools/argon2-verify.js';
+import { PRECHECKS } from '../../domain/catalogue.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 

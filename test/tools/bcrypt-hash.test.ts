@@ -4,7 +4,7 @@ import test from 'ava';
 import bcryptjs from 'bcryptjs';
 import { createBcryptHash } from '../../activities/cpu/bcrypt-hash.js';
 import { createHashingPool } from '../../activities/cpu/hashing-pool.js';
-import type { BcryptHashInput } from '../../api/prechecks/bcrypt-hash.js';
+import type { BcryptHashInput } from '../../domain/tools/bcrypt-hash.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 

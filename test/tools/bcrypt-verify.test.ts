@@ -4,7 +4,7 @@ import test from 'ava';
 import bcryptjs from 'bcryptjs';
 import { createBcryptVerify } from '../../activities/cpu/bcrypt-verify.js';
 import { createHashingPool } from '../../activities/cpu/hashing-pool.js';
-import { PRECHECKS } from '../../api/prechecks/index.js';
+import { PRECHECKS } from '../../domain/catalogue.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 

@@ -3,9 +3,9 @@
 //! targets included, without failing the call), maxLinks, and the same through the running stack.
 import test from 'ava';
 import type http from 'node:http';
-import { createBrokenLinks, mapWithConcurrency, type BrokenLinksOutput } from '../../activities/network/broken-links.js';
+import { createBrokenLinks, mapWithConcurrency } from '../../activities/network/broken-links.js';
 import { readInline } from '../../activities/network/readings.js';
-import type { BrokenLinksInput } from '../../api/prechecks/broken-links.js';
+import type { BrokenLinksInput, BrokenLinksOutput } from '../../domain/tools/broken-links.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { startTestNetwork, type TestNetwork } from '../helpers/network-access.js';

@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import test from 'ava';
 import { createHashingPool } from '../../activities/cpu/hashing-pool.js';
 import { createHashText } from '../../activities/cpu/hash-text.js';
-import { HASH_ALGORITHMS, MAX_TEXT_BYTES, type HashTextInput } from '../../api/prechecks/hash-text.js';
-import { PRECHECKS } from '../../api/prechecks/index.js';
+import { HASH_ALGORITHMS, MAX_TEXT_BYTES, type HashTextInput } from '../../domain/tools/hash-text.js';
+import { PRECHECKS } from '../../domain/catalogue.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 
@@ -62,6 +62,12 @@ test('text over 1 MiB of UTF-8 is 400 on /text, also when its character count is
 test('an unknown algorithm is refused by the schema and, should one get past it, by the handler', async (t) => {
   t.false(schemas.input({ text: 'x', algorithm: 'sha3-256' }));
   await rejectsWith(t, hashText({ text: 'x', algorithm: 'sha3-256' as never }, ctx), 'validation_failed', '/algorithm');
+});
+
+test("the schema's algorithms, in and out, are the definition's list", (t) => {
+  type WithAlgorithm = { properties: { algorithm: { enum: string[] } } };
+  t.deepEqual((schemas.input.schema as WithAlgorithm).properties.algorithm.enum, [...HASH_ALGORITHMS]);
+  t.deepEqual((schemas.output.schema as WithAlgorithm).properties.algorithm.enum, [...HASH_ALGORITHMS]);
 });
 
 test('input schema: text required, no unknown fields, example valid', (t) => {

@@ -6,7 +6,8 @@
 import test from 'ava';
 import type { Page } from 'puppeteer-core';
 import type { BrowserPool } from '../../activities/browser/browser-pool.js';
-import { asDocument, createHtmlToImage, type HtmlToImageInput, type HtmlToImageOutput } from '../../activities/browser/html-to-image.js';
+import { asDocument, createHtmlToImage } from '../../activities/browser/html-to-image.js';
+import type { HtmlToImageInput, HtmlToImageOutput } from '../../domain/tools/html-to-image.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { startTestBrowser, type TestBrowser } from '../helpers/browser.js';

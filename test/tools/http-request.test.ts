@@ -4,8 +4,8 @@
 //! through HTTP against the running stack (charged only for answers).
 import test from 'ava';
 import { createHttpRequest } from '../../activities/network/http-request.js';
-import { FORBIDDEN_HEADERS, type HttpRequestInput } from '../../api/prechecks/http-request.js';
-import { PRECHECKS } from '../../api/prechecks/index.js';
+import { FORBIDDEN_HEADERS, type HttpRequestInput } from '../../domain/tools/http-request.js';
+import { PRECHECKS } from '../../domain/catalogue.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { startPageFixtures, type PageFixtures, type TestNetwork } from '../helpers/network-access.js';

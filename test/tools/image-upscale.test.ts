@@ -5,7 +5,7 @@ import test from 'ava';
 import { createImagePool, type ImagePool } from '../../activities/cpu/image-pool.js';
 import { createImageUpscale } from '../../activities/cpu/image-upscale.js';
 import { createSourceDownloader } from '../../activities/cpu/source-download.js';
-import type { ImageUpscaleInput } from '../../api/prechecks/image-upscale.js';
+import type { ImageUpscaleInput } from '../../domain/tools/image-upscale.js';
 import { createNetworkAccess } from '../../lib/network-access.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';

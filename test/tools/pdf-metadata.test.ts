@@ -7,7 +7,7 @@ import zlib from 'node:zlib';
 import { createPdfMetadata } from '../../activities/network/pdf-metadata.js';
 import { pdfHeaderOffset } from '../../activities/network/pdf-info.js';
 import { readInline } from '../../activities/network/readings.js';
-import type { PdfMetadataInput } from '../../api/prechecks/pdf-metadata.js';
+import type { PdfMetadataInput } from '../../domain/tools/pdf-metadata.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { startTestNetwork, type TestNetwork } from '../helpers/network-access.js';

@@ -5,10 +5,10 @@ import net from 'node:net';
 import { once } from 'node:events';
 import test from 'ava';
 import { createIcmpPinger, IcmpUnavailableError, parsePingOutput, pingArgs } from '../../activities/network/icmp-ping.js';
-import { summarise, type PingAttempt } from '../../activities/network/ping-stats.js';
+import { summarise } from '../../activities/network/ping-stats.js';
 import { createPing } from '../../activities/network/ping.js';
-import type { PingInput } from '../../api/prechecks/ping.js';
-import { createGuardedHttp } from '../../lib/guarded-http.js';
+import type { PingAttempt, PingInput } from '../../domain/tools/ping.js';
+import { createGuardedSockets } from '../../lib/guarded-sockets.js';
 import { createResolver } from '../../lib/resolver.js';
 import { createTargetGuard } from '../../lib/target-guard.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
@@ -24,7 +24,7 @@ let dns: DnsServer;
 let listener: net.Server;
 let openPort: number;
 let closedPort: number;
-let netAccess: { guard: ReturnType<typeof createTargetGuard>; http: ReturnType<typeof createGuardedHttp> };
+let netAccess: { guard: ReturnType<typeof createTargetGuard>; sockets: ReturnType<typeof createGuardedSockets> };
 
 async function listen(server: net.Server): Promise<number> {
   server.listen(0, '127.0.0.2');
@@ -35,7 +35,7 @@ async function listen(server: net.Server): Promise<number> {
 test.before(async () => {
   dns = await startDnsServer();
   const guard = createTargetGuard({ allowlist: ['127.0.0.2/32'], resolver: createResolver({ servers: [dns.address], timeoutMs: 1_000 }) });
-  netAccess = { guard, http: createGuardedHttp({ guard }) };
+  netAccess = { guard, sockets: createGuardedSockets({ guard }) };
   listener = net.createServer((socket) => socket.destroy());
   openPort = await listen(listener);
   const closed = net.createServer();

@@ -4,8 +4,8 @@ import test from 'ava';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { createQrGenerate } from '../../activities/cpu/qr-generate.js';
-import { ERROR_CORRECTION_LEVELS, type QrGenerateInput } from '../../api/prechecks/qr-generate.js';
-import { PRECHECKS } from '../../api/prechecks/index.js';
+import { ERROR_CORRECTION_LEVELS, type QrGenerateInput } from '../../domain/tools/qr-generate.js';
+import { PRECHECKS } from '../../domain/catalogue.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 

@@ -4,7 +4,7 @@
 import test from 'ava';
 import { createSeoMeta } from '../../activities/network/seo-meta.js';
 import { readInline } from '../../activities/network/readings.js';
-import type { SeoMetaInput } from '../../api/prechecks/seo-meta.js';
+import type { SeoMetaInput } from '../../domain/tools/seo-meta.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { startTestNetwork, type TestNetwork } from '../helpers/network-access.js';

@@ -11,8 +11,8 @@ import tls from 'node:tls';
 import test from 'ava';
 import { daysUntil, parseSubjectAltNames } from '../../activities/network/certificate-summary.js';
 import { createSslCheck } from '../../activities/network/ssl-check.js';
-import type { SslCheckInput } from '../../api/prechecks/ssl-check.js';
-import { createGuardedHttp } from '../../lib/guarded-http.js';
+import type { SslCheckInput } from '../../domain/tools/ssl-check.js';
+import { createGuardedSockets } from '../../lib/guarded-sockets.js';
 import { createResolver } from '../../lib/resolver.js';
 import { createTargetGuard } from '../../lib/target-guard.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
@@ -62,7 +62,7 @@ test.before(async () => {
 
   dns = await startDnsServer();
   const guard = createTargetGuard({ allowlist: ['127.0.0.2/32'], resolver: createResolver({ servers: [dns.address], timeoutMs: 1_000 }) });
-  check = createSslCheck({ net: { http: createGuardedHttp({ guard, ca: ca.cert }) }, timeoutMs: 3_000 });
+  check = createSslCheck({ net: { sockets: createGuardedSockets({ guard, ca: ca.cert }) }, timeoutMs: 3_000 });
 });
 test.after.always(async () => {
   for (const s of servers) s.close();

@@ -8,7 +8,7 @@ import { createImagePool, type ImagePool } from '../../activities/cpu/image-pool
 import { createSourceDownloader } from '../../activities/cpu/source-download.js';
 import { createWatermarkImage } from '../../activities/cpu/watermark-image.js';
 import { FONT_SIZES } from '../../activities/cpu/watermark-layout.js';
-import { isDrawable, type WatermarkImageInput } from '../../api/prechecks/watermark-image.js';
+import { isDrawable, type WatermarkImageInput } from '../../domain/tools/watermark-image.js';
 import { createNetworkAccess } from '../../lib/network-access.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';

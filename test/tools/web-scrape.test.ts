@@ -2,10 +2,11 @@
 //! legacy charsets), simple selectors only, text truncation, size and type limits, refused
 //! targets including a redirect to a private address, and the same through the running stack.
 import test from 'ava';
-import { MAX_TEXT_CHARS, createWebScrape } from '../../activities/network/web-scrape.js';
+import { createWebScrape } from '../../activities/network/web-scrape.js';
+import { MAX_TEXT_CHARS } from '../../activities/network/web-scrape-reading.js';
 import { readInline } from '../../activities/network/readings.js';
-import { parseSimpleSelector, type WebScrapeInput } from '../../api/prechecks/web-scrape.js';
-import { PRECHECKS } from '../../api/prechecks/index.js';
+import { parseSimpleSelector, type WebScrapeInput } from '../../domain/tools/web-scrape.js';
+import { PRECHECKS } from '../../domain/catalogue.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { startPageFixtures, type PageFixtures, type TestNetwork } from '../helpers/network-access.js';

@@ -5,7 +5,7 @@ import test from 'ava';
 import { createOfficeConverter } from '../../activities/cpu/office-converter.js';
 import { createSourceDownloader } from '../../activities/cpu/source-download.js';
 import { createWordToPdf } from '../../activities/cpu/word-to-pdf.js';
-import type { WordToPdfInput } from '../../api/prechecks/word-to-pdf.js';
+import type { WordToPdfInput } from '../../domain/tools/word-to-pdf.js';
 import { createNetworkAccess } from '../../lib/network-access.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';

@@ -9,8 +9,8 @@ import { Context } from '@temporalio/activity';
 import type { Mongo } from '../../lib/mongo.js';
 import { startWorkflowTestBed, WORKFLOWS_PATH, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { createCoreActivities } from '../../activities/core/index.js';
-import { createLedger } from '../../activities/core/ledger.js';
-import { createAccounts } from '../../lib/accounts.js';
+import { createLedger } from '../../domain/ledger.js';
+import { createAccounts } from '../../domain/accounts.js';
 import { TASK_QUEUES, type ToolCallInput, type ToolCallResult } from '../../lib/temporal-shared.js';
 
 let env: TestWorkflowEnvironment;

@@ -22,7 +22,7 @@ import {
   type WebhookEnvelope,
 } from '../../lib/webhook-messages.js';
 import { createWebhookActivities, type DeliverRequest, type DeliverResult } from '../../activities/core/webhooks.js';
-import { attemptOffsets, DISABLE_AFTER_FAILURES } from '../../workflows/webhook-policy.js';
+import { attemptOffsets, DISABLE_AFTER_FAILURES } from '../../lib/webhook-policy.js';
 
 let env: TestWorkflowEnvironment;
 let mongo: Mongo;

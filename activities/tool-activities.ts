@@ -1,0 +1,53 @@
+//! Turns tool handlers into Temporal activities: opens sealed secrets, keeps the activity
+//! heartbeating while the handler works, and converts a ToolError into a non-retryable
+//! ApplicationFailure whose type is the contract's error code.
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { ToolError } from '../lib/errors.js';
+import { open } from '../lib/sealed.js';
+import type { ToolActivityInput } from '../lib/temporal-shared.js';
+import type { ToolHandler } from '../lib/tool-handler.js';
+import type { CallKeys } from '../domain/call-keys.js';
+
+/** How often the wrapper heartbeats; the workflow's heartbeat timeout is a few times this. */
+export const HEARTBEAT_INTERVAL_MS = 1_000;
+
+export function toApplicationFailure(err: ToolError): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: err.code,
+    message: err.message,
+    nonRetryable: true,
+    details: [err.extras],
+  });
+}
+
+export function toolActivities(handlers: Record<string, ToolHandler>, deps: { callKeys: CallKeys }) {
+  const activities: Record<string, (req: ToolActivityInput) => Promise<unknown>> = {};
+  for (const [name, handler] of Object.entries(handlers)) {
+    activities[name] = async (req: ToolActivityInput) => {
+      const ctx = Context.current();
+      const timer = setInterval(() => ctx.heartbeat(), HEARTBEAT_INTERVAL_MS);
+      try {
+        const input = req.sealed ? { ...req.input, ...(await openSecrets(deps.callKeys, req)) } : req.input;
+        return await handler(input, {
+          requestId: req.requestId,
+          signal: ctx.cancellationSignal,
+          heartbeat: (details) => ctx.heartbeat(details),
+        });
+      } catch (err) {
+        if (err instanceof ToolError) throw toApplicationFailure(err);
+        throw err;
+      } finally {
+        clearInterval(timer);
+      }
+    };
+  }
+  return activities;
+}
+
+async function openSecrets(callKeys: CallKeys, req: ToolActivityInput): Promise<Record<string, unknown>> {
+  const key = await callKeys.fetch(req.requestId);
+  // The key is gone only when the call already ended: nothing sensible is left to do.
+  if (!key) throw ApplicationFailure.create({ type: 'internal_error', message: 'call key expired', nonRetryable: true });
+  return open<Record<string, unknown>>(key, req.sealed!, req.requestId);
+}

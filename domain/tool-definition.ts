@@ -1,0 +1,65 @@
+//! What defines a tool: its name, group, price, pool, deadline, secret fields, the failures it
+//! documents, its input and output types and its I/O-free precheck. One light module per tool
+//! (`domain/tools/<tool>.ts`) declares it; the API and the workers both read it from there.
+import type { ErrorCode } from '../lib/errors.js';
+import type { ToolPool } from '../lib/temporal-shared.js';
+
+export const GROUPS = {
+  network: 'Network probes',
+  web: 'Web pages',
+  files: 'Files and images',
+  hashing: 'Hashing and passwords',
+  market: 'Market data',
+} as const;
+export type Group = keyof typeof GROUPS;
+
+/** Throws a ToolError when the input cannot be served; returns nothing otherwise. */
+export type Precheck<I = Record<string, unknown>> = (input: I) => void;
+
+export interface ToolDefinition<Name extends string = string, P extends ToolPool = ToolPool, I = any, O = any> {
+  readonly name: Name;
+  readonly group: Group;
+  /** Credits charged for a call that answers 200. */
+  readonly cost: number;
+  readonly pool: P;
+  /** Deadline for the tool's work, all attempts included; past it the call answers 504. */
+  readonly timeoutMs: number;
+  /** Input fields sealed with the per-call key before the workflow starts (never in history). */
+  readonly secretFields?: readonly (keyof I & string)[];
+  /** Request body limit when it differs from the default 1 MiB. */
+  readonly maxBodyBytes?: number;
+  /**
+   * Error codes this tool can answer with beyond those every tool call shares (SPEC.md's
+   * endpoint texts, CONTRACT.md's error table), so the reference lists only what can happen.
+   */
+  readonly failures: readonly ErrorCode[];
+  /**
+   * Checks beyond JSON Schema that need no I/O. The API runs it after validation (defaults
+   * applied) and before a workflow starts; the handler runs it again.
+   */
+  readonly precheck?: Precheck<I>;
+  /** Carries the input and output types for the compiler; never set. */
+  readonly types?: { readonly input: I; readonly output: O };
+}
+
+/**
+ * A tool's definition, typed by its input and output: `defineTool<In, Out>()({ name, ... })`.
+ * (Two calls, so that the types are given and the name and pool are still read as literals.)
+ */
+export function defineTool<I extends object, O extends object>() {
+  return <const Name extends string, const P extends ToolPool>(definition: Omit<ToolDefinition<Name, P, I, O>, 'types'>): ToolDefinition<Name, P, I, O> =>
+    definition;
+}
+
+/** Failures that tools of one kind share. */
+export const FAILURES = {
+  /** Fetches a page: a refused or unreachable target, a page over the size limit. */
+  fetchesPage: ['target_not_allowed', 'source_too_large', 'upstream_error'],
+  /** Downloads a file it then reads by its bytes. */
+  fetchesFile: ['target_not_allowed', 'source_too_large', 'unsupported_source', 'upstream_error'],
+  /** Connects to a host the caller names. */
+  connects: ['target_not_allowed', 'upstream_error'],
+  /** Reads a hash whose parameters the caller chose. */
+  readsHash: ['hash_too_costly', 'invalid_hash'],
+  none: [],
+} as const satisfies Record<string, readonly ErrorCode[]>;

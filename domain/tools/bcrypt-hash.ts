@@ -1,0 +1,53 @@
+//! bcrypt-hash: a new bcrypt hash of a password. Its precheck: the password fits bcrypt's
+//! 72-byte input and the work factor stays within what the pool is sized for (CONTRACT: 4-14).
+import { defineTool } from '../tool-definition.js';
+import { invalidField, utf8Bytes } from './invalid-field.js';
+
+export interface BcryptHashInput {
+  password: string;
+  workFactor: number;
+}
+
+export interface BcryptHashOutput {
+  /** `$2a$<cost>$<salt><hash>`, 60 characters. */
+  hash: string;
+}
+
+export const MIN_WORK_FACTOR = 4;
+/** Each step doubles the time: 14 is ~1.2 s of one pool thread, 15 would be ~2.4 s. */
+export const MAX_WORK_FACTOR = 14;
+/** bcrypt reads at most 72 bytes of key; longer passwords are refused, never cut silently. */
+export const MAX_PASSWORD_BYTES = 72;
+
+/** Shared with bcrypt-verify: the same 1-72 byte rule applies to the password tested. */
+export function checkBcryptPassword(password: unknown): void {
+  if (typeof password !== 'string') throw invalidField('/password', 'must be a string');
+  const bytes = utf8Bytes(password);
+  // hash-wasm refuses an empty key (other implementations hash it as a single NUL byte).
+  if (bytes === 0) throw invalidField('/password', 'must not be empty');
+  if (bytes > MAX_PASSWORD_BYTES) {
+    throw invalidField(
+      '/password',
+      `is ${bytes} bytes in UTF-8; bcrypt uses at most ${MAX_PASSWORD_BYTES} bytes and longer passwords are refused rather than silently truncated`,
+    );
+  }
+}
+
+export function precheck(input: BcryptHashInput): void {
+  checkBcryptPassword(input.password);
+  const { workFactor } = input;
+  if (!Number.isInteger(workFactor) || workFactor < MIN_WORK_FACTOR || workFactor > MAX_WORK_FACTOR) {
+    throw invalidField('/workFactor', `must be an integer from ${MIN_WORK_FACTOR} to ${MAX_WORK_FACTOR}`);
+  }
+}
+
+export const bcryptHash = defineTool<BcryptHashInput, BcryptHashOutput>()({
+  name: 'bcrypt-hash',
+  group: 'hashing',
+  cost: 2,
+  pool: 'cpu',
+  timeoutMs: 20_000,
+  secretFields: ['password'],
+  failures: [],
+  precheck,
+});

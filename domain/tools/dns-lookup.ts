@@ -1,0 +1,102 @@
+//! dns-lookup: records of one type for a domain name. Its precheck needs no I/O: the hostname is
+//! a domain name (IDN converted to its ASCII form), not a URL or an IP address, and not a name
+//! that only means something inside a private network.
+//!
+//! Why refuse internal names: the service resolves through `DNS_SERVERS`. Where an operator points
+//! that at a resolver inside their network, single-label names (`db`, `redis`), `.internal`,
+//! `.local` and the like would answer with the layout of that network to anyone with an API key.
+//! Public names are never refused, also when they resolve to private addresses: any public
+//! resolver gives the same answer. Operators should still use a public recursive resolver, not a
+//! split-horizon one (see README).
+import { domainToASCII } from 'node:url';
+import { isIP } from 'node:net';
+import { ToolError } from '../../lib/errors.js';
+import type { RecordType } from '../../lib/resolver.js';
+import { defineTool } from '../tool-definition.js';
+import { invalidField } from './invalid-field.js';
+
+export interface DnsLookupInput {
+  hostname: string;
+  recordType: RecordType;
+}
+
+export type LookupRecord =
+  | { address: string; ttl: number }
+  | { priority: number; exchange: string }
+  | { text: string; parts: string[] }
+  | { nameserver: string }
+  | { target: string }
+  | { primaryNameserver: string; hostmaster: string; serial: number; refresh: number; retry: number; expire: number; minimumTtl: number };
+
+/** `found`, or why not: NXDOMAIN (no such name) or no data (the name has no record of this type). */
+export type LookupStatus = 'found' | 'nxdomain' | 'nodata';
+
+export interface DnsLookupOutput {
+  /** The name queried, in its ASCII form, lower case, without a trailing dot. */
+  hostname: string;
+  recordType: RecordType;
+  records: LookupRecord[];
+  found: boolean;
+  /** Additive: `found`, `nxdomain` (no such name) or `nodata` (no record of this type). */
+  status: LookupStatus;
+  /** Additive: true when the answer came from the cache. */
+  cached: boolean;
+}
+
+/**
+ * Single-label names are refused except for NS and SOA (a TLD's delegation is public).
+ *
+ * Suffixes of names that exist only inside private networks: RFC 6761/6762/8375 special-use names
+ * (`localhost`, `local`, `home.arpa`), ICANN's private-use `internal`, the never-delegated names
+ * networks use internally (`lan`, `home`, `corp`, `intranet`, `private`, `localdomain`), and all
+ * of `arpa`, whose reverse zones of private ranges map internal hosts.
+ */
+export const INTERNAL_SUFFIXES = ['localhost', 'local', 'internal', 'arpa', 'lan', 'home', 'corp', 'intranet', 'private', 'localdomain'] as const;
+
+const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
+const MAX_NAME_LENGTH = 253;
+
+function refuse(hostname: string, why: string): ToolError {
+  return new ToolError('target_not_allowed', `Target not allowed: ${hostname} ${why}.`, { reason: 'internal_name' });
+}
+
+/**
+ * The name to query: lower case, ASCII (punycode for IDN), no trailing dot. Throws 400 for what
+ * is not a domain name and 422 `target_not_allowed` (reason `internal_name`) for internal names.
+ */
+export function lookupName(hostname: string, recordType?: RecordType): string {
+  if (typeof hostname !== 'string' || hostname.trim() === '') throw invalidField('/hostname', 'must be a domain name');
+  const raw = hostname.trim();
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) || /[/?#@\s]/.test(raw)) throw invalidField('/hostname', 'must be a domain name without a scheme, path or port, e.g. example.com');
+  const bare = raw.replace(/\.$/, '');
+  if (isIP(bare) || isIP(bare.replace(/^\[|\]$/g, ''))) throw invalidField('/hostname', 'must be a domain name, not an IP address');
+  const ascii = domainToASCII(bare);
+  if (!ascii || ascii.length > MAX_NAME_LENGTH) throw invalidField('/hostname', `must be a valid domain name of at most ${MAX_NAME_LENGTH} characters`);
+  const labels = ascii.split('.');
+  if (!labels.every((l) => LABEL.test(l))) {
+    throw invalidField('/hostname', 'must be a valid domain name: labels of 1 to 63 letters, digits, hyphens or underscores, separated by dots');
+  }
+  // A top-level domain's own NS and SOA are public (`com`, `org`); any other record of a
+  // single-label name only exists on a private network.
+  if (labels.length === 1 && recordType !== 'NS' && recordType !== 'SOA') {
+    throw refuse(bare, `is a single-label name; for ${recordType ?? 'this record type'} it only resolves inside a private network`);
+  }
+  const suffix = INTERNAL_SUFFIXES.find((s) => ascii === s || ascii.endsWith(`.${s}`));
+  if (suffix) throw refuse(bare, `is under .${suffix}, a name space used only inside private networks`);
+  return ascii;
+}
+
+export function precheck(input: DnsLookupInput): void {
+  lookupName(input.hostname, input.recordType);
+}
+
+export const dnsLookup = defineTool<DnsLookupInput, DnsLookupOutput>()({
+  name: 'dns-lookup',
+  group: 'network',
+  cost: 1,
+  pool: 'network',
+  timeoutMs: 15_000,
+  // Internal names (single-label, .local, .internal ...) are refused before any query.
+  failures: ['target_not_allowed', 'upstream_error'],
+  precheck,
+});

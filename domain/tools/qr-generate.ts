@@ -1,0 +1,81 @@
+//! qr-generate: a PNG QR code of a text. Its precheck: the text fits a QR code at the chosen
+//! error correction level, and the image is large enough to draw every module at least one
+//! pixel wide.
+import QRCode from 'qrcode';
+import { defineTool } from '../tool-definition.js';
+import { invalidField } from './invalid-field.js';
+
+export const ERROR_CORRECTION_LEVELS = ['L', 'M', 'Q', 'H'] as const;
+export type ErrorCorrection = (typeof ERROR_CORRECTION_LEVELS)[number];
+
+export interface QrGenerateInput {
+  text: string;
+  size: number;
+  errorCorrection: ErrorCorrection;
+}
+
+export interface QrGenerateOutput {
+  /** PNG, base64, no data URI prefix. */
+  imageBase64: string;
+  mimeType: 'image/png';
+  size: number;
+}
+
+export const MIN_SIZE = 64;
+export const MAX_SIZE = 2048;
+/** Light border required around a QR code (ISO/IEC 18004), in modules. */
+export const QUIET_ZONE_MODULES = 4;
+
+/** Bytes of arbitrary (UTF-8) text the largest QR code, version 40, holds at each level. */
+const BYTE_CAPACITY: Record<ErrorCorrection, number> = { L: 2953, M: 2331, Q: 1663, H: 1273 };
+
+function tooLong(level: ErrorCorrection) {
+  const lower = level === 'L' ? '' : '; choose a lower level or a shorter text';
+  return invalidField(
+    '/text',
+    `is too long for a QR code at error correction level ${level}, which holds at most ${BYTE_CAPACITY[level]} bytes of UTF-8 text (more if it is only digits or upper-case letters)${lower}`,
+  );
+}
+
+/**
+ * The QR code for the input, or a 400 naming the field at fault. The worker draws the returned
+ * matrix; the API calls it only to refuse what cannot be drawn before a workflow starts.
+ */
+export function encodeQr(input: QrGenerateInput): QRCode.QRCode {
+  const { text, size, errorCorrection: level } = input;
+  if (typeof text !== 'string' || text.length === 0) throw invalidField('/text', 'must be a non-empty string');
+  if (!ERROR_CORRECTION_LEVELS.includes(level)) throw invalidField('/errorCorrection', `must be one of ${ERROR_CORRECTION_LEVELS.join(', ')}`);
+  if (!Number.isInteger(size) || size < MIN_SIZE || size > MAX_SIZE) throw invalidField('/size', `must be an integer from ${MIN_SIZE} to ${MAX_SIZE}`);
+
+  let qr: QRCode.QRCode;
+  try {
+    qr = QRCode.create(text, { errorCorrectionLevel: level });
+  } catch (err) {
+    // qrcode 1.5.4 has no error codes; this is its one message for text over capacity.
+    if (err instanceof Error && /too big to be stored/.test(err.message)) throw tooLong(level);
+    throw err;
+  }
+
+  const needed = qr.modules.size + 2 * QUIET_ZONE_MODULES;
+  if (size < needed) {
+    throw invalidField(
+      '/size',
+      `is too small for this text at level ${level}: its QR code is ${qr.modules.size} modules wide and needs at least ${needed} px (one pixel per module and a ${QUIET_ZONE_MODULES}-module quiet zone on each side)`,
+    );
+  }
+  return qr;
+}
+
+export function precheck(input: QrGenerateInput): void {
+  encodeQr(input);
+}
+
+export const qrGenerate = defineTool<QrGenerateInput, QrGenerateOutput>()({
+  name: 'qr-generate',
+  group: 'files',
+  cost: 1,
+  pool: 'cpu',
+  timeoutMs: 10_000,
+  failures: [],
+  precheck,
+});

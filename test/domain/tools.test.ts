@@ -1,0 +1,44 @@
+//! The tool registry: every tool listed in domain/tools has a handler in its pool's map and every
+//! handler a listing (the compiler checks the same from the types; this checks what runs), and a
+//! reader who knows a tool's name finds its schema, definition, handler and test by that name.
+import { existsSync, readdirSync } from 'node:fs';
+import test from 'ava';
+import { BROWSER_HANDLERS } from '../../activities/browser/index.js';
+import { CPU_HANDLERS } from '../../activities/cpu/index.js';
+import { NETWORK_HANDLERS } from '../../activities/network/index.js';
+import { CATALOGUE, PRECHECKS, toolsOfPool } from '../../domain/catalogue.js';
+import { TOOLS } from '../../domain/tools/index.js';
+import { loadToolSchemas } from '../../domain/tool-schemas.js';
+import type { ToolPool } from '../../lib/temporal-shared.js';
+
+const ROOT = new URL('../../', import.meta.url);
+const HANDLERS: Record<ToolPool, object> = { cpu: CPU_HANDLERS, network: NETWORK_HANDLERS, browser: BROWSER_HANDLERS };
+
+for (const pool of Object.keys(HANDLERS) as ToolPool[]) {
+  test(`the ${pool} pool has a handler for each of its listed tools and none for anything else`, (t) => {
+    t.deepEqual(Object.keys(HANDLERS[pool]).sort(), toolsOfPool(pool).map((tool) => tool.name).sort());
+  });
+}
+
+test('every tool is listed once, and every tool schema belongs to a listed tool', (t) => {
+  t.is(CATALOGUE.size, TOOLS.length);
+  const schemaFiles = readdirSync(new URL('schemas/tools/', ROOT)).filter((f) => f.endsWith('.json'));
+  t.deepEqual(schemaFiles.map((f) => f.replace(/\.json$/, '')).sort(), [...CATALOGUE.keys()].sort());
+});
+
+for (const tool of TOOLS) {
+  test(`${tool.name}: schema, definition, handler and test are found by its name`, async (t) => {
+    for (const file of [`schemas/tools/${tool.name}.json`, `domain/tools/${tool.name}.ts`, `activities/${tool.pool}/${tool.name}.ts`, `test/tools/${tool.name}.test.ts`]) {
+      t.true(existsSync(new URL(file, ROOT)), `${file} is missing`);
+    }
+    // The definition module by the tool's name is the one that defines it.
+    const definitions = Object.values(await import(`../../domain/tools/${tool.name}.js`)).filter((v) => v === tool);
+    t.is(definitions.length, 1);
+  });
+
+  test(`${tool.name}: secret fields are input fields, and the precheck is served as listed`, (t) => {
+    const input = loadToolSchemas(tool.name).input as { properties?: Record<string, unknown> };
+    for (const field of tool.secretFields ?? []) t.true(Object.hasOwn(input.properties ?? {}, field), field);
+    t.is<unknown, unknown>(PRECHECKS[tool.name], tool.precheck);
+  });
+}
