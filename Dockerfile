@@ -10,9 +10,8 @@ COPY package.json package-lock.json .puppeteerrc.cjs ./
 # binaries (see scripts/bootstrap.mjs); `npm install --no-save` installs the same locked versions.
 RUN npm ci --no-audit --no-fund || npm install --no-save --no-audit --no-fund
 COPY . .
-# tsc emits only JavaScript: the schemas and docs the code reads at run time are copied beside it.
+# tsc, then the schemas and docs the code reads at run time copied beside it (scripts/copy-assets.mjs).
 RUN npm run build \
- && find api domain lib schemas workers workflows activities -type f ! -name '*.ts' -exec cp --parents {} dist/ \; \
  && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim

@@ -14,6 +14,7 @@ import { createWebhookFanout } from '../lib/webhook-fanout.js';
 import { createLedger } from '../domain/ledger.js';
 import { createAuthenticator } from './auth.js';
 import { problems, requestId } from './problem.js';
+import { routeLabel } from './route-label.js';
 import { createRateLimiter } from './rate-limit.js';
 import { createToolCalls } from './tool-calls.js';
 import { createValidators } from './validation.js';
@@ -55,7 +56,7 @@ export function createApp(deps: AppDeps): Koa {
     try {
       await next();
     } finally {
-      end({ route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', status: String(ctx.status) });
+      end({ route: routeLabel(ctx as Parameters<typeof routeLabel>[0]), status: String(ctx.status) });
     }
   });
   app.use(problems({ baseUrl: config.publicBaseUrl, log: deps.log }));

@@ -14,7 +14,7 @@ import { createApp } from './app.js';
 
 const config = loadConfig();
 const log = createLogger({ name: 'api', level: config.logLevel });
-installTemporalRuntime(log, []); // this process handles its own signals below
+installTemporalRuntime(log, [], config); // this process handles its own signals below
 
 const mongo = await connectMongo(config.mongodbUrl, { appName: 'api' });
 await ensureIndexes(mongo.db);

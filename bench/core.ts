@@ -2,7 +2,10 @@
 //! platform (HTTP -> auth -> Temporal workflow -> cpu worker -> ledger) vs the same handler
 //! behind a bare Koa route, at concurrency 1 and 32; for the platform rows, where one call's time
 //! goes hop by hop (its workflow history around the caller's clock) and the CPU each process of
-//! the stack spends per call; and hash-wasm bcrypt vs native bcrypt.
+//! the stack spends per call; and hash-wasm bcrypt vs native bcrypt. BENCH_STACKS=dev,cluster
+//! measures the platform rows on the dev-server stack and on the production-shaped cluster
+//! (Temporal server on PostgreSQL, two API replicas behind HAProxy, one process per pool) in the
+//! same run; default `dev`.
 import Koa from 'koa';
 import type { AddressInfo } from 'node:net';
 import bcrypt from 'bcrypt';
@@ -15,6 +18,7 @@ import { callAnatomy, epochMs, type TimedCall } from './call-anatomy.js';
 import { measure, postJson, printTable, type Figures } from './measure.js';
 import { cpuPerCall, cpuSnapshot } from './process-cpu.js';
 import { withBenchStack, type BenchStack } from './stack.js';
+import { withClusterBenchStack } from './cluster-stack.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
 
@@ -52,15 +56,25 @@ async function timedCall(url: string, body: unknown, key: string): Promise<Timed
   return { workflowId: res.headers.get('x-request-id')!, sentAt, answeredAt };
 }
 
+const STACKS = {
+  dev: { label: 'dev server', run: withBenchStack },
+  cluster: { label: 'cluster', run: withClusterBenchStack },
+} as const;
+type StackName = keyof typeof STACKS;
+const stackNames = (process.env.BENCH_STACKS ?? 'dev').split(',').map((s) => s.trim()) as StackName[];
+for (const name of stackNames) if (!STACKS[name]) throw new Error(`BENCH_STACKS: unknown stack "${name}" (dev, cluster)`);
+
 interface PlatformFigures {
+  stack: string;
   rows: Figures[];
   anatomy?: Awaited<ReturnType<typeof callAnatomy>>;
   cpu: Array<{ concurrency: number; perCall: ReturnType<typeof cpuPerCall> }>;
 }
 
-async function hashTextFigures(): Promise<PlatformFigures> {
-  const figures: PlatformFigures = { rows: [], cpu: [] };
-  await withBenchStack(async (stack: BenchStack) => {
+async function hashTextFigures(name: StackName): Promise<PlatformFigures> {
+  const { label, run } = STACKS[name];
+  const figures: PlatformFigures = { stack: label, rows: [], cpu: [] };
+  await run(async (stack: BenchStack) => {
     const key = await stack.newApiKey(CALLS * 4 + 100);
     const bare = await bareKoa(2);
     const url = `${stack.apiUrl}/api/v1/tools/hash-text`;
@@ -69,7 +83,7 @@ async function hashTextFigures(): Promise<PlatformFigures> {
         const timed: TimedCall[] = [];
         let before = cpuSnapshot(stack.processes);
         const row = await measure(
-          'hash-text via platform',
+          `hash-text via platform (${label})`,
           async (i) => {
             if (i === 0) before = cpuSnapshot(stack.processes); // after the warm-up calls
             const call = await timedCall(url, { text: `bench ${i}` }, key);
@@ -104,15 +118,18 @@ async function bcryptFigures(): Promise<Figures[]> {
   }
 }
 
-const platform = await hashTextFigures();
-printTable('hash-text: platform vs bare Koa route', platform.rows);
-if (platform.anatomy) {
-  console.log(`\nOne hash-text call at c=1, hop by hop (last ${ANATOMY_CALLS} calls; workflow history event times and the caller's clock)`);
-  console.table(platform.anatomy);
-}
-for (const { concurrency, perCall } of platform.cpu) {
-  console.log(`\nCPU ms per hash-text call by process at c=${concurrency} (/proc, each process group)`);
-  console.table(perCall.map((r) => ({ process: r.process, 'CPU ms per call': +r.msPerCall.toFixed(2) })));
+const platforms: PlatformFigures[] = [];
+for (const name of stackNames) platforms.push(await hashTextFigures(name));
+printTable('hash-text: platform vs bare Koa route', platforms.flatMap((p) => p.rows));
+for (const platform of platforms) {
+  if (platform.anatomy) {
+    console.log(`\nOne hash-text call at c=1 on the ${platform.stack}, hop by hop (last ${ANATOMY_CALLS} calls; workflow history event times and the caller's clock)`);
+    console.table(platform.anatomy);
+  }
+  for (const { concurrency, perCall } of platform.cpu) {
+    console.log(`\nCPU ms per hash-text call by process on the ${platform.stack} at c=${concurrency} (/proc, each process group)`);
+    console.table(perCall.map((r) => ({ process: r.process, 'CPU ms per call': +r.msPerCall.toFixed(2) })));
+  }
 }
 printTable('bcrypt cost 11: hash-wasm vs native', await bcryptFigures());
 process.exit(0);

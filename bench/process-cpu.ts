@@ -1,6 +1,7 @@
 //! CPU time of the stack's processes, read from /proc: each one's process group (what it spawned,
-//! such as Chromium or LibreOffice, counts with it), so a benchmark can say what a call costs each
-//! part of the stack in CPU milliseconds.
+//! such as Chromium or LibreOffice, counts with it), its direct children in sessions of their own
+//! (PostgreSQL's backends) and the children it has already reaped, so a benchmark can say what a
+//! call costs each part of the stack in CPU milliseconds.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import type { StackProcess } from './stack.js';
@@ -16,17 +17,26 @@ const TICKS_PER_SECOND = (() => {
 
 interface ProcStat {
   pid: number;
+  ppid: number;
   pgrp: number;
   /** utime + stime of the process (all its threads), in ms. */
   cpuMs: number;
+  /** cutime + cstime: its children that ended and were waited for, in ms. */
+  reapedMs: number;
 }
 
 /** Fields of /proc/<pid>/stat after the command name, which may itself hold spaces or parentheses. */
 export function parseProcStat(pid: number, line: string): ProcStat {
   const fields = line.slice(line.lastIndexOf(')') + 2).split(' ');
-  // fields[0] is field 3 (state): pgrp is field 5, utime 14, stime 15.
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return { pid, pgrp: Number(fields[2]), cpuMs: (ticks * 1000) / TICKS_PER_SECOND };
+  // fields[0] is field 3 (state): ppid is field 4, pgrp 5, utime 14, stime 15, cutime 16, cstime 17.
+  const ms = (ticks: number) => (ticks * 1000) / TICKS_PER_SECOND;
+  return {
+    pid,
+    ppid: Number(fields[1]),
+    pgrp: Number(fields[2]),
+    cpuMs: ms(Number(fields[11]) + Number(fields[12])),
+    reapedMs: ms(Number(fields[13]) + Number(fields[14])),
+  };
 }
 
 function readAll(): ProcStat[] {
@@ -49,7 +59,8 @@ export function cpuSnapshot(processes: StackProcess[]): CpuSnapshot {
   const all = readAll();
   const snapshot: CpuSnapshot = new Map();
   for (const p of processes) {
-    snapshot.set(p.name, all.filter((s) => s.pgrp === p.pid || s.pid === p.pid).reduce((sum, s) => sum + s.cpuMs, 0));
+    const members = all.filter((s) => s.pgrp === p.pid || s.pid === p.pid || s.ppid === p.pid);
+    snapshot.set(p.name, members.reduce((sum, s) => sum + s.cpuMs + (s.pid === p.pid ? s.reapedMs : 0), 0));
   }
   return snapshot;
 }

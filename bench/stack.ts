@@ -88,6 +88,17 @@ async function startThrowawayStack(): Promise<RunningBenchStack> {
   };
 }
 
+/** Opens an account with `credits` through the operator API and returns its API key. */
+export async function benchApiKey(apiUrl: string, adminToken: string, credits: number): Promise<string> {
+  const res = await fetch(`${apiUrl}/api/v1/admin/accounts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', credits }),
+  });
+  if (res.status !== 201) throw new Error(`could not open a bench account: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { apiKey: { key: string } }).apiKey.key;
+}
+
 export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>): Promise<T> {
   const given = process.env.API_URL && process.env.ADMIN_TOKEN;
   const e = process.env;
@@ -110,15 +121,7 @@ export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>): 
       adminToken: platform.adminToken,
       temporal: platform.temporal,
       processes: platform.processes,
-      async newApiKey(credits) {
-        const res = await fetch(`${platform.apiUrl}/api/v1/admin/accounts`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${platform.adminToken}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ name: 'bench', credits }),
-        });
-        if (res.status !== 201) throw new Error(`could not open a bench account: ${res.status} ${await res.text()}`);
-        return ((await res.json()) as { apiKey: { key: string } }).apiKey.key;
-      },
+      newApiKey: (credits) => benchApiKey(platform.apiUrl, platform.adminToken, credits),
     });
   } finally {
     await platform.stop();

@@ -62,6 +62,13 @@ export interface Config {
   apiCoreWorker: boolean;
   /** pino level. `LOG_LEVEL`, default info. */
   logLevel: string;
+  /**
+   * Where this process serves the Temporal SDK's Prometheus metrics (task queue schedule-to-start
+   * latency, slots, polls) and the per-tool durations, at `/metrics`. `METRICS_PORT`, default
+   * unset: not served. `METRICS_HOST`, default 0.0.0.0 (a scraper reaches a container from outside).
+   */
+  metricsPort?: number;
+  metricsHost: string;
 }
 
 export class ConfigError extends Error {}
@@ -134,5 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
     upscaleThreads: int(env, 'UPSCALE_THREADS', 1, 1),
     apiCoreWorker: bool(env, 'API_CORE_WORKER', true),
     logLevel: env.LOG_LEVEL || 'info',
+    metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0, 1) : undefined,
+    metricsHost: env.METRICS_HOST || '0.0.0.0',
   };
 }

@@ -1,6 +1,8 @@
 //! Installs the Temporal runtime of a process with its logs routed through pino, so SDK and
-//! worker messages share the service's format and level.
+//! worker messages share the service's format and level, and, when asked, its metrics served to
+//! Prometheus.
 import { Runtime, type LogLevel, type LogMetadata } from '@temporalio/worker';
+import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 
 const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
@@ -24,15 +26,35 @@ export function sdkLogger(log: Logger) {
   };
 }
 
+/** Buckets, in seconds, of the latencies an operator scales by: a queue wait from 5 ms to a minute. */
+export const LATENCY_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
 /**
  * @param shutdownSignals signals on which the runtime drains this process's workers; empty
  *   when the process handles signals itself (the API).
+ * @param metrics where to serve the SDK's metrics (`METRICS_HOST`:`METRICS_PORT`, `/metrics`); not
+ *   served without a port.
  */
-export function installTemporalRuntime(log: Logger, shutdownSignals: NodeJS.Signals[]): void {
+export function installTemporalRuntime(log: Logger, shutdownSignals: NodeJS.Signals[], metrics: Pick<Config, 'metricsHost' | 'metricsPort'>): void {
   Runtime.install({
     logger: sdkLogger(log),
     shutdownSignals,
-    // The SDK's INFO chatter (webpack bundle listings, state changes) is noise in service logs.
-    telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
+    telemetryOptions: {
+      // The SDK's INFO chatter (webpack bundle listings, state changes) is noise in service logs.
+      logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
+      ...(metrics.metricsPort && {
+        metrics: {
+          prometheus: {
+            bindAddress: `${metrics.metricsHost}:${metrics.metricsPort}`,
+            // Prometheus conventions: seconds, counters ending in _total.
+            useSecondsForDurations: true,
+            countersTotalSuffix: true,
+            histogramBucketOverrides: Object.fromEntries(
+              ['activity_schedule_to_start_latency', 'workflow_task_schedule_to_start_latency', 'activity_execution_latency', 'tool_duration_seconds'].map((name) => [name, LATENCY_BUCKETS_S]),
+            ),
+          },
+        },
+      }),
+    },
   });
 }

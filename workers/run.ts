@@ -10,7 +10,7 @@ import { installTemporalRuntime } from '../lib/temporal-runtime.js';
 export async function runPools(pools: Pool[]): Promise<void> {
   const config = loadConfig();
   const log = createLogger({ name: `worker:${pools.join('+')}`, level: config.logLevel });
-  installTemporalRuntime(log, ['SIGINT', 'SIGTERM']);
+  installTemporalRuntime(log, ['SIGINT', 'SIGTERM'], config);
 
   const mongo = await connectMongo(config.mongodbUrl, { appName: `worker-${pools.join('-')}` });
   await ensureIndexes(mongo.db);

@@ -6,3 +6,6 @@ export { startApps, startWorkers, throwawayEnv } from './apps.js';
 export { startControlServer, type ControlActions } from './control.js';
 export { startTestStack, type TestStack, type TestStackOptions } from './test-stack.js';
 export { statusCoverage, formatCoverage } from './status-coverage.js';
+export { startCluster, freeClusterPorts, API_REPLICAS, WORKER_PROCESSES, type Cluster, type ClusterPorts, type ClusterTools } from './cluster.js';
+export { startFixtures, fixturesEnv } from './test-stack.js';
+export { startTestCluster, type TestCluster } from './test-cluster.js';

@@ -27,6 +27,27 @@ export async function freePort(): Promise<number> {
   }
 }
 
+/**
+ * A free port below the OS's ephemeral range, for servers that store their ports in a signed
+ * 16-bit column (Temporal's cluster membership: 32767 at most). Tried at random in [min, max].
+ */
+export async function freeLowPort(min = 20_000, max = 32_767): Promise<number> {
+  for (;;) {
+    const port = min + Math.floor(Math.random() * (max - min + 1));
+    if (handedOut.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.unref();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+}
+
 /** Fails with a clear message when something already listens on a fixed port we need. */
 export async function assertPortFree(port: number, what: string, hint = ''): Promise<void> {
   const free = await new Promise<boolean>((resolve) => {

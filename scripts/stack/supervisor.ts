@@ -22,8 +22,12 @@ export interface ProcessSpec {
    * Temporal and the database are still up. Default 1 (apps); use 0 for infrastructure.
    */
   layer?: number;
-  /** Grace period between SIGTERM and SIGKILL. Default 15 s (workers drain their activities). */
+  /** Grace period between the stop signal and SIGKILL. Default 15 s (workers drain their activities). */
   stopTimeoutMs?: number;
+  /** The signal that asks it to stop. Default SIGTERM (PostgreSQL: SIGINT, its fast shutdown). */
+  stopSignal?: NodeJS.Signals;
+  /** Run as this user (uid, gid) when we are root: PostgreSQL refuses to run as root. */
+  user?: { uid: number; gid: number };
   /** A command expected to finish (tsc, ava): its exit is not reported as unexpected. */
   oneShot?: boolean;
   /** Output passed through to our stdout/stderr as it comes, unprefixed and not logged (ava's report). */
@@ -135,11 +139,11 @@ export class ManagedProcess {
     await this.reaped;
   }
 
-  /** SIGTERM to the group, SIGKILL after the grace period; resolves when the whole group is gone. */
+  /** The stop signal to the group, SIGKILL after the grace period; resolves when the whole group is gone. */
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.running) {
-      this.signalGroup('SIGTERM');
+      this.signalGroup(this.spec.stopSignal ?? 'SIGTERM');
       const timeout = this.spec.stopTimeoutMs ?? 15_000;
       const ended = await Promise.race([this.exited.then(() => true), sleep(timeout).then(() => false)]);
       if (!ended) {
@@ -192,6 +196,7 @@ export class Supervisor {
       env: spec.env ?? process.env,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...spec.user,
     });
     const logFile = this.options.logDir && !spec.passthrough ? path.join(this.options.logDir, `${spec.name}.log`) : undefined;
     const managed = new ManagedProcess(spec, child, logFile);

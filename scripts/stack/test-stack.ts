@@ -74,26 +74,21 @@ function caBundle(runDir: string, testCaFile: string): string {
   return file;
 }
 
-export async function startTestStack(supervisor: Supervisor, options: TestStackOptions): Promise<TestStack> {
-  const { root, runDir, tools } = options;
-  const fixturesProcess = supervisor.start({
+/** The fixture servers of a run (test/fixtures/start.ts), once they say where they are. */
+export async function startFixtures(supervisor: Supervisor, root: string, runDir: string): Promise<{ fixtures: FixturesJson; process: ManagedProcess }> {
+  const proc = supervisor.start({
     name: 'fixtures',
     command: process.execPath,
     args: ['--import', 'tsx', 'test/fixtures/start.ts', path.join(runDir, 'fixtures')],
     cwd: root,
     layer: 0,
   });
-  const databaseOptions = { binary: tools.secantusd, port: await freePort(), dir: path.join(runDir, 'db') };
-  // On disk, not in memory: tests restart Temporal and expect nothing to be lost.
-  const temporalOptions = { binary: tools.temporal, port: await freePort(), dbFile: path.join(runDir, 'temporal', 'temporal.db') };
-  let [fixtures, temporal, database] = await Promise.all([
-    firstJsonLine(fixturesProcess, 60_000),
-    startTemporal(supervisor, temporalOptions),
-    startDatabase(supervisor, databaseOptions),
-  ]);
-  options.onInfrastructureUp?.();
+  return { fixtures: await firstJsonLine(proc, 60_000), process: proc };
+}
 
-  const { env, adminToken } = throwawayEnv(temporal, database, {
+/** The apps' settings that point them at the fixtures (and allow what the suites need). */
+export function fixturesEnv(fixtures: FixturesJson, runDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
     WEBHOOKS_ALLOW_LOCALHOST: 'true',
     // The fixtures' address (127.0.0.2): the database and Temporal, on 127.0.0.1, stay refused.
     TARGET_ALLOWLIST: fixtures.targetAllowlist.join(','),
@@ -105,9 +100,24 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
     RATE_LIMIT_PER_SECOND: '60',
     GOLD_FEED_URL: fixtures.goldFeed.goldUrl,
     FX_FEED_URL: fixtures.goldFeed.fxUrl,
-    ...options.env,
-  });
+  };
   if (!env.DNS_SERVERS) delete env.DNS_SERVERS;
+  return env;
+}
+
+export async function startTestStack(supervisor: Supervisor, options: TestStackOptions): Promise<TestStack> {
+  const { root, runDir, tools } = options;
+  const databaseOptions = { binary: tools.secantusd, port: await freePort(), dir: path.join(runDir, 'db') };
+  // On disk, not in memory: tests restart Temporal and expect nothing to be lost.
+  const temporalOptions = { binary: tools.temporal, port: await freePort(), dbFile: path.join(runDir, 'temporal', 'temporal.db') };
+  let [{ fixtures, process: fixturesProcess }, temporal, database] = await Promise.all([
+    startFixtures(supervisor, root, runDir),
+    startTemporal(supervisor, temporalOptions),
+    startDatabase(supervisor, databaseOptions),
+  ]);
+  options.onInfrastructureUp?.();
+
+  const { env, adminToken } = throwawayEnv(temporal, database, { ...fixturesEnv(fixtures, runDir), ...options.env });
   const appOptions: AppOptions = { root, env, apiPort: await freePort() };
   let apps: RunningApps;
   try {

@@ -33,6 +33,11 @@ export function cheapMix(targets: MixTargets): MixEntry[] {
   ];
 }
 
+/** Calls that stay in flight for `ms` (the fixture page answers late): a fault lands mid-call. */
+export function slowMix(targets: MixTargets, ms = 3_000): MixEntry[] {
+  return [{ tool: 'http-request', cost: 2, weight: 1, body: (i) => ({ url: `${targets.pagesUrl}/slow?ms=${ms}&call=${i}` }) }];
+}
+
 /** Browser captures: heavy (25 credits, seconds of Chromium each); real traffic has a few. */
 export function captureMix(targets: MixTargets): MixEntry[] {
   return [

@@ -4,7 +4,7 @@
 //! test/disruptive/chaos.test.ts in a bounded form.
 import { randomUUID } from 'node:crypto';
 import { atFixedRate } from './arrivals.js';
-import { captureMix, cheapMix, seededRandom, weightedPicker } from './call-mix.js';
+import { captureMix, cheapMix, seededRandom, weightedPicker, type MixEntry } from './call-mix.js';
 import { auditCalls, type AuditReport } from './ledger-audit.js';
 import type { FaultAction, StackControl } from './stack-control.js';
 import { newRecord, sendCall, type CallRecord } from './tool-client.js';
@@ -33,6 +33,13 @@ export interface ChaosOptions {
   idempotentShare: number;
   /** Add a few browser captures to the mix. */
   captures: boolean;
+  /** The calls to send instead of the cheap mix (plus captures): e.g. only the cpu pool's tools. */
+  mix?: MixEntry[];
+  /**
+   * Retry an idempotent call at once, with the same key, while it has no answer or a 503
+   * `unavailable` (what a client of the load balancer does when a replica dies under it).
+   */
+  retryUnavailable?: boolean;
   seed: number;
   log: (line: string) => void;
 }
@@ -80,10 +87,26 @@ async function reask(apiUrl: string, apiKey: string, calls: CallRecord[], log: (
   }
 }
 
+const UNAVAILABLE_RETRIES = 20;
+
+function unavailable(call: CallRecord): boolean {
+  return call.status === undefined || (call.status === 503 && call.code === 'unavailable');
+}
+
+/** A client's retries of an idempotent call, 1 s apart (the load balancer's Retry-After). */
+async function retryWhileUnavailable(apiUrl: string, apiKey: string, call: CallRecord): Promise<void> {
+  if (!call.idempotencyKey) return;
+  for (let attempt = 1; attempt <= UNAVAILABLE_RETRIES && unavailable(call); attempt++) {
+    await sleep(1_000);
+    call.retries = attempt;
+    await sendCall(apiUrl, apiKey, call);
+  }
+}
+
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const random = seededRandom(options.seed);
   const targets = { pagesUrl: options.pagesUrl };
-  const pick = weightedPicker([...cheapMix(targets), ...(options.captures ? captureMix(targets) : [])], random);
+  const pick = weightedPicker(options.mix ?? [...cheapMix(targets), ...(options.captures ? captureMix(targets) : [])], random);
   const account = await openAccount(options.apiUrl, options.adminToken);
   const calls: CallRecord[] = [];
   const faults: ChaosResult['faults'] = [];
@@ -126,6 +149,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       }
       calls.push(record);
       await sendCall(options.apiUrl, account.apiKey, record);
+      if (options.retryUnavailable) await retryWhileUnavailable(options.apiUrl, account.apiKey, record);
     });
     await injector;
   }

@@ -5,11 +5,16 @@ import { readFileSync, readdirSync } from 'node:fs';
 /** Control actions that break a part and return once it is back (`outage/...`: down for 15 s). */
 export type FaultAction =
   | 'kill/workers' | 'kill/temporal' | 'restart/temporal' | 'kill/database'
-  | 'outage/workers' | 'outage/temporal' | 'outage/database';
+  | 'outage/workers' | 'outage/temporal' | 'outage/database'
+  // The production-shaped stack's (scripts/stack/cluster.ts): one process of a kind, PostgreSQL.
+  | `kill/${ClusterProcess}` | 'restart/postgres' | 'outage/postgres';
+
+/** Processes of the production-shaped stack that its control endpoint kills (and starts: `start/<name>`). */
+export type ClusterProcess = 'api-1' | 'api-2' | 'worker-core' | 'worker-cpu-1' | 'worker-cpu-2' | 'worker-network' | 'worker-browser';
 
 export interface StackControl {
   /** Runs an action; resolves once the part is back. */
-  run(action: FaultAction): Promise<void>;
+  run(action: FaultAction | `start/${ClusterProcess}`): Promise<void>;
   /** Process id of each part (api, workers, temporal, database, fixtures) now. */
   pids(): Promise<Record<string, number>>;
 }

@@ -20,6 +20,8 @@ export interface CallRecord {
   failure?: string;
   /** The answer was learnt by asking again with the same Idempotency-Key. */
   reasked?: boolean;
+  /** Times the client sent it again at once because no replica answered (chaos-run.ts). */
+  retries?: number;
   latencyMs?: number;
 }
 

@@ -1,0 +1,240 @@
+//! The production shape as plain processes (`npm run start:cluster`, `npm run test:cluster`):
+//! PostgreSQL, the Temporal server on it and the Temporal UI, the database, the compiled service
+//! from dist/ (what the image runs): two API replicas behind HAProxy and one process per worker
+//! pool, the cpu pool twice, each worker serving its metrics on METRICS_PORT. The same files as
+//! docker-compose.yml: deploy/temporal/, deploy/haproxy/, deploy/temporal-dynamic-config.yaml.
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ControlActions } from './control.js';
+import { startLoadBalancer, type RunningLoadBalancer } from './load-balancer.js';
+import { freeLowPort, freePort, waitForHttp } from './net.js';
+import { startPostgres, type PostgresOptions, type RunningPostgres } from './postgres.js';
+import { startDatabase, type RunningDatabase } from './services.js';
+import type { ManagedProcess, Supervisor } from './supervisor.js';
+import { OUTAGE_MS } from './test-stack.js';
+import {
+  setupTemporalSchema,
+  startTemporalServer,
+  startTemporalUi,
+  type RunningTemporalServer,
+  type RunningUi,
+  type TemporalServerOptions,
+  type TemporalServerPorts,
+} from './temporal-server.js';
+
+/** The app processes: two API replicas and one process per pool, the cpu pool twice (docker-compose.yml's services). */
+export const API_REPLICAS = ['api-1', 'api-2'] as const;
+export const WORKER_PROCESSES = [
+  { name: 'worker-core', entry: 'workers/core.js' },
+  { name: 'worker-cpu-1', entry: 'workers/cpu.js' },
+  { name: 'worker-cpu-2', entry: 'workers/cpu.js' },
+  { name: 'worker-network', entry: 'workers/network.js' },
+  { name: 'worker-browser', entry: 'workers/browser.js' },
+] as const;
+export type AppName = (typeof API_REPLICAS)[number] | (typeof WORKER_PROCESSES)[number]['name'];
+
+export interface ClusterPorts {
+  loadBalancer: number;
+  loadBalancerMetrics: number;
+  ui: number;
+  postgres: number;
+  /** SecantusDB's, when the cluster runs its own. */
+  database: number;
+  temporal: TemporalServerPorts;
+  /** HTTP port of each API replica. */
+  api: Record<(typeof API_REPLICAS)[number], number>;
+  /** METRICS_PORT of each worker process and of each API replica's core worker. */
+  metrics: Record<AppName, number>;
+}
+
+/** Free ports for every part (a throwaway cluster; start:cluster keeps its set in .data/). */
+export async function freeClusterPorts(): Promise<ClusterPorts> {
+  const temporal = {} as TemporalServerPorts;
+  for (const key of ['frontend', 'frontendHttp', 'frontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership', 'metrics'] as const) {
+    // Temporal keeps its services' ports in a smallint column.
+    temporal[key] = await freeLowPort();
+  }
+  const api = { 'api-1': await freePort(), 'api-2': await freePort() };
+  const metrics = {} as ClusterPorts['metrics'];
+  for (const name of [...API_REPLICAS, ...WORKER_PROCESSES.map((w) => w.name)]) metrics[name] = await freePort();
+  return {
+    loadBalancer: await freePort(),
+    loadBalancerMetrics: await freePort(),
+    ui: await freePort(),
+    postgres: await freePort(),
+    database: await freePort(),
+    temporal,
+    api,
+    metrics,
+  };
+}
+
+export interface ClusterTools {
+  /** The `temporal` CLI (deploy/temporal/setup.sh uses it) and SecantusDB, from bootstrap.mjs. */
+  temporal: string;
+  secantusd: string;
+  /** From bootstrap-cluster.mjs. */
+  temporalServer: string;
+  temporalSqlTool: string;
+  temporalUiServer: string;
+  postgresBin: string;
+  haproxy: string;
+}
+
+export interface ClusterOptions {
+  root: string;
+  /** PostgreSQL's and SecantusDB's data: kept across runs. */
+  dataDir: string;
+  tools: ClusterTools;
+  ports: ClusterPorts;
+  /** The apps' environment (SECRET_KEY, ADMIN_TOKEN ...); where things are is added here. */
+  env: NodeJS.ProcessEnv;
+  /** A MongoDB to use instead of a SecantusDB of its own. */
+  mongodbUrl?: string;
+  namespace?: string;
+  /** Echo the apps' output to this terminal. */
+  echo?: boolean;
+}
+
+export interface Cluster {
+  /** The load balancer: the service's one address. */
+  apiUrl: string;
+  uiUrl: string;
+  temporalAddress: string;
+  namespace: string;
+  mongodbUrl: string;
+  /** Prometheus endpoints by part: the workers, the APIs (and `api-N-worker`, their core workers), Temporal, HAProxy. */
+  metricsUrls: Record<string, string>;
+  /** The apps' full environment (as the processes got it, less PORT and METRICS_PORT). */
+  env: NodeJS.ProcessEnv;
+  /** Break and restore parts (for scripts/stack/control.ts); each resolves once the part is back. */
+  actions: ControlActions;
+  pids(): Record<string, number | undefined>;
+}
+
+export async function startCluster(supervisor: Supervisor, options: ClusterOptions): Promise<Cluster> {
+  const { root, ports, tools } = options;
+  const namespace = options.namespace ?? 'default';
+  const postgresOptions: PostgresOptions = { binDir: tools.postgresBin, dataDir: path.join(options.dataDir, 'postgres'), port: ports.postgres, user: 'temporal' };
+
+  const [firstPostgres, database] = await Promise.all([
+    startPostgres(supervisor, postgresOptions),
+    options.mongodbUrl
+      ? Promise.resolve<RunningDatabase | undefined>(undefined)
+      : startDatabase(supervisor, { binary: tools.secantusd, port: ports.database, dir: path.join(options.dataDir, 'secantus') }),
+  ]);
+  let postgres: RunningPostgres = firstPostgres;
+  const mongodbUrl = options.mongodbUrl ?? database!.url;
+
+  const temporalOptions: TemporalServerOptions = {
+    root,
+    binaries: { server: tools.temporalServer, sqlTool: tools.temporalSqlTool, cli: tools.temporal },
+    postgres,
+    ports: ports.temporal,
+    namespace,
+  };
+  await setupTemporalSchema(temporalOptions);
+  let temporal: RunningTemporalServer = await startTemporalServer(supervisor, temporalOptions);
+
+  const env: NodeJS.ProcessEnv = {
+    ...options.env,
+    MONGODB_URL: mongodbUrl,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: namespace,
+    // Scraped on this machine only.
+    METRICS_HOST: '127.0.0.1',
+  };
+  const apps = new Map<AppName, ManagedProcess>();
+  const startApp = (name: AppName): ManagedProcess => {
+    const entry = name.startsWith('api-') ? 'api/server.js' : WORKER_PROCESSES.find((w) => w.name === name)!.entry;
+    const own = { METRICS_PORT: String(ports.metrics[name]), ...(name.startsWith('api-') && { PORT: String(ports.api[name as 'api-1']) }) };
+    const proc = supervisor.start({
+      name,
+      command: process.execPath,
+      args: [path.join(root, 'dist', entry)],
+      cwd: root,
+      env: { ...env, ...own },
+      echo: options.echo,
+    });
+    apps.set(name, proc);
+    return proc;
+  };
+  const apiReady = (name: (typeof API_REPLICAS)[number]) =>
+    waitForHttp(`http://127.0.0.1:${ports.api[name]}/readyz`, { what: name, timeoutMs: 120_000, processes: [apps.get(name)!] });
+  /** A worker is up once its metrics answer: its runtime is installed and its workers are being created. */
+  const workerUp = (name: (typeof WORKER_PROCESSES)[number]['name']) =>
+    waitForHttp(`http://127.0.0.1:${ports.metrics[name]}/metrics`, { what: name, timeoutMs: 120_000, processes: [apps.get(name)!] });
+
+  // Workers first: the core worker bundles the workflow code, the slowest part of a start.
+  for (const w of WORKER_PROCESSES) startApp(w.name);
+  for (const a of API_REPLICAS) startApp(a);
+  const [ui] = await Promise.all([
+    startTemporalUi(supervisor, { root, binary: tools.temporalUiServer, port: ports.ui, temporalAddress: temporal.address, namespace }),
+    ...API_REPLICAS.map(apiReady),
+    ...WORKER_PROCESSES.map((w) => workerUp(w.name)),
+  ]) as [RunningUi, ...unknown[]];
+  const lb: RunningLoadBalancer = await startLoadBalancer(supervisor, {
+    root,
+    binary: tools.haproxy,
+    port: ports.loadBalancer,
+    metricsPort: ports.loadBalancerMetrics,
+    replicas: [`127.0.0.1:${ports.api['api-1']}`, `127.0.0.1:${ports.api['api-2']}`],
+  });
+  await waitForHttp(`${lb.url}/readyz`, { what: 'the API through the load balancer', timeoutMs: 30_000, processes: [lb.process] });
+
+  const metricsUrls: Record<string, string> = { temporal: temporal.metricsUrl, haproxy: lb.metricsUrl };
+  for (const a of API_REPLICAS) {
+    metricsUrls[a] = `http://127.0.0.1:${ports.api[a]}/metrics`;
+    metricsUrls[`${a}-worker`] = `http://127.0.0.1:${ports.metrics[a]}/metrics`; // its core worker's SDK metrics
+  }
+  for (const w of WORKER_PROCESSES) metricsUrls[w.name] = `http://127.0.0.1:${ports.metrics[w.name]}/metrics`;
+
+  const restartTemporal = async (how: 'stop' | 'kill', downMs = 0) => {
+    await temporal.process[how]();
+    await sleep(downMs);
+    temporal = await startTemporalServer(supervisor, temporalOptions);
+  };
+  const restartPostgres = async (downMs: number) => {
+    await postgres.process.stop();
+    await sleep(downMs);
+    postgres = await startPostgres(supervisor, postgresOptions);
+  };
+  const actions: ControlActions = {
+    'restart/temporal': () => restartTemporal('stop'),
+    'kill/temporal': () => restartTemporal('kill'),
+    'restart/postgres': () => restartPostgres(0),
+    'outage/postgres': () => restartPostgres(OUTAGE_MS),
+    processes: async () => pids(),
+  };
+  // Each app process: SIGKILLed (and left down) and started again.
+  for (const name of [...API_REPLICAS, ...WORKER_PROCESSES.map((w) => w.name)] as AppName[]) {
+    actions[`kill/${name}`] = () => apps.get(name)!.kill();
+    actions[`start/${name}`] = async () => {
+      if (apps.get(name)!.running) return;
+      startApp(name);
+      await (name.startsWith('api-') ? apiReady(name as 'api-1') : workerUp(name as 'worker-core'));
+    };
+  }
+  const pids = () => ({
+    ...Object.fromEntries([...apps].map(([name, p]) => [name, p.pid])),
+    postgres: postgres.process.pid,
+    temporal: temporal.process.pid,
+    'temporal-ui': ui.process.pid,
+    haproxy: lb.process.pid,
+    ...(database ? { database: database.process.pid } : {}),
+  });
+
+  return {
+    apiUrl: lb.url,
+    uiUrl: ui.url,
+    get temporalAddress() {
+      return temporal.address;
+    },
+    namespace,
+    mongodbUrl,
+    metricsUrls,
+    env,
+    actions,
+    pids,
+  };
+}

@@ -1,0 +1,28 @@
+//! The production-shaped stack of `npm run test:cluster`: the fixtures, then the cluster
+//! (scripts/stack/cluster.ts) on free ports under the run's directory, pointed at the fixtures,
+//! and the control endpoint with the cluster's fault actions (kill an API replica or a cpu
+//! worker, restart PostgreSQL or the Temporal server).
+import path from 'node:path';
+import { startCluster, freeClusterPorts, type Cluster, type ClusterTools } from './cluster.js';
+import { startControlServer } from './control.js';
+import { throwawayEnv } from './apps.js';
+import { fixturesEnv, startFixtures, type FixturesJson } from './test-stack.js';
+import type { Supervisor } from './supervisor.js';
+
+export interface TestCluster {
+  apiUrl: string;
+  adminToken: string;
+  env: NodeJS.ProcessEnv;
+  fixtures: FixturesJson;
+  controlUrl: string;
+  cluster: Cluster;
+}
+
+export async function startTestCluster(supervisor: Supervisor, options: { root: string; runDir: string; tools: ClusterTools }): Promise<TestCluster> {
+  const [{ fixtures }, ports] = await Promise.all([startFixtures(supervisor, options.root, options.runDir), freeClusterPorts()]);
+  // Where Temporal and the database are is filled in by startCluster; the rest as npm test's stack.
+  const { env, adminToken } = throwawayEnv({ address: '', namespace: 'default' }, { url: '' }, fixturesEnv(fixtures, options.runDir));
+  const cluster = await startCluster(supervisor, { root: options.root, dataDir: path.join(options.runDir, 'data'), tools: options.tools, ports, env });
+  const control = await startControlServer(cluster.actions);
+  return { apiUrl: cluster.apiUrl, adminToken, env: cluster.env, fixtures, controlUrl: control.url, cluster };
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+//! `npm run start:cluster`: the production shape of docker-compose.yml on this machine, as plain
+//! processes: PostgreSQL and the Temporal server on it (built from its Go module), the Temporal
+//! UI, SecantusDB (unless MONGODB_URL), and the compiled service (`npm run build`, dist/): two API
+//! replicas behind HAProxy and one process per worker pool, the cpu pool twice. Installs what is
+//! missing first; state lives in `.data/cluster/`, so a second run keeps it. Ctrl-C stops everything.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bootstrap } from './bootstrap.mjs';
+import { bootstrapCluster } from './bootstrap-cluster.mjs';
+import { buildIfStale } from './build-if-stale.mjs';
+
+const started = Date.now();
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const data = path.join(root, '.data', 'cluster');
+const rel = (p) => path.relative(process.cwd(), p) || '.';
+
+/** A value kept in `.data/cluster/<file>`, made on first run (the environment variable wins). */
+function kept(envName, file, make) {
+  if (process.env[envName]) return process.env[envName];
+  const full = path.join(data, file);
+  if (!existsSync(full)) writeFileSync(full, `${make()}\n`, { mode: 0o600 });
+  return readFileSync(full, 'utf8').trim();
+}
+
+const tools = { ...(await bootstrap({ root })), ...(await bootstrapCluster({ root })) };
+await buildIfStale(root);
+const { tsImport } = await import('tsx/esm/api');
+const stack = await tsImport('./stack/index.ts', import.meta.url);
+
+mkdirSync(data, { recursive: true });
+// The internal ports are chosen once and kept: Temporal records its addresses in PostgreSQL.
+// The public ones follow npm start's (PORT, TEMPORAL_UI_PORT and TEMPORAL_PORT override them).
+const portsFile = path.join(data, 'ports.json');
+const saved = existsSync(portsFile) ? JSON.parse(readFileSync(portsFile, 'utf8')) : {};
+// Kept ports win; a part added since they were chosen gets a fresh one.
+const fresh = await stack.freeClusterPorts();
+const internal = { ...fresh, ...saved, temporal: { ...fresh.temporal, ...saved.temporal }, api: { ...fresh.api, ...saved.api }, metrics: { ...fresh.metrics, ...saved.metrics } };
+writeFileSync(portsFile, `${JSON.stringify(internal, null, 2)}\n`);
+const ports = {
+  ...internal,
+  loadBalancer: Number(process.env.PORT || 8080),
+  ui: Number(process.env.TEMPORAL_UI_PORT || 8233),
+  temporal: { ...internal.temporal, frontend: Number(process.env.TEMPORAL_PORT || 7233) },
+};
+
+const logDir = path.join(data, 'logs');
+const supervisor = new stack.Supervisor({ logDir });
+supervisor.stopOnSignals();
+let failed = false;
+async function fail(message) {
+  if (failed || supervisor.isStopping) return;
+  failed = true;
+  console.error(`\n${message}\nstopping...`);
+  await supervisor.stopAll();
+  process.exit(1);
+}
+supervisor.onUnexpectedExit((p) => void fail(`${p.describeExit()} unexpectedly; its last lines:\n${p.tail()}`));
+
+try {
+  const adminTokenFile = path.join(data, 'admin-token');
+  const cluster = await stack.startCluster(supervisor, {
+    root,
+    dataDir: data,
+    tools,
+    ports,
+    mongodbUrl: process.env.MONGODB_URL || undefined,
+    namespace: process.env.TEMPORAL_NAMESPACE || 'default',
+    echo: true,
+    env: {
+      WEBHOOKS_ALLOW_LOCALHOST: 'true', // local development: webhooks to localhost receivers
+      ...process.env, // anything the user set wins
+      PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || `http://localhost:${ports.loadBalancer}`,
+      SECRET_KEY: kept('SECRET_KEY', 'secret-key', () => randomBytes(32).toString('hex')),
+      ADMIN_TOKEN: kept('ADMIN_TOKEN', 'admin-token', () => randomBytes(24).toString('base64url')),
+    },
+  });
+  const metrics = Object.entries(cluster.metricsUrls).map(([name, url]) => `    ${name.padEnd(15)}${url}`);
+  console.log(
+    [
+      '',
+      `Utility Tools (production shape) is running (started in ${((Date.now() - started) / 1000).toFixed(1)} s).`,
+      `  API          ${cluster.apiUrl.replace('127.0.0.1', 'localhost')}  (HAProxy over api-1 and api-2; reference: /docs)`,
+      `  Temporal UI  ${cluster.uiUrl}`,
+      `  Temporal     ${cluster.temporalAddress} (server on PostgreSQL, data in ${rel(path.join(data, 'postgres'))})`,
+      process.env.MONGODB_URL
+        ? `  Database     ${stack.redactUrl(cluster.mongodbUrl)} (MONGODB_URL)`
+        : `  Database     ${cluster.mongodbUrl} (SecantusDB, data in ${rel(path.join(data, 'secantus'))})`,
+      process.env.ADMIN_TOKEN ? '  Admin token  from ADMIN_TOKEN' : `  Admin token  ${rel(adminTokenFile)}`,
+      '  Metrics (Prometheus):',
+      ...metrics,
+      `  Logs         ${rel(logDir)}/`,
+      'Press Ctrl-C to stop.',
+      '',
+    ].join('\n'),
+  );
+} catch (err) {
+  await fail(err.message);
+}

@@ -1,0 +1,103 @@
+//! The production-shaped stack is what docker-compose.yml describes, and an operator can see it:
+//! both API replicas answer through the load balancer, the Temporal UI serves the server on
+//! PostgreSQL, calls are searchable by AccountId and Tool (SQL visibility), every worker process
+//! serves its Temporal SDK metrics and per-tool durations, and the compose file pins what ran.
+import test from 'ava';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Client, Connection } from '@temporalio/client';
+import { callTool, newAccount } from '../helpers/api.js';
+import { testEnv } from '../helpers/env.js';
+import { sample, samples } from '../../bench/prom-text.js';
+
+// bootstrap-cluster.mjs is plain JavaScript without types: imported by URL, typed here.
+const { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } = (await import(new URL('../../scripts/bootstrap-cluster.mjs', import.meta.url).href)) as {
+  TEMPORAL_SERVER_VERSION: string;
+  TEMPORAL_UI_VERSION: string;
+};
+
+const metricsUrls = (): Record<string, string> => JSON.parse(process.env.CLUSTER_METRICS_JSON ?? '{}');
+const metrics = async (part: string) => (await fetch(metricsUrls()[part]!)).text();
+
+
+test('calls through the load balancer reach both API replicas and both cpu workers', async (t) => {
+  const account = await newAccount(100);
+  for (let i = 0; i < 12; i++) t.is((await callTool(account.apiKey, 'hash-text', { text: `spread ${i}` })).status, 200);
+  const lb = await metrics('haproxy');
+  for (const server of ['api-1', 'api-2']) {
+    t.true(sample(lb, 'haproxy_server_http_responses_total', { proxy: 'api', server, code: '2xx' }) > 0, `${server} answered through HAProxy`);
+  }
+  for (const worker of ['worker-cpu-1', 'worker-cpu-2']) {
+    t.true(sample(await metrics(worker), 'tool_duration_seconds_count', { tool: 'hash-text', outcome: 'ok' }) > 0, `${worker} ran hash-text`);
+  }
+});
+
+test('every worker process serves its task queue\'s schedule-to-start latency, slots and pollers; the core workers their workflow tasks', async (t) => {
+  const queues = { 'worker-core': 'core', 'api-1-worker': 'core', 'api-2-worker': 'core', 'worker-cpu-1': 'cpu', 'worker-cpu-2': 'cpu', 'worker-network': 'network', 'worker-browser': 'browser' };
+  for (const [worker, queue] of Object.entries(queues)) {
+    const text = await metrics(worker);
+    t.true(sample(text, 'temporal_num_pollers', { task_queue: queue }) > 0, `${worker} polls ${queue}`);
+    const kind = queue === 'core' ? 'WorkflowWorker' : 'ActivityWorker';
+    t.true(samples(text, 'temporal_worker_task_slots_available', { task_queue: queue, worker_type: kind }).length > 0, `${worker}: ${kind} slots`);
+  }
+  // Workflow tasks go to whichever core worker polls first (the API replicas' start them eagerly).
+  const core = (await Promise.all(['worker-core', 'api-1-worker', 'api-2-worker'].map(metrics))).join('\n');
+  t.true(sample(core, 'temporal_workflow_task_schedule_to_start_latency_count', { task_queue: 'core' }) > 0, 'workflow task schedule-to-start recorded');
+  const cpu = (await metrics('worker-cpu-1')) + (await metrics('worker-cpu-2'));
+  t.true(sample(cpu, 'temporal_activity_schedule_to_start_latency_count', { task_queue: 'cpu' }) > 0, 'cpu schedule-to-start recorded');
+});
+
+test('a refused tool call is counted by its contract code on the worker that ran it', async (t) => {
+  const account = await newAccount(100);
+  const res = await callTool(account.apiKey, 'http-request', { url: 'http://10.0.0.1/' });
+  t.is(res.status, 422, JSON.stringify(res.body));
+  const network = await metrics('worker-network');
+  t.true(sample(network, 'tool_duration_seconds_count', { tool: 'http-request', outcome: 'target_not_allowed' }) > 0, network.split('\n').filter((l) => l.startsWith('tool_duration_seconds_count')).join('\n'));
+});
+
+test('the API replicas label request metrics by route template; the Temporal server and HAProxy serve theirs', async (t) => {
+  const api = await metrics('api-1');
+  const routes = [...api.matchAll(/^http_request_duration_seconds_count\{[^}]*route="([^"]*)"/gm)].map((m) => m[1]!);
+  t.true(routes.includes('/api/v1/tools/:tool'), routes.join(', '));
+  t.deepEqual(routes.filter((r) => /[()?\\$]/.test(r)), []);
+  t.regex(await metrics('temporal'), /^persistence_requests\{/m, 'the server reports its persistence requests');
+});
+
+test('tool calls are searchable by AccountId and Tool in the server\'s SQL visibility', async (t) => {
+  const account = await newAccount(10);
+  const res = await callTool(account.apiKey, 'qr-generate', { text: 'visible', size: 128 });
+  t.is(res.status, 200);
+  const connection = await Connection.connect({ address: testEnv.temporalAddress() });
+  try {
+    const client = new Client({ connection, namespace: testEnv.temporalNamespace() });
+    const found: string[] = [];
+    for (let i = 0; i < 20 && found.length === 0; i++) {
+      for await (const w of client.workflow.list({ query: `AccountId="${account.id}" AND Tool="qr-generate"` })) found.push(w.workflowId);
+      if (!found.length) await new Promise((r) => setTimeout(r, 500));
+    }
+    t.deepEqual(found, [res.headers.get('x-request-id')]);
+  } finally {
+    await connection.close();
+  }
+});
+
+test('the Temporal UI serves the cluster\'s namespace', async (t) => {
+  const ui = process.env.CLUSTER_UI_URL!;
+  t.is((await fetch(ui)).status, 200);
+  const namespaces = (await (await fetch(`${ui}/api/v1/namespaces`)).json()) as { namespaces: Array<{ namespaceInfo: { name: string } }> };
+  t.true(namespaces.namespaces.some((n) => n.namespaceInfo.name === testEnv.temporalNamespace()));
+});
+
+test('docker-compose.yml is valid and pins what ran here: server, admin tools and UI versions, the same config files', (t) => {
+  const compose = readFileSync('docker-compose.yml', 'utf8');
+  t.notThrows(() => execFileSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], { env: { ...process.env, SECRET_KEY: '0'.repeat(64) }, stdio: 'pipe' }));
+  t.true(compose.includes(`temporalio/server:${TEMPORAL_SERVER_VERSION}`));
+  t.true(compose.includes(`temporalio/admin-tools:${TEMPORAL_SERVER_VERSION}`));
+  t.true(compose.includes(`temporalio/ui:${TEMPORAL_UI_VERSION}`));
+  for (const file of ['./deploy/temporal:', './deploy/temporal-dynamic-config.yaml:', './deploy/haproxy:', 'utility-tools/setup.sh", "schema"', 'utility-tools/setup.sh namespace', '--env utility-tools']) {
+    t.true(compose.includes(file), `compose uses ${file}`);
+  }
+  for (const entry of ['dist/api/server.js', 'dist/workers/core.js', 'dist/workers/cpu.js', 'dist/workers/network.js', 'dist/workers/browser.js']) {
+    t.true(compose.includes(entry), `compose runs ${entry}`);
+  }
+});
