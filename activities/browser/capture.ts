@@ -81,10 +81,15 @@ async function settledShot<T>(page: Page, requests: RequestWatch, limits: Settle
   return take();
 }
 
-/** Starts watching the page's requests for a capture, before its content arrives. */
-export async function watchPage(page: Page): Promise<RequestWatch> {
+/** Runs `work` watching the page's requests (from before its content arrives), and stops watching after it, however it ends. */
+export async function watchingRequests<T>(page: Page, work: (requests: RequestWatch) => Promise<T>): Promise<T> {
   await prepareForCapture(page); // done already on a warm page
-  return watchRequests(page);
+  const requests = watchRequests(page);
+  try {
+    return await work(requests);
+  } finally {
+    requests.stop();
+  }
 }
 
 /**

@@ -6,26 +6,13 @@
 import test from 'ava';
 import type { Page } from 'puppeteer-core';
 import { callActivity, watchRequests, type PageState } from '../../../activities/browser/page-activity.js';
-import { startTestBrowser, type TestBrowser } from '../../helpers/browser.js';
-import { startBrowserPages } from '../../fixtures/browser-pages.js';
-import type { PageServer } from '../../fixtures/http-pages.js';
+import { useBrowserAndPages } from '../../helpers/browser.js';
 
-let browser: TestBrowser;
-let pages: PageServer;
-
-test.before(async () => {
-  browser = await startTestBrowser();
-  pages = await startBrowserPages();
-});
-
-test.after.always(async () => {
-  await pages?.close();
-  await browser?.close();
-});
+const fixture = useBrowserAndPages();
 
 /** Runs `check` on a pool page showing `html` (written into the page, as html-to-image does). */
 function onPage<T>(html: string, check: (page: Page) => Promise<T>): Promise<T> {
-  return browser.pool.withPage(async ({ page, session }) => {
+  return fixture.browser.pool.withPage(async ({ page, session }) => {
     session.setPolicy({ blockAds: false });
     await page.setContent(html, { waitUntil: 'load' });
     return check(page);
@@ -77,7 +64,7 @@ test("the page's timers behave as without the script and read as native code", a
 test('a picture requested and not complete is reported, and the request is in flight meanwhile', async (t) => {
   await onPage('<p>x</p>', async (page) => {
     const requests = watchRequests(page);
-    await page.evaluate(`const img = new Image(); img.src = ${JSON.stringify(pages.url('/browser/image.png?delay=600'))}; document.body.appendChild(img)`);
+    await page.evaluate(`const img = new Image(); img.src = ${JSON.stringify(fixture.pages.url('/browser/image.png?delay=600'))}; document.body.appendChild(img)`);
     await sleep(100);
     t.is((await probe(page)).images, 1);
     t.is(requests.inFlight, 1);
@@ -90,10 +77,10 @@ test('a picture requested and not complete is reported, and the request is in fl
 });
 
 test('a lazy picture far below the fold is not on its way, and not waited for', async (t) => {
-  const src = pages.url('/browser/image.png?lazy=far');
+  const src = fixture.pages.url('/browser/image.png?lazy=far');
   await onPage(`<div style="height: 8000px"></div><img loading="lazy" src="${src}" width="100" height="100">`, async (page) => {
     await page.evaluate(callActivity('frame'));
     t.is((await probe(page)).images, 0);
-    t.false(pages.requests.some((r) => r.path.includes('lazy=far')), 'never requested');
+    t.false(fixture.pages.requests.some((r) => r.path.includes('lazy=far')), 'never requested');
   });
 });
