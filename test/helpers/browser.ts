@@ -2,12 +2,9 @@
 //! builds the worker's: the system Chromium behind a filtering proxy that uses the test network's
 //! target guard (127.0.0.2 allowlisted, names from the DNS fixture) and the shipped ad host list.
 import { X509Certificate, createHash } from 'node:crypto';
-import test from 'ava';
 import { loadAdHostList } from '../../activities/browser/ad-hosts.js';
 import { createBrowserPool, type BrowserPoolHandle, type BrowserPoolOptions } from '../../activities/browser/browser-pool.js';
 import { createFilteringProxy, type FilteringProxy } from '../../activities/browser/filtering-proxy.js';
-import { startBrowserPages } from '../fixtures/browser-pages.js';
-import type { PageServer } from '../fixtures/http-pages.js';
 import { startTestNetwork, type TestNetwork } from './network-access.js';
 
 /** The binary the tests drive: CHROMIUM_PATH when set, as for the worker. */
@@ -41,35 +38,6 @@ export async function startTestBrowser(options: Partial<Pick<BrowserPoolOptions,
     async close() {
       await pool.close();
       await net.close();
-    },
-  };
-}
-
-/**
- * For a test file: a test browser and the browser fixture pages, started before its tests and
- * closed after them; read them from the answer inside the tests.
- */
-export function useBrowserAndPages(): { readonly browser: TestBrowser; readonly pages: PageServer } {
-  let browser: TestBrowser | undefined;
-  let pages: PageServer | undefined;
-  test.before(async () => {
-    browser = await startTestBrowser();
-    pages = await startBrowserPages();
-  });
-  test.after.always(async () => {
-    await pages?.close();
-    await browser?.close();
-  });
-  const started = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('the test browser is not started yet');
-    return value;
-  };
-  return {
-    get browser() {
-      return started(browser);
-    },
-    get pages() {
-      return started(pages);
     },
   };
 }

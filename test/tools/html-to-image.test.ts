@@ -10,7 +10,7 @@ import { asDocument, createHtmlToImage } from '../../activities/browser/html-to-
 import type { HtmlToImageInput, HtmlToImageOutput } from '../../domain/tools/html-to-image.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
-import { useBrowserAndPages } from '../helpers/browser.js';
+import { useBrowserAndPages } from '../helpers/browser-fixture.js';
 import { decodeImage } from '../helpers/images.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 

@@ -6,7 +6,7 @@
 import test from 'ava';
 import type { Page } from 'puppeteer-core';
 import { callActivity, watchRequests, type PageState } from '../../../activities/browser/page-activity.js';
-import { useBrowserAndPages } from '../../helpers/browser.js';
+import { useBrowserAndPages } from '../../helpers/browser-fixture.js';
 
 const fixture = useBrowserAndPages();
 
