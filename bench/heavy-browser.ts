@@ -1,54 +1,89 @@
-//! The browser half of `npm run bench:heavy`: one 1440x900 PNG of the same fixture page, taken
-//! - through the platform (HTTP -> workflow -> browser worker: warm pool, filtering proxy,
-//!   settling waits, claim check), one call at a time;
-//! - by the website-screenshot handler on a warm pool in this process (the tool without the platform);
-//! - by raw puppeteer on one warm page (goto until load, screenshot): the floor;
-//! - by raw puppeteer launching a browser per capture: what a pool saves.
+//! The browser half of `npm run bench:heavy`. Latency, one capture at a time (the rows take turns,
+//! see measureInterleaved), of a 1440x900 PNG:
+//! - website-screenshot of the same fixture page through the platform (HTTP -> workflow ->
+//!   browser worker: warm pool, filtering proxy, settling, claim check), by the handler on a warm
+//!   pool in this process (the tool without the platform), by raw puppeteer on one warm page
+//!   (goto until load, screenshot: the floor) and with a browser launched per capture;
+//! - html-to-image of a small document the same ways (raw: setContent + screenshot).
+//! Then what settling costs on a page whose resources arrive late (a font 400 ms and an image
+//! 200 ms after load): how long after its last resource arrives the capture is back; and
+//! throughput of the handler at BROWSER_CONCURRENCY 1, 2 and 4 with as many calls in flight.
 //! Figures, never assertions.
 //!
-//! Library: bench/heavy.ts calls `benchBrowser` and prints its rows with `printTable`. Alone:
-//! `node --import tsx bench/heavy-browser.ts [--calls N]`; the platform row needs API_URL and
-//! ADMIN_TOKEN of a running stack whose TARGET_ALLOWLIST lets 127.0.0.2 through.
+//! Library: bench/heavy.ts calls `benchBrowser` and prints its tables with `printBrowserBench`.
+//! Alone: `node --import tsx bench/heavy-browser.ts [--calls N]`, against the stack bench/stack.ts
+//! names (API_URL and ADMIN_TOKEN) or a throwaway one.
 import puppeteer, { type LaunchOptions } from 'puppeteer-core';
 import { loadAdHostList } from '../activities/browser/ad-hosts.js';
-import { createBrowserPool } from '../activities/browser/browser-pool.js';
+import { createBrowserPool, type BrowserPoolHandle } from '../activities/browser/browser-pool.js';
 import { createFilteringProxy } from '../activities/browser/filtering-proxy.js';
+import { createHtmlToImage } from '../activities/browser/html-to-image.js';
 import { createWebsiteScreenshot } from '../activities/browser/website-screenshot.js';
 import type { WebsiteScreenshotInput } from '../domain/tools/website-screenshot.js';
 import { createNetworkAccess } from '../lib/network-access.js';
 import { standaloneContext } from '../lib/tool-handler.js';
-import { startBrowserPages } from '../test/fixtures/browser-pages.js';
-import { measure, printTable, type Figures } from './measure.js';
+import { BROWSER_ROUTES, LATE_FONT_MARKUP, LATE_IMAGE_MARKUP, startBrowserPages } from '../test/fixtures/browser-pages.js';
+import { htmlDocument, send, startPageServer, type Handler, type PageServer } from '../test/fixtures/http-pages.js';
+import { measure, measureInterleaved, percentile, printTable, type Contender, type Figures } from './measure.js';
+import { withBenchStack } from './stack.js';
 
 export interface BrowserBenchOptions {
   /** Captures per warm row. @default 20; a quarter of that (at least 3) for a launch per capture */
   calls?: number;
   /** @default CHROMIUM_PATH or /usr/lib/chromium/chromium */
   chromiumPath?: string;
-  /** The fixture page captured. @default /browser/colourful (gradients and text) */
-  pagePath?: string;
+  /** BROWSER_CONCURRENCY settings the throughput table tries. @default [1, 2, 4] */
+  concurrencies?: number[];
+}
+
+export interface BrowserBench {
+  latency: Figures[];
+  throughput: Figures[];
+  late: LateFigures;
+}
+
+/** Settling on a page whose resources arrive late, one capture at a time. */
+export interface LateFigures {
+  captures: number;
+  /** From the last resource's last byte leaving the server to the capture being back. */
+  afterLastResourceP50Ms: number;
+  afterLastResourceMaxMs: number;
+  /** The whole capture, for scale. */
+  captureP50Ms: number;
 }
 
 const VIEWPORT = { width: 1440, height: 900 };
+const IMAGE = { ...VIEWPORT, fullPage: false, deviceScaleFactor: 1, format: 'png', quality: 85 } as const;
+
+/** A small document: a heading, a paragraph, a coloured box. */
+export const SMALL_DOCUMENT = '<h1>Invoice 1042</h1><p>Thank you for your order. The total is <b>EUR 120.00</b>.</p><div style="width: 300px; height: 80px; background: #3070b0"></div>';
 
 function rawLaunchOptions(executablePath: string): LaunchOptions {
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   return { executablePath, headless: true, pipe: true, args: [...(asRoot ? ['--no-sandbox'] : []), '--disable-gpu'], defaultViewport: VIEWPORT };
 }
 
-/** Raw puppeteer, one page kept open: goto (until load) and a PNG. */
-async function rawWarm(url: string, executablePath: string, calls: number): Promise<Figures> {
+/** Raw puppeteer on one page kept open: goto (until load) and a PNG; setContent and a PNG. */
+async function withRawPage<T>(url: string, executablePath: string, run: (rows: Contender[]) => Promise<T>): Promise<T> {
   const browser = await puppeteer.launch(rawLaunchOptions(executablePath));
   try {
     const page = await browser.newPage();
-    return await measure(
-      'raw puppeteer, warm page (goto + PNG)',
-      async () => {
-        await page.goto(url, { waitUntil: 'load' });
-        await page.screenshot({ type: 'png' });
+    return await run([
+      {
+        label: 'raw puppeteer, warm page (goto + PNG)',
+        op: async () => {
+          await page.goto(url, { waitUntil: 'load' });
+          await page.screenshot({ type: 'png' });
+        },
       },
-      { calls, concurrency: 1, warmup: 3 },
-    );
+      {
+        label: 'raw puppeteer, warm page (setContent + PNG)',
+        op: async () => {
+          await page.setContent(SMALL_DOCUMENT, { waitUntil: 'load' });
+          await page.screenshot({ type: 'png' });
+        },
+      },
+    ]);
   } finally {
     await browser.close();
   }
@@ -72,66 +107,154 @@ async function rawCold(url: string, executablePath: string, calls: number): Prom
   );
 }
 
-/** The website-screenshot handler on a warm pool in this process, proxy and settling included. */
-async function handlerWarm(url: string, executablePath: string, calls: number): Promise<Figures> {
+/** A pool as the browser worker builds one, with the bench's fixture address allowed, and the tools on it. */
+async function startPool(executablePath: string, concurrency: number): Promise<{ tools: ReturnType<typeof handlers>; close(): Promise<void> }> {
   const net = createNetworkAccess({ dnsServers: [], targetAllowlist: ['127.0.0.2/32'] });
-  const pool = createBrowserPool({ executablePath, concurrency: 2, proxy: createFilteringProxy({ guard: net.guard, adHosts: loadAdHostList() }) });
+  const pool = createBrowserPool({ executablePath, concurrency, proxy: createFilteringProxy({ guard: net.guard, adHosts: loadAdHostList() }) });
+  await pool.ready;
+  return { tools: handlers(pool, net), close: () => pool.close() };
+}
+
+async function withPool<T>(executablePath: string, concurrency: number, run: (tools: ReturnType<typeof handlers>) => Promise<T>): Promise<T> {
+  const { tools, close } = await startPool(executablePath, concurrency);
   try {
-    await pool.ready;
-    const screenshot = createWebsiteScreenshot({ pool, guard: net.guard });
-    const input: WebsiteScreenshotInput = { url, ...VIEWPORT, fullPage: false, deviceScaleFactor: 1, format: 'png', quality: 85, blockAds: true, hideOverlays: false };
-    return await measure('website-screenshot handler, warm pool (no platform)', () => screenshot(input, standaloneContext('bench')), { calls, concurrency: 1, warmup: 3 });
+    return await run(tools);
   } finally {
-    await pool.close();
+    await close();
   }
 }
 
-/** website-screenshot through the running platform, one call at a time; null without a stack. */
-async function platformWarm(label: string, url: string, calls: number): Promise<Figures | null> {
-  if (!process.env.API_URL || !process.env.ADMIN_TOKEN) return null;
-  const { callTool, newAccount } = await import('../test/helpers/api.js');
-  const account = await newAccount(25 * (calls + 5), 'bench');
-  return measure(
-    label,
-    async () => {
-      const res = await callTool(account.apiKey, 'website-screenshot', { url, ...VIEWPORT });
-      if (res.status !== 200) throw new Error(`website-screenshot answered ${res.status}: ${JSON.stringify(res.body)}`);
-    },
-    { calls, concurrency: 1, warmup: 3 },
-  );
+function handlers(pool: BrowserPoolHandle, net: ReturnType<typeof createNetworkAccess>) {
+  const screenshot = createWebsiteScreenshot({ pool, guard: net.guard });
+  const htmlToImage = createHtmlToImage({ pool });
+  return {
+    screenshot: (url: string) => screenshot({ url, ...IMAGE, blockAds: true, hideOverlays: false } satisfies WebsiteScreenshotInput, standaloneContext('bench')),
+    htmlToImage: (html: string) => htmlToImage({ html, ...IMAGE }, standaloneContext('bench')),
+  };
 }
 
-/** Every browser row, in the order of the table: platform (two pages), handler, raw warm, raw cold. */
-export async function benchBrowser(options: BrowserBenchOptions = {}): Promise<Figures[]> {
+/** The tools' handlers on a warm pool in this process, proxy and settling included. */
+function handlerRows(url: string, tools: ReturnType<typeof handlers>): Contender[] {
+  return [
+    { label: 'website-screenshot handler, warm pool (no platform)', op: () => tools.screenshot(url) },
+    { label: 'html-to-image handler, warm pool (no platform)', op: () => tools.htmlToImage(SMALL_DOCUMENT) },
+  ];
+}
+
+/**
+ * website-screenshot on a pool of each BROWSER_CONCURRENCY with that many calls in flight, the
+ * pools taking turns (three calls per lane each turn) so they share the machine's drift.
+ */
+async function throughput(url: string, executablePath: string, calls: number, concurrencies: number[]): Promise<Figures[]> {
+  const pools = await Promise.all(concurrencies.map((concurrency) => startPool(executablePath, concurrency)));
+  try {
+    const rows = pools.map(({ tools }, i) => ({ label: `website-screenshot handler, BROWSER_CONCURRENCY ${concurrencies[i]}`, concurrency: concurrencies[i]!, op: () => tools.screenshot(url) }));
+    return await measureInterleaved(rows, { turns: Math.max(2, Math.round(calls / 4)), callsPerLane: 3, warmupTurns: 1 });
+  } finally {
+    await Promise.all(pools.map((p) => p.close()));
+  }
+}
+
+/**
+ * A page with a font arriving 400 ms and an image 200 ms after its load event, served by a page
+ * server that notes when each resource's last byte left: how long after the last one the
+ * handler's capture is back (settling's reaction, the screenshot and its encoding).
+ */
+async function lateResources(executablePath: string, calls: number): Promise<LateFigures> {
+  let lastArrival = 0;
+  const noted = (handler: Handler): Handler => (req, res, url, server) => {
+    res.once('finish', () => (lastArrival = performance.now()));
+    return handler(req, res, url, server);
+  };
+  const server = await startPageServer({
+    routes: {
+      '/bench/late': (_req, res) => send(res, 200, 'text/html; charset=utf-8', htmlDocument('<title>Late</title>', LATE_FONT_MARKUP('/browser/font.ttf?delay=400') + LATE_IMAGE_MARKUP('/browser/image.png'))),
+      '/browser/font.ttf': noted(BROWSER_ROUTES['/browser/font.ttf']!),
+      '/browser/image.png': noted(BROWSER_ROUTES['/browser/image.png']!),
+    },
+  });
+  try {
+    return await withPool(executablePath, 2, async (tools) => {
+      const after: number[] = [];
+      const whole: number[] = [];
+      for (let i = -2; i < calls; i++) {
+        const started = performance.now();
+        await tools.screenshot(server.url('/bench/late'));
+        if (i < 0) continue; // warm-up
+        whole.push(performance.now() - started);
+        after.push(performance.now() - lastArrival);
+      }
+      after.sort((a, b) => a - b);
+      whole.sort((a, b) => a - b);
+      return { captures: calls, afterLastResourceP50Ms: percentile(after, 50), afterLastResourceMaxMs: after.at(-1)!, captureP50Ms: percentile(whole, 50) };
+    });
+  } finally {
+    await server.close();
+  }
+}
+
+/** The tools through the running platform; none without a stack. */
+async function platformRows(pages: PageServer, calls: number): Promise<Contender[]> {
+  if (!process.env.API_URL || !process.env.ADMIN_TOKEN) {
+    console.log('(no API_URL and ADMIN_TOKEN: the rows through the platform are left out)');
+    return [];
+  }
+  const { callTool, newAccount } = await import('../test/helpers/api.js');
+  const account = await newAccount(25 * 3 * (calls + 5), 'bench');
+  const row = (label: string, tool: string, input: Record<string, unknown>): Contender => ({
+    label,
+    op: async () => {
+      const res = await callTool(account.apiKey, tool, input);
+      if (res.status !== 200) throw new Error(`${tool} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    },
+  });
+  return [
+    row('website-screenshot through the platform (HTTP, warm pool)', 'website-screenshot', { url: pages.url(PAGE), ...VIEWPORT }),
+    // A page whose PNG stays under the claim check's 128 KiB: the platform without GridFS.
+    row('  the same, small PNG (no claim check)', 'website-screenshot', { url: pages.url('/browser/title'), ...VIEWPORT }),
+    row('html-to-image of a small document through the platform', 'html-to-image', { html: SMALL_DOCUMENT, ...VIEWPORT }),
+  ];
+}
+
+/** The fixture page of the latency and throughput rows: gradients and text. */
+const PAGE = '/browser/colourful';
+
+/**
+ * Every browser figure: the latency rows (platform, handlers, raw warm page; taking turns, see
+ * measureInterleaved), a browser launched per capture, late resources, throughput.
+ */
+export async function benchBrowser(options: BrowserBenchOptions = {}): Promise<BrowserBench> {
   const calls = options.calls ?? 20;
   const executablePath = options.chromiumPath ?? (process.env.CHROMIUM_PATH || '/usr/lib/chromium/chromium');
   const pages = await startBrowserPages();
   try {
-    const url = pages.url(options.pagePath ?? '/browser/colourful');
-    const rows: Figures[] = [];
-    const platform = await platformWarm('website-screenshot through the platform (HTTP, warm pool)', url, calls);
-    if (platform) {
-      rows.push(platform);
-      // A page whose PNG stays under the claim check's 128 KiB: the platform without GridFS.
-      rows.push((await platformWarm('  the same, small PNG (no claim check)', pages.url('/browser/title'), calls))!);
-    } else {
-      console.log('(no API_URL and ADMIN_TOKEN: the rows through the platform are left out)');
-    }
-    rows.push(await handlerWarm(url, executablePath, calls));
-    rows.push(await rawWarm(url, executablePath, calls));
-    rows.push(await rawCold(url, executablePath, Math.max(3, Math.round(calls / 4))));
-    return rows;
+    const url = pages.url(PAGE);
+    const platform = await platformRows(pages, calls);
+    const latency = await withPool(executablePath, 2, (tools) =>
+      withRawPage(url, executablePath, (raw) => measureInterleaved([...platform, ...handlerRows(url, tools), ...raw], { turns: calls, warmupTurns: 3, pauseMs: 100 })),
+    );
+    latency.push(await rawCold(url, executablePath, Math.max(3, Math.round(calls / 4))));
+    const late = await lateResources(executablePath, Math.max(5, Math.round(calls / 2)));
+    return { latency, throughput: await throughput(url, executablePath, calls, options.concurrencies ?? [1, 2, 4]), late };
   } finally {
     await pages.close();
   }
 }
 
-export const BROWSER_TABLE_TITLE = 'website-screenshot: 1440x900 PNG of a local page, one at a time';
+export function printBrowserBench(bench: BrowserBench): void {
+  printTable('website-screenshot and html-to-image: 1440x900 PNG of a local page or a small document, one at a time', bench.latency);
+  const { late } = bench;
+  console.log(
+    `\nSettling on late resources (a font 400 ms and an image 200 ms after load), ${late.captures} captures: back ${late.afterLastResourceP50Ms.toFixed(1)} ms (p50; max ${late.afterLastResourceMaxMs.toFixed(1)}) after the last resource arrived; the whole capture ${late.captureP50Ms.toFixed(1)} ms p50`,
+  );
+  printTable('website-screenshot handler throughput by BROWSER_CONCURRENCY (as many calls in flight; this machine)', bench.throughput);
+}
 
 async function main() {
   const callsArg = process.argv.indexOf('--calls');
   const calls = callsArg > 0 ? Number(process.argv[callsArg + 1]) : 20;
-  printTable(BROWSER_TABLE_TITLE, await benchBrowser({ calls }));
+  await withBenchStack(async () => printBrowserBench(await benchBrowser({ calls })));
+  process.exit(0);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -91,6 +91,8 @@ export interface UpscaleRow {
   modelSeconds: number;
   /** Median of decode + model + encode in the upscale thread, as the tool runs it. */
   totalSeconds: number;
+  /** Median of the same through the running platform (HTTP, download, workflow, claim check); absent without a stack. */
+  platformSeconds?: number;
   images: number;
 }
 
@@ -104,7 +106,32 @@ function checkerboard(width: number, height: number): JimpInstance {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-/** Seconds per image at x2 and x4 for a few source sizes, one upscale thread (as deployed). */
+/** image-upscale through the running platform, one call at a time; null without a stack. */
+async function platformUpscaler(calls: number): Promise<{ upscale(png: Buffer, factor: 2 | 4): Promise<number>; close(): Promise<void> } | null> {
+  if (!process.env.API_URL || !process.env.ADMIN_TOKEN) return null;
+  const { startFileServer } = await import('../test/fixtures/file-server.js');
+  const { callTool, newAccount } = await import('../test/helpers/api.js');
+  const files = await startFileServer();
+  const account = await newAccount(50 * calls, 'bench');
+  let n = 0;
+  return {
+    /** Seconds for one call (HTTP, download, workflow, claim check). */
+    async upscale(png, factor) {
+      const fileUrl = files.put(`/bench/upscale-${n++}.png`, png);
+      const started = performance.now();
+      const res = await callTool(account.apiKey, 'image-upscale', { fileUrl, factor });
+      if (res.status !== 200) throw new Error(`image-upscale answered ${res.status}: ${JSON.stringify(res.body)}`);
+      return (performance.now() - started) / 1000;
+    },
+    close: () => files.close(),
+  };
+}
+
+/**
+ * Seconds per image at x2 and x4 for a few source sizes, one upscale thread (as deployed); with a
+ * stack, the same image through the platform right after each direct run, so both share the
+ * machine's load of the moment (one uncounted platform call per case first).
+ */
 export async function benchUpscale({ repeats = 3 }: { repeats?: number } = {}): Promise<UpscaleRow[]> {
   const codecs = createImageCodecs();
   const pool = createImagePool({ drawingThreads: 0, upscaleThreads: 1 });
@@ -116,24 +143,36 @@ export async function benchUpscale({ repeats = 3 }: { repeats?: number } = {}): 
     [4, 256],
   ] as const;
   const rows: UpscaleRow[] = [];
+  const platform = await platformUpscaler(cases.length * (repeats + 1));
   try {
     // The thread loads TensorFlow and both models when it starts: wait for that outside the timings.
     await pool.upscale({ bytes: await codecs.encode(checkerboard(16, 16), 'png'), format: 'png', factor: 2 });
     for (const [factor, side] of cases) {
       const png = await codecs.encode(checkerboard(side, side), 'png');
+      await platform?.upscale(png, factor);
       const model: number[] = [];
       const total: number[] = [];
+      const through: number[] = [];
       for (let i = 0; i < repeats; i++) {
         const started = performance.now();
         const result = await pool.upscale({ bytes: png, format: 'png', factor });
         if (!result.ok) throw new Error(result.detail);
         total.push((performance.now() - started) / 1000);
         model.push(result.upscaleMs / 1000);
+        if (platform) through.push(await platform.upscale(png, factor));
       }
-      rows.push({ factor, source: `${side}x${side}`, output: `${side * factor}x${side * factor}`, modelSeconds: median(model), totalSeconds: median(total), images: repeats });
+      rows.push({
+        factor,
+        source: `${side}x${side}`,
+        output: `${side * factor}x${side * factor}`,
+        modelSeconds: median(model),
+        totalSeconds: median(total),
+        ...(platform ? { platformSeconds: median(through) } : {}),
+        images: repeats,
+      });
     }
   } finally {
-    await pool.close();
+    await Promise.all([pool.close(), platform?.close()]);
   }
   return rows;
 }
@@ -185,6 +224,7 @@ export function printUpscaleTable(rows: UpscaleRow[]): void {
       output: r.output,
       'model s': +r.modelSeconds.toFixed(2),
       'decode+model+encode s': +r.totalSeconds.toFixed(2),
+      ...(r.platformSeconds === undefined ? {} : { 'through the platform s': +r.platformSeconds.toFixed(2), 'platform / direct': +(r.platformSeconds / r.totalSeconds).toFixed(2) }),
       images: r.images,
     })),
   );

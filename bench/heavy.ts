@@ -1,8 +1,10 @@
-//! `npm run bench:heavy`: the expensive tools side by side in one run. Screenshots through the
-//! platform vs raw puppeteer on a warm page vs a browser launched per capture; word-to-pdf on
-//! warm listeners vs a cold `soffice --convert-to` per call, 1 and 2 at once; upscale x2 and x4
-//! seconds per image. The stack: see bench/stack.ts. Option: `--calls N` (default 20).
-import { BROWSER_TABLE_TITLE, benchBrowser } from './heavy-browser.js';
+//! `npm run bench:heavy`: the expensive tools side by side in one run. Screenshots and
+//! html-to-image through the platform vs raw puppeteer on a warm page vs a browser launched per
+//! capture, settling on late resources, throughput by BROWSER_CONCURRENCY; word-to-pdf on warm
+//! listeners vs a cold `soffice --convert-to` per call, 1 and 2 at once; upscale x2 and x4 seconds
+//! per image, direct and through the platform. The stack: see bench/stack.ts. Option: `--calls N`
+//! (default 20).
+import { benchBrowser, printBrowserBench } from './heavy-browser.js';
 import { benchUpscale, benchWordToPdf, benchWordToPdfHttp, printUpscaleTable } from './heavy-files.js';
 import { printTable } from './measure.js';
 import { withBenchStack } from './stack.js';
@@ -11,7 +13,7 @@ const callsArg = process.argv.indexOf('--calls');
 const calls = callsArg > 0 ? Number(process.argv[callsArg + 1]) : 20;
 
 await withBenchStack(async () => {
-  printTable(BROWSER_TABLE_TITLE, await benchBrowser({ calls }));
+  printBrowserBench(await benchBrowser({ calls }));
   const office = await benchWordToPdf({ calls });
   const http = await benchWordToPdfHttp({ calls: Math.max(5, Math.round(calls / 2)) });
   printTable('word-to-pdf: warm listeners vs a cold soffice per call (small .docx, one page)', http ? [...office, http] : office);

@@ -60,6 +60,62 @@ export async function measure(
   };
 }
 
+/** One row of `measureInterleaved`: what it is and the call it times. */
+export interface Contender {
+  label: string;
+  op: (i: number) => Promise<unknown>;
+  /** Calls in flight during its turns. @default 1 */
+  concurrency?: number;
+}
+
+/**
+ * Times several operations taking turns: in each of `turns` turns every contender in order runs
+ * `callsPerLane` calls on each of its `concurrency` lanes, after `warmupTurns` uncounted turns.
+ * On a machine shared with other work the load drifts over a run; taking turns lays the drift on
+ * every row alike, so their ratios hold where rows measured one after the other would not.
+ * `pauseMs` before each turn lets what the previous one left running in the background (closing
+ * its pages) end first: one call at a time, each figure is the latency of a call arriving at an
+ * idle service. Calls per second: calls done over the time the turns took.
+ */
+export async function measureInterleaved(contenders: Contender[], options: { turns: number; callsPerLane?: number; warmupTurns?: number; pauseMs?: number }): Promise<Figures[]> {
+  const rows = contenders.map(() => ({ durations: [] as number[], errors: 0, busyMs: 0 }));
+  for (let turn = -(options.warmupTurns ?? 3); turn < options.turns; turn++) {
+    for (const [k, { label, op, concurrency = 1 }] of contenders.entries()) {
+      await new Promise((resolve) => setTimeout(resolve, options.pauseMs ?? 0));
+      const row = rows[k]!;
+      const started = performance.now();
+      const lane = async () => {
+        for (let n = 0; n < (options.callsPerLane ?? 1); n++) {
+          const t = performance.now();
+          try {
+            await op(turn);
+            if (turn >= 0) row.durations.push(performance.now() - t);
+          } catch (err) {
+            if (turn < 0) throw err; // a warm-up that fails: the row cannot be measured
+            if (row.errors++ === 0) console.error(`  ${label}: first error: ${(err as Error).message}`);
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: concurrency }, lane));
+      if (turn >= 0) row.busyMs += performance.now() - started;
+    }
+  }
+  return contenders.map(({ label, concurrency = 1 }, k) => {
+    const { durations, errors, busyMs } = rows[k]!;
+    durations.sort((a, b) => a - b);
+    return {
+      label,
+      concurrency,
+      calls: options.turns * concurrency * (options.callsPerLane ?? 1),
+      errors,
+      p50Ms: percentile(durations, 50),
+      p95Ms: percentile(durations, 95),
+      p99Ms: percentile(durations, 99),
+      callsPerSecond: durations.length / (busyMs / 1000),
+    };
+  });
+}
+
 export function printTable(title: string, rows: Figures[]): void {
   console.log(`\n${title}`);
   console.table(

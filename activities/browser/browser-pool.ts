@@ -1,9 +1,10 @@
 //! A warm pool of isolated pages on the system Chromium, run by puppeteer-cluster. Every capture
 //! gets a page in a browser context of its own (no cookies, storage or cache shared between
-//! callers) whose traffic goes through a proxy session of its own; spare contexts are opened
-//! ahead of time so a capture does not wait for one. The browser is replaced after a number of
-//! captures (new captures go to a fresh browser while the old one finishes what it holds) and
-//! when it dies (the captures it held run once more on the new one).
+//! callers) whose traffic goes through a proxy session of its own; spare contexts, their pages
+//! ready for a capture (page-activity.ts), are opened ahead of time so a capture does not wait
+//! for one, and a used one closes after the capture has answered. The browser is replaced after
+//! a number of captures (new captures go to a fresh browser while the old one finishes what it
+//! holds) and when it dies (the captures it held run once more on the new one).
 import puppeteer, { type Browser, type BrowserContext, type LaunchOptions, type Page } from 'puppeteer-core';
 import { Cluster } from 'puppeteer-cluster';
 import type {
@@ -13,6 +14,7 @@ import type {
 } from 'puppeteer-cluster/dist/concurrency/ConcurrencyImplementation.js';
 import type { Logger } from '../../lib/logger.js';
 import type { FilteringProxy, ProxySession } from './filtering-proxy.js';
+import { prepareForCapture } from './page-activity.js';
 
 export interface BrowserPoolOptions {
   /** The Chromium binary (`CHROMIUM_PATH`). */
@@ -164,6 +166,8 @@ function warmContexts(pool: {
     private readonly generations = new Set<Generation>();
     private readonly spares: Slot[] = [];
     private warming = 0;
+    /** Called when a spare being opened is ready or failed. */
+    private onWarmed: Array<() => void> = [];
     private closed = false;
     private nextId = 1;
 
@@ -196,6 +200,8 @@ function warmContexts(pool: {
     }
 
     private async jobInstance(): Promise<JobInstance> {
+      // A spare being opened is nearly ready: wait for it rather than open another beside it.
+      while (this.warming > 0 && !this.spares.some((s) => s.gen === this.current && !s.isLost())) await this.warmed();
       const gen = await this.live();
       gen.open++;
       let slot: Slot;
@@ -211,15 +217,16 @@ function warmContexts(pool: {
       stats.openPages++;
       if (gen.captures >= options.recycleAfter) this.retire(gen);
       leases.set(slot.page, slot);
-      this.refill();
       return {
         resources: { page: slot.page },
         close: async () => {
           leases.delete(slot.page);
           stats.openPages--;
-          await this.dispose(slot);
-          gen.open--;
-          this.closeIfDrained(gen);
+          // The capture's answer waits neither for its context to close nor for the next spare.
+          void this.dispose(slot).finally(() => {
+            gen.open--;
+            this.closeIfDrained(gen);
+          });
           this.refill();
         },
       };
@@ -280,7 +287,15 @@ function warmContexts(pool: {
       return undefined;
     }
 
-    /** Keeps `concurrency` spare pages warm on the current browser. */
+    private warmed(): Promise<void> {
+      return new Promise((resolve) => this.onWarmed.push(resolve));
+    }
+
+    /**
+     * Keeps `concurrency` spare pages warm on the current browser. Called when the pool starts and
+     * when a page is done, not when one is taken: opening a context starts a renderer process,
+     * which beside a running capture on a small machine slows that capture down.
+     */
     private refill(): void {
       while (!this.closed && this.spares.length + this.warming < options.concurrency) {
         this.warming++;
@@ -294,7 +309,10 @@ function warmContexts(pool: {
             },
             (err: unknown) => log?.warn({ err }, 'could not open a spare page'),
           )
-          .finally(() => this.warming--);
+          .finally(() => {
+            this.warming--;
+            for (const wake of this.onWarmed.splice(0)) wake();
+          });
       }
     }
 
@@ -309,6 +327,7 @@ function warmContexts(pool: {
         });
         const page = await context.newPage();
         await page.setViewport(options.viewport);
+        await prepareForCapture(page);
         let lost = false;
         let rejectLost!: (err: Error) => void;
         const lostPromise = new Promise<never>((_, reject) => (rejectLost = reject));

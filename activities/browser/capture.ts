@@ -1,42 +1,16 @@
 //! One capture, step by step, shared by website-screenshot and html-to-image once their page has
-//! its content: let it settle (load, network, web fonts: each wait bounded, so one slow resource
-//! delays a capture but never sinks it), remove overlays, scroll through a full page so lazy
-//! content loads, measure, and take the image. The pure parts (sizes, clip) are exported.
-import { TimeoutError, type Page } from 'puppeteer-core';
+//! its content: let it settle (settle.ts: bounded, so one slow resource delays a capture but never
+//! sinks it), remove overlays, scroll through a full page so lazy content loads, measure, and take
+//! the image. The pure parts (sizes, clip) are exported.
+import type { Page } from 'puppeteer-core';
 import type { ImageOptions } from '../../domain/tools/website-screenshot.js';
 import { hideOverlays } from './overlays.js';
 import { imageSize } from './image-size.js';
+import { callActivity, prepareForCapture, watchRequests, type PageState, type RequestWatch } from './page-activity.js';
+import { probe, settle, whenLoaded, type SettleLimits } from './settle.js';
 
 /** Full-page captures stop at this many image pixels high (CONTRACT.md); `truncated` says so. */
 export const HEIGHT_CEILING_PX = 16_384;
-
-/** How long each settling step may wait, milliseconds. Tests shorten them. */
-export interface SettleLimits {
-  /** The load event (every image, script and frame of the document). @default 15000 */
-  loadMs: number;
-  /**
-   * Quiet time after which the network counts as settled; any request restarts it. @default 300
-   * (puppeteer's networkidle0 uses 500: most of a capture's fixed cost, for little more fidelity).
-   */
-  networkQuietMs: number;
-  /** Longest wait for that quiet. @default 5000 */
-  networkMs: number;
-  /** Web fonts (`document.fonts.ready`). @default 3000 */
-  fontsMs: number;
-  /** Pause at each scroll step of a full-page capture, for lazy content to start loading. @default 150 */
-  scrollStepMs: number;
-  /** Longest the scroll through a full page may take. @default 10000 */
-  scrollMs: number;
-}
-
-export const DEFAULT_SETTLE: SettleLimits = {
-  loadMs: 15_000,
-  networkQuietMs: 300,
-  networkMs: 5_000,
-  fontsMs: 3_000,
-  scrollStepMs: 150,
-  scrollMs: 10_000,
-};
 
 export interface Captured {
   image: Buffer;
@@ -59,49 +33,10 @@ export function fullPageClip(options: Pick<ImageOptions, 'width' | 'deviceScaleF
   return { clip: { x: 0, y: 0, width: options.width, height }, truncated: Math.ceil(documentHeight) > ceiling };
 }
 
-/** Runs a bounded wait; running out of time is fine (the capture goes on), anything else is not. */
-async function bounded(wait: Promise<unknown>): Promise<void> {
-  try {
-    await wait;
-  } catch (err) {
-    if (!(err instanceof TimeoutError)) throw err;
-  }
-}
-
-/** Waits for the load event, a quiet network and web fonts, each within its limit. */
-export async function settle(page: Page, limits: SettleLimits): Promise<void> {
-  await bounded(page.waitForFunction('document.readyState === "complete"', { timeout: limits.loadMs, polling: 50 }));
-  await bounded(page.waitForNetworkIdle({ idleTime: limits.networkQuietMs, timeout: limits.networkMs, concurrency: 0 }));
-  // Each face rather than `document.fonts.ready`, which stays pending until the load event.
-  await bounded(page.waitForFunction('!document.fonts || Array.from(document.fonts).every((f) => f.status !== "loading")', { timeout: limits.fontsMs, polling: 50 }));
-}
-
 export async function documentHeight(page: Page): Promise<number> {
   return (await page.evaluate(
     'Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0, document.documentElement.getBoundingClientRect().height)',
   )) as number;
-}
-
-/**
- * Scrolls down a viewport at a time to `maxHeight` (or the end, whichever comes first), so that
- * lazy images and content triggered by scrolling load, then back to the top. The page may grow
- * as it goes (infinite scroll); the ceiling stops that.
- */
-export async function scrollThrough(page: Page, maxHeight: number, limits: SettleLimits): Promise<void> {
-  const script = `(async () => {
-    const deadline = Date.now() + ${Math.round(limits.scrollMs)};
-    const step = Math.max(200, Math.floor(window.innerHeight * 0.9));
-    const height = () => Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0);
-    for (let y = 0; y < Math.min(height(), ${Math.round(maxHeight)}) && Date.now() < deadline; y += step) {
-      window.scrollTo(0, y);
-      await new Promise((r) => setTimeout(r, ${Math.round(limits.scrollStepMs)}));
-    }
-    window.scrollTo(0, Math.min(height(), ${Math.round(maxHeight)}));
-    await new Promise((r) => setTimeout(r, ${Math.round(limits.scrollStepMs)}));
-    window.scrollTo(0, 0);
-    return true;
-  })()`;
-  await page.evaluate(script);
 }
 
 async function screenshot(page: Page, options: ImageOptions, clip?: { x: number; y: number; width: number; height: number }): Promise<Buffer> {
@@ -121,26 +56,71 @@ export async function applyViewport(page: Page, options: ImageOptions): Promise<
 }
 
 /**
- * Settles the page, removes overlays when asked, and takes the image: the viewport, or the whole
- * document up to the height ceiling after scrolling through it.
+ * Scrolls down a viewport at a time to `maxHeight` (or the end, whichever comes first), so that
+ * lazy images and content triggered by scrolling start loading, then back to the top. The page
+ * may grow as it goes (infinite scroll); the ceiling stops that.
  */
-export async function capture(page: Page, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean }): Promise<Captured> {
-  await settle(page, limits);
-  if (extra.hideOverlays) await hideOverlays(page);
-  let image: Buffer;
-  let truncated = false;
-  if (options.fullPage) {
-    const ceiling = maxCaptureHeight(options.deviceScaleFactor);
-    await scrollThrough(page, ceiling, limits);
-    // What the scroll started loading, and overlays that scrolling brought up.
-    await bounded(page.waitForNetworkIdle({ idleTime: limits.networkQuietMs, timeout: limits.networkMs, concurrency: 0 }));
-    if (extra.hideOverlays) await hideOverlays(page);
-    const area = fullPageClip(options, await documentHeight(page));
-    truncated = area.truncated;
-    image = await screenshot(page, options, area.clip);
-  } else {
-    image = await screenshot(page, options);
+export async function scrollThrough(page: Page, maxHeight: number, limits: Pick<SettleLimits, 'scrollStepMs' | 'scrollMs'>): Promise<void> {
+  await page.evaluate(callActivity('scrollThrough', Math.round(maxHeight), Math.round(limits.scrollStepMs), Math.round(limits.scrollMs)));
+}
+
+const isQuiet = (state: PageState | undefined | null) => state === undefined || (state !== null && state.loaded && state.fonts === 0 && state.images === 0 && state.timerInMs < 0);
+
+/**
+ * Settles, then takes the image. A page that settled (rather than ran into `until`) is taken at
+ * once, then checked: the capture draws a frame, and a frame can start loads of its own (lazy
+ * images coming into view, a font first needed to paint). If it started anything, the page
+ * settles again, this time a rendering frame before each look, and is taken again.
+ */
+async function settledShot<T>(page: Page, requests: RequestWatch, limits: SettleLimits, until: number, take: () => Promise<T>): Promise<T> {
+  if ((await settle(page, requests, limits, until, { frame: false })) === 'bound') return take();
+  const mark = requests.started;
+  const first = await take();
+  if (requests.started === mark && requests.inFlight === 0 && isQuiet(await probe(page, limits.timerHorizonMs, false))) return first;
+  await settle(page, requests, limits, until, { frame: true });
+  return take();
+}
+
+/** Runs `work` watching the page's requests (from before its content arrives), and stops watching after it, however it ends. */
+export async function watchingRequests<T>(page: Page, work: (requests: RequestWatch) => Promise<T>): Promise<T> {
+  await prepareForCapture(page); // done already on a warm page
+  const requests = watchRequests(page);
+  try {
+    return await work(requests);
+  } finally {
+    requests.stop();
   }
+}
+
+/**
+ * Waits for the load event and for the page to settle, removes overlays when asked, and takes
+ * the image: the viewport, or the whole document up to the height ceiling after scrolling
+ * through it.
+ */
+export async function capture(page: Page, requests: RequestWatch, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean }): Promise<Captured> {
+  await whenLoaded(page, limits.loadMs);
+  let until = Date.now() + limits.idleMs;
+  let truncated = false;
+  let take: () => Promise<Buffer>;
+  if (options.fullPage) {
+    await settle(page, requests, limits, until, { frame: false });
+    // Modals lock scrolling; remove them before the scroll, and what scrolling brought up after it.
+    if (extra.hideOverlays) await hideOverlays(page);
+    await scrollThrough(page, maxCaptureHeight(options.deviceScaleFactor), limits);
+    until = Date.now() + limits.idleMs;
+    take = async () => {
+      if (extra.hideOverlays) await hideOverlays(page);
+      const area = fullPageClip(options, await documentHeight(page));
+      truncated = area.truncated;
+      return screenshot(page, options, area.clip);
+    };
+  } else {
+    take = async () => {
+      if (extra.hideOverlays) await hideOverlays(page);
+      return screenshot(page, options);
+    };
+  }
+  const image = await settledShot(page, requests, limits, until, take);
   const size = imageSize(image);
   return { image, mimeType: options.format === 'png' ? 'image/png' : 'image/jpeg', width: size.width, height: size.height, truncated };
 }

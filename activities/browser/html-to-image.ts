@@ -6,11 +6,12 @@ import { ToolError } from '../../lib/errors.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { BrowserPool } from './browser-pool.js';
 import type { HtmlToImageInput, HtmlToImageOutput } from '../../domain/tools/html-to-image.js';
-import { applyViewport, capture, DEFAULT_SETTLE, type SettleLimits } from './capture.js';
+import { applyViewport, capture, watchingRequests } from './capture.js';
+import { DEFAULT_SETTLE, type SettleLimits } from './settle.js';
 
 export interface HtmlToImageDeps {
   pool: Pick<BrowserPool, 'withPage'>;
-  /** How long each settling step may wait. @default DEFAULT_SETTLE */
+  /** How long settling may wait. @default DEFAULT_SETTLE */
   settle?: Partial<SettleLimits>;
 }
 
@@ -29,10 +30,12 @@ export function createHtmlToImage(deps: HtmlToImageDeps): ToolHandler<HtmlToImag
     deps.pool.withPage(async ({ page, session }) => {
       // No ad blocking: the caller chose every resource the markup names.
       session.setPolicy({ blockAds: false });
-      await applyViewport(page, input);
-      // No timeout of its own: markup that never finishes parsing runs into the call's deadline.
-      await page.setContent(asDocument(input.html), { waitUntil: 'domcontentloaded', timeout: 0 });
-      const shot = await capture(page, input, limits, { hideOverlays: false });
+      const shot = await watchingRequests(page, async (requests) => {
+        await applyViewport(page, input);
+        // No timeout of its own: markup that never finishes parsing runs into the call's deadline.
+        await page.setContent(asDocument(input.html), { waitUntil: 'domcontentloaded', timeout: 0 });
+        return capture(page, requests, input, limits, { hideOverlays: false });
+      });
       const refused = session.drops.find((d) => d.kind === 'target');
       if (refused?.kind === 'target') {
         throw new ToolError('target_not_allowed', `The markup loads from a refused address: ${refused.error.message}`, refused.error.extras, { cause: refused.error.cause });

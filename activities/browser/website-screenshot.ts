@@ -6,13 +6,14 @@ import type { TargetGuard } from '../../lib/target-guard.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { BrowserPool } from './browser-pool.js';
 import type { WebsiteScreenshotInput, WebsiteScreenshotOutput } from '../../domain/tools/website-screenshot.js';
-import { applyViewport, capture, DEFAULT_SETTLE, type SettleLimits } from './capture.js';
+import { applyViewport, capture, watchingRequests } from './capture.js';
 import { navigate } from './navigation.js';
+import { DEFAULT_SETTLE, type SettleLimits } from './settle.js';
 
 export interface WebsiteScreenshotDeps {
   pool: Pick<BrowserPool, 'withPage'>;
   guard: Pick<TargetGuard, 'resolveUrl'>;
-  /** How long each settling step may wait. @default DEFAULT_SETTLE */
+  /** How long settling may wait. @default DEFAULT_SETTLE */
   settle?: Partial<SettleLimits>;
 }
 
@@ -24,9 +25,11 @@ export function createWebsiteScreenshot(deps: WebsiteScreenshotDeps): ToolHandle
     const url = checked.url.href;
     return deps.pool.withPage(async ({ page, session }) => {
       session.setPolicy({ blockAds: input.blockAds, adExemptHost: checked.hostname });
-      await applyViewport(page, input);
-      await navigate(page, url, session);
-      const shot = await capture(page, input, limits, { hideOverlays: input.hideOverlays });
+      const shot = await watchingRequests(page, async (requests) => {
+        await applyViewport(page, input);
+        await navigate(page, url, session);
+        return capture(page, requests, input, limits, { hideOverlays: input.hideOverlays });
+      });
       return {
         fileBase64: shot.image.toString('base64'),
         mimeType: shot.mimeType,

@@ -36,3 +36,11 @@ export async function decodeImage(base64: string, mimeType: string): Promise<Dec
 export function near(actual: readonly number[], expected: readonly number[], tolerance = 12): boolean {
   return actual.length >= 3 && [0, 1, 2].every((i) => Math.abs(actual[i]! - expected[i]!) <= tolerance);
 }
+
+/** Pixels where two images of one size differ by more than `tolerance` in some channel. */
+export function differingPixels(a: DecodedImage, b: DecodedImage, tolerance = 0): number {
+  if (a.width !== b.width || a.height !== b.height) throw new RangeError(`${a.width}x${a.height} vs ${b.width}x${b.height}`);
+  let differing = 0;
+  for (let y = 0; y < a.height; y++) for (let x = 0; x < a.width; x++) if (!near(a.rgb(x, y), b.rgb(x, y), tolerance)) differing++;
+  return differing;
+}

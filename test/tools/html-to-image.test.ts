@@ -10,33 +10,20 @@ import { asDocument, createHtmlToImage } from '../../activities/browser/html-to-
 import type { HtmlToImageInput, HtmlToImageOutput } from '../../domain/tools/html-to-image.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
-import { startTestBrowser, type TestBrowser } from '../helpers/browser.js';
+import { useBrowserAndPages } from '../helpers/browser-fixture.js';
 import { decodeImage } from '../helpers/images.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
-import { startBrowserPages } from '../fixtures/browser-pages.js';
-import type { PageServer } from '../fixtures/http-pages.js';
 
 const schemas = compileToolSchemas('html-to-image');
 const ctx = standaloneContext();
 
-let browser: TestBrowser;
-let pages: PageServer;
-
-test.before(async () => {
-  browser = await startTestBrowser();
-  pages = await startBrowserPages();
-});
-
-test.after.always(async () => {
-  await pages?.close();
-  await browser?.close();
-});
+const fixture = useBrowserAndPages();
 
 const RED = [255, 0, 0];
 const BLUE = [0, 0, 255];
 const WHITE = [255, 255, 255];
 
-function tool(pool: Pick<BrowserPool, 'withPage'> = browser.pool) {
+function tool(pool: Pick<BrowserPool, 'withPage'> = fixture.browser.pool) {
   return createHtmlToImage({ pool });
 }
 
@@ -100,7 +87,7 @@ test('jpeg at a lower quality is smaller', async (t) => {
 });
 
 test('images from a public address and from data: URIs load', async (t) => {
-  const green = pages.url('/browser/image.png?color=00a000&w=100&h=100');
+  const green = fixture.pages.url('/browser/image.png?color=00a000&w=100&h=100');
   const dataUri = `data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><rect width="100" height="100" fill="#0000ff"/></svg>').toString('base64')}`;
   const out = await render(t, { html: `<body style="margin: 0"><img src="${green}" style="display: block"><img src="${dataUri}" style="display: block"></body>`, width: 400, height: 300 });
   const image = await decodeImage(out.fileBase64, out.mimeType);
@@ -144,7 +131,7 @@ test.serial('markup that never finishes ends at the deadline, and its page is cl
   let opened = 0;
   const handler = tool({
     withPage: (task, signal) =>
-      browser.pool.withPage((lease) => {
+      fixture.browser.pool.withPage((lease) => {
         seen = lease.page;
         opened = Date.now();
         setTimeout(() => deadline.abort(new Error('deadline')), 1_500);

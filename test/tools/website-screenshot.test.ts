@@ -8,7 +8,7 @@ import test from 'ava';
 import path from 'node:path';
 import type { Page } from 'puppeteer-core';
 import type { BrowserPool } from '../../activities/browser/browser-pool.js';
-import type { SettleLimits } from '../../activities/browser/capture.js';
+import type { SettleLimits } from '../../activities/browser/settle.js';
 import { createWebsiteScreenshot } from '../../activities/browser/website-screenshot.js';
 import type { WebsiteScreenshotInput, WebsiteScreenshotOutput } from '../../domain/tools/website-screenshot.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
@@ -242,7 +242,7 @@ test('web fonts are waited for: text in a late font is drawn', async (t) => {
 // Serial (ava runs these first, alone): their timing must not include waiting for a free page.
 test.serial('a resource that never arrives delays the capture by the settling limits only', async (t) => {
   const started = Date.now();
-  const out = await tool({ settle: { loadMs: 1_000, networkMs: 1_000 } })(validInput<WebsiteScreenshotInput>(t, schemas.input, { url: pages.url('/browser/slow-image') }), ctx);
+  const out = await tool({ settle: { loadMs: 1_000, idleMs: 1_000 } })(validInput<WebsiteScreenshotInput>(t, schemas.input, { url: pages.url('/browser/slow-image') }), ctx);
   t.is(out.pageTitle, 'Slow image');
   t.true(Date.now() - started < 15_000);
 });
