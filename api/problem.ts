@@ -23,7 +23,9 @@ export function problemBody(baseUrl: string, code: ErrorCode, detail: string, re
 }
 
 export function sendProblem(ctx: Context, baseUrl: string, code: ErrorCode, detail: string, extras: ProblemExtras = {}) {
-  ctx.status = ERRORS[code].status;
+  const error: { status: number; retryAfterSeconds?: number } = ERRORS[code];
+  ctx.status = error.status;
+  if (error.retryAfterSeconds && !ctx.response.get('Retry-After')) ctx.set('Retry-After', String(error.retryAfterSeconds));
   ctx.type = 'application/problem+json';
   ctx.body = problemBody(baseUrl, code, detail, ctx.state.requestId, extras);
 }
@@ -54,7 +56,6 @@ export function problems(options: { baseUrl: string; log: Logger }): Middleware 
       } else if (isDatabaseUnreachable(err)) {
         // The contract's 503: a client should retry, not report a bug.
         options.log.warn({ err, requestId: ctx.state.requestId, path: ctx.path }, 'database unreachable');
-        ctx.set('Retry-After', '5');
         sendProblem(ctx, options.baseUrl, 'unavailable', 'The service cannot reach its database right now; retry shortly.');
       } else {
         options.log.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'unhandled error');

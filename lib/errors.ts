@@ -24,7 +24,8 @@ export const ERRORS = {
   invalid_hash: { status: 422, title: 'Invalid hash' },
   rate_limited: { status: 429, title: 'Too many requests' },
   upstream_error: { status: 502, title: 'Upstream error' },
-  unavailable: { status: 503, title: 'Service unavailable' },
+  // A dependency is away for a moment: every 503 tells the client when to try again.
+  unavailable: { status: 503, title: 'Service unavailable', retryAfterSeconds: 5 },
   tool_timeout: { status: 504, title: 'Tool timed out' },
   internal_error: { status: 500, title: 'Internal error' },
 } as const;

@@ -51,7 +51,7 @@ export function serviceRoutes(deps: { db: Db; client: Client; metrics: Metrics; 
     ]);
     const [db, temporal] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : 'unreachable'));
     if (db !== 'ok' || temporal !== 'ok') {
-      throw new ToolError('unavailable', 'A dependency is unreachable.', { checks: { database: db, temporal } }, { headers: { 'Retry-After': '5' } });
+      throw new ToolError('unavailable', 'A dependency is unreachable.', { checks: { database: db, temporal } });
     }
     ctx.body = { status: 'ready', checks: { database: db, temporal } };
   });

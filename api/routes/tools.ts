@@ -82,7 +82,6 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
       }
       const { code, message, extras } = result.error;
       deps.metrics.toolCalls.inc({ tool: tool.name, outcome: code });
-      if (code === 'unavailable') ctx.set('Retry-After', '5');
       sendProblem(ctx, deps.baseUrl, code, message, extras);
     },
   );

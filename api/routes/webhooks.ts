@@ -84,7 +84,7 @@ function badUrl(detail: string, message: string): ToolError {
 }
 
 function unavailable(cause: unknown): ToolError {
-  return new ToolError('unavailable', 'Webhook delivery cannot be reached right now; retry shortly.', {}, { cause, headers: { 'Retry-After': '5' } });
+  return new ToolError('unavailable', 'Webhook delivery cannot be reached right now; retry shortly.', {}, { cause });
 }
 
 /** Rotations that race on one endpoint are retried this often before answering 503. */
