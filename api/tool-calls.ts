@@ -10,7 +10,7 @@ import { canonicalJson } from '../lib/canonical-json.js';
 import { randomBase62, sha256Hex } from '../lib/ids.js';
 import { collections, insertIfAbsent, type CallDoc } from '../lib/mongo.js';
 import { seal, splitSecrets } from '../lib/sealed.js';
-import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+import { ANSWERED_TOO_LATE, CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, insufficientCredits, TASK_QUEUES, WORKFLOW_TYPES, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import { createCallKeys } from '../domain/call-keys.js';
 import { createAsyncCalls } from '../domain/async-calls.js';
 import { createLedger } from '../domain/ledger.js';
@@ -54,6 +54,11 @@ export interface AsyncCallAnswer {
   status: CallDoc['status'];
 }
 
+/** An idempotency record's id: the key is kept only as its hash, per account. */
+function idempotencyId(accountId: string, keyHash: string): string {
+  return `${accountId}:${keyHash}`;
+}
+
 export function parseIdempotencyKey(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   if (!IDEMPOTENCY_KEY_SHAPE.test(header)) {
@@ -83,7 +88,7 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
     const workflowId = `call-${req.accountId}-idem-${keyHash.slice(0, 32)}`;
     const now = new Date();
     const doc = {
-      _id: `${req.accountId}:${keyHash}`,
+      _id: idempotencyId(req.accountId, keyHash),
       accountId: req.accountId,
       fingerprint: fingerprint(req.tool.name, req.input),
       workflowId,
@@ -106,7 +111,7 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
 
   /** Gives an idempotency key back when its call never started (an asynchronous 402). */
   async function release(req: CallRequest, workflowId: string): Promise<void> {
-    if (req.idempotencyKey) await idempotency.deleteOne({ _id: `${req.accountId}:${sha256Hex(req.idempotencyKey)}`, workflowId });
+    if (req.idempotencyKey) await idempotency.deleteOne({ _id: idempotencyId(req.accountId, sha256Hex(req.idempotencyKey)), workflowId });
   }
 
   async function workflowInput(req: CallRequest, workflowId: string): Promise<ToolCallInput> {
@@ -145,7 +150,7 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
       (err, final) => {
         if (err instanceof WorkflowFailedError) throw err; // an operator terminated it: internal error
         // Still running at the deadline: it refunds rather than commits from now on.
-        if (final && isGrpcDeadlineError(err)) return { ok: false, error: { code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} } };
+        if (final && isGrpcDeadlineError(err)) return { ok: false, error: ANSWERED_TOO_LATE };
         return undefined;
       },
     );
@@ -202,7 +207,8 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
     if (!reserved.ok) {
       await asyncCalls.discard(workflowId);
       await release(req, workflowId);
-      throw new ToolError('insufficient_credits', `This call costs ${req.tool.cost} credits; the balance is ${reserved.balance}.`, { balance: reserved.balance, cost: req.tool.cost });
+      const refused = insufficientCredits(req.tool.cost, reserved.balance);
+      throw new ToolError(refused.code, refused.message, refused.extras);
     }
     await start(req, workflowId, { async: true }, deadline);
     return { requestId: workflowId, replayed: false, status: 'running' };
@@ -233,7 +239,7 @@ async function untilDeadline<T>(deadline: number, attempt: () => Promise<T>, set
 }
 
 function unavailable(cause: unknown): ToolError {
-  return new ToolError('unavailable', 'The service cannot run calls right now; retry shortly.', {}, { cause, headers: { 'Retry-After': '5' } });
+  return new ToolError('unavailable', 'The service cannot run calls right now; retry shortly.', {}, { cause });
 }
 
 export type ToolCalls = ReturnType<typeof createToolCalls>;

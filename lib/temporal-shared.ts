@@ -90,3 +90,11 @@ export interface ToolCallError {
 export type ToolCallResult =
   | { ok: true; output: unknown; charged: number; balance: number }
   | { ok: false; error: ToolCallError };
+
+/** The answer of a call nobody waits for any more: taken up, or finished, past its answer deadline. */
+export const ANSWERED_TOO_LATE: ToolCallError = { code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} };
+
+/** The 402 of a call the balance cannot cover, whether the workflow or the API (async) finds it. */
+export function insufficientCredits(cost: number, balance: number): ToolCallError {
+  return { code: 'insufficient_credits', message: `This call costs ${cost} credits; the balance is ${balance}.`, extras: { balance, cost } };
+}

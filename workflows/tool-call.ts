@@ -11,7 +11,7 @@ import {
 } from '@temporalio/workflow';
 import type { CoreActivities } from '../activities/core/index.js';
 import { ERRORS, isErrorCode } from '../lib/errors.js';
-import { TASK_QUEUES, type ToolActivityInput, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+import { ANSWERED_TOO_LATE, TASK_QUEUES, insufficientCredits, type ToolActivityInput, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import { finishAsyncCall } from './async-call.js';
 
 /** Ledger steps are short single-document updates; retry them until the database answers. */
@@ -36,18 +36,14 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
   // for its answer, so it neither reserves nor runs the tool. The workflow clock is the time of
   // this task, so a replay decides the same.
   if (call.answerBy !== undefined && Date.now() > call.answerBy) {
-    return failed({ code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} });
+    return failed(ANSWERED_TOO_LATE);
   }
 
   // A first task that is not the run's first (history: started, scheduled, started) is a re-run
   // after a worker died mid-task; its steps may have settled the call before they could report.
   const reserved = await ledger.reserve({ ...ref, mayBeSettled: workflowInfo().historyLength > FIRST_TASK_HISTORY_LENGTH });
   if (!reserved.ok) {
-    return failed({
-      code: 'insufficient_credits',
-      message: `This call costs ${call.cost} credits; the balance is ${reserved.balance}.`,
-      extras: { balance: reserved.balance, cost: call.cost },
-    });
+    return failed(insufficientCredits(call.cost, reserved.balance));
   }
 
   let result: ToolCallResult;
@@ -60,7 +56,7 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
     const committed = await ledger.commit({ ...ref, answerBy: call.answerBy });
     result =
       committed.outcome === 'refunded'
-        ? failed({ code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} })
+        ? failed(ANSWERED_TOO_LATE)
         : { ok: true, output, charged: call.cost, balance: committed.balance };
   } catch (err) {
     const failure = toolFailure(err);
