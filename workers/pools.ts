@@ -17,6 +17,7 @@ import type { ToolHandler } from '../lib/tool-handler.js';
 import { createCallKeys } from '../domain/call-keys.js';
 import { createCoreActivities } from '../activities/core/index.js';
 import { webhookWiring } from '../activities/core/webhooks.js';
+import { createWebhookFanout } from '../lib/webhook-fanout.js';
 import { createCpuResources, createCpuTools } from '../activities/cpu/index.js';
 import { createNetworkTools } from '../activities/network/index.js';
 import { createReadingPool } from '../activities/network/reading-pool.js';
@@ -129,8 +130,9 @@ export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ wo
   const concurrency = { cpu: deps.config.cpuConcurrency, network: deps.config.networkConcurrency, browser: deps.config.browserConcurrency }[pool];
   const slots = callSlots(pool, deps.config);
   // The call's steps besides the tool: the ledger's, and the last one of an asynchronous call.
+  // Their events go to the webhook fan-out; delivery itself is the core pool's.
   const { reserve, commit, refund, destroyCallKey, recordCallOutcome } = createCoreActivities(deps.db, {
-    onEvent: webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log }).onEvent,
+    onEvent: createWebhookFanout({ db: deps.db, client, log: deps.log }).onEvent,
   });
   const worker = await Worker.create({
     ...common,
