@@ -27,7 +27,7 @@ export function toApplicationFailure(err: ToolError): ApplicationFailure {
  * A dependency of the tool (the database) could not be reached: tried again within the call's
  * deadline, and if it stays away the call ends as the contract's 503, not as a bug's 500.
  */
-export function dependencyFailure(cause: unknown): ApplicationFailure {
+function dependencyFailure(cause: unknown): ApplicationFailure {
   return ApplicationFailure.create({
     type: 'unavailable',
     message: 'A service the tool needs cannot be reached right now; retry shortly.',
@@ -42,14 +42,11 @@ export function toolActivities(handlers: Record<string, ToolHandler>, deps: { ca
     activities[name] = async (req: ToolActivityInput) => {
       const ctx = Context.current();
       // A local activity has no heartbeat of its own: its workflow task's timeout stands in.
-      const timer = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), HEARTBEAT_INTERVAL_MS);
+      const heartbeat = ctx.info.isLocal ? () => {} : (details?: unknown) => ctx.heartbeat(details);
+      const timer = ctx.info.isLocal ? undefined : setInterval(heartbeat, HEARTBEAT_INTERVAL_MS);
       try {
         const input = req.sealed ? { ...req.input, ...(await openSecrets(deps.callKeys, req)) } : req.input;
-        return await handler(input, {
-          requestId: req.requestId,
-          signal: ctx.cancellationSignal,
-          heartbeat: ctx.info.isLocal ? () => {} : (details) => ctx.heartbeat(details),
-        });
+        return await handler(input, { requestId: req.requestId, signal: ctx.cancellationSignal, heartbeat });
       } catch (err) {
         if (err instanceof ToolError) throw toApplicationFailure(err);
         if (isDatabaseUnreachable(err)) throw dependencyFailure(err);
