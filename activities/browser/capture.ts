@@ -6,8 +6,8 @@ import type { Page } from 'puppeteer-core';
 import type { ImageOptions } from '../../domain/tools/website-screenshot.js';
 import { hideOverlays } from './overlays.js';
 import { imageSize } from './image-size.js';
-import { callActivity, prepareForCapture, watchRequests, type PageState, type RequestWatch } from './page-activity.js';
-import { probe, settle, whenLoaded, type SettleLimits } from './settle.js';
+import { callActivity, prepareForCapture, watchRequests, type RequestWatch } from './page-activity.js';
+import { settle, stillSettled, whenLoaded, type SettleLimits } from './settle.js';
 
 /** Full-page captures stop at this many image pixels high (CONTRACT.md); `truncated` says so. */
 export const HEIGHT_CEILING_PX = 16_384;
@@ -64,8 +64,6 @@ export async function scrollThrough(page: Page, maxHeight: number, limits: Pick<
   await page.evaluate(callActivity('scrollThrough', Math.round(maxHeight), Math.round(limits.scrollStepMs), Math.round(limits.scrollMs)));
 }
 
-const isQuiet = (state: PageState | undefined | null) => state === undefined || (state !== null && state.loaded && state.fonts === 0 && state.images === 0 && state.timerInMs < 0);
-
 /**
  * Settles, then takes the image. A page that settled (rather than ran into `until`) is taken at
  * once, then checked: the capture draws a frame, and a frame can start loads of its own (lazy
@@ -76,7 +74,7 @@ async function settledShot<T>(page: Page, requests: RequestWatch, limits: Settle
   if ((await settle(page, requests, limits, until, { frame: false })) === 'bound') return take();
   const mark = requests.started;
   const first = await take();
-  if (requests.started === mark && requests.inFlight === 0 && isQuiet(await probe(page, limits.timerHorizonMs, false))) return first;
+  if (await stillSettled(page, requests, limits, mark)) return first;
   await settle(page, requests, limits, until, { frame: true });
   return take();
 }
