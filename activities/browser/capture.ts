@@ -1,7 +1,8 @@
-//! One capture, step by step, shared by website-screenshot and html-to-image once their page has
-//! its content: let it settle (settle.ts: bounded, so one slow resource delays a capture but never
-//! sinks it), remove overlays, scroll through a full page so lazy content loads, measure, and take
-//! the image. The pure parts (sizes, clip) are exported.
+//! One capture, step by step, shared by website-screenshot and html-to-image, each saying how its
+//! content gets into the page: watch the page's requests while it arrives, let it settle
+//! (settle.ts: bounded, so one slow resource delays a capture but never sinks it), remove
+//! overlays, scroll through a full page so lazy content loads, measure, and take the image. The
+//! pure parts (sizes, clip) are exported.
 import type { Page } from 'puppeteer-core';
 import type { ImageOptions } from '../../domain/tools/website-screenshot.js';
 import { hideOverlays } from './overlays.js';
@@ -49,7 +50,7 @@ async function screenshot(page: Page, options: ImageOptions, clip?: { x: number;
 }
 
 /** Sets the viewport (CSS pixels, at the requested density) unless the page already has it. */
-export async function applyViewport(page: Page, options: ImageOptions): Promise<void> {
+async function applyViewport(page: Page, options: ImageOptions): Promise<void> {
   const current = page.viewport();
   if (current?.width === options.width && current.height === options.height && (current.deviceScaleFactor ?? 1) === options.deviceScaleFactor) return;
   await page.setViewport({ width: options.width, height: options.height, deviceScaleFactor: options.deviceScaleFactor });
@@ -79,12 +80,18 @@ async function settledShot<T>(page: Page, requests: RequestWatch, limits: Settle
   return take();
 }
 
-/** Runs `work` watching the page's requests (from before its content arrives), and stops watching after it, however it ends. */
-export async function watchingRequests<T>(page: Page, work: (requests: RequestWatch) => Promise<T>): Promise<T> {
+/**
+ * Captures what `load` puts in the page: sets the viewport, watches the page's requests from
+ * before its content arrives (and stops watching however the capture ends), then takes the image
+ * once the page has loaded and settled.
+ */
+export async function capture(page: Page, load: () => Promise<unknown>, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean }): Promise<Captured> {
   await prepareForCapture(page); // done already on a warm page
   const requests = watchRequests(page);
   try {
-    return await work(requests);
+    await applyViewport(page, options);
+    await load();
+    return await settleAndTake(page, requests, options, limits, extra);
   } finally {
     requests.stop();
   }
@@ -95,7 +102,7 @@ export async function watchingRequests<T>(page: Page, work: (requests: RequestWa
  * the image: the viewport, or the whole document up to the height ceiling after scrolling
  * through it.
  */
-export async function capture(page: Page, requests: RequestWatch, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean }): Promise<Captured> {
+async function settleAndTake(page: Page, requests: RequestWatch, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean }): Promise<Captured> {
   await whenLoaded(page, limits.loadMs);
   let until = Date.now() + limits.idleMs;
   let truncated = false;
