@@ -105,26 +105,21 @@ export async function capture(page: Page, load: () => Promise<unknown>, options:
 async function settleAndTake(page: Page, requests: RequestWatch, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean }): Promise<Captured> {
   await whenLoaded(page, limits.loadMs);
   let until = Date.now() + limits.idleMs;
-  let truncated = false;
-  let take: () => Promise<Buffer>;
   if (options.fullPage) {
     await settle(page, requests, limits, until, { frame: false });
     // Modals lock scrolling; remove them before the scroll, and what scrolling brought up after it.
     if (extra.hideOverlays) await hideOverlays(page);
     await scrollThrough(page, maxCaptureHeight(options.deviceScaleFactor), limits);
     until = Date.now() + limits.idleMs;
-    take = async () => {
-      if (extra.hideOverlays) await hideOverlays(page);
-      const area = fullPageClip(options, await documentHeight(page));
-      truncated = area.truncated;
-      return screenshot(page, options, area.clip);
-    };
-  } else {
-    take = async () => {
-      if (extra.hideOverlays) await hideOverlays(page);
-      return screenshot(page, options);
-    };
   }
+  let truncated = false;
+  const take = async () => {
+    if (extra.hideOverlays) await hideOverlays(page);
+    if (!options.fullPage) return screenshot(page, options);
+    const area = fullPageClip(options, await documentHeight(page));
+    truncated = area.truncated;
+    return screenshot(page, options, area.clip);
+  };
   const image = await settledShot(page, requests, limits, until, take);
   const size = imageSize(image);
   return { image, mimeType: options.format === 'png' ? 'image/png' : 'image/jpeg', width: size.width, height: size.height, truncated };
