@@ -7,7 +7,7 @@ import type { Page } from 'puppeteer-core';
 import type { ImageOptions } from '../../domain/tools/website-screenshot.js';
 import { hideOverlays } from './overlays.js';
 import { imageSize } from './image-size.js';
-import { callActivity, prepareForCapture, watchRequests, type RequestWatch } from './page-activity.js';
+import { callActivity, watchRequests, type RequestWatch } from './page-activity.js';
 import { settle, stillSettled, whenLoaded, type SettleLimits } from './settle.js';
 
 /** Full-page captures stop at this many image pixels high (CONTRACT.md); `truncated` says so. */
@@ -81,12 +81,11 @@ async function settledShot<T>(page: Page, requests: RequestWatch, limits: Settle
 }
 
 /**
- * Captures what `load` puts in the page: sets the viewport, watches the page's requests from
- * before its content arrives (and stops watching however the capture ends), then takes the image
- * once the page has loaded and settled.
+ * Captures what `load` puts in a page of the pool (which carries the activity script): sets the
+ * viewport, watches the page's requests from before its content arrives (and stops watching
+ * however the capture ends), then takes the image once the page has loaded and settled.
  */
 export async function capture(page: Page, load: () => Promise<unknown>, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean }): Promise<Captured> {
-  await prepareForCapture(page); // done already on a warm page
   const requests = watchRequests(page);
   try {
     await applyViewport(page, options);

@@ -186,17 +186,14 @@ export const ACTIVITY_SCRIPT = `(() => {
   Object.defineProperty(window, '${GLOBAL}', { value: api, enumerable: false });
 })();`;
 
-const prepared = new WeakSet<Page>();
-
 /**
  * Puts the activity script in the page: in its current document (markup is written into it) and
- * in every document it navigates to. The pool does it to warm pages, off any capture's clock.
+ * in every document it navigates to. The pool does it to every page it opens, off any capture's
+ * clock.
  */
 export async function prepareForCapture(page: Page): Promise<void> {
-  if (prepared.has(page)) return;
   await page.evaluateOnNewDocument(ACTIVITY_SCRIPT);
   await page.evaluate(ACTIVITY_SCRIPT);
-  prepared.add(page);
 }
 
 /** Calls `method` of the page's activity script; undefined where the document has none. */
