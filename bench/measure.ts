@@ -19,8 +19,8 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[i]!;
 }
 
-/** The figures of a row from its call durations (milliseconds, any order) and the seconds they took. */
-function figures(label: string, concurrency: number, calls: number, errors: number, durations: number[], seconds: number): Figures {
+/** The figures of a row from its call durations (milliseconds, any order) and the milliseconds they took. */
+export function figures(label: string, concurrency: number, calls: number, errors: number, durations: number[], spanMs: number): Figures {
   const sorted = [...durations].sort((a, b) => a - b);
   return {
     label,
@@ -30,7 +30,7 @@ function figures(label: string, concurrency: number, calls: number, errors: numb
     p50Ms: percentile(sorted, 50),
     p95Ms: percentile(sorted, 95),
     p99Ms: percentile(sorted, 99),
-    callsPerSecond: sorted.length / seconds,
+    callsPerSecond: sorted.length / (spanMs / 1000),
   };
 }
 
@@ -61,7 +61,7 @@ export async function measure(
     }
   }
   await Promise.all(Array.from({ length: options.concurrency }, lane));
-  return figures(label, options.concurrency, options.calls, errors, durations, (performance.now() - started) / 1000);
+  return figures(label, options.concurrency, options.calls, errors, durations, performance.now() - started);
 }
 
 /** One row of `measureInterleaved`: what it is and the call it times. */
@@ -106,7 +106,7 @@ export async function measureInterleaved(contenders: Contender[], options: { tur
   }
   return contenders.map(({ label, concurrency = 1 }, k) => {
     const { durations, errors, busyMs } = rows[k]!;
-    return figures(label, concurrency, options.turns * concurrency * (options.callsPerLane ?? 1), errors, durations, busyMs / 1000);
+    return figures(label, concurrency, options.turns * concurrency * (options.callsPerLane ?? 1), errors, durations, busyMs);
   });
 }
 
