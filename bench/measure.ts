@@ -19,6 +19,21 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[i]!;
 }
 
+/** The figures of a row from its call durations (milliseconds, any order) and the milliseconds they took. */
+export function figures(label: string, concurrency: number, calls: number, errors: number, durations: number[], spanMs: number): Figures {
+  const sorted = [...durations].sort((a, b) => a - b);
+  return {
+    label,
+    concurrency,
+    calls,
+    errors,
+    p50Ms: percentile(sorted, 50),
+    p95Ms: percentile(sorted, 95),
+    p99Ms: percentile(sorted, 99),
+    callsPerSecond: sorted.length / (spanMs / 1000),
+  };
+}
+
 /**
  * Runs `op` `calls` times with `concurrency` in flight, after `warmup` uncounted calls. A call
  * that throws is counted as an error (the first one is printed) and the run goes on.
@@ -46,18 +61,7 @@ export async function measure(
     }
   }
   await Promise.all(Array.from({ length: options.concurrency }, lane));
-  const elapsed = (performance.now() - started) / 1000;
-  durations.sort((a, b) => a - b);
-  return {
-    label,
-    concurrency: options.concurrency,
-    calls: options.calls,
-    errors,
-    p50Ms: percentile(durations, 50),
-    p95Ms: percentile(durations, 95),
-    p99Ms: percentile(durations, 99),
-    callsPerSecond: durations.length / elapsed,
-  };
+  return figures(label, options.concurrency, options.calls, errors, durations, performance.now() - started);
 }
 
 /** One row of `measureInterleaved`: what it is and the call it times. */
@@ -102,17 +106,7 @@ export async function measureInterleaved(contenders: Contender[], options: { tur
   }
   return contenders.map(({ label, concurrency = 1 }, k) => {
     const { durations, errors, busyMs } = rows[k]!;
-    durations.sort((a, b) => a - b);
-    return {
-      label,
-      concurrency,
-      calls: options.turns * concurrency * (options.callsPerLane ?? 1),
-      errors,
-      p50Ms: percentile(durations, 50),
-      p95Ms: percentile(durations, 95),
-      p99Ms: percentile(durations, 99),
-      callsPerSecond: durations.length / (busyMs / 1000),
-    };
+    return figures(label, concurrency, options.turns * concurrency * (options.callsPerLane ?? 1), errors, durations, busyMs);
   });
 }
 

@@ -9,7 +9,7 @@
 //! answer to arrival is shown beside it.
 import { newAccount, request } from '../test/helpers/api.js';
 import { registerEndpoint, startReceiver, type Delivery, type Receiver } from '../test/helpers/webhook-receiver.js';
-import { percentile, printTable, type Figures } from './measure.js';
+import { figures, printTable, type Figures } from './measure.js';
 import { withBenchStack } from './stack.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200);
@@ -66,20 +66,6 @@ async function deliveredKeys(receiver: Receiver, path: string, keyIds: string[])
     if (d.path === path && keyId && wanted.has(keyId) && !byKey.has(keyId)) byKey.set(keyId, d);
   }
   return byKey;
-}
-
-function figures(label: string, concurrency: number, calls: number, errors: number, latencies: number[], spanMs: number): Figures {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  return {
-    label,
-    concurrency,
-    calls,
-    errors,
-    p50Ms: percentile(sorted, 50),
-    p95Ms: percentile(sorted, 95),
-    p99Ms: percentile(sorted, 99),
-    callsPerSecond: latencies.length / (spanMs / 1000),
-  };
 }
 
 async function run(receiver: Receiver, concurrency: number, paced: boolean): Promise<Figures[]> {

@@ -45,6 +45,7 @@ export interface BrowserPoolOptions {
 
 /** What a task gets: its page and the proxy session the page's traffic goes through. */
 export interface PageLease {
+  /** Fresh, and ready for a capture: the activity script is in it (page-activity.ts). */
   readonly page: Page;
   readonly session: ProxySession;
 }

@@ -1,13 +1,14 @@
-//! One capture, step by step, shared by website-screenshot and html-to-image once their page has
-//! its content: let it settle (settle.ts: bounded, so one slow resource delays a capture but never
-//! sinks it), remove overlays, scroll through a full page so lazy content loads, measure, and take
-//! the image. The pure parts (sizes, clip) are exported.
+//! One capture, step by step, shared by website-screenshot and html-to-image, each saying how its
+//! content gets into the page: watch the page's requests while it arrives, let it settle
+//! (settle.ts: bounded, so one slow resource delays a capture but never sinks it), remove
+//! overlays, scroll through a full page so lazy content loads, measure, and take the image. The
+//! pure parts (sizes, clip) are exported.
 import type { Page } from 'puppeteer-core';
 import type { ImageOptions } from '../../domain/tools/website-screenshot.js';
 import { hideOverlays } from './overlays.js';
 import { imageSize } from './image-size.js';
-import { callActivity, prepareForCapture, watchRequests, type PageState, type RequestWatch } from './page-activity.js';
-import { probe, settle, whenLoaded, type SettleLimits } from './settle.js';
+import { callActivity, watchRequests, type RequestWatch } from './page-activity.js';
+import { settle, stillSettled, whenLoaded, type SettleLimits } from './settle.js';
 
 /** Full-page captures stop at this many image pixels high (CONTRACT.md); `truncated` says so. */
 export const HEIGHT_CEILING_PX = 16_384;
@@ -49,7 +50,7 @@ async function screenshot(page: Page, options: ImageOptions, clip?: { x: number;
 }
 
 /** Sets the viewport (CSS pixels, at the requested density) unless the page already has it. */
-export async function applyViewport(page: Page, options: ImageOptions): Promise<void> {
+async function applyViewport(page: Page, options: ImageOptions): Promise<void> {
   const current = page.viewport();
   if (current?.width === options.width && current.height === options.height && (current.deviceScaleFactor ?? 1) === options.deviceScaleFactor) return;
   await page.setViewport({ width: options.width, height: options.height, deviceScaleFactor: options.deviceScaleFactor });
@@ -64,8 +65,6 @@ export async function scrollThrough(page: Page, maxHeight: number, limits: Pick<
   await page.evaluate(callActivity('scrollThrough', Math.round(maxHeight), Math.round(limits.scrollStepMs), Math.round(limits.scrollMs)));
 }
 
-const isQuiet = (state: PageState | undefined | null) => state === undefined || (state !== null && state.loaded && state.fonts === 0 && state.images === 0 && state.timerInMs < 0);
-
 /**
  * Settles, then takes the image. A page that settled (rather than ran into `until`) is taken at
  * once, then checked: the capture draws a frame, and a frame can start loads of its own (lazy
@@ -76,17 +75,22 @@ async function settledShot<T>(page: Page, requests: RequestWatch, limits: Settle
   if ((await settle(page, requests, limits, until, { frame: false })) === 'bound') return take();
   const mark = requests.started;
   const first = await take();
-  if (requests.started === mark && requests.inFlight === 0 && isQuiet(await probe(page, limits.timerHorizonMs, false))) return first;
+  if (await stillSettled(page, requests, limits, mark)) return first;
   await settle(page, requests, limits, until, { frame: true });
   return take();
 }
 
-/** Runs `work` watching the page's requests (from before its content arrives), and stops watching after it, however it ends. */
-export async function watchingRequests<T>(page: Page, work: (requests: RequestWatch) => Promise<T>): Promise<T> {
-  await prepareForCapture(page); // done already on a warm page
+/**
+ * Captures what `load` puts in a page of the pool (which carries the activity script): sets the
+ * viewport, watches the page's requests from before its content arrives (and stops watching
+ * however the capture ends), then takes the image once the page has loaded and settled.
+ */
+export async function capture(page: Page, load: () => Promise<unknown>, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean }): Promise<Captured> {
   const requests = watchRequests(page);
   try {
-    return await work(requests);
+    await applyViewport(page, options);
+    await load();
+    return await settleAndTake(page, requests, options, limits, extra);
   } finally {
     requests.stop();
   }
@@ -97,29 +101,24 @@ export async function watchingRequests<T>(page: Page, work: (requests: RequestWa
  * the image: the viewport, or the whole document up to the height ceiling after scrolling
  * through it.
  */
-export async function capture(page: Page, requests: RequestWatch, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean }): Promise<Captured> {
+async function settleAndTake(page: Page, requests: RequestWatch, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean }): Promise<Captured> {
   await whenLoaded(page, limits.loadMs);
   let until = Date.now() + limits.idleMs;
-  let truncated = false;
-  let take: () => Promise<Buffer>;
   if (options.fullPage) {
     await settle(page, requests, limits, until, { frame: false });
     // Modals lock scrolling; remove them before the scroll, and what scrolling brought up after it.
     if (extra.hideOverlays) await hideOverlays(page);
     await scrollThrough(page, maxCaptureHeight(options.deviceScaleFactor), limits);
     until = Date.now() + limits.idleMs;
-    take = async () => {
-      if (extra.hideOverlays) await hideOverlays(page);
-      const area = fullPageClip(options, await documentHeight(page));
-      truncated = area.truncated;
-      return screenshot(page, options, area.clip);
-    };
-  } else {
-    take = async () => {
-      if (extra.hideOverlays) await hideOverlays(page);
-      return screenshot(page, options);
-    };
   }
+  let truncated = false;
+  const take = async () => {
+    if (extra.hideOverlays) await hideOverlays(page);
+    if (!options.fullPage) return screenshot(page, options);
+    const area = fullPageClip(options, await documentHeight(page));
+    truncated = area.truncated;
+    return screenshot(page, options, area.clip);
+  };
   const image = await settledShot(page, requests, limits, until, take);
   const size = imageSize(image);
   return { image, mimeType: options.format === 'png' ? 'image/png' : 'image/jpeg', width: size.width, height: size.height, truncated };

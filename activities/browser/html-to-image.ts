@@ -6,7 +6,7 @@ import { ToolError } from '../../lib/errors.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { BrowserPool } from './browser-pool.js';
 import type { HtmlToImageInput, HtmlToImageOutput } from '../../domain/tools/html-to-image.js';
-import { applyViewport, capture, watchingRequests } from './capture.js';
+import { capture } from './capture.js';
 import { DEFAULT_SETTLE, type SettleLimits } from './settle.js';
 
 export interface HtmlToImageDeps {
@@ -30,12 +30,9 @@ export function createHtmlToImage(deps: HtmlToImageDeps): ToolHandler<HtmlToImag
     deps.pool.withPage(async ({ page, session }) => {
       // No ad blocking: the caller chose every resource the markup names.
       session.setPolicy({ blockAds: false });
-      const shot = await watchingRequests(page, async (requests) => {
-        await applyViewport(page, input);
-        // No timeout of its own: markup that never finishes parsing runs into the call's deadline.
-        await page.setContent(asDocument(input.html), { waitUntil: 'domcontentloaded', timeout: 0 });
-        return capture(page, requests, input, limits, { hideOverlays: false });
-      });
+      // No timeout of its own: markup that never finishes parsing runs into the call's deadline.
+      const load = () => page.setContent(asDocument(input.html), { waitUntil: 'domcontentloaded', timeout: 0 });
+      const shot = await capture(page, load, input, limits, { hideOverlays: false });
       const refused = session.drops.find((d) => d.kind === 'target');
       if (refused?.kind === 'target') {
         throw new ToolError('target_not_allowed', `The markup loads from a refused address: ${refused.error.message}`, refused.error.extras, { cause: refused.error.cause });

@@ -9,7 +9,7 @@ import type { HTTPRequest, Page } from 'puppeteer-core';
  * does (EventSource, media), and requests whose answer nothing draws (beacons, prefetches,
  * reports). WebSockets are not requests and never show up.
  */
-export const STREAM_AND_BACKGROUND_TYPES: ReadonlySet<string> = new Set(['eventsource', 'websocket', 'media', 'ping', 'prefetch', 'cspviolationreport', 'manifest']);
+const STREAM_AND_BACKGROUND_TYPES: ReadonlySet<string> = new Set(['eventsource', 'websocket', 'media', 'ping', 'prefetch', 'cspviolationreport', 'manifest']);
 
 /** The page's requests in flight, counted from the browser's network events. */
 export interface RequestWatch {
@@ -85,7 +85,7 @@ const GLOBAL = '__utilityToolsActivity';
  * ends. The wrappers are proxies of the native functions, so they still read as native code.
  * Its own waits use the native timers and are never counted.
  */
-export const ACTIVITY_SCRIPT = `(() => {
+const ACTIVITY_SCRIPT = `(() => {
   if (Object.prototype.hasOwnProperty.call(window, '${GLOBAL}')) return;
   const nativeSetTimeout = window.setTimeout.bind(window);
   const nativeClearTimeout = window.clearTimeout.bind(window);
@@ -186,17 +186,14 @@ export const ACTIVITY_SCRIPT = `(() => {
   Object.defineProperty(window, '${GLOBAL}', { value: api, enumerable: false });
 })();`;
 
-const prepared = new WeakSet<Page>();
-
 /**
  * Puts the activity script in the page: in its current document (markup is written into it) and
- * in every document it navigates to. The pool does it to warm pages, off any capture's clock.
+ * in every document it navigates to. The pool does it to every page it opens, off any capture's
+ * clock.
  */
 export async function prepareForCapture(page: Page): Promise<void> {
-  if (prepared.has(page)) return;
   await page.evaluateOnNewDocument(ACTIVITY_SCRIPT);
   await page.evaluate(ACTIVITY_SCRIPT);
-  prepared.add(page);
 }
 
 /** Calls `method` of the page's activity script; undefined where the document has none. */

@@ -85,10 +85,13 @@ export async function whenLoaded(page: Page, ms: number): Promise<void> {
  * The page's state now; `frame` lets one rendering update happen first (intersection observers
  * and lazy images act in it). Undefined without the activity script, null across a navigation.
  */
-export function probe(page: Page, horizonMs: number, frame: boolean): Promise<PageState | undefined | null> {
+function probe(page: Page, horizonMs: number, frame: boolean): Promise<PageState | undefined | null> {
   const now = callActivity('probe', horizonMs);
   return ask(page, frame ? `Promise.resolve(${callActivity('frame')}).then(() => ${now})` : now);
 }
+
+/** Nothing under way by the page's own account: loaded, no web font or picture loading, no timer due within the horizon. */
+const quiet = (state: PageState) => state.loaded && state.fonts === 0 && state.images === 0 && state.timerInMs < 0;
 
 /**
  * Waits, after the load event, until nothing is under way or `until` (a Date.now() time) passes.
@@ -113,15 +116,23 @@ export async function settle(page: Page, requests: RequestWatch, limits: Pick<Se
       continue;
     }
     if (requests.inFlight > 0 || requests.started !== mark) continue;
-    if (state === undefined) return 'idle';
+    if (state === undefined || quiet(state)) return 'idle';
     if (!state.loaded) {
       await whenLoaded(page, left);
     } else if (state.fonts > 0 || state.images > 0) {
       await within(Promise.race([ask(page, callActivity('whenDrawn', left)), requests.next()]), left);
-    } else if (state.timerInMs >= 0) {
-      await within(requests.next(), state.timerInMs + 1);
     } else {
-      return 'idle';
+      await within(requests.next(), state.timerInMs + 1); // a timer due within the horizon
     }
   }
+}
+
+/**
+ * Whether a page that settled is settled still: no request started since `mark` (requests.started
+ * then) nor in flight, and nothing under way by the page's own account, by settle's measure.
+ */
+export async function stillSettled(page: Page, requests: RequestWatch, limits: Pick<SettleLimits, 'timerHorizonMs'>, mark: number): Promise<boolean> {
+  if (requests.started !== mark || requests.inFlight > 0) return false;
+  const state = await probe(page, limits.timerHorizonMs, false);
+  return state === undefined || (state !== null && quiet(state));
 }

@@ -6,7 +6,7 @@ import type { TargetGuard } from '../../lib/target-guard.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { BrowserPool } from './browser-pool.js';
 import type { WebsiteScreenshotInput, WebsiteScreenshotOutput } from '../../domain/tools/website-screenshot.js';
-import { applyViewport, capture, watchingRequests } from './capture.js';
+import { capture } from './capture.js';
 import { navigate } from './navigation.js';
 import { DEFAULT_SETTLE, type SettleLimits } from './settle.js';
 
@@ -25,11 +25,7 @@ export function createWebsiteScreenshot(deps: WebsiteScreenshotDeps): ToolHandle
     const url = checked.url.href;
     return deps.pool.withPage(async ({ page, session }) => {
       session.setPolicy({ blockAds: input.blockAds, adExemptHost: checked.hostname });
-      const shot = await watchingRequests(page, async (requests) => {
-        await applyViewport(page, input);
-        await navigate(page, url, session);
-        return capture(page, requests, input, limits, { hideOverlays: input.hideOverlays });
-      });
+      const shot = await capture(page, () => navigate(page, url, session), input, limits, { hideOverlays: input.hideOverlays });
       return {
         fileBase64: shot.image.toString('base64'),
         mimeType: shot.mimeType,
