@@ -7,7 +7,7 @@ import { DEFAULT_EVENT_TYPES, type EventKind, type SubscribableEventKind } from 
 import { newId } from './ids.js';
 import { collections, type EventDoc, type WebhookAttemptDoc, type WebhookEndpointDoc } from './mongo.js';
 import { open, seal } from './sealed.js';
-import { toEnvelope, type AttemptTrigger, type RecoverRequest, type UndeliveredReason, type WebhookEnvelope } from './webhook-messages.js';
+import { toEnvelope, type RecoverRequest, type UndeliveredReason, type WebhookEnvelope } from './webhook-messages.js';
 
 export const SECRET_PREFIX = 'whsec_';
 
@@ -31,12 +31,6 @@ export function subscribedTo(event: { event: EventKind; data: Record<string, unk
   if (event.event === 'webhook.test') return { _id: String(event.data.endpointId) };
   if (!DEFAULT_EVENT_TYPES.includes(event.event)) return { eventTypes: event.event };
   return { $or: [{ eventTypes: event.event }, { eventTypes: { $exists: false } }] };
-}
-
-/** Whether an endpoint is subscribed to an event (the same rule as `subscribedTo`, in memory). */
-export function isSubscribed(doc: Pick<WebhookEndpointDoc, '_id' | 'eventTypes'>, event: { event: EventKind; data: Record<string, unknown> }): boolean {
-  if (event.event === 'webhook.test') return String(event.data.endpointId) === doc._id;
-  return (eventTypesOf(doc) as EventKind[]).includes(event.event);
 }
 
 /** The endpoint as the account API shows it (never a secret). */
