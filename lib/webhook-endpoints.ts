@@ -3,7 +3,7 @@
 //! rotated secret's predecessor while its overlap runs.
 import { randomBytes } from 'node:crypto';
 import type { Db, Filter } from 'mongodb';
-import { DEFAULT_EVENT_TYPES, type EventKind, type SubscribableEventKind } from './events.js';
+import { DEFAULT_EVENT_TYPES, eventOfDoc, type EventKind, type SubscribableEventKind } from './events.js';
 import { newId } from './ids.js';
 import { collections, type EventDoc, type WebhookAttemptDoc, type WebhookEndpointDoc } from './mongo.js';
 import { open, seal } from './sealed.js';
@@ -214,7 +214,7 @@ export function createWebhookEndpoints(db: Db, secretKey: Buffer) {
           (await attempts.find({ endpointId: endpoint._id, eventId: { $in: batch.map((e) => e._id) }, success: true }, { projection: { eventId: 1 } }).toArray()).map((a) => a.eventId),
         );
         for (const e of batch) {
-          if (!delivered.has(e._id)) found.push(toEnvelope({ id: e._id, event: e.event as EventKind, createdAt: e.createdAt, data: e.data }));
+          if (!delivered.has(e._id)) found.push(toEnvelope(eventOfDoc(e)));
         }
         const last = batch.at(-1)!;
         cursor = [last.createdAt.getTime(), last._id];

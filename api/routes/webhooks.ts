@@ -6,7 +6,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Middleware } from 'koa';
 import type { Db } from 'mongodb';
 import { ToolError } from '../../lib/errors.js';
-import { EVENT_RETENTION_MS, newEvent, type EventKind, type EventRecorder, type SubscribableEventKind } from '../../lib/events.js';
+import { EVENT_RETENTION_MS, eventOfDoc, newEvent, type EventRecorder, type SubscribableEventKind } from '../../lib/events.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import { collections } from '../../lib/mongo.js';
@@ -233,7 +233,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
     }
     const event = await events.findOne({ _id: body.eventId, accountId });
     if (!event) throw new ToolError('not_found', `There is no event ${body.eventId} on this account (events are kept 30 days).`);
-    await tell(endpoint._id, WEBHOOK_SIGNALS.replay, [toEnvelope({ id: event._id, event: event.event as EventKind, createdAt: event.createdAt, data: event.data })]);
+    await tell(endpoint._id, WEBHOOK_SIGNALS.replay, [toEnvelope(eventOfDoc(event))]);
     ctx.status = 202;
     ctx.body = { eventId: event._id, endpointId: endpoint._id };
   });
