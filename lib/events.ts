@@ -2,7 +2,7 @@
 //! `events` and kept for the event log. Recording is idempotent by event id; webhook delivery
 //! fans them out from there to the endpoints subscribed to each type.
 import type { Db } from 'mongodb';
-import { collections } from './mongo.js';
+import { collections, type EventDoc } from './mongo.js';
 import { newId } from './ids.js';
 
 export const EVENT_KINDS = [
@@ -35,6 +35,11 @@ export interface DomainEvent {
   event: EventKind;
   createdAt: Date;
   data: Record<string, unknown>;
+}
+
+/** An event as `events` stores it, back as the event it is (the fan-out's re-send, a replay, a recovery read it so). */
+export function eventOfDoc(doc: EventDoc): DomainEvent {
+  return { id: doc._id, accountId: doc.accountId, event: doc.event as EventKind, createdAt: doc.createdAt, data: doc.data };
 }
 
 export function newEvent(accountId: string, event: EventKind, data: Record<string, unknown>, now = new Date()): DomainEvent {

@@ -3,11 +3,11 @@
 //! rotated secret's predecessor while its overlap runs.
 import { randomBytes } from 'node:crypto';
 import type { Db, Filter } from 'mongodb';
-import { DEFAULT_EVENT_TYPES, type EventKind, type SubscribableEventKind } from './events.js';
+import { DEFAULT_EVENT_TYPES, eventOfDoc, type EventKind, type SubscribableEventKind } from './events.js';
 import { newId } from './ids.js';
 import { collections, type EventDoc, type WebhookAttemptDoc, type WebhookEndpointDoc } from './mongo.js';
 import { open, seal } from './sealed.js';
-import { toEnvelope, type AttemptTrigger, type RecoverRequest, type UndeliveredReason, type WebhookEnvelope } from './webhook-messages.js';
+import { toEnvelope, type RecoverRequest, type UndeliveredReason, type WebhookEnvelope } from './webhook-messages.js';
 
 export const SECRET_PREFIX = 'whsec_';
 
@@ -31,12 +31,6 @@ export function subscribedTo(event: { event: EventKind; data: Record<string, unk
   if (event.event === 'webhook.test') return { _id: String(event.data.endpointId) };
   if (!DEFAULT_EVENT_TYPES.includes(event.event)) return { eventTypes: event.event };
   return { $or: [{ eventTypes: event.event }, { eventTypes: { $exists: false } }] };
-}
-
-/** Whether an endpoint is subscribed to an event (the same rule as `subscribedTo`, in memory). */
-export function isSubscribed(doc: Pick<WebhookEndpointDoc, '_id' | 'eventTypes'>, event: { event: EventKind; data: Record<string, unknown> }): boolean {
-  if (event.event === 'webhook.test') return String(event.data.endpointId) === doc._id;
-  return (eventTypesOf(doc) as EventKind[]).includes(event.event);
 }
 
 /** The endpoint as the account API shows it (never a secret). */
@@ -220,7 +214,7 @@ export function createWebhookEndpoints(db: Db, secretKey: Buffer) {
           (await attempts.find({ endpointId: endpoint._id, eventId: { $in: batch.map((e) => e._id) }, success: true }, { projection: { eventId: 1 } }).toArray()).map((a) => a.eventId),
         );
         for (const e of batch) {
-          if (!delivered.has(e._id)) found.push(toEnvelope({ id: e._id, event: e.event as EventKind, createdAt: e.createdAt, data: e.data }));
+          if (!delivered.has(e._id)) found.push(toEnvelope(eventOfDoc(e)));
         }
         const last = batch.at(-1)!;
         cursor = [last.createdAt.getTime(), last._id];

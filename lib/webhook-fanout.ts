@@ -5,7 +5,7 @@
 //! workflow drops repeats by event id, so a re-send never delivers twice.
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import type { DomainEvent, EventKind, EventSink } from './events.js';
+import { eventOfDoc, type DomainEvent, type EventSink } from './events.js';
 import type { Logger } from './logger.js';
 import { collections } from './mongo.js';
 import { TASK_QUEUES, WORKFLOW_TYPES } from './temporal-shared.js';
@@ -77,7 +77,7 @@ export function createWebhookFanout(options: WebhookFanoutOptions) {
     let sent = 0;
     for await (const doc of stale) {
       try {
-        await fanOut({ id: doc._id, accountId: doc.accountId, event: doc.event as EventKind, createdAt: doc.createdAt, data: doc.data });
+        await fanOut(eventOfDoc(doc));
         sent++;
       } catch (err) {
         log.warn({ err, eventId: doc._id }, 'webhook re-send failed; next sweep tries again');

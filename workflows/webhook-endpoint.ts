@@ -186,10 +186,19 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
   }
 
   // --- Applying what arrived.
+  /**
+   * Remembers an event id; false when it was already seen. Events sent on request are remembered
+   * too, so that a late fan-out of one is not delivered again.
+   */
+  function remember(id: string, now: number): boolean {
+    if (seenIds.has(id)) return false;
+    seenIds.add(id);
+    state.seen.push([id, now]);
+    return true;
+  }
+
   function receive(e: WebhookEnvelope, now: number) {
-    if (seenIds.has(e.id)) return; // a re-sent event: already handled
-    seenIds.add(e.id);
-    state.seen.push([e.id, now]);
+    if (!remember(e.id, now)) return; // a re-sent event: already handled
     if (state.disabled) {
       // Nothing is posted to a disabled endpoint; the event ends here, with the reason on record.
       undelivered.push({ items: [{ event: e, attempts: 0 }], reason: 'endpoint_disabled', at: now });
@@ -204,13 +213,6 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
       const oldest = state.pending.find((p) => !inFlight.has(p.event.id));
       if (oldest) endUndelivered([oldest], 'backlog_full', now);
     }
-  }
-
-  /** Remembers an event sent on request, so that a late fan-out of it is not delivered again. */
-  function remember(id: string, now: number) {
-    if (seenIds.has(id)) return;
-    seenIds.add(id);
-    state.seen.push([id, now]);
   }
 
   // --- The owner's requests.

@@ -69,6 +69,15 @@ const callFields = {
   code: { type: ['string', 'null'], description: "A failed call's error code; null otherwise." },
 };
 
+/** What `GET /api/v1/calls/{requestId}` answers for every call, whatever its status. */
+const callAnswerFields = {
+  ...callFields,
+  expiresAt: nullableDateTime('When the answer stops being kept (24 hours after the end); null while running.'),
+};
+
+/** The cursor of every paged list (usage, calls, events). */
+const nextCursor = { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' };
+
 const apiKeyFields = {
   id: id('key', 'Key id.'),
   name: { type: ['string', 'null'], description: 'Your label for the key.' },
@@ -125,24 +134,20 @@ const account: Record<string, JsonSchema> = {
   CallSummary: record('An asynchronous call.', callFields),
   Call: {
     // `output` only when it succeeded, `problem` only when it failed.
-    ...record('An asynchronous call: while `running`, only its status; then its output or its problem, kept 24 hours after it ended.', {
-      ...callFields,
-      expiresAt: nullableDateTime('When the answer stops being kept (24 hours after the end); null while running.'),
-    }),
+    ...record('An asynchronous call: while `running`, only its status; then its output or its problem, kept 24 hours after it ended.', callAnswerFields),
     properties: {
-      ...callFields,
-      expiresAt: nullableDateTime('When the answer stops being kept (24 hours after the end); null while running.'),
+      ...callAnswerFields,
       output: { description: "`succeeded` only: the tool's output, the same object a synchronous call answers (see the tool's 200)." },
       problem: { ...ref('Problem'), description: '`failed` only: the problem a synchronous call would have answered: the same code, status, detail and members.' },
     },
   },
   CallPage: record('Asynchronous calls, newest first.', {
     items: { type: 'array', items: ref('CallSummary') },
-    nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' },
+    nextCursor,
   }),
   UsagePage: record('Usage, newest first.', {
     items: { type: 'array', items: ref('UsageEntry') },
-    nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' },
+    nextCursor,
   }),
   ApiKey: record('An API key, without the key itself.', {
     ...apiKeyFields,
@@ -212,7 +217,7 @@ const account: Record<string, JsonSchema> = {
   }),
   EventPage: record('Events, newest first.', {
     items: { type: 'array', items: ref('EventLogEntry') },
-    nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' },
+    nextCursor,
   }),
 };
 

@@ -6,7 +6,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Middleware } from 'koa';
 import type { Db } from 'mongodb';
 import { ToolError } from '../../lib/errors.js';
-import { EVENT_RETENTION_MS, newEvent, type EventKind, type EventRecorder, type SubscribableEventKind } from '../../lib/events.js';
+import { EVENT_RETENTION_MS, eventOfDoc, newEvent, type EventRecorder, type SubscribableEventKind } from '../../lib/events.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import { collections } from '../../lib/mongo.js';
@@ -83,6 +83,10 @@ function badUrl(detail: string, message: string): ToolError {
   return new ToolError('validation_failed', detail, { errors: [{ field: '/url', message }] });
 }
 
+function noEndpoint(id: string): ToolError {
+  return new ToolError('not_found', `There is no webhook endpoint ${id} on this account.`);
+}
+
 function unavailable(cause: unknown): ToolError {
   return new ToolError('unavailable', 'Webhook delivery cannot be reached right now; retry shortly.', {}, { cause });
 }
@@ -116,7 +120,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
 
   async function owned(accountId: string, id: string) {
     const doc = await store.get(accountId, id);
-    if (!doc) throw new ToolError('not_found', `There is no webhook endpoint ${id} on this account.`);
+    if (!doc) throw noEndpoint(id);
     return doc;
   }
 
@@ -150,14 +154,14 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
   router.patch('/:id', async (ctx) => {
     const body = updateBody(await readJsonObject(ctx)) as { eventTypes: SubscribableEventKind[] };
     const doc = await store.setEventTypes(ctx.state.principal.accountId, ctx.params.id!, body.eventTypes);
-    if (!doc) throw new ToolError('not_found', `There is no webhook endpoint ${ctx.params.id} on this account.`);
+    if (!doc) throw noEndpoint(ctx.params.id!);
     ctx.body = publicEndpoint(doc);
   });
 
   router.delete('/:id', async (ctx) => {
     const accountId = ctx.state.principal.accountId as string;
     const id = ctx.params.id!;
-    if (!(await store.remove(accountId, id))) throw new ToolError('not_found', `There is no webhook endpoint ${id} on this account.`);
+    if (!(await store.remove(accountId, id))) throw noEndpoint(id);
     // Deleted first, so the fan-out stops at once; the workflow also ends by itself at its next
     // attempt (the endpoint is gone), so a failed signal here loses nothing.
     try {
@@ -187,7 +191,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
     // answer (and the fan-out) see the new status at once.
     await tell(ctx.params.id!, WEBHOOK_SIGNALS.enable);
     const doc = await store.enable(accountId, ctx.params.id!);
-    if (!doc) throw new ToolError('not_found', `There is no webhook endpoint ${ctx.params.id} on this account.`);
+    if (!doc) throw noEndpoint(ctx.params.id!);
     if (since !== undefined) {
       // Up to now, after the write: from here on the fan-out sends new events itself, and the
       // workflow drops an event that reaches it both ways.
@@ -220,7 +224,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
   router.delete('/:id/previous-secret', async (ctx) => {
     // The workflow's timer for the overlap finds nothing left to end.
     const doc = await store.endOverlapNow(ctx.state.principal.accountId, ctx.params.id!);
-    if (!doc) throw new ToolError('not_found', `There is no webhook endpoint ${ctx.params.id} on this account.`);
+    if (!doc) throw noEndpoint(ctx.params.id!);
     ctx.body = publicEndpoint(doc);
   });
 
@@ -233,7 +237,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
     }
     const event = await events.findOne({ _id: body.eventId, accountId });
     if (!event) throw new ToolError('not_found', `There is no event ${body.eventId} on this account (events are kept 30 days).`);
-    await tell(endpoint._id, WEBHOOK_SIGNALS.replay, [toEnvelope({ id: event._id, event: event.event as EventKind, createdAt: event.createdAt, data: event.data })]);
+    await tell(endpoint._id, WEBHOOK_SIGNALS.replay, [toEnvelope(eventOfDoc(event))]);
     ctx.status = 202;
     ctx.body = { eventId: event._id, endpointId: endpoint._id };
   });
