@@ -73,5 +73,4 @@ export const FAILURES = {
   connects: ['target_not_allowed', 'upstream_error'],
   /** Reads a hash whose parameters the caller chose. */
   readsHash: ['hash_too_costly', 'invalid_hash'],
-  none: [],
 } as const satisfies Record<string, readonly ErrorCode[]>;

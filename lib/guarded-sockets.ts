@@ -23,17 +23,16 @@ export interface GuardedConnectOptions {
   port?: number;
   /** A target this guard already resolved, e.g. for repeated probes of the same address. */
   target?: ResolvedTarget;
-  /** Implicit TLS right after connecting. @default false */
+  /**
+   * Implicit TLS right after connecting, SNI and the certificate check on the target's hostname
+   * (no SNI for an IP literal). @default false
+   */
   tls?: boolean;
-  /** SNI and certificate name. @default the target's hostname (none for an IP literal) */
-  servername?: string;
   /**
    * Fail the handshake on an invalid certificate. Turn off only to report on certificates
    * (ssl-check): the result then carries `authorized` and `authorizationError`. @default true
    */
   rejectUnauthorized?: boolean;
-  /** Extra trusted CAs for this connection, on top of the client's. */
-  ca?: CaOption;
   /**
    * Connect (and handshake) deadline, milliseconds. The returned socket has no timeout and no
    * 'error' listener: the caller owns it from then on and must handle both.
@@ -56,7 +55,6 @@ export interface StartTlsOptions {
   /** Name for SNI and the certificate check (the target's hostname). */
   hostname: string;
   rejectUnauthorized?: boolean;
-  ca?: CaOption;
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -78,6 +76,7 @@ export interface GuardedSockets {
 
 export function createGuardedSockets(options: GuardedSocketsOptions): GuardedSockets {
   const { guard } = options;
+  const ca = withRoots(options.ca);
 
   async function connect(opts: GuardedConnectOptions): Promise<GuardedConnection<any>> {
     const deadline = new Deadline(opts.timeoutMs, opts.signal);
@@ -99,9 +98,9 @@ export function createGuardedSockets(options: GuardedSocketsOptions): GuardedSoc
       socket = opts.tls
         ? tls.connect({
             ...base,
-            servername: opts.servername ?? (isIp ? undefined : target.hostname),
+            servername: isIp ? undefined : target.hostname,
             rejectUnauthorized: opts.rejectUnauthorized ?? true,
-            ca: withRoots(options.ca, opts.ca),
+            ca,
           })
         : net.connect(base);
       await deadline.race(settleOn(socket, opts.tls ? 'secureConnect' : 'connect'));
@@ -127,7 +126,7 @@ export function createGuardedSockets(options: GuardedSocketsOptions): GuardedSoc
       host: opts.hostname,
       servername: isIp ? undefined : opts.hostname,
       rejectUnauthorized: opts.rejectUnauthorized ?? true,
-      ca: withRoots(options.ca, opts.ca),
+      ca,
     });
     try {
       await deadline.race(settleOn(secure, 'secureConnect'));

@@ -90,10 +90,10 @@ export function sameAddress(a: string | undefined, b: string): boolean {
   }
 }
 
-export function withRoots(ca: CaOption | undefined, extra?: CaOption): Array<string | Buffer> | undefined {
-  if (!ca && !extra) return undefined;
-  const list = (x?: CaOption) => (x === undefined ? [] : Array.isArray(x) ? [...x] : [x as string | Buffer]);
-  return [...tls.rootCertificates, ...list(ca), ...list(extra)];
+/** Node's bundled roots plus `ca`, for a client's lifetime; undefined (Node's defaults) without `ca`. */
+export function withRoots(ca: CaOption | undefined): Array<string | Buffer> | undefined {
+  if (!ca) return undefined;
+  return [...tls.rootCertificates, ...(Array.isArray(ca) ? ca : [ca as string | Buffer])];
 }
 
 // ---------------------------------------------------------------------------------------------

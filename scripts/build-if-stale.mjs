@@ -1,14 +1,17 @@
 //! `npm run build` when dist/ is older than the sources it is compiled from (or missing), so the
 //! production-shaped stack always runs the current code, compiled as the image compiles it.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-const SOURCES = ['api', 'domain', 'lib', 'schemas', 'workers', 'workflows', 'activities', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
+/** The folders the build compiles: tsconfig.build.json's `include`, the one list (copy-assets.mjs reads it too). */
+export function sourceDirs(root) {
+  return JSON.parse(readFileSync(path.join(root, 'tsconfig.build.json'), 'utf8')).include;
+}
 
 function newestMtime(root) {
   let newest = 0;
-  for (const source of SOURCES) {
+  for (const source of [...sourceDirs(root), 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json']) {
     const full = path.join(root, source);
     if (!existsSync(full)) continue;
     const files = statSync(full).isDirectory() ? readdirSync(full, { recursive: true }).map((f) => path.join(full, f)) : [full];

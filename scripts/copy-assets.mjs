@@ -4,11 +4,11 @@
 import { cpSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sourceDirs } from './build-if-stale.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SOURCES = ['api', 'domain', 'lib', 'schemas', 'workers', 'workflows', 'activities'];
 
-for (const dir of SOURCES) {
+for (const dir of sourceDirs(root)) {
   for (const entry of readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || entry.name.endsWith('.ts')) continue;
     const from = path.join(entry.parentPath, entry.name);

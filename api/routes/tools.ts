@@ -2,7 +2,7 @@
 //! catalogue `GET /api/v1/tools`.
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { CATALOGUE, PRECHECKS, findTool } from '../../domain/catalogue.js';
+import { CATALOGUE, findTool } from '../../domain/catalogue.js';
 import { GROUPS, type ToolDefinition } from '../../domain/tool-definition.js';
 import type { Metrics } from '../../lib/metrics.js';
 import type { ToolSchemas } from '../../domain/tool-schemas.js';
@@ -61,7 +61,7 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
       const idempotencyKey = parseIdempotencyKey(ctx.headers['idempotency-key'] as string | undefined);
       const body = await readJsonObject(ctx, tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT);
       const input = deps.validators.validate(tool.name, body);
-      PRECHECKS[tool.name]?.(input);
+      tool.precheck?.(input);
 
       const accountId = ctx.state.principal.accountId;
       if (prefersAsync(ctx.headers.prefer)) {

@@ -6,7 +6,7 @@ import test from 'ava';
 import { BROWSER_HANDLERS } from '../../activities/browser/index.js';
 import { CPU_HANDLERS } from '../../activities/cpu/index.js';
 import { NETWORK_HANDLERS } from '../../activities/network/index.js';
-import { CATALOGUE, PRECHECKS, toolsOfPool } from '../../domain/catalogue.js';
+import { CATALOGUE, findTool, toolsOfPool } from '../../domain/catalogue.js';
 import { TOOLS } from '../../domain/tools/index.js';
 import { loadToolSchemas } from '../../domain/tool-schemas.js';
 import type { ToolPool } from '../../lib/temporal-shared.js';
@@ -39,6 +39,6 @@ for (const tool of TOOLS) {
   test(`${tool.name}: secret fields are input fields, and the precheck is served as listed`, (t) => {
     const input = loadToolSchemas(tool.name).input as { properties?: Record<string, unknown> };
     for (const field of tool.secretFields ?? []) t.true(Object.hasOwn(input.properties ?? {}, field), field);
-    t.is<unknown, unknown>(PRECHECKS[tool.name], tool.precheck);
+    t.is<unknown, unknown>(findTool(tool.name)?.precheck, tool.precheck);
   });
 }

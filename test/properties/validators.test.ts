@@ -5,7 +5,7 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { createValidators } from '../../api/validation.js';
-import { CATALOGUE, PRECHECKS } from '../../domain/catalogue.js';
+import { CATALOGUE, findTool } from '../../domain/catalogue.js';
 import { ERRORS, ToolError, isErrorCode } from '../../lib/errors.js';
 import { loadCatalogueSchemas } from '../../domain/tool-schemas.js';
 
@@ -59,7 +59,7 @@ function mutatedExample(tool: string): fc.Arbitrary<Record<string, unknown>> {
 /** What the API does with a parsed body: validate (defaults in place), then precheck. */
 function check(tool: string, body: Record<string, unknown>): void {
   const input = validators.validate(tool, body);
-  PRECHECKS[tool]?.(input);
+  findTool(tool)!.precheck?.(input);
 }
 
 /** The only acceptable failures: a client error with a contract code, and for 400 the fields named. */

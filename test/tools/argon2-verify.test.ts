@@ -5,7 +5,7 @@ import argon2 from 'argon2';
 import { createArgon2Verify } from '../../activities/cpu/argon2-verify.js';
 import { createHashingPool } from '../../activities/cpu/hashing-pool.js';
 import { ARGON2_LIMITS, parseArgon2Hash } from '../../domain/tools/argon2-verify.js';
-import { PRECHECKS } from '../../domain/catalogue.js';
+import { findTool } from '../../domain/catalogue.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 
@@ -94,7 +94,7 @@ test('unparsable hashes are 422 invalid_hash before any hashing', async (t) => {
     t.true(schemas.input({ password: 'x', hash }), `the schema leaves "${name}" to the precheck`);
     const err = await rejectsWith(t, refusingBeforeWork({ password: 'x', hash }, ctx), 'invalid_hash');
     t.regex(err.message, /Argon2/, name);
-    await rejectsWith(t, () => PRECHECKS['argon2-verify']!({ password: 'x', hash }), 'invalid_hash');
+    await rejectsWith(t, () => findTool('argon2-verify')!.precheck!({ password: 'x', hash }), 'invalid_hash');
   }
 });
 
@@ -114,12 +114,12 @@ test('memory over 256 MiB, more than 10 iterations or 16 lanes are 422 hash_too_
     const err = await rejectsWith(t, refusingBeforeWork({ password: 'x', hash }, ctx), 'hash_too_costly');
     t.deepEqual(err.extras.limits, ARGON2_LIMITS, name);
   }
-  const all = await rejectsWith(t, () => PRECHECKS['argon2-verify']!({ password: 'x', hash: over['all three'] }), 'hash_too_costly');
+  const all = await rejectsWith(t, () => findTool('argon2-verify')!.precheck!({ password: 'x', hash: over['all three'] }), 'hash_too_costly');
   t.regex(all.message, /memory m=4194304 KiB.*iterations t=100.*parallelism p=64/);
 });
 
 test('a hash exactly at the limits passes the precheck', (t) => {
-  t.notThrows(() => PRECHECKS['argon2-verify']!({ password: 'x', hash: valid.replace('m=4096,t=2,p=2', 'm=262144,t=10,p=16') }));
+  t.notThrows(() => findTool('argon2-verify')!.precheck!({ password: 'x', hash: valid.replace('m=4096,t=2,p=2', 'm=262144,t=10,p=16') }));
 });
 
 test('the usual parameters (m=64 MiB, t=3, p=4) verify, four at once', async (t) => {

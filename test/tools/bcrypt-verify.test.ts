@@ -4,7 +4,7 @@ import test from 'ava';
 import bcryptjs from 'bcryptjs';
 import { createBcryptVerify } from '../../activities/cpu/bcrypt-verify.js';
 import { createHashingPool } from '../../activities/cpu/hashing-pool.js';
-import { PRECHECKS } from '../../domain/catalogue.js';
+import { findTool } from '../../domain/catalogue.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 
@@ -78,7 +78,7 @@ test('malformed hashes are 422 invalid_hash before any hashing', async (t) => {
     t.true(schemas.input({ password: 'x', hash }), `the schema leaves "${name}" to the precheck`);
     const err = await rejectsWith(t, refusingBeforeWork({ password: 'x', hash }, ctx), 'invalid_hash');
     t.regex(err.message, /bcrypt|cost/, name);
-    await rejectsWith(t, () => PRECHECKS['bcrypt-verify']!({ password: 'x', hash }), 'invalid_hash');
+    await rejectsWith(t, () => findTool('bcrypt-verify')!.precheck!({ password: 'x', hash }), 'invalid_hash');
   }
 });
 
@@ -87,7 +87,7 @@ test('hashes with cost 15 to 31 are 422 hash_too_costly before any hashing; 14 i
     const err = await rejectsWith(t, refusingBeforeWork({ password: 'x', hash: valid.replace('$10$', `$${cost}$`) }, ctx), 'hash_too_costly');
     t.regex(err.message, new RegExp(`cost ${cost}`));
   }
-  t.notThrows(() => PRECHECKS['bcrypt-verify']!({ password: 'x', hash: valid.replace('$10$', '$14$') }));
+  t.notThrows(() => findTool('bcrypt-verify')!.precheck!({ password: 'x', hash: valid.replace('$10$', '$14$') }));
 });
 
 test('input schema: password and hash required, no unknown fields, example valid and matching', async (t) => {

@@ -6,7 +6,7 @@ import { createDnsLookup } from '../../activities/network/dns-lookup.js';
 import { CACHE_RULES } from '../../activities/network/dns-records.js';
 import { createTtlCache } from '../../activities/network/ttl-cache.js';
 import type { DnsLookupInput } from '../../domain/tools/dns-lookup.js';
-import { PRECHECKS } from '../../domain/catalogue.js';
+import { findTool } from '../../domain/catalogue.js';
 import { createResolver } from '../../lib/resolver.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { FIXTURE_NAMES as N, startDnsServer, type DnsServer } from '../fixtures/dns-server.js';
@@ -161,7 +161,7 @@ for (const hostname of ['localhost', 'db', 'redis', 'printer.local', 'metadata.g
     const before = dns.queries.length;
     const err = await rejectsWith(t, lookup({ hostname, recordType: 'A' }, ctx), 'target_not_allowed');
     t.is(err.extras.reason, 'internal_name');
-    await rejectsWith(t, () => PRECHECKS['dns-lookup']!({ hostname, recordType: 'A' }), 'target_not_allowed');
+    await rejectsWith(t, () => findTool('dns-lookup')!.precheck!({ hostname, recordType: 'A' }), 'target_not_allowed');
     t.is(dns.queries.length, before);
   });
 }

@@ -5,7 +5,7 @@
 import test from 'ava';
 import { createHttpRequest } from '../../activities/network/http-request.js';
 import { FORBIDDEN_HEADERS, type HttpRequestInput } from '../../domain/tools/http-request.js';
-import { PRECHECKS } from '../../domain/catalogue.js';
+import { findTool } from '../../domain/catalogue.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { startPageFixtures, type PageFixtures, type TestNetwork } from '../helpers/network-access.js';
@@ -136,7 +136,7 @@ test('Host, framing and hop-by-hop headers are refused with 400, in any case', a
 test('a body with GET or HEAD is 400 on /body; an empty one is no body', async (t) => {
   for (const method of ['GET', 'HEAD'] as const) {
     await rejectsWith(t, tool()({ url: pages.url('/echo'), method, body: 'x' }, ctx()), 'validation_failed', '/body');
-    await rejectsWith(t, () => PRECHECKS['http-request']!({ url: pages.url('/echo'), method, body: 'x' }), 'validation_failed', '/body');
+    await rejectsWith(t, () => findTool('http-request')!.precheck!({ url: pages.url('/echo'), method, body: 'x' }), 'validation_failed', '/body');
   }
   const { sent } = await echo(t, { method: 'GET', body: '' });
   t.is(sent.body, '');

@@ -5,7 +5,7 @@ import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { createQrGenerate } from '../../activities/cpu/qr-generate.js';
 import { ERROR_CORRECTION_LEVELS, type QrGenerateInput } from '../../domain/tools/qr-generate.js';
-import { PRECHECKS } from '../../domain/catalogue.js';
+import { findTool } from '../../domain/catalogue.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 
@@ -62,7 +62,7 @@ test('text too long for the level is 400 on /text naming the level and its capac
   await t.notThrowsAsync(qrGenerate({ text, size: 2048, errorCorrection: 'L' }, ctx));
   const err = await rejectsWith(t, qrGenerate({ text, size: 2048, errorCorrection: 'H' }, ctx), 'validation_failed', '/text');
   t.regex(err.message, /too long for a QR code at error correction level H.*1273 bytes.*lower level/);
-  await rejectsWith(t, () => PRECHECKS['qr-generate']!({ text: 'é'.repeat(1477), size: 300, errorCorrection: 'L' }), 'validation_failed', '/text');
+  await rejectsWith(t, () => findTool('qr-generate')!.precheck!({ text: 'é'.repeat(1477), size: 300, errorCorrection: 'L' }), 'validation_failed', '/text');
 });
 
 test('a size too small for the code is 400 on /size naming the pixels needed', async (t) => {

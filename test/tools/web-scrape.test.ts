@@ -6,7 +6,7 @@ import { createWebScrape } from '../../activities/network/web-scrape.js';
 import { MAX_TEXT_CHARS } from '../../activities/network/web-scrape-reading.js';
 import { readInline } from '../../activities/network/readings.js';
 import { parseSimpleSelector, type WebScrapeInput } from '../../domain/tools/web-scrape.js';
-import { PRECHECKS } from '../../domain/catalogue.js';
+import { findTool } from '../../domain/catalogue.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { startPageFixtures, type PageFixtures, type TestNetwork } from '../helpers/network-access.js';
@@ -174,7 +174,7 @@ test('input schema: url required, includeText default true, no unknown fields, e
   t.is(validInput<WebScrapeInput>(t, schemas.input, { url: 'http://x/' }).includeText, true);
   t.true(schemas.input(structuredClone((schemas.input.schema as { examples: unknown[] }).examples[0])));
   t.true(schemas.output((schemas.output.schema as { examples: unknown[] }).examples[0]));
-  t.notThrows(() => PRECHECKS['web-scrape']!({ url: 'http://x/', selector: '.price', includeText: true }));
+  t.notThrows(() => findTool('web-scrape')!.precheck!({ url: 'http://x/', selector: '.price', includeText: true }));
 });
 
 // ===== Integration: through HTTP against the running stack =====
