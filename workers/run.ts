@@ -8,22 +8,39 @@ import { bundleWorkflows, createPoolWorker } from './pools.js';
 import { installTemporalRuntime } from '../lib/temporal-runtime.js';
 
 export async function runPools(pools: Pool[]): Promise<void> {
+  const began = performance.now();
+  // How long each part of a start took: a restarted worker serves no call until all are done.
+  const startMs: Record<string, number> = {};
+  const timed = async <T>(what: string, step: () => Promise<T>): Promise<T> => {
+    const t = performance.now();
+    try {
+      return await step();
+    } finally {
+      startMs[what] = Math.round(performance.now() - t);
+    }
+  };
   const config = loadConfig();
   const log = createLogger({ name: `worker:${pools.join('+')}`, level: config.logLevel });
   installTemporalRuntime(log, ['SIGINT', 'SIGTERM'], config);
 
-  const mongo = await connectMongo(config.mongodbUrl, { appName: `worker-${pools.join('-')}` });
-  await ensureIndexes(mongo.db);
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
-  const workflowBundle = await bundleWorkflows(log);
+  const mongo = await timed('database', async () => {
+    const m = await connectMongo(config.mongodbUrl, { appName: `worker-${pools.join('-')}` });
+    await ensureIndexes(m.db);
+    return m;
+  });
+  const connection = await timed('temporal', () => NativeConnection.connect({ address: config.temporalAddress }));
+  const workflowBundle = await timed('bundle', () => bundleWorkflows(log));
 
   const started = [];
   for (const pool of pools) {
-    const w = await createPoolWorker(pool, { config, db: mongo.db, connection, log, workflowBundle });
+    const w = await timed(pool, () => createPoolWorker(pool, { config, db: mongo.db, connection, log, workflowBundle }));
     if (w) started.push({ pool, ...w });
     else log.info({ pool }, 'no tools listed for this pool yet; not polling');
   }
-  log.info({ pools: started.map((s) => s.pool) }, 'workers polling');
+  startMs.total = Math.round(performance.now() - began);
+  // Process start to here, imports included (uptime counts from the process's birth).
+  startMs.sinceProcessStart = Math.round(process.uptime() * 1000);
+  log.info({ pools: started.map((s) => s.pool), startMs }, 'workers polling');
   try {
     // Runtime shuts every worker down on SIGINT/SIGTERM; run() resolves once each has drained.
     await Promise.all(started.map((s) => s.worker.run()));

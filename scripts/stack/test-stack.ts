@@ -8,7 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startApps, startWorkers, throwawayEnv, type AppOptions, type RunningApps } from './apps.js';
 import { startControlServer } from './control.js';
 import { freePort } from './net.js';
-import { startDatabase, startTemporal, type RunningDatabase, type RunningTemporal } from './services.js';
+import { startDatabase, startTemporal, waitForPollers, type RunningDatabase, type RunningTemporal } from './services.js';
+import { TASK_QUEUES } from '../../lib/temporal-shared.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 
 /** How long the `outage/...` control actions keep a part down. */
@@ -137,6 +138,12 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
     database: database.process.pid,
     fixtures: fixturesProcess.pid,
   });
+  /** A new worker process, back once it polls every pool's queue (a spawn alone serves no call). */
+  async function restartWorkers() {
+    apps.workers = startWorkers(supervisor, appOptions);
+    apps.workerProcesses = [apps.workers];
+    await waitForPollers(temporal.address, temporal.namespace, Object.values(TASK_QUEUES), apps.workers.pid!, { timeoutMs: 120_000, processes: [apps.workers] });
+  }
   // What the disruptive suites may do to the stack; each returns once the part is back.
   const control = await startControlServer({
     'restart/temporal': async () => {
@@ -153,8 +160,7 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
     },
     'kill/workers': async () => {
       await apps.workers.kill();
-      apps.workers = startWorkers(supervisor, appOptions);
-      apps.workerProcesses = [apps.workers];
+      await restartWorkers();
     },
     // Longer outages than a crash and restart: past the Temporal client's own 10 s of retries
     // and the database driver's quick reconnects, so callers' waits are tested too.
@@ -166,8 +172,7 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
     'outage/workers': async () => {
       await apps.workers.kill();
       await sleep(OUTAGE_MS);
-      apps.workers = startWorkers(supervisor, appOptions);
-      apps.workerProcesses = [apps.workers];
+      await restartWorkers();
     },
     'outage/database': async () => {
       await database.process.kill();
