@@ -2,14 +2,12 @@
 //! process (workers/<pool>.ts) or beside the others (workers/all.ts). A tool pool's worker runs
 //! whole calls of its tools: the `toolCall` workflow, its ledger steps (and an asynchronous call's
 //! outcome) and the tools.
-import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { Config } from '../lib/config.js';
 import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
 import type { Logger } from '../lib/logger.js';
-import { sdkLogger } from '../lib/temporal-runtime.js';
 import { TASK_QUEUES, type Pool, type ToolPool } from '../lib/temporal-shared.js';
 import { toolActivities } from '../activities/tool-activities.js';
 import { toolsOfPool } from '../domain/catalogue.js';
@@ -24,6 +22,7 @@ import { createReadingPool } from '../activities/network/reading-pool.js';
 import { createBrowserTools } from '../activities/browser/index.js';
 import { createNetworkAccess } from '../lib/network-access.js';
 import { toolMetricsInterceptor } from './tool-metrics.js';
+import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 
 export interface PoolDeps {
   config: Config;
@@ -38,13 +37,6 @@ export interface PoolDeps {
 
 /** Releases what a pool's tools hold (thread pools, browsers, office listeners). */
 type Closer = () => Promise<void>;
-
-export async function bundleWorkflows(log: Logger): Promise<WorkflowBundle> {
-  const workflowsPath = fileURLToPath(new URL(`../workflows/index${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
-  // Webpack's build listing is logged at INFO; the service logs it at debug.
-  const quiet = log.child({ component: 'workflow-bundler' });
-  return bundleWorkflowCode({ workflowsPath, logger: { ...sdkLogger(quiet), info: (m, meta) => quiet.debug(meta ?? {}, m) } });
-}
 
 function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): { handlers: Record<string, ToolHandler>; close: Closer } {
   switch (pool) {
@@ -107,7 +99,7 @@ export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ wo
     dataConverter: { payloadCodecs: [new ClaimCheckCodec(deps.db)] },
   };
   const client = deps.client ?? new Client({ connection: deps.connection, namespace: common.namespace, dataConverter: common.dataConverter });
-  const workflowBundle = deps.workflowBundle ?? (await bundleWorkflows(deps.log));
+  const workflowBundle = deps.workflowBundle ?? (await loadWorkflowBundle(deps.log));
   if (pool === 'core') {
     const worker = await Worker.create({
       ...common,

@@ -4,7 +4,8 @@ import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { connectMongo, ensureIndexes } from '../lib/mongo.js';
 import type { Pool } from '../lib/temporal-shared.js';
-import { bundleWorkflows, createPoolWorker } from './pools.js';
+import { createPoolWorker } from './pools.js';
+import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 import { installTemporalRuntime } from '../lib/temporal-runtime.js';
 
 export async function runPools(pools: Pool[]): Promise<void> {
@@ -29,7 +30,7 @@ export async function runPools(pools: Pool[]): Promise<void> {
     return m;
   });
   const connection = await timed('temporal', () => NativeConnection.connect({ address: config.temporalAddress }));
-  const workflowBundle = await timed('bundle', () => bundleWorkflows(log));
+  const { fromCache, ...workflowBundle } = await timed('bundle', () => loadWorkflowBundle(log));
 
   const started = [];
   for (const pool of pools) {
@@ -40,7 +41,7 @@ export async function runPools(pools: Pool[]): Promise<void> {
   startMs.total = Math.round(performance.now() - began);
   // Process start to here, imports included (uptime counts from the process's birth).
   startMs.sinceProcessStart = Math.round(process.uptime() * 1000);
-  log.info({ pools: started.map((s) => s.pool), startMs }, 'workers polling');
+  log.info({ pools: started.map((s) => s.pool), startMs, bundleFromCache: fromCache }, 'workers polling');
   try {
     // Runtime shuts every worker down on SIGINT/SIGTERM; run() resolves once each has drained.
     await Promise.all(started.map((s) => s.worker.run()));
