@@ -54,12 +54,15 @@ export interface RunningApps {
   workerProcesses: ManagedProcess[];
 }
 
+/** tsx for the service's own main thread, not for the workflow threads the SDK starts (see the module). */
+const TSX_MAIN_THREAD = new URL('./tsx-main-thread.mjs', import.meta.url).href;
+
 function startNode(supervisor: Supervisor, options: AppOptions, name: string, entry: string): ManagedProcess {
   return supervisor.start({
     name,
     command: process.execPath,
     // STACK_NODE_ARGS: extra Node flags for the service's processes, e.g. `--cpu-prof` to profile them.
-    args: [...(process.env.STACK_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', path.join(options.root, entry)],
+    args: [...(process.env.STACK_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', TSX_MAIN_THREAD, path.join(options.root, entry)],
     cwd: options.root,
     env: { ...options.env, PORT: String(options.apiPort) },
     echo: options.echo,
