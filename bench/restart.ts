@@ -12,13 +12,11 @@ import { benchApiKey, withTestStack } from './stack.js';
 
 const rounds = Number(process.env.RESTART_ROUNDS ?? 5);
 
-/** The `startMs` of each `workers polling` line the worker processes have logged so far. */
-function startsLogged(logDir: string): Record<string, number>[] {
-  const text = readFileSync(path.join(logDir, 'workers.log'), 'utf8');
-  return text
-    .split('\n')
-    .filter((line) => line.includes('"workers polling"'))
-    .map((line) => (JSON.parse(line) as { startMs: Record<string, number> }).startMs);
+/** The `startMs` of the `workers polling` line of process `pid` (each process's log replaces the last's). */
+function startLogged(logDir: string, pid: number): Record<string, number> | undefined {
+  const lines = readFileSync(path.join(logDir, 'workers.log'), 'utf8').split('\n').filter((line) => line.includes('"workers polling"'));
+  const parsed = lines.map((line) => JSON.parse(line) as { pid: number; startMs: Record<string, number> });
+  return parsed.find((line) => line.pid === pid)?.startMs;
 }
 
 await withTestStack('restart', async (stack) => {
@@ -31,16 +29,16 @@ await withTestStack('restart', async (stack) => {
   const logDir = path.join(stack.outputDir, 'logs');
   const rows: { backMs: number; answerMs: number; status: string; start: Record<string, number> }[] = [];
   for (let i = 1; i <= rounds; i++) {
-    const before = startsLogged(logDir).length;
     const killed = performance.now();
     const [backMs, answer] = await Promise.all([control.run('kill/workers').then(() => performance.now() - killed), call(i)]);
-    // The call can answer before the new process has logged its start line; wait for it.
-    let starts = startsLogged(logDir);
-    for (let waited = 0; starts.length <= before && waited < 60_000; waited += 200) {
-      await sleep(200);
-      starts = startsLogged(logDir);
+    // The new process polls right after logging its start; the log may reach the file a moment later.
+    const { workers } = await control.pids();
+    let start = startLogged(logDir, workers!);
+    for (let waited = 0; !start && waited < 10_000; waited += 100) {
+      await sleep(100);
+      start = startLogged(logDir, workers!);
     }
-    rows.push({ backMs, answerMs: answer.latencyMs ?? NaN, status: String(answer.status ?? answer.failure), start: starts.at(-1) ?? {} });
+    rows.push({ backMs, answerMs: answer.latencyMs ?? NaN, status: String(answer.status ?? answer.failure), start: start ?? {} });
     await sleep(1_000);
   }
   const parts = [...new Set(rows.flatMap((r) => Object.keys(r.start)))];
