@@ -32,9 +32,11 @@ export async function runPools(pools: Pool[]): Promise<void> {
   const connection = await timed('temporal', () => NativeConnection.connect({ address: config.temporalAddress }));
   const { fromCache, ...workflowBundle } = await timed('bundle', () => loadWorkflowBundle(log));
 
+  // Together: each pool's start is mostly waiting for its workflow thread to load the SDK and
+  // for its tools' processes (LibreOffice, Chromium) to come up, which overlap on several cores.
+  const created = await Promise.all(pools.map(async (pool) => ({ pool, w: await timed(pool, () => createPoolWorker(pool, { config, db: mongo.db, connection, log, workflowBundle })) })));
   const started = [];
-  for (const pool of pools) {
-    const w = await timed(pool, () => createPoolWorker(pool, { config, db: mongo.db, connection, log, workflowBundle }));
+  for (const { pool, w } of created) {
     if (w) started.push({ pool, ...w });
     else log.info({ pool }, 'no tools listed for this pool yet; not polling');
   }
