@@ -252,13 +252,21 @@ export async function connectMongo(url: string, options: { appName?: string; max
   return { client, db, close: () => client.close() };
 }
 
+/** Socket errors of a connection the other end closed, as Node raises them. */
+const CONNECTION_LOST = new Set(['EPIPE', 'ECONNRESET']);
+const IN_THE_DRIVER = /[\\/]node_modules[\\/]mongodb[\\/]/;
+
 /**
  * The driver found no server (down, restarting), lost its connection mid-request, or the server
  * said the operation may be retried (shutting down, stepping down): a moment's outage, not a bug.
+ * The driver (7.x) lets one loss through unwrapped: writing a command to a socket the server has
+ * just closed throws Node's own EPIPE from inside the driver (seen in chaos, `kill/database`).
  */
 export function isDatabaseUnreachable(err: unknown): boolean {
   if (err instanceof MongoServerSelectionError || err instanceof MongoNetworkError) return true;
-  return err instanceof MongoError && err.hasErrorLabel('RetryableWriteError');
+  if (err instanceof MongoError) return err.hasErrorLabel('RetryableWriteError');
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return err instanceof Error && code !== undefined && CONNECTION_LOST.has(code) && IN_THE_DRIVER.test(err.stack ?? '');
 }
 
 export function isDuplicateKey(err: unknown): boolean {
