@@ -194,8 +194,11 @@ export function createLedger(db: Db, onEvent?: EventSink) {
       return settle(call, late ? 'refunded' : 'charged');
     },
 
-    /** Gives the held credits back; nothing is charged and no event fires. */
-    async refund(call: CallRef): Promise<{ balance: number }> {
+    /**
+     * Gives the held credits back; nothing is charged and no event fires. Like commit, it applies
+     * what an earlier attempt decided: `outcome` says `charged` when that was a charge.
+     */
+    async refund(call: CallRef): Promise<CommitResult> {
       return settle(call, 'refunded');
     },
     /**

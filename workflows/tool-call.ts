@@ -32,16 +32,21 @@ const FINAL_CODES = Object.keys(ERRORS).filter((code) => code !== 'unavailable')
 export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
   const ref = { accountId: call.accountId, requestId: workflowInfo().workflowId, tool: call.tool, cost: call.cost };
 
+  // A first task that is not the run's first (history: started, scheduled, started) is a re-run
+  // after a worker died mid-task; its steps may have reserved or settled the call before they
+  // could report.
+  const rerun = workflowInfo().historyLength > FIRST_TASK_HISTORY_LENGTH;
+
   // Taken up only after the API gave up on it (the pool was down past the deadline): nobody waits
-  // for its answer, so it neither reserves nor runs the tool. The workflow clock is the time of
-  // this task, so a replay decides the same.
+  // for its answer, so it neither reserves nor runs the tool. A re-run first ends what its dead
+  // attempt began: a hold is refunded; a charge stands, and then the call goes on to answer what
+  // it was charged for (a client's retry with the Idempotency-Key gets that 200). The workflow
+  // clock is the time of this task, so a replay decides the same.
   if (call.answerBy !== undefined && Date.now() > call.answerBy) {
-    return failed(ANSWERED_TOO_LATE);
+    if (!rerun || (await ledger.refund(ref)).outcome !== 'charged') return failed(ANSWERED_TOO_LATE);
   }
 
-  // A first task that is not the run's first (history: started, scheduled, started) is a re-run
-  // after a worker died mid-task; its steps may have settled the call before they could report.
-  const reserved = await ledger.reserve({ ...ref, mayBeSettled: workflowInfo().historyLength > FIRST_TASK_HISTORY_LENGTH });
+  const reserved = await ledger.reserve({ ...ref, mayBeSettled: rerun });
   if (!reserved.ok) {
     return failed(insufficientCredits(call.cost, reserved.balance));
   }

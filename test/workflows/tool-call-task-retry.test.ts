@@ -1,7 +1,8 @@
-//! A call's worker dies after its commit got through but before the workflow task that ran it
-//! completed: nothing of that task is in the history, so the next worker runs the call's steps
-//! again, reserve included. The call must still be charged exactly once.
-import test from 'ava';
+//! A call's worker dies after its commit (or reserve) got through but before the workflow task
+//! that ran it completed: nothing of that task is in the history, so the next worker runs the
+//! call's steps again, reserve included. The call must still be charged exactly once, iff it
+//! answers 200, and leave no hold, also when the next worker takes it up after its answerBy.
+import test, { type ExecutionContext } from 'ava';
 import { Worker } from '@temporalio/worker';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -11,9 +12,9 @@ import { createCoreActivities } from '../../activities/core/index.js';
 import { createLedger } from '../../domain/ledger.js';
 import { createAccounts } from '../../domain/accounts.js';
 import { testEnv } from '../helpers/env.js';
-import { CALL_WORKFLOW_TASK_TIMEOUT_MS, type ToolCallInput, type ToolCallResult } from '../../lib/temporal-shared.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ANSWERED_TOO_LATE, CALL_WORKFLOW_TASK_TIMEOUT_MS, type ToolCallInput, type ToolCallResult } from '../../lib/temporal-shared.js';
 
-const TASK_QUEUE = 'task-retry-tests';
 const DATABASE = 'workflow_task_retry_tests';
 const DYING_WORKER = fileURLToPath(new URL('./support/dying-worker.ts', import.meta.url));
 const mongoUrl = testEnv.mongodbUrl().replace(/\/[^/]*$/, `/${DATABASE}`);
@@ -25,23 +26,54 @@ test.before(async () => {
 
 test.after.always(() => bed?.close());
 
-test('a workflow task re-run after its commit got through charges the call once', async (t) => {
-  t.timeout(90_000);
+/**
+ * Starts a call of cost 3 on an account of 10 credits, lets a worker in a process of its own die
+ * right after `dieAfter` got through, then (once `answerBy` has passed, when one is given) runs
+ * the call to its end on the next worker. Returns the call's result and the account after it.
+ */
+async function dieThenRerun(t: ExecutionContext, options: { dieAfter: 'commit' | 'reserve'; answerBy?: number; afterDeath: Record<string, unknown> }) {
   const { env, mongo } = bed!;
+  const taskQueue = `task-retry-${options.dieAfter}-${options.answerBy ? 'late' : 'in-time'}`;
   const { account } = await createAccounts(mongo.db).open({ credits: 10 });
-  const input: ToolCallInput = { accountId: account._id, tool: 'answers', pool: 'cpu', execution: 'local', cost: 3, timeoutMs: 30_000, input: {} };
-  const handle = await env.client.workflow.start('toolCall', { taskQueue: TASK_QUEUE, workflowId: `wf-task-retry-${Date.now()}`, args: [input], workflowTaskTimeout: CALL_WORKFLOW_TASK_TIMEOUT_MS });
+  const input: ToolCallInput = { accountId: account._id, tool: 'answers', pool: 'cpu', execution: 'local', cost: 3, timeoutMs: 30_000, input: {}, answerBy: options.answerBy };
+  const handle = await env.client.workflow.start('toolCall', { taskQueue, workflowId: `wf-${taskQueue}-${Date.now()}`, args: [input], workflowTaskTimeout: CALL_WORKFLOW_TASK_TIMEOUT_MS });
 
-  // The first worker, in a process of its own, commits and exits before its task completes.
-  const dying = spawn(process.execPath, ['--import', 'tsx', DYING_WORKER, env.address, mongoUrl, TASK_QUEUE], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const dying = spawn(process.execPath, ['--import', 'tsx', DYING_WORKER, env.address, mongoUrl, taskQueue, options.dieAfter], { stdio: ['ignore', 'ignore', 'inherit'] });
   const [code] = (await once(dying, 'exit')) as [number | null];
-  t.is(code, 70, 'the worker died right after its commit');
-  t.is((await createLedger(mongo.db).balanceOf(account._id)).chargedBalance, 7, 'the first commit charged');
+  t.is(code, 70, `the worker died right after its ${options.dieAfter}`);
+  t.like(await createLedger(mongo.db).balanceOf(account._id), options.afterDeath, `what the ${options.dieAfter} did before the worker died`);
+  if (options.answerBy) await sleep(Math.max(0, options.answerBy - Date.now() + 500));
 
   // The next worker takes the call up once its workflow task timed out, and runs its steps anew.
   const core = createCoreActivities(mongo.db);
-  const next = await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUE, workflowsPath: WORKFLOWS_PATH, activities: { ...core, answers: async () => ({ fine: true }) } });
+  const next = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: WORKFLOWS_PATH, activities: { ...core, answers: async () => ({ fine: true }) } });
   const result = (await next.runUntil(handle.result())) as ToolCallResult;
+  return { result, account: await createLedger(mongo.db).balanceOf(account._id) };
+}
+
+/**
+ * Room for the dying worker to start and commit before the call's answerBy. The tests run one at
+ * a time: the test server skips time for everyone while any test awaits a result.
+ */
+const LATE_AFTER_MS = 30_000;
+
+test.serial('a workflow task re-run after its commit got through charges the call once', async (t) => {
+  t.timeout(90_000);
+  const { result, account } = await dieThenRerun(t, { dieAfter: 'commit', afterDeath: { chargedBalance: 7 } });
   t.like(result, { ok: true, charged: 3 });
-  t.like(await createLedger(mongo.db).balanceOf(account._id), { balance: 7, chargedBalance: 7, holds: {} }, 'charged once, no hold left');
+  t.like(account, { balance: 7, chargedBalance: 7, holds: {} }, 'charged once, no hold left');
+});
+
+test.serial('a call whose commit got through answers 200 even when its re-run comes after its answerBy', async (t) => {
+  t.timeout(120_000);
+  const { result, account } = await dieThenRerun(t, { dieAfter: 'commit', answerBy: Date.now() + LATE_AFTER_MS, afterDeath: { chargedBalance: 7 } });
+  t.like(result, { ok: true, charged: 3 }, 'the charge stands, so the call answers what it was charged for');
+  t.like(account, { balance: 7, chargedBalance: 7, holds: {} });
+});
+
+test.serial('a call whose worker died holding its credits refunds them when its re-run comes after its answerBy', async (t) => {
+  t.timeout(120_000);
+  const { result, account } = await dieThenRerun(t, { dieAfter: 'reserve', answerBy: Date.now() + LATE_AFTER_MS, afterDeath: { balance: 7, chargedBalance: 10 } });
+  t.deepEqual(result, { ok: false, error: ANSWERED_TOO_LATE });
+  t.like(account, { balance: 10, chargedBalance: 10, holds: {} }, 'nothing charged, no hold left');
 });

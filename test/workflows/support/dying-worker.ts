@@ -1,13 +1,14 @@
-//! A pool worker that dies (exits at once, as on SIGKILL) right after its first commit got
-//! through, before the workflow task running it can complete: tool-call-task-retry.test.ts.
-//! Arguments: Temporal address, database URL, task queue.
+//! A pool worker that dies (exits at once, as on SIGKILL) right after its first commit (or
+//! reserve) got through, before the workflow task running it can complete:
+//! tool-call-task-retry.test.ts. Arguments: Temporal address, database URL, task queue, and the
+//! step to die after (`commit`, the default, or `reserve`).
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createCoreActivities } from '../../../activities/core/index.js';
 import type { CallRef } from '../../../domain/ledger.js';
 import { connectMongo } from '../../../lib/mongo.js';
 import { WORKFLOWS_PATH } from '../../helpers/workflow-test-bed.js';
 
-const [address, mongodbUrl, taskQueue] = process.argv.slice(2) as [string, string, string];
+const [address, mongodbUrl, taskQueue, dieAfter = 'commit'] = process.argv.slice(2) as [string, string, string, ('commit' | 'reserve')?];
 // Errors only, as the test bed's workers: the bundler's listing would fill the test's output.
 Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
 const mongo = await connectMongo(mongodbUrl);
@@ -19,8 +20,8 @@ const worker = await Worker.create({
   activities: {
     ...core,
     answers: async () => ({ fine: true }),
-    commit: async (call: CallRef) => {
-      await core.commit(call);
+    [dieAfter]: async (call: CallRef) => {
+      await core[dieAfter](call);
       process.exit(70);
     },
   },
