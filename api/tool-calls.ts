@@ -22,10 +22,15 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const ANSWER_GRACE_MS = 30_000;
 /**
  * Past the workflow's answer deadline, time for its result to reach us. A commit that runs
- * after answerBy refunds instead (domain/ledger.ts): an answer given up on is never
- * charged.
+ * after answerBy refunds instead (domain/ledger.ts), and the API settles a call it gives up on
+ * itself (answerOf): an answer given up on is never charged.
  */
 const READ_MARGIN_MS = 5_000;
+/**
+ * How long the API waits, past its deadline, for the answer of a call whose charge got through
+ * (a worker died between the commit and the answer): the worker that takes it up again brings it.
+ */
+const CHARGED_ANSWER_WAIT_MS = 60_000;
 /** How long an asynchronous call's start may wait for Temporal before answering 503. */
 const ASYNC_START_MS = 30_000;
 /** Pause between attempts while Temporal cannot be reached (after the client's own retries). */
@@ -72,6 +77,7 @@ export function parseIdempotencyKey(header: string | undefined): string | undefi
 export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffer }) {
   const { idempotency } = collections(deps.db);
   const callKeys = createCallKeys(deps.db);
+  const ledger = createLedger(deps.db);
 
   /**
    * The fingerprint of a call for idempotency: keyed (HMAC), so the stored value reveals
@@ -135,25 +141,50 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
     const answerBy = Date.now() + req.tool.timeoutMs + ANSWER_GRACE_MS;
     const deadline = answerBy + READ_MARGIN_MS;
     const handle = await start(req, workflowId, { answerBy }, deadline);
-    return { requestId: workflowId, replayed, result: await awaitResult(handle, deadline) };
+    return { requestId: workflowId, replayed, result: await answerOf(req, handle, deadline) };
   }
 
   /**
-   * The workflow's result. Temporal being unreachable (a restart) is waited out until the
-   * deadline: answering 503 while the workflow runs on and commits would charge a call that
-   * never answered 200. The client's own retries give up after about 10 s.
+   * The workflow's result by `deadline`. Past it the API gives up, and first settles the call in
+   * the ledger itself, so that what it answers and what is charged agree whatever the workflow
+   * does next: a refund, unless the charge got through already (its worker died after the commit,
+   * before the answer could leave); then the answer is on its way with the worker that takes the
+   * call up again, and is waited for a while longer.
    */
-  function awaitResult(handle: WorkflowHandle, deadline: number): Promise<ToolCallResult> {
-    return untilDeadline(
+  async function answerOf(req: CallRequest, handle: WorkflowHandle, deadline: number): Promise<ToolCallResult> {
+    let unreachable: unknown;
+    try {
+      const result = await awaitResult(handle, deadline);
+      if (result) return result;
+    } catch (err) {
+      if (!(err instanceof ToolError && err.code === 'unavailable')) throw err;
+      unreachable = err;
+    }
+    const decided = await ledger.refund({ accountId: req.accountId, requestId: handle.workflowId, tool: req.tool.name, cost: req.tool.cost });
+    if (decided.outcome === 'charged') {
+      const late = await awaitResult(handle, Date.now() + CHARGED_ANSWER_WAIT_MS).catch(() => undefined);
+      if (late) return late;
+    }
+    if (unreachable) throw unreachable;
+    return { ok: false, error: ANSWERED_TOO_LATE };
+  }
+
+  /**
+   * The workflow's result, or undefined when it is still running at the deadline. Temporal being
+   * unreachable (a restart) is waited out until the deadline, then answered 503.
+   * The client's own retries give up after about 10 s.
+   */
+  async function awaitResult(handle: WorkflowHandle, deadline: number): Promise<ToolCallResult | undefined> {
+    const result = await untilDeadline<ToolCallResult | null>(
       deadline,
       () => deps.client.withDeadline(deadline, () => handle.result() as Promise<ToolCallResult>),
       (err, final) => {
         if (err instanceof WorkflowFailedError) throw err; // an operator terminated it: internal error
-        // Still running at the deadline: it refunds rather than commits from now on.
-        if (final && isGrpcDeadlineError(err)) return { ok: false, error: ANSWERED_TOO_LATE };
+        if (final && isGrpcDeadlineError(err)) return null; // still running
         return undefined;
       },
     );
+    return result ?? undefined;
   }
 
   /**
@@ -189,7 +220,6 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
   // here first (the workflow's own reserve then finds the hold), so a short balance is the same
   // 402 as for a synchronous call, before any 202. Only these calls write a `calls` record.
   const asyncCalls = createAsyncCalls(deps.db);
-  const ledger = createLedger(deps.db);
 
   async function callAsync(req: CallRequest): Promise<AsyncCallAnswer> {
     const { workflowId, replayed } = await claim(req);
