@@ -6,6 +6,7 @@ import {
   ApplicationFailure,
   TimeoutFailure,
   proxyActivities,
+  patched,
   proxyLocalActivities,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -19,6 +20,9 @@ const ledger = proxyLocalActivities<CoreActivities>({
   startToCloseTimeout: '10s',
   retry: { initialInterval: '100ms', maximumInterval: '5s' },
 });
+
+/** Patch id: from it on the API destroys a synchronous call's key, not the workflow. */
+const API_DESTROYS_CALL_KEY = 'api-destroys-call-key';
 
 /** Events before a run's first workflow task: WorkflowExecutionStarted, WorkflowTaskScheduled, WorkflowTaskStarted. */
 const FIRST_TASK_HISTORY_LENGTH = 3;
@@ -69,7 +73,10 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
     await ledger.refund(ref);
     result = failed(describeFailure(failure));
   }
-  if (call.sealed) await ledger.destroyCallKey(ref.requestId);
+  // A synchronous call's key is destroyed by the API once the answer has reached it: destroyed in
+  // this task, a worker dying before the task completes leaves a re-run that cannot unseal its
+  // input, for a call that may already be charged. (Calls started before that still do it here.)
+  if (call.sealed && (call.async || !patched(API_DESTROYS_CALL_KEY))) await ledger.destroyCallKey(ref.requestId);
   if (call.async) await finishAsyncCall(ref, result);
   return result;
 }
