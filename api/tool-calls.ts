@@ -13,7 +13,7 @@ import { seal, splitSecrets } from '../lib/sealed.js';
 import { ANSWERED_TOO_LATE, CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, insufficientCredits, TASK_QUEUES, WORKFLOW_TYPES, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import { createCallKeys } from '../domain/call-keys.js';
 import { createAsyncCalls } from '../domain/async-calls.js';
-import { createLedger } from '../domain/ledger.js';
+import { createLedger, type CallRef } from '../domain/ledger.js';
 import { ToolError } from '../lib/errors.js';
 
 /** Idempotency keys are remembered this long (CONTRACT.md). */
@@ -57,6 +57,11 @@ export interface AsyncCallAnswer {
   requestId: string;
   replayed: boolean;
   status: CallDoc['status'];
+}
+
+/** The call as the ledger knows it. */
+function callRef(req: CallRequest, requestId: string): CallRef {
+  return { accountId: req.accountId, requestId, tool: req.tool.name, cost: req.tool.cost };
 }
 
 /** An idempotency record's id: the key is kept only as its hash, per account. */
@@ -164,7 +169,7 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
       if (!(err instanceof ToolError && err.code === 'unavailable')) throw err;
       unreachable = err;
     }
-    const decided = await ledger.refund({ accountId: req.accountId, requestId: handle.workflowId, tool: req.tool.name, cost: req.tool.cost });
+    const decided = await ledger.refund(callRef(req, handle.workflowId));
     if (decided.outcome === 'charged') {
       const late = await awaitResult(handle, Date.now() + CHARGED_ANSWER_WAIT_MS).catch(() => undefined);
       if (late) return late;
@@ -235,7 +240,7 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
       if (doc.status === 'running') await start(req, workflowId, { async: true }, deadline);
       return { requestId: workflowId, replayed: true, status: doc.status };
     }
-    const ref = { accountId: req.accountId, requestId: workflowId, tool: req.tool.name, cost: req.tool.cost };
+    const ref = callRef(req, workflowId);
     await asyncCalls.open({ requestId: workflowId, accountId: req.accountId, tool: req.tool.name, now: new Date() });
     const reserved = await ledger.reserve(ref);
     if (!reserved.ok) {
