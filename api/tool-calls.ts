@@ -146,11 +146,13 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
     const answerBy = Date.now() + req.tool.timeoutMs + ANSWER_GRACE_MS;
     const deadline = answerBy + READ_MARGIN_MS;
     const handle = await start(req, workflowId, { answerBy }, deadline);
-    const result = await answerOf(req, handle, deadline);
-    // The call's key goes once its answer is here (the workflow no longer does it: see there). A
-    // key this fails to delete expires within the hour; the answer stands either way.
-    if (req.tool.secretFields?.length) await callKeys.destroy(workflowId).catch(() => undefined);
-    return { requestId: workflowId, replayed, result };
+    try {
+      return { requestId: workflowId, replayed, result: await answerOf(req, handle, deadline) };
+    } finally {
+      // The call's key goes once it is answered, a 503 included (the workflow no longer does it:
+      // see there). A key this fails to delete expires within the hour; the answer stands either way.
+      if (req.tool.secretFields?.length) await callKeys.destroy(workflowId).catch(() => undefined);
+    }
   }
 
   /**
