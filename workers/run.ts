@@ -34,12 +34,14 @@ export async function runPools(pools: Pool[]): Promise<void> {
 
   // Together: each pool's start is mostly waiting for its workflow thread to load the SDK and
   // for its tools' processes (LibreOffice, Chromium) to come up, which overlap on several cores.
-  const created = await Promise.all(pools.map(async (pool) => ({ pool, w: await timed(pool, () => createPoolWorker(pool, { config, db: mongo.db, connection, log, workflowBundle })) })));
-  const started = [];
-  for (const { pool, w } of created) {
-    if (w) started.push({ pool, ...w });
-    else log.info({ pool }, 'no tools listed for this pool yet; not polling');
-  }
+  const created = await Promise.all(
+    pools.map(async (pool) => {
+      const w = await timed(pool, () => createPoolWorker(pool, { config, db: mongo.db, connection, log, workflowBundle }));
+      if (!w) log.info({ pool }, 'no tools listed for this pool yet; not polling');
+      return w && { pool, ...w };
+    }),
+  );
+  const started = created.filter((w) => w !== null);
   startMs.total = Math.round(performance.now() - began);
   // Process start to here, imports included (uptime counts from the process's birth).
   startMs.sinceProcessStart = Math.round(process.uptime() * 1000);

@@ -91,22 +91,23 @@ export function waitForTemporal(address: string, namespace: string, options: { t
  * process is back when Temporal sees it asking for work, not when it has been spawned. The SDK
  * names a worker `<pid>@<host>` unless told otherwise.
  */
-export function waitForPollers(address: string, namespace: string, taskQueues: string[], pid: number, options: { timeoutMs: number; processes?: ManagedProcess[] }): Promise<void> {
-  return waitUntil(
-    async () => {
-      const connection = await Connection.connect({ address, connectTimeout: '2s' });
-      try {
+export async function waitForPollers(address: string, namespace: string, taskQueues: string[], pid: number, options: { timeoutMs: number; processes?: ManagedProcess[] }): Promise<void> {
+  // One connection for the whole wait: Temporal is up, only the worker is coming back.
+  const connection = await Connection.connect({ address, connectTimeout: '2s' });
+  try {
+    await waitUntil(
+      async () => {
         for (const name of taskQueues) {
           const { pollers } = await connection.workflowService.describeTaskQueue({ namespace, taskQueue: { name, kind: 1 /* NORMAL */ }, taskQueueType: 1 /* WORKFLOW */ });
           if (!pollers?.some((p) => p.identity?.startsWith(`${pid}@`))) throw new Error(`process ${pid} does not poll ${name} yet`);
         }
         return true;
-      } finally {
-        await connection.close();
-      }
-    },
-    { what: `workers (process ${pid}) polling`, intervalMs: 100, ...options },
-  );
+      },
+      { what: `workers (process ${pid}) polling`, intervalMs: 100, ...options },
+    );
+  } finally {
+    await connection.close();
+  }
 }
 
 export interface DatabaseOptions {
