@@ -7,7 +7,9 @@ import { Worker } from '@temporalio/worker';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { startWorkflowTestBed, WORKFLOWS_PATH, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
+import { startWorkflowTestBed, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
+import { workflowBundle } from '../../workers/workflow-bundle.js';
+import { createLogger } from '../../lib/logger.js';
 import { createCoreActivities } from '../../activities/core/index.js';
 import { createLedger } from '../../domain/ledger.js';
 import { createAccounts } from '../../domain/accounts.js';
@@ -16,9 +18,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ANSWERED_TOO_LATE, CALL_WORKFLOW_TASK_TIMEOUT_MS, type ToolCallInput, type ToolCallResult } from '../../lib/temporal-shared.js';
 
 const DATABASE = 'workflow_task_retry_tests';
+/** As the service's processes run from source: tsx on the main thread, not in the workflow thread. */
+const TSX_MAIN_THREAD = new URL('../../scripts/stack/tsx-main-thread.mjs', import.meta.url).href;
 const DYING_WORKER = fileURLToPath(new URL('./support/dying-worker.ts', import.meta.url));
 const mongoUrl = testEnv.mongodbUrl().replace(/\/[^/]*$/, `/${DATABASE}`);
 let bed: WorkflowTestBed | undefined;
+/** The workers' bundle comes from the cache the service's workers use: webpack once, not per worker (these tests start two workers each, and ran past their timeouts when each bundled on a loaded machine). */
+const quiet = createLogger({ name: 'test', level: 'warn' });
 
 test.before(async () => {
   bed = await startWorkflowTestBed(DATABASE, async () => []);
@@ -38,7 +44,7 @@ async function dieThenRerun(t: ExecutionContext, options: { dieAfter: 'commit' |
   const input: ToolCallInput = { accountId: account._id, tool: 'answers', pool: 'cpu', execution: 'local', cost: 3, timeoutMs: 30_000, input: {}, answerBy: options.answerBy };
   const handle = await env.client.workflow.start('toolCall', { taskQueue, workflowId: `wf-${taskQueue}-${Date.now()}`, args: [input], workflowTaskTimeout: CALL_WORKFLOW_TASK_TIMEOUT_MS });
 
-  const dying = spawn(process.execPath, ['--import', 'tsx', DYING_WORKER, env.address, mongoUrl, taskQueue, options.dieAfter], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const dying = spawn(process.execPath, ['--import', TSX_MAIN_THREAD, DYING_WORKER, env.address, mongoUrl, taskQueue, options.dieAfter], { stdio: ['ignore', 'ignore', 'inherit'] });
   const [code] = (await once(dying, 'exit')) as [number | null];
   t.is(code, 70, `the worker died right after its ${options.dieAfter}`);
   t.like(await createLedger(mongo.db).balanceOf(account._id), options.afterDeath, `what the ${options.dieAfter} did before the worker died`);
@@ -46,7 +52,7 @@ async function dieThenRerun(t: ExecutionContext, options: { dieAfter: 'commit' |
 
   // The next worker takes the call up once its workflow task timed out, and runs its steps anew.
   const core = createCoreActivities(mongo.db);
-  const next = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: WORKFLOWS_PATH, activities: { ...core, answers: async () => ({ fine: true }) } });
+  const next = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: { code: (await workflowBundle(quiet)).code }, activities: { ...core, answers: async () => ({ fine: true }) } });
   const result = (await next.runUntil(handle.result())) as ToolCallResult;
   return { result, account: await createLedger(mongo.db).balanceOf(account._id) };
 }
@@ -58,21 +64,21 @@ async function dieThenRerun(t: ExecutionContext, options: { dieAfter: 'commit' |
 const LATE_AFTER_MS = 30_000;
 
 test.serial('a workflow task re-run after its commit got through charges the call once', async (t) => {
-  t.timeout(90_000);
+  t.timeout(150_000);
   const { result, account } = await dieThenRerun(t, { dieAfter: 'commit', afterDeath: { chargedBalance: 7 } });
   t.like(result, { ok: true, charged: 3 });
   t.like(account, { balance: 7, chargedBalance: 7, holds: {} }, 'charged once, no hold left');
 });
 
 test.serial('a call whose commit got through answers 200 even when its re-run comes after its answerBy', async (t) => {
-  t.timeout(120_000);
+  t.timeout(150_000);
   const { result, account } = await dieThenRerun(t, { dieAfter: 'commit', answerBy: Date.now() + LATE_AFTER_MS, afterDeath: { chargedBalance: 7 } });
   t.like(result, { ok: true, charged: 3 }, 'the charge stands, so the call answers what it was charged for');
   t.like(account, { balance: 7, chargedBalance: 7, holds: {} });
 });
 
 test.serial('a call whose worker died holding its credits refunds them when its re-run comes after its answerBy', async (t) => {
-  t.timeout(120_000);
+  t.timeout(150_000);
   const { result, account } = await dieThenRerun(t, { dieAfter: 'reserve', answerBy: Date.now() + LATE_AFTER_MS, afterDeath: { balance: 7, chargedBalance: 10 } });
   t.deepEqual(result, { ok: false, error: ANSWERED_TOO_LATE });
   t.like(account, { balance: 10, chargedBalance: 10, holds: {} }, 'nothing charged, no hold left');

@@ -6,7 +6,8 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { createCoreActivities } from '../../../activities/core/index.js';
 import type { CallRef } from '../../../domain/ledger.js';
 import { connectMongo } from '../../../lib/mongo.js';
-import { WORKFLOWS_PATH } from '../../helpers/workflow-test-bed.js';
+import { createLogger } from '../../../lib/logger.js';
+import { workflowBundle } from '../../../workers/workflow-bundle.js';
 
 const [address, mongodbUrl, taskQueue, dieAfter = 'commit'] = process.argv.slice(2) as [string, string, string, ('commit' | 'reserve')?];
 // Errors only, as the test bed's workers: the bundler's listing would fill the test's output.
@@ -16,7 +17,8 @@ const core = createCoreActivities(mongo.db);
 const worker = await Worker.create({
   connection: await NativeConnection.connect({ address }),
   taskQueue,
-  workflowsPath: WORKFLOWS_PATH,
+  // The cached bundle the service's workers use: this process must reach its commit quickly.
+  workflowBundle: { code: (await workflowBundle(createLogger({ name: 'dying-worker', level: 'warn' }))).code },
   activities: {
     ...core,
     answers: async () => ({ fine: true }),
