@@ -3,9 +3,9 @@
 //! revoked key fails within a second on every API instance.
 import { timingSafeEqual } from 'node:crypto';
 import type { Db } from 'mongodb';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { credentialDigest, credentialKind } from '../lib/credentials.js';
-import { collections, type CredentialDoc, type CredentialKind } from '../lib/mongo.js';
+import { collections, untilReachable, type CredentialDoc, type CredentialKind } from '../lib/mongo.js';
 import { ToolError } from '../lib/errors.js';
 
 /** Revocation must be visible within 1 s (CONTRACT.md); the cache stays well under it. */
@@ -32,10 +32,10 @@ export function createAuthenticator(db: Db) {
   const cache = new Map<string, { doc: CredentialDoc | null; at: number }>();
   const lastUsedWritten = new Map<string, number>();
 
-  async function lookup(digest: string): Promise<CredentialDoc | null> {
+  async function lookup(digest: string, waitUntil: number): Promise<CredentialDoc | null> {
     const hit = cache.get(digest);
     if (hit && Date.now() - hit.at < CACHE_MS) return hit.doc;
-    const doc = await credentials.findOne({ digest });
+    const doc = await untilReachable(waitUntil, () => credentials.findOne({ digest }));
     if (cache.size > 10_000) cache.clear();
     cache.set(digest, { doc, at: Date.now() });
     return doc;
@@ -48,13 +48,16 @@ export function createAuthenticator(db: Db) {
     credentials.updateOne({ _id: doc._id }, { $set: { lastUsedAt: new Date(now) } }).catch(() => {});
   }
 
-  /** Resolves the request's credential, which must be of `kind`. */
-  async function authenticate(header: string | undefined, kind: CredentialKind): Promise<Principal> {
+  /**
+   * Resolves the request's credential, which must be of `kind`; while the database is
+   * unreachable the lookup is repeated until `waitUntil` (epoch ms; by default not at all).
+   */
+  async function authenticate(header: string | undefined, kind: CredentialKind, waitUntil = 0): Promise<Principal> {
     const secret = bearer(header);
     if (!secret) throw unauthorized('Send a credential as Authorization: Bearer <key>.');
     const claimed = credentialKind(secret);
     if (!claimed) throw unauthorized('The credential is malformed.');
-    const doc = await lookup(credentialDigest(secret));
+    const doc = await lookup(credentialDigest(secret), waitUntil);
     if (!doc || doc.kind !== claimed) throw unauthorized('The credential is unknown.');
     if (doc.revokedAt) throw unauthorized('The credential has been revoked.');
     if (doc.kind !== kind) {
@@ -72,9 +75,10 @@ export function createAuthenticator(db: Db) {
       if (digest) cache.delete(digest);
       else cache.clear();
     },
-    require(kind: CredentialKind): Middleware {
+    /** `waitUntil` gives the request's deadline for waiting out a database outage (tool calls). */
+    require(kind: CredentialKind, waitUntil?: (ctx: Context) => number): Middleware {
       return async (ctx, next) => {
-        ctx.state.principal = await authenticate(ctx.get('Authorization') || undefined, kind);
+        ctx.state.principal = await authenticate(ctx.get('Authorization') || undefined, kind, waitUntil?.(ctx));
         await next();
       };
     },

@@ -8,13 +8,14 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import type { ToolDefinition } from '../domain/tool-definition.js';
 import { canonicalJson } from '../lib/canonical-json.js';
 import { randomBase62, sha256Hex } from '../lib/ids.js';
-import { collections, insertIfAbsent, type CallDoc } from '../lib/mongo.js';
+import { collections, insertIfAbsent, untilReachable, type CallDoc } from '../lib/mongo.js';
 import { seal, splitSecrets } from '../lib/sealed.js';
 import { ANSWERED_TOO_LATE, CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, insufficientCredits, TASK_QUEUES, WORKFLOW_TYPES, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import { createCallKeys } from '../domain/call-keys.js';
 import { createAsyncCalls } from '../domain/async-calls.js';
 import { createLedger, type CallRef } from '../domain/ledger.js';
 import { ToolError } from '../lib/errors.js';
+import { untilDeadline } from '../lib/until-deadline.js';
 
 /** Idempotency keys are remembered this long (CONTRACT.md). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -33,8 +34,6 @@ const READ_MARGIN_MS = 5_000;
 const CHARGED_ANSWER_WAIT_MS = 60_000;
 /** How long an asynchronous call's start may wait for Temporal before answering 503. */
 const ASYNC_START_MS = 30_000;
-/** Pause between attempts while Temporal cannot be reached (after the client's own retries). */
-const RECONNECT_PAUSE_MS = 500;
 
 const IDEMPOTENCY_KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
 
@@ -44,6 +43,8 @@ export interface CallRequest {
   /** Validated input, defaults applied. */
   input: Record<string, unknown>;
   idempotencyKey?: string;
+  /** When the request arrived (epoch ms): its deadlines count from there. */
+  arrivedAt: number;
 }
 
 export interface CallAnswer {
@@ -57,6 +58,20 @@ export interface AsyncCallAnswer {
   requestId: string;
   replayed: boolean;
   status: CallDoc['status'];
+}
+
+/**
+ * How long a call may wait for Temporal or the database before answering 503 (epoch ms): past its
+ * tool's deadline and the ledger steps around it for a synchronous call, ASYNC_START_MS for an
+ * asynchronous call's start.
+ */
+export function waitLimit(tool: ToolDefinition, arrivedAt: number, async: boolean): number {
+  return async ? arrivedAt + ASYNC_START_MS : answerDeadline(tool, arrivedAt) + READ_MARGIN_MS;
+}
+
+/** The workflow's answer deadline: a commit after it refunds instead (domain/ledger.ts). */
+function answerDeadline(tool: ToolDefinition, arrivedAt: number): number {
+  return arrivedAt + tool.timeoutMs + ANSWER_GRACE_MS;
 }
 
 /** The call as the ledger knows it. */
@@ -125,7 +140,7 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
     if (req.idempotencyKey) await idempotency.deleteOne({ _id: idempotencyId(req.accountId, sha256Hex(req.idempotencyKey)), workflowId });
   }
 
-  async function workflowInput(req: CallRequest, workflowId: string): Promise<ToolCallInput> {
+  async function workflowInput(req: CallRequest, workflowId: string, deadline: number): Promise<ToolCallInput> {
     const { clear, secret, hasSecrets } = splitSecrets(req.input, req.tool.secretFields ?? []);
     const base = {
       accountId: req.accountId,
@@ -137,14 +152,15 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
       input: clear,
     };
     if (!hasSecrets) return base;
-    const key = await callKeys.issue(workflowId);
+    const key = await untilReachable(deadline, () => callKeys.issue(workflowId));
     return { ...base, sealed: seal(key, secret, workflowId) };
   }
 
   async function call(req: CallRequest): Promise<CallAnswer> {
-    const { workflowId, replayed } = await claim(req);
-    const answerBy = Date.now() + req.tool.timeoutMs + ANSWER_GRACE_MS;
-    const deadline = answerBy + READ_MARGIN_MS;
+    // The database's outages are waited out like Temporal's: the claim is safe to repeat.
+    const deadline = waitLimit(req.tool, req.arrivedAt, false);
+    const { workflowId, replayed } = await untilReachable(deadline, () => claim(req));
+    const answerBy = answerDeadline(req.tool, req.arrivedAt);
     const handle = await start(req, workflowId, { answerBy }, deadline);
     try {
       return { requestId: workflowId, replayed, result: await answerOf(req, handle, deadline) };
@@ -194,6 +210,7 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
         if (final && isGrpcDeadlineError(err)) return null; // still running
         return undefined;
       },
+      unavailable,
     );
     return result ?? undefined;
   }
@@ -204,7 +221,7 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
    * may have started the workflow, which then runs whatever we answer.
    */
   async function start(req: CallRequest, workflowId: string, when: { answerBy: number } | { async: true }, deadline: number): Promise<WorkflowHandle> {
-    const args = [{ ...(await workflowInput(req, workflowId)), ...when }];
+    const args = [{ ...(await workflowInput(req, workflowId, deadline)), ...when }];
     return untilDeadline(
       deadline,
       () =>
@@ -223,6 +240,7 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
           ]),
         }),
       (err) => (err instanceof WorkflowExecutionAlreadyStartedError ? deps.client.workflow.getHandle(workflowId) : undefined),
+      unavailable,
     );
   }
 
@@ -233,8 +251,8 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
   const asyncCalls = createAsyncCalls(deps.db);
 
   async function callAsync(req: CallRequest): Promise<AsyncCallAnswer> {
-    const { workflowId, replayed } = await claim(req);
-    const deadline = Date.now() + ASYNC_START_MS;
+    const deadline = waitLimit(req.tool, req.arrivedAt, true);
+    const { workflowId, replayed } = await untilReachable(deadline, () => claim(req));
     if (replayed) {
       const doc = await asyncCalls.byId(req.accountId, workflowId);
       if (!doc) throw new ToolError('idempotency_conflict', 'This Idempotency-Key was used for a synchronous call: repeat it without Prefer: respond-async to get its answer.');
@@ -256,27 +274,6 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
   }
 
   return { call, callAsync, fingerprint };
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Runs `attempt`, repeating it every RECONNECT_PAUSE_MS while it fails and `deadline` allows
- * (Temporal unreachable during a restart). `settle` turns a failure into an answer, rethrows it,
- * or returns undefined to go on; `final` says no retry is left, and then the failure is 503.
- */
-async function untilDeadline<T>(deadline: number, attempt: () => Promise<T>, settle: (err: unknown, final: boolean) => T | undefined): Promise<T> {
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (err) {
-      const final = Date.now() >= deadline - RECONNECT_PAUSE_MS;
-      const answer = settle(err, final);
-      if (answer !== undefined) return answer;
-      if (final) throw unavailable(err);
-      await sleep(RECONNECT_PAUSE_MS);
-    }
-  }
 }
 
 function unavailable(cause: unknown): ToolError {

@@ -2,6 +2,7 @@
 //! Everything here must also work on wire-compatible engines: single-document atomic updates
 //! and unique indexes only (no transactions, no TTL indexes, no change streams).
 import { MongoClient, MongoError, MongoNetworkError, MongoServerError, MongoServerSelectionError, type Collection, type Db, type ObjectId } from 'mongodb';
+import { untilDeadline } from './until-deadline.js';
 
 export interface Hold {
   cost: number;
@@ -267,6 +268,18 @@ export function isDatabaseUnreachable(err: unknown): boolean {
   if (err instanceof MongoError) return err.hasErrorLabel('RetryableWriteError');
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   return err instanceof Error && code !== undefined && CONNECTION_LOST.has(code) && IN_THE_DRIVER.test(err.stack ?? '');
+}
+
+/**
+ * Runs a database step, repeating it while the database is unreachable and `deadline` (epoch ms)
+ * allows; past it the outage is thrown (503). Only for steps that are safe to repeat: a write
+ * whose acknowledgement was lost may have been applied.
+ */
+export function untilReachable<T>(deadline: number, step: () => Promise<T>): Promise<T> {
+  return untilDeadline(deadline, step, (err) => {
+    if (isDatabaseUnreachable(err)) return undefined;
+    throw err;
+  });
 }
 
 export function isDuplicateKey(err: unknown): boolean {

@@ -164,7 +164,9 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     example: { detail: 'The name example.invalid does not resolve.' },
   },
   unavailable: {
-    when: 'The service cannot reach its orchestration or its database right now.',
+    when:
+      'The service cannot reach its orchestration or its database right now. A tool call waits for them first, up to ' +
+      "its tool's timeout plus 35 s (30 s for an asynchronous call's start); other endpoints answer this within seconds.",
     action:
       'Retry after Retry-After seconds. Repeat the call with the same Idempotency-Key: if the first attempt did start, ' +
       'you receive its answer instead of paying twice.',

@@ -10,7 +10,7 @@ import type { Authenticator } from '../auth.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
 import { ToolError } from '../../lib/errors.js';
 import { sendProblem } from '../problem.js';
-import { parseIdempotencyKey, type ToolCalls } from '../tool-calls.js';
+import { parseIdempotencyKey, waitLimit, type ToolCalls } from '../tool-calls.js';
 import { prefersAsync, sendAccepted } from './calls.js';
 import type { Validators } from '../validation.js';
 
@@ -51,10 +51,12 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
   router.post(
     '/api/v1/tools/:tool',
     async (ctx, next) => {
+      ctx.state.arrivedAt = Date.now();
       ctx.state.tool = knownTool(ctx.params.tool!);
       await next();
     },
-    deps.auth.require('api_key'),
+    // A call waits out a database outage as it waits out Temporal's, within its deadline.
+    deps.auth.require('api_key', (ctx) => waitLimit(ctx.state.tool, ctx.state.arrivedAt, prefersAsync(ctx.headers.prefer))),
     deps.rateLimit,
     async (ctx) => {
       const tool: ToolDefinition = ctx.state.tool;
@@ -63,12 +65,12 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
       const input = deps.validators.validate(tool.name, body);
       tool.precheck?.(input);
 
-      const accountId = ctx.state.principal.accountId;
+      const request = { accountId: ctx.state.principal.accountId, tool, input, idempotencyKey, arrivedAt: ctx.state.arrivedAt as number };
       if (prefersAsync(ctx.headers.prefer)) {
-        sendAccepted(ctx, tool, await deps.toolCalls.callAsync({ accountId, tool, input, idempotencyKey }));
+        sendAccepted(ctx, tool, await deps.toolCalls.callAsync(request));
         return;
       }
-      const answer = await deps.toolCalls.call({ accountId, tool, input, idempotencyKey });
+      const answer = await deps.toolCalls.call(request);
       ctx.state.requestId = answer.requestId;
       if (answer.replayed) ctx.set('Idempotent-Replayed', 'true');
       const { result } = answer;

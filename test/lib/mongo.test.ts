@@ -1,9 +1,11 @@
-//! Which database failures are a moment's outage (503, retried) rather than a bug (500).
+//! Which database failures are a moment's outage (503, retried) rather than a bug (500), and
+//! steps that wait such an outage out.
 import { once } from 'node:events';
 import net from 'node:net';
 import test from 'ava';
-import { MongoNetworkError } from 'mongodb';
-import { isDatabaseUnreachable } from '../../lib/mongo.js';
+import { MongoClient, MongoNetworkError } from 'mongodb';
+import { isDatabaseUnreachable, untilReachable } from '../../lib/mongo.js';
+import { testEnv } from '../helpers/env.js';
 
 /** A real EPIPE: a write to a socket whose other end has closed. */
 async function epipe(): Promise<NodeJS.ErrnoException> {
@@ -39,4 +41,82 @@ test("the driver's own network error is an outage, a plain error is not", (t) =>
   t.true(isDatabaseUnreachable(new MongoNetworkError('connection closed')));
   t.false(isDatabaseUnreachable(new Error('boom')));
   t.false(isDatabaseUnreachable(undefined));
+});
+
+// --- untilReachable: a step waits out the database's outage within its deadline ---
+
+/** A TCP relay in front of the test database that can be taken down and brought back on its port. */
+async function databaseRelay(): Promise<{ url: string; down(): Promise<void>; up(): Promise<void> }> {
+  const target = new URL(testEnv.mongodbUrl());
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | undefined;
+  let port = 0;
+  async function up() {
+    server = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port), target.hostname);
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on('error', () => {});
+        s.on('close', () => sockets.delete(s));
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    server.listen(port, '127.0.0.1');
+    await once(server, 'listening');
+    port = (server.address() as net.AddressInfo).port;
+  }
+  async function down() {
+    const closed = new Promise((resolve) => server!.close(resolve));
+    for (const s of sockets) s.destroy();
+    await closed;
+  }
+  await up();
+  return { url: `mongodb://127.0.0.1:${port}${target.pathname}?directConnection=true`, down, up };
+}
+
+async function clientThrough(url: string): Promise<MongoClient> {
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: 500, connectTimeoutMS: 500 });
+  await client.connect();
+  return client;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('a step repeated while the database is away answers once it is back, within the deadline', async (t) => {
+  const relay = await databaseRelay();
+  const client = await clientThrough(relay.url);
+  t.teardown(() => client.close());
+  await client.db().command({ ping: 1 });
+  await relay.down();
+  let attempts = 0;
+  const answer = untilReachable(Date.now() + 20_000, async () => {
+    attempts++;
+    return client.db().command({ ping: 1 });
+  });
+  await sleep(1_500);
+  await relay.up();
+  t.like(await answer, { ok: 1 });
+  t.true(attempts > 1, `repeated (${attempts} attempts)`);
+  await relay.down();
+});
+
+test('past its deadline the outage itself is thrown, for the API to answer 503', async (t) => {
+  const relay = await databaseRelay();
+  const client = await clientThrough(relay.url);
+  t.teardown(() => client.close());
+  await relay.down();
+  const err = await t.throwsAsync(untilReachable(Date.now() + 1_500, () => client.db().command({ ping: 1 })));
+  t.true(isDatabaseUnreachable(err), String(err));
+});
+
+test('any other failure is thrown at once, without a repeat', async (t) => {
+  let attempts = 0;
+  await t.throwsAsync(
+    untilReachable(Date.now() + 10_000, async () => {
+      attempts++;
+      throw new Error('not an outage');
+    }),
+    { message: 'not an outage' },
+  );
+  t.is(attempts, 1);
 });
