@@ -167,6 +167,7 @@ export class Supervisor {
   private stopping?: Promise<void>;
   private readonly exitListeners: Array<(p: ManagedProcess) => void> = [];
   private readonly logStreams: WriteStream[] = [];
+  private readonly logged = new Set<string>();
   private readonly prefixWidth = 8;
 
   constructor(readonly options: SupervisorOptions = {}) {
@@ -202,8 +203,13 @@ export class Supervisor {
     const managed = new ManagedProcess(spec, child, logFile);
     this.processes.push(managed);
 
-    const file = logFile ? createWriteStream(logFile) : undefined;
-    if (file) this.logStreams.push(file);
+    // A restarted process (chaos, the control endpoint) appends: the log of the one that died is
+    // what explains the fault. Only a name's first start begins a fresh file.
+    const file = logFile ? createWriteStream(logFile, { flags: this.logged.has(logFile) ? 'a' : 'w' }) : undefined;
+    if (file) {
+      this.logged.add(logFile!);
+      this.logStreams.push(file);
+    }
     const echo = spec.echo ?? this.options.echo ?? false;
     const prefix = `${spec.name.padEnd(this.prefixWidth)} |`;
     if (spec.passthrough) {
