@@ -33,6 +33,11 @@ export interface PoolDeps {
   workflowBundle?: WorkflowBundle;
   /** Client for the webhook fan-out of ledger events; made on `connection` when absent. */
   client?: Client;
+  /**
+   * When the tools' costly processes start (Chromium, LibreOffice, the upscaling model): once
+   * this settles, or at a call that needs one. At once when absent.
+   */
+  heavyStartAfter?: Promise<unknown>;
 }
 
 /** Releases what a pool's tools hold (thread pools, browsers, office listeners). */
@@ -41,7 +46,7 @@ type Closer = () => Promise<void>;
 function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): { handlers: Record<string, ToolHandler>; close: Closer } {
   switch (pool) {
     case 'cpu': {
-      const resources = createCpuResources({ config: deps.config, net: createNetworkAccess(deps.config), log: deps.log });
+      const resources = createCpuResources({ config: deps.config, net: createNetworkAccess(deps.config), log: deps.log, heavyStartAfter: deps.heavyStartAfter });
       return { handlers: createCpuTools(resources), close: () => resources.close() };
     }
     case 'network': {
@@ -50,7 +55,7 @@ function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): { handlers: 
       return { handlers, close: () => readings.close() };
     }
     case 'browser': {
-      const browser = createBrowserTools({ config: deps.config, net: createNetworkAccess(deps.config), log: deps.log });
+      const browser = createBrowserTools({ config: deps.config, net: createNetworkAccess(deps.config), log: deps.log, heavyStartAfter: deps.heavyStartAfter });
       return { handlers: browser.handlers, close: () => browser.close() };
     }
     default:

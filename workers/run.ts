@@ -4,6 +4,7 @@ import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { connectMongo, ensureIndexes } from '../lib/mongo.js';
 import type { Pool } from '../lib/temporal-shared.js';
+import { caughtUp } from './caught-up.js';
 import { createPoolWorker } from './pools.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 import { installTemporalRuntime } from '../lib/temporal-runtime.js';
@@ -31,12 +32,17 @@ export async function runPools(pools: Pool[]): Promise<void> {
   });
   const connection = await timed('temporal', () => NativeConnection.connect({ address: config.temporalAddress }));
   const { fromCache, ...workflowBundle } = await timed('bundle', () => loadWorkflowBundle(log));
+  // Chromium, LibreOffice and the upscaling model take the cores for seconds as they start: a
+  // restarted worker first serves the calls that queued while it was away (kill/workers in
+  // chaos), then starts them. A call that needs one meanwhile starts it.
+  let startHeavy!: () => void;
+  const heavyStartAfter = new Promise<void>((resolve) => (startHeavy = resolve));
 
   // Together: each pool's start is mostly waiting for its workflow thread to load the SDK and
   // for its tools' processes (LibreOffice, Chromium) to come up, which overlap on several cores.
   const created = await Promise.all(
     pools.map(async (pool) => {
-      const w = await timed(pool, () => createPoolWorker(pool, { config, db: mongo.db, connection, log, workflowBundle }));
+      const w = await timed(pool, () => createPoolWorker(pool, { config, db: mongo.db, connection, log, workflowBundle, heavyStartAfter }));
       if (!w) log.info({ pool }, 'no tools listed for this pool yet; not polling');
       return w && { pool, ...w };
     }),
@@ -46,9 +52,15 @@ export async function runPools(pools: Pool[]): Promise<void> {
   // Process start to here, imports included (uptime counts from the process's birth).
   startMs.sinceProcessStart = Math.round(process.uptime() * 1000);
   log.info({ pools: started.map((s) => s.pool), startMs, bundleFromCache: fromCache }, 'workers polling');
+  const stopping = new AbortController();
   try {
     // Runtime shuts every worker down on SIGINT/SIGTERM; run() resolves once each has drained.
-    await Promise.all(started.map((s) => s.worker.run()));
+    const running = Promise.all(started.map((s) => s.worker.run())).finally(() => stopping.abort());
+    void caughtUp(started.map((s) => s.worker), { signal: stopping.signal }).then((afterPollingMs) => {
+      if (!stopping.signal.aborted) log.info({ afterPollingMs }, 'backlog served: starting the heavy tool processes');
+      startHeavy();
+    });
+    await running;
   } finally {
     await Promise.all(started.map((s) => s.close()));
     await connection.close();

@@ -40,6 +40,8 @@ export interface BrowserPoolOptions {
    * @default 1440x900 at scale 1 (the tools' defaults)
    */
   viewport?: { width: number; height: number; deviceScaleFactor: number };
+  /** When the first browser launches: once this settles, or at the first capture. At once when absent. */
+  startAfter?: Promise<unknown>;
   log?: Logger;
 }
 
@@ -370,8 +372,9 @@ export interface BrowserPoolHandle extends BrowserPool {
 }
 
 /**
- * Starts the pool in the background: the first browser launches at once, and calls wait for it.
- * A failed start is retried by the next call.
+ * Starts the pool in the background: the first browser launches at once (or once `startAfter`
+ * settles, or at the first capture), and calls wait for it. A failed start is retried by the
+ * next call.
  */
 export function createBrowserPool(options: BrowserPoolOptions): BrowserPoolHandle {
   const log = options.log;
@@ -421,10 +424,11 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPoolHandl
     });
     return cluster;
   };
-  const ready = started().then(
-    () => {},
-    (err: unknown) => log?.error({ err }, 'the browser pool could not start; the next capture tries again'),
-  );
+  const launchDue = async () => {
+    await options.startAfter?.catch(() => {});
+    if (!closed) await started();
+  };
+  const ready = launchDue().catch((err: unknown) => log?.error({ err }, 'the browser pool could not start; the next capture tries again'));
 
   async function runOnce<T>(task: (lease: PageLease) => Promise<T>, signal: AbortSignal, seen: { slot?: Slot }): Promise<T> {
     const c = await started();

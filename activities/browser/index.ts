@@ -22,6 +22,8 @@ export interface BrowserToolDeps {
   log?: Logger;
   /** The ad host list; the shipped one by default. */
   adHosts?: Promise<AdHostList>;
+  /** When Chromium launches: see lib/started-once.ts. At once when absent. */
+  heavyStartAfter?: Promise<unknown>;
 }
 
 /** What the browser tools' handlers are made from. */
@@ -61,6 +63,7 @@ export function createBrowserTools(deps: BrowserToolDeps): BrowserTools {
     concurrency: deps.config.browserConcurrency,
     recycleAfter: deps.config.browserRecycleAfter,
     proxy,
+    startAfter: deps.heavyStartAfter,
     log,
   });
   return {

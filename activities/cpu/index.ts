@@ -38,15 +38,18 @@ export function createCpuResources(deps: {
   config: Pick<Config, 'cpuConcurrency' | 'upscaleThreads' | 'officeListeners' | 'officeConversionTimeoutMs' | 'officeNetworkIsolation'>;
   net: NetworkAccess;
   log: Logger;
+  /** When the costly parts start (LibreOffice, the upscaling model): see lib/started-once.ts. */
+  heavyStartAfter?: Promise<unknown>;
 }): CpuResources {
-  const { config, net, log } = deps;
+  const { config, net, log, heavyStartAfter } = deps;
   const hashing = createHashingPool({ threads: config.cpuConcurrency });
-  const images = createImagePool({ drawingThreads: config.cpuConcurrency, upscaleThreads: config.upscaleThreads });
+  const images = createImagePool({ drawingThreads: config.cpuConcurrency, upscaleThreads: config.upscaleThreads, startUpscaleAfter: heavyStartAfter });
   const office = createOfficeConverter({
     listeners: config.officeListeners,
     conversionTimeoutMs: config.officeConversionTimeoutMs,
     isolation: config.officeNetworkIsolation,
     log: log.child({ component: 'office' }),
+    startAfter: heavyStartAfter,
   });
   return {
     hashing,

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ToolError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
+import { startedOnce } from '../../lib/started-once.js';
 import { DOCUMENT_TYPES, type DocumentType } from './document-type.js';
 import {
   ConversionTimeoutError,
@@ -39,6 +40,8 @@ export interface OfficeConverterOptions {
   /** Passed to each listener (python, soffice paths, start timeout). */
   listener?: Pick<OfficeListenerOptions, 'python' | 'soffice' | 'startTimeoutMs'>;
   log?: Logger;
+  /** When the listeners start: once this settles, or at the first conversion. At once when absent. */
+  startAfter?: Promise<unknown>;
 }
 
 export type SlotState = 'starting' | 'idle' | 'busy' | 'waiting-to-restart' | 'closed';
@@ -56,7 +59,7 @@ export interface SlotStatus {
 export interface OfficeConverter {
   /** The PDF of a document whose type was decided from its bytes. */
   convert(document: Buffer, type: DocumentType, signal?: AbortSignal): Promise<Buffer>;
-  /** Resolves once every slot's listener is ready and idle (benchmarks, tests). */
+  /** Starts the listeners if they were not yet; resolves once each is ready and idle (benchmarks, tests). */
   whenReady(): Promise<void>;
   status(): SlotStatus[];
   /** Stops every listener (cleanly, killing any that does not stop within 3 s) and removes the work folder. */
@@ -157,6 +160,7 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
 
   function acquire(signal?: AbortSignal): Promise<Slot> {
     if (closed) return Promise.reject(new Error('the office converter is closed'));
+    listeners.get();
     // Fail now rather than at the call's deadline (Temporal retries it while the deadline allows).
     if (allFailing()) return Promise.reject(unavailable());
     signal?.throwIfAborted();
@@ -242,14 +246,18 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
     return err; // export failure, listener crash: an internal error, retried by Temporal
   }
 
-  slots.forEach((slot) => void start(slot));
+  const listeners = startedOnce(() => slots.forEach((slot) => void start(slot)), options.startAfter);
 
   return {
     convert,
-    whenReady: () => (slots.every((s) => s.state === 'idle') ? Promise.resolve() : new Promise((resolve) => readyWatchers.push(resolve))),
+    whenReady() {
+      listeners.get();
+      return slots.every((s) => s.state === 'idle') ? Promise.resolve() : new Promise((resolve) => readyWatchers.push(resolve));
+    },
     status: () => slots.map((s) => ({ slot: s.index, state: s.state, pid: s.listener?.pid, starts: s.starts, conversions: s.conversions })),
     async close() {
       closed = true;
+      listeners.stop();
       waiters.splice(0).forEach((w) => w.reject(new Error('the office converter is closed')));
       // A conversion still running is abandoned: the worker only closes after its activities end.
       await Promise.all(
