@@ -69,6 +69,11 @@ let client: GuardedHttp;
 let trusting: GuardedHttp;
 let sockets: GuardedSockets;
 let trustingSockets: GuardedSockets;
+/**
+ * Deadline of the raw-connection tests (resolve, connect, handshake): generous, as they test what
+ * a connection reports, not how fast; a 2 s bound failed on a machine at load 27.
+ */
+const CONNECT_TIMEOUT_MS = 10_000;
 const ports = { plain: 0, other: 0, secure: 0, selfSigned: 0, closed: 0, startTls: 0, v6: 0 };
 let otherHits = 0;
 const servers: net.Server[] = [];
@@ -290,7 +295,7 @@ test('a resolved target stays pinned after its name changes', async (t) => {
   const target = await guard.resolveTarget('pinned.test', ports.plain);
   dns.setRecords('pinned.test', [{ type: 'A', data: '10.0.0.1', ttl: 0 }]);
   const queries = dns.queryCount('pinned.test');
-  const conn = await sockets.connect({ target, timeoutMs: 2000 });
+  const conn = await sockets.connect({ target, timeoutMs: CONNECT_TIMEOUT_MS });
   t.is(conn.socket.remoteAddress, '127.0.0.2');
   t.is(conn.socket.remotePort, ports.plain);
   t.is(dns.queryCount('pinned.test'), queries);
@@ -536,7 +541,7 @@ test('a certificate for another name is refused: the name, not the pinned IP, is
 // Raw connections (lib/guarded-sockets.ts)
 
 test('connect opens TCP to a checked address', async (t) => {
-  const conn = await sockets.connect({ host: N.fixture, port: ports.plain, timeoutMs: 2000 });
+  const conn = await sockets.connect({ host: N.fixture, port: ports.plain, timeoutMs: CONNECT_TIMEOUT_MS });
   t.is(conn.socket.remoteAddress, '127.0.0.2');
   t.is(conn.target.hostname, 'fixture.test');
   t.true(conn.connectMs >= 0);
@@ -544,36 +549,36 @@ test('connect opens TCP to a checked address', async (t) => {
 });
 
 test('connect refuses private targets and forged targets', async (t) => {
-  const err = await failure(() => sockets.connect({ host: N.private10, port: 25, timeoutMs: 2000 }));
+  const err = await failure(() => sockets.connect({ host: N.private10, port: 25, timeoutMs: CONNECT_TIMEOUT_MS }));
   t.is(err.extras.reason, 'private');
   const forged = { hostname: 'x.test', port: 25, address: '10.0.0.1', family: 4 as const, addresses: ['10.0.0.1'], via: 'public' as const };
-  await t.throwsAsync(sockets.connect({ target: forged, timeoutMs: 2000 }), { instanceOf: TypeError });
+  await t.throwsAsync(sockets.connect({ target: forged, timeoutMs: CONNECT_TIMEOUT_MS }), { instanceOf: TypeError });
 });
 
 test('connect to a closed port is an upstream error', async (t) => {
-  const err = await failure(() => sockets.connect({ host: '127.0.0.2', port: ports.closed, timeoutMs: 2000 }));
+  const err = await failure(() => sockets.connect({ host: '127.0.0.2', port: ports.closed, timeoutMs: CONNECT_TIMEOUT_MS }));
   t.is(err.extras.reason, 'connection_refused');
 });
 
 test('implicit TLS reports a valid chain, or an invalid one when asked not to reject it', async (t) => {
-  const good = await trustingSockets.connect({ host: N.fixture, port: ports.secure, tls: true, timeoutMs: 2000 });
+  const good = await trustingSockets.connect({ host: N.fixture, port: ports.secure, tls: true, timeoutMs: CONNECT_TIMEOUT_MS });
   t.true(good.authorized);
   t.is(good.socket.servername, 'fixture.test');
   good.socket.destroy();
-  const bad = await sockets.connect({ host: N.fixture, port: ports.selfSigned, tls: true, rejectUnauthorized: false, timeoutMs: 2000 });
+  const bad = await sockets.connect({ host: N.fixture, port: ports.selfSigned, tls: true, rejectUnauthorized: false, timeoutMs: CONNECT_TIMEOUT_MS });
   t.false(bad.authorized);
   t.is(bad.authorizationError, 'DEPTH_ZERO_SELF_SIGNED_CERT');
   t.truthy(bad.socket.getPeerCertificate().subject);
   bad.socket.destroy();
-  const refused = await failure(() => sockets.connect({ host: N.fixture, port: ports.selfSigned, tls: true, timeoutMs: 2000 }));
+  const refused = await failure(() => sockets.connect({ host: N.fixture, port: ports.selfSigned, tls: true, timeoutMs: CONNECT_TIMEOUT_MS }));
   t.is(refused.extras.reason, 'tls');
 });
 
 test('startTls upgrades a plain connection (STARTTLS)', async (t) => {
-  const conn = await trustingSockets.connect({ host: N.fixture, port: ports.startTls, timeoutMs: 2000 });
+  const conn = await trustingSockets.connect({ host: N.fixture, port: ports.startTls, timeoutMs: CONNECT_TIMEOUT_MS });
   conn.socket.write('STARTTLS\r\n');
   await once(conn.socket, 'data');
-  const upgraded = await trustingSockets.startTls(conn.socket, { hostname: conn.target.hostname, timeoutMs: 2000 });
+  const upgraded = await trustingSockets.startTls(conn.socket, { hostname: conn.target.hostname, timeoutMs: CONNECT_TIMEOUT_MS });
   t.true(upgraded.authorized);
   upgraded.socket.write('ping');
   const [reply] = await once(upgraded.socket, 'data');

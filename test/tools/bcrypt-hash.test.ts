@@ -95,7 +95,9 @@ test.serial("the caller's event loop keeps ticking while a cost-14 bcrypt runs i
   // A hash on this thread would give no tick at all for the whole second or more.
   t.true(elapsed > 500, 'cost 14 should take well over half a second');
   t.true(ticks.length >= elapsed / 10 / 4, `${ticks.length} ticks in ${elapsed.toFixed(0)} ms`);
-  t.true(longest < 250, `longest gap ${longest.toFixed(0)} ms`);
+  // On this thread the hash would be one gap as long as itself; judged against it, not a fixed
+  // bound, so that a loaded machine's scheduling pauses do not read as blocking.
+  t.true(longest < elapsed / 2, `longest gap ${longest.toFixed(0)} ms of ${elapsed.toFixed(0)} ms`);
 });
 
 test.serial('an aborted call stops its hash at once and the pool keeps serving', async (t) => {
