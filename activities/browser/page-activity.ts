@@ -155,10 +155,13 @@ const ACTIVITY_SCRIPT = `(() => {
         timerInMs: soonest <= horizonMs ? Math.ceil(soonest) : -1,
       };
     },
-    whenDrawn(ms) {
+    // Answers the state after the wait (a rendering update first with frame), saving a probe.
+    whenDrawn(ms, horizonMs, withFrame) {
       const pictures = loading().map((img) => new Promise((resolve) => { img.addEventListener('load', resolve, { once: true }); img.addEventListener('error', resolve, { once: true }); }));
       const fonts = document.fonts ? document.fonts.ready : Promise.resolve();
-      return Promise.race([Promise.all([fonts, ...pictures]), sleep(ms)]).then(() => true);
+      return Promise.race([Promise.all([fonts, ...pictures]), sleep(ms)])
+        .then(() => (withFrame ? frame() : undefined))
+        .then(() => api.probe(horizonMs));
     },
     frame,
     async scrollThrough(maxHeight, stepMs, totalMs) {
