@@ -4,7 +4,7 @@
 //! event (a request ending, a font or picture arriving, a timer falling due), not on a fixed
 //! quiet window, so a page that is done is captured at once.
 import type { Page } from 'puppeteer-core';
-import { callActivity, type PageState, type RequestWatch } from './page-activity.js';
+import { callActivity, isNavigationRace, type PageState, type RequestWatch } from './page-activity.js';
 
 /** How long settling may wait, milliseconds. Tests shorten them. */
 export interface SettleLimits {
@@ -42,12 +42,6 @@ export const DEFAULT_SETTLE: SettleLimits = {
 
 /** What the settling ended on. */
 export type Settled = 'idle' | 'bound';
-
-/** The document was replaced while the page was asked something: ask the new one. */
-function isNavigationRace(err: unknown): boolean {
-  const message = err instanceof Error ? err.message : '';
-  return /Execution context was destroyed|Cannot find context with specified id|Execution context is not available in detached frame/.test(message);
-}
 
 /** What `within` answers when the time ran out first. */
 const LATE = Symbol('late');
