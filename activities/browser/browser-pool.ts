@@ -20,7 +20,7 @@ import { prepareForCapture } from './page-activity.js';
 export interface BrowserPoolOptions {
   /** The Chromium binary (`CHROMIUM_PATH`). */
   executablePath: string;
-  /** Captures at once (`BROWSER_CONCURRENCY`); twice as many spare pages are kept warm (see SPARES_PER_SLOT). */
+  /** Captures at once (`BROWSER_CONCURRENCY`); one spare page more than that is kept warm (see QUIET_SPARES). */
   concurrency: number;
   /**
    * Captures one browser serves before it is replaced (`BROWSER_RECYCLE_AFTER`). Bounds what a
@@ -135,11 +135,13 @@ class BrowserLostError extends Error {
 const CLOSE_TIMEOUT_MS = 5_000;
 
 /**
- * Spare pages kept per capture slot. One per slot is not enough: a capture finishing reopens its
- * spare, and a new renderer takes 0.6-2 s to start on a loaded small machine, so the next call
- * lands on a page still being opened. The second set is opened while the pool is quiet.
+ * Spare pages kept beyond one per capture slot, opened while the pool is quiet. With one per slot
+ * a capture finishing reopens its spare, and a new renderer takes 0.6-2 s to start on a loaded
+ * small machine, so the next call lands on a page still being opened. One more is enough for
+ * that; a second set (twice the slots) cost throughput where other work shares the machine
+ * (BROWSER_CONCURRENCY 2 beside pools of 1 and 4: 0.5-0.8 calls/s against 0.8-1.0 with one more).
  */
-const SPARES_PER_SLOT = 2;
+const QUIET_SPARES = 1;
 
 /**
  * Quiet time, milliseconds, before the pool opens spares beyond one per slot. Opening a context
@@ -312,8 +314,8 @@ function warmContexts(pool: {
     }
 
     /**
-     * Keeps spare pages warm on the current browser: `concurrency` of them at once, the rest of
-     * SPARES_PER_SLOT per slot once no capture has run for IDLE_BEFORE_REFILL_MS. Called when the
+     * Keeps spare pages warm on the current browser: `concurrency` of them at once, QUIET_SPARES
+     * more once no capture has run for IDLE_BEFORE_REFILL_MS. Called when the
      * pool starts and when a page is done, not when one is taken: opening a context starts a
      * renderer process, which beside a running capture on a small machine slows that capture down.
      */
@@ -322,7 +324,7 @@ function warmContexts(pool: {
       this.openSpares(options.concurrency);
       clearTimeout(this.idleRefill);
       this.idleRefill = setTimeout(() => {
-        if (stats.openPages === 0) this.openSpares(SPARES_PER_SLOT * options.concurrency);
+        if (stats.openPages === 0) this.openSpares(options.concurrency + QUIET_SPARES);
       }, IDLE_BEFORE_REFILL_MS);
     }
 
