@@ -2,9 +2,10 @@
 //! gets a page in a browser context of its own (no cookies, storage or cache shared between
 //! callers) whose traffic goes through a proxy session of its own; spare contexts, their pages
 //! ready for a capture (page-activity.ts), are opened ahead of time so a capture does not wait
-//! for one, and a used one closes after the capture has answered. The browser is replaced after
-//! a number of captures (new captures go to a fresh browser while the old one finishes what it
-//! holds) and when it dies (the captures it held run once more on the new one).
+//! for one (nor for the renderer a new one starts), and a used one closes after the capture has
+//! answered. The browser is replaced after a number of captures (new captures go to a fresh
+//! browser while the old one finishes what it holds) and when it dies (the captures it held run
+//! once more on the new one).
 import puppeteer, { type Browser, type BrowserContext, type LaunchOptions, type Page } from 'puppeteer-core';
 import { Cluster } from 'puppeteer-cluster';
 import type {
@@ -19,7 +20,7 @@ import { prepareForCapture } from './page-activity.js';
 export interface BrowserPoolOptions {
   /** The Chromium binary (`CHROMIUM_PATH`). */
   executablePath: string;
-  /** Captures at once (`BROWSER_CONCURRENCY`); as many spare pages are kept warm. */
+  /** Captures at once (`BROWSER_CONCURRENCY`); one spare page more than that is kept warm (see QUIET_SPARES). */
   concurrency: number;
   /**
    * Captures one browser serves before it is replaced (`BROWSER_RECYCLE_AFTER`). Bounds what a
@@ -135,6 +136,22 @@ class BrowserLostError extends Error {
 
 const CLOSE_TIMEOUT_MS = 5_000;
 
+/**
+ * Spare pages kept beyond one per capture slot, opened while the pool is quiet. With one per slot
+ * a capture finishing reopens its spare, and a new renderer takes 0.6-2 s to start on a loaded
+ * small machine, so the next call lands on a page still being opened. One more is enough for
+ * that; a second set (twice the slots) cost throughput where other work shares the machine
+ * (BROWSER_CONCURRENCY 2 beside pools of 1 and 4: 0.5-0.8 calls/s against 0.8-1.0 with one more).
+ */
+const QUIET_SPARES = 1;
+
+/**
+ * Quiet time, milliseconds, before the pool opens spares beyond one per slot. Opening a context
+ * starts a renderer process, which beside a running capture slows it down: right after a
+ * capture only the spares the next `concurrency` captures need are reopened.
+ */
+const IDLE_BEFORE_REFILL_MS = 300;
+
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   return Promise.race([work, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]).finally(() => clearTimeout(timer));
@@ -169,6 +186,8 @@ function warmContexts(pool: {
     private readonly generations = new Set<Generation>();
     private readonly spares: Slot[] = [];
     private warming = 0;
+    /** Opens the spares beyond one per slot once the pool has been quiet (see IDLE_BEFORE_REFILL_MS). */
+    private idleRefill?: ReturnType<typeof setTimeout>;
     /** Called when a spare being opened is ready or failed. */
     private onWarmed: Array<() => void> = [];
     private closed = false;
@@ -186,6 +205,7 @@ function warmContexts(pool: {
 
     async close(): Promise<void> {
       this.closed = true;
+      clearTimeout(this.idleRefill);
       await Promise.allSettled(this.spares.splice(0).map((s) => this.dispose(s)));
       await Promise.allSettled([...this.generations].map((g) => withTimeout(g.browser.close(), CLOSE_TIMEOUT_MS)));
       stats.sparePages = 0;
@@ -203,6 +223,7 @@ function warmContexts(pool: {
     }
 
     private async jobInstance(): Promise<JobInstance> {
+      clearTimeout(this.idleRefill); // a capture is starting: the pool is not quiet
       // A spare being opened is nearly ready: wait for it rather than open another beside it.
       while (this.warming > 0 && !this.spares.some((s) => s.gen === this.current && !s.isLost())) await this.warmed();
       const gen = await this.live();
@@ -295,12 +316,23 @@ function warmContexts(pool: {
     }
 
     /**
-     * Keeps `concurrency` spare pages warm on the current browser. Called when the pool starts and
-     * when a page is done, not when one is taken: opening a context starts a renderer process,
-     * which beside a running capture on a small machine slows that capture down.
+     * Keeps spare pages warm on the current browser: `concurrency` of them at once, QUIET_SPARES
+     * more once no capture has run for IDLE_BEFORE_REFILL_MS. Called when the
+     * pool starts and when a page is done, not when one is taken: opening a context starts a
+     * renderer process, which beside a running capture on a small machine slows that capture down.
      */
     private refill(): void {
-      while (!this.closed && this.spares.length + this.warming < options.concurrency) {
+      if (this.closed) return;
+      this.openSpares(options.concurrency);
+      clearTimeout(this.idleRefill);
+      this.idleRefill = setTimeout(() => {
+        if (stats.openPages === 0) this.openSpares(options.concurrency + QUIET_SPARES);
+      }, IDLE_BEFORE_REFILL_MS);
+    }
+
+    /** Opens spare pages until `count` are ready or being opened. */
+    private openSpares(count: number): void {
+      while (!this.closed && this.spares.length + this.warming < count) {
         this.warming++;
         this.live()
           .then((gen) => this.openSlot(gen))

@@ -7,8 +7,8 @@ import type { Page } from 'puppeteer-core';
 import type { ImageOptions } from '../../domain/tools/website-screenshot.js';
 import { hideOverlays } from './overlays.js';
 import { imageSize } from './image-size.js';
-import { callActivity, watchRequests, type RequestWatch } from './page-activity.js';
-import { settle, stillSettled, whenLoaded, type SettleLimits } from './settle.js';
+import { callActivity, watchRequests, type PageState, type RequestWatch } from './page-activity.js';
+import { settle, stillSettled, whenLoaded, type Reported, type SettleLimits } from './settle.js';
 
 /** Full-page captures stop at this many image pixels high (CONTRACT.md); `truncated` says so. */
 export const HEIGHT_CEILING_PX = 16_384;
@@ -71,8 +71,8 @@ export async function scrollThrough(page: Page, maxHeight: number, limits: Pick<
  * images coming into view, a font first needed to paint). If it started anything, the page
  * settles again, this time a rendering frame before each look, and is taken again.
  */
-async function settledShot<T>(page: Page, requests: RequestWatch, limits: SettleLimits, until: number, take: () => Promise<T>): Promise<T> {
-  if ((await settle(page, requests, limits, until, { frame: false })) === 'bound') return take();
+async function settledShot<T>(page: Page, requests: RequestWatch, limits: SettleLimits, until: number, reported: Reported | undefined, take: () => Promise<T>): Promise<T> {
+  if ((await settle(page, requests, limits, until, { frame: false, reported })) === 'bound') return take();
   const mark = requests.started;
   const first = await take();
   if (await stillSettled(page, requests, limits, mark)) return first;
@@ -81,31 +81,40 @@ async function settledShot<T>(page: Page, requests: RequestWatch, limits: Settle
 }
 
 /**
+ * How a tool's content gets into the page. Answers nothing when the load event is still to be
+ * waited for; a loader that waited for it itself (writeMarkup) answers what the page said of
+ * itself then, and settling starts from that if no request has started since the load began.
+ */
+type Load = () => Promise<PageState | void>;
+
+/**
  * Captures what `load` puts in a page of the pool (which carries the activity script): sets the
  * viewport, watches the page's requests from before its content arrives (and stops watching
  * however the capture ends), then takes the image once the page has loaded and settled.
  */
-export async function capture(page: Page, load: () => Promise<unknown>, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean }): Promise<Captured> {
+export async function capture(page: Page, load: Load, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean }): Promise<Captured> {
   const requests = watchRequests(page);
   try {
     await applyViewport(page, options);
-    await load();
-    return await settleAndTake(page, requests, options, limits, extra);
+    const mark = requests.started;
+    const state = await load();
+    return await settleAndTake(page, requests, options, limits, extra, state ? { state, mark } : undefined);
   } finally {
     requests.stop();
   }
 }
 
 /**
- * Waits for the load event and for the page to settle, removes overlays when asked, and takes
- * the image: the viewport, or the whole document up to the height ceiling after scrolling
- * through it.
+ * Waits for the load event (unless the loader did, and `reported` what the page said then) and
+ * for the page to settle, removes overlays when asked, and takes the image: the viewport, or the
+ * whole document up to the height ceiling after scrolling through it.
  */
-async function settleAndTake(page: Page, requests: RequestWatch, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean }): Promise<Captured> {
-  await whenLoaded(page, limits.loadMs);
+async function settleAndTake(page: Page, requests: RequestWatch, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean }, reported: Reported | undefined): Promise<Captured> {
+  if (!reported) await whenLoaded(page, limits.loadMs);
   let until = Date.now() + limits.idleMs;
   if (options.fullPage) {
-    await settle(page, requests, limits, until, { frame: false });
+    await settle(page, requests, limits, until, { frame: false, reported });
+    reported = undefined; // the scroll below changes what the page would say
     // Modals lock scrolling; remove them before the scroll, and what scrolling brought up after it.
     if (extra.hideOverlays) await hideOverlays(page);
     await scrollThrough(page, maxCaptureHeight(options.deviceScaleFactor), limits);
@@ -119,7 +128,7 @@ async function settleAndTake(page: Page, requests: RequestWatch, options: ImageO
     truncated = area.truncated;
     return screenshot(page, options, area.clip);
   };
-  const image = await settledShot(page, requests, limits, until, take);
+  const image = await settledShot(page, requests, limits, until, reported, take);
   const size = imageSize(image);
   return { image, mimeType: options.format === 'png' ? 'image/png' : 'image/jpeg', width: size.width, height: size.height, truncated };
 }

@@ -7,6 +7,7 @@ import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { BrowserPool } from './browser-pool.js';
 import type { HtmlToImageInput, HtmlToImageOutput } from '../../domain/tools/html-to-image.js';
 import { capture } from './capture.js';
+import { writeMarkup } from './page-activity.js';
 import { DEFAULT_SETTLE, type SettleLimits } from './settle.js';
 
 export interface HtmlToImageDeps {
@@ -30,8 +31,7 @@ export function createHtmlToImage(deps: HtmlToImageDeps): ToolHandler<HtmlToImag
     deps.pool.withPage(async ({ page, session }) => {
       // No ad blocking: the caller chose every resource the markup names.
       session.setPolicy({ blockAds: false });
-      // No timeout of its own: markup that never finishes parsing runs into the call's deadline.
-      const load = () => page.setContent(asDocument(input.html), { waitUntil: 'domcontentloaded', timeout: 0 });
+      const load = () => writeMarkup(page, asDocument(input.html), limits.loadMs, limits.timerHorizonMs);
       const shot = await capture(page, load, input, limits, { hideOverlays: false });
       const refused = session.drops.find((d) => d.kind === 'target');
       if (refused?.kind === 'target') {

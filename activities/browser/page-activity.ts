@@ -155,10 +155,22 @@ const ACTIVITY_SCRIPT = `(() => {
         timerInMs: soonest <= horizonMs ? Math.ceil(soonest) : -1,
       };
     },
-    whenDrawn(ms) {
+    // Answers the state after the wait (a rendering update first with frame), saving a probe.
+    whenDrawn(ms, horizonMs, withFrame) {
       const pictures = loading().map((img) => new Promise((resolve) => { img.addEventListener('load', resolve, { once: true }); img.addEventListener('error', resolve, { once: true }); }));
       const fonts = document.fonts ? document.fonts.ready : Promise.resolve();
-      return Promise.race([Promise.all([fonts, ...pictures]), sleep(ms)]).then(() => true);
+      return Promise.race([Promise.all([fonts, ...pictures]), sleep(ms)])
+        .then(() => (withFrame ? frame() : undefined))
+        .then(() => api.probe(horizonMs));
+    },
+    // What setContent does (document.open keeps this window and its globals), then the load
+    // event in the same call: one round trip instead of three. Answers the state then.
+    write(html, loadMs, horizonMs) {
+      document.open();
+      document.write(html);
+      document.close();
+      const loaded = document.readyState === 'complete' ? Promise.resolve() : new Promise((resolve) => window.addEventListener('load', resolve, { once: true }));
+      return Promise.race([loaded, sleep(loadMs)]).then(() => api.probe(horizonMs));
     },
     frame,
     async scrollThrough(maxHeight, stepMs, totalMs) {
@@ -194,6 +206,31 @@ const ACTIVITY_SCRIPT = `(() => {
 export async function prepareForCapture(page: Page): Promise<void> {
   await page.evaluateOnNewDocument(ACTIVITY_SCRIPT);
   await page.evaluate(ACTIVITY_SCRIPT);
+}
+
+/** The document was replaced while the page was asked something: ask the new one. */
+export function isNavigationRace(err: unknown): boolean {
+  const message = err instanceof Error ? err.message : '';
+  return /Execution context was destroyed|Cannot find context with specified id|Execution context is not available in detached frame/.test(message);
+}
+
+/**
+ * Writes `html` as the page's document and waits for its load event, up to `loadMs`, in one call
+ * into the page; answers the page's state then (timers due within `horizonMs`). Answers undefined
+ * when the load is still to be waited for: the markup navigated away, or the page has no activity
+ * script (puppeteer's setContent writes the markup then). No timeout of its own: markup that
+ * never finishes parsing runs into the caller's deadline.
+ */
+export async function writeMarkup(page: Page, html: string, loadMs: number, horizonMs: number): Promise<PageState | undefined> {
+  let state: PageState | undefined;
+  try {
+    state = (await page.evaluate(callActivity('write', html, Math.round(loadMs), Math.round(horizonMs)))) as PageState | undefined;
+  } catch (err) {
+    if (isNavigationRace(err)) return undefined;
+    throw err;
+  }
+  if (state === undefined) await page.setContent(html, { waitUntil: 'domcontentloaded', timeout: 0 });
+  return state;
 }
 
 /** Calls `method` of the page's activity script; undefined where the document has none. */

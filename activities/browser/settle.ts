@@ -4,7 +4,7 @@
 //! event (a request ending, a font or picture arriving, a timer falling due), not on a fixed
 //! quiet window, so a page that is done is captured at once.
 import type { Page } from 'puppeteer-core';
-import { callActivity, type PageState, type RequestWatch } from './page-activity.js';
+import { callActivity, isNavigationRace, type PageState, type RequestWatch } from './page-activity.js';
 
 /** How long settling may wait, milliseconds. Tests shorten them. */
 export interface SettleLimits {
@@ -42,12 +42,6 @@ export const DEFAULT_SETTLE: SettleLimits = {
 
 /** What the settling ended on. */
 export type Settled = 'idle' | 'bound';
-
-/** The document was replaced while the page was asked something: ask the new one. */
-function isNavigationRace(err: unknown): boolean {
-  const message = err instanceof Error ? err.message : '';
-  return /Execution context was destroyed|Cannot find context with specified id|Execution context is not available in detached frame/.test(message);
-}
 
 /** What `within` answers when the time ran out first. */
 const LATE = Symbol('late');
@@ -94,13 +88,32 @@ function probe(page: Page, horizonMs: number, frame: boolean): Promise<PageState
 const quiet = (state: PageState) => state.loaded && state.fonts === 0 && state.images === 0 && state.timerInMs < 0;
 
 /**
+ * What the page said of itself in answer to another call, and requests.started before that call:
+ * it stands for a probe as long as no request has started since (then a probe would say the same).
+ */
+export interface Reported {
+  state: PageState;
+  mark: number;
+}
+
+const isState = (value: unknown): value is PageState => typeof value === 'object' && value !== null;
+
+/**
  * Waits, after the load event, until nothing is under way or `until` (a Date.now() time) passes.
  * Settled means, at one moment: no request in flight (streams left out), and then, with no
  * request started meanwhile, the page reports no web font and no picture loading and no timer
  * due within the horizon. Without the activity script (a document it could not reach) the
- * requests alone decide.
+ * requests alone decide. A state the page `reported` in answer to another call stands for the
+ * first look when no request has started since (Reported).
  */
-export async function settle(page: Page, requests: RequestWatch, limits: Pick<SettleLimits, 'timerHorizonMs'>, until: number, options: { frame: boolean }): Promise<Settled> {
+export async function settle(
+  page: Page,
+  requests: RequestWatch,
+  limits: Pick<SettleLimits, 'timerHorizonMs'>,
+  until: number,
+  options: { frame: boolean; reported?: Reported },
+): Promise<Settled> {
+  let reported = options.reported;
   for (;;) {
     const left = until - Date.now();
     if (left <= 0) return 'bound';
@@ -109,7 +122,8 @@ export async function settle(page: Page, requests: RequestWatch, limits: Pick<Se
       continue;
     }
     const mark = requests.started;
-    const state = await within(probe(page, limits.timerHorizonMs, options.frame), left);
+    const state = reported?.mark === mark ? reported.state : await within(probe(page, limits.timerHorizonMs, options.frame), left);
+    reported = undefined;
     if (state === LATE) return 'bound';
     if (state === null) {
       await within(requests.next(), Math.min(left, 20)); // a navigation: its requests show up
@@ -120,7 +134,8 @@ export async function settle(page: Page, requests: RequestWatch, limits: Pick<Se
     if (!state.loaded) {
       await whenLoaded(page, left);
     } else if (state.fonts > 0 || state.images > 0) {
-      await within(Promise.race([ask(page, callActivity('whenDrawn', left)), requests.next()]), left);
+      const drawn = await within(Promise.race([ask(page, callActivity('whenDrawn', left, limits.timerHorizonMs, options.frame)), requests.next()]), left);
+      if (isState(drawn)) reported = { state: drawn, mark };
     } else {
       await within(requests.next(), state.timerInMs + 1); // a timer due within the horizon
     }
