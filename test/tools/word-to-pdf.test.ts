@@ -149,8 +149,9 @@ test.serial('a stuck conversion is killed at the hard timeout and its listener r
   const stuck = rejectsWith(t, wordToPdf({ fileUrl: files.put('/stuck.rtf', makeRtf(['Stuck'])) }, ctx()), 'tool_timeout');
   void stuck.finally(() => (stuckSettled = true));
 
-  // Meanwhile the second listener converts: two conversions are in progress at once.
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  // Meanwhile the second listener converts: two conversions are in progress at once. It starts
+  // once the stuck one holds the frozen listener (its download first: a fixed pause raced it).
+  while (office.status()[0]!.state !== 'busy' && !stuckSettled) await new Promise((resolve) => setTimeout(resolve, 20));
   const meanwhile = await wordToPdf({ fileUrl: files.put('/meanwhile.rtf', makeRtf(['Meanwhile'])) }, ctx());
   t.false(stuckSettled, 'the second conversion finished while the first was still stuck');
   t.deepEqual((await readPdf(Buffer.from(meanwhile.fileBase64, 'base64'))).pages, ['Meanwhile']);
