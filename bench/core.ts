@@ -19,6 +19,7 @@ import { measure, postJson, printTable, type Figures } from './measure.js';
 import { cpuPerCall, cpuSnapshot } from './process-cpu.js';
 import { withBenchStack, type BenchStack } from './stack.js';
 import { withClusterBenchStack } from './cluster-stack.js';
+import { temporalFloor, type FloorFigures } from './temporal-floor.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
 
@@ -69,6 +70,8 @@ interface PlatformFigures {
   rows: Figures[];
   anatomy?: Awaited<ReturnType<typeof callAnatomy>>;
   cpu: Array<{ concurrency: number; perCall: ReturnType<typeof cpuPerCall> }>;
+  /** An empty workflow on the same Temporal: what no change to our code can go below. */
+  floor?: FloorFigures;
 }
 
 async function hashTextFigures(name: StackName): Promise<PlatformFigures> {
@@ -96,6 +99,7 @@ async function hashTextFigures(name: StackName): Promise<PlatformFigures> {
         if (concurrency === 1 && stack.temporal) figures.anatomy = await callAnatomy(stack.temporal, timed.slice(-ANATOMY_CALLS));
         figures.rows.push(await measure('hash-text on bare Koa', (i) => postJson(bare.url, { text: `bench ${i}` }), { calls: CALLS, concurrency }));
       }
+      if (stack.temporal) figures.floor = await temporalFloor(stack.temporal, stack.processes, { calls: CALLS, concurrencies: [1, 32] });
     } finally {
       await bare.close();
     }
@@ -118,17 +122,25 @@ async function bcryptFigures(): Promise<Figures[]> {
   }
 }
 
+/** CPU ms per call by process, as a table under its title. */
+function printCpu(title: string, perCall: ReturnType<typeof cpuPerCall>) {
+  console.log(`\n${title}`);
+  console.table(perCall.map((r) => ({ process: r.process, 'CPU ms per call': +r.msPerCall.toFixed(2) })));
+}
+
 const platforms: PlatformFigures[] = [];
 for (const name of stackNames) platforms.push(await hashTextFigures(name));
-printTable('hash-text: platform vs bare Koa route', platforms.flatMap((p) => p.rows));
+printTable('hash-text: platform vs bare Koa route, and the floor: an empty workflow', platforms.flatMap((p) => [...p.rows, ...(p.floor?.rows ?? [])]));
 for (const platform of platforms) {
   if (platform.anatomy) {
     console.log(`\nOne hash-text call at c=1 on the ${platform.stack}, hop by hop (last ${ANATOMY_CALLS} calls; workflow history event times and the caller's clock)`);
     console.table(platform.anatomy);
   }
   for (const { concurrency, perCall } of platform.cpu) {
-    console.log(`\nCPU ms per hash-text call by process on the ${platform.stack} at c=${concurrency} (/proc, each process group)`);
-    console.table(perCall.map((r) => ({ process: r.process, 'CPU ms per call': +r.msPerCall.toFixed(2) })));
+    printCpu(`CPU ms per hash-text call by process on the ${platform.stack} at c=${concurrency} (/proc, each process group)`, perCall);
+  }
+  for (const { label, concurrency, perCall } of platform.floor?.cpu ?? []) {
+    printCpu(`CPU ms per call: ${label} on the ${platform.stack} at c=${concurrency}`, perCall);
   }
 }
 printTable('bcrypt cost 11: hash-wasm vs native', await bcryptFigures());

@@ -11,12 +11,21 @@ import type { ManagedProcess, Supervisor } from './supervisor.js';
 export const SEARCH_ATTRIBUTES = ['AccountId=Keyword', 'Tool=Keyword'];
 
 /**
- * Server settings for call latency. The history service hands new activity and workflow tasks
- * to matching through its transfer queue, polled at most 20 times a second per shard by
- * default: the dev server has one shard, so every hop waited up to 50 ms. Measured on this
- * machine: a workflow with two sequential activities went from 200 ms (p50) to 45 ms.
+ * Server settings for call latency, the same as deploy/temporal-dynamic-config.yaml (which says why
+ * each one, at more length):
+ * - the transfer queue, which hands new workflow and activity tasks to matching, is polled at most
+ *   20 times a second per shard by default: the dev server has one shard, so every hop waited up to
+ *   50 ms (a workflow with two sequential activities: 200 ms -> 45 ms p50 here);
+ * - one partition per task queue instead of four: with four, a task can land in a partition whose
+ *   pollers are all busy elsewhere and waits to be forwarded (at most 10 forwards a second). One
+ *   node gains nothing from spreading a queue. Empty workflow at 32 in flight: p99 2.3-2.5 s ->
+ *   0.7-0.8 s (bench:core's floor rows).
  */
-export const TEMPORAL_DYNAMIC_CONFIG = ['history.transferProcessorMaxPollRPS=1000'];
+export const TEMPORAL_DYNAMIC_CONFIG = [
+  'history.transferProcessorMaxPollRPS=1000',
+  'matching.numTaskqueueReadPartitions=1',
+  'matching.numTaskqueueWritePartitions=1',
+];
 
 export interface TemporalOptions {
   /** Path of the `temporal` CLI. */
@@ -33,6 +42,8 @@ export interface TemporalOptions {
   namespace?: string;
   /** How long to wait for it to answer. Default 60 s. */
   timeoutMs?: number;
+  /** Dynamic config values (`key=value`). Default TEMPORAL_DYNAMIC_CONFIG; benches try others. */
+  dynamicConfig?: string[];
 }
 
 export interface RunningTemporal {
@@ -60,7 +71,7 @@ export async function startTemporal(supervisor: Supervisor, options: TemporalOpt
   for (const attribute of SEARCH_ATTRIBUTES) args.push('--search-attribute', attribute);
   // The version check calls out to the internet, which this service must never need.
   args.push('--dynamic-config-value', 'frontend.enableServerVersionCheck=false', '--log-level', 'warn');
-  for (const setting of TEMPORAL_DYNAMIC_CONFIG) args.push('--dynamic-config-value', setting);
+  for (const setting of options.dynamicConfig ?? TEMPORAL_DYNAMIC_CONFIG) args.push('--dynamic-config-value', setting);
 
   const proc = supervisor.start({ name: 'temporal', command: options.binary, args, layer: 0, stopTimeoutMs: 10_000 });
   const address = `127.0.0.1:${options.port}`;

@@ -1,0 +1,86 @@
+//! The floor under every platform row of bench:core: an empty workflow (it returns its input in
+//! its first workflow task) started and awaited the way the API starts a call, on the same
+//! Temporal server, with its worker in this process. Nothing of ours runs in it: no HTTP, no
+//! ledger, no tool. What it costs is what "a workflow per call" costs on this machine, and no
+//! change to our code can take a call below it.
+import { Client } from '@temporalio/client';
+import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { fileURLToPath } from 'node:url';
+import { measure, type Figures } from './measure.js';
+import { cpuPerCall, cpuSnapshot } from './process-cpu.js';
+import type { StackProcess } from './stack.js';
+
+const TASK_QUEUE = 'bench-floor';
+
+export interface FloorFigures {
+  rows: Figures[];
+  cpu: Array<{ label: string; concurrency: number; perCall: ReturnType<typeof cpuPerCall> }>;
+}
+
+/** This process's own CPU (the floor's client and worker), in ms. */
+const ownCpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+export async function temporalFloor(
+  temporal: { address: string; namespace: string },
+  processes: StackProcess[],
+  options: { calls: number; concurrencies: number[] },
+): Promise<FloorFigures> {
+  const temporalProcess = processes.filter((p) => p.name === 'temporal');
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: fileURLToPath(new URL('./floor-workflow.ts', import.meta.url)),
+    logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} },
+  });
+  const connection = await NativeConnection.connect({ address: temporal.address });
+  const client = new Client({ connection, namespace: temporal.namespace });
+  const worker = await Worker.create({
+    connection,
+    namespace: temporal.namespace,
+    taskQueue: TASK_QUEUE,
+    workflowBundle,
+    maxConcurrentWorkflowTaskExecutions: 100,
+    maxCachedWorkflows: 500,
+  });
+  const figures: FloorFigures = { rows: [], cpu: [] };
+
+  async function floorRow(concurrency: number, eager: boolean) {
+    let before = cpuSnapshot(temporalProcess);
+    let ownBefore = ownCpuMs();
+    let counted = 0;
+    const row = await measure(
+      `empty workflow, Temporal alone (floor${eager ? ', eager start' : ''})`,
+      async (i) => {
+        if (i === 0) {
+          before = cpuSnapshot(temporalProcess);
+          ownBefore = ownCpuMs();
+        }
+        const id = `floor-${concurrency}-${eager}-${i}-${Date.now()}`;
+        // As the API starts a call: start, then wait for the result. Eager: the server hands the
+        // first workflow task back with the start, to this process's worker.
+        const handle = await client.workflow.start('echo', { taskQueue: TASK_QUEUE, workflowId: id, args: [id], requestEagerStart: eager });
+        await handle.result();
+        if (i >= 0) counted++;
+      },
+      { calls: options.calls, concurrency },
+    );
+    const perCall = cpuPerCall(before, cpuSnapshot(temporalProcess), counted);
+    const own = (ownCpuMs() - ownBefore) / counted;
+    perCall.splice(-1, 1, { process: 'client + worker (bench process)', msPerCall: own }, { process: 'all', msPerCall: perCall.at(-1)!.msPerCall + own });
+    figures.rows.push(row);
+    figures.cpu.push({ label: row.label, concurrency, perCall });
+  }
+
+  const running = worker.run();
+  try {
+    for (const concurrency of options.concurrencies) {
+      for (const eager of [false, true]) await floorRow(concurrency, eager);
+    }
+  } finally {
+    worker.shutdown();
+    await running;
+    await connection.close();
+  }
+  return figures;
+}
