@@ -142,7 +142,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       if (earlier.length && random() < RETRY_SHARE) {
         // A client retrying an earlier call: same key, tool and body; it must not be charged again.
         const first = earlier[Math.floor(random() * earlier.length)]!;
-        record = { index: calls.length, tool: first.tool, cost: first.cost, body: first.body, idempotencyKey: first.idempotencyKey, phase: phase.action };
+        record = { index: calls.length, tool: first.tool, cost: first.cost, body: first.body, idempotencyKey: first.idempotencyKey, phase: phase.action, firstSentDuring: first.firstSentDuring ?? first.phase };
       } else {
         const idempotent = random() < options.idempotentShare;
         record = newRecord(calls.length, pick(), { phase: phase.action, ...(idempotent ? { idempotencyKey: `chaos-${randomUUID()}` } : {}) });

@@ -107,7 +107,9 @@ export async function auditCalls(options: AuditOptions): Promise<AuditReport> {
       const phase = (answersByPhase[call.phase ?? 'none'] ??= {});
       phase[label] = (phase[label] ?? 0) + 1;
       if (call.status !== 200) {
-        const failure = `${call.tool} ${label}: ${call.detail ?? call.failure ?? ''}`.trim();
+        // A repeat answers what its first sending got: say so when that was under another fault.
+        const repeat = call.firstSentDuring && call.firstSentDuring !== call.phase ? ` (a repeat of a call first sent during ${call.firstSentDuring})` : '';
+        const failure = `${call.tool} ${label}: ${call.detail ?? call.failure ?? ''}`.trim() + repeat;
         const failures = (failuresByPhase[call.phase ?? 'none'] ??= {});
         failures[failure] = (failures[failure] ?? 0) + 1;
       }

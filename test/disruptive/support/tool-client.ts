@@ -10,6 +10,8 @@ export interface CallRecord {
   idempotencyKey?: string;
   /** Free-form label of when the call was made (the chaos phase). */
   phase?: string;
+  /** For a client's repeat of an earlier call: the phase that call was first sent in. */
+  firstSentDuring?: string;
   status?: number;
   /** The problem's `code` for an error answer. */
   code?: string;
