@@ -15,16 +15,15 @@ RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
-# Chromium (browser pool), LibreOffice driven over UNO (cpu pool), fonts for every script.
+# Chromium's headless shell (browser pool), LibreOffice driven over UNO (cpu pool), fonts for every script.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      chromium libreoffice-writer-nogui python3-uno \
+      chromium-headless-shell libreoffice-writer-nogui python3-uno \
       fonts-dejavu-core fonts-liberation fonts-noto-cjk fonts-noto-color-emoji ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production \
     PUPPETEER_SKIP_DOWNLOAD=1 \
-    PUPPETEER_EXECUTABLE_PATH=/usr/bin/chromium \
     PORT=8080
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
