@@ -82,8 +82,9 @@ function callSlots(pool: ToolPool, config: Config): number {
     case 'network':
       return config.networkConcurrency;
     case 'browser':
-      // Captures are queued activities: a call's workflow tasks are short bookkeeping.
-      return 20;
+      // A capture holds its call's task for its whole run; one slot beyond the browser's pages
+      // lets a call's ledger steps overlap the other captures.
+      return config.browserConcurrency + 1;
   }
 }
 

@@ -287,6 +287,16 @@ test('HTTP: a big full-page capture comes back whole through the claim check', a
   t.is(image.width, 2400);
 });
 
+test('HTTP: a capture that outlasts a workflow task (a resource that never arrives: the load and settling bounds, ~20 s) answers 200, charged once', async (t) => {
+  // The capture runs inside its call's workflow task, whose timeout is 10 s: the worker keeps the
+  // task alive while it runs, so the call is neither timed out nor run again.
+  const account = await newAccount(100);
+  const res = await callTool(account.apiKey, 'website-screenshot', { url: pages.url('/browser/slow-image') });
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.like(res.body, { pageTitle: 'Slow image', width: 1440, height: 900 });
+  t.is(await balanceOf(account), 75);
+});
+
 test('HTTP: a private target is 422 target_not_allowed and not charged; a bad field is 400', async (t) => {
   const account = await newAccount(100);
   for (const url of ['http://10.0.0.1/', 'http://private10.test/', pages.url('/redirect?to=http%3A%2F%2F10.0.0.1%2F')]) {
