@@ -152,6 +152,13 @@ const QUIET_SPARES = 1;
  */
 const IDLE_BEFORE_REFILL_MS = 300;
 
+/**
+ * How long after a capture its context closes and its spare reopens: both start or end a
+ * renderer process, which on a small machine slowed the rest of the capture's call (its commit and
+ * answer) when done at once.
+ */
+const AFTER_CAPTURE_MS = 100;
+
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   return Promise.race([work, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]).finally(() => clearTimeout(timer));
@@ -246,12 +253,15 @@ function warmContexts(pool: {
         close: async () => {
           leases.delete(slot.page);
           stats.openPages--;
-          // The capture's answer waits neither for its context to close nor for the next spare.
-          void this.dispose(slot).finally(() => {
-            gen.open--;
-            this.closeIfDrained(gen);
-          });
-          this.refill();
+          // The capture's answer waits neither for its context to close nor for the next spare,
+          // and neither competes with the rest of its call (commit, answer) for the machine.
+          setTimeout(() => {
+            void this.dispose(slot).finally(() => {
+              gen.open--;
+              this.closeIfDrained(gen);
+            });
+            this.refill();
+          }, AFTER_CAPTURE_MS);
         },
       };
     }
