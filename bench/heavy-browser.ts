@@ -20,7 +20,7 @@ import { createFilteringProxy } from '../activities/browser/filtering-proxy.js';
 import { createHtmlToImage } from '../activities/browser/html-to-image.js';
 import { createWebsiteScreenshot } from '../activities/browser/website-screenshot.js';
 import type { WebsiteScreenshotInput } from '../domain/tools/website-screenshot.js';
-import { DEFAULT_CHROMIUM_PATH } from '../lib/config.js';
+import { chromiumPath } from '../lib/config.js';
 import { createNetworkAccess } from '../lib/network-access.js';
 import { standaloneContext } from '../lib/tool-handler.js';
 import { BROWSER_ROUTES, LATE_FONT_MARKUP, LATE_IMAGE_MARKUP, startBrowserPages } from '../test/fixtures/browser-pages.js';
@@ -31,7 +31,7 @@ import { withBenchStack } from './stack.js';
 export interface BrowserBenchOptions {
   /** Captures per warm row. @default 20; a quarter of that (at least 3) for a launch per capture */
   calls?: number;
-  /** @default CHROMIUM_PATH or the pool's default browser (DEFAULT_CHROMIUM_PATH) */
+  /** @default the pool's browser (chromiumPath: CHROMIUM_PATH or the headless shell) */
   chromiumPath?: string;
   /** BROWSER_CONCURRENCY settings the throughput table tries. @default [1, 2, 4] */
   concurrencies?: number[];
@@ -226,7 +226,7 @@ const PAGE = '/browser/colourful';
  */
 export async function benchBrowser(options: BrowserBenchOptions = {}): Promise<BrowserBench> {
   const calls = options.calls ?? 20;
-  const executablePath = options.chromiumPath ?? (process.env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH);
+  const executablePath = options.chromiumPath ?? chromiumPath();
   const pages = await startBrowserPages();
   try {
     const url = pages.url(PAGE);

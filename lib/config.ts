@@ -8,7 +8,12 @@ import os from 'node:os';
  * and page in ~70 ms against ~310 ms for the full `chromium`, navigates in half the time and
  * encodes a PNG ~30% faster (bench:heavy).
  */
-export const DEFAULT_CHROMIUM_PATH = '/usr/lib/chromium/chromium-headless-shell';
+const DEFAULT_CHROMIUM_PATH = '/usr/lib/chromium/chromium-headless-shell';
+
+/** The browser binary: `CHROMIUM_PATH`, else the headless shell. Also read by tests and benches, which need no full config. */
+export function chromiumPath(env: Env = process.env): string {
+  return env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH;
+}
 
 export interface Config {
   /** API port. `PORT`, default 8080. */
@@ -46,7 +51,7 @@ export interface Config {
   pingMethod: 'auto' | 'icmp' | 'tcp';
   /** Concurrent activities per pool worker. */
   browserConcurrency: number;
-  /** The Chromium binary the browser pool drives. `CHROMIUM_PATH`, default DEFAULT_CHROMIUM_PATH. */
+  /** The Chromium binary the browser pool drives. `CHROMIUM_PATH`, default the headless shell (chromiumPath). */
   chromiumPath: string;
   /** Captures one browser serves before the pool replaces it. `BROWSER_RECYCLE_AFTER`, default 200; lower it if Chromium's memory grows. */
   browserRecycleAfter: number;
@@ -136,7 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
     fxFeedUrl: env.FX_FEED_URL || undefined,
     pingMethod: oneOf(env, 'PING_METHOD', ['auto', 'icmp', 'tcp'] as const, 'auto'),
     browserConcurrency: int(env, 'BROWSER_CONCURRENCY', 2, 1),
-    chromiumPath: env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH,
+    chromiumPath: chromiumPath(env),
     browserRecycleAfter: int(env, 'BROWSER_RECYCLE_AFTER', 200, 1),
     cpuConcurrency: int(env, 'CPU_CONCURRENCY', cores, 1),
     networkConcurrency: int(env, 'NETWORK_CONCURRENCY', 50, 1),

@@ -255,15 +255,18 @@ function warmContexts(pool: {
           stats.openPages--;
           // The capture's answer waits neither for its context to close nor for the next spare,
           // and neither competes with the rest of its call (commit, answer) for the machine.
-          setTimeout(() => {
-            void this.dispose(slot).finally(() => {
-              gen.open--;
-              this.closeIfDrained(gen);
-            });
-            this.refill();
-          }, AFTER_CAPTURE_MS);
+          setTimeout(() => this.release(slot), AFTER_CAPTURE_MS);
         },
       };
+    }
+
+    /** Closes a used page's context (its browser closes once drained) and opens the next spare. */
+    private release(slot: Slot): void {
+      void this.dispose(slot).finally(() => {
+        slot.gen.open--;
+        this.closeIfDrained(slot.gen);
+      });
+      this.refill();
     }
 
     /** The browser taking new pages, launched when there is none. */

@@ -21,7 +21,6 @@ export const htmlToImage = defineTool<HtmlToImageInput, HtmlToImageOutput>()({
   cost: 25,
   pool: 'browser',
   // A page lives at most this long, its settling waits included (activities/browser/capture.ts).
-  // Local: a queued activity's two extra task hops and second workflow task cost ~20 ms a capture.
   timeoutMs: 60_000,
   maxBodyBytes: 3 * 1024 * 1024,
   failures: [],

@@ -38,7 +38,6 @@ export const websiteScreenshot = defineTool<WebsiteScreenshotInput, WebsiteScree
   cost: 25,
   pool: 'browser',
   // A page lives at most this long, its settling waits included (activities/browser/capture.ts).
-  // Local: a queued activity's two extra task hops and second workflow task cost ~20 ms a capture.
   timeoutMs: 60_000,
   failures: FAILURES.connects,
 });

@@ -5,11 +5,11 @@ import { X509Certificate, createHash } from 'node:crypto';
 import { loadAdHostList } from '../../activities/browser/ad-hosts.js';
 import { createBrowserPool, type BrowserPoolHandle, type BrowserPoolOptions } from '../../activities/browser/browser-pool.js';
 import { createFilteringProxy, type FilteringProxy } from '../../activities/browser/filtering-proxy.js';
-import { DEFAULT_CHROMIUM_PATH } from '../../lib/config.js';
+import { chromiumPath } from '../../lib/config.js';
 import { startTestNetwork, type TestNetwork } from './network-access.js';
 
 /** The binary the tests drive: CHROMIUM_PATH when set, as for the worker. */
-export const TEST_CHROMIUM = process.env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH;
+export const TEST_CHROMIUM = chromiumPath();
 
 export interface TestBrowser {
   net: TestNetwork;
