@@ -6,9 +6,7 @@ WORKDIR /app
 # Chromium comes from apt in the runtime image; puppeteer must never download one.
 ENV PUPPETEER_SKIP_DOWNLOAD=1
 COPY package.json package-lock.json .puppeteerrc.cjs ./
-# `npm ci` refuses a lockfile written against a registry that lacked other platforms' optional
-# binaries (see scripts/bootstrap.mjs); `npm install --no-save` installs the same locked versions.
-RUN npm ci --no-audit --no-fund || npm install --no-save --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 COPY . .
 # tsc, then the schemas and docs the code reads at run time copied beside it (scripts/copy-assets.mjs).
 RUN npm run build \

@@ -146,18 +146,10 @@ async function ensureNodeModules(root, log) {
 
   log('installing npm packages (npm ci)');
   // Chromium comes from apt; puppeteer must never try to download one (.puppeteerrc.cjs says so too).
-  const options = { cwd: root, env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: '1' } };
-  const quiet = ['--no-audit', '--no-fund', '--loglevel=error'];
-  try {
-    await run('npm', ['ci', ...quiet], options);
-  } catch (err) {
-    // A registry that serves only this platform's optional binaries (@swc/core-darwin-* and the
-    // like answer 404 here) yields a lockfile without them, which `npm ci` refuses as out of
-    // sync. `npm install --no-save` installs the same locked versions and leaves the lockfile be.
-    if (!/in sync/.test(err.output ?? '')) throw err;
-    log('npm ci refused the lockfile (other platforms\' optional packages missing); npm install --no-save instead');
-    await run('npm', ['install', '--no-save', ...quiet], options);
-  }
+  // `npm ci` only: the lockfile records every platform's optional packages (package.json pins
+  // @swc/core, by `overrides`, to a release the registry serves for all of them), so an install
+  // is always the locked one; test/deploy/lockfile.test.ts fails when `npm ci` would refuse it.
+  await run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: root, env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: '1' } });
 }
 
 /** A lock file younger than this without a pid in it is being written, not abandoned. */
