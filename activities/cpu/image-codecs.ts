@@ -10,6 +10,7 @@ import webpDecode, { init as initWebpDecode } from '@jsquash/webp/decode.js';
 import webpEncode, { init as initWebpEncode } from '@jsquash/webp/encode.js';
 import { Jimp, type JimpInstance } from 'jimp';
 import type { ImageFormat } from './image-header.js';
+import { pngDataComplete } from './png-data.js';
 
 export type { JimpInstance };
 
@@ -60,6 +61,7 @@ export function createImageCodecs(): ImageCodecs {
   return {
     async decode(bytes, format) {
       if (format === 'webp') return webp.decode(bytes);
+      if (format === 'png' && !(await pngDataComplete(bytes))) throw new Error('the PNG image data ends before its last row');
       return (await Jimp.fromBuffer(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))) as JimpInstance;
     },
     async encode(image, format) {
