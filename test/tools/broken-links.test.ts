@@ -3,7 +3,7 @@
 //! targets included, without failing the call), maxLinks, and the same through the running stack.
 import test from 'ava';
 import type http from 'node:http';
-import { createBrokenLinks, mapWithConcurrency } from '../../activities/network/broken-links.js';
+import { createBrokenLinks, LINK_CONCURRENCY, mapWithConcurrency } from '../../activities/network/broken-links.js';
 import { readInline } from '../../activities/network/readings.js';
 import type { BrokenLinksInput, BrokenLinksOutput } from '../../domain/tools/broken-links.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
@@ -19,13 +19,18 @@ const ctx = () => standaloneContext();
 let net: TestNetwork;
 let pages: PageServer;
 let refusedPort: number;
-/** Requests to /busy in flight now, and the most at once. */
-const busy = { now: 0, max: 0 };
+/** Requests to /busy in flight now, the most at once, how many came, and those held. */
+const busy = { now: 0, max: 0, started: 0, held: [] as Array<() => void> };
+const BUSY_LINKS = 12;
 
 /** A page of links, one per href, in this order. */
 const linkPage = (hrefs: string[]) => htmlDocument('<title>Links</title>', hrefs.map((href, i) => `<a href="${href}">link ${i}</a>`).join('\n'));
 
-/** The link list the main test checks: each href with what its check must report. */
+/**
+ * The link list the main test checks: each href with what its check must report. Every verdict
+ * here is decided by what the fixture answers, never by how soon: the link that never answers
+ * has a test of its own, with a short budget that no answering link has to beat.
+ */
 function mixedLinks(origin: string): Array<[string, { broken: boolean; statusCode: number | null; reason: string | null; method?: string }]> {
   return [
     ['/about', { broken: false, statusCode: 200, reason: null, method: 'HEAD' }],
@@ -34,7 +39,6 @@ function mixedLinks(origin: string): Array<[string, { broken: boolean; statusCod
     ['/head-405', { broken: false, statusCode: 200, reason: null, method: 'GET' }],
     ['/head-drop', { broken: false, statusCode: 200, reason: null, method: 'GET' }],
     ['/redirect?to=/contact.html', { broken: false, statusCode: 200, reason: null, method: 'HEAD' }],
-    ['/hang', { broken: true, statusCode: null, reason: 'timeout' }],
     [`http://127.0.0.2:${refusedPort}/gone`, { broken: true, statusCode: null, reason: 'connection_refused', method: 'HEAD' }],
     ['http://nxdomain.test/', { broken: true, statusCode: null, reason: 'dns_nxdomain', method: 'HEAD' }],
     ['http://10.0.0.1/admin', { broken: true, statusCode: null, reason: 'private', method: 'HEAD' }],
@@ -51,11 +55,18 @@ test.before(async () => {
   const routes: Record<string, (req: http.IncomingMessage, res: http.ServerResponse, url: URL, server: PageServer) => void | Promise<void>> = {
     '/mixed.html': (_req, res, _url, server) => send(res, 200, 'text/html', linkPage(mixedLinks(server.origin).map(([href]) => href).concat(['mailto:a@b.test', '#top']))),
     '/many.html': (_req, res) => send(res, 200, 'text/html', linkPage(Array.from({ length: 40 }, (_, i) => `/about?n=${i}`))),
-    '/busy.html': (_req, res) => send(res, 200, 'text/html', linkPage(Array.from({ length: 12 }, (_, i) => `/busy?n=${i}`))),
+    '/silent.html': (_req, res) => send(res, 200, 'text/html', linkPage(['/hang'])),
+    '/busy.html': (_req, res) => send(res, 200, 'text/html', linkPage(Array.from({ length: BUSY_LINKS }, (_, i) => `/busy?n=${i}`))),
+    // Each request is held until as many are in flight as the checker may run (or the page's last
+    // ones have come), so the most at once is the checker's limit on a machine of any pace.
     '/busy': async (_req, res) => {
       busy.now += 1;
+      busy.started += 1;
       busy.max = Math.max(busy.max, busy.now);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise<void>((resolve) => {
+        busy.held.push(resolve);
+        if (busy.now >= LINK_CONCURRENCY || busy.started >= BUSY_LINKS) for (const release of busy.held.splice(0)) release();
+      });
       busy.now -= 1;
       send(res, 200, 'text/plain', 'ok');
     },
@@ -70,8 +81,8 @@ test.after.always(async () => {
   await Promise.all([pages?.close(), net?.close()]);
 });
 
-/** The handler with a short per-link budget, so the silent link times out quickly. */
-const brokenLinks = (linkTimeoutMs = 700) => createBrokenLinks({ http: net.http, reader: readInline, link: { timeoutMs: linkTimeoutMs } });
+/** The handler with the service's per-link budget, or a given one. */
+const brokenLinks = (linkTimeoutMs?: number) => createBrokenLinks({ http: net.http, reader: readInline, ...(linkTimeoutMs && { link: { timeoutMs: linkTimeoutMs } }) });
 
 async function run(t: Parameters<typeof validInput>[0], fields: Partial<BrokenLinksInput>, linkTimeoutMs?: number): Promise<BrokenLinksOutput> {
   const out = await brokenLinks(linkTimeoutMs)(validInput<BrokenLinksInput>(t, schemas.input, fields), ctx());
@@ -105,6 +116,13 @@ test('every way a link can break is reported with its reason; working links are 
   t.true(out.elapsedMs >= 0);
 });
 
+test('a link that never answers is broken with reason timeout once its budget is spent', async (t) => {
+  const out = await run(t, { url: pages.url('/silent.html') }, 700);
+  t.is(out.brokenCount, 1);
+  t.like(out.links[0], { url: pages.url('/hang'), broken: true, statusCode: null, reason: 'timeout' });
+  t.regex(out.links[0]!.detail!, /./);
+});
+
 // Serial: the request log of the shared fixture server is read, and no other test may add to it.
 test.serial('HEAD comes first; GET only where HEAD was mishandled', async (t) => {
   await run(t, { url: pages.url('/mixed.html') });
@@ -133,9 +151,10 @@ test('maxLinks takes the first links in document order; the default and maximum 
 });
 
 test('links are checked five at a time', async (t) => {
-  busy.max = 0;
+  Object.assign(busy, { max: 0, started: 0 });
   const out = await run(t, { url: pages.url('/busy.html') });
-  t.is(out.checked, 12);
+  t.is(out.checked, BUSY_LINKS);
+  t.is(out.brokenCount, 0);
   t.is(busy.max, 5);
 });
 
