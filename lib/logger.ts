@@ -12,11 +12,33 @@ const REDACT = [
   'key', '*.key', 'ownerToken', '*.ownerToken',
 ];
 
+/** Causes followed below an error: enough for a failure's chain, bounded against cycles. */
+const MAX_CAUSES = 4;
+
+/**
+ * An error as a log line can hold it: its type (a Temporal failure's `type`, else its class), its
+ * message, its `code` when it has one, its stack and its causes. JSON of an Error is `{}`, so an
+ * error logged as it is tells the operator nothing. Payloads and details stay out: a failure's
+ * details may carry what a tool was given.
+ */
+export function serializeError(value: unknown, depth = 0): unknown {
+  if (!(value instanceof Error)) return value;
+  const err = value as Error & { type?: unknown; code?: unknown };
+  return {
+    type: typeof err.type === 'string' && err.type ? err.type : err.name,
+    message: err.message,
+    ...((typeof err.code === 'string' || typeof err.code === 'number') && { code: err.code }),
+    ...(err.stack && { stack: err.stack }),
+    ...(err.cause !== undefined && depth < MAX_CAUSES && { cause: serializeError(err.cause, depth + 1) }),
+  };
+}
+
 export function createLogger(options: { level?: string; name: string }): Logger {
   return pino({
     name: options.name,
     level: options.level ?? 'info',
     redact: { paths: REDACT, censor: '[redacted]' },
     base: { pid: process.pid },
+    serializers: { err: serializeError, error: serializeError },
   });
 }

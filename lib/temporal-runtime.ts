@@ -3,7 +3,7 @@
 //! Prometheus.
 import { Runtime, type LogLevel, type LogMetadata } from '@temporalio/worker';
 import type { Config } from './config.js';
-import type { Logger } from './logger.js';
+import { serializeError, type Logger } from './logger.js';
 
 const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
   TRACE: 'trace',
@@ -15,7 +15,9 @@ const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'
 
 export function sdkLogger(log: Logger) {
   const child = log.child({ component: 'temporal' });
-  const emit = (level: LogLevel, message: string, meta?: LogMetadata) => child[PINO_LEVEL[level]](meta ?? {}, message);
+  // The SDK passes errors under keys of its own choosing (`error`, `failure`): each is written out.
+  const fields = (meta: LogMetadata = {}) => Object.fromEntries(Object.entries(meta).map(([key, value]) => [key, serializeError(value)]));
+  const emit = (level: LogLevel, message: string, meta?: LogMetadata) => child[PINO_LEVEL[level]](fields(meta), message);
   return {
     log: emit,
     trace: (m: string, meta?: LogMetadata) => emit('TRACE', m, meta),
