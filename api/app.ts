@@ -61,6 +61,7 @@ export function createApp(deps: AppDeps): Koa {
   });
   app.use(problems({ baseUrl: config.publicBaseUrl, log: deps.log }));
 
+  const guard = createTargetGuard({ allowlist: config.targetAllowlist, resolver: createResolver({ servers: config.dnsServers }) });
   const routers = [
     serviceRoutes({ db, client: deps.client, metrics: deps.metrics, openapi: () => openapi }),
     toolRoutes({
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps): Koa {
       schemas,
       toolCalls: createToolCalls({ db, client: deps.client, secretKey: config.secretKey }),
       metrics: deps.metrics,
+      guard,
     }),
     accountRoutes({ db, auth, rateLimit, accounts }),
     adminRoutes({ adminToken: config.adminToken, accounts, ledger, freeCredits: config.freeCredits }),
@@ -82,7 +84,7 @@ export function createApp(deps: AppDeps): Koa {
       rateLimit,
       secretKey: config.secretKey,
       allowLocalhost: config.webhooksAllowLocalhost,
-      guard: createTargetGuard({ allowlist: config.targetAllowlist, resolver: createResolver({ servers: config.dnsServers }) }),
+      guard,
       record: createEventRecorder(db, onEvent),
     }),
     eventRoutes({ db, auth, rateLimit }),

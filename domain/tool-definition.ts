@@ -15,6 +15,9 @@ export type Group = keyof typeof GROUPS;
 
 export type ToolExecution = 'local' | 'queued';
 
+/** Where a call goes on the network: a URL, or a host and port as the user typed the host. */
+export type ToolTarget = { readonly url: string } | { readonly host: string; readonly port: number };
+
 /** Throws a ToolError when the input cannot be served; returns nothing otherwise. */
 export type Precheck<I = Record<string, unknown>> = (input: I) => void;
 
@@ -51,6 +54,12 @@ export interface ToolDefinition<Name extends string = string, P extends ToolPool
    * applied) and before a workflow starts; the handler runs it again.
    */
   readonly precheck?: Precheck<I>;
+  /**
+   * The targets the call will reach, read from input that passed the precheck. The API refuses
+   * one the target guard refuses without DNS (an IP literal in a refused range) before a workflow
+   * starts, so an asynchronous call is refused before its 202 as a synchronous one is.
+   */
+  readonly targets?: (input: I) => readonly ToolTarget[];
   /** Carries the input and output types for the compiler; never set. */
   readonly types?: { readonly input: I; readonly output: O };
 }

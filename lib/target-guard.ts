@@ -457,6 +457,11 @@ export interface TargetGuard {
    * be resolved, `ToolError('upstream_error')`.
    */
   resolveTarget(host: string, port: number): Promise<ResolvedTarget>;
+  /**
+   * Checks a host as `resolveTarget` takes it, without DNS: port, host syntax, and the address
+   * itself when the host is an IP literal. Throws `ToolError('target_not_allowed')`.
+   */
+  checkHost(host: string, port: number): void;
   /** `checkUrl`, then `resolveTarget` of its host and port. */
   resolveUrl(url: string | URL, options?: CheckUrlOptions): Promise<CheckedUrl & { target: ResolvedTarget }>;
   /** The rule for one address and port, with this guard's allowlist. */
@@ -564,8 +569,17 @@ export function createTargetGuard(options: TargetGuardOptions): TargetGuard {
     return target;
   }
 
+  function checkHost(hostInput: string, port: number): void {
+    checkPort(port);
+    const host = normaliseHost(hostInput);
+    if (!host.ip) return;
+    const verdict = check(host.ip, port);
+    if (!verdict.allowed) throw addressRefusal(host.hostname, true, verdict);
+  }
+
   return {
     checkUrl,
+    checkHost,
     resolveTarget,
     async resolveUrl(url, opts) {
       const checked = checkUrl(url, opts);

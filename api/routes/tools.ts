@@ -9,6 +9,7 @@ import type { ToolSchemas } from '../../domain/tool-schemas.js';
 import type { Authenticator } from '../auth.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
 import { ToolError } from '../../lib/errors.js';
+import type { TargetGuard } from '../../lib/target-guard.js';
 import { sendProblem } from '../problem.js';
 import { parseIdempotencyKey, waitLimit, type ToolCalls } from '../tool-calls.js';
 import { prefersAsync, sendAccepted } from './calls.js';
@@ -22,6 +23,8 @@ export interface ToolRoutesDeps {
   schemas: Map<string, ToolSchemas>;
   toolCalls: ToolCalls;
   metrics: Metrics;
+  /** Refuses, without DNS, a target the workers' guard would refuse (an IP literal in a refused range). */
+  guard: Pick<TargetGuard, 'checkUrl' | 'checkHost'>;
 }
 
 function knownTool(name: string): ToolDefinition {
@@ -64,6 +67,10 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
       const body = await readJsonObject(ctx, tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT);
       const input = deps.validators.validate(tool.name, body);
       tool.precheck?.(input);
+      for (const target of tool.targets?.(input) ?? []) {
+        if ('url' in target) deps.guard.checkUrl(target.url);
+        else deps.guard.checkHost(target.host, target.port);
+      }
 
       const request = { accountId: ctx.state.principal.accountId, tool, input, idempotencyKey, arrivedAt: ctx.state.arrivedAt as number };
       if (prefersAsync(ctx.headers.prefer)) {

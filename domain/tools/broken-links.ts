@@ -63,4 +63,5 @@ export const brokenLinks = defineTool<BrokenLinksInput, BrokenLinksOutput>()({
   execution: 'queued',
   failures: FAILURES.fetchesPage,
   precheck,
+  targets: (input) => [{ url: input.url }],
 });

@@ -122,4 +122,5 @@ export const httpRequest = defineTool<HttpRequestInput, HttpRequestOutput>()({
   timeoutMs: 25_000,
   failures: FAILURES.connects,
   precheck,
+  targets: (input) => [{ url: input.url }],
 });

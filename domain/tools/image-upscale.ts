@@ -36,4 +36,5 @@ export const imageUpscale = defineTool<ImageUpscaleInput, ImageUpscaleOutput>()(
   execution: 'queued',
   failures: FAILURES.fetchesFile,
   precheck,
+  targets: (input) => [{ url: input.fileUrl }],
 });

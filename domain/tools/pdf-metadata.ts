@@ -40,4 +40,5 @@ export const pdfMetadata = defineTool<PdfMetadataInput, PdfMetadataOutput>()({
   execution: 'queued',
   failures: FAILURES.fetchesFile,
   precheck,
+  targets: (input) => [{ url: input.fileUrl }],
 });

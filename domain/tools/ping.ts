@@ -75,4 +75,5 @@ export const ping = defineTool<PingInput, PingOutput>()({
   timeoutMs: 30_000,
   failures: FAILURES.connects,
   precheck,
+  targets: (input) => [{ host: pingHost(input.host), port: input.port }],
 });

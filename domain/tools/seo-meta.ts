@@ -34,4 +34,5 @@ export const seoMeta = defineTool<SeoMetaInput, SeoMetaOutput>()({
   timeoutMs: 30_000,
   failures: FAILURES.fetchesPage,
   precheck,
+  targets: (input) => [{ url: input.url }],
 });

@@ -67,4 +67,5 @@ export const smtpTest = defineTool<SmtpTestInput, SmtpTestOutput>()({
   secretFields: ['username', 'password'],
   failures: [...FAILURES.connects, 'port_not_allowed'],
   precheck,
+  targets: (input) => [{ host: input.host, port: input.port }],
 });

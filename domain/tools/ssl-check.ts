@@ -57,4 +57,5 @@ export const sslCheck = defineTool<SslCheckInput, SslCheckOutput>()({
   timeoutMs: 20_000,
   failures: FAILURES.connects,
   precheck,
+  targets: (input) => [{ host: sslHost(input.host), port: input.port }],
 });

@@ -72,4 +72,5 @@ export const watermarkImage = defineTool<WatermarkImageInput, WatermarkImageOutp
   execution: 'queued',
   failures: FAILURES.fetchesFile,
   precheck,
+  targets: (input) => [{ url: input.fileUrl }],
 });

@@ -92,4 +92,5 @@ export const webScrape = defineTool<WebScrapeInput, WebScrapeOutput>()({
   timeoutMs: 30_000,
   failures: FAILURES.fetchesPage,
   precheck,
+  targets: (input) => [{ url: input.url }],
 });

@@ -1,5 +1,6 @@
 //! website-screenshot: a public page rendered at the chosen viewport and captured, visible area
-//! or whole page. No precheck: the target guard checks the address in the worker.
+//! or whole page. No precheck: the target guard checks the address in the worker (and the API
+//! refuses a literal address it would refuse, from `targets`).
 import { defineTool, FAILURES } from '../tool-definition.js';
 
 /** What both browser tools take to size and encode their capture. */
@@ -40,4 +41,5 @@ export const websiteScreenshot = defineTool<WebsiteScreenshotInput, WebsiteScree
   // A page lives at most this long, its settling waits included (activities/browser/capture.ts).
   timeoutMs: 60_000,
   failures: FAILURES.connects,
+  targets: (input) => [{ url: input.url }],
 });

@@ -30,4 +30,5 @@ export const wordToPdf = defineTool<WordToPdfInput, WordToPdfOutput>()({
   execution: 'queued',
   failures: FAILURES.fetchesFile,
   precheck,
+  targets: (input) => [{ url: input.fileUrl }],
 });

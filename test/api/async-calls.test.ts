@@ -1,7 +1,7 @@
 //! Asynchronous tool calls through HTTP, against the running stack: `Prefer: respond-async`
 //! answers 202 at once and GET /api/v1/calls/{id} gives the same output a synchronous call does,
 //! charged once; a failure is refunded in full and shows the same problem; a short balance is the
-//! same 402 before any 202; the Idempotency-Key gives the same call, running or finished;
+//! same 402 before any 202, and so is a literal address the target guard refuses; the Idempotency-Key gives the same call, running or finished;
 //! another account's call is 404; an expired answer is 410 call_expired; call.completed reaches
 //! only endpoints subscribed to it; the list is newest first and paged; a synchronous call
 //! writes no call record.
@@ -10,6 +10,7 @@ import { adminToken, balanceOf, callTool, isProblem, newAccount, request, type T
 import { withServiceDb } from '../helpers/db.js';
 import { eventually, registerEndpoint, sleep, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { closedPort } from '../fixtures/http-pages.js';
+import { CATALOGUE } from '../../domain/catalogue.js';
 
 const ASYNC = { prefer: 'respond-async' };
 
@@ -79,6 +80,38 @@ test('a balance that cannot pay is the same 402 before any 202, and leaves no ca
   t.is(again.status, 202);
   t.is(again.headers.get('idempotent-replayed'), null);
   t.like((await ended(account, again.body.requestId)).body, { status: 'succeeded', charged: 1 });
+});
+
+/** Each kind of target field, set to a literal address in a refused range, with the reason it gets. */
+const REFUSED_LITERALS: Record<string, [string, string]> = {
+  url: ['http://10.0.0.1/admin', 'private'],
+  fileUrl: ['http://169.254.169.254/latest/file', 'metadata'],
+  host: ['192.168.1.1', 'private'],
+};
+
+test('a literal address the guard refuses is the same 422 before any 202, in every tool that reaches a target, and costs nothing', async (t) => {
+  const account = await newAccount(100);
+  const tools = [...CATALOGUE.values()].filter((tool) => tool.targets);
+  t.true(tools.length >= 12, 'every tool that takes a URL or a host declares its targets');
+  for (const tool of tools) {
+    const schema = (await import(`../../schemas/tools/${tool.name}.json`, { with: { type: 'json' } })).default;
+    const input: Record<string, unknown> = structuredClone(schema.input.examples[0]);
+    const field = Object.keys(REFUSED_LITERALS).find((f) => f in input);
+    t.truthy(field, `${tool.name}: a target field in its example`);
+    const [value, reason] = REFUSED_LITERALS[field!]!;
+    input[field!] = value;
+    for (const headers of [ASYNC, {}]) {
+      const res = await callTool(account.apiKey, tool.name, input, headers);
+      t.true(isProblem(res, 422, 'target_not_allowed'), `${tool.name} ${JSON.stringify(headers)}: ${res.status} ${JSON.stringify(res.body)}`);
+      t.is(res.body.reason, reason, tool.name);
+    }
+  }
+  t.is((await request('GET', '/api/v1/calls', { token: account.apiKey })).body.items.length, 0);
+  t.is(await balanceOf(account), 100);
+  // The allowlist holds here as in the workers: an allowlisted literal is accepted and fails later.
+  const allowed = await callTool(account.apiKey, 'http-request', { url: `http://127.0.0.2:${await closedPort()}/` }, ASYNC);
+  t.is(allowed.status, 202);
+  t.like((await ended(account, allowed.body.requestId)).body, { status: 'failed', charged: 0 });
 });
 
 test('the same Idempotency-Key gives the same asynchronous call, running or finished, charged once; another body is 409', async (t) => {
