@@ -3,7 +3,10 @@
 //! Each slot keeps one listener with its own profile; a conversion takes an idle slot (or waits
 //! for one), so `listeners` conversions run at once. A conversion past its hard timeout kills its
 //! listener; a listener that dies, or has converted `recycleAfter` documents, is replaced with a
-//! fresh one, with a growing pause between failed starts.
+//! fresh one, with a growing pause between failed starts. A conversion that fails otherwise (the
+//! document would not load, the PDF would not export, the listener died) may have failed for the
+//! listener's own state, which no document can tell from outside: that listener is replaced and
+//! the document tried once more on a listener started after the failure, whose verdict stands.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -21,6 +24,7 @@ import {
   type OfficeIsolation,
   type OfficeListener,
   type OfficeListenerOptions,
+  type ConversionRequest,
 } from './office-listener.js';
 
 export interface OfficeConverterOptions {
@@ -70,15 +74,22 @@ interface Slot {
   index: number;
   state: SlotState;
   listener?: OfficeListener;
+  /** Order of the current listener's start among all the converter's starts. */
+  serial: number;
   starts: number;
   conversions: number;
   failedStarts: number;
 }
 
 interface Waiter {
+  /** Only a listener started after this serial will do. */
+  after: number;
   resolve: (slot: Slot) => void;
   reject: (err: unknown) => void;
 }
+
+/** One try's end: failed, and whether a fresh listener could decide otherwise. */
+type Attempt = { ok: true } | { ok: false; err: unknown; listenerMayBeAtFault: boolean; startedBefore: number };
 
 /** Pause before the n-th consecutive failed start is retried: 1 s doubling to 30 s. */
 export function restartDelayMs(failedStarts: number): number {
@@ -90,7 +101,8 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
   const log = options.log;
   const recycleAfter = options.recycleAfter ?? 500;
   const workDir = options.workDir ?? mkdtempSync(path.join(os.tmpdir(), 'utility-tools-office-'));
-  const slots: Slot[] = Array.from({ length: options.listeners }, (_, index) => ({ index, state: 'starting', starts: 0, conversions: 0, failedStarts: 0 }));
+  const slots: Slot[] = Array.from({ length: options.listeners }, (_, index) => ({ index, state: 'starting', serial: 0, starts: 0, conversions: 0, failedStarts: 0 }));
+  let serials = 0;
   const waiters: Waiter[] = [];
   const readyWatchers: Array<() => void> = [];
   let closed = false;
@@ -103,10 +115,11 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
   function dispatch() {
     for (const slot of slots) {
       if (slot.state !== 'idle') continue;
-      const waiter = waiters.shift();
-      if (!waiter) break;
+      const at = waiters.findIndex((w) => slot.serial > w.after);
+      if (at < 0) continue;
+      const [waiter] = waiters.splice(at, 1);
       slot.state = 'busy';
-      waiter.resolve(slot);
+      waiter!.resolve(slot);
     }
     if (slots.every((s) => s.state === 'idle') && readyWatchers.length) readyWatchers.splice(0).forEach((notify) => notify());
   }
@@ -115,6 +128,7 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
     if (closed) return;
     slot.state = 'starting';
     slot.starts++;
+    slot.serial = ++serials;
     slot.conversions = 0;
     const profileDir = path.join(workDir, `profile-${slot.index}`);
     // The slot's profile is reused (a restart then takes ~0.1-1 s instead of ~1.3 s for a fresh
@@ -158,7 +172,7 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
     }
   }
 
-  function acquire(signal?: AbortSignal): Promise<Slot> {
+  function acquire(signal: AbortSignal | undefined, after: number): Promise<Slot> {
     if (closed) return Promise.reject(new Error('the office converter is closed'));
     listeners.get();
     // Fail now rather than at the call's deadline (Temporal retries it while the deadline allows).
@@ -166,6 +180,7 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
     signal?.throwIfAborted();
     return new Promise<Slot>((resolve, reject) => {
       const waiter: Waiter = {
+        after,
         resolve: (slot) => {
           signal?.removeEventListener('abort', onAbort);
           resolve(slot);
@@ -198,30 +213,48 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
     void start(slot);
   }
 
+  /**
+   * One try on a listener started after `after`. A first try's listener that may be at fault is
+   * replaced; on the last try, a fresh listener's verdict on the document stands and it stays.
+   */
+  async function attempt(job: ConversionRequest, signal: AbortSignal | undefined, after: number): Promise<Attempt> {
+    const slot = await acquire(signal, after);
+    const listener = slot.listener!;
+    const lastTry = after > 0;
+    // Cancellation (activity cancelled or past its deadline) abandons the conversion like a timeout.
+    const onAbort = () => listener.kill();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      slot.conversions++;
+      await listener.convert(job, options.conversionTimeoutMs);
+      release(slot, true);
+      return { ok: true };
+    } catch (err) {
+      // A timeout or an abandoned call has killed the listener already, and a document that runs
+      // past its time is not tried again.
+      const listenerMayBeAtFault = !(err instanceof ConversionTimeoutError || signal?.aborted);
+      const alive = !(err instanceof ConversionTimeoutError || err instanceof ListenerExitedError || signal?.aborted);
+      const startsBeforeTheFailure = serials; // read before release() starts a replacement
+      release(slot, lastTry && alive);
+      return { ok: false, err, listenerMayBeAtFault, startedBefore: startsBeforeTheFailure };
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
   async function convert(document: Buffer, type: DocumentType, signal?: AbortSignal): Promise<Buffer> {
     const jobDir = path.join(workDir, 'jobs', randomUUID());
     await mkdir(jobDir, { recursive: true });
     try {
-      const input = path.join(jobDir, `source.${DOCUMENT_TYPES[type].extension}`);
-      const output = path.join(jobDir, 'converted.pdf');
-      await writeFile(input, document);
-      const slot = await acquire(signal);
-      const listener = slot.listener!;
-      let alive = true;
-      // Cancellation (activity cancelled or past its deadline) abandons the conversion like a timeout.
-      const onAbort = () => listener.kill();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      try {
-        slot.conversions++;
-        await listener.convert({ input, output, filter: DOCUMENT_TYPES[type].filter }, options.conversionTimeoutMs);
-      } catch (err) {
-        alive = !(err instanceof ConversionTimeoutError || err instanceof ListenerExitedError || signal?.aborted);
-        throw translate(err, type, signal);
-      } finally {
-        signal?.removeEventListener('abort', onAbort);
-        release(slot, alive);
+      const job = { input: path.join(jobDir, `source.${DOCUMENT_TYPES[type].extension}`), output: path.join(jobDir, 'converted.pdf'), filter: DOCUMENT_TYPES[type].filter };
+      await writeFile(job.input, document);
+      let result = await attempt(job, signal, 0);
+      if (!result.ok && result.listenerMayBeAtFault) {
+        log?.warn({ err: result.err, type }, 'office conversion failed; its listener is replaced and the document tried once more on a fresh one');
+        result = await attempt(job, signal, result.startedBefore);
       }
-      return await readFile(output);
+      if (!result.ok) throw translate(result.err, type, signal);
+      return await readFile(job.output);
     } finally {
       await rm(jobDir, { recursive: true, force: true });
     }

@@ -1,7 +1,9 @@
 //! word-to-pdf: .doc, .docx, .odt and .rtf become PDFs with their pages and text; the type comes
 //! from the bytes; size, type and target refusals; two conversions at once; a stuck conversion
-//! killed at the hard timeout with its listener replaced; no network during conversion.
+//! killed at the hard timeout with its listener replaced; a listener failing for its own state
+//! replaced and the document converted on a fresh one; no network during conversion.
 import test from 'ava';
+import { execFileSync } from 'node:child_process';
 import { createOfficeConverter } from '../../activities/cpu/office-converter.js';
 import { createSourceDownloader } from '../../activities/cpu/source-download.js';
 import { createWordToPdf } from '../../activities/cpu/word-to-pdf.js';
@@ -106,13 +108,17 @@ test('files that are not Word, ODT or RTF documents are 422 unsupported_source, 
   }
 });
 
-test('a document of the right type that LibreOffice cannot open is 422 unsupported_source', async (t) => {
+/** A .docx by its parts that LibreOffice cannot open: its document is cut short. */
+function brokenDocx(): Buffer {
   const contentTypes = `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`;
-  const broken = zipStored([
+  return zipStored([
     { name: '[Content_Types].xml', data: Buffer.from(contentTypes) },
     { name: 'word/document.xml', data: Buffer.from('<w:document') },
   ]);
-  const err = await rejectsWith(t, wordToPdf({ fileUrl: files.put('/broken.docx', broken) }, ctx()), 'unsupported_source');
+}
+
+test('a document of the right type that LibreOffice cannot open is 422 unsupported_source', async (t) => {
+  const err = await rejectsWith(t, wordToPdf({ fileUrl: files.put('/broken.docx', brokenDocx()) }, ctx()), 'unsupported_source');
   t.regex(err.message, /could not open it/);
 });
 
@@ -167,6 +173,40 @@ test.serial('a stuck conversion is killed at the hard timeout and its listener r
   t.not(after[0]!.pid, frozen);
   const next = await Promise.all(['Next one', 'And another'].map((text, i) => convertServed(`/next-${i}.rtf`, makeRtf([text]))));
   t.deepEqual(next.map((n) => n.read.pages), [['Next one'], ['And another']]);
+});
+
+test.serial('a listener that fails a valid document for its own state is replaced, and the same call converts on a fresh one', async (t) => {
+  // A converter of its own, with one listener and a time limit no conversion here comes near.
+  const one = createOfficeConverter({ listeners: 1, conversionTimeoutMs: 60_000 });
+  const convertOn = createWordToPdf({ download, office: one });
+  t.teardown(() => one.close());
+  await one.whenReady();
+  const [listener] = one.status();
+  const pgid = listener!.pid!;
+  const officePid = Number(
+    execFileSync('ps', ['-o', 'pid=,comm=', '-g', String(pgid)], { encoding: 'utf8' })
+      .split('\n')
+      .find((line) => line.includes('soffice.bin'))!
+      .trim()
+      .split(/\s+/)[0],
+  );
+  // The listener is frozen, handed the document, and its office process ended before it wakes:
+  // it then fails the conversion (a load error, as a broken listener answers valid documents).
+  process.kill(-pgid, 'SIGSTOP');
+  const converting = convertOn({ fileUrl: files.put('/fresh.rtf', makeRtf(['Fresh listener'])) }, ctx());
+  while (one.status()[0]!.state !== 'busy') await new Promise((resolve) => setTimeout(resolve, 20));
+  process.kill(officePid, 'SIGKILL');
+  process.kill(-pgid, 'SIGCONT');
+  const output = await converting;
+  t.deepEqual((await readPdf(Buffer.from(output.fileBase64, 'base64'))).pages, ['Fresh listener']);
+  t.like(one.status()[0], { starts: listener!.starts + 1, state: 'idle' });
+  t.not(one.status()[0]!.pid, pgid);
+  // A document no listener can open is refused by the fresh one, which then stays.
+  const before = one.status()[0]!;
+  const err = await rejectsWith(t, convertOn({ fileUrl: files.put('/still-broken.docx', brokenDocx()) }, ctx()), 'unsupported_source');
+  t.regex(err.message, /could not open it/);
+  await one.whenReady();
+  t.is(one.status()[0]!.starts, before.starts + 1, 'one replacement: the first listener, not the fresh one that refused it');
 });
 
 test.serial('two conversions run at once on the two listeners', async (t) => {
