@@ -70,7 +70,7 @@ export function createApp(deps: AppDeps): Koa {
       rateLimit,
       validators: createValidators(schemas),
       schemas,
-      toolCalls: createToolCalls({ db, client: deps.client, secretKey: config.secretKey }),
+      toolCalls: createToolCalls({ db, client: deps.client, secretKey: config.secretKey, ledger }),
       metrics: deps.metrics,
       guard,
     }),

@@ -13,7 +13,7 @@ import { seal, splitSecrets } from '../lib/sealed.js';
 import { ANSWERED_TOO_LATE, CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, insufficientCredits, TASK_QUEUES, WORKFLOW_TYPES, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import { createCallKeys } from '../domain/call-keys.js';
 import { createAsyncCalls } from '../domain/async-calls.js';
-import { createLedger, type CallRef } from '../domain/ledger.js';
+import type { CallRef, Ledger } from '../domain/ledger.js';
 import { ToolError } from '../lib/errors.js';
 import { untilDeadline } from '../lib/until-deadline.js';
 
@@ -94,10 +94,11 @@ export function parseIdempotencyKey(header: string | undefined): string | undefi
   return header;
 }
 
-export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffer }) {
+/** `ledger` is the process's one ledger, whose events reach the webhook fan-out. */
+export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffer; ledger: Ledger }) {
   const { idempotency } = collections(deps.db);
   const callKeys = createCallKeys(deps.db);
-  const ledger = createLedger(deps.db);
+  const { ledger } = deps;
 
   /**
    * The fingerprint of a call for idempotency: keyed (HMAC), so the stored value reveals
