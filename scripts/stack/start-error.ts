@@ -52,12 +52,17 @@ export function reasonOf(err: unknown): string {
   return reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON)}...` : reason;
 }
 
-/** Runs one part's start; whatever it throws comes out as a StartError for that part. */
+/**
+ * Runs one part's start; whatever it throws comes out as a StartError for that part, with the
+ * error's own `reason` and `remedy` when it has them (PortInUseError), else `remedy`.
+ */
 export async function startingPart<T>(part: string, remedy: string, start: () => Promise<T>): Promise<T> {
   try {
     return await start();
   } catch (err) {
     if (err instanceof StartError) throw err;
-    throw new StartError(part, reasonOf(err), remedy, { cause: err });
+    const own = err as { reason?: unknown; remedy?: unknown };
+    const why = typeof own.reason === 'string' ? own.reason : reasonOf(err);
+    throw new StartError(part, why, typeof own.remedy === 'string' ? own.remedy : remedy, { cause: err });
   }
 }
