@@ -82,7 +82,7 @@ export async function bootstrapCluster({ root = ROOT, log = (line) => console.lo
 }
 
 /** Debian keeps each PostgreSQL major's server binaries in /usr/lib/postgresql/<major>/bin. */
-async function postgresBinDir() {
+export async function postgresBinDir() {
   const majors = (await run('ls', ['/usr/lib/postgresql']).catch(() => '')).split(/\s+/).filter((m) => /^\d+$/.test(m));
   const newest = majors.sort((a, b) => Number(b) - Number(a))[0];
   if (!newest) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql (apt-get install postgresql)');

@@ -3,7 +3,9 @@
 //! processes: PostgreSQL and the Temporal server on it (built from its Go module), the Temporal
 //! UI, SecantusDB (unless MONGODB_URL), and the compiled service (`npm run build`, dist/): two API
 //! replicas behind HAProxy and one process per worker pool, the cpu pool twice. Installs what is
-//! missing first; state lives in `.data/cluster/`, so a second run keeps it. Ctrl-C stops everything.
+//! missing first; state lives in `.data/cluster/` (PostgreSQL's, started by root, in
+//! /var/lib/utility-tools/, linked from there: scripts/stack/postgres-data.ts), so a second run
+//! keeps it. Ctrl-C stops everything. A part that fails to start is reported in one line.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -25,8 +27,18 @@ function kept(envName, file, make) {
   return readFileSync(full, 'utf8').trim();
 }
 
-const tools = { ...(await bootstrap({ root })), ...(await bootstrapCluster({ root })) };
-await buildIfStale(root);
+/** Installing or building failed: its message (with the failed command's output), no stack trace. */
+async function prepare(step) {
+  try {
+    return await step();
+  } catch (err) {
+    console.error(`start:cluster: ${err.message}`);
+    process.exit(1);
+  }
+}
+
+const tools = await prepare(async () => ({ ...(await bootstrap({ root })), ...(await bootstrapCluster({ root })) }));
+await prepare(() => buildIfStale(root));
 const { tsImport } = await import('tsx/esm/api');
 const stack = await tsImport('./stack/index.ts', import.meta.url);
 
@@ -57,7 +69,12 @@ async function fail(message) {
   await supervisor.stopAll();
   process.exit(1);
 }
-supervisor.onUnexpectedExit((p) => void fail(`${p.describeExit()} unexpectedly; its last lines:\n${p.tail()}`));
+let up = false;
+supervisor.onUnexpectedExit((p) => {
+  // While starting, one line (the part, why, where its output is); once up, the lines that explain the crash.
+  if (!up) return void fail(new stack.StartError(p.name, stack.reasonOf(`${p.describeExit()}\n${p.tail()}`), `see ${rel(p.logFile)}`).message);
+  void fail(`${p.describeExit()} unexpectedly; its last lines:\n${p.tail()}`);
+});
 
 try {
   const adminTokenFile = path.join(data, 'admin-token');
@@ -77,6 +94,7 @@ try {
       ADMIN_TOKEN: kept('ADMIN_TOKEN', 'admin-token', () => randomBytes(24).toString('base64url')),
     },
   });
+  up = true;
   const metrics = Object.entries(cluster.metricsUrls).map(([name, url]) => `    ${name.padEnd(15)}${url}`);
   console.log(
     [
@@ -84,7 +102,7 @@ try {
       `Utility Tools (production shape) is running (started in ${((Date.now() - started) / 1000).toFixed(1)} s).`,
       `  API          ${cluster.apiUrl.replace('127.0.0.1', 'localhost')}  (HAProxy over api-1 and api-2; reference: /docs)`,
       `  Temporal UI  ${cluster.uiUrl}`,
-      `  Temporal     ${cluster.temporalAddress} (server on PostgreSQL, data in ${rel(path.join(data, 'postgres'))})`,
+      `  Temporal     ${cluster.temporalAddress} (server on PostgreSQL, data in ${cluster.postgresDataDir === path.join(data, 'postgres') ? rel(cluster.postgresDataDir) : `${cluster.postgresDataDir}, linked from ${rel(path.join(data, 'postgres'))}`})`,
       process.env.MONGODB_URL
         ? `  Database     ${stack.redactUrl(cluster.mongodbUrl)} (MONGODB_URL)`
         : `  Database     ${cluster.mongodbUrl} (SecantusDB, data in ${rel(path.join(data, 'secantus'))})`,

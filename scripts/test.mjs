@@ -34,10 +34,20 @@ function pruneOldRuns(dir, prefix) {
   for (const name of runs.slice(0, Math.max(0, runs.length - KEEP_RUNS))) rmSync(path.join(dir, name), { recursive: true, force: true });
 }
 
-const tools = await bootstrap({ root });
+/** Installing or building failed: its message (with the failed command's output), no stack trace. */
+async function prepare(step) {
+  try {
+    return await step();
+  } catch (err) {
+    console.error(`npm test: ${err.message}`);
+    process.exit(1);
+  }
+}
+
+const tools = await prepare(() => bootstrap({ root }));
 if (clusterMode) {
-  Object.assign(tools, await bootstrapCluster({ root }));
-  await buildIfStale(root);
+  Object.assign(tools, await prepare(() => bootstrapCluster({ root })));
+  await prepare(() => buildIfStale(root));
 }
 const { tsImport } = await import('tsx/esm/api');
 const stack = await tsImport('./stack/index.ts', import.meta.url);

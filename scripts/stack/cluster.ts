@@ -3,6 +3,7 @@
 //! from dist/ (what the image runs): two API replicas behind HAProxy and one process per worker
 //! pool, the cpu pool twice, each worker serving its metrics on METRICS_PORT. The same files as
 //! docker-compose.yml: deploy/temporal/, deploy/haproxy/, deploy/temporal-dynamic-config.yaml.
+//! A part that fails to start fails the whole start with one line (StartError).
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ControlActions } from './control.js';
@@ -10,6 +11,7 @@ import { startLoadBalancer, type RunningLoadBalancer } from './load-balancer.js'
 import { freeLowPort, freePort, waitForHttp } from './net.js';
 import { startPostgres, type PostgresOptions, type RunningPostgres } from './postgres.js';
 import { startDatabase, type RunningDatabase } from './services.js';
+import { startingPart } from './start-error.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 import { OUTAGE_MS } from './test-stack.js';
 import {
@@ -83,8 +85,13 @@ export interface ClusterTools {
 
 export interface ClusterOptions {
   root: string;
-  /** PostgreSQL's and SecantusDB's data: kept across runs. */
+  /**
+   * PostgreSQL's and SecantusDB's data: kept across runs. PostgreSQL's is `<dataDir>/postgres`,
+   * a link to its real place when started by root (scripts/stack/postgres-data.ts).
+   */
   dataDir: string;
+  /** Delete what lives outside dataDir (PostgreSQL's data, as root) once the supervisor stops: test and bench runs. Default false. */
+  throwaway?: boolean;
   tools: ClusterTools;
   ports: ClusterPorts;
   /** The apps' environment (SECRET_KEY, ADMIN_TOKEN ...); where things are is added here. */
@@ -101,6 +108,8 @@ export interface Cluster {
   apiUrl: string;
   uiUrl: string;
   temporalAddress: string;
+  /** Where PostgreSQL's data really is. */
+  postgresDataDir: string;
   namespace: string;
   mongodbUrl: string;
   /** Prometheus endpoints by part: the workers, the APIs (and `api-N-worker`, their Temporal clients' SDK metrics), Temporal, HAProxy. */
@@ -115,13 +124,24 @@ export interface Cluster {
 export async function startCluster(supervisor: Supervisor, options: ClusterOptions): Promise<Cluster> {
   const { root, ports, tools } = options;
   const namespace = options.namespace ?? 'default';
-  const postgresOptions: PostgresOptions = { binDir: tools.postgresBin, dataDir: path.join(options.dataDir, 'postgres'), port: ports.postgres, user: 'temporal' };
+  const postgresOptions: PostgresOptions = {
+    binDir: tools.postgresBin,
+    dataDir: path.join(options.dataDir, 'postgres'),
+    port: ports.postgres,
+    user: 'temporal',
+    throwaway: options.throwaway,
+  };
+  const logDir = supervisor.options.logDir;
+  /** What to do when a process did not come up: read its output. */
+  const seeLog = (name: string) => `see ${logDir ? path.join(logDir, `${name}.log`) : 'its output above'}`;
 
   const [firstPostgres, database] = await Promise.all([
     startPostgres(supervisor, postgresOptions),
     options.mongodbUrl
       ? Promise.resolve<RunningDatabase | undefined>(undefined)
-      : startDatabase(supervisor, { binary: tools.secantusd, port: ports.database, dir: path.join(options.dataDir, 'secantus') }),
+      : startingPart('the database (SecantusDB)', `${seeLog('database')}, or set MONGODB_URL to use another`, () =>
+          startDatabase(supervisor, { binary: tools.secantusd, port: ports.database, dir: path.join(options.dataDir, 'secantus') }),
+        ),
   ]);
   let postgres: RunningPostgres = firstPostgres;
   const mongodbUrl = options.mongodbUrl ?? database!.url;
@@ -133,8 +153,11 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     ports: ports.temporal,
     namespace,
   };
-  await setupTemporalSchema(temporalOptions);
-  let temporal: RunningTemporalServer = await startTemporalServer(supervisor, temporalOptions);
+  const startServer = () => startingPart('the Temporal server', seeLog('temporal'), () => startTemporalServer(supervisor, temporalOptions));
+  await startingPart('the Temporal schema (deploy/temporal/setup.sh schema)', `check that PostgreSQL answers on port ${ports.postgres} (${seeLog('postgres')})`, () =>
+    setupTemporalSchema(temporalOptions),
+  );
+  let temporal: RunningTemporalServer = await startServer();
 
   const env: NodeJS.ProcessEnv = {
     ...options.env,
@@ -159,28 +182,38 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     apps.set(name, proc);
     return proc;
   };
+  const appRemedy = (name: AppName) => `${seeLog(name)}; the cluster runs dist/ (npm run build)`;
   const apiReady = (name: (typeof API_REPLICAS)[number]) =>
-    waitForHttp(`http://127.0.0.1:${ports.api[name]}/readyz`, { what: name, timeoutMs: 120_000, processes: [apps.get(name)!] });
+    startingPart(name, appRemedy(name), () =>
+      waitForHttp(`http://127.0.0.1:${ports.api[name]}/readyz`, { what: name, timeoutMs: 120_000, processes: [apps.get(name)!] }),
+    );
   /** A worker is up once its metrics answer: its runtime is installed and its workers are being created. */
   const workerUp = (name: (typeof WORKER_PROCESSES)[number]['name']) =>
-    waitForHttp(`http://127.0.0.1:${ports.metrics[name]}/metrics`, { what: name, timeoutMs: 120_000, processes: [apps.get(name)!] });
+    startingPart(name, appRemedy(name), () =>
+      waitForHttp(`http://127.0.0.1:${ports.metrics[name]}/metrics`, { what: name, timeoutMs: 120_000, processes: [apps.get(name)!] }),
+    );
 
   // Workers first: each bundles the workflow code, the slowest part of a start.
   for (const w of WORKER_PROCESSES) startApp(w.name);
   for (const a of API_REPLICAS) startApp(a);
   const [ui] = await Promise.all([
-    startTemporalUi(supervisor, { root, binary: tools.temporalUiServer, port: ports.ui, temporalAddress: temporal.address, namespace }),
+    startingPart('the Temporal UI', seeLog('temporal-ui'), () =>
+      startTemporalUi(supervisor, { root, binary: tools.temporalUiServer, port: ports.ui, temporalAddress: temporal.address, namespace }),
+    ),
     ...API_REPLICAS.map(apiReady),
     ...WORKER_PROCESSES.map((w) => workerUp(w.name)),
   ]) as [RunningUi, ...unknown[]];
-  const lb: RunningLoadBalancer = await startLoadBalancer(supervisor, {
-    root,
-    binary: tools.haproxy,
-    port: ports.loadBalancer,
-    metricsPort: ports.loadBalancerMetrics,
-    replicas: [`127.0.0.1:${ports.api['api-1']}`, `127.0.0.1:${ports.api['api-2']}`],
+  const lb: RunningLoadBalancer = await startingPart('the load balancer (HAProxy)', seeLog('haproxy'), async () => {
+    const started = await startLoadBalancer(supervisor, {
+      root,
+      binary: tools.haproxy,
+      port: ports.loadBalancer,
+      metricsPort: ports.loadBalancerMetrics,
+      replicas: [`127.0.0.1:${ports.api['api-1']}`, `127.0.0.1:${ports.api['api-2']}`],
+    });
+    await waitForHttp(`${started.url}/readyz`, { what: 'the API through the load balancer', timeoutMs: 30_000, processes: [started.process] });
+    return started;
   });
-  await waitForHttp(`${lb.url}/readyz`, { what: 'the API through the load balancer', timeoutMs: 30_000, processes: [lb.process] });
 
   const metricsUrls: Record<string, string> = { temporal: temporal.metricsUrl, haproxy: lb.metricsUrl };
   for (const a of API_REPLICAS) {
@@ -192,7 +225,7 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
   const restartTemporal = async (how: 'stop' | 'kill', downMs = 0) => {
     await temporal.process[how]();
     await sleep(downMs);
-    temporal = await startTemporalServer(supervisor, temporalOptions);
+    temporal = await startServer();
   };
   const restartPostgres = async (downMs: number) => {
     await postgres.process.stop();
@@ -230,6 +263,7 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     get temporalAddress() {
       return temporal.address;
     },
+    postgresDataDir: postgres.dataDir,
     namespace,
     mongodbUrl,
     metricsUrls,

@@ -9,3 +9,4 @@ export { statusCoverage, formatCoverage } from './status-coverage.js';
 export { startCluster, freeClusterPorts, API_REPLICAS, WORKER_PROCESSES, type Cluster, type ClusterPorts, type ClusterTools } from './cluster.js';
 export { startFixtures, fixturesEnv } from './test-stack.js';
 export { startTestCluster, type TestCluster } from './test-cluster.js';
+export { StartError, reasonOf } from './start-error.js';

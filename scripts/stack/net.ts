@@ -48,6 +48,23 @@ export async function freeLowPort(min = 20_000, max = 32_767): Promise<number> {
   }
 }
 
+/** Something already listens on a port a part needs; `reason` and `remedy` make its StartError. */
+export class PortInUseError extends Error {
+  override readonly name = 'PortInUseError';
+  readonly reason: string;
+  readonly remedy: string;
+
+  constructor(
+    readonly port: number,
+    readonly what: string,
+    hint: string,
+  ) {
+    super(`port ${port} (${what}) is already in use${hint ? `: ${hint}` : ''}`);
+    this.reason = `port ${port} (${what}) is already in use`;
+    this.remedy = hint || 'stop what listens on it, or give the part another port';
+  }
+}
+
 /** Fails with a clear message when something already listens on a fixed port we need. */
 export async function assertPortFree(port: number, what: string, hint = ''): Promise<void> {
   const free = await new Promise<boolean>((resolve) => {
@@ -55,7 +72,7 @@ export async function assertPortFree(port: number, what: string, hint = ''): Pro
     server.once('error', () => resolve(false));
     server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
-  if (!free) throw new Error(`port ${port} (${what}) is already in use${hint ? `: ${hint}` : ''}`);
+  if (!free) throw new PortInUseError(port, what, hint);
 }
 
 export interface WaitOptions {

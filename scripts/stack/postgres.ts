@@ -1,53 +1,64 @@
 //! A PostgreSQL cluster of the stack's own (Temporal's persistence and visibility): created with
 //! initdb on first use in its data directory, run in the foreground under the supervisor, on
-//! 127.0.0.1 only. PostgreSQL refuses to run as root: as root it runs as the `postgres` user.
+//! 127.0.0.1 only. PostgreSQL refuses to run as root: as root it runs as the `postgres` user,
+//! its data where that user may go (postgres-data.ts). It reads nothing else of the checkout: no
+//! config file, no socket folder, its output goes to the supervisor through a pipe.
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { assertPortFree, waitUntil } from './net.js';
+import { placePostgresData, type UnixUser } from './postgres-data.js';
+import { reasonOf, StartError, startingPart } from './start-error.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 
 export interface PostgresOptions {
   /** Folder of initdb, postgres and pg_isready (Debian: /usr/lib/postgresql/<major>/bin). */
   binDir: string;
-  /** Data directory; created with initdb when it holds no cluster yet, reused otherwise. */
+  /**
+   * The checkout's path for the data; created with initdb when it holds no cluster yet, reused
+   * otherwise. Started by root, the data lives outside the checkout and this path links to it.
+   */
   dataDir: string;
   port: number;
   /** The superuser Temporal connects as (trust authentication, local connections only). */
   user: string;
   timeoutMs?: number;
+  /** Delete the data once the supervisor has stopped everything (test and bench runs). Default false. */
+  throwaway?: boolean;
 }
 
 export interface RunningPostgres {
   host: string;
   port: number;
   user: string;
+  /** Where the data really is (outside the checkout when started by root). */
+  dataDir: string;
   process: ManagedProcess;
 }
 
 /** Who runs the cluster: ourselves, or `postgres` when we are root. */
-function runAs(): { uid: number; gid: number } | undefined {
+function runAs(): UnixUser | undefined {
   if (process.getuid?.() !== 0) return undefined;
-  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
-  return { uid: id('-u'), gid: id('-g') };
+  try {
+    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: 'pipe' }).trim());
+    return { uid: id('-u'), gid: id('-g') };
+  } catch (err) {
+    throw new StartError('PostgreSQL', 'there is no `postgres` user to run it as (PostgreSQL refuses to run as root)', "install Debian's postgresql package (node scripts/bootstrap-cluster.mjs does)", { cause: err });
+  }
 }
 
-function initCluster(options: PostgresOptions, user: { uid: number; gid: number } | undefined): void {
-  if (existsSync(path.join(options.dataDir, 'PG_VERSION'))) return;
-  // Only the data directory itself is private (PostgreSQL insists); its parents stay traversable.
-  mkdirSync(path.dirname(options.dataDir), { recursive: true });
-  mkdirSync(options.dataDir, { mode: 0o700 });
-  if (user) chownSync(options.dataDir, user.uid, user.gid);
+function initCluster(dataDir: string, options: PostgresOptions, user: UnixUser | undefined): void {
+  if (existsSync(path.join(dataDir, 'PG_VERSION'))) return;
   execFileSync(
     path.join(options.binDir, 'initdb'),
-    ['-D', options.dataDir, '-U', options.user, '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8'],
+    ['-D', dataDir, '-U', options.user, '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8'],
     { stdio: 'pipe', cwd: os.tmpdir(), ...user },
   );
 }
 
 /** Settings on the command line, so a reused data directory runs exactly as configured here. */
-function serverArgs(options: PostgresOptions): string[] {
+function serverArgs(options: PostgresOptions, dataDir: string): string[] {
   const settings: Record<string, string> = {
     port: String(options.port),
     listen_addresses: '127.0.0.1',
@@ -59,24 +70,38 @@ function serverArgs(options: PostgresOptions): string[] {
     synchronous_commit: 'off',
     log_min_messages: 'warning',
   };
-  return ['-D', options.dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
+  return ['-D', dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
 }
 
-export async function startPostgres(supervisor: Supervisor, options: PostgresOptions): Promise<RunningPostgres> {
-  await assertPortFree(options.port, 'PostgreSQL');
-  const user = runAs();
-  initCluster(options, user);
+/** Starts it and waits until it answers; any failure is one StartError line. */
+export function startPostgres(supervisor: Supervisor, options: PostgresOptions): Promise<RunningPostgres> {
+  const log = supervisor.options.logDir ? path.join(supervisor.options.logDir, 'postgres.log') : 'the output above';
+  return startingPart('PostgreSQL', `see ${log}`, async () => {
+    await assertPortFree(options.port, 'PostgreSQL');
+    const user = runAs();
+    const data = placePostgresData(options.dataDir, user);
+    if (options.throwaway) supervisor.afterStopAll(data.remove);
+    try {
+      initCluster(data.dir, options, user);
+    } catch (err) {
+      throw new StartError('PostgreSQL', `initdb failed: ${reasonOf(err)}`, `check ${data.dir} and the disk it is on, then start again`, { cause: err });
+    }
+    return run(supervisor, options, data.dir, user);
+  });
+}
+
+async function run(supervisor: Supervisor, options: PostgresOptions, dataDir: string, user: UnixUser | undefined): Promise<RunningPostgres> {
   const proc = supervisor.start({
     name: 'postgres',
     command: path.join(options.binDir, 'postgres'),
-    args: serverArgs(options),
+    args: serverArgs(options, dataDir),
     cwd: os.tmpdir(),
     layer: -1, // stops after Temporal, which holds connections to it
     stopSignal: 'SIGINT', // fast shutdown: SIGTERM would wait for every client to leave
     stopTimeoutMs: 20_000,
     user,
   });
-  const running = { host: '127.0.0.1', port: options.port, user: options.user, process: proc };
+  const running = { host: '127.0.0.1', port: options.port, user: options.user, dataDir, process: proc };
   await waitUntil(
     async () => {
       execFileSync(path.join(options.binDir, 'pg_isready'), ['-h', running.host, '-p', String(running.port), '-q'], { stdio: 'ignore' });

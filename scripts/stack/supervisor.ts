@@ -166,6 +166,7 @@ export class Supervisor {
   readonly processes: ManagedProcess[] = [];
   private stopping?: Promise<void>;
   private readonly exitListeners: Array<(p: ManagedProcess) => void> = [];
+  private readonly afterStop: Array<() => void> = [];
   private readonly logStreams: WriteStream[] = [];
   private readonly logged = new Set<string>();
   private readonly prefixWidth = 8;
@@ -186,6 +187,11 @@ export class Supervisor {
   /** Called when a process exits that nobody asked to stop. */
   onUnexpectedExit(listener: (p: ManagedProcess) => void): void {
     this.exitListeners.push(listener);
+  }
+
+  /** Runs `fn` once stopAll() has stopped every process: deleting a throwaway run's data. */
+  afterStopAll(fn: () => void): void {
+    this.afterStop.push(fn);
   }
 
   start(spec: ProcessSpec): ManagedProcess {
@@ -240,6 +246,13 @@ export class Supervisor {
         await Promise.all(this.processes.filter((p) => (p.spec.layer ?? 1) === layer).map((p) => p.stop()));
       }
       await Promise.all(this.logStreams.map((s) => new Promise((resolve) => s.end(resolve))));
+      for (const fn of this.afterStop) {
+        try {
+          fn();
+        } catch (err) {
+          console.error(`after stopping the stack: ${(err as Error).message}`);
+        }
+      }
     })();
     return this.stopping;
   }
