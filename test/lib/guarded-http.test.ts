@@ -427,11 +427,9 @@ test('decompression asks for the codings it can undo', async (t) => {
 });
 
 test('a zip bomb stops at maxBytes of decompressed output', async (t) => {
-  const started = Date.now();
   const res = await client.request({ url: at(ports.plain, '/bomb'), decompress: true, maxBytes: 1024 * 1024 });
   t.true(res.truncated);
   t.is(res.body.length, 1024 * 1024);
-  t.true(Date.now() - started < 5000);
 });
 
 for (const route of ['/corrupt-gzip', '/corrupt-br']) {
@@ -452,11 +450,9 @@ test('decodersFor undoes stacked codings in reverse and leaves unknown ones alon
 // Failures
 
 test('a server that never answers times out as an upstream error', async (t) => {
-  const started = Date.now();
   const err = await failure(() => client.request({ url: at(ports.plain, '/slow'), timeoutMs: 300 }));
   t.is(err.code, 'upstream_error');
   t.is(err.extras.reason, 'timeout');
-  t.true(Date.now() - started < 3000);
 });
 
 test('the deadline covers the body too', async (t) => {

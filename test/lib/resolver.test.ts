@@ -67,12 +67,12 @@ test('SERVFAIL and REFUSED are failures, not negative answers', async (t) => {
   t.is(refused.kind, 'refused');
 });
 
-test('a silent server times out within the deadline', async (t) => {
+test('a silent server is a timeout once the deadline has passed', async (t) => {
   const quick = createResolver({ servers: [dns.address], timeoutMs: 400 });
   const started = Date.now();
   const err = await t.throwsAsync(quick.resolve(N.timeout, 'A'), { instanceOf: DnsError });
   t.is(err.kind, 'timeout');
-  t.true(Date.now() - started < 1500);
+  t.true(Date.now() - started >= 390, 'not before the deadline');
 });
 
 test('lookup returns A then AAAA addresses with family and TTL', async (t) => {

@@ -34,7 +34,7 @@ async function listen(server: net.Server): Promise<number> {
 
 test.before(async () => {
   dns = await startDnsServer();
-  const guard = createTargetGuard({ allowlist: ['127.0.0.2/32'], resolver: createResolver({ servers: [dns.address], timeoutMs: 1_000 }) });
+  const guard = createTargetGuard({ allowlist: ['127.0.0.2/32'], resolver: createResolver({ servers: [dns.address] }) });
   netAccess = { guard, sockets: createGuardedSockets({ guard }) };
   listener = net.createServer((socket) => socket.destroy());
   openPort = await listen(listener);

@@ -241,10 +241,19 @@ test('web fonts are waited for: text in a late font is drawn', async (t) => {
 
 // Serial (ava runs these first, alone): their timing must not include waiting for a free page.
 test.serial('a resource that never arrives delays the capture by the settling limits only', async (t) => {
-  const started = Date.now();
-  const out = await tool({ settle: { loadMs: 1_000, idleMs: 1_000 } })(validInput<WebsiteScreenshotInput>(t, schemas.input, { url: pages.url('/browser/slow-image') }), ctx);
-  t.is(out.pageTitle, 'Slow image');
-  t.true(Date.now() - started < 15_000);
+  // Judged against a capture of a page with nothing pending, taken alongside on the same pool:
+  // the difference is waiting, which a busy machine barely stretches, not work, which it does.
+  const limits = { loadMs: 1_000, idleMs: 1_000 };
+  const timed = async (path: string) => {
+    const started = Date.now();
+    const out = await tool({ settle: limits })(validInput<WebsiteScreenshotInput>(t, schemas.input, { url: pages.url(path) }), ctx);
+    return { out, ms: Date.now() - started };
+  };
+  const quick = await timed('/browser/title');
+  const slow = await timed('/browser/slow-image');
+  t.is(slow.out.pageTitle, 'Slow image');
+  // The service's own limits (15 s for the load event, then 5 s) would add 20 s at the least.
+  t.true(slow.ms - quick.ms < 10_000, `${slow.ms} ms against ${quick.ms} ms without a pending resource`);
 });
 
 test.serial('a page that never answers ends at the deadline, and its page is closed', async (t) => {

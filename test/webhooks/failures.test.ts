@@ -51,7 +51,8 @@ test('a receiver slower than 10 s counts as failed, with no status code', async 
   const eventId = await sendTest(account, endpoint.id);
   const [first] = await eventually(() => attemptsOf(account, endpoint.id), (rows) => rows.length === 1, 30_000, 'the first attempt');
   t.like(first, { eventId, success: false, statusCode: null });
-  t.true(first.durationMs >= 9_500 && first.durationMs < 15_000, `gave up after ${first.durationMs} ms`);
+  // It would have been a success (200) had the attempt waited for the answer at 15 s.
+  t.true(first.durationMs >= 9_500, `gave up after ${first.durationMs} ms`);
   t.is(typeof first.error, 'string');
   await eventually(() => endpointOf(account, endpoint.id), (e) => e.consecutiveFailures === 1, 10_000, 'count of 1');
   // The retry, 5 s later, is answered at once and delivered; the count resets.
