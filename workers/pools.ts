@@ -20,7 +20,7 @@ import { createCpuResources, createCpuTools } from '../activities/cpu/index.js';
 import { createNetworkTools } from '../activities/network/index.js';
 import { createReadingPool } from '../activities/network/reading-pool.js';
 import { createBrowserTools } from '../activities/browser/index.js';
-import { createNetworkAccess } from '../lib/network-access.js';
+import type { NetworkAccess } from '../lib/network-access.js';
 import { toolMetricsInterceptor } from './tool-metrics.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 
@@ -29,6 +29,8 @@ export interface PoolDeps {
   db: Db;
   connection: NativeConnection;
   log: Logger;
+  /** The process's one resolver, target guard and guarded clients, shared by its pools. */
+  net: NetworkAccess;
   /** A workflow bundle built once per process, shared by its pools' workers. */
   workflowBundle?: WorkflowBundle;
   /** Client for the webhook fan-out of ledger events; made on `connection` when absent. */
@@ -46,16 +48,16 @@ type Closer = () => Promise<void>;
 function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): { handlers: Record<string, ToolHandler>; close: Closer } {
   switch (pool) {
     case 'cpu': {
-      const resources = createCpuResources({ config: deps.config, net: createNetworkAccess(deps.config), log: deps.log, heavyStartAfter: deps.heavyStartAfter });
+      const resources = createCpuResources({ config: deps.config, net: deps.net, log: deps.log, heavyStartAfter: deps.heavyStartAfter });
       return { handlers: createCpuTools(resources), close: () => resources.close() };
     }
     case 'network': {
       const readings = createReadingPool({ threads: deps.config.readingThreads });
-      const handlers = createNetworkTools({ net: createNetworkAccess(deps.config), db: deps.db, config: deps.config, reader: readings.read });
+      const handlers = createNetworkTools({ net: deps.net, db: deps.db, config: deps.config, reader: readings.read });
       return { handlers, close: () => readings.close() };
     }
     case 'browser': {
-      const browser = createBrowserTools({ config: deps.config, net: createNetworkAccess(deps.config), log: deps.log, heavyStartAfter: deps.heavyStartAfter });
+      const browser = createBrowserTools({ config: deps.config, net: deps.net, log: deps.log, heavyStartAfter: deps.heavyStartAfter });
       return { handlers: browser.handlers, close: () => browser.close() };
     }
     default:

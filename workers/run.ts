@@ -3,6 +3,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { connectMongo, ensureIndexes } from '../lib/mongo.js';
+import { createNetworkAccess } from '../lib/network-access.js';
 import type { Pool } from '../lib/temporal-shared.js';
 import { caughtUp } from './caught-up.js';
 import { createPoolWorker } from './pools.js';
@@ -35,6 +36,7 @@ export async function runPools(pools: Pool[]): Promise<void> {
   // Chromium, LibreOffice and the upscaling model take the cores for seconds as they start: a
   // restarted worker first serves the calls that queued while it was away (kill/workers in
   // chaos), then starts them. A call that needs one meanwhile starts it.
+  const net = createNetworkAccess(config);
   let startHeavy!: () => void;
   const heavyStartAfter = new Promise<void>((resolve) => (startHeavy = resolve));
 
@@ -42,7 +44,7 @@ export async function runPools(pools: Pool[]): Promise<void> {
   // for its tools' processes (LibreOffice, Chromium) to come up, which overlap on several cores.
   const created = await Promise.all(
     pools.map(async (pool) => {
-      const w = await timed(pool, () => createPoolWorker(pool, { config, db: mongo.db, connection, log, workflowBundle, heavyStartAfter }));
+      const w = await timed(pool, () => createPoolWorker(pool, { config, db: mongo.db, connection, log, net, workflowBundle, heavyStartAfter }));
       if (!w) log.info({ pool }, 'no tools listed for this pool yet; not polling');
       return w && { pool, ...w };
     }),
