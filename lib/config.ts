@@ -4,9 +4,8 @@ import os from 'node:os';
 
 /**
  * The browser the pool drives: Chromium's headless shell (Debian's `chromium-headless-shell`), the
- * same Blink without the desktop browser around it. On this machine it opens a capture's context
- * and page in ~70 ms against ~310 ms for the full `chromium`, navigates in half the time and
- * encodes a PNG ~30% faster (bench:heavy).
+ * same Blink without the desktop browser around it: it opens a capture's context and page,
+ * navigates and encodes several times faster than the full `chromium` (README, Benchmarks).
  */
 const DEFAULT_CHROMIUM_PATH = '/usr/lib/chromium/chromium-headless-shell';
 

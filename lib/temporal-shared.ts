@@ -68,9 +68,9 @@ export interface ToolCallInput {
  * The longest a worker may hold one of a call's workflow tasks before Temporal gives it to another
  * worker: what a call loses when its worker dies mid-task. The worker heartbeats a task that runs
  * a long local activity at 80% of this, so the bound is on silence, not on the tool's duration.
- * Not shorter: on a starved machine (chaos, load 25 on 2 cores) 5 s tasks ran late, timed out and
- * ran again, adding to the load that made them late; 10 s and a re-run still fit every call's
- * answer deadline (its tool's timeout plus 30 s).
+ * Not much shorter: on a starved machine tasks run late, and a timeout then runs them again, adding
+ * to the load that made them late; this and one re-run still fit every call's answer deadline
+ * (its tool's timeout plus 30 s).
  */
 export const CALL_WORKFLOW_TASK_TIMEOUT_MS = 10_000;
 

@@ -138,10 +138,9 @@ const CLOSE_TIMEOUT_MS = 5_000;
 
 /**
  * Spare pages kept beyond one per capture slot, opened while the pool is quiet. With one per slot
- * a capture finishing reopens its spare, and a new renderer takes 0.6-2 s to start on a loaded
- * small machine, so the next call lands on a page still being opened. One more is enough for
- * that; a second set (twice the slots) cost throughput where other work shares the machine
- * (BROWSER_CONCURRENCY 2 beside pools of 1 and 4: 0.5-0.8 calls/s against 0.8-1.0 with one more).
+ * a capture finishing reopens its spare, and a new renderer is slow to start on a loaded machine,
+ * so the next call would land on a page still being opened. One more is enough for that; a
+ * second set (twice the slots) costs throughput where other work shares the machine.
  */
 const QUIET_SPARES = 1;
 
