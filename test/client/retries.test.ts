@@ -15,8 +15,8 @@ interface Seen {
   status: number | 'dropped';
 }
 
-/** What the proxy does to the next request whose path starts with `path`. */
-type Fault = { path: string; action: 'drop-after-answer' | '503' };
+/** What the proxy does to the next request whose path starts with `path` (and carries `key`, when given). */
+type Fault = { path: string; key?: string; action: 'drop-after-answer' | '503'; retryAfter?: number };
 
 async function startProxy() {
   const seen: Seen[] = [];
@@ -25,12 +25,12 @@ async function startProxy() {
   const server = http.createServer((req, res) => {
     const entry: Seen = { method: req.method!, path: req.url!, key: req.headers['idempotency-key'] as string | undefined, status: 0 };
     seen.push(entry);
-    const i = faults.findIndex((f) => req.url!.startsWith(f.path));
+    const i = faults.findIndex((f) => req.url!.startsWith(f.path) && (f.key === undefined || f.key === entry.key));
     const fault = i >= 0 ? faults.splice(i, 1)[0] : undefined;
     if (fault?.action === '503') {
       req.resume();
       entry.status = 503;
-      res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1' });
+      res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': String(fault.retryAfter ?? 1) });
       res.end(JSON.stringify({ type: 'about:blank', title: 'Unavailable', status: 503, detail: 'The proxy is restarting.', code: 'unavailable', requestId: 'proxy' }));
       return;
     }
@@ -66,7 +66,7 @@ const toolCalls = (tool: string, key?: string) => proxy.seen.filter((s) => s.pat
 test('a connection dropped after the service answered is retried with the same key: one charge, one answer', async (t) => {
   const account = await newAccount(100);
   const client = new UtilityTools({ baseUrl: proxy.url, apiKey: account.apiKey, ownerToken: account.ownerToken, retry: { initialDelayMs: 50 } });
-  proxy.faults.push({ path: '/api/v1/tools/bcrypt-hash', action: 'drop-after-answer' });
+  proxy.faults.push({ path: '/api/v1/tools/bcrypt-hash', key: 'client-retry-drop-1', action: 'drop-after-answer' });
   const out = await client.tools.bcryptHash({ password: 'dropped once', workFactor: 4 }, { idempotencyKey: 'client-retry-drop-1' });
   t.regex(out.hash, /^\$2[aby]\$04\$/);
   t.true(out.replayed, 'the second attempt got the first call\'s stored answer');
@@ -95,7 +95,7 @@ test('without a key given, the client sends one of its own and keeps it across a
 test('503 is retried after its Retry-After with the same key', async (t) => {
   const account = await newAccount(100);
   const client = new UtilityTools({ baseUrl: proxy.url, apiKey: account.apiKey, ownerToken: account.ownerToken });
-  proxy.faults.push({ path: '/api/v1/tools/hash-text', action: '503' });
+  proxy.faults.push({ path: '/api/v1/tools/hash-text', key: 'client-retry-503', action: '503' });
   const started = Date.now();
   const out = await client.tools.hashText({ text: 'after a 503' }, { idempotencyKey: 'client-retry-503' });
   t.true(Date.now() - started >= 1000, 'waited the second Retry-After asked for');
@@ -146,10 +146,10 @@ test('a request that cannot be repeated safely is not sent twice after a network
   t.is(proxy.seen.slice(before).filter((s) => s.method === 'POST' && s.path === '/api/v1/account/keys').length, 1);
 });
 
-test('the deadline ends the retries with the last answer', async (t) => {
-  const client = new UtilityTools({ baseUrl: proxy.url, apiKey: 'utk_unused', retry: { deadlineMs: 500 } });
-  proxy.faults.push({ path: '/api/v1/calls', action: '503' });
-  // Retry-After: 1 s does not fit in 500 ms: the 503 is the answer.
+test('a wait that would pass the deadline is not waited: the answer is thrown', async (t) => {
+  const client = new UtilityTools({ baseUrl: proxy.url, apiKey: 'utk_unused', retry: { deadlineMs: 60_000 } });
+  proxy.faults.push({ path: '/api/v1/calls', action: '503', retryAfter: 3600 });
   const err = await t.throwsAsync(client.calls.list(), { instanceOf: UtilityToolsError });
-  t.like(err, { status: 503, code: 'unavailable', retryAfter: 1 });
+  t.like(err, { status: 503, code: 'unavailable', retryAfter: 3600 });
+  t.is(proxy.seen.filter((s) => s.path.startsWith('/api/v1/calls')).length, 1);
 });
