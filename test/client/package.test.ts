@@ -2,8 +2,8 @@
 //! packed with `npm pack` (package.json's `files` and `exports`), unpacked into a temporary
 //! project's node_modules with none of the service's dependencies, type-checked without
 //! skipLibCheck, and run with plain Node against the stack.
-import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,17 @@ import { apiUrl, newAccount } from '../helpers/api.js';
 const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const tsc = path.join(ROOT, 'node_modules', '.bin', 'tsc');
+
+/** Other runtimes the client is run on when they are on PATH (the suite does not install them). */
+const RUNTIMES: Record<string, string[]> = { bun: ['run'], deno: ['run', '--allow-env', '--allow-net', '--allow-read'] };
+const onPath = (name: string) => {
+  try {
+    execFileSync(name, ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 const CONSUMER = `import { UtilityTools, UtilityToolsError, type ToolResult } from 'utility-tools/client';
 import { verifyWebhook } from 'utility-tools/webhooks';
@@ -37,6 +48,8 @@ console.log(JSON.stringify({ hash, charged, balance: qr.balance, pngBytes: png.l
 `;
 
 test('npm pack, install into a project outside the repo, type-check and run a script calling two tools', async (t) => {
+  // `npm run build` compiles the client too (tsconfig.build.json), as this test does on its own.
+  t.true(JSON.parse(readFileSync(path.join(ROOT, 'tsconfig.build.json'), 'utf8')).include.includes('client'));
   const work = mkdtempSync(path.join(os.tmpdir(), 'utility-tools-consumer-'));
   // The package as the build makes it: package.json and dist/ (the client's part of it).
   const pkg = path.join(work, 'pkg');
@@ -71,12 +84,21 @@ test('npm pack, install into a project outside the repo, type-check and run a sc
   const compiled = await run(tsc, ['-p', consumer], { cwd: consumer }).catch((err) => err);
   t.is(compiled.code ?? 0, 0, `${compiled.stdout ?? ''}${compiled.stderr ?? ''}`);
 
-  const account = await newAccount(20);
-  const { stdout } = await run(process.execPath, [path.join(consumer, 'out', 'main.js')], {
-    cwd: consumer,
-    env: { PATH: process.env.PATH, API_URL: apiUrl(), API_KEY: account.apiKey },
-  });
-  const printed = JSON.parse(stdout);
-  t.like(printed, { hash: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9', charged: 1, balance: 18, verify: 'function' });
-  t.true(printed.pngBytes > 0);
+  const expected = { hash: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9', charged: 1, balance: 18, verify: 'function' };
+  const runWith = async (command: string, args: string[]) => {
+    const account = await newAccount(20);
+    const { stdout } = await run(command, [...args, path.join(consumer, 'out', 'main.js')], {
+      cwd: consumer,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, API_URL: apiUrl(), API_KEY: account.apiKey },
+    });
+    const printed = JSON.parse(stdout);
+    t.like(printed, expected, command);
+    t.true(printed.pngBytes > 0);
+  };
+  await runWith(process.execPath, []);
+  for (const [runtime, args] of Object.entries(RUNTIMES)) {
+    if (!onPath(runtime)) continue;
+    await runWith(runtime, args);
+    t.log(`also ran on ${runtime}`);
+  }
 });
