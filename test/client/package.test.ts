@@ -3,7 +3,7 @@
 //! project's node_modules with none of the service's dependencies, type-checked without
 //! skipLibCheck, and run with plain Node against the stack.
 import { execFile, execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,6 +51,7 @@ test('npm pack, install into a project outside the repo, type-check and run a sc
   // `npm run build` compiles the client too (tsconfig.build.json), as this test does on its own.
   t.true(JSON.parse(readFileSync(path.join(ROOT, 'tsconfig.build.json'), 'utf8')).include.includes('client'));
   const work = mkdtempSync(path.join(os.tmpdir(), 'utility-tools-consumer-'));
+  t.teardown(() => rmSync(work, { recursive: true, force: true }));
   // The package as the build makes it: package.json and dist/ (the client's part of it).
   const pkg = path.join(work, 'pkg');
   mkdirSync(pkg);
