@@ -1,7 +1,8 @@
 //! The layers import one way (docs/DEVELOPING.md): lib < domain < {api, activities} < workers,
 //! and workflows take only types from outside, besides pure data of lib. Every .ts file of the
 //! source folders is parsed with TypeScript's own parser: static imports and re-exports (their
-//! `type` keywords read per clause and per name) and dynamic `import()`.
+//! `type` keywords read per clause and per name) and dynamic `import()`. The client (`client/`),
+//! which callers run, takes from the service only the pure webhook signature check.
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
@@ -10,7 +11,7 @@ import test from 'ava';
 import ts from 'typescript';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SOURCE_FOLDERS = ['lib', 'domain', 'api', 'activities', 'workers', 'workflows'] as const;
+const SOURCE_FOLDERS = ['lib', 'domain', 'api', 'activities', 'workers', 'workflows', 'client'] as const;
 type Folder = (typeof SOURCE_FOLDERS)[number];
 
 /** What each folder may import (types included), its own folder always. */
@@ -20,6 +21,7 @@ const MAY_IMPORT: Record<Exclude<Folder, 'workflows'>, readonly Folder[]> = {
   api: ['lib', 'domain', 'api'],
   activities: ['lib', 'domain', 'activities'],
   workers: ['lib', 'domain', 'api', 'activities', 'workers', 'workflows'],
+  client: ['client', 'lib'],
 };
 /** Process entry points compose every layer below them, like the workers do. */
 const ENTRY_POINTS: Record<string, readonly Folder[]> = {
@@ -175,6 +177,24 @@ test('the tool definitions are light: the API loads them without a browser, an i
   t.true(loaded.includes('qrcode'), 'the walk reaches the definitions (qr-generate checks its text with qrcode)');
   const heavy = ['puppeteer', 'puppeteer-core', 'jimp', '@tensorflow/tfjs', 'upscaler', 'pdfjs-dist', 'cheerio', 'hash-wasm', 'piscina'];
   t.deepEqual(loaded.filter((p) => heavy.some((h) => p === h || p.startsWith(`${h}/`))), []);
+});
+
+test('the client loads no package and nothing of the service but the webhook signature check', (t) => {
+  const graph = repoGraph();
+  t.true(graph.has('client/index.ts'));
+  const reached = new Set<string>();
+  const visit = (f: string) => {
+    if (reached.has(f)) return;
+    reached.add(f);
+    for (const imp of graph.get(f) ?? []) {
+      const target = imp.typeOnly ? null : resolveInRepo(f, imp.specifier);
+      if (target) visit(target);
+    }
+  };
+  visit('client/index.ts');
+  t.deepEqual([...reached].filter((f) => folderOf(f) !== 'client'), ['lib/webhook-signature.ts']);
+  // node:crypto serves verifyWebhook; Deno and Bun provide it too.
+  t.deepEqual([...packagesLoadedBy(graph, 'client/index.ts')], ['node:crypto']);
 });
 
 test('the check reads type-only and value imports apart, dynamic imports included', (t) => {
