@@ -8,6 +8,7 @@ import type { ErrorCode } from '../lib/errors.js';
 import type { ToolSchemas } from '../domain/tool-schemas.js';
 import { BODY_SCHEMAS } from './body-schemas.js';
 import { DEFAULT_BODY_LIMIT } from './body.js';
+import { loadDashboard } from './routes/dashboard.js';
 import { MAX_ENDPOINTS_PER_ACCOUNT } from './routes/webhooks.js';
 import { EVENT_RETENTION_MS } from '../lib/events.js';
 import { SECRET_OVERLAP_MS } from '../lib/webhook-policy.js';
@@ -61,6 +62,11 @@ const KEY_CODES: readonly ErrorCode[] = ['unauthorized', 'forbidden', 'rate_limi
 const OWNER_CODES: readonly ErrorCode[] = ['unauthorized', 'forbidden', 'rate_limited', 'unavailable', 'internal_error'];
 /** The operator API answers 404 while ADMIN_TOKEN is unset. */
 const ADMIN_CODES: readonly ErrorCode[] = ['unauthorized', 'not_found', 'unavailable', 'internal_error'];
+/** The operations on one webhook endpoint, each taking its id: what a new endpoint's answer links to. */
+const ENDPOINT_OPERATIONS = [
+  'updateWebhook', 'deleteWebhook', 'testWebhook', 'enableWebhook', 'rotateWebhookSecret', 'endWebhookSecretOverlap',
+  'replayWebhookEvent', 'listWebhookAttempts',
+] as const;
 /** Reading a JSON body (`api/body.ts`) and validating it. */
 const BODY_CODES: readonly ErrorCode[] = ['invalid_json', 'validation_failed', 'payload_too_large', 'unsupported_media_type'];
 
@@ -118,6 +124,26 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
   const withRateLimit = (description: string, content?: Json, status = '200') => ({
     [status]: { description, headers: { 'X-Request-Id': headerRef('X-Request-Id'), ...RATE_LIMIT_HEADERS }, ...(content ? { content } : {}) },
   });
+  /**
+   * OpenAPI links from one answer to the operations that take what it returns (by operationId:
+   * path parameters, or `requestBody` for the whole body), so clients and stateful fuzzers can
+   * follow a created resource to the operations on it.
+   */
+  const linked = (ok: Record<string, Json>, targets: Record<string, Record<string, unknown>>) =>
+    Object.fromEntries(
+      Object.entries(ok).map(([status, response]) => [
+        status,
+        {
+          ...response,
+          links: Object.fromEntries(
+            Object.entries(targets).map(([operationId, { requestBody, ...parameters }]) => [
+              operationId,
+              { operationId, ...(Object.keys(parameters).length ? { parameters } : {}), ...(requestBody ? { requestBody } : {}) },
+            ]),
+          ),
+        },
+      ]),
+    );
   const plain = (description: string, content?: Json, status = '200') => ({
     [status]: { description, headers: { 'X-Request-Id': headerRef('X-Request-Id') }, ...(content ? { content } : {}) },
   });
@@ -217,7 +243,7 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     tag: 'api-keys', operationId: 'createKey', summary: 'Create an API key', ...owner,
     description: 'Fires `api_key.created`. The answer is the only time the key is shown. The body may be left out.',
     requestBody: { required: false, content: json(BODY_SCHEMAS.createKey, example({ name: 'ci' })) },
-    ok: withRateLimit('The new key.', json(ref('NewApiKey')), '201'),
+    ok: linked(withRateLimit('The new key.', json(ref('NewApiKey')), '201'), { revokeKey: { id: '$response.body#/id' } }),
     codes: [...OWNER_CODES, ...BODY_CODES],
   });
   route('delete', '/api/v1/account/keys/{id}', {
@@ -237,7 +263,10 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     tag: 'webhook-endpoints', operationId: 'createWebhook', summary: 'Register a webhook endpoint', ...owner,
     description: `The URL must be \`https\` with a public address (\`localhost\` only where the operator allows it for testing). An account has at most ${MAX_ENDPOINTS_PER_ACCOUNT} endpoints. The answer is the only time the signing secret is shown.`,
     requestBody: { required: true, content: json(BODY_SCHEMAS.createWebhook, example({ url: 'https://hooks.example.com/utility-tools' })) },
-    ok: withRateLimit('The new endpoint with its signing secret.', json(ref('NewWebhookEndpoint')), '201'),
+    ok: linked(
+      withRateLimit('The new endpoint with its signing secret.', json(ref('NewWebhookEndpoint')), '201'),
+      Object.fromEntries(ENDPOINT_OPERATIONS.map((operationId) => [operationId, { id: '$response.body#/id' }])),
+    ),
     codes: [...OWNER_CODES, ...BODY_CODES, 'target_not_allowed', 'upstream_error'],
   });
   route('delete', '/api/v1/account/webhooks/{id}', {
@@ -251,7 +280,9 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     tag: 'webhook-endpoints', operationId: 'testWebhook', summary: 'Send a test event', ...owner,
     description: 'Queues a `webhook.test` event for this endpoint only. Its delivery shows up in the attempts.',
     parameters: [paramRef('EndpointId')],
-    ok: withRateLimit('The event is queued.', json(ref('WebhookTestSent')), '202'),
+    ok: linked(withRateLimit('The event is queued.', json(ref('WebhookTestSent')), '202'), {
+      replayWebhookEvent: { id: '$request.path.id', requestBody: { eventId: '$response.body#/eventId' } },
+    }),
     codes: [...OWNER_CODES, 'not_found'],
   });
   route('patch', '/api/v1/account/webhooks/{id}', {
@@ -399,8 +430,11 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
   route('get', '/dashboard/assets/{version}/{file}', {
     tag: 'service', operationId: 'dashboardAsset', ...open, summary: 'Dashboard script or style',
     description: 'A file `/dashboard` loads. Cached for a year: `version` is a digest of the files.',
-    parameters: ['version', 'file'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-    ok: plain('JavaScript, CSS or SVG.', { 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } }),
+    parameters: [
+      { name: 'version', in: 'path', required: true, description: 'The digest in the page\'s links; any other is served too, not cached.', schema: { type: 'string' } },
+      { name: 'file', in: 'path', required: true, schema: { type: 'string', enum: [...loadDashboard().assets.keys()] } },
+    ],
+    ok: plain('JavaScript, CSS or SVG.', Object.fromEntries(['text/javascript', 'text/css', 'image/svg+xml'].map((type) => [type, { schema: { type: 'string' } }]))),
     codes: ['not_found', 'internal_error'],
   });
 

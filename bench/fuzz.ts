@@ -4,17 +4,20 @@
 //! exits 1 on a 500, an error answer that is not problem+json, or a failed check.
 import path from 'node:path';
 import { isErrorCode } from '../lib/errors.js';
-import { fuzzGroups, judge, openFuzzAccount, runSchemathesis } from '../test/disruptive/support/schemathesis-run.js';
+import { startReceiver } from '../test/helpers/webhook-receiver.js';
+import { fuzzGroups, fuzzWebhookConfig, judge, openFuzzAccount, runSchemathesis } from '../test/disruptive/support/schemathesis-run.js';
 import { withTestStack } from './stack.js';
 
 const examples = Number(process.env.FUZZ_EXAMPLES ?? 25);
 
 const failed = await withTestStack('fuzz', async (stack) => {
   const account = await openFuzzAccount(stack.apiUrl, stack.adminToken);
+  const receiver = await startReceiver();
+  const webhooks = await fuzzWebhookConfig(stack.apiUrl, account.ownerToken, receiver.url());
   const started = performance.now();
   const results = await runSchemathesis({
     apiUrl: stack.apiUrl,
-    groups: fuzzGroups({ ...account, adminToken: stack.adminToken }),
+    groups: fuzzGroups({ ...account, adminToken: stack.adminToken }, [], webhooks),
     maxExamples: examples,
     phases: 'examples,coverage,fuzzing',
     rate: '40/s',
@@ -26,6 +29,7 @@ const failed = await withTestStack('fuzz', async (stack) => {
   console.log(`\nfuzz: ${verdict.cases} cases in ${((performance.now() - started) / 1000).toFixed(0)} s; statuses ${JSON.stringify(verdict.statuses)}`);
   console.log(`500 answers: ${verdict.serverErrors.length}; error answers not problem+json: ${verdict.notProblems.length}`);
   for (const e of [...verdict.serverErrors, ...verdict.notProblems].slice(0, 20)) console.log(`  ${e.method} ${e.path} ${e.status} ${e.contentType} ${e.body.slice(0, 200)}`);
+  await receiver.close();
   return verdict.serverErrors.length > 0 || verdict.notProblems.length > 0 || results.some((r) => r.exitCode !== 0);
 });
 process.exit(failed ? 1 : 0);

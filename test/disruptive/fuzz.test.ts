@@ -8,16 +8,20 @@ import test from 'ava';
 import path from 'node:path';
 import { isErrorCode } from '../../lib/errors.js';
 import { testEnv } from '../helpers/env.js';
-import { fuzzGroups, judge, openFuzzAccount, runSchemathesis } from './support/schemathesis-run.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
+import { fuzzGroups, fuzzWebhookConfig, judge, openFuzzAccount, runSchemathesis } from './support/schemathesis-run.js';
 
 const SLOW_TOOLS = ['website-screenshot', 'html-to-image', 'broken-links', 'word-to-pdf', 'image-upscale'];
 
 test('schemathesis: no 500, every error problem+json, every check passes', async (t) => {
   t.timeout(8 * 60_000);
   const account = await openFuzzAccount(testEnv.apiUrl(), testEnv.adminToken());
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const webhooks = await fuzzWebhookConfig(testEnv.apiUrl(), account.ownerToken, receiver.url());
   const results = await runSchemathesis({
     apiUrl: testEnv.apiUrl(),
-    groups: fuzzGroups({ ...account, adminToken: testEnv.adminToken() }, SLOW_TOOLS),
+    groups: fuzzGroups({ ...account, adminToken: testEnv.adminToken() }, SLOW_TOOLS, webhooks),
     maxExamples: 5,
     phases: 'examples,coverage,fuzzing',
     rate: '30/s',
@@ -30,4 +34,6 @@ test('schemathesis: no 500, every error problem+json, every check passes', async
   t.deepEqual(verdict.serverErrors.map((e) => `${e.method} ${e.path}: ${e.body.slice(0, 200)}`), []);
   t.deepEqual(verdict.notProblems.map((e) => `${e.method} ${e.path} ${e.status} ${e.contentType}`), []);
   for (const r of results) t.is(r.exitCode, 0, `${r.name}:\n${r.failures || r.summary}`);
+  // Every operation reached its code at least once: none only ever answered 404.
+  for (const r of results) t.notRegex(r.summary + r.failures, /repeatedly returned 404/, r.name);
 });

@@ -45,6 +45,8 @@ export interface FuzzGroup {
   token: string;
   includePathRegex?: string;
   excludePathRegex?: string;
+  /** More schemathesis.toml for this group (real ids for its operations). */
+  config?: string;
 }
 
 export interface FuzzOptions {
@@ -111,11 +113,11 @@ function readHar(dir: string): Exchange[] {
 export async function runSchemathesis(options: FuzzOptions): Promise<GroupResult[]> {
   const results: GroupResult[] = [];
   mkdirSync(options.reportDir, { recursive: true });
-  const config = path.join(options.reportDir, 'schemathesis.toml');
-  writeFileSync(config, SCHEMATHESIS_CONFIG);
   for (const group of options.groups) {
     const dir = path.join(options.reportDir, group.name);
     mkdirSync(dir, { recursive: true });
+    const config = path.join(dir, 'schemathesis.toml');
+    writeFileSync(config, SCHEMATHESIS_CONFIG + (group.config ?? ''));
     const args = [
       '--config-file', config,
       'run', `${options.apiUrl}/api/v1/openapi.json`,
@@ -126,7 +128,10 @@ export async function runSchemathesis(options: FuzzOptions): Promise<GroupResult
       '--exclude-checks', EXCLUDED_CHECKS.join(','),
       '--rate-limit', options.rate,
       '--request-timeout', '90',
-      '--workers', '2',
+      // One thread: CPython before 3.11.8/3.12.2 shares one AST recursion counter between
+      // threads, and hypothesis parses sources (to describe lambdas) in every worker, so two
+      // workers now and then die of `SystemError: AST constructor recursion depth mismatch`.
+      '--workers', '1',
       '--no-shrink',
       '--suppress-health-check', 'all',
       '--report', 'har', '--report-dir', dir,
@@ -189,11 +194,71 @@ export async function openFuzzAccount(apiUrl: string, adminToken: string): Promi
   return { apiKey: body.apiKey.key, ownerToken: body.ownerToken };
 }
 
-/** The three credentials' groups over the whole document; `slowTools` are left out of the tool group. */
-export function fuzzGroups(tokens: { apiKey: string; ownerToken: string; adminToken: string }, slowTools: readonly string[] = []): FuzzGroup[] {
+/** The operations on one webhook endpoint (`{id}` in their path), each given an endpoint of its own. */
+export const ENDPOINT_OPERATIONS = [
+  'PATCH /api/v1/account/webhooks/{id}',
+  'DELETE /api/v1/account/webhooks/{id}',
+  'POST /api/v1/account/webhooks/{id}/test',
+  'POST /api/v1/account/webhooks/{id}/enable',
+  'POST /api/v1/account/webhooks/{id}/rotate-secret',
+  'DELETE /api/v1/account/webhooks/{id}/previous-secret',
+  'POST /api/v1/account/webhooks/{id}/replay',
+  'GET /api/v1/account/webhooks/{id}/attempts',
+] as const;
+
+/** How often a generated endpoint id (or event id) is the real one; the rest stay random, so 404s are still fuzzed. */
+const REAL_ID_PROBABILITY = 0.8;
+
+/**
+ * Registers one webhook endpoint per operation on an endpoint, delivering to `receiverUrl`, and
+ * one event to replay, and returns the schemathesis.toml that hands their ids to those
+ * operations. Generated ids alone never name an endpoint, so without this every such operation
+ * answers 404 and its code is never reached. One endpoint each, so that deleting one leaves the
+ * others' operations something to work on.
+ */
+export async function fuzzWebhookConfig(apiUrl: string, ownerToken: string, receiverUrl: string): Promise<string> {
+  const call = async (method: string, route: string, body?: unknown) => {
+    const res = await fetch(`${apiUrl}/api/v1/account/webhooks${route}`, {
+      method,
+      headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`${method} webhooks${route}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { id: string; eventId: string };
+  };
+  // A rare event type: the endpoints should not be sent every key the fuzzer creates.
+  const ids: string[] = [];
+  for (const _ of ENDPOINT_OPERATIONS) ids.push((await call('POST', '', { url: receiverUrl, eventTypes: ['credits.low'] })).id);
+  const { eventId } = await call('POST', `/${ids[0]}/test`);
+  const values = (list: string[]) => `[${list.map((v) => JSON.stringify(v)).join(', ')}]`;
+  const binding = (dictionary: string) => `{ dictionary = "${dictionary}", probability = ${REAL_ID_PROBABILITY} }`;
+  return [
+    '',
+    '[dictionaries.fuzz-events]',
+    `values = ${values([eventId])}`,
+    ...ENDPOINT_OPERATIONS.flatMap((_, i) => [
+      '',
+      `[dictionaries.fuzz-endpoint-${i}]`,
+      `values = ${values([ids[i]!])}`,
+    ]),
+    ...ENDPOINT_OPERATIONS.flatMap((name, i) => [
+      '',
+      '[[operations]]',
+      `include-name = ${JSON.stringify(name)}`,
+      `parameters = { "path.id" = ${binding(`fuzz-endpoint-${i}`)}${name.endsWith('/replay') ? `, "body.eventId" = ${binding('fuzz-events')}` : ''} }`,
+    ]),
+    '',
+  ].join('\n');
+}
+
+/**
+ * The three credentials' groups over the whole document; `slowTools` are left out of the tool
+ * group; `accountConfig` is the account group's own configuration (`fuzzWebhookConfig`).
+ */
+export function fuzzGroups(tokens: { apiKey: string; ownerToken: string; adminToken: string }, slowTools: readonly string[] = [], accountConfig?: string): FuzzGroup[] {
   return [
     { name: 'tools', token: tokens.apiKey, includePathRegex: '^/api/v1/tools/', ...(slowTools.length ? { excludePathRegex: `^/api/v1/tools/(${slowTools.join('|')})$` } : {}) },
-    { name: 'account', token: tokens.ownerToken, includePathRegex: '^/api/v1/account' },
+    { name: 'account', token: tokens.ownerToken, includePathRegex: '^/api/v1/account', ...(accountConfig ? { config: accountConfig } : {}) },
     { name: 'operator-and-service', token: tokens.adminToken, excludePathRegex: '^/api/v1/(account|tools/)' },
   ];
 }
