@@ -6000,8 +6000,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The digest in the page's links; any other is served too, not cached. */
                 version: string;
-                file: string;
+                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "paged-list.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-calls.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-usage.js" | "view-webhooks.js";
             };
             cookie?: never;
         };
@@ -6016,6 +6017,7 @@ export interface operations {
                 content: {
                     "text/javascript": string;
                     "text/css": string;
+                    "image/svg+xml": string;
                 };
             };
             404: components["responses"]["NotFound"];
