@@ -129,18 +129,15 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
    * path parameters, or `requestBody` for the whole body), so clients and stateful fuzzers can
    * follow a created resource to the operations on it.
    */
-  const linked = (ok: Record<string, Json>, targets: Record<string, Record<string, unknown>>) =>
+  // Links carry parameters only: generators read a link's requestBody as one runtime expression
+  // string (OpenAPI Generator refuses the document otherwise), and no body here is a single value.
+  const linked = (ok: Record<string, Json>, targets: Record<string, Record<string, string>>) =>
     Object.fromEntries(
       Object.entries(ok).map(([status, response]) => [
         status,
         {
           ...response,
-          links: Object.fromEntries(
-            Object.entries(targets).map(([operationId, { requestBody, ...parameters }]) => [
-              operationId,
-              { operationId, ...(Object.keys(parameters).length ? { parameters } : {}), ...(requestBody ? { requestBody } : {}) },
-            ]),
-          ),
+          links: Object.fromEntries(Object.entries(targets).map(([operationId, parameters]) => [operationId, { operationId, parameters }])),
         },
       ]),
     );
@@ -281,7 +278,7 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     description: 'Queues a `webhook.test` event for this endpoint only. Its delivery shows up in the attempts.',
     parameters: [paramRef('EndpointId')],
     ok: linked(withRateLimit('The event is queued.', json(ref('WebhookTestSent')), '202'), {
-      replayWebhookEvent: { id: '$request.path.id', requestBody: { eventId: '$response.body#/eventId' } },
+      replayWebhookEvent: { id: '$request.path.id' },
     }),
     codes: [...OWNER_CODES, 'not_found'],
   });
