@@ -1,11 +1,11 @@
 //! Process configuration: read and validated once from the environment, with documented
-//! defaults. The README lists every variable; keep the two in step.
+//! defaults. docs/CONFIGURATION.md lists every variable (test/docs/configuration.test.ts checks it).
 import os from 'node:os';
 
 /**
  * The browser the pool drives: Chromium's headless shell (Debian's `chromium-headless-shell`), the
  * same Blink without the desktop browser around it: it opens a capture's context and page,
- * navigates and encodes several times faster than the full `chromium` (README, Benchmarks).
+ * navigates and encodes several times faster than the full `chromium` (docs/BENCHMARKS.md).
  */
 const DEFAULT_CHROMIUM_PATH = '/usr/lib/chromium/chromium-headless-shell';
 

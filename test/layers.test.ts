@@ -197,6 +197,16 @@ test('the client loads no package and nothing of the service but the webhook sig
   t.deepEqual([...packagesLoadedBy(graph, 'client/index.ts')], ['node:crypto']);
 });
 
+test('route files do not import each other: what two routes share has a module of its own in api/', (t) => {
+  const graph = repoGraph();
+  const routes = [...graph.keys()].filter((f) => f.startsWith('api/routes/'));
+  t.true(routes.length >= 8, `${routes.length} route files found`);
+  const crossings = routes.flatMap((file) =>
+    graph.get(file)!.map((imp) => resolveInRepo(file, imp.specifier)).filter((target) => target?.startsWith('api/routes/')).map((target) => `${file} -> ${target}`),
+  );
+  t.deepEqual(crossings, []);
+});
+
 test('the check reads type-only and value imports apart, dynamic imports included', (t) => {
   const file = (name: string, text: string) => [name, importsOf(name, text)] as const;
   const violations = layerViolations(

@@ -8,36 +8,12 @@ import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
 import { ToolError } from '../../lib/errors.js';
+import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
 import { compileBodySchema } from '../validation.js';
 import type { Middleware } from 'koa';
 
 const USAGE_DEFAULT_LIMIT = 50;
 const USAGE_MAX_LIMIT = 200;
-
-/** Usage pages by (at, requestId) descending; the cursor is the last row's position. */
-export function encodeCursor(at: Date, id: string): string {
-  return Buffer.from(JSON.stringify([at.toISOString(), id])).toString('base64url');
-}
-
-export function decodeCursor(cursor: string): { at: Date; id: string } {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
-    const date = new Date(at);
-    if (typeof id !== 'string' || Number.isNaN(date.getTime())) throw new Error('bad cursor');
-    return { at: date, id };
-  } catch {
-    throw new ToolError('validation_failed', 'The cursor is not one this API gave out.', { errors: [{ field: 'query:cursor', message: 'is invalid' }] });
-  }
-}
-
-export function parseLimit(raw: unknown, fallback: number, max: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > max) {
-    throw new ToolError('validation_failed', `limit must be an integer from 1 to ${max}.`, { errors: [{ field: 'query:limit', message: `must be 1 to ${max}` }] });
-  }
-  return n;
-}
 
 export function accountRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Middleware; accounts: Accounts }): Router {
   const router = new Router({ prefix: '/api/v1/account' });

@@ -8,7 +8,7 @@ import { createEventLog } from '../../lib/event-log.js';
 import { EVENT_KINDS } from '../../lib/events.js';
 import { isoWithOffset } from '../../lib/webhook-messages.js';
 import type { Authenticator } from '../auth.js';
-import { decodeCursor, encodeCursor, parseLimit } from './account.js';
+import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
 
 const EVENTS_DEFAULT_LIMIT = 50;
 const EVENTS_MAX_LIMIT = 200;

@@ -12,7 +12,7 @@ import { ToolError } from '../../lib/errors.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import { sendProblem } from '../problem.js';
 import { parseIdempotencyKey, waitLimit, type ToolCalls } from '../tool-calls.js';
-import { prefersAsync, sendAccepted } from './calls.js';
+import { prefersAsync, sendAccepted } from '../respond-async.js';
 import type { Validators } from '../validation.js';
 
 export interface ToolRoutesDeps {

@@ -20,7 +20,7 @@ import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
 import { compileBodySchema } from '../validation.js';
-import { parseLimit } from './account.js';
+import { parseLimit } from '../paging.js';
 
 const ATTEMPTS_DEFAULT_LIMIT = 50;
 const ATTEMPTS_MAX_LIMIT = 200;

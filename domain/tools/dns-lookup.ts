@@ -7,7 +7,7 @@
 //! `.local` and the like would answer with the layout of that network to anyone with an API key.
 //! Public names are never refused, also when they resolve to private addresses: any public
 //! resolver gives the same answer. Operators should still use a public recursive resolver, not a
-//! split-horizon one (see README).
+//! split-horizon one (see docs/API.md).
 import { domainToASCII } from 'node:url';
 import { isIP } from 'node:net';
 import { ToolError } from '../../lib/errors.js';

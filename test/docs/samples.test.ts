@@ -1,10 +1,10 @@
-//! The code samples of the README, docs/ and the served reference (`/docs`, from the OpenAPI
+//! The code samples of the README, docs/*.md and the served reference (`/docs`, from the OpenAPI
 //! document's overview) run against the stack as a reader would run them: curl in bash, the Node
 //! webhook receiver, the signature checks in Node and Python, the client in TypeScript. A sample
 //! no test runs fails the first test, unless a `<!-- sample: not run (why) -->` line says why.
 import { execFile, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -37,18 +37,21 @@ function runnable(markdown: string): Sample[] {
   return samplesOf(markdown).filter((s) => RUNNABLE.has(s.lang) && !s.notRun);
 }
 
-/** How many runnable samples each source has, and so how many the tests below run. */
-const RUN_HERE: Record<string, number> = { 'README.md': 3, 'docs/client.md': 1, '/docs': 3 };
+/**
+ * How many runnable samples each source with any has, and so how many the tests below run
+ * (docs/other-languages.md's two: test/docs/python-client.test.ts).
+ */
+const RUN_HERE: Record<string, number> = { 'README.md': 2, 'docs/WEBHOOKS.md': 1, 'docs/client.md': 1, 'docs/other-languages.md': 2, '/docs': 3 };
 
 test('every runnable sample is run by a test', (t) => {
-  const counts = {
-    'README.md': runnable(read('README.md')).length,
-    'docs/client.md': runnable(read('docs/client.md')).length,
-    '/docs': runnable(served).length,
-  };
+  const pages = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const counts: Record<string, number> = {};
+  for (const page of pages) {
+    const n = runnable(read(page)).length;
+    if (n > 0) counts[page] = n;
+  }
+  counts['/docs'] = runnable(served).length;
   t.deepEqual(counts, RUN_HERE);
-  // docs/other-languages.md: test/docs/python-client.test.ts runs its two.
-  t.is(runnable(read('docs/other-languages.md')).length, 2);
 });
 
 /** The lines a shell sample promises as comments (`# {"algorithm":"sha256","hash":"2cf24dba..."}`), up to their `...`. */
@@ -91,8 +94,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-test('README: the Node receiver verifies a delivery from the service and refuses a forged one', async (t) => {
-  const sample = runnable(read('README.md')).find((s) => s.lang === 'js')!;
+test('docs/WEBHOOKS.md: the Node receiver verifies a delivery from the service and refuses a forged one', async (t) => {
+  const sample = runnable(read('docs/WEBHOOKS.md')).find((s) => s.lang === 'js')!;
   const dir = workDir('readme-receiver');
   writeFileSync(path.join(dir, 'receiver.mjs'), sample.code);
   const account = await newAccount(10);

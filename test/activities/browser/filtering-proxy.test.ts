@@ -7,7 +7,7 @@ import http from 'node:http';
 import tls from 'node:tls';
 import path from 'node:path';
 import type net from 'node:net';
-import { hostRules, renderHostList } from '../../../activities/browser/ad-hosts-update.js';
+import { hostRules, renderHostList } from '../../../scripts/update-ad-hosts.js';
 import { loadAdHostList, parseAdHostList } from '../../../activities/browser/ad-hosts.js';
 import { createFilteringProxy, forwardedHeaders, parseAuthority, PROXY_ANSWER_HEADER, type ProxySession } from '../../../activities/browser/filtering-proxy.js';
 import { startTestNetwork, type TestNetwork } from '../../helpers/network-access.js';

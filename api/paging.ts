@@ -1,0 +1,29 @@
+//! Paging of the account's lists (usage, calls, events, webhook attempts): `limit` and an opaque
+//! cursor, the last row's position in (time, id) descending order.
+import { ToolError } from '../lib/errors.js';
+
+/** A list position by (at, id), descending; the cursor is the last row's position. */
+export function encodeCursor(at: Date, id: string): string {
+  return Buffer.from(JSON.stringify([at.toISOString(), id])).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): { at: Date; id: string } {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
+    const date = new Date(at);
+    if (typeof id !== 'string' || Number.isNaN(date.getTime())) throw new Error('bad cursor');
+    return { at: date, id };
+  } catch {
+    throw new ToolError('validation_failed', 'The cursor is not one this API gave out.', { errors: [{ field: 'query:cursor', message: 'is invalid' }] });
+  }
+}
+
+export function parseLimit(raw: unknown, fallback: number, max: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > max) {
+    throw new ToolError('validation_failed', `limit must be an integer from 1 to ${max}.`, { errors: [{ field: 'query:limit', message: `must be 1 to ${max}` }] });
+  }
+  return n;
+}
+
