@@ -33,12 +33,16 @@ export function serializeError(value: unknown, depth = 0): unknown {
   };
 }
 
-export function createLogger(options: { level?: string; name: string }): Logger {
-  return pino({
-    name: options.name,
-    level: options.level ?? 'info',
-    redact: { paths: REDACT, censor: '[redacted]' },
-    base: { pid: process.pid },
-    serializers: { err: serializeError, error: serializeError },
-  });
+/** @param destination where lines go. @default standard output */
+export function createLogger(options: { level?: string; name: string; destination?: pino.DestinationStream }): Logger {
+  return pino(
+    {
+      name: options.name,
+      level: options.level ?? 'info',
+      redact: { paths: REDACT, censor: '[redacted]' },
+      base: { pid: process.pid },
+      serializers: { err: serializeError, error: serializeError },
+    },
+    options.destination,
+  );
 }

@@ -76,11 +76,10 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
     } catch (err) {
       // A timeout or an abandoned call has killed the listener already, and a document that runs
       // past its time is not tried again.
-      const listenerMayBeAtFault = !(err instanceof ConversionTimeoutError || signal?.aborted);
-      const alive = !(err instanceof ConversionTimeoutError || err instanceof ListenerExitedError || signal?.aborted);
+      const killed = err instanceof ConversionTimeoutError || Boolean(signal?.aborted);
       const startsBeforeTheFailure = slots.starts(); // read before release() starts a replacement
-      slots.release(slot, lastTry && alive);
-      return { ok: false, err, listenerMayBeAtFault, startedBefore: startsBeforeTheFailure };
+      slots.release(slot, lastTry && !killed && !(err instanceof ListenerExitedError));
+      return { ok: false, err, listenerMayBeAtFault: !killed, startedBefore: startsBeforeTheFailure };
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }

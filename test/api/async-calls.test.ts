@@ -11,6 +11,7 @@ import { withServiceDb } from '../helpers/db.js';
 import { eventually, registerEndpoint, sleep, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { closedPort } from '../fixtures/http-pages.js';
 import { CATALOGUE } from '../../domain/catalogue.js';
+import { loadToolSchemas } from '../../domain/tool-schemas.js';
 
 const ASYNC = { prefer: 'respond-async' };
 
@@ -94,8 +95,7 @@ test('a literal address the guard refuses is the same 422 before any 202, in eve
   const tools = [...CATALOGUE.values()].filter((tool) => tool.targets);
   t.true(tools.length >= 12, 'every tool that takes a URL or a host declares its targets');
   for (const tool of tools) {
-    const schema = (await import(`../../schemas/tools/${tool.name}.json`, { with: { type: 'json' } })).default;
-    const input: Record<string, unknown> = structuredClone(schema.input.examples[0]);
+    const input = structuredClone((loadToolSchemas(tool.name).input as { examples: Record<string, unknown>[] }).examples[0]!);
     const field = Object.keys(REFUSED_LITERALS).find((f) => f in input);
     t.truthy(field, `${tool.name}: a target field in its example`);
     const [value, reason] = REFUSED_LITERALS[field!]!;

@@ -5,9 +5,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { ApplicationFailure } from '@temporalio/common';
-import { pino } from 'pino';
 import { ToolError } from '../../lib/errors.js';
-import { serializeError } from '../../lib/logger.js';
+import { createLogger } from '../../lib/logger.js';
 import { sdkLogger } from '../../lib/temporal-runtime.js';
 import { callTool, isProblem, newAccount } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
@@ -23,7 +22,7 @@ function capture() {
       done();
     },
   });
-  return { lines, log: pino({ serializers: { err: serializeError, error: serializeError } }, stream) };
+  return { lines, log: createLogger({ name: 'test', destination: stream }) };
 }
 
 test('the SDK logger writes out an error under any key, with type, message, code and cause', (t) => {
