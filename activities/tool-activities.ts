@@ -45,8 +45,7 @@ export function toolActivities(handlers: Record<string, ToolHandler>, deps: { ca
       const heartbeat = ctx.info.isLocal ? () => {} : (details?: unknown) => ctx.heartbeat(details);
       const timer = ctx.info.isLocal ? undefined : setInterval(heartbeat, HEARTBEAT_INTERVAL_MS);
       try {
-        const input = req.sealed ? { ...req.input, ...(await openSecrets(deps.callKeys, req)) } : req.input;
-        return await handler(input, { requestId: req.requestId, signal: ctx.cancellationSignal, heartbeat });
+        return await handler(await toolInput(deps.callKeys, req), { requestId: req.requestId, signal: ctx.cancellationSignal, heartbeat });
       } catch (err) {
         if (err instanceof ToolError) throw toApplicationFailure(err);
         if (isDatabaseUnreachable(err)) throw dependencyFailure(err);
@@ -59,9 +58,11 @@ export function toolActivities(handlers: Record<string, ToolHandler>, deps: { ca
   return activities;
 }
 
-async function openSecrets(callKeys: CallKeys, req: ToolActivityInput): Promise<Record<string, unknown>> {
+/** The tool's input with its sealed secret fields opened. */
+export async function toolInput(callKeys: CallKeys, req: ToolActivityInput): Promise<Record<string, unknown>> {
+  if (!req.sealed) return req.input;
   const key = await callKeys.fetch(req.requestId);
   // The key is gone only when the call already ended: nothing sensible is left to do.
   if (!key) throw ApplicationFailure.create({ type: 'internal_error', message: 'call key expired', nonRetryable: true });
-  return open<Record<string, unknown>>(key, req.sealed!, req.requestId);
+  return { ...req.input, ...open<Record<string, unknown>>(key, req.sealed, req.requestId) };
 }

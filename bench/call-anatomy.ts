@@ -27,6 +27,8 @@ interface LocalActivityMark {
   type: string;
   /** "Perceived" completion: its workflow task's start plus the local activity's run time. */
   completedAt: number;
+  /** A call step's own account of its parts (activities/call-step.ts `ms`), when its result is inline JSON. */
+  parts?: Record<string, number>;
 }
 
 /** The local activities a marker event records (type and completion time), when it is one. */
@@ -40,7 +42,14 @@ function localActivityMark(e: HistoryEvent): LocalActivityMark | undefined {
   const complete = (parsed.complete_time ?? parsed.completeTime) as { seconds?: number | string; nanos?: number } | string | undefined;
   if (complete === undefined) return undefined;
   const completedAt = typeof complete === 'string' ? Date.parse(complete) : Number(complete.seconds ?? 0) * 1000 + (complete.nanos ?? 0) / 1e6;
-  return { type, completedAt };
+  return { type, completedAt, parts: stepParts(attrs.details?.result?.payloads?.[0]) };
+}
+
+function stepParts(payload: { metadata?: Record<string, Uint8Array> | null; data?: Uint8Array | null } | undefined): Record<string, number> | undefined {
+  const encoding = payload?.metadata?.encoding;
+  if (!payload?.data || !encoding || Buffer.from(encoding).toString() !== 'json/plain') return undefined;
+  const ms = (JSON.parse(Buffer.from(payload.data).toString('utf8')) as { ms?: unknown }).ms;
+  return ms && typeof ms === 'object' ? (ms as Record<string, number>) : undefined;
 }
 
 /**
@@ -88,6 +97,7 @@ export function hopsOf(call: TimedCall, events: HistoryEvent[]): Hops {
         if (mark && lastMark !== undefined) {
           const key = `wft ${wft} run: la ${mark.type}`;
           hops.set(key, (hops.get(key) ?? 0) + mark.completedAt - lastMark);
+          for (const [part, ms] of Object.entries(mark.parts ?? {})) hops.set(`${key}: ${part}`, ms);
           lastMark = mark.completedAt;
         }
         break;

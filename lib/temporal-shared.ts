@@ -91,6 +91,12 @@ export type ToolCallResult =
   | { ok: true; output: unknown; charged: number; balance: number }
   | { ok: false; error: ToolCallError };
 
+/** The answer of a tool that did not finish within its deadline, all attempts included. */
+export const TOOL_TIMED_OUT: ToolCallError = { code: 'tool_timeout', message: 'The tool did not finish within its deadline.', extras: {} };
+
+/** The answer of a tool that failed in a way it did not decide on: nothing internal is said. */
+export const TOOL_FAILED: ToolCallError = { code: 'internal_error', message: 'The tool failed unexpectedly.', extras: {} };
+
 /** The answer of a call nobody waits for any more: taken up, or finished, past its answer deadline. */
 export const ANSWERED_TOO_LATE: ToolCallError = { code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} };
 

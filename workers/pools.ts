@@ -9,10 +9,8 @@ import type { Config } from '../lib/config.js';
 import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
 import type { Logger } from '../lib/logger.js';
 import { TASK_QUEUES, type Pool, type ToolPool } from '../lib/temporal-shared.js';
-import { toolActivities } from '../activities/tool-activities.js';
 import { toolsOfPool } from '../domain/catalogue.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
-import { createCallKeys } from '../domain/call-keys.js';
 import { createCoreActivities } from '../activities/core/index.js';
 import { webhookWiring } from '../activities/core/webhooks.js';
 import { createWebhookFanout } from '../lib/webhook-fanout.js';
@@ -21,7 +19,8 @@ import { createNetworkTools } from '../activities/network/index.js';
 import { createReadingPool } from '../activities/network/reading-pool.js';
 import { createBrowserTools } from '../activities/browser/index.js';
 import type { NetworkAccess } from '../lib/network-access.js';
-import { toolMetricsInterceptor } from './tool-metrics.js';
+import { toolDurationRecorder, toolMetricsInterceptor } from './tool-metrics.js';
+import { createCallActivities } from '../activities/call-activities.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 
 export interface PoolDeps {
@@ -129,19 +128,18 @@ export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ wo
   }
   const concurrency = { cpu: deps.config.cpuConcurrency, network: deps.config.networkConcurrency, browser: deps.config.browserConcurrency }[pool];
   const slots = callSlots(pool, deps.config);
-  // The call's steps besides the tool: the ledger's, and the last one of an asynchronous call.
-  // Their events go to the webhook fan-out; delivery itself is the core pool's.
-  const { reserve, commit, refund, destroyCallKey, recordCallOutcome } = createCoreActivities(deps.db, {
-    onEvent: createWebhookFanout({ db: deps.db, client, log: deps.log }).onEvent,
-  });
+  // Events of the ledger and of asynchronous calls go to the webhook fan-out; delivery itself is
+  // the core pool's.
+  const onEvent = createWebhookFanout({ db: deps.db, client, log: deps.log }).onEvent;
+  const onToolDone = toolDurationRecorder();
   const worker = await Worker.create({
     ...common,
     ...CALL_WORKER_OPTIONS,
     workflowBundle,
-    activities: { ...toolActivities(served, { callKeys: createCallKeys(deps.db) }), reserve, commit, refund, destroyCallKey, recordCallOutcome },
-    interceptors: { activity: [toolMetricsInterceptor(new Set(Object.keys(served)))] },
+    activities: createCallActivities(deps.db, served, { onEvent, onToolDone }),
+    interceptors: { activity: [toolMetricsInterceptor(new Set(Object.keys(served)), onToolDone)] },
     maxConcurrentWorkflowTaskExecutions: slots,
-    // Each call runs one local activity at a time (a ledger step or its tool).
+    // Each call runs one local activity at a time (its step, or a ledger step or tool of older calls).
     maxConcurrentLocalActivityExecutions: slots,
     // Queued tools (captures, conversions) run this many at once.
     maxConcurrentActivityTaskExecutions: concurrency,

@@ -1,6 +1,7 @@
 //! One tool call: reserve its cost, run the tool, then commit or refund. It runs on the tool's pool
-//! (the pool's task queue), so the ledger steps and a short tool are local activities of one
-//! workflow task on the worker that took the call.
+//! (the pool's task queue). A tool that runs inside the workflow task (`execution: 'local'`) does
+//! all three in one local activity (activities/call-step.ts); a queued tool's call takes them as
+//! steps of its own, the tool as an activity on the pool's queue.
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -11,8 +12,10 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CoreActivities } from '../activities/core/index.js';
+import type { CallStepActivities } from '../activities/call-step.js';
+import type { CallRef } from '../domain/ledger.js';
 import { ERRORS, isErrorCode } from '../lib/errors.js';
-import { ANSWERED_TOO_LATE, TASK_QUEUES, insufficientCredits, type ToolActivityInput, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+import { ANSWERED_TOO_LATE, TASK_QUEUES, TOOL_FAILED, TOOL_TIMED_OUT, insufficientCredits, type ToolActivityInput, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import { finishAsyncCall } from './async-call.js';
 
 /** Ledger steps are short single-document updates; retry them until the database answers. */
@@ -20,6 +23,24 @@ const ledger = proxyLocalActivities<CoreActivities>({
   startToCloseTimeout: '10s',
   retry: { initialInterval: '100ms', maximumInterval: '5s' },
 });
+
+/** Patch id: from it on a call of a tool run within the workflow task is one step (activities/call-step.ts). */
+const ONE_STEP_CALL = 'one-step-call';
+
+/**
+ * The step of such a call. Its retry is for what is not the tool's doing (the database out of
+ * reach, the worker going away): the tool's own retries and deadline are inside the step, and the
+ * ledger makes a repeat of the step settle the call once.
+ */
+function step(call: ToolCallInput) {
+  return proxyLocalActivities<CallStepActivities>({
+    startToCloseTimeout: call.timeoutMs + LEDGER_ALLOWANCE_MS,
+    retry: { initialInterval: '100ms', maximumInterval: '5s' },
+  });
+}
+
+/** What a step may spend on its reserve and its commit or refund, beyond the tool's deadline. */
+const LEDGER_ALLOWANCE_MS = 20_000;
 
 /** Patch id: from it on the API destroys a synchronous call's key, not the workflow. */
 const API_DESTROYS_CALL_KEY = 'api-destroys-call-key';
@@ -50,12 +71,25 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
     if (!rerun || (await ledger.refund(ref)).outcome !== 'charged') return failed(ANSWERED_TOO_LATE);
   }
 
+  const result =
+    call.execution === 'local' && patched(ONE_STEP_CALL)
+      ? (await step(call).callStep({ requestId: ref.requestId, call, mayBeSettled: rerun })).result
+      : await inSteps(call, ref, rerun);
+  // A synchronous call's key is destroyed by the API once the answer has reached it: destroyed in
+  // this task, a worker dying before the task completes leaves a re-run that cannot unseal its
+  // input, for a call that may already be charged. (Calls started before that still do it here.)
+  if (call.sealed && (call.async || !patched(API_DESTROYS_CALL_KEY))) await ledger.destroyCallKey(ref.requestId);
+  if (call.async) await finishAsyncCall(ref, result);
+  return result;
+}
+
+/** A call as calls ran before ONE_STEP_CALL, and a queued tool's call: reserve, the tool, then commit or refund. */
+async function inSteps(call: ToolCallInput, ref: CallRef, rerun: boolean): Promise<ToolCallResult> {
   const reserved = await ledger.reserve({ ...ref, mayBeSettled: rerun });
   if (!reserved.ok) {
     return failed(insufficientCredits(call.cost, reserved.balance));
   }
 
-  let result: ToolCallResult;
   try {
     const output = await runTool(call, ref.requestId);
     // Past answerBy nobody waits for the 200 any more (Temporal or the database was down for
@@ -63,22 +97,13 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
     // never charged however late its commit gets through.
     // (A commit result without `outcome`, recorded before it existed, was a charge.)
     const committed = await ledger.commit({ ...ref, answerBy: call.answerBy });
-    result =
-      committed.outcome === 'refunded'
-        ? failed(ANSWERED_TOO_LATE)
-        : { ok: true, output, charged: call.cost, balance: committed.balance };
+    return committed.outcome === 'refunded' ? failed(ANSWERED_TOO_LATE) : { ok: true, output, charged: call.cost, balance: committed.balance };
   } catch (err) {
     const failure = toolFailure(err);
     if (!failure) throw err; // a bug in this workflow: fail the task, fix, replay
     await ledger.refund(ref);
-    result = failed(describeFailure(failure));
+    return failed(describeFailure(failure));
   }
-  // A synchronous call's key is destroyed by the API once the answer has reached it: destroyed in
-  // this task, a worker dying before the task completes leaves a re-run that cannot unseal its
-  // input, for a call that may already be charged. (Calls started before that still do it here.)
-  if (call.sealed && (call.async || !patched(API_DESTROYS_CALL_KEY))) await ledger.destroyCallKey(ref.requestId);
-  if (call.async) await finishAsyncCall(ref, result);
-  return result;
 }
 
 /** The tool's own retry policy: a final error code ends it, anything else is tried again. */
@@ -123,12 +148,10 @@ function toolFailure(err: unknown): unknown {
 
 /** Maps the tool's failure to the contract's error; unexpected failures say nothing internal. */
 export function describeFailure(cause: unknown): ToolCallError {
-  if (cause instanceof TimeoutFailure) {
-    return { code: 'tool_timeout', message: 'The tool did not finish within its deadline.', extras: {} };
-  }
+  if (cause instanceof TimeoutFailure) return TOOL_TIMED_OUT;
   if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) {
     const extras = (cause.details?.[0] ?? {}) as Record<string, unknown>;
     return { code: cause.type, message: cause.message, extras };
   }
-  return { code: 'internal_error', message: 'The tool failed unexpectedly.', extras: {} };
+  return TOOL_FAILED;
 }

@@ -7,7 +7,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Mongo } from '../../lib/mongo.js';
 import { startWorkflowTestBed, WORKFLOWS_PATH, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
-import { createCoreActivities } from '../../activities/core/index.js';
+import { createCallActivities } from '../../activities/call-activities.js';
 import { createLedger } from '../../domain/ledger.js';
 import { createAccounts } from '../../domain/accounts.js';
 import { TASK_QUEUES, type ToolCallInput, type ToolCallResult } from '../../lib/temporal-shared.js';
@@ -21,7 +21,6 @@ const LATE_MS = 1_500;
 
 test.before(async () => {
   bed = await startWorkflowTestBed('workflow_answer_by_tests', async (env, mongo) => {
-    const { reserve, commit, refund, destroyCallKey } = createCoreActivities(mongo.db);
     const answers = async () => {
       toolRuns++;
       return { fine: true };
@@ -32,7 +31,7 @@ test.before(async () => {
       return { fine: true };
     };
     return [
-      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.cpu, workflowsPath: WORKFLOWS_PATH, activities: { reserve, commit, refund, destroyCallKey, answers, answersLate } }),
+      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.cpu, workflowsPath: WORKFLOWS_PATH, activities: createCallActivities(mongo.db, { answers, answersLate }) }),
     ];
   });
   ({ env, mongo } = bed);

@@ -1,6 +1,6 @@
 //! A call's worker dies after its commit (or reserve) got through but before the workflow task
 //! that ran it completed: nothing of that task is in the history, so the next worker runs the
-//! call's steps again, reserve included. The call must still be charged exactly once, iff it
+//! call's step again, reserve included. The call must still be charged exactly once, iff it
 //! answers 200, and leave no hold, also when the next worker takes it up after its answerBy.
 import test, { type ExecutionContext } from 'ava';
 import { Worker } from '@temporalio/worker';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { startWorkflowTestBed, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { workflowBundle } from '../../workers/workflow-bundle.js';
 import { createLogger } from '../../lib/logger.js';
-import { createCoreActivities } from '../../activities/core/index.js';
+import { createCallActivities } from '../../activities/call-activities.js';
 import { createLedger } from '../../domain/ledger.js';
 import { createAccounts } from '../../domain/accounts.js';
 import { testEnv } from '../helpers/env.js';
@@ -51,8 +51,8 @@ async function dieThenRerun(t: ExecutionContext, options: { dieAfter: 'commit' |
   if (options.answerBy) await sleep(Math.max(0, options.answerBy - Date.now() + 500));
 
   // The next worker takes the call up once its workflow task timed out, and runs its steps anew.
-  const core = createCoreActivities(mongo.db);
-  const next = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: { code: (await workflowBundle(quiet)).code }, activities: { ...core, answers: async () => ({ fine: true }) } });
+  const activities = createCallActivities(mongo.db, { answers: async () => ({ fine: true }) });
+  const next = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: { code: (await workflowBundle(quiet)).code }, activities });
   const result = (await next.runUntil(handle.result())) as ToolCallResult;
   return { result, account: await createLedger(mongo.db).balanceOf(account._id) };
 }

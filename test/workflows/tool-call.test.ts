@@ -1,23 +1,25 @@
 //! Workflow tests of `toolCall` on the time-skipping test server, with the real ledger on the
-//! real database and tool activities written for the test (a tool that answers, one that
-//! refuses, one that crashes, one that hangs). Every behaviour holds whether the tool runs as a
-//! local activity of the call's workflow task or queued on the pool; a call started the way
-//! calls were before they ran on their pool (workflow on `core`) still completes.
+//! real database and tool handlers written for the test (a tool that answers, one that refuses,
+//! one that crashes, one that hangs), registered as a pool's worker registers its tools. Every
+//! behaviour holds whether the tool runs in the call's one step within its workflow task or
+//! queued on the pool; a call started the way calls were before they ran on their pool (workflow
+//! on `core`) still completes.
 import test from 'ava';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { ApplicationFailure } from '@temporalio/common';
-import { Context } from '@temporalio/activity';
+import { ToolError } from '../../lib/errors.js';
 import { MongoClient } from 'mongodb';
 import { createServer, type AddressInfo } from 'node:net';
 import { once } from 'node:events';
-import { toolActivities } from '../../activities/tool-activities.js';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { createCallActivities } from '../../activities/call-activities.js';
+import { createCallStep } from '../../activities/call-step.js';
 import { createCallKeys } from '../../domain/call-keys.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { Mongo } from '../../lib/mongo.js';
 import { startWorkflowTestBed, WORKFLOWS_PATH, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { createCoreActivities } from '../../activities/core/index.js';
-import { createLedger } from '../../domain/ledger.js';
+import { createLedger, type Ledger } from '../../domain/ledger.js';
 import { createAccounts } from '../../domain/accounts.js';
 import { TASK_QUEUES, type ToolCallInput, type ToolCallResult } from '../../lib/temporal-shared.js';
 
@@ -32,11 +34,11 @@ function count(name: string) {
 }
 
 // Test tools: stand-ins for a real tool's behaviour classes, not for Temporal or the database.
-const testTools = {
+const testTools: Record<string, ToolHandler> = {
   answers: async () => ({ fine: true }),
   refuses: async () => {
     count('refuses');
-    throw ApplicationFailure.create({ type: 'target_not_allowed', message: 'private address', nonRetryable: true, details: [{ reason: 'private' }] });
+    throw new ToolError('target_not_allowed', 'private address', { reason: 'private' });
   },
   crashesTwice: async () => {
     if (count('crashesTwice') < 3) throw new Error('transient');
@@ -46,8 +48,8 @@ const testTools = {
     count('alwaysCrashes');
     throw new Error('boom with internal detail at /srv/secret/path');
   },
-  // Never answers within the deadline; gives up its thread when the worker shuts down.
-  hangs: async () => new Promise((resolve) => Context.current().cancellationSignal.addEventListener('abort', resolve)),
+  // Never answers within the deadline; gives up its thread when its run is aborted.
+  hangs: async (_input, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)),
 };
 
 /** A tool whose database cannot be reached (as in an outage), run through the real activity wrapper. */
@@ -64,15 +66,21 @@ const databaseAway: ToolHandler = async () => {
 
 test.before(async () => {
   bed = await startWorkflowTestBed('workflow_tests', async (env, mongo) => {
-    const { reserve, commit, refund, destroyCallKey } = createCoreActivities(mongo.db);
     return [
       // A pool's worker, as workers/pools.ts makes it: the call's workflow, its ledger steps and the tools.
       await Worker.create({
         connection: env.nativeConnection,
         taskQueue: TASK_QUEUES.cpu,
         workflowsPath: WORKFLOWS_PATH,
-        activities: { reserve, commit, refund, destroyCallKey, ...testTools, ...toolActivities({ databaseAway }, { callKeys: createCallKeys(mongo.db) }) },
+        activities: createCallActivities(mongo.db, { ...testTools, databaseAway }),
         shutdownForceTime: '1s',
+      }),
+      // A pool's worker whose first commit gets through but fails to report, so its step is retried.
+      await Worker.create({
+        connection: env.nativeConnection,
+        taskQueue: FLAKY_COMMIT_QUEUE,
+        workflowsPath: WORKFLOWS_PATH,
+        activities: createCallStep({ handlers: testTools, ledger: commitLosesItsAnswer(createLedger(mongo.db)), callKeys: createCallKeys(mongo.db) }),
       }),
       // What ran calls started before they ran on their pool: the workflow on `core`.
       await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath: WORKFLOWS_PATH, activities: createCoreActivities(mongo.db) }),
@@ -82,6 +90,34 @@ test.before(async () => {
 });
 
 test.after.always(() => bed?.close());
+
+const FLAKY_COMMIT_QUEUE = 'cpu-flaky-commit';
+
+/** A ledger whose first commit is applied but throws, as when the database's answer is lost. */
+function commitLosesItsAnswer(ledger: Ledger): Ledger {
+  let lost = false;
+  return {
+    ...ledger,
+    async commit(call) {
+      const result = await ledger.commit(call);
+      if (lost) return result;
+      lost = true;
+      throw new Error('connection reset before the answer');
+    },
+  };
+}
+
+/** The local activities a call's history records, with their results. */
+async function steps(workflowId: string): Promise<{ type: string; result: any }[]> {
+  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).flatMap((e) => {
+    const marker = e.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_local_activity') return [];
+    const data = defaultPayloadConverter.fromPayload<{ activity_type?: string; activityType?: string }>(marker.details!.data!.payloads![0]!);
+    const result = marker.details?.result?.payloads?.[0];
+    return [{ type: String(data.activity_type ?? data.activityType), result: result ? defaultPayloadConverter.fromPayload(result) : undefined }];
+  });
+}
 
 async function closedPort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
@@ -96,20 +132,21 @@ type Execution = NonNullable<ToolCallInput['execution']> | 'started on core';
 async function run(
   tool: string,
   execution: Execution,
-  options: { credits?: number; cost?: number; timeoutMs?: number } = {},
-): Promise<{ result: ToolCallResult; accountId: string }> {
+  options: { credits?: number; cost?: number; timeoutMs?: number; taskQueue?: string } = {},
+): Promise<{ result: ToolCallResult; accountId: string; workflowId: string }> {
   attempts.clear();
   const accounts = createAccounts(mongo.db);
   const { account } = await accounts.open({ credits: options.credits ?? 10 });
   const base = { accountId: account._id, tool, pool: 'cpu' as const, cost: options.cost ?? 3, timeoutMs: options.timeoutMs ?? 10_000, input: {} };
   const legacy = execution === 'started on core';
   const input: ToolCallInput = legacy ? base : { ...base, execution };
+  const workflowId = `wf-${tool}-${execution.replace(/ /g, '-')}-${Date.now()}`;
   const result = await env.client.workflow.execute('toolCall', {
-    taskQueue: legacy ? TASK_QUEUES.core : TASK_QUEUES.cpu,
-    workflowId: `wf-${tool}-${execution.replace(/ /g, '-')}-${Date.now()}`,
+    taskQueue: options.taskQueue ?? (legacy ? TASK_QUEUES.core : TASK_QUEUES.cpu),
+    workflowId,
     args: [input],
   });
-  return { result: result as ToolCallResult, accountId: account._id };
+  return { result: result as ToolCallResult, accountId: account._id, workflowId };
 }
 
 const EXECUTIONS: Execution[] = ['local', 'queued'];
@@ -181,4 +218,25 @@ test.serial('a call started on core, as before calls ran on their pool, still ru
   const { result, accountId } = await run('answers', 'started on core');
   t.deepEqual(result, { ok: true, output: { fine: true }, charged: 3, balance: 7 });
   t.is((await createLedger(mongo.db).balanceOf(accountId)).chargedBalance, 7);
+});
+
+test.serial('a call of a tool run within its workflow task is one step, whose recorded result names the outcome and times its parts', async (t) => {
+  const charged = await run('answers', 'local');
+  const [step, ...others] = await steps(charged.workflowId);
+  t.deepEqual(others, [], 'one local activity');
+  t.is(step?.type, 'callStep');
+  t.like(step?.result, { outcome: 'charged', attempts: 1, result: { ok: true, charged: 3, balance: 7 } });
+  for (const part of ['reserve', 'tool', 'settle']) t.is(typeof step?.result.ms[part], 'number', part);
+
+  const refused = await run('refuses', 'local');
+  t.like((await steps(refused.workflowId))[0]?.result, { outcome: 'refunded', attempts: 1, result: { ok: false, error: { code: 'target_not_allowed' } } });
+  const poor = await run('answers', 'local', { credits: 2, cost: 3 });
+  t.like((await steps(poor.workflowId))[0]?.result, { outcome: 'insufficient_credits', result: { ok: false, error: { code: 'insufficient_credits' } } });
+});
+
+test.serial('a step retried after its commit got through but its answer was lost charges once, answers 200 and leaves no hold', async (t) => {
+  const { result, accountId, workflowId } = await run('answers', 'local', { taskQueue: FLAKY_COMMIT_QUEUE });
+  t.like(result, { ok: true, charged: 3, balance: 7 });
+  t.like(await createLedger(mongo.db).balanceOf(accountId), { balance: 7, chargedBalance: 7, holds: {} });
+  t.like((await steps(workflowId))[0]?.result, { outcome: 'charged' });
 });

@@ -1,0 +1,34 @@
+//! What a tool pool's worker registers to run whole calls of its tools: the one step of a call of a
+//! tool run within its workflow task, the separate ledger steps and tool activities of a queued
+//! tool's call (and of calls started before calls were one step), the end of a call's key and the
+//! outcome of an asynchronous call.
+import type { Db } from 'mongodb';
+import { createCallKeys } from '../domain/call-keys.js';
+import { createLedger, type CallRef } from '../domain/ledger.js';
+import { createAsyncCalls, type CallOutcome } from '../domain/async-calls.js';
+import type { EventSink } from '../lib/events.js';
+import type { ToolHandler } from '../lib/tool-handler.js';
+import { createCallStep, type ToolDone } from './call-step.js';
+import { toolActivities } from './tool-activities.js';
+
+export interface CallActivityOptions {
+  /** Webhook fan-out of the events the ledger and asynchronous calls record. */
+  onEvent?: EventSink;
+  /** Told of every run of a tool inside a call's step (metrics). */
+  onToolDone?: ToolDone;
+}
+
+export function createCallActivities(db: Db, handlers: Record<string, ToolHandler>, options: CallActivityOptions = {}) {
+  const ledger = createLedger(db, options.onEvent);
+  const callKeys = createCallKeys(db);
+  const asyncCalls = createAsyncCalls(db, options.onEvent);
+  return {
+    ...toolActivities(handlers, { callKeys }),
+    ...createCallStep({ handlers, ledger, callKeys, onToolDone: options.onToolDone }),
+    reserve: (call: CallRef) => ledger.reserve(call),
+    commit: (call: CallRef) => ledger.commit(call),
+    refund: (call: CallRef) => ledger.refund(call),
+    destroyCallKey: (requestId: string) => callKeys.destroy(requestId),
+    recordCallOutcome: (outcome: CallOutcome) => asyncCalls.finish(outcome),
+  };
+}

@@ -1,0 +1,145 @@
+//! A call of a tool that runs inside its workflow task (`execution: 'local'`), in one step: reserve,
+//! the tool with its retries, then commit or refund, as one local activity. The task makes one
+//! local-activity round trip instead of three. A repeat (the step retried, or the task re-run after
+//! its worker died) is decided by the ledger as the separate steps were: the hold is taken once per
+//! call, and the call's ledger entry, once written, is the outcome every later settle applies.
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { ToolError, isErrorCode } from '../lib/errors.js';
+import { isDatabaseUnreachable } from '../lib/mongo.js';
+import { TOOL_FAILED, TOOL_TIMED_OUT, ANSWERED_TOO_LATE, insufficientCredits, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+import type { ToolHandler } from '../lib/tool-handler.js';
+import type { CallKeys } from '../domain/call-keys.js';
+import type { Ledger } from '../domain/ledger.js';
+import { toolInput } from './tool-activities.js';
+
+export interface CallStepInput {
+  requestId: string;
+  call: ToolCallInput;
+  /** An earlier run of this call's workflow task may have settled it (ledger.reserve's `mayBeSettled`). */
+  mayBeSettled: boolean;
+}
+
+/** What the step did, recorded in the call's history where an operator reads it. */
+export interface CallStepResult {
+  outcome: 'charged' | 'refunded' | 'insufficient_credits';
+  result: ToolCallResult;
+  /** Milliseconds of each part: the reserve, the tool (all attempts) and the commit or refund. */
+  ms: { reserve: number; tool?: number; settle?: number };
+  /** Runs of the tool: a failure that is not final is tried again within the deadline. */
+  attempts?: number;
+}
+
+/** The tool's retries: as many runs, and the pause before the second (doubling after). */
+const TOOL_ATTEMPTS = 3;
+const FIRST_RETRY_PAUSE_MS = 200;
+
+export type ToolDone = (tool: string, outcome: string, seconds: number) => void;
+
+export interface CallStepDeps {
+  handlers: Record<string, ToolHandler>;
+  ledger: Pick<Ledger, 'reserve' | 'commit' | 'refund'>;
+  callKeys: CallKeys;
+  /** Told of every run of a tool, with its outcome label (`ok` or an error code). */
+  onToolDone?: ToolDone;
+}
+
+type ToolRun = { ok: true; output: unknown; attempts: number } | { ok: false; error: ToolCallError; attempts: number };
+
+export function createCallStep(deps: CallStepDeps) {
+  const since = (start: number) => Math.round((performance.now() - start) * 10) / 10;
+
+  /** Runs the tool until it answers, fails for good, or its deadline passes. */
+  async function runTool(call: ToolCallInput, requestId: string): Promise<ToolRun> {
+    const ctx = Context.current();
+    const handler = deps.handlers[call.tool];
+    if (!handler) return { ok: false, error: TOOL_FAILED, attempts: 0 };
+    const deadline = AbortSignal.timeout(call.timeoutMs);
+    const signal = AbortSignal.any([deadline, ctx.cancellationSignal]);
+    for (let attempt = 1; ; attempt++) {
+      const started = performance.now();
+      try {
+        const input = await toolInput(deps.callKeys, { requestId, input: call.input, sealed: call.sealed });
+        const output = await untilAborted(handler(input, { requestId, signal, heartbeat: () => {} }), signal);
+        deps.onToolDone?.(call.tool, 'ok', since(started) / 1000);
+        return { ok: true, output, attempts: attempt };
+      } catch (err) {
+        // The step itself was cancelled (its worker is going away): the retry of the step decides.
+        if (ctx.cancellationSignal.aborted) throw err;
+        const { error, final } = deadline.aborted ? { error: TOOL_TIMED_OUT, final: true } : classify(err);
+        deps.onToolDone?.(call.tool, error.code, since(started) / 1000);
+        ctx.log.warn('Activity failed', { tool: call.tool, attempt, error: err });
+        if (final || attempt === TOOL_ATTEMPTS) return { ok: false, error, attempts: attempt };
+        await pause(FIRST_RETRY_PAUSE_MS * 2 ** (attempt - 1), signal);
+        if (deadline.aborted) return { ok: false, error: TOOL_TIMED_OUT, attempts: attempt };
+      }
+    }
+  }
+
+  return {
+    async callStep({ requestId, call, mayBeSettled }: CallStepInput): Promise<CallStepResult> {
+      const ref = { accountId: call.accountId, requestId, tool: call.tool, cost: call.cost };
+      // A retry of this step may follow its own settle, as a re-run task may.
+      const repeat = mayBeSettled || Context.current().info.attempt > 1;
+      let start = performance.now();
+      const reserved = await deps.ledger.reserve({ ...ref, mayBeSettled: repeat });
+      const ms: CallStepResult['ms'] = { reserve: since(start) };
+      if (!reserved.ok) return { outcome: 'insufficient_credits', result: { ok: false, error: insufficientCredits(call.cost, reserved.balance) }, ms };
+
+      start = performance.now();
+      const run = await runTool(call, requestId);
+      ms.tool = since(start);
+
+      start = performance.now();
+      // Past answerBy the commit refunds (see ledger.commit): nobody waits for that 200 any more.
+      const settled = run.ok ? await deps.ledger.commit({ ...ref, answerBy: call.answerBy }) : await deps.ledger.refund(ref);
+      ms.settle = since(start);
+      const { attempts } = run;
+      if (settled.outcome === 'refunded') {
+        return { outcome: 'refunded', result: { ok: false, error: run.ok ? ANSWERED_TOO_LATE : run.error }, ms, attempts };
+      }
+      // Charged, though this run's tool failed: an earlier run was charged and answered. Run it
+      // again rather than answer a failure for a charged call (a retry of the step after its
+      // commit got through but its answer did not).
+      if (!run.ok) throw ApplicationFailure.retryable('the call was charged by an earlier run; running its tool again', 'charged_without_output');
+      return { outcome: 'charged', result: { ok: true, output: run.output, charged: call.cost, balance: settled.balance }, ms, attempts };
+    },
+  };
+}
+
+export type CallStepActivities = ReturnType<typeof createCallStep>;
+
+/** The contract's error for what a tool threw, and whether trying again could change it. */
+function classify(err: unknown): { error: ToolCallError; final: boolean } {
+  if (err instanceof ToolError) return { error: { code: err.code, message: err.message, extras: err.extras }, final: err.code !== 'unavailable' };
+  if (err instanceof ApplicationFailure && isErrorCode(err.type)) {
+    const error = { code: err.type, message: err.message, extras: (err.details?.[0] ?? {}) as Record<string, unknown> };
+    return { error, final: err.nonRetryable || err.type !== 'unavailable' };
+  }
+  if (isDatabaseUnreachable(err)) {
+    return { error: { code: 'unavailable', message: 'A service the tool needs cannot be reached right now; retry shortly.', extras: {} }, final: false };
+  }
+  return { error: TOOL_FAILED, final: false };
+}
+
+/** The tool's promise, or a rejection as soon as `signal` aborts (a tool that ignores it is not waited for). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
