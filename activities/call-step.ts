@@ -11,7 +11,7 @@ import { TOOL_FAILED, TOOL_TIMED_OUT, ANSWERED_TOO_LATE, insufficientCredits, ty
 import type { ToolHandler } from '../lib/tool-handler.js';
 import type { CallKeys } from '../domain/call-keys.js';
 import type { Ledger } from '../domain/ledger.js';
-import { toolInput } from './tool-activities.js';
+import { toApplicationFailure, toolInput } from './tool-activities.js';
 
 export interface CallStepInput {
   requestId: string;
@@ -68,7 +68,8 @@ export function createCallStep(deps: CallStepDeps) {
         if (ctx.cancellationSignal.aborted) throw err;
         const { error, final } = deadline.aborted ? { error: TOOL_TIMED_OUT, final: true } : classify(err);
         deps.onToolDone?.(call.tool, error.code, since(started) / 1000);
-        ctx.log.warn('Activity failed', { tool: call.tool, attempt, error: err });
+        // Worded as the SDK words a failed tool activity, so one query finds both.
+        ctx.log.warn('Activity failed', { tool: call.tool, attempt, error: err instanceof ToolError ? toApplicationFailure(err) : err });
         if (final || attempt === TOOL_ATTEMPTS) return { ok: false, error, attempts: attempt };
         await pause(FIRST_RETRY_PAUSE_MS * 2 ** (attempt - 1), signal);
         if (deadline.aborted) return { ok: false, error: TOOL_TIMED_OUT, attempts: attempt };

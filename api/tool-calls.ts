@@ -143,11 +143,13 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
 
   async function workflowInput(req: CallRequest, workflowId: string, deadline: number): Promise<ToolCallInput> {
     const { clear, secret, hasSecrets } = splitSecrets(req.input, req.tool.secretFields ?? []);
-    const base = {
+    const execution = req.tool.execution ?? 'local';
+    const base: ToolCallInput = {
       accountId: req.accountId,
       tool: req.tool.name,
       pool: req.tool.pool,
-      execution: req.tool.execution ?? 'local',
+      execution,
+      ...(execution === 'local' ? { oneStep: true as const } : {}),
       cost: req.tool.cost,
       timeoutMs: req.tool.timeoutMs,
       input: clear,

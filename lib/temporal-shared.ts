@@ -58,6 +58,11 @@ export interface ToolCallInput {
    */
   execution?: 'local' | 'queued';
   /**
+   * Set for a `local` tool's call: reserve, the tool and commit or refund run as one step
+   * (activities/call-step.ts). Absent in calls started before: those take three steps, and replay so.
+   */
+  oneStep?: true;
+  /**
    * Set for an asynchronous call (`Prefer: respond-async`): nobody waits for the answer, so the
    * workflow records it (and `call.completed`) as its last step. Absent for synchronous calls.
    */

@@ -24,9 +24,6 @@ const ledger = proxyLocalActivities<CoreActivities>({
   retry: { initialInterval: '100ms', maximumInterval: '5s' },
 });
 
-/** Patch id: from it on a call of a tool run within the workflow task is one step (activities/call-step.ts). */
-const ONE_STEP_CALL = 'one-step-call';
-
 /**
  * The step of such a call. Its retry is for what is not the tool's doing (the database out of
  * reach, the worker going away): the tool's own retries and deadline are inside the step, and the
@@ -72,7 +69,7 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
   }
 
   const result =
-    call.execution === 'local' && patched(ONE_STEP_CALL)
+    call.oneStep
       ? (await step(call).callStep({ requestId: ref.requestId, call, mayBeSettled: rerun })).result
       : await inSteps(call, ref, rerun);
   // A synchronous call's key is destroyed by the API once the answer has reached it: destroyed in
@@ -83,7 +80,7 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
   return result;
 }
 
-/** A call as calls ran before ONE_STEP_CALL, and a queued tool's call: reserve, the tool, then commit or refund. */
+/** A queued tool's call, and a call started before calls were one step: reserve, the tool, then commit or refund. */
 async function inSteps(call: ToolCallInput, ref: CallRef, rerun: boolean): Promise<ToolCallResult> {
   const reserved = await ledger.reserve({ ...ref, mayBeSettled: rerun });
   if (!reserved.ok) {

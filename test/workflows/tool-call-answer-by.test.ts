@@ -41,7 +41,7 @@ test.after.always(() => bed?.close());
 
 async function call(answerBy: number, tool = 'answers'): Promise<{ result: ToolCallResult; accountId: string; workflowId: string }> {
   const { account } = await createAccounts(mongo.db).open({ credits: 10 });
-  const input: ToolCallInput = { accountId: account._id, tool, pool: 'cpu', execution: 'local', cost: 3, timeoutMs: 10_000, input: {}, answerBy };
+  const input: ToolCallInput = { accountId: account._id, tool, pool: 'cpu', execution: 'local', oneStep: true, cost: 3, timeoutMs: 10_000, input: {}, answerBy };
   const workflowId = `wf-answer-by-${answerBy}-${Date.now()}`;
   const result = await env.client.workflow.execute('toolCall', { taskQueue: TASK_QUEUES.cpu, workflowId, args: [input] });
   return { result: result as ToolCallResult, accountId: account._id, workflowId };

@@ -41,7 +41,7 @@ async function dieThenRerun(t: ExecutionContext, options: { dieAfter: 'commit' |
   const { env, mongo } = bed!;
   const taskQueue = `task-retry-${options.dieAfter}-${options.answerBy ? 'late' : 'in-time'}`;
   const { account } = await createAccounts(mongo.db).open({ credits: 10 });
-  const input: ToolCallInput = { accountId: account._id, tool: 'answers', pool: 'cpu', execution: 'local', cost: 3, timeoutMs: 30_000, input: {}, answerBy: options.answerBy };
+  const input: ToolCallInput = { accountId: account._id, tool: 'answers', pool: 'cpu', execution: 'local', oneStep: true, cost: 3, timeoutMs: 30_000, input: {}, answerBy: options.answerBy };
   const handle = await env.client.workflow.start('toolCall', { taskQueue, workflowId: `wf-${taskQueue}-${Date.now()}`, args: [input], workflowTaskTimeout: CALL_WORKFLOW_TASK_TIMEOUT_MS });
 
   const dying = spawn(process.execPath, ['--import', TSX_MAIN_THREAD, DYING_WORKER, env.address, mongoUrl, taskQueue, options.dieAfter], { stdio: ['ignore', 'ignore', 'inherit'] });

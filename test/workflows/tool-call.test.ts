@@ -127,7 +127,15 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-type Execution = NonNullable<ToolCallInput['execution']> | 'started on core';
+type Execution = NonNullable<ToolCallInput['execution']> | 'started on core' | 'local in three steps';
+
+/** How the API starts a call of each kind; the last two as calls were started before. */
+const HOW: Record<Execution, Pick<ToolCallInput, 'execution' | 'oneStep'>> = {
+  local: { execution: 'local', oneStep: true },
+  queued: { execution: 'queued' },
+  'local in three steps': { execution: 'local' },
+  'started on core': {},
+};
 
 async function run(
   tool: string,
@@ -139,7 +147,7 @@ async function run(
   const { account } = await accounts.open({ credits: options.credits ?? 10 });
   const base = { accountId: account._id, tool, pool: 'cpu' as const, cost: options.cost ?? 3, timeoutMs: options.timeoutMs ?? 10_000, input: {} };
   const legacy = execution === 'started on core';
-  const input: ToolCallInput = legacy ? base : { ...base, execution };
+  const input: ToolCallInput = { ...base, ...HOW[execution] };
   const workflowId = `wf-${tool}-${execution.replace(/ /g, '-')}-${Date.now()}`;
   const result = await env.client.workflow.execute('toolCall', {
     taskQueue: options.taskQueue ?? (legacy ? TASK_QUEUES.core : TASK_QUEUES.cpu),
@@ -217,6 +225,13 @@ for (const execution of EXECUTIONS) {
 test.serial('a call started on core, as before calls ran on their pool, still runs its tool on the pool and is charged', async (t) => {
   const { result, accountId } = await run('answers', 'started on core');
   t.deepEqual(result, { ok: true, output: { fine: true }, charged: 3, balance: 7 });
+  t.is((await createLedger(mongo.db).balanceOf(accountId)).chargedBalance, 7);
+});
+
+test.serial('a call of a local tool started before calls were one step still runs reserve, tool and commit as steps of their own, and is charged', async (t) => {
+  const { result, accountId, workflowId } = await run('answers', 'local in three steps');
+  t.deepEqual(result, { ok: true, output: { fine: true }, charged: 3, balance: 7 });
+  t.deepEqual((await steps(workflowId)).map((s) => s.type), ['reserve', 'answers', 'commit']);
   t.is((await createLedger(mongo.db).balanceOf(accountId)).chargedBalance, 7);
 });
 
