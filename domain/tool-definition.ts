@@ -3,6 +3,7 @@
 //! (`domain/tools/<tool>.ts`) declares it; the API and the workers both read it from there.
 import type { ErrorCode } from '../lib/errors.js';
 import type { ToolPool } from '../lib/temporal-shared.js';
+import type { Target } from '../lib/target-guard.js';
 
 export const GROUPS = {
   network: 'Network probes',
@@ -16,7 +17,7 @@ export type Group = keyof typeof GROUPS;
 export type ToolExecution = 'local' | 'queued';
 
 /** Where a call goes on the network: a URL, or a host and port as the user typed the host. */
-export type ToolTarget = { readonly url: string } | { readonly host: string; readonly port: number };
+export type ToolTarget = Target;
 
 /** Throws a ToolError when the input cannot be served; returns nothing otherwise. */
 export type Precheck<I = Record<string, unknown>> = (input: I) => void;

@@ -2,18 +2,17 @@
 //! normalises hosts (target-host.ts), resolves names with the service's resolver, refuses
 //! non-public addresses (address-class.ts) unless the operator allowlists them
 //! (target-allowlist.ts), and hands out the checked address to connect to, so that nothing
-//! resolves the name a second time. The pure parts are re-exported from here.
+//! resolves the name a second time.
 import type { AddressReason } from './address-class.js';
 import { ToolError } from './errors.js';
 import { DnsError, type DnsResolver } from './resolver.js';
 import { checkAddress, parseAllowlist, type AddressVerdict } from './target-allowlist.js';
 import { isLocalhostName, normaliseHost, refuse, type NormalisedHost } from './target-host.js';
 
-export * from './address-class.js';
-export * from './target-allowlist.js';
-export * from './target-host.js';
-
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443, 'ws:': 80, 'wss:': 443 };
+
+/** A target a call will reach, as its input names it: a URL, or a host and port. */
+export type Target = { readonly url: string } | { readonly host: string; readonly port: number };
 
 export interface CheckedUrl {
   /** The parsed URL (already normalised by the WHATWG parser). */
@@ -72,10 +71,11 @@ export interface TargetGuard {
    */
   resolveTarget(host: string, port: number): Promise<ResolvedTarget>;
   /**
-   * Checks a host as `resolveTarget` takes it, without DNS: port, host syntax, and the address
-   * itself when the host is an IP literal. Throws `ToolError('target_not_allowed')`.
+   * Checks the targets a call will reach without DNS, in order, and throws for the first one
+   * refused: a URL as `checkUrl` does; a host and port as `resolveTarget` takes them, for the
+   * port, the host's syntax and an IP literal's address. Throws `ToolError('target_not_allowed')`.
    */
-  checkHost(host: string, port: number): void;
+  checkTargets(targets: readonly Target[]): void;
   /** `checkUrl`, then `resolveTarget` of its host and port. */
   resolveUrl(url: string | URL, options?: CheckUrlOptions): Promise<CheckedUrl & { target: ResolvedTarget }>;
   /** The rule for one address and port, with this guard's allowlist. */
@@ -162,9 +162,19 @@ export function createTargetGuard(options: TargetGuardOptions): TargetGuard {
     return answer.addresses.map((a) => a.address);
   }
 
-  async function resolveTarget(hostInput: string, port: number): Promise<ResolvedTarget> {
+  /** The port, the host's syntax and an IP literal's address: what needs no DNS. */
+  function checkedHost(hostInput: string, port: number): NormalisedHost {
     checkPort(port);
     const host = normaliseHost(hostInput);
+    if (host.ip) {
+      const verdict = check(host.ip, port);
+      if (!verdict.allowed) throw addressRefusal(host.hostname, true, verdict);
+    }
+    return host;
+  }
+
+  async function resolveTarget(hostInput: string, port: number): Promise<ResolvedTarget> {
+    const host = checkedHost(hostInput, port);
     const addresses = await addressesOf(host);
     const verdicts = addresses.map((a) => check(a, port));
     for (const v of verdicts) if (!v.allowed) throw addressRefusal(host.hostname, Boolean(host.ip), v);
@@ -183,17 +193,14 @@ export function createTargetGuard(options: TargetGuardOptions): TargetGuard {
     return target;
   }
 
-  function checkHost(hostInput: string, port: number): void {
-    checkPort(port);
-    const host = normaliseHost(hostInput);
-    if (!host.ip) return;
-    const verdict = check(host.ip, port);
-    if (!verdict.allowed) throw addressRefusal(host.hostname, true, verdict);
-  }
-
   return {
     checkUrl,
-    checkHost,
+    checkTargets(targets) {
+      for (const target of targets) {
+        if ('url' in target) checkUrl(target.url);
+        else checkedHost(target.host, target.port);
+      }
+    },
     resolveTarget,
     async resolveUrl(url, opts) {
       const checked = checkUrl(url, opts);

@@ -4,7 +4,8 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { ToolError } from './errors.js';
-import { canonicalAddress, type ResolvedTarget } from './target-guard.js';
+import type { ResolvedTarget } from './target-guard.js';
+import { canonicalAddress } from './address-class.js';
 
 export type CaOption = string | Buffer | ReadonlyArray<string | Buffer>;
 

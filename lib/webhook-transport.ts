@@ -3,7 +3,8 @@
 //! operator allows them (WEBHOOKS_ALLOW_LOCALHOST), go through a second guard whose allowlist is
 //! exactly the loopback range; every other URL must be https to a public address.
 import { createGuardedHttp, type GuardedHttp } from './guarded-http.js';
-import { createTargetGuard, isLocalhostName, type TargetGuard } from './target-guard.js';
+import { createTargetGuard, type TargetGuard } from './target-guard.js';
+import { isLocalhostName } from './target-host.js';
 import type { DnsResolver } from './resolver.js';
 
 /** The receiver's whole answer must come within this (SPEC.md: "waits up to 10 seconds"). */

@@ -2,7 +2,8 @@
 //! source of the /docs/errors page and of the problem answers' descriptions in the OpenAPI
 //! document; `lib/errors.ts` stays the source of codes, statuses and titles.
 import type { ErrorCode } from '../../lib/errors.js';
-import type { AddressReason, InputReason } from '../../lib/target-guard.js';
+import type { AddressReason } from '../../lib/address-class.js';
+import type { InputReason } from '../../lib/target-host.js';
 
 /** The target guard's `reason` values, which clients may branch on. */
 const TARGET_REASONS = [

@@ -24,7 +24,7 @@ export interface ToolRoutesDeps {
   toolCalls: ToolCalls;
   metrics: Metrics;
   /** Refuses, without DNS, a target the workers' guard would refuse (an IP literal in a refused range). */
-  guard: Pick<TargetGuard, 'checkUrl' | 'checkHost'>;
+  guard: Pick<TargetGuard, 'checkTargets'>;
 }
 
 function knownTool(name: string): ToolDefinition {
@@ -67,10 +67,7 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
       const body = await readJsonObject(ctx, tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT);
       const input = deps.validators.validate(tool.name, body);
       tool.precheck?.(input);
-      for (const target of tool.targets?.(input) ?? []) {
-        if ('url' in target) deps.guard.checkUrl(target.url);
-        else deps.guard.checkHost(target.host, target.port);
-      }
+      if (tool.targets) deps.guard.checkTargets(tool.targets(input));
 
       const request = { accountId: ctx.state.principal.accountId, tool, input, idempotencyKey, arrivedAt: ctx.state.arrivedAt as number };
       if (prefersAsync(ctx.headers.prefer)) {

@@ -10,7 +10,8 @@ import { EVENT_RETENTION_MS, eventOfDoc, newEvent, type EventRecorder, type Subs
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import { collections } from '../../lib/mongo.js';
-import type { InputReason, TargetGuard } from '../../lib/target-guard.js';
+import type { TargetGuard } from '../../lib/target-guard.js';
+import type { InputReason } from '../../lib/target-host.js';
 import { createWebhookEndpoints, publicAttempt, publicEndpoint } from '../../lib/webhook-endpoints.js';
 import { signalEndpoint } from '../../lib/webhook-fanout.js';
 import { toEnvelope, WEBHOOK_SIGNALS, webhookWorkflowId, type RecoverRequest, type RotationNotice } from '../../lib/webhook-messages.js';

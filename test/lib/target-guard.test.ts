@@ -5,18 +5,10 @@ import fc from 'fast-check';
 import { ConfigError } from '../../lib/config.js';
 import { ToolError } from '../../lib/errors.js';
 import { createResolver } from '../../lib/resolver.js';
-import {
-  checkAddress,
-  classifyAddress,
-  createTargetGuard,
-  embeddedIPv4,
-  normaliseHost,
-  parseAllowlist,
-  parseAllowlistEntry,
-  type AddressReason,
-  type EmbeddingForm,
-  type TargetGuard,
-} from '../../lib/target-guard.js';
+import { classifyAddress, embeddedIPv4, type AddressReason, type EmbeddingForm } from '../../lib/address-class.js';
+import { checkAddress, parseAllowlist, parseAllowlistEntry } from '../../lib/target-allowlist.js';
+import { createTargetGuard, type TargetGuard } from '../../lib/target-guard.js';
+import { normaliseHost } from '../../lib/target-host.js';
 import { FIXTURE_NAMES as N, startDnsServer, type DnsServer } from '../fixtures/dns-server.js';
 
 const FIXTURE_PORT = 8443;

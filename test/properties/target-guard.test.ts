@@ -5,10 +5,10 @@
 //! named alone.
 import test from 'ava';
 import fc from 'fast-check';
-import {
-  checkAddress, classifyAddress, createTargetGuard, embeddedIPv4, matchAllowlist, normaliseHost, parseAllowlist,
-  type TargetGuard,
-} from '../../lib/target-guard.js';
+import { classifyAddress, embeddedIPv4 } from '../../lib/address-class.js';
+import { checkAddress, matchAllowlist, parseAllowlist } from '../../lib/target-allowlist.js';
+import { createTargetGuard, type TargetGuard } from '../../lib/target-guard.js';
+import { normaliseHost } from '../../lib/target-host.js';
 import { ToolError } from '../../lib/errors.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
