@@ -49,7 +49,8 @@ test('every worker process serves its task queue\'s schedule-to-start latency, s
 
 test('a refused tool call is counted by its contract code on the worker that ran it', async (t) => {
   const account = await newAccount(100);
-  const res = await callTool(account.apiKey, 'http-request', { url: 'http://10.0.0.1/' });
+  // A name, not an address: the API refuses a literal private address itself, before any worker.
+  const res = await callTool(account.apiKey, 'http-request', { url: 'http://localhost:9/' });
   t.is(res.status, 422, JSON.stringify(res.body));
   const network = await metrics('worker-network');
   t.true(sample(network, 'tool_duration_seconds_count', { tool: 'http-request', outcome: 'target_not_allowed' }) > 0, network.split('\n').filter((l) => l.startsWith('tool_duration_seconds_count')).join('\n'));
