@@ -74,7 +74,7 @@ export function newAccountDoc(fields: { id: string; name?: string | null; email?
 const lotPath = (grantId: string) => `lots.${grantId}`;
 
 /** What settle() reads back from the account to decide whether any balance event is due. */
-const BALANCE_FIELDS = { balance: 1, chargedBalance: 1, lowArmed: 1, exhaustedArmed: 1, outbox: 1 } as const;
+const BALANCE_FIELDS = { balance: 1, chargedBalance: 1, lowArmed: 1, exhaustedArmed: 1, outbox: 1, entries: 1 } as const;
 
 /** True when the charged balance is past a threshold whose latch is still armed (an event is due). */
 export function crossedArmedThreshold(a: Pick<AccountDoc, 'chargedBalance' | 'lowArmed' | 'exhaustedArmed'>): boolean {
