@@ -35,12 +35,12 @@ test.serial('the owner sees the plan, the next allowance, the grants with what i
   t.is(purchase.status, 200);
   for (const text of ['one', 'two', 'three']) t.is((await callTool(opened.body.apiKey.key, 'hash-text', { text })).status, 200);
 
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, context, problems, close } = await openDashboard(browser);
   try {
     const downloads = path.join(testEnv.outputDir(), 'dashboard', `downloads-${accountId}`);
     mkdirSync(downloads, { recursive: true });
     const cdp = await page.createCDPSession();
-    await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
+    await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads, ...(context.id ? { browserContextId: context.id } : {}) });
 
     await signIn(page, opened.body.ownerToken);
     await waitForText(page, '#plan-name', /^Starter$/);
@@ -66,6 +66,7 @@ test.serial('the owner sees the plan, the next allowance, the grants with what i
     await screenshot(page, 'plan-and-credits');
 
     await page.click('#export-form button[type=submit]');
+    await waitForText(page, '#announcer', /downloaded as usage-/);
     const file = await eventually(
       async () => readdirSync(downloads).find((f) => f.endsWith('.csv')),
       (f) => f !== undefined && existsSync(path.join(downloads, f)) && readFileSync(path.join(downloads, f), 'utf8').split('\r\n').length >= 5,
