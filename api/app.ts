@@ -12,6 +12,9 @@ import { createResolver } from '../lib/resolver.js';
 import { createTargetGuard } from '../lib/target-guard.js';
 import { createWebhookFanout } from '../lib/webhook-fanout.js';
 import { createLedger } from '../domain/ledger.js';
+import { createGrants } from '../domain/grants.js';
+import { createPlans } from '../domain/plans.js';
+import { createAllowances } from '../domain/allowances.js';
 import { createAuthenticator } from './auth.js';
 import { problems, requestId } from './problem.js';
 import { routeLabel } from './route-label.js';
@@ -22,6 +25,7 @@ import { buildOpenApi } from './openapi.js';
 import { toolRoutes } from './routes/tools.js';
 import { accountRoutes } from './routes/account.js';
 import { adminRoutes } from './routes/admin.js';
+import { planRoutes } from './routes/plans.js';
 import { serviceRoutes } from './routes/service.js';
 import { docsRoutes } from './routes/docs.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -47,6 +51,9 @@ export function createApp(deps: AppDeps): Koa {
   const onEvent = deps.onEvent ?? createWebhookFanout({ db, client: deps.client, log: deps.log }).onEvent;
   const accounts = createAccounts(db, onEvent);
   const ledger = createLedger(db, onEvent);
+  const grants = createGrants(db, onEvent);
+  const plans = createPlans(db);
+  const allowances = createAllowances(db, onEvent);
   const openapi = buildOpenApi({ baseUrl: config.publicBaseUrl, schemas });
 
   const app = new Koa({ proxy: true });
@@ -74,8 +81,9 @@ export function createApp(deps: AppDeps): Koa {
       metrics: deps.metrics,
       guard,
     }),
-    accountRoutes({ db, auth, rateLimit, accounts }),
-    adminRoutes({ adminToken: config.adminToken, accounts, ledger, freeCredits: config.freeCredits }),
+    accountRoutes({ db, auth, rateLimit, accounts, grants, allowances }),
+    planRoutes({ adminToken: config.adminToken, plans }),
+    adminRoutes({ adminToken: config.adminToken, accounts, grants, plans, allowances, freeCredits: config.freeCredits }),
     webhookRoutes({
       db,
       client: deps.client,

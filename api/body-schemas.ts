@@ -1,5 +1,6 @@
 //! JSON Schemas of the account and operator API request bodies (validation and OpenAPI).
 import { GRANT_REASONS } from '../domain/ledger.js';
+import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../domain/plans.js';
 import { DEFAULT_EVENT_TYPES, SUBSCRIBABLE_EVENT_KINDS } from '../lib/events.js';
 
 const name = { type: 'string', minLength: 1, maxLength: 100, description: 'A label for your own reference.' };
@@ -11,6 +12,20 @@ const eventTypes = {
   description: `The event types delivered to the endpoint. \`webhook.test\` is always delivered when you ask for it. Default: ${DEFAULT_EVENT_TYPES.map((k) => `\`${k}\``).join(', ')} (every type but \`call.completed\`).`,
 };
 
+const planId = { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,39}$', description: 'The plan\'s id: lowercase letters, digits and dashes.' };
+const planName = { type: 'string', minLength: 1, maxLength: 100, description: 'The plan\'s name, as owners see it.' };
+const monthlyAllowance = {
+  type: 'integer',
+  minimum: 0,
+  maximum: MAX_MONTHLY_ALLOWANCE,
+  description: `Credits an account on the plan gets each month, on its anniversary (0 to ${MAX_MONTHLY_ALLOWANCE.toLocaleString('en-US')}).`,
+};
+const rollover = {
+  type: 'string',
+  enum: [...ROLLOVERS],
+  description: '`none`: the unused part of a month\'s allowance lapses when the next period starts. `keep`: it stays until spent.',
+};
+
 export const BODY_SCHEMAS = {
   createAccount: {
     type: 'object',
@@ -18,7 +33,13 @@ export const BODY_SCHEMAS = {
     properties: {
       name,
       email: { type: 'string', format: 'email', maxLength: 254, description: 'Contact address of the account owner.' },
-      credits: { type: 'integer', minimum: 0, maximum: 1_000_000_000, description: 'Starting credits; FREE_CREDITS when omitted.' },
+      credits: { type: 'integer', minimum: 0, maximum: 1_000_000_000, description: 'The one-off welcome grant, never expiring; FREE_CREDITS when omitted.' },
+      plan: { ...planId, description: 'The plan the account joins (`free` when omitted). Its first allowance is granted at once.' },
+      planStartsAt: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When the account joined the plan, within the last 31 days (now when omitted): its anniversary. Periods since then are granted at once.',
+      },
     },
   },
   grantCredits: {
@@ -28,6 +49,39 @@ export const BODY_SCHEMAS = {
     properties: {
       amount: { type: 'integer', minimum: 1, maximum: 1_000_000_000, description: 'Credits to add.' },
       reason: { type: 'string', enum: [...GRANT_REASONS], description: 'Why the credits are added.' },
+      expiresAt: { type: 'string', format: 'date-time', description: 'When what is left of the grant lapses (in the future). Never when omitted.' },
+      idempotencyKey: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 255,
+        pattern: '^[\\x21-\\x7e]+$',
+        description: 'Your payment id: the same key again grants nothing new and answers the first grant; with another amount, reason or expiry it is refused (409).',
+      },
+    },
+  },
+  createPlan: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'monthlyAllowance', 'rollover'],
+    properties: { id: { ...planId, description: `${planId.description} Generated from the name when omitted.` }, name: planName, monthlyAllowance, rollover },
+  },
+  updatePlan: {
+    type: 'object',
+    additionalProperties: false,
+    minProperties: 1,
+    properties: { name: planName, monthlyAllowance, rollover },
+  },
+  changePlan: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['plan'],
+    properties: {
+      plan: { ...planId, description: 'The plan the account moves to, from its next period.' },
+      prorate: {
+        type: 'boolean',
+        default: false,
+        description: 'Also grant now the rest of the current period\'s share of the difference, when the new plan\'s allowance is larger.',
+      },
     },
   },
   createKey: {

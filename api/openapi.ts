@@ -13,6 +13,8 @@ import { MAX_ENDPOINTS_PER_ACCOUNT } from './routes/webhooks.js';
 import { EVENT_RETENTION_MS } from '../lib/events.js';
 import { SECRET_OVERLAP_MS } from '../lib/webhook-policy.js';
 import { CALL_ANSWER_RETENTION_MS, CALL_TOMBSTONE_MS } from '../domain/async-calls.js';
+import { DEFAULT_PLAN_ID, MAX_MONTHLY_ALLOWANCE } from '../domain/plans.js';
+import { MAX_EXPORT_DAYS, MAX_EXPORT_ROWS } from './usage-export.js';
 import {
   GROUP_DESCRIPTIONS, HEADERS, PARAMETERS, RATE_LIMIT_HEADERS, SECURITY_SCHEMES, TAGS,
   headerRef, json, paramRef, pascal, problemResponses, type Json, type Tag,
@@ -224,10 +226,25 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     codes: [...OWNER_CODES, 'not_found'],
   });
   route('get', '/api/v1/account/usage', {
-    tag: 'account', operationId: 'listUsage', summary: 'List usage', ...owner,
-    description: 'Finished tool calls, newest first, with what each was charged. Page with `cursor`.',
+    tag: 'account', operationId: 'listUsage', summary: 'List or export usage', ...owner,
+    description:
+      'Finished tool calls and expiries of grants, newest first, with what each was charged. Page with `cursor`; keep to a period with `from` and `to`. ' +
+      `With \`Accept: text/csv\` the whole period (${MAX_EXPORT_DAYS} days at most, ${MAX_EXPORT_ROWS.toLocaleString('en-US')} rows at most; the last 31 days when \`from\` is left out) comes as one CSV file, oldest first: ` +
+      '`at,requestId,tool,outcome,credits,grantId`.',
+    parameters: [paramRef('UsageLimit'), paramRef('UsageCursor'), paramRef('UsageFrom'), paramRef('UsageTo')],
+    ok: withRateLimit('A page of usage, or the CSV file.', {
+      ...json(ref('UsagePage')),
+      'text/csv': { schema: { type: 'string' }, examples: { example: { value: 'at,requestId,tool,outcome,credits,grantId\r\n2026-05-01T09:30:00.000Z,call-acc_4hQ2mV8kZr1xYt6pW0nLbC-9fK2pQ7rT1wX5zB3nM8c,hash-text,charged,1,\r\n' } } },
+    }),
+    codes: [...OWNER_CODES, 'validation_failed'],
+  });
+  route('get', '/api/v1/account/grants', {
+    tag: 'account', operationId: 'listGrants', summary: 'List grants', ...owner,
+    description:
+      'Every grant of credits (welcome, purchase, monthly allowance, adjustment), newest first, with what is left of it and when it expires. ' +
+      'Calls spend the grant that expires first, never-expiring grants last. Page with `cursor`.',
     parameters: [paramRef('UsageLimit'), paramRef('UsageCursor')],
-    ok: withRateLimit('A page of usage.', json(ref('UsagePage'))),
+    ok: withRateLimit('A page of grants.', json(ref('GrantPage'))),
     codes: [...OWNER_CODES, 'validation_failed'],
   });
   route('get', '/api/v1/account/keys', {
@@ -349,8 +366,10 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
   // Operator API.
   route('post', '/api/v1/admin/accounts', {
     tag: 'operator', operationId: 'openAccount', summary: 'Open an account', ...admin,
-    description: 'Opens an account with `credits` (FREE_CREDITS when left out), an owner token and a first API key. The body may be left out.',
-    requestBody: { required: false, content: json(BODY_SCHEMAS.createAccount, example({ name: 'Acme Ltd', email: 'ops@acme.example', credits: 500 })) },
+    description:
+      'Opens an account with a welcome grant of `credits` (FREE_CREDITS when left out, never expiring), an owner token and a first API key, on `plan` (`free` when left out), ' +
+      'whose first allowance is granted at once. The body may be left out.',
+    requestBody: { required: false, content: json(BODY_SCHEMAS.createAccount, example({ name: 'Acme Ltd', email: 'ops@acme.example', credits: 500, plan: 'free' })) },
     ok: plain('The account and its credentials, shown only here.', json(ref('OpenedAccount')), '201'),
     codes: [...ADMIN_CODES, ...BODY_CODES],
   });
@@ -362,10 +381,48 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
   });
   route('post', '/api/v1/admin/accounts/{id}/credits', {
     tag: 'operator', operationId: 'grantCredits', summary: 'Grant credits', ...admin,
-    description: 'Adds credits and fires `credits.granted`.',
+    description:
+      'Adds credits as a grant and fires `credits.granted`. With `expiresAt`, what is left of the grant then lapses (an `expired` entry in the usage). ' +
+      'With `idempotencyKey` (your payment id), the same key again grants nothing and answers the first grant (`Idempotent-Replayed: true`); with another body it is `idempotency_conflict`.',
     parameters: [paramRef('AccountId')],
-    requestBody: { required: true, content: json(BODY_SCHEMAS.grantCredits, example({ amount: 500, reason: 'purchase' })) },
-    ok: plain('The new balance.', json(ref('Balance'))),
+    requestBody: { required: true, content: json(BODY_SCHEMAS.grantCredits, example({ amount: 500, reason: 'purchase', idempotencyKey: 'pi_3PqK2Lm9' })) },
+    ok: plain('The new balance and the grant.', json(ref('Balance'))),
+    codes: [...ADMIN_CODES, ...BODY_CODES, 'idempotency_conflict'],
+  });
+  route('put', '/api/v1/admin/accounts/{id}/plan', {
+    tag: 'operator', operationId: 'changeAccountPlan', summary: 'Move an account to another plan', ...admin,
+    description:
+      'The new plan applies from the account\'s next period (its anniversary stays); what is due under the old plan is granted first. ' +
+      'With `prorate`, the rest of the current period\'s share of the difference (when the new allowance is larger) is granted now. Moving to the plan it is on changes nothing.',
+    parameters: [paramRef('AccountId')],
+    requestBody: { required: true, content: json(BODY_SCHEMAS.changePlan, example({ plan: 'pro', prorate: true })) },
+    ok: plain('The account.', json(ref('AdminAccount'))),
+    codes: [...ADMIN_CODES, ...BODY_CODES],
+  });
+  route('post', '/api/v1/admin/plans', {
+    tag: 'operator', operationId: 'createPlan', summary: 'Create a plan', ...admin,
+    description: `A plan's allowance (at most ${MAX_MONTHLY_ALLOWANCE.toLocaleString('en-US')} credits) is granted to each account on it once a period, on the day of the month the account joined it. New accounts join \`${DEFAULT_PLAN_ID}\` unless given a plan.`,
+    requestBody: { required: true, content: json(BODY_SCHEMAS.createPlan, example({ id: 'pro', name: 'Pro', monthlyAllowance: 5000, rollover: 'none' })) },
+    ok: plain('The plan.', json(ref('Plan')), '201'),
+    codes: [...ADMIN_CODES, ...BODY_CODES, 'already_exists'],
+  });
+  route('get', '/api/v1/admin/plans', {
+    tag: 'operator', operationId: 'listPlans', summary: 'List plans', ...admin,
+    ok: plain('Every plan.', json({ type: 'array', items: ref('Plan') })),
+    codes: ADMIN_CODES,
+  });
+  route('get', '/api/v1/admin/plans/{id}', {
+    tag: 'operator', operationId: 'getPlan', summary: 'Get a plan', ...admin,
+    parameters: [paramRef('PlanId')],
+    ok: plain('The plan.', json(ref('Plan'))),
+    codes: ADMIN_CODES,
+  });
+  route('patch', '/api/v1/admin/plans/{id}', {
+    tag: 'operator', operationId: 'updatePlan', summary: 'Change a plan', ...admin,
+    description: 'Accounts on the plan get the new allowance from their next period on.',
+    parameters: [paramRef('PlanId')],
+    requestBody: { required: true, content: json(BODY_SCHEMAS.updatePlan, example({ monthlyAllowance: 6000 })) },
+    ok: plain('The plan.', json(ref('Plan'))),
     codes: [...ADMIN_CODES, ...BODY_CODES],
   });
 

@@ -9,6 +9,7 @@ import { connectMongo, ensureIndexes } from '../lib/mongo.js';
 import { ensureSchedules } from '../lib/schedules.js';
 import { installTemporalRuntime } from '../lib/temporal-runtime.js';
 import { createApp } from './app.js';
+import { createPlans } from '../domain/plans.js';
 
 const config = loadConfig();
 const log = createLogger({ name: 'api', level: config.logLevel });
@@ -16,6 +17,7 @@ installTemporalRuntime(log, [], config); // this process handles its own signals
 
 const mongo = await connectMongo(config.mongodbUrl, { appName: 'api' });
 await ensureIndexes(mongo.db);
+await createPlans(mongo.db).ensureDefault();
 const connection = await NativeConnection.connect({ address: config.temporalAddress });
 const client = new Client({
   connection,

@@ -2,9 +2,11 @@
 //! 30% with an Idempotency-Key and some client retries of those) at a fixed rate while the
 //! workers are SIGKILLed and restarted at random moments, then Temporal (killed, and down for
 //! 15 s), then the database (the same);
-//! then the ledger audit of every call, with each fault's failed calls and what they were told.
+//! while the account's monthly allowance period turns (its first allowance, spent first, lapses and
+//! the next is granted by the allowance schedule); then the ledger audit of every call, with each
+//! fault's failed calls and what they were told.
 //! Exits 1 on any mismatch or any 500 (a fault must cost a retry, a 503 or a 504, never a bug's answer). Against its own test-like stack,
-//! or the one STACK_CONTROL_URL and friends describe. CHAOS_CALLS, CHAOS_RATE, CHAOS_SEED tune it.
+//! or the one STACK_CONTROL_URL and friends describe. CHAOS_CALLS, CHAOS_RATE, CHAOS_SEED, CHAOS_ALLOWANCE_TURN_S tune it.
 import { runChaos } from '../test/disruptive/support/chaos-run.js';
 import { formatAudit } from '../test/disruptive/support/ledger-audit.js';
 import { stackControl } from '../test/disruptive/support/stack-control.js';
@@ -13,6 +15,8 @@ import { withTestStack } from './stack.js';
 const calls = Number(process.env.CHAOS_CALLS ?? 200);
 const rate = Number(process.env.CHAOS_RATE ?? 4);
 const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
+/** Seconds into the run at which the account's allowance period turns. */
+const allowanceTurn = Number(process.env.CHAOS_ALLOWANCE_TURN_S ?? 45);
 
 const failed = await withTestStack('chaos', async (stack) => {
   console.log(`chaos: ${calls} calls at ${rate}/s, seed ${seed}`);
@@ -37,6 +41,7 @@ const failed = await withTestStack('chaos', async (stack) => {
     ],
     idempotentShare: 0.3,
     captures: true,
+    allowance: { monthlyAllowance: 400, turnAfterMs: allowanceTurn * 1000 },
     seed,
     log: (line) => console.log(line),
   });

@@ -22,6 +22,7 @@ export interface RequestOptions {
 
 export type Account = Schemas['Account'];
 export type UsagePage = Schemas['UsagePage'];
+export type GrantPage = Schemas['GrantPage'];
 export type ApiKey = Schemas['ApiKey'];
 export type NewApiKey = Schemas['NewApiKey'];
 export type RevokedApiKey = Schemas['RevokedApiKey'];
@@ -40,10 +41,13 @@ export function createAccount(transport: Transport, token: () => string) {
     (await transport.send({ ...spec, token: token(), signal: options.signal, retry: options.retry })).body as T;
 
   return {
-    /** `GET /api/v1/account`: name, balance, low-balance threshold. */
+    /** `GET /api/v1/account`: name, balance, low-balance threshold, plan and next allowance. */
     get: (options?: RequestOptions) => send<Account>({ method: 'GET', path: '/api/v1/account' }, options),
-    /** `GET /api/v1/account/usage`: the ledger, newest first. */
-    usage: (query: PageQuery = {}, options?: RequestOptions) => send<UsagePage>({ method: 'GET', path: '/api/v1/account/usage', query: { ...query } }, options),
+    /** `GET /api/v1/account/usage`: the ledger, newest first; `from` and `to` keep to a period. */
+    usage: (query: PageQuery & { from?: string; to?: string } = {}, options?: RequestOptions) =>
+      send<UsagePage>({ method: 'GET', path: '/api/v1/account/usage', query: { ...query } }, options),
+    /** `GET /api/v1/account/grants`: grants with what is left of each and when it expires, newest first. */
+    grants: (query: PageQuery = {}, options?: RequestOptions) => send<GrantPage>({ method: 'GET', path: '/api/v1/account/grants', query: { ...query } }, options),
     /** `GET /api/v1/account/calls`: asynchronous calls, newest first. */
     calls: (query: PageQuery = {}, options?: RequestOptions) => send<CallPage>({ method: 'GET', path: '/api/v1/account/calls', query: { ...query } }, options),
     keys: {

@@ -574,10 +574,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List usage
-         * @description Finished tool calls, newest first, with what each was charged. Page with `cursor`.
+         * List or export usage
+         * @description Finished tool calls and expiries of grants, newest first, with what each was charged. Page with `cursor`; keep to a period with `from` and `to`. With `Accept: text/csv` the whole period (366 days at most, 100,000 rows at most; the last 31 days when `from` is left out) comes as one CSV file, oldest first: `at,requestId,tool,outcome,credits,grantId`.
          */
         get: operations["listUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List grants
+         * @description Every grant of credits (welcome, purchase, monthly allowance, adjustment), newest first, with what is left of it and when it expires. Calls spend the grant that expires first, never-expiring grants last. Page with `cursor`.
+         */
+        get: operations["listGrants"];
         put?: never;
         post?: never;
         delete?: never;
@@ -826,7 +846,7 @@ export interface paths {
         put?: never;
         /**
          * Open an account
-         * @description Opens an account with `credits` (FREE_CREDITS when left out), an owner token and a first API key. The body may be left out.
+         * @description Opens an account with a welcome grant of `credits` (FREE_CREDITS when left out, never expiring), an owner token and a first API key, on `plan` (`free` when left out), whose first allowance is granted at once. The body may be left out.
          */
         post: operations["openAccount"];
         delete?: never;
@@ -863,13 +883,75 @@ export interface paths {
         put?: never;
         /**
          * Grant credits
-         * @description Adds credits and fires `credits.granted`.
+         * @description Adds credits as a grant and fires `credits.granted`. With `expiresAt`, what is left of the grant then lapses (an `expired` entry in the usage). With `idempotencyKey` (your payment id), the same key again grants nothing and answers the first grant (`Idempotent-Replayed: true`); with another body it is `idempotency_conflict`.
          */
         post: operations["grantCredits"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/accounts/{id}/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Move an account to another plan
+         * @description The new plan applies from the account's next period (its anniversary stays); what is due under the old plan is granted first. With `prorate`, the rest of the current period's share of the difference (when the new allowance is larger) is granted now. Moving to the plan it is on changes nothing.
+         */
+        put: operations["changeAccountPlan"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List plans */
+        get: operations["listPlans"];
+        put?: never;
+        /**
+         * Create a plan
+         * @description A plan's allowance (at most 10,000,000 credits) is granted to each account on it once a period, on the day of the month the account joined it. New accounts join `free` unless given a plan.
+         */
+        post: operations["createPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/plans/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a plan */
+        get: operations["getPlan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a plan
+         * @description Accounts on the plan get the new allowance from their next period on.
+         */
+        patch: operations["updatePlan"];
         trace?: never;
     };
     "/api/v1/tools": {
@@ -1232,7 +1314,7 @@ export interface components {
          * @description Stable machine-readable error code; /docs/errors explains each.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "unauthorized" | "insufficient_credits" | "forbidden" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "call_expired" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "rate_limited" | "upstream_error" | "unavailable" | "tool_timeout" | "internal_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "unauthorized" | "insufficient_credits" | "forbidden" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "call_expired" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "rate_limited" | "upstream_error" | "unavailable" | "tool_timeout" | "internal_error";
         /** @description One invalid field. */
         FieldError: {
             /** @description JSON Pointer into the body (`/width`), or `header:<Name>` / `query:<name>`. */
@@ -1295,26 +1377,109 @@ export interface components {
              * @example 2026-01-01T12:00:00.000Z
              */
             createdAt: string;
-        };
-        /** @description One finished tool call. */
-        UsageEntry: {
-            /** @description The call's request id (its `X-Request-Id`). */
-            requestId: string;
-            /** @description Tool name. */
-            tool: string;
-            /** @description Credits charged: the cost, or 0 when refunded. */
-            credits: number;
-            /**
-             * @description `charged` for a 200 answer, `refunded` for any other.
-             * @enum {string}
-             */
-            outcome: "charged" | "refunded";
+            /** @description The plan the account is on (null for an account opened before plans). */
+            plan: {
+                /** @example pro */
+                id: string;
+                /** @example Pro */
+                name: string;
+                /** @description Credits granted each period, on the anniversary. */
+                monthlyAllowance: number;
+                /**
+                 * @description `none`: the unused part of an allowance lapses when the next period starts; `keep`: it stays until spent.
+                 * @enum {string}
+                 */
+                rollover: "none" | "keep";
+            } | null;
             /**
              * Format: date-time
-             * @description When the call finished.
+             * @description When the account joined its plan: each period starts on this day of the month (the last day of shorter months).
+             * @example null
+             */
+            planSince: string | null;
+            /** @description The next monthly allowance; null when the plan gives none. */
+            nextAllowance: {
+                /**
+                 * Format: date-time
+                 * @description When it is granted (within minutes of this time).
+                 * @example 2026-01-01T12:00:00.000Z
+                 */
+                at: string;
+                /** @description Credits. */
+                amount: number;
+            } | null;
+        };
+        /** @description One finished tool call, or the expiry of what was left of a grant. */
+        UsageEntry: {
+            /** @description The call's request id (its `X-Request-Id`); for an expiry `exp_...`. */
+            requestId: string;
+            /** @description Tool name; null for the expiry of a grant. */
+            tool: string | null;
+            /** @description Credits charged: the cost, or 0 when refunded; for an expiry, the credits that lapsed. */
+            credits: number;
+            /**
+             * @description `charged` for a 200 answer, `refunded` for any other, `expired` for credits of a grant that lapsed (and credits a call refunded to a grant that expired while it ran).
+             * @enum {string}
+             */
+            outcome: "charged" | "refunded" | "expired";
+            /**
+             * Format: date-time
+             * @description When the call finished, or when the grant expired.
              * @example 2026-01-01T12:00:00.000Z
              */
             at: string;
+            /**
+             * @description For an expiry: the grant whose credits lapsed.
+             * @example grt_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            grantId?: string;
+        };
+        /** @description A grant of credits and what is left of it. */
+        Grant: {
+            /**
+             * @description Grant id.
+             * @example grt_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /** @description Credits granted. */
+            amount: number;
+            /**
+             * @description `welcome` is the opening grant.
+             * @enum {string}
+             */
+            reason: "welcome" | "purchase" | "monthly_allowance" | "manual_adjustment";
+            /** @description Credits left of it that can be spent now (0 once it expired). */
+            remaining: number;
+            /** @description Credits of it held by calls still running. */
+            held: number;
+            /** @description Credits of it that lapsed. */
+            expired: number;
+            /**
+             * Format: date-time
+             * @description When what is left of it lapses; null: never. Calls spend the grant that expires first.
+             * @example null
+             */
+            expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it expired; null while it has not.
+             * @example null
+             */
+            expiredAt: string | null;
+            /** @description The payment id (or allowance period) it was granted under. */
+            idempotencyKey: string | null;
+            /**
+             * Format: date-time
+             * @description When it was granted.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+        };
+        /** @description Grants, newest first. */
+        GrantPage: {
+            items: components["schemas"]["Grant"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         /** @description The call runs; read it at `location` (also the `Location` header). */
         CallAccepted: {
@@ -1753,8 +1918,10 @@ export interface components {
                  */
                 id: string;
                 name: string | null;
-                /** @description Starting credits. */
+                /** @description Starting credits: the welcome grant and the first period's allowance. */
                 balance: number;
+                /** @description The plan it joined. */
+                plan: string;
             };
             /**
              * @description The account owner's token (account API).
@@ -1797,11 +1964,92 @@ export interface components {
              * @example 2026-01-01T12:00:00.000Z
              */
             createdAt: string;
+            /** @description The plan the account is on (null for an account opened before plans). */
+            plan: {
+                /** @example pro */
+                id: string;
+                /** @example Pro */
+                name: string;
+                /** @description Credits granted each period, on the anniversary. */
+                monthlyAllowance: number;
+                /**
+                 * @description `none`: the unused part of an allowance lapses when the next period starts; `keep`: it stays until spent.
+                 * @enum {string}
+                 */
+                rollover: "none" | "keep";
+            } | null;
+            /**
+             * Format: date-time
+             * @description When the account joined its plan: each period starts on this day of the month (the last day of shorter months).
+             * @example null
+             */
+            planSince: string | null;
+            /** @description The next monthly allowance; null when the plan gives none. */
+            nextAllowance: {
+                /**
+                 * Format: date-time
+                 * @description When it is granted (within minutes of this time).
+                 * @example 2026-01-01T12:00:00.000Z
+                 */
+                at: string;
+                /** @description Credits. */
+                amount: number;
+            } | null;
         };
-        /** @description The balance after the grant. */
+        /** @description The balance after the grant (for a repeat of its idempotencyKey, what the first grant answered), and the grant. */
         Balance: {
             /** @description Available credits. */
             balance: number;
+            /** @description The grant. */
+            grant: {
+                /**
+                 * @description Grant id.
+                 * @example grt_4hQ2mV8kZr1xYt6pW0nLbC
+                 */
+                id: string;
+                amount: number;
+                /** @enum {string} */
+                reason: "purchase" | "monthly_allowance" | "manual_adjustment";
+                /**
+                 * Format: date-time
+                 * @description When what is left of it lapses; null: never.
+                 * @example null
+                 */
+                expiresAt: string | null;
+                idempotencyKey: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it was granted.
+                 * @example 2026-01-01T12:00:00.000Z
+                 */
+                createdAt: string;
+            };
+        };
+        /** @description A plan. */
+        Plan: {
+            /** @example pro */
+            id: string;
+            /** @example Pro */
+            name: string;
+            /** @description Credits an account on it gets each period, on its anniversary. */
+            monthlyAllowance: number;
+            /**
+             * @description `none`: the unused part lapses when the next period starts; `keep`: it stays until spent.
+             * @enum {string}
+             */
+            rollover: "none" | "keep";
+            /**
+             * Format: date-time
+             * @description When it was created.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it was last changed.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            updatedAt: string;
         };
         /** @description Every tool. */
         Catalogue: {
@@ -3511,6 +3759,16 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Already exists ([`already_exists`](https://api.example.com/docs/errors#already_exists)) */
+        AlreadyExists: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /**
@@ -3535,6 +3793,12 @@ export interface components {
         UsageLimit: number;
         /** @description `nextCursor` of the previous page. */
         UsageCursor: string;
+        /** @description Plan id. */
+        PlanId: string;
+        /** @description Only entries at or after this time (a date `2026-05-01` or an ISO 8601 time). */
+        UsageFrom: string;
+        /** @description Only entries before this time (a date or an ISO 8601 time). */
+        UsageTo: string;
         /** @description Only events of this type. */
         EventType: "credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed";
         /** @description Attempts to list, newest first. */
@@ -5139,6 +5403,10 @@ export interface operations {
                 limit?: components["parameters"]["UsageLimit"];
                 /** @description `nextCursor` of the previous page. */
                 cursor?: components["parameters"]["UsageCursor"];
+                /** @description Only entries at or after this time (a date `2026-05-01` or an ISO 8601 time). */
+                from?: components["parameters"]["UsageFrom"];
+                /** @description Only entries before this time (a date or an ISO 8601 time). */
+                to?: components["parameters"]["UsageTo"];
             };
             header?: never;
             path?: never;
@@ -5146,7 +5414,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of usage. */
+            /** @description A page of usage, or the CSV file. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5157,6 +5425,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UsagePage"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listGrants: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["UsageLimit"];
+                /** @description `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["UsageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of grants. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantPage"];
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -5701,8 +6005,15 @@ export interface operations {
                      * @description Contact address of the account owner.
                      */
                     email?: string;
-                    /** @description Starting credits; FREE_CREDITS when omitted. */
+                    /** @description The one-off welcome grant, never expiring; FREE_CREDITS when omitted. */
                     credits?: number;
+                    /** @description The plan the account joins (`free` when omitted). Its first allowance is granted at once. */
+                    plan?: string;
+                    /**
+                     * Format: date-time
+                     * @description When the account joined the plan, within the last 31 days (now when omitted): its anniversary. Periods since then are granted at once.
+                     */
+                    planStartsAt?: string;
                 };
             };
         };
@@ -5774,11 +6085,18 @@ export interface operations {
                      * @enum {string}
                      */
                     reason: "purchase" | "monthly_allowance" | "manual_adjustment";
+                    /**
+                     * Format: date-time
+                     * @description When what is left of the grant lapses (in the future). Never when omitted.
+                     */
+                    expiresAt?: string;
+                    /** @description Your payment id: the same key again grants nothing new and answers the first grant; with another amount, reason or expiry it is refused (409). */
+                    idempotencyKey?: string;
                 };
             };
         };
         responses: {
-            /** @description The new balance. */
+            /** @description The new balance and the grant. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5786,6 +6104,193 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Balance"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    changeAccountPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Account id (`acc_...`). */
+                id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The plan the account moves to, from its next period. */
+                    plan: string;
+                    /**
+                     * @description Also grant now the rest of the current period's share of the difference, when the new plan's allowance is larger.
+                     * @default false
+                     */
+                    prorate?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAccount"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every plan. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plan"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The plan's id: lowercase letters, digits and dashes. Generated from the name when omitted. */
+                    id?: string;
+                    /** @description The plan's name, as owners see it. */
+                    name: string;
+                    /** @description Credits an account on the plan gets each month, on its anniversary (0 to 10,000,000). */
+                    monthlyAllowance: number;
+                    /**
+                     * @description `none`: the unused part of a month's allowance lapses when the next period starts. `keep`: it stays until spent.
+                     * @enum {string}
+                     */
+                    rollover: "none" | "keep";
+                };
+            };
+        };
+        responses: {
+            /** @description The plan. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plan"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Plan id. */
+                id: components["parameters"]["PlanId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plan"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updatePlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Plan id. */
+                id: components["parameters"]["PlanId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The plan's name, as owners see it. */
+                    name?: string;
+                    /** @description Credits an account on the plan gets each month, on its anniversary (0 to 10,000,000). */
+                    monthlyAllowance?: number;
+                    /**
+                     * @description `none`: the unused part of a month's allowance lapses when the next period starts. `keep`: it stays until spent.
+                     * @enum {string}
+                     */
+                    rollover?: "none" | "keep";
+                };
+            };
+        };
+        responses: {
+            /** @description The plan. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plan"];
                 };
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
@@ -6002,7 +6507,7 @@ export interface operations {
             path: {
                 /** @description The digest in the page's links; any other is served too, not cached. */
                 version: string;
-                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "paged-list.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-calls.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-usage.js" | "view-webhooks.js";
+                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "paged-list.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-calls.js" | "view-credits.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-usage.js" | "view-webhooks.js";
             };
             cookie?: never;
         };

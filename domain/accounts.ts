@@ -3,8 +3,8 @@ import type { Db } from 'mongodb';
 import { newCredential } from '../lib/credentials.js';
 import { createEventRecorder, newEvent, type EventSink } from '../lib/events.js';
 import { newId } from '../lib/ids.js';
-import { collections, type CredentialDoc, type CredentialKind } from '../lib/mongo.js';
-import { newAccountDoc } from './ledger.js';
+import { collections, type AccountPlan, type CredentialDoc, type CredentialKind } from '../lib/mongo.js';
+import { newAccountDoc, welcomeGrantId } from './ledger.js';
 
 export interface IssuedCredential {
   id: string;
@@ -20,7 +20,7 @@ export function publicKey(doc: CredentialDoc) {
 }
 
 export function createAccounts(db: Db, onEvent?: EventSink) {
-  const { accounts, credentials } = collections(db);
+  const { accounts, credentials, grants } = collections(db);
   const record = createEventRecorder(db, onEvent);
 
   async function issue(accountId: string, kind: CredentialKind, name: string | null): Promise<IssuedCredential> {
@@ -41,8 +41,17 @@ export function createAccounts(db: Db, onEvent?: EventSink) {
   }
 
   return {
-    async open(fields: { name?: string; email?: string; credits: number }) {
-      const account = newAccountDoc({ id: newId('acc'), name: fields.name, email: fields.email, credits: fields.credits, now: new Date() });
+    /** Opens an account with its welcome grant (`credits`, never expiring) and, when given, its plan. */
+    async open(fields: { name?: string; email?: string; credits: number; plan?: AccountPlan }) {
+      const now = new Date();
+      const account = newAccountDoc({ id: newId('acc'), name: fields.name, email: fields.email, credits: fields.credits, now, plan: fields.plan });
+      // The record first: an account never holds credits of a grant with no record.
+      if (fields.credits > 0) {
+        await grants.insertOne({
+          _id: welcomeGrantId(account._id), accountId: account._id, amount: fields.credits, reason: 'welcome', expiresAt: null, idempotencyKey: null,
+          createdAt: now, appliedAt: now, balanceAfter: fields.credits, expiredAt: null,
+        });
+      }
       await accounts.insertOne(account);
       const ownerToken = await issue(account._id, 'owner_token', 'dashboard');
       const apiKey = await this.createKey(account._id, 'default');

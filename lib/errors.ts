@@ -13,6 +13,7 @@ export const ERRORS = {
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   idempotency_conflict: { status: 409, title: 'Idempotency key reused' },
   endpoint_disabled: { status: 409, title: 'Webhook endpoint disabled' },
+  already_exists: { status: 409, title: 'Already exists' },
   call_expired: { status: 410, title: 'Call expired' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },

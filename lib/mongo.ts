@@ -8,6 +8,20 @@ export interface Hold {
   cost: number;
   tool: string;
   at: Date;
+  /** The grants the cost was taken from (grant id -> credits); absent on holds older than grants. */
+  from?: Record<string, number>;
+}
+
+/** What is left of one grant inside its account's document: spendable credits and when they lapse. */
+export interface Lot {
+  remaining: number;
+  /** Null: never expires (spent last). */
+  expiresAt: Date | null;
+  /**
+   * Set when what was left lapsed. The lot stays in the document for good, so a grant's presence
+   * here says it was applied, and a retried grant can never apply it twice.
+   */
+  expiredAt?: Date;
 }
 
 /** A domain event waiting in an account's outbox until it is copied to `events`. */
@@ -27,12 +41,34 @@ export interface AccountDoc {
   /** Charged credits: grants minus committed calls (in-flight holds still count as owned). */
   chargedBalance: number;
   holds: Record<string, Hold>;
+  /**
+   * What is left of each unexpired grant, by grant id: `balance` is always their sum. Kept in the
+   * account's document so that reserve, commit and refund stay single-document updates.
+   * Absent on accounts opened before grants were records (read as one never-expiring lot).
+   */
+  lots?: Record<string, Lot>;
+  /** Usage-ledger entries decided by an update of this document, copied to `ledger` after it (like `outbox`). */
+  entries?: LedgerEntry[];
+  /** The account's plan and where its monthly allowance stands (domain/allowances.ts). */
+  plan?: AccountPlan;
   /** Armed while `credits.low` may fire: set by a grant that lifts the charged balance to the threshold or more. */
   lowArmed: boolean;
   /** Armed while `credits.exhausted` may fire: set by a grant that lifts the charged balance above zero. */
   exhaustedArmed: boolean;
   outbox: OutboxEvent[];
   createdAt: Date;
+}
+
+export interface AccountPlan {
+  id: string;
+  /** When the account joined a plan: its anniversary is this day of the month (the last day of shorter months). */
+  anchor: Date;
+  /** Index of the next period whose allowance is still to grant (0 is the period starting at `anchor`). */
+  nextPeriod: number;
+  /** Start of that period: the allowance is due then. Indexed: the allowance run finds due accounts by it. */
+  nextAllowanceAt: Date;
+  /** Plan changes so far: keys a change's prorated grant. */
+  changes: number;
 }
 
 export type CredentialKind = 'api_key' | 'owner_token';
@@ -52,14 +88,49 @@ export interface CredentialDoc {
 }
 
 export interface LedgerEntry {
-  /** The call's request id (its workflow id). */
+  /** The call's request id (its workflow id); for an expiry `exp_<grantId>` or `exp_<requestId>`. */
   _id: string;
   accountId: string;
-  tool: string;
-  /** Credits charged: the tool's cost, or 0 when refunded. */
+  /** The tool called; null for an expiry. */
+  tool: string | null;
+  /** Credits charged: the tool's cost, or 0 when refunded; for an expiry, the credits that lapsed. */
   credits: number;
-  outcome: 'charged' | 'refunded';
+  outcome: 'charged' | 'refunded' | 'expired';
+  /** For an expiry: the grant whose credits lapsed. */
+  grantId?: string;
   at: Date;
+}
+
+export type GrantKind = 'welcome' | 'purchase' | 'monthly_allowance' | 'manual_adjustment';
+
+/** One grant of credits: its record, kept for good. What is left of it lives in its account's `lots`. */
+export interface GrantDoc {
+  _id: string;
+  accountId: string;
+  amount: number;
+  reason: GrantKind;
+  expiresAt: Date | null;
+  /** The operator's payment id (or the allowance period's key): a repeat grants nothing new. */
+  idempotencyKey: string | null;
+  createdAt: Date;
+  /** Set once the credits are in the account's document; a record without it was never granted. */
+  appliedAt: Date | null;
+  /** The available balance right after it was applied: what a repeat of the same key answers. */
+  balanceAfter: number | null;
+  /** Set once what was left of it lapsed (the credits: its `expired` entries in the usage ledger). */
+  expiredAt: Date | null;
+  /** For an allowance: the period's start. */
+  periodStart?: Date;
+}
+
+/** A plan: the allowance an account on it gets each month, and what happens to the unused part. */
+export interface PlanDoc {
+  _id: string;
+  name: string;
+  monthlyAllowance: number;
+  rollover: 'none' | 'keep';
+  createdAt: Date;
+  updatedAt: Date;
 }
 
 export interface EventDoc {
@@ -184,6 +255,8 @@ export interface Collections {
   webhookUndelivered: Collection<WebhookUndeliveredDoc>;
   marketQuotes: Collection<MarketQuoteDoc>;
   calls: Collection<CallDoc>;
+  grants: Collection<GrantDoc>;
+  plans: Collection<PlanDoc>;
 }
 
 /**
@@ -210,6 +283,8 @@ export function collections(db: Db): Collections {
     webhookUndelivered: db.collection('webhook_undelivered'),
     marketQuotes: db.collection('market_quotes'),
     calls: db.collection('calls', JOURNALED), // an asynchronous call's answer, once charged
+    grants: db.collection('grants', JOURNALED),
+    plans: db.collection('plans', JOURNALED),
   };
 }
 
@@ -232,6 +307,10 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.events.createIndex({ createdAt: 1 }),
     c.calls.createIndex({ accountId: 1, createdAt: -1 }),
     c.calls.createIndex({ expiresAt: 1 }),
+    // Grants: the owner's list, and the allowance run's search for what is due to lapse.
+    c.grants.createIndex({ accountId: 1, createdAt: -1 }),
+    c.grants.createIndex({ expiredAt: 1, expiresAt: 1 }),
+    c.accounts.createIndex({ 'plan.nextAllowanceAt': 1 }),
   ]);
 }
 

@@ -4,6 +4,12 @@ import { TASK_QUEUES, WORKFLOW_TYPES } from './temporal-shared.js';
 
 export const SWEEPER_SCHEDULE_ID = 'sweeper';
 export const WEBHOOK_REFAN_SCHEDULE_ID = 'webhook-refan';
+export const ALLOWANCES_SCHEDULE_ID = 'allowances';
+/**
+ * How often the allowance run looks for due periods and lapsed grants: an allowance arrives at most
+ * this long after its anniversary. (Spending never waits for it: a reserve expires lapsed grants itself.)
+ */
+export const ALLOWANCES_EVERY = '5m';
 
 export async function ensureSchedules(client: Client): Promise<void> {
   try {
@@ -22,6 +28,18 @@ export async function ensureSchedules(client: Client): Promise<void> {
       scheduleId: WEBHOOK_REFAN_SCHEDULE_ID,
       spec: { intervals: [{ every: '1m' }] },
       action: { type: 'startWorkflow', workflowType: WORKFLOW_TYPES.webhookRefan, taskQueue: TASK_QUEUES.core, workflowId: 'webhook-refan' },
+      policies: { overlap: 'SKIP' },
+    });
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+  }
+  // Monthly allowances and grant expiry (domain/allowances.ts). The state is in the database, so a
+  // run skipped (overlap, Temporal or the database down) is caught up by the next one.
+  try {
+    await client.schedule.create({
+      scheduleId: ALLOWANCES_SCHEDULE_ID,
+      spec: { intervals: [{ every: ALLOWANCES_EVERY }] },
+      action: { type: 'startWorkflow', workflowType: WORKFLOW_TYPES.allowances, taskQueue: TASK_QUEUES.core, workflowId: 'allowances' },
       policies: { overlap: 'SKIP' },
     });
   } catch (err) {

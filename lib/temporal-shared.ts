@@ -34,6 +34,8 @@ export const WORKFLOW_TYPES = {
   webhookEndpoint: 'webhookEndpoint',
   /** Scheduled re-send of events whose webhook fan-out did not finish. */
   webhookRefan: 'webhookRefan',
+  /** Scheduled: grants the monthly allowances that are due and lets lapsed grants expire. */
+  allowances: 'allowances',
 } as const;
 
 /** What the API hands a `toolCall` workflow. Secret fields travel sealed (see lib/sealed.ts). */

@@ -3,3 +3,4 @@ export { toolCall } from './tool-call.js';
 export { sweeper } from './sweeper.js';
 export { webhookEndpoint } from './webhook-endpoint.js';
 export { webhookRefan } from './webhook-refan.js';
+export { allowances } from './allowances.js';

@@ -1,9 +1,10 @@
 //! Activities of the core pool: the ledger steps of a call, the end of its key, the outcome of an
-//! asynchronous call, the sweeper.
+//! asynchronous call, the sweeper, the monthly allowances and grant expiry.
 import type { Db } from 'mongodb';
 import { createLedger, type CallRef } from '../../domain/ledger.js';
 import { createCallKeys } from '../../domain/call-keys.js';
 import { createAsyncCalls, type CallOutcome } from '../../domain/async-calls.js';
+import { createAllowances } from '../../domain/allowances.js';
 import { createSweeper } from './sweeper.js';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js';
 import type { EventSink } from '../../lib/events.js';
@@ -20,6 +21,7 @@ export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) 
   const callKeys = createCallKeys(db);
   const asyncCalls = createAsyncCalls(db, options.onEvent);
   const sweeper = createSweeper(db);
+  const allowances = createAllowances(db, options.onEvent);
   return {
     reserve: (call: CallRef) => ledger.reserve(call),
     commit: (call: CallRef) => ledger.commit(call),
@@ -27,6 +29,8 @@ export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) 
     destroyCallKey: (requestId: string) => callKeys.destroy(requestId),
     recordCallOutcome: (outcome: CallOutcome) => asyncCalls.finish(outcome),
     sweep: (now?: number) => sweeper.sweep(now),
+    /** `now`: the allowance workflow's time, so months can be tested by skipping time. */
+    runAllowances: (now: number) => allowances.run(now),
     ...(options.webhooks ? createWebhookActivities(options.webhooks) : {}),
   };
 }

@@ -1,5 +1,5 @@
 //! Expiry without TTL indexes (the local database has none): idempotency records, call keys,
-//! claim-check blobs, outboxes left by a crash, holds whose call can no longer end, events past
+//! claim-check blobs, outboxes (events, expiry entries) left by a crash, holds whose call can no longer end, events past
 //! the event log's 30 days, and asynchronous calls' answers past their 24 hours.
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
@@ -51,7 +51,7 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP) {
 
   async function flushOutboxes(): Promise<number> {
     let flushed = 0;
-    for await (const account of c.accounts.find({ 'outbox.0': { $exists: true } }, { projection: { _id: 1 } })) {
+    for await (const account of c.accounts.find({ $or: [{ 'outbox.0': { $exists: true } }, { 'entries.0': { $exists: true } }] }, { projection: { _id: 1 } })) {
       flushed += await ledger.flushOutbox(account._id);
     }
     return flushed;

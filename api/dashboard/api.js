@@ -53,10 +53,10 @@ function transportError(err) {
 export function createClient({ token, onUnauthorized = () => {} }) {
   const controller = new AbortController();
 
-  async function call(method, path, body) {
+  async function call(method, path, body, accept) {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await once(method, path, body);
+        return await once(method, path, body, accept);
       } catch (err) {
         // Reads are safe to repeat after the wait the service asked for; writes are left to the user.
         if (!(err instanceof ApiError) || err.status !== 429 || method !== 'GET' || attempt >= RETRIES_ON_429) throw err;
@@ -65,8 +65,8 @@ export function createClient({ token, onUnauthorized = () => {} }) {
     }
   }
 
-  async function once(method, path, body) {
-    const headers = { authorization: `Bearer ${token}`, accept: 'application/json, application/problem+json' };
+  async function once(method, path, body, accept) {
+    const headers = { authorization: `Bearer ${token}`, accept: accept ? `${accept}, application/problem+json` : 'application/json, application/problem+json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res;
     try {
@@ -84,6 +84,7 @@ export function createClient({ token, onUnauthorized = () => {} }) {
       throw transportError(err);
     }
     const text = await res.text().catch(() => '');
+    if (res.ok && accept === 'text/csv') return { text, filename: /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'usage.csv' };
     // Closed meanwhile (another request's 401 ended the session): this answer is not shown.
     if (controller.signal.aborted) throw new DOMException('The session ended.', 'AbortError');
     let data = null;
@@ -112,6 +113,10 @@ export function createClient({ token, onUnauthorized = () => {} }) {
     account: () => call('GET', '/api/v1/account'),
     /** @param {{ limit?: number, cursor?: string }} [page] */
     usage: ({ limit, cursor } = {}) => call('GET', `/api/v1/account/usage${query({ limit, cursor })}`),
+    /** The usage of a period as CSV: `{ text, filename }`. */
+    usageCsv: ({ from, to }) => call('GET', `/api/v1/account/usage${query({ from, to })}`, undefined, 'text/csv'),
+    /** @param {{ limit?: number, cursor?: string }} [page] */
+    grants: ({ limit, cursor } = {}) => call('GET', `/api/v1/account/grants${query({ limit, cursor })}`),
     keys: () => call('GET', '/api/v1/account/keys'),
     createKey: (name) => call('POST', '/api/v1/account/keys', name ? { name } : {}),
     revokeKey: (keyId) => call('DELETE', `/api/v1/account/keys/${id(keyId)}`),

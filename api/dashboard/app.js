@@ -6,6 +6,7 @@ import { $, announce, busy, clearFormError, focusOn, problemText, showFormError 
 import { clearToken, loadToken, saveToken, tokenProblem } from './session.js';
 import { createKeysView } from './view-keys.js';
 import { createCallsView } from './view-calls.js';
+import { createCreditsView } from './view-credits.js';
 import { createEventsView } from './view-events.js';
 import { createUsageView } from './view-usage.js';
 import { createWebhooksView } from './view-webhooks.js';
@@ -25,7 +26,8 @@ function startSession(token, account) {
   const webhooks = createWebhooksView({ client });
   const events = createEventsView({ client, urlOf: (endpointId) => webhooks.urlOf(endpointId) });
   const calls = createCallsView({ client });
-  const current = { client, usage, keys, webhooks, events, calls };
+  const creditsView = createCreditsView({ client });
+  const current = { client, usage, keys, webhooks, events, calls, credits: creditsView };
   session = current;
 
   $('sign-in-view').hidden = true;
@@ -46,7 +48,11 @@ async function refresh() {
   const current = session;
   // The events after the endpoints: their deliveries are shown by the endpoints' URLs.
   const [account] = await Promise.all([
-    current.usage.load(),
+    current.usage.load().then((a) => {
+      if (session === current) current.credits.showPlan(a);
+      return a;
+    }),
+    current.credits.load(),
     current.calls.load(),
     current.keys.load(),
     current.webhooks.load().then(() => current.events.load()),
@@ -66,6 +72,7 @@ function endSession(notice, { focus = true } = {}) {
     session.webhooks.close();
     session.events.close();
     session.calls.close();
+    session.credits.close();
     $('usage-body').replaceChildren();
     session = null;
   }
@@ -128,7 +135,7 @@ function init() {
   // The balance, usage and asynchronous calls also follow calls made while the tab stays open; the other sections
   // change only by what is done on this page.
   setInterval(() => {
-    if (session && document.visibilityState === 'visible') void Promise.all([session.usage.load(), session.calls.load()]);
+    if (session && document.visibilityState === 'visible') void Promise.all([session.usage.load(), session.calls.load(), session.credits.load()]);
   }, USAGE_REFRESH_MS);
 
   const token = loadToken();

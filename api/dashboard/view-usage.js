@@ -11,7 +11,7 @@ const MAX_PAGES = 10;
 /** Rows the table shows at first and adds per "Load more". */
 const TABLE_PAGE = 25;
 
-const OUTCOMES = { charged: 'Charged', refunded: 'Refunded' };
+const OUTCOMES = { charged: 'Charged', refunded: 'Refunded', expired: 'Expired' };
 
 export function createUsageView({ client, container, section }) {
   let account = null;
@@ -115,7 +115,7 @@ export function createUsageView({ client, container, section }) {
         rows: items.slice(0, shown).map((item) => ({
           cells: [
             time(item.at),
-            item.tool,
+            item.tool ?? h('span', { class: 'muted' }, 'Grant expired'),
             formatInt(item.credits),
             h('span', { class: `badge ${item.outcome}` }, OUTCOMES[item.outcome] ?? item.outcome),
             h('code', { class: 'request-id' }, item.requestId),

@@ -81,10 +81,12 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     example: { detail: 'Tools are called with POST, not GET.' },
   },
   idempotency_conflict: {
-    when: 'The Idempotency-Key was already used by this account in the last 24 hours, with another tool or another body.',
+    when:
+      'The Idempotency-Key was already used by this account in the last 24 hours, with another tool or another body; ' +
+      'or (operator API) a grant\'s idempotencyKey was already used on the account with another amount, reason or expiry.',
     action:
-      'Reuse a key only to repeat the very same request (same tool, same body), which then answers with the first call\'s response and is charged once. ' +
-      'Use a fresh key for a new request.',
+      'Reuse a key only to repeat the very same request (same tool, same body), which then answers with the first call\'s response and is charged once ' +
+      '(a grant: granted once, answered with the first grant). Use a fresh key for a new request.',
     example: { detail: 'This Idempotency-Key was used with another tool or body.' },
   },
   endpoint_disabled: {
@@ -93,6 +95,11 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
       'Fix the receiver, then re-enable the endpoint (POST /api/v1/account/webhooks/{id}/enable); give recoverSince to have every event it missed sent, in order. ' +
       'Replay single events afterwards.',
     example: { detail: 'The endpoint whe_7Tn3pLq9Vx2Rk5Yb8Mc1Dz is disabled; re-enable it before replaying events to it.' },
+  },
+  already_exists: {
+    when: 'The operator API was asked to create something under an id that is taken: a plan with the id of an existing plan.',
+    action: 'Choose another id, or change the existing one (PATCH /api/v1/admin/plans/{id}).',
+    example: { detail: 'There is a plan pro already.' },
   },
   call_expired: {
     when: 'The asynchronous call ended more than 24 hours ago; its answer (output or problem) is no longer kept.',

@@ -60,6 +60,9 @@ export const PARAMETERS: Readonly<Record<string, Json>> = {
   AccountId: { name: 'id', in: 'path', required: true, description: 'Account id (`acc_...`).', schema: { type: 'string' } },
   UsageLimit: { name: 'limit', in: 'query', required: false, description: 'Entries per page.', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
   UsageCursor: { name: 'cursor', in: 'query', required: false, description: '`nextCursor` of the previous page.', schema: { type: 'string' } },
+  PlanId: { name: 'id', in: 'path', required: true, description: 'Plan id.', schema: { type: 'string' } },
+  UsageFrom: { name: 'from', in: 'query', required: false, description: 'Only entries at or after this time (a date `2026-05-01` or an ISO 8601 time).', schema: { type: 'string' } },
+  UsageTo: { name: 'to', in: 'query', required: false, description: 'Only entries before this time (a date or an ISO 8601 time).', schema: { type: 'string' } },
   EventType: { name: 'type', in: 'query', required: false, description: 'Only events of this type.', schema: { type: 'string', enum: [...EVENT_KINDS] } },
   AttemptsLimit: { name: 'limit', in: 'query', required: false, description: 'Attempts to list, newest first.', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
 };
@@ -73,11 +76,11 @@ export const SECURITY_SCHEMES: Readonly<Record<string, Json>> = {
 /** Tags besides the tool groups. Names are part of the reference's anchors (`#tag/<name>/...`). */
 export const TAGS = {
   calls: { 'x-displayName': 'Asynchronous calls', description: 'Tool calls made with `Prefer: respond-async`: their status, then their output or problem, for 24 hours after they end.' },
-  account: { 'x-displayName': 'Account', description: 'The account of the owner token: balance and usage. The dashboard uses these endpoints.' },
+  account: { 'x-displayName': 'Account', description: 'The account of the owner token: balance, plan, grants and usage. The dashboard uses these endpoints.' },
   'api-keys': { 'x-displayName': 'API keys', description: 'Create, list and revoke the API keys that call tools. A key is shown only when it is created.' },
   'webhook-endpoints': { 'x-displayName': 'Webhook endpoints', description: "Where the account's events are posted, and every delivery attempt." },
   'webhook-events': { 'x-displayName': 'Webhook events', description: 'What the service posts to your webhook endpoints. See *Webhooks* above to verify a delivery.' },
-  operator: { 'x-displayName': 'Operator', description: "Open accounts and grant credits, with the operator's `ADMIN_TOKEN`. Off (404) when it is unset." },
+  operator: { 'x-displayName': 'Operator', description: "Open accounts, grant credits and manage plans, with the operator's `ADMIN_TOKEN`. Off (404) when it is unset." },
   service: { 'x-displayName': 'Service', description: 'The catalogue, health, metrics and this documentation. No credential needed.' },
 } as const;
 export type Tag = Group | keyof typeof TAGS;

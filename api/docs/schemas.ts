@@ -2,6 +2,7 @@
 //! operator and service answers) and of the webhook events it posts: `components.schemas` of
 //! the OpenAPI document. They describe the shapes the routes build; keep the two in step.
 import { GRANT_REASONS, LOW_BALANCE_THRESHOLD } from '../../domain/ledger.js';
+import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../../domain/plans.js';
 import { GROUPS } from '../../domain/tool-definition.js';
 import { POOLS } from '../../lib/temporal-shared.js';
 import { ERRORS } from '../../lib/errors.js';
@@ -110,6 +111,40 @@ const secret = {
   examples: ['whsec_q7Vd0rN3bX9kPz2Lm5Tf8Wc1Yh4Js6Ga0Ue3Ri7Ko2M'],
 };
 
+const planSummary = {
+  type: ['object', 'null'],
+  description: 'The plan the account is on (null for an account opened before plans).',
+  required: ['id', 'name', 'monthlyAllowance', 'rollover'],
+  properties: {
+    id: { type: 'string', examples: ['pro'] },
+    name: { type: 'string', examples: ['Pro'] },
+    monthlyAllowance: { type: 'integer', minimum: 0, maximum: MAX_MONTHLY_ALLOWANCE, description: 'Credits granted each period, on the anniversary.' },
+    rollover: { type: 'string', enum: [...ROLLOVERS], description: '`none`: the unused part of an allowance lapses when the next period starts; `keep`: it stays until spent.' },
+  },
+};
+const planFields = {
+  plan: planSummary,
+  planSince: nullableDateTime('When the account joined its plan: each period starts on this day of the month (the last day of shorter months).'),
+  nextAllowance: {
+    type: ['object', 'null'],
+    description: 'The next monthly allowance; null when the plan gives none.',
+    required: ['at', 'amount'],
+    properties: { at: dateTime('When it is granted (within minutes of this time).'), amount: { type: 'integer', minimum: 1, description: 'Credits.' } },
+  },
+};
+
+const usageFields = {
+  requestId: { type: 'string', description: "The call's request id (its `X-Request-Id`); for an expiry `exp_...`." },
+  tool: { type: ['string', 'null'], description: 'Tool name; null for the expiry of a grant.' },
+  credits: credits('Credits charged: the cost, or 0 when refunded; for an expiry, the credits that lapsed.'),
+  outcome: {
+    type: 'string',
+    enum: ['charged', 'refunded', 'expired'],
+    description: '`charged` for a 200 answer, `refunded` for any other, `expired` for credits of a grant that lapsed (and credits a call refunded to a grant that expired while it ran).',
+  },
+  at: dateTime('When the call finished, or when the grant expired.'),
+};
+
 const account: Record<string, JsonSchema> = {
   Account: record('The account of the owner token.', {
     id: id('acc', 'Account id.'),
@@ -117,13 +152,28 @@ const account: Record<string, JsonSchema> = {
     balance: credits('Available credits.'),
     lowBalanceThreshold: { type: 'integer', const: LOW_BALANCE_THRESHOLD, description: '`credits.low` fires when the balance falls below it.' },
     createdAt: dateTime('When the account was opened.'),
+    ...planFields,
   }),
-  UsageEntry: record('One finished tool call.', {
-    requestId: { type: 'string', description: "The call's request id (its `X-Request-Id`)." },
-    tool: { type: 'string', description: 'Tool name.' },
-    credits: credits('Credits charged: the cost, or 0 when refunded.'),
-    outcome: { type: 'string', enum: ['charged', 'refunded'], description: '`charged` for a 200 answer, `refunded` for any other.' },
-    at: dateTime('When the call finished.'),
+  UsageEntry: {
+    // `grantId` only on expiries.
+    ...record('One finished tool call, or the expiry of what was left of a grant.', usageFields),
+    properties: { ...usageFields, grantId: id('grt', 'For an expiry: the grant whose credits lapsed.') },
+  },
+  Grant: record('A grant of credits and what is left of it.', {
+    id: id('grt', 'Grant id.'),
+    amount: { type: 'integer', minimum: 1, description: 'Credits granted.' },
+    reason: { type: 'string', enum: ['welcome', ...GRANT_REASONS], description: '`welcome` is the opening grant.' },
+    remaining: credits('Credits left of it that can be spent now (0 once it expired).'),
+    held: credits('Credits of it held by calls still running.'),
+    expired: credits('Credits of it that lapsed.'),
+    expiresAt: nullableDateTime('When what is left of it lapses; null: never. Calls spend the grant that expires first.'),
+    expiredAt: nullableDateTime('When it expired; null while it has not.'),
+    idempotencyKey: { type: ['string', 'null'], description: 'The payment id (or allowance period) it was granted under.' },
+    createdAt: dateTime('When it was granted.'),
+  }),
+  GrantPage: record('Grants, newest first.', {
+    items: { type: 'array', items: ref('Grant') },
+    nextCursor,
   }),
   CallAccepted: record('The call runs; read it at `location` (also the `Location` header).', {
     requestId: { type: 'string', description: "The call's request id (its `X-Request-Id`)." },
@@ -223,7 +273,12 @@ const account: Record<string, JsonSchema> = {
 
 const operator: Record<string, JsonSchema> = {
   OpenedAccount: record('A new account with its first credentials, each shown only in this answer.', {
-    account: record('The account.', { id: id('acc', 'Account id.'), name: { type: ['string', 'null'] }, balance: credits('Starting credits.') }),
+    account: record('The account.', {
+      id: id('acc', 'Account id.'),
+      name: { type: ['string', 'null'] },
+      balance: credits('Starting credits: the welcome grant and the first period\'s allowance.'),
+      plan: { type: 'string', description: 'The plan it joined.' },
+    }),
     ownerToken: credential('uto', "The account owner's token (account API)."),
     apiKey: record('A first API key, named `default`.', {
       id: id('key', 'Key id.'),
@@ -237,8 +292,27 @@ const operator: Record<string, JsonSchema> = {
     email: { type: ['string', 'null'] },
     balance: credits('Available credits.'),
     createdAt: dateTime('When the account was opened.'),
+    ...planFields,
   }),
-  Balance: record('The balance after the grant.', { balance: credits('Available credits.') }),
+  Balance: record('The balance after the grant (for a repeat of its idempotencyKey, what the first grant answered), and the grant.', {
+    balance: credits('Available credits.'),
+    grant: record('The grant.', {
+      id: id('grt', 'Grant id.'),
+      amount: { type: 'integer', minimum: 1 },
+      reason: { type: 'string', enum: [...GRANT_REASONS] },
+      expiresAt: nullableDateTime('When what is left of it lapses; null: never.'),
+      idempotencyKey: { type: ['string', 'null'] },
+      createdAt: dateTime('When it was granted.'),
+    }),
+  }),
+  Plan: record('A plan.', {
+    id: { type: 'string', examples: ['pro'] },
+    name: { type: 'string', examples: ['Pro'] },
+    monthlyAllowance: { type: 'integer', minimum: 0, maximum: MAX_MONTHLY_ALLOWANCE, description: 'Credits an account on it gets each period, on its anniversary.' },
+    rollover: { type: 'string', enum: [...ROLLOVERS], description: '`none`: the unused part lapses when the next period starts; `keep`: it stays until spent.' },
+    createdAt: dateTime('When it was created.'),
+    updatedAt: dateTime('When it was last changed.'),
+  }),
 };
 
 const service: Record<string, JsonSchema> = {

@@ -2,7 +2,7 @@
 import Router from '@koa/router';
 import type { Db } from 'mongodb';
 import { publicKey, type Accounts } from '../../domain/accounts.js';
-import { collections } from '../../lib/mongo.js';
+import { collections, type LedgerEntry } from '../../lib/mongo.js';
 import { LOW_BALANCE_THRESHOLD } from '../../domain/ledger.js';
 import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';
@@ -11,11 +11,20 @@ import { ToolError } from '../../lib/errors.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
 import { compileBodySchema } from '../validation.js';
 import type { Middleware } from 'koa';
+import type { Allowances } from '../../domain/allowances.js';
+import type { Grants } from '../../domain/grants.js';
+import { accountPlanView } from '../plan-view.js';
+import { usageCsv, usagePeriod } from '../usage-export.js';
 
 const USAGE_DEFAULT_LIMIT = 50;
 const USAGE_MAX_LIMIT = 200;
+const GRANTS_DEFAULT_LIMIT = 50;
+const GRANTS_MAX_LIMIT = 200;
 
-export function accountRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Middleware; accounts: Accounts }): Router {
+/** A usage row: a call (charged or refunded) or an expiry of a grant's remainder. */
+const usageItem = (r: LedgerEntry) => ({ requestId: r._id, tool: r.tool, credits: r.credits, outcome: r.outcome, at: r.at, ...(r.grantId ? { grantId: r.grantId } : {}) });
+
+export function accountRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Middleware; accounts: Accounts; grants: Grants; allowances: Allowances }): Router {
   const router = new Router({ prefix: '/api/v1/account' });
   const { ledger } = collections(deps.db);
   const createKey = compileBodySchema(BODY_SCHEMAS.createKey);
@@ -25,13 +34,32 @@ export function accountRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Mi
   router.get('/', async (ctx) => {
     const a = await deps.accounts.get(ctx.state.principal.accountId);
     if (!a) throw new ToolError('not_found', 'The account no longer exists.');
-    ctx.body = { id: a._id, name: a.name, balance: a.balance, lowBalanceThreshold: LOW_BALANCE_THRESHOLD, createdAt: a.createdAt };
+    ctx.body = {
+      id: a._id, name: a.name, balance: a.balance, lowBalanceThreshold: LOW_BALANCE_THRESHOLD, createdAt: a.createdAt,
+      ...(await accountPlanView(deps.allowances, a)),
+    };
+  });
+
+  router.get('/grants', async (ctx) => {
+    const limit = parseLimit(ctx.query.limit, GRANTS_DEFAULT_LIMIT, GRANTS_MAX_LIMIT);
+    const before = typeof ctx.query.cursor === 'string' ? decodeCursor(ctx.query.cursor) : undefined;
+    const { items, more } = await deps.grants.list(ctx.state.principal.accountId, { limit, before });
+    ctx.body = { items, nextCursor: more && items.length ? encodeCursor(items.at(-1)!.createdAt, items.at(-1)!.id) : null };
   });
 
   router.get('/usage', async (ctx) => {
-    const limit = parseLimit(ctx.query.limit, USAGE_DEFAULT_LIMIT, USAGE_MAX_LIMIT);
     const accountId = ctx.state.principal.accountId as string;
-    const filter: Record<string, unknown> = { accountId };
+    const period = usagePeriod(ctx.query.from, ctx.query.to);
+    // CSV: the whole period at once, oldest first, for a statement or a spreadsheet.
+    if (ctx.accepts('application/json', 'text/csv') === 'text/csv') {
+      const { csv, filename } = await usageCsv(ledger, accountId, period);
+      ctx.type = 'text/csv; charset=utf-8';
+      ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
+      ctx.body = csv;
+      return;
+    }
+    const limit = parseLimit(ctx.query.limit, USAGE_DEFAULT_LIMIT, USAGE_MAX_LIMIT);
+    const filter: Record<string, unknown> = { accountId, ...(period.filter ? { at: period.filter } : {}) };
     if (typeof ctx.query.cursor === 'string') {
       const c = decodeCursor(ctx.query.cursor);
       filter.$or = [{ at: { $lt: c.at } }, { at: c.at, _id: { $lt: c.id } }];
@@ -39,7 +67,7 @@ export function accountRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Mi
     const rows = await ledger.find(filter).sort({ at: -1, _id: -1 }).limit(limit + 1).toArray();
     const page = rows.slice(0, limit);
     ctx.body = {
-      items: page.map((r) => ({ requestId: r._id, tool: r.tool, credits: r.credits, outcome: r.outcome, at: r.at })),
+      items: page.map(usageItem),
       nextCursor: rows.length > limit ? encodeCursor(page.at(-1)!.at, page.at(-1)!._id) : null,
     };
   });

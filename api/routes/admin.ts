@@ -1,22 +1,37 @@
-//! The operator API (`Authorization: Bearer $ADMIN_TOKEN`): open accounts, read them, grant credits.
+//! The operator API (`Authorization: Bearer $ADMIN_TOKEN`): open accounts, read them, grant credits,
+//! move an account to another plan.
 import Router from '@koa/router';
 import type { Accounts } from '../../domain/accounts.js';
-import type { AccountDoc } from '../../lib/mongo.js';
-import type { GrantReason, Ledger } from '../../domain/ledger.js';
+import type { Allowances } from '../../domain/allowances.js';
+import { grantView, type Grants } from '../../domain/grants.js';
+import { joinPlan } from '../../domain/allowances.js';
+import { DEFAULT_PLAN_ID, type Plans } from '../../domain/plans.js';
+import type { AccountDoc, GrantDoc } from '../../lib/mongo.js';
+import type { GrantReason } from '../../domain/ledger.js';
 import { requireAdmin } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
 import { ToolError } from '../../lib/errors.js';
-import { compileBodySchema } from '../validation.js';
+import { accountPlanView } from '../plan-view.js';
+import { compileBodySchema, validationProblem } from '../validation.js';
 
-export function adminAccountView(a: AccountDoc) {
-  return { id: a._id, name: a.name, email: a.email, balance: a.balance, createdAt: a.createdAt };
+/** How far back an account's plan may be said to have started: at most one period. */
+const PLAN_START_LOOKBACK_MS = 31 * 24 * 3600 * 1000;
+
+export interface AdminDeps {
+  adminToken?: string;
+  accounts: Accounts;
+  grants: Grants;
+  plans: Plans;
+  allowances: Allowances;
+  freeCredits: number;
 }
 
-export function adminRoutes(deps: { adminToken?: string; accounts: Accounts; ledger: Ledger; freeCredits: number }): Router {
+export function adminRoutes(deps: AdminDeps): Router {
   const router = new Router({ prefix: '/api/v1/admin' });
   const createAccount = compileBodySchema(BODY_SCHEMAS.createAccount);
   const grantCredits = compileBodySchema(BODY_SCHEMAS.grantCredits);
+  const changePlan = compileBodySchema(BODY_SCHEMAS.changePlan);
 
   router.use(requireAdmin(deps.adminToken));
 
@@ -26,26 +41,75 @@ export function adminRoutes(deps: { adminToken?: string; accounts: Accounts; led
     return account;
   }
 
+  async function knownPlan(id: string) {
+    const plan = await deps.plans.get(id);
+    if (!plan) throw validationProblem([{ field: '/plan', message: `is not a known plan (${id})` }]);
+    return plan;
+  }
+
+  async function accountView(a: AccountDoc) {
+    return { id: a._id, name: a.name, email: a.email, balance: a.balance, createdAt: a.createdAt, ...(await accountPlanView(deps.allowances, a)) };
+  }
+
   router.post('/accounts', async (ctx) => {
-    const body = createAccount(await readJsonObject(ctx, undefined, { allowEmpty: true })) as { name?: string; email?: string; credits?: number };
-    const opened = await deps.accounts.open({ name: body.name, email: body.email, credits: body.credits ?? deps.freeCredits });
+    const body = createAccount(await readJsonObject(ctx, undefined, { allowEmpty: true })) as {
+      name?: string; email?: string; credits?: number; plan?: string; planStartsAt?: string;
+    };
+    const now = Date.now();
+    const plan = await knownPlan(body.plan ?? DEFAULT_PLAN_ID);
+    const anchor = body.planStartsAt ? new Date(body.planStartsAt) : new Date(now);
+    if (anchor.getTime() > now) throw validationProblem([{ field: '/planStartsAt', message: 'is in the future' }]);
+    if (anchor.getTime() < now - PLAN_START_LOOKBACK_MS) throw validationProblem([{ field: '/planStartsAt', message: 'is more than 31 days ago' }]);
+    const opened = await deps.accounts.open({ name: body.name, email: body.email, credits: body.credits ?? deps.freeCredits, plan: joinPlan(plan._id, anchor) });
+    // The first period's allowance now; were this cut short, the scheduled run grants it.
+    await deps.allowances.grantDue(opened.account._id, now);
+    const account = await existing(opened.account._id);
     ctx.status = 201;
     ctx.body = {
-      account: { id: opened.account._id, name: opened.account.name, balance: opened.account.balance },
+      account: { id: account._id, name: account.name, balance: account.balance, plan: plan._id },
       ownerToken: opened.ownerToken,
       apiKey: { id: opened.apiKey.id, prefix: opened.apiKey.prefix, key: opened.apiKey.key },
     };
   });
 
   router.get('/accounts/:id', async (ctx) => {
-    ctx.body = adminAccountView(await existing(ctx.params.id!));
+    ctx.body = await accountView(await existing(ctx.params.id!));
+  });
+
+  router.put('/accounts/:id/plan', async (ctx) => {
+    const body = changePlan(await readJsonObject(ctx)) as { plan: string; prorate?: boolean };
+    const account = await existing(ctx.params.id!);
+    await knownPlan(body.plan);
+    await deps.allowances.changePlan(account._id, body.plan, { prorate: body.prorate ?? false, now: Date.now() });
+    ctx.body = await accountView(await existing(account._id));
   });
 
   router.post('/accounts/:id/credits', async (ctx) => {
-    const body = grantCredits(await readJsonObject(ctx)) as { amount: number; reason: GrantReason };
+    const body = grantCredits(await readJsonObject(ctx)) as { amount: number; reason: GrantReason; expiresAt?: string; idempotencyKey?: string };
+    const now = Date.now();
+    const expiresAt = body.expiresAt ? new Date(body.expiresAt) : null;
     const account = await existing(ctx.params.id!);
-    ctx.body = await deps.ledger.grant(account._id, body.amount, body.reason);
+    if (body.idempotencyKey) {
+      const first = await deps.grants.byKey(account._id, body.idempotencyKey);
+      if (first && !sameGrant(first, body.amount, body.reason, expiresAt)) {
+        throw new ToolError('idempotency_conflict', 'This idempotencyKey was used for a grant with another amount, reason or expiry.');
+      }
+    }
+    // Only a new grant must lie ahead: a repeat answers the first, whose expiry may have passed since.
+    if (expiresAt && expiresAt.getTime() <= now && !(body.idempotencyKey && (await deps.grants.byKey(account._id, body.idempotencyKey)))) {
+      throw validationProblem([{ field: '/expiresAt', message: 'is in the past' }]);
+    }
+    const outcome = await deps.grants.grant(
+      { accountId: account._id, amount: body.amount, reason: body.reason, expiresAt, idempotencyKey: body.idempotencyKey ?? null },
+      now,
+    );
+    if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
+    ctx.body = { balance: outcome.balance, grant: grantView(outcome.grant) };
   });
 
   return router;
+}
+
+function sameGrant(first: GrantDoc, amount: number, reason: string, expiresAt: Date | null): boolean {
+  return first.amount === amount && first.reason === reason && (first.expiresAt?.getTime() ?? null) === (expiresAt?.getTime() ?? null);
 }

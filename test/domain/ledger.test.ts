@@ -4,6 +4,7 @@ import test from 'ava';
 import { connectMongo, collections, type Mongo } from '../../lib/mongo.js';
 import { createLedger, type Ledger } from '../../domain/ledger.js';
 import { createAccounts } from '../../domain/accounts.js';
+import { createGrants } from '../../domain/grants.js';
 
 let mongo: Mongo;
 let ledger: Ledger;
@@ -102,11 +103,11 @@ test('credits.low fires again only after a grant lifts the balance back to 25 or
     await ledger.commit(call(id, i, cost));
   }
   t.is((await eventsOf(id, 'credits.low')).length, 1); // 30 -> 24 (fires) -> 22
-  await ledger.grant(id, 2, 'manual_adjustment'); // 24: still low, no re-arm
+  await createGrants(mongo.db).grant({ accountId: id, amount: 2, reason: 'manual_adjustment' }); // 24: still low, no re-arm
   await ledger.reserve(call(id, 3, 1));
   await ledger.commit(call(id, 3, 1));
   t.is((await eventsOf(id, 'credits.low')).length, 1);
-  await ledger.grant(id, 10, 'purchase'); // 33
+  await createGrants(mongo.db).grant({ accountId: id, amount: 10, reason: 'purchase' }); // 33
   await ledger.reserve(call(id, 4, 10));
   await ledger.commit(call(id, 4, 10)); // 23
   const low = await eventsOf(id, 'credits.low');

@@ -3,6 +3,9 @@
 //! database), followed by the ledger audit of every call. `npm run chaos` runs it in full,
 //! test/disruptive/chaos.test.ts in a bounded form.
 import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { addMonthsClamped, periodStart } from '../../../domain/periods.js';
+import { ALLOWANCES_SCHEDULE_ID } from '../../../lib/schedules.js';
 import { atFixedRate } from './arrivals.js';
 import { captureMix, cheapMix, seededRandom, weightedPicker, type MixEntry } from './call-mix.js';
 import { auditCalls, type AuditReport } from './ledger-audit.js';
@@ -40,6 +43,12 @@ export interface ChaosOptions {
    * `unavailable` (what a client of the load balancer does when a replica dies under it).
    */
   retryUnavailable?: boolean;
+  /**
+   * Put the account on a plan whose monthly period turns this long into the run (rollover `none`):
+   * the first period's allowance, spent first, lapses mid-run and the next one is granted by the
+   * allowance schedule, triggered as soon as the period turned (again until it took, whatever is down).
+   */
+  allowance?: { monthlyAllowance: number; turnAfterMs: number };
   seed: number;
   log: (line: string) => void;
 }
@@ -51,6 +60,8 @@ export interface ChaosResult {
   faults: Array<{ action: FaultAction; backAfterMs: number }>;
   /** What GET /readyz answered in the middle of each outage. */
   readiness: Array<{ action: FaultAction; status?: number }>;
+  /** With `allowance`: when the period turned and when its allowance was seen granted. */
+  allowance?: { turnedAt: Date; grantedAfterMs: number | null };
 }
 
 const CREDITS = 1_000_000;
@@ -60,15 +71,53 @@ const RETRY_SHARE = 0.1;
 const OUTAGE_PROBE_AFTER_MS = 5_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function openAccount(apiUrl: string, adminToken: string): Promise<{ id: string; apiKey: string; ownerToken: string }> {
-  const res = await fetch(`${apiUrl}/api/v1/admin/accounts`, {
+async function admin(apiUrl: string, adminToken: string, path: string, body: unknown): Promise<any> {
+  const res = await fetch(`${apiUrl}/api/v1/admin${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'chaos', credits: CREDITS }),
+    body: JSON.stringify(body),
   });
-  if (res.status !== 201) throw new Error(`could not open the chaos account: ${res.status} ${await res.text()}`);
-  const body = (await res.json()) as { account: { id: string }; apiKey: { key: string }; ownerToken: string };
+  if (res.status !== 201) throw new Error(`POST ${path} for the chaos run: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+async function openAccount(apiUrl: string, adminToken: string, plan?: { id: string; startsAt: Date }): Promise<{ id: string; apiKey: string; ownerToken: string }> {
+  const body = (await admin(apiUrl, adminToken, '/accounts', {
+    name: 'chaos',
+    credits: CREDITS,
+    ...(plan ? { plan: plan.id, planStartsAt: plan.startsAt.toISOString() } : {}),
+  })) as { account: { id: string }; apiKey: { key: string }; ownerToken: string };
   return { id: body.account.id, apiKey: body.apiKey.key, ownerToken: body.ownerToken };
+}
+
+/**
+ * After the period turned: triggers the allowance schedule (as its own 5-minute timer would) and
+ * watches the grants until the new period's allowance is there, retrying through whatever is down.
+ */
+async function awaitAllowance(options: ChaosOptions, ownerToken: string, turnedAt: Date, until: () => boolean): Promise<number | null> {
+  await sleep(Math.max(0, turnedAt.getTime() - Date.now()) + 1_000);
+  const started = Date.now();
+  for (;;) {
+    try {
+      const connection = await Connection.connect({ address: options.temporal.address, connectTimeout: 5_000 });
+      try {
+        await new Client({ connection, namespace: options.temporal.namespace }).schedule.getHandle(ALLOWANCES_SCHEDULE_ID).trigger();
+      } finally {
+        await connection.close();
+      }
+    } catch {
+      // Temporal is down or restarting: the next round tries again.
+    }
+    await sleep(3_000);
+    try {
+      const res = await fetch(`${options.apiUrl}/api/v1/account/grants?limit=10`, { headers: { authorization: `Bearer ${ownerToken}` } });
+      const page = res.ok ? ((await res.json()) as { items: Array<{ reason: string }> }) : { items: [] };
+      if (page.items.filter((g) => g.reason === 'monthly_allowance').length >= 2) return Date.now() - turnedAt.getTime();
+    } catch {
+      // The API is restarting: ask again.
+    }
+    if (until() && Date.now() - started > 300_000) return null;
+  }
 }
 
 /**
@@ -107,7 +156,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const random = seededRandom(options.seed);
   const targets = { pagesUrl: options.pagesUrl };
   const pick = weightedPicker(options.mix ?? [...cheapMix(targets), ...(options.captures ? captureMix(targets) : [])], random);
-  const account = await openAccount(options.apiUrl, options.adminToken);
+  let plan: { id: string; startsAt: Date; turnsAt: Date } | undefined;
+  if (options.allowance) {
+    const id = `chaos-${options.seed}-${randomUUID().slice(0, 8)}`;
+    await admin(options.apiUrl, options.adminToken, '/plans', { id, name: 'Chaos', monthlyAllowance: options.allowance.monthlyAllowance, rollover: 'none' });
+    // Joined about a month ago, so that its second period starts turnAfterMs from now.
+    const startsAt = addMonthsClamped(new Date(Date.now() + options.allowance.turnAfterMs), -1);
+    plan = { id, startsAt, turnsAt: periodStart(startsAt, 1) };
+    options.log(`allowance: ${options.allowance.monthlyAllowance} credits a month, rollover none; the period turns at ${plan.turnsAt.toISOString()}`);
+  }
+  const account = await openAccount(options.apiUrl, options.adminToken, plan);
+  let callsDone = false;
+  const allowanceSeen = plan ? awaitAllowance(options, account.ownerToken, plan.turnsAt, () => callsDone) : Promise.resolve(null);
   const calls: CallRecord[] = [];
   const faults: ChaosResult['faults'] = [];
   const readiness: ChaosResult['readiness'] = [];
@@ -155,14 +215,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   }
 
   await reask(options.apiUrl, account.apiKey, calls, options.log);
+  callsDone = true;
+  const grantedAfterMs = await allowanceSeen;
+  if (plan) options.log(`allowance: the next period's allowance was ${grantedAfterMs === null ? 'NOT seen' : `granted ${(grantedAfterMs / 1000).toFixed(1)} s after the turn`}`);
   const report = await auditCalls({
     apiUrl: options.apiUrl,
     ownerToken: account.ownerToken,
     accountId: account.id,
-    grants: CREDITS,
+    // The welcome grant, and with a plan its first two periods' allowances.
+    grants: CREDITS + (options.allowance ? 2 * options.allowance.monthlyAllowance : 0),
     mongodbUrl: options.mongodbUrl,
     temporal: options.temporal,
     calls,
   });
-  return { report, calls, faults, readiness };
+  if (plan && grantedAfterMs === null) report.mismatches.push(`the allowance of the period that began ${plan.turnsAt.toISOString()} was never granted`);
+  return { report, calls, faults, readiness, ...(plan ? { allowance: { turnedAt: plan.turnsAt, grantedAfterMs } } : {}) };
 }

@@ -1,6 +1,6 @@
 //! The chaos suite's verdict: after every workflow of the account has ended, each call is
 //! charged if and only if it answered 200, no hold is left, and the balance is the grants minus
-//! the charged costs. Reads the usage ledger and the account through the API, the holds from
+//! the charged costs minus what lapsed (expired grants). Reads the usage ledger and the account through the API, the holds from
 //! the database (they are not part of the API) and running workflows from Temporal.
 import { Client, Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
@@ -10,7 +10,7 @@ export interface AuditOptions {
   apiUrl: string;
   ownerToken: string;
   accountId: string;
-  /** Every credit ever granted to the account (its opening credits included). */
+  /** Every credit ever granted to the account (its opening credits included): the grants the API lists must add up to it. */
   grants: number;
   mongodbUrl: string;
   temporal: { address: string; namespace: string };
@@ -21,9 +21,9 @@ export interface AuditOptions {
 
 export interface UsageItem {
   requestId: string;
-  tool: string;
+  tool: string | null;
   credits: number;
-  outcome: 'charged' | 'refunded';
+  outcome: 'charged' | 'refunded' | 'expired';
 }
 
 export interface AuditReport {
@@ -40,6 +40,8 @@ export interface AuditReport {
   charged: number;
   refunded: number;
   chargedCredits: number;
+  /** Credits that lapsed with expired grants (usage entries `expired`). */
+  expiredCredits: number;
   balance: number;
   expectedBalance: number;
   holdsLeft: number;
@@ -60,6 +62,20 @@ async function readUsage(apiUrl: string, ownerToken: string): Promise<UsageItem[
   do {
     const page: { items: UsageItem[]; nextCursor: string | null } = await getJson(
       `${apiUrl}/api/v1/account/usage?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      ownerToken,
+    );
+    items.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return items;
+}
+
+async function readGrants(apiUrl: string, ownerToken: string): Promise<Array<{ amount: number; remaining: number; expired: number }>> {
+  const items: Array<{ amount: number; remaining: number; expired: number }> = [];
+  let cursor: string | null = null;
+  do {
+    const page: { items: typeof items; nextCursor: string | null } = await getJson(
+      `${apiUrl}/api/v1/account/grants?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
       ownerToken,
     );
     items.push(...page.items);
@@ -134,10 +150,18 @@ export async function auditCalls(options: AuditOptions): Promise<AuditReport> {
 
     const charged = [...usage.values()].filter((u) => u.outcome === 'charged');
     const chargedCredits = charged.reduce((sum, u) => sum + u.credits, 0);
-    const expectedBalance = options.grants - chargedCredits;
+    const expiredCredits = [...usage.values()].filter((u) => u.outcome === 'expired').reduce((sum, u) => sum + u.credits, 0);
+    const expectedBalance = options.grants - chargedCredits - expiredCredits;
+    const listed = await readGrants(options.apiUrl, options.ownerToken);
+    const listedTotal = listed.reduce((sum, g) => sum + g.amount, 0);
+    if (listedTotal !== options.grants) mismatches.push(`the grants listed add up to ${listedTotal}, expected ${options.grants}`);
+    const listedExpired = listed.reduce((sum, g) => sum + g.expired, 0);
+    if (listedExpired !== expiredCredits) mismatches.push(`the grants listed say ${listedExpired} credits lapsed, the usage ${expiredCredits}`);
+    const listedLeft = listed.reduce((sum, g) => sum + g.remaining, 0);
+    if (listedLeft !== doc.balance) mismatches.push(`what is left of the grants (${listedLeft}) is not the balance (${doc.balance})`);
     const holdsLeft = Object.keys(doc.holds ?? {}).length;
     if (holdsLeft) mismatches.push(`${holdsLeft} hold(s) left behind: ${Object.keys(doc.holds!).join(', ')}`);
-    if (doc.balance !== expectedBalance) mismatches.push(`available balance ${doc.balance}, expected grants - charged = ${expectedBalance}`);
+    if (doc.balance !== expectedBalance) mismatches.push(`available balance ${doc.balance}, expected grants - charged - expired = ${expectedBalance}`);
     if (doc.chargedBalance !== expectedBalance) mismatches.push(`charged balance ${doc.chargedBalance}, expected ${expectedBalance}`);
     const apiBalance = (await getJson<{ balance: number }>(`${options.apiUrl}/api/v1/account`, options.ownerToken)).balance;
     if (apiBalance !== expectedBalance) mismatches.push(`GET /api/v1/account says ${apiBalance}, expected ${expectedBalance}`);
@@ -151,6 +175,7 @@ export async function auditCalls(options: AuditOptions): Promise<AuditReport> {
       charged: charged.length,
       refunded: [...usage.values()].filter((u) => u.outcome === 'refunded').length,
       chargedCredits,
+      expiredCredits,
       balance: doc.balance,
       expectedBalance,
       holdsLeft,
@@ -174,7 +199,7 @@ export function formatAudit(report: AuditReport): string {
       `  during ${phase}: ${list(counts)}`,
       ...Object.entries(report.failuresByPhase[phase] ?? {}).map(([failure, n]) => `    ${n} x ${failure}`),
     ]),
-    `usage ledger: charged ${report.charged} (${report.chargedCredits} credits), refunded ${report.refunded}`,
+    `usage ledger: charged ${report.charged} (${report.chargedCredits} credits), refunded ${report.refunded}, expired ${report.expiredCredits} credits`,
     `balance ${report.balance} (expected ${report.expectedBalance}), holds left ${report.holdsLeft}`,
     `mismatches: ${report.mismatches.length}${report.mismatches.map((m) => `\n  - ${m}`).join('')}`,
   ].join('\n');

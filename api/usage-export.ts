@@ -1,0 +1,59 @@
+//! The usage ledger for a period (`from`, `to` query parameters), and as CSV for a statement.
+import type { Collection } from 'mongodb';
+import { ToolError } from '../lib/errors.js';
+import type { LedgerEntry } from '../lib/mongo.js';
+
+const DAY_MS = 24 * 3600 * 1000;
+/** The longest period one export covers. */
+export const MAX_EXPORT_DAYS = 366;
+/** The most rows one export holds: a busier period is asked for in parts. */
+export const MAX_EXPORT_ROWS = 100_000;
+/** An export with no `from` covers this many days before `to`. */
+const DEFAULT_EXPORT_DAYS = 31;
+
+export interface UsagePeriod {
+  from: Date | null;
+  to: Date | null;
+  /** The `at` condition, when a bound was given. */
+  filter: { $gte?: Date; $lt?: Date } | null;
+}
+
+function parseTime(raw: unknown, name: string): Date | null {
+  if (raw === undefined) return null;
+  const date = typeof raw === 'string' && /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw) ? new Date(raw) : new Date(Number.NaN);
+  if (Number.isNaN(date.getTime())) {
+    throw new ToolError('validation_failed', `${name} must be a date (2026-05-01) or an ISO 8601 time.`, { errors: [{ field: `query:${name}`, message: 'is not a date or time' }] });
+  }
+  return date;
+}
+
+/** `from` (inclusive) and `to` (exclusive) from the query; either may be left out. */
+export function usagePeriod(fromRaw: unknown, toRaw: unknown): UsagePeriod {
+  const from = parseTime(fromRaw, 'from');
+  const to = parseTime(toRaw, 'to');
+  if (from && to && from >= to) throw new ToolError('validation_failed', 'from must be before to.', { errors: [{ field: 'query:from', message: 'is not before to' }] });
+  const filter = from || to ? { ...(from ? { $gte: from } : {}), ...(to ? { $lt: to } : {}) } : null;
+  return { from, to, filter };
+}
+
+const csvField = (value: unknown) => {
+  const text = value == null ? '' : value instanceof Date ? value.toISOString() : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+};
+
+/** The period's rows, oldest first, as CSV (RFC 4180) with a header line. */
+export async function usageCsv(ledger: Collection<LedgerEntry>, accountId: string, period: UsagePeriod, now = new Date()) {
+  const to = period.to ?? now;
+  const from = period.from ?? new Date(to.getTime() - DEFAULT_EXPORT_DAYS * DAY_MS);
+  if (to.getTime() - from.getTime() > MAX_EXPORT_DAYS * DAY_MS) {
+    throw new ToolError('validation_failed', `An export covers at most ${MAX_EXPORT_DAYS} days.`, { errors: [{ field: 'query:from', message: `is more than ${MAX_EXPORT_DAYS} days before to` }] });
+  }
+  const rows = await ledger.find({ accountId, at: { $gte: from, $lt: to } }).sort({ at: 1, _id: 1 }).limit(MAX_EXPORT_ROWS + 1).toArray();
+  if (rows.length > MAX_EXPORT_ROWS) {
+    throw new ToolError('validation_failed', `The period holds more than ${MAX_EXPORT_ROWS} rows; export it in shorter parts.`, { errors: [{ field: 'query:from', message: 'covers too many rows' }] });
+  }
+  const lines = ['at,requestId,tool,outcome,credits,grantId'];
+  for (const r of rows) lines.push([r.at, r._id, r.tool, r.outcome, r.credits, r.grantId].map(csvField).join(','));
+  const day = (d: Date) => d.toISOString().slice(0, 10);
+  return { csv: `${lines.join('\r\n')}\r\n`, filename: `usage-${day(from)}-to-${day(to)}.csv` };
+}
