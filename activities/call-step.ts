@@ -7,7 +7,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ToolError, isErrorCode } from '../lib/errors.js';
 import { isDatabaseUnreachable } from '../lib/mongo.js';
-import { TOOL_FAILED, TOOL_TIMED_OUT, ANSWERED_TOO_LATE, insufficientCredits, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+import { DEPENDENCY_UNREACHABLE, TOOL_FAILED, TOOL_TIMED_OUT, ANSWERED_TOO_LATE, insufficientCredits, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
 import type { CallKeys } from '../domain/call-keys.js';
 import type { Ledger } from '../domain/ledger.js';
@@ -118,7 +118,7 @@ function classify(err: unknown): { error: ToolCallError; final: boolean } {
     return { error, final: err.nonRetryable || err.type !== 'unavailable' };
   }
   if (isDatabaseUnreachable(err)) {
-    return { error: { code: 'unavailable', message: 'A service the tool needs cannot be reached right now; retry shortly.', extras: {} }, final: false };
+    return { error: DEPENDENCY_UNREACHABLE, final: false };
   }
   return { error: TOOL_FAILED, final: false };
 }

@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ToolError } from '../lib/errors.js';
 import { isDatabaseUnreachable } from '../lib/mongo.js';
 import { open } from '../lib/sealed.js';
-import type { ToolActivityInput } from '../lib/temporal-shared.js';
+import { DEPENDENCY_UNREACHABLE, type ToolActivityInput } from '../lib/temporal-shared.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
 import type { CallKeys } from '../domain/call-keys.js';
 
@@ -30,7 +30,7 @@ export function toApplicationFailure(err: ToolError): ApplicationFailure {
 function dependencyFailure(cause: unknown): ApplicationFailure {
   return ApplicationFailure.create({
     type: 'unavailable',
-    message: 'A service the tool needs cannot be reached right now; retry shortly.',
+    message: DEPENDENCY_UNREACHABLE.message,
     nonRetryable: false,
     cause: cause instanceof Error ? cause : undefined,
   });

@@ -104,6 +104,9 @@ export const TOOL_TIMED_OUT: ToolCallError = { code: 'tool_timeout', message: 'T
 /** The answer of a tool that failed in a way it did not decide on: nothing internal is said. */
 export const TOOL_FAILED: ToolCallError = { code: 'internal_error', message: 'The tool failed unexpectedly.', extras: {} };
 
+/** The answer of a tool whose dependency (the database) stayed out of reach: retried, then a 503. */
+export const DEPENDENCY_UNREACHABLE: ToolCallError = { code: 'unavailable', message: 'A service the tool needs cannot be reached right now; retry shortly.', extras: {} };
+
 /** The answer of a call nobody waits for any more: taken up, or finished, past its answer deadline. */
 export const ANSWERED_TOO_LATE: ToolCallError = { code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} };
 

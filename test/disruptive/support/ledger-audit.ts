@@ -56,26 +56,13 @@ async function getJson<T>(url: string, token: string): Promise<T> {
   return (await res.json()) as T;
 }
 
-async function readUsage(apiUrl: string, ownerToken: string): Promise<UsageItem[]> {
-  const items: UsageItem[] = [];
+/** Every item of an account list the API pages with `nextCursor` (`path` as under /api/v1/account). */
+async function readAll<T>(apiUrl: string, ownerToken: string, path: string): Promise<T[]> {
+  const items: T[] = [];
   let cursor: string | null = null;
   do {
-    const page: { items: UsageItem[]; nextCursor: string | null } = await getJson(
-      `${apiUrl}/api/v1/account/usage?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-      ownerToken,
-    );
-    items.push(...page.items);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return items;
-}
-
-async function readGrants(apiUrl: string, ownerToken: string): Promise<Array<{ amount: number; remaining: number; expired: number }>> {
-  const items: Array<{ amount: number; remaining: number; expired: number }> = [];
-  let cursor: string | null = null;
-  do {
-    const page: { items: typeof items; nextCursor: string | null } = await getJson(
-      `${apiUrl}/api/v1/account/grants?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    const page: { items: T[]; nextCursor: string | null } = await getJson(
+      `${apiUrl}/api/v1/account/${path}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
       ownerToken,
     );
     items.push(...page.items);
@@ -109,7 +96,7 @@ export async function auditCalls(options: AuditOptions): Promise<AuditReport> {
     const account = async () => (await accounts.findOne({ _id: options.accountId }))!;
     await settle(options, async () => Object.keys((await account()).holds ?? {}).length);
 
-    const usage = new Map((await readUsage(options.apiUrl, options.ownerToken)).map((u) => [u.requestId, u]));
+    const usage = new Map((await readAll<UsageItem>(options.apiUrl, options.ownerToken, 'usage')).map((u) => [u.requestId, u]));
     const doc = await account();
     const mismatches: string[] = [];
     const answers: Record<string, number> = {};
@@ -152,7 +139,7 @@ export async function auditCalls(options: AuditOptions): Promise<AuditReport> {
     const chargedCredits = charged.reduce((sum, u) => sum + u.credits, 0);
     const expiredCredits = [...usage.values()].filter((u) => u.outcome === 'expired').reduce((sum, u) => sum + u.credits, 0);
     const expectedBalance = options.grants - chargedCredits - expiredCredits;
-    const listed = await readGrants(options.apiUrl, options.ownerToken);
+    const listed = await readAll<{ amount: number; remaining: number; expired: number }>(options.apiUrl, options.ownerToken, 'grants');
     const listedTotal = listed.reduce((sum, g) => sum + g.amount, 0);
     if (listedTotal !== options.grants) mismatches.push(`the grants listed add up to ${listedTotal}, expected ${options.grants}`);
     const listedExpired = listed.reduce((sum, g) => sum + g.expired, 0);
