@@ -13,6 +13,7 @@ import { UtilityTools } from 'utility-tools/client';
 import { signWebhook } from '../../lib/webhook-signature.js';
 import { adminToken, apiUrl, newAccount, request } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
+import { eventually } from '../helpers/webhook-receiver.js';
 import { RUNNABLE, samplesOf, type Sample } from './markdown.js';
 
 const run = promisify(execFile);
@@ -117,7 +118,9 @@ test('docs/WEBHOOKS.md: the Node receiver verifies a delivery from the service a
   const { eventId } = await client.account.webhooks.test(endpoint.id);
   for (let i = 0; i < 300 && !output.includes('webhook.test'); i++) await new Promise((r) => setTimeout(r, 100));
   t.regex(output, /webhook\.test/);
-  const attempts = await client.account.webhooks.attempts(endpoint.id);
+  // The attempt is recorded once the receiver's answer is back at the worker, after the receiver
+  // printed the event: read until it is there.
+  const attempts = await eventually(() => client.account.webhooks.attempts(endpoint.id), (list) => list.some((a) => a.eventId === eventId), 30_000, `the attempt of ${eventId}`);
   t.like(attempts.find((a) => a.eventId === eventId), { statusCode: 204, success: true });
 });
 
