@@ -5,6 +5,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { Worker } from '@temporalio/worker';
 import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { startWorkflowTestBed, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
@@ -14,7 +15,6 @@ import { createCallActivities } from '../../activities/call-activities.js';
 import { createLedger } from '../../domain/ledger.js';
 import { createAccounts } from '../../domain/accounts.js';
 import { testEnv } from '../helpers/env.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ANSWERED_TOO_LATE, CALL_WORKFLOW_TASK_TIMEOUT_MS, type ToolCallInput, type ToolCallResult } from '../../lib/temporal-shared.js';
 
 const DATABASE = 'workflow_task_retry_tests';
@@ -32,54 +32,70 @@ test.before(async () => {
 
 test.after.always(() => bed?.close());
 
+type Death = { dieAfter: 'commit' | 'reserve'; late?: boolean; afterDeath: Record<string, unknown> };
+
 /**
- * Starts a call of cost 3 on an account of 10 credits, lets a worker in a process of its own die
- * right after `dieAfter` got through, then (once `answerBy` has passed, when one is given) runs
- * the call to its end on the next worker. Returns the call's result and the account after it.
+ * Starts a call of cost 3 on an account of 10 credits and lets a worker in a process of its own
+ * die right after `dieAfter` got through. A late call's answerBy is LATE_AFTER_MS away on the
+ * server's clock, which is the clock the workflow judges it by.
  */
-async function dieThenRerun(t: ExecutionContext, options: { dieAfter: 'commit' | 'reserve'; answerBy?: number; afterDeath: Record<string, unknown> }) {
+async function startAndDie(t: ExecutionContext, options: Death) {
   const { env, mongo } = bed!;
-  const taskQueue = `task-retry-${options.dieAfter}-${options.answerBy ? 'late' : 'in-time'}`;
+  const taskQueue = `task-retry-${options.dieAfter}-${options.late ? 'late' : 'in-time'}`;
   const { account } = await createAccounts(mongo.db).open({ credits: 10 });
-  const input: ToolCallInput = { accountId: account._id, tool: 'answers', pool: 'cpu', execution: 'local', oneStep: true, cost: 3, timeoutMs: 30_000, input: {}, answerBy: options.answerBy };
+  const answerBy = options.late ? (await env.currentTimeMs()) + LATE_AFTER_MS : undefined;
+  const input: ToolCallInput = { accountId: account._id, tool: 'answers', pool: 'cpu', execution: 'local', oneStep: true, cost: 3, timeoutMs: 30_000, input: {}, answerBy };
   const handle = await env.client.workflow.start('toolCall', { taskQueue, workflowId: `wf-${taskQueue}-${Date.now()}`, args: [input], workflowTaskTimeout: CALL_WORKFLOW_TASK_TIMEOUT_MS });
 
   const dying = spawn(process.execPath, ['--import', TSX_MAIN_THREAD, DYING_WORKER, env.address, mongoUrl, taskQueue, options.dieAfter], { stdio: ['ignore', 'ignore', 'inherit'] });
   const [code] = (await once(dying, 'exit')) as [number | null];
   t.is(code, 70, `the worker died right after its ${options.dieAfter}`);
   t.like(await createLedger(mongo.db).balanceOf(account._id), options.afterDeath, `what the ${options.dieAfter} did before the worker died`);
-  if (options.answerBy) await sleep(Math.max(0, options.answerBy - Date.now() + 500));
+  return { taskQueue, handle, accountId: account._id, answerBy };
+}
 
-  // The next worker takes the call up once its workflow task timed out, and runs its steps anew.
+/** The next worker takes the call up once its workflow task timed out, and runs its steps anew. */
+async function rerun(call: Awaited<ReturnType<typeof startAndDie>>) {
+  const { env, mongo } = bed!;
   const activities = createCallActivities(mongo.db, { answers: async () => ({ fine: true }) });
-  const next = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: { code: (await workflowBundle(quiet)).code }, activities });
-  const result = (await next.runUntil(handle.result())) as ToolCallResult;
-  return { result, account: await createLedger(mongo.db).balanceOf(account._id) };
+  const next = await Worker.create({ connection: env.nativeConnection, taskQueue: call.taskQueue, workflowBundle: { code: (await workflowBundle(quiet)).code }, activities });
+  const result = (await next.runUntil(call.handle.result())) as ToolCallResult;
+  return { result, account: await createLedger(mongo.db).balanceOf(call.accountId) };
 }
 
 /**
- * Room for the dying worker to start and commit before the call's answerBy. The tests run one at
- * a time: the test server skips time for everyone while any test awaits a result.
+ * Until the server's clock is past `answerBy`. Real time: a call's pending workflow task keeps the
+ * test server from skipping, and nothing here awaits a result (which would let it skip for every
+ * call at once, the dying workers' included).
+ */
+async function untilServerTimePasses(answerBy: number) {
+  while ((await bed!.env.currentTimeMs()) <= answerBy) await sleep(250);
+}
+
+/**
+ * Room for the dying workers to start and commit before their calls' answerBy. Both late calls
+ * die first and wait out this one window together, then re-run.
  */
 const LATE_AFTER_MS = 30_000;
 
 test.serial('a workflow task re-run after its commit got through charges the call once', async (t) => {
   t.timeout(150_000);
-  const { result, account } = await dieThenRerun(t, { dieAfter: 'commit', afterDeath: { chargedBalance: 7 } });
+  const { result, account } = await rerun(await startAndDie(t, { dieAfter: 'commit', afterDeath: { chargedBalance: 7 } }));
   t.like(result, { ok: true, charged: 3 });
   t.like(account, { balance: 7, chargedBalance: 7, holds: {} }, 'charged once, no hold left');
 });
 
-test.serial('a call whose commit got through answers 200 even when its re-run comes after its answerBy', async (t) => {
+test.serial('re-runs after answerBy: a call whose commit got through answers 200; one whose worker died holding its credits refunds them', async (t) => {
   t.timeout(150_000);
-  const { result, account } = await dieThenRerun(t, { dieAfter: 'commit', answerBy: Date.now() + LATE_AFTER_MS, afterDeath: { chargedBalance: 7 } });
-  t.like(result, { ok: true, charged: 3 }, 'the charge stands, so the call answers what it was charged for');
-  t.like(account, { balance: 7, chargedBalance: 7, holds: {} });
-});
+  const charged = await startAndDie(t, { dieAfter: 'commit', late: true, afterDeath: { chargedBalance: 7 } });
+  const held = await startAndDie(t, { dieAfter: 'reserve', late: true, afterDeath: { balance: 7, chargedBalance: 10 } });
+  await untilServerTimePasses(Math.max(charged.answerBy!, held.answerBy!));
 
-test.serial('a call whose worker died holding its credits refunds them when its re-run comes after its answerBy', async (t) => {
-  t.timeout(150_000);
-  const { result, account } = await dieThenRerun(t, { dieAfter: 'reserve', answerBy: Date.now() + LATE_AFTER_MS, afterDeath: { balance: 7, chargedBalance: 10 } });
-  t.deepEqual(result, { ok: false, error: ANSWERED_TOO_LATE });
-  t.like(account, { balance: 10, chargedBalance: 10, holds: {} }, 'nothing charged, no hold left');
+  const afterCommit = await rerun(charged);
+  t.like(afterCommit.result, { ok: true, charged: 3 }, 'the charge stands, so the call answers what it was charged for');
+  t.like(afterCommit.account, { balance: 7, chargedBalance: 7, holds: {} });
+
+  const afterReserve = await rerun(held);
+  t.deepEqual(afterReserve.result, { ok: false, error: ANSWERED_TOO_LATE });
+  t.like(afterReserve.account, { balance: 10, chargedBalance: 10, holds: {} }, 'nothing charged, no hold left');
 });
