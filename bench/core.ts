@@ -128,6 +128,24 @@ function printCpu(title: string, perCall: ReturnType<typeof cpuPerCall>) {
   console.table(perCall.map((r) => ({ process: r.process, 'CPU ms per call': +r.msPerCall.toFixed(2) })));
 }
 
+/** The three figures issue targets are set in: the platform against the empty workflow, same run, same stack. */
+function floorRatios(platform: PlatformFigures): string[] {
+  const { floor } = platform;
+  if (!floor) return [];
+  const row = (rows: Figures[], concurrency: number, eager = false) =>
+    rows.find((r) => r.concurrency === concurrency && r.label.includes('eager') === eager);
+  const cpuAll = (list: Array<{ concurrency: number; perCall: ReturnType<typeof cpuPerCall>; label?: string }>, concurrency: number) =>
+    list.find((c) => c.concurrency === concurrency && !c.label?.includes('eager'))?.perCall.find((p) => p.process === 'all')?.msPerCall;
+  const ratio = (a?: number, b?: number) => (a && b ? `${(a / b).toFixed(2)}x` : 'n/a');
+  const [p1, f1, p32, f32] = [row(platform.rows, 1), row(floor.rows, 1), row(platform.rows, 32), row(floor.rows, 32)];
+  return [
+    '',
+    `platform / floor (${platform.stack}): c=1 p50 latency ${ratio(p1?.p50Ms, f1?.p50Ms)} (${p1?.p50Ms.toFixed(1)} vs ${f1?.p50Ms.toFixed(1)} ms; target <= 1.4x)`,
+    `platform / floor (${platform.stack}): c=32 calls/s ${ratio(p32?.callsPerSecond, f32?.callsPerSecond)} (${p32?.callsPerSecond.toFixed(1)} vs ${f32?.callsPerSecond.toFixed(1)}; target >= 0.7x)`,
+    ...[1, 32].map((c) => `platform / floor (${platform.stack}): c=${c} CPU per call, all processes ${ratio(cpuAll(platform.cpu, c), cpuAll(floor.cpu, c))} (${cpuAll(platform.cpu, c)?.toFixed(1)} vs ${cpuAll(floor.cpu, c)?.toFixed(1)} ms; target <= 1.5x)`),
+  ];
+}
+
 const platforms: PlatformFigures[] = [];
 for (const name of stackNames) platforms.push(await hashTextFigures(name));
 printTable('hash-text: platform vs bare Koa route, and the floor: an empty workflow', platforms.flatMap((p) => [...p.rows, ...(p.floor?.rows ?? [])]));
@@ -142,6 +160,9 @@ for (const platform of platforms) {
   for (const { label, concurrency, perCall } of platform.floor?.cpu ?? []) {
     printCpu(`CPU ms per call: ${label} on the ${platform.stack} at c=${concurrency}`, perCall);
   }
+}
+for (const platform of platforms) {
+  for (const line of floorRatios(platform)) console.log(line);
 }
 printTable('bcrypt cost 11: hash-wasm vs native', await bcryptFigures());
 process.exit(0);

@@ -1,4 +1,4 @@
-//! hash-text: a hex digest of the text, computed in the hashing pool.
+//! hash-text: a hex digest of the text (a short one on the spot, a long one in the hashing pool).
 import { precheck, type HashTextInput, type HashTextOutput } from '../../domain/tools/hash-text.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { HashingPool } from './hashing-pool.js';

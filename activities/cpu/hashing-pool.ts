@@ -1,8 +1,15 @@
-//! A piscina worker-thread pool for every bcrypt, argon2 and digest call, so the cpu worker's
-//! event loop (Temporal polling, heartbeats, other activities) keeps running while a hash does.
+//! A piscina worker-thread pool for bcrypt, argon2 and long digests, so the cpu worker's event
+//! loop (Temporal polling, heartbeats, other activities) keeps running while a hash does.
 import { fixedThreadPool } from '../../lib/thread-pool.js';
 import type { HashAlgorithm } from '../../domain/tools/hash-text.js';
 import type { BcryptHashTask, DigestTask, VerifyTask } from './hashing-thread.js';
+import { hexDigest } from './digest.js';
+
+/**
+ * Texts up to this many characters are digested on the calling thread: tens of microseconds,
+ * less than the hand-over to a pool thread and back costs. Longer ones go to the pool.
+ */
+export const INLINE_DIGEST_MAX_CHARS = 16 * 1024;
 
 export interface HashingPoolOptions {
   /**
@@ -35,7 +42,11 @@ export function createHashingPool({ threads }: HashingPoolOptions): HashingPool 
       run<BcryptHashTask, string>('bcryptHash', { password, costFactor: workFactor }, signal),
     bcryptVerify: (password, hash, signal) => run<VerifyTask, boolean>('bcryptVerify', { password, hash }, signal),
     argon2Verify: (password, hash, signal) => run<VerifyTask, boolean>('argon2Verify', { password, hash }, signal),
-    digest: (algorithm, text, signal) => run<DigestTask, string>('digest', { algorithm, text }, signal),
+    digest: async (algorithm, text, signal) => {
+      if (text.length > INLINE_DIGEST_MAX_CHARS) return run<DigestTask, string>('digest', { algorithm, text }, signal);
+      signal?.throwIfAborted();
+      return hexDigest(algorithm, text);
+    },
     close: () => piscina.close(),
   };
 }

@@ -2,9 +2,10 @@
 //! thread that calls it and holds that thread for the whole hash, so these functions are only
 //! ever called through `hashing-pool.ts`, never on the worker's main thread.
 //! Each export is a piscina task: one plain, structured-cloneable argument, one result.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { argon2Verify as wasmArgon2Verify, bcrypt, bcryptVerify as wasmBcryptVerify } from 'hash-wasm';
 import type { HashAlgorithm } from '../../domain/tools/hash-text.js';
+import { hexDigest } from './digest.js';
 
 export interface BcryptHashTask {
   password: string;
@@ -35,12 +36,7 @@ export async function argon2Verify({ password, hash }: VerifyTask): Promise<bool
   return wasmArgon2Verify({ password, hash });
 }
 
-/**
- * Plain digests use node:crypto, not hash-wasm: it is OpenSSL's native code, several times faster
- * (FIELD-NOTES), and needs no WebAssembly instance per call.
- * hash-wasm is fixed for the password hashes only because Node has no bcrypt or argon2.
- * It still runs here in the pool, so even a 1 MiB digest never holds the worker's event loop.
- */
+/** A long text's digest, off the worker's event loop (see hashing-pool.ts for short ones). */
 export async function digest({ algorithm, text }: DigestTask): Promise<string> {
-  return createHash(algorithm).update(text, 'utf8').digest('hex');
+  return hexDigest(algorithm, text);
 }

@@ -1,7 +1,7 @@
 //! hash-text: digests that match node:crypto for every algorithm, the 1 MiB limit, the schemas.
 import { createHash } from 'node:crypto';
 import test from 'ava';
-import { createHashingPool } from '../../activities/cpu/hashing-pool.js';
+import { INLINE_DIGEST_MAX_CHARS, createHashingPool } from '../../activities/cpu/hashing-pool.js';
 import { createHashText } from '../../activities/cpu/hash-text.js';
 import { HASH_ALGORITHMS, MAX_TEXT_BYTES, type HashTextInput } from '../../domain/tools/hash-text.js';
 import { findTool } from '../../domain/catalogue.js';
@@ -22,6 +22,9 @@ const TEXTS = {
   unicode: 'Grüße, 世界! 🚀 café',
   'lone surrogate': 'a\ud800b',
   'near 1 MiB': 'x'.repeat(MAX_TEXT_BYTES - 3) + '€',
+  // Short texts are digested on the calling thread, longer ones in the pool: both sides of the line.
+  'the longest digested in place': 'é'.repeat(INLINE_DIGEST_MAX_CHARS),
+  'the shortest digested in the pool': 'é'.repeat(INLINE_DIGEST_MAX_CHARS + 1),
 };
 
 for (const algorithm of HASH_ALGORITHMS) {
