@@ -7,7 +7,7 @@ import type { Db } from 'mongodb';
 import { collections, insertIfAbsent, type AccountDoc, type AccountPlan, type GrantKind, type Hold, type LedgerEntry, type Lot, type OutboxEvent } from '../lib/mongo.js';
 import { derivedId, newId } from '../lib/ids.js';
 import { createEventRecorder, type EventKind, type EventSink } from '../lib/events.js';
-import { allocate, dueLots } from './lots.js';
+import { allocate, dueLots, singleLotChoice } from './lots.js';
 
 export const LOW_BALANCE_THRESHOLD = 25;
 
@@ -72,6 +72,37 @@ export function newAccountDoc(fields: { id: string; name?: string | null; email?
 }
 
 const lotPath = (grantId: string) => `lots.${grantId}`;
+
+/** What a reserve reads back: the balance it answers and the lots the next reserve may choose from. */
+const RESERVE_FIELDS = { balance: 1, lots: 1, lotsVersion: 1 } as const;
+
+/** Accounts whose lots a ledger keeps in mind between reserves; the oldest is forgotten past this. */
+const LOT_VIEWS = 10_000;
+
+interface LotView {
+  version: number;
+  lots: Record<string, Lot>;
+}
+
+/** A bounded map of the lots last seen per account, least recently used forgotten first. */
+function createLotViews(capacity: number) {
+  const views = new Map<string, LotView>();
+  return {
+    get(accountId: string): LotView | undefined {
+      const view = views.get(accountId);
+      if (view) {
+        views.delete(accountId);
+        views.set(accountId, view);
+      }
+      return view;
+    },
+    remember(doc: Pick<AccountDoc, '_id' | 'lots' | 'lotsVersion'>): void {
+      views.delete(doc._id);
+      if (doc.lots) views.set(doc._id, { version: doc.lotsVersion ?? 0, lots: doc.lots });
+      if (views.size > capacity) views.delete(views.keys().next().value!);
+    },
+  };
+}
 
 /** What settle() reads back from the account to decide whether any balance event is due. */
 const BALANCE_FIELDS = { balance: 1, chargedBalance: 1, lowArmed: 1, exhaustedArmed: 1, outbox: 1, entries: 1 } as const;
@@ -169,7 +200,7 @@ export function createLedger(db: Db, onEvent?: EventSink) {
    */
   async function adoptBalance(doc: AccountDoc): Promise<void> {
     const lots: Record<string, Lot> = doc.balance > 0 ? { [welcomeGrantId(doc._id)]: { remaining: doc.balance, expiresAt: null } } : {};
-    await accounts.updateOne({ _id: doc._id, lots: { $exists: false }, balance: doc.balance }, { $set: { lots } });
+    await accounts.updateOne({ _id: doc._id, lots: { $exists: false }, balance: doc.balance }, { $set: { lots }, $inc: { lotsVersion: 1 } });
   }
 
   /**
@@ -205,7 +236,7 @@ export function createLedger(db: Db, onEvent?: EventSink) {
         { _id: accountId, [`${lotPath(grantId)}.remaining`]: left, [`${lotPath(grantId)}.expiredAt`]: { $exists: false } },
         {
           $set: { [`${lotPath(grantId)}.remaining`]: 0, [`${lotPath(grantId)}.expiredAt`]: new Date(now) },
-          $inc: { balance: -left, chargedBalance: -left },
+          $inc: { balance: -left, chargedBalance: -left, lotsVersion: 1 },
           ...(left > 0 ? { $push: { entries: entry } } : {}),
         },
         { returnDocument: 'after', projection: BALANCE_FIELDS },
@@ -278,6 +309,7 @@ export function createLedger(db: Db, onEvent?: EventSink) {
           filter[lotPath(grantId)] = { $exists: false }; // $inc creates it: no expiry
           inc[`${lotPath(grantId)}.remaining`] = n;
           inc.balance! += n;
+          inc.lotsVersion = 1;
         } else if (lot && !lot.expiredAt) {
           filter[`${lotPath(grantId)}.expiredAt`] = { $exists: false };
           inc[`${lotPath(grantId)}.remaining`] = n;
@@ -301,6 +333,43 @@ export function createLedger(db: Db, onEvent?: EventSink) {
     }
   }
 
+  /**
+   * The lots each account had at this ledger's last reserve for it, so that the next reserve can
+   * choose without reading the account first (see reserveAsBefore). Only a hint: the update pins
+   * what the choice depends on.
+   */
+  const lastLots = createLotViews(LOT_VIEWS);
+
+  /**
+   * A reserve in one write when the account's lots, as this ledger last saw them, make the common
+   * choice (singleLotChoice): the update pins the lots' version (no grant applied or lot expired
+   * since), the chosen lot's cover and the emptiness of the lots spent before it, so it applies
+   * only where a fresh read would have chosen the same. Undefined when it did not apply (or there
+   * was nothing to go on): the caller reads and chooses.
+   */
+  async function reserveAsBefore(call: CallRef, now: number): Promise<ReserveResult | undefined> {
+    const seen = lastLots.get(call.accountId);
+    const choice = seen && singleLotChoice(seen.lots, call.cost, now);
+    if (!choice) return undefined;
+    const filter: Record<string, unknown> = {
+      _id: call.accountId,
+      lotsVersion: seen.version === 0 ? { $exists: false } : seen.version,
+      balance: { $gte: call.cost },
+      [holdPath(call.requestId)]: { $exists: false },
+      [`${lotPath(choice.from)}.remaining`]: { $gte: call.cost },
+    };
+    for (const id of choice.emptyBefore) filter[`${lotPath(id)}.remaining`] = { $lte: 0 };
+    const hold: Hold = { cost: call.cost, tool: call.tool, at: new Date(now), from: { [choice.from]: call.cost } };
+    const after = await accounts.findOneAndUpdate(
+      filter,
+      { $inc: { balance: -call.cost, [`${lotPath(choice.from)}.remaining`]: -call.cost }, $set: { [holdPath(call.requestId)]: hold } },
+      { returnDocument: 'after', projection: RESERVE_FIELDS },
+    );
+    if (!after) return undefined;
+    lastLots.remember(after);
+    return { ok: true, balance: after.balance };
+  }
+
   return {
     balanceOf,
     flushOutbox,
@@ -317,6 +386,8 @@ export function createLedger(db: Db, onEvent?: EventSink) {
       if (call.mayBeSettled && (await ledger.findOne({ _id: call.requestId }, { projection: { _id: 1 } }))) {
         return { ok: true, balance: (await balanceOf(call.accountId)).balance };
       }
+      const quick = await reserveAsBefore(call, now);
+      if (quick) return quick;
       for (;;) {
         const doc = await current(call.accountId, now);
         if (doc.holds?.[call.requestId]) return { ok: true, balance: doc.balance };
@@ -330,8 +401,11 @@ export function createLedger(db: Db, onEvent?: EventSink) {
           inc[`${lotPath(grantId)}.remaining`] = -n;
         }
         const hold: Hold = { cost: call.cost, tool: call.tool, at: new Date(now), from: take };
-        const after = await accounts.findOneAndUpdate(filter, { $inc: inc, $set: { [holdPath(call.requestId)]: hold } }, { returnDocument: 'after', projection: { balance: 1 } });
-        if (after) return { ok: true, balance: after.balance };
+        const after = await accounts.findOneAndUpdate(filter, { $inc: inc, $set: { [holdPath(call.requestId)]: hold } }, { returnDocument: 'after', projection: RESERVE_FIELDS });
+        if (after) {
+          lastLots.remember(after);
+          return { ok: true, balance: after.balance };
+        }
       }
     },
 
@@ -370,7 +444,7 @@ export function createLedger(db: Db, onEvent?: EventSink) {
         const granted = await accounts.findOneAndUpdate(
           { _id: accountId, balance: doc.balance, chargedBalance: doc.chargedBalance, [lotPath(grantId)]: { $exists: false } },
           {
-            $inc: { balance: amount, chargedBalance: amount },
+            $inc: { balance: amount, chargedBalance: amount, lotsVersion: 1 },
             $set: {
               [lotPath(grantId)]: { remaining: amount, expiresAt: grant.expiresAt },
               lowArmed: doc.lowArmed || charged >= LOW_BALANCE_THRESHOLD,

@@ -17,11 +17,30 @@ export function dueLots(lots: Record<string, Lot>, now: number): string[] {
 
 /** Spendable lots in spending order: earliest expiry first, never-expiring last, then by id (stable). */
 export function spendOrder(lots: Record<string, Lot>, now: number): string[] {
+  return unexpiredOrder(lots, now).filter((id) => lots[id]!.remaining > 0);
+}
+
+/** Lots not lapsed at `now`, emptied ones included, in spending order. */
+function unexpiredOrder(lots: Record<string, Lot>, now: number): string[] {
   const expiry = (lot: Lot) => (lot.expiresAt == null ? Number.POSITIVE_INFINITY : new Date(lot.expiresAt).getTime());
   return Object.entries(lots)
-    .filter(([, lot]) => isSpendable(lot, now) && lot.remaining > 0)
+    .filter(([, lot]) => isSpendable(lot, now))
     .sort(([a, x], [b, y]) => expiry(x) - expiry(y) || (a < b ? -1 : a > b ? 1 : 0))
     .map(([id]) => id);
+}
+
+/**
+ * The common choice, made from lots read earlier: the whole cost from one lot, every lot before it
+ * in spending order empty. It is what `allocate` chooses on the account as it is now whenever the
+ * same lots exist, none is due, the lots before are still empty and the one chosen still covers
+ * the cost, which the ledger's update pins. Null when the lots read do not make that choice.
+ */
+export function singleLotChoice(lots: Record<string, Lot>, cost: number, now: number): { from: string; emptyBefore: string[] } | null {
+  if (cost <= 0 || dueLots(lots, now).length > 0) return null;
+  const order = unexpiredOrder(lots, now);
+  const at = order.findIndex((id) => lots[id]!.remaining > 0);
+  if (at < 0 || lots[order[at]!]!.remaining < cost) return null;
+  return { from: order[at]!, emptyBefore: order.slice(0, at) };
 }
 
 /** Credits to take from each lot to pay `cost`, in spending order; null when the lots cannot cover it. */

@@ -47,6 +47,11 @@ export interface AccountDoc {
    * Absent on accounts opened before grants were records (read as one never-expiring lot).
    */
   lots?: Record<string, Lot>;
+  /**
+   * Counts changes to which lots exist and when they lapse (a grant applied, a lot expired), not to
+   * what is left of them: a reserve that chose its lots from an earlier read pins it (absent: 0).
+   */
+  lotsVersion?: number;
   /** Usage-ledger entries decided by an update of this document, copied to `ledger` after it (like `outbox`). */
   entries?: LedgerEntry[];
   /** The account's plan and where its monthly allowance stands (domain/allowances.ts). */

@@ -3,6 +3,7 @@
 //! expired meanwhile), a key granting once, and accounts from before grants were records. Serial:
 //! an expiry pass is for every account of the database, so it must not run under another test's calls.
 import test from 'ava';
+import { MongoClient } from 'mongodb';
 import { connectMongo, collections, type Mongo } from '../../lib/mongo.js';
 import { createLedger, welcomeGrantId, type Ledger } from '../../domain/ledger.js';
 import { createAccounts } from '../../domain/accounts.js';
@@ -77,6 +78,37 @@ test.serial('a reserve never spends a grant past its expiry, even before the sch
   t.deepEqual(result, { ok: false, balance: 3 });
   t.like((await lotsOf(id))[g.grant._id], { remaining: 0 });
   t.is((await collections(mongo.db).ledger.findOne({ _id: `exp_${g.grant._id}` }))?.credits, 50);
+});
+
+test.serial('a reserve of an account whose lots this ledger saw is one write; a grant applied elsewhere since is still spent in its order', async (t) => {
+  // A ledger on a client of its own, counting the commands it sends.
+  const client = new MongoClient(process.env.MONGODB_URL!, { monitorCommands: true });
+  t.teardown(() => client.close());
+  const commands: string[] = [];
+  client.on('commandStarted', (e) => commands.push(e.commandName));
+  const watched = createLedger(client.db(mongo.db.databaseName));
+  const id = await account(100);
+
+  await watched.reserve(call(id, 1, 2), T0);
+  t.deepEqual(commands.splice(0), ['find', 'findAndModify'], 'the first reserve reads the account, then updates it');
+  t.like(await watched.reserve(call(id, 2, 2), T0), { ok: true, balance: 96 });
+  t.deepEqual(commands.splice(0), ['findAndModify'], 'the next one only updates it');
+
+  const soon = await grants.grant({ accountId: id, amount: 5, reason: 'purchase', expiresAt: new Date(T0 + 24 * HOUR) }, T0);
+  t.like(await watched.reserve(call(id, 3, 3), T0), { ok: true, balance: 98 });
+  t.is(commands.filter((c) => c === 'find').length, 1, 'a grant came since: it reads again');
+  t.like((await ledger.balanceOf(id)).holds[call(id, 3).requestId], { from: { [soon.grant._id]: 3 } }, 'and spends the grant that expires first');
+
+  // The soon grant has 2 left: a cost of 3 spreads over two grants, which is chosen on a fresh read.
+  commands.splice(0);
+  await watched.reserve(call(id, 4, 3), T0);
+  t.deepEqual(commands, ['find', 'findAndModify']);
+  t.like((await ledger.balanceOf(id)).holds[call(id, 4).requestId], { from: { [soon.grant._id]: 2, [welcomeGrantId(id)]: 1 } });
+  // Now that grant is empty and comes first: one write again, from the never-expiring credits.
+  commands.splice(0);
+  await watched.reserve(call(id, 5, 1), T0);
+  t.deepEqual(commands, ['findAndModify']);
+  t.like((await ledger.balanceOf(id)).holds[call(id, 5).requestId], { from: { [welcomeGrantId(id)]: 1 } });
 });
 
 test.serial('a refund gives the credits back to the grants they came from; those of a grant that expired meanwhile lapse, recorded as an expiry', async (t) => {
