@@ -228,6 +228,12 @@ test('the webhook routes are HTTP only: what a request does is the webhook servi
   t.deepEqual(beside.map((imp) => imp.specifier), []);
 });
 
+test("the webhook endpoint's state changes are pure: no SDK, so a unit test runs them outside a workflow", (t) => {
+  const graph = repoGraph();
+  t.true(graph.has('workflows/webhook-endpoint-state.ts'));
+  t.deepEqual([...packagesLoadedBy(graph, 'workflows/webhook-endpoint-state.ts')], []);
+});
+
 test('the check reads type-only and value imports apart, dynamic imports included', (t) => {
   const file = (name: string, text: string) => [name, importsOf(name, text)] as const;
   const violations = layerViolations(
