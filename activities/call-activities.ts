@@ -6,7 +6,7 @@ import type { Db } from 'mongodb';
 import { createCallKeys } from '../domain/call-keys.js';
 import { createLedger, type CallRef } from '../domain/ledger.js';
 import { createAsyncCalls, type CallOutcome } from '../domain/async-calls.js';
-import type { EventSink } from '../lib/events.js';
+import type { EventSink } from '../domain/events.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
 import { createCallStep, type ToolDone } from './call-step.js';
 import { toolActivities } from './tool-activities.js';

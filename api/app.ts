@@ -7,10 +7,11 @@ import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import { loadCatalogueSchemas } from '../domain/tool-schemas.js';
 import { createAccounts } from '../domain/accounts.js';
-import { createEventRecorder, type EventSink } from '../lib/events.js';
+import { createEventRecorder, type EventSink } from '../domain/events.js';
 import { createResolver } from '../lib/resolver.js';
 import { createTargetGuard } from '../lib/target-guard.js';
-import { createWebhookFanout } from '../lib/webhook-fanout.js';
+import { createWebhookFanout } from '../domain/webhooks/fanout.js';
+import { createWebhookService } from '../domain/webhooks/service.js';
 import { createLedger } from '../domain/ledger.js';
 import { createGrants } from '../domain/grants.js';
 import { createPlans } from '../domain/plans.js';
@@ -39,7 +40,7 @@ export interface AppDeps {
   client: Client;
   log: Logger;
   metrics: Metrics;
-  /** Where recorded events go; default the webhook fan-out (lib/webhook-fanout.ts). */
+  /** Where recorded events go; default the webhook fan-out (domain/webhooks/fanout.ts). */
   onEvent?: EventSink;
 }
 
@@ -85,15 +86,17 @@ export function createApp(deps: AppDeps): Koa {
     planRoutes({ adminToken: config.adminToken, plans }),
     adminRoutes({ adminToken: config.adminToken, accounts, grants, plans, allowances, freeCredits: config.freeCredits }),
     webhookRoutes({
-      db,
-      client: deps.client,
-      log: deps.log,
       auth,
       rateLimit,
-      secretKey: config.secretKey,
-      allowLocalhost: config.webhooksAllowLocalhost,
-      guard,
-      record: createEventRecorder(db, onEvent),
+      webhooks: createWebhookService({
+        db,
+        client: deps.client,
+        log: deps.log,
+        secretKey: config.secretKey,
+        allowLocalhost: config.webhooksAllowLocalhost,
+        guard,
+        record: createEventRecorder(db, onEvent),
+      }),
     }),
     eventRoutes({ db, auth, rateLimit }),
     callRoutes({ db, auth, rateLimit, baseUrl: config.publicBaseUrl }),

@@ -4,7 +4,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { Context, Middleware } from 'koa';
-import { credentialDigest, credentialKind } from '../lib/credentials.js';
+import { credentialDigest, credentialKind } from '../domain/credentials.js';
 import { collections, untilReachable, type CredentialDoc, type CredentialKind } from '../lib/mongo.js';
 import { ToolError } from '../lib/errors.js';
 

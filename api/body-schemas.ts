@@ -1,7 +1,7 @@
 //! JSON Schemas of the account and operator API request bodies (validation and OpenAPI).
 import { GRANT_REASONS } from '../domain/ledger.js';
 import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../domain/plans.js';
-import { DEFAULT_EVENT_TYPES, SUBSCRIBABLE_EVENT_KINDS } from '../lib/events.js';
+import { DEFAULT_EVENT_TYPES, SUBSCRIBABLE_EVENT_KINDS } from '../lib/event-kinds.js';
 
 const name = { type: 'string', minLength: 1, maxLength: 100, description: 'A label for your own reference.' };
 const eventTypes = {

@@ -1,7 +1,7 @@
 //! Accounts and their credentials: opening an account, issuing and revoking API keys.
 import type { Db } from 'mongodb';
-import { newCredential } from '../lib/credentials.js';
-import { createEventRecorder, newEvent, type EventSink } from '../lib/events.js';
+import { newCredential } from './credentials.js';
+import { createEventRecorder, newEvent, type EventSink } from './events.js';
 import { newId } from '../lib/ids.js';
 import { collections, type AccountPlan, type CredentialDoc, type CredentialKind } from '../lib/mongo.js';
 import { newAccountDoc, welcomeGrantId } from './ledger.js';

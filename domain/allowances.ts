@@ -5,7 +5,7 @@
 //! run, and a catch-up after days away each grant every period once.
 import type { Db } from 'mongodb';
 import { collections, type AccountPlan, type PlanDoc } from '../lib/mongo.js';
-import type { EventSink } from '../lib/events.js';
+import type { EventSink } from './events.js';
 import { createGrants } from './grants.js';
 import { createPlans } from './plans.js';
 import { periodStart } from './periods.js';

@@ -5,7 +5,7 @@
 import { GridFSBucket, type Db, type Filter } from 'mongodb';
 import { collections, insertIfAbsent, type CallDoc } from '../lib/mongo.js';
 import { derivedId } from '../lib/ids.js';
-import { createEventRecorder, newEvent, type EventSink } from '../lib/events.js';
+import { createEventRecorder, newEvent, type EventSink } from './events.js';
 import type { ToolCallResult } from '../lib/temporal-shared.js';
 
 /** An ended call's answer is kept this long after it ended. */

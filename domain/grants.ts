@@ -5,7 +5,7 @@
 import type { Db } from 'mongodb';
 import { collections, insertIfAbsent, type GrantDoc, type GrantKind } from '../lib/mongo.js';
 import { derivedId, newId } from '../lib/ids.js';
-import type { EventSink } from '../lib/events.js';
+import type { EventSink } from './events.js';
 import { createLedger } from './ledger.js';
 
 export interface GrantRequest {

@@ -6,7 +6,8 @@
 import type { Db } from 'mongodb';
 import { collections, insertIfAbsent, type AccountDoc, type AccountPlan, type GrantKind, type Hold, type LedgerEntry, type Lot, type OutboxEvent } from '../lib/mongo.js';
 import { derivedId, newId } from '../lib/ids.js';
-import { createEventRecorder, type EventKind, type EventSink } from '../lib/events.js';
+import type { EventKind } from '../lib/event-kinds.js';
+import { createEventRecorder, type EventSink } from './events.js';
 import { allocate, dueLots, singleLotChoice } from './lots.js';
 
 export const LOW_BALANCE_THRESHOLD = 25;

@@ -22,7 +22,7 @@ export async function ensureSchedules(client: Client): Promise<void> {
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
   }
-  // Webhooks: re-sends events whose fan-out was cut short (lib/webhook-fanout.ts).
+  // Webhooks: re-sends events whose fan-out was cut short (domain/webhooks/fanout.ts).
   try {
     await client.schedule.create({
       scheduleId: WEBHOOK_REFAN_SCHEDULE_ID,

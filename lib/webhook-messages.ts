@@ -2,7 +2,7 @@
 //! activities: the event envelope, the signal names and their arguments, the workflow's input.
 //! Pure data, safe inside the workflow sandbox. Nothing here ever holds a signing secret:
 //! activities read the secrets from the database.
-import type { EventKind } from './events.js';
+import type { EventKind } from './event-kinds.js';
 
 /** The body of a delivery (CONTRACT.md): `createdAt` is ISO 8601 with the offset `+00:00`. */
 export interface WebhookEnvelope {

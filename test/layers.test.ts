@@ -207,6 +207,33 @@ test('route files do not import each other: what two routes share has a module o
   t.deepEqual(crossings, []);
 });
 
+test('lib/ is infrastructure: no lib module but lib/mongo.ts reads the collections (domain code does)', (t) => {
+  const graph = repoGraph();
+  const readers = [...graph.entries()]
+    .filter(([file]) => folderOf(file) === 'lib' && file !== 'lib/mongo.ts')
+    .filter(([file, imports]) => imports.some((imp) => !imp.typeOnly && resolveInRepo(file, imp.specifier) === 'lib/mongo.ts'))
+    .map(([file]) => file);
+  t.deepEqual(readers, []);
+});
+
+test('the webhook routes are HTTP only: what a request does is the webhook service in domain/webhooks/', (t) => {
+  const graph = repoGraph();
+  const route = 'api/routes/webhooks.ts';
+  t.true(graph.has('domain/webhooks/service.ts'));
+  const beside = graph.get(route)!.filter((imp) => {
+    const target = resolveInRepo(route, imp.specifier);
+    if (target === null) return !['@koa/router', 'koa'].includes(imp.specifier);
+    return !(folderOf(target) === 'api' || target === 'domain/webhooks/service.ts' || target === 'lib/event-kinds.ts');
+  });
+  t.deepEqual(beside.map((imp) => imp.specifier), []);
+});
+
+test("the webhook endpoint's state changes are pure: no SDK, so a unit test runs them outside a workflow", (t) => {
+  const graph = repoGraph();
+  t.true(graph.has('workflows/webhook-endpoint-state.ts'));
+  t.deepEqual([...packagesLoadedBy(graph, 'workflows/webhook-endpoint-state.ts')], []);
+});
+
 test('the check reads type-only and value imports apart, dynamic imports included', (t) => {
   const file = (name: string, text: string) => [name, importsOf(name, text)] as const;
   const violations = layerViolations(

@@ -13,7 +13,7 @@ import { toolsOfPool } from '../domain/catalogue.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
 import { createCoreActivities } from '../activities/core/index.js';
 import { webhookWiring } from '../activities/core/webhooks.js';
-import { createWebhookFanout } from '../lib/webhook-fanout.js';
+import { createWebhookFanout } from '../domain/webhooks/fanout.js';
 import { createCpuResources, createCpuTools } from '../activities/cpu/index.js';
 import { createNetworkTools } from '../activities/network/index.js';
 import { createReadingPool } from '../activities/network/reading-pool.js';

@@ -6,6 +6,9 @@
 //! On the owner's request it also replays a past event, recovers the events a (disabled) endpoint
 //! missed, in order, and ends a rotated secret's overlap window when it is due.
 //!
+//! What each arrival does to the state is `webhook-endpoint-state.ts` (pure); this file holds
+//! the signals, the timers, the activities and the loop that runs them.
+//!
 //! Histories written before replay, recovery and rotation existed replay unchanged (a test
 //! replays captured ones): those paths add commands only after their own signals.
 import {
@@ -22,32 +25,37 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { DeliverResult, WebhookActivities } from '../activities/core/webhooks.js';
+import type { WebhookActivities } from '../activities/core/webhooks.js';
 import {
   WEBHOOK_SIGNALS,
   WEBHOOK_STATE_QUERY,
   type CarriedEndpointState,
   type PendingDelivery,
   type RecoverRequest,
+  type RecoveryState,
   type RotationNotice,
-  type UndeliveredReason,
   type WebhookEndpointInput,
   type WebhookEndpointState,
   type WebhookEnvelope,
 } from '../lib/webhook-messages.js';
+import { RECOVERY_PAGE } from '../lib/webhook-policy.js';
 import {
-  DISABLE_AFTER_FAILURES,
-  MAX_PENDING,
-  RECOVERY_PAGE,
-  countAfter,
-  dueDeliveries,
-  inFlightLimit,
-  nextAttemptTime,
-  nextWake,
-  pruneSeen,
-  shouldDisable,
-  waitingRecovered,
-} from '../lib/webhook-policy.js';
+  applyArrivals,
+  arrive,
+  booksOwed,
+  carry,
+  emptyInbox,
+  isQuiet,
+  mirrorOf,
+  nextWakeAt,
+  settleAttempt,
+  snapshot,
+  startEndpoint,
+  startWork,
+  takePage,
+  type Arrival,
+  type Outcome,
+} from './webhook-endpoint-state.js';
 
 export const webhookEventSignal = defineSignal<[WebhookEnvelope]>(WEBHOOK_SIGNALS.event);
 export const webhookEnableSignal = defineSignal(WEBHOOK_SIGNALS.enable);
@@ -71,43 +79,23 @@ const books = proxyLocalActivities<WebhookActivities>({
 
 export const DEFAULT_HISTORY_LIMIT = 2000;
 
-type Outcome = DeliverResult | { outcome: 'not_attempted' };
-
-/** The owner's requests, applied by the loop in arrival order. */
-type Request =
-  | { kind: 'replay'; event: WebhookEnvelope }
-  | { kind: 'recover'; span: RecoverRequest }
-  | { kind: 'rotate'; notice: RotationNotice };
-
 export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void> {
   const { endpointId } = input;
   const run = (input.previousRuns ?? 0) + 1;
 
   // Signals only queue work and wake the loop; the loop applies them in arrival order.
-  const inbox: WebhookEnvelope[] = [];
-  const requests: Request[] = [];
-  let enableRequested = false;
-  let removed = false;
+  const inbox = emptyInbox();
   let wakeups = 0;
-  setHandler(webhookEventSignal, (e) => {
-    inbox.push(e);
-    wakeups++;
-  });
-  setHandler(webhookEnableSignal, () => {
-    enableRequested = true;
-    wakeups++;
-  });
-  setHandler(webhookRemoveSignal, () => {
-    removed = true;
-    wakeups++;
-  });
-  const request = (r: Request) => {
-    requests.push(r);
+  const signalled = (a: Arrival) => {
+    arrive(inbox, a);
     wakeups++;
   };
-  setHandler(webhookReplaySignal, (event) => request({ kind: 'replay', event }));
-  setHandler(webhookRecoverSignal, (span) => request({ kind: 'recover', span }));
-  setHandler(webhookRotateSignal, (notice) => request({ kind: 'rotate', notice }));
+  setHandler(webhookEventSignal, (event) => signalled({ kind: 'event', event }));
+  setHandler(webhookEnableSignal, () => signalled({ kind: 'enable' }));
+  setHandler(webhookRemoveSignal, () => signalled({ kind: 'remove' }));
+  setHandler(webhookReplaySignal, (event) => signalled({ kind: 'replay', event }));
+  setHandler(webhookRecoverSignal, (span) => signalled({ kind: 'recover', span }));
+  setHandler(webhookRotateSignal, (notice) => signalled({ kind: 'rotate', notice }));
 
   let state: CarriedEndpointState;
   if (input.carried) {
@@ -117,189 +105,45 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
     if (!status.found) return; // deleted before this workflow started: nothing to deliver to
     state = { pending: [], consecutiveFailures: status.consecutiveFailures, disabled: status.disabled, seen: [] };
   }
-  const inFlight = new Set<string>();
-  const seenIds = new Set(state.seen.map(([id]) => id));
-  setHandler(webhookStateQuery, () => ({
-    consecutiveFailures: state.consecutiveFailures,
-    disabled: state.disabled,
-    pending: state.pending.length,
-    inFlight: inFlight.size,
-    run,
-    ...(state.overlaps?.length ? { overlapUntil: Math.min(...state.overlaps.map((o) => o.until)) } : {}),
-    recovering: state.recovery !== undefined,
-  }));
+  const m = startEndpoint(state, inbox);
+  setHandler(webhookStateQuery, () => snapshot(m, run));
 
-  // --- Bookkeeping: the database mirror and undelivered records, written in order by one loop.
-  let mirrorWanted = false;
-  let disabledAt: number | undefined;
-  const undelivered: Array<{ items: Array<{ event: WebhookEnvelope; attempts: number }>; reason: UndeliveredReason; at: number }> = [];
-  /** Rotations whose overlap is over: the previous secret is dropped from the database. */
-  const overlapsEnded: string[] = [];
-  let booksBusy = false;
-
+  /** The database mirror and undelivered records, written in order by one loop. */
   async function keepBooks(): Promise<void> {
+    const owed = m.books;
     for (;;) {
-      await condition(() => mirrorWanted || undelivered.length > 0 || overlapsEnded.length > 0);
-      booksBusy = true;
+      await condition(() => booksOwed(owed));
+      owed.writing = true;
       try {
-        while (undelivered.length > 0) {
-          const batch = undelivered.shift()!;
+        while (owed.undelivered.length > 0) {
+          const batch = owed.undelivered.shift()!;
           await books.recordUndelivered(endpointId, batch.items, batch.reason, batch.at);
         }
-        while (overlapsEnded.length > 0) await books.endSecretOverlap(endpointId, overlapsEnded.shift()!);
-        if (mirrorWanted) {
-          mirrorWanted = false;
-          await books.mirrorWebhookEndpoint(endpointId, {
-            consecutiveFailures: state.consecutiveFailures,
-            disabled: state.disabled,
-            ...(state.disabled ? { disabledAt: disabledAt ?? Date.now(), disabledReason: `${DISABLE_AFTER_FAILURES} consecutive failed deliveries` } : {}),
-          });
+        while (owed.overlapsEnded.length > 0) await books.endSecretOverlap(endpointId, owed.overlapsEnded.shift()!);
+        if (owed.mirrorWanted) {
+          owed.mirrorWanted = false;
+          await books.mirrorWebhookEndpoint(endpointId, mirrorOf(m, Date.now()));
         }
       } finally {
-        booksBusy = false;
+        owed.writing = false;
         wakeups++;
       }
     }
   }
-  const booksIdle = () => !booksBusy && !mirrorWanted && undelivered.length === 0 && overlapsEnded.length === 0;
 
-  function endUndelivered(deliveries: PendingDelivery[], reason: UndeliveredReason, now: number) {
-    if (deliveries.length === 0) return;
-    const ended = new Set(deliveries);
-    state.pending = state.pending.filter((d) => !ended.has(d));
-    undelivered.push({ items: deliveries.map((d) => ({ event: d.event, attempts: d.attempts })), reason, at: now });
-  }
-
-  function setCount(count: number) {
-    if (count === state.consecutiveFailures) return;
-    state.consecutiveFailures = count;
-    mirrorWanted = true;
-  }
-
-  function disable(now: number) {
-    state.disabled = true;
-    disabledAt = now;
-    mirrorWanted = true;
-    log.info('webhook endpoint disabled', { endpointId, consecutiveFailures: state.consecutiveFailures, pending: state.pending.length });
-    endUndelivered([...state.pending], 'endpoint_disabled', now);
-    state.recovery = undefined; // what it would still send ends with the rest
-  }
-
-  // --- Applying what arrived.
-  /**
-   * Remembers an event id; false when it was already seen. Events sent on request are remembered
-   * too, so that a late fan-out of one is not delivered again.
-   */
-  function remember(id: string, now: number): boolean {
-    if (seenIds.has(id)) return false;
-    seenIds.add(id);
-    state.seen.push([id, now]);
-    return true;
-  }
-
-  function receive(e: WebhookEnvelope, now: number) {
-    if (!remember(e.id, now)) return; // a re-sent event: already handled
-    if (state.disabled) {
-      // Nothing is posted to a disabled endpoint; the event ends here, with the reason on record.
-      undelivered.push({ items: [{ event: e, attempts: 0 }], reason: 'endpoint_disabled', at: now });
-      return;
-    }
-    enqueue({ event: e, receivedAt: now, attempts: 0, nextAttemptAt: now }, now);
-  }
-
-  function enqueue(d: PendingDelivery, now: number) {
-    state.pending.push(d);
-    if (state.pending.length > MAX_PENDING) {
-      const oldest = state.pending.find((p) => !inFlight.has(p.event.id));
-      if (oldest) endUndelivered([oldest], 'backlog_full', now);
-    }
-  }
-
-  // --- The owner's requests.
-  function apply(r: Request, now: number) {
-    switch (r.kind) {
-      case 'rotate':
-        (state.overlaps ??= []).push({ rotationId: r.notice.rotationId, until: now + r.notice.overlapMs });
-        return;
-      case 'replay':
-        return replay(r.event, now);
-      case 'recover':
-        if (state.disabled) return; // the API re-enables first; a disable in between ends it
-        state.recovery = { since: r.span.since, until: r.span.until, exhausted: false };
-        return;
-    }
-  }
-
-  /** A new attempt of a past event; one still pending is simply attempted now. */
-  function replay(e: WebhookEnvelope, now: number) {
-    if (state.disabled) return; // the API refuses a replay to a disabled endpoint
-    remember(e.id, now);
-    const pending = state.pending.find((d) => d.event.id === e.id);
-    if (pending) {
-      if (inFlight.has(e.id)) return; // an attempt is running right now
-      pending.nextAttemptAt = now;
-      pending.trigger = 'replay';
-      return;
-    }
-    enqueue({ event: e, receivedAt: now, attempts: 0, nextAttemptAt: now, trigger: 'replay' }, now);
-  }
-
-  // --- Recovery: pages of missed events, read as the queue drains.
-  let fetching = false;
-  const wantsPage = () => {
-    const r = state.recovery;
-    return r !== undefined && !r.exhausted && !fetching && !state.disabled && waitingRecovered(state.pending) < RECOVERY_PAGE / 2;
-  };
-
-  async function fetchRecovery(): Promise<void> {
-    const r = state.recovery!;
-    fetching = true;
+  /** One page of the events a recovery sends, read as the queue drains. */
+  async function readPage(r: RecoveryState): Promise<void> {
     try {
       const page = await books.missedWebhookEvents({ endpointId, since: r.since, until: r.until, after: r.after, limit: RECOVERY_PAGE });
-      if (state.recovery !== r) return; // replaced or ended meanwhile
-      const now = Date.now();
-      for (const e of page.events) {
-        if (state.pending.some((d) => d.event.id === e.id)) continue; // already on its way
-        remember(e.id, now);
-        enqueue({ event: e, receivedAt: now, attempts: 0, nextAttemptAt: now, trigger: 'recovery' }, now);
-      }
-      if (page.after) r.after = page.after;
-      if (page.exhausted) r.exhausted = true;
+      takePage(m, r, page, Date.now());
     } finally {
-      fetching = false;
+      m.fetching = false;
       wakeups++;
     }
   }
 
-  function settle(d: PendingDelivery, result: Outcome, now: number) {
-    if (result.outcome === 'gone') {
-      removed = true; // the endpoint was deleted
-      return;
-    }
-    // Ended meanwhile (the endpoint was disabled by another attempt): the count stays as it was.
-    if (!state.pending.includes(d)) return;
-    if (result.outcome === 'delivered') {
-      state.pending = state.pending.filter((p) => p !== d);
-      setCount(countAfter(state.consecutiveFailures, true));
-      return;
-    }
-    if (result.outcome === 'failed') {
-      setCount(countAfter(state.consecutiveFailures, false));
-      if (shouldDisable(state.consecutiveFailures)) {
-        disable(now);
-        return;
-      }
-    }
-    // `not_attempted` (our side failed, e.g. a worker died mid-attempt) is retried on the same
-    // schedule but not held against the endpoint.
-    const next = nextAttemptTime(d.receivedAt, d.attempts, now);
-    if (next === null) endUndelivered([d], 'expired', now);
-    else d.nextAttemptAt = next;
-  }
-
+  /** One attempt of a delivery already marked in flight. */
   async function attempt(d: PendingDelivery): Promise<void> {
-    inFlight.add(d.event.id);
-    d.attempts++;
     let result: Outcome;
     try {
       result = await deliverWebhook({ endpointId, event: d.event, attempt: d.attempts, ...(d.trigger ? { trigger: d.trigger } : {}) });
@@ -307,10 +151,11 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
       if (!(err instanceof ActivityFailure)) throw err;
       result = { outcome: 'not_attempted' };
     } finally {
-      inFlight.delete(d.event.id);
+      m.inFlight.delete(d.event.id);
       wakeups++;
     }
-    settle(d, result, Date.now());
+    const disabled = settleAttempt(m, d, result, Date.now());
+    if (disabled) log.info('webhook endpoint disabled', { endpointId, ...disabled });
   }
 
   // Durable wake-ups for the next due attempt. A timer is never cancelled; one no longer needed
@@ -330,53 +175,24 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
 
   for (;;) {
     const now = Date.now();
-    if (removed) return;
-    if (enableRequested) {
-      enableRequested = false;
-      state.disabled = false;
-      disabledAt = undefined;
-      state.consecutiveFailures = 0;
-      mirrorWanted = true;
-    }
-    for (const e of inbox.splice(0)) receive(e, now);
-    for (const r of requests.splice(0)) apply(r, now);
-    if (state.overlaps?.some((o) => o.until <= now)) {
-      // The database ends a rotation's overlap only while that rotation is the endpoint's latest.
-      for (const o of state.overlaps.filter((o) => o.until <= now)) overlapsEnded.push(o.rotationId);
-      state.overlaps = state.overlaps.filter((o) => o.until > now);
-    }
-    if (state.recovery?.exhausted && waitingRecovered(state.pending) === 0) state.recovery = undefined;
+    if (inbox.removed) return;
+    applyArrivals(m, now);
 
     const info = workflowInfo();
     const handOver = info.continueAsNewSuggested || info.historyLength >= (input.historyLimit ?? DEFAULT_HISTORY_LIMIT);
-    const limit = inFlightLimit(state.consecutiveFailures);
-    if (!handOver && wantsPage()) void fetchRecovery();
-    if (!handOver && !state.disabled) {
-      for (const d of dueDeliveries(state.pending, inFlight, now)) {
-        if (inFlight.size >= limit) break;
-        void attempt(d);
-      }
-    }
-    const quiet = () => inFlight.size === 0 && booksIdle() && !fetching && inbox.length === 0 && requests.length === 0 && !enableRequested && !removed;
-    if (handOver && quiet()) {
+    const work = startWork(m, now, handOver);
+    if (work.page) void readPage(work.page);
+    for (const d of work.attempts) void attempt(d);
+    if (handOver && isQuiet(m)) {
       await condition(allHandlersFinished);
       // A signal may have arrived while we waited: apply it first, never carry it off unread.
-      if (quiet()) {
-        const carried: CarriedEndpointState = { ...state, seen: pruneSeen(state.seen, Date.now()) };
-        return continueAsNew<typeof webhookEndpoint>({ ...input, carried, previousRuns: run });
-      }
+      if (isQuiet(m)) return continueAsNew<typeof webhookEndpoint>({ ...input, carried: carry(m, Date.now()), previousRuns: run });
       continue;
     }
 
-    const deliveryWake = handOver || state.disabled || inFlight.size >= limit ? undefined : nextWake(state.pending, inFlight);
-    const wake = earliest(deliveryWake, ...(state.overlaps ?? []).map((o) => o.until));
+    const wake = nextWakeAt(m, handOver);
     if (wake !== undefined) wakeAt(wake, now);
     const seen = wakeups;
-    await condition(() => wakeups !== seen || removed);
+    await condition(() => wakeups !== seen || inbox.removed);
   }
-}
-
-function earliest(...times: Array<number | undefined>): number | undefined {
-  const known = times.filter((t) => t !== undefined);
-  return known.length ? Math.min(...known) : undefined;
 }

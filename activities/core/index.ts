@@ -7,10 +7,10 @@ import { createAsyncCalls, type CallOutcome } from '../../domain/async-calls.js'
 import { createAllowances } from '../../domain/allowances.js';
 import { createSweeper } from './sweeper.js';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js';
-import type { EventSink } from '../../lib/events.js';
+import type { EventSink } from '../../domain/events.js';
 
 export interface CoreActivityOptions {
-  /** Webhook fan-out of the events the ledger records (lib/webhook-fanout.ts `onEvent`). */
+  /** Webhook fan-out of the events the ledger records (domain/webhooks/fanout.ts `onEvent`). */
   onEvent?: EventSink;
   /** What webhook delivery needs; without it this worker cannot run webhook endpoint workflows. */
   webhooks?: WebhookActivityDeps;

@@ -4,7 +4,7 @@
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
 import { sweepBlobs } from '../../lib/claim-check-codec.js';
-import { createEventLog } from '../../lib/event-log.js';
+import { createEventLog } from '../../domain/event-log.js';
 import { createAsyncCalls } from '../../domain/async-calls.js';
 import { createLedger } from '../../domain/ledger.js';
 

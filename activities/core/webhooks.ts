@@ -4,14 +4,15 @@
 //! attempt: they never enter workflow history, logs or an error message.
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
+import type { EventSink } from '../../domain/events.js';
+import type { MissedPage } from '../../domain/webhooks/deliveries.js';
+import { createWebhookEndpoints, type EndpointMirror } from '../../domain/webhooks/endpoints.js';
+import { createWebhookFanout } from '../../domain/webhooks/fanout.js';
 import type { Config } from '../../lib/config.js';
 import { ToolError } from '../../lib/errors.js';
-import type { EventSink } from '../../lib/events.js';
 import type { Logger } from '../../lib/logger.js';
 import { createResolver } from '../../lib/resolver.js';
 import { createTargetGuard } from '../../lib/target-guard.js';
-import { createWebhookFanout } from '../../lib/webhook-fanout.js';
-import { createWebhookEndpoints, type EndpointMirror, type MissedPage } from '../../lib/webhook-endpoints.js';
 import type { AttemptTrigger, RecoverRequest, UndeliveredReason, WebhookEnvelope } from '../../lib/webhook-messages.js';
 import { signDelivery, WEBHOOK_HEADERS } from '../../lib/webhook-signature.js';
 import { createWebhookPoster, type WebhookPoster } from '../../lib/webhook-transport.js';
@@ -51,7 +52,7 @@ export interface WebhookActivityDeps {
   /** SECRET_KEY: opens the sealed signing secrets. */
   secretKey: Buffer;
   post: WebhookPoster;
-  /** Re-sends events whose fan-out did not finish (lib/webhook-fanout.ts `refanStale`). */
+  /** Re-sends events whose fan-out did not finish (domain/webhooks/fanout.ts `refanStale`). */
   refanStale?: () => Promise<number>;
   /** @default Date.now. Tests pin the clock. */
   now?: () => number;
@@ -140,7 +141,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       await store.endOverlap(endpointId, rotationId);
     },
 
-    /** The next page of events a recovery sends (lib/webhook-endpoints.ts `missedEvents`). */
+    /** The next page of events a recovery sends (domain/webhooks/deliveries.ts `missedEvents`). */
     async missedWebhookEvents(req: MissedEventsRequest): Promise<MissedPage> {
       const endpoint = await store.byId(req.endpointId);
       if (!endpoint) return { events: [], exhausted: true };

@@ -2,7 +2,7 @@
 //! the problem answers, which are built from the error table and the error guide.
 import type { Group } from '../../domain/tool-definition.js';
 import { ERRORS, type ErrorCode } from '../../lib/errors.js';
-import { EVENT_KINDS } from '../../lib/events.js';
+import { EVENT_KINDS } from '../../lib/event-kinds.js';
 import { ERROR_GUIDE } from './error-guide.js';
 import { ref } from './schemas.js';
 

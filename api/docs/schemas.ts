@@ -6,7 +6,7 @@ import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../../domain/plans.js';
 import { GROUPS } from '../../domain/tool-definition.js';
 import { POOLS } from '../../lib/temporal-shared.js';
 import { ERRORS } from '../../lib/errors.js';
-import { DEFAULT_EVENT_TYPES, EVENT_KINDS, SUBSCRIBABLE_EVENT_KINDS, type EventKind } from '../../lib/events.js';
+import { DEFAULT_EVENT_TYPES, EVENT_KINDS, SUBSCRIBABLE_EVENT_KINDS, type EventKind } from '../../lib/event-kinds.js';
 
 export type JsonSchema = Record<string, unknown>;
 

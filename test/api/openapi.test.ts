@@ -15,7 +15,7 @@ import { CATALOGUE } from '../../domain/catalogue.js';
 import { loadConfig } from '../../lib/config.js';
 import { ERRORS, type ErrorCode } from '../../lib/errors.js';
 import { addFormats } from '../../lib/json-schema.js';
-import { EVENT_KINDS } from '../../lib/events.js';
+import { EVENT_KINDS } from '../../lib/event-kinds.js';
 import { createLogger } from '../../lib/logger.js';
 import { createMetrics } from '../../lib/metrics.js';
 import { loadCatalogueSchemas } from '../../domain/tool-schemas.js';

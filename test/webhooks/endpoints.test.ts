@@ -9,7 +9,7 @@ import { isProblem, newAccount, request } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
 import { testEnv } from '../helpers/env.js';
 import { attemptsOf, eventually, registerEndpoint, sendTest, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { checkEndpointUrl } from '../../api/routes/webhooks.js';
+import { checkEndpointUrl } from '../../domain/webhooks/url-admission.js';
 import { createResolver } from '../../lib/resolver.js';
 import { createTargetGuard } from '../../lib/target-guard.js';
 import { webhookWorkflowId } from '../../lib/webhook-messages.js';

@@ -8,7 +8,7 @@ import test from 'ava';
 import { adminToken, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
 import { attemptsOf, endpointOf, eventually, registerEndpoint, sendTest, sleep, startReceiver, type Delivery, type Receiver } from '../helpers/webhook-receiver.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
-import { DEFAULT_EVENT_TYPES } from '../../lib/events.js';
+import { DEFAULT_EVENT_TYPES } from '../../lib/event-kinds.js';
 
 let receiver: Receiver;
 test.before(async () => {

@@ -11,10 +11,10 @@ import { randomBytes } from 'node:crypto';
 import { collections, type Mongo } from '../../lib/mongo.js';
 import { startWorkflowTestBed, WORKFLOWS_PATH, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { newId } from '../../lib/ids.js';
-import { createEventRecorder, newEvent, type DomainEvent } from '../../lib/events.js';
+import { createEventRecorder, newEvent, type DomainEvent } from '../../domain/events.js';
 import { TASK_QUEUES } from '../../lib/temporal-shared.js';
-import { createWebhookEndpoints, type WebhookEndpoints } from '../../lib/webhook-endpoints.js';
-import { signalEndpoint } from '../../lib/webhook-fanout.js';
+import { createWebhookEndpoints, type WebhookEndpoints } from '../../domain/webhooks/endpoints.js';
+import { signalEndpoint } from '../../domain/webhooks/fanout.js';
 import {
   WEBHOOK_SIGNALS,
   WEBHOOK_STATE_QUERY,

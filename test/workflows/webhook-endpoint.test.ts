@@ -12,7 +12,7 @@ import { collections, type Mongo } from '../../lib/mongo.js';
 import { startWorkflowTestBed, WORKFLOWS_PATH, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { newId } from '../../lib/ids.js';
 import { TASK_QUEUES } from '../../lib/temporal-shared.js';
-import { createWebhookEndpoints, type WebhookEndpoints } from '../../lib/webhook-endpoints.js';
+import { createWebhookEndpoints, type WebhookEndpoints } from '../../domain/webhooks/endpoints.js';
 import {
   WEBHOOK_SIGNALS,
   WEBHOOK_STATE_QUERY,

@@ -1,33 +1,11 @@
 //! Domain events of an account (credits.*, api_key.*, call.completed, webhook.test), recorded in
 //! `events` and kept for the event log. Recording is idempotent by event id; webhook delivery
-//! fans them out from there to the endpoints subscribed to each type.
+//! fans them out from there to the endpoints subscribed to each type. The types themselves are
+//! `lib/event-kinds.ts`.
 import type { Db } from 'mongodb';
-import { collections, type EventDoc } from './mongo.js';
-import { newId } from './ids.js';
-
-export const EVENT_KINDS = [
-  'credits.low',
-  'credits.exhausted',
-  'credits.granted',
-  'api_key.created',
-  'api_key.revoked',
-  'webhook.test',
-  'call.completed',
-] as const;
-export type EventKind = (typeof EVENT_KINDS)[number];
-
-/** Types an endpoint may subscribe to: `webhook.test` goes only to the endpoint it tests, whatever it chose. */
-export const SUBSCRIBABLE_EVENT_KINDS = EVENT_KINDS.filter((k) => k !== 'webhook.test');
-export type SubscribableEventKind = Exclude<EventKind, 'webhook.test'>;
-
-/**
- * What an endpoint receives when its owner chose nothing: every type but `call.completed`, which
- * only asynchronous callers want (and which an endpoint registered before it existed never got).
- */
-export const DEFAULT_EVENT_TYPES: readonly SubscribableEventKind[] = SUBSCRIBABLE_EVENT_KINDS.filter((k) => k !== 'call.completed');
-
-/** The event log keeps events (and recovery reaches back) this long. */
-export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+import type { EventKind } from '../lib/event-kinds.js';
+import { newId } from '../lib/ids.js';
+import { collections, type EventDoc } from '../lib/mongo.js';
 
 export interface DomainEvent {
   id: string;

@@ -5,12 +5,12 @@
 //! workflow drops repeats by event id, so a re-send never delivers twice.
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import { eventOfDoc, type DomainEvent, type EventSink } from './events.js';
-import type { Logger } from './logger.js';
-import { collections } from './mongo.js';
-import { TASK_QUEUES, WORKFLOW_TYPES } from './temporal-shared.js';
-import { subscribedTo } from './webhook-endpoints.js';
-import { toEnvelope, WEBHOOK_SIGNALS, webhookWorkflowId, type WebhookEndpointInput } from './webhook-messages.js';
+import type { Logger } from '../../lib/logger.js';
+import { collections } from '../../lib/mongo.js';
+import { TASK_QUEUES, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
+import { toEnvelope, WEBHOOK_SIGNALS, webhookWorkflowId, type WebhookEndpointInput } from '../../lib/webhook-messages.js';
+import { eventOfDoc, type DomainEvent, type EventSink } from '../events.js';
+import { subscribedTo } from './subscriptions.js';
 
 export interface WebhookFanoutOptions {
   db: Db;

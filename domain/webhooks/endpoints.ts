@@ -1,13 +1,15 @@
-//! Webhook endpoints of an account and the record of their delivery attempts. The signing
-//! secret is generated here, returned once, and stored only sealed with SECRET_KEY; so is a
-//! rotated secret's predecessor while its overlap runs.
+//! Webhook endpoints of an account: the store the account API, the fan-out and the endpoint's
+//! activities share. The signing secret is generated here, returned once, and stored only sealed
+//! with SECRET_KEY; so is a rotated secret's predecessor while its overlap runs. What was delivered
+//! (attempts, undelivered events, missed ones) is `deliveries.ts`, part of the same store.
 import { randomBytes } from 'node:crypto';
-import type { Db, Filter } from 'mongodb';
-import { DEFAULT_EVENT_TYPES, eventOfDoc, type EventKind, type SubscribableEventKind } from './events.js';
-import { newId } from './ids.js';
-import { collections, type EventDoc, type WebhookAttemptDoc, type WebhookEndpointDoc } from './mongo.js';
-import { open, seal } from './sealed.js';
-import { toEnvelope, type RecoverRequest, type UndeliveredReason, type WebhookEnvelope } from './webhook-messages.js';
+import type { Db } from 'mongodb';
+import { DEFAULT_EVENT_TYPES, type SubscribableEventKind } from '../../lib/event-kinds.js';
+import { newId } from '../../lib/ids.js';
+import { collections, type WebhookEndpointDoc } from '../../lib/mongo.js';
+import { open, seal } from '../../lib/sealed.js';
+import { createDeliveryRecords } from './deliveries.js';
+import { eventTypesOf } from './subscriptions.js';
 
 export const SECRET_PREFIX = 'whsec_';
 
@@ -18,20 +20,6 @@ export function newSigningSecret(): string {
 
 /** The sealed secret is bound to its endpoint: a copied ciphertext does not open elsewhere. */
 const secretAad = (endpointId: string) => `webhook-secret:${endpointId}`;
-
-/** The event types delivered to an endpoint (those registered before endpoints could choose get the default). */
-export const eventTypesOf = (doc: Pick<WebhookEndpointDoc, 'eventTypes'>): SubscribableEventKind[] =>
-  (doc.eventTypes as SubscribableEventKind[] | undefined) ?? [...DEFAULT_EVENT_TYPES];
-
-/**
- * Endpoints an event goes to, as a query: those subscribed to its type (an endpoint without a
- * list has the default types); `webhook.test` only to the endpoint it names.
- */
-export function subscribedTo(event: { event: EventKind; data: Record<string, unknown> }): Filter<WebhookEndpointDoc> {
-  if (event.event === 'webhook.test') return { _id: String(event.data.endpointId) };
-  if (!DEFAULT_EVENT_TYPES.includes(event.event)) return { eventTypes: event.event };
-  return { $or: [{ eventTypes: event.event }, { eventTypes: { $exists: false } }] };
-}
 
 /** The endpoint as the account API shows it (never a secret). */
 export function publicEndpoint(doc: WebhookEndpointDoc) {
@@ -47,20 +35,6 @@ export function publicEndpoint(doc: WebhookEndpointDoc) {
   };
 }
 
-export function publicAttempt(doc: WebhookAttemptDoc) {
-  return {
-    id: doc._id,
-    eventId: doc.eventId,
-    event: doc.event,
-    attemptedAt: doc.attemptedAt,
-    statusCode: doc.statusCode,
-    durationMs: doc.durationMs,
-    success: doc.success,
-    error: doc.error,
-    trigger: doc.trigger ?? 'event',
-  };
-}
-
 /** What the endpoint's workflow mirrors into the database after its state changes. */
 export interface EndpointMirror {
   consecutiveFailures: number;
@@ -70,19 +44,15 @@ export interface EndpointMirror {
   disabledReason?: string;
 }
 
-/** A page of events an endpoint missed: what to deliver, where the next page starts, whether that was the last. */
-export interface MissedPage {
-  events: WebhookEnvelope[];
-  after?: [number, string];
-  exhausted: boolean;
+/** The endpoints and their delivery records, as one store. */
+export function createWebhookEndpoints(db: Db, secretKey: Buffer) {
+  return { ...createEndpointRecords(db, secretKey), ...createDeliveryRecords(db) };
 }
 
-/** Events read per query while looking for missed ones; a page reads at most MAX_SCANS of these. */
-const SCAN_BATCH = 200;
-const MAX_SCANS = 10;
+export type WebhookEndpoints = ReturnType<typeof createWebhookEndpoints>;
 
-export function createWebhookEndpoints(db: Db, secretKey: Buffer) {
-  const { webhookEndpoints: endpoints, webhookAttempts: attempts, webhookUndelivered: undelivered, events } = collections(db);
+function createEndpointRecords(db: Db, secretKey: Buffer) {
+  const { webhookEndpoints: endpoints, webhookAttempts: attempts, webhookUndelivered: undelivered } = collections(db);
 
   return {
     async create(accountId: string, url: string, eventTypes: readonly SubscribableEventKind[] = DEFAULT_EVENT_TYPES): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
@@ -188,73 +158,5 @@ export function createWebhookEndpoints(db: Db, secretKey: Buffer) {
       await endpoints.updateOne({ _id: id }, { $set: set });
     },
 
-    recordAttempt: (doc: Omit<WebhookAttemptDoc, '_id'>) => attempts.insertOne({ _id: newId('wha'), ...doc }),
-
-    /**
-     * Events of [since, until] that the endpoint should have received (its types, or a test of it;
-     * none from before it existed) and never got delivered, oldest first, from after `after`.
-     */
-    async missedEvents(endpoint: WebhookEndpointDoc, span: RecoverRequest, after: [number, string] | undefined, limit: number): Promise<MissedPage> {
-      const types: string[] = eventTypesOf(endpoint);
-      const filter: Filter<EventDoc> = {
-        accountId: endpoint.accountId,
-        createdAt: { $gte: new Date(Math.max(span.since, endpoint.createdAt.getTime())), $lte: new Date(span.until) },
-        $or: [{ event: { $in: types } }, { event: 'webhook.test', 'data.endpointId': endpoint._id }],
-      };
-      const found: WebhookEnvelope[] = [];
-      let cursor = after;
-      for (let scan = 0; scan < MAX_SCANS && found.length < limit; scan++) {
-        const page = cursor
-          ? { $and: [filter, { $or: [{ createdAt: { $gt: new Date(cursor[0]) } }, { createdAt: new Date(cursor[0]), _id: { $gt: cursor[1] } }] }] }
-          : filter;
-        const wanted = Math.min(SCAN_BATCH, limit - found.length);
-        const batch = await events.find(page).sort({ createdAt: 1, _id: 1 }).limit(wanted).toArray();
-        if (batch.length === 0) return { events: found, ...(cursor ? { after: cursor } : {}), exhausted: true };
-        const delivered = new Set(
-          (await attempts.find({ endpointId: endpoint._id, eventId: { $in: batch.map((e) => e._id) }, success: true }, { projection: { eventId: 1 } }).toArray()).map((a) => a.eventId),
-        );
-        for (const e of batch) {
-          if (!delivered.has(e._id)) found.push(toEnvelope(eventOfDoc(e)));
-        }
-        const last = batch.at(-1)!;
-        cursor = [last.createdAt.getTime(), last._id];
-        if (batch.length < wanted) return { events: found, after: cursor, exhausted: true };
-      }
-      return { events: found, ...(cursor ? { after: cursor } : {}), exhausted: false };
-    },
-
-    /** Attempts newest first. */
-    attempts: (endpointId: string, limit: number) =>
-      attempts.find({ endpointId }).sort({ attemptedAt: -1, _id: -1 }).limit(limit).toArray(),
-
-    /** Records deliveries that ended unsent; idempotent per endpoint and event. */
-    async recordUndelivered(
-      endpoint: Pick<WebhookEndpointDoc, '_id' | 'accountId'>,
-      items: ReadonlyArray<{ event: WebhookEnvelope; attempts: number }>,
-      reason: UndeliveredReason,
-      endedAt: Date,
-    ): Promise<void> {
-      for (const item of items) {
-        await undelivered.updateOne(
-          { _id: `${endpoint._id}:${item.event.id}` },
-          {
-            $setOnInsert: {
-              endpointId: endpoint._id,
-              accountId: endpoint.accountId,
-              eventId: item.event.id,
-              event: item.event.event,
-              reason,
-              attempts: item.attempts,
-              endedAt,
-            },
-          },
-          { upsert: true },
-        );
-      }
-    },
-
-    undelivered: (endpointId: string) => undelivered.find({ endpointId }).sort({ endedAt: -1 }).toArray(),
   };
 }
-
-export type WebhookEndpoints = ReturnType<typeof createWebhookEndpoints>;

@@ -1,8 +1,8 @@
 //! The account's event log: every event recorded in `events`, newest first, with where each was
 //! delivered (from the attempt and undelivered records), and its 30-day retention.
 import type { Db, Filter } from 'mongodb';
-import { EVENT_RETENTION_MS } from './events.js';
-import { collections, type EventDoc } from './mongo.js';
+import { EVENT_RETENTION_MS } from '../lib/event-kinds.js';
+import { collections, type EventDoc } from '../lib/mongo.js';
 
 /** What became of one event at one endpoint. */
 export interface EventDelivery {

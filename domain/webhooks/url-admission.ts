@@ -1,0 +1,53 @@
+//! Which URLs an endpoint may be registered with: https to public addresses only, or localhost
+//! where the service allows it (WEBHOOKS_ALLOW_LOCALHOST).
+import { ToolError } from '../../lib/errors.js';
+import type { TargetGuard } from '../../lib/target-guard.js';
+import type { InputReason } from '../../lib/target-host.js';
+import { isLocalhostUrl } from '../../lib/webhook-transport.js';
+
+export interface UrlAdmission {
+  /** The service's target guard: a new URL must be https to a public address. */
+  guard: TargetGuard;
+  /** WEBHOOKS_ALLOW_LOCALHOST. */
+  allowLocalhost: boolean;
+}
+
+/**
+ * Checks a URL for registration and returns it normalised. `localhost` (any scheme) only when
+ * allowed; anything else must be https and resolve to public addresses only (delivery checks
+ * again on every attempt, so a later DNS change cannot reach inside either). A badly written URL
+ * (not absolute, another scheme, credentials, bad port) is 400 `validation_failed`; a refused
+ * address (private, loopback, metadata ... or localhost while not allowed) 422 `target_not_allowed`.
+ */
+export async function checkEndpointUrl(raw: string, deps: UrlAdmission): Promise<string> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw badUrl('The url is not an absolute URL.', 'must be an absolute URL');
+  }
+  try {
+    if (isLocalhostUrl(url)) {
+      if (!deps.allowLocalhost) {
+        throw new ToolError('target_not_allowed', 'localhost webhook URLs are not allowed on this service; use an https URL with a public address.', { reason: 'loopback' });
+      }
+      deps.guard.checkUrl(url, { schemes: ['http', 'https'] }); // scheme, credentials, port
+      return url.href;
+    }
+    await deps.guard.resolveUrl(url, { schemes: ['https'] });
+    return url.href;
+  } catch (err) {
+    // The URL itself is wrong (scheme, credentials, port): a validation failure of the body.
+    // A refused address stays 422 `target_not_allowed`.
+    const reason = err instanceof ToolError ? err.extras.reason : undefined;
+    if (typeof reason === 'string' && URL_INPUT_REASONS.has(reason)) throw badUrl((err as Error).message, (err as Error).message);
+    throw err;
+  }
+}
+
+/** Guard refusals that are about how the URL is written, not where it points. */
+const URL_INPUT_REASONS: ReadonlySet<string> = new Set(['invalid_url', 'scheme', 'credentials', 'empty_host', 'invalid_host', 'invalid_port'] satisfies InputReason[]);
+
+function badUrl(detail: string, message: string): ToolError {
+  return new ToolError('validation_failed', detail, { errors: [{ field: '/url', message }] });
+}

@@ -1,0 +1,332 @@
+//! The state changes of a webhook endpoint's workflow, as pure functions: what arrives (an event,
+//! the owner's request, an attempt's outcome, a page of missed events, the clock) changes the
+//! endpoint's state and says what the workflow must do next (attempts to start, a page to read,
+//! when to wake, what to write to the database). No SDK and no I/O: `webhook-endpoint.ts` owns
+//! the signals, timers, activities and the loop, and a unit test drives these directly.
+//!
+//! Deliveries are kept and changed in place: an attempt's outcome finds its delivery by identity,
+//! so that a delivery ended meanwhile (and perhaps queued again since) is told apart.
+import type { DeliverResult } from '../activities/core/webhooks.js';
+import type { EndpointMirror } from '../domain/webhooks/endpoints.js';
+import type {
+  CarriedEndpointState,
+  PendingDelivery,
+  RecoverRequest,
+  RecoveryState,
+  RotationNotice,
+  UndeliveredReason,
+  WebhookEndpointState,
+  WebhookEnvelope,
+} from '../lib/webhook-messages.js';
+import {
+  DISABLE_AFTER_FAILURES,
+  MAX_PENDING,
+  RECOVERY_PAGE,
+  countAfter,
+  dueDeliveries,
+  inFlightLimit,
+  nextAttemptTime,
+  nextWake,
+  pruneSeen,
+  shouldDisable,
+  waitingRecovered,
+} from '../lib/webhook-policy.js';
+
+/** What one attempt came to; `not_attempted` when our side failed (the activity did not answer). */
+export type Outcome = DeliverResult | { outcome: 'not_attempted' };
+
+/** The owner's requests, applied by the loop in arrival order. */
+export type Request =
+  | { kind: 'replay'; event: WebhookEnvelope }
+  | { kind: 'recover'; span: RecoverRequest }
+  | { kind: 'rotate'; notice: RotationNotice };
+
+/** What the signals bring; signals only queue it, the loop applies it. */
+export type Arrival = { kind: 'event'; event: WebhookEnvelope } | { kind: 'enable' } | { kind: 'remove' } | Request;
+
+/** Arrived and not yet applied. Exists before the endpoint's state is loaded: signals may come first. */
+export interface Inbox {
+  events: WebhookEnvelope[];
+  requests: Request[];
+  enableRequested: boolean;
+  /** The endpoint was deleted: the workflow ends. */
+  removed: boolean;
+}
+
+export type UndeliveredBatch = { items: Array<{ event: WebhookEnvelope; attempts: number }>; reason: UndeliveredReason; at: number };
+
+/** What the database is owed, written in order by the workflow's bookkeeping loop. */
+export interface Books {
+  /** The mirror of the count and status is out of date. */
+  mirrorWanted: boolean;
+  undelivered: UndeliveredBatch[];
+  /** Rotations whose overlap is over: the previous secret is dropped from the database. */
+  overlapsEnded: string[];
+  /** A write is running. */
+  writing: boolean;
+}
+
+export interface Endpoint {
+  /** What a run hands the next one. */
+  state: CarriedEndpointState;
+  inbox: Inbox;
+  books: Books;
+  /** Event ids with an attempt running. */
+  inFlight: Set<string>;
+  seenIds: Set<string>;
+  /** Workflow time (ms) this run disabled the endpoint. */
+  disabledAt?: number;
+  /** A page of missed events is being read. */
+  fetching: boolean;
+}
+
+/** Logged by the workflow when an attempt disables the endpoint. */
+export interface DisabledNotice {
+  consecutiveFailures: number;
+  pending: number;
+}
+
+export const emptyInbox = (): Inbox => ({ events: [], requests: [], enableRequested: false, removed: false });
+
+export function startEndpoint(state: CarriedEndpointState, inbox: Inbox): Endpoint {
+  return {
+    state,
+    inbox,
+    books: { mirrorWanted: false, undelivered: [], overlapsEnded: [], writing: false },
+    inFlight: new Set(),
+    seenIds: new Set(state.seen.map(([id]) => id)),
+    fetching: false,
+  };
+}
+
+/** Queues what a signal brought. */
+export function arrive(inbox: Inbox, a: Arrival): void {
+  if (a.kind === 'event') inbox.events.push(a.event);
+  else if (a.kind === 'enable') inbox.enableRequested = true;
+  else if (a.kind === 'remove') inbox.removed = true;
+  else inbox.requests.push(a);
+}
+
+/** Applies what arrived since the last turn, then ends due overlaps and a finished recovery. */
+export function applyArrivals(m: Endpoint, now: number): void {
+  const { state, inbox } = m;
+  if (inbox.enableRequested) {
+    inbox.enableRequested = false;
+    state.disabled = false;
+    m.disabledAt = undefined;
+    state.consecutiveFailures = 0;
+    m.books.mirrorWanted = true;
+  }
+  for (const e of inbox.events.splice(0)) receive(m, e, now);
+  for (const r of inbox.requests.splice(0)) apply(m, r, now);
+  if (state.overlaps?.some((o) => o.until <= now)) {
+    // The database ends a rotation's overlap only while that rotation is the endpoint's latest.
+    for (const o of state.overlaps.filter((o) => o.until <= now)) m.books.overlapsEnded.push(o.rotationId);
+    state.overlaps = state.overlaps.filter((o) => o.until > now);
+  }
+  if (state.recovery?.exhausted && waitingRecovered(state.pending) === 0) state.recovery = undefined;
+}
+
+/**
+ * What to start now: the next page of a recovery, and the due attempts the in-flight limit
+ * allows (marked in flight and counted here). Nothing while the run hands over.
+ */
+export function startWork(m: Endpoint, now: number, handOver: boolean): { page?: RecoveryState; attempts: PendingDelivery[] } {
+  const { state } = m;
+  const limit = inFlightLimit(state.consecutiveFailures);
+  let page: RecoveryState | undefined;
+  if (!handOver && wantsPage(m)) {
+    page = state.recovery!;
+    m.fetching = true;
+  }
+  const attempts: PendingDelivery[] = [];
+  if (!handOver && !state.disabled) {
+    for (const d of dueDeliveries(state.pending, m.inFlight, now)) {
+      if (m.inFlight.size >= limit) break;
+      m.inFlight.add(d.event.id);
+      d.attempts++;
+      attempts.push(d);
+    }
+  }
+  return { ...(page ? { page } : {}), attempts };
+}
+
+/** When the loop must wake by itself: the next due attempt, or the end of an overlap. */
+export function nextWakeAt(m: Endpoint, handOver: boolean): number | undefined {
+  const { state } = m;
+  const deliveryWake = handOver || state.disabled || m.inFlight.size >= inFlightLimit(state.consecutiveFailures) ? undefined : nextWake(state.pending, m.inFlight);
+  return earliest(deliveryWake, ...(state.overlaps ?? []).map((o) => o.until));
+}
+
+/** Nothing runs, nothing is owed and nothing waits to be applied: the run may hand over. */
+export function isQuiet(m: Endpoint): boolean {
+  const { inbox } = m;
+  return m.inFlight.size === 0 && booksSettled(m.books) && !m.fetching && inbox.events.length === 0 && inbox.requests.length === 0 && !inbox.enableRequested && !inbox.removed;
+}
+
+export const booksOwed = (b: Books) => b.mirrorWanted || b.undelivered.length > 0 || b.overlapsEnded.length > 0;
+const booksSettled = (b: Books) => !b.writing && !booksOwed(b);
+
+/** What the next run starts from. */
+export function carry(m: Endpoint, now: number): CarriedEndpointState {
+  return { ...m.state, seen: pruneSeen(m.state.seen, now) };
+}
+
+/** The database's copy of the count and status. */
+export function mirrorOf(m: Endpoint, now: number): EndpointMirror {
+  const { state } = m;
+  return {
+    consecutiveFailures: state.consecutiveFailures,
+    disabled: state.disabled,
+    ...(state.disabled ? { disabledAt: m.disabledAt ?? now, disabledReason: `${DISABLE_AFTER_FAILURES} consecutive failed deliveries` } : {}),
+  };
+}
+
+/** The state query's answer. */
+export function snapshot(m: Endpoint, run: number): WebhookEndpointState {
+  const { state } = m;
+  return {
+    consecutiveFailures: state.consecutiveFailures,
+    disabled: state.disabled,
+    pending: state.pending.length,
+    inFlight: m.inFlight.size,
+    run,
+    ...(state.overlaps?.length ? { overlapUntil: Math.min(...state.overlaps.map((o) => o.until)) } : {}),
+    recovering: state.recovery !== undefined,
+  };
+}
+
+/**
+ * Applies an attempt's outcome to its delivery (whose attempt is no longer in flight). Returns
+ * what to log when this attempt disabled the endpoint.
+ */
+export function settleAttempt(m: Endpoint, d: PendingDelivery, result: Outcome, now: number): DisabledNotice | undefined {
+  const { state } = m;
+  if (result.outcome === 'gone') {
+    m.inbox.removed = true; // the endpoint was deleted
+    return undefined;
+  }
+  // Ended meanwhile (the endpoint was disabled by another attempt): the count stays as it was.
+  if (!state.pending.includes(d)) return undefined;
+  if (result.outcome === 'delivered') {
+    state.pending = state.pending.filter((p) => p !== d);
+    setCount(m, countAfter(state.consecutiveFailures, true));
+    return undefined;
+  }
+  if (result.outcome === 'failed') {
+    setCount(m, countAfter(state.consecutiveFailures, false));
+    if (shouldDisable(state.consecutiveFailures)) return disable(m, now);
+  }
+  // `not_attempted` (our side failed, e.g. a worker died mid-attempt) is retried on the same
+  // schedule but not held against the endpoint.
+  const next = nextAttemptTime(d.receivedAt, d.attempts, now);
+  if (next === null) endUndelivered(m, [d], 'expired', now);
+  else d.nextAttemptAt = next;
+  return undefined;
+}
+
+/** Queues a page of missed events read for recovery `r` (ignored when that recovery ended meanwhile). */
+export function takePage(m: Endpoint, r: RecoveryState, page: { events: WebhookEnvelope[]; after?: [number, string]; exhausted: boolean }, now: number): void {
+  if (m.state.recovery !== r) return; // replaced or ended meanwhile
+  for (const e of page.events) {
+    if (m.state.pending.some((d) => d.event.id === e.id)) continue; // already on its way
+    remember(m, e.id, now);
+    enqueue(m, { event: e, receivedAt: now, attempts: 0, nextAttemptAt: now, trigger: 'recovery' }, now);
+  }
+  if (page.after) r.after = page.after;
+  if (page.exhausted) r.exhausted = true;
+}
+
+// --- Inside the state.
+
+function endUndelivered(m: Endpoint, deliveries: PendingDelivery[], reason: UndeliveredReason, now: number) {
+  if (deliveries.length === 0) return;
+  const ended = new Set(deliveries);
+  m.state.pending = m.state.pending.filter((d) => !ended.has(d));
+  m.books.undelivered.push({ items: deliveries.map((d) => ({ event: d.event, attempts: d.attempts })), reason, at: now });
+}
+
+function setCount(m: Endpoint, count: number) {
+  if (count === m.state.consecutiveFailures) return;
+  m.state.consecutiveFailures = count;
+  m.books.mirrorWanted = true;
+}
+
+function disable(m: Endpoint, now: number): DisabledNotice {
+  const { state } = m;
+  state.disabled = true;
+  m.disabledAt = now;
+  m.books.mirrorWanted = true;
+  const notice = { consecutiveFailures: state.consecutiveFailures, pending: state.pending.length };
+  endUndelivered(m, [...state.pending], 'endpoint_disabled', now);
+  state.recovery = undefined; // what it would still send ends with the rest
+  return notice;
+}
+
+/**
+ * Remembers an event id; false when it was already seen. Events sent on request are remembered
+ * too, so that a late fan-out of one is not delivered again.
+ */
+function remember(m: Endpoint, id: string, now: number): boolean {
+  if (m.seenIds.has(id)) return false;
+  m.seenIds.add(id);
+  m.state.seen.push([id, now]);
+  return true;
+}
+
+function receive(m: Endpoint, e: WebhookEnvelope, now: number) {
+  if (!remember(m, e.id, now)) return; // a re-sent event: already handled
+  if (m.state.disabled) {
+    // Nothing is posted to a disabled endpoint; the event ends here, with the reason on record.
+    m.books.undelivered.push({ items: [{ event: e, attempts: 0 }], reason: 'endpoint_disabled', at: now });
+    return;
+  }
+  enqueue(m, { event: e, receivedAt: now, attempts: 0, nextAttemptAt: now }, now);
+}
+
+function enqueue(m: Endpoint, d: PendingDelivery, now: number) {
+  m.state.pending.push(d);
+  if (m.state.pending.length > MAX_PENDING) {
+    const oldest = m.state.pending.find((p) => !m.inFlight.has(p.event.id));
+    if (oldest) endUndelivered(m, [oldest], 'backlog_full', now);
+  }
+}
+
+function apply(m: Endpoint, r: Request, now: number) {
+  switch (r.kind) {
+    case 'rotate':
+      (m.state.overlaps ??= []).push({ rotationId: r.notice.rotationId, until: now + r.notice.overlapMs });
+      return;
+    case 'replay':
+      return replay(m, r.event, now);
+    case 'recover':
+      if (m.state.disabled) return; // the API re-enables first; a disable in between ends it
+      m.state.recovery = { since: r.span.since, until: r.span.until, exhausted: false };
+      return;
+  }
+}
+
+/** A new attempt of a past event; one still pending is simply attempted now. */
+function replay(m: Endpoint, e: WebhookEnvelope, now: number) {
+  if (m.state.disabled) return; // the API refuses a replay to a disabled endpoint
+  remember(m, e.id, now);
+  const pending = m.state.pending.find((d) => d.event.id === e.id);
+  if (pending) {
+    if (m.inFlight.has(e.id)) return; // an attempt is running right now
+    pending.nextAttemptAt = now;
+    pending.trigger = 'replay';
+    return;
+  }
+  enqueue(m, { event: e, receivedAt: now, attempts: 0, nextAttemptAt: now, trigger: 'replay' }, now);
+}
+
+/** Recovery reads its next page once fewer than half a page of recovered deliveries wait. */
+function wantsPage(m: Endpoint): boolean {
+  const r = m.state.recovery;
+  return r !== undefined && !r.exhausted && !m.fetching && !m.state.disabled && waitingRecovered(m.state.pending) < RECOVERY_PAGE / 2;
+}
+
+function earliest(...times: Array<number | undefined>): number | undefined {
+  const known = times.filter((t) => t !== undefined);
+  return known.length ? Math.min(...known) : undefined;
+}
