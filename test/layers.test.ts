@@ -197,12 +197,19 @@ test('the client loads no package and nothing of the service but the webhook sig
   t.deepEqual([...packagesLoadedBy(graph, 'client/index.ts')], ['node:crypto']);
 });
 
+/** `api/routes/webhooks.openapi.ts` -> `webhooks`: a route file and its OpenAPI sibling are one route. */
+const routeName = (file: string) => path.posix.basename(file).replace(/(\.openapi)?\.ts$/, '');
+
 test('route files do not import each other: what two routes share has a module of its own in api/', (t) => {
   const graph = repoGraph();
   const routes = [...graph.keys()].filter((f) => f.startsWith('api/routes/'));
   t.true(routes.length >= 8, `${routes.length} route files found`);
   const crossings = routes.flatMap((file) =>
-    graph.get(file)!.map((imp) => resolveInRepo(file, imp.specifier)).filter((target) => target?.startsWith('api/routes/')).map((target) => `${file} -> ${target}`),
+    graph
+      .get(file)!
+      .map((imp) => resolveInRepo(file, imp.specifier))
+      .filter((target) => target?.startsWith('api/routes/') && routeName(target) !== routeName(file))
+      .map((target) => `${file} -> ${target}`),
   );
   t.deepEqual(crossings, []);
 });
@@ -232,6 +239,27 @@ test("the webhook endpoint's state changes are pure: no SDK, so a unit test runs
   const graph = repoGraph();
   t.true(graph.has('workflows/webhook-endpoint-state.ts'));
   t.deepEqual([...packagesLoadedBy(graph, 'workflows/webhook-endpoint-state.ts')], []);
+});
+
+test('every route file documents the operations it serves, beside its router', (t) => {
+  const graph = repoGraph();
+  const routes = [...graph.keys()].filter((f) => f.startsWith('api/routes/') && !f.endsWith('.openapi.ts'));
+  const undocumented = routes.filter((file) =>
+    [file, file.replace(/\.ts$/, '.openapi.ts')]
+      .filter((f) => graph.has(f))
+      .every((f) => !/^export function \w+Operations\(/m.test(readFileSync(path.join(ROOT, f), 'utf8'))),
+  );
+  t.deepEqual(undocumented, [], 'each exports `<name>Operations()` (or its `<name>.openapi.ts` sibling does), which api/openapi.ts collects');
+});
+
+test("the document's parts (api/docs/) import no route: the routes build their operations from them", (t) => {
+  const graph = repoGraph();
+  const parts = [...graph.keys()].filter((f) => f.startsWith('api/docs/'));
+  t.true(parts.length >= 5, `${parts.length} files found in api/docs/`);
+  const upward = parts.flatMap((file) =>
+    graph.get(file)!.map((imp) => resolveInRepo(file, imp.specifier)).filter((target) => target?.startsWith('api/routes/')).map((target) => `${file} -> ${target}`),
+  );
+  t.deepEqual(upward, []);
 });
 
 test('the check reads type-only and value imports apart, dynamic imports included', (t) => {

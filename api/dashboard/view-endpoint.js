@@ -48,6 +48,31 @@ function outcome(attempt) {
 export function createEndpointCard({ client, endpoint, onDeleted }) {
   const id = endpoint.id;
   const headingId = `endpoint-${id}`;
+  // The card's buttons call the actions through `on`, which is filled once the card exists.
+  const on = {};
+  const attempts = createAttempts({ client, endpointId: id, headingId: `${headingId}-attempts`, onReplay: (a, button) => on.replay(a, button) });
+  const view = endpointView(endpoint, headingId, attempts, on);
+  const card = { id, element: view.element, attempts, endpoint, update };
+
+  function update(next) {
+    card.endpoint = next;
+    showEndpoint(view, next);
+  }
+
+  /** Shows an action's outcome under the buttons and says it. */
+  function report(text) {
+    view.result.textContent = text;
+    announce(text);
+  }
+
+  const context = { client, id, card, view, attempts, update, report };
+  Object.assign(on, deliveryActions(context), secretActions(context), settingActions(context, onDeleted));
+  update(endpoint);
+  return card;
+}
+
+/** The card's elements, empty of the endpoint's changing facts (`showEndpoint` fills them in). */
+function endpointView(endpoint, headingId, attempts, on) {
   const status = h('dd');
   const failures = h('dd');
   const actions = h('div', { class: 'actions' });
@@ -55,13 +80,12 @@ export function createEndpointCard({ client, endpoint, onDeleted }) {
   const disabledNote = h('p', { class: 'disabled-note' }, 'Disabled after 20 failed deliveries in a row: nothing is posted to this URL until you re-enable it.');
   const types = h('dd');
   const secretFact = h('dd');
-  const attempts = createAttempts({ client, endpointId: id, headingId: `${headingId}-attempts`, onReplay: (a, button) => replay(a, button) });
   const described = { type: 'button', 'aria-describedby': headingId };
-  const testButton = h('button', { ...described, class: 'primary', onclick: (e) => sendTest(e.currentTarget) }, 'Send test');
-  const enableButton = h('button', { ...described, class: 'primary', onclick: (e) => enable(e.currentTarget) }, 'Re-enable');
-  const rotateButton = h('button', { ...described, onclick: (e) => rotate(e.currentTarget) }, 'Rotate secret');
-  const endOverlapButton = h('button', { ...described, onclick: (e) => endOverlap(e.currentTarget) }, 'End previous secret');
-  const deleteButton = h('button', { ...described, class: 'danger', onclick: (e) => remove(e.currentTarget) }, 'Delete');
+  const testButton = h('button', { ...described, class: 'primary', onclick: (e) => on.sendTest(e.currentTarget) }, 'Send test');
+  const enableButton = h('button', { ...described, class: 'primary', onclick: (e) => on.enable(e.currentTarget) }, 'Re-enable');
+  const rotateButton = h('button', { ...described, onclick: (e) => on.rotate(e.currentTarget) }, 'Rotate secret');
+  const endOverlapButton = h('button', { ...described, onclick: (e) => on.endOverlap(e.currentTarget) }, 'End previous secret');
+  const deleteButton = h('button', { ...described, class: 'danger', onclick: (e) => on.remove(e.currentTarget) }, 'Delete');
   const secretBox = h('div', { class: 'endpoint-secret' });
   const recoverId = `${headingId}-recover`;
   const recoverSelect = h('select', { id: recoverId, name: 'recover' }, RECOVER_CHOICES.map(([value, label]) => h('option', { value }, label)));
@@ -75,7 +99,7 @@ export function createEndpointCard({ client, endpoint, onDeleted }) {
   const typesError = h('p', { class: 'field-error', role: 'alert', hidden: true });
   const typesForm = h(
     'form',
-    { class: 'event-types-form', novalidate: true, onsubmit: (e) => saveTypes(e) },
+    { class: 'event-types-form', novalidate: true, onsubmit: (e) => on.saveTypes(e) },
     h(
       'fieldset',
       {},
@@ -88,7 +112,7 @@ export function createEndpointCard({ client, endpoint, onDeleted }) {
   const typesPanel = h('details', { class: 'event-types' }, h('summary', {}, 'Choose event types'), typesForm);
   const element = h(
     'li',
-    { class: 'endpoint', dataset: { endpointId: id } },
+    { class: 'endpoint', dataset: { endpointId: endpoint.id } },
     h(
       'article',
       { 'aria-labelledby': headingId },
@@ -111,35 +135,37 @@ export function createEndpointCard({ client, endpoint, onDeleted }) {
       attempts.element,
     ),
   );
+  return {
+    element, status, failures, actions, result, disabledNote, types, secretFact, secretBox, recoverSelect, recoverField,
+    typeBoxes, typesError, typesForm, testButton, enableButton, rotateButton, endOverlapButton, deleteButton,
+  };
+}
 
-  const card = { id, element, attempts, endpoint, update };
+/** Shows `next`, the endpoint as the service has it now, in the card's elements. */
+function showEndpoint(view, next) {
+  const disabled = next.status === 'disabled';
+  replace(view.status, disabled ? h('span', { class: 'badge failed' }, 'Disabled') : h('span', { class: 'badge active' }, 'Active'), next.disabledAt ? [' since ', time(next.disabledAt)] : null);
+  view.failures.textContent = formatInt(next.consecutiveFailures);
+  view.disabledNote.hidden = !disabled;
+  view.recoverField.hidden = !disabled;
+  view.types.textContent = next.eventTypes.join(', ');
+  for (const box of view.typeBoxes) box.checked = next.eventTypes.includes(box.value);
+  const overlap = next.previousSecretExpiresAt;
+  replace(view.secretFact, overlap ? ['Rotated: the previous secret also signs until ', time(overlap)] : 'One secret');
+  // A disabled endpoint is sent nothing, tests included: Re-enable takes Send test's place,
+  // and the focus passes from one to the other when they swap (End previous secret likewise
+  // hands it to Rotate secret when it goes).
+  const { testButton, enableButton, rotateButton, endOverlapButton, deleteButton } = view;
+  const focused = document.activeElement;
+  view.actions.replaceChildren(disabled ? enableButton : testButton, rotateButton, overlap ? endOverlapButton : null, deleteButton);
+  if (focused === enableButton && !disabled) testButton.focus();
+  if (focused === testButton && disabled) enableButton.focus();
+  if (focused === endOverlapButton && !overlap) rotateButton.focus();
+}
 
-  function update(next) {
-    card.endpoint = next;
-    const disabled = next.status === 'disabled';
-    replace(status, disabled ? h('span', { class: 'badge failed' }, 'Disabled') : h('span', { class: 'badge active' }, 'Active'), next.disabledAt ? [' since ', time(next.disabledAt)] : null);
-    failures.textContent = formatInt(next.consecutiveFailures);
-    disabledNote.hidden = !disabled;
-    recoverField.hidden = !disabled;
-    types.textContent = next.eventTypes.join(', ');
-    for (const box of typeBoxes) box.checked = next.eventTypes.includes(box.value);
-    const overlap = next.previousSecretExpiresAt;
-    replace(secretFact, overlap ? ['Rotated: the previous secret also signs until ', time(overlap)] : 'One secret');
-    // A disabled endpoint is sent nothing, tests included: Re-enable takes Send test's place,
-    // and the focus passes from one to the other when they swap (End previous secret likewise
-    // hands it to Rotate secret when it goes).
-    const focused = document.activeElement;
-    actions.replaceChildren(disabled ? enableButton : testButton, rotateButton, overlap ? endOverlapButton : null, deleteButton);
-    if (focused === enableButton && !disabled) testButton.focus();
-    if (focused === testButton && disabled) enableButton.focus();
-    if (focused === endOverlapButton && !overlap) rotateButton.focus();
-  }
-
-  /** Shows an action's outcome under the buttons and says it. */
-  function report(text) {
-    result.textContent = text;
-    announce(text);
-  }
+/** Send test, Re-enable and Resend: what is delivered to the endpoint, and how it went. */
+function deliveryActions({ client, id, card, view, attempts, update, report }) {
+  const { result, recoverSelect } = view;
 
   /** Reads the endpoint again until it counts `attempt` (a few reads at most), showing each read. */
   async function rereadAfter(attempt) {
@@ -189,28 +215,28 @@ export function createEndpointCard({ client, endpoint, onDeleted }) {
     });
   }
 
-  async function saveTypes(event) {
-    event.preventDefault();
-    const button = typesForm.querySelector('button[type=submit]');
+  async function replay(attempt, button) {
     await busy(button, async () => {
-      typesError.hidden = true;
-      const chosen = typeBoxes.filter((b) => b.checked).map((b) => b.value);
-      if (chosen.length === 0) {
-        typesError.textContent = 'Choose at least one event type.';
-        typesError.hidden = false;
-        typeBoxes[0].focus();
-        return;
-      }
       try {
-        update(await client.setEventTypes(id, chosen));
-        report(`Event types saved: ${chosen.join(', ')}.`);
+        const known = attempts.shownFor(attempt.eventId);
+        await client.replay(id, attempt.eventId);
+        result.textContent = `Event ${attempt.eventId} resent; waiting for its delivery attempt…`;
+        const next = await attempts.watch(attempt.eventId, 30_000, known);
+        if (!next) report(`Event ${attempt.eventId} resent; no delivery attempt yet. Refresh the attempts in a moment.`);
+        else report(next.success ? `Event ${attempt.eventId} delivered again: HTTP ${next.statusCode}.` : `Resending ${attempt.eventId} failed: ${(next.error ?? 'no answer').replace(/\.$/, '')}.`);
       } catch (err) {
         if (err.name === 'AbortError') return;
-        typesError.textContent = `Could not save: ${problemText(err)}`;
-        typesError.hidden = false;
+        report(`Could not resend ${attempt.eventId}: ${problemText(err)}`);
       }
     });
   }
+
+  return { sendTest, enable, replay };
+}
+
+/** Rotate secret and End previous secret. */
+function secretActions({ client, id, card, view, update, report }) {
+  const { result, secretBox, rotateButton } = view;
 
   async function rotate(button) {
     const confirmed = await confirmAction({
@@ -262,18 +288,32 @@ export function createEndpointCard({ client, endpoint, onDeleted }) {
     });
   }
 
-  async function replay(attempt, button) {
+  return { rotate, endOverlap };
+}
+
+/** Choose event types and Delete. */
+function settingActions({ client, id, card, view, update, report }, onDeleted) {
+  const { result, typeBoxes, typesError, typesForm } = view;
+
+  async function saveTypes(event) {
+    event.preventDefault();
+    const button = typesForm.querySelector('button[type=submit]');
     await busy(button, async () => {
+      typesError.hidden = true;
+      const chosen = typeBoxes.filter((b) => b.checked).map((b) => b.value);
+      if (chosen.length === 0) {
+        typesError.textContent = 'Choose at least one event type.';
+        typesError.hidden = false;
+        typeBoxes[0].focus();
+        return;
+      }
       try {
-        const known = attempts.shownFor(attempt.eventId);
-        await client.replay(id, attempt.eventId);
-        result.textContent = `Event ${attempt.eventId} resent; waiting for its delivery attempt…`;
-        const next = await attempts.watch(attempt.eventId, 30_000, known);
-        if (!next) report(`Event ${attempt.eventId} resent; no delivery attempt yet. Refresh the attempts in a moment.`);
-        else report(next.success ? `Event ${attempt.eventId} delivered again: HTTP ${next.statusCode}.` : `Resending ${attempt.eventId} failed: ${(next.error ?? 'no answer').replace(/\.$/, '')}.`);
+        update(await client.setEventTypes(id, chosen));
+        report(`Event types saved: ${chosen.join(', ')}.`);
       } catch (err) {
         if (err.name === 'AbortError') return;
-        report(`Could not resend ${attempt.eventId}: ${problemText(err)}`);
+        typesError.textContent = `Could not save: ${problemText(err)}`;
+        typesError.hidden = false;
       }
     });
   }
@@ -298,6 +338,5 @@ export function createEndpointCard({ client, endpoint, onDeleted }) {
     });
   }
 
-  update(endpoint);
-  return card;
+  return { saveTypes, remove };
 }

@@ -24,21 +24,6 @@ export function createUsageView({ client, container, section }) {
 
   let inFlight = null;
 
-  /** The ledger from its newest row back past the chart's first day, or MAX_PAGES pages of it. */
-  async function readLedger() {
-    const rows = [];
-    const start = windowStart(CHART_DAYS);
-    let cursor = null;
-    for (let pages = 0; pages < MAX_PAGES; pages++) {
-      const page = await client.usage({ limit: FETCH_LIMIT, cursor: cursor ?? undefined });
-      rows.push(...page.items);
-      cursor = page.nextCursor;
-      const oldest = rows.at(-1);
-      if (!cursor || !oldest || new Date(oldest.at) < start) return { rows, cursor, capped: false };
-    }
-    return { rows, cursor, capped: true };
-  }
-
   /**
    * Reads the account and the ledger, then shows them. Calls while a read is under way (the timer
    * and the Refresh button) share it, so two reads never interleave their pages.
@@ -55,7 +40,7 @@ export function createUsageView({ client, container, section }) {
     section.setAttribute('aria-busy', 'true');
     try {
       const fresh = await client.account();
-      const ledger = await readLedger();
+      const ledger = await readLedger(client);
       account = fresh;
       items = ledger.rows;
       nextCursor = ledger.cursor;
@@ -74,14 +59,6 @@ export function createUsageView({ client, container, section }) {
     }
   }
 
-  function balanceNote() {
-    if (account.balance === 0) return h('p', { class: 'balance-note warning' }, 'Out of credits: tool calls are refused with HTTP 402 until credits are added.');
-    if (account.balance < account.lowBalanceThreshold) {
-      return h('p', { class: 'balance-note warning' }, `Low balance: below ${formatInt(account.lowBalanceThreshold)} credits.`);
-    }
-    return null;
-  }
-
   function render() {
     const data = aggregateUsage(items, { days: CHART_DAYS });
     replace(
@@ -92,7 +69,7 @@ export function createUsageView({ client, container, section }) {
         h('div', { class: 'stat' }, h('dt', {}, 'Balance'), h('dd', { id: 'balance' }, credits(account.balance))),
         h('div', { class: 'stat' }, h('dt', {}, `Used in the last ${CHART_DAYS} days`), h('dd', { id: 'used-total' }, credits(data.total))),
       ),
-      balanceNote(),
+      balanceNote(account),
       h('p', { class: 'muted small' }, 'Updated at ', time(updatedAt.toISOString()), '. Refreshed every minute while this tab is open.'),
       h('h3', {}, 'Credits per day'),
       data.total > 0 ? usageChart(data, { tableOpen, onTableToggle: (open) => (tableOpen = open) }) : empty(`No credits used in the last ${CHART_DAYS} days. Calls made with your API keys show up here.`),
@@ -102,29 +79,8 @@ export function createUsageView({ client, container, section }) {
     );
   }
 
-  function callsTable() {
-    if (items.length === 0) return empty('No calls yet. Create an API key below and call a tool with it.');
-    const more = shown < items.length || nextCursor;
-    return h(
-      'div',
-      { id: 'calls' },
-      dataTable({
-        attrs: { class: 'calls-table', 'aria-labelledby': 'calls-title' },
-        caption: 'Newest first. Each call has a request id: quote it when you ask about a call.',
-        columns: ['Time', 'Tool', { label: 'Credits', class: 'num' }, 'Outcome', 'Request id'],
-        rows: items.slice(0, shown).map((item) => ({
-          cells: [
-            time(item.at),
-            item.tool ?? h('span', { class: 'muted' }, 'Grant expired'),
-            formatInt(item.credits),
-            h('span', { class: `badge ${item.outcome}` }, OUTCOMES[item.outcome] ?? item.outcome),
-            h('code', { class: 'request-id' }, item.requestId),
-          ],
-        })),
-      }),
-      more ? h('button', { type: 'button', class: 'load-more', 'data-focus-key': 'more-calls', onclick: (e) => loadMore(e.currentTarget) }, 'Load more calls') : null,
-    );
-  }
+  /** The ledger's table as far as it is shown, with its Load more button. */
+  const callsTable = () => ledgerTable(items.slice(0, shown), shown < items.length || nextCursor, (button) => loadMore(button));
 
   async function loadMore(button) {
     await busy(button, async () => {
@@ -155,4 +111,52 @@ export function createUsageView({ client, container, section }) {
   }
 
   return { load };
+}
+
+/** The ledger from its newest row back past the chart's first day, or MAX_PAGES pages of it. */
+async function readLedger(client) {
+  const rows = [];
+  const start = windowStart(CHART_DAYS);
+  let cursor = null;
+  for (let pages = 0; pages < MAX_PAGES; pages++) {
+    const page = await client.usage({ limit: FETCH_LIMIT, cursor: cursor ?? undefined });
+    rows.push(...page.items);
+    cursor = page.nextCursor;
+    const oldest = rows.at(-1);
+    if (!cursor || !oldest || new Date(oldest.at) < start) return { rows, cursor, capped: false };
+  }
+  return { rows, cursor, capped: true };
+}
+
+/** What the balance's level means for calls, when it means anything. */
+function balanceNote(account) {
+  if (account.balance === 0) return h('p', { class: 'balance-note warning' }, 'Out of credits: tool calls are refused with HTTP 402 until credits are added.');
+  if (account.balance < account.lowBalanceThreshold) {
+    return h('p', { class: 'balance-note warning' }, `Low balance: below ${formatInt(account.lowBalanceThreshold)} credits.`);
+  }
+  return null;
+}
+
+/** The ledger rows `rows` as a table; `more`: whether to offer Load more, which calls `onMore`. */
+function ledgerTable(rows, more, onMore) {
+  if (rows.length === 0) return empty('No calls yet. Create an API key below and call a tool with it.');
+  return h(
+    'div',
+    { id: 'calls' },
+    dataTable({
+      attrs: { class: 'calls-table', 'aria-labelledby': 'calls-title' },
+      caption: 'Newest first. Each call has a request id: quote it when you ask about a call.',
+      columns: ['Time', 'Tool', { label: 'Credits', class: 'num' }, 'Outcome', 'Request id'],
+      rows: rows.map((item) => ({
+        cells: [
+          time(item.at),
+          item.tool ?? h('span', { class: 'muted' }, 'Grant expired'),
+          formatInt(item.credits),
+          h('span', { class: `badge ${item.outcome}` }, OUTCOMES[item.outcome] ?? item.outcome),
+          h('code', { class: 'request-id' }, item.requestId),
+        ],
+      })),
+    }),
+    more ? h('button', { type: 'button', class: 'load-more', 'data-focus-key': 'more-calls', onclick: (e) => onMore(e.currentTarget) }, 'Load more calls') : null,
+  );
 }

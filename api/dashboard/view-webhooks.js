@@ -10,10 +10,6 @@ const MAX_ENDPOINTS = 20;
 export function createWebhooksView({ client }) {
   const section = $('webhooks');
   const container = $('webhooks-body');
-  const secretBox = $('webhook-secret');
-  const form = $('webhook-form');
-  const urlInput = $('webhook-url');
-  const formError = $('webhook-url-error');
   /** endpoint id -> its card, kept across reloads */
   const cards = new Map();
   const list = h('ul', { class: 'endpoint-list', 'aria-labelledby': 'webhooks-title' });
@@ -83,6 +79,28 @@ export function createWebhooksView({ client }) {
     else if (!container.contains(list)) replace(container, count, list);
   }
 
+  const adding = createAddForm({ client, onAdded: () => load() });
+
+  return {
+    load,
+    /** The URL of an endpoint shown now. */
+    urlOf: (endpointId) => cards.get(endpointId)?.endpoint.url,
+    close() {
+      adding.close();
+      cards.clear();
+      list.replaceChildren();
+      container.replaceChildren();
+    },
+  };
+}
+
+/** The form that adds an endpoint and shows its signing secret once; `onAdded` reloads the list. */
+function createAddForm({ client, onAdded }) {
+  const secretBox = $('webhook-secret');
+  const form = $('webhook-form');
+  const urlInput = $('webhook-url');
+  const formError = $('webhook-url-error');
+
   async function add(event) {
     event.preventDefault();
     const button = form.querySelector('button[type=submit]');
@@ -106,7 +124,7 @@ export function createWebhooksView({ client }) {
           onDone: () => urlInput.focus(),
         });
         announce('Endpoint added. Copy its signing secret now: it is shown only once.');
-        await load();
+        await onAdded();
       } catch (err) {
         if (err.name === 'AbortError') return;
         showFormError(formError, urlInput, err);
@@ -118,17 +136,11 @@ export function createWebhooksView({ client }) {
   form.addEventListener('submit', add);
 
   return {
-    load,
-    /** The URL of an endpoint shown now. */
-    urlOf: (endpointId) => cards.get(endpointId)?.endpoint.url,
     close() {
       form.removeEventListener('submit', add);
       hideSecret(secretBox);
       clearFormError(formError, urlInput);
       urlInput.value = '';
-      cards.clear();
-      list.replaceChildren();
-      container.replaceChildren();
     },
   };
 }

@@ -4,7 +4,7 @@ import type { Group } from '../../domain/tool-definition.js';
 import { ERRORS, type ErrorCode } from '../../lib/errors.js';
 import { EVENT_KINDS } from '../../lib/event-kinds.js';
 import { ERROR_GUIDE } from './error-guide.js';
-import { ref } from './schemas.js';
+import { ref } from './schema-parts.js';
 
 export type Json = Record<string, unknown>;
 

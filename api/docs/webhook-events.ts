@@ -5,7 +5,8 @@ import { SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_HEADERS } from '../../lib/webhook-
 import { WEBHOOK_TIMEOUT_MS, WEBHOOK_USER_AGENT } from '../../lib/webhook-transport.js';
 import { DISABLE_AFTER_FAILURES, LATER_RETRY_DELAY_MS, MAX_DELIVERY_AGE_MS, RETRY_DELAYS_MS, SECRET_OVERLAP_MS } from '../../lib/webhook-policy.js';
 import { json, type Json } from './openapi-parts.js';
-import { EVENT_PAYLOADS, ref } from './schemas.js';
+import { EVENT_PAYLOADS } from './event-schemas.js';
+import { ref } from './schema-parts.js';
 
 function duration(ms: number): string {
   for (const [unit, size] of [['days', 86_400_000], ['h', 3_600_000], ['min', 60_000]] as const) {

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Router from '@koa/router';
 import { ToolError } from '../../lib/errors.js';
+import { operation, open, plain, type RouteOperation } from '../docs/operations.js';
 
 const ASSET_DIR = new URL('../dashboard/', import.meta.url);
 const ONE_YEAR_S = 365 * 24 * 60 * 60;
@@ -91,4 +92,26 @@ export function dashboardRoutes(): Router {
   });
 
   return router;
+}
+
+/** The operations this router serves, as the OpenAPI document lists them. */
+export function dashboardOperations(): RouteOperation[] {
+  return [
+    operation('get', '/dashboard', {
+      tag: 'service', operationId: 'dashboard', ...open(), summary: 'Account dashboard',
+      description: 'The account owner\'s web page over the account API: sign in with the owner token, then balance and usage, API keys and webhook endpoints.',
+      ok: plain('An HTML page.', { 'text/html': { schema: { type: 'string' } } }),
+      codes: ['internal_error'],
+    }),
+    operation('get', '/dashboard/assets/{version}/{file}', {
+      tag: 'service', operationId: 'dashboardAsset', ...open(), summary: 'Dashboard script or style',
+      description: 'A file `/dashboard` loads. Cached for a year: `version` is a digest of the files.',
+      parameters: [
+        { name: 'version', in: 'path', required: true, description: 'The digest in the page\'s links; any other is served too, not cached.', schema: { type: 'string' } },
+        { name: 'file', in: 'path', required: true, schema: { type: 'string', enum: [...loadDashboard().assets.keys()] } },
+      ],
+      ok: plain('JavaScript, CSS or SVG.', Object.fromEntries(['text/javascript', 'text/css', 'image/svg+xml'].map((type) => [type, { schema: { type: 'string' } }]))),
+      codes: ['not_found', 'internal_error'],
+    }),
+  ];
 }

@@ -8,12 +8,15 @@ import type { Metrics } from '../../lib/metrics.js';
 import type { ToolSchemas } from '../../domain/tool-schemas.js';
 import type { Authenticator } from '../auth.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
-import { ToolError } from '../../lib/errors.js';
+import { ToolError, type ErrorCode } from '../../lib/errors.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import { sendProblem } from '../problem.js';
 import { parseIdempotencyKey, waitLimit, type ToolCalls } from '../tool-calls.js';
 import { prefersAsync, sendAccepted } from '../respond-async.js';
 import type { Validators } from '../validation.js';
+import { headerRef, json, paramRef, pascal, RATE_LIMIT_HEADERS } from '../docs/openapi-parts.js';
+import { embedToolSchema, mediaExamples, open, operation, plain, type RouteOperation } from '../docs/operations.js';
+import { ref, type JsonSchema } from '../docs/schema-parts.js';
 
 export interface ToolRoutesDeps {
   baseUrl: string;
@@ -100,4 +103,87 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
   });
 
   return router;
+}
+
+/** Codes every tool call can answer with; a tool's definition adds its own (`failures`). */
+const TOOL_CALL_CODES: readonly ErrorCode[] = [
+  'invalid_json', 'validation_failed', 'unauthorized', 'insufficient_credits', 'forbidden', 'idempotency_conflict',
+  'payload_too_large', 'unsupported_media_type', 'rate_limited', 'unavailable', 'tool_timeout', 'internal_error',
+];
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** Each catalogue tool's operation, and its input and output schemas as the document's components. */
+export function toolOperations(schemas: Map<string, ToolSchemas>): { operations: RouteOperation[]; schemas: Record<string, JsonSchema> } {
+  const components: Record<string, JsonSchema> = {};
+  const operations = [...CATALOGUE.values()].map((tool) => {
+    const s = schemas.get(tool.name);
+    if (!s) throw new Error(`no schemas for tool ${tool.name}`);
+    const input = `${pascal(tool.name)}Input`;
+    const output = `${pascal(tool.name)}Output`;
+    components[input] = embedToolSchema(s.input, input) as JsonSchema;
+    components[output] = embedToolSchema(s.output, output) as JsonSchema;
+    return operation('post', `/api/v1/tools/${tool.name}`, {
+      tag: tool.group,
+      operationId: tool.name,
+      summary: `${tool.name} · ${plural(tool.cost, 'credit')}`,
+      description: toolDescription(tool, s.input),
+      'x-credits': tool.cost,
+      security: [{ apiKey: [] }],
+      parameters: [paramRef('Idempotency-Key'), paramRef('Prefer')],
+      requestBody: { required: true, content: json(ref(input), mediaExamples(s.input)) },
+      ok: {
+        '202': {
+          description: 'With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet.',
+          headers: {
+            'X-Request-Id': headerRef('X-Request-Id'),
+            Location: headerRef('Location'),
+            'Preference-Applied': headerRef('Preference-Applied'),
+            'Retry-After': headerRef('Retry-After'),
+            ...RATE_LIMIT_HEADERS,
+            'Idempotent-Replayed': headerRef('Idempotent-Replayed'),
+          },
+          content: json(ref('CallAccepted')),
+        },
+        '200': {
+          description: 'The tool\'s output, unwrapped. The call is charged.',
+          headers: {
+            'X-Request-Id': headerRef('X-Request-Id'),
+            'X-Credits-Charged': headerRef('X-Credits-Charged'),
+            'X-Credits-Remaining': headerRef('X-Credits-Remaining'),
+            ...RATE_LIMIT_HEADERS,
+            'Idempotent-Replayed': headerRef('Idempotent-Replayed'),
+          },
+          content: json(ref(output), mediaExamples(s.output)),
+        },
+      },
+      codes: [...TOOL_CALL_CODES, ...tool.failures],
+    });
+  });
+  return { operations, schemas: components };
+}
+
+function toolDescription(tool: ToolDefinition, input: JsonSchema): string {
+  const limit = tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
+  const parts = [
+    typeof input.description === 'string' ? input.description : '',
+    `**Cost: ${plural(tool.cost, 'credit')}**, charged only when the call answers 200; any other answer leaves the balance as it was.`,
+    `The request body may be up to ${limit / (1024 * 1024)} MiB. The call answers \`504 tool_timeout\` when the tool needs more than ${tool.timeoutMs / 1000} s.`,
+  ];
+  if (tool.secretFields?.length) {
+    parts.push(`${tool.secretFields.map((f) => `\`${f}\``).join(', ')} ${tool.secretFields.length === 1 ? 'is' : 'are'} used for this call only: never stored or logged.`);
+  }
+  return parts.filter(Boolean).join('\n\n');
+}
+
+/** The catalogue, listed among the service's operations. */
+export function catalogueOperations(): RouteOperation[] {
+  return [
+    operation('get', '/api/v1/tools', {
+      tag: 'service', operationId: 'listTools', ...open(), summary: 'List the tools',
+      description: 'The catalogue: every tool with its group, cost, path and input schema.',
+      ok: plain('The catalogue.', json(ref('Catalogue'))),
+      codes: ['internal_error'],
+    }),
+  ];
 }

@@ -1,0 +1,108 @@
+//! Component schemas of the account API's answers: the account, its usage and grants, its
+//! asynchronous calls and its API keys.
+import { GRANT_REASONS, LOW_BALANCE_THRESHOLD } from '../../domain/ledger.js';
+import { credential, credits, dateTime, id, keyPrefix, nextCursor, nullableDateTime, planFields, record, ref, type JsonSchema } from './schema-parts.js';
+
+const callFields = {
+  requestId: { type: 'string', description: "The call's request id (its `X-Request-Id`)." },
+  tool: { type: 'string', description: 'Tool name.' },
+  status: { type: 'string', enum: ['running', 'succeeded', 'failed'] },
+  createdAt: dateTime('When the call was accepted.'),
+  completedAt: nullableDateTime('When it ended; null while running.'),
+  charged: credits('Credits charged: the cost when it succeeded, 0 otherwise (a failed call is refunded in full).'),
+  code: { type: ['string', 'null'], description: "A failed call's error code; null otherwise." },
+};
+
+/** What `GET /api/v1/calls/{requestId}` answers for every call, whatever its status. */
+const callAnswerFields = {
+  ...callFields,
+  expiresAt: nullableDateTime('When the answer stops being kept (24 hours after the end); null while running.'),
+};
+
+const apiKeyFields = {
+  id: id('key', 'Key id.'),
+  name: { type: ['string', 'null'], description: 'Your label for the key.' },
+  prefix: keyPrefix,
+  createdAt: dateTime('When the key was created.'),
+};
+
+const usageFields = {
+  requestId: { type: 'string', description: "The call's request id (its `X-Request-Id`); for an expiry `exp_...`." },
+  tool: { type: ['string', 'null'], description: 'Tool name; null for the expiry of a grant.' },
+  credits: credits('Credits charged: the cost, or 0 when refunded; for an expiry, the credits that lapsed.'),
+  outcome: {
+    type: 'string',
+    enum: ['charged', 'refunded', 'expired'],
+    description: '`charged` for a 200 answer, `refunded` for any other, `expired` for credits of a grant that lapsed (and credits a call refunded to a grant that expired while it ran).',
+  },
+  at: dateTime('When the call finished, or when the grant expired.'),
+};
+
+export const ACCOUNT_SCHEMAS: Record<string, JsonSchema> = {
+  Account: record('The account of the owner token.', {
+    id: id('acc', 'Account id.'),
+    name: { type: ['string', 'null'], description: 'Account name.' },
+    balance: credits('Available credits.'),
+    lowBalanceThreshold: { type: 'integer', const: LOW_BALANCE_THRESHOLD, description: '`credits.low` fires when the balance falls below it.' },
+    createdAt: dateTime('When the account was opened.'),
+    ...planFields,
+  }),
+  UsageEntry: {
+    // `grantId` only on expiries.
+    ...record('One finished tool call, or the expiry of what was left of a grant.', usageFields),
+    properties: { ...usageFields, grantId: id('grt', 'For an expiry: the grant whose credits lapsed.') },
+  },
+  Grant: record('A grant of credits and what is left of it.', {
+    id: id('grt', 'Grant id.'),
+    amount: { type: 'integer', minimum: 1, description: 'Credits granted.' },
+    reason: { type: 'string', enum: ['welcome', ...GRANT_REASONS], description: '`welcome` is the opening grant.' },
+    remaining: credits('Credits left of it that can be spent now (0 once it expired).'),
+    held: credits('Credits of it held by calls still running.'),
+    expired: credits('Credits of it that lapsed.'),
+    expiresAt: nullableDateTime('When what is left of it lapses; null: never. Calls spend the grant that expires first.'),
+    expiredAt: nullableDateTime('When it expired; null while it has not.'),
+    idempotencyKey: { type: ['string', 'null'], description: 'The payment id (or allowance period) it was granted under.' },
+    createdAt: dateTime('When it was granted.'),
+  }),
+  GrantPage: record('Grants, newest first.', {
+    items: { type: 'array', items: ref('Grant') },
+    nextCursor,
+  }),
+  CallAccepted: record('The call runs; read it at `location` (also the `Location` header).', {
+    requestId: { type: 'string', description: "The call's request id (its `X-Request-Id`)." },
+    tool: { type: 'string', description: 'Tool name.' },
+    status: { type: 'string', enum: ['running', 'succeeded', 'failed'], description: '`running` for a new call; a repeat with the same Idempotency-Key shows how the call stands.' },
+    location: { type: 'string', description: '`/api/v1/calls/{requestId}`.', examples: ['/api/v1/calls/call-acc_4hQ2mV8kZr1xYt6pW0nLbC-9fK2pQ7rT1wX5zB3nM8c'] },
+  }),
+  CallSummary: record('An asynchronous call.', callFields),
+  Call: {
+    // `output` only when it succeeded, `problem` only when it failed.
+    ...record('An asynchronous call: while `running`, only its status; then its output or its problem, kept 24 hours after it ended.', callAnswerFields),
+    properties: {
+      ...callAnswerFields,
+      output: { description: "`succeeded` only: the tool's output, the same object a synchronous call answers (see the tool's 200)." },
+      problem: { ...ref('Problem'), description: '`failed` only: the problem a synchronous call would have answered: the same code, status, detail and members.' },
+    },
+  },
+  CallPage: record('Asynchronous calls, newest first.', {
+    items: { type: 'array', items: ref('CallSummary') },
+    nextCursor,
+  }),
+  UsagePage: record('Usage, newest first.', {
+    items: { type: 'array', items: ref('UsageEntry') },
+    nextCursor,
+  }),
+  ApiKey: record('An API key, without the key itself.', {
+    ...apiKeyFields,
+    lastUsedAt: nullableDateTime('About when the key last authenticated a call (updated at most once a minute); null if never.'),
+    revokedAt: nullableDateTime('When the key was revoked; null while it works.'),
+  }),
+  NewApiKey: record('A new API key. `key` is shown only in this answer: store it now.', {
+    ...apiKeyFields,
+    key: credential('utk', 'The API key.'),
+  }),
+  RevokedApiKey: record('A revoked key.', {
+    id: id('key', 'Key id.'),
+    revokedAt: dateTime('When the key was revoked (the first revocation, when repeated).'),
+  }),
+};

@@ -1,0 +1,98 @@
+//! What a route module needs to document the operations it serves: `operation()` and the shared
+//! parts of their answers, security and error codes. `api/openapi.ts` collects the operations
+//! and turns each one's `codes` into its problem answers.
+import type { ErrorCode } from '../../lib/errors.js';
+import { headerRef, RATE_LIMIT_HEADERS, type Json, type Tag } from './openapi-parts.js';
+import type { JsonSchema } from './schema-parts.js';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** An operation's OpenAPI fields, with its tag, its success answers and the error codes it may answer. */
+export type OperationSpec = Json & { tag: Tag; ok: Record<string, Json>; codes: readonly ErrorCode[] };
+
+/** One documented operation: the method and OpenAPI path a router serves. */
+export interface RouteOperation {
+  method: Method;
+  path: string;
+  spec: OperationSpec;
+}
+
+export const operation = (method: Method, path: string, spec: OperationSpec): RouteOperation => ({ method, path, spec });
+
+/** Codes of an API key's check and the rate limit (reading asynchronous calls). */
+export const KEY_CODES: readonly ErrorCode[] = ['unauthorized', 'forbidden', 'rate_limited', 'unavailable', 'internal_error'];
+/** Codes of the account API's owner-token check and rate limit. */
+export const OWNER_CODES: readonly ErrorCode[] = ['unauthorized', 'forbidden', 'rate_limited', 'unavailable', 'internal_error'];
+/** The operator API answers 404 while ADMIN_TOKEN is unset. */
+export const ADMIN_CODES: readonly ErrorCode[] = ['unauthorized', 'not_found', 'unavailable', 'internal_error'];
+/** Reading a JSON body (`api/body.ts`) and validating it. */
+export const BODY_CODES: readonly ErrorCode[] = ['invalid_json', 'validation_failed', 'payload_too_large', 'unsupported_media_type'];
+
+/** Security requirements, spread into an operation. */
+export const owner = () => ({ security: [{ ownerToken: [] }] });
+export const admin = () => ({ security: [{ adminToken: [] }] });
+export const open = () => ({ security: [] });
+
+/** A success answer behind the per-account rate limit. */
+export const withRateLimit = (description: string, content?: Json, status = '200') => ({
+  [status]: { description, headers: { 'X-Request-Id': headerRef('X-Request-Id'), ...RATE_LIMIT_HEADERS }, ...(content ? { content } : {}) },
+});
+
+/** A success answer without rate-limit headers. */
+export const plain = (description: string, content?: Json, status = '200') => ({
+  [status]: { description, headers: { 'X-Request-Id': headerRef('X-Request-Id') }, ...(content ? { content } : {}) },
+});
+
+/**
+ * OpenAPI links from one answer to the operations that take what it returns (by operationId:
+ * path parameters, or `requestBody` for the whole body), so clients and stateful fuzzers can
+ * follow a created resource to the operations on it.
+ */
+// Links carry parameters only: generators read a link's requestBody as one runtime expression
+// string (OpenAPI Generator refuses the document otherwise), and no body here is a single value.
+export const linked = (ok: Record<string, Json>, targets: Record<string, Record<string, string>>) =>
+  Object.fromEntries(
+    Object.entries(ok).map(([status, response]) => [
+      status,
+      {
+        ...response,
+        links: Object.fromEntries(Object.entries(targets).map(([operationId, parameters]) => [operationId, { operationId, parameters }])),
+      },
+    ]),
+  );
+
+/** One media-type example (the request bodies' schemas are shared with validation and carry none). */
+export const example = (value: Json) => ({ examples: { example: { value } } });
+
+/** JSON Schema `examples` (an array of instances) as OpenAPI media-type examples, which renderers show. */
+export function mediaExamples(schema: JsonSchema): Json {
+  const list = Array.isArray(schema.examples) ? schema.examples : [];
+  if (list.length === 0) return {};
+  return { examples: Object.fromEntries(list.map((value, i) => [list.length === 1 ? 'example' : `example${i + 1}`, { value }])) };
+}
+
+/**
+ * A tool schema as the document embeds it, under `components.schemas/<name>`. Its own `#/...`
+ * references get that prefix, or they would resolve against the document's root. Its
+ * descriptions are plain text, which OpenAPI reads as CommonMark: a placeholder such as
+ * `<salt>` would be taken for an HTML tag and vanish, so `<` is escaped outside code spans.
+ */
+export function embedToolSchema(schema: unknown, name: string): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => embedToolSchema(s, name));
+  if (schema === null || typeof schema !== 'object') return schema;
+  return Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => {
+      if (k === '$ref' && typeof v === 'string' && v.startsWith('#')) return [k, `#/components/schemas/${name}${v.slice(1)}`];
+      if (k === 'description' && typeof v === 'string') return [k, escapeHtmlOutsideCode(v)];
+      return [k, embedToolSchema(v, name)];
+    }),
+  );
+}
+
+/** Escapes `<` in the text between code spans (odd pieces of a split on backticks are code). */
+function escapeHtmlOutsideCode(text: string): string {
+  return text
+    .split('`')
+    .map((piece, i) => (i % 2 === 0 ? piece.replaceAll('<', '&lt;') : piece))
+    .join('`');
+}
