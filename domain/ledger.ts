@@ -4,20 +4,22 @@
 //! is left of each grant (`lots`): a reserve takes the cost from the grants that expire first, a
 //! refund gives it back to them. Balance events are decided here, on the charged balance.
 import type { Db } from 'mongodb';
-import { collections, insertIfAbsent, type AccountDoc, type AccountPlan, type GrantKind, type Hold, type LedgerEntry, type Lot, type OutboxEvent } from '../lib/mongo.js';
-import { derivedId, newId } from '../lib/ids.js';
-import type { EventKind } from '../lib/event-kinds.js';
-import { createEventRecorder, type EventSink } from './events.js';
-import { allocate, dueLots, singleLotChoice } from './lots.js';
+import { collections, type AccountDoc, type GrantKind, type Hold } from '../lib/mongo.js';
+import type { EventSink } from './events.js';
+import { LOW_BALANCE_THRESHOLD, holdPath, lotPath, readAccount } from './account-doc.js';
+import { BALANCE_FIELDS, createBalanceEvents, outboxEvent } from './balance-events.js';
+import { createLotUpkeep } from './lot-upkeep.js';
+import { createQuickReserve, RESERVE_FIELDS } from './quick-reserve.js';
+import { createSettlement } from './settlement.js';
+import { allocate } from './lots.js';
 
-export const LOW_BALANCE_THRESHOLD = 25;
+export { AccountNotFoundError, LOW_BALANCE_THRESHOLD, newAccountDoc, welcomeGrantId } from './account-doc.js';
+export { crossedArmedThreshold } from './balance-events.js';
+
 
 /** Reasons an operator may grant credits for; `welcome` is the opening grant (FREE_CREDITS or `credits`). */
 export const GRANT_REASONS = ['purchase', 'monthly_allowance', 'manual_adjustment'] as const satisfies readonly GrantKind[];
 export type GrantReason = (typeof GRANT_REASONS)[number];
-
-/** The opening grant's id: derived, so opening an account records it once. */
-export const welcomeGrantId = (accountId: string) => derivedId('grt', `${accountId}:welcome`);
 
 export interface CallRef {
   accountId: string;
@@ -48,75 +50,6 @@ export interface CommitResult {
   charged: number;
 }
 
-export class AccountNotFoundError extends Error {
-  override readonly name = 'AccountNotFoundError';
-}
-
-const holdPath = (requestId: string) => `holds.${requestId}`;
-
-export function newAccountDoc(fields: { id: string; name?: string | null; email?: string | null; credits: number; now: Date; plan?: AccountPlan }): AccountDoc {
-  return {
-    _id: fields.id,
-    name: fields.name ?? null,
-    email: fields.email ?? null,
-    balance: fields.credits,
-    chargedBalance: fields.credits,
-    holds: {},
-    lots: fields.credits > 0 ? { [welcomeGrantId(fields.id)]: { remaining: fields.credits, expiresAt: null } } : {},
-    entries: [],
-    ...(fields.plan ? { plan: fields.plan } : {}),
-    lowArmed: fields.credits >= LOW_BALANCE_THRESHOLD,
-    exhaustedArmed: fields.credits > 0,
-    outbox: [],
-    createdAt: fields.now,
-  };
-}
-
-const lotPath = (grantId: string) => `lots.${grantId}`;
-
-/** What a reserve reads back: the balance it answers and the lots the next reserve may choose from. */
-const RESERVE_FIELDS = { balance: 1, lots: 1, lotsVersion: 1 } as const;
-
-/** Accounts whose lots a ledger keeps in mind between reserves; the oldest is forgotten past this. */
-const LOT_VIEWS = 10_000;
-
-interface LotView {
-  version: number;
-  lots: Record<string, Lot>;
-}
-
-/** A bounded map of the lots last seen per account, least recently used forgotten first. */
-function createLotViews(capacity: number) {
-  const views = new Map<string, LotView>();
-  return {
-    get(accountId: string): LotView | undefined {
-      const view = views.get(accountId);
-      if (view) {
-        views.delete(accountId);
-        views.set(accountId, view);
-      }
-      return view;
-    },
-    remember(doc: Pick<AccountDoc, '_id' | 'lots' | 'lotsVersion'>): void {
-      views.delete(doc._id);
-      if (doc.lots) views.set(doc._id, { version: doc.lotsVersion ?? 0, lots: doc.lots });
-      if (views.size > capacity) views.delete(views.keys().next().value!);
-    },
-  };
-}
-
-/** What settle() reads back from the account to decide whether any balance event is due. */
-const BALANCE_FIELDS = { balance: 1, chargedBalance: 1, lowArmed: 1, exhaustedArmed: 1, outbox: 1, entries: 1 } as const;
-
-/** True when the charged balance is past a threshold whose latch is still armed (an event is due). */
-export function crossedArmedThreshold(a: Pick<AccountDoc, 'chargedBalance' | 'lowArmed' | 'exhaustedArmed'>): boolean {
-  return (a.lowArmed && a.chargedBalance < LOW_BALANCE_THRESHOLD) || (a.exhaustedArmed && a.chargedBalance <= 0);
-}
-
-function event(event: EventKind, data: Record<string, unknown>, now = new Date()): OutboxEvent {
-  return { id: newId('evt'), event, createdAt: now, data };
-}
-
 export interface AppliedGrant {
   /** Available balance after the grant (or, when it was in place already, now). */
   balance: number;
@@ -126,255 +59,16 @@ export interface AppliedGrant {
 
 export function createLedger(db: Db, onEvent?: EventSink) {
   const { accounts, ledger } = collections(db);
-  const record = createEventRecorder(db, onEvent);
-
-  async function balanceOf(accountId: string): Promise<AccountDoc> {
-    const doc = await accounts.findOne({ _id: accountId });
-    if (!doc) throw new AccountNotFoundError(`account ${accountId} does not exist`);
-    return doc;
-  }
-
-  /** Moves events from the account's outbox to `events` (idempotent: ids are unique). */
-  async function flushOutbox(accountId: string): Promise<number> {
-    const doc = await accounts.findOne({ _id: accountId }, { projection: { outbox: 1, entries: 1 } });
-    const pending = doc?.outbox ?? [];
-    for (const e of pending) {
-      await record({ ...e, accountId, event: e.event as EventKind });
-      await accounts.updateOne({ _id: accountId }, { $pull: { outbox: { id: e.id } } });
-    }
-    // Expiries decided by an update of the account, copied to the usage ledger (ids are unique).
-    const entries = doc?.entries ?? [];
-    for (const entry of entries) {
-      await insertIfAbsent(ledger, entry);
-      await accounts.updateOne({ _id: accountId }, { $pull: { entries: { _id: entry._id } } });
-    }
-    return pending.length + entries.length;
-  }
-
-  /**
-   * Fires `credits.low` and `credits.exhausted` when the charged balance has crossed and the
-   * latch is still armed. The latch flip and the event are one atomic update, so each crossing
-   * fires exactly once however many commits race past it; the filter pins the balance value
-   * read just before, so the event carries the balance at the moment it fired.
-   */
-  async function fireBalanceEvents(accountId: string): Promise<void> {
-    for (;;) {
-      const doc = await balanceOf(accountId);
-      if (!doc.lowArmed || doc.chargedBalance >= LOW_BALANCE_THRESHOLD) break;
-      const balance = doc.chargedBalance;
-      const fired = await accounts.updateOne(
-        { _id: accountId, lowArmed: true, chargedBalance: balance },
-        {
-          $set: { lowArmed: false },
-          $push: {
-            outbox: event('credits.low', {
-              balance,
-              threshold: LOW_BALANCE_THRESHOLD,
-              message: `Your credit balance is ${balance}, below ${LOW_BALANCE_THRESHOLD}.`,
-            }),
-          },
-        },
-      );
-      if (fired.modifiedCount === 1) break;
-    }
-    await accounts.updateOne(
-      { _id: accountId, exhaustedArmed: true, chargedBalance: { $lte: 0 } },
-      {
-        $set: { exhaustedArmed: false },
-        $push: {
-          outbox: event('credits.exhausted', { balance: 0, message: 'Your credit balance is 0; calls are refused until credits are added.' }),
-        },
-      },
-    );
-    await flushOutbox(accountId);
-  }
-
-  /** After an update that took credits away: balance events if a threshold was crossed, else any leftovers flushed. */
-  async function afterDebit(accountId: string, account: Pick<AccountDoc, 'chargedBalance' | 'lowArmed' | 'exhaustedArmed' | 'outbox' | 'entries'>) {
-    if (crossedArmedThreshold(account)) await fireBalanceEvents(accountId);
-    else if (account.outbox?.length || account.entries?.length) await flushOutbox(accountId);
-  }
-
-  /**
-   * An account opened before grants were records holds its credits as one never-expiring lot,
-   * recorded under the welcome grant's id. Pinned to the balance read, so no credit is missed.
-   */
-  async function adoptBalance(doc: AccountDoc): Promise<void> {
-    const lots: Record<string, Lot> = doc.balance > 0 ? { [welcomeGrantId(doc._id)]: { remaining: doc.balance, expiresAt: null } } : {};
-    await accounts.updateOne({ _id: doc._id, lots: { $exists: false }, balance: doc.balance }, { $set: { lots }, $inc: { lotsVersion: 1 } });
-  }
-
-  /**
-   * The account with its lots in place and none past its expiry: lots that are due are expired
-   * first, so a reserve never spends credits that have lapsed, whether or not the sweep got there.
-   */
-  async function current(accountId: string, now: number): Promise<AccountDoc & { lots: Record<string, Lot> }> {
-    for (;;) {
-      const doc = await balanceOf(accountId);
-      if (!doc.lots) {
-        await adoptBalance(doc);
-        continue;
-      }
-      const due = dueLots(doc.lots, now);
-      if (due.length === 0) return doc as AccountDoc & { lots: Record<string, Lot> };
-      for (const grantId of due) await expireLot(accountId, grantId, now);
-    }
-  }
-
-  /**
-   * What is left of a grant past its expiry leaves the balance, recorded as an `expired` entry in
-   * the usage ledger (in the same update, through `entries`), and balance events follow. Credits
-   * of the grant held by calls still running stay with those calls (see refund). A repeat is a no-op.
-   */
-  async function expireLot(accountId: string, grantId: string, now: number): Promise<number> {
-    for (;;) {
-      const doc = await balanceOf(accountId);
-      const lot = doc.lots?.[grantId];
-      if (!lot || lot.expiredAt || lot.expiresAt == null || new Date(lot.expiresAt).getTime() > now) return 0;
-      const left = lot.remaining;
-      const entry: LedgerEntry = { _id: `exp_${grantId}`, accountId, tool: null, credits: left, outcome: 'expired', grantId, at: new Date(lot.expiresAt) };
-      const after = await accounts.findOneAndUpdate(
-        { _id: accountId, [`${lotPath(grantId)}.remaining`]: left, [`${lotPath(grantId)}.expiredAt`]: { $exists: false } },
-        {
-          $set: { [`${lotPath(grantId)}.remaining`]: 0, [`${lotPath(grantId)}.expiredAt`]: new Date(now) },
-          $inc: { balance: -left, chargedBalance: -left, lotsVersion: 1 },
-          ...(left > 0 ? { $push: { entries: entry } } : {}),
-        },
-        { returnDocument: 'after', projection: BALANCE_FIELDS },
-      );
-      if (after) {
-        await afterDebit(accountId, after);
-        return left;
-      }
-    }
-  }
-
-  /**
-   * Ends a hold as `wanted`, unless the call's ledger entry already says otherwise. The entry is
-   * written first and is the decision: the account update after it is guarded by the hold, so
-   * an attempt retried after a crash between the two (or the sweeper, for a call terminated
-   * there) completes that same decision, never the opposite one. Deciding by the account update
-   * instead would leave "hold gone, no entry" ambiguous between a charge and a refund.
-   */
-  async function settle(call: CallRef, wanted: 'charged' | 'refunded', now: number): Promise<CommitResult> {
-    const entry = await ledger.findOneAndUpdate(
-      { _id: call.requestId },
-      { $setOnInsert: { accountId: call.accountId, tool: call.tool, credits: wanted === 'charged' ? call.cost : 0, outcome: wanted, at: new Date(now) } },
-      { upsert: true, returnDocument: 'after' },
-    );
-    const outcome = entry?.outcome ?? wanted;
-    const account = outcome === 'charged' ? await charge(call) : await giveBack(call, now);
-    return { outcome: outcome === 'charged' ? 'charged' : 'refunded', balance: account.balance, charged: outcome === 'charged' ? call.cost : 0 };
-  }
-
-  /** The hold becomes a charge: the credits already left the grants at reserve. One write. */
-  async function charge(call: CallRef): Promise<Pick<AccountDoc, 'balance'>> {
-    const after = await accounts.findOneAndUpdate(
-      { _id: call.accountId, [holdPath(call.requestId)]: { $exists: true } },
-      { $unset: { [holdPath(call.requestId)]: '' }, $inc: { chargedBalance: -call.cost } },
-      { returnDocument: 'after', projection: BALANCE_FIELDS },
-    );
-    // The hold is already gone when this is a retry of a step that got through: read it once.
-    const account = after ?? (await balanceOf(call.accountId));
-    // Most commits cross no threshold and leave no event behind: those end here, in two writes.
-    await afterDebit(call.accountId, account);
-    return account;
-  }
-
-  /**
-   * The held credits go back to the grants they came from. Credits of a grant that expired while
-   * the call ran lapse instead, as they would have had the call never been made: they leave the
-   * charged balance and are recorded as an expiry of that grant (`exp_<grantId>_<requestId>`).
-   * The update pins which of those grants have expired, so it cannot race their expiry.
-   */
-  async function giveBack(call: CallRef, now: number): Promise<Pick<AccountDoc, 'balance'>> {
-    for (;;) {
-      const doc = await balanceOf(call.accountId);
-      const hold: Hold | undefined = doc.holds?.[call.requestId];
-      if (!hold) {
-        if (doc.outbox?.length || doc.entries?.length) await flushOutbox(call.accountId);
-        return doc;
-      }
-      if (!doc.lots) {
-        await adoptBalance(doc);
-        continue;
-      }
-      // A hold from before grants were records goes back to the never-expiring opening lot.
-      const from = hold.from ?? { [welcomeGrantId(call.accountId)]: hold.cost };
-      const filter: Record<string, unknown> = { _id: call.accountId, [holdPath(call.requestId)]: { $exists: true } };
-      const inc: Record<string, number> = { balance: 0, chargedBalance: 0 };
-      const lapsed: LedgerEntry[] = [];
-      for (const [grantId, n] of Object.entries(from)) {
-        const lot = doc.lots[grantId];
-        if (!lot && !hold.from) {
-          filter[lotPath(grantId)] = { $exists: false }; // $inc creates it: no expiry
-          inc[`${lotPath(grantId)}.remaining`] = n;
-          inc.balance! += n;
-          inc.lotsVersion = 1;
-        } else if (lot && !lot.expiredAt) {
-          filter[`${lotPath(grantId)}.expiredAt`] = { $exists: false };
-          inc[`${lotPath(grantId)}.remaining`] = n;
-          inc.balance! += n;
-        } else {
-          filter[`${lotPath(grantId)}.expiredAt`] = { $exists: true };
-          inc.chargedBalance! -= n;
-          lapsed.push({ _id: `exp_${grantId}_${call.requestId}`, accountId: call.accountId, tool: call.tool, credits: n, outcome: 'expired', grantId, at: new Date(now) });
-        }
-      }
-      const after = await accounts.findOneAndUpdate(
-        filter,
-        { $unset: { [holdPath(call.requestId)]: '' }, $inc: inc, ...(lapsed.length ? { $push: { entries: { $each: lapsed } } } : {}) },
-        { returnDocument: 'after', projection: BALANCE_FIELDS },
-      );
-      if (after) {
-        if (lapsed.length) await afterDebit(call.accountId, after);
-        else if (after.outbox?.length || after.entries?.length) await flushOutbox(call.accountId);
-        return after;
-      }
-    }
-  }
-
-  /**
-   * The lots each account had at this ledger's last reserve for it, so that the next reserve can
-   * choose without reading the account first (see reserveAsBefore). Only a hint: the update pins
-   * what the choice depends on.
-   */
-  const lastLots = createLotViews(LOT_VIEWS);
-
-  /**
-   * A reserve in one write when the account's lots, as this ledger last saw them, make the common
-   * choice (singleLotChoice): the update pins the lots' version (no grant applied or lot expired
-   * since), the chosen lot's cover and the emptiness of the lots spent before it, so it applies
-   * only where a fresh read would have chosen the same. Undefined when it did not apply (or there
-   * was nothing to go on): the caller reads and chooses.
-   */
-  async function reserveAsBefore(call: CallRef, now: number): Promise<ReserveResult | undefined> {
-    const seen = lastLots.get(call.accountId);
-    const choice = seen && singleLotChoice(seen.lots, call.cost, now);
-    if (!choice) return undefined;
-    const filter: Record<string, unknown> = {
-      _id: call.accountId,
-      lotsVersion: seen.version === 0 ? { $exists: false } : seen.version,
-      balance: { $gte: call.cost },
-      [holdPath(call.requestId)]: { $exists: false },
-      [`${lotPath(choice.from)}.remaining`]: { $gte: call.cost },
-    };
-    for (const id of choice.emptyBefore) filter[`${lotPath(id)}.remaining`] = { $lte: 0 };
-    const hold: Hold = { cost: call.cost, tool: call.tool, at: new Date(now), from: { [choice.from]: call.cost } };
-    const after = await accounts.findOneAndUpdate(
-      filter,
-      { $inc: { balance: -call.cost, [`${lotPath(choice.from)}.remaining`]: -call.cost }, $set: { [holdPath(call.requestId)]: hold } },
-      { returnDocument: 'after', projection: RESERVE_FIELDS },
-    );
-    if (!after) return undefined;
-    lastLots.remember(after);
-    return { ok: true, balance: after.balance };
-  }
+  const events = createBalanceEvents(db, onEvent);
+  const upkeep = createLotUpkeep(db, events);
+  const { settle } = createSettlement(db, events, upkeep);
+  const quickReserve = createQuickReserve(db);
+  const balanceOf = (accountId: string): Promise<AccountDoc> => readAccount(accounts, accountId);
 
   return {
     balanceOf,
-    flushOutbox,
-    expireLot,
+    flushOutbox: events.flushOutbox,
+    expireLot: upkeep.expireLot,
 
     /**
      * Takes the cost out of the available balance, from the grants that expire first, and records
@@ -387,10 +81,10 @@ export function createLedger(db: Db, onEvent?: EventSink) {
       if (call.mayBeSettled && (await ledger.findOne({ _id: call.requestId }, { projection: { _id: 1 } }))) {
         return { ok: true, balance: (await balanceOf(call.accountId)).balance };
       }
-      const quick = await reserveAsBefore(call, now);
+      const quick = await quickReserve.reserveAsBefore(call, now);
       if (quick) return quick;
       for (;;) {
-        const doc = await current(call.accountId, now);
+        const doc = await upkeep.current(call.accountId, now);
         if (doc.holds?.[call.requestId]) return { ok: true, balance: doc.balance };
         const take = allocate(doc.lots, call.cost, now);
         if (!take) return { ok: false, balance: doc.balance };
@@ -404,7 +98,7 @@ export function createLedger(db: Db, onEvent?: EventSink) {
         const hold: Hold = { cost: call.cost, tool: call.tool, at: new Date(now), from: take };
         const after = await accounts.findOneAndUpdate(filter, { $inc: inc, $set: { [holdPath(call.requestId)]: hold } }, { returnDocument: 'after', projection: RESERVE_FIELDS });
         if (after) {
-          lastLots.remember(after);
+          quickReserve.remember(after);
           return { ok: true, balance: after.balance };
         }
       }
@@ -439,7 +133,7 @@ export function createLedger(db: Db, onEvent?: EventSink) {
     async applyGrant(grant: { accountId: string; grantId: string; amount: number; reason: GrantKind; expiresAt: Date | null }, now = Date.now()): Promise<AppliedGrant> {
       const { accountId, grantId, amount } = grant;
       for (;;) {
-        const doc = await current(accountId, now);
+        const doc = await upkeep.current(accountId, now);
         if (doc.lots[grantId]) return { balance: doc.balance, applied: false };
         const charged = doc.chargedBalance + amount;
         const granted = await accounts.findOneAndUpdate(
@@ -453,12 +147,12 @@ export function createLedger(db: Db, onEvent?: EventSink) {
             },
             ...(grant.reason === 'welcome'
               ? {}
-              : { $push: { outbox: event('credits.granted', { amount, reason: grant.reason, balance: doc.balance + amount }, new Date(now)) } }),
+              : { $push: { outbox: outboxEvent('credits.granted', { amount, reason: grant.reason, balance: doc.balance + amount }, new Date(now)) } }),
           },
           { returnDocument: 'after', projection: BALANCE_FIELDS },
         );
         if (granted) {
-          await flushOutbox(accountId);
+          await events.flushOutbox(accountId);
           return { balance: granted.balance, applied: true };
         }
       }
