@@ -4,7 +4,8 @@
 //! is left of each grant (`lots`): a reserve takes the cost from the grants that expire first, a
 //! refund gives it back to them. Balance events are decided here, on the charged balance.
 import type { Db } from 'mongodb';
-import { collections, insertIfAbsent, type AccountDoc, type AccountPlan, type GrantKind, type Hold, type LedgerEntry, type Lot, type OutboxEvent } from '../lib/mongo.js';
+import { collections, insertIfAbsent } from '../lib/mongo.js';
+import type { AccountDoc, AccountPlan, GrantKind, Hold, LedgerEntry, Lot, OutboxEvent } from '../lib/mongo-documents.js';
 import { derivedId, newId } from '../lib/ids.js';
 import { createEventRecorder, type EventKind, type EventSink } from '../lib/events.js';
 import { allocate, dueLots } from './lots.js';

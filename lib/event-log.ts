@@ -2,7 +2,8 @@
 //! delivered (from the attempt and undelivered records), and its 30-day retention.
 import type { Db, Filter } from 'mongodb';
 import { EVENT_RETENTION_MS } from './events.js';
-import { collections, type EventDoc } from './mongo.js';
+import { collections } from './mongo.js';
+import type { EventDoc } from './mongo-documents.js';
 
 /** What became of one event at one endpoint. */
 export interface EventDelivery {

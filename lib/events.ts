@@ -2,7 +2,8 @@
 //! `events` and kept for the event log. Recording is idempotent by event id; webhook delivery
 //! fans them out from there to the endpoints subscribed to each type.
 import type { Db } from 'mongodb';
-import { collections, type EventDoc } from './mongo.js';
+import { collections } from './mongo.js';
+import type { EventDoc } from './mongo-documents.js';
 import { newId } from './ids.js';
 
 export const EVENT_KINDS = [

@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import type { Db, Filter } from 'mongodb';
 import { DEFAULT_EVENT_TYPES, eventOfDoc, type EventKind, type SubscribableEventKind } from './events.js';
 import { newId } from './ids.js';
-import { collections, type EventDoc, type WebhookAttemptDoc, type WebhookEndpointDoc } from './mongo.js';
+import { collections } from './mongo.js';
+import type { EventDoc, WebhookAttemptDoc, WebhookEndpointDoc } from './mongo-documents.js';
 import { open, seal } from './sealed.js';
 import { toEnvelope, type RecoverRequest, type UndeliveredReason, type WebhookEnvelope } from './webhook-messages.js';
 
