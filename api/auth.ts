@@ -5,7 +5,8 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { Context, Middleware } from 'koa';
 import { credentialDigest, credentialKind } from '../domain/credentials.js';
-import { collections, untilReachable, type CredentialDoc, type CredentialKind } from '../lib/mongo.js';
+import { collections, untilReachable } from '../lib/mongo.js';
+import type { CredentialDoc, CredentialKind } from '../lib/mongo-documents.js';
 import { ToolError } from '../lib/errors.js';
 
 /** Revocation must be visible within 1 s (CONTRACT.md); the cache stays well under it. */

@@ -1,7 +1,7 @@
 //! The usage ledger for a period (`from`, `to` query parameters), and as CSV for a statement.
 import type { Collection } from 'mongodb';
 import { ToolError } from '../lib/errors.js';
-import type { LedgerEntry } from '../lib/mongo.js';
+import type { LedgerEntry } from '../lib/mongo-documents.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** The longest period one export covers. */

@@ -11,7 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { stackControl } from '../test/disruptive/support/stack-control.js';
 import { cheapMix, seededRandom, weightedPicker } from '../test/disruptive/support/call-mix.js';
 import { newRecord, sendCall, type CallRecord } from '../test/disruptive/support/tool-client.js';
-import { benchApiKey, withTestStack } from './stack.js';
+import { withTestStack } from '../test/disruptive/support/test-like-stack.js';
+import { benchApiKey } from './stack.js';
 
 const rounds = Number(process.env.RESTART_ROUNDS ?? 5);
 const backlogRounds = Number(process.env.RESTART_BACKLOG_ROUNDS ?? 2);

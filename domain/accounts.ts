@@ -3,7 +3,8 @@ import type { Db } from 'mongodb';
 import { newCredential } from './credentials.js';
 import { createEventRecorder, newEvent, type EventSink } from './events.js';
 import { newId } from '../lib/ids.js';
-import { collections, type AccountPlan, type CredentialDoc, type CredentialKind } from '../lib/mongo.js';
+import { collections } from '../lib/mongo.js';
+import type { AccountPlan, CredentialDoc, CredentialKind } from '../lib/mongo-documents.js';
 import { newAccountDoc, welcomeGrantId } from './ledger.js';
 
 export interface IssuedCredential {

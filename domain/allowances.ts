@@ -4,7 +4,8 @@
 //! on, by an update guarded by the period it read. So a retried activity, a replayed or overlapping
 //! run, and a catch-up after days away each grant every period once.
 import type { Db } from 'mongodb';
-import { collections, type AccountPlan, type PlanDoc } from '../lib/mongo.js';
+import { collections } from '../lib/mongo.js';
+import type { AccountPlan, PlanDoc } from '../lib/mongo-documents.js';
 import type { EventSink } from './events.js';
 import { createGrants } from './grants.js';
 import { createPlans } from './plans.js';

@@ -3,7 +3,8 @@
 //! what `GET /api/v1/calls` reads, and the 24-hour retention of the answer. Synchronous calls
 //! never touch any of this.
 import { GridFSBucket, type Db, type Filter } from 'mongodb';
-import { collections, insertIfAbsent, type CallDoc } from '../lib/mongo.js';
+import { collections, insertIfAbsent } from '../lib/mongo.js';
+import type { CallDoc } from '../lib/mongo-documents.js';
 import { derivedId } from '../lib/ids.js';
 import { createEventRecorder, newEvent, type EventSink } from './events.js';
 import type { ToolCallResult } from '../lib/temporal-shared.js';

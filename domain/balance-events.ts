@@ -2,7 +2,8 @@
 //! the charged balance with a latch each, and what an update of the account left in its `outbox`
 //! (events) and `entries` (usage-ledger rows) copied out after it.
 import type { Db } from 'mongodb';
-import { collections, insertIfAbsent, type AccountDoc, type OutboxEvent } from '../lib/mongo.js';
+import { collections, insertIfAbsent } from '../lib/mongo.js';
+import type { AccountDoc, OutboxEvent } from '../lib/mongo-documents.js';
 import { newId } from '../lib/ids.js';
 import type { EventKind } from '../lib/event-kinds.js';
 import { createEventRecorder, type EventSink } from './events.js';

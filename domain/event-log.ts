@@ -2,7 +2,8 @@
 //! delivered (from the attempt and undelivered records), and its 30-day retention.
 import type { Db, Filter } from 'mongodb';
 import { EVENT_RETENTION_MS } from '../lib/event-kinds.js';
-import { collections, type EventDoc } from '../lib/mongo.js';
+import { collections } from '../lib/mongo.js';
+import type { EventDoc } from '../lib/mongo-documents.js';
 
 /** What became of one event at one endpoint. */
 export interface EventDelivery {

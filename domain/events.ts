@@ -5,7 +5,8 @@
 import type { Db } from 'mongodb';
 import type { EventKind } from '../lib/event-kinds.js';
 import { newId } from '../lib/ids.js';
-import { collections, type EventDoc } from '../lib/mongo.js';
+import { collections } from '../lib/mongo.js';
+import type { EventDoc } from '../lib/mongo-documents.js';
 
 export interface DomainEvent {
   id: string;

@@ -3,7 +3,8 @@
 //! ledger's lots), so spending stays a single-document update. A grant with an idempotency key
 //! (the operator's payment id, an allowance period) is granted once however often it is asked for.
 import type { Db } from 'mongodb';
-import { collections, insertIfAbsent, type GrantDoc, type GrantKind } from '../lib/mongo.js';
+import { collections, insertIfAbsent } from '../lib/mongo.js';
+import type { GrantDoc, GrantKind } from '../lib/mongo-documents.js';
 import { derivedId, newId } from '../lib/ids.js';
 import type { EventSink } from './events.js';
 import { createLedger } from './ledger.js';

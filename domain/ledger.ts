@@ -4,7 +4,8 @@
 //! is left of each grant (`lots`): a reserve takes the cost from the grants that expire first, a
 //! refund gives it back to them. Balance events are decided here, on the charged balance.
 import type { Db } from 'mongodb';
-import { collections, type AccountDoc, type GrantKind, type Hold } from '../lib/mongo.js';
+import { collections } from '../lib/mongo.js';
+import type { AccountDoc, GrantKind, Hold } from '../lib/mongo-documents.js';
 import type { EventSink } from './events.js';
 import { LOW_BALANCE_THRESHOLD, holdPath, lotPath, readAccount } from './account-doc.js';
 import { BALANCE_FIELDS, createBalanceEvents, outboxEvent } from './balance-events.js';

@@ -2,7 +2,8 @@
 //! its balance as one lot, and a lot past its expiry lapses (with the balance events that follow)
 //! before anything spends from it.
 import type { Db } from 'mongodb';
-import { collections, type AccountDoc, type LedgerEntry, type Lot } from '../lib/mongo.js';
+import { collections } from '../lib/mongo.js';
+import type { AccountDoc, LedgerEntry, Lot } from '../lib/mongo-documents.js';
 import { lotPath, readAccount, welcomeGrantId } from './account-doc.js';
 import { BALANCE_FIELDS, type BalanceEvents } from './balance-events.js';
 import { dueLots } from './lots.js';

@@ -1,7 +1,8 @@
 //! Plans: the credits an account on one gets each month (its allowance) and whether the unused part
 //! of it lapses at the next period (`rollover: none`) or stays (`keep`).
 import type { Db } from 'mongodb';
-import { collections, insertIfAbsent, type PlanDoc } from '../lib/mongo.js';
+import { collections, insertIfAbsent } from '../lib/mongo.js';
+import type { PlanDoc } from '../lib/mongo-documents.js';
 
 /** The plan new accounts join when the operator names none; created (with no allowance) at start, editable. */
 export const DEFAULT_PLAN_ID = 'free';

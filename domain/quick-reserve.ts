@@ -1,7 +1,8 @@
 //! A reserve without a read: the lots this ledger saw at its last reserve for an account are
 //! enough to choose from in the common case, and the update pins what that choice depends on.
 import type { Db } from 'mongodb';
-import { collections, type AccountDoc, type Hold, type Lot } from '../lib/mongo.js';
+import { collections } from '../lib/mongo.js';
+import type { AccountDoc, Hold, Lot } from '../lib/mongo-documents.js';
 import { holdPath, lotPath } from './account-doc.js';
 import { singleLotChoice } from './lots.js';
 import type { CallRef, ReserveResult } from './ledger.js';

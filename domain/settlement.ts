@@ -2,7 +2,8 @@
 //! usage-ledger entry is written first and is the decision, so a retry completes it, never the
 //! opposite one.
 import type { Db } from 'mongodb';
-import { collections, type AccountDoc, type Hold, type LedgerEntry } from '../lib/mongo.js';
+import { collections } from '../lib/mongo.js';
+import type { AccountDoc, Hold, LedgerEntry } from '../lib/mongo-documents.js';
 import { holdPath, lotPath, readAccount, welcomeGrantId } from './account-doc.js';
 import { BALANCE_FIELDS, type BalanceEvents } from './balance-events.js';
 import type { LotUpkeep } from './lot-upkeep.js';

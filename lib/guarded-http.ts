@@ -135,6 +135,75 @@ function lowerCaseHeaders(headers: GuardedRequestOptions['headers']): Record<str
   return out;
 }
 
+/** One hop's request on a socket pinned to `target`, the address the guard checked. */
+function send(hop: Hop, checked: CheckedUrl, target: ResolvedTarget, signal: AbortSignal, ca: ReturnType<typeof withRoots>): Promise<http.IncomingMessage> {
+  const secure = hop.url.protocol === 'https:' || hop.url.protocol === 'wss:';
+  const requestOptions: https.RequestOptions = {
+    method: hop.method,
+    host: checked.hostname,
+    port: checked.port,
+    path: `${hop.url.pathname}${hop.url.search}`,
+    headers: hop.headers,
+    agent: false, // no pooled sockets: every connection is made to this hop's checked address
+    lookup: pinnedLookup(target),
+    signal,
+    ...(secure ? { servername: checked.ip ? undefined : checked.hostname, ca } : {}),
+  };
+  return new Promise((resolve, reject) => {
+    let req: http.ClientRequest;
+    try {
+      req = (secure ? https : http).request(requestOptions);
+    } catch (err) {
+      // Node validates header names and values synchronously.
+      const message = err instanceof Error ? err.message : 'invalid request';
+      reject(new ToolError('validation_failed', `Invalid request: ${message}`, { errors: [{ field: '/headers', message }] }, { cause: err }));
+      return;
+    }
+    req.on('error', reject); // stays attached: a late socket error must not go unhandled
+    req.once('response', (res) => {
+      if (!sameAddress(res.socket?.remoteAddress, target.address)) {
+        res.destroy();
+        reject(new Error(`pinned connection reached ${res.socket?.remoteAddress}, expected ${target.address}`));
+        return;
+      }
+      resolve(res);
+    });
+    req.end(hop.body);
+  });
+}
+
+/** The body, decoded when asked, cut at `maxBytes`. */
+async function readBody(res: http.IncomingMessage, maxBytes: number, decompress: boolean, signal: AbortSignal) {
+  const decoders = decompress ? decodersFor(res.headers['content-encoding']) : undefined;
+  let source: Readable = res;
+  if (decoders?.length) {
+    const streams = decoders.map((make) => make());
+    source = pipeline([res, ...streams], () => {}) as unknown as Readable;
+  }
+  const onAbort = () => source.destroy(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let truncated = false;
+  try {
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      const room = maxBytes - size;
+      if (chunk.length > room) {
+        if (room > 0) chunks.push(chunk.subarray(0, room));
+        size = maxBytes;
+        truncated = true;
+        break; // leaving the loop destroys the stream (and the socket): the rest is never read
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    res.destroy();
+  }
+  return { body: Buffer.concat(chunks, size), truncated, decompressed: Boolean(decoders?.length) };
+}
+
 // ---------------------------------------------------------------------------------------------
 // The client
 
@@ -142,73 +211,6 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
   const { guard } = options;
   const userAgent = options.userAgent ?? 'UtilityTools/1.0';
   const ca = withRoots(options.ca);
-
-  function send(hop: Hop, checked: CheckedUrl, target: ResolvedTarget, signal: AbortSignal): Promise<http.IncomingMessage> {
-    const secure = hop.url.protocol === 'https:' || hop.url.protocol === 'wss:';
-    const requestOptions: https.RequestOptions = {
-      method: hop.method,
-      host: checked.hostname,
-      port: checked.port,
-      path: `${hop.url.pathname}${hop.url.search}`,
-      headers: hop.headers,
-      agent: false, // no pooled sockets: every connection is made to this hop's checked address
-      lookup: pinnedLookup(target),
-      signal,
-      ...(secure ? { servername: checked.ip ? undefined : checked.hostname, ca } : {}),
-    };
-    return new Promise((resolve, reject) => {
-      let req: http.ClientRequest;
-      try {
-        req = (secure ? https : http).request(requestOptions);
-      } catch (err) {
-        // Node validates header names and values synchronously.
-        const message = err instanceof Error ? err.message : 'invalid request';
-        reject(new ToolError('validation_failed', `Invalid request: ${message}`, { errors: [{ field: '/headers', message }] }, { cause: err }));
-        return;
-      }
-      req.on('error', reject); // stays attached: a late socket error must not go unhandled
-      req.once('response', (res) => {
-        if (!sameAddress(res.socket?.remoteAddress, target.address)) {
-          res.destroy();
-          reject(new Error(`pinned connection reached ${res.socket?.remoteAddress}, expected ${target.address}`));
-          return;
-        }
-        resolve(res);
-      });
-      req.end(hop.body);
-    });
-  }
-
-  async function readBody(res: http.IncomingMessage, maxBytes: number, decompress: boolean, signal: AbortSignal) {
-    const decoders = decompress ? decodersFor(res.headers['content-encoding']) : undefined;
-    let source: Readable = res;
-    if (decoders?.length) {
-      const streams = decoders.map((make) => make());
-      source = pipeline([res, ...streams], () => {}) as unknown as Readable;
-    }
-    const onAbort = () => source.destroy(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let truncated = false;
-    try {
-      for await (const chunk of source as AsyncIterable<Buffer>) {
-        const room = maxBytes - size;
-        if (chunk.length > room) {
-          if (room > 0) chunks.push(chunk.subarray(0, room));
-          size = maxBytes;
-          truncated = true;
-          break; // leaving the loop destroys the stream (and the socket): the rest is never read
-        }
-        chunks.push(chunk);
-        size += chunk.length;
-      }
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      res.destroy();
-    }
-    return { body: Buffer.concat(chunks, size), truncated, decompressed: Boolean(decoders?.length) };
-  }
 
   async function request(opts: GuardedRequestOptions): Promise<GuardedResponse> {
     const started = performance.now();
@@ -226,7 +228,7 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
     try {
       for (;;) {
         const target = await deadline.race(guard.resolveTarget(checked.hostname, checked.port));
-        const res = await send(hop, checked, target, deadline.signal);
+        const res = await send(hop, checked, target, deadline.signal, ca);
         const location = res.headers.location;
         if (maxRedirects > 0 && REDIRECT_STATUSES.has(res.statusCode ?? 0) && location) {
           res.destroy();

@@ -19,14 +19,6 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const data = path.join(root, '.data', 'cluster');
 const rel = (p) => path.relative(process.cwd(), p) || '.';
 
-/** A value kept in `.data/cluster/<file>`, made on first run (the environment variable wins). */
-function kept(envName, file, make) {
-  if (process.env[envName]) return process.env[envName];
-  const full = path.join(data, file);
-  if (!existsSync(full)) writeFileSync(full, `${make()}\n`, { mode: 0o600 });
-  return readFileSync(full, 'utf8').trim();
-}
-
 /** Installing or building failed: its message (with the failed command's output), no stack trace. */
 async function prepare(step) {
   try {
@@ -59,22 +51,8 @@ const ports = {
 };
 
 const logDir = path.join(data, 'logs');
-const supervisor = new stack.Supervisor({ logDir });
-supervisor.stopOnSignals();
-let failed = false;
-async function fail(message) {
-  if (failed || supervisor.isStopping) return;
-  failed = true;
-  console.error(`\n${message}\nstopping...`);
-  await supervisor.stopAll();
-  process.exit(1);
-}
-let up = false;
-supervisor.onUnexpectedExit((p) => {
-  // While starting, one line (the part, why, where its output is); once up, the lines that explain the crash.
-  if (!up) return void fail(new stack.StartError(p.name, stack.reasonOf(`${p.describeExit()}\n${p.tail()}`), `see ${rel(p.logFile)}`).message);
-  void fail(`${p.describeExit()} unexpectedly; its last lines:\n${p.tail()}`);
-});
+// While starting, a part that dies is one line (the part, why, where its output is); once up, the lines that explain the crash.
+const { supervisor, fail, markUp } = stack.superviseLocalStart(logDir, { oneLineWhileStarting: true });
 
 try {
   const adminTokenFile = path.join(data, 'admin-token');
@@ -90,11 +68,11 @@ try {
       WEBHOOKS_ALLOW_LOCALHOST: 'true', // local development: webhooks to localhost receivers
       ...process.env, // anything the user set wins
       PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || `http://localhost:${ports.loadBalancer}`,
-      SECRET_KEY: kept('SECRET_KEY', 'secret-key', () => randomBytes(32).toString('hex')),
-      ADMIN_TOKEN: kept('ADMIN_TOKEN', 'admin-token', () => randomBytes(24).toString('base64url')),
+      SECRET_KEY: stack.keptSecret(data, 'SECRET_KEY', 'secret-key', () => randomBytes(32).toString('hex')),
+      ADMIN_TOKEN: stack.keptSecret(data, 'ADMIN_TOKEN', 'admin-token', () => randomBytes(24).toString('base64url')),
     },
   });
-  up = true;
+  markUp();
   const metrics = Object.entries(cluster.metricsUrls).map(([name, url]) => `    ${name.padEnd(15)}${url}`);
   console.log(
     [

@@ -4,7 +4,7 @@
 //! the API and every worker pool. State lives in `.data/`, so a restart keeps it. Ctrl-C stops
 //! everything this started.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bootstrap } from './bootstrap.mjs';
@@ -17,14 +17,6 @@ const rel = (p) => path.relative(process.cwd(), p) || '.';
 /** Fixed local ports; PORT (the API) may be overridden like in production. */
 const PORTS = { api: Number(process.env.PORT || 8080), temporal: 7233, temporalUi: 8233, database: 27017 };
 
-/** A secret kept in `.data/<file>`, generated on first run (the environment variable wins). */
-function localSecret(envName, file, make) {
-  if (process.env[envName]) return process.env[envName];
-  const full = path.join(data, file);
-  if (!existsSync(full)) writeFileSync(full, `${make()}\n`, { mode: 0o600 });
-  return readFileSync(full, 'utf8').trim();
-}
-
 const tools = await bootstrap({ root });
 // node_modules exists now: load the TypeScript stack helpers through tsx.
 const { tsImport } = await import('tsx/esm/api');
@@ -33,21 +25,7 @@ const stack = await tsImport('./stack/index.ts', import.meta.url);
 mkdirSync(data, { recursive: true });
 const logDir = path.join(data, 'logs');
 // Infrastructure logs go to files only; the API and workers are echoed to this terminal.
-const supervisor = new stack.Supervisor({ logDir });
-supervisor.stopOnSignals();
-
-let failed = false;
-async function fail(message) {
-  // A crash during start-up is reported once, not again by the step waiting on it; after a
-  // Ctrl-C the signal handler owns the exit.
-  if (failed || supervisor.isStopping) return;
-  failed = true;
-  console.error(`\n${message}\nstopping...`);
-  await supervisor.stopAll();
-  process.exit(1);
-}
-
-supervisor.onUnexpectedExit((p) => void fail(`${p.describeExit()} unexpectedly; its last lines:\n${p.tail()}`));
+const { supervisor, fail } = stack.superviseLocalStart(logDir);
 
 try {
   const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
@@ -74,8 +52,8 @@ try {
     MONGODB_URL: database.url,
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: namespace,
-    SECRET_KEY: localSecret('SECRET_KEY', 'secret-key', () => randomBytes(32).toString('hex')),
-    ADMIN_TOKEN: localSecret('ADMIN_TOKEN', 'admin-token', () => randomBytes(24).toString('base64url')),
+    SECRET_KEY: stack.keptSecret(data, 'SECRET_KEY', 'secret-key', () => randomBytes(32).toString('hex')),
+    ADMIN_TOKEN: stack.keptSecret(data, 'ADMIN_TOKEN', 'admin-token', () => randomBytes(24).toString('base64url')),
   };
   await stack.startApps(supervisor, { root, env, apiPort: PORTS.api, echo: true });
 

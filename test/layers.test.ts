@@ -290,3 +290,24 @@ test('the check reads type-only and value imports apart, dynamic imports include
     ],
   );
 });
+
+test('the collections\' document types are types only: lib/mongo-documents.ts loads nothing', (t) => {
+  const graph = repoGraph();
+  const imports = graph.get('lib/mongo-documents.ts');
+  t.truthy(imports, 'lib/mongo-documents.ts is where the document types live');
+  t.deepEqual(imports!.filter((imp) => !imp.typeOnly).map((imp) => imp.specifier), []);
+});
+
+test('the proof runs (npm run chaos, load, fuzz) live beside the disruptive suites and stand on their support, not on bench/', (t) => {
+  const runners = readdirSync(path.join(ROOT, 'test', 'disruptive')).filter((f) => /^run-.*\.ts$/.test(f)).map((f) => `test/disruptive/${f}`);
+  t.deepEqual(runners.sort(), ['test/disruptive/run-chaos.ts', 'test/disruptive/run-fuzz.ts', 'test/disruptive/run-load.ts']);
+  const scripts = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  for (const name of ['chaos', 'load', 'fuzz']) t.is(scripts[name], `node --import tsx test/disruptive/run-${name}.ts`, `npm run ${name}`);
+  const crossings = runners.flatMap((file) =>
+    importsOf(file, readFileSync(path.join(ROOT, file), 'utf8'))
+      .map((imp) => resolveInRepo(file, imp.specifier))
+      .filter((target) => target?.startsWith('bench/'))
+      .map((target) => `${file} -> ${target}`),
+  );
+  t.deepEqual(crossings, []);
+});

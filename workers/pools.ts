@@ -113,7 +113,7 @@ export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ wo
       workflowBundle,
       // Webhook endpoints and the sweeper; the ledger steps too, for calls started on `core`
       // before calls ran on their pool's queue.
-      activities: createCoreActivities(deps.db, webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log })),
+      activities: createCoreActivities(deps.db, webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log, net: deps.net })),
       maxCachedWorkflows: 2_000,
       maxConcurrentWorkflowTaskExecutions: 100,
       maxConcurrentLocalActivityExecutions: 200,

@@ -8,27 +8,13 @@ import http from 'node:http';
 import net from 'node:net';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { ToolError } from '../../lib/errors.js';
-import { upstreamError } from '../../lib/upstream.js';
+import type { ToolError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
-import type { ResolvedTarget, TargetGuard } from '../../lib/target-guard.js';
+import type { TargetGuard } from '../../lib/target-guard.js';
 import type { AdHostList } from './ad-hosts.js';
+import { createSessionAdmission, type Drop, type ProxyPolicy, type SessionAdmission } from './proxy-admission.js';
 
-/** What a session drops. Set when a capture takes the session. */
-export interface ProxyPolicy {
-  /** Drop hosts of the ad and tracker list. */
-  blockAds: boolean;
-  /**
-   * Never dropped as an ad host: the host of the page the user asked for, so a screenshot of an
-   * ad network's own site still renders.
-   */
-  adExemptHost?: string;
-}
-
-/** One request or tunnel the proxy refused to carry. */
-export type Drop =
-  | { kind: 'ad'; host: string; port: number }
-  | { kind: 'target'; host: string; port: number; error: ToolError };
+export type { Drop, ProxyPolicy } from './proxy-admission.js';
 
 export interface ProxySession {
   /** `http://127.0.0.1:<port>`: the proxy server for one browser context. */
@@ -99,174 +85,138 @@ export function forwardedHeaders(rawHeaders: readonly string[]): string[] {
   return out;
 }
 
-const canonicalHost = (host: string) => host.toLowerCase().replace(/\.$/, '');
-const sameHost = (a: string, b: string | undefined) => b !== undefined && canonicalHost(a) === canonicalHost(b);
-const hostKey = (host: string, port: number) => `${canonicalHost(host)}:${port}`;
+/** What one session's request and tunnel handlers share. */
+interface SessionCarrier {
+  readonly admission: SessionAdmission;
+  /** Keeps a socket for the session's close to cut. */
+  track(socket: net.Socket): void;
+  connectTimeoutMs: number;
+  log?: Logger;
+}
 
-type Admission = { ok: true; target: ResolvedTarget } | { ok: false; status: 403 | 502; code: string; message: string };
+/** Gives up on a connection that has not opened in time; once open, only the capture's deadline bounds it. */
+function boundConnect(socket: net.Socket, timeoutMs: number, onTimeout: () => void): void {
+  if (!socket.connecting) return;
+  const timer = setTimeout(onTimeout, timeoutMs);
+  socket.once('connect', () => clearTimeout(timer));
+  socket.once('close', () => clearTimeout(timer));
+}
+
+/** A plain HTTP request in absolute form: answered by the proxy, or forwarded to the pinned target. */
+function carryRequest(carrier: SessionCarrier, req: http.IncomingMessage, res: http.ServerResponse): void {
+  const { admission, track, log } = carrier;
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '');
+  } catch {
+    url = new URL('invalid:');
+  }
+  if (url.protocol !== 'http:' || !url.hostname || url.username || url.password) {
+    res.writeHead(400, { connection: 'close' }).end();
+    return;
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = url.port ? Number(url.port) : 80;
+  admission.admit(host, port).then(
+    (admitted) => {
+      if (!admitted.ok) {
+        req.resume();
+        res.writeHead(admitted.status, { 'content-type': 'text/plain', [PROXY_ANSWER_HEADER]: admitted.code }).end(admitted.message);
+        return;
+      }
+      const upstream = http.request({
+        host: admitted.target.address,
+        family: admitted.target.family,
+        port,
+        method: req.method,
+        path: `${url.pathname}${url.search}`,
+        headers: forwardedHeaders(req.rawHeaders),
+        agent: false,
+      });
+      upstream.on('socket', (socket) => {
+        track(socket);
+        boundConnect(socket, carrier.connectTimeoutMs, () => upstream.destroy(Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' })));
+      });
+      upstream.once('response', (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardedHeaders(answer.rawHeaders));
+        answer.pipe(res);
+        answer.once('error', () => res.destroy());
+      });
+      upstream.once('error', (err) => {
+        if (res.headersSent) return void res.destroy();
+        admission.unreachable(host, port, err);
+        res.writeHead(502, { 'content-type': 'text/plain', [PROXY_ANSWER_HEADER]: 'upstream_error' }).end('upstream unreachable');
+      });
+      res.once('close', () => upstream.destroy());
+      req.pipe(upstream);
+    },
+    (err: unknown) => {
+      log?.warn({ err }, 'filtering proxy failed on a request');
+      res.destroy();
+    },
+  );
+}
+
+/** A CONNECT: refused, or a tunnel to the pinned target. */
+function carryTunnel(carrier: SessionCarrier, req: http.IncomingMessage, client: net.Socket, head: Buffer): void {
+  const { admission, track, log } = carrier;
+  const authority = parseAuthority(req.url);
+  if (!authority) {
+    client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    return;
+  }
+  admission.admit(authority.host, authority.port).then(
+    (admitted) => {
+      if (!admitted.ok) {
+        client.end(`HTTP/1.1 ${admitted.status} ${admitted.status === 403 ? 'Forbidden' : 'Bad Gateway'}\r\n\r\n`);
+        return;
+      }
+      const upstream = net.connect({ host: admitted.target.address, port: authority.port, family: admitted.target.family });
+      track(upstream);
+      boundConnect(upstream, carrier.connectTimeoutMs, () => upstream.destroy(Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' })));
+      let established = false;
+      upstream.once('error', (err) => {
+        if (!established) admission.unreachable(authority.host, authority.port, err);
+      });
+      upstream.once('connect', () => {
+        established = true;
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        if (head.length) upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.once('close', () => {
+        if (client.destroyed) return;
+        // Before the tunnel stands, Chromium is owed an answer; after, the tunnel just ends.
+        if (established) client.end();
+        else client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+      });
+      client.once('close', () => upstream.destroy());
+    },
+    (err: unknown) => {
+      log?.warn({ err }, 'filtering proxy failed on a tunnel');
+      client.destroy();
+    },
+  );
+}
 
 export function createFilteringProxy(deps: FilteringProxyDeps): FilteringProxy {
   const connectTimeoutMs = deps.connectTimeoutMs ?? 10_000;
-  const log = deps.log;
-
-  /** Gives up on a connection that has not opened in time; once open, only the capture's deadline bounds it. */
-  function boundConnect(socket: net.Socket, onTimeout: () => void): void {
-    if (!socket.connecting) return;
-    const timer = setTimeout(onTimeout, connectTimeoutMs);
-    socket.once('connect', () => clearTimeout(timer));
-    socket.once('close', () => clearTimeout(timer));
-  }
 
   async function openSession(): Promise<ProxySession> {
-    // Until a capture takes the session it carries nothing: a warm page cannot reach out early,
-    // and the browser's fallback session (never taken) refuses everything.
-    let policy: ProxyPolicy | undefined;
-    const drops: Drop[] = [];
-    const failures = new Map<string, ToolError>();
+    const admission = createSessionAdmission(deps);
     const sockets = new Set<net.Socket>();
     const track = (socket: net.Socket) => {
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));
       socket.on('error', () => socket.destroy()); // a reset by either side ends that connection only
     };
+    const carrier: SessionCarrier = { admission, track, connectTimeoutMs, log: deps.log };
 
-    // One answer per host and port for the session's capture: a page's many requests to a host
-    // cost one lookup, and all of them reach the one address the guard checked.
-    const targets = new Map<string, Promise<ResolvedTarget>>();
-    function resolve(host: string, port: number): Promise<ResolvedTarget> {
-      const key = hostKey(host, port);
-      let target = targets.get(key);
-      if (!target) {
-        target = deps.guard.resolveTarget(host, port);
-        target.catch(() => {}); // awaited by every request that asks; none must go unhandled
-        targets.set(key, target);
-      }
-      return target;
-    }
-
-    /** Decides on one host and port: dropped as an ad, refused by the guard, or its pinned target. */
-    async function admit(host: string, port: number): Promise<Admission> {
-      if (!policy) return { ok: false, status: 403, code: 'no_capture', message: 'no capture' };
-      if (policy.blockAds && !sameHost(host, policy.adExemptHost) && (await deps.adHosts).matches(host)) {
-        drops.push({ kind: 'ad', host, port });
-        return { ok: false, status: 403, code: 'ad_host', message: 'ad or tracker host' };
-      }
-      try {
-        return { ok: true, target: await resolve(host, port) };
-      } catch (err) {
-        if (!(err instanceof ToolError)) throw err;
-        failures.set(hostKey(host, port), err);
-        if (err.code === 'target_not_allowed') {
-          drops.push({ kind: 'target', host, port, error: err });
-          log?.debug({ host, port, reason: err.extras.reason }, 'browser request refused by the target guard');
-          return { ok: false, status: 403, code: err.code, message: err.message };
-        }
-        return { ok: false, status: 502, code: err.code, message: err.message };
-      }
-    }
-
-    function unreachable(host: string, port: number, err: unknown): void {
-      failures.set(hostKey(host, port), upstreamError(err, host, port));
-    }
-
-    function onRequest(req: http.IncomingMessage, res: http.ServerResponse) {
-      let url: URL;
-      try {
-        url = new URL(req.url ?? '');
-      } catch {
-        url = new URL('invalid:');
-      }
-      if (url.protocol !== 'http:' || !url.hostname || url.username || url.password) {
-        res.writeHead(400, { connection: 'close' }).end();
-        return;
-      }
-      const host = url.hostname.replace(/^\[|\]$/g, '');
-      const port = url.port ? Number(url.port) : 80;
-      admit(host, port).then(
-        (admission) => {
-          if (!admission.ok) {
-            req.resume();
-            res.writeHead(admission.status, { 'content-type': 'text/plain', [PROXY_ANSWER_HEADER]: admission.code }).end(admission.message);
-            return;
-          }
-          const upstream = http.request({
-            host: admission.target.address,
-            family: admission.target.family,
-            port,
-            method: req.method,
-            path: `${url.pathname}${url.search}`,
-            headers: forwardedHeaders(req.rawHeaders),
-            agent: false,
-          });
-          upstream.on('socket', (socket) => {
-            track(socket);
-            boundConnect(socket, () => upstream.destroy(Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' })));
-          });
-          upstream.once('response', (answer) => {
-            res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardedHeaders(answer.rawHeaders));
-            answer.pipe(res);
-            answer.once('error', () => res.destroy());
-          });
-          upstream.once('error', (err) => {
-            if (res.headersSent) return void res.destroy();
-            unreachable(host, port, err);
-            res.writeHead(502, { 'content-type': 'text/plain', [PROXY_ANSWER_HEADER]: 'upstream_error' }).end('upstream unreachable');
-          });
-          res.once('close', () => upstream.destroy());
-          req.pipe(upstream);
-        },
-        (err: unknown) => {
-          log?.warn({ err }, 'filtering proxy failed on a request');
-          res.destroy();
-        },
-      );
-    }
-
-    function onConnect(req: http.IncomingMessage, client: net.Socket, head: Buffer) {
-      const authority = parseAuthority(req.url);
-      if (!authority) {
-        client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
-        return;
-      }
-      admit(authority.host, authority.port).then(
-        (admission) => {
-          if (!admission.ok) {
-            client.end(`HTTP/1.1 ${admission.status} ${admission.status === 403 ? 'Forbidden' : 'Bad Gateway'}\r\n\r\n`);
-            return;
-          }
-          const upstream = net.connect({ host: admission.target.address, port: authority.port, family: admission.target.family });
-          track(upstream);
-          boundConnect(upstream, () => upstream.destroy(Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' })));
-          let established = false;
-          upstream.once('error', (err) => {
-            if (!established) unreachable(authority.host, authority.port, err);
-          });
-          upstream.once('connect', () => {
-            established = true;
-            client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-            if (head.length) upstream.write(head);
-            upstream.pipe(client);
-            client.pipe(upstream);
-          });
-          upstream.once('close', () => {
-            if (client.destroyed) return;
-            // Before the tunnel stands, Chromium is owed an answer; after, the tunnel just ends.
-            if (established) client.end();
-            else client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
-          });
-          client.once('close', () => upstream.destroy());
-        },
-        (err: unknown) => {
-          log?.warn({ err }, 'filtering proxy failed on a tunnel');
-          client.destroy();
-        },
-      );
-    }
-
-    const server = http.createServer(onRequest);
+    const server = http.createServer((req, res) => carryRequest(carrier, req, res));
     // Chromium's connections to the proxy (each carries many requests, or one tunnel).
     server.on('connection', track);
-    server.on('connect', onConnect);
+    server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => carryTunnel(carrier, req, client, head));
     // Neither HTTP upgrades in absolute form nor anything but a proxy request is served.
     server.on('upgrade', (_req, socket: net.Socket) => socket.destroy());
     server.on('clientError', (_err, socket: net.Socket) => socket.destroy());
@@ -276,13 +226,9 @@ export function createFilteringProxy(deps: FilteringProxyDeps): FilteringProxy {
 
     return {
       url: `http://127.0.0.1:${port}`,
-      drops,
-      setPolicy(next) {
-        policy = { ...next };
-      },
-      errorFor(host, targetPort) {
-        return failures.get(hostKey(host, targetPort));
-      },
+      drops: admission.drops,
+      setPolicy: (next) => admission.setPolicy(next),
+      errorFor: (host, targetPort) => admission.errorFor(host, targetPort),
       async close() {
         const closed = new Promise((resolve) => server.close(resolve));
         for (const socket of sockets) socket.destroy();

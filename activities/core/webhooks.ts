@@ -11,8 +11,7 @@ import { createWebhookFanout } from '../../domain/webhooks/fanout.js';
 import type { Config } from '../../lib/config.js';
 import { ToolError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
-import { createResolver } from '../../lib/resolver.js';
-import { createTargetGuard } from '../../lib/target-guard.js';
+import type { NetworkAccess } from '../../lib/network-access.js';
 import type { AttemptTrigger, RecoverRequest, UndeliveredReason, WebhookEnvelope } from '../../lib/webhook-messages.js';
 import { signDelivery, WEBHOOK_HEADERS } from '../../lib/webhook-signature.js';
 import { createWebhookPoster, type WebhookPoster } from '../../lib/webhook-transport.js';
@@ -159,12 +158,18 @@ export type WebhookActivities = ReturnType<typeof createWebhookActivities>;
 
 /**
  * The core worker's webhook wiring from configuration: the fan-out the ledger hands its events
- * to, and what delivery needs (the service's guard and resolver, SECRET_KEY).
+ * to, and what delivery needs (the process's guard and resolver, SECRET_KEY).
  */
-export function webhookWiring(deps: { config: Config; db: Db; client: Client; log: Logger }): { onEvent: EventSink; webhooks: WebhookActivityDeps } {
+export function webhookWiring(deps: {
+  config: Config;
+  db: Db;
+  client: Client;
+  log: Logger;
+  /** The process's network access: delivery resolves and checks receivers with its resolver and guard. */
+  net: Pick<NetworkAccess, 'resolver' | 'guard'>;
+}): { onEvent: EventSink; webhooks: WebhookActivityDeps } {
   const { config, db } = deps;
-  const resolver = createResolver({ servers: config.dnsServers });
-  const guard = createTargetGuard({ allowlist: config.targetAllowlist, resolver });
+  const { resolver, guard } = deps.net;
   const fanout = createWebhookFanout({ db, client: deps.client, log: deps.log });
   const post = createWebhookPoster({ guard, resolver, allowLocalhost: config.webhooksAllowLocalhost });
   return { onEvent: fanout.onEvent, webhooks: { db, secretKey: config.secretKey, post, refanStale: () => fanout.refanStale() } };

@@ -119,6 +119,65 @@ export function pipeSocketPath(pipeName: string, isolation: OfficeIsolation, uid
   return path.join('/tmp', `OSL_PIPE_${isolation === 'namespace' ? 0 : uid}_${pipeName}`);
 }
 
+/** What a running listener's conversation and its exit share. */
+interface Bridge {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Why the process ended, once it has. */
+  exitedWith?: string;
+  /** The conversion waiting for its answer. */
+  pending?: { id: string; resolve: (a: Answer) => void; reject: (e: Error) => void };
+  nextId: number;
+  /** SIGKILL to the group unless it has exited. */
+  kill(): void;
+}
+
+/** Sends one document to the bridge and waits for its answer, killing the listener at `timeoutMs`. */
+async function convertOn(bridge: Bridge, request: ConversionRequest, timeoutMs: number): Promise<{ ms: number }> {
+  if (bridge.exitedWith !== undefined) throw new ListenerExitedError(`the office listener has exited (${bridge.exitedWith})`);
+  if (bridge.pending) throw new Error('the office listener is already converting a document');
+  const id = String(bridge.nextId++);
+  const answer = new Promise<Answer>((resolve, reject) => {
+    bridge.pending = { id, resolve, reject };
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      bridge.pending = undefined;
+      bridge.kill(); // the only way to stop a conversion LibreOffice is stuck in
+      reject(new ConversionTimeoutError(`the conversion did not finish within ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
+  try {
+    bridge.child.stdin.write(`${JSON.stringify({ id, ...request })}\n`);
+    const result = await Promise.race([answer, timeout]);
+    if (result.ok) return { ms: result.ms ?? 0 };
+    if (result.kind === 'load') throw new DocumentLoadError(result.error ?? 'the document could not be loaded');
+    throw new Error(`LibreOffice could not export the PDF: ${result.error}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Reads the bridge's stdout: its ready event, and the answer to the pending conversion. */
+function readAnswers(bridge: Bridge, onReady: (startMs: number) => void, options: OfficeListenerOptions): void {
+  createInterface({ input: bridge.child.stdout }).on('line', (line) => {
+    let message: Answer & { event?: string; startMs?: number };
+    try {
+      message = JSON.parse(line);
+    } catch {
+      options.log?.warn({ listener: options.pipeName, line }, 'office bridge wrote a line that is not JSON');
+      return;
+    }
+    if (message.event === 'ready') {
+      onReady(message.startMs ?? 0);
+    } else if (bridge.pending && message.id === bridge.pending.id) {
+      const { resolve } = bridge.pending;
+      bridge.pending = undefined;
+      resolve(message);
+    }
+  });
+}
+
 export function startOfficeListener(options: OfficeListenerOptions): OfficeListener {
   const isolation = options.isolation ?? 'namespace';
   const command = listenerCommand({
@@ -134,9 +193,6 @@ export function startOfficeListener(options: OfficeListenerOptions): OfficeListe
   // detached: its own process group, so kill() reaches soffice and everything it started.
   const child: ChildProcessWithoutNullStreams = spawn(command[0], command.slice(1), { stdio: 'pipe', detached: true });
   const stderr: string[] = [];
-  let exitedWith: string | undefined;
-  let pending: { id: string; resolve: (a: Answer) => void; reject: (e: Error) => void } | undefined;
-  let nextId = 1;
 
   const killGroup = () => {
     if (child.pid === undefined) return;
@@ -146,9 +202,14 @@ export function startOfficeListener(options: OfficeListenerOptions): OfficeListe
       // already gone
     }
   };
-  const kill = () => {
-    if (exitedWith === undefined) killGroup();
+  const bridge: Bridge = {
+    child,
+    nextId: 1,
+    kill: () => {
+      if (bridge.exitedWith === undefined) killGroup();
+    },
   };
+  const kill = bridge.kill;
 
   let markReady!: (value: { startMs: number }) => void;
   let failStart!: (err: Error) => void;
@@ -166,33 +227,24 @@ export function startOfficeListener(options: OfficeListenerOptions): OfficeListe
     tail(stderr, line);
     log?.debug({ listener: options.pipeName }, `soffice: ${line}`);
   });
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    let message: Answer & { event?: string; startMs?: number };
-    try {
-      message = JSON.parse(line);
-    } catch {
-      log?.warn({ listener: options.pipeName, line }, 'office bridge wrote a line that is not JSON');
-      return;
-    }
-    if (message.event === 'ready') {
+  readAnswers(
+    bridge,
+    (startMs) => {
       clearTimeout(startTimer);
-      markReady({ startMs: message.startMs ?? 0 });
-    } else if (pending && message.id === pending.id) {
-      const { resolve } = pending;
-      pending = undefined;
-      resolve(message);
-    }
-  });
+      markReady({ startMs });
+    },
+    options,
+  );
 
   const exited = new Promise<void>((resolve) => {
     const onGone = (why: string) => {
-      if (exitedWith !== undefined) return;
-      exitedWith = why;
+      if (bridge.exitedWith !== undefined) return;
+      bridge.exitedWith = why;
       clearTimeout(startTimer);
       const detail = stderr.filter((l) => !/javaldx/.test(l)).slice(-5).join(' | ');
       failStart(new ListenerExitedError(`the office listener exited (${why}) before it was ready${detail ? `: ${detail}` : ''}`));
-      pending?.reject(new ListenerExitedError(`the office listener exited (${why}) during the conversion`));
-      pending = undefined;
+      bridge.pending?.reject(new ListenerExitedError(`the office listener exited (${why}) during the conversion`));
+      bridge.pending = undefined;
       // soffice removes its pipe's socket file only when it shuts down cleanly; a killed one
       // leaves it in /tmp, one per listener start.
       rm(pipeSocketPath(options.pipeName, isolation), { force: true }).catch(() => {});
@@ -209,39 +261,13 @@ export function startOfficeListener(options: OfficeListenerOptions): OfficeListe
   });
   child.stdin.on('error', () => {}); // EPIPE after an exit is reported through 'exit'
 
-  async function convert(request: ConversionRequest, timeoutMs: number): Promise<{ ms: number }> {
-    if (exitedWith !== undefined) throw new ListenerExitedError(`the office listener has exited (${exitedWith})`);
-    if (pending) throw new Error('the office listener is already converting a document');
-    const id = String(nextId++);
-    const answer = new Promise<Answer>((resolve, reject) => {
-      pending = { id, resolve, reject };
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        pending = undefined;
-        kill(); // the only way to stop a conversion LibreOffice is stuck in
-        reject(new ConversionTimeoutError(`the conversion did not finish within ${timeoutMs} ms`));
-      }, timeoutMs);
-    });
-    try {
-      child.stdin.write(`${JSON.stringify({ id, ...request })}\n`);
-      const result = await Promise.race([answer, timeout]);
-      if (result.ok) return { ms: result.ms ?? 0 };
-      if (result.kind === 'load') throw new DocumentLoadError(result.error ?? 'the document could not be loaded');
-      throw new Error(`LibreOffice could not export the PDF: ${result.error}`);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
   async function stop(graceMs = 3_000): Promise<void> {
-    if (exitedWith !== undefined) return;
+    if (bridge.exitedWith !== undefined) return;
     child.stdin.end(); // the bridge terminates soffice when its input ends
     const timer = setTimeout(kill, graceMs);
     await exited;
     clearTimeout(timer);
   }
 
-  return { pid: child.pid ?? -1, ready, exited, convert, kill, stop };
+  return { pid: child.pid ?? -1, ready, exited, convert: (request, timeoutMs) => convertOn(bridge, request, timeoutMs), kill, stop };
 }

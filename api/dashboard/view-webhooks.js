@@ -4,7 +4,7 @@ import { $, announce, busy, clearFormError, empty, errorBox, focusOn, formatInt,
 import { hideSecret, showSecret } from './secret.js';
 import { createEndpointCard } from './view-endpoint.js';
 
-/** The API's cap (api/routes/webhooks.ts), shown so the user knows before the 21st fails. */
+/** The API's cap (domain/webhooks/service.ts), shown so the user knows before the 21st fails. */
 const MAX_ENDPOINTS = 20;
 
 export function createWebhooksView({ client }) {

@@ -7,7 +7,7 @@ import type { Context, Middleware } from 'koa';
 import type { Db } from 'mongodb';
 import { CALL_ANSWER_RETENTION_MS, CALL_TOMBSTONE_MS, createAsyncCalls } from '../../domain/async-calls.js';
 import { isErrorCode, ToolError } from '../../lib/errors.js';
-import type { CallDoc } from '../../lib/mongo.js';
+import type { CallDoc } from '../../lib/mongo-documents.js';
 import type { Authenticator } from '../auth.js';
 import { problemBody } from '../problem.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';

@@ -1,7 +1,8 @@
 //! The delivery records of webhook endpoints: every attempt, the deliveries that ended unsent,
 //! and the events an endpoint missed (what a recovery sends), read from `events` against them.
 import type { Db, Filter } from 'mongodb';
-import { collections, type EventDoc, type WebhookAttemptDoc, type WebhookEndpointDoc } from '../../lib/mongo.js';
+import { collections } from '../../lib/mongo.js';
+import type { EventDoc, WebhookAttemptDoc, WebhookEndpointDoc } from '../../lib/mongo-documents.js';
 import { newId } from '../../lib/ids.js';
 import { toEnvelope, type RecoverRequest, type UndeliveredReason, type WebhookEnvelope } from '../../lib/webhook-messages.js';
 import { eventOfDoc } from '../events.js';

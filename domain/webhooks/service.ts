@@ -8,7 +8,8 @@ import { EVENT_RETENTION_MS, type SubscribableEventKind } from '../../lib/event-
 import { ToolError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
-import { collections, type WebhookEndpointDoc } from '../../lib/mongo.js';
+import { collections } from '../../lib/mongo.js';
+import type { WebhookEndpointDoc } from '../../lib/mongo-documents.js';
 import { toEnvelope, WEBHOOK_SIGNALS, webhookWorkflowId, type RecoverRequest, type RotationNotice } from '../../lib/webhook-messages.js';
 import { SECRET_OVERLAP_MS } from '../../lib/webhook-policy.js';
 import { eventOfDoc, newEvent, type EventRecorder } from '../events.js';

@@ -121,6 +121,70 @@ export interface Cluster {
   pids(): Record<string, number | undefined>;
 }
 
+/** The service's processes from dist/ (what the image runs), and the waits until each answers. */
+function appProcesses(
+  supervisor: Supervisor,
+  options: { root: string; ports: ClusterPorts; env: NodeJS.ProcessEnv; echo?: boolean; seeLog: (name: string) => string },
+) {
+  const { root, ports, env, seeLog } = options;
+  const apps = new Map<AppName, ManagedProcess>();
+  const startApp = (name: AppName): ManagedProcess => {
+    const entry = name.startsWith('api-') ? 'api/server.js' : WORKER_PROCESSES.find((w) => w.name === name)!.entry;
+    const own = { METRICS_PORT: String(ports.metrics[name]), ...(name.startsWith('api-') && { PORT: String(ports.api[name as 'api-1']) }) };
+    const proc = supervisor.start({
+      name,
+      command: process.execPath,
+      args: [path.join(root, 'dist', entry)],
+      cwd: root,
+      env: { ...env, ...own },
+      echo: options.echo,
+    });
+    apps.set(name, proc);
+    return proc;
+  };
+  const appRemedy = (name: AppName) => `${seeLog(name)}; the cluster runs dist/ (npm run build)`;
+  const apiReady = (name: (typeof API_REPLICAS)[number]) =>
+    startingPart(name, appRemedy(name), () =>
+      waitForHttp(`http://127.0.0.1:${ports.api[name]}/readyz`, { what: name, timeoutMs: 120_000, processes: [apps.get(name)!] }),
+    );
+  /** A worker is up once its metrics answer: its runtime is installed and its workers are being created. */
+  const workerUp = (name: (typeof WORKER_PROCESSES)[number]['name']) =>
+    startingPart(name, appRemedy(name), () =>
+      waitForHttp(`http://127.0.0.1:${ports.metrics[name]}/metrics`, { what: name, timeoutMs: 120_000, processes: [apps.get(name)!] }),
+    );
+  return { apps, startApp, apiReady, workerUp };
+}
+
+/** HAProxy in front of the API replicas, once the API answers through it. */
+function startBalancer(
+  supervisor: Supervisor,
+  options: { root: string; binary: string; ports: ClusterPorts; seeLog: (name: string) => string },
+): Promise<RunningLoadBalancer> {
+  const { ports } = options;
+  return startingPart('the load balancer (HAProxy)', options.seeLog('haproxy'), async () => {
+    const started = await startLoadBalancer(supervisor, {
+      root: options.root,
+      binary: options.binary,
+      port: ports.loadBalancer,
+      metricsPort: ports.loadBalancerMetrics,
+      replicas: [`127.0.0.1:${ports.api['api-1']}`, `127.0.0.1:${ports.api['api-2']}`],
+    });
+    await waitForHttp(`${started.url}/readyz`, { what: 'the API through the load balancer', timeoutMs: 30_000, processes: [started.process] });
+    return started;
+  });
+}
+
+/** Prometheus endpoints by part. */
+function metricsUrlsOf(ports: ClusterPorts, temporal: RunningTemporalServer, lb: RunningLoadBalancer): Record<string, string> {
+  const metricsUrls: Record<string, string> = { temporal: temporal.metricsUrl, haproxy: lb.metricsUrl };
+  for (const a of API_REPLICAS) {
+    metricsUrls[a] = `http://127.0.0.1:${ports.api[a]}/metrics`;
+    metricsUrls[`${a}-worker`] = `http://127.0.0.1:${ports.metrics[a]}/metrics`; // its Temporal client's SDK metrics
+  }
+  for (const w of WORKER_PROCESSES) metricsUrls[w.name] = `http://127.0.0.1:${ports.metrics[w.name]}/metrics`;
+  return metricsUrls;
+}
+
 export async function startCluster(supervisor: Supervisor, options: ClusterOptions): Promise<Cluster> {
   const { root, ports, tools } = options;
   const namespace = options.namespace ?? 'default';
@@ -167,31 +231,7 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     // Scraped on this machine only.
     METRICS_HOST: '127.0.0.1',
   };
-  const apps = new Map<AppName, ManagedProcess>();
-  const startApp = (name: AppName): ManagedProcess => {
-    const entry = name.startsWith('api-') ? 'api/server.js' : WORKER_PROCESSES.find((w) => w.name === name)!.entry;
-    const own = { METRICS_PORT: String(ports.metrics[name]), ...(name.startsWith('api-') && { PORT: String(ports.api[name as 'api-1']) }) };
-    const proc = supervisor.start({
-      name,
-      command: process.execPath,
-      args: [path.join(root, 'dist', entry)],
-      cwd: root,
-      env: { ...env, ...own },
-      echo: options.echo,
-    });
-    apps.set(name, proc);
-    return proc;
-  };
-  const appRemedy = (name: AppName) => `${seeLog(name)}; the cluster runs dist/ (npm run build)`;
-  const apiReady = (name: (typeof API_REPLICAS)[number]) =>
-    startingPart(name, appRemedy(name), () =>
-      waitForHttp(`http://127.0.0.1:${ports.api[name]}/readyz`, { what: name, timeoutMs: 120_000, processes: [apps.get(name)!] }),
-    );
-  /** A worker is up once its metrics answer: its runtime is installed and its workers are being created. */
-  const workerUp = (name: (typeof WORKER_PROCESSES)[number]['name']) =>
-    startingPart(name, appRemedy(name), () =>
-      waitForHttp(`http://127.0.0.1:${ports.metrics[name]}/metrics`, { what: name, timeoutMs: 120_000, processes: [apps.get(name)!] }),
-    );
+  const { apps, startApp, apiReady, workerUp } = appProcesses(supervisor, { root, ports, env, echo: options.echo, seeLog });
 
   // Workers first: each bundles the workflow code, the slowest part of a start.
   for (const w of WORKER_PROCESSES) startApp(w.name);
@@ -203,24 +243,9 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     ...API_REPLICAS.map(apiReady),
     ...WORKER_PROCESSES.map((w) => workerUp(w.name)),
   ]) as [RunningUi, ...unknown[]];
-  const lb: RunningLoadBalancer = await startingPart('the load balancer (HAProxy)', seeLog('haproxy'), async () => {
-    const started = await startLoadBalancer(supervisor, {
-      root,
-      binary: tools.haproxy,
-      port: ports.loadBalancer,
-      metricsPort: ports.loadBalancerMetrics,
-      replicas: [`127.0.0.1:${ports.api['api-1']}`, `127.0.0.1:${ports.api['api-2']}`],
-    });
-    await waitForHttp(`${started.url}/readyz`, { what: 'the API through the load balancer', timeoutMs: 30_000, processes: [started.process] });
-    return started;
-  });
+  const lb = await startBalancer(supervisor, { root, binary: tools.haproxy, ports, seeLog });
 
-  const metricsUrls: Record<string, string> = { temporal: temporal.metricsUrl, haproxy: lb.metricsUrl };
-  for (const a of API_REPLICAS) {
-    metricsUrls[a] = `http://127.0.0.1:${ports.api[a]}/metrics`;
-    metricsUrls[`${a}-worker`] = `http://127.0.0.1:${ports.metrics[a]}/metrics`; // its Temporal client's SDK metrics
-  }
-  for (const w of WORKER_PROCESSES) metricsUrls[w.name] = `http://127.0.0.1:${ports.metrics[w.name]}/metrics`;
+  const metricsUrls = metricsUrlsOf(ports, temporal, lb);
 
   const restartTemporal = async (how: 'stop' | 'kill', downMs = 0) => {
     await temporal.process[how]();

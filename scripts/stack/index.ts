@@ -1,4 +1,4 @@
-//! The local stack as one import for scripts/start.mjs and scripts/test.mjs.
+//! The local stack as one import for scripts/start.mjs, scripts/start-cluster.mjs and scripts/test.mjs.
 export { Supervisor, ManagedProcess, type ProcessSpec, type ExitInfo } from './supervisor.js';
 export { freePort, assertPortFree, waitUntil, waitForHttp } from './net.js';
 export { startTemporal, waitForTemporal, startDatabase, waitForMongo, redactUrl } from './services.js';
@@ -10,3 +10,4 @@ export { startCluster, freeClusterPorts, API_REPLICAS, WORKER_PROCESSES, type Cl
 export { startFixtures, fixturesEnv } from './test-stack.js';
 export { startTestCluster, type TestCluster } from './test-cluster.js';
 export { StartError, reasonOf } from './start-error.js';
+export { superviseLocalStart, keptSecret, type LocalStart } from './local-start.js';

@@ -7,10 +7,10 @@
 //! fault's failed calls and what they were told.
 //! Exits 1 on any mismatch or any 500 (a fault must cost a retry, a 503 or a 504, never a bug's answer). Against its own test-like stack,
 //! or the one STACK_CONTROL_URL and friends describe. CHAOS_CALLS, CHAOS_RATE, CHAOS_SEED, CHAOS_ALLOWANCE_TURN_S tune it.
-import { runChaos } from '../test/disruptive/support/chaos-run.js';
-import { formatAudit } from '../test/disruptive/support/ledger-audit.js';
-import { stackControl } from '../test/disruptive/support/stack-control.js';
-import { withTestStack } from './stack.js';
+import { runChaos } from './support/chaos-run.js';
+import { formatAudit } from './support/ledger-audit.js';
+import { stackControl } from './support/stack-control.js';
+import { withTestStack } from './support/test-like-stack.js';
 
 const calls = Number(process.env.CHAOS_CALLS ?? 200);
 const rate = Number(process.env.CHAOS_RATE ?? 4);

@@ -4,9 +4,9 @@
 //! process (and of its descendants) at the start and the end, against the bound in
 //! test/disruptive/support/load-run.ts. Exits 1 on a 500, an unanswered call or memory over the
 //! bound (504s past the machine's capacity are figures; the bounded suite asserts none at 4/s).
-import { memoryOverBound, printLoad, runLoad } from '../test/disruptive/support/load-run.js';
-import { stackControl } from '../test/disruptive/support/stack-control.js';
-import { withTestStack } from './stack.js';
+import { memoryOverBound, printLoad, runLoad } from './support/load-run.js';
+import { stackControl } from './support/stack-control.js';
+import { withTestStack } from './support/test-like-stack.js';
 
 const rate = Number(process.env.LOAD_RATE ?? 10);
 const seconds = Number(process.env.LOAD_SECONDS ?? 60);

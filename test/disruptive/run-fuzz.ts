@@ -3,10 +3,10 @@
 //! and phase, with an account of plenty of credits; prints cases, statuses and failures, and
 //! exits 1 on a 500, an error answer that is not problem+json, or a failed check.
 import path from 'node:path';
-import { isErrorCode } from '../lib/errors.js';
-import { startReceiver } from '../test/helpers/webhook-receiver.js';
-import { fuzzGroups, fuzzWebhookConfig, judge, openFuzzAccount, runSchemathesis } from '../test/disruptive/support/schemathesis-run.js';
-import { withTestStack } from './stack.js';
+import { isErrorCode } from '../../lib/errors.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
+import { fuzzGroups, fuzzWebhookConfig, judge, openFuzzAccount, runSchemathesis } from './support/schemathesis-run.js';
+import { withTestStack } from './support/test-like-stack.js';
 
 const examples = Number(process.env.FUZZ_EXAMPLES ?? 25);
 

@@ -1,0 +1,245 @@
+//! The puppeteer-cluster concurrency model behind the browser pool: one browser at a time (plus a
+//! retiring one while it drains), one context per job, spare contexts kept warm so a capture does
+//! not wait for one (nor for the renderer a new one starts).
+import type puppeteer from 'puppeteer-core';
+import type { LaunchOptions, Page } from 'puppeteer-core';
+import type {
+  ConcurrencyImplementationClassType,
+  JobInstance,
+  WorkerInstance,
+} from 'puppeteer-cluster/dist/concurrency/ConcurrencyImplementation.js';
+import type { Logger } from '../../lib/logger.js';
+import type { BrowserPoolOptions, PoolStats } from './browser-pool.js';
+import { CLOSE_TIMEOUT_MS, disposeSlot, openSlot, withTimeout, type Generation, type Slot } from './page-slot.js';
+
+/**
+ * Spare pages kept beyond one per capture slot, opened while the pool is quiet. With one per slot
+ * a capture finishing reopens its spare, and a new renderer is slow to start on a loaded machine,
+ * so the next call would land on a page still being opened. One more is enough for that; a
+ * second set (twice the slots) costs throughput where other work shares the machine.
+ */
+const QUIET_SPARES = 1;
+
+/**
+ * Quiet time, milliseconds, before the pool opens spares beyond one per slot. Opening a context
+ * starts a renderer process, which beside a running capture slows it down: right after a
+ * capture only the spares the next `concurrency` captures need are reopened.
+ */
+const IDLE_BEFORE_REFILL_MS = 300;
+
+/**
+ * How long after a capture its context closes and its spare reopens: both start or end a
+ * renderer process, which on a small machine slowed the rest of the capture's call (its commit and
+ * answer) when done at once.
+ */
+const AFTER_CAPTURE_MS = 100;
+
+/** What the pool shares with its concurrency model. */
+export interface WarmPool {
+  options: Required<Pick<BrowserPoolOptions, 'concurrency' | 'recycleAfter' | 'proxy' | 'viewport'>>;
+  stats: PoolStats;
+  /** The slot behind each page handed out, for the pool to find its session and its fate. */
+  leases: Map<Page, Slot>;
+  log?: Logger;
+}
+
+class WarmContexts {
+  private current?: Generation;
+  private launching?: Promise<Generation>;
+  private readonly generations = new Set<Generation>();
+  private readonly spares: Slot[] = [];
+  private warming = 0;
+  /** Opens the spares beyond one per slot once the pool has been quiet (see IDLE_BEFORE_REFILL_MS). */
+  private idleRefill?: ReturnType<typeof setTimeout>;
+  /** Called when a spare being opened is ready or failed. */
+  private onWarmed: Array<() => void> = [];
+  private closed = false;
+  private nextId = 1;
+  private readonly options: WarmPool['options'];
+  private readonly stats: PoolStats;
+  private readonly leases: Map<Page, Slot>;
+  private readonly log?: Logger;
+
+  constructor(
+    pool: WarmPool,
+    private readonly launchOptions: LaunchOptions,
+    private readonly driver: typeof puppeteer,
+  ) {
+    ({ options: this.options, stats: this.stats, leases: this.leases, log: this.log } = pool);
+  }
+
+  async init(): Promise<void> {
+    await this.live();
+    this.refill();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.idleRefill);
+    await Promise.allSettled(this.spares.splice(0).map((s) => disposeSlot(s)));
+    await Promise.allSettled([...this.generations].map((g) => withTimeout(g.browser.close(), CLOSE_TIMEOUT_MS)));
+    this.stats.sparePages = 0;
+  }
+
+  async workerInstance(): Promise<WorkerInstance> {
+    return {
+      jobInstance: () => this.jobInstance(),
+      close: async () => {},
+      // puppeteer-cluster calls this when a page could not be opened or closed: start afresh.
+      repair: async () => {
+        if (this.current) this.retire(this.current);
+      },
+    };
+  }
+
+  private async jobInstance(): Promise<JobInstance> {
+    const { stats } = this;
+    clearTimeout(this.idleRefill); // a capture is starting: the pool is not quiet
+    // A spare being opened is nearly ready: wait for it rather than open another beside it.
+    while (this.warming > 0 && !this.spares.some((s) => s.gen === this.current && !s.isLost())) await this.warmed();
+    const gen = await this.live();
+    gen.open++;
+    let slot: Slot;
+    try {
+      slot = this.takeSpare(gen) ?? (await openSlot(gen, this.options));
+    } catch (err) {
+      gen.open--;
+      this.closeIfDrained(gen);
+      throw err;
+    }
+    gen.captures++;
+    stats.captures++;
+    stats.openPages++;
+    if (gen.captures >= this.options.recycleAfter) this.retire(gen);
+    this.leases.set(slot.page, slot);
+    return {
+      resources: { page: slot.page },
+      close: async () => {
+        this.leases.delete(slot.page);
+        stats.openPages--;
+        // The capture's answer waits neither for its context to close nor for the next spare,
+        // and neither competes with the rest of its call (commit, answer) for the machine.
+        setTimeout(() => this.release(slot), AFTER_CAPTURE_MS);
+      },
+    };
+  }
+
+  /** Closes a used page's context (its browser closes once drained) and opens the next spare. */
+  private release(slot: Slot): void {
+    void disposeSlot(slot).finally(() => {
+      slot.gen.open--;
+      this.closeIfDrained(slot.gen);
+    });
+    this.refill();
+  }
+
+  /** The browser taking new pages, launched when there is none. */
+  private live(): Promise<Generation> {
+    const gen = this.current;
+    if (gen && !gen.lost && !gen.retired) return Promise.resolve(gen);
+    this.launching ??= this.launch().finally(() => (this.launching = undefined));
+    return this.launching;
+  }
+
+  private async launch(): Promise<Generation> {
+    const browser = await this.driver.launch(this.launchOptions);
+    const gen: Generation = { id: this.nextId++, browser, captures: 0, open: 0, retired: false, lost: false };
+    this.stats.launches++;
+    this.generations.add(gen);
+    browser.once('disconnected', () => {
+      gen.lost = true;
+      this.generations.delete(gen);
+      if (!gen.retired && !this.closed) {
+        this.stats.crashes++;
+        this.log?.warn({ browser: gen.id, captures: gen.captures }, 'browser died; the next capture starts a new one');
+      }
+      this.refill();
+    });
+    if (this.closed) {
+      await browser.close();
+      throw new Error('the browser pool is closed');
+    }
+    this.current = gen;
+    this.log?.debug({ browser: gen.id }, 'browser started');
+    return gen;
+  }
+
+  /** New pages go to a new browser from now on; this one closes when its pages are done. */
+  private retire(gen: Generation): void {
+    if (gen.retired) return;
+    gen.retired = true;
+    if (this.current === gen) this.current = undefined;
+    this.log?.debug({ browser: gen.id, captures: gen.captures }, 'recycling browser');
+    if (!this.closed) void this.live().catch(() => {}); // its successor starts while it drains
+    this.closeIfDrained(gen);
+  }
+
+  private closeIfDrained(gen: Generation): void {
+    if ((gen.retired || gen.lost) && gen.open === 0) void withTimeout(gen.browser.close(), CLOSE_TIMEOUT_MS).catch(() => {});
+  }
+
+  private takeSpare(gen: Generation): Slot | undefined {
+    while (this.spares.length) {
+      const slot = this.spares.shift()!;
+      this.stats.sparePages = this.spares.length;
+      if (slot.gen === gen && !slot.isLost()) return slot;
+      void disposeSlot(slot);
+    }
+    return undefined;
+  }
+
+  private warmed(): Promise<void> {
+    return new Promise((resolve) => this.onWarmed.push(resolve));
+  }
+
+  /**
+   * Keeps spare pages warm on the current browser: `concurrency` of them at once, QUIET_SPARES
+   * more once no capture has run for IDLE_BEFORE_REFILL_MS. Called when the
+   * pool starts and when a page is done, not when one is taken: opening a context starts a
+   * renderer process, which beside a running capture on a small machine slows that capture down.
+   */
+  private refill(): void {
+    if (this.closed) return;
+    const { concurrency } = this.options;
+    this.openSpares(concurrency);
+    clearTimeout(this.idleRefill);
+    this.idleRefill = setTimeout(() => {
+      if (this.stats.openPages === 0) this.openSpares(concurrency + QUIET_SPARES);
+    }, IDLE_BEFORE_REFILL_MS);
+  }
+
+  /** Opens spare pages until `count` are ready or being opened. */
+  private openSpares(count: number): void {
+    while (!this.closed && this.spares.length + this.warming < count) {
+      this.warming++;
+      this.live()
+        .then((gen) => openSlot(gen, this.options))
+        .then(
+          (slot) => {
+            if (this.closed || slot.gen !== this.current) void disposeSlot(slot);
+            else this.spares.push(slot);
+            this.stats.sparePages = this.spares.length;
+          },
+          (err: unknown) => this.log?.warn({ err }, 'could not open a spare page'),
+        )
+        .finally(() => {
+          this.warming--;
+          for (const wake of this.onWarmed.splice(0)) wake();
+        });
+    }
+  }
+}
+
+/**
+ * The concurrency class for `Cluster.launch`. puppeteer-cluster builds it with
+ * `new (options, puppeteer)`, so the pool's dependencies come in through this closure.
+ */
+export function warmContexts(pool: WarmPool): ConcurrencyImplementationClassType {
+  class BoundWarmContexts extends WarmContexts {
+    constructor(launchOptions: LaunchOptions, driver: typeof puppeteer) {
+      super(pool, launchOptions, driver);
+    }
+  }
+  // Structurally what puppeteer-cluster calls; its abstract base class is not exported as ESM.
+  return BoundWarmContexts as unknown as ConcurrencyImplementationClassType;
+}

@@ -1,0 +1,248 @@
+//! What each collection of the service holds: one document type per collection (lib/mongo.ts
+//! names the collections and their indexes). Every update of these documents is a single-document
+//! one (see lib/mongo.ts).
+import type { ObjectId } from 'mongodb';
+
+export interface Hold {
+  cost: number;
+  tool: string;
+  at: Date;
+  /** The grants the cost was taken from (grant id -> credits); absent on holds older than grants. */
+  from?: Record<string, number>;
+}
+
+/** What is left of one grant inside its account's document: spendable credits and when they lapse. */
+export interface Lot {
+  remaining: number;
+  /** Null: never expires (spent last). */
+  expiresAt: Date | null;
+  /**
+   * Set when what was left lapsed. The lot stays in the document for good, so a grant's presence
+   * here says it was applied, and a retried grant can never apply it twice.
+   */
+  expiredAt?: Date;
+}
+
+/** A domain event waiting in an account's outbox until it is copied to `events`. */
+export interface OutboxEvent {
+  id: string;
+  event: string;
+  createdAt: Date;
+  data: Record<string, unknown>;
+}
+
+export interface AccountDoc {
+  _id: string;
+  name: string | null;
+  email: string | null;
+  /** Available credits: what 402 is judged on. Holds are already taken out of it. */
+  balance: number;
+  /** Charged credits: grants minus committed calls (in-flight holds still count as owned). */
+  chargedBalance: number;
+  holds: Record<string, Hold>;
+  /**
+   * What is left of each unexpired grant, by grant id: `balance` is always their sum. Kept in the
+   * account's document so that reserve, commit and refund stay single-document updates.
+   * Absent on accounts opened before grants were records (read as one never-expiring lot).
+   */
+  lots?: Record<string, Lot>;
+  /**
+   * Counts changes to which lots exist and when they lapse (a grant applied, a lot expired), not to
+   * what is left of them: a reserve that chose its lots from an earlier read pins it (absent: 0).
+   */
+  lotsVersion?: number;
+  /** Usage-ledger entries decided by an update of this document, copied to `ledger` after it (like `outbox`). */
+  entries?: LedgerEntry[];
+  /** The account's plan and where its monthly allowance stands (domain/allowances.ts). */
+  plan?: AccountPlan;
+  /** Armed while `credits.low` may fire: set by a grant that lifts the charged balance to the threshold or more. */
+  lowArmed: boolean;
+  /** Armed while `credits.exhausted` may fire: set by a grant that lifts the charged balance above zero. */
+  exhaustedArmed: boolean;
+  outbox: OutboxEvent[];
+  createdAt: Date;
+}
+
+export interface AccountPlan {
+  id: string;
+  /** When the account joined a plan: its anniversary is this day of the month (the last day of shorter months). */
+  anchor: Date;
+  /** Index of the next period whose allowance is still to grant (0 is the period starting at `anchor`). */
+  nextPeriod: number;
+  /** Start of that period: the allowance is due then. Indexed: the allowance run finds due accounts by it. */
+  nextAllowanceAt: Date;
+  /** Plan changes so far: keys a change's prorated grant. */
+  changes: number;
+}
+
+export type CredentialKind = 'api_key' | 'owner_token';
+
+export interface CredentialDoc {
+  _id: string;
+  accountId: string;
+  kind: CredentialKind;
+  name: string | null;
+  /** First 12 characters, for display. */
+  prefix: string;
+  /** Hex SHA-256 of the whole credential; the credential itself is never stored. */
+  digest: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export interface LedgerEntry {
+  /** The call's request id (its workflow id); for an expiry `exp_<grantId>` or `exp_<requestId>`. */
+  _id: string;
+  accountId: string;
+  /** The tool called; null for an expiry. */
+  tool: string | null;
+  /** Credits charged: the tool's cost, or 0 when refunded; for an expiry, the credits that lapsed. */
+  credits: number;
+  outcome: 'charged' | 'refunded' | 'expired';
+  /** For an expiry: the grant whose credits lapsed. */
+  grantId?: string;
+  at: Date;
+}
+
+export type GrantKind = 'welcome' | 'purchase' | 'monthly_allowance' | 'manual_adjustment';
+
+/** One grant of credits: its record, kept for good. What is left of it lives in its account's `lots`. */
+export interface GrantDoc {
+  _id: string;
+  accountId: string;
+  amount: number;
+  reason: GrantKind;
+  expiresAt: Date | null;
+  /** The operator's payment id (or the allowance period's key): a repeat grants nothing new. */
+  idempotencyKey: string | null;
+  createdAt: Date;
+  /** Set once the credits are in the account's document; a record without it was never granted. */
+  appliedAt: Date | null;
+  /** The available balance right after it was applied: what a repeat of the same key answers. */
+  balanceAfter: number | null;
+  /** Set once what was left of it lapsed (the credits: its `expired` entries in the usage ledger). */
+  expiredAt: Date | null;
+  /** For an allowance: the period's start. */
+  periodStart?: Date;
+}
+
+/** A plan: the allowance an account on it gets each month, and what happens to the unused part. */
+export interface PlanDoc {
+  _id: string;
+  name: string;
+  monthlyAllowance: number;
+  rollover: 'none' | 'keep';
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface EventDoc {
+  _id: string;
+  accountId: string;
+  event: string;
+  createdAt: Date;
+  data: Record<string, unknown>;
+  /** Set once the event was handed to every webhook endpoint it goes to (domain/webhooks/fanout.ts). */
+  fannedOutAt?: Date;
+}
+
+export interface IdempotencyDoc {
+  /** `<accountId>:<sha256(key)>` */
+  _id: string;
+  accountId: string;
+  /** HMAC of tool and body: a repeat must match it. */
+  fingerprint: string;
+  workflowId: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export interface CallKeyDoc {
+  /** The call's request id. */
+  _id: string;
+  key: Buffer | { buffer: Uint8Array };
+  expiresAt: Date;
+}
+
+// --- Webhooks (domain/webhooks/, activities/core/webhooks.ts) ---
+
+export interface WebhookEndpointDoc {
+  _id: string;
+  accountId: string;
+  url: string;
+  /** The signing secret sealed with SECRET_KEY (lib/sealed.ts), bound to the endpoint id. */
+  secretSealed: string;
+  status: 'active' | 'disabled';
+  /** Mirror of the count the endpoint's workflow holds (the workflow is the authority). */
+  consecutiveFailures: number;
+  createdAt: Date;
+  disabledAt: Date | null;
+  disabledReason: string | null;
+  /** Event types delivered to it; absent on endpoints registered before they could choose (DEFAULT_EVENT_TYPES then). */
+  eventTypes?: string[];
+  /** While a rotation's overlap runs: the secret before it, sealed like `secretSealed`. */
+  previousSecretSealed?: string | null;
+  /** The rotation whose overlap runs: the endpoint's workflow ends it by this id when the window closes. */
+  rotation?: { id: string; startedAt: Date; overlapEndsAt: Date } | null;
+}
+
+export interface WebhookAttemptDoc {
+  _id: string;
+  endpointId: string;
+  accountId: string;
+  eventId: string;
+  event: string;
+  /** 1 for the first attempt of this event at this endpoint. */
+  attempt: number;
+  attemptedAt: Date;
+  /** Response status, or null when no response came (timeout, refused, target not allowed). */
+  statusCode: number | null;
+  durationMs: number;
+  success: boolean;
+  error: string | null;
+  /** Why this attempt was made, when not for the event's first arrival: the owner asked to replay it, or to recover missed events. */
+  trigger?: 'replay' | 'recovery';
+}
+
+/** A delivery that ended without reaching the receiver, and why. `_id` is `<endpointId>:<eventId>`. */
+export interface WebhookUndeliveredDoc {
+  _id: string;
+  endpointId: string;
+  accountId: string;
+  eventId: string;
+  event: string;
+  reason: string;
+  attempts: number;
+  endedAt: Date;
+}
+
+/** An asynchronous tool call (`Prefer: respond-async`) and, once it ended, its answer, kept 24 h. */
+export interface CallDoc {
+  /** The call's request id (its workflow id). */
+  _id: string;
+  accountId: string;
+  tool: string;
+  status: 'running' | 'succeeded' | 'failed';
+  createdAt: Date;
+  completedAt: Date | null;
+  /** completedAt + 24 h: the answer is served until then, `call_expired` after. */
+  expiresAt: Date | null;
+  /** Credits charged: the cost when it succeeded, else 0. */
+  charged: number;
+  /** The tool's output as JSON text, when small enough to keep in the document. */
+  output?: string;
+  /** The output in GridFS (bucket `call_outputs`) when it is larger. */
+  outputFileId?: ObjectId;
+  /** A failed call's problem: the same code, detail and members a synchronous call answers. */
+  problem?: { code: string; detail: string; extras: Record<string, unknown> };
+  /** Set by the sweeper once the answer was dropped. */
+  expired?: boolean;
+}
+
+/** gold-price's last good feed answer per source (`metal:gold`, `metal:silver`, `fx`), served when the feed is down. */
+export interface MarketQuoteDoc {
+  _id: string;
+  value: Record<string, unknown>;
+  savedAt: Date;
+}

@@ -1,0 +1,69 @@
+//! The stack a proof run (`npm run chaos`, `load`, `fuzz`, and bench:restart) works against: the
+//! one `npm test` describes in the environment, else a throwaway one with fixtures and the control
+//! endpoint, started like `npm test` starts its own.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+/** A stack with fixtures and the control endpoint, as `npm test` runs one (chaos, load, fuzz). */
+export interface TestLikeStack {
+  apiUrl: string;
+  adminToken: string;
+  /** STACK_CONTROL_URL: POST `kill/workers`, `kill/temporal`, `kill/database`, `processes` ... */
+  controlUrl: string;
+  mongodbUrl: string;
+  temporal: { address: string; namespace: string };
+  /** Origin of the fixture page server (127.0.0.2, allowlisted). */
+  pagesUrl: string;
+  /** Where to leave reports (the run's directory). */
+  outputDir: string;
+}
+
+/**
+ * Runs `fn` against the stack `npm test` describes in the environment (API_URL, ADMIN_TOKEN,
+ * STACK_CONTROL_URL, MONGODB_URL, TEMPORAL_ADDRESS, FIXTURES_JSON all set), else against a
+ * throwaway one started like `npm test` starts its own (scripts/stack/test-stack.ts) under
+ * test-output/<label>-<time>/, stopped at the end. `env` is added to a throwaway stack's apps.
+ */
+export async function withTestStack<T>(label: string, fn: (stack: TestLikeStack) => Promise<T>, env: NodeJS.ProcessEnv = {}): Promise<T> {
+  const e = process.env;
+  if (e.API_URL && e.ADMIN_TOKEN && e.STACK_CONTROL_URL && e.MONGODB_URL && e.TEMPORAL_ADDRESS && e.FIXTURES_JSON) {
+    console.log(`${label}: the stack at ${e.API_URL}`);
+    return fn({
+      apiUrl: e.API_URL,
+      adminToken: e.ADMIN_TOKEN,
+      controlUrl: e.STACK_CONTROL_URL,
+      mongodbUrl: e.MONGODB_URL,
+      temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE || 'default' },
+      pagesUrl: (JSON.parse(e.FIXTURES_JSON) as { http: { url: string } }).http.url,
+      outputDir: e.TEST_OUTPUT_DIR || path.join(root, 'test-output'),
+    });
+  }
+  const { bootstrap } = (await import(new URL('../../../scripts/bootstrap.mjs', import.meta.url).href)) as {
+    bootstrap: (o: { root: string; log: (line: string) => void }) => Promise<{ temporal: string; secantusd: string }>;
+  };
+  const stack = await import('../../../scripts/stack/index.js');
+  const tools = await bootstrap({ root, log: (line) => console.log(`bootstrap: ${line}`) });
+  const runDir = path.join(root, 'test-output', `${label}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const supervisor = new stack.Supervisor({ logDir: path.join(runDir, 'logs') });
+  supervisor.stopOnSignals();
+  const started = performance.now();
+  try {
+    const s = await stack.startTestStack(supervisor, { root, runDir, tools, env });
+    console.log(`${label}: own stack ready in ${((performance.now() - started) / 1000).toFixed(1)} s (logs in ${path.relative(process.cwd(), runDir)}/logs)`);
+    // Helpers that read the test environment (test/helpers/api.ts) then work against this stack.
+    Object.assign(process.env, { API_URL: s.apiUrl, ADMIN_TOKEN: s.adminToken, FIXTURES_JSON: JSON.stringify(s.fixtures) });
+    return await fn({
+      apiUrl: s.apiUrl,
+      adminToken: s.adminToken,
+      controlUrl: s.controlUrl,
+      mongodbUrl: s.env.MONGODB_URL!,
+      temporal: { address: s.temporal.address, namespace: s.temporal.namespace },
+      pagesUrl: s.fixtures.http.url,
+      outputDir: runDir,
+    });
+  } finally {
+    await supervisor.stopAll();
+  }
+}
