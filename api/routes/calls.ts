@@ -11,7 +11,6 @@ import type { CallDoc } from '../../lib/mongo-documents.js';
 import type { Authenticator } from '../auth.js';
 import { problemBody } from '../problem.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
-import { callLocation } from '../respond-async.js';
 import { json, paramRef } from '../docs/openapi-parts.js';
 import { operation, owner, withRateLimit, KEY_CODES, OWNER_CODES, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';

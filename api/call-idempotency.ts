@@ -1,0 +1,76 @@
+//! Idempotency keys of tool calls: a key names one call per account for 24 hours, the call's
+//! fingerprint (an HMAC of its tool and body) tells a repeat from a conflicting reuse.
+import { createHmac } from 'node:crypto';
+import type { Db } from 'mongodb';
+import { canonicalJson } from '../lib/canonical-json.js';
+import { randomBase62, sha256Hex } from '../lib/ids.js';
+import { collections, insertIfAbsent } from '../lib/mongo.js';
+import { ToolError } from '../lib/errors.js';
+import type { CallRequest } from './tool-calls.js';
+
+/** Idempotency keys are remembered this long (CONTRACT.md). */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+const IDEMPOTENCY_KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
+
+/** An idempotency record's id: the key is kept only as its hash, per account. */
+function idempotencyId(accountId: string, keyHash: string): string {
+  return `${accountId}:${keyHash}`;
+}
+
+export function parseIdempotencyKey(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (!IDEMPOTENCY_KEY_SHAPE.test(header)) {
+    throw new ToolError('validation_failed', 'Idempotency-Key must be 1 to 255 printable characters.', {
+      errors: [{ field: 'header:Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }],
+    });
+  }
+  return header;
+}
+
+export function createIdempotency(deps: { db: Db; secretKey: Buffer }) {
+  const { idempotency } = collections(deps.db);
+
+  /**
+   * The fingerprint of a call for idempotency: keyed (HMAC), so the stored value reveals
+   * nothing of the body, which may hold a password.
+   */
+  function fingerprint(tool: string, input: Record<string, unknown>): string {
+    return createHmac('sha256', deps.secretKey).update(`${tool}\n${canonicalJson(input)}`).digest('hex');
+  }
+
+  /** The workflow id of the call, and whether an earlier request with the same key exists. */
+  async function claim(req: CallRequest): Promise<{ workflowId: string; replayed: boolean }> {
+    if (!req.idempotencyKey) return { workflowId: `call-${req.accountId}-${randomBase62(20)}`, replayed: false };
+    const keyHash = sha256Hex(req.idempotencyKey);
+    const workflowId = `call-${req.accountId}-idem-${keyHash.slice(0, 32)}`;
+    const now = new Date();
+    const doc = {
+      _id: idempotencyId(req.accountId, keyHash),
+      accountId: req.accountId,
+      fingerprint: fingerprint(req.tool.name, req.input),
+      workflowId,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+    };
+    if (await insertIfAbsent(idempotency, doc)) return { workflowId, replayed: false };
+    const earlier = await idempotency.findOne({ _id: doc._id });
+    if (earlier && earlier.expiresAt > now) {
+      if (earlier.fingerprint !== doc.fingerprint) {
+        throw new ToolError('idempotency_conflict', 'This Idempotency-Key was used with another tool or body.');
+      }
+      return { workflowId: earlier.workflowId, replayed: true };
+    }
+    // Expired but not yet swept: the key starts a new call.
+    const fresh = { ...doc, workflowId: `${workflowId}-${randomBase62(8)}` };
+    await idempotency.replaceOne({ _id: doc._id }, fresh, { upsert: true });
+    return { workflowId: fresh.workflowId, replayed: false };
+  }
+
+  /** Gives an idempotency key back when its call never started (an asynchronous 402). */
+  async function release(req: CallRequest, workflowId: string): Promise<void> {
+    if (req.idempotencyKey) await idempotency.deleteOne({ _id: idempotencyId(req.accountId, sha256Hex(req.idempotencyKey)), workflowId });
+  }
+
+  return { fingerprint, claim, release };
+}

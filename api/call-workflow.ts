@@ -1,0 +1,89 @@
+//! A call's workflow as the API drives it: its input (secret fields sealed under a key of the
+//! call's own), its start on the tool's pool, and waiting for its result, each waiting out
+//! Temporal's or the database's outages until the call's deadline.
+import type { Db } from 'mongodb';
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, isGrpcDeadlineError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { untilReachable } from '../lib/mongo.js';
+import { seal, splitSecrets } from '../lib/sealed.js';
+import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+import { createCallKeys } from '../domain/call-keys.js';
+import { ToolError } from '../lib/errors.js';
+import { untilDeadline } from '../lib/until-deadline.js';
+import type { CallRequest } from './tool-calls.js';
+
+export function createCallWorkflows(deps: { db: Db; client: Client }) {
+  const callKeys = createCallKeys(deps.db);
+
+  async function workflowInput(req: CallRequest, workflowId: string, deadline: number): Promise<ToolCallInput> {
+    const { clear, secret, hasSecrets } = splitSecrets(req.input, req.tool.secretFields ?? []);
+    const execution = req.tool.execution ?? 'local';
+    const base: ToolCallInput = {
+      accountId: req.accountId,
+      tool: req.tool.name,
+      pool: req.tool.pool,
+      execution,
+      ...(execution === 'local' ? { oneStep: true as const } : {}),
+      cost: req.tool.cost,
+      timeoutMs: req.tool.timeoutMs,
+      input: clear,
+    };
+    if (!hasSecrets) return base;
+    const key = await untilReachable(deadline, () => callKeys.issue(workflowId));
+    return { ...base, sealed: seal(key, secret, workflowId) };
+  }
+
+  /**
+   * The workflow's result, or undefined when it is still running at the deadline. Temporal being
+   * unreachable (a restart) is waited out until the deadline, then answered 503.
+   * The client's own retries give up after about 10 s.
+   */
+  async function awaitResult(handle: WorkflowHandle, deadline: number): Promise<ToolCallResult | undefined> {
+    const result = await untilDeadline<ToolCallResult | null>(
+      deadline,
+      () => deps.client.withDeadline(deadline, () => handle.result() as Promise<ToolCallResult>),
+      (err, final) => {
+        if (err instanceof WorkflowFailedError) throw err; // an operator terminated it: internal error
+        if (final && isGrpcDeadlineError(err)) return null; // still running
+        return undefined;
+      },
+      unavailable,
+    );
+    return result ?? undefined;
+  }
+
+  /**
+   * Starts the workflow, retrying while Temporal cannot be reached: with the call's fixed
+   * workflow id and USE_EXISTING a repeated start is harmless, and a start whose answer was lost
+   * may have started the workflow, which then runs whatever we answer.
+   */
+  async function start(req: CallRequest, workflowId: string, when: { answerBy: number } | { async: true }, deadline: number): Promise<WorkflowHandle> {
+    const args = [{ ...(await workflowInput(req, workflowId, deadline)), ...when }];
+    return untilDeadline(
+      deadline,
+      () =>
+        deps.client.workflow.start(WORKFLOW_TYPES.toolCall, {
+          // The tool's pool runs the whole call: its workers host the workflow and the ledger steps.
+          taskQueue: TASK_QUEUES[req.tool.pool],
+          workflowId,
+          args,
+          workflowTaskTimeout: CALL_WORKFLOW_TASK_TIMEOUT_MS,
+          // A repeat of a running idempotent call attaches to it; a finished one is replayed below.
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: new TypedSearchAttributes([
+            { key: SEARCH_ATTRIBUTES.accountId, value: req.accountId },
+            { key: SEARCH_ATTRIBUTES.tool, value: req.tool.name },
+          ]),
+        }),
+      (err) => (err instanceof WorkflowExecutionAlreadyStartedError ? deps.client.workflow.getHandle(workflowId) : undefined),
+      unavailable,
+    );
+  }
+
+  return { start, awaitResult, destroyKey: (workflowId: string) => callKeys.destroy(workflowId) };
+}
+
+export function unavailable(cause: unknown): ToolError {
+  return new ToolError('unavailable', 'The service cannot run calls right now; retry shortly.', {}, { cause });
+}
