@@ -10,7 +10,6 @@ import type { Authenticator } from '../auth.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
 import { ToolError, type ErrorCode } from '../../lib/errors.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
-import { sendProblem } from '../problem.js';
 import { parseIdempotencyKey, waitLimit, type ToolCalls } from '../tool-calls.js';
 import { prefersAsync, sendAccepted } from '../respond-async.js';
 import type { Validators } from '../validation.js';
@@ -91,7 +90,7 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
       }
       const { code, message, extras } = result.error;
       deps.metrics.toolCalls.inc({ tool: tool.name, outcome: code });
-      sendProblem(ctx, deps.baseUrl, code, message, extras);
+      throw new ToolError(code, message, extras);
     },
   );
 
