@@ -28,7 +28,8 @@ export async function temporalFloor(
   processes: StackProcess[],
   options: { calls: number; concurrencies: number[] },
 ): Promise<FloorFigures> {
-  const temporalProcess = processes.filter((p) => p.name === 'temporal');
+  // Temporal and its store: the dev server keeps it inside; the cluster's is PostgreSQL.
+  const temporalProcess = processes.filter((p) => p.name === 'temporal' || p.name === 'postgres');
   const workflowBundle = await bundleWorkflowCode({
     workflowsPath: fileURLToPath(new URL('./floor-workflow.ts', import.meta.url)),
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} },
