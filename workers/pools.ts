@@ -73,13 +73,14 @@ function listed(pool: Exclude<Pool, 'core'>, handlers: Record<string, ToolHandle
 /**
  * Workflow tasks of calls one tool worker holds at once. A task holds its slot while its local
  * activities (ledger steps, a short tool) run, so this bounds the calls in progress on the worker;
- * beyond it calls wait in Temporal's queue, where another replica can take them. Twice the tool
- * concurrency lets the ledger's database round trips of some calls overlap the tool work of others.
+ * beyond it calls wait in Temporal's queue, where another replica can take them. A short call's
+ * slot is mostly spent waiting for the database and Temporal, not computing (the tool work itself
+ * is bounded by the pool's threads, CPU_CONCURRENCY), so the cpu pool holds eight per thread.
  */
 function callSlots(pool: ToolPool, config: Config): number {
   switch (pool) {
     case 'cpu':
-      return Math.max(4, 2 * config.cpuConcurrency);
+      return Math.max(16, 8 * config.cpuConcurrency);
     case 'network':
       return config.networkConcurrency;
     case 'browser':
