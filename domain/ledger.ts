@@ -5,12 +5,12 @@
 //! refund gives it back to them. Balance events are decided here, on the charged balance.
 import type { Db } from 'mongodb';
 import { collections } from '../lib/mongo.js';
-import type { AccountDoc, GrantKind, Hold } from '../lib/mongo-documents.js';
+import type { AccountDoc, GrantKind } from '../lib/mongo-documents.js';
 import type { EventSink } from './events.js';
-import { LOW_BALANCE_THRESHOLD, holdPath, lotPath, readAccount } from './account-doc.js';
+import { LOW_BALANCE_THRESHOLD, lotPath, readAccount } from './account-doc.js';
 import { BALANCE_FIELDS, createBalanceEvents, outboxEvent } from './balance-events.js';
 import { createLotUpkeep } from './lot-upkeep.js';
-import { createQuickReserve, RESERVE_FIELDS } from './quick-reserve.js';
+import { createQuickReserve } from './quick-reserve.js';
 import { createSettlement } from './settlement.js';
 import { allocate } from './lots.js';
 
@@ -63,7 +63,7 @@ export function createLedger(db: Db, onEvent?: EventSink) {
   const events = createBalanceEvents(db, onEvent);
   const upkeep = createLotUpkeep(db, events);
   const { settle } = createSettlement(db, events, upkeep);
-  const quickReserve = createQuickReserve(db);
+  const reserves = createQuickReserve(db);
   const balanceOf = (accountId: string): Promise<AccountDoc> => readAccount(accounts, accountId);
 
   return {
@@ -82,26 +82,15 @@ export function createLedger(db: Db, onEvent?: EventSink) {
       if (call.mayBeSettled && (await ledger.findOne({ _id: call.requestId }, { projection: { _id: 1 } }))) {
         return { ok: true, balance: (await balanceOf(call.accountId)).balance };
       }
-      const quick = await quickReserve.reserveAsBefore(call, now);
+      const quick = await reserves.reserveAsBefore(call, now);
       if (quick) return quick;
       for (;;) {
         const doc = await upkeep.current(call.accountId, now);
         if (doc.holds?.[call.requestId]) return { ok: true, balance: doc.balance };
         const take = allocate(doc.lots, call.cost, now);
         if (!take) return { ok: false, balance: doc.balance };
-        const filter: Record<string, unknown> = { _id: call.accountId, balance: { $gte: call.cost }, [holdPath(call.requestId)]: { $exists: false } };
-        const inc: Record<string, number> = { balance: -call.cost };
-        for (const [grantId, n] of Object.entries(take)) {
-          filter[`${lotPath(grantId)}.remaining`] = { $gte: n };
-          filter[`${lotPath(grantId)}.expiredAt`] = { $exists: false };
-          inc[`${lotPath(grantId)}.remaining`] = -n;
-        }
-        const hold: Hold = { cost: call.cost, tool: call.tool, at: new Date(now), from: take };
-        const after = await accounts.findOneAndUpdate(filter, { $inc: inc, $set: { [holdPath(call.requestId)]: hold } }, { returnDocument: 'after', projection: RESERVE_FIELDS });
-        if (after) {
-          quickReserve.remember(after);
-          return { ok: true, balance: after.balance };
-        }
+        const held = await reserves.takeHold(call, take, {}, now);
+        if (held) return held;
       }
     },
 

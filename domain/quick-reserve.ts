@@ -1,5 +1,6 @@
-//! A reserve without a read: the lots this ledger saw at its last reserve for an account are
-//! enough to choose from in the common case, and the update pins what that choice depends on.
+//! A reserve's write, and a reserve without a read: the lots this ledger saw at its last reserve
+//! for an account are enough to choose from in the common case, and the write pins what that
+//! choice depends on.
 import type { Db } from 'mongodb';
 import { collections } from '../lib/mongo.js';
 import type { AccountDoc, Hold, Lot } from '../lib/mongo-documents.js';
@@ -8,7 +9,7 @@ import { singleLotChoice } from './lots.js';
 import type { CallRef, ReserveResult } from './ledger.js';
 
 /** What a reserve reads back: the balance it answers and the lots the next reserve may choose from. */
-export const RESERVE_FIELDS = { balance: 1, lots: 1, lotsVersion: 1 } as const;
+const RESERVE_FIELDS = { balance: 1, lots: 1, lotsVersion: 1 } as const;
 
 /** Accounts whose lots a ledger keeps in mind between reserves; the oldest is forgotten past this. */
 const LOT_VIEWS = 10_000;
@@ -59,24 +60,30 @@ export function createQuickReserve(db: Db) {
     const seen = lastLots.get(call.accountId);
     const choice = seen && singleLotChoice(seen.lots, call.cost, now);
     if (!choice) return undefined;
-    const filter: Record<string, unknown> = {
-      _id: call.accountId,
-      lotsVersion: seen.version === 0 ? { $exists: false } : seen.version,
-      balance: { $gte: call.cost },
-      [holdPath(call.requestId)]: { $exists: false },
-      [`${lotPath(choice.from)}.remaining`]: { $gte: call.cost },
-    };
-    for (const id of choice.emptyBefore) filter[`${lotPath(id)}.remaining`] = { $lte: 0 };
-    const hold: Hold = { cost: call.cost, tool: call.tool, at: new Date(now), from: { [choice.from]: call.cost } };
-    const after = await accounts.findOneAndUpdate(
-      filter,
-      { $inc: { balance: -call.cost, [`${lotPath(choice.from)}.remaining`]: -call.cost }, $set: { [holdPath(call.requestId)]: hold } },
-      { returnDocument: 'after', projection: RESERVE_FIELDS },
-    );
+    const pins: Record<string, unknown> = { lotsVersion: seen.version === 0 ? { $exists: false } : seen.version };
+    for (const id of choice.emptyBefore) pins[`${lotPath(id)}.remaining`] = { $lte: 0 };
+    return takeHold(call, { [choice.from]: call.cost }, pins, now);
+  }
+
+  /**
+   * The reserve's one write: the hold, taking `take` from each lot, guarded so that no lot goes
+   * below zero or is spent past its lapse and a repeat holds nothing twice, plus what the choice of
+   * `take` was made on (`pins`). Undefined when the guard did not hold.
+   */
+  async function takeHold(call: CallRef, take: Record<string, number>, pins: Record<string, unknown>, now: number): Promise<ReserveResult | undefined> {
+    const filter: Record<string, unknown> = { _id: call.accountId, balance: { $gte: call.cost }, [holdPath(call.requestId)]: { $exists: false }, ...pins };
+    const inc: Record<string, number> = { balance: -call.cost };
+    for (const [grantId, n] of Object.entries(take)) {
+      filter[`${lotPath(grantId)}.remaining`] = { $gte: n };
+      filter[`${lotPath(grantId)}.expiredAt`] = { $exists: false };
+      inc[`${lotPath(grantId)}.remaining`] = -n;
+    }
+    const hold: Hold = { cost: call.cost, tool: call.tool, at: new Date(now), from: take };
+    const after = await accounts.findOneAndUpdate(filter, { $inc: inc, $set: { [holdPath(call.requestId)]: hold } }, { returnDocument: 'after', projection: RESERVE_FIELDS });
     if (!after) return undefined;
     lastLots.remember(after);
     return { ok: true, balance: after.balance };
   }
 
-  return { reserveAsBefore, remember: lastLots.remember };
+  return { reserveAsBefore, takeHold };
 }
