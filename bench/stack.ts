@@ -127,3 +127,24 @@ export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>): 
     await platform.stop();
   }
 }
+
+/**
+ * A SecantusDB of its own (no Temporal, no API) under test-output/bench-<label>-<time>/, for the
+ * benches of one part: `fn` gets its URL and process id; the database stops after it.
+ */
+export async function withBenchDatabase<T>(label: string, fn: (database: { url: string; pid: number }) => Promise<T>): Promise<T> {
+  const { bootstrap } = (await import(new URL('../scripts/bootstrap.mjs', import.meta.url).href)) as {
+    bootstrap: (o: { root: string; log: (line: string) => void }) => Promise<{ secantusd: string }>;
+  };
+  const stack = await import('../scripts/stack/index.js');
+  const tools = await bootstrap({ root, log: (line) => console.log(`bootstrap: ${line}`) });
+  const runDir = path.join(root, 'test-output', `bench-${label}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const supervisor = new stack.Supervisor({ logDir: path.join(runDir, 'logs') });
+  supervisor.stopOnSignals();
+  try {
+    const database = await stack.startDatabase(supervisor, { binary: tools.secantusd, port: await stack.freePort(), dir: path.join(runDir, 'db') });
+    return await fn({ url: database.url, pid: database.process.pid! });
+  } finally {
+    await supervisor.stopAll();
+  }
+}
