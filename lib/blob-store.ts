@@ -1,0 +1,159 @@
+//! Where a call's big output waits for its answer: written once by the worker that made it, read by
+//! the API that answers it (and by a repeat with the same Idempotency-Key, or `GET /calls/{id}`,
+//! within 24 h), swept after. Only a key travels through Temporal. Three stores behind one small
+//! interface, chosen by `BLOB_STORE_URL`: a directory the API and workers share (`file://`), an
+//! S3-compatible bucket (`s3://`, lib/blob-store-s3.ts), or the service's database (GridFS, the
+//! default, which needs nothing more but writes every chunk as a journaled document).
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, readdir, rename, rm, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { GridFSBucket, type Db } from 'mongodb';
+import { ConfigError } from './config.js';
+
+export interface BlobStore {
+  /** Stores `bytes` under a new key. The key is returned only once every byte is readable. */
+  put(bytes: Uint8Array): Promise<string>;
+  /** The blob's bytes, or undefined when there is none under `key` (swept, or never written). */
+  get(key: string): Promise<Buffer | undefined>;
+  /** Deletes the blobs written before `olderThan`; returns how many. */
+  sweep(olderThan: Date): Promise<number>;
+}
+
+/**
+ * A key names the hour it was written in, so a sweep drops whole hours without reading each
+ * blob's date: `2026112413/` then 32 random hex characters.
+ */
+export function newBlobKey(now = new Date()): string {
+  return `${hourOf(now)}/${randomBytes(16).toString('hex')}`;
+}
+
+const KEY = /^(\d{10})\/([0-9a-f]{32})$/;
+
+/** The key's parts; undefined for anything not made by newBlobKey (never a path outside the store). */
+export function parseBlobKey(key: string): { hour: string; name: string } | undefined {
+  const m = KEY.exec(key);
+  return m ? { hour: m[1]!, name: m[2]! } : undefined;
+}
+
+/** `yyyymmddhh` in UTC. */
+export function hourOf(date: Date): string {
+  return date.toISOString().slice(0, 13).replace(/[-T]/g, '');
+}
+
+/** The hours wholly before `olderThan` among `hours` (a blob of the cut-off's own hour may be younger). */
+export function hoursBefore(hours: string[], olderThan: Date): string[] {
+  const cutoff = hourOf(olderThan);
+  return hours.filter((h) => /^\d{10}$/.test(h) && h < cutoff);
+}
+
+/**
+ * A directory: each blob a file, written under a temporary name, flushed to disk and renamed, so a
+ * process killed mid-write leaves no file under a key (only a temporary one, swept with its hour).
+ */
+export class DirectoryBlobStore implements BlobStore {
+  constructor(private readonly dir: string) {}
+
+  async put(bytes: Uint8Array): Promise<string> {
+    const key = newBlobKey();
+    const { hour, name } = parseBlobKey(key)!;
+    const hourDir = path.join(this.dir, hour);
+    await mkdir(hourDir, { recursive: true });
+    const partial = path.join(hourDir, `${name}.partial`);
+    const file = await open(partial, 'w');
+    try {
+      await file.writeFile(bytes);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(partial, path.join(hourDir, name));
+    return key;
+  }
+
+  async get(key: string): Promise<Buffer | undefined> {
+    const parts = parseBlobKey(key);
+    if (!parts) return undefined;
+    try {
+      return await readFile(path.join(this.dir, parts.hour, parts.name));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  async sweep(olderThan: Date): Promise<number> {
+    let hours: string[];
+    try {
+      hours = await readdir(this.dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
+    }
+    let removed = 0;
+    for (const hour of hoursBefore(hours, olderThan)) {
+      const files = await readdir(path.join(this.dir, hour)).catch(() => [] as string[]);
+      removed += files.filter((f) => !f.endsWith('.partial')).length;
+      await rm(path.join(this.dir, hour), { recursive: true, force: true });
+    }
+    return removed;
+  }
+
+  /** Removes one blob (tests). */
+  async remove(key: string): Promise<void> {
+    const parts = parseBlobKey(key);
+    if (parts) await unlink(path.join(this.dir, parts.hour, parts.name)).catch(() => undefined);
+  }
+}
+
+/** The service's database (GridFS): a blob's chunks are written before its file document, which names the key. */
+export class DatabaseBlobStore implements BlobStore {
+  private readonly bucket: GridFSBucket;
+
+  constructor(db: Db) {
+    this.bucket = new GridFSBucket(db, { bucketName: OUTPUT_BLOB_BUCKET });
+  }
+
+  async put(bytes: Uint8Array): Promise<string> {
+    const key = newBlobKey();
+    const upload = this.bucket.openUploadStream(key);
+    await new Promise<void>((resolve, reject) => {
+      upload.once('finish', () => resolve()).once('error', reject);
+      upload.end(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    });
+    return key;
+  }
+
+  async get(key: string): Promise<Buffer | undefined> {
+    const file = await this.bucket.find({ filename: key }, { limit: 1, projection: { _id: 1 } }).next();
+    if (!file) return undefined;
+    const chunks: Buffer[] = [];
+    for await (const chunk of this.bucket.openDownloadStream(file._id)) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  async sweep(olderThan: Date): Promise<number> {
+    let removed = 0;
+    for await (const file of this.bucket.find({ uploadDate: { $lt: olderThan } }, { projection: { _id: 1 } })) {
+      await this.bucket.delete(file._id).catch(() => undefined); // deleted by a sweep alongside
+      removed++;
+    }
+    return removed;
+  }
+}
+
+export const OUTPUT_BLOB_BUCKET = 'output_blobs';
+
+/**
+ * The store `BLOB_STORE_URL` names: `file:///abs/dir`, `s3://bucket[/prefix]` (endpoint and
+ * credentials from the S3_* variables, docs/CONFIGURATION.md), or unset for the database.
+ */
+export async function openBlobStore(url: string | undefined, db: Db, env: NodeJS.ProcessEnv = process.env): Promise<BlobStore> {
+  if (!url) return new DatabaseBlobStore(db);
+  if (url.startsWith('file://')) {
+    const dir = fileURLToPath(url);
+    await mkdir(dir, { recursive: true });
+    return new DirectoryBlobStore(dir);
+  }
+  throw new ConfigError(`BLOB_STORE_URL must be file:///<directory>, got "${url}" (env: ${Object.keys(env).length} variables)`);
+}
