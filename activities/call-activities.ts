@@ -8,6 +8,8 @@ import { createLedger, type CallRef } from '../domain/ledger.js';
 import { createAsyncCalls, type CallOutcome } from '../domain/async-calls.js';
 import type { EventSink } from '../domain/events.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
+import { DatabaseBlobStore, type BlobStore } from '../lib/blob-store.js';
+import { keepOutput } from '../lib/output-blobs.js';
 import { createCallStep, type ToolDone } from './call-step.js';
 import { toolActivities } from './tool-activities.js';
 
@@ -16,15 +18,19 @@ export interface CallActivityOptions {
   onEvent?: EventSink;
   /** Told of every run of a tool inside a call's step (metrics). */
   onToolDone?: ToolDone;
+  /** Where big outputs go (BLOB_STORE_URL); the database when absent. */
+  blobs?: BlobStore;
 }
 
 export function createCallActivities(db: Db, handlers: Record<string, ToolHandler>, options: CallActivityOptions = {}) {
   const ledger = createLedger(db, options.onEvent);
   const callKeys = createCallKeys(db);
   const asyncCalls = createAsyncCalls(db, options.onEvent);
+  const blobs = options.blobs ?? new DatabaseBlobStore(db);
+  const keep = (output: unknown) => keepOutput(blobs, output);
   return {
-    ...toolActivities(handlers, { callKeys }),
-    ...createCallStep({ handlers, ledger, callKeys, onToolDone: options.onToolDone }),
+    ...toolActivities(handlers, { callKeys, keepOutput: keep }),
+    ...createCallStep({ handlers, ledger, callKeys, onToolDone: options.onToolDone, keepOutput: keep }),
     reserve: (call: CallRef) => ledger.reserve(call),
     commit: (call: CallRef) => ledger.commit(call),
     refund: (call: CallRef) => ledger.refund(call),

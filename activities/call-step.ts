@@ -42,6 +42,8 @@ export interface CallStepDeps {
   callKeys: CallKeys;
   /** Told of every run of a tool, with its outcome label (`ok` or an error code). */
   onToolDone?: ToolDone;
+  /** The output as the call carries it: a big one stored once, a reference in its place (lib/output-blobs.ts). */
+  keepOutput?: (output: unknown) => Promise<unknown>;
 }
 
 type ToolRun = { ok: true; output: unknown; attempts: number } | { ok: false; error: ToolCallError; attempts: number };
@@ -60,7 +62,9 @@ export function createCallStep(deps: CallStepDeps) {
       const started = performance.now();
       try {
         const input = await toolInput(deps.callKeys, { requestId, input: call.input, sealed: call.sealed });
-        const output = await untilAborted(handler(input, { requestId, signal, heartbeat: () => {} }), signal);
+        const made = await untilAborted(handler(input, { requestId, signal, heartbeat: () => {} }), signal);
+        // Stored before the commit: a call is charged only once its output can be answered.
+        const output = deps.keepOutput ? await deps.keepOutput(made) : made;
         deps.onToolDone?.(call.tool, 'ok', since(started) / 1000);
         return { ok: true, output, attempts: attempt };
       } catch (err) {

@@ -36,7 +36,13 @@ function dependencyFailure(cause: unknown): ApplicationFailure {
   });
 }
 
-export function toolActivities(handlers: Record<string, ToolHandler>, deps: { callKeys: CallKeys }) {
+export interface ToolActivityDeps {
+  callKeys: CallKeys;
+  /** The output as the call carries it: a big one stored once, a reference in its place (lib/output-blobs.ts). */
+  keepOutput?: (output: unknown) => Promise<unknown>;
+}
+
+export function toolActivities(handlers: Record<string, ToolHandler>, deps: ToolActivityDeps) {
   const activities: Record<string, (req: ToolActivityInput) => Promise<unknown>> = {};
   for (const [name, handler] of Object.entries(handlers)) {
     activities[name] = async (req: ToolActivityInput) => {
@@ -45,7 +51,8 @@ export function toolActivities(handlers: Record<string, ToolHandler>, deps: { ca
       const heartbeat = ctx.info.isLocal ? () => {} : (details?: unknown) => ctx.heartbeat(details);
       const timer = ctx.info.isLocal ? undefined : setInterval(heartbeat, HEARTBEAT_INTERVAL_MS);
       try {
-        return await handler(await toolInput(deps.callKeys, req), { requestId: req.requestId, signal: ctx.cancellationSignal, heartbeat });
+        const output = await handler(await toolInput(deps.callKeys, req), { requestId: req.requestId, signal: ctx.cancellationSignal, heartbeat });
+        return deps.keepOutput ? await deps.keepOutput(output) : output;
       } catch (err) {
         if (err instanceof ToolError) throw toApplicationFailure(err);
         if (isDatabaseUnreachable(err)) throw dependencyFailure(err);

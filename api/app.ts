@@ -1,4 +1,6 @@
 //! Assembles the Koa application from its parts; no I/O happens here.
+import { DatabaseBlobStore, type BlobStore } from '../lib/blob-store.js';
+import { createOutputBodies } from './output-body.js';
 import Koa from 'koa';
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
@@ -42,6 +44,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** Where recorded events go; default the webhook fan-out (domain/webhooks/fanout.ts). */
   onEvent?: EventSink;
+  /** Where big outputs wait (BLOB_STORE_URL), as the workers write them; the database when absent. */
+  blobs?: BlobStore;
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -56,6 +60,7 @@ export function createApp(deps: AppDeps): Koa {
   const plans = createPlans(db);
   const allowances = createAllowances(db, onEvent);
   const openapi = buildOpenApi({ baseUrl: config.publicBaseUrl, schemas });
+  const outputs = createOutputBodies({ blobs: deps.blobs ?? new DatabaseBlobStore(db), log: deps.log });
 
   const app = new Koa({ proxy: true });
   app.use(requestId());
@@ -81,6 +86,7 @@ export function createApp(deps: AppDeps): Koa {
       toolCalls: createToolCalls({ db, client: deps.client, secretKey: config.secretKey, ledger }),
       metrics: deps.metrics,
       guard,
+      outputs,
     }),
     accountRoutes({ db, auth, rateLimit, accounts, grants, allowances }),
     planRoutes({ adminToken: config.adminToken, plans }),
@@ -99,7 +105,7 @@ export function createApp(deps: AppDeps): Koa {
       }),
     }),
     eventRoutes({ db, auth, rateLimit }),
-    callRoutes({ db, auth, rateLimit, baseUrl: config.publicBaseUrl }),
+    callRoutes({ db, auth, rateLimit, baseUrl: config.publicBaseUrl, outputs }),
     docsRoutes({ baseUrl: config.publicBaseUrl }),
     dashboardRoutes(),
   ];

@@ -9,6 +9,7 @@ import { connectMongo, ensureIndexes } from '../lib/mongo.js';
 import { ensureSchedules } from '../lib/schedules.js';
 import { installTemporalRuntime } from '../lib/temporal-runtime.js';
 import { createApp } from './app.js';
+import { openBlobStore } from '../lib/blob-store.js';
 import { createPlans } from '../domain/plans.js';
 
 const config = loadConfig();
@@ -27,7 +28,8 @@ const client = new Client({
 
 await ensureSchedules(client);
 
-const app = createApp({ config, db: mongo.db, client, log, metrics: createMetrics() });
+const blobs = await openBlobStore(config.blobStoreUrl, mongo.db);
+const app = createApp({ config, db: mongo.db, client, log, metrics: createMetrics(), blobs });
 const server = app.listen(config.port, () => log.info({ port: config.port }, 'API listening'));
 
 let stopping = false;

@@ -65,6 +65,7 @@ async function startThrowawayStack(): Promise<RunningBenchStack> {
     stack.startDatabase(supervisor, { binary: tools.secantusd, port: await stack.freePort(), dir: path.join(runDir, 'db') }),
   ]);
   const { env, adminToken } = stack.throwawayEnv(temporal, database, {
+    ...stack.localBlobStore(path.join(runDir, 'blobs')),
     TARGET_ALLOWLIST: '127.0.0.2/32',
     // bench:webhooks posts to a receiver in the bench process, on localhost.
     WEBHOOKS_ALLOW_LOCALHOST: 'true',

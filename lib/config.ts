@@ -23,6 +23,11 @@ export interface Config {
   adminToken?: string;
   /** MongoDB connection string. `MONGODB_URL`. */
   mongodbUrl: string;
+  /**
+   * Where big outputs wait for their answer (lib/blob-store.ts): `file:///dir` (a directory the
+   * API and every worker share), `s3://bucket[/prefix]`, or unset for the database. `BLOB_STORE_URL`.
+   */
+  blobStoreUrl?: string;
   /** Temporal frontend. `TEMPORAL_ADDRESS`, default 127.0.0.1:7233. */
   temporalAddress: string;
   /** `TEMPORAL_NAMESPACE`, default `default`. */
@@ -128,6 +133,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
     adminToken: env.ADMIN_TOKEN || undefined,
     mongodbUrl: env.MONGODB_URL,
+    blobStoreUrl: env.BLOB_STORE_URL || undefined,
     temporalAddress: env.TEMPORAL_ADDRESS || '127.0.0.1:7233',
     temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
     secretKey: parseSecretKey(env.SECRET_KEY),

@@ -48,6 +48,7 @@ try {
   const adminTokenFile = path.join(data, 'admin-token');
   const env = {
     WEBHOOKS_ALLOW_LOCALHOST: 'true', // local development: webhooks to localhost receivers
+    ...stack.localBlobStore(path.join(data, 'blobs')),
     ...process.env, // anything the user set wins
     MONGODB_URL: database.url,
     TEMPORAL_ADDRESS: temporal.address,

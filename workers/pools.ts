@@ -8,6 +8,7 @@ import type { Db } from 'mongodb';
 import type { Config } from '../lib/config.js';
 import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
 import type { Logger } from '../lib/logger.js';
+import type { BlobStore } from '../lib/blob-store.js';
 import { TASK_QUEUES, type Pool, type ToolPool } from '../lib/temporal-shared.js';
 import { toolsOfPool } from '../domain/catalogue.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
@@ -30,6 +31,8 @@ export interface PoolDeps {
   log: Logger;
   /** The process's one resolver, target guard and guarded clients, shared by its pools. */
   net: NetworkAccess;
+  /** Where big outputs wait for their answer (BLOB_STORE_URL); the database when absent. */
+  blobs?: BlobStore;
   /** A workflow bundle built once per process, shared by its pools' workers. */
   workflowBundle?: WorkflowBundle;
   /** Client for the webhook fan-out of ledger events; made on `connection` when absent. */
@@ -114,7 +117,7 @@ export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ wo
       workflowBundle,
       // Webhook endpoints and the sweeper; the ledger steps too, for calls started on `core`
       // before calls ran on their pool's queue.
-      activities: createCoreActivities(deps.db, webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log, net: deps.net })),
+      activities: createCoreActivities(deps.db, { ...webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log, net: deps.net }), blobs: deps.blobs }),
       maxCachedWorkflows: 2_000,
       maxConcurrentWorkflowTaskExecutions: 100,
       maxConcurrentLocalActivityExecutions: 200,
@@ -137,7 +140,7 @@ export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ wo
     ...common,
     ...CALL_WORKER_OPTIONS,
     workflowBundle,
-    activities: createCallActivities(deps.db, served, { onEvent, onToolDone }),
+    activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs }),
     interceptors: { activity: [toolMetricsInterceptor(new Set(Object.keys(served)), onToolDone)] },
     maxConcurrentWorkflowTaskExecutions: slots,
     // Each call runs one local activity at a time (its step, or a ledger step or tool of older calls).

@@ -6,6 +6,7 @@ import { connectMongo, ensureIndexes } from '../lib/mongo.js';
 import { createNetworkAccess } from '../lib/network-access.js';
 import type { Pool } from '../lib/temporal-shared.js';
 import { caughtUp } from './caught-up.js';
+import { openBlobStore } from '../lib/blob-store.js';
 import { createPoolWorker } from './pools.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 import { installTemporalRuntime } from '../lib/temporal-runtime.js';
@@ -37,6 +38,7 @@ export async function runPools(pools: Pool[]): Promise<void> {
   // restarted worker first serves the calls that queued while it was away (kill/workers in
   // chaos), then starts them. A call that needs one meanwhile starts it.
   const net = createNetworkAccess(config);
+  const blobs = await openBlobStore(config.blobStoreUrl, mongo.db);
   let startHeavy!: () => void;
   const heavyStartAfter = new Promise<void>((resolve) => (startHeavy = resolve));
 
@@ -44,7 +46,7 @@ export async function runPools(pools: Pool[]): Promise<void> {
   // for its tools' processes (LibreOffice, Chromium) to come up, which overlap on several cores.
   const created = await Promise.all(
     pools.map(async (pool) => {
-      const w = await timed(pool, () => createPoolWorker(pool, { config, db: mongo.db, connection, log, net, workflowBundle, heavyStartAfter }));
+      const w = await timed(pool, () => createPoolWorker(pool, { config, db: mongo.db, connection, log, net, blobs, workflowBundle, heavyStartAfter }));
       if (!w) log.info({ pool }, 'no tools listed for this pool yet; not polling');
       return w && { pool, ...w };
     }),

@@ -5,7 +5,8 @@ import { createLedger, type CallRef } from '../../domain/ledger.js';
 import { createCallKeys } from '../../domain/call-keys.js';
 import { createAsyncCalls, type CallOutcome } from '../../domain/async-calls.js';
 import { createAllowances } from '../../domain/allowances.js';
-import { createSweeper } from './sweeper.js';
+import { DEFAULT_SWEEP, createSweeper } from './sweeper.js';
+import type { BlobStore } from '../../lib/blob-store.js';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js';
 import type { EventSink } from '../../domain/events.js';
 
@@ -14,13 +15,15 @@ export interface CoreActivityOptions {
   onEvent?: EventSink;
   /** What webhook delivery needs; without it this worker cannot run webhook endpoint workflows. */
   webhooks?: WebhookActivityDeps;
+  /** Where big outputs wait (BLOB_STORE_URL), swept here; the database when absent. */
+  blobs?: BlobStore;
 }
 
 export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) {
   const ledger = createLedger(db, options.onEvent);
   const callKeys = createCallKeys(db);
   const asyncCalls = createAsyncCalls(db, options.onEvent);
-  const sweeper = createSweeper(db);
+  const sweeper = createSweeper(db, DEFAULT_SWEEP, options.blobs);
   const allowances = createAllowances(db, options.onEvent);
   return {
     reserve: (call: CallRef) => ledger.reserve(call),

@@ -4,12 +4,13 @@
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
 import { sweepBlobs } from '../../lib/claim-check-codec.js';
+import { DatabaseBlobStore, type BlobStore } from '../../lib/blob-store.js';
 import { createEventLog } from '../../domain/event-log.js';
 import { createAsyncCalls } from '../../domain/async-calls.js';
 import { createLedger } from '../../domain/ledger.js';
 
 export interface SweepOptions {
-  /** Claim-check blobs live this long: an idempotent replay within 24 h still reads its answer. */
+  /** Claim-check blobs and big outputs live this long: an idempotent replay within 24 h still reads its answer. */
   blobRetentionMs: number;
   /** A hold older than this belongs to a call that was terminated; it is refunded. */
   orphanHoldMs: number;
@@ -24,6 +25,8 @@ export interface SweepReport {
   idempotency: number;
   callKeys: number;
   blobs: number;
+  /** Big outputs (lib/output-blobs.ts) past the same retention. */
+  outputBlobs: number;
   outboxes: number;
   orphanHolds: number;
   events: number;
@@ -31,7 +34,8 @@ export interface SweepReport {
   calls: { expired: number; deleted: number };
 }
 
-export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP) {
+/** `outputBlobs`: the store big outputs wait in (BLOB_STORE_URL); the database when absent. */
+export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, outputBlobs: BlobStore = new DatabaseBlobStore(db)) {
   const c = collections(db);
   const ledger = createLedger(db);
   const eventLog = createEventLog(db);
@@ -65,6 +69,7 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP) {
         idempotency: (await c.idempotency.deleteMany(expired)).deletedCount,
         callKeys: (await c.callKeys.deleteMany(expired)).deletedCount,
         blobs: await sweepBlobs(db, new Date(now - options.blobRetentionMs)),
+        outputBlobs: await outputBlobs.sweep(new Date(now - options.blobRetentionMs)),
         outboxes: await flushOutboxes(),
         orphanHolds: await refundOrphanHolds(now),
         events: await eventLog.sweep(now),

@@ -9,6 +9,7 @@ import { CALL_ANSWER_RETENTION_MS, CALL_TOMBSTONE_MS, createAsyncCalls } from '.
 import { isErrorCode, ToolError } from '../../lib/errors.js';
 import type { CallDoc } from '../../lib/mongo-documents.js';
 import type { Authenticator } from '../auth.js';
+import type { OutputBodies } from '../output-body.js';
 import { problemBody } from '../problem.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
 import { json, paramRef } from '../docs/openapi-parts.js';
@@ -31,7 +32,7 @@ function summary(doc: CallDoc) {
   };
 }
 
-export function callRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Middleware; baseUrl: string }): Router {
+export function callRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Middleware; baseUrl: string; outputs: OutputBodies }): Router {
   const router = new Router();
   const calls = createAsyncCalls(deps.db);
   const byKey = [deps.auth.require('api_key'), deps.rateLimit];
@@ -59,11 +60,11 @@ export function callRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Middl
     }
     const body: Record<string, unknown> = { ...summary(doc), expiresAt: doc.expiresAt };
     if (doc.status === 'running') ctx.set('Retry-After', '1');
-    if (doc.status === 'succeeded') body.output = await calls.readOutput(doc);
     if (doc.status === 'failed' && doc.problem && isErrorCode(doc.problem.code)) {
       body.problem = problemBody(deps.baseUrl, doc.problem.code, doc.problem.detail, doc._id, doc.problem.extras);
     }
-    ctx.body = body;
+    if (doc.status === 'succeeded') await deps.outputs.sendWithin(ctx, body, 'output', await calls.readOutput(doc));
+    else ctx.body = body;
   });
 
   return router;

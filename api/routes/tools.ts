@@ -1,5 +1,6 @@
 //! `POST /api/v1/tools/<tool>` (synchronous, or asynchronous with `Prefer: respond-async`) and the
 //! catalogue `GET /api/v1/tools`.
+import type { OutputBodies } from '../output-body.js';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { CATALOGUE, findTool } from '../../domain/catalogue.js';
@@ -27,6 +28,7 @@ export interface ToolRoutesDeps {
   metrics: Metrics;
   /** Refuses, without DNS, a target the workers' guard would refuse (an IP literal in a refused range). */
   guard: Pick<TargetGuard, 'checkTargets'>;
+  outputs: OutputBodies;
 }
 
 function knownTool(name: string): ToolDefinition {
@@ -85,7 +87,7 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
         deps.metrics.creditsCharged.inc({ tool: tool.name }, result.charged);
         ctx.set('X-Credits-Charged', String(result.charged));
         ctx.set('X-Credits-Remaining', String(result.balance));
-        ctx.body = result.output;
+        await deps.outputs.send(ctx, result.output);
         return;
       }
       const { code, message, extras } = result.error;

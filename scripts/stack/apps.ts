@@ -2,6 +2,7 @@
 //! TypeScript sources with tsx, ready when the API's `/readyz` answers 200.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { waitForHttp } from './net.js';
 import type { RunningDatabase, RunningTemporal } from './services.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
@@ -21,6 +22,11 @@ export interface AppOptions {
    * `apart`: one process per pool, as production runs them (bench:core reads each one's CPU).
    */
   pools?: 'together' | 'apart';
+}
+
+/** Big outputs in a directory every local process shares (lib/blob-store.ts): `BLOB_STORE_URL` for `dir`. */
+export function localBlobStore(dir: string): NodeJS.ProcessEnv {
+  return { BLOB_STORE_URL: pathToFileURL(dir).href };
 }
 
 /**

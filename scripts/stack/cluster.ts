@@ -14,6 +14,7 @@ import { startDatabase, type RunningDatabase } from './services.js';
 import { startingPart } from './start-error.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 import { OUTAGE_MS } from './test-stack.js';
+import { localBlobStore } from './apps.js';
 import {
   setupTemporalSchema,
   startTemporalServer,
@@ -224,6 +225,7 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
   let temporal: RunningTemporalServer = await startServer();
 
   const env: NodeJS.ProcessEnv = {
+    ...localBlobStore(path.join(options.dataDir, 'blobs')),
     ...options.env,
     MONGODB_URL: mongodbUrl,
     TEMPORAL_ADDRESS: temporal.address,

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startApps, startWorkers, throwawayEnv, type AppOptions, type RunningApps } from './apps.js';
+import { localBlobStore, startApps, startWorkers, throwawayEnv, type AppOptions, type RunningApps } from './apps.js';
 import { startControlServer } from './control.js';
 import { freePort } from './net.js';
 import { startDatabase, startTemporal, waitForPollers, type RunningDatabase, type RunningTemporal } from './services.js';
@@ -118,7 +118,7 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
   ]);
   options.onInfrastructureUp?.();
 
-  const { env, adminToken } = throwawayEnv(temporal, database, { ...fixturesEnv(fixtures, runDir), ...options.env });
+  const { env, adminToken } = throwawayEnv(temporal, database, { ...localBlobStore(path.join(runDir, 'blobs')), ...fixturesEnv(fixtures, runDir), ...options.env });
   const appOptions: AppOptions = { root, env, apiPort: await freePort() };
   let apps: RunningApps;
   try {

@@ -22,6 +22,8 @@ import { createCoreActivities } from '../../activities/core/index.js';
 import { createLedger, type Ledger } from '../../domain/ledger.js';
 import { createAccounts } from '../../domain/accounts.js';
 import { TASK_QUEUES, type ToolCallInput, type ToolCallResult } from '../../lib/temporal-shared.js';
+import { DatabaseBlobStore } from '../../lib/blob-store.js';
+import { INLINE_OUTPUT_MAX_BYTES, isOutputBlob, outputJson } from '../../lib/output-blobs.js';
 
 let env: TestWorkflowEnvironment;
 let mongo: Mongo;
@@ -32,6 +34,9 @@ function count(name: string) {
   attempts.set(name, (attempts.get(name) ?? 0) + 1);
   return attempts.get(name)!;
 }
+
+/** An output over INLINE_OUTPUT_MAX_BYTES, as a capture's is. */
+const BIG_OUTPUT = { fileBase64: 'QUJD'.repeat(50_000), mimeType: 'image/png' };
 
 // Test tools: stand-ins for a real tool's behaviour classes, not for Temporal or the database.
 const testTools: Record<string, ToolHandler> = {
@@ -48,6 +53,7 @@ const testTools: Record<string, ToolHandler> = {
     count('alwaysCrashes');
     throw new Error('boom with internal detail at /srv/secret/path');
   },
+  answersBig: async () => BIG_OUTPUT,
   // Never answers within the deadline; gives up its thread when its run is aborted.
   hangs: async (_input, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)),
 };
@@ -119,6 +125,21 @@ async function steps(workflowId: string): Promise<{ type: string; result: any }[
   });
 }
 
+/** The size of every payload anywhere in a history. */
+function payloadSizes(history: unknown): number[] {
+  const sizes: number[] = [];
+  const visit = (node: unknown) => {
+    if (node instanceof Uint8Array) return;
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (typeof node !== 'object' || node === null) return;
+    const { data, metadata } = node as { data?: unknown; metadata?: unknown };
+    if (data instanceof Uint8Array && metadata) sizes.push(data.length);
+    Object.values(node).forEach(visit);
+  };
+  visit(history);
+  return sizes;
+}
+
 async function closedPort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -163,6 +184,19 @@ for (const execution of EXECUTIONS) {
   test.serial(`a tool that answers is charged once (${execution})`, async (t) => {
     const { result, accountId } = await run('answers', execution);
     t.deepEqual(result, { ok: true, output: { fine: true }, charged: 3, balance: 7 });
+    t.is((await createLedger(mongo.db).balanceOf(accountId)).chargedBalance, 7);
+  });
+
+  test.serial(`a big output is stored once and the call carries only its reference, charged once (${execution})`, async (t) => {
+    const { result, accountId, workflowId } = await run('answersBig', execution);
+    t.like(result, { ok: true, charged: 3, balance: 7 });
+    if (!result.ok) return;
+    t.true(isOutputBlob(result.output), JSON.stringify(result.output).slice(0, 200));
+    const json = await outputJson(new DatabaseBlobStore(mongo.db), result.output);
+    t.deepEqual(JSON.parse(json.toString('utf8')), BIG_OUTPUT);
+    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    const largest = Math.max(...payloadSizes(history));
+    t.true(largest < INLINE_OUTPUT_MAX_BYTES, `the largest payload in the history is ${largest} bytes`);
     t.is((await createLedger(mongo.db).balanceOf(accountId)).chargedBalance, 7);
   });
 

@@ -1,0 +1,48 @@
+//! A call's output as an answer's body: a small output as it is; a stored one (lib/output-blobs.ts)
+//! as the bytes its worker wrote, never parsed here. A stored output that cannot be found is a
+//! fault of the deployment (its API and workers name different stores, or the blob was swept): a
+//! 500 that says nothing internal, and a log line an operator can act on.
+import type { Context } from 'koa';
+import type { BlobStore } from '../lib/blob-store.js';
+import type { Logger } from '../lib/logger.js';
+import { isOutputBlob, jsonWithField, outputJson, OutputBlobMissing } from '../lib/output-blobs.js';
+import { ToolError } from '../lib/errors.js';
+import { isDatabaseUnreachable } from '../lib/mongo.js';
+import { unavailable } from './call-workflow.js';
+
+export function createOutputBodies(deps: { blobs: BlobStore; log: Logger }) {
+  async function stored(output: unknown): Promise<Buffer> {
+    try {
+      return await outputJson(deps.blobs, output);
+    } catch (err) {
+      if (isDatabaseUnreachable(err)) throw unavailable(err);
+      if (err instanceof OutputBlobMissing) deps.log.error({ key: err.key }, 'a charged call\'s output is missing from the blob store: do the API and the workers share BLOB_STORE_URL?');
+      throw new ToolError('internal_error', 'The answer could not be read.', {}, { cause: err });
+    }
+  }
+
+  return {
+    /** Sets `ctx.body` to the output. */
+    async send(ctx: Context, output: unknown): Promise<void> {
+      if (!isOutputBlob(output)) {
+        ctx.body = output;
+        return;
+      }
+      const json = await stored(output);
+      ctx.type = 'application/json';
+      ctx.body = json;
+    },
+    /** Sets `ctx.body` to `envelope` with the output as its `field`. */
+    async sendWithin(ctx: Context, envelope: Record<string, unknown>, field: string, output: unknown): Promise<void> {
+      if (!isOutputBlob(output)) {
+        ctx.body = { ...envelope, [field]: output };
+        return;
+      }
+      const json = await stored(output);
+      ctx.type = 'application/json';
+      ctx.body = jsonWithField(envelope, field, json);
+    },
+  };
+}
+
+export type OutputBodies = ReturnType<typeof createOutputBodies>;
