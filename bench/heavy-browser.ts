@@ -54,34 +54,56 @@ export interface LateFigures {
 }
 
 const VIEWPORT = { width: 1440, height: 900 };
+/** The full-page row's page height (the fixture's /browser/tall). */
+const TALL_PX = 8000;
+const TALL_PAGE = `/browser/tall?height=${TALL_PX}`;
 const IMAGE = { ...VIEWPORT, fullPage: false, deviceScaleFactor: 1, format: 'png', quality: 85 } as const;
 
 /** A small document: a heading, a paragraph, a coloured box. */
 export const SMALL_DOCUMENT = '<h1>Invoice 1042</h1><p>Thank you for your order. The total is <b>EUR 120.00</b>.</p><div style="width: 300px; height: 80px; background: #3070b0"></div>';
+
+/** The rows the targets compare: each platform row against its raw warm page. */
+const PLATFORM = {
+  screenshot: 'website-screenshot through the platform (HTTP, warm pool)',
+  htmlToImage: 'html-to-image of a small document through the platform',
+  fullPage: `website-screenshot, full page ${TALL_PX.toLocaleString('en')} px tall, through the platform`,
+};
+const RAW = {
+  goto: 'raw puppeteer, warm page (goto + PNG)',
+  setContent: 'raw puppeteer, warm page (setContent + PNG)',
+  fullPage: `raw puppeteer, warm page (goto + full-page PNG, ${TALL_PX.toLocaleString('en')} px)`,
+};
 
 function rawLaunchOptions(executablePath: string): LaunchOptions {
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   return { executablePath, headless: true, pipe: true, args: [...(asRoot ? ['--no-sandbox'] : []), '--disable-gpu'], defaultViewport: VIEWPORT };
 }
 
-/** Raw puppeteer on one page kept open: goto (until load) and a PNG; setContent and a PNG. */
-async function withRawPage<T>(url: string, executablePath: string, run: (rows: Contender[]) => Promise<T>): Promise<T> {
+/** Raw puppeteer on one page kept open: goto (until load) and a PNG; setContent and a PNG; goto and a full-page PNG. */
+async function withRawPage<T>(url: string, tallUrl: string, executablePath: string, run: (rows: Contender[]) => Promise<T>): Promise<T> {
   const browser = await puppeteer.launch(rawLaunchOptions(executablePath));
   try {
     const page = await browser.newPage();
     return await run([
       {
-        label: 'raw puppeteer, warm page (goto + PNG)',
+        label: RAW.goto,
         op: async () => {
           await page.goto(url, { waitUntil: 'load' });
           await page.screenshot({ type: 'png' });
         },
       },
       {
-        label: 'raw puppeteer, warm page (setContent + PNG)',
+        label: RAW.setContent,
         op: async () => {
           await page.setContent(SMALL_DOCUMENT, { waitUntil: 'load' });
           await page.screenshot({ type: 'png' });
+        },
+      },
+      {
+        label: RAW.fullPage,
+        op: async () => {
+          await page.goto(tallUrl, { waitUntil: 'load' });
+          await page.screenshot({ type: 'png', fullPage: true });
         },
       },
     ]);
@@ -210,10 +232,11 @@ async function platformRows(pages: PageServer, calls: number): Promise<Contender
     },
   });
   return [
-    row('website-screenshot through the platform (HTTP, warm pool)', 'website-screenshot', { url: pages.url(PAGE), ...VIEWPORT }),
-    // A page whose PNG stays under the claim check's 128 KiB: the platform without GridFS.
-    row('  the same, small PNG (no claim check)', 'website-screenshot', { url: pages.url('/browser/title'), ...VIEWPORT }),
-    row('html-to-image of a small document through the platform', 'html-to-image', { html: SMALL_DOCUMENT, ...VIEWPORT }),
+    row(PLATFORM.screenshot, 'website-screenshot', { url: pages.url(PAGE), ...VIEWPORT }),
+    // A page whose PNG answers inline (under 32 KiB): the platform without the blob store.
+    row('  the same, small PNG (inline output)', 'website-screenshot', { url: pages.url('/browser/title'), ...VIEWPORT }),
+    row(PLATFORM.htmlToImage, 'html-to-image', { html: SMALL_DOCUMENT, ...VIEWPORT }),
+    row(PLATFORM.fullPage, 'website-screenshot', { url: pages.url(TALL_PAGE), ...VIEWPORT, fullPage: true }),
   ];
 }
 
@@ -232,7 +255,7 @@ export async function benchBrowser(options: BrowserBenchOptions = {}): Promise<B
     const url = pages.url(PAGE);
     const platform = await platformRows(pages, calls);
     const latency = await withPool(executablePath, 2, (tools) =>
-      withRawPage(url, executablePath, (raw) => measureInterleaved([...platform, ...handlerRows(url, tools), ...raw], { turns: calls, warmupTurns: 3, pauseMs: 100 })),
+      withRawPage(url, pages.url(TALL_PAGE), executablePath, (raw) => measureInterleaved([...platform, ...handlerRows(url, tools), ...raw], { turns: calls, warmupTurns: 3, pauseMs: 100 })),
     );
     latency.push(await rawCold(url, executablePath, Math.max(3, Math.round(calls / 4))));
     const late = await lateResources(executablePath, Math.max(5, Math.round(calls / 2)));
@@ -244,6 +267,15 @@ export async function benchBrowser(options: BrowserBenchOptions = {}): Promise<B
 
 export function printBrowserBench(bench: BrowserBench): void {
   printTable('website-screenshot and html-to-image: 1440x900 PNG of a local page or a small document, one at a time', bench.latency);
+  const p50 = (label: string) => bench.latency.find((f) => f.label === label)?.p50Ms;
+  for (const [what, platform, raw] of [
+    ['website-screenshot', PLATFORM.screenshot, RAW.goto],
+    ['html-to-image', PLATFORM.htmlToImage, RAW.setContent],
+    ['full page', PLATFORM.fullPage, RAW.fullPage],
+  ] as const) {
+    const [a, b] = [p50(platform), p50(raw)];
+    if (a !== undefined && b !== undefined) console.log(`platform / raw  ${what}: ${(a / b).toFixed(2)}x (p50 ${a.toFixed(1)} vs ${b.toFixed(1)} ms)`);
+  }
   const { late } = bench;
   console.log(
     `\nSettling on late resources (a font 400 ms and an image 200 ms after load), ${late.captures} captures: back ${late.afterLastResourceP50Ms.toFixed(1)} ms (p50; max ${late.afterLastResourceMaxMs.toFixed(1)}) after the last resource arrived; the whole capture ${late.captureP50Ms.toFixed(1)} ms p50`,
