@@ -151,15 +151,16 @@ function handlers(pool: BrowserPoolHandle, net: ReturnType<typeof createNetworkA
   const screenshot = createWebsiteScreenshot({ pool, guard: net.guard });
   const htmlToImage = createHtmlToImage({ pool });
   return {
-    screenshot: (url: string) => screenshot({ url, ...IMAGE, blockAds: true, hideOverlays: false } satisfies WebsiteScreenshotInput, standaloneContext('bench')),
+    screenshot: (url: string, fullPage = false) => screenshot({ url, ...IMAGE, fullPage, blockAds: true, hideOverlays: false } satisfies WebsiteScreenshotInput, standaloneContext('bench')),
     htmlToImage: (html: string) => htmlToImage({ html, ...IMAGE }, standaloneContext('bench')),
   };
 }
 
 /** The tools' handlers on a warm pool in this process, proxy and settling included. */
-function handlerRows(url: string, tools: ReturnType<typeof handlers>): Contender[] {
+function handlerRows(url: string, tallUrl: string, tools: ReturnType<typeof handlers>): Contender[] {
   return [
     { label: 'website-screenshot handler, warm pool (no platform)', op: () => tools.screenshot(url) },
+    { label: `website-screenshot handler, full page ${TALL_PX.toLocaleString('en')} px (no platform)`, op: () => tools.screenshot(tallUrl, true) },
     { label: 'html-to-image handler, warm pool (no platform)', op: () => tools.htmlToImage(SMALL_DOCUMENT) },
   ];
 }
@@ -223,7 +224,7 @@ async function platformRows(pages: PageServer, calls: number): Promise<Contender
     return [];
   }
   const { callTool, newAccount } = await import('../test/helpers/api.js');
-  const account = await newAccount(25 * 3 * (calls + 5), 'bench');
+  const account = await newAccount(25 * 5 * (calls + 5), 'bench');
   const row = (label: string, tool: string, input: Record<string, unknown>): Contender => ({
     label,
     op: async () => {
@@ -255,7 +256,7 @@ export async function benchBrowser(options: BrowserBenchOptions = {}): Promise<B
     const url = pages.url(PAGE);
     const platform = await platformRows(pages, calls);
     const latency = await withPool(executablePath, 2, (tools) =>
-      withRawPage(url, pages.url(TALL_PAGE), executablePath, (raw) => measureInterleaved([...platform, ...handlerRows(url, tools), ...raw], { turns: calls, warmupTurns: 3, pauseMs: 100 })),
+      withRawPage(url, pages.url(TALL_PAGE), executablePath, (raw) => measureInterleaved([...platform, ...handlerRows(url, pages.url(TALL_PAGE), tools), ...raw], { turns: calls, warmupTurns: 3, pauseMs: 100 })),
     );
     latency.push(await rawCold(url, executablePath, Math.max(3, Math.round(calls / 4))));
     const late = await lateResources(executablePath, Math.max(5, Math.round(calls / 2)));
