@@ -155,5 +155,9 @@ export async function openBlobStore(url: string | undefined, db: Db, env: NodeJS
     await mkdir(dir, { recursive: true });
     return new DirectoryBlobStore(dir);
   }
-  throw new ConfigError(`BLOB_STORE_URL must be file:///<directory>, got "${url}" (env: ${Object.keys(env).length} variables)`);
+  if (url.startsWith('s3://')) {
+    const { S3BlobStore } = await import('./blob-store-s3.js');
+    return S3BlobStore.fromUrl(url, env);
+  }
+  throw new ConfigError(`BLOB_STORE_URL must be file:///<directory>, s3://<bucket>[/<prefix>] or unset (the database), got "${url}"`);
 }

@@ -160,3 +160,31 @@ export function loadConfig(env: Env = process.env): Config {
     metricsHost: env.METRICS_HOST || '0.0.0.0',
   };
 }
+
+/** How an `s3://` blob store reaches its bucket (lib/blob-store-s3.ts). */
+export interface S3Settings {
+  /** An S3-compatible server's URL. `S3_ENDPOINT`, default unset: AWS. */
+  endpoint?: string;
+  /** `S3_REGION`, default us-east-1. */
+  region: string;
+  /** `S3_ACCESS_KEY_ID` and `S3_SECRET_ACCESS_KEY`; unset: the AWS SDK's default chain (AWS_* variables, profile, instance role). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Bucket in the path, not the host name. `S3_FORCE_PATH_STYLE`, default true when S3_ENDPOINT is set. */
+  forcePathStyle: boolean;
+}
+
+/** Read only where BLOB_STORE_URL names a bucket, so a process without one never needs these. */
+export function s3Settings(env: Env = process.env): S3Settings {
+  const endpoint = env.S3_ENDPOINT || undefined;
+  if (endpoint && !/^https?:\/\/[^/]/.test(endpoint)) throw new ConfigError(`S3_ENDPOINT must be an http:// or https:// URL, got "${endpoint}"`);
+  const accessKeyId = env.S3_ACCESS_KEY_ID || undefined;
+  const secretAccessKey = env.S3_SECRET_ACCESS_KEY || undefined;
+  if (!accessKeyId !== !secretAccessKey) throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together (or neither, for the AWS default chain)');
+  return {
+    endpoint,
+    region: env.S3_REGION || 'us-east-1',
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+    // A server of one's own seldom has a DNS name per bucket, as virtual-hosted style needs.
+    forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', endpoint !== undefined),
+  };
+}

