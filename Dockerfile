@@ -26,6 +26,9 @@ ENV NODE_ENV=production \
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The blob volume's mount point, owned by the app's user: a new named volume takes this
+# ownership, where a missing directory would be created root's (docker-compose.yml).
+RUN mkdir -p /data/blobs && chown node:node /data/blobs
 # Unprivileged; LibreOffice and Chromium keep their profiles under the user's home.
 USER node
 EXPOSE 8080
