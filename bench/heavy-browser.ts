@@ -25,6 +25,7 @@ import { createNetworkAccess } from '../lib/network-access.js';
 import { standaloneContext } from '../lib/tool-handler.js';
 import { BROWSER_ROUTES, LATE_FONT_MARKUP, LATE_IMAGE_MARKUP, startBrowserPages } from '../test/fixtures/browser-pages.js';
 import { htmlDocument, send, startPageServer, type Handler, type PageServer } from '../test/fixtures/http-pages.js';
+import { callAnatomy, epochMs, type TimedCall } from './call-anatomy.js';
 import { measure, measureInterleaved, percentile, printTable, type Contender, type Figures } from './measure.js';
 import { withBenchStack } from './stack.js';
 
@@ -35,10 +36,14 @@ export interface BrowserBenchOptions {
   chromiumPath?: string;
   /** BROWSER_CONCURRENCY settings the throughput table tries. @default [1, 2, 4] */
   concurrencies?: number[];
+  /** The stack's Temporal: the platform rows' calls are then read hop by hop (bench/call-anatomy.ts). */
+  temporal?: { address: string; namespace: string };
 }
 
 export interface BrowserBench {
   latency: Figures[];
+  /** Per platform row, where its calls' time went (with `temporal`). */
+  anatomy: { label: string; hops: Awaited<ReturnType<typeof callAnatomy>> }[];
   throughput: Figures[];
   late: LateFigures;
 }
@@ -217,8 +222,8 @@ async function lateResources(executablePath: string, calls: number): Promise<Lat
   }
 }
 
-/** The tools through the running platform; none without a stack. */
-async function platformRows(pages: PageServer, calls: number): Promise<Contender[]> {
+/** The tools through the running platform, each call timed for its hop table; none without a stack. */
+async function platformRows(pages: PageServer, calls: number, timed: Map<string, TimedCall[]>): Promise<Contender[]> {
   if (!process.env.API_URL || !process.env.ADMIN_TOKEN) {
     console.log('(no API_URL and ADMIN_TOKEN: the rows through the platform are left out)');
     return [];
@@ -228,8 +233,12 @@ async function platformRows(pages: PageServer, calls: number): Promise<Contender
   const row = (label: string, tool: string, input: Record<string, unknown>): Contender => ({
     label,
     op: async () => {
+      const sentAt = epochMs();
       const res = await callTool(account.apiKey, tool, input);
       if (res.status !== 200) throw new Error(`${tool} answered ${res.status}: ${JSON.stringify(res.body)}`);
+      const list = timed.get(label) ?? [];
+      list.push({ workflowId: res.headers.get('x-request-id')!, sentAt, answeredAt: epochMs() });
+      timed.set(label, list);
     },
   });
   return [
@@ -240,6 +249,9 @@ async function platformRows(pages: PageServer, calls: number): Promise<Contender
     row(PLATFORM.fullPage, 'website-screenshot', { url: pages.url(TALL_PAGE), ...VIEWPORT, fullPage: true }),
   ];
 }
+
+/** The last calls of each platform row read hop by hop. */
+const ANATOMY_CALLS = 10;
 
 /** The fixture page of the latency and throughput rows: gradients and text. */
 const PAGE = '/browser/colourful';
@@ -254,13 +266,16 @@ export async function benchBrowser(options: BrowserBenchOptions = {}): Promise<B
   const pages = await startBrowserPages();
   try {
     const url = pages.url(PAGE);
-    const platform = await platformRows(pages, calls);
+    const timed = new Map<string, TimedCall[]>();
+    const platform = await platformRows(pages, calls, timed);
     const latency = await withPool(executablePath, 2, (tools) =>
       withRawPage(url, pages.url(TALL_PAGE), executablePath, (raw) => measureInterleaved([...platform, ...handlerRows(url, pages.url(TALL_PAGE), tools), ...raw], { turns: calls, warmupTurns: 3, pauseMs: 100 })),
     );
     latency.push(await rawCold(url, executablePath, Math.max(3, Math.round(calls / 4))));
     const late = await lateResources(executablePath, Math.max(5, Math.round(calls / 2)));
-    return { latency, throughput: await throughput(url, executablePath, calls, options.concurrencies ?? [1, 2, 4]), late };
+    const anatomy = [];
+    for (const [label, list] of options.temporal ? timed : []) anatomy.push({ label, hops: await callAnatomy(options.temporal!, list.slice(-ANATOMY_CALLS)) });
+    return { latency, anatomy, throughput: await throughput(url, executablePath, calls, options.concurrencies ?? [1, 2, 4]), late };
   } finally {
     await pages.close();
   }
@@ -277,6 +292,10 @@ export function printBrowserBench(bench: BrowserBench): void {
     const [a, b] = [p50(platform), p50(raw)];
     if (a !== undefined && b !== undefined) console.log(`platform / raw  ${what}: ${(a / b).toFixed(2)}x (p50 ${a.toFixed(1)} vs ${b.toFixed(1)} ms)`);
   }
+  for (const { label, hops } of bench.anatomy) {
+    console.log(`\nWhere the time of '${label.trim()}' goes, hop by hop (the last ${ANATOMY_CALLS} calls; bench/call-anatomy.ts):`);
+    console.table(hops);
+  }
   const { late } = bench;
   console.log(
     `\nSettling on late resources (a font 400 ms and an image 200 ms after load), ${late.captures} captures: back ${late.afterLastResourceP50Ms.toFixed(1)} ms (p50; max ${late.afterLastResourceMaxMs.toFixed(1)}) after the last resource arrived; the whole capture ${late.captureP50Ms.toFixed(1)} ms p50`,
@@ -287,7 +306,7 @@ export function printBrowserBench(bench: BrowserBench): void {
 async function main() {
   const callsArg = process.argv.indexOf('--calls');
   const calls = callsArg > 0 ? Number(process.argv[callsArg + 1]) : 20;
-  await withBenchStack(async () => printBrowserBench(await benchBrowser({ calls })));
+  await withBenchStack(async (stack) => printBrowserBench(await benchBrowser({ calls, temporal: stack.temporal })));
   process.exit(0);
 }
 

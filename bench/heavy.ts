@@ -12,8 +12,8 @@ import { withBenchStack } from './stack.js';
 const callsArg = process.argv.indexOf('--calls');
 const calls = callsArg > 0 ? Number(process.argv[callsArg + 1]) : 20;
 
-await withBenchStack(async () => {
-  printBrowserBench(await benchBrowser({ calls }));
+await withBenchStack(async (stack) => {
+  printBrowserBench(await benchBrowser({ calls, temporal: stack.temporal }));
   const office = await benchWordToPdf({ calls });
   const http = await benchWordToPdfHttp({ calls: Math.max(5, Math.round(calls / 2)) });
   printTable('word-to-pdf: warm listeners vs a cold soffice per call (small .docx, one page)', http ? [...office, http] : office);

@@ -9,15 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { balanceOf, callTool, newAccount, request, type TestAccount } from '../helpers/api.js';
 import { eventually } from '../helpers/webhook-receiver.js';
 import { decodeImage } from '../helpers/images.js';
+import { noiseCanvas } from '../disruptive/support/call-mix.js';
 import { DirectoryBlobStore } from '../../lib/blob-store.js';
 import { INLINE_OUTPUT_MAX_BYTES, isOutputBlob } from '../../lib/output-blobs.js';
-
-/** A canvas of seeded noise: a PNG that does not compress below the inline limit. */
-function noisyPage(seed: number): string {
-  const script = `let s=${seed};const c=document.querySelector('canvas'),x=c.getContext('2d'),d=x.createImageData(400,300);
-for(let i=0;i<d.data.length;i++){s=(s*1103515245+12345)%2147483648;d.data[i]=i%4===3?255:s%256}x.putImageData(d,0,0);`;
-  return `<body style="margin:0"><canvas width="400" height="300"></canvas><script>${script}</script></body>`;
-}
 
 /** The largest payload in a call's history, and the blob its result names. */
 async function historyOf(workflowId: string): Promise<{ largest: number; blobKey?: string }> {
@@ -54,7 +48,7 @@ async function rawCall(account: TestAccount, body: unknown, headers: Record<stri
 test('a big output is stored once, answered as its worker wrote it, and the same bytes again for the same Idempotency-Key', async (t) => {
   t.truthy(process.env.BLOB_STORE_URL?.startsWith('file://'), 'the test stack keeps big outputs in a directory');
   const account = await newAccount(100);
-  const input = { html: noisyPage(7), width: 800, height: 600 };
+  const input = { html: noiseCanvas(7), width: 800, height: 600 };
   const first = await rawCall(account, input, { 'idempotency-key': 'big-output-1' });
   t.is(first.status, 200, first.text.slice(0, 300));
   t.regex(first.headers.get('content-type') ?? '', /^application\/json; charset=utf-8$/);
@@ -79,7 +73,7 @@ test('a big output is stored once, answered as its worker wrote it, and the same
 
 test('an asynchronous call with a big output shows it whole in its record', async (t) => {
   const account = await newAccount(100);
-  const input = { html: noisyPage(11), width: 800, height: 600 };
+  const input = { html: noiseCanvas(11), width: 800, height: 600 };
   const accepted = await callTool(account.apiKey, 'html-to-image', input, { prefer: 'respond-async' });
   t.is(accepted.status, 202);
   const done = await eventually(

@@ -43,7 +43,16 @@ export function captureMix(targets: MixTargets): MixEntry[] {
   return [
     { tool: 'website-screenshot', cost: 25, weight: 2, body: () => ({ url: `${targets.pagesUrl}/article.html`, width: 800, height: 600 }) },
     { tool: 'html-to-image', cost: 25, weight: 2, body: (i) => ({ html: `<h1>Call ${i}</h1><p>Rendered under load.</p>`, width: 480, height: 320 }) },
+    // A PNG of noise, ~470 KB: its output goes through the blob store (lib/output-blobs.ts).
+    { tool: 'html-to-image', cost: 25, weight: 1, body: (i) => ({ html: noiseCanvas(i), width: 400, height: 300 }) },
   ];
+}
+
+/** A page that paints seeded noise on a 400x300 canvas: a PNG that does not compress. */
+export function noiseCanvas(seed: number): string {
+  const script = `let s=${seed + 1};const c=document.querySelector('canvas'),x=c.getContext('2d'),d=x.createImageData(400,300);
+for(let i=0;i<d.data.length;i++){s=(s*1103515245+12345)%2147483648;d.data[i]=i%4===3?255:s%256}x.putImageData(d,0,0);`;
+  return `<body style="margin:0"><canvas width="400" height="300"></canvas><script>${script}</script></body>`;
 }
 
 /** Picks entries by weight with the given random source (seeded runs repeat). */

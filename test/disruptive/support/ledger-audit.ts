@@ -119,6 +119,7 @@ export async function auditCalls(options: AuditOptions): Promise<AuditReport> {
       const what = `call ${call.index} (${call.tool}${call.idempotencyKey ? ', idempotent' : ''}, ${call.phase ?? ''})`;
       const entry = call.requestId ? usage.get(call.requestId) : undefined;
       if (call.status === 200) {
+        if (call.brokenBody) mismatches.push(`${what} answered 200 with a body that is not a JSON object (${call.requestId})`);
         if (!call.requestId) mismatches.push(`${what} answered 200 without a request id`);
         else answered200.add(call.requestId);
         if (entry?.outcome !== 'charged') mismatches.push(`${what} answered 200 but is ${entry ? entry.outcome : 'not in the usage ledger'} (${call.requestId})`);

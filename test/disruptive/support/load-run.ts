@@ -90,7 +90,9 @@ function outcomes(calls: CallRecord[]): Record<string, number> {
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const targets = { pagesUrl: options.pagesUrl };
-  const captures = captureMix(targets).map((e): MixEntry => ({ ...e, weight: options.captureWeight / 2 }));
+  const mix = captureMix(targets);
+  const total = mix.reduce((sum, e) => sum + e.weight, 0);
+  const captures = mix.map((e): MixEntry => ({ ...e, weight: (options.captureWeight * e.weight) / total }));
   const pick = weightedPicker([...cheapMix(targets), ...captures]);
   const expectedCalls = (options.ratePerSecond * (options.durationMs + options.warmupMs)) / 1000;
   const apiKey = await openKey(options.apiUrl, options.adminToken, Math.ceil(expectedCalls * 30) + 1_000);

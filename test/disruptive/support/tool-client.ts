@@ -27,6 +27,8 @@ export interface CallRecord {
   /** Times the client sent it again at once because no replica answered (chaos-run.ts). */
   retries?: number;
   latencyMs?: number;
+  /** A 200 whose body is not a JSON object: an answer half-read from somewhere. */
+  brokenBody?: true;
 }
 
 /** How long a client waits for an answer: past every tool deadline plus the API's grace. */
@@ -48,6 +50,7 @@ export async function sendCall(apiUrl: string, apiKey: string, record: CallRecor
     record.requestId = res.headers.get('x-request-id') ?? undefined;
     record.replayed = res.headers.get('idempotent-replayed') === 'true';
     record.failure = undefined;
+    if (res.status === 200 && !isJsonObject(text)) record.brokenBody = true;
     if (res.status !== 200) {
       try {
         const problem = JSON.parse(text) as { code?: string; detail?: string };
@@ -62,6 +65,15 @@ export async function sendCall(apiUrl: string, apiKey: string, record: CallRecor
   }
   record.latencyMs = performance.now() - started;
   return record;
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
 }
 
 export function newRecord(index: number, entry: MixEntry, extras: Partial<CallRecord> = {}): CallRecord {
