@@ -2,12 +2,12 @@
 //! API and the workers on free ports, configured against the fixtures, plus the control endpoint
 //! that breaks and restores parts of it. `npm test` runs its suites against one; the chaos, load
 //! and fuzz scripts (bench/) start one of their own the same way.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { localBlobStore, startApps, startWorkers, throwawayEnv, type AppOptions, type RunningApps } from './apps.js';
 import { startControlServer } from './control.js';
-import { freePort } from './net.js';
+import { PortInUseError, freePort } from './net.js';
 import { startDatabase, startTemporal, waitForPollers, type RunningDatabase, type RunningTemporal } from './services.js';
 import { TASK_QUEUES } from '../../lib/temporal-shared.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
@@ -106,6 +106,29 @@ export function fixturesEnv(fixtures: FixturesJson, runDir: string): NodeJS.Proc
   return env;
 }
 
+/** Starts of a part on a new port when another program bound its port first. */
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Starts a part on its chosen port, and again on a new one when the start failed because another
+ * program bound that port first: between picking a free port and binding it, a busy machine's
+ * other programs (another test run, a browser) may take it. `clean` drops what the failed start
+ * left. The new port stays in `options`, so later restarts use it.
+ */
+export async function onAnotherPortIfTaken<T>(options: { port: number }, start: () => Promise<T>, clean: () => void): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (err) {
+      const taken = err instanceof PortInUseError || /address already in use|EADDRINUSE/i.test((err as Error).message);
+      if (attempt === PORT_ATTEMPTS || !taken) throw err;
+      console.error(`test stack: a port was taken before the part could bind it; starting it again on another (${(err as Error).message.split('\n')[0]})`);
+      clean();
+      options.port = await freePort();
+    }
+  }
+}
+
 export async function startTestStack(supervisor: Supervisor, options: TestStackOptions): Promise<TestStack> {
   const { root, runDir, tools } = options;
   const databaseOptions = { binary: tools.secantusd, port: await freePort(), dir: path.join(runDir, 'db') };
@@ -113,8 +136,8 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
   const temporalOptions = { binary: tools.temporal, port: await freePort(), dbFile: path.join(runDir, 'temporal', 'temporal.db') };
   let [{ fixtures, process: fixturesProcess }, temporal, database] = await Promise.all([
     startFixtures(supervisor, root, runDir),
-    startTemporal(supervisor, temporalOptions),
-    startDatabase(supervisor, databaseOptions),
+    onAnotherPortIfTaken(temporalOptions, () => startTemporal(supervisor, temporalOptions), () => rmSync(path.dirname(temporalOptions.dbFile), { recursive: true, force: true })),
+    onAnotherPortIfTaken(databaseOptions, () => startDatabase(supervisor, databaseOptions), () => rmSync(databaseOptions.dir, { recursive: true, force: true })),
   ]);
   options.onInfrastructureUp?.();
 
