@@ -6,7 +6,7 @@
 import type { Context } from 'koa';
 import type { BlobStore } from '../lib/blob-store.js';
 import type { Logger } from '../lib/logger.js';
-import { isOutputBlob, jsonWithField, outputJson, OutputBlobMissing } from '../lib/output-blobs.js';
+import { isOutputBlob, jsonWithField, storedJson, OutputBlobMissing, type OutputBlob } from '../lib/output-blobs.js';
 import { ToolError } from '../lib/errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { unavailable } from './call-workflow.js';
@@ -15,11 +15,11 @@ import { unavailable } from './call-workflow.js';
 const STORE_WAIT_MS = 10_000;
 
 export function createOutputBodies(deps: { blobs: BlobStore; log: Logger }) {
-  async function stored(output: unknown): Promise<Buffer> {
+  async function stored(output: OutputBlob): Promise<Buffer> {
     const until = Date.now() + STORE_WAIT_MS;
     for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
       try {
-        return await outputJson(deps.blobs, output);
+        return await storedJson(deps.blobs, output);
       } catch (err) {
         if (err instanceof OutputBlobMissing) {
           deps.log.error({ key: err.key }, "a charged call's output is missing from the blob store: do the API and the workers share BLOB_STORE_URL?");
@@ -33,28 +33,21 @@ export function createOutputBodies(deps: { blobs: BlobStore; log: Logger }) {
     }
   }
 
-  return {
-    /** Sets `ctx.body` to the output. */
-    async send(ctx: Context, output: unknown): Promise<void> {
-      if (!isOutputBlob(output)) {
-        ctx.body = output;
-        return;
-      }
-      const json = await stored(output);
-      ctx.type = 'application/json';
-      ctx.body = json;
-    },
-    /** Sets `ctx.body` to `envelope` with the output as its `field`. */
-    async sendWithin(ctx: Context, envelope: Record<string, unknown>, field: string, output: unknown): Promise<void> {
-      if (!isOutputBlob(output)) {
-        ctx.body = { ...envelope, [field]: output };
-        return;
-      }
-      const json = await stored(output);
-      ctx.type = 'application/json';
-      ctx.body = jsonWithField(envelope, field, json);
-    },
-  };
+  /**
+   * Sets `ctx.body` to the output, or to `within.envelope` with the output as its `field`. A small
+   * output is left to Koa's JSON; a stored one is the stored bytes.
+   */
+  async function send(ctx: Context, output: unknown, within?: { envelope: Record<string, unknown>; field: string }): Promise<void> {
+    if (!isOutputBlob(output)) {
+      ctx.body = within ? { ...within.envelope, [within.field]: output } : output;
+      return;
+    }
+    const json = await stored(output);
+    ctx.type = 'application/json';
+    ctx.body = within ? jsonWithField(within.envelope, within.field, json) : json;
+  }
+
+  return { send };
 }
 
 export type OutputBodies = ReturnType<typeof createOutputBodies>;

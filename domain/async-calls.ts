@@ -4,6 +4,7 @@
 //! never touch any of this.
 import { GridFSBucket, type Db, type Filter } from 'mongodb';
 import { collections, insertIfAbsent } from '../lib/mongo.js';
+import { putBytes, readBytes } from '../lib/gridfs.js';
 import type { CallDoc } from '../lib/mongo-documents.js';
 import { derivedId } from '../lib/ids.js';
 import { createEventRecorder, newEvent, type EventSink } from './events.js';
@@ -44,17 +45,13 @@ export function createAsyncCalls(db: Db, onEvent?: EventSink) {
     if (Buffer.byteLength(text) <= INLINE_OUTPUT_BYTES) return { output: text };
     // A step retried after its upload but before its write left a copy nobody points at.
     for await (const old of bucket.find({ filename: requestId })) await bucket.delete(old._id);
-    const upload = bucket.openUploadStream(requestId);
-    await new Promise<void>((resolve, reject) => upload.once('finish', () => resolve()).once('error', reject).end(Buffer.from(text)));
-    return { outputFileId: upload.id };
+    return { outputFileId: await putBytes(bucket, requestId, Buffer.from(text)) };
   }
 
   async function readOutput(doc: CallDoc): Promise<unknown> {
     if (doc.output !== undefined) return JSON.parse(doc.output);
     if (!doc.outputFileId) return null;
-    const chunks: Buffer[] = [];
-    for await (const chunk of bucket.openDownloadStream(doc.outputFileId)) chunks.push(chunk as Buffer);
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse((await readBytes(bucket, doc.outputFileId)).toString('utf8'));
   }
 
   return {

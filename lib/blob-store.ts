@@ -5,11 +5,12 @@
 //! S3-compatible bucket (`s3://`, lib/blob-store-s3.ts), or the service's database (GridFS, the
 //! default, which needs nothing more but writes every chunk as a journaled document).
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, rm, unlink } from 'node:fs/promises';
+import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GridFSBucket, type Db } from 'mongodb';
 import { ConfigError } from './config.js';
+import { deleteOlderThan, putBytes, readBytes } from './gridfs.js';
 
 export interface BlobStore {
   /** Stores `bytes` under a new key. The key is returned only once every byte is readable. */
@@ -98,12 +99,6 @@ export class DirectoryBlobStore implements BlobStore {
     }
     return removed;
   }
-
-  /** Removes one blob (tests). */
-  async remove(key: string): Promise<void> {
-    const parts = parseBlobKey(key);
-    if (parts) await unlink(path.join(this.dir, parts.hour, parts.name)).catch(() => undefined);
-  }
 }
 
 /** The service's database (GridFS): a blob's chunks are written before its file document, which names the key. */
@@ -116,29 +111,17 @@ export class DatabaseBlobStore implements BlobStore {
 
   async put(bytes: Uint8Array): Promise<string> {
     const key = newBlobKey();
-    const upload = this.bucket.openUploadStream(key);
-    await new Promise<void>((resolve, reject) => {
-      upload.once('finish', () => resolve()).once('error', reject);
-      upload.end(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-    });
+    await putBytes(this.bucket, key, bytes);
     return key;
   }
 
   async get(key: string): Promise<Buffer | undefined> {
     const file = await this.bucket.find({ filename: key }, { limit: 1, projection: { _id: 1 } }).next();
-    if (!file) return undefined;
-    const chunks: Buffer[] = [];
-    for await (const chunk of this.bucket.openDownloadStream(file._id)) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
+    return file ? readBytes(this.bucket, file._id) : undefined;
   }
 
-  async sweep(olderThan: Date): Promise<number> {
-    let removed = 0;
-    for await (const file of this.bucket.find({ uploadDate: { $lt: olderThan } }, { projection: { _id: 1 } })) {
-      await this.bucket.delete(file._id).catch(() => undefined); // deleted by a sweep alongside
-      removed++;
-    }
-    return removed;
+  sweep(olderThan: Date): Promise<number> {
+    return deleteOlderThan(this.bucket, olderThan);
   }
 }
 

@@ -4,6 +4,7 @@
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { GridFSBucket, ObjectId, type Db } from 'mongodb';
+import { deleteOlderThan, putBytes, readBytes } from './gridfs.js';
 
 export const CLAIM_CHECK_ENCODING = 'binary/claim-check';
 export const DEFAULT_THRESHOLD_BYTES = 128 * 1024;
@@ -32,30 +33,17 @@ export class ClaimCheckCodec implements PayloadCodec {
   }
 
   private async store(p: Payload): Promise<Payload> {
-    const bytes = proto.temporal.api.common.v1.Payload.encode(p).finish();
-    const upload = this.bucket.openUploadStream('payload', { metadata: { createdAt: new Date() } });
-    await new Promise<void>((resolve, reject) => {
-      upload.once('finish', () => resolve()).once('error', reject);
-      upload.end(Buffer.from(bytes));
-    });
-    return { metadata: { encoding: ENCODING }, data: new TextEncoder().encode(upload.id.toString()) };
+    const id = await putBytes(this.bucket, 'payload', proto.temporal.api.common.v1.Payload.encode(p).finish(), { createdAt: new Date() });
+    return { metadata: { encoding: ENCODING }, data: new TextEncoder().encode(id.toString()) };
   }
 
   private async load(p: Payload): Promise<Payload> {
     const id = new ObjectId(Buffer.from(p.data ?? []).toString('utf8'));
-    const chunks: Buffer[] = [];
-    for await (const chunk of this.bucket.openDownloadStream(id)) chunks.push(chunk as Buffer);
-    return proto.temporal.api.common.v1.Payload.decode(Buffer.concat(chunks)) as Payload;
+    return proto.temporal.api.common.v1.Payload.decode(await readBytes(this.bucket, id)) as Payload;
   }
 }
 
 /** Deletes blobs stored before `olderThan`; returns how many. */
-export async function sweepBlobs(db: Db, olderThan: Date): Promise<number> {
-  const bucket = new GridFSBucket(db, { bucketName: BLOB_BUCKET });
-  let removed = 0;
-  for await (const file of bucket.find({ uploadDate: { $lt: olderThan } }, { projection: { _id: 1 } })) {
-    await bucket.delete(file._id);
-    removed++;
-  }
-  return removed;
+export function sweepBlobs(db: Db, olderThan: Date): Promise<number> {
+  return deleteOlderThan(new GridFSBucket(db, { bucketName: BLOB_BUCKET }), olderThan);
 }

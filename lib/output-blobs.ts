@@ -41,14 +41,12 @@ export class OutputBlobMissing extends Error {
   }
 }
 
-/** The output's JSON: a stored output's bytes as written, else the output serialised. */
-export async function outputJson(store: BlobStore, output: unknown): Promise<Buffer> {
-  if (!isOutputBlob(output)) return Buffer.from(JSON.stringify(output ?? null), 'utf8');
+/** A stored output's JSON, the bytes as its worker wrote them. */
+export async function storedJson(store: BlobStore, output: OutputBlob): Promise<Buffer> {
   const { key, bytes } = output.$outputBlob;
   const stored = await store.get(key);
-  if (!stored) throw new OutputBlobMissing(key);
   // A store is written whole or not at all; a different length is not the blob this call wrote.
-  if (stored.length !== bytes) throw new OutputBlobMissing(key);
+  if (!stored || stored.length !== bytes) throw new OutputBlobMissing(key);
   return stored;
 }
 

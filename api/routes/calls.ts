@@ -63,7 +63,7 @@ export function callRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Middl
     if (doc.status === 'failed' && doc.problem && isErrorCode(doc.problem.code)) {
       body.problem = problemBody(deps.baseUrl, doc.problem.code, doc.problem.detail, doc._id, doc.problem.extras);
     }
-    if (doc.status === 'succeeded') await deps.outputs.sendWithin(ctx, body, 'output', await calls.readOutput(doc));
+    if (doc.status === 'succeeded') await deps.outputs.send(ctx, await calls.readOutput(doc), { envelope: body, field: 'output' });
     else ctx.body = body;
   });
 

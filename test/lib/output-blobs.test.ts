@@ -2,11 +2,11 @@
 //! stored, that the stored JSON is the output's, and that an envelope built around it is valid JSON
 //! equal to the one built from the output itself.
 import test from 'ava';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DirectoryBlobStore, hoursBefore, newBlobKey, parseBlobKey } from '../../lib/blob-store.js';
-import { INLINE_OUTPUT_MAX_BYTES, OutputBlobMissing, isOutputBlob, jsonWithField, keepOutput, outputJson } from '../../lib/output-blobs.js';
+import { INLINE_OUTPUT_MAX_BYTES, OutputBlobMissing, isOutputBlob, jsonWithField, keepOutput, storedJson, type OutputBlob } from '../../lib/output-blobs.js';
 
 let dir: string;
 let store: DirectoryBlobStore;
@@ -22,7 +22,7 @@ test('an output whose JSON fits stays itself; one over the limit becomes a refer
   const big = { fileBase64: 'A'.repeat(INLINE_OUTPUT_MAX_BYTES), mimeType: 'image/png', quote: 'say "hi"\n' };
   const kept = await keepOutput(store, big);
   t.true(isOutputBlob(kept));
-  const json = await outputJson(store, kept);
+  const json = await storedJson(store, kept as OutputBlob);
   t.is(json.toString('utf8'), JSON.stringify(big));
   // The limit counts UTF-8 bytes: 12,000 three-byte characters are over 32 KiB.
   t.true(isOutputBlob(await keepOutput(store, { text: '€'.repeat(12_000) })));
@@ -31,9 +31,10 @@ test('an output whose JSON fits stays itself; one over the limit becomes a refer
 test('a reference whose blob is gone, or whose length differs, is refused', async (t) => {
   const kept = await keepOutput(store, { fileBase64: 'B'.repeat(INLINE_OUTPUT_MAX_BYTES + 1) });
   if (!isOutputBlob(kept)) return t.fail('not stored');
-  await t.throwsAsync(outputJson(store, { $outputBlob: { ...kept.$outputBlob, bytes: 5 } }), { instanceOf: OutputBlobMissing });
-  await store.remove(kept.$outputBlob.key);
-  await t.throwsAsync(outputJson(store, kept), { instanceOf: OutputBlobMissing });
+  await t.throwsAsync(storedJson(store, { $outputBlob: { ...kept.$outputBlob, bytes: 5 } }), { instanceOf: OutputBlobMissing });
+  const { hour, name } = parseBlobKey(kept.$outputBlob.key)!;
+  await unlink(path.join(dir, hour, name));
+  await t.throwsAsync(storedJson(store, kept), { instanceOf: OutputBlobMissing });
 });
 
 test('an envelope around stored JSON is the same JSON as around the output itself', (t) => {

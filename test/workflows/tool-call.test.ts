@@ -23,7 +23,7 @@ import { createLedger, type Ledger } from '../../domain/ledger.js';
 import { createAccounts } from '../../domain/accounts.js';
 import { TASK_QUEUES, type ToolCallInput, type ToolCallResult } from '../../lib/temporal-shared.js';
 import { DatabaseBlobStore } from '../../lib/blob-store.js';
-import { INLINE_OUTPUT_MAX_BYTES, isOutputBlob, outputJson } from '../../lib/output-blobs.js';
+import { INLINE_OUTPUT_MAX_BYTES, isOutputBlob, storedJson, type OutputBlob } from '../../lib/output-blobs.js';
 
 let env: TestWorkflowEnvironment;
 let mongo: Mongo;
@@ -192,7 +192,7 @@ for (const execution of EXECUTIONS) {
     t.like(result, { ok: true, charged: 3, balance: 7 });
     if (!result.ok) return;
     t.true(isOutputBlob(result.output), JSON.stringify(result.output).slice(0, 200));
-    const json = await outputJson(new DatabaseBlobStore(mongo.db), result.output);
+    const json = await storedJson(new DatabaseBlobStore(mongo.db), result.output as OutputBlob);
     t.deepEqual(JSON.parse(json.toString('utf8')), BIG_OUTPUT);
     const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
     const largest = Math.max(...payloadSizes(history));
