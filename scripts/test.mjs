@@ -143,11 +143,19 @@ try {
     if (crashed.length) console.error(`stack processes that died during the run: ${crashed.map((p) => p.name).join(', ')} (logs in ${logDir})`);
     await finish(code !== 0 || crashed.length > 0 ? code || 1 : 0);
   }
-  let testsCode = await runAva('ava', avaArgs);
+  // A disruptive suite named among other files still runs alone, after them: beside them it would
+  // break what they test (a database killed under another file's calls).
   const disruptiveDir = path.join(root, 'test', 'disruptive');
-  if (avaArgs.length === 0 && testsCode === 0 && existsSync(disruptiveDir) && readdirSync(disruptiveDir).some((f) => f.endsWith('.test.ts'))) {
+  const isDisruptive = (arg) => !arg.startsWith('-') && path.resolve(root, arg).startsWith(disruptiveDir + path.sep);
+  const namedDisruptive = avaArgs.filter(isDisruptive);
+  const others = avaArgs.filter((arg) => !isDisruptive(arg));
+  const onlyDisruptiveNamed = namedDisruptive.length > 0 && others.every((arg) => arg.startsWith('-'));
+  let testsCode = onlyDisruptiveNamed ? 0 : await runAva('ava', others);
+  const disruptiveSuites = avaArgs.length === 0 ? existsSync(disruptiveDir) && readdirSync(disruptiveDir).some((f) => f.endsWith('.test.ts')) : namedDisruptive.length > 0;
+  if (testsCode === 0 && disruptiveSuites) {
     console.log('\nnpm test: the disruptive suites (test/disruptive/), one at a time');
-    testsCode = await runAva('ava-disruptive', ['--config', 'ava.disruptive.config.mjs']);
+    const flags = avaArgs.filter((arg) => arg.startsWith('-'));
+    testsCode = await runAva('ava-disruptive', ['--config', 'ava.disruptive.config.mjs', ...flags, ...namedDisruptive]);
   }
   // After the whole suite: every status the OpenAPI document promises was answered by some test.
   if (avaArgs.length === 0 && testsCode === 0) {
