@@ -46,8 +46,6 @@ export interface AppDeps {
   onEvent?: EventSink;
   /** Where big outputs wait (BLOB_STORE_URL), as the workers write them; the database when absent. */
   blobs?: BlobStore;
-  /** This process hosts a worker of quick calls: their starts ask for eager start. */
-  eagerQuickCalls?: boolean;
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -85,7 +83,7 @@ export function createApp(deps: AppDeps): Koa {
       rateLimit,
       validators: createValidators(schemas),
       schemas,
-      toolCalls: createToolCalls({ db, client: deps.client, secretKey: config.secretKey, ledger, eagerQuickCalls: deps.eagerQuickCalls ?? false }),
+      toolCalls: createToolCalls({ db, client: deps.client, secretKey: config.secretKey, ledger }),
       metrics: deps.metrics,
       guard,
       outputs,

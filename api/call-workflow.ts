@@ -6,14 +6,13 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, isGrpcDeadli
 import { TypedSearchAttributes } from '@temporalio/common';
 import { untilReachable } from '../lib/mongo.js';
 import { seal, splitSecrets } from '../lib/sealed.js';
-import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, WORKFLOW_TYPES, callQueue, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import { createCallKeys } from '../domain/call-keys.js';
 import { ToolError } from '../lib/errors.js';
 import { untilDeadline } from '../lib/until-deadline.js';
 import type { CallRequest } from './tool-calls.js';
 
-/** `eagerQuickCalls`: this process hosts a worker of quick calls (workers/pools.ts). */
-export function createCallWorkflows(deps: { db: Db; client: Client; eagerQuickCalls: boolean }) {
+export function createCallWorkflows(deps: { db: Db; client: Client }) {
   const callKeys = createCallKeys(deps.db);
 
   async function workflowInput(req: CallRequest, workflowId: string, deadline: number): Promise<ToolCallInput> {
@@ -65,9 +64,7 @@ export function createCallWorkflows(deps: { db: Db; client: Client; eagerQuickCa
       () =>
         deps.client.workflow.start(WORKFLOW_TYPES.toolCall, {
           // The tool's pool runs the whole call: its workers host the workflow and the ledger steps.
-          // A quick tool's call runs on this process's worker when it has a free slot.
-          taskQueue: callQueue(req.tool),
-          requestEagerStart: deps.eagerQuickCalls && req.tool.quick === true,
+          taskQueue: TASK_QUEUES[req.tool.pool],
           workflowId,
           args,
           workflowTaskTimeout: CALL_WORKFLOW_TASK_TIMEOUT_MS,

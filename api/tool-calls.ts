@@ -73,7 +73,7 @@ function callRef(req: CallRequest, requestId: string): CallRef {
 }
 
 /** `ledger` is the process's one ledger, whose events reach the webhook fan-out. */
-export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffer; ledger: Ledger; eagerQuickCalls: boolean }) {
+export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffer; ledger: Ledger }) {
   const { ledger } = deps;
   const { fingerprint, claim, release } = createIdempotency(deps);
   const { start, awaitResult, destroyKey } = createCallWorkflows(deps);

@@ -42,14 +42,6 @@ export interface ToolDefinition<Name extends string = string, P extends ToolPool
    * calls' task slots.
    */
   readonly execution?: ToolExecution;
-  /**
-   * A cheap, pure local cpu tool (no network, no child process, well under a millisecond of the
-   * calling thread for a typical input, longer inputs on its own threads): its calls run on the
-   * quick-calls queue, which the API process serves too, so the start of a call hands its one
-   * workflow task straight to the API's worker (eager start) instead of through Temporal's
-   * matching. The cpu pool's workers serve the same queue, so the pool scales such calls alone.
-   */
-  readonly quick?: true;
   /** Input fields sealed with the per-call key before the workflow starts (never in history). */
   readonly secretFields?: readonly (keyof I & string)[];
   /** Request body limit when it differs from the default 1 MiB. */

@@ -60,11 +60,6 @@ export interface Config {
   /** Captures one browser serves before the pool replaces it. `BROWSER_RECYCLE_AFTER`, default 200; lower it if Chromium's memory grows. */
   browserRecycleAfter: number;
   cpuConcurrency: number;
-  /**
-   * Calls of quick tools (hash-text) the API process runs itself at once, started eagerly on its
-   * own worker; beyond them, and when 0, they go to the cpu pool's workers. `API_QUICK_CALL_SLOTS`, default 16.
-   */
-  apiQuickCallSlots: number;
   networkConcurrency: number;
   /** Threads of a network worker that parse fetched pages and PDFs (web-scrape, seo-meta, broken-links, pdf-metadata). `READING_THREADS`, default 2. */
   readingThreads: number;
@@ -154,7 +149,6 @@ export function loadConfig(env: Env = process.env): Config {
     chromiumPath: chromiumPath(env),
     browserRecycleAfter: int(env, 'BROWSER_RECYCLE_AFTER', 200, 1),
     cpuConcurrency: int(env, 'CPU_CONCURRENCY', cores, 1),
-    apiQuickCallSlots: int(env, 'API_QUICK_CALL_SLOTS', 16),
     networkConcurrency: int(env, 'NETWORK_CONCURRENCY', 50, 1),
     readingThreads: int(env, 'READING_THREADS', 2, 1),
     officeListeners: int(env, 'OFFICE_LISTENERS', 2, 1),

@@ -21,18 +21,6 @@ export const TASK_QUEUES: Record<Pool, string> = {
   browser: 'browser',
 };
 
-/**
- * Task queue of the calls of quick tools (`quick` in their definition): served by the cpu pool's
- * workers and by a small worker in each API process, which a call's start hands its first
- * workflow task to directly (eager start).
- */
-export const QUICK_CALLS_QUEUE = 'cpu-quick';
-
-/** The task queue a tool's calls run on: the quick-calls queue, or the tool's pool's. */
-export function callQueue(tool: { pool: ToolPool; quick?: true }): string {
-  return tool.quick ? QUICK_CALLS_QUEUE : TASK_QUEUES[tool.pool];
-}
-
 /** Operators filter calls by these in the Temporal UI. No PII: ids and tool names only. */
 export const SEARCH_ATTRIBUTES = {
   accountId: defineSearchAttributeKey('AccountId', 'KEYWORD'),

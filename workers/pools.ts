@@ -1,8 +1,7 @@
 //! Builds the Temporal worker of each pool from the same code, whether a pool runs in its own
 //! process (workers/<pool>.ts) or beside the others (workers/all.ts). A tool pool's worker runs
 //! whole calls of its tools: the `toolCall` workflow, its ledger steps (and an asynchronous call's
-//! outcome) and the tools; the cpu pool's also runs the calls of quick tools, on their own queue,
-//! which the API process serves too (`createQuickCallsWorker`).
+//! outcome) and the tools.
 import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
@@ -10,13 +9,13 @@ import type { Config } from '../lib/config.js';
 import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
 import type { Logger } from '../lib/logger.js';
 import type { BlobStore } from '../lib/blob-store.js';
-import { QUICK_CALLS_QUEUE, TASK_QUEUES, type Pool, type ToolPool } from '../lib/temporal-shared.js';
-import { findTool, toolsOfPool } from '../domain/catalogue.js';
+import { TASK_QUEUES, type Pool, type ToolPool } from '../lib/temporal-shared.js';
+import { toolsOfPool } from '../domain/catalogue.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
 import { createCoreActivities } from '../activities/core/index.js';
 import { webhookWiring } from '../activities/core/webhooks.js';
 import { createWebhookFanout } from '../domain/webhooks/fanout.js';
-import { QUICK_HANDLERS, createCpuResources, createCpuTools, createHashingPool } from '../activities/cpu/index.js';
+import { createCpuResources, createCpuTools } from '../activities/cpu/index.js';
 import { createNetworkTools } from '../activities/network/index.js';
 import { createReadingPool } from '../activities/network/reading-pool.js';
 import { createBrowserTools } from '../activities/browser/index.js';
@@ -103,70 +102,19 @@ const CALL_WORKER_OPTIONS = {
   stickyQueueScheduleToStartTimeout: '2s',
 } as const;
 
-type CallWorkerDeps = Pick<PoolDeps, 'config' | 'db' | 'connection' | 'log' | 'blobs' | 'workflowBundle' | 'client'>;
-
-/** What a worker of calls runs: which queue, which tools, how many at once. */
-interface CallWorkerShape {
-  taskQueue: string;
-  handlers: Record<string, ToolHandler>;
-  /** Workflow tasks (so calls in progress) held at once; see `callSlots`. */
-  slots: number;
-  /** Activities of queued tools run at once. */
-  concurrency: number;
-  /** The worker's name in the calls' histories, when not the SDK's `<pid>@<host>`. */
-  identity?: string;
-}
-
-function connectionOptions(deps: CallWorkerDeps) {
-  return {
+export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ worker: Worker; close: Closer } | null> {
+  const common = {
     connection: deps.connection,
     namespace: deps.config.temporalNamespace,
+    taskQueue: TASK_QUEUES[pool],
     dataConverter: { payloadCodecs: [new ClaimCheckCodec(deps.db)] },
   };
-}
-
-/**
- * The workers of calls of one process, one per shape, sharing the process's webhook fan-out (the
- * ledger's and asynchronous calls' events; delivery itself is the core pool's) and tool metrics.
- */
-async function createCallWorkers(deps: CallWorkerDeps, shapes: CallWorkerShape[]): Promise<Worker[]> {
-  const options = connectionOptions(deps);
-  const client = deps.client ?? new Client(options);
+  const client = deps.client ?? new Client({ connection: deps.connection, namespace: common.namespace, dataConverter: common.dataConverter });
   const workflowBundle = deps.workflowBundle ?? (await loadWorkflowBundle(deps.log));
-  const onEvent = createWebhookFanout({ db: deps.db, client, log: deps.log }).onEvent;
-  const onToolDone = toolDurationRecorder();
-  return Promise.all(
-    shapes.map((shape) =>
-      Worker.create({
-        ...options,
-        ...CALL_WORKER_OPTIONS,
-        taskQueue: shape.taskQueue,
-        ...(shape.identity && { identity: shape.identity }),
-        workflowBundle,
-        activities: createCallActivities(deps.db, shape.handlers, { onEvent, onToolDone, blobs: deps.blobs }),
-        interceptors: { activity: [toolMetricsInterceptor(new Set(Object.keys(shape.handlers)), onToolDone)] },
-        maxConcurrentWorkflowTaskExecutions: shape.slots,
-        // Each call runs one local activity at a time (its step, or a ledger step or tool of older calls).
-        maxConcurrentLocalActivityExecutions: shape.slots,
-        // Queued tools (captures, conversions) run this many at once.
-        maxConcurrentActivityTaskExecutions: shape.concurrency,
-        // Draining on SIGTERM: polling stops at once and the calls already running may finish
-        // (the SDK's default cancels them at once, leaving their retry to another worker).
-        shutdownGraceTime: Math.max(...Object.keys(shape.handlers).map((name) => findTool(name)?.timeoutMs ?? 0)),
-      }),
-    ),
-  );
-}
-
-/** A pool's workers: one per task queue it serves (the cpu pool serves the quick-calls queue too). */
-export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<{ workers: Worker[]; close: Closer } | null> {
   if (pool === 'core') {
-    const options = connectionOptions(deps);
-    const client = deps.client ?? new Client(options);
     const worker = await Worker.create({
-      ...options,
-      taskQueue: TASK_QUEUES.core,
-      workflowBundle: deps.workflowBundle ?? (await loadWorkflowBundle(deps.log)),
+      ...common,
+      workflowBundle,
       // Webhook endpoints and the sweeper; the ledger steps too, for calls started on `core`
       // before calls ran on their pool's queue.
       activities: createCoreActivities(deps.db, { ...webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log, net: deps.net }), blobs: deps.blobs }),
@@ -174,7 +122,7 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<{ w
       maxConcurrentWorkflowTaskExecutions: 100,
       maxConcurrentLocalActivityExecutions: 200,
     });
-    return { workers: [worker], close: async () => {} };
+    return { worker, close: async () => {} };
   }
   const { handlers, close } = toolHandlers(pool, deps);
   const served = listed(pool, handlers);
@@ -184,22 +132,24 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<{ w
   }
   const concurrency = { cpu: deps.config.cpuConcurrency, network: deps.config.networkConcurrency, browser: deps.config.browserConcurrency }[pool];
   const slots = callSlots(pool, deps.config);
-  // The pool's own queue keeps every tool, quick ones included: calls started there before
-  // quick tools had their queue still finish.
-  const shapes: CallWorkerShape[] = [{ taskQueue: TASK_QUEUES[pool], handlers: served, slots, concurrency }];
-  const quick = Object.fromEntries(Object.entries(served).filter(([name]) => findTool(name)?.quick));
-  if (Object.keys(quick).length > 0) shapes.push({ taskQueue: QUICK_CALLS_QUEUE, handlers: quick, slots, concurrency });
-  return { workers: await createCallWorkers(deps, shapes), close };
-}
-
-/**
- * The API process's worker of quick calls: the calls it starts with eager start run here, in
- * `slots` workflow tasks at once; beyond them a start goes through Temporal's matching to any
- * worker of the queue (this one or the cpu pool's). Long digests get one thread of their own.
- */
-export async function createQuickCallsWorker(deps: CallWorkerDeps & { slots: number; identity: string }): Promise<{ worker: Worker; close: Closer }> {
-  const hashing = createHashingPool({ threads: 1 });
-  const handlers = Object.fromEntries(Object.entries(QUICK_HANDLERS).map(([name, create]) => [name, create({ hashing })]));
-  const [worker] = await createCallWorkers(deps, [{ taskQueue: QUICK_CALLS_QUEUE, handlers, slots: deps.slots, concurrency: 1, identity: deps.identity }]);
-  return { worker: worker!, close: () => hashing.close() };
+  // Events of the ledger and of asynchronous calls go to the webhook fan-out; delivery itself is
+  // the core pool's.
+  const onEvent = createWebhookFanout({ db: deps.db, client, log: deps.log }).onEvent;
+  const onToolDone = toolDurationRecorder();
+  const worker = await Worker.create({
+    ...common,
+    ...CALL_WORKER_OPTIONS,
+    workflowBundle,
+    activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs }),
+    interceptors: { activity: [toolMetricsInterceptor(new Set(Object.keys(served)), onToolDone)] },
+    maxConcurrentWorkflowTaskExecutions: slots,
+    // Each call runs one local activity at a time (its step, or a ledger step or tool of older calls).
+    maxConcurrentLocalActivityExecutions: slots,
+    // Queued tools (captures, conversions) run this many at once.
+    maxConcurrentActivityTaskExecutions: concurrency,
+    // Draining on SIGTERM: polling stops at once and the calls already running may finish
+    // (the SDK's default cancels them at once, leaving their retry to another worker).
+    shutdownGraceTime: Math.max(...toolsOfPool(pool).map((t) => t.timeoutMs)),
+  });
+  return { worker, close };
 }

@@ -5,7 +5,6 @@
 import type { Config } from '../../lib/config.js';
 import type { Logger } from '../../lib/logger.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
 import { createHandlers, type HandlerFactories, type PoolHandlers } from '../../domain/tools/index.js';
 import { createArgon2Verify } from './argon2-verify.js';
 import { createBcryptHash } from './bcrypt-hash.js';
@@ -78,11 +77,3 @@ export const CPU_HANDLERS: HandlerFactories<'cpu', CpuToolDeps> = {
 export function createCpuTools(deps: CpuToolDeps): PoolHandlers<'cpu'> {
   return createHandlers(CPU_HANDLERS, deps);
 }
-
-/**
- * The quick tools' handlers alone (`quick` in their definitions), for a process that serves only
- * their calls (the API's quick-calls worker): they need no more than the hashing threads.
- */
-export const QUICK_HANDLERS: Record<string, (deps: Pick<CpuToolDeps, 'hashing'>) => ToolHandler> = {
-  'hash-text': ({ hashing }) => createHashText({ hashing }),
-};

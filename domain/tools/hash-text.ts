@@ -34,7 +34,6 @@ export const hashText = defineTool<HashTextInput, HashTextOutput>()({
   group: 'hashing',
   cost: 1,
   pool: 'cpu',
-  quick: true,
   timeoutMs: 10_000,
   failures: [],
   precheck,

@@ -4,7 +4,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import test from 'ava';
 import { BROWSER_HANDLERS } from '../../activities/browser/index.js';
-import { CPU_HANDLERS, QUICK_HANDLERS } from '../../activities/cpu/index.js';
+import { CPU_HANDLERS } from '../../activities/cpu/index.js';
 import { NETWORK_HANDLERS } from '../../activities/network/index.js';
 import { CATALOGUE, findTool, toolsOfPool } from '../../domain/catalogue.js';
 import { TOOLS } from '../../domain/tools/index.js';
@@ -19,13 +19,6 @@ for (const pool of Object.keys(HANDLERS) as ToolPool[]) {
     t.deepEqual(Object.keys(HANDLERS[pool]).sort(), toolsOfPool(pool).map((tool) => tool.name).sort());
   });
 }
-
-test('quick tools are local tools of the cpu pool, and the quick handlers are theirs and no others', (t) => {
-  const quick = TOOLS.filter((tool) => tool.quick);
-  t.true(quick.length > 0);
-  for (const tool of quick) t.like({ name: tool.name, pool: tool.pool, execution: tool.execution ?? 'local' }, { name: tool.name, pool: 'cpu', execution: 'local' });
-  t.deepEqual(Object.keys(QUICK_HANDLERS).sort(), quick.map((tool) => tool.name).sort());
-});
 
 test('every tool is listed once, and every tool schema belongs to a listed tool', (t) => {
   t.is(CATALOGUE.size, TOOLS.length);
