@@ -1,7 +1,7 @@
 //! One capture, step by step, shared by website-screenshot and html-to-image, each saying how its
 //! content gets into the page: watch the page's requests while it arrives, let it settle
 //! (settle.ts: bounded, so one slow resource delays a capture but never sinks it), remove
-//! overlays, scroll through a full page so lazy content loads, measure, and take the image. The
+//! overlays, scroll through a full page (in a tall viewport) so lazy content loads, measure, and take the image. The
 //! pure parts (sizes, clip) are exported.
 import type { Page } from 'puppeteer-core';
 import type { ImageOptions } from '../../domain/tools/website-screenshot.js';
@@ -105,6 +105,39 @@ export async function capture(page: Page, load: Load, options: ImageOptions, lim
 }
 
 /**
+ * Device pixels high of the viewport a full page is scrolled through in: half the capture's own
+ * ceiling, so the scroll draws no more than the capture will.
+ */
+export const SCROLL_VIEWPORT_DEVICE_PX = HEIGHT_CEILING_PX / 2;
+
+/**
+ * The viewport height, CSS px, to scroll a document `documentHeight` tall through: as tall as
+ * `SCROLL_VIEWPORT_DEVICE_PX` allows, but a requested viewport shorter than the document, so the
+ * document still scrolls (scroll handlers see a scroll, at the least back to the top).
+ */
+export function scrollViewportHeight(options: Pick<ImageOptions, 'height' | 'deviceScaleFactor'>, documentHeight: number): number {
+  const tallest = Math.floor(SCROLL_VIEWPORT_DEVICE_PX / options.deviceScaleFactor);
+  return Math.max(options.height, Math.min(tallest, Math.floor(documentHeight) - options.height));
+}
+
+/**
+ * Scrolls through a full page in a tall viewport (`scrollViewportHeight`), then gives the page its
+ * requested viewport back: each step of the scroll waits out the page's throttled scroll handlers
+ * (~100 ms), so a viewport of 900 px took ten steps over 8,000 px where this takes one or two, and
+ * a tall viewport brings into view what the steps would have.
+ */
+async function withScrollViewport(page: Page, options: ImageOptions, scroll: () => Promise<void>): Promise<void> {
+  const height = scrollViewportHeight(options, await documentHeight(page));
+  if (height <= options.height) return scroll();
+  await page.setViewport({ width: options.width, height, deviceScaleFactor: options.deviceScaleFactor });
+  try {
+    await scroll();
+  } finally {
+    await page.setViewport({ width: options.width, height: options.height, deviceScaleFactor: options.deviceScaleFactor });
+  }
+}
+
+/**
  * Waits for the load event (unless the loader did, and `reported` what the page said then) and
  * for the page to settle, removes overlays when asked, and takes the image: the viewport, or the
  * whole document up to the height ceiling after scrolling through it.
@@ -117,7 +150,7 @@ async function settleAndTake(page: Page, requests: RequestWatch, options: ImageO
     reported = undefined; // the scroll below changes what the page would say
     // Modals lock scrolling; remove them before the scroll, and what scrolling brought up after it.
     if (extra.hideOverlays) await hideOverlays(page);
-    await scrollThrough(page, maxCaptureHeight(options.deviceScaleFactor), limits);
+    await withScrollViewport(page, options, () => scrollThrough(page, maxCaptureHeight(options.deviceScaleFactor), limits));
     until = Date.now() + limits.idleMs;
   }
   let truncated = false;
