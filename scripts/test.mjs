@@ -146,16 +146,16 @@ try {
   // A disruptive suite named among other files still runs alone, after them: beside them it would
   // break what they test (a database killed under another file's calls).
   const disruptiveDir = path.join(root, 'test', 'disruptive');
-  const isDisruptive = (arg) => !arg.startsWith('-') && path.resolve(root, arg).startsWith(disruptiveDir + path.sep);
+  const isFlag = (arg) => arg.startsWith('-');
+  const isDisruptive = (arg) => !isFlag(arg) && path.resolve(root, arg).startsWith(disruptiveDir + path.sep);
   const namedDisruptive = avaArgs.filter(isDisruptive);
   const others = avaArgs.filter((arg) => !isDisruptive(arg));
-  const onlyDisruptiveNamed = namedDisruptive.length > 0 && others.every((arg) => arg.startsWith('-'));
+  const onlyDisruptiveNamed = namedDisruptive.length > 0 && others.every(isFlag);
   let testsCode = onlyDisruptiveNamed ? 0 : await runAva('ava', others);
   const disruptiveSuites = avaArgs.length === 0 ? existsSync(disruptiveDir) && readdirSync(disruptiveDir).some((f) => f.endsWith('.test.ts')) : namedDisruptive.length > 0;
   if (testsCode === 0 && disruptiveSuites) {
     console.log('\nnpm test: the disruptive suites (test/disruptive/), one at a time');
-    const flags = avaArgs.filter((arg) => arg.startsWith('-'));
-    testsCode = await runAva('ava-disruptive', ['--config', 'ava.disruptive.config.mjs', ...flags, ...namedDisruptive]);
+    testsCode = await runAva('ava-disruptive', ['--config', 'ava.disruptive.config.mjs', ...avaArgs.filter(isFlag), ...namedDisruptive]);
   }
   // After the whole suite: every status the OpenAPI document promises was answered by some test.
   if (avaArgs.length === 0 && testsCode === 0) {

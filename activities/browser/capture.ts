@@ -1,8 +1,8 @@
 //! One capture, step by step, shared by website-screenshot and html-to-image, each saying how its
 //! content gets into the page: watch the page's requests while it arrives, let it settle
 //! (settle.ts: bounded, so one slow resource delays a capture but never sinks it), remove
-//! overlays, scroll through a full page (in a tall viewport) so lazy content loads, measure, and take the image. The
-//! pure parts (sizes, clip) are exported.
+//! overlays, scroll through a full page (in a tall viewport) so lazy content loads, measure, and
+//! take the image. The pure parts (sizes, clip, scroll viewport) are exported.
 import type { Page } from 'puppeteer-core';
 import type { ImageOptions } from '../../domain/tools/website-screenshot.js';
 import { hideOverlays } from './overlays.js';
@@ -54,15 +54,6 @@ async function applyViewport(page: Page, options: ImageOptions): Promise<void> {
   const current = page.viewport();
   if (current?.width === options.width && current.height === options.height && (current.deviceScaleFactor ?? 1) === options.deviceScaleFactor) return;
   await page.setViewport({ width: options.width, height: options.height, deviceScaleFactor: options.deviceScaleFactor });
-}
-
-/**
- * Scrolls down a viewport at a time to `maxHeight` (or the end, whichever comes first), so that
- * lazy images and content triggered by scrolling start loading, then back to the top. The page
- * may grow as it goes (infinite scroll); the ceiling stops that.
- */
-export async function scrollThrough(page: Page, maxHeight: number, limits: Pick<SettleLimits, 'scrollStepMs' | 'scrollMs'>): Promise<void> {
-  await page.evaluate(callActivity('scrollThrough', Math.round(maxHeight), Math.round(limits.scrollStepMs), Math.round(limits.scrollMs)));
 }
 
 /**
@@ -121,19 +112,20 @@ export function scrollViewportHeight(options: Pick<ImageOptions, 'height' | 'dev
 }
 
 /**
- * Scrolls through a full page in a tall viewport (`scrollViewportHeight`), then gives the page its
- * requested viewport back: each step of the scroll waits out the page's throttled scroll handlers
- * (~100 ms), so a viewport of 900 px took ten steps over 8,000 px where this takes one or two, and
- * a tall viewport brings into view what the steps would have.
+ * Scrolls down a viewport at a time to the capture's height ceiling (or the end, whichever comes
+ * first), so that lazy images and content triggered by scrolling start loading, then back to the
+ * top; the page may grow as it goes (infinite scroll), and the ceiling stops that. The viewport is
+ * a tall one (`scrollViewportHeight`) for the scroll, the requested one again after: each step
+ * waits out the page's throttled scroll handlers (~100 ms), so 900 px steps took ten over 8,000
+ * px where this takes one or two, and a tall viewport brings into view what the steps would have.
  */
-async function withScrollViewport(page: Page, options: ImageOptions, scroll: () => Promise<void>): Promise<void> {
-  const height = scrollViewportHeight(options, await documentHeight(page));
-  if (height <= options.height) return scroll();
-  await page.setViewport({ width: options.width, height, deviceScaleFactor: options.deviceScaleFactor });
+async function scrollThrough(page: Page, options: ImageOptions, limits: Pick<SettleLimits, 'scrollStepMs' | 'scrollMs'>): Promise<void> {
+  // Both settings are no-ops for a document too short to gain from a tall viewport.
+  await applyViewport(page, { ...options, height: scrollViewportHeight(options, await documentHeight(page)) });
   try {
-    await scroll();
+    await page.evaluate(callActivity('scrollThrough', maxCaptureHeight(options.deviceScaleFactor), Math.round(limits.scrollStepMs), Math.round(limits.scrollMs)));
   } finally {
-    await page.setViewport({ width: options.width, height: options.height, deviceScaleFactor: options.deviceScaleFactor });
+    await applyViewport(page, options);
   }
 }
 
@@ -150,7 +142,7 @@ async function settleAndTake(page: Page, requests: RequestWatch, options: ImageO
     reported = undefined; // the scroll below changes what the page would say
     // Modals lock scrolling; remove them before the scroll, and what scrolling brought up after it.
     if (extra.hideOverlays) await hideOverlays(page);
-    await withScrollViewport(page, options, () => scrollThrough(page, maxCaptureHeight(options.deviceScaleFactor), limits));
+    await scrollThrough(page, options, limits);
     until = Date.now() + limits.idleMs;
   }
   let truncated = false;
