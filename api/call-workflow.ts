@@ -6,7 +6,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, isGrpcDeadli
 import { TypedSearchAttributes } from '@temporalio/common';
 import { untilReachable } from '../lib/mongo.js';
 import { seal, splitSecrets } from '../lib/sealed.js';
-import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, WORKFLOW_TYPES, callTaskQueue, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import { createCallKeys } from '../domain/call-keys.js';
 import { ToolError } from '../lib/errors.js';
 import { untilDeadline } from '../lib/until-deadline.js';
@@ -17,13 +17,12 @@ export function createCallWorkflows(deps: { db: Db; client: Client }) {
 
   async function workflowInput(req: CallRequest, workflowId: string, deadline: number): Promise<ToolCallInput> {
     const { clear, secret, hasSecrets } = splitSecrets(req.input, req.tool.secretFields ?? []);
-    const execution = req.tool.execution ?? 'local';
     const base: ToolCallInput = {
       accountId: req.accountId,
       tool: req.tool.name,
       pool: req.tool.pool,
-      execution,
-      ...(execution === 'local' ? { oneStep: true as const } : {}),
+      execution: req.tool.execution ?? 'local',
+      oneStep: true,
       cost: req.tool.cost,
       timeoutMs: req.tool.timeoutMs,
       input: clear,
@@ -64,7 +63,7 @@ export function createCallWorkflows(deps: { db: Db; client: Client }) {
       () =>
         deps.client.workflow.start(WORKFLOW_TYPES.toolCall, {
           // The tool's pool runs the whole call: its workers host the workflow and the ledger steps.
-          taskQueue: TASK_QUEUES[req.tool.pool],
+          taskQueue: callTaskQueue(req.tool),
           workflowId,
           args,
           workflowTaskTimeout: CALL_WORKFLOW_TASK_TIMEOUT_MS,

@@ -17,6 +17,7 @@ import { Jimp } from 'jimp';
 import { createImageCodecs, type JimpInstance } from '../activities/cpu/image-codecs.js';
 import { createImagePool } from '../activities/cpu/image-pool.js';
 import { createOfficeConverter } from '../activities/cpu/office-converter.js';
+import { callAnatomy, epochMs, type TimedCall } from './call-anatomy.js';
 import { measure, printTable, type Figures } from './measure.js';
 
 const run = promisify(execFile);
@@ -194,7 +195,16 @@ export async function benchWatermark({ calls = 10 }: { calls?: number } = {}): P
 }
 
 /** word-to-pdf through the running platform (HTTP, workflow, claim check), one at a time. */
-export async function benchWordToPdfHttp({ calls = 10 }: { calls?: number } = {}): Promise<Figures | null> {
+export interface WordToPdfHttpFigures {
+  figures: Figures;
+  /** The last calls hop by hop, when the stack's Temporal is known. */
+  hops?: Awaited<ReturnType<typeof callAnatomy>>;
+}
+
+/** How many of the platform row's last calls the hop table reads. */
+const ANATOMY_CALLS = 5;
+
+export async function benchWordToPdfHttp({ calls = 10, temporal }: { calls?: number; temporal?: { address: string; namespace: string } } = {}): Promise<WordToPdfHttpFigures | null> {
   if (!process.env.API_URL || !process.env.ADMIN_TOKEN) return null;
   const { startFileServer } = await import('../test/fixtures/file-server.js');
   const { callTool, newAccount } = await import('../test/helpers/api.js');
@@ -202,16 +212,33 @@ export async function benchWordToPdfHttp({ calls = 10 }: { calls?: number } = {}
   try {
     const fileUrl = files.put('/bench/letter.docx', await sampleDocx());
     const account = await newAccount(15 * (calls + 5), 'bench');
-    return await measure(
+    const timed: TimedCall[] = [];
+    const figures = await measure(
       'word-to-pdf through the platform (HTTP)',
       async () => {
+        const sentAt = epochMs();
         const res = await callTool(account.apiKey, 'word-to-pdf', { fileUrl });
         if (res.status !== 200) throw new Error(`word-to-pdf answered ${res.status}: ${JSON.stringify(res.body)}`);
+        timed.push({ workflowId: res.headers.get('x-request-id')!, sentAt, answeredAt: epochMs() });
       },
       { calls, concurrency: 1, warmup: 2 },
     );
+    return { figures, ...(temporal ? { hops: await callAnatomy(temporal, timed.slice(-ANATOMY_CALLS)) } : {}) };
   } finally {
     await files.close();
+  }
+}
+
+/** The word-to-pdf table: listeners, a cold soffice, and the platform row with its hop table. */
+export function printWordToPdf(office: Figures[], http: WordToPdfHttpFigures | null): void {
+  printTable('word-to-pdf: warm listeners vs a cold soffice per call (small .docx, one page)', http ? [...office, http.figures] : office);
+  const listener = office[0];
+  if (http && listener) {
+    console.log(`platform / warm listener  word-to-pdf: ${(http.figures.p50Ms / listener.p50Ms).toFixed(2)}x (p50 ${http.figures.p50Ms.toFixed(1)} vs ${listener.p50Ms.toFixed(1)} ms)`);
+  }
+  if (http?.hops) {
+    console.log(`\nWhere the time of 'word-to-pdf through the platform' goes, hop by hop (the last ${ANATOMY_CALLS} calls; bench/call-anatomy.ts):`);
+    console.table(http.hops);
   }
 }
 
@@ -234,8 +261,7 @@ async function main() {
   const callsArg = process.argv.indexOf('--calls');
   const calls = callsArg > 0 ? Number(process.argv[callsArg + 1]) : 20;
   const office = await benchWordToPdf({ calls });
-  const http = await benchWordToPdfHttp({ calls: Math.max(5, Math.round(calls / 2)) });
-  printTable('word-to-pdf: warm listeners vs a cold soffice per call (small .docx, one page)', http ? [...office, http] : office);
+  printWordToPdf(office, await benchWordToPdfHttp({ calls: Math.max(5, Math.round(calls / 2)) }));
   printUpscaleTable(await benchUpscale());
   printTable('watermark-image, for scale', [await benchWatermark()]);
 }

@@ -5,8 +5,7 @@
 //! per image, direct and through the platform. The stack: see bench/stack.ts. Option: `--calls N`
 //! (default 20).
 import { benchBrowser, printBrowserBench } from './heavy-browser.js';
-import { benchUpscale, benchWordToPdf, benchWordToPdfHttp, printUpscaleTable } from './heavy-files.js';
-import { printTable } from './measure.js';
+import { benchUpscale, benchWordToPdf, benchWordToPdfHttp, printUpscaleTable, printWordToPdf } from './heavy-files.js';
 import { withBenchStack } from './stack.js';
 
 const callsArg = process.argv.indexOf('--calls');
@@ -15,8 +14,7 @@ const calls = callsArg > 0 ? Number(process.argv[callsArg + 1]) : 20;
 await withBenchStack(async (stack) => {
   printBrowserBench(await benchBrowser({ calls, temporal: stack.temporal }));
   const office = await benchWordToPdf({ calls });
-  const http = await benchWordToPdfHttp({ calls: Math.max(5, Math.round(calls / 2)) });
-  printTable('word-to-pdf: warm listeners vs a cold soffice per call (small .docx, one page)', http ? [...office, http] : office);
+  printWordToPdf(office, await benchWordToPdfHttp({ calls: Math.max(5, Math.round(calls / 2)), temporal: stack.temporal }));
   printUpscaleTable(await benchUpscale());
 });
 process.exit(0);

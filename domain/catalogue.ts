@@ -1,6 +1,6 @@
 //! The tool catalogue, built from the list of tool definitions (domain/tools/index.ts): lookups
 //! by name and by pool. A tool that is not listed does not exist for clients (404 `unknown_tool`).
-import type { ToolPool } from '../lib/temporal-shared.js';
+import { TASK_QUEUES, callTaskQueue, type ToolPool } from '../lib/temporal-shared.js';
 import type { ToolDefinition } from './tool-definition.js';
 import { TOOLS } from './tools/index.js';
 
@@ -12,4 +12,9 @@ export function findTool(name: string): ToolDefinition | undefined {
 
 export function toolsOfPool(pool: ToolPool): ToolDefinition[] {
   return [...CATALOGUE.values()].filter((t) => t.pool === pool);
+}
+
+/** Every task queue a worker process serving all pools polls: each pool's, and the queues the catalogue's calls start on. */
+export function workerTaskQueues(): string[] {
+  return [...new Set([...Object.values(TASK_QUEUES), ...[...CATALOGUE.values()].map(callTaskQueue)])];
 }

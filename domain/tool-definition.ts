@@ -31,15 +31,15 @@ export interface ToolDefinition<Name extends string = string, P extends ToolPool
   /** Deadline for the tool's work, all attempts included; past it the call answers 504. */
   readonly timeoutMs: number;
   /**
-   * How the call's workflow runs the tool on its pool's worker. `local` (the default): inside the
-   * workflow task, in one local activity with the reserve and the commit or refund
-   * (activities/call-step.ts), so a call is one workflow task with one local-activity round trip,
-   * which the worker keeps alive while the tool runs past the task timeout. Captures run so: their
-   * calls spread over the pool's replicas as workflow tasks, one per page (workers/pools.ts).
-   * `queued`: as an activity on the pool's task queue, heartbeating, where any replica of the
-   * pool takes it and a backlog shows as schedule-to-start latency; for heavy work whose pool also
-   * serves short calls (conversions and upscales beside hashing), which should not hold those
-   * calls' task slots.
+   * Which of its pool's task queues the call waits in. Either way the call is one workflow task
+   * with one local activity, the reserve, the tool and the commit or refund
+   * (activities/call-step.ts), which the worker keeps alive while the tool runs past the task
+   * timeout. `local` (the default): the pool's queue, whose workers hold many calls at once.
+   * Captures run so: their pool holds one call per page (workers/pools.ts). `queued`: the pool's
+   * queue of long calls (LONG_CALL_QUEUES), whose workers hold only as many as their tools work
+   * on at once, so that heavy work whose pool also serves short calls (conversions and upscales
+   * beside hashing) never holds those calls' task slots; any replica of the pool takes the rest,
+   * and a backlog shows as that queue's schedule-to-start latency.
    */
   readonly execution?: ToolExecution;
   /** Input fields sealed with the per-call key before the workflow starts (never in history). */

@@ -21,6 +21,22 @@ export const TASK_QUEUES: Record<Pool, string> = {
   browser: 'browser',
 };
 
+/**
+ * The queue of a pool's long calls: calls of its `queued` tools (conversions, upscales, crawls),
+ * which its workers take only as many of at once as their tools can work on, so they never hold
+ * the task slots of the pool's short calls.
+ */
+export const LONG_CALL_QUEUES: Record<ToolPool, string> = {
+  cpu: 'cpu-long',
+  network: 'network-long',
+  browser: 'browser-long',
+};
+
+/** The task queue a tool's calls start on, and whose worker runs the whole call. */
+export function callTaskQueue(tool: { pool: ToolPool; execution?: 'local' | 'queued' }): string {
+  return tool.execution === 'queued' ? LONG_CALL_QUEUES[tool.pool] : TASK_QUEUES[tool.pool];
+}
+
 /** Operators filter calls by these in the Temporal UI. No PII: ids and tool names only. */
 export const SEARCH_ATTRIBUTES = {
   accountId: defineSearchAttributeKey('AccountId', 'KEYWORD'),
@@ -60,8 +76,9 @@ export interface ToolCallInput {
    */
   execution?: 'local' | 'queued';
   /**
-   * Set for a `local` tool's call: reserve, the tool and commit or refund run as one step
-   * (activities/call-step.ts). Absent in calls started before: those take three steps, and replay so.
+   * Reserve, the tool and commit or refund run as one step (activities/call-step.ts). Absent in
+   * calls started before (a `queued` tool's call until its pool had a queue of long calls):
+   * those take three steps, and replay so.
    */
   oneStep?: true;
   /**

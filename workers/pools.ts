@@ -1,7 +1,8 @@
 //! Builds the Temporal worker of each pool from the same code, whether a pool runs in its own
-//! process (workers/<pool>.ts) or beside the others (workers/all.ts). A tool pool's worker runs
+//! process (workers/<pool>.ts) or beside the others (workers/all.ts). A tool pool's workers run
 //! whole calls of its tools: the `toolCall` workflow, its ledger steps (and an asynchronous call's
-//! outcome) and the tools.
+//! outcome) and the tools; one worker per queue the pool's calls wait in, its own and, when it has
+//! `queued` tools, its queue of long calls.
 import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
@@ -9,7 +10,7 @@ import type { Config } from '../lib/config.js';
 import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
 import type { Logger } from '../lib/logger.js';
 import type { BlobStore } from '../lib/blob-store.js';
-import { TASK_QUEUES, type Pool, type ToolPool } from '../lib/temporal-shared.js';
+import { LONG_CALL_QUEUES, TASK_QUEUES, type Pool, type ToolPool } from '../lib/temporal-shared.js';
 import { toolsOfPool } from '../domain/catalogue.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
 import { createCoreActivities } from '../activities/core/index.js';
@@ -102,7 +103,13 @@ const CALL_WORKER_OPTIONS = {
   stickyQueueScheduleToStartTimeout: '2s',
 } as const;
 
-export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ worker: Worker; close: Closer } | null> {
+/** A pool's workers: one per task queue it serves. */
+export interface PoolWorkers {
+  workers: Worker[];
+  close: Closer;
+}
+
+export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<PoolWorkers | null> {
   const common = {
     connection: deps.connection,
     namespace: deps.config.temporalNamespace,
@@ -122,7 +129,7 @@ export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ wo
       maxConcurrentWorkflowTaskExecutions: 100,
       maxConcurrentLocalActivityExecutions: 200,
     });
-    return { worker, close: async () => {} };
+    return { workers: [worker], close: async () => {} };
   }
   const { handlers, close } = toolHandlers(pool, deps);
   const served = listed(pool, handlers);
@@ -136,20 +143,40 @@ export async function createPoolWorker(pool: Pool, deps: PoolDeps): Promise<{ wo
   // the core pool's.
   const onEvent = createWebhookFanout({ db: deps.db, client, log: deps.log }).onEvent;
   const onToolDone = toolDurationRecorder();
-  const worker = await Worker.create({
+  const calls = {
     ...common,
     ...CALL_WORKER_OPTIONS,
     workflowBundle,
     activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs }),
     interceptors: { activity: [toolMetricsInterceptor(new Set(Object.keys(served)), onToolDone)] },
-    maxConcurrentWorkflowTaskExecutions: slots,
-    // Each call runs one local activity at a time (its step, or a ledger step or tool of older calls).
-    maxConcurrentLocalActivityExecutions: slots,
-    // Queued tools (captures, conversions) run this many at once.
-    maxConcurrentActivityTaskExecutions: concurrency,
     // Draining on SIGTERM: polling stops at once and the calls already running may finish
     // (the SDK's default cancels them at once, leaving their retry to another worker).
     shutdownGraceTime: Math.max(...toolsOfPool(pool).map((t) => t.timeoutMs)),
-  });
-  return { worker, close };
+  };
+  const workers = [
+    await Worker.create({
+      ...calls,
+      maxConcurrentWorkflowTaskExecutions: slots,
+      // Each call runs one local activity at a time (its step, or a ledger step or tool of older calls).
+      maxConcurrentLocalActivityExecutions: slots,
+      // The tools of queued tools' calls started before the pool had a queue of long calls.
+      maxConcurrentActivityTaskExecutions: concurrency,
+    }),
+  ];
+  if (toolsOfPool(pool).some((t) => t.execution === 'queued' && t.name in served)) {
+    // Long calls, each holding its task for its whole step: as many as the tools work on at once,
+    // and one more whose reserve or commit overlaps them; the rest wait in Temporal's queue, where
+    // another replica can take them.
+    const longSlots = concurrency + 1;
+    workers.push(
+      await Worker.create({
+        ...calls,
+        taskQueue: LONG_CALL_QUEUES[pool],
+        maxConcurrentWorkflowTaskExecutions: longSlots,
+        maxConcurrentLocalActivityExecutions: longSlots,
+        maxConcurrentActivityTaskExecutions: 1, // nothing schedules activities on this queue
+      }),
+    );
+  }
+  return { workers, close };
 }

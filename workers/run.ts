@@ -7,7 +7,7 @@ import { createNetworkAccess } from '../lib/network-access.js';
 import type { Pool } from '../lib/temporal-shared.js';
 import { caughtUp } from './caught-up.js';
 import { openBlobStore } from '../lib/blob-store.js';
-import { createPoolWorker } from './pools.js';
+import { createPoolWorkers } from './pools.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 import { installTemporalRuntime } from '../lib/temporal-runtime.js';
 
@@ -46,7 +46,7 @@ export async function runPools(pools: Pool[]): Promise<void> {
   // for its tools' processes (LibreOffice, Chromium) to come up, which overlap on several cores.
   const created = await Promise.all(
     pools.map(async (pool) => {
-      const w = await timed(pool, () => createPoolWorker(pool, { config, db: mongo.db, connection, log, net, blobs, workflowBundle, heavyStartAfter }));
+      const w = await timed(pool, () => createPoolWorkers(pool, { config, db: mongo.db, connection, log, net, blobs, workflowBundle, heavyStartAfter }));
       if (!w) log.info({ pool }, 'no tools listed for this pool yet; not polling');
       return w && { pool, ...w };
     }),
@@ -59,8 +59,9 @@ export async function runPools(pools: Pool[]): Promise<void> {
   const stopping = new AbortController();
   try {
     // Runtime shuts every worker down on SIGINT/SIGTERM; run() resolves once each has drained.
-    const running = Promise.all(started.map((s) => s.worker.run())).finally(() => stopping.abort());
-    void caughtUp(started.map((s) => s.worker), { signal: stopping.signal }).then((afterPollingMs) => {
+    const workers = started.flatMap((s) => s.workers);
+    const running = Promise.all(workers.map((w) => w.run())).finally(() => stopping.abort());
+    void caughtUp(workers, { signal: stopping.signal }).then((afterPollingMs) => {
       if (!stopping.signal.aborted) log.info({ afterPollingMs }, 'backlog served: starting the heavy tool processes');
       startHeavy();
     });

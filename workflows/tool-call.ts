@@ -1,7 +1,7 @@
-//! One tool call: reserve its cost, run the tool, then commit or refund. It runs on the tool's pool
-//! (the pool's task queue). A tool that runs inside the workflow task (`execution: 'local'`) does
-//! all three in one local activity (activities/call-step.ts); a queued tool's call takes them as
-//! steps of its own, the tool as an activity on the pool's queue.
+//! One tool call: reserve its cost, run the tool, then commit or refund, all three in one local
+//! activity (activities/call-step.ts), on the task queue the call started on: its pool's, or the
+//! pool's queue of long calls for a `queued` tool. Calls started before they were one step take
+//! them as steps of their own (a queued tool's as an activity on the pool's queue), and replay so.
 import {
   ActivityFailure,
   ApplicationFailure,

@@ -21,7 +21,7 @@ import { startWorkflowTestBed, WORKFLOWS_PATH, type WorkflowTestBed } from '../h
 import { createCoreActivities } from '../../activities/core/index.js';
 import { createLedger, type Ledger } from '../../domain/ledger.js';
 import { createAccounts } from '../../domain/accounts.js';
-import { TASK_QUEUES, type ToolCallInput, type ToolCallResult } from '../../lib/temporal-shared.js';
+import { LONG_CALL_QUEUES, TASK_QUEUES, callTaskQueue, type ToolCallInput, type ToolCallResult } from '../../lib/temporal-shared.js';
 import { DatabaseBlobStore } from '../../lib/blob-store.js';
 import { INLINE_OUTPUT_MAX_BYTES, isOutputBlob, storedJson, type OutputBlob } from '../../lib/output-blobs.js';
 
@@ -77,6 +77,14 @@ test.before(async () => {
       await Worker.create({
         connection: env.nativeConnection,
         taskQueue: TASK_QUEUES.cpu,
+        workflowsPath: WORKFLOWS_PATH,
+        activities: createCallActivities(mongo.db, { ...testTools, databaseAway }),
+        shutdownForceTime: '1s',
+      }),
+      // The same pool's worker of long calls (a queued tool's), as workers/pools.ts makes it.
+      await Worker.create({
+        connection: env.nativeConnection,
+        taskQueue: LONG_CALL_QUEUES.cpu,
         workflowsPath: WORKFLOWS_PATH,
         activities: createCallActivities(mongo.db, { ...testTools, databaseAway }),
         shutdownForceTime: '1s',
@@ -148,15 +156,22 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-type Execution = NonNullable<ToolCallInput['execution']> | 'started on core' | 'local in three steps';
+type Execution = NonNullable<ToolCallInput['execution']> | 'started on core' | 'local in three steps' | 'queued in three steps';
 
-/** How the API starts a call of each kind; the last two as calls were started before. */
+/** How the API starts a call of each kind; the last three as calls were started before. */
 const HOW: Record<Execution, Pick<ToolCallInput, 'execution' | 'oneStep'>> = {
   local: { execution: 'local', oneStep: true },
-  queued: { execution: 'queued' },
+  queued: { execution: 'queued', oneStep: true },
   'local in three steps': { execution: 'local' },
+  'queued in three steps': { execution: 'queued' },
   'started on core': {},
 };
+
+/** The queue the API starts a call of each kind on (a legacy call's: where it was started then). */
+function queueOf(execution: Execution): string {
+  if (execution === 'started on core') return TASK_QUEUES.core;
+  return HOW[execution].oneStep ? callTaskQueue({ pool: 'cpu', execution: HOW[execution].execution }) : TASK_QUEUES.cpu;
+}
 
 async function run(
   tool: string,
@@ -167,18 +182,17 @@ async function run(
   const accounts = createAccounts(mongo.db);
   const { account } = await accounts.open({ credits: options.credits ?? 10 });
   const base = { accountId: account._id, tool, pool: 'cpu' as const, cost: options.cost ?? 3, timeoutMs: options.timeoutMs ?? 10_000, input: {} };
-  const legacy = execution === 'started on core';
   const input: ToolCallInput = { ...base, ...HOW[execution] };
   const workflowId = `wf-${tool}-${execution.replace(/ /g, '-')}-${Date.now()}`;
   const result = await env.client.workflow.execute('toolCall', {
-    taskQueue: options.taskQueue ?? (legacy ? TASK_QUEUES.core : TASK_QUEUES.cpu),
+    taskQueue: options.taskQueue ?? queueOf(execution),
     workflowId,
     args: [input],
   });
   return { result: result as ToolCallResult, accountId: account._id, workflowId };
 }
 
-const EXECUTIONS: Execution[] = ['local', 'queued'];
+const EXECUTIONS: Execution[] = ['local', 'queued', 'queued in three steps'];
 
 for (const execution of EXECUTIONS) {
   test.serial(`a tool that answers is charged once (${execution})`, async (t) => {
@@ -269,18 +283,34 @@ test.serial('a call of a local tool started before calls were one step still run
   t.is((await createLedger(mongo.db).balanceOf(accountId)).chargedBalance, 7);
 });
 
-test.serial('a call of a tool run within its workflow task is one step, whose recorded result names the outcome and times its parts', async (t) => {
-  const charged = await run('answers', 'local');
-  const [step, ...others] = await steps(charged.workflowId);
-  t.deepEqual(others, [], 'one local activity');
-  t.is(step?.type, 'callStep');
-  t.like(step?.result, { outcome: 'charged', attempts: 1, result: { ok: true, charged: 3, balance: 7 } });
-  for (const part of ['reserve', 'tool', 'settle']) t.is(typeof step?.result.ms[part], 'number', part);
+for (const execution of ['local', 'queued'] as const) {
+  test.serial(`a call is one step, whose recorded result names the outcome and times its parts (${execution})`, async (t) => {
+    const charged = await run('answers', execution);
+    const history = await env.client.workflow.getHandle(charged.workflowId).fetchHistory();
+    t.is(history.events?.[0]?.workflowExecutionStartedEventAttributes?.taskQueue?.name, execution === 'queued' ? LONG_CALL_QUEUES.cpu : TASK_QUEUES.cpu);
+    t.false(history.events?.some((e) => e.activityTaskScheduledEventAttributes) ?? true, 'no activity of its own');
+    const [step, ...others] = await steps(charged.workflowId);
+    t.deepEqual(others, [], 'one local activity');
+    t.is(step?.type, 'callStep');
+    t.like(step?.result, { outcome: 'charged', attempts: 1, result: { ok: true, charged: 3, balance: 7 } });
+    for (const part of ['reserve', 'tool', 'settle']) t.is(typeof step?.result.ms[part], 'number', part);
 
-  const refused = await run('refuses', 'local');
-  t.like((await steps(refused.workflowId))[0]?.result, { outcome: 'refunded', attempts: 1, result: { ok: false, error: { code: 'target_not_allowed' } } });
-  const poor = await run('answers', 'local', { credits: 2, cost: 3 });
-  t.like((await steps(poor.workflowId))[0]?.result, { outcome: 'insufficient_credits', result: { ok: false, error: { code: 'insufficient_credits' } } });
+    const refused = await run('refuses', execution);
+    t.like((await steps(refused.workflowId))[0]?.result, { outcome: 'refunded', attempts: 1, result: { ok: false, error: { code: 'target_not_allowed' } } });
+    const poor = await run('answers', execution, { credits: 2, cost: 3 });
+    t.like((await steps(poor.workflowId))[0]?.result, { outcome: 'insufficient_credits', result: { ok: false, error: { code: 'insufficient_credits' } } });
+  });
+}
+
+test.serial('a call of a queued tool started before calls were one step still runs its tool as an activity on the pool\'s queue, and is charged', async (t) => {
+  const { result, accountId, workflowId } = await run('answers', 'queued in three steps');
+  t.deepEqual(result, { ok: true, output: { fine: true }, charged: 3, balance: 7 });
+  t.deepEqual((await steps(workflowId)).map((s) => s.type), ['reserve', 'commit']);
+  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+  const scheduled = history.events?.find((e) => e.activityTaskScheduledEventAttributes)?.activityTaskScheduledEventAttributes;
+  t.is(scheduled?.activityType?.name, 'answers');
+  t.is(scheduled?.taskQueue?.name, TASK_QUEUES.cpu);
+  t.is((await createLedger(mongo.db).balanceOf(accountId)).chargedBalance, 7);
 });
 
 test.serial('a step retried after its commit got through but its answer was lost charges once, answers 200 and leaves no hold', async (t) => {
