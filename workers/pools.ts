@@ -174,7 +174,9 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
         taskQueue: LONG_CALL_QUEUES[pool],
         maxConcurrentWorkflowTaskExecutions: longSlots,
         maxConcurrentLocalActivityExecutions: longSlots,
-        maxConcurrentActivityTaskExecutions: 1, // nothing schedules activities on this queue
+        // Nothing schedules activities on this queue, and it holds a few calls: few pollers.
+        enableNonLocalActivities: false,
+        maxConcurrentWorkflowTaskPolls: 2,
       }),
     );
   }
