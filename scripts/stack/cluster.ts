@@ -10,7 +10,8 @@ import type { ControlActions } from './control.js';
 import { startLoadBalancer, type RunningLoadBalancer } from './load-balancer.js';
 import { freeLowPort, freePort, waitForHttp } from './net.js';
 import { startPostgres, type PostgresOptions, type RunningPostgres } from './postgres.js';
-import { startDatabase, type RunningDatabase } from './services.js';
+import { startDatabase, waitForPollers, type RunningDatabase } from './services.js';
+import { poolTaskQueues } from '../../domain/catalogue.js';
 import { startingPart } from './start-error.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 import { OUTAGE_MS } from './test-stack.js';
@@ -28,11 +29,11 @@ import {
 /** The app processes: two API replicas and one process per pool, the cpu pool twice (docker-compose.yml's services). */
 export const API_REPLICAS = ['api-1', 'api-2'] as const;
 export const WORKER_PROCESSES = [
-  { name: 'worker-core', entry: 'workers/core.js' },
-  { name: 'worker-cpu-1', entry: 'workers/cpu.js' },
-  { name: 'worker-cpu-2', entry: 'workers/cpu.js' },
-  { name: 'worker-network', entry: 'workers/network.js' },
-  { name: 'worker-browser', entry: 'workers/browser.js' },
+  { name: 'worker-core', entry: 'workers/core.js', pool: 'core' },
+  { name: 'worker-cpu-1', entry: 'workers/cpu.js', pool: 'cpu' },
+  { name: 'worker-cpu-2', entry: 'workers/cpu.js', pool: 'cpu' },
+  { name: 'worker-network', entry: 'workers/network.js', pool: 'network' },
+  { name: 'worker-browser', entry: 'workers/browser.js', pool: 'browser' },
 ] as const;
 export type AppName = (typeof API_REPLICAS)[number] | (typeof WORKER_PROCESSES)[number]['name'];
 
@@ -125,9 +126,9 @@ export interface Cluster {
 /** The service's processes from dist/ (what the image runs), and the waits until each answers. */
 function appProcesses(
   supervisor: Supervisor,
-  options: { root: string; ports: ClusterPorts; env: NodeJS.ProcessEnv; echo?: boolean; seeLog: (name: string) => string },
+  options: { root: string; ports: ClusterPorts; env: NodeJS.ProcessEnv; temporal: { address: string; namespace: string }; echo?: boolean; seeLog: (name: string) => string },
 ) {
-  const { root, ports, env, seeLog } = options;
+  const { root, ports, env, seeLog, temporal } = options;
   const apps = new Map<AppName, ManagedProcess>();
   const startApp = (name: AppName): ManagedProcess => {
     const entry = name.startsWith('api-') ? 'api/server.js' : WORKER_PROCESSES.find((w) => w.name === name)!.entry;
@@ -148,11 +149,14 @@ function appProcesses(
     startingPart(name, appRemedy(name), () =>
       waitForHttp(`http://127.0.0.1:${ports.api[name]}/readyz`, { what: name, timeoutMs: 120_000, processes: [apps.get(name)!] }),
     );
-  /** A worker is up once its metrics answer: its runtime is installed and its workers are being created. */
+  /** A worker is up once it polls each of its pool's queues (its metrics answer before: the runtime is installed first). */
   const workerUp = (name: (typeof WORKER_PROCESSES)[number]['name']) =>
-    startingPart(name, appRemedy(name), () =>
-      waitForHttp(`http://127.0.0.1:${ports.metrics[name]}/metrics`, { what: name, timeoutMs: 120_000, processes: [apps.get(name)!] }),
-    );
+    startingPart(name, appRemedy(name), async () => {
+      const proc = apps.get(name)!;
+      await waitForHttp(`http://127.0.0.1:${ports.metrics[name]}/metrics`, { what: name, timeoutMs: 120_000, processes: [proc] });
+      const { pool } = WORKER_PROCESSES.find((w) => w.name === name)!;
+      await waitForPollers(temporal.address, temporal.namespace, poolTaskQueues(pool), proc.pid!, { timeoutMs: 120_000, processes: [proc] });
+    });
   return { apps, startApp, apiReady, workerUp };
 }
 
@@ -233,7 +237,7 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     // Scraped on this machine only.
     METRICS_HOST: '127.0.0.1',
   };
-  const { apps, startApp, apiReady, workerUp } = appProcesses(supervisor, { root, ports, env, echo: options.echo, seeLog });
+  const { apps, startApp, apiReady, workerUp } = appProcesses(supervisor, { root, ports, env, temporal: { address: temporal.address, namespace }, echo: options.echo, seeLog });
 
   // Workers first: each bundles the workflow code, the slowest part of a start.
   for (const w of WORKER_PROCESSES) startApp(w.name);

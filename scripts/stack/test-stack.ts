@@ -9,7 +9,8 @@ import { localBlobStore, startApps, startWorkers, throwawayEnv, type AppOptions,
 import { startControlServer } from './control.js';
 import { PortInUseError, freePort } from './net.js';
 import { startDatabase, startTemporal, waitForPollers, type RunningDatabase, type RunningTemporal } from './services.js';
-import { workerTaskQueues } from '../../domain/catalogue.js';
+import { poolTaskQueues } from '../../domain/catalogue.js';
+import { POOLS } from '../../lib/temporal-shared.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 
 /** How long the `outage/...` control actions keep a part down. */
@@ -165,7 +166,7 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
   async function restartWorkers() {
     apps.workers = startWorkers(supervisor, appOptions);
     apps.workerProcesses = [apps.workers];
-    await waitForPollers(temporal.address, temporal.namespace, workerTaskQueues(), apps.workers.pid!, { timeoutMs: 120_000, processes: [apps.workers] });
+    await waitForPollers(temporal.address, temporal.namespace, POOLS.flatMap(poolTaskQueues), apps.workers.pid!, { timeoutMs: 120_000, processes: [apps.workers] });
   }
   // What the disruptive suites may do to the stack; each returns once the part is back.
   const control = await startControlServer({

@@ -32,7 +32,10 @@ test('calls through the load balancer reach both API replicas and both cpu worke
   }
 });
 
-test('every worker process serves its task queue\'s schedule-to-start latency, slots and pollers; tool workers run their calls\' workflow tasks', async (t) => {
+test('every worker process serves its task queues\' schedule-to-start latency, slots and pollers; tool workers run their calls\' workflow tasks', async (t) => {
+  // A call of its own: the other tests' calls run alongside, maybe after these scrapes.
+  const account = await newAccount(10);
+  t.is((await callTool(account.apiKey, 'hash-text', { text: 'topology' })).status, 200);
   const queues = { 'worker-core': 'core', 'worker-cpu-1': 'cpu', 'worker-cpu-2': 'cpu', 'worker-network': 'network', 'worker-browser': 'browser' };
   for (const [worker, queue] of Object.entries(queues)) {
     const text = await metrics(worker);
@@ -41,6 +44,15 @@ test('every worker process serves its task queue\'s schedule-to-start latency, s
     const kinds = queue === 'core' ? ['WorkflowWorker'] : ['WorkflowWorker', 'ActivityWorker', 'LocalActivityWorker'];
     for (const kind of kinds) {
       t.true(samples(text, 'temporal_worker_task_slots_available', { task_queue: queue, worker_type: kind }).length > 0, `${worker}: ${kind} slots`);
+    }
+  }
+  // A pool with queued tools also runs whole long calls from its queue of long calls.
+  const longCalls = { 'worker-cpu-1': 'cpu-long', 'worker-cpu-2': 'cpu-long', 'worker-network': 'network-long' };
+  for (const [worker, queue] of Object.entries(longCalls)) {
+    const text = await metrics(worker);
+    t.true(sample(text, 'temporal_num_pollers', { task_queue: queue }) > 0, `${worker} polls ${queue}`);
+    for (const kind of ['WorkflowWorker', 'LocalActivityWorker']) {
+      t.true(samples(text, 'temporal_worker_task_slots_available', { task_queue: queue, worker_type: kind }).length > 0, `${worker}: ${kind} slots on ${queue}`);
     }
   }
   const cpu = (await metrics('worker-cpu-1')) + (await metrics('worker-cpu-2'));
