@@ -18,6 +18,15 @@ export interface TimedCall {
 /** Epoch ms with sub-millisecond precision, comparable with history event times. */
 export const epochMs = () => performance.timeOrigin + performance.now();
 
+/** A tool call that must answer 200, timed on the caller's clock; `send` makes it. */
+export async function timedCall(what: string, send: () => Promise<{ status: number; headers: Headers; body: unknown }>): Promise<TimedCall> {
+  const sentAt = epochMs();
+  const res = await send();
+  const answeredAt = epochMs();
+  if (res.status !== 200) throw new Error(`${what} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return { workflowId: res.headers.get('x-request-id')!, sentAt, answeredAt };
+}
+
 const toMs = (t: HistoryEvent['eventTime']) => Number(t!.seconds) * 1000 + (t!.nanos ?? 0) / 1e6;
 
 /** Ordered hops of one call, in ms; a hop the call did not have (no remote activity) is absent. */
@@ -151,4 +160,10 @@ export async function callAnatomy(temporalAddress: { address: string; namespace:
   } finally {
     await connection.close();
   }
+}
+
+/** Prints a hop table (callAnatomy's rows) under what it measured. */
+export function printHops(label: string, hops: Awaited<ReturnType<typeof callAnatomy>>): void {
+  console.log(`\nWhere the time of '${label.trim()}' goes, hop by hop (the last ${hops[0]?.calls ?? 0} calls; bench/call-anatomy.ts):`);
+  console.table(hops);
 }

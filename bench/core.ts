@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { createHashText } from '../activities/cpu/hash-text.js';
 import { createHashingPool } from '../activities/cpu/hashing-pool.js';
 import { standaloneContext } from '../lib/tool-handler.js';
-import { callAnatomy, epochMs, type TimedCall } from './call-anatomy.js';
+import { callAnatomy, timedCall, type TimedCall } from './call-anatomy.js';
 import { measure, postJson, printTable, type Figures } from './measure.js';
 import { cpuPerCall, cpuSnapshot } from './process-cpu.js';
 import { withBenchStack, type BenchStack } from './stack.js';
@@ -43,18 +43,16 @@ async function bareKoa(threads: number) {
 /** Calls whose histories the per-hop breakdown reads (the last ones of the c=1 run). */
 const ANATOMY_CALLS = Math.min(CALLS, 100);
 
-/** A tool call through the API that must answer 200, timed on the caller's clock. */
-async function timedCall(url: string, body: unknown, key: string): Promise<TimedCall> {
-  const sentAt = epochMs();
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify(body),
+/** A tool call through the API, its whole answer read, that must answer 200, timed on the caller's clock. */
+function timedPost(url: string, body: unknown, key: string): Promise<TimedCall> {
+  return timedCall(url, async () => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, headers: res.headers, body: await res.text() };
   });
-  const text = await res.text();
-  const answeredAt = epochMs();
-  if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${text.slice(0, 200)}`);
-  return { workflowId: res.headers.get('x-request-id')!, sentAt, answeredAt };
 }
 
 const STACKS = {
@@ -89,7 +87,7 @@ async function hashTextFigures(name: StackName): Promise<PlatformFigures> {
           `hash-text via platform (${label})`,
           async (i) => {
             if (i === 0) before = cpuSnapshot(stack.processes); // after the warm-up calls
-            const call = await timedCall(url, { text: `bench ${i}` }, key);
+            const call = await timedPost(url, { text: `bench ${i}` }, key);
             if (i >= 0) timed.push(call);
           },
           { calls: CALLS, concurrency },

@@ -25,7 +25,7 @@ import { createNetworkAccess } from '../lib/network-access.js';
 import { standaloneContext } from '../lib/tool-handler.js';
 import { BROWSER_ROUTES, LATE_FONT_MARKUP, LATE_IMAGE_MARKUP, startBrowserPages } from '../test/fixtures/browser-pages.js';
 import { htmlDocument, send, startPageServer, type Handler, type PageServer } from '../test/fixtures/http-pages.js';
-import { callAnatomy, epochMs, type TimedCall } from './call-anatomy.js';
+import { callAnatomy, printHops, timedCall, type TimedCall } from './call-anatomy.js';
 import { measure, measureInterleaved, percentile, printTable, type Contender, type Figures } from './measure.js';
 import { withBenchStack } from './stack.js';
 
@@ -233,12 +233,8 @@ async function platformRows(pages: PageServer, calls: number, timed: Map<string,
   const row = (label: string, tool: string, input: Record<string, unknown>): Contender => ({
     label,
     op: async () => {
-      const sentAt = epochMs();
-      const res = await callTool(account.apiKey, tool, input);
-      if (res.status !== 200) throw new Error(`${tool} answered ${res.status}: ${JSON.stringify(res.body)}`);
-      const list = timed.get(label) ?? [];
-      list.push({ workflowId: res.headers.get('x-request-id')!, sentAt, answeredAt: epochMs() });
-      timed.set(label, list);
+      const call = await timedCall(tool, () => callTool(account.apiKey, tool, input));
+      timed.set(label, [...(timed.get(label) ?? []), call]);
     },
   });
   return [
@@ -292,10 +288,7 @@ export function printBrowserBench(bench: BrowserBench): void {
     const [a, b] = [p50(platform), p50(raw)];
     if (a !== undefined && b !== undefined) console.log(`platform / raw  ${what}: ${(a / b).toFixed(2)}x (p50 ${a.toFixed(1)} vs ${b.toFixed(1)} ms)`);
   }
-  for (const { label, hops } of bench.anatomy) {
-    console.log(`\nWhere the time of '${label.trim()}' goes, hop by hop (the last ${ANATOMY_CALLS} calls; bench/call-anatomy.ts):`);
-    console.table(hops);
-  }
+  for (const { label, hops } of bench.anatomy) printHops(label, hops);
   const { late } = bench;
   console.log(
     `\nSettling on late resources (a font 400 ms and an image 200 ms after load), ${late.captures} captures: back ${late.afterLastResourceP50Ms.toFixed(1)} ms (p50; max ${late.afterLastResourceMaxMs.toFixed(1)}) after the last resource arrived; the whole capture ${late.captureP50Ms.toFixed(1)} ms p50`,

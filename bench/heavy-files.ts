@@ -17,7 +17,7 @@ import { Jimp } from 'jimp';
 import { createImageCodecs, type JimpInstance } from '../activities/cpu/image-codecs.js';
 import { createImagePool } from '../activities/cpu/image-pool.js';
 import { createOfficeConverter } from '../activities/cpu/office-converter.js';
-import { callAnatomy, epochMs, type TimedCall } from './call-anatomy.js';
+import { callAnatomy, printHops, timedCall, type TimedCall } from './call-anatomy.js';
 import { measure, printTable, type Figures } from './measure.js';
 
 const run = promisify(execFile);
@@ -216,10 +216,7 @@ export async function benchWordToPdfHttp({ calls = 10, temporal }: { calls?: num
     const figures = await measure(
       'word-to-pdf through the platform (HTTP)',
       async () => {
-        const sentAt = epochMs();
-        const res = await callTool(account.apiKey, 'word-to-pdf', { fileUrl });
-        if (res.status !== 200) throw new Error(`word-to-pdf answered ${res.status}: ${JSON.stringify(res.body)}`);
-        timed.push({ workflowId: res.headers.get('x-request-id')!, sentAt, answeredAt: epochMs() });
+        timed.push(await timedCall('word-to-pdf', () => callTool(account.apiKey, 'word-to-pdf', { fileUrl })));
       },
       { calls, concurrency: 1, warmup: 2 },
     );
@@ -236,10 +233,7 @@ export function printWordToPdf(office: Figures[], http: WordToPdfHttpFigures | n
   if (http && listener) {
     console.log(`platform / warm listener  word-to-pdf: ${(http.figures.p50Ms / listener.p50Ms).toFixed(2)}x (p50 ${http.figures.p50Ms.toFixed(1)} vs ${listener.p50Ms.toFixed(1)} ms)`);
   }
-  if (http?.hops) {
-    console.log(`\nWhere the time of 'word-to-pdf through the platform' goes, hop by hop (the last ${ANATOMY_CALLS} calls; bench/call-anatomy.ts):`);
-    console.table(http.hops);
-  }
+  if (http?.hops) printHops(http.figures.label, http.hops);
 }
 
 export function printUpscaleTable(rows: UpscaleRow[]): void {

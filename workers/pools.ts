@@ -11,7 +11,7 @@ import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
 import type { Logger } from '../lib/logger.js';
 import type { BlobStore } from '../lib/blob-store.js';
 import { LONG_CALL_QUEUES, TASK_QUEUES, type Pool, type ToolPool } from '../lib/temporal-shared.js';
-import { toolsOfPool } from '../domain/catalogue.js';
+import { poolTaskQueues, toolsOfPool } from '../domain/catalogue.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
 import { createCoreActivities } from '../activities/core/index.js';
 import { webhookWiring } from '../activities/core/webhooks.js';
@@ -163,7 +163,7 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
       maxConcurrentActivityTaskExecutions: concurrency,
     }),
   ];
-  if (toolsOfPool(pool).some((t) => t.execution === 'queued' && t.name in served)) {
+  if (poolTaskQueues(pool).includes(LONG_CALL_QUEUES[pool])) {
     // Long calls, each holding its task for its whole step: as many as the tools work on at once,
     // and one more whose reserve or commit overlaps them; the rest wait in Temporal's queue, where
     // another replica can take them.

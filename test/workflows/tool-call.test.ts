@@ -72,23 +72,15 @@ const databaseAway: ToolHandler = async () => {
 
 test.before(async () => {
   bed = await startWorkflowTestBed('workflow_tests', async (env, mongo) => {
+    const activities = createCallActivities(mongo.db, { ...testTools, databaseAway });
     return [
-      // A pool's worker, as workers/pools.ts makes it: the call's workflow, its ledger steps and the tools.
-      await Worker.create({
-        connection: env.nativeConnection,
-        taskQueue: TASK_QUEUES.cpu,
-        workflowsPath: WORKFLOWS_PATH,
-        activities: createCallActivities(mongo.db, { ...testTools, databaseAway }),
-        shutdownForceTime: '1s',
-      }),
-      // The same pool's worker of long calls (a queued tool's), as workers/pools.ts makes it.
-      await Worker.create({
-        connection: env.nativeConnection,
-        taskQueue: LONG_CALL_QUEUES.cpu,
-        workflowsPath: WORKFLOWS_PATH,
-        activities: createCallActivities(mongo.db, { ...testTools, databaseAway }),
-        shutdownForceTime: '1s',
-      }),
+      // A pool's workers, as workers/pools.ts makes them, on its queue and its queue of long
+      // calls: the call's workflow, its ledger steps and the tools.
+      ...(await Promise.all(
+        [TASK_QUEUES.cpu, LONG_CALL_QUEUES.cpu].map((taskQueue) =>
+          Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: WORKFLOWS_PATH, activities, shutdownForceTime: '1s' }),
+        ),
+      )),
       // A pool's worker whose first commit gets through but fails to report, so its step is retried.
       await Worker.create({
         connection: env.nativeConnection,
