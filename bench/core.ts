@@ -19,7 +19,7 @@ import { measure, postJson, printTable, type Figures } from './measure.js';
 import { cpuPerCall, cpuSnapshot } from './process-cpu.js';
 import { withBenchStack, type BenchStack } from './stack.js';
 import { withClusterBenchStack } from './cluster-stack.js';
-import { temporalFloor, type FloorFigures } from './temporal-floor.js';
+import { CALL_SHAPE, temporalFloor, type FloorFigures } from './temporal-floor.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
 
@@ -130,23 +130,28 @@ function printCpu(title: string, perCall: ReturnType<typeof cpuPerCall>) {
 function floorRatios(platform: PlatformFigures): string[] {
   const { floor } = platform;
   if (!floor) return [];
-  const row = (rows: Figures[], concurrency: number, eager = false) =>
-    rows.find((r) => r.concurrency === concurrency && r.label.includes('eager') === eager);
-  const cpuAll = (list: Array<{ concurrency: number; perCall: ReturnType<typeof cpuPerCall>; label?: string }>, concurrency: number) =>
-    list.find((c) => c.concurrency === concurrency && !c.label?.includes('eager'))?.perCall.find((p) => p.process === 'all')?.msPerCall;
+  // The floor proper: neither eager nor the call's own workflow.
+  const isFloor = (label = '') => !label.includes('eager') && label !== CALL_SHAPE;
+  const row = (rows: Figures[], concurrency: number, label = isFloor) => rows.find((r) => r.concurrency === concurrency && label(r.label));
+  const cpuAll = (list: Array<{ concurrency: number; perCall: ReturnType<typeof cpuPerCall>; label?: string }>, concurrency: number, label = isFloor) =>
+    list.find((c) => c.concurrency === concurrency && label(c.label))?.perCall.find((p) => p.process === 'all')?.msPerCall;
   const ratio = (a?: number, b?: number) => (a && b ? `${(a / b).toFixed(2)}x` : 'n/a');
-  const [p1, f1, p32, f32] = [row(platform.rows, 1), row(floor.rows, 1), row(platform.rows, 32), row(floor.rows, 32)];
+  const isShape = (label = '') => label === CALL_SHAPE;
+  const [p1, f1, s1, p32, f32] = [row(platform.rows, 1), row(floor.rows, 1), row(floor.rows, 1, isShape), row(platform.rows, 32), row(floor.rows, 32)];
   return [
     '',
     `platform / floor (${platform.stack}): c=1 p50 latency ${ratio(p1?.p50Ms, f1?.p50Ms)} (${p1?.p50Ms.toFixed(1)} vs ${f1?.p50Ms.toFixed(1)} ms; target <= 1.4x)`,
     `platform / floor (${platform.stack}): c=32 calls/s ${ratio(p32?.callsPerSecond, f32?.callsPerSecond)} (${p32?.callsPerSecond.toFixed(1)} vs ${f32?.callsPerSecond.toFixed(1)}; target >= 0.7x)`,
     ...[1, 32].map((c) => `platform / floor (${platform.stack}): c=${c} CPU per call, all processes ${ratio(cpuAll(platform.cpu, c), cpuAll(floor.cpu, c))} (${cpuAll(platform.cpu, c)?.toFixed(1)} vs ${cpuAll(floor.cpu, c)?.toFixed(1)} ms; target <= 1.5x)`),
+    // What the call's shape alone costs: the floor a call with a ledger and a tool starts from.
+    `call's workflow, empty step / floor (${platform.stack}): c=1 p50 latency ${ratio(s1?.p50Ms, f1?.p50Ms)} (${s1?.p50Ms.toFixed(1)} vs ${f1?.p50Ms.toFixed(1)} ms); ` +
+      `c=1 CPU per call ${ratio(cpuAll(floor.cpu, 1, isShape), cpuAll(floor.cpu, 1))}; c=32 CPU per call ${ratio(cpuAll(floor.cpu, 32, isShape), cpuAll(floor.cpu, 32))}`,
   ];
 }
 
 const platforms: PlatformFigures[] = [];
 for (const name of stackNames) platforms.push(await hashTextFigures(name));
-printTable('hash-text: platform vs bare Koa route, and the floor: an empty workflow', platforms.flatMap((p) => [...p.rows, ...(p.floor?.rows ?? [])]));
+printTable("hash-text: platform vs bare Koa route, and the floor: an empty workflow (and the call's own workflow with an empty step)", platforms.flatMap((p) => [...p.rows, ...(p.floor?.rows ?? [])]));
 for (const platform of platforms) {
   if (platform.anatomy) {
     console.log(`\nOne hash-text call at c=1 on the ${platform.stack}, hop by hop (last ${ANATOMY_CALLS} calls; workflow history event times and the caller's clock)`);

@@ -2,15 +2,34 @@
 //! its first workflow task) started and awaited the way the API starts a call, on the same
 //! Temporal server, with its worker in this process. Nothing of ours runs in it: no HTTP, no
 //! ledger, no tool. What it costs is what "a workflow per call" costs on this machine, and no
-//! change to our code can take a call below it.
+//! change to our code can take a call below it. Beside it, the call's own workflow (toolCall, as
+//! the pools run it) with a step that does nothing: what the call's shape adds to the floor (its
+//! one local activity) before the ledger, the tool and the API add theirs.
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { measure, type Figures } from './measure.js';
 import { cpuPerCall, cpuSnapshot } from './process-cpu.js';
 import type { StackProcess } from './stack.js';
+import type { CallStepResult } from '../activities/call-step.js';
+import { WORKFLOW_TYPES, type ToolCallInput } from '../lib/temporal-shared.js';
+import { workflowBundle as callWorkflowBundle } from '../workers/workflow-bundle.js';
+import { createLogger } from '../lib/logger.js';
 
 const TASK_QUEUE = 'bench-floor';
+const CALL_SHAPE_QUEUE = 'bench-call-shape';
+
+/** The label of the call-shape rows. */
+export const CALL_SHAPE = "the call's workflow, a step that does nothing (no ledger, no tool)";
+
+/** A call step that does nothing: answers a charge at once. */
+async function callStep(): Promise<CallStepResult> {
+  return { outcome: 'charged', result: { ok: true, output: { digest: '0'.repeat(64) }, charged: 1, balance: 0 }, ms: { reserve: 0, tool: 0, settle: 0 } };
+}
+
+function callShapeInput(): ToolCallInput {
+  return { accountId: 'bench', tool: 'hash-text', pool: 'cpu', execution: 'local', oneStep: true, cost: 1, timeoutMs: 10_000, input: { text: 'bench' }, answerBy: Date.now() + 60_000 };
+}
 
 export interface FloorFigures {
   rows: Figures[];
@@ -44,23 +63,37 @@ export async function temporalFloor(
     maxConcurrentWorkflowTaskExecutions: 100,
     maxCachedWorkflows: 500,
   });
+  const shapeWorker = await Worker.create({
+    connection,
+    namespace: temporal.namespace,
+    taskQueue: CALL_SHAPE_QUEUE,
+    workflowBundle: await callWorkflowBundle(createLogger({ level: 'warn', name: 'bench' })),
+    activities: { callStep },
+    maxConcurrentWorkflowTaskExecutions: 100,
+    maxConcurrentLocalActivityExecutions: 100,
+    maxCachedWorkflows: 500,
+  });
   const figures: FloorFigures = { rows: [], cpu: [] };
 
-  async function floorRow(concurrency: number, eager: boolean) {
+  async function floorRow(concurrency: number, kind: 'floor' | 'eager' | 'shape') {
+    const eager = kind === 'eager';
     let before = cpuSnapshot(temporalProcess);
     let ownBefore = ownCpuMs();
     let counted = 0;
     const row = await measure(
-      `empty workflow, Temporal alone (floor${eager ? ', eager start' : ''})`,
+      kind === 'shape' ? CALL_SHAPE : `empty workflow, Temporal alone (floor${eager ? ', eager start' : ''})`,
       async (i) => {
         if (i === 0) {
           before = cpuSnapshot(temporalProcess);
           ownBefore = ownCpuMs();
         }
-        const id = `floor-${concurrency}-${eager}-${i}-${Date.now()}`;
+        const id = `floor-${concurrency}-${kind}-${i}-${Date.now()}`;
         // As the API starts a call: start, then wait for the result. Eager: the server hands the
         // first workflow task back with the start, to this process's worker.
-        const handle = await client.workflow.start('echo', { taskQueue: TASK_QUEUE, workflowId: id, args: [id], requestEagerStart: eager });
+        const handle =
+          kind === 'shape'
+            ? await client.workflow.start(WORKFLOW_TYPES.toolCall, { taskQueue: CALL_SHAPE_QUEUE, workflowId: id, args: [callShapeInput()] })
+            : await client.workflow.start('echo', { taskQueue: TASK_QUEUE, workflowId: id, args: [id], requestEagerStart: eager });
         await handle.result();
         if (i >= 0) counted++;
       },
@@ -73,14 +106,15 @@ export async function temporalFloor(
     figures.cpu.push({ label: row.label, concurrency, perCall });
   }
 
-  const running = worker.run();
+  const running = [worker.run(), shapeWorker.run()];
   try {
     for (const concurrency of options.concurrencies) {
-      for (const eager of [false, true]) await floorRow(concurrency, eager);
+      for (const kind of ['floor', 'eager', 'shape'] as const) await floorRow(concurrency, kind);
     }
   } finally {
     worker.shutdown();
-    await running;
+    shapeWorker.shutdown();
+    await Promise.all(running);
     await connection.close();
   }
   return figures;
