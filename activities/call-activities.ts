@@ -4,7 +4,8 @@
 //! outcome of an asynchronous call.
 import type { Db } from 'mongodb';
 import { createCallKeys } from '../domain/call-keys.js';
-import { createLedger, type CallRef } from '../domain/ledger.js';
+import { createLedger } from '../domain/ledger.js';
+import type { CallRef } from '../domain/ledger-terms.js';
 import { createAsyncCalls, type CallOutcome } from '../domain/async-calls.js';
 import type { EventSink } from '../domain/events.js';
 import type { ToolHandler } from '../lib/tool-handler.js';

@@ -6,7 +6,7 @@ import { canonicalJson } from '../lib/canonical-json.js';
 import { randomBase62, sha256Hex } from '../lib/ids.js';
 import { collections, insertIfAbsent } from '../lib/mongo.js';
 import { ToolError } from '../lib/errors.js';
-import type { CallRequest } from './tool-calls.js';
+import type { CallRequest } from './call-request.js';
 
 /** Idempotency keys are remembered this long (CONTRACT.md). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

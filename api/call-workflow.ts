@@ -10,7 +10,7 @@ import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, WORKFLOW_TYPES, callT
 import { createCallKeys } from '../domain/call-keys.js';
 import { ToolError } from '../lib/errors.js';
 import { untilDeadline } from '../lib/until-deadline.js';
-import type { CallRequest } from './tool-calls.js';
+import type { CallRequest } from './call-request.js';
 
 export function createCallWorkflows(deps: { db: Db; client: Client }) {
   const callKeys = createCallKeys(deps.db);

@@ -9,7 +9,7 @@ import { connectMongo, ensureIndexes } from '../lib/mongo.js';
 import { ensureSchedules } from '../lib/schedules.js';
 import { installTemporalRuntime } from '../lib/temporal-runtime.js';
 import { createApp } from './app.js';
-import { openBlobStore } from '../lib/blob-store.js';
+import { openBlobStore } from '../lib/open-blob-store.js';
 import { createPlans } from '../domain/plans.js';
 
 const config = loadConfig();

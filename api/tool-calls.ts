@@ -8,10 +8,12 @@ import { untilReachable } from '../lib/mongo.js';
 import type { CallDoc } from '../lib/mongo-documents.js';
 import { ANSWERED_TOO_LATE, insufficientCredits, type ToolCallResult } from '../lib/temporal-shared.js';
 import { createAsyncCalls } from '../domain/async-calls.js';
-import type { CallRef, Ledger } from '../domain/ledger.js';
+import type { Ledger } from '../domain/ledger.js';
+import type { CallRef } from '../domain/ledger-terms.js';
 import { ToolError } from '../lib/errors.js';
 import { createIdempotency } from './call-idempotency.js';
 import { createCallWorkflows } from './call-workflow.js';
+import type { CallRequest } from './call-request.js';
 
 export { IDEMPOTENCY_TTL_MS, parseIdempotencyKey } from './call-idempotency.js';
 /** How long the API waits past a tool's own deadline for the ledger steps around it. */
@@ -29,16 +31,6 @@ const READ_MARGIN_MS = 5_000;
 const CHARGED_ANSWER_WAIT_MS = 60_000;
 /** How long an asynchronous call's start may wait for Temporal before answering 503. */
 const ASYNC_START_MS = 30_000;
-
-export interface CallRequest {
-  accountId: string;
-  tool: ToolDefinition;
-  /** Validated input, defaults applied. */
-  input: Record<string, unknown>;
-  idempotencyKey?: string;
-  /** When the request arrived (epoch ms): its deadlines count from there. */
-  arrivedAt: number;
-}
 
 export interface CallAnswer {
   requestId: string;

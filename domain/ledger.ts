@@ -13,43 +13,14 @@ import { createLotUpkeep } from './lot-upkeep.js';
 import { createQuickReserve } from './quick-reserve.js';
 import { createSettlement } from './settlement.js';
 import { allocate } from './lots.js';
+import type { CallRef, CommitResult, ReserveResult } from './ledger-terms.js';
 
 export { AccountNotFoundError, LOW_BALANCE_THRESHOLD, newAccountDoc, welcomeGrantId } from './account-doc.js';
 export { crossedArmedThreshold } from './balance-events.js';
 
-
 /** Reasons an operator may grant credits for; `welcome` is the opening grant (FREE_CREDITS or `credits`). */
 export const GRANT_REASONS = ['purchase', 'monthly_allowance', 'manual_adjustment'] as const satisfies readonly GrantKind[];
 export type GrantReason = (typeof GRANT_REASONS)[number];
-
-export interface CallRef {
-  accountId: string;
-  requestId: string;
-  tool: string;
-  cost: number;
-  /**
-   * Epoch ms after which the API no longer waits for this call's answer (ToolCallInput.answerBy).
-   * A commit that runs later refunds instead: nobody will see the 200 it would pay for.
-   */
-  answerBy?: number;
-  /**
-   * Set on a reserve that may follow this call's own settlement: a workflow task re-run after its
-   * worker died, whose earlier run may have committed or refunded before it could report. Such a
-   * reserve reads the call's ledger entry first and holds nothing when the call is settled.
-   */
-  mayBeSettled?: boolean;
-}
-
-export type ReserveResult = { ok: true; balance: number } | { ok: false; balance: number };
-
-export interface CommitResult {
-  /** `refunded` when the commit came after the call's answerBy. */
-  outcome: 'charged' | 'refunded';
-  /** Available balance after the commit. */
-  balance: number;
-  /** Credits charged: the cost, or 0 when refunded. */
-  charged: number;
-}
 
 export interface AppliedGrant {
   /** Available balance after the grant (or, when it was in place already, now). */

@@ -7,7 +7,7 @@ import type { AccountDoc, Hold, LedgerEntry } from '../lib/mongo-documents.js';
 import { holdPath, lotPath, readAccount, welcomeGrantId } from './account-doc.js';
 import { BALANCE_FIELDS, type BalanceEvents } from './balance-events.js';
 import type { LotUpkeep } from './lot-upkeep.js';
-import type { CallRef, CommitResult } from './ledger.js';
+import type { CallRef, CommitResult } from './ledger-terms.js';
 
 export function createSettlement(db: Db, events: BalanceEvents, upkeep: LotUpkeep) {
   const { accounts, ledger } = collections(db);

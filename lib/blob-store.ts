@@ -3,13 +3,12 @@
 //! within 24 h), swept after. Only a key travels through Temporal. Three stores behind one small
 //! interface, chosen by `BLOB_STORE_URL`: a directory the API and workers share (`file://`), an
 //! S3-compatible bucket (`s3://`, lib/blob-store-s3.ts), or the service's database (GridFS, the
-//! default, which needs nothing more but writes every chunk as a journaled document).
+//! default, which needs nothing more but writes every chunk as a journaled document);
+//! lib/open-blob-store.ts opens the one configured.
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { GridFSBucket, type Db } from 'mongodb';
-import { ConfigError } from './config.js';
 import { deleteOlderThan, putBytes, readBytes } from './gridfs.js';
 
 export interface BlobStore {
@@ -126,21 +125,3 @@ export class DatabaseBlobStore implements BlobStore {
 }
 
 export const OUTPUT_BLOB_BUCKET = 'output_blobs';
-
-/**
- * The store `BLOB_STORE_URL` names: `file:///abs/dir`, `s3://bucket[/prefix]` (endpoint and
- * credentials from the S3_* variables, docs/CONFIGURATION.md), or unset for the database.
- */
-export async function openBlobStore(url: string | undefined, db: Db, env: NodeJS.ProcessEnv = process.env): Promise<BlobStore> {
-  if (!url) return new DatabaseBlobStore(db);
-  if (url.startsWith('file://')) {
-    const dir = fileURLToPath(url);
-    await mkdir(dir, { recursive: true });
-    return new DirectoryBlobStore(dir);
-  }
-  if (url.startsWith('s3://')) {
-    const { S3BlobStore } = await import('./blob-store-s3.js');
-    return S3BlobStore.fromUrl(url, env);
-  }
-  throw new ConfigError(`BLOB_STORE_URL must be file:///<directory>, s3://<bucket>[/<prefix>] or unset (the database), got "${url}"`);
-}

@@ -144,6 +144,32 @@ test('no layer imports one above it or beside it', (t) => {
   t.deepEqual(layerViolations(graph), []);
 });
 
+/** Import cycles (types included) among the repo's modules, each as `a -> b -> ... -> a`. */
+function importCycles(graph: Map<string, Import[]>): string[] {
+  const edges = (f: string) => [...new Set((graph.get(f) ?? []).map((imp) => resolveInRepo(f, imp.specifier)).filter((t): t is string => t !== null && graph.has(t)))];
+  const cycles: string[] = [];
+  const done = new Set<string>();
+  const path: string[] = [];
+  const visit = (f: string) => {
+    const at = path.indexOf(f);
+    if (at >= 0) {
+      cycles.push([...path.slice(at), f].join(' -> '));
+      return;
+    }
+    if (done.has(f)) return;
+    path.push(f);
+    for (const next of edges(f)) visit(next);
+    path.pop();
+    done.add(f);
+  };
+  for (const file of graph.keys()) visit(file);
+  return cycles;
+}
+
+test('no module imports itself through others: what two modules share has a home of its own', (t) => {
+  t.deepEqual(importCycles(repoGraph()), []);
+});
+
 test('workflows load values only from workflows/ and pure lib modules', (t) => {
   const graph = repoGraph();
   const pure = pureLibModules(graph);

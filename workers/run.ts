@@ -6,7 +6,7 @@ import { connectMongo, ensureIndexes } from '../lib/mongo.js';
 import { createNetworkAccess } from '../lib/network-access.js';
 import type { Pool } from '../lib/temporal-shared.js';
 import { caughtUp } from './caught-up.js';
-import { openBlobStore } from '../lib/blob-store.js';
+import { openBlobStore } from '../lib/open-blob-store.js';
 import { createPoolWorkers } from './pools.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 import { installTemporalRuntime } from '../lib/temporal-runtime.js';

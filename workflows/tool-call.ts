@@ -13,7 +13,7 @@ import {
 } from '@temporalio/workflow';
 import type { CoreActivities } from '../activities/core/index.js';
 import type { CallStepActivities } from '../activities/call-step.js';
-import type { CallRef } from '../domain/ledger.js';
+import type { CallRef } from '../domain/ledger-terms.js';
 import { ERRORS, isErrorCode } from '../lib/errors.js';
 import { ANSWERED_TOO_LATE, TASK_QUEUES, TOOL_FAILED, TOOL_TIMED_OUT, insufficientCredits, type ToolActivityInput, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import { finishAsyncCall } from './async-call.js';

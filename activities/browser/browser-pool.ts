@@ -12,7 +12,7 @@ import type { Logger } from '../../lib/logger.js';
 import { chromiumLaunchOptions } from './chromium-launch.js';
 import type { FilteringProxy, ProxySession } from './filtering-proxy.js';
 import { BrowserLostError, type Slot } from './page-slot.js';
-import { warmContexts } from './warm-contexts.js';
+import { warmContexts, type PoolStats } from './warm-contexts.js';
 
 export interface BrowserPoolOptions {
   /** The Chromium binary (`CHROMIUM_PATH`). */
@@ -48,21 +48,6 @@ export interface PageLease {
   /** Fresh, and ready for a capture: the activity script is in it (page-activity.ts). */
   readonly page: Page;
   readonly session: ProxySession;
-}
-
-export interface PoolStats {
-  /** Browsers started (the first one included). */
-  launches: number;
-  /** Browsers that died without being asked to. */
-  crashes: number;
-  /** Tasks that ran again on a new browser after theirs died. */
-  retries: number;
-  /** Pages handed to tasks. */
-  captures: number;
-  /** Pages handed out and not yet closed. */
-  openPages: number;
-  /** Pages opened ahead of time, ready for the next tasks. */
-  sparePages: number;
 }
 
 export interface BrowserPool {

@@ -9,7 +9,7 @@ import type {
   WorkerInstance,
 } from 'puppeteer-cluster/dist/concurrency/ConcurrencyImplementation.js';
 import type { Logger } from '../../lib/logger.js';
-import type { BrowserPoolOptions, PoolStats } from './browser-pool.js';
+import type { FilteringProxy } from './filtering-proxy.js';
 import { CLOSE_TIMEOUT_MS, disposeSlot, openSlot, withTimeout, type Generation, type Slot } from './page-slot.js';
 
 /**
@@ -34,9 +34,30 @@ const IDLE_BEFORE_REFILL_MS = 300;
  */
 const AFTER_CAPTURE_MS = 100;
 
-/** What the pool shares with its concurrency model. */
+/** What the pool counts (BrowserPool.stats), most of it here. */
+export interface PoolStats {
+  /** Browsers started (the first one included). */
+  launches: number;
+  /** Browsers that died without being asked to. */
+  crashes: number;
+  /** Tasks that ran again on a new browser after theirs died. */
+  retries: number;
+  /** Pages handed to tasks. */
+  captures: number;
+  /** Pages handed out and not yet closed. */
+  openPages: number;
+  /** Pages opened ahead of time, ready for the next tasks. */
+  sparePages: number;
+}
+
+/** What the pool shares with its concurrency model (BrowserPoolOptions says what each means). */
 export interface WarmPool {
-  options: Required<Pick<BrowserPoolOptions, 'concurrency' | 'recycleAfter' | 'proxy' | 'viewport'>>;
+  options: {
+    concurrency: number;
+    recycleAfter: number;
+    proxy: FilteringProxy;
+    viewport: { width: number; height: number; deviceScaleFactor: number };
+  };
   stats: PoolStats;
   /** The slot behind each page handed out, for the pool to find its session and its fate. */
   leases: Map<Page, Slot>;

@@ -1,7 +1,8 @@
 //! Activities of the core pool: the ledger steps of a call, the end of its key, the outcome of an
 //! asynchronous call, the sweeper, the monthly allowances and grant expiry.
 import type { Db } from 'mongodb';
-import { createLedger, type CallRef } from '../../domain/ledger.js';
+import { createLedger } from '../../domain/ledger.js';
+import type { CallRef } from '../../domain/ledger-terms.js';
 import { createCallKeys } from '../../domain/call-keys.js';
 import { createAsyncCalls, type CallOutcome } from '../../domain/async-calls.js';
 import { createAllowances } from '../../domain/allowances.js';

@@ -1,0 +1,13 @@
+//! A tool call as the route hands it on, validated: what its idempotency claim, its workflow and its
+//! answer are made from (tool-calls.ts, call-idempotency.ts, call-workflow.ts).
+import type { ToolDefinition } from '../domain/tool-definition.js';
+
+export interface CallRequest {
+  accountId: string;
+  tool: ToolDefinition;
+  /** Validated input, defaults applied. */
+  input: Record<string, unknown>;
+  idempotencyKey?: string;
+  /** When the request arrived (epoch ms): its deadlines count from there. */
+  arrivedAt: number;
+}
