@@ -19,7 +19,7 @@ import { measure, postJson, printTable, type Figures } from './measure.js';
 import { cpuPerCall, cpuSnapshot } from './process-cpu.js';
 import { withBenchStack, type BenchStack } from './stack.js';
 import { withClusterBenchStack } from './cluster-stack.js';
-import { CALL_SHAPE, temporalFloor, type FloorFigures } from './temporal-floor.js';
+import { temporalFloor, type FloorFigures, type FloorKind } from './temporal-floor.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
 
@@ -130,22 +130,23 @@ function printCpu(title: string, perCall: ReturnType<typeof cpuPerCall>) {
 function floorRatios(platform: PlatformFigures): string[] {
   const { floor } = platform;
   if (!floor) return [];
-  // The floor proper: neither eager nor the call's own workflow.
-  const isFloor = (label = '') => !label.includes('eager') && label !== CALL_SHAPE;
-  const row = (rows: Figures[], concurrency: number, label = isFloor) => rows.find((r) => r.concurrency === concurrency && label(r.label));
-  const cpuAll = (list: Array<{ concurrency: number; perCall: ReturnType<typeof cpuPerCall>; label?: string }>, concurrency: number, label = isFloor) =>
-    list.find((c) => c.concurrency === concurrency && label(c.label))?.perCall.find((p) => p.process === 'all')?.msPerCall;
+  const all = (perCall?: ReturnType<typeof cpuPerCall>) => perCall?.find((p) => p.process === 'all')?.msPerCall;
+  /** The row and the CPU per call (all processes) of the platform, or of one of the floor's kinds, at `concurrency`. */
+  const figure = (concurrency: number, of: 'platform' | FloorKind) =>
+    of === 'platform'
+      ? { row: platform.rows.find((r) => r.concurrency === concurrency && r.label.startsWith('hash-text via platform')), cpu: all(platform.cpu.find((c) => c.concurrency === concurrency)?.perCall) }
+      : { row: floor.rows.find((r) => r.concurrency === concurrency && r.kind === of), cpu: all(floor.cpu.find((c) => c.concurrency === concurrency && c.kind === of)?.perCall) };
   const ratio = (a?: number, b?: number) => (a && b ? `${(a / b).toFixed(2)}x` : 'n/a');
-  const isShape = (label = '') => label === CALL_SHAPE;
-  const [p1, f1, s1, p32, f32] = [row(platform.rows, 1), row(floor.rows, 1), row(floor.rows, 1, isShape), row(platform.rows, 32), row(floor.rows, 32)];
+  const [p1, f1, s1, p32, f32] = [figure(1, 'platform').row, figure(1, 'floor').row, figure(1, 'shape').row, figure(32, 'platform').row, figure(32, 'floor').row];
+  const cpuAll = (concurrency: number, of: 'platform' | FloorKind) => figure(concurrency, of).cpu;
   return [
     '',
     `platform / floor (${platform.stack}): c=1 p50 latency ${ratio(p1?.p50Ms, f1?.p50Ms)} (${p1?.p50Ms.toFixed(1)} vs ${f1?.p50Ms.toFixed(1)} ms; target <= 1.4x)`,
     `platform / floor (${platform.stack}): c=32 calls/s ${ratio(p32?.callsPerSecond, f32?.callsPerSecond)} (${p32?.callsPerSecond.toFixed(1)} vs ${f32?.callsPerSecond.toFixed(1)}; target >= 0.7x)`,
-    ...[1, 32].map((c) => `platform / floor (${platform.stack}): c=${c} CPU per call, all processes ${ratio(cpuAll(platform.cpu, c), cpuAll(floor.cpu, c))} (${cpuAll(platform.cpu, c)?.toFixed(1)} vs ${cpuAll(floor.cpu, c)?.toFixed(1)} ms; target <= 1.5x)`),
+    ...[1, 32].map((c) => `platform / floor (${platform.stack}): c=${c} CPU per call, all processes ${ratio(cpuAll(c, 'platform'), cpuAll(c, 'floor'))} (${cpuAll(c, 'platform')?.toFixed(1)} vs ${cpuAll(c, 'floor')?.toFixed(1)} ms; target <= 1.5x)`),
     // What the call's shape alone costs: the floor a call with a ledger and a tool starts from.
     `call's workflow, empty step / floor (${platform.stack}): c=1 p50 latency ${ratio(s1?.p50Ms, f1?.p50Ms)} (${s1?.p50Ms.toFixed(1)} vs ${f1?.p50Ms.toFixed(1)} ms); ` +
-      `c=1 CPU per call ${ratio(cpuAll(floor.cpu, 1, isShape), cpuAll(floor.cpu, 1))}; c=32 CPU per call ${ratio(cpuAll(floor.cpu, 32, isShape), cpuAll(floor.cpu, 32))}`,
+      `c=1 CPU per call ${ratio(cpuAll(1, 'shape'), cpuAll(1, 'floor'))}; c=32 CPU per call ${ratio(cpuAll(32, 'shape'), cpuAll(32, 'floor'))}`,
   ];
 }
 

@@ -19,8 +19,14 @@ import { createLogger } from '../lib/logger.js';
 const TASK_QUEUE = 'bench-floor';
 const CALL_SHAPE_QUEUE = 'bench-call-shape';
 
-/** The label of the call-shape rows. */
-export const CALL_SHAPE = "the call's workflow, a step that does nothing (no ledger, no tool)";
+/** The rows measured: the floor, the floor with eager start, and the call's own workflow with an empty step. */
+export type FloorKind = 'floor' | 'eager' | 'shape';
+
+const LABELS: Record<FloorKind, string> = {
+  floor: 'empty workflow, Temporal alone (floor)',
+  eager: 'empty workflow, Temporal alone (floor, eager start)',
+  shape: "the call's workflow, a step that does nothing (no ledger, no tool)",
+};
 
 /** A call step that does nothing: answers a charge at once. */
 async function callStep(): Promise<CallStepResult> {
@@ -32,8 +38,8 @@ function callShapeInput(): ToolCallInput {
 }
 
 export interface FloorFigures {
-  rows: Figures[];
-  cpu: Array<{ label: string; concurrency: number; perCall: ReturnType<typeof cpuPerCall> }>;
+  rows: Array<Figures & { kind: FloorKind }>;
+  cpu: Array<{ kind: FloorKind; label: string; concurrency: number; perCall: ReturnType<typeof cpuPerCall> }>;
 }
 
 /** This process's own CPU (the floor's client and worker), in ms. */
@@ -75,13 +81,12 @@ export async function temporalFloor(
   });
   const figures: FloorFigures = { rows: [], cpu: [] };
 
-  async function floorRow(concurrency: number, kind: 'floor' | 'eager' | 'shape') {
-    const eager = kind === 'eager';
+  async function floorRow(concurrency: number, kind: FloorKind) {
     let before = cpuSnapshot(temporalProcess);
     let ownBefore = ownCpuMs();
     let counted = 0;
     const row = await measure(
-      kind === 'shape' ? CALL_SHAPE : `empty workflow, Temporal alone (floor${eager ? ', eager start' : ''})`,
+      LABELS[kind],
       async (i) => {
         if (i === 0) {
           before = cpuSnapshot(temporalProcess);
@@ -93,7 +98,7 @@ export async function temporalFloor(
         const handle =
           kind === 'shape'
             ? await client.workflow.start(WORKFLOW_TYPES.toolCall, { taskQueue: CALL_SHAPE_QUEUE, workflowId: id, args: [callShapeInput()] })
-            : await client.workflow.start('echo', { taskQueue: TASK_QUEUE, workflowId: id, args: [id], requestEagerStart: eager });
+            : await client.workflow.start('echo', { taskQueue: TASK_QUEUE, workflowId: id, args: [id], requestEagerStart: kind === 'eager' });
         await handle.result();
         if (i >= 0) counted++;
       },
@@ -102,14 +107,14 @@ export async function temporalFloor(
     const perCall = cpuPerCall(before, cpuSnapshot(temporalProcess), counted);
     const own = (ownCpuMs() - ownBefore) / counted;
     perCall.splice(-1, 1, { process: 'client + worker (bench process)', msPerCall: own }, { process: 'all', msPerCall: perCall.at(-1)!.msPerCall + own });
-    figures.rows.push(row);
-    figures.cpu.push({ label: row.label, concurrency, perCall });
+    figures.rows.push({ ...row, kind });
+    figures.cpu.push({ kind, label: row.label, concurrency, perCall });
   }
 
   const running = [worker.run(), shapeWorker.run()];
   try {
     for (const concurrency of options.concurrencies) {
-      for (const kind of ['floor', 'eager', 'shape'] as const) await floorRow(concurrency, kind);
+      for (const kind of Object.keys(LABELS) as FloorKind[]) await floorRow(concurrency, kind);
     }
   } finally {
     worker.shutdown();

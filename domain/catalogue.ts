@@ -1,6 +1,6 @@
 //! The tool catalogue, built from the list of tool definitions (domain/tools/index.ts): lookups
 //! by name and by pool. A tool that is not listed does not exist for clients (404 `unknown_tool`).
-import { LONG_CALL_QUEUES, TASK_QUEUES, type Pool, type ToolPool } from '../lib/temporal-shared.js';
+import { TASK_QUEUES, callTaskQueue, type Pool, type ToolPool } from '../lib/temporal-shared.js';
 import type { ToolDefinition } from './tool-definition.js';
 import { TOOLS } from './tools/index.js';
 
@@ -14,8 +14,8 @@ export function toolsOfPool(pool: ToolPool): ToolDefinition[] {
   return [...CATALOGUE.values()].filter((t) => t.pool === pool);
 }
 
-/** The task queues a pool's worker process polls: the pool's own, and its queue of long calls when it has queued tools. */
+/** The task queues a pool's worker process polls: the pool's own, and every queue its tools' calls start on. */
 export function poolTaskQueues(pool: Pool): string[] {
-  const long = pool !== 'core' && toolsOfPool(pool).some((t) => t.execution === 'queued');
-  return long ? [TASK_QUEUES[pool], LONG_CALL_QUEUES[pool]] : [TASK_QUEUES[pool]];
+  const calls = pool === 'core' ? [] : toolsOfPool(pool).map(callTaskQueue);
+  return [...new Set([TASK_QUEUES[pool], ...calls])];
 }

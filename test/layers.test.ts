@@ -149,17 +149,17 @@ function importCycles(graph: Map<string, Import[]>): string[] {
   const edges = (f: string) => [...new Set((graph.get(f) ?? []).map((imp) => resolveInRepo(f, imp.specifier)).filter((t): t is string => t !== null && graph.has(t)))];
   const cycles: string[] = [];
   const done = new Set<string>();
-  const path: string[] = [];
+  const trail: string[] = [];
   const visit = (f: string) => {
-    const at = path.indexOf(f);
+    const at = trail.indexOf(f);
     if (at >= 0) {
-      cycles.push([...path.slice(at), f].join(' -> '));
+      cycles.push([...trail.slice(at), f].join(' -> '));
       return;
     }
     if (done.has(f)) return;
-    path.push(f);
+    trail.push(f);
     for (const next of edges(f)) visit(next);
-    path.pop();
+    trail.pop();
     done.add(f);
   };
   for (const file of graph.keys()) visit(file);

@@ -11,7 +11,7 @@ import { Cluster } from 'puppeteer-cluster';
 import type { Logger } from '../../lib/logger.js';
 import { chromiumLaunchOptions } from './chromium-launch.js';
 import type { FilteringProxy, ProxySession } from './filtering-proxy.js';
-import { BrowserLostError, type Slot } from './page-slot.js';
+import { BrowserLostError, type Slot, type Viewport } from './page-slot.js';
 import { warmContexts, type PoolStats } from './warm-contexts.js';
 
 export interface BrowserPoolOptions {
@@ -37,7 +37,7 @@ export interface BrowserPoolOptions {
    * Viewport spare pages are opened with, so a capture of that size skips resizing.
    * @default 1440x900 at scale 1 (the tools' defaults)
    */
-  viewport?: { width: number; height: number; deviceScaleFactor: number };
+  viewport?: Viewport;
   /** When the first browser launches: once this settles, or at the first capture. At once when absent. */
   startAfter?: Promise<unknown>;
   log?: Logger;

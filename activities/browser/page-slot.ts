@@ -40,10 +40,17 @@ export function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | undefi
   return Promise.race([work, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]).finally(() => clearTimeout(timer));
 }
 
+/** A page's viewport: CSS pixels at a device scale. */
+export interface Viewport {
+  width: number;
+  height: number;
+  deviceScaleFactor: number;
+}
+
 /** Opens a page on `gen`'s browser in a context of its own, behind a proxy session of its own. */
 export async function openSlot(
   gen: Generation,
-  options: { proxy: FilteringProxy; viewport: { width: number; height: number; deviceScaleFactor: number } },
+  options: { proxy: FilteringProxy; viewport: Viewport },
 ): Promise<Slot> {
   const session = await options.proxy.openSession();
   let context: BrowserContext | undefined;

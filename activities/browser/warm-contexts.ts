@@ -10,7 +10,7 @@ import type {
 } from 'puppeteer-cluster/dist/concurrency/ConcurrencyImplementation.js';
 import type { Logger } from '../../lib/logger.js';
 import type { FilteringProxy } from './filtering-proxy.js';
-import { CLOSE_TIMEOUT_MS, disposeSlot, openSlot, withTimeout, type Generation, type Slot } from './page-slot.js';
+import { CLOSE_TIMEOUT_MS, disposeSlot, openSlot, withTimeout, type Generation, type Slot, type Viewport } from './page-slot.js';
 
 /**
  * Spare pages kept beyond one per capture slot, opened while the pool is quiet. With one per slot
@@ -56,7 +56,7 @@ export interface WarmPool {
     concurrency: number;
     recycleAfter: number;
     proxy: FilteringProxy;
-    viewport: { width: number; height: number; deviceScaleFactor: number };
+    viewport: Viewport;
   };
   stats: PoolStats;
   /** The slot behind each page handed out, for the pool to find its session and its fate. */

@@ -130,8 +130,9 @@ function appProcesses(
 ) {
   const { root, ports, env, seeLog, temporal } = options;
   const apps = new Map<AppName, ManagedProcess>();
+  const workerProcess = (name: AppName) => WORKER_PROCESSES.find((w) => w.name === name)!;
   const startApp = (name: AppName): ManagedProcess => {
-    const entry = name.startsWith('api-') ? 'api/server.js' : WORKER_PROCESSES.find((w) => w.name === name)!.entry;
+    const entry = name.startsWith('api-') ? 'api/server.js' : workerProcess(name).entry;
     const own = { METRICS_PORT: String(ports.metrics[name]), ...(name.startsWith('api-') && { PORT: String(ports.api[name as 'api-1']) }) };
     const proc = supervisor.start({
       name,
@@ -149,13 +150,14 @@ function appProcesses(
     startingPart(name, appRemedy(name), () =>
       waitForHttp(`http://127.0.0.1:${ports.api[name]}/readyz`, { what: name, timeoutMs: 120_000, processes: [apps.get(name)!] }),
     );
-  /** A worker is up once it polls each of its pool's queues (its metrics answer before: the runtime is installed first). */
+  /**
+   * A worker is up once it polls each of its pool's queues; its metrics answer by then (the
+   * runtime that serves them is installed before any worker is created).
+   */
   const workerUp = (name: (typeof WORKER_PROCESSES)[number]['name']) =>
-    startingPart(name, appRemedy(name), async () => {
+    startingPart(name, appRemedy(name), () => {
       const proc = apps.get(name)!;
-      await waitForHttp(`http://127.0.0.1:${ports.metrics[name]}/metrics`, { what: name, timeoutMs: 120_000, processes: [proc] });
-      const { pool } = WORKER_PROCESSES.find((w) => w.name === name)!;
-      await waitForPollers(temporal.address, temporal.namespace, poolTaskQueues(pool), proc.pid!, { timeoutMs: 120_000, processes: [proc] });
+      return waitForPollers(temporal.address, temporal.namespace, poolTaskQueues(workerProcess(name).pool), proc.pid!, { timeoutMs: 120_000, processes: [proc] });
     });
   return { apps, startApp, apiReady, workerUp };
 }
