@@ -4398,7 +4398,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The tool's output, unwrapped. The call is charged. */
+            /** @description The tool's output, unwrapped. The call is charged. With `Output-Destination` it is `QrGenerateStoredOutput` instead: `stored` in place of `imageBase64`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4411,7 +4411,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["QrGenerateOutput"] | components["schemas"]["QrGenerateStoredOutput"];
+                    "application/json": components["schemas"]["QrGenerateOutput"];
                 };
             };
             /** @description With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet. */
@@ -4474,7 +4474,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The tool's output, unwrapped. The call is charged. */
+            /** @description The tool's output, unwrapped. The call is charged. With `Output-Destination` it is `WatermarkImageStoredOutput` instead: `stored` in place of `fileBase64`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4487,7 +4487,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WatermarkImageOutput"] | components["schemas"]["WatermarkImageStoredOutput"];
+                    "application/json": components["schemas"]["WatermarkImageOutput"];
                 };
             };
             /** @description With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet. */
@@ -4551,7 +4551,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The tool's output, unwrapped. The call is charged. */
+            /** @description The tool's output, unwrapped. The call is charged. With `Output-Destination` it is `ImageUpscaleStoredOutput` instead: `stored` in place of `fileBase64`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4564,7 +4564,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ImageUpscaleOutput"] | components["schemas"]["ImageUpscaleStoredOutput"];
+                    "application/json": components["schemas"]["ImageUpscaleOutput"];
                 };
             };
             /** @description With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet. */
@@ -4628,7 +4628,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The tool's output, unwrapped. The call is charged. */
+            /** @description The tool's output, unwrapped. The call is charged. With `Output-Destination` it is `WordToPdfStoredOutput` instead: `stored` in place of `fileBase64`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4641,7 +4641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WordToPdfOutput"] | components["schemas"]["WordToPdfStoredOutput"];
+                    "application/json": components["schemas"]["WordToPdfOutput"];
                 };
             };
             /** @description With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet. */
@@ -5424,7 +5424,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The tool's output, unwrapped. The call is charged. */
+            /** @description The tool's output, unwrapped. The call is charged. With `Output-Destination` it is `WebsiteScreenshotStoredOutput` instead: `stored` in place of `fileBase64`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5437,7 +5437,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebsiteScreenshotOutput"] | components["schemas"]["WebsiteScreenshotStoredOutput"];
+                    "application/json": components["schemas"]["WebsiteScreenshotOutput"];
                 };
             };
             /** @description With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet. */
@@ -5501,7 +5501,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The tool's output, unwrapped. The call is charged. */
+            /** @description The tool's output, unwrapped. The call is charged. With `Output-Destination` it is `HtmlToImageStoredOutput` instead: `stored` in place of `fileBase64`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5514,7 +5514,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HtmlToImageOutput"] | components["schemas"]["HtmlToImageStoredOutput"];
+                    "application/json": components["schemas"]["HtmlToImageOutput"];
                 };
             };
             /** @description With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet. */

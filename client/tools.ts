@@ -25,13 +25,12 @@ export type MethodName<T extends string> = Uncapitalize<Pascal<T>>;
 
 type JsonBody<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 export type ToolInput<T extends ToolName> = JsonBody<operations[T]['requestBody']>;
-type ToolAnswer<T extends ToolName> = JsonBody<operations[T]['responses'][200]>;
-/** A tool's output, as it answers a call that names no destination. */
-export type ToolOutput<T extends ToolName> = Exclude<ToolAnswer<T>, { stored: unknown }>;
+export type ToolOutput<T extends ToolName> = JsonBody<operations[T]['responses'][200]>;
+type Schemas = components['schemas'];
+/** The tools that make a file, which a destination can take: those with a `<Tool>StoredOutput` schema. */
+export type FileToolName = { [T in ToolName]: `${Pascal<T>}StoredOutput` extends keyof Schemas ? T : never }[ToolName];
 /** What a call with `Output-Destination` answers: `stored` (where the file went) in place of its base64. */
-export type StoredToolOutput<T extends ToolName> = Extract<ToolAnswer<T>, { stored: unknown }>;
-/** The tools that make a file, which a destination can take. */
-export type FileToolName = { [T in ToolName]: [StoredToolOutput<T>] extends [never] ? never : T }[ToolName];
+export type StoredToolOutput<T extends FileToolName> = Schemas[`${Pascal<T>}StoredOutput` & keyof Schemas];
 
 /** Binary outputs, decoded: `fileBase64` is also `file`, `imageBase64` also `image`. */
 export type Decoded<O> = { readonly [K in keyof O as K extends `${infer Name}Base64` ? Name : never]: Uint8Array };

@@ -141,6 +141,9 @@ export function toolOperations(schemas: Map<string, ToolSchemas>): { operations:
       'x-credits': tool.cost,
       security: [{ apiKey: [] }],
       parameters: [paramRef('Idempotency-Key'), paramRef('Prefer'), ...(stored ? [paramRef('Output-Destination')] : [])],
+      // The answer with Output-Destination. Not a second schema of the 200 (an anyOf there makes
+      // generated clients wrap every tool's output); named here and in the 200's description.
+      ...(stored ? { 'x-stored-output': ref(stored) } : {}),
       requestBody: { required: true, content: json(ref(input), mediaExamples(s.input)) },
       ok: {
         '202': {
@@ -156,7 +159,9 @@ export function toolOperations(schemas: Map<string, ToolSchemas>): { operations:
           content: json(ref('CallAccepted')),
         },
         '200': {
-          description: 'The tool\'s output, unwrapped. The call is charged.',
+          description: stored
+            ? `The tool's output, unwrapped. The call is charged. With \`Output-Destination\` it is \`${stored}\` instead: \`stored\` in place of \`${tool.fileField}\`.`
+            : "The tool's output, unwrapped. The call is charged.",
           headers: {
             'X-Request-Id': headerRef('X-Request-Id'),
             'X-Credits-Charged': headerRef('X-Credits-Charged'),
@@ -164,7 +169,7 @@ export function toolOperations(schemas: Map<string, ToolSchemas>): { operations:
             ...RATE_LIMIT_HEADERS,
             'Idempotent-Replayed': headerRef('Idempotent-Replayed'),
           },
-          content: json(stored ? { anyOf: [ref(output), ref(stored)] } : ref(output), mediaExamples(s.output)),
+          content: json(ref(output), mediaExamples(s.output)),
         },
       },
       codes: [...TOOL_CALL_CODES, ...tool.failures, ...(stored ? ['destination_error' as const] : [])],

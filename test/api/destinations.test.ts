@@ -10,8 +10,10 @@ import test from 'ava';
 import { DeleteBucketCommand, GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { Client, Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
-import { balanceOf, callTool, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
+import { UtilityTools, UtilityToolsError } from 'utility-tools/client';
+import { apiUrl, balanceOf, callTool, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
 import { FIXTURE_HOST } from '../fixtures/http-pages.js';
+import { eventually } from '../helpers/webhook-receiver.js';
 import { startS3Server, type S3Server } from '../fixtures/s3-server.js';
 
 /** The key pair's secret: unique to this run, so finding it anywhere is this suite's leak. */
@@ -144,6 +146,34 @@ test('a call with Output-Destination writes its file to the bucket and answers w
   }
 });
 
+test('an asynchronous call writes to its destination too; an Idempotency-Key remembers the destination it was used with', async (t) => {
+  const account = await newAccount(10);
+  const [bucket, otherBucket] = await Promise.all([newBucket(), newBucket()]);
+  const [{ body: destination }, { body: other }] = await Promise.all([createDestination(account, body(bucket)), createDestination(account, body(otherBucket))]);
+  const headers = { 'Output-Destination': destination.id, 'Idempotency-Key': `dest-${randomBytes(4).toString('hex')}` };
+
+  const accepted = await callTool(account.apiKey, 'qr-generate', QR, { ...headers, prefer: 'respond-async' });
+  t.is(accepted.status, 202, JSON.stringify(accepted.body));
+  const { requestId } = accepted.body;
+  const done = await eventually(
+    () => request('GET', `/api/v1/calls/${encodeURIComponent(requestId)}`, { token: account.apiKey }),
+    (res) => res.status !== 200 || res.body.status !== 'running',
+    60_000,
+    `call ${requestId} to end`,
+  );
+  t.like(done.body, { status: 'succeeded', charged: 1 });
+  const key = `${requestId}/0.png`;
+  t.deepEqual(done.body.output.stored, { bucket, key, size: (await objectBytes(bucket, key)).bytes.length, contentType: 'image/png' });
+  t.is(done.body.output.imageBase64, undefined);
+
+  // The same key with the same destination is the same call; with another destination it is a conflict.
+  t.like((await callTool(account.apiKey, 'qr-generate', QR, { ...headers, prefer: 'respond-async' })).body, { requestId, status: 'succeeded' });
+  const conflict = await callTool(account.apiKey, 'qr-generate', QR, { ...headers, 'Output-Destination': other.id });
+  t.true(isProblem(conflict, 409, 'idempotency_conflict'), JSON.stringify(conflict.body));
+  t.deepEqual(await objectKeys(otherBucket), []);
+  t.is(await balanceOf(account), 9);
+});
+
 test('a bucket that refuses the test upload is 422 destination_unusable with S3\'s reason, and nothing is created', async (t) => {
   const account = await newAccount();
   const bucket = await newBucket();
@@ -240,4 +270,24 @@ test('destinations are the owner\'s: an API key is refused', async (t) => {
   const account = await newAccount();
   const res = await request('GET', '/api/v1/account/destinations', { token: account.apiKey });
   t.true(isProblem(res, 403, 'forbidden'));
+});
+
+test('the client: account.destinations creates, reads, lists and deletes; tools.store answers where the file went', async (t) => {
+  const account = await newAccount(10);
+  const client = new UtilityTools({ baseUrl: apiUrl(), apiKey: account.apiKey, ownerToken: account.ownerToken });
+  const bucket = await newBucket();
+  const created = await client.account.destinations.create({ type: 's3', bucket, endpoint: s3.endpoint, accessKeyId: s3.env.S3_ACCESS_KEY_ID, secretAccessKey: SECRET });
+  t.like(created, { bucket, prefix: '', endpoint: s3.endpoint });
+  t.deepEqual(await client.account.destinations.get(created.id), created);
+  t.deepEqual(await client.account.destinations.list(), [created]);
+
+  const result = await client.tools.store('qr-generate', QR, created.id);
+  t.like(result, { stored: { bucket, key: `${result.requestId}/0.png`, contentType: 'image/png' }, mimeType: 'image/png', charged: 1, balance: 9 });
+  t.is(result.stored.size, (await objectBytes(bucket, result.stored.key)).bytes.length);
+
+  await client.account.destinations.delete(created.id);
+  const refused = await client.tools.store('qr-generate', QR, created.id).catch((err: unknown) => err);
+  t.true(refused instanceof UtilityToolsError);
+  t.like(refused, { status: 400, code: 'validation_failed' });
+  t.deepEqual(await client.account.destinations.list(), []);
 });
