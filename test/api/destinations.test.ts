@@ -13,6 +13,7 @@ import { MongoClient } from 'mongodb';
 import { UtilityTools, UtilityToolsError } from 'utility-tools/client';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
 import { FIXTURE_HOST } from '../fixtures/http-pages.js';
+import { FIXTURE_NAMES } from '../fixtures/dns-server.js';
 import { eventually } from '../helpers/webhook-receiver.js';
 import { startS3Server, type S3Server } from '../fixtures/s3-server.js';
 
@@ -146,6 +147,20 @@ test('a call with Output-Destination writes its file to the bucket and answers w
   }
 });
 
+test('an endpoint given by name is reached only as the service resolves and checks it', async (t) => {
+  // fixture.test is known only to the stack's DNS fixture (DNS_SERVERS): the write reaching the
+  // bucket shows the S3 client connects where the guard's resolver says, never asking the system.
+  const account = await newAccount(10);
+  const bucket = await newBucket();
+  const endpoint = `http://${FIXTURE_NAMES.fixture}:${new URL(s3.endpoint).port}`;
+  const created = await createDestination(account, body(bucket, { endpoint }));
+  t.is(created.status, 201, JSON.stringify(created.body));
+  t.is(created.body.endpoint, endpoint);
+  const res = await callTool(account.apiKey, 'qr-generate', QR, { 'Output-Destination': created.body.id });
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.deepEqual(await objectKeys(bucket), [res.body.stored.key]);
+});
+
 test('an asynchronous call writes to its destination too; an Idempotency-Key remembers the destination it was used with', async (t) => {
   const account = await newAccount(10);
   const [bucket, otherBucket] = await Promise.all([newBucket(), newBucket()]);
@@ -214,8 +229,10 @@ test('every field is validated: 400 validation_failed naming it; an endpoint the
   t.true(isProblem(missing, 400, 'validation_failed'));
   t.true(missing.body.errors.some((e: { field: string }) => e.field === '/secretAccessKey'), JSON.stringify(missing.body.errors));
 
-  // Loopback outside the allowlist (127.0.0.1: where the stack's own database and Temporal are), and the metadata address.
-  for (const endpoint of [s3.endpoint.replace(FIXTURE_HOST, '127.0.0.1'), 'http://169.254.169.254']) {
+  // Loopback outside the allowlist (127.0.0.1: where the stack's own database and Temporal are),
+  // the metadata address, and a public-looking name whose CNAME leads to a private address.
+  const port = new URL(s3.endpoint).port;
+  for (const endpoint of [`http://127.0.0.1:${port}`, 'http://169.254.169.254', `https://${FIXTURE_NAMES.aliasPrivate}:${port}`]) {
     const refused = await createDestination(account, body('ok-bucket', { endpoint }));
     t.true(isProblem(refused, 422, 'target_not_allowed'), `${endpoint}: ${JSON.stringify(refused.body)}`);
   }
@@ -266,10 +283,16 @@ test('an unknown, another account\'s, a deleted or a malformed destination, or a
   t.deepEqual(await objectKeys(bucket), []);
 });
 
-test('destinations are the owner\'s: an API key is refused', async (t) => {
+test('destinations are the owner\'s: no token is 401, an API key 403; a body that is not JSON is 415, one over 1 MiB 413', async (t) => {
   const account = await newAccount();
-  const res = await request('GET', '/api/v1/account/destinations', { token: account.apiKey });
-  t.true(isProblem(res, 403, 'forbidden'));
+  t.true(isProblem(await request('POST', '/api/v1/account/destinations', { body: body('ok-bucket') }), 401, 'unauthorized'));
+  t.true(isProblem(await request('GET', '/api/v1/account/destinations', { token: account.apiKey }), 403, 'forbidden'));
+  t.true(isProblem(await request('POST', '/api/v1/account/destinations', { token: account.apiKey, body: body('ok-bucket') }), 403, 'forbidden'));
+  const form = await request('POST', '/api/v1/account/destinations', { token: account.ownerToken, rawBody: 'type=s3', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  t.true(isProblem(form, 415, 'unsupported_media_type'), JSON.stringify(form.body));
+  const huge = await createDestination(account, body('ok-bucket', { prefix: 'x'.repeat(1024 * 1024 + 1) }));
+  t.true(isProblem(huge, 413, 'payload_too_large'), JSON.stringify(huge.body));
+  t.deepEqual((await request('GET', '/api/v1/account/destinations', { token: account.ownerToken })).body, []);
 });
 
 test('the client: account.destinations creates, reads, lists and deletes; tools.store answers where the file went', async (t) => {
