@@ -9,6 +9,8 @@ import type { CallRef } from '../domain/ledger-terms.js';
 import { createAsyncCalls, type CallOutcome } from '../domain/async-calls.js';
 import type { EventSink } from '../domain/events.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
+import type { TargetGuard } from '../lib/target-guard.js';
+import { createDestinationDelivery } from '../domain/destinations/delivery.js';
 import { DatabaseBlobStore, type BlobStore } from '../lib/blob-store.js';
 import { keepOutput } from '../lib/output-blobs.js';
 import { createCallStep, type ToolDone } from './call-step.js';
@@ -21,6 +23,8 @@ export interface CallActivityOptions {
   onToolDone?: ToolDone;
   /** Where big outputs go (BLOB_STORE_URL); the database when absent. */
   blobs?: BlobStore;
+  /** What writing files to the accounts' destinations takes; calls with a destination fail without it. */
+  destinations?: { secretKey: Buffer; guard: TargetGuard };
 }
 
 export function createCallActivities(db: Db, handlers: Record<string, ToolHandler>, options: CallActivityOptions = {}) {
@@ -29,9 +33,10 @@ export function createCallActivities(db: Db, handlers: Record<string, ToolHandle
   const asyncCalls = createAsyncCalls(db, options.onEvent);
   const blobs = options.blobs ?? new DatabaseBlobStore(db);
   const keep = (output: unknown) => keepOutput(blobs, output);
+  const deliver = options.destinations && createDestinationDelivery({ db, ...options.destinations });
   return {
     ...toolActivities(handlers, { callKeys, keepOutput: keep }),
-    ...createCallStep({ handlers, ledger, callKeys, onToolDone: options.onToolDone, keepOutput: keep }),
+    ...createCallStep({ handlers, ledger, callKeys, onToolDone: options.onToolDone, keepOutput: keep, deliver }),
     reserve: (call: CallRef) => ledger.reserve(call),
     commit: (call: CallRef) => ledger.commit(call),
     refund: (call: CallRef) => ledger.refund(call),

@@ -11,6 +11,7 @@ import { DEPENDENCY_UNREACHABLE, TOOL_FAILED, TOOL_TIMED_OUT, ANSWERED_TOO_LATE,
 import type { ToolHandler } from '../lib/tool-handler.js';
 import type { CallKeys } from '../domain/call-keys.js';
 import type { Ledger } from '../domain/ledger.js';
+import type { DeliveryRequest } from '../domain/destinations/delivery.js';
 import { toApplicationFailure, toolInput } from './tool-activities.js';
 
 export interface CallStepInput {
@@ -24,8 +25,8 @@ export interface CallStepInput {
 export interface CallStepResult {
   outcome: 'charged' | 'refunded' | 'insufficient_credits';
   result: ToolCallResult;
-  /** Milliseconds of each part: the reserve, the tool (all attempts) and the commit or refund. */
-  ms: { reserve: number; tool?: number; settle?: number };
+  /** Milliseconds of each part: the reserve, the tool (all attempts), the write to a destination and the commit or refund. */
+  ms: { reserve: number; tool?: number; deliver?: number; settle?: number };
   /** Runs of the tool: a failure that is not final is tried again within the deadline. */
   attempts?: number;
 }
@@ -44,6 +45,8 @@ export interface CallStepDeps {
   onToolDone?: ToolDone;
   /** The output as the call carries it: a big one stored once, a reference in its place (lib/output-blobs.ts). */
   keepOutput?: (output: unknown) => Promise<unknown>;
+  /** Writes a call's file to its destination and returns the output that says where (domain/destinations/delivery.ts). */
+  deliver?: (call: DeliveryRequest, output: unknown) => Promise<unknown>;
 }
 
 type ToolRun = { ok: true; output: unknown; attempts: number } | { ok: false; error: ToolCallError; attempts: number };
@@ -63,8 +66,9 @@ export function createCallStep(deps: CallStepDeps) {
       try {
         const input = await toolInput(deps.callKeys, { requestId, input: call.input, sealed: call.sealed });
         const made = await untilAborted(handler(input, { requestId, signal, heartbeat: () => {} }), signal);
-        // Stored before the commit: a call is charged only once its output can be answered.
-        const output = deps.keepOutput ? await deps.keepOutput(made) : made;
+        // Stored before the commit: a call is charged only once its output can be answered. A file
+        // bound for a destination is written there instead (see delivered).
+        const output = deps.keepOutput && !call.destination ? await deps.keepOutput(made) : made;
         deps.onToolDone?.(call.tool, 'ok', since(started) / 1000);
         return { ok: true, output, attempts: attempt };
       } catch (err) {
@@ -81,6 +85,21 @@ export function createCallStep(deps: CallStepDeps) {
     }
   }
 
+  /** The run with its file written to the call's destination, or failed with why it could not be. */
+  async function delivered(call: ToolCallInput & { destination: DeliveryRequest['destination'] }, run: ToolRun & { ok: true }): Promise<ToolRun> {
+    const ctx = Context.current();
+    try {
+      if (!deps.deliver) throw new Error('this worker has no destination delivery');
+      return { ...run, output: await deps.deliver({ accountId: call.accountId, tool: call.tool, destination: call.destination }, run.output) };
+    } catch (err) {
+      if (ctx.cancellationSignal.aborted) throw err;
+      const { error } = classify(err);
+      // The code and S3's reason only: the cause may quote the request it refused.
+      ctx.log.warn('Destination write failed', { tool: call.tool, destination: call.destination.id, code: error.code, reason: error.extras.reason, error: err instanceof ToolError ? undefined : err });
+      return { ok: false, error, attempts: run.attempts };
+    }
+  }
+
   return {
     async callStep({ requestId, call, mayBeSettled }: CallStepInput): Promise<CallStepResult> {
       const ref = { accountId: call.accountId, requestId, tool: call.tool, cost: call.cost };
@@ -92,8 +111,13 @@ export function createCallStep(deps: CallStepDeps) {
       if (!reserved.ok) return { outcome: 'insufficient_credits', result: { ok: false, error: insufficientCredits(call.cost, reserved.balance) }, ms };
 
       start = performance.now();
-      const run = await runTool(call, requestId);
+      let run = await runTool(call, requestId);
       ms.tool = since(start);
+      if (run.ok && call.destination) {
+        start = performance.now();
+        run = await delivered({ ...call, destination: call.destination }, run);
+        ms.deliver = since(start);
+      }
 
       start = performance.now();
       // Past answerBy the commit refunds (see ledger.commit): nobody waits for that 200 any more.

@@ -14,6 +14,7 @@ import { createResolver } from '../lib/resolver.js';
 import { createTargetGuard } from '../lib/target-guard.js';
 import { createWebhookFanout } from '../domain/webhooks/fanout.js';
 import { createWebhookService } from '../domain/webhooks/service.js';
+import { createDestinationService } from '../domain/destinations/service.js';
 import { createLedger } from '../domain/ledger.js';
 import { createGrants } from '../domain/grants.js';
 import { createPlans } from '../domain/plans.js';
@@ -32,6 +33,7 @@ import { planRoutes } from './routes/plans.js';
 import { serviceRoutes } from './routes/service.js';
 import { docsRoutes } from './routes/docs.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { destinationRoutes } from './routes/destinations.js';
 import { eventRoutes } from './routes/events.js';
 import { callRoutes } from './routes/calls.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -75,6 +77,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(problems({ baseUrl: config.publicBaseUrl, log: deps.log }));
 
   const guard = createTargetGuard({ allowlist: config.targetAllowlist, resolver: createResolver({ servers: config.dnsServers }) });
+  const destinations = createDestinationService({ db, secretKey: config.secretKey, guard });
   const routers = [
     serviceRoutes({ db, client: deps.client, metrics: deps.metrics, openapi: () => openapi }),
     toolRoutes({
@@ -87,6 +90,7 @@ export function createApp(deps: AppDeps): Koa {
       metrics: deps.metrics,
       guard,
       outputs,
+      destinations,
     }),
     accountRoutes({ db, auth, rateLimit, accounts, grants, allowances }),
     planRoutes({ adminToken: config.adminToken, plans }),
@@ -104,6 +108,7 @@ export function createApp(deps: AppDeps): Koa {
         record: createEventRecorder(db, onEvent),
       }),
     }),
+    destinationRoutes({ auth, rateLimit, destinations }),
     eventRoutes({ db, auth, rateLimit }),
     callRoutes({ db, auth, rateLimit, baseUrl: config.publicBaseUrl, outputs }),
     docsRoutes({ baseUrl: config.publicBaseUrl }),

@@ -33,10 +33,12 @@ export function createIdempotency(deps: { db: Db; secretKey: Buffer }) {
 
   /**
    * The fingerprint of a call for idempotency: keyed (HMAC), so the stored value reveals
-   * nothing of the body, which may hold a password.
+   * nothing of the body, which may hold a password. A destination is part of it (a repeat that
+   * names another bucket is another call); a call without one keeps the fingerprint it always had.
    */
-  function fingerprint(tool: string, input: Record<string, unknown>): string {
-    return createHmac('sha256', deps.secretKey).update(`${tool}\n${canonicalJson(input)}`).digest('hex');
+  function fingerprint(tool: string, input: Record<string, unknown>, destination?: string): string {
+    const text = `${tool}\n${canonicalJson(input)}${destination ? `\n${destination}` : ''}`;
+    return createHmac('sha256', deps.secretKey).update(text).digest('hex');
   }
 
   /** The workflow id of the call, and whether an earlier request with the same key exists. */
@@ -48,7 +50,7 @@ export function createIdempotency(deps: { db: Db; secretKey: Buffer }) {
     const doc = {
       _id: idempotencyId(req.accountId, keyHash),
       accountId: req.accountId,
-      fingerprint: fingerprint(req.tool.name, req.input),
+      fingerprint: fingerprint(req.tool.name, req.input, req.destination),
       workflowId,
       createdAt: now,
       expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),

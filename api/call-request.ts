@@ -8,6 +8,8 @@ export interface CallRequest {
   /** Validated input, defaults applied. */
   input: Record<string, unknown>;
   idempotencyKey?: string;
+  /** The destination (`Output-Destination`) its file goes to, checked to be the account's. */
+  destination?: string;
   /** When the request arrived (epoch ms): its deadlines count from there. */
   arrivedAt: number;
 }

@@ -12,6 +12,9 @@ import { ToolError } from '../lib/errors.js';
 import { untilDeadline } from '../lib/until-deadline.js';
 import type { CallRequest } from './call-request.js';
 
+/** A single call's file is `{prefix}/{requestId}/0.{ext}`: the name a batch's first item would have. */
+const SINGLE_CALL_OBJECT = '0';
+
 export function createCallWorkflows(deps: { db: Db; client: Client }) {
   const callKeys = createCallKeys(deps.db);
 
@@ -26,6 +29,8 @@ export function createCallWorkflows(deps: { db: Db; client: Client }) {
       cost: req.tool.cost,
       timeoutMs: req.tool.timeoutMs,
       input: clear,
+      // Only the id travels: the worker loads the destination and opens its credentials.
+      ...(req.destination ? { destination: { id: req.destination, folder: workflowId, name: SINGLE_CALL_OBJECT } } : {}),
     };
     if (!hasSecrets) return base;
     const key = await untilReachable(deadline, () => callKeys.issue(workflowId));

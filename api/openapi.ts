@@ -21,6 +21,7 @@ import { planOperations } from './routes/plans.js';
 import { serviceOperations } from './routes/service.js';
 import { catalogueOperations, toolOperations } from './routes/tools.js';
 import { webhookOperations } from './routes/webhooks.openapi.js';
+import { destinationOperations } from './routes/destinations.js';
 
 export interface OpenApiOptions {
   /** PUBLIC_BASE_URL: the server in the document and the base of every problem `type` link. */
@@ -64,6 +65,7 @@ function routeOperations(schemas: Map<string, ToolSchemas>): { operations: Route
     ...callOperations(),
     ...accountOperations(),
     ...webhookOperations(),
+    ...destinationOperations(),
     ...eventOperations(),
     ...adminOperations(),
     ...planOperations(),
@@ -101,7 +103,7 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     ],
     'x-tagGroups': [
       { name: 'Tools', tags: [...usedGroups(tools), 'calls'] },
-      { name: 'Account', tags: ['account', 'api-keys', 'webhook-endpoints'] },
+      { name: 'Account', tags: ['account', 'api-keys', 'destinations', 'webhook-endpoints'] },
       { name: 'Webhooks', tags: ['webhook-events'] },
       { name: 'Operator', tags: ['operator'] },
       { name: 'Service', tags: ['service'] },

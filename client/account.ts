@@ -1,5 +1,5 @@
 //! The account API under the owner token: what the dashboard does (balance, usage, keys,
-//! webhooks, events). Reads and deletes are retried after a network failure; creating calls
+//! destinations, webhooks, events). Reads and deletes are retried after a network failure; creating calls
 //! only after 429 or 503, which the service answers before acting.
 import type { components, operations } from './api-types.js';
 import type { RequestSpec, RetryOptions, Transport } from './http.js';
@@ -32,6 +32,7 @@ export type RotatedWebhookEndpoint = Schemas['RotatedWebhookEndpoint'];
 export type WebhookAttempt = Schemas['WebhookAttempt'];
 export type WebhookEventKind = Schemas['WebhookEventKind'];
 export type EventPage = Schemas['EventPage'];
+export type Destination = Schemas['Destination'];
 export type CallPage = Schemas['CallPage'];
 
 const id = (value: string) => encodeURIComponent(value);
@@ -55,6 +56,13 @@ export function createAccount(transport: Transport, token: () => string) {
       /** The key itself is in the answer only: keep it. */
       create: (body: BodyOf<'createKey'> = {}, options?: RequestOptions) => send<NewApiKey>({ method: 'POST', path: '/api/v1/account/keys', body }, options),
       revoke: (keyId: string, options?: RequestOptions) => send<RevokedApiKey>({ method: 'DELETE', path: `/api/v1/account/keys/${id(keyId)}` }, options),
+    },
+    destinations: {
+      list: (options?: RequestOptions) => send<Destination[]>({ method: 'GET', path: '/api/v1/account/destinations' }, options),
+      get: (destinationId: string, options?: RequestOptions) => send<Destination>({ method: 'GET', path: `/api/v1/account/destinations/${id(destinationId)}` }, options),
+      /** Answers once the bucket accepted a test upload; the secret access key is never shown again. */
+      create: (body: BodyOf<'createDestination'>, options?: RequestOptions) => send<Destination>({ method: 'POST', path: '/api/v1/account/destinations', body }, options),
+      delete: (destinationId: string, options?: RequestOptions) => send<void>({ method: 'DELETE', path: `/api/v1/account/destinations/${id(destinationId)}` }, options),
     },
     webhooks: {
       list: (options?: RequestOptions) => send<WebhookEndpoint[]>({ method: 'GET', path: '/api/v1/account/webhooks' }, options),

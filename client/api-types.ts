@@ -119,6 +119,8 @@ export interface paths {
          *     **Cost: 1 credit**, charged only when the call answers 200; any other answer leaves the balance as it was.
          *
          *     The request body may be up to 1 MiB. The call answers `504 tool_timeout` when the tool needs more than 10 s.
+         *
+         *     With `Output-Destination: dst_...` the file goes to that destination's bucket, at `{prefix}/{requestId}/0.{ext}`, and the answer carries `stored` in place of `imageBase64`; the call is charged only once the bucket accepted the file.
          */
         post: operations["qr-generate"];
         delete?: never;
@@ -143,6 +145,8 @@ export interface paths {
          *     **Cost: 2 credits**, charged only when the call answers 200; any other answer leaves the balance as it was.
          *
          *     The request body may be up to 1 MiB. The call answers `504 tool_timeout` when the tool needs more than 60 s.
+         *
+         *     With `Output-Destination: dst_...` the file goes to that destination's bucket, at `{prefix}/{requestId}/0.{ext}`, and the answer carries `stored` in place of `fileBase64`; the call is charged only once the bucket accepted the file.
          */
         post: operations["watermark-image"];
         delete?: never;
@@ -167,6 +171,8 @@ export interface paths {
          *     **Cost: 30 credits**, charged only when the call answers 200; any other answer leaves the balance as it was.
          *
          *     The request body may be up to 1 MiB. The call answers `504 tool_timeout` when the tool needs more than 60 s.
+         *
+         *     With `Output-Destination: dst_...` the file goes to that destination's bucket, at `{prefix}/{requestId}/0.{ext}`, and the answer carries `stored` in place of `fileBase64`; the call is charged only once the bucket accepted the file.
          */
         post: operations["image-upscale"];
         delete?: never;
@@ -191,6 +197,8 @@ export interface paths {
          *     **Cost: 15 credits**, charged only when the call answers 200; any other answer leaves the balance as it was.
          *
          *     The request body may be up to 1 MiB. The call answers `504 tool_timeout` when the tool needs more than 60 s.
+         *
+         *     With `Output-Destination: dst_...` the file goes to that destination's bucket, at `{prefix}/{requestId}/0.{ext}`, and the answer carries `stored` in place of `fileBase64`; the call is charged only once the bucket accepted the file.
          */
         post: operations["word-to-pdf"];
         delete?: never;
@@ -457,6 +465,8 @@ export interface paths {
          *     **Cost: 25 credits**, charged only when the call answers 200; any other answer leaves the balance as it was.
          *
          *     The request body may be up to 1 MiB. The call answers `504 tool_timeout` when the tool needs more than 60 s.
+         *
+         *     With `Output-Destination: dst_...` the file goes to that destination's bucket, at `{prefix}/{requestId}/0.{ext}`, and the answer carries `stored` in place of `fileBase64`; the call is charged only once the bucket accepted the file.
          */
         post: operations["website-screenshot"];
         delete?: never;
@@ -481,6 +491,8 @@ export interface paths {
          *     **Cost: 25 credits**, charged only when the call answers 200; any other answer leaves the balance as it was.
          *
          *     The request body may be up to 3 MiB. The call answers `504 tool_timeout` when the tool needs more than 60 s.
+         *
+         *     With `Output-Destination: dst_...` the file goes to that destination's bucket, at `{prefix}/{requestId}/0.{ext}`, and the answer carries `stored` in place of `fileBase64`; the call is charged only once the bucket accepted the file.
          */
         post: operations["html-to-image"];
         delete?: never;
@@ -810,6 +822,48 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List destinations */
+        get: operations["listDestinations"];
+        put?: never;
+        /**
+         * Add a destination
+         * @description Adds a bucket that calls can write their files to (request header `Output-Destination` on website-screenshot, html-to-image, word-to-pdf, watermark-image, image-upscale and qr-generate). First the service writes a small test object, `.utility-tools-write-test`, under the prefix (and deletes it when the key may delete): a bucket that refuses it answers 422 `destination_unusable` with S3's reason, and nothing is created. The secret access key is stored encrypted and never shown again. An account has at most 20 destinations.
+         */
+        post: operations["createDestination"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/destinations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a destination */
+        get: operations["getDestination"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a destination
+         * @description Calls can no longer name it; a call already running when it goes answers 502 `destination_error` and is refunded. Objects already written stay in the bucket.
+         */
+        delete: operations["deleteDestination"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1314,7 +1368,7 @@ export interface components {
          * @description Stable machine-readable error code; /docs/errors explains each.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "unauthorized" | "insufficient_credits" | "forbidden" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "call_expired" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "rate_limited" | "upstream_error" | "unavailable" | "tool_timeout" | "internal_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "unauthorized" | "insufficient_credits" | "forbidden" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "call_expired" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "destination_unusable" | "rate_limited" | "upstream_error" | "destination_error" | "unavailable" | "tool_timeout" | "internal_error";
         /** @description One invalid field. */
         FieldError: {
             /** @description JSON Pointer into the body (`/width`), or `header:<Name>` / `query:<name>`. */
@@ -1344,7 +1398,7 @@ export interface components {
             balance?: number;
             /** @description `insufficient_credits`: the tool's cost. */
             cost?: number;
-            /** @description `target_not_allowed`: which rule refused the target; `upstream_error`: what failed, when known. */
+            /** @description `target_not_allowed`: which rule refused the target; `upstream_error`: what failed, when known; `destination_unusable`, `destination_error`: what S3 said. */
             reason?: string;
             /** @description `rate_limited`: seconds to wait, as in `Retry-After`. */
             retryAfter?: number;
@@ -1908,6 +1962,70 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        /** @description A bucket of the account that calls can write their files to. The secret access key is never shown. */
+        Destination: {
+            /**
+             * @description Destination id: the value of `Output-Destination`.
+             * @example dst_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * @description AWS S3 or an S3-compatible server.
+             * @constant
+             */
+            type: "s3";
+            /**
+             * @description The bucket's name.
+             * @example acme-renders
+             */
+            bucket: string;
+            /**
+             * @description Where in the bucket the objects go; '' for its root.
+             * @example utility-tools
+             */
+            prefix: string;
+            /**
+             * @description The S3-compatible server's origin; null for AWS S3.
+             * @example null
+             */
+            endpoint: string | null;
+            /**
+             * @description The bucket's region.
+             * @example eu-central-1
+             */
+            region: string;
+            /**
+             * @description The access key id that writes (its secret stays with the service).
+             * @example AKIAIOSFODNN7EXAMPLE
+             */
+            accessKeyId: string;
+            /**
+             * Format: date-time
+             * @description When the destination was created (and its test upload accepted).
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+        };
+        /** @description Where a call's file was written, in place of its base64 (a call with `Output-Destination`). */
+        StoredFile: {
+            /**
+             * @description The bucket.
+             * @example acme-renders
+             */
+            bucket: string;
+            /**
+             * @description The object's key: `{prefix}/{requestId}/0.{ext}`.
+             * @example utility-tools/call-acc_4hQ2mV8kZr1xYt6pW0nLbC-Xk2P9qR4tV7wY1zB3nM5/0.png
+             */
+            key: string;
+            /** @description Bytes written. */
+            size: number;
+            /**
+             * @description The object's Content-Type: the output's `mimeType`.
+             * @example image/png
+             */
+            contentType: string;
+        };
         /** @description A new account with its first credentials, each shown only in this answer. */
         OpenedAccount: {
             /** @description The account. */
@@ -2457,6 +2575,17 @@ export interface components {
             /** @description Edge length of the produced image in pixels; equals the requested size. */
             size: number;
         };
+        /** QrGenerateStoredOutput */
+        QrGenerateStoredOutput: {
+            stored: components["schemas"]["StoredFile"];
+            /**
+             * @description Always image/png.
+             * @constant
+             */
+            mimeType: "image/png";
+            /** @description Edge length of the produced image in pixels; equals the requested size. */
+            size: number;
+        };
         /**
          * watermark-image input
          * @description A public PNG, JPEG or WebP image and the text to draw on it. The image is downloaded through the guarded client (non-public targets refused with 422 target_not_allowed, also on redirects), at most 10 MiB and 25 megapixels (422 source_too_large). Its type is decided from its bytes, not its name or Content-Type (422 unsupported_source for anything else, animated WebP included).
@@ -2488,6 +2617,23 @@ export interface components {
         WatermarkImageOutput: {
             /** @description The watermarked image, base64, without a data URI prefix, in the source's format: PNG stays lossless PNG (transparency kept), JPEG and WebP are re-encoded lossy at quality 90. */
             fileBase64: string;
+            /**
+             * @description The source's own type.
+             * @enum {string}
+             */
+            mimeType: "image/png" | "image/jpeg" | "image/webp";
+            /** @description Suggested download name: the source URL's file name with `-watermarked` and the output's extension (`photo-watermarked.jpg`); `image-watermarked.<ext>` when the URL names no file. */
+            fileName: string;
+            /** @description Size of the decoded image file in bytes. */
+            sizeBytes: number;
+            /** @description Width in pixels (the source's). */
+            width: number;
+            /** @description Height in pixels (the source's). */
+            height: number;
+        };
+        /** WatermarkImageStoredOutput */
+        WatermarkImageStoredOutput: {
+            stored: components["schemas"]["StoredFile"];
             /**
              * @description The source's own type.
              * @enum {string}
@@ -2543,6 +2689,28 @@ export interface components {
             /** @description Output height in pixels (source height x factor). */
             height: number;
         };
+        /** ImageUpscaleStoredOutput */
+        ImageUpscaleStoredOutput: {
+            stored: components["schemas"]["StoredFile"];
+            /**
+             * @description Output MIME type.
+             * @enum {string}
+             */
+            mimeType: "image/png" | "image/jpeg" | "image/webp";
+            /** @description Suggested download name: the source URL's file name with `-x2` or `-x4` and the output's extension (`logo-x2.png`); `image-x<factor>.<ext>` when the URL names no file. */
+            fileName: string;
+            /** @description Size of the decoded image file in bytes. */
+            sizeBytes: number;
+            /**
+             * @description Factor applied.
+             * @enum {integer}
+             */
+            factor: 2 | 4;
+            /** @description Output width in pixels (source width x factor). */
+            width: number;
+            /** @description Output height in pixels (source height x factor). */
+            height: number;
+        };
         /**
          * word-to-pdf input
          * @description A public Word (.doc, .docx), OpenDocument text (.odt) or RTF document. Downloaded through the guarded client (non-public targets refused with 422 target_not_allowed, also on redirects), at most 20 MiB (422 source_too_large). Its type is decided from its bytes (OLE2 Word file, OOXML or ODF package, {\rtf), not from its name or Content-Type (422 unsupported_source otherwise; also for a damaged or password-protected document). LibreOffice converts it with no network access: linked remote images and objects are not fetched. A conversion that takes longer than 30 s is stopped (504 tool_timeout).
@@ -2558,6 +2726,19 @@ export interface components {
         WordToPdfOutput: {
             /** @description The PDF, base64, without a data URI prefix. */
             fileBase64: string;
+            /**
+             * @description Always application/pdf.
+             * @constant
+             */
+            mimeType: "application/pdf";
+            /** @description Suggested download name: the source URL's file name with `.pdf` instead of its extension (`report.pdf`); `document.pdf` when the URL names no file. */
+            fileName: string;
+            /** @description Size of the decoded PDF in bytes. */
+            sizeBytes: number;
+        };
+        /** WordToPdfStoredOutput */
+        WordToPdfStoredOutput: {
+            stored: components["schemas"]["StoredFile"];
             /**
              * @description Always application/pdf.
              * @constant
@@ -3476,6 +3657,27 @@ export interface components {
             /** @description Requests the page made that were dropped: to ad and tracker hosts (with blockAds) and to private-network, loopback, link-local or metadata addresses. */
             blockedRequestCount: number;
         };
+        /** WebsiteScreenshotStoredOutput */
+        WebsiteScreenshotStoredOutput: {
+            stored: components["schemas"]["StoredFile"];
+            /**
+             * @description `image/png` or `image/jpeg`, as requested by `format`.
+             * @enum {string}
+             */
+            mimeType: "image/png" | "image/jpeg";
+            /** @description Pixel width of the returned image: the viewport width times deviceScaleFactor. */
+            width: number;
+            /** @description Pixel height of the returned image: the viewport height times deviceScaleFactor, or for fullPage the document's height times deviceScaleFactor, at most 16384. */
+            height: number;
+            /** @description True when a fullPage capture was cut at the 16384-pixel height ceiling; always false otherwise. */
+            truncated: boolean;
+            /** @description The document title; empty when the page has none. */
+            pageTitle: string;
+            /** @description Address of the page captured, after redirects. */
+            finalUrl: string;
+            /** @description Requests the page made that were dropped: to ad and tracker hosts (with blockAds) and to private-network, loopback, link-local or metadata addresses. */
+            blockedRequestCount: number;
+        };
         /**
          * html-to-image input
          * @description Markup to render with the same browser engine (not a URL), and how to capture it.
@@ -3529,6 +3731,21 @@ export interface components {
         HtmlToImageOutput: {
             /** @description The image, base64, without a data URI prefix. */
             fileBase64: string;
+            /**
+             * @description `image/png` or `image/jpeg`, as requested by `format`.
+             * @enum {string}
+             */
+            mimeType: "image/png" | "image/jpeg";
+            /** @description Pixel width of the returned image: the viewport width times deviceScaleFactor. */
+            width: number;
+            /** @description Pixel height of the returned image: the viewport height times deviceScaleFactor, or for fullPage the document's height times deviceScaleFactor, at most 16384. */
+            height: number;
+            /** @description True when a fullPage capture was cut at the 16384-pixel height ceiling; always false otherwise. */
+            truncated: boolean;
+        };
+        /** HtmlToImageStoredOutput */
+        HtmlToImageStoredOutput: {
+            stored: components["schemas"]["StoredFile"];
             /**
              * @description `image/png` or `image/jpeg`, as requested by `format`.
              * @enum {string}
@@ -3669,6 +3886,16 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Destination error ([`destination_error`](https://api.example.com/docs/errors#destination_error)) */
+        DestinationError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Target not allowed ([`target_not_allowed`](https://api.example.com/docs/errors#target_not_allowed)), or Source too large ([`source_too_large`](https://api.example.com/docs/errors#source_too_large)), or Unsupported source ([`unsupported_source`](https://api.example.com/docs/errors#unsupported_source)) */
         TargetNotAllowedOrSourceTooLargeOrUnsupportedSource: {
             headers: {
@@ -3679,8 +3906,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Upstream error ([`upstream_error`](https://api.example.com/docs/errors#upstream_error)) */
-        UpstreamError: {
+        /** @description Upstream error ([`upstream_error`](https://api.example.com/docs/errors#upstream_error)), or Destination error ([`destination_error`](https://api.example.com/docs/errors#destination_error)) */
+        UpstreamErrorOrDestinationError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3691,6 +3918,16 @@ export interface components {
         };
         /** @description Target not allowed ([`target_not_allowed`](https://api.example.com/docs/errors#target_not_allowed)) */
         TargetNotAllowed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Upstream error ([`upstream_error`](https://api.example.com/docs/errors#upstream_error)) */
+        UpstreamError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3759,6 +3996,16 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Target not allowed ([`target_not_allowed`](https://api.example.com/docs/errors#target_not_allowed)), or Destination unusable ([`destination_unusable`](https://api.example.com/docs/errors#destination_unusable)) */
+        TargetNotAllowedOrDestinationUnusable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Already exists ([`already_exists`](https://api.example.com/docs/errors#already_exists)) */
         AlreadyExists: {
             headers: {
@@ -3785,6 +4032,13 @@ export interface components {
         RequestId: string;
         /** @description Key id (`key_...`). */
         KeyId: string;
+        /** @description Destination id (`dst_...`). */
+        DestinationId: string;
+        /**
+         * @description A destination of the account (`dst_...`, `POST /api/v1/account/destinations`): the file is written to its bucket at `{prefix}/{requestId}/0.{ext}` and the answer carries `stored` (bucket, key, size, contentType) in place of the file's base64. Charged only once the bucket accepted the file; a refused write answers 502 `destination_error` and is refunded. An unknown destination, another account's, or one named on a tool that makes no file is refused with 400 `validation_failed` (field `header:Output-Destination`) before anything runs.
+         * @example dst_4hQ2mV8kZr1xYt6pW0nLbC
+         */
+        "Output-Destination": string;
         /** @description Webhook endpoint id (`whe_...`). */
         EndpointId: string;
         /** @description Account id (`acc_...`). */
@@ -4129,6 +4383,11 @@ export interface operations {
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description A destination of the account (`dst_...`, `POST /api/v1/account/destinations`): the file is written to its bucket at `{prefix}/{requestId}/0.{ext}` and the answer carries `stored` (bucket, key, size, contentType) in place of the file's base64. Charged only once the bucket accepted the file; a refused write answers 502 `destination_error` and is refunded. An unknown destination, another account's, or one named on a tool that makes no file is refused with 400 `validation_failed` (field `header:Output-Destination`) before anything runs.
+                 * @example dst_4hQ2mV8kZr1xYt6pW0nLbC
+                 */
+                "Output-Destination"?: components["parameters"]["Output-Destination"];
             };
             path?: never;
             cookie?: never;
@@ -4139,7 +4398,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The tool's output, unwrapped. The call is charged. */
+            /** @description The tool's output, unwrapped. The call is charged. With `Output-Destination` it is `QrGenerateStoredOutput` instead: `stored` in place of `imageBase64`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4181,6 +4440,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["DestinationError"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["ToolTimeout"];
         };
@@ -4199,6 +4459,11 @@ export interface operations {
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description A destination of the account (`dst_...`, `POST /api/v1/account/destinations`): the file is written to its bucket at `{prefix}/{requestId}/0.{ext}` and the answer carries `stored` (bucket, key, size, contentType) in place of the file's base64. Charged only once the bucket accepted the file; a refused write answers 502 `destination_error` and is refunded. An unknown destination, another account's, or one named on a tool that makes no file is refused with 400 `validation_failed` (field `header:Output-Destination`) before anything runs.
+                 * @example dst_4hQ2mV8kZr1xYt6pW0nLbC
+                 */
+                "Output-Destination"?: components["parameters"]["Output-Destination"];
             };
             path?: never;
             cookie?: never;
@@ -4209,7 +4474,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The tool's output, unwrapped. The call is charged. */
+            /** @description The tool's output, unwrapped. The call is charged. With `Output-Destination` it is `WatermarkImageStoredOutput` instead: `stored` in place of `fileBase64`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4252,7 +4517,7 @@ export interface operations {
             422: components["responses"]["TargetNotAllowedOrSourceTooLargeOrUnsupportedSource"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["UpstreamError"];
+            502: components["responses"]["UpstreamErrorOrDestinationError"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["ToolTimeout"];
         };
@@ -4271,6 +4536,11 @@ export interface operations {
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description A destination of the account (`dst_...`, `POST /api/v1/account/destinations`): the file is written to its bucket at `{prefix}/{requestId}/0.{ext}` and the answer carries `stored` (bucket, key, size, contentType) in place of the file's base64. Charged only once the bucket accepted the file; a refused write answers 502 `destination_error` and is refunded. An unknown destination, another account's, or one named on a tool that makes no file is refused with 400 `validation_failed` (field `header:Output-Destination`) before anything runs.
+                 * @example dst_4hQ2mV8kZr1xYt6pW0nLbC
+                 */
+                "Output-Destination"?: components["parameters"]["Output-Destination"];
             };
             path?: never;
             cookie?: never;
@@ -4281,7 +4551,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The tool's output, unwrapped. The call is charged. */
+            /** @description The tool's output, unwrapped. The call is charged. With `Output-Destination` it is `ImageUpscaleStoredOutput` instead: `stored` in place of `fileBase64`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4324,7 +4594,7 @@ export interface operations {
             422: components["responses"]["TargetNotAllowedOrSourceTooLargeOrUnsupportedSource"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["UpstreamError"];
+            502: components["responses"]["UpstreamErrorOrDestinationError"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["ToolTimeout"];
         };
@@ -4343,6 +4613,11 @@ export interface operations {
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description A destination of the account (`dst_...`, `POST /api/v1/account/destinations`): the file is written to its bucket at `{prefix}/{requestId}/0.{ext}` and the answer carries `stored` (bucket, key, size, contentType) in place of the file's base64. Charged only once the bucket accepted the file; a refused write answers 502 `destination_error` and is refunded. An unknown destination, another account's, or one named on a tool that makes no file is refused with 400 `validation_failed` (field `header:Output-Destination`) before anything runs.
+                 * @example dst_4hQ2mV8kZr1xYt6pW0nLbC
+                 */
+                "Output-Destination"?: components["parameters"]["Output-Destination"];
             };
             path?: never;
             cookie?: never;
@@ -4353,7 +4628,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The tool's output, unwrapped. The call is charged. */
+            /** @description The tool's output, unwrapped. The call is charged. With `Output-Destination` it is `WordToPdfStoredOutput` instead: `stored` in place of `fileBase64`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4396,7 +4671,7 @@ export interface operations {
             422: components["responses"]["TargetNotAllowedOrSourceTooLargeOrUnsupportedSource"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["UpstreamError"];
+            502: components["responses"]["UpstreamErrorOrDestinationError"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["ToolTimeout"];
         };
@@ -5134,6 +5409,11 @@ export interface operations {
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description A destination of the account (`dst_...`, `POST /api/v1/account/destinations`): the file is written to its bucket at `{prefix}/{requestId}/0.{ext}` and the answer carries `stored` (bucket, key, size, contentType) in place of the file's base64. Charged only once the bucket accepted the file; a refused write answers 502 `destination_error` and is refunded. An unknown destination, another account's, or one named on a tool that makes no file is refused with 400 `validation_failed` (field `header:Output-Destination`) before anything runs.
+                 * @example dst_4hQ2mV8kZr1xYt6pW0nLbC
+                 */
+                "Output-Destination"?: components["parameters"]["Output-Destination"];
             };
             path?: never;
             cookie?: never;
@@ -5144,7 +5424,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The tool's output, unwrapped. The call is charged. */
+            /** @description The tool's output, unwrapped. The call is charged. With `Output-Destination` it is `WebsiteScreenshotStoredOutput` instead: `stored` in place of `fileBase64`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5187,7 +5467,7 @@ export interface operations {
             422: components["responses"]["TargetNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["UpstreamError"];
+            502: components["responses"]["UpstreamErrorOrDestinationError"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["ToolTimeout"];
         };
@@ -5206,6 +5486,11 @@ export interface operations {
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description A destination of the account (`dst_...`, `POST /api/v1/account/destinations`): the file is written to its bucket at `{prefix}/{requestId}/0.{ext}` and the answer carries `stored` (bucket, key, size, contentType) in place of the file's base64. Charged only once the bucket accepted the file; a refused write answers 502 `destination_error` and is refunded. An unknown destination, another account's, or one named on a tool that makes no file is refused with 400 `validation_failed` (field `header:Output-Destination`) before anything runs.
+                 * @example dst_4hQ2mV8kZr1xYt6pW0nLbC
+                 */
+                "Output-Destination"?: components["parameters"]["Output-Destination"];
             };
             path?: never;
             cookie?: never;
@@ -5216,7 +5501,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The tool's output, unwrapped. The call is charged. */
+            /** @description The tool's output, unwrapped. The call is charged. With `Output-Destination` it is `HtmlToImageStoredOutput` instead: `stored` in place of `fileBase64`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5258,6 +5543,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["DestinationError"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["ToolTimeout"];
         };
@@ -5943,6 +6229,154 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listDestinations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The destinations, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Destination"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `s3`: AWS S3, or any S3-compatible server (give its `endpoint`).
+                     * @constant
+                     */
+                    type: "s3";
+                    /** @description The bucket's name (S3's rules: 3-63 lowercase letters, digits, dots and dashes). */
+                    bucket: string;
+                    /** @description Where in the bucket the objects go: one or more segments joined by `/`, without a leading or trailing `/`. The bucket's root when omitted. */
+                    prefix?: string;
+                    /** @description An S3-compatible server (MinIO, Cloudflare R2, Backblaze B2, Ceph ...): `https://host[:port]`, no path; requests are path-style. AWS S3 in `region` when omitted. The service connects to it under the same rules as to any target: a private, loopback, link-local or metadata address is refused (422 `target_not_allowed`) unless the operator allowlists it (`TARGET_ALLOWLIST`), and plain `http` only to such an allowlisted address. */
+                    endpoint?: string;
+                    /** @description The bucket's region; `us-east-1` when omitted. */
+                    region?: string;
+                    /** @description The access key id of a key pair that may write (PutObject) under the prefix. */
+                    accessKeyId: string;
+                    /** @description Its secret. Stored encrypted, used only by the workers that write, never shown again. */
+                    secretAccessKey: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new destination (without its secret). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Destination"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["TargetNotAllowedOrDestinationUnusable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Destination id (`dst_...`). */
+                id: components["parameters"]["DestinationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The destination. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Destination"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Destination id (`dst_...`). */
+                id: components["parameters"]["DestinationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

@@ -26,6 +26,11 @@ export type MethodName<T extends string> = Uncapitalize<Pascal<T>>;
 type JsonBody<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 export type ToolInput<T extends ToolName> = JsonBody<operations[T]['requestBody']>;
 export type ToolOutput<T extends ToolName> = JsonBody<operations[T]['responses'][200]>;
+type Schemas = components['schemas'];
+/** The tools that make a file, which a destination can take: those with a `<Tool>StoredOutput` schema. */
+export type FileToolName = { [T in ToolName]: `${Pascal<T>}StoredOutput` extends keyof Schemas ? T : never }[ToolName];
+/** What a call with `Output-Destination` answers: `stored` (where the file went) in place of its base64. */
+export type StoredToolOutput<T extends FileToolName> = Schemas[`${Pascal<T>}StoredOutput` & keyof Schemas];
 
 /** Binary outputs, decoded: `fileBase64` is also `file`, `imageBase64` also `image`. */
 export type Decoded<O> = { readonly [K in keyof O as K extends `${infer Name}Base64` ? Name : never]: Uint8Array };
@@ -89,6 +94,11 @@ export interface ToolMethod<T extends ToolName> {
 export type Tools = { readonly [T in ToolName as MethodName<T>]: ToolMethod<T> } & {
   /** Any tool by its name, for code that picks the tool at run time. */
   call<T extends ToolName>(tool: T, input: ToolInput<T>, options?: CallOptions): Promise<ToolResult<T>>;
+  /**
+   * Calls a tool that makes a file with `Output-Destination: destination`: the file is written to
+   * that destination's bucket (`{prefix}/{requestId}/0.{ext}`) and the answer says where.
+   */
+  store<T extends FileToolName>(tool: T, input: ToolInput<T>, destination: string, options?: CallOptions): Promise<StoredToolOutput<T> & CallMeta>;
 };
 
 export const methodName = <T extends string>(tool: T) => tool.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()) as MethodName<T>;
@@ -129,13 +139,13 @@ const headerNumber = (headers: Headers, name: string) => {
 };
 
 export function createTools(transport: Transport, token: () => string): Tools {
-  async function call<T extends ToolName>(tool: T, input: ToolInput<T>, options: CallOptions = {}): Promise<ToolResult<T>> {
+  async function call<T extends ToolName>(tool: T, input: ToolInput<T>, options: CallOptions = {}, headers: Record<string, string> = {}): Promise<ToolResult<T>> {
     const answer = await transport.send({
       method: 'POST',
       path: `/api/v1/tools/${tool}`,
       token: token(),
       body: input,
-      headers: { 'idempotency-key': options.idempotencyKey ?? newKey() },
+      headers: { 'idempotency-key': options.idempotencyKey ?? newKey(), ...headers },
       repeatable: true,
       signal: options.signal,
       retry: options.retry,
@@ -172,7 +182,9 @@ export function createTools(transport: Transport, token: () => string): Tools {
     };
   }
 
-  const tools: Record<string, unknown> = { call };
+  const store = <T extends FileToolName>(tool: T, input: ToolInput<T>, destination: string, options?: CallOptions) =>
+    call(tool, input, options, { 'output-destination': destination }) as unknown as Promise<StoredToolOutput<T> & CallMeta>;
+  const tools: Record<string, unknown> = { call: (tool: ToolName, input: never, options?: CallOptions) => call(tool, input, options), store };
   for (const tool of TOOL_NAMES) {
     const method = (input: never, options?: CallOptions) => call(tool, input, options);
     method.async = (input: never, options?: CallOptions) => start(tool, input, options);

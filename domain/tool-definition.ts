@@ -42,6 +42,12 @@ export interface ToolDefinition<Name extends string = string, P extends ToolPool
    * and a backlog shows as that queue's schedule-to-start latency.
    */
   readonly execution?: ToolExecution;
+  /**
+   * The output field that carries the tool's file (base64, its type in the output's `mimeType`).
+   * Tools with one accept `Output-Destination`: the file goes to the account's bucket and the
+   * answer says where (domain/destinations/), instead of carrying the bytes.
+   */
+  readonly fileField?: keyof O & string;
   /** Input fields sealed with the per-call key before the workflow starts (never in history). */
   readonly secretFields?: readonly (keyof I & string)[];
   /** Request body limit when it differs from the default 1 MiB. */

@@ -23,8 +23,10 @@ export const ERRORS = {
   unsupported_source: { status: 422, title: 'Unsupported source' },
   hash_too_costly: { status: 422, title: 'Hash too costly' },
   invalid_hash: { status: 422, title: 'Invalid hash' },
+  destination_unusable: { status: 422, title: 'Destination unusable' },
   rate_limited: { status: 429, title: 'Too many requests' },
   upstream_error: { status: 502, title: 'Upstream error' },
+  destination_error: { status: 502, title: 'Destination error' },
   // A dependency is away for a moment: every 503 tells the client when to try again.
   unavailable: { status: 503, title: 'Service unavailable', retryAfterSeconds: 5 },
   tool_timeout: { status: 504, title: 'Tool timed out' },

@@ -165,6 +165,25 @@ export interface CallKeyDoc {
   expiresAt: Date;
 }
 
+// --- Destinations (domain/destinations/): the account's own buckets for big outputs ---
+
+export interface DestinationDoc {
+  /** `dst_...` */
+  _id: string;
+  accountId: string;
+  type: 's3';
+  bucket: string;
+  /** Key prefix without outer slashes; '' for the bucket's root. */
+  prefix: string;
+  /** An S3-compatible endpoint's origin; null for AWS S3 in `region`. */
+  endpoint: string | null;
+  region: string;
+  accessKeyId: string;
+  /** The secret access key sealed with SECRET_KEY (lib/sealed.ts), bound to the destination id. */
+  secretSealed: string;
+  createdAt: Date;
+}
+
 // --- Webhooks (domain/webhooks/, activities/core/webhooks.ts) ---
 
 export interface WebhookEndpointDoc {

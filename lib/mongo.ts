@@ -7,6 +7,7 @@ import type {
   CallDoc,
   CallKeyDoc,
   CredentialDoc,
+  DestinationDoc,
   EventDoc,
   GrantDoc,
   IdempotencyDoc,
@@ -33,6 +34,7 @@ export interface Collections {
   calls: Collection<CallDoc>;
   grants: Collection<GrantDoc>;
   plans: Collection<PlanDoc>;
+  destinations: Collection<DestinationDoc>;
 }
 
 /**
@@ -61,6 +63,7 @@ export function collections(db: Db): Collections {
     calls: db.collection('calls', JOURNALED), // an asynchronous call's answer, once charged
     grants: db.collection('grants', JOURNALED),
     plans: db.collection('plans', JOURNALED),
+    destinations: db.collection('destinations'),
   };
 }
 
@@ -87,6 +90,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.grants.createIndex({ accountId: 1, createdAt: -1 }),
     c.grants.createIndex({ expiredAt: 1, expiresAt: 1 }),
     c.accounts.createIndex({ 'plan.nextAllowanceAt': 1 }),
+    c.destinations.createIndex({ accountId: 1, createdAt: 1 }),
   ]);
 }
 

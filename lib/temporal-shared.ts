@@ -54,6 +54,18 @@ export const WORKFLOW_TYPES = {
   allowances: 'allowances',
 } as const;
 
+/**
+ * Where a call's file goes instead of its answer: the account's destination (only its id travels;
+ * the worker loads and opens its credentials) and the object's place in it,
+ * `{prefix}/{folder}/{name}.{ext}`. A single call is `{requestId}/0`; a batch's item
+ * `{batchId}/{index}`.
+ */
+export interface CallDestination {
+  id: string;
+  folder: string;
+  name: string;
+}
+
 /** What the API hands a `toolCall` workflow. Secret fields travel sealed (see lib/sealed.ts). */
 export interface ToolCallInput {
   accountId: string;
@@ -86,6 +98,11 @@ export interface ToolCallInput {
    * workflow records it (and `call.completed`) as its last step. Absent for synchronous calls.
    */
   async?: true;
+  /**
+   * Set when the call writes its file to a destination (`Output-Destination`): the answer says
+   * where it was stored, and a write that fails refunds the call (`destination_error`).
+   */
+  destination?: CallDestination;
 }
 
 /**

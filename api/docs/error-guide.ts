@@ -126,6 +126,14 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     members: { reason: `Which rule refused the target: ${TARGET_REASONS.join(', ')}.` },
     example: { detail: 'The target resolves to 10.0.0.7, a private address.', members: { reason: 'private' } },
   },
+  destination_unusable: {
+    when:
+      'A destination was being created and its bucket refused the test upload the service makes first: the bucket does not exist, ' +
+      'the credentials are wrong or may not write there, or the endpoint could not be reached. Nothing was created.',
+    action: 'Fix what S3 names in reason (bucket name, region, endpoint, the key pair and its write permission), then create the destination again.',
+    members: { reason: "S3's own error code and message, or what failed on the way to it." },
+    example: { detail: 'The bucket refused the test upload: AccessDenied: Access Denied', members: { reason: 'AccessDenied: Access Denied' } },
+  },
   port_not_allowed: {
     when: 'smtp-test was asked to connect to a port other than 25, 465, 587 or 2525.',
     action: 'Use one of the mail submission and relay ports: 25, 465, 587 or 2525.',
@@ -162,6 +170,14 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     members: { retryAfter: 'Seconds to wait, as in Retry-After.' },
     headers: { 'Retry-After': 'Seconds to wait.' },
     example: { detail: 'Over 20 calls per second; retry after 1 s.', members: { retryAfter: 1 } },
+  },
+  destination_error: {
+    when:
+      'The call made its output but could not write it to the destination named in Output-Destination: the bucket refused the upload ' +
+      '(it was removed, or the credentials lost the right to write), could not be reached, or the destination was deleted meanwhile. The call is refunded.',
+    action: 'Check the bucket and its credentials (or create the destination again), then repeat the call. Nothing was charged.',
+    members: { reason: "S3's own error code and message, or what failed on the way to it." },
+    example: { detail: 'The output could not be written to destination dst_4hQ2mV8kZr1xYt6pW0nLbC.', members: { reason: 'NoSuchBucket: The specified bucket does not exist' } },
   },
   upstream_error: {
     when:

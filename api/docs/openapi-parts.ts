@@ -56,6 +56,18 @@ export const PARAMETERS: Readonly<Record<string, Json>> = {
   },
   RequestId: { name: 'requestId', in: 'path', required: true, description: "The call's request id (`X-Request-Id` of its 202).", schema: { type: 'string' } },
   KeyId: { name: 'id', in: 'path', required: true, description: 'Key id (`key_...`).', schema: { type: 'string' } },
+  DestinationId: { name: 'id', in: 'path', required: true, description: 'Destination id (`dst_...`).', schema: { type: 'string' } },
+  'Output-Destination': {
+    name: 'Output-Destination',
+    in: 'header',
+    required: false,
+    description:
+      'A destination of the account (`dst_...`, `POST /api/v1/account/destinations`): the file is written to its bucket at `{prefix}/{requestId}/0.{ext}` ' +
+      'and the answer carries `stored` (bucket, key, size, contentType) in place of the file\'s base64. Charged only once the bucket accepted the file; a refused write answers 502 `destination_error` and is refunded. ' +
+      'An unknown destination, another account\'s, or one named on a tool that makes no file is refused with 400 `validation_failed` (field `header:Output-Destination`) before anything runs.',
+    schema: { type: 'string', pattern: '^dst_[0-9A-Za-z]{22}$' },
+    example: 'dst_4hQ2mV8kZr1xYt6pW0nLbC',
+  },
   EndpointId: { name: 'id', in: 'path', required: true, description: 'Webhook endpoint id (`whe_...`).', schema: { type: 'string' } },
   AccountId: { name: 'id', in: 'path', required: true, description: 'Account id (`acc_...`).', schema: { type: 'string' } },
   UsageLimit: { name: 'limit', in: 'query', required: false, description: 'Entries per page.', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
@@ -78,6 +90,10 @@ export const TAGS = {
   calls: { 'x-displayName': 'Asynchronous calls', description: 'Tool calls made with `Prefer: respond-async`: their status, then their output or problem, for 24 hours after they end.' },
   account: { 'x-displayName': 'Account', description: 'The account of the owner token: balance, plan, grants and usage. The dashboard uses these endpoints.' },
   'api-keys': { 'x-displayName': 'API keys', description: 'Create, list and revoke the API keys that call tools. A key is shown only when it is created.' },
+  destinations: {
+    'x-displayName': 'Destinations',
+    description: "The account's own buckets: a call with `Output-Destination` writes its file there and answers where, instead of the bytes. The secret access key is shown never again.",
+  },
   'webhook-endpoints': { 'x-displayName': 'Webhook endpoints', description: "Where the account's events are posted, and every delivery attempt." },
   'webhook-events': { 'x-displayName': 'Webhook events', description: 'What the service posts to your webhook endpoints. See *Webhooks* above to verify a delivery.' },
   operator: { 'x-displayName': 'Operator', description: "Open accounts, grant credits and manage plans, with the operator's `ADMIN_TOKEN`. Off (404) when it is unset." },

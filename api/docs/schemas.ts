@@ -7,6 +7,7 @@ import { eventSchemas } from './event-schemas.js';
 import { OPERATOR_SCHEMAS, SERVICE_SCHEMAS } from './operator-schemas.js';
 import { credits, record, ref, type JsonSchema } from './schema-parts.js';
 import { WEBHOOK_ENDPOINT_SCHEMAS } from './webhook-schemas.js';
+import { DESTINATION_SCHEMAS } from './destination-schemas.js';
 
 const problem: Record<string, JsonSchema> = {
   ErrorCode: {
@@ -32,7 +33,7 @@ const problem: Record<string, JsonSchema> = {
       errors: { type: 'array', items: ref('FieldError'), description: '`validation_failed`: every bad field.' },
       balance: credits('`insufficient_credits`: the available balance.'),
       cost: credits("`insufficient_credits`: the tool's cost."),
-      reason: { type: 'string', description: '`target_not_allowed`: which rule refused the target; `upstream_error`: what failed, when known.' },
+      reason: { type: 'string', description: '`target_not_allowed`: which rule refused the target; `upstream_error`: what failed, when known; `destination_unusable`, `destination_error`: what S3 said.' },
       retryAfter: { type: 'integer', minimum: 1, description: '`rate_limited`: seconds to wait, as in `Retry-After`.' },
       limit: { type: 'integer', description: '`payload_too_large`: the body limit in bytes.' },
       limits: { type: 'object', description: '`hash_too_costly`: the bounds the hash exceeded.' },
@@ -45,6 +46,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ...problem,
   ...ACCOUNT_SCHEMAS,
   ...WEBHOOK_ENDPOINT_SCHEMAS,
+  ...DESTINATION_SCHEMAS,
   ...OPERATOR_SCHEMAS,
   ...SERVICE_SCHEMAS,
   ...eventSchemas(),

@@ -17,6 +17,7 @@ import type { Validators } from '../validation.js';
 import { headerRef, json, paramRef, pascal, RATE_LIMIT_HEADERS } from '../docs/openapi-parts.js';
 import { embedToolSchema, mediaExamples, open, operation, plain, type RouteOperation } from '../docs/operations.js';
 import { ref, type JsonSchema } from '../docs/schema-parts.js';
+import type { DestinationService } from '../../domain/destinations/service.js';
 
 export interface ToolRoutesDeps {
   baseUrl: string;
@@ -29,6 +30,8 @@ export interface ToolRoutesDeps {
   /** Refuses, without DNS, a target the workers' guard would refuse (an IP literal in a refused range). */
   guard: Pick<TargetGuard, 'checkTargets'>;
   outputs: OutputBodies;
+  /** Checks the destination a call names in `Output-Destination` (only calls that name one). */
+  destinations: Pick<DestinationService, 'forCall'>;
 }
 
 function knownTool(name: string): ToolDefinition {
@@ -72,8 +75,12 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
       const input = deps.validators.validate(tool.name, body);
       tool.precheck?.(input);
       if (tool.targets) deps.guard.checkTargets(tool.targets(input));
+      const accountId: string = ctx.state.principal.accountId;
+      // A call that names no destination takes no extra step here.
+      const named = ctx.headers['output-destination'] as string | undefined;
+      const destination = named === undefined ? undefined : await deps.destinations.forCall(accountId, named, tool);
 
-      const request = { accountId: ctx.state.principal.accountId, tool, input, idempotencyKey, arrivedAt: ctx.state.arrivedAt as number };
+      const request = { accountId, tool, input, idempotencyKey, arrivedAt: ctx.state.arrivedAt as number, destination };
       if (prefersAsync(ctx.headers.prefer)) {
         sendAccepted(ctx, tool, await deps.toolCalls.callAsync(request));
         return;
@@ -124,6 +131,8 @@ export function toolOperations(schemas: Map<string, ToolSchemas>): { operations:
     const output = `${pascal(tool.name)}Output`;
     components[input] = embedToolSchema(s.input, input) as JsonSchema;
     components[output] = embedToolSchema(s.output, output) as JsonSchema;
+    const stored = tool.fileField ? `${pascal(tool.name)}StoredOutput` : undefined;
+    if (stored) components[stored] = storedOutputSchema(components[output]!, tool.fileField!, stored);
     return operation('post', `/api/v1/tools/${tool.name}`, {
       tag: tool.group,
       operationId: tool.name,
@@ -131,7 +140,10 @@ export function toolOperations(schemas: Map<string, ToolSchemas>): { operations:
       description: toolDescription(tool, s.input),
       'x-credits': tool.cost,
       security: [{ apiKey: [] }],
-      parameters: [paramRef('Idempotency-Key'), paramRef('Prefer')],
+      parameters: [paramRef('Idempotency-Key'), paramRef('Prefer'), ...(stored ? [paramRef('Output-Destination')] : [])],
+      // The answer with Output-Destination. Not a second schema of the 200 (an anyOf there makes
+      // generated clients wrap every tool's output); named here and in the 200's description.
+      ...(stored ? { 'x-stored-output': ref(stored) } : {}),
       requestBody: { required: true, content: json(ref(input), mediaExamples(s.input)) },
       ok: {
         '202': {
@@ -147,7 +159,9 @@ export function toolOperations(schemas: Map<string, ToolSchemas>): { operations:
           content: json(ref('CallAccepted')),
         },
         '200': {
-          description: 'The tool\'s output, unwrapped. The call is charged.',
+          description: stored
+            ? `The tool's output, unwrapped. The call is charged. With \`Output-Destination\` it is \`${stored}\` instead: \`stored\` in place of \`${tool.fileField}\`.`
+            : "The tool's output, unwrapped. The call is charged.",
           headers: {
             'X-Request-Id': headerRef('X-Request-Id'),
             'X-Credits-Charged': headerRef('X-Credits-Charged'),
@@ -158,10 +172,17 @@ export function toolOperations(schemas: Map<string, ToolSchemas>): { operations:
           content: json(ref(output), mediaExamples(s.output)),
         },
       },
-      codes: [...TOOL_CALL_CODES, ...tool.failures],
+      codes: [...TOOL_CALL_CODES, ...tool.failures, ...(stored ? ['destination_error' as const] : [])],
     });
   });
   return { operations, schemas: components };
+}
+
+/** The output of a call with `Output-Destination`: `stored` in place of the file's base64, every other field as it was. */
+function storedOutputSchema(output: JsonSchema, field: string, title: string): JsonSchema {
+  const { [field]: _file, ...properties } = output.properties as Record<string, JsonSchema>;
+  const required = (output.required as string[]).filter((name) => name !== field);
+  return { ...output, title, properties: { stored: ref('StoredFile'), ...properties }, required: ['stored', ...required] };
 }
 
 function toolDescription(tool: ToolDefinition, input: JsonSchema): string {
@@ -171,6 +192,12 @@ function toolDescription(tool: ToolDefinition, input: JsonSchema): string {
     `**Cost: ${plural(tool.cost, 'credit')}**, charged only when the call answers 200; any other answer leaves the balance as it was.`,
     `The request body may be up to ${limit / (1024 * 1024)} MiB. The call answers \`504 tool_timeout\` when the tool needs more than ${tool.timeoutMs / 1000} s.`,
   ];
+  if (tool.fileField) {
+    parts.push(
+      'With `Output-Destination: dst_...` the file goes to that destination\'s bucket, at `{prefix}/{requestId}/0.{ext}`, and the answer carries `stored` ' +
+        `in place of \`${tool.fileField}\`; the call is charged only once the bucket accepted the file.`,
+    );
+  }
   if (tool.secretFields?.length) {
     parts.push(`${tool.secretFields.map((f) => `\`${f}\``).join(', ')} ${tool.secretFields.length === 1 ? 'is' : 'are'} used for this call only: never stored or logged.`);
   }

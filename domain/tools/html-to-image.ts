@@ -20,6 +20,7 @@ export const htmlToImage = defineTool<HtmlToImageInput, HtmlToImageOutput>()({
   group: 'web',
   cost: 25,
   pool: 'browser',
+  fileField: 'fileBase64',
   // A page lives at most this long, its settling waits included (activities/browser/capture.ts).
   timeoutMs: 60_000,
   maxBodyBytes: 3 * 1024 * 1024,

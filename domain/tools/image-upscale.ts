@@ -30,6 +30,7 @@ export const imageUpscale = defineTool<ImageUpscaleInput, ImageUpscaleOutput>()(
   group: 'files',
   cost: 30,
   pool: 'cpu',
+  fileField: 'fileBase64',
   // The file tools download up to 10/20 MiB (20 s at most), may queue for a thread or listener,
   // then work for seconds.
   timeoutMs: 60_000,

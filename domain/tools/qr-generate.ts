@@ -75,6 +75,7 @@ export const qrGenerate = defineTool<QrGenerateInput, QrGenerateOutput>()({
   group: 'files',
   cost: 1,
   pool: 'cpu',
+  fileField: 'imageBase64',
   timeoutMs: 10_000,
   failures: [],
   precheck,

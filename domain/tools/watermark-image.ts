@@ -66,6 +66,7 @@ export const watermarkImage = defineTool<WatermarkImageInput, WatermarkImageOutp
   group: 'files',
   cost: 2,
   pool: 'cpu',
+  fileField: 'fileBase64',
   // The file tools download up to 10/20 MiB (20 s at most), may queue for a thread or listener,
   // then work for seconds.
   timeoutMs: 60_000,

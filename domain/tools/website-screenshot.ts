@@ -38,6 +38,7 @@ export const websiteScreenshot = defineTool<WebsiteScreenshotInput, WebsiteScree
   group: 'web',
   cost: 25,
   pool: 'browser',
+  fileField: 'fileBase64',
   // A page lives at most this long, its settling waits included (activities/browser/capture.ts).
   timeoutMs: 60_000,
   failures: FAILURES.connects,

@@ -24,6 +24,7 @@ export const wordToPdf = defineTool<WordToPdfInput, WordToPdfOutput>()({
   group: 'files',
   cost: 15,
   pool: 'cpu',
+  fileField: 'fileBase64',
   // The file tools download up to 10/20 MiB (20 s at most), may queue for a thread or listener,
   // then work for seconds; the conversion's own hard limit is OFFICE_CONVERSION_TIMEOUT_MS.
   timeoutMs: 60_000,

@@ -2,7 +2,7 @@
 //! where the service allows it (WEBHOOKS_ALLOW_LOCALHOST).
 import { ToolError } from '../../lib/errors.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
-import type { InputReason } from '../../lib/target-host.js';
+import { isInputRefusal } from '../../lib/target-host.js';
 import { isLocalhostUrl } from '../../lib/webhook-transport.js';
 
 export interface UrlAdmission {
@@ -39,14 +39,10 @@ export async function checkEndpointUrl(raw: string, deps: UrlAdmission): Promise
   } catch (err) {
     // The URL itself is wrong (scheme, credentials, port): a validation failure of the body.
     // A refused address stays 422 `target_not_allowed`.
-    const reason = err instanceof ToolError ? err.extras.reason : undefined;
-    if (typeof reason === 'string' && URL_INPUT_REASONS.has(reason)) throw badUrl((err as Error).message, (err as Error).message);
+    if (isInputRefusal(err)) throw badUrl(err.message, err.message);
     throw err;
   }
 }
-
-/** Guard refusals that are about how the URL is written, not where it points. */
-const URL_INPUT_REASONS: ReadonlySet<string> = new Set(['invalid_url', 'scheme', 'credentials', 'empty_host', 'invalid_host', 'invalid_port'] satisfies InputReason[]);
 
 function badUrl(detail: string, message: string): ToolError {
   return new ToolError('validation_failed', detail, { errors: [{ field: '/url', message }] });

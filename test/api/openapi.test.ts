@@ -133,11 +133,26 @@ test('every catalogue tool is a POST operation with its cost, group, schemas and
     t.deepEqual(op.security, [{ apiKey: [] }]);
     t.is(op.parameters[0].$ref, '#/components/parameters/Idempotency-Key');
     const input = op.requestBody.content['application/json'].schema.$ref.split('/').pop();
+    // A tool that makes a file answers its output or, with Output-Destination, where the file went (x-stored-output).
     const output = op.responses['200'].content['application/json'].schema.$ref.split('/').pop();
+    const stored = op['x-stored-output']?.$ref.split('/').pop();
     t.like(doc.components.schemas[input], { title: `${tool.name} input` });
-    t.like(doc.components.schemas[output], { title: `${tool.name} output` });
+    t.like(doc.components.schemas[output!], { title: `${tool.name} output` });
+    const namesDestination = op.parameters.some((p: { $ref: string }) => p.$ref === '#/components/parameters/Output-Destination');
+    t.is(namesDestination, Boolean(tool.fileField), `${tool.name} takes Output-Destination iff it makes a file`);
+    const bad = op.responses['502'] as { $ref?: string } | undefined;
+    const badGateway = (bad?.$ref ? doc.components.responses[bad.$ref.split('/').pop()!] : bad) as Record<string, any> | undefined;
+    t.is(Boolean(badGateway?.content['application/problem+json'].examples.destination_error), Boolean(tool.fileField), `${tool.name} answers destination_error iff it makes a file`);
+    if (tool.fileField) {
+      const schema = doc.components.schemas[stored!] as { required: string[]; properties: Record<string, unknown> };
+      t.deepEqual(schema.properties.stored, { $ref: '#/components/schemas/StoredFile' });
+      t.true(schema.required.includes('stored'));
+      t.false(tool.fileField in schema.properties, `${tool.name}'s stored answer carries no file`);
+    } else {
+      t.is(stored, undefined);
+    }
     // Descriptions are CommonMark: a bare `<salt>` would be dropped as an HTML tag by renderers.
-    const prose = JSON.stringify([doc.components.schemas[input], doc.components.schemas[output]]).replace(/`[^`]*`/g, '');
+    const prose = JSON.stringify([doc.components.schemas[input], doc.components.schemas[output!]]).replace(/`[^`]*`/g, '');
     t.notRegex(prose, /"description":"[^"]*<[A-Za-z]/, `${tool.name} has markup-free descriptions`);
     for (const status of TOOL_CALL_STATUSES) t.truthy(op.responses[status], `${tool.name} documents ${status}`);
     for (const header of ['X-Request-Id', 'X-Credits-Charged', 'X-Credits-Remaining', 'RateLimit-Remaining', 'Idempotent-Replayed']) {

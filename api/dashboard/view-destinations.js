@@ -1,0 +1,82 @@
+//! Destinations: the account's own buckets that calls write their files to (`Output-Destination`),
+//! listed with where the objects go and the access key id (never the secret), and deleted after
+//! confirmation. They are created through the API, which needs the secret access key.
+import { confirmAction } from './dialogs.js';
+import { $, announce, busy, dataTable, empty, errorBox, focusOn, h, loading, problemText, replace, time } from './dom.js';
+
+export function createDestinationsView({ client }) {
+  const container = $('destinations-body');
+  let destinations = null;
+
+  async function load() {
+    if (destinations === null) replace(container, loading('destinations'));
+    try {
+      destinations = await client.destinations();
+      render();
+    } catch (err) {
+      if (err.name === 'AbortError') return;
+      destinations = null;
+      replace(container, errorBox(err, { what: 'the destinations', retry: () => load() }));
+    }
+  }
+
+  function render() {
+    if (destinations.length === 0) {
+      replace(container, empty('No destinations yet. Add one with POST /api/v1/account/destinations.'));
+      return;
+    }
+    replace(
+      container,
+      dataTable({
+        attrs: { class: 'destinations-table', 'aria-labelledby': 'destinations-title' },
+        columns: ['Id', 'Bucket', 'Objects go to', 'Server', 'Access key id', 'Created', 'Actions'],
+        rowHeader: 0,
+        rows: destinations.map(row),
+      }),
+    );
+  }
+
+  function row(destination) {
+    return {
+      attrs: { dataset: { destinationId: destination.id } },
+      cells: [
+        h('code', {}, destination.id),
+        destination.bucket,
+        h('code', {}, `${destination.prefix ? `${destination.prefix}/` : ''}{requestId}/0.{ext}`),
+        destination.endpoint ?? `AWS S3, ${destination.region}`,
+        h('code', {}, destination.accessKeyId),
+        time(destination.createdAt),
+        h('button', { type: 'button', class: 'danger', 'aria-label': `Delete destination ${destination.bucket} (${destination.id})`, onclick: (e) => remove(destination, e.currentTarget) }, 'Delete'),
+      ],
+    };
+  }
+
+  async function remove(destination, button) {
+    const confirmed = await confirmAction({
+      title: `Delete destination ${destination.bucket} (${destination.id})?`,
+      body: 'Calls naming it in Output-Destination will be refused; objects already written stay in the bucket. This cannot be undone.',
+      confirmLabel: 'Delete destination',
+    });
+    if (!confirmed) return;
+    await busy(button, async () => {
+      try {
+        await client.deleteDestination(destination.id);
+        await load();
+        focusOn($('destinations-title'));
+        announce(`Destination ${destination.bucket} deleted.`);
+      } catch (err) {
+        if (err.name === 'AbortError') return;
+        button.closest('td').append(h('p', { class: 'field-error', role: 'alert' }, problemText(err)));
+        button.focus();
+      }
+    });
+  }
+
+  return {
+    load,
+    close() {
+      destinations = null;
+      container.replaceChildren();
+    },
+  };
+}
