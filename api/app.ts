@@ -62,7 +62,8 @@ export function createApp(deps: AppDeps): Koa {
   const openapi = buildOpenApi({ baseUrl: config.publicBaseUrl, schemas });
   const outputs = createOutputBodies({ blobs: deps.blobs ?? new DatabaseBlobStore(db), log: deps.log });
 
-  const app = new Koa({ proxy: true });
+  // The client address is X-Forwarded-For's entry from the proxies the operator trusts, else the socket's.
+  const app = new Koa({ proxy: config.trustedProxyHops > 0, maxIpsCount: config.trustedProxyHops });
   app.use(requestId());
   app.use(async (ctx, next) => {
     const end = deps.metrics.httpRequests.startTimer({ method: ctx.method });
@@ -88,7 +89,7 @@ export function createApp(deps: AppDeps): Koa {
       guard,
       outputs,
     }),
-    accountRoutes({ db, auth, rateLimit, accounts, grants, allowances }),
+    accountRoutes({ db, auth, rateLimit, accounts, grants, allowances, accountRate: config.rateLimitPerSecond }),
     planRoutes({ adminToken: config.adminToken, plans }),
     adminRoutes({ adminToken: config.adminToken, accounts, grants, plans, allowances, freeCredits: config.freeCredits }),
     webhookRoutes({

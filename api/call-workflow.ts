@@ -26,6 +26,8 @@ export function createCallWorkflows(deps: { db: Db; client: Client }) {
       cost: req.tool.cost,
       timeoutMs: req.tool.timeoutMs,
       input: clear,
+      ...(req.keyId ? { keyId: req.keyId } : {}),
+      ...(req.keyCreditLimit !== undefined ? { keyCreditLimit: req.keyCreditLimit } : {}),
     };
     if (!hasSecrets) return base;
     const key = await untilReachable(deadline, () => callKeys.issue(workflowId));

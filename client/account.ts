@@ -44,7 +44,7 @@ export function createAccount(transport: Transport, token: () => string) {
     /** `GET /api/v1/account`: name, balance, low-balance threshold, plan and next allowance. */
     get: (options?: RequestOptions) => send<Account>({ method: 'GET', path: '/api/v1/account' }, options),
     /** `GET /api/v1/account/usage`: the ledger, newest first; `from` and `to` keep to a period. */
-    usage: (query: PageQuery & { from?: string; to?: string } = {}, options?: RequestOptions) =>
+    usage: (query: PageQuery & { from?: string; to?: string; keyId?: string } = {}, options?: RequestOptions) =>
       send<UsagePage>({ method: 'GET', path: '/api/v1/account/usage', query: { ...query } }, options),
     /** `GET /api/v1/account/grants`: grants with what is left of each and when it expires, newest first. */
     grants: (query: PageQuery = {}, options?: RequestOptions) => send<GrantPage>({ method: 'GET', path: '/api/v1/account/grants', query: { ...query } }, options),
@@ -54,6 +54,9 @@ export function createAccount(transport: Transport, token: () => string) {
       list: (options?: RequestOptions) => send<ApiKey[]>({ method: 'GET', path: '/api/v1/account/keys' }, options),
       /** The key itself is in the answer only: keep it. */
       create: (body: BodyOf<'createKey'> = {}, options?: RequestOptions) => send<NewApiKey>({ method: 'POST', path: '/api/v1/account/keys', body }, options),
+      /** Its name and settings: what the body gives is set, null clears it. */
+      update: (keyId: string, body: BodyOf<'updateKey'>, options?: RequestOptions) =>
+        send<ApiKey>({ method: 'PATCH', path: `/api/v1/account/keys/${id(keyId)}`, body }, options),
       revoke: (keyId: string, options?: RequestOptions) => send<RevokedApiKey>({ method: 'DELETE', path: `/api/v1/account/keys/${id(keyId)}` }, options),
     },
     webhooks: {

@@ -575,7 +575,7 @@ export interface paths {
         };
         /**
          * List or export usage
-         * @description Finished tool calls and expiries of grants, newest first, with what each was charged. Page with `cursor`; keep to a period with `from` and `to`. With `Accept: text/csv` the whole period (366 days at most, 100,000 rows at most; the last 31 days when `from` is left out) comes as one CSV file, oldest first: `at,requestId,tool,outcome,credits,grantId`.
+         * @description Finished tool calls and expiries of grants, newest first, with what each was charged. Page with `cursor`; keep to a period with `from` and `to`. With `Accept: text/csv` the whole period (366 days at most, 100,000 rows at most; the last 31 days when `from` is left out) comes as one CSV file, oldest first: `at,requestId,tool,outcome,credits,grantId,keyId`. `keyId` keeps to the calls of one API key.
          */
         get: operations["listUsage"];
         put?: never;
@@ -621,7 +621,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description Fires `api_key.created`. The answer is the only time the key is shown. The body may be left out.
+         * @description Fires `api_key.created`. The answer is the only time the key is shown. The body may be left out; its settings limit which tools the key calls, until when, how fast, how many credits a month and from where (each unset: no limit).
          */
         post: operations["createKey"];
         delete?: never;
@@ -647,7 +647,11 @@ export interface paths {
         delete: operations["revokeKey"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an API key's name or settings
+         * @description Sets what the body gives and clears what it sets to null; the rest stays. The change is in force within one second on every API instance. A revoked key cannot be changed (404).
+         */
+        patch: operations["updateKey"];
         trace?: never;
     };
     "/api/v1/account/webhooks": {
@@ -1314,7 +1318,7 @@ export interface components {
          * @description Stable machine-readable error code; /docs/errors explains each.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "unauthorized" | "insufficient_credits" | "forbidden" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "call_expired" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "rate_limited" | "upstream_error" | "unavailable" | "tool_timeout" | "internal_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "unauthorized" | "insufficient_credits" | "key_credit_limit" | "forbidden" | "tool_not_allowed" | "ip_not_allowed" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "call_expired" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "rate_limited" | "upstream_error" | "unavailable" | "tool_timeout" | "internal_error";
         /** @description One invalid field. */
         FieldError: {
             /** @description JSON Pointer into the body (`/width`), or `header:<Name>` / `query:<name>`. */
@@ -1433,6 +1437,11 @@ export interface components {
              * @example grt_4hQ2mV8kZr1xYt6pW0nLbC
              */
             grantId?: string;
+            /**
+             * @description For a call: the API key that made it (absent on calls made before keys were recorded).
+             * @example key_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            keyId?: string;
         };
         /** @description A grant of credits and what is left of it. */
         Grant: {
@@ -1596,12 +1605,30 @@ export interface components {
              * @example null
              */
             lastUsedAt: string | null;
+            /** @description The address that use came from; null if never. */
+            lastUsedIp: string | null;
             /**
              * Format: date-time
              * @description When the key was revoked; null while it works.
              * @example null
              */
             revokedAt: string | null;
+            /** @description Tool and group names the key may call; null: every tool. */
+            tools: string[] | null;
+            /**
+             * Format: date-time
+             * @description When the key stops working; null: never.
+             * @example null
+             */
+            expiresAt: string | null;
+            /** @description The key's own calls per second; null: only the account's rate. */
+            rateLimit: number | null;
+            /** @description Credits the key may spend per calendar month (UTC); null: no limit. */
+            monthlyCreditLimit: number | null;
+            /** @description CIDRs the key may be used from; null: anywhere. */
+            allowedIps: string[] | null;
+            /** @description Credits the key spent this calendar month (UTC), calls still running included; refunded calls are not counted. */
+            spentThisMonth: number;
         };
         /** @description A new API key. `key` is shown only in this answer: store it now. */
         NewApiKey: {
@@ -1628,6 +1655,20 @@ export interface components {
              * @example utk_8Fq2ZrW1tYk3Lm9Qp0Xn4Vb7Cs6Dh5Ja2Ge1Rf8W
              */
             key: string;
+            /** @description Tool and group names the key may call; null: every tool. */
+            tools: string[] | null;
+            /**
+             * Format: date-time
+             * @description When the key stops working; null: never.
+             * @example null
+             */
+            expiresAt: string | null;
+            /** @description The key's own calls per second; null: only the account's rate. */
+            rateLimit: number | null;
+            /** @description Credits the key may spend per calendar month (UTC); null: no limit. */
+            monthlyCreditLimit: number | null;
+            /** @description CIDRs the key may be used from; null: anywhere. */
+            allowedIps: string[] | null;
         };
         /** @description A revoked key. */
         RevokedApiKey: {
@@ -3564,8 +3605,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Insufficient credits ([`insufficient_credits`](https://api.example.com/docs/errors#insufficient_credits)) */
-        InsufficientCredits: {
+        /** @description Insufficient credits ([`insufficient_credits`](https://api.example.com/docs/errors#insufficient_credits)), or Key credit limit reached ([`key_credit_limit`](https://api.example.com/docs/errors#key_credit_limit)) */
+        InsufficientCreditsOrKeyCreditLimit: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3574,8 +3615,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Forbidden ([`forbidden`](https://api.example.com/docs/errors#forbidden)) */
-        Forbidden: {
+        /** @description Forbidden ([`forbidden`](https://api.example.com/docs/errors#forbidden)), or Tool not allowed for this key ([`tool_not_allowed`](https://api.example.com/docs/errors#tool_not_allowed)), or Address not allowed for this key ([`ip_not_allowed`](https://api.example.com/docs/errors#ip_not_allowed)) */
+        ForbiddenOrToolNotAllowedOrIpNotAllowed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3729,6 +3770,16 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Forbidden ([`forbidden`](https://api.example.com/docs/errors#forbidden)) */
+        Forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Not found ([`not_found`](https://api.example.com/docs/errors#not_found)) */
         NotFound: {
             headers: {
@@ -3799,6 +3850,8 @@ export interface components {
         UsageFrom: string;
         /** @description Only entries before this time (a date or an ISO 8601 time). */
         UsageTo: string;
+        /** @description Only the calls of this API key (`key_...`). */
+        UsageKeyId: string;
         /** @description Only events of this type. */
         EventType: "credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed";
         /** @description Attempts to list, newest first. */
@@ -3892,8 +3945,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3962,8 +4015,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4032,8 +4085,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4103,8 +4156,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4174,8 +4227,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4244,8 +4297,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4316,8 +4369,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4388,8 +4441,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4460,8 +4513,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4532,8 +4585,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4604,8 +4657,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4676,8 +4729,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4748,8 +4801,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4820,8 +4873,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4892,8 +4945,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4964,8 +5017,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5036,8 +5089,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5108,8 +5161,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5179,8 +5232,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5251,8 +5304,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5407,6 +5460,8 @@ export interface operations {
                 from?: components["parameters"]["UsageFrom"];
                 /** @description Only entries before this time (a date or an ISO 8601 time). */
                 to?: components["parameters"]["UsageTo"];
+                /** @description Only the calls of this API key (`key_...`). */
+                keyId?: components["parameters"]["UsageKeyId"];
             };
             header?: never;
             path?: never;
@@ -5512,6 +5567,19 @@ export interface operations {
                 "application/json": {
                     /** @description A label for your own reference. */
                     name?: string;
+                    /** @description Tool names and group names (`network`, `web`, `files`, `hashing`, `market`) the key may call; another tool answers 403 `tool_not_allowed`. Unset: no limit. */
+                    tools?: ("hash-text" | "bcrypt-hash" | "bcrypt-verify" | "argon2-verify" | "qr-generate" | "watermark-image" | "image-upscale" | "word-to-pdf" | "http-request" | "web-scrape" | "seo-meta" | "broken-links" | "pdf-metadata" | "ping" | "dns-lookup" | "ssl-check" | "smtp-test" | "gold-price" | "website-screenshot" | "html-to-image" | "network" | "web" | "files" | "hashing" | "market")[];
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (in the future); after it, 401 `unauthorized` with `reason: "expired"`. Unset: no limit.
+                     */
+                    expiresAt?: string;
+                    /** @description Calls per second for this key (bursts of twice that), at most the account's rate (RATE_LIMIT_PER_SECOND); over it, 429 `rate_limited`. Unset: no limit. */
+                    rateLimit?: number;
+                    /** @description Credits the key may spend per calendar month (UTC), held like the balance: a call that would pass it answers 402 `key_credit_limit`, a refunded call gives its credits back. Unset: no limit. */
+                    monthlyCreditLimit?: number;
+                    /** @description IPv4 and IPv6 CIDRs (a bare address is its /32 or /128) the key may be used from; another address answers 403 `ip_not_allowed`. Unset: no limit. */
+                    allowedIps?: string[];
                 };
             };
         };
@@ -5567,6 +5635,62 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key id (`key_...`). */
+                id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A label for your own reference. */
+                    name?: string | null;
+                    /** @description Tool names and group names (`network`, `web`, `files`, `hashing`, `market`) the key may call; another tool answers 403 `tool_not_allowed`. null removes it. */
+                    tools?: ("hash-text" | "bcrypt-hash" | "bcrypt-verify" | "argon2-verify" | "qr-generate" | "watermark-image" | "image-upscale" | "word-to-pdf" | "http-request" | "web-scrape" | "seo-meta" | "broken-links" | "pdf-metadata" | "ping" | "dns-lookup" | "ssl-check" | "smtp-test" | "gold-price" | "website-screenshot" | "html-to-image" | "network" | "web" | "files" | "hashing" | "market")[] | null;
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (in the future); after it, 401 `unauthorized` with `reason: "expired"`. null removes it.
+                     */
+                    expiresAt?: string | null;
+                    /** @description Calls per second for this key (bursts of twice that), at most the account's rate (RATE_LIMIT_PER_SECOND); over it, 429 `rate_limited`. null removes it. */
+                    rateLimit?: number | null;
+                    /** @description Credits the key may spend per calendar month (UTC), held like the balance: a call that would pass it answers 402 `key_credit_limit`, a refunded call gives its credits back. null removes it. */
+                    monthlyCreditLimit?: number | null;
+                    /** @description IPv4 and IPv6 CIDRs (a bare address is its /32 or /128) the key may be used from; another address answers 403 `ip_not_allowed`. null removes it. */
+                    allowedIps?: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The key as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

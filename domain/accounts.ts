@@ -4,7 +4,8 @@ import { newCredential } from './credentials.js';
 import { createEventRecorder, newEvent, type EventSink } from './events.js';
 import { newId } from '../lib/ids.js';
 import { collections } from '../lib/mongo.js';
-import type { AccountPlan, CredentialDoc, CredentialKind } from '../lib/mongo-documents.js';
+import type { AccountDoc, AccountPlan, CredentialDoc, CredentialKind } from '../lib/mongo-documents.js';
+import { keySettingsView, settingsUpdate, spendMonth, type KeySettingsInput } from './key-settings.js';
 import { newAccountDoc, welcomeGrantId } from './ledger.js';
 
 export interface IssuedCredential {
@@ -16,17 +17,23 @@ export interface IssuedCredential {
   createdAt: Date;
 }
 
-export function publicKey(doc: CredentialDoc) {
-  return { id: doc._id, name: doc.name, prefix: doc.prefix, createdAt: doc.createdAt, lastUsedAt: doc.lastUsedAt, revokedAt: doc.revokedAt };
+/** A key as the account API shows it; `spentThisMonth` from the account's `keySpend` when given. */
+export function publicKey(doc: CredentialDoc, keySpend?: AccountDoc['keySpend'], now = Date.now()) {
+  return {
+    id: doc._id, name: doc.name, prefix: doc.prefix, createdAt: doc.createdAt, lastUsedAt: doc.lastUsedAt, lastUsedIp: doc.lastUsedIp ?? null, revokedAt: doc.revokedAt,
+    ...keySettingsView(doc),
+    spentThisMonth: keySpend?.[doc._id]?.[spendMonth(now)] ?? 0,
+  };
 }
 
 export function createAccounts(db: Db, onEvent?: EventSink) {
   const { accounts, credentials, grants } = collections(db);
   const record = createEventRecorder(db, onEvent);
 
-  async function issue(accountId: string, kind: CredentialKind, name: string | null): Promise<IssuedCredential> {
+  async function issue(accountId: string, kind: CredentialKind, name: string | null, settings: KeySettingsInput = {}): Promise<IssuedCredential & { doc: CredentialDoc }> {
     const cred = newCredential(kind);
     const doc: CredentialDoc = {
+      ...settingsUpdate(settings).$set,
       _id: newId(kind === 'api_key' ? 'key' : 'own'),
       accountId,
       kind,
@@ -38,7 +45,7 @@ export function createAccounts(db: Db, onEvent?: EventSink) {
       revokedAt: null,
     };
     await credentials.insertOne(doc);
-    return { id: doc._id, name, prefix: doc.prefix, key: cred.secret, createdAt: doc.createdAt };
+    return { id: doc._id, name, prefix: doc.prefix, key: cred.secret, createdAt: doc.createdAt, doc };
   }
 
   return {
@@ -55,21 +62,43 @@ export function createAccounts(db: Db, onEvent?: EventSink) {
       }
       await accounts.insertOne(account);
       const ownerToken = await issue(account._id, 'owner_token', 'dashboard');
-      const apiKey = await this.createKey(account._id, 'default');
+      const { doc: _, ...apiKey } = await this.createKey(account._id, 'default');
       return { account, ownerToken: ownerToken.key, apiKey };
     },
 
     get: (accountId: string) => accounts.findOne({ _id: accountId }),
 
-    /** Issues an API key and records `api_key.created`. */
-    async createKey(accountId: string, name: string | null): Promise<IssuedCredential> {
-      const key = await issue(accountId, 'api_key', name);
+    /** Issues an API key, with its settings when given (checked by the caller), and records `api_key.created`. */
+    async createKey(accountId: string, name: string | null, settings: KeySettingsInput = {}) {
+      const key = await issue(accountId, 'api_key', name, settings);
       await record(newEvent(accountId, 'api_key.created', { keyId: key.id, name: key.name, prefix: key.prefix }));
       return key;
     },
 
     listKeys: (accountId: string) =>
       credentials.find({ accountId, kind: 'api_key' }).sort({ createdAt: -1 }).toArray(),
+
+    /** What each key of the account spent per month (the ledger's `keySpend`). */
+    keySpend: async (accountId: string) => (await accounts.findOne({ _id: accountId }, { projection: { keySpend: 1 } }))?.keySpend ?? {},
+
+    /**
+     * Changes a working key's name and settings (checked by the caller). The key before and after
+     * (for its credential's cache and the record of what changed); null when there is no such
+     * working key.
+     */
+    async updateKey(accountId: string, keyId: string, input: KeySettingsInput): Promise<{ before: CredentialDoc; after: CredentialDoc } | null> {
+      const { $set, $unset } = settingsUpdate(input);
+      const before = await credentials.findOneAndUpdate(
+        { _id: keyId, accountId, kind: 'api_key', revokedAt: null },
+        { ...(Object.keys($set).length ? { $set } : {}), ...(Object.keys($unset).length ? { $unset } : {}) },
+        { returnDocument: 'before' },
+      );
+      if (!before) return null;
+      // What the update made of it: the same change applied to what it replaced.
+      const after: CredentialDoc = { ...before, ...$set };
+      for (const field of Object.keys($unset)) delete after[field as keyof CredentialDoc];
+      return { before, after };
+    },
 
     /**
      * Revokes an API key. Only the request that flips `revokedAt` records `api_key.revoked`,

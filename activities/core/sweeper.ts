@@ -46,7 +46,7 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, out
     for await (const account of c.accounts.find({ holds: { $ne: {} } }, { projection: { holds: 1 } })) {
       for (const [requestId, hold] of Object.entries(account.holds ?? {})) {
         if (now - new Date(hold.at).getTime() < options.orphanHoldMs) continue;
-        await ledger.refund({ accountId: account._id, requestId, tool: hold.tool, cost: hold.cost });
+        await ledger.refund({ accountId: account._id, requestId, tool: hold.tool, cost: hold.cost, ...(hold.keyId ? { keyId: hold.keyId } : {}) });
         refunded++;
       }
     }
