@@ -27,6 +27,8 @@ import { createValidators } from './validation.js';
 import { buildOpenApi } from './openapi.js';
 import { toolRoutes } from './routes/tools.js';
 import { accountRoutes } from './routes/account.js';
+import { auditLogRoutes } from './routes/audit-log.js';
+import { createAuditLog } from '../domain/audit-log.js';
 import { adminRoutes } from './routes/admin.js';
 import { planRoutes } from './routes/plans.js';
 import { serviceRoutes } from './routes/service.js';
@@ -59,6 +61,7 @@ export function createApp(deps: AppDeps): Koa {
   const grants = createGrants(db, onEvent);
   const plans = createPlans(db);
   const allowances = createAllowances(db, onEvent);
+  const auditLog = createAuditLog(db);
   const openapi = buildOpenApi({ baseUrl: config.publicBaseUrl, schemas });
   const outputs = createOutputBodies({ blobs: deps.blobs ?? new DatabaseBlobStore(db), log: deps.log });
 
@@ -91,7 +94,8 @@ export function createApp(deps: AppDeps): Koa {
     }),
     accountRoutes({ db, auth, rateLimit, accounts, grants, allowances, accountRate: config.rateLimitPerSecond }),
     planRoutes({ adminToken: config.adminToken, plans }),
-    adminRoutes({ adminToken: config.adminToken, accounts, grants, plans, allowances, freeCredits: config.freeCredits }),
+    adminRoutes({ adminToken: config.adminToken, accounts, grants, plans, allowances, freeCredits: config.freeCredits, auditLog }),
+    auditLogRoutes({ auth, rateLimit, adminToken: config.adminToken, auditLog }),
     webhookRoutes({
       auth,
       rateLimit,

@@ -20,6 +20,8 @@ export interface Principal {
   accountId: string;
   credentialId: string;
   kind: CredentialKind;
+  /** The credential's display prefix: who acted, in the audit log. */
+  prefix: string;
   /** The key's settings checked per call (domain/key-settings.ts); absent when it has none. */
   limits?: KeyLimits;
 }
@@ -78,7 +80,7 @@ export function createAuthenticator(db: Db) {
       throw new ToolError('ip_not_allowed', `This key may not be used from ${ip ?? 'an unknown address'}.`, { ip: ip ?? null });
     }
     touch(doc, ip);
-    const principal: Principal = { accountId: doc.accountId, credentialId: doc._id, kind: doc.kind };
+    const principal: Principal = { accountId: doc.accountId, credentialId: doc._id, kind: doc.kind, prefix: doc.prefix };
     if (doc.tools || doc.rateLimit || doc.monthlyCreditLimit) principal.limits = { tools: doc.tools, rateLimit: doc.rateLimit, monthlyCreditLimit: doc.monthlyCreditLimit };
     return principal;
   }

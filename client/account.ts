@@ -33,6 +33,8 @@ export type WebhookAttempt = Schemas['WebhookAttempt'];
 export type WebhookEventKind = Schemas['WebhookEventKind'];
 export type EventPage = Schemas['EventPage'];
 export type CallPage = Schemas['CallPage'];
+export type AuditLogPage = Schemas['AuditLogPage'];
+export type AuditVerification = Schemas['AuditVerification'];
 
 const id = (value: string) => encodeURIComponent(value);
 
@@ -50,6 +52,11 @@ export function createAccount(transport: Transport, token: () => string) {
     grants: (query: PageQuery = {}, options?: RequestOptions) => send<GrantPage>({ method: 'GET', path: '/api/v1/account/grants', query: { ...query } }, options),
     /** `GET /api/v1/account/calls`: asynchronous calls, newest first. */
     calls: (query: PageQuery = {}, options?: RequestOptions) => send<CallPage>({ method: 'GET', path: '/api/v1/account/calls', query: { ...query } }, options),
+    /** `GET /api/v1/account/audit-log`: who changed what, newest first, each entry hash-chained to the one before. */
+    auditLog: (query: PageQuery & { action?: string } = {}, options?: RequestOptions) =>
+      send<AuditLogPage>({ method: 'GET', path: '/api/v1/account/audit-log', query: { ...query } }, options),
+    /** `GET /api/v1/account/audit-log/verify`: recomputes the chain; `firstBadEntry` names an edited or removed entry's place. */
+    verifyAuditLog: (options?: RequestOptions) => send<AuditVerification>({ method: 'GET', path: '/api/v1/account/audit-log/verify' }, options),
     keys: {
       list: (options?: RequestOptions) => send<ApiKey[]>({ method: 'GET', path: '/api/v1/account/keys' }, options),
       /** The key itself is in the answer only: keep it. */

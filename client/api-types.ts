@@ -839,6 +839,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List or export the audit log
+         * @description Every change to the account (keys created, changed and revoked; webhook endpoints created, changed, deleted, enabled and their secrets rotated; grants; plan changes), who made it (the owner by their token's prefix, the operator, the service), from which address and user agent, and what changed (`[before, after]` per field; never a secret). Newest first; page with `cursor`. Each entry carries `hash` = SHA-256 of the previous entry's hash followed by the entry's canonical JSON (see `verify`). With `Accept: text/csv` the whole log comes as one CSV file, oldest first: `id,at,actorType,actorCredential,ip,userAgent,action,targetType,targetId,changes,prevHash,hash`. Kept AUDIT_RETENTION_DAYS (400 by default).
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/audit-log/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify the audit log
+         * @description Walks the account's chain oldest first and recomputes each hash: `ok` when every entry's hash is that of its content after its predecessor's hash; otherwise `firstBadEntry` names the first entry that was changed, or that follows one removed.
+         */
+        get: operations["verifyAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the audit log of every account
+         * @description The same entries, of every account or of `accountId`, newest first, each with its `accountId`.
+         */
+        get: operations["listAuditLogAdmin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/accounts": {
         parameters: {
             query?: never;
@@ -1683,6 +1743,70 @@ export interface components {
              * @example 2026-01-01T12:00:00.000Z
              */
             revokedAt: string;
+        };
+        /** @description A change to the account: who, from where, what. Never a secret. */
+        AuditEntry: {
+            /**
+             * @description The operator's list only: the entry's account.
+             * @example acc_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            accountId?: string;
+            /**
+             * @description Entry id.
+             * @example aud_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            at: string;
+            /** @description Who made it. */
+            actor: {
+                /** @enum {string} */
+                type: "owner" | "operator" | "service";
+                /** @description The owner token's prefix, `ADMIN_TOKEN` for the operator, null for the service. */
+                credential: string | null;
+            };
+            /** @description The client address (as TRUSTED_PROXY_HOPS trusts it); null for the service. */
+            ip: string | null;
+            /** @description The User-Agent header (first 256 characters); null when none. */
+            userAgent: string | null;
+            /** @enum {string} */
+            action: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed";
+            /** @description What was changed. */
+            target: {
+                /** @description `api_key`, `owner_token`, `webhook_endpoint`, `grant` or `account`. */
+                type: string;
+                id: string;
+            };
+            /** @description `[before, after]` of each field the change changed. */
+            changes: {
+                [key: string]: unknown[];
+            };
+            /** @description The previous entry's `hash`; empty for the account's first entry. */
+            prevHash: string;
+            /** @description Hex SHA-256 of `prevHash` followed by the canonical JSON (keys sorted at every depth, no spaces) of the entry's other fields but `prevHash` and `hash`. */
+            hash: string;
+        };
+        /** @description Audit log entries, newest first. */
+        AuditLogPage: {
+            items: components["schemas"]["AuditEntry"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description What walking the chain found. */
+        AuditVerification: {
+            /** @description Every hash is right and every entry links to the one before it. */
+            ok: boolean;
+            /** @description Entries walked (the whole kept log). */
+            entries: number;
+            /**
+             * @description When not ok: the first entry that was changed, or that follows one removed.
+             * @example aud_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            firstBadEntry?: string;
         };
         /** @description A webhook endpoint. */
         WebhookEndpoint: {
@@ -6108,6 +6232,108 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Entries per page, newest first. */
+                limit?: number;
+                /** @description The previous page's `nextCursor`. */
+                cursor?: string;
+                /** @description Only entries of this action. */
+                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries, or the CSV file. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditLogPage"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    verifyAuditLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the walk found. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditVerification"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listAuditLogAdmin: {
+        parameters: {
+            query?: {
+                /** @description Only this account (`acc_...`). */
+                accountId?: string;
+                /** @description Entries per page, newest first. */
+                limit?: number;
+                /** @description The previous page's `nextCursor`. */
+                cursor?: string;
+                /** @description Only entries of this action. */
+                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditLogPage"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

@@ -45,6 +45,8 @@ export interface Config {
    * `TRUSTED_PROXY_HOPS`, default 0.
    */
   trustedProxyHops: number;
+  /** Days the audit log keeps an entry (the sweeper deletes older ones). `AUDIT_RETENTION_DAYS`, default 400. */
+  auditRetentionDays: number;
   /** CIDRs (each with optional `:port`) the target guard lets through. `TARGET_ALLOWLIST`. */
   targetAllowlist: string[];
   /** Resolvers used by every tool, `ip[:port]`. `DNS_SERVERS`, default the system's. */
@@ -147,6 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
     freeCredits: int(env, 'FREE_CREDITS', 100),
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 20, 1),
     trustedProxyHops: int(env, 'TRUSTED_PROXY_HOPS', 0),
+    auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 400, 1),
     targetAllowlist: list(env, 'TARGET_ALLOWLIST'),
     dnsServers: list(env, 'DNS_SERVERS'),
     webhooksAllowLocalhost: bool(env, 'WEBHOOKS_ALLOW_LOCALHOST', false),

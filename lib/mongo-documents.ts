@@ -111,6 +111,8 @@ export interface CredentialDoc {
   monthlyCreditLimit?: number;
   /** IPv4/IPv6 CIDRs the key may be used from. */
   allowedIps?: string[];
+  /** Audit entries of changes to it, written with the change, until they are in the chain. */
+  auditDrafts?: AuditDraft[];
 }
 
 export interface LedgerEntry {
@@ -269,4 +271,30 @@ export interface MarketQuoteDoc {
   _id: string;
   value: Record<string, unknown>;
   savedAt: Date;
+}
+
+/** A change to an account as the audit log records it (domain/audit-log.ts): never a secret. */
+export interface AuditDraft {
+  id: string;
+  accountId: string;
+  at: Date;
+  actor: { type: 'owner' | 'operator' | 'service'; credential: string | null };
+  ip: string | null;
+  userAgent: string | null;
+  /** `api_key.created`, `webhook_endpoint.deleted`, ... */
+  action: string;
+  target: { type: string; id: string };
+  /** `[before, after]` of each field the change changed. */
+  changes: Record<string, [unknown, unknown]>;
+}
+
+/** An entry of an account's audit chain. */
+export interface AuditEntryDoc extends Omit<AuditDraft, 'id'> {
+  _id: string;
+  /** Its place in the account's chain, from 1. Unique per account: two appends cannot take the same place. */
+  seq: number;
+  /** The hash of the entry before it (`''` for the first). */
+  prevHash: string;
+  /** Hex SHA-256 of prevHash followed by the entry's canonical JSON (domain/audit-log.ts). */
+  hash: string;
 }

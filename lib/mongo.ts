@@ -16,6 +16,7 @@ import type {
   WebhookAttemptDoc,
   WebhookEndpointDoc,
   WebhookUndeliveredDoc,
+  AuditEntryDoc,
 } from './mongo-documents.js';
 import { untilDeadline } from './until-deadline.js';
 
@@ -33,6 +34,7 @@ export interface Collections {
   calls: Collection<CallDoc>;
   grants: Collection<GrantDoc>;
   plans: Collection<PlanDoc>;
+  auditLog: Collection<AuditEntryDoc>;
 }
 
 /**
@@ -61,6 +63,7 @@ export function collections(db: Db): Collections {
     calls: db.collection('calls', JOURNALED), // an asynchronous call's answer, once charged
     grants: db.collection('grants', JOURNALED),
     plans: db.collection('plans', JOURNALED),
+    auditLog: db.collection('audit_log', JOURNALED),
   };
 }
 
@@ -87,6 +90,9 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.grants.createIndex({ accountId: 1, createdAt: -1 }),
     c.grants.createIndex({ expiredAt: 1, expiresAt: 1 }),
     c.accounts.createIndex({ 'plan.nextAllowanceAt': 1 }),
+    c.auditLog.createIndex({ accountId: 1, seq: -1 }, { unique: true }),
+    c.auditLog.createIndex({ accountId: 1, at: -1, _id: -1 }),
+    c.auditLog.createIndex({ at: -1, _id: -1 }),
   ]);
 }
 

@@ -11,6 +11,7 @@ import { BODY_SCHEMAS } from '../body-schemas.js';
 import { ToolError } from '../../lib/errors.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
 import { compileBodySchema, validationProblem } from '../validation.js';
+import { ownerActing } from '../audit-context.js';
 import { keySettingsView, settingProblems, type KeySettingsInput } from '../../domain/key-settings.js';
 import type { Middleware } from 'koa';
 import type { Allowances } from '../../domain/allowances.js';
@@ -100,7 +101,7 @@ export function accountRoutes(deps: {
 
   router.post('/keys', async (ctx) => {
     const body = keySettingsOf(createKey(await readJsonObject(ctx, undefined, { allowEmpty: true })) as KeySettingsInput);
-    const { doc, ...key } = await deps.accounts.createKey(ctx.state.principal.accountId, body.name ?? null, body);
+    const { doc, ...key } = await deps.accounts.createKey(ctx.state.principal.accountId, body.name ?? null, body, ownerActing(ctx));
     ctx.status = 201;
     ctx.body = { ...key, ...keySettingsView(doc) };
   });
@@ -108,7 +109,7 @@ export function accountRoutes(deps: {
   router.patch('/keys/:id', async (ctx) => {
     const body = keySettingsOf(updateKey(await readJsonObject(ctx)) as KeySettingsInput);
     const accountId = ctx.state.principal.accountId as string;
-    const changed = await deps.accounts.updateKey(accountId, ctx.params.id!, body);
+    const changed = await deps.accounts.updateKey(accountId, ctx.params.id!, body, ownerActing(ctx));
     if (!changed) throw new ToolError('not_found', `There is no working key ${ctx.params.id} on this account.`);
     // This instance sees the change at once; the others within their cache's half second.
     deps.auth.forget(changed.after.digest);
@@ -116,7 +117,7 @@ export function accountRoutes(deps: {
   });
 
   router.delete('/keys/:id', async (ctx) => {
-    const revoked = await deps.accounts.revokeKey(ctx.state.principal.accountId, ctx.params.id!);
+    const revoked = await deps.accounts.revokeKey(ctx.state.principal.accountId, ctx.params.id!, ownerActing(ctx));
     if (!revoked) throw new ToolError('not_found', `There is no key ${ctx.params.id} on this account.`);
     deps.auth.forget(revoked.digest);
     ctx.body = { id: revoked.doc._id, revokedAt: revoked.doc.revokedAt };
