@@ -2,7 +2,9 @@
 //! draft written in the same single-document update as the change it records (`auditDrafts` of the
 //! changed key or webhook endpoint), then appended to the chain; a draft left behind by a process
 //! that died in between is appended by the next read of the log or by the sweeper, so a change is
-//! never without its entry. `hash` = SHA-256(previous entry's hash + this entry's canonical JSON).
+//! never without its entry. A deletion cannot carry its draft in what it deletes: it writes the
+//! draft to the account first, and the draft is appended once the target is gone (see deleting).
+//! `hash` = SHA-256(previous entry's hash + this entry's canonical JSON).
 import type { Collection, Db } from 'mongodb';
 import { canonicalJson } from '../lib/canonical-json.js';
 import { newId, sha256Hex } from '../lib/ids.js';
@@ -33,8 +35,11 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 /** The previous hash of an account's first entry. */
 export const GENESIS_HASH = '';
 
-/** Most drafts appended per changed document in one flush, and most appends retried on a race. */
+/** Most appends retried on a race for the head of the chain. */
 const APPEND_TRIES = 50;
+
+/** A deletion's draft older than this whose target still exists belongs to a deletion that never happened. */
+const DELETION_SETTLES_MS = 60_000;
 
 /** A draft of an entry, to be written with its change (`$push: { auditDrafts: draft }`). */
 export function auditDraft(
@@ -113,17 +118,43 @@ export function createAuditLog(db: Db) {
   }
 
   /** Appends every draft left behind (of one account, or all): what a process that died between a change and its entry left. */
-  async function flushLeftovers(accountId?: string): Promise<number> {
+  async function flushLeftovers(accountId?: string, now = Date.now()): Promise<number> {
     let flushed = 0;
     for (const holder of holders) {
       const filter = { ...(accountId ? { accountId } : {}), 'auditDrafts.0': { $exists: true } };
       for await (const doc of holder.find(filter, { projection: { _id: 1 } })) flushed += await flushHolder(holder, doc._id);
     }
+    const deletions = { ...(accountId ? { _id: accountId } : {}), 'auditDrafts.0': { $exists: true } };
+    for await (const account of c.accounts.find(deletions, { projection: { auditDrafts: 1 } })) {
+      for (const draft of account.auditDrafts ?? []) {
+        if (now - new Date(draft.at).getTime() < DELETION_SETTLES_MS) continue; // its request may still be deleting
+        const gone = !(await c.webhookEndpoints.findOne({ _id: draft.target.id }, { projection: { _id: 1 } }));
+        if (gone) {
+          await append(draft);
+          flushed++;
+        }
+        await c.accounts.updateOne({ _id: account._id }, { $pull: { auditDrafts: { id: draft.id } } });
+      }
+    }
     return flushed;
+  }
+
+  /**
+   * Records a deletion: its draft is written to the account before `remove` runs and appended once
+   * it removed something, so a process that dies in between leaves a draft that the sweep settles
+   * by whether the target is gone. Answers what `remove` did.
+   */
+  async function deleting(draft: AuditDraft, remove: () => Promise<boolean>): Promise<boolean> {
+    await c.accounts.updateOne({ _id: draft.accountId }, { $push: { auditDrafts: draft } });
+    const removed = await remove();
+    if (removed) await append(draft);
+    await c.accounts.updateOne({ _id: draft.accountId }, { $pull: { auditDrafts: { id: draft.id } } });
+    return removed;
   }
 
   return {
     append,
+    deleting,
     /** After a change to a key (`credentials`) or an endpoint (`webhookEndpoints`): its drafts into the chain. */
     flushKey: (keyId: string) => flushHolder(holders[0]!, keyId),
     flushEndpoint: (endpointId: string) => flushHolder(holders[1]!, endpointId),

@@ -60,6 +60,11 @@ export interface AccountDoc {
    * guarded exactly as the balance is. Absent until a key's call reserves.
    */
   keySpend?: Record<string, Record<string, number>>;
+  /**
+   * Audit entries of deletions (a webhook endpoint's), written before the deletion: appended once
+   * the target is gone, dropped if it is still there a minute later (the deletion never happened).
+   */
+  auditDrafts?: AuditDraft[];
   /** Usage-ledger entries decided by an update of this document, copied to `ledger` after it (like `outbox`). */
   entries?: LedgerEntry[];
   /** The account's plan and where its monthly allowance stands (domain/allowances.ts). */
@@ -211,6 +216,8 @@ export interface WebhookEndpointDoc {
   previousSecretSealed?: string | null;
   /** The rotation whose overlap runs: the endpoint's workflow ends it by this id when the window closes. */
   rotation?: { id: string; startedAt: Date; overlapEndsAt: Date } | null;
+  /** Audit entries of changes to it, written with the change, until they are in the chain. */
+  auditDrafts?: AuditDraft[];
 }
 
 export interface WebhookAttemptDoc {

@@ -136,3 +136,53 @@ test('a change whose process died before its entry reached the chain is recorded
   t.deepEqual(left?.auditDrafts, [], 'taken off the key once in the chain');
   t.is((await log(account)).items.length, before + 1, 'appended once');
 });
+
+test('webhook endpoint changes are recorded, never the signing secret', async (t) => {
+  const account = await newAccount(10);
+  const hooks = '/api/v1/account/webhooks';
+  const created = await request('POST', hooks, { token: account.ownerToken, body: { url: 'http://localhost:9/audit', eventTypes: ['credits.low'] }, headers: UA });
+  t.is(created.status, 201);
+  const id = created.body.id;
+  t.is((await request('PATCH', `${hooks}/${id}`, { token: account.ownerToken, body: { eventTypes: ['credits.low', 'credits.granted'] } })).status, 200);
+  const rotated = await request('POST', `${hooks}/${id}/rotate-secret`, { token: account.ownerToken, body: {} });
+  t.is(rotated.status, 200);
+  t.is((await request('DELETE', `${hooks}/${id}/previous-secret`, { token: account.ownerToken })).status, 200);
+  t.is((await request('POST', `${hooks}/${id}/enable`, { token: account.ownerToken, body: {} })).status, 200);
+  t.is((await request('DELETE', `${hooks}/${id}`, { token: account.ownerToken })).status, 204);
+
+  const entries = (await log(account)).items.filter((e) => e.target.type === 'webhook_endpoint');
+  t.deepEqual(entries.map((e) => e.action), [
+    'webhook_endpoint.deleted', 'webhook_endpoint.enabled', 'webhook_endpoint.previous_secret_ended',
+    'webhook_endpoint.secret_rotated', 'webhook_endpoint.updated', 'webhook_endpoint.created',
+  ]);
+  t.true(entries.every((e) => e.target.id === id && e.actor.type === 'owner'));
+  const byAction = Object.fromEntries(entries.map((e) => [e.action, e.changes]));
+  t.deepEqual(byAction['webhook_endpoint.created'], { url: [null, 'http://localhost:9/audit'], eventTypes: [null, ['credits.low']] });
+  t.deepEqual(byAction['webhook_endpoint.updated'], { eventTypes: [['credits.low'], ['credits.low', 'credits.granted']] });
+  t.deepEqual(byAction['webhook_endpoint.deleted'], { url: ['http://localhost:9/audit', null], status: ['active', null] });
+  const text = JSON.stringify(entries);
+  t.false(text.includes(created.body.secret) || text.includes(rotated.body.secret), 'never a signing secret');
+  t.false(text.includes('whsec_'));
+  t.true((await verify(account)).ok);
+});
+
+test('a deletion whose process died is recorded once its target is gone, and dropped when it never happened', async (t) => {
+  const account = await newAccount(10);
+  const kept = await request('POST', '/api/v1/account/webhooks', { token: account.ownerToken, body: { url: 'http://localhost:9/kept' } });
+  const before = (await log(account)).items.length;
+  const draft = (target: string, tag: string) => ({
+    id: `aud_${tag}${Date.now().toString(36)}`, accountId: account.id, at: new Date(Date.now() - 5 * 60_000), actor: { type: 'owner', credential: account.ownerToken.slice(0, 12) },
+    ip: '203.0.113.9', userAgent: null, action: 'webhook_endpoint.deleted', target: { type: 'webhook_endpoint', id: target }, changes: { url: ['http://localhost:9/x', null] },
+  });
+  // Written before the deletion; the process died after deleting (gone) or before (kept).
+  const gone = draft('whe_gone' + Date.now().toString(36), 'gone');
+  const never = draft(kept.body.id, 'never');
+  await withServiceDb((db) => db.collection('accounts').updateOne({ _id: account.id as never }, { $push: { auditDrafts: { $each: [gone, never] } } } as never));
+  const { items } = await log(account);
+  t.is(items.length, before + 1);
+  t.like(items.find((e) => e.id === gone.id), { action: 'webhook_endpoint.deleted', target: { id: gone.target.id } }, 'at its own time, appended last in the chain');
+  t.false(items.some((e) => e.id === never.id), 'the endpoint is still there: no deletion to record');
+  const left = await withServiceDb((db) => db.collection('accounts').findOne({ _id: account.id as never }));
+  t.deepEqual(left?.auditDrafts, []);
+  t.true((await verify(account)).ok);
+});
