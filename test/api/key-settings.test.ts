@@ -61,12 +61,12 @@ test('a key limited to hash-text is refused dns-lookup; a group lets its tools t
   const account = await newAccount(10);
   const key = await newKey(account, { tools: ['hash-text'] });
   t.is((await callTool(key.key, 'hash-text', { text: 'a' })).status, 200);
-  const refused = await callTool(key.key, 'dns-lookup', { name: 'example.com', type: 'A' });
+  const refused = await callTool(key.key, 'dns-lookup', { hostname: 'example.com', recordType: 'A' });
   t.true(isProblem(refused, 403, 'tool_not_allowed'));
   t.is(refused.body.tool, 'dns-lookup');
   const group = await newKey(account, { tools: ['hashing'] });
   t.is((await callTool(group.key, 'hash-text', { text: 'a' })).status, 200);
-  t.true(isProblem(await callTool(group.key, 'dns-lookup', { name: 'example.com', type: 'A' }), 403, 'tool_not_allowed'));
+  t.true(isProblem(await callTool(group.key, 'dns-lookup', { hostname: 'example.com', recordType: 'A' }), 403, 'tool_not_allowed'));
   // A change is in force for the next call.
   t.is((await patchKey(account, key.id, { tools: ['dns-lookup'] })).status, 200);
   t.true(isProblem(await callTool(key.key, 'hash-text', { text: 'a' }), 403, 'tool_not_allowed'));
