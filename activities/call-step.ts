@@ -7,7 +7,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ToolError, isErrorCode } from '../lib/errors.js';
 import { isDatabaseUnreachable } from '../lib/mongo.js';
-import { DEPENDENCY_UNREACHABLE, TOOL_FAILED, TOOL_TIMED_OUT, ANSWERED_TOO_LATE, insufficientCredits, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+import { DEPENDENCY_UNREACHABLE, TOOL_FAILED, TOOL_TIMED_OUT, ANSWERED_TOO_LATE, callRefOf, reserveRefusal, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
 import type { CallKeys } from '../domain/call-keys.js';
 import type { Ledger } from '../domain/ledger.js';
@@ -23,7 +23,7 @@ export interface CallStepInput {
 
 /** What the step did, recorded in the call's history where an operator reads it. */
 export interface CallStepResult {
-  outcome: 'charged' | 'refunded' | 'insufficient_credits';
+  outcome: 'charged' | 'refunded' | 'insufficient_credits' | 'key_credit_limit';
   result: ToolCallResult;
   /** Milliseconds of each part: the reserve, the tool (all attempts), the write to a destination and the commit or refund. */
   ms: { reserve: number; tool?: number; deliver?: number; settle?: number };
@@ -102,13 +102,16 @@ export function createCallStep(deps: CallStepDeps) {
 
   return {
     async callStep({ requestId, call, mayBeSettled }: CallStepInput): Promise<CallStepResult> {
-      const ref = { accountId: call.accountId, requestId, tool: call.tool, cost: call.cost };
+      const ref = callRefOf(call, requestId);
       // A retry of this step may follow its own settle, as a re-run task may.
       const repeat = mayBeSettled || Context.current().info.attempt > 1;
       let start = performance.now();
       const reserved = await deps.ledger.reserve({ ...ref, mayBeSettled: repeat });
       const ms: CallStepResult['ms'] = { reserve: since(start) };
-      if (!reserved.ok) return { outcome: 'insufficient_credits', result: { ok: false, error: insufficientCredits(call.cost, reserved.balance) }, ms };
+      if (!reserved.ok) {
+        const error = reserveRefusal(call.cost, reserved);
+        return { outcome: error.code === 'key_credit_limit' ? 'key_credit_limit' : 'insufficient_credits', result: { ok: false, error }, ms };
+      }
 
       start = performance.now();
       let run = await runTool(call, requestId);

@@ -28,6 +28,8 @@ import { createValidators } from './validation.js';
 import { buildOpenApi } from './openapi.js';
 import { toolRoutes } from './routes/tools.js';
 import { accountRoutes } from './routes/account.js';
+import { auditLogRoutes } from './routes/audit-log.js';
+import { createAuditLog } from '../domain/audit-log.js';
 import { adminRoutes } from './routes/admin.js';
 import { planRoutes } from './routes/plans.js';
 import { serviceRoutes } from './routes/service.js';
@@ -61,10 +63,12 @@ export function createApp(deps: AppDeps): Koa {
   const grants = createGrants(db, onEvent);
   const plans = createPlans(db);
   const allowances = createAllowances(db, onEvent);
+  const auditLog = createAuditLog(db);
   const openapi = buildOpenApi({ baseUrl: config.publicBaseUrl, schemas });
   const outputs = createOutputBodies({ blobs: deps.blobs ?? new DatabaseBlobStore(db), log: deps.log });
 
-  const app = new Koa({ proxy: true });
+  // The client address is X-Forwarded-For's entry from the proxies the operator trusts, else the socket's.
+  const app = new Koa({ proxy: config.trustedProxyHops > 0, maxIpsCount: config.trustedProxyHops });
   app.use(requestId());
   app.use(async (ctx, next) => {
     const end = deps.metrics.httpRequests.startTimer({ method: ctx.method });
@@ -92,9 +96,10 @@ export function createApp(deps: AppDeps): Koa {
       outputs,
       destinations,
     }),
-    accountRoutes({ db, auth, rateLimit, accounts, grants, allowances }),
+    accountRoutes({ db, auth, rateLimit, accounts, grants, allowances, accountRate: config.rateLimitPerSecond }),
     planRoutes({ adminToken: config.adminToken, plans }),
-    adminRoutes({ adminToken: config.adminToken, accounts, grants, plans, allowances, freeCredits: config.freeCredits }),
+    adminRoutes({ adminToken: config.adminToken, accounts, grants, plans, allowances, freeCredits: config.freeCredits, auditLog }),
+    auditLogRoutes({ auth, rateLimit, adminToken: config.adminToken, auditLog }),
     webhookRoutes({
       auth,
       rateLimit,

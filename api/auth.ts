@@ -5,6 +5,8 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { Context, Middleware } from 'koa';
 import { credentialDigest, credentialKind } from '../domain/credentials.js';
+import { keyExpired } from '../domain/key-settings.js';
+import { ipAllowed } from '../lib/ip-allowlist.js';
 import { collections, untilReachable } from '../lib/mongo.js';
 import type { CredentialDoc, CredentialKind } from '../lib/mongo-documents.js';
 import { ToolError } from '../lib/errors.js';
@@ -18,10 +20,17 @@ export interface Principal {
   accountId: string;
   credentialId: string;
   kind: CredentialKind;
+  /** The credential's display prefix: who acted, in the audit log. */
+  prefix: string;
+  /** The key's settings checked per call (domain/key-settings.ts); absent when it has none. */
+  limits?: KeyLimits;
 }
 
-const unauthorized = (detail: string) =>
-  new ToolError('unauthorized', detail, {}, { headers: { 'WWW-Authenticate': 'Bearer' } });
+/** What a call checks beyond authentication: which tools, how fast, how many credits a month. */
+export type KeyLimits = Pick<CredentialDoc, 'tools' | 'rateLimit' | 'monthlyCreditLimit'>;
+
+const unauthorized = (detail: string, extras: Record<string, unknown> = {}) =>
+  new ToolError('unauthorized', detail, extras, { headers: { 'WWW-Authenticate': 'Bearer' } });
 
 function bearer(header: string | undefined): string | null {
   const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? '');
@@ -42,18 +51,19 @@ export function createAuthenticator(db: Db) {
     return doc;
   }
 
-  function touch(doc: CredentialDoc) {
+  function touch(doc: CredentialDoc, ip: string | undefined) {
     const now = Date.now();
     if (now - (lastUsedWritten.get(doc._id) ?? 0) < LAST_USED_EVERY_MS) return;
     lastUsedWritten.set(doc._id, now);
-    credentials.updateOne({ _id: doc._id }, { $set: { lastUsedAt: new Date(now) } }).catch(() => {});
+    credentials.updateOne({ _id: doc._id }, { $set: { lastUsedAt: new Date(now), lastUsedIp: ip ?? null } }).catch(() => {});
   }
 
   /**
    * Resolves the request's credential, which must be of `kind`; while the database is
    * unreachable the lookup is repeated until `waitUntil` (epoch ms; by default not at all).
+   * `ip` is the client's address as the proxy setting trusts it (a key's `allowedIps`).
    */
-  async function authenticate(header: string | undefined, kind: CredentialKind, waitUntil = 0): Promise<Principal> {
+  async function authenticate(header: string | undefined, kind: CredentialKind, waitUntil = 0, ip?: string): Promise<Principal> {
     const secret = bearer(header);
     if (!secret) throw unauthorized('Send a credential as Authorization: Bearer <key>.');
     const claimed = credentialKind(secret);
@@ -61,12 +71,18 @@ export function createAuthenticator(db: Db) {
     const doc = await lookup(credentialDigest(secret), waitUntil);
     if (!doc || doc.kind !== claimed) throw unauthorized('The credential is unknown.');
     if (doc.revokedAt) throw unauthorized('The credential has been revoked.');
+    if (doc.expiresAt && keyExpired(doc, Date.now())) throw unauthorized(`The key expired at ${doc.expiresAt.toISOString()}.`, { reason: 'expired' });
     if (doc.kind !== kind) {
       const needed = kind === 'api_key' ? 'an API key' : 'an owner token';
       throw new ToolError('forbidden', `This endpoint takes ${needed}.`);
     }
-    touch(doc);
-    return { accountId: doc.accountId, credentialId: doc._id, kind: doc.kind };
+    if (doc.allowedIps && !ipAllowed(ip ?? '', doc.allowedIps)) {
+      throw new ToolError('ip_not_allowed', `This key may not be used from ${ip ?? 'an unknown address'}.`, { ip: ip ?? null });
+    }
+    touch(doc, ip);
+    const principal: Principal = { accountId: doc.accountId, credentialId: doc._id, kind: doc.kind, prefix: doc.prefix };
+    if (doc.tools || doc.rateLimit || doc.monthlyCreditLimit) principal.limits = { tools: doc.tools, rateLimit: doc.rateLimit, monthlyCreditLimit: doc.monthlyCreditLimit };
+    return principal;
   }
 
   return {
@@ -79,7 +95,7 @@ export function createAuthenticator(db: Db) {
     /** `waitUntil` gives the request's deadline for waiting out a database outage (tool calls). */
     require(kind: CredentialKind, waitUntil?: (ctx: Context) => number): Middleware {
       return async (ctx, next) => {
-        ctx.state.principal = await authenticate(ctx.get('Authorization') || undefined, kind, waitUntil?.(ctx));
+        ctx.state.principal = await authenticate(ctx.get('Authorization') || undefined, kind, waitUntil?.(ctx), ctx.ip);
         await next();
       };
     },

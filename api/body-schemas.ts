@@ -1,6 +1,8 @@
 //! JSON Schemas of the account and operator API request bodies (validation and OpenAPI).
 import { GRANT_REASONS } from '../domain/ledger.js';
 import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../domain/plans.js';
+import { MAX_ALLOWED_IPS, TOOL_SCOPES } from '../domain/key-settings.js';
+import { GROUPS } from '../domain/tool-definition.js';
 import { DEFAULT_EVENT_TYPES, SUBSCRIBABLE_EVENT_KINDS } from '../lib/event-kinds.js';
 
 const name = { type: 'string', minLength: 1, maxLength: 100, description: 'A label for your own reference.' };
@@ -29,6 +31,32 @@ const rollover = {
 /** A key segment S3 takes without escaping; `.` and `..` alone are refused (clients would resolve them). */
 const KEY_SEGMENT = "(?!\\.{1,2}(?:/|$))[A-Za-z0-9!_.*'()-]+";
 const printable = { type: 'string', minLength: 1, pattern: '^[\\x21-\\x7e]+$' };
+/** An API key's settings (domain/key-settings.ts); on a change, null clears one. */
+function keySettings(clearable: boolean) {
+  const orNull = (schema: Record<string, unknown>) => (clearable ? { ...schema, type: [schema.type, 'null'] } : schema);
+  const unset = clearable ? ' null removes it.' : ' Unset: no limit.';
+  return {
+    tools: orNull({
+      type: 'array', minItems: 1, maxItems: TOOL_SCOPES.length, uniqueItems: true,
+      items: { type: 'string', enum: [...TOOL_SCOPES] },
+      description: `Tool names and group names (${Object.keys(GROUPS).map((g) => `\`${g}\``).join(', ')}) the key may call; another tool answers 403 \`tool_not_allowed\`.${unset}`,
+    }),
+    expiresAt: orNull({ type: 'string', format: 'date-time', description: `When the key stops working (in the future); after it, 401 \`unauthorized\` with \`reason: "expired"\`.${unset}` }),
+    rateLimit: orNull({
+      type: 'integer', minimum: 1,
+      description: `Calls per second for this key (bursts of twice that), at most the account's rate (RATE_LIMIT_PER_SECOND); over it, 429 \`rate_limited\`.${unset}`,
+    }),
+    monthlyCreditLimit: orNull({
+      type: 'integer', minimum: 1, maximum: 1_000_000_000,
+      description: `Credits the key may spend per calendar month (UTC), held like the balance: a call that would pass it answers 402 \`key_credit_limit\`, a refunded call gives its credits back.${unset}`,
+    }),
+    allowedIps: orNull({
+      type: 'array', minItems: 1, maxItems: MAX_ALLOWED_IPS, uniqueItems: true,
+      items: { type: 'string', maxLength: 64 },
+      description: `IPv4 and IPv6 CIDRs (a bare address is its /32 or /128) the key may be used from; another address answers 403 \`ip_not_allowed\`.${unset}`,
+    }),
+  };
+}
 
 export const BODY_SCHEMAS = {
   createAccount: {
@@ -91,7 +119,13 @@ export const BODY_SCHEMAS = {
   createKey: {
     type: 'object',
     additionalProperties: false,
-    properties: { name },
+    properties: { name, ...keySettings(false) },
+  },
+  updateKey: {
+    type: 'object',
+    additionalProperties: false,
+    minProperties: 1,
+    properties: { name: { ...name, type: ['string', 'null'] }, ...keySettings(true) },
   },
   createDestination: {
     type: 'object',

@@ -12,4 +12,8 @@ export interface CallRequest {
   destination?: string;
   /** When the request arrived (epoch ms): its deadlines count from there. */
   arrivedAt: number;
+  /** The API key that made it (its usage entry and monthly spending name it). */
+  keyId?: string;
+  /** That key's monthlyCreditLimit, when it has one. */
+  keyCreditLimit?: number;
 }

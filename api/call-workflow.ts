@@ -31,6 +31,8 @@ export function createCallWorkflows(deps: { db: Db; client: Client }) {
       input: clear,
       // Only the id travels: the worker loads the destination and opens its credentials.
       ...(req.destination ? { destination: { id: req.destination, folder: workflowId, name: SINGLE_CALL_OBJECT } } : {}),
+      ...(req.keyId ? { keyId: req.keyId } : {}),
+      ...(req.keyCreditLimit !== undefined ? { keyCreditLimit: req.keyCreditLimit } : {}),
     };
     if (!hasSecrets) return base;
     const key = await untilReachable(deadline, () => callKeys.issue(workflowId));

@@ -13,6 +13,7 @@ import { COMPONENT_SCHEMAS } from './docs/schemas.js';
 import { DELIVERY_FACTS, webhookEvents } from './docs/webhook-events.js';
 import { accountOperations } from './routes/account.js';
 import { adminOperations } from './routes/admin.js';
+import { auditLogOperations } from './routes/audit-log.js';
 import { callOperations } from './routes/calls.js';
 import { dashboardOperations } from './routes/dashboard.js';
 import { docsOperations } from './routes/docs.js';
@@ -67,6 +68,7 @@ function routeOperations(schemas: Map<string, ToolSchemas>): { operations: Route
     ...webhookOperations(),
     ...destinationOperations(),
     ...eventOperations(),
+    ...auditLogOperations(),
     ...adminOperations(),
     ...planOperations(),
     ...catalogueOperations(),

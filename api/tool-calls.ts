@@ -6,7 +6,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { ToolDefinition } from '../domain/tool-definition.js';
 import { untilReachable } from '../lib/mongo.js';
 import type { CallDoc } from '../lib/mongo-documents.js';
-import { ANSWERED_TOO_LATE, insufficientCredits, type ToolCallResult } from '../lib/temporal-shared.js';
+import { ANSWERED_TOO_LATE, reserveRefusal, type ToolCallResult } from '../lib/temporal-shared.js';
 import { createAsyncCalls } from '../domain/async-calls.js';
 import type { Ledger } from '../domain/ledger.js';
 import type { CallRef } from '../domain/ledger-terms.js';
@@ -61,7 +61,11 @@ function answerDeadline(tool: ToolDefinition, arrivedAt: number): number {
 
 /** The call as the ledger knows it. */
 function callRef(req: CallRequest, requestId: string): CallRef {
-  return { accountId: req.accountId, requestId, tool: req.tool.name, cost: req.tool.cost };
+  return {
+    accountId: req.accountId, requestId, tool: req.tool.name, cost: req.tool.cost,
+    ...(req.keyId ? { keyId: req.keyId } : {}),
+    ...(req.keyCreditLimit !== undefined ? { keyCreditLimit: req.keyCreditLimit } : {}),
+  };
 }
 
 /** `ledger` is the process's one ledger, whose events reach the webhook fan-out. */
@@ -132,7 +136,7 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
     if (!reserved.ok) {
       await asyncCalls.discard(workflowId);
       await release(req, workflowId);
-      const refused = insufficientCredits(req.tool.cost, reserved.balance);
+      const refused = reserveRefusal(req.tool.cost, reserved);
       throw new ToolError(refused.code, refused.message, refused.extras);
     }
     await start(req, workflowId, { async: true }, deadline);

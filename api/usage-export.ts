@@ -36,24 +36,33 @@ export function usagePeriod(fromRaw: unknown, toRaw: unknown): UsagePeriod {
   return { from, to, filter };
 }
 
+/** The `keyId` query parameter: only that key's calls. */
+export function usageKeyId(raw: unknown): string | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^key_[0-9A-Za-z_-]{1,64}$/.test(raw)) {
+    throw new ToolError('validation_failed', 'keyId must be an API key id (key_...).', { errors: [{ field: 'query:keyId', message: 'is not a key id' }] });
+  }
+  return raw;
+}
+
 const csvField = (value: unknown) => {
   const text = value == null ? '' : value instanceof Date ? value.toISOString() : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 };
 
 /** The period's rows, oldest first, as CSV (RFC 4180) with a header line. */
-export async function usageCsv(ledger: Collection<LedgerEntry>, accountId: string, period: UsagePeriod, now = new Date()) {
+export async function usageCsv(ledger: Collection<LedgerEntry>, accountId: string, period: UsagePeriod, keyId?: string, now = new Date()) {
   const to = period.to ?? now;
   const from = period.from ?? new Date(to.getTime() - DEFAULT_EXPORT_DAYS * DAY_MS);
   if (to.getTime() - from.getTime() > MAX_EXPORT_DAYS * DAY_MS) {
     throw new ToolError('validation_failed', `An export covers at most ${MAX_EXPORT_DAYS} days.`, { errors: [{ field: 'query:from', message: `is more than ${MAX_EXPORT_DAYS} days before to` }] });
   }
-  const rows = await ledger.find({ accountId, at: { $gte: from, $lt: to } }).sort({ at: 1, _id: 1 }).limit(MAX_EXPORT_ROWS + 1).toArray();
+  const rows = await ledger.find({ accountId, at: { $gte: from, $lt: to }, ...(keyId ? { keyId } : {}) }).sort({ at: 1, _id: 1 }).limit(MAX_EXPORT_ROWS + 1).toArray();
   if (rows.length > MAX_EXPORT_ROWS) {
     throw new ToolError('validation_failed', `The period holds more than ${MAX_EXPORT_ROWS} rows; export it in shorter parts.`, { errors: [{ field: 'query:from', message: 'covers too many rows' }] });
   }
-  const lines = ['at,requestId,tool,outcome,credits,grantId'];
-  for (const r of rows) lines.push([r.at, r._id, r.tool, r.outcome, r.credits, r.grantId].map(csvField).join(','));
+  const lines = ['at,requestId,tool,outcome,credits,grantId,keyId'];
+  for (const r of rows) lines.push([r.at, r._id, r.tool, r.outcome, r.credits, r.grantId, r.keyId].map(csvField).join(','));
   const day = (d: Date) => d.toISOString().slice(0, 10);
   return { csv: `${lines.join('\r\n')}\r\n`, filename: `usage-${day(from)}-to-${day(to)}.csv` };
 }

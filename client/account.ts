@@ -34,6 +34,8 @@ export type WebhookEventKind = Schemas['WebhookEventKind'];
 export type EventPage = Schemas['EventPage'];
 export type Destination = Schemas['Destination'];
 export type CallPage = Schemas['CallPage'];
+export type AuditLogPage = Schemas['AuditLogPage'];
+export type AuditVerification = Schemas['AuditVerification'];
 
 const id = (value: string) => encodeURIComponent(value);
 
@@ -45,16 +47,24 @@ export function createAccount(transport: Transport, token: () => string) {
     /** `GET /api/v1/account`: name, balance, low-balance threshold, plan and next allowance. */
     get: (options?: RequestOptions) => send<Account>({ method: 'GET', path: '/api/v1/account' }, options),
     /** `GET /api/v1/account/usage`: the ledger, newest first; `from` and `to` keep to a period. */
-    usage: (query: PageQuery & { from?: string; to?: string } = {}, options?: RequestOptions) =>
+    usage: (query: PageQuery & { from?: string; to?: string; keyId?: string } = {}, options?: RequestOptions) =>
       send<UsagePage>({ method: 'GET', path: '/api/v1/account/usage', query: { ...query } }, options),
     /** `GET /api/v1/account/grants`: grants with what is left of each and when it expires, newest first. */
     grants: (query: PageQuery = {}, options?: RequestOptions) => send<GrantPage>({ method: 'GET', path: '/api/v1/account/grants', query: { ...query } }, options),
     /** `GET /api/v1/account/calls`: asynchronous calls, newest first. */
     calls: (query: PageQuery = {}, options?: RequestOptions) => send<CallPage>({ method: 'GET', path: '/api/v1/account/calls', query: { ...query } }, options),
+    /** `GET /api/v1/account/audit-log`: who changed what, newest first, each entry hash-chained to the one before. */
+    auditLog: (query: PageQuery & { action?: string } = {}, options?: RequestOptions) =>
+      send<AuditLogPage>({ method: 'GET', path: '/api/v1/account/audit-log', query: { ...query } }, options),
+    /** `GET /api/v1/account/audit-log/verify`: recomputes the chain; `firstBadEntry` names an edited or removed entry's place. */
+    verifyAuditLog: (options?: RequestOptions) => send<AuditVerification>({ method: 'GET', path: '/api/v1/account/audit-log/verify' }, options),
     keys: {
       list: (options?: RequestOptions) => send<ApiKey[]>({ method: 'GET', path: '/api/v1/account/keys' }, options),
       /** The key itself is in the answer only: keep it. */
       create: (body: BodyOf<'createKey'> = {}, options?: RequestOptions) => send<NewApiKey>({ method: 'POST', path: '/api/v1/account/keys', body }, options),
+      /** Its name and settings: what the body gives is set, null clears it. */
+      update: (keyId: string, body: BodyOf<'updateKey'>, options?: RequestOptions) =>
+        send<ApiKey>({ method: 'PATCH', path: `/api/v1/account/keys/${id(keyId)}`, body }, options),
       revoke: (keyId: string, options?: RequestOptions) => send<RevokedApiKey>({ method: 'DELETE', path: `/api/v1/account/keys/${id(keyId)}` }, options),
     },
     destinations: {

@@ -587,7 +587,7 @@ export interface paths {
         };
         /**
          * List or export usage
-         * @description Finished tool calls and expiries of grants, newest first, with what each was charged. Page with `cursor`; keep to a period with `from` and `to`. With `Accept: text/csv` the whole period (366 days at most, 100,000 rows at most; the last 31 days when `from` is left out) comes as one CSV file, oldest first: `at,requestId,tool,outcome,credits,grantId`.
+         * @description Finished tool calls and expiries of grants, newest first, with what each was charged. Page with `cursor`; keep to a period with `from` and `to`. With `Accept: text/csv` the whole period (366 days at most, 100,000 rows at most; the last 31 days when `from` is left out) comes as one CSV file, oldest first: `at,requestId,tool,outcome,credits,grantId,keyId`. `keyId` keeps to the calls of one API key.
          */
         get: operations["listUsage"];
         put?: never;
@@ -633,7 +633,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description Fires `api_key.created`. The answer is the only time the key is shown. The body may be left out.
+         * @description Fires `api_key.created`. The answer is the only time the key is shown. The body may be left out; its settings limit which tools the key calls, until when, how fast, how many credits a month and from where (each unset: no limit).
          */
         post: operations["createKey"];
         delete?: never;
@@ -659,7 +659,11 @@ export interface paths {
         delete: operations["revokeKey"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an API key's name or settings
+         * @description Sets what the body gives and clears what it sets to null; the rest stays. The change is in force within one second on every API instance. A revoked key cannot be changed (404).
+         */
+        patch: operations["updateKey"];
         trace?: never;
     };
     "/api/v1/account/webhooks": {
@@ -881,6 +885,66 @@ export interface paths {
          * @description Every event the account produced in the last 30 days, newest first, with the endpoints each went to and what became of it there. Page with `cursor`; filter with `type`.
          */
         get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List or export the audit log
+         * @description Every change to the account (keys created, changed and revoked; webhook endpoints created, changed, deleted, enabled and their secrets rotated; grants; plan changes), who made it (the owner by their token's prefix, the operator, the service), from which address and user agent, and what changed (`[before, after]` per field; never a secret). Newest first; page with `cursor`. Each entry carries `hash` = SHA-256 of the previous entry's hash followed by the entry's canonical JSON (see `verify`). With `Accept: text/csv` the whole log comes as one CSV file, oldest first: `id,at,actorType,actorCredential,ip,userAgent,action,targetType,targetId,changes,prevHash,hash`. Kept AUDIT_RETENTION_DAYS (400 by default).
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/audit-log/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify the audit log
+         * @description Walks the account's chain oldest first and recomputes each hash: `ok` when every entry's hash is that of its content after its predecessor's hash; otherwise `firstBadEntry` names the first entry that was changed, or that follows one removed.
+         */
+        get: operations["verifyAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the audit log of every account
+         * @description The same entries, of every account or of `accountId`, newest first, each with its `accountId`.
+         */
+        get: operations["listAuditLogAdmin"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1368,7 +1432,7 @@ export interface components {
          * @description Stable machine-readable error code; /docs/errors explains each.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "unauthorized" | "insufficient_credits" | "forbidden" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "call_expired" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "destination_unusable" | "rate_limited" | "upstream_error" | "destination_error" | "unavailable" | "tool_timeout" | "internal_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "unauthorized" | "insufficient_credits" | "key_credit_limit" | "forbidden" | "tool_not_allowed" | "ip_not_allowed" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "call_expired" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "destination_unusable" | "rate_limited" | "upstream_error" | "destination_error" | "unavailable" | "tool_timeout" | "internal_error";
         /** @description One invalid field. */
         FieldError: {
             /** @description JSON Pointer into the body (`/width`), or `header:<Name>` / `query:<name>`. */
@@ -1487,6 +1551,11 @@ export interface components {
              * @example grt_4hQ2mV8kZr1xYt6pW0nLbC
              */
             grantId?: string;
+            /**
+             * @description For a call: the API key that made it (absent on calls made before keys were recorded).
+             * @example key_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            keyId?: string;
         };
         /** @description A grant of credits and what is left of it. */
         Grant: {
@@ -1650,12 +1719,30 @@ export interface components {
              * @example null
              */
             lastUsedAt: string | null;
+            /** @description The address that use came from; null if never. */
+            lastUsedIp: string | null;
             /**
              * Format: date-time
              * @description When the key was revoked; null while it works.
              * @example null
              */
             revokedAt: string | null;
+            /** @description Tool and group names the key may call; null: every tool. */
+            tools: string[] | null;
+            /**
+             * Format: date-time
+             * @description When the key stops working; null: never.
+             * @example null
+             */
+            expiresAt: string | null;
+            /** @description The key's own calls per second; null: only the account's rate. */
+            rateLimit: number | null;
+            /** @description Credits the key may spend per calendar month (UTC); null: no limit. */
+            monthlyCreditLimit: number | null;
+            /** @description CIDRs the key may be used from; null: anywhere. */
+            allowedIps: string[] | null;
+            /** @description Credits the key spent this calendar month (UTC), calls still running included; refunded calls are not counted. */
+            spentThisMonth: number;
         };
         /** @description A new API key. `key` is shown only in this answer: store it now. */
         NewApiKey: {
@@ -1682,6 +1769,20 @@ export interface components {
              * @example utk_8Fq2ZrW1tYk3Lm9Qp0Xn4Vb7Cs6Dh5Ja2Ge1Rf8W
              */
             key: string;
+            /** @description Tool and group names the key may call; null: every tool. */
+            tools: string[] | null;
+            /**
+             * Format: date-time
+             * @description When the key stops working; null: never.
+             * @example null
+             */
+            expiresAt: string | null;
+            /** @description The key's own calls per second; null: only the account's rate. */
+            rateLimit: number | null;
+            /** @description Credits the key may spend per calendar month (UTC); null: no limit. */
+            monthlyCreditLimit: number | null;
+            /** @description CIDRs the key may be used from; null: anywhere. */
+            allowedIps: string[] | null;
         };
         /** @description A revoked key. */
         RevokedApiKey: {
@@ -1696,6 +1797,70 @@ export interface components {
              * @example 2026-01-01T12:00:00.000Z
              */
             revokedAt: string;
+        };
+        /** @description A change to the account: who, from where, what. Never a secret. */
+        AuditEntry: {
+            /**
+             * @description The operator's list only: the entry's account.
+             * @example acc_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            accountId?: string;
+            /**
+             * @description Entry id.
+             * @example aud_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            at: string;
+            /** @description Who made it. */
+            actor: {
+                /** @enum {string} */
+                type: "owner" | "operator" | "service";
+                /** @description The owner token's prefix, `ADMIN_TOKEN` for the operator, null for the service. */
+                credential: string | null;
+            };
+            /** @description The client address (as TRUSTED_PROXY_HOPS trusts it); null for the service. */
+            ip: string | null;
+            /** @description The User-Agent header (first 256 characters); null when none. */
+            userAgent: string | null;
+            /** @enum {string} */
+            action: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed";
+            /** @description What was changed. */
+            target: {
+                /** @description `api_key`, `owner_token`, `webhook_endpoint`, `grant` or `account`. */
+                type: string;
+                id: string;
+            };
+            /** @description `[before, after]` of each field the change changed. */
+            changes: {
+                [key: string]: unknown[];
+            };
+            /** @description The previous entry's `hash`; empty for the account's first entry. */
+            prevHash: string;
+            /** @description Hex SHA-256 of `prevHash` followed by the canonical JSON (keys sorted at every depth, no spaces) of the entry's other fields but `prevHash` and `hash`. */
+            hash: string;
+        };
+        /** @description Audit log entries, newest first. */
+        AuditLogPage: {
+            items: components["schemas"]["AuditEntry"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description What walking the chain found. */
+        AuditVerification: {
+            /** @description Every hash is right and every entry links to the one before it. */
+            ok: boolean;
+            /** @description Entries walked (the whole kept log). */
+            entries: number;
+            /**
+             * @description When not ok: the first entry that was changed, or that follows one removed.
+             * @example aud_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            firstBadEntry?: string;
         };
         /** @description A webhook endpoint. */
         WebhookEndpoint: {
@@ -3781,8 +3946,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Insufficient credits ([`insufficient_credits`](https://api.example.com/docs/errors#insufficient_credits)) */
-        InsufficientCredits: {
+        /** @description Insufficient credits ([`insufficient_credits`](https://api.example.com/docs/errors#insufficient_credits)), or Key credit limit reached ([`key_credit_limit`](https://api.example.com/docs/errors#key_credit_limit)) */
+        InsufficientCreditsOrKeyCreditLimit: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3791,8 +3956,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Forbidden ([`forbidden`](https://api.example.com/docs/errors#forbidden)) */
-        Forbidden: {
+        /** @description Forbidden ([`forbidden`](https://api.example.com/docs/errors#forbidden)), or Tool not allowed for this key ([`tool_not_allowed`](https://api.example.com/docs/errors#tool_not_allowed)), or Address not allowed for this key ([`ip_not_allowed`](https://api.example.com/docs/errors#ip_not_allowed)) */
+        ForbiddenOrToolNotAllowedOrIpNotAllowed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3966,6 +4131,16 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Forbidden ([`forbidden`](https://api.example.com/docs/errors#forbidden)) */
+        Forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Not found ([`not_found`](https://api.example.com/docs/errors#not_found)) */
         NotFound: {
             headers: {
@@ -4053,6 +4228,8 @@ export interface components {
         UsageFrom: string;
         /** @description Only entries before this time (a date or an ISO 8601 time). */
         UsageTo: string;
+        /** @description Only the calls of this API key (`key_...`). */
+        UsageKeyId: string;
         /** @description Only events of this type. */
         EventType: "credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed";
         /** @description Attempts to list, newest first. */
@@ -4146,8 +4323,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4216,8 +4393,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4286,8 +4463,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4357,8 +4534,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4433,8 +4610,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4509,8 +4686,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4586,8 +4763,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4663,8 +4840,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4735,8 +4912,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4807,8 +4984,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4879,8 +5056,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4951,8 +5128,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5023,8 +5200,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5095,8 +5272,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5167,8 +5344,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5239,8 +5416,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5311,8 +5488,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5383,8 +5560,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5459,8 +5636,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5536,8 +5713,8 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
+            403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5693,6 +5870,8 @@ export interface operations {
                 from?: components["parameters"]["UsageFrom"];
                 /** @description Only entries before this time (a date or an ISO 8601 time). */
                 to?: components["parameters"]["UsageTo"];
+                /** @description Only the calls of this API key (`key_...`). */
+                keyId?: components["parameters"]["UsageKeyId"];
             };
             header?: never;
             path?: never;
@@ -5798,6 +5977,19 @@ export interface operations {
                 "application/json": {
                     /** @description A label for your own reference. */
                     name?: string;
+                    /** @description Tool names and group names (`network`, `web`, `files`, `hashing`, `market`) the key may call; another tool answers 403 `tool_not_allowed`. Unset: no limit. */
+                    tools?: ("hash-text" | "bcrypt-hash" | "bcrypt-verify" | "argon2-verify" | "qr-generate" | "watermark-image" | "image-upscale" | "word-to-pdf" | "http-request" | "web-scrape" | "seo-meta" | "broken-links" | "pdf-metadata" | "ping" | "dns-lookup" | "ssl-check" | "smtp-test" | "gold-price" | "website-screenshot" | "html-to-image" | "network" | "web" | "files" | "hashing" | "market")[];
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (in the future); after it, 401 `unauthorized` with `reason: "expired"`. Unset: no limit.
+                     */
+                    expiresAt?: string;
+                    /** @description Calls per second for this key (bursts of twice that), at most the account's rate (RATE_LIMIT_PER_SECOND); over it, 429 `rate_limited`. Unset: no limit. */
+                    rateLimit?: number;
+                    /** @description Credits the key may spend per calendar month (UTC), held like the balance: a call that would pass it answers 402 `key_credit_limit`, a refunded call gives its credits back. Unset: no limit. */
+                    monthlyCreditLimit?: number;
+                    /** @description IPv4 and IPv6 CIDRs (a bare address is its /32 or /128) the key may be used from; another address answers 403 `ip_not_allowed`. Unset: no limit. */
+                    allowedIps?: string[];
                 };
             };
         };
@@ -5853,6 +6045,62 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key id (`key_...`). */
+                id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A label for your own reference. */
+                    name?: string | null;
+                    /** @description Tool names and group names (`network`, `web`, `files`, `hashing`, `market`) the key may call; another tool answers 403 `tool_not_allowed`. null removes it. */
+                    tools?: ("hash-text" | "bcrypt-hash" | "bcrypt-verify" | "argon2-verify" | "qr-generate" | "watermark-image" | "image-upscale" | "word-to-pdf" | "http-request" | "web-scrape" | "seo-meta" | "broken-links" | "pdf-metadata" | "ping" | "dns-lookup" | "ssl-check" | "smtp-test" | "gold-price" | "website-screenshot" | "html-to-image" | "network" | "web" | "files" | "hashing" | "market")[] | null;
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (in the future); after it, 401 `unauthorized` with `reason: "expired"`. null removes it.
+                     */
+                    expiresAt?: string | null;
+                    /** @description Calls per second for this key (bursts of twice that), at most the account's rate (RATE_LIMIT_PER_SECOND); over it, 429 `rate_limited`. null removes it. */
+                    rateLimit?: number | null;
+                    /** @description Credits the key may spend per calendar month (UTC), held like the balance: a call that would pass it answers 402 `key_credit_limit`, a refunded call gives its credits back. null removes it. */
+                    monthlyCreditLimit?: number | null;
+                    /** @description IPv4 and IPv6 CIDRs (a bare address is its /32 or /128) the key may be used from; another address answers 403 `ip_not_allowed`. null removes it. */
+                    allowedIps?: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The key as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -6422,6 +6670,108 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Entries per page, newest first. */
+                limit?: number;
+                /** @description The previous page's `nextCursor`. */
+                cursor?: string;
+                /** @description Only entries of this action. */
+                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries, or the CSV file. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditLogPage"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    verifyAuditLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the walk found. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditVerification"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listAuditLogAdmin: {
+        parameters: {
+            query?: {
+                /** @description Only this account (`acc_...`). */
+                accountId?: string;
+                /** @description Entries per page, newest first. */
+                limit?: number;
+                /** @description The previous page's `nextCursor`. */
+                cursor?: string;
+                /** @description Only entries of this action. */
+                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditLogPage"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     openAccount: {
         parameters: {
             query?: never;
@@ -6941,7 +7291,7 @@ export interface operations {
             path: {
                 /** @description The digest in the page's links; any other is served too, not cached. */
                 version: string;
-                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "paged-list.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-calls.js" | "view-credits.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-usage.js" | "view-webhooks.js";
+                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "paged-list.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-calls.js" | "view-credits.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-usage.js" | "view-webhooks.js";
             };
             cookie?: never;
         };

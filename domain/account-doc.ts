@@ -16,6 +16,21 @@ export class AccountNotFoundError extends Error {
 
 export const holdPath = (requestId: string) => `holds.${requestId}`;
 export const lotPath = (grantId: string) => `lots.${grantId}`;
+/** The calendar month (UTC) a key's spending counts in: `YYYY-MM`. */
+export const spendMonth = (at: number): string => new Date(at).toISOString().slice(0, 7);
+
+/** Where a key's spending in a month (`YYYY-MM`) is counted: key ids and months hold no dot. */
+export const keySpendPath = (keyId: string, month: string) => `keySpend.${keyId}.${month}`;
+
+/**
+ * What refuses `call` for its key's monthly limit in `doc`, at `month`: the limit and what the key
+ * has spent (or holds) that month; undefined when the key has no limit or the cost fits.
+ */
+export function keyLimitRefusal(doc: Pick<AccountDoc, 'keySpend'>, call: { keyId?: string; keyCreditLimit?: number; cost: number }, month: string) {
+  if (!call.keyId || call.keyCreditLimit === undefined) return undefined;
+  const spent = doc.keySpend?.[call.keyId]?.[month] ?? 0;
+  return spent + call.cost > call.keyCreditLimit ? { limit: call.keyCreditLimit, spent } : undefined;
+}
 
 
 export function newAccountDoc(fields: { id: string; name?: string | null; email?: string | null; credits: number; now: Date; plan?: AccountPlan }): AccountDoc {

@@ -18,10 +18,17 @@ export interface CallRef {
    * reserve reads the call's ledger entry first and holds nothing when the call is settled.
    */
   mayBeSettled?: boolean;
+  /** The API key that made the call: its entry names it and the account's `keySpend` counts it. */
+  keyId?: string;
+  /** That key's monthlyCreditLimit: a reserve that would take its month's spending past it is refused. */
+  keyCreditLimit?: number;
 }
 
-/** A reserve's answer: held (ok) or refused for want of credits, with the available balance. */
-export type ReserveResult = { ok: true; balance: number } | { ok: false; balance: number };
+/**
+ * A reserve's answer: held (ok) or refused, with the available balance; `keyLimit` when the key's
+ * monthly limit refused it (what it has spent this month).
+ */
+export type ReserveResult = { ok: true; balance: number } | { ok: false; balance: number; keyLimit?: { limit: number; spent: number } };
 
 export interface CommitResult {
   /** `refunded` when the commit came after the call's answerBy. */

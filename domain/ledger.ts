@@ -7,7 +7,7 @@ import type { Db } from 'mongodb';
 import { collections } from '../lib/mongo.js';
 import type { AccountDoc, GrantKind } from '../lib/mongo-documents.js';
 import type { EventSink } from './events.js';
-import { LOW_BALANCE_THRESHOLD, lotPath, readAccount } from './account-doc.js';
+import { LOW_BALANCE_THRESHOLD, keyLimitRefusal, lotPath, readAccount, spendMonth } from './account-doc.js';
 import { BALANCE_FIELDS, createBalanceEvents, outboxEvent } from './balance-events.js';
 import { createLotUpkeep } from './lot-upkeep.js';
 import { createQuickReserve } from './quick-reserve.js';
@@ -47,7 +47,9 @@ export function createLedger(db: Db, onEvent?: EventSink) {
      * a hold saying which; a repeat is a no-op, and so is a reserve after the call was settled when
      * the caller says it may be (`mayBeSettled`): the commit or refund that follows then answers
      * what was decided. The update is guarded by what it takes from each grant, so two reserves
-     * can never spend the same credits; one that loses a race reads again and chooses again.
+     * can never spend the same credits; one that loses a race reads again and chooses again. A call
+     * of an API key counts its cost in the key's month (`keySpend`), guarded by the key's
+     * monthlyCreditLimit when it has one: refused with `keyLimit` past it.
      */
     async reserve(call: CallRef, now = Date.now()): Promise<ReserveResult> {
       if (call.mayBeSettled && (await ledger.findOne({ _id: call.requestId }, { projection: { _id: 1 } }))) {
@@ -58,6 +60,8 @@ export function createLedger(db: Db, onEvent?: EventSink) {
       for (;;) {
         const doc = await upkeep.current(call.accountId, now);
         if (doc.holds?.[call.requestId]) return { ok: true, balance: doc.balance };
+        const keyLimit = keyLimitRefusal(doc, call, spendMonth(now));
+        if (keyLimit) return { ok: false, balance: doc.balance, keyLimit };
         const take = allocate(doc.lots, call.cost, now);
         if (!take) return { ok: false, balance: doc.balance };
         const held = await reserves.takeHold(call, take, {}, now);

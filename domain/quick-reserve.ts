@@ -4,7 +4,7 @@
 import type { Db } from 'mongodb';
 import { collections } from '../lib/mongo.js';
 import type { AccountDoc, Hold, Lot } from '../lib/mongo-documents.js';
-import { holdPath, lotPath } from './account-doc.js';
+import { holdPath, keySpendPath, lotPath, spendMonth } from './account-doc.js';
 import { singleLotChoice } from './lots.js';
 import type { CallRef, ReserveResult } from './ledger-terms.js';
 
@@ -79,6 +79,18 @@ export function createQuickReserve(db: Db) {
       inc[`${lotPath(grantId)}.remaining`] = -n;
     }
     const hold: Hold = { cost: call.cost, tool: call.tool, at: new Date(now), from: take };
+    if (call.keyId) {
+      // The key's month counts the cost in this same update; with a limit, the update is guarded by
+      // it as by the balance, so concurrent calls can never take the key past it.
+      const month = spendMonth(now);
+      const spent = keySpendPath(call.keyId, month);
+      if (call.keyCreditLimit !== undefined) {
+        if (call.cost > call.keyCreditLimit) return undefined;
+        filter[spent] = { $not: { $gt: call.keyCreditLimit - call.cost } };
+      }
+      inc[spent] = call.cost;
+      Object.assign(hold, { keyId: call.keyId, month });
+    }
     const after = await accounts.findOneAndUpdate(filter, { $inc: inc, $set: { [holdPath(call.requestId)]: hold } }, { returnDocument: 'after', projection: RESERVE_FIELDS });
     if (!after) return undefined;
     lastLots.remember(after);

@@ -4,7 +4,7 @@
 import type { Db } from 'mongodb';
 import { collections } from '../lib/mongo.js';
 import type { AccountDoc, Hold, LedgerEntry } from '../lib/mongo-documents.js';
-import { holdPath, lotPath, readAccount, welcomeGrantId } from './account-doc.js';
+import { holdPath, keySpendPath, lotPath, readAccount, welcomeGrantId } from './account-doc.js';
 import { BALANCE_FIELDS, type BalanceEvents } from './balance-events.js';
 import type { LotUpkeep } from './lot-upkeep.js';
 import type { CallRef, CommitResult } from './ledger-terms.js';
@@ -22,7 +22,12 @@ export function createSettlement(db: Db, events: BalanceEvents, upkeep: LotUpkee
   async function settle(call: CallRef, wanted: 'charged' | 'refunded', now: number): Promise<CommitResult> {
     const entry = await ledger.findOneAndUpdate(
       { _id: call.requestId },
-      { $setOnInsert: { accountId: call.accountId, tool: call.tool, credits: wanted === 'charged' ? call.cost : 0, outcome: wanted, at: new Date(now) } },
+      {
+        $setOnInsert: {
+          accountId: call.accountId, tool: call.tool, credits: wanted === 'charged' ? call.cost : 0, outcome: wanted, at: new Date(now),
+          ...(call.keyId ? { keyId: call.keyId } : {}),
+        },
+      },
       { upsert: true, returnDocument: 'after' },
     );
     const outcome = entry?.outcome ?? wanted;
@@ -66,6 +71,8 @@ export function createSettlement(db: Db, events: BalanceEvents, upkeep: LotUpkee
       const from = hold.from ?? { [welcomeGrantId(call.accountId)]: hold.cost };
       const filter: Record<string, unknown> = { _id: call.accountId, [holdPath(call.requestId)]: { $exists: true } };
       const inc: Record<string, number> = { balance: 0, chargedBalance: 0 };
+      // The key's month gets the credits back, whatever becomes of them in the grants.
+      if (hold.keyId && hold.month) inc[keySpendPath(hold.keyId, hold.month)] = -hold.cost;
       const lapsed: LedgerEntry[] = [];
       for (const [grantId, n] of Object.entries(from)) {
         const lot = doc.lots[grantId];

@@ -38,6 +38,15 @@ export interface Config {
   freeCredits: number;
   /** Per-account calls per second (burst twice that). `RATE_LIMIT_PER_SECOND`, default 20. */
   rateLimitPerSecond: number;
+  /**
+   * Proxies in front of the API that append the client's address to `X-Forwarded-For` (the load
+   * balancer: 1). The client address (a key's `allowedIps`, `lastUsedIp`, the audit log) is the
+   * entry that many hops from the right; 0 ignores the header, so no caller can choose it.
+   * `TRUSTED_PROXY_HOPS`, default 0.
+   */
+  trustedProxyHops: number;
+  /** Days the audit log keeps an entry (the sweeper deletes older ones). `AUDIT_RETENTION_DAYS`, default 400. */
+  auditRetentionDays: number;
   /** CIDRs (each with optional `:port`) the target guard lets through. `TARGET_ALLOWLIST`. */
   targetAllowlist: string[];
   /** Resolvers used by every tool, `ip[:port]`. `DNS_SERVERS`, default the system's. */
@@ -139,6 +148,8 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey: parseSecretKey(env.SECRET_KEY),
     freeCredits: int(env, 'FREE_CREDITS', 100),
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 20, 1),
+    trustedProxyHops: int(env, 'TRUSTED_PROXY_HOPS', 0),
+    auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 400, 1),
     targetAllowlist: list(env, 'TARGET_ALLOWLIST'),
     dnsServers: list(env, 'DNS_SERVERS'),
     webhooksAllowLocalhost: bool(env, 'WEBHOOKS_ALLOW_LOCALHOST', false),

@@ -9,6 +9,9 @@ export interface Hold {
   at: Date;
   /** The grants the cost was taken from (grant id -> credits); absent on holds older than grants. */
   from?: Record<string, number>;
+  /** The API key that made the call and the month (`YYYY-MM`) its `keySpend` counted the cost in. */
+  keyId?: string;
+  month?: string;
 }
 
 /** What is left of one grant inside its account's document: spendable credits and when they lapse. */
@@ -51,6 +54,17 @@ export interface AccountDoc {
    * what is left of them: a reserve that chose its lots from an earlier read pins it (absent: 0).
    */
   lotsVersion?: number;
+  /**
+   * Credits each API key spent (or holds) per calendar month (UTC): key id -> `YYYY-MM` -> credits.
+   * Counted by the reserve's update and given back by a refund's, so a key's monthlyCreditLimit is
+   * guarded exactly as the balance is. Absent until a key's call reserves.
+   */
+  keySpend?: Record<string, Record<string, number>>;
+  /**
+   * Audit entries of deletions (a webhook endpoint's), written before the deletion: appended once
+   * the target is gone, dropped if it is still there a minute later (the deletion never happened).
+   */
+  auditDrafts?: AuditDraft[];
   /** Usage-ledger entries decided by an update of this document, copied to `ledger` after it (like `outbox`). */
   entries?: LedgerEntry[];
   /** The account's plan and where its monthly allowance stands (domain/allowances.ts). */
@@ -88,7 +102,22 @@ export interface CredentialDoc {
   digest: string;
   createdAt: Date;
   lastUsedAt: Date | null;
+  /** The client address of that use (written with lastUsedAt). Absent before keys kept it. */
+  lastUsedIp?: string | null;
   revokedAt: Date | null;
+  // An API key's settings (domain/key-settings.ts): each absent when not set.
+  /** Tool names and group names the key may call. */
+  tools?: string[];
+  /** After it the key answers 401 `reason: "expired"`. */
+  expiresAt?: Date;
+  /** Calls per second for this key (burst twice that), at most the account's. */
+  rateLimit?: number;
+  /** Credits the key may spend per calendar month (UTC), held in the account's `keySpend`. */
+  monthlyCreditLimit?: number;
+  /** IPv4/IPv6 CIDRs the key may be used from. */
+  allowedIps?: string[];
+  /** Audit entries of changes to it, written with the change, until they are in the chain. */
+  auditDrafts?: AuditDraft[];
 }
 
 export interface LedgerEntry {
@@ -102,6 +131,8 @@ export interface LedgerEntry {
   outcome: 'charged' | 'refunded' | 'expired';
   /** For an expiry: the grant whose credits lapsed. */
   grantId?: string;
+  /** The API key that made the call (absent for calls before keys were recorded, and expiries of grants). */
+  keyId?: string;
   at: Date;
 }
 
@@ -204,6 +235,8 @@ export interface WebhookEndpointDoc {
   previousSecretSealed?: string | null;
   /** The rotation whose overlap runs: the endpoint's workflow ends it by this id when the window closes. */
   rotation?: { id: string; startedAt: Date; overlapEndsAt: Date } | null;
+  /** Audit entries of changes to it, written with the change, until they are in the chain. */
+  auditDrafts?: AuditDraft[];
 }
 
 export interface WebhookAttemptDoc {
@@ -264,4 +297,30 @@ export interface MarketQuoteDoc {
   _id: string;
   value: Record<string, unknown>;
   savedAt: Date;
+}
+
+/** A change to an account as the audit log records it (domain/audit-log.ts): never a secret. */
+export interface AuditDraft {
+  id: string;
+  accountId: string;
+  at: Date;
+  actor: { type: 'owner' | 'operator' | 'service'; credential: string | null };
+  ip: string | null;
+  userAgent: string | null;
+  /** `api_key.created`, `webhook_endpoint.deleted`, ... */
+  action: string;
+  target: { type: string; id: string };
+  /** `[before, after]` of each field the change changed. */
+  changes: Record<string, [unknown, unknown]>;
+}
+
+/** An entry of an account's audit chain. */
+export interface AuditEntryDoc extends Omit<AuditDraft, 'id'> {
+  _id: string;
+  /** Its place in the account's chain, from 1. Unique per account: two appends cannot take the same place. */
+  seq: number;
+  /** The hash of the entry before it (`''` for the first). */
+  prevHash: string;
+  /** Hex SHA-256 of prevHash followed by the entry's canonical JSON (domain/audit-log.ts). */
+  hash: string;
 }

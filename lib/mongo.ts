@@ -17,6 +17,7 @@ import type {
   WebhookAttemptDoc,
   WebhookEndpointDoc,
   WebhookUndeliveredDoc,
+  AuditEntryDoc,
 } from './mongo-documents.js';
 import { untilDeadline } from './until-deadline.js';
 
@@ -35,6 +36,7 @@ export interface Collections {
   grants: Collection<GrantDoc>;
   plans: Collection<PlanDoc>;
   destinations: Collection<DestinationDoc>;
+  auditLog: Collection<AuditEntryDoc>;
 }
 
 /**
@@ -64,6 +66,7 @@ export function collections(db: Db): Collections {
     grants: db.collection('grants', JOURNALED),
     plans: db.collection('plans', JOURNALED),
     destinations: db.collection('destinations'),
+    auditLog: db.collection('audit_log', JOURNALED),
   };
 }
 
@@ -91,6 +94,9 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.grants.createIndex({ expiredAt: 1, expiresAt: 1 }),
     c.accounts.createIndex({ 'plan.nextAllowanceAt': 1 }),
     c.destinations.createIndex({ accountId: 1, createdAt: 1 }),
+    c.auditLog.createIndex({ accountId: 1, seq: -1 }, { unique: true }),
+    c.auditLog.createIndex({ accountId: 1, at: -1, _id: -1 }),
+    c.auditLog.createIndex({ at: -1, _id: -1 }),
   ]);
 }
 

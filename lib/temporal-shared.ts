@@ -103,6 +103,10 @@ export interface ToolCallInput {
    * where it was stored, and a write that fails refunds the call (`destination_error`).
    */
   destination?: CallDestination;
+  /** The API key that made the call: its usage entry names it and its monthly spending counts it. Absent in calls started before. */
+  keyId?: string;
+  /** That key's monthlyCreditLimit when it has one: the reserve refuses past it (domain/quick-reserve.ts). */
+  keyCreditLimit?: number;
 }
 
 /**
@@ -147,4 +151,22 @@ export const ANSWERED_TOO_LATE: ToolCallError = { code: 'tool_timeout', message:
 /** The 402 of a call the balance cannot cover, whether the workflow or the API (async) finds it. */
 export function insufficientCredits(cost: number, balance: number): ToolCallError {
   return { code: 'insufficient_credits', message: `This call costs ${cost} credits; the balance is ${balance}.`, extras: { balance, cost } };
+}
+
+export function keyCreditLimitReached(limit: number, spent: number, cost: number): ToolCallError {
+  return { code: 'key_credit_limit', message: `This call costs ${cost} credits; the key has spent ${spent} of its ${limit} this month.`, extras: { limit, spent, cost } };
+}
+
+/** The call as the ledger knows it (domain/ledger-terms.ts CallRef): whose, which, its cost and its key. */
+export function callRefOf(call: ToolCallInput, requestId: string) {
+  return {
+    accountId: call.accountId, requestId, tool: call.tool, cost: call.cost,
+    ...(call.keyId ? { keyId: call.keyId } : {}),
+    ...(call.keyCreditLimit !== undefined ? { keyCreditLimit: call.keyCreditLimit } : {}),
+  };
+}
+
+/** The error of a refused reserve: the key's monthly limit when that was it, else the balance. */
+export function reserveRefusal(cost: number, refused: { balance: number; keyLimit?: { limit: number; spent: number } }): ToolCallError {
+  return refused.keyLimit ? keyCreditLimitReached(refused.keyLimit.limit, refused.keyLimit.spent, cost) : insufficientCredits(cost, refused.balance);
 }

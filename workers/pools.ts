@@ -124,7 +124,7 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
       workflowBundle,
       // Webhook endpoints and the sweeper; the ledger steps too, for calls started on `core`
       // before calls ran on their pool's queue.
-      activities: createCoreActivities(deps.db, { ...webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log, net: deps.net }), blobs: deps.blobs }),
+      activities: createCoreActivities(deps.db, { ...webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log, net: deps.net }), blobs: deps.blobs, auditRetentionDays: deps.config.auditRetentionDays }),
       maxCachedWorkflows: 2_000,
       maxConcurrentWorkflowTaskExecutions: 100,
       maxConcurrentLocalActivityExecutions: 200,

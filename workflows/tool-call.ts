@@ -15,7 +15,7 @@ import type { CoreActivities } from '../activities/core/index.js';
 import type { CallStepActivities } from '../activities/call-step.js';
 import type { CallRef } from '../domain/ledger-terms.js';
 import { ERRORS, isErrorCode } from '../lib/errors.js';
-import { ANSWERED_TOO_LATE, TASK_QUEUES, TOOL_FAILED, TOOL_TIMED_OUT, insufficientCredits, type ToolActivityInput, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+import { ANSWERED_TOO_LATE, TASK_QUEUES, TOOL_FAILED, TOOL_TIMED_OUT, callRefOf, reserveRefusal, type ToolActivityInput, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import { finishAsyncCall } from './async-call.js';
 
 /** Ledger steps are short single-document updates; retry them until the database answers. */
@@ -52,7 +52,7 @@ const FIRST_TASK_HISTORY_LENGTH = 3;
 const FINAL_CODES = Object.keys(ERRORS).filter((code) => code !== 'unavailable');
 
 export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
-  const ref = { accountId: call.accountId, requestId: workflowInfo().workflowId, tool: call.tool, cost: call.cost };
+  const ref = callRefOf(call, workflowInfo().workflowId);
 
   // A first task that is not the run's first (history: started, scheduled, started) is a re-run
   // after a worker died mid-task; its steps may have reserved or settled the call before they
@@ -84,7 +84,7 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
 async function inSteps(call: ToolCallInput, ref: CallRef, rerun: boolean): Promise<ToolCallResult> {
   const reserved = await ledger.reserve({ ...ref, mayBeSettled: rerun });
   if (!reserved.ok) {
-    return failed(insufficientCredits(call.cost, reserved.balance));
+    return failed(reserveRefusal(call.cost, reserved));
   }
 
   try {

@@ -18,13 +18,16 @@ export interface CoreActivityOptions {
   webhooks?: WebhookActivityDeps;
   /** Where big outputs wait (BLOB_STORE_URL), swept here; the database when absent. */
   blobs?: BlobStore;
+  /** AUDIT_RETENTION_DAYS: how long the sweeper keeps audit log entries (default 400). */
+  auditRetentionDays?: number;
 }
 
 export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) {
   const ledger = createLedger(db, options.onEvent);
   const callKeys = createCallKeys(db);
   const asyncCalls = createAsyncCalls(db, options.onEvent);
-  const sweeper = createSweeper(db, DEFAULT_SWEEP, options.blobs);
+  const sweep = options.auditRetentionDays ? { ...DEFAULT_SWEEP, auditRetentionMs: options.auditRetentionDays * 24 * 60 * 60 * 1000 } : DEFAULT_SWEEP;
+  const sweeper = createSweeper(db, sweep, options.blobs);
   const allowances = createAllowances(db, options.onEvent);
   return {
     reserve: (call: CallRef) => ledger.reserve(call),

@@ -1,6 +1,7 @@
 //! Expiry without TTL indexes (the local database has none): idempotency records, call keys,
 //! claim-check blobs, outboxes (events, expiry entries) left by a crash, holds whose call can no longer end, events past
-//! the event log's 30 days, and asynchronous calls' answers past their 24 hours.
+//! the event log's 30 days, asynchronous calls' answers past their 24 hours, audit drafts a crash
+//! left on a changed document, and audit entries past AUDIT_RETENTION_DAYS.
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
 import { sweepBlobs } from '../../lib/claim-check-codec.js';
@@ -8,17 +9,21 @@ import { DatabaseBlobStore, type BlobStore } from '../../lib/blob-store.js';
 import { createEventLog } from '../../domain/event-log.js';
 import { createAsyncCalls } from '../../domain/async-calls.js';
 import { createLedger } from '../../domain/ledger.js';
+import { createAuditLog } from '../../domain/audit-log.js';
 
 export interface SweepOptions {
   /** Claim-check blobs and big outputs live this long: an idempotent replay within 24 h still reads its answer. */
   blobRetentionMs: number;
   /** A hold older than this belongs to a call that was terminated; it is refunded. */
   orphanHoldMs: number;
+  /** Audit log entries are kept this long (AUDIT_RETENTION_DAYS). */
+  auditRetentionMs: number;
 }
 
 export const DEFAULT_SWEEP: SweepOptions = {
   blobRetentionMs: 25 * 60 * 60 * 1000,
   orphanHoldMs: 2 * 60 * 60 * 1000,
+  auditRetentionMs: 400 * 24 * 60 * 60 * 1000,
 };
 
 export interface SweepReport {
@@ -32,6 +37,8 @@ export interface SweepReport {
   events: number;
   /** Asynchronous calls whose answer was dropped, and records deleted. */
   calls: { expired: number; deleted: number };
+  /** Audit drafts a crash left on a changed document, appended; entries past their retention, deleted. */
+  audit?: { drafts: number; expired: number };
 }
 
 /** `outputBlobs`: the store big outputs wait in (BLOB_STORE_URL); the database when absent. */
@@ -40,13 +47,14 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, out
   const ledger = createLedger(db);
   const eventLog = createEventLog(db);
   const asyncCalls = createAsyncCalls(db);
+  const auditLog = createAuditLog(db);
 
   async function refundOrphanHolds(now: number): Promise<number> {
     let refunded = 0;
     for await (const account of c.accounts.find({ holds: { $ne: {} } }, { projection: { holds: 1 } })) {
       for (const [requestId, hold] of Object.entries(account.holds ?? {})) {
         if (now - new Date(hold.at).getTime() < options.orphanHoldMs) continue;
-        await ledger.refund({ accountId: account._id, requestId, tool: hold.tool, cost: hold.cost });
+        await ledger.refund({ accountId: account._id, requestId, tool: hold.tool, cost: hold.cost, ...(hold.keyId ? { keyId: hold.keyId } : {}) });
         refunded++;
       }
     }
@@ -74,6 +82,7 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, out
         orphanHolds: await refundOrphanHolds(now),
         events: await eventLog.sweep(now),
         calls: await asyncCalls.sweep(now),
+        audit: { drafts: await auditLog.flushLeftovers(), expired: await auditLog.sweep(new Date(now - options.auditRetentionMs)) },
       };
     },
   };

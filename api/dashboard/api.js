@@ -122,6 +122,8 @@ export function createClient({ token, onUnauthorized = () => {} }) {
     revokeKey: (keyId) => call('DELETE', `/api/v1/account/keys/${id(keyId)}`),
     destinations: () => call('GET', '/api/v1/account/destinations'),
     deleteDestination: (destinationId) => call('DELETE', `/api/v1/account/destinations/${id(destinationId)}`),
+    /** A key's settings: what is given is set, null clears it. */
+    updateKey: (keyId, settings) => call('PATCH', `/api/v1/account/keys/${id(keyId)}`, settings),
     webhooks: () => call('GET', '/api/v1/account/webhooks'),
     createWebhook: (url) => call('POST', '/api/v1/account/webhooks', { url }),
     deleteWebhook: (endpointId) => call('DELETE', `/api/v1/account/webhooks/${id(endpointId)}`),

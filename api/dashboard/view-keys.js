@@ -1,7 +1,8 @@
-//! API keys: create (the key is shown once, with a copy button), list with prefix, creation and
-//! last use, and revoke after confirmation.
+//! API keys: create (the key is shown once, with a copy button), list with prefix, creation, last
+//! use and limits, edit a key's limits (tools, expiry, rate, monthly credits, addresses), and
+//! revoke after confirmation.
 import { confirmAction } from './dialogs.js';
-import { $, announce, busy, clearFormError, dataTable, empty, errorBox, focusOn, h, loading, problemText, replace, showFormError, time } from './dom.js';
+import { $, announce, busy, clearFormError, credits, dataTable, empty, errorBox, focusOn, formatInt, h, loading, problemText, replace, showFormError, time } from './dom.js';
 import { hideSecret, showSecret } from './secret.js';
 
 export function createKeysView({ client }) {
@@ -10,7 +11,14 @@ export function createKeysView({ client }) {
   const form = $('key-form');
   const nameInput = $('key-name');
   const formError = $('key-name-error');
+  const settingsForm = $('key-settings');
+  const settingsError = $('key-settings-error');
+  const fields = {
+    tools: $('key-tools'), expiresAt: $('key-expires'), rateLimit: $('key-rate'), monthlyCreditLimit: $('key-monthly'), allowedIps: $('key-ips'),
+  };
   let keys = null;
+  /** The key whose limits are being edited. */
+  let editing = null;
 
   async function load() {
     if (keys === null) replace(container, loading('API keys'));
@@ -35,7 +43,7 @@ export function createKeysView({ client }) {
       h('p', { class: 'muted small', id: 'keys-count' }, `${active} active, ${keys.length - active} revoked.`),
       dataTable({
         attrs: { class: 'keys-table', 'aria-labelledby': 'keys-title', 'aria-describedby': 'keys-count' },
-        columns: ['Name', 'Key', 'Created', 'Last used', 'Status', 'Actions'],
+        columns: ['Name', 'Key', 'Created', 'Last used', 'Limits', 'Status', 'Actions'],
         rowHeader: 0,
         rows: keys.map(row),
       }),
@@ -50,11 +58,91 @@ export function createKeysView({ client }) {
         key.name || h('span', { class: 'muted' }, 'Unnamed'),
         h('code', { class: 'key-prefix' }, `${key.prefix}…`),
         time(key.createdAt),
-        time(key.lastUsedAt),
+        [time(key.lastUsedAt), key.lastUsedIp ? h('span', { class: 'muted small' }, ` from ${key.lastUsedIp}`) : null],
+        limitsText(key),
         key.revokedAt ? [h('span', { class: 'badge revoked' }, 'Revoked'), ' ', time(key.revokedAt)] : h('span', { class: 'badge active' }, 'Active'),
-        key.revokedAt ? null : h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke key ${label}`, 'data-focus-key': `revoke-${key.id}`, onclick: (e) => revoke(key, e.currentTarget) }, 'Revoke'),
+        key.revokedAt
+          ? null
+          : [
+              h('button', { type: 'button', 'aria-label': `Edit limits of key ${label}`, 'data-focus-key': `limits-${key.id}`, onclick: () => edit(key) }, 'Edit limits'),
+              ' ',
+              h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke key ${label}`, 'data-focus-key': `revoke-${key.id}`, onclick: (e) => revoke(key, e.currentTarget) }, 'Revoke'),
+            ],
       ],
     };
+  }
+
+  /** What limits a key, in words; the month's spending always. */
+  function limitsText(key) {
+    const parts = [];
+    if (key.tools) parts.push(`Tools: ${key.tools.join(', ')}`);
+    if (key.expiresAt) parts.push(h('span', {}, 'Expires ', time(key.expiresAt)));
+    if (key.rateLimit) parts.push(`${key.rateLimit}/s`);
+    parts.push(key.monthlyCreditLimit ? `${credits(key.spentThisMonth)} of ${formatInt(key.monthlyCreditLimit)} this month` : `${credits(key.spentThisMonth)} this month`);
+    if (key.allowedIps) parts.push(`From ${key.allowedIps.join(', ')}`);
+    return h('ul', { class: 'key-limits small' }, ...parts.map((p) => h('li', {}, p)));
+  }
+
+  /** A datetime-local value (local time, to the minute) for an ISO time, and back. */
+  const toLocalInput = (iso) => {
+    if (!iso) return '';
+    const d = new Date(iso);
+    return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+  };
+  const list = (text) => text.split(',').map((s) => s.trim()).filter(Boolean);
+  const whole = (text) => (text.trim() === '' ? null : Number(text));
+
+  function edit(key) {
+    editing = key;
+    clearFormError(settingsError, fields.tools);
+    $('key-settings-title').textContent = `Limits of key ${key.name || `${key.prefix}…`}`;
+    fields.tools.value = (key.tools ?? []).join(', ');
+    fields.expiresAt.value = toLocalInput(key.expiresAt);
+    fields.rateLimit.value = key.rateLimit ?? '';
+    fields.monthlyCreditLimit.value = key.monthlyCreditLimit ?? '';
+    fields.allowedIps.value = (key.allowedIps ?? []).join(', ');
+    settingsForm.hidden = false;
+    focusOn($('key-settings-title'));
+  }
+
+  function closeEditor() {
+    settingsForm.hidden = true;
+    editing = null;
+  }
+
+  async function save(event) {
+    event.preventDefault();
+    if (!editing) return;
+    const key = editing;
+    const button = settingsForm.querySelector('button[type=submit]');
+    await busy(button, async () => {
+      for (const input of Object.values(fields)) input.removeAttribute('aria-invalid');
+      clearFormError(settingsError, fields.tools);
+      const tools = list(fields.tools.value);
+      const ips = list(fields.allowedIps.value);
+      const settings = {
+        tools: tools.length ? tools : null,
+        expiresAt: fields.expiresAt.value ? new Date(fields.expiresAt.value).toISOString() : null,
+        rateLimit: whole(fields.rateLimit.value),
+        monthlyCreditLimit: whole(fields.monthlyCreditLimit.value),
+        allowedIps: ips.length ? ips : null,
+      };
+      try {
+        await client.updateKey(key.id, settings);
+        closeEditor();
+        await load();
+        focusOn($('keys-title'));
+        announce(`Limits of key ${key.name || key.prefix} saved.`);
+      } catch (err) {
+        if (err.name === 'AbortError') return;
+        // Mark each field the service named, and say why.
+        const named = (err.errors ?? []).map((e) => e.field.split('/')[1]).filter((f) => f in fields);
+        for (const f of named) fields[f].setAttribute('aria-invalid', 'true');
+        showFormError(settingsError, fields[named[0] ?? 'tools'], err);
+        if (!named.length) fields.tools.removeAttribute('aria-invalid');
+        (fields[named[0]] ?? fields.tools).focus();
+      }
+    });
   }
 
   async function revoke(key, button) {
@@ -108,11 +196,17 @@ export function createKeysView({ client }) {
   }
 
   form.addEventListener('submit', create);
+  settingsForm.addEventListener('submit', save);
+  const cancel = $('key-settings-cancel');
+  cancel.addEventListener('click', closeEditor);
 
   return {
     load,
     close() {
       form.removeEventListener('submit', create);
+      settingsForm.removeEventListener('submit', save);
+      cancel.removeEventListener('click', closeEditor);
+      closeEditor();
       hideSecret(secretBox);
       clearFormError(formError, nameInput);
       nameInput.value = '';

@@ -26,6 +26,15 @@ const apiKeyFields = {
   createdAt: dateTime('When the key was created.'),
 };
 
+/** An API key's settings as shown: null where not set (BODY_SCHEMAS.createKey says what each means). */
+const keySettingFields = {
+  tools: { type: ['array', 'null'], items: { type: 'string' }, description: 'Tool and group names the key may call; null: every tool.' },
+  expiresAt: nullableDateTime('When the key stops working; null: never.'),
+  rateLimit: { type: ['integer', 'null'], description: "The key's own calls per second; null: only the account's rate." },
+  monthlyCreditLimit: { type: ['integer', 'null'], description: 'Credits the key may spend per calendar month (UTC); null: no limit.' },
+  allowedIps: { type: ['array', 'null'], items: { type: 'string' }, description: 'CIDRs the key may be used from; null: anywhere.' },
+};
+
 const usageFields = {
   requestId: { type: 'string', description: "The call's request id (its `X-Request-Id`); for an expiry `exp_...`." },
   tool: { type: ['string', 'null'], description: 'Tool name; null for the expiry of a grant.' },
@@ -50,7 +59,11 @@ export const ACCOUNT_SCHEMAS: Record<string, JsonSchema> = {
   UsageEntry: {
     // `grantId` only on expiries.
     ...record('One finished tool call, or the expiry of what was left of a grant.', usageFields),
-    properties: { ...usageFields, grantId: id('grt', 'For an expiry: the grant whose credits lapsed.') },
+    properties: {
+      ...usageFields,
+      grantId: id('grt', 'For an expiry: the grant whose credits lapsed.'),
+      keyId: id('key', 'For a call: the API key that made it (absent on calls made before keys were recorded).'),
+    },
   },
   Grant: record('A grant of credits and what is left of it.', {
     id: id('grt', 'Grant id.'),
@@ -95,11 +108,15 @@ export const ACCOUNT_SCHEMAS: Record<string, JsonSchema> = {
   ApiKey: record('An API key, without the key itself.', {
     ...apiKeyFields,
     lastUsedAt: nullableDateTime('About when the key last authenticated a call (updated at most once a minute); null if never.'),
+    lastUsedIp: { type: ['string', 'null'], description: 'The address that use came from; null if never.' },
     revokedAt: nullableDateTime('When the key was revoked; null while it works.'),
+    ...keySettingFields,
+    spentThisMonth: credits('Credits the key spent this calendar month (UTC), calls still running included; refunded calls are not counted.'),
   }),
   NewApiKey: record('A new API key. `key` is shown only in this answer: store it now.', {
     ...apiKeyFields,
     key: credential('utk', 'The API key.'),
+    ...keySettingFields,
   }),
   RevokedApiKey: record('A revoked key.', {
     id: id('key', 'Key id.'),

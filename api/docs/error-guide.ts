@@ -46,10 +46,11 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     example: { detail: 'The input is invalid: /text is required.', members: { errors: [{ field: '/text', message: 'is required' }] } },
   },
   unauthorized: {
-    when: 'The Authorization header is missing or is not "Bearer <credential>", or the credential is malformed, unknown or revoked. A revoked key fails within one second.',
+    when: 'The Authorization header is missing or is not "Bearer <credential>", or the credential is malformed, unknown, revoked or past its expiresAt (then reason is "expired"). A revoked key fails within one second.',
     action:
       'Send Authorization: Bearer <credential>: an API key (utk_...) for tools, an owner token (uto_...) for the account API. ' +
-      'A key that stopped working may have been revoked in the dashboard: create a new one.',
+      'A key that stopped working may have been revoked in the dashboard, or has expired: create a new one, or move its expiresAt.',
+    members: { reason: '"expired" when the key is past its expiresAt; absent otherwise.' },
     headers: { 'WWW-Authenticate': 'Bearer' },
     example: { detail: 'Send a credential as Authorization: Bearer <key>.' },
   },
@@ -58,6 +59,24 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     action: 'Add credits, or wait for calls in flight to finish if they may be refunded. Nothing was charged.',
     members: { balance: 'The available balance.', cost: "The tool's cost in credits." },
     example: { detail: 'This call costs 25 credits; the balance is 10.', members: { balance: 10, cost: 25 } },
+  },
+  key_credit_limit: {
+    when: "The API key has a monthlyCreditLimit and this call's cost would take what the key spent this calendar month (UTC) past it. Credits held by the key's calls still running count as spent; a refunded call gives its credits back.",
+    action: 'Wait for the next month (the first, 00:00 UTC), raise the key\'s monthlyCreditLimit with PATCH /api/v1/account/keys/{id}, or use another key. Nothing was charged.',
+    members: { limit: "The key's monthlyCreditLimit.", spent: 'Credits the key spent (or holds) this month.', cost: "The tool's cost in credits." },
+    example: { detail: 'This call costs 1 credits; the key has spent 500 of its 500 this month.', members: { limit: 500, spent: 500, cost: 1 } },
+  },
+  tool_not_allowed: {
+    when: "The API key's tools setting does not include this tool (by its name or its group).",
+    action: 'Call a tool the key may call, add this tool or its group to the key with PATCH /api/v1/account/keys/{id}, or use another key. Nothing was charged.',
+    members: { tool: 'The tool that was called.' },
+    example: { detail: 'This key may not call dns-lookup.', members: { tool: 'dns-lookup' } },
+  },
+  ip_not_allowed: {
+    when: "The API key has an allowedIps list and the address the request came from is in none of its CIDRs. Behind a load balancer the address is the one the operator's TRUSTED_PROXY_HOPS setting trusts, never a header the caller chose.",
+    action: 'Call from an allowed address, or add yours to the key with PATCH /api/v1/account/keys/{id}. Nothing was charged.',
+    members: { ip: 'The address the service saw.' },
+    example: { detail: 'This key may not be used from 198.51.100.7.', members: { ip: '198.51.100.7' } },
   },
   forbidden: {
     when: 'A valid credential of the wrong kind: an API key on the account API, or an owner token on a tool.',
@@ -165,7 +184,9 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     example: { detail: 'The hash is not a bcrypt hash: expected $2a$, $2b$ or $2y$, a two-digit cost and 53 characters of salt and hash (60 in all).' },
   },
   rate_limited: {
-    when: 'The account sent more calls than its rate allows: RATE_LIMIT_PER_SECOND (20 by default) per second, in bursts of up to twice that.',
+    when:
+      'The account sent more calls than its rate allows: RATE_LIMIT_PER_SECOND (20 by default) per second, in bursts of up to twice that; ' +
+      "or the API key has a rateLimit of its own and sent more calls than that (in bursts of up to twice it).",
     action: 'Wait the Retry-After seconds, then spread calls out; the RateLimit-* headers of every answer tell how much room is left. Nothing was charged.',
     members: { retryAfter: 'Seconds to wait, as in Retry-After.' },
     headers: { 'Retry-After': 'Seconds to wait.' },

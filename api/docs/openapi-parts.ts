@@ -75,6 +75,7 @@ export const PARAMETERS: Readonly<Record<string, Json>> = {
   PlanId: { name: 'id', in: 'path', required: true, description: 'Plan id.', schema: { type: 'string' } },
   UsageFrom: { name: 'from', in: 'query', required: false, description: 'Only entries at or after this time (a date `2026-05-01` or an ISO 8601 time).', schema: { type: 'string' } },
   UsageTo: { name: 'to', in: 'query', required: false, description: 'Only entries before this time (a date or an ISO 8601 time).', schema: { type: 'string' } },
+  UsageKeyId: { name: 'keyId', in: 'query', required: false, description: 'Only the calls of this API key (`key_...`).', schema: { type: 'string' } },
   EventType: { name: 'type', in: 'query', required: false, description: 'Only events of this type.', schema: { type: 'string', enum: [...EVENT_KINDS] } },
   AttemptsLimit: { name: 'limit', in: 'query', required: false, description: 'Attempts to list, newest first.', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
 };

@@ -10,12 +10,14 @@ import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
 import { ToolError } from '../../lib/errors.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
-import { compileBodySchema } from '../validation.js';
+import { compileBodySchema, validationProblem } from '../validation.js';
+import { ownerActing } from '../audit-context.js';
+import { keySettingsView, settingProblems, type KeySettingsInput } from '../../domain/key-settings.js';
 import type { Middleware } from 'koa';
 import type { Allowances } from '../../domain/allowances.js';
 import type { Grants } from '../../domain/grants.js';
 import { accountPlanView } from '../plan-view.js';
-import { MAX_EXPORT_DAYS, MAX_EXPORT_ROWS, usageCsv, usagePeriod } from '../usage-export.js';
+import { MAX_EXPORT_DAYS, MAX_EXPORT_ROWS, usageCsv, usageKeyId, usagePeriod } from '../usage-export.js';
 import { json, paramRef } from '../docs/openapi-parts.js';
 import { operation, owner, withRateLimit, linked, example, OWNER_CODES, BODY_CODES, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
@@ -26,12 +28,19 @@ const GRANTS_DEFAULT_LIMIT = 50;
 const GRANTS_MAX_LIMIT = 200;
 
 /** A usage row: a call (charged or refunded) or an expiry of a grant's remainder. */
-const usageItem = (r: LedgerEntry) => ({ requestId: r._id, tool: r.tool, credits: r.credits, outcome: r.outcome, at: r.at, ...(r.grantId ? { grantId: r.grantId } : {}) });
+const usageItem = (r: LedgerEntry) => ({
+  requestId: r._id, tool: r.tool, credits: r.credits, outcome: r.outcome, at: r.at, ...(r.grantId ? { grantId: r.grantId } : {}), ...(r.keyId ? { keyId: r.keyId } : {}),
+});
 
-export function accountRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Middleware; accounts: Accounts; grants: Grants; allowances: Allowances }): Router {
+export function accountRoutes(deps: {
+  db: Db; auth: Authenticator; rateLimit: Middleware; accounts: Accounts; grants: Grants; allowances: Allowances;
+  /** RATE_LIMIT_PER_SECOND: the most a key's own rateLimit may be. */
+  accountRate: number;
+}): Router {
   const router = new Router({ prefix: '/api/v1/account' });
   const { ledger } = collections(deps.db);
   const createKey = compileBodySchema(BODY_SCHEMAS.createKey);
+  const updateKey = compileBodySchema(BODY_SCHEMAS.updateKey);
 
   router.use(deps.auth.require('owner_token'), deps.rateLimit);
 
@@ -54,16 +63,17 @@ export function accountRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Mi
   router.get('/usage', async (ctx) => {
     const accountId = ctx.state.principal.accountId as string;
     const period = usagePeriod(ctx.query.from, ctx.query.to);
+    const keyId = usageKeyId(ctx.query.keyId);
     // CSV: the whole period at once, oldest first, for a statement or a spreadsheet.
     if (ctx.accepts('application/json', 'text/csv') === 'text/csv') {
-      const { csv, filename } = await usageCsv(ledger, accountId, period);
+      const { csv, filename } = await usageCsv(ledger, accountId, period, keyId);
       ctx.type = 'text/csv; charset=utf-8';
       ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
       ctx.body = csv;
       return;
     }
     const limit = parseLimit(ctx.query.limit, USAGE_DEFAULT_LIMIT, USAGE_MAX_LIMIT);
-    const filter: Record<string, unknown> = { accountId, ...(period.filter ? { at: period.filter } : {}) };
+    const filter: Record<string, unknown> = { accountId, ...(period.filter ? { at: period.filter } : {}), ...(keyId ? { keyId } : {}) };
     if (typeof ctx.query.cursor === 'string') {
       const c = decodeCursor(ctx.query.cursor);
       filter.$or = [{ at: { $lt: c.at } }, { at: c.at, _id: { $lt: c.id } }];
@@ -77,18 +87,37 @@ export function accountRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Mi
   });
 
   router.get('/keys', async (ctx) => {
-    ctx.body = (await deps.accounts.listKeys(ctx.state.principal.accountId)).map(publicKey);
+    const accountId = ctx.state.principal.accountId as string;
+    const [keys, spend] = await Promise.all([deps.accounts.listKeys(accountId), deps.accounts.keySpend(accountId)]);
+    ctx.body = keys.map((k) => publicKey(k, spend));
   });
 
+  /** The body's settings, checked beyond the schema (an expiry in the past, a bad CIDR, a rate above the account's). */
+  const keySettingsOf = (body: KeySettingsInput): KeySettingsInput => {
+    const problems = settingProblems(body, { now: Date.now(), accountRate: deps.accountRate });
+    if (problems.length) throw validationProblem(problems);
+    return body;
+  };
+
   router.post('/keys', async (ctx) => {
-    const body = createKey(await readJsonObject(ctx, undefined, { allowEmpty: true })) as { name?: string };
-    const key = await deps.accounts.createKey(ctx.state.principal.accountId, body.name ?? null);
+    const body = keySettingsOf(createKey(await readJsonObject(ctx, undefined, { allowEmpty: true })) as KeySettingsInput);
+    const { doc, ...key } = await deps.accounts.createKey(ctx.state.principal.accountId, body.name ?? null, body, ownerActing(ctx));
     ctx.status = 201;
-    ctx.body = key;
+    ctx.body = { ...key, ...keySettingsView(doc) };
+  });
+
+  router.patch('/keys/:id', async (ctx) => {
+    const body = keySettingsOf(updateKey(await readJsonObject(ctx)) as KeySettingsInput);
+    const accountId = ctx.state.principal.accountId as string;
+    const changed = await deps.accounts.updateKey(accountId, ctx.params.id!, body, ownerActing(ctx));
+    if (!changed) throw new ToolError('not_found', `There is no working key ${ctx.params.id} on this account.`);
+    // This instance sees the change at once; the others within their cache's half second.
+    deps.auth.forget(changed.after.digest);
+    ctx.body = publicKey(changed.after, await deps.accounts.keySpend(accountId));
   });
 
   router.delete('/keys/:id', async (ctx) => {
-    const revoked = await deps.accounts.revokeKey(ctx.state.principal.accountId, ctx.params.id!);
+    const revoked = await deps.accounts.revokeKey(ctx.state.principal.accountId, ctx.params.id!, ownerActing(ctx));
     if (!revoked) throw new ToolError('not_found', `There is no key ${ctx.params.id} on this account.`);
     deps.auth.forget(revoked.digest);
     ctx.body = { id: revoked.doc._id, revokedAt: revoked.doc.revokedAt };
@@ -110,11 +139,11 @@ export function accountOperations(): RouteOperation[] {
       description:
         'Finished tool calls and expiries of grants, newest first, with what each was charged. Page with `cursor`; keep to a period with `from` and `to`. ' +
         `With \`Accept: text/csv\` the whole period (${MAX_EXPORT_DAYS} days at most, ${MAX_EXPORT_ROWS.toLocaleString('en-US')} rows at most; the last 31 days when \`from\` is left out) comes as one CSV file, oldest first: ` +
-        '`at,requestId,tool,outcome,credits,grantId`.',
-      parameters: [paramRef('UsageLimit'), paramRef('UsageCursor'), paramRef('UsageFrom'), paramRef('UsageTo')],
+        '`at,requestId,tool,outcome,credits,grantId,keyId`. `keyId` keeps to the calls of one API key.',
+      parameters: [paramRef('UsageLimit'), paramRef('UsageCursor'), paramRef('UsageFrom'), paramRef('UsageTo'), paramRef('UsageKeyId')],
       ok: withRateLimit('A page of usage, or the CSV file.', {
         ...json(ref('UsagePage')),
-        'text/csv': { schema: { type: 'string' }, examples: { example: { value: 'at,requestId,tool,outcome,credits,grantId\r\n2026-05-01T09:30:00.000Z,call-acc_4hQ2mV8kZr1xYt6pW0nLbC-9fK2pQ7rT1wX5zB3nM8c,hash-text,charged,1,\r\n' } } },
+        'text/csv': { schema: { type: 'string' }, examples: { example: { value: 'at,requestId,tool,outcome,credits,grantId,keyId\r\n2026-05-01T09:30:00.000Z,call-acc_4hQ2mV8kZr1xYt6pW0nLbC-9fK2pQ7rT1wX5zB3nM8c,hash-text,charged,1,,key_7Hq2Lm9Xc4Rt1Vb8Nz3Kp5\r\n' } } },
       }),
       codes: [...OWNER_CODES, 'validation_failed'],
     }),
@@ -135,10 +164,22 @@ export function accountOperations(): RouteOperation[] {
     }),
     operation('post', '/api/v1/account/keys', {
       tag: 'api-keys', operationId: 'createKey', summary: 'Create an API key', ...owner(),
-      description: 'Fires `api_key.created`. The answer is the only time the key is shown. The body may be left out.',
+      description:
+        'Fires `api_key.created`. The answer is the only time the key is shown. The body may be left out; its settings limit which tools the key calls, ' +
+        'until when, how fast, how many credits a month and from where (each unset: no limit).',
       requestBody: { required: false, content: json(BODY_SCHEMAS.createKey, example({ name: 'ci' })) },
       ok: linked(withRateLimit('The new key.', json(ref('NewApiKey')), '201'), { revokeKey: { id: '$response.body#/id' } }),
       codes: [...OWNER_CODES, ...BODY_CODES],
+    }),
+    operation('patch', '/api/v1/account/keys/{id}', {
+      tag: 'api-keys', operationId: 'updateKey', summary: "Change an API key's name or settings", ...owner(),
+      description:
+        'Sets what the body gives and clears what it sets to null; the rest stays. The change is in force within one second on every API instance. ' +
+        'A revoked key cannot be changed (404).',
+      parameters: [paramRef('KeyId')],
+      requestBody: { required: true, content: json(BODY_SCHEMAS.updateKey, example({ tools: ['hash-text', 'network'], monthlyCreditLimit: 500, allowedIps: ['203.0.113.0/24'] })) },
+      ok: withRateLimit('The key as it is now.', json(ref('ApiKey'))),
+      codes: [...OWNER_CODES, ...BODY_CODES, 'not_found'],
     }),
     operation('delete', '/api/v1/account/keys/{id}', {
       tag: 'api-keys', operationId: 'revokeKey', summary: 'Revoke an API key', ...owner(),

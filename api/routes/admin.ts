@@ -9,6 +9,8 @@ import { DEFAULT_PLAN_ID, type Plans } from '../../domain/plans.js';
 import type { AccountDoc, GrantDoc } from '../../lib/mongo-documents.js';
 import type { GrantReason } from '../../domain/ledger.js';
 import { requireAdmin } from '../auth.js';
+import { operatorActing } from '../audit-context.js';
+import { auditDraft, type AuditLog } from '../../domain/audit-log.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
 import { ToolError } from '../../lib/errors.js';
@@ -28,6 +30,7 @@ export interface AdminDeps {
   plans: Plans;
   allowances: Allowances;
   freeCredits: number;
+  auditLog: AuditLog;
 }
 
 export function adminRoutes(deps: AdminDeps): Router {
@@ -63,7 +66,7 @@ export function adminRoutes(deps: AdminDeps): Router {
     const anchor = body.planStartsAt ? new Date(body.planStartsAt) : new Date(now);
     if (anchor.getTime() > now) throw validationProblem([{ field: '/planStartsAt', message: 'is in the future' }]);
     if (anchor.getTime() < now - PLAN_START_LOOKBACK_MS) throw validationProblem([{ field: '/planStartsAt', message: 'is more than 31 days ago' }]);
-    const opened = await deps.accounts.open({ name: body.name, email: body.email, credits: body.credits ?? deps.freeCredits, plan: joinPlan(plan._id, anchor) });
+    const opened = await deps.accounts.open({ name: body.name, email: body.email, credits: body.credits ?? deps.freeCredits, plan: joinPlan(plan._id, anchor) }, operatorActing(ctx));
     // The first period's allowance now; were this cut short, the scheduled run grants it.
     await deps.allowances.grantDue(opened.account._id, now);
     const account = await existing(opened.account._id);
@@ -84,7 +87,11 @@ export function adminRoutes(deps: AdminDeps): Router {
     const account = await existing(ctx.params.id!);
     await knownPlan(body.plan);
     await deps.allowances.changePlan(account._id, body.plan, { prorate: body.prorate ?? false, now: Date.now() });
-    ctx.body = await accountView(await existing(account._id));
+    const after = await existing(account._id);
+    if (after.plan?.id !== account.plan?.id) {
+      await deps.auditLog.append(auditDraft(operatorActing(ctx), account._id, 'account.plan_changed', { type: 'account', id: account._id }, { plan: [account.plan?.id ?? null, after.plan?.id ?? null] }));
+    }
+    ctx.body = await accountView(after);
   });
 
   router.post('/accounts/:id/credits', async (ctx) => {
@@ -107,6 +114,10 @@ export function adminRoutes(deps: AdminDeps): Router {
       now,
     );
     if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
+    else {
+      const { amount, reason } = body;
+      await deps.auditLog.append(auditDraft(operatorActing(ctx), account._id, 'credits.granted', { type: 'grant', id: outcome.grant._id }, { amount: [null, amount], reason: [null, reason], expiresAt: [null, expiresAt] }));
+    }
     ctx.body = { balance: outcome.balance, grant: grantView(outcome.grant) };
   });
 

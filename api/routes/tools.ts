@@ -7,7 +7,9 @@ import { CATALOGUE, findTool } from '../../domain/catalogue.js';
 import { GROUPS, type ToolDefinition } from '../../domain/tool-definition.js';
 import type { Metrics } from '../../lib/metrics.js';
 import type { ToolSchemas } from '../../domain/tool-schemas.js';
-import type { Authenticator } from '../auth.js';
+import type { Authenticator, Principal } from '../auth.js';
+import type { CallRequest } from '../call-request.js';
+import { keyMayCall } from '../../domain/key-settings.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
 import { ToolError, type ErrorCode } from '../../lib/errors.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
@@ -70,17 +72,24 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
     deps.rateLimit,
     async (ctx) => {
       const tool: ToolDefinition = ctx.state.tool;
+      const principal: Principal = ctx.state.principal;
+      if (!keyMayCall(principal.limits?.tools, tool)) throw new ToolError('tool_not_allowed', `This key may not call ${tool.name}.`, { tool: tool.name });
       const idempotencyKey = parseIdempotencyKey(ctx.headers['idempotency-key'] as string | undefined);
       const body = await readJsonObject(ctx, tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT);
       const input = deps.validators.validate(tool.name, body);
       tool.precheck?.(input);
       if (tool.targets) deps.guard.checkTargets(tool.targets(input));
-      const accountId: string = ctx.state.principal.accountId;
+      const accountId = principal.accountId;
       // A call that names no destination takes no extra step here.
       const named = ctx.headers['output-destination'] as string | undefined;
       const destination = named === undefined ? undefined : await deps.destinations.forCall(accountId, named, tool);
 
-      const request = { accountId, tool, input, idempotencyKey, arrivedAt: ctx.state.arrivedAt as number, destination };
+      const keyCreditLimit = principal.limits?.monthlyCreditLimit;
+      const request: CallRequest = {
+        accountId, tool, input, idempotencyKey, arrivedAt: ctx.state.arrivedAt as number, keyId: principal.credentialId,
+        ...(keyCreditLimit !== undefined ? { keyCreditLimit } : {}),
+        ...(destination ? { destination } : {}),
+      };
       if (prefersAsync(ctx.headers.prefer)) {
         sendAccepted(ctx, tool, await deps.toolCalls.callAsync(request));
         return;
@@ -115,7 +124,7 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
 
 /** Codes every tool call can answer with; a tool's definition adds its own (`failures`). */
 const TOOL_CALL_CODES: readonly ErrorCode[] = [
-  'invalid_json', 'validation_failed', 'unauthorized', 'insufficient_credits', 'forbidden', 'idempotency_conflict',
+  'invalid_json', 'validation_failed', 'unauthorized', 'insufficient_credits', 'key_credit_limit', 'forbidden', 'tool_not_allowed', 'ip_not_allowed', 'idempotency_conflict',
   'payload_too_large', 'unsupported_media_type', 'rate_limited', 'unavailable', 'tool_timeout', 'internal_error',
 ];
 

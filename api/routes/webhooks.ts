@@ -11,6 +11,7 @@ import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
 import { compileBodySchema } from '../validation.js';
 import { parseLimit } from '../paging.js';
+import { ownerActing } from '../audit-context.js';
 
 const ATTEMPTS_DEFAULT_LIMIT = 50;
 const ATTEMPTS_MAX_LIMIT = 200;
@@ -38,18 +39,18 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
 
   router.post('/', async (ctx) => {
     const body = createBody(await readJsonObject(ctx)) as { url: string; eventTypes?: SubscribableEventKind[] };
-    const created = await webhooks.register(ctx.state.principal.accountId, body.url, body.eventTypes);
+    const created = await webhooks.register(ctx.state.principal.accountId, body.url, body.eventTypes, ownerActing(ctx));
     ctx.status = 201;
     ctx.body = created;
   });
 
   router.patch('/:id', async (ctx) => {
     const body = updateBody(await readJsonObject(ctx)) as { eventTypes: SubscribableEventKind[] };
-    ctx.body = await webhooks.setEventTypes(ctx.state.principal.accountId, ctx.params.id!, body.eventTypes);
+    ctx.body = await webhooks.setEventTypes(ctx.state.principal.accountId, ctx.params.id!, body.eventTypes, ownerActing(ctx));
   });
 
   router.delete('/:id', async (ctx) => {
-    await webhooks.remove(ctx.state.principal.accountId, ctx.params.id!);
+    await webhooks.remove(ctx.state.principal.accountId, ctx.params.id!, ownerActing(ctx));
     ctx.status = 204;
   });
 
@@ -61,16 +62,16 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
 
   router.post('/:id/enable', async (ctx) => {
     const body = enableBody(await readJsonObject(ctx, undefined, { allowEmpty: true })) as { recoverSince?: string };
-    ctx.body = await webhooks.enable(ctx.state.principal.accountId, ctx.params.id!, body.recoverSince);
+    ctx.body = await webhooks.enable(ctx.state.principal.accountId, ctx.params.id!, body.recoverSince, ownerActing(ctx));
   });
 
   router.post('/:id/rotate-secret', async (ctx) => {
     noBody(await readJsonObject(ctx, undefined, { allowEmpty: true }));
-    ctx.body = await webhooks.rotateSecret(ctx.state.principal.accountId, ctx.params.id!);
+    ctx.body = await webhooks.rotateSecret(ctx.state.principal.accountId, ctx.params.id!, ownerActing(ctx));
   });
 
   router.delete('/:id/previous-secret', async (ctx) => {
-    ctx.body = await webhooks.endOverlapNow(ctx.state.principal.accountId, ctx.params.id!);
+    ctx.body = await webhooks.endOverlapNow(ctx.state.principal.accountId, ctx.params.id!, ownerActing(ctx));
   });
 
   router.post('/:id/replay', async (ctx) => {

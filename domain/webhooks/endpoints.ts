@@ -8,6 +8,7 @@ import { DEFAULT_EVENT_TYPES, type SubscribableEventKind } from '../../lib/event
 import { newId } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
 import type { WebhookEndpointDoc } from '../../lib/mongo-documents.js';
+import { auditDraft, changesOf, type AuditContext } from '../audit-log.js';
 import { open, seal } from '../../lib/sealed.js';
 import { createDeliveryRecords } from './deliveries.js';
 import { eventTypesOf } from './subscriptions.js';
@@ -56,8 +57,9 @@ function createEndpointRecords(db: Db, secretKey: Buffer) {
   const { webhookEndpoints: endpoints, webhookAttempts: attempts, webhookUndelivered: undelivered } = collections(db);
 
   return {
-    async create(accountId: string, url: string, eventTypes: readonly SubscribableEventKind[] = DEFAULT_EVENT_TYPES): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
+    async create(accountId: string, url: string, eventTypes: readonly SubscribableEventKind[] = DEFAULT_EVENT_TYPES, audit?: AuditContext): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
       const id = newId('whe');
+      const shown = { url, eventTypes: [...eventTypes] };
       const secret = newSigningSecret();
       const doc: WebhookEndpointDoc = {
         _id: id,
@@ -70,6 +72,8 @@ function createEndpointRecords(db: Db, secretKey: Buffer) {
         disabledAt: null,
         disabledReason: null,
         eventTypes: [...eventTypes],
+        // Written with the endpoint (domain/audit-log.ts): never its secret.
+        ...(audit ? { auditDrafts: [auditDraft(audit, accountId, 'webhook_endpoint.created', { type: 'webhook_endpoint', id }, changesOf({}, shown, ['url', 'eventTypes']))] } : {}),
       };
       await endpoints.insertOne(doc);
       return { doc, secret };
@@ -97,16 +101,26 @@ function createEndpointRecords(db: Db, secretKey: Buffer) {
       previous: doc.previousSecretSealed ? open<string>(secretKey, doc.previousSecretSealed, secretAad(doc._id)) : null,
     }),
 
-    /** Replaces the types delivered to the endpoint; null when it is not the account's. */
-    setEventTypes: (accountId: string, id: string, eventTypes: readonly SubscribableEventKind[]) =>
-      endpoints.findOneAndUpdate({ _id: id, accountId }, { $set: { eventTypes: [...eventTypes] } }, { returnDocument: 'after' }),
+    /**
+     * Replaces the types delivered to the endpoint, pinned to the types `before` had (the entry
+     * says what they were); null when it is not the account's or they changed meanwhile.
+     */
+    setEventTypes: (before: WebhookEndpointDoc, eventTypes: readonly SubscribableEventKind[], audit: AuditContext) =>
+      endpoints.findOneAndUpdate(
+        { _id: before._id, accountId: before.accountId, eventTypes: before.eventTypes ?? { $exists: false } },
+        {
+          $set: { eventTypes: [...eventTypes] },
+          $push: { auditDrafts: auditDraft(audit, before.accountId, 'webhook_endpoint.updated', { type: 'webhook_endpoint', id: before._id }, { eventTypes: [before.eventTypes ?? null, [...eventTypes]] }) },
+        },
+        { returnDocument: 'after' },
+      ),
 
     /**
      * Gives the endpoint a new secret; the current one becomes the previous one and keeps signing
      * until `overlapEndsAt` (an older previous secret stops at once). Compare-and-set on the
      * current secret, so of two rotations at once one wins and the other answers null.
      */
-    async rotate(doc: WebhookEndpointDoc, rotationId: string, overlapEndsAt: Date): Promise<{ doc: WebhookEndpointDoc; secret: string } | null> {
+    async rotate(doc: WebhookEndpointDoc, rotationId: string, overlapEndsAt: Date, audit: AuditContext): Promise<{ doc: WebhookEndpointDoc; secret: string } | null> {
       const secret = newSigningSecret();
       const after = await endpoints.findOneAndUpdate(
         { _id: doc._id, accountId: doc.accountId, secretSealed: doc.secretSealed },
@@ -115,6 +129,12 @@ function createEndpointRecords(db: Db, secretKey: Buffer) {
             secretSealed: seal(secretKey, secret, secretAad(doc._id)),
             previousSecretSealed: doc.secretSealed,
             rotation: { id: rotationId, startedAt: new Date(), overlapEndsAt },
+          },
+          // The rotation's id and overlap, never a secret.
+          $push: {
+            auditDrafts: auditDraft(audit, doc.accountId, 'webhook_endpoint.secret_rotated', { type: 'webhook_endpoint', id: doc._id }, {
+              rotation: [doc.rotation?.id ?? null, rotationId], previousSecretUntil: [null, overlapEndsAt],
+            }),
           },
         },
         { returnDocument: 'after' },
@@ -127,8 +147,15 @@ function createEndpointRecords(db: Db, secretKey: Buffer) {
       endpoints.updateOne({ _id: id, 'rotation.id': rotationId }, { $set: { previousSecretSealed: null, rotation: null } }),
 
     /** Ends whatever overlap runs, now (the owner's request); null when the endpoint is not the account's. */
-    endOverlapNow: (accountId: string, id: string) =>
-      endpoints.findOneAndUpdate({ _id: id, accountId }, { $set: { previousSecretSealed: null, rotation: null } }, { returnDocument: 'after' }),
+    endOverlapNow: (accountId: string, id: string, audit: AuditContext) =>
+      endpoints.findOneAndUpdate(
+        { _id: id, accountId },
+        {
+          $set: { previousSecretSealed: null, rotation: null },
+          $push: { auditDrafts: auditDraft(audit, accountId, 'webhook_endpoint.previous_secret_ended', { type: 'webhook_endpoint', id }, { previousSecret: ['kept', 'ended'] }) },
+        },
+        { returnDocument: 'after' },
+      ),
 
     /** Deletes the endpoint and its attempt log; false when there was none. */
     async remove(accountId: string, id: string): Promise<boolean> {
@@ -140,10 +167,17 @@ function createEndpointRecords(db: Db, secretKey: Buffer) {
     },
 
     /** Marks the endpoint active with a count of 0 (its workflow is told separately). */
-    enable: (accountId: string, id: string) =>
+    enable: (before: WebhookEndpointDoc, audit: AuditContext) =>
       endpoints.findOneAndUpdate(
-        { _id: id, accountId },
-        { $set: { status: 'active', consecutiveFailures: 0, disabledAt: null, disabledReason: null } },
+        { _id: before._id, accountId: before.accountId },
+        {
+          $set: { status: 'active', consecutiveFailures: 0, disabledAt: null, disabledReason: null },
+          $push: {
+            auditDrafts: auditDraft(audit, before.accountId, 'webhook_endpoint.enabled', { type: 'webhook_endpoint', id: before._id }, {
+              status: [before.status, 'active'], consecutiveFailures: [before.consecutiveFailures, 0],
+            }),
+          },
+        },
         { returnDocument: 'after' },
       ),
 

@@ -17,6 +17,7 @@ import { publicAttempt } from './deliveries.js';
 import { createWebhookEndpoints, publicEndpoint, type WebhookEndpoints } from './endpoints.js';
 import { signalEndpoint } from './fanout.js';
 import { checkEndpointUrl, type UrlAdmission } from './url-admission.js';
+import { auditDraft, changesOf, createAuditLog, type AuditContext, type AuditLog } from '../audit-log.js';
 
 /** Each event is signalled to every endpoint of its account: the cap bounds that fan-out. */
 export const MAX_ENDPOINTS_PER_ACCOUNT = 20;
@@ -55,26 +56,31 @@ function unavailable(cause: unknown): ToolError {
 }
 
 /** The account's endpoints as records: what needs no word to the endpoint's workflow. */
-function createEndpointRecordsService(deps: WebhookServiceDeps, store: WebhookEndpoints) {
+function createEndpointRecordsService(deps: WebhookServiceDeps, store: WebhookEndpoints, auditLog: AuditLog) {
   return {
     list: async (accountId: string) => (await store.list(accountId)).map(publicEndpoint),
 
     /** A new endpoint and, this once, its signing secret. */
-    async register(accountId: string, rawUrl: string, eventTypes: SubscribableEventKind[] | undefined) {
+    async register(accountId: string, rawUrl: string, eventTypes: SubscribableEventKind[] | undefined, audit: AuditContext) {
       const url = await checkEndpointUrl(rawUrl, deps);
       if ((await store.count(accountId)) >= MAX_ENDPOINTS_PER_ACCOUNT) {
         throw new ToolError('validation_failed', `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`, {
           errors: [{ field: '/url', message: `at most ${MAX_ENDPOINTS_PER_ACCOUNT} endpoints per account` }],
         });
       }
-      const { doc, secret } = await store.create(accountId, url, eventTypes);
+      const { doc, secret } = await store.create(accountId, url, eventTypes, audit);
+      await auditLog.flushEndpoint(doc._id);
       return { ...publicEndpoint(doc), secret };
     },
 
-    async setEventTypes(accountId: string, id: string, eventTypes: SubscribableEventKind[]) {
-      const doc = await store.setEventTypes(accountId, id, eventTypes);
-      if (!doc) throw noEndpoint(id);
-      return publicEndpoint(doc);
+    async setEventTypes(accountId: string, id: string, eventTypes: SubscribableEventKind[], audit: AuditContext) {
+      for (;;) {
+        const before = await owned(store, accountId, id);
+        const doc = await store.setEventTypes(before, eventTypes, audit);
+        if (!doc) continue; // changed meanwhile: the entry must say what they were
+        await auditLog.flushEndpoint(id);
+        return publicEndpoint(doc);
+      }
     },
 
     /** Records `webhook.test`; the fan-out sends it to the endpoint named in its data only. */
@@ -86,9 +92,10 @@ function createEndpointRecordsService(deps: WebhookServiceDeps, store: WebhookEn
     },
 
     /** The workflow's timer for the overlap finds nothing left to end. */
-    async endOverlapNow(accountId: string, id: string) {
-      const doc = await store.endOverlapNow(accountId, id);
+    async endOverlapNow(accountId: string, id: string, audit: AuditContext) {
+      const doc = await store.endOverlapNow(accountId, id, audit);
       if (!doc) throw noEndpoint(id);
+      await auditLog.flushEndpoint(id);
       return publicEndpoint(doc);
     },
 
@@ -107,7 +114,7 @@ async function owned(store: WebhookEndpoints, accountId: string, id: string): Pr
 }
 
 /** What the endpoint's workflow must hear about: it holds the count, the overlaps and the deliveries. */
-function createWorkflowRequests(deps: WebhookServiceDeps, store: WebhookEndpoints) {
+function createWorkflowRequests(deps: WebhookServiceDeps, store: WebhookEndpoints, auditLog: AuditLog) {
   const { events } = collections(deps.db);
 
   /** Signals the endpoint's workflow, starting it if it is not running. */
@@ -120,8 +127,10 @@ function createWorkflowRequests(deps: WebhookServiceDeps, store: WebhookEndpoint
   }
 
   return {
-    async remove(accountId: string, id: string): Promise<void> {
-      if (!(await store.remove(accountId, id))) throw noEndpoint(id);
+    async remove(accountId: string, id: string, audit: AuditContext): Promise<void> {
+      const endpoint = await owned(store, accountId, id);
+      const draft = auditDraft(audit, accountId, 'webhook_endpoint.deleted', { type: 'webhook_endpoint', id }, changesOf({ url: endpoint.url, status: endpoint.status }, {}, ['url', 'status']));
+      if (!(await auditLog.deleting(draft, () => store.remove(accountId, id)))) throw noEndpoint(id);
       // Deleted first, so the fan-out stops at once; the workflow also ends by itself at its next
       // attempt (the endpoint is gone), so a failed signal here loses nothing.
       try {
@@ -132,14 +141,15 @@ function createWorkflowRequests(deps: WebhookServiceDeps, store: WebhookEndpoint
     },
 
     /** Re-enables the endpoint and, given `recoverSince`, sends what it missed since then. */
-    async enable(accountId: string, id: string, recoverSince: string | undefined) {
+    async enable(accountId: string, id: string, recoverSince: string | undefined, audit: AuditContext) {
       const since = recoverySince(recoverSince, Date.now());
-      await owned(store, accountId, id);
+      const before = await owned(store, accountId, id);
       // The workflow first: it holds the count and mirrors it back; the write below only makes the
       // answer (and the fan-out) see the new status at once.
       await tell(id, WEBHOOK_SIGNALS.enable);
-      const doc = await store.enable(accountId, id);
+      const doc = await store.enable(before, audit);
       if (!doc) throw noEndpoint(id);
+      await auditLog.flushEndpoint(id);
       if (since !== undefined) {
         // Up to now, after the write: from here on the fan-out sends new events itself, and the
         // workflow drops an event that reaches it both ways.
@@ -150,7 +160,7 @@ function createWorkflowRequests(deps: WebhookServiceDeps, store: WebhookEndpoint
     },
 
     /** A new signing secret; the old one keeps signing through the overlap. */
-    async rotateSecret(accountId: string, id: string) {
+    async rotateSecret(accountId: string, id: string, audit: AuditContext) {
       let doc = await owned(store, accountId, id);
       // The workflow learns the rotation before it exists, so that no rotation is left without the
       // timer that ends its overlap; if the write below never happens, that timer changes nothing.
@@ -158,8 +168,11 @@ function createWorkflowRequests(deps: WebhookServiceDeps, store: WebhookEndpoint
       await tell(doc._id, WEBHOOK_SIGNALS.rotate, [notice]);
       const overlapEndsAt = new Date(Date.now() + SECRET_OVERLAP_MS);
       for (let i = 0; i < ROTATE_TRIES; i++) {
-        const rotated = await store.rotate(doc, notice.rotationId, overlapEndsAt);
-        if (rotated) return { ...publicEndpoint(rotated.doc), secret: rotated.secret };
+        const rotated = await store.rotate(doc, notice.rotationId, overlapEndsAt, audit);
+        if (rotated) {
+          await auditLog.flushEndpoint(id);
+          return { ...publicEndpoint(rotated.doc), secret: rotated.secret };
+        }
         doc = await owned(store, accountId, doc._id); // another rotation got there first: rotate after it
       }
       throw unavailable(new Error('rotation kept racing'));
@@ -182,7 +195,8 @@ function createWorkflowRequests(deps: WebhookServiceDeps, store: WebhookEndpoint
 /** The webhook endpoints of accounts, as the account API uses them. */
 export function createWebhookService(deps: WebhookServiceDeps) {
   const store = createWebhookEndpoints(deps.db, deps.secretKey);
-  return { ...createEndpointRecordsService(deps, store), ...createWorkflowRequests(deps, store) };
+  const auditLog = createAuditLog(deps.db);
+  return { ...createEndpointRecordsService(deps, store, auditLog), ...createWorkflowRequests(deps, store, auditLog) };
 }
 
 export type WebhookService = ReturnType<typeof createWebhookService>;

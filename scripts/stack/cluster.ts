@@ -133,7 +133,8 @@ function appProcesses(
   const workerProcess = (name: AppName) => WORKER_PROCESSES.find((w) => w.name === name)!;
   const startApp = (name: AppName): ManagedProcess => {
     const entry = name.startsWith('api-') ? 'api/server.js' : workerProcess(name).entry;
-    const own = { METRICS_PORT: String(ports.metrics[name]), ...(name.startsWith('api-') && { PORT: String(ports.api[name as 'api-1']) }) };
+    // The replicas sit behind HAProxy, which appends the client's address to X-Forwarded-For.
+    const own = { METRICS_PORT: String(ports.metrics[name]), ...(name.startsWith('api-') && { PORT: String(ports.api[name as 'api-1']), TRUSTED_PROXY_HOPS: '1' }) };
     const proc = supervisor.start({
       name,
       command: process.execPath,

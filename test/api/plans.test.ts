@@ -142,9 +142,9 @@ test('the usage ledger can be read for a period and exported as CSV', async (t) 
   t.regex(csv.headers.get('content-type') ?? '', /^text\/csv/);
   t.regex(csv.headers.get('content-disposition') ?? '', /^attachment; filename="usage-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv"$/);
   const lines = (csv.body as string).trim().split('\r\n');
-  t.is(lines[0], 'at,requestId,tool,outcome,credits,grantId');
+  t.is(lines[0], 'at,requestId,tool,outcome,credits,grantId,keyId');
   t.is(lines.length, 3);
-  t.true(lines.slice(1).every((l) => /^\d{4}-.+Z,[^,]+,hash-text,charged,1,$/.test(l)));
+  t.true(lines.slice(1).every((l) => /^\d{4}-.+Z,[^,]+,hash-text,charged,1,,key_\w+$/.test(l)));
 
   const json = await request('GET', `/api/v1/account/usage?from=${to}`, { token: account.ownerToken });
   t.deepEqual(json.body.items, [], 'nothing after the period');

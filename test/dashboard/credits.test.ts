@@ -76,7 +76,7 @@ test.serial('the owner sees the plan, the next allowance, the grants with what i
     const month = new Date().toISOString().slice(0, 7);
     t.regex(file!, new RegExp(`^usage-${month}-01-to-\\d{4}-\\d{2}-01\\.csv$`));
     const lines = readFileSync(path.join(downloads, file!), 'utf8').trim().split('\r\n');
-    t.is(lines[0], 'at,requestId,tool,outcome,credits,grantId');
+    t.is(lines[0], 'at,requestId,tool,outcome,credits,grantId,keyId');
     t.is(lines.filter((l) => l.includes(',hash-text,charged,1,')).length, 3);
     t.deepEqual(problems, []);
   } finally {

@@ -9,7 +9,7 @@ import { callTool, newAccount } from '../helpers/api.js';
 import { eventually } from '../helpers/webhook-receiver.js';
 import { testEnv } from '../helpers/env.js';
 import { FIXTURE_NAMES } from '../fixtures/dns-server.js';
-import { button, focused, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForIdle, waitForText } from './page.js';
+import { button, buttonIn, focused, keyRow, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForIdle, waitForText } from './page.js';
 
 let browser: Browser;
 test.before(async () => {
@@ -169,3 +169,50 @@ async function fetchCall(apiKey: string, requestId: string): Promise<{ status: s
   const res = await fetch(`${testEnv.apiUrl()}/api/v1/calls/${requestId}`, { headers: { authorization: `Bearer ${apiKey}` } });
   return (await res.json()) as { status: string };
 }
+
+test.serial("a key's limits are edited on the page: shown in its row, in force for its calls, and a bad value is named", async (t) => {
+  const account = await newAccount(30, 'Limits Ltd');
+  const { page, problems, close } = await openDashboard(browser);
+  try {
+    await signIn(page, account.ownerToken);
+    const prefix = account.apiKey.slice(0, 12);
+    await buttonIn(await keyRow(page, prefix), 'Edit limits').then((b) => b.click());
+    await page.waitForSelector('#key-settings:not([hidden])');
+    t.like(await focused(page), { id: 'key-settings-title' }, 'focus moves to the editor');
+    await page.locator('#key-tools').fill('hash-text');
+    await page.locator('#key-monthly').fill('5');
+    await page.locator('#key-rate').fill('10');
+    await page.click('#key-settings button[type=submit]');
+    await page.waitForSelector('#key-settings[hidden]');
+    const row = await waitForText(page, '#keys-body', /Tools: hash-text/);
+    t.regex(row, /10\/s/);
+    t.regex(row, /0 credits of 5 this month/);
+    // In force for the key's calls.
+    t.is((await callTool(account.apiKey, 'hash-text', { text: 'x' })).status, 200);
+    const refused = await callTool(account.apiKey, 'dns-lookup', { hostname: FIXTURE_NAMES.fixture, recordType: 'A' });
+    t.is(refused.status, 403);
+    t.is(refused.body.code, 'tool_not_allowed');
+    await page.click('#refresh');
+    await waitForText(page, '#keys-body', /1 credit of 5 this month/);
+
+    // A malformed address is refused and its field marked; nothing changes.
+    await buttonIn(await keyRow(page, prefix), 'Edit limits').then((b) => b.click());
+    t.is(await page.$eval('#key-tools', (el) => (el as HTMLInputElement).value), 'hash-text', 'the editor shows what is set');
+    await page.locator('#key-ips').fill('10.0.0.1/8');
+    await page.click('#key-settings button[type=submit]');
+    await waitForText(page, '#key-settings-error', /allowedIps/);
+    t.is(await page.$eval('#key-ips', (el) => el.getAttribute('aria-invalid')), 'true');
+    // Cleared limits: every tool again.
+    await page.locator('#key-ips').fill('');
+    await page.locator('#key-tools').fill('');
+    await page.click('#key-settings button[type=submit]');
+    await page.waitForSelector('#key-settings[hidden]');
+    await page.waitForFunction(() => !document.querySelector('#keys-body')!.textContent!.includes('Tools:'), { timeout: 20_000 });
+    t.regex(await textOf(page, '#keys-body'), /1 credit of 5 this month/, 'the other limits stay');
+    t.is((await callTool(account.apiKey, 'dns-lookup', { hostname: FIXTURE_NAMES.fixture, recordType: 'A' })).status, 200);
+    await screenshot(page, 'key-limits');
+    t.deepEqual(problems.filter((p) => !/403|400/.test(p)), []);
+  } finally {
+    await close();
+  }
+});

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { collections, type Mongo } from '../../lib/mongo.js';
 import { startWorkflowTestBed, WORKFLOWS_PATH, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { newId } from '../../lib/ids.js';
+import { SERVICE_ACTOR } from '../../domain/audit-log.js';
 import { createEventRecorder, newEvent, type DomainEvent } from '../../domain/events.js';
 import { TASK_QUEUES } from '../../lib/temporal-shared.js';
 import { createWebhookEndpoints, type WebhookEndpoints } from '../../domain/webhooks/endpoints.js';
@@ -92,7 +93,7 @@ function receiverWith(secret: string, p: Posted) {
 async function rotate(endpointId: string): Promise<string> {
   const rotationId = newId('rot');
   await tell(endpointId, WEBHOOK_SIGNALS.rotate, [{ rotationId, overlapMs: SECRET_OVERLAP_MS }]);
-  const rotated = await store.rotate((await store.byId(endpointId))!, rotationId, new Date(Date.now() + SECRET_OVERLAP_MS));
+  const rotated = await store.rotate((await store.byId(endpointId))!, rotationId, new Date(Date.now() + SECRET_OVERLAP_MS), SERVICE_ACTOR);
   return rotated!.secret;
 }
 
@@ -148,7 +149,7 @@ test.serial('a rotated secret: both secrets verify every delivery for 24 h, acro
 test.serial('an overlap ended early by the owner stays ended; a later rotation gets its own full window', async (t) => {
   const { id, url, secret: first } = await newEndpoint();
   const second = await rotate(id);
-  await store.endOverlapNow((await store.byId(id))!.accountId, id);
+  await store.endOverlapNow((await store.byId(id))!.accountId, id, SERVICE_ACTOR);
   await tell(id, WEBHOOK_SIGNALS.event, [envelope()]);
   await env.sleep(10 * SECOND);
   t.deepEqual(receiverWith(first, postedTo(url).at(-1)!), { verifies: false, specHeader: false });
@@ -230,7 +231,7 @@ test.serial('recovery on re-enable sends exactly the missed events, once each, i
 
   // Re-enable with recovery, as the route does it.
   await tell(id, WEBHOOK_SIGNALS.enable);
-  await store.enable(accountId, id);
+  await store.enable((await store.byId(id))!, SERVICE_ACTOR);
   await tell(id, WEBHOOK_SIGNALS.recover, [{ since: endpoint.createdAt.getTime() - 2 * HOUR, until: Date.now() }]);
   const live = envelope();
   await tell(id, WEBHOOK_SIGNALS.event, [live]); // a new event meanwhile goes out as usual

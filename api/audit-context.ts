@@ -1,0 +1,21 @@
+//! Who is making a change, as the audit log records it: the actor (the owner by their token's
+//! prefix, the operator), the client address (as TRUSTED_PROXY_HOPS trusts it) and user agent.
+import type { Context } from 'koa';
+import type { AuditContext } from '../domain/audit-log.js';
+import type { Principal } from './auth.js';
+
+/** Longest user agent kept: what it says past this is cut. */
+const USER_AGENT_MAX = 256;
+
+const from = (ctx: Context) => ({ ip: ctx.ip || null, userAgent: ctx.get('User-Agent').slice(0, USER_AGENT_MAX) || null });
+
+/** The account's owner, authenticated by an owner token (its prefix; never the token). */
+export function ownerActing(ctx: Context): AuditContext {
+  const principal: Principal = ctx.state.principal;
+  return { actor: { type: 'owner', credential: principal.prefix }, ...from(ctx) };
+}
+
+/** The operator, authenticated by ADMIN_TOKEN (named, never shown in part). */
+export function operatorActing(ctx: Context): AuditContext {
+  return { actor: { type: 'operator', credential: 'ADMIN_TOKEN' }, ...from(ctx) };
+}

@@ -1,0 +1,202 @@
+//! The audit log: who changed what on an account, per account a hash chain. An entry is first a
+//! draft written in the same single-document update as the change it records (`auditDrafts` of the
+//! changed key or webhook endpoint), then appended to the chain; a draft left behind by a process
+//! that died in between is appended by the next read of the log or by the sweeper, so a change is
+//! never without its entry. A deletion cannot carry its draft in what it deletes: it writes the
+//! draft to the account first, and the draft is appended once the target is gone (see deleting).
+//! `hash` = SHA-256(previous entry's hash + this entry's canonical JSON).
+import type { Collection, Db } from 'mongodb';
+import { canonicalJson } from '../lib/canonical-json.js';
+import { newId, sha256Hex } from '../lib/ids.js';
+import { collections, isDuplicateKey } from '../lib/mongo.js';
+import type { AuditDraft, AuditEntryDoc } from '../lib/mongo-documents.js';
+
+export type { AuditDraft, AuditEntryDoc } from '../lib/mongo-documents.js';
+
+/** Who made a change, from where: what every entry records beside the change itself. */
+export interface AuditContext {
+  actor: AuditDraft['actor'];
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** The service acting on its own (a workflow, a schedule). */
+export const SERVICE_ACTOR: AuditContext = { actor: { type: 'service', credential: null }, ip: null, userAgent: null };
+
+/** What an entry can record. */
+export const AUDIT_ACTIONS = [
+  'api_key.created', 'api_key.updated', 'api_key.revoked', 'owner_token.created',
+  'webhook_endpoint.created', 'webhook_endpoint.updated', 'webhook_endpoint.deleted', 'webhook_endpoint.enabled',
+  'webhook_endpoint.secret_rotated', 'webhook_endpoint.previous_secret_ended',
+  'credits.granted', 'account.plan_changed',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** The previous hash of an account's first entry. */
+export const GENESIS_HASH = '';
+
+/** Most appends retried on a race for the head of the chain. */
+const APPEND_TRIES = 50;
+
+/** A deletion's draft older than this whose target still exists belongs to a deletion that never happened. */
+const DELETION_SETTLES_MS = 60_000;
+
+/** A draft of an entry, to be written with its change (`$push: { auditDrafts: draft }`). */
+export function auditDraft(
+  context: AuditContext,
+  accountId: string,
+  action: AuditAction,
+  target: AuditDraft['target'],
+  changes: AuditDraft['changes'],
+  now = new Date(),
+): AuditDraft {
+  return { id: newId('aud'), accountId, at: now, actor: context.actor, ip: context.ip, userAgent: context.userAgent, action, target, changes };
+}
+
+/** `[before, after]` of each field that differs (compared as JSON); `fields` limits which are looked at. */
+export function changesOf(before: Record<string, unknown>, after: Record<string, unknown>, fields: readonly string[]): AuditDraft['changes'] {
+  const changes: AuditDraft['changes'] = {};
+  for (const field of fields) {
+    const [b, a] = [before[field] ?? null, after[field] ?? null];
+    if (canonicalJson(b) !== canonicalJson(a)) changes[field] = [b, a];
+  }
+  return changes;
+}
+
+/** An entry as the API answers it and as an export holds it: what is hashed, plus `prevHash` and `hash`. */
+export function auditView(doc: AuditEntryDoc) {
+  return { ...hashedPart(doc), prevHash: doc.prevHash, hash: doc.hash };
+}
+
+/** What the hash covers: the entry as shown, dates as ISO 8601 text. */
+function hashedPart(doc: AuditDraft | AuditEntryDoc) {
+  const id = '_id' in doc ? doc._id : doc.id;
+  return {
+    id, at: new Date(doc.at).toISOString(), actor: doc.actor, ip: doc.ip, userAgent: doc.userAgent, action: doc.action, target: doc.target,
+    changes: JSON.parse(JSON.stringify(doc.changes)) as AuditDraft['changes'],
+  };
+}
+
+/** The hash of an entry shown as `view` after an entry whose hash was `prevHash` (what `verify` and a customer recompute). */
+export function entryHash(prevHash: string, view: ReturnType<typeof hashedPart>): string {
+  return sha256Hex(prevHash + canonicalJson(view));
+}
+
+/** The documents whose updates carry drafts: API keys and webhook endpoints. */
+type DraftHolder = Collection<{ _id: string; accountId: string; auditDrafts?: AuditDraft[] }>;
+
+export function createAuditLog(db: Db) {
+  const c = collections(db);
+  const holders = [c.credentials, c.webhookEndpoints] as unknown as DraftHolder[];
+
+  /** Appends a draft at the head of its account's chain; a draft appended already is left as it is. */
+  async function append(draft: AuditDraft): Promise<void> {
+    const part = hashedPart(draft);
+    for (let i = 0; i < APPEND_TRIES; i++) {
+      const head = await c.auditLog.find({ accountId: draft.accountId }).sort({ seq: -1 }).limit(1).next();
+      const prevHash = head?.hash ?? GENESIS_HASH;
+      const doc: AuditEntryDoc = { _id: draft.id, accountId: draft.accountId, seq: (head?.seq ?? 0) + 1, at: draft.at, actor: draft.actor, ip: draft.ip, userAgent: draft.userAgent, action: draft.action, target: draft.target, changes: draft.changes, prevHash, hash: entryHash(prevHash, part) };
+      try {
+        await c.auditLog.insertOne(doc);
+        return;
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        if (await c.auditLog.findOne({ _id: draft.id }, { projection: { _id: 1 } })) return; // appended by another flush
+        // Another entry took this place in the chain: read the head again.
+      }
+    }
+    throw new Error(`audit entry ${draft.id}: the chain of ${draft.accountId} kept moving`);
+  }
+
+  /** Appends the drafts a changed document carries, then takes them off it. */
+  async function flushHolder(holder: DraftHolder, id: string): Promise<number> {
+    const doc = await holder.findOne({ _id: id }, { projection: { auditDrafts: 1 } });
+    const drafts = doc?.auditDrafts ?? [];
+    for (const draft of drafts) await append(draft);
+    if (drafts.length) await holder.updateOne({ _id: id }, { $pull: { auditDrafts: { id: { $in: drafts.map((d) => d.id) } } } } as never);
+    return drafts.length;
+  }
+
+  /** Appends every draft left behind (of one account, or all): what a process that died between a change and its entry left. */
+  async function flushLeftovers(accountId?: string, now = Date.now()): Promise<number> {
+    let flushed = 0;
+    for (const holder of holders) {
+      const filter = { ...(accountId ? { accountId } : {}), 'auditDrafts.0': { $exists: true } };
+      for await (const doc of holder.find(filter, { projection: { _id: 1 } })) flushed += await flushHolder(holder, doc._id);
+    }
+    const deletions = { ...(accountId ? { _id: accountId } : {}), 'auditDrafts.0': { $exists: true } };
+    for await (const account of c.accounts.find(deletions, { projection: { auditDrafts: 1 } })) {
+      for (const draft of account.auditDrafts ?? []) {
+        if (now - new Date(draft.at).getTime() < DELETION_SETTLES_MS) continue; // its request may still be deleting
+        const gone = !(await c.webhookEndpoints.findOne({ _id: draft.target.id }, { projection: { _id: 1 } }));
+        if (gone) {
+          await append(draft);
+          flushed++;
+        }
+        await c.accounts.updateOne({ _id: account._id }, { $pull: { auditDrafts: { id: draft.id } } });
+      }
+    }
+    return flushed;
+  }
+
+  /**
+   * Records a deletion: its draft is written to the account before `remove` runs and appended once
+   * it removed something, so a process that dies in between leaves a draft that the sweep settles
+   * by whether the target is gone. Answers what `remove` did.
+   */
+  async function deleting(draft: AuditDraft, remove: () => Promise<boolean>): Promise<boolean> {
+    await c.accounts.updateOne({ _id: draft.accountId }, { $push: { auditDrafts: draft } });
+    const removed = await remove();
+    if (removed) await append(draft);
+    await c.accounts.updateOne({ _id: draft.accountId }, { $pull: { auditDrafts: { id: draft.id } } });
+    return removed;
+  }
+
+  return {
+    append,
+    deleting,
+    /** After a change to a key (`credentials`) or an endpoint (`webhookEndpoints`): its drafts into the chain. */
+    flushKey: (keyId: string) => flushHolder(holders[0]!, keyId),
+    flushEndpoint: (endpointId: string) => flushHolder(holders[1]!, endpointId),
+    flushLeftovers,
+
+    /** Entries newest first: of one account or of every account; `action` keeps to one action. */
+    async list(query: { accountId?: string; action?: string; limit: number; before?: { at: Date; id: string } }) {
+      await flushLeftovers(query.accountId);
+      const filter: Record<string, unknown> = { ...(query.accountId ? { accountId: query.accountId } : {}), ...(query.action ? { action: query.action } : {}) };
+      if (query.before) filter.$or = [{ at: { $lt: query.before.at } }, { at: query.before.at, _id: { $lt: query.before.id } }];
+      const rows = await c.auditLog.find(filter).sort({ at: -1, _id: -1 }).limit(query.limit + 1).toArray();
+      return { items: rows.slice(0, query.limit), more: rows.length > query.limit };
+    },
+
+    /** Every entry of the account, oldest first (a CSV export). */
+    all: async (accountId: string, action?: string) => {
+      await flushLeftovers(accountId);
+      return c.auditLog.find({ accountId, ...(action ? { action } : {}) }).sort({ seq: 1 }).toArray();
+    },
+
+    /**
+     * Walks the account's chain oldest first: each entry's hash must be that of its content after
+     * its predecessor's hash. The oldest entry kept (older ones pass their retention) anchors the
+     * walk with its own `prevHash`. `firstBadEntry`: the first entry whose hash or link is wrong.
+     */
+    async verify(accountId: string): Promise<{ ok: boolean; entries: number; firstBadEntry?: string }> {
+      await flushLeftovers(accountId);
+      let prev: string | undefined;
+      let entries = 0;
+      let firstBadEntry: string | undefined;
+      for await (const doc of c.auditLog.find({ accountId }).sort({ seq: 1 })) {
+        entries++;
+        const linked = prev === undefined || doc.prevHash === prev;
+        if (!firstBadEntry && (!linked || entryHash(doc.prevHash, hashedPart(doc)) !== doc.hash)) firstBadEntry = doc._id;
+        prev = doc.hash;
+      }
+      return firstBadEntry ? { ok: false, entries, firstBadEntry } : { ok: true, entries };
+    },
+
+    /** Drops entries older than the retention (AUDIT_RETENTION_DAYS). */
+    sweep: async (olderThan: Date) => (await c.auditLog.deleteMany({ at: { $lt: olderThan } })).deletedCount,
+  };
+}
+
+export type AuditLog = ReturnType<typeof createAuditLog>;
