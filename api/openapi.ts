@@ -13,6 +13,8 @@ import { COMPONENT_SCHEMAS } from './docs/schemas.js';
 import { DELIVERY_FACTS, webhookEvents } from './docs/webhook-events.js';
 import { accountOperations } from './routes/account.js';
 import { adminOperations } from './routes/admin.js';
+import { renderOperations } from './routes/render.js';
+import { renderLinkOperations } from './routes/render-links.js';
 import { callOperations } from './routes/calls.js';
 import { dashboardOperations } from './routes/dashboard.js';
 import { docsOperations } from './routes/docs.js';
@@ -63,6 +65,8 @@ function routeOperations(schemas: Map<string, ToolSchemas>): { operations: Route
     ...tools.operations,
     ...callOperations(),
     ...accountOperations(),
+    ...renderLinkOperations(),
+    ...renderOperations(),
     ...webhookOperations(),
     ...eventOperations(),
     ...adminOperations(),
@@ -101,7 +105,7 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     ],
     'x-tagGroups': [
       { name: 'Tools', tags: [...usedGroups(tools), 'calls'] },
-      { name: 'Account', tags: ['account', 'api-keys', 'webhook-endpoints'] },
+      { name: 'Account', tags: ['account', 'api-keys', 'render-links', 'webhook-endpoints'] },
       { name: 'Webhooks', tags: ['webhook-events'] },
       { name: 'Operator', tags: ['operator'] },
       { name: 'Service', tags: ['service'] },

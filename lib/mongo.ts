@@ -13,6 +13,9 @@ import type {
   LedgerEntry,
   MarketQuoteDoc,
   PlanDoc,
+  LinkSecretDoc,
+  RenderCacheDayDoc,
+  RenderCacheDoc,
   WebhookAttemptDoc,
   WebhookEndpointDoc,
   WebhookUndeliveredDoc,
@@ -33,6 +36,9 @@ export interface Collections {
   calls: Collection<CallDoc>;
   grants: Collection<GrantDoc>;
   plans: Collection<PlanDoc>;
+  linkSecrets: Collection<LinkSecretDoc>;
+  renderCache: Collection<RenderCacheDoc>;
+  renderCacheDays: Collection<RenderCacheDayDoc>;
 }
 
 /**
@@ -61,6 +67,9 @@ export function collections(db: Db): Collections {
     calls: db.collection('calls', JOURNALED), // an asynchronous call's answer, once charged
     grants: db.collection('grants', JOURNALED),
     plans: db.collection('plans', JOURNALED),
+    linkSecrets: db.collection('link_secrets'),
+    renderCache: db.collection('render_cache'),
+    renderCacheDays: db.collection('render_cache_days'),
   };
 }
 
@@ -87,6 +96,11 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.grants.createIndex({ accountId: 1, createdAt: -1 }),
     c.grants.createIndex({ expiredAt: 1, expiresAt: 1 }),
     c.accounts.createIndex({ 'plan.nextAllowanceAt': 1 }),
+    c.linkSecrets.createIndex({ accountId: 1, createdAt: -1 }),
+    // The render cache: an account's purge, the sweep, and the owner's days.
+    c.renderCache.createIndex({ accountId: 1 }),
+    c.renderCache.createIndex({ expiresAt: 1 }),
+    c.renderCacheDays.createIndex({ accountId: 1, day: -1 }),
   ]);
 }
 

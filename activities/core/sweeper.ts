@@ -1,6 +1,7 @@
 //! Expiry without TTL indexes (the local database has none): idempotency records, call keys,
 //! claim-check blobs, outboxes (events, expiry entries) left by a crash, holds whose call can no longer end, events past
-//! the event log's 30 days, and asynchronous calls' answers past their 24 hours.
+//! the event log's 30 days, asynchronous calls' answers past their 24 hours, and the render cache's
+//! entries and images past their 30 days.
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
 import { sweepBlobs } from '../../lib/claim-check-codec.js';
@@ -8,6 +9,7 @@ import { DatabaseBlobStore, type BlobStore } from '../../lib/blob-store.js';
 import { createEventLog } from '../../domain/event-log.js';
 import { createAsyncCalls } from '../../domain/async-calls.js';
 import { createLedger } from '../../domain/ledger.js';
+import { createRenderCache } from '../../domain/render-cache.js';
 
 export interface SweepOptions {
   /** Claim-check blobs and big outputs live this long: an idempotent replay within 24 h still reads its answer. */
@@ -32,6 +34,8 @@ export interface SweepReport {
   events: number;
   /** Asynchronous calls whose answer was dropped, and records deleted. */
   calls: { expired: number; deleted: number };
+  /** Render cache entries and images past their 30 days (domain/render-cache.ts). */
+  renderCache: { entries: number; images: number };
 }
 
 /** `outputBlobs`: the store big outputs wait in (BLOB_STORE_URL); the database when absent. */
@@ -40,6 +44,7 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, out
   const ledger = createLedger(db);
   const eventLog = createEventLog(db);
   const asyncCalls = createAsyncCalls(db);
+  const renderCache = createRenderCache({ db, blobs: outputBlobs });
 
   async function refundOrphanHolds(now: number): Promise<number> {
     let refunded = 0;
@@ -74,6 +79,7 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, out
         orphanHolds: await refundOrphanHolds(now),
         events: await eventLog.sweep(now),
         calls: await asyncCalls.sweep(now),
+        renderCache: await renderCache.sweep(now),
       };
     },
   };

@@ -77,5 +77,6 @@ export const qrGenerate = defineTool<QrGenerateInput, QrGenerateOutput>()({
   pool: 'cpu',
   timeoutMs: 10_000,
   failures: [],
+  image: { field: 'imageBase64' },
   precheck,
 });
