@@ -5,6 +5,7 @@ import { createClient, verifyToken } from './api.js';
 import { $, announce, busy, clearFormError, focusOn, problemText, showFormError } from './dom.js';
 import { clearToken, loadToken, saveToken, tokenProblem } from './session.js';
 import { createKeysView } from './view-keys.js';
+import { createRenderLinksView } from './view-render-links.js';
 import { createCallsView } from './view-calls.js';
 import { createCreditsView } from './view-credits.js';
 import { createEventsView } from './view-events.js';
@@ -23,11 +24,12 @@ function startSession(token, account) {
   const client = createClient({ token, onUnauthorized });
   const usage = createUsageView({ client, container: $('usage-body'), section: $('usage') });
   const keys = createKeysView({ client });
+  const renderLinks = createRenderLinksView({ client });
   const webhooks = createWebhooksView({ client });
   const events = createEventsView({ client, urlOf: (endpointId) => webhooks.urlOf(endpointId) });
   const calls = createCallsView({ client });
   const creditsView = createCreditsView({ client });
-  const current = { client, usage, keys, webhooks, events, calls, credits: creditsView };
+  const current = { client, usage, keys, renderLinks, webhooks, events, calls, credits: creditsView };
   session = current;
 
   $('sign-in-view').hidden = true;
@@ -55,6 +57,7 @@ async function refresh() {
     current.credits.load(),
     current.calls.load(),
     current.keys.load(),
+    current.renderLinks.load(),
     current.webhooks.load().then(() => current.events.load()),
   ]);
   if (session === current) showAccount(account);
@@ -69,6 +72,7 @@ function endSession(notice, { focus = true } = {}) {
   if (session) {
     session.client.close();
     session.keys.close();
+    session.renderLinks.close();
     session.webhooks.close();
     session.events.close();
     session.calls.close();

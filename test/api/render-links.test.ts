@@ -281,3 +281,14 @@ test('a website-screenshot link captures a public page; a link to a private targ
     await pages.close();
   }
 });
+
+test('the worked example in /docs is a true signature', async (t) => {
+  const overview: string = (await request('GET', '/api/v1/openapi.json')).body.info.description;
+  const secret = /the secret\s+`(lksec_[^`]+)`/.exec(overview)?.[1];
+  const signedText = /\| signed text \| `([^`]+)` \|/.exec(overview)?.[1];
+  const signature = /\| signature \| `([0-9a-f]{64})` \|/.exec(overview)?.[1];
+  t.truthy(secret && signedText && signature);
+  const [path, query] = signedText!.split('?') as [string, string];
+  t.is(signRenderLink(secret!, path, query), signature!);
+  t.true(overview.includes(`/api/v1/render/${signedText}&signature=${signature}`));
+});
