@@ -42,7 +42,7 @@ export function createRenderCalls(deps: { toolCalls: ToolCalls; cache: RenderCac
         return undefined;
       });
       if (render) {
-        deps.cache.countHit(render.entry).catch((err: unknown) => deps.log.warn({ err }, 'a render cache hit could not be counted'));
+        deps.cache.countHit(render.entry, (err) => deps.log.warn({ err }, "render cache hits could not be added to the owner's usage"));
         return { hit: true, render };
       }
     }

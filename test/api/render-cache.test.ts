@@ -10,6 +10,7 @@ import { DirectoryBlobStore } from '../../lib/blob-store.js';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient } from 'mongodb';
 import { testEnv } from '../helpers/env.js';
 
@@ -63,6 +64,8 @@ test('a render older than max-age is not taken: the call renders and stores afre
   await callTool(account.apiKey, 'qr-generate', input, { 'Cache-Control': 'max-age=600' });
   // Make the stored render two minutes old.
   await withServiceDb((db) => db.collection('render_cache').updateMany({ accountId: account.id }, { $set: { createdAt: new Date(Date.now() - 120_000) } }));
+  // An API instance sees a change made elsewhere within a second (it remembers found entries briefly).
+  await sleep(1_000);
   const old = await callTool(account.apiKey, 'qr-generate', input, { 'Cache-Control': 'max-age=60' });
   t.is(old.headers.get('x-cache'), 'MISS');
   const young = await callTool(account.apiKey, 'qr-generate', input, { 'Cache-Control': 'max-age=60' });
