@@ -89,6 +89,10 @@ test('a render link answers the image itself, charged once; a repeat is a free c
   t.is(head.headers.get('content-type'), 'image/png');
   t.is(head.body.length, 0);
   t.is(await balanceOf(account), 9);
+  // The hits were no calls: the ledger holds the one render, and only the miss answered with its workflow's id.
+  const ledger = await request('GET', '/api/v1/account/usage', { token: account.ownerToken });
+  t.deepEqual(ledger.body.items.map((i: { requestId: string }) => i.requestId), [first.headers.get('x-request-id')]);
+  t.not(second.headers.get('x-request-id'), first.headers.get('x-request-id'));
 
   const usage = await request('GET', '/api/v1/account/render-cache', { token: account.ownerToken });
   t.is(usage.status, 200);
