@@ -100,6 +100,9 @@ export function fixturesEnv(fixtures: FixturesJson, runDir: string): NodeJS.Proc
     // High enough that suites firing 100 calls at once meet credits, not the limiter; the
     // limiter's own test reads the limit from the RateLimit-Limit header.
     RATE_LIMIT_PER_SECOND: '60',
+    // The cpu pool as on this kind of machine (2 threads, 16 call slots) whatever the cores here:
+    // test/api/long-calls.test.ts sends one conversion more than those slots.
+    CPU_CONCURRENCY: '2',
     GOLD_FEED_URL: fixtures.goldFeed.goldUrl,
     FX_FEED_URL: fixtures.goldFeed.fxUrl,
   };
@@ -201,6 +204,24 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
     'outage/database': async () => {
       await database.process.kill();
       await sleep(OUTAGE_MS);
+      database = await startDatabase(supervisor, databaseOptions);
+    },
+    // A part held down until the test says so, for a test that must see the outage itself
+    // rather than catch it within a fixed window.
+    'stop/workers': async () => {
+      await apps.workers.kill();
+    },
+    'start/workers': restartWorkers,
+    'stop/temporal': async () => {
+      await temporal.process.stop();
+    },
+    'start/temporal': async () => {
+      temporal = await startTemporal(supervisor, temporalOptions);
+    },
+    'stop/database': async () => {
+      await database.process.kill();
+    },
+    'start/database': async () => {
       database = await startDatabase(supervisor, databaseOptions);
     },
     // Not a fault: the process ids, so the load suite can read each part's memory in /proc.

@@ -7,7 +7,7 @@ import { eventually } from '../helpers/webhook-receiver.js';
 import { startFileServer } from '../fixtures/file-server.js';
 import { makeDocx } from '../fixtures/documents.js';
 
-/** More conversions than the cpu pool's worker holds short calls at once (workers/pools.ts callSlots: 16 on 2 cores). */
+/** More conversions than the cpu pool's worker holds short calls at once (workers/pools.ts callSlots: 16 with the test stack's CPU_CONCURRENCY of 2). */
 const CONVERSIONS = 17;
 const WORD_TO_PDF_COST = 15;
 

@@ -9,6 +9,7 @@ import { UtilityTools, UtilityToolsError, type ToolName, type ToolResult } from 
 import { apiUrl, newAccount, request } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
 import { FIXTURE_NAMES as N } from '../fixtures/dns-server.js';
+import { feedMode } from '../fixtures/gold-feed.js';
 import { makeDocx, readPdf } from '../fixtures/documents.js';
 import { startFileServer, type FileServer } from '../fixtures/file-server.js';
 import { decodeImage, makeImage } from '../fixtures/images.js';
@@ -173,16 +174,24 @@ test('smtp-test: an unreachable server is a typed 502, refunded', async (t) => {
   t.is((await client.account.get()).balance, 100);
 });
 
+/** Until the shared gold feed is up (bounded only against a hang). */
+async function untilFeedUp(): Promise<void> {
+  for (const until = Date.now() + 120_000; (await feedMode(testEnv.goldFeedControlUrl())) !== 'up'; ) {
+    if (Date.now() > until) throw new Error('the gold feed fixture stayed down');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 test('gold-price', async (t) => {
-  // gold-price's own suite takes the shared feed down for a moment; a call in that window with no
-  // stored quote is a refunded 502 (feed_unavailable), and the next one after it is answered.
+  // gold-price's own suite takes the shared feed down twice; a call then with no stored quote is a
+  // refunded 502 (feed_unavailable). With the feed up again, the call must answer.
   const out = await charged(t, 'gold-price', async (c) => {
     for (let attempt = 1; ; attempt++) {
       try {
         return await c.tools.goldPrice({ metal: 'gold', currency: 'EUR' });
       } catch (err) {
-        if (!(err instanceof UtilityToolsError) || err.reason !== 'feed_unavailable' || attempt === 10) throw err;
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        if (!(err instanceof UtilityToolsError) || err.reason !== 'feed_unavailable' || attempt === 3) throw err;
+        await untilFeedUp();
       }
     }
   });

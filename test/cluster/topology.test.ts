@@ -20,16 +20,29 @@ const metricsUrls = (): Record<string, string> => JSON.parse(process.env.CLUSTER
 const metrics = async (part: string) => (await fetch(metricsUrls()[part]!)).text();
 
 
-test('calls through the load balancer reach both API replicas and both cpu workers', async (t) => {
-  const account = await newAccount(100);
-  for (let i = 0; i < 12; i++) t.is((await callTool(account.apiKey, 'hash-text', { text: `spread ${i}` })).status, 200);
+/** What each API replica answered through HAProxy and each cpu worker ran of hash-text, so far. */
+async function spreadCounts(): Promise<Record<string, number>> {
   const lb = await metrics('haproxy');
-  for (const server of ['api-1', 'api-2']) {
-    t.true(sample(lb, 'haproxy_server_http_responses_total', { proxy: 'api', server, code: '2xx' }) > 0, `${server} answered through HAProxy`);
+  const counts: Record<string, number> = {};
+  for (const server of ['api-1', 'api-2']) counts[server] = sample(lb, 'haproxy_server_http_responses_total', { proxy: 'api', server, code: '2xx' });
+  for (const worker of ['worker-cpu-1', 'worker-cpu-2']) counts[worker] = sample(await metrics(worker), 'tool_duration_seconds_count', { tool: 'hash-text', outcome: 'ok' });
+  return counts;
+}
+
+test('calls through the load balancer reach both API replicas and both cpu workers', async (t) => {
+  const account = await newAccount(1_000);
+  // Judged by what this test's own calls add, not by the run's totals (other files call too).
+  // Eight at a time, so one replica or worker alone cannot take them all; rounds until each has
+  // taken some, bounded only against a stack that never spreads them.
+  const before = await spreadCounts();
+  let added: Record<string, number> = {};
+  for (let round = 0; round < 25 && !(Object.keys(before).every((part) => added[part]! > 0)); round++) {
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => callTool(account.apiKey, 'hash-text', { text: `spread ${round}.${i}` })));
+    t.deepEqual(answers.map((a) => a.status), Array(8).fill(200));
+    const now = await spreadCounts();
+    added = Object.fromEntries(Object.keys(before).map((part) => [part, now[part]! - before[part]!]));
   }
-  for (const worker of ['worker-cpu-1', 'worker-cpu-2']) {
-    t.true(sample(await metrics(worker), 'tool_duration_seconds_count', { tool: 'hash-text', outcome: 'ok' }) > 0, `${worker} ran hash-text`);
-  }
+  for (const part of Object.keys(before)) t.true(added[part]! > 0, `${part} took some of this test's calls: ${JSON.stringify(added)}`);
 });
 
 test('every worker process serves its task queues\' schedule-to-start latency, slots and pollers; tool workers run their calls\' workflow tasks', async (t) => {
@@ -61,11 +74,12 @@ test('every worker process serves its task queues\' schedule-to-start latency, s
 
 test('a refused tool call is counted by its contract code on the worker that ran it', async (t) => {
   const account = await newAccount(100);
+  const refused = async () => sample(await metrics('worker-network'), 'tool_duration_seconds_count', { tool: 'http-request', outcome: 'target_not_allowed' });
+  const before = await refused();
   // A name, not an address: the API refuses a literal private address itself, before any worker.
   const res = await callTool(account.apiKey, 'http-request', { url: 'http://localhost:9/' });
   t.is(res.status, 422, JSON.stringify(res.body));
-  const network = await metrics('worker-network');
-  t.true(sample(network, 'tool_duration_seconds_count', { tool: 'http-request', outcome: 'target_not_allowed' }) > 0, network.split('\n').filter((l) => l.startsWith('tool_duration_seconds_count')).join('\n'));
+  t.true((await refused()) > before, 'this call counted, not only the run\'s others');
 });
 
 test('the API replicas label request metrics by route template; the Temporal server and HAProxy serve theirs', async (t) => {

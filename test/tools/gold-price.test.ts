@@ -11,6 +11,7 @@ import { FeedError, createMarketFeeds, maxAgeMs, metalUrl, parseFxRates, parseMe
 import { createQuoteStore } from '../../activities/network/quote-store.js';
 import { CURRENCIES, type GoldPriceInput } from '../../domain/tools/gold-price.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
+import { testEnv } from '../helpers/env.js';
 import { FIXTURE_AS_OF, FIXTURE_FX_RATES, FIXTURE_METAL_PRICES, fxDocument, metalDocument, setFeedMode, startGoldFeed, type GoldFeed } from '../fixtures/gold-feed.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
@@ -220,11 +221,7 @@ test('input schema: gold and USD by default, the 32 currencies exactly, example 
 // ===== Integration: through HTTP against the running stack (npm test) =====
 // The stack's feed fixture is shared by every test of this file, so these run one at a time.
 
-function controlUrl(): string {
-  const url = process.env.GOLD_FEED_CONTROL_URL;
-  if (!url) throw new Error('GOLD_FEED_CONTROL_URL is not set: run the tests through `npm test`, which starts the feed fixture');
-  return url;
-}
+const controlUrl = () => testEnv.goldFeedControlUrl();
 
 test.serial('HTTP: gold in EUR answers 200 and costs 1 credit', async (t) => {
   const account = await newAccount(10);

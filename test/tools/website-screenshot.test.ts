@@ -306,6 +306,15 @@ test('HTTP: a capture that outlasts a workflow task (a resource that never arriv
   t.is(await balanceOf(account), 75);
 });
 
+test("HTTP: a page that never answers is 504 tool_timeout at the tool's deadline, and not charged", async (t) => {
+  // The fixture never answers at all, so only the call's deadline (the tool's 60 s) can end it.
+  t.timeout(4 * 60_000);
+  const account = await newAccount(100);
+  const res = await callTool(account.apiKey, 'website-screenshot', { url: pages.url('/hang') });
+  t.true(isProblem(res, 504, 'tool_timeout'), JSON.stringify(res.body));
+  t.is(await balanceOf(account), 100);
+});
+
 test('HTTP: a private target is 422 target_not_allowed and not charged; a bad field is 400', async (t) => {
   const account = await newAccount(100);
   for (const url of ['http://10.0.0.1/', 'http://private10.test/', pages.url('/redirect?to=http%3A%2F%2F10.0.0.1%2F')]) {

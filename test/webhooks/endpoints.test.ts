@@ -2,12 +2,12 @@
 //! public address; localhost only while allowed), the signing secret shown once and stored
 //! sealed, listing, deleting, Send test, re-enabling and the attempt log.
 import test from 'ava';
-import { Client, Connection } from '@temporalio/client';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isProblem, newAccount, request } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
 import { testEnv } from '../helpers/env.js';
+import { withTemporalClient } from '../helpers/temporal.js';
 import { attemptsOf, eventually, registerEndpoint, sendTest, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { checkEndpointUrl } from '../../domain/webhooks/url-admission.js';
 import { createResolver } from '../../lib/resolver.js';
@@ -138,16 +138,10 @@ test('the signing secret is stored sealed: not in the database, the endpoint wor
     }
   });
 
-  const connection = await Connection.connect({ address: testEnv.temporalAddress() });
-  try {
-    const client = new Client({ connection, namespace: testEnv.temporalNamespace() });
-    const history = historyText(await client.workflow.getHandle(webhookWorkflowId(endpoint.id)).fetchHistory());
-    t.true(history.includes('webhook.test'), 'the payloads were decoded');
-    t.false(history.includes(endpoint.secret.slice(6)), 'the workflow history holds the signing secret');
-    t.false(history.includes(Buffer.from(endpoint.secret).toString('base64')), 'the workflow history holds the signing secret in base64');
-  } finally {
-    await connection.close();
-  }
+  const history = historyText(await withTemporalClient((client) => client.workflow.getHandle(webhookWorkflowId(endpoint.id)).fetchHistory()));
+  t.true(history.includes('webhook.test'), 'the payloads were decoded');
+  t.false(history.includes(endpoint.secret.slice(6)), 'the workflow history holds the signing secret');
+  t.false(history.includes(Buffer.from(endpoint.secret).toString('base64')), 'the workflow history holds the signing secret in base64');
 
   for (const file of (await readdir(testEnv.stackLogDir())).filter((f) => f.endsWith('.log'))) {
     t.false((await readFile(path.join(testEnv.stackLogDir(), file), 'utf8')).includes(endpoint.secret.slice(6)), `${file} holds the signing secret`);

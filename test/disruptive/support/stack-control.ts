@@ -6,6 +6,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 export type FaultAction =
   | 'kill/workers' | 'kill/temporal' | 'restart/temporal' | 'kill/database'
   | 'outage/workers' | 'outage/temporal' | 'outage/database'
+  // Held down until the matching start: the test decides how long.
+  | 'stop/workers' | 'start/workers' | 'stop/temporal' | 'start/temporal' | 'stop/database' | 'start/database'
   // The production-shaped stack's (scripts/stack/cluster.ts): one process of a kind, PostgreSQL.
   | `kill/${ClusterProcess}` | 'restart/postgres' | 'outage/postgres';
 
