@@ -39,6 +39,11 @@ import { destinationRoutes } from './routes/destinations.js';
 import { eventRoutes } from './routes/events.js';
 import { callRoutes } from './routes/calls.js';
 import { dashboardRoutes } from './routes/dashboard.js';
+import { renderRoutes } from './routes/render.js';
+import { renderLinkRoutes } from './routes/render-links.js';
+import { createLinkSecrets } from '../domain/link-secrets.js';
+import { createRenderCache } from '../domain/render-cache.js';
+import { createRenderCalls } from './render-calls.js';
 
 export interface AppDeps {
   config: Config;
@@ -65,7 +70,13 @@ export function createApp(deps: AppDeps): Koa {
   const allowances = createAllowances(db, onEvent);
   const auditLog = createAuditLog(db);
   const openapi = buildOpenApi({ baseUrl: config.publicBaseUrl, schemas });
-  const outputs = createOutputBodies({ blobs: deps.blobs ?? new DatabaseBlobStore(db), log: deps.log });
+  const blobs = deps.blobs ?? new DatabaseBlobStore(db);
+  const outputs = createOutputBodies({ blobs, log: deps.log });
+  const validators = createValidators(schemas);
+  const toolCalls = createToolCalls({ db, client: deps.client, secretKey: config.secretKey, ledger });
+  const linkSecrets = createLinkSecrets(db, config.secretKey);
+  const renderCache = createRenderCache({ db, blobs });
+  const renders = createRenderCalls({ toolCalls, cache: renderCache, outputs, metrics: deps.metrics, log: deps.log });
 
   // The client address is X-Forwarded-For's entry from the proxies the operator trusts, else the socket's.
   const app = new Koa({ proxy: config.trustedProxyHops > 0, maxIpsCount: config.trustedProxyHops });
@@ -88,14 +99,17 @@ export function createApp(deps: AppDeps): Koa {
       baseUrl: config.publicBaseUrl,
       auth,
       rateLimit,
-      validators: createValidators(schemas),
+      validators,
       schemas,
-      toolCalls: createToolCalls({ db, client: deps.client, secretKey: config.secretKey, ledger }),
+      toolCalls,
       metrics: deps.metrics,
       guard,
       outputs,
       destinations,
+      renders,
     }),
+    renderRoutes({ linkSecrets, rateLimit, validators, schemas, guard, renders }),
+    renderLinkRoutes({ baseUrl: config.publicBaseUrl, auth, rateLimit, linkSecrets, renderCache, validators }),
     accountRoutes({ db, auth, rateLimit, accounts, grants, allowances, accountRate: config.rateLimitPerSecond }),
     planRoutes({ adminToken: config.adminToken, plans }),
     adminRoutes({ adminToken: config.adminToken, accounts, grants, plans, allowances, freeCredits: config.freeCredits, auditLog }),

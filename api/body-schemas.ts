@@ -1,9 +1,16 @@
 //! JSON Schemas of the account and operator API request bodies (validation and OpenAPI).
 import { GRANT_REASONS } from '../domain/ledger.js';
+import { CATALOGUE } from '../domain/catalogue.js';
+import { MAX_RENDER_AGE_S } from '../domain/render-cache.js';
 import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../domain/plans.js';
 import { MAX_ALLOWED_IPS, TOOL_SCOPES } from '../domain/key-settings.js';
 import { GROUPS } from '../domain/tool-definition.js';
 import { DEFAULT_EVENT_TYPES, SUBSCRIBABLE_EVENT_KINDS } from '../lib/event-kinds.js';
+
+/** The tools render links call: those whose answer is an image. */
+export const RENDER_TOOL_NAMES = [...CATALOGUE.values()].filter((t) => t.image).map((t) => t.name);
+/** The longest `expiresIn` of a link the API signs: 10 years. */
+export const MAX_LINK_LIFETIME_S = 10 * 365 * 24 * 60 * 60;
 
 const name = { type: 'string', minLength: 1, maxLength: 100, description: 'A label for your own reference.' };
 const eventTypes = {
@@ -202,6 +209,22 @@ export const BODY_SCHEMAS = {
     additionalProperties: false,
     required: ['eventId'],
     properties: { eventId: { type: 'string', pattern: '^evt_[0-9A-Za-z]+$', maxLength: 64, description: 'The event to send again (from the event log).' } },
+  },
+  createRenderLink: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['tool', 'input'],
+    properties: {
+      tool: { type: 'string', enum: RENDER_TOOL_NAMES, description: 'The tool the link calls: one whose answer is an image.' },
+      input: {
+        type: 'object',
+        additionalProperties: { type: ['string', 'number', 'boolean'] },
+        description: "The tool's input, as for a POST of the tool (its schema); each field becomes a query parameter.",
+      },
+      expiresIn: { type: 'integer', minimum: 1, maximum: MAX_LINK_LIFETIME_S, description: 'Seconds until the link answers 403 `link_expired`; without it the link works until its secret is retired.' },
+      maxAge: { type: 'integer', minimum: 0, maximum: MAX_RENDER_AGE_S, description: 'How old a stored render the link accepts, in seconds (default 4 hours; 0: always a fresh one).' },
+      secretId: { type: 'string', pattern: '^lks_[0-9A-Za-z]{22}$', description: 'The live link secret to sign with; the newest when left out.' },
+    },
   },
   noBody: {
     type: 'object',

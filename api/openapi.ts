@@ -14,6 +14,8 @@ import { DELIVERY_FACTS, webhookEvents } from './docs/webhook-events.js';
 import { accountOperations } from './routes/account.js';
 import { adminOperations } from './routes/admin.js';
 import { auditLogOperations } from './routes/audit-log.js';
+import { renderOperations } from './routes/render.js';
+import { renderLinkOperations } from './routes/render-links.js';
 import { callOperations } from './routes/calls.js';
 import { dashboardOperations } from './routes/dashboard.js';
 import { docsOperations } from './routes/docs.js';
@@ -65,6 +67,8 @@ function routeOperations(schemas: Map<string, ToolSchemas>): { operations: Route
     ...tools.operations,
     ...callOperations(),
     ...accountOperations(),
+    ...renderLinkOperations(),
+    ...renderOperations(),
     ...webhookOperations(),
     ...destinationOperations(),
     ...eventOperations(),
@@ -105,7 +109,7 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     ],
     'x-tagGroups': [
       { name: 'Tools', tags: [...usedGroups(tools), 'calls'] },
-      { name: 'Account', tags: ['account', 'api-keys', 'destinations', 'webhook-endpoints'] },
+      { name: 'Account', tags: ['account', 'api-keys', 'render-links', 'destinations', 'webhook-endpoints'] },
       { name: 'Webhooks', tags: ['webhook-events'] },
       { name: 'Operator', tags: ['operator'] },
       { name: 'Service', tags: ['service'] },

@@ -47,7 +47,12 @@ export function createOutputBodies(deps: { blobs: BlobStore; log: Logger }) {
     ctx.body = within ? jsonWithField(within.envelope, within.field, json) : json;
   }
 
-  return { send };
+  /** The output's JSON text: a stored one's bytes as they are, a small one serialised. */
+  async function json(output: unknown): Promise<Buffer> {
+    return isOutputBlob(output) ? stored(output) : Buffer.from(JSON.stringify(output), 'utf8');
+  }
+
+  return { send, json };
 }
 
 export type OutputBodies = ReturnType<typeof createOutputBodies>;

@@ -666,6 +666,114 @@ export interface paths {
         patch: operations["updateKey"];
         trace?: never;
     };
+    "/api/v1/account/link-secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List link signing secrets
+         * @description Every link secret of the account, retired ones included, newest first, without the secrets.
+         */
+        get: operations["listLinkSecrets"];
+        put?: never;
+        /**
+         * Create a link signing secret
+         * @description A new secret that signs render links (`lksec_...`), shown only in this answer. Up to 10 may be live at once, so a secret is rotated by creating its successor, moving links to it, then retiring it. The body may be left out.
+         */
+        post: operations["createLinkSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/link-secrets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Retire a link signing secret
+         * @description Links signed with it answer 401 `invalid_signature` within one second, on every API instance. Retiring again answers the same.
+         */
+        delete: operations["retireLinkSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/render-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign a render link
+         * @description A render link for the tool and input, signed with the newest live link secret (or `secretId`). The input is checked as a call would check it (400 naming each bad field). Answers 404 when the account has no live link secret.
+         */
+        post: operations["createRenderLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/render-cache": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Render cache hits per day
+         * @description The days (UTC) of the last 31 with render cache hits, newest first: how many, and the credits they did not cost.
+         */
+        get: operations["getRenderCacheUsage"];
+        put?: never;
+        post?: never;
+        /**
+         * Empty the render cache
+         * @description Every stored render of the account is forgotten at once: the next call of each input renders afresh (and is charged).
+         */
+        delete: operations["purgeRenderCache"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/render/{lksId}/{tool}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open a render link
+         * @description The image of a call of `tool` with the input in the query, answered as `image/png` or `image/jpeg` so that an `<img src>` shows it; `HEAD` answers the same headers without the image. The signature is the credential: see *Render links and the render cache* above. The call is the account's like any other (charged only when it answers 200; the same 402, 422 and rate limit), unless a stored render of the same input is at most `maxAge` seconds old: then it is answered from the render cache, free (`X-Cache: HIT`, `X-Credits-Charged: 0`). Query values are converted by the tool's input schema (`width=800` is a number, `fullPage=true` a boolean); a bad one is 400 naming `query:<name>`.
+         */
+        get: operations["renderLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/webhooks": {
         parameters: {
             query?: never;
@@ -1432,7 +1540,7 @@ export interface components {
          * @description Stable machine-readable error code; /docs/errors explains each.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "unauthorized" | "insufficient_credits" | "key_credit_limit" | "forbidden" | "tool_not_allowed" | "ip_not_allowed" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "call_expired" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "destination_unusable" | "rate_limited" | "upstream_error" | "destination_error" | "unavailable" | "tool_timeout" | "internal_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "unauthorized" | "invalid_signature" | "insufficient_credits" | "key_credit_limit" | "forbidden" | "tool_not_allowed" | "ip_not_allowed" | "link_expired" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "call_expired" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "destination_unusable" | "rate_limited" | "upstream_error" | "destination_error" | "unavailable" | "tool_timeout" | "internal_error";
         /** @description One invalid field. */
         FieldError: {
             /** @description JSON Pointer into the body (`/width`), or `header:<Name>` / `query:<name>`. */
@@ -1472,6 +1580,11 @@ export interface components {
             limits?: Record<string, never>;
             /** @description `unavailable` from `/readyz`: each dependency, `ok` or `unreachable`. */
             checks?: Record<string, never>;
+            /**
+             * Format: date-time
+             * @description `link_expired`: when the link expired.
+             */
+            expiredAt?: string;
         };
         /** @description The account of the owner token. */
         Account: {
@@ -2190,6 +2303,85 @@ export interface components {
              * @example image/png
              */
             contentType: string;
+        };
+        /** @description A render link signing secret, without the secret. */
+        LinkSecret: {
+            /**
+             * @description Link secret id: the first segment of the links it signs.
+             * @example lks_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the secret was created.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it was retired (its links stopped working); null while it is live.
+             * @example null
+             */
+            retiredAt: string | null;
+        };
+        /** @description A new link secret, with the secret: shown only once. */
+        NewLinkSecret: {
+            /**
+             * @description Link secret id: the first segment of the links it signs.
+             * @example lks_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the secret was created.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description The HMAC-SHA256 key links are signed with. Keep it on your server.
+             * @example lksec_Jx3v9QhZ2mN8pR4tW6yB1cD5fG7hK0lM3nP6qS9uV2w
+             */
+            secret: string;
+        };
+        /** @description A signed render link. */
+        RenderLink: {
+            /**
+             * Format: uri
+             * @description The link: put it in an `<img src>` as it is.
+             * @example https://api.example.com/api/v1/render/lks_4hQ2mV8kZr1xYt6pW0nLbC/qr-generate?text=https%3A%2F%2Fexample.com%2F&size=256&expires=1798761600&signature=5f0c...
+             */
+            url: string;
+            /**
+             * @description The secret that signed it.
+             * @example lks_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            secretId: string;
+            /**
+             * Format: date-time
+             * @description When it stops working (403 `link_expired`); null: when its secret is retired.
+             * @example null
+             */
+            expiresAt: string | null;
+        };
+        /** @description The render cache's hits per day (UTC), newest first. */
+        RenderCacheUsage: {
+            days: {
+                /**
+                 * Format: date
+                 * @description The day (UTC).
+                 * @example 2026-05-01
+                 */
+                day: string;
+                /** @description Calls answered from the cache. */
+                hits: number;
+                /** @description Credits those calls did not cost. */
+                creditsSaved: number;
+            }[];
+        };
+        /** @description The render cache, emptied. */
+        RenderCachePurged: {
+            /** @description Stored renders dropped. */
+            deleted: number;
         };
         /** @description A new account with its first credentials, each shown only in this answer. */
         OpenedAccount: {
@@ -4161,6 +4353,68 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Already exists ([`already_exists`](https://api.example.com/docs/errors#already_exists)) */
+        AlreadyExists: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Invalid signature ([`invalid_signature`](https://api.example.com/docs/errors#invalid_signature)) */
+        InvalidSignature: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Insufficient credits ([`insufficient_credits`](https://api.example.com/docs/errors#insufficient_credits)) */
+        InsufficientCredits: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Link expired ([`link_expired`](https://api.example.com/docs/errors#link_expired)) */
+        LinkExpired: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Unknown tool ([`unknown_tool`](https://api.example.com/docs/errors#unknown_tool)) */
+        UnknownTool: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Method not allowed ([`method_not_allowed`](https://api.example.com/docs/errors#method_not_allowed)) */
+        MethodNotAllowed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description POST */
+                Allow?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Webhook endpoint disabled ([`endpoint_disabled`](https://api.example.com/docs/errors#endpoint_disabled)) */
         EndpointDisabled: {
             headers: {
@@ -4181,16 +4435,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Already exists ([`already_exists`](https://api.example.com/docs/errors#already_exists)) */
-        AlreadyExists: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
     };
     parameters: {
         /**
@@ -4203,6 +4447,13 @@ export interface components {
          * @example respond-async
          */
         Prefer: string;
+        /**
+         * @description Capture tools only (website-screenshot, html-to-image, qr-generate), synchronous calls: `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. Without the header nothing is looked up or stored.
+         * @example max-age=3600
+         */
+        "Cache-Control": string;
+        /** @description An ETag of an earlier answer: 304 when the stored render is still that one. */
+        "If-None-Match": string;
         /** @description The call's request id (`X-Request-Id` of its 202). */
         RequestId: string;
         /** @description Key id (`key_...`). */
@@ -4259,6 +4510,12 @@ export interface components {
         "Retry-After": number;
         /** @description The credential scheme: `Bearer`. */
         "WWW-Authenticate": string;
+        /** @description `HIT`: answered from the render cache, free; `MISS`: rendered by this call (and stored). */
+        "X-Cache": "HIT" | "MISS";
+        /** @description Seconds since the stored render was made (on a hit). */
+        Age: number;
+        /** @description The stored render's tag: send it back in `If-None-Match` to get a 304 while it is unchanged. */
+        ETag: string;
     };
     pathItems: never;
 }
@@ -4565,6 +4822,13 @@ export interface operations {
                  * @example dst_4hQ2mV8kZr1xYt6pW0nLbC
                  */
                 "Output-Destination"?: components["parameters"]["Output-Destination"];
+                /**
+                 * @description Capture tools only (website-screenshot, html-to-image, qr-generate), synchronous calls: `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. Without the header nothing is looked up or stored.
+                 * @example max-age=3600
+                 */
+                "Cache-Control"?: components["parameters"]["Cache-Control"];
+                /** @description An ETag of an earlier answer: 304 when the stored render is still that one. */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
             };
             path?: never;
             cookie?: never;
@@ -4585,6 +4849,11 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Cache": components["headers"]["X-Cache"];
+                    Age: components["headers"]["Age"];
+                    ETag: components["headers"]["ETag"];
+                    /** @description Through the render cache: `private, max-age=<seconds>`, what is left of the age the request accepted. */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4607,6 +4876,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["CallAccepted"];
                 };
+            };
+            /** @description With `Cache-Control` and `If-None-Match` naming the stored render's ETag: not modified, free. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Cache": components["headers"]["X-Cache"];
+                    Age: components["headers"]["Age"];
+                    ETag: components["headers"]["ETag"];
+                    /** @description Through the render cache: `private, max-age=<seconds>`, what is left of the age the request accepted. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
@@ -5591,6 +5873,13 @@ export interface operations {
                  * @example dst_4hQ2mV8kZr1xYt6pW0nLbC
                  */
                 "Output-Destination"?: components["parameters"]["Output-Destination"];
+                /**
+                 * @description Capture tools only (website-screenshot, html-to-image, qr-generate), synchronous calls: `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. Without the header nothing is looked up or stored.
+                 * @example max-age=3600
+                 */
+                "Cache-Control"?: components["parameters"]["Cache-Control"];
+                /** @description An ETag of an earlier answer: 304 when the stored render is still that one. */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
             };
             path?: never;
             cookie?: never;
@@ -5611,6 +5900,11 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Cache": components["headers"]["X-Cache"];
+                    Age: components["headers"]["Age"];
+                    ETag: components["headers"]["ETag"];
+                    /** @description Through the render cache: `private, max-age=<seconds>`, what is left of the age the request accepted. */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5633,6 +5927,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["CallAccepted"];
                 };
+            };
+            /** @description With `Cache-Control` and `If-None-Match` naming the stored render's ETag: not modified, free. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Cache": components["headers"]["X-Cache"];
+                    Age: components["headers"]["Age"];
+                    ETag: components["headers"]["ETag"];
+                    /** @description Through the render cache: `private, max-age=<seconds>`, what is left of the age the request accepted. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
@@ -5668,6 +5975,13 @@ export interface operations {
                  * @example dst_4hQ2mV8kZr1xYt6pW0nLbC
                  */
                 "Output-Destination"?: components["parameters"]["Output-Destination"];
+                /**
+                 * @description Capture tools only (website-screenshot, html-to-image, qr-generate), synchronous calls: `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. Without the header nothing is looked up or stored.
+                 * @example max-age=3600
+                 */
+                "Cache-Control"?: components["parameters"]["Cache-Control"];
+                /** @description An ETag of an earlier answer: 304 when the stored render is still that one. */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
             };
             path?: never;
             cookie?: never;
@@ -5688,6 +6002,11 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Cache": components["headers"]["X-Cache"];
+                    Age: components["headers"]["Age"];
+                    ETag: components["headers"]["ETag"];
+                    /** @description Through the render cache: `private, max-age=<seconds>`, what is left of the age the request accepted. */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5710,6 +6029,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["CallAccepted"];
                 };
+            };
+            /** @description With `Cache-Control` and `If-None-Match` naming the stored render's ETag: not modified, free. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Cache": components["headers"]["X-Cache"];
+                    Age: components["headers"]["Age"];
+                    ETag: components["headers"]["ETag"];
+                    /** @description Through the render cache: `private, max-age=<seconds>`, what is left of the age the request accepted. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthorized"];
@@ -6104,6 +6436,292 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    listLinkSecrets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secrets. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkSecret"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createLinkSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewLinkSecret"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    retireLinkSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Link secret id (`lks_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret, retired. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkSecret"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createRenderLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The tool the link calls: one whose answer is an image.
+                     * @enum {string}
+                     */
+                    tool: "qr-generate" | "website-screenshot" | "html-to-image";
+                    /** @description The tool's input, as for a POST of the tool (its schema); each field becomes a query parameter. */
+                    input: {
+                        [key: string]: string | number | boolean;
+                    };
+                    /** @description Seconds until the link answers 403 `link_expired`; without it the link works until its secret is retired. */
+                    expiresIn?: number;
+                    /** @description How old a stored render the link accepts, in seconds (default 4 hours; 0: always a fresh one). */
+                    maxAge?: number;
+                    /** @description The live link secret to sign with; the newest when left out. */
+                    secretId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The link. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenderLink"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getRenderCacheUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The days. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenderCacheUsage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    purgeRenderCache: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many stored renders were dropped. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenderCachePurged"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    renderLink: {
+        parameters: {
+            query: {
+                /** @description The tool's input, one parameter per field (as in its POST body). */
+                input?: {
+                    [key: string]: string;
+                };
+                /** @description Unix seconds after which the link answers 403 `link_expired`. */
+                expires?: number;
+                /** @description How old a stored render may be, in seconds (default 14400, at most 2592000; 0: always a fresh one). */
+                maxAge?: number;
+                /** @description Lowercase hex HMAC-SHA256 of the path after `/api/v1/render/`, `?`, and the query up to `&signature=`; the last parameter. */
+                signature: string;
+            };
+            header?: {
+                /** @description An ETag of an earlier answer: 304 when the stored render is still that one. */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
+            };
+            path: {
+                /** @description The id of the link secret that signed the link (`lks_...`). */
+                lksId: string;
+                /** @description The tool. */
+                tool: "qr-generate" | "website-screenshot" | "html-to-image";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image. Fresh renders also carry `X-Credits-Remaining`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Cache": components["headers"]["X-Cache"];
+                    Age: components["headers"]["Age"];
+                    ETag: components["headers"]["ETag"];
+                    /** @description `public, max-age=<seconds>`: what is left of the link's `maxAge`, never past its `expires`. */
+                    "Cache-Control"?: string;
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                };
+            };
+            /** @description `If-None-Match` names the stored render's ETag: not modified, free. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Cache": components["headers"]["X-Cache"];
+                    Age: components["headers"]["Age"];
+                    ETag: components["headers"]["ETag"];
+                    /** @description `public, max-age=<seconds>`: what is left of the link's `maxAge`, never past its `expires`. */
+                    "Cache-Control"?: string;
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["InvalidSignature"];
+            402: components["responses"]["InsufficientCredits"];
+            403: components["responses"]["LinkExpired"];
+            404: components["responses"]["UnknownTool"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["TargetNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["UpstreamError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["ToolTimeout"];
         };
     };
     listWebhooks: {
@@ -7291,7 +7909,7 @@ export interface operations {
             path: {
                 /** @description The digest in the page's links; any other is served too, not cached. */
                 version: string;
-                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "paged-list.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-calls.js" | "view-credits.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-usage.js" | "view-webhooks.js";
+                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "paged-list.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-calls.js" | "view-credits.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-render-links.js" | "view-usage.js" | "view-webhooks.js";
             };
             cookie?: never;
         };

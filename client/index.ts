@@ -53,6 +53,7 @@ export const createClient = (options: ClientOptions) => new UtilityTools(options
 
 export { UtilityToolsError, type ClientErrorCode, type ErrorCode, type FieldError, type Problem } from './errors.js';
 export { decodeBase64, TOOL_NAMES, methodName } from './tools.js';
+export { renderLink, type RenderLinkOptions, type RenderToolName } from './render-link.js';
 export type {
   AsyncToolResult, Call, CallAccepted, CallHandle, CallMeta, CallOptions, CallPage, MethodName, ResultOptions, ToolInput,
   ToolMethod, ToolName, ToolOutput, ToolResult, Tools,

@@ -68,6 +68,12 @@ export interface ToolDefinition<Name extends string = string, P extends ToolPool
    * starts, so an asynchronous call is refused before its 202 as a synchronous one is.
    */
   readonly targets?: (input: I) => readonly ToolTarget[];
+  /**
+   * For a tool whose answer is an image: the output field that carries it, base64. Such a tool
+   * can be called through a render link (`GET /api/v1/render/...`, which answers the image
+   * itself) and its renders are kept in the render cache (domain/render-cache.ts).
+   */
+  readonly image?: { readonly field: keyof O & string };
   /** Carries the input and output types for the compiler; never set. */
   readonly types?: { readonly input: I; readonly output: O };
 }

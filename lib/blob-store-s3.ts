@@ -11,7 +11,7 @@ import {
   type ObjectIdentifier,
 } from '@aws-sdk/client-s3';
 import { ConfigError, s3Settings } from './config.js';
-import { hoursBefore, newBlobKey, parseBlobKey, type BlobStore } from './blob-store.js';
+import { checkedArea, hoursBefore, newBlobKey, parseBlobKey, type BlobStore } from './blob-store.js';
 
 /** DeleteObjects takes at most 1000 keys a request. */
 const DELETE_BATCH = 1000;
@@ -26,6 +26,11 @@ export class S3BlobStore implements BlobStore {
     prefix = '',
   ) {
     this.base = prefix ? `${prefix}/` : '';
+  }
+
+  /** Objects under `<prefix>/<name>/`: not an hour's name, so this store's sweep passes it by. */
+  area(name: string): BlobStore {
+    return new S3BlobStore(this.client, this.bucket, `${this.base}${checkedArea(name)}`);
   }
 
   /** `s3://bucket[/prefix]`, reached as the S3_* variables say (lib/config.ts s3Settings). */

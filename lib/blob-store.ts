@@ -18,6 +18,19 @@ export interface BlobStore {
   get(key: string): Promise<Buffer | undefined>;
   /** Deletes the blobs written before `olderThan`; returns how many. */
   sweep(olderThan: Date): Promise<number>;
+  /**
+   * A store of its own inside this one, for blobs with another retention (the render cache keeps
+   * its images 30 days): this store's sweep never touches the area's blobs, nor the area's this one's.
+   */
+  area(name: string): BlobStore;
+}
+
+/** An area's name: lower-case words joined by `-` (a directory, an S3 prefix, a GridFS bucket suffix). */
+const AREA = /^[a-z]+(-[a-z]+)*$/;
+
+export function checkedArea(name: string): string {
+  if (!AREA.test(name)) throw new Error(`a blob store area is lower-case words joined by "-", got "${name}"`);
+  return name;
 }
 
 /**
@@ -98,14 +111,22 @@ export class DirectoryBlobStore implements BlobStore {
     }
     return removed;
   }
+
+  // Not an hour's name (yyyymmddhh), so this store's sweep passes it by.
+  area(name: string): BlobStore {
+    return new DirectoryBlobStore(path.join(this.dir, checkedArea(name)));
+  }
 }
 
 /** The service's database (GridFS): a blob's chunks are written before its file document, which names the key. */
 export class DatabaseBlobStore implements BlobStore {
   private readonly bucket: GridFSBucket;
 
-  constructor(db: Db) {
-    this.bucket = new GridFSBucket(db, { bucketName: OUTPUT_BLOB_BUCKET });
+  constructor(
+    private readonly db: Db,
+    private readonly bucketName = OUTPUT_BLOB_BUCKET,
+  ) {
+    this.bucket = new GridFSBucket(db, { bucketName });
   }
 
   async put(bytes: Uint8Array): Promise<string> {
@@ -121,6 +142,11 @@ export class DatabaseBlobStore implements BlobStore {
 
   sweep(olderThan: Date): Promise<number> {
     return deleteOlderThan(this.bucket, olderThan);
+  }
+
+  /** A bucket of its own: `output_blobs_render_cache` for `render-cache`. */
+  area(name: string): BlobStore {
+    return new DatabaseBlobStore(this.db, `${this.bucketName}_${checkedArea(name).replaceAll('-', '_')}`);
   }
 }
 

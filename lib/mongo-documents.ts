@@ -324,3 +324,45 @@ export interface AuditEntryDoc extends Omit<AuditDraft, 'id'> {
   /** Hex SHA-256 of prevHash followed by the entry's canonical JSON (domain/audit-log.ts). */
   hash: string;
 }
+
+/** A render link signing secret (`lks_...`): the secret itself only sealed with SECRET_KEY, bound to its id. */
+export interface LinkSecretDoc {
+  _id: string;
+  accountId: string;
+  secretSealed: string;
+  createdAt: Date;
+  /** Set when the owner retires it: its links stop working. */
+  retiredAt: Date | null;
+}
+
+/**
+ * One stored render of the render cache: `_id` is the account and a digest of the tool and its
+ * validated input, so two accounts never share an entry. The image is in the blob store.
+ */
+export interface RenderCacheDoc {
+  _id: string;
+  accountId: string;
+  tool: string;
+  /** The image in the blob store's render area (lib/blob-store.ts `area`). */
+  blobKey: string;
+  bytes: number;
+  /** Digest of the image (base64url), the ETag's value. */
+  digest: string;
+  mimeType: string;
+  /** The rest of the tool's output (all but the image field), for a POST's answer. */
+  meta: Record<string, unknown>;
+  /** Credits the render was charged: what each hit saves. */
+  cost: number;
+  createdAt: Date;
+  /** createdAt + the longest age any request may accept (30 days): swept after. */
+  expiresAt: Date;
+}
+
+/** A day of one account's render cache hits (`<accountId>:<yyyy-mm-dd>`). */
+export interface RenderCacheDayDoc {
+  _id: string;
+  accountId: string;
+  day: string;
+  hits: number;
+  creditsSaved: number;
+}

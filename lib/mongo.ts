@@ -14,6 +14,9 @@ import type {
   LedgerEntry,
   MarketQuoteDoc,
   PlanDoc,
+  LinkSecretDoc,
+  RenderCacheDayDoc,
+  RenderCacheDoc,
   WebhookAttemptDoc,
   WebhookEndpointDoc,
   WebhookUndeliveredDoc,
@@ -37,6 +40,9 @@ export interface Collections {
   plans: Collection<PlanDoc>;
   destinations: Collection<DestinationDoc>;
   auditLog: Collection<AuditEntryDoc>;
+  linkSecrets: Collection<LinkSecretDoc>;
+  renderCache: Collection<RenderCacheDoc>;
+  renderCacheDays: Collection<RenderCacheDayDoc>;
 }
 
 /**
@@ -67,6 +73,9 @@ export function collections(db: Db): Collections {
     plans: db.collection('plans', JOURNALED),
     destinations: db.collection('destinations'),
     auditLog: db.collection('audit_log', JOURNALED),
+    linkSecrets: db.collection('link_secrets'),
+    renderCache: db.collection('render_cache'),
+    renderCacheDays: db.collection('render_cache_days'),
   };
 }
 
@@ -97,6 +106,11 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.auditLog.createIndex({ accountId: 1, seq: -1 }, { unique: true }),
     c.auditLog.createIndex({ accountId: 1, at: -1, _id: -1 }),
     c.auditLog.createIndex({ at: -1, _id: -1 }),
+    c.linkSecrets.createIndex({ accountId: 1, createdAt: -1 }),
+    // The render cache: an account's purge, the sweep, and the owner's days.
+    c.renderCache.createIndex({ accountId: 1 }),
+    c.renderCache.createIndex({ expiresAt: 1 }),
+    c.renderCacheDays.createIndex({ accountId: 1, day: -1 }),
   ]);
 }
 

@@ -1,7 +1,8 @@
 //! Expiry without TTL indexes (the local database has none): idempotency records, call keys,
 //! claim-check blobs, outboxes (events, expiry entries) left by a crash, holds whose call can no longer end, events past
 //! the event log's 30 days, asynchronous calls' answers past their 24 hours, audit drafts a crash
-//! left on a changed document, and audit entries past AUDIT_RETENTION_DAYS.
+//! left on a changed document, audit entries past AUDIT_RETENTION_DAYS, and the render cache's
+//! entries and images past their 30 days.
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
 import { sweepBlobs } from '../../lib/claim-check-codec.js';
@@ -10,6 +11,7 @@ import { createEventLog } from '../../domain/event-log.js';
 import { createAsyncCalls } from '../../domain/async-calls.js';
 import { createLedger } from '../../domain/ledger.js';
 import { createAuditLog } from '../../domain/audit-log.js';
+import { createRenderCache } from '../../domain/render-cache.js';
 
 export interface SweepOptions {
   /** Claim-check blobs and big outputs live this long: an idempotent replay within 24 h still reads its answer. */
@@ -39,6 +41,8 @@ export interface SweepReport {
   calls: { expired: number; deleted: number };
   /** Audit drafts a crash left on a changed document, appended; entries past their retention, deleted. */
   audit?: { drafts: number; expired: number };
+  /** Render cache entries and images past their 30 days (domain/render-cache.ts). */
+  renderCache: { entries: number; images: number };
 }
 
 /** `outputBlobs`: the store big outputs wait in (BLOB_STORE_URL); the database when absent. */
@@ -48,6 +52,7 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, out
   const eventLog = createEventLog(db);
   const asyncCalls = createAsyncCalls(db);
   const auditLog = createAuditLog(db);
+  const renderCache = createRenderCache({ db, blobs: outputBlobs });
 
   async function refundOrphanHolds(now: number): Promise<number> {
     let refunded = 0;
@@ -83,6 +88,7 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, out
         events: await eventLog.sweep(now),
         calls: await asyncCalls.sweep(now),
         audit: { drafts: await auditLog.flushLeftovers(), expired: await auditLog.sweep(new Date(now - options.auditRetentionMs)) },
+        renderCache: await renderCache.sweep(now),
       };
     },
   };

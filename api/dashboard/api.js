@@ -124,6 +124,13 @@ export function createClient({ token, onUnauthorized = () => {} }) {
     deleteDestination: (destinationId) => call('DELETE', `/api/v1/account/destinations/${id(destinationId)}`),
     /** A key's settings: what is given is set, null clears it. */
     updateKey: (keyId, settings) => call('PATCH', `/api/v1/account/keys/${id(keyId)}`, settings),
+    linkSecrets: () => call('GET', '/api/v1/account/link-secrets'),
+    createLinkSecret: () => call('POST', '/api/v1/account/link-secrets', {}),
+    retireLinkSecret: (secretId) => call('DELETE', `/api/v1/account/link-secrets/${id(secretId)}`),
+    /** @param {{ tool: string, input: object, expiresIn?: number, maxAge?: number }} link */
+    createRenderLink: (link) => call('POST', '/api/v1/account/render-links', link),
+    renderCache: () => call('GET', '/api/v1/account/render-cache'),
+    emptyRenderCache: () => call('DELETE', '/api/v1/account/render-cache'),
     webhooks: () => call('GET', '/api/v1/account/webhooks'),
     createWebhook: (url) => call('POST', '/api/v1/account/webhooks', { url }),
     deleteWebhook: (endpointId) => call('DELETE', `/api/v1/account/webhooks/${id(endpointId)}`),

@@ -6,6 +6,7 @@ import { $, announce, busy, clearFormError, focusOn, problemText, showFormError 
 import { clearToken, loadToken, saveToken, tokenProblem } from './session.js';
 import { createKeysView } from './view-keys.js';
 import { createDestinationsView } from './view-destinations.js';
+import { createRenderLinksView } from './view-render-links.js';
 import { createCallsView } from './view-calls.js';
 import { createCreditsView } from './view-credits.js';
 import { createEventsView } from './view-events.js';
@@ -25,11 +26,12 @@ function startSession(token, account) {
   const usage = createUsageView({ client, container: $('usage-body'), section: $('usage') });
   const keys = createKeysView({ client });
   const destinations = createDestinationsView({ client });
+  const renderLinks = createRenderLinksView({ client });
   const webhooks = createWebhooksView({ client });
   const events = createEventsView({ client, urlOf: (endpointId) => webhooks.urlOf(endpointId) });
   const calls = createCallsView({ client });
   const creditsView = createCreditsView({ client });
-  const current = { client, usage, keys, destinations, webhooks, events, calls, credits: creditsView };
+  const current = { client, usage, keys, destinations, renderLinks, webhooks, events, calls, credits: creditsView };
   session = current;
 
   $('sign-in-view').hidden = true;
@@ -58,6 +60,7 @@ async function refresh() {
     current.calls.load(),
     current.keys.load(),
     current.destinations.load(),
+    current.renderLinks.load(),
     current.webhooks.load().then(() => current.events.load()),
   ]);
   if (session === current) showAccount(account);
@@ -73,6 +76,7 @@ function endSession(notice, { focus = true } = {}) {
     session.client.close();
     session.keys.close();
     session.destinations.close();
+    session.renderLinks.close();
     session.webhooks.close();
     session.events.close();
     session.calls.close();

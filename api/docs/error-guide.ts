@@ -78,6 +78,20 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     members: { ip: 'The address the service saw.' },
     example: { detail: 'This key may not be used from 198.51.100.7.', members: { ip: '198.51.100.7' } },
   },
+  invalid_signature: {
+    when:
+      'A render link (GET /api/v1/render/...) whose signature is missing, is not 64 hex digits, or does not match: a parameter was changed, added or removed after signing, ' +
+      'the link names an unknown signing secret, or its secret has been retired (a retired secret fails within one second).',
+    action:
+      'Sign the link again with a live secret (POST /api/v1/account/render-links, or renderLink in utility-tools/client): signature is the lowercase hex HMAC-SHA256 of the path after /api/v1/render/, "?", and the query string up to &signature=, and must be the last parameter.',
+    example: { detail: 'The signature does not match this link.' },
+  },
+  link_expired: {
+    when: 'A render link used after the time in its expires parameter (Unix seconds). Nothing was charged.',
+    action: 'Make a new link with a later expiry (or none).',
+    members: { expiredAt: 'When the link expired (ISO 8601).' },
+    example: { detail: 'This link expired at 2026-05-01T09:30:00.000Z.', members: { expiredAt: '2026-05-01T09:30:00.000Z' } },
+  },
   forbidden: {
     when: 'A valid credential of the wrong kind: an API key on the account API, or an owner token on a tool.',
     action: 'Use an API key to call tools and the owner token to manage the account; neither works in the other\'s place.',

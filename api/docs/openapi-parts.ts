@@ -26,6 +26,9 @@ export const HEADERS: Readonly<Record<string, Json>> = {
   'Preference-Applied': { description: '`respond-async`: the call runs on; this is not its outcome.', schema: { type: 'string', const: 'respond-async' } },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
   'WWW-Authenticate': { description: 'The credential scheme: `Bearer`.', schema: { type: 'string' } },
+  'X-Cache': { description: '`HIT`: answered from the render cache, free; `MISS`: rendered by this call (and stored).', schema: { type: 'string', enum: ['HIT', 'MISS'] } },
+  Age: { description: 'Seconds since the stored render was made (on a hit).', schema: { type: 'integer', minimum: 0 } },
+  ETag: { description: "The stored render's tag: send it back in `If-None-Match` to get a 304 while it is unchanged.", schema: { type: 'string' } },
 };
 
 /** On every answer that passed authentication and the per-account rate limit. */
@@ -54,6 +57,17 @@ export const PARAMETERS: Readonly<Record<string, Json>> = {
     schema: { type: 'string' },
     example: 'respond-async',
   },
+  'Cache-Control': {
+    name: 'Cache-Control',
+    in: 'header',
+    required: false,
+    description:
+      'Capture tools only (website-screenshot, html-to-image, qr-generate), synchronous calls: `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; ' +
+      '`no-cache` renders afresh. Either way a fresh render is stored. Without the header nothing is looked up or stored.',
+    schema: { type: 'string' },
+    example: 'max-age=3600',
+  },
+  'If-None-Match': { name: 'If-None-Match', in: 'header', required: false, description: 'An ETag of an earlier answer: 304 when the stored render is still that one.', schema: { type: 'string' } },
   RequestId: { name: 'requestId', in: 'path', required: true, description: "The call's request id (`X-Request-Id` of its 202).", schema: { type: 'string' } },
   KeyId: { name: 'id', in: 'path', required: true, description: 'Key id (`key_...`).', schema: { type: 'string' } },
   DestinationId: { name: 'id', in: 'path', required: true, description: 'Destination id (`dst_...`).', schema: { type: 'string' } },
@@ -94,6 +108,12 @@ export const TAGS = {
   destinations: {
     'x-displayName': 'Destinations',
     description: "The account's own buckets: a call with `Output-Destination` writes its file there and answers where, instead of the bytes. The secret access key is shown never again.",
+  },
+  'render-links': {
+    'x-displayName': 'Render links',
+    description:
+      'Links that answer a capture as the image itself, for an `<img src>`, signed with a secret of the account instead of a key; and the render cache that answers repeats for free. ' +
+      'See *Render links and the render cache* above for the signature, with a worked example.',
   },
   'webhook-endpoints': { 'x-displayName': 'Webhook endpoints', description: "Where the account's events are posted, and every delivery attempt." },
   'webhook-events': { 'x-displayName': 'Webhook events', description: 'What the service posts to your webhook endpoints. See *Webhooks* above to verify a delivery.' },

@@ -9,6 +9,7 @@ import { OPERATOR_SCHEMAS, SERVICE_SCHEMAS } from './operator-schemas.js';
 import { credits, record, ref, type JsonSchema } from './schema-parts.js';
 import { WEBHOOK_ENDPOINT_SCHEMAS } from './webhook-schemas.js';
 import { DESTINATION_SCHEMAS } from './destination-schemas.js';
+import { RENDER_SCHEMAS } from './render-schemas.js';
 
 const problem: Record<string, JsonSchema> = {
   ErrorCode: {
@@ -39,6 +40,7 @@ const problem: Record<string, JsonSchema> = {
       limit: { type: 'integer', description: '`payload_too_large`: the body limit in bytes.' },
       limits: { type: 'object', description: '`hash_too_costly`: the bounds the hash exceeded.' },
       checks: { type: 'object', description: '`unavailable` from `/readyz`: each dependency, `ok` or `unreachable`.' },
+      expiredAt: { type: 'string', format: 'date-time', description: '`link_expired`: when the link expired.' },
     },
   },
 };
@@ -49,6 +51,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ...AUDIT_SCHEMAS,
   ...WEBHOOK_ENDPOINT_SCHEMAS,
   ...DESTINATION_SCHEMAS,
+  ...RENDER_SCHEMAS,
   ...OPERATOR_SCHEMAS,
   ...SERVICE_SCHEMAS,
   ...eventSchemas(),

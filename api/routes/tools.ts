@@ -2,13 +2,16 @@
 //! catalogue `GET /api/v1/tools`.
 import type { OutputBodies } from '../output-body.js';
 import Router from '@koa/router';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
+import type { StoredRender } from '../../domain/render-cache.js';
+import { acceptedRenderAge } from '../cache-control.js';
+import type { CallRequest } from '../call-request.js';
+import { freshFor, setRenderHeaders, type RenderCalls } from '../render-calls.js';
 import { CATALOGUE, findTool } from '../../domain/catalogue.js';
 import { GROUPS, type ToolDefinition } from '../../domain/tool-definition.js';
 import type { Metrics } from '../../lib/metrics.js';
 import type { ToolSchemas } from '../../domain/tool-schemas.js';
 import type { Authenticator, Principal } from '../auth.js';
-import type { CallRequest } from '../call-request.js';
 import { keyMayCall } from '../../domain/key-settings.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
 import { ToolError, type ErrorCode } from '../../lib/errors.js';
@@ -16,6 +19,7 @@ import type { TargetGuard } from '../../lib/target-guard.js';
 import { parseIdempotencyKey, waitLimit, type ToolCalls } from '../tool-calls.js';
 import { prefersAsync, sendAccepted } from '../respond-async.js';
 import type { Validators } from '../validation.js';
+import { chargedOutput } from '../call-outcome.js';
 import { headerRef, json, paramRef, pascal, RATE_LIMIT_HEADERS } from '../docs/openapi-parts.js';
 import { embedToolSchema, mediaExamples, open, operation, plain, type RouteOperation } from '../docs/operations.js';
 import { ref, type JsonSchema } from '../docs/schema-parts.js';
@@ -34,6 +38,13 @@ export interface ToolRoutesDeps {
   outputs: OutputBodies;
   /** Checks the destination a call names in `Output-Destination` (only calls that name one). */
   destinations: Pick<DestinationService, 'forCall'>;
+  /** Calls of capture tools through the render cache (a `POST` with `Cache-Control`). */
+  renders: RenderCalls;
+}
+
+/** A stored render as the tool's output JSON: the image base64 in its field, then the rest. */
+function storedOutputJson(tool: ToolDefinition, render: StoredRender): string {
+  return JSON.stringify({ [tool.image!.field]: render.image.toString('base64'), ...render.entry.meta });
 }
 
 function knownTool(name: string): ToolDefinition {
@@ -94,23 +105,32 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
         sendAccepted(ctx, tool, await deps.toolCalls.callAsync(request));
         return;
       }
+      // Only a capture tool's call that asks for it goes through the render cache: any other call
+      // takes the ordinary path, with no extra step. A file bound for a destination is written
+      // there by its call, never answered from the cache.
+      const acceptedAge = tool.image && !destination ? acceptedRenderAge(ctx.get('Cache-Control') || undefined) : undefined;
+      if (acceptedAge !== undefined) {
+        await answerThroughCache(ctx, request, acceptedAge);
+        return;
+      }
       const answer = await deps.toolCalls.call(request);
       ctx.state.requestId = answer.requestId;
       if (answer.replayed) ctx.set('Idempotent-Replayed', 'true');
-      const { result } = answer;
-      if (result.ok) {
-        deps.metrics.toolCalls.inc({ tool: tool.name, outcome: 'charged' });
-        deps.metrics.creditsCharged.inc({ tool: tool.name }, result.charged);
-        ctx.set('X-Credits-Charged', String(result.charged));
-        ctx.set('X-Credits-Remaining', String(result.balance));
-        await deps.outputs.send(ctx, result.output);
-        return;
-      }
-      const { code, message, extras } = result.error;
-      deps.metrics.toolCalls.inc({ tool: tool.name, outcome: code });
-      throw new ToolError(code, message, extras);
+      const { output, charged, balance } = chargedOutput(deps.metrics, tool, answer.result);
+      ctx.set('X-Credits-Charged', String(charged));
+      ctx.set('X-Credits-Remaining', String(balance));
+      await deps.outputs.send(ctx, output);
     },
   );
+
+  /** A render from the cache or a fresh one (stored), answered as the tool's JSON output. */
+  async function answerThroughCache(ctx: Context, request: CallRequest, acceptedAge: number): Promise<void> {
+    const answer = await deps.renders.run(request, acceptedAge);
+    const left = answer.hit ? freshFor(acceptedAge, answer.render.ageS) : acceptedAge;
+    if (setRenderHeaders(ctx, answer, 'json', `private, max-age=${left}`)) return;
+    ctx.type = 'application/json';
+    ctx.body = answer.hit ? storedOutputJson(request.tool, answer.render) : answer.json;
+  }
 
   // Any other method on a tool path: 405 for a known tool, 404 otherwise.
   router.all('/api/v1/tools/:tool', (ctx) => {
@@ -127,6 +147,14 @@ const TOOL_CALL_CODES: readonly ErrorCode[] = [
   'invalid_json', 'validation_failed', 'unauthorized', 'insufficient_credits', 'key_credit_limit', 'forbidden', 'tool_not_allowed', 'ip_not_allowed', 'idempotency_conflict',
   'payload_too_large', 'unsupported_media_type', 'rate_limited', 'unavailable', 'tool_timeout', 'internal_error',
 ];
+
+/** Headers of a capture's answer through the render cache (a `POST` with `Cache-Control`). */
+const RENDER_CACHE_HEADERS = {
+  'X-Cache': headerRef('X-Cache'),
+  Age: headerRef('Age'),
+  ETag: headerRef('ETag'),
+  'Cache-Control': { description: 'Through the render cache: `private, max-age=<seconds>`, what is left of the age the request accepted.', schema: { type: 'string' } },
+};
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -149,7 +177,11 @@ export function toolOperations(schemas: Map<string, ToolSchemas>): { operations:
       description: toolDescription(tool, s.input),
       'x-credits': tool.cost,
       security: [{ apiKey: [] }],
-      parameters: [paramRef('Idempotency-Key'), paramRef('Prefer'), ...(stored ? [paramRef('Output-Destination')] : [])],
+      parameters: [
+        paramRef('Idempotency-Key'), paramRef('Prefer'),
+        ...(stored ? [paramRef('Output-Destination')] : []),
+        ...(tool.image ? [paramRef('Cache-Control'), paramRef('If-None-Match')] : []),
+      ],
       // The answer with Output-Destination. Not a second schema of the 200 (an anyOf there makes
       // generated clients wrap every tool's output); named here and in the 200's description.
       ...(stored ? { 'x-stored-output': ref(stored) } : {}),
@@ -177,9 +209,11 @@ export function toolOperations(schemas: Map<string, ToolSchemas>): { operations:
             'X-Credits-Remaining': headerRef('X-Credits-Remaining'),
             ...RATE_LIMIT_HEADERS,
             'Idempotent-Replayed': headerRef('Idempotent-Replayed'),
+            ...(tool.image ? RENDER_CACHE_HEADERS : {}),
           },
           content: json(ref(output), mediaExamples(s.output)),
         },
+        ...(tool.image ? { '304': { description: 'With `Cache-Control` and `If-None-Match` naming the stored render\'s ETag: not modified, free.', headers: { 'X-Request-Id': headerRef('X-Request-Id'), ...RENDER_CACHE_HEADERS } } } : {}),
       },
       codes: [...TOOL_CALL_CODES, ...tool.failures, ...(stored ? ['destination_error' as const] : [])],
     });

@@ -25,4 +25,5 @@ export const htmlToImage = defineTool<HtmlToImageInput, HtmlToImageOutput>()({
   timeoutMs: 60_000,
   maxBodyBytes: 3 * 1024 * 1024,
   failures: [],
+  image: { field: 'fileBase64' },
 });

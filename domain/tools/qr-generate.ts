@@ -78,5 +78,6 @@ export const qrGenerate = defineTool<QrGenerateInput, QrGenerateOutput>()({
   fileField: 'imageBase64',
   timeoutMs: 10_000,
   failures: [],
+  image: { field: 'imageBase64' },
   precheck,
 });

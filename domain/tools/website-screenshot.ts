@@ -42,5 +42,6 @@ export const websiteScreenshot = defineTool<WebsiteScreenshotInput, WebsiteScree
   // A page lives at most this long, its settling waits included (activities/browser/capture.ts).
   timeoutMs: 60_000,
   failures: FAILURES.connects,
+  image: { field: 'fileBase64' },
   targets: (input) => [{ url: input.url }],
 });

@@ -85,6 +85,20 @@ for (const [kind, open] of Object.entries(STORES)) {
     for (const key of keys) t.is(await store.get(key), undefined);
     t.is(await store.sweep(new Date(Date.now() + 2 * HOUR_MS)), 0);
   });
+
+  test(`${kind}: an area is a store of its own: neither its sweep nor the store's takes the other's blobs`, async (t) => {
+    const store = open();
+    const area = store.area('render-cache');
+    const [outer, inner] = [Buffer.from('output'), Buffer.from('render')];
+    const [outerKey, innerKey] = [await store.put(outer), await area.put(inner)];
+    t.is(await store.get(innerKey), undefined);
+    t.is(await area.get(outerKey), undefined);
+    t.is(await store.sweep(new Date(Date.now() + 2 * HOUR_MS)), 1);
+    t.deepEqual(await area.get(innerKey), inner);
+    t.is(await area.sweep(new Date(Date.now() + 2 * HOUR_MS)), 1);
+    t.is(await area.get(innerKey), undefined);
+    t.throws(() => store.area('../up'), { message: /lower-case words/ });
+  });
 }
 
 test('directory: a .partial file (a write cut short) is never returned, and goes with its hour', async (t) => {

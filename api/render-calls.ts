@@ -1,0 +1,110 @@
+//! A capture tool's call through the render cache (domain/render-cache.ts), for render links and
+//! for a `POST` that sends `Cache-Control`: a stored render young enough is a hit, answered with
+//! its bytes without a workflow or the ledger; otherwise the ordinary call runs, is charged as
+//! usual, and its image is stored for the next. The cache is a help, never a failure: a store out
+//! of reach is a miss, and an answer whose image could not be kept is still answered.
+import type { Context } from 'koa';
+import type { RenderCache, StoredRender } from '../domain/render-cache.js';
+import type { Logger } from '../lib/logger.js';
+import type { Metrics } from '../lib/metrics.js';
+import type { RenderCacheDoc } from '../lib/mongo-documents.js';
+import { chargedOutput, type ChargedOutput } from './call-outcome.js';
+import type { CallRequest } from './call-request.js';
+import type { OutputBodies } from './output-body.js';
+import type { ToolCalls } from './tool-calls.js';
+
+/** A render from the cache. */
+export interface RenderHit {
+  hit: true;
+  render: StoredRender;
+}
+
+/** A render made by an ordinary call, charged. */
+export interface RenderMiss extends ChargedOutput {
+  hit: false;
+  requestId: string;
+  replayed: boolean;
+  /** The output's JSON, as a `POST` answers it. */
+  json: Buffer;
+  image: Buffer;
+  mimeType: string;
+  /** The entry it was stored as; undefined when the cache could not keep it. */
+  entry?: RenderCacheDoc;
+}
+
+export function createRenderCalls(deps: { toolCalls: ToolCalls; cache: RenderCache; outputs: OutputBodies; metrics: Metrics; log: Logger }) {
+  /** The render of `req`: a stored one at most `maxAgeS` old (0: always a fresh one), else a call's. */
+  async function run(req: CallRequest, maxAgeS: number): Promise<RenderHit | RenderMiss> {
+    const field = req.tool.image!.field;
+    if (maxAgeS > 0) {
+      const render = await deps.cache.lookup(req.accountId, req.tool.name, req.input, maxAgeS).catch((err: unknown) => {
+        deps.log.warn({ err, tool: req.tool.name }, 'render cache lookup failed: rendering afresh');
+        return undefined;
+      });
+      if (render) {
+        deps.cache.countHit(render.entry, (err) => deps.log.warn({ err }, "render cache hits could not be added to the owner's usage"));
+        return { hit: true, render };
+      }
+    }
+    const answer = await deps.toolCalls.call(req);
+    const charged = chargedOutput(deps.metrics, req.tool, answer.result);
+    const json = await deps.outputs.json(charged.output);
+    const { [field]: base64, ...meta } = JSON.parse(json.toString('utf8')) as Record<string, unknown>;
+    const image = Buffer.from(String(base64), 'base64');
+    const mimeType = String(meta.mimeType);
+    const entry = await deps.cache
+      .store({ accountId: req.accountId, tool: req.tool.name, input: req.input, image, mimeType, meta, cost: charged.charged })
+      .catch((err: unknown) => {
+        deps.log.warn({ err, tool: req.tool.name }, 'a render could not be kept in the render cache');
+        return undefined;
+      });
+    return { hit: false, requestId: answer.requestId, replayed: answer.replayed, ...charged, json, image, mimeType, entry };
+  }
+
+  return { run };
+}
+
+export type RenderCalls = ReturnType<typeof createRenderCalls>;
+
+/** A render's ETag: the image's digest; its JSON answer (a `POST`'s) is another representation. */
+export function renderEtag(entry: RenderCacheDoc, representation: 'image' | 'json'): string {
+  return `"${entry.digest}${representation === 'json' ? '-json' : ''}"`;
+}
+
+/** Whether the request's If-None-Match names `etag` (weakly compared, `*` included). */
+export function notModified(ctx: Context, etag: string): boolean {
+  const header = ctx.get('If-None-Match');
+  if (!header) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t.replace(/^W\//, '') === etag;
+  });
+}
+
+/**
+ * The headers of an answer through the cache. A hit: `X-Cache: HIT`, its `Age`, free; its ETag
+ * either way when the render is stored. Answers 304 (no body) when If-None-Match names a hit's
+ * ETag; returns whether it did.
+ */
+export function setRenderHeaders(ctx: Context, answer: RenderHit | RenderMiss, representation: 'image' | 'json', cacheControl: string): boolean {
+  ctx.set('Cache-Control', cacheControl);
+  const entry = answer.hit ? answer.render.entry : answer.entry;
+  if (entry) ctx.set('ETag', renderEtag(entry, representation));
+  if (!answer.hit) {
+    ctx.state.requestId = answer.requestId;
+    if (answer.replayed) ctx.set('Idempotent-Replayed', 'true');
+    ctx.set('X-Cache', 'MISS');
+    ctx.set('X-Credits-Charged', String(answer.charged));
+    ctx.set('X-Credits-Remaining', String(answer.balance));
+    return false;
+  }
+  ctx.set('X-Cache', 'HIT');
+  ctx.set('Age', String(answer.render.ageS));
+  ctx.set('X-Credits-Charged', '0');
+  if (!notModified(ctx, renderEtag(answer.render.entry, representation))) return false;
+  ctx.status = 304;
+  return true;
+}
+
+/** What is left of `maxAgeS` for an answer `ageS` old. */
+export const freshFor = (maxAgeS: number, ageS: number) => Math.max(0, maxAgeS - ageS);
