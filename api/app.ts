@@ -34,6 +34,8 @@ import { docsRoutes } from './routes/docs.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { eventRoutes } from './routes/events.js';
 import { callRoutes } from './routes/calls.js';
+import { batchRoutes } from './routes/batches.js';
+import { createBatchRequests } from './batch-requests.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 
 export interface AppDeps {
@@ -75,13 +77,14 @@ export function createApp(deps: AppDeps): Koa {
   app.use(problems({ baseUrl: config.publicBaseUrl, log: deps.log }));
 
   const guard = createTargetGuard({ allowlist: config.targetAllowlist, resolver: createResolver({ servers: config.dnsServers }) });
+  const validators = createValidators(schemas);
   const routers = [
     serviceRoutes({ db, client: deps.client, metrics: deps.metrics, openapi: () => openapi }),
     toolRoutes({
       baseUrl: config.publicBaseUrl,
       auth,
       rateLimit,
-      validators: createValidators(schemas),
+      validators,
       schemas,
       toolCalls: createToolCalls({ db, client: deps.client, secretKey: config.secretKey, ledger }),
       metrics: deps.metrics,
@@ -106,6 +109,13 @@ export function createApp(deps: AppDeps): Koa {
     }),
     eventRoutes({ db, auth, rateLimit }),
     callRoutes({ db, auth, rateLimit, baseUrl: config.publicBaseUrl, outputs }),
+    batchRoutes({
+      auth,
+      rateLimit,
+      baseUrl: config.publicBaseUrl,
+      outputs,
+      requests: createBatchRequests({ db, client: deps.client, secretKey: config.secretKey, validators, guard, onEvent }),
+    }),
     docsRoutes({ baseUrl: config.publicBaseUrl }),
     dashboardRoutes(),
   ];

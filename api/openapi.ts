@@ -13,6 +13,7 @@ import { COMPONENT_SCHEMAS } from './docs/schemas.js';
 import { DELIVERY_FACTS, webhookEvents } from './docs/webhook-events.js';
 import { accountOperations } from './routes/account.js';
 import { adminOperations } from './routes/admin.js';
+import { batchOperations } from './routes/batches.openapi.js';
 import { callOperations } from './routes/calls.js';
 import { dashboardOperations } from './routes/dashboard.js';
 import { docsOperations } from './routes/docs.js';
@@ -62,6 +63,7 @@ function routeOperations(schemas: Map<string, ToolSchemas>): { operations: Route
   const operations = [
     ...tools.operations,
     ...callOperations(),
+    ...batchOperations(),
     ...accountOperations(),
     ...webhookOperations(),
     ...eventOperations(),

@@ -47,7 +47,12 @@ export function createOutputBodies(deps: { blobs: BlobStore; log: Logger }) {
     ctx.body = within ? jsonWithField(within.envelope, within.field, json) : json;
   }
 
-  return { send };
+  /** The output as a value: a stored one read back and parsed (a list of outputs, where each is one member). */
+  async function value(output: unknown): Promise<unknown> {
+    return isOutputBlob(output) ? JSON.parse((await stored(output)).toString('utf8')) : output;
+  }
+
+  return { send, value };
 }
 
 export type OutputBodies = ReturnType<typeof createOutputBodies>;

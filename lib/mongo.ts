@@ -4,6 +4,8 @@
 import { MongoClient, MongoError, MongoNetworkError, MongoServerError, MongoServerSelectionError, type Collection, type Db } from 'mongodb';
 import type {
   AccountDoc,
+  BatchDoc,
+  BatchItemDoc,
   CallDoc,
   CallKeyDoc,
   CredentialDoc,
@@ -33,6 +35,8 @@ export interface Collections {
   calls: Collection<CallDoc>;
   grants: Collection<GrantDoc>;
   plans: Collection<PlanDoc>;
+  batches: Collection<BatchDoc>;
+  batchItems: Collection<BatchItemDoc>;
 }
 
 /**
@@ -61,6 +65,9 @@ export function collections(db: Db): Collections {
     calls: db.collection('calls', JOURNALED), // an asynchronous call's answer, once charged
     grants: db.collection('grants', JOURNALED),
     plans: db.collection('plans', JOURNALED),
+    // A batch's counts and its items' outcomes say what was charged: journaled like the ledger.
+    batches: db.collection('batches', JOURNALED),
+    batchItems: db.collection('batch_items', JOURNALED),
   };
 }
 
@@ -87,6 +94,13 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.grants.createIndex({ accountId: 1, createdAt: -1 }),
     c.grants.createIndex({ expiredAt: 1, expiresAt: 1 }),
     c.accounts.createIndex({ 'plan.nextAllowanceAt': 1 }),
+    // Batches: the account's list, its runner's search for what to run; the items of a batch by
+    // status in index order (items, results, pending ones to skip), and the account's running ones.
+    c.batches.createIndex({ accountId: 1, createdAt: -1 }),
+    c.batches.createIndex({ accountId: 1, status: 1, createdAt: 1 }),
+    c.batchItems.createIndex({ batchId: 1, status: 1, index: 1 }),
+    c.batchItems.createIndex({ batchId: 1, endedAt: 1 }),
+    c.batchItems.createIndex({ accountId: 1, status: 1 }),
   ]);
 }
 

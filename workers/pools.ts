@@ -122,9 +122,13 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     const worker = await Worker.create({
       ...common,
       workflowBundle,
-      // Webhook endpoints and the sweeper; the ledger steps too, for calls started on `core`
+      // Webhook endpoints, the sweeper and batch runners; the ledger steps too, for calls started on `core`
       // before calls ran on their pool's queue.
-      activities: createCoreActivities(deps.db, { ...webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log, net: deps.net }), blobs: deps.blobs }),
+      activities: createCoreActivities(deps.db, {
+        ...webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log, net: deps.net }),
+        blobs: deps.blobs,
+        batches: { client, secretKey: deps.config.secretKey, concurrency: deps.config.batchConcurrency },
+      }),
       maxCachedWorkflows: 2_000,
       maxConcurrentWorkflowTaskExecutions: 100,
       maxConcurrentLocalActivityExecutions: 200,
@@ -147,7 +151,7 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     ...common,
     ...CALL_WORKER_OPTIONS,
     workflowBundle,
-    activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs }),
+    activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs, client }),
     interceptors: { activity: [toolMetricsInterceptor(new Set(Object.keys(served)), onToolDone)] },
     // Draining on SIGTERM: polling stops at once and the calls already running may finish
     // (the SDK's default cancels them at once, leaving their retry to another worker).

@@ -48,9 +48,9 @@ export const ACCOUNT_SCHEMAS: Record<string, JsonSchema> = {
     ...planFields,
   }),
   UsageEntry: {
-    // `grantId` only on expiries.
+    // `grantId` only on expiries, `batchId` only on a batch's items.
     ...record('One finished tool call, or the expiry of what was left of a grant.', usageFields),
-    properties: { ...usageFields, grantId: id('grt', 'For an expiry: the grant whose credits lapsed.') },
+    properties: { ...usageFields, grantId: id('grt', 'For an expiry: the grant whose credits lapsed.'), batchId: id('bat', "For an item of a batch: the batch it belongs to.") },
   },
   Grant: record('A grant of credits and what is left of it.', {
     id: id('grt', 'Grant id.'),

@@ -3,6 +3,7 @@
 //! shapes the routes build; the fuzz run (test/disruptive/fuzz.test.ts) checks answers against them.
 import { ERRORS } from '../../lib/errors.js';
 import { ACCOUNT_SCHEMAS } from './account-schemas.js';
+import { BATCH_SCHEMAS } from './batch-schemas.js';
 import { eventSchemas } from './event-schemas.js';
 import { OPERATOR_SCHEMAS, SERVICE_SCHEMAS } from './operator-schemas.js';
 import { credits, record, ref, type JsonSchema } from './schema-parts.js';
@@ -45,6 +46,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ...problem,
   ...ACCOUNT_SCHEMAS,
   ...WEBHOOK_ENDPOINT_SCHEMAS,
+  ...BATCH_SCHEMAS,
   ...OPERATOR_SCHEMAS,
   ...SERVICE_SCHEMAS,
   ...eventSchemas(),

@@ -100,6 +100,8 @@ export function fixturesEnv(fixtures: FixturesJson, runDir: string): NodeJS.Proc
     // High enough that suites firing 100 calls at once meet credits, not the limiter; the
     // limiter's own test reads the limit from the RateLimit-Limit header.
     RATE_LIMIT_PER_SECOND: '60',
+    // The batch suites hold this many of an account's items at once and see no more start.
+    BATCH_CONCURRENCY: '4',
     GOLD_FEED_URL: fixtures.goldFeed.goldUrl,
     FX_FEED_URL: fixtures.goldFeed.fxUrl,
   };
