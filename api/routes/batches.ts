@@ -140,6 +140,8 @@ export function batchRoutes(deps: { auth: Authenticator; rateLimit: Middleware; 
     ctx.set('Cache-Control', 'no-store');
     ctx.set('X-Accel-Buffering', 'no');
     ctx.body = Readable.from(lines());
+    // The status and headers leave now, not with the first line, which may be minutes away.
+    ctx.flushHeaders();
   });
 
   return router;

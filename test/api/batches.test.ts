@@ -7,9 +7,9 @@
 //! is 404; secret fields are not stored in clear.
 import test from 'ava';
 import type http from 'node:http';
-import { balanceOf, callTool, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
+import { apiUrl, balanceOf, callTool, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
-import { eventually } from '../helpers/webhook-receiver.js';
+import { eventually, registerEndpoint, sleep, startReceiver } from '../helpers/webhook-receiver.js';
 import { send, startPageServer, type PageServer } from '../fixtures/http-pages.js';
 
 /** BATCH_CONCURRENCY of the test stack (scripts/stack/test-stack.ts). */
@@ -33,6 +33,28 @@ async function allItems(account: TestAccount, id: string, query = ''): Promise<a
     cursor = res.body.nextCursor;
   } while (cursor);
   return items;
+}
+
+/** The results of a batch as a stream: its lines as they arrive, and whether it ended. */
+async function resultLines(account: TestAccount, id: string) {
+  const res = await fetch(`${apiUrl()}/api/v1/batches/${id}/results`, { headers: { authorization: `Bearer ${account.apiKey}` } });
+  if (res.status !== 200 || !res.body) throw new Error(`results: ${res.status}`);
+  const lines: any[] = [];
+  let text = '';
+  const decoder = new TextDecoder();
+  const ended = (async () => {
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      text += decoder.decode(chunk, { stream: true });
+      const parts = text.split('\n');
+      text = parts.pop()!;
+      for (const line of parts) if (line) lines.push(JSON.parse(line));
+    }
+    return true;
+  })();
+  return {
+    ended,
+    until: (n: number) => eventually(async () => [...lines], (ls) => ls.length >= n, 60_000, `${n} result lines`),
+  };
 }
 
 let pages: PageServer;
@@ -71,10 +93,10 @@ test('a batch answers 202 with Location, runs each item as its call would (same 
   t.is(rows.length, 12, 'usage lists each item with its batch id');
   t.deepEqual(rows.map((u: any) => u.requestId).sort(), items.map((i) => i.requestId).sort());
 
-  const results = await get(account, `/api/v1/batches/${res.body.id}/results`);
+  const results = await fetch(`${apiUrl()}/api/v1/batches/${res.body.id}/results`, { headers: { authorization: `Bearer ${account.apiKey}` } });
   t.is(results.status, 200);
   t.regex(results.headers.get('content-type') ?? '', /^application\/x-ndjson/);
-  const lines = (results.body as string).trim().split('\n').map((l) => JSON.parse(l));
+  const lines = (await results.text()).trim().split('\n').map((l) => JSON.parse(l));
   t.deepEqual(lines.map((l) => l.index).sort((a, b) => a - b), [...Array(12).keys()], 'a line per finished item, each once');
   t.deepEqual(lines.find((l) => l.index === 5).output, sync.body);
 
@@ -134,11 +156,18 @@ test("an account's items run at most BATCH_CONCURRENCY at a time; cancelling ski
   t.like(running.body.counts, { pending: 10 - BATCH_CONCURRENCY, running: BATCH_CONCURRENCY });
   t.is(held.length - before, BATCH_CONCURRENCY, 'no item beyond the bound started');
 
+  // The results stream while the batch runs: the skipped items' lines come before any running item ends.
+  const stream = await resultLines(account, res.body.id);
   const cancelled = await request('DELETE', `/api/v1/batches/${res.body.id}`, { token: account.apiKey });
   t.is(cancelled.status, 200);
   t.like(cancelled.body, { status: 'cancelled', completedAt: null, counts: { pending: 0, running: BATCH_CONCURRENCY, skipped: 10 - BATCH_CONCURRENCY } });
+  const early = await stream.until(10 - BATCH_CONCURRENCY);
+  t.true(early.every((l) => l.status === 'skipped' && l.error.code === 'cancelled'), JSON.stringify(early));
 
   for (const r of held.splice(before)) send(r, 200, 'text/plain', 'let go');
+  const all = await stream.until(10);
+  t.deepEqual(all.map((l) => l.index).sort((a, b) => a - b), [...Array(10).keys()]);
+  t.true(await stream.ended, 'the stream ends once the batch has ended');
   const done = await ended(account, res.body.id);
   const cost = 2; // http-request
   t.like(done.body, { status: 'cancelled', charged: BATCH_CONCURRENCY * cost, counts: { pending: 0, running: 0, succeeded: BATCH_CONCURRENCY, failed: 0, skipped: 10 - BATCH_CONCURRENCY } });
@@ -189,4 +218,22 @@ test('secret fields of items are stored sealed, and dropped once the item ended'
     t.false(stored.includes(password), 'no password in clear');
     t.false(stored.includes('sealed'), 'sealed fields dropped once ended');
   });
+});
+
+test('batch.completed reaches an endpoint on the default event types with the final counts, and not one subscribed to other types', async (t) => {
+  const receiver = await startReceiver();
+  try {
+    const account = await newAccount(10);
+    await registerEndpoint(account, receiver.url('/batches-default'));
+    await registerEndpoint(account, receiver.url('/batches-other'), ['credits.low']);
+    const res = await post(account, { tool: 'hash-text', items: [{ text: 'a' }, { text: 'b' }, { text: 'c' }] });
+    const got = await receiver.waitFor((ds) => ds.some((d) => d.path === '/batches-default' && d.body?.event === 'batch.completed'), 60_000, 'batch.completed');
+    const event = got.find((d) => d.path === '/batches-default' && d.body?.event === 'batch.completed')!.body;
+    t.deepEqual(event.data, { batchId: res.body.id, tool: 'hash-text', status: 'completed', total: 3, counts: { pending: 0, running: 0, succeeded: 3, failed: 0, skipped: 0 }, charged: 3 });
+    await sleep(2000);
+    t.is(receiver.deliveries('/batches-default').filter((d) => d.body?.event === 'batch.completed').length, 1, 'once');
+    t.false(receiver.deliveries('/batches-other').some((d) => d.body?.event === 'batch.completed'));
+  } finally {
+    await receiver.close();
+  }
 });
