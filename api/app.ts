@@ -36,6 +36,7 @@ import { eventRoutes } from './routes/events.js';
 import { callRoutes } from './routes/calls.js';
 import { batchRoutes } from './routes/batches.js';
 import { createBatchRequests } from './batch-requests.js';
+import { resumingOnGrant } from '../domain/batch-wake.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 
 export interface AppDeps {
@@ -55,7 +56,7 @@ export function createApp(deps: AppDeps): Koa {
   const schemas = loadCatalogueSchemas();
   const auth = createAuthenticator(db);
   const rateLimit = createRateLimiter({ perSecond: config.rateLimitPerSecond }).middleware();
-  const onEvent = deps.onEvent ?? createWebhookFanout({ db, client: deps.client, log: deps.log }).onEvent;
+  const onEvent = resumingOnGrant(db, deps.client, deps.onEvent ?? createWebhookFanout({ db, client: deps.client, log: deps.log }).onEvent);
   const accounts = createAccounts(db, onEvent);
   const ledger = createLedger(db, onEvent);
   const grants = createGrants(db, onEvent);

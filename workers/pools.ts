@@ -23,6 +23,7 @@ import { createBrowserTools } from '../activities/browser/index.js';
 import type { NetworkAccess } from '../lib/network-access.js';
 import { toolDurationRecorder, toolMetricsInterceptor } from './tool-metrics.js';
 import { createCallActivities } from '../activities/call-activities.js';
+import { resumingOnGrant } from '../domain/batch-wake.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 
 export interface PoolDeps {
@@ -119,13 +120,16 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
   const client = deps.client ?? new Client({ connection: deps.connection, namespace: common.namespace, dataConverter: common.dataConverter });
   const workflowBundle = deps.workflowBundle ?? (await loadWorkflowBundle(deps.log));
   if (pool === 'core') {
+    // Events of the monthly allowances' grants also wake a batch paused for credits.
+    const wiring = webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log, net: deps.net });
+    const coreWiring = { ...wiring, onEvent: resumingOnGrant(deps.db, client, wiring.onEvent) };
     const worker = await Worker.create({
       ...common,
       workflowBundle,
       // Webhook endpoints, the sweeper and batch runners; the ledger steps too, for calls started on `core`
       // before calls ran on their pool's queue.
       activities: createCoreActivities(deps.db, {
-        ...webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log, net: deps.net }),
+        ...coreWiring,
         blobs: deps.blobs,
         batches: { client, secretKey: deps.config.secretKey, concurrency: deps.config.batchConcurrency },
       }),

@@ -7,7 +7,7 @@
 //! is 404; secret fields are not stored in clear.
 import test from 'ava';
 import type http from 'node:http';
-import { apiUrl, balanceOf, callTool, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
+import { adminToken, apiUrl, balanceOf, callTool, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
 import { eventually, registerEndpoint, sleep, startReceiver } from '../helpers/webhook-receiver.js';
 import { send, startPageServer, type PageServer } from '../fixtures/http-pages.js';
@@ -236,4 +236,25 @@ test('batch.completed reaches an endpoint on the default event types with the fi
   } finally {
     await receiver.close();
   }
+});
+
+test('onInsufficientCredits wait: the batch pauses (batch.paused in the event log) when the balance runs short, and resumes by itself when credits are granted; every item charged once', async (t) => {
+  const account = await newAccount(3);
+  const res = await post(account, { tool: 'hash-text', items: Array.from({ length: 8 }, (_, i) => ({ text: `w${i}` })), onInsufficientCredits: 'wait' });
+  t.is(res.status, 202);
+  t.is(res.body.onInsufficientCredits, 'wait');
+  const paused = await eventually(() => batchOf(account, res.body.id), (r) => r.body.status === 'paused' && r.body.counts.running === 0, 60_000, 'the batch to pause');
+  t.like(paused.body, { charged: 3, completedAt: null, counts: { succeeded: 3, failed: 0, skipped: 0, running: 0, pending: 5 } });
+  t.is(await balanceOf(account), 0);
+  const events = await request('GET', '/api/v1/account/events?type=batch.paused', { token: account.ownerToken });
+  t.is(events.body.items.length, 1);
+  t.like(events.body.items[0].data, { batchId: res.body.id, status: 'paused', tool: 'hash-text', total: 8 }); // its counts: when it paused, items still running
+
+  const grant = await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, { token: adminToken(), body: { amount: 10, reason: 'purchase' } });
+  t.is(grant.status, 200, JSON.stringify(grant.body));
+  const done = await ended(account, res.body.id);
+  t.like(done.body, { status: 'completed', charged: 8, counts: { pending: 0, running: 0, succeeded: 8, failed: 0, skipped: 0 } });
+  t.is(await balanceOf(account), 5, 'each item charged once, the refused attempts not at all');
+  const items = await allItems(account, res.body.id);
+  t.true(items.every((i) => i.status === 'succeeded'));
 });
