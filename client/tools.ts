@@ -119,7 +119,7 @@ function withBytes<O extends object>(output: O): O {
   return output;
 }
 
-function newKey(): string {
+export function newKey(): string {
   return globalThis.crypto.randomUUID();
 }
 

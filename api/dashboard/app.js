@@ -6,6 +6,7 @@ import { $, announce, busy, clearFormError, focusOn, problemText, showFormError 
 import { clearToken, loadToken, saveToken, tokenProblem } from './session.js';
 import { createKeysView } from './view-keys.js';
 import { createCallsView } from './view-calls.js';
+import { createBatchesView } from './view-batches.js';
 import { createCreditsView } from './view-credits.js';
 import { createEventsView } from './view-events.js';
 import { createUsageView } from './view-usage.js';
@@ -26,8 +27,9 @@ function startSession(token, account) {
   const webhooks = createWebhooksView({ client });
   const events = createEventsView({ client, urlOf: (endpointId) => webhooks.urlOf(endpointId) });
   const calls = createCallsView({ client });
+  const batches = createBatchesView({ client });
   const creditsView = createCreditsView({ client });
-  const current = { client, usage, keys, webhooks, events, calls, credits: creditsView };
+  const current = { client, usage, keys, webhooks, events, calls, batches, credits: creditsView };
   session = current;
 
   $('sign-in-view').hidden = true;
@@ -54,6 +56,7 @@ async function refresh() {
     }),
     current.credits.load(),
     current.calls.load(),
+    current.batches.load(),
     current.keys.load(),
     current.webhooks.load().then(() => current.events.load()),
   ]);
@@ -72,6 +75,7 @@ function endSession(notice, { focus = true } = {}) {
     session.webhooks.close();
     session.events.close();
     session.calls.close();
+    session.batches.close();
     session.credits.close();
     $('usage-body').replaceChildren();
     session = null;

@@ -3,7 +3,7 @@
 import { MAX_BATCH_ITEMS } from '../../domain/batches.js';
 import { BATCH_BODY_LIMIT } from '../batch-requests.js';
 import { headerRef, json, paramRef, RATE_LIMIT_HEADERS } from '../docs/openapi-parts.js';
-import { BODY_CODES, example, KEY_CODES, linked, operation, withRateLimit, type RouteOperation } from '../docs/operations.js';
+import { BODY_CODES, example, KEY_CODES, linked, operation, owner, OWNER_CODES, withRateLimit, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
 
 /** The operations on one batch, each taking its id: what a new batch's answer links to. */
@@ -80,6 +80,20 @@ export function batchOperations(): RouteOperation[] {
       parameters: [paramRef('BatchId')],
       ok: withRateLimit('The finished items, one JSON object a line.', { 'application/x-ndjson': { schema: ref('BatchItem') } }),
       codes: [...KEY_CODES, 'not_found'],
+    }),
+    operation('get', '/api/v1/account/batches', {
+      tag: 'account', operationId: 'listAccountBatches', summary: 'List batches (owner)', ...owner(),
+      description: "The account's batches, newest first, as `GET /api/v1/batches` lists them: what the dashboard shows.",
+      parameters: [paramRef('UsageLimit'), paramRef('UsageCursor')],
+      ok: withRateLimit('A page of batches.', json(ref('BatchPage'))),
+      codes: [...OWNER_CODES, 'validation_failed'],
+    }),
+    operation('delete', '/api/v1/account/batches/{id}', {
+      tag: 'account', operationId: 'cancelAccountBatch', summary: 'Cancel a batch (owner)', ...owner(),
+      description: 'Cancels a batch as `DELETE /api/v1/batches/{id}` does: the dashboard\'s Cancel button.',
+      parameters: [paramRef('BatchId')],
+      ok: withRateLimit('The batch, cancelled.', json(ref('Batch'))),
+      codes: [...OWNER_CODES, 'not_found'],
     }),
   ];
 }

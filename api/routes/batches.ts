@@ -1,6 +1,7 @@
 //! Batches as HTTP, under an API key: `POST /api/v1/batches` (202 and `Location`), the account's
 //! batches newest first, one batch, its items page by page, its finished items as NDJSON streamed
-//! as they finish, and `DELETE` to cancel. batch-requests.ts makes and cancels them.
+//! as they finish, and `DELETE` to cancel; the list and cancel also under the owner token, for the
+//! dashboard. batch-requests.ts makes and cancels them.
 import Router from '@koa/router';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -51,6 +52,7 @@ export function batchRoutes(deps: { auth: Authenticator; rateLimit: Middleware; 
   const router = new Router();
   const { batches } = deps.requests;
   const byKey = [deps.auth.require('api_key'), deps.rateLimit];
+  const byOwner = [deps.auth.require('owner_token'), deps.rateLimit];
 
   async function ownBatch(ctx: Context): Promise<BatchDoc> {
     const id = ctx.params.id!;
@@ -78,23 +80,30 @@ export function batchRoutes(deps: { auth: Authenticator; rateLimit: Middleware; 
     ctx.body = batchView(batch);
   });
 
-  router.get('/api/v1/batches', ...byKey, async (ctx) => {
+  async function list(ctx: Context) {
     const limit = parseLimit(ctx.query.limit, BATCHES_DEFAULT_LIMIT, BATCHES_MAX_LIMIT);
     const after = typeof ctx.query.cursor === 'string' ? decodeCursor(ctx.query.cursor) : undefined;
     const { rows, more } = await batches.page(ctx.state.principal.accountId, { limit, after });
     const last = rows.at(-1);
     ctx.body = { items: rows.map(batchView), nextCursor: more && last ? encodeCursor(last.createdAt, last._id) : null };
-  });
+  }
+
+  async function cancel(ctx: Context) {
+    const batch = await deps.requests.cancel(ctx.state.principal.accountId, ctx.params.id!);
+    if (!batch) throw new ToolError('not_found', `There is no batch ${ctx.params.id} on this account.`);
+    ctx.body = batchView(batch);
+  }
+
+  router.get('/api/v1/batches', ...byKey, list);
+  // The dashboard's: the same list and cancel under the owner token.
+  router.get('/api/v1/account/batches', ...byOwner, list);
+  router.delete('/api/v1/account/batches/:id', ...byOwner, cancel);
 
   router.get('/api/v1/batches/:id', ...byKey, async (ctx) => {
     ctx.body = batchView(await ownBatch(ctx));
   });
 
-  router.delete('/api/v1/batches/:id', ...byKey, async (ctx) => {
-    const batch = await deps.requests.cancel(ctx.state.principal.accountId, ctx.params.id!);
-    if (!batch) throw new ToolError('not_found', `There is no batch ${ctx.params.id} on this account.`);
-    ctx.body = batchView(batch);
-  });
+  router.delete('/api/v1/batches/:id', ...byKey, cancel);
 
   router.get('/api/v1/batches/:id/items', ...byKey, async (ctx) => {
     const batch = await ownBatch(ctx);
