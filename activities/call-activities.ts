@@ -1,8 +1,9 @@
 //! What a tool pool's worker registers to run whole calls of its tools: the one step of a call of a
 //! tool run within its workflow task, the separate ledger steps and tool activities of a queued
-//! tool's call (and of calls started before calls were one step), the end of a call's key and the
-//! outcome of an asynchronous call.
+//! tool's call (and of calls started before calls were one step), the end of a call's key, the
+//! outcome of an asynchronous call and that of a batch item.
 import type { Db } from 'mongodb';
+import type { Client } from '@temporalio/client';
 import { createCallKeys } from '../domain/call-keys.js';
 import { createLedger } from '../domain/ledger.js';
 import type { CallRef } from '../domain/ledger-terms.js';
@@ -15,6 +16,7 @@ import { DatabaseBlobStore, type BlobStore } from '../lib/blob-store.js';
 import { keepOutput } from '../lib/output-blobs.js';
 import { createCallStep, type ToolDone } from './call-step.js';
 import { toolActivities } from './tool-activities.js';
+import { createBatchItemActivities } from './batch-items.js';
 
 export interface CallActivityOptions {
   /** Webhook fan-out of the events the ledger and asynchronous calls record. */
@@ -25,6 +27,8 @@ export interface CallActivityOptions {
   blobs?: BlobStore;
   /** What writing files to the accounts' destinations takes; calls with a destination fail without it. */
   destinations?: { secretKey: Buffer; guard: TargetGuard };
+  /** Temporal, to wake a batch's runner when one of its items ends; without it this worker cannot run batch items. */
+  client?: Client;
 }
 
 export function createCallActivities(db: Db, handlers: Record<string, ToolHandler>, options: CallActivityOptions = {}) {
@@ -42,5 +46,6 @@ export function createCallActivities(db: Db, handlers: Record<string, ToolHandle
     refund: (call: CallRef) => ledger.refund(call),
     destroyCallKey: (requestId: string) => callKeys.destroy(requestId),
     recordCallOutcome: (outcome: CallOutcome) => asyncCalls.finish(outcome),
+    ...(options.client ? createBatchItemActivities({ db, client: options.client, onEvent: options.onEvent }) : {}),
   };
 }

@@ -38,6 +38,9 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { destinationRoutes } from './routes/destinations.js';
 import { eventRoutes } from './routes/events.js';
 import { callRoutes } from './routes/calls.js';
+import { batchRoutes } from './routes/batches.js';
+import { createBatchRequests } from './batch-requests.js';
+import { resumingOnGrant } from '../domain/batch-wake.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { renderRoutes } from './routes/render.js';
 import { renderLinkRoutes } from './routes/render-links.js';
@@ -62,7 +65,7 @@ export function createApp(deps: AppDeps): Koa {
   const schemas = loadCatalogueSchemas();
   const auth = createAuthenticator(db);
   const rateLimit = createRateLimiter({ perSecond: config.rateLimitPerSecond }).middleware();
-  const onEvent = deps.onEvent ?? createWebhookFanout({ db, client: deps.client, log: deps.log }).onEvent;
+  const onEvent = resumingOnGrant(db, deps.client, deps.onEvent ?? createWebhookFanout({ db, client: deps.client, log: deps.log }).onEvent);
   const accounts = createAccounts(db, onEvent);
   const ledger = createLedger(db, onEvent);
   const grants = createGrants(db, onEvent);
@@ -130,6 +133,13 @@ export function createApp(deps: AppDeps): Koa {
     destinationRoutes({ auth, rateLimit, destinations }),
     eventRoutes({ db, auth, rateLimit }),
     callRoutes({ db, auth, rateLimit, baseUrl: config.publicBaseUrl, outputs }),
+    batchRoutes({
+      auth,
+      rateLimit,
+      baseUrl: config.publicBaseUrl,
+      outputs,
+      requests: createBatchRequests({ db, client: deps.client, secretKey: config.secretKey, validators, guard, onEvent }),
+    }),
     docsRoutes({ baseUrl: config.publicBaseUrl }),
     dashboardRoutes(),
   ];

@@ -28,6 +28,9 @@ export function parseIdempotencyKey(header: string | undefined): string | undefi
   return header;
 }
 
+/** What a key is claimed for: a call, or a batch named as a tool of its own. */
+export type IdempotentRequest = Pick<CallRequest, 'accountId' | 'input' | 'idempotencyKey' | 'destination'> & { tool: { name: string } };
+
 export function createIdempotency(deps: { db: Db; secretKey: Buffer }) {
   const { idempotency } = collections(deps.db);
 
@@ -41,8 +44,11 @@ export function createIdempotency(deps: { db: Db; secretKey: Buffer }) {
     return createHmac('sha256', deps.secretKey).update(text).digest('hex');
   }
 
-  /** The workflow id of the call, and whether an earlier request with the same key exists. */
-  async function claim(req: CallRequest): Promise<{ workflowId: string; replayed: boolean }> {
+  /**
+   * The workflow id of the call, and whether an earlier request with the same key exists. A batch
+   * claims its key the same way, under a name of its own (`batch:<tool>`), and takes its id from it.
+   */
+  async function claim(req: IdempotentRequest): Promise<{ workflowId: string; replayed: boolean }> {
     if (!req.idempotencyKey) return { workflowId: `call-${req.accountId}-${randomBase62(20)}`, replayed: false };
     const keyHash = sha256Hex(req.idempotencyKey);
     const workflowId = `call-${req.accountId}-idem-${keyHash.slice(0, 32)}`;
@@ -70,7 +76,7 @@ export function createIdempotency(deps: { db: Db; secretKey: Buffer }) {
   }
 
   /** Gives an idempotency key back when its call never started (an asynchronous 402). */
-  async function release(req: CallRequest, workflowId: string): Promise<void> {
+  async function release(req: IdempotentRequest, workflowId: string): Promise<void> {
     if (req.idempotencyKey) await idempotency.deleteOne({ _id: idempotencyId(req.accountId, sha256Hex(req.idempotencyKey)), workflowId });
   }
 

@@ -16,6 +16,7 @@ import { adminOperations } from './routes/admin.js';
 import { auditLogOperations } from './routes/audit-log.js';
 import { renderOperations } from './routes/render.js';
 import { renderLinkOperations } from './routes/render-links.js';
+import { batchOperations } from './routes/batches.openapi.js';
 import { callOperations } from './routes/calls.js';
 import { dashboardOperations } from './routes/dashboard.js';
 import { docsOperations } from './routes/docs.js';
@@ -66,6 +67,7 @@ function routeOperations(schemas: Map<string, ToolSchemas>): { operations: Route
   const operations = [
     ...tools.operations,
     ...callOperations(),
+    ...batchOperations(),
     ...accountOperations(),
     ...renderLinkOperations(),
     ...renderOperations(),

@@ -52,7 +52,12 @@ export function createOutputBodies(deps: { blobs: BlobStore; log: Logger }) {
     return isOutputBlob(output) ? stored(output) : Buffer.from(JSON.stringify(output), 'utf8');
   }
 
-  return { send, json };
+  /** The output as a value: a stored one read back and parsed (a list of outputs, where each is one member). */
+  async function value(output: unknown): Promise<unknown> {
+    return isOutputBlob(output) ? JSON.parse((await stored(output)).toString('utf8')) : output;
+  }
+
+  return { send, json, value };
 }
 
 export type OutputBodies = ReturnType<typeof createOutputBodies>;

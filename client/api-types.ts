@@ -561,6 +561,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List batches
+         * @description The account's batches, newest first, with their counts. Page with `cursor`.
+         */
+        get: operations["listBatches"];
+        put?: never;
+        /**
+         * Make a batch
+         * @description Up to 10,000 calls of one tool as one job. Every item, merged over `defaults`, is validated as that tool's request body before anything starts (400 `validation_failed`, fields named `/items/<index>/<field>`). Each item then runs as the call it would have been: charged if and only if it succeeds, visible in usage with its own request id. The account's batch items run a few at a time, all its batches together, beside its other calls. The body may be up to 16 MiB. `Idempotency-Key` makes the request safe to repeat: a repeat with the same key and body answers the same batch.
+         */
+        post: operations["createBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a batch
+         * @description Its status and counts. Another account's batch is 404.
+         */
+        get: operations["getBatch"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a batch
+         * @description No item starts any more: pending items are `skipped` with `cancelled` (never charged); running ones finish and are charged as usual. The batch is `cancelled`, with `completedAt` once its running items ended. Cancelling an ended batch answers it as it is.
+         */
+        delete: operations["cancelBatch"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/batches/{id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the items of a batch
+         * @description Items in index order, of one `status` when given: each succeeded item's `output` (what its call answered), each failed or skipped item's `error` (the problem). Outputs are kept 24 hours after their item ended, as an asynchronous call's are.
+         */
+        get: operations["listBatchItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/batches/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the results of a batch
+         * @description One JSON line per finished item (a `BatchItem`: succeeded, failed or skipped), in the order they finished, streamed as they finish: usable while the batch runs. The stream ends once the batch has ended and every line was sent.
+         */
+        get: operations["getBatchResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List batches (owner)
+         * @description The account's batches, newest first, as `GET /api/v1/batches` lists them: what the dashboard shows.
+         */
+        get: operations["listAccountBatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a batch (owner)
+         * @description Cancels a batch as `DELETE /api/v1/batches/{id}` does: the dashboard's Cancel button.
+         */
+        delete: operations["cancelAccountBatch"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account": {
         parameters: {
             query?: never;
@@ -1533,6 +1661,50 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "batch.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * batch.completed
+         * @description A batch ended: every item succeeded, failed or was skipped (`status` `completed`), or it was cancelled and its running items ended (`cancelled`). With its final counts.
+         *
+         *     Verify `X-Service-Signature` before trusting the body (see *Verifying signatures*).
+         */
+        post: operations["event-batch.completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "batch.paused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * batch.paused
+         * @description A batch made with `onInsufficientCredits: "wait"` paused: the balance could not cover its next item. It resumes by itself when credits are granted (for up to 7 days).
+         *
+         *     Verify `X-Service-Signature` before trusting the body (see *Verifying signatures*).
+         */
+        post: operations["event-batch.paused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1540,7 +1712,7 @@ export interface components {
          * @description Stable machine-readable error code; /docs/errors explains each.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "unauthorized" | "invalid_signature" | "insufficient_credits" | "key_credit_limit" | "forbidden" | "tool_not_allowed" | "ip_not_allowed" | "link_expired" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "call_expired" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "destination_unusable" | "rate_limited" | "upstream_error" | "destination_error" | "unavailable" | "tool_timeout" | "internal_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "unauthorized" | "invalid_signature" | "insufficient_credits" | "key_credit_limit" | "forbidden" | "tool_not_allowed" | "ip_not_allowed" | "link_expired" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "call_expired" | "cancelled" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "destination_unusable" | "rate_limited" | "upstream_error" | "destination_error" | "unavailable" | "tool_timeout" | "internal_error";
         /** @description One invalid field. */
         FieldError: {
             /** @description JSON Pointer into the body (`/width`), or `header:<Name>` / `query:<name>`. */
@@ -1669,6 +1841,11 @@ export interface components {
              * @example key_4hQ2mV8kZr1xYt6pW0nLbC
              */
             keyId?: string;
+            /**
+             * @description For an item of a batch: the batch it belongs to.
+             * @example bat_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            batchId?: string;
         };
         /** @description A grant of credits and what is left of it. */
         Grant: {
@@ -2014,10 +2191,12 @@ export interface components {
              *       "credits.exhausted",
              *       "credits.granted",
              *       "api_key.created",
-             *       "api_key.revoked"
+             *       "api_key.revoked",
+             *       "batch.completed",
+             *       "batch.paused"
              *     ]
              */
-            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed")[];
+            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
             /**
              * Format: date-time
              * @description While a rotated secret's overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.
@@ -2064,10 +2243,12 @@ export interface components {
              *       "credits.exhausted",
              *       "credits.granted",
              *       "api_key.created",
-             *       "api_key.revoked"
+             *       "api_key.revoked",
+             *       "batch.completed",
+             *       "batch.paused"
              *     ]
              */
-            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed")[];
+            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
             /**
              * Format: date-time
              * @description While a rotated secret's overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.
@@ -2119,10 +2300,12 @@ export interface components {
              *       "credits.exhausted",
              *       "credits.granted",
              *       "api_key.created",
-             *       "api_key.revoked"
+             *       "api_key.revoked",
+             *       "batch.completed",
+             *       "batch.paused"
              *     ]
              */
-            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed")[];
+            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
             /**
              * Format: date-time
              * @description While a rotated secret's overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.
@@ -2383,6 +2566,94 @@ export interface components {
             /** @description Stored renders dropped. */
             deleted: number;
         };
+        /** @description Items by status; they add up to `total`. */
+        BatchCounts: {
+            /** @description Not started yet. */
+            pending: number;
+            /** @description Their call is running. */
+            running: number;
+            /** @description Their call answered its output; each is charged. */
+            succeeded: number;
+            /** @description Their call answered a problem; not charged. */
+            failed: number;
+            /** @description Never ran: the batch was cancelled (`cancelled`) or credits ran short (`insufficient_credits`); not charged. */
+            skipped: number;
+        };
+        /** @description A batch: one tool, its items' inputs, and what to do when credits run short. */
+        BatchRequest: {
+            /**
+             * @description Tool name, as in `/api/v1/tools/{tool}`.
+             * @example hash-text
+             */
+            tool: string;
+            /** @description The inputs, one call each, validated against the tool's schema before anything starts. */
+            items: Record<string, never>[];
+            /** @description Fields every item inherits unless it sets them itself. */
+            defaults?: Record<string, never>;
+            /**
+             * @description `stop`: the rest is skipped with `insufficient_credits`. `wait`: the batch pauses (`batch.paused`) and resumes by itself when credits are granted, for up to 7 days, then stops.
+             * @default stop
+             * @enum {string}
+             */
+            onInsufficientCredits?: "stop" | "wait";
+        };
+        /** @description A batch of calls of one tool. */
+        Batch: {
+            /**
+             * @description Batch id.
+             * @example bat_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            tool: string;
+            /**
+             * @description `paused`: waiting for credits (`wait`). `cancelled` gains `completedAt` once its running items ended.
+             * @enum {string}
+             */
+            status: "running" | "paused" | "completed" | "cancelled";
+            total: number;
+            counts: components["schemas"]["BatchCounts"];
+            /** @description Credits charged so far. */
+            charged: number;
+            /** @enum {string} */
+            onInsufficientCredits: "stop" | "wait";
+            /**
+             * Format: date-time
+             * @description When the batch was made.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When its last item ended; null until then.
+             * @example null
+             */
+            completedAt: string | null;
+        };
+        /** @description Batches, newest first. */
+        BatchPage: {
+            items: components["schemas"]["Batch"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description One item: `output` when it succeeded, `error` when it failed or was skipped. */
+        BatchItem: {
+            /** @description Its position in `items`. */
+            index: number;
+            /** @enum {string} */
+            status: "pending" | "running" | "succeeded" | "failed" | "skipped";
+            /** @description Its call's request id (a workflow in the Temporal UI, a row in usage); null until it started or when it never ran. */
+            requestId: string | null;
+            /** @description The output its call answered, the same object a synchronous call answers (see the tool's 200). */
+            output?: unknown;
+            /** @description The problem its call answered, or why it never ran (`cancelled`, `insufficient_credits`). */
+            error?: components["schemas"]["Problem"];
+        };
+        /** @description Items in index order. */
+        BatchItemPage: {
+            items: components["schemas"]["BatchItem"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
         /** @description A new account with its first credentials, each shown only in this answer. */
         OpenedAccount: {
             /** @description The account. */
@@ -2571,7 +2842,7 @@ export interface components {
             };
         };
         /** @enum {string} */
-        WebhookEventKind: "credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed";
+        WebhookEventKind: "credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed" | "batch.completed" | "batch.paused";
         /** @description `data` of `credits.low`. */
         CreditsLowData: {
             /** @description The balance after the charge. */
@@ -2785,8 +3056,80 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["CallCompletedData"];
         };
+        /** @description `data` of `batch.completed`. */
+        BatchCompletedData: {
+            /**
+             * @description The batch.
+             * @example bat_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            batchId: string;
+            /** @description Tool name. */
+            tool: string;
+            /** @enum {string} */
+            status: "running" | "paused" | "completed" | "cancelled";
+            total: number;
+            counts: components["schemas"]["BatchCounts"];
+            /** @description Credits charged so far: the cost of each item that succeeded. */
+            charged: number;
+        };
+        /** @description A batch ended: every item succeeded, failed or was skipped (`status` `completed`), or it was cancelled and its running items ended (`cancelled`). With its final counts. */
+        BatchCompletedEvent: {
+            /**
+             * @description Event id: the same on every attempt to deliver it; use it to drop duplicates.
+             * @example evt_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "batch.completed";
+            /**
+             * Format: date-time
+             * @description When the event happened, ISO 8601 with offset +00:00.
+             * @example 2026-01-01T12:00:00.000+00:00
+             */
+            createdAt: string;
+            data: components["schemas"]["BatchCompletedData"];
+        };
+        /** @description `data` of `batch.paused`. */
+        BatchPausedData: {
+            /**
+             * @description The batch.
+             * @example bat_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            batchId: string;
+            /** @description Tool name. */
+            tool: string;
+            /** @enum {string} */
+            status: "running" | "paused" | "completed" | "cancelled";
+            total: number;
+            counts: components["schemas"]["BatchCounts"];
+            /** @description Credits charged so far: the cost of each item that succeeded. */
+            charged: number;
+        };
+        /** @description A batch made with `onInsufficientCredits: "wait"` paused: the balance could not cover its next item. It resumes by itself when credits are granted (for up to 7 days). */
+        BatchPausedEvent: {
+            /**
+             * @description Event id: the same on every attempt to deliver it; use it to drop duplicates.
+             * @example evt_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "batch.paused";
+            /**
+             * Format: date-time
+             * @description When the event happened, ISO 8601 with offset +00:00.
+             * @example 2026-01-01T12:00:00.000+00:00
+             */
+            createdAt: string;
+            data: components["schemas"]["BatchPausedData"];
+        };
         /** @description The body of every delivery: the envelope `{ id, event, createdAt, data }`. */
-        WebhookEvent: components["schemas"]["CreditsLowEvent"] | components["schemas"]["CreditsExhaustedEvent"] | components["schemas"]["CreditsGrantedEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["WebhookTestEvent"] | components["schemas"]["CallCompletedEvent"];
+        WebhookEvent: components["schemas"]["CreditsLowEvent"] | components["schemas"]["CreditsExhaustedEvent"] | components["schemas"]["CreditsGrantedEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["WebhookTestEvent"] | components["schemas"]["CallCompletedEvent"] | components["schemas"]["BatchCompletedEvent"] | components["schemas"]["BatchPausedEvent"];
         /**
          * hash-text input
          * @description Text to digest and the algorithm to use. MD5 and SHA-1 are offered for checksums and legacy interoperability only.
@@ -4473,6 +4816,8 @@ export interface components {
         UsageLimit: number;
         /** @description `nextCursor` of the previous page. */
         UsageCursor: string;
+        /** @description Batch id (`bat_...`). */
+        BatchId: string;
         /** @description Plan id. */
         PlanId: string;
         /** @description Only entries at or after this time (a date `2026-05-01` or an ISO 8601 time). */
@@ -4482,7 +4827,7 @@ export interface components {
         /** @description Only the calls of this API key (`key_...`). */
         UsageKeyId: string;
         /** @description Only events of this type. */
-        EventType: "credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed";
+        EventType: "credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed" | "batch.completed" | "batch.paused";
         /** @description Attempts to list, newest first. */
         AttemptsLimit: number;
     };
@@ -6161,6 +6506,296 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listBatches: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["UsageLimit"];
+                /** @description `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["UsageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of batches. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchPage"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the call safe to repeat: a repeat with the same key, tool and body within 24 hours answers with the first call's response and is charged once. Per account.
+                 * @example order-42-thumbnail
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The batch runs; follow it at `Location`. Nothing is charged yet. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The batch: `/api/v1/batches/{id}`. */
+                    Location?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["TargetNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Batch id (`bat_...`). */
+                id: components["parameters"]["BatchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Batch id (`bat_...`). */
+                id: components["parameters"]["BatchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch, cancelled. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listBatchItems: {
+        parameters: {
+            query?: {
+                /** @description Only items of this status. */
+                status?: "pending" | "running" | "succeeded" | "failed" | "skipped";
+                /** @description Items per page. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["UsageCursor"];
+            };
+            header?: never;
+            path: {
+                /** @description Batch id (`bat_...`). */
+                id: components["parameters"]["BatchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of items. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchItemPage"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getBatchResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Batch id (`bat_...`). */
+                id: components["parameters"]["BatchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The finished items, one JSON object a line. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["BatchItem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listAccountBatches: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["UsageLimit"];
+                /** @description `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["UsageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of batches. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchPage"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelAccountBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Batch id (`bat_...`). */
+                id: components["parameters"]["BatchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch, cancelled. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getAccount: {
         parameters: {
             query?: never;
@@ -6765,8 +7400,8 @@ export interface operations {
                 "application/json": {
                     /** @description `https` URL with a public address (`localhost`, any scheme, only where the operator allows it for testing). */
                     url: string;
-                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `api_key.created`, `api_key.revoked` (every type but `call.completed`). */
-                    eventTypes?: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed")[];
+                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `api_key.created`, `api_key.revoked`, `batch.completed`, `batch.paused` (every type but `call.completed`). */
+                    eventTypes?: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
                 };
             };
         };
@@ -6840,8 +7475,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `api_key.created`, `api_key.revoked` (every type but `call.completed`). */
-                    eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed")[];
+                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `api_key.created`, `api_key.revoked`, `batch.completed`, `batch.paused` (every type but `call.completed`). */
+                    eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
                 };
             };
         };
@@ -7909,7 +8544,7 @@ export interface operations {
             path: {
                 /** @description The digest in the page's links; any other is served too, not cached. */
                 version: string;
-                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "paged-list.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-calls.js" | "view-credits.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-render-links.js" | "view-usage.js" | "view-webhooks.js";
+                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "paged-list.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-batches.js" | "view-calls.js" | "view-credits.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-render-links.js" | "view-usage.js" | "view-webhooks.js";
             };
             cookie?: never;
         };
@@ -8206,6 +8841,90 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CallCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 10 seconds is a failure: the delivery is retried after 5 s, 30 s, 2 min, 10 min, 30 min and 1 h, then every 2 h, for at most 3 days, and 20 failed attempts in a row disable the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event-batch.completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event kind. */
+                "X-Service-Event": "batch.completed";
+                /** @description The envelope's `id`, the same on every attempt. */
+                "X-Service-Event-Id": string;
+                /** @description When this attempt was signed, in Unix seconds. Reject a delivery 300 s or more away from your clock. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the signing secret (during a rotation's overlap: the previous one). */
+                "X-Service-Signature": string;
+                /** @description The same signature under every secret that signs the delivery, comma-separated, the newest secret first: one while no rotation runs (equal to `X-Service-Signature`), two during a rotation's overlap. A receiver on the new secret finds its signature here. */
+                "X-Service-Signatures": string;
+                /** @description Identifies the service as the sender. */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 10 seconds is a failure: the delivery is retried after 5 s, 30 s, 2 min, 10 min, 30 min and 1 h, then every 2 h, for at most 3 days, and 20 failed attempts in a row disable the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event-batch.paused": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event kind. */
+                "X-Service-Event": "batch.paused";
+                /** @description The envelope's `id`, the same on every attempt. */
+                "X-Service-Event-Id": string;
+                /** @description When this attempt was signed, in Unix seconds. Reject a delivery 300 s or more away from your clock. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the signing secret (during a rotation's overlap: the previous one). */
+                "X-Service-Signature": string;
+                /** @description The same signature under every secret that signs the delivery, comma-separated, the newest secret first: one while no rotation runs (equal to `X-Service-Signature`), two during a rotation's overlap. A receiver on the new secret finds its signature here. */
+                "X-Service-Signatures": string;
+                /** @description Identifies the service as the sender. */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchPausedEvent"];
             };
         };
         responses: {

@@ -170,6 +170,18 @@ export class Transport {
     }
   }
 
+  /**
+   * A GET whose body is read as it arrives (a stream of lines): the response once its headers are
+   * in, or the error of a non-2xx answer. Not retried: a reader resumes by reading again.
+   */
+  async open(spec: Pick<RequestSpec, 'path' | 'token' | 'signal'> & { accept: string }): Promise<Response> {
+    const headers: Record<string, string> = { accept: `${spec.accept}, application/problem+json`, authorization: `Bearer ${spec.token}` };
+    if (this.userAgent) headers['user-agent'] = this.userAgent;
+    const res = await this.fetchImpl(new URL(this.baseUrl + spec.path), { method: 'GET', headers, signal: spec.signal });
+    if (!res.ok) throw errorOf(res.status, res.headers, await readBody(res));
+    return res;
+  }
+
   /** Waits before the next attempt, or throws `error` now when the wait would pass the deadline. */
   private async pause(ms: number, deadline: number, error: UtilityToolsError, signal?: AbortSignal): Promise<void> {
     if (Date.now() + ms >= deadline) throw error;

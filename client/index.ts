@@ -1,11 +1,12 @@
 //! `utility-tools/client`: the service's client. Tool calls typed from the OpenAPI document,
 //! safe retries under an Idempotency-Key, asynchronous calls with handles, problem+json as one
-//! error class, and the account API. Needs only `fetch` at run time.
+//! error class, batches, and the account API. Needs only `fetch` at run time.
 //!
 //! ```ts
 //! const client = new UtilityTools({ baseUrl: 'https://api.example.com', apiKey: process.env.UTILITY_TOOLS_KEY });
 //! const { hash, charged, balance } = await client.tools.hashText({ text: 'hello' });
 //! ```
+import { createBatches, type Batches } from './batches.js';
 import { createAccount, type AccountApi, type PageQuery, type RequestOptions } from './account.js';
 import { Transport, type TransportOptions } from './http.js';
 import { createTools, type Call, type CallPage, type Tools } from './tools.js';
@@ -32,6 +33,8 @@ export class UtilityTools {
     get(requestId: string, options?: RequestOptions): Promise<Call>;
     list(query?: PageQuery, options?: RequestOptions): Promise<CallPage>;
   };
+  /** Batches of the API key's account: `create`, then the handle's `progress()` and `results()`. */
+  readonly batches: Batches;
   /** The account API, with the owner token. */
   readonly account: AccountApi;
 
@@ -45,6 +48,7 @@ export class UtilityTools {
       list: async (query = {}, o = {}) =>
         (await transport.send({ method: 'GET', path: '/api/v1/calls', query: { ...query }, token: apiKey(), signal: o.signal, retry: o.retry })).body as CallPage,
     };
+    this.batches = createBatches(transport, apiKey);
     this.account = createAccount(transport, needs(options.ownerToken, 'ownerToken'));
   }
 }
@@ -59,6 +63,7 @@ export type {
   ToolMethod, ToolName, ToolOutput, ToolResult, Tools,
 } from './tools.js';
 export type { RetryOptions, TransportOptions } from './http.js';
+export type { Batch, BatchHandle, BatchItem, BatchItemPage, BatchItemQuery, BatchOptions, BatchPage, Batches, NewBatch } from './batches.js';
 export type * from './account.js';
 export type { components, operations, paths } from './api-types.js';
 export { verifyWebhook, checkWebhook, WEBHOOK_HEADERS } from '../lib/webhook-signature.js';

@@ -129,7 +129,7 @@ function withBytes<O extends object>(output: O): O {
   return output;
 }
 
-function newKey(): string {
+export function newKey(): string {
   return globalThis.crypto.randomUUID();
 }
 

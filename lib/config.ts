@@ -70,6 +70,12 @@ export interface Config {
   browserRecycleAfter: number;
   cpuConcurrency: number;
   networkConcurrency: number;
+  /**
+   * Items of one account's batches that run at once, all its batches together: what one account's
+   * bulk work may take of the pools beside everyone's single calls. `BATCH_CONCURRENCY`, default 4
+   * (two cores' worth of hash-text beside other accounts' calls); raise it with the pools' replicas.
+   */
+  batchConcurrency: number;
   /** Threads of a network worker that parse fetched pages and PDFs (web-scrape, seo-meta, broken-links, pdf-metadata). `READING_THREADS`, default 2. */
   readingThreads: number;
   /** Warm LibreOffice listeners of a cpu worker, i.e. word-to-pdf conversions at once (~150 MB each). `OFFICE_LISTENERS`, default 2. */
@@ -161,6 +167,7 @@ export function loadConfig(env: Env = process.env): Config {
     browserRecycleAfter: int(env, 'BROWSER_RECYCLE_AFTER', 200, 1),
     cpuConcurrency: int(env, 'CPU_CONCURRENCY', cores, 1),
     networkConcurrency: int(env, 'NETWORK_CONCURRENCY', 50, 1),
+    batchConcurrency: int(env, 'BATCH_CONCURRENCY', 4, 1),
     readingThreads: int(env, 'READING_THREADS', 2, 1),
     officeListeners: int(env, 'OFFICE_LISTENERS', 2, 1),
     officeConversionTimeoutMs: int(env, 'OFFICE_CONVERSION_TIMEOUT_MS', 30_000, 1_000),

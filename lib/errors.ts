@@ -20,6 +20,8 @@ export const ERRORS = {
   endpoint_disabled: { status: 409, title: 'Webhook endpoint disabled' },
   already_exists: { status: 409, title: 'Already exists' },
   call_expired: { status: 410, title: 'Call expired' },
+  // Never an answer of its own: the problem of a batch item skipped because its batch was cancelled.
+  cancelled: { status: 409, title: 'Cancelled' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   target_not_allowed: { status: 422, title: 'Target not allowed' },

@@ -10,6 +10,8 @@ export const EVENT_KINDS = [
   'api_key.revoked',
   'webhook.test',
   'call.completed',
+  'batch.completed',
+  'batch.paused',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 

@@ -292,6 +292,65 @@ export interface CallDoc {
   expired?: boolean;
 }
 
+/** Counts of a batch's items by status: they always add up to its `total`. */
+export interface BatchCounts {
+  pending: number;
+  running: number;
+  succeeded: number;
+  failed: number;
+  skipped: number;
+}
+
+/** A batch (`POST /api/v1/batches`): its items are `batch_items`, run by the account's batch runner. */
+export interface BatchDoc {
+  /** `bat_...`. */
+  _id: string;
+  accountId: string;
+  tool: string;
+  /** The tool's cost per item when the batch was made. */
+  cost: number;
+  status: 'running' | 'paused' | 'completed' | 'cancelled';
+  total: number;
+  /** Items handed to the runner so far, in index order: items from `next` on are still pending. */
+  next: number;
+  counts: BatchCounts;
+  /** Credits charged so far: the cost of each item that succeeded. */
+  charged: number;
+  onInsufficientCredits: 'stop' | 'wait';
+  /** Why pending items are skipped rather than run: the batch was cancelled, or credits ran short under `stop`. */
+  stopped?: 'cancelled' | 'insufficient_credits';
+  /** When a `wait` batch paused for credits; it gives up (as `stop`) 7 days later. */
+  pausedAt?: Date | null;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+/** One item of a batch: its input until it ran, then its outcome. `_id` is `<batchId>:<index>`. */
+export interface BatchItemDoc {
+  _id: string;
+  batchId: string;
+  accountId: string;
+  index: number;
+  status: 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
+  /** Starts of the item so far: a `wait` batch runs an item again (a new call) after a pause for credits. */
+  attempt: number;
+  /** Set once a call of the item ended and recorded it: its outcome is final. */
+  callEnded?: boolean;
+  /** Validated input with defaults applied, secret fields removed; dropped once the item ended. */
+  input?: Record<string, unknown>;
+  /** The tool's secret fields, sealed with SECRET_KEY (lib/sealed.ts); dropped once the item ended. */
+  sealed?: string;
+  /** The item's call (its workflow id), once it started. */
+  requestId?: string;
+  /** A succeeded item's output, as the call carries it (small, or a stored output's reference). */
+  output?: unknown;
+  /** A failed or skipped item's problem: what the call answered, or why it never ran. */
+  problem?: { code: string; detail: string; extras: Record<string, unknown> };
+  /** Credits charged for the item: the cost when it succeeded, else 0. */
+  charged?: number;
+  endedAt?: Date;
+}
+
 /** gold-price's last good feed answer per source (`metal:gold`, `metal:silver`, `fx`), served when the feed is down. */
 export interface MarketQuoteDoc {
   _id: string;

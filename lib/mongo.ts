@@ -4,6 +4,8 @@
 import { MongoClient, MongoError, MongoNetworkError, MongoServerError, MongoServerSelectionError, type Collection, type Db } from 'mongodb';
 import type {
   AccountDoc,
+  BatchDoc,
+  BatchItemDoc,
   CallDoc,
   CallKeyDoc,
   CredentialDoc,
@@ -43,6 +45,8 @@ export interface Collections {
   linkSecrets: Collection<LinkSecretDoc>;
   renderCache: Collection<RenderCacheDoc>;
   renderCacheDays: Collection<RenderCacheDayDoc>;
+  batches: Collection<BatchDoc>;
+  batchItems: Collection<BatchItemDoc>;
 }
 
 /**
@@ -76,6 +80,9 @@ export function collections(db: Db): Collections {
     linkSecrets: db.collection('link_secrets'),
     renderCache: db.collection('render_cache'),
     renderCacheDays: db.collection('render_cache_days'),
+    // A batch's counts and its items' outcomes say what was charged: journaled like the ledger.
+    batches: db.collection('batches', JOURNALED),
+    batchItems: db.collection('batch_items', JOURNALED),
   };
 }
 
@@ -111,6 +118,13 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.renderCache.createIndex({ accountId: 1 }),
     c.renderCache.createIndex({ expiresAt: 1 }),
     c.renderCacheDays.createIndex({ accountId: 1, day: -1 }),
+    // Batches: the account's list, its runner's search for what to run; the items of a batch by
+    // status in index order (items, results, pending ones to skip), and the account's running ones.
+    c.batches.createIndex({ accountId: 1, createdAt: -1 }),
+    c.batches.createIndex({ accountId: 1, status: 1, createdAt: 1 }),
+    c.batchItems.createIndex({ batchId: 1, status: 1, index: 1 }),
+    c.batchItems.createIndex({ batchId: 1, endedAt: 1 }),
+    c.batchItems.createIndex({ accountId: 1, status: 1 }),
   ]);
 }
 

@@ -41,6 +41,8 @@ export function callTaskQueue(tool: { pool: ToolPool; execution?: 'local' | 'que
 export const SEARCH_ATTRIBUTES = {
   accountId: defineSearchAttributeKey('AccountId', 'KEYWORD'),
   tool: defineSearchAttributeKey('Tool', 'KEYWORD'),
+  /** Set on a batch's item calls only: the batch (`bat_...`) they belong to. */
+  batchId: defineSearchAttributeKey('BatchId', 'KEYWORD'),
 } as const;
 
 export const WORKFLOW_TYPES = {
@@ -52,6 +54,8 @@ export const WORKFLOW_TYPES = {
   webhookRefan: 'webhookRefan',
   /** Scheduled: grants the monthly allowances that are due and lets lapsed grants expire. */
   allowances: 'allowances',
+  /** One per account with batches (workflows/batch-runner.ts), id `batch-runner-<accountId>`. */
+  batchRunner: 'batchRunner',
 } as const;
 
 /**
@@ -64,6 +68,40 @@ export interface CallDestination {
   id: string;
   folder: string;
   name: string;
+}
+
+/** The workflow id of an account's batch runner: one per account, so its bound holds across its batches. */
+export const batchRunnerId = (accountId: string) => `batch-runner-${accountId}`;
+
+/**
+ * The request id (workflow id) of a batch item's call: readable in the Temporal UI and in usage,
+ * and fixed per attempt, so a repeated start finds the call it started.
+ */
+export function batchItemRequestId(accountId: string, batchId: string, index: number, attempt: number): string {
+  return `call-${accountId}-${batchId}-${index}${attempt > 0 ? `-r${attempt}` : ''}`;
+}
+
+/** The batch a call belongs to, read from its request id (batchItemRequestId); undefined for any other call. */
+export function batchOfRequestId(requestId: string): string | undefined {
+  return /^call-acc_[0-9A-Za-z]+-(bat_[0-9A-Za-z]+)-\d+(-r\d+)?$/.exec(requestId)?.[1];
+}
+
+/** Signal to a batch runner: something changed (an item ended, a batch was made, cancelled or can resume). */
+export const BATCH_RUNNER_WAKE = 'wake';
+
+/** What the batch runner's workflow carries: only which account; everything else is in the database. */
+export interface BatchRunnerInput {
+  accountId: string;
+}
+
+/** What one fill of an account's batch slots found (activities/core/batches.ts). */
+export interface BatchFill {
+  /** Items of the account's batches running now. */
+  running: number;
+  /** Items that still wait for a slot in running batches. */
+  waiting: number;
+  /** Epoch ms of the next time a paused batch must be looked at (its wait for credits ends), if any. */
+  wakeAt?: number;
 }
 
 /** What the API hands a `toolCall` workflow. Secret fields travel sealed (see lib/sealed.ts). */
@@ -107,6 +145,11 @@ export interface ToolCallInput {
   keyId?: string;
   /** That key's monthlyCreditLimit when it has one: the reserve refuses past it (domain/quick-reserve.ts). */
   keyCreditLimit?: number;
+  /**
+   * Set for an item of a batch: the workflow records its outcome on the item (and tells the
+   * account's batch runner) as its last step. Absent for every other call.
+   */
+  batch?: { id: string; index: number; attempt: number };
 }
 
 /**

@@ -23,6 +23,7 @@ import { createBrowserTools } from '../activities/browser/index.js';
 import type { NetworkAccess } from '../lib/network-access.js';
 import { toolDurationRecorder, toolMetricsInterceptor } from './tool-metrics.js';
 import { createCallActivities } from '../activities/call-activities.js';
+import { resumingOnGrant } from '../domain/batch-wake.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 
 export interface PoolDeps {
@@ -119,12 +120,20 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
   const client = deps.client ?? new Client({ connection: deps.connection, namespace: common.namespace, dataConverter: common.dataConverter });
   const workflowBundle = deps.workflowBundle ?? (await loadWorkflowBundle(deps.log));
   if (pool === 'core') {
+    // Events of the monthly allowances' grants also wake a batch paused for credits.
+    const wiring = webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log, net: deps.net });
+    const coreWiring = { ...wiring, onEvent: resumingOnGrant(deps.db, client, wiring.onEvent) };
     const worker = await Worker.create({
       ...common,
       workflowBundle,
-      // Webhook endpoints and the sweeper; the ledger steps too, for calls started on `core`
+      // Webhook endpoints, the sweeper and batch runners; the ledger steps too, for calls started on `core`
       // before calls ran on their pool's queue.
-      activities: createCoreActivities(deps.db, { ...webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log, net: deps.net }), blobs: deps.blobs, auditRetentionDays: deps.config.auditRetentionDays }),
+      activities: createCoreActivities(deps.db, {
+        ...coreWiring,
+        blobs: deps.blobs,
+        auditRetentionDays: deps.config.auditRetentionDays,
+        batches: { client, secretKey: deps.config.secretKey, concurrency: deps.config.batchConcurrency },
+      }),
       maxCachedWorkflows: 2_000,
       maxConcurrentWorkflowTaskExecutions: 100,
       maxConcurrentLocalActivityExecutions: 200,
@@ -147,7 +156,7 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     ...common,
     ...CALL_WORKER_OPTIONS,
     workflowBundle,
-    activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs, destinations: { secretKey: deps.config.secretKey, guard: deps.net.guard } }),
+    activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs, client, destinations: { secretKey: deps.config.secretKey, guard: deps.net.guard } }),
     interceptors: { activity: [toolMetricsInterceptor(new Set(Object.keys(served)), onToolDone)] },
     // Draining on SIGTERM: polling stops at once and the calls already running may finish
     // (the SDK's default cancels them at once, leaving their retry to another worker).

@@ -4,3 +4,4 @@ export { sweeper } from './sweeper.js';
 export { webhookEndpoint } from './webhook-endpoint.js';
 export { webhookRefan } from './webhook-refan.js';
 export { allowances } from './allowances.js';
+export { batchRunner } from './batch-runner.js';

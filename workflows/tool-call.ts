@@ -17,6 +17,7 @@ import type { CallRef } from '../domain/ledger-terms.js';
 import { ERRORS, isErrorCode } from '../lib/errors.js';
 import { ANSWERED_TOO_LATE, TASK_QUEUES, TOOL_FAILED, TOOL_TIMED_OUT, callRefOf, reserveRefusal, type ToolActivityInput, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import { finishAsyncCall } from './async-call.js';
+import { finishBatchItem } from './batch-item.js';
 
 /** Ledger steps are short single-document updates; retry them until the database answers. */
 const ledger = proxyLocalActivities<CoreActivities>({
@@ -75,8 +76,10 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
   // A synchronous call's key is destroyed by the API once the answer has reached it: destroyed in
   // this task, a worker dying before the task completes leaves a re-run that cannot unseal its
   // input, for a call that may already be charged. (Calls started before that still do it here.)
-  if (call.sealed && (call.async || !patched(API_DESTROYS_CALL_KEY))) await ledger.destroyCallKey(ref.requestId);
+  // Nobody answers a batch item or an asynchronous call: the workflow ends the key itself.
+  if (call.sealed && (call.async || call.batch || !patched(API_DESTROYS_CALL_KEY))) await ledger.destroyCallKey(ref.requestId);
   if (call.async) await finishAsyncCall(ref, result);
+  if (call.batch) await finishBatchItem({ ...call.batch, requestId: ref.requestId, accountId: call.accountId }, result);
   return result;
 }
 

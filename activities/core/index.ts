@@ -1,5 +1,5 @@
 //! Activities of the core pool: the ledger steps of a call, the end of its key, the outcome of an
-//! asynchronous call, the sweeper, the monthly allowances and grant expiry.
+//! asynchronous call, the sweeper, the monthly allowances and grant expiry, and batches' runners.
 import type { Db } from 'mongodb';
 import { createLedger } from '../../domain/ledger.js';
 import type { CallRef } from '../../domain/ledger-terms.js';
@@ -10,6 +10,7 @@ import { DEFAULT_SWEEP, createSweeper } from './sweeper.js';
 import type { BlobStore } from '../../lib/blob-store.js';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js';
 import type { EventSink } from '../../domain/events.js';
+import { createBatchActivities, type BatchActivityDeps } from './batches.js';
 
 export interface CoreActivityOptions {
   /** Webhook fan-out of the events the ledger records (domain/webhooks/fanout.ts `onEvent`). */
@@ -20,6 +21,8 @@ export interface CoreActivityOptions {
   blobs?: BlobStore;
   /** AUDIT_RETENTION_DAYS: how long the sweeper keeps audit log entries (default 400). */
   auditRetentionDays?: number;
+  /** What batch runners need; without it this worker cannot run them. */
+  batches?: Omit<BatchActivityDeps, 'db' | 'onEvent'>;
 }
 
 export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) {
@@ -39,6 +42,7 @@ export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) 
     /** `now`: the allowance workflow's time, so months can be tested by skipping time. */
     runAllowances: (now: number) => allowances.run(now),
     ...(options.webhooks ? createWebhookActivities(options.webhooks) : {}),
+    ...(options.batches ? createBatchActivities({ ...options.batches, db, onEvent: options.onEvent }) : {}),
   };
 }
 

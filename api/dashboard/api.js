@@ -145,6 +145,9 @@ export function createClient({ token, onUnauthorized = () => {} }) {
     /** @param {{ limit?: number, cursor?: string }} [page] */
     asyncCalls: ({ limit, cursor } = {}) => call('GET', `/api/v1/account/calls${query({ limit, cursor })}`),
     /** @param {{ limit?: number, cursor?: string }} [page] */
+    batches: ({ limit, cursor } = {}) => call('GET', `/api/v1/account/batches${query({ limit, cursor })}`),
+    cancelBatch: (batchId) => call('DELETE', `/api/v1/account/batches/${id(batchId)}`),
+    /** @param {{ limit?: number, cursor?: string }} [page] */
     events: ({ limit, cursor } = {}) => call('GET', `/api/v1/account/events${query({ limit, cursor })}`),
   };
 }

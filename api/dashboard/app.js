@@ -8,6 +8,7 @@ import { createKeysView } from './view-keys.js';
 import { createDestinationsView } from './view-destinations.js';
 import { createRenderLinksView } from './view-render-links.js';
 import { createCallsView } from './view-calls.js';
+import { createBatchesView } from './view-batches.js';
 import { createCreditsView } from './view-credits.js';
 import { createEventsView } from './view-events.js';
 import { createUsageView } from './view-usage.js';
@@ -30,8 +31,9 @@ function startSession(token, account) {
   const webhooks = createWebhooksView({ client });
   const events = createEventsView({ client, urlOf: (endpointId) => webhooks.urlOf(endpointId) });
   const calls = createCallsView({ client });
+  const batches = createBatchesView({ client });
   const creditsView = createCreditsView({ client });
-  const current = { client, usage, keys, destinations, renderLinks, webhooks, events, calls, credits: creditsView };
+  const current = { client, usage, keys, destinations, renderLinks, webhooks, events, calls, batches, credits: creditsView };
   session = current;
 
   $('sign-in-view').hidden = true;
@@ -58,6 +60,7 @@ async function refresh() {
     }),
     current.credits.load(),
     current.calls.load(),
+    current.batches.load(),
     current.keys.load(),
     current.destinations.load(),
     current.renderLinks.load(),
@@ -80,6 +83,7 @@ function endSession(notice, { focus = true } = {}) {
     session.webhooks.close();
     session.events.close();
     session.calls.close();
+    session.batches.close();
     session.credits.close();
     $('usage-body').replaceChildren();
     session = null;

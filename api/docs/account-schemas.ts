@@ -57,12 +57,13 @@ export const ACCOUNT_SCHEMAS: Record<string, JsonSchema> = {
     ...planFields,
   }),
   UsageEntry: {
-    // `grantId` only on expiries.
+    // `grantId` only on expiries, `batchId` only on a batch's items.
     ...record('One finished tool call, or the expiry of what was left of a grant.', usageFields),
     properties: {
       ...usageFields,
       grantId: id('grt', 'For an expiry: the grant whose credits lapsed.'),
       keyId: id('key', 'For a call: the API key that made it (absent on calls made before keys were recorded).'),
+      batchId: id('bat', 'For an item of a batch: the batch it belongs to.'),
     },
   },
   Grant: record('A grant of credits and what is left of it.', {

@@ -140,8 +140,13 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     members: { expiredAt: 'When the answer stopped being kept.' },
     example: { detail: 'The call ended more than 24 hours ago; its answer is no longer kept.', members: { expiredAt: '2026-01-02T12:00:00.000Z' } },
   },
+  cancelled: {
+    when: 'Only in a batch item\'s `error`: the batch was cancelled (DELETE /api/v1/batches/{id}) before this item started. It never ran and was not charged.',
+    action: 'Make a new batch of the items you still want (GET /api/v1/batches/{id}/items?status=skipped lists them).',
+    example: { detail: 'The batch was cancelled before this item ran.' },
+  },
   payload_too_large: {
-    when: 'The request body is over its limit: 1 MiB, or 3 MiB for html-to-image.',
+    when: 'The request body is over its limit: 1 MiB, or 3 MiB for html-to-image, 16 MiB for a batch (POST /api/v1/batches).',
     action: 'Send a smaller body. For large files, give the tool a URL to fetch instead where it takes one.',
     members: { limit: 'The limit in bytes.' },
     example: { detail: 'The request body is over its limit of 1048576 bytes.', members: { limit: 1048576 } },

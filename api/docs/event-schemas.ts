@@ -2,6 +2,7 @@
 import { GRANT_REASONS, LOW_BALANCE_THRESHOLD } from '../../domain/ledger.js';
 import { EVENT_KINDS, type EventKind } from '../../lib/event-kinds.js';
 import { credits, id, keyPrefix, record, ref, type JsonSchema } from './schema-parts.js';
+import { batchEventFields } from './batch-schemas.js';
 
 /** Each event kind's `data`, typed by EventKind so a new kind needs its payload described here. */
 export const EVENT_PAYLOADS: Readonly<Record<EventKind, { schema: string; summary: string; data: JsonSchema; example: Record<string, unknown> }>> = {
@@ -55,6 +56,18 @@ export const EVENT_PAYLOADS: Readonly<Record<EventKind, { schema: string; summar
       code: { type: ['string', 'null'], description: "A failed call's error code (as in its problem); null when it succeeded." },
     }),
     example: { requestId: 'call-acc_4hQ2mV8kZr1xYt6pW0nLbC-9fK2pQ7rT1wX5zB3nM8c', tool: 'website-screenshot', status: 'succeeded', charged: 25, code: null },
+  },
+  'batch.completed': {
+    schema: 'BatchCompleted',
+    summary: 'A batch ended: every item succeeded, failed or was skipped (`status` `completed`), or it was cancelled and its running items ended (`cancelled`). With its final counts.',
+    data: record('', batchEventFields),
+    example: { batchId: 'bat_4hQ2mV8kZr1xYt6pW0nLbC', tool: 'hash-text', status: 'completed', total: 3, counts: { pending: 0, running: 0, succeeded: 3, failed: 0, skipped: 0 }, charged: 3 },
+  },
+  'batch.paused': {
+    schema: 'BatchPaused',
+    summary: 'A batch made with `onInsufficientCredits: "wait"` paused: the balance could not cover its next item. It resumes by itself when credits are granted (for up to 7 days).',
+    data: record('', batchEventFields),
+    example: { batchId: 'bat_4hQ2mV8kZr1xYt6pW0nLbC', tool: 'hash-text', status: 'paused', total: 300, counts: { pending: 120, running: 0, succeeded: 180, failed: 0, skipped: 0 }, charged: 180 },
   },
   'webhook.test': {
     schema: 'WebhookTest',

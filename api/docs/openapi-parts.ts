@@ -86,6 +86,7 @@ export const PARAMETERS: Readonly<Record<string, Json>> = {
   AccountId: { name: 'id', in: 'path', required: true, description: 'Account id (`acc_...`).', schema: { type: 'string' } },
   UsageLimit: { name: 'limit', in: 'query', required: false, description: 'Entries per page.', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
   UsageCursor: { name: 'cursor', in: 'query', required: false, description: '`nextCursor` of the previous page.', schema: { type: 'string' } },
+  BatchId: { name: 'id', in: 'path', required: true, description: 'Batch id (`bat_...`).', schema: { type: 'string' } },
   PlanId: { name: 'id', in: 'path', required: true, description: 'Plan id.', schema: { type: 'string' } },
   UsageFrom: { name: 'from', in: 'query', required: false, description: 'Only entries at or after this time (a date `2026-05-01` or an ISO 8601 time).', schema: { type: 'string' } },
   UsageTo: { name: 'to', in: 'query', required: false, description: 'Only entries before this time (a date or an ISO 8601 time).', schema: { type: 'string' } },
@@ -103,6 +104,11 @@ export const SECURITY_SCHEMES: Readonly<Record<string, Json>> = {
 /** Tags besides the tool groups. Names are part of the reference's anchors (`#tag/<name>/...`). */
 export const TAGS = {
   calls: { 'x-displayName': 'Asynchronous calls', description: 'Tool calls made with `Prefer: respond-async`: their status, then their output or problem, for 24 hours after they end.' },
+  batches: {
+    'x-displayName': 'Batches',
+    description:
+      'Many calls of one tool as one durable job: up to 10,000 inputs, each run as the call it would have been (charged if and only if it succeeds), with progress, results as they finish, cancelling, and a pause for credits when asked.',
+  },
   account: { 'x-displayName': 'Account', description: 'The account of the owner token: balance, plan, grants and usage. The dashboard uses these endpoints.' },
   'api-keys': { 'x-displayName': 'API keys', description: 'Create, list and revoke the API keys that call tools. A key is shown only when it is created.' },
   destinations: {

@@ -4,6 +4,7 @@
 import { ERRORS } from '../../lib/errors.js';
 import { ACCOUNT_SCHEMAS } from './account-schemas.js';
 import { AUDIT_SCHEMAS } from './audit-schemas.js';
+import { BATCH_SCHEMAS } from './batch-schemas.js';
 import { eventSchemas } from './event-schemas.js';
 import { OPERATOR_SCHEMAS, SERVICE_SCHEMAS } from './operator-schemas.js';
 import { credits, record, ref, type JsonSchema } from './schema-parts.js';
@@ -52,6 +53,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ...WEBHOOK_ENDPOINT_SCHEMAS,
   ...DESTINATION_SCHEMAS,
   ...RENDER_SCHEMAS,
+  ...BATCH_SCHEMAS,
   ...OPERATOR_SCHEMAS,
   ...SERVICE_SCHEMAS,
   ...eventSchemas(),

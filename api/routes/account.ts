@@ -1,4 +1,5 @@
 //! The account API (`Authorization: Bearer <ownerToken>`): what the dashboard uses.
+import { batchOfRequestId } from '../../lib/temporal-shared.js';
 import Router from '@koa/router';
 import type { Db } from 'mongodb';
 import { publicKey, type Accounts } from '../../domain/accounts.js';
@@ -28,9 +29,13 @@ const GRANTS_DEFAULT_LIMIT = 50;
 const GRANTS_MAX_LIMIT = 200;
 
 /** A usage row: a call (charged or refunded) or an expiry of a grant's remainder. */
-const usageItem = (r: LedgerEntry) => ({
-  requestId: r._id, tool: r.tool, credits: r.credits, outcome: r.outcome, at: r.at, ...(r.grantId ? { grantId: r.grantId } : {}), ...(r.keyId ? { keyId: r.keyId } : {}),
-});
+const usageItem = (r: LedgerEntry) => {
+  const batchId = batchOfRequestId(r._id);
+  return {
+    requestId: r._id, tool: r.tool, credits: r.credits, outcome: r.outcome, at: r.at,
+    ...(r.grantId ? { grantId: r.grantId } : {}), ...(r.keyId ? { keyId: r.keyId } : {}), ...(batchId ? { batchId } : {}),
+  };
+};
 
 export function accountRoutes(deps: {
   db: Db; auth: Authenticator; rateLimit: Middleware; accounts: Accounts; grants: Grants; allowances: Allowances;

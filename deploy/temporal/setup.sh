@@ -1,6 +1,6 @@
 #!/bin/sh
 # Temporal's PostgreSQL schema (`setup.sh schema`, before the server starts) and the namespace
-# with the search attributes every toolCall workflow carries (`setup.sh namespace`, once it
+# with the search attributes every toolCall workflow carries (a batch item's BatchId too) (`setup.sh namespace`, once it
 # answers). The same commands under `npm run start:cluster` (scripts/stack/temporal-server.ts)
 # and in docker-compose.yml (temporalio/admin-tools). Each step succeeds again when done before.
 # Environment: POSTGRES_SEEDS, DB_PORT, POSTGRES_USER, POSTGRES_PWD; TEMPORAL_ADDRESS,
@@ -26,13 +26,16 @@ namespace)
   ns="${TEMPORAL_NAMESPACE:-default}"
   temporal operator namespace describe --namespace "$ns" >/dev/null 2>&1 \
     || temporal operator namespace create --namespace "$ns" --retention "${NAMESPACE_RETENTION:-24h}"
-  # A new namespace reaches the server's namespace cache within ~10 s: retry until it has.
-  tries=0
-  until temporal operator search-attribute create --namespace "$ns" --name AccountId --type Keyword --name Tool --type Keyword 2>/dev/null \
-    || temporal operator search-attribute list --namespace "$ns" 2>/dev/null | grep -q AccountId; do
-    tries=$((tries + 1))
-    [ "$tries" -ge 60 ] && { echo "search attributes not registered" >&2; exit 1; }
-    sleep 1
+  # A new namespace reaches the server's namespace cache within ~10 s: retry until it has. One
+  # attribute at a time, so a namespace made before BatchId existed gains it.
+  for attribute in AccountId Tool BatchId; do
+    tries=0
+    until temporal operator search-attribute create --namespace "$ns" --name "$attribute" --type Keyword 2>/dev/null \
+      || temporal operator search-attribute list --namespace "$ns" 2>/dev/null | grep -qw "$attribute"; do
+      tries=$((tries + 1))
+      [ "$tries" -ge 60 ] && { echo "search attribute $attribute not registered" >&2; exit 1; }
+      sleep 1
+    done
   done
   ;;
 *)

@@ -7,8 +7,8 @@ import { MongoClient } from 'mongodb';
 import { assertPortFree, waitUntil } from './net.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 
-/** Search attributes the API sets on every `toolCall` workflow (lib/temporal-shared.ts). */
-export const SEARCH_ATTRIBUTES = ['AccountId=Keyword', 'Tool=Keyword'];
+/** Search attributes the API sets on every `toolCall` workflow, and a batch item's `BatchId` (lib/temporal-shared.ts). */
+export const SEARCH_ATTRIBUTES = ['AccountId=Keyword', 'Tool=Keyword', 'BatchId=Keyword'];
 
 /**
  * Server settings for call latency, the same as deploy/temporal-dynamic-config.yaml (which says why

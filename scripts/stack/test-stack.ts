@@ -103,6 +103,8 @@ export function fixturesEnv(fixtures: FixturesJson, runDir: string): NodeJS.Proc
     // The cpu pool as on this kind of machine (2 threads, 16 call slots) whatever the cores here:
     // test/api/long-calls.test.ts sends one conversion more than those slots.
     CPU_CONCURRENCY: '2',
+    // The batch suites hold this many of an account's items at once and see no more start.
+    BATCH_CONCURRENCY: '4',
     GOLD_FEED_URL: fixtures.goldFeed.goldUrl,
     FX_FEED_URL: fixtures.goldFeed.fxUrl,
   };

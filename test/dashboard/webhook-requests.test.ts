@@ -31,7 +31,7 @@ test.serial('event types by keyboard; rotate the secret, both secrets verify, en
   try {
     await signIn(page, account.ownerToken);
     await page.waitForSelector(card);
-    t.regex(await textOf(page, `${card} .endpoint-facts`), /Event types\s+credits\.low, credits\.exhausted, credits\.granted, api_key\.created, api_key\.revoked[\s\S]*Signing secret\s+One secret/);
+    t.regex(await textOf(page, `${card} .endpoint-facts`), /Event types\s+credits\.low, credits\.exhausted, credits\.granted, api_key\.created, api_key\.revoked, batch\.completed, batch\.paused[\s\S]*Signing secret\s+One secret/);
 
     // The choice offered is exactly what the API accepts; by keyboard: open, untick, save.
     await page.focus(`${card} .event-types summary`);
@@ -47,6 +47,10 @@ test.serial('event types by keyboard; rotate the secret, both secrets verify, en
     }
     await press('Space'); // tick call.completed
     await press('Tab');
+    for (let i = 0; i < 2; i++) {
+      await press('Space'); // untick the batch events, defaults too
+      await press('Tab');
+    }
     t.is((await focused(page)).text, 'Save event types');
     await press('Enter');
     await waitForText(page, `${card} .endpoint-facts`, /Event types\s+call\.completed\b/);

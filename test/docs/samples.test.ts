@@ -164,13 +164,14 @@ async function runTs(code: string, name: string, env: Record<string, string>) {
   return stdout.trim().split('\n');
 }
 
-test('README: the client sample calls a tool, waits for an asynchronous one and reads a 402', async (t) => {
+test('README: the client sample calls a tool, waits for an asynchronous one, reads a 402 and runs a batch', async (t) => {
   const sample = runnable(read('README.md')).find((s) => s.lang === 'ts')!;
   const account = await newAccount(3);
   const lines = await runTs(sample.code, 'readme-client', { UTILITY_TOOLS_URL: apiUrl(), UTILITY_TOOLS_KEY: account.apiKey });
   t.is(lines[0], `${HELLO_SHA256} cost 1, 2 left`);
   t.regex(lines[1]!, /^QR code of \d+ bytes$/);
   t.is(lines[2], 'a screenshot costs 25; the balance is 1');
+  t.deepEqual(lines.slice(3), ['item 0 succeeded', 'batch completed: 1 succeeded']);
 });
 
 test('docs/client.md: the client sample', async (t) => {

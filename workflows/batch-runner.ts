@@ -1,0 +1,48 @@
+//! One per account with batches (id `batch-runner-<accountId>`): keeps at most BATCH_CONCURRENCY of
+//! the account's batch items running, all its batches together. It only counts and wakes: each
+//! wake (an item ended, a batch was made or cancelled) runs one activity that fills the free slots
+//! from the database (activities/core/batches.ts), so items' inputs and outputs never enter its
+//! history. It ends when nothing is running, waiting or paused, and continues as new long before its
+//! history grows large: 10,000 items are about 10,000 wakes, each a signal, a task and an activity.
+import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { BatchActivities } from '../activities/core/batches.js';
+import { BATCH_RUNNER_WAKE, type BatchRunnerInput } from '../lib/temporal-shared.js';
+
+/** A fill reads and writes the database and starts calls: retried until both answer. */
+const { fillBatchSlots } = proxyActivities<BatchActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1s', maximumInterval: '30s' },
+});
+
+export const wakeSignal = defineSignal(BATCH_RUNNER_WAKE);
+
+/** Without a wake, a fill runs this often anyway: an item whose wake was lost costs at most this. */
+const RECHECK = '30 seconds';
+/** While only paused batches are left, how often their account's balance is looked at. */
+const PAUSED_RECHECK_MS = 60_000;
+/** Events before the runner continues as new: far below Temporal's 50,000 (and its warning at 10,240). */
+const MAX_HISTORY_EVENTS = 5_000;
+
+export async function batchRunner(input: BatchRunnerInput): Promise<void> {
+  let woken = true;
+  setHandler(wakeSignal, () => {
+    woken = true;
+  });
+  for (;;) {
+    woken = false;
+    const fill = await fillBatchSlots(input.accountId);
+    const idle = fill.running === 0 && fill.waiting === 0;
+    if (idle && fill.wakeAt === undefined) {
+      // Nothing left. A wake that arrived meanwhile (a new batch) is a reason to look again.
+      if (!woken) return;
+      continue;
+    }
+    const info = workflowInfo();
+    if (info.continueAsNewSuggested || info.historyLength > MAX_HISTORY_EVENTS) {
+      await continueAsNew<typeof batchRunner>(input);
+    }
+    if (woken) continue;
+    const wait = idle ? Math.max(1_000, Math.min(PAUSED_RECHECK_MS, fill.wakeAt! - Date.now())) : RECHECK;
+    await condition(() => woken, wait);
+  }
+}
