@@ -180,7 +180,7 @@ test('an account holds at most 10 live link secrets (409), and may create more a
   t.is((await request('POST', '/api/v1/account/link-secrets', { token: account.ownerToken })).status, 201);
 });
 
-test('a link is the account\'s call: 402 on a short balance, free; other methods 405; a tool without images 404', async (t) => {
+test("a link is the account's call: 402 on a short balance, free; other methods 405; a tool without images 404", async (t) => {
   const account = await newAccount(0);
   const secret = await newLinkSecret(account);
   t.true(isProblem((await open(link(secret, 'qr-generate', { text: 'broke' }))) as Answer, 402, 'insufficient_credits'));
