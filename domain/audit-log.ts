@@ -160,10 +160,22 @@ export function createAuditLog(db: Db) {
     flushEndpoint: (endpointId: string) => flushHolder(holders[1]!, endpointId),
     flushLeftovers,
 
-    /** Entries newest first: of one account or of every account; `action` keeps to one action. */
+    /**
+     * Entries newest first: of one account in its chain's order (the last appended first, so a
+     * page reversed verifies as it is), or of every account by time; `action` keeps to one action.
+     * `before`: the last entry of the previous page.
+     */
     async list(query: { accountId?: string; action?: string; limit: number; before?: { at: Date; id: string } }) {
       await flushLeftovers(query.accountId);
       const filter: Record<string, unknown> = { ...(query.accountId ? { accountId: query.accountId } : {}), ...(query.action ? { action: query.action } : {}) };
+      if (query.accountId) {
+        if (query.before) {
+          const last = await c.auditLog.findOne({ _id: query.before.id, accountId: query.accountId }, { projection: { seq: 1 } });
+          filter.seq = { $lt: last?.seq ?? 0 };
+        }
+        const rows = await c.auditLog.find(filter).sort({ seq: -1 }).limit(query.limit + 1).toArray();
+        return { items: rows.slice(0, query.limit), more: rows.length > query.limit };
+      }
       if (query.before) filter.$or = [{ at: { $lt: query.before.at } }, { at: query.before.at, _id: { $lt: query.before.id } }];
       const rows = await c.auditLog.find(filter).sort({ at: -1, _id: -1 }).limit(query.limit + 1).toArray();
       return { items: rows.slice(0, query.limit), more: rows.length > query.limit };

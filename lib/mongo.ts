@@ -111,7 +111,6 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.accounts.createIndex({ 'plan.nextAllowanceAt': 1 }),
     c.destinations.createIndex({ accountId: 1, createdAt: 1 }),
     c.auditLog.createIndex({ accountId: 1, seq: -1 }, { unique: true }),
-    c.auditLog.createIndex({ accountId: 1, at: -1, _id: -1 }),
     c.auditLog.createIndex({ at: -1, _id: -1 }),
     c.linkSecrets.createIndex({ accountId: 1, createdAt: -1 }),
     // The render cache: an account's purge, the sweep, and the owner's days.

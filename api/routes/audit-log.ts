@@ -96,7 +96,7 @@ export function auditLogOperations(): RouteOperation[] {
       description:
         'Every change to the account (keys created, changed and revoked; webhook endpoints created, changed, deleted, enabled and their secrets rotated; grants; plan changes), ' +
         'who made it (the owner by their token\'s prefix, the operator, the service), from which address and user agent, and what changed (`[before, after]` per field; never a secret). ' +
-        'Newest first; page with `cursor`. Each entry carries `hash` = SHA-256 of the previous entry\'s hash followed by the entry\'s canonical JSON (see `verify`). ' +
+        'Newest first (in the order the chain holds them: reversed, a page verifies as it is); page with `cursor`. Each entry carries `hash` = SHA-256 of the previous entry\'s hash followed by the entry\'s canonical JSON (see `verify`). ' +
         `With \`Accept: text/csv\` the whole log comes as one CSV file, oldest first: \`${CSV_COLUMNS.join(',')}\`. Kept AUDIT_RETENTION_DAYS (400 by default).`,
       parameters: [limitParam, cursorParam, actionParam],
       ok: withRateLimit('A page of entries, or the CSV file.', {

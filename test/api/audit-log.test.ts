@@ -180,9 +180,21 @@ test('a deletion whose process died is recorded once its target is gone, and dro
   await withServiceDb((db) => db.collection('accounts').updateOne({ _id: account.id as never }, { $push: { auditDrafts: { $each: [gone, never] } } } as never));
   const { items } = await log(account);
   t.is(items.length, before + 1);
-  t.like(items.find((e) => e.id === gone.id), { action: 'webhook_endpoint.deleted', target: { id: gone.target.id } }, 'at its own time, appended last in the chain');
+  t.like(items[0], { id: gone.id, action: 'webhook_endpoint.deleted', target: { id: gone.target.id } }, 'appended last in the chain, with its own time');
   t.false(items.some((e) => e.id === never.id), 'the endpoint is still there: no deletion to record');
   const left = await withServiceDb((db) => db.collection('accounts').findOne({ _id: account.id as never }));
   t.deepEqual(left?.auditDrafts, []);
   t.true((await verify(account)).ok);
+});
+
+test('concurrent changes each take their own place in the chain, which still verifies', async (t) => {
+  const account = await newAccount(10);
+  const before = (await log(account, '?limit=200')).items.length;
+  const made = await Promise.all(Array.from({ length: 12 }, (_, i) => request('POST', '/api/v1/account/keys', { token: account.ownerToken, body: { name: `c${i}` } })));
+  t.true(made.every((r) => r.status === 201));
+  const { items } = await log(account, '?limit=200');
+  t.is(items.length, before + 12);
+  t.is(new Set(items.map((e) => e.prevHash)).size, items.length, 'no two entries follow the same one');
+  t.deepEqual(await verify(account), { ok: true, entries: items.length });
+  t.is(verifyOffline(items), null, 'the list is in the chain\'s order: the export verifies as it is');
 });
