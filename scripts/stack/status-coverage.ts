@@ -37,7 +37,8 @@ export const STATUS_OWNERS: Readonly<Record<string, StatusOwner>> = {
   '413': { file: 'test/api/tool-calls.test.ts', title: 'problem+json on every error path of a tool call' },
   '415': { file: 'test/api/tool-calls.test.ts', title: 'problem+json on every error path of a tool call' },
   '422': { file: 'test/tools/http-request.test.ts', title: 'stack: the service itself and private addresses are refused with 422 and not charged' },
-  '429': { file: 'test/api/tool-calls.test.ts', title: 'an account over its rate gets 429 with Retry-After and RateLimit headers' },
+  // A key of one call a second sent twelve at once: refills cannot keep up on any machine.
+  '429': { file: 'test/api/key-settings.test.ts', title: "a key over its own rate is 429 rate_limited with Retry-After; the account's other keys are not" },
   '502': { file: 'test/tools/http-request.test.ts', title: 'stack: an unreachable target is 502 and the balance is unchanged' },
   '503': { file: 'test/disruptive/outages.test.ts', title: 'with the database stopped, readiness answers 503 unavailable naming it; once it is started again, 200' },
   '504': { file: 'test/tools/website-screenshot.test.ts', title: "HTTP: a page that never answers is 504 tool_timeout at the tool's deadline, and not charged" },

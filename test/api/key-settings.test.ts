@@ -105,7 +105,7 @@ test('a key used from outside its allowedIps is 403 ip_not_allowed, whatever X-F
   t.truthy(Date.parse(shown.lastUsedAt));
 });
 
-test('a key over its own rate is 429 rate_limited with Retry-After; the account\'s other keys are not', async (t) => {
+test("a key over its own rate is 429 rate_limited with Retry-After; the account's other keys are not", async (t) => {
   const account = await newAccount(100);
   const key = await newKey(account, { rateLimit: 1 });
   // A burst of twice the rate passes; of 12 calls at once, most are refused.
