@@ -6941,7 +6941,7 @@ export interface operations {
             path: {
                 /** @description The digest in the page's links; any other is served too, not cached. */
                 version: string;
-                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "paged-list.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-calls.js" | "view-credits.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-usage.js" | "view-webhooks.js";
+                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "paged-list.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-calls.js" | "view-credits.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-usage.js" | "view-webhooks.js";
             };
             cookie?: never;
         };
