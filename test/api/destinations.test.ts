@@ -16,20 +16,23 @@ import { FIXTURE_HOST } from '../fixtures/http-pages.js';
 import { FIXTURE_NAMES } from '../fixtures/dns-server.js';
 import { eventually } from '../helpers/webhook-receiver.js';
 import { startS3Server, type S3Server } from '../fixtures/s3-server.js';
+import { startFileServer, type FileServer } from '../fixtures/file-server.js';
+import { makeImage } from '../fixtures/images.js';
 
 /** The key pair's secret: unique to this run, so finding it anywhere is this suite's leak. */
 const SECRET = `s3-secret-${randomBytes(12).toString('hex')}`;
 const QR = { text: 'https://example.com/destinations', size: 128 };
 
 let s3: S3Server;
+let files: FileServer;
 let buckets = 0;
 
 test.before(async () => {
-  s3 = await startS3Server({ host: FIXTURE_HOST, secretKey: SECRET });
+  [s3, files] = await Promise.all([startS3Server({ host: FIXTURE_HOST, secretKey: SECRET }), startFileServer()]);
 });
 
 test.after.always(async () => {
-  await s3?.stop();
+  await Promise.all([s3?.stop(), files?.close()]);
 });
 
 /** A new empty bucket of its own for each test. */
@@ -145,6 +148,22 @@ test('a call with Output-Destination writes its file to the bucket and answers w
   for (const logFile of (await readdir(logDir)).filter((f) => f.endsWith('.log'))) {
     t.false((await readFile(path.join(logDir, logFile), 'utf8')).includes(SECRET), `${logFile} holds the secret`);
   }
+});
+
+test('a queued tool\'s call (watermark-image, on the pool\'s queue of long calls) writes its file too, as fileBase64 would have carried it', async (t) => {
+  const account = await newAccount(10);
+  const bucket = await newBucket();
+  const { body: destination } = await createDestination(account, body(bucket, { prefix: 'marked' }));
+  const input = { fileUrl: files.put('/destinations/photo.jpg', await makeImage('jpeg', 64, 48, 0x806040ff)), text: 'mine' };
+  const res = await callTool(account.apiKey, 'watermark-image', input, { 'Output-Destination': destination.id });
+  t.is(res.status, 200, JSON.stringify(res.body));
+  const key = `marked/${res.headers.get('x-request-id')}/0.jpg`;
+  const back = await objectBytes(bucket, key);
+  t.like(res.body, { stored: { bucket, key, size: back.bytes.length, contentType: 'image/jpeg' }, mimeType: 'image/jpeg', fileName: 'photo-watermarked.jpg', sizeBytes: back.bytes.length, width: 64, height: 48 });
+  t.is(res.body.fileBase64, undefined);
+  t.is(back.contentType, 'image/jpeg');
+  t.deepEqual([...back.bytes.subarray(0, 3)], [0xff, 0xd8, 0xff], 'a JPEG');
+  t.is(await balanceOf(account), 8);
 });
 
 test('an endpoint given by name is reached only as the service resolves and checks it', async (t) => {
