@@ -258,3 +258,16 @@ test('onInsufficientCredits wait: the batch pauses (batch.paused in the event lo
   const items = await allItems(account, res.body.id);
   t.true(items.every((i) => i.status === 'succeeded'));
 });
+
+test('a batch needs an API key (401 without, 403 with the owner token), and an item whose target the guard refuses is 422 naming the item, before anything starts', async (t) => {
+  const account = await newAccount(10);
+  const body = { tool: 'hash-text', items: [{ text: 'a' }] };
+  t.true(isProblem(await request('POST', '/api/v1/batches', { body }), 401, 'unauthorized'));
+  t.true(isProblem(await request('POST', '/api/v1/batches', { token: account.ownerToken, body }), 403, 'forbidden'));
+  const refused = await post(account, { tool: 'http-request', items: [{ url: 'https://example.com/' }, { url: 'http://10.0.0.1/' }] });
+  t.true(isProblem(refused, 422, 'target_not_allowed'));
+  t.is(refused.body.index, 1);
+  t.regex(refused.body.detail, /^Item 1: /);
+  t.is((await get(account, '/api/v1/batches')).body.items.length, 0);
+  t.is(await balanceOf(account), 10);
+});
