@@ -138,7 +138,7 @@ export function createApp(deps: AppDeps): Koa {
       rateLimit,
       baseUrl: config.publicBaseUrl,
       outputs,
-      requests: createBatchRequests({ db, client: deps.client, secretKey: config.secretKey, validators, guard, onEvent }),
+      requests: createBatchRequests({ db, client: deps.client, secretKey: config.secretKey, validators, guard, destinations, onEvent }),
     }),
     docsRoutes({ baseUrl: config.publicBaseUrl }),
     dashboardRoutes(),

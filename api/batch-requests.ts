@@ -16,6 +16,7 @@ import { seal, splitSecrets } from '../lib/sealed.js';
 import type { TargetGuard } from '../lib/target-guard.js';
 import { untilDeadline } from '../lib/until-deadline.js';
 import { BATCH_SCHEMAS } from './docs/batch-schemas.js';
+import type { DestinationService } from '../domain/destinations/service.js';
 import { createIdempotency } from './call-idempotency.js';
 import { unavailable } from './call-workflow.js';
 import { compileBodySchema, validationProblem, type FieldError, type Validators } from './validation.js';
@@ -49,6 +50,8 @@ export function createBatchRequests(deps: {
   secretKey: Buffer;
   validators: Validators;
   guard: Pick<TargetGuard, 'checkTargets'>;
+  /** Checks the destination a batch names (only batches that name one). */
+  destinations: Pick<DestinationService, 'forCall'>;
   onEvent?: EventSink;
 }) {
   const batches = createBatches(deps.db, deps.onEvent);
@@ -89,11 +92,13 @@ export function createBatchRequests(deps: {
       const items = body.items as Record<string, unknown>[];
       const inputs = validItems(tool, items, (body.defaults as Record<string, unknown> | undefined) ?? {});
       const onInsufficientCredits = (body.onInsufficientCredits as 'stop' | 'wait' | undefined) ?? 'stop';
+      const named = body.destination as string | undefined;
+      const destination = named === undefined ? undefined : await deps.destinations.forCall(req.accountId, named, tool, '/destination');
 
       const deadline = req.arrivedAt + CREATE_WAIT_MS;
       // The key names the whole request: a repeat finds the batch the first one made.
       const claimed = await untilReachable(deadline, () =>
-        claim({ accountId: req.accountId, tool: { name: `batch:${tool.name}` }, input: { items: inputs, onInsufficientCredits }, idempotencyKey: req.idempotencyKey }),
+        claim({ accountId: req.accountId, tool: { name: `batch:${tool.name}` }, input: { items: inputs, onInsufficientCredits }, idempotencyKey: req.idempotencyKey, ...(destination ? { destination } : {}) }),
       );
       const id = derivedId('bat', claimed.workflowId);
       const existing = claimed.replayed ? await batches.byId(req.accountId, id) : null;
@@ -106,6 +111,7 @@ export function createBatchRequests(deps: {
             tool: tool.name,
             cost: tool.cost,
             onInsufficientCredits,
+            ...(destination ? { destination } : {}),
             items: inputs.map((input, index) => sealedItem(deps.secretKey, tool, input, batchItemId(id, index))),
             now: new Date(),
           }),

@@ -2590,6 +2590,8 @@ export interface components {
             items: Record<string, never>[];
             /** @description Fields every item inherits unless it sets them itself. */
             defaults?: Record<string, never>;
+            /** @description A destination of the account (`/api/v1/account/destinations`): each item's file goes to `{prefix}/{batchId}/{index}.{ext}` in its bucket and the item's output says where (`stored`), charged only once written. Only for the tools that make a file. */
+            destination?: string;
             /**
              * @description `stop`: the rest is skipped with `insufficient_credits`. `wait`: the batch pauses (`batch.paused`) and resumes by itself when credits are granted, for up to 7 days, then stops.
              * @default stop
@@ -2616,6 +2618,8 @@ export interface components {
             charged: number;
             /** @enum {string} */
             onInsufficientCredits: "stop" | "wait";
+            /** @description The destination its items' files go to, when it names one. */
+            destination: string;
             /**
              * Format: date-time
              * @description When the batch was made.

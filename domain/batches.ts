@@ -27,6 +27,8 @@ export interface NewBatch {
   tool: string;
   cost: number;
   onInsufficientCredits: BatchDoc['onInsufficientCredits'];
+  /** The destination each item's file goes to, checked to be the account's. */
+  destination?: string;
   items: NewBatchItem[];
   now: Date;
 }
@@ -41,6 +43,7 @@ export function batchView(doc: BatchDoc) {
     counts: doc.counts,
     charged: doc.charged,
     onInsufficientCredits: doc.onInsufficientCredits,
+    ...(doc.destination ? { destination: doc.destination } : {}),
     createdAt: doc.createdAt,
     completedAt: doc.completedAt,
   };
@@ -87,6 +90,7 @@ export function createBatches(db: Db, onEvent?: EventSink) {
         counts: noCounts(b.items.length),
         charged: 0,
         onInsufficientCredits: b.onInsufficientCredits,
+        ...(b.destination ? { destination: b.destination } : {}),
         pausedAt: null,
         createdAt: b.now,
         completedAt: null,

@@ -317,6 +317,8 @@ export interface BatchDoc {
   /** Credits charged so far: the cost of each item that succeeded. */
   charged: number;
   onInsufficientCredits: 'stop' | 'wait';
+  /** The destination (`dst_...`) each item's file goes to, when the batch names one. */
+  destination?: string;
   /** Why pending items are skipped rather than run: the batch was cancelled, or credits ran short under `stop`. */
   stopped?: 'cancelled' | 'insufficient_credits';
   /** When a `wait` batch paused for credits; it gives up (as `stop`) 7 days later. */

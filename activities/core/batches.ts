@@ -53,6 +53,8 @@ export function createBatchActivities(deps: BatchActivityDeps) {
       timeoutMs: tool.timeoutMs,
       input: item.input ?? {},
       batch: { id: batch._id, index: item.index, attempt: item.attempt },
+      // The file goes to {prefix}/{batchId}/{index}.{ext}, whichever attempt writes it.
+      ...(batch.destination ? { destination: { id: batch.destination, folder: batch._id, name: String(item.index) } } : {}),
     };
     if (!item.sealed) return call;
     const secret = open(deps.secretKey, item.sealed, item._id);

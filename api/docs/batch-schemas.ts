@@ -44,6 +44,11 @@ export const BATCH_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
         description: 'The inputs, one call each, validated against the tool\'s schema before anything starts.',
       },
       defaults: { type: 'object', description: 'Fields every item inherits unless it sets them itself.' },
+      destination: {
+        type: 'string',
+        pattern: '^dst_[0-9A-Za-z]+$',
+        description: "A destination of the account (`/api/v1/account/destinations`): each item's file goes to `{prefix}/{batchId}/{index}.{ext}` in its bucket and the item's output says where (`stored`), charged only once written. Only for the tools that make a file.",
+      },
       onInsufficientCredits: {
         type: 'string',
         enum: ['stop', 'wait'],
@@ -60,6 +65,7 @@ export const BATCH_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     counts: ref('BatchCounts'),
     charged: credits('Credits charged so far.'),
     onInsufficientCredits: { type: 'string', enum: ['stop', 'wait'] },
+    destination: { type: 'string', description: 'The destination its items\' files go to, when it names one.' },
     createdAt: dateTime('When the batch was made.'),
     completedAt: nullableDateTime('When its last item ended; null until then.'),
   }),

@@ -44,8 +44,11 @@ function badField(field: string, message: string, detail = `${field.slice(1)} ${
   return new ToolError('validation_failed', detail, { errors: [{ field, message }] });
 }
 
-function badHeader(detail: string, message: string): ToolError {
-  return new ToolError('validation_failed', detail, { errors: [{ field: `header:${DESTINATION_HEADER}`, message }] });
+/** Where a call names its destination; a batch names it in its body (`/destination`). */
+const HEADER_FIELD = `header:${DESTINATION_HEADER}`;
+
+function badDestination(field: string, detail: string, message: string): ToolError {
+  return new ToolError('validation_failed', detail, { errors: [{ field, message }] });
 }
 
 export function createDestinationService(deps: DestinationServiceDeps) {
@@ -127,17 +130,19 @@ export function createDestinationService(deps: DestinationServiceDeps) {
     },
 
     /**
-     * The destination a call of `tool` names in its header, checked before anything starts: a tool
-     * that makes a file, and a destination of the caller's account. Each refusal is a 400 naming
-     * the header (the tool's path exists: a 404 would say otherwise).
+     * The destination a call of `tool` names in its header (or a batch in its body, `field`),
+     * checked before anything starts: a tool that makes a file, and a destination of the caller's
+     * account. Each refusal is a 400 naming where it was named (the tool's path exists: a 404 would
+     * say otherwise).
      */
-    async forCall(accountId: string, header: string, tool: ToolDefinition): Promise<string> {
-      if (!DESTINATION_ID.test(header)) throw badHeader(`${DESTINATION_HEADER} must be a destination id (dst_...).`, 'must be a destination id (dst_...)');
+    async forCall(accountId: string, named: string, tool: ToolDefinition, field = HEADER_FIELD): Promise<string> {
+      const where = field === HEADER_FIELD ? DESTINATION_HEADER : 'destination';
+      if (!DESTINATION_ID.test(named)) throw badDestination(field, `${where} must be a destination id (dst_...).`, 'must be a destination id (dst_...)');
       if (!tool.fileField) {
-        throw badHeader(`${tool.name} makes no file to store: ${DESTINATION_HEADER} is for the tools that do.`, `${tool.name} makes no file to store`);
+        throw badDestination(field, `${tool.name} makes no file to store: ${where} is for the tools that do.`, `${tool.name} makes no file to store`);
       }
-      if (!(await store.get(accountId, header))) throw badHeader(`There is no destination ${header} on this account.`, 'no such destination on this account');
-      return header;
+      if (!(await store.get(accountId, named))) throw badDestination(field, `There is no destination ${named} on this account.`, 'no such destination on this account');
+      return named;
     },
   };
 }

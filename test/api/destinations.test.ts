@@ -333,3 +333,39 @@ test('the client: account.destinations creates, reads, lists and deletes; tools.
   t.like(refused, { status: 400, code: 'validation_failed' });
   t.deepEqual(await client.account.destinations.list(), []);
 });
+
+test("a batch with a destination writes each item's file to {prefix}/{batchId}/{index}, charged per item written; a foreign or file-less one is 400 naming /destination", async (t) => {
+  t.timeout(3 * 60_000);
+  const account = await newAccount(10);
+  const bucket = await newBucket();
+  const { body: destination } = await createDestination(account, body(bucket, { prefix: 'batch' }));
+  const texts = ['first', 'second', 'third'];
+  const created = await request('POST', '/api/v1/batches', { token: account.apiKey, body: { tool: 'qr-generate', items: texts.map((text) => ({ text })), defaults: { size: 128 }, destination: destination.id } });
+  t.is(created.status, 202, JSON.stringify(created.body));
+  t.is(created.body.destination, destination.id);
+  const batchId: string = created.body.id;
+  const done = await eventually(
+    () => request('GET', `/api/v1/batches/${batchId}`, { token: account.apiKey }),
+    (res) => res.body.status === 'completed',
+    120_000,
+    'the batch to complete',
+  );
+  t.like(done.body, { counts: { succeeded: 3, failed: 0, skipped: 0 }, charged: 3 });
+  t.is(await balanceOf(account), 7);
+  const keys = texts.map((_, index) => `batch/${batchId}/${index}.png`);
+  t.deepEqual(await objectKeys(bucket), keys);
+  const items = await request('GET', `/api/v1/batches/${batchId}/items`, { token: account.apiKey });
+  for (const item of items.body.items) {
+    t.like(item.output, { stored: { bucket, key: keys[item.index], contentType: 'image/png' }, mimeType: 'image/png' });
+    const { bytes } = await objectBytes(bucket, keys[item.index]!);
+    t.is(item.output.stored.size, bytes.length);
+  }
+
+  const other = await newAccount(10);
+  for (const [tool, items] of [['qr-generate', [{ text: 'x' }]], ['hash-text', [{ text: 'x' }]]] as const) {
+    const refused = await request('POST', '/api/v1/batches', { token: (tool === 'qr-generate' ? other : account).apiKey, body: { tool, items, destination: destination.id } });
+    t.true(isProblem(refused, 400, 'validation_failed'), JSON.stringify(refused.body));
+    t.deepEqual(refused.body.errors.map((e: { field: string }) => e.field), ['/destination']);
+  }
+  t.is(await balanceOf(other), 10);
+});
