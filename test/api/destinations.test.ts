@@ -8,13 +8,13 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { DeleteBucketCommand, GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { Client, Connection } from '@temporalio/client';
-import { MongoClient } from 'mongodb';
 import { UtilityTools, UtilityToolsError } from 'utility-tools/client';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
 import { FIXTURE_HOST } from '../fixtures/http-pages.js';
 import { FIXTURE_NAMES } from '../fixtures/dns-server.js';
 import { eventually } from '../helpers/webhook-receiver.js';
+import { withServiceDb } from '../helpers/db.js';
+import { workflowHistoryText } from '../helpers/temporal.js';
 import { startS3Server, type S3Server } from '../fixtures/s3-server.js';
 import { startFileServer, type FileServer } from '../fixtures/file-server.js';
 import { makeImage } from '../fixtures/images.js';
@@ -65,24 +65,6 @@ async function objectBytes(bucket: string, key: string): Promise<{ bytes: Buffer
   return { bytes: Buffer.from(await got.Body!.transformToByteArray()), contentType: got.ContentType };
 }
 
-/** Every string and every byte field (payloads, decoded as UTF-8) of a workflow history, as one text. */
-function historyText(value: unknown): string {
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return value.map(historyText).join('\n');
-  if (value && typeof value === 'object') return Object.values(value).map(historyText).join('\n');
-  return '';
-}
-
-async function withDatabase<T>(use: (db: ReturnType<MongoClient['db']>) => Promise<T>): Promise<T> {
-  const mongo = await MongoClient.connect(process.env.MONGODB_URL!);
-  try {
-    return await use(mongo.db(new URL(process.env.MONGODB_URL!).pathname.slice(1) || 'utility_tools'));
-  } finally {
-    await mongo.close();
-  }
-}
-
 test('a destination is created after its test upload; no answer shows the secret, the database holds it only sealed', async (t) => {
   const account = await newAccount();
   const bucket = await newBucket();
@@ -100,7 +82,7 @@ test('a destination is created after its test upload; no answer shows the secret
   // The test object was deleted again (the key may delete here).
   t.deepEqual(await objectKeys(bucket), []);
 
-  await withDatabase(async (db) => {
+  await withServiceDb(async (db) => {
     const doc = await db.collection('destinations').findOne({ _id: created.body.id });
     t.truthy(doc);
     t.regex(doc!.secretSealed, /^v1\./);
@@ -132,17 +114,11 @@ test('a call with Output-Destination writes its file to the bucket and answers w
   t.true(back.bytes.equals(file), 'the object holds the bytes the tool made');
   t.is(back.contentType, 'image/png');
 
-  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  try {
-    const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
-    const history = historyText(await client.workflow.getHandle(requestId).fetchHistory());
-    // What the workflow was given: the destination's id and the object's place, nothing more.
-    t.true(history.includes(JSON.stringify({ id: destination.id, folder: requestId, name: '0' })), 'the history names the destination');
-    t.false(history.includes(SECRET), 'the history holds the secret');
-    t.false(history.includes(Buffer.from(SECRET).toString('base64')), 'the history holds the secret in base64');
-  } finally {
-    await connection.close();
-  }
+  const history = await workflowHistoryText(requestId);
+  // What the workflow was given: the destination's id and the object's place, nothing more.
+  t.true(history.includes(JSON.stringify({ id: destination.id, folder: requestId, name: '0' })), 'the history names the destination');
+  t.false(history.includes(SECRET), 'the history holds the secret');
+  t.false(history.includes(Buffer.from(SECRET).toString('base64')), 'the history holds the secret in base64');
   const logDir = process.env.STACK_LOG_DIR;
   if (!logDir) throw new Error('STACK_LOG_DIR is not set: run through `npm test`');
   for (const logFile of (await readdir(logDir)).filter((f) => f.endsWith('.log'))) {

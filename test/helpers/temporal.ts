@@ -11,3 +11,17 @@ export async function withTemporalClient<T>(fn: (client: Client) => Promise<T>):
     await connection.close();
   }
 }
+
+/** Every string and every byte payload (as UTF-8) of a workflow history, in one text: what a secret must not be in. */
+export function historyText(value: unknown): string {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(historyText).join('\n');
+  if (value && typeof value === 'object') return Object.values(value).map(historyText).join('\n');
+  return '';
+}
+
+/** The history of the stack's workflow `workflowId`, as historyText gives it. */
+export function workflowHistoryText(workflowId: string): Promise<string> {
+  return withTemporalClient(async (client) => historyText(await client.workflow.getHandle(workflowId).fetchHistory()));
+}

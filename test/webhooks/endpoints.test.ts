@@ -7,7 +7,7 @@ import path from 'node:path';
 import { isProblem, newAccount, request } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
 import { testEnv } from '../helpers/env.js';
-import { withTemporalClient } from '../helpers/temporal.js';
+import { workflowHistoryText } from '../helpers/temporal.js';
 import { attemptsOf, eventually, registerEndpoint, sendTest, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { checkEndpointUrl } from '../../domain/webhooks/url-admission.js';
 import { createResolver } from '../../lib/resolver.js';
@@ -21,15 +21,6 @@ test.before(async () => {
 test.after.always(async () => {
   await receiver?.close();
 });
-
-/** Every string and every byte payload (as UTF-8) of a workflow history, in one text. */
-function historyText(value: unknown): string {
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return value.map(historyText).join('\n');
-  if (value && typeof value === 'object') return Object.values(value).map(historyText).join('\n');
-  return '';
-}
 
 // The contract's fields plus issue 13's (additive): the event types and the rotation's overlap end.
 const ENDPOINT_FIELDS = ['consecutiveFailures', 'createdAt', 'disabledAt', 'eventTypes', 'id', 'previousSecretExpiresAt', 'status', 'url'];
@@ -138,7 +129,7 @@ test('the signing secret is stored sealed: not in the database, the endpoint wor
     }
   });
 
-  const history = historyText(await withTemporalClient((client) => client.workflow.getHandle(webhookWorkflowId(endpoint.id)).fetchHistory()));
+  const history = await workflowHistoryText(webhookWorkflowId(endpoint.id));
   t.true(history.includes('webhook.test'), 'the payloads were decoded');
   t.false(history.includes(endpoint.secret.slice(6)), 'the workflow history holds the signing secret');
   t.false(history.includes(Buffer.from(endpoint.secret).toString('base64')), 'the workflow history holds the signing secret in base64');
