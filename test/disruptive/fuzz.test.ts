@@ -9,7 +9,9 @@ import path from 'node:path';
 import { isErrorCode } from '../../lib/errors.js';
 import { testEnv } from '../helpers/env.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
-import { fuzzGroups, fuzzWebhookConfig, judge, openFuzzAccount, runSchemathesis } from './support/schemathesis-run.js';
+import { FIXTURE_HOST } from '../fixtures/http-pages.js';
+import { startS3Server } from '../fixtures/s3-server.js';
+import { fuzzGroups, fuzzResourceBindings, fuzzWebhookConfig, judge, openFuzzAccount, resourceBindingsConfig, runSchemathesis } from './support/schemathesis-run.js';
 
 const SLOW_TOOLS = ['website-screenshot', 'html-to-image', 'broken-links', 'word-to-pdf', 'image-upscale'];
 
@@ -19,9 +21,15 @@ test('schemathesis: no 500, every error problem+json, every check passes', async
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
   const webhooks = await fuzzWebhookConfig(testEnv.apiUrl(), account.ownerToken, receiver.url());
+  // A real bucket on the fixtures' address (which the stack's guard lets through) for the destinations.
+  const s3 = await startS3Server({ host: FIXTURE_HOST });
+  t.teardown(() => s3.stop());
+  await s3.createBucket('fuzz');
+  const bucket = { type: 's3', bucket: 'fuzz', endpoint: s3.endpoint, accessKeyId: s3.env.S3_ACCESS_KEY_ID, secretAccessKey: s3.env.S3_SECRET_ACCESS_KEY };
+  const resources = resourceBindingsConfig(await fuzzResourceBindings(testEnv.apiUrl(), account, bucket));
   const results = await runSchemathesis({
     apiUrl: testEnv.apiUrl(),
-    groups: fuzzGroups({ ...account, adminToken: testEnv.adminToken() }, SLOW_TOOLS, webhooks),
+    groups: fuzzGroups({ ...account, adminToken: testEnv.adminToken() }, SLOW_TOOLS, webhooks + resources),
     maxExamples: 5,
     phases: 'examples,coverage,fuzzing',
     // The three groups at once; the two on the fuzz account stay under its 60/s limit together.

@@ -5,7 +5,9 @@
 import path from 'node:path';
 import { isErrorCode } from '../../lib/errors.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
-import { fuzzGroups, fuzzWebhookConfig, judge, openFuzzAccount, runSchemathesis } from './support/schemathesis-run.js';
+import { FIXTURE_HOST } from '../fixtures/http-pages.js';
+import { startS3Server } from '../fixtures/s3-server.js';
+import { fuzzGroups, fuzzResourceBindings, fuzzWebhookConfig, judge, openFuzzAccount, resourceBindingsConfig, runSchemathesis } from './support/schemathesis-run.js';
 import { withTestStack } from './support/test-like-stack.js';
 
 const examples = Number(process.env.FUZZ_EXAMPLES ?? 25);
@@ -14,10 +16,14 @@ const failed = await withTestStack('fuzz', async (stack) => {
   const account = await openFuzzAccount(stack.apiUrl, stack.adminToken);
   const receiver = await startReceiver();
   const webhooks = await fuzzWebhookConfig(stack.apiUrl, account.ownerToken, receiver.url());
+  const s3 = await startS3Server({ host: FIXTURE_HOST });
+  await s3.createBucket('fuzz');
+  const bucket = { type: 's3', bucket: 'fuzz', endpoint: s3.endpoint, accessKeyId: s3.env.S3_ACCESS_KEY_ID, secretAccessKey: s3.env.S3_SECRET_ACCESS_KEY };
+  const resources = resourceBindingsConfig(await fuzzResourceBindings(stack.apiUrl, account, bucket));
   const started = performance.now();
   const results = await runSchemathesis({
     apiUrl: stack.apiUrl,
-    groups: fuzzGroups({ ...account, adminToken: stack.adminToken }, [], webhooks),
+    groups: fuzzGroups({ ...account, adminToken: stack.adminToken }, [], webhooks + resources),
     maxExamples: examples,
     phases: 'examples,coverage,fuzzing',
     rate: '40/s',
@@ -30,6 +36,7 @@ const failed = await withTestStack('fuzz', async (stack) => {
   console.log(`500 answers: ${verdict.serverErrors.length}; error answers not problem+json: ${verdict.notProblems.length}`);
   for (const e of [...verdict.serverErrors, ...verdict.notProblems].slice(0, 20)) console.log(`  ${e.method} ${e.path} ${e.status} ${e.contentType} ${e.body.slice(0, 200)}`);
   await receiver.close();
+  await s3.stop();
   return verdict.serverErrors.length > 0 || verdict.notProblems.length > 0 || results.some((r) => r.exitCode !== 0);
 });
 process.exit(failed ? 1 : 0);

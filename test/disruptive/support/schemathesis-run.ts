@@ -261,6 +261,49 @@ export async function fuzzWebhookConfig(apiUrl: string, ownerToken: string, rece
   ].join('\n');
 }
 
+/** Operations on one resource of the account group that a generated id never names, with the real ids they get. */
+export interface ResourceBinding {
+  operation: string;
+  ids: string[];
+}
+
+/** The schemathesis.toml lines that hand each binding's ids to its operation's `{id}` (most of the time). */
+export function resourceBindingsConfig(bindings: readonly ResourceBinding[]): string {
+  const values = (list: string[]) => `[${list.map((v) => JSON.stringify(v)).join(', ')}]`;
+  return bindings
+    .flatMap(({ operation, ids }, i) => [
+      '',
+      `[dictionaries.fuzz-resource-${i}]`,
+      `values = ${values(ids)}`,
+      '',
+      '[[operations]]',
+      `include-name = ${JSON.stringify(operation)}`,
+      `parameters = { "path.id" = { dictionary = "fuzz-resource-${i}", probability = ${REAL_ID_PROBABILITY} } }`,
+    ])
+    .concat([''])
+    .join('\n');
+}
+
+/**
+ * A batch to cancel and destinations to read and delete on the fuzz account (each operation its
+ * own), so that those operations reach their code rather than only ever answer 404. `bucket` is a
+ * destination body whose bucket accepts the test upload (a real S3-compatible server).
+ */
+export async function fuzzResourceBindings(apiUrl: string, tokens: { apiKey: string; ownerToken: string }, bucket: Record<string, unknown>): Promise<ResourceBinding[]> {
+  const post = async (route: string, token: string, body: unknown) => {
+    const res = await fetch(`${apiUrl}${route}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (res.status >= 300) throw new Error(`POST ${route}: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { id: string }).id;
+  };
+  const batch = await post('/api/v1/batches', tokens.apiKey, { tool: 'hash-text', items: [{ text: 'fuzz' }] });
+  const destination = () => post('/api/v1/account/destinations', tokens.ownerToken, bucket);
+  return [
+    { operation: 'DELETE /api/v1/account/batches/{id}', ids: [batch] },
+    { operation: 'GET /api/v1/account/destinations/{id}', ids: [await destination()] },
+    { operation: 'DELETE /api/v1/account/destinations/{id}', ids: [await destination()] },
+  ];
+}
+
 /**
  * The three credentials' groups over the whole document; `slowTools` are left out of the tool
  * group; `accountConfig` is the account group's own configuration (`fuzzWebhookConfig`).
