@@ -2618,8 +2618,6 @@ export interface components {
             charged: number;
             /** @enum {string} */
             onInsufficientCredits: "stop" | "wait";
-            /** @description The destination its items' files go to, when it names one. */
-            destination: string;
             /**
              * Format: date-time
              * @description When the batch was made.
@@ -2632,6 +2630,8 @@ export interface components {
              * @example null
              */
             completedAt: string | null;
+            /** @description The destination its items' files go to; only on a batch that names one. */
+            destination?: string;
         };
         /** @description Batches, newest first. */
         BatchPage: {

@@ -27,6 +27,11 @@ export const batchEventFields = {
 
 const itemStatus = { type: 'string', enum: ['pending', 'running', 'succeeded', 'failed', 'skipped'] };
 
+/** `schema` with more properties that are present only sometimes. */
+function withOptional(schema: JsonSchema, optional: Record<string, JsonSchema>): JsonSchema {
+  return { ...schema, properties: { ...(schema.properties as Record<string, JsonSchema>), ...optional } };
+}
+
 export const BATCH_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   BatchCounts: batchCounts,
   BatchRequest: {
@@ -57,7 +62,7 @@ export const BATCH_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       },
     },
   },
-  Batch: record('A batch of calls of one tool.', {
+  Batch: withOptional(record('A batch of calls of one tool.', {
     id: id('bat', 'Batch id.'),
     tool: { type: 'string' },
     status: { type: 'string', enum: ['running', 'paused', 'completed', 'cancelled'], description: '`paused`: waiting for credits (`wait`). `cancelled` gains `completedAt` once its running items ended.' },
@@ -65,9 +70,10 @@ export const BATCH_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     counts: ref('BatchCounts'),
     charged: credits('Credits charged so far.'),
     onInsufficientCredits: { type: 'string', enum: ['stop', 'wait'] },
-    destination: { type: 'string', description: 'The destination its items\' files go to, when it names one.' },
     createdAt: dateTime('When the batch was made.'),
     completedAt: nullableDateTime('When its last item ended; null until then.'),
+  }), {
+    destination: { type: 'string', pattern: '^dst_[0-9A-Za-z]+$', description: "The destination its items' files go to; only on a batch that names one." },
   }),
   BatchPage: record('Batches, newest first.', { items: { type: 'array', items: ref('Batch') }, nextCursor }),
   BatchItem: {
