@@ -27,3 +27,14 @@ export function parseLimit(raw: unknown, fallback: number, max: number): number 
   return n;
 }
 
+
+/** The cursor the query carries, if any (`cursor`): where the previous page ended. */
+export function cursorOf(query: Record<string, unknown>): { at: Date; id: string } | undefined {
+  return typeof query.cursor === 'string' ? decodeCursor(query.cursor) : undefined;
+}
+
+/** A page of rows newest first as the API answers it: each row as `view` shows it, and the cursor after the last. */
+export function pageBody<R extends { createdAt: Date; _id: string }, V>(page: { rows: R[]; more: boolean }, view: (row: R) => V) {
+  const last = page.rows.at(-1);
+  return { items: page.rows.map(view), nextCursor: page.more && last ? encodeCursor(last.createdAt, last._id) : null };
+}

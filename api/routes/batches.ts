@@ -15,7 +15,7 @@ import { BATCH_BODY_LIMIT } from '../batch-requests.js';
 import { readJsonObject } from '../body.js';
 import { parseIdempotencyKey } from '../call-idempotency.js';
 import type { OutputBodies } from '../output-body.js';
-import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
+import { cursorOf, pageBody, parseLimit } from '../paging.js';
 import { problemBody } from '../problem.js';
 
 const BATCHES_DEFAULT_LIMIT = 20;
@@ -82,10 +82,7 @@ export function batchRoutes(deps: { auth: Authenticator; rateLimit: Middleware; 
 
   async function list(ctx: Context) {
     const limit = parseLimit(ctx.query.limit, BATCHES_DEFAULT_LIMIT, BATCHES_MAX_LIMIT);
-    const after = typeof ctx.query.cursor === 'string' ? decodeCursor(ctx.query.cursor) : undefined;
-    const { rows, more } = await batches.page(ctx.state.principal.accountId, { limit, after });
-    const last = rows.at(-1);
-    ctx.body = { items: rows.map(batchView), nextCursor: more && last ? encodeCursor(last.createdAt, last._id) : null };
+    ctx.body = pageBody(await batches.page(ctx.state.principal.accountId, { limit, after: cursorOf(ctx.query) }), batchView);
   }
 
   async function cancel(ctx: Context) {

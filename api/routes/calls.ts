@@ -11,7 +11,7 @@ import type { CallDoc } from '../../lib/mongo-documents.js';
 import type { Authenticator } from '../auth.js';
 import type { OutputBodies } from '../output-body.js';
 import { problemBody } from '../problem.js';
-import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
+import { cursorOf, pageBody, parseLimit } from '../paging.js';
 import { json, paramRef } from '../docs/openapi-parts.js';
 import { operation, owner, withRateLimit, KEY_CODES, OWNER_CODES, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
@@ -39,10 +39,7 @@ export function callRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Middl
 
   async function list(ctx: Context) {
     const limit = parseLimit(ctx.query.limit, CALLS_DEFAULT_LIMIT, CALLS_MAX_LIMIT);
-    const after = typeof ctx.query.cursor === 'string' ? decodeCursor(ctx.query.cursor) : undefined;
-    const { rows, more } = await calls.page(ctx.state.principal.accountId, { limit, after });
-    const last = rows.at(-1);
-    ctx.body = { items: rows.map(summary), nextCursor: more && last ? encodeCursor(last.createdAt, last._id) : null };
+    ctx.body = pageBody(await calls.page(ctx.state.principal.accountId, { limit, after: cursorOf(ctx.query) }), summary);
   }
 
   router.get('/api/v1/calls', ...byKey, list);

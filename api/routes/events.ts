@@ -8,7 +8,7 @@ import { createEventLog } from '../../domain/event-log.js';
 import { EVENT_KINDS, EVENT_RETENTION_MS } from '../../lib/event-kinds.js';
 import { isoWithOffset } from '../../lib/webhook-messages.js';
 import type { Authenticator } from '../auth.js';
-import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
+import { cursorOf, pageBody, parseLimit } from '../paging.js';
 import { json, paramRef } from '../docs/openapi-parts.js';
 import { operation, owner, withRateLimit, OWNER_CODES, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
@@ -33,21 +33,17 @@ export function eventRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Midd
     const accountId = ctx.state.principal.accountId as string;
     const limit = parseLimit(ctx.query.limit, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT);
     const type = parseType(ctx.query.type);
-    const after = typeof ctx.query.cursor === 'string' ? decodeCursor(ctx.query.cursor) : undefined;
+    const after = cursorOf(ctx.query);
     const { rows, more } = await log.page(accountId, { limit, after, type });
     const deliveries = await log.deliveries(accountId, rows.map((r) => r._id));
-    const last = rows.at(-1);
-    ctx.body = {
-      items: rows.map((r) => ({
-        id: r._id,
-        event: r.event,
-        // As the envelope of its deliveries says it.
-        createdAt: isoWithOffset(r.createdAt),
-        data: r.data,
-        deliveries: deliveries.get(r._id) ?? [],
-      })),
-      nextCursor: more && last ? encodeCursor(last.createdAt, last._id) : null,
-    };
+    ctx.body = pageBody({ rows, more }, (r) => ({
+      id: r._id,
+      event: r.event,
+      // As the envelope of its deliveries says it.
+      createdAt: isoWithOffset(r.createdAt),
+      data: r.data,
+      deliveries: deliveries.get(r._id) ?? [],
+    }));
   });
 
   return router;
