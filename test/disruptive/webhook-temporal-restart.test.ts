@@ -2,11 +2,11 @@
 //! receiver failing) are delivered once it recovers, and an event recorded while Temporal is
 //! down is delivered too. Nothing lost, each delivered once. Runs alone (ava.disruptive.config.mjs).
 import test from 'ava';
-import { Client, Connection } from '@temporalio/client';
 import { newAccount, request } from '../helpers/api.js';
 import { attemptsOf, endpointOf, eventually, registerEndpoint, sendTest, sleep, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { withServiceDb } from '../helpers/db.js';
 import { testEnv } from '../helpers/env.js';
+import { withTemporalClient } from '../helpers/temporal.js';
 import { stackControl } from './support/stack-control.js';
 import { WEBHOOK_STATE_QUERY, webhookWorkflowId, type WebhookEndpointState } from '../../lib/webhook-messages.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
@@ -19,15 +19,12 @@ test.after.always(async () => {
   await receiver?.close();
 });
 
-/** The endpoint workflow's run id and state, read through a connection of its own. */
+/** The endpoint workflow's run id and state. */
 async function workflowState(endpointId: string): Promise<{ runId: string; state: WebhookEndpointState }> {
-  const connection = await Connection.connect({ address: testEnv.temporalAddress() });
-  try {
-    const handle = new Client({ connection, namespace: testEnv.temporalNamespace() }).workflow.getHandle(webhookWorkflowId(endpointId));
+  return withTemporalClient(async (client) => {
+    const handle = client.workflow.getHandle(webhookWorkflowId(endpointId));
     return { runId: (await handle.describe()).runId, state: await handle.query<WebhookEndpointState>(WEBHOOK_STATE_QUERY) };
-  } finally {
-    await connection.close();
-  }
+  });
 }
 
 
