@@ -1736,6 +1736,8 @@ export interface components {
             code: components["schemas"]["ErrorCode"];
             /** @description Also in `X-Request-Id`; quote it when you contact support. */
             requestId: string;
+            /** @description The request's trace (as in `traceparent`), when the service traces: an operator finds the call's spans by it. */
+            traceId?: string;
             /** @description `validation_failed`: every bad field. */
             errors?: components["schemas"]["FieldError"][];
             /** @description `insufficient_credits`: the available balance. */

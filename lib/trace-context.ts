@@ -30,3 +30,23 @@ export function markFailed(span: Span, code: string): void {
   span.setAttribute(SPAN_ATTRIBUTES.problemCode, code);
   span.setStatus({ code: SpanStatusCode.ERROR, message: code });
 }
+
+const tracer = () => trace.getTracer(TRACER_NAME);
+
+/**
+ * Runs `work` in a child span of the active one. Untraced, the global tracer is OpenTelemetry's
+ * no-op one: no span is recorded and nothing waits. A throw marks the span failed (its error
+ * type, not its message: a message may quote what a tool was given).
+ */
+export function inSpan<T>(name: string, attributes: Record<string, string | number | boolean>, work: (span: Span) => Promise<T>): Promise<T> {
+  return tracer().startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await work(span);
+    } catch (err) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as { type?: string; name?: string }).type ?? (err as Error).name });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { bootstrap } from './bootstrap.mjs';
 import { bootstrapCluster } from './bootstrap-cluster.mjs';
 import { buildIfStale } from './build-if-stale.mjs';
+import { ensureJaeger } from './jaeger-build.mjs';
 import { ACCEPTANCE, FAULTS } from '../ava.cluster.config.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -49,6 +50,10 @@ if (clusterMode) {
   Object.assign(tools, await prepare(() => bootstrapCluster({ root })));
   await prepare(() => buildIfStale(root));
 }
+// Jaeger (the trace test's backend) builds beside the run the first time, ~7 minutes on 2 cores:
+// the stack starts it when it is there (scripts/stack/test-stack.ts), and test/tracing/ waits for it.
+const jaegerBinary = clusterMode ? undefined : ensureJaeger({ root, log: (line) => console.log(`npm test: ${line}`) });
+jaegerBinary?.catch(() => {}); // reported by the stack, which waits on it
 const { tsImport } = await import('tsx/esm/api');
 const stack = await tsImport('./stack/index.ts', import.meta.url);
 
@@ -88,6 +93,7 @@ try {
         root,
         runDir,
         tools,
+        jaegerBinary,
         onInfrastructureUp: () => console.log(`test stack: fixtures, Temporal and database up after ${seconds()}`),
       });
   const { env, fixtures } = testStack;
@@ -110,6 +116,7 @@ try {
     TEST_OUTPUT_DIR: runDir,
     STACK_LOG_DIR: logDir,
     STACK_CONTROL_URL: testStack.controlUrl,
+    ...(testStack.jaegerQueryUrl && { JAEGER_QUERY_URL: testStack.jaegerQueryUrl }),
     GOLD_FEED_CONTROL_URL: fixtures.goldFeed.controlUrl,
     ...(clusterMode && { CLUSTER_METRICS_JSON: JSON.stringify(testStack.cluster.metricsUrls), CLUSTER_UI_URL: testStack.cluster.uiUrl }),
   };

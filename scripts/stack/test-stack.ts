@@ -12,6 +12,7 @@ import { startDatabase, startTemporal, waitForPollers, type RunningDatabase, typ
 import { poolTaskQueues } from '../../domain/catalogue.js';
 import { POOLS } from '../../lib/temporal-shared.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
+import { jaegerQueryUrl, startJaeger, tracingEnv, type JaegerPorts } from './jaeger.js';
 
 /** How long the `outage/...` control actions keep a part down. */
 export const OUTAGE_MS = 15_000;
@@ -27,7 +28,15 @@ export interface TestStackOptions {
   env?: NodeJS.ProcessEnv;
   /** Called once the fixtures, Temporal and the database answer (for progress lines). */
   onInfrastructureUp?: () => void;
+  /**
+   * Jaeger's binary, being built (scripts/jaeger-build.mjs): the apps trace every call to a
+   * Jaeger on ports chosen now, started when the build is done. Absent: tracing off.
+   */
+  jaegerBinary?: Promise<string>;
 }
+
+/** Where the trace test reads how Jaeger is doing: `{ queryUrl }` once it answers, `{ error }` when it cannot start. */
+export const JAEGER_STATUS_FILE = 'jaeger-status.json';
 
 /** What the fixture process prints (test/fixtures/info.ts); kept loose here to stay out of test/. */
 export type FixturesJson = Record<string, any> & { caCertFile: string; caKeyFile: string };
@@ -47,6 +56,8 @@ export interface TestStack {
   readonly apps: RunningApps;
   /** Process id of each part now (a killed part comes back with another). */
   pids(): Record<string, number | undefined>;
+  /** Jaeger's query API and UI (up once the run directory's JAEGER_STATUS_FILE says so), when traced. */
+  jaegerQueryUrl?: string;
 }
 
 /** The first line of output that parses as a JSON object: how the fixture process says where it is. */
@@ -147,7 +158,9 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
   ]);
   options.onInfrastructureUp?.();
 
-  const { env, adminToken } = throwawayEnv(temporal, database, { ...localBlobStore(path.join(runDir, 'blobs')), ...fixturesEnv(fixtures, runDir), ...options.env });
+  const jaegerPorts: JaegerPorts | undefined = options.jaegerBinary && { otlp: await freePort(), query: await freePort(), queryGrpc: await freePort() };
+  const traced = jaegerPorts ? tracingEnv(jaegerPorts) : {};
+  const { env, adminToken } = throwawayEnv(temporal, database, { ...localBlobStore(path.join(runDir, 'blobs')), ...fixturesEnv(fixtures, runDir), ...traced, ...options.env });
   const appOptions: AppOptions = { root, env, apiPort: await freePort() };
   let apps: RunningApps;
   try {
@@ -158,6 +171,19 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
       console.error(`\n--- last lines of ${p.name} (${p.logFile ? path.relative(process.cwd(), p.logFile) : 'no log file'}):\n${p.tail(60)}`);
     }
     throw err;
+  }
+
+  if (options.jaegerBinary && jaegerPorts) {
+    const status = path.join(runDir, JAEGER_STATUS_FILE);
+    void options.jaegerBinary
+      .then((binary) => startJaeger(supervisor, { root, binary, ports: jaegerPorts, timeoutMs: 120_000 }))
+      .then(
+        ({ queryUrl }) => writeFileSync(status, JSON.stringify({ queryUrl })),
+        (err: Error) => {
+          console.error(`test stack: no Jaeger, so no traces: ${err.message.split('\n').slice(0, 20).join('\n')}`);
+          writeFileSync(status, JSON.stringify({ error: err.message }));
+        },
+      );
   }
 
   const pids = () => ({
@@ -237,6 +263,7 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
     fixtures,
     fixturesProcess,
     controlUrl: control.url,
+    ...(jaegerPorts && { jaegerQueryUrl: jaegerQueryUrl(jaegerPorts) }),
     get temporal() {
       return temporal;
     },

@@ -1,0 +1,161 @@
+//! One trace per call, read back from Jaeger's query API (the test stack runs one: the apps trace
+//! every call, scripts/stack/test-stack.ts): a screenshot and a bcrypt-hash call each make one tree
+//! from the HTTP request through the workflow start, the workflow and its step to the ledger and
+//! the tool, with no key or password in any attribute or event; a failed call's trace marks the
+//! tool's span with the problem's code. Jaeger is built beside the run the first time
+//! (scripts/jaeger-build.mjs), so this waits for it, bounded only against a hang.
+import test from 'ava';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { callTool, newAccount, type Answer } from '../helpers/api.js';
+import { testEnv } from '../helpers/env.js';
+import { withTemporalClient } from '../helpers/temporal.js';
+import { startBrowserPages } from '../fixtures/browser-pages.js';
+import { closedPort, type PageServer } from '../fixtures/http-pages.js';
+
+/** A first build of Jaeger on a busy 2-core machine; the suite's other files run meanwhile. */
+const JAEGER_WAIT_MS = 25 * 60_000;
+/** The API's and workers' batch exporters send within seconds; a trace not complete by then is not coming. */
+const TRACE_WAIT_MS = 60_000;
+
+interface JaegerSpan {
+  spanID: string;
+  operationName: string;
+  references: Array<{ refType: string; spanID: string }>;
+  tags: Array<{ key: string; value: unknown }>;
+  logs: Array<{ fields: Array<{ key: string; value: unknown }> }>;
+  processID: string;
+}
+interface JaegerTrace {
+  spans: JaegerSpan[];
+  processes: Record<string, { serviceName: string; tags: Array<{ key: string; value: unknown }> }>;
+}
+
+let pages: PageServer;
+let jaeger: string;
+
+test.before(async () => {
+  pages = await startBrowserPages();
+});
+test.after.always(async () => {
+  await pages?.close();
+});
+
+/** Jaeger's query URL once the stack says it answers; its start's error if it could not start. */
+async function jaegerUp(): Promise<string> {
+  const status = path.join(testEnv.outputDir(), 'jaeger-status.json');
+  const deadline = Date.now() + JAEGER_WAIT_MS;
+  while (!existsSync(status)) {
+    if (Date.now() > deadline) throw new Error(`Jaeger not up after ${JAEGER_WAIT_MS / 60_000} minutes (${status} not written)`);
+    await sleep(1_000);
+  }
+  const { queryUrl, error } = JSON.parse(readFileSync(status, 'utf8')) as { queryUrl?: string; error?: string };
+  if (!queryUrl) throw new Error(`the test stack could not start Jaeger: ${error}`);
+  return queryUrl;
+}
+
+/** The trace id of an answer's `traceparent`. */
+function traceIdOf(res: Answer): string {
+  const header = res.headers.get('traceparent') ?? '';
+  const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(header);
+  if (!match) throw new Error(`no sampled traceparent on the answer: "${header}"`);
+  return match[1]!;
+}
+
+/** The trace once every span `complete` wants is in it. */
+async function traceOf(traceId: string, complete: (t: JaegerTrace) => boolean): Promise<JaegerTrace> {
+  const deadline = Date.now() + TRACE_WAIT_MS;
+  let last: JaegerTrace | undefined;
+  for (;;) {
+    const res = await fetch(`${jaeger}/api/traces/${traceId}`);
+    if (res.ok) {
+      last = ((await res.json()) as { data: JaegerTrace[] }).data[0];
+      if (last && complete(last)) return last;
+    } else await res.arrayBuffer();
+    if (Date.now() > deadline) throw new Error(`trace ${traceId} incomplete after ${TRACE_WAIT_MS / 1000} s: ${last ? last.spans.map((s) => s.operationName).join(', ') : 'not found'}`);
+    await sleep(500);
+  }
+}
+
+const names = (t: JaegerTrace) => t.spans.map((s) => s.operationName);
+const tag = (span: JaegerSpan, key: string) => span.tags.find((x) => x.key === key)?.value;
+const byName = (t: JaegerTrace, name: string) => t.spans.find((s) => s.operationName === name);
+/** What a call's trace has, in this order down the tree: request, start, workflow, step, its parts. */
+const callSpans = (tool: string) => ['POST /api/v1/tools/:tool', 'StartWorkflow:toolCall', 'RunWorkflow:toolCall', 'StartActivity:callStep', 'RunActivity:callStep', 'ledger reserve', `tool ${tool}`];
+const hasAll = (wanted: string[]) => (t: JaegerTrace) => wanted.every((name) => names(t).includes(name));
+
+/** Each span's parent is in the trace, and exactly one span (the HTTP request's) has none. */
+function assertOneTree(t: import('ava').ExecutionContext, trace: JaegerTrace) {
+  const ids = new Set(trace.spans.map((s) => s.spanID));
+  const roots = trace.spans.filter((s) => !s.references.some((r) => r.refType === 'CHILD_OF'));
+  t.deepEqual(roots.map((s) => s.operationName), ['POST /api/v1/tools/:tool'], 'one root: the HTTP request');
+  for (const span of trace.spans) {
+    for (const ref of span.references) t.true(ids.has(ref.spanID), `${span.operationName}'s parent is in the trace`);
+  }
+}
+
+/** The parent chain of a span, by name, up to the root. */
+function ancestry(trace: JaegerTrace, name: string): string[] {
+  const byId = new Map(trace.spans.map((s) => [s.spanID, s]));
+  const chain: string[] = [];
+  for (let span = byName(trace, name); span; span = byId.get(span.references.find((r) => r.refType === 'CHILD_OF')?.spanID ?? '')) chain.push(span.operationName);
+  return chain;
+}
+
+/** Every attribute, event field and process tag of the trace, as one text. */
+const everything = (trace: JaegerTrace) =>
+  JSON.stringify([trace.spans.map((s) => [s.operationName, s.tags, s.logs]), Object.values(trace.processes)]);
+
+test.serial('a screenshot call and a bcrypt-hash call are one tree each, request to tool, with no key or password anywhere', async (t) => {
+  t.timeout(JAEGER_WAIT_MS + 5 * 60_000);
+  jaeger = await jaegerUp();
+  const account = await newAccount(100);
+  const password = `correct horse ${Date.now()} battery`;
+
+  const shot = await callTool(account.apiKey, 'website-screenshot', { url: pages.url('/browser/colourful') });
+  t.is(shot.status, 200);
+  const hash = await callTool(account.apiKey, 'bcrypt-hash', { password, workFactor: 4 });
+  t.is(hash.status, 200);
+
+  for (const [res, tool] of [[shot, 'website-screenshot'], [hash, 'bcrypt-hash']] as const) {
+    const trace = await traceOf(traceIdOf(res), hasAll([...callSpans(tool), 'ledger commit']));
+    assertOneTree(t, trace);
+    t.deepEqual(ancestry(trace, `tool ${tool}`), [`tool ${tool}`, ...callSpans(tool).slice(0, 5).reverse()], `${tool}: tool < step < workflow < start < request`);
+    t.deepEqual(ancestry(trace, 'ledger commit').slice(1), callSpans(tool).slice(0, 5).reverse(), `${tool}: the commit is the step's`);
+    const request = byName(trace, 'POST /api/v1/tools/:tool')!;
+    t.like(Object.fromEntries(request.tags.map((x) => [x.key, x.value])), {
+      'http.route': '/api/v1/tools/:tool',
+      'http.response.status_code': 200,
+      'utility_tools.account_id': account.id,
+      'utility_tools.tool': tool,
+      'utility_tools.request_id': res.headers.get('x-request-id'),
+    });
+    const services = new Set(trace.spans.map((s) => trace.processes[s.processID]!.serviceName));
+    t.deepEqual([...services].sort(), ['utility-tools-api', 'utility-tools-worker'], `${tool}: the API's and the workers' spans`);
+    const memo = await withTemporalClient(async (client) => (await client.workflow.getHandle(res.headers.get('x-request-id')!).describe()).memo);
+    t.is(memo?.traceId, traceIdOf(res), `${tool}: the workflow's memo names its trace`);
+    const text = everything(trace);
+    t.false(text.includes(account.apiKey), `${tool}: no API key`);
+    t.false(text.includes(account.ownerToken), `${tool}: no owner token`);
+    t.false(text.includes(password), `${tool}: no password`);
+  }
+});
+
+test.serial("a failed call's trace marks the tool's span with the problem's code", async (t) => {
+  t.timeout(JAEGER_WAIT_MS + 5 * 60_000);
+  jaeger = await jaegerUp();
+  const account = await newAccount(100);
+  const res = await callTool(account.apiKey, 'website-screenshot', { url: `http://127.0.0.2:${await closedPort()}/` });
+  t.is(res.status, 502);
+  t.is(res.body.code, 'upstream_error');
+  t.is(res.body.traceId, traceIdOf(res), 'the problem names its trace');
+
+  const trace = await traceOf(res.body.traceId, hasAll([...callSpans('website-screenshot'), 'ledger refund']));
+  assertOneTree(t, trace);
+  const tool = byName(trace, 'tool website-screenshot')!;
+  t.is(tag(tool, 'utility_tools.problem.code'), 'upstream_error');
+  t.is(tag(tool, 'otel.status_code'), 'ERROR');
+  t.is(tag(byName(trace, 'POST /api/v1/tools/:tool')!, 'utility_tools.problem.code'), 'upstream_error');
+  t.false(names(trace).includes('ledger commit'), 'refunded, not charged');
+});
