@@ -4470,6 +4470,7 @@ export interface components {
         InvalidJsonOrValidationFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4480,6 +4481,7 @@ export interface components {
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };
@@ -4491,6 +4493,7 @@ export interface components {
         InsufficientCreditsOrKeyCreditLimit: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4501,6 +4504,7 @@ export interface components {
         ForbiddenOrToolNotAllowedOrIpNotAllowed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4511,6 +4515,7 @@ export interface components {
         IdempotencyConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4521,6 +4526,7 @@ export interface components {
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4531,6 +4537,7 @@ export interface components {
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4541,6 +4548,7 @@ export interface components {
         RateLimited: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 "Retry-After": components["headers"]["Retry-After"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4555,6 +4563,7 @@ export interface components {
         InternalError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4565,6 +4574,7 @@ export interface components {
         Unavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
@@ -4576,6 +4586,7 @@ export interface components {
         ToolTimeout: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4586,6 +4597,7 @@ export interface components {
         HashTooCostlyOrInvalidHash: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4596,6 +4608,7 @@ export interface components {
         DestinationError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4606,6 +4619,7 @@ export interface components {
         TargetNotAllowedOrSourceTooLargeOrUnsupportedSource: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4616,6 +4630,7 @@ export interface components {
         UpstreamErrorOrDestinationError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4626,6 +4641,7 @@ export interface components {
         TargetNotAllowed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4636,6 +4652,7 @@ export interface components {
         UpstreamError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4646,6 +4663,7 @@ export interface components {
         TargetNotAllowedOrSourceTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4656,6 +4674,7 @@ export interface components {
         TargetNotAllowedOrPortNotAllowed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4666,6 +4685,7 @@ export interface components {
         ValidationFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4676,6 +4696,7 @@ export interface components {
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4686,6 +4707,7 @@ export interface components {
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4696,6 +4718,7 @@ export interface components {
         CallExpired: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4706,6 +4729,7 @@ export interface components {
         AlreadyExists: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4716,6 +4740,7 @@ export interface components {
         InvalidSignature: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4726,6 +4751,7 @@ export interface components {
         InsufficientCredits: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4736,6 +4762,7 @@ export interface components {
         LinkExpired: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4746,6 +4773,7 @@ export interface components {
         UnknownTool: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4756,6 +4784,7 @@ export interface components {
         MethodNotAllowed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 /** @description POST */
                 Allow?: string;
                 [name: string]: unknown;
@@ -4768,6 +4797,7 @@ export interface components {
         EndpointDisabled: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4778,6 +4808,7 @@ export interface components {
         TargetNotAllowedOrDestinationUnusable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4841,6 +4872,8 @@ export interface components {
     headers: {
         /** @description Id of the request: for a tool call, its call id (as in the usage list); else a fresh id. Also `requestId` in problems. */
         "X-Request-Id": string;
+        /** @description W3C trace context of the request's trace (`00-<traceId>-<spanId>-<flags>`), when the service traces (its operator set `OTEL_EXPORTER_OTLP_ENDPOINT`): quote the trace id to find the call's spans. */
+        traceparent: string;
         /** @description Credits this call was charged. */
         "X-Credits-Charged": number;
         /** @description Available balance after the call. */
@@ -4900,6 +4933,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4916,6 +4950,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4970,6 +5005,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4986,6 +5022,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5040,6 +5077,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5056,6 +5094,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5111,6 +5150,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5127,6 +5167,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5194,6 +5235,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5215,6 +5257,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5232,6 +5275,7 @@ export interface operations {
             304: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Cache": components["headers"]["X-Cache"];
                     Age: components["headers"]["Age"];
                     ETag: components["headers"]["ETag"];
@@ -5288,6 +5332,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5304,6 +5349,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5365,6 +5411,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5381,6 +5428,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5442,6 +5490,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5458,6 +5507,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5514,6 +5564,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5530,6 +5581,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5586,6 +5638,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5602,6 +5655,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5658,6 +5712,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5674,6 +5729,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5730,6 +5786,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5746,6 +5803,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5802,6 +5860,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5818,6 +5877,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5874,6 +5934,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5890,6 +5951,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5946,6 +6008,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5962,6 +6025,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6018,6 +6082,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6034,6 +6099,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6090,6 +6156,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6106,6 +6173,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6162,6 +6230,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6178,6 +6247,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6245,6 +6315,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6266,6 +6337,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6283,6 +6355,7 @@ export interface operations {
             304: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Cache": components["headers"]["X-Cache"];
                     Age: components["headers"]["Age"];
                     ETag: components["headers"]["ETag"];
@@ -6347,6 +6420,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6368,6 +6442,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6385,6 +6460,7 @@ export interface operations {
             304: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Cache": components["headers"]["X-Cache"];
                     Age: components["headers"]["Age"];
                     ETag: components["headers"]["ETag"];
@@ -6426,6 +6502,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6459,6 +6536,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6495,6 +6573,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6530,6 +6609,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6570,6 +6650,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     /** @description The batch: `/api/v1/batches/{id}`. */
                     Location?: string;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6610,6 +6691,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6643,6 +6725,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6683,6 +6766,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6717,6 +6801,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6752,6 +6837,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6785,6 +6871,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6815,6 +6902,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6856,6 +6944,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6892,6 +6981,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6922,6 +7012,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6971,6 +7062,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7006,6 +7098,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7059,6 +7152,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7092,6 +7186,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7121,6 +7216,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7157,6 +7253,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7207,6 +7304,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7240,6 +7338,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7269,6 +7368,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7317,6 +7417,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Cache": components["headers"]["X-Cache"];
                     Age: components["headers"]["Age"];
                     ETag: components["headers"]["ETag"];
@@ -7338,6 +7439,7 @@ export interface operations {
             304: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Cache": components["headers"]["X-Cache"];
                     Age: components["headers"]["Age"];
                     ETag: components["headers"]["ETag"];
@@ -7378,6 +7480,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7416,6 +7519,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7453,6 +7557,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7491,6 +7596,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7527,6 +7633,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7570,6 +7677,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7610,6 +7718,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7646,6 +7755,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7686,6 +7796,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7726,6 +7837,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7757,6 +7869,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7808,6 +7921,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7844,6 +7958,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7877,6 +7992,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7912,6 +8028,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7949,6 +8066,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7980,6 +8098,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8018,6 +8137,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8065,6 +8185,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8096,6 +8217,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8143,6 +8265,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8187,6 +8310,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8215,6 +8339,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8256,6 +8381,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8288,6 +8414,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8330,6 +8457,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8358,6 +8486,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8380,6 +8509,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8401,6 +8531,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8424,6 +8555,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8446,6 +8578,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8468,6 +8601,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8490,6 +8624,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8512,6 +8647,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8534,6 +8670,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8560,6 +8697,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
