@@ -21,9 +21,9 @@ export interface RunningJaeger {
   queryUrl: string;
 }
 
-/** What the service's processes need to send their traces to this Jaeger, every call kept. */
-export function tracingEnv(ports: JaegerPorts, sampler = 'parentbased_always_on'): NodeJS.ProcessEnv {
-  return { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${ports.otlp}`, OTEL_TRACES_SAMPLER: sampler };
+/** What the service's processes need to send their traces to this Jaeger; without `sampler`, the service's default sampling. */
+export function tracingEnv(ports: JaegerPorts, sampler?: string): NodeJS.ProcessEnv {
+  return { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${ports.otlp}`, ...(sampler && { OTEL_TRACES_SAMPLER: sampler }) };
 }
 
 export const jaegerQueryUrl = (ports: JaegerPorts) => `http://127.0.0.1:${ports.query}`;

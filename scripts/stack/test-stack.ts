@@ -159,7 +159,7 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
   options.onInfrastructureUp?.();
 
   const jaegerPorts: JaegerPorts | undefined = options.jaegerBinary && { otlp: await freePort(), query: await freePort(), queryGrpc: await freePort() };
-  const traced = jaegerPorts ? tracingEnv(jaegerPorts) : {};
+  const traced = jaegerPorts ? tracingEnv(jaegerPorts, 'parentbased_always_on') : {}; // every call: the trace test finds its own
   const { env, adminToken } = throwawayEnv(temporal, database, { ...localBlobStore(path.join(runDir, 'blobs')), ...fixturesEnv(fixtures, runDir), ...traced, ...options.env });
   const appOptions: AppOptions = { root, env, apiPort: await freePort() };
   let apps: RunningApps;
