@@ -33,6 +33,18 @@ export function markFailed(span: Span, code: string): void {
 
 const tracer = () => trace.getTracer(TRACER_NAME);
 
+/** A child span of the active one, for work whose end is not one promise's (the caller ends it). */
+export function startSpan(name: string, attributes: Record<string, string | number | boolean>): Span {
+  return tracer().startSpan(name, { attributes });
+}
+
+/** Marks a span failed by an error: its type or class, never its message (it may quote input). */
+export function spanFailed(span: Span, err: unknown): void {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && /^[a-z_]+$/.test(code)) span.setAttribute(SPAN_ATTRIBUTES.problemCode, code);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: (err as { type?: string }).type ?? (err as Error).name });
+}
+
 /**
  * Runs `work` in a child span of the active one. Untraced, the global tracer is OpenTelemetry's
  * no-op one: no span is recorded and nothing waits. A throw marks the span failed (its error
@@ -43,7 +55,7 @@ export function inSpan<T>(name: string, attributes: Record<string, string | numb
     try {
       return await work(span);
     } catch (err) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as { type?: string; name?: string }).type ?? (err as Error).name });
+      spanFailed(span, err);
       throw err;
     } finally {
       span.end();

@@ -1,8 +1,8 @@
 //! One trace per call, read back from Jaeger's query API (the test stack runs one: the apps trace
 //! every call, scripts/stack/test-stack.ts): a screenshot and a bcrypt-hash call each make one tree
 //! from the HTTP request through the workflow start, the workflow and its step to the ledger and
-//! the tool, with no key or password in any attribute or event; a failed call's trace marks the
-//! tool's span with the problem's code. Jaeger is built beside the run the first time
+//! the tool (a capture's navigation and capture in Chromium inside it), with no key or password in
+//! any attribute or event; a failed call's trace marks the failing spans with the problem's code. Jaeger is built beside the run the first time
 //! (scripts/jaeger-build.mjs), so this waits for it, bounded only against a hang.
 import test from 'ava';
 import { existsSync, readFileSync } from 'node:fs';
@@ -119,8 +119,10 @@ test.serial('a screenshot call and a bcrypt-hash call are one tree each, request
   t.is(hash.status, 200);
 
   for (const [res, tool] of [[shot, 'website-screenshot'], [hash, 'bcrypt-hash']] as const) {
-    const trace = await traceOf(traceIdOf(res), hasAll([...callSpans(tool), 'ledger commit']));
+    const inTool = tool === 'website-screenshot' ? ['chromium navigate', 'chromium capture'] : [];
+    const trace = await traceOf(traceIdOf(res), hasAll([...callSpans(tool), 'ledger commit', ...inTool]));
     assertOneTree(t, trace);
+    for (const name of inTool) t.is(ancestry(trace, name)[1], `tool ${tool}`, `${name} is the tool's`);
     t.deepEqual(ancestry(trace, `tool ${tool}`), [`tool ${tool}`, ...callSpans(tool).slice(0, 5).reverse()], `${tool}: tool < step < workflow < start < request`);
     t.deepEqual(ancestry(trace, 'ledger commit').slice(1), callSpans(tool).slice(0, 5).reverse(), `${tool}: the commit is the step's`);
     const request = byName(trace, 'POST /api/v1/tools/:tool')!;
@@ -142,7 +144,7 @@ test.serial('a screenshot call and a bcrypt-hash call are one tree each, request
   }
 });
 
-test.serial("a failed call's trace marks the tool's span with the problem's code", async (t) => {
+test.serial("a failed call's trace marks the failing navigation and the tool's span with the problem's code", async (t) => {
   t.timeout(JAEGER_WAIT_MS + 5 * 60_000);
   jaeger = await jaegerUp();
   const account = await newAccount(100);
@@ -151,8 +153,11 @@ test.serial("a failed call's trace marks the tool's span with the problem's code
   t.is(res.body.code, 'upstream_error');
   t.is(res.body.traceId, traceIdOf(res), 'the problem names its trace');
 
-  const trace = await traceOf(res.body.traceId, hasAll([...callSpans('website-screenshot'), 'ledger refund']));
+  const trace = await traceOf(res.body.traceId, hasAll([...callSpans('website-screenshot'), 'ledger refund', 'chromium navigate']));
   assertOneTree(t, trace);
+  const navigation = byName(trace, 'chromium navigate')!;
+  t.is(tag(navigation, 'utility_tools.problem.code'), 'upstream_error', 'the navigation that failed');
+  t.is(tag(navigation, 'otel.status_code'), 'ERROR');
   const tool = byName(trace, 'tool website-screenshot')!;
   t.is(tag(tool, 'utility_tools.problem.code'), 'upstream_error');
   t.is(tag(tool, 'otel.status_code'), 'ERROR');
