@@ -4,11 +4,11 @@
 //! the API and every worker pool. State lives in `.data/`, so a restart keeps it. Ctrl-C stops
 //! everything this started.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bootstrap } from './bootstrap.mjs';
-import { ensureJaeger } from './jaeger-build.mjs';
+import { ensureJaeger, jaegerBinary } from './jaeger-build.mjs';
 
 const started = Date.now();
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -70,7 +70,7 @@ try {
   if (localJaeger) Object.assign(env, stack.tracingEnv(JAEGER_PORTS, process.env.OTEL_TRACES_SAMPLER || 'parentbased_always_on'));
   await stack.startApps(supervisor, { root, env, apiPort: PORTS.api, echo: true });
   const jaegerUrl = `http://localhost:${JAEGER_PORTS.query}`;
-  void jaegerBuilt
+  const jaegerStarted = jaegerBuilt
     ?.then((binary) => stack.startJaeger(supervisor, { root, binary, ports: JAEGER_PORTS }))
     .then(
       () => {
@@ -79,6 +79,8 @@ try {
       },
       (err) => console.error(`npm start: no traces kept (the service runs on without): Jaeger did not start: ${err.message.split('\n')[0]}`),
     );
+  // Built already: Jaeger is up in a second, so the summary can say so. Otherwise a line will.
+  if (existsSync(jaegerBinary(root))) await jaegerStarted;
 
   const lines = [
     '',
