@@ -144,6 +144,28 @@ test.serial('a screenshot call and a bcrypt-hash call are one tree each, request
   }
 });
 
+test.serial("an SMTP check's trace has its upstream connection (host, checked address) and no SMTP credential anywhere", async (t) => {
+  t.timeout(JAEGER_WAIT_MS + 5 * 60_000);
+  jaeger = await jaegerUp();
+  const account = await newAccount(100);
+  // Port 25 of the fixture address is kept closed (test/tools/smtp-test.test.ts serves the others):
+  // the credentials travel with the call to the worker, and the connection is refused there.
+  const [username, password] = ['trace-user', `smtp secret ${Date.now()}`];
+  const res = await callTool(account.apiKey, 'smtp-test', { host: '127.0.0.2', port: 25, username, password });
+  t.is(res.status, 502);
+
+  const trace = await traceOf(traceIdOf(res), hasAll([...callSpans('smtp-test'), 'ledger refund', 'upstream connection']));
+  assertOneTree(t, trace);
+  const connection = byName(trace, 'upstream connection')!;
+  t.is(ancestry(trace, 'upstream connection')[1], 'tool smtp-test');
+  t.is(tag(connection, 'server.address'), '127.0.0.2');
+  t.is(tag(connection, 'server.port'), 25);
+  t.is(tag(connection, 'network.peer.address'), '127.0.0.2', 'the address the guard checked');
+  t.is(tag(connection, 'utility_tools.problem.code'), 'upstream_error');
+  const text = everything(trace);
+  for (const secret of [password, username, account.apiKey]) t.false(text.includes(secret), `no ${secret === account.apiKey ? 'API key' : 'SMTP credential'}`);
+});
+
 test.serial("a failed call's trace marks the failing navigation and the tool's span with the problem's code", async (t) => {
   t.timeout(JAEGER_WAIT_MS + 5 * 60_000);
   jaeger = await jaegerUp();
