@@ -127,7 +127,9 @@ export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>, o
       }
     : await startThrowawayStack(options);
   if (given) console.log(`bench: the stack at ${platform.apiUrl}`);
-  // Helpers that read the test environment (test/helpers/api.ts) then work against this stack.
+  // Helpers that read the test environment (test/helpers/api.ts) then work against this stack; put
+  // back after, so a second throwaway stack in the same run (bench:core's traced one) is its own.
+  const previous = { API_URL: process.env.API_URL, ADMIN_TOKEN: process.env.ADMIN_TOKEN };
   process.env.API_URL = platform.apiUrl;
   process.env.ADMIN_TOKEN = platform.adminToken;
   try {
@@ -139,6 +141,10 @@ export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>, o
       newApiKey: (credits) => benchApiKey(platform.apiUrl, platform.adminToken, credits),
     });
   } finally {
+    for (const [name, value] of Object.entries(previous)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
     await platform.stop();
   }
 }
