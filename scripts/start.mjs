@@ -17,15 +17,12 @@ const rel = (p) => path.relative(process.cwd(), p) || '.';
 
 /** Fixed local ports; PORT (the API) may be overridden like in production. */
 const PORTS = { api: Number(process.env.PORT || 8080), temporal: 7233, temporalUi: 8233, database: 27017 };
-/** Jaeger's usual ports: OTLP over HTTP in, the query API and UI out (and its query gRPC). */
-const JAEGER_PORTS = { otlp: 4318, query: 16686, queryGrpc: 16685 };
 
 const tools = await bootstrap({ root });
 // Traces go to a local Jaeger unless OTEL_EXPORTER_OTLP_ENDPOINT names a collector. Its first
 // build takes minutes, so nothing waits for it: the apps send to its port from the start, and it
 // joins when built (spans sent before are dropped).
 const localJaeger = !process.env.OTEL_EXPORTER_OTLP_ENDPOINT && !process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-let jaegerUp = false;
 const jaegerBuilt = localJaeger ? ensureJaeger({ root, log: (line) => console.log(`npm start: ${line}`) }) : undefined;
 jaegerBuilt?.catch(() => {}); // reported below, where it is waited for
 // node_modules exists now: load the TypeScript stack helpers through tsx.
@@ -67,18 +64,11 @@ try {
     ADMIN_TOKEN: stack.keptSecret(data, 'ADMIN_TOKEN', 'admin-token', () => randomBytes(24).toString('base64url')),
   };
   // Locally every call is traced (the sampler's default keeps one in ten: docs/CONFIGURATION.md).
-  if (localJaeger) Object.assign(env, stack.tracingEnv(JAEGER_PORTS, process.env.OTEL_TRACES_SAMPLER || 'parentbased_always_on'));
+  if (localJaeger) Object.assign(env, stack.tracingEnv(stack.LOCAL_JAEGER_PORTS, process.env.OTEL_TRACES_SAMPLER || 'parentbased_always_on'));
   await stack.startApps(supervisor, { root, env, apiPort: PORTS.api, echo: true });
-  const jaegerUrl = `http://localhost:${JAEGER_PORTS.query}`;
-  const jaegerStarted = jaegerBuilt
-    ?.then((binary) => stack.startJaeger(supervisor, { root, binary, ports: JAEGER_PORTS }))
-    .then(
-      () => {
-        jaegerUp = true;
-        console.log(`npm start: traces are kept in Jaeger: ${jaegerUrl}/api/traces/<traceId> (the trace id is in each answer's traceparent)`);
-      },
-      (err) => console.error(`npm start: no traces kept (the service runs on without): Jaeger did not start: ${err.message.split('\n')[0]}`),
-    );
+  const jaegerUrl = `http://localhost:${stack.LOCAL_JAEGER_PORTS.query}`;
+  let jaegerUp = false;
+  const jaegerStarted = jaegerBuilt && stack.startLocalJaeger(supervisor, { root, built: jaegerBuilt, prefix: 'npm start' }).then((up) => (jaegerUp = up));
   // Built already: Jaeger is up in a second, so the summary can say so. Otherwise a line will.
   if (existsSync(jaegerBinary(root))) await jaegerStarted;
 

@@ -50,3 +50,27 @@ export async function startJaeger(supervisor: Supervisor, options: { root: strin
   await waitForHttp(`${queryUrl}/api/services`, { what: 'Jaeger', timeoutMs: options.timeoutMs ?? 60_000, processes: [proc] });
   return { process: proc, queryUrl };
 }
+
+/** Jaeger's usual ports, as `npm start` and `npm run start:cluster` run it. */
+export const LOCAL_JAEGER_PORTS: JaegerPorts = { otlp: 4318, query: 16686, queryGrpc: 16685 };
+
+/**
+ * The local Jaeger of `npm start` and `npm run start:cluster`: started once `built` (the binary,
+ * scripts/jaeger-build.mjs) resolves, on LOCAL_JAEGER_PORTS. Resolves true once it answers, false
+ * (with a line saying why) when it cannot start: the service runs on without traces kept.
+ */
+export function startLocalJaeger(supervisor: Supervisor, options: { root: string; built: Promise<string>; prefix: string }): Promise<boolean> {
+  const url = `http://localhost:${LOCAL_JAEGER_PORTS.query}`;
+  return options.built
+    .then((binary) => startJaeger(supervisor, { root: options.root, binary, ports: LOCAL_JAEGER_PORTS }))
+    .then(
+      () => {
+        console.log(`${options.prefix}: traces are kept in Jaeger: ${url}/api/traces/<traceId> (the trace id is in each answer's traceparent)`);
+        return true;
+      },
+      (err: Error) => {
+        console.error(`${options.prefix}: no traces kept (the service runs on without): Jaeger did not start: ${err.message.split('\n')[0]}`);
+        return false;
+      },
+    );
+}
