@@ -5,6 +5,8 @@ import type { MixEntry } from './call-mix.js';
 export interface CallRecord {
   index: number;
   tool: string;
+  /** How it was asked when not as a synchronous POST (the soak's asynchronous calls and render links). */
+  mode?: 'async' | 'link';
   cost: number;
   body: Record<string, unknown>;
   idempotencyKey?: string;
@@ -67,7 +69,7 @@ export async function sendCall(apiUrl: string, apiKey: string, record: CallRecor
   return record;
 }
 
-function isJsonObject(text: string): boolean {
+export function isJsonObject(text: string): boolean {
   try {
     const value: unknown = JSON.parse(text);
     return typeof value === 'object' && value !== null && !Array.isArray(value);
