@@ -115,7 +115,7 @@ export function createApp(deps: AppDeps): Koa {
     renderLinkRoutes({ baseUrl: config.publicBaseUrl, auth, rateLimit, linkSecrets, renderCache, validators }),
     accountRoutes({ db, auth, rateLimit, accounts, grants, allowances, accountRate: config.rateLimitPerSecond }),
     planRoutes({ adminToken: config.adminToken, plans }),
-    adminRoutes({ adminToken: config.adminToken, accounts, grants, plans, allowances, freeCredits: config.freeCredits, auditLog }),
+    adminRoutes({ adminToken: config.adminToken, accounts, grants, plans, allowances, freeCredits: config.freeCredits }),
     auditLogRoutes({ auth, rateLimit, adminToken: config.adminToken, auditLog }),
     webhookRoutes({
       auth,

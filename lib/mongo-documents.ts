@@ -61,10 +61,15 @@ export interface AccountDoc {
    */
   keySpend?: Record<string, Record<string, number>>;
   /**
+   * Audit entries of changes to the account (a grant applied, a plan change), written with the
+   * change, until they are in the chain.
+   */
+  auditDrafts?: AuditDraft[];
+  /**
    * Audit entries of deletions (a webhook endpoint's), written before the deletion: appended once
    * the target is gone, dropped if it is still there a minute later (the deletion never happened).
    */
-  auditDrafts?: AuditDraft[];
+  auditDeletions?: AuditDraft[];
   /** Usage-ledger entries decided by an update of this document, copied to `ledger` after it (like `outbox`). */
   entries?: LedgerEntry[];
   /** The account's plan and where its monthly allowance stands (domain/allowances.ts). */
