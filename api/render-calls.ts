@@ -33,11 +33,16 @@ export interface RenderMiss extends ChargedOutput {
   entry?: RenderCacheDoc;
 }
 
+const cacheIdOf = (req: CallRequest) => renderCacheId(req.accountId, req.tool.name, req.input);
+
 export function createRenderCalls(deps: { toolCalls: ToolCalls; cache: RenderCache; outputs: OutputBodies; metrics: Metrics; log: Logger }) {
-  /** A stored render of `req` at most `maxAgeS` old, counted as a hit; undefined for a miss (a store out of reach is one). */
-  async function lookup(req: CallRequest, maxAgeS: number): Promise<RenderHit | undefined> {
+  /**
+   * A stored render of `req` at most `maxAgeS` old, counted as a hit; undefined for a miss (a store
+   * out of reach is one). `id`: its entry, when the caller has it already.
+   */
+  async function lookup(req: CallRequest, maxAgeS: number, id = cacheIdOf(req)): Promise<RenderHit | undefined> {
     if (maxAgeS <= 0) return undefined;
-    const render = await deps.cache.lookup(req.accountId, req.tool.name, req.input, maxAgeS).catch((err: unknown) => {
+    const render = await deps.cache.lookup(id, maxAgeS).catch((err: unknown) => {
       deps.log.warn({ err, tool: req.tool.name }, 'render cache lookup failed: rendering afresh');
       return undefined;
     });
@@ -55,9 +60,10 @@ export function createRenderCalls(deps: { toolCalls: ToolCalls; cache: RenderCac
 
   /** The render of `req`: a stored one at most `maxAgeS` old (0: always a fresh one), else a call's. */
   async function run(req: CallRequest, maxAgeS: number): Promise<RenderHit | RenderMiss> {
-    const hit = await lookup(req, maxAgeS);
+    // Named once: an html-to-image input may be megabytes to digest.
+    const id = cacheIdOf(req);
+    const hit = await lookup(req, maxAgeS, id);
     if (hit) return hit;
-    const id = renderCacheId(req.accountId, req.tool.name, req.input);
     // Joined once at most: when that render fails, this call renders itself (its own key's limits,
     // its own deadline), whatever became of the other.
     const other = maxAgeS > 0 ? underWay.get(id) : undefined;

@@ -120,9 +120,9 @@ export function createRenderCache(deps: { db: Db; blobs: BlobStore; memoryBytes?
   }
 
   return {
-    /** The stored render of this input if it is at most `maxAgeS` old, else undefined. */
-    async lookup(accountId: string, tool: string, input: Record<string, unknown>, maxAgeS: number, now = Date.now()): Promise<StoredRender | undefined> {
-      const entry = await entryOf(renderCacheId(accountId, tool, input));
+    /** The stored render under `id` (renderCacheId) if it is at most `maxAgeS` old, else undefined. */
+    async lookup(id: string, maxAgeS: number, now = Date.now()): Promise<StoredRender | undefined> {
+      const entry = await entryOf(id);
       if (!entry || entry.expiresAt.getTime() <= now) return undefined;
       const ageS = Math.max(0, Math.floor((now - entry.createdAt.getTime()) / 1000));
       if (ageS > maxAgeS) return undefined;

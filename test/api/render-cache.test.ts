@@ -185,6 +185,17 @@ test('identical misses at once render once: one is charged, the others take its 
   t.is(usage.body.items.length, 1);
 });
 
+test('identical misses at once whose render fails each get their own answer: refused, free, nothing stored', async (t) => {
+  const account = await newAccount(100);
+  // The name resolves to a private address: the worker's guard refuses it.
+  const input = { url: 'http://private10.test/' };
+  const answers = await Promise.all(Array.from({ length: 3 }, () => callTool(account.apiKey, 'website-screenshot', input, { 'Cache-Control': 'max-age=600' })));
+  for (const a of answers) t.true(isProblem(a, 422, 'target_not_allowed'), JSON.stringify(a.body));
+  t.is(new Set(answers.map((a) => a.headers.get('x-request-id'))).size, 3);
+  t.is(await balanceOf(account), 100);
+  t.is(await withServiceDb((db) => db.collection('render_cache').countDocuments({ accountId: account.id })), 0);
+});
+
 test('renders live in their own area of the blob store, swept with their entries after 30 days', async (t) => {
   const dir = await mkdtemp(path.join(tmpdir(), 'render-cache-'));
   try {
@@ -201,12 +212,12 @@ test('renders live in their own area of the blob store, swept with their entries
       t.deepEqual(await readdir(dir), ['render-cache']);
       // The output store's own sweep (24 h) leaves the area alone.
       t.is(await blobs.sweep(new Date()), 0);
-      t.truthy(await cache.lookup(accountId, 'qr-generate', input, MAX_RENDER_AGE_S));
+      t.truthy(await cache.lookup(renderCacheId(accountId, 'qr-generate', input), MAX_RENDER_AGE_S));
       // Past 30 days of the entry, and past the whole hour its image was written in.
       const swept = await cache.sweep(Date.now() + MAX_RENDER_AGE_S * 1000 + 2 * 60 * 60 * 1000);
       t.is(swept.entries, 1);
       t.is(swept.images, 1);
-      t.is(await cache.lookup(accountId, 'qr-generate', input, MAX_RENDER_AGE_S), undefined);
+      t.is(await cache.lookup(renderCacheId(accountId, 'qr-generate', input), MAX_RENDER_AGE_S), undefined);
     } finally {
       await db.dropDatabase();
       await mongo.close();
