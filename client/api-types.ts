@@ -867,7 +867,7 @@ export interface paths {
         };
         /**
          * Render cache hits per day
-         * @description The days (UTC) of the last 31 with render cache hits, newest first: how many, and the credits they did not cost.
+         * @description The days (UTC) of the last 31 with render cache hits, newest first: how many, and the credits they did not cost. The usage answer (`GET /api/v1/account/usage`) carries the same days, for any period.
          */
         get: operations["getRenderCacheUsage"];
         put?: never;
