@@ -715,7 +715,7 @@ export interface paths {
         };
         /**
          * List or export usage
-         * @description Finished tool calls and expiries of grants, newest first, with what each was charged. Page with `cursor`; keep to a period with `from` and `to`. With `Accept: text/csv` the whole period (366 days at most, 100,000 rows at most; the last 31 days when `from` is left out) comes as one CSV file, oldest first: `at,requestId,tool,outcome,credits,grantId,keyId`. `keyId` keeps to the calls of one API key.
+         * @description Finished tool calls and expiries of grants, newest first, with what each was charged. Page with `cursor`; keep to a period with `from` and `to`. `days` adds the render cache per UTC day of the period (the last 31 days when `from` is left out), newest first, each day with hits: `cacheHits`, answers taken from the cache (free, not calls, so not in `items`), and `creditsSaved`, what those renders cost when they were made. `days` is the account's whatever the `cursor` or `keyId`: a render link is no key's call. With `Accept: text/csv` the whole period (366 days at most, 100,000 rows at most; the last 31 days when `from` is left out) comes as one CSV file, oldest first: `at,requestId,tool,outcome,credits,grantId,keyId` (the ledger only: cache hits charge nothing). `keyId` keeps to the calls of one API key.
          */
         get: operations["listUsage"];
         put?: never;
@@ -867,7 +867,7 @@ export interface paths {
         };
         /**
          * Render cache hits per day
-         * @description The days (UTC) of the last 31 with render cache hits, newest first: how many, and the credits they did not cost.
+         * @description The days (UTC) of the last 31 with render cache hits, newest first: how many, and the credits they did not cost. The usage answer (`GET /api/v1/account/usage`) carries the same days, for any period.
          */
         get: operations["getRenderCacheUsage"];
         put?: never;
@@ -1977,11 +1977,24 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
-        /** @description Usage, newest first. */
+        /** @description Usage, newest first, and the render cache per day. */
         UsagePage: {
             items: components["schemas"]["UsageEntry"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
+            /** @description The period's UTC days with render cache hits, newest first (the account's, whatever `cursor` or `keyId`). */
+            days: {
+                /**
+                 * Format: date
+                 * @description The day (UTC).
+                 * @example 2026-05-01
+                 */
+                day: string;
+                /** @description Answers taken from the render cache: free, and not calls (not in `items`). */
+                cacheHits: number;
+                /** @description Credits those answers did not cost: what each render was charged when it was made. */
+                creditsSaved: number;
+            }[];
         };
         /** @description An API key, without the key itself. */
         ApiKey: {
@@ -4790,12 +4803,12 @@ export interface components {
          */
         "Idempotency-Key": string;
         /**
-         * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+         * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
          * @example respond-async
          */
         Prefer: string;
         /**
-         * @description Capture tools only (website-screenshot, html-to-image, qr-generate), synchronous calls: `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. Without the header nothing is looked up or stored.
+         * @description Capture tools only (website-screenshot, html-to-image, qr-generate): `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. With `Prefer: respond-async` the same holds: a hit is answered at once with the 200 a synchronous call gets (nothing is left to wait for, so no 202), and a miss is an asynchronous call (202) whose render is stored once it succeeded. Without the header nothing is looked up or stored.
          * @example max-age=3600
          */
         "Cache-Control": string;
@@ -4880,7 +4893,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -4950,7 +4963,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5020,7 +5033,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5091,7 +5104,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5162,7 +5175,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5172,7 +5185,7 @@ export interface operations {
                  */
                 "Output-Destination"?: components["parameters"]["Output-Destination"];
                 /**
-                 * @description Capture tools only (website-screenshot, html-to-image, qr-generate), synchronous calls: `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. Without the header nothing is looked up or stored.
+                 * @description Capture tools only (website-screenshot, html-to-image, qr-generate): `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. With `Prefer: respond-async` the same holds: a hit is answered at once with the 200 a synchronous call gets (nothing is left to wait for, so no 202), and a miss is an asynchronous call (202) whose render is stored once it succeeded. Without the header nothing is looked up or stored.
                  * @example max-age=3600
                  */
                 "Cache-Control"?: components["parameters"]["Cache-Control"];
@@ -5209,7 +5222,7 @@ export interface operations {
                     "application/json": components["schemas"]["QrGenerateOutput"];
                 };
             };
-            /** @description With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet. */
+            /** @description With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet. With `Cache-Control`, a stored render is answered 200 at once instead, and a fresh one is stored once the call succeeded. */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5263,7 +5276,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5340,7 +5353,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5417,7 +5430,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5494,7 +5507,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5566,7 +5579,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5638,7 +5651,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5710,7 +5723,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5782,7 +5795,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5854,7 +5867,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5926,7 +5939,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5998,7 +6011,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6070,7 +6083,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6142,7 +6155,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6213,7 +6226,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6223,7 +6236,7 @@ export interface operations {
                  */
                 "Output-Destination"?: components["parameters"]["Output-Destination"];
                 /**
-                 * @description Capture tools only (website-screenshot, html-to-image, qr-generate), synchronous calls: `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. Without the header nothing is looked up or stored.
+                 * @description Capture tools only (website-screenshot, html-to-image, qr-generate): `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. With `Prefer: respond-async` the same holds: a hit is answered at once with the 200 a synchronous call gets (nothing is left to wait for, so no 202), and a miss is an asynchronous call (202) whose render is stored once it succeeded. Without the header nothing is looked up or stored.
                  * @example max-age=3600
                  */
                 "Cache-Control"?: components["parameters"]["Cache-Control"];
@@ -6260,7 +6273,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebsiteScreenshotOutput"];
                 };
             };
-            /** @description With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet. */
+            /** @description With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet. With `Cache-Control`, a stored render is answered 200 at once instead, and a fresh one is stored once the call succeeded. */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6315,7 +6328,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6325,7 +6338,7 @@ export interface operations {
                  */
                 "Output-Destination"?: components["parameters"]["Output-Destination"];
                 /**
-                 * @description Capture tools only (website-screenshot, html-to-image, qr-generate), synchronous calls: `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. Without the header nothing is looked up or stored.
+                 * @description Capture tools only (website-screenshot, html-to-image, qr-generate): `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. With `Prefer: respond-async` the same holds: a hit is answered at once with the 200 a synchronous call gets (nothing is left to wait for, so no 202), and a miss is an asynchronous call (202) whose render is stored once it succeeded. Without the header nothing is looked up or stored.
                  * @example max-age=3600
                  */
                 "Cache-Control"?: components["parameters"]["Cache-Control"];
@@ -6362,7 +6375,7 @@ export interface operations {
                     "application/json": components["schemas"]["HtmlToImageOutput"];
                 };
             };
-            /** @description With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet. */
+            /** @description With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet. With `Cache-Control`, a stored render is answered 200 at once instead, and a fresh one is stored once the call succeeded. */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

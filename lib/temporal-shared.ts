@@ -150,6 +150,12 @@ export interface ToolCallInput {
    * account's batch runner) as its last step. Absent for every other call.
    */
   batch?: { id: string; index: number; attempt: number };
+  /**
+   * Set for an asynchronous capture asked for with `Cache-Control`: the render cache entry
+   * (domain/render-cache.ts `renderCacheId`) its outcome's step stores the image under once the
+   * call succeeded. Absent for every other call.
+   */
+  cacheAs?: string;
 }
 
 /**

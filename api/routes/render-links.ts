@@ -119,7 +119,7 @@ export function renderLinkOperations(): RouteOperation[] {
     }),
     operation('get', '/api/v1/account/render-cache', {
       tag: 'render-links', operationId: 'getRenderCacheUsage', summary: 'Render cache hits per day', ...owner(),
-      description: 'The days (UTC) of the last 31 with render cache hits, newest first: how many, and the credits they did not cost.',
+      description: 'The days (UTC) of the last 31 with render cache hits, newest first: how many, and the credits they did not cost. The usage answer (`GET /api/v1/account/usage`) carries the same days, for any period.',
       ok: withRateLimit('The days.', json(ref('RenderCacheUsage'))),
       codes: OWNER_CODES,
     }),
