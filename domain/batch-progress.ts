@@ -150,12 +150,12 @@ export function createBatchProgress(db: Db, onEvent?: EventSink) {
 
   /**
    * Resumes the account's paused batches (credits arrived), and gives up on those paused past
-   * BATCH_CREDIT_WAIT_MS as `stop` would. Answers when the next paused batch must be looked at.
+   * `waitMs` (BATCH_CREDIT_WAIT_MS) as `stop` would. Answers when the next paused batch must be looked at.
    */
-  async function resumeOrGiveUp(accountId: string, resume: boolean, now: Date): Promise<number | undefined> {
+  async function resumeOrGiveUp(accountId: string, resume: boolean, now: Date, waitMs = BATCH_CREDIT_WAIT_MS): Promise<number | undefined> {
     let wakeAt: number | undefined;
     for (const doc of await batches.find({ accountId, status: 'paused' }).toArray()) {
-      const until = (doc.pausedAt ?? now).getTime() + BATCH_CREDIT_WAIT_MS;
+      const until = (doc.pausedAt ?? now).getTime() + waitMs;
       if (until <= now.getTime()) {
         await batches.updateOne({ _id: doc._id, status: 'paused' }, { $set: { status: 'running' } });
         await stop(doc._id, 'insufficient_credits', now);

@@ -38,7 +38,7 @@ export async function batchRunner(input: BatchRunnerInput): Promise<void> {
       continue;
     }
     const info = workflowInfo();
-    if (info.continueAsNewSuggested || info.historyLength > MAX_HISTORY_EVENTS) {
+    if (info.continueAsNewSuggested || info.historyLength > (input.maxHistoryEvents ?? MAX_HISTORY_EVENTS)) {
       await continueAsNew<typeof batchRunner>(input);
     }
     if (woken) continue;

@@ -30,6 +30,8 @@ export interface BatchActivityDeps {
   secretKey: Buffer;
   /** BATCH_CONCURRENCY. */
   concurrency: number;
+  /** How long a `wait` batch waits for credits before it gives up (default BATCH_CREDIT_WAIT_MS, 7 days). */
+  creditWaitMs?: number;
   onEvent?: EventSink;
 }
 
@@ -92,7 +94,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
     const paused = await batches.find({ accountId, status: 'paused' }, { projection: { cost: 1 } }).toArray();
     if (paused.length === 0) return undefined;
     const { balance } = await ledger.balanceOf(accountId);
-    return progress.resumeOrGiveUp(accountId, paused.some((b) => balance >= b.cost), now);
+    return progress.resumeOrGiveUp(accountId, paused.some((b) => balance >= b.cost), now, deps.creditWaitMs);
   }
 
   return {
