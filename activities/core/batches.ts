@@ -3,6 +3,7 @@
 //! would have been, the `toolCall` workflow on its tool's queue, with `BatchId` beside `AccountId`
 //! and `Tool`; its input comes from the database, so none of it is in the runner's history.
 import type { Db } from 'mongodb';
+import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { findTool } from '../../domain/catalogue.js';
@@ -26,6 +27,9 @@ import {
 
 /** Priority key of a batch item's call (1 first, 5 last; unset is 3): bulk work yields to single calls. */
 const BATCH_ITEM_PRIORITY = 4;
+
+/** A fill's heartbeat: well within the runner's heartbeat timeout (10 s). */
+const HEARTBEAT_EVERY_MS = 2_000;
 
 export interface BatchActivityDeps {
   db: Db;
@@ -114,44 +118,55 @@ export function createBatchActivities(deps: BatchActivityDeps) {
 
   return {
     async fillBatchSlots(accountId: string): Promise<BatchFill> {
-      const now = new Date();
-      const wakeAt = await resumable(accountId, now);
-      const active = await batches.find({ accountId, status: { $in: ['running', 'cancelled'] }, completedAt: null }).sort({ createdAt: 1 }).toArray();
-      for (const batch of active) {
-        if (batch.stopped) {
-          await progress.settleStopped(batch, now);
-          continue;
-        }
-        // Claimed, but their start or its mark was cut short (this activity died), or items back
-        // from a pause for credits: started (again) before anything new.
-        const again = await batchItems.find({ batchId: batch._id, status: 'pending', index: { $lt: batch.next } }, { projection: { index: 1 } }).toArray();
-        await launch(batch, again.map((item) => item.index));
+      // Alive while it waits on the database or Temporal: see the runner's heartbeat timeout.
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+      try {
+        return await fill(accountId);
+      } finally {
+        clearInterval(beat);
       }
-      let running = await batchItems.countDocuments({ accountId, status: 'running' });
-      let waiting = 0;
-      for (const batch of active) {
-        if (batch.stopped) continue;
-        const claimed: number[] = [];
-        let next = batch.next;
-        let refused = false; // paused or stopped since it was read
-        while (running + claimed.length < deps.concurrency && next < batch.total) {
-          const index = await progress.claim(batch);
-          if (index === null) {
-            refused = true;
-            break;
-          }
-          claimed.push(index);
-          next = index + 1;
-        }
-        await launch(batch, claimed);
-        running += claimed.length;
-        if (!refused && next < batch.total) waiting += batch.total - next;
-        // A batch whose items all ended before this fill saw them (or that had none left) completes here.
-        else await progress.completeIfDone(batch._id, now);
-      }
-      return { running, waiting, ...(wakeAt !== undefined ? { wakeAt } : {}) };
     },
   };
+
+  async function fill(accountId: string): Promise<BatchFill> {
+    const now = new Date();
+    const wakeAt = await resumable(accountId, now);
+    const active = await batches.find({ accountId, status: { $in: ['running', 'cancelled'] }, completedAt: null }).sort({ createdAt: 1 }).toArray();
+    for (const batch of active) {
+      if (batch.stopped) {
+        await progress.settleStopped(batch, now);
+        continue;
+      }
+      // Claimed, but their start or its mark was cut short (this activity died), or items back
+      // from a pause for credits: started (again) before anything new.
+      const again = await batchItems.find({ batchId: batch._id, status: 'pending', index: { $lt: batch.next } }, { projection: { index: 1 } }).toArray();
+      await launch(batch, again.map((item) => item.index));
+    }
+    let running = await batchItems.countDocuments({ accountId, status: 'running' });
+    let waiting = 0;
+    for (const batch of active) {
+      if (batch.stopped) continue;
+      const claimed: number[] = [];
+      let next = batch.next;
+      let refused = false; // paused or stopped since it was read
+      while (running + claimed.length < deps.concurrency && next < batch.total) {
+        const index = await progress.claim(batch);
+        if (index === null) {
+          refused = true;
+          break;
+        }
+        claimed.push(index);
+        next = index + 1;
+      }
+      await launch(batch, claimed);
+      running += claimed.length;
+      if (!refused && next < batch.total) waiting += batch.total - next;
+      // A batch whose items all ended before this fill saw them (or that had none left) completes here.
+      else await progress.completeIfDone(batch._id, now);
+    }
+    return { running, waiting, ...(wakeAt !== undefined ? { wakeAt } : {}) };
+  }
 }
 
 export type BatchActivities = ReturnType<typeof createBatchActivities>;

@@ -138,6 +138,12 @@ async function startBatch(apiUrl: string, apiKey: string, items: number, seed: n
   return ((await res.json()) as { id: string }).id;
 }
 
+/** The batch's counts as the API answers them now, or what kept it from answering (a fault). */
+async function batchCounts(apiUrl: string, apiKey: string, id: string): Promise<string> {
+  const res = await fetch(`${apiUrl}/api/v1/batches/${id}`, { headers: { authorization: `Bearer ${apiKey}` } }).catch(() => undefined);
+  return res?.ok ? JSON.stringify(((await res.json()) as { counts: unknown }).counts) : `no answer (${res?.status ?? 'no connection'})`;
+}
+
 /** Waits (bounded) until the batch ended, asking again through whatever is still coming back. */
 async function batchEnded(apiUrl: string, apiKey: string, id: string, log: (line: string) => void): Promise<void> {
   const giveUpAt = Date.now() + BATCH_END_TIMEOUT_MS;
@@ -231,6 +237,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       }
     })();
     options.log(`phase ${n + 1}: ${phase.action} x${phase.times} during ${quota} calls`);
+    // Where the batch stands as each fault begins: it runs through them, not before or after.
+    if (batchId) options.log(`  batch: ${await batchCounts(options.apiUrl, account.apiKey, batchId)}`);
     await atFixedRate({ ratePerSecond: options.ratePerSecond, count: quota, maxInFlight: 200, extendWhile: () => injecting }, async () => {
       const earlier = calls.filter((c) => c.idempotencyKey);
       let record: CallRecord;
