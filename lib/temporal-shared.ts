@@ -92,6 +92,8 @@ export const BATCH_RUNNER_WAKE = 'wake';
 /** What the batch runner's workflow carries: only which account; everything else is in the database. */
 export interface BatchRunnerInput {
   accountId: string;
+  /** History events before the runner continues as new (default: the workflow's own); carried on. */
+  maxHistoryEvents?: number;
 }
 
 /** What one fill of an account's batch slots found (activities/core/batches.ts). */
