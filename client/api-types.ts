@@ -1138,7 +1138,7 @@ export interface paths {
         };
         /**
          * List or export the audit log
-         * @description Every change to the account (keys created, changed and revoked; webhook endpoints created, changed, deleted, enabled and their secrets rotated; grants; plan changes), who made it (the owner by their token's prefix, the operator, the service: a plan's allowance each period), from which address and user agent, and what changed (`[before, after]` per field; never a secret). Each entry is written as a draft by the same single-document update as its change (of the key, the endpoint, or the account for a grant or a plan change) and appended to the chain just after; a draft left by a process that died in between is appended by the next read or verify, or by the sweeper, so no change goes unrecorded. Newest first (in the order the chain holds them: reversed, a page verifies as it is); page with `cursor`. Each entry carries `hash` = SHA-256 of the previous entry's hash followed by the entry's canonical JSON (see `verify`). With `Accept: text/csv` the whole log comes as one CSV file, oldest first: `id,at,actorType,actorCredential,ip,userAgent,action,targetType,targetId,changes,prevHash,hash`. Kept AUDIT_RETENTION_DAYS (400 by default).
+         * @description Every change to the account (keys created, changed and revoked; webhook endpoints created, changed, deleted, enabled and their secrets rotated; grants; plan changes; link secrets created and retired; destinations created and deleted), who made it (the owner by their token's prefix, the operator, the service: a plan's allowance each period), from which address and user agent, and what changed (`[before, after]` per field; never a secret). Each entry is written as a draft by the same single-document update as its change (of the key, the endpoint, the link secret, the destination, or the account for a grant or a plan change) and appended to the chain just after; a draft left by a process that died in between is appended by the next read or verify, or by the sweeper, so no change goes unrecorded. Newest first (in the order the chain holds them: reversed, a page verifies as it is); page with `cursor`. Each entry carries `hash` = SHA-256 of the previous entry's hash followed by the entry's canonical JSON (see `verify`). With `Accept: text/csv` the whole log comes as one CSV file, oldest first: `id,at,actorType,actorCredential,ip,userAgent,action,targetType,targetId,changes,prevHash,hash`. Kept AUDIT_RETENTION_DAYS (400 by default).
          */
         get: operations["listAuditLog"];
         put?: never;
@@ -2131,7 +2131,7 @@ export interface components {
             /** @description The User-Agent header (first 256 characters); null when none. */
             userAgent: string | null;
             /** @enum {string} */
-            action: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed";
+            action: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted";
             /** @description What was changed. */
             target: {
                 /** @description `api_key`, `owner_token`, `webhook_endpoint`, `grant` or `account`. */
@@ -7948,7 +7948,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor`. */
                 cursor?: string;
                 /** @description Only entries of this action. */
-                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed";
+                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted";
             };
             header?: never;
             path?: never;
@@ -8017,7 +8017,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor`. */
                 cursor?: string;
                 /** @description Only entries of this action. */
-                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed";
+                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted";
             };
             header?: never;
             path?: never;

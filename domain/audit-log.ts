@@ -30,6 +30,7 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.created', 'webhook_endpoint.updated', 'webhook_endpoint.deleted', 'webhook_endpoint.enabled',
   'webhook_endpoint.secret_rotated', 'webhook_endpoint.previous_secret_ended',
   'credits.granted', 'account.plan_changed',
+  'link_secret.created', 'link_secret.retired', 'destination.created', 'destination.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -95,7 +96,14 @@ export function createAuditLog(db: Db) {
   const keys = holder(c.credentials, 'accountId');
   const endpoints = holder(c.webhookEndpoints, 'accountId');
   const accounts = holder(c.accounts, '_id');
-  const holders = [keys, endpoints, accounts];
+  const linkSecrets = holder(c.linkSecrets, 'accountId');
+  const destinations = holder(c.destinations, 'accountId');
+  const holders = [keys, endpoints, accounts, linkSecrets, destinations];
+  /** Where a deleted target lived: a deletion's draft is appended once its target is gone from there. */
+  const deletable: Record<string, Collection<{ _id: string }>> = {
+    webhook_endpoint: c.webhookEndpoints as unknown as Collection<{ _id: string }>,
+    destination: c.destinations as unknown as Collection<{ _id: string }>,
+  };
 
   /** Appends a draft at the head of its account's chain; a draft appended already is left as it is. */
   async function append(draft: AuditDraft): Promise<void> {
@@ -136,7 +144,8 @@ export function createAuditLog(db: Db) {
     for await (const account of c.accounts.find(deletions, { projection: { auditDeletions: 1 } })) {
       for (const draft of account.auditDeletions ?? []) {
         if (now - new Date(draft.at).getTime() < DELETION_SETTLES_MS) continue; // its request may still be deleting
-        const gone = !(await c.webhookEndpoints.findOne({ _id: draft.target.id }, { projection: { _id: 1 } }));
+        const home = deletable[draft.target.type];
+        const gone = !home || !(await home.findOne({ _id: draft.target.id }, { projection: { _id: 1 } }));
         if (gone) {
           await append(draft);
           flushed++;
@@ -163,10 +172,12 @@ export function createAuditLog(db: Db) {
   return {
     append,
     deleting,
-    /** After a change to a key (`credentials`), an endpoint (`webhookEndpoints`) or an account (a grant, a plan): its drafts into the chain. */
+    /** After a change to a key (`credentials`), an endpoint (`webhookEndpoints`), an account (a grant, a plan), a link secret or a destination: its drafts into the chain. */
     flushKey: (keyId: string) => flushHolder(keys, keyId),
     flushEndpoint: (endpointId: string) => flushHolder(endpoints, endpointId),
     flushAccount: (accountId: string) => flushHolder(accounts, accountId),
+    flushLinkSecret: (id: string) => flushHolder(linkSecrets, id),
+    flushDestination: (id: string) => flushHolder(destinations, id),
     flushLeftovers,
 
     /**

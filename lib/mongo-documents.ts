@@ -66,7 +66,7 @@ export interface AccountDoc {
    */
   auditDrafts?: AuditDraft[];
   /**
-   * Audit entries of deletions (a webhook endpoint's), written before the deletion: appended once
+   * Audit entries of deletions (a webhook endpoint's, a destination's), written before the deletion: appended once
    * the target is gone, dropped if it is still there a minute later (the deletion never happened).
    */
   auditDeletions?: AuditDraft[];
@@ -218,6 +218,8 @@ export interface DestinationDoc {
   /** The secret access key sealed with SECRET_KEY (lib/sealed.ts), bound to the destination id. */
   secretSealed: string;
   createdAt: Date;
+  /** Its creation's audit entry, written with it, until it is in the chain. */
+  auditDrafts?: AuditDraft[];
 }
 
 // --- Webhooks (domain/webhooks/, activities/core/webhooks.ts) ---
@@ -399,6 +401,8 @@ export interface LinkSecretDoc {
   createdAt: Date;
   /** Set when the owner retires it: its links stop working. */
   retiredAt: Date | null;
+  /** Audit entries of its creation and retirement, written with each, until they are in the chain. */
+  auditDrafts?: AuditDraft[];
 }
 
 /**

@@ -220,6 +220,28 @@ test('webhook endpoint changes are recorded, never the signing secret', async (t
   t.true((await verify(account)).ok);
 });
 
+test('link secrets created and retired are recorded, once each, never the secret', async (t) => {
+  const account = await newAccount(10);
+  const created = await request('POST', '/api/v1/account/link-secrets', { token: account.ownerToken, headers: UA });
+  t.is(created.status, 201);
+  const id = created.body.id;
+  t.is((await request('DELETE', `/api/v1/account/link-secrets/${id}`, { token: account.ownerToken, headers: UA })).status, 200);
+  t.is((await request('DELETE', `/api/v1/account/link-secrets/${id}`, { token: account.ownerToken, headers: UA })).status, 200, 'retiring again answers the same');
+
+  const { items } = await log(account);
+  const entries = items.filter((e) => e.target.type === 'link_secret');
+  t.deepEqual(entries.map((e) => e.action), ['link_secret.retired', 'link_secret.created'], 'the second retirement records nothing');
+  t.true(entries.every((e) => e.target.id === id && e.actor.type === 'owner' && e.userAgent === 'audit-test/1.0'));
+  t.deepEqual(entries[1].changes, {});
+  t.deepEqual(Object.keys(entries[0].changes), ['retiredAt']);
+  t.is(entries[0].changes.retiredAt[0], null);
+  t.false(JSON.stringify(items).includes(created.body.secret), 'never the secret');
+  t.false(JSON.stringify(items).includes('lksec_'));
+  t.true((await verify(account)).ok);
+  const stored = await withServiceDb((db) => db.collection('link_secrets').findOne({ _id: id as never }));
+  t.deepEqual(stored?.auditDrafts, [], 'no draft left on the secret');
+});
+
 test('a deletion whose process died is recorded once its target is gone, and dropped when it never happened', async (t) => {
   const account = await newAccount(10);
   const kept = await request('POST', '/api/v1/account/webhooks', { token: account.ownerToken, body: { url: 'http://localhost:9/kept' } });
