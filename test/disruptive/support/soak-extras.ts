@@ -5,7 +5,7 @@
 import { renderLink } from '../../../client/render-link.js';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
 import { auditCalls, type AuditOptions, type AuditReport } from './ledger-audit.js';
-import { isJsonObject, type CallRecord } from './tool-client.js';
+import { failureOf, isJsonObject, openAccount, readProblem, type CallRecord, type TestAccount } from './tool-client.js';
 
 /** How long an asynchronous call may take to end, faults included, before the soak gives up on it. */
 const ASYNC_END_MS = 10 * 60_000;
@@ -20,37 +20,9 @@ const CLIENT_TIMEOUT_MS = 180_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface Account {
-  id: string;
-  ownerToken: string;
-  apiKey: string;
-  credits: number;
-}
-
-export async function openAccount(apiUrl: string, adminToken: string, name: string, credits: number): Promise<Account> {
-  const res = await fetch(`${apiUrl}/api/v1/admin/accounts`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name, credits }),
-  });
-  if (res.status !== 201) throw new Error(`could not open the ${name} account: ${res.status} ${await res.text()}`);
-  const body = (await res.json()) as { account: { id: string }; ownerToken: string; apiKey: { key: string } };
-  return { id: body.account.id, ownerToken: body.ownerToken, apiKey: body.apiKey.key, credits };
-}
-
 async function postJson(url: string, token: string, body: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { status: res.status, body: await res.json().catch(() => null) };
-}
-
-function problemOf(record: CallRecord, status: number, text: string): void {
-  try {
-    const problem = JSON.parse(text) as { code?: string; detail?: string };
-    record.code = problem.code;
-    record.detail = problem.detail;
-  } catch {
-    record.code = `not-json (${status})`;
-  }
 }
 
 /**
@@ -68,12 +40,12 @@ export async function sendAsyncCall(apiUrl: string, apiKey: string, record: Call
     if (res.status !== 202) {
       record.status = res.status;
       if (res.status === 200 && !isJsonObject(text)) record.brokenBody = true;
-      if (res.status !== 200) problemOf(record, res.status, text);
+      if (res.status !== 200) readProblem(record, text, res.headers.get('content-type'));
     } else {
       await readUntilEnded(apiUrl, apiKey, record);
     }
   } catch (err) {
-    record.failure = (err as Error).cause ? String((err as Error).cause) : (err as Error).message;
+    record.failure = failureOf(err);
   }
   record.latencyMs = performance.now() - started;
   return record;
@@ -134,7 +106,7 @@ export interface SoakExtras {
  * Registers a `call.completed` endpoint on the main account and opens the render links' account
  * with a link secret; `finish` checks both after the run.
  */
-export async function startSoakExtras(options: { apiUrl: string; adminToken: string; main: Account; linkCredits: number }): Promise<SoakExtras> {
+export async function startSoakExtras(options: { apiUrl: string; adminToken: string; main: TestAccount; linkCredits: number }): Promise<SoakExtras> {
   const { apiUrl } = options;
   const receiver: Receiver = await startReceiver();
   const endpoint = await postJson(`${apiUrl}/api/v1/account/webhooks`, options.main.ownerToken, { url: receiver.url('/soak'), eventTypes: ['call.completed'] });
@@ -163,9 +135,9 @@ export async function startSoakExtras(options: { apiUrl: string; adminToken: str
       ask.cache = (res.headers.get('x-cache') ?? undefined) as LinkAsk['cache'];
       ask.creditsCharged = res.headers.has('x-credits-charged') ? Number(res.headers.get('x-credits-charged')) : undefined;
       ask.contentType = res.headers.get('content-type') ?? undefined;
-      if (res.status !== 200) problemOf(record, res.status, bytes.toString('utf8'));
+      if (res.status !== 200) readProblem(record, bytes.toString('utf8'), ask.contentType ?? null);
     } catch (err) {
-      record.failure = (err as Error).cause ? String((err as Error).cause) : (err as Error).message;
+      record.failure = failureOf(err);
     }
     record.latencyMs = performance.now() - started;
   }

@@ -7,8 +7,8 @@ import { atFixedRate, type ArrivalReport } from './arrivals.js';
 import { captureMix, cheapMix, weightedPicker, type MixEntry } from './call-mix.js';
 import { auditCalls, type AuditReport } from './ledger-audit.js';
 import { processMemory, type FaultAction, type StackControl } from './stack-control.js';
-import { openAccount, startSoakExtras, type SoakExtrasReport } from './soak-extras.js';
-import { newRecord, sendCall, type CallRecord } from './tool-client.js';
+import { startSoakExtras, type SoakExtrasReport } from './soak-extras.js';
+import { newRecord, openAccount, sendCall, type CallRecord } from './tool-client.js';
 
 export interface SoakOptions {
   apiUrl: string;
