@@ -100,10 +100,7 @@ export function createAuditLog(db: Db) {
   const destinations = holder(c.destinations, 'accountId');
   const holders = [keys, endpoints, accounts, linkSecrets, destinations];
   /** Where a deleted target lived: a deletion's draft is appended once its target is gone from there. */
-  const deletable: Record<string, Collection<{ _id: string }>> = {
-    webhook_endpoint: c.webhookEndpoints as unknown as Collection<{ _id: string }>,
-    destination: c.destinations as unknown as Collection<{ _id: string }>,
-  };
+  const deletable: Record<string, DraftHolder['docs']> = { webhook_endpoint: endpoints.docs, destination: destinations.docs };
 
   /** Appends a draft at the head of its account's chain; a draft appended already is left as it is. */
   async function append(draft: AuditDraft): Promise<void> {
