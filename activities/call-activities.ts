@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import { createCallKeys } from '../domain/call-keys.js';
 import { createLedger } from '../domain/ledger.js';
 import type { CallRef } from '../domain/ledger-terms.js';
-import { createAsyncCalls, type CallOutcome } from '../domain/async-calls.js';
+import { createCallOutcomes } from './call-outcome.js';
 import type { EventSink } from '../domain/events.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
 import type { TargetGuard } from '../lib/target-guard.js';
@@ -34,7 +34,6 @@ export interface CallActivityOptions {
 export function createCallActivities(db: Db, handlers: Record<string, ToolHandler>, options: CallActivityOptions = {}) {
   const ledger = createLedger(db, options.onEvent);
   const callKeys = createCallKeys(db);
-  const asyncCalls = createAsyncCalls(db, options.onEvent);
   const blobs = options.blobs ?? new DatabaseBlobStore(db);
   const keep = (output: unknown) => keepOutput(blobs, output);
   const deliver = options.destinations && createDestinationDelivery({ db, ...options.destinations });
@@ -45,7 +44,7 @@ export function createCallActivities(db: Db, handlers: Record<string, ToolHandle
     commit: (call: CallRef) => ledger.commit(call),
     refund: (call: CallRef) => ledger.refund(call),
     destroyCallKey: (requestId: string) => callKeys.destroy(requestId),
-    recordCallOutcome: (outcome: CallOutcome) => asyncCalls.finish(outcome),
+    ...createCallOutcomes({ db, blobs, onEvent: options.onEvent }),
     ...(options.client ? createBatchItemActivities({ db, client: options.client, onEvent: options.onEvent }) : {}),
   };
 }

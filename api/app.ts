@@ -118,9 +118,9 @@ export function createApp(deps: AppDeps): Koa {
     }),
     renderRoutes({ linkSecrets, rateLimit, validators, schemas, guard, renders }),
     renderLinkRoutes({ baseUrl: config.publicBaseUrl, auth, rateLimit, linkSecrets, renderCache, validators }),
-    accountRoutes({ db, auth, rateLimit, accounts, grants, allowances, accountRate: config.rateLimitPerSecond }),
+    accountRoutes({ db, auth, rateLimit, accounts, grants, allowances, renderCache, accountRate: config.rateLimitPerSecond }),
     planRoutes({ adminToken: config.adminToken, plans }),
-    adminRoutes({ adminToken: config.adminToken, accounts, grants, plans, allowances, freeCredits: config.freeCredits, auditLog }),
+    adminRoutes({ adminToken: config.adminToken, accounts, grants, plans, allowances, freeCredits: config.freeCredits }),
     auditLogRoutes({ auth, rateLimit, adminToken: config.adminToken, auditLog }),
     webhookRoutes({
       auth,

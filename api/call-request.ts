@@ -16,4 +16,6 @@ export interface CallRequest {
   keyId?: string;
   /** That key's monthlyCreditLimit, when it has one. */
   keyCreditLimit?: number;
+  /** An asynchronous capture asked for with `Cache-Control`: its worker stores the render in the render cache once it succeeded. */
+  cacheRender?: true;
 }

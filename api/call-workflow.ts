@@ -8,6 +8,7 @@ import { untilReachable } from '../lib/mongo.js';
 import { seal, splitSecrets } from '../lib/sealed.js';
 import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, WORKFLOW_TYPES, callTaskQueue, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import { createCallKeys } from '../domain/call-keys.js';
+import { renderCacheId } from '../domain/render-cache.js';
 import { ToolError } from '../lib/errors.js';
 import { untilDeadline } from '../lib/until-deadline.js';
 import type { CallRequest } from './call-request.js';
@@ -34,6 +35,7 @@ export function createCallWorkflows(deps: { db: Db; client: Client }) {
       ...(req.destination ? { destination: { id: req.destination, folder: workflowId, name: SINGLE_CALL_OBJECT } } : {}),
       ...(req.keyId ? { keyId: req.keyId } : {}),
       ...(req.keyCreditLimit !== undefined ? { keyCreditLimit: req.keyCreditLimit } : {}),
+      ...(req.cacheRender ? { cacheAs: renderCacheId(req.accountId, req.tool.name, req.input) } : {}),
     };
     if (!hasSecrets) return base;
     const key = await untilReachable(deadline, () => callKeys.issue(workflowId));

@@ -1,10 +1,11 @@
 //! A capture tool's call through the render cache (domain/render-cache.ts), for render links and
 //! for a `POST` that sends `Cache-Control`: a stored render young enough is a hit, answered with
 //! its bytes without a workflow or the ledger; otherwise the ordinary call runs, is charged as
-//! usual, and its image is stored for the next. The cache is a help, never a failure: a store out
+//! usual, and its image is stored for the next; an identical miss meanwhile on this API instance
+//! waits for that render and takes it as a hit. The cache is a help, never a failure: a store out
 //! of reach is a miss, and an answer whose image could not be kept is still answered.
 import type { Context } from 'koa';
-import type { RenderCache, StoredRender } from '../domain/render-cache.js';
+import { renderCacheId, renderOfOutput, type RenderCache, type StoredRender } from '../domain/render-cache.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { RenderCacheDoc } from '../lib/mongo-documents.js';
@@ -32,36 +33,76 @@ export interface RenderMiss extends ChargedOutput {
   entry?: RenderCacheDoc;
 }
 
+const cacheIdOf = (req: CallRequest) => renderCacheId(req.accountId, req.tool.name, req.input);
+
 export function createRenderCalls(deps: { toolCalls: ToolCalls; cache: RenderCache; outputs: OutputBodies; metrics: Metrics; log: Logger }) {
+  /**
+   * A stored render of `req` at most `maxAgeS` old, counted as a hit; undefined for a miss (a store
+   * out of reach is one). `id`: its entry, when the caller has it already.
+   */
+  async function lookup(req: CallRequest, maxAgeS: number, id = cacheIdOf(req)): Promise<RenderHit | undefined> {
+    if (maxAgeS <= 0) return undefined;
+    const render = await deps.cache.lookup(id, maxAgeS).catch((err: unknown) => {
+      deps.log.warn({ err, tool: req.tool.name }, 'render cache lookup failed: rendering afresh');
+      return undefined;
+    });
+    if (!render) return undefined;
+    deps.cache.countHit(render.entry, (err) => deps.log.warn({ err }, "render cache hits could not be added to the owner's usage"));
+    return { hit: true, render };
+  }
+
+  /**
+   * Renders of this process under way, by cache entry: an identical miss that arrives meanwhile
+   * waits for the one under way and takes its render as a hit (free), instead of rendering and
+   * paying again. Kept in memory only, so a process that dies leaves nothing behind.
+   */
+  const underWay = new Map<string, Promise<StoredRender | undefined>>();
+
   /** The render of `req`: a stored one at most `maxAgeS` old (0: always a fresh one), else a call's. */
   async function run(req: CallRequest, maxAgeS: number): Promise<RenderHit | RenderMiss> {
-    const field = req.tool.image!.field;
-    if (maxAgeS > 0) {
-      const render = await deps.cache.lookup(req.accountId, req.tool.name, req.input, maxAgeS).catch((err: unknown) => {
-        deps.log.warn({ err, tool: req.tool.name }, 'render cache lookup failed: rendering afresh');
-        return undefined;
-      });
+    // Named once: an html-to-image input may be megabytes to digest.
+    const id = cacheIdOf(req);
+    const hit = await lookup(req, maxAgeS, id);
+    if (hit) return hit;
+    // Joined once at most: when that render fails, this call renders itself (its own key's limits,
+    // its own deadline), whatever became of the other.
+    const other = maxAgeS > 0 ? underWay.get(id) : undefined;
+    if (other) {
+      const render = await other;
       if (render) {
         deps.cache.countHit(render.entry, (err) => deps.log.warn({ err }, "render cache hits could not be added to the owner's usage"));
         return { hit: true, render };
       }
     }
+    let done!: (render: StoredRender | undefined) => void;
+    const mine = new Promise<StoredRender | undefined>((resolve) => (done = resolve));
+    if (!underWay.has(id)) underWay.set(id, mine);
+    try {
+      const miss = await renderAfresh(req, id);
+      done(miss.entry && { entry: miss.entry, image: miss.image, ageS: 0 });
+      return miss;
+    } finally {
+      done(undefined);
+      if (underWay.get(id) === mine) underWay.delete(id);
+    }
+  }
+
+  /** The ordinary call, charged; its render stored under `id`. */
+  async function renderAfresh(req: CallRequest, id: string): Promise<RenderMiss> {
     const answer = await deps.toolCalls.call(req);
     const charged = chargedOutput(deps.metrics, req.tool, answer.result);
     const json = await deps.outputs.json(charged.output);
-    const { [field]: base64, ...meta } = JSON.parse(json.toString('utf8')) as Record<string, unknown>;
-    const image = Buffer.from(String(base64), 'base64');
-    const mimeType = String(meta.mimeType);
+    const render = renderOfOutput(json, req.tool.image!.field);
     const entry = await deps.cache
-      .store({ accountId: req.accountId, tool: req.tool.name, input: req.input, image, mimeType, meta, cost: charged.charged })
+      .store({ id, accountId: req.accountId, tool: req.tool.name, ...render, cost: charged.charged })
       .catch((err: unknown) => {
         deps.log.warn({ err, tool: req.tool.name }, 'a render could not be kept in the render cache');
         return undefined;
       });
-    return { hit: false, requestId: answer.requestId, replayed: answer.replayed, ...charged, json, image, mimeType, entry };
+    return { hit: false, requestId: answer.requestId, replayed: answer.replayed, ...charged, json, image: render.image, mimeType: render.mimeType, entry };
   }
 
-  return { run };
+  return { lookup, run };
 }
 
 export type RenderCalls = ReturnType<typeof createRenderCalls>;

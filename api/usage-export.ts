@@ -2,6 +2,7 @@
 import type { Collection } from 'mongodb';
 import { ToolError } from '../lib/errors.js';
 import type { LedgerEntry } from '../lib/mongo-documents.js';
+import { dayOf } from '../domain/render-cache.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** The longest period one export covers. */
@@ -45,6 +46,16 @@ export function usageKeyId(raw: unknown): string | undefined {
   return raw;
 }
 
+/**
+ * The UTC days a usage answer's `days` cover: those the period touches, `to` excluded; without
+ * `from`, DEFAULT_EXPORT_DAYS days up to `to` (or now), as an export's.
+ */
+export function usageDayRange(period: UsagePeriod, now = new Date()): { from: string; to?: string } {
+  const to = period.to ?? now;
+  const from = period.from ?? new Date(to.getTime() - (DEFAULT_EXPORT_DAYS - 1) * DAY_MS);
+  return { from: dayOf(from), ...(period.to ? { to: dayOf(new Date(period.to.getTime() - 1)) } : {}) };
+}
+
 const csvField = (value: unknown) => {
   const text = value == null ? '' : value instanceof Date ? value.toISOString() : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
@@ -63,6 +74,5 @@ export async function usageCsv(ledger: Collection<LedgerEntry>, accountId: strin
   }
   const lines = ['at,requestId,tool,outcome,credits,grantId,keyId'];
   for (const r of rows) lines.push([r.at, r._id, r.tool, r.outcome, r.credits, r.grantId, r.keyId].map(csvField).join(','));
-  const day = (d: Date) => d.toISOString().slice(0, 10);
-  return { csv: `${lines.join('\r\n')}\r\n`, filename: `usage-${day(from)}-to-${day(to)}.csv` };
+  return { csv: `${lines.join('\r\n')}\r\n`, filename: `usage-${dayOf(from)}-to-${dayOf(to)}.csv` };
 }

@@ -715,7 +715,7 @@ export interface paths {
         };
         /**
          * List or export usage
-         * @description Finished tool calls and expiries of grants, newest first, with what each was charged. Page with `cursor`; keep to a period with `from` and `to`. With `Accept: text/csv` the whole period (366 days at most, 100,000 rows at most; the last 31 days when `from` is left out) comes as one CSV file, oldest first: `at,requestId,tool,outcome,credits,grantId,keyId`. `keyId` keeps to the calls of one API key.
+         * @description Finished tool calls and expiries of grants, newest first, with what each was charged. Page with `cursor`; keep to a period with `from` and `to`. `days` adds the render cache per UTC day of the period (the last 31 days when `from` is left out), newest first, each day with hits: `cacheHits`, answers taken from the cache (free, not calls, so not in `items`), and `creditsSaved`, what those renders cost when they were made. `days` is the account's whatever the `cursor` or `keyId`: a render link is no key's call. With `Accept: text/csv` the whole period (366 days at most, 100,000 rows at most; the last 31 days when `from` is left out) comes as one CSV file, oldest first: `at,requestId,tool,outcome,credits,grantId,keyId` (the ledger only: cache hits charge nothing). `keyId` keeps to the calls of one API key.
          */
         get: operations["listUsage"];
         put?: never;
@@ -867,7 +867,7 @@ export interface paths {
         };
         /**
          * Render cache hits per day
-         * @description The days (UTC) of the last 31 with render cache hits, newest first: how many, and the credits they did not cost.
+         * @description The days (UTC) of the last 31 with render cache hits, newest first: how many, and the credits they did not cost. The usage answer (`GET /api/v1/account/usage`) carries the same days, for any period.
          */
         get: operations["getRenderCacheUsage"];
         put?: never;
@@ -1138,7 +1138,7 @@ export interface paths {
         };
         /**
          * List or export the audit log
-         * @description Every change to the account (keys created, changed and revoked; webhook endpoints created, changed, deleted, enabled and their secrets rotated; grants; plan changes), who made it (the owner by their token's prefix, the operator, the service), from which address and user agent, and what changed (`[before, after]` per field; never a secret). Newest first (in the order the chain holds them: reversed, a page verifies as it is); page with `cursor`. Each entry carries `hash` = SHA-256 of the previous entry's hash followed by the entry's canonical JSON (see `verify`). With `Accept: text/csv` the whole log comes as one CSV file, oldest first: `id,at,actorType,actorCredential,ip,userAgent,action,targetType,targetId,changes,prevHash,hash`. Kept AUDIT_RETENTION_DAYS (400 by default).
+         * @description Every change to the account (keys created, changed and revoked; webhook endpoints created, changed, deleted, enabled and their secrets rotated; grants; plan changes; link secrets created and retired; destinations created and deleted), who made it (the owner by their token's prefix, the operator, the service: a plan's allowance each period), from which address and user agent, and what changed (`[before, after]` per field; never a secret). Each entry is written as a draft by the same single-document update as its change (of the key, the endpoint, the link secret, the destination, or the account for a grant or a plan change) and appended to the chain just after; a draft left by a process that died in between is appended by the next read or verify, or by the sweeper, so no change goes unrecorded. Newest first (in the order the chain holds them: reversed, a page verifies as it is); page with `cursor`. Each entry carries `hash` = SHA-256 of the previous entry's hash followed by the entry's canonical JSON (see `verify`). With `Accept: text/csv` the whole log comes as one CSV file, oldest first: `id,at,actorType,actorCredential,ip,userAgent,action,targetType,targetId,changes,prevHash,hash`. Kept AUDIT_RETENTION_DAYS (400 by default).
          */
         get: operations["listAuditLog"];
         put?: never;
@@ -1979,11 +1979,24 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
-        /** @description Usage, newest first. */
+        /** @description Usage, newest first, and the render cache per day. */
         UsagePage: {
             items: components["schemas"]["UsageEntry"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
+            /** @description The period's UTC days with render cache hits, newest first (the account's, whatever `cursor` or `keyId`). */
+            days: {
+                /**
+                 * Format: date
+                 * @description The day (UTC).
+                 * @example 2026-05-01
+                 */
+                day: string;
+                /** @description Answers taken from the render cache: free, and not calls (not in `items`). */
+                cacheHits: number;
+                /** @description Credits those answers did not cost: what each render was charged when it was made. */
+                creditsSaved: number;
+            }[];
         };
         /** @description An API key, without the key itself. */
         ApiKey: {
@@ -2120,7 +2133,7 @@ export interface components {
             /** @description The User-Agent header (first 256 characters); null when none. */
             userAgent: string | null;
             /** @enum {string} */
-            action: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed";
+            action: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted";
             /** @description What was changed. */
             target: {
                 /** @description `api_key`, `owner_token`, `webhook_endpoint`, `grant` or `account`. */
@@ -4823,12 +4836,12 @@ export interface components {
          */
         "Idempotency-Key": string;
         /**
-         * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+         * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
          * @example respond-async
          */
         Prefer: string;
         /**
-         * @description Capture tools only (website-screenshot, html-to-image, qr-generate), synchronous calls: `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. Without the header nothing is looked up or stored.
+         * @description Capture tools only (website-screenshot, html-to-image, qr-generate): `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. With `Prefer: respond-async` the same holds: a hit is answered at once with the 200 a synchronous call gets (nothing is left to wait for, so no 202), and a miss is an asynchronous call (202) whose render is stored once it succeeded. Without the header nothing is looked up or stored.
          * @example max-age=3600
          */
         "Cache-Control": string;
@@ -4915,7 +4928,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -4987,7 +5000,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5059,7 +5072,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5132,7 +5145,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5205,7 +5218,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5215,7 +5228,7 @@ export interface operations {
                  */
                 "Output-Destination"?: components["parameters"]["Output-Destination"];
                 /**
-                 * @description Capture tools only (website-screenshot, html-to-image, qr-generate), synchronous calls: `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. Without the header nothing is looked up or stored.
+                 * @description Capture tools only (website-screenshot, html-to-image, qr-generate): `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. With `Prefer: respond-async` the same holds: a hit is answered at once with the 200 a synchronous call gets (nothing is left to wait for, so no 202), and a miss is an asynchronous call (202) whose render is stored once it succeeded. Without the header nothing is looked up or stored.
                  * @example max-age=3600
                  */
                 "Cache-Control"?: components["parameters"]["Cache-Control"];
@@ -5253,7 +5266,7 @@ export interface operations {
                     "application/json": components["schemas"]["QrGenerateOutput"];
                 };
             };
-            /** @description With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet. */
+            /** @description With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet. With `Cache-Control`, a stored render is answered 200 at once instead, and a fresh one is stored once the call succeeded. */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5309,7 +5322,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5388,7 +5401,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5467,7 +5480,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5546,7 +5559,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5620,7 +5633,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5694,7 +5707,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5768,7 +5781,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5842,7 +5855,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5916,7 +5929,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -5990,7 +6003,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6064,7 +6077,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6138,7 +6151,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6212,7 +6225,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6285,7 +6298,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6295,7 +6308,7 @@ export interface operations {
                  */
                 "Output-Destination"?: components["parameters"]["Output-Destination"];
                 /**
-                 * @description Capture tools only (website-screenshot, html-to-image, qr-generate), synchronous calls: `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. Without the header nothing is looked up or stored.
+                 * @description Capture tools only (website-screenshot, html-to-image, qr-generate): `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. With `Prefer: respond-async` the same holds: a hit is answered at once with the 200 a synchronous call gets (nothing is left to wait for, so no 202), and a miss is an asynchronous call (202) whose render is stored once it succeeded. Without the header nothing is looked up or stored.
                  * @example max-age=3600
                  */
                 "Cache-Control"?: components["parameters"]["Cache-Control"];
@@ -6333,7 +6346,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebsiteScreenshotOutput"];
                 };
             };
-            /** @description With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet. */
+            /** @description With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet. With `Cache-Control`, a stored render is answered 200 at once instead, and a fresh one is stored once the call succeeded. */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6390,7 +6403,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.
+                 * @description `respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.
                  * @example respond-async
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -6400,7 +6413,7 @@ export interface operations {
                  */
                 "Output-Destination"?: components["parameters"]["Output-Destination"];
                 /**
-                 * @description Capture tools only (website-screenshot, html-to-image, qr-generate), synchronous calls: `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. Without the header nothing is looked up or stored.
+                 * @description Capture tools only (website-screenshot, html-to-image, qr-generate): `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; `no-cache` renders afresh. Either way a fresh render is stored. With `Prefer: respond-async` the same holds: a hit is answered at once with the 200 a synchronous call gets (nothing is left to wait for, so no 202), and a miss is an asynchronous call (202) whose render is stored once it succeeded. Without the header nothing is looked up or stored.
                  * @example max-age=3600
                  */
                 "Cache-Control"?: components["parameters"]["Cache-Control"];
@@ -6438,7 +6451,7 @@ export interface operations {
                     "application/json": components["schemas"]["HtmlToImageOutput"];
                 };
             };
-            /** @description With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet. */
+            /** @description With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet. With `Cache-Control`, a stored render is answered 200 at once instead, and a fresh one is stored once the call succeeded. */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8054,7 +8067,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor`. */
                 cursor?: string;
                 /** @description Only entries of this action. */
-                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed";
+                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted";
             };
             header?: never;
             path?: never;
@@ -8125,7 +8138,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor`. */
                 cursor?: string;
                 /** @description Only entries of this action. */
-                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed";
+                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted";
             };
             header?: never;
             path?: never;

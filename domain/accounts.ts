@@ -6,7 +6,7 @@ import { newId } from '../lib/ids.js';
 import { collections } from '../lib/mongo.js';
 import type { AccountDoc, AccountPlan, CredentialDoc, CredentialKind } from '../lib/mongo-documents.js';
 import { KEY_SETTINGS, keySettingsView, settingsUpdate, spendMonth, type KeySettingsInput } from './key-settings.js';
-import { SERVICE_ACTOR, auditDraft, changesOf, createAuditLog, type AuditContext } from './audit-log.js';
+import { SERVICE_ACTOR, auditDraft, changesOf, createAuditLog, type AuditContext, type AuditDraft } from './audit-log.js';
 
 /** What an API key's entries in the audit log show of it: its name and settings. */
 const AUDITED_KEY_FIELDS = ['name', ...KEY_SETTINGS] as const;
@@ -65,12 +65,16 @@ export function createAccounts(db: Db, onEvent?: EventSink) {
       const account = newAccountDoc({ id: newId('acc'), name: fields.name, email: fields.email, credits: fields.credits, now, plan: fields.plan });
       // The record first: an account never holds credits of a grant with no record.
       if (fields.credits > 0) {
+        // The welcome grant's audit entry, written with the account that holds it.
+        const changes = { amount: [null, fields.credits], reason: [null, 'welcome'], expiresAt: [null, null] } satisfies AuditDraft['changes'];
+        account.auditDrafts = [auditDraft(audit, account._id, 'credits.granted', { type: 'grant', id: welcomeGrantId(account._id) }, changes, now)];
         await grants.insertOne({
           _id: welcomeGrantId(account._id), accountId: account._id, amount: fields.credits, reason: 'welcome', expiresAt: null, idempotencyKey: null,
           createdAt: now, appliedAt: now, balanceAfter: fields.credits, expiredAt: null,
         });
       }
       await accounts.insertOne(account);
+      await auditLog.flushAccount(account._id);
       const ownerToken = await issue(account._id, 'owner_token', 'dashboard', {}, audit);
       const { doc: _, ...apiKey } = await this.createKey(account._id, 'default', {}, audit);
       return { account, ownerToken: ownerToken.key, apiKey };

@@ -10,6 +10,7 @@ import type { EventSink } from './events.js';
 import { createGrants } from './grants.js';
 import { createPlans } from './plans.js';
 import { periodStart } from './periods.js';
+import { auditDraft, createAuditLog, type AuditContext } from './audit-log.js';
 
 /** Accounts one pass handles before it reports that more are due. */
 const ALLOWANCE_BATCH = 500;
@@ -36,6 +37,7 @@ export function createAllowances(db: Db, onEvent?: EventSink) {
   const { accounts } = collections(db);
   const plans = createPlans(db);
   const grants = createGrants(db, onEvent);
+  const auditLog = createAuditLog(db);
 
   /** Grants period `index`'s allowance (keyed by its start). True when this call granted it. */
   async function grantPeriod(accountId: string, plan: PlanDoc, anchor: Date, index: number, now: number): Promise<boolean> {
@@ -95,10 +97,15 @@ export function createAllowances(db: Db, onEvent?: EventSink) {
      * Moves the account to another plan from its next period on: what is due under the old plan is
      * granted first. With `prorate`, the rest of the current period's share of the difference in
      * allowance (when the new plan gives more) is granted now, keyed by the change, expiring as the
-     * new plan's allowance does. Moving to the plan it is on changes nothing.
+     * new plan's allowance does. Moving to the plan it is on changes nothing. `audit`: who moves it;
+     * the entry (`account.plan_changed`) is written by the update that moves it, the allowances
+     * granted on the way are the service's own, a prorated share is the mover's.
      */
-    async changePlan(accountId: string, planId: string, options: { prorate: boolean; now: number }): Promise<void> {
-      const { now } = options;
+    async changePlan(accountId: string, planId: string, options: { prorate: boolean; now: number; audit: AuditContext }): Promise<void> {
+      const { now, audit } = options;
+      const entry = (from: string | null) => ({
+        $push: { auditDrafts: auditDraft(audit, accountId, 'account.plan_changed', { type: 'account', id: accountId }, { plan: [from, planId] }, new Date(now)) },
+      });
       const target = await plans.get(planId);
       if (!target) throw new Error(`no plan ${planId}`);
       for (;;) {
@@ -108,8 +115,9 @@ export function createAllowances(db: Db, onEvent?: EventSink) {
         const p = doc.plan;
         if (!p) {
           // An account from before plans: it joins now, like a new account.
-          const joined = await accounts.updateOne({ _id: accountId, plan: { $exists: false } }, { $set: { plan: { ...joinPlan(planId, new Date(now)), changes: 1 } } });
+          const joined = await accounts.updateOne({ _id: accountId, plan: { $exists: false } }, { $set: { plan: { ...joinPlan(planId, new Date(now)), changes: 1 } }, ...entry(null) });
           if (joined.modifiedCount === 1) {
+            await auditLog.flushAccount(accountId);
             await grantDue(accountId, now);
             return;
           }
@@ -124,16 +132,19 @@ export function createAllowances(db: Db, onEvent?: EventSink) {
           // Granted before the switch and keyed by it: a retry after a crash in between grants it once.
           if (amount > 0) {
             await grants.grant(
-              { accountId, amount, reason: 'monthly_allowance', expiresAt: target.rollover === 'none' ? new Date(end) : null, idempotencyKey: `proration:${p.changes + 1}` },
+              { accountId, amount, reason: 'monthly_allowance', expiresAt: target.rollover === 'none' ? new Date(end) : null, idempotencyKey: `proration:${p.changes + 1}`, audit },
               now,
             );
           }
         }
         const switched = await accounts.updateOne(
           { _id: accountId, 'plan.changes': p.changes, 'plan.nextPeriod': p.nextPeriod },
-          { $set: { 'plan.id': planId }, $inc: { 'plan.changes': 1 } },
+          { $set: { 'plan.id': planId }, $inc: { 'plan.changes': 1 }, ...entry(p.id) },
         );
-        if (switched.modifiedCount === 1) return;
+        if (switched.modifiedCount === 1) {
+          await auditLog.flushAccount(accountId);
+          return;
+        }
       }
     },
 

@@ -24,6 +24,8 @@ export interface CallOutcome {
   accountId: string;
   tool: string;
   result: ToolCallResult;
+  /** A capture asked for with `Cache-Control`: the render cache entry its image is stored under once it succeeded. */
+  cacheAs?: string;
 }
 
 /** One page of the account's calls, newest first. */

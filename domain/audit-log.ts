@@ -1,9 +1,10 @@
 //! The audit log: who changed what on an account, per account a hash chain. An entry is first a
 //! draft written in the same single-document update as the change it records (`auditDrafts` of the
-//! changed key or webhook endpoint), then appended to the chain; a draft left behind by a process
-//! that died in between is appended by the next read of the log or by the sweeper, so a change is
-//! never without its entry. A deletion cannot carry its draft in what it deletes: it writes the
-//! draft to the account first, and the draft is appended once the target is gone (see deleting).
+//! changed key or webhook endpoint; of the account for a grant, which the account's update applies,
+//! and a plan change), then appended to the chain; a draft left behind by a process that died in
+//! between is appended by the next read of the log or by the sweeper, so a change is never without
+//! its entry. A deletion cannot carry its draft in what it deletes: it writes the draft to the
+//! account's `auditDeletions` first, and the draft is appended once the target is gone (see deleting).
 //! `hash` = SHA-256(previous entry's hash + this entry's canonical JSON).
 import type { Collection, Db } from 'mongodb';
 import { canonicalJson } from '../lib/canonical-json.js';
@@ -29,6 +30,7 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.created', 'webhook_endpoint.updated', 'webhook_endpoint.deleted', 'webhook_endpoint.enabled',
   'webhook_endpoint.secret_rotated', 'webhook_endpoint.previous_secret_ended',
   'credits.granted', 'account.plan_changed',
+  'link_secret.created', 'link_secret.retired', 'destination.created', 'destination.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -82,12 +84,23 @@ export function entryHash(prevHash: string, view: ReturnType<typeof hashedPart>)
   return sha256Hex(prevHash + canonicalJson(view));
 }
 
-/** The documents whose updates carry drafts: API keys and webhook endpoints. */
-type DraftHolder = Collection<{ _id: string; accountId: string; auditDrafts?: AuditDraft[] }>;
+/** Documents whose updates carry drafts, and the field that names their account. */
+interface DraftHolder {
+  docs: Collection<{ _id: string; auditDrafts?: AuditDraft[] }>;
+  accountField: 'accountId' | '_id';
+}
 
 export function createAuditLog(db: Db) {
   const c = collections(db);
-  const holders = [c.credentials, c.webhookEndpoints] as unknown as DraftHolder[];
+  const holder = (docs: unknown, accountField: DraftHolder['accountField']): DraftHolder => ({ docs: docs as DraftHolder['docs'], accountField });
+  const keys = holder(c.credentials, 'accountId');
+  const endpoints = holder(c.webhookEndpoints, 'accountId');
+  const accounts = holder(c.accounts, '_id');
+  const linkSecrets = holder(c.linkSecrets, 'accountId');
+  const destinations = holder(c.destinations, 'accountId');
+  const holders = [keys, endpoints, accounts, linkSecrets, destinations];
+  /** Where a deleted target lived: a deletion's draft is appended once its target is gone from there. */
+  const deletable: Record<string, DraftHolder['docs']> = { webhook_endpoint: endpoints.docs, destination: destinations.docs };
 
   /** Appends a draft at the head of its account's chain; a draft appended already is left as it is. */
   async function append(draft: AuditDraft): Promise<void> {
@@ -109,31 +122,32 @@ export function createAuditLog(db: Db) {
   }
 
   /** Appends the drafts a changed document carries, then takes them off it. */
-  async function flushHolder(holder: DraftHolder, id: string): Promise<number> {
-    const doc = await holder.findOne({ _id: id }, { projection: { auditDrafts: 1 } });
+  async function flushHolder({ docs }: DraftHolder, id: string): Promise<number> {
+    const doc = await docs.findOne({ _id: id }, { projection: { auditDrafts: 1 } });
     const drafts = doc?.auditDrafts ?? [];
     for (const draft of drafts) await append(draft);
-    if (drafts.length) await holder.updateOne({ _id: id }, { $pull: { auditDrafts: { id: { $in: drafts.map((d) => d.id) } } } } as never);
+    if (drafts.length) await docs.updateOne({ _id: id }, { $pull: { auditDrafts: { id: { $in: drafts.map((d) => d.id) } } } } as never);
     return drafts.length;
   }
 
   /** Appends every draft left behind (of one account, or all): what a process that died between a change and its entry left. */
   async function flushLeftovers(accountId?: string, now = Date.now()): Promise<number> {
     let flushed = 0;
-    for (const holder of holders) {
-      const filter = { ...(accountId ? { accountId } : {}), 'auditDrafts.0': { $exists: true } };
-      for await (const doc of holder.find(filter, { projection: { _id: 1 } })) flushed += await flushHolder(holder, doc._id);
+    for (const h of holders) {
+      const filter = { ...(accountId ? { [h.accountField]: accountId } : {}), 'auditDrafts.0': { $exists: true } };
+      for await (const doc of h.docs.find(filter, { projection: { _id: 1 } })) flushed += await flushHolder(h, doc._id);
     }
-    const deletions = { ...(accountId ? { _id: accountId } : {}), 'auditDrafts.0': { $exists: true } };
-    for await (const account of c.accounts.find(deletions, { projection: { auditDrafts: 1 } })) {
-      for (const draft of account.auditDrafts ?? []) {
+    const deletions = { ...(accountId ? { _id: accountId } : {}), 'auditDeletions.0': { $exists: true } };
+    for await (const account of c.accounts.find(deletions, { projection: { auditDeletions: 1 } })) {
+      for (const draft of account.auditDeletions ?? []) {
         if (now - new Date(draft.at).getTime() < DELETION_SETTLES_MS) continue; // its request may still be deleting
-        const gone = !(await c.webhookEndpoints.findOne({ _id: draft.target.id }, { projection: { _id: 1 } }));
+        const home = deletable[draft.target.type];
+        const gone = !home || !(await home.findOne({ _id: draft.target.id }, { projection: { _id: 1 } }));
         if (gone) {
           await append(draft);
           flushed++;
         }
-        await c.accounts.updateOne({ _id: account._id }, { $pull: { auditDrafts: { id: draft.id } } });
+        await c.accounts.updateOne({ _id: account._id }, { $pull: { auditDeletions: { id: draft.id } } });
       }
     }
     return flushed;
@@ -145,19 +159,22 @@ export function createAuditLog(db: Db) {
    * by whether the target is gone. Answers what `remove` did.
    */
   async function deleting(draft: AuditDraft, remove: () => Promise<boolean>): Promise<boolean> {
-    await c.accounts.updateOne({ _id: draft.accountId }, { $push: { auditDrafts: draft } });
+    await c.accounts.updateOne({ _id: draft.accountId }, { $push: { auditDeletions: draft } });
     const removed = await remove();
     if (removed) await append(draft);
-    await c.accounts.updateOne({ _id: draft.accountId }, { $pull: { auditDrafts: { id: draft.id } } });
+    await c.accounts.updateOne({ _id: draft.accountId }, { $pull: { auditDeletions: { id: draft.id } } });
     return removed;
   }
 
   return {
     append,
     deleting,
-    /** After a change to a key (`credentials`) or an endpoint (`webhookEndpoints`): its drafts into the chain. */
-    flushKey: (keyId: string) => flushHolder(holders[0]!, keyId),
-    flushEndpoint: (endpointId: string) => flushHolder(holders[1]!, endpointId),
+    /** After a change to a key (`credentials`), an endpoint (`webhookEndpoints`), an account (a grant, a plan), a link secret or a destination: its drafts into the chain. */
+    flushKey: (keyId: string) => flushHolder(keys, keyId),
+    flushEndpoint: (endpointId: string) => flushHolder(endpoints, endpointId),
+    flushAccount: (accountId: string) => flushHolder(accounts, accountId),
+    flushLinkSecret: (id: string) => flushHolder(linkSecrets, id),
+    flushDestination: (id: string) => flushHolder(destinations, id),
     flushLeftovers,
 
     /**

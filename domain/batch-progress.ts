@@ -58,10 +58,16 @@ export function createBatchProgress(db: Db, onEvent?: EventSink) {
     return doc ? doc.next - 1 : null;
   }
 
-  /** Marks a pending item running once its call started (a repeat, or an item skipped meanwhile, moves nothing). */
-  async function markRunning(item: Pick<BatchItemDoc, '_id' | 'batchId' | 'attempt'>, requestId: string): Promise<void> {
-    const before = await batchItems.findOneAndUpdate({ _id: item._id, status: 'pending', attempt: item.attempt }, { $set: { status: 'running', requestId } });
-    if (before) await batches.updateOne({ _id: item.batchId }, { $inc: move('pending', 'running') });
+  /**
+   * Marks pending items running once their calls started (a repeat, or an item skipped meanwhile,
+   * moves nothing), then moves the batch's counts once for all that moved.
+   */
+  async function markRunning(batchId: string, started: { item: Pick<BatchItemDoc, '_id' | 'attempt'>; requestId: string }[]): Promise<void> {
+    const moved = await Promise.all(
+      started.map(({ item, requestId }) => batchItems.findOneAndUpdate({ _id: item._id, status: 'pending', attempt: item.attempt }, { $set: { status: 'running', requestId } })),
+    );
+    const n = moved.filter(Boolean).length;
+    if (n > 0) await batches.updateOne({ _id: batchId }, { $inc: move('pending', 'running', n) });
   }
 
   /**
@@ -70,18 +76,20 @@ export function createBatchProgress(db: Db, onEvent?: EventSink) {
    * batch goes back to pending, for its next attempt after the batch resumes.
    */
   async function finishItem(o: BatchItemOutcome, now = new Date()): Promise<void> {
-    const batch = await batches.findOne({ _id: o.batchId });
-    if (!batch) return;
     const short = !o.result.ok && o.result.error.code === 'insufficient_credits';
     const id = `${o.batchId}:${o.index}`;
-    if (short && batch.onInsufficientCredits === 'wait' && !batch.stopped) {
-      const before = await batchItems.findOneAndUpdate(
-        { _id: id, attempt: o.attempt, callEnded: { $ne: true } },
-        { $set: { status: 'pending' }, $inc: { attempt: 1 }, $unset: { requestId: '' } },
-      );
-      if (before) await batches.updateOne({ _id: o.batchId }, { $inc: move(before.status, 'pending') });
-      await pause(batch, now);
-      return;
+    if (short) {
+      const batch = await batches.findOne({ _id: o.batchId });
+      if (!batch) return;
+      if (batch.onInsufficientCredits === 'wait' && !batch.stopped) {
+        const before = await batchItems.findOneAndUpdate(
+          { _id: id, attempt: o.attempt, callEnded: { $ne: true } },
+          { $set: { status: 'pending' }, $inc: { attempt: 1 }, $unset: { requestId: '' } },
+        );
+        if (before) await batches.updateOne({ _id: o.batchId }, { $inc: move(before.status, 'pending') });
+        await pause(batch, now);
+        return;
+      }
     }
     const result = o.result;
     const status: BatchItemDoc['status'] = result.ok ? 'succeeded' : short ? 'skipped' : 'failed';
@@ -92,12 +100,13 @@ export function createBatchProgress(db: Db, onEvent?: EventSink) {
       { _id: id, attempt: o.attempt, callEnded: { $ne: true } },
       { $set: { status, requestId: o.requestId, callEnded: true, endedAt: now, ...ended }, $unset: { input: '', sealed: '' } },
     );
+    let after: BatchDoc | null = null;
     if (before) {
       const charged = result.ok ? result.charged : 0;
-      await batches.updateOne({ _id: o.batchId }, { $inc: { ...move(before.status, status), ...(charged ? { charged } : {}) } });
+      after = await batches.findOneAndUpdate({ _id: o.batchId }, { $inc: { ...move(before.status, status), ...(charged ? { charged } : {}) } }, { returnDocument: 'after' });
     }
     if (short) await stop(o.batchId, 'insufficient_credits', now);
-    else await completeIfDone(o.batchId, now);
+    else await completeIfDone(o.batchId, now, after);
   }
 
   /** Pauses a running `wait` batch (once: `batch.paused` is told by the item that paused it). */
@@ -127,8 +136,11 @@ export function createBatchProgress(db: Db, onEvent?: EventSink) {
   /**
    * Completes a batch with nothing pending or running (the counts counted again from its items)
    * and tells `batch.completed` once. A cancelled batch keeps its status and gains `completedAt`.
+   * `seen`: the batch as the caller just read it, which spares the read when it has items to claim.
    */
-  async function completeIfDone(batchId: string, now: Date): Promise<void> {
+  async function completeIfDone(batchId: string, now: Date, seen?: BatchDoc | null): Promise<void> {
+    // A batch the caller has just read with items still to claim is not done: whoever ends its last item completes it.
+    if (seen && !seen.stopped && seen.next < seen.total) return;
     const doc = await batches.findOne({ _id: batchId });
     if (!doc || doc.completedAt || doc.status === 'paused') return;
     if (!doc.stopped && doc.next < doc.total) return;
@@ -150,12 +162,12 @@ export function createBatchProgress(db: Db, onEvent?: EventSink) {
 
   /**
    * Resumes the account's paused batches (credits arrived), and gives up on those paused past
-   * BATCH_CREDIT_WAIT_MS as `stop` would. Answers when the next paused batch must be looked at.
+   * `waitMs` (BATCH_CREDIT_WAIT_MS) as `stop` would. Answers when the next paused batch must be looked at.
    */
-  async function resumeOrGiveUp(accountId: string, resume: boolean, now: Date): Promise<number | undefined> {
+  async function resumeOrGiveUp(accountId: string, resume: boolean, now: Date, waitMs = BATCH_CREDIT_WAIT_MS): Promise<number | undefined> {
     let wakeAt: number | undefined;
     for (const doc of await batches.find({ accountId, status: 'paused' }).toArray()) {
-      const until = (doc.pausedAt ?? now).getTime() + BATCH_CREDIT_WAIT_MS;
+      const until = (doc.pausedAt ?? now).getTime() + waitMs;
       if (until <= now.getTime()) {
         await batches.updateOne({ _id: doc._id, status: 'paused' }, { $set: { status: 'running' } });
         await stop(doc._id, 'insufficient_credits', now);

@@ -8,6 +8,7 @@ import type { GrantDoc, GrantKind } from '../lib/mongo-documents.js';
 import { derivedId, newId } from '../lib/ids.js';
 import type { EventSink } from './events.js';
 import { createLedger } from './ledger.js';
+import { SERVICE_ACTOR, auditDraft, createAuditLog, type AuditContext } from './audit-log.js';
 
 export interface GrantRequest {
   accountId: string;
@@ -17,6 +18,8 @@ export interface GrantRequest {
   expiresAt?: Date | null;
   idempotencyKey?: string | null;
   periodStart?: Date;
+  /** Who grants, as the audit log records it (`credits.granted`); the service itself when left out. */
+  audit?: AuditContext;
 }
 
 export interface GrantOutcome {
@@ -58,6 +61,7 @@ const EXPIRY_BATCH = 500;
 export function createGrants(db: Db, onEvent?: EventSink) {
   const { grants, accounts, ledger: usage } = collections(db);
   const ledger = createLedger(db, onEvent);
+  const auditLog = createAuditLog(db);
 
   /** Lets what is left of a due grant lapse (a no-op when it did already), then marks its record. */
   async function expire(record: GrantDoc, now: number): Promise<number> {
@@ -90,7 +94,12 @@ export function createGrants(db: Db, onEvent?: EventSink) {
       const inserted = await insertIfAbsent(grants, fresh);
       const record = inserted ? fresh : (await grants.findOne({ _id: id }))!;
       if (!inserted && record.appliedAt && record.balanceAfter !== null) return { grant: record, balance: record.balanceAfter, replayed: true };
-      const applied = await ledger.applyGrant({ accountId: record.accountId, grantId: id, amount: record.amount, reason: record.reason, expiresAt: record.expiresAt }, now);
+      // Its audit entry is written by the update that puts it in the account, so it is recorded once and never lost.
+      const audit = auditDraft(request.audit ?? SERVICE_ACTOR, record.accountId, 'credits.granted', { type: 'grant', id }, {
+        amount: [null, record.amount], reason: [null, record.reason], expiresAt: [null, record.expiresAt],
+      }, new Date(now));
+      const applied = await ledger.applyGrant({ accountId: record.accountId, grantId: id, amount: record.amount, reason: record.reason, expiresAt: record.expiresAt, audit }, now);
+      if (applied.applied) await auditLog.flushAccount(record.accountId);
       await grants.updateOne({ _id: id, appliedAt: null }, { $set: { appliedAt: new Date(now), balanceAfter: applied.balance } });
       const done = (await grants.findOne({ _id: id }))!;
       // A grant whose expiry has passed already (an allowance granted after its period ended) lapses at once.

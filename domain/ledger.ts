@@ -5,7 +5,7 @@
 //! refund gives it back to them. Balance events are decided here, on the charged balance.
 import type { Db } from 'mongodb';
 import { collections } from '../lib/mongo.js';
-import type { AccountDoc, GrantKind } from '../lib/mongo-documents.js';
+import type { AccountDoc, AuditDraft, GrantKind } from '../lib/mongo-documents.js';
 import type { EventSink } from './events.js';
 import { LOW_BALANCE_THRESHOLD, keyLimitRefusal, lotPath, readAccount, spendMonth } from './account-doc.js';
 import { BALANCE_FIELDS, createBalanceEvents, outboxEvent } from './balance-events.js';
@@ -93,9 +93,13 @@ export function createLedger(db: Db, onEvent?: EventSink) {
      * already (its lot stays in the document for good, expired or not): a repeat applies nothing.
      * The update is pinned to the balances read just before (retried on a race) so that re-arming
      * the low and exhausted latches, and the balance in the event, are decided on the exact
-     * balance the grant produced.
+     * balance the grant produced. `audit`: its audit entry's draft, written by the same update
+     * (domain/audit-log.ts), so the grant is never in the account without it.
      */
-    async applyGrant(grant: { accountId: string; grantId: string; amount: number; reason: GrantKind; expiresAt: Date | null }, now = Date.now()): Promise<AppliedGrant> {
+    async applyGrant(
+      grant: { accountId: string; grantId: string; amount: number; reason: GrantKind; expiresAt: Date | null; audit?: AuditDraft },
+      now = Date.now(),
+    ): Promise<AppliedGrant> {
       const { accountId, grantId, amount } = grant;
       for (;;) {
         const doc = await upkeep.current(accountId, now);
@@ -110,9 +114,10 @@ export function createLedger(db: Db, onEvent?: EventSink) {
               lowArmed: doc.lowArmed || charged >= LOW_BALANCE_THRESHOLD,
               exhaustedArmed: doc.exhaustedArmed || charged > 0,
             },
-            ...(grant.reason === 'welcome'
-              ? {}
-              : { $push: { outbox: outboxEvent('credits.granted', { amount, reason: grant.reason, balance: doc.balance + amount }, new Date(now)) } }),
+            ...pushes({
+              outbox: grant.reason === 'welcome' ? undefined : outboxEvent('credits.granted', { amount, reason: grant.reason, balance: doc.balance + amount }, new Date(now)),
+              auditDrafts: grant.audit,
+            }),
           },
           { returnDocument: 'after', projection: BALANCE_FIELDS },
         );
@@ -126,3 +131,9 @@ export function createLedger(db: Db, onEvent?: EventSink) {
 }
 
 export type Ledger = ReturnType<typeof createLedger>;
+
+/** `$push` of the values given (none: no `$push`, which an update may not leave empty). */
+function pushes(values: Record<string, unknown>): { $push?: Record<string, unknown> } {
+  const given = Object.entries(values).filter(([, v]) => v !== undefined);
+  return given.length ? { $push: Object.fromEntries(given) } : {};
+}

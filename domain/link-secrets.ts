@@ -8,6 +8,7 @@ import { newId } from '../lib/ids.js';
 import { collections } from '../lib/mongo.js';
 import type { LinkSecretDoc } from '../lib/mongo-documents.js';
 import { open, seal } from '../lib/sealed.js';
+import { auditDraft, createAuditLog, type AuditContext } from './audit-log.js';
 
 export const LINK_SECRET_PREFIX = 'lksec_';
 /** Live secrets an account may hold at once: enough to rotate, few enough to review. */
@@ -32,28 +33,35 @@ export interface LinkVerifier {
 export function createLinkSecrets(db: Db, secretKey: Buffer) {
   const { linkSecrets } = collections(db);
   const cache = new Map<string, { verifier: LinkVerifier | null; at: number }>();
+  const auditLog = createAuditLog(db);
   const opened = (doc: LinkSecretDoc) => open<string>(secretKey, doc.secretSealed, secretAad(doc._id));
 
   return {
-    /** A new live secret, or null when the account already holds MAX_LIVE_LINK_SECRETS. */
-    async create(accountId: string): Promise<{ doc: LinkSecretDoc; secret: string } | null> {
+    /** A new live secret, or null when the account already holds MAX_LIVE_LINK_SECRETS. Its audit entry is written with it. */
+    async create(accountId: string, audit: AuditContext): Promise<{ doc: LinkSecretDoc; secret: string } | null> {
       const live = await linkSecrets.countDocuments({ accountId, retiredAt: null });
       if (live >= MAX_LIVE_LINK_SECRETS) return null;
       const id = newId('lks');
       const secret = LINK_SECRET_PREFIX + randomBytes(32).toString('base64url');
-      const doc: LinkSecretDoc = { _id: id, accountId, secretSealed: seal(secretKey, secret, secretAad(id)), createdAt: new Date(), retiredAt: null };
+      const createdAt = new Date();
+      const draft = auditDraft(audit, accountId, 'link_secret.created', { type: 'link_secret', id }, {}, createdAt);
+      const doc: LinkSecretDoc = { _id: id, accountId, secretSealed: seal(secretKey, secret, secretAad(id)), createdAt, retiredAt: null, auditDrafts: [draft] };
       await linkSecrets.insertOne(doc);
+      await auditLog.flushLinkSecret(id);
       return { doc, secret };
     },
 
     /** Every secret of the account, retired ones included, newest first. */
     list: (accountId: string) => linkSecrets.find({ accountId }).sort({ createdAt: -1, _id: -1 }).toArray(),
 
-    /** Retires the secret (again: the same answer); null when it is not the account's. */
-    async retire(accountId: string, id: string): Promise<LinkSecretDoc | null> {
-      await linkSecrets.updateOne({ _id: id, accountId, retiredAt: null }, { $set: { retiredAt: new Date() } });
+    /** Retires the secret (again: the same answer, and no second audit entry); null when it is not the account's. */
+    async retire(accountId: string, id: string, audit: AuditContext): Promise<LinkSecretDoc | null> {
+      const now = new Date();
+      const draft = auditDraft(audit, accountId, 'link_secret.retired', { type: 'link_secret', id }, { retiredAt: [null, now] }, now);
+      const { modifiedCount } = await linkSecrets.updateOne({ _id: id, accountId, retiredAt: null }, { $set: { retiredAt: now }, $push: { auditDrafts: draft } });
       cache.delete(id);
-      return linkSecrets.findOne({ _id: id, accountId });
+      if (modifiedCount) await auditLog.flushLinkSecret(id);
+      return linkSecrets.findOne({ _id: id, accountId }, { projection: { auditDrafts: 0 } });
     },
 
     /** The account's newest live secret, opened (to sign a link for the owner), or one named by id. */

@@ -36,9 +36,10 @@ export interface StoredRender {
 
 /** What a miss stores: the image and the rest of the tool's output. */
 export interface NewRender {
+  /** Its entry: renderCacheId of the account, the tool and the validated input. */
+  id: string;
   accountId: string;
   tool: string;
-  input: Record<string, unknown>;
   image: Buffer;
   mimeType: string;
   meta: Record<string, unknown>;
@@ -50,20 +51,27 @@ export function renderCacheId(accountId: string, tool: string, input: Record<str
   return `${accountId}:${digest}`;
 }
 
-const dayOf = (at: Date) => at.toISOString().slice(0, 10);
+/** A capture's output (its JSON, as a call answers it) split into the image and the rest. */
+export function renderOfOutput(json: Buffer, field: string): Pick<NewRender, 'image' | 'mimeType' | 'meta'> {
+  const { [field]: base64, ...meta } = JSON.parse(json.toString('utf8')) as Record<string, unknown>;
+  return { image: Buffer.from(String(base64), 'base64'), mimeType: String(meta.mimeType), meta };
+}
+
+/** The UTC day (`yyyy-mm-dd`) hits of `at` are counted on. */
+export const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 
 /** Bounded by bytes; the oldest insertion goes first (a Map keeps insertion order). */
-function memoryOfImages() {
+function memoryOfImages(maxBytes: number) {
   const images = new Map<string, Buffer>();
   let held = 0;
   return {
     get: (key: string) => images.get(key),
     set(key: string, image: Buffer) {
-      if (image.length > MEMORY_MAX_IMAGE || images.has(key)) return;
+      if (image.length > Math.min(MEMORY_MAX_IMAGE, maxBytes) || images.has(key)) return;
       images.set(key, image);
       held += image.length;
       for (const [k, v] of images) {
-        if (held <= MEMORY_BYTES) break;
+        if (held <= maxBytes) break;
         images.delete(k);
         held -= v.length;
       }
@@ -71,11 +79,14 @@ function memoryOfImages() {
   };
 }
 
-/** `blobs`: the deployment's blob store (BLOB_STORE_URL); renders go to its `render-cache` area. */
-export function createRenderCache(deps: { db: Db; blobs: BlobStore }) {
+/**
+ * `blobs`: the deployment's blob store (BLOB_STORE_URL); renders go to its `render-cache` area.
+ * `memoryBytes`: images kept in this process for hits (default 64 MiB); 0 where no hit is answered.
+ */
+export function createRenderCache(deps: { db: Db; blobs: BlobStore; memoryBytes?: number }) {
   const { renderCache: entries, renderCacheDays: days } = collections(deps.db);
   const store = deps.blobs.area(RENDER_CACHE_AREA);
-  const memory = memoryOfImages();
+  const memory = memoryOfImages(deps.memoryBytes ?? MEMORY_BYTES);
   const memo = new Map<string, { entry: RenderCacheDoc; at: number }>();
   const pendingHits = new Map<string, { accountId: string; day: string; hits: number; creditsSaved: number }>();
   let flushing: NodeJS.Timeout | undefined;
@@ -109,9 +120,9 @@ export function createRenderCache(deps: { db: Db; blobs: BlobStore }) {
   }
 
   return {
-    /** The stored render of this input if it is at most `maxAgeS` old, else undefined. */
-    async lookup(accountId: string, tool: string, input: Record<string, unknown>, maxAgeS: number, now = Date.now()): Promise<StoredRender | undefined> {
-      const entry = await entryOf(renderCacheId(accountId, tool, input));
+    /** The stored render under `id` (renderCacheId) if it is at most `maxAgeS` old, else undefined. */
+    async lookup(id: string, maxAgeS: number, now = Date.now()): Promise<StoredRender | undefined> {
+      const entry = await entryOf(id);
       if (!entry || entry.expiresAt.getTime() <= now) return undefined;
       const ageS = Math.max(0, Math.floor((now - entry.createdAt.getTime()) / 1000));
       if (ageS > maxAgeS) return undefined;
@@ -124,7 +135,7 @@ export function createRenderCache(deps: { db: Db; blobs: BlobStore }) {
       const blobKey = await store.put(render.image);
       memory.set(blobKey, render.image);
       const entry: RenderCacheDoc = {
-        _id: renderCacheId(render.accountId, render.tool, render.input),
+        _id: render.id,
         accountId: render.accountId,
         tool: render.tool,
         blobKey,
@@ -158,9 +169,16 @@ export function createRenderCache(deps: { db: Db; blobs: BlobStore }) {
       }, HIT_FLUSH_MS).unref();
     },
 
-    /** The account's days with hits, newest first (at most `limit`). */
-    days: (accountId: string, limit = 31) =>
-      days.find({ accountId }, { projection: { _id: 0, day: 1, hits: 1, creditsSaved: 1 } }).sort({ day: -1 }).limit(limit).toArray(),
+    /** The account's days with hits, newest first (at most `limit`), within `range` (UTC days, both ends included) when given. */
+    days: (accountId: string, limit = 31, range: { from?: string; to?: string } = {}) =>
+      days
+        .find(
+          { accountId, ...(range.from || range.to ? { day: { ...(range.from ? { $gte: range.from } : {}), ...(range.to ? { $lte: range.to } : {}) } } : {}) },
+          { projection: { _id: 0, day: 1, hits: 1, creditsSaved: 1 } },
+        )
+        .sort({ day: -1 })
+        .limit(limit)
+        .toArray(),
 
     /** Empties the account's cache (seen by other API instances within ENTRY_MEMO_MS); the images go with the sweeps. Returns how many entries. */
     async purge(accountId: string): Promise<number> {

@@ -61,10 +61,15 @@ export interface AccountDoc {
    */
   keySpend?: Record<string, Record<string, number>>;
   /**
-   * Audit entries of deletions (a webhook endpoint's), written before the deletion: appended once
-   * the target is gone, dropped if it is still there a minute later (the deletion never happened).
+   * Audit entries of changes to the account (a grant applied, a plan change), written with the
+   * change, until they are in the chain.
    */
   auditDrafts?: AuditDraft[];
+  /**
+   * Audit entries of deletions (a webhook endpoint's, a destination's), written before the deletion: appended once
+   * the target is gone, dropped if it is still there a minute later (the deletion never happened).
+   */
+  auditDeletions?: AuditDraft[];
   /** Usage-ledger entries decided by an update of this document, copied to `ledger` after it (like `outbox`). */
   entries?: LedgerEntry[];
   /** The account's plan and where its monthly allowance stands (domain/allowances.ts). */
@@ -213,6 +218,8 @@ export interface DestinationDoc {
   /** The secret access key sealed with SECRET_KEY (lib/sealed.ts), bound to the destination id. */
   secretSealed: string;
   createdAt: Date;
+  /** Its creation's audit entry, written with it, until it is in the chain. */
+  auditDrafts?: AuditDraft[];
 }
 
 // --- Webhooks (domain/webhooks/, activities/core/webhooks.ts) ---
@@ -394,6 +401,8 @@ export interface LinkSecretDoc {
   createdAt: Date;
   /** Set when the owner retires it: its links stop working. */
   retiredAt: Date | null;
+  /** Audit entries of its creation and retirement, written with each, until they are in the chain. */
+  auditDrafts?: AuditDraft[];
 }
 
 /**

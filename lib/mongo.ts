@@ -117,10 +117,12 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.renderCache.createIndex({ accountId: 1 }),
     c.renderCache.createIndex({ expiresAt: 1 }),
     c.renderCacheDays.createIndex({ accountId: 1, day: -1 }),
-    // Batches: the account's list, its runner's search for what to run; the items of a batch by
-    // status in index order (items, results, pending ones to skip), and the account's running ones.
+    // Batches: the account's list, its runner's search for what to run; the items of a batch in
+    // index order (the items route's pages), by status in index order (the same filtered by status,
+    // pending ones to skip), in the order they ended (results), and the account's running ones.
     c.batches.createIndex({ accountId: 1, createdAt: -1 }),
     c.batches.createIndex({ accountId: 1, status: 1, createdAt: 1 }),
+    c.batchItems.createIndex({ batchId: 1, index: 1 }),
     c.batchItems.createIndex({ batchId: 1, status: 1, index: 1 }),
     c.batchItems.createIndex({ batchId: 1, endedAt: 1 }),
     c.batchItems.createIndex({ accountId: 1, status: 1 }),

@@ -92,6 +92,8 @@ export const BATCH_RUNNER_WAKE = 'wake';
 /** What the batch runner's workflow carries: only which account; everything else is in the database. */
 export interface BatchRunnerInput {
   accountId: string;
+  /** History events before the runner continues as new (default: the workflow's own); carried on. */
+  maxHistoryEvents?: number;
 }
 
 /** What one fill of an account's batch slots found (activities/core/batches.ts). */
@@ -150,6 +152,12 @@ export interface ToolCallInput {
    * account's batch runner) as its last step. Absent for every other call.
    */
   batch?: { id: string; index: number; attempt: number };
+  /**
+   * Set for an asynchronous capture asked for with `Cache-Control`: the render cache entry
+   * (domain/render-cache.ts `renderCacheId`) its outcome's step stores the image under once the
+   * call succeeded. Absent for every other call.
+   */
+  cacheAs?: string;
 }
 
 /**

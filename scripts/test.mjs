@@ -118,7 +118,11 @@ try {
     STACK_CONTROL_URL: testStack.controlUrl,
     ...(testStack.jaegerQueryUrl && { JAEGER_QUERY_URL: testStack.jaegerQueryUrl }),
     GOLD_FEED_CONTROL_URL: fixtures.goldFeed.controlUrl,
-    ...(clusterMode && { CLUSTER_METRICS_JSON: JSON.stringify(testStack.cluster.metricsUrls), CLUSTER_UI_URL: testStack.cluster.uiUrl }),
+    ...(clusterMode && {
+      CLUSTER_METRICS_JSON: JSON.stringify(testStack.cluster.metricsUrls),
+      CLUSTER_API_URLS_JSON: JSON.stringify(testStack.cluster.replicaUrls),
+      CLUSTER_UI_URL: testStack.cluster.uiUrl,
+    }),
   };
   const runAva = async (name, args) => {
     const ava = supervisor.start({ name, command: bin('ava'), args, cwd: root, layer: 2, oneShot: true, passthrough: true, stopTimeoutMs: 5_000, env: avaEnv });

@@ -11,6 +11,7 @@ const { recordCallOutcome } = proxyLocalActivities<CoreActivities>({
   retry: { initialInterval: '200ms', maximumInterval: '10s' },
 });
 
-export function finishAsyncCall(ref: { requestId: string; accountId: string; tool: string }, result: ToolCallResult): Promise<void> {
-  return recordCallOutcome({ requestId: ref.requestId, accountId: ref.accountId, tool: ref.tool, result });
+/** `cacheAs`: the render cache entry the step also stores a succeeded capture's image under (ToolCallInput). */
+export function finishAsyncCall(ref: { requestId: string; accountId: string; tool: string }, result: ToolCallResult, cacheAs?: string): Promise<void> {
+  return recordCallOutcome({ requestId: ref.requestId, accountId: ref.accountId, tool: ref.tool, result, ...(cacheAs ? { cacheAs } : {}) });
 }

@@ -8,9 +8,15 @@ import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, wo
 import type { BatchActivities } from '../activities/core/batches.js';
 import { BATCH_RUNNER_WAKE, type BatchRunnerInput } from '../lib/temporal-shared.js';
 
-/** A fill reads and writes the database and starts calls: retried until both answer. */
+/**
+ * A fill reads and writes the database and starts calls: retried until both answer. It heartbeats
+ * while it runs, so a fill whose worker died is retried within the heartbeat timeout (the chaos run's
+ * killed workers stalled a batch for the whole start-to-close timeout without it), while a fill that
+ * waits on the database is not run twice beside itself.
+ */
 const { fillBatchSlots } = proxyActivities<BatchActivities>({
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1s', maximumInterval: '30s' },
 });
 
@@ -38,7 +44,7 @@ export async function batchRunner(input: BatchRunnerInput): Promise<void> {
       continue;
     }
     const info = workflowInfo();
-    if (info.continueAsNewSuggested || info.historyLength > MAX_HISTORY_EVENTS) {
+    if (info.continueAsNewSuggested || info.historyLength > (input.maxHistoryEvents ?? MAX_HISTORY_EVENTS)) {
       await continueAsNew<typeof batchRunner>(input);
     }
     if (woken) continue;

@@ -78,7 +78,7 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
   // input, for a call that may already be charged. (Calls started before that still do it here.)
   // Nobody answers a batch item or an asynchronous call: the workflow ends the key itself.
   if (call.sealed && (call.async || call.batch || !patched(API_DESTROYS_CALL_KEY))) await ledger.destroyCallKey(ref.requestId);
-  if (call.async) await finishAsyncCall(ref, result);
+  if (call.async) await finishAsyncCall(ref, result, call.cacheAs);
   if (call.batch) await finishBatchItem({ ...call.batch, requestId: ref.requestId, accountId: call.accountId }, result);
   return result;
 }

@@ -3,10 +3,12 @@
 //! would have been, the `toolCall` workflow on its tool's queue, with `BatchId` beside `AccountId`
 //! and `Tool`; its input comes from the database, so none of it is in the runner's history.
 import type { Db } from 'mongodb';
+import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { findTool } from '../../domain/catalogue.js';
 import { createBatchProgress } from '../../domain/batch-progress.js';
+import { batchItemId } from '../../domain/batches.js';
 import { createCallKeys } from '../../domain/call-keys.js';
 import { createLedger } from '../../domain/ledger.js';
 import type { EventSink } from '../../domain/events.js';
@@ -23,6 +25,12 @@ import {
   type ToolCallInput,
 } from '../../lib/temporal-shared.js';
 
+/** Priority key of a batch item's call (1 first, 5 last; unset is 3): bulk work yields to single calls. */
+const BATCH_ITEM_PRIORITY = 4;
+
+/** A fill's heartbeat: well within the runner's heartbeat timeout (10 s). */
+const HEARTBEAT_EVERY_MS = 2_000;
+
 export interface BatchActivityDeps {
   db: Db;
   client: Client;
@@ -30,6 +38,8 @@ export interface BatchActivityDeps {
   secretKey: Buffer;
   /** BATCH_CONCURRENCY. */
   concurrency: number;
+  /** How long a `wait` batch waits for credits before it gives up (default BATCH_CREDIT_WAIT_MS, 7 days). */
+  creditWaitMs?: number;
   onEvent?: EventSink;
 }
 
@@ -61,11 +71,9 @@ export function createBatchActivities(deps: BatchActivityDeps) {
     return { ...call, sealed: seal(await callKeys.issue(requestId), secret, requestId) };
   }
 
-  /** Starts an item's call (a repeat finds it started) and marks the item running. */
-  async function launch(batch: BatchDoc, index: number): Promise<void> {
-    const item = await batchItems.findOne({ _id: `${batch._id}:${index}` });
-    if (!item || item.status !== 'pending') return;
-    const requestId = batchItemRequestId(batch.accountId, batch._id, index, item.attempt);
+  /** Starts an item's call (a repeat finds it started); answers its request id once it is started. */
+  async function start(batch: BatchDoc, item: BatchItemDoc): Promise<string> {
+    const requestId = batchItemRequestId(batch.accountId, batch._id, item.index, item.attempt);
     const tool = findTool(batch.tool)!;
     try {
       await deps.client.workflow.start(WORKFLOW_TYPES.toolCall, {
@@ -74,6 +82,8 @@ export function createBatchActivities(deps: BatchActivityDeps) {
         args: [await callInput(batch, item, requestId)],
         workflowTaskTimeout: CALL_WORKFLOW_TASK_TIMEOUT_MS,
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        // Behind synchronous calls on the pool's queue whenever tasks wait there (a call's own default is 3).
+        priority: { priorityKey: BATCH_ITEM_PRIORITY },
         typedSearchAttributes: new TypedSearchAttributes([
           { key: SEARCH_ATTRIBUTES.accountId, value: batch.accountId },
           { key: SEARCH_ATTRIBUTES.tool, value: tool.name },
@@ -84,7 +94,18 @@ export function createBatchActivities(deps: BatchActivityDeps) {
       // Started by an earlier run of this activity whose end was lost: it runs, or ran, once.
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
-    await progress.markRunning(item, requestId);
+    return requestId;
+  }
+
+  /**
+   * Starts the calls of a batch's items that are still pending (read in one page, started side by
+   * side) and marks them running, the batch's counts moved once for all of them.
+   */
+  async function launch(batch: BatchDoc, indexes: number[]): Promise<void> {
+    if (indexes.length === 0) return;
+    const items = await batchItems.find({ _id: { $in: indexes.map((i) => batchItemId(batch._id, i)) }, status: 'pending' }).toArray();
+    const started = await Promise.all(items.map(async (item) => ({ item, requestId: await start(batch, item) })));
+    await progress.markRunning(batch._id, started);
   }
 
   /** Paused batches: resumed once the balance covers an item, given up on after their wait. */
@@ -92,43 +113,60 @@ export function createBatchActivities(deps: BatchActivityDeps) {
     const paused = await batches.find({ accountId, status: 'paused' }, { projection: { cost: 1 } }).toArray();
     if (paused.length === 0) return undefined;
     const { balance } = await ledger.balanceOf(accountId);
-    return progress.resumeOrGiveUp(accountId, paused.some((b) => balance >= b.cost), now);
+    return progress.resumeOrGiveUp(accountId, paused.some((b) => balance >= b.cost), now, deps.creditWaitMs);
   }
 
   return {
     async fillBatchSlots(accountId: string): Promise<BatchFill> {
-      const now = new Date();
-      const wakeAt = await resumable(accountId, now);
-      const active = await batches.find({ accountId, status: { $in: ['running', 'cancelled'] }, completedAt: null }).sort({ createdAt: 1 }).toArray();
-      for (const batch of active) {
-        if (batch.stopped) {
-          await progress.settleStopped(batch, now);
-          continue;
-        }
-        // Claimed, but their start or its mark was cut short (this activity died), or items back
-        // from a pause for credits: started (again) before anything new.
-        for (const item of await batchItems.find({ batchId: batch._id, status: 'pending', index: { $lt: batch.next } }, { projection: { index: 1 } }).toArray()) {
-          await launch(batch, item.index);
-        }
+      // Alive while it waits on the database or Temporal: see the runner's heartbeat timeout.
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+      try {
+        return await fill(accountId);
+      } finally {
+        clearInterval(beat);
       }
-      let running = await batchItems.countDocuments({ accountId, status: 'running' });
-      let waiting = 0;
-      for (const batch of active) {
-        if (batch.stopped) continue;
-        while (running < deps.concurrency) {
-          const index = await progress.claim(batch);
-          if (index === null) break;
-          await launch(batch, index);
-          running++;
-        }
-        const after = await batches.findOne({ _id: batch._id }, { projection: { next: 1, total: 1, status: 1 } });
-        if (after?.status === 'running') waiting += after.total - after.next;
-        // A batch whose items all ended before this fill saw them (or that had none left) completes here.
-        await progress.completeIfDone(batch._id, now);
-      }
-      return { running, waiting, ...(wakeAt !== undefined ? { wakeAt } : {}) };
     },
   };
+
+  async function fill(accountId: string): Promise<BatchFill> {
+    const now = new Date();
+    const wakeAt = await resumable(accountId, now);
+    const active = await batches.find({ accountId, status: { $in: ['running', 'cancelled'] }, completedAt: null }).sort({ createdAt: 1 }).toArray();
+    for (const batch of active) {
+      if (batch.stopped) {
+        await progress.settleStopped(batch, now);
+        continue;
+      }
+      // Claimed, but their start or its mark was cut short (this activity died), or items back
+      // from a pause for credits: started (again) before anything new.
+      const again = await batchItems.find({ batchId: batch._id, status: 'pending', index: { $lt: batch.next } }, { projection: { index: 1 } }).toArray();
+      await launch(batch, again.map((item) => item.index));
+    }
+    let running = await batchItems.countDocuments({ accountId, status: 'running' });
+    let waiting = 0;
+    for (const batch of active) {
+      if (batch.stopped) continue;
+      const claimed: number[] = [];
+      let next = batch.next;
+      let refused = false; // paused or stopped since it was read
+      while (running + claimed.length < deps.concurrency && next < batch.total) {
+        const index = await progress.claim(batch);
+        if (index === null) {
+          refused = true;
+          break;
+        }
+        claimed.push(index);
+        next = index + 1;
+      }
+      await launch(batch, claimed);
+      running += claimed.length;
+      if (!refused && next < batch.total) waiting += batch.total - next;
+      // A batch whose items all ended before this fill saw them (or that had none left) completes here.
+      else await progress.completeIfDone(batch._id, now);
+    }
+    return { running, waiting, ...(wakeAt !== undefined ? { wakeAt } : {}) };
+  }
 }
 
 export type BatchActivities = ReturnType<typeof createBatchActivities>;

@@ -4,10 +4,10 @@ import type { Db } from 'mongodb';
 import { createLedger } from '../../domain/ledger.js';
 import type { CallRef } from '../../domain/ledger-terms.js';
 import { createCallKeys } from '../../domain/call-keys.js';
-import { createAsyncCalls, type CallOutcome } from '../../domain/async-calls.js';
+import { createCallOutcomes } from '../call-outcome.js';
 import { createAllowances } from '../../domain/allowances.js';
 import { DEFAULT_SWEEP, createSweeper } from './sweeper.js';
-import type { BlobStore } from '../../lib/blob-store.js';
+import { DatabaseBlobStore, type BlobStore } from '../../lib/blob-store.js';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js';
 import type { EventSink } from '../../domain/events.js';
 import { createBatchActivities, type BatchActivityDeps } from './batches.js';
@@ -28,7 +28,6 @@ export interface CoreActivityOptions {
 export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) {
   const ledger = createLedger(db, options.onEvent);
   const callKeys = createCallKeys(db);
-  const asyncCalls = createAsyncCalls(db, options.onEvent);
   const sweep = options.auditRetentionDays ? { ...DEFAULT_SWEEP, auditRetentionMs: options.auditRetentionDays * 24 * 60 * 60 * 1000 } : DEFAULT_SWEEP;
   const sweeper = createSweeper(db, sweep, options.blobs);
   const allowances = createAllowances(db, options.onEvent);
@@ -37,7 +36,7 @@ export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) 
     commit: (call: CallRef) => ledger.commit(call),
     refund: (call: CallRef) => ledger.refund(call),
     destroyCallKey: (requestId: string) => callKeys.destroy(requestId),
-    recordCallOutcome: (outcome: CallOutcome) => asyncCalls.finish(outcome),
+    ...createCallOutcomes({ db, blobs: options.blobs ?? new DatabaseBlobStore(db), onEvent: options.onEvent }),
     sweep: (now?: number) => sweeper.sweep(now),
     /** `now`: the allowance workflow's time, so months can be tested by skipping time. */
     runAllowances: (now: number) => allowances.run(now),

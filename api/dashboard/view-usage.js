@@ -1,5 +1,6 @@
 //! Balance and usage: the balance (with the low and zero states), the chart of credits per day
-//! and tool, and the ledger of calls with their request ids, paged with the API's cursor.
+//! and tool, the render cache's hits and credits saved per day, and the ledger of calls with their
+//! request ids, paged with the API's cursor.
 import { aggregateUsage, usageChart, windowStart } from './chart.js';
 import { announce, busy, credits, dataTable, empty, errorBox, focusOn, formatInt, h, loading, replace, time } from './dom.js';
 
@@ -16,6 +17,7 @@ const OUTCOMES = { charged: 'Charged', refunded: 'Refunded', expired: 'Expired' 
 export function createUsageView({ client, container, section }) {
   let account = null;
   let items = [];
+  let cacheDays = [];
   let nextCursor = null;
   let shown = TABLE_PAGE;
   let capped = false;
@@ -43,6 +45,7 @@ export function createUsageView({ client, container, section }) {
       const ledger = await readLedger(client);
       account = fresh;
       items = ledger.rows;
+      cacheDays = ledger.days;
       nextCursor = ledger.cursor;
       capped = ledger.capped;
       updatedAt = new Date();
@@ -74,6 +77,8 @@ export function createUsageView({ client, container, section }) {
       h('h3', {}, 'Credits per day'),
       data.total > 0 ? usageChart(data, { tableOpen, onTableToggle: (open) => (tableOpen = open) }) : empty(`No credits used in the last ${CHART_DAYS} days. Calls made with your API keys show up here.`),
       capped ? h('p', { class: 'muted small' }, `The chart counts your latest ${formatInt(items.length)} calls.`) : null,
+      h('h3', { id: 'cache-days-title' }, 'Render cache'),
+      cacheTable(cacheDays),
       h('h3', { id: 'calls-title' }, 'Recent calls'),
       callsTable(),
     );
@@ -118,14 +123,33 @@ async function readLedger(client) {
   const rows = [];
   const start = windowStart(CHART_DAYS);
   let cursor = null;
+  // Every page carries the same days of the render cache (the last 31); the first one's are kept.
+  let days = null;
   for (let pages = 0; pages < MAX_PAGES; pages++) {
     const page = await client.usage({ limit: FETCH_LIMIT, cursor: cursor ?? undefined });
     rows.push(...page.items);
+    days ??= page.days ?? [];
     cursor = page.nextCursor;
     const oldest = rows.at(-1);
-    if (!cursor || !oldest || new Date(oldest.at) < start) return { rows, cursor, capped: false };
+    if (!cursor || !oldest || new Date(oldest.at) < start) return { rows, cursor, capped: false, days };
   }
-  return { rows, cursor, capped: true };
+  return { rows, cursor, capped: true, days };
+}
+
+/** The render cache's days with hits: answers it gave for free, and the credits they did not cost. */
+function cacheTable(days) {
+  if (days.length === 0) return h('div', { id: 'cache-days' }, empty('No render cache hits in the last 31 days. Captures asked for with Cache-Control or through render links are answered from it, free.'));
+  return h(
+    'div',
+    { id: 'cache-days' },
+    dataTable({
+      attrs: { class: 'cache-days-table', 'aria-labelledby': 'cache-days-title' },
+      caption: 'Answers taken from the render cache per day (UTC), newest first. They are free and are not calls.',
+      columns: ['Day (UTC)', { label: 'Cache hits', class: 'num' }, { label: 'Credits saved', class: 'num' }],
+      rowHeader: 0,
+      rows: days.map((d) => ({ cells: [d.day, formatInt(d.cacheHits), formatInt(d.creditsSaved)] })),
+    }),
+  );
 }
 
 /** What the balance's level means for calls, when it means anything. */

@@ -102,9 +102,18 @@ export const ACCOUNT_SCHEMAS: Record<string, JsonSchema> = {
     items: { type: 'array', items: ref('CallSummary') },
     nextCursor,
   }),
-  UsagePage: record('Usage, newest first.', {
+  UsagePage: record('Usage, newest first, and the render cache per day.', {
     items: { type: 'array', items: ref('UsageEntry') },
     nextCursor,
+    days: {
+      type: 'array',
+      description: "The period's UTC days with render cache hits, newest first (the account's, whatever `cursor` or `keyId`).",
+      items: record('One day of the render cache.', {
+        day: { type: 'string', format: 'date', description: 'The day (UTC).', examples: ['2026-05-01'] },
+        cacheHits: { type: 'integer', minimum: 1, description: 'Answers taken from the render cache: free, and not calls (not in `items`).' },
+        creditsSaved: credits('Credits those answers did not cost: what each render was charged when it was made.'),
+      }),
+    },
   }),
   ApiKey: record('An API key, without the key itself.', {
     ...apiKeyFields,

@@ -60,7 +60,8 @@ export const PARAMETERS: Readonly<Record<string, Json>> = {
     required: false,
     description:
       '`respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). ' +
-      'Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds.',
+      'Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. ' +
+      'A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.',
     schema: { type: 'string' },
     example: 'respond-async',
   },
@@ -69,8 +70,9 @@ export const PARAMETERS: Readonly<Record<string, Json>> = {
     in: 'header',
     required: false,
     description:
-      'Capture tools only (website-screenshot, html-to-image, qr-generate), synchronous calls: `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; ' +
-      '`no-cache` renders afresh. Either way a fresh render is stored. Without the header nothing is looked up or stored.',
+      'Capture tools only (website-screenshot, html-to-image, qr-generate): `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; ' +
+      '`no-cache` renders afresh. Either way a fresh render is stored. With `Prefer: respond-async` the same holds: a hit is answered at once with the 200 a synchronous call gets (nothing is left to wait for, ' +
+      'so no 202), and a miss is an asynchronous call (202) whose render is stored once it succeeded. Without the header nothing is looked up or stored.',
     schema: { type: 'string' },
     example: 'max-age=3600',
   },

@@ -18,7 +18,8 @@ import type { Middleware } from 'koa';
 import type { Allowances } from '../../domain/allowances.js';
 import type { Grants } from '../../domain/grants.js';
 import { accountPlanView } from '../plan-view.js';
-import { MAX_EXPORT_DAYS, MAX_EXPORT_ROWS, usageCsv, usageKeyId, usagePeriod } from '../usage-export.js';
+import { MAX_EXPORT_DAYS, MAX_EXPORT_ROWS, usageCsv, usageDayRange, usageKeyId, usagePeriod } from '../usage-export.js';
+import type { RenderCache } from '../../domain/render-cache.js';
 import { json, paramRef } from '../docs/openapi-parts.js';
 import { operation, owner, withRateLimit, linked, example, OWNER_CODES, BODY_CODES, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
@@ -39,6 +40,8 @@ const usageItem = (r: LedgerEntry) => {
 
 export function accountRoutes(deps: {
   db: Db; auth: Authenticator; rateLimit: Middleware; accounts: Accounts; grants: Grants; allowances: Allowances;
+  /** The render cache's hits per day, shown beside the usage. */
+  renderCache: Pick<RenderCache, 'days'>;
   /** RATE_LIMIT_PER_SECOND: the most a key's own rateLimit may be. */
   accountRate: number;
 }): Router {
@@ -83,11 +86,16 @@ export function accountRoutes(deps: {
       const c = decodeCursor(ctx.query.cursor);
       filter.$or = [{ at: { $lt: c.at } }, { at: c.at, _id: { $lt: c.id } }];
     }
-    const rows = await ledger.find(filter).sort({ at: -1, _id: -1 }).limit(limit + 1).toArray();
+    const [rows, cacheDays] = await Promise.all([
+      ledger.find(filter).sort({ at: -1, _id: -1 }).limit(limit + 1).toArray(),
+      // Hits are not calls: the account's, whatever key or page is asked for.
+      deps.renderCache.days(accountId, MAX_EXPORT_DAYS, usageDayRange(period)),
+    ]);
     const page = rows.slice(0, limit);
     ctx.body = {
       items: page.map(usageItem),
       nextCursor: rows.length > limit ? encodeCursor(page.at(-1)!.at, page.at(-1)!._id) : null,
+      days: cacheDays.map((d) => ({ day: d.day, cacheHits: d.hits, creditsSaved: d.creditsSaved })),
     };
   });
 
@@ -143,8 +151,10 @@ export function accountOperations(): RouteOperation[] {
       tag: 'account', operationId: 'listUsage', summary: 'List or export usage', ...owner(),
       description:
         'Finished tool calls and expiries of grants, newest first, with what each was charged. Page with `cursor`; keep to a period with `from` and `to`. ' +
+        '`days` adds the render cache per UTC day of the period (the last 31 days when `from` is left out), newest first, each day with hits: `cacheHits`, answers taken from the cache (free, not calls, so not in `items`), ' +
+        'and `creditsSaved`, what those renders cost when they were made. `days` is the account\'s whatever the `cursor` or `keyId`: a render link is no key\'s call. ' +
         `With \`Accept: text/csv\` the whole period (${MAX_EXPORT_DAYS} days at most, ${MAX_EXPORT_ROWS.toLocaleString('en-US')} rows at most; the last 31 days when \`from\` is left out) comes as one CSV file, oldest first: ` +
-        '`at,requestId,tool,outcome,credits,grantId,keyId`. `keyId` keeps to the calls of one API key.',
+        '`at,requestId,tool,outcome,credits,grantId,keyId` (the ledger only: cache hits charge nothing). `keyId` keeps to the calls of one API key.',
       parameters: [paramRef('UsageLimit'), paramRef('UsageCursor'), paramRef('UsageFrom'), paramRef('UsageTo'), paramRef('UsageKeyId')],
       ok: withRateLimit('A page of usage, or the CSV file.', {
         ...json(ref('UsagePage')),

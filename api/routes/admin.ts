@@ -10,7 +10,6 @@ import type { AccountDoc, GrantDoc } from '../../lib/mongo-documents.js';
 import type { GrantReason } from '../../domain/ledger.js';
 import { requireAdmin } from '../auth.js';
 import { operatorActing } from '../audit-context.js';
-import { auditDraft, type AuditLog } from '../../domain/audit-log.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
 import { ToolError } from '../../lib/errors.js';
@@ -30,7 +29,6 @@ export interface AdminDeps {
   plans: Plans;
   allowances: Allowances;
   freeCredits: number;
-  auditLog: AuditLog;
 }
 
 export function adminRoutes(deps: AdminDeps): Router {
@@ -86,12 +84,8 @@ export function adminRoutes(deps: AdminDeps): Router {
     const body = changePlan(await readJsonObject(ctx)) as { plan: string; prorate?: boolean };
     const account = await existing(ctx.params.id!);
     await knownPlan(body.plan);
-    await deps.allowances.changePlan(account._id, body.plan, { prorate: body.prorate ?? false, now: Date.now() });
-    const after = await existing(account._id);
-    if (after.plan?.id !== account.plan?.id) {
-      await deps.auditLog.append(auditDraft(operatorActing(ctx), account._id, 'account.plan_changed', { type: 'account', id: account._id }, { plan: [account.plan?.id ?? null, after.plan?.id ?? null] }));
-    }
-    ctx.body = await accountView(after);
+    await deps.allowances.changePlan(account._id, body.plan, { prorate: body.prorate ?? false, now: Date.now(), audit: operatorActing(ctx) });
+    ctx.body = await accountView(await existing(account._id));
   });
 
   router.post('/accounts/:id/credits', async (ctx) => {
@@ -110,14 +104,10 @@ export function adminRoutes(deps: AdminDeps): Router {
       throw validationProblem([{ field: '/expiresAt', message: 'is in the past' }]);
     }
     const outcome = await deps.grants.grant(
-      { accountId: account._id, amount: body.amount, reason: body.reason, expiresAt, idempotencyKey: body.idempotencyKey ?? null },
+      { accountId: account._id, amount: body.amount, reason: body.reason, expiresAt, idempotencyKey: body.idempotencyKey ?? null, audit: operatorActing(ctx) },
       now,
     );
     if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
-    else {
-      const { amount, reason } = body;
-      await deps.auditLog.append(auditDraft(operatorActing(ctx), account._id, 'credits.granted', { type: 'grant', id: outcome.grant._id }, { amount: [null, amount], reason: [null, reason], expiresAt: [null, expiresAt] }));
-    }
     ctx.body = { balance: outcome.balance, grant: grantView(outcome.grant) };
   });
 

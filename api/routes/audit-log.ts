@@ -94,8 +94,10 @@ export function auditLogOperations(): RouteOperation[] {
     operation('get', '/api/v1/account/audit-log', {
       tag: 'account', operationId: 'listAuditLog', summary: 'List or export the audit log', ...owner(),
       description:
-        'Every change to the account (keys created, changed and revoked; webhook endpoints created, changed, deleted, enabled and their secrets rotated; grants; plan changes), ' +
-        'who made it (the owner by their token\'s prefix, the operator, the service), from which address and user agent, and what changed (`[before, after]` per field; never a secret). ' +
+        'Every change to the account (keys created, changed and revoked; webhook endpoints created, changed, deleted, enabled and their secrets rotated; grants; plan changes; link secrets created and retired; destinations created and deleted), ' +
+        'who made it (the owner by their token\'s prefix, the operator, the service: a plan\'s allowance each period), from which address and user agent, and what changed (`[before, after]` per field; never a secret). ' +
+        'Each entry is written as a draft by the same single-document update as its change (of the key, the endpoint, the link secret, the destination, or the account for a grant or a plan change) and appended to the chain just after; ' +
+        'a draft left by a process that died in between is appended by the next read or verify, or by the sweeper, so no change goes unrecorded. ' +
         'Newest first (in the order the chain holds them: reversed, a page verifies as it is); page with `cursor`. Each entry carries `hash` = SHA-256 of the previous entry\'s hash followed by the entry\'s canonical JSON (see `verify`). ' +
         `With \`Accept: text/csv\` the whole log comes as one CSV file, oldest first: \`${CSV_COLUMNS.join(',')}\`. Kept AUDIT_RETENTION_DAYS (400 by default).`,
       parameters: [limitParam, cursorParam, actionParam],

@@ -4,6 +4,7 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { MAX_DESTINATIONS_PER_ACCOUNT, type DestinationService, type NewDestination } from '../../domain/destinations/service.js';
+import { ownerActing } from '../audit-context.js';
 import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
@@ -32,7 +33,7 @@ export function destinationRoutes(deps: DestinationRouteDeps): Router {
   router.post('/', async (ctx) => {
     const body = createBody(await readJsonObject(ctx)) as unknown as NewDestination;
     ctx.status = 201;
-    ctx.body = await destinations.create(ctx.state.principal.accountId, body);
+    ctx.body = await destinations.create(ctx.state.principal.accountId, body, ownerActing(ctx));
   });
 
   router.get('/:id', async (ctx) => {
@@ -40,7 +41,7 @@ export function destinationRoutes(deps: DestinationRouteDeps): Router {
   });
 
   router.delete('/:id', async (ctx) => {
-    await destinations.remove(ctx.state.principal.accountId, ctx.params.id!);
+    await destinations.remove(ctx.state.principal.accountId, ctx.params.id!, ownerActing(ctx));
     ctx.status = 204;
   });
 

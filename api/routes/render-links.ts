@@ -8,6 +8,7 @@ import { publicLinkSecret, MAX_LIVE_LINK_SECRETS, type LinkSecrets } from '../..
 import type { RenderCache } from '../../domain/render-cache.js';
 import { ToolError } from '../../lib/errors.js';
 import { buildRenderLink, type QueryValue } from '../../lib/render-link-signature.js';
+import { ownerActing } from '../audit-context.js';
 import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
@@ -42,7 +43,7 @@ export function renderLinkRoutes(deps: RenderLinkRoutesDeps): Router {
 
   router.post('/link-secrets', async (ctx) => {
     noBody(await readJsonObject(ctx, undefined, { allowEmpty: true }));
-    const created = await deps.linkSecrets.create(ctx.state.principal.accountId);
+    const created = await deps.linkSecrets.create(ctx.state.principal.accountId, ownerActing(ctx));
     if (!created) throw new ToolError('already_exists', `The account already has ${MAX_LIVE_LINK_SECRETS} live link secrets: retire one first.`);
     ctx.status = 201;
     ctx.body = { id: created.doc._id, secret: created.secret, createdAt: created.doc.createdAt };
@@ -53,7 +54,7 @@ export function renderLinkRoutes(deps: RenderLinkRoutesDeps): Router {
   });
 
   router.delete('/link-secrets/:id', async (ctx) => {
-    const retired = await deps.linkSecrets.retire(ctx.state.principal.accountId, ctx.params.id!);
+    const retired = await deps.linkSecrets.retire(ctx.state.principal.accountId, ctx.params.id!, ownerActing(ctx));
     if (!retired) throw new ToolError('not_found', `There is no link secret ${ctx.params.id} on this account.`);
     ctx.body = publicLinkSecret(retired);
   });
@@ -119,7 +120,7 @@ export function renderLinkOperations(): RouteOperation[] {
     }),
     operation('get', '/api/v1/account/render-cache', {
       tag: 'render-links', operationId: 'getRenderCacheUsage', summary: 'Render cache hits per day', ...owner(),
-      description: 'The days (UTC) of the last 31 with render cache hits, newest first: how many, and the credits they did not cost.',
+      description: 'The days (UTC) of the last 31 with render cache hits, newest first: how many, and the credits they did not cost. The usage answer (`GET /api/v1/account/usage`) carries the same days, for any period.',
       ok: withRateLimit('The days.', json(ref('RenderCacheUsage'))),
       codes: OWNER_CODES,
     }),

@@ -6,7 +6,7 @@ import type { Context, Middleware } from 'koa';
 import type { StoredRender } from '../../domain/render-cache.js';
 import { acceptedRenderAge } from '../cache-control.js';
 import type { CallRequest } from '../call-request.js';
-import { freshFor, setRenderHeaders, type RenderCalls } from '../render-calls.js';
+import { freshFor, setRenderHeaders, type RenderCalls, type RenderHit, type RenderMiss } from '../render-calls.js';
 import { CATALOGUE, findTool } from '../../domain/catalogue.js';
 import { GROUPS, type ToolDefinition } from '../../domain/tool-definition.js';
 import type { Metrics } from '../../lib/metrics.js';
@@ -101,16 +101,23 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
         ...(keyCreditLimit !== undefined ? { keyCreditLimit } : {}),
         ...(destination ? { destination } : {}),
       };
-      if (prefersAsync(ctx.headers.prefer)) {
-        sendAccepted(ctx, tool, await deps.toolCalls.callAsync(request));
-        return;
-      }
       // Only a capture tool's call that asks for it goes through the render cache: any other call
       // takes the ordinary path, with no extra step. A file bound for a destination is written
       // there by its call, never answered from the cache.
       const acceptedAge = tool.image && !destination ? acceptedRenderAge(ctx.get('Cache-Control') || undefined) : undefined;
+      if (prefersAsync(ctx.headers.prefer)) {
+        // A stored render leaves nothing to wait for: the 200 a synchronous call gets. A miss runs
+        // as an asynchronous call whose worker stores its render once it succeeded.
+        const hit = acceptedAge === undefined ? undefined : await deps.renders.lookup(request, acceptedAge);
+        if (hit) {
+          sendRender(ctx, request, hit, acceptedAge!);
+          return;
+        }
+        sendAccepted(ctx, tool, await deps.toolCalls.callAsync(acceptedAge === undefined ? request : { ...request, cacheRender: true }));
+        return;
+      }
       if (acceptedAge !== undefined) {
-        await answerThroughCache(ctx, request, acceptedAge);
+        sendRender(ctx, request, await deps.renders.run(request, acceptedAge), acceptedAge);
         return;
       }
       const answer = await deps.toolCalls.call(request);
@@ -124,8 +131,7 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
   );
 
   /** A render from the cache or a fresh one (stored), answered as the tool's JSON output. */
-  async function answerThroughCache(ctx: Context, request: CallRequest, acceptedAge: number): Promise<void> {
-    const answer = await deps.renders.run(request, acceptedAge);
+  function sendRender(ctx: Context, request: CallRequest, answer: RenderHit | RenderMiss, acceptedAge: number): void {
     const left = answer.hit ? freshFor(acceptedAge, answer.render.ageS) : acceptedAge;
     if (setRenderHeaders(ctx, answer, 'json', `private, max-age=${left}`)) return;
     ctx.type = 'application/json';
@@ -188,7 +194,9 @@ export function toolOperations(schemas: Map<string, ToolSchemas>): { operations:
       requestBody: { required: true, content: json(ref(input), mediaExamples(s.input)) },
       ok: {
         '202': {
-          description: 'With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet.',
+          description:
+            'With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet.' +
+            (tool.image ? ' With `Cache-Control`, a stored render is answered 200 at once instead, and a fresh one is stored once the call succeeded.' : ''),
           headers: {
             ...ANSWER_HEADERS,
             Location: headerRef('Location'),

@@ -6,6 +6,7 @@ import { ToolError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import { isInputRefusal } from '../../lib/target-host.js';
+import { auditDraft, changesOf, createAuditLog, type AuditContext } from '../audit-log.js';
 import type { ToolDefinition } from '../tool-definition.js';
 import { createDestinationStore, DESTINATION_ID, publicDestination, type DestinationFields } from './store.js';
 
@@ -53,6 +54,7 @@ function badDestination(field: string, detail: string, message: string): ToolErr
 
 export function createDestinationService(deps: DestinationServiceDeps) {
   const store = createDestinationStore(deps.db, deps.secretKey);
+  const auditLog = createAuditLog(deps.db);
 
   /**
    * The endpoint's origin, admitted as the webhooks' URLs are: a badly written URL is 400, an
@@ -108,7 +110,7 @@ export function createDestinationService(deps: DestinationServiceDeps) {
       return publicDestination(doc);
     },
 
-    async create(accountId: string, body: NewDestination) {
+    async create(accountId: string, body: NewDestination, audit: AuditContext) {
       if ((await store.count(accountId)) >= MAX_DESTINATIONS_PER_ACCOUNT) {
         throw badField('/bucket', `at most ${MAX_DESTINATIONS_PER_ACCOUNT} destinations per account`, `An account can have at most ${MAX_DESTINATIONS_PER_ACCOUNT} destinations; delete one first.`);
       }
@@ -122,11 +124,19 @@ export function createDestinationService(deps: DestinationServiceDeps) {
       };
       const id = newId('dst');
       await testUpload(id, fields, body.secretAccessKey);
-      return publicDestination(await store.create(id, accountId, fields, body.secretAccessKey));
+      const shown = { bucket: fields.bucket, prefix: fields.prefix, endpoint: fields.endpoint, region: fields.region, accessKeyId: fields.accessKeyId };
+      const draft = auditDraft(audit, accountId, 'destination.created', { type: 'destination', id }, changesOf({}, shown, Object.keys(shown)));
+      const doc = await store.create(id, accountId, fields, body.secretAccessKey, draft);
+      await auditLog.flushDestination(id);
+      return publicDestination(doc);
     },
 
-    async remove(accountId: string, id: string): Promise<void> {
-      if (!(await store.remove(accountId, id))) throw noDestination(id);
+    /** Deletes it; its audit entry is appended once it is gone (`deleting`). */
+    async remove(accountId: string, id: string, audit: AuditContext): Promise<void> {
+      const doc = await store.get(accountId, id);
+      if (!doc) throw noDestination(id);
+      const draft = auditDraft(audit, accountId, 'destination.deleted', { type: 'destination', id }, changesOf({ bucket: doc.bucket, prefix: doc.prefix }, {}, ['bucket', 'prefix']));
+      if (!(await auditLog.deleting(draft, () => store.remove(accountId, id)))) throw noDestination(id);
     },
 
     /**

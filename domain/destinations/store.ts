@@ -2,7 +2,7 @@
 //! sealed with SECRET_KEY and bound to the destination's id, opened only by the worker that writes.
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
-import type { DestinationDoc } from '../../lib/mongo-documents.js';
+import type { AuditDraft, DestinationDoc } from '../../lib/mongo-documents.js';
 import { open, seal } from '../../lib/sealed.js';
 import type { BucketAddress, BucketCredentials } from '../../lib/s3-bucket.js';
 
@@ -38,7 +38,8 @@ export type PublicDestination = ReturnType<typeof publicDestination>;
 export function createDestinationStore(db: Db, secretKey: Buffer) {
   const { destinations } = collections(db);
   return {
-    async create(id: string, accountId: string, fields: DestinationFields, secretAccessKey: string): Promise<DestinationDoc> {
+    /** Stores it with its creation's audit entry (`audit`), in the one insert. */
+    async create(id: string, accountId: string, fields: DestinationFields, secretAccessKey: string, audit: AuditDraft): Promise<DestinationDoc> {
       const doc: DestinationDoc = {
         _id: id,
         accountId,
@@ -49,9 +50,9 @@ export function createDestinationStore(db: Db, secretKey: Buffer) {
         region: fields.region,
         accessKeyId: fields.accessKeyId,
         secretSealed: seal(secretKey, secretAccessKey, secretAad(id)),
-        createdAt: new Date(),
+        createdAt: audit.at,
       };
-      await destinations.insertOne(doc);
+      await destinations.insertOne({ ...doc, auditDrafts: [audit] });
       return doc;
     },
 

@@ -116,6 +116,8 @@ export interface Cluster {
   mongodbUrl: string;
   /** Prometheus endpoints by part: the workers, the APIs (and `api-N-worker`, their Temporal clients' SDK metrics), Temporal, HAProxy. */
   metricsUrls: Record<string, string>;
+  /** Each API replica's own URL, past the load balancer (`api-1`, `api-2`). */
+  replicaUrls: Record<(typeof API_REPLICAS)[number], string>;
   /** The apps' full environment (as the processes got it, less PORT and METRICS_PORT). */
   env: NodeJS.ProcessEnv;
   /** Break and restore parts (for scripts/stack/control.ts); each resolves once the part is back. */
@@ -301,6 +303,7 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     namespace,
     mongodbUrl,
     metricsUrls,
+    replicaUrls: { 'api-1': `http://127.0.0.1:${ports.api['api-1']}`, 'api-2': `http://127.0.0.1:${ports.api['api-2']}` },
     env,
     actions,
     pids,

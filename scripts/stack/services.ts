@@ -11,18 +11,23 @@ import type { ManagedProcess, Supervisor } from './supervisor.js';
 export const SEARCH_ATTRIBUTES = ['AccountId=Keyword', 'Tool=Keyword', 'BatchId=Keyword'];
 
 /**
- * Server settings for call latency, the same as deploy/temporal-dynamic-config.yaml (which says why
- * each one, at more length):
+ * Server settings for call latency and a memory bound, the same as deploy/temporal-dynamic-config.yaml
+ * (which says why each one, at more length):
  * - the transfer queue, which hands new workflow and activity tasks to matching, is polled at most
  *   20 times a second per shard by default: the dev server has one shard, so every hop waited up to
  *   50 ms (a workflow with two sequential activities: 200 ms -> 45 ms p50 here);
  * - one partition per task queue instead of four: with four, a task can land in a partition whose
  *   pollers are all busy elsewhere and waits to be forwarded (at most 10 forwards a second). One
  *   node gains nothing from spreading a queue. Empty workflow at 32 in flight: p99 2.3-2.5 s ->
- *   0.7-0.8 s (bench:core's floor rows).
+ *   0.7-0.8 s (bench:core's floor rows);
+ * - the history service's cache of workflows' mutable state holds 2,048 of them, not the dev server's
+ *   8,096 (the cluster's default is 256,000): a call's workflow is done within seconds, so the cache
+ *   only fills with finished ones, and the server's RSS rose until it was full. Empty workflows at
+ *   10/s for 13 min, side by side: 8,096 levelled at 360-390 MiB, 2,048 at 280-290 MiB.
  */
 export const TEMPORAL_DYNAMIC_CONFIG = [
   'history.transferProcessorMaxPollRPS=1000',
+  'history.hostLevelCacheMaxSize=2048',
   'matching.numTaskqueueReadPartitions=1',
   'matching.numTaskqueueWritePartitions=1',
 ];

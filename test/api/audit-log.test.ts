@@ -68,15 +68,23 @@ test('grants and plan changes by the operator are recorded; the operator lists e
   t.is((await request('PUT', `/api/v1/admin/accounts/${account.id}/plan`, { token: adminToken(), body: { plan: planId } })).status, 200);
 
   const granted = (await log(account, '?action=credits.granted')).items;
-  t.is(granted.length, 1);
+  t.is(granted.length, 2, 'the purchase, and the welcome grant the account was opened with');
   t.like(granted[0], { actor: { type: 'operator', credential: 'ADMIN_TOKEN' }, userAgent: 'audit-test/1.0', target: { type: 'grant', id: grant.body.grant.id } });
   t.deepEqual(granted[0].changes, { amount: [null, 7], reason: [null, 'purchase'], expiresAt: [null, null] });
+  t.like(granted[1], { actor: { type: 'operator', credential: 'ADMIN_TOKEN' }, changes: { amount: [null, 10], reason: [null, 'welcome'] } });
   const plan = (await log(account, '?action=account.plan_changed')).items;
   t.deepEqual(plan.map((e) => e.changes), [{ plan: ['free', planId] }]);
+  t.is((await request('PUT', `/api/v1/admin/accounts/${account.id}/plan`, { token: adminToken(), body: { plan: planId } })).status, 200);
+  t.is((await log(account, '?action=account.plan_changed')).items.length, 1, 'moving to the plan it is on records nothing');
+  t.is((await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, { token: adminToken(), body: { amount: 3, reason: 'purchase', idempotencyKey: `pi_${account.id}` } })).status, 200);
+  t.is((await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, { token: adminToken(), body: { amount: 3, reason: 'purchase', idempotencyKey: `pi_${account.id}` } })).headers.get('idempotent-replayed'), 'true');
+  t.is((await log(account, '?action=credits.granted')).items.length, 3, 'a repeated grant is recorded once');
+  const drafts = await withServiceDb((db) => db.collection('accounts').findOne({ _id: account.id as never }, { projection: { auditDrafts: 1 } }));
+  t.deepEqual(drafts?.auditDrafts, [], 'written with the change, then taken off the account once in the chain');
 
-  const admin = await request('GET', `/api/v1/admin/audit-log?accountId=${account.id}&action=credits.granted`, { token: adminToken() });
+  const admin = await request('GET', `/api/v1/admin/audit-log?accountId=${account.id}&action=account.plan_changed`, { token: adminToken() });
   t.is(admin.status, 200);
-  t.deepEqual(admin.body.items.map((e: any) => [e.accountId, e.id]), [[account.id, granted[0].id]]);
+  t.deepEqual(admin.body.items.map((e: any) => [e.accountId, e.id]), [[account.id, plan[0].id]]);
   t.true(isProblem(await request('GET', '/api/v1/admin/audit-log', { token: account.ownerToken }), 401, 'unauthorized'));
   t.true(isProblem(await request('GET', '/api/v1/admin/audit-log?accountId=nope', { token: adminToken() }), 400, 'validation_failed'));
   t.true(isProblem(await request('GET', '/api/v1/account/audit-log?action=nope', { token: account.ownerToken }), 400, 'validation_failed'));
@@ -137,6 +145,52 @@ test('a change whose process died before its entry reached the chain is recorded
   t.is((await log(account)).items.length, before + 1, 'appended once');
 });
 
+test('a grant or plan change whose process died before its entry reached the chain is recorded all the same', async (t) => {
+  const account = await newAccount(10);
+  const planId = `audit-${Date.now().toString(36)}`;
+  t.is((await request('POST', '/api/v1/admin/plans', { token: adminToken(), body: { id: planId, name: 'Crash', monthlyAllowance: 0, rollover: 'keep' } })).status, 201);
+  const before = (await verify(account)).entries;
+  const draft = (tag: string, action: string, target: { type: string; id: string }, changes: Record<string, unknown>) => ({
+    id: `aud_${tag}${Date.now().toString(36)}`, accountId: account.id, at: new Date(), actor: { type: 'operator', credential: 'ADMIN_TOKEN' },
+    ip: '203.0.113.9', userAgent: 'crashed/1', action, target, changes,
+  });
+  // What applyGrant and changePlan each write in one update of the account, and a process that died
+  // right after them leaves behind: the change and its draft, not yet in the chain.
+  const grantId = `grt_crash${Date.now().toString(36)}`;
+  const granted = draft('grant', 'credits.granted', { type: 'grant', id: grantId }, { amount: [null, 5], reason: [null, 'purchase'], expiresAt: [null, null] });
+  const moved = draft('plan', 'account.plan_changed', { type: 'account', id: account.id }, { plan: ['free', planId] });
+  await withServiceDb(async (db) => {
+    const accounts = db.collection('accounts');
+    await accounts.updateOne({ _id: account.id as never }, {
+      $inc: { balance: 5, chargedBalance: 5, lotsVersion: 1 }, $set: { [`lots.${grantId}`]: { remaining: 5, expiresAt: null } }, $push: { auditDrafts: granted },
+    } as never);
+    await accounts.updateOne({ _id: account.id as never }, { $set: { 'plan.id': planId }, $inc: { 'plan.changes': 1 }, $push: { auditDrafts: moved } } as never);
+  });
+  t.deepEqual(await verify(account), { ok: true, entries: before + 2 }, 'verify appends them first');
+  const { items } = await log(account);
+  t.deepEqual(items.slice(0, 2).map((e) => [e.id, e.action, e.ip, e.userAgent]), [
+    [moved.id, 'account.plan_changed', '203.0.113.9', 'crashed/1'],
+    [granted.id, 'credits.granted', '203.0.113.9', 'crashed/1'],
+  ]);
+  const left = await withServiceDb((db) => db.collection('accounts').findOne({ _id: account.id as never }));
+  t.deepEqual(left?.auditDrafts, [], 'taken off the account once in the chain');
+  t.is((await verify(account)).entries, before + 2, 'appended once');
+});
+
+test('the allowance the service grants itself is recorded as the service\'s', async (t) => {
+  const planId = `audit-${Date.now().toString(36)}`;
+  t.is((await request('POST', '/api/v1/admin/plans', { token: adminToken(), body: { id: planId, name: 'Allowance', monthlyAllowance: 40, rollover: 'none' } })).status, 201);
+  const opened = await request('POST', '/api/v1/admin/accounts', { token: adminToken(), body: { credits: 0, plan: planId }, headers: UA });
+  t.is(opened.status, 201);
+  const owner = { ownerToken: opened.body.ownerToken } as TestAccount;
+  const grants = (await request('GET', '/api/v1/account/grants', { token: owner.ownerToken })).body.items;
+  const { items } = await log(owner, '?action=credits.granted');
+  t.is(items.length, 1, 'the first period\'s allowance; no welcome grant of 0');
+  t.like(items[0], { actor: { type: 'service', credential: null }, ip: null, userAgent: null, target: { type: 'grant', id: grants[0].id } });
+  t.deepEqual(items[0].changes, { amount: [null, 40], reason: [null, 'monthly_allowance'], expiresAt: [null, grants[0].expiresAt] });
+  t.true((await verify(owner)).ok);
+});
+
 test('webhook endpoint changes are recorded, never the signing secret', async (t) => {
   const account = await newAccount(10);
   const hooks = '/api/v1/account/webhooks';
@@ -166,6 +220,28 @@ test('webhook endpoint changes are recorded, never the signing secret', async (t
   t.true((await verify(account)).ok);
 });
 
+test('link secrets created and retired are recorded, once each, never the secret', async (t) => {
+  const account = await newAccount(10);
+  const created = await request('POST', '/api/v1/account/link-secrets', { token: account.ownerToken, headers: UA });
+  t.is(created.status, 201);
+  const id = created.body.id;
+  t.is((await request('DELETE', `/api/v1/account/link-secrets/${id}`, { token: account.ownerToken, headers: UA })).status, 200);
+  t.is((await request('DELETE', `/api/v1/account/link-secrets/${id}`, { token: account.ownerToken, headers: UA })).status, 200, 'retiring again answers the same');
+
+  const { items } = await log(account);
+  const entries = items.filter((e) => e.target.type === 'link_secret');
+  t.deepEqual(entries.map((e) => e.action), ['link_secret.retired', 'link_secret.created'], 'the second retirement records nothing');
+  t.true(entries.every((e) => e.target.id === id && e.actor.type === 'owner' && e.userAgent === 'audit-test/1.0'));
+  t.deepEqual(entries[1].changes, {});
+  t.deepEqual(Object.keys(entries[0].changes), ['retiredAt']);
+  t.is(entries[0].changes.retiredAt[0], null);
+  t.false(JSON.stringify(items).includes(created.body.secret), 'never the secret');
+  t.false(JSON.stringify(items).includes('lksec_'));
+  t.true((await verify(account)).ok);
+  const stored = await withServiceDb((db) => db.collection('link_secrets').findOne({ _id: id as never }));
+  t.deepEqual(stored?.auditDrafts, [], 'no draft left on the secret');
+});
+
 test('a deletion whose process died is recorded once its target is gone, and dropped when it never happened', async (t) => {
   const account = await newAccount(10);
   const kept = await request('POST', '/api/v1/account/webhooks', { token: account.ownerToken, body: { url: 'http://localhost:9/kept' } });
@@ -177,13 +253,13 @@ test('a deletion whose process died is recorded once its target is gone, and dro
   // Written before the deletion; the process died after deleting (gone) or before (kept).
   const gone = draft('whe_gone' + Date.now().toString(36), 'gone');
   const never = draft(kept.body.id, 'never');
-  await withServiceDb((db) => db.collection('accounts').updateOne({ _id: account.id as never }, { $push: { auditDrafts: { $each: [gone, never] } } } as never));
+  await withServiceDb((db) => db.collection('accounts').updateOne({ _id: account.id as never }, { $push: { auditDeletions: { $each: [gone, never] } } } as never));
   const { items } = await log(account);
   t.is(items.length, before + 1);
   t.like(items[0], { id: gone.id, action: 'webhook_endpoint.deleted', target: { id: gone.target.id } }, 'appended last in the chain, with its own time');
   t.false(items.some((e) => e.id === never.id), 'the endpoint is still there: no deletion to record');
   const left = await withServiceDb((db) => db.collection('accounts').findOne({ _id: account.id as never }));
-  t.deepEqual(left?.auditDrafts, []);
+  t.deepEqual(left?.auditDeletions, []);
   t.true((await verify(account)).ok);
 });
 

@@ -345,3 +345,25 @@ test("a batch with a destination writes each item's file to {prefix}/{batchId}/{
   }
   t.is(await balanceOf(other), 10);
 });
+
+test('creating and deleting a destination are in the audit log, with the owner, the bucket and never the secret', async (t) => {
+  const account = await newAccount();
+  const bucket = await newBucket();
+  const created = await request('POST', '/api/v1/account/destinations', { token: account.ownerToken, body: body(bucket, { prefix: 'audited' }), headers: { 'user-agent': 'dest-audit/1.0' } });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  t.is((await request('DELETE', `/api/v1/account/destinations/${created.body.id}`, { token: account.ownerToken })).status, 204);
+
+  const log = await request('GET', '/api/v1/account/audit-log?limit=100', { token: account.ownerToken });
+  const entries = (log.body.items as any[]).filter((e) => e.target.type === 'destination');
+  t.deepEqual(entries.map((e) => e.action), ['destination.deleted', 'destination.created']);
+  t.true(entries.every((e) => e.target.id === created.body.id && e.actor.type === 'owner' && e.actor.credential === account.ownerToken.slice(0, e.actor.credential.length)));
+  t.is(entries[1].userAgent, 'dest-audit/1.0');
+  t.deepEqual(entries[1].changes, {
+    bucket: [null, bucket], prefix: [null, 'audited'], endpoint: [null, s3.endpoint], region: [null, 'us-east-1'], accessKeyId: [null, s3.env.S3_ACCESS_KEY_ID],
+  });
+  t.deepEqual(entries[0].changes, { bucket: [bucket, null], prefix: ['audited', null] });
+  t.false(JSON.stringify(log.body).includes(SECRET), 'never the secret access key');
+  t.true((await request('GET', '/api/v1/account/audit-log/verify', { token: account.ownerToken })).body.ok);
+  const left = await withServiceDb((db) => db.collection('accounts').findOne({ _id: account.id as never }));
+  t.deepEqual(left?.auditDeletions ?? [], [], 'the deletion draft is settled');
+});

@@ -1,5 +1,5 @@
 //! Render links on the dashboard: a link secret created on the page (shown once), a link built on
-//! the page that answers the image, the cache's hits shown per day and emptied, and the secret
+//! the page that answers the image, the cache's hits shown per day (in the usage section too) and emptied, and the secret
 //! retired on the page, after which its link is refused with 401.
 import test from 'ava';
 import { PNG } from 'pngjs';
@@ -61,15 +61,17 @@ test('create a link secret, build a link that answers the image, see its cache h
     await page.click('#link-form button[type=submit]');
     await waitForText(page, '#link-input-error', /text is required/);
 
-    // The hit shows on the next load; emptying the cache makes the link render afresh.
+    // The hit shows on the next load, here and in the usage section; emptying the cache makes the link render afresh.
     // Hits reach the owner's days within a second: refresh until the day shows (bounded against a hang).
     const dayRow = /\d{4}-\d{2}-\d{2}\s+1\s+1/;
-    for (let i = 0; i < 30 && !dayRow.test(await textOf(page, '#render-cache-body')); i++) {
+    const shown = async () => dayRow.test(await textOf(page, '#render-cache-body')) && dayRow.test(await textOf(page, '#cache-days'));
+    for (let i = 0; i < 30 && !(await shown()); i++) {
       await sleep(500);
       await page.click('#refresh');
       await waitForIdle(page);
     }
     t.regex(await textOf(page, '#render-cache-body'), dayRow);
+    t.regex(await textOf(page, '#cache-days'), dayRow);
     await (await button(page, '#render-cache-body', 'Empty the render cache')).click();
     await page.waitForSelector('#confirm-dialog[open]');
     await page.click('#confirm-ok');

@@ -3,10 +3,11 @@
 //! workers are SIGKILLed and restarted at random moments, then Temporal (killed, and down for
 //! 15 s), then the database (the same);
 //! while the account's monthly allowance period turns (its first allowance, spent first, lapses and
-//! the next is granted by the allowance schedule); then the ledger audit of every call, with each
-//! fault's failed calls and what they were told.
+//! the next is granted by the allowance schedule), and while a batch of 500 hash-text items runs
+//! through every fault; then the ledger audit of every call and of every item of the batch (charged
+//! if and only if it succeeded, its counts exact), with each fault's failed calls and what they were told.
 //! Exits 1 on any mismatch or any 500 (a fault must cost a retry, a 503 or a 504, never a bug's answer). Against its own test-like stack,
-//! or the one STACK_CONTROL_URL and friends describe. CHAOS_CALLS, CHAOS_RATE, CHAOS_SEED, CHAOS_ALLOWANCE_TURN_S tune it.
+//! or the one STACK_CONTROL_URL and friends describe. CHAOS_CALLS, CHAOS_RATE, CHAOS_SEED, CHAOS_ALLOWANCE_TURN_S, CHAOS_BATCH_ITEMS tune it.
 import { runChaos } from './support/chaos-run.js';
 import { formatAudit } from './support/ledger-audit.js';
 import { stackControl } from './support/stack-control.js';
@@ -17,6 +18,8 @@ const rate = Number(process.env.CHAOS_RATE ?? 4);
 const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
 /** Seconds into the run at which the account's allowance period turns. */
 const allowanceTurn = Number(process.env.CHAOS_ALLOWANCE_TURN_S ?? 45);
+/** Items of the batch that runs through the faults (0: none). */
+const batchItems = Number(process.env.CHAOS_BATCH_ITEMS ?? 500);
 
 const failed = await withTestStack('chaos', async (stack) => {
   console.log(`chaos: ${calls} calls at ${rate}/s, seed ${seed}`);
@@ -42,6 +45,7 @@ const failed = await withTestStack('chaos', async (stack) => {
     idempotentShare: 0.3,
     captures: true,
     allowance: { monthlyAllowance: 400, turnAfterMs: allowanceTurn * 1000 },
+    ...(batchItems > 0 ? { batch: { items: batchItems } } : {}),
     seed,
     log: (line) => console.log(line),
   });

@@ -18,7 +18,7 @@ export const adminToken = () => required('ADMIN_TOKEN');
 export async function request<T = any>(
   method: string,
   path: string,
-  options: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  options: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; baseUrl?: string } = {},
 ): Promise<Answer<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -27,7 +27,7 @@ export async function request<T = any>(
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(apiUrl() + path, { method, headers, body });
+  const res = await fetch((options.baseUrl ?? apiUrl()) + path, { method, headers, body });
   const text = await res.text();
   const type = res.headers.get('content-type') ?? '';
   return { status: res.status, headers: res.headers, body: /json/.test(type) && text ? JSON.parse(text) : (text as T) };

@@ -8,6 +8,7 @@ import { Worker } from '@temporalio/worker';
 import { createCoreActivities } from '../../activities/core/index.js';
 import { createAccounts } from '../../domain/accounts.js';
 import { createAllowances, joinPlan } from '../../domain/allowances.js';
+import { createAuditLog, type AuditContext } from '../../domain/audit-log.js';
 import { createLedger } from '../../domain/ledger.js';
 import { periodStart } from '../../domain/periods.js';
 import { createPlans } from '../../domain/plans.js';
@@ -27,6 +28,7 @@ test.after.always(() => bed?.close());
 
 const DAY = 24 * 3600 * 1000;
 const HOUR = 3600 * 1000;
+const OPERATOR: AuditContext = { actor: { type: 'operator', credential: 'ADMIN_TOKEN' }, ip: '203.0.113.7', userAgent: 'allowances-test' };
 /** Through a plain client: the environment's own would let the server skip time while it waits. */
 const runAllowances = () =>
   new Client({ connection: bed!.env.connection, namespace: bed!.env.namespace }).workflow.execute('allowances', { workflowId: newId('allowances'), taskQueue: TASK_QUEUES.core });
@@ -85,6 +87,18 @@ test.serial('each anniversary grants the allowance once; with rollover none the 
   t.deepEqual(expired.map((e) => [e.credits, e.grantId, e.at.getTime()]), [[200, grants[0]!._id, second]]);
   const granted = await collections(db).events.find({ accountId: id, event: 'credits.granted' }).toArray();
   t.deepEqual(granted.map((e) => e.data.reason), ['monthly_allowance', 'monthly_allowance']);
+
+  // The service granted both itself: each is in the audit log once, as the service's, and the chain verifies.
+  const audit = createAuditLog(db);
+  const entries = (await audit.list({ accountId: id, action: 'credits.granted', limit: 10 })).items;
+  t.deepEqual(entries.map((e) => [e.target.id, e.changes.amount, e.changes.reason]), [
+    [grants[1]!._id, [null, 300], [null, 'monthly_allowance']],
+    [grants[0]!._id, [null, 300], [null, 'monthly_allowance']],
+  ]);
+  t.true(entries.every((e) => e.actor.type === 'service' && e.actor.credential === null && e.ip === null));
+  t.true(entries[0]!.at.getTime() >= second + HOUR, 'at the run\'s time, after the turn');
+  t.like(await audit.verify(id), { ok: true });
+  t.deepEqual((await collections(db).accounts.findOne({ _id: id }))!.auditDrafts, [], 'no draft left on the account');
 });
 
 test.serial('after months away one run grants every missed period once, however runs overlap or repeat', async (t) => {
@@ -124,15 +138,22 @@ test.serial('a plan change applies from the next period; with prorate the rest o
   await skipTo(anchor + 10 * DAY);
   const at = await now();
   const allowances = createAllowances(db);
-  await allowances.changePlan(plain, big, { prorate: false, now: at });
-  await allowances.changePlan(prorated, big, { prorate: true, now: at });
-  await allowances.changePlan(prorated, big, { prorate: true, now: at }); // a repeat changes nothing
+  await allowances.changePlan(plain, big, { prorate: false, now: at, audit: OPERATOR });
+  await allowances.changePlan(prorated, big, { prorate: true, now: at, audit: OPERATOR });
+  await allowances.changePlan(prorated, big, { prorate: true, now: at, audit: OPERATOR }); // a repeat changes nothing
 
   t.like(await balanceOf(plain), { balance: 100 });
   const share = Math.floor((300 * (next - at)) / (next - anchor));
   t.like(await balanceOf(prorated), { balance: 100 + share });
   const extra = (await grantsOf(prorated)).find((g) => g.idempotencyKey?.startsWith('proration:'));
   t.like(extra, { amount: share, reason: 'monthly_allowance', expiresAt: null });
+  // The move and its prorated share are the mover's; the repeat moved nothing and has no entry.
+  const entries = (await createAuditLog(db).list({ accountId: prorated, limit: 10 })).items.map((e) => [e.action, e.actor.type, e.target.id, e.changes]);
+  t.deepEqual(entries.slice(0, 2), [
+    ['account.plan_changed', 'operator', prorated, { plan: [small, big] }],
+    ['credits.granted', 'operator', extra!._id, { amount: [null, share], reason: [null, 'monthly_allowance'], expiresAt: [null, null] }],
+  ]);
+  t.is(entries.filter(([action]) => action === 'account.plan_changed').length, 1);
 
   await skipTo(next + HOUR);
   await runAllowances();

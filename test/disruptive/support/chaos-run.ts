@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { addMonthsClamped, periodStart } from '../../../domain/periods.js';
 import { ALLOWANCES_SCHEDULE_ID } from '../../../lib/schedules.js';
+import { findTool } from '../../../domain/catalogue.js';
 import { atFixedRate } from './arrivals.js';
 import { captureMix, cheapMix, seededRandom, weightedPicker, type MixEntry } from './call-mix.js';
 import { auditCalls, type AuditReport } from './ledger-audit.js';
@@ -49,6 +50,8 @@ export interface ChaosOptions {
    * allowance schedule, triggered as soon as the period turned (again until it took, whatever is down).
    */
   allowance?: { monthlyAllowance: number; turnAfterMs: number };
+  /** A batch of this many hash-text items, made before the first fault and run through all of them. */
+  batch?: { items: number };
   seed: number;
   log: (line: string) => void;
 }
@@ -65,6 +68,10 @@ export interface ChaosResult {
 }
 
 const CREDITS = 1_000_000;
+/** The batch's tool: cheap, so its items are many calls through the faults. */
+const BATCH_TOOL = findTool('hash-text')!;
+/** How long the batch may take to end once the faults are over. */
+const BATCH_END_TIMEOUT_MS = 300_000;
 /** Share of arrivals that repeat an earlier idempotent call, as a client's retry would. */
 const RETRY_SHARE = 0.1;
 /** When, into an `outage/...` action (15 s down), /readyz is asked. */
@@ -120,6 +127,38 @@ async function awaitAllowance(options: ChaosOptions, ownerToken: string, turnedA
   }
 }
 
+/** Makes the batch (the stack is whole before the first fault), answering its id. */
+async function startBatch(apiUrl: string, apiKey: string, items: number, seed: number): Promise<string> {
+  const res = await fetch(`${apiUrl}/api/v1/batches`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': `chaos-batch-${seed}` },
+    body: JSON.stringify({ tool: BATCH_TOOL.name, items: Array.from({ length: items }, (_, i) => ({ text: `chaos batch item ${i}` })) }),
+  });
+  if (res.status !== 202) throw new Error(`POST /api/v1/batches for the chaos run: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/** The batch's counts as the API answers them now, or what kept it from answering (a fault). */
+async function batchCounts(apiUrl: string, apiKey: string, id: string): Promise<string> {
+  const res = await fetch(`${apiUrl}/api/v1/batches/${id}`, { headers: { authorization: `Bearer ${apiKey}` } }).catch(() => undefined);
+  return res?.ok ? JSON.stringify(((await res.json()) as { counts: unknown }).counts) : `no answer (${res?.status ?? 'no connection'})`;
+}
+
+/** Waits (bounded) until the batch ended, asking again through whatever is still coming back. */
+async function batchEnded(apiUrl: string, apiKey: string, id: string, log: (line: string) => void): Promise<void> {
+  const giveUpAt = Date.now() + BATCH_END_TIMEOUT_MS;
+  while (Date.now() < giveUpAt) {
+    const res = await fetch(`${apiUrl}/api/v1/batches/${id}`, { headers: { authorization: `Bearer ${apiKey}` } }).catch(() => undefined);
+    const batch = res?.ok ? ((await res.json()) as { completedAt: string | null; counts: unknown }) : undefined;
+    if (batch?.completedAt) {
+      log(`batch ${id} ended: ${JSON.stringify(batch.counts)}`);
+      return;
+    }
+    await sleep(1_000);
+  }
+  log(`batch ${id} had not ended ${BATCH_END_TIMEOUT_MS / 1000} s after the calls`);
+}
+
 /**
  * A call whose connection failed has no answer. With an Idempotency-Key the client can learn it
  * by asking again (the same key, tool and body return the first call's outcome, charged once);
@@ -166,6 +205,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     options.log(`allowance: ${options.allowance.monthlyAllowance} credits a month, rollover none; the period turns at ${plan.turnsAt.toISOString()}`);
   }
   const account = await openAccount(options.apiUrl, options.adminToken, plan);
+  const batchId = options.batch && (await startBatch(options.apiUrl, account.apiKey, options.batch.items, options.seed));
+  if (batchId) options.log(`batch ${batchId}: ${options.batch!.items} ${BATCH_TOOL.name} items, running through every fault`);
   let callsDone = false;
   const allowanceSeen = plan ? awaitAllowance(options, account.ownerToken, plan.turnsAt, () => callsDone) : Promise.resolve(null);
   const calls: CallRecord[] = [];
@@ -196,6 +237,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       }
     })();
     options.log(`phase ${n + 1}: ${phase.action} x${phase.times} during ${quota} calls`);
+    // Where the batch stands as each fault begins: it runs through them, not before or after.
+    if (batchId) options.log(`  batch: ${await batchCounts(options.apiUrl, account.apiKey, batchId)}`);
     await atFixedRate({ ratePerSecond: options.ratePerSecond, count: quota, maxInFlight: 200, extendWhile: () => injecting }, async () => {
       const earlier = calls.filter((c) => c.idempotencyKey);
       let record: CallRecord;
@@ -215,6 +258,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   }
 
   await reask(options.apiUrl, account.apiKey, calls, options.log);
+  if (batchId) await batchEnded(options.apiUrl, account.apiKey, batchId, options.log);
   callsDone = true;
   const grantedAfterMs = await allowanceSeen;
   if (plan) options.log(`allowance: the next period's allowance was ${grantedAfterMs === null ? 'NOT seen' : `granted ${(grantedAfterMs / 1000).toFixed(1)} s after the turn`}`);
@@ -227,6 +271,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     mongodbUrl: options.mongodbUrl,
     temporal: options.temporal,
     calls,
+    ...(batchId ? { batches: [{ id: batchId, apiKey: account.apiKey, cost: BATCH_TOOL.cost }] } : {}),
   });
   if (plan && grantedAfterMs === null) report.mismatches.push(`the allowance of the period that began ${plan.turnsAt.toISOString()} was never granted`);
   return { report, calls, faults, readiness, ...(plan ? { allowance: { turnedAt: plan.turnsAt, grantedAfterMs } } : {}) };

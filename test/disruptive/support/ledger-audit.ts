@@ -17,6 +17,25 @@ export interface AuditOptions {
   calls: readonly CallRecord[];
   /** How long in-flight workflows may take to end. Default 3 min. */
   settleTimeoutMs?: number;
+  /** Batches the account ran beside its calls: each item must be charged if and only if it succeeded. */
+  batches?: readonly AuditedBatch[];
+}
+
+/** A batch to audit: read through the API with the account's key, its items from the database. */
+export interface AuditedBatch {
+  id: string;
+  apiKey: string;
+  /** The tool's cost: what each succeeded item is charged. */
+  cost: number;
+}
+
+/** What the audit found of a batch. */
+export interface BatchAudit {
+  id: string;
+  status: string;
+  total: number;
+  counts: Record<string, number>;
+  charged: number;
 }
 
 export interface UsageItem {
@@ -24,6 +43,8 @@ export interface UsageItem {
   tool: string | null;
   credits: number;
   outcome: 'charged' | 'refunded' | 'expired';
+  /** Set on the calls of a batch's items. */
+  batchId?: string;
 }
 
 export interface AuditReport {
@@ -45,6 +66,7 @@ export interface AuditReport {
   balance: number;
   expectedBalance: number;
   holdsLeft: number;
+  batches: BatchAudit[];
   mismatches: string[];
 }
 
@@ -130,11 +152,14 @@ export async function auditCalls(options: AuditOptions): Promise<AuditReport> {
     }
     // A charge nobody saw a 200 for: a call whose answer was lost, or one answered with an error.
     for (const u of usage.values()) {
-      if (u.outcome === 'charged' && !answered200.has(u.requestId)) {
+      if (u.outcome === 'charged' && !u.batchId && !answered200.has(u.requestId)) {
         const known = options.calls.some((c) => c.requestId === u.requestId);
         if (!known) mismatches.push(`${u.requestId} (${u.tool}) was charged but no call answered 200 for it`);
       }
     }
+
+    const batches: BatchAudit[] = [];
+    for (const batch of options.batches ?? []) batches.push(await auditBatch(options.apiUrl, mongo, batch, [...usage.values()], mismatches));
 
     const charged = [...usage.values()].filter((u) => u.outcome === 'charged');
     const chargedCredits = charged.reduce((sum, u) => sum + u.credits, 0);
@@ -167,11 +192,45 @@ export async function auditCalls(options: AuditOptions): Promise<AuditReport> {
       balance: doc.balance,
       expectedBalance,
       holdsLeft,
+      batches,
       mismatches,
     };
   } finally {
     await mongo.close();
   }
+}
+
+const ITEM_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'skipped'];
+
+/**
+ * A batch's verdict: it ended; each item ended; an item is charged (its cost, once) if and only if
+ * it succeeded, and no other call of the batch is; the counts and the charge the API answers are
+ * those of its items.
+ */
+async function auditBatch(apiUrl: string, mongo: MongoClient, batch: AuditedBatch, usage: readonly UsageItem[], mismatches: string[]): Promise<BatchAudit> {
+  const view = await getJson<{ status: string; total: number; counts: Record<string, number>; charged: number; completedAt: string | null }>(`${apiUrl}/api/v1/batches/${batch.id}`, batch.apiKey);
+  const what = `batch ${batch.id}`;
+  if (!view.completedAt) mismatches.push(`${what} has not ended: ${view.status} ${JSON.stringify(view.counts)}`);
+  const items = await mongo.db().collection<{ index: number; status: string; requestId?: string | null; charged?: number }>('batch_items').find({ batchId: batch.id }).toArray();
+  if (items.length !== view.total) mismatches.push(`${what} has ${items.length} items, its total says ${view.total}`);
+  const counts: Record<string, number> = Object.fromEntries(ITEM_STATUSES.map((s) => [s, 0]));
+  for (const item of items) counts[item.status] = (counts[item.status] ?? 0) + 1;
+  if (ITEM_STATUSES.some((s) => counts[s] !== view.counts[s])) mismatches.push(`${what} counts ${JSON.stringify(view.counts)}, its items ${JSON.stringify(counts)}`);
+  const charges = new Map(usage.filter((u) => u.batchId === batch.id && u.outcome === 'charged').map((u) => [u.requestId, u]));
+  for (const item of items) {
+    const charge = item.requestId ? charges.get(item.requestId) : undefined;
+    if (item.status === 'succeeded') {
+      if (!charge) mismatches.push(`${what} item ${item.index} succeeded but is not charged (${item.requestId})`);
+      else if (charge.credits !== batch.cost) mismatches.push(`${what} item ${item.index} was charged ${charge.credits}, not ${batch.cost}`);
+      if (item.charged !== batch.cost) mismatches.push(`${what} item ${item.index} says it was charged ${item.charged}, not ${batch.cost}`);
+    } else if (charge) {
+      mismatches.push(`${what} item ${item.index} is ${item.status} but was charged (${item.requestId})`);
+    }
+    if (item.requestId) charges.delete(item.requestId);
+  }
+  for (const u of charges.values()) mismatches.push(`${what}: ${u.requestId} was charged but is no item's outcome`);
+  if (view.charged !== counts.succeeded! * batch.cost) mismatches.push(`${what} says ${view.charged} charged, its succeeded items cost ${counts.succeeded! * batch.cost}`);
+  return { id: batch.id, status: view.status, total: view.total, counts: view.counts, charged: view.charged };
 }
 
 /** The report as the lines `npm run chaos` prints. */
@@ -188,6 +247,7 @@ export function formatAudit(report: AuditReport): string {
       ...Object.entries(report.failuresByPhase[phase] ?? {}).map(([failure, n]) => `    ${n} x ${failure}`),
     ]),
     `usage ledger: charged ${report.charged} (${report.chargedCredits} credits), refunded ${report.refunded}, expired ${report.expiredCredits} credits`,
+    ...report.batches.map((b) => `batch ${b.id}: ${b.status}, ${b.total} items: ${list(b.counts)}; charged ${b.charged}`),
     `balance ${report.balance} (expected ${report.expectedBalance}), holds left ${report.holdsLeft}`,
     `mismatches: ${report.mismatches.length}${report.mismatches.map((m) => `\n  - ${m}`).join('')}`,
   ].join('\n');

@@ -6,7 +6,7 @@ import { percentile } from '../../../bench/measure.js';
 import { atFixedRate, type ArrivalReport } from './arrivals.js';
 import { captureMix, cheapMix, weightedPicker, type MixEntry } from './call-mix.js';
 import { processMemory, type ProcessMemory, type StackControl } from './stack-control.js';
-import { newRecord, sendCall, type CallRecord } from './tool-client.js';
+import { newRecord, openAccount, sendCall, type CallRecord } from './tool-client.js';
 
 export interface LoadOptions {
   apiUrl: string;
@@ -57,16 +57,6 @@ export function memoryGrowthAllowedKiB(startKiB: number): number {
   return Math.round(startKiB * 0.25) + 128 * 1024;
 }
 
-async function openKey(apiUrl: string, adminToken: string, credits: number): Promise<string> {
-  const res = await fetch(`${apiUrl}/api/v1/admin/accounts`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'load', credits }),
-  });
-  if (res.status !== 201) throw new Error(`could not open the load account: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { apiKey: { key: string } }).apiKey.key;
-}
-
 function latencies(calls: CallRecord[]): ToolLatency[] {
   const byTool = new Map<string, CallRecord[]>();
   for (const c of calls) byTool.set(c.tool, [...(byTool.get(c.tool) ?? []), c]);
@@ -95,7 +85,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const captures = mix.map((e): MixEntry => ({ ...e, weight: (options.captureWeight * e.weight) / total }));
   const pick = weightedPicker([...cheapMix(targets), ...captures]);
   const expectedCalls = (options.ratePerSecond * (options.durationMs + options.warmupMs)) / 1000;
-  const apiKey = await openKey(options.apiUrl, options.adminToken, Math.ceil(expectedCalls * 30) + 1_000);
+  const { apiKey } = await openAccount(options.apiUrl, options.adminToken, 'load', Math.ceil(expectedCalls * 30) + 1_000);
   const run = async (durationMs: number, calls: CallRecord[]) =>
     atFixedRate({ ratePerSecond: options.ratePerSecond, durationMs, maxInFlight: options.maxInFlight ?? 200 }, async () => {
       const record = newRecord(calls.length, pick());

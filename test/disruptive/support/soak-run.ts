@@ -7,7 +7,8 @@ import { atFixedRate, type ArrivalReport } from './arrivals.js';
 import { captureMix, cheapMix, weightedPicker, type MixEntry } from './call-mix.js';
 import { auditCalls, type AuditReport } from './ledger-audit.js';
 import { processMemory, type FaultAction, type StackControl } from './stack-control.js';
-import { newRecord, sendCall, type CallRecord } from './tool-client.js';
+import { startSoakExtras, type SoakExtrasReport } from './soak-extras.js';
+import { newRecord, openAccount, sendCall, type CallRecord } from './tool-client.js';
 
 export interface SoakOptions {
   apiUrl: string;
@@ -59,6 +60,8 @@ export interface SoakResult {
   failuresOutsideFaults: CallRecord[];
   audit: AuditReport;
   calls: CallRecord[];
+  /** Asynchronous calls with their webhooks, and render links with their cache. */
+  extras: SoakExtrasReport;
 }
 
 export const DEFAULT_FAULTS: readonly FaultAction[] = ['kill/workers', 'restart/temporal', 'kill/database'];
@@ -71,18 +74,13 @@ const FAULT_REACH_AFTER_MS = 30_000;
 /** A pid read that takes longer is skipped: the control endpoint runs one action at a time. */
 const PID_READ_MS = 2_000;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Of the arrivals: render links asked for, and tool calls sent asynchronously; the rest are synchronous calls. */
+const LINK_SHARE = 0.1;
+const ASYNC_SHARE = 0.05;
+/** Spreads the shares evenly over the arrivals (the golden ratio's fraction), without a random source. */
+const SHARE_STEP = 0.6180339887;
 
-async function openAccount(apiUrl: string, adminToken: string, credits: number) {
-  const res = await fetch(`${apiUrl}/api/v1/admin/accounts`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'soak', credits }),
-  });
-  if (res.status !== 201) throw new Error(`could not open the soak account: ${res.status} ${await res.text()}`);
-  const body = (await res.json()) as { account: { id: string }; ownerToken: string; apiKey: { key: string } };
-  return { id: body.account.id, ownerToken: body.ownerToken, apiKey: body.apiKey.key, credits };
-}
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Samples every part's memory until `stop` says so; a fault's pid change is followed. */
 async function sampleMemory(control: StackControl, everyMs: number, since: number, samples: MemorySample[], stop: () => boolean): Promise<void> {
@@ -104,7 +102,7 @@ function windowLatencies(calls: CallRecord[], sentAt: Map<CallRecord, number>, w
   const groups = new Map<string, number[]>();
   for (const c of calls) {
     if (c.latencyMs === undefined || c.status === undefined) continue;
-    const key = `${Math.floor(sentAt.get(c)! / windowMs)}\t${c.tool}`;
+    const key = `${Math.floor(sentAt.get(c)! / windowMs)}\t${c.tool}${c.mode ? ` (${c.mode})` : ''}`;
     groups.set(key, [...(groups.get(key) ?? []), c.latencyMs]);
   }
   return [...groups].map(([key, times]) => {
@@ -122,7 +120,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const captureTotal = captures.reduce((sum, e) => sum + e.weight, 0);
   const pick = weightedPicker([...cheapMix(targets), ...captures.map((e): MixEntry => ({ ...e, weight: (3 * e.weight) / captureTotal }))]);
   const expected = (options.ratePerSecond * options.durationMs) / 1000;
-  const account = await openAccount(options.apiUrl, options.adminToken, Math.ceil(expected * 30) + 1_000);
+  const account = await openAccount(options.apiUrl, options.adminToken, 'soak', Math.ceil(expected * 30) + 1_000);
+  const extras = await startSoakExtras({ apiUrl: options.apiUrl, adminToken: options.adminToken, main: account, linkCredits: Math.ceil(expected) + 1_000 });
 
   const since = Date.now();
   let done = false;
@@ -144,28 +143,38 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
   const calls: CallRecord[] = [];
   const sentAt = new Map<CallRecord, number>();
-  const arrivals = await atFixedRate({ ratePerSecond: options.ratePerSecond, durationMs: options.durationMs, maxInFlight: 400 }, async () => {
-    const record = newRecord(calls.length, pick());
+  const linkAsks: CallRecord[] = [];
+  const arrivals = await atFixedRate({ ratePerSecond: options.ratePerSecond, durationMs: options.durationMs, maxInFlight: 400 }, async (i) => {
+    const share = (i * SHARE_STEP) % 1;
+    if (share < LINK_SHARE) {
+      const ask = extras.askLink(i);
+      linkAsks.push(ask.record);
+      sentAt.set(ask.record, Date.now() - since);
+      return ask.answered;
+    }
+    const asynchronous = share < LINK_SHARE + ASYNC_SHARE;
+    const record = newRecord(calls.length, pick(), asynchronous ? { mode: 'async' } : {});
     calls.push(record);
     sentAt.set(record, Date.now() - since);
-    await sendCall(options.apiUrl, account.apiKey, record);
+    await (asynchronous ? extras.sendAsync(record) : sendCall(options.apiUrl, account.apiKey, record));
   });
   await injector;
   done = true;
   await sampler;
 
   const nearFault = (atMs: number) => faults.some((f) => atMs >= f.startMs - FAULT_REACH_BEFORE_MS && atMs <= f.backMs + FAULT_REACH_AFTER_MS);
-  const failuresOutsideFaults = calls.filter((c) => (c.status === undefined || c.status >= 500) && !nearFault(sentAt.get(c)!));
+  const failuresOutsideFaults = [...calls, ...linkAsks].filter((c) => (c.status === undefined || c.status >= 500) && !nearFault(sentAt.get(c)!));
+  const temporalAndDb = { mongodbUrl: options.mongodbUrl, temporal: options.temporal };
   const audit = await auditCalls({
     apiUrl: options.apiUrl,
     ownerToken: account.ownerToken,
     accountId: account.id,
     grants: account.credits,
-    mongodbUrl: options.mongodbUrl,
-    temporal: options.temporal,
+    ...temporalAndDb,
     calls,
   });
-  return { arrivals, samples, faults, windows: windowLatencies(calls, sentAt, options.windowMs ?? 10 * 60_000), failuresOutsideFaults, audit, calls };
+  const extrasReport = await extras.finish(temporalAndDb).finally(() => extras.close());
+  return { arrivals, samples, faults, windows: windowLatencies([...calls, ...linkAsks], sentAt, options.windowMs ?? 10 * 60_000), failuresOutsideFaults, audit, calls, extras: extrasReport };
 }
 
 /** How one part's memory stood over the run: its level at a third of the run and after. */

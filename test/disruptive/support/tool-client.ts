@@ -5,6 +5,8 @@ import type { MixEntry } from './call-mix.js';
 export interface CallRecord {
   index: number;
   tool: string;
+  /** How it was asked when not as a synchronous POST (the soak's asynchronous calls and render links). */
+  mode?: 'async' | 'link';
   cost: number;
   body: Record<string, unknown>;
   idempotencyKey?: string;
@@ -51,23 +53,48 @@ export async function sendCall(apiUrl: string, apiKey: string, record: CallRecor
     record.replayed = res.headers.get('idempotent-replayed') === 'true';
     record.failure = undefined;
     if (res.status === 200 && !isJsonObject(text)) record.brokenBody = true;
-    if (res.status !== 200) {
-      try {
-        const problem = JSON.parse(text) as { code?: string; detail?: string };
-        record.code = problem.code;
-        record.detail = problem.detail;
-      } catch {
-        record.code = `not-json:${res.headers.get('content-type')}`;
-      }
-    }
+    if (res.status !== 200) readProblem(record, text, res.headers.get('content-type'));
   } catch (err) {
-    record.failure = (err as Error).cause ? String((err as Error).cause) : (err as Error).message;
+    record.failure = failureOf(err);
   }
   record.latencyMs = performance.now() - started;
   return record;
 }
 
-function isJsonObject(text: string): boolean {
+/** The problem's `code` and `detail` of an error answer, or what came instead of problem+json. */
+export function readProblem(record: CallRecord, text: string, contentType: string | null): void {
+  try {
+    const problem = JSON.parse(text) as { code?: string; detail?: string };
+    record.code = problem.code;
+    record.detail = problem.detail;
+  } catch {
+    record.code = `not-json:${contentType}`;
+  }
+}
+
+/** Why a request got no answer: the socket's error when fetch wraps one. */
+export const failureOf = (err: unknown): string => ((err as Error).cause ? String((err as Error).cause) : (err as Error).message);
+
+/** Opens an account through the operator API, with `credits` to spend. */
+export async function openAccount(apiUrl: string, adminToken: string, name: string, credits: number): Promise<TestAccount> {
+  const res = await fetch(`${apiUrl}/api/v1/admin/accounts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name, credits }),
+  });
+  if (res.status !== 201) throw new Error(`could not open the ${name} account: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { account: { id: string }; ownerToken: string; apiKey: { key: string } };
+  return { id: body.account.id, ownerToken: body.ownerToken, apiKey: body.apiKey.key, credits };
+}
+
+export interface TestAccount {
+  id: string;
+  ownerToken: string;
+  apiKey: string;
+  credits: number;
+}
+
+export function isJsonObject(text: string): boolean {
   try {
     const value: unknown = JSON.parse(text);
     return typeof value === 'object' && value !== null && !Array.isArray(value);

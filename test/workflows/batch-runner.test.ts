@@ -1,0 +1,183 @@
+//! The batch runner (workflows/batch-runner.ts) on the stack's Temporal (a namespace of this file's
+//! own, so its workers alone serve the queues), with the real
+//! batch activities, ledger and database, and a hash-text handler written for the test that counts
+//! its runs: the runner continues as new past its history threshold (lowered here through its
+//! input) without losing, repeating or charging twice any item; and a `wait` batch that no grant
+//! rescues gives up once its wait for credits (shortened here through the activities' setting)
+//! has passed, as `stop` would: the rest skipped with `insufficient_credits`, exact counts and charges.
+import test from 'ava';
+import { randomBytes } from 'node:crypto';
+import { Client } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { Connection } from '@temporalio/client';
+import protos from '@temporalio/proto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { msToTs } from '@temporalio/common/lib/time.js';
+import { installQuietRuntime, WORKFLOWS_PATH } from '../helpers/workflow-test-bed.js';
+import { testEnv } from '../helpers/env.js';
+import { createCallActivities } from '../../activities/call-activities.js';
+import { createCoreActivities } from '../../activities/core/index.js';
+import { createAccounts } from '../../domain/accounts.js';
+import { createBatches } from '../../domain/batches.js';
+import { createLedger } from '../../domain/ledger.js';
+import { findTool } from '../../domain/catalogue.js';
+import { collections, connectMongo, type Mongo } from '../../lib/mongo.js';
+import type { BatchDoc } from '../../lib/mongo-documents.js';
+import { newId } from '../../lib/ids.js';
+import type { ToolHandler } from '../../lib/tool-handler.js';
+import { BATCH_RUNNER_WAKE, SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES, batchRunnerId, callTaskQueue, type BatchRunnerInput } from '../../lib/temporal-shared.js';
+
+const { temporal } = protos;
+const HASH_TEXT = findTool('hash-text')!;
+const CONCURRENCY = 4;
+/** The `wait` limit of this file's workers: far below the 7 days a real batch waits. */
+const CREDIT_WAIT_MS = 2_000;
+
+let client: Client;
+let mongo: Mongo;
+/** Runs of the test tool by its input text: each item's call must run its tool once. */
+const runs = new Map<string, number>();
+
+const hashText: ToolHandler = async (input) => {
+  const text = String((input as { text: string }).text);
+  runs.set(text, (runs.get(text) ?? 0) + 1);
+  return { algorithm: 'sha256', encoding: 'hex', hash: `hash-of-${text}` };
+};
+
+/** A namespace of this file's own on the stack's Temporal: its workers are the only ones on its queues. */
+const NAMESPACE = 'batch-runner-tests';
+/** gRPC's status code. */
+const ALREADY_EXISTS = 6;
+let workers: Worker[] = [];
+let running: Promise<unknown> | undefined;
+let connections: { close(): Promise<void> }[] = [];
+
+/** Registers NAMESPACE with the search attributes calls carry; waits (bounded) until the server knows both. */
+async function namespaceReady(connection: Connection): Promise<void> {
+  await connection.workflowService.registerNamespace({ namespace: NAMESPACE, workflowExecutionRetentionPeriod: msToTs('1 day') }).catch((err: { code?: number }) => {
+    if (err.code !== ALREADY_EXISTS) throw err; // an earlier run of this file on the same server
+  });
+  const keyword = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+  const searchAttributes = Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((key) => [key.name, keyword]));
+  const giveUpAt = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await connection.operatorService.addSearchAttributes({ namespace: NAMESPACE, searchAttributes });
+      await connection.workflowService.describeNamespace({ namespace: NAMESPACE });
+      return;
+    } catch (err) {
+      if (Date.now() > giveUpAt) throw err;
+      await sleep(500);
+    }
+  }
+}
+
+test.before(async () => {
+  installQuietRuntime();
+  const connection = await Connection.connect({ address: testEnv.temporalAddress() });
+  const native = await NativeConnection.connect({ address: testEnv.temporalAddress() });
+  mongo = await connectMongo(testEnv.mongodbUrl().replace(/\/[^/]*$/, '/workflow_batch_runner_tests'));
+  connections = [connection, native, mongo];
+  await namespaceReady(connection);
+  client = new Client({ connection, namespace: NAMESPACE });
+  const common = { connection: native, namespace: NAMESPACE, workflowsPath: WORKFLOWS_PATH };
+  workers = [
+    // The runner and its fills, on `core` as the core pool runs them.
+    await Worker.create({
+      ...common,
+      taskQueue: TASK_QUEUES.core,
+      activities: createCoreActivities(mongo.db, { batches: { client, secretKey: randomBytes(32), concurrency: CONCURRENCY, creditWaitMs: CREDIT_WAIT_MS } }),
+    }),
+    // The items' calls, on hash-text's queue as its pool runs them.
+    await Worker.create({ ...common, taskQueue: callTaskQueue(HASH_TEXT), activities: createCallActivities(mongo.db, { 'hash-text': hashText }, { client }) }),
+  ];
+  running = Promise.all(workers.map((w) => w.run()));
+});
+
+test.after.always(async () => {
+  for (const w of workers) w.shutdown();
+  await running?.catch(() => {});
+  for (const c of connections) await c.close();
+});
+
+/** An account with `credits`, and a batch of `size` hash-text items made as the API makes one. */
+async function batchOf(credits: number, size: number, onInsufficientCredits: BatchDoc['onInsufficientCredits']) {
+  const { account } = await createAccounts(mongo.db).open({ credits });
+  const id = newId('bat');
+  const items = Array.from({ length: size }, (_, i) => ({ input: { text: `${id}-${i}`, algorithm: 'sha256' } }));
+  await createBatches(mongo.db).create({ id, accountId: account._id, tool: HASH_TEXT.name, cost: HASH_TEXT.cost, onInsufficientCredits, items, now: new Date() });
+  return { accountId: account._id, batchId: id, texts: items.map((i) => i.input.text) };
+}
+
+/** Starts the account's runner as the API's wake does, with `input`; answers its first run's handle. */
+function startRunner(input: BatchRunnerInput) {
+  return client.workflow.signalWithStart(WORKFLOW_TYPES.batchRunner, {
+    workflowId: batchRunnerId(input.accountId),
+    taskQueue: TASK_QUEUES.core,
+    args: [input],
+    signal: BATCH_RUNNER_WAKE,
+    signalArgs: [],
+  });
+}
+
+/** Waits (bounded only against a hang) for the runner's latest run to end. */
+async function runnerEnded(workflowId: string): Promise<void> {
+  const giveUpAt = Date.now() + 120_000;
+  while ((await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING') {
+    if (Date.now() > giveUpAt) throw new Error(`the runner ${workflowId} did not end`);
+    await sleep(200);
+  }
+}
+
+/** The runs of a workflow, first to last, following each continue-as-new. */
+async function runsOf(workflowId: string, firstRunId: string): Promise<string[]> {
+  const ids = [firstRunId];
+  for (;;) {
+    const history = await client.workflow.getHandle(workflowId, ids.at(-1)).fetchHistory();
+    const next = history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+    if (!next) return ids;
+    ids.push(next);
+  }
+}
+
+test.serial('the runner continues as new past its history threshold, and every item runs once and is charged once', async (t) => {
+  const size = 40;
+  const { accountId, batchId, texts } = await batchOf(100, size, 'stop');
+  const handle = await startRunner({ accountId, maxHistoryEvents: 30 });
+  // The runner ends once nothing is left to run.
+  await runnerEnded(handle.workflowId);
+
+  const chain = await runsOf(handle.workflowId, handle.signaledRunId);
+  t.true(chain.length >= 3, `continued as new (runs: ${chain.length})`);
+  const { batches, batchItems } = collections(mongo.db);
+  const batch = await batches.findOne({ _id: batchId });
+  t.like(batch, { status: 'completed', charged: size * HASH_TEXT.cost, counts: { pending: 0, running: 0, succeeded: size, failed: 0, skipped: 0 } });
+  t.deepEqual(texts.map((text) => runs.get(text)), texts.map(() => 1), "each item's tool ran once");
+  const items = await batchItems.find({ batchId }).sort({ index: 1 }).toArray();
+  t.deepEqual(items.map((i) => i.status), texts.map(() => 'succeeded'));
+  t.deepEqual(items.map((i) => i.attempt), texts.map(() => 0), 'no item started again');
+  t.is((await createLedger(mongo.db).balanceOf(accountId)).balance, 100 - size * HASH_TEXT.cost, 'each item charged once');
+});
+
+test.serial('a wait batch that no grant rescues gives up after its wait, as stop: the rest skipped with insufficient_credits, exact counts and charges', async (t) => {
+  const credits = 2 * HASH_TEXT.cost;
+  const { accountId, batchId, texts } = await batchOf(credits, 7, 'wait');
+  const handle = await startRunner({ accountId });
+  await runnerEnded(handle.workflowId);
+
+  const { batches, batchItems, events } = collections(mongo.db);
+  const batch = await batches.findOne({ _id: batchId });
+  t.like(batch, { status: 'completed', charged: credits, counts: { pending: 0, running: 0, succeeded: 2, failed: 0, skipped: 5 } });
+  const paused = await events.find({ accountId, event: 'batch.paused' }).toArray();
+  t.is(paused.length, 1, 'it paused for credits first');
+  t.true(batch!.completedAt!.getTime() - paused[0]!.createdAt.getTime() >= CREDIT_WAIT_MS, 'and gave up only once its wait had passed');
+  const skipped = await batchItems.find({ batchId, status: 'skipped' }).toArray();
+  t.is(skipped.length, 5);
+  t.true(skipped.every((i) => i.problem?.code === 'insufficient_credits' && i.charged === 0), JSON.stringify(skipped.map((i) => i.problem)));
+  t.is(texts.filter((text) => runs.get(text) === 1).length, 2, 'only the items the balance covered ran their tool');
+  t.is(texts.filter((text) => (runs.get(text) ?? 0) > 1).length, 0);
+  const completed = await events.find({ accountId, event: 'batch.completed' }).toArray();
+  t.is(completed.length, 1);
+  t.like(completed[0]!.data, { batchId, status: 'completed', counts: { succeeded: 2, skipped: 5 }, charged: credits });
+  t.is((await createLedger(mongo.db).balanceOf(accountId)).balance, 0, 'exactly the items that ran are charged');
+});
