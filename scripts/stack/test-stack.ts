@@ -12,7 +12,7 @@ import { startDatabase, startTemporal, waitForPollers, type RunningDatabase, typ
 import { poolTaskQueues } from '../../domain/catalogue.js';
 import { POOLS } from '../../lib/temporal-shared.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
-import { jaegerQueryUrl, startJaeger, tracingEnv, type JaegerPorts } from './jaeger.js';
+import { startJaeger, tracingEnv, type JaegerPorts, type RunningJaeger } from './jaeger.js';
 
 /** How long the `outage/...` control actions keep a part down. */
 export const OUTAGE_MS = 15_000;
@@ -29,14 +29,13 @@ export interface TestStackOptions {
   /** Called once the fixtures, Temporal and the database answer (for progress lines). */
   onInfrastructureUp?: () => void;
   /**
-   * Jaeger's binary, being built (scripts/jaeger-build.mjs): the apps trace every call to a
-   * Jaeger on ports chosen now, started when the build is done. Absent: tracing off.
+   * Tracing of the apps, every call sampled. `nowhere`: on, exported to a port nothing listens on
+   * (`npm test`: what a trace changes in answers, logs and memos, without a backend). `{ jaeger }`:
+   * to a Jaeger of this stack's own, started from that built binary before the apps
+   * (`npm run test:traces`). Absent: tracing off.
    */
-  jaegerBinary?: Promise<string>;
+  traces?: 'nowhere' | { jaeger: string };
 }
-
-/** Where the trace test reads how Jaeger is doing: `{ queryUrl }` once it answers, `{ error }` when it cannot start. */
-export const JAEGER_STATUS_FILE = 'jaeger-status.json';
 
 /** What the fixture process prints (test/fixtures/info.ts); kept loose here to stay out of test/. */
 export type FixturesJson = Record<string, any> & { caCertFile: string; caKeyFile: string };
@@ -56,7 +55,7 @@ export interface TestStack {
   readonly apps: RunningApps;
   /** Process id of each part now (a killed part comes back with another). */
   pids(): Record<string, number | undefined>;
-  /** Jaeger's query API and UI (up once the run directory's JAEGER_STATUS_FILE says so), when traced. */
+  /** Jaeger's query API and UI, when `traces` gave one. */
   jaegerQueryUrl?: string;
 }
 
@@ -146,6 +145,16 @@ export async function onAnotherPortIfTaken<T>(options: { port: number }, start: 
   }
 }
 
+/** The apps' tracing variables for `traces`, and the Jaeger started for them (every call sampled: a test finds its own). */
+async function startTraces(supervisor: Supervisor, root: string, traces: TestStackOptions['traces']): Promise<{ traced: NodeJS.ProcessEnv; jaeger?: RunningJaeger }> {
+  if (!traces) return { traced: {} };
+  const ports: JaegerPorts = { otlp: await freePort(), query: await freePort(), queryGrpc: await freePort() };
+  const traced = tracingEnv(ports, 'parentbased_always_on');
+  // Nothing is started on `ports.otlp`: the exporter's sends are refused and dropped, as with a collector down.
+  if (traces === 'nowhere') return { traced };
+  return { traced, jaeger: await startJaeger(supervisor, { root, binary: traces.jaeger, ports, timeoutMs: 120_000 }) };
+}
+
 export async function startTestStack(supervisor: Supervisor, options: TestStackOptions): Promise<TestStack> {
   const { root, runDir, tools } = options;
   const databaseOptions = { binary: tools.secantusd, port: await freePort(), dir: path.join(runDir, 'db') };
@@ -158,8 +167,7 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
   ]);
   options.onInfrastructureUp?.();
 
-  const jaegerPorts: JaegerPorts | undefined = options.jaegerBinary && { otlp: await freePort(), query: await freePort(), queryGrpc: await freePort() };
-  const traced = jaegerPorts ? tracingEnv(jaegerPorts, 'parentbased_always_on') : {}; // every call: the trace test finds its own
+  const { traced, jaeger } = await startTraces(supervisor, root, options.traces);
   const { env, adminToken } = throwawayEnv(temporal, database, { ...localBlobStore(path.join(runDir, 'blobs')), ...fixturesEnv(fixtures, runDir), ...traced, ...options.env });
   const appOptions: AppOptions = { root, env, apiPort: await freePort() };
   let apps: RunningApps;
@@ -171,19 +179,6 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
       console.error(`\n--- last lines of ${p.name} (${p.logFile ? path.relative(process.cwd(), p.logFile) : 'no log file'}):\n${p.tail(60)}`);
     }
     throw err;
-  }
-
-  if (options.jaegerBinary && jaegerPorts) {
-    const status = path.join(runDir, JAEGER_STATUS_FILE);
-    void options.jaegerBinary
-      .then((binary) => startJaeger(supervisor, { root, binary, ports: jaegerPorts, timeoutMs: 120_000 }))
-      .then(
-        ({ queryUrl }) => writeFileSync(status, JSON.stringify({ queryUrl })),
-        (err: Error) => {
-          console.error(`test stack: no Jaeger, so no traces: ${err.message.split('\n').slice(0, 20).join('\n')}`);
-          writeFileSync(status, JSON.stringify({ error: err.message }));
-        },
-      );
   }
 
   const pids = () => ({
@@ -263,7 +258,7 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
     fixtures,
     fixturesProcess,
     controlUrl: control.url,
-    ...(jaegerPorts && { jaegerQueryUrl: jaegerQueryUrl(jaegerPorts) }),
+    ...(jaeger && { jaegerQueryUrl: jaeger.queryUrl }),
     get temporal() {
       return temporal;
     },

@@ -1,21 +1,15 @@
-//! One trace per call, read back from Jaeger's query API (the test stack runs one: the apps trace
-//! every call, scripts/stack/test-stack.ts): a screenshot and a bcrypt-hash call each make one tree
+//! One trace per call, read back from Jaeger's query API (`npm run test:traces` runs one beside the
+//! stack, whose apps trace every call: scripts/stack/test-stack.ts): a screenshot and a bcrypt-hash call each make one tree
 //! from the HTTP request through the workflow start, the workflow and its step to the ledger and
 //! the tool (a capture's navigation and capture in Chromium inside it), with no key or password in
-//! any attribute or event; a failed call's trace marks the failing spans with the problem's code. Jaeger is built beside the run the first time
-//! (scripts/jaeger-build.mjs), so this waits for it, bounded only against a hang.
+//! any attribute or event; a failed call's trace marks the failing spans with the problem's code.
 import test from 'ava';
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { callTool, newAccount, type Answer } from '../helpers/api.js';
-import { testEnv } from '../helpers/env.js';
 import { withTemporalClient } from '../helpers/temporal.js';
 import { startBrowserPages } from '../fixtures/browser-pages.js';
 import { closedPort, type PageServer } from '../fixtures/http-pages.js';
 
-/** A first build of Jaeger on a busy 2-core machine; the suite's other files run meanwhile. */
-const JAEGER_WAIT_MS = 25 * 60_000;
 /** The API's and workers' batch exporters send within seconds; a trace not complete by then is not coming. */
 const TRACE_WAIT_MS = 60_000;
 
@@ -42,17 +36,11 @@ test.after.always(async () => {
   await pages?.close();
 });
 
-/** Jaeger's query URL once the stack says it answers; its start's error if it could not start. */
-async function jaegerUp(): Promise<string> {
-  const status = path.join(testEnv.outputDir(), 'jaeger-status.json');
-  const deadline = Date.now() + JAEGER_WAIT_MS;
-  while (!existsSync(status)) {
-    if (Date.now() > deadline) throw new Error(`Jaeger not up after ${JAEGER_WAIT_MS / 60_000} minutes (${status} not written)`);
-    await sleep(1_000);
-  }
-  const { queryUrl, error } = JSON.parse(readFileSync(status, 'utf8')) as { queryUrl?: string; error?: string };
-  if (!queryUrl) throw new Error(`the test stack could not start Jaeger: ${error}`);
-  return queryUrl;
+/** The stack's Jaeger (scripts/test.mjs --traces starts it before the apps). */
+function jaegerUp(): string {
+  const url = process.env.JAEGER_QUERY_URL;
+  if (!url) throw new Error('no JAEGER_QUERY_URL: run this suite with `npm run test:traces`');
+  return url;
 }
 
 /** The trace id of an answer's `traceparent`. */
@@ -108,8 +96,7 @@ const everything = (trace: JaegerTrace) =>
   JSON.stringify([trace.spans.map((s) => [s.operationName, s.tags, s.logs]), Object.values(trace.processes)]);
 
 test.serial('a screenshot call and a bcrypt-hash call are one tree each, request to tool, with no key or password anywhere', async (t) => {
-  t.timeout(JAEGER_WAIT_MS + 5 * 60_000);
-  jaeger = await jaegerUp();
+  jaeger = jaegerUp();
   const account = await newAccount(100);
   const password = `correct horse ${Date.now()} battery`;
 
@@ -145,8 +132,7 @@ test.serial('a screenshot call and a bcrypt-hash call are one tree each, request
 });
 
 test.serial("an SMTP check's trace has its upstream connection (host, checked address) and no SMTP credential anywhere", async (t) => {
-  t.timeout(JAEGER_WAIT_MS + 5 * 60_000);
-  jaeger = await jaegerUp();
+  jaeger = jaegerUp();
   const account = await newAccount(100);
   // Port 25 of the fixture address is kept closed (test/tools/smtp-test.test.ts serves the others):
   // the credentials travel with the call to the worker, and the connection is refused there.
@@ -167,8 +153,7 @@ test.serial("an SMTP check's trace has its upstream connection (host, checked ad
 });
 
 test.serial("a failed call's trace marks the failing navigation and the tool's span with the problem's code", async (t) => {
-  t.timeout(JAEGER_WAIT_MS + 5 * 60_000);
-  jaeger = await jaegerUp();
+  jaeger = jaegerUp();
   const account = await newAccount(100);
   const res = await callTool(account.apiKey, 'website-screenshot', { url: `http://127.0.0.2:${await closedPort()}/` });
   t.is(res.status, 502);
