@@ -1,6 +1,7 @@
 //! The active trace as the rest of the code reads it (log lines, problems, a call's memo), on
-//! `@opentelemetry/api` alone: untraced, there is no active span and each read is a no-op.
-import { context, trace, isSpanContextValid, SpanStatusCode, type Span } from '@opentelemetry/api';
+//! `@opentelemetry/api` alone. Untraced (no `useTracer`), each read returns at once and each span
+//! helper runs its work as it is: no span object, no context switch, no await of its own.
+import { context, trace, isSpanContextValid, INVALID_SPAN_CONTEXT, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 
 /** Names of this service's tracer and of its span attributes (no credential is ever one). */
 export const TRACER_NAME = 'utility-tools';
@@ -12,8 +13,19 @@ export const SPAN_ATTRIBUTES = {
   problemCode: 'utility_tools.problem.code',
 } as const;
 
+/** The process's tracer once lib/tracing.ts started tracing; undefined: tracing off. */
+let tracer: Tracer | undefined;
+/** The one span every helper hands its work untraced: it records nothing, so it may be shared. */
+const NO_SPAN: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+/** Turns the helpers below on (lib/tracing.ts, with the tracer it installed). */
+export function useTracer(installed: Tracer): void {
+  tracer = installed;
+}
+
 /** The trace id of the active span, when there is one (tracing on, inside a traced call). */
 export function activeTraceId(): string | undefined {
+  if (!tracer) return undefined;
   const span = trace.getSpan(context.active());
   const ids = span?.spanContext();
   return ids && isSpanContextValid(ids) ? ids.traceId : undefined;
@@ -31,11 +43,9 @@ export function markFailed(span: Span, code: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: code });
 }
 
-const tracer = () => trace.getTracer(TRACER_NAME);
-
 /** A child span of the active one, for work whose end is not one promise's (the caller ends it). */
 export function startSpan(name: string, attributes: Record<string, string | number | boolean>): Span {
-  return tracer().startSpan(name, { attributes });
+  return tracer ? tracer.startSpan(name, { attributes }) : NO_SPAN;
 }
 
 /** Marks a span failed by an error: its type or class, never its message (it may quote input). */
@@ -46,12 +56,13 @@ export function spanFailed(span: Span, err: unknown): void {
 }
 
 /**
- * Runs `work` in a child span of the active one. Untraced, the global tracer is OpenTelemetry's
- * no-op one: no span is recorded and nothing waits. A throw marks the span failed (its error
- * type, not its message: a message may quote what a tool was given).
+ * Runs `work` in a child span of the active one; untraced, `work`'s own promise is returned as it
+ * is. A throw marks the span failed (its error type, not its message: a message may quote what a
+ * tool was given).
  */
 export function inSpan<T>(name: string, attributes: Record<string, string | number | boolean>, work: (span: Span) => Promise<T>): Promise<T> {
-  return tracer().startActiveSpan(name, { attributes }, async (span) => {
+  if (!tracer) return work(NO_SPAN);
+  return tracer.startActiveSpan(name, { attributes }, async (span) => {
     try {
       return await work(span);
     } catch (err) {

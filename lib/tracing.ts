@@ -6,7 +6,7 @@ import type { Resource } from '@opentelemetry/resources';
 import type { Sampler, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createRequire } from 'node:module';
 import type { TracingConfig } from './config.js';
-import { TRACER_NAME } from './trace-context.js';
+import { TRACER_NAME, useTracer } from './trace-context.js';
 import type { TemporalTracing } from './temporal-tracing.js';
 
 /**
@@ -49,5 +49,6 @@ export async function startTracing(config: TracingConfig | undefined, role: stri
   // The AsyncLocalStorage context manager and the W3C trace-context propagator.
   provider.register();
   const tracer = provider.getTracer(TRACER_NAME);
+  useTracer(tracer);
   return { tracer, temporal: temporalTracing(tracer, spanProcessor, resource), resource, spanProcessor, shutdown: () => provider.shutdown() };
 }

@@ -1,9 +1,10 @@
 //! Builds the pinned Jaeger (all-in-one: OTLP in, query API and UI out, traces in memory) from its
 //! Go module through the module proxy, as the cluster's Temporal server is built
 //! (bootstrap-cluster.mjs), into `.tools/jaeger/v<version>/jaeger`. The module in deploy/jaeger/
-//! pins the whole dependency graph (go.mod, go.sum). About 7 minutes on 2 cores the first time
+//! pins the whole dependency graph (go.mod, go.sum). About 7 minutes on 2 idle cores the first time
 //! (the Go caches under $HOME make a rebuild mostly a link), so no start waits for it: `npm start`
-//! and `npm test` run it in the background and start Jaeger when it is there. Node built-ins only.
+//! and `npm run start:cluster` run it in the background once the service is up, and start Jaeger
+//! when it is there; `npm run test:traces` builds it before its stack (`npm test` never needs it). Node built-ins only.
 //!
 //! CLI: `node scripts/jaeger-build.mjs`. Library: `await ensureJaeger({ root })`.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, realpathSync } from 'node:fs';
@@ -67,12 +68,15 @@ export async function ensureJaeger({ root = ROOT, log = (line) => console.log(`j
     const go = await run('go', ['version']).catch(() => null);
     if (!go) throw new Error('traces need Jaeger, built from its Go module: install Go 1.24 or later');
     const started = Date.now();
-    log(`building Jaeger v${JAEGER_VERSION} into ${path.relative(process.cwd(), path.dirname(binary))} (Go module proxy; about 7 minutes on 2 cores the first time)`);
+    log(`building Jaeger v${JAEGER_VERSION} into ${path.relative(process.cwd(), path.dirname(binary))} (Go module proxy; the first time takes minutes: 7 on 2 idle cores, up to 30 on busy ones)`);
     const staging = `${path.dirname(binary)}.partial-${process.pid}`;
     rmSync(staging, { recursive: true, force: true });
     mkdirSync(staging, { recursive: true });
     // -buildvcs=false: the module cache has no repository to stamp from. -mod=readonly: go.sum as committed.
-    await run('go', ['build', '-o', path.join(staging, 'jaeger'), 'github.com/jaegertracing/jaeger/cmd/jaeger'], {
+    // Niced: npm start builds it beside a running service, whose calls come first.
+    const build = ['go', 'build', '-o', path.join(staging, 'jaeger'), 'github.com/jaegertracing/jaeger/cmd/jaeger'];
+    const [command, ...args] = process.platform === 'win32' ? build : ['nice', '-n', '10', ...build];
+    await run(command, args, {
       cwd: path.join(realpathSync(root), 'deploy', 'jaeger'),
       env: { ...process.env, GOFLAGS: '-buildvcs=false -mod=readonly' },
     });

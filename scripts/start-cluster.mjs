@@ -33,8 +33,6 @@ async function prepare(step) {
 const tools = await prepare(async () => ({ ...(await bootstrap({ root })), ...(await bootstrapCluster({ root })) }));
 // Traces go to a local Jaeger, as with npm start, unless OTEL_EXPORTER_OTLP_ENDPOINT names a collector.
 const localJaeger = !process.env.OTEL_EXPORTER_OTLP_ENDPOINT && !process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-const jaegerBuilt = localJaeger ? ensureJaeger({ root, log: (line) => console.log(`start:cluster: ${line}`) }) : undefined;
-jaegerBuilt?.catch(() => {}); // reported where it is waited for
 await prepare(() => buildIfStale(root));
 const { tsImport } = await import('tsx/esm/api');
 const stack = await tsImport('./stack/index.ts', import.meta.url);
@@ -80,8 +78,11 @@ try {
     },
   });
   markUp();
+  // A first build starts only now, once the cluster is up: it would take the cores its start needs.
+  const jaegerWasBuilt = existsSync(jaegerBinary(root));
+  const jaegerBuilt = localJaeger ? ensureJaeger({ root, log: (line) => console.log(`start:cluster: ${line}`) }) : undefined;
   const jaegerUp = jaegerBuilt && stack.startLocalJaeger(supervisor, { root, built: jaegerBuilt, prefix: 'start:cluster' });
-  const jaegerNow = existsSync(jaegerBinary(root)) ? await jaegerUp : false;
+  const jaegerNow = jaegerWasBuilt ? await jaegerUp : false;
   const metrics = Object.entries(cluster.metricsUrls).map(([name, url]) => `    ${name.padEnd(15)}${url}`);
   console.log(
     [
@@ -97,7 +98,7 @@ try {
       '  Metrics (Prometheus):',
       ...metrics,
       localJaeger
-        ? `  Traces       http://localhost:${stack.LOCAL_JAEGER_PORTS.query}/api/traces/<traceId>  (Jaeger, every call; ${jaegerNow ? 'up' : 'being built or started: a line says when it is up'})`
+        ? `  Traces       http://localhost:${stack.LOCAL_JAEGER_PORTS.query}/api/traces/<traceId>  (Jaeger, every call; ${jaegerNow ? 'up' : jaegerWasBuilt ? 'not started: see the line above' : 'being built, minutes the first time: a line says when it is up; calls until then are not kept'})`
         : `  Traces       ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT} (OTEL_EXPORTER_OTLP_ENDPOINT)`,
       `  Logs         ${rel(logDir)}/`,
       'Press Ctrl-C to stop.',

@@ -23,8 +23,6 @@ const tools = await bootstrap({ root });
 // build takes minutes, so nothing waits for it: the apps send to its port from the start, and it
 // joins when built (spans sent before are dropped).
 const localJaeger = !process.env.OTEL_EXPORTER_OTLP_ENDPOINT && !process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-const jaegerBuilt = localJaeger ? ensureJaeger({ root, log: (line) => console.log(`npm start: ${line}`) }) : undefined;
-jaegerBuilt?.catch(() => {}); // reported below, where it is waited for
 // node_modules exists now: load the TypeScript stack helpers through tsx.
 const { tsImport } = await import('tsx/esm/api');
 const stack = await tsImport('./stack/index.ts', import.meta.url);
@@ -65,12 +63,15 @@ try {
   };
   // Locally every call is traced (the sampler's default keeps one in ten: docs/CONFIGURATION.md).
   if (localJaeger) Object.assign(env, stack.tracingEnv(stack.LOCAL_JAEGER_PORTS, process.env.OTEL_TRACES_SAMPLER || 'parentbased_always_on'));
+  const jaegerWasBuilt = existsSync(jaegerBinary(root));
   await stack.startApps(supervisor, { root, env, apiPort: PORTS.api, echo: true });
   const jaegerUrl = `http://localhost:${stack.LOCAL_JAEGER_PORTS.query}`;
   let jaegerUp = false;
+  // A first build starts only now, once the service is up: it would take the cores the start needs.
+  const jaegerBuilt = localJaeger ? ensureJaeger({ root, log: (line) => console.log(`npm start: ${line}`) }) : undefined;
   const jaegerStarted = jaegerBuilt && stack.startLocalJaeger(supervisor, { root, built: jaegerBuilt, prefix: 'npm start' }).then((up) => (jaegerUp = up));
   // Built already: Jaeger is up in a second, so the summary can say so. Otherwise a line will.
-  if (existsSync(jaegerBinary(root))) await jaegerStarted;
+  if (jaegerWasBuilt) await jaegerStarted;
 
   const lines = [
     '',
@@ -84,7 +85,7 @@ try {
       ? '  Admin token  from ADMIN_TOKEN'
       : `  Admin token  ${rel(adminTokenFile)}  (curl -H "Authorization: Bearer $(cat ${rel(adminTokenFile)})" ...)`,
     localJaeger
-      ? `  Traces       ${jaegerUrl}/api/traces/<traceId>  (Jaeger, every call; ${jaegerUp ? 'up' : 'being built or started: a line says when it is up'})`
+      ? `  Traces       ${jaegerUrl}/api/traces/<traceId>  (Jaeger, every call; ${jaegerUp ? 'up' : jaegerWasBuilt ? 'not started: see the line above' : 'being built, minutes the first time: a line says when it is up; calls until then are not kept'})`
       : `  Traces       ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT} (OTEL_EXPORTER_OTLP_ENDPOINT)`,
     `  Logs         ${rel(logDir)}/`,
     'Press Ctrl-C to stop.',

@@ -4,7 +4,7 @@
 //! reads (trace id, `inSpan`) when nothing is installed. No stack needed.
 import test from 'ava';
 import { ConfigError, loadConfig } from '../../lib/config.js';
-import { activeTraceId, inSpan, traceparent } from '../../lib/trace-context.js';
+import { activeTraceId, inSpan, startSpan, traceparent } from '../../lib/trace-context.js';
 
 const BASE = { MONGODB_URL: 'mongodb://127.0.0.1:1/x', SECRET_KEY: '0'.repeat(64) };
 
@@ -13,6 +13,12 @@ test.serial('untraced: no active trace, and inSpan runs the work as it is', asyn
   t.is(await inSpan('work', {}, async () => activeTraceId()), undefined);
   t.is(await inSpan('work', {}, async () => 42), 42);
   await t.throwsAsync(inSpan('work', {}, async () => Promise.reject(new Error('boom'))), { message: 'boom' });
+  // Tracing off costs nothing: the work's own promise comes back (no wrapper, no await of its
+  // own), and no span is made per call (one shared no-op span).
+  const work = Promise.resolve(7);
+  t.is(inSpan('work', {}, () => work), work);
+  t.is(startSpan('a', { x: 1 }), startSpan('b', {}));
+  t.false(startSpan('a', {}).isRecording());
 });
 
 test('tracing is off without an endpoint, or when OTEL_SDK_DISABLED is true', (t) => {
