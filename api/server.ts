@@ -18,7 +18,7 @@ const log = createLogger({ name: 'api', level: config.logLevel });
 installTemporalRuntime(log, [], config); // this process handles its own signals below
 const tracing = await startTracing(config.tracing, 'api');
 
-const mongo = await connectMongo(config.mongodbUrl, { appName: 'api' });
+const mongo = await connectMongo(config.mongodbUrl, { appName: 'api', traced: Boolean(tracing) });
 await ensureIndexes(mongo.db);
 await createPlans(mongo.db).ensureDefault();
 const connection = await NativeConnection.connect({ address: config.temporalAddress });

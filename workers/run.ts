@@ -30,7 +30,7 @@ export async function runPools(pools: Pool[]): Promise<void> {
   const tracing = await startTracing(config.tracing, 'worker');
 
   const mongo = await timed('database', async () => {
-    const m = await connectMongo(config.mongodbUrl, { appName: `worker-${pools.join('-')}` });
+    const m = await connectMongo(config.mongodbUrl, { appName: `worker-${pools.join('-')}`, traced: Boolean(tracing) });
     await ensureIndexes(m.db);
     return m;
   });

@@ -5,10 +5,13 @@
 //! any attribute or event; a failed call's trace marks the failing spans with the problem's code.
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { callTool, newAccount, type Answer } from '../helpers/api.js';
+import { callTool, newAccount, request, type Answer } from '../helpers/api.js';
 import { withTemporalClient } from '../helpers/temporal.js';
+import { eventually, registerEndpoint, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { startBrowserPages } from '../fixtures/browser-pages.js';
 import { closedPort, type PageServer } from '../fixtures/http-pages.js';
+import { startFileServer, type FileServer } from '../fixtures/file-server.js';
+import { makeDocx } from '../fixtures/documents.js';
 
 /** The API's and workers' batch exporters send within seconds; a trace not complete by then is not coming. */
 const TRACE_WAIT_MS = 60_000;
@@ -16,7 +19,7 @@ const TRACE_WAIT_MS = 60_000;
 interface JaegerSpan {
   spanID: string;
   operationName: string;
-  references: Array<{ refType: string; spanID: string }>;
+  references: Array<{ refType: string; traceID: string; spanID: string }>;
   tags: Array<{ key: string; value: unknown }>;
   logs: Array<{ fields: Array<{ key: string; value: unknown }> }>;
   processID: string;
@@ -27,13 +30,15 @@ interface JaegerTrace {
 }
 
 let pages: PageServer;
+let files: FileServer;
+let receiver: Receiver;
 let jaeger: string;
 
 test.before(async () => {
-  pages = await startBrowserPages();
+  [pages, files, receiver] = await Promise.all([startBrowserPages(), startFileServer(), startReceiver()]);
 });
 test.after.always(async () => {
-  await pages?.close();
+  await Promise.all([pages?.close(), files?.close(), receiver?.close()]);
 });
 
 /** The stack's Jaeger (scripts/test.mjs --traces starts it before the apps). */
@@ -66,6 +71,19 @@ async function traceOf(traceId: string, complete: (t: JaegerTrace) => boolean): 
   }
 }
 
+/** The traces a search of Jaeger's query API finds (service, operation and tags), once `found` holds. */
+async function search(query: Record<string, string>, found: (ts: JaegerTrace[]) => boolean): Promise<JaegerTrace[]> {
+  return eventually(
+    async () => {
+      const res = await fetch(`${jaeger}/api/traces?${new URLSearchParams({ limit: '20', lookback: '1h', ...query })}`);
+      return res.ok ? ((await res.json()) as { data: JaegerTrace[] }).data : [];
+    },
+    found,
+    TRACE_WAIT_MS,
+    `traces of ${JSON.stringify(query)}`,
+  );
+}
+
 const names = (t: JaegerTrace) => t.spans.map((s) => s.operationName);
 const tag = (span: JaegerSpan, key: string) => span.tags.find((x) => x.key === key)?.value;
 const byName = (t: JaegerTrace, name: string) => t.spans.find((s) => s.operationName === name);
@@ -79,7 +97,7 @@ function assertOneTree(t: import('ava').ExecutionContext, trace: JaegerTrace) {
   const roots = trace.spans.filter((s) => !s.references.some((r) => r.refType === 'CHILD_OF'));
   t.deepEqual(roots.map((s) => s.operationName), ['POST /api/v1/tools/:tool'], 'one root: the HTTP request');
   for (const span of trace.spans) {
-    for (const ref of span.references) t.true(ids.has(ref.spanID), `${span.operationName}'s parent is in the trace`);
+    for (const ref of span.references.filter((r) => r.refType === 'CHILD_OF')) t.true(ids.has(ref.spanID), `${span.operationName}'s parent is in the trace`);
   }
 }
 
@@ -89,6 +107,12 @@ function ancestry(trace: JaegerTrace, name: string): string[] {
   const chain: string[] = [];
   for (let span = byName(trace, name); span; span = byId.get(span.references.find((r) => r.refType === 'CHILD_OF')?.spanID ?? '')) chain.push(span.operationName);
   return chain;
+}
+
+/** The spans whose parent is the span named `name`. */
+function childrenOf(trace: JaegerTrace, name: string): JaegerSpan[] {
+  const parent = byName(trace, name)?.spanID;
+  return trace.spans.filter((s) => s.references.some((r) => r.refType === 'CHILD_OF' && r.spanID === parent));
 }
 
 /** Every attribute, event field and process tag of the trace, as one text. */
@@ -124,6 +148,10 @@ test.serial('a screenshot call and a bcrypt-hash call are one tree each, request
     t.deepEqual([...services].sort(), ['utility-tools-api', 'utility-tools-worker'], `${tool}: the API's and the workers' spans`);
     const memo = await withTemporalClient(async (client) => (await client.workflow.getHandle(res.headers.get('x-request-id')!).describe()).memo);
     t.is(memo?.traceId, traceIdOf(res), `${tool}: the workflow's memo names its trace`);
+    const reserveDb = childrenOf(trace, 'ledger reserve').filter((s) => tag(s, 'db.system') === 'mongodb');
+    t.true(reserveDb.length > 0, `${tool}: the reserve's database operations`);
+    t.true(childrenOf(trace, 'ledger commit').some((s) => tag(s, 'db.system') === 'mongodb'), `${tool}: the commit's database operations`);
+    for (const op of reserveDb) t.truthy(tag(op, 'db.collection.name'), `${op.operationName} names its collection`);
     const text = everything(trace);
     t.false(text.includes(account.apiKey), `${tool}: no API key`);
     t.false(text.includes(account.ownerToken), `${tool}: no owner token`);
@@ -170,4 +198,63 @@ test.serial("a failed call's trace marks the failing navigation and the tool's s
   t.is(tag(tool, 'otel.status_code'), 'ERROR');
   t.is(tag(byName(trace, 'POST /api/v1/tools/:tool')!, 'utility_tools.problem.code'), 'upstream_error');
   t.false(names(trace).includes('ledger commit'), 'refunded, not charged');
+});
+
+test.serial("a conversion's trace has LibreOffice's conversion inside its tool", async (t) => {
+  jaeger = jaegerUp();
+  const account = await newAccount(100);
+  const res = await callTool(account.apiKey, 'word-to-pdf', { fileUrl: files.put('/traced/letter.docx', await makeDocx(['A traced letter'])) });
+  t.is(res.status, 200);
+  const trace = await traceOf(traceIdOf(res), hasAll([...callSpans('word-to-pdf'), 'ledger commit', 'libreoffice convert']));
+  assertOneTree(t, trace);
+  t.is(ancestry(trace, 'libreoffice convert')[1], 'tool word-to-pdf');
+  t.is(tag(byName(trace, 'libreoffice convert')!, 'utility_tools.document_type'), 'docx');
+  t.true(childrenOf(trace, 'tool word-to-pdf').some((s) => s.operationName === 'upstream http' && tag(s, 'http.response.status_code') === 200), 'the source\'s download');
+});
+
+test.serial('an asynchronous call continues the trace of its 202; its call.completed delivery is a trace of its own, linked to it, with no signing secret', async (t) => {
+  jaeger = jaegerUp();
+  const account = await newAccount(100);
+  const endpoint = await registerEndpoint(account, receiver.url('/traced'), ['call.completed']);
+  const started = await callTool(account.apiKey, 'hash-text', { text: 'traced later', algorithm: 'sha256' }, { prefer: 'respond-async' });
+  t.is(started.status, 202);
+  const traceId = traceIdOf(started);
+  const call = await traceOf(traceId, hasAll([...callSpans('hash-text'), 'ledger commit']));
+  assertOneTree(t, call);
+  t.is(tag(byName(call, 'POST /api/v1/tools/:tool')!, 'http.response.status_code'), 202);
+  t.deepEqual(ancestry(call, 'tool hash-text').slice(1), callSpans('hash-text').slice(0, 5).reverse(), 'the tool ran in the 202\'s trace');
+
+  await receiver.waitFor((all) => all.some((d) => d.path === '/traced'), TRACE_WAIT_MS, 'the call.completed delivery');
+  const [delivery] = await search(
+    { service: 'utility-tools-worker', operation: 'webhook delivery', tags: JSON.stringify({ 'utility_tools.webhook_endpoint_id': endpoint.id }) },
+    (ts) => ts.some((x) => byName(x, 'upstream http')),
+  );
+  const root = byName(delivery!, 'webhook delivery')!;
+  t.false(root.references.some((r) => r.refType === 'CHILD_OF'), 'a trace of its own');
+  t.like(Object.fromEntries(root.tags.map((x) => [x.key, x.value])), { 'utility_tools.event': 'call.completed', 'utility_tools.delivery.outcome': 'delivered', 'http.response.status_code': 200 });
+  const link = root.references.find((r) => r.refType === 'FOLLOWS_FROM');
+  t.is(link?.traceID, traceId, "linked to the call's trace");
+  await traceOf(traceId, (x) => x.spans.some((s) => s.spanID === link?.spanID)); // the linked span is the call's
+  t.is(ancestry(delivery!, 'upstream http')[1], 'webhook delivery');
+  t.false(everything(delivery!).includes(endpoint.secret.slice(6)), 'no signing secret');
+});
+
+test.serial("a batch's items are children of the request that made it", async (t) => {
+  jaeger = jaegerUp();
+  const account = await newAccount(100);
+  const res = await request('POST', '/api/v1/batches', { token: account.apiKey, body: { tool: 'hash-text', items: [{ text: 'one' }, { text: 'two' }], defaults: { algorithm: 'sha256' } } });
+  t.is(res.status, 202, JSON.stringify(res.body));
+  const itemsDone = (x: JaegerTrace) => names(x).filter((n) => n === 'ledger commit').length === 2;
+  const trace = await traceOf(traceIdOf(res), itemsDone);
+  const ids = new Set(trace.spans.map((s) => s.spanID));
+  const roots = trace.spans.filter((s) => !s.references.some((r) => r.refType === 'CHILD_OF' && ids.has(r.spanID)));
+  t.deepEqual(roots.map((s) => s.operationName), ['POST /api/v1/batches'], 'one tree, rooted at the batch\'s request (the runner, which outlives it, is not in it)');
+  const tools = trace.spans.filter((s) => s.operationName === 'tool hash-text');
+  t.is(tools.length, 2, 'each item\'s tool');
+  const byId = new Map(trace.spans.map((s) => [s.spanID, s]));
+  for (const tool of tools) {
+    const chain: string[] = [];
+    for (let span: JaegerSpan | undefined = tool; span; span = byId.get(span.references.find((r) => r.refType === 'CHILD_OF')?.spanID ?? '')) chain.push(span.operationName);
+    t.deepEqual(chain.slice(-3), ['RunWorkflow:toolCall', 'StartWorkflow:toolCall', 'POST /api/v1/batches'], `an item: ${chain.join(' < ')}`);
+  }
 });
