@@ -4,7 +4,8 @@
 //! reads (trace id, `inSpan`) when nothing is installed. No stack needed.
 import test from 'ava';
 import { ConfigError, loadConfig } from '../../lib/config.js';
-import { activeTraceId, inSpan, startSpan, traceparent } from '../../lib/trace-context.js';
+import type { Link } from '@opentelemetry/api';
+import { activeTraceId, detached, inLinkedRoot, inSpan, isTracing, startSpan, traceparent, underParent, withTraceparent } from '../../lib/trace-context.js';
 
 const BASE = { MONGODB_URL: 'mongodb://127.0.0.1:1/x', SECRET_KEY: '0'.repeat(64) };
 
@@ -19,6 +20,12 @@ test.serial('untraced: no active trace, and inSpan runs the work as it is', asyn
   t.is(inSpan('work', {}, () => work), work);
   t.is(startSpan('a', { x: 1 }), startSpan('b', {}));
   t.false(startSpan('a', {}).isRecording());
+  const cause = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+  t.is(underParent(cause, () => work), work);
+  t.is(inLinkedRoot('later', {}, cause, () => work), work);
+  t.is(detached(() => work), work);
+  t.false(isTracing());
+  t.deepEqual(withTraceparent(), {}, 'nothing kept with a document');
 });
 
 test('tracing is off without an endpoint, or when OTEL_SDK_DISABLED is true', (t) => {
@@ -64,7 +71,16 @@ test.serial('traced: spans nest in the active context and traceparent names the 
     const { context, trace } = await import('@opentelemetry/api');
     const inner = await context.with(trace.setSpan(context.active(), root), () => inSpan('child', {}, async () => activeTraceId()));
     t.is(inner, root.spanContext().traceId, 'the child is in the root span\'s trace');
+    const kept = await context.with(trace.setSpan(context.active(), root), async () => withTraceparent());
+    t.deepEqual(kept, { traceparent: header }, 'what a document keeps: the recording span');
     root.end();
+
+    // Later work for that trace: a child of the kept span, or a trace of its own linked to it.
+    t.is(await underParent(header, () => inSpan('item', {}, async () => activeTraceId())), root.spanContext().traceId);
+    const linked = await inLinkedRoot('delivery', {}, header, async (span) => ({ traceId: activeTraceId(), links: (span as unknown as { links: Link[] }).links }));
+    t.not(linked.traceId, root.spanContext().traceId, 'a trace of its own');
+    t.deepEqual(linked.links.map((l) => [l.context.traceId, l.context.spanId]), [[root.spanContext().traceId, root.spanContext().spanId]]);
+    t.is(await context.with(trace.setSpan(context.active(), root), () => detached(async () => activeTraceId())), undefined, 'detached: outside the trace');
   } finally {
     await tracing.shutdown().catch(() => {});
   }

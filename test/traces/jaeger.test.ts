@@ -209,7 +209,9 @@ test.serial("a conversion's trace has LibreOffice's conversion inside its tool",
   assertOneTree(t, trace);
   t.is(ancestry(trace, 'libreoffice convert')[1], 'tool word-to-pdf');
   t.is(tag(byName(trace, 'libreoffice convert')!, 'utility_tools.document_type'), 'docx');
-  t.true(childrenOf(trace, 'tool word-to-pdf').some((s) => s.operationName === 'upstream http' && tag(s, 'http.response.status_code') === 200), 'the source\'s download');
+  const download = childrenOf(trace, 'tool word-to-pdf').find((s) => s.operationName === 'upstream http');
+  t.like(Object.fromEntries((download?.tags ?? []).map((x) => [x.key, x.value])), { 'http.response.status_code': 200, 'network.peer.address': '127.0.0.2' }, "the source's download: its status and the checked address");
+  t.true(Number(tag(download!, 'http.response.body.size')) > 0, 'and the bytes it read');
 });
 
 test.serial('an asynchronous call continues the trace of its 202; its call.completed delivery is a trace of its own, linked to it, with no signing secret', async (t) => {
