@@ -1,12 +1,14 @@
 //! `npm run soak`: the load mix at SOAK_RATE calls a second (default 8; a tenth of them render
 //! links, mostly cache hits, and a twentieth asynchronous calls whose `call.completed` webhooks are
-//! checked) for SOAK_MINUTES (default 60), a fault every SOAK_FAULT_MINUTES (default ten; a worker killed, Temporal restarted, the database killed, in
+//! checked) with a 200-item batch every five minutes, for SOAK_MINUTES (default 60), a fault every
+//! SOAK_FAULT_MINUTES (default ten; a worker killed, Temporal restarted, the database killed, in
 //! turn), and every stack process's RSS sampled every 10 s into `soak-memory.csv` with its chart
 //! `soak-memory.svg` in the run's directory; p50/p99 per tool per ten-minute window; the ledger
 //! audit at the end. Exits 1 when a process's memory in the last third grows past 5% over its
 //! level at a third of the run (minute 20 of 60), on a 5xx or an unanswered call outside the
 //! faults' reach, when a tool's p99 in the last window is past 1.2x the first, or on any mismatch
-//! of the audit (a call charged without its 200, or a 200 not charged), a charged cache hit, or an
+//! of the audit (a call charged without its 200, or a 200 not charged, a batch item charged other
+//! than iff it succeeded), a charged cache hit, or an
 //! asynchronous call whose webhook never came.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';

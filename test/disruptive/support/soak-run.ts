@@ -1,9 +1,10 @@
-//! The soak run: the load mix for a long while, a fault every ten minutes, the memory of every
+//! The soak run: the load mix for a long while (with a batch every five minutes), a fault every ten minutes, the memory of every
 //! stack process sampled every 10 s, latency per tool per ten-minute window, and the ledger audit
 //! at the end. `npm run soak` runs it (test/disruptive/run-soak.ts); the memory lands in a CSV and
 //! an SVG chart under the run's directory.
 import { percentile } from '../../../bench/measure.js';
 import { atFixedRate, type ArrivalReport } from './arrivals.js';
+import { BATCH_TOOL, batchEnded, startBatch } from './batch-client.js';
 import { captureMix, cheapMix, weightedPicker, type MixEntry } from './call-mix.js';
 import { auditCalls, type AuditReport } from './ledger-audit.js';
 import { processMemory, type FaultAction, type StackControl } from './stack-control.js';
@@ -25,6 +26,8 @@ export interface SoakOptions {
   sampleEveryMs?: number;
   /** Length of the latency windows (default ten minutes). */
   windowMs?: number;
+  /** A batch of `items` hash-text items on the soak's account this often, the first at the start (default: 200 every five minutes). */
+  batches?: { everyMs: number; items: number };
   log: (line: string) => void;
 }
 
@@ -120,7 +123,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const captureTotal = captures.reduce((sum, e) => sum + e.weight, 0);
   const pick = weightedPicker([...cheapMix(targets), ...captures.map((e): MixEntry => ({ ...e, weight: (3 * e.weight) / captureTotal }))]);
   const expected = (options.ratePerSecond * options.durationMs) / 1000;
-  const account = await openAccount(options.apiUrl, options.adminToken, 'soak', Math.ceil(expected * 30) + 1_000);
+  const batching = options.batches ?? { everyMs: 5 * 60_000, items: 200 };
+  const batchCount = Math.ceil(options.durationMs / batching.everyMs);
+  const account = await openAccount(options.apiUrl, options.adminToken, 'soak', Math.ceil(expected * 30) + batchCount * batching.items * BATCH_TOOL.cost + 1_000);
   const extras = await startSoakExtras({ apiUrl: options.apiUrl, adminToken: options.adminToken, main: account, linkCredits: Math.ceil(expected) + 1_000 });
 
   const since = Date.now();
@@ -138,6 +143,25 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       await options.control.run(action);
       faults.push({ action, startMs, backMs: Date.now() - since });
       options.log(`  minute ${(startMs / 60_000).toFixed(1)}: ${action}, back after ${((faults.at(-1)!.backMs - startMs) / 1000).toFixed(1)} s`);
+    }
+  })();
+
+  const batchIds: string[] = [];
+  const batcher = (async () => {
+    for (let n = 0; n < batchCount; n++) {
+      await sleep(n * batching.everyMs - (Date.now() - since));
+      // A fault may refuse the POST: the same Idempotency-Key asks again until the batch is made.
+      for (let attempt = 0; ; attempt++) {
+        const id = await startBatch(options.apiUrl, account.apiKey, batching.items, `soak-batch-${since}-${n}`).catch((err: Error) => {
+          if (attempt === 30) throw err;
+          return undefined;
+        });
+        if (id) {
+          batchIds.push(id);
+          break;
+        }
+        await sleep(2_000);
+      }
     }
   })();
 
@@ -159,6 +183,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await (asynchronous ? extras.sendAsync(record) : sendCall(options.apiUrl, account.apiKey, record));
   });
   await injector;
+  await batcher;
+  for (const id of batchIds) await batchEnded(options.apiUrl, account.apiKey, id, options.log);
   done = true;
   await sampler;
 
@@ -172,6 +198,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     grants: account.credits,
     ...temporalAndDb,
     calls,
+    batches: batchIds.map((id) => ({ id, apiKey: account.apiKey, cost: BATCH_TOOL.cost })),
   });
   const extrasReport = await extras.finish(temporalAndDb).finally(() => extras.close());
   return { arrivals, samples, faults, windows: windowLatencies([...calls, ...linkAsks], sentAt, options.windowMs ?? 10 * 60_000), failuresOutsideFaults, audit, calls, extras: extrasReport };
