@@ -14,7 +14,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatAudit } from './support/ledger-audit.js';
 import { formatExtras } from './support/soak-extras.js';
-import { latencyDrift, memoryChart, memoryCsv, memoryLevels, runSoak } from './support/soak-run.js';
+import { memoryChart, memoryCsv, memoryLevels } from './support/memory-curve.js';
+import { latencyDrift, runSoak } from './support/soak-run.js';
 import { stackControl } from './support/stack-control.js';
 import { withTestStack } from './support/test-like-stack.js';
 
