@@ -8,7 +8,7 @@ import { BATCH_TOOL, batchEnded, startBatch } from './batch-client.js';
 import { captureMix, cheapMix, weightedPicker, type MixEntry } from './call-mix.js';
 import { auditCalls, type AuditReport } from './ledger-audit.js';
 import { sampleMemory, type MemorySample } from './memory-curve.js';
-import type { FaultAction, StackControl } from './stack-control.js';
+import type { ClusterProcess, FaultAction, StackControl } from './stack-control.js';
 import { startSoakExtras, type SoakExtrasReport } from './soak-extras.js';
 import { newRecord, openAccount, sendCall, type CallRecord } from './tool-client.js';
 
@@ -60,6 +60,8 @@ export interface SoakResult {
 }
 
 export const DEFAULT_FAULTS: readonly FaultAction[] = ['kill/workers', 'restart/temporal', 'kill/database'];
+/** The production-shaped stack's: a cpu worker process killed, the Temporal server restarted, PostgreSQL restarted. */
+export const CLUSTER_FAULTS: readonly FaultAction[] = ['kill/worker-cpu-1', 'restart/temporal', 'restart/postgres'];
 /**
  * Calls sent this long before a fault may still be running when it strikes (the longest tool
  * deadline and the API's grace), and those sent this long after it may meet what it left behind.
@@ -115,6 +117,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       const action = faultActions[n % faultActions.length]!;
       const startMs = Date.now() - since;
       await options.control.run(action);
+      // The production-shaped stack leaves a killed process down, where its orchestrator would start it again.
+      const killed = /^kill\/((?:api|worker)-.+)$/.exec(action)?.[1] as ClusterProcess | undefined;
+      if (killed) await options.control.run(`start/${killed}`);
       faults.push({ action, startMs, backMs: Date.now() - since });
       options.log(`  minute ${(startMs / 60_000).toFixed(1)}: ${action}, back after ${((faults.at(-1)!.backMs - startMs) / 1000).toFixed(1)} s`);
     }
