@@ -13,6 +13,7 @@ import type { CallKeys } from '../domain/call-keys.js';
 import type { Ledger } from '../domain/ledger.js';
 import type { DeliveryRequest } from '../domain/destinations/delivery.js';
 import { toApplicationFailure, toolInput } from './tool-activities.js';
+import { SPAN_ATTRIBUTES, inSpan, markFailed } from '../lib/trace-context.js';
 
 export interface CallStepInput {
   requestId: string;
@@ -62,26 +63,31 @@ export function createCallStep(deps: CallStepDeps) {
     const deadline = AbortSignal.timeout(call.timeoutMs);
     const signal = AbortSignal.any([deadline, ctx.cancellationSignal]);
     for (let attempt = 1; ; attempt++) {
-      const started = performance.now();
-      try {
-        const input = await toolInput(deps.callKeys, { requestId, input: call.input, sealed: call.sealed });
-        const made = await untilAborted(handler(input, { requestId, signal, heartbeat: () => {} }), signal);
-        // Stored before the commit: a call is charged only once its output can be answered. A file
-        // bound for a destination is written there instead (see delivered).
-        const output = deps.keepOutput && !call.destination ? await deps.keepOutput(made) : made;
-        deps.onToolDone?.(call.tool, 'ok', since(started) / 1000);
-        return { ok: true, output, attempts: attempt };
-      } catch (err) {
-        // The step itself was cancelled (its worker is going away): the retry of the step decides.
-        if (ctx.cancellationSignal.aborted) throw err;
-        const { error, final } = deadline.aborted ? { error: TOOL_TIMED_OUT, final: true } : classify(err);
-        deps.onToolDone?.(call.tool, error.code, since(started) / 1000);
-        // Worded as the SDK words a failed tool activity, so one query finds both.
-        ctx.log.warn('Activity failed', { tool: call.tool, attempt, error: err instanceof ToolError ? toApplicationFailure(err) : err });
-        if (final || attempt === TOOL_ATTEMPTS) return { ok: false, error, attempts: attempt };
-        await pause(FIRST_RETRY_PAUSE_MS * 2 ** (attempt - 1), signal);
-        if (deadline.aborted) return { ok: false, error: TOOL_TIMED_OUT, attempts: attempt };
-      }
+      const next = await inSpan(`tool ${call.tool}`, { [SPAN_ATTRIBUTES.tool]: call.tool, 'utility_tools.attempt': attempt }, async (span): Promise<ToolRun | 'again'> => {
+        const started = performance.now();
+        try {
+          const input = await toolInput(deps.callKeys, { requestId, input: call.input, sealed: call.sealed });
+          const made = await untilAborted(handler(input, { requestId, signal, heartbeat: () => {} }), signal);
+          // Stored before the commit: a call is charged only once its output can be answered. A file
+          // bound for a destination is written there instead (see delivered).
+          const output = deps.keepOutput && !call.destination ? await deps.keepOutput(made) : made;
+          deps.onToolDone?.(call.tool, 'ok', since(started) / 1000);
+          return { ok: true, output, attempts: attempt };
+        } catch (err) {
+          // The step itself was cancelled (its worker is going away): the retry of the step decides.
+          if (ctx.cancellationSignal.aborted) throw err;
+          const { error, final } = deadline.aborted ? { error: TOOL_TIMED_OUT, final: true } : classify(err);
+          deps.onToolDone?.(call.tool, error.code, since(started) / 1000);
+          markFailed(span, error.code);
+          // Worded as the SDK words a failed tool activity, so one query finds both.
+          ctx.log.warn('Activity failed', { tool: call.tool, attempt, error: err instanceof ToolError ? toApplicationFailure(err) : err });
+          if (final || attempt === TOOL_ATTEMPTS) return { ok: false, error, attempts: attempt };
+          return 'again';
+        }
+      });
+      if (next !== 'again') return next;
+      await pause(FIRST_RETRY_PAUSE_MS * 2 ** (attempt - 1), signal);
+      if (deadline.aborted) return { ok: false, error: TOOL_TIMED_OUT, attempts: attempt };
     }
   }
 
@@ -106,7 +112,7 @@ export function createCallStep(deps: CallStepDeps) {
       // A retry of this step may follow its own settle, as a re-run task may.
       const repeat = mayBeSettled || Context.current().info.attempt > 1;
       let start = performance.now();
-      const reserved = await deps.ledger.reserve({ ...ref, mayBeSettled: repeat });
+      const reserved = await inSpan('ledger reserve', {}, () => deps.ledger.reserve({ ...ref, mayBeSettled: repeat }));
       const ms: CallStepResult['ms'] = { reserve: since(start) };
       if (!reserved.ok) {
         const error = reserveRefusal(call.cost, reserved);
@@ -118,13 +124,15 @@ export function createCallStep(deps: CallStepDeps) {
       ms.tool = since(start);
       if (run.ok && call.destination) {
         start = performance.now();
-        run = await delivered({ ...call, destination: call.destination }, run);
+        run = await inSpan('destination write', {}, () => delivered({ ...call, destination: call.destination! }, run as ToolRun & { ok: true }));
         ms.deliver = since(start);
       }
 
       start = performance.now();
       // Past answerBy the commit refunds (see ledger.commit): nobody waits for that 200 any more.
-      const settled = run.ok ? await deps.ledger.commit({ ...ref, answerBy: call.answerBy }) : await deps.ledger.refund(ref);
+      const settled = run.ok
+        ? await inSpan('ledger commit', {}, () => deps.ledger.commit({ ...ref, answerBy: call.answerBy }))
+        : await inSpan('ledger refund', {}, () => deps.ledger.refund(ref));
       ms.settle = since(start);
       const { attempts } = run;
       if (settled.outcome === 'refunded') {

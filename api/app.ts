@@ -7,6 +7,8 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
+import type { Tracer } from '@opentelemetry/api';
+import { httpTracing } from './http-tracing.js';
 import { loadCatalogueSchemas } from '../domain/tool-schemas.js';
 import { createAccounts } from '../domain/accounts.js';
 import { createEventRecorder, type EventSink } from '../domain/events.js';
@@ -58,6 +60,8 @@ export interface AppDeps {
   onEvent?: EventSink;
   /** Where big outputs wait (BLOB_STORE_URL), as the workers write them; the database when absent. */
   blobs?: BlobStore;
+  /** The process's tracer when tracing is on (lib/tracing.ts); absent, requests are not traced. */
+  tracer?: Tracer;
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -84,6 +88,7 @@ export function createApp(deps: AppDeps): Koa {
   // The client address is X-Forwarded-For's entry from the proxies the operator trusts, else the socket's.
   const app = new Koa({ proxy: config.trustedProxyHops > 0, maxIpsCount: config.trustedProxyHops });
   app.use(requestId());
+  if (deps.tracer) app.use(httpTracing(deps.tracer));
   app.use(async (ctx, next) => {
     const end = deps.metrics.httpRequests.startTimer({ method: ctx.method });
     try {

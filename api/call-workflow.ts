@@ -12,6 +12,7 @@ import { renderCacheId } from '../domain/render-cache.js';
 import { ToolError } from '../lib/errors.js';
 import { untilDeadline } from '../lib/until-deadline.js';
 import type { CallRequest } from './call-request.js';
+import { activeTraceId } from '../lib/trace-context.js';
 
 /** A single call's file is `{prefix}/{requestId}/0.{ext}`: the name a batch's first item would have. */
 const SINGLE_CALL_OBJECT = '0';
@@ -67,6 +68,8 @@ export function createCallWorkflows(deps: { db: Db; client: Client }) {
    */
   async function start(req: CallRequest, workflowId: string, when: { answerBy: number } | { async: true }, deadline: number): Promise<WorkflowHandle> {
     const args = [{ ...(await workflowInput(req, workflowId, deadline)), ...when }];
+    // The Temporal UI shows the memo: from a call's workflow to its trace (tracing on only).
+    const traceId = activeTraceId();
     return untilDeadline(
       deadline,
       () =>
@@ -79,6 +82,7 @@ export function createCallWorkflows(deps: { db: Db; client: Client }) {
           // A repeat of a running idempotent call attaches to it; a finished one is replayed below.
           workflowIdConflictPolicy: 'USE_EXISTING',
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          ...(traceId && { memo: { traceId } }),
           typedSearchAttributes: new TypedSearchAttributes([
             { key: SEARCH_ATTRIBUTES.accountId, value: req.accountId },
             { key: SEARCH_ATTRIBUTES.tool, value: req.tool.name },

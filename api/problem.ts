@@ -5,6 +5,7 @@ import { ERRORS, ToolError, type ErrorCode, type ProblemExtras } from '../lib/er
 import { newId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
 import { isDatabaseUnreachable } from '../lib/mongo.js';
+import { activeTraceId } from '../lib/trace-context.js';
 
 export interface ProblemBody {
   type: string;
@@ -27,7 +28,9 @@ export function sendProblem(ctx: Context, baseUrl: string, code: ErrorCode, deta
   ctx.status = error.status;
   if (error.retryAfterSeconds && !ctx.response.get('Retry-After')) ctx.set('Retry-After', String(error.retryAfterSeconds));
   ctx.type = 'application/problem+json';
-  ctx.body = problemBody(baseUrl, code, detail, ctx.state.requestId, extras);
+  // The request's trace (api/http-tracing.ts), when tracing is on: where an operator finds the call.
+  const traceId = activeTraceId();
+  ctx.body = problemBody(baseUrl, code, detail, ctx.state.requestId, traceId ? { ...extras, traceId } : extras);
 }
 
 /** Gives every request an id (a tool call replaces it with its workflow id) and echoes it. */

@@ -11,12 +11,14 @@ import { installTemporalRuntime } from '../lib/temporal-runtime.js';
 import { createApp } from './app.js';
 import { openBlobStore } from '../lib/open-blob-store.js';
 import { createPlans } from '../domain/plans.js';
+import { startTracing } from '../lib/tracing.js';
 
 const config = loadConfig();
 const log = createLogger({ name: 'api', level: config.logLevel });
 installTemporalRuntime(log, [], config); // this process handles its own signals below
+const tracing = await startTracing(config.tracing, 'api');
 
-const mongo = await connectMongo(config.mongodbUrl, { appName: 'api' });
+const mongo = await connectMongo(config.mongodbUrl, { appName: 'api', traced: Boolean(tracing) });
 await ensureIndexes(mongo.db);
 await createPlans(mongo.db).ensureDefault();
 const connection = await NativeConnection.connect({ address: config.temporalAddress });
@@ -24,13 +26,14 @@ const client = new Client({
   connection,
   namespace: config.temporalNamespace,
   dataConverter: { payloadCodecs: [new ClaimCheckCodec(mongo.db)] },
+  interceptors: tracing?.temporal.client,
 });
 
 await ensureSchedules(client);
 
 const blobs = await openBlobStore(config.blobStoreUrl, mongo.db);
-const app = createApp({ config, db: mongo.db, client, log, metrics: createMetrics(), blobs });
-const server = app.listen(config.port, () => log.info({ port: config.port }, 'API listening'));
+const app = createApp({ config, db: mongo.db, client, log, metrics: createMetrics(), blobs, tracer: tracing?.tracer });
+const server = app.listen(config.port, () => log.info({ port: config.port, traces: config.tracing ? config.tracing.tracesUrl : 'off' }, 'API listening'));
 
 let stopping = false;
 async function shutdown(signal: string) {
@@ -40,6 +43,7 @@ async function shutdown(signal: string) {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await connection.close();
   await mongo.close();
+  await tracing?.shutdown();
   process.exit(0);
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));

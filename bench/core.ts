@@ -5,7 +5,9 @@
 //! the stack spends per call; and hash-wasm bcrypt vs native bcrypt. BENCH_STACKS=dev,cluster
 //! measures the platform rows on the dev-server stack and on the production-shaped cluster
 //! (Temporal server on PostgreSQL, two API replicas behind HAProxy, one process per pool) in the
-//! same run; default `dev`.
+//! same run; default `dev`. BENCH_TRACING=off,on measures the dev stack's platform rows untraced and
+//! traced (the service's default sampling, exported to a Jaeger of the bench's own) in one run, and
+//! prints their ratios; default `off`.
 import Koa from 'koa';
 import type { AddressInfo } from 'node:net';
 import bcrypt from 'bcrypt';
@@ -17,7 +19,7 @@ import { standaloneContext } from '../lib/tool-handler.js';
 import { callAnatomy, timedCall, type TimedCall } from './call-anatomy.js';
 import { measure, postJson, printTable, type Figures } from './measure.js';
 import { cpuPerCall, cpuSnapshot } from './process-cpu.js';
-import { withBenchStack, type BenchStack } from './stack.js';
+import { withBenchStack, type BenchStack, type BenchStackOptions } from './stack.js';
 import { withClusterBenchStack } from './cluster-stack.js';
 import { temporalFloor, type FloorFigures, type FloorKind } from './temporal-floor.js';
 
@@ -57,10 +59,17 @@ function timedPost(url: string, body: unknown, key: string): Promise<TimedCall> 
 
 const STACKS = {
   dev: { label: 'dev server', run: withBenchStack },
+  'dev-traced': { label: 'dev server, traced', run: (fn: (stack: BenchStack) => Promise<void>) => withBenchStack(fn, { tracing: true } satisfies BenchStackOptions) },
   cluster: { label: 'cluster', run: withClusterBenchStack },
 } as const;
 type StackName = keyof typeof STACKS;
-const stackNames = (process.env.BENCH_STACKS ?? 'dev').split(',').map((s) => s.trim()) as StackName[];
+const tracingModes = (process.env.BENCH_TRACING ?? 'off').split(',').map((s) => s.trim());
+for (const mode of tracingModes) if (mode !== 'off' && mode !== 'on') throw new Error(`BENCH_TRACING: unknown mode "${mode}" (off, on)`);
+const stackNames = (process.env.BENCH_STACKS ?? 'dev')
+  .split(',')
+  .map((s) => s.trim())
+  // Traced is a mode of the dev stack: `on` adds its traced twin after it.
+  .flatMap((s) => (s === 'dev' ? tracingModes.map((m) => (m === 'on' ? 'dev-traced' : 'dev')) : [s])) as StackName[];
 for (const name of stackNames) if (!STACKS[name]) throw new Error(`BENCH_STACKS: unknown stack "${name}" (dev, cluster)`);
 
 interface PlatformFigures {
@@ -97,7 +106,8 @@ async function hashTextFigures(name: StackName): Promise<PlatformFigures> {
         if (concurrency === 1 && stack.temporal) figures.anatomy = await callAnatomy(stack.temporal, timed.slice(-ANATOMY_CALLS));
         figures.rows.push(await measure('hash-text on bare Koa', (i) => postJson(bare.url, { text: `bench ${i}` }), { calls: CALLS, concurrency }));
       }
-      if (stack.temporal) figures.floor = await temporalFloor(stack.temporal, stack.processes, { calls: CALLS, concurrencies: [1, 32] });
+      // The floor is Temporal's, the same traced or not: measured on the untraced stacks only.
+      if (stack.temporal && name !== 'dev-traced') figures.floor = await temporalFloor(stack.temporal, stack.processes, { calls: CALLS, concurrencies: [1, 32] });
     } finally {
       await bare.close();
     }
@@ -150,6 +160,21 @@ function floorRatios(platform: PlatformFigures): string[] {
   ];
 }
 
+/** Traced / untraced on the dev stack, same run: the issue's bound is 1.1x for CPU per call and p50. */
+function tracingRatios(all: PlatformFigures[]): string[] {
+  const off = all.find((p) => p.stack === STACKS.dev.label);
+  const on = all.find((p) => p.stack === STACKS['dev-traced'].label);
+  if (!off || !on) return [];
+  const cpu = (p: PlatformFigures, c: number) => p.cpu.find((x) => x.concurrency === c)?.perCall.find((r) => r.process === 'all')?.msPerCall;
+  const row = (p: PlatformFigures, c: number) => p.rows.find((r) => r.concurrency === c && r.label.startsWith('hash-text via platform'));
+  const ratio = (a?: number, b?: number) => (a && b ? `${(a / b).toFixed(2)}x` : 'n/a');
+  return [
+    '',
+    ...[1, 32].map((c) => `traced / untraced (default sampling): c=${c} CPU per call, all processes ${ratio(cpu(on, c), cpu(off, c))} (${cpu(on, c)?.toFixed(2)} vs ${cpu(off, c)?.toFixed(2)} ms; target <= 1.1x)`),
+    ...[1, 32].map((c) => `traced / untraced (default sampling): c=${c} p50 latency ${ratio(row(on, c)?.p50Ms, row(off, c)?.p50Ms)} (${row(on, c)?.p50Ms.toFixed(1)} vs ${row(off, c)?.p50Ms.toFixed(1)} ms; target <= 1.1x)`),
+  ];
+}
+
 const platforms: PlatformFigures[] = [];
 for (const name of stackNames) platforms.push(await hashTextFigures(name));
 printTable("hash-text: platform vs bare Koa route, and the floor: an empty workflow (and the call's own workflow with an empty step)", platforms.flatMap((p) => [...p.rows, ...(p.floor?.rows ?? [])]));
@@ -168,5 +193,6 @@ for (const platform of platforms) {
 for (const platform of platforms) {
   for (const line of floorRatios(platform)) console.log(line);
 }
+for (const line of tracingRatios(platforms)) console.log(line);
 printTable('bcrypt cost 11: hash-wasm vs native', await bcryptFigures());
 process.exit(0);

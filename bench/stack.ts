@@ -49,7 +49,7 @@ interface RunningBenchStack {
  * Temporal, SecantusDB, the API and one process per pool, as production
  * runs them, so each part's CPU can be read on its own.
  */
-async function startThrowawayStack(): Promise<RunningBenchStack> {
+async function startThrowawayStack(options: BenchStackOptions = {}): Promise<RunningBenchStack> {
   // bootstrap.mjs is plain JavaScript without types: imported by URL, typed here.
   const { bootstrap } = (await import(new URL('../scripts/bootstrap.mjs', import.meta.url).href)) as {
     bootstrap: (o: { root: string; log: (line: string) => void }) => Promise<{ temporal: string; secantusd: string }>;
@@ -64,7 +64,16 @@ async function startThrowawayStack(): Promise<RunningBenchStack> {
     stack.startTemporal(supervisor, { binary: tools.temporal, port: await stack.freePort() }),
     stack.startDatabase(supervisor, { binary: tools.secantusd, port: await stack.freePort(), dir: path.join(runDir, 'db') }),
   ]);
+  // Traced: the service's default sampling, exported to a Jaeger of the stack's own (built if missing).
+  let traced: NodeJS.ProcessEnv = {};
+  if (options.tracing) {
+    const { ensureJaeger } = (await import(new URL('../scripts/jaeger-build.mjs', import.meta.url).href)) as { ensureJaeger: (o: { root: string }) => Promise<string> };
+    const ports = { otlp: await stack.freePort(), query: await stack.freePort(), queryGrpc: await stack.freePort() };
+    await stack.startJaeger(supervisor, { root, binary: await ensureJaeger({ root }), ports });
+    traced = stack.tracingEnv(ports);
+  }
   const { env, adminToken } = stack.throwawayEnv(temporal, database, {
+    ...traced,
     ...stack.localBlobStore(path.join(runDir, 'blobs')),
     TARGET_ALLOWLIST: '127.0.0.2/32',
     // bench:webhooks posts to a receiver in the bench process, on localhost.
@@ -100,7 +109,12 @@ export async function benchApiKey(apiUrl: string, adminToken: string, credits: n
   return ((await res.json()) as { apiKey: { key: string } }).apiKey.key;
 }
 
-export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>): Promise<T> {
+export interface BenchStackOptions {
+  /** A throwaway stack that traces at the service's default sampling, to a Jaeger of its own. */
+  tracing?: boolean;
+}
+
+export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>, options: BenchStackOptions = {}): Promise<T> {
   const given = process.env.API_URL && process.env.ADMIN_TOKEN;
   const e = process.env;
   const platform: RunningBenchStack = given
@@ -111,9 +125,11 @@ export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>): 
         processes: parseProcessList(e.BENCH_PROCESSES),
         stop: async () => {},
       }
-    : await startThrowawayStack();
+    : await startThrowawayStack(options);
   if (given) console.log(`bench: the stack at ${platform.apiUrl}`);
-  // Helpers that read the test environment (test/helpers/api.ts) then work against this stack.
+  // Helpers that read the test environment (test/helpers/api.ts) then work against this stack; put
+  // back after, so a second throwaway stack in the same run (bench:core's traced one) is its own.
+  const previous = { API_URL: process.env.API_URL, ADMIN_TOKEN: process.env.ADMIN_TOKEN };
   process.env.API_URL = platform.apiUrl;
   process.env.ADMIN_TOKEN = platform.adminToken;
   try {
@@ -125,6 +141,10 @@ export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>): 
       newApiKey: (credits) => benchApiKey(platform.apiUrl, platform.adminToken, credits),
     });
   } finally {
+    for (const [name, value] of Object.entries(previous)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
     await platform.stop();
   }
 }

@@ -1736,6 +1736,8 @@ export interface components {
             code: components["schemas"]["ErrorCode"];
             /** @description Also in `X-Request-Id`; quote it when you contact support. */
             requestId: string;
+            /** @description The request's trace (as in `traceparent`), when the service traces: an operator finds the call's spans by it. */
+            traceId?: string;
             /** @description `validation_failed`: every bad field. */
             errors?: components["schemas"]["FieldError"][];
             /** @description `insufficient_credits`: the available balance. */
@@ -4481,6 +4483,7 @@ export interface components {
         InvalidJsonOrValidationFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4491,6 +4494,7 @@ export interface components {
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };
@@ -4502,6 +4506,7 @@ export interface components {
         InsufficientCreditsOrKeyCreditLimit: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4512,6 +4517,7 @@ export interface components {
         ForbiddenOrToolNotAllowedOrIpNotAllowed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4522,6 +4528,7 @@ export interface components {
         IdempotencyConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4532,6 +4539,7 @@ export interface components {
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4542,6 +4550,7 @@ export interface components {
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4552,6 +4561,7 @@ export interface components {
         RateLimited: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 "Retry-After": components["headers"]["Retry-After"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4566,6 +4576,7 @@ export interface components {
         InternalError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4576,6 +4587,7 @@ export interface components {
         Unavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
@@ -4587,6 +4599,7 @@ export interface components {
         ToolTimeout: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4597,6 +4610,7 @@ export interface components {
         HashTooCostlyOrInvalidHash: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4607,6 +4621,7 @@ export interface components {
         DestinationError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4617,6 +4632,7 @@ export interface components {
         TargetNotAllowedOrSourceTooLargeOrUnsupportedSource: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4627,6 +4643,7 @@ export interface components {
         UpstreamErrorOrDestinationError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4637,6 +4654,7 @@ export interface components {
         TargetNotAllowed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4647,6 +4665,7 @@ export interface components {
         UpstreamError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4657,6 +4676,7 @@ export interface components {
         TargetNotAllowedOrSourceTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4667,6 +4687,7 @@ export interface components {
         TargetNotAllowedOrPortNotAllowed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4677,6 +4698,7 @@ export interface components {
         ValidationFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4687,6 +4709,7 @@ export interface components {
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4697,6 +4720,7 @@ export interface components {
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4707,6 +4731,7 @@ export interface components {
         CallExpired: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4717,6 +4742,7 @@ export interface components {
         AlreadyExists: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4727,6 +4753,7 @@ export interface components {
         InvalidSignature: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4737,6 +4764,7 @@ export interface components {
         InsufficientCredits: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4747,6 +4775,7 @@ export interface components {
         LinkExpired: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4757,6 +4786,7 @@ export interface components {
         UnknownTool: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4767,6 +4797,7 @@ export interface components {
         MethodNotAllowed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 /** @description POST */
                 Allow?: string;
                 [name: string]: unknown;
@@ -4779,6 +4810,7 @@ export interface components {
         EndpointDisabled: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4789,6 +4821,7 @@ export interface components {
         TargetNotAllowedOrDestinationUnusable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
                 [name: string]: unknown;
             };
             content: {
@@ -4852,6 +4885,8 @@ export interface components {
     headers: {
         /** @description Id of the request: for a tool call, its call id (as in the usage list); else a fresh id. Also `requestId` in problems. */
         "X-Request-Id": string;
+        /** @description W3C trace context of the request's trace (`00-<traceId>-<spanId>-<flags>`), when the service traces (its operator set `OTEL_EXPORTER_OTLP_ENDPOINT`): quote the trace id to find the call's spans. */
+        traceparent: string;
         /** @description Credits this call was charged. */
         "X-Credits-Charged": number;
         /** @description Available balance after the call. */
@@ -4911,6 +4946,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4927,6 +4963,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4981,6 +5018,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4997,6 +5035,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5051,6 +5090,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5067,6 +5107,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5122,6 +5163,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5138,6 +5180,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5205,6 +5248,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5226,6 +5270,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5243,6 +5288,7 @@ export interface operations {
             304: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Cache": components["headers"]["X-Cache"];
                     Age: components["headers"]["Age"];
                     ETag: components["headers"]["ETag"];
@@ -5299,6 +5345,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5315,6 +5362,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5376,6 +5424,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5392,6 +5441,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5453,6 +5503,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5469,6 +5520,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5525,6 +5577,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5541,6 +5594,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5597,6 +5651,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5613,6 +5668,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5669,6 +5725,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5685,6 +5742,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5741,6 +5799,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5757,6 +5816,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5813,6 +5873,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5829,6 +5890,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5885,6 +5947,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5901,6 +5964,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5957,6 +6021,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5973,6 +6038,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6029,6 +6095,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6045,6 +6112,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6101,6 +6169,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6117,6 +6186,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6173,6 +6243,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6189,6 +6260,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6256,6 +6328,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6277,6 +6350,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6294,6 +6368,7 @@ export interface operations {
             304: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Cache": components["headers"]["X-Cache"];
                     Age: components["headers"]["Age"];
                     ETag: components["headers"]["ETag"];
@@ -6358,6 +6433,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
                     "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6379,6 +6455,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     Location: components["headers"]["Location"];
                     "Preference-Applied": components["headers"]["Preference-Applied"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6396,6 +6473,7 @@ export interface operations {
             304: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Cache": components["headers"]["X-Cache"];
                     Age: components["headers"]["Age"];
                     ETag: components["headers"]["ETag"];
@@ -6437,6 +6515,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6470,6 +6549,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6506,6 +6586,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6541,6 +6622,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6581,6 +6663,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     /** @description The batch: `/api/v1/batches/{id}`. */
                     Location?: string;
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6621,6 +6704,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6654,6 +6738,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6694,6 +6779,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6728,6 +6814,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6763,6 +6850,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6796,6 +6884,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6826,6 +6915,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6867,6 +6957,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6903,6 +6994,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6933,6 +7025,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6982,6 +7075,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7017,6 +7111,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7070,6 +7165,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7103,6 +7199,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7132,6 +7229,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7168,6 +7266,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7218,6 +7317,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7251,6 +7351,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7280,6 +7381,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7328,6 +7430,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Cache": components["headers"]["X-Cache"];
                     Age: components["headers"]["Age"];
                     ETag: components["headers"]["ETag"];
@@ -7349,6 +7452,7 @@ export interface operations {
             304: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "X-Cache": components["headers"]["X-Cache"];
                     Age: components["headers"]["Age"];
                     ETag: components["headers"]["ETag"];
@@ -7389,6 +7493,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7427,6 +7532,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7464,6 +7570,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7502,6 +7609,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7538,6 +7646,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7581,6 +7690,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7621,6 +7731,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7657,6 +7768,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7697,6 +7809,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7737,6 +7850,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7768,6 +7882,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7819,6 +7934,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7855,6 +7971,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7888,6 +8005,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7923,6 +8041,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7960,6 +8079,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7991,6 +8111,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8029,6 +8150,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8076,6 +8198,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8107,6 +8230,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8154,6 +8278,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8198,6 +8323,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8226,6 +8352,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8267,6 +8394,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8299,6 +8427,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8341,6 +8470,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8369,6 +8499,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8391,6 +8522,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8412,6 +8544,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8435,6 +8568,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8457,6 +8591,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8479,6 +8614,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8501,6 +8637,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8523,6 +8660,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8545,6 +8683,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8571,6 +8710,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
                     [name: string]: unknown;
                 };
                 content: {

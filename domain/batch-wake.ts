@@ -4,18 +4,22 @@
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
 import { collections } from '../lib/mongo.js';
+import { detached } from '../lib/trace-context.js';
 import type { EventSink } from './events.js';
 import { BATCH_RUNNER_WAKE, TASK_QUEUES, WORKFLOW_TYPES, batchRunnerId, type BatchRunnerInput } from '../lib/temporal-shared.js';
 
 export async function wakeBatchRunner(client: Client, accountId: string): Promise<void> {
   const args: [BatchRunnerInput] = [{ accountId }];
-  await client.workflow.signalWithStart(WORKFLOW_TYPES.batchRunner, {
-    workflowId: batchRunnerId(accountId),
-    taskQueue: TASK_QUEUES.core,
-    args,
-    signal: BATCH_RUNNER_WAKE,
-    signalArgs: [],
-  });
+  // Not in the waking request's trace: the runner outlives it (a batch's items join their batch's trace).
+  await detached(() =>
+    client.workflow.signalWithStart(WORKFLOW_TYPES.batchRunner, {
+      workflowId: batchRunnerId(accountId),
+      taskQueue: TASK_QUEUES.core,
+      args,
+      signal: BATCH_RUNNER_WAKE,
+      signalArgs: [],
+    }),
+  );
 }
 
 /**

@@ -3,6 +3,7 @@
 //! and cancelled. How items move on (claimed, ended, skipped) is `batch-progress.ts`.
 import type { Db, Filter } from 'mongodb';
 import { collections, insertIfAbsent, isDuplicateKey } from '../lib/mongo.js';
+import { withTraceparent } from '../lib/trace-context.js';
 import type { BatchCounts, BatchDoc, BatchItemDoc } from '../lib/mongo-documents.js';
 import { createBatchProgress } from './batch-progress.js';
 import type { EventSink } from './events.js';
@@ -94,6 +95,7 @@ export function createBatches(db: Db, onEvent?: EventSink) {
         pausedAt: null,
         createdAt: b.now,
         completedAt: null,
+        ...withTraceparent(),
       };
       await insertIfAbsent(batches, doc);
       return (await batches.findOne({ _id: b.id })) ?? doc;

@@ -6,6 +6,7 @@ import type { Db } from 'mongodb';
 import type { EventKind } from '../lib/event-kinds.js';
 import { newId } from '../lib/ids.js';
 import { collections } from '../lib/mongo.js';
+import { withTraceparent } from '../lib/trace-context.js';
 import type { EventDoc } from '../lib/mongo-documents.js';
 
 export interface DomainEvent {
@@ -27,13 +28,15 @@ export function newEvent(accountId: string, event: EventKind, data: Record<strin
 
 export type EventSink = (event: DomainEvent) => Promise<void>;
 
+
 /** Records events in MongoDB; `onRecorded` (webhook fan-out) runs after each new one. */
 export function createEventRecorder(db: Db, onRecorded?: EventSink) {
   const { events } = collections(db);
   return async function record(e: DomainEvent): Promise<void> {
     await events.updateOne(
       { _id: e.id },
-      { $setOnInsert: { accountId: e.accountId, event: e.event, createdAt: e.createdAt, data: e.data } },
+      // The cause's trace (tracing on, sampled): each delivery of the event is a trace linked to it.
+      { $setOnInsert: { accountId: e.accountId, event: e.event, createdAt: e.createdAt, data: e.data, ...withTraceparent() } },
       { upsert: true },
     );
     await onRecorded?.(e);
@@ -41,3 +44,9 @@ export function createEventRecorder(db: Db, onRecorded?: EventSink) {
 }
 
 export type EventRecorder = ReturnType<typeof createEventRecorder>;
+
+/** The traceparent of what caused an event, when that was traced (read only by a traced process). */
+export async function eventCause(db: Db, eventId: string): Promise<string | undefined> {
+  const doc = await collections(db).events.findOne({ _id: eventId }, { projection: { traceparent: 1 } });
+  return doc?.traceparent;
+}

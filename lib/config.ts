@@ -99,6 +99,41 @@ export interface Config {
    */
   metricsPort?: number;
   metricsHost: string;
+  /** Where traces go and how many are kept (lib/tracing.ts); undefined: tracing off, nothing installed. */
+  tracing?: TracingConfig;
+}
+
+/** The standard OpenTelemetry samplers (OTEL_TRACES_SAMPLER). */
+export const TRACE_SAMPLERS = ['parentbased_traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'traceidratio', 'always_on', 'always_off'] as const;
+export type TraceSampler = (typeof TRACE_SAMPLERS)[number];
+
+export interface TracingConfig {
+  /** OTLP/HTTP traces URL: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`. */
+  tracesUrl: string;
+  /** `OTEL_TRACES_SAMPLER`, default parentbased_traceidratio. */
+  sampler: TraceSampler;
+  /** The ratio of the `*traceidratio` samplers, 0..1. `OTEL_TRACES_SAMPLER_ARG`, default 0.1. */
+  ratio: number;
+  /** `OTEL_SERVICE_NAME`; default `utility-tools-<role>` per process (api, worker). */
+  serviceName?: string;
+}
+
+/** Traces are on only when an endpoint is configured (and OTEL_SDK_DISABLED is not true): off costs nothing. */
+function tracingConfig(env: Env): TracingConfig | undefined {
+  if (bool(env, 'OTEL_SDK_DISABLED', false)) return undefined;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
+  const tracesUrl = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || (base && `${base.replace(/\/+$/, '')}/v1/traces`);
+  if (!tracesUrl) return undefined;
+  if (!/^https?:\/\/[^/]/.test(tracesUrl)) throw new ConfigError(`OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (OTLP over HTTP), got "${tracesUrl}"`);
+  const rawRatio = env.OTEL_TRACES_SAMPLER_ARG;
+  const ratio = rawRatio === undefined || rawRatio === '' ? 0.1 : Number(rawRatio);
+  if (!(ratio >= 0 && ratio <= 1)) throw new ConfigError(`OTEL_TRACES_SAMPLER_ARG must be a ratio between 0 and 1, got "${rawRatio}"`);
+  return {
+    tracesUrl,
+    sampler: oneOf(env, 'OTEL_TRACES_SAMPLER', TRACE_SAMPLERS, 'parentbased_traceidratio'),
+    ratio,
+    serviceName: env.OTEL_SERVICE_NAME || undefined,
+  };
 }
 
 export class ConfigError extends Error {}
@@ -176,6 +211,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0, 1) : undefined,
     metricsHost: env.METRICS_HOST || '0.0.0.0',
+    tracing: tracingConfig(env),
   };
 }
 

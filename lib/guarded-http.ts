@@ -8,6 +8,7 @@ import { pipeline, type Readable, type Transform } from 'node:stream';
 import { ToolError } from './errors.js';
 import type { CheckedUrl, ResolvedTarget, TargetGuard } from './target-guard.js';
 import { Deadline, pinnedLookup, sameAddress, withRoots, type CaOption } from './upstream.js';
+import { spanFailed, startSpan } from './trace-context.js';
 
 export interface GuardedHttpOptions {
   /** The guard every hop goes through. */
@@ -227,10 +228,24 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
     const redirects: string[] = [];
     try {
       for (;;) {
-        const target = await deadline.race(guard.resolveTarget(checked.hostname, checked.port));
-        const res = await send(hop, checked, target, deadline.signal, ca);
+        // One span per hop: where it went (host, port, checked address) and what came back; never
+        // the path, the query or a header, which may carry credentials.
+        const span = startSpan('upstream http', { 'server.address': checked.hostname, 'server.port': checked.port, 'http.request.method': hop.method });
+        let res: http.IncomingMessage;
+        let target: ResolvedTarget;
+        try {
+          target = await deadline.race(guard.resolveTarget(checked.hostname, checked.port));
+          span.setAttribute('network.peer.address', target.address);
+          res = await send(hop, checked, target, deadline.signal, ca);
+          span.setAttribute('http.response.status_code', res.statusCode ?? 0);
+        } catch (err) {
+          spanFailed(span, err);
+          span.end();
+          throw err;
+        }
         const location = res.headers.location;
         if (maxRedirects > 0 && REDIRECT_STATUSES.has(res.statusCode ?? 0) && location) {
+          span.end();
           res.destroy();
           if (redirects.length >= maxRedirects) {
             throw new ToolError('upstream_error', `More than ${maxRedirects} redirects from ${checked.url.host}`, { reason: 'too_many_redirects' });
@@ -251,7 +266,18 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
           continue;
         }
         const remoteAddress = res.socket?.remoteAddress ?? target.address;
-        const { body, truncated, decompressed } = await readBody(res, maxBytes, Boolean(opts.decompress), deadline.signal);
+        const { body, truncated, decompressed } = await readBody(res, maxBytes, Boolean(opts.decompress), deadline.signal).then(
+          (read) => {
+            span.setAttribute('http.response.body.size', read.body.length);
+            span.end();
+            return read;
+          },
+          (err: unknown) => {
+            spanFailed(span, err);
+            span.end();
+            throw err;
+          },
+        );
         return {
           statusCode: res.statusCode ?? 0,
           statusMessage: res.statusMessage ?? '',

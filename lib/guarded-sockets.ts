@@ -5,6 +5,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { ResolvedTarget, TargetGuard } from './target-guard.js';
 import { Deadline, pinnedLookup, sameAddress, withRoots, type CaOption } from './upstream.js';
+import { spanFailed, startSpan } from './trace-context.js';
 
 export interface GuardedSocketsOptions {
   /** The guard every connection goes through. */
@@ -81,6 +82,9 @@ export function createGuardedSockets(options: GuardedSocketsOptions): GuardedSoc
   async function connect(opts: GuardedConnectOptions): Promise<GuardedConnection<any>> {
     const deadline = new Deadline(opts.timeoutMs, opts.signal);
     const where = { host: opts.target?.hostname ?? opts.host ?? '', port: opts.target?.port ?? opts.port ?? 0 };
+    // The connection's span lasts until its socket closes: host, port, checked address and bytes
+    // each way; never what was said on it (SMTP credentials go over these sockets).
+    const span = startSpan('upstream connection', { 'server.address': where.host, 'server.port': where.port, 'utility_tools.tls': Boolean(opts.tls) });
     let socket: net.Socket | undefined;
     try {
       let target: ResolvedTarget;
@@ -92,6 +96,7 @@ export function createGuardedSockets(options: GuardedSocketsOptions): GuardedSoc
         target = await deadline.race(guard.resolveTarget(opts.host, opts.port));
       }
       where.host = target.hostname;
+      span.setAttribute('network.peer.address', target.address);
       const started = performance.now();
       const base = { host: target.hostname, port: target.port, lookup: pinnedLookup(target), autoSelectFamily: false };
       const isIp = net.isIP(target.hostname) !== 0;
@@ -103,6 +108,11 @@ export function createGuardedSockets(options: GuardedSocketsOptions): GuardedSoc
             ca,
           })
         : net.connect(base);
+      const opened = socket;
+      opened.once('close', () => {
+        span.setAttributes({ 'network.io.bytes_sent': opened.bytesWritten, 'network.io.bytes_received': opened.bytesRead });
+        span.end();
+      });
       await deadline.race(settleOn(socket, opts.tls ? 'secureConnect' : 'connect'));
       if (!sameAddress(socket.remoteAddress, target.address)) throw new Error(`pinned connection reached ${socket.remoteAddress}`);
       const connectMs = performance.now() - started;
@@ -110,8 +120,11 @@ export function createGuardedSockets(options: GuardedSocketsOptions): GuardedSoc
       const secure = socket as tls.TLSSocket;
       return { socket: secure, target, connectMs, authorized: secure.authorized, authorizationError: errorText(secure.authorizationError) };
     } catch (err) {
-      socket?.destroy();
-      throw deadline.translate(err, where.host, where.port);
+      const translated = deadline.translate(err, where.host, where.port);
+      spanFailed(span, translated);
+      if (socket) socket.destroy();
+      else span.end(); // no socket to close it
+      throw translated;
     } finally {
       deadline.clear();
     }

@@ -1,6 +1,7 @@
 //! Structured logging (pino). Secrets are redacted by path as a last line of defence; the first
 //! is never to log tool input or credentials at all.
 import { pino, type Logger } from 'pino';
+import { activeTraceId } from './trace-context.js';
 
 export type { Logger };
 
@@ -33,6 +34,11 @@ export function serializeError(value: unknown, depth = 0): unknown {
   };
 }
 
+function traceField(): { trace_id?: string } {
+  const traceId = activeTraceId();
+  return traceId ? { trace_id: traceId } : {};
+}
+
 /** @param destination where lines go. @default standard output */
 export function createLogger(options: { level?: string; name: string; destination?: pino.DestinationStream }): Logger {
   return pino(
@@ -42,6 +48,8 @@ export function createLogger(options: { level?: string; name: string; destinatio
       redact: { paths: REDACT, censor: '[redacted]' },
       base: { pid: process.pid },
       serializers: { err: serializeError, error: serializeError },
+      // The call's trace on each of its lines (tracing on; untraced, no active span and no field).
+      mixin: traceField,
     },
     options.destination,
   );

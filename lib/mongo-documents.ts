@@ -181,6 +181,8 @@ export interface EventDoc {
   data: Record<string, unknown>;
   /** Set once the event was handed to every webhook endpoint it goes to (domain/webhooks/fanout.ts). */
   fannedOutAt?: Date;
+  /** The W3C traceparent of what caused it, when that was traced: its deliveries' traces link to it. */
+  traceparent?: string;
 }
 
 export interface IdempotencyDoc {
@@ -332,6 +334,8 @@ export interface BatchDoc {
   pausedAt?: Date | null;
   createdAt: Date;
   completedAt: Date | null;
+  /** The W3C traceparent of the request that made it, when traced: its items' calls are children of it. */
+  traceparent?: string;
 }
 
 /** One item of a batch: its input until it ran, then its outcome. `_id` is `<batchId>:<index>`. */

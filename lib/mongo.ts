@@ -136,12 +136,16 @@ export interface Mongo {
 }
 
 /** Connects and selects the database named in the URL (default `utility_tools`). */
-export async function connectMongo(url: string, options: { appName?: string; maxPoolSize?: number } = {}): Promise<Mongo> {
+/** @param options.traced the process traces (lib/tracing.ts): its commands become spans (lib/mongo-tracing.ts). */
+export async function connectMongo(url: string, options: { appName?: string; maxPoolSize?: number; traced?: boolean } = {}): Promise<Mongo> {
   const client = new MongoClient(url, {
     appName: options.appName ?? 'utility-tools',
     maxPoolSize: options.maxPoolSize ?? 50,
     serverSelectionTimeoutMS: 5_000,
+    // Command events only when traced: untraced, the driver makes none.
+    monitorCommands: Boolean(options.traced),
   });
+  if (options.traced) (await import('./mongo-tracing.js')).traceCommands(client);
   await client.connect();
   const db = client.db(new URL(url).pathname.replace(/^\//, '') || 'utility_tools');
   return { client, db, close: () => client.close() };

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { bootstrap } from './bootstrap.mjs';
 import { bootstrapCluster } from './bootstrap-cluster.mjs';
 import { buildIfStale } from './build-if-stale.mjs';
+import { ensureJaeger, jaegerBinary } from './jaeger-build.mjs';
 
 const started = Date.now();
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -30,6 +31,8 @@ async function prepare(step) {
 }
 
 const tools = await prepare(async () => ({ ...(await bootstrap({ root })), ...(await bootstrapCluster({ root })) }));
+// Traces go to a local Jaeger, as with npm start, unless OTEL_EXPORTER_OTLP_ENDPOINT names a collector.
+const localJaeger = !process.env.OTEL_EXPORTER_OTLP_ENDPOINT && !process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
 await prepare(() => buildIfStale(root));
 const { tsImport } = await import('tsx/esm/api');
 const stack = await tsImport('./stack/index.ts', import.meta.url);
@@ -66,6 +69,8 @@ try {
     echo: true,
     env: {
       WEBHOOKS_ALLOW_LOCALHOST: 'true', // local development: webhooks to localhost receivers
+      // Every call traced locally (the service's default keeps one in ten).
+      ...(localJaeger && stack.tracingEnv(stack.LOCAL_JAEGER_PORTS, 'parentbased_always_on')),
       ...process.env, // anything the user set wins
       PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || `http://localhost:${ports.loadBalancer}`,
       SECRET_KEY: stack.keptSecret(data, 'SECRET_KEY', 'secret-key', () => randomBytes(32).toString('hex')),
@@ -73,6 +78,11 @@ try {
     },
   });
   markUp();
+  // A first build starts only now, once the cluster is up: it would take the cores its start needs.
+  const jaegerWasBuilt = existsSync(jaegerBinary(root));
+  const jaegerBuilt = localJaeger ? ensureJaeger({ root, log: (line) => console.log(`start:cluster: ${line}`) }) : undefined;
+  const jaegerUp = jaegerBuilt && stack.startLocalJaeger(supervisor, { root, built: jaegerBuilt, prefix: 'start:cluster' });
+  const jaegerNow = jaegerWasBuilt ? await jaegerUp : false;
   const metrics = Object.entries(cluster.metricsUrls).map(([name, url]) => `    ${name.padEnd(15)}${url}`);
   console.log(
     [
@@ -87,6 +97,9 @@ try {
       process.env.ADMIN_TOKEN ? '  Admin token  from ADMIN_TOKEN' : `  Admin token  ${rel(adminTokenFile)}`,
       '  Metrics (Prometheus):',
       ...metrics,
+      localJaeger
+        ? `  Traces       http://localhost:${stack.LOCAL_JAEGER_PORTS.query}/api/traces/<traceId>  (Jaeger, every call; ${jaegerNow ? 'up' : jaegerWasBuilt ? 'not started: see the line above' : 'being built, minutes the first time: a line says when it is up; calls until then are not kept'})`
+        : `  Traces       ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT} (OTEL_EXPORTER_OTLP_ENDPOINT)`,
       `  Logs         ${rel(logDir)}/`,
       'Press Ctrl-C to stop.',
       '',

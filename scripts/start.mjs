@@ -4,10 +4,11 @@
 //! the API and every worker pool. State lives in `.data/`, so a restart keeps it. Ctrl-C stops
 //! everything this started.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bootstrap } from './bootstrap.mjs';
+import { ensureJaeger, jaegerBinary } from './jaeger-build.mjs';
 
 const started = Date.now();
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -18,6 +19,10 @@ const rel = (p) => path.relative(process.cwd(), p) || '.';
 const PORTS = { api: Number(process.env.PORT || 8080), temporal: 7233, temporalUi: 8233, database: 27017 };
 
 const tools = await bootstrap({ root });
+// Traces go to a local Jaeger unless OTEL_EXPORTER_OTLP_ENDPOINT names a collector. Its first
+// build takes minutes, so nothing waits for it: the apps send to its port from the start, and it
+// joins when built (spans sent before are dropped).
+const localJaeger = !process.env.OTEL_EXPORTER_OTLP_ENDPOINT && !process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
 // node_modules exists now: load the TypeScript stack helpers through tsx.
 const { tsImport } = await import('tsx/esm/api');
 const stack = await tsImport('./stack/index.ts', import.meta.url);
@@ -56,7 +61,17 @@ try {
     SECRET_KEY: stack.keptSecret(data, 'SECRET_KEY', 'secret-key', () => randomBytes(32).toString('hex')),
     ADMIN_TOKEN: stack.keptSecret(data, 'ADMIN_TOKEN', 'admin-token', () => randomBytes(24).toString('base64url')),
   };
+  // Locally every call is traced (the sampler's default keeps one in ten: docs/CONFIGURATION.md).
+  if (localJaeger) Object.assign(env, stack.tracingEnv(stack.LOCAL_JAEGER_PORTS, process.env.OTEL_TRACES_SAMPLER || 'parentbased_always_on'));
+  const jaegerWasBuilt = existsSync(jaegerBinary(root));
   await stack.startApps(supervisor, { root, env, apiPort: PORTS.api, echo: true });
+  const jaegerUrl = `http://localhost:${stack.LOCAL_JAEGER_PORTS.query}`;
+  let jaegerUp = false;
+  // A first build starts only now, once the service is up: it would take the cores the start needs.
+  const jaegerBuilt = localJaeger ? ensureJaeger({ root, log: (line) => console.log(`npm start: ${line}`) }) : undefined;
+  const jaegerStarted = jaegerBuilt && stack.startLocalJaeger(supervisor, { root, built: jaegerBuilt, prefix: 'npm start' }).then((up) => (jaegerUp = up));
+  // Built already: Jaeger is up in a second, so the summary can say so. Otherwise a line will.
+  if (jaegerWasBuilt) await jaegerStarted;
 
   const lines = [
     '',
@@ -69,6 +84,9 @@ try {
     process.env.ADMIN_TOKEN
       ? '  Admin token  from ADMIN_TOKEN'
       : `  Admin token  ${rel(adminTokenFile)}  (curl -H "Authorization: Bearer $(cat ${rel(adminTokenFile)})" ...)`,
+    localJaeger
+      ? `  Traces       ${jaegerUrl}/api/traces/<traceId>  (Jaeger, every call; ${jaegerUp ? 'up' : jaegerWasBuilt ? 'not started: see the line above' : 'being built, minutes the first time: a line says when it is up; calls until then are not kept'})`
+      : `  Traces       ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT} (OTEL_EXPORTER_OTLP_ENDPOINT)`,
     `  Logs         ${rel(logDir)}/`,
     'Press Ctrl-C to stop.',
     '',

@@ -6,12 +6,17 @@
 //! `--cluster` first (`npm run test:cluster`): the same against the production-shaped stack
 //! (scripts/stack/cluster.ts, compiled service from dist/): the suites of ava.cluster.config.mjs,
 //! the acceptance through the load balancer, then its faults alone.
+//! `--traces` first (`npm run test:traces`): test/traces/ against a stack whose calls are traced to
+//! a Jaeger of its own, built first when missing (scripts/jaeger-build.mjs). `npm test` never needs
+//! Jaeger: its stack traces every call to a port nothing listens on (test/tracing/ checks what a
+//! trace changes in answers, logs and memos).
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bootstrap } from './bootstrap.mjs';
 import { bootstrapCluster } from './bootstrap-cluster.mjs';
 import { buildIfStale } from './build-if-stale.mjs';
+import { ensureJaeger } from './jaeger-build.mjs';
 import { ACCEPTANCE, FAULTS } from '../ava.cluster.config.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -20,7 +25,9 @@ const seconds = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
 /** The project's own tsc and ava (what npx would pick), without npx's start-up and notices. */
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 const clusterMode = process.argv[2] === '--cluster';
-const avaArgs = process.argv.slice(clusterMode ? 3 : 2);
+const tracesMode = process.argv[2] === '--traces';
+const avaArgs = process.argv.slice(clusterMode || tracesMode ? 3 : 2);
+
 /** Earlier run directories kept for their logs; older ones are deleted (each holds a database). */
 const KEEP_RUNS = 5;
 /** A hung run must not eat CI's 90 minutes: ava is ended after this long. */
@@ -49,12 +56,15 @@ if (clusterMode) {
   Object.assign(tools, await prepare(() => bootstrapCluster({ root })));
   await prepare(() => buildIfStale(root));
 }
+// The trace suites' backend: built before the stack starts, the first time (minutes; said so).
+const jaeger = tracesMode ? await prepare(() => ensureJaeger({ root, log: (line) => console.log(`npm run test:traces: ${line}`) })) : undefined;
 const { tsImport } = await import('tsx/esm/api');
 const stack = await tsImport('./stack/index.ts', import.meta.url);
 
 const outputRoot = path.join(root, 'test-output');
-pruneOldRuns(outputRoot, clusterMode ? 'cluster-' : 'run-');
-const runDir = path.join(outputRoot, `${clusterMode ? 'cluster' : 'run'}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+const runPrefix = clusterMode ? 'cluster' : tracesMode ? 'traces' : 'run';
+pruneOldRuns(outputRoot, `${runPrefix}-`);
+const runDir = path.join(outputRoot, `${runPrefix}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 const logDir = path.join(runDir, 'logs');
 mkdirSync(logDir, { recursive: true });
 console.log(`test stack: logs in ${path.relative(process.cwd(), logDir)}/`);
@@ -88,6 +98,7 @@ try {
         root,
         runDir,
         tools,
+        traces: jaeger ? { jaeger } : 'nowhere',
         onInfrastructureUp: () => console.log(`test stack: fixtures, Temporal and database up after ${seconds()}`),
       });
   const { env, fixtures } = testStack;
@@ -110,6 +121,7 @@ try {
     TEST_OUTPUT_DIR: runDir,
     STACK_LOG_DIR: logDir,
     STACK_CONTROL_URL: testStack.controlUrl,
+    ...(testStack.jaegerQueryUrl && { JAEGER_QUERY_URL: testStack.jaegerQueryUrl }),
     GOLD_FEED_CONTROL_URL: fixtures.goldFeed.controlUrl,
     ...(clusterMode && {
       CLUSTER_METRICS_JSON: JSON.stringify(testStack.cluster.metricsUrls),
@@ -146,6 +158,11 @@ try {
     }
     if (crashed.length) console.error(`stack processes that died during the run: ${crashed.map((p) => p.name).join(', ')} (logs in ${logDir})`);
     await finish(code !== 0 || crashed.length > 0 ? code || 1 : 0);
+  }
+  if (tracesMode) {
+    const code = await runAva('ava', ['--config', 'ava.traces.config.mjs', ...avaArgs]);
+    if (crashed.length) console.error(`stack processes that died during the run: ${crashed.map((p) => p.name).join(', ')} (logs in ${logDir})`);
+    await finish(code !== 0 || typecheck.code !== 0 || crashed.length > 0 ? code || 1 : 0);
   }
   // A disruptive suite named among other files still runs alone, after them: beside them it would
   // break what they test (a database killed under another file's calls).

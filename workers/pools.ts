@@ -25,6 +25,7 @@ import { toolDurationRecorder, toolMetricsInterceptor } from './tool-metrics.js'
 import { createCallActivities } from '../activities/call-activities.js';
 import { resumingOnGrant } from '../domain/batch-wake.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
+import { WORKFLOW_TRACING_MODULE, type Tracing } from '../lib/tracing.js';
 
 export interface PoolDeps {
   config: Config;
@@ -44,6 +45,11 @@ export interface PoolDeps {
    * this settles, or at a call that needs one. At once when absent.
    */
   heavyStartAfter?: Promise<unknown>;
+  /**
+   * The process's tracing when on (lib/tracing.ts): the workers then run Temporal's OpenTelemetry
+   * interceptors, and `workflowBundle` must have been built with their workflow module.
+   */
+  tracing?: Tracing;
 }
 
 /** Releases what a pool's tools hold (thread pools, browsers, office listeners). */
@@ -117,14 +123,19 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     taskQueue: TASK_QUEUES[pool],
     dataConverter: { payloadCodecs: [new ClaimCheckCodec(deps.db)] },
   };
-  const client = deps.client ?? new Client({ connection: deps.connection, namespace: common.namespace, dataConverter: common.dataConverter });
-  const workflowBundle = deps.workflowBundle ?? (await loadWorkflowBundle(deps.log));
+  const client =
+    deps.client ?? new Client({ connection: deps.connection, namespace: common.namespace, dataConverter: common.dataConverter, interceptors: deps.tracing?.temporal.client });
+  const workflowBundle = deps.workflowBundle ?? (await loadWorkflowBundle(deps.log, { interceptorModules: deps.tracing ? [WORKFLOW_TRACING_MODULE] : [] }));
+  const traced = { sinks: deps.tracing?.temporal.sinks ?? {} };
+  const tracedActivities = deps.tracing?.temporal.activityInterceptors ?? [];
   if (pool === 'core') {
     // Events of the monthly allowances' grants also wake a batch paused for credits.
     const wiring = webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log, net: deps.net });
     const coreWiring = { ...wiring, onEvent: resumingOnGrant(deps.db, client, wiring.onEvent) };
     const worker = await Worker.create({
       ...common,
+      ...traced,
+      interceptors: { activity: tracedActivities },
       workflowBundle,
       // Webhook endpoints, the sweeper and batch runners; the ledger steps too, for calls started on `core`
       // before calls ran on their pool's queue.
@@ -155,9 +166,10 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
   const calls = {
     ...common,
     ...CALL_WORKER_OPTIONS,
+    ...traced,
     workflowBundle,
     activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs, client, destinations: { secretKey: deps.config.secretKey, guard: deps.net.guard } }),
-    interceptors: { activity: [toolMetricsInterceptor(new Set(Object.keys(served)), onToolDone)] },
+    interceptors: { activity: [...tracedActivities, toolMetricsInterceptor(new Set(Object.keys(served)), onToolDone)] },
     // Draining on SIGTERM: polling stops at once and the calls already running may finish
     // (the SDK's default cancels them at once, leaving their retry to another worker).
     shutdownGraceTime: Math.max(...toolsOfPool(pool).map((t) => t.timeoutMs)),

@@ -10,6 +10,7 @@ import { openBlobStore } from '../lib/open-blob-store.js';
 import { createPoolWorkers } from './pools.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 import { installTemporalRuntime } from '../lib/temporal-runtime.js';
+import { WORKFLOW_TRACING_MODULE, startTracing } from '../lib/tracing.js';
 
 export async function runPools(pools: Pool[]): Promise<void> {
   const began = performance.now();
@@ -26,14 +27,15 @@ export async function runPools(pools: Pool[]): Promise<void> {
   const config = loadConfig();
   const log = createLogger({ name: `worker:${pools.join('+')}`, level: config.logLevel });
   installTemporalRuntime(log, ['SIGINT', 'SIGTERM'], config);
+  const tracing = await startTracing(config.tracing, 'worker');
 
   const mongo = await timed('database', async () => {
-    const m = await connectMongo(config.mongodbUrl, { appName: `worker-${pools.join('-')}` });
+    const m = await connectMongo(config.mongodbUrl, { appName: `worker-${pools.join('-')}`, traced: Boolean(tracing) });
     await ensureIndexes(m.db);
     return m;
   });
   const connection = await timed('temporal', () => NativeConnection.connect({ address: config.temporalAddress }));
-  const { fromCache, ...workflowBundle } = await timed('bundle', () => loadWorkflowBundle(log));
+  const { fromCache, ...workflowBundle } = await timed('bundle', () => loadWorkflowBundle(log, { interceptorModules: tracing ? [WORKFLOW_TRACING_MODULE] : [] }));
   // Chromium, LibreOffice and the upscaling model take the cores for seconds as they start: a
   // restarted worker first serves the calls that queued while it was away (kill/workers in
   // chaos), then starts them. A call that needs one meanwhile starts it.
@@ -46,7 +48,7 @@ export async function runPools(pools: Pool[]): Promise<void> {
   // for its tools' processes (LibreOffice, Chromium) to come up, which overlap on several cores.
   const created = await Promise.all(
     pools.map(async (pool) => {
-      const w = await timed(pool, () => createPoolWorkers(pool, { config, db: mongo.db, connection, log, net, blobs, workflowBundle, heavyStartAfter }));
+      const w = await timed(pool, () => createPoolWorkers(pool, { config, db: mongo.db, connection, log, net, blobs, workflowBundle, heavyStartAfter, tracing }));
       if (!w) log.info({ pool }, 'no tools listed for this pool yet; not polling');
       return w && { pool, ...w };
     }),
@@ -70,6 +72,7 @@ export async function runPools(pools: Pool[]): Promise<void> {
     await Promise.all(started.map((s) => s.close()));
     await connection.close();
     await mongo.close();
+    await tracing?.shutdown();
     log.info('workers stopped');
   }
 }

@@ -26,6 +26,8 @@ interface CachedBundle {
 export interface BundleOptions {
   workflowsPath?: string;
   cacheDir?: string;
+  /** Workflow interceptor modules bundled in (tracing's, lib/temporal-tracing.ts); each set has its own cache entry. */
+  interceptorModules?: string[];
 }
 
 function digest(file: string): string | undefined {
@@ -51,7 +53,9 @@ export async function workflowBundle(log: Logger, options: BundleOptions = {}): 
   const workflowsPath = options.workflowsPath ?? WORKFLOWS_PATH;
   const cacheDir = options.cacheDir ?? CACHE_DIR;
   // One cache entry per entry point: the sources (tsx) and the build (dist/) each have theirs.
-  const file = path.join(cacheDir, `workflow-bundle-${createHash('sha256').update(workflowsPath).digest('hex').slice(0, 16)}.json`);
+  const interceptorModules = options.interceptorModules ?? [];
+  const entry = [workflowsPath, ...interceptorModules].join('\n');
+  const file = path.join(cacheDir, `workflow-bundle-${createHash('sha256').update(entry).digest('hex').slice(0, 16)}.json`);
   const hit = cached(file);
   if (hit) return { code: hit.code, fromCache: true };
 
@@ -60,6 +64,7 @@ export async function workflowBundle(log: Logger, options: BundleOptions = {}): 
   const quiet = log.child({ component: 'workflow-bundler' });
   const { code } = await bundleWorkflowCode({
     workflowsPath,
+    workflowInterceptorModules: interceptorModules,
     logger: { ...sdkLogger(quiet), info: (m, meta) => quiet.debug(meta ?? {}, m) },
     webpackConfigHook: (config) => ({
       ...config,

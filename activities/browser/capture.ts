@@ -9,6 +9,7 @@ import { hideOverlays } from './overlays.js';
 import { imageSize } from './image-size.js';
 import { callActivity, watchRequests, type PageState, type RequestWatch } from './page-activity.js';
 import { settle, stillSettled, whenLoaded, type Reported, type SettleLimits } from './settle.js';
+import { inSpan } from '../../lib/trace-context.js';
 
 /** Full-page captures stop at this many image pixels high (CONTRACT.md); `truncated` says so. */
 export const HEIGHT_CEILING_PX = 16_384;
@@ -153,7 +154,11 @@ async function settleAndTake(page: Page, requests: RequestWatch, options: ImageO
     truncated = area.truncated;
     return screenshot(page, options, area.clip);
   };
-  const image = await settledShot(page, requests, limits, until, reported, take);
+  const image = await inSpan('chromium capture', { 'utility_tools.full_page': Boolean(options.fullPage), 'utility_tools.format': options.format }, async (span) => {
+    const shot = await settledShot(page, requests, limits, until, reported, take);
+    span.setAttribute('utility_tools.bytes', shot.length);
+    return shot;
+  });
   const size = imageSize(image);
   return { image, mimeType: options.format === 'png' ? 'image/png' : 'image/jpeg', width: size.width, height: size.height, truncated };
 }

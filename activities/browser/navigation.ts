@@ -4,6 +4,7 @@
 import type { HTTPResponse, Page } from 'puppeteer-core';
 import { ToolError } from '../../lib/errors.js';
 import { PROXY_ANSWER_HEADER, type ProxySession } from './filtering-proxy.js';
+import { inSpan } from '../../lib/trace-context.js';
 
 /** `net::ERR_NAME` from a Chromium navigation error message, if it carries one. */
 export function netErrorCode(err: unknown): string | undefined {
@@ -84,15 +85,27 @@ export function followMainFrame(page: Page, startUrl: string): { readonly lastUr
  * Navigates to `url` and waits for the document to be parsed; the capture waits for the rest.
  * No timeout of its own: a site that never answers runs into the call's deadline (504).
  */
-export async function navigate(page: Page, url: string, session: Pick<ProxySession, 'errorFor'>): Promise<void> {
-  const main = followMainFrame(page, url);
-  let response: HTTPResponse | null;
+export function navigate(page: Page, url: string, session: Pick<ProxySession, 'errorFor'>): Promise<void> {
+  // The host only: a URL's path and query may carry a caller's tokens.
+  return inSpan('chromium navigate', { 'server.address': hostOf(url) }, async (span) => {
+    const main = followMainFrame(page, url);
+    let response: HTTPResponse | null;
+    try {
+      response = await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 0 });
+    } catch (err) {
+      throw navigationError(err, main.lastUrl, url, session);
+    } finally {
+      main.stop();
+    }
+    if (response) span.setAttribute('http.response.status_code', response.status());
+    checkMainResponse(response, url, session);
+  });
+}
+
+function hostOf(url: string): string {
   try {
-    response = await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 0 });
-  } catch (err) {
-    throw navigationError(err, main.lastUrl, url, session);
-  } finally {
-    main.stop();
+    return new URL(url).hostname;
+  } catch {
+    return '';
   }
-  checkMainResponse(response, url, session);
 }

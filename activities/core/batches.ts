@@ -14,6 +14,7 @@ import { createLedger } from '../../domain/ledger.js';
 import type { EventSink } from '../../domain/events.js';
 import { collections } from '../../lib/mongo.js';
 import type { BatchDoc, BatchItemDoc } from '../../lib/mongo-documents.js';
+import { underParent } from '../../lib/trace-context.js';
 import { open, seal } from '../../lib/sealed.js';
 import {
   CALL_WORKFLOW_TASK_TIMEOUT_MS,
@@ -76,10 +77,12 @@ export function createBatchActivities(deps: BatchActivityDeps) {
     const requestId = batchItemRequestId(batch.accountId, batch._id, item.index, item.attempt);
     const tool = findTool(batch.tool)!;
     try {
-      await deps.client.workflow.start(WORKFLOW_TYPES.toolCall, {
+      const input = await callInput(batch, item, requestId);
+      // In the trace of the request that made the batch (when traced), whichever runner starts it.
+      await underParent(batch.traceparent, () => deps.client.workflow.start(WORKFLOW_TYPES.toolCall, {
         taskQueue: callTaskQueue(tool),
         workflowId: requestId,
-        args: [await callInput(batch, item, requestId)],
+        args: [input],
         workflowTaskTimeout: CALL_WORKFLOW_TASK_TIMEOUT_MS,
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         // Behind synchronous calls on the pool's queue whenever tasks wait there (a call's own default is 3).
@@ -89,7 +92,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
           { key: SEARCH_ATTRIBUTES.tool, value: tool.name },
           { key: SEARCH_ATTRIBUTES.batchId, value: batch._id },
         ]),
-      });
+      }));
     } catch (err) {
       // Started by an earlier run of this activity whose end was lost: it runs, or ran, once.
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

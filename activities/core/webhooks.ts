@@ -4,7 +4,7 @@
 //! attempt: they never enter workflow history, logs or an error message.
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import type { EventSink } from '../../domain/events.js';
+import { eventCause, type EventSink } from '../../domain/events.js';
 import type { MissedPage } from '../../domain/webhooks/deliveries.js';
 import { createWebhookEndpoints, type EndpointMirror } from '../../domain/webhooks/endpoints.js';
 import { createWebhookFanout } from '../../domain/webhooks/fanout.js';
@@ -15,6 +15,8 @@ import type { NetworkAccess } from '../../lib/network-access.js';
 import type { AttemptTrigger, RecoverRequest, UndeliveredReason, WebhookEnvelope } from '../../lib/webhook-messages.js';
 import { signDelivery, WEBHOOK_HEADERS } from '../../lib/webhook-signature.js';
 import { createWebhookPoster, type WebhookPoster } from '../../lib/webhook-transport.js';
+import { inLinkedRoot, isTracing } from '../../lib/trace-context.js';
+import { SpanStatusCode } from '@opentelemetry/api';
 
 export interface DeliverRequest {
   endpointId: string;
@@ -80,40 +82,55 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   const store = createWebhookEndpoints(deps.db, deps.secretKey);
   const now = deps.now ?? Date.now;
 
+  /** One attempt: sign, POST, record it. */
+  async function deliver(req: DeliverRequest): Promise<DeliverResult> {
+    const endpoint = await store.byId(req.endpointId);
+    if (!endpoint) return { outcome: 'gone' };
+    const body = JSON.stringify(req.event);
+    // Signed per attempt, so a retry hours later still falls inside the receiver's 300 s window;
+    // with both secrets while a rotation's overlap runs.
+    const signed = signDelivery(store.secretsOf(endpoint), body, now());
+    const attemptedAt = new Date(now());
+    const started = performance.now();
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    try {
+      ({ statusCode } = await deps.post({ url: endpoint.url, headers: deliveryHeaders(req.event, signed), body }));
+      if (!isSuccess(statusCode)) error = `The receiver answered HTTP ${statusCode}.`;
+    } catch (err) {
+      error = describeError(err);
+    }
+    const durationMs = Math.round(performance.now() - started);
+    const success = statusCode !== null && isSuccess(statusCode);
+    await store.recordAttempt({
+      endpointId: endpoint._id,
+      accountId: endpoint.accountId,
+      eventId: req.event.id,
+      event: req.event.event,
+      attempt: req.attempt,
+      attemptedAt,
+      statusCode,
+      durationMs,
+      success,
+      error,
+      ...(req.trigger ? { trigger: req.trigger } : {}),
+    });
+    return success ? { outcome: 'delivered', statusCode: statusCode!, durationMs } : { outcome: 'failed', statusCode, durationMs, error: error! };
+  }
+
   return {
     async deliverWebhook(req: DeliverRequest): Promise<DeliverResult> {
-      const endpoint = await store.byId(req.endpointId);
-      if (!endpoint) return { outcome: 'gone' };
-      const body = JSON.stringify(req.event);
-      // Signed per attempt, so a retry hours later still falls inside the receiver's 300 s window;
-      // with both secrets while a rotation's overlap runs.
-      const signed = signDelivery(store.secretsOf(endpoint), body, now());
-      const attemptedAt = new Date(now());
-      const started = performance.now();
-      let statusCode: number | null = null;
-      let error: string | null = null;
-      try {
-        ({ statusCode } = await deps.post({ url: endpoint.url, headers: deliveryHeaders(req.event, signed), body }));
-        if (!isSuccess(statusCode)) error = `The receiver answered HTTP ${statusCode}.`;
-      } catch (err) {
-        error = describeError(err);
-      }
-      const durationMs = Math.round(performance.now() - started);
-      const success = statusCode !== null && isSuccess(statusCode);
-      await store.recordAttempt({
-        endpointId: endpoint._id,
-        accountId: endpoint.accountId,
-        eventId: req.event.id,
-        event: req.event.event,
-        attempt: req.attempt,
-        attemptedAt,
-        statusCode,
-        durationMs,
-        success,
-        error,
-        ...(req.trigger ? { trigger: req.trigger } : {}),
+      // Each attempt is a trace of its own (an event is delivered seconds or hours after its cause,
+      // maybe many times), linked to the trace of the request or call that caused the event.
+      const cause = isTracing() ? await eventCause(deps.db, req.event.id) : undefined;
+      const attributes = { 'utility_tools.event': req.event.event, 'utility_tools.webhook_endpoint_id': req.endpointId, 'utility_tools.attempt': req.attempt };
+      return inLinkedRoot('webhook delivery', attributes, cause, async (span) => {
+        const result = await deliver(req);
+        span.setAttribute('utility_tools.delivery.outcome', result.outcome);
+        if (result.outcome !== 'gone' && result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
+        if (result.outcome === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, message: 'undelivered' });
+        return result;
       });
-      return success ? { outcome: 'delivered', statusCode: statusCode!, durationMs } : { outcome: 'failed', statusCode, durationMs, error: error! };
     },
 
     /** The endpoint's status when its workflow starts afresh (not after continue-as-new). */

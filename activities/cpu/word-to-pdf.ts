@@ -8,6 +8,7 @@ import { DOCUMENT_TYPES, detectDocumentType } from './document-type.js';
 import { fileNameFor } from './file-name.js';
 import type { OfficeConverter } from './office-converter.js';
 import type { SourceDownloader } from './source-download.js';
+import { inSpan } from '../../lib/trace-context.js';
 
 export interface WordToPdfDeps {
   download: SourceDownloader;
@@ -28,7 +29,11 @@ export function createWordToPdf({ download, office }: WordToPdfDeps): ToolHandle
         accepted: Object.keys(DOCUMENT_TYPES),
       });
     }
-    const pdf = await office.convert(bytes, type, ctx.signal);
+    const pdf = await inSpan('libreoffice convert', { 'utility_tools.document_type': type, 'utility_tools.bytes_in': bytes.length }, async (span) => {
+      const out = await office.convert(bytes, type, ctx.signal);
+      span.setAttribute('utility_tools.bytes_out', out.length);
+      return out;
+    });
     return {
       fileBase64: pdf.toString('base64'),
       mimeType: 'application/pdf',

@@ -16,6 +16,10 @@ export const pascal = (name: string) => name.replace(/(^|[-_.])([a-z0-9])/g, (_,
 
 export const HEADERS: Readonly<Record<string, Json>> = {
   'X-Request-Id': { description: 'Id of the request: for a tool call, its call id (as in the usage list); else a fresh id. Also `requestId` in problems.', schema: { type: 'string' } },
+  traceparent: {
+    description: "W3C trace context of the request's trace (`00-<traceId>-<spanId>-<flags>`), when the service traces (its operator set `OTEL_EXPORTER_OTLP_ENDPOINT`): quote the trace id to find the call's spans.",
+    schema: { type: 'string', pattern: '^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$' },
+  },
   'X-Credits-Charged': { description: 'Credits this call was charged.', schema: { type: 'integer', minimum: 0 } },
   'X-Credits-Remaining': { description: 'Available balance after the call.', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Limit': { description: 'Calls the account may burst (twice its per-second rate).', schema: { type: 'integer' } },
@@ -32,6 +36,9 @@ export const HEADERS: Readonly<Record<string, Json>> = {
 };
 
 /** On every answer that passed authentication and the per-account rate limit. */
+/** What every answer carries: its request id and, when the service traces, its trace. */
+export const ANSWER_HEADERS: Readonly<Record<string, Json>> = { 'X-Request-Id': headerRef('X-Request-Id'), traceparent: headerRef('traceparent') };
+
 export const RATE_LIMIT_HEADERS = {
   'RateLimit-Limit': headerRef('RateLimit-Limit'),
   'RateLimit-Remaining': headerRef('RateLimit-Remaining'),
@@ -146,7 +153,7 @@ export function problemResponses(baseUrl: string) {
   const responses: Record<string, Json> = {};
 
   function response(codes: ErrorCode[]): Json {
-    const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id') };
+    const headers: Json = { ...ANSWER_HEADERS };
     for (const code of codes) {
       for (const [name, description] of Object.entries(ERROR_GUIDE[code].headers ?? {})) {
         headers[name] = HEADERS[name] ? headerRef(name) : { description, schema: { type: 'string' } };

@@ -2,7 +2,7 @@
 //! parts of their answers, security and error codes. `api/openapi.ts` collects the operations
 //! and turns each one's `codes` into its problem answers.
 import type { ErrorCode } from '../../lib/errors.js';
-import { headerRef, RATE_LIMIT_HEADERS, type Json, type Tag } from './openapi-parts.js';
+import { ANSWER_HEADERS, headerRef, RATE_LIMIT_HEADERS, type Json, type Tag } from './openapi-parts.js';
 import type { JsonSchema } from './schema-parts.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -35,12 +35,12 @@ export const open = () => ({ security: [] });
 
 /** A success answer behind the per-account rate limit. */
 export const withRateLimit = (description: string, content?: Json, status = '200') => ({
-  [status]: { description, headers: { 'X-Request-Id': headerRef('X-Request-Id'), ...RATE_LIMIT_HEADERS }, ...(content ? { content } : {}) },
+  [status]: { description, headers: { ...ANSWER_HEADERS, ...RATE_LIMIT_HEADERS }, ...(content ? { content } : {}) },
 });
 
 /** A success answer without rate-limit headers. */
 export const plain = (description: string, content?: Json, status = '200') => ({
-  [status]: { description, headers: { 'X-Request-Id': headerRef('X-Request-Id') }, ...(content ? { content } : {}) },
+  [status]: { description, headers: { ...ANSWER_HEADERS }, ...(content ? { content } : {}) },
 });
 
 /**

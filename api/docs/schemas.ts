@@ -33,6 +33,7 @@ const problem: Record<string, JsonSchema> = {
       detail: { type: 'string', description: 'What went wrong with this request, for people.' },
       code: ref('ErrorCode'),
       requestId: { type: 'string', description: 'Also in `X-Request-Id`; quote it when you contact support.' },
+      traceId: { type: 'string', pattern: '^[0-9a-f]{32}$', description: "The request's trace (as in `traceparent`), when the service traces: an operator finds the call's spans by it." },
       errors: { type: 'array', items: ref('FieldError'), description: '`validation_failed`: every bad field.' },
       balance: credits('`insufficient_credits`: the available balance.'),
       cost: credits("`insufficient_credits`: the tool's cost."),

@@ -2,7 +2,7 @@
 //! inside them so the handlers' file stays about handling.
 import { MAX_BATCH_ITEMS } from '../../domain/batches.js';
 import { BATCH_BODY_LIMIT } from '../batch-requests.js';
-import { headerRef, json, paramRef, RATE_LIMIT_HEADERS } from '../docs/openapi-parts.js';
+import { ANSWER_HEADERS, headerRef, json, paramRef, RATE_LIMIT_HEADERS } from '../docs/openapi-parts.js';
 import { BODY_CODES, example, KEY_CODES, linked, operation, owner, OWNER_CODES, withRateLimit, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
 
@@ -27,7 +27,7 @@ export function batchOperations(): RouteOperation[] {
         {
           '202': {
             description: 'The batch runs; follow it at `Location`. Nothing is charged yet.',
-            headers: { 'X-Request-Id': headerRef('X-Request-Id'), Location: { description: 'The batch: `/api/v1/batches/{id}`.', schema: { type: 'string' } }, ...RATE_LIMIT_HEADERS, 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
+            headers: { ...ANSWER_HEADERS, Location: { description: 'The batch: `/api/v1/batches/{id}`.', schema: { type: 'string' } }, ...RATE_LIMIT_HEADERS, 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
             content: json(ref('Batch')),
           },
         },

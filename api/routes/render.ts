@@ -15,7 +15,7 @@ import type { TargetGuard } from '../../lib/target-guard.js';
 import { freshFor, setRenderHeaders, type RenderCalls } from '../render-calls.js';
 import { asQueryProblem, DEFAULT_LINK_MAX_AGE_S, readLinkQuery, type LinkQuery } from '../render-query.js';
 import type { Validators } from '../validation.js';
-import { headerRef, paramRef, RATE_LIMIT_HEADERS } from '../docs/openapi-parts.js';
+import { ANSWER_HEADERS, headerRef, paramRef, RATE_LIMIT_HEADERS } from '../docs/openapi-parts.js';
 import { RENDER_TOOL_NAMES } from '../body-schemas.js';
 import { MAX_RENDER_AGE_S } from '../../domain/render-cache.js';
 import { operation, open, type RouteOperation } from '../docs/operations.js';
@@ -113,7 +113,7 @@ const image = { schema: { type: 'string', format: 'binary' } };
 /** The operations this router serves, as the OpenAPI document lists them. */
 export function renderOperations(): RouteOperation[] {
   const cacheHeaders = {
-    'X-Request-Id': headerRef('X-Request-Id'),
+    ...ANSWER_HEADERS,
     'X-Cache': headerRef('X-Cache'),
     Age: headerRef('Age'),
     ETag: headerRef('ETag'),

@@ -20,7 +20,7 @@ import { parseIdempotencyKey, waitLimit, type ToolCalls } from '../tool-calls.js
 import { prefersAsync, sendAccepted } from '../respond-async.js';
 import type { Validators } from '../validation.js';
 import { chargedOutput } from '../call-outcome.js';
-import { headerRef, json, paramRef, pascal, RATE_LIMIT_HEADERS } from '../docs/openapi-parts.js';
+import { ANSWER_HEADERS, headerRef, json, paramRef, pascal, RATE_LIMIT_HEADERS } from '../docs/openapi-parts.js';
 import { embedToolSchema, mediaExamples, open, operation, plain, type RouteOperation } from '../docs/operations.js';
 import { ref, type JsonSchema } from '../docs/schema-parts.js';
 import type { DestinationService } from '../../domain/destinations/service.js';
@@ -198,7 +198,7 @@ export function toolOperations(schemas: Map<string, ToolSchemas>): { operations:
             'With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet.' +
             (tool.image ? ' With `Cache-Control`, a stored render is answered 200 at once instead, and a fresh one is stored once the call succeeded.' : ''),
           headers: {
-            'X-Request-Id': headerRef('X-Request-Id'),
+            ...ANSWER_HEADERS,
             Location: headerRef('Location'),
             'Preference-Applied': headerRef('Preference-Applied'),
             'Retry-After': headerRef('Retry-After'),
@@ -212,7 +212,7 @@ export function toolOperations(schemas: Map<string, ToolSchemas>): { operations:
             ? `The tool's output, unwrapped. The call is charged. With \`Output-Destination\` it is \`${stored}\` instead: \`stored\` in place of \`${tool.fileField}\`.`
             : "The tool's output, unwrapped. The call is charged.",
           headers: {
-            'X-Request-Id': headerRef('X-Request-Id'),
+            ...ANSWER_HEADERS,
             'X-Credits-Charged': headerRef('X-Credits-Charged'),
             'X-Credits-Remaining': headerRef('X-Credits-Remaining'),
             ...RATE_LIMIT_HEADERS,
@@ -221,7 +221,7 @@ export function toolOperations(schemas: Map<string, ToolSchemas>): { operations:
           },
           content: json(ref(output), mediaExamples(s.output)),
         },
-        ...(tool.image ? { '304': { description: 'With `Cache-Control` and `If-None-Match` naming the stored render\'s ETag: not modified, free.', headers: { 'X-Request-Id': headerRef('X-Request-Id'), ...RENDER_CACHE_HEADERS } } } : {}),
+        ...(tool.image ? { '304': { description: 'With `Cache-Control` and `If-None-Match` naming the stored render\'s ETag: not modified, free.', headers: { ...ANSWER_HEADERS, ...RENDER_CACHE_HEADERS } } } : {}),
       },
       codes: [...TOOL_CALL_CODES, ...tool.failures, ...(stored ? ['destination_error' as const] : [])],
     });

@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { Logger } from '../../lib/logger.js';
 import { collections } from '../../lib/mongo.js';
+import { detached } from '../../lib/trace-context.js';
 import { TASK_QUEUES, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
 import { toEnvelope, WEBHOOK_SIGNALS, webhookWorkflowId, type WebhookEndpointInput } from '../../lib/webhook-messages.js';
 import { eventOfDoc, type DomainEvent, type EventSink } from '../events.js';
@@ -32,13 +33,16 @@ export interface WebhookFanoutOptions {
 /** Sends one signal to an endpoint's workflow, starting it when it is not running. */
 export async function signalEndpoint(client: Client, endpointId: string, signal: string, args: unknown[]): Promise<void> {
   const input: WebhookEndpointInput = { endpointId };
-  await client.workflow.signalWithStart<(input: WebhookEndpointInput) => Promise<void>, unknown[]>(WORKFLOW_TYPES.webhookEndpoint, {
-    workflowId: webhookWorkflowId(endpointId),
-    taskQueue: TASK_QUEUES.core,
-    args: [input],
-    signal,
-    signalArgs: args,
-  });
+  // Not in the cause's trace: the endpoint's workflow outlives it (each delivery is a trace linked to its cause).
+  await detached(() =>
+    client.workflow.signalWithStart<(input: WebhookEndpointInput) => Promise<void>, unknown[]>(WORKFLOW_TYPES.webhookEndpoint, {
+      workflowId: webhookWorkflowId(endpointId),
+      taskQueue: TASK_QUEUES.core,
+      args: [input],
+      signal,
+      signalArgs: args,
+    }),
+  );
 }
 
 export function createWebhookFanout(options: WebhookFanoutOptions) {

@@ -11,3 +11,4 @@ export { startFixtures, fixturesEnv } from './test-stack.js';
 export { startTestCluster, type TestCluster } from './test-cluster.js';
 export { StartError, reasonOf } from './start-error.js';
 export { superviseLocalStart, keptSecret, type LocalStart } from './local-start.js';
+export { startJaeger, startLocalJaeger, tracingEnv, LOCAL_JAEGER_PORTS, type JaegerPorts, type RunningJaeger } from './jaeger.js';

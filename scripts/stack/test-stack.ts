@@ -12,6 +12,7 @@ import { startDatabase, startTemporal, waitForPollers, type RunningDatabase, typ
 import { poolTaskQueues } from '../../domain/catalogue.js';
 import { POOLS } from '../../lib/temporal-shared.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
+import { startJaeger, tracingEnv, type JaegerPorts, type RunningJaeger } from './jaeger.js';
 
 /** How long the `outage/...` control actions keep a part down. */
 export const OUTAGE_MS = 15_000;
@@ -27,6 +28,13 @@ export interface TestStackOptions {
   env?: NodeJS.ProcessEnv;
   /** Called once the fixtures, Temporal and the database answer (for progress lines). */
   onInfrastructureUp?: () => void;
+  /**
+   * Tracing of the apps, every call sampled. `nowhere`: on, exported to a port nothing listens on
+   * (`npm test`: what a trace changes in answers, logs and memos, without a backend). `{ jaeger }`:
+   * to a Jaeger of this stack's own, started from that built binary before the apps
+   * (`npm run test:traces`). Absent: tracing off.
+   */
+  traces?: 'nowhere' | { jaeger: string };
 }
 
 /** What the fixture process prints (test/fixtures/info.ts); kept loose here to stay out of test/. */
@@ -47,6 +55,8 @@ export interface TestStack {
   readonly apps: RunningApps;
   /** Process id of each part now (a killed part comes back with another). */
   pids(): Record<string, number | undefined>;
+  /** Jaeger's query API and UI, when `traces` gave one. */
+  jaegerQueryUrl?: string;
 }
 
 /** The first line of output that parses as a JSON object: how the fixture process says where it is. */
@@ -135,6 +145,16 @@ export async function onAnotherPortIfTaken<T>(options: { port: number }, start: 
   }
 }
 
+/** The apps' tracing variables for `traces`, and the Jaeger started for them (every call sampled: a test finds its own). */
+async function startTraces(supervisor: Supervisor, root: string, traces: TestStackOptions['traces']): Promise<{ traced: NodeJS.ProcessEnv; jaeger?: RunningJaeger }> {
+  if (!traces) return { traced: {} };
+  const ports: JaegerPorts = { otlp: await freePort(), query: await freePort(), queryGrpc: await freePort() };
+  const traced = tracingEnv(ports, 'parentbased_always_on');
+  // Nothing is started on `ports.otlp`: the exporter's sends are refused and dropped, as with a collector down.
+  if (traces === 'nowhere') return { traced };
+  return { traced, jaeger: await startJaeger(supervisor, { root, binary: traces.jaeger, ports, timeoutMs: 120_000 }) };
+}
+
 export async function startTestStack(supervisor: Supervisor, options: TestStackOptions): Promise<TestStack> {
   const { root, runDir, tools } = options;
   const databaseOptions = { binary: tools.secantusd, port: await freePort(), dir: path.join(runDir, 'db') };
@@ -147,7 +167,8 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
   ]);
   options.onInfrastructureUp?.();
 
-  const { env, adminToken } = throwawayEnv(temporal, database, { ...localBlobStore(path.join(runDir, 'blobs')), ...fixturesEnv(fixtures, runDir), ...options.env });
+  const { traced, jaeger } = await startTraces(supervisor, root, options.traces);
+  const { env, adminToken } = throwawayEnv(temporal, database, { ...localBlobStore(path.join(runDir, 'blobs')), ...fixturesEnv(fixtures, runDir), ...traced, ...options.env });
   const appOptions: AppOptions = { root, env, apiPort: await freePort() };
   let apps: RunningApps;
   try {
@@ -237,6 +258,7 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
     fixtures,
     fixturesProcess,
     controlUrl: control.url,
+    ...(jaeger && { jaegerQueryUrl: jaeger.queryUrl }),
     get temporal() {
       return temporal;
     },

@@ -10,7 +10,11 @@ import test from 'ava';
 import { readdirSync, readFileSync } from 'node:fs';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import proto from '@temporalio/proto';
+import { Resource } from '@opentelemetry/resources';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { installQuietRuntime, WORKFLOWS_PATH } from '../helpers/workflow-test-bed.js';
+import { WORKFLOW_TRACING_MODULE } from '../../lib/tracing.js';
+import { temporalTracing } from '../../lib/temporal-tracing.js';
 
 const FOLDER = new URL('../fixtures/histories/', import.meta.url);
 const HISTORIES = readdirSync(FOLDER).filter((name) => name.endsWith('.json'));
@@ -24,16 +28,30 @@ const load = (name: string) => proto.temporal.api.history.v1.History.fromObject(
 
 installQuietRuntime();
 
-test('the current workflow code replays every captured history without a nondeterminism error', async (t) => {
-  t.true(HISTORIES.filter((name) => name.startsWith('webhook-endpoint-')).length >= 5, 'the webhook endpoint histories are there');
-  t.true(HISTORIES.filter((name) => name.startsWith('tool-call-')).length >= 5, 'the tool call histories are there');
-  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
-  const histories = HISTORIES.map((name) => ({ workflowId: name, history: load(name) }));
-  t.true(histories.every((h) => (h.history.events?.length ?? 0) >= 5), 'each history has its events');
-  let replayed = 0;
-  for await (const result of Worker.runReplayHistories({ workflowBundle: bundle }, histories)) {
-    t.is(result.error, undefined, `${result.workflowId}: ${String(result.error)}`);
-    replayed++;
-  }
-  t.is(replayed, HISTORIES.length);
-});
+/**
+ * Replays every history on a worker as the service builds one, traced or not. The histories were
+ * all written by untraced code: a traced worker (lib/tracing.ts, the workflow interceptors bundled
+ * in and their span sink given) must replay them too (SDK issue #1677).
+ */
+for (const traced of [false, true]) {
+  test(`the current workflow code${traced ? ', traced,' : ''} replays every captured history without a nondeterminism error`, async (t) => {
+    t.true(HISTORIES.filter((name) => name.startsWith('webhook-endpoint-')).length >= 5, 'the webhook endpoint histories are there');
+    t.true(HISTORIES.filter((name) => name.startsWith('tool-call-')).length >= 5, 'the tool call histories are there');
+    const bundle = await bundleWorkflowCode({
+      workflowsPath: WORKFLOWS_PATH,
+      workflowInterceptorModules: traced ? [WORKFLOW_TRACING_MODULE] : [],
+      logger: new DefaultLogger('WARN'),
+    });
+    const spans = new InMemorySpanExporter();
+    const tracer = { startSpan: () => { throw new Error('no span is started outside the sandbox in a replay'); } } as never;
+    const sinks = traced ? temporalTracing(tracer, new SimpleSpanProcessor(spans), new Resource({ 'service.name': 'replay' })).sinks : {};
+    const histories = HISTORIES.map((name) => ({ workflowId: name, history: load(name) }));
+    t.true(histories.every((h) => (h.history.events?.length ?? 0) >= 5), 'each history has its events');
+    let replayed = 0;
+    for await (const result of Worker.runReplayHistories({ workflowBundle: bundle, sinks }, histories)) {
+      t.is(result.error, undefined, `${result.workflowId}: ${String(result.error)}`);
+      replayed++;
+    }
+    t.is(replayed, HISTORIES.length);
+  });
+}

@@ -1,0 +1,54 @@
+//! OpenTelemetry tracing of a process: its tracer provider, sampler and OTLP exporter, from the
+//! standard `OTEL_*` variables (lib/config.ts). Off (no endpoint configured) nothing is loaded or
+//! installed: no SDK, no context manager, no Temporal interceptors, so an untraced call costs nothing.
+import type { Tracer } from '@opentelemetry/api';
+import type { Resource } from '@opentelemetry/resources';
+import type { Sampler, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { createRequire } from 'node:module';
+import type { TracingConfig } from './config.js';
+import { TRACER_NAME, useTracer } from './trace-context.js';
+import type { TemporalTracing } from './temporal-tracing.js';
+
+/**
+ * The workflow interceptors' module, bundled into a traced worker's workflow code
+ * (workers/workflow-bundle.ts): a prebuilt bundle ignores `interceptors.workflowModules` (SDK
+ * issue #1971), so the traced bundle is built with it and cached apart from the untraced one.
+ */
+export const WORKFLOW_TRACING_MODULE = createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
+
+export interface Tracing {
+  tracer: Tracer;
+  /** Temporal's interceptors and sinks for this process's clients and workers. */
+  temporal: TemporalTracing;
+  /** What the worker's workflow span exporter (a sink) needs: workflow spans are made in the sandbox. */
+  resource: Resource;
+  spanProcessor: SpanProcessor;
+  /** Exports what is still buffered, then stops. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Installs the process's tracer provider (global, so the Temporal interceptors find it) and
+ * returns it; undefined when tracing is off. The SDK is loaded only then.
+ * @param role `api` or `worker`: the service name when OTEL_SERVICE_NAME does not give one.
+ */
+export async function startTracing(config: TracingConfig | undefined, role: string): Promise<Tracing | undefined> {
+  if (!config) return undefined;
+  const [{ Resource }, sdk, { OTLPTraceExporter }, { temporalTracing }] = await Promise.all([
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('./temporal-tracing.js'),
+  ]);
+  const ratioOrFixed = (name: string): Sampler =>
+    name.endsWith('always_on') ? new sdk.AlwaysOnSampler() : name.endsWith('always_off') ? new sdk.AlwaysOffSampler() : new sdk.TraceIdRatioBasedSampler(config.ratio);
+  const sampler = config.sampler.startsWith('parentbased_') ? new sdk.ParentBasedSampler({ root: ratioOrFixed(config.sampler) }) : ratioOrFixed(config.sampler);
+  const resource = new Resource({ 'service.name': config.serviceName ?? `utility-tools-${role}`, 'service.namespace': 'utility-tools' });
+  const spanProcessor = new sdk.BatchSpanProcessor(new OTLPTraceExporter({ url: config.tracesUrl }));
+  const provider = new sdk.NodeTracerProvider({ resource, sampler, spanProcessors: [spanProcessor] });
+  // The AsyncLocalStorage context manager and the W3C trace-context propagator.
+  provider.register();
+  const tracer = provider.getTracer(TRACER_NAME);
+  useTracer(tracer);
+  return { tracer, temporal: temporalTracing(tracer, spanProcessor, resource), resource, spanProcessor, shutdown: () => provider.shutdown() };
+}
