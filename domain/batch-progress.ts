@@ -39,6 +39,10 @@ export interface BatchItemOutcome {
 const completedEventId = (batchId: string) => derivedId('evt', `batch.completed:${batchId}`);
 
 const STATUSES: readonly (keyof BatchCounts)[] = ['pending', 'running', 'succeeded', 'failed', 'skipped'];
+const ENDED = ['succeeded', 'failed', 'skipped'] as const;
+
+type Settled = NonNullable<BatchDoc['settled']>;
+const NOTHING_SETTLED: Settled = { below: 0, succeeded: 0, failed: 0, skipped: 0 };
 
 /** An item ended with more of its batch to run: the next item, claimed and marked running, for its call to start. */
 export interface HandedOn {
@@ -196,18 +200,49 @@ export function createBatchProgress(db: Db, onEvent?: EventSink) {
 
   /**
    * The batch with its counts and charge as they are now: counted from its items until it
-   * completed. The database counts each status apart, not all at one instant, so the ended ones
-   * are counted first, then the running ones, and the rest is pending: an item that ends between
-   * the two is counted pending, never twice, so the counts always add up to the total, none is
-   * negative, and no item ended is ever uncounted (items only ever end after running or pending).
+   * completed. Never moved beside the items (a step repeated or cut short would skew them), and
+   * never counted over every item at each read either (that grows with the batch): the items below
+   * `settled.below` all ended, which cannot be undone, and their counts are kept on the batch by
+   * the reads themselves, so a read counts only the items above it, which are few (the ones
+   * running, about to run, or that ended out of order).
+   *
+   * The database counts each status apart, not all at one instant, so the ended ones are counted
+   * first, then the running ones, and the rest is pending: an item that ends between the two is
+   * counted pending, never twice. So the counts always add up to the total, none is negative, an
+   * ended count never goes back, and running is what was running at that count.
    */
   async function live(doc: BatchDoc): Promise<BatchDoc> {
     if (doc.completedAt) return doc;
-    const count = (status: BatchItemDoc['status']) => batchItems.countDocuments({ batchId: doc._id, status });
-    const [succeeded, failed, skipped] = await Promise.all([count('succeeded'), count('failed'), count('skipped')]);
-    const running = await count('running');
-    const counts = { pending: doc.total - succeeded - failed - skipped - running, running, succeeded, failed, skipped };
-    return { ...doc, counts, charged: succeeded * doc.cost };
+    // A stopped batch's pending items are skipped while their calls may still end: counted in full until it completes (soon).
+    const settled = doc.stopped ? NOTHING_SETTLED : (doc.settled ?? NOTHING_SETTLED);
+    const below = await settledUpTo(doc, settled);
+    const count = (status: BatchItemDoc['status'], from: number) => batchItems.countDocuments({ batchId: doc._id, status, index: { $gte: from } });
+    const [succeeded, failed, skipped] = await Promise.all(ENDED.map((status) => count(status, below.below)));
+    const running = await count('running', below.below);
+    const ended = { succeeded: below.succeeded + succeeded, failed: below.failed + failed, skipped: below.skipped + skipped };
+    const counts = { pending: doc.total - ended.succeeded - ended.failed - ended.skipped - running, running, ...ended };
+    return { ...doc, counts, charged: ended.succeeded * doc.cost };
+  }
+
+  /**
+   * Moves the batch's settled mark up to the first item not ended (the first pending or running
+   * one), counting the ended items it passes, and keeps it on the batch when nobody moved it
+   * meanwhile. Kept only when every item it passed had ended when counted (an item paused back to
+   * pending between the two lookups would otherwise be passed over).
+   */
+  async function settledUpTo(doc: BatchDoc, from: Settled): Promise<Settled> {
+    if (doc.stopped) return from;
+    const first = (status: BatchItemDoc['status']) =>
+      batchItems.findOne({ batchId: doc._id, status, index: { $gte: from.below } }, { sort: { index: 1 }, projection: { index: 1 } });
+    const [pending, running] = await Promise.all([first('pending'), first('running')]);
+    const upTo = Math.min(pending?.index ?? doc.total, running?.index ?? doc.total);
+    if (upTo <= from.below) return from;
+    const range = { $gte: from.below, $lt: upTo };
+    const [succeeded, failed, skipped] = await Promise.all(ENDED.map((status) => batchItems.countDocuments({ batchId: doc._id, status, index: range })));
+    if (succeeded + failed + skipped !== upTo - from.below) return from;
+    const next: Settled = { below: upTo, succeeded: from.succeeded + succeeded, failed: from.failed + failed, skipped: from.skipped + skipped };
+    await batches.updateOne({ _id: doc._id, 'settled.below': doc.settled?.below ?? { $exists: false } }, { $set: { settled: next } });
+    return next;
   }
 
   /**

@@ -327,6 +327,11 @@ export interface BatchDoc {
   counts: BatchCounts;
   /** Credits charged: the cost of each item that succeeded, set with `counts`. */
   charged: number;
+  /**
+   * Every item below `below` has ended (which is final), and these are their counts: kept by the
+   * reads of a running batch's counts so each read counts only the items above (domain/batch-progress.ts).
+   */
+  settled?: { below: number; succeeded: number; failed: number; skipped: number };
   onInsufficientCredits: 'stop' | 'wait';
   /** The destination (`dst_...`) each item's file goes to, when the batch names one. */
   destination?: string;

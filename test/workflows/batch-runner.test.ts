@@ -211,3 +211,40 @@ test.serial("an item's end retried after its first run was cut short hands its s
   t.like(await batchItems.findOne({ _id: `${batchId}:2` }), { status: 'pending' });
   t.is((await batches.findOne({ _id: batchId }))!.counts.pending, 5, 'running counts are never moved on the batch');
 });
+
+test.serial('live counts read above the settled mark agree with a full count at every step, items ending out of order', async (t) => {
+  const { accountId, batchId } = await batchOf(100, 6, 'stop');
+  const progress = createBatchProgress(mongo.db);
+  const read = createBatches(mongo.db);
+  const { batches, batchItems } = collections(mongo.db);
+  const fullCount = async () => {
+    const counts: Record<string, number> = {};
+    for (const s of ['pending', 'running', 'succeeded', 'failed', 'skipped']) counts[s] = await batchItems.countDocuments({ batchId, status: s as never });
+    return counts;
+  };
+  for (let i = 0; i < 3; i++) {
+    await progress.claim({ _id: batchId, total: 6 });
+    await progress.markRunning([{ item: { _id: `${batchId}:${i}`, attempt: 0 }, requestId: `call-${i}` }]);
+  }
+  // Ended without handing on (no `total`: as an item started before items handed on), out of order.
+  const end = (index: number, ok: boolean) =>
+    progress.finishItem({
+      batchId,
+      index,
+      attempt: 0,
+      requestId: `call-${index}`,
+      result: ok ? { ok: true, output: { hash: 'x' }, charged: 1, balance: 99 } : { ok: false, error: { code: 'unavailable', message: 'down', extras: {} } },
+    });
+  const steps: [number, boolean, number][] = [
+    [1, true, 0], // item 0 still runs: nothing settled
+    [0, false, 2], // 0 and 1 ended: settled up to the running item 2
+    [2, true, 3], // up to the first pending item
+  ];
+  for (const [index, ok, settledBelow] of steps) {
+    await end(index, ok);
+    const live = await read.byId(accountId, batchId);
+    t.deepEqual(live!.counts, (await fullCount()) as never, `after item ${index} ended`);
+    t.is((await batches.findOne({ _id: batchId }))!.settled?.below ?? 0, settledBelow, `settled mark after item ${index}`);
+  }
+  t.like(await read.byId(accountId, batchId), { counts: { pending: 3, running: 0, succeeded: 2, failed: 1, skipped: 0 }, charged: 2 * HASH_TEXT.cost });
+});
