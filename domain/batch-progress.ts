@@ -206,43 +206,39 @@ export function createBatchProgress(db: Db, onEvent?: EventSink) {
    * the reads themselves, so a read counts only the items above it, which are few (the ones
    * running, about to run, or that ended out of order).
    *
-   * The database counts each status apart, not all at one instant, so the ended ones are counted
-   * first, then the running ones, and the rest is pending: an item that ends between the two is
-   * counted pending, never twice. So the counts always add up to the total, none is negative, an
+   * The database reads the ended items and the running ones apart, not at one instant, so the
+   * ended ones are read first, then the running ones counted, and the rest is pending: an item
+   * that ends between the two is counted pending, never twice. So the counts always add up to the total, none is negative, an
    * ended count never goes back, and running is what was running at that count.
    */
   async function live(doc: BatchDoc): Promise<BatchDoc> {
     if (doc.completedAt) return doc;
     // A stopped batch's pending items are skipped while their calls may still end: counted in full until it completes (soon).
-    const settled = doc.stopped ? NOTHING_SETTLED : (doc.settled ?? NOTHING_SETTLED);
-    const below = await settledUpTo(doc, settled);
-    const count = (status: BatchItemDoc['status'], from: number) => batchItems.countDocuments({ batchId: doc._id, status, index: { $gte: from } });
-    const [succeeded, failed, skipped] = await Promise.all(ENDED.map((status) => count(status, below.below)));
-    const running = await count('running', below.below);
-    const ended = { succeeded: below.succeeded + succeeded, failed: below.failed + failed, skipped: below.skipped + skipped };
+    const from = doc.stopped ? NOTHING_SETTLED : (doc.settled ?? NOTHING_SETTLED);
+    const above = await batchItems
+      .find({ batchId: doc._id, status: { $in: [...ENDED] }, index: { $gte: from.below } }, { projection: { _id: 0, index: 1, status: 1 } })
+      .toArray();
+    const running = await batchItems.countDocuments({ batchId: doc._id, status: 'running', index: { $gte: from.below } });
+    const ended = { succeeded: from.succeeded, failed: from.failed, skipped: from.skipped };
+    for (const item of above) ended[item.status as (typeof ENDED)[number]] += 1;
     const counts = { pending: doc.total - ended.succeeded - ended.failed - ended.skipped - running, running, ...ended };
+    if (!doc.stopped) await settle(doc, from, above);
     return { ...doc, counts, charged: ended.succeeded * doc.cost };
   }
 
   /**
-   * Moves the batch's settled mark up to the first item not ended (the first pending or running
-   * one), counting the ended items it passes, and keeps it on the batch when nobody moved it
-   * meanwhile. Kept only when every item it passed had ended when counted (an item paused back to
-   * pending between the two lookups would otherwise be passed over).
+   * Moves the batch's settled mark over the items just above it that this read saw ended (each one
+   * final), adding their counts, and keeps it on the batch unless another read moved it meanwhile.
    */
-  async function settledUpTo(doc: BatchDoc, from: Settled): Promise<Settled> {
-    if (doc.stopped) return from;
-    const first = (status: BatchItemDoc['status']) =>
-      batchItems.findOne({ batchId: doc._id, status, index: { $gte: from.below } }, { sort: { index: 1 }, projection: { index: 1 } });
-    const [pending, running] = await Promise.all([first('pending'), first('running')]);
-    const upTo = Math.min(pending?.index ?? doc.total, running?.index ?? doc.total);
-    if (upTo <= from.below) return from;
-    const range = { $gte: from.below, $lt: upTo };
-    const [succeeded, failed, skipped] = await Promise.all(ENDED.map((status) => batchItems.countDocuments({ batchId: doc._id, status, index: range })));
-    if (succeeded + failed + skipped !== upTo - from.below) return from;
-    const next: Settled = { below: upTo, succeeded: from.succeeded + succeeded, failed: from.failed + failed, skipped: from.skipped + skipped };
+  async function settle(doc: BatchDoc, from: Settled, ended: Pick<BatchItemDoc, 'index' | 'status'>[]): Promise<void> {
+    const byIndex = new Map(ended.map((item) => [item.index, item.status]));
+    const next: Settled = { ...from };
+    for (let status = byIndex.get(next.below); status !== undefined; status = byIndex.get(next.below)) {
+      next[status as (typeof ENDED)[number]] += 1;
+      next.below += 1;
+    }
+    if (next.below === from.below) return;
     await batches.updateOne({ _id: doc._id, 'settled.below': doc.settled?.below ?? { $exists: false } }, { $set: { settled: next } });
-    return next;
   }
 
   /**
