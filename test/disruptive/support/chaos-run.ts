@@ -138,18 +138,40 @@ async function startBatch(apiUrl: string, apiKey: string, items: number, seed: n
   return ((await res.json()) as { id: string }).id;
 }
 
-/** The batch's counts as the API answers them now, or what kept it from answering (a fault). */
-async function batchCounts(apiUrl: string, apiKey: string, id: string): Promise<string> {
+/** BATCH_CONCURRENCY of the stack: no live read of the batch may show more items running. */
+const BATCH_CONCURRENCY = Number(process.env.BATCH_CONCURRENCY ?? 4);
+
+type LiveBatch = { total: number; completedAt: string | null; counts: Record<'pending' | 'running' | 'succeeded' | 'failed' | 'skipped', number> };
+
+/** What is wrong with a live read of the batch's counts: they must add up to its total, none negative, running within the bound. */
+function liveCountsWrong(batch: LiveBatch): string | undefined {
+  const c = batch.counts;
+  const sum = c.pending + c.running + c.succeeded + c.failed + c.skipped;
+  if (sum === batch.total && Object.values(c).every((n) => n >= 0) && c.running <= BATCH_CONCURRENCY) return undefined;
+  return `a live read of the batch's counts: ${JSON.stringify(c)} (total ${batch.total}, BATCH_CONCURRENCY ${BATCH_CONCURRENCY})`;
+}
+
+/** Reads the batch as the API answers it now, noting a read whose counts are wrong in `wrong`. */
+async function readBatch(apiUrl: string, apiKey: string, id: string, wrong: string[]): Promise<{ batch?: LiveBatch; status?: number }> {
   const res = await fetch(`${apiUrl}/api/v1/batches/${id}`, { headers: { authorization: `Bearer ${apiKey}` } }).catch(() => undefined);
-  return res?.ok ? JSON.stringify(((await res.json()) as { counts: unknown }).counts) : `no answer (${res?.status ?? 'no connection'})`;
+  if (!res?.ok) return { status: res?.status };
+  const batch = (await res.json()) as LiveBatch;
+  const problem = liveCountsWrong(batch);
+  if (problem) wrong.push(problem);
+  return { batch };
+}
+
+/** The batch's counts as the API answers them now, or what kept it from answering (a fault). */
+async function batchCounts(apiUrl: string, apiKey: string, id: string, wrong: string[]): Promise<string> {
+  const { batch, status } = await readBatch(apiUrl, apiKey, id, wrong);
+  return batch ? JSON.stringify(batch.counts) : `no answer (${status ?? 'no connection'})`;
 }
 
 /** Waits (bounded) until the batch ended, asking again through whatever is still coming back. */
-async function batchEnded(apiUrl: string, apiKey: string, id: string, log: (line: string) => void): Promise<void> {
+async function batchEnded(apiUrl: string, apiKey: string, id: string, log: (line: string) => void, wrong: string[]): Promise<void> {
   const giveUpAt = Date.now() + BATCH_END_TIMEOUT_MS;
   while (Date.now() < giveUpAt) {
-    const res = await fetch(`${apiUrl}/api/v1/batches/${id}`, { headers: { authorization: `Bearer ${apiKey}` } }).catch(() => undefined);
-    const batch = res?.ok ? ((await res.json()) as { completedAt: string | null; counts: unknown }) : undefined;
+    const { batch } = await readBatch(apiUrl, apiKey, id, wrong);
     if (batch?.completedAt) {
       log(`batch ${id} ended: ${JSON.stringify(batch.counts)}`);
       return;
@@ -208,6 +230,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const batchId = options.batch && (await startBatch(options.apiUrl, account.apiKey, options.batch.items, options.seed));
   if (batchId) options.log(`batch ${batchId}: ${options.batch!.items} ${BATCH_TOOL.name} items, running through every fault`);
   let callsDone = false;
+  /** Live reads of the batch whose counts were wrong: read twice a second through every fault, until it ended. */
+  const wrongCounts: string[] = [];
+  const following = batchId
+    ? (async () => {
+        while (!callsDone) {
+          if ((await readBatch(options.apiUrl, account.apiKey, batchId, wrongCounts)).batch?.completedAt) return;
+          await sleep(500);
+        }
+      })()
+    : Promise.resolve();
   const allowanceSeen = plan ? awaitAllowance(options, account.ownerToken, plan.turnsAt, () => callsDone) : Promise.resolve(null);
   const calls: CallRecord[] = [];
   const faults: ChaosResult['faults'] = [];
@@ -238,7 +270,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     })();
     options.log(`phase ${n + 1}: ${phase.action} x${phase.times} during ${quota} calls`);
     // Where the batch stands as each fault begins: it runs through them, not before or after.
-    if (batchId) options.log(`  batch: ${await batchCounts(options.apiUrl, account.apiKey, batchId)}`);
+    if (batchId) options.log(`  batch: ${await batchCounts(options.apiUrl, account.apiKey, batchId, wrongCounts)}`);
     await atFixedRate({ ratePerSecond: options.ratePerSecond, count: quota, maxInFlight: 200, extendWhile: () => injecting }, async () => {
       const earlier = calls.filter((c) => c.idempotencyKey);
       let record: CallRecord;
@@ -258,8 +290,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   }
 
   await reask(options.apiUrl, account.apiKey, calls, options.log);
-  if (batchId) await batchEnded(options.apiUrl, account.apiKey, batchId, options.log);
+  if (batchId) await batchEnded(options.apiUrl, account.apiKey, batchId, options.log, wrongCounts);
   callsDone = true;
+  await following;
   const grantedAfterMs = await allowanceSeen;
   if (plan) options.log(`allowance: the next period's allowance was ${grantedAfterMs === null ? 'NOT seen' : `granted ${(grantedAfterMs / 1000).toFixed(1)} s after the turn`}`);
   const report = await auditCalls({
@@ -273,6 +306,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     calls,
     ...(batchId ? { batches: [{ id: batchId, apiKey: account.apiKey, cost: BATCH_TOOL.cost }] } : {}),
   });
+  report.mismatches.push(...wrongCounts);
   if (plan && grantedAfterMs === null) report.mismatches.push(`the allowance of the period that began ${plan.turnsAt.toISOString()} was never granted`);
   return { report, calls, faults, readiness, ...(plan ? { allowance: { turnedAt: plan.turnsAt, grantedAfterMs } } : {}) };
 }
