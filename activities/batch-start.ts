@@ -11,7 +11,13 @@ import type { BatchDoc, BatchItemDoc } from '../lib/mongo-documents.js';
 import { open, seal } from '../lib/sealed.js';
 import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, WORKFLOW_TYPES, batchItemRequestId, callTaskQueue, type ToolCallInput } from '../lib/temporal-shared.js';
 
-/** Priority key of a batch item's call (1 first, 5 last; unset is 3): bulk work yields to single calls. */
+/**
+ * Priority key of a batch item's call (1 first, 5 last; unset is 3): bulk work yields to single
+ * calls. No fairness key: the SDK and the server here support one (`priority.fairnessKey`, with
+ * the server's `matching.enableFairness`), but it only orders tasks within one priority level, and
+ * single calls are already on a level above every item; between accounts' items, BATCH_CONCURRENCY
+ * already bounds what each account has queued.
+ */
 const BATCH_ITEM_PRIORITY = 4;
 
 export interface BatchStarterDeps {
