@@ -18,10 +18,10 @@ export interface TestCluster {
   cluster: Cluster;
 }
 
-export async function startTestCluster(supervisor: Supervisor, options: { root: string; runDir: string; tools: ClusterTools }): Promise<TestCluster> {
+export async function startTestCluster(supervisor: Supervisor, options: { root: string; runDir: string; tools: ClusterTools; env?: NodeJS.ProcessEnv }): Promise<TestCluster> {
   const [{ fixtures }, ports] = await Promise.all([startFixtures(supervisor, options.root, options.runDir), freeClusterPorts()]);
   // Where Temporal and the database are is filled in by startCluster; the rest as npm test's stack.
-  const { env, adminToken } = throwawayEnv({ address: '', namespace: 'default' }, { url: '' }, fixturesEnv(fixtures, options.runDir));
+  const { env, adminToken } = throwawayEnv({ address: '', namespace: 'default' }, { url: '' }, { ...fixturesEnv(fixtures, options.runDir), ...options.env });
   const cluster = await startCluster(supervisor, { root: options.root, dataDir: path.join(options.runDir, 'data'), throwaway: true, tools: options.tools, ports, env });
   const control = await startControlServer(cluster.actions);
   return { apiUrl: cluster.apiUrl, adminToken, env: cluster.env, fixtures, controlUrl: control.url, cluster };

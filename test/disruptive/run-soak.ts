@@ -1,30 +1,35 @@
 //! `npm run soak`: the load mix at SOAK_RATE calls a second (default 8; a tenth of them render
 //! links, mostly cache hits, and a twentieth asynchronous calls whose `call.completed` webhooks are
-//! checked) for SOAK_MINUTES (default 60), a fault every SOAK_FAULT_MINUTES (default ten; a worker killed, Temporal restarted, the database killed, in
-//! turn), and every stack process's RSS sampled every 10 s into `soak-memory.csv` with its chart
+//! checked) with a 200-item batch every five minutes, for SOAK_MINUTES (default 60), a fault every
+//! SOAK_FAULT_MINUTES (default ten; a worker killed, Temporal restarted, the database killed, in
+//! turn; on the production-shaped stack with SOAK_STACK=cluster, a cpu worker killed, Temporal and
+//! PostgreSQL restarted), and every stack process's RSS sampled every 10 s into `soak-memory.csv` with its chart
 //! `soak-memory.svg` in the run's directory; p50/p99 per tool per ten-minute window; the ledger
 //! audit at the end. Exits 1 when a process's memory in the last third grows past 5% over its
 //! level at a third of the run (minute 20 of 60), on a 5xx or an unanswered call outside the
 //! faults' reach, when a tool's p99 in the last window is past 1.2x the first, or on any mismatch
-//! of the audit (a call charged without its 200, or a 200 not charged), a charged cache hit, or an
+//! of the audit (a call charged without its 200, or a 200 not charged, a batch item charged other
+//! than iff it succeeded), a charged cache hit, or an
 //! asynchronous call whose webhook never came.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatAudit } from './support/ledger-audit.js';
 import { formatExtras } from './support/soak-extras.js';
-import { latencyDrift, memoryChart, memoryCsv, memoryLevels, runSoak } from './support/soak-run.js';
+import { formatLevels, memoryChart, memoryCsv, memoryLevels } from './support/memory-curve.js';
+import { CLUSTER_FAULTS, DEFAULT_FAULTS, latencyDrift, runSoak } from './support/soak-run.js';
 import { stackControl } from './support/stack-control.js';
 import { withTestStack } from './support/test-like-stack.js';
 
 const rate = Number(process.env.SOAK_RATE ?? 8);
 const minutes = Number(process.env.SOAK_MINUTES ?? 60);
 const faultMinutes = Number(process.env.SOAK_FAULT_MINUTES ?? 10);
-const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
+/** `SOAK_STACK=cluster`: the production-shaped stack of `npm run test:cluster` instead of `npm test`'s. */
+const cluster = process.env.SOAK_STACK === 'cluster';
 
 const failed = await withTestStack(
   'soak',
   async (stack) => {
-    console.log(`soak: ${minutes} min at ${rate}/s, a fault every ${faultMinutes} minutes`);
+    console.log(`soak: ${minutes} min at ${rate}/s, a fault every ${faultMinutes} minutes, on the ${cluster ? 'production-shaped (cluster)' : 'local'} stack`);
     const durationMs = minutes * 60_000;
     const result = await runSoak({
       apiUrl: stack.apiUrl,
@@ -36,6 +41,7 @@ const failed = await withTestStack(
       ratePerSecond: rate,
       durationMs,
       faultEveryMs: faultMinutes * 60_000,
+      faults: cluster ? CLUSTER_FAULTS : DEFAULT_FAULTS,
       log: console.log,
     });
     const csv = path.join(stack.outputDir, 'soak-memory.csv');
@@ -46,11 +52,9 @@ const failed = await withTestStack(
 
     console.log('latency per tool per ten-minute window (ms):');
     for (const w of result.windows) console.log(`  window ${w.window}  ${w.tool.padEnd(20)} calls ${String(w.calls).padStart(5)}  p50 ${w.p50Ms.toFixed(0).padStart(6)}  p99 ${w.p99Ms.toFixed(0).padStart(6)}`);
-    const levels = memoryLevels(result.samples, durationMs);
-    console.log('memory (tree RSS): level at a third of the run, highest in the last third, levelled from:');
-    for (const l of levels) {
-      console.log(`  ${l.part.padEnd(9)} ${mib(l.levelKiB)} -> max ${mib(l.lastThirdMaxKiB)}  levelled at minute ${l.levelledAtMinute?.toFixed(1) ?? 'never'}${l.grows ? '  GROWS' : ''}`);
-    }
+    const levels = [...memoryLevels(result.samples, durationMs, 'rss'), ...memoryLevels(result.samples, durationMs, 'treePss')];
+    console.log('memory: level at a third of the run, highest in the last third, levelled from:');
+    for (const line of formatLevels(levels)) console.log(line);
     const drift = latencyDrift(result.windows);
     for (const d of drift) console.log(`  p99 drift: ${d.tool} ${d.firstP99.toFixed(0)} -> ${d.lastP99.toFixed(0)} ms`);
     console.log(`5xx or no answer outside the faults' reach: ${result.failuresOutsideFaults.length}`);
@@ -59,5 +63,6 @@ const failed = await withTestStack(
     return levels.some((l) => l.grows) || drift.length > 0 || result.failuresOutsideFaults.length > 0 || result.audit.mismatches.length > 0 || result.extras.mismatches.length > 0;
   },
   { RATE_LIMIT_PER_SECOND: String(Math.max(60, rate * 2)) },
+  { cluster },
 );
 process.exit(failed ? 1 : 0);

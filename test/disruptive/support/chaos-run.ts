@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { addMonthsClamped, periodStart } from '../../../domain/periods.js';
 import { ALLOWANCES_SCHEDULE_ID } from '../../../lib/schedules.js';
-import { findTool } from '../../../domain/catalogue.js';
 import { atFixedRate } from './arrivals.js';
 import { captureMix, cheapMix, seededRandom, weightedPicker, type MixEntry } from './call-mix.js';
+import { BATCH_TOOL, batchCounts, batchEnded, followBatch, startBatch } from './batch-client.js';
 import { auditCalls, type AuditReport } from './ledger-audit.js';
 import type { FaultAction, StackControl } from './stack-control.js';
 import { newRecord, sendCall, type CallRecord } from './tool-client.js';
@@ -68,10 +68,6 @@ export interface ChaosResult {
 }
 
 const CREDITS = 1_000_000;
-/** The batch's tool: cheap, so its items are many calls through the faults. */
-const BATCH_TOOL = findTool('hash-text')!;
-/** How long the batch may take to end once the faults are over. */
-const BATCH_END_TIMEOUT_MS = 300_000;
 /** Share of arrivals that repeat an earlier idempotent call, as a client's retry would. */
 const RETRY_SHARE = 0.1;
 /** When, into an `outage/...` action (15 s down), /readyz is asked. */
@@ -127,60 +123,6 @@ async function awaitAllowance(options: ChaosOptions, ownerToken: string, turnedA
   }
 }
 
-/** Makes the batch (the stack is whole before the first fault), answering its id. */
-async function startBatch(apiUrl: string, apiKey: string, items: number, seed: number): Promise<string> {
-  const res = await fetch(`${apiUrl}/api/v1/batches`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': `chaos-batch-${seed}` },
-    body: JSON.stringify({ tool: BATCH_TOOL.name, items: Array.from({ length: items }, (_, i) => ({ text: `chaos batch item ${i}` })) }),
-  });
-  if (res.status !== 202) throw new Error(`POST /api/v1/batches for the chaos run: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { id: string }).id;
-}
-
-/** BATCH_CONCURRENCY of the stack: no live read of the batch may show more items running. */
-const BATCH_CONCURRENCY = Number(process.env.BATCH_CONCURRENCY ?? 4);
-
-type LiveBatch = { total: number; completedAt: string | null; counts: Record<'pending' | 'running' | 'succeeded' | 'failed' | 'skipped', number> };
-
-/** What is wrong with a live read of the batch's counts: they must add up to its total, none negative, running within the bound. */
-function liveCountsWrong(batch: LiveBatch): string | undefined {
-  const c = batch.counts;
-  const sum = c.pending + c.running + c.succeeded + c.failed + c.skipped;
-  if (sum === batch.total && Object.values(c).every((n) => n >= 0) && c.running <= BATCH_CONCURRENCY) return undefined;
-  return `a live read of the batch's counts: ${JSON.stringify(c)} (total ${batch.total}, BATCH_CONCURRENCY ${BATCH_CONCURRENCY})`;
-}
-
-/** Reads the batch as the API answers it now, noting a read whose counts are wrong in `wrong`. */
-async function readBatch(apiUrl: string, apiKey: string, id: string, wrong: string[]): Promise<{ batch?: LiveBatch; status?: number }> {
-  const res = await fetch(`${apiUrl}/api/v1/batches/${id}`, { headers: { authorization: `Bearer ${apiKey}` } }).catch(() => undefined);
-  if (!res?.ok) return { status: res?.status };
-  const batch = (await res.json()) as LiveBatch;
-  const problem = liveCountsWrong(batch);
-  if (problem) wrong.push(problem);
-  return { batch };
-}
-
-/** The batch's counts as the API answers them now, or what kept it from answering (a fault). */
-async function batchCounts(apiUrl: string, apiKey: string, id: string, wrong: string[]): Promise<string> {
-  const { batch, status } = await readBatch(apiUrl, apiKey, id, wrong);
-  return batch ? JSON.stringify(batch.counts) : `no answer (${status ?? 'no connection'})`;
-}
-
-/** Waits (bounded) until the batch ended, asking again through whatever is still coming back. */
-async function batchEnded(apiUrl: string, apiKey: string, id: string, log: (line: string) => void, wrong: string[]): Promise<void> {
-  const giveUpAt = Date.now() + BATCH_END_TIMEOUT_MS;
-  while (Date.now() < giveUpAt) {
-    const { batch } = await readBatch(apiUrl, apiKey, id, wrong);
-    if (batch?.completedAt) {
-      log(`batch ${id} ended: ${JSON.stringify(batch.counts)}`);
-      return;
-    }
-    await sleep(1_000);
-  }
-  log(`batch ${id} had not ended ${BATCH_END_TIMEOUT_MS / 1000} s after the calls`);
-}
-
 /**
  * A call whose connection failed has no answer. With an Idempotency-Key the client can learn it
  * by asking again (the same key, tool and body return the first call's outcome, charged once);
@@ -227,19 +169,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     options.log(`allowance: ${options.allowance.monthlyAllowance} credits a month, rollover none; the period turns at ${plan.turnsAt.toISOString()}`);
   }
   const account = await openAccount(options.apiUrl, options.adminToken, plan);
-  const batchId = options.batch && (await startBatch(options.apiUrl, account.apiKey, options.batch.items, options.seed));
+  const batchId = options.batch && (await startBatch(options.apiUrl, account.apiKey, options.batch.items, `chaos-batch-${options.seed}`));
   if (batchId) options.log(`batch ${batchId}: ${options.batch!.items} ${BATCH_TOOL.name} items, running through every fault`);
   let callsDone = false;
-  /** Live reads of the batch whose counts were wrong: read twice a second through every fault, until it ended. */
+  /** Live reads of the batch whose counts were wrong: it is read twice a second through every fault, until it ended. */
   const wrongCounts: string[] = [];
-  const following = batchId
-    ? (async () => {
-        while (!callsDone) {
-          if ((await readBatch(options.apiUrl, account.apiKey, batchId, wrongCounts)).batch?.completedAt) return;
-          await sleep(500);
-        }
-      })()
-    : Promise.resolve();
+  const following = batchId ? followBatch(options.apiUrl, account.apiKey, batchId, () => callsDone, wrongCounts) : Promise.resolve();
   const allowanceSeen = plan ? awaitAllowance(options, account.ownerToken, plan.turnsAt, () => callsDone) : Promise.resolve(null);
   const calls: CallRecord[] = [];
   const faults: ChaosResult['faults'] = [];

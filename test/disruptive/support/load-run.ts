@@ -5,6 +5,7 @@
 import { percentile } from '../../../bench/measure.js';
 import { atFixedRate, type ArrivalReport } from './arrivals.js';
 import { captureMix, cheapMix, weightedPicker, type MixEntry } from './call-mix.js';
+import { sampleMemory, type MemorySample } from './memory-curve.js';
 import { processMemory, type ProcessMemory, type StackControl } from './stack-control.js';
 import { newRecord, openAccount, sendCall, type CallRecord } from './tool-client.js';
 
@@ -44,6 +45,8 @@ export interface LoadResult {
   /** All calls: `200` or `<status> <code>`, or `no answer`. */
   outcomes: Record<string, number>;
   memory: MemoryRow[];
+  /** Every part's memory every 10 s from the start (after warm-up) to the end. */
+  samples: MemorySample[];
   calls: CallRecord[];
 }
 
@@ -97,13 +100,17 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const pids = await options.control.pids();
   const start = Object.fromEntries(Object.entries(pids).map(([part, pid]) => [part, processMemory(pid)]));
   const calls: CallRecord[] = [];
-  const arrivals = await run(options.durationMs, calls);
+  const samples: MemorySample[] = [];
+  let done = false;
+  const sampler = sampleMemory(options.control, 10_000, Date.now(), samples, () => done);
+  const arrivals = await run(options.durationMs, calls).finally(() => (done = true));
+  await sampler;
   const after = await options.control.pids();
   const memory = Object.entries(pids).map(([part, pid]) => {
     if (after[part] !== pid) throw new Error(`${part} was restarted during the load run (pid ${pid} -> ${after[part]})`);
     return { part, pid, start: start[part]!, end: processMemory(pid) };
   });
-  return { arrivals, latencies: latencies(calls), outcomes: outcomes(calls), memory, calls };
+  return { arrivals, latencies: latencies(calls), outcomes: outcomes(calls), memory, samples, calls };
 }
 
 const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;

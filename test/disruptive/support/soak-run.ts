@@ -1,12 +1,14 @@
-//! The soak run: the load mix for a long while, a fault every ten minutes, the memory of every
+//! The soak run: the load mix for a long while (with a batch every five minutes), a fault every ten minutes, the memory of every
 //! stack process sampled every 10 s, latency per tool per ten-minute window, and the ledger audit
 //! at the end. `npm run soak` runs it (test/disruptive/run-soak.ts); the memory lands in a CSV and
 //! an SVG chart under the run's directory.
 import { percentile } from '../../../bench/measure.js';
 import { atFixedRate, type ArrivalReport } from './arrivals.js';
+import { BATCH_TOOL, batchEnded, startBatch } from './batch-client.js';
 import { captureMix, cheapMix, weightedPicker, type MixEntry } from './call-mix.js';
 import { auditCalls, type AuditReport } from './ledger-audit.js';
-import { processMemory, type FaultAction, type StackControl } from './stack-control.js';
+import { sampleMemory, type MemorySample } from './memory-curve.js';
+import type { ClusterProcess, FaultAction, StackControl } from './stack-control.js';
 import { startSoakExtras, type SoakExtrasReport } from './soak-extras.js';
 import { newRecord, openAccount, sendCall, type CallRecord } from './tool-client.js';
 
@@ -25,16 +27,9 @@ export interface SoakOptions {
   sampleEveryMs?: number;
   /** Length of the latency windows (default ten minutes). */
   windowMs?: number;
+  /** A batch of `items` hash-text items on the soak's account this often, the first at the start (default: 200 every five minutes). */
+  batches?: { everyMs: number; items: number };
   log: (line: string) => void;
-}
-
-/** One reading of one part's memory. */
-export interface MemorySample {
-  atMs: number;
-  part: string;
-  pid: number;
-  rssKiB: number;
-  groupRssKiB: number;
 }
 
 export interface FaultWindow {
@@ -65,14 +60,14 @@ export interface SoakResult {
 }
 
 export const DEFAULT_FAULTS: readonly FaultAction[] = ['kill/workers', 'restart/temporal', 'kill/database'];
+/** The production-shaped stack's: a cpu worker process killed, the Temporal server restarted, PostgreSQL restarted. */
+export const CLUSTER_FAULTS: readonly FaultAction[] = ['kill/worker-cpu-1', 'restart/temporal', 'restart/postgres'];
 /**
  * Calls sent this long before a fault may still be running when it strikes (the longest tool
  * deadline and the API's grace), and those sent this long after it may meet what it left behind.
  */
 const FAULT_REACH_BEFORE_MS = 100_000;
 const FAULT_REACH_AFTER_MS = 30_000;
-/** A pid read that takes longer is skipped: the control endpoint runs one action at a time. */
-const PID_READ_MS = 2_000;
 
 /** Of the arrivals: render links asked for, and tool calls sent asynchronously; the rest are synchronous calls. */
 const LINK_SHARE = 0.1;
@@ -81,22 +76,6 @@ const ASYNC_SHARE = 0.05;
 const SHARE_STEP = 0.6180339887;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Samples every part's memory until `stop` says so; a fault's pid change is followed. */
-async function sampleMemory(control: StackControl, everyMs: number, since: number, samples: MemorySample[], stop: () => boolean): Promise<void> {
-  let pids: Record<string, number> = await control.pids();
-  while (!stop()) {
-    const fresh = await Promise.race([control.pids(), sleep(PID_READ_MS).then(() => undefined)]).catch(() => undefined);
-    if (fresh) pids = fresh;
-    const atMs = Date.now() - since;
-    for (const [part, pid] of Object.entries(pids)) {
-      const memory = processMemory(pid);
-      // A process just killed reads as nothing: no sample rather than a false drop to zero.
-      if (memory.rssKiB > 0) samples.push({ atMs, part, pid, rssKiB: memory.rssKiB, groupRssKiB: memory.groupRssKiB });
-    }
-    await sleep(everyMs);
-  }
-}
 
 function windowLatencies(calls: CallRecord[], sentAt: Map<CallRecord, number>, windowMs: number): WindowLatency[] {
   const groups = new Map<string, number[]>();
@@ -120,7 +99,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const captureTotal = captures.reduce((sum, e) => sum + e.weight, 0);
   const pick = weightedPicker([...cheapMix(targets), ...captures.map((e): MixEntry => ({ ...e, weight: (3 * e.weight) / captureTotal }))]);
   const expected = (options.ratePerSecond * options.durationMs) / 1000;
-  const account = await openAccount(options.apiUrl, options.adminToken, 'soak', Math.ceil(expected * 30) + 1_000);
+  const batching = options.batches ?? { everyMs: 5 * 60_000, items: 200 };
+  const batchCount = Math.ceil(options.durationMs / batching.everyMs);
+  const account = await openAccount(options.apiUrl, options.adminToken, 'soak', Math.ceil(expected * 30) + batchCount * batching.items * BATCH_TOOL.cost + 1_000);
   const extras = await startSoakExtras({ apiUrl: options.apiUrl, adminToken: options.adminToken, main: account, linkCredits: Math.ceil(expected) + 1_000 });
 
   const since = Date.now();
@@ -136,8 +117,30 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       const action = faultActions[n % faultActions.length]!;
       const startMs = Date.now() - since;
       await options.control.run(action);
+      // The production-shaped stack leaves a killed process down, where its orchestrator would start it again.
+      const killed = /^kill\/((?:api|worker)-.+)$/.exec(action)?.[1] as ClusterProcess | undefined;
+      if (killed) await options.control.run(`start/${killed}`);
       faults.push({ action, startMs, backMs: Date.now() - since });
       options.log(`  minute ${(startMs / 60_000).toFixed(1)}: ${action}, back after ${((faults.at(-1)!.backMs - startMs) / 1000).toFixed(1)} s`);
+    }
+  })();
+
+  const batchIds: string[] = [];
+  const batcher = (async () => {
+    for (let n = 0; n < batchCount; n++) {
+      await sleep(n * batching.everyMs - (Date.now() - since));
+      // A fault may refuse the POST: the same Idempotency-Key asks again until the batch is made.
+      for (let attempt = 0; ; attempt++) {
+        const id = await startBatch(options.apiUrl, account.apiKey, batching.items, `soak-batch-${since}-${n}`).catch((err: Error) => {
+          if (attempt === 30) throw err;
+          return undefined;
+        });
+        if (id) {
+          batchIds.push(id);
+          break;
+        }
+        await sleep(2_000);
+      }
     }
   })();
 
@@ -159,6 +162,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await (asynchronous ? extras.sendAsync(record) : sendCall(options.apiUrl, account.apiKey, record));
   });
   await injector;
+  await batcher;
+  for (const id of batchIds) await batchEnded(options.apiUrl, account.apiKey, id, options.log);
   done = true;
   await sampler;
 
@@ -172,50 +177,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     grants: account.credits,
     ...temporalAndDb,
     calls,
+    batches: batchIds.map((id) => ({ id, apiKey: account.apiKey, cost: BATCH_TOOL.cost })),
   });
   const extrasReport = await extras.finish(temporalAndDb).finally(() => extras.close());
   return { arrivals, samples, faults, windows: windowLatencies([...calls, ...linkAsks], sentAt, options.windowMs ?? 10 * 60_000), failuresOutsideFaults, audit, calls, extras: extrasReport };
-}
-
-/** How one part's memory stood over the run: its level at a third of the run and after. */
-export interface MemoryLevel {
-  part: string;
-  /** Median tree RSS (KiB) of the samples around a third of the run. */
-  levelKiB: number;
-  /** Highest tree RSS (KiB) in the last third. */
-  lastThirdMaxKiB: number;
-  /** Minute from which every later sample stayed within 5% of the last third's median. */
-  levelledAtMinute: number | undefined;
-  /** The last third grew more than 5% over the level. */
-  grows: boolean;
-}
-
-/** Within 5% of the level: what "levels off" means for the soak. */
-export const LEVEL_TOLERANCE = 0.05;
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length ? sorted[Math.floor(sorted.length / 2)]! : NaN;
-};
-
-/**
- * Each part's level at a third of the run (minute 20 of 60) against the last third. Growth past
- * the tolerance fails; a drop does not (a fault restarts a part with less memory).
- */
-export function memoryLevels(samples: readonly MemorySample[], durationMs: number): MemoryLevel[] {
-  const third = durationMs / 3;
-  const parts = [...new Set(samples.map((s) => s.part))];
-  return parts.map((part) => {
-    const mine = samples.filter((s) => s.part === part);
-    const around = mine.filter((s) => Math.abs(s.atMs - third) <= Math.max(60_000, durationMs / 60)).map((s) => s.groupRssKiB);
-    const last = mine.filter((s) => s.atMs >= durationMs - third).map((s) => s.groupRssKiB);
-    const levelKiB = median(around);
-    const lastThirdMaxKiB = last.length ? Math.max(...last) : NaN;
-    const settled = median(last);
-    let levelledAt: number | undefined;
-    for (let i = mine.length - 1; i >= 0 && Math.abs(mine[i]!.groupRssKiB - settled) <= settled * LEVEL_TOLERANCE; i--) levelledAt = mine[i]!.atMs / 60_000;
-    return { part, levelKiB, lastThirdMaxKiB, levelledAtMinute: levelledAt, grows: lastThirdMaxKiB > levelKiB * (1 + LEVEL_TOLERANCE) };
-  });
 }
 
 /** Tools whose p99 in the last window is past `ratio` times the first window's (with enough calls in both). */
@@ -228,40 +193,4 @@ export function latencyDrift(windows: readonly WindowLatency[], ratio = 1.2, min
     .map((tool) => ({ tool, a: at(first, tool), b: at(last, tool) }))
     .filter((x) => x.a && x.b && last > first && x.b.p99Ms > x.a.p99Ms * ratio)
     .map((x) => ({ tool: x.tool, firstP99: x.a!.p99Ms, lastP99: x.b!.p99Ms }));
-}
-
-export function memoryCsv(samples: readonly MemorySample[]): string {
-  const rows = samples.map((s) => `${(s.atMs / 1000).toFixed(0)},${s.part},${s.pid},${s.rssKiB},${s.groupRssKiB}`);
-  return ['seconds,part,pid,rss_kib,tree_rss_kib', ...rows].join('\n') + '\n';
-}
-
-const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#17becf'];
-
-/** The tree RSS of each part over time as an SVG line chart, faults marked, for a person to look at. */
-export function memoryChart(samples: readonly MemorySample[], faults: readonly FaultWindow[], durationMs: number): string {
-  const [w, h, left, right, top, bottom] = [960, 480, 60, 150, 30, 40];
-  const maxMiB = Math.max(64, ...samples.map((s) => s.groupRssKiB / 1024)) * 1.1;
-  const x = (ms: number) => left + ((w - left - right) * ms) / durationMs;
-  const y = (mib: number) => top + (h - top - bottom) * (1 - mib / maxMiB);
-  const parts = [...new Set(samples.map((s) => s.part))];
-  const lines = parts.map((part, i) => {
-    const points = samples.filter((s) => s.part === part).map((s) => `${x(s.atMs).toFixed(1)},${y(s.groupRssKiB / 1024).toFixed(1)}`).join(' ');
-    const colour = COLOURS[i % COLOURS.length];
-    return `<polyline fill="none" stroke="${colour}" stroke-width="1.5" points="${points}"/>` +
-      `<text x="${w - right + 10}" y="${top + 18 * i + 12}" fill="${colour}" font-size="13">${part}</text>`;
-  });
-  const faultMarks = faults.map((f) => `<line x1="${x(f.startMs)}" x2="${x(f.startMs)}" y1="${top}" y2="${h - bottom}" stroke="#999" stroke-dasharray="4 3"/><text x="${x(f.startMs) + 3}" y="${top + 10}" font-size="10" fill="#666">${f.action}</text>`);
-  const yTicks = Array.from({ length: 6 }, (_, i) => (maxMiB * i) / 5).map((mib) => `<text x="${left - 6}" y="${y(mib) + 4}" font-size="11" text-anchor="end">${mib.toFixed(0)}</text><line x1="${left}" x2="${w - right}" y1="${y(mib)}" y2="${y(mib)}" stroke="#eee"/>`);
-  const minutes = Math.ceil(durationMs / 60_000);
-  const step = Math.max(1, Math.ceil(minutes / 12));
-  const xTicks = Array.from({ length: Math.floor(minutes / step) + 1 }, (_, i) => i * step).map((m) => `<text x="${x(m * 60_000)}" y="${h - bottom + 16}" font-size="11" text-anchor="middle">${m}</text>`);
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" font-family="sans-serif">
-<rect width="100%" height="100%" fill="white"/>
-<text x="${left}" y="18" font-size="14">RSS of each process and its descendants (MiB) over the soak (minutes)</text>
-${yTicks.join('\n')}
-${xTicks.join('\n')}
-${faultMarks.join('\n')}
-${lines.join('\n')}
-</svg>
-`;
 }

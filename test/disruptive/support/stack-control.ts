@@ -39,6 +39,12 @@ export interface ProcessMemory {
   rssKiB: number;
   /** The process and every process it started, directly or not (Chromium, LibreOffice ...), KiB. */
   groupRssKiB: number;
+  /**
+   * The same tree's proportional set (Pss: each shared page split among the processes sharing it),
+   * KiB: what the tree really holds. Summed RSS counts PostgreSQL's shared buffers once per backend
+   * and Chromium's shared pages once per renderer, so it grows as they touch more of them.
+   */
+  groupPssKiB: number;
   /** How many processes that tree holds. */
   groupSize: number;
 }
@@ -47,6 +53,15 @@ function rssOf(pid: number | string): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     return Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? 0);
+  } catch {
+    return 0; // gone meanwhile
+  }
+}
+
+function pssOf(pid: number | string): number {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    return Number(/^Pss:\s+(\d+)\s+kB/m.exec(rollup)?.[1] ?? 0);
   } catch {
     return 0; // gone meanwhile
   }
@@ -83,6 +98,7 @@ export function processMemory(pid: number): ProcessMemory {
   return {
     rssKiB: rssOf(pid),
     groupRssKiB: members.reduce((sum, member) => sum + rssOf(member), 0),
+    groupPssKiB: members.reduce((sum, member) => sum + pssOf(member), 0),
     groupSize: members.length,
   };
 }

@@ -1,0 +1,74 @@
+import test from 'ava';
+import { memoryChart, memoryCsv, memoryLevels, type MemorySample } from './support/memory-curve.js';
+import { latencyDrift, type WindowLatency } from './support/soak-run.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/**
+ * A sample every 10 s for an hour of one part whose own RSS and tree PSS (MiB) are `mibAt(minute)`,
+ * and whose summed tree RSS is `treeRssAt(minute)` (by default three times as much, shared pages
+ * counted once per process).
+ */
+function curve(part: string, mibAt: (minute: number) => number, durationMs = HOUR, treeRssAt = (m: number) => 3 * mibAt(m)): MemorySample[] {
+  const samples: MemorySample[] = [];
+  for (let atMs = 0; atMs <= durationMs; atMs += 10_000) {
+    const kib = Math.round(mibAt(atMs / MINUTE) * 1024);
+    samples.push({ atMs, part, pid: 1, rssKiB: kib, groupRssKiB: Math.round(treeRssAt(atMs / MINUTE) * 1024), groupPssKiB: kib });
+  }
+  return samples;
+}
+
+test('a part that climbs for a quarter of an hour and then holds its level (with noise) levels off, and says from when', (t) => {
+  const wobble = (m: number) => 1 + 0.01 * Math.sin(m * 7);
+  const [level] = memoryLevels(curve('temporal', (m) => (m < 15 ? 200 + 6 * m : 290) * wobble(m)), HOUR, 'rss');
+  t.false(level!.grows);
+  t.is(level!.part, 'temporal');
+  // Within 5% of the level (290 MiB) from about minute 12.7 of the climb.
+  t.true(level!.levelledAtMinute! >= 12 && level!.levelledAtMinute! <= 15, `levelled at ${level!.levelledAtMinute}`);
+});
+
+test('a part that goes on growing, however slowly, grows', (t) => {
+  const [level] = memoryLevels(curve('api', (m) => 200 + 0.5 * m), HOUR, 'rss');
+  t.true(level!.grows);
+  t.true(level!.lastThirdMaxKiB > level!.levelKiB * 1.05);
+});
+
+test('a part restarted by a fault with less memory is not growth; one that comes back higher and stays is', (t) => {
+  const [dropped] = memoryLevels(curve('workers', (m) => (m < 45 ? 2000 : 1500)), HOUR, 'treePss');
+  t.false(dropped!.grows);
+  const [higher] = memoryLevels(curve('workers', (m) => (m < 45 ? 2000 : 2300)), HOUR, 'treePss');
+  t.true(higher!.grows);
+});
+
+test('each part is judged by its own samples', (t) => {
+  const levels = memoryLevels([...curve('api', () => 200), ...curve('database', (m) => 50 + m)], HOUR, 'rss');
+  t.deepEqual(levels.map((l) => [l.part, l.measure, l.grows]), [['api', 'rss', false], ['database', 'rss', true]]);
+});
+
+test('a tree is judged by its proportional set: backends touching more shared pages grow summed RSS, not PSS', (t) => {
+  const samples = curve('postgres', () => 300, HOUR, (m) => 800 + 10 * m);
+  t.false(memoryLevels(samples, HOUR, 'treePss')[0]!.grows);
+  t.false(memoryLevels(samples, HOUR, 'rss')[0]!.grows);
+  const leaking = curve('postgres', (m) => 300 + 2 * m, HOUR, () => 800);
+  t.true(memoryLevels(leaking, HOUR, 'treePss')[0]!.grows);
+});
+
+const window = (w: number, tool: string, p99Ms: number, calls = 100): WindowLatency => ({ window: w, tool, calls, p50Ms: p99Ms / 4, p99Ms });
+
+test('p99 drift compares the last window with the first, per tool, and ignores windows with too few calls', (t) => {
+  const windows = [window(0, 'hash-text', 100), window(5, 'hash-text', 130), window(0, 'dns-lookup', 100), window(5, 'dns-lookup', 115), window(0, 'html-to-image', 100, 5), window(5, 'html-to-image', 900, 5)];
+  t.deepEqual(latencyDrift(windows), [{ tool: 'hash-text', firstP99: 100, lastP99: 130 }]);
+  t.deepEqual(latencyDrift([window(0, 'hash-text', 100)]), []);
+});
+
+test('the CSV has a row per sample and the chart a line per part, with the faults marked', (t) => {
+  const samples = [...curve('api', () => 200, 60_000), ...curve('database', () => 50, 60_000)];
+  const csv = memoryCsv(samples).trim().split('\n');
+  t.is(csv[0], 'seconds,part,pid,rss_kib,tree_rss_kib,tree_pss_kib');
+  t.is(csv.length, samples.length + 1);
+  t.is(csv[1], '0,api,1,204800,614400,204800');
+  const svg = memoryChart(samples, [{ startMs: 30_000, action: 'kill/workers' }], 60_000);
+  t.is(svg.match(/<polyline/g)?.length, 2);
+  t.regex(svg, />kill\/workers</);
+});
