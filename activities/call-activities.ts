@@ -27,8 +27,11 @@ export interface CallActivityOptions {
   blobs?: BlobStore;
   /** What writing files to the accounts' destinations takes; calls with a destination fail without it. */
   destinations?: { secretKey: Buffer; guard: TargetGuard };
-  /** Temporal, to wake a batch's runner when one of its items ends; without it this worker cannot run batch items. */
-  client?: Client;
+  /**
+   * Temporal, to start a batch's next item or wake its runner when one of its items ends, and
+   * SECRET_KEY, to open the next item's secret fields; without them this worker cannot run batch items.
+   */
+  batchItems?: { client: Client; secretKey: Buffer };
 }
 
 export function createCallActivities(db: Db, handlers: Record<string, ToolHandler>, options: CallActivityOptions = {}) {
@@ -45,6 +48,6 @@ export function createCallActivities(db: Db, handlers: Record<string, ToolHandle
     refund: (call: CallRef) => ledger.refund(call),
     destroyCallKey: (requestId: string) => callKeys.destroy(requestId),
     ...createCallOutcomes({ db, blobs, onEvent: options.onEvent }),
-    ...(options.client ? createBatchItemActivities({ db, client: options.client, onEvent: options.onEvent }) : {}),
+    ...(options.batchItems ? createBatchItemActivities({ db, ...options.batchItems, onEvent: options.onEvent }) : {}),
   };
 }

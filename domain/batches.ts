@@ -58,6 +58,12 @@ export function createBatches(db: Db, onEvent?: EventSink) {
   const { batches, batchItems } = collections(db);
   const progress = createBatchProgress(db, onEvent);
 
+  /** The account's batch, with its counts as they are now; null for another account's or none. */
+  async function byId(accountId: string, id: string): Promise<BatchDoc | null> {
+    const doc = await batches.findOne({ _id: id, accountId });
+    return doc && progress.live(doc);
+  }
+
   return {
     /**
      * Writes the items, then the batch: the runner never finds a batch whose items are not all
@@ -98,17 +104,23 @@ export function createBatches(db: Db, onEvent?: EventSink) {
         ...withTraceparent(),
       };
       await insertIfAbsent(batches, doc);
-      return (await batches.findOne({ _id: b.id })) ?? doc;
+      const stored = await batches.findOne({ _id: b.id });
+      return stored ? progress.live(stored) : doc;
     },
 
-    byId: (accountId: string, id: string) => batches.findOne({ _id: id, accountId }),
+    byId,
 
-    /** Up to `limit` batches newest first, and whether more follow. */
+    /** Whether the account's batch has ended (every item did): a read without its counts. */
+    async isDone(accountId: string, id: string): Promise<boolean> {
+      return (await batches.findOne({ _id: id, accountId }, { projection: { completedAt: 1 } }))?.completedAt != null;
+    },
+
+    /** Up to `limit` batches newest first (counts as they are now), and whether more follow. */
     async page(accountId: string, q: { limit: number; after?: { at: Date; id: string } }): Promise<{ rows: BatchDoc[]; more: boolean }> {
       const filter: Filter<BatchDoc> = { accountId };
       if (q.after) filter.$or = [{ createdAt: { $lt: q.after.at } }, { createdAt: q.after.at, _id: { $lt: q.after.id } }];
       const rows = await batches.find(filter).sort({ createdAt: -1, _id: -1 }).limit(q.limit + 1).toArray();
-      return { rows: rows.slice(0, q.limit), more: rows.length > q.limit };
+      return { rows: await Promise.all(rows.slice(0, q.limit).map(progress.live)), more: rows.length > q.limit };
     },
 
     /** Up to `limit` items in index order from `fromIndex`, of one status when given. */
@@ -136,7 +148,7 @@ export function createBatches(db: Db, onEvent?: EventSink) {
       const doc = await batches.findOne({ _id: id, accountId });
       if (!doc) return null;
       if (doc.stopped === 'cancelled') await progress.settleStopped(doc, now);
-      return batches.findOne({ _id: id, accountId });
+      return byId(accountId, id);
     },
   };
 }

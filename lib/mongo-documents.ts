@@ -322,9 +322,18 @@ export interface BatchDoc {
   total: number;
   /** Items handed to the runner so far, in index order: items from `next` on are still pending. */
   next: number;
+  /**
+   * The counts once the batch completed, counted from its items (`noCounts` until then): while it
+   * runs they are counted from the items at each read (domain/batch-progress.ts), never moved here.
+   */
   counts: BatchCounts;
-  /** Credits charged so far: the cost of each item that succeeded. */
+  /** Credits charged: the cost of each item that succeeded, set with `counts`. */
   charged: number;
+  /**
+   * Every item below `below` has ended (which is final), and these are their counts: kept by the
+   * reads of a running batch's counts so each read counts only the items above (domain/batch-progress.ts).
+   */
+  settled?: { below: number; succeeded: number; failed: number; skipped: number };
   onInsufficientCredits: 'stop' | 'wait';
   /** The destination (`dst_...`) each item's file goes to, when the batch names one. */
   destination?: string;
@@ -362,6 +371,11 @@ export interface BatchItemDoc {
   /** Credits charged for the item: the cost when it succeeded, else 0. */
   charged?: number;
   endedAt?: Date;
+  /**
+   * The index of the item that took this item's slot when it ended (claimed before this item was
+   * marked ended, so the slot is never seen free): a retried end starts that one, not another.
+   */
+  successor?: number;
 }
 
 /** gold-price's last good feed answer per source (`metal:gold`, `metal:silver`, `fx`), served when the feed is down. */

@@ -149,9 +149,10 @@ export interface ToolCallInput {
   keyCreditLimit?: number;
   /**
    * Set for an item of a batch: the workflow records its outcome on the item (and tells the
-   * account's batch runner) as its last step. Absent for every other call.
+   * account's batch runner) as its last step. Absent for every other call. `total`: the batch's
+   * item count, so that step can claim the next item itself (absent in items started before).
    */
-  batch?: { id: string; index: number; attempt: number };
+  batch?: { id: string; index: number; attempt: number; total?: number };
   /**
    * Set for an asynchronous capture asked for with `Cache-Control`: the render cache entry
    * (domain/render-cache.ts `renderCacheId`) its outcome's step stores the image under once the

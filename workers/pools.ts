@@ -168,7 +168,7 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     ...CALL_WORKER_OPTIONS,
     ...traced,
     workflowBundle,
-    activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs, client, destinations: { secretKey: deps.config.secretKey, guard: deps.net.guard } }),
+    activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs, batchItems: { client, secretKey: deps.config.secretKey }, destinations: { secretKey: deps.config.secretKey, guard: deps.net.guard } }),
     interceptors: { activity: [...tracedActivities, toolMetricsInterceptor(new Set(Object.keys(served)), onToolDone)] },
     // Draining on SIGTERM: polling stops at once and the calls already running may finish
     // (the SDK's default cancels them at once, leaving their retry to another worker).

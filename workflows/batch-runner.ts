@@ -1,9 +1,11 @@
 //! One per account with batches (id `batch-runner-<accountId>`): keeps at most BATCH_CONCURRENCY of
 //! the account's batch items running, all its batches together. It only counts and wakes: each
-//! wake (an item ended, a batch was made or cancelled) runs one activity that fills the free slots
-//! from the database (activities/core/batches.ts), so items' inputs and outputs never enter its
-//! history. It ends when nothing is running, waiting or paused, and continues as new long before its
-//! history grows large: 10,000 items are about 10,000 wakes, each a signal, a task and an activity.
+//! wake (a batch was made or cancelled, credits arrived, an item ended with nothing to hand its slot
+//! on to) runs one activity that fills the free slots from the database (activities/core/batches.ts),
+//! so items' inputs and outputs never enter its history. While a batch has items left, an ending
+//! item starts the next one itself (activities/batch-items.ts): the runner fills the slots at the
+//! start and looks again when its items stop handing on, or every 30 s. It ends when nothing is
+//! running, waiting or paused, and continues as new long before its history grows large.
 import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { BatchActivities } from '../activities/core/batches.js';
 import { BATCH_RUNNER_WAKE, type BatchRunnerInput } from '../lib/temporal-shared.js';

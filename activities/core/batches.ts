@@ -4,30 +4,15 @@
 //! and `Tool`; its input comes from the database, so none of it is in the runner's history.
 import type { Db } from 'mongodb';
 import { Context } from '@temporalio/activity';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
-import { findTool } from '../../domain/catalogue.js';
+import type { Client } from '@temporalio/client';
 import { createBatchProgress } from '../../domain/batch-progress.js';
 import { batchItemId } from '../../domain/batches.js';
-import { createCallKeys } from '../../domain/call-keys.js';
 import { createLedger } from '../../domain/ledger.js';
 import type { EventSink } from '../../domain/events.js';
 import { collections } from '../../lib/mongo.js';
-import type { BatchDoc, BatchItemDoc } from '../../lib/mongo-documents.js';
-import { underParent } from '../../lib/trace-context.js';
-import { open, seal } from '../../lib/sealed.js';
-import {
-  CALL_WORKFLOW_TASK_TIMEOUT_MS,
-  SEARCH_ATTRIBUTES,
-  WORKFLOW_TYPES,
-  batchItemRequestId,
-  callTaskQueue,
-  type BatchFill,
-  type ToolCallInput,
-} from '../../lib/temporal-shared.js';
-
-/** Priority key of a batch item's call (1 first, 5 last; unset is 3): bulk work yields to single calls. */
-const BATCH_ITEM_PRIORITY = 4;
+import type { BatchDoc } from '../../lib/mongo-documents.js';
+import type { BatchFill } from '../../lib/temporal-shared.js';
+import { createBatchStarter } from '../batch-start.js';
 
 /** A fill's heartbeat: well within the runner's heartbeat timeout (10 s). */
 const HEARTBEAT_EVERY_MS = 2_000;
@@ -47,68 +32,18 @@ export interface BatchActivityDeps {
 export function createBatchActivities(deps: BatchActivityDeps) {
   const { batches, batchItems } = collections(deps.db);
   const progress = createBatchProgress(deps.db, deps.onEvent);
-  const callKeys = createCallKeys(deps.db);
   const ledger = createLedger(deps.db, deps.onEvent);
-
-  /** The item's call input: its secret fields opened from rest and sealed again under the call's own key. */
-  async function callInput(batch: BatchDoc, item: BatchItemDoc, requestId: string): Promise<ToolCallInput> {
-    const tool = findTool(batch.tool);
-    if (!tool) throw new Error(`batch ${batch._id} names a tool that is no longer listed: ${batch.tool}`);
-    const call: ToolCallInput = {
-      accountId: batch.accountId,
-      tool: tool.name,
-      pool: tool.pool,
-      execution: tool.execution ?? 'local',
-      oneStep: true,
-      cost: batch.cost,
-      timeoutMs: tool.timeoutMs,
-      input: item.input ?? {},
-      batch: { id: batch._id, index: item.index, attempt: item.attempt },
-      // The file goes to {prefix}/{batchId}/{index}.{ext}, whichever attempt writes it.
-      ...(batch.destination ? { destination: { id: batch.destination, folder: batch._id, name: String(item.index) } } : {}),
-    };
-    if (!item.sealed) return call;
-    const secret = open(deps.secretKey, item.sealed, item._id);
-    return { ...call, sealed: seal(await callKeys.issue(requestId), secret, requestId) };
-  }
-
-  /** Starts an item's call (a repeat finds it started); answers its request id once it is started. */
-  async function start(batch: BatchDoc, item: BatchItemDoc): Promise<string> {
-    const requestId = batchItemRequestId(batch.accountId, batch._id, item.index, item.attempt);
-    const tool = findTool(batch.tool)!;
-    try {
-      const input = await callInput(batch, item, requestId);
-      // In the trace of the request that made the batch (when traced), whichever runner starts it.
-      await underParent(batch.traceparent, () => deps.client.workflow.start(WORKFLOW_TYPES.toolCall, {
-        taskQueue: callTaskQueue(tool),
-        workflowId: requestId,
-        args: [input],
-        workflowTaskTimeout: CALL_WORKFLOW_TASK_TIMEOUT_MS,
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        // Behind synchronous calls on the pool's queue whenever tasks wait there (a call's own default is 3).
-        priority: { priorityKey: BATCH_ITEM_PRIORITY },
-        typedSearchAttributes: new TypedSearchAttributes([
-          { key: SEARCH_ATTRIBUTES.accountId, value: batch.accountId },
-          { key: SEARCH_ATTRIBUTES.tool, value: tool.name },
-          { key: SEARCH_ATTRIBUTES.batchId, value: batch._id },
-        ]),
-      }));
-    } catch (err) {
-      // Started by an earlier run of this activity whose end was lost: it runs, or ran, once.
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
-    return requestId;
-  }
+  const starter = createBatchStarter(deps);
 
   /**
    * Starts the calls of a batch's items that are still pending (read in one page, started side by
-   * side) and marks them running, the batch's counts moved once for all of them.
+   * side) and marks them running.
    */
   async function launch(batch: BatchDoc, indexes: number[]): Promise<void> {
     if (indexes.length === 0) return;
     const items = await batchItems.find({ _id: { $in: indexes.map((i) => batchItemId(batch._id, i)) }, status: 'pending' }).toArray();
-    const started = await Promise.all(items.map(async (item) => ({ item, requestId: await start(batch, item) })));
-    await progress.markRunning(batch._id, started);
+    const started = await Promise.all(items.map(async (item) => ({ item, requestId: await starter.start(batch, item) })));
+    await progress.markRunning(started);
   }
 
   /** Paused batches: resumed once the balance covers an item, given up on after their wait. */
@@ -136,33 +71,43 @@ export function createBatchActivities(deps: BatchActivityDeps) {
     const now = new Date();
     const wakeAt = await resumable(accountId, now);
     const active = await batches.find({ accountId, status: { $in: ['running', 'cancelled'] }, completedAt: null }).sort({ createdAt: 1 }).toArray();
-    for (const batch of active) {
-      if (batch.stopped) {
-        await progress.settleStopped(batch, now);
-        continue;
-      }
-      // Claimed, but their start or its mark was cut short (this activity died), or items back
-      // from a pause for credits: started (again) before anything new.
-      const again = await batchItems.find({ batchId: batch._id, status: 'pending', index: { $lt: batch.next } }, { projection: { index: 1 } }).toArray();
-      await launch(batch, again.map((item) => item.index));
-    }
+    for (const batch of active) if (batch.stopped) await progress.settleStopped(batch, now);
+    const live = active.filter((batch) => !batch.stopped);
+    // Items hand their slots on without this fill (domain/batch-progress.ts: the next item is
+    // claimed, then the ended one marked ended, then the next marked running), so the free slots
+    // are read so as never to count one that is being handed on: claimed-but-pending items first,
+    // then what runs, then how many were claimed meanwhile (each such claim is a slot changing
+    // hands that the count may have missed). Claimed-but-pending items are an ending item's next
+    // one about to be marked (starting it here too starts it once), a start or its mark cut short,
+    // or items back from a pause for credits: started, newest claim first, before anything new.
+    const pending = await Promise.all(
+      live.map((batch) => batchItems.find({ batchId: batch._id, status: 'pending', index: { $lt: batch.next } }, { projection: { index: 1 } }).sort({ index: -1 }).limit(deps.concurrency).toArray()),
+    );
     let running = await batchItems.countDocuments({ accountId, status: 'running' });
+    const since = await Promise.all(live.map(async (batch) => ((await batches.findOne({ _id: batch._id }, { projection: { next: 1 } }))?.next ?? batch.next) - batch.next));
+    let free = deps.concurrency - running - since.reduce((a, b) => a + b, 0);
+    for (const [i, batch] of live.entries()) {
+      const again = pending[i]!.slice(0, Math.max(0, free));
+      await launch(batch, again.map((item) => item.index));
+      free -= again.length;
+      running += again.length;
+    }
     let waiting = 0;
-    for (const batch of active) {
-      if (batch.stopped) continue;
+    for (const batch of live) {
       const claimed: number[] = [];
       let next = batch.next;
       let refused = false; // paused or stopped since it was read
-      while (running + claimed.length < deps.concurrency && next < batch.total) {
-        const index = await progress.claim(batch);
-        if (index === null) {
+      while (claimed.length < free && next < batch.total) {
+        const doc = await progress.claim(batch);
+        if (!doc) {
           refused = true;
           break;
         }
-        claimed.push(index);
-        next = index + 1;
+        claimed.push(doc.next - 1);
+        next = doc.next;
       }
       await launch(batch, claimed);
+      free -= claimed.length;
       running += claimed.length;
       if (!refused && next < batch.total) waiting += batch.total - next;
       // A batch whose items all ended before this fill saw them (or that had none left) completes here.

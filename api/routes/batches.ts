@@ -123,7 +123,7 @@ export function batchRoutes(deps: { auth: Authenticator; rateLimit: Middleware; 
       let latest: Date | undefined;
       while (!gone) {
         // Whether it had ended, read before what ended: no item ends after its batch completed.
-        const ended = (await batches.byId(batch.accountId, batch._id))?.completedAt != null;
+        const ended = await batches.isDone(batch.accountId, batch._id);
         let after = latest ? { at: new Date(latest.getTime() - RESULTS_MARGIN_MS), id: '' } : undefined;
         for (;;) {
           const rows = await batches.ended(batch._id, after, RESULTS_PAGE);

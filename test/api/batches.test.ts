@@ -3,7 +3,7 @@
 //! and its items, results and counts agree with the balance; bad input is refused before anything
 //! starts or is charged; a short balance under `stop` skips the rest; cancelling skips what is
 //! pending while running items finish and are charged; an account's items run at most
-//! BATCH_CONCURRENCY at a time; the Idempotency-Key answers the same batch; another account's batch
+//! BATCH_CONCURRENCY at a time, and its live counts add up at every read; the Idempotency-Key answers the same batch; another account's batch
 //! is 404; secret fields are not stored in clear.
 import test from 'ava';
 import type http from 'node:http';
@@ -143,6 +143,31 @@ test('onInsufficientCredits stop (the default): once the balance cannot cover an
   t.is(skipped.length, 10);
   t.true(skipped.every((i) => i.error?.code === 'insufficient_credits' && i.error.status === 402 && i.output === undefined));
   t.is((await allItems(account, res.body.id, '&status=succeeded')).length, 5);
+});
+
+test('the live counts are exact at every read while a batch runs: they add up to its total, running never past BATCH_CONCURRENCY, and nothing goes back', async (t) => {
+  const account = await newAccount(100);
+  const total = 40;
+  const res = await post(account, { tool: 'hash-text', items: Array.from({ length: total }, (_, i) => ({ text: `live ${i}` })) });
+  t.is(res.status, 202);
+  const reads: any[] = [];
+  for (;;) {
+    const now = await batchOf(account, res.body.id);
+    t.is(now.status, 200);
+    reads.push(now.body);
+    if (now.body.completedAt !== null) break;
+    await sleep(20);
+  }
+  for (const { counts, charged } of reads) {
+    const sum = counts.pending + counts.running + counts.succeeded + counts.failed + counts.skipped;
+    t.is(sum, total, `counts add up to the total: ${JSON.stringify(counts)}`);
+    t.true(counts.running >= 0 && counts.running <= BATCH_CONCURRENCY, `running within the bound: ${JSON.stringify(counts)}`);
+    t.is(charged, counts.succeeded, 'charged what succeeded so far (hash-text costs 1)');
+  }
+  const ends = reads.map((r) => r.counts.succeeded);
+  t.deepEqual(ends, [...ends].sort((a, b) => a - b), 'succeeded never goes back');
+  t.like(reads.at(-1), { status: 'completed', charged: total, counts: { pending: 0, running: 0, succeeded: total, failed: 0, skipped: 0 } });
+  t.true(reads.length > 2, 'read while it ran');
 });
 
 test("an account's items run at most BATCH_CONCURRENCY at a time; cancelling skips the pending ones with cancelled, while running ones finish and are charged", async (t) => {

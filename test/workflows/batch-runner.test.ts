@@ -19,6 +19,7 @@ import { createCallActivities } from '../../activities/call-activities.js';
 import { createCoreActivities } from '../../activities/core/index.js';
 import { createAccounts } from '../../domain/accounts.js';
 import { createBatches } from '../../domain/batches.js';
+import { createBatchProgress } from '../../domain/batch-progress.js';
 import { createLedger } from '../../domain/ledger.js';
 import { findTool } from '../../domain/catalogue.js';
 import { collections, connectMongo, type Mongo } from '../../lib/mongo.js';
@@ -35,6 +36,8 @@ const CREDIT_WAIT_MS = 2_000;
 
 let client: Client;
 let mongo: Mongo;
+/** The workers' SECRET_KEY: the runner's fills and the items handing their slots on both open items with it. */
+const SECRET_KEY = randomBytes(32);
 /** Runs of the test tool by its input text: each item's call must run its tool once. */
 const runs = new Map<string, number>();
 
@@ -86,10 +89,10 @@ test.before(async () => {
     await Worker.create({
       ...common,
       taskQueue: TASK_QUEUES.core,
-      activities: createCoreActivities(mongo.db, { batches: { client, secretKey: randomBytes(32), concurrency: CONCURRENCY, creditWaitMs: CREDIT_WAIT_MS } }),
+      activities: createCoreActivities(mongo.db, { batches: { client, secretKey: SECRET_KEY, concurrency: CONCURRENCY, creditWaitMs: CREDIT_WAIT_MS } }),
     }),
     // The items' calls, on hash-text's queue as its pool runs them.
-    await Worker.create({ ...common, taskQueue: callTaskQueue(HASH_TEXT), activities: createCallActivities(mongo.db, { 'hash-text': hashText }, { client }) }),
+    await Worker.create({ ...common, taskQueue: callTaskQueue(HASH_TEXT), activities: createCallActivities(mongo.db, { 'hash-text': hashText }, { batchItems: { client, secretKey: SECRET_KEY } }) }),
   ];
   running = Promise.all(workers.map((w) => w.run()));
 });
@@ -143,12 +146,14 @@ async function runsOf(workflowId: string, firstRunId: string): Promise<string[]>
 test.serial('the runner continues as new past its history threshold, and every item runs once and is charged once', async (t) => {
   const size = 40;
   const { accountId, batchId, texts } = await batchOf(100, size, 'stop');
-  const handle = await startRunner({ accountId, maxHistoryEvents: 30 });
+  // Past a single event: the runner continues as new after every fill (items hand their slots on
+  // without it, so it fills only at the start, when its items stop handing on, and on its recheck).
+  const handle = await startRunner({ accountId, maxHistoryEvents: 1 });
   // The runner ends once nothing is left to run.
   await runnerEnded(handle.workflowId);
 
   const chain = await runsOf(handle.workflowId, handle.signaledRunId);
-  t.true(chain.length >= 3, `continued as new (runs: ${chain.length})`);
+  t.true(chain.length >= 2, `continued as new (runs: ${chain.length})`);
   const { batches, batchItems } = collections(mongo.db);
   const batch = await batches.findOne({ _id: batchId });
   t.like(batch, { status: 'completed', charged: size * HASH_TEXT.cost, counts: { pending: 0, running: 0, succeeded: size, failed: 0, skipped: 0 } });
@@ -180,4 +185,66 @@ test.serial('a wait batch that no grant rescues gives up after its wait, as stop
   t.is(completed.length, 1);
   t.like(completed[0]!.data, { batchId, status: 'completed', counts: { succeeded: 2, skipped: 5 }, charged: credits });
   t.is((await createLedger(mongo.db).balanceOf(accountId)).balance, 0, 'exactly the items that ran are charged');
+});
+
+test.serial("an item's end retried after its first run was cut short hands its slot on once, and the counts stay exact", async (t) => {
+  const { accountId, batchId } = await batchOf(100, 5, 'stop');
+  const progress = createBatchProgress(mongo.db);
+  const { batches, batchItems } = collections(mongo.db);
+  // Item 0 runs, as a fill starts it.
+  const first = await progress.claim({ _id: batchId, total: 5 });
+  t.is(first!.next, 1);
+  await progress.markRunning([{ item: { _id: `${batchId}:0`, attempt: 0 }, requestId: 'call-0' }]);
+  const outcome = { batchId, index: 0, attempt: 0, total: 5, requestId: 'call-0', result: { ok: true as const, output: { hash: 'x' }, charged: 1, balance: 99 } };
+  // Its end's first run: item 1 claimed, item 0 ended, item 1 marked running; then the run is cut short.
+  const handed = await progress.finishItem(outcome, new Date());
+  t.is(handed?.item.index, 1);
+  // The retry (and one more) hands on the same item, claims nothing more, and moves no count twice.
+  for (const retried of [true, false]) {
+    const again = await progress.finishItem(outcome, new Date(), retried);
+    t.is(again?.item.index, 1, `retried: ${retried}`);
+  }
+  const batch = await createBatches(mongo.db).byId(accountId, batchId);
+  t.like(batch, { next: 3, counts: { pending: 3, running: 1, succeeded: 1, failed: 0, skipped: 0 }, charged: HASH_TEXT.cost });
+  t.is(await batchItems.countDocuments({ batchId, status: 'running' }), 1, 'one slot held: item 1');
+  // The index the unflagged repeat claimed (2) waits below `next` for a free slot, as any claimed item.
+  t.like(await batchItems.findOne({ _id: `${batchId}:2` }), { status: 'pending' });
+  t.is((await batches.findOne({ _id: batchId }))!.counts.pending, 5, 'running counts are never moved on the batch');
+});
+
+test.serial('live counts read above the settled mark agree with a full count at every step, items ending out of order', async (t) => {
+  const { accountId, batchId } = await batchOf(100, 6, 'stop');
+  const progress = createBatchProgress(mongo.db);
+  const read = createBatches(mongo.db);
+  const { batches, batchItems } = collections(mongo.db);
+  const fullCount = async () => {
+    const counts: Record<string, number> = {};
+    for (const s of ['pending', 'running', 'succeeded', 'failed', 'skipped']) counts[s] = await batchItems.countDocuments({ batchId, status: s as never });
+    return counts;
+  };
+  for (let i = 0; i < 3; i++) {
+    await progress.claim({ _id: batchId, total: 6 });
+    await progress.markRunning([{ item: { _id: `${batchId}:${i}`, attempt: 0 }, requestId: `call-${i}` }]);
+  }
+  // Ended without handing on (no `total`: as an item started before items handed on), out of order.
+  const end = (index: number, ok: boolean) =>
+    progress.finishItem({
+      batchId,
+      index,
+      attempt: 0,
+      requestId: `call-${index}`,
+      result: ok ? { ok: true, output: { hash: 'x' }, charged: 1, balance: 99 } : { ok: false, error: { code: 'unavailable', message: 'down', extras: {} } },
+    });
+  const steps: [number, boolean, number][] = [
+    [1, true, 0], // item 0 still runs: nothing settled
+    [0, false, 2], // 0 and 1 ended: settled up to the running item 2
+    [2, true, 3], // up to the first pending item
+  ];
+  for (const [index, ok, settledBelow] of steps) {
+    await end(index, ok);
+    const live = await read.byId(accountId, batchId);
+    t.deepEqual(live!.counts, (await fullCount()) as never, `after item ${index} ended`);
+    t.is((await batches.findOne({ _id: batchId }))!.settled?.below ?? 0, settledBelow, `settled mark after item ${index}`);
+  }
+  t.like(await read.byId(accountId, batchId), { counts: { pending: 3, running: 0, succeeded: 2, failed: 1, skipped: 0 }, charged: 2 * HASH_TEXT.cost });
 });

@@ -8,7 +8,7 @@ import { addMonthsClamped, periodStart } from '../../../domain/periods.js';
 import { ALLOWANCES_SCHEDULE_ID } from '../../../lib/schedules.js';
 import { atFixedRate } from './arrivals.js';
 import { captureMix, cheapMix, seededRandom, weightedPicker, type MixEntry } from './call-mix.js';
-import { BATCH_TOOL, batchCounts, batchEnded, startBatch } from './batch-client.js';
+import { BATCH_TOOL, batchCounts, batchEnded, followBatch, startBatch } from './batch-client.js';
 import { auditCalls, type AuditReport } from './ledger-audit.js';
 import type { FaultAction, StackControl } from './stack-control.js';
 import { newRecord, sendCall, type CallRecord } from './tool-client.js';
@@ -172,6 +172,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const batchId = options.batch && (await startBatch(options.apiUrl, account.apiKey, options.batch.items, `chaos-batch-${options.seed}`));
   if (batchId) options.log(`batch ${batchId}: ${options.batch!.items} ${BATCH_TOOL.name} items, running through every fault`);
   let callsDone = false;
+  /** Live reads of the batch whose counts were wrong: it is read twice a second through every fault, until it ended. */
+  const wrongCounts: string[] = [];
+  const following = batchId ? followBatch(options.apiUrl, account.apiKey, batchId, () => callsDone, wrongCounts) : Promise.resolve();
   const allowanceSeen = plan ? awaitAllowance(options, account.ownerToken, plan.turnsAt, () => callsDone) : Promise.resolve(null);
   const calls: CallRecord[] = [];
   const faults: ChaosResult['faults'] = [];
@@ -202,7 +205,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     })();
     options.log(`phase ${n + 1}: ${phase.action} x${phase.times} during ${quota} calls`);
     // Where the batch stands as each fault begins: it runs through them, not before or after.
-    if (batchId) options.log(`  batch: ${await batchCounts(options.apiUrl, account.apiKey, batchId)}`);
+    if (batchId) options.log(`  batch: ${await batchCounts(options.apiUrl, account.apiKey, batchId, wrongCounts)}`);
     await atFixedRate({ ratePerSecond: options.ratePerSecond, count: quota, maxInFlight: 200, extendWhile: () => injecting }, async () => {
       const earlier = calls.filter((c) => c.idempotencyKey);
       let record: CallRecord;
@@ -222,8 +225,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   }
 
   await reask(options.apiUrl, account.apiKey, calls, options.log);
-  if (batchId) await batchEnded(options.apiUrl, account.apiKey, batchId, options.log);
+  if (batchId) await batchEnded(options.apiUrl, account.apiKey, batchId, options.log, wrongCounts);
   callsDone = true;
+  await following;
   const grantedAfterMs = await allowanceSeen;
   if (plan) options.log(`allowance: the next period's allowance was ${grantedAfterMs === null ? 'NOT seen' : `granted ${(grantedAfterMs / 1000).toFixed(1)} s after the turn`}`);
   const report = await auditCalls({
@@ -237,6 +241,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     calls,
     ...(batchId ? { batches: [{ id: batchId, apiKey: account.apiKey, cost: BATCH_TOOL.cost }] } : {}),
   });
+  report.mismatches.push(...wrongCounts);
   if (plan && grantedAfterMs === null) report.mismatches.push(`the allowance of the period that began ${plan.turnsAt.toISOString()} was never granted`);
   return { report, calls, faults, readiness, ...(plan ? { allowance: { turnedAt: plan.turnsAt, grantedAfterMs } } : {}) };
 }
