@@ -26,9 +26,14 @@ const ANSWER_GRACE_MS = 30_000;
 const READ_MARGIN_MS = 5_000;
 /**
  * How long the API waits, past its deadline, for the answer of a call whose charge got through
- * (a worker died between the commit and the answer): the worker that takes it up again brings it.
+ * (a worker died between the commit and the answer, or a backlog held its workflow's last task):
+ * at least this long, and up to ANSWER_HELD_MAX_MS after the request arrived. The answer is sure
+ * to come (only the workflow's end is left to run), and any error answered instead would be an
+ * error for a charged call: a soak on an overloaded machine saw workflow tasks wait 40-60 s.
  */
 const CHARGED_ANSWER_WAIT_MS = 60_000;
+/** Within Node's request timeout (300 s), which would cut the connection before any answer. */
+const ANSWER_HELD_MAX_MS = 280_000;
 /** How long an asynchronous call's start may wait for Temporal before answering 503. */
 const ASYNC_START_MS = 30_000;
 
@@ -59,6 +64,8 @@ function answerDeadline(tool: ToolDefinition, arrivedAt: number): number {
   return arrivedAt + tool.timeoutMs + ANSWER_GRACE_MS;
 }
 
+const isUnavailable = (err: unknown) => err instanceof ToolError && err.code === 'unavailable';
+
 /** The call as the ledger knows it. */
 function callRef(req: CallRequest, requestId: string): CallRef {
   return {
@@ -79,9 +86,15 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
     const deadline = waitLimit(req.tool, req.arrivedAt, false);
     const { workflowId, replayed } = await untilReachable(deadline, () => claim(req));
     const answerBy = answerDeadline(req.tool, req.arrivedAt);
-    const handle = await start(req, workflowId, { answerBy }, deadline);
     try {
-      return { requestId: workflowId, replayed, result: await answerOf(req, handle, deadline) };
+      const handle = await start(req, workflowId, { answerBy }, deadline).catch((err: unknown) => {
+        // Temporal may have started the workflow and lost only its answer: then it runs, and may
+        // charge, whatever we answer. Settled like an answer given up on.
+        if (!isUnavailable(err)) throw err;
+        return { unstarted: err };
+      });
+      const result = 'unstarted' in handle ? await givenUp(req, deps.client.workflow.getHandle(workflowId), handle.unstarted) : await answerOf(req, handle, deadline);
+      return { requestId: workflowId, replayed, result };
     } finally {
       // The call's key goes once it is answered, a 503 included (the workflow no longer does it:
       // see there). A key this fails to delete expires within the hour; the answer stands either way.
@@ -102,12 +115,18 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
       const result = await awaitResult(handle, deadline);
       if (result) return result;
     } catch (err) {
-      if (!(err instanceof ToolError && err.code === 'unavailable')) throw err;
+      if (!isUnavailable(err)) throw err;
       unreachable = err;
     }
+    return givenUp(req, handle, unreachable);
+  }
+
+  /** A call the API gives up on (`unreachable`: Temporal was), settled first: see answerOf. */
+  async function givenUp(req: CallRequest, handle: WorkflowHandle, unreachable?: unknown): Promise<ToolCallResult> {
     const decided = await ledger.refund(callRef(req, handle.workflowId));
     if (decided.outcome === 'charged') {
-      const late = await awaitResult(handle, Date.now() + CHARGED_ANSWER_WAIT_MS).catch(() => undefined);
+      const until = Math.max(Date.now() + CHARGED_ANSWER_WAIT_MS, req.arrivedAt + ANSWER_HELD_MAX_MS);
+      const late = await awaitResult(handle, until).catch(() => undefined);
       if (late) return late;
     }
     if (unreachable) throw unreachable;
