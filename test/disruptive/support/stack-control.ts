@@ -49,23 +49,17 @@ export interface ProcessMemory {
   groupSize: number;
 }
 
-function rssOf(pid: number | string): number {
+/** A `<field>: <n> kB` line of a /proc file, KiB; 0 when the process is gone meanwhile. */
+function kibOf(file: string, field: string): number {
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? 0);
+    return Number(new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(readFileSync(file, 'utf8'))?.[1] ?? 0);
   } catch {
-    return 0; // gone meanwhile
+    return 0;
   }
 }
 
-function pssOf(pid: number | string): number {
-  try {
-    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    return Number(/^Pss:\s+(\d+)\s+kB/m.exec(rollup)?.[1] ?? 0);
-  } catch {
-    return 0; // gone meanwhile
-  }
-}
+const rssOf = (pid: number | string) => kibOf(`/proc/${pid}/status`, 'VmRSS');
+const pssOf = (pid: number | string) => kibOf(`/proc/${pid}/smaps_rollup`, 'Pss');
 
 /** Parent of `pid` (field 4 of /proc/<pid>/stat; the comm field may hold spaces). */
 function parentOf(pid: string): number | undefined {
