@@ -49,15 +49,19 @@ await withBenchStack(async (stack) => {
   // 1. The same 1,000 hash-text calls: over HTTP at c=32, then as one batch.
   let before = cpuSnapshot(stack.processes);
   const http = await measure('HTTP c=32', hashCall(stack, key), { calls: ITEMS, concurrency: 32 });
-  const httpCpu = stack.processes.length ? allCpu(cpuPerCall(before, cpuSnapshot(stack.processes), ITEMS)) : NaN;
+  const httpPerCall = cpuPerCall(before, cpuSnapshot(stack.processes), ITEMS);
   before = cpuSnapshot(stack.processes);
   const batch = await runBatch(stack, key, ITEMS, 'batch');
-  const batchCpu = stack.processes.length ? allCpu(cpuPerCall(before, cpuSnapshot(stack.processes), ITEMS)) : NaN;
+  const batchPerItem = cpuPerCall(before, cpuSnapshot(stack.processes), ITEMS);
+  const [httpCpu, batchCpu] = stack.processes.length ? [allCpu(httpPerCall), allCpu(batchPerItem)] : [NaN, NaN];
   if (batch.batch.counts.succeeded !== ITEMS) throw new Error(`the batch ended with ${JSON.stringify(batch.batch.counts)}`);
   printTable(`${ITEMS} hash-text calls`, [http]);
   const httpMs = (http.calls / http.callsPerSecond) * 1000;
   console.log(`\n${ITEMS} hash-text items as one batch: ${(batch.ms / 1000).toFixed(2)} s against ${(httpMs / 1000).toFixed(2)} s over HTTP at c=32: ${(batch.ms / httpMs).toFixed(2)}x`);
   console.log(`CPU, all processes: ${batchCpu.toFixed(2)} ms per batch item against ${httpCpu.toFixed(2)} ms per HTTP call (${(batchCpu / httpCpu).toFixed(2)}x)`);
+  if (stack.processes.length) {
+    console.table(batchPerItem.map(({ process, msPerCall }, i) => ({ process, 'ms per batch item': +msPerCall.toFixed(2), 'ms per HTTP call': +httpPerCall[i]!.msPerCall.toFixed(2) })));
+  }
 
   // 2. Another account's single calls, with no batch and while a 2,000-item batch runs.
   const quiet = await measure('single calls, no batch', hashCall(stack, other), { calls: SINGLE_CALLS, concurrency: 1 });

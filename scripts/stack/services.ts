@@ -2,6 +2,7 @@
 //! each started under the supervisor and waited for until it really answers.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
 import { assertPortFree, waitUntil } from './net.js';
@@ -126,6 +127,9 @@ export async function waitForPollers(address: string, namespace: string, taskQue
   }
 }
 
+/** SecantusDB's server with findAndModify writes as point writes (see the file). */
+const POINT_WRITES = fileURLToPath(new URL('./secantus_point_writes.py', import.meta.url));
+
 export interface DatabaseOptions {
   /** Path of `secantusd-py` (in .tools/secantus). */
   binary: string;
@@ -165,7 +169,9 @@ export async function startDatabase(supervisor: Supervisor, options: DatabaseOpt
     '--cache-size', options.cacheSize ?? '256M',
     '--log-level', 'WARNING',
   ];
-  const proc = supervisor.start({ name: 'database', command: options.binary, args, layer: 0, stopTimeoutMs: 10_000 });
+  // SecantusDB's own Python, running it through secantus_point_writes.py: findAndModify without a collection scan.
+  const python = path.join(path.dirname(options.binary), 'python3');
+  const proc = supervisor.start({ name: 'database', command: python, args: [POINT_WRITES, ...args], layer: 0, stopTimeoutMs: 10_000 });
   const url = `mongodb://127.0.0.1:${options.port}/${options.dbName ?? 'utility_tools'}`;
   await waitForMongo(url, { timeoutMs: options.timeoutMs ?? 60_000, processes: [proc] });
   return { url, process: proc };
