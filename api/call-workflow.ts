@@ -12,7 +12,7 @@ import { renderCacheId } from '../domain/render-cache.js';
 import { ToolError } from '../lib/errors.js';
 import { untilDeadline } from '../lib/until-deadline.js';
 import type { CallRequest } from './call-request.js';
-import { activeTraceId } from '../lib/trace-context.js';
+import { sampledTraceId } from '../lib/trace-context.js';
 
 /** A single call's file is `{prefix}/{requestId}/0.{ext}`: the name a batch's first item would have. */
 const SINGLE_CALL_OBJECT = '0';
@@ -68,8 +68,8 @@ export function createCallWorkflows(deps: { db: Db; client: Client }) {
    */
   async function start(req: CallRequest, workflowId: string, when: { answerBy: number } | { async: true }, deadline: number): Promise<WorkflowHandle> {
     const args = [{ ...(await workflowInput(req, workflowId, deadline)), ...when }];
-    // The Temporal UI shows the memo: from a call's workflow to its trace (tracing on only).
-    const traceId = activeTraceId();
+    // The Temporal UI shows the memo: from a call's workflow to its trace (a sampled one: an unsampled trace is in no backend).
+    const traceId = sampledTraceId();
     return untilDeadline(
       deadline,
       () =>

@@ -31,6 +31,13 @@ export function activeTraceId(): string | undefined {
   return ids && isSpanContextValid(ids) ? ids.traceId : undefined;
 }
 
+/** The trace id of the active span when its trace is sampled: one a trace backend will have. */
+export function sampledTraceId(): string | undefined {
+  if (!tracer) return undefined;
+  const ids = trace.getSpan(context.active())?.spanContext();
+  return ids && isSpanContextValid(ids) && (ids.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED ? ids.traceId : undefined;
+}
+
 /** Whether this process traces (lib/tracing.ts started it): work done only for traces checks this first. */
 export function isTracing(): boolean {
   return tracer !== undefined;

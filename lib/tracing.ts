@@ -4,17 +4,18 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import type { Sampler, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { TracingConfig } from './config.js';
 import { TRACER_NAME, useTracer } from './trace-context.js';
 import type { TemporalTracing } from './temporal-tracing.js';
 
 /**
- * The workflow interceptors' module, bundled into a traced worker's workflow code
- * (workers/workflow-bundle.ts): a prebuilt bundle ignores `interceptors.workflowModules` (SDK
- * issue #1971), so the traced bundle is built with it and cached apart from the untraced one.
+ * The workflow interceptors' module (lib/workflow-tracing.cjs: Temporal's, for sampled runs only),
+ * bundled into a traced worker's workflow code (workers/workflow-bundle.ts): a prebuilt bundle
+ * ignores `interceptors.workflowModules` (SDK issue #1971), so the traced bundle is built with it
+ * and cached apart from the untraced one.
  */
-export const WORKFLOW_TRACING_MODULE = createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
+export const WORKFLOW_TRACING_MODULE = fileURLToPath(new URL('./workflow-tracing.cjs', import.meta.url));
 
 export interface Tracing {
   tracer: Tracer;
