@@ -201,11 +201,11 @@ function processAlive(pid) {
 }
 
 /**
- * Runs `fn` holding `.tools/.install.lock` (the holder's pid inside). A lock whose holder has
- * died is taken over, so a killed install never blocks the next one.
+ * Runs `fn` holding the lock file `file` (the holder's pid inside), one holder at a time; the
+ * others wait, saying once what for (`waitingFor`). A lock whose holder has died is taken over,
+ * so a killed run never blocks the next one.
  */
-export async function withInstallLock(root, log, fn) {
-  const file = path.join(root, '.tools', '.install.lock');
+export async function withLockFile(file, log, waitingFor, fn) {
   mkdirSync(path.dirname(file), { recursive: true });
   let announced = false;
   for (;;) {
@@ -227,7 +227,7 @@ export async function withInstallLock(root, log, fn) {
       rmSync(file, { force: true });
       continue;
     }
-    if (!announced) log(`waiting for another install (pid ${holder || 'starting'}) to finish`);
+    if (!announced) log(`waiting for ${waitingFor} (pid ${holder || 'starting'}) to finish`);
     announced = true;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
@@ -236,6 +236,11 @@ export async function withInstallLock(root, log, fn) {
   } finally {
     rmSync(file, { force: true });
   }
+}
+
+/** Runs `fn` holding `.tools/.install.lock`: one install at a time. */
+export function withInstallLock(root, log, fn) {
+  return withLockFile(path.join(root, '.tools', '.install.lock'), log, 'another install', fn);
 }
 
 /**

@@ -7,10 +7,10 @@
 //! when it is there; `npm run test:traces` builds it before its stack (`npm test` never needs it). Node built-ins only.
 //!
 //! CLI: `node scripts/jaeger-build.mjs`. Library: `await ensureJaeger({ root })`.
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { run } from './bootstrap.mjs';
+import { run, withLockFile } from './bootstrap.mjs';
 
 export const JAEGER_VERSION = '1.76.0';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -18,41 +18,6 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Where the binary lies once built (its folder names the version: a new pin builds again). */
 export function jaegerBinary(root = ROOT) {
   return path.join(root, '.tools', 'jaeger', `v${JAEGER_VERSION}`, 'jaeger');
-}
-
-/** A build holds this (its pid inside); another waits, or takes it over from a dead holder. */
-async function withBuildLock(root, log, fn) {
-  const file = path.join(root, '.tools', '.jaeger-build.lock');
-  mkdirSync(path.dirname(file), { recursive: true });
-  let announced = false;
-  for (;;) {
-    try {
-      writeFileSync(file, String(process.pid), { flag: 'wx' });
-      break;
-    } catch (err) {
-      if (err.code !== 'EEXIST') throw err;
-    }
-    const holder = Number(readFileSync(file, 'utf8')) || 0;
-    let alive = false;
-    try {
-      process.kill(holder, 0);
-      alive = true;
-    } catch (err) {
-      alive = err.code === 'EPERM';
-    }
-    if (!holder || !alive) {
-      rmSync(file, { force: true });
-      continue;
-    }
-    if (!announced) log(`waiting for another Jaeger build (pid ${holder})`);
-    announced = true;
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(file, { force: true });
-  }
 }
 
 /**
@@ -63,7 +28,7 @@ async function withBuildLock(root, log, fn) {
 export async function ensureJaeger({ root = ROOT, log = (line) => console.log(`jaeger: ${line}`) } = {}) {
   const binary = jaegerBinary(root);
   if (existsSync(binary)) return binary;
-  return withBuildLock(root, log, async () => {
+  return withLockFile(path.join(root, '.tools', '.jaeger-build.lock'), log, 'another Jaeger build', async () => {
     if (existsSync(binary)) return binary; // built by the run we waited for
     const go = await run('go', ['version']).catch(() => null);
     if (!go) throw new Error('traces need Jaeger, built from its Go module: install Go 1.24 or later');

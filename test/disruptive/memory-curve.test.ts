@@ -34,6 +34,15 @@ test('a part that goes on growing, however slowly, grows', (t) => {
   t.true(level!.lastThirdMaxKiB > level!.levelKiB * 1.05);
 });
 
+test("a spike of a few samples is not a level; a rise held for a minute is", (t) => {
+  // A capture's page: 20 s at +40% in the last third, then back.
+  const [spike] = memoryLevels(curve('workers', (m) => (m >= 50 && m < 50.3 ? 2800 : 2000)), HOUR, 'treePss');
+  t.false(spike!.grows);
+  t.is(spike!.lastThirdMaxKiB, 2000 * 1024);
+  const [held] = memoryLevels(curve('workers', (m) => (m >= 50 && m < 51.5 ? 2800 : 2000)), HOUR, 'treePss');
+  t.true(held!.grows);
+});
+
 test('a part restarted by a fault with less memory is not growth; one that comes back higher and stays is', (t) => {
   const [dropped] = memoryLevels(curve('workers', (m) => (m < 45 ? 2000 : 1500)), HOUR, 'treePss');
   t.false(dropped!.grows);

@@ -6,12 +6,9 @@
 //! worker log line carries its `trace_id`. The spans themselves are read back from Jaeger by
 //! test/traces/ (`npm run test:traces`).
 import test from 'ava';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { callTool, isProblem, newAccount, request, type Answer } from '../helpers/api.js';
-import { testEnv } from '../helpers/env.js';
 import { withTemporalClient } from '../helpers/temporal.js';
-import { eventually } from '../helpers/webhook-receiver.js';
+import { stackLogLine } from '../helpers/stack-logs.js';
 import { closedPort } from '../fixtures/http-pages.js';
 
 /** The trace id of an answer's sampled `traceparent` (the stack samples every call). */
@@ -58,19 +55,8 @@ test("a failed call's worker log line carries its trace_id", async (t) => {
   const res = await callTool(account.apiKey, 'http-request', { url: `http://127.0.0.2:${await closedPort()}/` });
   t.true(isProblem(res, 502, 'upstream_error'), JSON.stringify(res.body));
   const requestId = res.body.requestId as string;
-  const dir = testEnv.stackLogDir();
-  const line = await eventually(
-    async () => {
-      for (const text of (await readFile(path.join(dir, 'workers.log'), 'utf8').catch(() => '')).split('\n')) {
-        if (text.includes(requestId) && text.includes('"Activity failed"')) return JSON.parse(text) as Record<string, unknown>;
-      }
-      return undefined;
-    },
-    (found) => found !== undefined,
-    30_000,
-    `the worker's log line for ${requestId}`,
-  );
-  t.is(line!.trace_id, res.body.traceId);
+  const line = await stackLogLine(requestId, 'Activity failed');
+  t.is(line.trace_id, res.body.traceId);
 });
 
 test('an asynchronous call continues the trace of the request that started it', async (t) => {

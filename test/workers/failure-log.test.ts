@@ -1,16 +1,13 @@
 //! A failed activity is logged with what failed: its type, message and code, never as `{}`, and
 //! never with what the tool was given.
 import test from 'ava';
-import { readdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import { ApplicationFailure } from '@temporalio/common';
 import { ToolError } from '../../lib/errors.js';
 import { createLogger } from '../../lib/logger.js';
 import { sdkLogger } from '../../lib/temporal-runtime.js';
 import { callTool, isProblem, newAccount } from '../helpers/api.js';
-import { testEnv } from '../helpers/env.js';
-import { eventually } from '../helpers/webhook-receiver.js';
+import { stackLogLine } from '../helpers/stack-logs.js';
 import { closedPort } from '../fixtures/http-pages.js';
 
 /** The lines a logger wrote, parsed. */
@@ -50,20 +47,7 @@ test('stack: a call that fails in its activity leaves a worker log line naming t
   const res = await callTool(account.apiKey, 'http-request', { url: `http://127.0.0.2:${await closedPort()}/` });
   t.true(isProblem(res, 502, 'upstream_error'), JSON.stringify(res.body));
   const requestId = res.body.requestId as string;
-  const dir = testEnv.stackLogDir();
-  const line = await eventually(
-    async () => {
-      for (const file of (await readdir(dir)).filter((f) => f.endsWith('.log'))) {
-        for (const text of (await readFile(path.join(dir, file), 'utf8')).split('\n')) {
-          if (text.includes(requestId) && text.includes('"Activity failed"')) return JSON.parse(text) as Record<string, any>;
-        }
-      }
-      return undefined;
-    },
-    (found) => found !== undefined,
-    30_000,
-    `the worker's log line for ${requestId}`,
-  );
+  const line = await stackLogLine(requestId, 'Activity failed');
   t.like(line, { msg: 'Activity failed', workflowId: requestId, error: { type: 'upstream_error' } });
   t.regex(line!.error.message, /refused|connect/i);
 });

@@ -47,7 +47,7 @@ export interface MemoryLevel {
   measure: MemoryMeasure;
   /** Median (KiB) of the samples around a third of the run. */
   levelKiB: number;
-  /** Highest (KiB) in the last third. */
+  /** Highest (KiB) held for a minute in the last third: the most of any minute's median. */
   lastThirdMaxKiB: number;
   /** Minute from which every later sample stayed within 5% of the last third's median. */
   levelledAtMinute: number | undefined;
@@ -63,6 +63,11 @@ export function formatLevels(levels: readonly MemoryLevel[]): string[] {
   const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
   return levels.map((l) => `  ${l.part.padEnd(14)} ${MEASURE_NAMES[l.measure].padEnd(8)} ${mib(l.levelKiB).padStart(8)} -> max ${mib(l.lastThirdMaxKiB).padStart(8)}  levelled at minute ${l.levelledAtMinute?.toFixed(1) ?? 'never'}${l.grows ? '  GROWS' : ''}`);
 }
+
+/** Samples a minute apart at 10 s each: the medians of each run of six consecutive samples. */
+const SAMPLES_PER_MINUTE = 6;
+const minuteMedians = (values: number[]) =>
+  values.length <= SAMPLES_PER_MINUTE ? [median(values)] : values.slice(SAMPLES_PER_MINUTE - 1).map((_, i) => median(values.slice(i, i + SAMPLES_PER_MINUTE)));
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -82,7 +87,9 @@ export function memoryLevels(samples: readonly MemorySample[], durationMs: numbe
     const around = mine.filter((s) => Math.abs(s.atMs - third) <= Math.max(60_000, durationMs / 60)).map(read);
     const last = mine.filter((s) => s.atMs >= durationMs - third).map(read);
     const levelKiB = median(around);
-    const lastThirdMaxKiB = last.length ? Math.max(...last) : NaN;
+    // A level is what a part holds for a minute, not one sample: a spike shorter than half a minute
+    // (a capture's page in the workers' tree) would otherwise fail a run that holds its level.
+    const lastThirdMaxKiB = last.length ? Math.max(...minuteMedians(last)) : NaN;
     const settled = median(last);
     let levelledAt: number | undefined;
     for (let i = mine.length - 1; i >= 0 && Math.abs(read(mine[i]!) - settled) <= settled * LEVEL_TOLERANCE; i--) levelledAt = mine[i]!.atMs / 60_000;
