@@ -185,12 +185,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
 /** Tools whose p99 in the last window is past `ratio` times the first window's (with enough calls in both). */
 export function latencyDrift(windows: readonly WindowLatency[], ratio = 1.2, minCalls = 20): Array<{ tool: string; firstP99: number; lastP99: number }> {
-  if (!windows.length) return [];
-  const first = Math.min(...windows.map((w) => w.window));
-  const last = Math.max(...windows.map((w) => w.window));
-  const at = (window: number, tool: string) => windows.find((w) => w.window === window && w.tool === tool && w.calls >= minCalls);
-  return [...new Set(windows.map((w) => w.tool))]
-    .map((tool) => ({ tool, a: at(first, tool), b: at(last, tool) }))
-    .filter((x) => x.a && x.b && last > first && x.b.p99Ms > x.a.p99Ms * ratio)
-    .map((x) => ({ tool: x.tool, firstP99: x.a!.p99Ms, lastP99: x.b!.p99Ms }));
+  // Each tool's first and last window with enough calls: a window of a few stragglers answered
+  // after the run (the last index) would otherwise leave every tool uncompared.
+  const enough = windows.filter((w) => w.calls >= minCalls);
+  return [...new Set(enough.map((w) => w.tool))].flatMap((tool) => {
+    const mine = enough.filter((w) => w.tool === tool).sort((x, y) => x.window - y.window);
+    const [a, b] = [mine[0]!, mine[mine.length - 1]!];
+    return b.window > a.window && b.p99Ms > a.p99Ms * ratio ? [{ tool, firstP99: a.p99Ms, lastP99: b.p99Ms }] : [];
+  });
 }
