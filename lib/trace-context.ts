@@ -23,19 +23,22 @@ export function useTracer(installed: Tracer): void {
   tracer = installed;
 }
 
+/** The active span's ids, when tracing is on and a valid span is active. */
+function activeSpanContext(): SpanContext | undefined {
+  if (!tracer) return undefined;
+  const ids = trace.getSpan(context.active())?.spanContext();
+  return ids && isSpanContextValid(ids) ? ids : undefined;
+}
+
 /** The trace id of the active span, when there is one (tracing on, inside a traced call). */
 export function activeTraceId(): string | undefined {
-  if (!tracer) return undefined;
-  const span = trace.getSpan(context.active());
-  const ids = span?.spanContext();
-  return ids && isSpanContextValid(ids) ? ids.traceId : undefined;
+  return activeSpanContext()?.traceId;
 }
 
 /** The trace id of the active span when its trace is sampled: one a trace backend will have. */
 export function sampledTraceId(): string | undefined {
-  if (!tracer) return undefined;
-  const ids = trace.getSpan(context.active())?.spanContext();
-  return ids && isSpanContextValid(ids) && (ids.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED ? ids.traceId : undefined;
+  const ids = activeSpanContext();
+  return ids && (ids.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED ? ids.traceId : undefined;
 }
 
 /** Whether this process traces (lib/tracing.ts started it): work done only for traces checks this first. */
