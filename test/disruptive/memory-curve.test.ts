@@ -50,6 +50,26 @@ test('a part restarted by a fault with less memory is not growth; one that comes
   t.true(higher!.grows);
 });
 
+test("a fault's warm-up is left out of the level: from the fault until a minute after its part is back", (t) => {
+  // Workers killed at minute 40, back 5 s later, and 10% over their level for the 80 s their replacement warms up.
+  const warming = curve('workers', (m) => (m >= 40 && m < 41.4 ? 2200 : 2000));
+  const fault = { startMs: 40 * MINUTE, backMs: 40 * MINUTE + 5_000 };
+  t.true(memoryLevels(warming, HOUR, 'treePss')[0]!.grows);
+  t.false(memoryLevels(warming, HOUR, 'treePss', [fault])[0]!.grows);
+  // A rise that outlasts the warm-up is still growth.
+  const stays = curve('workers', (m) => (m >= 40 && m < 44 ? 2200 : 2000));
+  t.true(memoryLevels(stays, HOUR, 'treePss', [fault])[0]!.grows);
+});
+
+test('minute medians follow the sampling pace: at 5 s, a 20 s spike is still no level', (t) => {
+  const samples: MemorySample[] = [];
+  for (let atMs = 0; atMs <= HOUR; atMs += 5_000) {
+    const kib = (atMs >= 50 * MINUTE && atMs < 50 * MINUTE + 20_000 ? 2800 : 2000) * 1024;
+    samples.push({ atMs, part: 'workers', pid: 1, rssKiB: kib, groupRssKiB: kib, groupPssKiB: kib });
+  }
+  t.false(memoryLevels(samples, HOUR, 'treePss')[0]!.grows);
+});
+
 test('each part is judged by its own samples', (t) => {
   const levels = memoryLevels([...curve('api', () => 200), ...curve('database', (m) => 50 + m)], HOUR, 'rss');
   t.deepEqual(levels.map((l) => [l.part, l.measure, l.grows]), [['api', 'rss', false], ['database', 'rss', true]]);

@@ -64,36 +64,57 @@ export function formatLevels(levels: readonly MemoryLevel[]): string[] {
   return levels.map((l) => `  ${l.part.padEnd(14)} ${MEASURE_NAMES[l.measure].padEnd(8)} ${mib(l.levelKiB).padStart(8)} -> max ${mib(l.lastThirdMaxKiB).padStart(8)}  levelled at minute ${l.levelledAtMinute?.toFixed(1) ?? 'never'}${l.grows ? '  GROWS' : ''}`);
 }
 
-/** Samples a minute apart at 10 s each: the medians of each run of six consecutive samples. */
-const SAMPLES_PER_MINUTE = 6;
-const minuteMedians = (values: number[]) =>
-  values.length <= SAMPLES_PER_MINUTE ? [median(values)] : values.slice(SAMPLES_PER_MINUTE - 1).map((_, i) => median(values.slice(i, i + SAMPLES_PER_MINUTE)));
-
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length ? sorted[Math.floor(sorted.length / 2)]! : NaN;
 };
 
+/** A stretch a fault disturbed: from its start until the part it struck was back. */
+export interface FaultStretch {
+  startMs: number;
+  backMs: number;
+}
+
+/** After a fault's part is back, this long before memory counts again: a restarted process loads its code and warms up. */
+export const SETTLE_AFTER_FAULT_MS = 60_000;
+const MINUTE_MS = 60_000;
+
 /**
  * Each part's level at a third of the run (minute 20 of 60) against the last third. Growth past
- * the tolerance fails; a drop does not (a fault restarts a part with less memory).
+ * the tolerance fails; a drop does not (a fault restarts a part with less memory). Samples from a
+ * fault's start until a minute after its part was back are left out: a restart's warm-up is not
+ * a level.
  */
-export function memoryLevels(samples: readonly MemorySample[], durationMs: number, measure: MemoryMeasure): MemoryLevel[] {
+export function memoryLevels(samples: readonly MemorySample[], durationMs: number, measure: MemoryMeasure, faults: readonly FaultStretch[] = []): MemoryLevel[] {
   const third = durationMs / 3;
   const read = READ[measure];
+  const disturbed = (fromMs: number, toMs: number) => faults.some((f) => fromMs <= f.backMs + SETTLE_AFTER_FAULT_MS && toMs >= f.startMs);
   const parts = [...new Set(samples.map((s) => s.part))];
   return parts.map((part) => {
     const mine = samples.filter((s) => s.part === part);
-    const around = mine.filter((s) => Math.abs(s.atMs - third) <= Math.max(60_000, durationMs / 60)).map(read);
-    const last = mine.filter((s) => s.atMs >= durationMs - third).map(read);
+    const quiet = mine.filter((s) => !disturbed(s.atMs, s.atMs));
+    const around = quiet.filter((s) => Math.abs(s.atMs - third) <= Math.max(MINUTE_MS, durationMs / 60)).map(read);
+    const last = quiet.filter((s) => s.atMs >= durationMs - third);
     const levelKiB = median(around);
     // A level is what a part holds for a minute, not one sample: a spike shorter than half a minute
     // (a capture's page in the workers' tree) would otherwise fail a run that holds its level.
-    const lastThirdMaxKiB = last.length ? Math.max(...minuteMedians(last)) : NaN;
-    const settled = median(last);
+    const minutes = minuteMedians(mine, read).filter((m) => m.fromMs >= durationMs - third && !disturbed(m.fromMs, m.fromMs + MINUTE_MS));
+    const lastThirdMaxKiB = minutes.length ? Math.max(...minutes.map((m) => m.kib)) : last.length ? median(last.map(read)) : NaN;
+    const settled = median(last.map(read));
     let levelledAt: number | undefined;
-    for (let i = mine.length - 1; i >= 0 && Math.abs(read(mine[i]!) - settled) <= settled * LEVEL_TOLERANCE; i--) levelledAt = mine[i]!.atMs / 60_000;
+    for (let i = quiet.length - 1; i >= 0 && Math.abs(read(quiet[i]!) - settled) <= settled * LEVEL_TOLERANCE; i--) levelledAt = quiet[i]!.atMs / MINUTE_MS;
     return { part, measure, levelKiB, lastThirdMaxKiB, levelledAtMinute: levelledAt, grows: lastThirdMaxKiB > levelKiB * (1 + LEVEL_TOLERANCE) };
+  });
+}
+
+/** The median of every whole minute of samples, one starting at each sample (whatever the sampling pace). */
+function minuteMedians(samples: readonly MemorySample[], read: (s: MemorySample) => number): Array<{ fromMs: number; kib: number }> {
+  const ends = samples.at(-1)?.atMs ?? 0;
+  return samples.flatMap((s, i) => {
+    if (s.atMs + MINUTE_MS > ends) return [];
+    const minute = [];
+    for (let j = i; j < samples.length && samples[j]!.atMs < s.atMs + MINUTE_MS; j++) minute.push(read(samples[j]!));
+    return [{ fromMs: s.atMs, kib: median(minute) }];
   });
 }
 

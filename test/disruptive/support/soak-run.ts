@@ -50,7 +50,10 @@ export interface SoakResult {
   arrivals: ArrivalReport;
   samples: MemorySample[];
   faults: FaultWindow[];
+  /** Latency of the calls sent outside every fault's reach: a fault's own stalls are its window's, not drift. */
   windows: WindowLatency[];
+  /** Calls left out of the windows for being sent within a fault's reach. */
+  callsNearFaults: number;
   /** 5xx answers (and calls without an answer) sent outside every fault's window. */
   failuresOutsideFaults: CallRecord[];
   audit: AuditReport;
@@ -168,7 +171,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   await sampler;
 
   const nearFault = (atMs: number) => faults.some((f) => atMs >= f.startMs - FAULT_REACH_BEFORE_MS && atMs <= f.backMs + FAULT_REACH_AFTER_MS);
-  const failuresOutsideFaults = [...calls, ...linkAsks].filter((c) => (c.status === undefined || c.status >= 500) && !nearFault(sentAt.get(c)!));
+  const answered = [...calls, ...linkAsks];
+  const outsideFaults = answered.filter((c) => !nearFault(sentAt.get(c)!));
+  const failuresOutsideFaults = outsideFaults.filter((c) => c.status === undefined || c.status >= 500);
   const temporalAndDb = { mongodbUrl: options.mongodbUrl, temporal: options.temporal };
   const audit = await auditCalls({
     apiUrl: options.apiUrl,
@@ -180,7 +185,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     batches: batchIds.map((id) => ({ id, apiKey: account.apiKey, cost: BATCH_TOOL.cost })),
   });
   const extrasReport = await extras.finish(temporalAndDb).finally(() => extras.close());
-  return { arrivals, samples, faults, windows: windowLatencies([...calls, ...linkAsks], sentAt, options.windowMs ?? 10 * 60_000), failuresOutsideFaults, audit, calls, extras: extrasReport };
+  return { arrivals, samples, faults, windows: windowLatencies(outsideFaults, sentAt, options.windowMs ?? 10 * 60_000), callsNearFaults: answered.length - outsideFaults.length, failuresOutsideFaults, audit, calls, extras: extrasReport };
 }
 
 /** Tools whose p99 in the last window is past `ratio` times the first window's (with enough calls in both). */
