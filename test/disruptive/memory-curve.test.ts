@@ -70,6 +70,13 @@ test('minute medians follow the sampling pace: at 5 s, a 20 s spike is still no 
   t.false(memoryLevels(samples, HOUR, 'treePss')[0]!.grows);
 });
 
+test("a heap's GC sawtooth is a level, peak against peak; a sawtooth that climbs is growth", (t) => {
+  // 40 MiB gathered over ten minutes and collected at once, as the workers' V8 heap does.
+  const saw = (m: number) => 940 + 4 * (m % 10);
+  t.false(memoryLevels(curve('workers', saw), HOUR, 'rss')[0]!.grows);
+  t.true(memoryLevels(curve('workers', (m) => saw(m) + 1.5 * m), HOUR, 'rss')[0]!.grows);
+});
+
 test('each part is judged by its own samples', (t) => {
   const levels = memoryLevels([...curve('api', () => 200), ...curve('database', (m) => 50 + m)], HOUR, 'rss');
   t.deepEqual(levels.map((l) => [l.part, l.measure, l.grows]), [['api', 'rss', false], ['database', 'rss', true]]);
