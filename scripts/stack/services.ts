@@ -139,8 +139,12 @@ export interface DatabaseOptions {
   /** Database name in the returned URL. Default `utility_tools`. */
   dbName?: string;
   /**
-   * WiredTiger cache ceiling. SecantusDB's default is 1G; the local stack's working set is tiny,
-   * so 256M keeps a laptop (and a 2-core CI box running tests) light.
+   * WiredTiger cache ceiling (SecantusDB's default is 1G). The cache keeps every page a write
+   * touched until the ceiling, so the server's memory follows the data up to it: at 256M the soak's
+   * database grew all hour (58 -> 91 MiB, 36 MB of data). The service's hot set (accounts, keys,
+   * holds, the newest ledger and usage pages) is a few MB, so 16M is reached within minutes and
+   * costs nothing measurable: 500 ledger-like writes took the same time at 16M and 256M with
+   * 200,000 documents stored (docs/OPERATING.md).
    */
   cacheSize?: string;
   timeoutMs?: number;
@@ -166,12 +170,16 @@ export async function startDatabase(supervisor: Supervisor, options: DatabaseOpt
     '--storage-path', options.dir,
     // A standalone server: the service needs no transactions or change streams.
     '--standalone',
-    '--cache-size', options.cacheSize ?? '256M',
+    '--cache-size', options.cacheSize ?? '16M',
     '--log-level', 'WARNING',
   ];
   // SecantusDB's own Python, running it through secantus_point_writes.py: findAndModify without a collection scan.
   const python = path.join(path.dirname(options.binary), 'python3');
-  const proc = supervisor.start({ name: 'database', command: python, args: [POINT_WRITES, ...args], layer: 0, stopTimeoutMs: 10_000 });
+  // Two malloc arenas, not glibc's eight per core: the server runs a thread per connection, each
+  // thread's arena kept its freed pages, and with the cache full the process still grew 74 -> 99 MiB
+  // over 400,000 inserts (73 -> 84 MiB with two, level from the 200,000th).
+  const env = { ...process.env, MALLOC_ARENA_MAX: '2' };
+  const proc = supervisor.start({ name: 'database', command: python, args: [POINT_WRITES, ...args], env, layer: 0, stopTimeoutMs: 10_000 });
   const url = `mongodb://127.0.0.1:${options.port}/${options.dbName ?? 'utility_tools'}`;
   await waitForMongo(url, { timeoutMs: options.timeoutMs ?? 60_000, processes: [proc] });
   return { url, process: proc };
