@@ -53,7 +53,7 @@ const failed = await withTestStack(
     console.log(`latency per tool per ten-minute window (ms), of the calls sent outside the faults' reach (${result.callsNearFaults} within it left out):`);
     for (const w of result.windows) console.log(`  window ${w.window}  ${w.tool.padEnd(20)} calls ${String(w.calls).padStart(5)}  p50 ${w.p50Ms.toFixed(0).padStart(6)}  p99 ${w.p99Ms.toFixed(0).padStart(6)}`);
     const levels = [...memoryLevels(result.samples, durationMs, 'rss', result.faults), ...memoryLevels(result.samples, durationMs, 'treePss', result.faults)];
-    console.log(`memory (from each fault until a minute after its part was back left out): level at a third of the run, highest minute in the last third, levelled from:`);
+    console.log('memory (from each fault until a minute after its part was back left out): level at a third of the run, highest minute in the last third, levelled from:');
     for (const line of formatLevels(levels)) console.log(line);
     const drift = latencyDrift(result.windows);
     for (const d of drift) console.log(`  p99 drift: ${d.tool} ${d.firstP99.toFixed(0)} -> ${d.lastP99.toFixed(0)} ms`);

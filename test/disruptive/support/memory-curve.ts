@@ -75,6 +75,11 @@ export interface FaultStretch {
   backMs: number;
 }
 
+/** A predicate: does the stretch from `fromMs` to `toMs` meet a fault, widened by `beforeMs` ahead of its start and `afterMs` past its part's return? */
+export function nearFault(faults: readonly FaultStretch[], reach: { beforeMs: number; afterMs: number }): (fromMs: number, toMs?: number) => boolean {
+  return (fromMs, toMs = fromMs) => faults.some((f) => fromMs <= f.backMs + reach.afterMs && toMs >= f.startMs - reach.beforeMs);
+}
+
 /** After a fault's part is back, this long before memory counts again: a restarted process loads its code and warms up. */
 export const SETTLE_AFTER_FAULT_MS = 60_000;
 const MINUTE_MS = 60_000;
@@ -88,11 +93,11 @@ const MINUTE_MS = 60_000;
 export function memoryLevels(samples: readonly MemorySample[], durationMs: number, measure: MemoryMeasure, faults: readonly FaultStretch[] = []): MemoryLevel[] {
   const third = durationMs / 3;
   const read = READ[measure];
-  const disturbed = (fromMs: number, toMs: number) => faults.some((f) => fromMs <= f.backMs + SETTLE_AFTER_FAULT_MS && toMs >= f.startMs);
+  const disturbed = nearFault(faults, { beforeMs: 0, afterMs: SETTLE_AFTER_FAULT_MS });
   const parts = [...new Set(samples.map((s) => s.part))];
   return parts.map((part) => {
     const mine = samples.filter((s) => s.part === part);
-    const quiet = mine.filter((s) => !disturbed(s.atMs, s.atMs));
+    const quiet = mine.filter((s) => !disturbed(s.atMs));
     const last = quiet.filter((s) => s.atMs >= durationMs - third);
     // A level is what a part holds for a minute, not one sample: a spike shorter than half a minute
     // (a capture's page in the workers' tree) would otherwise fail a run that holds its level. The

@@ -7,7 +7,7 @@ import { atFixedRate, type ArrivalReport } from './arrivals.js';
 import { BATCH_TOOL, batchEnded, startBatch } from './batch-client.js';
 import { captureMix, cheapMix, weightedPicker, type MixEntry } from './call-mix.js';
 import { auditCalls, type AuditReport } from './ledger-audit.js';
-import { sampleMemory, type MemorySample } from './memory-curve.js';
+import { nearFault, sampleMemory, type FaultStretch, type MemorySample } from './memory-curve.js';
 import type { ClusterProcess, FaultAction, StackControl } from './stack-control.js';
 import { startSoakExtras, type SoakExtrasReport } from './soak-extras.js';
 import { newRecord, openAccount, sendCall, type CallRecord } from './tool-client.js';
@@ -32,10 +32,8 @@ export interface SoakOptions {
   log: (line: string) => void;
 }
 
-export interface FaultWindow {
+export interface FaultWindow extends FaultStretch {
   action: FaultAction;
-  startMs: number;
-  backMs: number;
 }
 
 export interface WindowLatency {
@@ -170,9 +168,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   done = true;
   await sampler;
 
-  const nearFault = (atMs: number) => faults.some((f) => atMs >= f.startMs - FAULT_REACH_BEFORE_MS && atMs <= f.backMs + FAULT_REACH_AFTER_MS);
-  const answered = [...calls, ...linkAsks];
-  const outsideFaults = answered.filter((c) => !nearFault(sentAt.get(c)!));
+  const withinReach = nearFault(faults, { beforeMs: FAULT_REACH_BEFORE_MS, afterMs: FAULT_REACH_AFTER_MS });
+  const sent = [...calls, ...linkAsks];
+  const outsideFaults = sent.filter((c) => !withinReach(sentAt.get(c)!));
   const failuresOutsideFaults = outsideFaults.filter((c) => c.status === undefined || c.status >= 500);
   const temporalAndDb = { mongodbUrl: options.mongodbUrl, temporal: options.temporal };
   const audit = await auditCalls({
@@ -185,7 +183,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     batches: batchIds.map((id) => ({ id, apiKey: account.apiKey, cost: BATCH_TOOL.cost })),
   });
   const extrasReport = await extras.finish(temporalAndDb).finally(() => extras.close());
-  return { arrivals, samples, faults, windows: windowLatencies(outsideFaults, sentAt, options.windowMs ?? 10 * 60_000), callsNearFaults: answered.length - outsideFaults.length, failuresOutsideFaults, audit, calls, extras: extrasReport };
+  return { arrivals, samples, faults, windows: windowLatencies(outsideFaults, sentAt, options.windowMs ?? 10 * 60_000), callsNearFaults: sent.length - outsideFaults.length, failuresOutsideFaults, audit, calls, extras: extrasReport };
 }
 
 /** Tools whose p99 in the last window is past `ratio` times the first window's (with enough calls in both). */
