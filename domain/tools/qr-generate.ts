@@ -29,6 +29,9 @@ export const QUIET_ZONE_MODULES = 4;
 /** Bytes of arbitrary (UTF-8) text the largest QR code, version 40, holds at each level. */
 const BYTE_CAPACITY: Record<ErrorCorrection, number> = { L: 2953, M: 2331, Q: 1663, H: 1273 };
 
+/** In a /u pattern a pair is one code point, so only an unpaired half is category Cs. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 function tooLong(level: ErrorCorrection) {
   const lower = level === 'L' ? '' : '; choose a lower level or a shorter text';
   return invalidField(
@@ -44,6 +47,8 @@ function tooLong(level: ErrorCorrection) {
 export function encodeQr(input: QrGenerateInput): QRCode.QRCode {
   const { text, size, errorCorrection: level } = input;
   if (typeof text !== 'string' || text.length === 0) throw invalidField('/text', 'must be a non-empty string');
+  // A lone surrogate (JSON's "\ud800") has no UTF-8 encoding, so no QR code can hold it.
+  if (LONE_SURROGATE.test(text)) throw invalidField('/text', 'must be well-formed Unicode text: a lone surrogate has no UTF-8 encoding');
   if (!ERROR_CORRECTION_LEVELS.includes(level)) throw invalidField('/errorCorrection', `must be one of ${ERROR_CORRECTION_LEVELS.join(', ')}`);
   if (!Number.isInteger(size) || size < MIN_SIZE || size > MAX_SIZE) throw invalidField('/size', `must be an integer from ${MIN_SIZE} to ${MAX_SIZE}`);
 

@@ -2,6 +2,7 @@
 //! IPv6, or behind a DNS name), lets public ones and allowlisted ones through, and pins answers.
 import test from 'ava';
 import fc from 'fast-check';
+import '../properties/property-runs.js'; // one fixed seed for the draws below
 import { ConfigError } from '../../lib/config.js';
 import { ToolError } from '../../lib/errors.js';
 import { createResolver } from '../../lib/resolver.js';

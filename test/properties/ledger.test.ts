@@ -6,6 +6,7 @@
 //! usage ledger records as expired.
 import test from 'ava';
 import fc from 'fast-check';
+import { propertyRuns } from './property-runs.js';
 import { collections, connectMongo, type Mongo } from '../../lib/mongo.js';
 import { createLedger, type Ledger } from '../../domain/ledger.js';
 import { createAccounts } from '../../domain/accounts.js';
@@ -14,7 +15,7 @@ import { createGrants, type Grants } from '../../domain/grants.js';
 let mongo: Mongo;
 let ledger: Ledger;
 let grants: Grants;
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 40);
+const RUNS = propertyRuns(40);
 const HOUR = 3600_000;
 
 test.before(async () => {

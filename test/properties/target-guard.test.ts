@@ -5,13 +5,14 @@
 //! named alone.
 import test from 'ava';
 import fc from 'fast-check';
+import { propertyRuns } from './property-runs.js';
 import { classifyAddress, embeddedIPv4 } from '../../lib/address-class.js';
 import { checkAddress, matchAllowlist, parseAllowlist } from '../../lib/target-allowlist.js';
 import { createTargetGuard, type TargetGuard } from '../../lib/target-guard.js';
 import { normaliseHost } from '../../lib/target-host.js';
 import { ToolError } from '../../lib/errors.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
+const RUNS = propertyRuns(300);
 
 /** Refused IPv4 ranges with the reason the guard gives (CONTRACT: private, loopback, link-local, reserved, multicast, metadata). */
 const REFUSED_V4: ReadonlyArray<readonly [string, number, string]> = [

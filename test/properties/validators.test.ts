@@ -4,6 +4,7 @@
 //! values chosen to hit the parsers: odd URLs, hosts, hashes, huge and fractional numbers.
 import test from 'ava';
 import fc from 'fast-check';
+import { propertyRuns } from './property-runs.js';
 import { createValidators } from '../../api/validation.js';
 import { CATALOGUE, findTool } from '../../domain/catalogue.js';
 import { ERRORS, ToolError, isErrorCode } from '../../lib/errors.js';
@@ -11,7 +12,7 @@ import { loadCatalogueSchemas } from '../../domain/tool-schemas.js';
 
 const schemas = loadCatalogueSchemas();
 const validators = createValidators(schemas);
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 100);
+const RUNS = propertyRuns(100);
 
 /** Strings that reach deep into the prechecks' parsers. */
 const nasty = fc.oneof(
