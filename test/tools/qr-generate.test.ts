@@ -84,6 +84,15 @@ test('out-of-range size, unknown level and empty text are 400 naming the field',
   }
 });
 
+test('a text with a lone surrogate is 400 on /text (it has no UTF-8 encoding); a paired one is encoded', async (t) => {
+  for (const text of ['\ud800', 'a\udfffb', 'x\ud83d']) {
+    const err = await rejectsWith(t, () => findTool('qr-generate')!.precheck!({ text, size: 300, errorCorrection: 'M' }), 'validation_failed', '/text');
+    t.regex(err.message, /well-formed Unicode/);
+  }
+  const output = await qrGenerate({ text: '\ud83d\ude80', size: 300, errorCorrection: 'M' }, ctx);
+  t.is(readBack(output.imageBase64).text, '🚀');
+});
+
 test('input schema: text required, no unknown fields, example valid', (t) => {
   t.false(schemas.input({}));
   t.false(schemas.input({ text: 'x', margin: 2 }));
