@@ -2,7 +2,11 @@
 //! call's outcome on the item (domain/batch-progress.ts) and hands the item's slot on to the next
 //! item of its batch, starting that item's call, so a batch runs on without its runner; only when
 //! nothing was handed on (the batch has nothing left to start, is paused or stopped) is the
-//! account's batch runner woken to look.
+//! account's batch runner woken to look. While single calls run on this worker, the next item's
+//! call starts `yieldMs` later (Temporal's start delay): each of the batch's lanes then
+//! leaves the machine to them for that long between items, so someone waiting on a call is not
+//! queued behind bulk work on every core, the database and the Temporal server. Alone, a batch
+//! runs at full speed.
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
@@ -10,14 +14,25 @@ import { createBatchProgress, type BatchItemOutcome } from '../domain/batch-prog
 import { wakeBatchRunner } from '../domain/batch-wake.js';
 import type { EventSink } from '../domain/events.js';
 import { createBatchStarter } from './batch-start.js';
+import type { SingleCalls } from './single-calls.js';
 
-export function createBatchItemActivities(deps: { db: Db; client: Client; secretKey: Buffer; onEvent?: EventSink }) {
+export interface BatchItemDeps {
+  db: Db;
+  client: Client;
+  secretKey: Buffer;
+  /** BATCH_YIELD_MS: the start delay of a successor while single calls run here (0: none). */
+  yieldMs: number;
+  singleCalls: SingleCalls;
+  onEvent?: EventSink;
+}
+
+export function createBatchItemActivities(deps: BatchItemDeps) {
   const progress = createBatchProgress(deps.db, deps.onEvent);
   const starter = createBatchStarter(deps);
   return {
     async recordBatchItem(outcome: BatchItemOutcome & { accountId: string }): Promise<void> {
       const next = await progress.finishItem(outcome, new Date(), Context.current().info.attempt > 1);
-      if (next) await starter.start(next.batch, next.item);
+      if (next) await starter.start(next.batch, next.item, deps.singleCalls.busy() ? deps.yieldMs : 0);
       else await wakeBatchRunner(deps.client, outcome.accountId);
     },
   };

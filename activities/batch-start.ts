@@ -53,8 +53,11 @@ export function createBatchStarter(deps: BatchStarterDeps) {
     return { ...call, sealed: seal(await callKeys.issue(requestId), secret, requestId) };
   }
 
-  /** Starts an item's call (a repeat finds it started); answers its request id once it is started. */
-  async function start(batch: BatchDoc, item: BatchItemDoc): Promise<string> {
+  /**
+   * Starts an item's call (a repeat finds it started), its first task `delayMs` from now;
+   * answers its request id once it is started.
+   */
+  async function start(batch: BatchDoc, item: BatchItemDoc, delayMs = 0): Promise<string> {
     const requestId = batchItemRequestId(batch.accountId, batch._id, item.index, item.attempt);
     const tool = findTool(batch.tool)!;
     try {
@@ -66,6 +69,7 @@ export function createBatchStarter(deps: BatchStarterDeps) {
         args: [input],
         workflowTaskTimeout: CALL_WORKFLOW_TASK_TIMEOUT_MS,
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        ...(delayMs > 0 ? { startDelay: delayMs } : {}),
         // Behind synchronous calls on the pool's queue whenever tasks wait there (a call's own default is 3).
         priority: { priorityKey: BATCH_ITEM_PRIORITY },
         typedSearchAttributes: new TypedSearchAttributes([

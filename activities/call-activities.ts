@@ -17,6 +17,7 @@ import { keepOutput } from '../lib/output-blobs.js';
 import { createCallStep, type ToolDone } from './call-step.js';
 import { toolActivities } from './tool-activities.js';
 import { createBatchItemActivities } from './batch-items.js';
+import { createSingleCalls, type SingleCalls } from './single-calls.js';
 
 export interface CallActivityOptions {
   /** Webhook fan-out of the events the ledger and asynchronous calls record. */
@@ -30,8 +31,11 @@ export interface CallActivityOptions {
   /**
    * Temporal, to start a batch's next item or wake its runner when one of its items ends, and
    * SECRET_KEY, to open the next item's secret fields; without them this worker cannot run batch items.
+   * `yieldMs` (BATCH_YIELD_MS): how much later an item starts its successor while single calls run here.
    */
-  batchItems?: { client: Client; secretKey: Buffer };
+  batchItems?: { client: Client; secretKey: Buffer; yieldMs: number };
+  /** The process's count of single calls running, shared by its pools (a count of these calls alone when absent). */
+  singleCalls?: SingleCalls;
 }
 
 export function createCallActivities(db: Db, handlers: Record<string, ToolHandler>, options: CallActivityOptions = {}) {
@@ -40,14 +44,15 @@ export function createCallActivities(db: Db, handlers: Record<string, ToolHandle
   const blobs = options.blobs ?? new DatabaseBlobStore(db);
   const keep = (output: unknown) => keepOutput(blobs, output);
   const deliver = options.destinations && createDestinationDelivery({ db, ...options.destinations });
+  const singleCalls = options.singleCalls ?? createSingleCalls();
   return {
     ...toolActivities(handlers, { callKeys, keepOutput: keep }),
-    ...createCallStep({ handlers, ledger, callKeys, onToolDone: options.onToolDone, keepOutput: keep, deliver }),
+    ...createCallStep({ handlers, ledger, callKeys, onToolDone: options.onToolDone, keepOutput: keep, deliver, singleCalls }),
     reserve: (call: CallRef) => ledger.reserve(call),
     commit: (call: CallRef) => ledger.commit(call),
     refund: (call: CallRef) => ledger.refund(call),
     destroyCallKey: (requestId: string) => callKeys.destroy(requestId),
     ...createCallOutcomes({ db, blobs, onEvent: options.onEvent }),
-    ...(options.batchItems ? createBatchItemActivities({ db, ...options.batchItems, onEvent: options.onEvent }) : {}),
+    ...(options.batchItems ? createBatchItemActivities({ db, ...options.batchItems, singleCalls, onEvent: options.onEvent }) : {}),
   };
 }

@@ -14,6 +14,7 @@ import type { Ledger } from '../domain/ledger.js';
 import type { DeliveryRequest } from '../domain/destinations/delivery.js';
 import { toApplicationFailure, toolInput } from './tool-activities.js';
 import { SPAN_ATTRIBUTES, inSpan, markFailed } from '../lib/trace-context.js';
+import type { SingleCalls } from './single-calls.js';
 
 export interface CallStepInput {
   requestId: string;
@@ -48,6 +49,8 @@ export interface CallStepDeps {
   keepOutput?: (output: unknown) => Promise<unknown>;
   /** Writes a call's file to its destination and returns the output that says where (domain/destinations/delivery.ts). */
   deliver?: (call: DeliveryRequest, output: unknown) => Promise<unknown>;
+  /** Told of the steps of calls that are not batch items, so batches step back while they run. */
+  singleCalls?: SingleCalls;
 }
 
 type ToolRun = { ok: true; output: unknown; attempts: number } | { ok: false; error: ToolCallError; attempts: number };
@@ -106,43 +109,47 @@ export function createCallStep(deps: CallStepDeps) {
     }
   }
 
+  async function step({ requestId, call, mayBeSettled }: CallStepInput): Promise<CallStepResult> {
+    const ref = callRefOf(call, requestId);
+    // A retry of this step may follow its own settle, as a re-run task may.
+    const repeat = mayBeSettled || Context.current().info.attempt > 1;
+    let start = performance.now();
+    const reserved = await inSpan('ledger reserve', {}, () => deps.ledger.reserve({ ...ref, mayBeSettled: repeat }));
+    const ms: CallStepResult['ms'] = { reserve: since(start) };
+    if (!reserved.ok) {
+      const error = reserveRefusal(call.cost, reserved);
+      return { outcome: error.code === 'key_credit_limit' ? 'key_credit_limit' : 'insufficient_credits', result: { ok: false, error }, ms };
+    }
+
+    start = performance.now();
+    let run = await runTool(call, requestId);
+    ms.tool = since(start);
+    if (run.ok && call.destination) {
+      start = performance.now();
+      run = await inSpan('destination write', {}, () => delivered({ ...call, destination: call.destination! }, run as ToolRun & { ok: true }));
+      ms.deliver = since(start);
+    }
+
+    start = performance.now();
+    // Past answerBy the commit refunds (see ledger.commit): nobody waits for that 200 any more.
+    const settled = run.ok
+      ? await inSpan('ledger commit', {}, () => deps.ledger.commit({ ...ref, answerBy: call.answerBy }))
+      : await inSpan('ledger refund', {}, () => deps.ledger.refund(ref));
+    ms.settle = since(start);
+    const { attempts } = run;
+    if (settled.outcome === 'refunded') {
+      return { outcome: 'refunded', result: { ok: false, error: run.ok ? ANSWERED_TOO_LATE : run.error }, ms, attempts };
+    }
+    // Charged, though this run's tool failed: an earlier run was charged and answered. Run it
+    // again rather than answer a failure for a charged call (a retry of the step after its
+    // commit got through but its answer did not).
+    if (!run.ok) throw ApplicationFailure.retryable('the call was charged by an earlier run; running its tool again', 'charged_without_output');
+    return { outcome: 'charged', result: { ok: true, output: run.output, charged: call.cost, balance: settled.balance }, ms, attempts };
+  }
+
   return {
-    async callStep({ requestId, call, mayBeSettled }: CallStepInput): Promise<CallStepResult> {
-      const ref = callRefOf(call, requestId);
-      // A retry of this step may follow its own settle, as a re-run task may.
-      const repeat = mayBeSettled || Context.current().info.attempt > 1;
-      let start = performance.now();
-      const reserved = await inSpan('ledger reserve', {}, () => deps.ledger.reserve({ ...ref, mayBeSettled: repeat }));
-      const ms: CallStepResult['ms'] = { reserve: since(start) };
-      if (!reserved.ok) {
-        const error = reserveRefusal(call.cost, reserved);
-        return { outcome: error.code === 'key_credit_limit' ? 'key_credit_limit' : 'insufficient_credits', result: { ok: false, error }, ms };
-      }
-
-      start = performance.now();
-      let run = await runTool(call, requestId);
-      ms.tool = since(start);
-      if (run.ok && call.destination) {
-        start = performance.now();
-        run = await inSpan('destination write', {}, () => delivered({ ...call, destination: call.destination! }, run as ToolRun & { ok: true }));
-        ms.deliver = since(start);
-      }
-
-      start = performance.now();
-      // Past answerBy the commit refunds (see ledger.commit): nobody waits for that 200 any more.
-      const settled = run.ok
-        ? await inSpan('ledger commit', {}, () => deps.ledger.commit({ ...ref, answerBy: call.answerBy }))
-        : await inSpan('ledger refund', {}, () => deps.ledger.refund(ref));
-      ms.settle = since(start);
-      const { attempts } = run;
-      if (settled.outcome === 'refunded') {
-        return { outcome: 'refunded', result: { ok: false, error: run.ok ? ANSWERED_TOO_LATE : run.error }, ms, attempts };
-      }
-      // Charged, though this run's tool failed: an earlier run was charged and answered. Run it
-      // again rather than answer a failure for a charged call (a retry of the step after its
-      // commit got through but its answer did not).
-      if (!run.ok) throw ApplicationFailure.retryable('the call was charged by an earlier run; running its tool again', 'charged_without_output');
-      return { outcome: 'charged', result: { ok: true, output: run.output, charged: call.cost, balance: settled.balance }, ms, attempts };
+    callStep(input: CallStepInput): Promise<CallStepResult> {
+      return input.call.batch || !deps.singleCalls ? step(input) : deps.singleCalls.during(() => step(input));
     },
   };
 }

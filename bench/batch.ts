@@ -1,11 +1,13 @@
 //! `npm run bench:batch`: batches against single calls. 1,000 hash-text items as one batch against
 //! the same 1,000 calls over HTTP at c=32 (wall time, and the stack's CPU per item and per call);
 //! then another account's single hash-text calls (c=1) with no batch running and while a 2,000-item
-//! batch runs, their p50 side by side. The batch runs at the stack's BATCH_CONCURRENCY (default 4;
-//! set it in the environment to compare).
+//! batch runs, their p50 side by side. The batch runs at the stack's BATCH_CONCURRENCY (default 4)
+//! and BATCH_YIELD_MS (default 250: how much later each item starts the next while single calls run
+//! on its worker); set them in the environment to compare.
 import { measure, printTable, type Figures } from './measure.js';
 import { cpuPerCall, cpuSnapshot } from './process-cpu.js';
 import { withBenchStack, type BenchStack } from './stack.js';
+import { SINGLE_CALL_QUIET_MS } from '../activities/single-calls.js';
 
 const ITEMS = Number(process.env.BENCH_BATCH_ITEMS ?? 1_000);
 const BIG_ITEMS = Number(process.env.BENCH_BATCH_BIG_ITEMS ?? 2_000);
@@ -50,6 +52,8 @@ await withBenchStack(async (stack) => {
   let before = cpuSnapshot(stack.processes);
   const http = await measure('HTTP c=32', hashCall(stack, key), { calls: ITEMS, concurrency: 32 });
   const httpPerCall = cpuPerCall(before, cpuSnapshot(stack.processes), ITEMS);
+  // The batch alone: its items yield to single calls for a moment after the last one ended.
+  await new Promise((r) => setTimeout(r, SINGLE_CALL_QUIET_MS));
   before = cpuSnapshot(stack.processes);
   const batch = await runBatch(stack, key, ITEMS, 'batch');
   const batchPerItem = cpuPerCall(before, cpuSnapshot(stack.processes), ITEMS);

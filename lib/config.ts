@@ -76,6 +76,12 @@ export interface Config {
    * (two cores' worth of hash-text beside other accounts' calls); raise it with the pools' replicas.
    */
   batchConcurrency: number;
+  /**
+   * How much later a batch item's successor starts while single calls run on its worker (0: never
+   * later), so bulk work yields the machine to calls someone waits on; alone, a batch runs at full
+   * speed. `BATCH_YIELD_MS`, default 250.
+   */
+  batchYieldMs: number;
   /** Threads of a network worker that parse fetched pages and PDFs (web-scrape, seo-meta, broken-links, pdf-metadata). `READING_THREADS`, default 2. */
   readingThreads: number;
   /** Warm LibreOffice listeners of a cpu worker, i.e. word-to-pdf conversions at once (~150 MB each). `OFFICE_LISTENERS`, default 2. */
@@ -203,6 +209,7 @@ export function loadConfig(env: Env = process.env): Config {
     cpuConcurrency: int(env, 'CPU_CONCURRENCY', cores, 1),
     networkConcurrency: int(env, 'NETWORK_CONCURRENCY', 50, 1),
     batchConcurrency: int(env, 'BATCH_CONCURRENCY', 4, 1),
+    batchYieldMs: int(env, 'BATCH_YIELD_MS', 250),
     readingThreads: int(env, 'READING_THREADS', 2, 1),
     officeListeners: int(env, 'OFFICE_LISTENERS', 2, 1),
     officeConversionTimeoutMs: int(env, 'OFFICE_CONVERSION_TIMEOUT_MS', 30_000, 1_000),

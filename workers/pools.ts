@@ -23,6 +23,7 @@ import { createBrowserTools } from '../activities/browser/index.js';
 import type { NetworkAccess } from '../lib/network-access.js';
 import { toolDurationRecorder, toolMetricsInterceptor } from './tool-metrics.js';
 import { createCallActivities } from '../activities/call-activities.js';
+import type { SingleCalls } from '../activities/single-calls.js';
 import { resumingOnGrant } from '../domain/batch-wake.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 import { WORKFLOW_TRACING_MODULE, type Tracing } from '../lib/tracing.js';
@@ -50,6 +51,8 @@ export interface PoolDeps {
    * interceptors, and `workflowBundle` must have been built with their workflow module.
    */
   tracing?: Tracing;
+  /** The process's count of single calls running, shared by its pools: a batch item anywhere in it yields to them. */
+  singleCalls?: SingleCalls;
 }
 
 /** Releases what a pool's tools hold (thread pools, browsers, office listeners). */
@@ -168,7 +171,7 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     ...CALL_WORKER_OPTIONS,
     ...traced,
     workflowBundle,
-    activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs, batchItems: { client, secretKey: deps.config.secretKey }, destinations: { secretKey: deps.config.secretKey, guard: deps.net.guard } }),
+    activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs, batchItems: { client, secretKey: deps.config.secretKey, yieldMs: deps.config.batchYieldMs }, singleCalls: deps.singleCalls, destinations: { secretKey: deps.config.secretKey, guard: deps.net.guard } }),
     interceptors: { activity: [...tracedActivities, toolMetricsInterceptor(new Set(Object.keys(served)), onToolDone)] },
     // Draining on SIGTERM: polling stops at once and the calls already running may finish
     // (the SDK's default cancels them at once, leaving their retry to another worker).

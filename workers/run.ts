@@ -8,6 +8,7 @@ import type { Pool } from '../lib/temporal-shared.js';
 import { caughtUp } from './caught-up.js';
 import { openBlobStore } from '../lib/open-blob-store.js';
 import { createPoolWorkers } from './pools.js';
+import { createSingleCalls } from '../activities/single-calls.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 import { installTemporalRuntime } from '../lib/temporal-runtime.js';
 import { WORKFLOW_TRACING_MODULE, startTracing } from '../lib/tracing.js';
@@ -43,12 +44,13 @@ export async function runPools(pools: Pool[]): Promise<void> {
   const blobs = await openBlobStore(config.blobStoreUrl, mongo.db);
   let startHeavy!: () => void;
   const heavyStartAfter = new Promise<void>((resolve) => (startHeavy = resolve));
+  const singleCalls = createSingleCalls();
 
   // Together: each pool's start is mostly waiting for its workflow thread to load the SDK and
   // for its tools' processes (LibreOffice, Chromium) to come up, which overlap on several cores.
   const created = await Promise.all(
     pools.map(async (pool) => {
-      const w = await timed(pool, () => createPoolWorkers(pool, { config, db: mongo.db, connection, log, net, blobs, workflowBundle, heavyStartAfter, tracing }));
+      const w = await timed(pool, () => createPoolWorkers(pool, { config, db: mongo.db, connection, log, net, blobs, workflowBundle, heavyStartAfter, tracing, singleCalls }));
       if (!w) log.info({ pool }, 'no tools listed for this pool yet; not polling');
       return w && { pool, ...w };
     }),

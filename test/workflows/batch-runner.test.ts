@@ -4,7 +4,8 @@
 //! its runs: the runner continues as new past its history threshold (lowered here through its
 //! input) without losing, repeating or charging twice any item; and a `wait` batch that no grant
 //! rescues gives up once its wait for credits (shortened here through the activities' setting)
-//! has passed, as `stop` would: the rest skipped with `insufficient_credits`, exact counts and charges.
+//! has passed, as `stop` would: the rest skipped with `insufficient_credits`, exact counts and charges;
+//! while a single call runs on the items' worker, each item starts the next one BATCH_YIELD_MS later.
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
@@ -16,6 +17,7 @@ import { msToTs } from '@temporalio/common/lib/time.js';
 import { installQuietRuntime, WORKFLOWS_PATH } from '../helpers/workflow-test-bed.js';
 import { testEnv } from '../helpers/env.js';
 import { createCallActivities } from '../../activities/call-activities.js';
+import { createSingleCalls } from '../../activities/single-calls.js';
 import { createCoreActivities } from '../../activities/core/index.js';
 import { createAccounts } from '../../domain/accounts.js';
 import { createBatches } from '../../domain/batches.js';
@@ -26,13 +28,17 @@ import { collections, connectMongo, type Mongo } from '../../lib/mongo.js';
 import type { BatchDoc } from '../../lib/mongo-documents.js';
 import { newId } from '../../lib/ids.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
-import { BATCH_RUNNER_WAKE, SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES, batchRunnerId, callTaskQueue, type BatchRunnerInput } from '../../lib/temporal-shared.js';
+import { BATCH_RUNNER_WAKE, SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES, batchItemRequestId, batchRunnerId, callTaskQueue, type BatchRunnerInput } from '../../lib/temporal-shared.js';
 
 const { temporal } = protos;
 const HASH_TEXT = findTool('hash-text')!;
 const CONCURRENCY = 4;
 /** The `wait` limit of this file's workers: far below the 7 days a real batch waits. */
 const CREDIT_WAIT_MS = 2_000;
+/** BATCH_YIELD_MS of this file's items' worker. */
+const YIELD_MS = 700;
+/** The count of single calls on this file's items' worker. */
+const singleCalls = createSingleCalls();
 
 let client: Client;
 let mongo: Mongo;
@@ -41,9 +47,14 @@ const SECRET_KEY = randomBytes(32);
 /** Runs of the test tool by its input text: each item's call must run its tool once. */
 const runs = new Map<string, number>();
 
+/** A single call of this text runs until `release()`. */
+const HOLD = 'hold';
+let release = () => {};
+
 const hashText: ToolHandler = async (input) => {
   const text = String((input as { text: string }).text);
   runs.set(text, (runs.get(text) ?? 0) + 1);
+  if (text === HOLD) await new Promise<void>((resolve) => (release = resolve));
   return { algorithm: 'sha256', encoding: 'hex', hash: `hash-of-${text}` };
 };
 
@@ -92,7 +103,7 @@ test.before(async () => {
       activities: createCoreActivities(mongo.db, { batches: { client, secretKey: SECRET_KEY, concurrency: CONCURRENCY, creditWaitMs: CREDIT_WAIT_MS } }),
     }),
     // The items' calls, on hash-text's queue as its pool runs them.
-    await Worker.create({ ...common, taskQueue: callTaskQueue(HASH_TEXT), activities: createCallActivities(mongo.db, { 'hash-text': hashText }, { batchItems: { client, secretKey: SECRET_KEY } }) }),
+    await Worker.create({ ...common, taskQueue: callTaskQueue(HASH_TEXT), activities: createCallActivities(mongo.db, { 'hash-text': hashText }, { batchItems: { client, secretKey: SECRET_KEY, yieldMs: YIELD_MS }, singleCalls }) }),
   ];
   running = Promise.all(workers.map((w) => w.run()));
 });
@@ -142,6 +153,53 @@ async function runsOf(workflowId: string, firstRunId: string): Promise<string[]>
     ids.push(next);
   }
 }
+
+/** How much later than it was started each item's call began, by index (Temporal's start delay). */
+async function startDelays(batchId: string, size: number, accountId: string): Promise<number[]> {
+  return Promise.all(
+    Array.from({ length: size }, async (_, i) => {
+      const { startTime, executionTime } = await client.workflow.getHandle(batchItemRequestId(accountId, batchId, i, 0)).describe();
+      return executionTime!.getTime() - startTime.getTime();
+    }),
+  );
+}
+
+/** Waits (bounded only against a hang) until `ready()` holds. */
+async function until(ready: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const giveUpAt = Date.now() + 60_000;
+  while (!(await ready())) {
+    if (Date.now() > giveUpAt) throw new Error(`${what} did not happen`);
+    await sleep(50);
+  }
+}
+
+test.serial("while a single call runs on the items' worker, each item starts the next one BATCH_YIELD_MS later; with none, at once", async (t) => {
+  const size = 10;
+  const accountId = (await createAccounts(mongo.db).open({ credits: 10 })).account._id;
+  const single = await client.workflow.start(WORKFLOW_TYPES.toolCall, {
+    workflowId: newId('req'),
+    taskQueue: callTaskQueue(HASH_TEXT),
+    args: [{ accountId, tool: HASH_TEXT.name, pool: HASH_TEXT.pool, cost: HASH_TEXT.cost, timeoutMs: 60_000, execution: 'local', oneStep: true, input: { text: HOLD, algorithm: 'sha256' } }],
+  });
+  await until(() => singleCalls.busy(), 'the single call running');
+  const busy = await batchOf(100, size, 'stop');
+  await runnerEnded((await startRunner({ accountId: busy.accountId })).workflowId);
+  release();
+  t.like(await single.result(), { ok: true });
+
+  const delays = await startDelays(busy.batchId, size, busy.accountId);
+  // The runner's fill starts the first CONCURRENCY items; each later one is handed on by an item that ended.
+  t.deepEqual(delays, [...Array(CONCURRENCY).fill(0), ...Array(size - CONCURRENCY).fill(YIELD_MS)]);
+
+  // Once the worker has had no single call for a moment, a batch runs without yielding: its items' own steps do not count.
+  await until(() => !singleCalls.busy(), 'the worker quiet');
+  const alone = await batchOf(100, size, 'stop');
+  await runnerEnded((await startRunner({ accountId: alone.accountId })).workflowId);
+  t.deepEqual(await startDelays(alone.batchId, size, alone.accountId), Array(size).fill(0));
+  t.false(singleCalls.busy());
+  const { batches } = collections(mongo.db);
+  for (const { batchId } of [busy, alone]) t.like(await batches.findOne({ _id: batchId }), { status: 'completed', counts: { succeeded: size } });
+});
 
 test.serial('the runner continues as new past its history threshold, and every item runs once and is charged once', async (t) => {
   const size = 40;
