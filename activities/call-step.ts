@@ -49,7 +49,7 @@ export interface CallStepDeps {
   keepOutput?: (output: unknown) => Promise<unknown>;
   /** Writes a call's file to its destination and returns the output that says where (domain/destinations/delivery.ts). */
   deliver?: (call: DeliveryRequest, output: unknown) => Promise<unknown>;
-  /** Told of the steps of calls that are not batch items, so batches step back while they run. */
+  /** Told of the steps of calls that are not batch items: batch items on this worker yield to them. */
   singleCalls?: SingleCalls;
 }
 
