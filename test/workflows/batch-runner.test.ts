@@ -16,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { installQuietRuntime, WORKFLOWS_PATH } from '../helpers/workflow-test-bed.js';
 import { testEnv } from '../helpers/env.js';
+import { eventually } from '../helpers/webhook-receiver.js';
 import { createCallActivities } from '../../activities/call-activities.js';
 import { createSingleCalls } from '../../activities/single-calls.js';
 import { createCoreActivities } from '../../activities/core/index.js';
@@ -164,15 +165,6 @@ async function startDelays(batchId: string, size: number, accountId: string): Pr
   );
 }
 
-/** Waits (bounded only against a hang) until `ready()` holds. */
-async function until(ready: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const giveUpAt = Date.now() + 60_000;
-  while (!(await ready())) {
-    if (Date.now() > giveUpAt) throw new Error(`${what} did not happen`);
-    await sleep(50);
-  }
-}
-
 test.serial("while a single call runs on the items' worker, each item starts the next one BATCH_YIELD_MS later; with none, at once", async (t) => {
   const size = 10;
   const accountId = (await createAccounts(mongo.db).open({ credits: 10 })).account._id;
@@ -181,18 +173,21 @@ test.serial("while a single call runs on the items' worker, each item starts the
     taskQueue: callTaskQueue(HASH_TEXT),
     args: [{ accountId, tool: HASH_TEXT.name, pool: HASH_TEXT.pool, cost: HASH_TEXT.cost, timeoutMs: 60_000, execution: 'local', oneStep: true, input: { text: HOLD, algorithm: 'sha256' } }],
   });
-  await until(() => singleCalls.busy(), 'the single call running');
+  await eventually(async () => singleCalls.busy(), Boolean, 60_000, 'the single call running');
   const busy = await batchOf(100, size, 'stop');
   await runnerEnded((await startRunner({ accountId: busy.accountId })).workflowId);
   release();
   t.like(await single.result(), { ok: true });
 
   const delays = await startDelays(busy.batchId, size, busy.accountId);
-  // The runner's fill starts the first CONCURRENCY items; each later one is handed on by an item that ended.
-  t.deepEqual(delays, [...Array(CONCURRENCY).fill(0), ...Array(size - CONCURRENCY).fill(YIELD_MS)]);
+  // The runner's fill starts the first CONCURRENCY items; each later one is handed on by an item that
+  // ended. The last one may instead be started by a fill (not yielding), when an item that found
+  // nothing left to hand on woke the runner between that last claim and its mark as running.
+  t.deepEqual(delays.slice(0, size - 1), [...Array(CONCURRENCY).fill(0), ...Array(size - 1 - CONCURRENCY).fill(YIELD_MS)]);
+  t.true([0, YIELD_MS].includes(delays.at(-1)!), `the last item: ${delays.at(-1)} ms`);
 
   // Once the worker has had no single call for a moment, a batch runs without yielding: its items' own steps do not count.
-  await until(() => !singleCalls.busy(), 'the worker quiet');
+  await eventually(async () => singleCalls.busy(), (busy) => !busy, 60_000, 'the worker quiet');
   const alone = await batchOf(100, size, 'stop');
   await runnerEnded((await startRunner({ accountId: alone.accountId })).workflowId);
   t.deepEqual(await startDelays(alone.batchId, size, alone.accountId), Array(size).fill(0));
