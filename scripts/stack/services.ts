@@ -130,6 +130,15 @@ export async function waitForPollers(address: string, namespace: string, taskQue
 /** SecantusDB's server with findAndModify writes as point writes (see the file). */
 const POINT_WRITES = fileURLToPath(new URL('./secantus_point_writes.py', import.meta.url));
 
+/**
+ * WiredTiger's own settings file in its home (`WiredTiger.config`, read at every open; SecantusDB
+ * has no flag for these). WiredTiger keeps the pages it touched until the cache holds
+ * `eviction_target` of its ceiling (80% by default), so the server's memory followed the data for
+ * longer than the hour-long soak. The hot set is far smaller: background eviction keeps clean pages
+ * at a fifth of the ceiling (the least it allows is a tenth). Figures in docs/OPERATING.md.
+ */
+export const WIREDTIGER_SETTINGS = 'eviction_target=20\n';
+
 export interface DatabaseOptions {
   /** Path of `secantusd-py` (in .tools/secantus). */
   binary: string;
@@ -139,12 +148,9 @@ export interface DatabaseOptions {
   /** Database name in the returned URL. Default `utility_tools`. */
   dbName?: string;
   /**
-   * WiredTiger cache ceiling (SecantusDB's default is 1G). The cache keeps every page a write
-   * touched until the ceiling, so the server's memory follows the data up to it: at 256M the soak's
-   * database grew all hour (58 -> 91 MiB, 36 MB of data). The service's hot set (accounts, keys,
-   * holds, the newest ledger and usage pages) is a few MB, so 16M is reached within minutes and
-   * costs nothing measurable: 500 ledger-like writes took the same time at 16M and 256M with
-   * 200,000 documents stored (docs/OPERATING.md).
+   * WiredTiger cache ceiling (SecantusDB's default is 1G): the room for dirty pages (writers are made
+   * to evict once they pass a fifth of it), not what the server keeps, which is WIREDTIGER_SETTINGS'
+   * `eviction_target`.
    */
   cacheSize?: string;
   timeoutMs?: number;
@@ -162,6 +168,7 @@ export async function startDatabase(supervisor: Supervisor, options: DatabaseOpt
   // ~/.secantus/ and /etc/secantus/, so nothing on the machine changes how it runs.
   const config = path.join(path.dirname(options.dir), 'secantusd.toml');
   writeFileSync(config, '# Settings come from the command line (scripts/stack/services.ts).\n');
+  writeFileSync(path.join(options.dir, 'WiredTiger.config'), WIREDTIGER_SETTINGS);
 
   const args = [
     '--config', config,
