@@ -131,13 +131,24 @@ export async function waitForPollers(address: string, namespace: string, taskQue
 const POINT_WRITES = fileURLToPath(new URL('./secantus_point_writes.py', import.meta.url));
 
 /**
- * WiredTiger's own settings file in its home (`WiredTiger.config`, read at every open; SecantusDB
- * has no flag for these). WiredTiger keeps the pages it touched until the cache holds
- * `eviction_target` of its ceiling (80% by default), so the server's memory followed the data for
- * longer than the hour-long soak. The hot set is far smaller: background eviction keeps clean pages
- * at a fifth of the ceiling (the least it allows is a tenth). Figures in docs/OPERATING.md.
+ * The database's cache ceiling: MongoDB's own floor, and far above what the server keeps (see
+ * WIREDTIGER_SETTINGS). Writers are made to evict once updates pass a tenth of the ceiling: under
+ * 16M that was 1.6 MB, which eight connections updating one 50 KB document reach, and the page they
+ * all wanted could not be evicted while their own cursors held it, so the whole server answered
+ * nothing for about a minute at a time (test/scripts/stack/wiredtiger-settings.test.ts).
  */
-export const WIREDTIGER_SETTINGS = 'eviction_target=20\n';
+export const DATABASE_CACHE_SIZE = '256M';
+
+/**
+ * WiredTiger's own settings file in its home (`WiredTiger.config`, read at every open; SecantusDB
+ * has no flag for these). WiredTiger keeps what it touched until the cache holds `eviction_target`
+ * of its ceiling (80% by default), so the server's memory would follow the data far beyond the
+ * hour-long soak. Its background eviction keeps clean pages at 4 MB, dirty ones at 2 MB and updates
+ * at 1 MB instead (sizes, not shares of the ceiling), where the service's hot set fits; application
+ * threads only evict past the triggers, which keep their shares of the 256M ceiling. Figures in
+ * docs/OPERATING.md.
+ */
+export const WIREDTIGER_SETTINGS = 'eviction_target=4MB,eviction_dirty_target=2MB,eviction_updates_target=1MB\n';
 
 export interface DatabaseOptions {
   /** Path of `secantusd-py` (in .tools/secantus). */
@@ -147,11 +158,7 @@ export interface DatabaseOptions {
   dir: string;
   /** Database name in the returned URL. Default `utility_tools`. */
   dbName?: string;
-  /**
-   * WiredTiger cache ceiling (SecantusDB's default is 1G): the room for dirty pages (writers are made
-   * to evict once they pass a fifth of it), not what the server keeps, which is WIREDTIGER_SETTINGS'
-   * `eviction_target`.
-   */
+  /** WiredTiger's cache ceiling (DATABASE_CACHE_SIZE): not what the server keeps, which WIREDTIGER_SETTINGS' targets set. */
   cacheSize?: string;
   timeoutMs?: number;
 }
@@ -177,7 +184,7 @@ export async function startDatabase(supervisor: Supervisor, options: DatabaseOpt
     '--storage-path', options.dir,
     // A standalone server: the service needs no transactions or change streams.
     '--standalone',
-    '--cache-size', options.cacheSize ?? '16M',
+    '--cache-size', options.cacheSize ?? DATABASE_CACHE_SIZE,
     '--log-level', 'WARNING',
   ];
   // SecantusDB's own Python, running it through secantus_point_writes.py: findAndModify without a collection scan.

@@ -1,7 +1,7 @@
 """Run by wiredtiger-settings.test.ts with SecantusDB's own Python: how much WiredTiger's cache holds
-once 8 MB of documents were written to a SecantusDB storage (16M cache, as the stack runs it) and
-read back, in a home with the stack's WiredTiger.config (waiting up to the given seconds for its
-background eviction to bring it under 4 MB) and in one without. Prints one JSON line:
+once 8 MB of documents were written to a SecantusDB storage (with the cache ceiling the stack runs
+it with) and read back, in a home with the stack's WiredTiger.config (waiting up to the given seconds
+for its background eviction to bring it under the given MB) and in one without. Prints one JSON line:
 {"settings": MB, "none": MB}."""
 import json
 import sys
@@ -11,8 +11,8 @@ import secantus.storage as storage
 from wiredtiger import stat
 
 
-def cached_mb(home, wait_s):
-    db = storage.Storage(home, cache_size="16M", enable_oplog=False, durable=True, checkpoint_seconds=0)
+def cached_mb(home, cache_size, under_mb, wait_s):
+    db = storage.Storage(home, cache_size=cache_size, enable_oplog=False, durable=True, checkpoint_seconds=0)
     # WiredTiger counts only with statistics on; counting does not change what it keeps.
     db._conn.reconfigure("statistics=(fast)")
     pad = "x" * 1000
@@ -27,7 +27,7 @@ def cached_mb(home, wait_s):
     while True:
         stats.reset()
         held = stats[stat.conn.cache_bytes_inuse][2]
-        if held < 4 * 1024 * 1024 or time.monotonic() >= deadline:
+        if held < under_mb * 1024 * 1024 or time.monotonic() >= deadline:
             break
         time.sleep(0.1)
     stats.close()
@@ -35,5 +35,5 @@ def cached_mb(home, wait_s):
     return round(held / 1024 / 1024, 1)
 
 
-with_settings, without, wait_s = sys.argv[1], sys.argv[2], float(sys.argv[3])
-print(json.dumps({"settings": cached_mb(with_settings, wait_s), "none": cached_mb(without, 0)}))
+with_settings, without, cache_size, under_mb, wait_s = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5])
+print(json.dumps({"settings": cached_mb(with_settings, cache_size, under_mb, wait_s), "none": cached_mb(without, cache_size, 0, 0)}))
