@@ -145,6 +145,13 @@ test.serial('re-enable with the missed events resent; the event log shows each e
     t.is(new Set(recovered.map((d) => d.body.id)).size, 21, 'each once');
     t.is(recovered.at(-1)!.body.event, 'credits.granted', 'the newest last');
 
+    // The receiver has a delivery before its attempt is recorded: the page is read again once it is.
+    await eventually(
+      async () => (await request('GET', '/api/v1/account/events?limit=1', { token: account.ownerToken })).body.items?.[0],
+      (e) => e?.event === 'credits.granted' && e.deliveries.some((d: { status: string }) => d.status === 'delivered'),
+      60_000,
+      'the grant recorded as delivered',
+    );
     await refresh(page);
     await waitForText(page, '#events-body tbody tr:first-child', /credits\.granted[\s\S]*Delivered/);
     t.regex(await textOf(page, `${card} .attempts tbody tr:first-child`), /credits\.granted[\s\S]*Recovered/);
