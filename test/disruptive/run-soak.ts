@@ -11,11 +11,11 @@
 //! of the audit (a call charged without its 200, or a 200 not charged, a batch item charged other
 //! than iff it succeeded), a charged cache hit, or an
 //! asynchronous call whose webhook never came.
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatAudit } from './support/ledger-audit.js';
 import { formatExtras } from './support/soak-extras.js';
-import { formatLevels, memoryChart, memoryCsv, memoryLevels } from './support/memory-curve.js';
+import { formatLevels, MEMORY_CSV_HEADER, memoryChart, memoryCsvRows, memoryLevels } from './support/memory-curve.js';
 import { CLUSTER_FAULTS, DEFAULT_FAULTS, latencyDrift, runSoak } from './support/soak-run.js';
 import { stackControl } from './support/stack-control.js';
 import { withTestStack } from './support/test-like-stack.js';
@@ -31,6 +31,9 @@ const failed = await withTestStack(
   async (stack) => {
     console.log(`soak: ${minutes} min at ${rate}/s, a fault every ${faultMinutes} minutes, on the ${cluster ? 'production-shaped (cluster)' : 'local'} stack`);
     const durationMs = minutes * 60_000;
+    // Written as the samples come, so a run cut short still leaves its curves.
+    const csv = path.join(stack.outputDir, 'soak-memory.csv');
+    writeFileSync(csv, MEMORY_CSV_HEADER);
     const result = await runSoak({
       apiUrl: stack.apiUrl,
       adminToken: stack.adminToken,
@@ -42,11 +45,10 @@ const failed = await withTestStack(
       durationMs,
       faultEveryMs: faultMinutes * 60_000,
       faults: cluster ? CLUSTER_FAULTS : DEFAULT_FAULTS,
+      onMemory: (round) => appendFileSync(csv, memoryCsvRows(round)),
       log: console.log,
     });
-    const csv = path.join(stack.outputDir, 'soak-memory.csv');
     const svg = path.join(stack.outputDir, 'soak-memory.svg');
-    writeFileSync(csv, memoryCsv(result.samples));
     writeFileSync(svg, memoryChart(result.samples, result.faults, durationMs));
     console.log(`\nsoak: ${result.arrivals.sent} calls sent, ${result.arrivals.dropped} dropped; memory in ${path.relative(process.cwd(), csv)} and ${path.relative(process.cwd(), svg)}`);
 

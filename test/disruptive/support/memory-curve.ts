@@ -17,18 +17,24 @@ export interface MemorySample {
 const PID_READ_MS = 2_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Samples every part's memory until `stop` says so; a fault's pid change is followed. */
-export async function sampleMemory(control: StackControl, everyMs: number, since: number, samples: MemorySample[], stop: () => boolean): Promise<void> {
+/**
+ * Samples every part's memory until `stop` says so; a fault's pid change is followed. `onRound`
+ * sees each round's samples as they are taken (a long run's CSV then survives the run's end).
+ */
+export async function sampleMemory(control: StackControl, everyMs: number, since: number, samples: MemorySample[], stop: () => boolean, onRound?: (round: MemorySample[]) => void): Promise<void> {
   let pids: Record<string, number> = await control.pids();
   while (!stop()) {
     const fresh = await Promise.race([control.pids(), sleep(PID_READ_MS).then(() => undefined)]).catch(() => undefined);
     if (fresh) pids = fresh;
     const atMs = Date.now() - since;
+    const round: MemorySample[] = [];
     for (const [part, pid] of Object.entries(pids)) {
       const memory = processMemory(pid);
       // A process just killed reads as nothing: no sample rather than a false drop to zero.
-      if (memory.rssKiB > 0) samples.push({ atMs, part, pid, rssKiB: memory.rssKiB, groupRssKiB: memory.groupRssKiB, groupPssKiB: memory.groupPssKiB });
+      if (memory.rssKiB > 0) round.push({ atMs, part, pid, rssKiB: memory.rssKiB, groupRssKiB: memory.groupRssKiB, groupPssKiB: memory.groupPssKiB });
     }
+    samples.push(...round);
+    onRound?.(round);
     await sleep(everyMs);
   }
 }
@@ -128,9 +134,15 @@ function minuteMedians(samples: readonly MemorySample[], read: (s: MemorySample)
   });
 }
 
+export const MEMORY_CSV_HEADER = 'seconds,part,pid,rss_kib,tree_rss_kib,tree_pss_kib\n';
+
+/** The samples as CSV lines, without the header (for appending as a run goes). */
+export function memoryCsvRows(samples: readonly MemorySample[]): string {
+  return samples.map((s) => `${(s.atMs / 1000).toFixed(0)},${s.part},${s.pid},${s.rssKiB},${s.groupRssKiB},${s.groupPssKiB}\n`).join('');
+}
+
 export function memoryCsv(samples: readonly MemorySample[]): string {
-  const rows = samples.map((s) => `${(s.atMs / 1000).toFixed(0)},${s.part},${s.pid},${s.rssKiB},${s.groupRssKiB},${s.groupPssKiB}`);
-  return ['seconds,part,pid,rss_kib,tree_rss_kib,tree_pss_kib', ...rows].join('\n') + '\n';
+  return MEMORY_CSV_HEADER + memoryCsvRows(samples);
 }
 
 const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#17becf'];

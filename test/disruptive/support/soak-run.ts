@@ -29,6 +29,8 @@ export interface SoakOptions {
   windowMs?: number;
   /** A batch of `items` hash-text items on the soak's account this often, the first at the start (default: 200 every five minutes). */
   batches?: { everyMs: number; items: number };
+  /** Each round of memory samples as it is taken. */
+  onMemory?: (round: MemorySample[]) => void;
   log: (line: string) => void;
 }
 
@@ -108,7 +110,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const since = Date.now();
   let done = false;
   const samples: MemorySample[] = [];
-  const sampler = sampleMemory(options.control, options.sampleEveryMs ?? 10_000, since, samples, () => done);
+  const sampler = sampleMemory(options.control, options.sampleEveryMs ?? 10_000, since, samples, () => done, options.onMemory);
   const faults: FaultWindow[] = [];
   const injector = (async () => {
     for (let n = 0; ; n++) {
