@@ -179,8 +179,8 @@ export interface EventDoc {
   event: string;
   createdAt: Date;
   data: Record<string, unknown>;
-  /** Set once the event was handed to every webhook endpoint it goes to (domain/webhooks/fanout.ts). */
-  fannedOutAt?: Date;
+  /** Set once the event was handed to every webhook endpoint it goes to (domain/webhooks/fanout.ts); never written as null, only queried so. */
+  fannedOutAt?: Date | null;
   /** The W3C traceparent of what caused it, when that was traced: its deliveries' traces link to it. */
   traceparent?: string;
 }

@@ -74,8 +74,10 @@ export function createWebhookFanout(options: WebhookFanoutOptions) {
 
   /** Re-sends unmarked events older than `staleAfterMs` and younger than `horizonMs`. */
   async function refanStale(now = Date.now()): Promise<number> {
+    // `null` matches the unset field as `$exists: false` does, but is an equality the database plans
+    // on the {fannedOutAt, createdAt} index: the other form read every event of the horizon, each minute.
     const stale = events.find({
-      fannedOutAt: { $exists: false },
+      fannedOutAt: null,
       createdAt: { $lt: new Date(now - staleAfterMs), $gte: new Date(now - horizonMs) },
     });
     let sent = 0;
