@@ -271,7 +271,8 @@ test('onInsufficientCredits wait: the batch pauses (batch.paused in the event lo
   const paused = await eventually(() => batchOf(account, res.body.id), (r) => r.body.status === 'paused' && r.body.counts.running === 0, 60_000, 'the batch to pause');
   t.like(paused.body, { charged: 3, completedAt: null, counts: { succeeded: 3, failed: 0, skipped: 0, running: 0, pending: 5 } });
   t.is(await balanceOf(account), 0);
-  const events = await request('GET', '/api/v1/account/events?type=batch.paused', { token: account.ownerToken });
+  // The status is set before the event is recorded: wait for the record.
+  const events = await eventually(() => request('GET', '/api/v1/account/events?type=batch.paused', { token: account.ownerToken }), (r) => r.body.items?.length >= 1, 60_000, 'batch.paused recorded');
   t.is(events.body.items.length, 1);
   t.like(events.body.items[0].data, { batchId: res.body.id, status: 'paused', tool: 'hash-text', total: 8 }); // its counts: when it paused, items still running
 

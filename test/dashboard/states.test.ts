@@ -62,10 +62,13 @@ test('sections say they are loading while their data is on its way', async (t) =
   const account = await newAccount(50);
   const { page, problems, close } = await openDashboard(browser);
   try {
-    // The usage answers are held back for a moment; the real answer follows.
+    // The usage answers are held back until the loading state has been seen (not for a fixed while:
+    // a slow page could then miss it); the real answer follows.
+    const held: HTTPRequest[] = [];
+    let holding = true;
     await page.setRequestInterception(true);
     page.on('request', (req) => {
-      if (isGet(req, '/api/v1/account/usage')) setTimeout(() => void req.continue(), 1500);
+      if (holding && isGet(req, '/api/v1/account/usage')) held.push(req);
       else void req.continue();
     });
     await page.locator('#token').fill(account.ownerToken);
@@ -74,6 +77,8 @@ test('sections say they are loading while their data is on its way', async (t) =
     t.regex(await loading!.evaluate((el) => (el as HTMLElement).innerText), /Loading balance and usage…/);
     t.is(await page.$eval('#usage', (el) => el.getAttribute('aria-busy')), 'true');
     await screenshot(page, 'state-loading', { fullPage: false });
+    holding = false;
+    for (const req of held) void req.continue();
     await waitForIdle(page);
     t.regex(await textOf(page, '#balance'), /^50 credits$/);
     t.deepEqual(problems, []);

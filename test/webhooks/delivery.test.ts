@@ -76,7 +76,9 @@ test('credits.low is delivered exactly once, signed so that verifyWebhook and a 
   await spend(account.apiKey, 3);
   await sleep(3000);
   t.is(ofEvent('/low', 'credits.low')(receiver.deliveries()).length, 1);
-  const attempts = (await attemptsOf(account, endpoint.id)).filter((a) => a.event === 'credits.low');
+  // The receiver has the delivery before its attempt is written: wait for the record, then count.
+  const lowAttempts = (rows: any[]) => rows.filter((a) => a.event === 'credits.low');
+  const attempts = lowAttempts(await eventually(() => attemptsOf(account, endpoint.id), (rows) => lowAttempts(rows).length >= 1, 60_000, 'the attempt recorded'));
   t.is(attempts.length, 1);
   t.like(attempts[0], { eventId: d.body.id, success: true, statusCode: 200 });
 });
@@ -115,7 +117,8 @@ test('an event recorded but never handed to delivery (a crash in between) is re-
   const [d] = (await receiver.waitFor((all) => all.some((x) => x.body?.id === eventId), 100_000, 'the swept event')).filter((x) => x.body?.id === eventId);
   t.like(d!.body, { id: eventId, event: 'api_key.created', data: { keyId: 'key_swept' } });
   t.true(verifyWebhook(endpoint.secret, d!.headers, d!.rawBody, d!.receivedAt));
-  const marked = await withServiceDb((db) => db.collection('events').findOne({ _id: eventId as never }));
+  // Marked once every signal went through, which the delivery can overtake.
+  const marked = await eventually(() => withServiceDb((db) => db.collection('events').findOne({ _id: eventId as never })), (e) => Boolean(e?.fannedOutAt), 60_000, 'the event marked');
   t.truthy(marked?.fannedOutAt, 'marked as fanned out, so the next sweep leaves it');
   t.is(receiver.deliveries('/swept').filter((x) => x.body?.id === eventId).length, 1);
 });

@@ -23,12 +23,13 @@ const probe = (page: Page, horizonMs = 500) => page.evaluate(callActivity('probe
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('a timeout counts until it fires, a cleared one not at all, one beyond the horizon not yet', async (t) => {
-  await onPage('<script>window.later = setTimeout(() => {}, 5000); clearTimeout(setTimeout(() => {}, 100));</script>', async (page) => {
+  // Timers long enough that a slow probe still finds them pending: what is judged is the horizon, not the pace.
+  await onPage('<script>window.later = setTimeout(() => {}, 30000); clearTimeout(setTimeout(() => {}, 100));</script>', async (page) => {
     t.is((await probe(page)).timerInMs, -1, 'the cleared one and the far one do not count');
-    t.true((await probe(page, 10_000)).timerInMs > 500, 'the far one counts within a longer horizon');
-    await page.evaluate('window.soon = setTimeout(() => { window.fired = true }, 300)');
-    const soon = await probe(page);
-    t.true(soon.timerInMs >= 0 && soon.timerInMs <= 300, `due in ${soon.timerInMs} ms`);
+    t.true((await probe(page, 60_000)).timerInMs > 500, 'the far one counts within a longer horizon');
+    await page.evaluate('window.soon = setTimeout(() => { window.fired = true }, 3000)');
+    const soon = await probe(page, 10_000);
+    t.true(soon.timerInMs >= 0 && soon.timerInMs <= 3000, `due in ${soon.timerInMs} ms`);
     await page.waitForFunction('window.fired === true', { timeout: 10_000 });
     t.is((await probe(page)).timerInMs, -1, 'fired');
   });
@@ -54,7 +55,8 @@ test("the page's timers behave as without the script and read as native code", a
   window.natives = [setTimeout, setInterval, clearTimeout, requestIdleCallback].map((f) => Function.prototype.toString.call(f));
 </script>`;
   await onPage(html, async (page) => {
-    await sleep(300);
+    await page.waitForFunction('window.seen.filter((s) => s[0] === "interval").length === 2', { timeout: 10_000 });
+    await sleep(100); // a third tick, or the cleared timeout, would have shown by now
     t.deepEqual(await page.evaluate('window.seen'), [['args', 1, 'two', true], ['string'], ['interval'], ['interval']]);
     for (const text of (await page.evaluate('window.natives')) as string[]) t.regex(text, /\[native code\]/);
     t.is(await page.evaluate('Object.keys(window).filter((k) => k.includes("Activity")).length'), 0, 'nothing enumerable on window');
@@ -64,11 +66,12 @@ test("the page's timers behave as without the script and read as native code", a
 test('a picture requested and not complete is reported, and the request is in flight meanwhile', async (t) => {
   await onPage('<p>x</p>', async (page) => {
     const requests = watchRequests(page);
-    await page.evaluate(`const img = new Image(); img.src = ${JSON.stringify(fixture.pages.url('/browser/image.png?delay=600'))}; document.body.appendChild(img)`);
-    await sleep(100);
+    // The picture takes 8 s, so it is still on its way whenever the probe runs.
+    await page.evaluate(`const img = new Image(); img.src = ${JSON.stringify(fixture.pages.url('/browser/image.png?delay=8000'))}; document.body.appendChild(img)`);
+    for (const until = Date.now() + 6_000; requests.inFlight === 0 && Date.now() < until; ) await sleep(50);
     t.is((await probe(page)).images, 1);
     t.is(requests.inFlight, 1);
-    await page.waitForFunction('document.images[0].complete', { timeout: 10_000 });
+    await page.waitForFunction('document.images[0].complete', { timeout: 30_000 });
     t.like(await probe(page), { images: 0, fonts: 0, loaded: true });
     t.is(requests.inFlight, 0);
     t.is(requests.started, 1);
