@@ -3,7 +3,7 @@
 //! failures counted, re-enable a disabled endpoint, page through attempts, delete.
 import test from 'ava';
 import type { Browser } from 'puppeteer-core';
-import { newAccount, request } from '../helpers/api.js';
+import { newAccount } from '../helpers/api.js';
 import { endpointOf, eventually, sendTest, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
 import { button, focused, launchBrowser, openDashboard, refresh, screenshot, signIn, textOf, waitForText } from './page.js';
@@ -68,8 +68,7 @@ test.serial('add an endpoint, send a test, see the attempt appear; a refused URL
     t.regex(await textOf(page, `${card} .attempts tbody tr:first-child`), /500[\s\S]*Failed[\s\S]*The receiver answered HTTP 500/);
     // The count is written after the attempt, and the page reads it again for a few seconds only: on
     // a busy machine it may come later, so the test waits for it through the API and has the page read again.
-    const listed = async () => (await request('GET', '/api/v1/account/webhooks', { token: account.ownerToken })).body[0];
-    await eventually(listed, (e) => e?.consecutiveFailures >= 1, 60_000, 'the failure counted');
+    await eventually(() => endpointOf(account, delivery!.body.data.endpointId), (e) => e?.consecutiveFailures >= 1, 60_000, 'the failure counted');
     await refresh(page);
     await waitForText(page, `${card} .endpoint-facts`, /Consecutive failures\s+[1-9]/);
     await screenshot(page, 'webhook-failure');

@@ -7,6 +7,7 @@ import test from 'ava';
 import type { Page } from 'puppeteer-core';
 import { callActivity, watchRequests, type PageState } from '../../../activities/browser/page-activity.js';
 import { useBrowserAndPages } from '../../helpers/browser-fixture.js';
+import { eventually } from '../../helpers/webhook-receiver.js';
 
 const fixture = useBrowserAndPages();
 
@@ -68,7 +69,7 @@ test('a picture requested and not complete is reported, and the request is in fl
     const requests = watchRequests(page);
     // The picture takes 8 s, so it is still on its way whenever the probe runs.
     await page.evaluate(`const img = new Image(); img.src = ${JSON.stringify(fixture.pages.url('/browser/image.png?delay=8000'))}; document.body.appendChild(img)`);
-    for (const until = Date.now() + 6_000; requests.inFlight === 0 && Date.now() < until; ) await sleep(50);
+    await eventually(async () => requests.inFlight, (n) => n > 0, 6_000, 'the picture requested');
     t.is((await probe(page)).images, 1);
     t.is(requests.inFlight, 1);
     await page.waitForFunction('document.images[0].complete', { timeout: 30_000 });
