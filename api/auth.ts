@@ -15,6 +15,8 @@ import { ToolError } from '../lib/errors.js';
 const CACHE_MS = 500;
 /** lastUsedAt is a display value: write it at most once a minute per credential. */
 const LAST_USED_EVERY_MS = 60_000;
+/** Credentials remembered by each map below; past it the map starts again (a lookup or a write more, never a wrong answer). */
+const REMEMBERED = 10_000;
 
 export interface Principal {
   accountId: string;
@@ -46,7 +48,7 @@ export function createAuthenticator(db: Db) {
     const hit = cache.get(digest);
     if (hit && Date.now() - hit.at < CACHE_MS) return hit.doc;
     const doc = await untilReachable(waitUntil, () => credentials.findOne({ digest }));
-    if (cache.size > 10_000) cache.clear();
+    if (cache.size > REMEMBERED) cache.clear();
     cache.set(digest, { doc, at: Date.now() });
     return doc;
   }
@@ -54,6 +56,7 @@ export function createAuthenticator(db: Db) {
   function touch(doc: CredentialDoc, ip: string | undefined) {
     const now = Date.now();
     if (now - (lastUsedWritten.get(doc._id) ?? 0) < LAST_USED_EVERY_MS) return;
+    if (lastUsedWritten.size > REMEMBERED) lastUsedWritten.clear();
     lastUsedWritten.set(doc._id, now);
     credentials.updateOne({ _id: doc._id }, { $set: { lastUsedAt: new Date(now), lastUsedIp: ip ?? null } }).catch(() => {});
   }
