@@ -18,7 +18,8 @@ export interface Delivery {
   answered: number | null;
 }
 
-export type Answer = { status: number; delayMs?: number; headers?: Record<string, string> } | { hang: true };
+/** `after`: the answer waits for it (a test's gate), then for `delayMs`. */
+export type Answer = { status: number; delayMs?: number; after?: Promise<unknown>; headers?: Record<string, string> } | { hang: true };
 
 /** How a path answers its n-th request (1-based). */
 export type Behaviour = (delivery: Delivery, n: number) => Answer;
@@ -70,13 +71,18 @@ export async function startReceiver(): Promise<Receiver> {
         if (!res.destroyed) res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers }).end('ok');
         notify();
       };
-      if (!answer.delayMs) return send();
+      const later = () => {
+        if (!answer.delayMs) return send();
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          send();
+        }, answer.delayMs);
+        timers.add(timer);
+      };
+      if (!answer.after && !answer.delayMs) return send();
       notify();
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        send();
-      }, answer.delayMs);
-      timers.add(timer);
+      if (answer.after) void answer.after.then(later);
+      else later();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -12,6 +12,7 @@ import { standaloneContext } from '../../lib/tool-handler.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { useBrowserAndPages } from '../helpers/browser-fixture.js';
 import { decodeImage } from '../helpers/images.js';
+import { eventually } from '../helpers/webhook-receiver.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 
 const schemas = compileToolSchemas('html-to-image');
@@ -128,21 +129,17 @@ test.serial('markup that never finishes ends at the deadline, and its page is cl
   // The deadline runs from the moment the page opens, so a slow start of the pool does not eat it.
   const deadline = new AbortController();
   let seen: Page | undefined;
-  let opened = 0;
   const handler = tool({
     withPage: (task, signal) =>
       fixture.browser.pool.withPage((lease) => {
         seen = lease.page;
-        opened = Date.now();
         setTimeout(() => deadline.abort(new Error('deadline')), 1_500);
         return task(lease);
       }, signal),
   });
+  // The deadline's own error: the load limit (15 s) would end the loop with its own.
   await t.throwsAsync(handler(validInput<HtmlToImageInput>(t, schemas.input, { html: '<script>for (;;) {}</script>' }), standaloneContext('loop', deadline.signal)), { message: 'deadline' });
-  t.true(Date.now() - opened < 5_000, 'the call ends at its deadline');
-  const until = Date.now() + 10_000;
-  while (!seen?.isClosed() && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-  t.true(seen?.isClosed(), 'the page is closed');
+  t.true(await eventually(async () => seen?.isClosed() ?? false, Boolean, 60_000, 'the page closed'));
   // The pool goes on serving.
   t.is((await render(t, { html: 'after', width: 320, height: 200 })).width, 320);
 });
