@@ -1,6 +1,7 @@
 import test from 'ava';
 import { memoryChart, memoryCsv, memoryLevels, type MemorySample } from './support/memory-curve.js';
-import { latencyDrift, type WindowLatency } from './support/soak-run.js';
+import { ALL_TOOLS, latencyDrift, windowLatencies, type WindowLatency } from './support/soak-run.js';
+import type { CallRecord } from './support/tool-client.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -98,6 +99,30 @@ test('p99 drift compares the last window with the first, per tool, and ignores w
   t.deepEqual(latencyDrift([window(0, 'hash-text', 100)]), []);
   // A window of a few stragglers answered after the run does not hide the last full one.
   t.deepEqual(latencyDrift([...windows, window(6, 'web-scrape', 40, 1)]), [{ tool: 'hash-text', firstP99: 100, lastP99: 130 }]);
+  // Under 100 calls the p99 is the slowest call: not judged.
+  t.deepEqual(latencyDrift([window(0, 'dns-lookup (async)', 290, 99), window(5, 'dns-lookup (async)', 530, 99)]), []);
+});
+
+test('asynchronous calls are also pooled over every tool, per window, so that they are judged with enough calls', (t) => {
+  const sentAt = new Map<CallRecord, number>();
+  const call = (index: number, tool: string, mode: CallRecord['mode'], latencyMs: number, atMs: number) => {
+    const record: CallRecord = { index, tool, mode, cost: 1, body: {}, status: 200, latencyMs };
+    sentAt.set(record, atMs);
+    return record;
+  };
+  const calls = [
+    ...Array.from({ length: 60 }, (_, i) => call(i, i % 2 ? 'hash-text' : 'dns-lookup', 'async', 270, 1_000)),
+    ...Array.from({ length: 60 }, (_, i) => call(60 + i, i % 2 ? 'hash-text' : 'dns-lookup', 'async', i < 3 ? 520 : 270, 61_000)),
+    call(120, 'hash-text', undefined, 40, 1_000),
+  ];
+  const windows = windowLatencies(calls, sentAt, 60_000);
+  const row = (w: number, tool: string) => windows.find((x) => x.window === w && x.tool === tool);
+  t.like(row(0, `${ALL_TOOLS} (async)`), { calls: 60, p99Ms: 270 });
+  t.like(row(1, `${ALL_TOOLS} (async)`), { calls: 60, p99Ms: 520 });
+  t.like(row(1, 'dns-lookup (async)'), { calls: 30 });
+  t.like(row(0, 'hash-text'), { calls: 1 });
+  t.is(row(0, `${ALL_TOOLS}`), undefined, 'synchronous calls are judged per tool only');
+  t.deepEqual(latencyDrift(windows, 1.2, 60), [{ tool: `${ALL_TOOLS} (async)`, firstP99: 270, lastP99: 520 }]);
 });
 
 test('the CSV has a row per sample and the chart a line per part, with the faults marked', (t) => {

@@ -7,7 +7,8 @@
 //! `soak-memory.svg` in the run's directory; p50/p99 per tool per ten-minute window; the ledger
 //! audit at the end. Exits 1 when a process's memory in the last third grows past 5% over its
 //! level at a third of the run (minute 20 of 60), on a 5xx or an unanswered call outside the
-//! faults' reach, when a tool's p99 in the last window is past 1.2x the first, or on any mismatch
+//! faults' reach, when a tool's p99 in the last window is past 1.2x the first (of 100 calls or more;
+//! asynchronous calls pooled over the tools), or on any mismatch
 //! of the audit (a call charged without its 200, or a 200 not charged, a batch item charged other
 //! than iff it succeeded), a charged cache hit, or an
 //! asynchronous call whose webhook never came.
