@@ -71,18 +71,15 @@ export async function startReceiver(): Promise<Receiver> {
         if (!res.destroyed) res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers }).end('ok');
         notify();
       };
-      const later = () => {
-        if (!answer.delayMs) return send();
+      if (!answer.after && !answer.delayMs) return send();
+      notify();
+      void (answer.after ?? Promise.resolve()).then(() => {
         const timer = setTimeout(() => {
           timers.delete(timer);
           send();
-        }, answer.delayMs);
+        }, answer.delayMs ?? 0);
         timers.add(timer);
-      };
-      if (!answer.after && !answer.delayMs) return send();
-      notify();
-      if (answer.after) void answer.after.then(later);
-      else later();
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

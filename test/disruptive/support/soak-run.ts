@@ -86,7 +86,7 @@ export const ALL_TOOLS = 'all tools';
 /** p50/p99 per window of each tool (and mode), and of each mode other than synchronous over every tool. */
 export function windowLatencies(calls: readonly CallRecord[], sentAt: ReadonlyMap<CallRecord, number>, windowMs: number): WindowLatency[] {
   const groups = new Map<string, number[]>();
-  const add = (key: string, ms: number) => groups.set(key, [...(groups.get(key) ?? []), ms]);
+  const add = (key: string, ms: number) => void (groups.get(key)?.push(ms) ?? groups.set(key, [ms]));
   for (const c of calls) {
     if (c.latencyMs === undefined || c.status === undefined) continue;
     const window = Math.floor(sentAt.get(c)! / windowMs);
