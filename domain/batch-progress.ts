@@ -215,9 +215,13 @@ export function createBatchProgress(db: Db, onEvent?: EventSink) {
     if (doc.completedAt) return doc;
     // A stopped batch's pending items are skipped while their calls may still end: counted in full until it completes (soon).
     const from = doc.stopped ? NOTHING_SETTLED : (doc.settled ?? NOTHING_SETTLED);
-    const above = await batchItems
-      .find({ batchId: doc._id, status: { $in: [...ENDED] }, index: { $gte: from.below } }, { projection: { _id: 0, index: 1, status: 1 } })
-      .toArray();
+    // One read per status: each is planned on {batchId, status, index} and reads only what ended
+    // above the mark (with `$in`, SecantusDB reads every item above it, pending ones too).
+    const above = (
+      await Promise.all(
+        ENDED.map((status) => batchItems.find({ batchId: doc._id, status, index: { $gte: from.below } }, { projection: { _id: 0, index: 1, status: 1 } }).toArray()),
+      )
+    ).flat();
     const running = await batchItems.countDocuments({ batchId: doc._id, status: 'running', index: { $gte: from.below } });
     const ended = { succeeded: from.succeeded, failed: from.failed, skipped: from.skipped };
     for (const item of above) ended[item.status as (typeof ENDED)[number]] += 1;
