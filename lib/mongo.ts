@@ -119,14 +119,27 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.renderCacheDays.createIndex({ accountId: 1, day: -1 }),
     // Batches: the account's list, its runner's search for what to run; the items of a batch in
     // index order (the items route's pages), by status in index order (the same filtered by status,
-    // pending ones to skip), in the order they ended (results), and the account's running ones.
+    // pending ones to skip, running ones to count) and in the order they ended (results).
     c.batches.createIndex({ accountId: 1, createdAt: -1 }),
     c.batches.createIndex({ accountId: 1, status: 1, createdAt: 1 }),
     c.batchItems.createIndex({ batchId: 1, index: 1 }),
     c.batchItems.createIndex({ batchId: 1, status: 1, index: 1 }),
     c.batchItems.createIndex({ batchId: 1, endedAt: 1 }),
-    c.batchItems.createIndex({ accountId: 1, status: 1 }),
+    // Every write of an item paid for an index of the account's running items, read only by the
+    // runner's fill, which now counts them per batch.
+    dropIndexIfPresent(c.batchItems, 'accountId_1_status_1'),
   ]);
+}
+
+/** MongoDB's codes for a drop of what is not there: the collection (NamespaceNotFound) or the index (IndexNotFound). */
+const NOT_THERE = new Set([26, 27]);
+
+async function dropIndexIfPresent(collection: Collection<any>, name: string): Promise<void> {
+  try {
+    await collection.dropIndex(name);
+  } catch (err) {
+    if (!(err instanceof MongoServerError && NOT_THERE.has(err.code as number))) throw err;
+  }
 }
 
 export interface Mongo {

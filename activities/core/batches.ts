@@ -83,7 +83,10 @@ export function createBatchActivities(deps: BatchActivityDeps) {
     const pending = await Promise.all(
       live.map((batch) => batchItems.find({ batchId: batch._id, status: 'pending', index: { $lt: batch.next } }, { projection: { index: 1 } }).sort({ index: -1 }).limit(deps.concurrency).toArray()),
     );
-    let running = await batchItems.countDocuments({ accountId, status: 'running' });
+    // Running items of every batch not ended, paused ones too (their other items finish as usual).
+    const paused = await batches.find({ accountId, status: 'paused' }, { projection: { _id: 1 } }).toArray();
+    const counted = await Promise.all([...active, ...paused].map((batch) => batchItems.countDocuments({ batchId: batch._id, status: 'running' })));
+    let running = counted.reduce((a, b) => a + b, 0);
     const since = await Promise.all(live.map(async (batch) => ((await batches.findOne({ _id: batch._id }, { projection: { next: 1 } }))?.next ?? batch.next) - batch.next));
     let free = deps.concurrency - running - since.reduce((a, b) => a + b, 0);
     for (const [i, batch] of live.entries()) {
