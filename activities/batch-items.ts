@@ -1,5 +1,5 @@
-//! What a tool pool's worker registers for a batch item's call: its last step, which records the
-//! call's outcome on the item (domain/batch-progress.ts) and hands the item's slot on to the next
+//! The end of a batch item's call, done by the call's step (activities/call-step.ts) or, for calls
+//! whose step did not, by a local activity of its own: it records the call's outcome on the item (domain/batch-progress.ts) and hands the item's slot on to the next
 //! item of its batch, starting that item's call, so a batch runs on without its runner; only when
 //! nothing was handed on (the batch has nothing left to start, is paused or stopped) is the
 //! account's batch runner woken to look. While single calls run on this worker, the next item's
@@ -26,16 +26,29 @@ export interface BatchItemDeps {
   onEvent?: EventSink;
 }
 
+/** A batch item's call as it ended, and whose it was. */
+export type BatchItemRecord = BatchItemOutcome & { accountId: string };
+
 export function createBatchItemActivities(deps: BatchItemDeps) {
   const progress = createBatchProgress(deps.db, deps.onEvent);
   const starter = createBatchStarter(deps);
+
+  /** `retried`: an earlier run may have recorded it (domain/batch-progress.ts, finishItem). */
+  async function record(outcome: BatchItemRecord, retried: boolean): Promise<void> {
+    const next = await progress.finishItem(outcome, new Date(), retried);
+    if (next) await starter.start(next.batch, next.item, deps.singleCalls.busy() ? deps.yieldMs : 0);
+    else await wakeBatchRunner(deps.client, outcome.accountId);
+  }
+
   return {
-    async recordBatchItem(outcome: BatchItemOutcome & { accountId: string }): Promise<void> {
-      const next = await progress.finishItem(outcome, new Date(), Context.current().info.attempt > 1);
-      if (next) await starter.start(next.batch, next.item, deps.singleCalls.busy() ? deps.yieldMs : 0);
-      else await wakeBatchRunner(deps.client, outcome.accountId);
+    record,
+    activities: {
+      /** The record as a local activity of its own: calls whose step did not record it (started before steps did). */
+      recordBatchItem(outcome: BatchItemRecord): Promise<void> {
+        return record(outcome, Context.current().info.attempt > 1);
+      },
     },
   };
 }
 
-export type BatchItemActivities = ReturnType<typeof createBatchItemActivities>;
+export type BatchItemActivities = ReturnType<typeof createBatchItemActivities>['activities'];

@@ -45,14 +45,15 @@ export function createCallActivities(db: Db, handlers: Record<string, ToolHandle
   const keep = (output: unknown) => keepOutput(blobs, output);
   const deliver = options.destinations && createDestinationDelivery({ db, ...options.destinations });
   const singleCalls = options.singleCalls ?? createSingleCalls();
+  const batchItems = options.batchItems && createBatchItemActivities({ db, ...options.batchItems, singleCalls, onEvent: options.onEvent });
   return {
     ...toolActivities(handlers, { callKeys, keepOutput: keep }),
-    ...createCallStep({ handlers, ledger, callKeys, onToolDone: options.onToolDone, keepOutput: keep, deliver, singleCalls }),
+    ...createCallStep({ handlers, ledger, callKeys, onToolDone: options.onToolDone, keepOutput: keep, deliver, singleCalls, recordBatchItem: batchItems?.record }),
     reserve: (call: CallRef) => ledger.reserve(call),
     commit: (call: CallRef) => ledger.commit(call),
     refund: (call: CallRef) => ledger.refund(call),
     destroyCallKey: (requestId: string) => callKeys.destroy(requestId),
     ...createCallOutcomes({ db, blobs, onEvent: options.onEvent }),
-    ...(options.batchItems ? createBatchItemActivities({ db, ...options.batchItems, singleCalls, onEvent: options.onEvent }) : {}),
+    ...(batchItems ? batchItems.activities : {}),
   };
 }

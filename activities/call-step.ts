@@ -15,6 +15,7 @@ import type { DeliveryRequest } from '../domain/destinations/delivery.js';
 import { toApplicationFailure, toolInput } from './tool-activities.js';
 import { SPAN_ATTRIBUTES, inSpan, markFailed } from '../lib/trace-context.js';
 import type { SingleCalls } from './single-calls.js';
+import type { BatchItemRecord } from './batch-items.js';
 
 export interface CallStepInput {
   requestId: string;
@@ -31,6 +32,8 @@ export interface CallStepResult {
   ms: { reserve: number; tool?: number; deliver?: number; settle?: number };
   /** Runs of the tool: a failure that is not final is tried again within the deadline. */
   attempts?: number;
+  /** A batch item's outcome was recorded on its item by the step (else the workflow records it). */
+  recorded?: true;
 }
 
 /** The tool's retries: as many runs, and the pause before the second (doubling after). */
@@ -51,6 +54,11 @@ export interface CallStepDeps {
   deliver?: (call: DeliveryRequest, output: unknown) => Promise<unknown>;
   /** Told of the steps of calls that are not batch items: batch items on this worker yield to them. */
   singleCalls?: SingleCalls;
+  /**
+   * Records a batch item's outcome on its item and hands its slot on (activities/batch-items.ts):
+   * done by the step itself, so an item's call makes one local activity, as a single call does.
+   */
+  recordBatchItem?: (outcome: BatchItemRecord, retried: boolean) => Promise<void>;
 }
 
 type ToolRun = { ok: true; output: unknown; attempts: number } | { ok: false; error: ToolCallError; attempts: number };
@@ -147,9 +155,22 @@ export function createCallStep(deps: CallStepDeps) {
     return { outcome: 'charged', result: { ok: true, output: run.output, charged: call.cost, balance: settled.balance }, ms, attempts };
   }
 
+  /**
+   * A batch item's step, then its outcome on the item. A failed record fails the step, whose retry
+   * finds the call settled (the ledger applies what was decided) and records it then.
+   */
+  async function batchItemStep(input: CallStepInput, batch: NonNullable<ToolCallInput['batch']>, record: NonNullable<CallStepDeps['recordBatchItem']>): Promise<CallStepResult> {
+    const done = await step(input);
+    const retried = input.mayBeSettled || Context.current().info.attempt > 1;
+    await inSpan('batch item record', {}, () => record({ batchId: batch.id, index: batch.index, attempt: batch.attempt, total: batch.total, requestId: input.requestId, accountId: input.call.accountId, result: done.result }, retried));
+    return { ...done, recorded: true };
+  }
+
   return {
     callStep(input: CallStepInput): Promise<CallStepResult> {
-      return input.call.batch || !deps.singleCalls ? step(input) : deps.singleCalls.during(() => step(input));
+      const { batch } = input.call;
+      if (batch) return deps.recordBatchItem ? batchItemStep(input, batch, deps.recordBatchItem) : step(input);
+      return deps.singleCalls ? deps.singleCalls.during(() => step(input)) : step(input);
     },
   };
 }

@@ -1,5 +1,6 @@
-//! The last step of a batch item's call, and only of one: record its outcome on the item and hand
-//! its slot on to the next item of its batch, or tell the account's batch runner the slot is free
+//! The last step of a batch item's call whose call step did not record it (one started before steps
+//! recorded their items, replayed so): record its outcome on the item and hand its slot on to the
+//! next item of its batch, or tell the account's batch runner the slot is free
 //! (activities/batch-items.ts), as a local activity on whichever worker runs the call.
 import { proxyLocalActivities } from '@temporalio/workflow';
 import type { BatchItemActivities } from '../activities/batch-items.js';

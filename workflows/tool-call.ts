@@ -69,17 +69,16 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
     if (!rerun || (await ledger.refund(ref)).outcome !== 'charged') return failed(ANSWERED_TOO_LATE);
   }
 
-  const result =
-    call.oneStep
-      ? (await step(call).callStep({ requestId: ref.requestId, call, mayBeSettled: rerun })).result
-      : await inSteps(call, ref, rerun);
+  const stepped = call.oneStep ? await step(call).callStep({ requestId: ref.requestId, call, mayBeSettled: rerun }) : undefined;
+  const result = stepped ? stepped.result : await inSteps(call, ref, rerun);
   // A synchronous call's key is destroyed by the API once the answer has reached it: destroyed in
   // this task, a worker dying before the task completes leaves a re-run that cannot unseal its
   // input, for a call that may already be charged. (Calls started before that still do it here.)
   // Nobody answers a batch item or an asynchronous call: the workflow ends the key itself.
   if (call.sealed && (call.async || call.batch || !patched(API_DESTROYS_CALL_KEY))) await ledger.destroyCallKey(ref.requestId);
   if (call.async) await finishAsyncCall(ref, result, call.cacheAs);
-  if (call.batch) await finishBatchItem({ ...call.batch, requestId: ref.requestId, accountId: call.accountId }, result);
+  // A step records its batch item itself; a step recorded before steps did leaves it to this.
+  if (call.batch && !stepped?.recorded) await finishBatchItem({ ...call.batch, requestId: ref.requestId, accountId: call.accountId }, result);
   return result;
 }
 

@@ -6,6 +6,8 @@
 //! - tool-call-*: from the code before a call of a tool run within its workflow task was one step
 //!   (reserve, the tool and commit or refund as three local activities): charged, refused,
 //!   retried once, refused for want of credits, and a queued tool's call.
+//! - tool-call-batch-item-recorded-apart: a batch item's call from the code before its step recorded
+//!   the item (the record a local activity of its own after the step).
 import test from 'ava';
 import { readdirSync, readFileSync } from 'node:fs';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
