@@ -1,8 +1,8 @@
 //! The end of a batch item's call, done by the call's step (activities/call-step.ts) or, for calls
-//! whose step did not, by a local activity of its own: it records the call's outcome on the item (domain/batch-progress.ts) and hands the item's slot on to the next
-//! item of its batch, starting that item's call, so a batch runs on without its runner; only when
-//! nothing was handed on (the batch has nothing left to start, is paused or stopped) is the
-//! account's batch runner woken to look. While single calls run on this worker, the next item's
+//! whose step did not, by a local activity of its own: it records the call's outcome on the item
+//! (domain/batch-progress.ts) and hands the item's slot on to the next item of its batch, starting
+//! that item's call, so a batch runs on without its runner; only when nothing was handed on (the
+//! batch has nothing left to start, is paused or stopped) is the account's batch runner woken to look. While single calls run on this worker, the next item's
 //! call starts `yieldMs` later (Temporal's start delay): each of the batch's lanes then
 //! leaves the machine to them for that long between items, so someone waiting on a call is not
 //! queued behind bulk work on every core, the database and the Temporal server. Alone, a batch

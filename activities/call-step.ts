@@ -7,7 +7,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ToolError, isErrorCode } from '../lib/errors.js';
 import { isDatabaseUnreachable } from '../lib/mongo.js';
-import { DEPENDENCY_UNREACHABLE, TOOL_FAILED, TOOL_TIMED_OUT, ANSWERED_TOO_LATE, callRefOf, reserveRefusal, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+import { DEPENDENCY_UNREACHABLE, TOOL_FAILED, TOOL_TIMED_OUT, ANSWERED_TOO_LATE, batchItemEnd, callRefOf, reserveRefusal, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
 import type { CallKeys } from '../domain/call-keys.js';
 import type { Ledger } from '../domain/ledger.js';
@@ -117,10 +117,12 @@ export function createCallStep(deps: CallStepDeps) {
     }
   }
 
+  /** Whether this run may follow one that settled the call: a retry of this step, as a re-run task may. */
+  const mayRepeat = (mayBeSettled: boolean) => mayBeSettled || Context.current().info.attempt > 1;
+
   async function step({ requestId, call, mayBeSettled }: CallStepInput): Promise<CallStepResult> {
     const ref = callRefOf(call, requestId);
-    // A retry of this step may follow its own settle, as a re-run task may.
-    const repeat = mayBeSettled || Context.current().info.attempt > 1;
+    const repeat = mayRepeat(mayBeSettled);
     let start = performance.now();
     const reserved = await inSpan('ledger reserve', {}, () => deps.ledger.reserve({ ...ref, mayBeSettled: repeat }));
     const ms: CallStepResult['ms'] = { reserve: since(start) };
@@ -161,8 +163,7 @@ export function createCallStep(deps: CallStepDeps) {
    */
   async function batchItemStep(input: CallStepInput, batch: NonNullable<ToolCallInput['batch']>, record: NonNullable<CallStepDeps['recordBatchItem']>): Promise<CallStepResult> {
     const done = await step(input);
-    const retried = input.mayBeSettled || Context.current().info.attempt > 1;
-    await inSpan('batch item record', {}, () => record({ batchId: batch.id, index: batch.index, attempt: batch.attempt, total: batch.total, requestId: input.requestId, accountId: input.call.accountId, result: done.result }, retried));
+    await inSpan('batch item record', {}, () => record(batchItemEnd(batch, input.call.accountId, input.requestId, done.result), mayRepeat(input.mayBeSettled)));
     return { ...done, recorded: true };
   }
 

@@ -70,6 +70,11 @@ export interface CallDestination {
   name: string;
 }
 
+/** What a batch item's call records when it ends (domain/batch-progress.ts, finishItem): its item, its call and how it ended. */
+export function batchItemEnd(batch: NonNullable<ToolCallInput['batch']>, accountId: string, requestId: string, result: ToolCallResult) {
+  return { batchId: batch.id, index: batch.index, attempt: batch.attempt, total: batch.total, requestId, accountId, result };
+}
+
 /** The workflow id of an account's batch runner: one per account, so its bound holds across its batches. */
 export const batchRunnerId = (accountId: string) => `batch-runner-${accountId}`;
 

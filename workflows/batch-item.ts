@@ -3,8 +3,7 @@
 //! next item of its batch, or tell the account's batch runner the slot is free
 //! (activities/batch-items.ts), as a local activity on whichever worker runs the call.
 import { proxyLocalActivities } from '@temporalio/workflow';
-import type { BatchItemActivities } from '../activities/batch-items.js';
-import type { ToolCallResult } from '../lib/temporal-shared.js';
+import type { BatchItemActivities, BatchItemRecord } from '../activities/batch-items.js';
 
 /** A few writes and a start or a signal; retried until the database and Temporal answer, like the ledger steps. */
 const { recordBatchItem } = proxyLocalActivities<BatchItemActivities>({
@@ -12,6 +11,6 @@ const { recordBatchItem } = proxyLocalActivities<BatchItemActivities>({
   retry: { initialInterval: '200ms', maximumInterval: '10s' },
 });
 
-export function finishBatchItem(item: { id: string; index: number; attempt: number; total?: number; requestId: string; accountId: string }, result: ToolCallResult): Promise<void> {
-  return recordBatchItem({ batchId: item.id, index: item.index, attempt: item.attempt, total: item.total, requestId: item.requestId, accountId: item.accountId, result });
+export function finishBatchItem(end: BatchItemRecord): Promise<void> {
+  return recordBatchItem(end);
 }

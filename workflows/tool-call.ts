@@ -15,7 +15,7 @@ import type { CoreActivities } from '../activities/core/index.js';
 import type { CallStepActivities } from '../activities/call-step.js';
 import type { CallRef } from '../domain/ledger-terms.js';
 import { ERRORS, isErrorCode } from '../lib/errors.js';
-import { ANSWERED_TOO_LATE, TASK_QUEUES, TOOL_FAILED, TOOL_TIMED_OUT, callRefOf, reserveRefusal, type ToolActivityInput, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+import { ANSWERED_TOO_LATE, TASK_QUEUES, batchItemEnd, TOOL_FAILED, TOOL_TIMED_OUT, callRefOf, reserveRefusal, type ToolActivityInput, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import { finishAsyncCall } from './async-call.js';
 import { finishBatchItem } from './batch-item.js';
 
@@ -78,7 +78,7 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
   if (call.sealed && (call.async || call.batch || !patched(API_DESTROYS_CALL_KEY))) await ledger.destroyCallKey(ref.requestId);
   if (call.async) await finishAsyncCall(ref, result, call.cacheAs);
   // A step records its batch item itself; a step recorded before steps did leaves it to this.
-  if (call.batch && !stepped?.recorded) await finishBatchItem({ ...call.batch, requestId: ref.requestId, accountId: call.accountId }, result);
+  if (call.batch && !stepped?.recorded) await finishBatchItem(batchItemEnd(call.batch, call.accountId, ref.requestId, result));
   return result;
 }
 

@@ -70,7 +70,9 @@ export function createBatchActivities(deps: BatchActivityDeps) {
   async function fill(accountId: string): Promise<BatchFill> {
     const now = new Date();
     const wakeAt = await resumable(accountId, now);
-    const active = await batches.find({ accountId, status: { $in: ['running', 'cancelled'] }, completedAt: null }).sort({ createdAt: 1 }).toArray();
+    // Not ended: paused ones hold slots with their running items, the others may also start some.
+    const open = await batches.find({ accountId, status: { $in: ['running', 'cancelled', 'paused'] }, completedAt: null }).sort({ createdAt: 1 }).toArray();
+    const active = open.filter((batch) => batch.status !== 'paused');
     for (const batch of active) if (batch.stopped) await progress.settleStopped(batch, now);
     const live = active.filter((batch) => !batch.stopped);
     // Items hand their slots on without this fill (domain/batch-progress.ts: the next item is
@@ -83,9 +85,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
     const pending = await Promise.all(
       live.map((batch) => batchItems.find({ batchId: batch._id, status: 'pending', index: { $lt: batch.next } }, { projection: { index: 1 } }).sort({ index: -1 }).limit(deps.concurrency).toArray()),
     );
-    // Running items of every batch not ended, paused ones too (their other items finish as usual).
-    const paused = await batches.find({ accountId, status: 'paused' }, { projection: { _id: 1 } }).toArray();
-    const counted = await Promise.all([...active, ...paused].map((batch) => batchItems.countDocuments({ batchId: batch._id, status: 'running' })));
+    const counted = await Promise.all(open.map((batch) => batchItems.countDocuments({ batchId: batch._id, status: 'running' })));
     let running = counted.reduce((a, b) => a + b, 0);
     const since = await Promise.all(live.map(async (batch) => ((await batches.findOne({ _id: batch._id }, { projection: { next: 1 } }))?.next ?? batch.next) - batch.next));
     let free = deps.concurrency - running - since.reduce((a, b) => a + b, 0);
