@@ -22,6 +22,11 @@ export interface BatchItemDeps {
   secretKey: Buffer;
   /** BATCH_YIELD_MS: the start delay of a successor while single calls run here (0: none). */
   yieldMs: number;
+  /**
+   * `client` shares this worker's connection (a NativeConnection), so a successor may be started
+   * eagerly, its first task handed to this worker in the start's answer (activities/batch-start.ts).
+   */
+  eagerStarts?: boolean;
   singleCalls: SingleCalls;
   onEvent?: EventSink;
 }
@@ -36,7 +41,7 @@ export function createBatchItemActivities(deps: BatchItemDeps) {
   /** `retried`: an earlier run may have recorded it (domain/batch-progress.ts, finishItem). */
   async function record(outcome: BatchItemRecord, retried: boolean): Promise<void> {
     const next = await progress.finishItem(outcome, new Date(), retried);
-    if (next) await starter.start(next.batch, next.item, deps.singleCalls.busy() ? deps.yieldMs : 0);
+    if (next) await starter.start(next.batch, next.item, deps.singleCalls.busy() ? deps.yieldMs : 0, deps.eagerStarts ?? false);
     else await wakeBatchRunner(deps.client, outcome.accountId);
   }
 

@@ -55,9 +55,10 @@ export function createBatchStarter(deps: BatchStarterDeps) {
 
   /**
    * Starts an item's call (a repeat finds it started), its first task `delayMs` from now;
-   * answers its request id once it is started.
+   * answers its request id once it is started. `eager`: the caller is a worker of the item's
+   * queue, which may take the call's first task straight from the start's answer.
    */
-  async function start(batch: BatchDoc, item: BatchItemDoc, delayMs = 0): Promise<string> {
+  async function start(batch: BatchDoc, item: BatchItemDoc, delayMs = 0, eager = false): Promise<string> {
     const requestId = batchItemRequestId(batch.accountId, batch._id, item.index, item.attempt);
     const tool = findTool(batch.tool)!;
     try {
@@ -69,7 +70,10 @@ export function createBatchStarter(deps: BatchStarterDeps) {
         args: [input],
         workflowTaskTimeout: CALL_WORKFLOW_TASK_TIMEOUT_MS,
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        ...(delayMs > 0 ? { startDelay: delayMs } : {}),
+        // Eager: Temporal hands the first task to this worker in the start's answer, not through
+        // its queue (a round trip and the matching service's work saved per item), when the
+        // worker has a slot free; otherwise the task is queued as usual. A delayed start is queued.
+        ...(delayMs > 0 ? { startDelay: delayMs } : eager ? { requestEagerStart: true } : {}),
         // Behind synchronous calls on the pool's queue whenever tasks wait there (a call's own default is 3).
         priority: { priorityKey: BATCH_ITEM_PRIORITY },
         typedSearchAttributes: new TypedSearchAttributes([

@@ -33,7 +33,7 @@ export interface CallActivityOptions {
    * SECRET_KEY, to open the next item's secret fields; without them this worker cannot run batch items.
    * `yieldMs` (BATCH_YIELD_MS): how much later an item starts its successor while single calls run here.
    */
-  batchItems?: { client: Client; secretKey: Buffer; yieldMs: number };
+  batchItems?: { client: Client; secretKey: Buffer; yieldMs: number; eagerStarts?: boolean };
   /** The process's count of single calls running, shared by its pools (a count of these calls alone when absent). */
   singleCalls?: SingleCalls;
 }

@@ -85,16 +85,26 @@ function listed(pool: Exclude<Pool, 'core'>, handlers: Record<string, ToolHandle
 }
 
 /**
+ * The cpu pool's workflow task pollers (the SDK's default, named because the slots count them):
+ * each poller holds a slot while it waits for a task. Without slots of their own beside the
+ * calls', an idle cpu worker (16 slots, 10 of them held by waiting pollers, one per running batch
+ * item) had almost none free for a batch item's eager start (activities/batch-start.ts): 2-4% of
+ * successors were started eagerly, 96-99% with the pollers' slots added (measured with BATCH_CONCURRENCY 4).
+ */
+const CPU_WORKFLOW_TASK_POLLERS = 10;
+
+/**
  * Workflow tasks of calls one tool worker holds at once. A task holds its slot while its local
  * activities (ledger steps, a short tool) run, so this bounds the calls in progress on the worker;
  * beyond it calls wait in Temporal's queue, where another replica can take them. A short call's
  * slot is mostly spent waiting for the database and Temporal, not computing (the tool work itself
- * is bounded by the pool's threads, CPU_CONCURRENCY), so the cpu pool holds eight per thread.
+ * is bounded by the pool's threads, CPU_CONCURRENCY), so the cpu pool holds eight per thread, and
+ * its pollers' slots beside them (under load those too go to calls).
  */
 function callSlots(pool: ToolPool, config: Config): number {
   switch (pool) {
     case 'cpu':
-      return Math.max(16, 8 * config.cpuConcurrency);
+      return Math.max(16, 8 * config.cpuConcurrency) + CPU_WORKFLOW_TASK_POLLERS;
     case 'network':
       return config.networkConcurrency;
     case 'browser':
@@ -171,7 +181,7 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     ...CALL_WORKER_OPTIONS,
     ...traced,
     workflowBundle,
-    activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs, batchItems: { client, secretKey: deps.config.secretKey, yieldMs: deps.config.batchYieldMs }, singleCalls: deps.singleCalls, destinations: { secretKey: deps.config.secretKey, guard: deps.net.guard } }),
+    activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs, batchItems: { client, secretKey: deps.config.secretKey, yieldMs: deps.config.batchYieldMs, eagerStarts: !deps.client }, singleCalls: deps.singleCalls, destinations: { secretKey: deps.config.secretKey, guard: deps.net.guard } }),
     interceptors: { activity: [...tracedActivities, toolMetricsInterceptor(new Set(Object.keys(served)), onToolDone)] },
     // Draining on SIGTERM: polling stops at once and the calls already running may finish
     // (the SDK's default cancels them at once, leaving their retry to another worker).
@@ -181,6 +191,7 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     await Worker.create({
       ...calls,
       maxConcurrentWorkflowTaskExecutions: slots,
+      ...(pool === 'cpu' ? { workflowTaskPollerBehavior: { type: 'simple-maximum' as const, maximum: CPU_WORKFLOW_TASK_POLLERS } } : {}),
       // Each call runs one local activity at a time (its step, or a ledger step or tool of older calls).
       maxConcurrentLocalActivityExecutions: slots,
       // The tools of queued tools' calls started before the pool had a queue of long calls.
