@@ -85,11 +85,10 @@ function listed(pool: Exclude<Pool, 'core'>, handlers: Record<string, ToolHandle
 }
 
 /**
- * The cpu pool's workflow task pollers (the SDK's default, named because the slots count them):
- * each poller holds a slot while it waits for a task. Without slots of their own beside the
- * calls', an idle cpu worker (16 slots, 10 of them held by waiting pollers, one per running batch
- * item) had almost none free for a batch item's eager start (activities/batch-start.ts): 2-4% of
- * successors were started eagerly, 96-99% with the pollers' slots added (measured with BATCH_CONCURRENCY 4).
+ * The cpu pool's workflow task pollers (the SDK's default, named because its slots count them): a
+ * poller holds a slot while it waits for a task, so an idle worker has free only the slots beyond
+ * its pollers, and a batch item's eager start (activities/batch-start.ts) is taken only when one is
+ * free. With the calls' slots alone, almost none was (docs/BENCHMARKS.md).
  */
 const CPU_WORKFLOW_TASK_POLLERS = 10;
 
