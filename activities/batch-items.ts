@@ -2,11 +2,11 @@
 //! whose step did not, by a local activity of its own: it records the call's outcome on the item
 //! (domain/batch-progress.ts) and hands the item's slot on to the next item of its batch, starting
 //! that item's call, so a batch runs on without its runner; only when nothing was handed on (the
-//! batch has nothing left to start, is paused or stopped) is the account's batch runner woken to look. While single calls run on this worker, the next item's
-//! call starts `yieldMs` later (Temporal's start delay): each of the batch's lanes then
-//! leaves the machine to them for that long between items, so someone waiting on a call is not
-//! queued behind bulk work on every core, the database and the Temporal server. Alone, a batch
-//! runs at full speed.
+//! batch has nothing left to start, is paused or stopped) is the account's batch runner woken to
+//! look. While single calls run on this worker, the next item's call starts `yieldMs` later
+//! (Temporal's start delay): each of the batch's lanes then leaves the machine to them for that long
+//! between items, so someone waiting on a call is not queued behind bulk work on every core, the
+//! database and the Temporal server. Alone, a batch runs at full speed.
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
@@ -41,7 +41,7 @@ export function createBatchItemActivities(deps: BatchItemDeps) {
   /** `retried`: an earlier run may have recorded it (domain/batch-progress.ts, finishItem). */
   async function record(outcome: BatchItemRecord, retried: boolean): Promise<void> {
     const next = await progress.finishItem(outcome, new Date(), retried);
-    if (next) await starter.start(next.batch, next.item, deps.singleCalls.busy() ? deps.yieldMs : 0, deps.eagerStarts ?? false);
+    if (next) await starter.start(next.batch, next.item, deps.singleCalls.busy() ? { delayMs: deps.yieldMs } : { eager: deps.eagerStarts });
     else await wakeBatchRunner(deps.client, outcome.accountId);
   }
 

@@ -58,7 +58,7 @@ export function createBatchStarter(deps: BatchStarterDeps) {
    * answers its request id once it is started. `eager`: the caller is a worker of the item's
    * queue, which may take the call's first task straight from the start's answer.
    */
-  async function start(batch: BatchDoc, item: BatchItemDoc, delayMs = 0, eager = false): Promise<string> {
+  async function start(batch: BatchDoc, item: BatchItemDoc, { delayMs = 0, eager = false }: { delayMs?: number; eager?: boolean } = {}): Promise<string> {
     const requestId = batchItemRequestId(batch.accountId, batch._id, item.index, item.attempt);
     const tool = findTool(batch.tool)!;
     try {

@@ -3,14 +3,10 @@
 //! next item of its batch, or tell the account's batch runner the slot is free
 //! (activities/batch-items.ts), as a local activity on whichever worker runs the call.
 import { proxyLocalActivities } from '@temporalio/workflow';
-import type { BatchItemActivities, BatchItemRecord } from '../activities/batch-items.js';
+import type { BatchItemActivities } from '../activities/batch-items.js';
 
 /** A few writes and a start or a signal; retried until the database and Temporal answer, like the ledger steps. */
-const { recordBatchItem } = proxyLocalActivities<BatchItemActivities>({
+export const { recordBatchItem: finishBatchItem } = proxyLocalActivities<BatchItemActivities>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '200ms', maximumInterval: '10s' },
 });
-
-export function finishBatchItem(end: BatchItemRecord): Promise<void> {
-  return recordBatchItem(end);
-}
