@@ -1,5 +1,4 @@
-"""SecantusDB with its findAndModify writes made point writes: run in place of `secantusd-py`
-(same arguments) by scripts/stack/services.ts.
+"""SecantusDB with its findAndModify writes made point writes (installed by secantusd.py).
 
 SecantusDB 0.7.0b3 (the newest on PyPI) writes a findAndModify's matched document with the filter
 `{_id: <matched id>, $and: [<the query>]}`, and its write path plans no index for a filter with a
@@ -9,8 +8,6 @@ keys, the `_id` point lookup is used instead; the write path still matches each 
 the whole filter, so what is written is the same, only not found by a scan. Other filters plan as
 before. Drop this once SecantusDB plans such filters itself.
 """
-import sys
-
 from secantus import storage
 
 _plan = storage.Storage._try_index_id_keys
@@ -27,10 +24,3 @@ def _try_index_id_keys(self, db, coll, filter, *, collation=None):
 def install():
     storage.Storage._try_index_id_keys = _try_index_id_keys
 
-
-if __name__ == "__main__":
-    install()
-    from secantus.cli import main
-
-    sys.argv[0] = "secantusd-py"
-    sys.exit(main())

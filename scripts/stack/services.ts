@@ -127,8 +127,8 @@ export async function waitForPollers(address: string, namespace: string, taskQue
   }
 }
 
-/** SecantusDB's server with findAndModify writes as point writes (see the file). */
-const POINT_WRITES = fileURLToPath(new URL('./secantus_point_writes.py', import.meta.url));
+/** SecantusDB's server with the stack's fixes installed (secantusd.py, and the files it names). */
+const SECANTUSD = fileURLToPath(new URL('./secantusd.py', import.meta.url));
 
 /**
  * The database's cache ceiling: MongoDB's own floor, and far above what the server keeps (see
@@ -187,13 +187,14 @@ export async function startDatabase(supervisor: Supervisor, options: DatabaseOpt
     '--cache-size', options.cacheSize ?? DATABASE_CACHE_SIZE,
     '--log-level', 'WARNING',
   ];
-  // SecantusDB's own Python, running it through secantus_point_writes.py: findAndModify without a collection scan.
+  // SecantusDB's own Python, running it through secantusd.py: findAndModify without a collection
+  // scan, and an open that does not read every document.
   const python = path.join(path.dirname(options.binary), 'python3');
   // Two malloc arenas, not glibc's eight per core: the server runs a thread per connection, each
   // thread's arena kept its freed pages, and with the cache full the process still grew 74 -> 99 MiB
   // over 400,000 inserts (73 -> 84 MiB with two, level from the 200,000th).
   const env = { ...process.env, MALLOC_ARENA_MAX: '2' };
-  const proc = supervisor.start({ name: 'database', command: python, args: [POINT_WRITES, ...args], env, layer: 0, stopTimeoutMs: 10_000 });
+  const proc = supervisor.start({ name: 'database', command: python, args: [SECANTUSD, ...args], env, layer: 0, stopTimeoutMs: 10_000 });
   const url = `mongodb://127.0.0.1:${options.port}/${options.dbName ?? 'utility_tools'}`;
   await waitForMongo(url, { timeoutMs: options.timeoutMs ?? 60_000, processes: [proc] });
   return { url, process: proc };
