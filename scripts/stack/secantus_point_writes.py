@@ -23,4 +23,3 @@ def _try_index_id_keys(self, db, coll, filter, *, collation=None):
 
 def install():
     storage.Storage._try_index_id_keys = _try_index_id_keys
-

@@ -34,13 +34,14 @@ def open_storage():
     return storage.Storage(home, enable_oplog=False, durable=True, checkpoint_seconds=0)
 
 
+PER_COLLECTION = 50
 db = open_storage()
-# Two databases, 24 collections over 16 shards (so some shards hold several), 50 documents each.
+# Two databases, 24 collections over the document shards (so some shards hold several).
 names = [(d, f"c{n}") for d in ("a", "b") for n in range(12)]
 for d, coll in names:
-    db.insert(d, coll, [{"_id": i, "pad": "x" * 200} for i in range(50)])
+    db.insert(d, coll, [{"_id": i, "pad": "x" * 200} for i in range(PER_COLLECTION)])
 # The newest document of all deleted, and one collection emptied: what is left decides.
-db.delete_matching("b", "c11", {"_id": 49})
+db.delete_matching("b", "c11", {"_id": PER_COLLECTION - 1})
 db.delete_matching("a", "c3", {})
 db.close()
 
@@ -53,7 +54,14 @@ def largest_record_id(scan):
 
 
 db = open_storage()
-out = {"inserted": 50 * len(names), "left": 50 * len(names) - 51, "unpatched": largest_record_id(storage.Storage._scan_max_nat_seq)}
+inserted = PER_COLLECTION * len(names)
+out = {
+    "inserted": inserted,
+    "left": inserted - 1 - PER_COLLECTION,
+    "collectionsLeft": len(names) - 1,
+    "shards": storage._DOC_SHARDS,
+    "unpatched": largest_record_id(storage.Storage._scan_max_nat_seq),
+}
 secantus_record_ids.install()
 out["patched"] = largest_record_id(storage.Storage._scan_max_nat_seq)
 db.close()
