@@ -61,18 +61,22 @@ export interface RunningApps {
 }
 
 /**
- * glibc malloc settings for the API process. Its native memory (not V8's heap, which stayed level)
- * grew 193 -> 227 MiB when the soak killed the workers and kept it: the buffers of a burst of
- * reconnects and retries were freed into per-thread arenas and below the heap's top, where glibc
- * keeps them. Two arenas, and a fixed 128 KiB threshold above which blocks are mapped apart and
- * given back when freed and past which the heap's free top is returned, held it at 182 -> 183 MiB
- * through the same kill (bench:core no slower). Also docker-compose.yml's api services.
+ * glibc malloc settings for the API process. Its native memory (not V8's heap) rose at every fault
+ * and stayed: the buffers of a burst of reconnects and retries were freed into per-thread arenas and
+ * below the heap's top, where glibc keeps them. Two arenas, and a fixed 128 KiB threshold above
+ * which blocks are mapped apart and unmapped when freed and past which the heap's free top is
+ * returned, hold it level (docs/OPERATING.md has the figures). Also docker-compose.yml's api services.
  */
 export const API_MALLOC_ENV: NodeJS.ProcessEnv = {
   MALLOC_ARENA_MAX: '2',
   MALLOC_MMAP_THRESHOLD_: '131072',
   MALLOC_TRIM_THRESHOLD_: '131072',
 };
+
+/** An API process's environment: the malloc defaults under `env`, so settings already there win. */
+export function apiEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...API_MALLOC_ENV, ...env };
+}
 
 /** tsx for the service's own main thread, not for the workflow threads the SDK starts (see the module). */
 const TSX_MAIN_THREAD = new URL('./tsx-main-thread.mjs', import.meta.url).href;
@@ -84,8 +88,7 @@ function startNode(supervisor: Supervisor, options: AppOptions, name: string, en
     // STACK_NODE_ARGS: extra Node flags for the service's processes, e.g. `--cpu-prof` to profile them.
     args: [...(process.env.STACK_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', TSX_MAIN_THREAD, path.join(options.root, entry)],
     cwd: options.root,
-    // Settings already in the environment win over the API's malloc defaults.
-    env: { ...(name === 'api' && API_MALLOC_ENV), ...options.env, PORT: String(options.apiPort) },
+    env: { ...(name === 'api' ? apiEnv(options.env) : options.env), PORT: String(options.apiPort) },
     echo: options.echo,
   });
 }

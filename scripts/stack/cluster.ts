@@ -15,7 +15,7 @@ import { poolTaskQueues } from '../../domain/catalogue.js';
 import { startingPart } from './start-error.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 import { OUTAGE_MS } from './test-stack.js';
-import { API_MALLOC_ENV, localBlobStore } from './apps.js';
+import { apiEnv, localBlobStore } from './apps.js';
 import {
   setupTemporalSchema,
   startTemporalServer,
@@ -142,7 +142,7 @@ function appProcesses(
       command: process.execPath,
       args: [path.join(root, 'dist', entry)],
       cwd: root,
-      env: { ...(name.startsWith('api-') && API_MALLOC_ENV), ...env, ...own },
+      env: { ...(name.startsWith('api-') ? apiEnv(env) : env), ...own },
       echo: options.echo,
     });
     apps.set(name, proc);

@@ -45,8 +45,10 @@ test.after.always(async () => {
 
 const PAGES = ['First page of the fixture, with ümlauts and € signs.', 'Second page: the end.'];
 
-/** Whether every process of the group has ended (and been reaped) within a couple of seconds. */
-/** A killed group is reaped when the machine gets to it: a generous bound on waiting, never a verdict on its pace. */
+/**
+ * Whether every process of the group has ended and been reaped. A killed group is reaped when the
+ * machine gets to it: a generous bound on waiting, never a verdict on its pace.
+ */
 async function processGroupGone(pgid: number): Promise<boolean> {
   for (let i = 0; i < 600; i++) {
     try {
