@@ -64,7 +64,7 @@ function serverArgs(options: PostgresOptions, dataDir: string): string[] {
     listen_addresses: '127.0.0.1',
     unix_socket_directories: '', // TCP only: no socket folder to own
     max_connections: '200', // each Temporal service keeps its own pools
-    // The ceiling of the tree's shared memory: under load it fills, then stays (docs/OPERATING.md).
+    // Most of the tree's shared memory: load fills it, then it stays (docs/OPERATING.md).
     shared_buffers: '128MB',
     // Temporal writes a little on every workflow step; a crash may lose the last few hundred ms
     // of commits, never consistency (the data directory survives SIGKILL either way).
