@@ -57,18 +57,23 @@ function initCluster(dataDir: string, options: PostgresOptions, user: UnixUser |
   );
 }
 
+/** How Temporal's PostgreSQL runs, here and in docker-compose.yml's `temporal-db`. */
+export const TEMPORAL_POSTGRES_SETTINGS: Readonly<Record<string, string>> = {
+  max_connections: '200', // each Temporal service keeps its own pools
+  // Most of the tree's shared memory: load fills it, then it stays (docs/OPERATING.md).
+  shared_buffers: '128MB',
+  // Temporal writes a little on every workflow step; a crash may lose the last few hundred ms
+  // of commits, never consistency (the data directory survives SIGKILL either way).
+  synchronous_commit: 'off',
+};
+
 /** Settings on the command line, so a reused data directory runs exactly as configured here. */
 function serverArgs(options: PostgresOptions, dataDir: string): string[] {
   const settings: Record<string, string> = {
     port: String(options.port),
     listen_addresses: '127.0.0.1',
     unix_socket_directories: '', // TCP only: no socket folder to own
-    max_connections: '200', // each Temporal service keeps its own pools
-    // Most of the tree's shared memory: load fills it, then it stays (docs/OPERATING.md).
-    shared_buffers: '128MB',
-    // Temporal writes a little on every workflow step; a crash may lose the last few hundred ms
-    // of commits, never consistency (the data directory survives SIGKILL either way).
-    synchronous_commit: 'off',
+    ...TEMPORAL_POSTGRES_SETTINGS,
     log_min_messages: 'warning',
   };
   return ['-D', dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];

@@ -10,6 +10,7 @@ import { callTool, newAccount } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
 import { sample, samples } from '../../bench/prom-text.js';
 import { API_MALLOC_ENV } from '../../scripts/stack/apps.js';
+import { TEMPORAL_POSTGRES_SETTINGS } from '../../scripts/stack/postgres.js';
 
 // bootstrap-cluster.mjs is plain JavaScript without types: imported by URL, typed here.
 const { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } = (await import(new URL('../../scripts/bootstrap-cluster.mjs', import.meta.url).href)) as {
@@ -119,7 +120,7 @@ test('the Temporal UI serves the cluster\'s namespace', async (t) => {
   t.true(namespaces.namespaces.some((n) => n.namespaceInfo.name === testEnv.temporalNamespace()));
 });
 
-test('docker-compose.yml is valid and pins what ran here: server, admin tools and UI versions, the same config files, the API\'s malloc settings', (t) => {
+test('docker-compose.yml is valid and pins what ran here: server, admin tools and UI versions, the same config files, the API\'s malloc settings, Temporal\'s PostgreSQL settings', (t) => {
   const compose = readFileSync('docker-compose.yml', 'utf8');
   t.notThrows(() => execFileSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], { env: { ...process.env, SECRET_KEY: '0'.repeat(64) }, stdio: 'pipe' }));
   t.true(compose.includes(`temporalio/server:${TEMPORAL_SERVER_VERSION}`));
@@ -133,5 +134,8 @@ test('docker-compose.yml is valid and pins what ran here: server, admin tools an
   }
   for (const [name, value] of Object.entries(API_MALLOC_ENV)) {
     t.true(compose.includes(`${name}: "${value}"`), `compose's API sets ${name} as the stack does`);
+  }
+  for (const [name, value] of Object.entries(TEMPORAL_POSTGRES_SETTINGS)) {
+    t.true(compose.includes(`"-c", "${name}=${value}"`), `compose's temporal-db sets ${name} as the stack does`);
   }
 });
