@@ -59,7 +59,9 @@ function initCluster(dataDir: string, options: PostgresOptions, user: UnixUser |
 
 /** How Temporal's PostgreSQL runs, here and in docker-compose.yml's `temporal-db`. */
 export const TEMPORAL_POSTGRES_SETTINGS: Readonly<Record<string, string>> = {
-  max_connections: '200', // each Temporal service keeps its own pools
+  // Each of Temporal's four services keeps pools of up to 30 (deploy/temporal/utility-tools.yaml):
+  // 120 in all, past PostgreSQL's default of 100.
+  max_connections: '200',
   // Most of the tree's shared memory: load fills it, then it stays (docs/OPERATING.md).
   shared_buffers: '128MB',
   // Temporal writes a little on every workflow step; a crash may lose the last few hundred ms
