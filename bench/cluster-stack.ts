@@ -5,7 +5,7 @@
 //! cannot start ends the bench with one line.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchApiKey, type BenchStack, type StackProcess } from './stack.js';
+import { benchApiKey, settle, type BenchStack, type StackProcess } from './stack.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -51,6 +51,7 @@ export async function withClusterBenchStack<T>(fn: (stack: BenchStack, cluster: 
       .filter(([name]) => name !== 'temporal-ui')
       .map(([name, pid]) => ({ name, pid }))
       .filter((p): p is StackProcess => p.pid !== undefined);
+    await settle(processes);
     return await fn({
       apiUrl: cluster.apiUrl,
       adminToken,

@@ -24,6 +24,11 @@ import { withClusterBenchStack } from './cluster-stack.js';
 import { temporalFloor, type FloorFigures, type FloorKind } from './temporal-floor.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
+/**
+ * Uncounted calls before each platform and floor row. A stack's first few hundred calls cost its
+ * processes more CPU (the JIT, first use of each path); a service that has been up serves warm.
+ */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 100);
 
 /** The same hash-text handler behind a bare Koa route: JSON in, JSON out, nothing else. */
 async function bareKoa(threads: number) {
@@ -99,7 +104,7 @@ async function hashTextFigures(name: StackName): Promise<PlatformFigures> {
             const call = await timedPost(url, { text: `bench ${i}` }, key);
             if (i >= 0) timed.push(call);
           },
-          { calls: CALLS, concurrency },
+          { calls: CALLS, concurrency, warmup: WARMUP },
         );
         if (stack.processes.length > 0) figures.cpu.push({ concurrency, perCall: cpuPerCall(before, cpuSnapshot(stack.processes), timed.length) });
         figures.rows.push(row);
@@ -107,7 +112,7 @@ async function hashTextFigures(name: StackName): Promise<PlatformFigures> {
         figures.rows.push(await measure('hash-text on bare Koa', (i) => postJson(bare.url, { text: `bench ${i}` }), { calls: CALLS, concurrency }));
       }
       // The floor is Temporal's, the same traced or not: measured on the untraced stacks only.
-      if (stack.temporal && name !== 'dev-traced') figures.floor = await temporalFloor(stack.temporal, stack.processes, { calls: CALLS, concurrencies: [1, 32] });
+      if (stack.temporal && name !== 'dev-traced') figures.floor = await temporalFloor(stack.temporal, stack.processes, { calls: CALLS, warmup: WARMUP, concurrencies: [1, 32] });
     } finally {
       await bare.close();
     }

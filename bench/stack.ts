@@ -5,6 +5,7 @@
 //! (A stack with fixtures and the control endpoint: test/disruptive/support/test-like-stack.ts.)
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { untilQuiet } from './process-cpu.js';
 
 export interface BenchStack {
   apiUrl: string;
@@ -114,6 +115,12 @@ export interface BenchStackOptions {
   tracing?: boolean;
 }
 
+/** Lets a stack that has just started finish starting before anything is measured on it. */
+export async function settle(processes: StackProcess[]): Promise<void> {
+  const { waitedS, quiet } = await untilQuiet(processes);
+  console.log(`bench: stack ${quiet ? 'quiet' : 'still busy'} after ${waitedS.toFixed(1)} s`);
+}
+
 export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>, options: BenchStackOptions = {}): Promise<T> {
   const given = process.env.API_URL && process.env.ADMIN_TOKEN;
   const e = process.env;
@@ -127,6 +134,7 @@ export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>, o
       }
     : await startThrowawayStack(options);
   if (given) console.log(`bench: the stack at ${platform.apiUrl}`);
+  else await settle(platform.processes);
   // Helpers that read the test environment (test/helpers/api.ts) then work against this stack; put
   // back after, so a second throwaway stack in the same run (bench:core's traced one) is its own.
   const previous = { API_URL: process.env.API_URL, ADMIN_TOKEN: process.env.ADMIN_TOKEN };

@@ -51,7 +51,7 @@ const ownCpuMs = () => {
 export async function temporalFloor(
   temporal: { address: string; namespace: string },
   processes: StackProcess[],
-  options: { calls: number; concurrencies: number[] },
+  options: { calls: number; warmup?: number; concurrencies: number[] },
 ): Promise<FloorFigures> {
   // Temporal and its store: the dev server keeps it inside; the cluster's is PostgreSQL.
   const temporalProcess = processes.filter((p) => p.name === 'temporal' || p.name === 'postgres');
@@ -102,7 +102,7 @@ export async function temporalFloor(
         await handle.result();
         if (i >= 0) counted++;
       },
-      { calls: options.calls, concurrency },
+      { calls: options.calls, concurrency, warmup: options.warmup },
     );
     const perCall = cpuPerCall(before, cpuSnapshot(temporalProcess), counted);
     const own = (ownCpuMs() - ownBefore) / counted;
