@@ -1,5 +1,5 @@
 import test from 'ava';
-import { memoryChart, memoryCsv, memoryLevels, type MemorySample } from './support/memory-curve.js';
+import { formatLevels, judgedGrowth, memoryChart, memoryCsv, memoryLevels, type MemorySample } from './support/memory-curve.js';
 import { ALL_TOOLS, latencyDrift, windowLatencies, type WindowLatency } from './support/soak-run.js';
 import type { CallRecord } from './support/tool-client.js';
 
@@ -81,6 +81,16 @@ test("a heap's GC sawtooth is a level, peak against peak; a sawtooth that climbs
 test('each part is judged by its own samples', (t) => {
   const levels = memoryLevels([...curve('api', () => 200), ...curve('database', (m) => 50 + m)], HOUR, 'rss');
   t.deepEqual(levels.map((l) => [l.part, l.measure, l.grows]), [['api', 'rss', false], ['database', 'rss', true]]);
+});
+
+test("the test fixtures' growth is printed and not judged; a service part's growth is judged", (t) => {
+  const climbing = (m: number) => 40 + 0.3 * m;
+  const levels = [...memoryLevels(curve('fixtures', climbing), HOUR, 'rss'), ...memoryLevels(curve('workers', climbing), HOUR, 'rss')];
+  t.true(levels.every((l) => l.grows));
+  t.deepEqual(judgedGrowth(levels).map((l) => l.part), ['workers']);
+  const [fixtures, workers] = formatLevels(levels);
+  t.regex(fixtures!, /grows \(not judged: the test fixtures\)$/);
+  t.regex(workers!, /GROWS$/);
 });
 
 test('a tree is judged by its proportional set: backends touching more shared pages grow summed RSS, not PSS', (t) => {

@@ -9,7 +9,7 @@
 //! level reached and held within the bound passes, growth that goes on does not.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { formatLevels, MEASURE_NAMES, memoryChart, memoryCsv, memoryLevels } from './support/memory-curve.js';
+import { formatLevels, judgedGrowth, MEASURE_NAMES, memoryChart, memoryCsv, memoryLevels } from './support/memory-curve.js';
 import { memoryOverBound, printLoad, runLoad } from './support/load-run.js';
 import { stackControl } from './support/stack-control.js';
 import { withTestStack } from './support/test-like-stack.js';
@@ -42,7 +42,7 @@ const failed = await withTestStack(
     const judged = seconds >= LEVEL_JUDGED_FROM_SECONDS;
     console.log(`memory every 10 s in ${path.relative(process.cwd(), stack.outputDir)}/load-memory.{csv,svg}: level at a third of the run, highest in the last third${judged ? '' : ' (not judged under 10 minutes)'}:`);
     for (const line of formatLevels(levels)) console.log(line);
-    const growing = judged ? levels.filter((l) => l.grows) : [];
+    const growing = judged ? judgedGrowth(levels) : [];
     // Past the machine's capacity calls queue and time out (504, refunded): figures, not a
     // failure. A 500, a call left unanswered or memory past the bound is one.
     const broken = result.calls.filter((c) => c.status === undefined || c.status === 500).length;

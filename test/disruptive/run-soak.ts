@@ -16,7 +16,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatAudit } from './support/ledger-audit.js';
 import { formatExtras } from './support/soak-extras.js';
-import { formatLevels, MEMORY_CSV_HEADER, memoryChart, memoryCsvRows, memoryLevels } from './support/memory-curve.js';
+import { formatLevels, judgedGrowth, MEMORY_CSV_HEADER, memoryChart, memoryCsvRows, memoryLevels } from './support/memory-curve.js';
 import { CLUSTER_FAULTS, DEFAULT_FAULTS, latencyDrift, runSoak } from './support/soak-run.js';
 import { stackControl } from './support/stack-control.js';
 import { withTestStack } from './support/test-like-stack.js';
@@ -63,7 +63,7 @@ const failed = await withTestStack(
     console.log(`5xx or no answer outside the faults' reach: ${result.failuresOutsideFaults.length}`);
     console.log(formatAudit(result.audit));
     console.log(formatExtras(result.extras));
-    return levels.some((l) => l.grows) || drift.length > 0 || result.failuresOutsideFaults.length > 0 || result.audit.mismatches.length > 0 || result.extras.mismatches.length > 0;
+    return judgedGrowth(levels).length > 0 || drift.length > 0 || result.failuresOutsideFaults.length > 0 || result.audit.mismatches.length > 0 || result.extras.mismatches.length > 0;
   },
   { RATE_LIMIT_PER_SECOND: String(Math.max(60, rate * 2)) },
   { cluster },
