@@ -74,21 +74,21 @@ export function cpuPerCall(before: CpuSnapshot, after: CpuSnapshot, calls: numbe
 
 /**
  * Waits until the processes together use less than `belowCores` of a core for `seconds`
- * seconds in a row (at most `maxSeconds`), and returns how long that took. A stack that has
- * just started is still starting things after it answers (the cpu worker's LibreOffice and
- * upscaling model, Chromium, the JIT): measured then, their start would count as calls' CPU.
+ * seconds in a row (at most `maxSeconds`), and says how long that took. A stack that has just
+ * started is still starting things after it answers (the workers' tool processes, the JIT):
+ * measured then, their start would count as calls' CPU.
  */
 export async function untilQuiet(processes: StackProcess[], options: { belowCores?: number; seconds?: number; maxSeconds?: number } = {}): Promise<{ waitedS: number; quiet: boolean }> {
   const { belowCores = 0.25, seconds = 2, maxSeconds = 120 } = options;
   const began = performance.now();
   let quietFor = 0;
-  let before = cpuSnapshot(processes);
+  const totalMs = () => [...cpuSnapshot(processes).values()].reduce((sum, ms) => sum + ms, 0);
+  let before = totalMs();
   while (quietFor < seconds && performance.now() - began < maxSeconds * 1000) {
     const t = performance.now();
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const after = cpuSnapshot(processes);
-    const used = cpuPerCall(before, after, 1).find((r) => r.process === 'all')!.msPerCall;
-    quietFor = used / (performance.now() - t) < belowCores ? quietFor + 1 : 0;
+    const after = totalMs();
+    quietFor = (after - before) / (performance.now() - t) < belowCores ? quietFor + 1 : 0;
     before = after;
   }
   return { waitedS: (performance.now() - began) / 1000, quiet: quietFor >= seconds };

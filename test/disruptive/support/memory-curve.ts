@@ -66,21 +66,23 @@ export const LEVEL_TOLERANCE = 0.05;
 
 /**
  * Parts sampled, charted and printed but not judged: the test's fixtures stand in for the sites,
- * DNS and feeds the tools reach and are no part of the service a user runs. Their own heap warms
+ * DNS and feeds the tools reach and are no part of the service a user runs. Their memory climbs
  * for about half an hour at the soak's rate before it holds (some 8 MiB), across the 5% line at
  * minute 20 one run and not the next: judged, a fixture would decide the service's verdict.
  */
 export const UNJUDGED_PARTS: ReadonlySet<string> = new Set(['fixtures']);
 
+const judged = (l: MemoryLevel) => !UNJUDGED_PARTS.has(l.part);
+
 /** The judged parts that grew. */
 export function judgedGrowth(levels: readonly MemoryLevel[]): MemoryLevel[] {
-  return levels.filter((l) => l.grows && !UNJUDGED_PARTS.has(l.part));
+  return levels.filter((l) => l.grows && judged(l));
 }
 
 /** One line per part: its level, the highest after, and from when it held. */
 export function formatLevels(levels: readonly MemoryLevel[]): string[] {
   const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
-  const growth = (l: MemoryLevel) => (!l.grows ? '' : UNJUDGED_PARTS.has(l.part) ? '  grows (not judged: the test fixtures)' : '  GROWS');
+  const growth = (l: MemoryLevel) => (!l.grows ? '' : judged(l) ? '  GROWS' : '  grows (not judged: the test fixtures)');
   return levels.map((l) => `  ${l.part.padEnd(14)} ${MEASURE_NAMES[l.measure].padEnd(8)} ${mib(l.levelKiB).padStart(8)} -> max ${mib(l.lastThirdMaxKiB).padStart(8)}  levelled at minute ${l.levelledAtMinute?.toFixed(1) ?? 'never'}${growth(l)}`);
 }
 
