@@ -65,12 +65,12 @@ export interface MemoryLevel {
 export const LEVEL_TOLERANCE = 0.05;
 
 /**
- * Parts sampled, charted and printed but not judged: the test's fixtures stand in for the sites,
- * DNS and feeds the tools reach and are no part of the service a user runs. Their memory climbs
- * for about half an hour at the soak's rate before it holds (some 8 MiB), across the 5% line at
- * minute 20 one run and not the next: judged, a fixture would decide the service's verdict.
+ * Parts sampled, charted and printed but not judged, each with why. The test's fixtures stand in
+ * for the sites, DNS and feeds the tools reach and are no part of the service a user runs. Their
+ * memory climbs for about half an hour at the soak's rate before it holds (some 8 MiB), across the
+ * 5% line at minute 20 one run and not the next: judged, a fixture would decide the service's verdict.
  */
-export const UNJUDGED_PARTS: ReadonlySet<string> = new Set(['fixtures']);
+export const UNJUDGED_PARTS: ReadonlyMap<string, string> = new Map([['fixtures', 'the test fixtures']]);
 
 const judged = (l: MemoryLevel) => !UNJUDGED_PARTS.has(l.part);
 
@@ -82,7 +82,7 @@ export function judgedGrowth(levels: readonly MemoryLevel[]): MemoryLevel[] {
 /** One line per part: its level, the highest after, and from when it held. */
 export function formatLevels(levels: readonly MemoryLevel[]): string[] {
   const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
-  const growth = (l: MemoryLevel) => (!l.grows ? '' : judged(l) ? '  GROWS' : '  grows (not judged: the test fixtures)');
+  const growth = (l: MemoryLevel) => (!l.grows ? '' : judged(l) ? '  GROWS' : `  grows (not judged: ${UNJUDGED_PARTS.get(l.part)})`);
   return levels.map((l) => `  ${l.part.padEnd(14)} ${MEASURE_NAMES[l.measure].padEnd(8)} ${mib(l.levelKiB).padStart(8)} -> max ${mib(l.lastThirdMaxKiB).padStart(8)}  levelled at minute ${l.levelledAtMinute?.toFixed(1) ?? 'never'}${growth(l)}`);
 }
 
