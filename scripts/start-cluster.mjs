@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 //! `npm run start:cluster`: the production shape of docker-compose.yml on this machine, as plain
 //! processes: PostgreSQL and the Temporal server on it (built from its Go module), the Temporal
-//! UI, SecantusDB (unless MONGODB_URL), and the compiled service (`npm run build`, dist/): two API
-//! replicas behind HAProxy and one process per worker pool, the cpu pool twice. Installs what is
-//! missing first; state lives in `.data/cluster/` (PostgreSQL's, started by root, in
-//! /var/lib/utility-tools/, linked from there: scripts/stack/postgres-data.ts), so a second run
-//! keeps it. Ctrl-C stops everything. A part that fails to start is reported in one line.
+//! UI, SecantusDB (unless MONGODB_URL), MailDev with its inbox (unless SMTP_URL), and the
+//! compiled service (`npm run build`, dist/): two API replicas behind HAProxy and one process per
+//! worker pool, the cpu pool twice. Installs what is missing first; state lives in
+//! `.data/cluster/` (PostgreSQL's, started by root, in /var/lib/utility-tools/, linked from there:
+//! scripts/stack/postgres-data.ts), so a second run keeps it. Ctrl-C stops everything. A part
+//! that fails to start is reported in one line.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -59,6 +60,7 @@ const { supervisor, fail, markUp } = stack.superviseLocalStart(logDir, { oneLine
 
 try {
   const adminTokenFile = path.join(data, 'admin-token');
+  const mail = await stack.startLocalMail(supervisor, { root, mailDirectory: path.join(data, 'mail') });
   const cluster = await stack.startCluster(supervisor, {
     root,
     dataDir: data,
@@ -72,6 +74,7 @@ try {
       // Every call traced locally (the service's default keeps one in ten).
       ...(localJaeger && stack.tracingEnv(stack.LOCAL_JAEGER_PORTS, 'parentbased_always_on')),
       ...process.env, // anything the user set wins
+      ...mail.env,
       PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || `http://localhost:${ports.loadBalancer}`,
       SECRET_KEY: stack.keptSecret(data, 'SECRET_KEY', 'secret-key', () => randomBytes(32).toString('hex')),
       ADMIN_TOKEN: stack.keptSecret(data, 'ADMIN_TOKEN', 'admin-token', () => randomBytes(24).toString('base64url')),
@@ -95,6 +98,7 @@ try {
         ? `  Database     ${stack.redactUrl(cluster.mongodbUrl)} (MONGODB_URL)`
         : `  Database     ${cluster.mongodbUrl} (SecantusDB, data in ${rel(path.join(data, 'secantus'))})`,
       process.env.ADMIN_TOKEN ? '  Admin token  from ADMIN_TOKEN' : `  Admin token  ${rel(adminTokenFile)}`,
+      mail.line,
       '  Metrics (Prometheus):',
       ...metrics,
       localJaeger
