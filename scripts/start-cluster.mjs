@@ -60,26 +60,29 @@ const { supervisor, fail, markUp } = stack.superviseLocalStart(logDir, { oneLine
 
 try {
   const adminTokenFile = path.join(data, 'admin-token');
-  const mail = await stack.startLocalMail(supervisor, { root, mailDirectory: path.join(data, 'mail') });
-  const cluster = await stack.startCluster(supervisor, {
-    root,
-    dataDir: data,
-    tools,
-    ports,
-    mongodbUrl: process.env.MONGODB_URL || undefined,
-    namespace: process.env.TEMPORAL_NAMESPACE || 'default',
-    echo: true,
-    env: {
-      WEBHOOKS_ALLOW_LOCALHOST: 'true', // local development: webhooks to localhost receivers
-      // Every call traced locally (the service's default keeps one in ten).
-      ...(localJaeger && stack.tracingEnv(stack.LOCAL_JAEGER_PORTS, 'parentbased_always_on')),
-      ...process.env, // anything the user set wins
-      ...mail.env,
-      PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || `http://localhost:${ports.loadBalancer}`,
-      SECRET_KEY: stack.keptSecret(data, 'SECRET_KEY', 'secret-key', () => randomBytes(32).toString('hex')),
-      ADMIN_TOKEN: stack.keptSecret(data, 'ADMIN_TOKEN', 'admin-token', () => randomBytes(24).toString('base64url')),
-    },
-  });
+  // MailDev beside the cluster: the apps know its address before it answers.
+  const [mail, cluster] = await Promise.all([
+    stack.startLocalMail(supervisor, { root, mailDirectory: path.join(data, 'mail') }),
+    stack.startCluster(supervisor, {
+      root,
+      dataDir: data,
+      tools,
+      ports,
+      mongodbUrl: process.env.MONGODB_URL || undefined,
+      namespace: process.env.TEMPORAL_NAMESPACE || 'default',
+      echo: true,
+      env: {
+        WEBHOOKS_ALLOW_LOCALHOST: 'true', // local development: webhooks to localhost receivers
+        // Every call traced locally (the service's default keeps one in ten).
+        ...(localJaeger && stack.tracingEnv(stack.LOCAL_JAEGER_PORTS, 'parentbased_always_on')),
+        ...process.env, // anything the user set wins
+        ...stack.localMailEnv(),
+        PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || `http://localhost:${ports.loadBalancer}`,
+        SECRET_KEY: stack.keptSecret(data, 'SECRET_KEY', 'secret-key', () => randomBytes(32).toString('hex')),
+        ADMIN_TOKEN: stack.keptSecret(data, 'ADMIN_TOKEN', 'admin-token', () => randomBytes(24).toString('base64url')),
+      },
+    }),
+  ]);
   markUp();
   // A first build starts only now, once the cluster is up: it would take the cores its start needs.
   const jaegerWasBuilt = existsSync(jaegerBinary(root));

@@ -80,6 +80,14 @@ export async function startMailDev(supervisor: Supervisor, options: MailDevOptio
 /** Where `npm start` and `npm run start:cluster` run MailDev: its own default ports. */
 export const LOCAL_MAILDEV_PORTS = { smtp: 1025, web: 1080 } as const;
 
+/**
+ * The apps' mail settings of a local start, known before MailDev answers (its ports are fixed),
+ * so the apps can start beside it: nothing when the user set SMTP_URL, else the local MailDev.
+ */
+export function localMailEnv(): NodeJS.ProcessEnv {
+  return process.env.SMTP_URL ? {} : { SMTP_URL: `smtp://127.0.0.1:${LOCAL_MAILDEV_PORTS.smtp}` };
+}
+
 export interface LocalMail {
   /** What the apps need on top of the user's environment: SMTP_URL of the MailDev started, or nothing. */
   env: NodeJS.ProcessEnv;
@@ -89,8 +97,9 @@ export interface LocalMail {
 
 /**
  * The mail of a local start: the server SMTP_URL names when the user set one, else a MailDev on
- * LOCAL_MAILDEV_PORTS that keeps its mail in `mailDirectory` across restarts. It starts in about a
- * second (an npm package, installed with the rest), so it never holds a first start up.
+ * LOCAL_MAILDEV_PORTS that keeps its mail in `mailDirectory` across restarts. An npm package,
+ * installed with the rest: nothing to fetch or build. It takes a few seconds on a busy machine,
+ * so the starts run it beside their other parts, never before them.
  */
 export async function startLocalMail(supervisor: Supervisor, options: { root: string; mailDirectory: string }): Promise<LocalMail> {
   if (process.env.SMTP_URL) return { env: {}, line: `  Mail         ${redactUrl(process.env.SMTP_URL)} (SMTP_URL)` };
@@ -102,7 +111,7 @@ export async function startLocalMail(supervisor: Supervisor, options: { root: st
     portHint: 'another MailDev? set SMTP_URL=smtp://127.0.0.1:1025 to send to it, or stop it',
   });
   return {
-    env: { SMTP_URL: mailDev.smtpUrl },
+    env: localMailEnv(),
     line: `  Inbox        ${mailDev.webUrl}  (MailDev: every mail the service sends, e.g. a sign-up's verification; SMTP ${mailDev.smtpUrl})`,
   };
 }
