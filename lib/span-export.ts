@@ -3,6 +3,7 @@
 //! answering, one line when it is back), never per batch; and a last flush at shutdown that waits
 //! a bounded time and never throws, so a collector that is down (not built yet, restarting) costs
 //! a stop one warning, not a crash. Loaded by lib/tracing.ts only when tracing is on.
+import { ROOT_CONTEXT, context } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { BatchSpanProcessor, type ReadableSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -41,17 +42,19 @@ export function exportFailureReason(error: unknown): string {
 /** The collector's state as exports find it, logged on each change only. */
 function collectorReport(log: Logger, endpoint: string) {
   let state: CollectorState = 'unknown';
+  // Outside any trace: the batch timer runs in the context of whichever call's span started it,
+  // and its lines would otherwise carry that call's trace_id.
   const set = (exported: boolean, error?: unknown) => {
     const change = collectorChange(state, exported);
     state = exported ? 'up' : 'down';
-    if (change === 'down') log.warn({ endpoint, reason: exportFailureReason(error) }, COLLECTOR_DOWN);
-    else if (change === 'back') log.info({ endpoint }, COLLECTOR_BACK);
+    if (change === 'down') context.with(ROOT_CONTEXT, () => log.warn({ endpoint, reason: exportFailureReason(error) }, COLLECTOR_DOWN));
+    else if (change === 'back') context.with(ROOT_CONTEXT, () => log.info({ endpoint }, COLLECTOR_BACK));
   };
   return {
     /** One export's outcome (the batch processor's callback: never on a call's path). */
     exported(result: ExportResult, spans: number) {
       const ok = result.code === ExportResultCode.SUCCESS;
-      if (!ok) log.debug({ endpoint, spans, reason: exportFailureReason(result.error) }, SPANS_NOT_EXPORTED);
+      if (!ok) context.with(ROOT_CONTEXT, () => log.debug({ endpoint, spans, reason: exportFailureReason(result.error) }, SPANS_NOT_EXPORTED));
       set(ok, result.error);
     },
     /** A failure outside an export's callback: the last flush ran out of time. */

@@ -70,6 +70,7 @@ function stoppedCleanly(t: ExecutionContext, proc: ManagedProcess, out: ReturnTy
   t.is(warnings.length, 1, `one warning:\n${proc.tail()}`);
   t.like(warnings[0], { level: 40, endpoint: tracesUrl, reason: 'ECONNREFUSED' });
   t.false('stack' in (warnings[0] ?? {}));
+  t.false('trace_id' in (warnings[0] ?? {}), 'about the process, not about the call whose span started the batch');
 }
 
 test('the API: calls answer, a SIGTERM flushes their spans to the collector that is down, one warning, exit 0', async (t) => {
@@ -112,7 +113,7 @@ test('a worker: one warning while its workflows run, not one per export; a SIGTE
     OTEL_BSP_SCHEDULE_DELAY: '1000',
   });
   const tracing = (await startTracing({ tracesUrl, sampler: 'always_on', ratio: 1 }, 'test', createLogger({ name: 'test', level: 'silent' })))!;
-  const worker = startNode(supervisor, { root: ROOT, env, apiPort: 0 }, 'worker-core', 'workers/core.ts');
+  const worker = startNode(supervisor, { root: ROOT, env, apiPort: await freePort() }, 'worker-core', 'workers/core.ts');
   const out = output(worker);
   const until = (what: string, check: () => boolean) => waitUntil(async () => check(), { what, timeoutMs: READY_MS, processes: [worker] });
   try {
