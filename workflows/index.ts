@@ -5,3 +5,4 @@ export { webhookEndpoint } from './webhook-endpoint.js';
 export { webhookRefan } from './webhook-refan.js';
 export { allowances } from './allowances.js';
 export { batchRunner } from './batch-runner.js';
+export { sendMail } from './mail.js';

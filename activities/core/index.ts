@@ -1,5 +1,5 @@
 //! Activities of the core pool: the ledger steps of a call, the end of its key, the outcome of an
-//! asynchronous call, the sweeper, the monthly allowances and grant expiry, and batches' runners.
+//! asynchronous call, the sweeper, the monthly allowances and grant expiry, batches' runners and mail.
 import type { Db } from 'mongodb';
 import { createLedger } from '../../domain/ledger.js';
 import type { CallRef } from '../../domain/ledger-terms.js';
@@ -11,6 +11,7 @@ import { DatabaseBlobStore, type BlobStore } from '../../lib/blob-store.js';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js';
 import type { EventSink } from '../../domain/events.js';
 import { createBatchActivities, type BatchActivityDeps } from './batches.js';
+import { createMailActivities, type MailActivityDeps } from './mail.js';
 
 export interface CoreActivityOptions {
   /** Webhook fan-out of the events the ledger records (domain/webhooks/fanout.ts `onEvent`). */
@@ -23,6 +24,8 @@ export interface CoreActivityOptions {
   auditRetentionDays?: number;
   /** What batch runners need; without it this worker cannot run them. */
   batches?: Omit<BatchActivityDeps, 'db' | 'onEvent'>;
+  /** What sending mail needs (SECRET_KEY, SMTP_URL, MAIL_FROM); without it this worker cannot run mail workflows. */
+  mail?: MailActivityDeps;
 }
 
 export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) {
@@ -42,6 +45,7 @@ export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) 
     runAllowances: (now: number) => allowances.run(now),
     ...(options.webhooks ? createWebhookActivities(options.webhooks) : {}),
     ...(options.batches ? createBatchActivities({ ...options.batches, db, onEvent: options.onEvent }) : {}),
+    ...(options.mail ? createMailActivities(options.mail) : {}),
   };
 }
 
