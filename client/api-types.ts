@@ -1474,9 +1474,29 @@ export interface paths {
         };
         /**
          * Account dashboard
-         * @description The account owner's web page over the account API: sign in with the owner token, then balance and usage, API keys and webhook endpoints.
+         * @description The account owner's web page over the account API: sign in with the owner token, then the overview (balance, plan, grants); each other area has its own path (`/dashboard/{view}`).
          */
         get: operations["dashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/{view}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A view of the account dashboard
+         * @description The same page as `/dashboard`, which then shows the view its path names (`/dashboard/keys`, `/dashboard/webhooks`, ..., as its navigation links them). A path no view has is answered the page too, which says the view was not found.
+         */
+        get: operations["dashboardView"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8693,6 +8713,32 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    dashboardView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The view's name, as the page's navigation links to it. */
+                view: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
     dashboardAsset: {
         parameters: {
             query?: never;
@@ -8700,7 +8746,7 @@ export interface operations {
             path: {
                 /** @description The digest in the page's links; any other is served too, not cached. */
                 version: string;
-                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "paged-list.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-batches.js" | "view-calls.js" | "view-credits.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-render-links.js" | "view-usage.js" | "view-webhooks.js";
+                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "ledger.js" | "paged-list.js" | "router.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-batches.js" | "view-calls.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-sign-in.js" | "view-usage.js" | "view-webhooks.js" | "views.js";
             };
             cookie?: never;
         };
