@@ -31,6 +31,8 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.secret_rotated', 'webhook_endpoint.previous_secret_ended',
   'credits.granted', 'account.plan_changed',
   'link_secret.created', 'link_secret.retired', 'destination.created', 'destination.deleted',
+  'user.signed_in', 'user.locked_out', 'user.password_changed', 'user.passkey_added', 'user.passkey_removed', 'session.ended',
+  'member.joined',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -87,7 +89,8 @@ export function entryHash(prevHash: string, view: ReturnType<typeof hashedPart>)
 /** Documents whose updates carry drafts, and the field that names their account. */
 interface DraftHolder {
   docs: Collection<{ _id: string; auditDrafts?: AuditDraft[] }>;
-  accountField: 'accountId' | '_id';
+  /** A person is in several accounts: their drafts name each one (`auditDrafts.accountId`). */
+  accountField: 'accountId' | '_id' | 'auditDrafts.accountId';
 }
 
 export function createAuditLog(db: Db) {
@@ -98,7 +101,9 @@ export function createAuditLog(db: Db) {
   const accounts = holder(c.accounts, '_id');
   const linkSecrets = holder(c.linkSecrets, 'accountId');
   const destinations = holder(c.destinations, 'accountId');
-  const holders = [keys, endpoints, accounts, linkSecrets, destinations];
+  const sessions = holder(c.sessions, 'accountId');
+  const users = holder(c.users, 'auditDrafts.accountId');
+  const holders = [keys, endpoints, accounts, linkSecrets, destinations, sessions, users];
   /** Where a deleted target lived: a deletion's draft is appended once its target is gone from there. */
   const deletable: Record<string, DraftHolder['docs']> = { webhook_endpoint: endpoints.docs, destination: destinations.docs };
 
@@ -169,12 +174,15 @@ export function createAuditLog(db: Db) {
   return {
     append,
     deleting,
-    /** After a change to a key (`credentials`), an endpoint (`webhookEndpoints`), an account (a grant, a plan), a link secret or a destination: its drafts into the chain. */
+    /** After a change to a key (`credentials`), an endpoint (`webhookEndpoints`), an account (a grant, a plan, a member), a link secret or a destination: its drafts into the chain. */
     flushKey: (keyId: string) => flushHolder(keys, keyId),
     flushEndpoint: (endpointId: string) => flushHolder(endpoints, endpointId),
     flushAccount: (accountId: string) => flushHolder(accounts, accountId),
     flushLinkSecret: (id: string) => flushHolder(linkSecrets, id),
     flushDestination: (id: string) => flushHolder(destinations, id),
+    /** After a sign-in or a session's end (`sessions`), and a change to a person (`users`, one draft per account they are in). */
+    flushSession: (id: string) => flushHolder(sessions, id),
+    flushUser: (id: string) => flushHolder(users, id),
     flushLeftovers,
 
     /**

@@ -36,6 +36,16 @@ export interface Config {
   secretKey: Buffer;
   /** Credits of a new account. `FREE_CREDITS`, default 100. */
   freeCredits: number;
+  /** Whether people may sign themselves up (`open`) or only join by invitation and the operator (`off`). `SIGNUP`, default open. */
+  signup: 'open' | 'off';
+  /**
+   * Hours a dashboard session lives without use before it ends. `SESSION_IDLE_HOURS`, default 12:
+   * a working day away ends it (OWASP's session guidance; NIST SP 800-63B-4 asks at most 1 h for
+   * AAL2, so lower it where the dashboard must meet AAL2).
+   */
+  sessionIdleHours: number;
+  /** Days a session lives at most, however busy, before its person signs in again. `SESSION_MAX_DAYS`, default 7. */
+  sessionMaxDays: number;
   /** Per-account calls per second (burst twice that). `RATE_LIMIT_PER_SECOND`, default 20. */
   rateLimitPerSecond: number;
   /**
@@ -237,6 +247,9 @@ export function loadConfig(env: Env = process.env): Config {
     temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
     secretKey: parseSecretKey(env.SECRET_KEY),
     freeCredits: int(env, 'FREE_CREDITS', 100),
+    signup: oneOf(env, 'SIGNUP', ['open', 'off'] as const, 'open'),
+    sessionIdleHours: int(env, 'SESSION_IDLE_HOURS', 12, 1),
+    sessionMaxDays: int(env, 'SESSION_MAX_DAYS', 7, 1),
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 20, 1),
     trustedProxyHops: int(env, 'TRUSTED_PROXY_HOPS', 0),
     auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 400, 1),

@@ -23,6 +23,14 @@ import type {
   WebhookEndpointDoc,
   WebhookUndeliveredDoc,
   AuditEntryDoc,
+  AuthTokenDoc,
+  MembershipDoc,
+  PasskeyDoc,
+  SessionDoc,
+  SigninThrottleDoc,
+  UserDoc,
+  WebauthnChallengeDoc,
+  WelcomeMailboxDoc,
 } from './mongo-documents.js';
 import { untilDeadline } from './until-deadline.js';
 
@@ -47,6 +55,14 @@ export interface Collections {
   renderCacheDays: Collection<RenderCacheDayDoc>;
   batches: Collection<BatchDoc>;
   batchItems: Collection<BatchItemDoc>;
+  users: Collection<UserDoc>;
+  memberships: Collection<MembershipDoc>;
+  sessions: Collection<SessionDoc>;
+  authTokens: Collection<AuthTokenDoc>;
+  signinThrottle: Collection<SigninThrottleDoc>;
+  welcomeMailboxes: Collection<WelcomeMailboxDoc>;
+  passkeys: Collection<PasskeyDoc>;
+  webauthnChallenges: Collection<WebauthnChallengeDoc>;
 }
 
 /**
@@ -83,6 +99,15 @@ export function collections(db: Db): Collections {
     // A batch's counts and its items' outcomes say what was charged: journaled like the ledger.
     batches: db.collection('batches', JOURNALED),
     batchItems: db.collection('batch_items', JOURNALED),
+    // People (domain/identity/): a sign-out, a lockout or a used token lost in a crash would come back.
+    users: db.collection('users', JOURNALED),
+    memberships: db.collection('memberships', JOURNALED),
+    sessions: db.collection('sessions', JOURNALED),
+    authTokens: db.collection('auth_tokens', JOURNALED),
+    signinThrottle: db.collection('signin_throttle', JOURNALED),
+    welcomeMailboxes: db.collection('welcome_mailboxes', JOURNALED),
+    passkeys: db.collection('passkeys', JOURNALED),
+    webauthnChallenges: db.collection('webauthn_challenges'),
   };
 }
 
@@ -128,6 +153,18 @@ export async function ensureIndexes(db: Db): Promise<void> {
     // Every write of an item paid for an index of the account's running items, read only by the
     // runner's fill, which now counts them per batch.
     dropIndexIfPresent(c.batchItems, 'accountId_1_status_1'),
+    // People: one user per address; an account's members and a user's accounts; a session by its
+    // cookie's digest, a user's sessions; tokens by address (the mail limit); a user's passkeys.
+    c.users.createIndex({ email: 1 }, { unique: true }),
+    c.memberships.createIndex({ accountId: 1, joinedAt: 1 }),
+    c.memberships.createIndex({ userId: 1 }),
+    c.sessions.createIndex({ digest: 1 }, { unique: true }),
+    c.sessions.createIndex({ userId: 1, createdAt: -1 }),
+    c.sessions.createIndex({ expiresAt: 1 }),
+    c.authTokens.createIndex({ email: 1, purpose: 1, createdAt: -1 }),
+    c.authTokens.createIndex({ expiresAt: 1 }),
+    c.passkeys.createIndex({ userId: 1, createdAt: 1 }),
+    c.webauthnChallenges.createIndex({ expiresAt: 1 }),
   ]);
 }
 
