@@ -19,6 +19,7 @@ export const ERRORS = {
   idempotency_conflict: { status: 409, title: 'Idempotency key reused' },
   endpoint_disabled: { status: 409, title: 'Webhook endpoint disabled' },
   already_exists: { status: 409, title: 'Already exists' },
+  payments_not_configured: { status: 409, title: 'Payments not configured' },
   call_expired: { status: 410, title: 'Call expired' },
   // Never an answer of its own: the problem of a batch item skipped because its batch was cancelled.
   cancelled: { status: 409, title: 'Cancelled' },
@@ -54,6 +55,12 @@ export interface ToolErrorOptions {
   cause?: unknown;
   /** Headers the API adds to the answer (`Retry-After`, `WWW-Authenticate` ...). */
   headers?: Record<string, string>;
+  /**
+   * The status to answer instead of the code's own, where the contract fixes another for one route
+   * (Stripe's webhook answers `invalid_signature` with 400, as Stripe expects). The route documents
+   * it so (`api/docs/operations.ts`, `{ code, status }`).
+   */
+  status?: number;
 }
 
 /**
@@ -64,6 +71,7 @@ export interface ToolErrorOptions {
 export class ToolError extends Error {
   override readonly name = 'ToolError';
   readonly headers: Readonly<Record<string, string>>;
+  readonly status?: number;
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -72,5 +80,6 @@ export class ToolError extends Error {
   ) {
     super(message, 'cause' in options ? { cause: options.cause } : undefined);
     this.headers = options.headers ?? {};
+    if (options.status !== undefined) this.status = options.status;
   }
 }

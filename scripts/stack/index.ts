@@ -12,3 +12,4 @@ export { startTestCluster, type TestCluster } from './test-cluster.js';
 export { StartError, reasonOf } from './start-error.js';
 export { superviseLocalStart, keptSecret, type LocalStart } from './local-start.js';
 export { startJaeger, startLocalJaeger, tracingEnv, LOCAL_JAEGER_PORTS, type JaegerPorts, type RunningJaeger } from './jaeger.js';
+export { startStripeMock, type RunningStripeMock } from './stripe-mock.js';
