@@ -51,6 +51,11 @@ import { createRenderCache } from '../domain/render-cache.js';
 import { createRenderCalls } from './render-calls.js';
 import { billingRoutes } from './routes/billing.js';
 import { createStripeApi } from '../domain/billing/stripe-api.js';
+import { createIdentity, type MailSender } from '../domain/identity/index.js';
+import { createSessions } from '../domain/identity/sessions.js';
+import { authRoutes } from './routes/auth.js';
+import { cookieSettings } from './session-cookie.js';
+import { createMailer } from '../domain/mail/outbox.js';
 
 export interface AppDeps {
   config: Config;
@@ -64,15 +69,26 @@ export interface AppDeps {
   blobs?: BlobStore;
   /** The process's tracer when tracing is on (lib/tracing.ts); absent, requests are not traced. */
   tracer?: Tracer;
+  /** Where mail goes; default the durable outbox (domain/mail/outbox.ts) through Temporal. */
+  mailer?: MailSender;
 }
 
 export function createApp(deps: AppDeps): Koa {
   const { config, db } = deps;
   const schemas = loadCatalogueSchemas();
-  const auth = createAuthenticator(db);
-  const rateLimit = createRateLimiter({ perSecond: config.rateLimitPerSecond }).middleware();
+  const cookie = cookieSettings(config.publicBaseUrl);
+  const timeouts = { idleMs: config.sessionIdleHours * 3_600_000, maxMs: config.sessionMaxDays * 86_400_000 };
+  const auth = createAuthenticator(db, { sessions: createSessions(db, timeouts), cookie });
+  const limiter = createRateLimiter({ perSecond: config.rateLimitPerSecond });
+  const rateLimit = limiter.middleware();
   const onEvent = resumingOnGrant(db, deps.client, deps.onEvent ?? createWebhookFanout({ db, client: deps.client, log: deps.log }).onEvent);
   const accounts = createAccounts(db, onEvent);
+  const identity = createIdentity({
+    db,
+    accounts,
+    mailer: deps.mailer ?? createMailer({ client: deps.client, secretKey: config.secretKey, log: deps.log }),
+    settings: { baseUrl: config.publicBaseUrl, signup: config.signup, freeCredits: config.freeCredits, timeouts },
+  });
   const ledger = createLedger(db, onEvent);
   const grants = createGrants(db, onEvent);
   const plans = createPlans(db);
@@ -120,6 +136,7 @@ export function createApp(deps: AppDeps): Koa {
     }),
     renderRoutes({ linkSecrets, rateLimit, validators, schemas, guard, renders }),
     renderLinkRoutes({ baseUrl: config.publicBaseUrl, auth, rateLimit, linkSecrets, renderCache, validators }),
+    authRoutes({ identity, auth, cookie, rateLimit, limiter }),
     accountRoutes({ db, auth, rateLimit, accounts, grants, allowances, renderCache, accountRate: config.rateLimitPerSecond }),
     planRoutes({ adminToken: config.adminToken, plans }),
     adminRoutes({ adminToken: config.adminToken, accounts, grants, plans, allowances, freeCredits: config.freeCredits }),

@@ -27,6 +27,7 @@ import { catalogueOperations, toolOperations } from './routes/tools.js';
 import { webhookOperations } from './routes/webhooks.openapi.js';
 import { destinationOperations } from './routes/destinations.js';
 import { billingOperations } from './routes/billing.js';
+import { authOperations } from './routes/auth.js';
 
 export interface OpenApiOptions {
   /** PUBLIC_BASE_URL: the server in the document and the base of every problem `type` link. */
@@ -69,6 +70,7 @@ function routeOperations(schemas: Map<string, ToolSchemas>): { operations: Route
     ...tools.operations,
     ...callOperations(),
     ...batchOperations(),
+    ...authOperations(),
     ...accountOperations(),
     ...billingOperations(),
     ...renderLinkOperations(),
@@ -113,7 +115,7 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     ],
     'x-tagGroups': [
       { name: 'Tools', tags: [...usedGroups(tools), 'calls'] },
-      { name: 'Account', tags: ['account', 'billing', 'api-keys', 'render-links', 'destinations', 'webhook-endpoints'] },
+      { name: 'Account', tags: ['auth', 'account', 'billing', 'api-keys', 'render-links', 'destinations', 'webhook-endpoints'] },
       { name: 'Webhooks', tags: ['webhook-events'] },
       { name: 'Operator', tags: ['operator'] },
       { name: 'Service', tags: ['service'] },

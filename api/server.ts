@@ -16,7 +16,7 @@ import { startTracing } from '../lib/tracing.js';
 const config = loadConfig();
 const log = createLogger({ name: 'api', level: config.logLevel });
 installTemporalRuntime(log, [], config); // this process handles its own signals below
-const tracing = await startTracing(config.tracing, 'api');
+const tracing = await startTracing(config.tracing, 'api', log);
 
 const mongo = await connectMongo(config.mongodbUrl, { appName: 'api', traced: Boolean(tracing) });
 await ensureIndexes(mongo.db);
@@ -44,6 +44,7 @@ async function shutdown(signal: string) {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await connection.close();
   await mongo.close();
+  // Bounded and never rejecting: a collector that is down is one warning line, not a crash.
   await tracing?.shutdown();
   process.exit(0);
 }

@@ -17,6 +17,8 @@ export interface BenchStack {
    * counted with it): a throwaway stack's own, or BENCH_PROCESSES (`name=pid,...`) for a given one.
    */
   processes: StackProcess[];
+  /** The stack's database, for a bench that sets up state the way the service stores it; unknown for a given stack without MONGODB_URL. */
+  mongodbUrl?: string;
   /** Opens an account with `credits` and returns its API key. */
   newApiKey(credits: number): Promise<string>;
   /** STRIPE_WEBHOOK_SECRET of a stack with payments on (`stripe` option, or a given stack's environment). */
@@ -45,6 +47,7 @@ interface RunningBenchStack {
   adminToken: string;
   stripeWebhookSecret?: string;
   temporal?: { address: string; namespace: string };
+  mongodbUrl?: string;
   processes: StackProcess[];
   stop(): Promise<void>;
 }
@@ -100,6 +103,7 @@ async function startThrowawayStack(options: BenchStackOptions = {}): Promise<Run
     adminToken,
     stripeWebhookSecret: stripeMock?.env.STRIPE_WEBHOOK_SECRET,
     temporal: { address: temporal.address, namespace: temporal.namespace },
+    mongodbUrl: env.MONGODB_URL,
     processes,
     stop: () => supervisor.stopAll(),
   };
@@ -137,6 +141,7 @@ export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>, o
         apiUrl: e.API_URL!,
         adminToken: e.ADMIN_TOKEN!,
         temporal: e.TEMPORAL_ADDRESS ? { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE || 'default' } : undefined,
+        mongodbUrl: e.MONGODB_URL,
         processes: parseProcessList(e.BENCH_PROCESSES),
         stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET || undefined,
         stop: async () => {},
@@ -154,6 +159,7 @@ export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>, o
       apiUrl: platform.apiUrl,
       adminToken: platform.adminToken,
       temporal: platform.temporal,
+      mongodbUrl: platform.mongodbUrl,
       processes: platform.processes,
       stripeWebhookSecret: platform.stripeWebhookSecret,
       newApiKey: (credits) => benchApiKey(platform.apiUrl, platform.adminToken, credits),

@@ -34,6 +34,8 @@ export const AUDIT_ACTIONS = [
   // Billing (domain/billing/): the owner's checkout and settings, what Stripe's events did.
   'purchase.created', 'purchase.paid', 'purchase.failed', 'purchase.refunded', 'purchase.disputed', 'purchase.dispute_closed',
   'auto_recharge.updated', 'auto_recharge.disabled', 'recharge.succeeded', 'recharge.failed',
+  'user.signed_in', 'user.locked_out', 'user.password_changed', 'user.passkey_added', 'user.passkey_removed', 'session.ended',
+  'member.joined',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -90,7 +92,8 @@ export function entryHash(prevHash: string, view: ReturnType<typeof hashedPart>)
 /** Documents whose updates carry drafts, and the field that names their account. */
 interface DraftHolder {
   docs: Collection<{ _id: string; auditDrafts?: AuditDraft[] }>;
-  accountField: 'accountId' | '_id';
+  /** A person is in several accounts: their drafts name each one (`auditDrafts.accountId`). */
+  accountField: 'accountId' | '_id' | 'auditDrafts.accountId';
 }
 
 export function createAuditLog(db: Db) {
@@ -103,7 +106,9 @@ export function createAuditLog(db: Db) {
   const destinations = holder(c.destinations, 'accountId');
   const purchases = holder(c.purchases, 'accountId');
   const billingAccounts = holder(c.billingAccounts, '_id');
-  const holders = [keys, endpoints, accounts, linkSecrets, destinations, purchases, billingAccounts];
+  const sessions = holder(c.sessions, 'accountId');
+  const users = holder(c.users, 'auditDrafts.accountId');
+  const holders = [keys, endpoints, accounts, linkSecrets, destinations, sessions, users, purchases, billingAccounts];
   /** Where a deleted target lived: a deletion's draft is appended once its target is gone from there. */
   const deletable: Record<string, DraftHolder['docs']> = { webhook_endpoint: endpoints.docs, destination: destinations.docs };
 
@@ -174,7 +179,7 @@ export function createAuditLog(db: Db) {
   return {
     append,
     deleting,
-    /** After a change to a key (`credentials`), an endpoint (`webhookEndpoints`), an account (a grant, a plan), a link secret or a destination: its drafts into the chain. */
+    /** After a change to a key (`credentials`), an endpoint (`webhookEndpoints`), an account (a grant, a plan, a member), a link secret or a destination: its drafts into the chain. */
     flushKey: (keyId: string) => flushHolder(keys, keyId),
     flushEndpoint: (endpointId: string) => flushHolder(endpoints, endpointId),
     flushAccount: (accountId: string) => flushHolder(accounts, accountId),
@@ -183,6 +188,9 @@ export function createAuditLog(db: Db) {
     /** After a change to a purchase or to an account's billing (its auto-recharge): their drafts into the chain. */
     flushPurchase: (id: string) => flushHolder(purchases, id),
     flushBilling: (accountId: string) => flushHolder(billingAccounts, accountId),
+    /** After a sign-in or a session's end (`sessions`), and a change to a person (`users`, one draft per account they are in). */
+    flushSession: (id: string) => flushHolder(sessions, id),
+    flushUser: (id: string) => flushHolder(users, id),
     flushLeftovers,
 
     /**

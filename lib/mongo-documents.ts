@@ -143,6 +143,126 @@ export interface CredentialDoc {
   auditDrafts?: AuditDraft[];
 }
 
+/** A member's part in an account (CONTRACT.md "Teams"): what the account routes let them do. */
+export type Role = 'owner' | 'admin' | 'developer' | 'billing' | 'viewer';
+
+/** A person (domain/identity/): an address they proved, a password hash and passkeys; a member of accounts. */
+export interface UserDoc {
+  _id: string;
+  /** Normalized (domain/identity/email-address.ts); unique. */
+  email: string;
+  name: string | null;
+  /** Argon2id in PHC form (domain/identity/password-hashing.ts); null for a person without a password. */
+  passwordHash: string | null;
+  createdAt: Date;
+  passwordChangedAt: Date | null;
+  lastSignInAt: Date | null;
+  /** Audit entries of changes to the person, one per account they are in, until they are in the chains. */
+  auditDrafts?: AuditDraft[];
+}
+
+/** A user's membership of an account, `_id` `<accountId>:<userId>`. */
+export interface MembershipDoc {
+  _id: string;
+  accountId: string;
+  userId: string;
+  role: Role;
+  joinedAt: Date;
+}
+
+/** How a session was signed in. */
+export type SignInMethod = 'password' | 'passkey' | 'verification' | 'password_reset' | 'invitation' | 'oidc';
+
+/** A dashboard session: the cookie holds a random id; only its SHA-256 is here. */
+export interface SessionDoc {
+  /** The public id (`ses_...`), shown in the session list; never the cookie's value. */
+  _id: string;
+  /** Hex SHA-256 of the cookie's value; unique. */
+  digest: string;
+  userId: string;
+  /** The account it acts on, and the member's role there (kept in step with the membership). */
+  accountId: string;
+  role: Role;
+  method: SignInMethod;
+  createdAt: Date;
+  /** The last sign-in that proved who is there (a re-authentication moves it): sensitive changes need it recent. */
+  authenticatedAt: Date;
+  /** Written at most once a minute: the idle timeout counts from it. */
+  lastSeenAt: Date;
+  /** The absolute end (SESSION_MAX_DAYS after sign-in). */
+  expiresAt: Date;
+  endedAt: Date | null;
+  ip: string | null;
+  userAgent: string | null;
+  auditDrafts?: AuditDraft[];
+}
+
+/** What a single-use token is for. */
+export type TokenPurpose = 'signup' | 'password_reset' | 'invitation';
+
+/** A single-use token mailed in a link: only its digest is stored. */
+export interface AuthTokenDoc {
+  /** Hex SHA-256 of the token. */
+  _id: string;
+  purpose: TokenPurpose;
+  /** Normalized address it was mailed to. */
+  email: string;
+  createdAt: Date;
+  expiresAt: Date;
+  /** Taken by a request working on it; a claim older than a minute that never completed may be taken again. */
+  claimedAt: Date | null;
+  completedAt: Date | null;
+  revokedAt: Date | null;
+  /** Sign-up: the name and the password's hash. Reset: the user. Invitation: the account, role and inviter. */
+  name?: string | null;
+  passwordHash?: string;
+  userId?: string;
+  accountId?: string;
+  role?: Role;
+  invitedBy?: string | null;
+}
+
+/** Failed sign-ins counted for an address (`address:<sha256>`) or a client (`client:<ip>`) in a 15-minute window. */
+export interface SigninThrottleDoc {
+  _id: string;
+  windowStart: Date;
+  failures: number;
+  lockedUntil: Date | null;
+}
+
+/** A mailbox that has had its welcome grant (`a+x@host` and `a@host` are one): `_id` its key's SHA-256. */
+export interface WelcomeMailboxDoc {
+  _id: string;
+  accountId: string;
+  at: Date;
+}
+
+/** A WebAuthn credential of a user (a passkey). */
+export interface PasskeyDoc {
+  /** The credential id, base64url. */
+  _id: string;
+  userId: string;
+  name: string;
+  /** COSE public key, base64url. */
+  publicKey: string;
+  counter: number;
+  transports: string[];
+  deviceType: string;
+  backedUp: boolean;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+/** A WebAuthn challenge handed out and not yet answered: single use, for 5 minutes. */
+export interface WebauthnChallengeDoc {
+  /** The challenge, base64url. */
+  _id: string;
+  purpose: 'registration' | 'authentication';
+  /** Registration: the session's user. */
+  userId: string | null;
+  expiresAt: Date;
+}
+
 export interface LedgerEntry {
   /** The call's request id (its workflow id); for an expiry `exp_<grantId>` or `exp_<requestId>`. */
   _id: string;
@@ -408,7 +528,8 @@ export interface AuditDraft {
   id: string;
   accountId: string;
   at: Date;
-  actor: { type: 'owner' | 'operator' | 'service'; credential: string | null };
+  /** Who: an owner token (by its prefix), the operator, the service, or a signed-in person (`userId`, credential null). */
+  actor: { type: 'owner' | 'operator' | 'service' | 'user'; credential: string | null; userId?: string };
   ip: string | null;
   userAgent: string | null;
   /** `api_key.created`, `webhook_endpoint.deleted`, ... */

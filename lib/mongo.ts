@@ -29,6 +29,14 @@ import type {
   RechargeDoc,
   StripePaymentDoc,
   StripeSignatureDoc,
+  AuthTokenDoc,
+  MembershipDoc,
+  PasskeyDoc,
+  SessionDoc,
+  SigninThrottleDoc,
+  UserDoc,
+  WebauthnChallengeDoc,
+  WelcomeMailboxDoc,
 } from './mongo-documents.js';
 import { untilDeadline } from './until-deadline.js';
 
@@ -59,6 +67,14 @@ export interface Collections {
   recharges: Collection<RechargeDoc>;
   stripePayments: Collection<StripePaymentDoc>;
   stripeSignatures: Collection<StripeSignatureDoc>;
+  users: Collection<UserDoc>;
+  memberships: Collection<MembershipDoc>;
+  sessions: Collection<SessionDoc>;
+  authTokens: Collection<AuthTokenDoc>;
+  signinThrottle: Collection<SigninThrottleDoc>;
+  welcomeMailboxes: Collection<WelcomeMailboxDoc>;
+  passkeys: Collection<PasskeyDoc>;
+  webauthnChallenges: Collection<WebauthnChallengeDoc>;
 }
 
 /**
@@ -102,6 +118,15 @@ export function collections(db: Db): Collections {
     recharges: db.collection('recharges', JOURNALED),
     stripePayments: db.collection('stripe_payments', JOURNALED),
     stripeSignatures: db.collection('stripe_signatures'),
+    // People (domain/identity/): a sign-out, a lockout or a used token lost in a crash would come back.
+    users: db.collection('users', JOURNALED),
+    memberships: db.collection('memberships', JOURNALED),
+    sessions: db.collection('sessions', JOURNALED),
+    authTokens: db.collection('auth_tokens', JOURNALED),
+    signinThrottle: db.collection('signin_throttle', JOURNALED),
+    welcomeMailboxes: db.collection('welcome_mailboxes', JOURNALED),
+    passkeys: db.collection('passkeys', JOURNALED),
+    webauthnChallenges: db.collection('webauthn_challenges'),
   };
 }
 
@@ -155,6 +180,18 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.recharges.createIndex({ accountId: 1, createdAt: -1 }),
     c.accounts.createIndex({ rechargeDueAt: 1 }),
     c.stripeSignatures.createIndex({ at: 1 }),
+    // People: one user per address; an account's members and a user's accounts; a session by its
+    // cookie's digest, a user's sessions; tokens by address (the mail limit); a user's passkeys.
+    c.users.createIndex({ email: 1 }, { unique: true }),
+    c.memberships.createIndex({ accountId: 1, joinedAt: 1 }),
+    c.memberships.createIndex({ userId: 1 }),
+    c.sessions.createIndex({ digest: 1 }, { unique: true }),
+    c.sessions.createIndex({ userId: 1, createdAt: -1 }),
+    c.sessions.createIndex({ expiresAt: 1 }),
+    c.authTokens.createIndex({ email: 1, purpose: 1, createdAt: -1 }),
+    c.authTokens.createIndex({ expiresAt: 1 }),
+    c.passkeys.createIndex({ userId: 1, createdAt: 1 }),
+    c.webauthnChallenges.createIndex({ expiresAt: 1 }),
   ]);
 }
 

@@ -6,7 +6,7 @@ import type { ErrorCode } from './errors.js';
 /**
  * The worker pools: each tool pool (`cpu`, `network`, `browser`) runs the calls of its tools, the
  * `toolCall` workflow and its ledger steps included, on its own task queue; `core` runs webhook
- * delivery and the sweeper.
+ * delivery, the sweeper and mail.
  */
 export const POOLS = ['core', 'cpu', 'network', 'browser'] as const;
 export type Pool = (typeof POOLS)[number];
@@ -62,6 +62,8 @@ export const WORKFLOW_TYPES = {
   autoRecharge: 'autoRecharge',
   /** Scheduled while payments are on: re-hands cut-short recharges, forgets old Stripe signatures. */
   billingUpkeep: 'billingUpkeep',
+  /** One per mail (workflows/mail.ts), id `mail-<digest of its idempotency key>` (domain/mail/message.ts `mailIdOf`). */
+  sendMail: 'sendMail',
 } as const;
 
 /**

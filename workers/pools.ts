@@ -148,12 +148,14 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     // Events of the monthly allowances' grants also wake a batch paused for credits.
     const wiring = webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log, net: deps.net });
     const coreWiring = { ...wiring, onEvent: resumingOnGrant(deps.db, client, wiring.onEvent) };
+    // Said once, at start: without it every mail (sign-up, password reset, invitations) is dropped.
+    if (!deps.config.smtpUrl) deps.log.warn('SMTP_URL is not set: mail is not sent, only logged as not sent (docs/OPERATING.md#mail)');
     const worker = await Worker.create({
       ...common,
       ...traced,
       interceptors: { activity: tracedActivities },
       workflowBundle,
-      // Webhook endpoints, the sweeper and batch runners; the ledger steps too, for calls started on `core`
+      // Webhook endpoints, the sweeper, batch runners and mail; the ledger steps too, for calls started on `core`
       // before calls ran on their pool's queue.
       activities: createCoreActivities(deps.db, {
         ...coreWiring,
@@ -162,6 +164,7 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
         batches: { client, secretKey: deps.config.secretKey, concurrency: deps.config.batchConcurrency },
         billing: { client, log: deps.log, stripe: deps.config.stripe && createStripeApi(deps.config.stripe) },
         onRechargeDue,
+        mail: { secretKey: deps.config.secretKey, smtpUrl: deps.config.smtpUrl, from: deps.config.mailFrom, log: deps.log },
       }),
       maxCachedWorkflows: 2_000,
       maxConcurrentWorkflowTaskExecutions: 100,

@@ -8,3 +8,4 @@ export { batchRunner } from './batch-runner.js';
 export { stripeEvent } from './stripe-event.js';
 export { autoRecharge } from './auto-recharge.js';
 export { billingUpkeep } from './billing-upkeep.js';
+export { sendMail } from './mail.js';

@@ -1,6 +1,6 @@
 //! Activities of the core pool: the ledger steps of a call, the end of its key, the outcome of an
-//! asynchronous call, the sweeper, the monthly allowances and grant expiry, batches' runners, and
-//! billing (Stripe's events, auto-recharges).
+//! asynchronous call, the sweeper, the monthly allowances and grant expiry, batches' runners, mail,
+//! and billing (Stripe's events, auto-recharges).
 import type { Db } from 'mongodb';
 import { createLedger } from '../../domain/ledger.js';
 import type { CallRef } from '../../domain/ledger-terms.js';
@@ -14,6 +14,7 @@ import type { EventSink } from '../../domain/events.js';
 import { createBatchActivities, type BatchActivityDeps } from './batches.js';
 import { createBillingActivities, type BillingActivityDeps } from './billing.js';
 import type { RechargeSink } from '../../domain/ledger.js';
+import { createMailActivities, type MailActivityDeps } from './mail.js';
 
 export interface CoreActivityOptions {
   /** Webhook fan-out of the events the ledger records (domain/webhooks/fanout.ts `onEvent`). */
@@ -30,6 +31,8 @@ export interface CoreActivityOptions {
   billing?: Omit<BillingActivityDeps, 'db' | 'onEvent'>;
   /** Where a commit that makes an account's auto-recharge due hands it on (domain/billing/recharge-trigger.ts). */
   onRechargeDue?: RechargeSink;
+  /** What sending mail needs (SECRET_KEY, SMTP_URL, MAIL_FROM); without it this worker cannot run mail workflows. */
+  mail?: MailActivityDeps;
 }
 
 export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) {
@@ -50,6 +53,7 @@ export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) 
     ...(options.webhooks ? createWebhookActivities(options.webhooks) : {}),
     ...(options.batches ? createBatchActivities({ ...options.batches, db, onEvent: options.onEvent }) : {}),
     ...(options.billing ? createBillingActivities({ ...options.billing, db, onEvent: options.onEvent }) : {}),
+    ...(options.mail ? createMailActivities(options.mail) : {}),
   };
 }
 

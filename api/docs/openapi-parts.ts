@@ -108,6 +108,14 @@ export const SECURITY_SCHEMES: Readonly<Record<string, Json>> = {
   apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'utk_...', description: 'An API key: calls tools.' },
   ownerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'uto_...', description: 'The owner token: manages the account.' },
   adminToken: { type: 'http', scheme: 'bearer', description: "The operator's ADMIN_TOKEN: runs the operator API." },
+  sessionCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'ut_session',
+    description:
+      'A dashboard session, set by a sign-in (`__Host-ut_session` when the service runs on https). It manages the account it acts on, as the signed-in member. ' +
+      'A change made with it must come from the service\'s own pages (`Sec-Fetch-Site: same-origin` or the service\'s `Origin`), else 403 `csrf_rejected`.',
+  },
 };
 
 /** Tags besides the tool groups. Names are part of the reference's anchors (`#tag/<name>/...`). */
@@ -117,6 +125,12 @@ export const TAGS = {
     'x-displayName': 'Batches',
     description:
       'Many calls of one tool as one durable job: up to 10,000 inputs, each run as the call it would have been (charged if and only if it succeeds), with progress, results as they finish, cancelling, and a pause for credits when asked.',
+  },
+  auth: {
+    'x-displayName': 'Sign-up and sign-in',
+    description:
+      'People sign themselves up with a verified address, sign in with a password or a passkey, and see and end their sessions. Answers that sign in set the session cookie. ' +
+      'Nothing here tells whether an address has an account: sign-up and password reset answer alike for any address, and a sign-in fails alike for a wrong password, an unknown address and an unverified one.',
   },
   account: { 'x-displayName': 'Account', description: 'The account of the owner token: balance, plan, grants and usage. The dashboard uses these endpoints.' },
   'api-keys': { 'x-displayName': 'API keys', description: 'Create, list and revoke the API keys that call tools. A key is shown only when it is created.' },

@@ -12,6 +12,7 @@ import { WEBHOOK_ENDPOINT_SCHEMAS } from './webhook-schemas.js';
 import { DESTINATION_SCHEMAS } from './destination-schemas.js';
 import { RENDER_SCHEMAS } from './render-schemas.js';
 import { BILLING_SCHEMAS } from './billing-schemas.js';
+import { IDENTITY_SCHEMAS } from './identity-schemas.js';
 
 const problem: Record<string, JsonSchema> = {
   ErrorCode: {
@@ -50,6 +51,7 @@ const problem: Record<string, JsonSchema> = {
 
 export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ...problem,
+  ...IDENTITY_SCHEMAS,
   ...ACCOUNT_SCHEMAS,
   ...AUDIT_SCHEMAS,
   ...WEBHOOK_ENDPOINT_SCHEMAS,

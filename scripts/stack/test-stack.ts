@@ -1,5 +1,6 @@
-//! The test-like stack: fixtures (pages, DNS, CA, gold feed), Temporal on disk, SecantusDB,
-//! stripe-mock (when built), the API and the workers on free ports, configured against the fixtures, plus the control endpoint
+//! The test-like stack: fixtures (pages, DNS, CA, gold feed), Temporal on disk, SecantusDB, MailDev
+//! (the SMTP server mail goes to), stripe-mock (when built: Stripe's API), the API and the workers on
+//! free ports, configured against the fixtures, plus the control endpoint
 //! that breaks and restores parts of it. `npm test` runs its suites against one; the chaos, load
 //! and fuzz scripts (bench/) start one of their own the same way.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { POOLS } from '../../lib/temporal-shared.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 import { startJaeger, tracingEnv, type JaegerPorts, type RunningJaeger } from './jaeger.js';
 import { startStripeMock, type RunningStripeMock } from './stripe-mock.js';
+import { startMailDev, type RunningMailDev } from './maildev.js';
 
 /** How long the `outage/...` control actions keep a part down. */
 export const OUTAGE_MS = 15_000;
@@ -60,6 +62,8 @@ export interface TestStack {
   jaegerQueryUrl?: string;
   /** stripe-mock, when `tools.stripeMock` was given (its address and keys are in `env`). */
   stripeMock?: RunningStripeMock;
+  /** MailDev's REST API (`GET /api/email`), where the apps' mail arrives: MAIL_API_URL for the tests. */
+  mailApiUrl: string;
 }
 
 /** The first line of output that parses as a JSON object: how the fixture process says where it is. */
@@ -148,6 +152,17 @@ export async function onAnotherPortIfTaken<T>(options: { port: number }, start: 
   }
 }
 
+/** The sender of the test stacks' mail (MAIL_FROM). */
+export const TEST_MAIL_FROM = 'Utility Tools <no-reply@utility-tools.test>';
+
+/** A MailDev of the run's own on free ports (in memory: a run's mail goes with it), and the apps' settings for it. */
+export async function startTestMailDev(supervisor: Supervisor, root: string): Promise<{ mailDev: RunningMailDev; mailEnv: NodeJS.ProcessEnv }> {
+  const smtp = { port: await freePort() };
+  // A fresh inbox port per attempt; the SMTP port is the one onAnotherPortIfTaken replaces.
+  const mailDev = await onAnotherPortIfTaken(smtp, async () => startMailDev(supervisor, { root, smtpPort: smtp.port, webPort: await freePort() }), () => {});
+  return { mailDev, mailEnv: { SMTP_URL: mailDev.smtpUrl, MAIL_FROM: TEST_MAIL_FROM } };
+}
+
 /** The apps' tracing variables for `traces`, and the Jaeger started for them (every call sampled: a test finds its own). */
 async function startTraces(supervisor: Supervisor, root: string, traces: TestStackOptions['traces']): Promise<{ traced: NodeJS.ProcessEnv; jaeger?: RunningJaeger }> {
   if (!traces) return { traced: {} };
@@ -163,17 +178,18 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
   const databaseOptions = { binary: tools.secantusd, port: await freePort(), dir: path.join(runDir, 'db') };
   // On disk, not in memory: tests restart Temporal and expect nothing to be lost.
   const temporalOptions = { binary: tools.temporal, port: await freePort(), dbFile: path.join(runDir, 'temporal', 'temporal.db') };
-  let [{ fixtures, process: fixturesProcess }, temporal, database, stripeMock] = await Promise.all([
+  let [{ fixtures, process: fixturesProcess }, temporal, database, { mailDev, mailEnv }, stripeMock] = await Promise.all([
     startFixtures(supervisor, root, runDir),
     onAnotherPortIfTaken(temporalOptions, () => startTemporal(supervisor, temporalOptions), () => rmSync(path.dirname(temporalOptions.dbFile), { recursive: true, force: true })),
     onAnotherPortIfTaken(databaseOptions, () => startDatabase(supervisor, databaseOptions), () => rmSync(databaseOptions.dir, { recursive: true, force: true })),
+    startTestMailDev(supervisor, root),
     tools.stripeMock ? startStripeMock(supervisor, { binary: tools.stripeMock }) : undefined,
   ]);
   options.onInfrastructureUp?.();
 
   const { traced, jaeger } = await startTraces(supervisor, root, options.traces);
   const { env, adminToken } = throwawayEnv(temporal, database, {
-    ...localBlobStore(path.join(runDir, 'blobs')), ...fixturesEnv(fixtures, runDir), ...traced, ...stripeMock?.env, ...options.env,
+    ...localBlobStore(path.join(runDir, 'blobs')), ...fixturesEnv(fixtures, runDir), ...mailEnv, ...traced, ...stripeMock?.env, ...options.env,
   });
   const appOptions: AppOptions = { root, env, apiPort: await freePort() };
   let apps: RunningApps;
@@ -193,6 +209,7 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
     temporal: temporal.process.pid,
     database: database.process.pid,
     fixtures: fixturesProcess.pid,
+    maildev: mailDev.process.pid,
     ...(stripeMock && { stripeMock: stripeMock.process.pid }),
   });
   /** A new worker process, back once it polls every pool's queue (a spawn alone serves no call). */
@@ -266,6 +283,7 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
     fixturesProcess,
     controlUrl: control.url,
     ...(jaeger && { jaegerQueryUrl: jaeger.queryUrl }),
+    mailApiUrl: mailDev.apiUrl,
     ...(stripeMock && { stripeMock }),
     get temporal() {
       return temporal;

@@ -26,7 +26,7 @@ test.serial('event types by keyboard; rotate the secret, both secrets verify, en
   const account = await newAccount(10);
   const path = '/dash-requests';
   const endpoint = await registerEndpoint(account, receiver.url(path));
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/webhooks' });
   const press = (key: KeyInput) => page.keyboard.press(key);
   try {
     await signIn(page, account.ownerToken);
@@ -122,7 +122,7 @@ test.serial('re-enable with the missed events resent; the event log shows each e
   t.is(granted.status, 200);
   down = false;
 
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/webhooks' });
   try {
     await signIn(page, account.ownerToken);
     const item = await endpointCard(page, endpoint.url);

@@ -73,7 +73,7 @@ export async function withTestStack<T>(label: string, fn: (stack: TestLikeStack)
       : await stack.startTestStack(supervisor, { root, runDir, tools, env });
     console.log(`${label}: own stack ready in ${((performance.now() - started) / 1000).toFixed(1)} s (logs in ${path.relative(process.cwd(), runDir)}/logs)`);
     // Helpers that read the test environment (test/helpers/api.ts) then work against this stack.
-    Object.assign(process.env, { API_URL: s.apiUrl, ADMIN_TOKEN: s.adminToken, FIXTURES_JSON: JSON.stringify(s.fixtures) });
+    Object.assign(process.env, { API_URL: s.apiUrl, ADMIN_TOKEN: s.adminToken, FIXTURES_JSON: JSON.stringify(s.fixtures), MAIL_API_URL: s.mailApiUrl });
     return await fn({
       apiUrl: s.apiUrl,
       adminToken: s.adminToken,
