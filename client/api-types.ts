@@ -10819,7 +10819,7 @@ export interface operations {
             path: {
                 /** @description The digest in the page's links; any other is served too, not cached. */
                 version: string;
-                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "ledger.js" | "paged-list.js" | "router.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-batches.js" | "view-calls.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-sign-in.js" | "view-usage.js" | "view-webhooks.js" | "views.js";
+                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "ledger.js" | "paged-list.js" | "router.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-batches.js" | "view-billing.js" | "view-calls.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-sign-in.js" | "view-usage.js" | "view-webhooks.js" | "views.js";
             };
             cookie?: never;
         };

@@ -29,6 +29,7 @@ import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 import { WORKFLOW_TRACING_MODULE, type Tracing } from '../lib/tracing.js';
 import { createStripeApi } from '../domain/billing/stripe-api.js';
 import { createRechargeTrigger } from '../domain/billing/recharge-trigger.js';
+import { createMailer } from '../domain/mail/outbox.js';
 
 export interface PoolDeps {
   config: Config;
@@ -162,7 +163,10 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
         blobs: deps.blobs,
         auditRetentionDays: deps.config.auditRetentionDays,
         batches: { client, secretKey: deps.config.secretKey, concurrency: deps.config.batchConcurrency },
-        billing: { client, log: deps.log, stripe: deps.config.stripe && createStripeApi(deps.config.stripe) },
+        billing: {
+          client, log: deps.log, stripe: deps.config.stripe && createStripeApi(deps.config.stripe),
+          mailer: createMailer({ client, secretKey: deps.config.secretKey, log: deps.log }), baseUrl: deps.config.publicBaseUrl,
+        },
         onRechargeDue,
         mail: { secretKey: deps.config.secretKey, smtpUrl: deps.config.smtpUrl, from: deps.config.mailFrom, log: deps.log },
       }),

@@ -16,6 +16,7 @@ import { createRecharges } from '../../domain/billing/recharges.js';
 import { createRechargeTrigger } from '../../domain/billing/recharge-trigger.js';
 import { SIGNATURE_MEMORY_MS } from '../../domain/billing/stripe-signatures.js';
 import type { StripeApi } from '../../domain/billing/stripe-api.js';
+import type { Mailer } from '../../domain/mail/outbox.js';
 
 export interface BillingActivityDeps {
   db: Db;
@@ -25,6 +26,10 @@ export interface BillingActivityDeps {
   stripe?: StripeApi;
   /** Webhook fan-out of the events grants, voids and failed recharges record. */
   onEvent?: EventSink;
+  /** Mails a failed recharge to the account's billing contacts; none without it. */
+  mailer?: Mailer;
+  /** PUBLIC_BASE_URL: the mails' links. */
+  baseUrl?: string;
 }
 
 export interface RechargeStep {
@@ -39,7 +44,7 @@ export function createBillingActivities(deps: BillingActivityDeps) {
   const ledger = createLedger(db, deps.onEvent);
   const customers = deps.stripe && createCustomers(db, deps.stripe);
   const fulfilment = createFulfilment({ db, grants, ledger, log, saveCard: customers?.saveCard });
-  const recharges = createRecharges({ db, stripe: deps.stripe, packs, grants, fulfilment, log, onEvent: deps.onEvent });
+  const recharges = createRecharges({ db, stripe: deps.stripe, packs, grants, fulfilment, log, onEvent: deps.onEvent, mailer: deps.mailer, baseUrl: deps.baseUrl });
   const trigger = createRechargeTrigger({ db, client: deps.client, log });
   const { stripeSignatures } = collections(db);
 

@@ -25,8 +25,8 @@ export interface CheckoutDeps {
 /** Where Stripe sends the customer after paying or giving up: the dashboard says which. */
 export function returnUrls(baseUrl: string) {
   return {
-    success_url: `${baseUrl}/dashboard?checkout=success&session_id={CHECKOUT_SESSION_ID}`,
-    cancel_url: `${baseUrl}/dashboard?checkout=cancelled`,
+    success_url: `${baseUrl}/dashboard/billing?checkout=success`,
+    cancel_url: `${baseUrl}/dashboard/billing?checkout=cancelled`,
   };
 }
 

@@ -17,6 +17,8 @@ import { MAX_CONSECUTIVE_FAILURES } from './auto-recharge.js';
 import type { Fulfilment } from './fulfilment.js';
 import type { Packs } from './packs.js';
 import { cardError, type StripeApi } from './stripe-api.js';
+import type { Mailer } from '../mail/outbox.js';
+import { billingContacts, rechargeFailedMail } from './mail-texts.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -35,6 +37,10 @@ export interface RechargeDeps {
   fulfilment: Pick<Fulfilment, 'reconcile'>;
   log: Logger;
   onEvent?: EventSink;
+  /** Mails a failed recharge to the account's billing contacts (domain/mail/outbox.ts); none without it. */
+  mailer?: Mailer;
+  /** PUBLIC_BASE_URL: the mails' links. */
+  baseUrl?: string;
 }
 
 type IntentFact = Extract<StripeFact, { kind: 'payment_intent' }>;
@@ -214,10 +220,21 @@ export function createRecharges(deps: RechargeDeps) {
     }
     await auditLog.flushBilling(accountId);
     const enabled = (await billingAccounts.findOne({ _id: accountId }))?.autoRecharge?.enabled ?? false;
-    await record({
-      id: derivedId('evt', `recharge_failed:${rechargeId}`), accountId, event: 'credits.recharge_failed', createdAt: new Date(now),
-      data: { reason: doc.failureReason ?? reason, consecutiveFailures: failures, autoRechargeEnabled: enabled },
-    });
+    const data = { reason: doc.failureReason ?? reason, consecutiveFailures: failures, autoRechargeEnabled: enabled };
+    await record({ id: derivedId('evt', `recharge_failed:${rechargeId}`), accountId, event: 'credits.recharge_failed', createdAt: new Date(now), data });
+    await mailFailure(doc, data);
+  }
+
+  /**
+   * The failure mailed to each billing contact, handed to the outbox under a key of the recharge and
+   * the contact: a retried step mails nobody twice.
+   */
+  async function mailFailure(doc: RechargeDoc, data: { reason: string; consecutiveFailures: number; autoRechargeEnabled: boolean }): Promise<void> {
+    if (!deps.mailer || !deps.baseUrl) return;
+    const mail = rechargeFailedMail(deps.baseUrl, { reason: data.reason, credits: doc.credits, consecutiveFailures: data.consecutiveFailures, stillOn: data.autoRechargeEnabled });
+    for (const contact of await billingContacts(deps.db, doc.accountId)) {
+      await deps.mailer.send({ to: contact.email, ...mail }, { idempotencyKey: `recharge_failed:${doc._id}:${contact.id}` });
+    }
   }
 
   /** A recharge whose event never came (within a day): its slot is freed. It stays pending: a late success still grants it. */

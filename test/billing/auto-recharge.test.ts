@@ -4,7 +4,8 @@
 //! account's webhooks until the third in a row turns it off.
 import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
-import { callTool, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
+import { adminToken, callTool, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
+import { mailsTo, uniqueAddress, waitForMail } from '../helpers/mailbox.js';
 import { testEnv } from '../helpers/env.js';
 import { withServiceDb } from '../helpers/db.js';
 import { applied, checkout, deliver, eventually, paymentIntent, putPack, session, stripeEvent, stripeId } from '../helpers/stripe.js';
@@ -34,9 +35,10 @@ const rechargesOf = (accountId: string) => withServiceDb((db) => db.collection('
 const eventsOf = (accountId: string, kind: string) =>
   withServiceDb(async (db) => (await db.collection('events').find({ accountId, event: kind }).sort({ createdAt: 1 }).toArray()).map((e) => e.data as Record<string, any>));
 
-/** An account that bought PACK with saveCard, paid: CREDITS in its balance and visa 4242 saved. */
-async function withSavedCard(): Promise<TestAccount> {
-  const account = await newAccount(0);
+/** An account (with `email` as its contact) that bought PACK with saveCard, paid: CREDITS in its balance and visa 4242 saved. */
+async function withSavedCard(email?: string): Promise<TestAccount> {
+  const opened = await request('POST', '/api/v1/admin/accounts', { token: adminToken(), body: { name: 'recharging', credits: 0, ...(email ? { email } : {}) } });
+  const account: TestAccount = { id: opened.body.account.id, apiKey: opened.body.apiKey.key, apiKeyId: opened.body.apiKey.id, ownerToken: opened.body.ownerToken };
   const { sessionId } = await checkout(account.ownerToken, PACK, true);
   const completed = stripeEvent('checkout.session.completed', session({ id: sessionId, accountId: account.id, paymentIntentId: stripeId('pi') }));
   if ((await deliver(completed)).status !== 200) throw new Error('completion refused');
@@ -109,8 +111,9 @@ test('32 calls at once cross the threshold: one recharge, granted once on its ev
   t.is(await balance(account), 28);
 });
 
-test('failed recharges fire credits.recharge_failed; the third in a row turns auto-recharge off and says so', async (t) => {
-  const account = await withSavedCard();
+test('failed recharges fire credits.recharge_failed and mail the billing contact; the third in a row turns auto-recharge off and says so', async (t) => {
+  const contact = uniqueAddress('billing');
+  const account = await withSavedCard(contact);
   // Above the whole balance: every charged call is below it.
   t.is((await putSettings(account, { enabled: true, packId: PACK, threshold: 1000, monthlyLimit: 10 })).status, 200);
   let previous: string | null = null;
@@ -141,6 +144,16 @@ test('failed recharges fire credits.recharge_failed; the third in a row turns au
   t.is((await rechargesOf(account.id)).length, 3);
   t.is(await balance(account), CREDITS - 4);
   t.deepEqual((await eventsOf(account.id, 'credits.granted')).map((g) => g.reason), ['purchase']);
+  // Each failure mailed once to the account's contact, the third saying recharges are off.
+  const off = await waitForMail(contact, { subject: /are off/ });
+  t.true(off.links.some((l) => l.endsWith('/dashboard/billing')));
+  t.regex(off.text, /third failure in a row/);
+  const mails = await eventually(async () => {
+    const got = await mailsTo(contact);
+    return got.length >= 3 ? got : undefined;
+  }, 'three failure mails');
+  t.deepEqual(mails.map((m) => /failed$/.test(m.subject) ? 'failed' : 'off').sort(), ['failed', 'failed', 'off']);
+  t.true(mails.some((m) => /confirm the payment/.test(m.text)), 'authentication_required is said in words');
   // The owner turns it on again: the failures start afresh.
   t.like((await putSettings(account, { enabled: true, packId: PACK, threshold: 5, monthlyLimit: 10 })).body, { enabled: true, consecutiveFailures: 0, disabledReason: null });
 });
