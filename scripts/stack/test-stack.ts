@@ -209,8 +209,6 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
     temporal: temporal.process.pid,
     database: database.process.pid,
     fixtures: fixturesProcess.pid,
-    maildev: mailDev.process.pid,
-    ...(stripeMock && { stripeMock: stripeMock.process.pid }),
   });
   /** A new worker process, back once it polls every pool's queue (a spawn alone serves no call). */
   async function restartWorkers() {
