@@ -49,6 +49,8 @@ import { renderLinkRoutes } from './routes/render-links.js';
 import { createLinkSecrets } from '../domain/link-secrets.js';
 import { createRenderCache } from '../domain/render-cache.js';
 import { createRenderCalls } from './render-calls.js';
+import { billingRoutes } from './routes/billing.js';
+import { createStripeApi } from '../domain/billing/stripe-api.js';
 import { createIdentity, type MailSender } from '../domain/identity/index.js';
 import { authRoutes } from './routes/auth.js';
 import { cookieSettings } from './session-cookie.js';
@@ -162,6 +164,16 @@ export function createApp(deps: AppDeps): Koa {
       baseUrl: config.publicBaseUrl,
       outputs,
       requests: createBatchRequests({ db, client: deps.client, secretKey: config.secretKey, validators, guard, destinations, onEvent }),
+    }),
+    ...billingRoutes({
+      db,
+      client: deps.client,
+      log: deps.log,
+      auth,
+      rateLimit,
+      adminToken: config.adminToken,
+      baseUrl: config.publicBaseUrl,
+      stripe: config.stripe && { api: createStripeApi(config.stripe), webhookSecret: config.stripe.webhookSecret },
     }),
     docsRoutes({ baseUrl: config.publicBaseUrl }),
     dashboardRoutes(),

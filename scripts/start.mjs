@@ -90,6 +90,9 @@ try {
     localJaeger
       ? `  Traces       ${jaegerUrl}/api/traces/<traceId>  (Jaeger, every call; ${jaegerUp ? 'up' : jaegerWasBuilt ? 'not started: see the line above' : 'being built, minutes the first time: a line says when it is up; calls until then are not kept'})`
       : `  Traces       ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT} (OTEL_EXPORTER_OTLP_ENDPOINT)`,
+    process.env.STRIPE_SECRET_KEY && process.env.STRIPE_WEBHOOK_SECRET
+      ? `  Payments     Stripe (${process.env.STRIPE_SECRET_KEY.startsWith('sk_live_') ? 'live' : 'test'} mode); its events to http://localhost:${PORTS.api}/api/v1/billing/stripe-webhook`
+      : '  Payments     off: set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET to sell credit packs (docs/OPERATING.md)',
     `  Logs         ${rel(logDir)}/`,
     'Press Ctrl-C to stop.',
     '',
