@@ -79,6 +79,7 @@ try {
     '',
     `Utility Tools is running (started in ${((Date.now() - started) / 1000).toFixed(1)} s).`,
     `  API          http://localhost:${PORTS.api}  (reference: /docs, OpenAPI: /api/v1/openapi.json)`,
+    `  Dashboard    http://localhost:${PORTS.api}/dashboard  (sign up at /dashboard/sign-up: the mail is in the Inbox)`,
     temporal.uiUrl ? `  Temporal UI  ${temporal.uiUrl}` : `  Temporal     ${temporal.address} (TEMPORAL_ADDRESS)`,
     database.process
       ? `  Database     ${database.url} (SecantusDB, data in ${rel(path.join(data, 'secantus'))})`
