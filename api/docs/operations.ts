@@ -41,6 +41,8 @@ export const BODY_CODES: readonly ErrorCode[] = ['invalid_json', 'validation_fai
 export const owner = () => ({ security: [{ ownerToken: [] }, { sessionCookie: [] }] });
 /** A signed-in person's own routes: the session cookie only. */
 export const session = () => ({ security: [{ sessionCookie: [] }] });
+/** A route that takes a session when there is one and answers the same without (sign-out). */
+export const optionalSession = () => ({ security: [{}, { sessionCookie: [] }] });
 export const admin = () => ({ security: [{ adminToken: [] }] });
 export const open = () => ({ security: [] });
 

@@ -21,7 +21,7 @@ import type { RateLimiter } from '../rate-limit.js';
 import { passkeyView } from '../../domain/identity/passkeys.js';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { json } from '../docs/openapi-parts.js';
-import { BODY_CODES, OWNER_CODES, SESSION_CODES, example, open, operation, owner, plain, session as sessionSecurity, withRateLimit, type RouteOperation } from '../docs/operations.js';
+import { BODY_CODES, OWNER_CODES, SESSION_CODES, example, open, operation, optionalSession, owner, plain, session as sessionSecurity, withRateLimit, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
 
 /** Requests a client address may make to the routes that take no session (sign-up, sign-in, reset) per second, in bursts of twice that. */
@@ -247,7 +247,7 @@ export function authOperations(): RouteOperation[] {
       codes: [...BODY_CODES, 'invalid_credentials', 'too_many_attempts', 'forbidden', ...STATUS_PERSON_CODES],
     }),
     operation('post', '/api/v1/auth/signout', {
-      ...auth('Sign out', 'signOut', sessionSecurity()),
+      ...auth('Sign out', 'signOut', optionalSession()),
       description: 'Ends this session on the server and clears the cookie. Answers 204 also without a session.',
       ok: plain('Signed out.', undefined, '204'),
       codes: ['csrf_rejected', 'unavailable', 'internal_error'],
