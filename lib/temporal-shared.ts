@@ -22,6 +22,13 @@ export const TASK_QUEUES: Record<Pool, string> = {
 };
 
 /**
+ * The queue of webhook delivery attempts: served by the core pool's processes with a worker of
+ * its own, so attempts waiting on slow receivers never take the slots of the core queue's other
+ * activities (batches, the sweeper), and those never delay deliveries.
+ */
+export const WEBHOOK_DELIVERY_QUEUE = 'webhook-deliveries';
+
+/**
  * The queue of a pool's long calls: calls of its `queued` tools (conversions, upscales, crawls),
  * which its workers take only as many of at once as their tools can work on, so they never hold
  * the task slots of the pool's short calls.

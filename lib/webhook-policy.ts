@@ -1,6 +1,6 @@
 //! The delivery policy of a webhook endpoint as pure functions of its state: the retry schedule,
-//! the 3-day limit, the consecutive-failure count, the memory of event ids already seen, the order
-//! of recovered deliveries, and the secret rotation's overlap.
+//! the 3-day limit, the consecutive-failure count, how many attempts run at once, the memory of
+//! event ids already seen, the order of recovered deliveries, and the secret rotation's overlap.
 //! Deterministic and free of I/O, so the workflow can use it and tests can check it directly.
 
 const SECOND = 1000;
@@ -17,11 +17,25 @@ export const MAX_DELIVERY_AGE_MS = 3 * 24 * HOUR;
 /** The 20th consecutive failed attempt disables the endpoint. */
 export const DISABLE_AFTER_FAILURES = 20;
 
-/** Attempts of one endpoint running at once while it is healthy; a failing one gets one at a time. */
-export const MAX_IN_FLIGHT = 8;
+/**
+ * Attempts of one endpoint running at once (WEBHOOK_ENDPOINT_CONCURRENCY): `npm run
+ * bench:webhooks` delivered a burst of 200 to one endpoint about 4x as fast at 16 as one at a
+ * time, and more brought little on two cores (docs/BENCHMARKS.md).
+ */
+export const DEFAULT_ENDPOINT_CONCURRENCY = 16;
+/** The most WEBHOOK_ENDPOINT_CONCURRENCY may be: every attempt holds a slot of the delivery worker. */
+export const MAX_ENDPOINT_CONCURRENCY = 64;
 
-/** Deliveries an endpoint may hold; past it the oldest ends undelivered (`backlog_full`). */
-export const MAX_PENDING = 1000;
+/** Deliveries an endpoint may hold (a burst of this many is delivered whole); past it the oldest ends undelivered (`backlog_full`). */
+export const MAX_PENDING = 10_000;
+
+/**
+ * The limits of a run begun before deliveries ran concurrently, which it keeps until it continues
+ * as new (so its history replays): 8 attempts at once while healthy, one once an attempt failed,
+ * and 1,000 deliveries held.
+ */
+export const LEGACY_MAX_IN_FLIGHT = 8;
+export const LEGACY_MAX_PENDING = 1000;
 
 /** How long an event id is remembered: longer than the fan-out sweep re-sends anything. */
 export const SEEN_TTL_MS = 4 * 24 * HOUR;
@@ -68,10 +82,23 @@ export function countAfter(consecutiveFailures: number, success: boolean): numbe
 
 export const shouldDisable = (consecutiveFailures: number) => consecutiveFailures >= DISABLE_AFTER_FAILURES;
 
-/** How many attempts may run at once: a failing endpoint is probed one attempt at a time, so
- * the attempt that reaches the 20th failure is the only one in flight when it disables. */
-export function inFlightLimit(consecutiveFailures: number): number {
-  return consecutiveFailures === 0 ? MAX_IN_FLIGHT : 1;
+/**
+ * How many attempts may run at once: the endpoint's concurrency, but never more than the failures
+ * it still takes to disable it. Attempts in flight plus the count then never pass 20, so the
+ * attempt that reaches the 20th failure is the only one in flight when it disables, whatever the
+ * concurrency: nothing ends after the disable, and every attempt posted is counted in the order
+ * attempts end. `concurrency` absent: a run begun before (LEGACY_MAX_IN_FLIGHT while healthy,
+ * then one at a time).
+ */
+export function inFlightLimit(consecutiveFailures: number, concurrency?: number): number {
+  if (concurrency === undefined) return consecutiveFailures === 0 ? LEGACY_MAX_IN_FLIGHT : 1;
+  return Math.max(1, Math.min(concurrency, DISABLE_AFTER_FAILURES - consecutiveFailures));
+}
+
+/** A concurrency as given (configuration, a workflow's input) held to 1..MAX_ENDPOINT_CONCURRENCY. */
+export function endpointConcurrency(value: number | undefined): number {
+  if (value === undefined || !Number.isFinite(value)) return DEFAULT_ENDPOINT_CONCURRENCY;
+  return Math.min(MAX_ENDPOINT_CONCURRENCY, Math.max(1, Math.floor(value)));
 }
 
 /** Event ids seen recently, oldest first. */
@@ -113,6 +140,25 @@ export const waitingRecovered = (pending: readonly Schedulable[]) => pending.fil
 /** Deliveries due at `now`, earliest first, not counting those already in flight or waiting their turn. */
 export function dueDeliveries<T extends Schedulable>(pending: readonly T[], inFlight: ReadonlySet<string>, now: number): T[] {
   return startable(pending, inFlight).filter((d) => d.nextAttemptAt <= now).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt);
+}
+
+/**
+ * The first `count` of `dueDeliveries`, in the same order, without sorting every due one: a
+ * backlog of thousands is scanned once per turn of the workflow's loop, not sorted.
+ */
+export function earliestDue<T extends Schedulable>(pending: readonly T[], inFlight: ReadonlySet<string>, now: number, count: number): T[] {
+  const picked: T[] = [];
+  if (count <= 0) return picked;
+  for (const d of startable(pending, inFlight)) {
+    if (d.nextAttemptAt > now) continue;
+    if (picked.length === count && d.nextAttemptAt >= picked[count - 1]!.nextAttemptAt) continue;
+    // After every picked one due no later: a stable sort keeps queue order among equal times.
+    let i = picked.length;
+    while (i > 0 && picked[i - 1]!.nextAttemptAt > d.nextAttemptAt) i--;
+    picked.splice(i, 0, d);
+    if (picked.length > count) picked.pop();
+  }
+  return picked;
 }
 
 /** The earliest next attempt among deliveries that may start, if any. */

@@ -20,10 +20,11 @@ import type {
 } from '../lib/webhook-messages.js';
 import {
   DISABLE_AFTER_FAILURES,
+  LEGACY_MAX_PENDING,
   MAX_PENDING,
   RECOVERY_PAGE,
   countAfter,
-  dueDeliveries,
+  earliestDue,
   inFlightLimit,
   nextAttemptTime,
   nextWake,
@@ -66,9 +67,28 @@ export interface Books {
   writing: boolean;
 }
 
+/** How much a run may do at once and hold. */
+export interface DeliveryLimits {
+  /**
+   * Attempts at once (WEBHOOK_ENDPOINT_CONCURRENCY), fewer as failures near the disable
+   * (`inFlightLimit`). Absent in a run begun before deliveries ran concurrently: it keeps the old
+   * rule until it continues as new, so its history replays.
+   */
+  concurrency?: number;
+  /** Deliveries held; past it the oldest ends undelivered. */
+  maxPending: number;
+}
+
+/** The limits of a run begun before deliveries ran concurrently. */
+export const LEGACY_LIMITS: DeliveryLimits = { maxPending: LEGACY_MAX_PENDING };
+
+/** The limits of a run at `concurrency`. */
+export const concurrentLimits = (concurrency: number): DeliveryLimits => ({ concurrency, maxPending: MAX_PENDING });
+
 export interface Endpoint {
   /** What a run hands the next one. */
   state: CarriedEndpointState;
+  limits: DeliveryLimits;
   inbox: Inbox;
   books: Books;
   /** Event ids with an attempt running. */
@@ -88,9 +108,10 @@ export interface DisabledNotice {
 
 export const emptyInbox = (): Inbox => ({ events: [], requests: [], enableRequested: false, removed: false });
 
-export function startEndpoint(state: CarriedEndpointState, inbox: Inbox): Endpoint {
+export function startEndpoint(state: CarriedEndpointState, inbox: Inbox, limits: DeliveryLimits): Endpoint {
   return {
     state,
+    limits,
     inbox,
     books: { mirrorWanted: false, undelivered: [], overlapsEnded: [], writing: false },
     inFlight: new Set(),
@@ -133,7 +154,7 @@ export function applyArrivals(m: Endpoint, now: number): void {
  */
 export function startWork(m: Endpoint, now: number, handOver: boolean): { page?: RecoveryState; attempts: PendingDelivery[] } {
   const { state } = m;
-  const limit = inFlightLimit(state.consecutiveFailures);
+  const limit = inFlightLimit(state.consecutiveFailures, m.limits.concurrency);
   let page: RecoveryState | undefined;
   if (!handOver && wantsPage(m)) {
     page = state.recovery!;
@@ -141,8 +162,7 @@ export function startWork(m: Endpoint, now: number, handOver: boolean): { page?:
   }
   const attempts: PendingDelivery[] = [];
   if (!handOver && !state.disabled) {
-    for (const d of dueDeliveries(state.pending, m.inFlight, now)) {
-      if (m.inFlight.size >= limit) break;
+    for (const d of earliestDue(state.pending, m.inFlight, now, limit - m.inFlight.size)) {
       m.inFlight.add(d.event.id);
       d.attempts++;
       attempts.push(d);
@@ -154,7 +174,7 @@ export function startWork(m: Endpoint, now: number, handOver: boolean): { page?:
 /** When the loop must wake by itself: the next due attempt, or the end of an overlap. */
 export function nextWakeAt(m: Endpoint, handOver: boolean): number | undefined {
   const { state } = m;
-  const deliveryWake = handOver || state.disabled || m.inFlight.size >= inFlightLimit(state.consecutiveFailures) ? undefined : nextWake(state.pending, m.inFlight);
+  const deliveryWake = handOver || state.disabled || m.inFlight.size >= inFlightLimit(state.consecutiveFailures, m.limits.concurrency) ? undefined : nextWake(state.pending, m.inFlight);
   return earliest(deliveryWake, ...(state.overlaps ?? []).map((o) => o.until));
 }
 
@@ -190,6 +210,7 @@ export function snapshot(m: Endpoint, run: number): WebhookEndpointState {
     disabled: state.disabled,
     pending: state.pending.length,
     inFlight: m.inFlight.size,
+    ...(m.limits.concurrency !== undefined ? { concurrency: m.limits.concurrency } : {}),
     run,
     ...(state.overlaps?.length ? { overlapUntil: Math.min(...state.overlaps.map((o) => o.until)) } : {}),
     recovering: state.recovery !== undefined,
@@ -286,7 +307,7 @@ function receive(m: Endpoint, e: WebhookEnvelope, now: number) {
 
 function enqueue(m: Endpoint, d: PendingDelivery, now: number) {
   m.state.pending.push(d);
-  if (m.state.pending.length > MAX_PENDING) {
+  if (m.state.pending.length > m.limits.maxPending) {
     const oldest = m.state.pending.find((p) => !m.inFlight.has(p.event.id));
     if (oldest) endUndelivered(m, [oldest], 'backlog_full', now);
   }
