@@ -143,20 +143,22 @@ export function dueDeliveries<T extends Schedulable>(pending: readonly T[], inFl
 }
 
 /**
- * The first `count` of `dueDeliveries`, in the same order, without sorting every due one: a
- * backlog of thousands is scanned once per turn of the workflow's loop, not sorted.
+ * Up to `count` deliveries that may start now, in queue order (the order they reached the
+ * endpoint): what `startable` allows and is due, taken from the front. It stops at the `count`-th,
+ * so a turn of the workflow's loop costs the attempts it starts, not the backlog behind them.
  */
-export function earliestDue<T extends Schedulable>(pending: readonly T[], inFlight: ReadonlySet<string>, now: number, count: number): T[] {
+export function firstDue<T extends Schedulable>(pending: readonly T[], inFlight: ReadonlySet<string>, now: number, count: number): T[] {
   const picked: T[] = [];
-  if (count <= 0) return picked;
-  for (const d of startable(pending, inFlight)) {
-    if (d.nextAttemptAt > now) continue;
-    if (picked.length === count && d.nextAttemptAt >= picked[count - 1]!.nextAttemptAt) continue;
-    // After every picked one due no later: a stable sort keeps queue order among equal times.
-    let i = picked.length;
-    while (i > 0 && picked[i - 1]!.nextAttemptAt > d.nextAttemptAt) i--;
-    picked.splice(i, 0, d);
-    if (picked.length > count) picked.pop();
+  let gateTaken: boolean | undefined; // as in `startable`, read only once a recovered delivery waits
+  for (const d of pending) {
+    if (picked.length >= count) break;
+    if (inFlight.has(d.event.id)) continue;
+    if (d.trigger === 'recovery' && d.attempts === 0) {
+      gateTaken ??= pending.some((p) => p.trigger === 'recovery' && p.attempts === 1 && inFlight.has(p.event.id));
+      if (gateTaken) continue;
+      gateTaken = true;
+    }
+    if (d.nextAttemptAt <= now) picked.push(d);
   }
   return picked;
 }

@@ -24,7 +24,8 @@ import {
   MAX_PENDING,
   RECOVERY_PAGE,
   countAfter,
-  earliestDue,
+  dueDeliveries,
+  firstDue,
   inFlightLimit,
   nextAttemptTime,
   nextWake,
@@ -150,7 +151,9 @@ export function applyArrivals(m: Endpoint, now: number): void {
 
 /**
  * What to start now: the next page of a recovery, and the due attempts the in-flight limit
- * allows (marked in flight and counted here). Nothing while the run hands over.
+ * allows (marked in flight and counted here), first come first served; in a run begun before
+ * deliveries ran concurrently, earliest due first, as that code chose them. Nothing while the run
+ * hands over.
  */
 export function startWork(m: Endpoint, now: number, handOver: boolean): { page?: RecoveryState; attempts: PendingDelivery[] } {
   const { state } = m;
@@ -162,7 +165,9 @@ export function startWork(m: Endpoint, now: number, handOver: boolean): { page?:
   }
   const attempts: PendingDelivery[] = [];
   if (!handOver && !state.disabled) {
-    for (const d of earliestDue(state.pending, m.inFlight, now, limit - m.inFlight.size)) {
+    const due = m.limits.concurrency === undefined ? dueDeliveries(state.pending, m.inFlight, now) : firstDue(state.pending, m.inFlight, now, limit - m.inFlight.size);
+    for (const d of due) {
+      if (m.inFlight.size >= limit) break;
       m.inFlight.add(d.event.id);
       d.attempts++;
       attempts.push(d);
@@ -228,9 +233,10 @@ export function settleAttempt(m: Endpoint, d: PendingDelivery, result: Outcome, 
     return undefined;
   }
   // Ended meanwhile (the endpoint was disabled by another attempt): the count stays as it was.
-  if (!state.pending.includes(d)) return undefined;
+  const at = state.pending.indexOf(d);
+  if (at === -1) return undefined;
   if (result.outcome === 'delivered') {
-    state.pending = state.pending.filter((p) => p !== d);
+    state.pending.splice(at, 1);
     setCount(m, countAfter(state.consecutiveFailures, true));
     return undefined;
   }

@@ -43,7 +43,7 @@ import {
   type WebhookEnvelope,
 } from '../lib/webhook-messages.js';
 import { endpointConcurrency, RECOVERY_PAGE } from '../lib/webhook-policy.js';
-import { WEBHOOK_DELIVERY_QUEUE } from '../lib/temporal-shared.js';
+import { webhookDeliveryQueue } from '../lib/temporal-shared.js';
 import {
   applyArrivals,
   arrive,
@@ -79,7 +79,6 @@ export const webhookStateQuery = defineQuery<WebhookEndpointState>(WEBHOOK_STATE
  * only its endpoint's few (WEBHOOK_ENDPOINT_CONCURRENCY), never the core queue's.
  */
 const attemptOptions = { startToCloseTimeout: '30s', retry: { maximumAttempts: 1 } } as const;
-const delivery = proxyActivities<WebhookActivities>({ ...attemptOptions, taskQueue: WEBHOOK_DELIVERY_QUEUE });
 /** Attempts of a run begun before the delivery queue existed, on the workflow's own (core) queue. */
 const legacyDelivery = proxyActivities<WebhookActivities>(attemptOptions);
 
@@ -114,7 +113,9 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
 
   // False only while replaying a run that began before (its history has no marker).
   const concurrent = patched(CONCURRENT_DELIVERIES);
-  const { deliverWebhook } = concurrent ? delivery : legacyDelivery;
+  const { deliverWebhook } = concurrent
+    ? proxyActivities<WebhookActivities>({ ...attemptOptions, taskQueue: webhookDeliveryQueue(workflowInfo().taskQueue) })
+    : legacyDelivery;
 
   let state: CarriedEndpointState;
   if (input.carried) {

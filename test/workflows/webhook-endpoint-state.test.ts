@@ -2,7 +2,7 @@
 //! no Temporal, no database, no receiver. The workflow tests prove the same through the stack.
 import test from 'ava';
 import type { CarriedEndpointState, PendingDelivery, WebhookEnvelope } from '../../lib/webhook-messages.js';
-import { DISABLE_AFTER_FAILURES, dueDeliveries, earliestDue, LEGACY_MAX_PENDING, MAX_PENDING, RETRY_DELAYS_MS, SEEN_TTL_MS } from '../../lib/webhook-policy.js';
+import { DISABLE_AFTER_FAILURES, firstDue, LEGACY_MAX_PENDING, MAX_PENDING, RETRY_DELAYS_MS, SEEN_TTL_MS, startable } from '../../lib/webhook-policy.js';
 import {
   applyArrivals,
   arrive,
@@ -226,7 +226,7 @@ test('a run begun before concurrent deliveries keeps the old limits: 8 at once w
   t.is(turn(m, T0 + 3).attempts.length, 1);
 });
 
-test('earliestDue picks what dueDeliveries lists first, in the same order', (t) => {
+test('firstDue takes, from the front of the queue, the first deliveries that may start and are due', (t) => {
   for (let seed = 1; seed <= 300; seed++) {
     const next = random(seed);
     const pending = Array.from({ length: Math.floor(next() * 40) }, (_, i) => ({
@@ -238,7 +238,8 @@ test('earliestDue picks what dueDeliveries lists first, in the same order', (t) 
     const inFlight = new Set(pending.filter(() => next() < 0.2).map((d) => d.event.id));
     const now = T0 + Math.floor(next() * 6) * 1000;
     const count = Math.floor(next() * 12);
-    t.deepEqual(earliestDue(pending, inFlight, now, count), dueDeliveries(pending, inFlight, now).slice(0, count), `seed ${seed}`);
+    const expected = startable(pending, inFlight).filter((d) => d.nextAttemptAt <= now).slice(0, count);
+    t.deepEqual(firstDue(pending, inFlight, now, count), expected, `seed ${seed}`);
   }
 });
 
