@@ -44,6 +44,13 @@ export const MAX_SEEN = 10_000;
 /** A rotated signing secret's predecessor keeps signing this long, unless the owner ends it sooner. */
 export const SECRET_OVERLAP_MS = 24 * HOUR;
 
+/**
+ * The longest one run of an endpoint's workflow lasts before it continues as new, however quiet:
+ * well inside the 25 h a claim-checked payload (a run's input over 128 KB) is kept
+ * (activities/core/sweeper.ts), so replaying a run always finds what it was handed.
+ */
+export const MAX_RUN_MS = 12 * HOUR;
+
 /** Recovered events are read this many at a time; the next page once fewer than half wait. */
 export const RECOVERY_PAGE = 50;
 

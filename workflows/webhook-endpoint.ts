@@ -42,7 +42,7 @@ import {
   type WebhookEndpointState,
   type WebhookEnvelope,
 } from '../lib/webhook-messages.js';
-import { endpointConcurrency, RECOVERY_PAGE } from '../lib/webhook-policy.js';
+import { endpointConcurrency, MAX_RUN_MS, RECOVERY_PAGE } from '../lib/webhook-policy.js';
 import { webhookDeliveryQueue } from '../lib/temporal-shared.js';
 import {
   applyArrivals,
@@ -195,6 +195,11 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
     });
   }
 
+  // A run begun since deliveries ran concurrently also hands over when it is MAX_RUN_MS old: what it
+  // was handed (claim-checked when large: thousands of event ids after a burst) must still be
+  // stored when a replay of it reads it.
+  const retireAt = concurrent ? Date.now() + MAX_RUN_MS : undefined;
+
   void keepBooks();
 
   for (;;) {
@@ -203,7 +208,8 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
     applyArrivals(m, now);
 
     const info = workflowInfo();
-    const handOver = info.continueAsNewSuggested || info.historyLength >= (input.historyLimit ?? DEFAULT_HISTORY_LIMIT);
+    const handOver =
+      info.continueAsNewSuggested || info.historyLength >= (input.historyLimit ?? DEFAULT_HISTORY_LIMIT) || (retireAt !== undefined && now >= retireAt);
     const work = startWork(m, now, handOver);
     if (work.page) void readPage(work.page);
     for (const d of work.attempts) void attempt(d);
@@ -216,6 +222,7 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
 
     const wake = nextWakeAt(m, handOver);
     if (wake !== undefined) wakeAt(wake, now);
+    if (retireAt !== undefined && !handOver) wakeAt(retireAt, now);
     const seen = wakeups;
     await condition(() => wakeups !== seen || inbox.removed);
   }
