@@ -113,7 +113,7 @@ async function slowEndpoint(client: Client, receiver: Receiver, backlog: number)
   const path = '/slow';
   receiver.behave(path, () => ({ status: 200, delayMs: SLOW_ANSWER_MS }));
   const { account, endpointId } = await endpointAt(client, receiver, path, DEFAULT, false);
-  const open = (all: Delivery[]) => all.filter((d) => d.path === path && d.answered === null).length;
+  const open = (all: Delivery[]) => all.filter((d) => d.path === path && d.closedAt === null).length;
   await sendTests(account, endpointId, backlog, SENDERS);
   await receiver.waitFor((all) => open(all) >= DEFAULT, DELIVERY_WAIT_MS, `${DEFAULT} deliveries held by the slow endpoint`);
   let stopped = false;

@@ -1,17 +1,20 @@
 //! A burst of 10,000 events at one webhook endpoint: delivered once each, across runs of its
-//! workflow that continue as new long before a history nears Temporal's limits. On the test
-//! stack's Temporal (a real server: it refuses a continue-as-new that signals overtook, and then
-//! the signals themselves, as production's does; the time-skipping server does neither), with
-//! workers of this test's own on a queue of its own, the claim-check codec as the service runs it
-//! (a run hands the next thousands of deliveries), bookkeeping on a database of its own, and a
+//! workflow that continue as new long before a history nears Temporal's limits. On a Temporal dev
+//! server of this file's own, in memory, set as the stack's: a real server, which refuses a
+//! continue-as-new that signals overtook and then, while that lasts, the signals themselves, as
+//! production's does (the time-skipping server does neither, so a run there swallows the whole
+//! burst). Workers of the test's own run the workflow with the claim-check codec as the service
+//! does (a run hands the next thousands of deliveries), bookkeeping on a database of its own, and a
 //! delivery activity that answers at once: what is judged is the workflow, not HTTP.
 import test from 'ava';
 import { Client } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
 import { testEnv } from '../helpers/env.js';
 import { installQuietRuntime, WORKFLOWS_PATH } from '../helpers/workflow-test-bed.js';
 import { ClaimCheckCodec } from '../../lib/claim-check-codec.js';
+import { TEMPORAL_DYNAMIC_CONFIG } from '../../scripts/stack/services.js';
 import { collections, connectMongo, type Mongo } from '../../lib/mongo.js';
 import { newId } from '../../lib/ids.js';
 import { webhookDeliveryQueue, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
@@ -27,7 +30,7 @@ const HISTORY_LIMIT = 2000;
 const SENDERS = 16;
 
 let mongo: Mongo;
-let connection: NativeConnection;
+let env: TestWorkflowEnvironment | undefined;
 let client: Client;
 let workers: Worker[] = [];
 let running: Promise<unknown> | undefined;
@@ -44,10 +47,16 @@ async function deliverWebhook(req: DeliverRequest): Promise<DeliverResult> {
 test.before(async () => {
   installQuietRuntime();
   mongo = await connectMongo(testEnv.mongodbUrl().replace(/\/[^/]*$/, '/webhook_burst_tests'));
+  env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: testEnv.temporalCliPath() },
+      extraArgs: TEMPORAL_DYNAMIC_CONFIG.flatMap((setting) => ['--dynamic-config-value', setting]),
+      log: { format: 'pretty', level: 'error' },
+    },
+  });
   const dataConverter = { payloadCodecs: [new ClaimCheckCodec(mongo.db)] };
-  connection = await NativeConnection.connect({ address: testEnv.temporalAddress() });
-  client = new Client({ connection, namespace: testEnv.temporalNamespace(), dataConverter });
-  const common = { connection, namespace: testEnv.temporalNamespace(), dataConverter };
+  client = new Client({ connection: env.connection, dataConverter });
+  const common = { connection: env.nativeConnection, dataConverter };
   const real = createWebhookActivities({ db: mongo.db, secretKey, post: async () => ({ statusCode: 204 }) });
   workers = [
     await Worker.create({ ...common, taskQueue: queue, workflowsPath: WORKFLOWS_PATH, activities: real }),
@@ -59,7 +68,7 @@ test.before(async () => {
 test.after.always(async () => {
   for (const w of workers) w.shutdown();
   await running?.catch(() => {});
-  await connection?.close();
+  await env?.teardown();
   await mongo?.close();
 });
 
@@ -104,6 +113,7 @@ test('a burst of 10,000 events to one endpoint is delivered once each, across ru
       }
     }
   }
+  const started = Date.now();
   await sender(); // the first alone: it starts the workflow
   await Promise.all(Array.from({ length: SENDERS }, sender));
 
@@ -126,7 +136,7 @@ test('a burst of 10,000 events to one endpoint is delivered once each, across ru
     lengths.push(history.events?.length ?? 0);
     runId = history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
   }
-  t.log(`${lengths.length} runs, history lengths ${lengths.join(' ')}; ${refused} signals refused and sent again`);
+  t.log(`delivered in ${((Date.now() - started) / 1000).toFixed(0)} s by ${lengths.length} runs, history lengths ${lengths.join(' ')}; ${refused} signals refused and sent again`);
   t.is(lengths.length, state.run, 'the chain of runs ends at the one answering');
   t.true(lengths.length >= 10, `continued as new: ${lengths.length} runs`);
   // Temporal warns at 10,240 events and ends a run at 51,200. A run hands over from HISTORY_LIMIT
