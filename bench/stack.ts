@@ -12,6 +12,8 @@ export interface BenchStack {
   adminToken: string;
   /** Where the stack's Temporal is, for reading call histories; unknown for a given stack without TEMPORAL_ADDRESS. */
   temporal?: { address: string; namespace: string };
+  /** The stack's database (a bench that records events as the service does); unknown for a given stack without MONGODB_URL. */
+  mongodbUrl?: string;
   /**
    * The stack's processes by role, each the leader of a process group (what it spawns is
    * counted with it): a throwaway stack's own, or BENCH_PROCESSES (`name=pid,...`) for a given one.
@@ -42,6 +44,7 @@ interface RunningBenchStack {
   apiUrl: string;
   adminToken: string;
   temporal?: { address: string; namespace: string };
+  mongodbUrl?: string;
   processes: StackProcess[];
   stop(): Promise<void>;
 }
@@ -94,6 +97,7 @@ async function startThrowawayStack(options: BenchStackOptions = {}): Promise<Run
     apiUrl: apps.apiUrl,
     adminToken,
     temporal: { address: temporal.address, namespace: temporal.namespace },
+    mongodbUrl: database.url,
     processes,
     stop: () => supervisor.stopAll(),
   };
@@ -129,6 +133,7 @@ export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>, o
         apiUrl: e.API_URL!,
         adminToken: e.ADMIN_TOKEN!,
         temporal: e.TEMPORAL_ADDRESS ? { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE || 'default' } : undefined,
+        mongodbUrl: e.MONGODB_URL || undefined,
         processes: parseProcessList(e.BENCH_PROCESSES),
         stop: async () => {},
       }
@@ -145,6 +150,7 @@ export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>, o
       apiUrl: platform.apiUrl,
       adminToken: platform.adminToken,
       temporal: platform.temporal,
+      mongodbUrl: platform.mongodbUrl,
       processes: platform.processes,
       newApiKey: (credits) => benchApiKey(platform.apiUrl, platform.adminToken, credits),
     });

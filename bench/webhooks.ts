@@ -2,14 +2,17 @@
 //! and how fast a burst at one endpoint drains, at the endpoint's concurrency of 1 (one attempt
 //! at a time: the baseline) and at the stack's WEBHOOK_ENDPOINT_CONCURRENCY, in one run.
 //!
-//! Events are `webhook.test`s (POST .../webhooks/{id}/test): recorded by the API and fanned out as
-//! every event is, and, unlike key changes, not written to the account's audit chain, so BURST of
-//! them, 32 requests at a time, are recorded within about a second (the line says how long). The
-//! receiver is in this process on localhost (the stack runs with WEBHOOKS_ALLOW_LOCALHOST=true; the
-//! throwaway bench stack does). "Recorded" is the event's `createdAt`, set when the API writes it;
-//! "has it" is when the receiver has read the whole request; both clocks are this machine's. An
-//! endpoint's concurrency is set by starting its workflow with it before its first event
-//! (`WebhookEndpointInput.concurrency`), so the stack needs TEMPORAL_ADDRESS when it is given.
+//! Events are `webhook.test`s recorded in this process by the domain's own recorder
+//! (domain/events.ts) into the stack's database and handed to the same fan-out the API and workers
+//! use (domain/webhooks/fanout.ts: signal-with-start of the endpoint's workflow): the API's own
+//! overhead (and, for key changes, the account's audit chain) would spread a burst over seconds on
+//! a busy machine, while this records BURST of them, 32 at a time, within a fraction of a second
+//! (the output says how long). The receiver is in this process on localhost (the stack runs with
+//! WEBHOOKS_ALLOW_LOCALHOST=true; the throwaway bench stack does). "Recorded" is the event's
+//! `createdAt`; "has it" is when the receiver has read the whole request; both clocks are this
+//! machine's. An endpoint's concurrency is set by starting its workflow with it before its first
+//! event (`WebhookEndpointInput.concurrency`), so a given stack needs TEMPORAL_ADDRESS and
+//! MONGODB_URL.
 //!
 //! Rows, each endpoint of its own account: one event at a time (the next sent once the last
 //! arrived) at 1 and at the default; the burst at 1 and at the default; one at a time at the
@@ -18,6 +21,11 @@
 //! `webhooks burst: <n> events, deliveries/s <b> at 1, <d> at <N> (<ratio>x), p99 <ms> ms`.
 import { Client, Connection } from '@temporalio/client';
 import { newAccount, request, type TestAccount } from '../test/helpers/api.js';
+import { createEventRecorder, newEvent, type EventRecorder } from '../domain/events.js';
+import { createWebhookFanout } from '../domain/webhooks/fanout.js';
+import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
+import { createLogger } from '../lib/logger.js';
+import { connectMongo } from '../lib/mongo.js';
 import { registerEndpoint, startReceiver, type Delivery, type Receiver } from '../test/helpers/webhook-receiver.js';
 import { TASK_QUEUES, WORKFLOW_TYPES } from '../lib/temporal-shared.js';
 import { webhookWorkflowId, type WebhookEndpointInput } from '../lib/webhook-messages.js';
@@ -42,13 +50,17 @@ interface Measured {
   deliveriesPerSecond: number;
 }
 
+/** Records the service's events here and fans them out as the service does. */
+let record: EventRecorder;
+
+/** Records a `webhook.test` for the endpoint, as Send test does, and hands it to the fan-out. */
 async function sendTest(account: TestAccount, endpointId: string): Promise<string> {
-  const res = await request('POST', `/api/v1/account/webhooks/${endpointId}/test`, { token: account.ownerToken });
-  if (res.status !== 202) throw new Error(`send test answered ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
-  return res.body.eventId;
+  const event = newEvent(account.id, 'webhook.test', { endpointId, message: 'bench:webhooks' });
+  await record(event);
+  return event.id;
 }
 
-/** Sends `count` test events, `lanes` requests at a time; with `paced`, each lane waits for its event's delivery before the next. */
+/** Sends `count` test events, `lanes` at a time; with `paced`, each lane waits for its event's delivery before the next. */
 async function sendTests(account: TestAccount, endpointId: string, count: number, lanes: number, paced?: (eventId: string) => Promise<unknown>): Promise<string[]> {
   const ids: string[] = [];
   let next = 0;
@@ -141,9 +153,11 @@ async function slowEndpoint(client: Client, receiver: Receiver, backlog: number)
 const fmt = (n: number) => n.toFixed(1);
 
 const results = await withBenchStack(async (stack) => {
-  if (!stack.temporal) throw new Error('bench:webhooks sets each endpoint\'s concurrency through Temporal: give TEMPORAL_ADDRESS with API_URL');
+  if (!stack.temporal || !stack.mongodbUrl) throw new Error('bench:webhooks records events and starts workflows itself: give TEMPORAL_ADDRESS and MONGODB_URL with API_URL');
+  const mongo = await connectMongo(stack.mongodbUrl);
   const connection = await Connection.connect({ address: stack.temporal.address });
-  const client = new Client({ connection, namespace: stack.temporal.namespace });
+  const client = new Client({ connection, namespace: stack.temporal.namespace, dataConverter: { payloadCodecs: [new ClaimCheckCodec(mongo.db)] } });
+  record = createEventRecorder(mongo.db, createWebhookFanout({ db: mongo.db, client, log: createLogger({ name: 'bench', level: 'warn' }) }).onEvent);
   const receiver = await startReceiver();
   try {
     const pacedOne = await run(client, receiver, 'one event at a time, concurrency 1', 1, false, '/paced-1');
@@ -161,6 +175,7 @@ const results = await withBenchStack(async (stack) => {
   } finally {
     await receiver.close();
     await connection.close();
+    await mongo.close();
   }
 });
 

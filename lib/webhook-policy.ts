@@ -18,9 +18,12 @@ export const MAX_DELIVERY_AGE_MS = 3 * 24 * HOUR;
 export const DISABLE_AFTER_FAILURES = 20;
 
 /**
- * Attempts of one endpoint running at once (WEBHOOK_ENDPOINT_CONCURRENCY): `npm run
- * bench:webhooks` delivered a burst of 200 to one endpoint about 4x as fast at 16 as one at a
- * time, and more brought little on two cores (docs/BENCHMARKS.md).
+ * Attempts of one endpoint running at once (WEBHOOK_ENDPOINT_CONCURRENCY). A burst at one endpoint
+ * drains at the lesser of concurrency / the receiver's answer time and the pace at which Temporal
+ * writes one workflow's history (every attempt is about five events of it): 16 keeps a receiver
+ * answering within 200 ms at 80 deliveries a second, beyond what one workflow's history took on
+ * the two-core bench machine (`npm run bench:webhooks`), while a receiver that hangs holds at most
+ * 16 sockets, and for about 20 s: its 20 failures come in two rounds of the 10 s wait (16, then 4).
  */
 export const DEFAULT_ENDPOINT_CONCURRENCY = 16;
 /** The most WEBHOOK_ENDPOINT_CONCURRENCY may be: every attempt holds a slot of the delivery worker. */
