@@ -10,6 +10,7 @@ export const ACCEPTANCE = [
   'test/webhooks/failures.test.ts',
   'test/cluster/topology.test.ts',
   'test/cluster/replicas.test.ts',
+  'test/cluster/people.test.ts',
 ];
 /** Run after the acceptance, one file at a time: they kill and restart parts of the cluster. */
 export const FAULTS = ['test/cluster/faults.test.ts'];

@@ -49,6 +49,12 @@ import { renderLinkRoutes } from './routes/render-links.js';
 import { createLinkSecrets } from '../domain/link-secrets.js';
 import { createRenderCache } from '../domain/render-cache.js';
 import { createRenderCalls } from './render-calls.js';
+import { billingRoutes } from './routes/billing.js';
+import { createStripeApi } from '../domain/billing/stripe-api.js';
+import { createIdentity, type MailSender } from '../domain/identity/index.js';
+import { authRoutes } from './routes/auth.js';
+import { cookieSettings } from './session-cookie.js';
+import { createMailer } from '../domain/mail/outbox.js';
 
 export interface AppDeps {
   config: Config;
@@ -62,15 +68,28 @@ export interface AppDeps {
   blobs?: BlobStore;
   /** The process's tracer when tracing is on (lib/tracing.ts); absent, requests are not traced. */
   tracer?: Tracer;
+  /** Where mail goes; default the durable outbox (domain/mail/outbox.ts) through Temporal. */
+  mailer?: MailSender;
 }
 
 export function createApp(deps: AppDeps): Koa {
   const { config, db } = deps;
   const schemas = loadCatalogueSchemas();
-  const auth = createAuthenticator(db);
-  const rateLimit = createRateLimiter({ perSecond: config.rateLimitPerSecond }).middleware();
   const onEvent = resumingOnGrant(db, deps.client, deps.onEvent ?? createWebhookFanout({ db, client: deps.client, log: deps.log }).onEvent);
   const accounts = createAccounts(db, onEvent);
+  const identity = createIdentity({
+    db,
+    accounts,
+    mailer: deps.mailer ?? createMailer({ client: deps.client, secretKey: config.secretKey, log: deps.log }),
+    settings: {
+      baseUrl: config.publicBaseUrl, signup: config.signup, freeCredits: config.freeCredits,
+      timeouts: { idleMs: config.sessionIdleHours * 3_600_000, maxMs: config.sessionMaxDays * 86_400_000 },
+    },
+  });
+  const cookie = cookieSettings(config.publicBaseUrl);
+  const auth = createAuthenticator(db, { sessions: identity.sessions, cookie });
+  const limiter = createRateLimiter({ perSecond: config.rateLimitPerSecond });
+  const rateLimit = limiter.middleware();
   const ledger = createLedger(db, onEvent);
   const grants = createGrants(db, onEvent);
   const plans = createPlans(db);
@@ -118,6 +137,7 @@ export function createApp(deps: AppDeps): Koa {
     }),
     renderRoutes({ linkSecrets, rateLimit, validators, schemas, guard, renders }),
     renderLinkRoutes({ baseUrl: config.publicBaseUrl, auth, rateLimit, linkSecrets, renderCache, validators }),
+    authRoutes({ identity, auth, cookie, rateLimit, limiter }),
     accountRoutes({ db, auth, rateLimit, accounts, grants, allowances, renderCache, accountRate: config.rateLimitPerSecond }),
     planRoutes({ adminToken: config.adminToken, plans }),
     adminRoutes({ adminToken: config.adminToken, accounts, grants, plans, allowances, freeCredits: config.freeCredits }),
@@ -144,6 +164,16 @@ export function createApp(deps: AppDeps): Koa {
       baseUrl: config.publicBaseUrl,
       outputs,
       requests: createBatchRequests({ db, client: deps.client, secretKey: config.secretKey, validators, guard, destinations, onEvent }),
+    }),
+    ...billingRoutes({
+      db,
+      client: deps.client,
+      log: deps.log,
+      auth,
+      rateLimit,
+      adminToken: config.adminToken,
+      baseUrl: config.publicBaseUrl,
+      stripe: config.stripe && { api: createStripeApi(config.stripe), webhookSecret: config.stripe.webhookSecret },
     }),
     docsRoutes({ baseUrl: config.publicBaseUrl }),
     dashboardRoutes(),

@@ -1,6 +1,7 @@
-//! Bearer credentials: API keys call tools, owner tokens manage the account, the admin token
-//! runs the operator API. Lookups are by SHA-256 digest with a cache short enough that a
-//! revoked key fails within a second on every API instance.
+//! Credentials: API keys call tools, owner tokens and dashboard sessions manage the account, the
+//! admin token runs the operator API. Bearer lookups are by SHA-256 digest with a cache short
+//! enough that a revoked key fails within a second on every API instance; a session is one read
+//! by its cookie's digest, uncached, so an ended session is refused at once everywhere.
 import { timingSafeEqual } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { Context, Middleware } from 'koa';
@@ -8,8 +9,10 @@ import { credentialDigest, credentialKind } from '../domain/credentials.js';
 import { keyExpired } from '../domain/key-settings.js';
 import { ipAllowed } from '../lib/ip-allowlist.js';
 import { collections, untilReachable } from '../lib/mongo.js';
-import type { CredentialDoc, CredentialKind } from '../lib/mongo-documents.js';
+import type { CredentialDoc, CredentialKind, Role, SessionDoc } from '../lib/mongo-documents.js';
 import { ToolError } from '../lib/errors.js';
+import type { Sessions } from '../domain/identity/sessions.js';
+import { checkSameOrigin, sessionSecret, type CookieSettings } from './session-cookie.js';
 
 /** Revocation must be visible within 1 s (CONTRACT.md); the cache stays well under it. */
 const CACHE_MS = 500;
@@ -20,10 +23,15 @@ const REMEMBERED = 10_000;
 
 export interface Principal {
   accountId: string;
+  /** The credential's id; a session's public id (`ses_...`). */
   credentialId: string;
-  kind: CredentialKind;
-  /** The credential's display prefix: who acted, in the audit log. */
+  kind: CredentialKind | 'session';
+  /** The credential's display prefix: who acted, in the audit log (empty for a session: the user is named). */
   prefix: string;
+  /** A signed-in person (kind `session`): who, their role on the account, and their session. */
+  userId?: string;
+  role?: Role;
+  session?: SessionDoc;
   /** The key's settings checked per call (domain/key-settings.ts); absent when it has none. */
   limits?: KeyLimits;
 }
@@ -39,7 +47,14 @@ function bearer(header: string | undefined): string | null {
   return m ? m[1]! : null;
 }
 
-export function createAuthenticator(db: Db) {
+const unauthenticated = (detail: string) => new ToolError('unauthenticated', detail);
+
+export interface SessionAuthOptions {
+  sessions: Sessions;
+  cookie: CookieSettings;
+}
+
+export function createAuthenticator(db: Db, sessionAuth?: SessionAuthOptions) {
   const { credentials } = collections(db);
   const cache = new Map<string, { doc: CredentialDoc | null; at: number }>();
   const lastUsedWritten = new Map<string, number>();
@@ -88,17 +103,45 @@ export function createAuthenticator(db: Db) {
     return principal;
   }
 
+  /**
+   * The live session of the request's cookie, or undefined when it carries none; an ended one is
+   * 401 `unauthenticated`. A change made with it must come from the service's own pages.
+   */
+  async function sessionOf(ctx: Context): Promise<Principal | undefined> {
+    if (!sessionAuth) return undefined;
+    const secret = sessionSecret(ctx, sessionAuth.cookie);
+    if (!secret) return undefined;
+    const found = await sessionAuth.sessions.validate(secret);
+    if (!found.doc) throw unauthenticated(found.reason === 'idle' ? 'Your session ended after a time without use: sign in again.' : 'Your session has ended: sign in again.');
+    checkSameOrigin(ctx, sessionAuth.cookie);
+    const doc = found.doc;
+    return { accountId: doc.accountId, credentialId: doc._id, kind: 'session', prefix: '', userId: doc.userId, role: doc.role, session: doc };
+  }
+
   return {
     authenticate,
+    sessionOf,
+    /** Only a signed-in session (the /auth routes of a person): 401 `unauthenticated` otherwise. */
+    requireSession(): Middleware {
+      return async (ctx, next) => {
+        const principal = await sessionOf(ctx);
+        if (!principal) throw unauthenticated('Sign in to continue.');
+        ctx.state.principal = principal;
+        await next();
+      };
+    },
     /** Forget cached lookups (a revocation in this process is visible at once). */
     forget(digest?: string) {
       if (digest) cache.delete(digest);
       else cache.clear();
     },
     /** `waitUntil` gives the request's deadline for waiting out a database outage (tool calls). */
+    /** The account routes (`owner_token`) also take a signed-in session when no bearer credential is sent. */
     require(kind: CredentialKind, waitUntil?: (ctx: Context) => number): Middleware {
       return async (ctx, next) => {
-        ctx.state.principal = await authenticate(ctx.get('Authorization') || undefined, kind, waitUntil?.(ctx), ctx.ip);
+        const header = ctx.get('Authorization') || undefined;
+        const session = kind === 'owner_token' && !header ? await sessionOf(ctx) : undefined;
+        ctx.state.principal = session ?? (await authenticate(header, kind, waitUntil?.(ctx), ctx.ip));
         await next();
       };
     },

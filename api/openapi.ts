@@ -26,6 +26,8 @@ import { serviceOperations } from './routes/service.js';
 import { catalogueOperations, toolOperations } from './routes/tools.js';
 import { webhookOperations } from './routes/webhooks.openapi.js';
 import { destinationOperations } from './routes/destinations.js';
+import { billingOperations } from './routes/billing.js';
+import { authOperations } from './routes/auth.js';
 
 export interface OpenApiOptions {
   /** PUBLIC_BASE_URL: the server in the document and the base of every problem `type` link. */
@@ -68,7 +70,9 @@ function routeOperations(schemas: Map<string, ToolSchemas>): { operations: Route
     ...tools.operations,
     ...callOperations(),
     ...batchOperations(),
+    ...authOperations(),
     ...accountOperations(),
+    ...billingOperations(),
     ...renderLinkOperations(),
     ...renderOperations(),
     ...webhookOperations(),
@@ -111,7 +115,7 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     ],
     'x-tagGroups': [
       { name: 'Tools', tags: [...usedGroups(tools), 'calls'] },
-      { name: 'Account', tags: ['account', 'api-keys', 'render-links', 'destinations', 'webhook-endpoints'] },
+      { name: 'Account', tags: ['auth', 'account', 'billing', 'api-keys', 'render-links', 'destinations', 'webhook-endpoints'] },
       { name: 'Webhooks', tags: ['webhook-events'] },
       { name: 'Operator', tags: ['operator'] },
       { name: 'Service', tags: ['service'] },

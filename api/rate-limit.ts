@@ -59,3 +59,5 @@ export function createRateLimiter(options: { perSecond: number; now?: () => numb
 
   return { take, middleware };
 }
+
+export type RateLimiter = ReturnType<typeof createRateLimiter>;

@@ -16,7 +16,7 @@ import { startTracing } from '../lib/tracing.js';
 const config = loadConfig();
 const log = createLogger({ name: 'api', level: config.logLevel });
 installTemporalRuntime(log, [], config); // this process handles its own signals below
-const tracing = await startTracing(config.tracing, 'api');
+const tracing = await startTracing(config.tracing, 'api', log);
 
 const mongo = await connectMongo(config.mongodbUrl, { appName: 'api', traced: Boolean(tracing) });
 await ensureIndexes(mongo.db);
@@ -29,7 +29,8 @@ const client = new Client({
   interceptors: tracing?.temporal.client,
 });
 
-await ensureSchedules(client);
+await ensureSchedules(client, { billing: Boolean(config.stripe) });
+if (!config.stripe) log.info('payments off: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are unset (credit packs are listed, checkout answers 409 payments_not_configured)');
 
 const blobs = await openBlobStore(config.blobStoreUrl, mongo.db);
 const app = createApp({ config, db: mongo.db, client, log, metrics: createMetrics(), blobs, tracer: tracing?.tracer });
@@ -43,6 +44,7 @@ async function shutdown(signal: string) {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await connection.close();
   await mongo.close();
+  // Bounded and never rejecting: a collector that is down is one warning line, not a crash.
   await tracing?.shutdown();
   process.exit(0);
 }

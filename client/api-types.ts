@@ -689,6 +689,335 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign up
+         * @description Mails a link that confirms the address (valid 24 hours, once). The answer is the same whether or not the address has an account: a known address is mailed a note instead. Confirming opens the account with its welcome grant (once per mailbox: `a+x@host` and `a@host` are one) and signs in. 403 `signup_closed` when the operator turned sign-up off.
+         */
+        post: operations["signUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm the address
+         * @description Takes the token of the sign-up mail: opens the account and signs in (sets the session cookie). A token works once.
+         */
+        post: operations["verifyAddress"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/signin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a password
+         * @description Sets the session cookie. One answer, 401 `invalid_credentials`, for a wrong password, an unknown address and an unverified one. 10 failures for an address within 15 minutes lock it for 15 minutes (429 `too_many_attempts`, and its owner is told by mail); 100 from one client address lock that client.
+         */
+        post: operations["signIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/signout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out
+         * @description Ends this session on the server and clears the cookie. Answers 204 also without a session.
+         */
+        post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in session */
+        get: operations["getSession"];
+        /**
+         * Act on another account
+         * @description The session acts on another account of the person, with their role there.
+         */
+        put: operations["switchAccount"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List my sessions */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        /** End my other sessions */
+        delete: operations["endOtherSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End a session */
+        delete: operations["endSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change my password
+         * @description Needs the current password and a sign-in within the last 10 minutes (else 403 `reauthentication_required`). Ends the other sessions and mails a note.
+         */
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password reset
+         * @description Mails a reset link (valid 30 minutes, once) when the address has an account. The answer is the same for any address.
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset link
+         * @description Every session of the person ends; they sign in with the new password. A link refused for a weak password still works for a better one.
+         */
+        post: operations["confirmPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/passkeys/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start adding a passkey
+         * @description Options for `startRegistration` (a discoverable credential). Needs a sign-in within the last 10 minutes.
+         */
+        post: operations["passkeyRegistrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List my passkeys */
+        get: operations["listPasskeys"];
+        put?: never;
+        /** Add a passkey */
+        post: operations["addPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a passkey */
+        delete: operations["removePasskey"];
+        options?: never;
+        head?: never;
+        /** Rename a passkey */
+        patch: operations["renamePasskey"];
+        trace?: never;
+    };
+    "/api/v1/auth/passkey-signin/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a passkey sign-in
+         * @description Options for `startAuthentication`: no address needed, the authenticator offers its passkey for this site.
+         */
+        post: operations["passkeySigninOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/passkey-signin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in with a passkey */
+        post: operations["passkeySignin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description Signed in as the invited address: joins the account and the session moves to it. Not signed in and new to the service: `password` (and `name`) make the sign-in, then it joins. Not signed in but known: 401 `unauthenticated` (sign in first, then accept).
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite a person
+         * @description Mails an invitation (valid 7 days, once). `owner`: attach a person to an account that has no owning person yet, such as one the operator opened; 409 when it has one.
+         */
+        post: operations["invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account": {
         parameters: {
             query?: never;
@@ -792,6 +1121,147 @@ export interface paths {
          * @description Sets what the body gives and clears what it sets to null; the rest stays. The change is in force within one second on every API instance. A revoked key cannot be changed (404).
          */
         patch: operations["updateKey"];
+        trace?: never;
+    };
+    "/api/v1/account/credit-packs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List credit packs for sale
+         * @description The packs the operator sells, cheapest first. Listed also while the service takes no payments.
+         */
+        get: operations["listCreditPacks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buy a credit pack
+         * @description Opens a Stripe Checkout Session for the pack and records a pending purchase with its credits, price and expiry as they are now (a pack changed later does not change it). Send the customer to `url`; the credits are granted when Stripe's signed event says the payment succeeded, once. `saveCard` keeps the card for automatic recharges. 404 for a pack that is not for sale; 409 `payments_not_configured` while the operator has not configured Stripe.
+         */
+        post: operations["checkout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/purchases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List purchases
+         * @description Every purchase, newest first: pending until paid, then paid, refunded in part or in full, or disputed, with the credits taken back (never more than was left unspent) and the receipt. Page with `cursor`.
+         */
+        get: operations["listPurchases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/auto-recharge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get auto-recharge */
+        get: operations["getAutoRecharge"];
+        /**
+         * Set auto-recharge
+         * @description When a charged call takes the balance below `threshold`, one recharge buys `packId` with the card saved at checkout, off-session, at most `monthlyLimit` times a calendar month (UTC), never two at once; calls never wait for it. Its credits arrive with Stripe's event. A failure fires `credits.recharge_failed`; three in a row turn auto-recharge off. Turning it on needs a saved card (400 naming `/enabled`).
+         */
+        put: operations["setAutoRecharge"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/credit-packs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List credit packs
+         * @description Every pack, withdrawn ones included, cheapest first.
+         */
+        get: operations["listCreditPacksAsOperator"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/credit-packs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or change a credit pack
+         * @description Creates the pack `id`, or replaces what it says. Purchases already made keep the terms they were made with. `active: false` withdraws it from sale.
+         */
+        put: operations["putCreditPack"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/billing/stripe-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe's events
+         * @description Where Stripe posts its events (the operator's Stripe endpoint, or the Stripe CLI's `stripe listen --forward-to`). The `Stripe-Signature` is verified on the raw body with STRIPE_WEBHOOK_SECRET (300 s tolerance); the event is then handed to its own workflow, keyed by its id, before the 200: a redelivery does nothing twice, a crash loses nothing. Events of sessions the service did not make are acknowledged and change nothing.
+         */
+        post: operations["stripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/account/link-secrets": {
@@ -1138,7 +1608,7 @@ export interface paths {
         };
         /**
          * List or export the audit log
-         * @description Every change to the account (keys created, changed and revoked; webhook endpoints created, changed, deleted, enabled and their secrets rotated; grants; plan changes; link secrets created and retired; destinations created and deleted), who made it (the owner by their token's prefix, the operator, the service: a plan's allowance each period), from which address and user agent, and what changed (`[before, after]` per field; never a secret). Each entry is written as a draft by the same single-document update as its change (of the key, the endpoint, the link secret, the destination, or the account for a grant or a plan change) and appended to the chain just after; a draft left by a process that died in between is appended by the next read or verify, or by the sweeper, so no change goes unrecorded. Newest first (in the order the chain holds them: reversed, a page verifies as it is); page with `cursor`. Each entry carries `hash` = SHA-256 of the previous entry's hash followed by the entry's canonical JSON (see `verify`). With `Accept: text/csv` the whole log comes as one CSV file, oldest first: `id,at,actorType,actorCredential,ip,userAgent,action,targetType,targetId,changes,prevHash,hash`. Kept AUDIT_RETENTION_DAYS (400 by default).
+         * @description Every change to the account (keys created, changed and revoked; webhook endpoints created, changed, deleted, enabled and their secrets rotated; grants; plan changes; link secrets created and retired; destinations created and deleted), who made it (the owner by their token's prefix, the operator, the service: a plan's allowance each period), from which address and user agent, and what changed (`[before, after]` per field; never a secret). Each entry is written as a draft by the same single-document update as its change (of the key, the endpoint, the link secret, the destination, or the account for a grant or a plan change) and appended to the chain just after; a draft left by a process that died in between is appended by the next read or verify, or by the sweeper, so no change goes unrecorded. Newest first (in the order the chain holds them: reversed, a page verifies as it is); page with `cursor`. Each entry carries `hash` = SHA-256 of the previous entry's hash followed by the entry's canonical JSON (see `verify`). With `Accept: text/csv` the whole log comes as one CSV file, oldest first: `id,at,actorType,actorCredential,actorUserId,ip,userAgent,action,targetType,targetId,changes,prevHash,hash`. Kept AUDIT_RETENTION_DAYS (400 by default).
          */
         get: operations["listAuditLog"];
         put?: never;
@@ -1474,9 +1944,29 @@ export interface paths {
         };
         /**
          * Account dashboard
-         * @description The account owner's web page over the account API: sign in with the owner token, then balance and usage, API keys and webhook endpoints.
+         * @description The account owner's web page over the account API: sign in with the owner token, then the overview (balance, plan, grants); each other area has its own path (`/dashboard/{view}`).
          */
         get: operations["dashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/{view}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A view of the account dashboard
+         * @description The same page as `/dashboard`, which then shows the view its path names (`/dashboard/keys`, `/dashboard/webhooks`, ..., as its navigation links them). A path no view has is answered the page too, which says the view was not found.
+         */
+        get: operations["dashboardView"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1562,11 +2052,55 @@ export interface webhooks {
         put?: never;
         /**
          * credits.granted
-         * @description Credits were added by a purchase, the monthly allowance or a manual adjustment.
+         * @description Credits were added by a purchase (a credit pack bought, or a dispute of one won), an automatic recharge, the monthly allowance or a manual adjustment.
          *
          *     Verify `X-Service-Signature` before trusting the body (see *Verifying signatures*).
          */
         post: operations["event-credits.granted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credits.voided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * credits.voided
+         * @description Credits of a purchase were taken back: its payment was refunded (the refunded share of its credits) or disputed (all that is left of them). Only what is left of that purchase's credits is taken, never credits already spent; a dispute won gives its part back (`credits.granted`).
+         *
+         *     Verify `X-Service-Signature` before trusting the body (see *Verifying signatures*).
+         */
+        post: operations["event-credits.voided"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credits.recharge_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * credits.recharge_failed
+         * @description An automatic recharge failed: the saved card was declined, or needs its holder (`authentication_required`). Nothing was granted. Three failures in a row turn auto-recharge off (`autoRechargeEnabled: false`) until it is turned on again.
+         *
+         *     Verify `X-Service-Signature` before trusting the body (see *Verifying signatures*).
+         */
+        post: operations["event-credits.recharge_failed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1712,7 +2246,7 @@ export interface components {
          * @description Stable machine-readable error code; /docs/errors explains each.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "unauthorized" | "invalid_signature" | "insufficient_credits" | "key_credit_limit" | "forbidden" | "tool_not_allowed" | "ip_not_allowed" | "link_expired" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "call_expired" | "cancelled" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "destination_unusable" | "rate_limited" | "upstream_error" | "destination_error" | "unavailable" | "tool_timeout" | "internal_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "invalid_token" | "unauthorized" | "invalid_credentials" | "unauthenticated" | "invalid_signature" | "insufficient_credits" | "key_credit_limit" | "forbidden" | "csrf_rejected" | "reauthentication_required" | "signup_closed" | "tool_not_allowed" | "ip_not_allowed" | "link_expired" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "payments_not_configured" | "call_expired" | "cancelled" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "destination_unusable" | "rate_limited" | "too_many_attempts" | "upstream_error" | "destination_error" | "unavailable" | "tool_timeout" | "internal_error";
         /** @description One invalid field. */
         FieldError: {
             /** @description JSON Pointer into the body (`/width`), or `header:<Name>` / `query:<name>`. */
@@ -1760,6 +2294,173 @@ export interface components {
              */
             expiredAt?: string;
         };
+        /** @description Who is signed in, the account the session acts on, and the session. */
+        SignedIn: {
+            /** @description The person. */
+            user: {
+                /**
+                 * @description User id.
+                 * @example usr_4hQ2mV8kZr1xYt6pW0nLbC
+                 */
+                id: string;
+                /** @description Their verified address. */
+                email: string;
+                /** @description Their name. */
+                name: string | null;
+            };
+            /** @description An account the person is a member of. */
+            account: {
+                /**
+                 * @description Account id.
+                 * @example acc_4hQ2mV8kZr1xYt6pW0nLbC
+                 */
+                id: string;
+                /** @description Its name. */
+                name: string | null;
+                /**
+                 * @description The member's role on the account (CONTRACT.md "Teams").
+                 * @enum {string}
+                 */
+                role: "owner" | "admin" | "developer" | "billing" | "viewer";
+            };
+            /** @description Every account the person is a member of (switch with PUT /api/v1/auth/session). */
+            accounts: {
+                /**
+                 * @description Account id.
+                 * @example acc_4hQ2mV8kZr1xYt6pW0nLbC
+                 */
+                id: string;
+                /** @description Its name. */
+                name: string | null;
+                /**
+                 * @description The member's role on the account (CONTRACT.md "Teams").
+                 * @enum {string}
+                 */
+                role: "owner" | "admin" | "developer" | "billing" | "viewer";
+            }[];
+            /** @description This session (its secret is only in the cookie). */
+            session: {
+                /**
+                 * @description Session id.
+                 * @example ses_4hQ2mV8kZr1xYt6pW0nLbC
+                 */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description When it was signed in.
+                 * @example 2026-01-01T12:00:00.000Z
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @description When it ends at the latest (SESSION_MAX_DAYS after sign-in); it ends sooner after SESSION_IDLE_HOURS without use.
+                 * @example 2026-01-01T12:00:00.000Z
+                 */
+                expiresAt: string;
+                /**
+                 * Format: date-time
+                 * @description The last sign-in in it: passwords and passkeys can be changed for 10 minutes after.
+                 * @example 2026-01-01T12:00:00.000Z
+                 */
+                authenticatedAt: string;
+                /**
+                 * @description How it was signed in.
+                 * @enum {string}
+                 */
+                method: "password" | "passkey" | "verification" | "password_reset" | "invitation" | "oidc";
+            };
+        };
+        /** @description The live sessions of the signed-in person, newest first. */
+        SessionList: {
+            /**
+             * @description Session id.
+             * @example ses_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description Signed in at.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last used at (to the minute).
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            lastSeenAt: string;
+            /**
+             * Format: date-time
+             * @description Ends at the latest.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            expiresAt: string;
+            /** @description The address it signed in from. */
+            ip: string | null;
+            /** @description The browser it signed in with. */
+            userAgent: string | null;
+            /** @description How it was signed in. */
+            method: string;
+            /** @description The session of this request. */
+            current: boolean;
+        }[];
+        /** @description A passkey of the signed-in person. */
+        Passkey: {
+            /** @description The credential id (base64url). */
+            id: string;
+            /** @description What it is called. */
+            name: string;
+            /**
+             * Format: date-time
+             * @description Added at.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last used to sign in.
+             */
+            lastUsedAt: string | null;
+            /** @description `singleDevice`, or `multiDevice` for a synced passkey. */
+            deviceType: string;
+            /** @description Whether the authenticator says it is backed up. */
+            backedUp: boolean;
+            /** @description How the browser reaches it. */
+            transports: string[];
+        };
+        /** @description An invitation mailed. */
+        Invitation: {
+            /** @description The invited address. */
+            email: string;
+            /**
+             * @description The member's role on the account (CONTRACT.md "Teams").
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "billing" | "viewer";
+            /**
+             * Format: date-time
+             * @description Its link works until then (7 days).
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            expiresAt: string;
+        };
+        /** @description What was done. */
+        Status: {
+            /** @description `verification_sent`, `reset_sent` or `password_changed`. */
+            status: string;
+        };
+        /** @description Sessions ended. */
+        EndedSessions: {
+            /** @description How many. */
+            ended: number;
+        };
+        /** @description The password is changed. */
+        PasswordChanged: {
+            /** @description Other sessions ended by the change. */
+            sessionsEnded: number;
+        };
+        /** @description WebAuthn options (PublicKeyCredentialCreationOptionsJSON or RequestOptionsJSON), for `startRegistration` or `startAuthentication` of `@simplewebauthn/browser`. */
+        WebAuthnOptions: Record<string, never>;
         /** @description The account of the owner token. */
         Account: {
             /**
@@ -1859,16 +2560,18 @@ export interface components {
             /** @description Credits granted. */
             amount: number;
             /**
-             * @description `welcome` is the opening grant.
+             * @description `welcome` is the opening grant; `purchase` a credit pack bought (or granted by the operator); `recharge` an automatic recharge.
              * @enum {string}
              */
-            reason: "welcome" | "purchase" | "monthly_allowance" | "manual_adjustment";
+            reason: "welcome" | "purchase" | "monthly_allowance" | "manual_adjustment" | "recharge";
             /** @description Credits left of it that can be spent now (0 once it expired). */
             remaining: number;
             /** @description Credits of it held by calls still running. */
             held: number;
             /** @description Credits of it that lapsed. */
             expired: number;
+            /** @description Credits of it taken back because its payment was refunded or disputed (a dispute won gives its part back). */
+            voided: number;
             /**
              * Format: date-time
              * @description When what is left of it lapses; null: never. Calls spend the grant that expires first.
@@ -2124,16 +2827,21 @@ export interface components {
             /** @description Who made it. */
             actor: {
                 /** @enum {string} */
-                type: "owner" | "operator" | "service";
-                /** @description The owner token's prefix, `ADMIN_TOKEN` for the operator, null for the service. */
+                type: "owner" | "operator" | "service" | "user";
+                /** @description The owner token's prefix, `ADMIN_TOKEN` for the operator, null for the service and for a person. */
                 credential: string | null;
+                /**
+                 * @description Only for `type: user`: the person, signed in to the dashboard.
+                 * @example usr_4hQ2mV8kZr1xYt6pW0nLbC
+                 */
+                userId?: string;
             };
             /** @description The client address (as TRUSTED_PROXY_HOPS trusts it); null for the service. */
             ip: string | null;
             /** @description The User-Agent header (first 256 characters); null when none. */
             userAgent: string | null;
             /** @enum {string} */
-            action: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted";
+            action: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined";
             /** @description What was changed. */
             target: {
                 /** @description `api_key`, `owner_token`, `webhook_endpoint`, `grant` or `account`. */
@@ -2205,13 +2913,15 @@ export interface components {
              *       "credits.low",
              *       "credits.exhausted",
              *       "credits.granted",
+             *       "credits.voided",
+             *       "credits.recharge_failed",
              *       "api_key.created",
              *       "api_key.revoked",
              *       "batch.completed",
              *       "batch.paused"
              *     ]
              */
-            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
+            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
             /**
              * Format: date-time
              * @description While a rotated secret's overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.
@@ -2257,13 +2967,15 @@ export interface components {
              *       "credits.low",
              *       "credits.exhausted",
              *       "credits.granted",
+             *       "credits.voided",
+             *       "credits.recharge_failed",
              *       "api_key.created",
              *       "api_key.revoked",
              *       "batch.completed",
              *       "batch.paused"
              *     ]
              */
-            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
+            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
             /**
              * Format: date-time
              * @description While a rotated secret's overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.
@@ -2314,13 +3026,15 @@ export interface components {
              *       "credits.low",
              *       "credits.exhausted",
              *       "credits.granted",
+             *       "credits.voided",
+             *       "credits.recharge_failed",
              *       "api_key.created",
              *       "api_key.revoked",
              *       "batch.completed",
              *       "batch.paused"
              *     ]
              */
-            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
+            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
             /**
              * Format: date-time
              * @description While a rotated secret's overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.
@@ -2580,6 +3294,177 @@ export interface components {
         RenderCachePurged: {
             /** @description Stored renders dropped. */
             deleted: number;
+        };
+        /** @description A pack of credits for sale. */
+        CreditPack: {
+            /**
+             * @description The pack's id, chosen by the operator.
+             * @example starter
+             */
+            id: string;
+            /** @example Starter: 1,000 credits */
+            name: string;
+            /** @description Credits a purchase grants. */
+            credits: number;
+            /** @description What it costs. */
+            price: {
+                /**
+                 * @description In the currency's minor unit (cents for usd).
+                 * @example 1500
+                 */
+                amount: number;
+                /**
+                 * @description ISO 4217, lowercase.
+                 * @example usd
+                 */
+                currency: string;
+            };
+            /** @description What is left of a purchase lapses this many days after its payment; null: never. */
+            expiresInDays: number | null;
+            /** @description For sale (accounts see only active packs). */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @description When it was first put.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it was last changed.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description Packs, cheapest first. */
+        CreditPackList: components["schemas"]["CreditPack"][];
+        /** @description A Stripe Checkout Session for the pack: send the customer to `url`. */
+        CheckoutSession: {
+            /**
+             * @description Stripe's Checkout Session id.
+             * @example cs_test_a1YS1URlnyQCN5fU
+             */
+            sessionId: string;
+            /**
+             * Format: uri
+             * @description Stripe's hosted payment page.
+             */
+            url: string | null;
+            /**
+             * @description The purchase, pending until Stripe says it is paid.
+             * @example pur_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            purchaseId: string;
+        };
+        /** @description A purchase of a credit pack and what became of its payment. */
+        Purchase: {
+            /**
+             * @description Purchase id.
+             * @example pur_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /** @example starter */
+            packId: string;
+            /** @description The pack's name when it was bought. */
+            packName: string;
+            /** @description Credits promised when it was bought (granted once paid). */
+            credits: number;
+            /**
+             * @description Price paid, in the currency's minor unit.
+             * @example 1500
+             */
+            amount: number;
+            /**
+             * @description ISO 4217, lowercase.
+             * @example usd
+             */
+            currency: string;
+            /**
+             * @description `pending` until Stripe says it is paid; `failed` when a delayed payment failed; `disputed` while a dispute is open or after one was lost.
+             * @enum {string}
+             */
+            status: "pending" | "paid" | "failed" | "refunded" | "partially_refunded" | "disputed";
+            /** @description Credits taken back for refunds and disputes: the refunded share, at most what was left unspent. */
+            creditsVoided: number;
+            /**
+             * @description Refunded so far, in the minor unit.
+             * @example 1500
+             */
+            amountRefunded: number;
+            /** @description Its credits lapse this many days after payment; null: never. */
+            expiresInDays: number | null;
+            /**
+             * Format: date-time
+             * @description When the checkout was opened.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it was paid; null while it is not.
+             * @example null
+             */
+            paidAt: string | null;
+            /**
+             * Format: uri
+             * @description Stripe's receipt, once Stripe has sent it.
+             */
+            receiptUrl: string | null;
+        };
+        /** @description Purchases, newest first. */
+        PurchasePage: {
+            items: components["schemas"]["Purchase"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description Automatic recharges and how they stand. */
+        AutoRecharge: {
+            enabled: boolean;
+            /** @description The pack each recharge buys. */
+            packId: string | null;
+            /** @description A charged call that takes the balance below this starts a recharge. */
+            threshold: number | null;
+            /** @description Recharges a calendar month (UTC) may start. */
+            monthlyLimit: number | null;
+            /** @description The card saved at checkout (`saveCard: true`); null: none yet. */
+            paymentMethod: {
+                /** @example visa */
+                brand: string;
+                /** @example 4242 */
+                last4: string;
+            } | null;
+            /** @description Recharges started this calendar month (UTC), failed ones included. */
+            rechargesThisMonth: number;
+            /** @description Failed recharges in a row; three turn auto-recharge off. */
+            consecutiveFailures: number;
+            /** @description Why the service turned it off (failures in a row); null otherwise. */
+            disabledReason: string | null;
+            /** @description The latest recharge; null before the first. */
+            lastRecharge: {
+                /**
+                 * @description Recharge id.
+                 * @example rch_4hQ2mV8kZr1xYt6pW0nLbC
+                 */
+                id: string;
+                /** @description Stripe's PaymentIntent. */
+                paymentIntentId: string | null;
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed";
+                /** @description A failure's reason (Stripe's code). */
+                reason: string | null;
+                credits: number;
+                /**
+                 * Format: date-time
+                 * @description When it settled (or started, while pending).
+                 * @example 2026-01-01T12:00:00.000Z
+                 */
+                at: string;
+            } | null;
+        };
+        /** @description The event is recorded; it is applied once, whatever Stripe redelivers. */
+        StripeWebhookReceived: {
+            /** @constant */
+            received: true;
         };
         /** @description Items by status; they add up to `total`. */
         BatchCounts: {
@@ -2861,7 +3746,7 @@ export interface components {
             };
         };
         /** @enum {string} */
-        WebhookEventKind: "credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed" | "batch.completed" | "batch.paused";
+        WebhookEventKind: "credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed" | "batch.completed" | "batch.paused";
         /** @description `data` of `credits.low`. */
         CreditsLowData: {
             /** @description The balance after the charge. */
@@ -2921,11 +3806,11 @@ export interface components {
             /** @description Credits added. */
             amount: number;
             /** @enum {string} */
-            reason: "purchase" | "monthly_allowance" | "manual_adjustment";
+            reason: "purchase" | "monthly_allowance" | "manual_adjustment" | "recharge";
             /** @description The balance after the grant. */
             balance: number;
         };
-        /** @description Credits were added by a purchase, the monthly allowance or a manual adjustment. */
+        /** @description Credits were added by a purchase (a credit pack bought, or a dispute of one won), an automatic recharge, the monthly allowance or a manual adjustment. */
         CreditsGrantedEvent: {
             /**
              * @description Event id: the same on every attempt to deliver it; use it to drop duplicates.
@@ -2944,6 +3829,69 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["CreditsGrantedData"];
+        };
+        /** @description `data` of `credits.voided`. */
+        CreditsVoidedData: {
+            /** @description Credits taken back. */
+            amount: number;
+            /** @enum {string} */
+            reason: "refund" | "dispute";
+            /**
+             * @description The purchase (GET /api/v1/account/purchases).
+             * @example pur_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            purchaseId: string;
+            /** @description The balance after it. */
+            balance: number;
+        };
+        /** @description Credits of a purchase were taken back: its payment was refunded (the refunded share of its credits) or disputed (all that is left of them). Only what is left of that purchase's credits is taken, never credits already spent; a dispute won gives its part back (`credits.granted`). */
+        CreditsVoidedEvent: {
+            /**
+             * @description Event id: the same on every attempt to deliver it; use it to drop duplicates.
+             * @example evt_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "credits.voided";
+            /**
+             * Format: date-time
+             * @description When the event happened, ISO 8601 with offset +00:00.
+             * @example 2026-01-01T12:00:00.000+00:00
+             */
+            createdAt: string;
+            data: components["schemas"]["CreditsVoidedData"];
+        };
+        /** @description `data` of `credits.recharge_failed`. */
+        CreditsRechargeFailedData: {
+            /** @description Stripe's code for the failure (`card_declined`, `authentication_required`, `expired_card` ...). */
+            reason: string;
+            /** @description Failures in a row, this one included. */
+            consecutiveFailures: number;
+            /** @description False when this failure turned auto-recharge off. */
+            autoRechargeEnabled: boolean;
+        };
+        /** @description An automatic recharge failed: the saved card was declined, or needs its holder (`authentication_required`). Nothing was granted. Three failures in a row turn auto-recharge off (`autoRechargeEnabled: false`) until it is turned on again. */
+        CreditsRechargeFailedEvent: {
+            /**
+             * @description Event id: the same on every attempt to deliver it; use it to drop duplicates.
+             * @example evt_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "credits.recharge_failed";
+            /**
+             * Format: date-time
+             * @description When the event happened, ISO 8601 with offset +00:00.
+             * @example 2026-01-01T12:00:00.000+00:00
+             */
+            createdAt: string;
+            data: components["schemas"]["CreditsRechargeFailedData"];
         };
         /** @description `data` of `api_key.created`. */
         ApiKeyCreatedData: {
@@ -3148,7 +4096,7 @@ export interface components {
             data: components["schemas"]["BatchPausedData"];
         };
         /** @description The body of every delivery: the envelope `{ id, event, createdAt, data }`. */
-        WebhookEvent: components["schemas"]["CreditsLowEvent"] | components["schemas"]["CreditsExhaustedEvent"] | components["schemas"]["CreditsGrantedEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["WebhookTestEvent"] | components["schemas"]["CallCompletedEvent"] | components["schemas"]["BatchCompletedEvent"] | components["schemas"]["BatchPausedEvent"];
+        WebhookEvent: components["schemas"]["CreditsLowEvent"] | components["schemas"]["CreditsExhaustedEvent"] | components["schemas"]["CreditsGrantedEvent"] | components["schemas"]["CreditsVoidedEvent"] | components["schemas"]["CreditsRechargeFailedEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["WebhookTestEvent"] | components["schemas"]["CallCompletedEvent"] | components["schemas"]["BatchCompletedEvent"] | components["schemas"]["BatchPausedEvent"];
         /**
          * hash-text input
          * @description Text to digest and the algorithm to use. MD5 and SHA-1 are offered for checksums and legacy interoperability only.
@@ -4738,8 +5686,146 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Unauthorized ([`unauthorized`](https://api.example.com/docs/errors#unauthorized)), or Not signed in ([`unauthenticated`](https://api.example.com/docs/errors#unauthenticated)) */
+        UnauthorizedOrUnauthenticated: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Forbidden ([`forbidden`](https://api.example.com/docs/errors#forbidden)), or Cross-site request refused ([`csrf_rejected`](https://api.example.com/docs/errors#csrf_rejected)) */
+        ForbiddenOrCsrfRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Sign-up is closed ([`signup_closed`](https://api.example.com/docs/errors#signup_closed)) */
+        SignupClosed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Invalid JSON ([`invalid_json`](https://api.example.com/docs/errors#invalid_json)), or Validation failed ([`validation_failed`](https://api.example.com/docs/errors#validation_failed)), or Invalid or expired link ([`invalid_token`](https://api.example.com/docs/errors#invalid_token)) */
+        InvalidJsonOrValidationFailedOrInvalidToken: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Invalid credentials ([`invalid_credentials`](https://api.example.com/docs/errors#invalid_credentials)) */
+        InvalidCredentials: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Too many attempts ([`too_many_attempts`](https://api.example.com/docs/errors#too_many_attempts)), or Too many requests ([`rate_limited`](https://api.example.com/docs/errors#rate_limited)) */
+        TooManyAttemptsOrRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Cross-site request refused ([`csrf_rejected`](https://api.example.com/docs/errors#csrf_rejected)) */
+        CsrfRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Not signed in ([`unauthenticated`](https://api.example.com/docs/errors#unauthenticated)) */
+        Unauthenticated: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Cross-site request refused ([`csrf_rejected`](https://api.example.com/docs/errors#csrf_rejected)), or Sign in again to continue ([`reauthentication_required`](https://api.example.com/docs/errors#reauthentication_required)) */
+        CsrfRejectedOrReauthenticationRequired: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Too many attempts ([`too_many_attempts`](https://api.example.com/docs/errors#too_many_attempts)) */
+        TooManyAttempts: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Already exists ([`already_exists`](https://api.example.com/docs/errors#already_exists)) */
         AlreadyExists: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Payments not configured ([`payments_not_configured`](https://api.example.com/docs/errors#payments_not_configured)) */
+        PaymentsNotConfigured: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Invalid signature ([`invalid_signature`](https://api.example.com/docs/errors#invalid_signature)) */
+        InvalidSignatureAt400: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 traceparent: components["headers"]["traceparent"];
@@ -4877,7 +5963,7 @@ export interface components {
         /** @description Only the calls of this API key (`key_...`). */
         UsageKeyId: string;
         /** @description Only events of this type. */
-        EventType: "credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed" | "batch.completed" | "batch.paused";
+        EventType: "credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed" | "batch.completed" | "batch.paused";
         /** @description Attempts to list, newest first. */
         AttemptsLimit: number;
     };
@@ -6597,8 +7683,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -6861,8 +7947,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -6894,9 +7980,709 @@ export interface operations {
                     "application/json": components["schemas"]["Batch"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    signUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The address; compared without regard to case. */
+                    email: string;
+                    /** @description The password you will sign in with: 15 to 256 characters of any kind, not one on the list of common and breached passwords. */
+                    password: string;
+                    /** @description How the dashboard greets you (and names your account). */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The mail is on its way (or, for a known address, a note). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Status"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            403: components["responses"]["SignupClosed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    verifyAddress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The `token` of the link in the mail. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in to the new account. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailedOrInvalidToken"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The address; compared without regard to case. */
+                    email: string;
+                    /** @description Your password. */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyAttemptsOrRateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: components["responses"]["CsrfRejected"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who is signed in, and on which account. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfRejected"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    switchAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An account you are a member of. */
+                    accountId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The session now acts on that account. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfRejected"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live sessions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfRejected"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    endOtherSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every other session has ended. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndedSessions"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfRejected"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id (`ses_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session has ended, at once, on every API instance. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfRejected"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The password you signed in with. */
+                    currentPassword: string;
+                    /** @description The new password: 15 to 256 characters of any kind, not one on the list of common and breached passwords. */
+                    newPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordChanged"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfRejectedOrReauthenticationRequired"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyAttempts"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The address; compared without regard to case. */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A link is on its way if the address has an account. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Status"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    confirmPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The `token` of the link in the mail. */
+                    token: string;
+                    /** @description The new password: 15 to 256 characters of any kind, not one on the list of common and breached passwords. */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The password is changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Status"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailedOrInvalidToken"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    passkeyRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The options; their challenge works once, for 5 minutes. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebAuthnOptions"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfRejectedOrReauthenticationRequired"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The passkeys. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Passkey"][];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfRejected"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    addPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The browser's answer to the registration options (`startRegistration` of `@simplewebauthn/browser`: a RegistrationResponseJSON). */
+                    response: Record<string, never>;
+                    /** @description A name to tell it by ("Work laptop"). */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Added. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Passkey"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfRejectedOrReauthenticationRequired"];
+            409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    removePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The credential id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfRejectedOrReauthenticationRequired"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    renamePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The credential id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The new name. */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Renamed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Passkey"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["CsrfRejected"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    passkeySigninOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The options; their challenge works once, for 5 minutes. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebAuthnOptions"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    passkeySignin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The browser's answer to the sign-in options (`startAuthentication`: an AuthenticationResponseJSON). */
+                    response: Record<string, never>;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["InvalidCredentials"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The `token` of the link in the mail. */
+                    token: string;
+                    /** @description For a person new to the service: the password to sign in with. 15 to 256 characters of any kind, not one on the list of common and breached passwords. */
+                    password?: string;
+                    /** @description How the dashboard greets you (and names your account). */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Joined and signed in. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailedOrInvalidToken"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    invite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The address; compared without regard to case. */
+                    email: string;
+                    /**
+                     * @description The role the invited person gets. `owner`: attach a person to an account that has none yet (an account the operator opened).
+                     * @enum {string}
+                     */
+                    role: "owner";
+                };
+            };
+        };
+        responses: {
+            /** @description Mailed. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            409: components["responses"]["AlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -6925,8 +8711,8 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -6969,8 +8755,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -7005,8 +8791,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -7035,8 +8821,8 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"][];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -7086,8 +8872,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -7121,8 +8907,8 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedApiKey"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -7176,12 +8962,319 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listCreditPacks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The packs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditPackList"];
+                };
+            };
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    checkout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The pack to buy (GET /api/v1/account/credit-packs). */
+                    packId: string;
+                    /**
+                     * @description Keep the card for automatic recharges (Stripe saves it for off-session payments).
+                     * @default false
+                     */
+                    saveCard?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The session to send the customer to. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutSession"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["PaymentsNotConfigured"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["UpstreamError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPurchases: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of purchases. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchasePage"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getAutoRecharge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings and how they stand. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutoRecharge"];
+                };
+            };
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setAutoRecharge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description On needs a card saved at a checkout with `saveCard: true`. */
+                    enabled: boolean;
+                    /** @description The pack each recharge buys: one for sale. */
+                    packId: string;
+                    /** @description A charged call that takes the balance below this starts a recharge (1 to 1,000,000). */
+                    threshold: number;
+                    /** @description Recharges a calendar month (UTC) may start, failed ones included (1 to 100). */
+                    monthlyLimit: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The settings and how they stand. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutoRecharge"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            409: components["responses"]["PaymentsNotConfigured"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listCreditPacksAsOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The packs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditPackList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putCreditPack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The pack's id (lowercase letters, digits, `-`, `_`).
+                 * @example starter
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What customers see at checkout and in their purchases. */
+                    name: string;
+                    /** @description Credits a purchase of it grants. */
+                    credits: number;
+                    price: {
+                        /** @description In the currency's minor unit (cents for usd; yen for jpy). */
+                        amount: number;
+                        /** @description ISO 4217, lowercase (`usd`, `eur`). */
+                        currency: string;
+                    };
+                    /** @description What is left of a purchase's credits lapses this many days after its payment; null or left out: never. */
+                    expiresInDays?: number | null;
+                    /**
+                     * @description Listed to accounts and for sale; false withdraws it (purchases made keep their terms).
+                     * @default true
+                     */
+                    active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The pack. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditPack"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    stripeWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body">>`, as Stripe sends it. */
+                "Stripe-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Recorded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StripeWebhookReceived"];
+                };
+            };
+            400: components["responses"]["InvalidSignatureAt400"];
+            409: components["responses"]["PaymentsNotConfigured"];
+            413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -7209,8 +9302,8 @@ export interface operations {
                     "application/json": components["schemas"]["LinkSecret"][];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -7240,8 +9333,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             409: components["responses"]["AlreadyExists"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7276,8 +9369,8 @@ export interface operations {
                     "application/json": components["schemas"]["LinkSecret"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -7328,8 +9421,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7361,8 +9454,8 @@ export interface operations {
                     "application/json": components["schemas"]["RenderCacheUsage"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -7391,8 +9484,8 @@ export interface operations {
                     "application/json": components["schemas"]["RenderCachePurged"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -7503,8 +9596,8 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"][];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -7522,8 +9615,8 @@ export interface operations {
                 "application/json": {
                     /** @description `https` URL with a public address (`localhost`, any scheme, only where the operator allows it for testing). */
                     url: string;
-                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `api_key.created`, `api_key.revoked`, `batch.completed`, `batch.paused` (every type but `call.completed`). */
-                    eventTypes?: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
+                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `credits.voided`, `credits.recharge_failed`, `api_key.created`, `api_key.revoked`, `batch.completed`, `batch.paused` (every type but `call.completed`). */
+                    eventTypes?: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
                 };
             };
         };
@@ -7543,8 +9636,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowed"];
@@ -7578,8 +9671,8 @@ export interface operations {
                 };
                 content?: never;
             };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -7599,8 +9692,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `api_key.created`, `api_key.revoked`, `batch.completed`, `batch.paused` (every type but `call.completed`). */
-                    eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
+                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `credits.voided`, `credits.recharge_failed`, `api_key.created`, `api_key.revoked`, `batch.completed`, `batch.paused` (every type but `call.completed`). */
+                    eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
                 };
             };
         };
@@ -7620,8 +9713,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7656,8 +9749,8 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestSent"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -7701,8 +9794,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7742,8 +9835,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7778,8 +9871,8 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -7820,8 +9913,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["EndpointDisabled"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7861,8 +9954,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -7892,8 +9985,8 @@ export interface operations {
                     "application/json": components["schemas"]["Destination"][];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -7945,8 +10038,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowedOrDestinationUnusable"];
@@ -7981,8 +10074,8 @@ export interface operations {
                     "application/json": components["schemas"]["Destination"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -8013,8 +10106,8 @@ export interface operations {
                 };
                 content?: never;
             };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -8052,8 +10145,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -8067,7 +10160,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor`. */
                 cursor?: string;
                 /** @description Only entries of this action. */
-                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted";
+                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined";
             };
             header?: never;
             path?: never;
@@ -8091,8 +10184,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -8121,8 +10214,8 @@ export interface operations {
                     "application/json": components["schemas"]["AuditVerification"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -8138,7 +10231,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor`. */
                 cursor?: string;
                 /** @description Only entries of this action. */
-                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted";
+                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined";
             };
             header?: never;
             path?: never;
@@ -8693,6 +10786,32 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    dashboardView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The view's name, as the page's navigation links to it. */
+                view: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
     dashboardAsset: {
         parameters: {
             query?: never;
@@ -8700,7 +10819,7 @@ export interface operations {
             path: {
                 /** @description The digest in the page's links; any other is served too, not cached. */
                 version: string;
-                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "paged-list.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-batches.js" | "view-calls.js" | "view-credits.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-render-links.js" | "view-usage.js" | "view-webhooks.js";
+                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "ledger.js" | "paged-list.js" | "router.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-batches.js" | "view-billing.js" | "view-calls.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-sign-in.js" | "view-usage.js" | "view-webhooks.js" | "views.js";
             };
             cookie?: never;
         };
@@ -8830,6 +10949,90 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CreditsGrantedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 10 seconds is a failure: the delivery is retried after 5 s, 30 s, 2 min, 10 min, 30 min and 1 h, then every 2 h, for at most 3 days, and 20 failed attempts in a row disable the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event-credits.voided": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event kind. */
+                "X-Service-Event": "credits.voided";
+                /** @description The envelope's `id`, the same on every attempt. */
+                "X-Service-Event-Id": string;
+                /** @description When this attempt was signed, in Unix seconds. Reject a delivery 300 s or more away from your clock. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the signing secret (during a rotation's overlap: the previous one). */
+                "X-Service-Signature": string;
+                /** @description The same signature under every secret that signs the delivery, comma-separated, the newest secret first: one while no rotation runs (equal to `X-Service-Signature`), two during a rotation's overlap. A receiver on the new secret finds its signature here. */
+                "X-Service-Signatures": string;
+                /** @description Identifies the service as the sender. */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditsVoidedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 10 seconds is a failure: the delivery is retried after 5 s, 30 s, 2 min, 10 min, 30 min and 1 h, then every 2 h, for at most 3 days, and 20 failed attempts in a row disable the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event-credits.recharge_failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event kind. */
+                "X-Service-Event": "credits.recharge_failed";
+                /** @description The envelope's `id`, the same on every attempt. */
+                "X-Service-Event-Id": string;
+                /** @description When this attempt was signed, in Unix seconds. Reject a delivery 300 s or more away from your clock. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the signing secret (during a rotation's overlap: the previous one). */
+                "X-Service-Signature": string;
+                /** @description The same signature under every secret that signs the delivery, comma-separated, the newest secret first: one while no rotation runs (equal to `X-Service-Signature`), two during a rotation's overlap. A receiver on the new secret finds its signature here. */
+                "X-Service-Signatures": string;
+                /** @description Identifies the service as the sender. */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditsRechargeFailedEvent"];
             };
         };
         responses: {

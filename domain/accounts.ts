@@ -3,7 +3,7 @@ import type { Db } from 'mongodb';
 import { newCredential } from './credentials.js';
 import { createEventRecorder, newEvent, type EventSink } from './events.js';
 import { newId } from '../lib/ids.js';
-import { collections } from '../lib/mongo.js';
+import { collections, insertIfAbsent } from '../lib/mongo.js';
 import type { AccountDoc, AccountPlan, CredentialDoc, CredentialKind } from '../lib/mongo-documents.js';
 import { KEY_SETTINGS, keySettingsView, settingsUpdate, spendMonth, type KeySettingsInput } from './key-settings.js';
 import { SERVICE_ACTOR, auditDraft, changesOf, createAuditLog, type AuditContext, type AuditDraft } from './audit-log.js';
@@ -59,25 +59,40 @@ export function createAccounts(db: Db, onEvent?: EventSink) {
   }
 
   return {
-    /** Opens an account with its welcome grant (`credits`, never expiring) and, when given, its plan. */
+    /**
+     * Opens an account with its welcome grant (`credits`, never expiring) and, when given, its plan,
+     * an owner token and a first API key (the operator's accounts, for scripts).
+     */
     async open(fields: { name?: string; email?: string; credits: number; plan?: AccountPlan }, audit: AuditContext = SERVICE_ACTOR) {
+      const account = await this.openOnce({ id: newId('acc'), ...fields }, audit);
+      const ownerToken = await issue(account._id, 'owner_token', 'dashboard', {}, audit);
+      const { doc: _, ...apiKey } = await this.createKey(account._id, 'default', {}, audit);
+      return { account, ownerToken: ownerToken.key, apiKey };
+    },
+
+    /**
+     * Opens the account `id` with its welcome grant, without credentials (a person's, managed
+     * through sessions). Safe to repeat with the same id: what was written is left as it is, so a
+     * step that died half-way is finished by running it again.
+     */
+    async openOnce(fields: { id: string; name?: string | null; email?: string | null; credits: number; plan?: AccountPlan }, audit: AuditContext = SERVICE_ACTOR): Promise<AccountDoc> {
+      const existing = await accounts.findOne({ _id: fields.id });
+      if (existing) return existing;
       const now = new Date();
-      const account = newAccountDoc({ id: newId('acc'), name: fields.name, email: fields.email, credits: fields.credits, now, plan: fields.plan });
+      const account = newAccountDoc({ id: fields.id, name: fields.name, email: fields.email, credits: fields.credits, now, plan: fields.plan });
       // The record first: an account never holds credits of a grant with no record.
       if (fields.credits > 0) {
         // The welcome grant's audit entry, written with the account that holds it.
         const changes = { amount: [null, fields.credits], reason: [null, 'welcome'], expiresAt: [null, null] } satisfies AuditDraft['changes'];
         account.auditDrafts = [auditDraft(audit, account._id, 'credits.granted', { type: 'grant', id: welcomeGrantId(account._id) }, changes, now)];
-        await grants.insertOne({
+        await insertIfAbsent(grants, {
           _id: welcomeGrantId(account._id), accountId: account._id, amount: fields.credits, reason: 'welcome', expiresAt: null, idempotencyKey: null,
           createdAt: now, appliedAt: now, balanceAfter: fields.credits, expiredAt: null,
         });
       }
-      await accounts.insertOne(account);
+      await insertIfAbsent(accounts, account);
       await auditLog.flushAccount(account._id);
-      const ownerToken = await issue(account._id, 'owner_token', 'dashboard', {}, audit);
-      const { doc: _, ...apiKey } = await this.createKey(account._id, 'default', {}, audit);
-      return { account, ownerToken: ownerToken.key, apiKey };
+      return (await accounts.findOne({ _id: account._id })) ?? account;
     },
 
     get: (accountId: string) => accounts.findOne({ _id: accountId }),

@@ -37,6 +37,16 @@ export interface Config {
   secretKey: Buffer;
   /** Credits of a new account. `FREE_CREDITS`, default 100. */
   freeCredits: number;
+  /** Whether people may sign themselves up (`open`) or only join by invitation and the operator (`off`). `SIGNUP`, default open. */
+  signup: 'open' | 'off';
+  /**
+   * Hours a dashboard session lives without use before it ends. `SESSION_IDLE_HOURS`, default 12:
+   * a working day away ends it (OWASP's session guidance; NIST SP 800-63B-4 asks at most 1 h for
+   * AAL2, so lower it where the dashboard must meet AAL2).
+   */
+  sessionIdleHours: number;
+  /** Days a session lives at most, however busy, before its person signs in again. `SESSION_MAX_DAYS`, default 7. */
+  sessionMaxDays: number;
   /** Per-account calls per second (burst twice that). `RATE_LIMIT_PER_SECOND`, default 20. */
   rateLimitPerSecond: number;
   /**
@@ -60,6 +70,18 @@ export interface Config {
    * core worker as each run of an endpoint's workflow starts.
    */
   webhookEndpointConcurrency: number;
+  /**
+   * The mail server the core workers send through (workflows/mail.ts): `smtp://host:port`
+   * (STARTTLS when offered), `smtps://user:pass@host:465`. `SMTP_URL`; unset, mail is not
+   * configured: each mail is logged as not sent (its id only) and dropped, and the core worker
+   * says so in one warning line at start. `npm start` and `npm test` point it at their MailDev.
+   */
+  smtpUrl?: string;
+  /**
+   * The sender of every mail, `Name <address>` or a bare address. `MAIL_FROM`, default
+   * `Utility Tools <no-reply@HOST>` with PUBLIC_BASE_URL's host name.
+   */
+  mailFrom: string;
   /** Market data endpoints. `GOLD_FEED_URL`, `FX_FEED_URL`. */
   goldFeedUrl?: string;
   fxFeedUrl?: string;
@@ -114,6 +136,34 @@ export interface Config {
   metricsHost: string;
   /** Where traces go and how many are kept (lib/tracing.ts); undefined: tracing off, nothing installed. */
   tracing?: TracingConfig;
+  /** Stripe, for credit purchases and auto-recharge (domain/billing/); undefined: purchases off. */
+  stripe?: StripeConfig;
+}
+
+export interface StripeConfig {
+  /** `STRIPE_SECRET_KEY` (`sk_test_...`, `sk_live_...` or a restricted `rk_...`). Never logged. */
+  secretKey: string;
+  /** `STRIPE_WEBHOOK_SECRET` (`whsec_...`): verifies the `Stripe-Signature` of Stripe's events. Never logged. */
+  webhookSecret: string;
+  /** `STRIPE_API_URL`: Stripe's API elsewhere (stripe-mock in tests); unset: Stripe's own. */
+  apiUrl?: URL;
+}
+
+/** Payments are on when both keys are set; one without the other is a mistake said at start. */
+function stripeConfig(env: Env): StripeConfig | undefined {
+  const secretKey = env.STRIPE_SECRET_KEY || undefined;
+  const webhookSecret = env.STRIPE_WEBHOOK_SECRET || undefined;
+  const rawUrl = env.STRIPE_API_URL || undefined;
+  if (!secretKey && !webhookSecret) {
+    if (rawUrl) throw new ConfigError('STRIPE_API_URL is set but STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are not');
+    return undefined;
+  }
+  if (!secretKey || !webhookSecret) throw new ConfigError('STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET must be set together (or neither: purchases off)');
+  // The messages name the shape expected, never the value given: these are secrets.
+  if (!/^(sk|rk)_(test|live)_\S+$/.test(secretKey)) throw new ConfigError('STRIPE_SECRET_KEY must be a Stripe secret key (sk_test_..., sk_live_... or rk_...)');
+  if (!/^whsec_\S+$/.test(webhookSecret)) throw new ConfigError('STRIPE_WEBHOOK_SECRET must be a webhook signing secret (whsec_...)');
+  if (rawUrl && !/^https?:\/\/[^/]/.test(rawUrl)) throw new ConfigError(`STRIPE_API_URL must be an http:// or https:// URL, got "${rawUrl}"`);
+  return { secretKey, webhookSecret, ...(rawUrl ? { apiUrl: new URL(rawUrl) } : {}) };
 }
 
 /** The standard OpenTelemetry samplers (OTEL_TRACES_SAMPLER). */
@@ -186,6 +236,37 @@ function list(env: Env, name: string): string[] {
   return (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
 
+/** SMTP_URL checked: smtp: or smtps: with a host. The message never repeats a password. */
+export function parseSmtpUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname) {
+    throw new ConfigError(`SMTP_URL must be smtp://host:port or smtps://user:password@host:port, got "${raw.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')}"`);
+  }
+  return raw;
+}
+
+function hostOf(url: string | undefined): string | undefined {
+  try {
+    return url ? new URL(url).hostname : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** MAIL_FROM checked: `Name <local@domain>` or `local@domain`; the default names the service's own host. */
+export function parseMailFrom(raw: string | undefined, publicBaseUrl: string | undefined): string {
+  if (!raw) return `Utility Tools <no-reply@${hostOf(publicBaseUrl) || 'localhost'}>`;
+  const address = /^[^<>\r\n]*<([^<>\s]+)>\s*$/.exec(raw)?.[1] ?? raw.trim();
+  if (/[\r\n]/.test(raw) || !/^[^\s@<>]+@[^\s@<>]+$/.test(address)) throw new ConfigError(`MAIL_FROM must be an address or Name <address>, got "${raw}"`);
+  return raw.trim();
+}
+
 export function parseSecretKey(raw: string): Buffer {
   const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
   if (key.length !== 32) throw new ConfigError('SECRET_KEY must be 32 bytes, as 64 hex characters or base64');
@@ -207,6 +288,9 @@ export function loadConfig(env: Env = process.env): Config {
     temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
     secretKey: parseSecretKey(env.SECRET_KEY),
     freeCredits: int(env, 'FREE_CREDITS', 100),
+    signup: oneOf(env, 'SIGNUP', ['open', 'off'] as const, 'open'),
+    sessionIdleHours: int(env, 'SESSION_IDLE_HOURS', 12, 1),
+    sessionMaxDays: int(env, 'SESSION_MAX_DAYS', 7, 1),
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 20, 1),
     trustedProxyHops: int(env, 'TRUSTED_PROXY_HOPS', 0),
     auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 400, 1),
@@ -214,6 +298,8 @@ export function loadConfig(env: Env = process.env): Config {
     dnsServers: list(env, 'DNS_SERVERS'),
     webhooksAllowLocalhost: bool(env, 'WEBHOOKS_ALLOW_LOCALHOST', false),
     webhookEndpointConcurrency: intIn(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', DEFAULT_ENDPOINT_CONCURRENCY, 1, MAX_ENDPOINT_CONCURRENCY),
+    smtpUrl: parseSmtpUrl(env.SMTP_URL),
+    mailFrom: parseMailFrom(env.MAIL_FROM, env.PUBLIC_BASE_URL),
     goldFeedUrl: env.GOLD_FEED_URL || undefined,
     fxFeedUrl: env.FX_FEED_URL || undefined,
     pingMethod: oneOf(env, 'PING_METHOD', ['auto', 'icmp', 'tcp'] as const, 'auto'),
@@ -233,6 +319,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0, 1) : undefined,
     metricsHost: env.METRICS_HOST || '0.0.0.0',
     tracing: tracingConfig(env),
+    stripe: stripeConfig(env),
   };
 }
 

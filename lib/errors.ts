@@ -5,11 +5,17 @@
 export const ERRORS = {
   invalid_json: { status: 400, title: 'Invalid JSON' },
   validation_failed: { status: 400, title: 'Validation failed' },
+  invalid_token: { status: 400, title: 'Invalid or expired link' },
   unauthorized: { status: 401, title: 'Unauthorized' },
+  invalid_credentials: { status: 401, title: 'Invalid credentials' },
+  unauthenticated: { status: 401, title: 'Not signed in' },
   invalid_signature: { status: 401, title: 'Invalid signature' },
   insufficient_credits: { status: 402, title: 'Insufficient credits' },
   key_credit_limit: { status: 402, title: 'Key credit limit reached' },
   forbidden: { status: 403, title: 'Forbidden' },
+  csrf_rejected: { status: 403, title: 'Cross-site request refused' },
+  reauthentication_required: { status: 403, title: 'Sign in again to continue' },
+  signup_closed: { status: 403, title: 'Sign-up is closed' },
   tool_not_allowed: { status: 403, title: 'Tool not allowed for this key' },
   ip_not_allowed: { status: 403, title: 'Address not allowed for this key' },
   link_expired: { status: 403, title: 'Link expired' },
@@ -19,6 +25,7 @@ export const ERRORS = {
   idempotency_conflict: { status: 409, title: 'Idempotency key reused' },
   endpoint_disabled: { status: 409, title: 'Webhook endpoint disabled' },
   already_exists: { status: 409, title: 'Already exists' },
+  payments_not_configured: { status: 409, title: 'Payments not configured' },
   call_expired: { status: 410, title: 'Call expired' },
   // Never an answer of its own: the problem of a batch item skipped because its batch was cancelled.
   cancelled: { status: 409, title: 'Cancelled' },
@@ -32,6 +39,7 @@ export const ERRORS = {
   invalid_hash: { status: 422, title: 'Invalid hash' },
   destination_unusable: { status: 422, title: 'Destination unusable' },
   rate_limited: { status: 429, title: 'Too many requests' },
+  too_many_attempts: { status: 429, title: 'Too many attempts' },
   upstream_error: { status: 502, title: 'Upstream error' },
   destination_error: { status: 502, title: 'Destination error' },
   // A dependency is away for a moment: every 503 tells the client when to try again.
@@ -54,6 +62,12 @@ export interface ToolErrorOptions {
   cause?: unknown;
   /** Headers the API adds to the answer (`Retry-After`, `WWW-Authenticate` ...). */
   headers?: Record<string, string>;
+  /**
+   * The status to answer instead of the code's own, where the contract fixes another for one route
+   * (Stripe's webhook answers `invalid_signature` with 400, as Stripe expects). The route documents
+   * it so (`api/docs/operations.ts`, `{ code, status }`).
+   */
+  status?: number;
 }
 
 /**
@@ -64,6 +78,7 @@ export interface ToolErrorOptions {
 export class ToolError extends Error {
   override readonly name = 'ToolError';
   readonly headers: Readonly<Record<string, string>>;
+  readonly status?: number;
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -72,5 +87,6 @@ export class ToolError extends Error {
   ) {
     super(message, 'cause' in options ? { cause: options.cause } : undefined);
     this.headers = options.headers ?? {};
+    if (options.status !== undefined) this.status = options.status;
   }
 }

@@ -24,6 +24,12 @@ export interface Lot {
    * here says it was applied, and a retried grant can never apply it twice.
    */
   expiredAt?: Date;
+  /**
+   * Credits of a purchase's grant taken back because its payment was refunded / disputed
+   * (domain/grant-voids.ts): each void is pinned to these, so it is applied once. Absent: none.
+   */
+  voidedByRefund?: number;
+  voidedByDispute?: number;
 }
 
 /** A domain event waiting in an account's outbox until it is copied to `events`. */
@@ -76,6 +82,18 @@ export interface AccountDoc {
   plan?: AccountPlan;
   /** Armed while `credits.low` may fire: set by a grant that lifts the charged balance to the threshold or more. */
   lowArmed: boolean;
+  /**
+   * Auto-recharge's threshold while it is on (domain/billing/auto-recharge.ts): the commit that
+   * takes the charged balance below it, armed, hands the account's recharge on (settlement.ts).
+   * Kept here so that the commit's own update reads it back: a call adds no read for it.
+   */
+  rechargeBelow?: number;
+  /** Armed while a crossing may start a recharge: disarmed by the crossing, armed again once that recharge settles. */
+  rechargeArmed?: boolean;
+  /** A recharge refused for the month's cap arms again at this time (the next month's start). */
+  rechargeArmsAt?: Date;
+  /** Set by the crossing that disarmed the latch, cleared once the recharge workflow took it up: older ones are handed on again. */
+  rechargeDueAt?: Date;
   /** Armed while `credits.exhausted` may fire: set by a grant that lifts the charged balance above zero. */
   exhaustedArmed: boolean;
   outbox: OutboxEvent[];
@@ -125,6 +143,126 @@ export interface CredentialDoc {
   auditDrafts?: AuditDraft[];
 }
 
+/** A member's part in an account (CONTRACT.md "Teams"): what the account routes let them do. */
+export type Role = 'owner' | 'admin' | 'developer' | 'billing' | 'viewer';
+
+/** A person (domain/identity/): an address they proved, a password hash and passkeys; a member of accounts. */
+export interface UserDoc {
+  _id: string;
+  /** Normalized (domain/identity/email-address.ts); unique. */
+  email: string;
+  name: string | null;
+  /** Argon2id in PHC form (domain/identity/password-hashing.ts); null for a person without a password. */
+  passwordHash: string | null;
+  createdAt: Date;
+  passwordChangedAt: Date | null;
+  lastSignInAt: Date | null;
+  /** Audit entries of changes to the person, one per account they are in, until they are in the chains. */
+  auditDrafts?: AuditDraft[];
+}
+
+/** A user's membership of an account, `_id` `<accountId>:<userId>`. */
+export interface MembershipDoc {
+  _id: string;
+  accountId: string;
+  userId: string;
+  role: Role;
+  joinedAt: Date;
+}
+
+/** How a session was signed in. */
+export type SignInMethod = 'password' | 'passkey' | 'verification' | 'password_reset' | 'invitation' | 'oidc';
+
+/** A dashboard session: the cookie holds a random id; only its SHA-256 is here. */
+export interface SessionDoc {
+  /** The public id (`ses_...`), shown in the session list; never the cookie's value. */
+  _id: string;
+  /** Hex SHA-256 of the cookie's value; unique. */
+  digest: string;
+  userId: string;
+  /** The account it acts on, and the member's role there (kept in step with the membership). */
+  accountId: string;
+  role: Role;
+  method: SignInMethod;
+  createdAt: Date;
+  /** The last sign-in that proved who is there (a re-authentication moves it): sensitive changes need it recent. */
+  authenticatedAt: Date;
+  /** Written at most once a minute: the idle timeout counts from it. */
+  lastSeenAt: Date;
+  /** The absolute end (SESSION_MAX_DAYS after sign-in). */
+  expiresAt: Date;
+  endedAt: Date | null;
+  ip: string | null;
+  userAgent: string | null;
+  auditDrafts?: AuditDraft[];
+}
+
+/** What a single-use token is for. */
+export type TokenPurpose = 'signup' | 'password_reset' | 'invitation';
+
+/** A single-use token mailed in a link: only its digest is stored. */
+export interface AuthTokenDoc {
+  /** Hex SHA-256 of the token. */
+  _id: string;
+  purpose: TokenPurpose;
+  /** Normalized address it was mailed to. */
+  email: string;
+  createdAt: Date;
+  expiresAt: Date;
+  /** Taken by a request working on it; a claim older than a minute that never completed may be taken again. */
+  claimedAt: Date | null;
+  completedAt: Date | null;
+  revokedAt: Date | null;
+  /** Sign-up: the name and the password's hash. Reset: the user. Invitation: the account, role and inviter. */
+  name?: string | null;
+  passwordHash?: string;
+  userId?: string;
+  accountId?: string;
+  role?: Role;
+  invitedBy?: string | null;
+}
+
+/** Failed sign-ins counted for an address (`address:<sha256>`) or a client (`client:<ip>`) in a 15-minute window. */
+export interface SigninThrottleDoc {
+  _id: string;
+  windowStart: Date;
+  failures: number;
+  lockedUntil: Date | null;
+}
+
+/** A mailbox that has had its welcome grant (`a+x@host` and `a@host` are one): `_id` its key's SHA-256. */
+export interface WelcomeMailboxDoc {
+  _id: string;
+  accountId: string;
+  at: Date;
+}
+
+/** A WebAuthn credential of a user (a passkey). */
+export interface PasskeyDoc {
+  /** The credential id, base64url. */
+  _id: string;
+  userId: string;
+  name: string;
+  /** COSE public key, base64url. */
+  publicKey: string;
+  counter: number;
+  transports: string[];
+  deviceType: string;
+  backedUp: boolean;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+/** A WebAuthn challenge handed out and not yet answered: single use, for 5 minutes. */
+export interface WebauthnChallengeDoc {
+  /** The challenge, base64url. */
+  _id: string;
+  purpose: 'registration' | 'authentication';
+  /** Registration: the session's user. */
+  userId: string | null;
+  expiresAt: Date;
+}
+
 export interface LedgerEntry {
   /** The call's request id (its workflow id); for an expiry `exp_<grantId>` or `exp_<requestId>`. */
   _id: string;
@@ -141,7 +279,7 @@ export interface LedgerEntry {
   at: Date;
 }
 
-export type GrantKind = 'welcome' | 'purchase' | 'monthly_allowance' | 'manual_adjustment';
+export type GrantKind = 'welcome' | 'purchase' | 'monthly_allowance' | 'manual_adjustment' | 'recharge';
 
 /** One grant of credits: its record, kept for good. What is left of it lives in its account's `lots`. */
 export interface GrantDoc {
@@ -390,7 +528,8 @@ export interface AuditDraft {
   id: string;
   accountId: string;
   at: Date;
-  actor: { type: 'owner' | 'operator' | 'service'; credential: string | null };
+  /** Who: an owner token (by its prefix), the operator, the service, or a signed-in person (`userId`, credential null). */
+  actor: { type: 'owner' | 'operator' | 'service' | 'user'; credential: string | null; userId?: string };
   ip: string | null;
   userAgent: string | null;
   /** `api_key.created`, `webhook_endpoint.deleted`, ... */
@@ -453,4 +592,127 @@ export interface RenderCacheDayDoc {
   day: string;
   hits: number;
   creditsSaved: number;
+}
+
+/** A credit pack the operator sells (`credit_packs`, id chosen by the operator). */
+export interface CreditPackDoc {
+  _id: string;
+  name: string;
+  credits: number;
+  /** In minor units, `currency` lowercase ISO 4217. */
+  price: { amount: number; currency: string };
+  /** Days a purchase's credits last from its payment; null: they never lapse. */
+  expiresInDays: number | null;
+  active: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type PurchaseStatus = 'pending' | 'paid' | 'failed' | 'refunded' | 'partially_refunded' | 'disputed';
+
+/**
+ * A purchase of a pack through Stripe Checkout (`purchases`, `pur_...`): what was promised when
+ * the session was made, so a pack changed later cannot change it, and what Stripe's events made
+ * of it. The money itself moves only in the ledger (the grant `checkout:<sessionId>`, its voids).
+ */
+export interface PurchaseDoc {
+  _id: string;
+  accountId: string;
+  packId: string;
+  packName: string;
+  credits: number;
+  amount: number;
+  currency: string;
+  expiresInDays: number | null;
+  /** The Checkout Session (unique): how its events find the purchase. */
+  sessionId: string;
+  /** The account's Stripe customer the session was made for. */
+  customerId: string;
+  /** The customer asked to keep the card for auto-recharge. */
+  saveCard: boolean;
+  /** Learnt from the session's events: how charge and dispute events find the purchase. */
+  paymentIntentId: string | null;
+  status: PurchaseStatus;
+  /** The grant its credits went in, once paid. */
+  grantId: string | null;
+  /** Credits taken back by refunds and disputes (now: a dispute won gives its part back). */
+  creditsVoided: number;
+  /** Minor units refunded so far (Stripe's charge.amount_refunded). */
+  amountRefunded: number;
+  createdAt: Date;
+  paidAt: Date | null;
+  receiptUrl: string | null;
+  auditDrafts?: AuditDraft[];
+}
+
+/** What an account is to Stripe (`billing_accounts`, `_id` the account id): its customer, saved card and auto-recharge. */
+export interface BillingAccountDoc {
+  _id: string;
+  /** Made once per account (domain/billing/customers.ts) and reused. */
+  stripeCustomerId?: string;
+  /** The card saved at a checkout with saveCard: its id and what the owner is shown of it. */
+  paymentMethod?: { id: string; brand: string; last4: string } | null;
+  autoRecharge?: AutoRechargeState;
+  auditDrafts?: AuditDraft[];
+}
+
+/** Auto-recharge's settings and state; written field by field, so any of the state may be absent (read as 0 or null). */
+export interface AutoRechargeState {
+  enabled: boolean;
+  packId: string;
+  threshold: number;
+  /** Recharges a calendar month (UTC) may start, failed ones included. */
+  monthlyLimit: number;
+  /** `YYYY-MM` that `count` counts in. */
+  month: string;
+  count: number;
+  consecutiveFailures: number;
+  /** The recharge running now (at most one), or null. */
+  inFlight: string | null;
+  lastRechargeId: string | null;
+  /** The last recharge whose failure was counted in `consecutiveFailures` (so a retried step counts it once). */
+  lastFailedRechargeId: string | null;
+  /** Why it was turned off by the service (three failures in a row), until the owner turns it on again. */
+  disabledReason: string | null;
+}
+
+/** One automatic recharge (`recharges`, `rch_...`): the pack's promise at its start and its payment intent. */
+export interface RechargeDoc {
+  _id: string;
+  accountId: string;
+  packId: string;
+  credits: number;
+  amount: number;
+  currency: string;
+  expiresInDays: number | null;
+  paymentIntentId: string | null;
+  status: 'pending' | 'succeeded' | 'failed';
+  /** Why it failed: Stripe's error code (`card_declined`, `authentication_required` ...). */
+  failureReason: string | null;
+  grantId: string | null;
+  createdAt: Date;
+  settledAt: Date | null;
+}
+
+/**
+ * What Stripe's charge and dispute events said of one payment intent (`stripe_payments`, `_id` the
+ * intent's id), kept even before the purchase is known: a refund that arrives before its
+ * completion is applied once the completion links the two (domain/billing/fulfilment.ts).
+ */
+export interface StripePaymentDoc {
+  _id: string;
+  purchaseId?: string;
+  /** The charge's amount and the most it was seen refunded (refund events carry the running total). */
+  amount?: number;
+  amountRefunded?: number;
+  receiptUrl?: string;
+  /** Dispute id -> its status; a closed status (`won`, `lost`) is never replaced by an open one. */
+  disputes?: Record<string, string>;
+  updatedAt: Date;
+}
+
+/** A `Stripe-Signature` seen (its digest), kept for the signature's tolerance so a replay of it is refused. */
+export interface StripeSignatureDoc {
+  _id: string;
+  at: Date;
 }

@@ -6,7 +6,7 @@ import type { ErrorCode } from './errors.js';
 /**
  * The worker pools: each tool pool (`cpu`, `network`, `browser`) runs the calls of its tools, the
  * `toolCall` workflow and its ledger steps included, on its own task queue; `core` runs webhook
- * delivery and the sweeper.
+ * delivery, the sweeper and mail.
  */
 export const POOLS = ['core', 'cpu', 'network', 'browser'] as const;
 export type Pool = (typeof POOLS)[number];
@@ -67,6 +67,14 @@ export const WORKFLOW_TYPES = {
   allowances: 'allowances',
   /** One per account with batches (workflows/batch-runner.ts), id `batch-runner-<accountId>`. */
   batchRunner: 'batchRunner',
+  /** One per Stripe event (workflows/stripe-event.ts), id `stripe-event-<event id>`. */
+  stripeEvent: 'stripeEvent',
+  /** One per account with auto-recharge (workflows/auto-recharge.ts), id `auto-recharge-<accountId>`. */
+  autoRecharge: 'autoRecharge',
+  /** Scheduled while payments are on: re-hands cut-short recharges, forgets old Stripe signatures. */
+  billingUpkeep: 'billingUpkeep',
+  /** One per mail (workflows/mail.ts), id `mail-<digest of its idempotency key>` (domain/mail/message.ts `mailIdOf`). */
+  sendMail: 'sendMail',
 } as const;
 
 /**

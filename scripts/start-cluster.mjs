@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 //! `npm run start:cluster`: the production shape of docker-compose.yml on this machine, as plain
 //! processes: PostgreSQL and the Temporal server on it (built from its Go module), the Temporal
-//! UI, SecantusDB (unless MONGODB_URL), and the compiled service (`npm run build`, dist/): two API
-//! replicas behind HAProxy and one process per worker pool, the cpu pool twice. Installs what is
-//! missing first; state lives in `.data/cluster/` (PostgreSQL's, started by root, in
-//! /var/lib/utility-tools/, linked from there: scripts/stack/postgres-data.ts), so a second run
-//! keeps it. Ctrl-C stops everything. A part that fails to start is reported in one line.
+//! UI, SecantusDB (unless MONGODB_URL), MailDev with its inbox (unless SMTP_URL), and the
+//! compiled service (`npm run build`, dist/): two API replicas behind HAProxy and one process per
+//! worker pool, the cpu pool twice. Installs what is missing first; state lives in
+//! `.data/cluster/` (PostgreSQL's, started by root, in /var/lib/utility-tools/, linked from there:
+//! scripts/stack/postgres-data.ts), so a second run keeps it. Ctrl-C stops everything. A part
+//! that fails to start is reported in one line.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -59,24 +60,29 @@ const { supervisor, fail, markUp } = stack.superviseLocalStart(logDir, { oneLine
 
 try {
   const adminTokenFile = path.join(data, 'admin-token');
-  const cluster = await stack.startCluster(supervisor, {
-    root,
-    dataDir: data,
-    tools,
-    ports,
-    mongodbUrl: process.env.MONGODB_URL || undefined,
-    namespace: process.env.TEMPORAL_NAMESPACE || 'default',
-    echo: true,
-    env: {
-      WEBHOOKS_ALLOW_LOCALHOST: 'true', // local development: webhooks to localhost receivers
-      // Every call traced locally (the service's default keeps one in ten).
-      ...(localJaeger && stack.tracingEnv(stack.LOCAL_JAEGER_PORTS, 'parentbased_always_on')),
-      ...process.env, // anything the user set wins
-      PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || `http://localhost:${ports.loadBalancer}`,
-      SECRET_KEY: stack.keptSecret(data, 'SECRET_KEY', 'secret-key', () => randomBytes(32).toString('hex')),
-      ADMIN_TOKEN: stack.keptSecret(data, 'ADMIN_TOKEN', 'admin-token', () => randomBytes(24).toString('base64url')),
-    },
-  });
+  // MailDev beside the cluster: the apps know its address before it answers.
+  const [mail, cluster] = await Promise.all([
+    stack.startLocalMail(supervisor, { root, mailDirectory: path.join(data, 'mail') }),
+    stack.startCluster(supervisor, {
+      root,
+      dataDir: data,
+      tools,
+      ports,
+      mongodbUrl: process.env.MONGODB_URL || undefined,
+      namespace: process.env.TEMPORAL_NAMESPACE || 'default',
+      echo: true,
+      env: {
+        WEBHOOKS_ALLOW_LOCALHOST: 'true', // local development: webhooks to localhost receivers
+        // Every call traced locally (the service's default keeps one in ten).
+        ...(localJaeger && stack.tracingEnv(stack.LOCAL_JAEGER_PORTS, 'parentbased_always_on')),
+        ...process.env, // anything the user set wins
+        ...stack.localMailEnv(),
+        PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || `http://localhost:${ports.loadBalancer}`,
+        SECRET_KEY: stack.keptSecret(data, 'SECRET_KEY', 'secret-key', () => randomBytes(32).toString('hex')),
+        ADMIN_TOKEN: stack.keptSecret(data, 'ADMIN_TOKEN', 'admin-token', () => randomBytes(24).toString('base64url')),
+      },
+    }),
+  ]);
   markUp();
   // A first build starts only now, once the cluster is up: it would take the cores its start needs.
   const jaegerWasBuilt = existsSync(jaegerBinary(root));
@@ -95,6 +101,7 @@ try {
         ? `  Database     ${stack.redactUrl(cluster.mongodbUrl)} (MONGODB_URL)`
         : `  Database     ${cluster.mongodbUrl} (SecantusDB, data in ${rel(path.join(data, 'secantus'))})`,
       process.env.ADMIN_TOKEN ? '  Admin token  from ADMIN_TOKEN' : `  Admin token  ${rel(adminTokenFile)}`,
+      mail.line,
       '  Metrics (Prometheus):',
       ...metrics,
       localJaeger

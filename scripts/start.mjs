@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 //! `npm start`: installs what is missing, then runs the whole service on this machine: the
 //! Temporal dev server and SecantusDB (unless TEMPORAL_ADDRESS / MONGODB_URL point elsewhere),
-//! the API and every worker pool. State lives in `.data/`, so a restart keeps it. Ctrl-C stops
-//! everything this started.
+//! MailDev with its inbox (unless SMTP_URL names a mail server), the API and every worker pool.
+//! State lives in `.data/`, so a restart keeps it. Ctrl-C stops everything this started.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -34,7 +34,7 @@ const { supervisor, fail } = stack.superviseLocalStart(logDir);
 
 try {
   const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
-  const [temporal, database] = await Promise.all([
+  const [temporal, database, mail] = await Promise.all([
     process.env.TEMPORAL_ADDRESS
       ? stack.waitForTemporal(process.env.TEMPORAL_ADDRESS, namespace, { timeoutMs: 30_000 }).then(() => ({ address: process.env.TEMPORAL_ADDRESS }))
       : stack.startTemporal(supervisor, {
@@ -47,6 +47,7 @@ try {
     process.env.MONGODB_URL
       ? stack.waitForMongo(process.env.MONGODB_URL, { timeoutMs: 30_000 }).then(() => ({ url: process.env.MONGODB_URL }))
       : stack.startDatabase(supervisor, { binary: tools.secantusd, port: PORTS.database, dir: path.join(data, 'secantus') }),
+    stack.startLocalMail(supervisor, { root, mailDirectory: path.join(data, 'mail') }),
   ]);
 
   await stack.assertPortFree(PORTS.api, 'API', 'set PORT to use another one');
@@ -55,6 +56,7 @@ try {
     WEBHOOKS_ALLOW_LOCALHOST: 'true', // local development: webhooks to localhost receivers
     ...stack.localBlobStore(path.join(data, 'blobs')),
     ...process.env, // anything the user set wins
+    ...mail.env,
     MONGODB_URL: database.url,
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: namespace,
@@ -77,6 +79,7 @@ try {
     '',
     `Utility Tools is running (started in ${((Date.now() - started) / 1000).toFixed(1)} s).`,
     `  API          http://localhost:${PORTS.api}  (reference: /docs, OpenAPI: /api/v1/openapi.json)`,
+    `  Dashboard    http://localhost:${PORTS.api}/dashboard  (sign up at /dashboard/sign-up: the mail is in the Inbox)`,
     temporal.uiUrl ? `  Temporal UI  ${temporal.uiUrl}` : `  Temporal     ${temporal.address} (TEMPORAL_ADDRESS)`,
     database.process
       ? `  Database     ${database.url} (SecantusDB, data in ${rel(path.join(data, 'secantus'))})`
@@ -84,9 +87,13 @@ try {
     process.env.ADMIN_TOKEN
       ? '  Admin token  from ADMIN_TOKEN'
       : `  Admin token  ${rel(adminTokenFile)}  (curl -H "Authorization: Bearer $(cat ${rel(adminTokenFile)})" ...)`,
+    mail.line,
     localJaeger
       ? `  Traces       ${jaegerUrl}/api/traces/<traceId>  (Jaeger, every call; ${jaegerUp ? 'up' : jaegerWasBuilt ? 'not started: see the line above' : 'being built, minutes the first time: a line says when it is up; calls until then are not kept'})`
       : `  Traces       ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT} (OTEL_EXPORTER_OTLP_ENDPOINT)`,
+    process.env.STRIPE_SECRET_KEY && process.env.STRIPE_WEBHOOK_SECRET
+      ? `  Payments     Stripe (${process.env.STRIPE_SECRET_KEY.startsWith('sk_live_') ? 'live' : 'test'} mode); its events to http://localhost:${PORTS.api}/api/v1/billing/stripe-webhook`
+      : '  Payments     off: set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET to sell credit packs (docs/OPERATING.md)',
     `  Logs         ${rel(logDir)}/`,
     'Press Ctrl-C to stop.',
     '',

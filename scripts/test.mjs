@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 //! `npm test`: installs what is missing, starts an isolated stack on free ports (fixtures,
-//! Temporal, SecantusDB, the API and the workers, all under `test-output/run-<time>/`), type-checks,
+//! Temporal, SecantusDB, MailDev, the API and the workers, all under `test-output/run-<time>/`), type-checks,
 //! runs ava against it and stops everything. Arguments go to ava:
 //! `npm test -- test/tools/hash-text.test.ts`. Exits with ava's code (1 if only the type check failed).
 //! `--cluster` first (`npm run test:cluster`): the same against the production-shaped stack
@@ -51,7 +51,8 @@ async function prepare(step) {
   }
 }
 
-const tools = await prepare(() => bootstrap({ root }));
+// The cluster runs without payments (its suites need none); the other stacks with stripe-mock.
+const tools = await prepare(() => bootstrap({ root, stripeMock: !clusterMode }));
 if (clusterMode) {
   Object.assign(tools, await prepare(() => bootstrapCluster({ root })));
   await prepare(() => buildIfStale(root));
@@ -124,6 +125,8 @@ try {
     STACK_CONTROL_URL: testStack.controlUrl,
     ...(testStack.jaegerQueryUrl && { JAEGER_QUERY_URL: testStack.jaegerQueryUrl }),
     GOLD_FEED_CONTROL_URL: fixtures.goldFeed.controlUrl,
+    // The stack's MailDev: tests read the mail the service sent there (test/helpers/mailbox.ts).
+    MAIL_API_URL: testStack.mailApiUrl,
     ...(clusterMode && {
       CLUSTER_METRICS_JSON: JSON.stringify(testStack.cluster.metricsUrls),
       CLUSTER_API_URLS_JSON: JSON.stringify(testStack.cluster.replicaUrls),

@@ -27,6 +27,9 @@ import type { SingleCalls } from '../activities/single-calls.js';
 import { resumingOnGrant } from '../domain/batch-wake.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 import { WORKFLOW_TRACING_MODULE, type Tracing } from '../lib/tracing.js';
+import { createStripeApi } from '../domain/billing/stripe-api.js';
+import { createRechargeTrigger } from '../domain/billing/recharge-trigger.js';
+import { createMailer } from '../domain/mail/outbox.js';
 
 export interface PoolDeps {
   config: Config;
@@ -148,25 +151,35 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     deps.client ?? new Client({ connection: deps.connection, namespace: common.namespace, dataConverter: common.dataConverter, interceptors: deps.tracing?.temporal.client });
   const workflowBundle = deps.workflowBundle ?? (await loadWorkflowBundle(deps.log, { interceptorModules: deps.tracing ? [WORKFLOW_TRACING_MODULE] : [] }));
   const traced = { sinks: deps.tracing?.temporal.sinks ?? {} };
+  // A charge that takes an account below its auto-recharge threshold wakes its recharge workflow.
+  const { onRechargeDue } = createRechargeTrigger({ db: deps.db, client, log: deps.log });
   const tracedActivities = deps.tracing?.temporal.activityInterceptors ?? [];
   if (pool === 'core') {
     // Events of the monthly allowances' grants also wake a batch paused for credits.
     const wiring = webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log, net: deps.net });
     const coreWiring = { ...wiring, onEvent: resumingOnGrant(deps.db, client, wiring.onEvent) };
+    // Said once, at start: without it every mail (sign-up, password reset, invitations) is dropped.
+    if (!deps.config.smtpUrl) deps.log.warn('SMTP_URL is not set: mail is not sent, only logged as not sent (docs/OPERATING.md#mail)');
     const activities = createCoreActivities(deps.db, {
       ...coreWiring,
       blobs: deps.blobs,
       auditRetentionDays: deps.config.auditRetentionDays,
       batches: { client, secretKey: deps.config.secretKey, concurrency: deps.config.batchConcurrency },
+      billing: {
+        client, log: deps.log, stripe: deps.config.stripe && createStripeApi(deps.config.stripe),
+        mailer: createMailer({ client, secretKey: deps.config.secretKey, log: deps.log }), baseUrl: deps.config.publicBaseUrl,
+      },
+      onRechargeDue,
+      mail: { secretKey: deps.config.secretKey, smtpUrl: deps.config.smtpUrl, from: deps.config.mailFrom, log: deps.log },
     });
     const worker = await Worker.create({
       ...common,
       ...traced,
       interceptors: { activity: tracedActivities },
       workflowBundle,
-      // Webhook endpoints, the sweeper and batch runners; the ledger steps too, for calls started on `core`
-      // before calls ran on their pool's queue (and the attempts of endpoint runs begun before
-      // deliveries had their queue).
+      // Webhook endpoints, the sweeper, batch runners and mail; the ledger steps too, for calls started
+      // on `core` before calls ran on their pool's queue (and the attempts of endpoint runs begun
+      // before deliveries had their queue).
       activities,
       maxCachedWorkflows: 2_000,
       maxConcurrentWorkflowTaskExecutions: 100,
@@ -199,7 +212,7 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     ...CALL_WORKER_OPTIONS,
     ...traced,
     workflowBundle,
-    activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs, batchItems: { client, secretKey: deps.config.secretKey, yieldMs: deps.config.batchYieldMs, eagerStarts: !deps.client }, singleCalls: deps.singleCalls, destinations: { secretKey: deps.config.secretKey, guard: deps.net.guard } }),
+    activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs, batchItems: { client, secretKey: deps.config.secretKey, yieldMs: deps.config.batchYieldMs, eagerStarts: !deps.client }, singleCalls: deps.singleCalls, destinations: { secretKey: deps.config.secretKey, guard: deps.net.guard }, onRechargeDue }),
     interceptors: { activity: [...tracedActivities, toolMetricsInterceptor(new Set(Object.keys(served)), onToolDone)] },
     // Draining on SIGTERM: polling stops at once and the calls already running may finish
     // (the SDK's default cancels them at once, leaving their retry to another worker).

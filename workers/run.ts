@@ -28,7 +28,7 @@ export async function runPools(pools: Pool[]): Promise<void> {
   const config = loadConfig();
   const log = createLogger({ name: `worker:${pools.join('+')}`, level: config.logLevel });
   installTemporalRuntime(log, ['SIGINT', 'SIGTERM'], config);
-  const tracing = await startTracing(config.tracing, 'worker');
+  const tracing = await startTracing(config.tracing, 'worker', log);
 
   const mongo = await timed('database', async () => {
     const m = await connectMongo(config.mongodbUrl, { appName: `worker-${pools.join('-')}`, traced: Boolean(tracing) });
@@ -74,7 +74,11 @@ export async function runPools(pools: Pool[]): Promise<void> {
     await Promise.all(started.map((s) => s.close()));
     await connection.close();
     await mongo.close();
+    // Bounded and never rejecting: a collector that is down is one warning line, not a crash.
     await tracing?.shutdown();
     log.info('workers stopped');
   }
+  // Drained: what may still hold the event loop (a collector's socket left past the flush's
+  // deadline) must not hold the stop past a process manager's grace.
+  process.exit(0);
 }

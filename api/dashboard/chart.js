@@ -138,9 +138,10 @@ export function usageChart(data, { tableOpen = false, onTableToggle = () => {} }
   const ids = { title: 'usage-chart-title', desc: 'usage-chart-desc' };
   const wrapper = h('div', { class: 'chart' });
   let drawnWidth = -1;
-  // Redrawn when the layout width changes (rotation, resize); the first call comes once attached.
+  // Redrawn when the layout width changes (rotation, resize); the first call comes once attached
+  // and shown (a hidden view's chart has no width yet).
   new ResizeObserver(() => {
-    if (!wrapper.isConnected || wrapper.clientWidth === drawnWidth) return;
+    if (!wrapper.isConnected || wrapper.clientWidth === 0 || wrapper.clientWidth === drawnWidth) return;
     drawnWidth = wrapper.clientWidth;
     draw(wrapper, data, ids);
   }).observe(wrapper);

@@ -38,3 +38,8 @@ export function confirmAction({ title, body, confirmLabel }) {
     cancel.focus();
   });
 }
+
+/** Cancels a confirmation still open (the view it belongs to is being left). */
+export function dismissDialog() {
+  if ($('confirm-dialog').open) $('confirm-cancel').click();
+}

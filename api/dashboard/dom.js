@@ -173,3 +173,18 @@ export function dataTable({ columns, rows, rowHeader = -1, caption, attrs = {} }
     ),
   );
 }
+
+/**
+ * A view's root: a section named by its one h1 (`<id>-title`), which takes the focus when the
+ * view is navigated to (router.js).
+ * @param {string} id
+ * @param {string} title
+ * @param {...unknown} children
+ */
+export function viewSection(id, title, ...children) {
+  return h('section', { id, 'aria-labelledby': `${id}-title` }, h('h1', { id: `${id}-title`, tabindex: '-1' }, title), ...children);
+}
+
+/** A help paragraph whose text may hold `code` parts: `help('Send ', code('Prefer'), '.')`. */
+export const help = (...children) => h('p', { class: 'help' }, ...children);
+export const code = (text) => h('code', {}, text);

@@ -1,19 +1,29 @@
-//! The account's batches, newest first: tool, a progress bar of the items that ended, the counts,
+//! Batches (`/dashboard/batches`): the account's batches, newest first: tool, a progress bar of the items that ended, the counts,
 //! what was charged, and a Cancel button (after confirmation) while one runs or waits for credits.
 //! Paged with the API's cursor; a batch still running is read again every few seconds.
 import { confirmAction } from './dialogs.js';
-import { announce, busy, credits, dataTable, focusOn, h, problemText, time } from './dom.js';
+import { announce, busy, credits, dataTable, focusOn, h, problemText, time, viewSection } from './dom.js';
 import { createPagedList } from './paged-list.js';
 
 const STATUS = { running: ['refunded', 'Running'], paused: ['failed', 'Paused for credits'], completed: ['active', 'Completed'], cancelled: ['revoked', 'Cancelled'] };
 /** How often a list with a running batch is read again. */
 const FOLLOW_MS = 3_000;
 
+/** @param {import('./app.js').ViewContext} context */
 export function createBatchesView({ client }) {
   let timer = null;
+  /** Whether the view is on screen: only then is a running batch followed. */
+  let onScreen = false;
+  const container = h('div', { id: 'batches-body' });
+  const element = viewSection(
+    'batches',
+    'Batches',
+    h('p', { class: 'help' }, 'Many calls of one tool made with ', h('code', {}, 'POST /api/v1/batches'), ': each item is charged only if it succeeds. Read the items with ', h('code', {}, 'GET /api/v1/batches/{id}/items'), '.'),
+    container,
+  );
   const list = createPagedList({
-    section: document.getElementById('batches'),
-    container: document.getElementById('batches-body'),
+    section: element,
+    container,
     what: 'batches',
     pageSize: 10,
     fetchPage: async (page) => {
@@ -27,7 +37,7 @@ export function createBatchesView({ client }) {
     table: (items) =>
       dataTable({
         attrs: { class: 'batches-table', 'aria-labelledby': 'batches-title' },
-        columns: ['Made', 'Tool', 'Batch id', 'Status', 'Progress', 'Counts', { label: 'Charged', class: 'num' }, ''],
+        columns: ['Made', 'Tool', 'Batch id', 'Status', 'Progress', 'Counts', { label: 'Charged', class: 'num' }, 'Actions'],
         rows: items.map(row),
       }),
   });
@@ -64,7 +74,7 @@ export function createBatchesView({ client }) {
       try {
         await client.cancelBatch(batch.id);
         await list.load();
-        focusOn(document.getElementById('batches-title'));
+        focusOn(element.querySelector('#batches-title'));
         announce(`Batch ${batch.id} cancelled.`);
       } catch (err) {
         if (err.name === 'AbortError') return;
@@ -77,14 +87,23 @@ export function createBatchesView({ client }) {
   /** Reads the list again shortly while a batch shown has not ended. */
   function follow(running) {
     clearTimeout(timer);
-    timer = running ? setTimeout(() => void list.load(), FOLLOW_MS) : null;
+    timer = running && onScreen ? setTimeout(() => void list.load(), FOLLOW_MS) : null;
   }
 
   return {
-    load: list.load,
+    element,
+    load() {
+      onScreen = true;
+      return list.load();
+    },
+    // Following a running batch matters only on screen; showing the view again reads it at once.
+    leave() {
+      onScreen = false;
+      follow(false);
+    },
     close() {
-      clearTimeout(timer);
-      timer = null;
+      onScreen = false;
+      follow(false);
       list.close();
     },
   };

@@ -1,14 +1,22 @@
 //! Recent asynchronous calls (made with `Prefer: respond-async`): tool, request id, status and
-//! what each was charged, newest first; paged with the API's cursor.
+//! what each was charged, newest first; paged with the API's cursor. A part of the usage view.
 import { credits, dataTable, h, time } from './dom.js';
 import { createPagedList } from './paged-list.js';
 
 const STATUS = { running: ['refunded', 'Running'], succeeded: ['active', 'Succeeded'], failed: ['failed', 'Failed'] };
 
-export function createCallsView({ client }) {
-  return createPagedList({
-    section: document.getElementById('async-calls'),
-    container: document.getElementById('async-calls-body'),
+export function createCallsList({ client }) {
+  const container = h('div', { id: 'async-calls-body' });
+  const element = h(
+    'section',
+    { id: 'async-calls', 'aria-labelledby': 'async-calls-title' },
+    h('h2', { id: 'async-calls-title', tabindex: '-1' }, 'Asynchronous calls'),
+    h('p', { class: 'help' }, 'Calls made with ', h('code', {}, 'Prefer: respond-async'), ': read each one\'s output with ', h('code', {}, 'GET /api/v1/calls/{requestId}'), ' within 24 hours of its end.'),
+    container,
+  );
+  const list = createPagedList({
+    section: element,
+    container,
     what: 'asynchronous calls',
     pageSize: 10,
     fetchPage: (page) => client.asyncCalls(page),
@@ -34,4 +42,5 @@ export function createCallsView({ client }) {
         }),
       }),
   });
+  return { element, load: list.load, close: list.close };
 }

@@ -1,11 +1,23 @@
-//! Destinations: the account's own buckets that calls write their files to (`Output-Destination`),
+//! Destinations (`/dashboard/destinations`): the account's own buckets that calls write their files to (`Output-Destination`),
 //! listed with where the objects go and the access key id (never the secret), and deleted after
 //! confirmation. They are created through the API, which needs the secret access key.
 import { confirmAction } from './dialogs.js';
-import { $, announce, busy, dataTable, empty, errorBox, focusOn, h, loading, problemText, replace, time } from './dom.js';
+import { announce, busy, dataTable, empty, errorBox, focusOn, h, loading, problemText, replace, time, viewSection } from './dom.js';
 
+/** @param {import('./app.js').ViewContext} context */
 export function createDestinationsView({ client }) {
-  const container = $('destinations-body');
+  const container = h('div', { id: 'destinations-body' });
+  const element = viewSection(
+    'destinations',
+    'Destinations',
+    h(
+      'p',
+      { class: 'help' },
+      'Your own buckets: a call with ', h('code', {}, 'Output-Destination: dst_…'), ' writes its file there and answers where, charged only once the bucket took it. ',
+      'Add one with ', h('code', {}, 'POST /api/v1/account/destinations'), '; its secret access key is never shown again.',
+    ),
+    container,
+  );
   let destinations = null;
 
   async function load() {
@@ -62,7 +74,7 @@ export function createDestinationsView({ client }) {
       try {
         await client.deleteDestination(destination.id);
         await load();
-        focusOn($('destinations-title'));
+        focusOn(element.querySelector('#destinations-title'));
         announce(`Destination ${destination.bucket} deleted.`);
       } catch (err) {
         if (err.name === 'AbortError') return;
@@ -73,6 +85,7 @@ export function createDestinationsView({ client }) {
   }
 
   return {
+    element,
     load,
     close() {
       destinations = null;

@@ -1,5 +1,5 @@
 //! The event log: every event of the account, newest first, with each endpoint it went to and
-//! what became of it there; paged with the API's cursor.
+//! what became of it there; paged with the API's cursor. A part of the webhooks view.
 import { dataTable, h, time } from './dom.js';
 import { createPagedList } from './paged-list.js';
 
@@ -15,7 +15,16 @@ const REASONS = { endpoint_disabled: 'the endpoint was disabled', expired: 'retr
  * @param {{ client: any, urlOf: (endpointId: string) => string | undefined }} options
  * `urlOf`: the URL of one of the account's endpoints (a deleted one shows its id).
  */
-export function createEventsView({ client, urlOf }) {
+export function createEventLog({ client, urlOf }) {
+  const container = h('div', { id: 'events-body' });
+  const element = h(
+    'section',
+    { id: 'events', 'aria-labelledby': 'events-title' },
+    h('h2', { id: 'events-title', tabindex: '-1' }, 'Events'),
+    h('p', { class: 'help' }, 'Everything that happened on the account in the last 30 days, newest first, and where each event was delivered.'),
+    container,
+  );
+
   function deliveries(list) {
     // No active endpoint took its type when it happened.
     if (list.length === 0) return h('span', { class: 'muted' }, 'Not sent to any endpoint');
@@ -37,9 +46,9 @@ export function createEventsView({ client, urlOf }) {
     );
   }
 
-  return createPagedList({
-    section: document.getElementById('events'),
-    container: document.getElementById('events-body'),
+  const list = createPagedList({
+    section: element,
+    container,
     what: 'events',
     pageSize: 20,
     fetchPage: (page) => client.events(page),
@@ -56,4 +65,5 @@ export function createEventsView({ client, urlOf }) {
         })),
       }),
   });
+  return { element, load: list.load, close: list.close };
 }

@@ -1,20 +1,61 @@
-//! API keys: create (the key is shown once, with a copy button), list with prefix, creation, last
-//! use and limits, edit a key's limits (tools, expiry, rate, monthly credits, addresses), and
-//! revoke after confirmation.
+//! API keys (`/dashboard/keys`): create (the key is shown once, with a copy button), list with
+//! prefix, creation, last use and limits, edit a key's limits (tools, expiry, rate, monthly
+//! credits, addresses), and revoke after confirmation.
 import { confirmAction } from './dialogs.js';
-import { $, announce, busy, clearFormError, credits, dataTable, empty, errorBox, focusOn, formatInt, h, loading, problemText, replace, showFormError, time } from './dom.js';
+import { announce, busy, clearFormError, credits, dataTable, empty, errorBox, focusOn, formatInt, h, loading, problemText, replace, showFormError, time, viewSection } from './dom.js';
 import { hideSecret, showSecret } from './secret.js';
 
+/** A labelled input of the limits editor; `hint` follows the label in a lighter type. */
+function limitField(id, name, label, hint, attrs) {
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id }, label, hint ? [' ', h('span', { class: 'optional' }, hint)] : null),
+    h('input', { id, name, ...attrs, 'aria-describedby': 'key-settings-error' }),
+  );
+}
+
+/** @param {import('./app.js').ViewContext} context */
 export function createKeysView({ client }) {
-  const container = $('keys-body');
-  const secretBox = $('key-secret');
-  const form = $('key-form');
-  const nameInput = $('key-name');
-  const formError = $('key-name-error');
-  const settingsForm = $('key-settings');
-  const settingsError = $('key-settings-error');
+  const container = h('div', { id: 'keys-body' });
+  const secretBox = h('div', { id: 'key-secret' });
+  const nameInput = h('input', { id: 'key-name', name: 'name', type: 'text', maxlength: '100', autocomplete: 'off', 'aria-describedby': 'key-name-error' });
+  const formError = h('p', { class: 'field-error', id: 'key-name-error', hidden: true });
+  const form = h(
+    'form',
+    { id: 'key-form', class: 'inline-form', novalidate: true },
+    h('div', { class: 'field' }, h('label', { for: 'key-name' }, 'Name ', h('span', { class: 'optional' }, '(optional)')), nameInput, formError),
+    h('button', { type: 'submit', class: 'primary' }, 'Create key'),
+  );
+  const settingsError = h('p', { class: 'field-error', id: 'key-settings-error', role: 'alert', hidden: true });
+  const settingsTitle = h('h2', { id: 'key-settings-title', tabindex: '-1' }, 'Limits of key');
+  const cancel = h('button', { type: 'button', id: 'key-settings-cancel' }, 'Cancel');
+  const settingsForm = h(
+    'form',
+    { id: 'key-settings', class: 'panel-form', novalidate: true, hidden: true, 'aria-labelledby': 'key-settings-title' },
+    settingsTitle,
+    h('p', { class: 'help' }, 'Leave a field empty for no limit. A change is in force within a second.'),
+    limitField('key-tools', 'tools', 'Tools or groups', '(comma-separated, e.g. hash-text, network)', { type: 'text', autocomplete: 'off' }),
+    limitField('key-expires', 'expiresAt', 'Expires', '(your local time)', { type: 'datetime-local' }),
+    limitField('key-rate', 'rateLimit', 'Calls per second', null, { type: 'number', min: '1', step: '1' }),
+    limitField('key-monthly', 'monthlyCreditLimit', 'Credits per month', '(UTC calendar month)', { type: 'number', min: '1', step: '1' }),
+    limitField('key-ips', 'allowedIps', 'Allowed addresses', '(CIDRs, comma-separated, e.g. 203.0.113.0/24)', { type: 'text', autocomplete: 'off' }),
+    settingsError,
+    h('button', { type: 'submit', class: 'primary' }, 'Save limits'),
+    ' ',
+    cancel,
+  );
+  const element = viewSection(
+    'keys',
+    'API keys',
+    h('p', { class: 'help' }, 'Keys call the tools (', h('code', {}, 'Authorization: Bearer utk_…'), '). A key is shown once, when it is created.'),
+    h('section', { 'aria-labelledby': 'key-create-title' }, h('h2', { id: 'key-create-title' }, 'Create a key'), form, secretBox),
+    h('section', { 'aria-labelledby': 'key-list-title' }, h('h2', { id: 'key-list-title' }, 'Your keys'), container),
+    settingsForm,
+  );
+  const field = (name) => settingsForm.querySelector(`[name="${name}"]`);
   const fields = {
-    tools: $('key-tools'), expiresAt: $('key-expires'), rateLimit: $('key-rate'), monthlyCreditLimit: $('key-monthly'), allowedIps: $('key-ips'),
+    tools: field('tools'), expiresAt: field('expiresAt'), rateLimit: field('rateLimit'), monthlyCreditLimit: field('monthlyCreditLimit'), allowedIps: field('allowedIps'),
   };
   let keys = null;
   /** The key whose limits are being edited. */
@@ -95,14 +136,14 @@ export function createKeysView({ client }) {
   function edit(key) {
     editing = key;
     clearFormError(settingsError, fields.tools);
-    $('key-settings-title').textContent = `Limits of key ${key.name || `${key.prefix}…`}`;
+    settingsTitle.textContent = `Limits of key ${key.name || `${key.prefix}…`}`;
     fields.tools.value = (key.tools ?? []).join(', ');
     fields.expiresAt.value = toLocalInput(key.expiresAt);
     fields.rateLimit.value = key.rateLimit ?? '';
     fields.monthlyCreditLimit.value = key.monthlyCreditLimit ?? '';
     fields.allowedIps.value = (key.allowedIps ?? []).join(', ');
     settingsForm.hidden = false;
-    focusOn($('key-settings-title'));
+    focusOn(settingsTitle);
   }
 
   function closeEditor() {
@@ -131,7 +172,7 @@ export function createKeysView({ client }) {
         await client.updateKey(key.id, settings);
         closeEditor();
         await load();
-        focusOn($('keys-title'));
+        focusOn(element.querySelector('#keys-title'));
         announce(`Limits of key ${key.name || key.prefix} saved.`);
       } catch (err) {
         if (err.name === 'AbortError') return;
@@ -158,7 +199,7 @@ export function createKeysView({ client }) {
         await client.revokeKey(key.id);
         await load();
         // Focus first (its button is gone), then the result: said after the heading, not cut off by it.
-        focusOn($('keys-title'));
+        focusOn(element.querySelector('#keys-title'));
         announce(`Key ${label} revoked.`);
       } catch (err) {
         if (err.name === 'AbortError') return;
@@ -197,10 +238,10 @@ export function createKeysView({ client }) {
 
   form.addEventListener('submit', create);
   settingsForm.addEventListener('submit', save);
-  const cancel = $('key-settings-cancel');
   cancel.addEventListener('click', closeEditor);
 
   return {
+    element,
     load,
     close() {
       form.removeEventListener('submit', create);

@@ -1,8 +1,8 @@
-//! Render links: the account's link secrets (create: shown once, with a copy button; retire after
+//! Render links (`/dashboard/render-links`): the account's link secrets (create: shown once, with a copy button; retire after
 //! confirmation), a link builder (tool, input, expiry, cache age: the service signs the link with
 //! the newest live secret), and the render cache's hits per day, which the owner can empty.
 import { confirmAction } from './dialogs.js';
-import { $, announce, busy, clearFormError, dataTable, empty, errorBox, focusOn, h, loading, problemText, replace, showFormError, time } from './dom.js';
+import { announce, busy, clearFormError, dataTable, empty, errorBox, focusOn, h, loading, problemText, replace, showFormError, time, viewSection } from './dom.js';
 import { hideSecret, showSecret } from './secret.js';
 
 /** A starting input per tool, so the builder shows what a tool takes. */
@@ -12,19 +12,50 @@ const EXAMPLE_INPUT = {
   'html-to-image': { html: '<h1>Hello</h1>', width: 1200, height: 630 },
 };
 
+/** Choices of the link's expiry: seconds from now, or never. */
+const EXPIRIES = [['', 'Never (until its secret is retired)'], ['3600', 'In an hour'], ['86400', 'In a day'], ['2592000', 'In 30 days']];
+
+/** @param {import('./app.js').ViewContext} context */
 export function createRenderLinksView({ client }) {
-  const secretsBody = $('link-secrets-body');
-  const secretBox = $('link-secret');
-  const secretForm = $('link-secret-form');
-  const secretError = $('link-secret-error');
-  const linkForm = $('link-form');
-  const tool = $('link-tool');
-  const input = $('link-input');
-  const inputError = $('link-input-error');
-  const expiresIn = $('link-expires');
-  const maxAge = $('link-max-age');
-  const result = $('link-result');
-  const cacheBody = $('render-cache-body');
+  const secretsBody = h('div', { id: 'link-secrets-body' });
+  const secretBox = h('div', { id: 'link-secret' });
+  const secretError = h('p', { class: 'field-error', id: 'link-secret-error', role: 'alert', hidden: true });
+  const secretForm = h('form', { id: 'link-secret-form', class: 'inline-form', novalidate: true }, h('button', { type: 'submit', class: 'primary' }, 'Create link secret'), secretError);
+  const tool = h('select', { id: 'link-tool', name: 'tool' }, Object.keys(EXAMPLE_INPUT).map((name) => h('option', { value: name }, name)));
+  const input = h('textarea', { id: 'link-input', name: 'input', rows: '3', spellcheck: 'false', 'aria-describedby': 'link-input-error' });
+  const inputError = h('p', { class: 'field-error', id: 'link-input-error', hidden: true });
+  const expiresIn = h('select', { id: 'link-expires', name: 'expiresIn' }, EXPIRIES.map(([value, label]) => h('option', { value }, label)));
+  const maxAge = h('input', { id: 'link-max-age', name: 'maxAge', type: 'number', min: '0', max: '2592000', inputmode: 'numeric' });
+  const linkForm = h(
+    'form',
+    { id: 'link-form', class: 'stacked-form', novalidate: true, 'aria-labelledby': 'link-builder-title' },
+    h('div', { class: 'field' }, h('label', { for: 'link-tool' }, 'Tool'), tool),
+    h('div', { class: 'field' }, h('label', { for: 'link-input' }, 'Input (JSON, as for a call of the tool)'), input, inputError),
+    h('div', { class: 'field' }, h('label', { for: 'link-expires' }, 'Expires'), expiresIn),
+    h('div', { class: 'field' }, h('label', { for: 'link-max-age' }, 'Cache age in seconds ', h('span', { class: 'optional' }, '(optional, 4 hours when empty)')), maxAge),
+    h('button', { type: 'submit', class: 'primary' }, 'Create link'),
+  );
+  const result = h('div', { id: 'link-result' });
+  const cacheBody = h('div', { id: 'render-cache-body' });
+  const element = viewSection(
+    'render-links',
+    'Render links',
+    h(
+      'p',
+      { class: 'help' },
+      'A render link answers a capture as the image itself, for an ', h('code', {}, '<img src>'), '. It is signed with a link secret instead of a key, and each fresh render is charged to this account; ',
+      'a repeat within the link\'s cache age is answered from the render cache, free.',
+    ),
+    h('section', { 'aria-labelledby': 'link-secrets-title' }, h('h2', { id: 'link-secrets-title', tabindex: '-1' }, 'Link secrets'), secretForm, secretBox, secretsBody),
+    h('section', { 'aria-labelledby': 'link-builder-title' }, h('h2', { id: 'link-builder-title' }, 'Build a link'), linkForm, result),
+    h(
+      'section',
+      { 'aria-labelledby': 'render-cache-title' },
+      h('h2', { id: 'render-cache-title', tabindex: '-1' }, 'Render cache'),
+      h('p', { class: 'help' }, 'Stored renders are kept 30 days; hits are free.'),
+      cacheBody,
+    ),
+  );
   let secrets = null;
 
   async function load() {
@@ -112,7 +143,7 @@ export function createRenderLinksView({ client }) {
       try {
         await client.retireLinkSecret(secret.id);
         await load();
-        focusOn($('link-secrets-title'));
+        focusOn(element.querySelector('#link-secrets-title'));
         announce(`Link secret ${secret.id} retired.`);
       } catch (err) {
         if (err.name === 'AbortError') return;
@@ -166,7 +197,7 @@ export function createRenderLinksView({ client }) {
       try {
         const { deleted } = await client.emptyRenderCache();
         announce(`Render cache emptied: ${deleted} stored ${deleted === 1 ? 'render' : 'renders'} dropped.`);
-        focusOn($('render-cache-title'));
+        focusOn(element.querySelector('#render-cache-title'));
       } catch (err) {
         if (err.name === 'AbortError') return;
         cacheBody.append(h('p', { class: 'field-error', role: 'alert' }, problemText(err)));
@@ -184,6 +215,7 @@ export function createRenderLinksView({ client }) {
   exampleInput();
 
   return {
+    element,
     load,
     close() {
       secretForm.removeEventListener('submit', createSecret);

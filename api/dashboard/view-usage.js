@@ -1,8 +1,10 @@
-//! Balance and usage: the balance (with the low and zero states), the chart of credits per day
-//! and tool, the render cache's hits and credits saved per day, and the ledger of calls with their
-//! request ids, paged with the API's cursor.
+//! Usage (`/dashboard/usage`): the credits used per day and tool as a chart, the render cache's
+//! hits and credits saved per day, the ledger of calls with their request ids (paged with the
+//! API's cursor), a month's usage as CSV, and the asynchronous calls.
 import { aggregateUsage, usageChart, windowStart } from './chart.js';
-import { announce, busy, credits, dataTable, empty, errorBox, focusOn, formatInt, h, loading, replace, time } from './dom.js';
+import { announce, busy, credits, dataTable, empty, errorBox, focusOn, formatInt, h, loading, replace, time, viewSection } from './dom.js';
+import { ledgerTable } from './ledger.js';
+import { createCallsList } from './view-calls.js';
 
 const CHART_DAYS = 14;
 /** Ledger rows per request while filling the chart's window (the API's maximum). */
@@ -12,10 +14,16 @@ const MAX_PAGES = 10;
 /** Rows the table shows at first and adds per "Load more". */
 const TABLE_PAGE = 25;
 
-const OUTCOMES = { charged: 'Charged', refunded: 'Refunded', expired: 'Expired' };
+/** `YYYY-MM` of a date, UTC (the periods and the usage are in UTC). */
+const monthOf = (d) => d.toISOString().slice(0, 7);
 
-export function createUsageView({ client, container, section }) {
-  let account = null;
+/** @param {import('./app.js').ViewContext} context */
+export function createUsageView({ client }) {
+  const container = h('div', { id: 'usage-body' });
+  const exportForm = createExportForm(client);
+  const calls = createCallsList({ client });
+  const element = viewSection('usage', 'Usage', container, exportForm.element, calls.element);
+  let loaded = false;
   let items = [];
   let cacheDays = [];
   let nextCursor = null;
@@ -27,10 +35,10 @@ export function createUsageView({ client, container, section }) {
   let inFlight = null;
 
   /**
-   * Reads the account and the ledger, then shows them. Calls while a read is under way (the timer
-   * and the Refresh button) share it, so two reads never interleave their pages.
+   * Reads the ledger, then shows it. Calls while a read is under way (the timer and the Refresh
+   * button) share it, so two reads never interleave their pages.
    */
-  function load() {
+  function readUsage() {
     inFlight ??= read().finally(() => {
       inFlight = null;
     });
@@ -38,27 +46,21 @@ export function createUsageView({ client, container, section }) {
   }
 
   async function read() {
-    if (account === null) replace(container, loading('balance and usage'));
-    section.setAttribute('aria-busy', 'true');
+    if (!loaded) replace(container, loading('usage'));
     try {
-      const fresh = await client.account();
       const ledger = await readLedger(client);
-      account = fresh;
       items = ledger.rows;
       cacheDays = ledger.days;
       nextCursor = ledger.cursor;
       capped = ledger.capped;
       updatedAt = new Date();
       shown = Math.max(TABLE_PAGE, Math.min(shown, items.length));
+      loaded = true;
       render();
-      return account;
     } catch (err) {
-      if (err.name === 'AbortError') return null;
-      replace(container, errorBox(err, { what: 'the balance and usage', retry: () => load() }));
-      account = null;
-      return null;
-    } finally {
-      section.removeAttribute('aria-busy');
+      if (err.name === 'AbortError') return;
+      loaded = false;
+      replace(container, errorBox(err, { what: 'the usage', retry: () => readUsage() }));
     }
   }
 
@@ -66,26 +68,29 @@ export function createUsageView({ client, container, section }) {
     const data = aggregateUsage(items, { days: CHART_DAYS });
     replace(
       container,
-      h(
-        'dl',
-        { class: 'stats' },
-        h('div', { class: 'stat' }, h('dt', {}, 'Balance'), h('dd', { id: 'balance' }, credits(account.balance))),
-        h('div', { class: 'stat' }, h('dt', {}, `Used in the last ${CHART_DAYS} days`), h('dd', { id: 'used-total' }, credits(data.total))),
-      ),
-      balanceNote(account),
+      h('dl', { class: 'stats' }, h('div', { class: 'stat' }, h('dt', {}, `Used in the last ${CHART_DAYS} days`), h('dd', { id: 'used-total' }, credits(data.total)))),
       h('p', { class: 'muted small' }, 'Updated at ', time(updatedAt.toISOString()), '. Refreshed every minute while this tab is open.'),
-      h('h3', {}, 'Credits per day'),
+      h('h2', {}, 'Credits per day'),
       data.total > 0 ? usageChart(data, { tableOpen, onTableToggle: (open) => (tableOpen = open) }) : empty(`No credits used in the last ${CHART_DAYS} days. Calls made with your API keys show up here.`),
       capped ? h('p', { class: 'muted small' }, `The chart counts your latest ${formatInt(items.length)} calls.`) : null,
-      h('h3', { id: 'cache-days-title' }, 'Render cache'),
+      h('h2', { id: 'cache-days-title' }, 'Render cache'),
       cacheTable(cacheDays),
-      h('h3', { id: 'calls-title' }, 'Recent calls'),
+      h('h2', { id: 'calls-title' }, 'Calls'),
       callsTable(),
     );
   }
 
   /** The ledger's table as far as it is shown, with its Load more button. */
-  const callsTable = () => ledgerTable(items.slice(0, shown), shown < items.length || nextCursor, (button) => loadMore(button));
+  function callsTable() {
+    if (items.length === 0) return empty('No calls yet. ', h('a', { href: '/dashboard/keys' }, 'Create an API key'), ' and call a tool with it.');
+    const more = shown < items.length || nextCursor;
+    return h(
+      'div',
+      { id: 'calls' },
+      ledgerTable(items.slice(0, shown), { class: 'calls-table', labelledBy: 'calls-title' }),
+      more ? h('button', { type: 'button', class: 'load-more', 'data-focus-key': 'more-calls', onclick: (e) => loadMore(e.currentTarget) }, 'Load more calls') : null,
+    );
+  }
 
   async function loadMore(button) {
     await busy(button, async () => {
@@ -115,7 +120,56 @@ export function createUsageView({ client, container, section }) {
     });
   }
 
-  return { load };
+  return {
+    element,
+    load: () => Promise.all([readUsage(), calls.load()]),
+    close() {
+      exportForm.close();
+      calls.close();
+    },
+  };
+}
+
+/** The form that downloads a month's usage as CSV, as the API writes it. */
+function createExportForm(client) {
+  const month = h('input', { id: 'export-month', name: 'month', type: 'month', required: true, value: monthOf(new Date()), max: monthOf(new Date()) });
+  const form = h(
+    'form',
+    { id: 'export-form', class: 'inline-form', novalidate: true, onsubmit: exportMonth },
+    h('div', { class: 'field' }, h('label', { for: 'export-month' }, 'Month (UTC)'), month),
+    h('button', { type: 'submit', class: 'primary' }, 'Download CSV'),
+  );
+  const element = h('section', { id: 'export', 'aria-labelledby': 'export-title' }, h('h2', { id: 'export-title' }, 'Export usage'), form);
+
+  async function exportMonth(event) {
+    event.preventDefault();
+    const button = form.querySelector('button[type=submit]');
+    const chosen = month.value || monthOf(new Date());
+    await busy(button, async () => {
+      form.querySelector('.error-box')?.remove();
+      const from = new Date(`${chosen}-01T00:00:00Z`);
+      const to = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1));
+      try {
+        const { text, filename } = await client.usageCsv({ from: from.toISOString(), to: to.toISOString() });
+        const link = h('a', { href: URL.createObjectURL(new Blob([text], { type: 'text/csv' })), download: filename, hidden: true });
+        document.body.append(link);
+        link.click();
+        link.remove();
+        setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+        announce(`Usage of ${chosen} downloaded as ${filename}.`);
+      } catch (err) {
+        if (err.name === 'AbortError') return;
+        form.append(errorBox(err, { what: `the usage of ${chosen}` }));
+      }
+    });
+  }
+
+  return {
+    element,
+    close() {
+      form.querySelector('.error-box')?.remove();
+    },
+  };
 }
 
 /** The ledger from its newest row back past the chart's first day, or MAX_PAGES pages of it. */
@@ -149,38 +203,5 @@ function cacheTable(days) {
       rowHeader: 0,
       rows: days.map((d) => ({ cells: [d.day, formatInt(d.cacheHits), formatInt(d.creditsSaved)] })),
     }),
-  );
-}
-
-/** What the balance's level means for calls, when it means anything. */
-function balanceNote(account) {
-  if (account.balance === 0) return h('p', { class: 'balance-note warning' }, 'Out of credits: tool calls are refused with HTTP 402 until credits are added.');
-  if (account.balance < account.lowBalanceThreshold) {
-    return h('p', { class: 'balance-note warning' }, `Low balance: below ${formatInt(account.lowBalanceThreshold)} credits.`);
-  }
-  return null;
-}
-
-/** The ledger rows `rows` as a table; `more`: whether to offer Load more, which calls `onMore`. */
-function ledgerTable(rows, more, onMore) {
-  if (rows.length === 0) return empty('No calls yet. Create an API key below and call a tool with it.');
-  return h(
-    'div',
-    { id: 'calls' },
-    dataTable({
-      attrs: { class: 'calls-table', 'aria-labelledby': 'calls-title' },
-      caption: 'Newest first. Each call has a request id: quote it when you ask about a call.',
-      columns: ['Time', 'Tool', { label: 'Credits', class: 'num' }, 'Outcome', 'Request id'],
-      rows: rows.map((item) => ({
-        cells: [
-          time(item.at),
-          item.tool ?? h('span', { class: 'muted' }, 'Grant expired'),
-          formatInt(item.credits),
-          h('span', { class: `badge ${item.outcome}` }, OUTCOMES[item.outcome] ?? item.outcome),
-          h('code', { class: 'request-id' }, item.requestId),
-        ],
-      })),
-    }),
-    more ? h('button', { type: 'button', class: 'load-more', 'data-focus-key': 'more-calls', onclick: (e) => onMore(e.currentTarget) }, 'Load more calls') : null,
   );
 }

@@ -1,18 +1,32 @@
-//! Webhook endpoints: the form that adds one (its signing secret is shown once) and the list of
-//! endpoint cards (view-endpoint.js), kept across reloads.
-import { $, announce, busy, clearFormError, empty, errorBox, focusOn, formatInt, h, loading, replace, showFormError } from './dom.js';
+//! Webhooks (`/dashboard/webhooks`): the form that adds an endpoint (its signing secret is shown
+//! once), the endpoint cards (view-endpoint.js: each endpoint's details, actions and delivery
+//! attempts), kept across reloads, and the event log (view-events.js) with where each event went.
+import { announce, busy, clearFormError, empty, errorBox, focusOn, formatInt, h, loading, replace, showFormError, viewSection } from './dom.js';
 import { hideSecret, showSecret } from './secret.js';
 import { createEndpointCard } from './view-endpoint.js';
+import { createEventLog } from './view-events.js';
 
 /** The API's cap (domain/webhooks/service.ts), shown so the user knows before the 21st fails. */
 const MAX_ENDPOINTS = 20;
 
+/** @param {import('./app.js').ViewContext} context */
 export function createWebhooksView({ client }) {
-  const section = $('webhooks');
-  const container = $('webhooks-body');
+  const container = h('div', { id: 'webhooks-body' });
+  const adding = createAddForm({ client, onAdded: () => load() });
+  const events = createEventLog({ client, urlOf: (endpointId) => cards.get(endpointId)?.endpoint.url });
+  const section = h(
+    'section',
+    { id: 'endpoints', 'aria-labelledby': 'endpoints-title' },
+    h('h2', { id: 'endpoints-title' }, 'Endpoints'),
+    h('p', { class: 'help' }, 'Signed notifications about your balance, keys and asynchronous calls are posted to these URLs, each endpoint receiving the event types it chose. An endpoint\'s signing secret is shown once, when it is added or rotated.'),
+    adding.form,
+    adding.secretBox,
+    container,
+  );
+  const element = viewSection('webhooks', 'Webhooks', section, events.element);
   /** endpoint id -> its card, kept across reloads */
   const cards = new Map();
-  const list = h('ul', { class: 'endpoint-list', 'aria-labelledby': 'webhooks-title' });
+  const list = h('ul', { class: 'endpoint-list', 'aria-labelledby': 'endpoints-title' });
   const count = h('p', { class: 'muted small' });
   let loaded = false;
 
@@ -58,7 +72,7 @@ export function createWebhooksView({ client }) {
   /** After a card's Delete: the list without it, focus on the section (the card is gone). */
   async function onDeleted(endpoint) {
     await load();
-    focusOn($('webhooks-title'));
+    focusOn(element.querySelector('#webhooks-title'));
     announce(`Endpoint ${endpoint.url} deleted.`);
   }
 
@@ -79,14 +93,13 @@ export function createWebhooksView({ client }) {
     else if (!container.contains(list)) replace(container, count, list);
   }
 
-  const adding = createAddForm({ client, onAdded: () => load() });
-
   return {
-    load,
-    /** The URL of an endpoint shown now. */
-    urlOf: (endpointId) => cards.get(endpointId)?.endpoint.url,
+    element,
+    // The events after the endpoints: their deliveries are shown by the endpoints' URLs.
+    load: () => load().then(() => events.load()),
     close() {
       adding.close();
+      events.close();
       cards.clear();
       list.replaceChildren();
       container.replaceChildren();
@@ -96,10 +109,25 @@ export function createWebhooksView({ client }) {
 
 /** The form that adds an endpoint and shows its signing secret once; `onAdded` reloads the list. */
 function createAddForm({ client, onAdded }) {
-  const secretBox = $('webhook-secret');
-  const form = $('webhook-form');
-  const urlInput = $('webhook-url');
-  const formError = $('webhook-url-error');
+  const secretBox = h('div', { id: 'webhook-secret' });
+  const urlInput = h('input', {
+    id: 'webhook-url', name: 'url', type: 'url', inputmode: 'url', maxlength: '2048', autocomplete: 'off', spellcheck: 'false',
+    placeholder: 'https://example.com/hooks/utility-tools', 'aria-describedby': 'webhook-url-help webhook-url-error',
+  });
+  const formError = h('p', { class: 'field-error', id: 'webhook-url-error', hidden: true });
+  const form = h(
+    'form',
+    { id: 'webhook-form', class: 'inline-form', novalidate: true },
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'webhook-url' }, 'Endpoint URL'),
+      urlInput,
+      h('p', { class: 'help', id: 'webhook-url-help' }, 'An ', h('code', {}, 'https'), ' URL with a public address.'),
+      formError,
+    ),
+    h('button', { type: 'submit', class: 'primary' }, 'Add endpoint'),
+  );
 
   async function add(event) {
     event.preventDefault();
@@ -136,6 +164,8 @@ function createAddForm({ client, onAdded }) {
   form.addEventListener('submit', add);
 
   return {
+    form,
+    secretBox,
     close() {
       form.removeEventListener('submit', add);
       hideSecret(secretBox);

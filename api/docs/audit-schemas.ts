@@ -10,6 +10,12 @@ const withAccountId = (entry: JsonSchema): JsonSchema => ({
   properties: { accountId: id('acc', "The operator's list only: the entry's account."), ...(entry.properties as Record<string, JsonSchema>) },
 });
 
+/** Members an object has only sometimes: documented, not required. */
+const withOptional = (schema: JsonSchema, optional: Record<string, JsonSchema>): JsonSchema => ({
+  ...schema,
+  properties: { ...(schema.properties as Record<string, JsonSchema>), ...optional },
+});
+
 const verification = {
   ok: { type: 'boolean', description: 'Every hash is right and every entry links to the one before it.' },
   entries: { type: 'integer', minimum: 0, description: 'Entries walked (the whole kept log).' },
@@ -19,10 +25,10 @@ export const AUDIT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   AuditEntry: withAccountId(record('A change to the account: who, from where, what. Never a secret.', {
       id: id('aud', 'Entry id.'),
       at: dateTime('When the change was made.'),
-      actor: record('Who made it.', {
-        type: { type: 'string', enum: ['owner', 'operator', 'service'] },
-        credential: { type: ['string', 'null'], description: "The owner token's prefix, `ADMIN_TOKEN` for the operator, null for the service." },
-      }),
+      actor: withOptional(record('Who made it.', {
+        type: { type: 'string', enum: ['owner', 'operator', 'service', 'user'] },
+        credential: { type: ['string', 'null'], description: "The owner token's prefix, `ADMIN_TOKEN` for the operator, null for the service and for a person." },
+      }), { userId: id('usr', 'Only for `type: user`: the person, signed in to the dashboard.') }),
       ip: { type: ['string', 'null'], description: 'The client address (as TRUSTED_PROXY_HOPS trusts it); null for the service.' },
       userAgent: { type: ['string', 'null'], description: 'The User-Agent header (first 256 characters); null when none.' },
       action: { type: 'string', enum: [...AUDIT_ACTIONS] },

@@ -45,6 +45,13 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     },
     example: { detail: 'The input is invalid: /text is required.', members: { errors: [{ field: '/text', message: 'is required' }] } },
   },
+  invalid_token: {
+    when:
+      'A link from a mail (address verification, password reset, invitation) whose token is unknown, was used already, or has expired ' +
+      '(verification 24 hours, password reset 30 minutes, invitation 7 days).',
+    action: 'Ask for a new link (sign up again, request another reset, or ask for a new invitation); each link works once.',
+    example: { detail: 'This link is invalid or has expired. Ask for a new one.' },
+  },
   unauthorized: {
     when: 'The Authorization header is missing or is not "Bearer <credential>", or the credential is malformed, unknown, revoked or past its expiresAt (then reason is "expired"). A revoked key fails within one second.',
     action:
@@ -53,6 +60,16 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     members: { reason: '"expired" when the key is past its expiresAt; absent otherwise.' },
     headers: { 'WWW-Authenticate': 'Bearer' },
     example: { detail: 'Send a credential as Authorization: Bearer <key>.' },
+  },
+  invalid_credentials: {
+    when: 'A sign-in whose address and password do not match a verified account. The answer is the same for a wrong password, an unknown address and an address not yet verified.',
+    action: 'Check the address and the password, or reset the password from the sign-in page. Repeated failures lock the address for 15 minutes.',
+    example: { detail: 'The address or the password is not right.' },
+  },
+  unauthenticated: {
+    when: 'A request that needs a signed-in session came without one, or its session has ended (signed out, ended from another device, timed out, or the password changed).',
+    action: 'Sign in again.',
+    example: { detail: 'Sign in to continue.' },
   },
   insufficient_credits: {
     when: "The available balance is below the tool's cost, a zero balance included. Credits held by calls still running are not available.",
@@ -81,9 +98,11 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
   invalid_signature: {
     when:
       'A render link (GET /api/v1/render/...) whose signature is missing, is not 64 hex digits, or does not match: a parameter was changed, added or removed after signing, ' +
-      'the link names an unknown signing secret, or its secret has been retired (a retired secret fails within one second).',
+      'the link names an unknown signing secret, or its secret has been retired (a retired secret fails within one second). ' +
+      "Also Stripe's webhook (POST /api/v1/billing/stripe-webhook), answered with HTTP 400 as Stripe expects: a Stripe-Signature missing, not made with STRIPE_WEBHOOK_SECRET, 300 s or more away from the service's clock, or seen before (a replay). Nothing is applied.",
     action:
-      'Sign the link again with a live secret (POST /api/v1/account/render-links, or renderLink in utility-tools/client): signature is the lowercase hex HMAC-SHA256 of the path after /api/v1/render/, "?", and the query string up to &signature=, and must be the last parameter.',
+      'Sign the link again with a live secret (POST /api/v1/account/render-links, or renderLink in utility-tools/client): signature is the lowercase hex HMAC-SHA256 of the path after /api/v1/render/, "?", and the query string up to &signature=, and must be the last parameter. ' +
+      "For Stripe's webhook: set STRIPE_WEBHOOK_SECRET to the signing secret of the endpoint Stripe posts to (the Stripe CLI prints its own with stripe listen), and keep the service's clock right; Stripe retries the event signed afresh.",
     example: { detail: 'The signature does not match this link.' },
   },
   link_expired: {
@@ -96,6 +115,23 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     when: 'A valid credential of the wrong kind: an API key on the account API, or an owner token on a tool.',
     action: 'Use an API key to call tools and the owner token to manage the account; neither works in the other\'s place.',
     example: { detail: 'This endpoint takes an API key.' },
+  },
+  csrf_rejected: {
+    when:
+      "A request that changes something, authenticated by the session cookie, did not come from the service's own pages: " +
+      "neither Sec-Fetch-Site: same-origin nor an Origin equal to the service's own. Requests with a bearer credential are not affected.",
+    action: 'Make the change from the dashboard, or use an owner token (Authorization: Bearer) from scripts.',
+    example: { detail: "This request did not come from the service's own pages." },
+  },
+  reauthentication_required: {
+    when: 'A sensitive change (a password, a passkey) by a session whose last sign-in is more than 10 minutes old.',
+    action: 'Sign in again (password or passkey) in this session, then repeat the change within 10 minutes.',
+    example: { detail: 'Sign in again to change your security settings.' },
+  },
+  signup_closed: {
+    when: 'A sign-up while the operator has turned self sign-up off (SIGNUP=off).',
+    action: 'Ask the operator for an account, or for an invitation to an existing one.',
+    example: { detail: 'Sign-up is closed on this service.' },
   },
   not_found: {
     when: 'There is nothing at this path, or the id in it is not one of your account\'s (a key, a webhook endpoint). The operator API answers 404 when it is not enabled.',
@@ -128,6 +164,11 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
       'Fix the receiver, then re-enable the endpoint (POST /api/v1/account/webhooks/{id}/enable); give recoverSince to have every event it missed sent, in order. ' +
       'Replay single events afterwards.',
     example: { detail: 'The endpoint whe_7Tn3pLq9Vx2Rk5Yb8Mc1Dz is disabled; re-enable it before replaying events to it.' },
+  },
+  payments_not_configured: {
+    when: 'A checkout or an auto-recharge was asked for while the service takes no payments: the operator has not set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET. The credit packs are still listed.',
+    action: 'Ask the operator for credits (they can grant them by hand), or to configure Stripe (docs/OPERATING.md). Nothing was charged.',
+    example: { detail: 'This service takes no payments: the operator has not configured Stripe. The operator can grant credits by hand.' },
   },
   already_exists: {
     when: 'The operator API was asked to create something under an id that is taken: a plan with the id of an existing plan.',
@@ -210,6 +251,15 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     members: { retryAfter: 'Seconds to wait, as in Retry-After.' },
     headers: { 'Retry-After': 'Seconds to wait.' },
     example: { detail: 'Over 20 calls per second; retry after 1 s.', members: { retryAfter: 1 } },
+  },
+  too_many_attempts: {
+    when:
+      'Too many failed sign-ins: 10 for one address within 15 minutes lock that address for 15 minutes, and 100 from one client address within 15 minutes lock that client address. ' +
+      'The lock holds whatever password is sent, on every API instance.',
+    action: 'Wait the Retry-After seconds. If you forgot the password, reset it; the owner of a locked address is told by mail.',
+    members: { retryAfter: 'Seconds to wait, as in Retry-After.' },
+    headers: { 'Retry-After': 'Seconds to wait.' },
+    example: { detail: 'Too many failed sign-ins; try again in 900 s.', members: { retryAfter: 900 } },
   },
   destination_error: {
     when:

@@ -108,6 +108,14 @@ export const SECURITY_SCHEMES: Readonly<Record<string, Json>> = {
   apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'utk_...', description: 'An API key: calls tools.' },
   ownerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'uto_...', description: 'The owner token: manages the account.' },
   adminToken: { type: 'http', scheme: 'bearer', description: "The operator's ADMIN_TOKEN: runs the operator API." },
+  sessionCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'ut_session',
+    description:
+      'A dashboard session, set by a sign-in (`__Host-ut_session` when the service runs on https). It manages the account it acts on, as the signed-in member. ' +
+      'A change made with it must come from the service\'s own pages (`Sec-Fetch-Site: same-origin` or the service\'s `Origin`), else 403 `csrf_rejected`.',
+  },
 };
 
 /** Tags besides the tool groups. Names are part of the reference's anchors (`#tag/<name>/...`). */
@@ -117,6 +125,12 @@ export const TAGS = {
     'x-displayName': 'Batches',
     description:
       'Many calls of one tool as one durable job: up to 10,000 inputs, each run as the call it would have been (charged if and only if it succeeds), with progress, results as they finish, cancelling, and a pause for credits when asked.',
+  },
+  auth: {
+    'x-displayName': 'Sign-up and sign-in',
+    description:
+      'People sign themselves up with a verified address, sign in with a password or a passkey, and see and end their sessions. Answers that sign in set the session cookie. ' +
+      'Nothing here tells whether an address has an account: sign-up and password reset answer alike for any address, and a sign-in fails alike for a wrong password, an unknown address and an unverified one.',
   },
   account: { 'x-displayName': 'Account', description: 'The account of the owner token: balance, plan, grants and usage. The dashboard uses these endpoints.' },
   'api-keys': { 'x-displayName': 'API keys', description: 'Create, list and revoke the API keys that call tools. A key is shown only when it is created.' },
@@ -129,6 +143,12 @@ export const TAGS = {
     description:
       'Links that answer a capture as the image itself, for an `<img src>`, signed with a secret of the account instead of a key; and the render cache that answers repeats for free. ' +
       'See *Render links and the render cache* above for the signature, with a worked example.',
+  },
+  billing: {
+    'x-displayName': 'Billing',
+    description:
+      "Buy credit packs with Stripe Checkout, see purchases (refunds and disputes included) and set up automatic recharges with the card saved at checkout. Credits arrive with Stripe's signed event, once. " +
+      'Without Stripe configured by the operator, packs are listed and checkout answers 409 `payments_not_configured`.',
   },
   'webhook-endpoints': { 'x-displayName': 'Webhook endpoints', description: "Where the account's events are posted, and every delivery attempt." },
   'webhook-events': { 'x-displayName': 'Webhook events', description: 'What the service posts to your webhook endpoints. See *Webhooks* above to verify a delivery.' },
@@ -152,7 +172,7 @@ export const GROUP_DESCRIPTIONS: Readonly<Record<Group, string>> = {
 export function problemResponses(baseUrl: string) {
   const responses: Record<string, Json> = {};
 
-  function response(codes: ErrorCode[]): Json {
+  function response(codes: ErrorCode[], answered?: number): Json {
     const headers: Json = { ...ANSWER_HEADERS };
     for (const code of codes) {
       for (const [name, description] of Object.entries(ERROR_GUIDE[code].headers ?? {})) {
@@ -163,7 +183,8 @@ export function problemResponses(baseUrl: string) {
     const examples = Object.fromEntries(
       codes.map((code) => {
         const { detail, members } = ERROR_GUIDE[code].example;
-        const { status, title } = ERRORS[code];
+        const { title } = ERRORS[code];
+        const status = answered ?? ERRORS[code].status;
         const value = { type: `${baseUrl}/docs/errors#${code}`, title, status, detail, code, requestId: 'req_4hQ2mV8kZr1xYt6pW0nLbC', ...members };
         return [code, { summary: `${code}: ${title}`, description: ERROR_GUIDE[code].when, value }];
       }),
@@ -175,13 +196,17 @@ export function problemResponses(baseUrl: string) {
     };
   }
 
-  function problems(codes: readonly ErrorCode[]): Record<string, Json> {
+  function problems(codes: readonly (ErrorCode | { code: ErrorCode; status: number })[]): Record<string, Json> {
     const byStatus = new Map<number, ErrorCode[]>();
-    for (const code of codes) byStatus.set(ERRORS[code].status, [...(byStatus.get(ERRORS[code].status) ?? []), code]);
+    for (const entry of codes) {
+      const [code, status] = typeof entry === 'string' ? [entry, ERRORS[entry].status] : [entry.code, entry.status];
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    }
     const out: Record<string, Json> = {};
     for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
-      const name = group.map(pascal).join('Or');
-      responses[name] ??= response(group);
+      // A code answered with another status than its own is a response of its own.
+      const name = group.map(pascal).join('Or') + (group.some((c) => ERRORS[c].status !== status) ? `At${status}` : '');
+      responses[name] ??= response(group, status);
       out[String(status)] = { $ref: `#/components/responses/${name}` };
     }
     return out;

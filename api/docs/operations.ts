@@ -7,8 +7,14 @@ import type { JsonSchema } from './schema-parts.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
+/** A code this operation answers with another status than the code's own (ToolErrorOptions.status). */
+export interface CodeAtStatus {
+  code: ErrorCode;
+  status: number;
+}
+
 /** An operation's OpenAPI fields, with its tag, its success answers and the error codes it may answer. */
-export type OperationSpec = Json & { tag: Tag; ok: Record<string, Json>; codes: readonly ErrorCode[] };
+export type OperationSpec = Json & { tag: Tag; ok: Record<string, Json>; codes: readonly (ErrorCode | CodeAtStatus)[] };
 
 /** One documented operation: the method and OpenAPI path a router serves. */
 export interface RouteOperation {
@@ -21,15 +27,20 @@ export const operation = (method: Method, path: string, spec: OperationSpec): Ro
 
 /** Codes of an API key's check and the rate limit (reading asynchronous calls). */
 export const KEY_CODES: readonly ErrorCode[] = ['unauthorized', 'forbidden', 'rate_limited', 'unavailable', 'internal_error'];
-/** Codes of the account API's owner-token check and rate limit. */
-export const OWNER_CODES: readonly ErrorCode[] = ['unauthorized', 'forbidden', 'rate_limited', 'unavailable', 'internal_error'];
+/** Codes of the account API's owner-token or session check and rate limit. */
+export const OWNER_CODES: readonly ErrorCode[] = ['unauthorized', 'unauthenticated', 'forbidden', 'csrf_rejected', 'rate_limited', 'unavailable', 'internal_error'];
+/** A signed-in person's routes: no session, or a change from another site. */
+export const SESSION_CODES: readonly ErrorCode[] = ['unauthenticated', 'csrf_rejected', 'unavailable', 'internal_error'];
 /** The operator API answers 404 while ADMIN_TOKEN is unset. */
 export const ADMIN_CODES: readonly ErrorCode[] = ['unauthorized', 'not_found', 'unavailable', 'internal_error'];
 /** Reading a JSON body (`api/body.ts`) and validating it. */
 export const BODY_CODES: readonly ErrorCode[] = ['invalid_json', 'validation_failed', 'payload_too_large', 'unsupported_media_type'];
 
 /** Security requirements, spread into an operation. */
-export const owner = () => ({ security: [{ ownerToken: [] }] });
+/** The account API: the owner token from scripts, or a signed-in dashboard session. */
+export const owner = () => ({ security: [{ ownerToken: [] }, { sessionCookie: [] }] });
+/** A signed-in person's own routes: the session cookie only. */
+export const session = () => ({ security: [{ sessionCookie: [] }] });
 export const admin = () => ({ security: [{ adminToken: [] }] });
 export const open = () => ({ security: [] });
 

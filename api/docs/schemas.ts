@@ -11,6 +11,8 @@ import { credits, record, ref, type JsonSchema } from './schema-parts.js';
 import { WEBHOOK_ENDPOINT_SCHEMAS } from './webhook-schemas.js';
 import { DESTINATION_SCHEMAS } from './destination-schemas.js';
 import { RENDER_SCHEMAS } from './render-schemas.js';
+import { BILLING_SCHEMAS } from './billing-schemas.js';
+import { IDENTITY_SCHEMAS } from './identity-schemas.js';
 
 const problem: Record<string, JsonSchema> = {
   ErrorCode: {
@@ -49,11 +51,13 @@ const problem: Record<string, JsonSchema> = {
 
 export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ...problem,
+  ...IDENTITY_SCHEMAS,
   ...ACCOUNT_SCHEMAS,
   ...AUDIT_SCHEMAS,
   ...WEBHOOK_ENDPOINT_SCHEMAS,
   ...DESTINATION_SCHEMAS,
   ...RENDER_SCHEMAS,
+  ...BILLING_SCHEMAS,
   ...BATCH_SCHEMAS,
   ...OPERATOR_SCHEMAS,
   ...SERVICE_SCHEMAS,

@@ -15,7 +15,7 @@ const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
 
 /** The columns of the CSV export: JSON-valued ones (actor, target, changes) as JSON text. */
-const CSV_COLUMNS = ['id', 'at', 'actorType', 'actorCredential', 'ip', 'userAgent', 'action', 'targetType', 'targetId', 'changes', 'prevHash', 'hash'] as const;
+const CSV_COLUMNS = ['id', 'at', 'actorType', 'actorCredential', 'actorUserId', 'ip', 'userAgent', 'action', 'targetType', 'targetId', 'changes', 'prevHash', 'hash'] as const;
 
 function parseAction(raw: unknown): string | undefined {
   if (raw === undefined) return undefined;
@@ -35,7 +35,7 @@ function auditCsv(rows: AuditEntryDoc[]): string {
   const lines: string[] = [CSV_COLUMNS.join(',')];
   for (const doc of rows) {
     const e = auditView(doc);
-    lines.push([e.id, e.at, e.actor.type, e.actor.credential, e.ip, e.userAgent, e.action, e.target.type, e.target.id, e.changes, e.prevHash, e.hash].map(csvField).join(','));
+    lines.push([e.id, e.at, e.actor.type, e.actor.credential, e.actor.userId, e.ip, e.userAgent, e.action, e.target.type, e.target.id, e.changes, e.prevHash, e.hash].map(csvField).join(','));
   }
   return `${lines.join('\r\n')}\r\n`;
 }

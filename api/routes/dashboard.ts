@@ -1,6 +1,8 @@
-//! The account dashboard (`/dashboard`): one HTML page plus the scripts and styles in
-//! api/dashboard/, served under a Content-Security-Policy that runs files from this origin only.
-//! The page itself talks to the account API with the owner token; nothing here authenticates.
+//! The account dashboard (`/dashboard` and its views, `/dashboard/keys` and so on): one HTML page
+//! plus the scripts and styles in api/dashboard/, served under a Content-Security-Policy that runs
+//! files from this origin only. The page picks the view from its path (api/dashboard/router.js),
+//! so every `/dashboard/<view>` answers the same page, and an unknown view is the page's own
+//! "not found". The page talks to the account API with the owner token; nothing here authenticates.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -72,7 +74,8 @@ export function dashboardRoutes(): Router {
   const router = new Router();
   const page = loadDashboard();
 
-  router.get('/dashboard', (ctx) => {
+  // One handler for the app's root and each of its views: the page routes itself.
+  router.get(['/dashboard', '/dashboard/:view'], (ctx) => {
     ctx.set(COMMON_HEADERS);
     ctx.set('Content-Security-Policy', DASHBOARD_CSP);
     // Revalidated on every load, so a new deploy's asset version is picked up at once.
@@ -99,7 +102,14 @@ export function dashboardOperations(): RouteOperation[] {
   return [
     operation('get', '/dashboard', {
       tag: 'service', operationId: 'dashboard', ...open(), summary: 'Account dashboard',
-      description: 'The account owner\'s web page over the account API: sign in with the owner token, then balance and usage, API keys and webhook endpoints.',
+      description: 'The account owner\'s web page over the account API: sign in with the owner token, then the overview (balance, plan, grants); each other area has its own path (`/dashboard/{view}`).',
+      ok: plain('An HTML page.', { 'text/html': { schema: { type: 'string' } } }),
+      codes: ['internal_error'],
+    }),
+    operation('get', '/dashboard/{view}', {
+      tag: 'service', operationId: 'dashboardView', ...open(), summary: 'A view of the account dashboard',
+      description: 'The same page as `/dashboard`, which then shows the view its path names (`/dashboard/keys`, `/dashboard/webhooks`, ..., as its navigation links them). A path no view has is answered the page too, which says the view was not found.',
+      parameters: [{ name: 'view', in: 'path', required: true, description: 'The view\'s name, as the page\'s navigation links to it.', schema: { type: 'string', examples: ['keys'] } }],
       ok: plain('An HTML page.', { 'text/html': { schema: { type: 'string' } } }),
       codes: ['internal_error'],
     }),

@@ -81,7 +81,11 @@ export function apiEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 /** tsx for the service's own main thread, not for the workflow threads the SDK starts (see the module). */
 const TSX_MAIN_THREAD = new URL('./tsx-main-thread.mjs', import.meta.url).href;
 
-function startNode(supervisor: Supervisor, options: AppOptions, name: string, entry: string): ManagedProcess {
+/**
+ * A service process run as `npm start` and `npm test` run it: `entry` (relative to the root) from
+ * its TypeScript sources, tsx on the main thread, the API with its malloc settings.
+ */
+export function startNode(supervisor: Supervisor, options: AppOptions, name: string, entry: string): ManagedProcess {
   return supervisor.start({
     name,
     command: process.execPath,

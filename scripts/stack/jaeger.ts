@@ -69,6 +69,8 @@ export function startLocalJaeger(supervisor: Supervisor, options: { root: string
         return true;
       },
       (err: Error) => {
+        // A Ctrl-C during the build ends it (and refuses the start): the stop is the news, not this.
+        if (supervisor.isStopping) return false;
         console.error(`${options.prefix}: no traces kept (the service runs on without): Jaeger did not start: ${err.message.split('\n')[0]}`);
         return false;
       },

@@ -109,7 +109,7 @@ test('the chain verifies, offline from an export too, and an entry edited or rem
   const csv = await request('GET', '/api/v1/account/audit-log', { token: account.ownerToken, headers: { accept: 'text/csv' } });
   t.regex(csv.headers.get('content-type') ?? '', /^text\/csv/);
   const lines = (csv.body as string).trim().split('\r\n');
-  t.is(lines[0], 'id,at,actorType,actorCredential,ip,userAgent,action,targetType,targetId,changes,prevHash,hash');
+  t.is(lines[0], 'id,at,actorType,actorCredential,actorUserId,ip,userAgent,action,targetType,targetId,changes,prevHash,hash');
   t.is(lines.length, items.length + 1);
   t.true(lines[1]!.startsWith(`${items.at(-1).id},`) && lines[1]!.endsWith(`,${items.at(-1).hash}`));
 

@@ -35,7 +35,7 @@ test.serial('batches show their progress and counts, followed while they run; Ca
   const big = await post({ tool: 'http-request', items: Array.from({ length: 6 }, (_, i) => ({ url: pages.url(`/hold?dash=${i}`) })) });
   await eventually(async () => held.length, (n) => n >= BATCH_CONCURRENCY, 60_000, 'the big batch to hold its slots');
 
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/batches' });
   try {
     await signIn(page, account.ownerToken);
     const bigRow = `tr[data-batch-id="${big.body.id}"]`;

@@ -9,7 +9,7 @@ import { randomBase62 } from '../../lib/ids.js';
 import { adminToken, callTool, request } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
 import { eventually } from '../helpers/webhook-receiver.js';
-import { launchBrowser, openDashboard, screenshot, signIn, textOf, waitForText } from './page.js';
+import { goTo, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForText } from './page.js';
 
 let browser: Browser;
 test.before(async () => {
@@ -65,6 +65,7 @@ test.serial('the owner sees the plan, the next allowance, the grants with what i
     t.deepEqual(byReason.Welcome!.slice(2, 5), ['100', '100', 'Never expires']);
     await screenshot(page, 'plan-and-credits');
 
+    await goTo(page, 'usage');
     await page.click('#export-form button[type=submit]');
     await waitForText(page, '#announcer', /downloaded as usage-/);
     const file = await eventually(

@@ -27,7 +27,7 @@ test.serial('a destination is listed without its secret, and deleted after confi
     body: { type: 's3', bucket: 'dashboard-renders', prefix: 'shots', endpoint: s3.endpoint, accessKeyId: s3.env.S3_ACCESS_KEY_ID, secretAccessKey: SECRET },
   });
   t.is(created.status, 201);
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/destinations' });
   try {
     await signIn(page, account.ownerToken);
     const row = await waitForText(page, '#destinations-body tbody tr:first-child', /dashboard-renders/);

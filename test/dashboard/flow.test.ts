@@ -14,6 +14,7 @@ import {
   buttonIn,
   endpointCard,
   focused,
+  goTo,
   keyRow,
   lastAnnouncement,
   launchBrowser,
@@ -50,6 +51,7 @@ test('sign in, create a key and call a tool with it, add an endpoint and test it
     await screenshot(page, 'flow-1-signed-in');
 
     // A key, shown once with a copy button; focus goes to it.
+    await goTo(page, 'keys');
     await page.locator('#key-name').fill('CI pipeline');
     await page.click('#key-form button[type=submit]');
     await page.waitForSelector('#key-secret .secret-panel');
@@ -74,8 +76,9 @@ test('sign in, create a key and call a tool with it, add an endpoint and test it
     const hash = await callTool(key, 'hash-text', { text: 'dashboard' });
     const bcrypt = await callTool(key, 'bcrypt-hash', { password: 'correct horse', workFactor: 4 });
     t.deepEqual([hash.status, bcrypt.status], [200, 200]);
-    await refresh(page);
+    await goTo(page, 'overview');
     t.is(await textOf(page, '#balance'), '97 credits');
+    await goTo(page, 'usage');
     t.is(await textOf(page, '#used-total'), '3 credits');
     const calls = await textOf(page, '#calls');
     for (const res of [hash, bcrypt]) t.true(calls.includes(res.headers.get('x-request-id')!), 'each row shows its request id');
@@ -84,12 +87,14 @@ test('sign in, create a key and call a tool with it, add an endpoint and test it
     t.deepEqual(await page.$$eval('.legend li', (lis) => lis.map((li) => li.textContent)), ['bcrypt-hash: 2 credits', 'hash-text: 1 credit']);
     await page.click('.chart-details summary');
     t.regex(await textOf(page, '.chart-table tbody tr:first-child'), /3\s+bcrypt-hash 2, hash-text 1/);
-    t.notRegex(await (await keyRow(page, key.slice(0, 12))).evaluate(innerText), /Never/, 'the key shows its last use');
     await refresh(page);
     t.true(await page.$eval('.chart-details', (d) => (d as HTMLDetailsElement).open), 'the table stays open across a refresh');
     await screenshot(page, 'flow-3-usage');
+    await goTo(page, 'keys');
+    t.notRegex(await (await keyRow(page, key.slice(0, 12))).evaluate(innerText), /Never/, 'the key shows its last use');
 
     // A refused address: the service's problem detail, word for word, at the field.
+    await goTo(page, 'webhooks');
     await page.locator('#webhook-url').fill('https://10.1.2.3/hook');
     await page.click('#webhook-form button[type=submit]');
     const refusedText = await waitForText(page, '#webhook-url-error', /./);
@@ -118,6 +123,7 @@ test('sign in, create a key and call a tool with it, add an endpoint and test it
     await screenshot(page, 'flow-5-test-delivered');
 
     // Revoke, confirmed in the dialog: the next call is refused, the endpoint hears of it.
+    await goTo(page, 'keys');
     await (await buttonIn(await keyRow(page, key.slice(0, 12)), 'Revoke')).click();
     await page.waitForSelector('#confirm-dialog[open]');
     t.regex(await textOf(page, '#confirm-title'), /Revoke key “CI pipeline”/);
@@ -133,6 +139,7 @@ test('sign in, create a key and call a tool with it, add an endpoint and test it
     t.is(after.body.code, 'unauthorized');
     const [revoked] = (await receiver.waitFor((all) => all.some((d) => d.body?.event === 'api_key.revoked'), 20_000)).filter((d) => d.body?.event === 'api_key.revoked');
     t.like(revoked!.body.data, { prefix: key.slice(0, 12), name: 'CI pipeline' });
+    await goTo(page, 'webhooks');
     await (await buttonIn(card, 'Refresh attempts')).click();
     await card.waitForSelector(`tr[data-event-id="${revoked!.body.id}"]`);
     await screenshot(page, 'flow-7-key-revoked');

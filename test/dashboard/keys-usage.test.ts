@@ -9,7 +9,7 @@ import { callTool, newAccount } from '../helpers/api.js';
 import { eventually } from '../helpers/webhook-receiver.js';
 import { testEnv } from '../helpers/env.js';
 import { FIXTURE_NAMES } from '../fixtures/dns-server.js';
-import { button, buttonIn, focused, keyRow, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForIdle, waitForText } from './page.js';
+import { button, buttonIn, focused, goTo, keyRow, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForIdle, waitForText } from './page.js';
 
 let browser: Browser;
 test.before(async () => {
@@ -28,6 +28,7 @@ test.serial('create a key, call a tool with it, watch balance, chart and ledger 
     t.regex(await textOf(page, '#balance'), /^30 credits$/);
 
     // Create: the key is shown once, with a copy button that puts it on the clipboard.
+    await goTo(page, 'keys');
     await page.locator('#key-name').fill('ci runner');
     await page.click('#key-form button[type=submit]');
     await page.waitForSelector('#key-secret .secret-value');
@@ -41,14 +42,14 @@ test.serial('create a key, call a tool with it, watch balance, chart and ledger 
     t.regex(await textOf(page, '#keys-body'), new RegExp(`${key.slice(0, 12)}…`));
     await screenshot(page, 'key-created');
 
-    // The key calls a tool (outside the page); Refresh shows the charge.
+    // The key calls a tool (outside the page); the overview and usage, shown again, show the charge.
     const call = await callTool(key, 'hash-text', { text: 'dashboard' });
     t.is(call.status, 200);
     const requestId = call.headers.get('x-request-id')!;
     t.truthy(requestId);
-    await page.click('#refresh');
+    await goTo(page, 'overview');
     await waitForText(page, '#balance', /^29 credits$/);
-    await waitForIdle(page);
+    await goTo(page, 'usage');
     t.regex(await textOf(page, '#used-total'), /^1 credit$/);
     const ledger = await textOf(page, '#calls');
     t.true(ledger.includes(requestId), 'the ledger row shows the request id');
@@ -62,6 +63,7 @@ test.serial('create a key, call a tool with it, watch balance, chart and ledger 
     await page.click('.chart-details summary');
     t.regex(await textOf(page, '.chart-table tbody tr:first-child'), /1\s+hash-text 1/);
     // Last use is shown for the key (written on its first call).
+    await goTo(page, 'keys');
     await eventually(
       async () => {
         await page.click('#refresh');
@@ -118,6 +120,7 @@ test.serial('the ledger pages with "Load more calls", and a refunded call shows 
   try {
     await signIn(page, account.ownerToken);
     t.regex(await textOf(page, '#balance'), /^74 credits$/);
+    await goTo(page, 'usage');
     t.is(await page.$$eval('#calls tbody tr', (rows) => rows.length), 25);
     await (await button(page, '#usage-body', 'Load more calls')).click();
     await page.waitForFunction(() => document.querySelectorAll('#calls tbody tr').length === 27);
@@ -150,7 +153,7 @@ test.serial('asynchronous calls are listed newest first with their tool, request
   for (const id of [ok.body.requestId, failed.body.requestId]) {
     await eventually(() => fetchCall(account.apiKey, id), (c) => c.status !== 'running', 60_000, `call ${id}`);
   }
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/usage' });
   try {
     await signIn(page, account.ownerToken);
     await page.waitForSelector('#async-calls-body tbody tr');
@@ -172,7 +175,7 @@ async function fetchCall(apiKey: string, requestId: string): Promise<{ status: s
 
 test.serial("a key's limits are edited on the page: shown in its row, in force for its calls, and a bad value is named", async (t) => {
   const account = await newAccount(30, 'Limits Ltd');
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/keys' });
   try {
     await signIn(page, account.ownerToken);
     const prefix = account.apiKey.slice(0, 12);

@@ -1,20 +1,21 @@
-//! The dashboard at phone width (360 px, nothing wider than the screen), one flow by keyboard
-//! alone (sign in, create a key, revoke it through the dialog), and axe-core's WCAG 2.2 AA rules
-//! on every screen (an endpoint's event types open, the event log filled). The keyboard paths of
-//! the webhook requests are in webhook-requests.test.ts.
+//! The dashboard at phone width (360 px, nothing wider than the screen, in every view), one flow by
+//! keyboard alone (sign in, go to the keys through the navigation, create a key, revoke it through
+//! the dialog), and axe-core's WCAG 2.2 AA rules on every view at desktop and phone width (an
+//! endpoint's event types open, the event log filled, the phone's menu open). The keyboard paths
+//! of the webhook requests are in webhook-requests.test.ts; the router's own in router.test.ts.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import test from 'ava';
 import type { Browser, KeyInput, Page } from 'puppeteer-core';
-import { callTool, newAccount, type TestAccount } from '../helpers/api.js';
+import { callTool, newAccount, request, type TestAccount } from '../helpers/api.js';
 import { attemptsOf, eventually, registerEndpoint, sendTest, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { PHONE, focused, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForIdle } from './page.js';
+import { PHONE, VIEWS, focused, goTo, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForView, type ViewId } from './page.js';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let browser: Browser;
 let receiver: Receiver;
-/** An account with calls, keys and an endpoint with attempts: every part of the page has content. */
+/** An account with calls, keys, an endpoint with attempts, a batch and a link secret: every view has content. */
 let busy: TestAccount;
 
 test.before(async () => {
@@ -23,6 +24,10 @@ test.before(async () => {
   for (const text of ['a', 'b', 'c']) await callTool(busy.apiKey, 'hash-text', { text });
   await callTool(busy.apiKey, 'qr-generate', { text: 'dashboard' });
   await callTool(busy.apiKey, 'hash-text', { text: 'later' }, { prefer: 'respond-async' });
+  const batch = await request('POST', '/api/v1/batches', { token: busy.apiKey, body: { tool: 'hash-text', items: [{ text: 'one' }, { text: 'two' }] } });
+  if (batch.status !== 202) throw new Error(`batch: ${batch.status}`);
+  const linkSecret = await request('POST', '/api/v1/account/link-secrets', { token: busy.ownerToken, body: {} });
+  if (linkSecret.status !== 201) throw new Error(`link secret: ${linkSecret.status}`);
   const endpoint = await registerEndpoint(busy, receiver.url('/a/fairly/long/path/for/a/webhook/receiver/that/must/wrap'));
   await sendTest(busy, endpoint.id);
   await eventually(() => attemptsOf(busy, endpoint.id), (rows) => rows.length === 1, 20_000, 'the attempt');
@@ -41,31 +46,51 @@ async function axeViolations(page: Page): Promise<string[]> {
   });
 }
 
-test.serial('at 360 px wide every screen fits the width, and tables become labelled cards', async (t) => {
+/** Waits for what a view shows once its data is in (the parts axe and the width checks look at). */
+async function filled(page: Page, view: ViewId): Promise<void> {
+  if (view === 'usage') await Promise.all([page.waitForSelector('#usage-body svg[role=img]'), page.waitForSelector('#async-calls-body tbody tr')]);
+  if (view === 'webhooks') await Promise.all([page.waitForSelector('#webhooks-body .attempts tbody tr'), page.waitForSelector('#events-body tbody tr')]);
+  if (view === 'batches') await page.waitForSelector('#batches-body tbody tr');
+  if (view === 'render-links') await page.waitForSelector('#link-secrets-body tbody tr');
+  if (view === 'overview') await page.waitForSelector('#grants-body tbody tr');
+}
+
+test.serial('at 360 px wide every view fits the width, the navigation is a menu, and tables become labelled cards', async (t) => {
   const { page, problems, close } = await openDashboard(browser, { viewport: PHONE });
   try {
     const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     t.is(await overflow(), 0, 'sign-in');
     await screenshot(page, 'phone-sign-in');
     await signIn(page, busy.ownerToken);
-    await page.waitForSelector('#usage-body svg[role=img]');
-    // Let the chart draw itself at its real width and the attempts arrive.
-    await page.waitForSelector('#webhooks-body .attempts tbody tr');
-    t.is(await overflow(), 0, 'dashboard');
+    // The navigation is folded behind its Menu button, which opens it in the page's width.
+    t.false(await page.$eval('#nav-list', (ul) => (ul as HTMLElement).offsetParent !== null), 'the links are folded away');
+    await page.click('#nav-toggle');
+    t.is(await page.$eval('#nav-toggle', (b) => b.getAttribute('aria-expanded')), 'true');
+    t.is(await overflow(), 0, 'with the menu open');
+    await screenshot(page, 'phone-menu', { fullPage: false });
+    await page.click('#nav-toggle');
+
+    for (const view of Object.keys(VIEWS) as ViewId[]) {
+      if (view !== 'overview') await goTo(page, view);
+      await filled(page, view);
+      t.is(await overflow(), 0, view);
+      await screenshot(page, `phone-${view}`);
+    }
+    await goTo(page, 'usage');
     const svgWidth = await page.$eval('#usage-body svg', (svg) => svg.getBoundingClientRect().width);
     t.true(svgWidth <= 360 - 24, `the chart is drawn for the phone (${svgWidth} px)`);
     // Cards: the header row is hidden and each cell shows its column's name.
     const label = await page.$eval('#calls tbody td', (td) => getComputedStyle(td, '::before').content);
     t.is(label, '"Time"');
-    await screenshot(page, 'phone-dashboard');
-    // The endpoint's event types opened, and the event log.
+    // The endpoint's event types opened.
+    await goTo(page, 'webhooks');
+    await filled(page, 'webhooks');
     await page.click('#webhooks-body .event-types summary');
-    await page.waitForSelector('#events-body tbody tr');
-    await page.waitForSelector('#async-calls-body tbody tr');
-    t.is(await overflow(), 0, 'with the event types, the event log and the asynchronous calls');
+    t.is(await overflow(), 0, 'with the event types open');
     await page.$eval('#webhooks-body .event-types', (el) => el.scrollIntoView());
     await screenshot(page, 'phone-event-types', { fullPage: false });
 
+    await goTo(page, 'keys');
     await page.locator('#key-name').fill('phone');
     await page.click('#key-form button[type=submit]');
     await page.waitForSelector('#key-secret .secret-value');
@@ -84,14 +109,16 @@ test.serial('at 360 px wide every screen fits the width, and tables become label
   }
 });
 
-test.serial('keyboard only: sign in, create a key, dismiss it, revoke it through the dialog', async (t) => {
+test.serial('keyboard only: sign in, reach the keys through the navigation, create a key, dismiss it, revoke it through the dialog', async (t) => {
   const account = await newAccount(20);
   const { page, problems, close } = await openDashboard(browser);
   const press = (key: KeyInput) => page.keyboard.press(key);
-  /** Tabs forward until `match` has focus; fails after `max` presses. */
-  async function tabTo(match: (f: Awaited<ReturnType<typeof focused>>) => boolean, what: string, max = 40) {
+  /** Tabs forward (or back, with Shift) until `match` has focus; fails after `max` presses. */
+  async function tabTo(match: (f: Awaited<ReturnType<typeof focused>>) => boolean, what: string, max = 40, back = false) {
     for (let i = 0; i < max; i++) {
+      if (back) await page.keyboard.down('Shift');
       await press('Tab');
+      if (back) await page.keyboard.up('Shift');
       if (match(await focused(page))) return;
     }
     throw new Error(`Tab never reached ${what}`);
@@ -101,10 +128,14 @@ test.serial('keyboard only: sign in, create a key, dismiss it, revoke it through
     await tabTo((f) => f.id === 'token', 'the token field', 3);
     await page.keyboard.type(account.ownerToken);
     await press('Enter');
-    await page.waitForSelector('#dashboard-view:not([hidden])');
-    await waitForIdle(page);
-    t.is((await focused(page)).id, 'dashboard-title', 'focus moves to the dashboard');
+    await waitForView(page, 'overview');
+    t.is((await focused(page)).id, 'overview-title', 'focus moves to the overview');
 
+    // The navigation comes before the view: back from its heading.
+    await tabTo((f) => f.tag === 'a' && f.text === 'API keys' && f.inside === 'nav-list', 'the navigation’s API keys', 10, true);
+    await press('Enter');
+    await waitForView(page, 'keys');
+    t.is((await focused(page)).id, 'keys-title', 'focus moves to the view’s heading');
     await tabTo((f) => f.id === 'key-name', 'the key name');
     await page.keyboard.type('keyboard');
     await press('Enter');
@@ -141,7 +172,7 @@ test.serial('keyboard only: sign in, create a key, dismiss it, revoke it through
   }
 });
 
-test.serial('axe-core finds no WCAG 2.2 A/AA or best-practice violation on any screen', async (t) => {
+test.serial('axe-core finds no WCAG 2.2 A/AA or best-practice violation on any view, at desktop and phone width', async (t) => {
   for (const viewport of [undefined, PHONE]) {
     const where = viewport ? 'phone' : 'desktop';
     // CSP bypassed only here, so axe's script can be injected into the page.
@@ -153,19 +184,32 @@ test.serial('axe-core finds no WCAG 2.2 A/AA or best-practice violation on any s
       await page.waitForSelector('#token-error:not([hidden])');
       t.deepEqual(await axeViolations(page), [], `${where} sign-in error`);
       await signIn(page, busy.ownerToken);
-      await page.waitForSelector('#webhooks-body .attempts tbody tr');
-      await page.click('.chart-details summary');
-      await page.click('#webhooks-body .event-types summary');
-      await page.waitForSelector('#events-body tbody tr');
-      await page.waitForSelector('#async-calls-body tbody tr');
-      t.deepEqual(await axeViolations(page), [], `${where} dashboard`);
+      for (const view of Object.keys(VIEWS) as ViewId[]) {
+        if (view !== 'overview') await goTo(page, view);
+        await filled(page, view);
+        if (view === 'usage') await page.click('.chart-details summary');
+        if (view === 'webhooks') await page.click('#webhooks-body .event-types summary');
+        t.deepEqual(await axeViolations(page), [], `${where} ${view}`);
+      }
+      if (viewport) {
+        await page.click('#nav-toggle');
+        t.deepEqual(await axeViolations(page), [], `${where} menu open`);
+        await page.click('#nav-toggle');
+      }
+      await goTo(page, 'webhooks');
       await page.locator('#webhook-url').fill('https://');
       await page.click('#webhook-form button[type=submit]');
       await page.waitForSelector('#webhook-url-error:not([hidden])');
+      t.deepEqual(await axeViolations(page), [], `${where} form error`);
+      await goTo(page, 'keys');
       await page.click('#keys-body tr:first-child button.danger');
       await page.waitForSelector('#confirm-dialog[open]');
-      t.deepEqual(await axeViolations(page), [], `${where} dialog and form error`);
+      t.deepEqual(await axeViolations(page), [], `${where} dialog`);
       await page.click('#confirm-cancel');
+      // A path no view has (the page is loaded afresh: axe is injected again).
+      await page.goto(`${new URL(page.url()).origin}/dashboard/no-such-view`, { waitUntil: 'networkidle0' });
+      await waitForView(page, 'not-found');
+      t.deepEqual(await axeViolations(page), [], `${where} not found`);
     } finally {
       await close();
     }

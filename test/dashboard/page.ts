@@ -38,8 +38,14 @@ export interface DashboardPage {
   close(): Promise<void>;
 }
 
-/** Opens `/dashboard` in a fresh context; `bypassCsp` only for injecting axe-core. */
-export async function openDashboard(browser: Browser, options: { viewport?: typeof DESKTOP | typeof PHONE; bypassCsp?: boolean } = {}): Promise<DashboardPage> {
+/**
+ * Opens `/dashboard` (or `path`, a deep link such as `/dashboard/keys`) in a fresh context;
+ * `bypassCsp` only for injecting axe-core.
+ */
+export async function openDashboard(
+  browser: Browser,
+  options: { viewport?: typeof DESKTOP | typeof PHONE; bypassCsp?: boolean; path?: string } = {},
+): Promise<DashboardPage> {
   const context = await browser.createBrowserContext();
   const page = await context.newPage();
   const problems: string[] = [];
@@ -51,15 +57,47 @@ export async function openDashboard(browser: Browser, options: { viewport?: type
   await page.setViewport(options.viewport ?? DESKTOP);
   if (options.bypassCsp) await page.setBypassCSP(true);
   page.setDefaultTimeout(20_000);
-  await page.goto(`${testEnv.apiUrl()}/dashboard`, { waitUntil: 'networkidle0' });
+  await page.goto(`${testEnv.apiUrl()}${options.path ?? '/dashboard'}`, { waitUntil: 'networkidle0' });
   return { page, context, problems, close: () => context.close() };
 }
 
+/** Signs in on the sign-in view; the page then shows the overview, or the view it was opened at. */
 export async function signIn(page: Page, token: string): Promise<void> {
   await page.waitForSelector('#token', { visible: true });
   await page.locator('#token').fill(token);
   await page.click('#sign-in-form button[type=submit]');
-  await page.waitForSelector('#dashboard-view:not([hidden])');
+  await page.waitForSelector('#account-bar:not([hidden])');
+  await waitForIdle(page);
+}
+
+/** The views of the dashboard by id, each with its path and its h1 (api/dashboard/views.js). */
+export const VIEWS = {
+  overview: { path: '/dashboard', title: 'Overview' },
+  usage: { path: '/dashboard/usage', title: 'Usage' },
+  billing: { path: '/dashboard/billing', title: 'Billing' },
+  keys: { path: '/dashboard/keys', title: 'API keys' },
+  webhooks: { path: '/dashboard/webhooks', title: 'Webhooks' },
+  batches: { path: '/dashboard/batches', title: 'Batches' },
+  'render-links': { path: '/dashboard/render-links', title: 'Render links' },
+  destinations: { path: '/dashboard/destinations', title: 'Destinations' },
+} as const;
+export type ViewId = keyof typeof VIEWS;
+
+/**
+ * Moves to a view the way a person does: through the navigation (behind its Menu button on a
+ * phone), then waits until the view is shown and has loaded.
+ */
+export async function goTo(page: Page, view: ViewId): Promise<void> {
+  const link = `#nav-list a[data-view="${view}"]`;
+  const toggle = await page.$('#nav-toggle');
+  if (toggle && (await toggle.isVisible()) && !(await page.$eval(link, (a) => (a as HTMLElement).offsetParent !== null))) await toggle.click();
+  await page.click(link);
+  await waitForView(page, view);
+}
+
+/** Waits until `view` is the one shown and nothing on the page is loading. */
+export async function waitForView(page: Page, view: ViewId | 'sign-in' | 'not-found'): Promise<void> {
+  await page.waitForSelector(`#views > [data-view="${view}"]:not([hidden])`);
   await waitForIdle(page);
 }
 

@@ -6,7 +6,7 @@ import { PNG } from 'pngjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser } from 'puppeteer-core';
 import { apiUrl, newAccount } from '../helpers/api.js';
-import { button, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForIdle, waitForText } from './page.js';
+import { button, goTo, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForIdle, waitForText } from './page.js';
 
 let browser: Browser;
 test.before(async () => {
@@ -24,7 +24,7 @@ const reachable = (link: string) => {
 
 test('create a link secret, build a link that answers the image, see its cache hit, empty the cache, retire the secret', async (t) => {
   const account = await newAccount(10, 'Links & Co');
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/render-links' });
   try {
     await signIn(page, account.ownerToken);
     await waitForText(page, '#link-secrets-body', /No link secrets yet/);
@@ -61,17 +61,22 @@ test('create a link secret, build a link that answers the image, see its cache h
     await page.click('#link-form button[type=submit]');
     await waitForText(page, '#link-input-error', /text is required/);
 
-    // The hit shows on the next load, here and in the usage section; emptying the cache makes the link render afresh.
+    // The hit shows on the next load, here and in the usage view; emptying the cache makes the link render afresh.
     // Hits reach the owner's days within a second: refresh until the day shows (bounded against a hang).
     const dayRow = /\d{4}-\d{2}-\d{2}\s+1\s+1/;
-    const shown = async () => dayRow.test(await textOf(page, '#render-cache-body')) && dayRow.test(await textOf(page, '#cache-days'));
-    for (let i = 0; i < 30 && !(await shown()); i++) {
-      await sleep(500);
-      await page.click('#refresh');
-      await waitForIdle(page);
-    }
+    const refreshUntil = async (selector: string) => {
+      for (let i = 0; i < 30 && !dayRow.test(await textOf(page, selector)); i++) {
+        await sleep(500);
+        await page.click('#refresh');
+        await waitForIdle(page);
+      }
+    };
+    await refreshUntil('#render-cache-body');
     t.regex(await textOf(page, '#render-cache-body'), dayRow);
+    await goTo(page, 'usage');
+    await refreshUntil('#cache-days');
     t.regex(await textOf(page, '#cache-days'), dayRow);
+    await goTo(page, 'render-links');
     await (await button(page, '#render-cache-body', 'Empty the render cache')).click();
     await page.waitForSelector('#confirm-dialog[open]');
     await page.click('#confirm-ok');

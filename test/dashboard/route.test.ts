@@ -1,5 +1,5 @@
-//! How `/dashboard` is served: the page and its files, their caching, and a Content-Security-
-//! Policy that runs nothing inline and nothing from elsewhere.
+//! How `/dashboard` is served: the page (at its root and at each view's path) and its files, their
+//! caching, and a Content-Security-Policy that runs nothing inline and nothing from elsewhere.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -25,7 +25,23 @@ test('the page is HTML under a strict CSP, with no inline script, style or handl
   t.notRegex(html, /<style|\sstyle=|\son[a-z]+=/i, 'no inline style or event handler');
   t.notRegex(html, /https?:\/\/(?!example\.com)/, 'nothing from another origin');
   t.regex(html, /<main[\s>]/);
-  t.regex(html, /<label for="token">/);
+  t.regex(html, /<nav [^>]*aria-label="Dashboard"/);
+});
+
+test("every view's path answers the same page under the same headers; the page itself says which views exist", async (t) => {
+  const root = await fetch(`${testEnv.apiUrl()}/dashboard`);
+  const html = await root.text();
+  // Known views, a path no view has (the page shows its not-found view) and a trailing slash.
+  for (const path of ['/dashboard/keys', '/dashboard/sign-in', '/dashboard/no-such-view', '/dashboard/webhooks/']) {
+    const res = await fetch(testEnv.apiUrl() + path);
+    t.is(res.status, 200, path);
+    t.is(await res.text(), html, path);
+    for (const header of ['content-type', 'content-security-policy', 'cache-control', 'x-content-type-options', 'referrer-policy', 'cross-origin-opener-policy']) {
+      t.is(res.headers.get(header), root.headers.get(header), `${path} ${header}`);
+    }
+  }
+  // Deeper paths are not views: the API's own 404.
+  t.true(isProblem(await request('GET', '/dashboard/keys/extra'), 404, 'not_found'));
 });
 
 test('the files load with their types and are cached for good under their version', async (t) => {

@@ -5,7 +5,7 @@ import test from 'ava';
 import type { Browser } from 'puppeteer-core';
 import { newAccount } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
-import { launchBrowser, openDashboard, screenshot, signIn, textOf, waitForIdle, waitForText } from './page.js';
+import { goTo, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForText, waitForView } from './page.js';
 
 let browser: Browser;
 test.before(async () => {
@@ -36,11 +36,14 @@ test.serial('a key or an unknown token is refused with the reason, then the owne
     await signIn(page, account.ownerToken);
     t.regex(await textOf(page, '#account-name'), /Sign-in Ltd/);
     t.regex(await textOf(page, '#balance'), /^40 credits$/);
-    t.is(await page.$eval('#token', (el) => (el as HTMLInputElement).value), '', 'the field does not keep the token');
+    t.false(await page.$$eval('input', (inputs, token) => inputs.some((i) => (i as HTMLInputElement).value === token), account.ownerToken), 'no field keeps the token');
     // A new account: no calls, no endpoints; the operator's first key is listed.
+    await goTo(page, 'usage');
     t.regex(await textOf(page, '#usage-body'), /No credits used in the last 14 days/);
     t.regex(await textOf(page, '#usage-body'), /No calls yet/);
+    await goTo(page, 'webhooks');
     t.regex(await textOf(page, '#webhooks-body'), /No webhook endpoints yet/);
+    await goTo(page, 'keys');
     t.regex(await textOf(page, '#keys-body'), new RegExp(account.apiKey.slice(0, 12)));
     await screenshot(page, 'overview-empty');
     t.deepEqual(problems, []);
@@ -68,15 +71,15 @@ test.serial('the token is kept only in the tab: not in localStorage, cookies or 
 
     // A reload of the tab stays signed in.
     await page.reload({ waitUntil: 'networkidle0' });
-    await page.waitForSelector('#dashboard-view:not([hidden])');
-    await waitForIdle(page);
+    await waitForView(page, 'overview');
     t.regex(await textOf(page, '#balance'), /10 credits/);
 
     await page.click('#sign-out');
-    await page.waitForSelector('#sign-in-view:not([hidden])');
+    await waitForView(page, 'sign-in');
     t.regex(await textOf(page, '#sign-in-notice'), /signed out/);
     t.is(await page.evaluate(() => sessionStorage.length + localStorage.length), 0);
-    t.is(await page.$eval('#usage-body', (el) => el.childElementCount), 0, 'nothing of the account stays on the page');
+    t.deepEqual(await page.$$eval('#views > *', (views) => views.map((v) => (v as HTMLElement).dataset.view)), ['sign-in'], 'nothing of the account stays on the page');
+    t.is(await page.$('#balance'), null);
     t.is(await page.evaluate(() => document.activeElement?.id), 'sign-in-title');
     t.deepEqual(problems, []);
   } finally {
@@ -93,7 +96,7 @@ test.serial('when the service stops accepting the token, the next request return
     await withServiceDb((db) => db.collection('credentials').updateOne({ accountId: account.id, kind: 'owner_token' }, { $set: { revokedAt: new Date() } }));
     await new Promise((r) => setTimeout(r, 700)); // the API's credential cache lives 500 ms
     await page.click('#refresh');
-    await page.waitForSelector('#sign-in-view:not([hidden])');
+    await waitForView(page, 'sign-in');
     t.regex(await textOf(page, '#sign-in-notice'), /Your session has ended: The credential has been revoked\. Sign in again\./);
     t.is(await page.evaluate(() => sessionStorage.length), 0);
     t.is(await page.evaluate(() => document.activeElement?.id), 'sign-in-title');

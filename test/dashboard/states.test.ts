@@ -5,7 +5,7 @@
 import test from 'ava';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import { newAccount } from '../helpers/api.js';
-import { launchBrowser, openDashboard, screenshot, signIn, textOf, waitForIdle, waitForText } from './page.js';
+import { goTo, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForIdle, waitForText } from './page.js';
 
 let browser: Browser;
 test.before(async () => {
@@ -42,11 +42,13 @@ test('a failing section shows the problem detail and request id; Try again recov
       failing && isGet(req, '/api/v1/account/webhooks') ? { status: 503, body: problem(503, 'unavailable', 'The service cannot reach its database right now; retry shortly.'), headers: { 'retry-after': '5' } } : undefined,
     );
     await signIn(page, account.ownerToken);
+    t.regex(await textOf(page, '#balance'), /^50 credits$/, 'the other views are shown');
+    await goTo(page, 'keys');
+    t.regex(await textOf(page, '#keys-body'), /1 active/);
+    await goTo(page, 'webhooks');
     const box = await waitForText(page, '#webhooks-body [role=alert]', /retry shortly/);
     t.regex(box, /Could not load the webhook endpoints\. The service cannot reach its database right now; retry shortly\./);
     t.regex(box, /Request id: req_fromTheTest/);
-    t.regex(await textOf(page, '#balance'), /^50 credits$/, 'the other sections are shown');
-    t.regex(await textOf(page, '#keys-body'), /1 active/);
     await screenshot(page, 'state-section-error');
 
     failing = false;
@@ -60,7 +62,7 @@ test('a failing section shows the problem detail and request id; Try again recov
 
 test('sections say they are loading while their data is on its way', async (t) => {
   const account = await newAccount(50);
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/usage' });
   try {
     // The usage answers are held back until the loading state has been seen (not for a fixed while:
     // a slow page could then miss it); the real answer follows.
@@ -74,12 +76,14 @@ test('sections say they are loading while their data is on its way', async (t) =
     await page.locator('#token').fill(account.ownerToken);
     await page.click('#sign-in-form button[type=submit]');
     const loading = await page.waitForSelector('#usage-body .loading[role=status]');
-    t.regex(await loading!.evaluate((el) => (el as HTMLElement).innerText), /Loading balance and usage…/);
+    t.regex(await loading!.evaluate((el) => (el as HTMLElement).innerText), /Loading usage…/);
     t.is(await page.$eval('#usage', (el) => el.getAttribute('aria-busy')), 'true');
     await screenshot(page, 'state-loading', { fullPage: false });
     holding = false;
     for (const req of held) void req.continue();
     await waitForIdle(page);
+    t.regex(await textOf(page, '#used-total'), /^0 credits$/);
+    await goTo(page, 'overview');
     t.regex(await textOf(page, '#balance'), /^50 credits$/);
     t.deepEqual(problems, []);
   } finally {
@@ -89,7 +93,7 @@ test('sections say they are loading while their data is on its way', async (t) =
 
 test('a read answered 429 is repeated after its Retry-After instead of showing an error', async (t) => {
   const account = await newAccount(50);
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/keys' });
   let limited = 0;
   try {
     await intercept(page, (req) => {
@@ -111,7 +115,7 @@ test('a read answered 429 is repeated after its Retry-After instead of showing a
 
 test('a reload while the service is unreachable keeps the session and shows the errors, not the sign-in', async (t) => {
   const account = await newAccount(50);
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/usage' });
   let down = false;
   try {
     await intercept(page, (req) => (down && new URL(req.url()).pathname.startsWith('/api/') ? 'fail' : undefined));
@@ -120,14 +124,17 @@ test('a reload while the service is unreachable keeps the session and shows the 
     await page.reload({ waitUntil: 'domcontentloaded' });
     const box = await waitForText(page, '#usage-body [role=alert]', /could not be reached/);
     t.regex(box, /The service could not be reached\. Check your connection and try again\./);
-    t.false(await page.$eval('#dashboard-view', (el) => (el as HTMLElement).hidden));
+    t.false(await page.$eval('#usage', (el) => (el as HTMLElement).hidden));
+    t.false(await page.$eval('#account-bar', (el) => (el as HTMLElement).hidden));
     t.is(await page.evaluate(() => sessionStorage.length), 1, 'still signed in');
     await screenshot(page, 'state-unreachable');
 
     down = false;
     await page.click('#refresh');
-    await waitForText(page, '#balance', /^50 credits$/);
+    await waitForText(page, '#used-total', /^0 credits$/);
     await waitForIdle(page);
+    await goTo(page, 'overview');
+    await waitForText(page, '#balance', /^50 credits$/);
     t.regex(await textOf(page, '#account-name'), /Signed in to test/);
     // Chromium logs each refused request as a console error; the page itself raised nothing.
     t.deepEqual(problems.filter((p) => !p.includes('net::ERR_CONNECTION_REFUSED')), []);

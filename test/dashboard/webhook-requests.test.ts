@@ -26,12 +26,12 @@ test.serial('event types by keyboard; rotate the secret, both secrets verify, en
   const account = await newAccount(10);
   const path = '/dash-requests';
   const endpoint = await registerEndpoint(account, receiver.url(path));
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/webhooks' });
   const press = (key: KeyInput) => page.keyboard.press(key);
   try {
     await signIn(page, account.ownerToken);
     await page.waitForSelector(card);
-    t.regex(await textOf(page, `${card} .endpoint-facts`), /Event types\s+credits\.low, credits\.exhausted, credits\.granted, api_key\.created, api_key\.revoked, batch\.completed, batch\.paused[\s\S]*Signing secret\s+One secret/);
+    t.regex(await textOf(page, `${card} .endpoint-facts`), /Event types\s+credits\.low, credits\.exhausted, credits\.granted, credits\.voided, credits\.recharge_failed, api_key\.created, api_key\.revoked, batch\.completed, batch\.paused[\s\S]*Signing secret\s+One secret/);
 
     // The choice offered is exactly what the API accepts; by keyboard: open, untick, save.
     await page.focus(`${card} .event-types summary`);
@@ -41,8 +41,8 @@ test.serial('event types by keyboard; rotate the secret, both secrets verify, en
     t.deepEqual(offered.filter(([, c]) => c).map(([v]) => v), endpoint.eventTypes);
     await press('Tab');
     t.is((await focused(page)).id.endsWith('-type-credits.low'), true, 'Tab reaches the first box');
-    for (let i = 0; i < 5; i++) {
-      await press('Space'); // untick the five defaults one after another
+    for (let i = 0; i < 7; i++) {
+      await press('Space'); // untick the seven defaults one after another
       await press('Tab');
     }
     await press('Space'); // tick call.completed
@@ -122,7 +122,7 @@ test.serial('re-enable with the missed events resent; the event log shows each e
   t.is(granted.status, 200);
   down = false;
 
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/webhooks' });
   try {
     await signIn(page, account.ownerToken);
     const item = await endpointCard(page, endpoint.url);

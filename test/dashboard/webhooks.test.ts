@@ -23,7 +23,7 @@ const DELIVERY_WAIT_MS = 35_000;
 
 test.serial('add an endpoint, send a test, see the attempt appear; a refused URL shows the problem detail', async (t) => {
   const account = await newAccount(10);
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/webhooks' });
   try {
     await signIn(page, account.ownerToken);
 
@@ -84,7 +84,7 @@ test.serial('a disabled endpoint is re-enabled from the page; attempts page with
   const path = '/dashboard-down';
   let down = true;
   receiver.behave(path, () => ({ status: down ? 503 : 200 }));
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/webhooks' });
   try {
     await signIn(page, account.ownerToken);
     await page.locator('#webhook-url').fill(receiver.url(path));

@@ -35,6 +35,8 @@ export const testEnv = {
   testCaKeyFile: () => required('TEST_CA_KEY'),
   /** The stack's control endpoint (scripts/stack/control.ts): what the disruptive suites break. */
   stackControlUrl: () => required('STACK_CONTROL_URL'),
+  /** The stack's MailDev (its REST API, `GET /api/email`), where every mail the service sends arrives. */
+  mailApiUrl: () => required('MAIL_API_URL'),
   /** The gold feed fixture's control (test/fixtures/gold-feed.ts): its mode, shared by every test file. */
   goldFeedControlUrl: () => required('GOLD_FEED_CONTROL_URL'),
   /** Addresses of the fixture servers (test/fixtures/start.ts). */

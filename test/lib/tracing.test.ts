@@ -63,7 +63,8 @@ test('a bad sampler, ratio or endpoint stops the start with the variable named',
 test.serial('traced: spans nest in the active context and traceparent names the span', async (t) => {
   const { startTracing } = await import('../../lib/tracing.js');
   // Exports go nowhere (a closed port): this test reads the context, not the collector.
-  const tracing = (await startTracing({ tracesUrl: 'http://127.0.0.1:9/v1/traces', sampler: 'always_on', ratio: 1 }, 'test'))!;
+  const { createLogger } = await import('../../lib/logger.js');
+  const tracing = (await startTracing({ tracesUrl: 'http://127.0.0.1:9/v1/traces', sampler: 'always_on', ratio: 1 }, 'test', createLogger({ name: 'test', level: 'silent' })))!;
   try {
     const root = tracing.tracer.startSpan('root');
     const header = traceparent(root);
@@ -82,6 +83,6 @@ test.serial('traced: spans nest in the active context and traceparent names the 
     t.deepEqual(linked.links.map((l) => [l.context.traceId, l.context.spanId]), [[root.spanContext().traceId, root.spanContext().spanId]]);
     t.is(await context.with(trace.setSpan(context.active(), root), () => detached(async () => activeTraceId())), undefined, 'detached: outside the trace');
   } finally {
-    await tracing.shutdown().catch(() => {});
+    await tracing.shutdown();
   }
 });

@@ -39,18 +39,23 @@ test.after.always(async () => {
   await client?.close();
 });
 
+/** A deadline no healthy feed on loopback misses, however busy the machine. */
+const HEALTHY_FEED_TIMEOUT_MS = 15_000;
+
 /** A feed of its own, and handlers reading it with a database of their own (tests of a file run concurrently). */
 async function setup(options: { maxAgeSeconds?: number; feedTimeoutMs?: number; slowMs?: number } = {}) {
   const feed = await startGoldFeed({ maxAgeSeconds: options.maxAgeSeconds ?? 60, slowMs: options.slowMs });
   feeds.push(feed);
   const testDb = client.db(`${db.databaseName}_${randomBytes(3).toString('hex')}`);
   databases.push(testDb);
-  const make = () =>
+  // The first handler reads the healthy feed with room to spare on a busy machine; `feedTimeoutMs`
+  // is the deadline of the handlers a test makes later, against a feed it has slowed.
+  const make = (timeoutMs: number) => () =>
     createGoldPrice({
       store: createQuoteStore(testDb),
-      feeds: createMarketFeeds({ goldFeedUrl: feed.goldUrl, fxFeedUrl: feed.fxUrl, timeoutMs: options.feedTimeoutMs ?? 2_000 }),
+      feeds: createMarketFeeds({ goldFeedUrl: feed.goldUrl, fxFeedUrl: feed.fxUrl, timeoutMs }),
     });
-  return { feed, price: make(), newWorker: make, db: testDb };
+  return { feed, price: make(HEALTHY_FEED_TIMEOUT_MS)(), newWorker: make(options.feedTimeoutMs ?? HEALTHY_FEED_TIMEOUT_MS), db: testDb };
 }
 
 async function quote(t: ExecutionContext, handler: ReturnType<typeof createGoldPrice>, input: Partial<GoldPriceInput> = {}) {

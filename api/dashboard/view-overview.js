@@ -1,0 +1,142 @@
+//! The overview (`/dashboard`): the balance (with its low and zero states), the plan and its next
+//! monthly allowance, the latest calls, every grant with what is left of it (paged with the API's
+//! cursor), and a link to each of the dashboard's other views with what it is for.
+import { credits, dataTable, empty, errorBox, formatInt, h, loading, replace, time, viewSection } from './dom.js';
+import { ledgerTable } from './ledger.js';
+import { createPagedList } from './paged-list.js';
+
+/** Calls shown here; the usage view has them all. */
+const LATEST = 5;
+const REASONS = { welcome: 'Welcome', purchase: 'Purchase', monthly_allowance: 'Monthly allowance', manual_adjustment: 'Adjustment' };
+const ROLLOVER = { none: 'the unused part lapses when the next one comes', keep: 'the unused part is kept' };
+
+function grantState(g) {
+  if (g.expiredAt) return [h('span', { class: 'badge refunded' }, 'Expired'), ' ', time(g.expiredAt)];
+  if (g.expiresAt) return ['Expires ', time(g.expiresAt)];
+  return h('span', { class: 'muted' }, 'Never expires');
+}
+
+/** What the balance's level means for calls, when it means anything. */
+function balanceNote(account) {
+  if (account.balance === 0) return h('p', { class: 'balance-note warning' }, 'Out of credits: tool calls are refused with HTTP 402 until credits are added.');
+  if (account.balance < account.lowBalanceThreshold) {
+    return h('p', { class: 'balance-note warning' }, `Low balance: below ${formatInt(account.lowBalanceThreshold)} credits.`);
+  }
+  return null;
+}
+
+/** @param {import('./app.js').ViewContext} context */
+export function createOverviewView({ client, showAccount, areas }) {
+  const summary = h('div', { id: 'overview-body' });
+  const latestBody = h('div', { id: 'latest-body' });
+  const grantsBody = h('div', { id: 'grants-body' });
+  const grantsSection = h(
+    'section',
+    { id: 'grants', 'aria-labelledby': 'grants-title' },
+    h('h2', { id: 'grants-title', tabindex: '-1' }, 'Grants'),
+    h('p', { class: 'help' }, 'Every grant of credits, with what is left of it. What is left of a grant when it expires leaves the balance.'),
+    grantsBody,
+  );
+  const areaList = h('ul', { class: 'areas', 'aria-labelledby': 'areas-title' });
+  const element = viewSection(
+    'overview',
+    'Overview',
+    summary,
+    h('section', { 'aria-labelledby': 'latest-title' }, h('h2', { id: 'latest-title' }, 'Latest calls'), latestBody),
+    grantsSection,
+    h('section', { 'aria-labelledby': 'areas-title' }, h('h2', { id: 'areas-title' }, 'Everything else'), areaList),
+  );
+  let account = null;
+
+  const grants = createPagedList({
+    section: grantsSection,
+    container: grantsBody,
+    what: 'grants',
+    pageSize: 10,
+    fetchPage: (page) => client.grants(page),
+    emptyText: 'No credits granted yet.',
+    moreLabel: 'Load more grants',
+    focusKey: 'more-grants',
+    table: (items) =>
+      dataTable({
+        attrs: { class: 'grants-table', 'aria-labelledby': 'grants-title' },
+        caption: 'Newest first. Calls spend the grant that expires first.',
+        columns: ['Granted', 'Reason', { label: 'Amount', class: 'num' }, { label: 'Left', class: 'num' }, 'Expiry'],
+        rows: items.map((g) => ({
+          attrs: { dataset: { grantId: g.id } },
+          cells: [time(g.createdAt), REASONS[g.reason] ?? g.reason, formatInt(g.amount), formatInt(g.remaining + g.held), grantState(g)],
+        })),
+      }),
+  });
+
+  /** The account and its latest calls, read together and shown together. */
+  async function readSummary() {
+    if (account === null) replace(summary, loading('balance and plan'));
+    try {
+      const [fresh, latest] = await Promise.all([client.account(), client.usage({ limit: LATEST })]);
+      account = fresh;
+      showAccount(account);
+      renderSummary(new Date());
+      renderLatest(latest.items.slice(0, LATEST));
+    } catch (err) {
+      if (err.name === 'AbortError') return;
+      account = null;
+      replace(summary, errorBox(err, { what: 'the balance and plan', retry: () => readSummary() }));
+      latestBody.replaceChildren();
+    }
+  }
+
+  function renderSummary(updatedAt) {
+    const plan = account.plan;
+    const next = account.nextAllowance;
+    replace(
+      summary,
+      h(
+        'dl',
+        { class: 'stats' },
+        h('div', { class: 'stat' }, h('dt', {}, 'Balance'), h('dd', { id: 'balance' }, credits(account.balance))),
+        h('div', { class: 'stat' }, h('dt', {}, 'Plan'), h('dd', { id: 'plan-name' }, plan ? plan.name : 'None')),
+        h('div', { class: 'stat' }, h('dt', {}, 'Monthly allowance'), h('dd', { id: 'plan-allowance' }, credits(plan?.monthlyAllowance ?? 0))),
+        h('div', { class: 'stat' }, h('dt', {}, 'Next allowance'), h('dd', { id: 'next-allowance' }, next ? [credits(next.amount), h('span', { class: 'small' }, ' on '), time(next.at)] : 'None')),
+      ),
+      balanceNote(account),
+      plan && plan.monthlyAllowance > 0
+        ? h('p', { class: 'muted small', id: 'plan-note' }, `Granted each month on the day you joined the plan (the last day of shorter months); ${ROLLOVER[plan.rollover] ?? ''}.`)
+        : null,
+      h('p', { class: 'muted small' }, 'Updated at ', time(updatedAt.toISOString()), '. Refreshed every minute while this tab is open.'),
+    );
+  }
+
+  function renderLatest(rows) {
+    if (rows.length === 0) {
+      replace(latestBody, empty('No calls yet. ', h('a', { href: '/dashboard/keys' }, 'Create an API key'), ' and call a tool with it.'));
+      return;
+    }
+    replace(
+      latestBody,
+      ledgerTable(rows, { class: 'latest-table', labelledBy: 'latest-title' }),
+      h('p', {}, h('a', { href: '/dashboard/usage' }, 'All calls and the usage chart')),
+    );
+  }
+
+  function renderAreas() {
+    replace(
+      areaList,
+      areas()
+        .filter((area) => area.description)
+        .map((area) => h('li', {}, h('a', { href: area.path }, area.nav), h('span', { class: 'muted' }, ` ${area.description}`))),
+    );
+  }
+
+  return {
+    element,
+    async load() {
+      renderAreas();
+      await Promise.all([readSummary(), grants.load()]);
+    },
+    close() {
+      grants.close();
+      account = null;
+    },
+  };
+}

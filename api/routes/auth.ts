@@ -1,0 +1,363 @@
+//! A person's own routes (`/api/v1/auth/...`): sign up, verify the address, sign in and out, the
+//! session and its account, the list of sessions, the password, its reset, and accepting an
+//! invitation; and the owner's invitation of a person (`/api/v1/account/invitations`). HTTP only:
+//! what each does is domain/identity/. Routes that sign in set the session cookie.
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import type { Identity } from '../../domain/identity/index.js';
+import { sessionView } from '../../domain/identity/sessions.js';
+import { userView } from '../../domain/identity/users.js';
+import type { Role, SessionDoc } from '../../lib/mongo-documents.js';
+import { ToolError } from '../../lib/errors.js';
+import type { Authenticator, Principal } from '../auth.js';
+import { readJsonObject } from '../body.js';
+import { AUTH_BODY_SCHEMAS } from '../auth-schemas.js';
+import { compileBodySchema } from '../validation.js';
+import { ownerActing, requestFacts } from '../audit-context.js';
+import { clearSessionCookie, setSessionCookie, type CookieSettings } from '../session-cookie.js';
+import { unauthenticated } from '../../domain/identity/problems.js';
+import { userActing } from '../../domain/identity/context.js';
+import type { RateLimiter } from '../rate-limit.js';
+import { passkeyView } from '../../domain/identity/passkeys.js';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { json } from '../docs/openapi-parts.js';
+import { BODY_CODES, OWNER_CODES, SESSION_CODES, example, open, operation, owner, plain, session as sessionSecurity, withRateLimit, type RouteOperation } from '../docs/operations.js';
+import { ref } from '../docs/schema-parts.js';
+
+/** Requests a client address may make to the routes that take no session (sign-up, sign-in, reset) per second, in bursts of twice that. */
+export const AUTH_REQUESTS_PER_SECOND = 10;
+
+export interface AuthRouteDeps {
+  identity: Identity;
+  auth: Authenticator;
+  cookie: CookieSettings;
+  rateLimit: Middleware;
+  limiter: RateLimiter;
+}
+
+export function authRoutes(deps: AuthRouteDeps): Router {
+  const { identity, auth, cookie } = deps;
+  const router = new Router({ prefix: '/api/v1' });
+  const bodies = Object.fromEntries(Object.entries(AUTH_BODY_SCHEMAS).map(([k, v]) => [k, compileBodySchema(v as never)])) as Record<keyof typeof AUTH_BODY_SCHEMAS, (b: Record<string, unknown>) => Record<string, unknown>>;
+  const read = async <T>(ctx: Context, schema: keyof typeof AUTH_BODY_SCHEMAS, allowEmpty = false) => bodies[schema](await readJsonObject(ctx, 16 * 1024, { allowEmpty })) as T;
+
+  /** Per client address: each of these routes may hash a password or send a mail. */
+  const perClient: Middleware = async (ctx, next) => {
+    const r = deps.limiter.take(`auth:${ctx.ip}`, AUTH_REQUESTS_PER_SECOND);
+    if (!r.allowed) throw new ToolError('rate_limited', `Over ${AUTH_REQUESTS_PER_SECOND} requests per second from this address; retry after ${r.retryAfter} s.`, { retryAfter: r.retryAfter }, { headers: { 'Retry-After': String(r.retryAfter) } });
+    await next();
+  };
+
+  /** The session of the cookie, when there is a live one; the request's own session, for a sign-in that replaces it. */
+  const currentSession = async (ctx: Context): Promise<SessionDoc | null> => {
+    try {
+      return (await auth.sessionOf(ctx))?.session ?? null;
+    } catch (err) {
+      if (err instanceof ToolError && err.code === 'unauthenticated') return null;
+      throw err;
+    }
+  };
+
+  /** What a signed-in answer says: the person, the account acted on, the others, the session. */
+  async function sessionAnswer(doc: SessionDoc) {
+    const user = await identity.users.get(doc.userId);
+    if (!user) throw unauthenticated();
+    const accounts = await identity.users.accountsOf(doc.userId);
+    const account = accounts.find((a) => a.id === doc.accountId);
+    return {
+      user: userView(user),
+      account: account ?? { id: doc.accountId, name: null, role: doc.role },
+      accounts,
+      session: { id: doc._id, createdAt: doc.createdAt, expiresAt: doc.expiresAt, authenticatedAt: doc.authenticatedAt, method: doc.method },
+    };
+  }
+
+  async function signedIn(ctx: Context, started: { secret: string; doc: SessionDoc }) {
+    setSessionCookie(ctx, cookie, started.secret, started.doc.expiresAt);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await sessionAnswer(started.doc);
+  }
+
+  const session = (ctx: Context) => (ctx.state.principal as Principal).session!;
+
+  router.post('/auth/signup', perClient, async (ctx) => {
+    await identity.signup.signup(await read(ctx, 'signup'));
+    ctx.status = 202;
+    ctx.body = { status: 'verification_sent' };
+  });
+
+  router.post('/auth/verify', perClient, async (ctx) => {
+    const { token } = await read<{ token: string }>(ctx, 'verify');
+    await signedIn(ctx, await identity.signup.verify(token, requestFacts(ctx)));
+  });
+
+  router.post('/auth/signin', perClient, async (ctx) => {
+    const body = await read<{ email: string; password: string }>(ctx, 'signin');
+    const replacing = await currentSession(ctx);
+    await signedIn(ctx, await identity.signin.signin(body, requestFacts(ctx), replacing, replacing?.accountId));
+  });
+
+  router.post('/auth/signout', async (ctx) => {
+    const current = await auth.sessionOf(ctx).catch((err) => {
+      if (err instanceof ToolError && err.code === 'unauthenticated') return undefined;
+      throw err;
+    });
+    if (current?.session) await identity.sessions.endOne(current.session.userId, current.session._id, 'signed_out', userActing(current.session.userId, requestFacts(ctx)));
+    clearSessionCookie(ctx, cookie);
+    ctx.status = 204;
+  });
+
+  router.get('/auth/session', auth.requireSession(), async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await sessionAnswer(session(ctx));
+  });
+
+  router.put('/auth/session', auth.requireSession(), deps.rateLimit, async (ctx) => {
+    const { accountId } = await read<{ accountId: string }>(ctx, 'switchAccount');
+    const doc = session(ctx);
+    const membership = await identity.users.membership(accountId, doc.userId);
+    if (!membership) throw new ToolError('not_found', `You are not a member of an account ${accountId}.`);
+    await identity.sessions.switchAccount(doc._id, accountId, membership.role as Role);
+    ctx.body = await sessionAnswer({ ...doc, accountId, role: membership.role });
+  });
+
+  router.get('/auth/sessions', auth.requireSession(), async (ctx) => {
+    const doc = session(ctx);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = (await identity.sessions.listLive(doc.userId)).map((s) => sessionView(s, doc._id));
+  });
+
+  router.delete('/auth/sessions/:id', auth.requireSession(), async (ctx) => {
+    const doc = session(ctx);
+    const ended = await identity.sessions.endOne(doc.userId, ctx.params.id!, 'ended_by_user', ownerActing(ctx));
+    if (!ended) throw new ToolError('not_found', `You have no live session ${ctx.params.id}.`);
+    if (ctx.params.id === doc._id) clearSessionCookie(ctx, cookie);
+    ctx.status = 204;
+  });
+
+  router.delete('/auth/sessions', auth.requireSession(), async (ctx) => {
+    const doc = session(ctx);
+    ctx.body = { ended: await identity.sessions.endAllBut(doc.userId, doc._id, 'ended_by_user', ownerActing(ctx)) };
+  });
+
+  router.post('/auth/password', auth.requireSession(), async (ctx) => {
+    const body = await read<{ currentPassword: string; newPassword: string }>(ctx, 'changePassword');
+    ctx.body = await identity.passwords.change(session(ctx), body, requestFacts(ctx));
+  });
+
+  router.post('/auth/password-reset', perClient, async (ctx) => {
+    const { email } = await read<{ email: string }>(ctx, 'requestReset');
+    await identity.passwords.requestReset(email);
+    ctx.status = 202;
+    ctx.body = { status: 'reset_sent' };
+  });
+
+  router.post('/auth/password-reset/confirm', perClient, async (ctx) => {
+    await identity.passwords.confirmReset(await read<{ token: string; password: string }>(ctx, 'confirmReset'), requestFacts(ctx));
+    ctx.body = { status: 'password_changed' };
+  });
+
+  router.post('/auth/invitations/accept', perClient, async (ctx) => {
+    const body = await read<{ token: string; password?: string; name?: string }>(ctx, 'acceptInvitation');
+    const current = await currentSession(ctx);
+    const started = await identity.invitations.accept(body, current, requestFacts(ctx));
+    if (started) await signedIn(ctx, started);
+    else ctx.body = await sessionAnswer((await identity.sessions.get(current!._id))!);
+  });
+
+  router.post('/auth/passkeys/options', auth.requireSession(), async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await identity.passkeys.registrationOptions(session(ctx));
+  });
+
+  router.post('/auth/passkeys', auth.requireSession(), async (ctx) => {
+    const body = await read<{ response: RegistrationResponseJSON; name?: string }>(ctx, 'registerPasskey');
+    ctx.status = 201;
+    ctx.body = passkeyView(await identity.passkeys.register(session(ctx), body, requestFacts(ctx)));
+  });
+
+  router.get('/auth/passkeys', auth.requireSession(), async (ctx) => {
+    ctx.body = (await identity.passkeys.list(session(ctx).userId)).map(passkeyView);
+  });
+
+  router.patch('/auth/passkeys/:id', auth.requireSession(), async (ctx) => {
+    const { name } = await read<{ name: string }>(ctx, 'renamePasskey');
+    ctx.body = passkeyView(await identity.passkeys.rename(session(ctx).userId, ctx.params.id!, name));
+  });
+
+  router.delete('/auth/passkeys/:id', auth.requireSession(), async (ctx) => {
+    await identity.passkeys.remove(session(ctx), ctx.params.id!, requestFacts(ctx));
+    ctx.status = 204;
+  });
+
+  router.post('/auth/passkey-signin/options', perClient, async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await identity.passkeys.authenticationOptions();
+  });
+
+  router.post('/auth/passkey-signin', perClient, async (ctx) => {
+    const { response } = await read<{ response: AuthenticationResponseJSON }>(ctx, 'passkeySignin');
+    await signedIn(ctx, await identity.passkeys.signin(response, requestFacts(ctx), await currentSession(ctx)));
+  });
+
+  router.post('/account/invitations', auth.require('owner_token'), deps.rateLimit, async (ctx) => {
+    const { email, role } = await read<{ email: string; role: Role }>(ctx, 'invite');
+    const accountId = (ctx.state.principal as Principal).accountId;
+    if (role === 'owner' && (await identity.users.hasRole(accountId, 'owner'))) {
+      throw new ToolError('already_exists', 'The account has an owner already: an account has exactly one.');
+    }
+    ctx.status = 201;
+    ctx.body = await identity.invitations.invite(accountId, email, role, ownerActing(ctx));
+  });
+
+  return router;
+}
+
+const STATUS_PERSON_CODES = ['rate_limited', 'unavailable', 'internal_error'] as const;
+
+/** The operations this router serves, as the OpenAPI document lists them. */
+export function authOperations(): RouteOperation[] {
+  const signedInAnswer = (description: string) => plain(description, json(ref('SignedIn')));
+  const body = (schema: keyof typeof AUTH_BODY_SCHEMAS, value: Record<string, unknown>) => ({ required: true, content: json(AUTH_BODY_SCHEMAS[schema] as never, example(value)) });
+  const auth = (summary: string, operationId: string, extra: Record<string, unknown>) => ({ tag: 'auth' as const, operationId, summary, ...extra });
+  return [
+    operation('post', '/api/v1/auth/signup', {
+      ...auth('Sign up', 'signUp', open()),
+      description:
+        'Mails a link that confirms the address (valid 24 hours, once). The answer is the same whether or not the address has an account: a known address is mailed a note instead. ' +
+        'Confirming opens the account with its welcome grant (once per mailbox: `a+x@host` and `a@host` are one) and signs in. 403 `signup_closed` when the operator turned sign-up off.',
+      requestBody: body('signup', { email: 'ada@example.com', password: 'correct horse battery staple', name: 'Ada' }),
+      ok: plain('The mail is on its way (or, for a known address, a note).', json(ref('Status')), '202'),
+      codes: [...BODY_CODES, 'signup_closed', ...STATUS_PERSON_CODES],
+    }),
+    operation('post', '/api/v1/auth/verify', {
+      ...auth('Confirm the address', 'verifyAddress', open()),
+      description: 'Takes the token of the sign-up mail: opens the account and signs in (sets the session cookie). A token works once.',
+      requestBody: body('verify', { token: 'Jq3...' }),
+      ok: signedInAnswer('Signed in to the new account.'),
+      codes: [...BODY_CODES, 'invalid_token', ...STATUS_PERSON_CODES],
+    }),
+    operation('post', '/api/v1/auth/signin', {
+      ...auth('Sign in with a password', 'signIn', open()),
+      description:
+        'Sets the session cookie. One answer, 401 `invalid_credentials`, for a wrong password, an unknown address and an unverified one. ' +
+        '10 failures for an address within 15 minutes lock it for 15 minutes (429 `too_many_attempts`, and its owner is told by mail); 100 from one client address lock that client.',
+      requestBody: body('signin', { email: 'ada@example.com', password: 'correct horse battery staple' }),
+      ok: signedInAnswer('Signed in.'),
+      codes: [...BODY_CODES, 'invalid_credentials', 'too_many_attempts', 'forbidden', ...STATUS_PERSON_CODES],
+    }),
+    operation('post', '/api/v1/auth/signout', {
+      ...auth('Sign out', 'signOut', sessionSecurity()),
+      description: 'Ends this session on the server and clears the cookie. Answers 204 also without a session.',
+      ok: plain('Signed out.', undefined, '204'),
+      codes: ['csrf_rejected', 'unavailable', 'internal_error'],
+    }),
+    operation('get', '/api/v1/auth/session', {
+      ...auth('The signed-in session', 'getSession', sessionSecurity()),
+      ok: signedInAnswer('Who is signed in, and on which account.'),
+      codes: SESSION_CODES,
+    }),
+    operation('put', '/api/v1/auth/session', {
+      ...auth('Act on another account', 'switchAccount', sessionSecurity()),
+      description: 'The session acts on another account of the person, with their role there.',
+      requestBody: body('switchAccount', { accountId: 'acc_4hQ2mV8kZr1xYt6pW0nLbC' }),
+      ok: signedInAnswer('The session now acts on that account.'),
+      codes: [...SESSION_CODES, ...BODY_CODES, 'not_found', 'rate_limited'],
+    }),
+    operation('get', '/api/v1/auth/sessions', {
+      ...auth('List my sessions', 'listSessions', sessionSecurity()),
+      ok: plain('The live sessions.', json(ref('SessionList'))),
+      codes: SESSION_CODES,
+    }),
+    operation('delete', '/api/v1/auth/sessions', {
+      ...auth('End my other sessions', 'endOtherSessions', sessionSecurity()),
+      ok: plain('Every other session has ended.', json(ref('EndedSessions'))),
+      codes: SESSION_CODES,
+    }),
+    operation('delete', '/api/v1/auth/sessions/{id}', {
+      ...auth('End a session', 'endSession', sessionSecurity()),
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Session id (`ses_...`).' }],
+      ok: plain('The session has ended, at once, on every API instance.', undefined, '204'),
+      codes: [...SESSION_CODES, 'not_found'],
+    }),
+    operation('post', '/api/v1/auth/password', {
+      ...auth('Change my password', 'changePassword', sessionSecurity()),
+      description: 'Needs the current password and a sign-in within the last 10 minutes (else 403 `reauthentication_required`). Ends the other sessions and mails a note.',
+      requestBody: body('changePassword', { currentPassword: 'correct horse battery staple', newPassword: 'a longer passphrase than before' }),
+      ok: plain('Changed.', json(ref('PasswordChanged'))),
+      codes: [...SESSION_CODES, ...BODY_CODES, 'reauthentication_required', 'too_many_attempts'],
+    }),
+    operation('post', '/api/v1/auth/password-reset', {
+      ...auth('Ask for a password reset', 'requestPasswordReset', open()),
+      description: 'Mails a reset link (valid 30 minutes, once) when the address has an account. The answer is the same for any address.',
+      requestBody: body('requestReset', { email: 'ada@example.com' }),
+      ok: plain('A link is on its way if the address has an account.', json(ref('Status')), '202'),
+      codes: [...BODY_CODES, ...STATUS_PERSON_CODES],
+    }),
+    operation('post', '/api/v1/auth/password-reset/confirm', {
+      ...auth('Set a new password with a reset link', 'confirmPasswordReset', open()),
+      description: 'Every session of the person ends; they sign in with the new password. A link refused for a weak password still works for a better one.',
+      requestBody: body('confirmReset', { token: 'Jq3...', password: 'a new and long passphrase' }),
+      ok: plain('The password is changed.', json(ref('Status'))),
+      codes: [...BODY_CODES, 'invalid_token', ...STATUS_PERSON_CODES],
+    }),
+    operation('post', '/api/v1/auth/passkeys/options', {
+      ...auth('Start adding a passkey', 'passkeyRegistrationOptions', sessionSecurity()),
+      description: 'Options for `startRegistration` (a discoverable credential). Needs a sign-in within the last 10 minutes.',
+      ok: plain('The options; their challenge works once, for 5 minutes.', json(ref('WebAuthnOptions'))),
+      codes: [...SESSION_CODES, 'reauthentication_required'],
+    }),
+    operation('post', '/api/v1/auth/passkeys', {
+      ...auth('Add a passkey', 'addPasskey', sessionSecurity()),
+      requestBody: body('registerPasskey', { response: { id: '...', rawId: '...', type: 'public-key', response: {} }, name: 'Work laptop' }),
+      ok: plain('Added.', json(ref('Passkey')), '201'),
+      codes: [...SESSION_CODES, ...BODY_CODES, 'reauthentication_required', 'already_exists'],
+    }),
+    operation('get', '/api/v1/auth/passkeys', {
+      ...auth('List my passkeys', 'listPasskeys', sessionSecurity()),
+      ok: plain('The passkeys.', json({ type: 'array', items: ref('Passkey') })),
+      codes: SESSION_CODES,
+    }),
+    operation('patch', '/api/v1/auth/passkeys/{id}', {
+      ...auth('Rename a passkey', 'renamePasskey', sessionSecurity()),
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'The credential id.' }],
+      requestBody: body('renamePasskey', { name: 'Phone' }),
+      ok: plain('Renamed.', json(ref('Passkey'))),
+      codes: [...SESSION_CODES, ...BODY_CODES, 'not_found'],
+    }),
+    operation('delete', '/api/v1/auth/passkeys/{id}', {
+      ...auth('Remove a passkey', 'removePasskey', sessionSecurity()),
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'The credential id.' }],
+      ok: plain('Removed.', undefined, '204'),
+      codes: [...SESSION_CODES, 'reauthentication_required', 'not_found'],
+    }),
+    operation('post', '/api/v1/auth/passkey-signin/options', {
+      ...auth('Start a passkey sign-in', 'passkeySigninOptions', open()),
+      description: 'Options for `startAuthentication`: no address needed, the authenticator offers its passkey for this site.',
+      ok: plain('The options; their challenge works once, for 5 minutes.', json(ref('WebAuthnOptions'))),
+      codes: STATUS_PERSON_CODES,
+    }),
+    operation('post', '/api/v1/auth/passkey-signin', {
+      ...auth('Sign in with a passkey', 'passkeySignin', open()),
+      requestBody: body('passkeySignin', { response: { id: '...', rawId: '...', type: 'public-key', response: {} } }),
+      ok: signedInAnswer('Signed in.'),
+      codes: [...BODY_CODES, 'invalid_credentials', 'forbidden', ...STATUS_PERSON_CODES],
+    }),
+    operation('post', '/api/v1/auth/invitations/accept', {
+      ...auth('Accept an invitation', 'acceptInvitation', open()),
+      description:
+        'Signed in as the invited address: joins the account and the session moves to it. Not signed in and new to the service: `password` (and `name`) make the sign-in, then it joins. ' +
+        'Not signed in but known: 401 `unauthenticated` (sign in first, then accept).',
+      requestBody: body('acceptInvitation', { token: 'Jq3...', password: 'correct horse battery staple', name: 'Ada' }),
+      ok: signedInAnswer('Joined and signed in.'),
+      codes: [...BODY_CODES, 'invalid_token', 'unauthenticated', 'forbidden', ...STATUS_PERSON_CODES],
+    }),
+    operation('post', '/api/v1/account/invitations', {
+      tag: 'account', operationId: 'invite', summary: 'Invite a person', ...owner(),
+      description: 'Mails an invitation (valid 7 days, once). `owner`: attach a person to an account that has no owning person yet, such as one the operator opened; 409 when it has one.',
+      requestBody: body('invite', { email: 'ada@example.com', role: 'owner' }),
+      ok: withRateLimit('Mailed.', json(ref('Invitation')), '201'),
+      codes: [...OWNER_CODES, ...BODY_CODES, 'already_exists'],
+    }),
+  ];
+}

@@ -1,0 +1,56 @@
+//! The session cookie and the rule that guards it against other sites. The cookie is
+//! `__Host-ut_session` (Secure, no Domain, Path=/) when PUBLIC_BASE_URL is https, else
+//! `ut_session`; always HttpOnly and SameSite=Lax. A cookie-authenticated request that changes
+//! something must come from the service's own pages: `Sec-Fetch-Site: same-origin`, or an
+//! `Origin` equal to PUBLIC_BASE_URL's (CONTRACT.md "People").
+import type { Context } from 'koa';
+import { ToolError } from '../lib/errors.js';
+
+export interface CookieSettings {
+  name: string;
+  secure: boolean;
+  /** PUBLIC_BASE_URL's origin, what an unsafe request's Origin must be. */
+  origin: string;
+}
+
+export function cookieSettings(publicBaseUrl: string): CookieSettings {
+  const url = new URL(publicBaseUrl);
+  const secure = url.protocol === 'https:';
+  return { name: secure ? '__Host-ut_session' : 'ut_session', secure, origin: url.origin };
+}
+
+/** The session secret the request's cookie carries, if any (the first of that name). */
+export function sessionSecret(ctx: Context, settings: CookieSettings): string | undefined {
+  const header = ctx.get('Cookie');
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === settings.name) {
+      const value = part.slice(eq + 1).trim();
+      return /^[A-Za-z0-9_-]{20,100}$/.test(value) ? value : undefined;
+    }
+  }
+  return undefined;
+}
+
+const attributes = (settings: CookieSettings) => `Path=/; HttpOnly; SameSite=Lax${settings.secure ? '; Secure' : ''}`;
+
+/** Sets the cookie until the session's absolute end. */
+export function setSessionCookie(ctx: Context, settings: CookieSettings, secret: string, expiresAt: Date) {
+  const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000));
+  ctx.append('Set-Cookie', `${settings.name}=${secret}; Max-Age=${maxAge}; ${attributes(settings)}`);
+}
+
+export function clearSessionCookie(ctx: Context, settings: CookieSettings) {
+  ctx.append('Set-Cookie', `${settings.name}=; Max-Age=0; ${attributes(settings)}`);
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Refuses (403 csrf_rejected) an unsafe request that did not come from the service's own pages. */
+export function checkSameOrigin(ctx: Context, settings: CookieSettings) {
+  if (SAFE_METHODS.has(ctx.method)) return;
+  if (ctx.get('Sec-Fetch-Site') === 'same-origin') return;
+  if (ctx.get('Origin') === settings.origin) return;
+  throw new ToolError('csrf_rejected', "This request did not come from the service's own pages: a change made with the session cookie must be.");
+}

@@ -1,0 +1,47 @@
+//! What a password must be, as NIST SP 800-63B-4 asks of one that is the only factor: 15 to 256
+//! characters of any kind, no composition rules, and not a value people commonly choose. The list
+//! of common and breached passwords is zxcvbn-ts's (`@zxcvbn-ts/language-common`, ~49,000 from
+//! breach corpora), beside the words of this service and of the person's own address and name.
+import { dictionary } from '@zxcvbn-ts/language-common';
+
+export const MIN_PASSWORD_LENGTH = 15;
+export const MAX_PASSWORD_LENGTH = 256;
+
+/** How a password is compared and hashed: Unicode NFKC, so the same characters typed on two keyboards match. */
+export const normalizePassword = (password: string) => password.normalize('NFKC');
+
+/** Characters as a person counts them: code points, not UTF-16 units (an emoji is one). */
+export const passwordLength = (password: string) => [...normalizePassword(password)].length;
+
+let common: Set<string> | undefined;
+const commonPasswords = () => (common ??= new Set((dictionary['passwords-common'] as string[]).map((p) => p.toLowerCase())));
+
+const SERVICE_WORDS = ['utility tools', 'utilitytools', 'utility-tools', 'utility_tools'];
+
+/** One character over and over, or a run up or down an alphabet or the digits ("abcdefghijklmnop", "987654321..."). */
+function isRepetitiveOrSequential(password: string): boolean {
+  const points = [...password.toLowerCase()].map((c) => c.codePointAt(0)!);
+  if (new Set(points).size === 1) return true;
+  const step = points[1]! - points[0]!;
+  return Math.abs(step) === 1 && points.every((p, i) => i === 0 || p - points[i - 1]! === step);
+}
+
+/**
+ * Why `password` may not be used, or null when it may. `context` holds what an attacker would try
+ * first for this person: their address and name.
+ */
+export function passwordProblem(password: string, context: { email?: string | null; name?: string | null } = {}): string | null {
+  const length = passwordLength(password);
+  if (length < MIN_PASSWORD_LENGTH) return `must be at least ${MIN_PASSWORD_LENGTH} characters (it has ${length}); a few words make a strong one`;
+  if (length > MAX_PASSWORD_LENGTH) return `must be at most ${MAX_PASSWORD_LENGTH} characters`;
+  const folded = normalizePassword(password).toLowerCase();
+  if (commonPasswords().has(folded)) return 'is on a list of common or breached passwords; choose another';
+  if (isRepetitiveOrSequential(folded)) return 'is one character repeated or a simple sequence; choose another';
+  const email = context.email?.toLowerCase();
+  const guessable = [...SERVICE_WORDS, email, email?.split('@')[0], context.name?.toLowerCase()].filter((w): w is string => !!w && w.length >= 3);
+  const squeezed = folded.replace(/[\s\d\W_]+/gu, '');
+  if (guessable.some((w) => folded === w || squeezed === w.replace(/[\s\d\W_]+/gu, ''))) {
+    return "is the service's name or your own address or name; choose another";
+  }
+  return null;
+}

@@ -1,0 +1,237 @@
+//! The dashboard's views and their URLs (api/dashboard/router.js, views.js): a deep link to each
+//! view shows it with its title, its h1 and its navigation link marked, reading only that view's
+//! data; links, Back and Forward move between views without a reload, focus on the view's h1; a
+//! signed-out visit of a view goes through sign-in and back to it; a path no view has says so.
+import test from 'ava';
+import type { Browser, KeyInput, Page } from 'puppeteer-core';
+import { newAccount, type TestAccount } from '../helpers/api.js';
+import { testEnv } from '../helpers/env.js';
+import { PHONE, VIEWS, focused, goTo, launchBrowser, openDashboard, signIn, textOf, waitForView, type ViewId } from './page.js';
+
+let browser: Browser;
+/** One account for the file: these tests read, they change nothing but the session. */
+let account: TestAccount;
+test.before(async () => {
+  [browser, account] = await Promise.all([launchBrowser(), newAccount(20, 'Router Ltd')]);
+});
+test.after.always(async () => {
+  await browser?.close();
+});
+
+/** What each view reads (besides `GET /api/v1/account`, the token's check on every page load). */
+const READS: Record<ViewId, string[]> = {
+  overview: ['GET /api/v1/account/grants', 'GET /api/v1/account/usage'],
+  usage: ['GET /api/v1/account/calls', 'GET /api/v1/account/usage'],
+  billing: ['GET /api/v1/account/auto-recharge', 'GET /api/v1/account/credit-packs', 'GET /api/v1/account/grants', 'GET /api/v1/account/purchases'],
+  keys: ['GET /api/v1/account/keys'],
+  webhooks: ['GET /api/v1/account/events', 'GET /api/v1/account/webhooks'],
+  batches: ['GET /api/v1/account/batches'],
+  'render-links': ['GET /api/v1/account/link-secrets', 'GET /api/v1/account/render-cache'],
+  destinations: ['GET /api/v1/account/destinations'],
+};
+
+/**
+ * Where the page is and what it shows: path and query, title, the marked links, the focus, the
+ * visible views and their h1s (lists joined with " | ", so that `t.like` compares them whole).
+ */
+function where(page: Page) {
+  return page.evaluate(() => ({
+    url: location.pathname + location.search,
+    title: document.title,
+    current: Array.from(document.querySelectorAll('#nav-list a[aria-current]')).map((a) => `${a.textContent} (${a.getAttribute('aria-current')})`).join(' | '),
+    focus: document.activeElement?.id ?? '',
+    shown: Array.from(document.querySelectorAll<HTMLElement>('#views > :not([hidden])')).map((v) => v.dataset.view).join(' | '),
+    h1: Array.from(document.querySelectorAll<HTMLElement>('#views > :not([hidden]) h1')).map((h) => h.innerText).join(' | '),
+  }));
+}
+
+test('a deep link to each view shows it, titled, marked in the navigation, and reads only its own data', async (t) => {
+  const { page, problems, close } = await openDashboard(browser);
+  try {
+    await signIn(page, account.ownerToken);
+    const reads: string[] = [];
+    page.on('request', (req) => {
+      const url = new URL(req.url());
+      if (url.pathname.startsWith('/api/')) reads.push(`${req.method()} ${url.pathname}`);
+    });
+    for (const [view, { path, title }] of Object.entries(VIEWS) as [ViewId, (typeof VIEWS)[ViewId]][]) {
+      reads.length = 0;
+      await page.goto(`${testEnv.apiUrl()}${path}`, { waitUntil: 'networkidle0' });
+      await waitForView(page, view);
+      t.like(await where(page), { url: path, title: `${title} · Utility Tools`, current: `${title} (page)`, shown: view, h1: title }, view);
+      t.deepEqual([...new Set(reads)].sort(), ['GET /api/v1/account', ...READS[view]].sort(), `${view} reads only its own data`);
+    }
+    t.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test('links, Back and Forward move between views without a reload; title, aria-current and focus follow; a view shown again reads again', async (t) => {
+  const { page, problems, close } = await openDashboard(browser);
+  const press = (key: KeyInput) => page.keyboard.press(key);
+  try {
+    await signIn(page, account.ownerToken);
+    t.like(await where(page), { url: '/dashboard', title: 'Overview · Utility Tools', current: 'Overview (page)', focus: 'overview-title' });
+    // Marks the document: a reload would lose it.
+    await page.evaluate(() => Object.assign(window, { sameDocument: true }));
+    let keyReads = 0;
+    page.on('request', (req) => {
+      if (new URL(req.url()).pathname === '/api/v1/account/keys') keyReads++;
+    });
+
+    await goTo(page, 'keys');
+    t.like(await where(page), { url: '/dashboard/keys', title: 'API keys · Utility Tools', current: 'API keys (page)', focus: 'keys-title', shown: 'keys' });
+    await goTo(page, 'webhooks');
+    t.like(await where(page), { url: '/dashboard/webhooks', title: 'Webhooks · Utility Tools', current: 'Webhooks (page)', focus: 'webhooks-title', shown: 'webhooks' });
+
+    await page.goBack();
+    await waitForView(page, 'keys');
+    t.like(await where(page), { url: '/dashboard/keys', title: 'API keys · Utility Tools', current: 'API keys (page)', focus: 'keys-title', shown: 'keys' });
+    t.is(keyReads, 2, 'the keys are read again when their view is shown again');
+    await page.goBack();
+    await waitForView(page, 'overview');
+    t.like(await where(page), { url: '/dashboard', title: 'Overview · Utility Tools', current: 'Overview (page)', focus: 'overview-title', shown: 'overview' });
+    await page.goForward();
+    await waitForView(page, 'keys');
+    t.like(await where(page), { url: '/dashboard/keys', current: 'API keys (page)', focus: 'keys-title' });
+    await page.goBack();
+    await waitForView(page, 'overview');
+
+    // A link inside a view (the overview's list of the other views) is followed the same way.
+    await page.click('#overview a[href="/dashboard/batches"]');
+    await waitForView(page, 'batches');
+    t.like(await where(page), { url: '/dashboard/batches', title: 'Batches · Utility Tools', current: 'Batches (page)', focus: 'batches-title' });
+    // The skip link takes the focus to the current view's heading, without changing the address.
+    await page.focus('#skip-link');
+    await press('Enter');
+    t.like(await where(page), { url: '/dashboard/batches', focus: 'batches-title' });
+    t.true(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument === true), 'no view change reloaded the page');
+    t.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test('signed out, a view asks for sign-in and comes back to it after; signed in, sign-in goes on to where it was asked for', async (t) => {
+  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/webhooks' });
+  try {
+    await waitForView(page, 'sign-in');
+    t.like(await where(page), { url: '/dashboard/sign-in?next=%2Fdashboard%2Fwebhooks', title: 'Sign in · Utility Tools', current: '', shown: 'sign-in' });
+    t.true(await page.$eval('#app-nav', (nav) => (nav as HTMLElement).hidden), 'no navigation while signed out');
+    await signIn(page, account.ownerToken);
+    await waitForView(page, 'webhooks');
+    t.like(await where(page), { url: '/dashboard/webhooks', title: 'Webhooks · Utility Tools', current: 'Webhooks (page)', focus: 'webhooks-title' });
+
+    // Signed in, sign-in is skipped: on to `next` when it names a view, else to the overview.
+    await page.goto(`${testEnv.apiUrl()}/dashboard/sign-in?next=%2Fdashboard%2Fkeys`, { waitUntil: 'networkidle0' });
+    await waitForView(page, 'keys');
+    t.like(await where(page), { url: '/dashboard/keys', shown: 'keys' });
+    for (const elsewhere of ['https://example.com/dashboard/keys', '//example.com/dashboard/keys', '/docs', '/dashboard/no-such-view']) {
+      await page.goto(`${testEnv.apiUrl()}/dashboard/sign-in?next=${encodeURIComponent(elsewhere)}`, { waitUntil: 'networkidle0' });
+      await waitForView(page, 'overview');
+      t.like(await where(page), { url: '/dashboard', shown: 'overview' }, elsewhere);
+    }
+
+    // Signing out on a view keeps the way back to it for the next sign-in.
+    await goTo(page, 'destinations');
+    await page.click('#sign-out');
+    await waitForView(page, 'sign-in');
+    t.like(await where(page), { url: '/dashboard/sign-in?next=%2Fdashboard%2Fdestinations', focus: 'sign-in-title', shown: 'sign-in' });
+    await signIn(page, account.ownerToken);
+    await waitForView(page, 'destinations');
+    t.like(await where(page), { url: '/dashboard/destinations', focus: 'destinations-title' });
+    t.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test('a path no view has shows a "Page not found" view, signed out and signed in, with a way on', async (t) => {
+  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/no-such-view' });
+  try {
+    await waitForView(page, 'not-found');
+    t.like(await where(page), { url: '/dashboard/no-such-view', title: 'Page not found · Utility Tools', shown: 'not-found', h1: 'Page not found' });
+    t.is(await textOf(page, '#not-found-path'), '/dashboard/no-such-view');
+    t.true(await page.$eval('#app-nav', (nav) => (nav as HTMLElement).hidden));
+    t.is(await page.$eval('#not-found-link', (a) => (a as HTMLAnchorElement).pathname), '/dashboard/sign-in');
+    await page.click('#not-found-link');
+    await waitForView(page, 'sign-in');
+    await signIn(page, account.ownerToken);
+    await waitForView(page, 'overview');
+
+    // Signed in: the navigation is there, nothing in it is current; the link goes to the overview.
+    await page.goto(`${testEnv.apiUrl()}/dashboard/nope`, { waitUntil: 'networkidle0' });
+    await waitForView(page, 'not-found');
+    t.like(await where(page), { url: '/dashboard/nope', title: 'Page not found · Utility Tools', current: '', shown: 'not-found' });
+    t.false(await page.$eval('#app-nav', (nav) => (nav as HTMLElement).hidden));
+    t.regex(await textOf(page, '#not-found'), /There is no page at \/dashboard\/nope in the dashboard/);
+    await page.click('#not-found-link');
+    await waitForView(page, 'overview');
+    t.like(await where(page), { url: '/dashboard', focus: 'overview-title' });
+    // A trailing slash names the same view.
+    await page.goto(`${testEnv.apiUrl()}/dashboard/usage/`, { waitUntil: 'networkidle0' });
+    await waitForView(page, 'usage');
+    t.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test('the navigation lists the views the visitor may see, without hidden ones, and only the app’s pages are routed', async (t) => {
+  const { page, close } = await openDashboard(browser);
+  try {
+    // router.js's own functions, imported into the page as app.js imports them.
+    const result = await page.evaluate(`(async () => {
+      const router = await import(document.querySelector('script[type=module]').src.replace(/app\\.js$/, 'router.js'));
+      const create = () => ({ element: document.createElement('section') });
+      const views = [
+        { id: 'home', path: '/dashboard', title: 'Home', nav: 'Home', create },
+        { id: 'team', path: '/dashboard/team', title: 'Team', nav: 'Team', hidden: (context) => context.role !== 'owner', create },
+        { id: 'sign-up', path: '/dashboard/sign-up', title: 'Sign up', nav: 'Sign up', access: 'signed-out', create },
+        { id: 'verify', path: '/dashboard/verify', title: 'Verify', access: 'signed-out', create },
+      ];
+      const ids = (state) => router.navEntries(views, state).map((v) => v.id);
+      return {
+        owner: ids({ signedIn: true, context: { role: 'owner' } }),
+        viewer: ids({ signedIn: true, context: { role: 'viewer' } }),
+        signedOut: ids({ signedIn: false, context: null }),
+        routed: ['/dashboard', '/dashboard/keys', '/dashboard/assets/x/app.js', '/dashboardx', '/docs'].map(router.isAppPath),
+      };
+    })()`);
+    t.deepEqual(result, {
+      owner: ['home', 'team'],
+      viewer: ['home'],
+      signedOut: ['sign-up'],
+      routed: [true, true, false, false, false],
+    });
+  } finally {
+    await close();
+  }
+});
+
+test('on a phone the navigation opens from its Menu button, closes on Escape, and closes once a view is chosen', async (t) => {
+  const { page, problems, close } = await openDashboard(browser, { viewport: PHONE });
+  const linksShown = () => page.$eval('#nav-list', (ul) => (ul as HTMLElement).offsetParent !== null);
+  try {
+    await signIn(page, account.ownerToken);
+    t.false(await linksShown());
+    await page.click('#nav-toggle');
+    t.true(await linksShown());
+    t.is(await page.$eval('#nav-toggle', (b) => b.getAttribute('aria-expanded')), 'true');
+    await page.focus('#nav-list a[data-view="usage"]');
+    await page.keyboard.press('Escape');
+    t.false(await linksShown());
+    t.like(await focused(page), { id: 'nav-toggle' });
+    t.is(await page.$eval('#nav-toggle', (b) => b.getAttribute('aria-expanded')), 'false');
+
+    await page.click('#nav-toggle');
+    await page.click('#nav-list a[data-view="usage"]');
+    await waitForView(page, 'usage');
+    t.false(await linksShown());
+    t.like(await where(page), { url: '/dashboard/usage', focus: 'usage-title', current: 'Usage (page)' });
+    t.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});

@@ -1,0 +1,44 @@
+//! The identity rules that need no HTTP: sign-up off, the password policy, addresses and mailboxes.
+import test from 'ava';
+import { MongoClient } from 'mongodb';
+import { testEnv } from '../helpers/env.js';
+import { createIdentity } from '../../domain/identity/index.js';
+import { createAccounts } from '../../domain/accounts.js';
+import { mailboxOf, normalizeEmail } from '../../domain/identity/email-address.js';
+import { passwordProblem } from '../../domain/identity/password-policy.js';
+import { ToolError } from '../../lib/errors.js';
+
+test('with SIGNUP=off a sign-up is 403 signup_closed and mails nothing', async (t) => {
+  const mongo = await MongoClient.connect(testEnv.mongodbUrl());
+  t.teardown(() => mongo.close());
+  const db = mongo.db(new URL(testEnv.mongodbUrl()).pathname.slice(1));
+  const sent: unknown[] = [];
+  const identity = createIdentity({
+    db, accounts: createAccounts(db), mailer: { send: async (m) => void sent.push(m) },
+    settings: { baseUrl: 'http://localhost', signup: 'off', freeCredits: 100, timeouts: { idleMs: 1, maxMs: 1 } },
+  });
+  const err = await t.throwsAsync(identity.signup.signup({ email: 'a@b.example', password: 'plum orchard under snow' }));
+  t.true(err instanceof ToolError && err.code === 'signup_closed');
+  t.deepEqual(sent, []);
+});
+
+test('addresses: one normal form; +tags share a mailbox', (t) => {
+  t.is(normalizeEmail('  Ada.Lovelace@Example.COM '), 'ada.lovelace@example.com');
+  t.is(normalizeEmail('no-at-sign'), null);
+  t.is(normalizeEmail('two@@example.com'), null);
+  t.is(normalizeEmail('a@b'), null);
+  t.is(mailboxOf('ada+news@example.com'), 'ada@example.com');
+  t.is(mailboxOf('ada@example.com'), 'ada@example.com');
+  t.is(mailboxOf('+x@example.com'), '+x@example.com', 'a local part that is only a tag stays');
+});
+
+test('the password policy: length by characters, the common list, repetition and sequences, and the person\'s own words', (t) => {
+  t.regex(passwordProblem('fourteen chars')!, /at least 15/);
+  t.is(passwordProblem('fifteen chars!!'), null);
+  t.is(passwordProblem('🔑'.repeat(14) + '🌍'), null, '15 code points');
+  t.regex(passwordProblem('x'.repeat(257))!, /at most 256/);
+  t.regex(passwordProblem('1qaz2wsx3edc4rfv')!, /common/);
+  t.regex(passwordProblem('abcdefghijklmnop')!, /sequence/);
+  t.regex(passwordProblem('ada.lovelace@example.com', { email: 'ada.lovelace@example.com' })!, /your own/);
+  t.is(passwordProblem('Ada likes long walks on beaches', { email: 'ada@example.com', name: 'Ada' }), null, 'containing a name is fine');
+});
