@@ -1,6 +1,7 @@
 //! Process configuration: read and validated once from the environment, with documented
 //! defaults. docs/CONFIGURATION.md lists every variable (test/docs/configuration.test.ts checks it).
 import os from 'node:os';
+import { DEFAULT_ENDPOINT_CONCURRENCY, MAX_ENDPOINT_CONCURRENCY } from './webhook-policy.js';
 
 /**
  * The browser the pool drives: Chromium's headless shell (Debian's `chromium-headless-shell`), the
@@ -63,6 +64,12 @@ export interface Config {
   dnsServers: string[];
   /** Allow `localhost` webhook URLs. `WEBHOOKS_ALLOW_LOCALHOST`, default false. */
   webhooksAllowLocalhost: boolean;
+  /**
+   * Delivery attempts of one webhook endpoint running at once (fewer as its failures near the
+   * disable). `WEBHOOK_ENDPOINT_CONCURRENCY`, 1-64, default 16 (lib/webhook-policy.ts). Read by the
+   * core worker as each run of an endpoint's workflow starts.
+   */
+  webhookEndpointConcurrency: number;
   /**
    * The mail server the core workers send through (workflows/mail.ts): `smtp://host:port`
    * (STARTTLS when offered), `smtps://user:pass@host:465`. `SMTP_URL`; unset, mail is not
@@ -204,6 +211,12 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
   return value;
 }
 
+function intIn(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = int(env, name, fallback, min);
+  if (value > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${env[name]}"`);
+  return value;
+}
+
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -284,6 +297,7 @@ export function loadConfig(env: Env = process.env): Config {
     targetAllowlist: list(env, 'TARGET_ALLOWLIST'),
     dnsServers: list(env, 'DNS_SERVERS'),
     webhooksAllowLocalhost: bool(env, 'WEBHOOKS_ALLOW_LOCALHOST', false),
+    webhookEndpointConcurrency: intIn(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', DEFAULT_ENDPOINT_CONCURRENCY, 1, MAX_ENDPOINT_CONCURRENCY),
     smtpUrl: parseSmtpUrl(env.SMTP_URL),
     mailFrom: parseMailFrom(env.MAIL_FROM, env.PUBLIC_BASE_URL),
     goldFeedUrl: env.GOLD_FEED_URL || undefined,

@@ -22,6 +22,17 @@ export const TASK_QUEUES: Record<Pool, string> = {
 };
 
 /**
+ * The queue of the delivery attempts of webhook endpoint workflows that run on `workflowQueue`:
+ * served by a worker of its own, so attempts waiting on slow receivers never take the slots of the
+ * workflow queue's other activities (batches, the sweeper), and those never delay deliveries. (A
+ * test that runs endpoints on a queue of its own gets their attempts on a queue of its own too.)
+ */
+export const webhookDeliveryQueue = (workflowQueue: string) => `${workflowQueue}-webhook-deliveries`;
+
+/** Where the core pool's endpoint workflows post: `core-webhook-deliveries`. */
+export const WEBHOOK_DELIVERY_QUEUE = webhookDeliveryQueue(TASK_QUEUES.core);
+
+/**
  * The queue of a pool's long calls: calls of its `queued` tools (conversions, upscales, crawls),
  * which its workers take only as many of at once as their tools can work on, so they never hold
  * the task slots of the pool's short calls.

@@ -107,6 +107,11 @@ export interface WebhookEndpointInput {
   historyLimit?: number;
   /** Runs before this one in the endpoint's continue-as-new chain. @default 0 */
   previousRuns?: number;
+  /**
+   * Attempts at once, carried to later runs. @default the core worker's WEBHOOK_ENDPOINT_CONCURRENCY,
+   * read when each run starts. The bench sets 1 for its baseline.
+   */
+  concurrency?: number;
 }
 
 export interface WebhookEndpointState {
@@ -114,6 +119,8 @@ export interface WebhookEndpointState {
   disabled: boolean;
   pending: number;
   inFlight: number;
+  /** Attempts the run may have in flight while healthy; absent in a run begun before deliveries ran concurrently. */
+  concurrency?: number;
   /** Run number within this endpoint's chain of continue-as-new runs (1 for the first). */
   run: number;
   /** Workflow time (ms) the next rotation overlap ends; absent when none runs. */

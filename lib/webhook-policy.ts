@@ -1,6 +1,6 @@
 //! The delivery policy of a webhook endpoint as pure functions of its state: the retry schedule,
-//! the 3-day limit, the consecutive-failure count, the memory of event ids already seen, the order
-//! of recovered deliveries, and the secret rotation's overlap.
+//! the 3-day limit, the consecutive-failure count, how many attempts run at once, the memory of
+//! event ids already seen, the order of recovered deliveries, and the secret rotation's overlap.
 //! Deterministic and free of I/O, so the workflow can use it and tests can check it directly.
 
 const SECOND = 1000;
@@ -17,11 +17,28 @@ export const MAX_DELIVERY_AGE_MS = 3 * 24 * HOUR;
 /** The 20th consecutive failed attempt disables the endpoint. */
 export const DISABLE_AFTER_FAILURES = 20;
 
-/** Attempts of one endpoint running at once while it is healthy; a failing one gets one at a time. */
-export const MAX_IN_FLIGHT = 8;
+/**
+ * Attempts of one endpoint running at once (WEBHOOK_ENDPOINT_CONCURRENCY). A burst at one endpoint
+ * drains at the lesser of concurrency / the receiver's answer time and the pace at which Temporal
+ * writes one workflow's history (every attempt is about five events of it): 16 keeps a receiver
+ * answering within 200 ms at 80 deliveries a second, beyond what one workflow's history took on
+ * the two-core bench machine (`npm run bench:webhooks`), while a receiver that hangs holds at most
+ * 16 sockets, and for about 20 s: its 20 failures come in two rounds of the 10 s wait (16, then 4).
+ */
+export const DEFAULT_ENDPOINT_CONCURRENCY = 16;
+/** The most WEBHOOK_ENDPOINT_CONCURRENCY may be: every attempt holds a slot of the delivery worker. */
+export const MAX_ENDPOINT_CONCURRENCY = 64;
 
-/** Deliveries an endpoint may hold; past it the oldest ends undelivered (`backlog_full`). */
-export const MAX_PENDING = 1000;
+/** Deliveries an endpoint may hold (a burst of this many is delivered whole); past it the oldest ends undelivered (`backlog_full`). */
+export const MAX_PENDING = 10_000;
+
+/**
+ * The limits of a run begun before deliveries ran concurrently, which it keeps until it continues
+ * as new (so its history replays): 8 attempts at once while healthy, one once an attempt failed,
+ * and 1,000 deliveries held.
+ */
+export const LEGACY_MAX_IN_FLIGHT = 8;
+export const LEGACY_MAX_PENDING = 1000;
 
 /** How long an event id is remembered: longer than the fan-out sweep re-sends anything. */
 export const SEEN_TTL_MS = 4 * 24 * HOUR;
@@ -29,6 +46,13 @@ export const MAX_SEEN = 10_000;
 
 /** A rotated signing secret's predecessor keeps signing this long, unless the owner ends it sooner. */
 export const SECRET_OVERLAP_MS = 24 * HOUR;
+
+/**
+ * The longest one run of an endpoint's workflow lasts before it continues as new, however quiet:
+ * well inside the 25 h a claim-checked payload (a run's input over 128 KB) is kept
+ * (activities/core/sweeper.ts), so replaying a run always finds what it was handed.
+ */
+export const MAX_RUN_MS = 12 * HOUR;
 
 /** Recovered events are read this many at a time; the next page once fewer than half wait. */
 export const RECOVERY_PAGE = 50;
@@ -68,10 +92,23 @@ export function countAfter(consecutiveFailures: number, success: boolean): numbe
 
 export const shouldDisable = (consecutiveFailures: number) => consecutiveFailures >= DISABLE_AFTER_FAILURES;
 
-/** How many attempts may run at once: a failing endpoint is probed one attempt at a time, so
- * the attempt that reaches the 20th failure is the only one in flight when it disables. */
-export function inFlightLimit(consecutiveFailures: number): number {
-  return consecutiveFailures === 0 ? MAX_IN_FLIGHT : 1;
+/**
+ * How many attempts may run at once: the endpoint's concurrency, but never more than the failures
+ * it still takes to disable it. Attempts in flight plus the count then never pass 20, so the
+ * attempt that reaches the 20th failure is the only one in flight when it disables, whatever the
+ * concurrency: nothing ends after the disable, and every attempt posted is counted in the order
+ * attempts end. `concurrency` absent: a run begun before (LEGACY_MAX_IN_FLIGHT while healthy,
+ * then one at a time).
+ */
+export function inFlightLimit(consecutiveFailures: number, concurrency?: number): number {
+  if (concurrency === undefined) return consecutiveFailures === 0 ? LEGACY_MAX_IN_FLIGHT : 1;
+  return Math.max(1, Math.min(concurrency, DISABLE_AFTER_FAILURES - consecutiveFailures));
+}
+
+/** A concurrency as given (configuration, a workflow's input) held to 1..MAX_ENDPOINT_CONCURRENCY. */
+export function endpointConcurrency(value: number | undefined): number {
+  if (value === undefined || !Number.isFinite(value)) return DEFAULT_ENDPOINT_CONCURRENCY;
+  return Math.min(MAX_ENDPOINT_CONCURRENCY, Math.max(1, Math.floor(value)));
 }
 
 /** Event ids seen recently, oldest first. */
@@ -113,6 +150,27 @@ export const waitingRecovered = (pending: readonly Schedulable[]) => pending.fil
 /** Deliveries due at `now`, earliest first, not counting those already in flight or waiting their turn. */
 export function dueDeliveries<T extends Schedulable>(pending: readonly T[], inFlight: ReadonlySet<string>, now: number): T[] {
   return startable(pending, inFlight).filter((d) => d.nextAttemptAt <= now).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt);
+}
+
+/**
+ * Up to `count` deliveries that may start now, in queue order (the order they reached the
+ * endpoint): what `startable` allows and is due, taken from the front. It stops at the `count`-th,
+ * so a turn of the workflow's loop costs the attempts it starts, not the backlog behind them.
+ */
+export function firstDue<T extends Schedulable>(pending: readonly T[], inFlight: ReadonlySet<string>, now: number, count: number): T[] {
+  const picked: T[] = [];
+  let gateTaken: boolean | undefined; // as in `startable`, read only once a recovered delivery waits
+  for (const d of pending) {
+    if (picked.length >= count) break;
+    if (inFlight.has(d.event.id)) continue;
+    if (d.trigger === 'recovery' && d.attempts === 0) {
+      gateTaken ??= pending.some((p) => p.trigger === 'recovery' && p.attempts === 1 && inFlight.has(p.event.id));
+      if (gateTaken) continue;
+      gateTaken = true;
+    }
+    if (d.nextAttemptAt <= now) picked.push(d);
+  }
+  return picked;
 }
 
 /** The earliest next attempt among deliveries that may start, if any. */

@@ -115,6 +115,7 @@ try {
     ...(process.stdout.isTTY && !process.env.NO_COLOR ? { FORCE_COLOR: process.env.FORCE_COLOR ?? '1' } : {}),
     API_URL: testStack.apiUrl,
     TEMPORAL_TEST_SERVER_PATH: tools.temporalTestServer,
+    TEMPORAL_CLI_PATH: tools.temporal,
     FIXTURES_JSON: JSON.stringify(fixtures),
     // The CA the apps trust, for tests that issue certificates from it (test/fixtures/tls-certs.ts).
     TEST_CA_CERT: fixtures.caCertFile,

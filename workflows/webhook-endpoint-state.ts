@@ -20,10 +20,12 @@ import type {
 } from '../lib/webhook-messages.js';
 import {
   DISABLE_AFTER_FAILURES,
+  LEGACY_MAX_PENDING,
   MAX_PENDING,
   RECOVERY_PAGE,
   countAfter,
   dueDeliveries,
+  firstDue,
   inFlightLimit,
   nextAttemptTime,
   nextWake,
@@ -66,9 +68,28 @@ export interface Books {
   writing: boolean;
 }
 
+/** How much a run may do at once and hold. */
+export interface DeliveryLimits {
+  /**
+   * Attempts at once (WEBHOOK_ENDPOINT_CONCURRENCY), fewer as failures near the disable
+   * (`inFlightLimit`). Absent in a run begun before deliveries ran concurrently: it keeps the old
+   * rule until it continues as new, so its history replays.
+   */
+  concurrency?: number;
+  /** Deliveries held; past it the oldest ends undelivered. */
+  maxPending: number;
+}
+
+/** The limits of a run begun before deliveries ran concurrently. */
+export const LEGACY_LIMITS: DeliveryLimits = { maxPending: LEGACY_MAX_PENDING };
+
+/** The limits of a run at `concurrency`. */
+export const concurrentLimits = (concurrency: number): DeliveryLimits => ({ concurrency, maxPending: MAX_PENDING });
+
 export interface Endpoint {
   /** What a run hands the next one. */
   state: CarriedEndpointState;
+  limits: DeliveryLimits;
   inbox: Inbox;
   books: Books;
   /** Event ids with an attempt running. */
@@ -88,9 +109,10 @@ export interface DisabledNotice {
 
 export const emptyInbox = (): Inbox => ({ events: [], requests: [], enableRequested: false, removed: false });
 
-export function startEndpoint(state: CarriedEndpointState, inbox: Inbox): Endpoint {
+export function startEndpoint(state: CarriedEndpointState, inbox: Inbox, limits: DeliveryLimits): Endpoint {
   return {
     state,
+    limits,
     inbox,
     books: { mirrorWanted: false, undelivered: [], overlapsEnded: [], writing: false },
     inFlight: new Set(),
@@ -129,11 +151,13 @@ export function applyArrivals(m: Endpoint, now: number): void {
 
 /**
  * What to start now: the next page of a recovery, and the due attempts the in-flight limit
- * allows (marked in flight and counted here). Nothing while the run hands over.
+ * allows (marked in flight and counted here), first come first served; in a run begun before
+ * deliveries ran concurrently, earliest due first, as that code chose them. Nothing while the run
+ * hands over.
  */
 export function startWork(m: Endpoint, now: number, handOver: boolean): { page?: RecoveryState; attempts: PendingDelivery[] } {
   const { state } = m;
-  const limit = inFlightLimit(state.consecutiveFailures);
+  const limit = inFlightLimit(state.consecutiveFailures, m.limits.concurrency);
   let page: RecoveryState | undefined;
   if (!handOver && wantsPage(m)) {
     page = state.recovery!;
@@ -141,7 +165,8 @@ export function startWork(m: Endpoint, now: number, handOver: boolean): { page?:
   }
   const attempts: PendingDelivery[] = [];
   if (!handOver && !state.disabled) {
-    for (const d of dueDeliveries(state.pending, m.inFlight, now)) {
+    const due = m.limits.concurrency === undefined ? dueDeliveries(state.pending, m.inFlight, now) : firstDue(state.pending, m.inFlight, now, limit - m.inFlight.size);
+    for (const d of due) {
       if (m.inFlight.size >= limit) break;
       m.inFlight.add(d.event.id);
       d.attempts++;
@@ -154,7 +179,7 @@ export function startWork(m: Endpoint, now: number, handOver: boolean): { page?:
 /** When the loop must wake by itself: the next due attempt, or the end of an overlap. */
 export function nextWakeAt(m: Endpoint, handOver: boolean): number | undefined {
   const { state } = m;
-  const deliveryWake = handOver || state.disabled || m.inFlight.size >= inFlightLimit(state.consecutiveFailures) ? undefined : nextWake(state.pending, m.inFlight);
+  const deliveryWake = handOver || state.disabled || m.inFlight.size >= inFlightLimit(state.consecutiveFailures, m.limits.concurrency) ? undefined : nextWake(state.pending, m.inFlight);
   return earliest(deliveryWake, ...(state.overlaps ?? []).map((o) => o.until));
 }
 
@@ -190,6 +215,7 @@ export function snapshot(m: Endpoint, run: number): WebhookEndpointState {
     disabled: state.disabled,
     pending: state.pending.length,
     inFlight: m.inFlight.size,
+    ...(m.limits.concurrency !== undefined ? { concurrency: m.limits.concurrency } : {}),
     run,
     ...(state.overlaps?.length ? { overlapUntil: Math.min(...state.overlaps.map((o) => o.until)) } : {}),
     recovering: state.recovery !== undefined,
@@ -207,9 +233,10 @@ export function settleAttempt(m: Endpoint, d: PendingDelivery, result: Outcome, 
     return undefined;
   }
   // Ended meanwhile (the endpoint was disabled by another attempt): the count stays as it was.
-  if (!state.pending.includes(d)) return undefined;
+  const at = state.pending.indexOf(d);
+  if (at === -1) return undefined;
   if (result.outcome === 'delivered') {
-    state.pending = state.pending.filter((p) => p !== d);
+    state.pending.splice(at, 1);
     setCount(m, countAfter(state.consecutiveFailures, true));
     return undefined;
   }
@@ -286,7 +313,7 @@ function receive(m: Endpoint, e: WebhookEnvelope, now: number) {
 
 function enqueue(m: Endpoint, d: PendingDelivery, now: number) {
   m.state.pending.push(d);
-  if (m.state.pending.length > MAX_PENDING) {
+  if (m.state.pending.length > m.limits.maxPending) {
     const oldest = m.state.pending.find((p) => !m.inFlight.has(p.event.id));
     if (oldest) endUndelivered(m, [oldest], 'backlog_full', now);
   }

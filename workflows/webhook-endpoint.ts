@@ -1,8 +1,9 @@
 //! One long-lived workflow per webhook endpoint (started by signal-with-start): it receives
-//! events, keeps each pending delivery with its next attempt time on durable timers, runs
-//! attempts as activities, holds the consecutive-failure count, disables the endpoint at the
-//! 20th failure in a row, and continues as new before its history grows large. The count lives
-//! here alone, so concurrent attempts cannot race it; the database only mirrors it.
+//! events, keeps each pending delivery with its next attempt time on durable timers, runs up to
+//! WEBHOOK_ENDPOINT_CONCURRENCY attempts at once as activities on the delivery queue, holds the
+//! consecutive-failure count (in the order attempts end), disables the endpoint at the 20th
+//! failure in a row, and continues as new before its history grows large. The count lives here
+//! alone, so concurrent attempts cannot race it; the database only mirrors it.
 //! On the owner's request it also replays a past event, recovers the events a (disabled) endpoint
 //! missed, in order, and ends a rotated secret's overlap window when it is due.
 //!
@@ -10,7 +11,9 @@
 //! the signals, the timers, the activities and the loop that runs them.
 //!
 //! Histories written before replay, recovery and rotation existed replay unchanged (a test
-//! replays captured ones): those paths add commands only after their own signals.
+//! replays captured ones): those paths add commands only after their own signals. Runs begun
+//! before deliveries ran concurrently (no `CONCURRENT_DELIVERIES` marker in their history) keep
+//! the old limits and the core queue until they continue as new.
 import {
   ActivityFailure,
   allHandlersFinished,
@@ -19,6 +22,7 @@ import {
   defineQuery,
   defineSignal,
   log,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -38,13 +42,16 @@ import {
   type WebhookEndpointState,
   type WebhookEnvelope,
 } from '../lib/webhook-messages.js';
-import { RECOVERY_PAGE } from '../lib/webhook-policy.js';
+import { endpointConcurrency, MAX_RUN_MS, RECOVERY_PAGE } from '../lib/webhook-policy.js';
+import { webhookDeliveryQueue } from '../lib/temporal-shared.js';
 import {
   applyArrivals,
   arrive,
   booksOwed,
   carry,
+  concurrentLimits,
   emptyInbox,
+  LEGACY_LIMITS,
   isQuiet,
   mirrorOf,
   nextWakeAt,
@@ -68,8 +75,15 @@ export const webhookStateQuery = defineQuery<WebhookEndpointState>(WEBHOOK_STATE
 /**
  * One attempt: at most 10 s of HTTP plus DNS and one insert. Temporal does not retry it: every
  * attempt counts toward the endpoint's failures, so retries follow the contract's schedule here.
+ * On a queue of their own, whose worker's slots no other activity takes: a slow receiver holds
+ * only its endpoint's few (WEBHOOK_ENDPOINT_CONCURRENCY), never the core queue's.
  */
-const { deliverWebhook } = proxyActivities<WebhookActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 1 } });
+const attemptOptions = { startToCloseTimeout: '30s', retry: { maximumAttempts: 1 } } as const;
+/** Attempts of a run begun before the delivery queue existed, on the workflow's own (core) queue. */
+const legacyDelivery = proxyActivities<WebhookActivities>(attemptOptions);
+
+/** Marks runs begun since deliveries ran concurrently, on their own queue (`patched`). */
+export const CONCURRENT_DELIVERIES = 'webhook-endpoint-concurrent-deliveries';
 
 /** Bookkeeping writes: small and idempotent, retried until the database answers. */
 const books = proxyLocalActivities<WebhookActivities>({
@@ -97,6 +111,12 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
   setHandler(webhookRecoverSignal, (span) => signalled({ kind: 'recover', span }));
   setHandler(webhookRotateSignal, (notice) => signalled({ kind: 'rotate', notice }));
 
+  // False only while replaying a run that began before (its history has no marker).
+  const concurrent = patched(CONCURRENT_DELIVERIES);
+  const { deliverWebhook } = concurrent
+    ? proxyActivities<WebhookActivities>({ ...attemptOptions, taskQueue: webhookDeliveryQueue(workflowInfo().taskQueue) })
+    : legacyDelivery;
+
   let state: CarriedEndpointState;
   if (input.carried) {
     state = input.carried;
@@ -105,7 +125,11 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
     if (!status.found) return; // deleted before this workflow started: nothing to deliver to
     state = { pending: [], consecutiveFailures: status.consecutiveFailures, disabled: status.disabled, seen: [] };
   }
-  const m = startEndpoint(state, inbox);
+  // Read as each run starts, so a changed setting reaches every endpoint at its next run.
+  const limits = concurrent
+    ? concurrentLimits(endpointConcurrency(input.concurrency ?? (await books.webhookDeliverySettings()).concurrency))
+    : LEGACY_LIMITS;
+  const m = startEndpoint(state, inbox, limits);
   setHandler(webhookStateQuery, () => snapshot(m, run));
 
   /** The database mirror and undelivered records, written in order by one loop. */
@@ -171,6 +195,11 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
     });
   }
 
+  // A run begun since deliveries ran concurrently also hands over when it is MAX_RUN_MS old: what it
+  // was handed (claim-checked when large: thousands of event ids after a burst) must still be
+  // stored when a replay of it reads it.
+  const retireAt = concurrent ? Date.now() + MAX_RUN_MS : undefined;
+
   void keepBooks();
 
   for (;;) {
@@ -179,7 +208,8 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
     applyArrivals(m, now);
 
     const info = workflowInfo();
-    const handOver = info.continueAsNewSuggested || info.historyLength >= (input.historyLimit ?? DEFAULT_HISTORY_LIMIT);
+    const handOver =
+      info.continueAsNewSuggested || info.historyLength >= (input.historyLimit ?? DEFAULT_HISTORY_LIMIT) || (retireAt !== undefined && now >= retireAt);
     const work = startWork(m, now, handOver);
     if (work.page) void readPage(work.page);
     for (const d of work.attempts) void attempt(d);
@@ -192,6 +222,7 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
 
     const wake = nextWakeAt(m, handOver);
     if (wake !== undefined) wakeAt(wake, now);
+    if (retireAt !== undefined && !handOver) wakeAt(retireAt, now);
     const seen = wakeups;
     await condition(() => wakeups !== seen || inbox.removed);
   }

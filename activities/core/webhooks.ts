@@ -14,6 +14,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
 import type { AttemptTrigger, RecoverRequest, UndeliveredReason, WebhookEnvelope } from '../../lib/webhook-messages.js';
 import { signDelivery, WEBHOOK_HEADERS } from '../../lib/webhook-signature.js';
+import { endpointConcurrency } from '../../lib/webhook-policy.js';
 import { createWebhookPoster, type WebhookPoster } from '../../lib/webhook-transport.js';
 import { inLinkedRoot, isTracing } from '../../lib/trace-context.js';
 import { SpanStatusCode } from '@opentelemetry/api';
@@ -57,6 +58,8 @@ export interface WebhookActivityDeps {
   refanStale?: () => Promise<number>;
   /** @default Date.now. Tests pin the clock. */
   now?: () => number;
+  /** WEBHOOK_ENDPOINT_CONCURRENCY: attempts of one endpoint at once. @default DEFAULT_ENDPOINT_CONCURRENCY */
+  endpointConcurrency?: number;
 }
 
 export const isSuccess = (statusCode: number) => statusCode >= 200 && statusCode <= 299;
@@ -140,6 +143,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       return { found: true, disabled: doc.status === 'disabled', consecutiveFailures: doc.consecutiveFailures };
     },
 
+    /** What a run of an endpoint's workflow reads as it starts: this worker's settings. */
+    async webhookDeliverySettings(): Promise<{ concurrency: number }> {
+      return { concurrency: endpointConcurrency(deps.endpointConcurrency) };
+    },
+
     /** Mirrors the workflow's count and status into the endpoint document the API reads. */
     async mirrorWebhookEndpoint(endpointId: string, state: EndpointMirror): Promise<void> {
       await store.mirror(endpointId, state);
@@ -189,5 +197,8 @@ export function webhookWiring(deps: {
   const { resolver, guard } = deps.net;
   const fanout = createWebhookFanout({ db, client: deps.client, log: deps.log });
   const post = createWebhookPoster({ guard, resolver, allowLocalhost: config.webhooksAllowLocalhost });
-  return { onEvent: fanout.onEvent, webhooks: { db, secretKey: config.secretKey, post, refanStale: () => fanout.refanStale() } };
+  return {
+    onEvent: fanout.onEvent,
+    webhooks: { db, secretKey: config.secretKey, post, refanStale: () => fanout.refanStale(), endpointConcurrency: config.webhookEndpointConcurrency },
+  };
 }

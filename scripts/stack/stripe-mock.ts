@@ -23,7 +23,9 @@ export async function startStripeMock(supervisor: Supervisor, options: { binary:
   const proc = supervisor.start({
     name: 'stripe-mock',
     command: options.binary,
-    args: ['-http-addr', `127.0.0.1:${port}`],
+    // Its HTTPS listener, unused, on a port of the system's choosing: by default it takes 12112,
+    // and a second stack on the machine then fails to start.
+    args: ['-http-addr', `127.0.0.1:${port}`, '-https-addr', '127.0.0.1:'],
     env: process.env,
     layer: 0,
     stopTimeoutMs: 5_000,

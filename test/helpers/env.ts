@@ -24,6 +24,8 @@ export const testEnv = {
   temporalNamespace: () => process.env.TEMPORAL_NAMESPACE || 'default',
   /** The time-skipping test server binary, for `TestWorkflowEnvironment.createTimeSkipping`. */
   temporalTestServerPath: () => required('TEMPORAL_TEST_SERVER_PATH'),
+  /** The `temporal` CLI (the stack's server), for a test's own dev server (`TestWorkflowEnvironment.createLocal`). */
+  temporalCliPath: () => required('TEMPORAL_CLI_PATH'),
   /** This run's directory under test-output/: put files a test wants to keep here. */
   outputDir: () => required('TEST_OUTPUT_DIR'),
   /** Where the stack's processes write their logs (`<name>.log`). */

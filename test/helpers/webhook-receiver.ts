@@ -16,6 +16,8 @@ export interface Delivery {
   receivedAt: number;
   /** The status answered, once answered; null while held or hanging. */
   answered: number | null;
+  /** Date.now() when the exchange ended (answered, or the sender gave up); null while it is open. */
+  closedAt: number | null;
 }
 
 /** `after`: the answer waits for it (a test's gate), then for `delayMs`. */
@@ -60,7 +62,11 @@ export async function startReceiver(): Promise<Receiver> {
         body = null;
       }
       const path = (req.url ?? '/').split('?')[0]!;
-      const delivery: Delivery = { path, method: req.method ?? '', headers: req.headers, rawBody, body, receivedAt: Date.now(), answered: null };
+      const delivery: Delivery = { path, method: req.method ?? '', headers: req.headers, rawBody, body, receivedAt: Date.now(), answered: null, closedAt: null };
+      res.on('close', () => {
+        delivery.closedAt = Date.now();
+        notify();
+      });
       const n = (counts.get(path) ?? 0) + 1;
       counts.set(path, n);
       got.push(delivery);

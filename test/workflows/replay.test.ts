@@ -3,6 +3,10 @@
 //! - webhook-endpoint-*: from the code before issue 13 (rotation, replay, recovery): one run
 //!   through failures, retries, a disable at 20, an event while disabled, a re-enable and a
 //!   delete; and a chain of four continue-as-new runs carrying pending deliveries, ended by a delete.
+//! - webhook-endpoint-concurrent-*: from the code of issue 70 (attempts in parallel on the delivery
+//!   queue, behind the patch marker): eight attempts in flight ending failed and delivered out of
+//!   start order, attempts timing out, failures until the disable, a re-enable with new events and
+//!   a delete, across three runs.
 //! - tool-call-*: from the code before a call of a tool run within its workflow task was one step
 //!   (reserve, the tool and commit or refund as three local activities): charged, refused,
 //!   retried once, refused for want of credits, and a queued tool's call.

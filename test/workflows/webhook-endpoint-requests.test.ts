@@ -13,7 +13,7 @@ import { startWorkflowTestBed, WORKFLOWS_PATH, type WorkflowTestBed } from '../h
 import { newId } from '../../lib/ids.js';
 import { SERVICE_ACTOR } from '../../domain/audit-log.js';
 import { createEventRecorder, newEvent, type DomainEvent } from '../../domain/events.js';
-import { TASK_QUEUES } from '../../lib/temporal-shared.js';
+import { TASK_QUEUES, WEBHOOK_DELIVERY_QUEUE } from '../../lib/temporal-shared.js';
 import { createWebhookEndpoints, type WebhookEndpoints } from '../../domain/webhooks/endpoints.js';
 import { signalEndpoint } from '../../domain/webhooks/fanout.js';
 import {
@@ -56,7 +56,10 @@ test.before(async () => {
         return { statusCode: answers.get(req.url)?.() ?? 204 };
       },
     });
-    return [await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath: WORKFLOWS_PATH, activities })];
+    return [
+      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath: WORKFLOWS_PATH, activities }),
+      await Worker.create({ connection: env.nativeConnection, taskQueue: WEBHOOK_DELIVERY_QUEUE, activities: { deliverWebhook: activities.deliverWebhook } }),
+    ];
   });
   ({ env, mongo } = bed);
 });

@@ -1,8 +1,10 @@
 //! The webhook endpoint workflow on the time-skipping test server: the whole retry schedule,
-//! the disable at exactly 20, the reset on success, continue-as-new with pending deliveries, and
-//! nothing posted after a disable. Bookkeeping runs for real on the database; the delivery
-//! activity is a stand-in that records each attempt at its scheduled (skipped) time and answers
-//! as the test's script says (the HTTP side is tested for real in test/webhooks/).
+//! the disable at exactly 20, the reset on success, continue-as-new with pending deliveries,
+//! nothing posted after a disable; with attempts in flight at once, the count in the order they
+//! end and the disable at the 20th failure in a row (a burst of 10,000: webhook-endpoint-burst.test.ts).
+//! Bookkeeping runs for real on the database; the delivery activity is a
+//! stand-in that records each attempt at its scheduled (skipped) time and answers as the test's
+//! script says, at once or when the test lets it (the HTTP side is tested for real in test/webhooks/).
 import test from 'ava';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -11,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { collections, type Mongo } from '../../lib/mongo.js';
 import { startWorkflowTestBed, WORKFLOWS_PATH, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { newId } from '../../lib/ids.js';
-import { TASK_QUEUES } from '../../lib/temporal-shared.js';
+import { TASK_QUEUES, WEBHOOK_DELIVERY_QUEUE } from '../../lib/temporal-shared.js';
 import { createWebhookEndpoints, type WebhookEndpoints } from '../../domain/webhooks/endpoints.js';
 import {
   WEBHOOK_SIGNALS,
@@ -37,14 +39,29 @@ interface Attempt {
   at: number;
   success: boolean;
 }
+/** Attempts that ended, in the order they ended. */
 const attempts: Attempt[] = [];
-/** Per endpoint: does its n-th attempt (1-based, over all its events) succeed? */
-const scripts = new Map<string, (n: number, eventId: string) => boolean>();
+/** Attempts started, per endpoint. */
+const started = new Map<string, number>();
+/** An attempt the test holds in flight until it says how it ends. */
+interface Held {
+  endpointId: string;
+  eventId: string;
+  attempt: number;
+  end(success: boolean): void;
+}
+const held: Held[] = [];
+/** Per endpoint: does its n-th attempt (1-based, over all its events, in the order they start) succeed, or is it held? */
+type Script = (n: number, eventId: string) => boolean | 'hold';
+const scripts = new Map<string, Script>();
 
 async function deliverWebhook(req: DeliverRequest): Promise<DeliverResult> {
-  const n = attempts.filter((a) => a.endpointId === req.endpointId).length + 1;
-  const success = scripts.get(req.endpointId)?.(n, req.event.id) ?? true;
-  attempts.push({ endpointId: req.endpointId, eventId: req.event.id, attempt: req.attempt, at: Context.current().info.currentAttemptScheduledTimestampMs, success });
+  const n = (started.get(req.endpointId) ?? 0) + 1;
+  started.set(req.endpointId, n);
+  const at = Context.current().info.currentAttemptScheduledTimestampMs;
+  const scripted = scripts.get(req.endpointId)?.(n, req.event.id) ?? true;
+  const success = scripted === 'hold' ? await new Promise<boolean>((end) => held.push({ endpointId: req.endpointId, eventId: req.event.id, attempt: req.attempt, end })) : scripted;
+  attempts.push({ endpointId: req.endpointId, eventId: req.event.id, attempt: req.attempt, at, success });
   return success ? { outcome: 'delivered', statusCode: 204, durationMs: 1 } : { outcome: 'failed', statusCode: 500, durationMs: 1, error: 'The receiver answered HTTP 500.' };
 }
 
@@ -52,15 +69,19 @@ test.before(async () => {
   const secretKey = randomBytes(32);
   bed = await startWorkflowTestBed('webhook_workflow_tests', async (env, mongo) => {
     store = createWebhookEndpoints(mongo.db, secretKey);
+    // The worker's setting left at its default (WEBHOOK_ENDPOINT_CONCURRENCY unset).
     const real = createWebhookActivities({ db: mongo.db, secretKey, post: async () => ({ statusCode: 204 }) });
-    return [await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath: WORKFLOWS_PATH, activities: { ...real, deliverWebhook } })];
+    return [
+      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath: WORKFLOWS_PATH, activities: real }),
+      await Worker.create({ connection: env.nativeConnection, taskQueue: WEBHOOK_DELIVERY_QUEUE, activities: { deliverWebhook } }),
+    ];
   });
   ({ env, mongo } = bed);
 });
 
 test.after.always(() => bed?.close());
 
-async function newEndpoint(script: (n: number, eventId: string) => boolean): Promise<string> {
+async function newEndpoint(script: Script): Promise<string> {
   const { doc } = await store.create(newId('acc'), 'https://hooks.example.com/in');
   scripts.set(doc._id, script);
   return doc._id;
@@ -223,4 +244,97 @@ test.serial('deleting the endpoint ends its workflow', async (t) => {
   const made = attemptsOf(endpointId).length;
   await env.sleep(24 * HOUR);
   t.is(attemptsOf(endpointId).length, made);
+});
+
+/** Polls `read` until `done` holds; bounded only against a hang (the server's time is not skipped meanwhile). */
+async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 120_000): Promise<T> {
+  const giveUpAt = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > giveUpAt) throw new Error(`${what}: not within ${timeoutMs} ms; last ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const heldOf = (endpointId: string) => held.filter((h) => h.endpointId === endpointId);
+
+/** Ends a held attempt, then waits until the workflow has counted it. */
+async function endHeld(endpointId: string, h: Held, success: boolean, countAfter: number): Promise<WebhookEndpointState> {
+  held.splice(held.indexOf(h), 1);
+  h.end(success);
+  return until(() => stateOf(endpointId), (s) => s.consecutiveFailures === countAfter, `count ${countAfter} after ${h.eventId} ${success ? 'succeeded' : 'failed'}`);
+}
+
+/** Lets every attempt still held succeed, and deletes the endpoint's workflow. */
+async function release(endpointId: string) {
+  scripts.set(endpointId, () => true);
+  for (const h of heldOf(endpointId)) {
+    held.splice(held.indexOf(h), 1);
+    h.end(true);
+  }
+  await env.client.workflow.getHandle(webhookWorkflowId(endpointId)).signal(WEBHOOK_SIGNALS.remove);
+}
+
+test.serial('attempts in flight at once are counted in the order they end: a success ending fourth resets the three failures before it, not the four after', async (t) => {
+  const endpointId = await newEndpoint(() => 'hold');
+  const events = [];
+  for (let i = 0; i < 8; i++) events.push(await send(endpointId, envelope(), { concurrency: 8 }));
+  const inFlight = await until(() => heldOf(endpointId), (h) => h.length === 8, 'eight attempts in flight');
+  t.like(await stateOf(endpointId), { inFlight: 8, concurrency: 8, consecutiveFailures: 0 });
+  // The attempt that started first ends fourth, and is the only success.
+  const [first, ...others] = inFlight;
+  const order: Array<[Held, boolean, number]> = [
+    [others[0]!, false, 1],
+    [others[1]!, false, 2],
+    [others[2]!, false, 3],
+    [first!, true, 0],
+    [others[3]!, false, 1],
+    [others[4]!, false, 2],
+    [others[5]!, false, 3],
+    [others[6]!, false, 4],
+  ];
+  for (const [h, success, count] of order) await endHeld(endpointId, h, success, count);
+  t.like(await stateOf(endpointId), { consecutiveFailures: 4, disabled: false });
+  t.is((await until(() => store.byId(endpointId), (d) => d?.consecutiveFailures === 4, 'the mirror'))?.status, 'active');
+  await release(endpointId);
+});
+
+test.serial('with attempts in flight at once, the 20th failure in a row after the last success disables: nothing else is in flight then, and nothing is posted after', async (t) => {
+  const endpointId = await newEndpoint(() => 'hold');
+  for (let i = 0; i < 30; i++) await send(endpointId, envelope(), { concurrency: 8 });
+  await until(() => heldOf(endpointId), (h) => h.length === 8, 'eight attempts in flight');
+  let count = 0;
+  let mostInFlight = 0;
+  let succeeded: string | undefined;
+  for (let ended = 0; ; ended++) {
+    const [oldest, ...rest] = await until(() => heldOf(endpointId), (h) => h.length > 0, 'an attempt in flight');
+    // The sixth attempt to end is the one success, while attempts begun before it are still running.
+    const success = ended === 5;
+    if (success) {
+      t.true(rest.length > 0, 'attempts in flight besides the success');
+      succeeded = oldest!.eventId;
+    }
+    count = success ? 0 : count + 1;
+    mostInFlight = Math.max(mostInFlight, rest.length + 1);
+    const state = await endHeld(endpointId, oldest!, success, count);
+    t.true(state.inFlight + state.consecutiveFailures <= DISABLE_AFTER_FAILURES, `in flight ${state.inFlight} with the count at ${state.consecutiveFailures}`);
+    if (state.disabled) break;
+  }
+  t.is(count, DISABLE_AFTER_FAILURES);
+  t.is(mostInFlight, 8, 'eight at once');
+  const ended = attemptsOf(endpointId);
+  t.is(ended.length, 5 + 1 + DISABLE_AFTER_FAILURES);
+  t.deepEqual(ended.map((a) => a.success).slice(-DISABLE_AFTER_FAILURES - 1), [true, ...Array(DISABLE_AFTER_FAILURES).fill(false)], 'in the order they ended');
+  t.is(started.get(endpointId), ended.length, 'every attempt started has ended and was counted');
+  t.deepEqual(heldOf(endpointId), []);
+  t.like(await stateOf(endpointId), { disabled: true, consecutiveFailures: 20, pending: 0, inFlight: 0 });
+  t.like(await until(() => store.byId(endpointId), (d) => d?.status === 'disabled', 'the mirror'), { consecutiveFailures: 20 });
+  const undelivered = await collections(mongo.db).webhookUndelivered.find({ endpointId }).toArray();
+  t.is(undelivered.length, 29, 'every delivery but the one that succeeded ended');
+  t.true(undelivered.every((u) => u.reason === 'endpoint_disabled' && u.eventId !== succeeded));
+
+  await env.sleep(24 * HOUR);
+  t.is(started.get(endpointId), ended.length, 'nothing posted after the disable');
+  await release(endpointId);
 });
