@@ -52,5 +52,13 @@ export function createAttachView({ client, kind }) {
     });
   }
 
-  return { element };
+  return {
+    element,
+    /** Each visit starts at the form (the "check your mail" of the last one is over). */
+    load() {
+      form.hidden = false;
+      sent.hidden = true;
+      problems.clear();
+    },
+  };
 }

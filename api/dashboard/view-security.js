@@ -31,6 +31,9 @@ export function deviceName(userAgent) {
   return os ? `${browser} on ${os}` : browser;
 }
 
+/** An IPv4 address as people write it (the service may give it IPv4-mapped: `::ffff:127.0.0.1`). */
+const address = (ip) => (ip ? ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1') : null);
+
 /** @param {import('./app.js').ViewContext} context */
 export function createSecurityView(context) {
   if (context.kind() !== 'session') return tokenView();
@@ -317,12 +320,12 @@ export function createSecurityView(context) {
           attrs: { dataset: { sessionId: s.id }, class: s.current ? 'current-session' : null },
           cells: [
             [deviceName(s.userAgent), s.current ? [' ', h('span', { class: 'badge active' }, 'This device')] : null],
-            s.ip ? h('code', {}, s.ip) : h('span', { class: 'muted' }, 'Unknown'),
+            s.ip ? h('code', {}, address(s.ip)) : h('span', { class: 'muted' }, 'Unknown'),
             [time(s.createdAt), METHODS[s.method] ? h('span', { class: 'muted small' }, ` ${METHODS[s.method]}`) : null],
             time(s.lastSeenAt),
             s.current
               ? h('span', { class: 'muted' }, 'Sign out below')
-              : h('button', { type: 'button', class: 'small-button danger', 'aria-label': `End the session of ${deviceName(s.userAgent)} at ${s.ip ?? 'an unknown address'}`, onclick: (e) => endOne(s, e.currentTarget) }, 'End'),
+              : h('button', { type: 'button', class: 'small-button danger', 'aria-label': `End the session of ${deviceName(s.userAgent)} at ${address(s.ip) ?? 'an unknown address'}`, onclick: (e) => endOne(s, e.currentTarget) }, 'End'),
           ],
         })),
       }),

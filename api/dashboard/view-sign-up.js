@@ -68,15 +68,21 @@ export function createSignUpView(_context) {
     });
   }
 
-  function again() {
+  function showForm() {
     sent.hidden = true;
     form.hidden = false;
     problems.clear();
+  }
+
+  function again() {
+    showForm();
     email.input.focus();
   }
 
   return {
     element,
+    /** Each visit starts at the form (the "check your mail" of the last one is over). */
+    load: showForm,
     close() {
       password.input.value = '';
     },

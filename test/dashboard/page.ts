@@ -142,7 +142,12 @@ export async function waitForView(page: Page, view: ViewId | keyof typeof SIGNED
 
 /** Waits until no section shows a loading line and none is busy. */
 export async function waitForIdle(page: Page): Promise<void> {
-  await page.waitForFunction(() => !document.querySelector('.loading, [aria-busy="true"]'));
+  try {
+    await page.waitForFunction(() => !document.querySelector('.loading, [aria-busy="true"]'));
+  } catch (err) {
+    const busy = await page.$$eval('.loading, [aria-busy="true"]', (els) => els.map((el) => `${el.tagName.toLowerCase()}#${el.id} "${(el as HTMLElement).innerText.slice(0, 60)}"`)).catch(() => []);
+    throw new Error(`the page stayed busy: ${busy.join(', ') || '(nothing now)'} at ${page.url()}`, { cause: err });
+  }
 }
 
 /**

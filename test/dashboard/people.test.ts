@@ -75,7 +75,7 @@ test.serial('sign up in the browser, open the mailed link, land signed in on the
     await noteShot(page, 'shot-signup', { fullPage: false });
     const since = new Date(Date.now() - 1000);
     await page.click('#sign-up-form button[type=submit]');
-    const sent = await waitForText(page, '#sign-up-sent', /Check your mail/);
+    const sent = await waitForText(page, '#sign-up-sent:not([hidden])', /Check your mail/);
     t.true(sent.includes(email));
     t.is((await focused(page)).id, 'sign-up-sent-title');
     t.is(await page.$eval('#sign-up-password', (el) => (el as HTMLInputElement).value), '', 'the password is not kept in the page');
@@ -106,7 +106,7 @@ test.serial('sign up in the browser, open the mailed link, land signed in on the
     await page.locator('#sign-up-password').fill(goodPassword());
     const again = new Date(Date.now() - 1000);
     await page.click('#sign-up-form button[type=submit]');
-    t.is(await waitForText(page, '#sign-up-sent', /Check your mail/), sent);
+    t.is(await waitForText(page, '#sign-up-sent:not([hidden])', /Check your mail/), sent);
     await waitForMail(email, { subject: /already have/, since: again });
 
     // The used link: said plainly, with the way to sign up again.
@@ -168,13 +168,13 @@ test.serial('reset the password end to end: the same words for any address, a ma
     await waitForView(page, 'reset');
     await page.locator('#reset-email').fill(unknown);
     await page.click('#reset-request-form button[type=submit]');
-    const forUnknown = await waitForText(page, '#reset-sent', /Check your mail/);
+    const forUnknown = await waitForText(page, '#reset-sent:not([hidden])', /Check your mail/);
     await page.click('#reset-again');
     await waitForView(page, 'reset');
     await page.locator('#reset-email').fill(person.email);
     const since = new Date(Date.now() - 1000);
     await page.click('#reset-request-form button[type=submit]');
-    const forKnown = await waitForText(page, '#reset-sent', /Check your mail/);
+    const forKnown = await waitForText(page, '#reset-sent:not([hidden])', /Check your mail/);
     t.is(forKnown.replace(person.email, 'X'), forUnknown.replace(unknown, 'X'), 'the page says the same whatever the address');
 
     const mail = await waitForMail(person.email, { subject: /Reset your/, since });
@@ -231,7 +231,7 @@ test.serial('an owner-token sign-in attaches a person, who accepts signed in and
     const since = new Date(Date.now() - 1000);
     await owner.page.locator('#attach-email').fill(person.email);
     await owner.page.click('#attach-form button[type=submit]');
-    t.true((await waitForText(owner.page, '#attach-sent', /Check your mail/)).includes(person.email));
+    t.true((await waitForText(owner.page, '#attach-sent:not([hidden])', /Check your mail/)).includes(person.email));
     t.deepEqual(owner.problems, []);
     const link = linkTo((await waitForMail(person.email, { subject: /invited to Operator Opened Ltd/, since })).links, 'invitation');
 

@@ -8,7 +8,7 @@ import test from 'ava';
 import type { Browser, Page } from 'puppeteer-core';
 import { withServiceDb } from '../helpers/db.js';
 import { client, goodPassword, serviceOrigin, signIn as apiSignIn, signUp, type SignedUpPerson } from '../helpers/people.js';
-import { button, focused, goTo, lastAnnouncement, launchBrowser, noteShot, openDashboard, signInWithPassword, textOf, waitForIdle, waitForText, waitForView } from './page.js';
+import { button, focused, lastAnnouncement, launchBrowser, noteShot, openDashboard, signInWithPassword, textOf, waitForText, waitForView } from './page.js';
 
 let browser: Browser;
 test.before(async () => {
@@ -78,9 +78,11 @@ test.serial('a passkey added on the Security page signs in without an address; r
     await page.click('#sign-out');
     await waitForView(page, 'sign-in');
     await page.click('#passkey-sign-in');
-    await waitForView(page, 'overview');
+    // Back where sign-in was asked for: the Security page.
+    await page.waitForSelector('#views > [data-view="security"]:not([hidden]), #passkey-error:not([hidden])');
+    t.is(await page.$eval('#passkey-error', (el) => (el as HTMLElement).hidden || (el as HTMLElement).innerText).catch(() => true), true, 'no problem with the passkey');
+    await waitForView(page, 'security');
     t.regex(await textOf(page, '#person-name'), /Passkey person/);
-    await goTo(page, 'security');
     await waitForText(page, '#sessions-body', /with a passkey/);
     t.notRegex((await rowsOf(page, '#passkeys-body'))[0]!, /Not yet/, 'its last use is shown');
 
@@ -171,15 +173,14 @@ test.serial('a password change over 10 minutes after sign-in: the dialog confirm
     await page.click('#reauth-form button[type=submit]');
     t.regex(await waitForText(page, '#password-status', /./), /^Password changed\./);
     t.false(await page.$eval('#reauth-dialog', (d) => (d as HTMLDialogElement).open));
-    await waitForIdle(page);
     // The confirmation was a new sign-in of this session; the change ended the one of sign-up.
-    t.is((await rowsOf(page, '#sessions-body')).length, 1);
+    await page.waitForFunction(() => document.querySelectorAll('#sessions-body tbody tr').length === 1);
     t.is((await client().request('GET', '/api/v1/auth/session', { cookie: person.cookie })).status, 401);
 
     await page.click('#sign-out');
     await waitForView(page, 'sign-in');
     await signInWithPassword(page, person.email, fresh);
-    await waitForView(page, 'overview');
+    await waitForView(page, 'security');
     t.deepEqual(problems, []);
   } finally {
     await close();
