@@ -17,12 +17,14 @@ function build() {
   const confirm = h('button', { type: 'submit', class: 'primary' }, 'Confirm');
   const passkey = h('button', { type: 'button', id: 'reauth-passkey' }, 'Use a passkey instead');
   const cancel = h('button', { type: 'button', id: 'reauth-cancel' }, 'Cancel');
-  const form = h('form', { id: 'reauth-form', method: 'post', novalidate: true }, problems.summary, password.element, h('div', { class: 'actions' }, cancel, passkey, confirm));
+  // The address, hidden, for password managers: they fill the password of that sign-in.
+  const username = h('input', { type: 'email', name: 'username', autocomplete: 'username', hidden: true });
+  const form = h('form', { id: 'reauth-form', method: 'post', novalidate: true }, problems.summary, username, password.element, h('div', { class: 'actions' }, cancel, passkey, confirm));
   const element = /** @type {HTMLDialogElement} */ (
     h('dialog', { id: 'reauth-dialog', 'aria-labelledby': 'reauth-title', 'aria-describedby': 'reauth-body' }, h('h2', { id: 'reauth-title' }, 'Confirm it’s you'), who, form)
   );
   document.body.append(element);
-  return { element, form, password, problems, who, confirm, passkey, cancel };
+  return { element, form, username, password, problems, who, confirm, passkey, cancel };
 }
 
 /**
@@ -36,6 +38,7 @@ function ask({ client, email }) {
   const opener = document.activeElement;
   d.who.textContent = `Changing your password or passkeys needs a sign-in within the last 10 minutes. Enter the password of ${email}${passkeysSupported() ? ', or use a passkey' : ''}.`;
   d.passkey.hidden = !passkeysSupported();
+  d.username.value = email;
   d.password.input.value = '';
   d.problems.clear();
 

@@ -44,7 +44,7 @@ export function createResetView({ toSignIn }) {
     chooseSubmit,
   );
 
-  const element = viewSection('reset', 'Reset your password', askPart, choosePart, h('p', {}, h('a', { href: '/dashboard/sign-in' }, 'Back to sign-in')));
+  const element = viewSection('reset', 'Reset your password', askPart, choosePart, h('p', { class: 'sign-up-link' }, 'Remembered it? ', h('a', { href: '/dashboard/sign-in' }, 'Sign in')));
   element.classList.add('sign-in');
   let token = '';
 

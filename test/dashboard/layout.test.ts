@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import test from 'ava';
 import type { Browser, KeyInput, Page } from 'puppeteer-core';
+import type { ExecutionContext } from 'ava';
 import { callTool, newAccount, request, type TestAccount } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
 import { client, joinAccount, signUp, type SignedUpPerson } from '../helpers/people.js';
@@ -195,90 +196,109 @@ test.serial('keyboard only: sign in, reach the keys through the navigation, crea
   }
 });
 
-test.serial('axe-core finds no WCAG 2.2 A/AA or best-practice violation on any view, at desktop and phone width', async (t) => {
+/** Opens the dashboard for axe (the CSP bypassed only here, so axe's script can be injected), at each width in turn. */
+async function eachWidth(t: ExecutionContext, check: (page: Page, where: string, visit: (path: string, view: Parameters<typeof waitForView>[1]) => Promise<void>) => Promise<void>) {
   for (const viewport of [undefined, PHONE]) {
     const where = viewport ? 'phone' : 'desktop';
-    // CSP bypassed only here, so axe's script can be injected into the page.
-    const { page, close } = await openDashboard(browser, { viewport, bypassCsp: true });
+    const { page, problems, close } = await openDashboard(browser, { viewport, bypassCsp: true });
     /** Opens `path` afresh (axe is injected again) and waits for `view`. */
     const visit = async (path: string, view: Parameters<typeof waitForView>[1]) => {
       await page.goto(`${new URL(page.url()).origin}${path}`, { waitUntil: 'networkidle0' });
       await waitForView(page, view);
     };
     try {
-      t.deepEqual(await axeViolations(page), [], `${where} sign-in`);
-      // The person's form with its problems shown under the fields, and the token's.
-      await page.click('#sign-in-form button[type=submit]');
-      await page.waitForSelector('#sign-in-email[aria-invalid=true]');
-      t.deepEqual(await axeViolations(page), [], `${where} sign-in field errors`);
-      await submitToken(page, 'nope');
-      await page.waitForSelector('#token-error:not([hidden])');
-      t.deepEqual(await axeViolations(page), [], `${where} sign-in token error`);
-      // Every signed-out view, and those of the mails' links (with a link that does not work).
-      for (const [view, path] of Object.entries(SIGNED_OUT_VIEWS) as [keyof typeof SIGNED_OUT_VIEWS, string][]) {
-        await visit(path, view);
-        t.deepEqual(await axeViolations(page), [], `${where} ${view}`);
-      }
-      await visit('/dashboard/sign-up', 'sign-up');
-      await page.locator('#sign-up-email').fill('someone@mail.test');
-      await page.locator('#sign-up-password').fill('too short');
-      await page.click('#sign-up-form button[type=submit]');
-      await page.waitForSelector('#sign-up-password[aria-invalid=true]');
-      t.deepEqual(await axeViolations(page), [], `${where} sign-up field error`);
-      await visit('/dashboard/reset?token=not-a-real-token', 'reset');
-      t.deepEqual(await axeViolations(page), [], `${where} reset, choosing the password`);
-
-      await visit('/dashboard/sign-in', 'sign-in');
-      await signIn(page, busy.ownerToken);
-      for (const view of viewsOf('token')) {
-        if (view !== 'overview') await goTo(page, view);
-        await filled(page, view);
-        if (view === 'usage') await page.click('.chart-details summary');
-        if (view === 'webhooks') await page.click('#webhooks-body .event-types summary');
-        t.deepEqual(await axeViolations(page), [], `${where} ${view}`);
-      }
-      if (viewport) {
-        await page.click('#nav-toggle');
-        t.deepEqual(await axeViolations(page), [], `${where} menu open`);
-        await page.click('#nav-toggle');
-      }
-      await goTo(page, 'webhooks');
-      await page.locator('#webhook-url').fill('https://');
-      await page.click('#webhook-form button[type=submit]');
-      await page.waitForSelector('#webhook-url-error:not([hidden])');
-      t.deepEqual(await axeViolations(page), [], `${where} form error`);
-      await goTo(page, 'keys');
-      await page.click('#keys-body tr:first-child button.danger');
-      await page.waitForSelector('#confirm-dialog[open]');
-      t.deepEqual(await axeViolations(page), [], `${where} dialog`);
-      await page.click('#confirm-cancel');
-      // A path no view has (the page is loaded afresh: axe is injected again).
-      await visit('/dashboard/no-such-view', 'not-found');
-      t.deepEqual(await axeViolations(page), [], `${where} not found`);
-
-      // A person in two accounts (the header's switch), their Security page, and the dialog that
-      // asks them to confirm it is them once their sign-in is over 10 minutes old.
-      await visit('/dashboard/sign-in', 'sign-in');
-      await signInWithPassword(page, person.email, person.password);
-      await waitForIdle(page);
-      t.deepEqual(await axeViolations(page), [], `${where} person's overview`);
-      await goTo(page, 'security');
-      await filled(page, 'security');
-      t.deepEqual(await axeViolations(page), [], `${where} security`);
-      await withServiceDb((db) => db.collection('sessions').updateMany({ userId: person.userId }, { $set: { authenticatedAt: new Date(Date.now() - 11 * 60_000) } }));
-      await page.locator('#current-password').fill(person.password);
-      await page.locator('#new-password').fill(person.password);
-      await page.click('#password-form button[type=submit]');
-      await page.waitForSelector('#reauth-dialog[open]');
-      t.deepEqual(await axeViolations(page), [], `${where} re-authentication dialog`);
-      await page.click('#reauth-cancel');
-      await page.waitForSelector('#reauth-dialog:not([open])');
-      await visit('/dashboard/invitation?token=not-a-real-token', 'invitation');
-      t.deepEqual(await axeViolations(page), [], `${where} invitation, signed in`);
-      await page.click('#sign-out');
-      await waitForView(page, 'invitation');
+      await check(page, where, visit).catch(async (err: Error) => {
+        const file = await screenshot(page, `axe-failed-${where}-${Date.now()}`).catch(() => '(no screenshot)');
+        throw new Error(`${where}: ${err.message} (page saved as ${file}; focus on ${JSON.stringify(await focused(page).catch(() => null))})`, { cause: err });
+      });
+      t.deepEqual(problems, [], where);
     } finally {
       await close();
     }
   }
+}
+
+test.serial('axe-core finds no WCAG 2.2 A/AA or best-practice violation on the signed-out views, their problems shown, at desktop and phone width', async (t) => {
+  await eachWidth(t, async (page, where, visit) => {
+    t.deepEqual(await axeViolations(page), [], `${where} sign-in`);
+    // The person's form with its problems shown under the fields, and the token's.
+    await page.click('#sign-in-form button[type=submit]');
+    await page.waitForSelector('#sign-in-email[aria-invalid=true]');
+    t.deepEqual(await axeViolations(page), [], `${where} sign-in field errors`);
+    await submitToken(page, 'nope');
+    await page.waitForSelector('#token-error:not([hidden])');
+    t.deepEqual(await axeViolations(page), [], `${where} sign-in token error`);
+    // Every signed-out view, and those of the mails' links (with a link that does not work).
+    for (const [view, path] of Object.entries(SIGNED_OUT_VIEWS) as [keyof typeof SIGNED_OUT_VIEWS, string][]) {
+      await visit(path, view);
+      t.deepEqual(await axeViolations(page), [], `${where} ${view}`);
+    }
+    await visit('/dashboard/sign-up', 'sign-up');
+    await page.locator('#sign-up-email').fill('someone@mail.test');
+    await page.locator('#sign-up-password').fill('too short');
+    await page.click('#sign-up-form button[type=submit]');
+    await page.waitForSelector('#sign-up-password[aria-invalid=true]');
+    t.deepEqual(await axeViolations(page), [], `${where} sign-up field error`);
+    await visit('/dashboard/reset?token=not-a-real-token', 'reset');
+    t.deepEqual(await axeViolations(page), [], `${where} reset, choosing the password`);
+    // A path no view has.
+    await visit('/dashboard/no-such-view', 'not-found');
+    t.deepEqual(await axeViolations(page), [], `${where} not found`);
+  });
+});
+
+test.serial('axe-core finds no WCAG 2.2 A/AA or best-practice violation on any view of an owner-token sign-in, at desktop and phone width', async (t) => {
+  await eachWidth(t, async (page, where) => {
+    await signIn(page, busy.ownerToken);
+    for (const view of viewsOf('token')) {
+      if (view !== 'overview') await goTo(page, view);
+      await filled(page, view);
+      if (view === 'usage') await page.click('.chart-details summary');
+      if (view === 'webhooks') await page.click('#webhooks-body .event-types summary');
+      t.deepEqual(await axeViolations(page), [], `${where} ${view}`);
+    }
+    if (where === 'phone') {
+      await page.click('#nav-toggle');
+      t.deepEqual(await axeViolations(page), [], `${where} menu open`);
+      await page.click('#nav-toggle');
+    }
+    await goTo(page, 'webhooks');
+    await page.locator('#webhook-url').fill('https://');
+    await page.click('#webhook-form button[type=submit]');
+    await page.waitForSelector('#webhook-url-error:not([hidden])');
+    t.deepEqual(await axeViolations(page), [], `${where} form error`);
+    await goTo(page, 'keys');
+    await page.click('#keys-body tr:first-child button.danger');
+    await page.waitForSelector('#confirm-dialog[open]');
+    t.deepEqual(await axeViolations(page), [], `${where} dialog`);
+    await page.click('#confirm-cancel');
+  });
+});
+
+test.serial("axe-core finds no WCAG 2.2 A/AA or best-practice violation on a person's views: the account switch, Security, the re-authentication dialog, an invitation", async (t) => {
+  await eachWidth(t, async (page, where, visit) => {
+    await signInWithPassword(page, person.email, person.password);
+    t.false(await page.$eval('#account-switch', (f) => (f as HTMLElement).hidden), 'the switch is shown');
+    t.deepEqual(await axeViolations(page), [], `${where} person's overview`);
+    await goTo(page, 'security');
+    await filled(page, 'security');
+    t.deepEqual(await axeViolations(page), [], `${where} security`);
+    // Over 10 minutes after the sign-in, a password change first asks the person to confirm it is them.
+    await withServiceDb((db) => db.collection('sessions').updateMany({ userId: person.userId, endedAt: null }, { $set: { authenticatedAt: new Date(Date.now() - 11 * 60_000) } }));
+    await page.locator('#current-password').fill(person.password);
+    await page.locator('#new-password').fill(person.password);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#reauth-dialog[open], #password-form [role=alert]:not([hidden]), #password-status:not(:empty)');
+    t.is(await page.$eval('#password-form [role=alert]', (el) => (el as HTMLElement).hidden || (el as HTMLElement).innerText), true, `${where}: no problem in the form`);
+    t.is(await textOf(page, '#password-status'), '', `${where}: not changed without confirming`);
+    await page.waitForSelector('#reauth-dialog[open]');
+    t.deepEqual(await axeViolations(page), [], `${where} re-authentication dialog`);
+    // Escape cancels it (by keyboard: a phone's emulated taps land off target while an input has the focus).
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#reauth-dialog:not([open])');
+    t.regex(await textOf(page, '#password-form [role=alert]'), /Nothing was changed/);
+    t.like(await focused(page), { tag: 'button', text: 'Change password' }, 'the focus is back on the form');
+    await visit('/dashboard/invitation?token=not-a-real-token', 'invitation');
+    t.deepEqual(await axeViolations(page), [], `${where} invitation, signed in`);
+  });
 });
