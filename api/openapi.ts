@@ -26,6 +26,7 @@ import { serviceOperations } from './routes/service.js';
 import { catalogueOperations, toolOperations } from './routes/tools.js';
 import { webhookOperations } from './routes/webhooks.openapi.js';
 import { destinationOperations } from './routes/destinations.js';
+import { billingOperations } from './routes/billing.js';
 import { authOperations } from './routes/auth.js';
 
 export interface OpenApiOptions {
@@ -71,6 +72,7 @@ function routeOperations(schemas: Map<string, ToolSchemas>): { operations: Route
     ...batchOperations(),
     ...authOperations(),
     ...accountOperations(),
+    ...billingOperations(),
     ...renderLinkOperations(),
     ...renderOperations(),
     ...webhookOperations(),
@@ -113,7 +115,7 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     ],
     'x-tagGroups': [
       { name: 'Tools', tags: [...usedGroups(tools), 'calls'] },
-      { name: 'Account', tags: ['auth', 'account', 'api-keys', 'render-links', 'destinations', 'webhook-endpoints'] },
+      { name: 'Account', tags: ['auth', 'account', 'billing', 'api-keys', 'render-links', 'destinations', 'webhook-endpoints'] },
       { name: 'Webhooks', tags: ['webhook-events'] },
       { name: 'Operator', tags: ['operator'] },
       { name: 'Service', tags: ['service'] },

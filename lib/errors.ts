@@ -25,6 +25,7 @@ export const ERRORS = {
   idempotency_conflict: { status: 409, title: 'Idempotency key reused' },
   endpoint_disabled: { status: 409, title: 'Webhook endpoint disabled' },
   already_exists: { status: 409, title: 'Already exists' },
+  payments_not_configured: { status: 409, title: 'Payments not configured' },
   call_expired: { status: 410, title: 'Call expired' },
   // Never an answer of its own: the problem of a batch item skipped because its batch was cancelled.
   cancelled: { status: 409, title: 'Cancelled' },
@@ -61,6 +62,12 @@ export interface ToolErrorOptions {
   cause?: unknown;
   /** Headers the API adds to the answer (`Retry-After`, `WWW-Authenticate` ...). */
   headers?: Record<string, string>;
+  /**
+   * The status to answer instead of the code's own, where the contract fixes another for one route
+   * (Stripe's webhook answers `invalid_signature` with 400, as Stripe expects). The route documents
+   * it so (`api/docs/operations.ts`, `{ code, status }`).
+   */
+  status?: number;
 }
 
 /**
@@ -71,6 +78,7 @@ export interface ToolErrorOptions {
 export class ToolError extends Error {
   override readonly name = 'ToolError';
   readonly headers: Readonly<Record<string, string>>;
+  readonly status?: number;
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -79,5 +87,6 @@ export class ToolError extends Error {
   ) {
     super(message, 'cause' in options ? { cause: options.cause } : undefined);
     this.headers = options.headers ?? {};
+    if (options.status !== undefined) this.status = options.status;
   }
 }

@@ -100,6 +100,7 @@ interface ViewInfo {
 export const VIEWS = {
   overview: { path: '/dashboard', title: 'Overview' },
   usage: { path: '/dashboard/usage', title: 'Usage' },
+  billing: { path: '/dashboard/billing', title: 'Billing' },
   keys: { path: '/dashboard/keys', title: 'API keys' },
   webhooks: { path: '/dashboard/webhooks', title: 'Webhooks' },
   batches: { path: '/dashboard/batches', title: 'Batches' },
