@@ -1944,7 +1944,7 @@ export interface paths {
         };
         /**
          * Account dashboard
-         * @description The account owner's web page over the account API: sign in with the owner token, then the overview (balance, plan, grants); each other area has its own path (`/dashboard/{view}`).
+         * @description The account's web page over the account API: sign up, sign in (password, passkey, or an owner token), then the overview (balance, plan, grants); each other area has its own path (`/dashboard/{view}`: `sign-up`, `verify`, `reset`, `invitation`, `security`, `keys`, ...).
          */
         get: operations["dashboard"];
         put?: never;
@@ -1984,7 +1984,7 @@ export interface paths {
         };
         /**
          * Dashboard script or style
-         * @description A file `/dashboard` loads. Cached for a year: `version` is a digest of the files.
+         * @description A file `/dashboard` loads (`simplewebauthn-browser.js` is `@simplewebauthn/browser`'s bundle, served from here so the page runs scripts of this origin only). Cached for a year: `version` is a digest of the files.
          */
         get: operations["dashboardAsset"];
         put?: never;
@@ -10819,7 +10819,7 @@ export interface operations {
             path: {
                 /** @description The digest in the page's links; any other is served too, not cached. */
                 version: string;
-                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "ledger.js" | "paged-list.js" | "router.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-batches.js" | "view-billing.js" | "view-calls.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-sign-in.js" | "view-usage.js" | "view-webhooks.js" | "views.js";
+                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "forms.js" | "ledger.js" | "paged-list.js" | "passkeys.js" | "reauth.js" | "router.js" | "secret.js" | "session.js" | "simplewebauthn-browser.js" | "view-attach.js" | "view-attempts.js" | "view-batches.js" | "view-billing.js" | "view-calls.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-invitation.js" | "view-keys.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-reset.js" | "view-security.js" | "view-sign-in.js" | "view-sign-up.js" | "view-usage.js" | "view-verify.js" | "view-webhooks.js" | "views.js";
             };
             cookie?: never;
         };

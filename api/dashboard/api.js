@@ -1,6 +1,9 @@
-//! The account API client (CONTRACT.md, "Account API"). Every failure becomes an ApiError that
-//! carries the problem+json answer (`detail`, `code`, `errors`, `requestId`), so views can show
-//! what the service said. A 401 also ends the session through `onUnauthorized`.
+//! The account API client (CONTRACT.md, "Account API" and "People"). A person's session rides on
+//! its HttpOnly cookie, which the browser sends by itself to this origin: the client then sends
+//! no Authorization header. An owner token (operator-opened accounts, kept in memory) goes as a
+//! bearer instead, and no cookie goes with it. Every failure becomes an ApiError that carries the
+//! problem+json answer (`detail`, `code`, `errors`, `requestId`, `retryAfter`), so views can show
+//! what the service said. A 401 that means the session ended also ends it through `onUnauthorized`.
 
 /**
  * A refresh reads several lists at once and shares the account's rate limit with its tools, so a
@@ -19,8 +22,8 @@ export class ApiError extends Error {
     this.requestId = problem.requestId ?? null;
     /** `[{ field: "/url", message }]` for validation_failed. */
     this.errors = Array.isArray(problem.errors) ? problem.errors : [];
-    /** Seconds from the Retry-After header (429, 503), set by the client. */
-    this.retryAfter = null;
+    /** Seconds from the Retry-After header (429, 503), set by the client; else the problem's own. */
+    this.retryAfter = Number.isFinite(problem.retryAfter) ? problem.retryAfter : null;
   }
 }
 
@@ -46,11 +49,15 @@ function transportError(err) {
   return new ApiError(0, { detail: 'The service could not be reached. Check your connection and try again.' });
 }
 
+/** 401s that are an answer to what was asked (a wrong password), not the end of the session. */
+const NOT_SESSION_ENDS = new Set(['invalid_credentials']);
+
 /**
- * @param {{ token: string, onUnauthorized?: (err: ApiError) => void }} options
+ * @param {{ token?: string | null, onUnauthorized?: (err: ApiError) => void }} options
+ * `token`: an owner token, sent as a bearer; without one the session cookie goes (same origin).
  * Requests are aborted together by `close()` (sign-out), so no answer of an ended session is shown.
  */
-export function createClient({ token, onUnauthorized = () => {} }) {
+export function createClient({ token = null, onUnauthorized = () => {} } = {}) {
   const controller = new AbortController();
 
   async function call(method, path, body, accept) {
@@ -66,7 +73,9 @@ export function createClient({ token, onUnauthorized = () => {} }) {
   }
 
   async function once(method, path, body, accept) {
-    const headers = { authorization: `Bearer ${token}`, accept: accept ? `${accept}, application/problem+json` : 'application/json, application/problem+json' };
+    /** @type {Record<string, string>} */
+    const headers = { accept: accept ? `${accept}, application/problem+json` : 'application/json, application/problem+json' };
+    if (token) headers.authorization = `Bearer ${token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res;
     try {
@@ -75,8 +84,8 @@ export function createClient({ token, onUnauthorized = () => {} }) {
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: controller.signal,
-        // The token is in the header only; nothing for the browser to store or send elsewhere.
-        credentials: 'omit',
+        // A token is in the header only, and then no cookie goes along; a session is the cookie alone.
+        credentials: token ? 'omit' : 'same-origin',
         cache: 'no-store',
         referrerPolicy: 'no-referrer',
       });
@@ -95,8 +104,8 @@ export function createClient({ token, onUnauthorized = () => {} }) {
     }
     if (res.ok) return data;
     const err = new ApiError(res.status, data && typeof data === 'object' ? data : {});
-    err.retryAfter = Number(res.headers.get('retry-after')) || null;
-    if (res.status === 401) onUnauthorized(err);
+    err.retryAfter = Number(res.headers.get('retry-after')) || err.retryAfter;
+    if (res.status === 401 && !NOT_SESSION_ENDS.has(err.code)) onUnauthorized(err);
     throw err;
   }
 
@@ -157,10 +166,43 @@ export function createClient({ token, onUnauthorized = () => {} }) {
     autoRecharge: () => call('GET', '/api/v1/account/auto-recharge'),
     /** @param {{ enabled: boolean, packId: string, threshold: number | null, monthlyLimit: number | null }} settings */
     setAutoRecharge: (settings) => call('PUT', '/api/v1/account/auto-recharge', settings),
+    /** Mails `email` a link that attaches a person to this account as its owner (an operator-opened account). */
+    inviteOwner: (email) => call('POST', '/api/v1/account/invitations', { email, role: 'owner' }),
+
+    // A person's own routes (`/api/v1/auth/...`). Those that sign in set the cookie on their answer.
+    /** Who is signed in, on which account, and their other accounts. */
+    session: () => call('GET', '/api/v1/auth/session'),
+    switchAccount: (accountId) => call('PUT', '/api/v1/auth/session', { accountId }),
+    signOut: () => call('POST', '/api/v1/auth/signout'),
+    signUp: (body) => call('POST', '/api/v1/auth/signup', body),
+    verify: (token) => call('POST', '/api/v1/auth/verify', { token }),
+    signIn: (email, password) => call('POST', '/api/v1/auth/signin', { email, password }),
+    passkeySignInOptions: () => call('POST', '/api/v1/auth/passkey-signin/options'),
+    passkeySignIn: (response) => call('POST', '/api/v1/auth/passkey-signin', { response }),
+    requestReset: (email) => call('POST', '/api/v1/auth/password-reset', { email }),
+    confirmReset: (token, password) => call('POST', '/api/v1/auth/password-reset/confirm', { token, password }),
+    acceptInvitation: (body) => call('POST', '/api/v1/auth/invitations/accept', body),
+    sessions: () => call('GET', '/api/v1/auth/sessions'),
+    endSession: (sessionId) => call('DELETE', `/api/v1/auth/sessions/${id(sessionId)}`),
+    endOtherSessions: () => call('DELETE', '/api/v1/auth/sessions'),
+    changePassword: (currentPassword, newPassword) => call('POST', '/api/v1/auth/password', { currentPassword, newPassword }),
+    passkeys: () => call('GET', '/api/v1/auth/passkeys'),
+    passkeyOptions: () => call('POST', '/api/v1/auth/passkeys/options'),
+    addPasskey: (response, name) => call('POST', '/api/v1/auth/passkeys', name ? { response, name } : { response }),
+    renamePasskey: (passkeyId, name) => call('PATCH', `/api/v1/auth/passkeys/${id(passkeyId)}`, { name }),
+    removePasskey: (passkeyId) => call('DELETE', `/api/v1/auth/passkeys/${id(passkeyId)}`),
   };
 }
 
-/** Signs in: the token is good when the account answers with it. */
+/** @typedef {ReturnType<typeof createClient>} Client */
+
+/**
+ * The client of the signed-out views (sign-up, sign-in, reset, ...): no token, and a 401 is only
+ * an answer. Made per use, so nothing of it outlives a view.
+ */
+export const anonymousClient = () => createClient();
+
+/** Signs in with an owner token: it is good when the account answers with it. */
 export async function verifyToken(token) {
   const client = createClient({ token });
   return client.account();

@@ -1,43 +1,7 @@
-//! The owner token for this tab. sessionStorage lives exactly as long as the tab (a reload keeps
-//! the user signed in, closing the tab forgets the token); it is never put in localStorage, a
-//! cookie or the URL. Where sessionStorage is unavailable the token stays in memory only.
-
-const KEY = 'utility-tools.owner-token';
-let memory = null;
-
-function storage() {
-  try {
-    return window.sessionStorage;
-  } catch {
-    return null; // storage disabled by the browser's settings
-  }
-}
-
-export function loadToken() {
-  try {
-    return storage()?.getItem(KEY) ?? memory;
-  } catch {
-    return memory;
-  }
-}
-
-export function saveToken(token) {
-  memory = token;
-  try {
-    storage()?.setItem(KEY, token);
-  } catch {
-    // Quota or privacy mode: memory alone still works until the page is reloaded.
-  }
-}
-
-export function clearToken() {
-  memory = null;
-  try {
-    storage()?.removeItem(KEY);
-  } catch {
-    // nothing was stored
-  }
-}
+//! The owner token of a sign-in with one (accounts an operator opened; people sign in with a
+//! password or a passkey, whose session is an HttpOnly cookie the page never sees). The token is
+//! held only by the API client made for it (api.js), in memory: never in sessionStorage,
+//! localStorage, a cookie or the URL, so a reload or a closed tab forgets it. What it must look like:
 
 /** Owner tokens are `uto_` + 40 base62 characters (CONTRACT.md); anything else is a typo or a key. */
 export function tokenProblem(token) {

@@ -26,7 +26,7 @@ function balanceNote(account) {
 }
 
 /** @param {import('./app.js').ViewContext} context */
-export function createOverviewView({ client, showAccount, areas }) {
+export function createOverviewView({ client, showAccount, areas, kind }) {
   const summary = h('div', { id: 'overview-body' });
   const latestBody = h('div', { id: 'latest-body' });
   const grantsBody = h('div', { id: 'grants-body' });
@@ -38,9 +38,14 @@ export function createOverviewView({ client, showAccount, areas }) {
     grantsBody,
   );
   const areaList = h('ul', { class: 'areas', 'aria-labelledby': 'areas-title' });
+  // Owner tokens are for scripts: a person signed in with one is shown the way to a sign-in of their own.
+  const tokenNote = kind() === 'token'
+    ? h('p', { class: 'notice', id: 'attach-note' }, 'You signed in with the owner token. ', h('a', { href: '/dashboard/attach' }, 'Attach yourself'), ' to the account to sign in with a password or a passkey instead.')
+    : null;
   const element = viewSection(
     'overview',
     'Overview',
+    tokenNote,
     summary,
     h('section', { 'aria-labelledby': 'latest-title' }, h('h2', { id: 'latest-title' }, 'Latest calls'), latestBody),
     grantsSection,

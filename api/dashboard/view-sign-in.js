@@ -1,55 +1,138 @@
-//! Sign-in with the owner token (`/dashboard/sign-in`, a signed-out view): the token is checked
-//! against the format first, then by the service; a good one starts the session (app.js), which
-//! returns to the view that sent the visitor here. Why the last session ended is shown above.
-import { verifyToken } from './api.js';
+//! Sign-in (`/dashboard/sign-in`, a signed-out view): an address and a password, or a passkey of
+//! this site without typing anything (discoverable credentials); links to sign up and to reset the
+//! password. Below, folded away, the owner token of an account an operator opened: checked against
+//! the format first, then by the service, and kept in memory only. A good sign-in starts the
+//! session (app.js), which returns to the view that sent the visitor here. Why the last session
+//! ended is shown above.
+import { anonymousClient, verifyToken } from './api.js';
 import { busy, clearFormError, h, showFormError, viewSection } from './dom.js';
+import { field, formProblems } from './forms.js';
+import { ceremonyProblem, passkeysSupported, signInWithPasskey } from './passkeys.js';
 import { tokenProblem } from './session.js';
 
 /** @param {import('./app.js').ViewContext} context */
-export function createSignInView({ notice, signedInWith }) {
+export function createSignInView({ notice, signedInWith, signedInAsPerson }) {
   const noticeEl = h('p', { class: 'notice', id: 'sign-in-notice', hidden: true });
-  const input = h('input', {
+
+  // Address and password.
+  const email = field({ id: 'sign-in-email', label: 'Email address', attrs: { type: 'email', name: 'email', autocomplete: 'email', autocapitalize: 'off', spellcheck: 'false' } });
+  const password = field({ id: 'sign-in-password', label: 'Password', attrs: { type: 'password', name: 'password', autocomplete: 'current-password' } });
+  const problems = formProblems({ fields: { '/email': email, '/password': password } });
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
+  // method=post and the CSP's form-action 'none': nothing typed can end up in a URL.
+  const form = h('form', { id: 'sign-in-form', method: 'post', novalidate: true, onsubmit: signIn }, problems.summary, email.element, password.element,
+    h('div', { class: 'form-actions' }, submit, h('a', { href: '/dashboard/reset', id: 'forgot-link' }, 'Forgot your password?')));
+
+  // A passkey: the browser offers the ones it holds for this site.
+  const passkeyError = h('div', { class: 'form-problem', id: 'passkey-error', role: 'alert', hidden: true });
+  const passkeyButton = h('button', { type: 'button', id: 'passkey-sign-in', onclick: passkeySignIn }, 'Sign in with a passkey');
+  const passkeyPart = h(
+    'div',
+    { class: 'alternative', hidden: !passkeysSupported() },
+    h('p', { class: 'or' }, 'or'),
+    passkeyButton,
+    h('p', { class: 'help' }, 'No address needed: your device shows the passkeys it holds for this site.'),
+    passkeyError,
+  );
+
+  // An owner token: accounts an operator opened, until a person is attached to them.
+  const tokenInput = h('input', {
     id: 'token', name: 'token', type: 'password', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false', required: true,
     'aria-describedby': 'token-help token-error',
   });
-  const error = h('p', { class: 'field-error', id: 'token-error', hidden: true });
-  const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
-  // method=post and the CSP's form-action 'none': the token can never end up in a URL.
-  const form = h(
-    'form',
-    { id: 'sign-in-form', method: 'post', novalidate: true, onsubmit: signIn },
+  const tokenError = h('p', { class: 'field-error', id: 'token-error', hidden: true });
+  const tokenSubmit = h('button', { type: 'submit' }, 'Sign in with the token');
+  const tokenPart = h(
+    'details',
+    { class: 'token-sign-in', id: 'token-sign-in' },
+    h('summary', {}, 'Sign in with an owner token'),
     h(
-      'div',
-      { class: 'field' },
-      h('label', { for: 'token' }, 'Owner token'),
-      input,
-      h('p', { class: 'help', id: 'token-help' }, 'Starts with ', h('code', {}, 'uto_'), '. Your operator gave it to you with the account. It is kept only in this browser tab and forgotten when you sign out or close the tab.'),
-      error,
+      'form',
+      { id: 'token-form', method: 'post', novalidate: true, onsubmit: tokenSignIn },
+      h(
+        'div',
+        { class: 'field' },
+        h('label', { for: 'token' }, 'Owner token'),
+        tokenInput,
+        h(
+          'p',
+          { class: 'help', id: 'token-help' },
+          'For an account an operator opened: the token starts with ', h('code', {}, 'uto_'), '. It is kept in this tab’s memory only, so a reload or sign-out forgets it. ',
+          'Owner tokens are meant for scripts; once signed in, attach yourself to the account to sign in with a password or a passkey.',
+        ),
+        tokenError,
+      ),
+      tokenSubmit,
     ),
-    submit,
   );
-  const element = viewSection('sign-in', 'Sign in to your account', noticeEl, form);
+
+  const element = viewSection(
+    'sign-in',
+    'Sign in to your account',
+    noticeEl,
+    form,
+    passkeyPart,
+    h('p', { class: 'sign-up-link' }, 'New to Utility Tools? ', h('a', { href: '/dashboard/sign-up', id: 'sign-up-link' }, 'Create an account')),
+    tokenPart,
+  );
   element.classList.add('sign-in');
+
+  const forgetNotice = () => {
+    noticeEl.hidden = true;
+  };
 
   async function signIn(event) {
     event.preventDefault();
     await busy(submit, async () => {
-      clearFormError(error, input);
-      const token = input.value.trim();
+      problems.clear();
+      if (!problems.requireFilled({ '/email': 'is required', '/password': 'is required' })) return;
+      try {
+        const answer = await anonymousClient().signIn(email.input.value.trim(), password.input.value);
+        password.input.value = '';
+        forgetNotice();
+        signedInAsPerson(answer);
+      } catch (err) {
+        // A wrong password or address: the password is what to type again.
+        problems.show(err, { focus: password.input });
+      }
+    });
+  }
+
+  async function passkeySignIn() {
+    await busy(passkeyButton, async () => {
+      passkeyError.hidden = true;
+      try {
+        const answer = await signInWithPasskey(anonymousClient());
+        forgetNotice();
+        signedInAsPerson(answer);
+      } catch (err) {
+        const problem = ceremonyProblem(err) ?? err;
+        passkeyError.replaceChildren(h('p', {}, problem.detail || problem.message));
+        passkeyError.hidden = false;
+        passkeyButton.focus();
+      }
+    });
+  }
+
+  async function tokenSignIn(event) {
+    event.preventDefault();
+    await busy(tokenSubmit, async () => {
+      clearFormError(tokenError, tokenInput);
+      const token = tokenInput.value.trim();
       const problem = tokenProblem(token);
       if (problem) {
-        showFormError(error, input, { detail: problem });
-        input.focus();
+        showFormError(tokenError, tokenInput, { detail: problem });
+        tokenInput.focus();
         return;
       }
       try {
         const account = await verifyToken(token);
-        input.value = '';
-        noticeEl.hidden = true;
+        tokenInput.value = '';
+        forgetNotice();
         signedInWith(token, account);
       } catch (err) {
-        showFormError(error, input, err);
-        input.focus();
+        showFormError(tokenError, tokenInput, err);
+        tokenInput.focus();
       }
     });
   }
@@ -62,7 +145,8 @@ export function createSignInView({ notice, signedInWith }) {
       noticeEl.hidden = !text;
     },
     close() {
-      input.value = '';
+      password.input.value = '';
+      tokenInput.value = '';
     },
   };
 }

@@ -4,7 +4,10 @@
 //! this order. Grouping: the overview holds what an owner checks first (balance, plan, grants);
 //! usage holds what was spent and how (chart, calls, CSV, asynchronous calls); webhooks holds the
 //! endpoints with their deliveries and the event log those deliveries come from; destinations
-//! serve every tool that writes a file, so they are not filed under render links.
+//! serve every tool that writes a file, so they are not filed under render links. Security is a
+//! person's (a session); attaching a person is for an owner-token sign-in. The signed-out views
+//! (sign-in, sign-up, reset) and the links of mails (verify, invitation) come last.
+import { createAttachView } from './view-attach.js';
 import { createBatchesView } from './view-batches.js';
 import { createBillingView } from './view-billing.js';
 import { createDestinationsView } from './view-destinations.js';
@@ -12,8 +15,13 @@ import { createKeysView } from './view-keys.js';
 import { createNotFoundView } from './view-not-found.js';
 import { createOverviewView } from './view-overview.js';
 import { createRenderLinksView } from './view-render-links.js';
+import { createInvitationView } from './view-invitation.js';
+import { createResetView } from './view-reset.js';
+import { createSecurityView } from './view-security.js';
 import { createSignInView } from './view-sign-in.js';
+import { createSignUpView } from './view-sign-up.js';
 import { createUsageView } from './view-usage.js';
+import { createVerifyView } from './view-verify.js';
 import { createWebhooksView } from './view-webhooks.js';
 
 /** @type {import('./router.js').ViewSpec[]} */
@@ -26,7 +34,13 @@ export const VIEWS = [
   { id: 'batches', path: '/dashboard/batches', title: 'Batches', nav: 'Batches', description: 'Many calls of one tool at once, with their progress; cancel one that runs.', create: createBatchesView },
   { id: 'render-links', path: '/dashboard/render-links', title: 'Render links', nav: 'Render links', description: 'Signed image links for an <img src>, their link secrets, and the render cache.', create: createRenderLinksView },
   { id: 'destinations', path: '/dashboard/destinations', title: 'Destinations', nav: 'Destinations', description: 'Your own buckets that calls write their files to.', create: createDestinationsView },
+  { id: 'security', path: '/dashboard/security', title: 'Security', nav: 'Security', description: 'Your password, passkeys and sessions.', hidden: (c) => c.kind() !== 'session', create: createSecurityView },
+  { id: 'attach', path: '/dashboard/attach', title: 'Attach yourself', nav: 'Attach yourself', description: 'Sign in as a person, with a password or a passkey, instead of the owner token.', hidden: (c) => c.kind() !== 'token', create: createAttachView },
   { id: 'sign-in', path: '/dashboard/sign-in', title: 'Sign in', access: 'signed-out', create: createSignInView },
+  { id: 'sign-up', path: '/dashboard/sign-up', title: 'Create your account', access: 'signed-out', create: createSignUpView },
+  { id: 'reset', path: '/dashboard/reset', title: 'Reset your password', access: 'any', create: createResetView },
+  { id: 'verify', path: '/dashboard/verify', title: 'Confirm your address', access: 'any', create: createVerifyView },
+  { id: 'invitation', path: '/dashboard/invitation', title: 'Accept the invitation', access: 'any', create: createInvitationView },
 ];
 
 /** Shown for a path no view has, signed in or not. */

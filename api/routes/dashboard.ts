@@ -2,10 +2,14 @@
 //! plus the scripts and styles in api/dashboard/, served under a Content-Security-Policy that runs
 //! files from this origin only. The page picks the view from its path (api/dashboard/router.js),
 //! so every `/dashboard/<view>` answers the same page, and an unknown view is the page's own
-//! "not found". The page talks to the account API with the owner token; nothing here authenticates.
+//! "not found". The page talks to the account API with the session cookie (or an owner token);
+//! nothing here authenticates. Besides its own files it serves SimpleWebAuthn's browser bundle
+//! from node_modules under the same versioned path: the CSP runs scripts of this origin only.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Router from '@koa/router';
 import { ToolError } from '../../lib/errors.js';
 import { operation, open, plain, type RouteOperation } from '../docs/operations.js';
@@ -45,6 +49,22 @@ const COMMON_HEADERS = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
+/**
+ * Files of packages the page loads as its own assets, by the name it loads them under. The
+ * WebAuthn helper is the package's one-file browser bundle (it sets `globalThis.SimpleWebAuthnBrowser`
+ * when imported), the same version as `@simplewebauthn/server` speaks to.
+ */
+export const PACKAGE_ASSETS: Record<string, URL> = {
+  'simplewebauthn-browser.js': packageFile('@simplewebauthn/browser', 'dist/bundle/index.umd.min.js'),
+};
+
+/** A file of an installed package, found as Node finds the package (its entry point is under `script/` or the root). */
+function packageFile(name: string, file: string): URL {
+  const entry = createRequire(import.meta.url).resolve(name);
+  const root = entry.slice(0, entry.lastIndexOf(`${path.sep}node_modules${path.sep}`) + `${path.sep}node_modules${path.sep}`.length + name.length);
+  return pathToFileURL(path.join(root, file));
+}
+
 interface Asset {
   type: string;
   body: Buffer;
@@ -55,13 +75,15 @@ interface Asset {
  * (`/dashboard/assets/<version>/app.js`), so they can be cached for good, and the modules'
  * relative imports (`./api.js`) land on the same version.
  */
-export function loadDashboard(dir: URL = ASSET_DIR) {
+export function loadDashboard(dir: URL = ASSET_DIR, packageAssets: Record<string, URL> = PACKAGE_ASSETS) {
   const assets = new Map<string, Asset>();
   const digest = createHash('sha256');
-  for (const name of readdirSync(dir).sort()) {
+  const files = new Map<string, URL>(readdirSync(dir).map((name) => [name, new URL(name, dir)]));
+  for (const [name, url] of Object.entries(packageAssets)) files.set(name, url);
+  for (const name of [...files.keys()].sort()) {
     const type = TYPES[path.extname(name)];
     if (!type) continue;
-    const body = readFileSync(new URL(name, dir));
+    const body = readFileSync(files.get(name)!);
     assets.set(name, { type, body });
     digest.update(name).update('\0').update(body);
   }
@@ -102,7 +124,7 @@ export function dashboardOperations(): RouteOperation[] {
   return [
     operation('get', '/dashboard', {
       tag: 'service', operationId: 'dashboard', ...open(), summary: 'Account dashboard',
-      description: 'The account owner\'s web page over the account API: sign in with the owner token, then the overview (balance, plan, grants); each other area has its own path (`/dashboard/{view}`).',
+      description: 'The account\'s web page over the account API: sign up, sign in (password, passkey, or an owner token), then the overview (balance, plan, grants); each other area has its own path (`/dashboard/{view}`: `sign-up`, `verify`, `reset`, `invitation`, `security`, `keys`, ...).',
       ok: plain('An HTML page.', { 'text/html': { schema: { type: 'string' } } }),
       codes: ['internal_error'],
     }),
@@ -115,7 +137,7 @@ export function dashboardOperations(): RouteOperation[] {
     }),
     operation('get', '/dashboard/assets/{version}/{file}', {
       tag: 'service', operationId: 'dashboardAsset', ...open(), summary: 'Dashboard script or style',
-      description: 'A file `/dashboard` loads. Cached for a year: `version` is a digest of the files.',
+      description: 'A file `/dashboard` loads (`simplewebauthn-browser.js` is `@simplewebauthn/browser`\'s bundle, served from here so the page runs scripts of this origin only). Cached for a year: `version` is a digest of the files.',
       parameters: [
         { name: 'version', in: 'path', required: true, description: 'The digest in the page\'s links; any other is served too, not cached.', schema: { type: 'string' } },
         { name: 'file', in: 'path', required: true, schema: { type: 'string', enum: [...loadDashboard().assets.keys()] } },

@@ -2,14 +2,15 @@
 //! here: stripe-mock's session url points at Stripe, which the test stack cannot reach), Stripe's
 //! signed event pays it, and back on the page the purchase, its grant and the saved card show; a
 //! refund shows what it took back; auto-recharge's settings are checked and saved from the page.
+//! The buyer is a signed-up person: their session (the cookie) outlives the trip to Checkout.
 import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import type { Browser } from 'puppeteer-core';
-import { newAccount, request } from '../helpers/api.js';
+import { client, serviceOrigin, signUp } from '../helpers/people.js';
 import { testEnv } from '../helpers/env.js';
 import { withServiceDb } from '../helpers/db.js';
 import { applied, charge, deliver, putPack, session, stripeEvent, stripeId } from '../helpers/stripe.js';
-import { focused, launchBrowser, openDashboard, refresh, screenshot, signIn, textOf, waitForText, waitForView } from './page.js';
+import { focused, launchBrowser, openDashboard, refresh, screenshot, signInWithPassword, textOf, waitForText, waitForView } from './page.js';
 
 const PACK = `dash-${stripeId('x').slice(-6).toLowerCase()}`;
 let browser: Browser;
@@ -26,10 +27,13 @@ test.after.always(async () => {
 
 test.serial('buy a pack through Checkout, see it paid with its grant and card, then refunded in part; set auto-recharge', async (t) => {
   const temporal = new Client({ connection, namespace: testEnv.temporalNamespace() });
-  const account = await newAccount(0, 'Billing & Co');
-  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/billing' });
+  const c = client();
+  const person = await signUp(c, { name: 'Billing & Co' });
+  const account = { id: person.accountId };
+  const request = (method: string, path: string) => c.request(method, path, { cookie: person.cookie });
+  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/billing', origin: serviceOrigin() });
   try {
-    await signIn(page, account.ownerToken);
+    await signInWithPassword(page, person.email, person.password);
     await waitForView(page, 'billing');
     const row = await waitForText(page, `#packs-body tr[data-pack-id="${PACK}"]`, /Dashboard pack/);
     t.regex(row, /1,000/);
@@ -47,7 +51,7 @@ test.serial('buy a pack through Checkout, see it paid with its grant and card, t
     await page.click('#save-card');
     await Promise.all([page.waitForNavigation(), page.click(`#packs-body tr[data-pack-id="${PACK}"] button`)]);
     t.regex(page.url(), /^https:\/\/checkout\.stripe\.com\//);
-    const [pending] = (await request('GET', '/api/v1/account/purchases', { token: account.ownerToken })).body.items;
+    const [pending] = (await request('GET', '/api/v1/account/purchases')).body.items;
     t.like(pending, { packId: PACK, status: 'pending', credits: 1000 });
     const stored = await withServiceDb((db) => db.collection('purchases').findOne({ _id: pending.id }));
     t.regex(stored!.sessionId as string, /^cs_test_/);
@@ -57,7 +61,7 @@ test.serial('buy a pack through Checkout, see it paid with its grant and card, t
     const completed = stripeEvent('checkout.session.completed', session({ id: stored!.sessionId as string, accountId: account.id, paymentIntentId: pi }));
     t.is((await deliver(completed)).status, 200);
     await applied(temporal, completed.id);
-    await page.goto(`${testEnv.apiUrl()}/dashboard/billing?checkout=success`, { waitUntil: 'networkidle0' });
+    await page.goto(`${serviceOrigin()}/dashboard/billing?checkout=success`, { waitUntil: 'networkidle0' });
     await waitForView(page, 'billing');
     t.regex(await textOf(page, '#checkout-notice'), /payment is being confirmed/);
     const paid = await waitForText(page, `#purchases-body tr[data-purchase-id="${pending.id}"]`, /Paid/);
@@ -90,7 +94,7 @@ test.serial('buy a pack through Checkout, see it paid with its grant and card, t
     await page.locator('#recharge-threshold').fill('100');
     await page.click('#recharge-form button[type=submit]');
     await waitForText(page, '#announcer', /Auto-recharge is on/);
-    const settings = (await request('GET', '/api/v1/account/auto-recharge', { token: account.ownerToken })).body;
+    const settings = (await request('GET', '/api/v1/account/auto-recharge')).body;
     t.like(settings, { enabled: true, packId: PACK, threshold: 100, monthlyLimit: 2, paymentMethod: { brand: 'visa', last4: '4242' } });
     t.deepEqual(problems, []);
   } finally {

@@ -64,9 +64,9 @@ test('sign in, create a key and call a tool with it, add an endpoint and test it
     t.is(await page.evaluate(() => navigator.clipboard.readText()), key);
     t.regex(await (await keyRow(page, key.slice(0, 12))).evaluate(innerText), /CI pipeline[\s\S]*Never[\s\S]*Active/);
     await screenshot(page, 'flow-2-key-created');
-    // The tab keeps only the owner token, in sessionStorage; the key is gone once dismissed.
+    // The tab stores nothing: the owner token is in the page's memory only; the key is gone once dismissed.
     const stored = await storedInTab(page);
-    t.deepEqual({ local: stored.local, session: stored.session, cookie: stored.cookie }, { local: [], session: [account.ownerToken], cookie: '' });
+    t.deepEqual({ local: stored.local, session: stored.session, cookie: stored.cookie }, { local: [], session: [], cookie: '' });
     t.false(stored.url.includes(key) || stored.url.includes(account.ownerToken));
     await (await buttonIn((await page.$('#key-secret'))!, "Done, I've saved it")).click();
     t.is((await focused(page)).id, 'key-name');

@@ -1,15 +1,20 @@
 //! The dashboard at phone width (360 px, nothing wider than the screen, in every view), one flow by
 //! keyboard alone (sign in, go to the keys through the navigation, create a key, revoke it through
 //! the dialog), and axe-core's WCAG 2.2 AA rules on every view at desktop and phone width (an
-//! endpoint's event types open, the event log filled, the phone's menu open). The keyboard paths
-//! of the webhook requests are in webhook-requests.test.ts; the router's own in router.test.ts.
+//! endpoint's event types open, the event log filled, the phone's menu open; the signed-out views
+//! with their problems shown; a person's Security page, account switch and re-authentication
+//! dialog). The keyboard paths of the webhook requests are in webhook-requests.test.ts; the
+//! router's own in router.test.ts.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import test from 'ava';
 import type { Browser, KeyInput, Page } from 'puppeteer-core';
+import type { ExecutionContext } from 'ava';
 import { callTool, newAccount, request, type TestAccount } from '../helpers/api.js';
+import { withServiceDb } from '../helpers/db.js';
+import { client, joinAccount, signUp, type SignedUpPerson } from '../helpers/people.js';
 import { attemptsOf, eventually, registerEndpoint, sendTest, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { PHONE, VIEWS, focused, goTo, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForView, type ViewId } from './page.js';
+import { PHONE, SIGNED_OUT_VIEWS, focused, goTo, launchBrowser, openDashboard, screenshot, signIn, signInWithPassword, submitToken, textOf, viewsOf, waitForIdle, waitForView, type ViewId } from './page.js';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -17,10 +22,13 @@ let browser: Browser;
 let receiver: Receiver;
 /** An account with calls, keys, an endpoint with attempts, a batch and a link secret: every view has content. */
 let busy: TestAccount;
+/** A person with an account of their own who also owns `busy`: the header switches between the two. */
+let person: SignedUpPerson;
 
 test.before(async () => {
-  [browser, receiver] = await Promise.all([launchBrowser(), startReceiver()]);
+  [browser, receiver, person] = await Promise.all([launchBrowser(), startReceiver(), signUp(client(), { name: 'Ada Lovelace-Byron, of a rather long name' })]);
   busy = await newAccount(60, 'A company with a rather long name, Ltd');
+  await joinAccount(client(), person, busy.ownerToken);
   for (const text of ['a', 'b', 'c']) await callTool(busy.apiKey, 'hash-text', { text });
   await callTool(busy.apiKey, 'qr-generate', { text: 'dashboard' });
   await callTool(busy.apiKey, 'hash-text', { text: 'later' }, { prefer: 'respond-async' });
@@ -53,6 +61,7 @@ async function filled(page: Page, view: ViewId): Promise<void> {
   if (view === 'batches') await page.waitForSelector('#batches-body tbody tr');
   if (view === 'render-links') await page.waitForSelector('#link-secrets-body tbody tr');
   if (view === 'overview') await page.waitForSelector('#grants-body tbody tr');
+  if (view === 'security') await Promise.all([page.waitForSelector('#sessions-body tbody tr'), page.waitForSelector('#passkeys-body .empty, #passkeys-body tbody tr')]);
 }
 
 test.serial('at 360 px wide every view fits the width, the navigation is a menu, and tables become labelled cards', async (t) => {
@@ -70,7 +79,7 @@ test.serial('at 360 px wide every view fits the width, the navigation is a menu,
     await screenshot(page, 'phone-menu', { fullPage: false });
     await page.click('#nav-toggle');
 
-    for (const view of Object.keys(VIEWS) as ViewId[]) {
+    for (const view of viewsOf('token')) {
       if (view !== 'overview') await goTo(page, view);
       await filled(page, view);
       t.is(await overflow(), 0, view);
@@ -103,6 +112,17 @@ test.serial('at 360 px wide every view fits the width, the navigation is a menu,
     t.is(await overflow(), 0, 'with the dialog open');
     await screenshot(page, 'phone-revoke-dialog', { fullPage: false });
     await page.click('#confirm-cancel');
+
+    // A person in two accounts: the header holds the switch; the Security page fits too.
+    await page.click('#sign-out');
+    await waitForView(page, 'sign-in');
+    await signInWithPassword(page, person.email, person.password);
+    t.false(await page.$eval('#account-switch', (f) => (f as HTMLElement).hidden), 'the switch is shown');
+    t.is(await overflow(), 0, 'the header with the switch');
+    await goTo(page, 'security');
+    await filled(page, 'security');
+    t.is(await overflow(), 0, 'security');
+    await screenshot(page, 'phone-security');
     t.deepEqual(problems, []);
   } finally {
     await close();
@@ -125,7 +145,11 @@ test.serial('keyboard only: sign in, reach the keys through the navigation, crea
   }
   try {
     await tabTo((f) => f.text === 'Skip to content', 'the skip link', 1);
-    await tabTo((f) => f.id === 'token', 'the token field', 3);
+    await tabTo((f) => f.id === 'sign-in-email', 'the address field', 3);
+    // The owner token's form is folded away below the person's sign-in; Enter opens it.
+    await tabTo((f) => f.tag === 'summary' && f.text === 'Sign in with an owner token', 'the owner token fold', 10);
+    await press('Enter');
+    await tabTo((f) => f.id === 'token', 'the token field', 1);
     await page.keyboard.type(account.ownerToken);
     await press('Enter');
     await waitForView(page, 'overview');
@@ -172,46 +196,109 @@ test.serial('keyboard only: sign in, reach the keys through the navigation, crea
   }
 });
 
-test.serial('axe-core finds no WCAG 2.2 A/AA or best-practice violation on any view, at desktop and phone width', async (t) => {
+/** Opens the dashboard for axe (the CSP bypassed only here, so axe's script can be injected), at each width in turn. */
+async function eachWidth(t: ExecutionContext, check: (page: Page, where: string, visit: (path: string, view: Parameters<typeof waitForView>[1]) => Promise<void>) => Promise<void>) {
   for (const viewport of [undefined, PHONE]) {
     const where = viewport ? 'phone' : 'desktop';
-    // CSP bypassed only here, so axe's script can be injected into the page.
-    const { page, close } = await openDashboard(browser, { viewport, bypassCsp: true });
+    const { page, problems, close } = await openDashboard(browser, { viewport, bypassCsp: true });
+    /** Opens `path` afresh (axe is injected again) and waits for `view`. */
+    const visit = async (path: string, view: Parameters<typeof waitForView>[1]) => {
+      await page.goto(`${new URL(page.url()).origin}${path}`, { waitUntil: 'networkidle0' });
+      await waitForView(page, view);
+    };
     try {
-      t.deepEqual(await axeViolations(page), [], `${where} sign-in`);
-      await page.locator('#token').fill('nope');
-      await page.click('#sign-in-form button[type=submit]');
-      await page.waitForSelector('#token-error:not([hidden])');
-      t.deepEqual(await axeViolations(page), [], `${where} sign-in error`);
-      await signIn(page, busy.ownerToken);
-      for (const view of Object.keys(VIEWS) as ViewId[]) {
-        if (view !== 'overview') await goTo(page, view);
-        await filled(page, view);
-        if (view === 'usage') await page.click('.chart-details summary');
-        if (view === 'webhooks') await page.click('#webhooks-body .event-types summary');
-        t.deepEqual(await axeViolations(page), [], `${where} ${view}`);
-      }
-      if (viewport) {
-        await page.click('#nav-toggle');
-        t.deepEqual(await axeViolations(page), [], `${where} menu open`);
-        await page.click('#nav-toggle');
-      }
-      await goTo(page, 'webhooks');
-      await page.locator('#webhook-url').fill('https://');
-      await page.click('#webhook-form button[type=submit]');
-      await page.waitForSelector('#webhook-url-error:not([hidden])');
-      t.deepEqual(await axeViolations(page), [], `${where} form error`);
-      await goTo(page, 'keys');
-      await page.click('#keys-body tr:first-child button.danger');
-      await page.waitForSelector('#confirm-dialog[open]');
-      t.deepEqual(await axeViolations(page), [], `${where} dialog`);
-      await page.click('#confirm-cancel');
-      // A path no view has (the page is loaded afresh: axe is injected again).
-      await page.goto(`${new URL(page.url()).origin}/dashboard/no-such-view`, { waitUntil: 'networkidle0' });
-      await waitForView(page, 'not-found');
-      t.deepEqual(await axeViolations(page), [], `${where} not found`);
+      await check(page, where, visit).catch(async (err: Error) => {
+        const file = await screenshot(page, `axe-failed-${where}-${Date.now()}`).catch(() => '(no screenshot)');
+        throw new Error(`${where}: ${err.message} (page saved as ${file}; focus on ${JSON.stringify(await focused(page).catch(() => null))})`, { cause: err });
+      });
+      t.deepEqual(problems, [], where);
     } finally {
       await close();
     }
   }
+}
+
+test.serial('axe-core finds no WCAG 2.2 A/AA or best-practice violation on the signed-out views, their problems shown, at desktop and phone width', async (t) => {
+  await eachWidth(t, async (page, where, visit) => {
+    t.deepEqual(await axeViolations(page), [], `${where} sign-in`);
+    // The person's form with its problems shown under the fields, and the token's.
+    await page.click('#sign-in-form button[type=submit]');
+    await page.waitForSelector('#sign-in-email[aria-invalid=true]');
+    t.deepEqual(await axeViolations(page), [], `${where} sign-in field errors`);
+    await submitToken(page, 'nope');
+    await page.waitForSelector('#token-error:not([hidden])');
+    t.deepEqual(await axeViolations(page), [], `${where} sign-in token error`);
+    // Every signed-out view, and those of the mails' links (with a link that does not work).
+    for (const [view, path] of Object.entries(SIGNED_OUT_VIEWS) as [keyof typeof SIGNED_OUT_VIEWS, string][]) {
+      await visit(path, view);
+      t.deepEqual(await axeViolations(page), [], `${where} ${view}`);
+    }
+    await visit('/dashboard/sign-up', 'sign-up');
+    await page.locator('#sign-up-email').fill('someone@mail.test');
+    await page.locator('#sign-up-password').fill('too short');
+    await page.click('#sign-up-form button[type=submit]');
+    await page.waitForSelector('#sign-up-password[aria-invalid=true]');
+    t.deepEqual(await axeViolations(page), [], `${where} sign-up field error`);
+    await visit('/dashboard/reset?token=not-a-real-token', 'reset');
+    t.deepEqual(await axeViolations(page), [], `${where} reset, choosing the password`);
+    // A path no view has.
+    await visit('/dashboard/no-such-view', 'not-found');
+    t.deepEqual(await axeViolations(page), [], `${where} not found`);
+  });
+});
+
+test.serial('axe-core finds no WCAG 2.2 A/AA or best-practice violation on any view of an owner-token sign-in, at desktop and phone width', async (t) => {
+  await eachWidth(t, async (page, where) => {
+    await signIn(page, busy.ownerToken);
+    for (const view of viewsOf('token')) {
+      if (view !== 'overview') await goTo(page, view);
+      await filled(page, view);
+      if (view === 'usage') await page.click('.chart-details summary');
+      if (view === 'webhooks') await page.click('#webhooks-body .event-types summary');
+      t.deepEqual(await axeViolations(page), [], `${where} ${view}`);
+    }
+    if (where === 'phone') {
+      await page.click('#nav-toggle');
+      t.deepEqual(await axeViolations(page), [], `${where} menu open`);
+      await page.click('#nav-toggle');
+    }
+    await goTo(page, 'webhooks');
+    await page.locator('#webhook-url').fill('https://');
+    await page.click('#webhook-form button[type=submit]');
+    await page.waitForSelector('#webhook-url-error:not([hidden])');
+    t.deepEqual(await axeViolations(page), [], `${where} form error`);
+    await goTo(page, 'keys');
+    await page.click('#keys-body tr:first-child button.danger');
+    await page.waitForSelector('#confirm-dialog[open]');
+    t.deepEqual(await axeViolations(page), [], `${where} dialog`);
+    await page.click('#confirm-cancel');
+  });
+});
+
+test.serial("axe-core finds no WCAG 2.2 A/AA or best-practice violation on a person's views: the account switch, Security, the re-authentication dialog, an invitation", async (t) => {
+  await eachWidth(t, async (page, where, visit) => {
+    await signInWithPassword(page, person.email, person.password);
+    t.false(await page.$eval('#account-switch', (f) => (f as HTMLElement).hidden), 'the switch is shown');
+    t.deepEqual(await axeViolations(page), [], `${where} person's overview`);
+    await goTo(page, 'security');
+    await filled(page, 'security');
+    t.deepEqual(await axeViolations(page), [], `${where} security`);
+    // Over 10 minutes after the sign-in, a password change first asks the person to confirm it is them.
+    await withServiceDb((db) => db.collection('sessions').updateMany({ userId: person.userId, endedAt: null }, { $set: { authenticatedAt: new Date(Date.now() - 11 * 60_000) } }));
+    await page.locator('#current-password').fill(person.password);
+    await page.locator('#new-password').fill(person.password);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#reauth-dialog[open], #password-form [role=alert]:not([hidden]), #password-status:not(:empty)');
+    t.is(await page.$eval('#password-form [role=alert]', (el) => (el as HTMLElement).hidden || (el as HTMLElement).innerText), true, `${where}: no problem in the form`);
+    t.is(await textOf(page, '#password-status'), '', `${where}: not changed without confirming`);
+    await page.waitForSelector('#reauth-dialog[open]');
+    t.deepEqual(await axeViolations(page), [], `${where} re-authentication dialog`);
+    // Escape cancels it (by keyboard: a phone's emulated taps land off target while an input has the focus).
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#reauth-dialog:not([open])');
+    t.regex(await textOf(page, '#password-form [role=alert]'), /Nothing was changed/);
+    t.like(await focused(page), { tag: 'button', text: 'Change password' }, 'the focus is back on the form');
+    await visit('/dashboard/invitation?token=not-a-real-token', 'invitation');
+    t.deepEqual(await axeViolations(page), [], `${where} invitation, signed in`);
+  });
 });

@@ -40,11 +40,13 @@ export interface DashboardPage {
 
 /**
  * Opens `/dashboard` (or `path`, a deep link such as `/dashboard/keys`) in a fresh context;
- * `bypassCsp` only for injecting axe-core.
+ * `bypassCsp` only for injecting axe-core. `origin`: API_URL by default; a person's session and
+ * passkeys need the service's own origin (PUBLIC_BASE_URL, `serviceOrigin()`), since WebAuthn
+ * refuses an IP address as its relying party and the mails' links point there.
  */
 export async function openDashboard(
   browser: Browser,
-  options: { viewport?: typeof DESKTOP | typeof PHONE; bypassCsp?: boolean; path?: string } = {},
+  options: { viewport?: typeof DESKTOP | typeof PHONE; bypassCsp?: boolean; path?: string; origin?: string } = {},
 ): Promise<DashboardPage> {
   const context = await browser.createBrowserContext();
   const page = await context.newPage();
@@ -57,20 +59,44 @@ export async function openDashboard(
   await page.setViewport(options.viewport ?? DESKTOP);
   if (options.bypassCsp) await page.setBypassCSP(true);
   page.setDefaultTimeout(20_000);
-  await page.goto(`${testEnv.apiUrl()}${options.path ?? '/dashboard'}`, { waitUntil: 'networkidle0' });
+  await page.goto(`${options.origin ?? testEnv.apiUrl()}${options.path ?? '/dashboard'}`, { waitUntil: 'networkidle0' });
   return { page, context, problems, close: () => context.close() };
 }
 
-/** Signs in on the sign-in view; the page then shows the overview, or the view it was opened at. */
-export async function signIn(page: Page, token: string): Promise<void> {
-  await page.waitForSelector('#token', { visible: true });
+/** Types `token` into sign-in's owner-token form (opening its fold) and sends it; does not wait. */
+export async function submitToken(page: Page, token: string): Promise<void> {
+  await page.waitForSelector('#token-sign-in summary', { visible: true });
+  if (!(await page.$eval('#token-sign-in', (d) => (d as HTMLDetailsElement).open))) await page.click('#token-sign-in summary');
   await page.locator('#token').fill(token);
+  await page.click('#token-form button[type=submit]');
+}
+
+/** Signs in with an owner token; the page then shows the overview, or the view it was opened at. */
+export async function signIn(page: Page, token: string): Promise<void> {
+  await submitToken(page, token);
+  await page.waitForSelector('#account-bar:not([hidden])');
+  await waitForIdle(page);
+}
+
+/** Signs in as a person with an address and a password, as they would; waits for the signed-in view. */
+export async function signInWithPassword(page: Page, email: string, password: string): Promise<void> {
+  await page.waitForSelector('#sign-in-email', { visible: true });
+  await page.locator('#sign-in-email').fill(email);
+  await page.locator('#sign-in-password').fill(password);
   await page.click('#sign-in-form button[type=submit]');
   await page.waitForSelector('#account-bar:not([hidden])');
   await waitForIdle(page);
 }
 
-/** The views of the dashboard by id, each with its path and its h1 (api/dashboard/views.js). */
+/**
+ * The signed-in views of the dashboard by id, each with its path and its h1 (api/dashboard/views.js);
+ * `only`: the view is in the navigation of that sign-in alone (a person's session, or an owner token).
+ */
+interface ViewInfo {
+  path: string;
+  title: string;
+  only?: 'person' | 'token';
+}
 export const VIEWS = {
   overview: { path: '/dashboard', title: 'Overview' },
   usage: { path: '/dashboard/usage', title: 'Usage' },
@@ -80,8 +106,22 @@ export const VIEWS = {
   batches: { path: '/dashboard/batches', title: 'Batches' },
   'render-links': { path: '/dashboard/render-links', title: 'Render links' },
   destinations: { path: '/dashboard/destinations', title: 'Destinations' },
-} as const;
+  security: { path: '/dashboard/security', title: 'Security', only: 'person' },
+  attach: { path: '/dashboard/attach', title: 'Attach yourself', only: 'token' },
+} satisfies Record<string, ViewInfo>;
 export type ViewId = keyof typeof VIEWS;
+
+/** The ids of the views a sign-in of this kind has in its navigation. */
+export const viewsOf = (kind: 'person' | 'token'): ViewId[] => (Object.keys(VIEWS) as ViewId[]).filter((id) => ((VIEWS[id] as ViewInfo).only ?? kind) === kind);
+
+/** The signed-out views and the views of the mails' links, by id, with a path that shows them. */
+export const SIGNED_OUT_VIEWS = {
+  'sign-in': '/dashboard/sign-in',
+  'sign-up': '/dashboard/sign-up',
+  reset: '/dashboard/reset',
+  verify: '/dashboard/verify?token=not-a-real-token',
+  invitation: '/dashboard/invitation?token=not-a-real-token',
+} as const;
 
 /**
  * Moves to a view the way a person does: through the navigation (behind its Menu button on a
@@ -96,14 +136,19 @@ export async function goTo(page: Page, view: ViewId): Promise<void> {
 }
 
 /** Waits until `view` is the one shown and nothing on the page is loading. */
-export async function waitForView(page: Page, view: ViewId | 'sign-in' | 'not-found'): Promise<void> {
+export async function waitForView(page: Page, view: ViewId | keyof typeof SIGNED_OUT_VIEWS | 'not-found'): Promise<void> {
   await page.waitForSelector(`#views > [data-view="${view}"]:not([hidden])`);
   await waitForIdle(page);
 }
 
 /** Waits until no section shows a loading line and none is busy. */
 export async function waitForIdle(page: Page): Promise<void> {
-  await page.waitForFunction(() => !document.querySelector('.loading, [aria-busy="true"]'));
+  try {
+    await page.waitForFunction(() => !document.querySelector('.loading, [aria-busy="true"]'));
+  } catch (err) {
+    const busy = await page.$$eval('.loading, [aria-busy="true"]', (els) => els.map((el) => `${el.tagName.toLowerCase()}#${el.id} "${(el as HTMLElement).innerText.slice(0, 60)}"`)).catch(() => []);
+    throw new Error(`the page stayed busy: ${busy.join(', ') || '(nothing now)'} at ${page.url()}`, { cause: err });
+  }
 }
 
 /**
@@ -223,4 +268,17 @@ export async function buttonIn(handle: ElementHandle, label: string): Promise<El
   const found = await handle.waitForSelector(`::-p-xpath(.//button[normalize-space(.)=${JSON.stringify(label)}])`);
   if (!found) throw new Error(`no button ${label}`);
   return found as ElementHandle<HTMLButtonElement>;
+}
+
+/**
+ * Screenshots for a note outside the repository: written to `$DASHBOARD_SHOTS_DIR/<name>.png` when
+ * that is set (e.g. `DASHBOARD_SHOTS_DIR=/work/notes npm test -- test/dashboard/people.test.ts`),
+ * else only to the run's output like `screenshot`.
+ */
+export async function noteShot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  await screenshot(page, name, options);
+  const dir = process.env.DASHBOARD_SHOTS_DIR;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`) as `${string}.png`, fullPage: options.fullPage ?? true });
 }

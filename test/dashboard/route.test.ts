@@ -1,6 +1,8 @@
 //! How `/dashboard` is served: the page (at its root and at each view's path) and its files, their
 //! caching, and a Content-Security-Policy that runs nothing inline and nothing from elsewhere.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test from 'ava';
@@ -32,7 +34,7 @@ test("every view's path answers the same page under the same headers; the page i
   const root = await fetch(`${testEnv.apiUrl()}/dashboard`);
   const html = await root.text();
   // Known views, a path no view has (the page shows its not-found view) and a trailing slash.
-  for (const path of ['/dashboard/keys', '/dashboard/sign-in', '/dashboard/no-such-view', '/dashboard/webhooks/']) {
+  for (const path of ['/dashboard/keys', '/dashboard/sign-in', '/dashboard/sign-up', '/dashboard/verify?token=abc', '/dashboard/security', '/dashboard/no-such-view', '/dashboard/webhooks/']) {
     const res = await fetch(testEnv.apiUrl() + path);
     t.is(res.status, 200, path);
     t.is(await res.text(), html, path);
@@ -66,6 +68,23 @@ test('the files load with their types and are cached for good under their versio
   const stale = await fetch(testEnv.apiUrl() + app.replace(/assets\/[0-9a-f]+/, 'assets/0000000000000000'));
   t.is(stale.status, 200);
   t.is(stale.headers.get('cache-control'), 'no-cache');
+});
+
+test("SimpleWebAuthn's browser bundle is one of the page's own files: same origin, versioned, the package's bytes", async (t) => {
+  const html = await (await fetch(`${testEnv.apiUrl()}/dashboard`)).text();
+  const assets = /<script type="module" src="([^"]+)\/app\.js"/.exec(html)?.[1] ?? '';
+  const res = await fetch(`${testEnv.apiUrl()}${assets}/simplewebauthn-browser.js`);
+  t.is(res.status, 200);
+  t.regex(res.headers.get('content-type') ?? '', /^text\/javascript/);
+  t.regex(res.headers.get('cache-control') ?? '', /max-age=31536000.*immutable/);
+  t.is(res.headers.get('x-content-type-options'), 'nosniff');
+  t.is(res.headers.get('cross-origin-resource-policy'), 'same-origin');
+  const bundle = createRequire(import.meta.url).resolve('@simplewebauthn/browser').replace(/script[\\/]index\.js$/, 'dist/bundle/index.umd.min.js');
+  t.is(await res.text(), readFileSync(bundle, 'utf8'));
+  // The page loads it from its own version's folder (passkeys.js imports it beside itself).
+  const passkeys = await (await fetch(`${testEnv.apiUrl()}${assets}/passkeys.js`)).text();
+  t.regex(passkeys, /new URL\('\.\/simplewebauthn-browser\.js', import\.meta\.url\)/);
+  t.notRegex(passkeys, /https?:\/\//, 'never from a CDN');
 });
 
 test('an unknown file is a 404 problem, and no path leaves the dashboard folder', async (t) => {

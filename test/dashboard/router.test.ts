@@ -2,25 +2,29 @@
 //! view shows it with its title, its h1 and its navigation link marked, reading only that view's
 //! data; links, Back and Forward move between views without a reload, focus on the view's h1; a
 //! signed-out visit of a view goes through sign-in and back to it; a path no view has says so.
+//! The visitor is a person (signed up through the mail, signing in with a password at the
+//! service's own origin), whose session outlives the reloads of deep links.
 import test from 'ava';
 import type { Browser, KeyInput, Page } from 'puppeteer-core';
-import { newAccount, type TestAccount } from '../helpers/api.js';
-import { testEnv } from '../helpers/env.js';
-import { PHONE, VIEWS, focused, goTo, launchBrowser, openDashboard, signIn, textOf, waitForView, type ViewId } from './page.js';
+import { client, serviceOrigin, signUp, type SignedUpPerson } from '../helpers/people.js';
+import { PHONE, VIEWS, focused, goTo, launchBrowser, openDashboard, signInWithPassword, textOf, viewsOf, waitForView, type ViewId } from './page.js';
 
 let browser: Browser;
-/** One account for the file: these tests read, they change nothing but the session. */
-let account: TestAccount;
+/** One person for the file: these tests read, they change nothing but the session. */
+let person: SignedUpPerson;
 test.before(async () => {
-  [browser, account] = await Promise.all([launchBrowser(), newAccount(20, 'Router Ltd')]);
+  [browser, person] = await Promise.all([launchBrowser(), signUp(client(), { name: 'Router Ltd' })]);
 });
 test.after.always(async () => {
   await browser?.close();
 });
 
-/** What each view reads (besides `GET /api/v1/account`, the token's check on every page load). */
-const READS: Record<ViewId, string[]> = {
-  overview: ['GET /api/v1/account/grants', 'GET /api/v1/account/usage'],
+const open = (options: Parameters<typeof openDashboard>[1] = {}) => openDashboard(browser, { origin: serviceOrigin(), ...options });
+const signIn = (page: Page) => signInWithPassword(page, person.email, person.password);
+
+/** What each view of a person reads (besides `GET /api/v1/auth/session`, who is signed in, on every page load). */
+const READS: Record<Exclude<ViewId, 'attach'>, string[]> = {
+  overview: ['GET /api/v1/account', 'GET /api/v1/account/grants', 'GET /api/v1/account/usage'],
   usage: ['GET /api/v1/account/calls', 'GET /api/v1/account/usage'],
   billing: ['GET /api/v1/account/auto-recharge', 'GET /api/v1/account/credit-packs', 'GET /api/v1/account/grants', 'GET /api/v1/account/purchases'],
   keys: ['GET /api/v1/account/keys'],
@@ -28,6 +32,7 @@ const READS: Record<ViewId, string[]> = {
   batches: ['GET /api/v1/account/batches'],
   'render-links': ['GET /api/v1/account/link-secrets', 'GET /api/v1/account/render-cache'],
   destinations: ['GET /api/v1/account/destinations'],
+  security: ['GET /api/v1/auth/passkeys', 'GET /api/v1/auth/sessions'],
 };
 
 /**
@@ -46,20 +51,21 @@ function where(page: Page) {
 }
 
 test('a deep link to each view shows it, titled, marked in the navigation, and reads only its own data', async (t) => {
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await open();
   try {
-    await signIn(page, account.ownerToken);
+    await signIn(page);
     const reads: string[] = [];
     page.on('request', (req) => {
       const url = new URL(req.url());
       if (url.pathname.startsWith('/api/')) reads.push(`${req.method()} ${url.pathname}`);
     });
-    for (const [view, { path, title }] of Object.entries(VIEWS) as [ViewId, (typeof VIEWS)[ViewId]][]) {
+    for (const view of viewsOf('person') as (keyof typeof READS)[]) {
+      const { path, title } = VIEWS[view];
       reads.length = 0;
-      await page.goto(`${testEnv.apiUrl()}${path}`, { waitUntil: 'networkidle0' });
+      await page.goto(`${serviceOrigin()}${path}`, { waitUntil: 'networkidle0' });
       await waitForView(page, view);
       t.like(await where(page), { url: path, title: `${title} · Utility Tools`, current: `${title} (page)`, shown: view, h1: title }, view);
-      t.deepEqual([...new Set(reads)].sort(), ['GET /api/v1/account', ...READS[view]].sort(), `${view} reads only its own data`);
+      t.deepEqual([...new Set(reads)].sort(), ['GET /api/v1/auth/session', ...READS[view]].sort(), `${view} reads only its own data`);
     }
     t.deepEqual(problems, []);
   } finally {
@@ -68,10 +74,10 @@ test('a deep link to each view shows it, titled, marked in the navigation, and r
 });
 
 test('links, Back and Forward move between views without a reload; title, aria-current and focus follow; a view shown again reads again', async (t) => {
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await open();
   const press = (key: KeyInput) => page.keyboard.press(key);
   try {
-    await signIn(page, account.ownerToken);
+    await signIn(page);
     t.like(await where(page), { url: '/dashboard', title: 'Overview · Utility Tools', current: 'Overview (page)', focus: 'overview-title' });
     // Marks the document: a reload would lose it.
     await page.evaluate(() => Object.assign(window, { sameDocument: true }));
@@ -114,21 +120,21 @@ test('links, Back and Forward move between views without a reload; title, aria-c
 });
 
 test('signed out, a view asks for sign-in and comes back to it after; signed in, sign-in goes on to where it was asked for', async (t) => {
-  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/webhooks' });
+  const { page, problems, close } = await open({ path: '/dashboard/webhooks' });
   try {
     await waitForView(page, 'sign-in');
     t.like(await where(page), { url: '/dashboard/sign-in?next=%2Fdashboard%2Fwebhooks', title: 'Sign in · Utility Tools', current: '', shown: 'sign-in' });
     t.true(await page.$eval('#app-nav', (nav) => (nav as HTMLElement).hidden), 'no navigation while signed out');
-    await signIn(page, account.ownerToken);
+    await signIn(page);
     await waitForView(page, 'webhooks');
     t.like(await where(page), { url: '/dashboard/webhooks', title: 'Webhooks · Utility Tools', current: 'Webhooks (page)', focus: 'webhooks-title' });
 
     // Signed in, sign-in is skipped: on to `next` when it names a view, else to the overview.
-    await page.goto(`${testEnv.apiUrl()}/dashboard/sign-in?next=%2Fdashboard%2Fkeys`, { waitUntil: 'networkidle0' });
+    await page.goto(`${serviceOrigin()}/dashboard/sign-in?next=%2Fdashboard%2Fkeys`, { waitUntil: 'networkidle0' });
     await waitForView(page, 'keys');
     t.like(await where(page), { url: '/dashboard/keys', shown: 'keys' });
     for (const elsewhere of ['https://example.com/dashboard/keys', '//example.com/dashboard/keys', '/docs', '/dashboard/no-such-view']) {
-      await page.goto(`${testEnv.apiUrl()}/dashboard/sign-in?next=${encodeURIComponent(elsewhere)}`, { waitUntil: 'networkidle0' });
+      await page.goto(`${serviceOrigin()}/dashboard/sign-in?next=${encodeURIComponent(elsewhere)}`, { waitUntil: 'networkidle0' });
       await waitForView(page, 'overview');
       t.like(await where(page), { url: '/dashboard', shown: 'overview' }, elsewhere);
     }
@@ -138,7 +144,7 @@ test('signed out, a view asks for sign-in and comes back to it after; signed in,
     await page.click('#sign-out');
     await waitForView(page, 'sign-in');
     t.like(await where(page), { url: '/dashboard/sign-in?next=%2Fdashboard%2Fdestinations', focus: 'sign-in-title', shown: 'sign-in' });
-    await signIn(page, account.ownerToken);
+    await signIn(page);
     await waitForView(page, 'destinations');
     t.like(await where(page), { url: '/dashboard/destinations', focus: 'destinations-title' });
     t.deepEqual(problems, []);
@@ -148,7 +154,7 @@ test('signed out, a view asks for sign-in and comes back to it after; signed in,
 });
 
 test('a path no view has shows a "Page not found" view, signed out and signed in, with a way on', async (t) => {
-  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/no-such-view' });
+  const { page, problems, close } = await open({ path: '/dashboard/no-such-view' });
   try {
     await waitForView(page, 'not-found');
     t.like(await where(page), { url: '/dashboard/no-such-view', title: 'Page not found · Utility Tools', shown: 'not-found', h1: 'Page not found' });
@@ -157,11 +163,11 @@ test('a path no view has shows a "Page not found" view, signed out and signed in
     t.is(await page.$eval('#not-found-link', (a) => (a as HTMLAnchorElement).pathname), '/dashboard/sign-in');
     await page.click('#not-found-link');
     await waitForView(page, 'sign-in');
-    await signIn(page, account.ownerToken);
+    await signIn(page);
     await waitForView(page, 'overview');
 
     // Signed in: the navigation is there, nothing in it is current; the link goes to the overview.
-    await page.goto(`${testEnv.apiUrl()}/dashboard/nope`, { waitUntil: 'networkidle0' });
+    await page.goto(`${serviceOrigin()}/dashboard/nope`, { waitUntil: 'networkidle0' });
     await waitForView(page, 'not-found');
     t.like(await where(page), { url: '/dashboard/nope', title: 'Page not found · Utility Tools', current: '', shown: 'not-found' });
     t.false(await page.$eval('#app-nav', (nav) => (nav as HTMLElement).hidden));
@@ -170,7 +176,7 @@ test('a path no view has shows a "Page not found" view, signed out and signed in
     await waitForView(page, 'overview');
     t.like(await where(page), { url: '/dashboard', focus: 'overview-title' });
     // A trailing slash names the same view.
-    await page.goto(`${testEnv.apiUrl()}/dashboard/usage/`, { waitUntil: 'networkidle0' });
+    await page.goto(`${serviceOrigin()}/dashboard/usage/`, { waitUntil: 'networkidle0' });
     await waitForView(page, 'usage');
     t.deepEqual(problems, []);
   } finally {
@@ -179,7 +185,7 @@ test('a path no view has shows a "Page not found" view, signed out and signed in
 });
 
 test('the navigation lists the views the visitor may see, without hidden ones, and only the app’s pages are routed', async (t) => {
-  const { page, close } = await openDashboard(browser);
+  const { page, close } = await open();
   try {
     // router.js's own functions, imported into the page as app.js imports them.
     const result = await page.evaluate(`(async () => {
@@ -211,10 +217,10 @@ test('the navigation lists the views the visitor may see, without hidden ones, a
 });
 
 test('on a phone the navigation opens from its Menu button, closes on Escape, and closes once a view is chosen', async (t) => {
-  const { page, problems, close } = await openDashboard(browser, { viewport: PHONE });
+  const { page, problems, close } = await open({ viewport: PHONE });
   const linksShown = () => page.$eval('#nav-list', (ul) => (ul as HTMLElement).offsetParent !== null);
   try {
-    await signIn(page, account.ownerToken);
+    await signIn(page);
     t.false(await linksShown());
     await page.click('#nav-toggle');
     t.true(await linksShown());

@@ -1,11 +1,12 @@
 //! The dashboard's loading and error states, with the service's answers replaced in the browser
 //! (request interception) where the real stack cannot be made to give them on demand: a section
 //! that fails shows the problem's detail and request id with Try again, the others still work; a
-//! 429 on a read is waited out; a reload while the service is unreachable keeps the session.
+//! 429 on a read is waited out; a reload while the service is unreachable keeps a person's session.
 import test from 'ava';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import { newAccount } from '../helpers/api.js';
-import { goTo, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForIdle, waitForText } from './page.js';
+import { client, serviceOrigin, signUp } from '../helpers/people.js';
+import { goTo, launchBrowser, openDashboard, screenshot, signIn, signInWithPassword, submitToken, textOf, waitForIdle, waitForText } from './page.js';
 
 let browser: Browser;
 test.before(async () => {
@@ -73,8 +74,7 @@ test('sections say they are loading while their data is on its way', async (t) =
       if (holding && isGet(req, '/api/v1/account/usage')) held.push(req);
       else void req.continue();
     });
-    await page.locator('#token').fill(account.ownerToken);
-    await page.click('#sign-in-form button[type=submit]');
+    await submitToken(page, account.ownerToken);
     const loading = await page.waitForSelector('#usage-body .loading[role=status]');
     t.regex(await loading!.evaluate((el) => (el as HTMLElement).innerText), /Loading usage…/);
     t.is(await page.$eval('#usage', (el) => el.getAttribute('aria-busy')), 'true');
@@ -114,28 +114,29 @@ test('a read answered 429 is repeated after its Retry-After instead of showing a
 });
 
 test('a reload while the service is unreachable keeps the session and shows the errors, not the sign-in', async (t) => {
-  const account = await newAccount(50);
-  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/usage' });
+  const person = await signUp(client(), { name: 'test person' });
+  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/usage', origin: serviceOrigin() });
   let down = false;
   try {
     await intercept(page, (req) => (down && new URL(req.url()).pathname.startsWith('/api/') ? 'fail' : undefined));
-    await signIn(page, account.ownerToken);
+    await signInWithPassword(page, person.email, person.password);
     down = true;
     await page.reload({ waitUntil: 'domcontentloaded' });
     const box = await waitForText(page, '#usage-body [role=alert]', /could not be reached/);
     t.regex(box, /The service could not be reached\. Check your connection and try again\./);
     t.false(await page.$eval('#usage', (el) => (el as HTMLElement).hidden));
-    t.false(await page.$eval('#account-bar', (el) => (el as HTMLElement).hidden));
-    t.is(await page.evaluate(() => sessionStorage.length), 1, 'still signed in');
+    t.false(await page.$eval('#account-bar', (el) => (el as HTMLElement).hidden), 'still signed in');
     await screenshot(page, 'state-unreachable');
 
     down = false;
     await page.click('#refresh');
     await waitForText(page, '#used-total', /^0 credits$/);
     await waitForIdle(page);
+    // Refresh also found out who is signed in.
+    await waitForText(page, '#person-name', new RegExp(person.email.replace(/[.+]/g, '\\$&')));
     await goTo(page, 'overview');
-    await waitForText(page, '#balance', /^50 credits$/);
-    t.regex(await textOf(page, '#account-name'), /Signed in to test/);
+    await waitForText(page, '#balance', /^100 credits$/);
+    t.regex(await textOf(page, '#account-name'), /Signed in to test person/);
     // Chromium logs each refused request as a console error; the page itself raised nothing.
     t.deepEqual(problems.filter((p) => !p.includes('net::ERR_CONNECTION_REFUSED')), []);
   } finally {

@@ -99,3 +99,16 @@ export async function signIn(c: Client, email: string, password: string) {
   const res = await c.request('POST', '/api/v1/auth/signin', { body: { email, password } });
   return { res, cookie: sessionCookieOf(res.setCookie) };
 }
+
+/**
+ * Makes `person` an owner of the account of `ownerToken` (one an operator opened) as a person
+ * would: the owner invites the address, the mailed link is accepted in the person's session.
+ */
+export async function joinAccount(c: Client, person: SignedUpPerson, ownerToken: string): Promise<void> {
+  const since = new Date(Date.now() - 1000);
+  const invited = await c.request('POST', '/api/v1/account/invitations', { token: ownerToken, body: { email: person.email, role: 'owner' } });
+  if (invited.status !== 201) throw new Error(`invitation answered ${invited.status}: ${JSON.stringify(invited.body)}`);
+  const mail = await waitForMail(person.email, { subject: /invited/, since });
+  const accepted = await c.request('POST', '/api/v1/auth/invitations/accept', { cookie: person.cookie, body: { token: tokenFrom(mail) } });
+  if (accepted.status !== 200) throw new Error(`accepting answered ${accepted.status}: ${JSON.stringify(accepted.body)}`);
+}

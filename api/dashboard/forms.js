@@ -1,0 +1,109 @@
+//! The forms of signing up and in: labelled fields with their help and their own error line, and
+//! the service's problems shown where they belong. A `validation_failed` answer's `errors[]` name
+//! fields by JSON pointer (`/password`): each goes under its field (aria-invalid, described by the
+//! error), the form's summary (role=alert, so it is announced) says what went wrong, and the focus
+//! moves to the first bad field. A 429 `too_many_attempts` says when to try again.
+import { h, problemText } from './dom.js';
+
+/**
+ * A labelled field: `<label>`, the input, its help and its error line, the input described by both.
+ * @param {{ id: string, label: string, optional?: boolean, help?: unknown, attrs: Record<string, unknown> }} spec
+ * `attrs` are the input's (`type`, `name`, `autocomplete`, ...); `name` is its pointer's last part.
+ */
+export function field({ id, label, optional = false, help, attrs }) {
+  const helpEl = help ? h('p', { class: 'help', id: `${id}-help` }, help) : null;
+  const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
+  const input = /** @type {HTMLInputElement} */ (
+    h('input', { id, required: optional ? null : true, 'aria-describedby': [helpEl ? `${id}-help` : null, `${id}-error`].filter(Boolean).join(' '), ...attrs })
+  );
+  const element = h('div', { class: 'field' }, h('label', { for: id }, label, optional ? h('span', { class: 'optional' }, ' (optional)') : null), input, helpEl, error);
+  return { element, input, error, label };
+}
+
+/** A checkbox that shows the password fields given as plain text (people check what they typed). */
+export function showPasswords(id, ...inputs) {
+  const box = h('input', {
+    id, type: 'checkbox',
+    onchange: () => {
+      for (const input of inputs) input.type = box.checked ? 'text' : 'password';
+    },
+  });
+  return h('div', { class: 'show-password' }, box, h('label', { for: id }, inputs.length > 1 ? 'Show passwords' : 'Show password'));
+}
+
+/** What a password must be (domain/identity/password-policy.js says it to the service's callers). */
+export const PASSWORD_RULES = '15 to 256 characters of any kind: spaces, symbols, emoji and any language count. A few unrelated words make a strong one. Not a common or breached password, and not your address or name.';
+
+const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
+
+/** "in 15 minutes (at 14:32)" for a wait of `seconds`. */
+export function waitText(seconds) {
+  const minutes = Math.ceil(seconds / 60);
+  const at = clock.format(new Date(Date.now() + seconds * 1000));
+  return seconds < 60 ? `in ${Math.max(1, Math.ceil(seconds))} seconds` : `in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'} (at ${at})`;
+}
+
+/**
+ * The problems of one form.
+ * @param {{ fields: Record<string, ReturnType<typeof field>> }} spec
+ * `fields` by the pointer the service names them with (`/email`, `/password`).
+ */
+export function formProblems({ fields }) {
+  const summary = h('div', { class: 'form-problem', role: 'alert', hidden: true });
+  const all = Object.values(fields);
+
+  function clear() {
+    summary.replaceChildren();
+    summary.hidden = true;
+    for (const f of all) {
+      f.error.textContent = '';
+      f.error.hidden = true;
+      f.input.removeAttribute('aria-invalid');
+    }
+  }
+
+  /** Marks one field with `message` (which follows its label: "Password must be ..."). */
+  function mark(f, message) {
+    f.error.textContent = message;
+    f.error.hidden = false;
+    f.input.setAttribute('aria-invalid', 'true');
+  }
+
+  /**
+   * Shows `err` (an ApiError, or `{ detail, errors }` made by the page) and moves the focus.
+   * @param {any} err
+   * @param {{ focus?: HTMLElement }} [options] where the focus goes for a problem of no one field (default: the first field)
+   */
+  function show(err, { focus } = {}) {
+    clear();
+    const marked = [];
+    for (const e of err?.errors ?? []) {
+      const f = fields[e.field];
+      if (!f || marked.includes(f)) continue;
+      mark(f, `${f.label} ${e.message}.`.replace(/\.\.$/, '.'));
+      marked.push(f);
+    }
+    let text = problemText(err);
+    if (err?.code === 'too_many_attempts' && err.retryAfter) text = `Too many failed sign-ins with this address or from this network. Try again ${waitText(err.retryAfter)}, or reset your password.`;
+    else if (marked.length) text = marked.length === 1 ? 'Check the field marked below.' : 'Check the fields marked below.';
+    summary.append(h('p', {}, text), err?.requestId ? h('p', { class: 'muted small' }, 'Request id: ', h('code', {}, err.requestId)) : null);
+    summary.hidden = false;
+    (marked[0]?.input ?? focus ?? all[0]?.input)?.focus();
+  }
+
+  /**
+   * The page's own check before sending: the required fields that are empty, each with `message`.
+   * @param {Record<string, string>} messages pointer -> what to say when that field is empty
+   * @returns {boolean} true when every one is filled
+   */
+  function requireFilled(messages) {
+    const errors = Object.entries(messages)
+      .filter(([pointer]) => fields[pointer].input.value.trim() === '')
+      .map(([pointer, message]) => ({ field: pointer, message }));
+    if (!errors.length) return true;
+    show({ detail: '', errors });
+    return false;
+  }
+
+  return { summary, show, clear, requireFilled };
+}
