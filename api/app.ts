@@ -51,7 +51,10 @@ import { createRenderCache } from '../domain/render-cache.js';
 import { createRenderCalls } from './render-calls.js';
 import { createIdentity, type MailSender } from '../domain/identity/index.js';
 import { createSessions } from '../domain/identity/sessions.js';
-import { authRoutes } from './routes/auth.js';
+import { authRoutes, perClientLimit } from './routes/auth.js';
+import { teamRoutes } from './routes/teams.js';
+import { oidcRoutes } from './routes/oidc.js';
+import { createTeams } from '../domain/teams/index.js';
 import { cookieSettings } from './session-cookie.js';
 import { createMailer } from '../domain/mail/outbox.js';
 
@@ -86,7 +89,10 @@ export function createApp(deps: AppDeps): Koa {
     accounts,
     mailer: deps.mailer ?? createMailer({ client: deps.client, secretKey: config.secretKey, log: deps.log }),
     settings: { baseUrl: config.publicBaseUrl, signup: config.signup, freeCredits: config.freeCredits, timeouts },
+    onEvent,
+    oidcProviders: config.oidcProviders,
   });
+  const teams = createTeams(identity);
   const ledger = createLedger(db, onEvent);
   const grants = createGrants(db, onEvent);
   const plans = createPlans(db);
@@ -134,8 +140,10 @@ export function createApp(deps: AppDeps): Koa {
     }),
     renderRoutes({ linkSecrets, rateLimit, validators, schemas, guard, renders }),
     renderLinkRoutes({ baseUrl: config.publicBaseUrl, auth, rateLimit, linkSecrets, renderCache, validators }),
-    authRoutes({ identity, auth, cookie, rateLimit, limiter }),
-    accountRoutes({ db, auth, rateLimit, accounts, grants, allowances, renderCache, accountRate: config.rateLimitPerSecond }),
+    authRoutes({ identity, teams, auth, cookie, rateLimit, limiter }),
+    oidcRoutes({ identity, auth, cookie, perClient: perClientLimit(limiter) }),
+    accountRoutes({ db, auth, rateLimit, accounts, grants, allowances, renderCache, members: teams.members, accountRate: config.rateLimitPerSecond }),
+    teamRoutes({ teams, auth, rateLimit, providers: identity.providers }),
     planRoutes({ adminToken: config.adminToken, plans }),
     adminRoutes({ adminToken: config.adminToken, accounts, grants, plans, allowances, freeCredits: config.freeCredits }),
     auditLogRoutes({ auth, rateLimit, adminToken: config.adminToken, auditLog }),

@@ -11,6 +11,7 @@ import { figures, measureInterleaved, printTable, type Figures } from './measure
 import { withBenchStack } from './stack.js';
 import { ARGON2_PARAMETERS, hashPassword } from '../domain/identity/password-hashing.js';
 import { createUsers } from '../domain/identity/users.js';
+import { createMemberships } from '../domain/teams/memberships.js';
 import { createAccounts } from '../domain/accounts.js';
 import { derivedId, newId } from '../lib/ids.js';
 import { ensureIndexes } from '../lib/mongo.js';
@@ -63,7 +64,7 @@ await withBenchStack(async (stack) => {
   await createAccounts(db).openOnce({ id: accountId, name: 'bench', email, credits: 1_000_000 });
   const users = createUsers(db);
   await users.create({ _id: userId, email, name: 'Bench', passwordHash: await hashPassword(PASSWORD), createdAt: new Date(), passwordChangedAt: null, lastSignInAt: null });
-  await users.join(accountId, userId, 'owner', SERVICE_ACTOR);
+  await createMemberships(db).join(accountId, { _id: userId, email, name: 'Bench' }, 'owner', SERVICE_ACTOR);
   await mongo.close();
 
   const origin = new URL(stack.apiUrl).origin;

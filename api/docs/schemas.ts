@@ -2,6 +2,7 @@
 //! posts: `components.schemas` of the OpenAPI document, one file per concern. They describe the
 //! shapes the routes build; the fuzz run (test/disruptive/fuzz.test.ts) checks answers against them.
 import { ERRORS } from '../../lib/errors.js';
+import { ROLES } from '../../domain/teams/permissions.js';
 import { ACCOUNT_SCHEMAS } from './account-schemas.js';
 import { AUDIT_SCHEMAS } from './audit-schemas.js';
 import { BATCH_SCHEMAS } from './batch-schemas.js';
@@ -12,6 +13,7 @@ import { WEBHOOK_ENDPOINT_SCHEMAS } from './webhook-schemas.js';
 import { DESTINATION_SCHEMAS } from './destination-schemas.js';
 import { RENDER_SCHEMAS } from './render-schemas.js';
 import { IDENTITY_SCHEMAS } from './identity-schemas.js';
+import { TEAM_SCHEMAS } from './team-schemas.js';
 
 const problem: Record<string, JsonSchema> = {
   ErrorCode: {
@@ -44,6 +46,10 @@ const problem: Record<string, JsonSchema> = {
       limits: { type: 'object', description: '`hash_too_costly`: the bounds the hash exceeded.' },
       checks: { type: 'object', description: '`unavailable` from `/readyz`: each dependency, `ok` or `unreachable`.' },
       expiredAt: { type: 'string', format: 'date-time', description: '`link_expired`: when the link expired.' },
+      requiredRole: { type: 'string', enum: [...ROLES], description: '`forbidden_for_role`: the role that may do it with the least rights.' },
+      allowedRoles: { type: 'array', items: { type: 'string', enum: [...ROLES] }, description: '`forbidden_for_role`: every role that may do it.' },
+      role: { type: 'string', enum: [...ROLES], description: '`forbidden_for_role`: the role the request acted with.' },
+      provider: { type: 'object', description: '`provider_required`: `{ id, name, signInPath }` of the identity provider to sign in through.' },
     },
   },
 };
@@ -51,6 +57,7 @@ const problem: Record<string, JsonSchema> = {
 export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ...problem,
   ...IDENTITY_SCHEMAS,
+  ...TEAM_SCHEMAS,
   ...ACCOUNT_SCHEMAS,
   ...AUDIT_SCHEMAS,
   ...WEBHOOK_ENDPOINT_SCHEMAS,
