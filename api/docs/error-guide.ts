@@ -118,8 +118,11 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     example: { detail: 'This link expired at 2026-05-01T09:30:00.000Z.', members: { expiredAt: '2026-05-01T09:30:00.000Z' } },
   },
   forbidden: {
-    when: 'A valid credential of the wrong kind: an API key on the account API, or an owner token on a tool.',
-    action: 'Use an API key to call tools and the owner token to manage the account; neither works in the other\'s place.',
+    when:
+      'A valid credential of the wrong kind: an API key on the account API, or an owner token on a tool. For people: a sign-in of a person who is a member of no account, ' +
+      'a sign-in through an identity provider with an address no one here has (nothing is joined), or an invitation accepted while signed in as another address.',
+    action:
+      'Use an API key to call tools and the owner token to manage the account; neither works in the other\'s place. A person without an account asks an account\'s owner or admin for an invitation.',
     example: { detail: 'This endpoint takes an API key.' },
   },
   forbidden_for_role: {
@@ -199,8 +202,10 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     example: { detail: 'The endpoint whe_7Tn3pLq9Vx2Rk5Yb8Mc1Dz is disabled; re-enable it before replaying events to it.' },
   },
   already_exists: {
-    when: 'The operator API was asked to create something under an id that is taken: a plan with the id of an existing plan.',
-    action: 'Choose another id, or change the existing one (PATCH /api/v1/admin/plans/{id}).',
+    when:
+      'Something that exists already was asked for again: a plan with the id of an existing plan (operator API), a passkey registered twice, ' +
+      'or an owner invited to an account that has its owner (an account has exactly one; ownership moves by POST /api/v1/account/transfer-ownership).',
+    action: 'Choose another id, or change the existing one (PATCH /api/v1/admin/plans/{id}); to hand an account on, transfer its ownership.',
     example: { detail: 'There is a plan pro already.' },
   },
   already_member: {
