@@ -5,9 +5,8 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Identity } from '../../domain/identity/index.js';
+import { currentSessionOf, perClientLimit, sessionAnswerOf } from '../person-session.js';
 import { sessionView } from '../../domain/identity/sessions.js';
-import { userView } from '../../domain/identity/users.js';
-import type { AccountOfPerson } from '../../domain/teams/memberships.js';
 import type { Teams } from '../../domain/teams/index.js';
 import { policyAllows, providerRequired } from '../../domain/teams/sign-in-policy.js';
 import type { Role, SessionDoc } from '../../lib/mongo-documents.js';
@@ -18,53 +17,13 @@ import { AUTH_BODY_SCHEMAS } from '../auth-schemas.js';
 import { compileBodySchema } from '../validation.js';
 import { ownerActing, requestFacts } from '../audit-context.js';
 import { clearSessionCookie, setSessionCookie, type CookieSettings } from '../session-cookie.js';
-import { unauthenticated } from '../../domain/identity/problems.js';
 import { userActing } from '../../domain/identity/context.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { passkeyView } from '../../domain/identity/passkeys.js';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { json } from '../docs/openapi-parts.js';
-import { BODY_CODES, OWNER_CODES, SESSION_CODES, example, open, operation, owner, plain, session as sessionSecurity, withRateLimit, type RouteOperation } from '../docs/operations.js';
+import { BODY_CODES, SESSION_CODES, example, open, operation, plain, session as sessionSecurity, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
-
-/** An account of the signed-in person, as their session answer lists it. */
-const accountView = (a: AccountOfPerson) => ({ id: a.id, name: a.name, role: a.role, requiredProvider: a.signInPolicy?.requiredProvider ?? null });
-
-/** The session of the cookie, when there is a live one; the request's own session, for a sign-in that replaces it. */
-export async function currentSessionOf(auth: Authenticator, ctx: Context): Promise<SessionDoc | null> {
-  try {
-    return (await auth.sessionOf(ctx))?.session ?? null;
-  } catch (err) {
-    if (err instanceof ToolError && err.code === 'unauthenticated') return null;
-    throw err;
-  }
-}
-
-/** What a signed-in answer says: the person, the account acted on, the others, the session. */
-export async function sessionAnswerOf(identity: Identity, doc: SessionDoc) {
-  const user = await identity.users.get(doc.userId);
-  if (!user) throw unauthenticated();
-  const accounts = (await identity.memberships.accountsOf(doc.userId)).map(accountView);
-  const account = accounts.find((a) => a.id === doc.accountId);
-  return {
-    user: userView(user),
-    account: account ?? { id: doc.accountId, name: null, role: doc.role, requiredProvider: null },
-    accounts,
-    session: { id: doc._id, createdAt: doc.createdAt, expiresAt: doc.expiresAt, authenticatedAt: doc.authenticatedAt, method: doc.method, provider: doc.provider ?? null },
-  };
-}
-
-/** Requests a client address may make to the routes that take no session (sign-up, sign-in, reset) per second, in bursts of twice that. */
-export const AUTH_REQUESTS_PER_SECOND = 10;
-
-/** Per client address: the routes that take no session may hash a password, send a mail or call an identity provider. */
-export function perClientLimit(limiter: RateLimiter): Middleware {
-  return async (ctx, next) => {
-    const r = limiter.take(`auth:${ctx.ip}`, AUTH_REQUESTS_PER_SECOND);
-    if (!r.allowed) throw new ToolError('rate_limited', `Over ${AUTH_REQUESTS_PER_SECOND} requests per second from this address; retry after ${r.retryAfter} s.`, { retryAfter: r.retryAfter }, { headers: { 'Retry-After': String(r.retryAfter) } });
-    await next();
-  };
-}
 
 export interface AuthRouteDeps {
   identity: Identity;

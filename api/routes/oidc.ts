@@ -13,7 +13,7 @@ import { clearOidcCookie, oidcBinding, setOidcCookie, setSessionCookie, type Coo
 import { json } from '../docs/openapi-parts.js';
 import { open, operation, plain, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
-import { currentSessionOf } from './auth.js';
+import { currentSessionOf } from '../person-session.js';
 
 /** Where a browser goes once signed in. */
 const AFTER_SIGN_IN = '/dashboard';
