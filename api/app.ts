@@ -142,7 +142,7 @@ export function createApp(deps: AppDeps): Koa {
     renderRoutes({ linkSecrets, rateLimit, validators, schemas, guard, renders }),
     renderLinkRoutes({ baseUrl: config.publicBaseUrl, auth, rateLimit, linkSecrets, renderCache, validators }),
     authRoutes({ identity, teams, auth, cookie, rateLimit, limiter }),
-    oidcRoutes({ identity, auth, cookie, perClient: perClientLimit(limiter) }),
+    oidcRoutes({ identity, log: deps.log, auth, cookie, perClient: perClientLimit(limiter) }),
     accountRoutes({ db, auth, rateLimit, accounts, grants, allowances, renderCache, members: teams.members, accountRate: config.rateLimitPerSecond }),
     teamRoutes({ teams, auth, rateLimit, providers: identity.providers }),
     planRoutes({ adminToken: config.adminToken, plans }),

@@ -14,12 +14,21 @@ import { json } from '../docs/openapi-parts.js';
 import { open, operation, plain, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
 import { currentSessionOf } from '../person-session.js';
+import { ToolError } from '../../lib/errors.js';
+import type { Logger } from '../../lib/logger.js';
+
+/** What an operator needs of a failed exchange with a provider: which step, and what the library or the provider said (never a token or a claim). */
+function describeCause(cause: unknown) {
+  const e = cause as { name?: unknown; code?: unknown; message?: unknown; error?: unknown; status?: unknown } | undefined;
+  return { name: e?.name, code: e?.code, error: e?.error, status: e?.status, message: typeof e?.message === 'string' ? e.message.slice(0, 200) : undefined };
+}
 
 /** Where a browser goes once signed in. */
 const AFTER_SIGN_IN = '/dashboard';
 
 export interface OidcRouteDeps {
   identity: Identity;
+  log: Logger;
   auth: Authenticator;
   cookie: CookieSettings;
   /** The per-client limit of the routes that take no session (api/routes/auth.ts). */
@@ -29,6 +38,18 @@ export interface OidcRouteDeps {
 export function oidcRoutes(deps: OidcRouteDeps): Router {
   const { identity, cookie } = deps;
   const router = new Router({ prefix: '/api/v1/auth/oidc' });
+
+  /** The provider could not be reached, or its answer did not verify: the person sees the problem, the operator the reason in the log. */
+  router.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (err instanceof ToolError && (err.code === 'unavailable' || (err.code === 'oidc_failed' && err.extras.reason === 'token'))) {
+        deps.log.warn({ requestId: ctx.state.requestId, provider: ctx.params.provider, code: err.code, cause: describeCause(err.cause) }, 'identity provider sign-in failed');
+      }
+      throw err;
+    }
+  });
 
   router.get('/', (ctx) => {
     ctx.body = identity.providers.map((p) => ({ id: p.id, name: p.name, signInPath: providerSignInPath(p.id) }));

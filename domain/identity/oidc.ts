@@ -89,8 +89,11 @@ export function createOidc(ctx: IdentityContext, signin: Signin, providers: read
       const p = providerOf(providerId);
       const currentUrl = new URL(`${redirectUri(p)}?${query}`);
       const state = currentUrl.searchParams.get('state');
-      const pending = state && state.length <= 200 ? await oidcStates.findOneAndDelete({ _id: sha256Hex(state), provider: p.id, expiresAt: { $gt: new Date() } }) : null;
-      if (!pending || !binding || sha256Hex(binding) !== pending.binding) {
+      // Taken only by the browser that started it: another's callback neither uses nor spends it.
+      const pending = state && state.length <= 200 && binding
+        ? await oidcStates.findOneAndDelete({ _id: sha256Hex(state), provider: p.id, binding: sha256Hex(binding), expiresAt: { $gt: new Date() } })
+        : null;
+      if (!pending) {
         throw failed('state', 'The sign-in came back with a state this browser did not start, or it took more than 10 minutes: start it again.');
       }
       const error = currentUrl.searchParams.get('error');
