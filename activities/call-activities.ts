@@ -5,7 +5,7 @@
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
 import { createCallKeys } from '../domain/call-keys.js';
-import { createLedger } from '../domain/ledger.js';
+import { createLedger, type RechargeSink } from '../domain/ledger.js';
 import type { CallRef } from '../domain/ledger-terms.js';
 import { createCallOutcomes } from './call-outcome.js';
 import type { EventSink } from '../domain/events.js';
@@ -36,10 +36,12 @@ export interface CallActivityOptions {
   batchItems?: { client: Client; secretKey: Buffer; yieldMs: number; eagerStarts?: boolean };
   /** The process's count of single calls running, shared by its pools (a count of these calls alone when absent). */
   singleCalls?: SingleCalls;
+  /** Where a commit that makes an account's auto-recharge due hands it on (domain/billing/recharge-trigger.ts); none is noticed without it. */
+  onRechargeDue?: RechargeSink;
 }
 
 export function createCallActivities(db: Db, handlers: Record<string, ToolHandler>, options: CallActivityOptions = {}) {
-  const ledger = createLedger(db, options.onEvent);
+  const ledger = createLedger(db, options.onEvent, { onRechargeDue: options.onRechargeDue });
   const callKeys = createCallKeys(db);
   const blobs = options.blobs ?? new DatabaseBlobStore(db);
   const keep = (output: unknown) => keepOutput(blobs, output);

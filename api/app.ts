@@ -49,8 +49,9 @@ import { renderLinkRoutes } from './routes/render-links.js';
 import { createLinkSecrets } from '../domain/link-secrets.js';
 import { createRenderCache } from '../domain/render-cache.js';
 import { createRenderCalls } from './render-calls.js';
+import { billingRoutes } from './routes/billing.js';
+import { createStripeApi } from '../domain/billing/stripe-api.js';
 import { createIdentity, type MailSender } from '../domain/identity/index.js';
-import { createSessions } from '../domain/identity/sessions.js';
 import { authRoutes } from './routes/auth.js';
 import { perClientLimit } from './person-session.js';
 import { teamRoutes } from './routes/teams.js';
@@ -78,22 +79,24 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Koa {
   const { config, db } = deps;
   const schemas = loadCatalogueSchemas();
-  const cookie = cookieSettings(config.publicBaseUrl);
-  const timeouts = { idleMs: config.sessionIdleHours * 3_600_000, maxMs: config.sessionMaxDays * 86_400_000 };
-  const auth = createAuthenticator(db, { sessions: createSessions(db, timeouts), cookie });
-  const limiter = createRateLimiter({ perSecond: config.rateLimitPerSecond });
-  const rateLimit = limiter.middleware();
   const onEvent = resumingOnGrant(db, deps.client, deps.onEvent ?? createWebhookFanout({ db, client: deps.client, log: deps.log }).onEvent);
   const accounts = createAccounts(db, onEvent);
   const identity = createIdentity({
     db,
     accounts,
     mailer: deps.mailer ?? createMailer({ client: deps.client, secretKey: config.secretKey, log: deps.log }),
-    settings: { baseUrl: config.publicBaseUrl, signup: config.signup, freeCredits: config.freeCredits, timeouts },
+    settings: {
+      baseUrl: config.publicBaseUrl, signup: config.signup, freeCredits: config.freeCredits,
+      timeouts: { idleMs: config.sessionIdleHours * 3_600_000, maxMs: config.sessionMaxDays * 86_400_000 },
+    },
     onEvent,
     oidcProviders: config.oidcProviders,
   });
   const teams = createTeams(identity);
+  const cookie = cookieSettings(config.publicBaseUrl);
+  const auth = createAuthenticator(db, { sessions: identity.sessions, cookie });
+  const limiter = createRateLimiter({ perSecond: config.rateLimitPerSecond });
+  const rateLimit = limiter.middleware();
   const ledger = createLedger(db, onEvent);
   const grants = createGrants(db, onEvent);
   const plans = createPlans(db);
@@ -170,6 +173,16 @@ export function createApp(deps: AppDeps): Koa {
       baseUrl: config.publicBaseUrl,
       outputs,
       requests: createBatchRequests({ db, client: deps.client, secretKey: config.secretKey, validators, guard, destinations, onEvent }),
+    }),
+    ...billingRoutes({
+      db,
+      client: deps.client,
+      log: deps.log,
+      auth,
+      rateLimit,
+      adminToken: config.adminToken,
+      baseUrl: config.publicBaseUrl,
+      stripe: config.stripe && { api: createStripeApi(config.stripe), webhookSecret: config.stripe.webhookSecret },
     }),
     docsRoutes({ baseUrl: config.publicBaseUrl }),
     dashboardRoutes(),

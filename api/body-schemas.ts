@@ -6,6 +6,8 @@ import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../domain/plans.js';
 import { MAX_ALLOWED_IPS, TOOL_SCOPES } from '../domain/key-settings.js';
 import { GROUPS } from '../domain/tool-definition.js';
 import { DEFAULT_EVENT_TYPES, SUBSCRIBABLE_EVENT_KINDS } from '../lib/event-kinds.js';
+import { PACK_ID_PATTERN, PACK_LIMITS } from '../domain/billing/packs.js';
+import { AUTO_RECHARGE_LIMITS } from '../domain/billing/auto-recharge.js';
 
 /** The tools render links call: those whose answer is an image. */
 export const RENDER_TOOL_NAMES = [...CATALOGUE.values()].filter((t) => t.image).map((t) => t.name);
@@ -230,5 +232,51 @@ export const BODY_SCHEMAS = {
     type: 'object',
     additionalProperties: false,
     properties: {},
+  },
+  putCreditPack: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'credits', 'price'],
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 100, description: 'What customers see at checkout and in their purchases.' },
+      credits: { type: 'integer', minimum: 1, maximum: PACK_LIMITS.credits, description: 'Credits a purchase of it grants.' },
+      price: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['amount', 'currency'],
+        properties: {
+          amount: { type: 'integer', minimum: 1, maximum: PACK_LIMITS.amount, description: 'In the currency\'s minor unit (cents for usd; yen for jpy).' },
+          currency: { type: 'string', pattern: '^[a-z]{3}$', description: 'ISO 4217, lowercase (`usd`, `eur`).' },
+        },
+      },
+      expiresInDays: { type: ['integer', 'null'], minimum: 1, maximum: PACK_LIMITS.expiresInDays, description: 'What is left of a purchase\'s credits lapses this many days after its payment; null or left out: never.' },
+      active: { type: 'boolean', default: true, description: 'Listed to accounts and for sale; false withdraws it (purchases made keep their terms).' },
+    },
+  },
+  checkout: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['packId'],
+    properties: {
+      packId: { type: 'string', pattern: PACK_ID_PATTERN, description: 'The pack to buy (GET /api/v1/account/credit-packs).' },
+      saveCard: { type: 'boolean', default: false, description: 'Keep the card for automatic recharges (Stripe saves it for off-session payments).' },
+    },
+  },
+  autoRecharge: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['enabled', 'packId', 'threshold', 'monthlyLimit'],
+    properties: {
+      enabled: { type: 'boolean', description: 'On needs a card saved at a checkout with `saveCard: true`.' },
+      packId: { type: 'string', pattern: PACK_ID_PATTERN, description: 'The pack each recharge buys: one for sale.' },
+      threshold: {
+        type: 'integer', minimum: 1, maximum: AUTO_RECHARGE_LIMITS.threshold,
+        description: `A charged call that takes the balance below this starts a recharge (1 to ${AUTO_RECHARGE_LIMITS.threshold.toLocaleString('en-US')}).`,
+      },
+      monthlyLimit: {
+        type: 'integer', minimum: 1, maximum: AUTO_RECHARGE_LIMITS.monthlyLimit,
+        description: `Recharges a calendar month (UTC) may start, failed ones included (1 to ${AUTO_RECHARGE_LIMITS.monthlyLimit}).`,
+      },
+    },
   },
 } as const;

@@ -9,6 +9,11 @@ function isJsonType(contentType: string | undefined): boolean {
   return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
 }
 
+/** The body's bytes as sent, up to `limit` (413 beyond): what a signature over the raw body is checked on. */
+export async function readRawBody(ctx: Context, limit = DEFAULT_BODY_LIMIT): Promise<Buffer> {
+  return readRaw(ctx, limit);
+}
+
 async function readRaw(ctx: Context, limit: number): Promise<Buffer> {
   const declared = Number(ctx.get('Content-Length') || NaN);
   if (declared > limit) throw tooLarge(limit);

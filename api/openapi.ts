@@ -26,6 +26,7 @@ import { serviceOperations } from './routes/service.js';
 import { catalogueOperations, toolOperations } from './routes/tools.js';
 import { webhookOperations } from './routes/webhooks.openapi.js';
 import { destinationOperations } from './routes/destinations.js';
+import { billingOperations } from './routes/billing.js';
 import { authOperations } from './routes/auth.js';
 import { teamOperations } from './routes/teams.js';
 import { oidcOperations } from './routes/oidc.js';
@@ -76,6 +77,7 @@ function routeOperations(schemas: Map<string, ToolSchemas>): { operations: Route
     ...oidcOperations(),
     ...accountOperations(),
     ...teamOperations(),
+    ...billingOperations(),
     ...renderLinkOperations(),
     ...renderOperations(),
     ...webhookOperations(),
@@ -118,7 +120,7 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     ],
     'x-tagGroups': [
       { name: 'Tools', tags: [...usedGroups(tools), 'calls'] },
-      { name: 'Account', tags: ['auth', 'account', 'team', 'api-keys', 'render-links', 'destinations', 'webhook-endpoints'] },
+      { name: 'Account', tags: ['auth', 'account', 'team', 'billing', 'api-keys', 'render-links', 'destinations', 'webhook-endpoints'] },
       { name: 'Webhooks', tags: ['webhook-events'] },
       { name: 'Operator', tags: ['operator'] },
       { name: 'Service', tags: ['service'] },

@@ -17,20 +17,22 @@ export interface ProblemBody {
   [extra: string]: unknown;
 }
 
-export function problemBody(baseUrl: string, code: ErrorCode, detail: string, requestId: string, extras: ProblemExtras = {}): ProblemBody {
-  const { status, title } = ERRORS[code];
+export function problemBody(baseUrl: string, code: ErrorCode, detail: string, requestId: string, extras: ProblemExtras = {}, statusOverride?: number): ProblemBody {
+  const { title } = ERRORS[code];
+  const status = statusOverride ?? ERRORS[code].status;
   // Extras never override the standard members.
   return { ...extras, type: `${baseUrl}/docs/errors#${code}`, title, status, detail, code, requestId };
 }
 
-export function sendProblem(ctx: Context, baseUrl: string, code: ErrorCode, detail: string, extras: ProblemExtras = {}) {
+/** `status`: the route's own status for this code (ToolErrorOptions.status), else the code's. */
+export function sendProblem(ctx: Context, baseUrl: string, code: ErrorCode, detail: string, extras: ProblemExtras = {}, status?: number) {
   const error: { status: number; retryAfterSeconds?: number } = ERRORS[code];
-  ctx.status = error.status;
+  ctx.status = status ?? error.status;
   if (error.retryAfterSeconds && !ctx.response.get('Retry-After')) ctx.set('Retry-After', String(error.retryAfterSeconds));
   ctx.type = 'application/problem+json';
   // The request's trace (api/http-tracing.ts), when tracing is on: where an operator finds the call.
   const traceId = activeTraceId();
-  ctx.body = problemBody(baseUrl, code, detail, ctx.state.requestId, traceId ? { ...extras, traceId } : extras);
+  ctx.body = problemBody(baseUrl, code, detail, ctx.state.requestId, traceId ? { ...extras, traceId } : extras, status);
 }
 
 /** Gives every request an id (a tool call replaces it with its workflow id) and echoes it. */
@@ -55,7 +57,7 @@ export function problems(options: { baseUrl: string; log: Logger }): Middleware 
     } catch (err) {
       if (err instanceof ToolError) {
         for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
-        sendProblem(ctx, options.baseUrl, err.code, err.message, err.extras);
+        sendProblem(ctx, options.baseUrl, err.code, err.message, err.extras, err.status);
       } else if (isDatabaseUnreachable(err)) {
         // The contract's 503: a client should retry, not report a bug.
         options.log.warn({ err, requestId: ctx.state.requestId, path: ctx.path }, 'database unreachable');

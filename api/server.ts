@@ -29,7 +29,8 @@ const client = new Client({
   interceptors: tracing?.temporal.client,
 });
 
-await ensureSchedules(client);
+await ensureSchedules(client, { billing: Boolean(config.stripe) });
+if (!config.stripe) log.info('payments off: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are unset (credit packs are listed, checkout answers 409 payments_not_configured)');
 
 const blobs = await openBlobStore(config.blobStoreUrl, mongo.db);
 const app = createApp({ config, db: mongo.db, client, log, metrics: createMetrics(), blobs, tracer: tracing?.tracer });

@@ -21,6 +21,8 @@ export interface BenchStack {
   mongodbUrl?: string;
   /** Opens an account with `credits` and returns its API key. */
   newApiKey(credits: number): Promise<string>;
+  /** STRIPE_WEBHOOK_SECRET of a stack with payments on (`stripe` option, or a given stack's environment). */
+  stripeWebhookSecret?: string;
 }
 
 export interface StackProcess {
@@ -43,6 +45,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 interface RunningBenchStack {
   apiUrl: string;
   adminToken: string;
+  stripeWebhookSecret?: string;
   temporal?: { address: string; namespace: string };
   mongodbUrl?: string;
   processes: StackProcess[];
@@ -56,17 +59,18 @@ interface RunningBenchStack {
 async function startThrowawayStack(options: BenchStackOptions = {}): Promise<RunningBenchStack> {
   // bootstrap.mjs is plain JavaScript without types: imported by URL, typed here.
   const { bootstrap } = (await import(new URL('../scripts/bootstrap.mjs', import.meta.url).href)) as {
-    bootstrap: (o: { root: string; log: (line: string) => void }) => Promise<{ temporal: string; secantusd: string }>;
+    bootstrap: (o: { root: string; log: (line: string) => void; stripeMock?: boolean }) => Promise<{ temporal: string; secantusd: string; stripeMock?: string }>;
   };
   const stack = await import('../scripts/stack/index.js');
-  const tools = await bootstrap({ root, log: (line) => console.log(`bootstrap: ${line}`) });
+  const tools = await bootstrap({ root, log: (line) => console.log(`bootstrap: ${line}`), stripeMock: options.stripe });
   const runDir = path.join(root, 'test-output', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   const supervisor = new stack.Supervisor({ logDir: path.join(runDir, 'logs') });
   supervisor.stopOnSignals();
   const started = performance.now();
-  const [temporal, database] = await Promise.all([
+  const [temporal, database, stripeMock] = await Promise.all([
     stack.startTemporal(supervisor, { binary: tools.temporal, port: await stack.freePort() }),
     stack.startDatabase(supervisor, { binary: tools.secantusd, port: await stack.freePort(), dir: path.join(runDir, 'db') }),
+    tools.stripeMock ? stack.startStripeMock(supervisor, { binary: tools.stripeMock }) : undefined,
   ]);
   // Traced: the service's default sampling, exported to a Jaeger of the stack's own (built if missing).
   let traced: NodeJS.ProcessEnv = {};
@@ -84,6 +88,7 @@ async function startThrowawayStack(options: BenchStackOptions = {}): Promise<Run
     WEBHOOKS_ALLOW_LOCALHOST: 'true',
     RATE_LIMIT_PER_SECOND: '10000',
     LOG_LEVEL: 'warn',
+    ...stripeMock?.env,
   });
   const apps = await stack.startApps(supervisor, { root, env, apiPort: await stack.freePort(), pools: 'apart' });
   console.log(`bench: own stack ready in ${((performance.now() - started) / 1000).toFixed(1)} s (logs in ${path.relative(process.cwd(), runDir)}/logs)`);
@@ -96,6 +101,7 @@ async function startThrowawayStack(options: BenchStackOptions = {}): Promise<Run
   return {
     apiUrl: apps.apiUrl,
     adminToken,
+    stripeWebhookSecret: stripeMock?.env.STRIPE_WEBHOOK_SECRET,
     temporal: { address: temporal.address, namespace: temporal.namespace },
     mongodbUrl: env.MONGODB_URL,
     processes,
@@ -117,6 +123,8 @@ export async function benchApiKey(apiUrl: string, adminToken: string, credits: n
 export interface BenchStackOptions {
   /** A throwaway stack that traces at the service's default sampling, to a Jaeger of its own. */
   tracing?: boolean;
+  /** A throwaway stack with payments on, against a stripe-mock of its own (bench:billing). */
+  stripe?: boolean;
 }
 
 /** Lets a stack that has just started finish starting before anything is measured on it. */
@@ -135,6 +143,7 @@ export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>, o
         temporal: e.TEMPORAL_ADDRESS ? { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE || 'default' } : undefined,
         mongodbUrl: e.MONGODB_URL,
         processes: parseProcessList(e.BENCH_PROCESSES),
+        stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET || undefined,
         stop: async () => {},
       }
     : await startThrowawayStack(options);
@@ -152,6 +161,7 @@ export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>, o
       temporal: platform.temporal,
       mongodbUrl: platform.mongodbUrl,
       processes: platform.processes,
+      stripeWebhookSecret: platform.stripeWebhookSecret,
       newApiKey: (credits) => benchApiKey(platform.apiUrl, platform.adminToken, credits),
     });
   } finally {

@@ -1328,6 +1328,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/credit-packs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List credit packs for sale
+         * @description The packs the operator sells, cheapest first. Listed also while the service takes no payments.
+         *
+         *     **Roles:** owner, admin, developer, billing, viewer (every role).
+         */
+        get: operations["listCreditPacks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buy a credit pack
+         * @description Opens a Stripe Checkout Session for the pack and records a pending purchase with its credits, price and expiry as they are now (a pack changed later does not change it). Send the customer to `url`; the credits are granted when Stripe's signed event says the payment succeeded, once. `saveCard` keeps the card for automatic recharges. 404 for a pack that is not for sale; 409 `payments_not_configured` while the operator has not configured Stripe.
+         *
+         *     **Roles:** owner, admin, billing.
+         */
+        post: operations["checkout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/purchases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List purchases
+         * @description Every purchase, newest first: pending until paid, then paid, refunded in part or in full, or disputed, with the credits taken back (never more than was left unspent) and the receipt. Page with `cursor`.
+         *
+         *     **Roles:** owner, admin, developer, billing, viewer (every role).
+         */
+        get: operations["listPurchases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/auto-recharge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get auto-recharge
+         * @description **Roles:** owner, admin, developer, billing, viewer (every role).
+         */
+        get: operations["getAutoRecharge"];
+        /**
+         * Set auto-recharge
+         * @description When a charged call takes the balance below `threshold`, one recharge buys `packId` with the card saved at checkout, off-session, at most `monthlyLimit` times a calendar month (UTC), never two at once; calls never wait for it. Its credits arrive with Stripe's event. A failure fires `credits.recharge_failed`; three in a row turn auto-recharge off. Turning it on needs a saved card (400 naming `/enabled`).
+         *
+         *     **Roles:** owner, admin, billing.
+         */
+        put: operations["setAutoRecharge"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/credit-packs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List credit packs
+         * @description Every pack, withdrawn ones included, cheapest first.
+         */
+        get: operations["listCreditPacksAsOperator"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/credit-packs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or change a credit pack
+         * @description Creates the pack `id`, or replaces what it says. Purchases already made keep the terms they were made with. `active: false` withdraws it from sale.
+         */
+        put: operations["putCreditPack"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/billing/stripe-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe's events
+         * @description Where Stripe posts its events (the operator's Stripe endpoint, or the Stripe CLI's `stripe listen --forward-to`). The `Stripe-Signature` is verified on the raw body with STRIPE_WEBHOOK_SECRET (300 s tolerance); the event is then handed to its own workflow, keyed by its id, before the 200: a redelivery does nothing twice, a crash loses nothing. Events of sessions the service did not make are acknowledged and change nothing.
+         */
+        post: operations["stripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/link-secrets": {
         parameters: {
             query?: never;
@@ -2165,11 +2317,55 @@ export interface webhooks {
         put?: never;
         /**
          * credits.granted
-         * @description Credits were added by a purchase, the monthly allowance or a manual adjustment.
+         * @description Credits were added by a purchase (a credit pack bought, or a dispute of one won), an automatic recharge, the monthly allowance or a manual adjustment.
          *
          *     Verify `X-Service-Signature` before trusting the body (see *Verifying signatures*).
          */
         post: operations["event-credits.granted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credits.voided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * credits.voided
+         * @description Credits of a purchase were taken back: its payment was refunded (the refunded share of its credits) or disputed (all that is left of them). Only what is left of that purchase's credits is taken, never credits already spent; a dispute won gives its part back (`credits.granted`).
+         *
+         *     Verify `X-Service-Signature` before trusting the body (see *Verifying signatures*).
+         */
+        post: operations["event-credits.voided"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credits.recharge_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * credits.recharge_failed
+         * @description An automatic recharge failed: the saved card was declined, or needs its holder (`authentication_required`). Nothing was granted. Three failures in a row turn auto-recharge off (`autoRechargeEnabled: false`) until it is turned on again.
+         *
+         *     Verify `X-Service-Signature` before trusting the body (see *Verifying signatures*).
+         */
+        post: operations["event-credits.recharge_failed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2359,7 +2555,7 @@ export interface components {
          * @description Stable machine-readable error code; /docs/errors explains each.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "invalid_token" | "oidc_failed" | "unauthorized" | "invalid_credentials" | "unauthenticated" | "invalid_signature" | "insufficient_credits" | "key_credit_limit" | "forbidden" | "csrf_rejected" | "reauthentication_required" | "forbidden_for_role" | "provider_required" | "address_not_verified" | "signup_closed" | "tool_not_allowed" | "ip_not_allowed" | "link_expired" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "already_member" | "last_owner" | "call_expired" | "cancelled" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "destination_unusable" | "rate_limited" | "too_many_attempts" | "upstream_error" | "destination_error" | "unavailable" | "tool_timeout" | "internal_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "invalid_token" | "oidc_failed" | "unauthorized" | "invalid_credentials" | "unauthenticated" | "invalid_signature" | "insufficient_credits" | "key_credit_limit" | "forbidden" | "csrf_rejected" | "reauthentication_required" | "forbidden_for_role" | "provider_required" | "address_not_verified" | "signup_closed" | "tool_not_allowed" | "ip_not_allowed" | "link_expired" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "already_member" | "last_owner" | "payments_not_configured" | "call_expired" | "cancelled" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "destination_unusable" | "rate_limited" | "too_many_attempts" | "upstream_error" | "destination_error" | "unavailable" | "tool_timeout" | "internal_error";
         /** @description One invalid field. */
         FieldError: {
             /** @description JSON Pointer into the body (`/width`), or `header:<Name>` / `query:<name>`. */
@@ -2787,16 +2983,18 @@ export interface components {
             /** @description Credits granted. */
             amount: number;
             /**
-             * @description `welcome` is the opening grant.
+             * @description `welcome` is the opening grant; `purchase` a credit pack bought (or granted by the operator); `recharge` an automatic recharge.
              * @enum {string}
              */
-            reason: "welcome" | "purchase" | "monthly_allowance" | "manual_adjustment";
+            reason: "welcome" | "purchase" | "monthly_allowance" | "manual_adjustment" | "recharge";
             /** @description Credits left of it that can be spent now (0 once it expired). */
             remaining: number;
             /** @description Credits of it held by calls still running. */
             held: number;
             /** @description Credits of it that lapsed. */
             expired: number;
+            /** @description Credits of it taken back because its payment was refunded or disputed (a dispute won gives its part back). */
+            voided: number;
             /**
              * Format: date-time
              * @description When what is left of it lapses; null: never. Calls spend the grant that expires first.
@@ -3067,7 +3265,7 @@ export interface components {
             /** @description The User-Agent header (first 256 characters); null when none. */
             userAgent: string | null;
             /** @enum {string} */
-            action: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed";
+            action: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed";
             /** @description What was changed. */
             target: {
                 /** @description `api_key`, `owner_token`, `webhook_endpoint`, `grant` or `account`. */
@@ -3139,6 +3337,8 @@ export interface components {
              *       "credits.low",
              *       "credits.exhausted",
              *       "credits.granted",
+             *       "credits.voided",
+             *       "credits.recharge_failed",
              *       "api_key.created",
              *       "api_key.revoked",
              *       "batch.completed",
@@ -3147,7 +3347,7 @@ export interface components {
              *       "member.removed"
              *     ]
              */
-            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
+            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
             /**
              * Format: date-time
              * @description While a rotated secret's overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.
@@ -3193,6 +3393,8 @@ export interface components {
              *       "credits.low",
              *       "credits.exhausted",
              *       "credits.granted",
+             *       "credits.voided",
+             *       "credits.recharge_failed",
              *       "api_key.created",
              *       "api_key.revoked",
              *       "batch.completed",
@@ -3201,7 +3403,7 @@ export interface components {
              *       "member.removed"
              *     ]
              */
-            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
+            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
             /**
              * Format: date-time
              * @description While a rotated secret's overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.
@@ -3252,6 +3454,8 @@ export interface components {
              *       "credits.low",
              *       "credits.exhausted",
              *       "credits.granted",
+             *       "credits.voided",
+             *       "credits.recharge_failed",
              *       "api_key.created",
              *       "api_key.revoked",
              *       "batch.completed",
@@ -3260,7 +3464,7 @@ export interface components {
              *       "member.removed"
              *     ]
              */
-            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
+            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
             /**
              * Format: date-time
              * @description While a rotated secret's overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.
@@ -3520,6 +3724,177 @@ export interface components {
         RenderCachePurged: {
             /** @description Stored renders dropped. */
             deleted: number;
+        };
+        /** @description A pack of credits for sale. */
+        CreditPack: {
+            /**
+             * @description The pack's id, chosen by the operator.
+             * @example starter
+             */
+            id: string;
+            /** @example Starter: 1,000 credits */
+            name: string;
+            /** @description Credits a purchase grants. */
+            credits: number;
+            /** @description What it costs. */
+            price: {
+                /**
+                 * @description In the currency's minor unit (cents for usd).
+                 * @example 1500
+                 */
+                amount: number;
+                /**
+                 * @description ISO 4217, lowercase.
+                 * @example usd
+                 */
+                currency: string;
+            };
+            /** @description What is left of a purchase lapses this many days after its payment; null: never. */
+            expiresInDays: number | null;
+            /** @description For sale (accounts see only active packs). */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @description When it was first put.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it was last changed.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description Packs, cheapest first. */
+        CreditPackList: components["schemas"]["CreditPack"][];
+        /** @description A Stripe Checkout Session for the pack: send the customer to `url`. */
+        CheckoutSession: {
+            /**
+             * @description Stripe's Checkout Session id.
+             * @example cs_test_a1YS1URlnyQCN5fU
+             */
+            sessionId: string;
+            /**
+             * Format: uri
+             * @description Stripe's hosted payment page.
+             */
+            url: string | null;
+            /**
+             * @description The purchase, pending until Stripe says it is paid.
+             * @example pur_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            purchaseId: string;
+        };
+        /** @description A purchase of a credit pack and what became of its payment. */
+        Purchase: {
+            /**
+             * @description Purchase id.
+             * @example pur_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /** @example starter */
+            packId: string;
+            /** @description The pack's name when it was bought. */
+            packName: string;
+            /** @description Credits promised when it was bought (granted once paid). */
+            credits: number;
+            /**
+             * @description Price paid, in the currency's minor unit.
+             * @example 1500
+             */
+            amount: number;
+            /**
+             * @description ISO 4217, lowercase.
+             * @example usd
+             */
+            currency: string;
+            /**
+             * @description `pending` until Stripe says it is paid; `failed` when a delayed payment failed; `disputed` while a dispute is open or after one was lost.
+             * @enum {string}
+             */
+            status: "pending" | "paid" | "failed" | "refunded" | "partially_refunded" | "disputed";
+            /** @description Credits taken back for refunds and disputes: the refunded share, at most what was left unspent. */
+            creditsVoided: number;
+            /**
+             * @description Refunded so far, in the minor unit.
+             * @example 1500
+             */
+            amountRefunded: number;
+            /** @description Its credits lapse this many days after payment; null: never. */
+            expiresInDays: number | null;
+            /**
+             * Format: date-time
+             * @description When the checkout was opened.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it was paid; null while it is not.
+             * @example null
+             */
+            paidAt: string | null;
+            /**
+             * Format: uri
+             * @description Stripe's receipt, once Stripe has sent it.
+             */
+            receiptUrl: string | null;
+        };
+        /** @description Purchases, newest first. */
+        PurchasePage: {
+            items: components["schemas"]["Purchase"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description Automatic recharges and how they stand. */
+        AutoRecharge: {
+            enabled: boolean;
+            /** @description The pack each recharge buys. */
+            packId: string | null;
+            /** @description A charged call that takes the balance below this starts a recharge. */
+            threshold: number | null;
+            /** @description Recharges a calendar month (UTC) may start. */
+            monthlyLimit: number | null;
+            /** @description The card saved at checkout (`saveCard: true`); null: none yet. */
+            paymentMethod: {
+                /** @example visa */
+                brand: string;
+                /** @example 4242 */
+                last4: string;
+            } | null;
+            /** @description Recharges started this calendar month (UTC), failed ones included. */
+            rechargesThisMonth: number;
+            /** @description Failed recharges in a row; three turn auto-recharge off. */
+            consecutiveFailures: number;
+            /** @description Why the service turned it off (failures in a row); null otherwise. */
+            disabledReason: string | null;
+            /** @description The latest recharge; null before the first. */
+            lastRecharge: {
+                /**
+                 * @description Recharge id.
+                 * @example rch_4hQ2mV8kZr1xYt6pW0nLbC
+                 */
+                id: string;
+                /** @description Stripe's PaymentIntent. */
+                paymentIntentId: string | null;
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed";
+                /** @description A failure's reason (Stripe's code). */
+                reason: string | null;
+                credits: number;
+                /**
+                 * Format: date-time
+                 * @description When it settled (or started, while pending).
+                 * @example 2026-01-01T12:00:00.000Z
+                 */
+                at: string;
+            } | null;
+        };
+        /** @description The event is recorded; it is applied once, whatever Stripe redelivers. */
+        StripeWebhookReceived: {
+            /** @constant */
+            received: true;
         };
         /** @description Items by status; they add up to `total`. */
         BatchCounts: {
@@ -3801,7 +4176,7 @@ export interface components {
             };
         };
         /** @enum {string} */
-        WebhookEventKind: "credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed";
+        WebhookEventKind: "credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed";
         /** @description `data` of `credits.low`. */
         CreditsLowData: {
             /** @description The balance after the charge. */
@@ -3861,11 +4236,11 @@ export interface components {
             /** @description Credits added. */
             amount: number;
             /** @enum {string} */
-            reason: "purchase" | "monthly_allowance" | "manual_adjustment";
+            reason: "purchase" | "monthly_allowance" | "manual_adjustment" | "recharge";
             /** @description The balance after the grant. */
             balance: number;
         };
-        /** @description Credits were added by a purchase, the monthly allowance or a manual adjustment. */
+        /** @description Credits were added by a purchase (a credit pack bought, or a dispute of one won), an automatic recharge, the monthly allowance or a manual adjustment. */
         CreditsGrantedEvent: {
             /**
              * @description Event id: the same on every attempt to deliver it; use it to drop duplicates.
@@ -3884,6 +4259,69 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["CreditsGrantedData"];
+        };
+        /** @description `data` of `credits.voided`. */
+        CreditsVoidedData: {
+            /** @description Credits taken back. */
+            amount: number;
+            /** @enum {string} */
+            reason: "refund" | "dispute";
+            /**
+             * @description The purchase (GET /api/v1/account/purchases).
+             * @example pur_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            purchaseId: string;
+            /** @description The balance after it. */
+            balance: number;
+        };
+        /** @description Credits of a purchase were taken back: its payment was refunded (the refunded share of its credits) or disputed (all that is left of them). Only what is left of that purchase's credits is taken, never credits already spent; a dispute won gives its part back (`credits.granted`). */
+        CreditsVoidedEvent: {
+            /**
+             * @description Event id: the same on every attempt to deliver it; use it to drop duplicates.
+             * @example evt_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "credits.voided";
+            /**
+             * Format: date-time
+             * @description When the event happened, ISO 8601 with offset +00:00.
+             * @example 2026-01-01T12:00:00.000+00:00
+             */
+            createdAt: string;
+            data: components["schemas"]["CreditsVoidedData"];
+        };
+        /** @description `data` of `credits.recharge_failed`. */
+        CreditsRechargeFailedData: {
+            /** @description Stripe's code for the failure (`card_declined`, `authentication_required`, `expired_card` ...). */
+            reason: string;
+            /** @description Failures in a row, this one included. */
+            consecutiveFailures: number;
+            /** @description False when this failure turned auto-recharge off. */
+            autoRechargeEnabled: boolean;
+        };
+        /** @description An automatic recharge failed: the saved card was declined, or needs its holder (`authentication_required`). Nothing was granted. Three failures in a row turn auto-recharge off (`autoRechargeEnabled: false`) until it is turned on again. */
+        CreditsRechargeFailedEvent: {
+            /**
+             * @description Event id: the same on every attempt to deliver it; use it to drop duplicates.
+             * @example evt_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "credits.recharge_failed";
+            /**
+             * Format: date-time
+             * @description When the event happened, ISO 8601 with offset +00:00.
+             * @example 2026-01-01T12:00:00.000+00:00
+             */
+            createdAt: string;
+            data: components["schemas"]["CreditsRechargeFailedData"];
         };
         /** @description `data` of `api_key.created`. */
         ApiKeyCreatedData: {
@@ -4162,7 +4600,7 @@ export interface components {
             data: components["schemas"]["MemberRemovedData"];
         };
         /** @description The body of every delivery: the envelope `{ id, event, createdAt, data }`. */
-        WebhookEvent: components["schemas"]["CreditsLowEvent"] | components["schemas"]["CreditsExhaustedEvent"] | components["schemas"]["CreditsGrantedEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["WebhookTestEvent"] | components["schemas"]["CallCompletedEvent"] | components["schemas"]["BatchCompletedEvent"] | components["schemas"]["BatchPausedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRemovedEvent"];
+        WebhookEvent: components["schemas"]["CreditsLowEvent"] | components["schemas"]["CreditsExhaustedEvent"] | components["schemas"]["CreditsGrantedEvent"] | components["schemas"]["CreditsVoidedEvent"] | components["schemas"]["CreditsRechargeFailedEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["WebhookTestEvent"] | components["schemas"]["CallCompletedEvent"] | components["schemas"]["BatchCompletedEvent"] | components["schemas"]["BatchPausedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRemovedEvent"];
         /**
          * hash-text input
          * @description Text to digest and the algorithm to use. MD5 and SHA-1 are offered for checksums and legacy interoperability only.
@@ -5967,6 +6405,28 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Payments not configured ([`payments_not_configured`](https://api.example.com/docs/errors#payments_not_configured)) */
+        PaymentsNotConfigured: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Invalid signature ([`invalid_signature`](https://api.example.com/docs/errors#invalid_signature)) */
+        InvalidSignatureAt400: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Invalid signature ([`invalid_signature`](https://api.example.com/docs/errors#invalid_signature)) */
         InvalidSignature: {
             headers: {
@@ -6095,7 +6555,7 @@ export interface components {
         /** @description Only the calls of this API key (`key_...`). */
         UsageKeyId: string;
         /** @description Only events of this type. */
-        EventType: "credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed";
+        EventType: "credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed";
         /** @description Attempts to list, newest first. */
         AttemptsLimit: number;
     };
@@ -9478,6 +9938,313 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listCreditPacks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The packs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditPackList"];
+                };
+            };
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    checkout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The pack to buy (GET /api/v1/account/credit-packs). */
+                    packId: string;
+                    /**
+                     * @description Keep the card for automatic recharges (Stripe saves it for off-session payments).
+                     * @default false
+                     */
+                    saveCard?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The session to send the customer to. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutSession"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["PaymentsNotConfigured"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["UpstreamError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPurchases: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of purchases. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchasePage"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getAutoRecharge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings and how they stand. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutoRecharge"];
+                };
+            };
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setAutoRecharge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description On needs a card saved at a checkout with `saveCard: true`. */
+                    enabled: boolean;
+                    /** @description The pack each recharge buys: one for sale. */
+                    packId: string;
+                    /** @description A charged call that takes the balance below this starts a recharge (1 to 1,000,000). */
+                    threshold: number;
+                    /** @description Recharges a calendar month (UTC) may start, failed ones included (1 to 100). */
+                    monthlyLimit: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The settings and how they stand. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutoRecharge"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            409: components["responses"]["PaymentsNotConfigured"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listCreditPacksAsOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The packs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditPackList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putCreditPack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The pack's id (lowercase letters, digits, `-`, `_`).
+                 * @example starter
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What customers see at checkout and in their purchases. */
+                    name: string;
+                    /** @description Credits a purchase of it grants. */
+                    credits: number;
+                    price: {
+                        /** @description In the currency's minor unit (cents for usd; yen for jpy). */
+                        amount: number;
+                        /** @description ISO 4217, lowercase (`usd`, `eur`). */
+                        currency: string;
+                    };
+                    /** @description What is left of a purchase's credits lapses this many days after its payment; null or left out: never. */
+                    expiresInDays?: number | null;
+                    /**
+                     * @description Listed to accounts and for sale; false withdraws it (purchases made keep their terms).
+                     * @default true
+                     */
+                    active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The pack. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditPack"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    stripeWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body">>`, as Stripe sends it. */
+                "Stripe-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Recorded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StripeWebhookReceived"];
+                };
+            };
+            400: components["responses"]["InvalidSignatureAt400"];
+            409: components["responses"]["PaymentsNotConfigured"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listLinkSecrets: {
         parameters: {
             query?: never;
@@ -9814,8 +10581,8 @@ export interface operations {
                 "application/json": {
                     /** @description `https` URL with a public address (`localhost`, any scheme, only where the operator allows it for testing). */
                     url: string;
-                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `api_key.created`, `api_key.revoked`, `batch.completed`, `batch.paused`, `member.joined`, `member.removed` (every type but `call.completed`). */
-                    eventTypes?: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
+                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `credits.voided`, `credits.recharge_failed`, `api_key.created`, `api_key.revoked`, `batch.completed`, `batch.paused`, `member.joined`, `member.removed` (every type but `call.completed`). */
+                    eventTypes?: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
                 };
             };
         };
@@ -9891,8 +10658,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `api_key.created`, `api_key.revoked`, `batch.completed`, `batch.paused`, `member.joined`, `member.removed` (every type but `call.completed`). */
-                    eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
+                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `credits.voided`, `credits.recharge_failed`, `api_key.created`, `api_key.revoked`, `batch.completed`, `batch.paused`, `member.joined`, `member.removed` (every type but `call.completed`). */
+                    eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
                 };
             };
         };
@@ -10359,7 +11126,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor`. */
                 cursor?: string;
                 /** @description Only entries of this action. */
-                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed";
+                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed";
             };
             header?: never;
             path?: never;
@@ -10430,7 +11197,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor`. */
                 cursor?: string;
                 /** @description Only entries of this action. */
-                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed";
+                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed";
             };
             header?: never;
             path?: never;
@@ -11018,7 +11785,7 @@ export interface operations {
             path: {
                 /** @description The digest in the page's links; any other is served too, not cached. */
                 version: string;
-                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "ledger.js" | "paged-list.js" | "router.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-batches.js" | "view-calls.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-sign-in.js" | "view-usage.js" | "view-webhooks.js" | "views.js";
+                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "ledger.js" | "paged-list.js" | "router.js" | "secret.js" | "session.js" | "view-attempts.js" | "view-batches.js" | "view-billing.js" | "view-calls.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-keys.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-sign-in.js" | "view-usage.js" | "view-webhooks.js" | "views.js";
             };
             cookie?: never;
         };
@@ -11148,6 +11915,90 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CreditsGrantedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 10 seconds is a failure: the delivery is retried after 5 s, 30 s, 2 min, 10 min, 30 min and 1 h, then every 2 h, for at most 3 days, and 20 failed attempts in a row disable the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event-credits.voided": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event kind. */
+                "X-Service-Event": "credits.voided";
+                /** @description The envelope's `id`, the same on every attempt. */
+                "X-Service-Event-Id": string;
+                /** @description When this attempt was signed, in Unix seconds. Reject a delivery 300 s or more away from your clock. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the signing secret (during a rotation's overlap: the previous one). */
+                "X-Service-Signature": string;
+                /** @description The same signature under every secret that signs the delivery, comma-separated, the newest secret first: one while no rotation runs (equal to `X-Service-Signature`), two during a rotation's overlap. A receiver on the new secret finds its signature here. */
+                "X-Service-Signatures": string;
+                /** @description Identifies the service as the sender. */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditsVoidedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 10 seconds is a failure: the delivery is retried after 5 s, 30 s, 2 min, 10 min, 30 min and 1 h, then every 2 h, for at most 3 days, and 20 failed attempts in a row disable the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event-credits.recharge_failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event kind. */
+                "X-Service-Event": "credits.recharge_failed";
+                /** @description The envelope's `id`, the same on every attempt. */
+                "X-Service-Event-Id": string;
+                /** @description When this attempt was signed, in Unix seconds. Reject a delivery 300 s or more away from your clock. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the signing secret (during a rotation's overlap: the previous one). */
+                "X-Service-Signature": string;
+                /** @description The same signature under every secret that signs the delivery, comma-separated, the newest secret first: one while no rotation runs (equal to `X-Service-Signature`), two during a rotation's overlap. A receiver on the new secret finds its signature here. */
+                "X-Service-Signatures": string;
+                /** @description Identifies the service as the sender. */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditsRechargeFailedEvent"];
             };
         };
         responses: {

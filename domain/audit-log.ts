@@ -1,7 +1,7 @@
 //! The audit log: who changed what on an account, per account a hash chain. An entry is first a
 //! draft written in the same single-document update as the change it records (`auditDrafts` of the
 //! changed key or webhook endpoint; of the account for a grant, which the account's update applies,
-//! and a plan change), then appended to the chain; a draft left behind by a process that died in
+//! and a plan change; of a purchase, or of an account's billing for its auto-recharge), then appended to the chain; a draft left behind by a process that died in
 //! between is appended by the next read of the log or by the sweeper, so a change is never without
 //! its entry. A deletion cannot carry its draft in what it deletes: it writes the draft to the
 //! account's `auditDeletions` first, and the draft is appended once the target is gone (see deleting).
@@ -31,6 +31,9 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.secret_rotated', 'webhook_endpoint.previous_secret_ended',
   'credits.granted', 'account.plan_changed',
   'link_secret.created', 'link_secret.retired', 'destination.created', 'destination.deleted',
+  // Billing (domain/billing/): the owner's checkout and settings, what Stripe's events did.
+  'purchase.created', 'purchase.paid', 'purchase.failed', 'purchase.refunded', 'purchase.disputed', 'purchase.dispute_closed',
+  'auto_recharge.updated', 'auto_recharge.disabled', 'recharge.succeeded', 'recharge.failed',
   'user.signed_in', 'user.locked_out', 'user.password_changed', 'user.passkey_added', 'user.passkey_removed', 'session.ended',
   'member.joined', 'member.role_changed', 'member.removed', 'invitation.created', 'invitation.revoked',
   'account.ownership_transferred', 'account.sign_in_policy_changed',
@@ -102,11 +105,13 @@ export function createAuditLog(db: Db) {
   const accounts = holder(c.accounts, '_id');
   const linkSecrets = holder(c.linkSecrets, 'accountId');
   const destinations = holder(c.destinations, 'accountId');
+  const purchases = holder(c.purchases, 'accountId');
+  const billingAccounts = holder(c.billingAccounts, '_id');
   const sessions = holder(c.sessions, 'accountId');
   const users = holder(c.users, 'auditDrafts.accountId');
   const memberships = holder(c.memberships, 'accountId');
   const invitations = holder(c.authTokens, 'accountId');
-  const holders = [keys, endpoints, accounts, linkSecrets, destinations, sessions, users, memberships, invitations];
+  const holders = [keys, endpoints, accounts, linkSecrets, destinations, sessions, users, purchases, billingAccounts, memberships, invitations];
   /** Where a deleted target lived: a deletion's draft is appended once its target is gone from there. */
   const deletable: Record<string, DraftHolder['docs']> = { webhook_endpoint: endpoints.docs, destination: destinations.docs, membership: memberships.docs };
 
@@ -183,6 +188,9 @@ export function createAuditLog(db: Db) {
     flushAccount: (accountId: string) => flushHolder(accounts, accountId),
     flushLinkSecret: (id: string) => flushHolder(linkSecrets, id),
     flushDestination: (id: string) => flushHolder(destinations, id),
+    /** After a change to a purchase or to an account's billing (its auto-recharge): their drafts into the chain. */
+    flushPurchase: (id: string) => flushHolder(purchases, id),
+    flushBilling: (accountId: string) => flushHolder(billingAccounts, accountId),
     /** After a sign-in or a session's end (`sessions`), and a change to a person (`users`, one draft per account they are in). */
     flushSession: (id: string) => flushHolder(sessions, id),
     flushUser: (id: string) => flushHolder(users, id),

@@ -9,12 +9,40 @@ import type { EventKind } from '../lib/event-kinds.js';
 import { createEventRecorder, type EventSink } from './events.js';
 import { LOW_BALANCE_THRESHOLD, readAccount } from './account-doc.js';
 
-/** What settle() reads back from the account to decide whether any balance event is due. */
-export const BALANCE_FIELDS = { balance: 1, chargedBalance: 1, lowArmed: 1, exhaustedArmed: 1, outbox: 1, entries: 1 } as const;
+/**
+ * What settle() reads back from the account to decide whether any balance event is due, or the
+ * account's auto-recharge: the same update's answer, so neither costs a call a read.
+ */
+export const BALANCE_FIELDS = {
+  balance: 1, chargedBalance: 1, lowArmed: 1, exhaustedArmed: 1, outbox: 1, entries: 1, rechargeBelow: 1, rechargeArmed: 1, rechargeArmsAt: 1,
+} as const;
 
 /** True when the charged balance is past a threshold whose latch is still armed (an event is due). */
 export function crossedArmedThreshold(a: Pick<AccountDoc, 'chargedBalance' | 'lowArmed' | 'exhaustedArmed'>): boolean {
   return (a.lowArmed && a.chargedBalance < LOW_BALANCE_THRESHOLD) || (a.exhaustedArmed && a.chargedBalance <= 0);
+}
+
+/**
+ * True when a charge took the charged balance below auto-recharge's threshold while its latch is
+ * armed (or a month's cap that disarmed it has run out): the account's recharge is due. Decided on
+ * the charge's own update, like the balance events.
+ */
+export function rechargeDue(a: Pick<AccountDoc, 'chargedBalance' | 'rechargeBelow' | 'rechargeArmed' | 'rechargeArmsAt'>, now: number): boolean {
+  if (a.rechargeBelow === undefined || a.chargedBalance >= a.rechargeBelow) return false;
+  return a.rechargeArmed === true || (a.rechargeArmsAt != null && new Date(a.rechargeArmsAt).getTime() <= now);
+}
+
+/**
+ * The latches an update that adds credits sets, from the account as read before it and the charged
+ * balance it produces: each re-arms once the balance is back at or over its threshold.
+ */
+export function latchesAfterCredit(doc: Pick<AccountDoc, 'lowArmed' | 'exhaustedArmed' | 'rechargeBelow' | 'rechargeArmed'>, charged: number): Record<string, boolean> {
+  const latches: Record<string, boolean> = {
+    lowArmed: doc.lowArmed || charged >= LOW_BALANCE_THRESHOLD,
+    exhaustedArmed: doc.exhaustedArmed || charged > 0,
+  };
+  if (doc.rechargeBelow !== undefined) latches.rechargeArmed = doc.rechargeArmed === true || charged >= doc.rechargeBelow;
+  return latches;
 }
 
 export function outboxEvent(event: EventKind, data: Record<string, unknown>, now = new Date()): OutboxEvent {
@@ -22,7 +50,7 @@ export function outboxEvent(event: EventKind, data: Record<string, unknown>, now
 }
 
 /** What a debit's update read back, for afterDebit. */
-export type DebitedAccount = Pick<AccountDoc, 'chargedBalance' | 'lowArmed' | 'exhaustedArmed' | 'outbox' | 'entries'>;
+export type DebitedAccount = Pick<AccountDoc, 'chargedBalance' | 'lowArmed' | 'exhaustedArmed' | 'outbox' | 'entries' | 'rechargeBelow' | 'rechargeArmed' | 'rechargeArmsAt'>;
 
 export function createBalanceEvents(db: Db, onEvent?: EventSink) {
   const { accounts, ledger } = collections(db);

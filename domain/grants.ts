@@ -41,6 +41,8 @@ export interface GrantView {
   held: number;
   /** Credits of it that lapsed. */
   expired: number;
+  /** Credits of it taken back for a refund or a dispute of its payment. */
+  voided: number;
   expiresAt: Date | null;
   expiredAt: Date | null;
   idempotencyKey: string | null;
@@ -143,6 +145,7 @@ export function createGrants(db: Db, onEvent?: EventSink) {
           remaining: lots[g._id]?.remaining ?? 0,
           held: held.get(g._id) ?? 0,
           expired: lapsed.get(g._id) ?? 0,
+          voided: (lots[g._id]?.voidedByRefund ?? 0) + (lots[g._id]?.voidedByDispute ?? 0),
           expiresAt: g.expiresAt,
           expiredAt: lots[g._id]?.expiredAt ? (g.expiresAt ?? lots[g._id]!.expiredAt!) : null,
           idempotencyKey: g.idempotencyKey,

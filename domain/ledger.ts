@@ -7,8 +7,9 @@ import type { Db } from 'mongodb';
 import { collections } from '../lib/mongo.js';
 import type { AccountDoc, AuditDraft, GrantKind } from '../lib/mongo-documents.js';
 import type { EventSink } from './events.js';
-import { LOW_BALANCE_THRESHOLD, keyLimitRefusal, lotPath, readAccount, spendMonth } from './account-doc.js';
-import { BALANCE_FIELDS, createBalanceEvents, outboxEvent } from './balance-events.js';
+import { keyLimitRefusal, lotPath, readAccount, spendMonth } from './account-doc.js';
+import { BALANCE_FIELDS, createBalanceEvents, latchesAfterCredit, outboxEvent } from './balance-events.js';
+import { createGrantVoids } from './grant-voids.js';
 import { createLotUpkeep } from './lot-upkeep.js';
 import { createQuickReserve } from './quick-reserve.js';
 import { createSettlement } from './settlement.js';
@@ -29,11 +30,20 @@ export interface AppliedGrant {
   applied: boolean;
 }
 
-export function createLedger(db: Db, onEvent?: EventSink) {
+/** Told that a charge took an account below its auto-recharge threshold (domain/billing/recharge-trigger.ts); must not keep the call waiting. */
+export type RechargeSink = (accountId: string) => void;
+
+export interface LedgerOptions {
+  /** Where a due auto-recharge is handed on; without it (a process that runs no calls) none is noticed here. */
+  onRechargeDue?: RechargeSink;
+}
+
+export function createLedger(db: Db, onEvent?: EventSink, options: LedgerOptions = {}) {
   const { accounts, ledger } = collections(db);
   const events = createBalanceEvents(db, onEvent);
   const upkeep = createLotUpkeep(db, events);
-  const { settle } = createSettlement(db, events, upkeep);
+  const { settle } = createSettlement(db, events, upkeep, options.onRechargeDue);
+  const voids = createGrantVoids(db, events);
   const reserves = createQuickReserve(db);
   const balanceOf = (accountId: string): Promise<AccountDoc> => readAccount(accounts, accountId);
 
@@ -41,6 +51,8 @@ export function createLedger(db: Db, onEvent?: EventSink) {
     balanceOf,
     flushOutbox: events.flushOutbox,
     expireLot: upkeep.expireLot,
+    voidLot: voids.voidLot,
+    restoreLot: voids.restoreLot,
 
     /**
      * Takes the cost out of the available balance, from the grants that expire first, and records
@@ -109,11 +121,7 @@ export function createLedger(db: Db, onEvent?: EventSink) {
           { _id: accountId, balance: doc.balance, chargedBalance: doc.chargedBalance, [lotPath(grantId)]: { $exists: false } },
           {
             $inc: { balance: amount, chargedBalance: amount, lotsVersion: 1 },
-            $set: {
-              [lotPath(grantId)]: { remaining: amount, expiresAt: grant.expiresAt },
-              lowArmed: doc.lowArmed || charged >= LOW_BALANCE_THRESHOLD,
-              exhaustedArmed: doc.exhaustedArmed || charged > 0,
-            },
+            $set: { [lotPath(grantId)]: { remaining: amount, expiresAt: grant.expiresAt }, ...latchesAfterCredit(doc, charged) },
             ...pushes({
               outbox: grant.reason === 'welcome' ? undefined : outboxEvent('credits.granted', { amount, reason: grant.reason, balance: doc.balance + amount }, new Date(now)),
               auditDrafts: grant.audit,

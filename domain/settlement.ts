@@ -5,11 +5,12 @@ import type { Db } from 'mongodb';
 import { collections } from '../lib/mongo.js';
 import type { AccountDoc, Hold, LedgerEntry } from '../lib/mongo-documents.js';
 import { holdPath, keySpendPath, lotPath, readAccount, welcomeGrantId } from './account-doc.js';
-import { BALANCE_FIELDS, type BalanceEvents } from './balance-events.js';
+import { BALANCE_FIELDS, rechargeDue, type BalanceEvents } from './balance-events.js';
 import type { LotUpkeep } from './lot-upkeep.js';
 import type { CallRef, CommitResult } from './ledger-terms.js';
 
-export function createSettlement(db: Db, events: BalanceEvents, upkeep: LotUpkeep) {
+/** `onRechargeDue`: told when a charge's own update says the account's auto-recharge is due (ledger.ts RechargeSink). */
+export function createSettlement(db: Db, events: BalanceEvents, upkeep: LotUpkeep, onRechargeDue?: (accountId: string) => void) {
   const { accounts, ledger } = collections(db);
 
   /**
@@ -31,12 +32,12 @@ export function createSettlement(db: Db, events: BalanceEvents, upkeep: LotUpkee
       { upsert: true, returnDocument: 'after' },
     );
     const outcome = entry?.outcome ?? wanted;
-    const account = outcome === 'charged' ? await charge(call) : await giveBack(call, now);
+    const account = outcome === 'charged' ? await charge(call, now) : await giveBack(call, now);
     return { outcome: outcome === 'charged' ? 'charged' : 'refunded', balance: account.balance, charged: outcome === 'charged' ? call.cost : 0 };
   }
 
   /** The hold becomes a charge: the credits already left the grants at reserve. One write. */
-  async function charge(call: CallRef): Promise<Pick<AccountDoc, 'balance'>> {
+  async function charge(call: CallRef, now: number): Promise<Pick<AccountDoc, 'balance'>> {
     const after = await accounts.findOneAndUpdate(
       { _id: call.accountId, [holdPath(call.requestId)]: { $exists: true } },
       { $unset: { [holdPath(call.requestId)]: '' }, $inc: { chargedBalance: -call.cost } },
@@ -44,6 +45,9 @@ export function createSettlement(db: Db, events: BalanceEvents, upkeep: LotUpkee
     );
     // The hold is already gone when this is a retry of a step that got through: read it once.
     const account = after ?? (await readAccount(accounts, call.accountId));
+    // Auto-recharge is decided on what the update answered, and handed on without waiting: a
+    // commit that crosses no threshold reads nothing more for it, and none waits for a recharge.
+    if (onRechargeDue && rechargeDue(account, now)) onRechargeDue(call.accountId);
     // Most commits cross no threshold and leave no event behind: those end here, in two writes.
     await events.afterDebit(call.accountId, account);
     return account;

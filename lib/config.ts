@@ -136,6 +136,34 @@ export interface Config {
   metricsHost: string;
   /** Where traces go and how many are kept (lib/tracing.ts); undefined: tracing off, nothing installed. */
   tracing?: TracingConfig;
+  /** Stripe, for credit purchases and auto-recharge (domain/billing/); undefined: purchases off. */
+  stripe?: StripeConfig;
+}
+
+export interface StripeConfig {
+  /** `STRIPE_SECRET_KEY` (`sk_test_...`, `sk_live_...` or a restricted `rk_...`). Never logged. */
+  secretKey: string;
+  /** `STRIPE_WEBHOOK_SECRET` (`whsec_...`): verifies the `Stripe-Signature` of Stripe's events. Never logged. */
+  webhookSecret: string;
+  /** `STRIPE_API_URL`: Stripe's API elsewhere (stripe-mock in tests); unset: Stripe's own. */
+  apiUrl?: URL;
+}
+
+/** Payments are on when both keys are set; one without the other is a mistake said at start. */
+function stripeConfig(env: Env): StripeConfig | undefined {
+  const secretKey = env.STRIPE_SECRET_KEY || undefined;
+  const webhookSecret = env.STRIPE_WEBHOOK_SECRET || undefined;
+  const rawUrl = env.STRIPE_API_URL || undefined;
+  if (!secretKey && !webhookSecret) {
+    if (rawUrl) throw new ConfigError('STRIPE_API_URL is set but STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are not');
+    return undefined;
+  }
+  if (!secretKey || !webhookSecret) throw new ConfigError('STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET must be set together (or neither: purchases off)');
+  // The messages name the shape expected, never the value given: these are secrets.
+  if (!/^(sk|rk)_(test|live)_\S+$/.test(secretKey)) throw new ConfigError('STRIPE_SECRET_KEY must be a Stripe secret key (sk_test_..., sk_live_... or rk_...)');
+  if (!/^whsec_\S+$/.test(webhookSecret)) throw new ConfigError('STRIPE_WEBHOOK_SECRET must be a webhook signing secret (whsec_...)');
+  if (rawUrl && !/^https?:\/\/[^/]/.test(rawUrl)) throw new ConfigError(`STRIPE_API_URL must be an http:// or https:// URL, got "${rawUrl}"`);
+  return { secretKey, webhookSecret, ...(rawUrl ? { apiUrl: new URL(rawUrl) } : {}) };
 }
 
 /** An OpenID Connect provider of OIDC_PROVIDERS. */
@@ -334,6 +362,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0, 1) : undefined,
     metricsHost: env.METRICS_HOST || '0.0.0.0',
     tracing: tracingConfig(env),
+    stripe: stripeConfig(env),
   };
 }
 

@@ -31,6 +31,7 @@ export const ERRORS = {
   already_exists: { status: 409, title: 'Already exists' },
   already_member: { status: 409, title: 'Already a member' },
   last_owner: { status: 409, title: 'The account needs its owner' },
+  payments_not_configured: { status: 409, title: 'Payments not configured' },
   call_expired: { status: 410, title: 'Call expired' },
   // Never an answer of its own: the problem of a batch item skipped because its batch was cancelled.
   cancelled: { status: 409, title: 'Cancelled' },
@@ -67,6 +68,12 @@ export interface ToolErrorOptions {
   cause?: unknown;
   /** Headers the API adds to the answer (`Retry-After`, `WWW-Authenticate` ...). */
   headers?: Record<string, string>;
+  /**
+   * The status to answer instead of the code's own, where the contract fixes another for one route
+   * (Stripe's webhook answers `invalid_signature` with 400, as Stripe expects). The route documents
+   * it so (`api/docs/operations.ts`, `{ code, status }`).
+   */
+  status?: number;
 }
 
 /**
@@ -77,6 +84,7 @@ export interface ToolErrorOptions {
 export class ToolError extends Error {
   override readonly name = 'ToolError';
   readonly headers: Readonly<Record<string, string>>;
+  readonly status?: number;
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -85,5 +93,6 @@ export class ToolError extends Error {
   ) {
     super(message, 'cause' in options ? { cause: options.cause } : undefined);
     this.headers = options.headers ?? {};
+    if (options.status !== undefined) this.status = options.status;
   }
 }

@@ -6,6 +6,8 @@ export const EVENT_KINDS = [
   'credits.low',
   'credits.exhausted',
   'credits.granted',
+  'credits.voided',
+  'credits.recharge_failed',
   'api_key.created',
   'api_key.revoked',
   'webhook.test',

@@ -24,6 +24,12 @@ export interface Lot {
    * here says it was applied, and a retried grant can never apply it twice.
    */
   expiredAt?: Date;
+  /**
+   * Credits of a purchase's grant taken back because its payment was refunded / disputed
+   * (domain/grant-voids.ts): each void is pinned to these, so it is applied once. Absent: none.
+   */
+  voidedByRefund?: number;
+  voidedByDispute?: number;
 }
 
 /** A domain event waiting in an account's outbox until it is copied to `events`. */
@@ -76,6 +82,18 @@ export interface AccountDoc {
   plan?: AccountPlan;
   /** Armed while `credits.low` may fire: set by a grant that lifts the charged balance to the threshold or more. */
   lowArmed: boolean;
+  /**
+   * Auto-recharge's threshold while it is on (domain/billing/auto-recharge.ts): the commit that
+   * takes the charged balance below it, armed, hands the account's recharge on (settlement.ts).
+   * Kept here so that the commit's own update reads it back: a call adds no read for it.
+   */
+  rechargeBelow?: number;
+  /** Armed while a crossing may start a recharge: disarmed by the crossing, armed again once that recharge settles. */
+  rechargeArmed?: boolean;
+  /** A recharge refused for the month's cap arms again at this time (the next month's start). */
+  rechargeArmsAt?: Date;
+  /** Set by the crossing that disarmed the latch, cleared once the recharge workflow took it up: older ones are handed on again. */
+  rechargeDueAt?: Date;
   /** Armed while `credits.exhausted` may fire: set by a grant that lifts the charged balance above zero. */
   exhaustedArmed: boolean;
   outbox: OutboxEvent[];
@@ -297,7 +315,7 @@ export interface LedgerEntry {
   at: Date;
 }
 
-export type GrantKind = 'welcome' | 'purchase' | 'monthly_allowance' | 'manual_adjustment';
+export type GrantKind = 'welcome' | 'purchase' | 'monthly_allowance' | 'manual_adjustment' | 'recharge';
 
 /** One grant of credits: its record, kept for good. What is left of it lives in its account's `lots`. */
 export interface GrantDoc {
@@ -610,4 +628,127 @@ export interface RenderCacheDayDoc {
   day: string;
   hits: number;
   creditsSaved: number;
+}
+
+/** A credit pack the operator sells (`credit_packs`, id chosen by the operator). */
+export interface CreditPackDoc {
+  _id: string;
+  name: string;
+  credits: number;
+  /** In minor units, `currency` lowercase ISO 4217. */
+  price: { amount: number; currency: string };
+  /** Days a purchase's credits last from its payment; null: they never lapse. */
+  expiresInDays: number | null;
+  active: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type PurchaseStatus = 'pending' | 'paid' | 'failed' | 'refunded' | 'partially_refunded' | 'disputed';
+
+/**
+ * A purchase of a pack through Stripe Checkout (`purchases`, `pur_...`): what was promised when
+ * the session was made, so a pack changed later cannot change it, and what Stripe's events made
+ * of it. The money itself moves only in the ledger (the grant `checkout:<sessionId>`, its voids).
+ */
+export interface PurchaseDoc {
+  _id: string;
+  accountId: string;
+  packId: string;
+  packName: string;
+  credits: number;
+  amount: number;
+  currency: string;
+  expiresInDays: number | null;
+  /** The Checkout Session (unique): how its events find the purchase. */
+  sessionId: string;
+  /** The account's Stripe customer the session was made for. */
+  customerId: string;
+  /** The customer asked to keep the card for auto-recharge. */
+  saveCard: boolean;
+  /** Learnt from the session's events: how charge and dispute events find the purchase. */
+  paymentIntentId: string | null;
+  status: PurchaseStatus;
+  /** The grant its credits went in, once paid. */
+  grantId: string | null;
+  /** Credits taken back by refunds and disputes (now: a dispute won gives its part back). */
+  creditsVoided: number;
+  /** Minor units refunded so far (Stripe's charge.amount_refunded). */
+  amountRefunded: number;
+  createdAt: Date;
+  paidAt: Date | null;
+  receiptUrl: string | null;
+  auditDrafts?: AuditDraft[];
+}
+
+/** What an account is to Stripe (`billing_accounts`, `_id` the account id): its customer, saved card and auto-recharge. */
+export interface BillingAccountDoc {
+  _id: string;
+  /** Made once per account (domain/billing/customers.ts) and reused. */
+  stripeCustomerId?: string;
+  /** The card saved at a checkout with saveCard: its id and what the owner is shown of it. */
+  paymentMethod?: { id: string; brand: string; last4: string } | null;
+  autoRecharge?: AutoRechargeState;
+  auditDrafts?: AuditDraft[];
+}
+
+/** Auto-recharge's settings and state; written field by field, so any of the state may be absent (read as 0 or null). */
+export interface AutoRechargeState {
+  enabled: boolean;
+  packId: string;
+  threshold: number;
+  /** Recharges a calendar month (UTC) may start, failed ones included. */
+  monthlyLimit: number;
+  /** `YYYY-MM` that `count` counts in. */
+  month: string;
+  count: number;
+  consecutiveFailures: number;
+  /** The recharge running now (at most one), or null. */
+  inFlight: string | null;
+  lastRechargeId: string | null;
+  /** The last recharge whose failure was counted in `consecutiveFailures` (so a retried step counts it once). */
+  lastFailedRechargeId: string | null;
+  /** Why it was turned off by the service (three failures in a row), until the owner turns it on again. */
+  disabledReason: string | null;
+}
+
+/** One automatic recharge (`recharges`, `rch_...`): the pack's promise at its start and its payment intent. */
+export interface RechargeDoc {
+  _id: string;
+  accountId: string;
+  packId: string;
+  credits: number;
+  amount: number;
+  currency: string;
+  expiresInDays: number | null;
+  paymentIntentId: string | null;
+  status: 'pending' | 'succeeded' | 'failed';
+  /** Why it failed: Stripe's error code (`card_declined`, `authentication_required` ...). */
+  failureReason: string | null;
+  grantId: string | null;
+  createdAt: Date;
+  settledAt: Date | null;
+}
+
+/**
+ * What Stripe's charge and dispute events said of one payment intent (`stripe_payments`, `_id` the
+ * intent's id), kept even before the purchase is known: a refund that arrives before its
+ * completion is applied once the completion links the two (domain/billing/fulfilment.ts).
+ */
+export interface StripePaymentDoc {
+  _id: string;
+  purchaseId?: string;
+  /** The charge's amount and the most it was seen refunded (refund events carry the running total). */
+  amount?: number;
+  amountRefunded?: number;
+  receiptUrl?: string;
+  /** Dispute id -> its status; a closed status (`won`, `lost`) is never replaced by an open one. */
+  disputes?: Record<string, string>;
+  updatedAt: Date;
+}
+
+/** A `Stripe-Signature` seen (its digest), kept for the signature's tolerance so a replay of it is refused. */
+export interface StripeSignatureDoc {
+  _id: string;
+  at: Date;
 }

@@ -23,6 +23,12 @@ import type {
   WebhookEndpointDoc,
   WebhookUndeliveredDoc,
   AuditEntryDoc,
+  BillingAccountDoc,
+  CreditPackDoc,
+  PurchaseDoc,
+  RechargeDoc,
+  StripePaymentDoc,
+  StripeSignatureDoc,
   AuthTokenDoc,
   MembershipDoc,
   PasskeyDoc,
@@ -56,6 +62,12 @@ export interface Collections {
   renderCacheDays: Collection<RenderCacheDayDoc>;
   batches: Collection<BatchDoc>;
   batchItems: Collection<BatchItemDoc>;
+  creditPacks: Collection<CreditPackDoc>;
+  purchases: Collection<PurchaseDoc>;
+  billingAccounts: Collection<BillingAccountDoc>;
+  recharges: Collection<RechargeDoc>;
+  stripePayments: Collection<StripePaymentDoc>;
+  stripeSignatures: Collection<StripeSignatureDoc>;
   users: Collection<UserDoc>;
   memberships: Collection<MembershipDoc>;
   sessions: Collection<SessionDoc>;
@@ -101,6 +113,13 @@ export function collections(db: Db): Collections {
     // A batch's counts and its items' outcomes say what was charged: journaled like the ledger.
     batches: db.collection('batches', JOURNALED),
     batchItems: db.collection('batch_items', JOURNALED),
+    // Billing (domain/billing/): what was bought and paid for, and what Stripe said of it, is money.
+    creditPacks: db.collection('credit_packs', JOURNALED),
+    purchases: db.collection('purchases', JOURNALED),
+    billingAccounts: db.collection('billing_accounts', JOURNALED),
+    recharges: db.collection('recharges', JOURNALED),
+    stripePayments: db.collection('stripe_payments', JOURNALED),
+    stripeSignatures: db.collection('stripe_signatures'),
     // People (domain/identity/): a sign-out, a lockout or a used token lost in a crash would come back.
     users: db.collection('users', JOURNALED),
     memberships: db.collection('memberships', JOURNALED),
@@ -156,6 +175,14 @@ export async function ensureIndexes(db: Db): Promise<void> {
     // Every write of an item paid for an index of the account's running items, read only by the
     // runner's fill, which now counts them per batch.
     dropIndexIfPresent(c.batchItems, 'accountId_1_status_1'),
+    // Billing: a session's events find their purchase, charge and dispute events by payment intent;
+    // the owner's list; recharges whose hand-off was cut short (the billing upkeep); old signatures.
+    c.purchases.createIndex({ sessionId: 1 }, { unique: true }),
+    c.purchases.createIndex({ paymentIntentId: 1 }),
+    c.purchases.createIndex({ accountId: 1, createdAt: -1 }),
+    c.recharges.createIndex({ accountId: 1, createdAt: -1 }),
+    c.accounts.createIndex({ rechargeDueAt: 1 }),
+    c.stripeSignatures.createIndex({ at: 1 }),
     // People: one user per address; an account's members and a user's accounts; a session by its
     // cookie's digest, a user's sessions; tokens by address (the mail limit); a user's passkeys.
     c.users.createIndex({ email: 1 }, { unique: true }),

@@ -5,13 +5,15 @@ import { TASK_QUEUES, WORKFLOW_TYPES } from './temporal-shared.js';
 export const SWEEPER_SCHEDULE_ID = 'sweeper';
 export const WEBHOOK_REFAN_SCHEDULE_ID = 'webhook-refan';
 export const ALLOWANCES_SCHEDULE_ID = 'allowances';
+export const BILLING_UPKEEP_SCHEDULE_ID = 'billing-upkeep';
 /**
  * How often the allowance run looks for due periods and lapsed grants: an allowance arrives at most
  * this long after its anniversary. (Spending never waits for it: a reserve expires lapsed grants itself.)
  */
 export const ALLOWANCES_EVERY = '5m';
 
-export async function ensureSchedules(client: Client): Promise<void> {
+/** `billing`: payments are on (STRIPE_SECRET_KEY), so the billing upkeep runs too. */
+export async function ensureSchedules(client: Client, options: { billing?: boolean } = {}): Promise<void> {
   try {
     await client.schedule.create({
       scheduleId: SWEEPER_SCHEDULE_ID,
@@ -40,6 +42,18 @@ export async function ensureSchedules(client: Client): Promise<void> {
       scheduleId: ALLOWANCES_SCHEDULE_ID,
       spec: { intervals: [{ every: ALLOWANCES_EVERY }] },
       action: { type: 'startWorkflow', workflowType: WORKFLOW_TYPES.allowances, taskQueue: TASK_QUEUES.core, workflowId: 'allowances' },
+      policies: { overlap: 'SKIP' },
+    });
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+  }
+  if (!options.billing) return;
+  // Auto-recharges whose hand-off was cut short, and old Stripe signatures (domain/billing/).
+  try {
+    await client.schedule.create({
+      scheduleId: BILLING_UPKEEP_SCHEDULE_ID,
+      spec: { intervals: [{ every: '1m' }] },
+      action: { type: 'startWorkflow', workflowType: WORKFLOW_TYPES.billingUpkeep, taskQueue: TASK_QUEUES.core, workflowId: 'billing-upkeep' },
       policies: { overlap: 'SKIP' },
     });
   } catch (err) {

@@ -56,6 +56,12 @@ export const WORKFLOW_TYPES = {
   allowances: 'allowances',
   /** One per account with batches (workflows/batch-runner.ts), id `batch-runner-<accountId>`. */
   batchRunner: 'batchRunner',
+  /** One per Stripe event (workflows/stripe-event.ts), id `stripe-event-<event id>`. */
+  stripeEvent: 'stripeEvent',
+  /** One per account with auto-recharge (workflows/auto-recharge.ts), id `auto-recharge-<accountId>`. */
+  autoRecharge: 'autoRecharge',
+  /** Scheduled while payments are on: re-hands cut-short recharges, forgets old Stripe signatures. */
+  billingUpkeep: 'billingUpkeep',
   /** One per mail (workflows/mail.ts), id `mail-<digest of its idempotency key>` (domain/mail/message.ts `mailIdOf`). */
   sendMail: 'sendMail',
 } as const;

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 //! Installs what the local stack needs and is missing: Debian packages (Chromium, LibreOffice,
 //! fonts), the pinned Temporal CLI and test server, SecantusDB, schemathesis and S3Proxy into
-//! `.tools/`, and `node_modules` (npm ci). Idempotent: prints one line per thing it installs, nothing when all
+//! `.tools/`, and `node_modules` (npm ci); for the test stacks also stripe-mock, built from its
+//! pinned Go module (`stripeMock: true`). Idempotent: prints one line per thing it installs, nothing when all
 //! is present. One bootstrap at a time per checkout (a lock in `.tools/`): an `npm start` and an
 //! `npm test` started together would otherwise install into the same folders at once. Node
 //! built-ins only, because it runs before `node_modules` exists.
@@ -188,6 +189,44 @@ async function ensureNodeModules(root, log) {
   await run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: root, env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: '1' } });
 }
 
+/** The stripe-mock release deploy/stripe-mock/go.mod pins (its folder in `.tools` names it: a new pin builds again). */
+export const STRIPE_MOCK_VERSION = '0.203.0';
+
+/** Where the stripe-mock binary lies once built. */
+export function stripeMockPath(root) {
+  return path.join(root, '.tools', 'stripe-mock', `v${STRIPE_MOCK_VERSION}`, 'stripe-mock');
+}
+
+/**
+ * stripe-mock (Stripe's API answered from fixtures, for the test stacks), built from the module in
+ * deploy/stripe-mock through the Go module proxy when missing: about 75 s on 2 busy cores with
+ * empty Go caches (a clean CI machine), a link when they are warm. Its own lock, not the install
+ * lock: checkouts sharing `.tools` that need no Stripe do not wait for the build.
+ */
+export async function ensureStripeMock(root, log) {
+  const binary = stripeMockPath(root);
+  if (existsSync(binary)) return binary;
+  return withLockFile(path.join(root, '.tools', '.stripe-mock-build.lock'), log, 'another stripe-mock build', async () => {
+    if (existsSync(binary)) return binary; // built by the run we waited for
+    const go = await run('go', ['version']).catch(() => null);
+    if (!go) throw new Error('the test stack needs stripe-mock, built from its Go module: install Go 1.24 or later');
+    const started = Date.now();
+    log(`building stripe-mock v${STRIPE_MOCK_VERSION} into ${path.relative(root, path.dirname(binary))} (Go module proxy; about a minute the first time)`);
+    const staging = `${path.dirname(binary)}.partial-${process.pid}`;
+    rmSync(staging, { recursive: true, force: true });
+    mkdirSync(staging, { recursive: true });
+    // -buildvcs=false: the module cache has no repository to stamp from. -mod=readonly: go.sum as committed.
+    await run('go', ['build', '-o', path.join(staging, 'stripe-mock'), 'github.com/stripe/stripe-mock'], {
+      cwd: path.join(realpathSync(root), 'deploy', 'stripe-mock'),
+      env: { ...process.env, GOFLAGS: '-buildvcs=false -mod=readonly' },
+    });
+    rmSync(path.dirname(binary), { recursive: true, force: true });
+    renameSync(staging, path.dirname(binary));
+    log(`built stripe-mock v${STRIPE_MOCK_VERSION} in ${Math.round((Date.now() - started) / 1000)} s`);
+    return binary;
+  });
+}
+
 /** A lock file younger than this without a pid in it is being written, not abandoned. */
 const LOCK_WRITE_GRACE_MS = 10_000;
 
@@ -245,10 +284,12 @@ export function withInstallLock(root, log, fn) {
 
 /**
  * Installs whatever is missing, one bootstrap at a time. Resolves with the paths the stack needs.
- * @param {{ root?: string, log?: (line: string) => void }} [options]
+ * `stripeMock`: also stripe-mock (the test stacks'; `npm start` runs without Stripe).
+ * @param {{ root?: string, log?: (line: string) => void, stripeMock?: boolean }} [options]
  */
-export async function bootstrap({ root = ROOT, log = (line) => console.log(`bootstrap: ${line}`) } = {}) {
-  return withInstallLock(root, log, () => install(root, log));
+export async function bootstrap({ root = ROOT, log = (line) => console.log(`bootstrap: ${line}`), stripeMock = false } = {}) {
+  const tools = await withInstallLock(root, log, () => install(root, log));
+  return stripeMock ? { ...tools, stripeMock: await ensureStripeMock(root, log) } : tools;
 }
 
 async function install(root, log) {

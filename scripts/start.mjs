@@ -79,6 +79,7 @@ try {
     '',
     `Utility Tools is running (started in ${((Date.now() - started) / 1000).toFixed(1)} s).`,
     `  API          http://localhost:${PORTS.api}  (reference: /docs, OpenAPI: /api/v1/openapi.json)`,
+    `  Dashboard    http://localhost:${PORTS.api}/dashboard  (sign up at /dashboard/sign-up: the mail is in the Inbox)`,
     temporal.uiUrl ? `  Temporal UI  ${temporal.uiUrl}` : `  Temporal     ${temporal.address} (TEMPORAL_ADDRESS)`,
     database.process
       ? `  Database     ${database.url} (SecantusDB, data in ${rel(path.join(data, 'secantus'))})`
@@ -90,6 +91,9 @@ try {
     localJaeger
       ? `  Traces       ${jaegerUrl}/api/traces/<traceId>  (Jaeger, every call; ${jaegerUp ? 'up' : jaegerWasBuilt ? 'not started: see the line above' : 'being built, minutes the first time: a line says when it is up; calls until then are not kept'})`
       : `  Traces       ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT} (OTEL_EXPORTER_OTLP_ENDPOINT)`,
+    process.env.STRIPE_SECRET_KEY && process.env.STRIPE_WEBHOOK_SECRET
+      ? `  Payments     Stripe (${process.env.STRIPE_SECRET_KEY.startsWith('sk_live_') ? 'live' : 'test'} mode); its events to http://localhost:${PORTS.api}/api/v1/billing/stripe-webhook`
+      : '  Payments     off: set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET to sell credit packs (docs/OPERATING.md)',
     `  Logs         ${rel(logDir)}/`,
     'Press Ctrl-C to stop.',
     '',

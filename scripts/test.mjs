@@ -51,7 +51,8 @@ async function prepare(step) {
   }
 }
 
-const tools = await prepare(() => bootstrap({ root }));
+// The cluster runs without payments (its suites need none); the other stacks with stripe-mock.
+const tools = await prepare(() => bootstrap({ root, stripeMock: !clusterMode }));
 if (clusterMode) {
   Object.assign(tools, await prepare(() => bootstrapCluster({ root })));
   await prepare(() => buildIfStale(root));

@@ -27,6 +27,9 @@ import type { SingleCalls } from '../activities/single-calls.js';
 import { resumingOnGrant } from '../domain/batch-wake.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 import { WORKFLOW_TRACING_MODULE, type Tracing } from '../lib/tracing.js';
+import { createStripeApi } from '../domain/billing/stripe-api.js';
+import { createRechargeTrigger } from '../domain/billing/recharge-trigger.js';
+import { createMailer } from '../domain/mail/outbox.js';
 
 export interface PoolDeps {
   config: Config;
@@ -139,6 +142,8 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     deps.client ?? new Client({ connection: deps.connection, namespace: common.namespace, dataConverter: common.dataConverter, interceptors: deps.tracing?.temporal.client });
   const workflowBundle = deps.workflowBundle ?? (await loadWorkflowBundle(deps.log, { interceptorModules: deps.tracing ? [WORKFLOW_TRACING_MODULE] : [] }));
   const traced = { sinks: deps.tracing?.temporal.sinks ?? {} };
+  // A charge that takes an account below its auto-recharge threshold wakes its recharge workflow.
+  const { onRechargeDue } = createRechargeTrigger({ db: deps.db, client, log: deps.log });
   const tracedActivities = deps.tracing?.temporal.activityInterceptors ?? [];
   if (pool === 'core') {
     // Events of the monthly allowances' grants also wake a batch paused for credits.
@@ -158,6 +163,11 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
         blobs: deps.blobs,
         auditRetentionDays: deps.config.auditRetentionDays,
         batches: { client, secretKey: deps.config.secretKey, concurrency: deps.config.batchConcurrency },
+        billing: {
+          client, log: deps.log, stripe: deps.config.stripe && createStripeApi(deps.config.stripe),
+          mailer: createMailer({ client, secretKey: deps.config.secretKey, log: deps.log }), baseUrl: deps.config.publicBaseUrl,
+        },
+        onRechargeDue,
         mail: { secretKey: deps.config.secretKey, smtpUrl: deps.config.smtpUrl, from: deps.config.mailFrom, log: deps.log },
       }),
       maxCachedWorkflows: 2_000,
@@ -183,7 +193,7 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     ...CALL_WORKER_OPTIONS,
     ...traced,
     workflowBundle,
-    activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs, batchItems: { client, secretKey: deps.config.secretKey, yieldMs: deps.config.batchYieldMs, eagerStarts: !deps.client }, singleCalls: deps.singleCalls, destinations: { secretKey: deps.config.secretKey, guard: deps.net.guard } }),
+    activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs, batchItems: { client, secretKey: deps.config.secretKey, yieldMs: deps.config.batchYieldMs, eagerStarts: !deps.client }, singleCalls: deps.singleCalls, destinations: { secretKey: deps.config.secretKey, guard: deps.net.guard }, onRechargeDue }),
     interceptors: { activity: [...tracedActivities, toolMetricsInterceptor(new Set(Object.keys(served)), onToolDone)] },
     // Draining on SIGTERM: polling stops at once and the calls already running may finish
     // (the SDK's default cancels them at once, leaving their retry to another worker).

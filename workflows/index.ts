@@ -5,4 +5,7 @@ export { webhookEndpoint } from './webhook-endpoint.js';
 export { webhookRefan } from './webhook-refan.js';
 export { allowances } from './allowances.js';
 export { batchRunner } from './batch-runner.js';
+export { stripeEvent } from './stripe-event.js';
+export { autoRecharge } from './auto-recharge.js';
+export { billingUpkeep } from './billing-upkeep.js';
 export { sendMail } from './mail.js';

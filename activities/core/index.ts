@@ -1,5 +1,6 @@
 //! Activities of the core pool: the ledger steps of a call, the end of its key, the outcome of an
-//! asynchronous call, the sweeper, the monthly allowances and grant expiry, batches' runners and mail.
+//! asynchronous call, the sweeper, the monthly allowances and grant expiry, batches' runners, mail,
+//! and billing (Stripe's events, auto-recharges).
 import type { Db } from 'mongodb';
 import { createLedger } from '../../domain/ledger.js';
 import type { CallRef } from '../../domain/ledger-terms.js';
@@ -11,6 +12,8 @@ import { DatabaseBlobStore, type BlobStore } from '../../lib/blob-store.js';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js';
 import type { EventSink } from '../../domain/events.js';
 import { createBatchActivities, type BatchActivityDeps } from './batches.js';
+import { createBillingActivities, type BillingActivityDeps } from './billing.js';
+import type { RechargeSink } from '../../domain/ledger.js';
 import { createMailActivities, type MailActivityDeps } from './mail.js';
 
 export interface CoreActivityOptions {
@@ -24,12 +27,16 @@ export interface CoreActivityOptions {
   auditRetentionDays?: number;
   /** What batch runners need; without it this worker cannot run them. */
   batches?: Omit<BatchActivityDeps, 'db' | 'onEvent'>;
+  /** What Stripe's events and auto-recharges need; without it this worker cannot run their workflows. */
+  billing?: Omit<BillingActivityDeps, 'db' | 'onEvent'>;
+  /** Where a commit that makes an account's auto-recharge due hands it on (domain/billing/recharge-trigger.ts). */
+  onRechargeDue?: RechargeSink;
   /** What sending mail needs (SECRET_KEY, SMTP_URL, MAIL_FROM); without it this worker cannot run mail workflows. */
   mail?: MailActivityDeps;
 }
 
 export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) {
-  const ledger = createLedger(db, options.onEvent);
+  const ledger = createLedger(db, options.onEvent, { onRechargeDue: options.onRechargeDue });
   const callKeys = createCallKeys(db);
   const sweep = options.auditRetentionDays ? { ...DEFAULT_SWEEP, auditRetentionMs: options.auditRetentionDays * 24 * 60 * 60 * 1000 } : DEFAULT_SWEEP;
   const sweeper = createSweeper(db, sweep, options.blobs);
@@ -45,6 +52,7 @@ export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) 
     runAllowances: (now: number) => allowances.run(now),
     ...(options.webhooks ? createWebhookActivities(options.webhooks) : {}),
     ...(options.batches ? createBatchActivities({ ...options.batches, db, onEvent: options.onEvent }) : {}),
+    ...(options.billing ? createBillingActivities({ ...options.billing, db, onEvent: options.onEvent }) : {}),
     ...(options.mail ? createMailActivities(options.mail) : {}),
   };
 }

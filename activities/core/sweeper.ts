@@ -2,7 +2,8 @@
 //! claim-check blobs, outboxes (events, expiry entries) left by a crash, holds whose call can no longer end, events past
 //! the event log's 30 days, asynchronous calls' answers past their 24 hours, audit drafts a crash
 //! left on a changed document, audit entries past AUDIT_RETENTION_DAYS, and the render cache's
-//! entries and images past their 30 days.
+//! entries and images past their 30 days; people's sessions, mailed tokens, challenges and sign-in
+//! windows past their end (domain/identity/sweep.ts).
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
 import { sweepBlobs } from '../../lib/claim-check-codec.js';
@@ -12,6 +13,7 @@ import { createAsyncCalls } from '../../domain/async-calls.js';
 import { createLedger } from '../../domain/ledger.js';
 import { createAuditLog } from '../../domain/audit-log.js';
 import { createRenderCache } from '../../domain/render-cache.js';
+import { sweepIdentity, type IdentitySweep } from '../../domain/identity/sweep.js';
 
 export interface SweepOptions {
   /** Claim-check blobs and big outputs live this long: an idempotent replay within 24 h still reads its answer. */
@@ -43,6 +45,8 @@ export interface SweepReport {
   audit?: { drafts: number; expired: number };
   /** Render cache entries and images past their 30 days (domain/render-cache.ts). */
   renderCache: { entries: number; images: number };
+  /** Sessions, tokens, WebAuthn challenges and sign-in windows past their end. */
+  people: IdentitySweep;
 }
 
 /** `outputBlobs`: the store big outputs wait in (BLOB_STORE_URL); the database when absent. */
@@ -89,6 +93,7 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, out
         calls: await asyncCalls.sweep(now),
         audit: { drafts: await auditLog.flushLeftovers(), expired: await auditLog.sweep(new Date(now - options.auditRetentionMs)) },
         renderCache: await renderCache.sweep(now),
+        people: await sweepIdentity(db, now),
       };
     },
   };

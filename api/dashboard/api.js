@@ -149,6 +149,14 @@ export function createClient({ token, onUnauthorized = () => {} }) {
     cancelBatch: (batchId) => call('DELETE', `/api/v1/account/batches/${id(batchId)}`),
     /** @param {{ limit?: number, cursor?: string }} [page] */
     events: ({ limit, cursor } = {}) => call('GET', `/api/v1/account/events${query({ limit, cursor })}`),
+    creditPacks: () => call('GET', '/api/v1/account/credit-packs'),
+    /** A Stripe Checkout Session for the pack: `{ sessionId, url, purchaseId }`. */
+    checkout: (packId, saveCard) => call('POST', '/api/v1/account/checkout', { packId, saveCard }),
+    /** @param {{ limit?: number, cursor?: string }} [page] */
+    purchases: ({ limit, cursor } = {}) => call('GET', `/api/v1/account/purchases${query({ limit, cursor })}`),
+    autoRecharge: () => call('GET', '/api/v1/account/auto-recharge'),
+    /** @param {{ enabled: boolean, packId: string, threshold: number | null, monthlyLimit: number | null }} settings */
+    setAutoRecharge: (settings) => call('PUT', '/api/v1/account/auto-recharge', settings),
   };
 }
 

@@ -6,6 +6,7 @@
 //! endpoints with their deliveries and the event log those deliveries come from; destinations
 //! serve every tool that writes a file, so they are not filed under render links.
 import { createBatchesView } from './view-batches.js';
+import { createBillingView } from './view-billing.js';
 import { createDestinationsView } from './view-destinations.js';
 import { createKeysView } from './view-keys.js';
 import { createNotFoundView } from './view-not-found.js';
@@ -19,6 +20,7 @@ import { createWebhooksView } from './view-webhooks.js';
 export const VIEWS = [
   { id: 'overview', path: '/dashboard', title: 'Overview', nav: 'Overview', autoRefresh: true, create: createOverviewView },
   { id: 'usage', path: '/dashboard/usage', title: 'Usage', nav: 'Usage', description: 'Credits per day and tool, every call with its request id, a month as CSV, asynchronous calls.', autoRefresh: true, create: createUsageView },
+  { id: 'billing', path: '/dashboard/billing', title: 'Billing', nav: 'Billing', description: 'Buy credits, see purchases and refunds, recharge automatically with a saved card.', create: createBillingView },
   { id: 'keys', path: '/dashboard/keys', title: 'API keys', nav: 'API keys', description: 'Create the keys your code calls the tools with, limit what each may do, revoke them.', create: createKeysView },
   { id: 'webhooks', path: '/dashboard/webhooks', title: 'Webhooks', nav: 'Webhooks', description: 'Endpoints that receive signed events, their delivery attempts, and the event log.', create: createWebhooksView },
   { id: 'batches', path: '/dashboard/batches', title: 'Batches', nav: 'Batches', description: 'Many calls of one tool at once, with their progress; cancel one that runs.', create: createBatchesView },

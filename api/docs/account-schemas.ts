@@ -69,10 +69,11 @@ export const ACCOUNT_SCHEMAS: Record<string, JsonSchema> = {
   Grant: record('A grant of credits and what is left of it.', {
     id: id('grt', 'Grant id.'),
     amount: { type: 'integer', minimum: 1, description: 'Credits granted.' },
-    reason: { type: 'string', enum: ['welcome', ...GRANT_REASONS], description: '`welcome` is the opening grant.' },
+    reason: { type: 'string', enum: ['welcome', ...GRANT_REASONS, 'recharge'], description: '`welcome` is the opening grant; `purchase` a credit pack bought (or granted by the operator); `recharge` an automatic recharge.' },
     remaining: credits('Credits left of it that can be spent now (0 once it expired).'),
     held: credits('Credits of it held by calls still running.'),
     expired: credits('Credits of it that lapsed.'),
+    voided: credits('Credits of it taken back because its payment was refunded or disputed (a dispute won gives its part back).'),
     expiresAt: nullableDateTime('When what is left of it lapses; null: never. Calls spend the grant that expires first.'),
     expiredAt: nullableDateTime('When it expired; null while it has not.'),
     idempotencyKey: { type: ['string', 'null'], description: 'The payment id (or allowance period) it was granted under.' },

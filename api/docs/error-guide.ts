@@ -106,9 +106,11 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
   invalid_signature: {
     when:
       'A render link (GET /api/v1/render/...) whose signature is missing, is not 64 hex digits, or does not match: a parameter was changed, added or removed after signing, ' +
-      'the link names an unknown signing secret, or its secret has been retired (a retired secret fails within one second).',
+      'the link names an unknown signing secret, or its secret has been retired (a retired secret fails within one second). ' +
+      "Also Stripe's webhook (POST /api/v1/billing/stripe-webhook), answered with HTTP 400 as Stripe expects: a Stripe-Signature missing, not made with STRIPE_WEBHOOK_SECRET, 300 s or more away from the service's clock, or seen before (a replay). Nothing is applied.",
     action:
-      'Sign the link again with a live secret (POST /api/v1/account/render-links, or renderLink in utility-tools/client): signature is the lowercase hex HMAC-SHA256 of the path after /api/v1/render/, "?", and the query string up to &signature=, and must be the last parameter.',
+      'Sign the link again with a live secret (POST /api/v1/account/render-links, or renderLink in utility-tools/client): signature is the lowercase hex HMAC-SHA256 of the path after /api/v1/render/, "?", and the query string up to &signature=, and must be the last parameter. ' +
+      "For Stripe's webhook: set STRIPE_WEBHOOK_SECRET to the signing secret of the endpoint Stripe posts to (the Stripe CLI prints its own with stripe listen), and keep the service's clock right; Stripe retries the event signed afresh.",
     example: { detail: 'The signature does not match this link.' },
   },
   link_expired: {
@@ -200,6 +202,11 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
       'Fix the receiver, then re-enable the endpoint (POST /api/v1/account/webhooks/{id}/enable); give recoverSince to have every event it missed sent, in order. ' +
       'Replay single events afterwards.',
     example: { detail: 'The endpoint whe_7Tn3pLq9Vx2Rk5Yb8Mc1Dz is disabled; re-enable it before replaying events to it.' },
+  },
+  payments_not_configured: {
+    when: 'A checkout or an auto-recharge was asked for while the service takes no payments: the operator has not set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET. The credit packs are still listed.',
+    action: 'Ask the operator for credits (they can grant them by hand), or to configure Stripe (docs/OPERATING.md). Nothing was charged.',
+    example: { detail: 'This service takes no payments: the operator has not configured Stripe. The operator can grant credits by hand.' },
   },
   already_exists: {
     when:

@@ -32,13 +32,36 @@ export const EVENT_PAYLOADS: Readonly<Record<EventKind, { schema: string; summar
   },
   'credits.granted': {
     schema: 'CreditsGranted',
-    summary: 'Credits were added by a purchase, the monthly allowance or a manual adjustment.',
+    summary: 'Credits were added by a purchase (a credit pack bought, or a dispute of one won), an automatic recharge, the monthly allowance or a manual adjustment.',
     data: record('', {
       amount: { type: 'integer', minimum: 1, description: 'Credits added.' },
-      reason: { type: 'string', enum: [...GRANT_REASONS] },
+      reason: { type: 'string', enum: [...GRANT_REASONS, 'recharge'] },
       balance: credits('The balance after the grant.'),
     }),
     example: { amount: 500, reason: 'purchase', balance: 524 },
+  },
+  'credits.voided': {
+    schema: 'CreditsVoided',
+    summary:
+      "Credits of a purchase were taken back: its payment was refunded (the refunded share of its credits) or disputed (all that is left of them). Only what is left of that purchase's credits is taken, never credits already spent; a dispute won gives its part back (`credits.granted`).",
+    data: record('', {
+      amount: { type: 'integer', minimum: 1, description: 'Credits taken back.' },
+      reason: { type: 'string', enum: ['refund', 'dispute'] },
+      purchaseId: id('pur', 'The purchase (GET /api/v1/account/purchases).'),
+      balance: credits('The balance after it.'),
+    }),
+    example: { amount: 250, reason: 'refund', purchaseId: 'pur_4hQ2mV8kZr1xYt6pW0nLbC', balance: 1250 },
+  },
+  'credits.recharge_failed': {
+    schema: 'CreditsRechargeFailed',
+    summary:
+      "An automatic recharge failed: the saved card was declined, or needs its holder (`authentication_required`). Nothing was granted. Three failures in a row turn auto-recharge off (`autoRechargeEnabled: false`) until it is turned on again.",
+    data: record('', {
+      reason: { type: 'string', description: "Stripe's code for the failure (`card_declined`, `authentication_required`, `expired_card` ...)." },
+      consecutiveFailures: { type: 'integer', minimum: 1, description: 'Failures in a row, this one included.' },
+      autoRechargeEnabled: { type: 'boolean', description: 'False when this failure turned auto-recharge off.' },
+    }),
+    example: { reason: 'card_declined', consecutiveFailures: 1, autoRechargeEnabled: true },
   },
   'api_key.created': {
     schema: 'ApiKeyCreated',

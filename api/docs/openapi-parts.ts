@@ -150,6 +150,12 @@ export const TAGS = {
       'Links that answer a capture as the image itself, for an `<img src>`, signed with a secret of the account instead of a key; and the render cache that answers repeats for free. ' +
       'See *Render links and the render cache* above for the signature, with a worked example.',
   },
+  billing: {
+    'x-displayName': 'Billing',
+    description:
+      "Buy credit packs with Stripe Checkout, see purchases (refunds and disputes included) and set up automatic recharges with the card saved at checkout. Credits arrive with Stripe's signed event, once. " +
+      'Without Stripe configured by the operator, packs are listed and checkout answers 409 `payments_not_configured`.',
+  },
   'webhook-endpoints': { 'x-displayName': 'Webhook endpoints', description: "Where the account's events are posted, and every delivery attempt." },
   'webhook-events': { 'x-displayName': 'Webhook events', description: 'What the service posts to your webhook endpoints. See *Webhooks* above to verify a delivery.' },
   operator: { 'x-displayName': 'Operator', description: "Open accounts, grant credits and manage plans, with the operator's `ADMIN_TOKEN`. Off (404) when it is unset." },
@@ -172,7 +178,7 @@ export const GROUP_DESCRIPTIONS: Readonly<Record<Group, string>> = {
 export function problemResponses(baseUrl: string) {
   const responses: Record<string, Json> = {};
 
-  function response(codes: ErrorCode[]): Json {
+  function response(codes: ErrorCode[], answered?: number): Json {
     const headers: Json = { ...ANSWER_HEADERS };
     for (const code of codes) {
       for (const [name, description] of Object.entries(ERROR_GUIDE[code].headers ?? {})) {
@@ -183,7 +189,8 @@ export function problemResponses(baseUrl: string) {
     const examples = Object.fromEntries(
       codes.map((code) => {
         const { detail, members } = ERROR_GUIDE[code].example;
-        const { status, title } = ERRORS[code];
+        const { title } = ERRORS[code];
+        const status = answered ?? ERRORS[code].status;
         const value = { type: `${baseUrl}/docs/errors#${code}`, title, status, detail, code, requestId: 'req_4hQ2mV8kZr1xYt6pW0nLbC', ...members };
         return [code, { summary: `${code}: ${title}`, description: ERROR_GUIDE[code].when, value }];
       }),
@@ -195,13 +202,17 @@ export function problemResponses(baseUrl: string) {
     };
   }
 
-  function problems(codes: readonly ErrorCode[]): Record<string, Json> {
+  function problems(codes: readonly (ErrorCode | { code: ErrorCode; status: number })[]): Record<string, Json> {
     const byStatus = new Map<number, ErrorCode[]>();
-    for (const code of codes) byStatus.set(ERRORS[code].status, [...(byStatus.get(ERRORS[code].status) ?? []), code]);
+    for (const entry of codes) {
+      const [code, status] = typeof entry === 'string' ? [entry, ERRORS[entry].status] : [entry.code, entry.status];
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    }
     const out: Record<string, Json> = {};
     for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
-      const name = group.map(pascal).join('Or');
-      responses[name] ??= response(group);
+      // A code answered with another status than its own is a response of its own.
+      const name = group.map(pascal).join('Or') + (group.some((c) => ERRORS[c].status !== status) ? `At${status}` : '');
+      responses[name] ??= response(group, status);
       out[String(status)] = { $ref: `#/components/responses/${name}` };
     }
     return out;

@@ -7,8 +7,14 @@ import type { JsonSchema } from './schema-parts.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
+/** A code this operation answers with another status than the code's own (ToolErrorOptions.status). */
+export interface CodeAtStatus {
+  code: ErrorCode;
+  status: number;
+}
+
 /** An operation's OpenAPI fields, with its tag, its success answers and the error codes it may answer. */
-export type OperationSpec = Json & { tag: Tag; ok: Record<string, Json>; codes: readonly ErrorCode[] };
+export type OperationSpec = Json & { tag: Tag; ok: Record<string, Json>; codes: readonly (ErrorCode | CodeAtStatus)[] };
 
 /** One documented operation: the method and OpenAPI path a router serves. */
 export interface RouteOperation {

@@ -12,6 +12,7 @@ import { credits, record, ref, type JsonSchema } from './schema-parts.js';
 import { WEBHOOK_ENDPOINT_SCHEMAS } from './webhook-schemas.js';
 import { DESTINATION_SCHEMAS } from './destination-schemas.js';
 import { RENDER_SCHEMAS } from './render-schemas.js';
+import { BILLING_SCHEMAS } from './billing-schemas.js';
 import { IDENTITY_SCHEMAS } from './identity-schemas.js';
 import { TEAM_SCHEMAS } from './team-schemas.js';
 
@@ -64,6 +65,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ...WEBHOOK_ENDPOINT_SCHEMAS,
   ...DESTINATION_SCHEMAS,
   ...RENDER_SCHEMAS,
+  ...BILLING_SCHEMAS,
   ...BATCH_SCHEMAS,
   ...OPERATOR_SCHEMAS,
   ...SERVICE_SCHEMAS,

@@ -1,6 +1,6 @@
 //! The test-like stack: fixtures (pages, DNS, CA, gold feed), Temporal on disk, SecantusDB, MailDev
-//! (the SMTP server mail goes to), the API and the workers on free ports, configured against the
-//! fixtures, plus the control endpoint
+//! (the SMTP server mail goes to), stripe-mock (when built: Stripe's API), the API and the workers on
+//! free ports, configured against the fixtures, plus the control endpoint
 //! that breaks and restores parts of it. `npm test` runs its suites against one; the chaos, load
 //! and fuzz scripts (bench/) start one of their own the same way.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { poolTaskQueues } from '../../domain/catalogue.js';
 import { POOLS } from '../../lib/temporal-shared.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 import { startJaeger, tracingEnv, type JaegerPorts, type RunningJaeger } from './jaeger.js';
+import { startStripeMock, type RunningStripeMock } from './stripe-mock.js';
 import { startMailDev, type RunningMailDev } from './maildev.js';
 
 /** How long the `outage/...` control actions keep a part down. */
@@ -24,8 +25,8 @@ export interface TestStackOptions {
   root: string;
   /** The run's directory: fixtures' CA, Temporal's SQLite file, the database, the CA bundle. */
   runDir: string;
-  /** Binaries from bootstrap(). */
-  tools: { temporal: string; secantusd: string };
+  /** Binaries from bootstrap(); with `stripeMock` the stack has payments on, against it. */
+  tools: { temporal: string; secantusd: string; stripeMock?: string };
   /** Extra environment of the API and workers; wins over the defaults below. */
   env?: NodeJS.ProcessEnv;
   /** Called once the fixtures, Temporal and the database answer (for progress lines). */
@@ -59,6 +60,8 @@ export interface TestStack {
   pids(): Record<string, number | undefined>;
   /** Jaeger's query API and UI, when `traces` gave one. */
   jaegerQueryUrl?: string;
+  /** stripe-mock, when `tools.stripeMock` was given (its address and keys are in `env`). */
+  stripeMock?: RunningStripeMock;
   /** MailDev's REST API (`GET /api/email`), where the apps' mail arrives: MAIL_API_URL for the tests. */
   mailApiUrl: string;
 }
@@ -179,16 +182,19 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
   const databaseOptions = { binary: tools.secantusd, port: await freePort(), dir: path.join(runDir, 'db') };
   // On disk, not in memory: tests restart Temporal and expect nothing to be lost.
   const temporalOptions = { binary: tools.temporal, port: await freePort(), dbFile: path.join(runDir, 'temporal', 'temporal.db') };
-  let [{ fixtures, process: fixturesProcess }, temporal, database, { mailDev, mailEnv }] = await Promise.all([
+  let [{ fixtures, process: fixturesProcess }, temporal, database, { mailDev, mailEnv }, stripeMock] = await Promise.all([
     startFixtures(supervisor, root, runDir),
     onAnotherPortIfTaken(temporalOptions, () => startTemporal(supervisor, temporalOptions), () => rmSync(path.dirname(temporalOptions.dbFile), { recursive: true, force: true })),
     onAnotherPortIfTaken(databaseOptions, () => startDatabase(supervisor, databaseOptions), () => rmSync(databaseOptions.dir, { recursive: true, force: true })),
     startTestMailDev(supervisor, root),
+    tools.stripeMock ? startStripeMock(supervisor, { binary: tools.stripeMock }) : undefined,
   ]);
   options.onInfrastructureUp?.();
 
   const { traced, jaeger } = await startTraces(supervisor, root, options.traces);
-  const { env, adminToken } = throwawayEnv(temporal, database, { ...localBlobStore(path.join(runDir, 'blobs')), ...fixturesEnv(fixtures, runDir), ...mailEnv, ...traced, ...options.env });
+  const { env, adminToken } = throwawayEnv(temporal, database, {
+    ...localBlobStore(path.join(runDir, 'blobs')), ...fixturesEnv(fixtures, runDir), ...mailEnv, ...traced, ...stripeMock?.env, ...options.env,
+  });
   const appOptions: AppOptions = { root, env, apiPort: await freePort() };
   let apps: RunningApps;
   try {
@@ -207,7 +213,6 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
     temporal: temporal.process.pid,
     database: database.process.pid,
     fixtures: fixturesProcess.pid,
-    maildev: mailDev.process.pid,
   });
   /** A new worker process, back once it polls every pool's queue (a spawn alone serves no call). */
   async function restartWorkers() {
@@ -281,6 +286,7 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
     controlUrl: control.url,
     ...(jaeger && { jaegerQueryUrl: jaeger.queryUrl }),
     mailApiUrl: mailDev.apiUrl,
+    ...(stripeMock && { stripeMock }),
     get temporal() {
       return temporal;
     },

@@ -195,8 +195,10 @@ test('problem answers are application/problem+json with the shared Problem schem
   for (const [name, response] of Object.entries(doc.components.responses) as [string, any][]) {
     const content = response.content['application/problem+json'];
     t.is(content.schema.$ref, '#/components/schemas/Problem', name);
+    // A code answered with another status on one route (Stripe's webhook: invalid_signature is 400) is a response named for it.
+    const answeredAt = /At(\d{3})$/.exec(name)?.[1];
     for (const [code, example] of Object.entries(content.examples) as [ErrorCode, any][]) {
-      t.is(example.value.status, ERRORS[code].status);
+      t.is(example.value.status, answeredAt ? Number(answeredAt) : ERRORS[code].status);
       t.is(example.value.type, `${BASE_URL}/docs/errors#${code}`);
     }
   }

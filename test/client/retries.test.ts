@@ -86,10 +86,12 @@ test('without a key given, the client sends one of its own and keeps it across a
   const before = proxy.seen.length;
   const out = await client.tools.qrGenerate({ text: 'dropped once' });
   const attempts = proxy.seen.slice(before).filter((s) => s.path === '/api/v1/tools/qr-generate');
-  t.is(attempts.length, 2);
+  // The dropped answer, then one retry or more (a busy service may also answer a retryable 503 first): one key throughout.
+  t.true(attempts.length >= 2, `attempts: ${attempts.map((a) => a.status).join(', ')}`);
+  t.is(attempts[0]!.status, 'dropped');
   t.truthy(attempts[0]!.key);
-  t.is(attempts[0]!.key, attempts[1]!.key);
-  t.is((await client.account.get()).balance, 100 - out.charged);
+  t.true(attempts.every((a) => a.key === attempts[0]!.key));
+  t.is((await client.account.get()).balance, 100 - out.charged, 'charged once');
 });
 
 test('503 is retried after its Retry-After with the same key', async (t) => {

@@ -74,6 +74,7 @@ export async function signIn(page: Page, token: string): Promise<void> {
 export const VIEWS = {
   overview: { path: '/dashboard', title: 'Overview' },
   usage: { path: '/dashboard/usage', title: 'Usage' },
+  billing: { path: '/dashboard/billing', title: 'Billing' },
   keys: { path: '/dashboard/keys', title: 'API keys' },
   webhooks: { path: '/dashboard/webhooks', title: 'Webhooks' },
   batches: { path: '/dashboard/batches', title: 'Batches' },

@@ -31,7 +31,7 @@ test.serial('event types by keyboard; rotate the secret, both secrets verify, en
   try {
     await signIn(page, account.ownerToken);
     await page.waitForSelector(card);
-    t.regex(await textOf(page, `${card} .endpoint-facts`), /Event types\s+credits\.low, credits\.exhausted, credits\.granted, api_key\.created, api_key\.revoked, batch\.completed, batch\.paused[\s\S]*Signing secret\s+One secret/);
+    t.regex(await textOf(page, `${card} .endpoint-facts`), /Event types\s+credits\.low, credits\.exhausted, credits\.granted, credits\.voided, credits\.recharge_failed, api_key\.created, api_key\.revoked, batch\.completed, batch\.paused[\s\S]*Signing secret\s+One secret/);
 
     // The choice offered is exactly what the API accepts; by keyboard: open, untick, save.
     await page.focus(`${card} .event-types summary`);
@@ -41,8 +41,8 @@ test.serial('event types by keyboard; rotate the secret, both secrets verify, en
     t.deepEqual(offered.filter(([, c]) => c).map(([v]) => v), endpoint.eventTypes);
     await press('Tab');
     t.is((await focused(page)).id.endsWith('-type-credits.low'), true, 'Tab reaches the first box');
-    for (let i = 0; i < 5; i++) {
-      await press('Space'); // untick the five defaults one after another
+    for (let i = 0; i < 7; i++) {
+      await press('Space'); // untick the seven defaults one after another
       await press('Tab');
     }
     await press('Space'); // tick call.completed

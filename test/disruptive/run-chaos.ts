@@ -3,11 +3,13 @@
 //! workers are SIGKILLed and restarted at random moments, then Temporal (killed, and down for
 //! 15 s), then the database (the same);
 //! while the account's monthly allowance period turns (its first allowance, spent first, lapses and
-//! the next is granted by the allowance schedule), and while a batch of 500 hash-text items runs
-//! through every fault; then the ledger audit of every call and of every item of the batch (charged
+//! the next is granted by the allowance schedule), while a batch of 500 hash-text items runs
+//! through every fault, and while 20 buyers' purchases arrive as Stripe's signed events
+//! (redelivered, refunded, disputed and won, shuffled; each retried as Stripe retries) that must end
+//! in exact balances from one grant each; then the ledger audit of every call and of every item of the batch (charged
 //! if and only if it succeeded, its counts exact), with each fault's failed calls and what they were told.
 //! Exits 1 on any mismatch or any 500 (a fault must cost a retry, a 503 or a 504, never a bug's answer). Against its own test-like stack,
-//! or the one STACK_CONTROL_URL and friends describe. CHAOS_CALLS, CHAOS_RATE, CHAOS_SEED, CHAOS_ALLOWANCE_TURN_S, CHAOS_BATCH_ITEMS tune it.
+//! or the one STACK_CONTROL_URL and friends describe. CHAOS_CALLS, CHAOS_RATE, CHAOS_SEED, CHAOS_ALLOWANCE_TURN_S, CHAOS_BATCH_ITEMS, CHAOS_BUYERS tune it.
 import { runChaos } from './support/chaos-run.js';
 import { formatAudit } from './support/ledger-audit.js';
 import { stackControl } from './support/stack-control.js';
@@ -20,6 +22,8 @@ const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
 const allowanceTurn = Number(process.env.CHAOS_ALLOWANCE_TURN_S ?? 45);
 /** Items of the batch that runs through the faults (0: none). */
 const batchItems = Number(process.env.CHAOS_BATCH_ITEMS ?? 500);
+/** Buyers whose purchases' Stripe events arrive through the faults (0: none; needs a stack with payments on). */
+const buyers = Number(process.env.CHAOS_BUYERS ?? 20);
 
 const failed = await withTestStack('chaos', async (stack) => {
   console.log(`chaos: ${calls} calls at ${rate}/s, seed ${seed}`);
@@ -46,6 +50,7 @@ const failed = await withTestStack('chaos', async (stack) => {
     captures: true,
     allowance: { monthlyAllowance: 400, turnAfterMs: allowanceTurn * 1000 },
     ...(batchItems > 0 ? { batch: { items: batchItems } } : {}),
+    ...(buyers > 0 && stack.stripeWebhookSecret ? { purchases: { buyers, webhookSecret: stack.stripeWebhookSecret } } : {}),
     seed,
     log: (line) => console.log(line),
   });

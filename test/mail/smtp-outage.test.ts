@@ -47,6 +47,10 @@ test.after.always(async () => {
   await supervisor.stopAll();
 });
 
+let bundle: Promise<string> | undefined;
+/** The bundle the stack's workers built (cached on disk), read once for both workers: no webpack run here. */
+const bundleCode = () => (bundle ??= workflowBundle(log).then((b) => b.code));
+
 /** A worker of this file's on a task queue of its own whose mail activity sends to `smtpUrl`; a mailer that starts mail there. */
 async function mailWorker(smtpUrl: string) {
   const taskQueue = `mail-test-${randomBytes(4).toString('hex')}`;
@@ -54,8 +58,7 @@ async function mailWorker(smtpUrl: string) {
     connection: native,
     namespace: testEnv.temporalNamespace(),
     taskQueue,
-    // The bundle the stack's workers built (cached on disk): no webpack run here.
-    workflowBundle: { code: (await workflowBundle(log)).code },
+    workflowBundle: { code: await bundleCode() },
     activities: createMailActivities({ secretKey, smtpUrl, from: 'Test <sender@mail.test>', log }),
   });
   workers.push({ worker, running: worker.run() });

@@ -99,3 +99,31 @@ test.serial("an asynchronous call's answer is kept 24 hours after it ended, its 
   await sweep();
   t.is(await calls.byId(accountId, small), null, 'the record is gone a week later');
 });
+
+test.serial("people's leftovers go at their end: sessions, mailed tokens, challenges and closed sign-in windows; live ones stay", async (t) => {
+  const { env, mongo } = bed!;
+  const c = collections(mongo.db);
+  const now = (await env.currentTimeMs()) as number;
+  const tag = newId('t');
+  const at = (ms: number) => new Date(now + ms);
+  const session = (id: string, expiresAt: Date) => ({
+    _id: `${id}${tag}`, digest: `${id}${tag}`, userId: 'usr_x', accountId: 'acc_x', role: 'owner' as const, method: 'password' as const,
+    createdAt: at(-DAY), authenticatedAt: at(-DAY), lastSeenAt: at(-DAY), expiresAt, endedAt: null, ip: null, userAgent: null,
+  });
+  await c.sessions.insertMany([session('ses_old', at(-HOUR)), session('ses_live', at(DAY))]);
+  const token = (id: string, expiresAt: Date) => ({ _id: `${id}${tag}`, purpose: 'signup' as const, email: 'a@b.example', createdAt: at(-DAY), expiresAt, claimedAt: null, completedAt: null, revokedAt: null });
+  await c.authTokens.insertMany([token('old', at(-1)), token('live', at(HOUR))]);
+  await c.webauthnChallenges.insertMany([{ _id: `old${tag}`, purpose: 'authentication', userId: null, expiresAt: at(-1) }, { _id: `live${tag}`, purpose: 'authentication', userId: null, expiresAt: at(HOUR) }]);
+  await c.signinThrottle.insertMany([
+    { _id: `closed${tag}`, windowStart: at(-HOUR), failures: 3, lockedUntil: null },
+    { _id: `locked${tag}`, windowStart: at(-HOUR), failures: 10, lockedUntil: at(HOUR) },
+    { _id: `open${tag}`, windowStart: at(-60_000), failures: 2, lockedUntil: null },
+  ]);
+  await sweep();
+  const left = async (docs: typeof c.sessions | typeof c.authTokens | typeof c.webauthnChallenges | typeof c.signinThrottle) =>
+    (await (docs as typeof c.signinThrottle).find({ _id: { $regex: `${tag}$` } }).toArray()).map((d) => d._id.replace(tag, '')).sort();
+  t.deepEqual(await left(c.sessions), ['ses_live']);
+  t.deepEqual(await left(c.authTokens), ['live']);
+  t.deepEqual(await left(c.webauthnChallenges), ['live']);
+  t.deepEqual(await left(c.signinThrottle), ['locked', 'open']);
+});

@@ -12,6 +12,7 @@ import { BATCH_TOOL, batchCounts, batchEnded, followBatch, startBatch } from './
 import { auditCalls, type AuditReport } from './ledger-audit.js';
 import type { FaultAction, StackControl } from './stack-control.js';
 import { newRecord, sendCall, type CallRecord } from './tool-client.js';
+import { auditPurchases, feedPurchases, preparePurchases, type PurchaseFeedOptions } from './purchase-feed.js';
 
 export interface ChaosPhase {
   action: FaultAction;
@@ -52,6 +53,12 @@ export interface ChaosOptions {
   allowance?: { monthlyAllowance: number; turnAfterMs: number };
   /** A batch of this many hash-text items, made before the first fault and run through all of them. */
   batch?: { items: number };
+  /**
+   * Purchases whose Stripe events arrive through every fault (support/purchase-feed.ts): this many
+   * buyers check out first; their events are posted, retried as Stripe retries, over the calls' time.
+   * Needs the stack's STRIPE_WEBHOOK_SECRET (a stack with payments on).
+   */
+  purchases?: { buyers: number; webhookSecret: string };
   seed: number;
   log: (line: string) => void;
 }
@@ -179,6 +186,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const calls: CallRecord[] = [];
   const faults: ChaosResult['faults'] = [];
   const readiness: ChaosResult['readiness'] = [];
+  const feed: PurchaseFeedOptions | undefined = options.purchases && {
+    apiUrl: options.apiUrl, adminToken: options.adminToken, webhookSecret: options.purchases.webhookSecret, temporal: options.temporal,
+    buyers: options.purchases.buyers, seed: options.seed, log: options.log,
+  };
+  const bought = feed && (await preparePurchases(feed));
+  // Spread over the calls' own time, so that the events meet every fault.
+  const feeding = feed && bought
+    ? feedPurchases(feed, bought.deliveries, Math.max(100, (options.calls / options.ratePerSecond) * 1000 / bought.deliveries.length))
+    : Promise.resolve(undefined);
+  if (bought) options.log(`purchases: ${bought.buyers.length} buyers, ${bought.deliveries.length} Stripe deliveries through the faults`);
 
   for (const [n, phase] of options.phases.entries()) {
     const quota = Math.floor(options.calls / options.phases.length) + (n === options.phases.length - 1 ? options.calls % options.phases.length : 0);
@@ -225,6 +242,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   }
 
   await reask(options.apiUrl, account.apiKey, calls, options.log);
+  const fed = await feeding;
+  if (fed) options.log(`purchases: every delivery sent; ${fed.retried} needed Stripe's retries, ${fed.lost} never accepted`);
   if (batchId) await batchEnded(options.apiUrl, account.apiKey, batchId, options.log, wrongCounts);
   callsDone = true;
   await following;
@@ -242,6 +261,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     ...(batchId ? { batches: [{ id: batchId, apiKey: account.apiKey, cost: BATCH_TOOL.cost }] } : {}),
   });
   report.mismatches.push(...wrongCounts);
+  if (feed && bought) {
+    if (fed?.lost) report.mismatches.push(`purchases: ${fed.lost} Stripe deliveries were never accepted`);
+    report.mismatches.push(...(await auditPurchases(feed, bought.buyers, bought.deliveries)));
+  }
   if (plan && grantedAfterMs === null) report.mismatches.push(`the allowance of the period that began ${plan.turnsAt.toISOString()} was never granted`);
   return { report, calls, faults, readiness, ...(plan ? { allowance: { turnedAt: plan.turnsAt, grantedAfterMs } } : {}) };
 }

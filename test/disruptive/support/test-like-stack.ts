@@ -21,6 +21,8 @@ export interface TestLikeStack {
   outputDir: string;
   /** The production-shaped stack (scripts/stack/cluster.ts): its processes and faults are named otherwise. */
   cluster: boolean;
+  /** STRIPE_WEBHOOK_SECRET when the stack has payments on (stripe-mock): Stripe's events are signed with it. */
+  stripeWebhookSecret?: string;
 }
 
 /**
@@ -44,14 +46,15 @@ export async function withTestStack<T>(label: string, fn: (stack: TestLikeStack)
       pagesUrl: (JSON.parse(e.FIXTURES_JSON) as { http: { url: string } }).http.url,
       outputDir: e.TEST_OUTPUT_DIR || path.join(root, 'test-output'),
       cluster: Boolean(e.CLUSTER_API_URLS_JSON),
+      stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET || undefined,
     });
   }
   const { bootstrap } = (await import(new URL('../../../scripts/bootstrap.mjs', import.meta.url).href)) as {
-    bootstrap: (o: { root: string; log: (line: string) => void }) => Promise<{ temporal: string; secantusd: string }>;
+    bootstrap: (o: { root: string; log: (line: string) => void; stripeMock?: boolean }) => Promise<{ temporal: string; secantusd: string; stripeMock?: string }>;
   };
   const stack = await import('../../../scripts/stack/index.js');
   const log = (line: string) => console.log(`bootstrap: ${line}`);
-  const tools = await bootstrap({ root, log });
+  const tools = await bootstrap({ root, log, stripeMock: !options.cluster });
   if (options.cluster) {
     const { bootstrapCluster } = (await import(new URL('../../../scripts/bootstrap-cluster.mjs', import.meta.url).href)) as {
       bootstrapCluster: (o: { root: string; log: (line: string) => void }) => Promise<Record<string, string>>;
@@ -80,6 +83,7 @@ export async function withTestStack<T>(label: string, fn: (stack: TestLikeStack)
       pagesUrl: s.fixtures.http.url,
       outputDir: runDir,
       cluster: Boolean(options.cluster),
+      stripeWebhookSecret: s.env.STRIPE_WEBHOOK_SECRET || undefined,
     });
   } finally {
     await supervisor.stopAll();

@@ -1,0 +1,214 @@
+//! Applying Stripe's signed events to purchases, safe to run twice and in any order: a paid session
+//! is a grant keyed by the session (granted once however often it is told), a refund or a dispute is
+//! recorded against its payment intent and then reconciled: the ledger is brought to what those
+//! records call for (the refunded share of the credits voided, all that is left while a dispute is
+//! open, a won dispute's part given back), from what is left of that grant only. A refund that
+//! arrives before its completion waits in the records and is applied when the completion links them.
+import type { Db } from 'mongodb';
+import { collections } from '../../lib/mongo.js';
+import type { PurchaseDoc, StripePaymentDoc } from '../../lib/mongo-documents.js';
+import type { Logger } from '../../lib/logger.js';
+import type { StripeFact, StripeFactOutcome } from '../../lib/billing-messages.js';
+import { grantIdForKey, type Grants } from '../grants.js';
+import type { Ledger } from '../ledger.js';
+import { SERVICE_ACTOR, auditDraft, changesOf, createAuditLog } from '../audit-log.js';
+import { isClosedDispute } from './stripe-events.js';
+import { paidStatus } from './purchases.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** A payment the service granted credits for: a purchase at checkout, or an automatic recharge. */
+export interface PaidRecord {
+  kind: 'purchase' | 'recharge';
+  id: string;
+  accountId: string;
+  credits: number;
+  amount: number;
+  /** Null until its credits are granted: nothing to take back before. */
+  grantId: string | null;
+}
+
+type Fact<K extends StripeFact['kind']> = Extract<StripeFact, { kind: K }>;
+
+/** A dispute id as a field name: Stripe's ids are `du_...`/`dp_...`; anything else is refused. */
+const DISPUTE_ID = /^[A-Za-z0-9_]{1,100}$/;
+
+export interface FulfilmentDeps {
+  db: Db;
+  grants: Grants;
+  ledger: Pick<Ledger, 'voidLot' | 'restoreLot' | 'balanceOf'>;
+  log: Logger;
+  /** Keeps a card for auto-recharge after a paid checkout with saveCard (customers.ts saveCard); absent: none kept. */
+  saveCard?: (accountId: string, customerId: string, paymentIntentId: string | null) => Promise<unknown>;
+}
+
+export function createFulfilment(deps: FulfilmentDeps) {
+  const { purchases, stripePayments, recharges } = collections(deps.db);
+  const auditLog = createAuditLog(deps.db);
+
+  const paidPurchase = (p: PurchaseDoc): PaidRecord => ({ kind: 'purchase', id: p._id, accountId: p.accountId, credits: p.credits, amount: p.amount, grantId: p.grantId });
+
+  /** What was paid with this intent: a purchase (by its link or its field) or a recharge. */
+  async function paidBy(paymentIntentId: string, payment: StripePaymentDoc | null): Promise<PaidRecord | null> {
+    const purchase = payment?.purchaseId ? await purchases.findOne({ _id: payment.purchaseId }) : await purchases.findOne({ paymentIntentId });
+    if (purchase) return paidPurchase(purchase);
+    const recharge = await recharges.findOne({ paymentIntentId });
+    return recharge ? { kind: 'recharge', id: recharge._id, accountId: recharge.accountId, credits: recharge.credits, amount: recharge.amount, grantId: recharge.grantId } : null;
+  }
+
+  /** Links a purchase and its payment intent both ways, so charge and dispute events (and those that came first) find it. */
+  async function link(purchase: PurchaseDoc, paymentIntentId: string): Promise<void> {
+    await purchases.updateOne({ _id: purchase._id, paymentIntentId: null }, { $set: { paymentIntentId } });
+    await stripePayments.updateOne({ _id: paymentIntentId }, { $set: { purchaseId: purchase._id, updatedAt: new Date() } }, { upsert: true });
+  }
+
+  async function applySession(fact: Fact<'session'>, now: number): Promise<StripeFactOutcome> {
+    const purchase = await purchases.findOne({ sessionId: fact.sessionId });
+    if (!purchase) {
+      deps.log.warn({ eventId: fact.eventId, type: fact.type, sessionId: fact.sessionId }, 'Stripe event of a Checkout Session the service did not make: acknowledged, nothing granted');
+      return { outcome: 'unknown_session' };
+    }
+    if (fact.clientReferenceId !== null && fact.clientReferenceId !== purchase.accountId) {
+      deps.log.warn({ eventId: fact.eventId, sessionId: fact.sessionId, purchaseId: purchase._id }, 'Stripe event names another account than its purchase: acknowledged, nothing granted');
+      return { outcome: 'not_ours' };
+    }
+    const accountId = purchase.accountId;
+    if (fact.paymentIntentId) await link(purchase, fact.paymentIntentId);
+    if (fact.type === 'checkout.session.async_payment_failed') {
+      const failed = await purchases.updateOne(
+        { _id: purchase._id, status: 'pending' },
+        { $set: { status: 'failed' }, $push: { auditDrafts: auditDraft(SERVICE_ACTOR, accountId, 'purchase.failed', { type: 'purchase', id: purchase._id }, { status: ['pending', 'failed'] }, new Date(now)) } },
+      );
+      if (failed.modifiedCount) await auditLog.flushPurchase(purchase._id);
+      return { outcome: 'failed', accountId };
+    }
+    // A delayed payment method (a bank debit) completes unpaid; its async_payment_succeeded pays it.
+    if (fact.type === 'checkout.session.completed' && fact.paymentStatus !== 'paid') return { outcome: 'awaiting_payment', accountId };
+    await fulfil(purchase, fact, now);
+    return { outcome: 'granted', accountId };
+  }
+
+  /**
+   * The purchase's credits, granted once (the grant is keyed by the session), lapsing
+   * `expiresInDays` after the payment as the purchase promised. It is marked paid first, by the
+   * first event that says so, and every event grants from that mark: two events that both pay it
+   * (a completion and an async success) agree on the payment's time. Then whatever Stripe said of
+   * the payment meanwhile is applied, and a card it was to save is kept.
+   */
+  async function fulfil(purchase: PurchaseDoc, fact: Fact<'session'>, now: number): Promise<void> {
+    const key = `checkout:${purchase.sessionId}`;
+    const grantId = grantIdForKey(purchase.accountId, key);
+    const paidAt = new Date((fact.created || Math.floor(now / 1000)) * 1000);
+    const paid = await purchases.updateOne(
+      { _id: purchase._id, status: { $in: ['pending', 'failed'] } },
+      {
+        $set: { status: 'paid', paidAt, grantId },
+        $push: {
+          auditDrafts: auditDraft(SERVICE_ACTOR, purchase.accountId, 'purchase.paid', { type: 'purchase', id: purchase._id }, {
+            status: [purchase.status, 'paid'], grantId: [null, grantId],
+          }, new Date(now)),
+        },
+      },
+    );
+    if (paid.modifiedCount) await auditLog.flushPurchase(purchase._id);
+    const marked = (await purchases.findOne({ _id: purchase._id }, { projection: { paidAt: 1 } }))?.paidAt ?? paidAt;
+    const expiresAt = purchase.expiresInDays ? new Date(new Date(marked).getTime() + purchase.expiresInDays * DAY_MS) : null;
+    await deps.grants.grant({ accountId: purchase.accountId, amount: purchase.credits, reason: 'purchase', expiresAt, idempotencyKey: key }, now);
+    await reconcile({ ...paidPurchase(purchase), grantId }, now);
+    if (purchase.saveCard && deps.saveCard) await deps.saveCard(purchase.accountId, purchase.customerId, fact.paymentIntentId);
+  }
+
+  /** A charge's amount, refunded total and receipt, recorded (a refund total only ever grows), then reconciled. */
+  async function applyCharge(fact: Fact<'charge'>, now: number): Promise<StripeFactOutcome> {
+    if (!fact.paymentIntentId) return { outcome: 'ignored' };
+    const payment = await stripePayments.findOneAndUpdate(
+      { _id: fact.paymentIntentId },
+      { $max: { amountRefunded: fact.amountRefunded }, $set: { amount: fact.amount, updatedAt: new Date(now), ...(fact.receiptUrl ? { receiptUrl: fact.receiptUrl } : {}) } },
+      { upsert: true, returnDocument: 'after' },
+    );
+    return settleAgainst(fact.paymentIntentId, payment, fact, now);
+  }
+
+  /** A dispute's status, recorded (a closed one is never replaced by an open one), then reconciled. */
+  async function applyDispute(fact: Fact<'dispute'>, now: number): Promise<StripeFactOutcome> {
+    if (!fact.paymentIntentId || !DISPUTE_ID.test(fact.disputeId)) return { outcome: 'ignored' };
+    const field = `disputes.${fact.disputeId}`;
+    await stripePayments.updateOne({ _id: fact.paymentIntentId }, { $setOnInsert: { updatedAt: new Date(now) } }, { upsert: true });
+    const filter = isClosedDispute(fact.status) ? { _id: fact.paymentIntentId } : { _id: fact.paymentIntentId, [field]: { $nin: ['won', 'lost'] } };
+    await stripePayments.updateOne(filter, { $set: { [field]: fact.status, updatedAt: new Date(now) } });
+    return settleAgainst(fact.paymentIntentId, await stripePayments.findOne({ _id: fact.paymentIntentId }), fact, now);
+  }
+
+  async function settleAgainst(paymentIntentId: string, payment: StripePaymentDoc | null, fact: StripeFact, now: number): Promise<StripeFactOutcome> {
+    const paid = await paidBy(paymentIntentId, payment);
+    if (!paid) {
+      deps.log.info({ eventId: fact.eventId, type: fact.type, paymentIntentId }, 'Stripe event of a payment not known yet: recorded, applied once its purchase is');
+      return { outcome: 'recorded' };
+    }
+    await reconcile(paid, now);
+    return { outcome: 'applied', accountId: paid.accountId };
+  }
+
+  /**
+   * Brings the grant of what was paid to what Stripe's records of its payment call for: a won
+   * dispute's credits back first (a refund may then take its share of them), the refunded share
+   * `floor(credits x amount_refunded / amount)` less what refunds took before, then, while a
+   * dispute is open or lost, all that is left. Each step is the ledger's guarded update, applied
+   * once however many reconciles run; then the purchase shows what it came to.
+   */
+  async function reconcile(paid: PaidRecord, now: number): Promise<void> {
+    if (!paid.grantId) return; // not granted yet: its completion reconciles after granting
+    const payment = await paymentOf(paid);
+    const disputes = Object.values(payment?.disputes ?? {});
+    const disputed = disputes.some((s) => s !== 'won');
+    const target = { accountId: paid.accountId, grantId: paid.grantId, purchaseId: paid.id };
+    if (!disputed) await deps.ledger.restoreLot(target, now);
+    const amount = payment?.amount || paid.amount;
+    const refunded = Math.min(payment?.amountRefunded ?? 0, amount);
+    if (refunded > 0) await deps.ledger.voidLot({ ...target, kind: 'refund', upTo: Math.floor((paid.credits * refunded) / amount) }, now);
+    if (disputed) await deps.ledger.voidLot({ ...target, kind: 'dispute', upTo: Number.POSITIVE_INFINITY }, now);
+    if (paid.kind === 'purchase') await showPurchase(paid, now);
+  }
+
+  async function paymentOf(paid: PaidRecord): Promise<StripePaymentDoc | null> {
+    const purchase = paid.kind === 'purchase' ? await purchases.findOne({ _id: paid.id }, { projection: { paymentIntentId: 1 } }) : null;
+    const intent = purchase ? purchase.paymentIntentId : (await recharges.findOne({ _id: paid.id }, { projection: { paymentIntentId: 1 } }))?.paymentIntentId;
+    return intent ? stripePayments.findOne({ _id: intent }) : null;
+  }
+
+  /**
+   * The purchase's status, credits voided, amount refunded and receipt, from the records and the
+   * grant as they are now; the change and its audit entry in one update, pinned to what it replaces.
+   */
+  async function showPurchase(paid: PaidRecord, now: number): Promise<void> {
+    for (;;) {
+      const p = await purchases.findOne({ _id: paid.id });
+      if (!p || p.status === 'pending' || p.status === 'failed' || !p.grantId) return;
+      const payment = p.paymentIntentId ? await stripePayments.findOne({ _id: p.paymentIntentId }) : null;
+      const lot = (await deps.ledger.balanceOf(p.accountId)).lots?.[p.grantId];
+      const next = {
+        status: paidStatus(payment, p.amount),
+        creditsVoided: (lot?.voidedByRefund ?? 0) + (lot?.voidedByDispute ?? 0),
+        amountRefunded: Math.max(p.amountRefunded, payment?.amountRefunded ?? 0),
+        receiptUrl: payment?.receiptUrl ?? p.receiptUrl,
+      };
+      const changes = changesOf(p as never, next, ['status', 'creditsVoided', 'amountRefunded']);
+      if (Object.keys(changes).length === 0 && next.receiptUrl === p.receiptUrl) return;
+      const action = next.status === 'disputed' && p.status !== 'disputed' ? 'purchase.disputed'
+        : p.status === 'disputed' && next.status !== 'disputed' ? 'purchase.dispute_closed'
+        : 'purchase.refunded';
+      const audited = Object.keys(changes).length > 0;
+      const { matchedCount } = await purchases.updateOne(
+        { _id: p._id, status: p.status, creditsVoided: p.creditsVoided, amountRefunded: p.amountRefunded, receiptUrl: p.receiptUrl },
+        { $set: next, ...(audited ? { $push: { auditDrafts: auditDraft(SERVICE_ACTOR, p.accountId, action, { type: 'purchase', id: p._id }, changes, new Date(now)) } } : {}) },
+      );
+      if (matchedCount === 0) continue;
+      if (audited) await auditLog.flushPurchase(p._id);
+      return;
+    }
+  }
+
+  return { applySession, applyCharge, applyDispute, reconcile, paidBy };
+}
+
+export type Fulfilment = ReturnType<typeof createFulfilment>;

@@ -1,0 +1,58 @@
+//! Credit packs: what the operator sells (credits for a price, optionally lapsing some days after
+//! payment). A purchase copies the pack's terms when it is made, so changing a pack later changes
+//! no purchase already made.
+import type { Db } from 'mongodb';
+import { collections } from '../../lib/mongo.js';
+import type { CreditPackDoc } from '../../lib/mongo-documents.js';
+
+/** Bounds of a pack (body schema and docs). */
+export const PACK_LIMITS = {
+  credits: 10_000_000,
+  /** Minor units: Stripe's largest amount of a Checkout Session is 99,999,999. */
+  amount: 99_999_999,
+  expiresInDays: 3650,
+} as const;
+
+/** A pack's id, chosen by the operator: lowercase letters, digits, `-` and `_`. */
+export const PACK_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
+
+export interface PackFields {
+  name: string;
+  credits: number;
+  price: { amount: number; currency: string };
+  expiresInDays?: number | null;
+  active?: boolean;
+}
+
+export function packView(p: CreditPackDoc) {
+  return { id: p._id, name: p.name, credits: p.credits, price: p.price, expiresInDays: p.expiresInDays, active: p.active, createdAt: p.createdAt, updatedAt: p.updatedAt };
+}
+
+export function createPacks(db: Db) {
+  const { creditPacks } = collections(db);
+  return {
+    /** Creates or replaces the pack `id` (active unless said otherwise, never lapsing unless `expiresInDays`). */
+    async put(id: string, fields: PackFields, now = new Date()): Promise<CreditPackDoc> {
+      const set = {
+        name: fields.name,
+        credits: fields.credits,
+        price: { amount: fields.price.amount, currency: fields.price.currency.toLowerCase() },
+        expiresInDays: fields.expiresInDays ?? null,
+        active: fields.active ?? true,
+        updatedAt: now,
+      };
+      return (await creditPacks.findOneAndUpdate({ _id: id }, { $set: set, $setOnInsert: { createdAt: now } }, { upsert: true, returnDocument: 'after' }))!;
+    },
+
+    /** Every pack (the operator's list), or only the active ones (what accounts may buy). */
+    list: (options: { activeOnly: boolean }) => creditPacks.find(options.activeOnly ? { active: true } : {}).sort({ 'price.amount': 1, _id: 1 }).toArray(),
+
+    /** A pack, active or not. */
+    get: (id: string) => creditPacks.findOne({ _id: id }),
+
+    /** The pack an account may buy now: active; null otherwise. */
+    active: (id: string) => creditPacks.findOne({ _id: id, active: true }),
+  };
+}
+
+export type Packs = ReturnType<typeof createPacks>;
