@@ -53,6 +53,10 @@ import { billingRoutes } from './routes/billing.js';
 import { createStripeApi } from '../domain/billing/stripe-api.js';
 import { createIdentity, type MailSender } from '../domain/identity/index.js';
 import { authRoutes } from './routes/auth.js';
+import { perClientLimit } from './person-session.js';
+import { teamRoutes } from './routes/teams.js';
+import { oidcRoutes } from './routes/oidc.js';
+import { createTeams } from '../domain/teams/index.js';
 import { cookieSettings } from './session-cookie.js';
 import { createMailer } from '../domain/mail/outbox.js';
 
@@ -85,7 +89,10 @@ export function createApp(deps: AppDeps): Koa {
       baseUrl: config.publicBaseUrl, signup: config.signup, freeCredits: config.freeCredits,
       timeouts: { idleMs: config.sessionIdleHours * 3_600_000, maxMs: config.sessionMaxDays * 86_400_000 },
     },
+    onEvent,
+    oidcProviders: config.oidcProviders,
   });
+  const teams = createTeams(identity);
   const cookie = cookieSettings(config.publicBaseUrl);
   const auth = createAuthenticator(db, { sessions: identity.sessions, cookie });
   const limiter = createRateLimiter({ perSecond: config.rateLimitPerSecond });
@@ -137,8 +144,10 @@ export function createApp(deps: AppDeps): Koa {
     }),
     renderRoutes({ linkSecrets, rateLimit, validators, schemas, guard, renders }),
     renderLinkRoutes({ baseUrl: config.publicBaseUrl, auth, rateLimit, linkSecrets, renderCache, validators }),
-    authRoutes({ identity, auth, cookie, rateLimit, limiter }),
-    accountRoutes({ db, auth, rateLimit, accounts, grants, allowances, renderCache, accountRate: config.rateLimitPerSecond }),
+    authRoutes({ identity, teams, auth, cookie, rateLimit, limiter }),
+    oidcRoutes({ identity, log: deps.log, auth, cookie, perClient: perClientLimit(limiter) }),
+    accountRoutes({ db, auth, rateLimit, accounts, grants, allowances, renderCache, members: teams.members, accountRate: config.rateLimitPerSecond }),
+    teamRoutes({ teams, auth, rateLimit, providers: identity.providers }),
     planRoutes({ adminToken: config.adminToken, plans }),
     adminRoutes({ adminToken: config.adminToken, accounts, grants, plans, allowances, freeCredits: config.freeCredits }),
     auditLogRoutes({ auth, rateLimit, adminToken: config.adminToken, auditLog }),

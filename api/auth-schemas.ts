@@ -47,11 +47,4 @@ export const AUTH_BODY_SCHEMAS = {
     type: 'object', additionalProperties: false, required: ['response'],
     properties: { response: { type: 'object', description: "The browser's answer to the sign-in options (`startAuthentication`: an AuthenticationResponseJSON)." } },
   },
-  invite: {
-    type: 'object', additionalProperties: false, required: ['email', 'role'],
-    properties: {
-      email,
-      role: { type: 'string', enum: ['owner'], description: 'The role the invited person gets. `owner`: attach a person to an account that has none yet (an account the operator opened).' },
-    },
-  },
 } as const;

@@ -13,6 +13,7 @@ import type { CredentialDoc, CredentialKind, Role, SessionDoc } from '../lib/mon
 import { ToolError } from '../lib/errors.js';
 import type { Sessions } from '../domain/identity/sessions.js';
 import { checkSameOrigin, sessionSecret, type CookieSettings } from './session-cookie.js';
+import { checkRole } from './permissions.js';
 
 /** Revocation must be visible within 1 s (CONTRACT.md); the cache stays well under it. */
 const CACHE_MS = 500;
@@ -135,13 +136,17 @@ export function createAuthenticator(db: Db, sessionAuth?: SessionAuthOptions) {
       if (digest) cache.delete(digest);
       else cache.clear();
     },
-    /** `waitUntil` gives the request's deadline for waiting out a database outage (tool calls). */
-    /** The account routes (`owner_token`) also take a signed-in session when no bearer credential is sent. */
+    /**
+     * `waitUntil` gives the request's deadline for waiting out a database outage (tool calls).
+     * The account routes (`owner_token`) also take a signed-in session when no bearer credential
+     * is sent, and are checked against the role table (api/permissions.ts) before their handler.
+     */
     require(kind: CredentialKind, waitUntil?: (ctx: Context) => number): Middleware {
       return async (ctx, next) => {
         const header = ctx.get('Authorization') || undefined;
         const session = kind === 'owner_token' && !header ? await sessionOf(ctx) : undefined;
         ctx.state.principal = session ?? (await authenticate(header, kind, waitUntil?.(ctx), ctx.ip));
+        if (kind === 'owner_token') checkRole(ctx);
         await next();
       };
     },

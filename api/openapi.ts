@@ -28,6 +28,9 @@ import { webhookOperations } from './routes/webhooks.openapi.js';
 import { destinationOperations } from './routes/destinations.js';
 import { billingOperations } from './routes/billing.js';
 import { authOperations } from './routes/auth.js';
+import { teamOperations } from './routes/teams.js';
+import { oidcOperations } from './routes/oidc.js';
+import { GROUPS as ROLE_GROUPS, groupFor } from '../domain/teams/permissions.js';
 
 export interface OpenApiOptions {
   /** PUBLIC_BASE_URL: the server in the document and the base of every problem `type` link. */
@@ -71,7 +74,9 @@ function routeOperations(schemas: Map<string, ToolSchemas>): { operations: Route
     ...callOperations(),
     ...batchOperations(),
     ...authOperations(),
+    ...oidcOperations(),
     ...accountOperations(),
+    ...teamOperations(),
     ...billingOperations(),
     ...renderLinkOperations(),
     ...renderOperations(),
@@ -96,7 +101,7 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
   const paths: Record<string, Record<string, Operation>> = {};
   for (const { method, path, spec } of routes.operations) {
     const { tag, ok, codes, ...rest } = spec;
-    (paths[path] ??= {})[method] = { tags: [tag], ...rest, responses: { ...ok, ...problems(codes) } };
+    (paths[path] ??= {})[method] = { tags: [tag], ...rest, ...rolesOf(method, path, rest.description), responses: { ...ok, ...problems(codes) } };
   }
   const tools = [...CATALOGUE.values()];
 
@@ -115,7 +120,7 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     ],
     'x-tagGroups': [
       { name: 'Tools', tags: [...usedGroups(tools), 'calls'] },
-      { name: 'Account', tags: ['auth', 'account', 'billing', 'api-keys', 'render-links', 'destinations', 'webhook-endpoints'] },
+      { name: 'Account', tags: ['auth', 'account', 'team', 'billing', 'api-keys', 'render-links', 'destinations', 'webhook-endpoints'] },
       { name: 'Webhooks', tags: ['webhook-events'] },
       { name: 'Operator', tags: ['operator'] },
       { name: 'Service', tags: ['service'] },
@@ -131,6 +136,16 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     },
   };
 }
+
+/** An account operation's roles, from the role table (domain/teams/permissions.ts): `x-roles` and a line of its description. */
+function rolesOf(method: string, path: string, description: unknown): Json {
+  if (!isAccountPath(path)) return {};
+  const roles = ROLE_GROUPS[groupFor(method, path)];
+  const line = `**Roles:** ${roles.join(', ')}${roles.length === 5 ? ' (every role)' : ''}.`;
+  return { 'x-roles': [...roles], description: typeof description === 'string' && description ? `${description}\n\n${line}` : line };
+}
+
+const isAccountPath = (path: string) => path === '/api/v1/account' || path.startsWith('/api/v1/account/');
 
 function usedGroups(tools: ToolDefinition[]): Group[] {
   return (Object.keys(GROUPS) as Group[]).filter((g) => tools.some((t) => t.group === g));

@@ -19,19 +19,22 @@ export function cookieSettings(publicBaseUrl: string): CookieSettings {
   return { name: secure ? '__Host-ut_session' : 'ut_session', secure, origin: url.origin };
 }
 
-/** The session secret the request's cookie carries, if any (the first of that name). */
-export function sessionSecret(ctx: Context, settings: CookieSettings): string | undefined {
+/** The random value a cookie of this name carries (the first of that name), if it looks like one. */
+function randomValueOf(ctx: Context, name: string): string | undefined {
   const header = ctx.get('Cookie');
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === settings.name) {
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
       const value = part.slice(eq + 1).trim();
       return /^[A-Za-z0-9_-]{20,100}$/.test(value) ? value : undefined;
     }
   }
   return undefined;
 }
+
+/** The session secret the request's cookie carries, if any (the first of that name). */
+export const sessionSecret = (ctx: Context, settings: CookieSettings) => randomValueOf(ctx, settings.name);
 
 const attributes = (settings: CookieSettings) => `Path=/; HttpOnly; SameSite=Lax${settings.secure ? '; Secure' : ''}`;
 
@@ -53,4 +56,21 @@ export function checkSameOrigin(ctx: Context, settings: CookieSettings) {
   if (ctx.get('Sec-Fetch-Site') === 'same-origin') return;
   if (ctx.get('Origin') === settings.origin) return;
   throw new ToolError('csrf_rejected', "This request did not come from the service's own pages: a change made with the session cookie must be.");
+}
+
+/**
+ * The cookie that binds a sign-in through an identity provider to the browser that started it
+ * (domain/identity/oidc.ts): `__Host-ut_oidc` or `ut_oidc`, HttpOnly, SameSite=Lax (the provider's
+ * redirect back is a top-level GET, which carries it), for the 10 minutes a sign-in may take.
+ */
+const oidcCookieName = (settings: CookieSettings) => (settings.secure ? '__Host-ut_oidc' : 'ut_oidc');
+
+export const oidcBinding = (ctx: Context, settings: CookieSettings) => randomValueOf(ctx, oidcCookieName(settings));
+
+export function setOidcCookie(ctx: Context, settings: CookieSettings, binding: string, maxAgeSeconds: number) {
+  ctx.append('Set-Cookie', `${oidcCookieName(settings)}=${binding}; Max-Age=${maxAgeSeconds}; ${attributes(settings)}`);
+}
+
+export function clearOidcCookie(ctx: Context, settings: CookieSettings) {
+  ctx.append('Set-Cookie', `${oidcCookieName(settings)}=; Max-Age=0; ${attributes(settings)}`);
 }

@@ -551,6 +551,8 @@ export interface paths {
         /**
          * List asynchronous calls (owner)
          * @description The account's asynchronous calls, newest first, as `GET /api/v1/calls` lists them: what the dashboard shows.
+         *
+         *     **Roles:** owner, admin, developer, billing, viewer (every role).
          */
         get: operations["listAccountCalls"];
         put?: never;
@@ -659,6 +661,8 @@ export interface paths {
         /**
          * List batches (owner)
          * @description The account's batches, newest first, as `GET /api/v1/batches` lists them: what the dashboard shows.
+         *
+         *     **Roles:** owner, admin, developer, billing, viewer (every role).
          */
         get: operations["listAccountBatches"];
         put?: never;
@@ -682,6 +686,8 @@ export interface paths {
         /**
          * Cancel a batch (owner)
          * @description Cancels a batch as `DELETE /api/v1/batches/{id}` does: the dashboard's Cancel button.
+         *
+         *     **Roles:** owner, admin, developer.
          */
         delete: operations["cancelAccountBatch"];
         options?: never;
@@ -780,7 +786,7 @@ export interface paths {
         get: operations["getSession"];
         /**
          * Act on another account
-         * @description The session acts on another account of the person, with their role there.
+         * @description The session acts on another account of the person, with their role there. An account that requires its members to sign in through an identity provider takes only a session signed in through it (403 `provider_required`).
          */
         put: operations["switchAccount"];
         post?: never;
@@ -989,7 +995,7 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation
-         * @description Signed in as the invited address: joins the account and the session moves to it. Not signed in and new to the service: `password` (and `name`) make the sign-in, then it joins. Not signed in but known: 401 `unauthenticated` (sign in first, then accept).
+         * @description Signed in as the invited address: joins the account and the session moves to it. Not signed in and new to the service: `password` (and `name`) make the sign-in, then it joins. Not signed in but known: 401 `unauthenticated` (sign in first, then accept). The link works once, for 7 days, until it is revoked (400 `invalid_token` after). When the account requires its members to sign in through an identity provider, the person joins and is then answered 403 `provider_required`: they sign in through it.
          */
         post: operations["acceptInvitation"];
         delete?: never;
@@ -998,20 +1004,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/account/invitations": {
+    "/api/v1/auth/oidc": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
         /**
-         * Invite a person
-         * @description Mails an invitation (valid 7 days, once). `owner`: attach a person to an account that has no owning person yet, such as one the operator opened; 409 when it has one.
+         * List the identity providers
+         * @description The OpenID Connect providers people may sign in through: a sign-in page shows a button for each.
          */
-        post: operations["invite"];
+        get: operations["listIdentityProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/{provider}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign in through an identity provider
+         * @description Open it in the browser (not with fetch): it redirects to the provider (the authorization code flow with PKCE, a state and a nonce) and sets a cookie for the 10 minutes the sign-in may take. 503 `unavailable` when the provider cannot be reached.
+         */
+        get: operations["startOidcSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/{provider}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Come back from an identity provider
+         * @description Where the provider sends the browser back (register `PUBLIC_BASE_URL/api/v1/auth/oidc/<id>/callback` with it). Verifies the state (it must be this browser's, within 10 minutes, once), exchanges the code, verifies the ID token and its nonce, and signs in the person whose address the provider verified: session cookie set, then on to the dashboard. 400 `oidc_failed` for a wrong state or nonce or a token that does not verify; 403 `address_not_verified` when the provider has not verified the address; 403 `forbidden` when no one here has it (nothing is joined); 403 `provider_required` when every account of the person requires another provider.
+         */
+        get: operations["finishOidcSignIn"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1025,7 +1071,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get the account */
+        /**
+         * Get the account
+         * @description **Roles:** owner, admin, developer, billing, viewer (every role).
+         */
         get: operations["getAccount"];
         put?: never;
         post?: never;
@@ -1045,6 +1094,8 @@ export interface paths {
         /**
          * List or export usage
          * @description Finished tool calls and expiries of grants, newest first, with what each was charged. Page with `cursor`; keep to a period with `from` and `to`. `days` adds the render cache per UTC day of the period (the last 31 days when `from` is left out), newest first, each day with hits: `cacheHits`, answers taken from the cache (free, not calls, so not in `items`), and `creditsSaved`, what those renders cost when they were made. `days` is the account's whatever the `cursor` or `keyId`: a render link is no key's call. With `Accept: text/csv` the whole period (366 days at most, 100,000 rows at most; the last 31 days when `from` is left out) comes as one CSV file, oldest first: `at,requestId,tool,outcome,credits,grantId,keyId` (the ledger only: cache hits charge nothing). `keyId` keeps to the calls of one API key.
+         *
+         *     **Roles:** owner, admin, developer, billing, viewer (every role).
          */
         get: operations["listUsage"];
         put?: never;
@@ -1065,6 +1116,8 @@ export interface paths {
         /**
          * List grants
          * @description Every grant of credits (welcome, purchase, monthly allowance, adjustment), newest first, with what is left of it and when it expires. Calls spend the grant that expires first, never-expiring grants last. Page with `cursor`.
+         *
+         *     **Roles:** owner, admin, developer, billing, viewer (every role).
          */
         get: operations["listGrants"];
         put?: never;
@@ -1084,13 +1137,17 @@ export interface paths {
         };
         /**
          * List API keys
-         * @description Every API key of the account, revoked ones included, newest first.
+         * @description Every API key of the account, revoked ones included, newest first, each with its `maker`: the member who made it (`former: true` once they left the account: the key keeps working until someone revokes it), the owner token, or the operator.
+         *
+         *     **Roles:** owner, admin, developer, billing, viewer (every role).
          */
         get: operations["listKeys"];
         put?: never;
         /**
          * Create an API key
          * @description Fires `api_key.created`. The answer is the only time the key is shown. The body may be left out; its settings limit which tools the key calls, until when, how fast, how many credits a month and from where (each unset: no limit).
+         *
+         *     **Roles:** owner, admin, developer.
          */
         post: operations["createKey"];
         delete?: never;
@@ -1112,6 +1169,8 @@ export interface paths {
         /**
          * Revoke an API key
          * @description The key stops working within one second. Fires `api_key.revoked` once; revoking again answers the same.
+         *
+         *     **Roles:** owner, admin, developer.
          */
         delete: operations["revokeKey"];
         options?: never;
@@ -1119,8 +1178,154 @@ export interface paths {
         /**
          * Change an API key's name or settings
          * @description Sets what the body gives and clears what it sets to null; the rest stays. The change is in force within one second on every API instance. A revoked key cannot be changed (404).
+         *
+         *     **Roles:** owner, admin, developer.
          */
         patch: operations["updateKey"];
+        trace?: never;
+    };
+    "/api/v1/account/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the members
+         * @description **Roles:** owner, admin, developer, billing, viewer (every role).
+         */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description Their sessions on the account end at once, on every API instance; the API keys they made keep working and are listed as made by a former member. Fires `member.removed`. The owner cannot be removed (409 `last_owner`).
+         *
+         *     **Roles:** owner, admin.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Their sessions on the account take the new role at once. The owner cannot be demoted (409 `last_owner`: transfer ownership first); `owner` is given only by a transfer (400).
+         *
+         *     **Roles:** owner, admin.
+         */
+        patch: operations["changeMemberRole"];
+        trace?: never;
+    };
+    "/api/v1/account/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List pending invitations
+         * @description **Roles:** owner, admin, developer, billing, viewer (every role).
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite a person
+         * @description Mails an invitation link (valid 7 days, once; only its digest is stored). An earlier pending invitation to the address is revoked. 409 `already_member` for a member's address. `owner` only attaches a person to an account with no owning person yet, such as one the operator opened (409 `already_exists` when it has one).
+         *
+         *     **Roles:** owner, admin.
+         */
+        post: operations["invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation
+         * @description Its link stops working at once (400 `invalid_token` when used).
+         *
+         *     **Roles:** owner, admin.
+         */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/transfer-ownership": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Transfer ownership
+         * @description Makes a member the owner; the owner before becomes an admin. From a session, its last sign-in must be within 10 minutes (403 `reauthentication_required`: sign in again). An owner token, the owner's own credential, needs no sign-in.
+         *
+         *     **Roles:** owner.
+         */
+        post: operations["transferOwnership"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/sign-in-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the sign-in policy
+         * @description **Roles:** owner, admin, developer, billing, viewer (every role).
+         */
+        get: operations["getSignInPolicy"];
+        /**
+         * Require an identity provider
+         * @description With `requiredProvider`, members act on the account only in sessions signed in through that provider: their password and passkey sign-ins are refused for this account (403 `provider_required`; their other accounts are not affected), and their live sessions on it that were not signed in through it end at once. A session setting it must itself be signed in through the provider (403 `provider_required`); owner tokens are not sign-ins and keep working. `null` lifts the requirement.
+         *
+         *     **Roles:** owner.
+         */
+        put: operations["setSignInPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/account/credit-packs": {
@@ -1133,6 +1338,8 @@ export interface paths {
         /**
          * List credit packs for sale
          * @description The packs the operator sells, cheapest first. Listed also while the service takes no payments.
+         *
+         *     **Roles:** owner, admin, developer, billing, viewer (every role).
          */
         get: operations["listCreditPacks"];
         put?: never;
@@ -1155,6 +1362,8 @@ export interface paths {
         /**
          * Buy a credit pack
          * @description Opens a Stripe Checkout Session for the pack and records a pending purchase with its credits, price and expiry as they are now (a pack changed later does not change it). Send the customer to `url`; the credits are granted when Stripe's signed event says the payment succeeded, once. `saveCard` keeps the card for automatic recharges. 404 for a pack that is not for sale; 409 `payments_not_configured` while the operator has not configured Stripe.
+         *
+         *     **Roles:** owner, admin, billing.
          */
         post: operations["checkout"];
         delete?: never;
@@ -1173,6 +1382,8 @@ export interface paths {
         /**
          * List purchases
          * @description Every purchase, newest first: pending until paid, then paid, refunded in part or in full, or disputed, with the credits taken back (never more than was left unspent) and the receipt. Page with `cursor`.
+         *
+         *     **Roles:** owner, admin, developer, billing, viewer (every role).
          */
         get: operations["listPurchases"];
         put?: never;
@@ -1190,11 +1401,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get auto-recharge */
+        /**
+         * Get auto-recharge
+         * @description **Roles:** owner, admin, developer, billing, viewer (every role).
+         */
         get: operations["getAutoRecharge"];
         /**
          * Set auto-recharge
          * @description When a charged call takes the balance below `threshold`, one recharge buys `packId` with the card saved at checkout, off-session, at most `monthlyLimit` times a calendar month (UTC), never two at once; calls never wait for it. Its credits arrive with Stripe's event. A failure fires `credits.recharge_failed`; three in a row turn auto-recharge off. Turning it on needs a saved card (400 naming `/enabled`).
+         *
+         *     **Roles:** owner, admin, billing.
          */
         put: operations["setAutoRecharge"];
         post?: never;
@@ -1274,12 +1490,16 @@ export interface paths {
         /**
          * List link signing secrets
          * @description Every link secret of the account, retired ones included, newest first, without the secrets.
+         *
+         *     **Roles:** owner, admin, developer, billing, viewer (every role).
          */
         get: operations["listLinkSecrets"];
         put?: never;
         /**
          * Create a link signing secret
          * @description A new secret that signs render links (`lksec_...`), shown only in this answer. Up to 10 may be live at once, so a secret is rotated by creating its successor, moving links to it, then retiring it. The body may be left out.
+         *
+         *     **Roles:** owner, admin, developer.
          */
         post: operations["createLinkSecret"];
         delete?: never;
@@ -1301,6 +1521,8 @@ export interface paths {
         /**
          * Retire a link signing secret
          * @description Links signed with it answer 401 `invalid_signature` within one second, on every API instance. Retiring again answers the same.
+         *
+         *     **Roles:** owner, admin, developer.
          */
         delete: operations["retireLinkSecret"];
         options?: never;
@@ -1320,6 +1542,8 @@ export interface paths {
         /**
          * Sign a render link
          * @description A render link for the tool and input, signed with the newest live link secret (or `secretId`). The input is checked as a call would check it (400 naming each bad field). Answers 404 when the account has no live link secret.
+         *
+         *     **Roles:** owner, admin, developer.
          */
         post: operations["createRenderLink"];
         delete?: never;
@@ -1338,6 +1562,8 @@ export interface paths {
         /**
          * Render cache hits per day
          * @description The days (UTC) of the last 31 with render cache hits, newest first: how many, and the credits they did not cost. The usage answer (`GET /api/v1/account/usage`) carries the same days, for any period.
+         *
+         *     **Roles:** owner, admin, developer, billing, viewer (every role).
          */
         get: operations["getRenderCacheUsage"];
         put?: never;
@@ -1345,6 +1571,8 @@ export interface paths {
         /**
          * Empty the render cache
          * @description Every stored render of the account is forgotten at once: the next call of each input renders afresh (and is charged).
+         *
+         *     **Roles:** owner, admin, developer.
          */
         delete: operations["purgeRenderCache"];
         options?: never;
@@ -1379,12 +1607,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhook endpoints */
+        /**
+         * List webhook endpoints
+         * @description **Roles:** owner, admin, developer, billing, viewer (every role).
+         */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Register a webhook endpoint
          * @description The URL must be `https` with a public address (`localhost` only where the operator allows it for testing). An account has at most 20 endpoints. The answer is the only time the signing secret is shown.
+         *
+         *     **Roles:** owner, admin, developer.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1406,6 +1639,8 @@ export interface paths {
         /**
          * Delete a webhook endpoint
          * @description Nothing more is posted to it, pending deliveries included.
+         *
+         *     **Roles:** owner, admin, developer.
          */
         delete: operations["deleteWebhook"];
         options?: never;
@@ -1413,6 +1648,8 @@ export interface paths {
         /**
          * Choose the event types of a webhook endpoint
          * @description Replaces the list of event types delivered to the endpoint. Events already queued for it are still delivered.
+         *
+         *     **Roles:** owner, admin, developer.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -1429,6 +1666,8 @@ export interface paths {
         /**
          * Send a test event
          * @description Queues a `webhook.test` event for this endpoint only. Its delivery shows up in the attempts.
+         *
+         *     **Roles:** owner, admin, developer.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -1449,6 +1688,8 @@ export interface paths {
         /**
          * Re-enable a webhook endpoint
          * @description Makes a disabled endpoint active again with its failure count reset to 0. With `recoverSince`, every event since then (at most 30 days back) that the endpoint should have received and never got is delivered too, once, in the order the events happened (attempts with `trigger: recovery`). The body may be left out.
+         *
+         *     **Roles:** owner, admin, developer.
          */
         post: operations["enableWebhook"];
         delete?: never;
@@ -1469,6 +1710,8 @@ export interface paths {
         /**
          * Rotate the signing secret
          * @description Gives the endpoint a new signing secret, shown only in this answer. For 24 hours (or until you end it) every delivery is signed with both: `X-Service-Signature` with the previous secret, as receivers already check it, and `X-Service-Signatures` with the new one and the previous one. Move the receiver to the new secret inside the window (`verifyWebhook` accepts either). Rotating again during a window ends the older previous secret at once. The body may be left out.
+         *
+         *     **Roles:** owner, admin, developer.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -1490,6 +1733,8 @@ export interface paths {
         /**
          * End the previous secret now
          * @description Ends a rotation's overlap before its time: from now on deliveries are signed with the new secret only. Answers the same when no overlap runs.
+         *
+         *     **Roles:** owner, admin, developer.
          */
         delete: operations["endWebhookSecretOverlap"];
         options?: never;
@@ -1509,6 +1754,8 @@ export interface paths {
         /**
          * Replay an event
          * @description Sends one past event of the account (from the event log, kept 30 days) to this endpoint again: a new attempt, signed afresh, listed in the attempts with `trigger: replay`. It is sent even when the endpoint is not subscribed to its type. A disabled endpoint answers `endpoint_disabled`.
+         *
+         *     **Roles:** owner, admin, developer.
          */
         post: operations["replayWebhookEvent"];
         delete?: never;
@@ -1527,6 +1774,8 @@ export interface paths {
         /**
          * List delivery attempts
          * @description Every delivery attempt to this endpoint, successful or not, newest first.
+         *
+         *     **Roles:** owner, admin, developer, billing, viewer (every role).
          */
         get: operations["listWebhookAttempts"];
         put?: never;
@@ -1544,12 +1793,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List destinations */
+        /**
+         * List destinations
+         * @description **Roles:** owner, admin, developer, billing, viewer (every role).
+         */
         get: operations["listDestinations"];
         put?: never;
         /**
          * Add a destination
          * @description Adds a bucket that calls can write their files to (request header `Output-Destination` on website-screenshot, html-to-image, word-to-pdf, watermark-image, image-upscale and qr-generate). First the service writes a small test object, `.utility-tools-write-test`, under the prefix (and deletes it when the key may delete): a bucket that refuses it answers 422 `destination_unusable` with S3's reason, and nothing is created. The secret access key is stored encrypted and never shown again. An account has at most 20 destinations.
+         *
+         *     **Roles:** owner, admin, developer.
          */
         post: operations["createDestination"];
         delete?: never;
@@ -1565,13 +1819,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a destination */
+        /**
+         * Read a destination
+         * @description **Roles:** owner, admin, developer, billing, viewer (every role).
+         */
         get: operations["getDestination"];
         put?: never;
         post?: never;
         /**
          * Delete a destination
          * @description Calls can no longer name it; a call already running when it goes answers 502 `destination_error` and is refunded. Objects already written stay in the bucket.
+         *
+         *     **Roles:** owner, admin, developer.
          */
         delete: operations["deleteDestination"];
         options?: never;
@@ -1589,6 +1848,8 @@ export interface paths {
         /**
          * List events
          * @description Every event the account produced in the last 30 days, newest first, with the endpoints each went to and what became of it there. Page with `cursor`; filter with `type`.
+         *
+         *     **Roles:** owner, admin, developer, billing, viewer (every role).
          */
         get: operations["listEvents"];
         put?: never;
@@ -1609,6 +1870,8 @@ export interface paths {
         /**
          * List or export the audit log
          * @description Every change to the account (keys created, changed and revoked; webhook endpoints created, changed, deleted, enabled and their secrets rotated; grants; plan changes; link secrets created and retired; destinations created and deleted), who made it (the owner by their token's prefix, the operator, the service: a plan's allowance each period), from which address and user agent, and what changed (`[before, after]` per field; never a secret). Each entry is written as a draft by the same single-document update as its change (of the key, the endpoint, the link secret, the destination, or the account for a grant or a plan change) and appended to the chain just after; a draft left by a process that died in between is appended by the next read or verify, or by the sweeper, so no change goes unrecorded. Newest first (in the order the chain holds them: reversed, a page verifies as it is); page with `cursor`. Each entry carries `hash` = SHA-256 of the previous entry's hash followed by the entry's canonical JSON (see `verify`). With `Accept: text/csv` the whole log comes as one CSV file, oldest first: `id,at,actorType,actorCredential,actorUserId,ip,userAgent,action,targetType,targetId,changes,prevHash,hash`. Kept AUDIT_RETENTION_DAYS (400 by default).
+         *
+         *     **Roles:** owner, admin, developer, billing, viewer (every role).
          */
         get: operations["listAuditLog"];
         put?: never;
@@ -1629,6 +1892,8 @@ export interface paths {
         /**
          * Verify the audit log
          * @description Walks the account's chain oldest first and recomputes each hash: `ok` when every entry's hash is that of its content after its predecessor's hash; otherwise `firstBadEntry` names the first entry that was changed, or that follows one removed.
+         *
+         *     **Roles:** owner, admin, developer, billing, viewer (every role).
          */
         get: operations["verifyAuditLog"];
         put?: never;
@@ -2239,6 +2504,50 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "member.joined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * member.joined
+         * @description A person joined the account (accepted an invitation, or opened the account), with their role.
+         *
+         *     Verify `X-Service-Signature` before trusting the body (see *Verifying signatures*).
+         */
+        post: operations["event-member.joined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * member.removed
+         * @description An owner or admin removed a member: their sessions on the account ended at once; the API keys they made keep working.
+         *
+         *     Verify `X-Service-Signature` before trusting the body (see *Verifying signatures*).
+         */
+        post: operations["event-member.removed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2246,7 +2555,7 @@ export interface components {
          * @description Stable machine-readable error code; /docs/errors explains each.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "invalid_token" | "unauthorized" | "invalid_credentials" | "unauthenticated" | "invalid_signature" | "insufficient_credits" | "key_credit_limit" | "forbidden" | "csrf_rejected" | "reauthentication_required" | "signup_closed" | "tool_not_allowed" | "ip_not_allowed" | "link_expired" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "payments_not_configured" | "call_expired" | "cancelled" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "destination_unusable" | "rate_limited" | "too_many_attempts" | "upstream_error" | "destination_error" | "unavailable" | "tool_timeout" | "internal_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "invalid_token" | "oidc_failed" | "unauthorized" | "invalid_credentials" | "unauthenticated" | "invalid_signature" | "insufficient_credits" | "key_credit_limit" | "forbidden" | "csrf_rejected" | "reauthentication_required" | "forbidden_for_role" | "provider_required" | "address_not_verified" | "signup_closed" | "tool_not_allowed" | "ip_not_allowed" | "link_expired" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "already_member" | "last_owner" | "payments_not_configured" | "call_expired" | "cancelled" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "destination_unusable" | "rate_limited" | "too_many_attempts" | "upstream_error" | "destination_error" | "unavailable" | "tool_timeout" | "internal_error";
         /** @description One invalid field. */
         FieldError: {
             /** @description JSON Pointer into the body (`/width`), or `header:<Name>` / `query:<name>`. */
@@ -2278,8 +2587,10 @@ export interface components {
             balance?: number;
             /** @description `insufficient_credits`: the tool's cost. */
             cost?: number;
-            /** @description `target_not_allowed`: which rule refused the target; `upstream_error`: what failed, when known; `destination_unusable`, `destination_error`: what S3 said. */
+            /** @description `target_not_allowed`: which rule refused the target; `upstream_error`: what failed, when known; `destination_unusable`, `destination_error`: what S3 said; `oidc_failed`: `state`, `nonce`, `provider` or `token`. */
             reason?: string;
+            /** @description `already_member`: the member with that address. */
+            userId?: string;
             /** @description `rate_limited`: seconds to wait, as in `Retry-After`. */
             retryAfter?: number;
             /** @description `payload_too_large`: the body limit in bytes. */
@@ -2293,6 +2604,20 @@ export interface components {
              * @description `link_expired`: when the link expired.
              */
             expiredAt?: string;
+            /**
+             * @description `forbidden_for_role`: the role that may do it with the least rights.
+             * @enum {string}
+             */
+            requiredRole?: "owner" | "admin" | "developer" | "billing" | "viewer";
+            /** @description `forbidden_for_role`: every role that may do it. */
+            allowedRoles?: ("owner" | "admin" | "developer" | "billing" | "viewer")[];
+            /**
+             * @description `forbidden_for_role`: the role the request acted with.
+             * @enum {string}
+             */
+            role?: "owner" | "admin" | "developer" | "billing" | "viewer";
+            /** @description `provider_required`: `{ id, name, signInPath }` of the identity provider to sign in through. */
+            provider?: Record<string, never>;
         };
         /** @description Who is signed in, the account the session acts on, and the session. */
         SignedIn: {
@@ -2322,6 +2647,8 @@ export interface components {
                  * @enum {string}
                  */
                 role: "owner" | "admin" | "developer" | "billing" | "viewer";
+                /** @description The identity provider its members must sign in through to act on it (its sign-in policy); null: any way. */
+                requiredProvider: string | null;
             };
             /** @description Every account the person is a member of (switch with PUT /api/v1/auth/session). */
             accounts: {
@@ -2337,6 +2664,8 @@ export interface components {
                  * @enum {string}
                  */
                 role: "owner" | "admin" | "developer" | "billing" | "viewer";
+                /** @description The identity provider its members must sign in through to act on it (its sign-in policy); null: any way. */
+                requiredProvider: string | null;
             }[];
             /** @description This session (its secret is only in the cookie). */
             session: {
@@ -2368,8 +2697,19 @@ export interface components {
                  * @enum {string}
                  */
                 method: "password" | "passkey" | "verification" | "password_reset" | "invitation" | "oidc";
+                /** @description Method `oidc`: the identity provider it was signed in through; null otherwise. */
+                provider: string | null;
             };
         };
+        /** @description The identity providers people may sign in through (OIDC_PROVIDERS). */
+        IdentityProviders: {
+            /** @description Its id. */
+            id: string;
+            /** @description What to call it ("Sign in with <name>"). */
+            name: string;
+            /** @description Where a sign-in through it starts: open it in the browser (GET). */
+            signInPath: string;
+        }[];
         /** @description The live sessions of the signed-in person, newest first. */
         SessionList: {
             /**
@@ -2428,22 +2768,6 @@ export interface components {
             /** @description How the browser reaches it. */
             transports: string[];
         };
-        /** @description An invitation mailed. */
-        Invitation: {
-            /** @description The invited address. */
-            email: string;
-            /**
-             * @description The member's role on the account (CONTRACT.md "Teams").
-             * @enum {string}
-             */
-            role: "owner" | "admin" | "developer" | "billing" | "viewer";
-            /**
-             * Format: date-time
-             * @description Its link works until then (7 days).
-             * @example 2026-01-01T12:00:00.000Z
-             */
-            expiresAt: string;
-        };
         /** @description What was done. */
         Status: {
             /** @description `verification_sent`, `reset_sent` or `password_changed`. */
@@ -2461,6 +2785,105 @@ export interface components {
         };
         /** @description WebAuthn options (PublicKeyCredentialCreationOptionsJSON or RequestOptionsJSON), for `startRegistration` or `startAuthentication` of `@simplewebauthn/browser`. */
         WebAuthnOptions: Record<string, never>;
+        /** @description A member of the account. */
+        Member: {
+            /**
+             * @description The person.
+             * @example usr_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            userId: string;
+            /** @description Their address. */
+            email: string | null;
+            /** @description Their name. */
+            name: string | null;
+            /**
+             * @description The role on the account (CONTRACT.md "Teams: roles").
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "billing" | "viewer";
+            /**
+             * Format: date-time
+             * @description When they joined.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            joinedAt: string;
+            /**
+             * Format: date-time
+             * @description Their last sign-in (to any account); null if never.
+             * @example null
+             */
+            lastSignInAt: string | null;
+        };
+        /** @description Every member, first joined first. */
+        MemberList: components["schemas"]["Member"][];
+        /** @description An invitation, pending until it is accepted, revoked or expires. */
+        Invitation: {
+            /**
+             * @description Invitation id: revoke it with DELETE /api/v1/account/invitations/{id}.
+             * @example inv_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /** @description The invited address. */
+            email: string;
+            /**
+             * @description The role on the account (CONTRACT.md "Teams: roles").
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "billing" | "viewer";
+            /** @description Who invited: a member's user id, or the prefix of the owner token used. */
+            invitedBy: string | null;
+            /**
+             * Format: date-time
+             * @description When it was mailed.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Its link works until then (7 days).
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            expiresAt: string;
+        };
+        /** @description The pending invitations, newest first. */
+        InvitationList: components["schemas"]["Invitation"][];
+        /** @description The account has a new owner. */
+        OwnershipTransferred: {
+            owner: components["schemas"]["Member"];
+            /** @description The owner before, now an admin; null when the account had no owning person (an owner token acted). */
+            previousOwner: components["schemas"]["Member"] | null;
+        };
+        /** @description How the account's members must sign in to act on it. */
+        SignInPolicy: {
+            /** @description The identity provider they must sign in through; null: any way (password, passkey, a provider). */
+            requiredProvider: string | null;
+            /** @description The identity providers of the service (OIDC_PROVIDERS). */
+            providers: {
+                /** @description Its id. */
+                id: string;
+                /** @description Its display name. */
+                name: string;
+                /** @description Where a sign-in through it starts (GET). */
+                signInPath: string;
+            }[];
+            /** @description Sessions on the account that ended because they were not signed in through the provider (0 on a read). */
+            sessionsEnded: number;
+        };
+        /** @description Who made the key: a member (`former` once they left the account: the key keeps working, an admin decides), the owner token, or the operator; null for keys made before makers were recorded. */
+        KeyMaker: {
+            /** @enum {string} */
+            type: "user" | "owner_token" | "operator";
+            /** @description The member (`type` user). */
+            userId: string | null;
+            /** @description Their name. */
+            name: string | null;
+            /** @description Their address. */
+            email: string | null;
+            /** @description The owner token's prefix (`type` owner_token). */
+            prefix: string | null;
+            /** @description Made by a former member: they are no longer on the account. */
+            former: boolean;
+        } | null;
         /** @description The account of the owner token. */
         Account: {
             /**
@@ -2751,6 +3174,7 @@ export interface components {
             allowedIps: string[] | null;
             /** @description Credits the key spent this calendar month (UTC), calls still running included; refunded calls are not counted. */
             spentThisMonth: number;
+            maker: components["schemas"]["KeyMaker"];
         };
         /** @description A new API key. `key` is shown only in this answer: store it now. */
         NewApiKey: {
@@ -2841,7 +3265,7 @@ export interface components {
             /** @description The User-Agent header (first 256 characters); null when none. */
             userAgent: string | null;
             /** @enum {string} */
-            action: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined";
+            action: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed";
             /** @description What was changed. */
             target: {
                 /** @description `api_key`, `owner_token`, `webhook_endpoint`, `grant` or `account`. */
@@ -2918,10 +3342,12 @@ export interface components {
              *       "api_key.created",
              *       "api_key.revoked",
              *       "batch.completed",
-             *       "batch.paused"
+             *       "batch.paused",
+             *       "member.joined",
+             *       "member.removed"
              *     ]
              */
-            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
+            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
             /**
              * Format: date-time
              * @description While a rotated secret's overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.
@@ -2972,10 +3398,12 @@ export interface components {
              *       "api_key.created",
              *       "api_key.revoked",
              *       "batch.completed",
-             *       "batch.paused"
+             *       "batch.paused",
+             *       "member.joined",
+             *       "member.removed"
              *     ]
              */
-            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
+            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
             /**
              * Format: date-time
              * @description While a rotated secret's overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.
@@ -3031,10 +3459,12 @@ export interface components {
              *       "api_key.created",
              *       "api_key.revoked",
              *       "batch.completed",
-             *       "batch.paused"
+             *       "batch.paused",
+             *       "member.joined",
+             *       "member.removed"
              *     ]
              */
-            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
+            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
             /**
              * Format: date-time
              * @description While a rotated secret's overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.
@@ -3746,7 +4176,7 @@ export interface components {
             };
         };
         /** @enum {string} */
-        WebhookEventKind: "credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed" | "batch.completed" | "batch.paused";
+        WebhookEventKind: "credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed";
         /** @description `data` of `credits.low`. */
         CreditsLowData: {
             /** @description The balance after the charge. */
@@ -4095,8 +4525,82 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["BatchPausedData"];
         };
+        /** @description `data` of `member.joined`. */
+        MemberJoinedData: {
+            /**
+             * @description The person.
+             * @example usr_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            userId: string;
+            /** @description Their address. */
+            email: string;
+            /** @description Their name. */
+            name: string | null;
+            /**
+             * @description Their role on the account (when they joined; when they were removed).
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "billing" | "viewer";
+        };
+        /** @description A person joined the account (accepted an invitation, or opened the account), with their role. */
+        MemberJoinedEvent: {
+            /**
+             * @description Event id: the same on every attempt to deliver it; use it to drop duplicates.
+             * @example evt_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "member.joined";
+            /**
+             * Format: date-time
+             * @description When the event happened, ISO 8601 with offset +00:00.
+             * @example 2026-01-01T12:00:00.000+00:00
+             */
+            createdAt: string;
+            data: components["schemas"]["MemberJoinedData"];
+        };
+        /** @description `data` of `member.removed`. */
+        MemberRemovedData: {
+            /**
+             * @description The person.
+             * @example usr_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            userId: string;
+            /** @description Their address. */
+            email: string;
+            /** @description Their name. */
+            name: string | null;
+            /**
+             * @description Their role on the account (when they joined; when they were removed).
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "billing" | "viewer";
+        };
+        /** @description An owner or admin removed a member: their sessions on the account ended at once; the API keys they made keep working. */
+        MemberRemovedEvent: {
+            /**
+             * @description Event id: the same on every attempt to deliver it; use it to drop duplicates.
+             * @example evt_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "member.removed";
+            /**
+             * Format: date-time
+             * @description When the event happened, ISO 8601 with offset +00:00.
+             * @example 2026-01-01T12:00:00.000+00:00
+             */
+            createdAt: string;
+            data: components["schemas"]["MemberRemovedData"];
+        };
         /** @description The body of every delivery: the envelope `{ id, event, createdAt, data }`. */
-        WebhookEvent: components["schemas"]["CreditsLowEvent"] | components["schemas"]["CreditsExhaustedEvent"] | components["schemas"]["CreditsGrantedEvent"] | components["schemas"]["CreditsVoidedEvent"] | components["schemas"]["CreditsRechargeFailedEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["WebhookTestEvent"] | components["schemas"]["CallCompletedEvent"] | components["schemas"]["BatchCompletedEvent"] | components["schemas"]["BatchPausedEvent"];
+        WebhookEvent: components["schemas"]["CreditsLowEvent"] | components["schemas"]["CreditsExhaustedEvent"] | components["schemas"]["CreditsGrantedEvent"] | components["schemas"]["CreditsVoidedEvent"] | components["schemas"]["CreditsRechargeFailedEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["WebhookTestEvent"] | components["schemas"]["CallCompletedEvent"] | components["schemas"]["BatchCompletedEvent"] | components["schemas"]["BatchPausedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRemovedEvent"];
         /**
          * hash-text input
          * @description Text to digest and the algorithm to use. MD5 and SHA-1 are offered for checksums and legacy interoperability only.
@@ -5698,8 +6202,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Forbidden ([`forbidden`](https://api.example.com/docs/errors#forbidden)), or Cross-site request refused ([`csrf_rejected`](https://api.example.com/docs/errors#csrf_rejected)) */
-        ForbiddenOrCsrfRejected: {
+        /** @description Forbidden ([`forbidden`](https://api.example.com/docs/errors#forbidden)), or Not allowed for your role ([`forbidden_for_role`](https://api.example.com/docs/errors#forbidden_for_role)), or Cross-site request refused ([`csrf_rejected`](https://api.example.com/docs/errors#csrf_rejected)) */
+        ForbiddenOrForbiddenForRoleOrCsrfRejected: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 traceparent: components["headers"]["traceparent"];
@@ -5733,6 +6237,17 @@ export interface components {
         };
         /** @description Invalid credentials ([`invalid_credentials`](https://api.example.com/docs/errors#invalid_credentials)) */
         InvalidCredentials: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Forbidden ([`forbidden`](https://api.example.com/docs/errors#forbidden)), or Sign in through your identity provider ([`provider_required`](https://api.example.com/docs/errors#provider_required)) */
+        ForbiddenOrProviderRequired: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 traceparent: components["headers"]["traceparent"];
@@ -5779,6 +6294,17 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Cross-site request refused ([`csrf_rejected`](https://api.example.com/docs/errors#csrf_rejected)), or Sign in through your identity provider ([`provider_required`](https://api.example.com/docs/errors#provider_required)) */
+        CsrfRejectedOrProviderRequired: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Cross-site request refused ([`csrf_rejected`](https://api.example.com/docs/errors#csrf_rejected)), or Sign in again to continue ([`reauthentication_required`](https://api.example.com/docs/errors#reauthentication_required)) */
         CsrfRejectedOrReauthenticationRequired: {
             headers: {
@@ -5804,6 +6330,72 @@ export interface components {
         };
         /** @description Already exists ([`already_exists`](https://api.example.com/docs/errors#already_exists)) */
         AlreadyExists: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Identity provider sign-in failed ([`oidc_failed`](https://api.example.com/docs/errors#oidc_failed)) */
+        OidcFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Address not verified by the identity provider ([`address_not_verified`](https://api.example.com/docs/errors#address_not_verified)), or Forbidden ([`forbidden`](https://api.example.com/docs/errors#forbidden)), or Sign in through your identity provider ([`provider_required`](https://api.example.com/docs/errors#provider_required)) */
+        AddressNotVerifiedOrForbiddenOrProviderRequired: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The account needs its owner ([`last_owner`](https://api.example.com/docs/errors#last_owner)) */
+        LastOwner: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Already a member ([`already_member`](https://api.example.com/docs/errors#already_member)), or Already exists ([`already_exists`](https://api.example.com/docs/errors#already_exists)) */
+        AlreadyMemberOrAlreadyExists: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Forbidden ([`forbidden`](https://api.example.com/docs/errors#forbidden)), or Not allowed for your role ([`forbidden_for_role`](https://api.example.com/docs/errors#forbidden_for_role)), or Cross-site request refused ([`csrf_rejected`](https://api.example.com/docs/errors#csrf_rejected)), or Sign in again to continue ([`reauthentication_required`](https://api.example.com/docs/errors#reauthentication_required)) */
+        ForbiddenOrForbiddenForRoleOrCsrfRejectedOrReauthenticationRequired: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Forbidden ([`forbidden`](https://api.example.com/docs/errors#forbidden)), or Not allowed for your role ([`forbidden_for_role`](https://api.example.com/docs/errors#forbidden_for_role)), or Cross-site request refused ([`csrf_rejected`](https://api.example.com/docs/errors#csrf_rejected)), or Sign in through your identity provider ([`provider_required`](https://api.example.com/docs/errors#provider_required)) */
+        ForbiddenOrForbiddenForRoleOrCsrfRejectedOrProviderRequired: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 traceparent: components["headers"]["traceparent"];
@@ -5963,7 +6555,7 @@ export interface components {
         /** @description Only the calls of this API key (`key_...`). */
         UsageKeyId: string;
         /** @description Only events of this type. */
-        EventType: "credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed" | "batch.completed" | "batch.paused";
+        EventType: "credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed";
         /** @description Attempts to list, newest first. */
         AttemptsLimit: number;
     };
@@ -7684,7 +8276,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -7948,7 +8540,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -7981,7 +8573,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -8094,7 +8686,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["InvalidCredentials"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrProviderRequired"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyAttemptsOrRateLimited"];
@@ -8180,7 +8772,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["CsrfRejected"];
+            403: components["responses"]["CsrfRejectedOrProviderRequired"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8593,7 +9185,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["InvalidCredentials"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrProviderRequired"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -8634,7 +9226,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailedOrInvalidToken"];
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["ForbiddenOrProviderRequired"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -8642,47 +9234,90 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    invite: {
+    listIdentityProviders: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description The address; compared without regard to case. */
-                    email: string;
-                    /**
-                     * @description The role the invited person gets. `owner`: attach a person to an account that has none yet (an account the operator opened).
-                     * @enum {string}
-                     */
-                    role: "owner";
-                };
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description Mailed. */
-            201: {
+            /** @description The providers (an empty list when none is configured). */
+            200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     traceparent: components["headers"]["traceparent"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Invitation"];
+                    "application/json": components["schemas"]["IdentityProviders"];
                 };
             };
-            400: components["responses"]["InvalidJsonOrValidationFailed"];
-            401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
-            409: components["responses"]["AlreadyExists"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    startOidcSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider's id (OIDC_PROVIDERS). */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider's sign-in. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    /** @description The cookie this step sets. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    finishOidcSignIn: {
+        parameters: {
+            query?: {
+                /** @description From the provider. */
+                code?: string;
+                /** @description From the provider. */
+                state?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The provider's id (OIDC_PROVIDERS). */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in: on to the dashboard. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    /** @description The cookie this step sets. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["OidcFailed"];
+            403: components["responses"]["AddressNotVerifiedOrForbiddenOrProviderRequired"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -8712,7 +9347,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -8756,7 +9391,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -8792,7 +9427,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -8822,7 +9457,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -8873,7 +9508,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -8908,7 +9543,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -8963,8 +9598,339 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members, first joined first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member (`usr_...`). */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["LastOwner"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    changeMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member (`usr_...`). */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The new role (not `owner`: ownership moves by a transfer).
+                     * @enum {string}
+                     */
+                    role: "owner" | "admin" | "developer" | "billing" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description The member as they are now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["LastOwner"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitations that can still be accepted, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationList"];
+                };
+            };
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    invite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The address to invite. */
+                    email: string;
+                    /**
+                     * @description The role the person gets on joining. `owner` only for an account with no owning person yet (one the operator opened); otherwise ownership moves by a transfer.
+                     * @enum {string}
+                     */
+                    role: "owner" | "admin" | "developer" | "billing" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description Mailed. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["AlreadyMemberOrAlreadyExists"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Invitation id (`inv_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    transferOwnership: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A member of the account (`usr_...`). */
+                    userId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new owner and the one before. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnershipTransferred"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejectedOrReauthenticationRequired"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSignInPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy and the providers the service offers. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInPolicy"];
+                };
+            };
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setSignInPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The id of an identity provider of the service (OIDC_PROVIDERS) that members must sign in through to act on the account; null: any way of signing in. */
+                    requiredProvider: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The policy as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInPolicy"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrValidationFailed"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejectedOrProviderRequired"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -8996,7 +9962,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -9039,7 +10005,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["PaymentsNotConfigured"];
             413: components["responses"]["PayloadTooLarge"];
@@ -9079,7 +10045,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -9109,7 +10075,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -9153,7 +10119,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             409: components["responses"]["PaymentsNotConfigured"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9303,7 +10269,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -9334,7 +10300,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             409: components["responses"]["AlreadyExists"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9370,7 +10336,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -9422,7 +10388,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9455,7 +10421,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -9485,7 +10451,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -9597,7 +10563,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -9615,8 +10581,8 @@ export interface operations {
                 "application/json": {
                     /** @description `https` URL with a public address (`localhost`, any scheme, only where the operator allows it for testing). */
                     url: string;
-                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `credits.voided`, `credits.recharge_failed`, `api_key.created`, `api_key.revoked`, `batch.completed`, `batch.paused` (every type but `call.completed`). */
-                    eventTypes?: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
+                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `credits.voided`, `credits.recharge_failed`, `api_key.created`, `api_key.revoked`, `batch.completed`, `batch.paused`, `member.joined`, `member.removed` (every type but `call.completed`). */
+                    eventTypes?: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
                 };
             };
         };
@@ -9637,7 +10603,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowed"];
@@ -9672,7 +10638,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -9692,8 +10658,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `credits.voided`, `credits.recharge_failed`, `api_key.created`, `api_key.revoked`, `batch.completed`, `batch.paused` (every type but `call.completed`). */
-                    eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused")[];
+                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `credits.voided`, `credits.recharge_failed`, `api_key.created`, `api_key.revoked`, `batch.completed`, `batch.paused`, `member.joined`, `member.removed` (every type but `call.completed`). */
+                    eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
                 };
             };
         };
@@ -9714,7 +10680,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9750,7 +10716,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -9795,7 +10761,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9836,7 +10802,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9872,7 +10838,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -9914,7 +10880,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["EndpointDisabled"];
             413: components["responses"]["PayloadTooLarge"];
@@ -9955,7 +10921,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -9986,7 +10952,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -10039,7 +11005,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJsonOrValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowedOrDestinationUnusable"];
@@ -10075,7 +11041,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -10107,7 +11073,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -10146,7 +11112,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -10160,7 +11126,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor`. */
                 cursor?: string;
                 /** @description Only entries of this action. */
-                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined";
+                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed";
             };
             header?: never;
             path?: never;
@@ -10185,7 +11151,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -10215,7 +11181,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedOrUnauthenticated"];
-            403: components["responses"]["ForbiddenOrCsrfRejected"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -10231,7 +11197,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor`. */
                 cursor?: string;
                 /** @description Only entries of this action. */
-                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined";
+                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed";
             };
             header?: never;
             path?: never;
@@ -11285,6 +12251,90 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["BatchPausedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 10 seconds is a failure: the delivery is retried after 5 s, 30 s, 2 min, 10 min, 30 min and 1 h, then every 2 h, for at most 3 days, and 20 failed attempts in a row disable the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event-member.joined": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event kind. */
+                "X-Service-Event": "member.joined";
+                /** @description The envelope's `id`, the same on every attempt. */
+                "X-Service-Event-Id": string;
+                /** @description When this attempt was signed, in Unix seconds. Reject a delivery 300 s or more away from your clock. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the signing secret (during a rotation's overlap: the previous one). */
+                "X-Service-Signature": string;
+                /** @description The same signature under every secret that signs the delivery, comma-separated, the newest secret first: one while no rotation runs (equal to `X-Service-Signature`), two during a rotation's overlap. A receiver on the new secret finds its signature here. */
+                "X-Service-Signatures": string;
+                /** @description Identifies the service as the sender. */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberJoinedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 10 seconds is a failure: the delivery is retried after 5 s, 30 s, 2 min, 10 min, 30 min and 1 h, then every 2 h, for at most 3 days, and 20 failed attempts in a row disable the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event-member.removed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event kind. */
+                "X-Service-Event": "member.removed";
+                /** @description The envelope's `id`, the same on every attempt. */
+                "X-Service-Event-Id": string;
+                /** @description When this attempt was signed, in Unix seconds. Reject a delivery 300 s or more away from your clock. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the signing secret (during a rotation's overlap: the previous one). */
+                "X-Service-Signature": string;
+                /** @description The same signature under every secret that signs the delivery, comma-separated, the newest secret first: one while no rotation runs (equal to `X-Service-Signature`), two during a rotation's overlap. A receiver on the new secret finds its signature here. */
+                "X-Service-Signatures": string;
+                /** @description Identifies the service as the sender. */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberRemovedEvent"];
             };
         };
         responses: {

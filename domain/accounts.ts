@@ -4,7 +4,7 @@ import { newCredential } from './credentials.js';
 import { createEventRecorder, newEvent, type EventSink } from './events.js';
 import { newId } from '../lib/ids.js';
 import { collections, insertIfAbsent } from '../lib/mongo.js';
-import type { AccountDoc, AccountPlan, CredentialDoc, CredentialKind } from '../lib/mongo-documents.js';
+import type { AccountDoc, AccountPlan, CredentialDoc, CredentialKind, KeyMaker } from '../lib/mongo-documents.js';
 import { KEY_SETTINGS, keySettingsView, settingsUpdate, spendMonth, type KeySettingsInput } from './key-settings.js';
 import { SERVICE_ACTOR, auditDraft, changesOf, createAuditLog, type AuditContext, type AuditDraft } from './audit-log.js';
 
@@ -30,6 +30,15 @@ export function publicKey(doc: CredentialDoc, keySpend?: AccountDoc['keySpend'],
   };
 }
 
+/** Who made a credential, from who is acting: a member, the owner by their token's prefix, the operator; the service records no maker. */
+export function makerOf(audit: AuditContext | undefined): KeyMaker | undefined {
+  const actor = audit?.actor;
+  if (actor?.type === 'user' && actor.userId) return { type: 'user', userId: actor.userId };
+  if (actor?.type === 'owner' && actor.credential) return { type: 'owner_token', prefix: actor.credential };
+  if (actor?.type === 'operator') return { type: 'operator' };
+  return undefined;
+}
+
 export function createAccounts(db: Db, onEvent?: EventSink) {
   const { accounts, credentials, grants } = collections(db);
   const record = createEventRecorder(db, onEvent);
@@ -39,7 +48,9 @@ export function createAccounts(db: Db, onEvent?: EventSink) {
     const cred = newCredential(kind);
     const id = newId(kind === 'api_key' ? 'key' : 'own');
     const shown = { name, ...settingsUpdate(settings).$set };
+    const createdBy = makerOf(audit);
     const doc: CredentialDoc = {
+      ...(createdBy ? { createdBy } : {}),
       ...shown,
       // The entry is written with the key (domain/audit-log.ts): never the key itself or its digest.
       ...(audit ? { auditDrafts: [auditDraft(audit, accountId, kind === 'api_key' ? 'api_key.created' : 'owner_token.created', { type: kind, id }, changesOf({}, { ...shown, prefix: cred.prefix }, ['prefix', ...AUDITED_KEY_FIELDS]))] } : {}),

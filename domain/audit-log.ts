@@ -35,7 +35,8 @@ export const AUDIT_ACTIONS = [
   'purchase.created', 'purchase.paid', 'purchase.failed', 'purchase.refunded', 'purchase.disputed', 'purchase.dispute_closed',
   'auto_recharge.updated', 'auto_recharge.disabled', 'recharge.succeeded', 'recharge.failed',
   'user.signed_in', 'user.locked_out', 'user.password_changed', 'user.passkey_added', 'user.passkey_removed', 'session.ended',
-  'member.joined',
+  'member.joined', 'member.role_changed', 'member.removed', 'invitation.created', 'invitation.revoked',
+  'account.ownership_transferred', 'account.sign_in_policy_changed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -108,9 +109,11 @@ export function createAuditLog(db: Db) {
   const billingAccounts = holder(c.billingAccounts, '_id');
   const sessions = holder(c.sessions, 'accountId');
   const users = holder(c.users, 'auditDrafts.accountId');
-  const holders = [keys, endpoints, accounts, linkSecrets, destinations, sessions, users, purchases, billingAccounts];
+  const memberships = holder(c.memberships, 'accountId');
+  const invitations = holder(c.authTokens, 'accountId');
+  const holders = [keys, endpoints, accounts, linkSecrets, destinations, sessions, users, purchases, billingAccounts, memberships, invitations];
   /** Where a deleted target lived: a deletion's draft is appended once its target is gone from there. */
-  const deletable: Record<string, DraftHolder['docs']> = { webhook_endpoint: endpoints.docs, destination: destinations.docs };
+  const deletable: Record<string, DraftHolder['docs']> = { webhook_endpoint: endpoints.docs, destination: destinations.docs, membership: memberships.docs };
 
   /** Appends a draft at the head of its account's chain; a draft appended already is left as it is. */
   async function append(draft: AuditDraft): Promise<void> {
@@ -191,6 +194,9 @@ export function createAuditLog(db: Db) {
     /** After a sign-in or a session's end (`sessions`), and a change to a person (`users`, one draft per account they are in). */
     flushSession: (id: string) => flushHolder(sessions, id),
     flushUser: (id: string) => flushHolder(users, id),
+    /** After a member joined or their role changed (`memberships`), and an invitation made or revoked (`authTokens`, by its digest). */
+    flushMembership: (id: string) => flushHolder(memberships, id),
+    flushInvitation: (tokenDigest: string) => flushHolder(invitations, tokenDigest),
     flushLeftovers,
 
     /**

@@ -47,6 +47,13 @@ export interface Config {
   sessionIdleHours: number;
   /** Days a session lives at most, however busy, before its person signs in again. `SESSION_MAX_DAYS`, default 7. */
   sessionMaxDays: number;
+  /**
+   * OpenID Connect providers people may sign in through (domain/identity/oidc.ts), and that an
+   * account may require of its members. `OIDC_PROVIDERS`: a JSON array of
+   * `{ "id", "issuer", "clientId", "clientSecret", "name" }`; default none. Register
+   * `PUBLIC_BASE_URL/api/v1/auth/oidc/<id>/callback` as the redirect URI with each.
+   */
+  oidcProviders: OidcProvider[];
   /** Per-account calls per second (burst twice that). `RATE_LIMIT_PER_SECOND`, default 20. */
   rateLimitPerSecond: number;
   /**
@@ -164,6 +171,55 @@ function stripeConfig(env: Env): StripeConfig | undefined {
   if (!/^whsec_\S+$/.test(webhookSecret)) throw new ConfigError('STRIPE_WEBHOOK_SECRET must be a webhook signing secret (whsec_...)');
   if (rawUrl && !/^https?:\/\/[^/]/.test(rawUrl)) throw new ConfigError(`STRIPE_API_URL must be an http:// or https:// URL, got "${rawUrl}"`);
   return { secretKey, webhookSecret, ...(rawUrl ? { apiUrl: new URL(rawUrl) } : {}) };
+}
+
+/** An OpenID Connect provider of OIDC_PROVIDERS. */
+export interface OidcProvider {
+  /** Its id in the service's URLs (`/api/v1/auth/oidc/<id>/start`) and in an account's sign-in policy: `[a-z0-9-]`, 1-32 characters. */
+  id: string;
+  /** The issuer: `https://...`, whose `/.well-known/openid-configuration` describes it (`http://` only for a loopback address, in development and tests). */
+  issuer: string;
+  clientId: string;
+  /** The client secret (client_secret_basic); never logged or shown. */
+  clientSecret: string;
+  /** What the sign-in button and refusals call it ("Acme SSO"); default the id. */
+  name: string;
+}
+
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
+/** OIDC_PROVIDERS checked: a JSON array of providers with distinct ids. A message never repeats a secret. */
+export function parseOidcProviders(raw: string | undefined): OidcProvider[] {
+  if (!raw || !raw.trim()) return [];
+  const fail = (why: string): never => {
+    throw new ConfigError(`OIDC_PROVIDERS must be a JSON array of { "id", "issuer", "clientId", "clientSecret", "name" }: ${why}`);
+  };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return fail('it is not JSON');
+  }
+  if (!Array.isArray(parsed)) return fail('it is not an array');
+  const seen = new Set<string>();
+  return parsed.map((entry: unknown, i): OidcProvider => {
+    const p = (entry ?? {}) as Record<string, unknown>;
+    const at = `entry ${i}`;
+    if (typeof p.id !== 'string' || !/^[a-z0-9-]{1,32}$/.test(p.id)) fail(`${at}: "id" must be 1-32 of a-z, 0-9 and -`);
+    if (seen.has(p.id as string)) fail(`${at}: the id "${p.id}" is used twice`);
+    seen.add(p.id as string);
+    let issuer: URL | undefined;
+    try {
+      issuer = new URL(String(p.issuer));
+    } catch {
+      fail(`${at} (${p.id}): "issuer" is not a URL`);
+    }
+    if (issuer!.protocol !== 'https:' && !(issuer!.protocol === 'http:' && LOOPBACK_HOST.test(issuer!.hostname))) fail(`${at} (${p.id}): "issuer" must be https:// (http:// only on a loopback address)`);
+    if (typeof p.clientId !== 'string' || !p.clientId) fail(`${at} (${p.id}): "clientId" is required`);
+    if (typeof p.clientSecret !== 'string' || !p.clientSecret) fail(`${at} (${p.id}): "clientSecret" is required`);
+    if (p.name !== undefined && (typeof p.name !== 'string' || !p.name.trim() || p.name.length > 60)) fail(`${at} (${p.id}): "name" must be 1-60 characters`);
+    return { id: p.id as string, issuer: String(p.issuer), clientId: p.clientId as string, clientSecret: p.clientSecret as string, name: (p.name as string | undefined)?.trim() || (p.id as string) };
+  });
 }
 
 /** The standard OpenTelemetry samplers (OTEL_TRACES_SAMPLER). */
@@ -291,6 +347,7 @@ export function loadConfig(env: Env = process.env): Config {
     signup: oneOf(env, 'SIGNUP', ['open', 'off'] as const, 'open'),
     sessionIdleHours: int(env, 'SESSION_IDLE_HOURS', 12, 1),
     sessionMaxDays: int(env, 'SESSION_MAX_DAYS', 7, 1),
+    oidcProviders: parseOidcProviders(env.OIDC_PROVIDERS),
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 20, 1),
     trustedProxyHops: int(env, 'TRUSTED_PROXY_HOPS', 0),
     auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 400, 1),

@@ -14,6 +14,8 @@ export const EVENT_KINDS = [
   'call.completed',
   'batch.completed',
   'batch.paused',
+  'member.joined',
+  'member.removed',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 

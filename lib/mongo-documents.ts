@@ -98,6 +98,14 @@ export interface AccountDoc {
   exhaustedArmed: boolean;
   outbox: OutboxEvent[];
   createdAt: Date;
+  /** Members must sign in through this identity provider to act on the account (domain/teams/sign-in-policy.ts); absent: any way. */
+  signInPolicy?: SignInPolicy;
+}
+
+/** How the members of an account must sign in to act on it. */
+export interface SignInPolicy {
+  /** The id of an OIDC provider of OIDC_PROVIDERS. */
+  requiredProvider: string;
 }
 
 export interface AccountPlan {
@@ -139,9 +147,14 @@ export interface CredentialDoc {
   monthlyCreditLimit?: number;
   /** IPv4/IPv6 CIDRs the key may be used from. */
   allowedIps?: string[];
+  /** Who made it (absent on keys made before keys recorded it): shown as the key's maker. */
+  createdBy?: KeyMaker;
   /** Audit entries of changes to it, written with the change, until they are in the chain. */
   auditDrafts?: AuditDraft[];
 }
+
+/** Who made a credential: a signed-in member, the owner with an owner token (by its prefix), or the operator. */
+export type KeyMaker = { type: 'user'; userId: string } | { type: 'owner_token'; prefix: string } | { type: 'operator' };
 
 /** A member's part in an account (CONTRACT.md "Teams"): what the account routes let them do. */
 export type Role = 'owner' | 'admin' | 'developer' | 'billing' | 'viewer';
@@ -168,6 +181,8 @@ export interface MembershipDoc {
   userId: string;
   role: Role;
   joinedAt: Date;
+  /** Audit entries of the joining and of role changes, written with them, until they are in the chain. */
+  auditDrafts?: AuditDraft[];
 }
 
 /** How a session was signed in. */
@@ -184,6 +199,8 @@ export interface SessionDoc {
   accountId: string;
   role: Role;
   method: SignInMethod;
+  /** Method `oidc`: the id of the provider (OIDC_PROVIDERS) that signed the person in. */
+  provider?: string;
   createdAt: Date;
   /** The last sign-in that proved who is there (a re-authentication moves it): sensitive changes need it recent. */
   authenticatedAt: Date;
@@ -220,6 +237,10 @@ export interface AuthTokenDoc {
   accountId?: string;
   role?: Role;
   invitedBy?: string | null;
+  /** Invitation: its public id (`inv_...`), by which it is listed and revoked. */
+  publicId?: string;
+  /** Invitation: its audit entries (created, revoked), written with it, until they are in the chain. */
+  auditDrafts?: AuditDraft[];
 }
 
 /** Failed sign-ins counted for an address (`address:<sha256>`) or a client (`client:<ip>`) in a 15-minute window. */
@@ -254,6 +275,21 @@ export interface PasskeyDoc {
 }
 
 /** A WebAuthn challenge handed out and not yet answered: single use, for 5 minutes. */
+/**
+ * A sign-in through an identity provider under way (domain/identity/oidc.ts), single use, for 10
+ * minutes: `_id` the SHA-256 of its `state`. The PKCE verifier and the nonce stay here, server-side.
+ */
+export interface OidcStateDoc {
+  _id: string;
+  provider: string;
+  nonce: string;
+  codeVerifier: string;
+  /** SHA-256 of the random value in the browser's short-lived cookie: the callback must come from the browser that started. */
+  binding: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
 export interface WebauthnChallengeDoc {
   /** The challenge, base64url. */
   _id: string;

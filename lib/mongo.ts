@@ -37,6 +37,7 @@ import type {
   UserDoc,
   WebauthnChallengeDoc,
   WelcomeMailboxDoc,
+  OidcStateDoc,
 } from './mongo-documents.js';
 import { untilDeadline } from './until-deadline.js';
 
@@ -75,6 +76,7 @@ export interface Collections {
   welcomeMailboxes: Collection<WelcomeMailboxDoc>;
   passkeys: Collection<PasskeyDoc>;
   webauthnChallenges: Collection<WebauthnChallengeDoc>;
+  oidcStates: Collection<OidcStateDoc>;
 }
 
 /**
@@ -127,6 +129,7 @@ export function collections(db: Db): Collections {
     welcomeMailboxes: db.collection('welcome_mailboxes', JOURNALED),
     passkeys: db.collection('passkeys', JOURNALED),
     webauthnChallenges: db.collection('webauthn_challenges'),
+    oidcStates: db.collection('oidc_states'),
   };
 }
 
@@ -190,8 +193,11 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.sessions.createIndex({ expiresAt: 1 }),
     c.authTokens.createIndex({ email: 1, purpose: 1, createdAt: -1 }),
     c.authTokens.createIndex({ expiresAt: 1 }),
+    // An account's pending invitations (listed, revoked by their public id).
+    c.authTokens.createIndex({ accountId: 1, purpose: 1, createdAt: -1 }),
     c.passkeys.createIndex({ userId: 1, createdAt: 1 }),
     c.webauthnChallenges.createIndex({ expiresAt: 1 }),
+    c.oidcStates.createIndex({ expiresAt: 1 }),
   ]);
 }
 

@@ -9,7 +9,7 @@ import { showSecret } from './secret.js';
 import { createAttempts } from './view-attempts.js';
 
 /** The event types an endpoint can choose (lib/event-kinds.ts SUBSCRIBABLE_EVENT_KINDS; a dashboard test keeps them equal). */
-export const EVENT_TYPES = ['credits.low', 'credits.exhausted', 'credits.granted', 'credits.voided', 'credits.recharge_failed', 'api_key.created', 'api_key.revoked', 'call.completed', 'batch.completed', 'batch.paused'];
+export const EVENT_TYPES = ['credits.low', 'credits.exhausted', 'credits.granted', 'credits.voided', 'credits.recharge_failed', 'api_key.created', 'api_key.revoked', 'call.completed', 'batch.completed', 'batch.paused', 'member.joined', 'member.removed'];
 
 const HOUR_MS = 3_600_000;
 /** How far back Re-enable may resend missed events (the event log keeps 30 days). */

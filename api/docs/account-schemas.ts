@@ -123,6 +123,7 @@ export const ACCOUNT_SCHEMAS: Record<string, JsonSchema> = {
     revokedAt: nullableDateTime('When the key was revoked; null while it works.'),
     ...keySettingFields,
     spentThisMonth: credits('Credits the key spent this calendar month (UTC), calls still running included; refunded calls are not counted.'),
+    maker: ref('KeyMaker'),
   }),
   NewApiKey: record('A new API key. `key` is shown only in this answer: store it now.', {
     ...apiKeyFields,

@@ -52,6 +52,14 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     action: 'Ask for a new link (sign up again, request another reset, or ask for a new invitation); each link works once.',
     example: { detail: 'This link is invalid or has expired. Ask for a new one.' },
   },
+  oidc_failed: {
+    when:
+      "A sign-in through an identity provider came back in a way the service could not verify: an unknown, used or expired state (the callback was not started in this browser, " +
+      'or took more than 10 minutes), an ID token whose nonce or signature is wrong, a code the provider would not exchange, or an error from the provider itself.',
+    action: 'Start the sign-in again from the sign-in page. If it keeps failing, ask the operator to check the provider in OIDC_PROVIDERS (its issuer, client id and secret, and the redirect URI registered with it).',
+    members: { reason: '"state", "nonce", "provider" (the provider answered with an error) or "token" (the code or the ID token did not verify).' },
+    example: { detail: 'The sign-in came back with a state this browser did not start; start again.', members: { reason: 'state' } },
+  },
   unauthorized: {
     when: 'The Authorization header is missing or is not "Bearer <credential>", or the credential is malformed, unknown, revoked or past its expiresAt (then reason is "expired"). A revoked key fails within one second.',
     action:
@@ -112,9 +120,39 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     example: { detail: 'This link expired at 2026-05-01T09:30:00.000Z.', members: { expiredAt: '2026-05-01T09:30:00.000Z' } },
   },
   forbidden: {
-    when: 'A valid credential of the wrong kind: an API key on the account API, or an owner token on a tool.',
-    action: 'Use an API key to call tools and the owner token to manage the account; neither works in the other\'s place.',
+    when:
+      'A valid credential of the wrong kind: an API key on the account API, or an owner token on a tool. For people: a sign-in of a person who is a member of no account, ' +
+      'a sign-in through an identity provider with an address no one here has (nothing is joined), or an invitation accepted while signed in as another address.',
+    action:
+      'Use an API key to call tools and the owner token to manage the account; neither works in the other\'s place. A person without an account asks an account\'s owner or admin for an invitation.',
     example: { detail: 'This endpoint takes an API key.' },
+  },
+  forbidden_for_role: {
+    when:
+      "A signed-in member asked for something their role on the account may not do: every role reads the account; keys, webhooks, destinations, link secrets, render links and batches need developer; " +
+      'purchases, checkout and auto-recharge need billing; members and invitations need admin; transferring ownership, the sign-in policy and closing the account need the owner (CONTRACT.md "Teams: roles"). Owner tokens keep the owner\'s rights.',
+    action: 'Ask an owner or an admin of the account for the role named in requiredRole, or ask them to do it.',
+    members: { requiredRole: 'The role that may do it with the least rights (what to ask for).', role: 'Your role on the account.', allowedRoles: 'Every role that may do it.' },
+    example: {
+      detail: 'Your role on this account, viewer, may not do this: it needs developer (owner, admin, developer). Ask an owner or an admin of the account.',
+      members: { requiredRole: 'developer', role: 'viewer', allowedRoles: ['owner', 'admin', 'developer'] },
+    },
+  },
+  provider_required: {
+    when:
+      "The account requires its members to sign in through an identity provider (its sign-in policy), and this sign-in was a password or a passkey: the sign-in, a switch to that account or an invitation's session is refused. " +
+      "Also when the owner sets the policy from a session that did not sign in through that provider.",
+    action: 'Sign in through the provider named in provider (its signInPath starts the sign-in). Your other accounts still take a password or a passkey.',
+    members: { provider: '{ id, name, signInPath }: the provider to sign in through, and where its sign-in starts.' },
+    example: {
+      detail: 'The account "Acme" requires its members to sign in through Acme SSO: sign in with "Acme SSO" instead.',
+      members: { provider: { id: 'acme', name: 'Acme SSO', signInPath: '/api/v1/auth/oidc/acme/start' } },
+    },
+  },
+  address_not_verified: {
+    when: 'The identity provider signed the person in but did not say their address is verified (its email_verified claim is not true). Nothing is signed in or joined.',
+    action: 'Verify the address with the identity provider (or ask its administrators to), then sign in again.',
+    example: { detail: 'Acme SSO has not verified the address ada@example.com: nothing was signed in.' },
   },
   csrf_rejected: {
     when:
@@ -171,9 +209,22 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     example: { detail: 'This service takes no payments: the operator has not configured Stripe. The operator can grant credits by hand.' },
   },
   already_exists: {
-    when: 'The operator API was asked to create something under an id that is taken: a plan with the id of an existing plan.',
-    action: 'Choose another id, or change the existing one (PATCH /api/v1/admin/plans/{id}).',
+    when:
+      'Something that exists already was asked for again: a plan with the id of an existing plan (operator API), a passkey registered twice, ' +
+      'or an owner invited to an account that has its owner (an account has exactly one; ownership moves by POST /api/v1/account/transfer-ownership).',
+    action: 'Choose another id, or change the existing one (PATCH /api/v1/admin/plans/{id}); to hand an account on, transfer its ownership.',
     example: { detail: 'There is a plan pro already.' },
+  },
+  already_member: {
+    when: 'An invitation to an address that is already a member of the account.',
+    action: 'Change the member\'s role instead (PATCH /api/v1/account/members/{userId}).',
+    members: { userId: 'The member with that address.' },
+    example: { detail: 'ada@example.com is a member of this account already: change their role instead.', members: { userId: 'usr_4hQ2mV8kZr1xYt6pW0nLbC' } },
+  },
+  last_owner: {
+    when: 'A change that would leave the account without its owner: demoting or removing the owner (an account has exactly one).',
+    action: 'Transfer ownership to another member first (POST /api/v1/account/transfer-ownership); the owner then becomes an admin and can be changed or removed.',
+    example: { detail: 'The account needs its owner: transfer ownership to another member first.' },
   },
   call_expired: {
     when: 'The asynchronous call ended more than 24 hours ago; its answer (output or problem) is no longer kept.',

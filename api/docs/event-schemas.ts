@@ -3,6 +3,14 @@ import { GRANT_REASONS, LOW_BALANCE_THRESHOLD } from '../../domain/ledger.js';
 import { EVENT_KINDS, type EventKind } from '../../lib/event-kinds.js';
 import { credits, id, keyPrefix, record, ref, type JsonSchema } from './schema-parts.js';
 import { batchEventFields } from './batch-schemas.js';
+import { ROLES } from '../../domain/teams/permissions.js';
+
+const memberData = record('', {
+  userId: id('usr', 'The person.'),
+  email: { type: 'string', description: 'Their address.' },
+  name: { type: ['string', 'null'], description: 'Their name.' },
+  role: { type: 'string', enum: [...ROLES], description: 'Their role on the account (when they joined; when they were removed).' },
+});
 
 /** Each event kind's `data`, typed by EventKind so a new kind needs its payload described here. */
 export const EVENT_PAYLOADS: Readonly<Record<EventKind, { schema: string; summary: string; data: JsonSchema; example: Record<string, unknown> }>> = {
@@ -91,6 +99,18 @@ export const EVENT_PAYLOADS: Readonly<Record<EventKind, { schema: string; summar
     summary: 'A batch made with `onInsufficientCredits: "wait"` paused: the balance could not cover its next item. It resumes by itself when credits are granted (for up to 7 days).',
     data: record('', batchEventFields),
     example: { batchId: 'bat_4hQ2mV8kZr1xYt6pW0nLbC', tool: 'hash-text', status: 'paused', total: 300, counts: { pending: 120, running: 0, succeeded: 180, failed: 0, skipped: 0 }, charged: 180 },
+  },
+  'member.joined': {
+    schema: 'MemberJoined',
+    summary: 'A person joined the account (accepted an invitation, or opened the account), with their role.',
+    data: memberData,
+    example: { userId: 'usr_4hQ2mV8kZr1xYt6pW0nLbC', email: 'ada@example.com', name: 'Ada', role: 'developer' },
+  },
+  'member.removed': {
+    schema: 'MemberRemoved',
+    summary: 'An owner or admin removed a member: their sessions on the account ended at once; the API keys they made keep working.',
+    data: memberData,
+    example: { userId: 'usr_4hQ2mV8kZr1xYt6pW0nLbC', email: 'ada@example.com', name: 'Ada', role: 'developer' },
   },
   'webhook.test': {
     schema: 'WebhookTest',

@@ -1,6 +1,6 @@
 //! Component schemas of the sign-up and sign-in answers: a signed-in session, the list of
-//! sessions, a passkey, an invitation.
-import { ROLES } from '../../domain/identity/users.js';
+//! sessions, a passkey.
+import { ROLES } from '../../domain/teams/permissions.js';
 import { dateTime, id, record, ref, type JsonSchema } from './schema-parts.js';
 
 const role = { type: 'string', enum: [...ROLES], description: 'The member\'s role on the account (CONTRACT.md "Teams").' };
@@ -8,6 +8,7 @@ const accountRef = record('An account the person is a member of.', {
   id: id('acc', 'Account id.'),
   name: { type: ['string', 'null'], description: 'Its name.' },
   role,
+  requiredProvider: { type: ['string', 'null'], description: 'The identity provider its members must sign in through to act on it (its sign-in policy); null: any way.' },
 });
 
 export const IDENTITY_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
@@ -25,8 +26,18 @@ export const IDENTITY_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       expiresAt: dateTime('When it ends at the latest (SESSION_MAX_DAYS after sign-in); it ends sooner after SESSION_IDLE_HOURS without use.'),
       authenticatedAt: dateTime('The last sign-in in it: passwords and passkeys can be changed for 10 minutes after.'),
       method: { type: 'string', enum: ['password', 'passkey', 'verification', 'password_reset', 'invitation', 'oidc'], description: 'How it was signed in.' },
+      provider: { type: ['string', 'null'], description: 'Method `oidc`: the identity provider it was signed in through; null otherwise.' },
     }),
   }),
+  IdentityProviders: {
+    type: 'array',
+    description: 'The identity providers people may sign in through (OIDC_PROVIDERS).',
+    items: record('A provider.', {
+      id: { type: 'string', description: 'Its id.' },
+      name: { type: 'string', description: 'What to call it ("Sign in with <name>").' },
+      signInPath: { type: 'string', description: 'Where a sign-in through it starts: open it in the browser (GET).' },
+    }),
+  },
   SessionList: {
     type: 'array',
     description: 'The live sessions of the signed-in person, newest first.',
@@ -49,11 +60,6 @@ export const IDENTITY_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     deviceType: { type: 'string', description: '`singleDevice`, or `multiDevice` for a synced passkey.' },
     backedUp: { type: 'boolean', description: 'Whether the authenticator says it is backed up.' },
     transports: { type: 'array', items: { type: 'string' }, description: 'How the browser reaches it.' },
-  }),
-  Invitation: record('An invitation mailed.', {
-    email: { type: 'string', description: 'The invited address.' },
-    role,
-    expiresAt: dateTime('Its link works until then (7 days).'),
   }),
   Status: record('What was done.', { status: { type: 'string', description: '`verification_sent`, `reset_sent` or `password_changed`.' } }),
   EndedSessions: record('Sessions ended.', { ended: { type: 'integer', minimum: 0, description: 'How many.' } }),

@@ -133,6 +133,12 @@ export const TAGS = {
       'Nothing here tells whether an address has an account: sign-up and password reset answer alike for any address, and a sign-in fails alike for a wrong password, an unknown address and an unverified one.',
   },
   account: { 'x-displayName': 'Account', description: 'The account of the owner token: balance, plan, grants and usage. The dashboard uses these endpoints.' },
+  team: {
+    'x-displayName': 'Team',
+    description:
+      'The members of an account, each with a role (owner, admin, developer, billing, viewer), invitations by mail, the transfer of ownership and the sign-in policy. ' +
+      'Every account operation says which roles may call it (**Roles**, `x-roles`); a member beyond their role is answered 403 `forbidden_for_role`. An owner token has the owner\'s rights.',
+  },
   'api-keys': { 'x-displayName': 'API keys', description: 'Create, list and revoke the API keys that call tools. A key is shown only when it is created.' },
   destinations: {
     'x-displayName': 'Destinations',

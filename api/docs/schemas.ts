@@ -2,6 +2,7 @@
 //! posts: `components.schemas` of the OpenAPI document, one file per concern. They describe the
 //! shapes the routes build; the fuzz run (test/disruptive/fuzz.test.ts) checks answers against them.
 import { ERRORS } from '../../lib/errors.js';
+import { ROLES } from '../../domain/teams/permissions.js';
 import { ACCOUNT_SCHEMAS } from './account-schemas.js';
 import { AUDIT_SCHEMAS } from './audit-schemas.js';
 import { BATCH_SCHEMAS } from './batch-schemas.js';
@@ -13,6 +14,7 @@ import { DESTINATION_SCHEMAS } from './destination-schemas.js';
 import { RENDER_SCHEMAS } from './render-schemas.js';
 import { BILLING_SCHEMAS } from './billing-schemas.js';
 import { IDENTITY_SCHEMAS } from './identity-schemas.js';
+import { TEAM_SCHEMAS } from './team-schemas.js';
 
 const problem: Record<string, JsonSchema> = {
   ErrorCode: {
@@ -39,12 +41,17 @@ const problem: Record<string, JsonSchema> = {
       errors: { type: 'array', items: ref('FieldError'), description: '`validation_failed`: every bad field.' },
       balance: credits('`insufficient_credits`: the available balance.'),
       cost: credits("`insufficient_credits`: the tool's cost."),
-      reason: { type: 'string', description: '`target_not_allowed`: which rule refused the target; `upstream_error`: what failed, when known; `destination_unusable`, `destination_error`: what S3 said.' },
+      reason: { type: 'string', description: '`target_not_allowed`: which rule refused the target; `upstream_error`: what failed, when known; `destination_unusable`, `destination_error`: what S3 said; `oidc_failed`: `state`, `nonce`, `provider` or `token`.' },
+      userId: { type: 'string', description: '`already_member`: the member with that address.' },
       retryAfter: { type: 'integer', minimum: 1, description: '`rate_limited`: seconds to wait, as in `Retry-After`.' },
       limit: { type: 'integer', description: '`payload_too_large`: the body limit in bytes.' },
       limits: { type: 'object', description: '`hash_too_costly`: the bounds the hash exceeded.' },
       checks: { type: 'object', description: '`unavailable` from `/readyz`: each dependency, `ok` or `unreachable`.' },
       expiredAt: { type: 'string', format: 'date-time', description: '`link_expired`: when the link expired.' },
+      requiredRole: { type: 'string', enum: [...ROLES], description: '`forbidden_for_role`: the role that may do it with the least rights.' },
+      allowedRoles: { type: 'array', items: { type: 'string', enum: [...ROLES] }, description: '`forbidden_for_role`: every role that may do it.' },
+      role: { type: 'string', enum: [...ROLES], description: '`forbidden_for_role`: the role the request acted with.' },
+      provider: { type: 'object', description: '`provider_required`: `{ id, name, signInPath }` of the identity provider to sign in through.' },
     },
   },
 };
@@ -52,6 +59,7 @@ const problem: Record<string, JsonSchema> = {
 export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ...problem,
   ...IDENTITY_SCHEMAS,
+  ...TEAM_SCHEMAS,
   ...ACCOUNT_SCHEMAS,
   ...AUDIT_SCHEMAS,
   ...WEBHOOK_ENDPOINT_SCHEMAS,

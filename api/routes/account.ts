@@ -20,6 +20,7 @@ import type { Grants } from '../../domain/grants.js';
 import { accountPlanView } from '../plan-view.js';
 import { MAX_EXPORT_DAYS, MAX_EXPORT_ROWS, usageCsv, usageDayRange, usageKeyId, usagePeriod } from '../usage-export.js';
 import type { RenderCache } from '../../domain/render-cache.js';
+import type { Members } from '../../domain/teams/members.js';
 import { json, paramRef } from '../docs/openapi-parts.js';
 import { operation, owner, withRateLimit, linked, example, OWNER_CODES, BODY_CODES, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
@@ -42,6 +43,8 @@ export function accountRoutes(deps: {
   db: Db; auth: Authenticator; rateLimit: Middleware; accounts: Accounts; grants: Grants; allowances: Allowances;
   /** The render cache's hits per day, shown beside the usage. */
   renderCache: Pick<RenderCache, 'days'>;
+  /** Who made each key (domain/teams/members.ts). */
+  members: Pick<Members, 'makers'>;
   /** RATE_LIMIT_PER_SECOND: the most a key's own rateLimit may be. */
   accountRate: number;
 }): Router {
@@ -102,7 +105,8 @@ export function accountRoutes(deps: {
   router.get('/keys', async (ctx) => {
     const accountId = ctx.state.principal.accountId as string;
     const [keys, spend] = await Promise.all([deps.accounts.listKeys(accountId), deps.accounts.keySpend(accountId)]);
-    ctx.body = keys.map((k) => publicKey(k, spend));
+    const makers = await deps.members.makers(accountId, keys);
+    ctx.body = keys.map((k) => ({ ...publicKey(k, spend), maker: makers.get(k._id) ?? null }));
   });
 
   /** The body's settings, checked beyond the schema (an expiry in the past, a bad CIDR, a rate above the account's). */
@@ -126,7 +130,8 @@ export function accountRoutes(deps: {
     if (!changed) throw new ToolError('not_found', `There is no working key ${ctx.params.id} on this account.`);
     // This instance sees the change at once; the others within their cache's half second.
     deps.auth.forget(changed.after.digest);
-    ctx.body = publicKey(changed.after, await deps.accounts.keySpend(accountId));
+    const makers = await deps.members.makers(accountId, [changed.after]);
+    ctx.body = { ...publicKey(changed.after, await deps.accounts.keySpend(accountId)), maker: makers.get(changed.after._id) ?? null };
   });
 
   router.delete('/keys/:id', async (ctx) => {
@@ -173,7 +178,9 @@ export function accountOperations(): RouteOperation[] {
     }),
     operation('get', '/api/v1/account/keys', {
       tag: 'api-keys', operationId: 'listKeys', summary: 'List API keys', ...owner(),
-      description: 'Every API key of the account, revoked ones included, newest first.',
+      description:
+        'Every API key of the account, revoked ones included, newest first, each with its `maker`: the member who made it (`former: true` once they left the account: ' +
+        'the key keeps working until someone revokes it), the owner token, or the operator.',
       ok: withRateLimit('The keys, without the keys themselves.', json({ type: 'array', items: ref('ApiKey') })),
       codes: OWNER_CODES,
     }),

@@ -1,12 +1,14 @@
 //! A person's own routes (`/api/v1/auth/...`): sign up, verify the address, sign in and out, the
 //! session and its account, the list of sessions, the password, its reset, and accepting an
-//! invitation; and the owner's invitation of a person (`/api/v1/account/invitations`). HTTP only:
-//! what each does is domain/identity/. Routes that sign in set the session cookie.
+//! invitation. HTTP only: what each does is domain/identity/ (and domain/teams/ for invitations).
+//! Routes that sign in set the session cookie.
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Identity } from '../../domain/identity/index.js';
+import { currentSessionOf, perClientLimit, sessionAnswerOf } from '../person-session.js';
 import { sessionView } from '../../domain/identity/sessions.js';
-import { userView } from '../../domain/identity/users.js';
+import type { Teams } from '../../domain/teams/index.js';
+import { policyAllows, providerRequired } from '../../domain/teams/sign-in-policy.js';
 import type { Role, SessionDoc } from '../../lib/mongo-documents.js';
 import { ToolError } from '../../lib/errors.js';
 import type { Authenticator, Principal } from '../auth.js';
@@ -15,20 +17,17 @@ import { AUTH_BODY_SCHEMAS } from '../auth-schemas.js';
 import { compileBodySchema } from '../validation.js';
 import { ownerActing, requestFacts } from '../audit-context.js';
 import { clearSessionCookie, setSessionCookie, type CookieSettings } from '../session-cookie.js';
-import { unauthenticated } from '../../domain/identity/problems.js';
 import { userActing } from '../../domain/identity/context.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { passkeyView } from '../../domain/identity/passkeys.js';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { json } from '../docs/openapi-parts.js';
-import { BODY_CODES, OWNER_CODES, SESSION_CODES, example, open, operation, optionalSession, owner, plain, session as sessionSecurity, withRateLimit, type RouteOperation } from '../docs/operations.js';
+import { BODY_CODES, SESSION_CODES, example, open, operation, optionalSession, plain, session as sessionSecurity, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
-
-/** Requests a client address may make to the routes that take no session (sign-up, sign-in, reset) per second, in bursts of twice that. */
-export const AUTH_REQUESTS_PER_SECOND = 10;
 
 export interface AuthRouteDeps {
   identity: Identity;
+  teams: Teams;
   auth: Authenticator;
   cookie: CookieSettings;
   rateLimit: Middleware;
@@ -41,36 +40,10 @@ export function authRoutes(deps: AuthRouteDeps): Router {
   const bodies = Object.fromEntries(Object.entries(AUTH_BODY_SCHEMAS).map(([k, v]) => [k, compileBodySchema(v as never)])) as Record<keyof typeof AUTH_BODY_SCHEMAS, (b: Record<string, unknown>) => Record<string, unknown>>;
   const read = async <T>(ctx: Context, schema: keyof typeof AUTH_BODY_SCHEMAS, allowEmpty = false) => bodies[schema](await readJsonObject(ctx, 16 * 1024, { allowEmpty })) as T;
 
-  /** Per client address: each of these routes may hash a password or send a mail. */
-  const perClient: Middleware = async (ctx, next) => {
-    const r = deps.limiter.take(`auth:${ctx.ip}`, AUTH_REQUESTS_PER_SECOND);
-    if (!r.allowed) throw new ToolError('rate_limited', `Over ${AUTH_REQUESTS_PER_SECOND} requests per second from this address; retry after ${r.retryAfter} s.`, { retryAfter: r.retryAfter }, { headers: { 'Retry-After': String(r.retryAfter) } });
-    await next();
-  };
+  const perClient = perClientLimit(deps.limiter);
 
-  /** The session of the cookie, when there is a live one; the request's own session, for a sign-in that replaces it. */
-  const currentSession = async (ctx: Context): Promise<SessionDoc | null> => {
-    try {
-      return (await auth.sessionOf(ctx))?.session ?? null;
-    } catch (err) {
-      if (err instanceof ToolError && err.code === 'unauthenticated') return null;
-      throw err;
-    }
-  };
-
-  /** What a signed-in answer says: the person, the account acted on, the others, the session. */
-  async function sessionAnswer(doc: SessionDoc) {
-    const user = await identity.users.get(doc.userId);
-    if (!user) throw unauthenticated();
-    const accounts = await identity.users.accountsOf(doc.userId);
-    const account = accounts.find((a) => a.id === doc.accountId);
-    return {
-      user: userView(user),
-      account: account ?? { id: doc.accountId, name: null, role: doc.role },
-      accounts,
-      session: { id: doc._id, createdAt: doc.createdAt, expiresAt: doc.expiresAt, authenticatedAt: doc.authenticatedAt, method: doc.method },
-    };
-  }
+  const currentSession = (ctx: Context) => currentSessionOf(auth, ctx);
+  const sessionAnswer = (doc: SessionDoc) => sessionAnswerOf(identity, doc);
 
   async function signedIn(ctx: Context, started: { secret: string; doc: SessionDoc }) {
     setSessionCookie(ctx, cookie, started.secret, started.doc.expiresAt);
@@ -115,8 +88,9 @@ export function authRoutes(deps: AuthRouteDeps): Router {
   router.put('/auth/session', auth.requireSession(), deps.rateLimit, async (ctx) => {
     const { accountId } = await read<{ accountId: string }>(ctx, 'switchAccount');
     const doc = session(ctx);
-    const membership = await identity.users.membership(accountId, doc.userId);
+    const membership = (await identity.memberships.accountsOf(doc.userId)).find((a) => a.id === accountId);
     if (!membership) throw new ToolError('not_found', `You are not a member of an account ${accountId}.`);
+    if (!policyAllows(membership.signInPolicy, doc)) throw providerRequired(identity.providers, membership.signInPolicy!.requiredProvider);
     await identity.sessions.switchAccount(doc._id, accountId, membership.role as Role);
     ctx.body = await sessionAnswer({ ...doc, accountId, role: membership.role });
   });
@@ -160,7 +134,7 @@ export function authRoutes(deps: AuthRouteDeps): Router {
   router.post('/auth/invitations/accept', perClient, async (ctx) => {
     const body = await read<{ token: string; password?: string; name?: string }>(ctx, 'acceptInvitation');
     const current = await currentSession(ctx);
-    const started = await identity.invitations.accept(body, current, requestFacts(ctx));
+    const started = await deps.teams.invitations.accept(body, current, requestFacts(ctx));
     if (started) await signedIn(ctx, started);
     else ctx.body = await sessionAnswer((await identity.sessions.get(current!._id))!);
   });
@@ -200,16 +174,6 @@ export function authRoutes(deps: AuthRouteDeps): Router {
     await signedIn(ctx, await identity.passkeys.signin(response, requestFacts(ctx), await currentSession(ctx)));
   });
 
-  router.post('/account/invitations', auth.require('owner_token'), deps.rateLimit, async (ctx) => {
-    const { email, role } = await read<{ email: string; role: Role }>(ctx, 'invite');
-    const accountId = (ctx.state.principal as Principal).accountId;
-    if (role === 'owner' && (await identity.users.hasRole(accountId, 'owner'))) {
-      throw new ToolError('already_exists', 'The account has an owner already: an account has exactly one.');
-    }
-    ctx.status = 201;
-    ctx.body = await identity.invitations.invite(accountId, email, role, ownerActing(ctx));
-  });
-
   return router;
 }
 
@@ -244,7 +208,7 @@ export function authOperations(): RouteOperation[] {
         '10 failures for an address within 15 minutes lock it for 15 minutes (429 `too_many_attempts`, and its owner is told by mail); 100 from one client address lock that client.',
       requestBody: body('signin', { email: 'ada@example.com', password: 'correct horse battery staple' }),
       ok: signedInAnswer('Signed in.'),
-      codes: [...BODY_CODES, 'invalid_credentials', 'too_many_attempts', 'forbidden', ...STATUS_PERSON_CODES],
+      codes: [...BODY_CODES, 'invalid_credentials', 'too_many_attempts', 'forbidden', 'provider_required', ...STATUS_PERSON_CODES],
     }),
     operation('post', '/api/v1/auth/signout', {
       ...auth('Sign out', 'signOut', optionalSession()),
@@ -259,10 +223,12 @@ export function authOperations(): RouteOperation[] {
     }),
     operation('put', '/api/v1/auth/session', {
       ...auth('Act on another account', 'switchAccount', sessionSecurity()),
-      description: 'The session acts on another account of the person, with their role there.',
+      description:
+        'The session acts on another account of the person, with their role there. An account that requires its members to sign in through an identity provider ' +
+        'takes only a session signed in through it (403 `provider_required`).',
       requestBody: body('switchAccount', { accountId: 'acc_4hQ2mV8kZr1xYt6pW0nLbC' }),
       ok: signedInAnswer('The session now acts on that account.'),
-      codes: [...SESSION_CODES, ...BODY_CODES, 'not_found', 'rate_limited'],
+      codes: [...SESSION_CODES, ...BODY_CODES, 'not_found', 'rate_limited', 'provider_required'],
     }),
     operation('get', '/api/v1/auth/sessions', {
       ...auth('List my sessions', 'listSessions', sessionSecurity()),
@@ -341,23 +307,17 @@ export function authOperations(): RouteOperation[] {
       ...auth('Sign in with a passkey', 'passkeySignin', open()),
       requestBody: body('passkeySignin', { response: { id: '...', rawId: '...', type: 'public-key', response: {} } }),
       ok: signedInAnswer('Signed in.'),
-      codes: [...BODY_CODES, 'invalid_credentials', 'forbidden', ...STATUS_PERSON_CODES],
+      codes: [...BODY_CODES, 'invalid_credentials', 'forbidden', 'provider_required', ...STATUS_PERSON_CODES],
     }),
     operation('post', '/api/v1/auth/invitations/accept', {
       ...auth('Accept an invitation', 'acceptInvitation', open()),
       description:
         'Signed in as the invited address: joins the account and the session moves to it. Not signed in and new to the service: `password` (and `name`) make the sign-in, then it joins. ' +
-        'Not signed in but known: 401 `unauthenticated` (sign in first, then accept).',
+        'Not signed in but known: 401 `unauthenticated` (sign in first, then accept). The link works once, for 7 days, until it is revoked (400 `invalid_token` after). ' +
+        'When the account requires its members to sign in through an identity provider, the person joins and is then answered 403 `provider_required`: they sign in through it.',
       requestBody: body('acceptInvitation', { token: 'Jq3...', password: 'correct horse battery staple', name: 'Ada' }),
       ok: signedInAnswer('Joined and signed in.'),
-      codes: [...BODY_CODES, 'invalid_token', 'unauthenticated', 'forbidden', ...STATUS_PERSON_CODES],
-    }),
-    operation('post', '/api/v1/account/invitations', {
-      tag: 'account', operationId: 'invite', summary: 'Invite a person', ...owner(),
-      description: 'Mails an invitation (valid 7 days, once). `owner`: attach a person to an account that has no owning person yet, such as one the operator opened; 409 when it has one.',
-      requestBody: body('invite', { email: 'ada@example.com', role: 'owner' }),
-      ok: withRateLimit('Mailed.', json(ref('Invitation')), '201'),
-      codes: [...OWNER_CODES, ...BODY_CODES, 'already_exists'],
+      codes: [...BODY_CODES, 'invalid_token', 'unauthenticated', 'forbidden', 'provider_required', ...STATUS_PERSON_CODES],
     }),
   ];
 }

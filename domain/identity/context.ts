@@ -7,6 +7,10 @@ import { createSigninThrottle, type SigninThrottle } from './throttle.js';
 import { createTokens, type Tokens } from './tokens.js';
 import { createUsers, type Users } from './users.js';
 import type { Mail } from './mail-texts.js';
+import type { EventSink } from '../events.js';
+import type { OidcProvider } from '../../lib/config.js';
+import { createMemberships, type Memberships } from '../teams/memberships.js';
+import type { ProviderName } from '../teams/sign-in-policy.js';
 
 /** Sends a mail durably (domain/mail/outbox.ts); a repeat of `idempotencyKey` sends nothing more. */
 export interface MailSender {
@@ -33,16 +37,32 @@ export interface IdentityContext {
   accounts: Accounts;
   mailer: MailSender;
   settings: IdentitySettings;
+  /** OIDC_PROVIDERS, as people see them: what a refusal for an account's required provider names. */
+  providers: readonly ProviderName[];
   users: Users;
+  memberships: Memberships;
   sessions: Sessions;
   tokens: Tokens;
   throttle: SigninThrottle;
 }
 
-export function createIdentityContext(deps: { db: Db; accounts: Accounts; mailer: MailSender; settings: IdentitySettings }): IdentityContext {
+export interface IdentityDeps {
+  db: Db;
+  accounts: Accounts;
+  mailer: MailSender;
+  settings: IdentitySettings;
+  /** Where `member.joined` and `member.removed` go (the webhook fan-out). */
+  onEvent?: EventSink;
+  /** OIDC_PROVIDERS: the identity providers people may sign in through (none by default). */
+  oidcProviders?: readonly OidcProvider[];
+}
+
+export function createIdentityContext({ onEvent, oidcProviders = [], ...deps }: IdentityDeps): IdentityContext {
   return {
     ...deps,
+    providers: oidcProviders.map(({ id, name }) => ({ id, name })),
     users: createUsers(deps.db),
+    memberships: createMemberships(deps.db, onEvent),
     sessions: createSessions(deps.db, deps.settings.timeouts),
     tokens: createTokens(deps.db),
     throttle: createSigninThrottle(deps.db),

@@ -1,16 +1,15 @@
-//! People: sign-up, sign-in, sessions, passwords and invitations (domain/identity/), put together.
-import type { Db } from 'mongodb';
-import type { Accounts } from '../accounts.js';
-import { createIdentityContext, type IdentitySettings, type MailSender } from './context.js';
+//! People: sign-up, sign-in, sessions, passwords, passkeys and identity providers (domain/identity/), put together.
+//! Teams (memberships, invitations, roles) build on it: domain/teams/.
+import { createIdentityContext, type IdentityDeps } from './context.js';
 import { createSignup } from './signup.js';
 import { createSignin } from './signin.js';
 import { createPasswords } from './passwords.js';
-import { createInvitations } from './invitations.js';
 import { createPasskeys } from './passkeys.js';
+import { createOidc } from './oidc.js';
 
-export type { IdentitySettings, MailSender, RequestFacts } from './context.js';
+export type { IdentitySettings, MailSender, RequestFacts, IdentityDeps } from './context.js';
 
-export function createIdentity(deps: { db: Db; accounts: Accounts; mailer: MailSender; settings: IdentitySettings }) {
+export function createIdentity(deps: IdentityDeps) {
   const ctx = createIdentityContext(deps);
   const signin = createSignin(ctx);
   return {
@@ -18,8 +17,8 @@ export function createIdentity(deps: { db: Db; accounts: Accounts; mailer: MailS
     signup: createSignup(ctx),
     signin,
     passwords: createPasswords(ctx, signin),
-    invitations: createInvitations(ctx, signin),
     passkeys: createPasskeys(ctx, signin),
+    oidc: createOidc(ctx, signin, deps.oidcProviders ?? []),
   };
 }
 

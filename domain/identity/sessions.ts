@@ -28,6 +28,8 @@ export interface NewSession {
   accountId: string;
   role: Role;
   method: SignInMethod;
+  /** Method `oidc`: the provider's id. */
+  provider?: string;
   ip: string | null;
   userAgent: string | null;
 }
@@ -73,9 +75,10 @@ export function createSessions(db: Db, timeouts: SessionTimeouts) {
       const id = newId('ses');
       const doc: SessionDoc = {
         _id: id, digest: sha256Hex(secret), userId: fields.userId, accountId: fields.accountId, role: fields.role, method: fields.method,
+        ...(fields.provider ? { provider: fields.provider } : {}),
         createdAt: now, authenticatedAt: now, lastSeenAt: now, expiresAt: new Date(now.getTime() + timeouts.maxMs), endedAt: null,
         ip: fields.ip, userAgent: fields.userAgent?.slice(0, USER_AGENT_MAX) || null,
-        auditDrafts: [auditDraft(audit, fields.accountId, 'user.signed_in', { type: 'session', id }, { method: [null, fields.method] }, now)],
+        auditDrafts: [auditDraft(audit, fields.accountId, 'user.signed_in', { type: 'session', id }, { method: [null, fields.method], ...(fields.provider ? { provider: [null, fields.provider] } : {}) }, now)],
       };
       await sessions.insertOne(doc);
       await auditLog.flushSession(id);
@@ -112,6 +115,9 @@ export function createSessions(db: Db, timeouts: SessionTimeouts) {
       endWhere({ userId, ...(exceptId ? { _id: { $ne: exceptId } } : {}) }, reason, audit),
     /** Ends the user's sessions acting on one account (a member removed from it). */
     endForMember: (userId: string, accountId: string, reason: string, audit: AuditContext) => endWhere({ userId, accountId }, reason, audit),
+    /** Ends the sessions acting on the account that were not signed in through `provider` (the account now requires it). */
+    endOnAccountUnlessProvider: (accountId: string, provider: string, reason: string, audit: AuditContext) =>
+      endWhere({ accountId, $or: [{ method: { $ne: 'oidc' } }, { provider: { $ne: provider } }] }, reason, audit),
 
     /** The person proved who they are again in this session: sensitive changes are open for REAUTHENTICATE_AFTER_MS. */
     reauthenticated: (sessionId: string, now = new Date()) => sessions.updateOne({ _id: sessionId, endedAt: null }, { $set: { authenticatedAt: now } }),

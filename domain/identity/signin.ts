@@ -11,22 +11,38 @@ import { lockedOutMail } from './mail-texts.js';
 import { LOCK_MS, throttleKeys } from './throttle.js';
 import { userActing, type IdentityContext, type RequestFacts } from './context.js';
 import { invalidCredentials, invalidField, tooManyAttempts } from './problems.js';
+import { policyAllows, providerRequired } from '../teams/sign-in-policy.js';
+
+/** How a person proved who they are: the method, and for `oidc` the provider. */
+export interface SignInHow {
+  method: SignInMethod;
+  provider?: string;
+}
 
 export function createSignin(ctx: IdentityContext) {
-  const { users, sessions, throttle, settings } = ctx;
+  const { users, memberships, sessions, throttle, settings } = ctx;
 
   /**
-   * Starts a session of `user` on their first account (the one `preferAccountId` names when they
-   * are its member), ending `replacing`: a sign-in never keeps an id from before it.
+   * Starts a session of `user` on their first account this way of signing in may act on (the one
+   * `preferAccountId` names when it may), ending `replacing`: a sign-in never keeps an id from
+   * before it. Refused with 403 `provider_required` when every account of the person requires a
+   * provider this sign-in did not go through (domain/teams/sign-in-policy.ts).
    */
-  async function startSession(user: UserDoc, method: SignInMethod, facts: RequestFacts, replacing?: SessionDoc | null, preferAccountId?: string) {
-    const accounts = await users.accountsOf(user._id);
-    const account = accounts.find((a) => a.id === preferAccountId) ?? accounts[0];
-    if (!account) throw new ToolError('forbidden', 'You are not a member of any account. Ask an account owner for an invitation.');
+  async function startSession(user: UserDoc, how: SignInHow | SignInMethod, facts: RequestFacts, replacing?: SessionDoc | null, preferAccountId?: string) {
+    const { method, provider } = typeof how === 'string' ? { method: how, provider: undefined } : how;
+    const accounts = await memberships.accountsOf(user._id);
+    if (!accounts.length) throw new ToolError('forbidden', 'You are not a member of any account. Ask an account owner for an invitation.');
+    const open = accounts.filter((a) => policyAllows(a.signInPolicy, { method, provider }));
+    const account = open.find((a) => a.id === preferAccountId) ?? open[0];
+    if (!account) {
+      const refusing = accounts.find((a) => a.id === preferAccountId) ?? accounts[0]!;
+      const name = ctx.providers.find((p) => p.id === refusing.signInPolicy!.requiredProvider)?.name ?? refusing.signInPolicy!.requiredProvider;
+      throw providerRequired(ctx.providers, refusing.signInPolicy!.requiredProvider, `The account "${refusing.name ?? refusing.id}" requires its members to sign in through ${name}: sign in with "${name}" instead.`);
+    }
     const audit = userActing(user._id, facts);
     if (replacing && replacing.userId === user._id) await sessions.endOne(user._id, replacing._id, 'signed_in_again', audit);
     else if (replacing) await sessions.endOne(replacing.userId, replacing._id, 'signed_in_as_another', userActing(replacing.userId, facts));
-    const session = await sessions.create({ userId: user._id, accountId: account.id, role: account.role, method, ...facts }, audit);
+    const session = await sessions.create({ userId: user._id, accountId: account.id, role: account.role, method, ...(provider ? { provider } : {}), ...facts }, audit);
     await users.signedIn(user._id);
     return session;
   }

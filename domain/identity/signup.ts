@@ -18,7 +18,7 @@ export const SIGNUP_MAILS_PER_HOUR = 5;
 const HOUR_MS = 60 * 60_000;
 
 export function createSignup(ctx: IdentityContext) {
-  const { users, tokens, sessions, settings } = ctx;
+  const { users, memberships, tokens, sessions, settings } = ctx;
   const { welcomeMailboxes } = collections(ctx.db);
 
   return {
@@ -69,7 +69,7 @@ export function createSignup(ctx: IdentityContext) {
       const granted = first || (await welcomeMailboxes.findOne({ _id: mailbox }))?.accountId === accountId;
       const name = claimed.name || email.slice(0, email.indexOf('@'));
       await ctx.accounts.openOnce({ id: accountId, name, email, credits: granted ? settings.freeCredits : 0, plan: joinPlan(DEFAULT_PLAN_ID, new Date()) }, audit);
-      await users.join(accountId, userId, 'owner', audit);
+      await memberships.join(accountId, user, 'owner', audit);
       const session = await sessions.create({ userId, accountId, role: 'owner', method: 'verification', ...facts }, audit);
       await users.signedIn(userId);
       await tokens.complete(claimed);

@@ -1,20 +1,17 @@
-//! People and their memberships: a user is found by their address, and is a member of accounts,
-//! each with a role. Ids of what a sign-up writes are derived from its token, so a sign-up whose
-//! process died half-way is finished, not doubled, when its link is used again.
+//! People: a user is found by their address; changes to them are recorded in each account they
+//! are a member of (memberships are domain/teams/memberships.ts). Ids of what a sign-up writes are
+//! derived from its token, so a sign-up whose process died half-way is finished, not doubled, when
+//! its link is used again.
 import type { Db } from 'mongodb';
 import { collections, insertIfAbsent, isDuplicateKey } from '../../lib/mongo.js';
-import type { MembershipDoc, Role, UserDoc } from '../../lib/mongo-documents.js';
+import type { UserDoc } from '../../lib/mongo-documents.js';
 import { auditDraft, createAuditLog, type AuditContext, type AuditAction, type AuditDraft } from '../audit-log.js';
-
-export const ROLES = ['owner', 'admin', 'developer', 'billing', 'viewer'] as const satisfies readonly Role[];
-
-export const membershipId = (accountId: string, userId: string) => `${accountId}:${userId}`;
 
 /** The user as the session and the member list show them. */
 export const userView = (u: Pick<UserDoc, '_id' | 'email' | 'name'>) => ({ id: u._id, email: u.email, name: u.name });
 
 export function createUsers(db: Db) {
-  const { users, memberships, accounts } = collections(db);
+  const { users, memberships } = collections(db);
   const auditLog = createAuditLog(db);
 
   /** Drafts of one change to a person, one per account they are a member of. */
@@ -41,29 +38,6 @@ export function createUsers(db: Db) {
       const stored = await users.findOne({ _id: doc._id });
       return stored && stored.email === doc.email ? stored : null;
     },
-
-    /** Adds the user to the account with `role` (a repeat changes nothing), with its `member.joined` entry. */
-    async join(accountId: string, userId: string, role: Role, audit: AuditContext, now = new Date()): Promise<MembershipDoc> {
-      const doc: MembershipDoc = { _id: membershipId(accountId, userId), accountId, userId, role, joinedAt: now };
-      if (await insertIfAbsent(memberships, doc)) {
-        await accounts.updateOne({ _id: accountId }, { $push: { auditDrafts: auditDraft(audit, accountId, 'member.joined', { type: 'user', id: userId }, { role: [null, role] }, now) } });
-        await auditLog.flushAccount(accountId);
-        return doc;
-      }
-      return (await memberships.findOne({ _id: doc._id }))!;
-    },
-
-    membership: (accountId: string, userId: string) => memberships.findOne({ _id: membershipId(accountId, userId) }),
-
-    /** The accounts the user is a member of, with their names, oldest membership first. */
-    async accountsOf(userId: string): Promise<{ id: string; name: string | null; role: Role }[]> {
-      const list = await memberships.find({ userId }).sort({ joinedAt: 1 }).toArray();
-      const names = new Map((await accounts.find({ _id: { $in: list.map((m) => m.accountId) } }, { projection: { name: 1 } }).toArray()).map((a) => [a._id, a.name]));
-      return list.filter((m) => names.has(m.accountId)).map((m) => ({ id: m.accountId, name: names.get(m.accountId) ?? null, role: m.role }));
-    },
-
-    /** Whether the account has a member with this role (an account opened by the operator has none at first). */
-    hasRole: async (accountId: string, role: Role) => (await memberships.countDocuments({ accountId, role }, { limit: 1 })) > 0,
 
     /** Sets a new password hash, with a `user.password_changed` entry in each of the person's accounts. */
     async setPassword(userId: string, passwordHash: string, how: 'changed' | 'reset', audit: AuditContext, now = new Date()) {

@@ -25,6 +25,7 @@ export const STATUS_OWNERS: Readonly<Record<string, StatusOwner>> = {
   '201': { file: 'test/api/account.test.ts', title: 'the operator opens an account with an owner token and an API key shown once' },
   '202': { file: 'test/api/async-calls.test.ts', title: 'respond-async: 202 at once with Location, Preference-Applied and Retry-After; the call then shows the output a synchronous call gives, charged once' },
   '204': { file: 'test/webhooks/endpoints.test.ts', title: 'deleting an endpoint answers 204, drops it from the list, and nothing more is posted to it' },
+  '303': { file: 'test/identity/oidc.test.ts', title: 'the providers are listed; a verified address of a person here signs them in with method oidc, through PKCE, a state and a nonce' },
   '304': { file: 'test/api/render-links.test.ts', title: 'a render link answers the image itself, charged once; a repeat is a free cache hit with Age and ETag; If-None-Match is 304' },
   '400': { file: 'test/api/tool-calls.test.ts', title: 'problem+json on every error path of a tool call' },
   '401': { file: 'test/api/tool-calls.test.ts', title: '401 for a missing, malformed, unknown or revoked key' },

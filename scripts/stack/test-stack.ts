@@ -124,6 +124,10 @@ export function fixturesEnv(fixtures: FixturesJson, runDir: string): NodeJS.Proc
     BATCH_CONCURRENCY: '4',
     GOLD_FEED_URL: fixtures.goldFeed.goldUrl,
     FX_FEED_URL: fixtures.goldFeed.fxUrl,
+    // The fixture's OpenID provider (test/fixtures/oidc-provider.ts): company sign-in against a real one.
+    ...(fixtures.oidc
+      ? { OIDC_PROVIDERS: JSON.stringify([{ id: fixtures.oidc.id, name: fixtures.oidc.name, issuer: fixtures.oidc.issuer, clientId: fixtures.oidc.clientId, clientSecret: fixtures.oidc.clientSecret }]) }
+      : {}),
   };
   if (!env.DNS_SERVERS) delete env.DNS_SERVERS;
   return env;

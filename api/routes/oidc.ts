@@ -1,0 +1,114 @@
+//! Signing in through an identity provider (`/api/v1/auth/oidc/...`): the list of providers, the
+//! start (a redirect to the provider, with the cookie that binds the sign-in to this browser) and
+//! the callback the provider redirects back to (which signs in and goes on to the dashboard). HTTP
+//! only: what each does is domain/identity/oidc.ts.
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { Identity } from '../../domain/identity/index.js';
+import { OIDC_STATE_MS } from '../../domain/identity/oidc.js';
+import { providerSignInPath } from '../../domain/teams/sign-in-policy.js';
+import type { Authenticator } from '../auth.js';
+import { requestFacts } from '../audit-context.js';
+import { clearOidcCookie, oidcBinding, setOidcCookie, setSessionCookie, type CookieSettings } from '../session-cookie.js';
+import { json } from '../docs/openapi-parts.js';
+import { open, operation, plain, type RouteOperation } from '../docs/operations.js';
+import { ref } from '../docs/schema-parts.js';
+import { currentSessionOf } from '../person-session.js';
+import { ToolError } from '../../lib/errors.js';
+import type { Logger } from '../../lib/logger.js';
+
+/** What an operator needs of a failed exchange with a provider: which step, and what the library or the provider said (never a token or a claim). */
+function describeCause(cause: unknown) {
+  const e = cause as { name?: unknown; code?: unknown; message?: unknown; error?: unknown; status?: unknown } | undefined;
+  return { name: e?.name, code: e?.code, error: e?.error, status: e?.status, message: typeof e?.message === 'string' ? e.message.slice(0, 200) : undefined };
+}
+
+/** Where a browser goes once signed in. */
+const AFTER_SIGN_IN = '/dashboard';
+
+export interface OidcRouteDeps {
+  identity: Identity;
+  log: Logger;
+  auth: Authenticator;
+  cookie: CookieSettings;
+  /** The per-client limit of the routes that take no session (api/routes/auth.ts). */
+  perClient: Middleware;
+}
+
+export function oidcRoutes(deps: OidcRouteDeps): Router {
+  const { identity, cookie } = deps;
+  const router = new Router({ prefix: '/api/v1/auth/oidc' });
+
+  /** The provider could not be reached, or its answer did not verify: the person sees the problem, the operator the reason in the log. */
+  router.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (err instanceof ToolError && (err.code === 'unavailable' || (err.code === 'oidc_failed' && err.extras.reason === 'token'))) {
+        deps.log.warn({ requestId: ctx.state.requestId, provider: ctx.params.provider, code: err.code, cause: describeCause(err.cause) }, 'identity provider sign-in failed');
+      }
+      throw err;
+    }
+  });
+
+  router.get('/', (ctx) => {
+    ctx.body = identity.providers.map((p) => ({ id: p.id, name: p.name, signInPath: providerSignInPath(p.id) }));
+  });
+
+  router.get('/:provider/start', deps.perClient, async (ctx) => {
+    const { url, binding } = await identity.oidc.start(ctx.params.provider!);
+    setOidcCookie(ctx, cookie, binding, OIDC_STATE_MS / 1000);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.status = 303;
+    ctx.redirect(url);
+  });
+
+  router.get('/:provider/callback', deps.perClient, async (ctx) => {
+    const binding = oidcBinding(ctx, cookie);
+    clearOidcCookie(ctx, cookie); // used once, whatever the outcome
+    ctx.set('Cache-Control', 'no-store');
+    const started = await identity.oidc.callback(ctx.params.provider!, ctx.querystring, binding, requestFacts(ctx), await currentSessionOf(deps.auth, ctx));
+    setSessionCookie(ctx, cookie, started.secret, started.doc.expiresAt);
+    ctx.status = 303;
+    ctx.redirect(AFTER_SIGN_IN);
+  });
+
+  return router;
+}
+
+/** The operations this router serves, as the OpenAPI document lists them. */
+export function oidcOperations(): RouteOperation[] {
+  const provider = { name: 'provider', in: 'path', required: true, schema: { type: 'string' }, description: 'The provider\'s id (OIDC_PROVIDERS).' };
+  const redirect = (description: string) => ({
+    '303': { description, headers: { Location: { description: 'Where the browser goes next.', schema: { type: 'string', format: 'uri-reference' } }, 'Set-Cookie': { description: 'The cookie this step sets.', schema: { type: 'string' } } } },
+  });
+  const limited = ['rate_limited', 'unavailable', 'internal_error'] as const;
+  return [
+    operation('get', '/api/v1/auth/oidc', {
+      tag: 'auth', operationId: 'listIdentityProviders', summary: 'List the identity providers', ...open(),
+      description: 'The OpenID Connect providers people may sign in through: a sign-in page shows a button for each.',
+      ok: plain('The providers (an empty list when none is configured).', json(ref('IdentityProviders'))),
+      codes: ['unavailable', 'internal_error'],
+    }),
+    operation('get', '/api/v1/auth/oidc/{provider}/start', {
+      tag: 'auth', operationId: 'startOidcSignIn', summary: 'Sign in through an identity provider', ...open(),
+      description:
+        'Open it in the browser (not with fetch): it redirects to the provider (the authorization code flow with PKCE, a state and a nonce) and sets a cookie for the 10 minutes the sign-in may take. ' +
+        '503 `unavailable` when the provider cannot be reached.',
+      parameters: [provider],
+      ok: redirect('To the provider\'s sign-in.'),
+      codes: ['not_found', ...limited],
+    }),
+    operation('get', '/api/v1/auth/oidc/{provider}/callback', {
+      tag: 'auth', operationId: 'finishOidcSignIn', summary: 'Come back from an identity provider', ...open(),
+      description:
+        'Where the provider sends the browser back (register `PUBLIC_BASE_URL/api/v1/auth/oidc/<id>/callback` with it). Verifies the state (it must be this browser\'s, within 10 minutes, once), ' +
+        'exchanges the code, verifies the ID token and its nonce, and signs in the person whose address the provider verified: session cookie set, then on to the dashboard. ' +
+        '400 `oidc_failed` for a wrong state or nonce or a token that does not verify; 403 `address_not_verified` when the provider has not verified the address; ' +
+        '403 `forbidden` when no one here has it (nothing is joined); 403 `provider_required` when every account of the person requires another provider.',
+      parameters: [provider, { name: 'code', in: 'query', schema: { type: 'string' }, description: 'From the provider.' }, { name: 'state', in: 'query', schema: { type: 'string' }, description: 'From the provider.' }],
+      ok: redirect('Signed in: on to the dashboard.'),
+      codes: ['oidc_failed', 'address_not_verified', 'forbidden', 'provider_required', 'not_found', ...limited],
+    }),
+  ];
+}

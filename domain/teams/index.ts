@@ -1,0 +1,17 @@
+//! Teams (domain/teams/): members and their roles, invitations, and the account's sign-in policy,
+//! built on people (domain/identity/). Who may do what is the table of permissions.ts.
+import type { Identity } from '../identity/index.js';
+import { createInvitations } from './invitations.js';
+import { createMembers } from './members.js';
+import { createSignInPolicies } from './sign-in-policy.js';
+
+export function createTeams(identity: Identity) {
+  return {
+    memberships: identity.memberships,
+    members: createMembers(identity),
+    invitations: createInvitations(identity, identity.signin),
+    signInPolicies: createSignInPolicies({ db: identity.db, sessions: identity.sessions, providers: identity.providers }),
+  };
+}
+
+export type Teams = ReturnType<typeof createTeams>;
