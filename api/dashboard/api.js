@@ -1,4 +1,4 @@
-//! The account API client (CONTRACT.md, "Account API" and "People"). A person's session rides on
+//! The account API client (CONTRACT.md, "Account API", "People" and "Teams"). A person's session rides on
 //! its HttpOnly cookie, which the browser sends by itself to this origin: the client then sends
 //! no Authorization header. An owner token (operator-opened accounts, kept in memory) goes as a
 //! bearer instead, and no cookie goes with it. Every failure becomes an ApiError that carries the
@@ -168,6 +168,18 @@ export function createClient({ token = null, onUnauthorized = () => {} } = {}) {
     setAutoRecharge: (settings) => call('PUT', '/api/v1/account/auto-recharge', settings),
     /** Mails `email` a link that attaches a person to this account as its owner (an operator-opened account). */
     inviteOwner: (email) => call('POST', '/api/v1/account/invitations', { email, role: 'owner' }),
+
+    // The team (CONTRACT.md "Teams"): every role reads it; the owner and admins change it.
+    members: () => call('GET', '/api/v1/account/members'),
+    /** A member's new role (never `owner`: that is `transferOwnership`); answers the member as they are now. */
+    changeMemberRole: (userId, role) => call('PATCH', `/api/v1/account/members/${id(userId)}`, { role }),
+    removeMember: (userId) => call('DELETE', `/api/v1/account/members/${id(userId)}`),
+    /** The pending invitations, newest first. */
+    invitations: () => call('GET', '/api/v1/account/invitations'),
+    invite: (email, role) => call('POST', '/api/v1/account/invitations', { email, role }),
+    revokeInvitation: (invitationId) => call('DELETE', `/api/v1/account/invitations/${id(invitationId)}`),
+    /** The owner hands the account to a member (a session: signed in within 10 minutes); `{ owner, previousOwner }`. */
+    transferOwnership: (userId) => call('POST', '/api/v1/account/transfer-ownership', { userId }),
 
     // A person's own routes (`/api/v1/auth/...`). Those that sign in set the cookie on their answer.
     /** Who is signed in, on which account, and their other accounts. */

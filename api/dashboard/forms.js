@@ -20,6 +20,27 @@ export function field({ id, label, optional = false, help, attrs }) {
   return { element, input, error, label };
 }
 
+/**
+ * A labelled choice, shaped like `field` (so `formProblems` marks it the same way): `<label>`,
+ * the `<select>`, its help and its error line. `placeholder`: a first, empty option that
+ * `requireFilled` treats as not chosen.
+ * @param {{ id: string, label: string, help?: unknown, name: string, options: { value: string, label: string }[], placeholder?: string }} spec
+ */
+export function selectField({ id, label, help, name, options, placeholder }) {
+  const helpEl = help ? h('p', { class: 'help', id: `${id}-help` }, help) : null;
+  const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
+  const input = /** @type {HTMLSelectElement} */ (
+    h(
+      'select',
+      { id, name, required: true, 'aria-describedby': [helpEl ? `${id}-help` : null, `${id}-error`].filter(Boolean).join(' ') },
+      placeholder ? h('option', { value: '' }, placeholder) : null,
+      options.map((o) => h('option', { value: o.value }, o.label)),
+    )
+  );
+  const element = h('div', { class: 'field' }, h('label', { for: id }, label), input, helpEl, error);
+  return { element, input, error, label };
+}
+
 /** A checkbox that shows the password fields given as plain text (people check what they typed). */
 export function showPasswords(id, ...inputs) {
   const box = h('input', {
@@ -45,7 +66,7 @@ export function waitText(seconds) {
 
 /**
  * The problems of one form.
- * @param {{ fields: Record<string, ReturnType<typeof field>> }} spec
+ * @param {{ fields: Record<string, { input: HTMLInputElement | HTMLSelectElement, error: HTMLElement, label: string }> }} spec
  * `fields` by the pointer the service names them with (`/email`, `/password`).
  */
 export function formProblems({ fields }) {

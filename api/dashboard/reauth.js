@@ -1,5 +1,6 @@
-//! Confirming it is you before a security change. The service takes a password or passkey change
-//! only within 10 minutes of the session's last sign-in (403 `reauthentication_required`); then
+//! Confirming it is you before a security change. The service takes a password or passkey change,
+//! or a transfer of ownership, only within 10 minutes of the session's last sign-in (403
+//! `reauthentication_required`); then
 //! this modal dialog asks for the password (or a passkey), which signs in again in this session
 //! (the cookie is replaced, the account kept), and the change is tried once more. Cancel or Escape
 //! gives up and returns the focus to where it was.
@@ -27,16 +28,19 @@ function build() {
   return { element, form, username, password, problems, who, confirm, passkey, cancel };
 }
 
+/** What needs the recent sign-in, when the caller does not say (the Security page's changes). */
+const DEFAULT_REASON = 'Changing your password or passkeys';
+
 /**
  * Asks the person to sign in again. Resolves with the service's signed-in answer, or null when
  * they cancel.
- * @param {{ client: import('./api.js').Client, email: string }} options
+ * @param {{ client: import('./api.js').Client, email: string, reason?: string }} options
  */
-function ask({ client, email }) {
+function ask({ client, email, reason = DEFAULT_REASON }) {
   dialog ??= build();
   const d = dialog;
   const opener = document.activeElement;
-  d.who.textContent = `Changing your password or passkeys needs a sign-in within the last 10 minutes. Enter the password of ${email}${passkeysSupported() ? ', or use a passkey' : ''}.`;
+  d.who.textContent = `${reason} needs a sign-in within the last 10 minutes. Enter the password of ${email}${passkeysSupported() ? ', or use a passkey' : ''}.`;
   d.passkey.hidden = !passkeysSupported();
   d.username.value = email;
   d.password.input.value = '';
@@ -105,17 +109,18 @@ export class ReauthenticationCancelled extends Error {
  * more. `signedInAgain` gets the new sign-in's answer (the header shows it; another person's
  * passkey signs that person in, which the caller handles).
  * @template T
- * @param {{ client: import('./api.js').Client, email: string, signedInAgain: (answer: any) => boolean }} options
- * `signedInAgain` answers false when the change must not be retried (someone else signed in).
+ * @param {{ client: import('./api.js').Client, email: string, signedInAgain: (answer: any) => boolean, reason?: string }} options
+ * `signedInAgain` answers false when the change must not be retried (someone else signed in);
+ * `reason`: what needs the sign-in, as the dialog says it ("Transferring ownership").
  * @param {() => Promise<T>} change
  * @returns {Promise<T>}
  */
-export async function withReauthentication({ client, email, signedInAgain }, change) {
+export async function withReauthentication({ client, email, signedInAgain, reason }, change) {
   try {
     return await change();
   } catch (err) {
     if (err?.code !== 'reauthentication_required') throw err;
-    const answer = await ask({ client, email });
+    const answer = await ask({ client, email, reason });
     if (!answer) throw new ReauthenticationCancelled();
     if (!signedInAgain(answer)) throw new ReauthenticationCancelled();
     return change();

@@ -4,7 +4,9 @@
 //! this order. Grouping: the overview holds what an owner checks first (balance, plan, grants);
 //! usage holds what was spent and how (chart, calls, CSV, asynchronous calls); webhooks holds the
 //! endpoints with their deliveries and the event log those deliveries come from; destinations
-//! serve every tool that writes a file, so they are not filed under render links. Security is a
+//! serve every tool that writes a file, so they are not filed under render links. The team follows
+//! billing: both are the account's people and money rather than its build; every role reads it
+//! (the view hides the changes a role may not make), an owner token included. Security is a
 //! person's (a session); attaching a person is for an owner-token sign-in. The signed-out views
 //! (sign-in, sign-up, reset) and the links of mails (verify, invitation) come last.
 import { createAttachView } from './view-attach.js';
@@ -20,6 +22,7 @@ import { createResetView } from './view-reset.js';
 import { createSecurityView } from './view-security.js';
 import { createSignInView } from './view-sign-in.js';
 import { createSignUpView } from './view-sign-up.js';
+import { createTeamView } from './view-team.js';
 import { createUsageView } from './view-usage.js';
 import { createVerifyView } from './view-verify.js';
 import { createWebhooksView } from './view-webhooks.js';
@@ -29,6 +32,7 @@ export const VIEWS = [
   { id: 'overview', path: '/dashboard', title: 'Overview', nav: 'Overview', autoRefresh: true, create: createOverviewView },
   { id: 'usage', path: '/dashboard/usage', title: 'Usage', nav: 'Usage', description: 'Credits per day and tool, every call with its request id, a month as CSV, asynchronous calls.', autoRefresh: true, create: createUsageView },
   { id: 'billing', path: '/dashboard/billing', title: 'Billing', nav: 'Billing', description: 'Buy credits, see purchases and refunds, recharge automatically with a saved card.', create: createBillingView },
+  { id: 'team', path: '/dashboard/team', title: 'Team', nav: 'Team', description: 'Who is on the account and their roles, invitations, and handing the account on.', create: createTeamView },
   { id: 'keys', path: '/dashboard/keys', title: 'API keys', nav: 'API keys', description: 'Create the keys your code calls the tools with, limit what each may do, revoke them.', create: createKeysView },
   { id: 'webhooks', path: '/dashboard/webhooks', title: 'Webhooks', nav: 'Webhooks', description: 'Endpoints that receive signed events, their delivery attempts, and the event log.', create: createWebhooksView },
   { id: 'batches', path: '/dashboard/batches', title: 'Batches', nav: 'Batches', description: 'Many calls of one tool at once, with their progress; cancel one that runs.', create: createBatchesView },

@@ -5,8 +5,6 @@
 //! with their problems shown; a person's Security page, account switch and re-authentication
 //! dialog). The keyboard paths of the webhook requests are in webhook-requests.test.ts; the
 //! router's own in router.test.ts.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import test from 'ava';
 import type { Browser, KeyInput, Page } from 'puppeteer-core';
 import type { ExecutionContext } from 'ava';
@@ -14,9 +12,7 @@ import { callTool, newAccount, request, type TestAccount } from '../helpers/api.
 import { withServiceDb } from '../helpers/db.js';
 import { client, joinAccount, signUp, type SignedUpPerson } from '../helpers/people.js';
 import { attemptsOf, eventually, registerEndpoint, sendTest, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { PHONE, SIGNED_OUT_VIEWS, focused, goTo, launchBrowser, openDashboard, screenshot, signIn, signInWithPassword, submitToken, textOf, viewsOf, waitForIdle, waitForView, type ViewId } from './page.js';
-
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+import { PHONE, SIGNED_OUT_VIEWS, axeViolations, focused, goTo, launchBrowser, openDashboard, screenshot, signIn, signInWithPassword, submitToken, textOf, viewsOf, waitForIdle, waitForView, type ViewId } from './page.js';
 
 let browser: Browser;
 let receiver: Receiver;
@@ -44,16 +40,6 @@ test.after.always(async () => {
   await Promise.all([browser?.close(), receiver?.close()]);
 });
 
-/** Runs axe-core's WCAG A/AA rules on the page as it is; returns the violations, described. */
-async function axeViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] } });
-    return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-}
-
 /** Waits for what a view shows once its data is in (the parts axe and the width checks look at). */
 async function filled(page: Page, view: ViewId): Promise<void> {
   if (view === 'usage') await Promise.all([page.waitForSelector('#usage-body svg[role=img]'), page.waitForSelector('#async-calls-body tbody tr')]);
@@ -61,6 +47,7 @@ async function filled(page: Page, view: ViewId): Promise<void> {
   if (view === 'batches') await page.waitForSelector('#batches-body tbody tr');
   if (view === 'render-links') await page.waitForSelector('#link-secrets-body tbody tr');
   if (view === 'overview') await page.waitForSelector('#grants-body tbody tr');
+  if (view === 'team') await Promise.all([page.waitForSelector('#members-body tbody tr'), page.waitForSelector('#invitations-body .empty, #invitations-body tbody tr')]);
   if (view === 'security') await Promise.all([page.waitForSelector('#sessions-body tbody tr'), page.waitForSelector('#passkeys-body .empty, #passkeys-body tbody tr')]);
 }
 

@@ -1,6 +1,7 @@
 //! Drives the dashboard in the system Chromium (puppeteer-core) against the stack `npm test`
 //! started: one browser per test file, one fresh browser context (no shared storage) per test.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import puppeteer, { type Browser, type BrowserContext, type ElementHandle, type Page } from 'puppeteer-core';
 import { testEnv } from '../helpers/env.js';
@@ -9,6 +10,22 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/lib/chromium/chromium';
 
 export const DESKTOP = { width: 1280, height: 900 };
 export const PHONE = { width: 360, height: 740, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
+
+let axeSource: string | undefined;
+
+/**
+ * Runs axe-core's WCAG A/AA (2.0 to 2.2) and best-practice rules on the page as it is; returns the
+ * violations, described. Its script is injected, so the page must be opened with `bypassCsp`.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  axeSource ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] } });
+    return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+}
 
 export function launchBrowser(): Promise<Browser> {
   const runningAsRoot = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -101,6 +118,7 @@ export const VIEWS = {
   overview: { path: '/dashboard', title: 'Overview' },
   usage: { path: '/dashboard/usage', title: 'Usage' },
   billing: { path: '/dashboard/billing', title: 'Billing' },
+  team: { path: '/dashboard/team', title: 'Team' },
   keys: { path: '/dashboard/keys', title: 'API keys' },
   webhooks: { path: '/dashboard/webhooks', title: 'Webhooks' },
   batches: { path: '/dashboard/batches', title: 'Batches' },
