@@ -149,9 +149,6 @@ export async function goTo(page: Page, view: ViewId): Promise<void> {
   const link = `#nav-list a[data-view="${view}"]`;
   const toggle = await page.$('#nav-toggle');
   if (toggle && (await toggle.isVisible()) && !(await page.$eval(link, (a) => (a as HTMLElement).offsetParent !== null))) await toggle.click();
-  // Scrolled to the middle of the screen first: an emulated phone's tap on a link at the screen's
-  // lower edge (a tall header and a long menu) can miss it.
-  await page.$eval(link, (a) => a.scrollIntoView({ block: 'center' }));
   await page.click(link);
   await waitForView(page, view);
 }
