@@ -4,6 +4,7 @@
 //! auto-recharge settings with the card saved at checkout. Without Stripe configured the packs are
 //! listed and buying says why it cannot.
 import { announce, busy, clearFormError, credits, dataTable, empty, errorBox, formatInt, h, loading, replace, showFormError, time, viewSection } from './dom.js';
+import { createGrantsList } from './grants.js';
 import { createPagedList } from './paged-list.js';
 
 const STATUSES = {
@@ -14,7 +15,6 @@ const STATUSES = {
   partially_refunded: ['Partly refunded', 'refunded'],
   disputed: ['Disputed', 'failed'],
 };
-const REASONS = { welcome: 'Welcome', purchase: 'Purchase', recharge: 'Auto-recharge', monthly_allowance: 'Monthly allowance', manual_adjustment: 'Adjustment' };
 
 /** A price in minor units as the currency writes it (`$15.00`, `¥1,500`). */
 export function formatPrice(amount, currency) {
@@ -33,14 +33,12 @@ export function createBillingView({ client }) {
   const buyError = h('p', { class: 'field-error', id: 'buy-error', role: 'alert', hidden: true });
   const purchasesBody = h('div', { id: 'purchases-body' });
   const purchasesSection = h('section', { id: 'purchases', 'aria-labelledby': 'purchases-title' }, h('h2', { id: 'purchases-title', tabindex: '-1' }, 'Purchases'), purchasesBody);
-  const grantsBody = h('div', { id: 'billing-grants-body' });
-  const grantsSection = h(
-    'section',
-    { id: 'billing-grants', 'aria-labelledby': 'billing-grants-title' },
-    h('h2', { id: 'billing-grants-title' }, 'Grants'),
-    h('p', { class: 'help' }, 'Every grant of credits with what is left of it, and what a refund or dispute took back.'),
-    grantsBody,
-  );
+  const { section: grantsSection, list: grants } = createGrantsList({
+    client,
+    id: 'billing-grants',
+    help: 'Every grant of credits with what is left of it, and what a refund or dispute took back.',
+    takenBack: true,
+  });
   const rechargeStatus = h('div', { id: 'recharge-status' });
   const rechargeError = h('p', { class: 'field-error', id: 'recharge-error', role: 'alert', hidden: true });
   const field = (id, name, label, input) => h('div', { class: 'field' }, h('label', { for: id }, label), input);
@@ -114,32 +112,6 @@ export function createBillingView({ client }) {
       }),
   });
 
-  const grants = createPagedList({
-    section: grantsSection,
-    container: grantsBody,
-    what: 'grants',
-    pageSize: 10,
-    fetchPage: (page) => client.grants(page),
-    emptyText: 'No credits granted yet.',
-    moreLabel: 'Load more grants',
-    focusKey: 'more-billing-grants',
-    table: (items) =>
-      dataTable({
-        attrs: { class: 'billing-grants-table', 'aria-labelledby': 'billing-grants-title' },
-        columns: ['Granted', 'Reason', { label: 'Amount', class: 'num' }, { label: 'Left', class: 'num' }, { label: 'Taken back', class: 'num' }, 'Expiry'],
-        rows: items.map((g) => ({
-          attrs: { dataset: { grantId: g.id } },
-          cells: [
-            time(g.createdAt),
-            REASONS[g.reason] ?? g.reason,
-            formatInt(g.amount),
-            formatInt(g.remaining + g.held),
-            formatInt(g.voided ?? 0),
-            g.expiredAt ? ['Expired ', time(g.expiredAt)] : g.expiresAt ? ['Expires ', time(g.expiresAt)] : h('span', { class: 'muted' }, 'Never expires'),
-          ],
-        })),
-      }),
-  });
 
   function showReturn(route) {
     const outcome = route?.query?.get('checkout');

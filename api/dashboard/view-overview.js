@@ -2,19 +2,12 @@
 //! monthly allowance, the latest calls, every grant with what is left of it (paged with the API's
 //! cursor), and a link to each of the dashboard's other views with what it is for.
 import { credits, dataTable, empty, errorBox, formatInt, h, loading, replace, time, viewSection } from './dom.js';
+import { createGrantsList } from './grants.js';
 import { ledgerTable } from './ledger.js';
-import { createPagedList } from './paged-list.js';
 
 /** Calls shown here; the usage view has them all. */
 const LATEST = 5;
-const REASONS = { welcome: 'Welcome', purchase: 'Purchase', monthly_allowance: 'Monthly allowance', manual_adjustment: 'Adjustment' };
 const ROLLOVER = { none: 'the unused part lapses when the next one comes', keep: 'the unused part is kept' };
-
-function grantState(g) {
-  if (g.expiredAt) return [h('span', { class: 'badge refunded' }, 'Expired'), ' ', time(g.expiredAt)];
-  if (g.expiresAt) return ['Expires ', time(g.expiresAt)];
-  return h('span', { class: 'muted' }, 'Never expires');
-}
 
 /** What the balance's level means for calls, when it means anything. */
 function balanceNote(account) {
@@ -29,14 +22,12 @@ function balanceNote(account) {
 export function createOverviewView({ client, showAccount, areas, kind }) {
   const summary = h('div', { id: 'overview-body' });
   const latestBody = h('div', { id: 'latest-body' });
-  const grantsBody = h('div', { id: 'grants-body' });
-  const grantsSection = h(
-    'section',
-    { id: 'grants', 'aria-labelledby': 'grants-title' },
-    h('h2', { id: 'grants-title', tabindex: '-1' }, 'Grants'),
-    h('p', { class: 'help' }, 'Every grant of credits, with what is left of it. What is left of a grant when it expires leaves the balance.'),
-    grantsBody,
-  );
+  const { section: grantsSection, list: grants } = createGrantsList({
+    client,
+    id: 'grants',
+    help: 'Every grant of credits, with what is left of it. What is left of a grant when it expires leaves the balance.',
+    caption: 'Newest first. Calls spend the grant that expires first.',
+  });
   const areaList = h('ul', { class: 'areas', 'aria-labelledby': 'areas-title' });
   // Owner tokens are for scripts: a person signed in with one is shown the way to a sign-in of their own.
   const tokenNote = kind() === 'token'
@@ -53,26 +44,6 @@ export function createOverviewView({ client, showAccount, areas, kind }) {
   );
   let account = null;
 
-  const grants = createPagedList({
-    section: grantsSection,
-    container: grantsBody,
-    what: 'grants',
-    pageSize: 10,
-    fetchPage: (page) => client.grants(page),
-    emptyText: 'No credits granted yet.',
-    moreLabel: 'Load more grants',
-    focusKey: 'more-grants',
-    table: (items) =>
-      dataTable({
-        attrs: { class: 'grants-table', 'aria-labelledby': 'grants-title' },
-        caption: 'Newest first. Calls spend the grant that expires first.',
-        columns: ['Granted', 'Reason', { label: 'Amount', class: 'num' }, { label: 'Left', class: 'num' }, 'Expiry'],
-        rows: items.map((g) => ({
-          attrs: { dataset: { grantId: g.id } },
-          cells: [time(g.createdAt), REASONS[g.reason] ?? g.reason, formatInt(g.amount), formatInt(g.remaining + g.held), grantState(g)],
-        })),
-      }),
-  });
 
   /** The account and its latest calls, read together and shown together. */
   async function readSummary() {

@@ -149,7 +149,8 @@ export async function goTo(page: Page, view: ViewId): Promise<void> {
   const link = `#nav-list a[data-view="${view}"]`;
   const toggle = await page.$('#nav-toggle');
   if (toggle && (await toggle.isVisible()) && !(await page.$eval(link, (a) => (a as HTMLElement).offsetParent !== null))) await toggle.click();
-  await page.click(link);
+  // A locator finds the link again if the navigation is drawn anew meanwhile (the person's views arrive with the session).
+  await page.locator(link).click();
   await waitForView(page, view);
 }
 
