@@ -195,7 +195,6 @@ test.serial('axe-core finds no WCAG 2.2 A/AA or best-practice violation on the T
     await page.reload({ waitUntil: 'networkidle0' });
     await waitForView(page, 'team');
     await filled();
-    t.is(await page.evaluate((width) => document.documentElement.scrollWidth - width, PHONE.width), 0, 'nothing wider than the phone');
     t.deepEqual(await axeViolations(page), [], 'phone');
     t.deepEqual(problems, []);
   } finally {
