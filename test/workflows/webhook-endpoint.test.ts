@@ -1,7 +1,7 @@
 //! The webhook endpoint workflow on the time-skipping test server: the whole retry schedule,
 //! the disable at exactly 20, the reset on success, continue-as-new with pending deliveries,
 //! nothing posted after a disable; with attempts in flight at once, the count in the order they
-//! end and the disable at the 20th failure in a row (a burst of 10,000: webhook-endpoint-burst.test.ts).
+//! end and the disable at the 20th failure in a row (a burst of 10,000: test/disruptive/webhook-endpoint-burst.test.ts).
 //! Bookkeeping runs for real on the database; the delivery activity is a
 //! stand-in that records each attempt at its scheduled (skipped) time and answers as the test's
 //! script says, at once or when the test lets it (the HTTP side is tested for real in test/webhooks/).
