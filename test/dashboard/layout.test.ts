@@ -96,7 +96,8 @@ test.serial('at 360 px wide every view fits the width, the navigation is a menu,
     await page.$eval('#key-secret', (el) => el.scrollIntoView());
     await screenshot(page, 'phone-key-created', { fullPage: false });
 
-    await page.click('#keys-body tr:first-child button.danger');
+    // The list is read again after a key is made: a locator finds the row's button in the new list.
+    await page.locator('#keys-body tr:first-child button.danger').click();
     await page.waitForSelector('#confirm-dialog[open]');
     t.is(await overflow(), 0, 'with the dialog open');
     await screenshot(page, 'phone-revoke-dialog', { fullPage: false });
