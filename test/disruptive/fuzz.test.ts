@@ -11,7 +11,7 @@ import { testEnv } from '../helpers/env.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { FIXTURE_HOST } from '../fixtures/http-pages.js';
 import { startS3Server } from '../fixtures/s3-server.js';
-import { fuzzGroups, fuzzResourceBindings, fuzzWebhookConfig, judge, openFuzzAccount, resourceBindingsConfig, runSchemathesis } from './support/schemathesis-run.js';
+import { fuzzGroups, fuzzResourceBindings, fuzzWebhookConfig, judge, openFuzzAccount, resourceBindingsConfig, runSchemathesis, unfuzzedConfig } from './support/schemathesis-run.js';
 
 const SLOW_TOOLS = ['website-screenshot', 'html-to-image', 'broken-links', 'word-to-pdf', 'image-upscale'];
 
@@ -29,7 +29,7 @@ test('schemathesis: no 500, every error problem+json, every check passes', async
   const resources = resourceBindingsConfig(await fuzzResourceBindings(testEnv.apiUrl(), account, bucket));
   const results = await runSchemathesis({
     apiUrl: testEnv.apiUrl(),
-    groups: fuzzGroups({ ...account, adminToken: testEnv.adminToken() }, SLOW_TOOLS, webhooks + resources),
+    groups: fuzzGroups({ ...account, adminToken: testEnv.adminToken() }, SLOW_TOOLS, webhooks + resources + unfuzzedConfig('account'), unfuzzedConfig('service')),
     maxExamples: 5,
     phases: 'examples,coverage,fuzzing',
     // The three groups at once; the two on the fuzz account stay under its 60/s limit together.

@@ -7,7 +7,7 @@ import { isErrorCode } from '../../lib/errors.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { FIXTURE_HOST } from '../fixtures/http-pages.js';
 import { startS3Server } from '../fixtures/s3-server.js';
-import { fuzzGroups, fuzzResourceBindings, fuzzWebhookConfig, judge, openFuzzAccount, resourceBindingsConfig, runSchemathesis } from './support/schemathesis-run.js';
+import { fuzzGroups, fuzzResourceBindings, fuzzWebhookConfig, judge, openFuzzAccount, resourceBindingsConfig, runSchemathesis, unfuzzedConfig } from './support/schemathesis-run.js';
 import { withTestStack } from './support/test-like-stack.js';
 
 const examples = Number(process.env.FUZZ_EXAMPLES ?? 25);
@@ -23,7 +23,7 @@ const failed = await withTestStack('fuzz', async (stack) => {
   const started = performance.now();
   const results = await runSchemathesis({
     apiUrl: stack.apiUrl,
-    groups: fuzzGroups({ ...account, adminToken: stack.adminToken }, [], webhooks + resources),
+    groups: fuzzGroups({ ...account, adminToken: stack.adminToken }, [], webhooks + resources + unfuzzedConfig('account'), unfuzzedConfig('service')),
     maxExamples: examples,
     phases: 'examples,coverage,fuzzing',
     rate: '40/s',
