@@ -11,7 +11,8 @@ import { testEnv } from '../helpers/env.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { FIXTURE_HOST } from '../fixtures/http-pages.js';
 import { startS3Server } from '../fixtures/s3-server.js';
-import { fuzzGroups, fuzzResourceBindings, fuzzWebhookConfig, judge, openFuzzAccount, resourceBindingsConfig, runSchemathesis, unfuzzedConfig } from './support/schemathesis-run.js';
+import { fuzzGroups, fuzzResourceBindings, fuzzWebhookConfig, openFuzzAccount, resourceBindingsConfig, unfuzzedConfig } from './support/fuzz-account.js';
+import { judge, runSchemathesis } from './support/schemathesis-run.js';
 
 const SLOW_TOOLS = ['website-screenshot', 'html-to-image', 'broken-links', 'word-to-pdf', 'image-upscale'];
 

@@ -7,7 +7,8 @@ import { isErrorCode } from '../../lib/errors.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { FIXTURE_HOST } from '../fixtures/http-pages.js';
 import { startS3Server } from '../fixtures/s3-server.js';
-import { fuzzGroups, fuzzResourceBindings, fuzzWebhookConfig, judge, openFuzzAccount, resourceBindingsConfig, runSchemathesis, unfuzzedConfig } from './support/schemathesis-run.js';
+import { fuzzGroups, fuzzResourceBindings, fuzzWebhookConfig, openFuzzAccount, resourceBindingsConfig, unfuzzedConfig } from './support/fuzz-account.js';
+import { judge, runSchemathesis } from './support/schemathesis-run.js';
 import { withTestStack } from './support/test-like-stack.js';
 
 const examples = Number(process.env.FUZZ_EXAMPLES ?? 25);
