@@ -16,7 +16,7 @@ export interface ReceivedMail {
   /** The To addresses. */
   to: string[];
   from: string[];
-  /** When MailDev received it. */
+  /** When it was sent, to the second (MailDev reads the mail's Date header, which has no milliseconds). */
   time: Date;
   /** Every link, in order, once each: the HTML part's `href`s, then URLs written in the text part. */
   links: string[];
@@ -26,8 +26,13 @@ export interface ReceivedMail {
 export interface WaitOptions {
   /** Only a mail whose subject matches. */
   subject?: RegExp;
-  /** Only a mail received at or after this time (e.g. taken just before the request that sends it). */
+  /**
+   * Only a mail sent at or after this time (e.g. taken just before the request that sends it).
+   * Compared to the second, as mail times are: a mail of the same second counts.
+   */
   since?: Date;
+  /** Only a mail that arrived after this one (to tell apart two mails of the same second). */
+  after?: Pick<ReceivedMail, 'id'>;
   /** How long to wait. Default 60 s (the stack's workers send within a second or two when idle). */
   timeoutMs?: number;
   /** Another MailDev than the stack's (a test's own): its base URL. */
@@ -77,7 +82,7 @@ function received(m: MailDevEmail): ReceivedMail {
   };
 }
 
-/** Every mail received so far for `to` (any case), oldest first. */
+/** Every mail received so far for `to` (any case), in the order MailDev received them. */
 export async function mailsTo(to: string, mailApiUrl = testEnv.mailApiUrl()): Promise<ReceivedMail[]> {
   const res = await fetch(`${mailApiUrl}/api/email`, { signal: AbortSignal.timeout(10_000) });
   if (!res.ok) throw new Error(`MailDev answered GET /api/email with ${res.status}`);
@@ -85,8 +90,7 @@ export async function mailsTo(to: string, mailApiUrl = testEnv.mailApiUrl()): Pr
   const wanted = to.toLowerCase();
   return all
     .filter((m) => (m.to ?? []).some((a) => a.address.toLowerCase() === wanted))
-    .map(received)
-    .sort((a, b) => a.time.getTime() - b.time.getTime());
+    .map(received);
 }
 
 /**
@@ -96,10 +100,12 @@ export async function mailsTo(to: string, mailApiUrl = testEnv.mailApiUrl()): Pr
 export async function waitForMail(to: string, opts: WaitOptions = {}): Promise<ReceivedMail> {
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const deadline = Date.now() + timeoutMs;
-  const matches = (m: ReceivedMail) => (!opts.subject || opts.subject.test(m.subject)) && (!opts.since || m.time.getTime() >= opts.since.getTime());
+  const sinceSecond = opts.since && Math.floor(opts.since.getTime() / 1000) * 1000;
+  const matches = (m: ReceivedMail) => (!opts.subject || opts.subject.test(m.subject)) && (sinceSecond === undefined || m.time.getTime() >= sinceSecond);
   for (;;) {
     const mails = await mailsTo(to, opts.mailApiUrl);
-    const found = mails.filter(matches).at(-1);
+    const afterIndex = opts.after ? mails.findIndex((m) => m.id === opts.after!.id) : -1;
+    const found = mails.slice(afterIndex + 1).filter(matches).at(-1);
     if (found) return found;
     if (Date.now() > deadline) {
       const seen = mails.map((m) => `"${m.subject}" at ${m.time.toISOString()}`).join(', ') || 'none';
