@@ -1053,7 +1053,7 @@ export interface paths {
         };
         /**
          * Come back from an identity provider
-         * @description Where the provider sends the browser back (register `PUBLIC_BASE_URL/api/v1/auth/oidc/<id>/callback` with it). Verifies the state (it must be this browser's, within 10 minutes, once), exchanges the code, verifies the ID token and its nonce, and signs in the person whose address the provider verified: session cookie set, then on to the dashboard. 400 `oidc_failed` for a wrong state or nonce or a token that does not verify; 403 `address_not_verified` when the provider has not verified the address; 403 `forbidden` when no one here has it (nothing is joined); 403 `provider_required` when every account of the person requires another provider.
+         * @description Where the provider sends the browser back (register `PUBLIC_BASE_URL/api/v1/auth/oidc/<id>/callback` with it). Verifies the state (it must be this browser's, within 10 minutes, once), exchanges the code, verifies the ID token and its nonce, and signs in the person whose address the provider verified: session cookie set, then on to the dashboard. 400 `oidc_failed` for a wrong state or nonce or a token that does not verify; 403 `address_not_verified` when the provider has not verified the address; 403 `forbidden` when no one here has it (nothing is joined); 403 `provider_required` when every account of the person requires another provider. A browser's navigation (`Accept` with `text/html` before JSON) is sent instead to `/dashboard/sign-in?problem=<code>` (303), where the sign-in page says what went wrong; so is a failed start.
          */
         get: operations["finishOidcSignIn"];
         put?: never;
@@ -11785,7 +11785,7 @@ export interface operations {
             path: {
                 /** @description The digest in the page's links; any other is served too, not cached. */
                 version: string;
-                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "forms.js" | "grants.js" | "ledger.js" | "paged-list.js" | "passkeys.js" | "reauth.js" | "router.js" | "secret.js" | "session.js" | "simplewebauthn-browser.js" | "view-attach.js" | "view-attempts.js" | "view-batches.js" | "view-billing.js" | "view-calls.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-invitation.js" | "view-keys.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-reset.js" | "view-security.js" | "view-sign-in.js" | "view-sign-up.js" | "view-team.js" | "view-usage.js" | "view-verify.js" | "view-webhooks.js" | "views.js";
+                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "forms.js" | "grants.js" | "ledger.js" | "paged-list.js" | "passkeys.js" | "reauth.js" | "router.js" | "secret.js" | "session.js" | "simplewebauthn-browser.js" | "team-sign-in-policy.js" | "view-attach.js" | "view-attempts.js" | "view-batches.js" | "view-billing.js" | "view-calls.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-invitation.js" | "view-keys.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-reset.js" | "view-security.js" | "view-sign-in.js" | "view-sign-up.js" | "view-team.js" | "view-usage.js" | "view-verify.js" | "view-webhooks.js" | "views.js";
             };
             cookie?: never;
         };

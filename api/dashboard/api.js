@@ -180,6 +180,10 @@ export function createClient({ token = null, onUnauthorized = () => {} } = {}) {
     revokeInvitation: (invitationId) => call('DELETE', `/api/v1/account/invitations/${id(invitationId)}`),
     /** The owner hands the account to a member (a session: signed in within 10 minutes); `{ owner, previousOwner }`. */
     transferOwnership: (userId) => call('POST', '/api/v1/account/transfer-ownership', { userId }),
+    /** `{ requiredProvider, providers, sessionsEnded }`: the owner's to read and set. */
+    signInPolicy: () => call('GET', '/api/v1/account/sign-in-policy'),
+    /** Requires `providerId` (null: any way); a session setting it must be signed in through it. */
+    setSignInPolicy: (providerId) => call('PUT', '/api/v1/account/sign-in-policy', { requiredProvider: providerId }),
 
     // A person's own routes (`/api/v1/auth/...`). Those that sign in set the cookie on their answer.
     /** Who is signed in, on which account, and their other accounts. */
@@ -189,6 +193,8 @@ export function createClient({ token = null, onUnauthorized = () => {} } = {}) {
     signUp: (body) => call('POST', '/api/v1/auth/signup', body),
     verify: (token) => call('POST', '/api/v1/auth/verify', { token }),
     signIn: (email, password) => call('POST', '/api/v1/auth/signin', { email, password }),
+    /** The identity providers people sign in through: `[{ id, name, signInPath }]`. */
+    identityProviders: () => call('GET', '/api/v1/auth/oidc'),
     passkeySignInOptions: () => call('POST', '/api/v1/auth/passkey-signin/options'),
     passkeySignIn: (response) => call('POST', '/api/v1/auth/passkey-signin', { response }),
     requestReset: (email) => call('POST', '/api/v1/auth/password-reset', { email }),

@@ -1,6 +1,7 @@
 //! Sign-in (`/dashboard/sign-in`, a signed-out view): an address and a password, or a passkey of
-//! this site without typing anything (discoverable credentials); links to sign up and to reset the
-//! password. Below, folded away, the owner token of an account an operator opened: checked against
+//! this site without typing anything (discoverable credentials), or a company's identity provider
+//! (a link per provider the service offers; a failed sign-in there comes back with `?problem=`);
+//! links to sign up and to reset the password. Below, folded away, the owner token of an account an operator opened: checked against
 //! the format first, then by the service, and kept in memory only. A good sign-in starts the
 //! session (app.js), which returns to the view that sent the visitor here. Why the last session
 //! ended is shown above.
@@ -9,6 +10,17 @@ import { busy, clearFormError, h, showFormError, viewSection } from './dom.js';
 import { field, formProblems } from './forms.js';
 import { ceremonyProblem, passkeysSupported, signInWithPasskey } from './passkeys.js';
 import { tokenProblem } from './session.js';
+
+/** What a sign-in through a provider that failed comes back saying, by the problem's code (only a code travels in the URL). */
+const PROVIDER_PROBLEMS = {
+  oidc_failed: 'The sign-in through your identity provider did not complete. Start it again from this page.',
+  address_not_verified: 'Your identity provider has not verified your email address. Verify it there, then sign in again.',
+  forbidden: 'No account here has the address your identity provider gave. Sign up, or ask an account’s owner to invite you.',
+  provider_required: 'Your account requires signing in through another identity provider.',
+  not_found: 'That identity provider is not offered here.',
+  rate_limited: 'Too many sign-ins from here just now. Wait a minute, then try again.',
+  unavailable: 'Your identity provider could not be reached. Try again in a moment.',
+};
 
 /** @param {import('./app.js').ViewContext} context */
 export function createSignInView({ notice, signedInWith, signedInAsPerson }) {
@@ -34,6 +46,10 @@ export function createSignInView({ notice, signedInWith, signedInAsPerson }) {
     h('p', { class: 'help' }, 'No address needed: your device shows the passkeys it holds for this site.'),
     passkeyError,
   );
+
+  // The identity providers (OIDC_PROVIDERS): each a plain link, as the sign-in leaves the page.
+  const providerList = h('ul', { class: 'providers', 'aria-label': 'Identity providers' });
+  const providerPart = h('div', { class: 'alternative', id: 'provider-sign-in', hidden: true }, h('p', { class: 'or' }, 'or'), providerList);
 
   // An owner token: accounts an operator opened, until a person is attached to them.
   const tokenInput = h('input', {
@@ -72,6 +88,7 @@ export function createSignInView({ notice, signedInWith, signedInAsPerson }) {
     noticeEl,
     form,
     passkeyPart,
+    providerPart,
     h('p', { class: 'sign-up-link' }, 'New to Utility Tools? ', h('a', { href: '/dashboard/sign-up', id: 'sign-up-link' }, 'Create an account')),
     tokenPart,
   );
@@ -137,12 +154,25 @@ export function createSignInView({ notice, signedInWith, signedInAsPerson }) {
     });
   }
 
+  async function loadProviders() {
+    try {
+      const providers = await anonymousClient().identityProviders();
+      providerList.replaceChildren(...providers.map((p) => h('li', {}, h('a', { class: 'button', href: p.signInPath, dataset: { provider: p.id } }, `Sign in with ${p.name}`))));
+      providerPart.hidden = providers.length === 0;
+    } catch {
+      // Without the list the other ways still work: nothing to show.
+      providerPart.hidden = true;
+    }
+  }
+
   return {
     element,
-    load() {
-      const text = notice();
+    async load(route) {
+      const code = route?.query?.get('problem');
+      const text = (code && (PROVIDER_PROBLEMS[code] ?? PROVIDER_PROBLEMS.oidc_failed)) || notice();
       noticeEl.textContent = text ?? '';
       noticeEl.hidden = !text;
+      await loadProviders();
     },
     close() {
       password.input.value = '';

@@ -2,13 +2,15 @@
 //! signed in (the signed-in person marked "You"); the invitations still pending, with when they
 //! expire; and, for those whose role may change the team (owner, admin), a role change per member,
 //! removing a member and revoking an invitation after confirmation, and the invite form. The
-//! owner alone hands the account on (a session confirms it is them, as the Security page does).
+//! owner alone hands the account on (a session confirms it is them, as the Security page does) and
+//! sets the company sign-in (team-sign-in-policy.js).
 //! What a role may do is domain/teams/permissions.ts's table, which the service checks on every
 //! request: this page only hides what the signed-in role cannot do, and shows any refusal.
 import { confirmAction } from './dialogs.js';
 import { announce, busy, dataTable, empty, errorBox, focusOn, h, loading, problemText, replace, time, viewSection } from './dom.js';
 import { field, formProblems, selectField } from './forms.js';
 import { ReauthenticationCancelled, withReauthentication } from './reauth.js';
+import { createSignInPolicySection } from './team-sign-in-policy.js';
 
 /** The roles as people read them. */
 export const ROLE_NAMES = { owner: 'Owner', admin: 'Admin', developer: 'Developer', billing: 'Billing', viewer: 'Viewer' };
@@ -80,7 +82,8 @@ export function createTeamView(context) {
     transferForm,
   );
 
-  const element = viewSection('team', 'Team', roleNote, membersSection, invitationsSection, transferSection);
+  const policy = createSignInPolicySection({ client });
+  const element = viewSection('team', 'Team', roleNote, membersSection, invitationsSection, transferSection, policy.section);
 
   /** @type {any[] | null} */
   let members = null;
@@ -127,6 +130,7 @@ export function createTeamView(context) {
   async function load() {
     await Promise.all([readMembers(), readInvitations()]);
     render();
+    await policy.load(myRole() === 'owner');
   }
 
   function render() {
@@ -378,6 +382,7 @@ export function createTeamView(context) {
       email.input.value = '';
       inviteProblems.clear();
       transferProblems.clear();
+      policy.close();
     },
   };
 }

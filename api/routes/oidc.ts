@@ -25,6 +25,8 @@ function describeCause(cause: unknown) {
 
 /** Where a browser goes once signed in. */
 const AFTER_SIGN_IN = '/dashboard';
+/** Where a browser goes when a sign-in through a provider fails: the sign-in page, told only the problem's code (no text of ours or the provider's in a URL). */
+export const signInProblemPath = (code: string) => `/dashboard/sign-in?problem=${encodeURIComponent(code)}`;
 
 export interface OidcRouteDeps {
   identity: Identity;
@@ -39,7 +41,11 @@ export function oidcRoutes(deps: OidcRouteDeps): Router {
   const { identity, cookie } = deps;
   const router = new Router({ prefix: '/api/v1/auth/oidc' });
 
-  /** The provider could not be reached, or its answer did not verify: the person sees the problem, the operator the reason in the log. */
+  /**
+   * The provider could not be reached, or its answer did not verify: the person sees the problem,
+   * the operator the reason in the log. A browser's navigation (it asks for HTML first) goes back
+   * to the sign-in page, which says what went wrong by the problem's code; scripts get the problem.
+   */
   router.use(async (ctx, next) => {
     try {
       await next();
@@ -47,7 +53,10 @@ export function oidcRoutes(deps: OidcRouteDeps): Router {
       if (err instanceof ToolError && (err.code === 'unavailable' || (err.code === 'oidc_failed' && err.extras.reason === 'token'))) {
         deps.log.warn({ requestId: ctx.state.requestId, provider: ctx.params.provider, code: err.code, cause: describeCause(err.cause) }, 'identity provider sign-in failed');
       }
-      throw err;
+      if (!(err instanceof ToolError) || !ctx.params.provider || ctx.accepts('json', 'html') !== 'html') throw err;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.status = 303;
+      ctx.redirect(signInProblemPath(err.code));
     }
   });
 
@@ -105,7 +114,8 @@ export function oidcOperations(): RouteOperation[] {
         'Where the provider sends the browser back (register `PUBLIC_BASE_URL/api/v1/auth/oidc/<id>/callback` with it). Verifies the state (it must be this browser\'s, within 10 minutes, once), ' +
         'exchanges the code, verifies the ID token and its nonce, and signs in the person whose address the provider verified: session cookie set, then on to the dashboard. ' +
         '400 `oidc_failed` for a wrong state or nonce or a token that does not verify; 403 `address_not_verified` when the provider has not verified the address; ' +
-        '403 `forbidden` when no one here has it (nothing is joined); 403 `provider_required` when every account of the person requires another provider.',
+        '403 `forbidden` when no one here has it (nothing is joined); 403 `provider_required` when every account of the person requires another provider. ' +
+        'A browser\'s navigation (`Accept` with `text/html` before JSON) is sent instead to `/dashboard/sign-in?problem=<code>` (303), where the sign-in page says what went wrong; so is a failed start.',
       parameters: [provider, { name: 'code', in: 'query', schema: { type: 'string' }, description: 'From the provider.' }, { name: 'state', in: 'query', schema: { type: 'string' }, description: 'From the provider.' }],
       ok: redirect('Signed in: on to the dashboard.'),
       codes: ['oidc_failed', 'address_not_verified', 'forbidden', 'provider_required', 'not_found', ...limited],

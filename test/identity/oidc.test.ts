@@ -55,6 +55,16 @@ test('a wrong state, a callback in another browser and a wrong nonce are 400 oid
   t.is(once.callback.status, 303);
   const again = await c.request('GET', callbackUrl, { cookie: once.start.setCookie.map((s) => s.split(';')[0]).join('; ') });
   t.true(isProblem(again, 400, 'oidc_failed'), 'used once');
+
+  // A browser's navigation is sent back to the sign-in page, told the code alone; the cookie is still spent.
+  const html = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+  const inBrowser = await c.request('GET', callbackUrl, { cookie: once.start.setCookie.map((s) => s.split(';')[0]).join('; '), headers: { accept: html } });
+  t.is(inBrowser.status, 303);
+  t.is(inBrowser.headers.get('location'), '/dashboard/sign-in?problem=oidc_failed');
+  t.false(inBrowser.setCookie.some((s) => s.startsWith('ut_session=') && !/Max-Age=0/.test(s)), 'no session');
+  const unknown = await c.request('GET', '/api/v1/auth/oidc/nobody/start', { headers: { accept: html } });
+  t.is(unknown.headers.get('location'), '/dashboard/sign-in?problem=not_found');
+  t.true(isProblem(await c.request('GET', '/api/v1/auth/oidc/nobody/start'), 404, 'not_found'), 'a script gets the problem');
 });
 
 test('an address the provider has not verified, or one no one here has, signs no one in and joins nothing', async (t) => {
