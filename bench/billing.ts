@@ -87,7 +87,7 @@ await withBenchStack(
       const ids = [...new Set(order.map((e) => e.id))];
       await Promise.race([
         Promise.all(ids.map((id) => client.workflow.getHandle(`stripe-event-${id}`).result())),
-        new Promise((_, reject) => setTimeout(() => reject(new Error(`not all applied within ${APPLY_WAIT_MS / 1000} s`)), APPLY_WAIT_MS)),
+        new Promise((_, reject) => setTimeout(() => reject(new Error(`not all applied within ${APPLY_WAIT_MS / 1000} s`)), APPLY_WAIT_MS).unref()),
       ]);
       console.log(`all ${ids.length} events applied ${((performance.now() - started) / 1000).toFixed(1)} s after the first delivery (posting took ${(postedMs / 1000).toFixed(1)} s)`);
     } finally {

@@ -1,8 +1,11 @@
 //! Fulfilment from Stripe's signed events, posted here as Stripe would (stripe-mock sends none):
 //! a purchase granted once whatever is duplicated or reordered, refunds and disputes taken only from
 //! what is left of its grant, forged, stale and replayed signatures refused, foreign sessions
-//! acknowledged and left alone, nothing of the customer in workflow history.
+//! acknowledged and left alone, nothing of the customer in workflow history, and Stripe's own keys
+//! in no log, history or collection.
 import test from 'ava';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { callTool, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
 import { historyText } from '../helpers/temporal.js';
@@ -217,4 +220,31 @@ test('events of one purchase at once, in any order, duplicated, end in the exact
   t.is(await balance(account), 5);
   t.like((await purchases(account))[0], { status: 'partially_refunded', amountRefunded: 750, creditsVoided: 15 });
   t.deepEqual((await eventsOf(account.id, 'credits.granted')).map((g) => g.amount), [CREDITS]);
+});
+
+test("Stripe's secret key and webhook secret are in no log of the stack, no purchase's workflow history and no collection", async (t) => {
+  const secrets = [process.env.STRIPE_SECRET_KEY, process.env.STRIPE_WEBHOOK_SECRET];
+  if (secrets.some((s) => !s)) throw new Error('the stack gave no STRIPE_SECRET_KEY or STRIPE_WEBHOOK_SECRET: run through `npm test`');
+  // A purchase end to end: the checkout (the key reaches stripe-mock), its signed completion and a refund.
+  const { account, sessionId, pi } = await buyer();
+  const completed = stripeEvent('checkout.session.completed', session({ id: sessionId, accountId: account.id, paymentIntentId: pi }));
+  const refund = stripeEvent('charge.refunded', charge({ paymentIntentId: pi, amount: AMOUNT, refunded: 100 }));
+  for (const event of [completed, refund]) await apply(event);
+  t.is(await balance(account), CREDITS - 2, 'floor(20 x 100 / 1000) = 2 taken back');
+
+  const logDir = testEnv.stackLogDir();
+  for (const file of readdirSync(logDir)) {
+    const text = readFileSync(path.join(logDir, file), 'utf8');
+    for (const secret of secrets) t.false(text.includes(secret!), `${file} holds a Stripe secret`);
+  }
+  for (const event of [completed, refund]) {
+    const history = historyText(await temporal.workflow.getHandle(`stripe-event-${event.id}`).fetchHistory());
+    for (const secret of secrets) t.false(history.includes(secret!), `the history of ${event.id} holds a Stripe secret`);
+  }
+  await withServiceDb(async (db) => {
+    for (const { name } of await db.listCollections().toArray()) {
+      const text = JSON.stringify(await db.collection(name).find({}).sort({ _id: -1 }).limit(5_000).toArray());
+      for (const secret of secrets) t.false(text.includes(secret!), `${name} holds a Stripe secret`);
+    }
+  });
 });
