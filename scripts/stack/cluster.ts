@@ -241,6 +241,9 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     TEMPORAL_NAMESPACE: namespace,
     // Scraped on this machine only.
     METRICS_HOST: '127.0.0.1',
+    // Every replica serves the one public address, the balancer's: cookies, sign-in origins and
+    // mailed links name it, not a replica's own port (each replica's default).
+    PUBLIC_BASE_URL: options.env.PUBLIC_BASE_URL ?? `http://localhost:${ports.loadBalancer}`,
   };
   const { apps, startApp, apiReady, workerUp } = appProcesses(supervisor, { root, ports, env, temporal: { address: temporal.address, namespace }, echo: options.echo, seeLog });
 
