@@ -27,7 +27,7 @@ const READS: Record<Exclude<ViewId, 'attach'>, string[]> = {
   overview: ['GET /api/v1/account', 'GET /api/v1/account/grants', 'GET /api/v1/account/usage'],
   usage: ['GET /api/v1/account/calls', 'GET /api/v1/account/usage'],
   billing: ['GET /api/v1/account/auto-recharge', 'GET /api/v1/account/credit-packs', 'GET /api/v1/account/grants', 'GET /api/v1/account/purchases'],
-  team: ['GET /api/v1/account/invitations', 'GET /api/v1/account/members'],
+  team: ['GET /api/v1/account/invitations', 'GET /api/v1/account/members', 'GET /api/v1/account/sign-in-policy'],
   keys: ['GET /api/v1/account/keys'],
   webhooks: ['GET /api/v1/account/events', 'GET /api/v1/account/webhooks'],
   batches: ['GET /api/v1/account/batches'],
