@@ -11785,7 +11785,7 @@ export interface operations {
             path: {
                 /** @description The digest in the page's links; any other is served too, not cached. */
                 version: string;
-                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "forms.js" | "grants.js" | "ledger.js" | "paged-list.js" | "passkeys.js" | "reauth.js" | "router.js" | "secret.js" | "session.js" | "simplewebauthn-browser.js" | "team-sign-in-policy.js" | "view-attach.js" | "view-attempts.js" | "view-batches.js" | "view-billing.js" | "view-calls.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-invitation.js" | "view-keys.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-reset.js" | "view-security.js" | "view-sign-in.js" | "view-sign-up.js" | "view-team.js" | "view-usage.js" | "view-verify.js" | "view-webhooks.js" | "views.js";
+                file: "api.js" | "app.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "forms.js" | "grants.js" | "ledger.js" | "paged-list.js" | "passkeys.js" | "reauth.js" | "router.js" | "secret.js" | "session.js" | "simplewebauthn-browser.js" | "team-roles.js" | "team-sign-in-policy.js" | "team-transfer.js" | "view-attach.js" | "view-attempts.js" | "view-batches.js" | "view-billing.js" | "view-calls.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-invitation.js" | "view-keys.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-reset.js" | "view-security.js" | "view-sign-in.js" | "view-sign-up.js" | "view-team.js" | "view-usage.js" | "view-verify.js" | "view-webhooks.js" | "views.js";
             };
             cookie?: never;
         };

@@ -154,9 +154,15 @@ export function createSignInView({ notice, signedInWith, signedInAsPerson }) {
     });
   }
 
+  /** The providers, read once per page (they change only when the service restarts); read again after a failure. */
+  let providersRead = null;
   async function loadProviders() {
     try {
-      const providers = await anonymousClient().identityProviders();
+      providersRead ??= anonymousClient().identityProviders().catch((err) => {
+        providersRead = null;
+        throw err;
+      });
+      const providers = await providersRead;
       providerList.replaceChildren(...providers.map((p) => h('li', {}, h('a', { class: 'button', href: p.signInPath, dataset: { provider: p.id } }, `Sign in with ${p.name}`))));
       providerPart.hidden = providers.length === 0;
     } catch {

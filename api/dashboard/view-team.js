@@ -2,18 +2,17 @@
 //! signed in (the signed-in person marked "You"); the invitations still pending, with when they
 //! expire; and, for those whose role may change the team (owner, admin), a role change per member,
 //! removing a member and revoking an invitation after confirmation, and the invite form. The
-//! owner alone hands the account on (a session confirms it is them, as the Security page does) and
-//! sets the company sign-in (team-sign-in-policy.js).
+//! owner alone hands the account on (team-transfer.js) and sets the company sign-in
+//! (team-sign-in-policy.js).
 //! What a role may do is domain/teams/permissions.ts's table, which the service checks on every
 //! request: this page only hides what the signed-in role cannot do, and shows any refusal.
 import { confirmAction } from './dialogs.js';
 import { announce, busy, dataTable, empty, errorBox, focusOn, h, loading, problemText, replace, time, viewSection } from './dom.js';
 import { field, formProblems, selectField } from './forms.js';
-import { ReauthenticationCancelled, withReauthentication } from './reauth.js';
 import { createSignInPolicySection } from './team-sign-in-policy.js';
+import { ROLE_NAMES, roleName, who } from './team-roles.js';
+import { createTransferSection } from './team-transfer.js';
 
-/** The roles as people read them. */
-export const ROLE_NAMES = { owner: 'Owner', admin: 'Admin', developer: 'Developer', billing: 'Billing', viewer: 'Viewer' };
 /** The roles a member is given here; `owner` moves only by a transfer. */
 const GIVEN = ['admin', 'developer', 'billing', 'viewer'];
 /** What each role may do, in a line (CONTRACT.md "Teams: roles"). */
@@ -21,9 +20,6 @@ const DUTIES = 'Admin: everything but ownership. Developer: keys, webhooks, dest
 /** The roles that change the team (GROUPS.team); only the owner transfers ownership (GROUPS.ownership). */
 const MANAGERS = new Set(['owner', 'admin']);
 
-const roleName = (role) => ROLE_NAMES[role] ?? role;
-/** A member as a sentence names them: their name, else their address. */
-const who = (m) => m.name || m.email || m.userId;
 
 /** @param {import('./app.js').ViewContext} context */
 export function createTeamView(context) {
@@ -62,28 +58,15 @@ export function createTeamView(context) {
     inviteForm,
   );
 
-  const newOwner = selectField({ id: 'transfer-to', label: 'New owner', name: 'userId', placeholder: 'Choose a member', options: [] });
-  const transferProblems = formProblems({ fields: { '/userId': newOwner } });
-  const transferSubmit = h('button', { type: 'submit', class: 'danger' }, 'Transfer ownership');
-  const transferNone = empty('Ownership goes to a member: invite someone first.');
-  const transferForm = h(
-    'form',
-    { id: 'transfer-form', method: 'post', novalidate: true, onsubmit: transfer },
-    transferProblems.summary,
-    newOwner.element,
-    transferSubmit,
-  );
-  const transferSection = h(
-    'section',
-    { id: 'transfer', 'aria-labelledby': 'transfer-title', hidden: true },
-    h('h2', { id: 'transfer-title' }, 'Transfer ownership'),
-    h('p', { class: 'help' }, 'The new owner has every right, closing the account included; the owner before becomes an admin. Only the new owner can hand it back.'),
-    transferNone,
-    transferForm,
-  );
-
+  const transfer = createTransferSection({
+    context,
+    transferred: async () => {
+      await load();
+      focusOn(membersSection.querySelector('h2'));
+    },
+  });
   const policy = createSignInPolicySection({ client });
-  const element = viewSection('team', 'Team', roleNote, membersSection, invitationsSection, transferSection, policy.section);
+  const element = viewSection('team', 'Team', roleNote, membersSection, invitationsSection, transfer.section, policy.section);
 
   /** @type {any[] | null} */
   let members = null;
@@ -143,7 +126,7 @@ export function createTeamView(context) {
     renderMembers();
     renderInvitations();
     inviteForm.hidden = !manages();
-    renderTransfer();
+    transfer.render(mine === 'owner' ? members : null);
   }
 
   function renderMembers() {
@@ -328,51 +311,6 @@ export function createTeamView(context) {
     });
   }
 
-  function renderTransfer() {
-    const show = myRole() === 'owner' && !!members;
-    transferSection.hidden = !show;
-    if (!show) return;
-    const others = members.filter((m) => m.role !== 'owner');
-    transferNone.hidden = others.length > 0;
-    transferForm.hidden = others.length === 0;
-    const chosen = newOwner.input.value;
-    replace(
-      newOwner.input,
-      h('option', { value: '' }, 'Choose a member'),
-      others.map((m) => h('option', { value: m.userId, selected: m.userId === chosen }, `${who(m)}${m.name && m.email ? ` (${m.email})` : ''}, ${roleName(m.role)}`)),
-    );
-  }
-
-  async function transfer(event) {
-    event.preventDefault();
-    await busy(transferSubmit, async () => {
-      transferProblems.clear();
-      if (!transferProblems.requireFilled({ '/userId': 'is not chosen' })) return;
-      const target = members?.find((m) => m.userId === newOwner.input.value);
-      if (!target) return;
-      const confirmed = await confirmAction({
-        title: `Make ${who(target)} the owner?`,
-        body: 'You become an admin: you can no longer transfer ownership, require an identity provider or close the account. Only the new owner can hand it back.',
-        confirmLabel: 'Transfer ownership',
-      });
-      if (!confirmed) return;
-      const hand = () => client.transferOwnership(target.userId);
-      try {
-        // An owner token is the owner's own credential; a person confirms a sign-in within 10 minutes.
-        if (context.kind() === 'session') {
-          await withReauthentication({ client, email: context.me()?.user.email ?? '', signedInAgain: context.signedInAgain, reason: 'Transferring ownership' }, hand);
-        } else await hand();
-        newOwner.input.value = '';
-        await load();
-        focusOn(membersSection.querySelector('h2'));
-        announce(context.kind() === 'session' ? `${who(target)} is now the owner; you are an admin.` : `${who(target)} is now the owner.`);
-      } catch (err) {
-        if (err?.name === 'AbortError') return;
-        transferProblems.show(err, { focus: err instanceof ReauthenticationCancelled ? transferSubmit : newOwner.input });
-      }
-    });
-  }
-
   return {
     element,
     load,
@@ -381,7 +319,7 @@ export function createTeamView(context) {
       invitations = null;
       email.input.value = '';
       inviteProblems.clear();
-      transferProblems.clear();
+      transfer.close();
       policy.close();
     },
   };

@@ -26,7 +26,7 @@ function describeCause(cause: unknown) {
 /** Where a browser goes once signed in. */
 const AFTER_SIGN_IN = '/dashboard';
 /** Where a browser goes when a sign-in through a provider fails: the sign-in page, told only the problem's code (no text of ours or the provider's in a URL). */
-export const signInProblemPath = (code: string) => `/dashboard/sign-in?problem=${encodeURIComponent(code)}`;
+const signInProblemPath = (code: string) => `/dashboard/sign-in?problem=${encodeURIComponent(code)}`;
 
 export interface OidcRouteDeps {
   identity: Identity;

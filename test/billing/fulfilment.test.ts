@@ -4,10 +4,9 @@
 //! acknowledged and left alone, nothing of the customer in workflow history, and Stripe's own keys
 //! in no log, history or collection.
 import test from 'ava';
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { callTool, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
+import { placesHolding } from '../helpers/secrets.js';
 import { historyText } from '../helpers/temporal.js';
 import { testEnv } from '../helpers/env.js';
 import { withServiceDb } from '../helpers/db.js';
@@ -232,19 +231,9 @@ test("Stripe's secret key and webhook secret are in no log of the stack, no purc
   for (const event of [completed, refund]) await apply(event);
   t.is(await balance(account), CREDITS - 2, 'floor(20 x 100 / 1000) = 2 taken back');
 
-  const logDir = testEnv.stackLogDir();
-  for (const file of readdirSync(logDir)) {
-    const text = readFileSync(path.join(logDir, file), 'utf8');
-    for (const secret of secrets) t.false(text.includes(secret!), `${file} holds a Stripe secret`);
-  }
   for (const event of [completed, refund]) {
     const history = historyText(await temporal.workflow.getHandle(`stripe-event-${event.id}`).fetchHistory());
     for (const secret of secrets) t.false(history.includes(secret!), `the history of ${event.id} holds a Stripe secret`);
   }
-  await withServiceDb(async (db) => {
-    for (const { name } of await db.listCollections().toArray()) {
-      const text = JSON.stringify(await db.collection(name).find({}).sort({ _id: -1 }).limit(5_000).toArray());
-      for (const secret of secrets) t.false(text.includes(secret!), `${name} holds a Stripe secret`);
-    }
-  });
+  t.deepEqual(await placesHolding(secrets as string[]), [], 'no log and no collection');
 });

@@ -1,0 +1,9 @@
+//! How the Team page's parts name roles and members.
+
+/** The roles as people read them. */
+export const ROLE_NAMES = { owner: 'Owner', admin: 'Admin', developer: 'Developer', billing: 'Billing', viewer: 'Viewer' };
+
+export const roleName = (role) => ROLE_NAMES[role] ?? role;
+
+/** A member as a sentence names them: their name, else their address. */
+export const who = (m) => m.name || m.email || m.userId;
