@@ -45,6 +45,8 @@ export const GENESIS_HASH = '';
 
 /** Most appends retried on a race for the head of the chain. */
 const APPEND_TRIES = 50;
+/** Accounts whose chain head this process remembers; past that it starts afresh. */
+const HEADS_REMEMBERED = 10_000;
 
 /** A deletion's draft older than this whose target still exists belongs to a deletion that never happened. */
 const DELETION_SETTLES_MS = 60_000;
@@ -115,15 +117,31 @@ export function createAuditLog(db: Db) {
   /** Where a deleted target lived: a deletion's draft is appended once its target is gone from there. */
   const deletable: Record<string, DraftHolder['docs']> = { webhook_endpoint: endpoints.docs, destination: destinations.docs, membership: memberships.docs };
 
+  /**
+   * A sequence number at or below each account's head, as last seen here. The database sorts
+   * every entry of an account to find its newest (it does not walk the index backwards), so the
+   * head is read among the entries from this number on; only the first append here reads them all.
+   */
+  const seqAtLeast = new Map<string, number>();
+
+  async function headOf(accountId: string): Promise<AuditEntryDoc | null> {
+    const newest = (filter: Record<string, unknown>) => c.auditLog.find({ accountId, ...filter }).sort({ seq: -1 }).limit(1).next();
+    const known = seqAtLeast.get(accountId);
+    // Nothing from there on: retention swept the chain since; read it whole.
+    return (known !== undefined && (await newest({ seq: { $gte: known } }))) || newest({});
+  }
+
   /** Appends a draft at the head of its account's chain; a draft appended already is left as it is. */
   async function append(draft: AuditDraft): Promise<void> {
     const part = hashedPart(draft);
     for (let i = 0; i < APPEND_TRIES; i++) {
-      const head = await c.auditLog.find({ accountId: draft.accountId }).sort({ seq: -1 }).limit(1).next();
+      const head = await headOf(draft.accountId);
       const prevHash = head?.hash ?? GENESIS_HASH;
       const doc: AuditEntryDoc = { _id: draft.id, accountId: draft.accountId, seq: (head?.seq ?? 0) + 1, at: draft.at, actor: draft.actor, ip: draft.ip, userAgent: draft.userAgent, action: draft.action, target: draft.target, changes: draft.changes, prevHash, hash: entryHash(prevHash, part) };
       try {
         await c.auditLog.insertOne(doc);
+        if (seqAtLeast.size >= HEADS_REMEMBERED) seqAtLeast.clear();
+        seqAtLeast.set(draft.accountId, doc.seq);
         return;
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
