@@ -45,10 +45,18 @@ export async function serveLowPriority(handlers: Handlers): Promise<void> {
  */
 async function lowerOwnPriority() {
   await stat('.');
+  let threads: string[] = [];
   try {
-    for (const tid of readdirSync('/proc/self/task')) os.setPriority(Number(tid), LOW_PRIORITY_NICE);
+    threads = readdirSync('/proc/self/task');
   } catch {
     os.setPriority(LOW_PRIORITY_NICE);
+  }
+  for (const tid of threads) {
+    try {
+      os.setPriority(Number(tid), LOW_PRIORITY_NICE);
+    } catch {
+      // The thread ended since the listing.
+    }
   }
   try {
     writeFileSync('/proc/self/autogroup', String(LOW_PRIORITY_NICE));

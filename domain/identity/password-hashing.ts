@@ -16,7 +16,7 @@ export const ARGON2_PARAMETERS = { type: argon2.argon2id, memoryCost: 19_456, ti
 const HASHES_AT_ONCE = 2;
 
 const hasher = lowPriorityProcess(import.meta.url, 'password-hashing-process');
-const hash = (password: string | Buffer) => hasher.call<string>('hash', password, ARGON2_PARAMETERS);
+const hash = (password: string) => hasher.call<string>('hash', password, ARGON2_PARAMETERS);
 
 let running = 0;
 const waiting: (() => void)[] = [];
