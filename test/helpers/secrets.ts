@@ -7,8 +7,7 @@ import { testEnv } from './env.js';
 
 /**
  * The places that hold any of `secrets`: `log <file>` for the stack's logs, `collection <name>` for
- * `collections` of the service's database (every collection when not given; the newest 5,000
- * documents of each).
+ * `collections` of the service's database (every collection when not given), every document read.
  */
 export async function placesHolding(secrets: string[], collections?: string[]): Promise<string[]> {
   const found: string[] = [];
@@ -18,7 +17,12 @@ export async function placesHolding(secrets: string[], collections?: string[]): 
   await withServiceDb(async (db) => {
     const names = collections ?? (await db.listCollections().toArray()).map((c) => c.name);
     for (const name of names) {
-      if (holds(JSON.stringify(await db.collection(name).find({}).sort({ _id: -1 }).limit(5_000).toArray()))) found.push(`collection ${name}`);
+      for await (const doc of db.collection(name).find({})) {
+        if (holds(JSON.stringify(doc))) {
+          found.push(`collection ${name}`);
+          break;
+        }
+      }
     }
   });
   return found;
