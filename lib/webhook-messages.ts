@@ -25,6 +25,8 @@ export function toEnvelope(e: { id: string; event: EventKind; createdAt: Date; d
 export const WEBHOOK_SIGNALS = {
   /** An event to deliver (`WebhookEnvelope`); repeats of an event id are ignored. */
   event: 'webhookEvent',
+  /** Events to deliver (`WebhookEnvelope[]`), in the order they reached the fan-out. */
+  events: 'webhookEvents',
   /** The owner re-enabled the endpoint: deliveries resume, the failure count is 0. */
   enable: 'webhookEnable',
   /** The endpoint was deleted: the workflow ends. */

@@ -65,6 +65,7 @@ import {
 } from './webhook-endpoint-state.js';
 
 export const webhookEventSignal = defineSignal<[WebhookEnvelope]>(WEBHOOK_SIGNALS.event);
+export const webhookEventsSignal = defineSignal<[WebhookEnvelope[]]>(WEBHOOK_SIGNALS.events);
 export const webhookEnableSignal = defineSignal(WEBHOOK_SIGNALS.enable);
 export const webhookRemoveSignal = defineSignal(WEBHOOK_SIGNALS.remove);
 export const webhookReplaySignal = defineSignal<[WebhookEnvelope]>(WEBHOOK_SIGNALS.replay);
@@ -105,6 +106,9 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
     wakeups++;
   };
   setHandler(webhookEventSignal, (event) => signalled({ kind: 'event', event }));
+  setHandler(webhookEventsSignal, (events) => {
+    for (const event of events) signalled({ kind: 'event', event });
+  });
   setHandler(webhookEnableSignal, () => signalled({ kind: 'enable' }));
   setHandler(webhookRemoveSignal, () => signalled({ kind: 'remove' }));
   setHandler(webhookReplaySignal, (event) => signalled({ kind: 'replay', event }));

@@ -9,9 +9,10 @@ import type { Logger } from '../../lib/logger.js';
 import { collections } from '../../lib/mongo.js';
 import { detached } from '../../lib/trace-context.js';
 import { TASK_QUEUES, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
-import { toEnvelope, WEBHOOK_SIGNALS, webhookWorkflowId, type WebhookEndpointInput } from '../../lib/webhook-messages.js';
+import { toEnvelope, WEBHOOK_SIGNALS, webhookWorkflowId, type WebhookEndpointInput, type WebhookEnvelope } from '../../lib/webhook-messages.js';
 import { eventOfDoc, type DomainEvent, type EventSink } from '../events.js';
 import { subscribedTo } from './subscriptions.js';
+import { createKeyedBatches } from '../../lib/keyed-batches.js';
 
 export interface WebhookFanoutOptions {
   db: Db;
@@ -45,11 +46,24 @@ export async function signalEndpoint(client: Client, endpointId: string, signal:
   );
 }
 
+/**
+ * Events one signal carries at most. Events bound for one endpoint while a signal to it is on its
+ * way go together in the next (lib/keyed-batches.ts): a burst costs the endpoint's workflow a few
+ * signals, not one per event. Envelopes are small; 50 of them stay well below the claim check's 128 KB.
+ */
+export const EVENTS_PER_SIGNAL = 50;
+/** Events marked fanned out in one write, the same way: a burst's marks are a few writes. */
+const MARKS_PER_WRITE = 500;
+
 export function createWebhookFanout(options: WebhookFanoutOptions) {
   const { db, client, log } = options;
   const staleAfterMs = options.staleAfterMs ?? 30_000;
   const horizonMs = options.horizonMs ?? 24 * 60 * 60 * 1000;
   const { events, webhookEndpoints } = collections(db);
+  const toEndpoints = createKeyedBatches<WebhookEnvelope>((id, envelopes) => signalEndpoint(client, id, WEBHOOK_SIGNALS.events, [envelopes]), EVENTS_PER_SIGNAL);
+  const marks = createKeyedBatches<string>(async (_, ids) => {
+    await events.updateMany({ _id: { $in: ids } }, { $set: { fannedOutAt: new Date() } });
+  }, MARKS_PER_WRITE);
 
   /** `webhook.test` goes to the endpoint it names; every other event to each active endpoint subscribed to its type. */
   async function targetsOf(e: DomainEvent): Promise<string[]> {
@@ -62,8 +76,8 @@ export function createWebhookFanout(options: WebhookFanoutOptions) {
   async function fanOut(e: DomainEvent): Promise<number> {
     const targets = await targetsOf(e);
     const envelope = toEnvelope(e);
-    await Promise.all(targets.map((id) => signalEndpoint(client, id, WEBHOOK_SIGNALS.event, [envelope])));
-    await events.updateOne({ _id: e.id }, { $set: { fannedOutAt: new Date() } });
+    await Promise.all(targets.map((id) => toEndpoints.add(id, envelope)));
+    await marks.add('events', e.id);
     return targets.length;
   }
 

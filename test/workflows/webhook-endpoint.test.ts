@@ -234,6 +234,20 @@ test.serial('an event sent twice (a fan-out re-send) is delivered once', async (
   t.is(attemptsOf(endpointId, event.id).length, 1);
 });
 
+test.serial('events that reach the fan-out together come in one signal: each is delivered once, a repeat among them too', async (t) => {
+  const endpointId = await newEndpoint(() => true);
+  const [a, b] = [envelope(), envelope()];
+  await env.client.workflow.signalWithStart('webhookEndpoint', {
+    workflowId: webhookWorkflowId(endpointId),
+    taskQueue: TASK_QUEUES.core,
+    args: [{ endpointId }],
+    signal: WEBHOOK_SIGNALS.events,
+    signalArgs: [[a, b, a]],
+  });
+  await env.sleep(10 * SECOND);
+  t.deepEqual(attemptsOf(endpointId).map((x) => x.eventId).sort(), [a.id, b.id].sort());
+});
+
 test.serial('deleting the endpoint ends its workflow', async (t) => {
   const endpointId = await newEndpoint(() => false);
   await send(endpointId);
