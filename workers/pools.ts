@@ -190,7 +190,7 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
       ...common,
       taskQueue: WEBHOOK_DELIVERY_QUEUE,
       interceptors: { activity: tracedActivities },
-      activities: { deliverWebhook: activities.deliverWebhook },
+      activities: { deliverWebhook: activities.deliverWebhook, deliverWebhooks: activities.deliverWebhooks },
       maxConcurrentActivityTaskExecutions: WEBHOOK_DELIVERY_SLOTS,
     });
     return { workers: [worker, deliveries], close: async () => {} };

@@ -6,6 +6,12 @@
 //!
 //! Deliveries are kept and changed in place: an attempt's outcome finds its delivery by identity,
 //! so that a delivery ended meanwhile (and perhaps queued again since) is told apart.
+//!
+//! In a run begun since attempts went out in batches (one activity carrying the attempts a turn
+//! of the loop starts), a batch's outcomes come back together, each with the time it ended. An
+//! outcome takes its place in the failure count only once no batch started before it ended is
+//! still out (`countSettled`), so the count follows the order attempts end, not the order batches
+//! return; what an outcome does to its delivery (done, or its retry) happens at once.
 import type { DeliverResult } from '../activities/core/webhooks.js';
 import type { EndpointMirror } from '../domain/webhooks/endpoints.js';
 import type {
@@ -36,6 +42,22 @@ import {
 
 /** What one attempt came to; `not_attempted` when our side failed (the activity did not answer). */
 export type Outcome = DeliverResult | { outcome: 'not_attempted' };
+
+/** An attempt's outcome in a batch: a received answer (or none) carries when the attempt ended (ms). */
+export type TimedOutcome = Outcome & { endedAt?: number };
+
+/** Attempts started together, as one activity. */
+export interface Batch {
+  /** Workflow time (ms) the batch was started: none of its attempts ends before. */
+  startedAt: number;
+  deliveries: PendingDelivery[];
+}
+
+/** An outcome returned whose place in the count waits for an older batch still out. */
+interface Ended {
+  endedAt: number;
+  success: boolean;
+}
 
 /** The owner's requests, applied by the loop in arrival order. */
 export type Request =
@@ -94,6 +116,10 @@ export interface Endpoint {
   books: Books;
   /** Event ids with an attempt running. */
   inFlight: Set<string>;
+  /** Batches out (runs that send attempts in batches). */
+  batches: Set<Batch>;
+  /** Outcomes returned and not yet counted, in the order they ended. */
+  ended: Ended[];
   seenIds: Set<string>;
   /** Workflow time (ms) this run disabled the endpoint. */
   disabledAt?: number;
@@ -116,6 +142,8 @@ export function startEndpoint(state: CarriedEndpointState, inbox: Inbox, limits:
     inbox,
     books: { mirrorWanted: false, undelivered: [], overlapsEnded: [], writing: false },
     inFlight: new Set(),
+    batches: new Set(),
+    ended: [],
     seenIds: new Set(state.seen.map(([id]) => id)),
     fetching: false,
   };
@@ -157,7 +185,7 @@ export function applyArrivals(m: Endpoint, now: number): void {
  */
 export function startWork(m: Endpoint, now: number, handOver: boolean): { page?: RecoveryState; attempts: PendingDelivery[] } {
   const { state } = m;
-  const limit = inFlightLimit(state.consecutiveFailures, m.limits.concurrency);
+  const limit = attemptsAllowed(m);
   let page: RecoveryState | undefined;
   if (!handOver && wantsPage(m)) {
     page = state.recovery!;
@@ -179,14 +207,14 @@ export function startWork(m: Endpoint, now: number, handOver: boolean): { page?:
 /** When the loop must wake by itself: the next due attempt, or the end of an overlap. */
 export function nextWakeAt(m: Endpoint, handOver: boolean): number | undefined {
   const { state } = m;
-  const deliveryWake = handOver || state.disabled || m.inFlight.size >= inFlightLimit(state.consecutiveFailures, m.limits.concurrency) ? undefined : nextWake(state.pending, m.inFlight);
+  const deliveryWake = handOver || state.disabled || m.inFlight.size >= attemptsAllowed(m) ? undefined : nextWake(state.pending, m.inFlight);
   return earliest(deliveryWake, ...(state.overlaps ?? []).map((o) => o.until));
 }
 
 /** Nothing runs, nothing is owed and nothing waits to be applied: the run may hand over. */
 export function isQuiet(m: Endpoint): boolean {
   const { inbox } = m;
-  return m.inFlight.size === 0 && booksSettled(m.books) && !m.fetching && inbox.events.length === 0 && inbox.requests.length === 0 && !inbox.enableRequested && !inbox.removed;
+  return m.inFlight.size === 0 && m.ended.length === 0 && booksSettled(m.books) && !m.fetching && inbox.events.length === 0 && inbox.requests.length === 0 && !inbox.enableRequested && !inbox.removed;
 }
 
 export const booksOwed = (b: Books) => b.mirrorWanted || b.undelivered.length > 0 || b.overlapsEnded.length > 0;
@@ -223,33 +251,53 @@ export function snapshot(m: Endpoint, run: number): WebhookEndpointState {
 }
 
 /**
- * Applies an attempt's outcome to its delivery (whose attempt is no longer in flight). Returns
- * what to log when this attempt disabled the endpoint.
+ * Applies an attempt's outcome to its delivery (whose attempt is no longer in flight) and counts
+ * it at once (a run that sends one attempt per activity). Returns what to log when this attempt
+ * disabled the endpoint.
  */
 export function settleAttempt(m: Endpoint, d: PendingDelivery, result: Outcome, now: number): DisabledNotice | undefined {
-  const { state } = m;
-  if (result.outcome === 'gone') {
-    m.inbox.removed = true; // the endpoint was deleted
-    return undefined;
+  if (!stillPending(m, d, result)) return undefined;
+  if (result.outcome !== 'not_attempted') {
+    setCount(m, countAfter(m.state.consecutiveFailures, result.outcome === 'delivered'));
+    if (shouldDisable(m.state.consecutiveFailures)) return disable(m, now);
   }
-  // Ended meanwhile (the endpoint was disabled by another attempt): the count stays as it was.
-  const at = state.pending.indexOf(d);
-  if (at === -1) return undefined;
-  if (result.outcome === 'delivered') {
-    state.pending.splice(at, 1);
-    setCount(m, countAfter(state.consecutiveFailures, true));
-    return undefined;
-  }
-  if (result.outcome === 'failed') {
-    setCount(m, countAfter(state.consecutiveFailures, false));
-    if (shouldDisable(state.consecutiveFailures)) return disable(m, now);
-  }
-  // `not_attempted` (our side failed, e.g. a worker died mid-attempt) is retried on the same
-  // schedule but not held against the endpoint.
-  const next = nextAttemptTime(d.receivedAt, d.attempts, now);
-  if (next === null) endUndelivered(m, [d], 'expired', now);
-  else d.nextAttemptAt = next;
+  followUp(m, d, result, now);
   return undefined;
+}
+
+/** Marks a batch of the due attempts `startWork` chose as out, from `now`. */
+export function beginBatch(m: Endpoint, deliveries: PendingDelivery[], now: number): Batch {
+  const batch = { startedAt: now, deliveries };
+  m.batches.add(batch);
+  return batch;
+}
+
+/**
+ * Applies a batch's outcomes (in the order of its deliveries; none when the activity failed) to
+ * their deliveries at once, then counts every returned outcome no batch still out can precede.
+ * Returns what to log when the count disabled the endpoint.
+ */
+export function endBatch(m: Endpoint, batch: Batch, results: readonly TimedOutcome[], now: number): DisabledNotice | undefined {
+  m.batches.delete(batch);
+  batch.deliveries.forEach((d, i) => {
+    m.inFlight.delete(d.event.id);
+    const result = results[i] ?? NOT_ATTEMPTED;
+    if (!stillPending(m, d, result)) return;
+    if (result.outcome !== 'not_attempted') m.ended.push({ endedAt: result.endedAt ?? now, success: result.outcome === 'delivered' });
+    followUp(m, d, result, now);
+  });
+  return countSettled(m, now);
+}
+
+/**
+ * The count once every outcome returned is counted, in the order they ended: the most failures an
+ * attempt out now can still find before it ends is this plus the attempts out (a success among
+ * them only lowers it), which is what bounds how many may start.
+ */
+export function provisionalCount(m: Endpoint): number {
+  let count = m.state.consecutiveFailures;
+  for (const e of m.ended) count = countAfter(count, e.success);
+  return count;
 }
 
 /** Queues a page of missed events read for recovery `r` (ignored when that recovery ended meanwhile). */
@@ -265,6 +313,57 @@ export function takePage(m: Endpoint, r: RecoveryState, page: { events: WebhookE
 }
 
 // --- Inside the state.
+
+const NOT_ATTEMPTED: Outcome = { outcome: 'not_attempted' };
+
+/**
+ * Attempts that may be out at once: the concurrency, fewer as the count (with the outcomes not yet
+ * counted) nears the disable, none once it has reached it and waits to be confirmed.
+ */
+function attemptsAllowed(m: Endpoint): number {
+  const count = provisionalCount(m);
+  return shouldDisable(count) ? 0 : inFlightLimit(count, m.limits.concurrency);
+}
+
+/** False when the outcome has nothing left to change: the endpoint is gone, or the delivery ended meanwhile (a disable). */
+function stillPending(m: Endpoint, d: PendingDelivery, result: Outcome): boolean {
+  if (result.outcome === 'gone') {
+    m.inbox.removed = true; // the endpoint was deleted
+    return false;
+  }
+  return m.state.pending.includes(d);
+}
+
+/** What an outcome does to its delivery: done when delivered, else its next attempt on the schedule, or its end. */
+function followUp(m: Endpoint, d: PendingDelivery, result: Outcome, now: number) {
+  if (result.outcome === 'delivered') {
+    m.state.pending.splice(m.state.pending.indexOf(d), 1);
+    return;
+  }
+  // `not_attempted` (our side failed, e.g. a worker died mid-attempt) is retried on the same
+  // schedule but not held against the endpoint.
+  const next = nextAttemptTime(d.receivedAt, d.attempts, now);
+  if (next === null) endUndelivered(m, [d], 'expired', now);
+  else d.nextAttemptAt = next;
+}
+
+/**
+ * Counts, in the order they ended, the outcomes returned that ended before every batch still out
+ * began (none of its attempts can come before them). Returns the disable's notice when it came.
+ */
+function countSettled(m: Endpoint, now: number): DisabledNotice | undefined {
+  let horizon = Infinity;
+  for (const b of m.batches) horizon = Math.min(horizon, b.startedAt);
+  m.ended.sort((a, b) => a.endedAt - b.endedAt);
+  let notice: DisabledNotice | undefined;
+  while (m.ended.length > 0 && m.ended[0]!.endedAt < horizon) {
+    const e = m.ended.shift()!;
+    if (m.state.disabled) continue; // nothing counts after the disable
+    setCount(m, countAfter(m.state.consecutiveFailures, e.success));
+    if (shouldDisable(m.state.consecutiveFailures)) notice = disable(m, now);
+  }
+  return notice;
+}
 
 function endUndelivered(m: Endpoint, deliveries: PendingDelivery[], reason: UndeliveredReason, now: number) {
   if (deliveries.length === 0) return;

@@ -10,10 +10,15 @@
 //! What each arrival does to the state is `webhook-endpoint-state.ts` (pure); this file holds
 //! the signals, the timers, the activities and the loop that runs them.
 //!
+//! The attempts one turn of the loop starts go out together as one activity (a batch): a burst
+//! costs Temporal a task per batch, not per attempt, and each outcome still counts in the order
+//! attempts end (`endBatch`).
+//!
 //! Histories written before replay, recovery and rotation existed replay unchanged (a test
 //! replays captured ones): those paths add commands only after their own signals. Runs begun
 //! before deliveries ran concurrently (no `CONCURRENT_DELIVERIES` marker in their history) keep
-//! the old limits and the core queue until they continue as new.
+//! the old limits and the core queue until they continue as new; runs begun before attempts went
+//! out in batches (no `BATCHED_DELIVERIES` marker) keep one activity per attempt.
 import {
   ActivityFailure,
   allHandlersFinished,
@@ -47,6 +52,8 @@ import { webhookDeliveryQueue } from '../lib/temporal-shared.js';
 import {
   applyArrivals,
   arrive,
+  beginBatch,
+  endBatch,
   booksOwed,
   carry,
   concurrentLimits,
@@ -61,7 +68,9 @@ import {
   startWork,
   takePage,
   type Arrival,
+  type Batch,
   type Outcome,
+  type TimedOutcome,
 } from './webhook-endpoint-state.js';
 
 export const webhookEventSignal = defineSignal<[WebhookEnvelope]>(WEBHOOK_SIGNALS.event);
@@ -85,6 +94,8 @@ const legacyDelivery = proxyActivities<WebhookActivities>(attemptOptions);
 
 /** Marks runs begun since deliveries ran concurrently, on their own queue (`patched`). */
 export const CONCURRENT_DELIVERIES = 'webhook-endpoint-concurrent-deliveries';
+/** Marks runs begun since the attempts a turn starts went out as one activity (`patched`). */
+export const BATCHED_DELIVERIES = 'webhook-endpoint-batched-deliveries';
 
 /** Bookkeeping writes: small and idempotent, retried until the database answers. */
 const books = proxyLocalActivities<WebhookActivities>({
@@ -117,7 +128,8 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
 
   // False only while replaying a run that began before (its history has no marker).
   const concurrent = patched(CONCURRENT_DELIVERIES);
-  const { deliverWebhook } = concurrent
+  const batched = concurrent && patched(BATCHED_DELIVERIES);
+  const { deliverWebhook, deliverWebhooks } = concurrent
     ? proxyActivities<WebhookActivities>({ ...attemptOptions, taskQueue: webhookDeliveryQueue(workflowInfo().taskQueue) })
     : legacyDelivery;
 
@@ -170,11 +182,27 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
     }
   }
 
-  /** One attempt of a delivery already marked in flight. */
+  const attemptOf = (d: PendingDelivery) => ({ event: d.event, attempt: d.attempts, ...(d.trigger ? { trigger: d.trigger } : {}) });
+
+  /** The attempts of a batch, as one activity. */
+  async function attemptBatch(b: Batch): Promise<void> {
+    let results: TimedOutcome[] = []; // none: the activity failed, nothing counts
+    try {
+      results = await deliverWebhooks({ endpointId, attempts: b.deliveries.map(attemptOf) });
+    } catch (err) {
+      if (!(err instanceof ActivityFailure)) throw err;
+    } finally {
+      wakeups++;
+    }
+    const disabled = endBatch(m, b, results, Date.now());
+    if (disabled) log.info('webhook endpoint disabled', { endpointId, ...disabled });
+  }
+
+  /** One attempt of a delivery already marked in flight (a run begun before batches). */
   async function attempt(d: PendingDelivery): Promise<void> {
     let result: Outcome;
     try {
-      result = await deliverWebhook({ endpointId, event: d.event, attempt: d.attempts, ...(d.trigger ? { trigger: d.trigger } : {}) });
+      result = await deliverWebhook({ endpointId, ...attemptOf(d) });
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
       result = { outcome: 'not_attempted' };
@@ -216,7 +244,8 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
       info.continueAsNewSuggested || info.historyLength >= (input.historyLimit ?? DEFAULT_HISTORY_LIMIT) || (retireAt !== undefined && now >= retireAt);
     const work = startWork(m, now, handOver);
     if (work.page) void readPage(work.page);
-    for (const d of work.attempts) void attempt(d);
+    if (!batched) for (const d of work.attempts) void attempt(d);
+    else if (work.attempts.length > 0) void attemptBatch(beginBatch(m, work.attempts, now));
     if (handOver && isQuiet(m)) {
       await condition(allHandlersFinished);
       // A signal may have arrived while we waited: apply it first, never carry it off unread.

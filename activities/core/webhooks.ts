@@ -7,6 +7,7 @@ import type { Db } from 'mongodb';
 import { eventCause, type EventSink } from '../../domain/events.js';
 import type { MissedPage } from '../../domain/webhooks/deliveries.js';
 import { createWebhookEndpoints, type EndpointMirror } from '../../domain/webhooks/endpoints.js';
+import type { WebhookEndpointDoc } from '../../lib/mongo-documents.js';
 import { createWebhookFanout } from '../../domain/webhooks/fanout.js';
 import type { Config } from '../../lib/config.js';
 import { ToolError } from '../../lib/errors.js';
@@ -27,6 +28,15 @@ export interface DeliverRequest {
   /** Set when the owner asked for this delivery (replay) or it recovers a missed event. */
   trigger?: AttemptTrigger;
 }
+
+/** Attempts of one endpoint started together (a batch): each is made at once, as `DeliverRequest` says. */
+export interface DeliverBatchRequest {
+  endpointId: string;
+  attempts: Array<Omit<DeliverRequest, 'endpointId'>>;
+}
+
+/** An attempt's result with when it ended (epoch ms, this machine's clock): when the answer came, or none did. */
+export type TimedDeliverResult = DeliverResult & { endedAt: number };
 
 export interface MissedEventsRequest extends RecoverRequest {
   endpointId: string;
@@ -86,9 +96,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   const now = deps.now ?? Date.now;
 
   /** One attempt: sign, POST, record it. */
-  async function deliver(req: DeliverRequest): Promise<DeliverResult> {
-    const endpoint = await store.byId(req.endpointId);
-    if (!endpoint) return { outcome: 'gone' };
+  async function deliver(endpoint: WebhookEndpointDoc | null, req: DeliverRequest): Promise<TimedDeliverResult> {
+    if (!endpoint) return { outcome: 'gone', endedAt: Date.now() };
     const body = JSON.stringify(req.event);
     // Signed per attempt, so a retry hours later still falls inside the receiver's 300 s window;
     // with both secrets while a rotation's overlap runs.
@@ -104,6 +113,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       error = describeError(err);
     }
     const durationMs = Math.round(performance.now() - started);
+    // The real clock, not `now` (which tests pin): the workflow orders outcomes by it.
+    const endedAt = Date.now();
     const success = statusCode !== null && isSuccess(statusCode);
     await store.recordAttempt({
       endpointId: endpoint._id,
@@ -118,22 +129,38 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       error,
       ...(req.trigger ? { trigger: req.trigger } : {}),
     });
-    return success ? { outcome: 'delivered', statusCode: statusCode!, durationMs } : { outcome: 'failed', statusCode, durationMs, error: error! };
+    return success
+      ? { outcome: 'delivered', statusCode: statusCode!, durationMs, endedAt }
+      : { outcome: 'failed', statusCode, durationMs, error: error!, endedAt };
+  }
+
+  /**
+   * One attempt as a trace of its own (an event is delivered seconds or hours after its cause,
+   * maybe many times), linked to the trace of the request or call that caused the event.
+   */
+  async function tracedAttempt(endpoint: WebhookEndpointDoc | null, req: DeliverRequest): Promise<TimedDeliverResult> {
+    const cause = isTracing() ? await eventCause(deps.db, req.event.id) : undefined;
+    const attributes = { 'utility_tools.event': req.event.event, 'utility_tools.webhook_endpoint_id': req.endpointId, 'utility_tools.attempt': req.attempt };
+    return inLinkedRoot('webhook delivery', attributes, cause, async (span) => {
+      const result = await deliver(endpoint, req);
+      span.setAttribute('utility_tools.delivery.outcome', result.outcome);
+      if (result.outcome !== 'gone' && result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
+      if (result.outcome === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, message: 'undelivered' });
+      return result;
+    });
   }
 
   return {
+    /** One attempt (runs begun before attempts went out in batches). */
     async deliverWebhook(req: DeliverRequest): Promise<DeliverResult> {
-      // Each attempt is a trace of its own (an event is delivered seconds or hours after its cause,
-      // maybe many times), linked to the trace of the request or call that caused the event.
-      const cause = isTracing() ? await eventCause(deps.db, req.event.id) : undefined;
-      const attributes = { 'utility_tools.event': req.event.event, 'utility_tools.webhook_endpoint_id': req.endpointId, 'utility_tools.attempt': req.attempt };
-      return inLinkedRoot('webhook delivery', attributes, cause, async (span) => {
-        const result = await deliver(req);
-        span.setAttribute('utility_tools.delivery.outcome', result.outcome);
-        if (result.outcome !== 'gone' && result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
-        if (result.outcome === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, message: 'undelivered' });
-        return result;
-      });
+      const { endedAt: _, ...result } = await tracedAttempt(await store.byId(req.endpointId), req);
+      return result;
+    },
+
+    /** The attempts of a batch, all at once, with the endpoint read once for them. Results in the order asked. */
+    async deliverWebhooks(req: DeliverBatchRequest): Promise<TimedDeliverResult[]> {
+      const endpoint = await store.byId(req.endpointId);
+      return Promise.all(req.attempts.map((a) => tracedAttempt(endpoint, { endpointId: req.endpointId, ...a })));
     },
 
     /** The endpoint's status when its workflow starts afresh (not after continue-as-new). */

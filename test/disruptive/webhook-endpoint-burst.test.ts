@@ -20,7 +20,7 @@ import { newId } from '../../lib/ids.js';
 import { webhookDeliveryQueue, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
 import { createWebhookEndpoints } from '../../domain/webhooks/endpoints.js';
 import { WEBHOOK_SIGNALS, WEBHOOK_STATE_QUERY, webhookWorkflowId, type WebhookEndpointState, type WebhookEnvelope } from '../../lib/webhook-messages.js';
-import { createWebhookActivities, type DeliverRequest, type DeliverResult } from '../../activities/core/webhooks.js';
+import { createWebhookActivities, type DeliverBatchRequest, type DeliverRequest, type DeliverResult, type TimedDeliverResult } from '../../activities/core/webhooks.js';
 import { DEFAULT_ENDPOINT_CONCURRENCY } from '../../lib/webhook-policy.js';
 
 const EVENTS = 10_000;
@@ -44,6 +44,11 @@ async function deliverWebhook(req: DeliverRequest): Promise<DeliverResult> {
   return { outcome: 'delivered', statusCode: 204, durationMs: 1 };
 }
 
+/** A batch's attempts, each as `deliverWebhook` does it. */
+async function deliverWebhooks(req: DeliverBatchRequest): Promise<TimedDeliverResult[]> {
+  return Promise.all(req.attempts.map(async (a) => ({ ...(await deliverWebhook({ endpointId: req.endpointId, ...a })), endedAt: Date.now() })));
+}
+
 test.before(async () => {
   installQuietRuntime();
   mongo = await connectMongo(testEnv.mongodbUrl().replace(/\/[^/]*$/, '/webhook_burst_tests'));
@@ -60,7 +65,7 @@ test.before(async () => {
   const real = createWebhookActivities({ db: mongo.db, secretKey, post: async () => ({ statusCode: 204 }) });
   workers = [
     await Worker.create({ ...common, taskQueue: queue, workflowsPath: WORKFLOWS_PATH, activities: real }),
-    await Worker.create({ ...common, taskQueue: webhookDeliveryQueue(queue), activities: { deliverWebhook } }),
+    await Worker.create({ ...common, taskQueue: webhookDeliveryQueue(queue), activities: { deliverWebhook, deliverWebhooks } }),
   ];
   running = Promise.all(workers.map((w) => w.run()));
 });

@@ -58,7 +58,7 @@ test.before(async () => {
     });
     return [
       await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath: WORKFLOWS_PATH, activities }),
-      await Worker.create({ connection: env.nativeConnection, taskQueue: WEBHOOK_DELIVERY_QUEUE, activities: { deliverWebhook: activities.deliverWebhook } }),
+      await Worker.create({ connection: env.nativeConnection, taskQueue: WEBHOOK_DELIVERY_QUEUE, activities: { deliverWebhook: activities.deliverWebhook, deliverWebhooks: activities.deliverWebhooks } }),
     ];
   });
   ({ env, mongo } = bed);

@@ -23,7 +23,13 @@ import {
   type WebhookEndpointState,
   type WebhookEnvelope,
 } from '../../lib/webhook-messages.js';
-import { createWebhookActivities, type DeliverRequest, type DeliverResult } from '../../activities/core/webhooks.js';
+import {
+  createWebhookActivities,
+  type DeliverBatchRequest,
+  type DeliverRequest,
+  type DeliverResult,
+  type TimedDeliverResult,
+} from '../../activities/core/webhooks.js';
 import { attemptOffsets, DISABLE_AFTER_FAILURES } from '../../lib/webhook-policy.js';
 
 let env: TestWorkflowEnvironment;
@@ -65,6 +71,25 @@ async function deliverWebhook(req: DeliverRequest): Promise<DeliverResult> {
   return success ? { outcome: 'delivered', statusCode: 204, durationMs: 1 } : { outcome: 'failed', statusCode: 500, durationMs: 1, error: 'The receiver answered HTTP 500.' };
 }
 
+/** When the last attempt ended, on the test server's clock: each ends strictly after the one before. */
+let lastEndedAt = 0;
+
+/**
+ * The attempts of a batch, each as `deliverWebhook` does it, with when it ended: on the test
+ * server's (skipped) clock, as the workflow reads time, and in the order the attempts ended.
+ */
+async function deliverWebhooks(req: DeliverBatchRequest): Promise<TimedDeliverResult[]> {
+  const scheduledAt = Context.current().info.currentAttemptScheduledTimestampMs;
+  const began = performance.now();
+  return Promise.all(
+    req.attempts.map(async (a) => {
+      const result = await deliverWebhook({ endpointId: req.endpointId, ...a });
+      lastEndedAt = Math.max(scheduledAt + (performance.now() - began), lastEndedAt + 0.001);
+      return { ...result, endedAt: lastEndedAt };
+    }),
+  );
+}
+
 test.before(async () => {
   const secretKey = randomBytes(32);
   bed = await startWorkflowTestBed('webhook_workflow_tests', async (env, mongo) => {
@@ -73,7 +98,7 @@ test.before(async () => {
     const real = createWebhookActivities({ db: mongo.db, secretKey, post: async () => ({ statusCode: 204 }) });
     return [
       await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath: WORKFLOWS_PATH, activities: real }),
-      await Worker.create({ connection: env.nativeConnection, taskQueue: WEBHOOK_DELIVERY_QUEUE, activities: { deliverWebhook } }),
+      await Worker.create({ connection: env.nativeConnection, taskQueue: WEBHOOK_DELIVERY_QUEUE, activities: { deliverWebhook, deliverWebhooks } }),
     ];
   });
   ({ env, mongo } = bed);
@@ -273,11 +298,14 @@ async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean,
 
 const heldOf = (endpointId: string) => held.filter((h) => h.endpointId === endpointId);
 
-/** Ends a held attempt, then waits until the workflow has counted it. */
-async function endHeld(endpointId: string, h: Held, success: boolean, countAfter: number): Promise<WebhookEndpointState> {
+/**
+ * Ends a held attempt and waits until it is on record as ended. (Its outcome is counted once its
+ * batch is back and no batch started before it ended is still out: not at once.)
+ */
+async function endHeld(h: Held, success: boolean): Promise<void> {
   held.splice(held.indexOf(h), 1);
   h.end(success);
-  return until(() => stateOf(endpointId), (s) => s.consecutiveFailures === countAfter, `count ${countAfter} after ${h.eventId} ${success ? 'succeeded' : 'failed'}`);
+  await until(() => attempts.some((a) => a.eventId === h.eventId && a.attempt === h.attempt), (done) => done, `${h.eventId} ended`);
 }
 
 /** Lets every attempt still held succeed, and deletes the endpoint's workflow. */
@@ -291,6 +319,7 @@ async function release(endpointId: string) {
 }
 
 test.serial('attempts in flight at once are counted in the order they end: a success ending fourth resets the three failures before it, not the four after', async (t) => {
+  // Eight events in eight signals: their attempts go out in batches as the workflow takes them in.
   const endpointId = await newEndpoint(() => 'hold');
   const events = [];
   for (let i = 0; i < 8; i++) events.push(await send(endpointId, envelope(), { concurrency: 8 }));
@@ -298,18 +327,19 @@ test.serial('attempts in flight at once are counted in the order they end: a suc
   t.like(await stateOf(endpointId), { inFlight: 8, concurrency: 8, consecutiveFailures: 0 });
   // The attempt that started first ends fourth, and is the only success.
   const [first, ...others] = inFlight;
-  const order: Array<[Held, boolean, number]> = [
-    [others[0]!, false, 1],
-    [others[1]!, false, 2],
-    [others[2]!, false, 3],
-    [first!, true, 0],
-    [others[3]!, false, 1],
-    [others[4]!, false, 2],
-    [others[5]!, false, 3],
-    [others[6]!, false, 4],
+  const order: Array<[Held, boolean]> = [
+    [others[0]!, false],
+    [others[1]!, false],
+    [others[2]!, false],
+    [first!, true],
+    [others[3]!, false],
+    [others[4]!, false],
+    [others[5]!, false],
+    [others[6]!, false],
   ];
-  for (const [h, success, count] of order) await endHeld(endpointId, h, success, count);
-  t.like(await stateOf(endpointId), { consecutiveFailures: 4, disabled: false });
+  for (const [h, success] of order) await endHeld(h, success);
+  // Counted by when each ended: 4. By when each started, or the success last to come back: 7.
+  t.like(await until(() => stateOf(endpointId), (s) => s.inFlight === 0 && s.consecutiveFailures !== 0, 'all eight counted'), { consecutiveFailures: 4, disabled: false });
   t.is((await until(() => store.byId(endpointId), (d) => d?.consecutiveFailures === 4, 'the mirror'))?.status, 'active');
   await release(endpointId);
 });
@@ -331,8 +361,13 @@ test.serial('with attempts in flight at once, the 20th failure in a row after th
     }
     count = success ? 0 : count + 1;
     mostInFlight = Math.max(mostInFlight, rest.length + 1);
-    const state = await endHeld(endpointId, oldest!, success, count);
-    t.true(state.inFlight + state.consecutiveFailures <= DISABLE_AFTER_FAILURES, `in flight ${state.inFlight} with the count at ${state.consecutiveFailures}`);
+    await endHeld(oldest!, success);
+    const { state } = await until(
+      async () => ({ state: await stateOf(endpointId), holding: heldOf(endpointId).length }),
+      (v) => v.state.disabled || v.holding > 0,
+      'the disable, or another attempt in flight',
+    );
+    t.true(state.inFlight <= 8, `in flight ${state.inFlight}`);
     if (state.disabled) break;
   }
   t.is(count, DISABLE_AFTER_FAILURES);
