@@ -84,6 +84,9 @@ export interface WaitOptions {
   intervalMs?: number;
 }
 
+/** Lines of a dead process's output searched for the cause of its exit. */
+const TAIL_FOR_CAUSE = 200;
+
 /**
  * Polls `check` until it returns true. Fails when the time is up (with the last error seen) or
  * when a watched process exits (with its log tail).
@@ -93,7 +96,11 @@ export async function waitUntil(check: () => Promise<boolean>, options: WaitOpti
   let lastError = '';
   for (;;) {
     const dead = options.processes?.find((p) => !p.running);
-    if (dead) throw new Error(`${options.what}: ${dead.describeExit()}\n${dead.tail()}`);
+    if (dead) {
+      // A crash's trace can push the line that says why (a port taken since it was picked) out of the tail.
+      const taken = dead.tail(TAIL_FOR_CAUSE).split('\n').find((line) => /address already in use|EADDRINUSE/i.test(line));
+      throw new Error(`${options.what}: ${dead.describeExit()}${taken ? ` (${taken})` : ''}\n${dead.tail()}`);
+    }
     try {
       if (await check()) return;
     } catch (err) {
