@@ -19,14 +19,14 @@ export const DISABLE_AFTER_FAILURES = 20;
 
 /**
  * Attempts of one endpoint running at once (WEBHOOK_ENDPOINT_CONCURRENCY). A burst at one endpoint
- * drains at the lesser of concurrency / the receiver's answer time and the pace at which Temporal
- * writes one workflow's history (every attempt is about five events of it): 16 keeps a receiver
- * answering within 200 ms at 80 deliveries a second, beyond what one workflow's history took on
- * the two-core bench machine (`npm run bench:webhooks`), while a receiver that hangs holds at most
- * 16 sockets, and for about 20 s: its 20 failures come in two rounds of the 10 s wait (16, then 4).
+ * drains at the lesser of concurrency / the receiver's answer time and the pace at which the
+ * machine runs the endpoint's workflow, its batches of attempts and their records (docs/BENCHMARKS.md,
+ * Webhooks): 16 keeps a receiver answering within 200 ms at 80 deliveries a second, beyond that
+ * pace on the two-core bench machine, while a receiver that hangs holds at most 16 sockets, and
+ * for about 20 s: its 20 failures come in two rounds of the 10 s wait (16, then 4).
  */
 export const DEFAULT_ENDPOINT_CONCURRENCY = 16;
-/** The most WEBHOOK_ENDPOINT_CONCURRENCY may be: every attempt holds a slot of the delivery worker. */
+/** The most WEBHOOK_ENDPOINT_CONCURRENCY may be: an endpoint's batches out at once hold up to this many slots of the delivery worker. */
 export const MAX_ENDPOINT_CONCURRENCY = 64;
 
 /** Deliveries an endpoint may hold (a burst of this many is delivered whole); past it the oldest ends undelivered (`backlog_full`). */

@@ -117,11 +117,12 @@ function callSlots(pool: ToolPool, config: Config): number {
 }
 
 /**
- * Webhook delivery attempts one core process runs at once, on their own queue. An attempt mostly
- * waits on its receiver (up to 10 s), holding a socket and a few kilobytes, so there are many:
- * one endpoint holds at most WEBHOOK_ENDPOINT_CONCURRENCY of them, and only this many endpoints
- * slow at the same moment, all at that concurrency, would make another's attempt wait (512 / 16
- * = 32). Add core replicas for more.
+ * Webhook delivery tasks one core process runs at once, on their own queue; each carries one or
+ * more of an endpoint's attempts (a batch). An attempt mostly waits on its receiver (up to 10 s),
+ * holding a socket and a few kilobytes, so there are many: one endpoint holds at most
+ * WEBHOOK_ENDPOINT_CONCURRENCY attempts, so at most that many tasks, and only this many endpoints
+ * slow at the same moment, all at that concurrency in batches of one, would make another's
+ * attempt wait (512 / 16 = 32). Add core replicas for more.
  */
 export const WEBHOOK_DELIVERY_SLOTS = 512;
 
