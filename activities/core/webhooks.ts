@@ -38,6 +38,9 @@ export interface DeliverBatchRequest {
 /** An attempt's result with when it ended (epoch ms, this machine's clock): when the answer came, or none did. */
 export type TimedDeliverResult = DeliverResult & { endedAt: number };
 
+/** An attempt of a batch: its result, or `not_attempted` when our side failed it (the others still count). */
+export type BatchAttemptResult = TimedDeliverResult | { outcome: 'not_attempted' };
+
 export interface MissedEventsRequest extends RecoverRequest {
   endpointId: string;
   after?: [number, string];
@@ -70,6 +73,8 @@ export interface WebhookActivityDeps {
   now?: () => number;
   /** WEBHOOK_ENDPOINT_CONCURRENCY: attempts of one endpoint at once. @default DEFAULT_ENDPOINT_CONCURRENCY */
   endpointConcurrency?: number;
+  /** Where an attempt our side failed within a batch is told. */
+  log?: Logger;
 }
 
 export const isSuccess = (statusCode: number) => statusCode >= 200 && statusCode <= 299;
@@ -157,10 +162,21 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       return result;
     },
 
-    /** The attempts of a batch, all at once, with the endpoint read once for them. Results in the order asked. */
-    async deliverWebhooks(req: DeliverBatchRequest): Promise<TimedDeliverResult[]> {
+    /**
+     * The attempts of a batch, all at once, with the endpoint read once for them; results in the
+     * order asked. An attempt our side failed (its record not written) is `not_attempted` and the
+     * others stand, so they are not posted again; when every one failed, the activity fails.
+     */
+    async deliverWebhooks(req: DeliverBatchRequest): Promise<BatchAttemptResult[]> {
       const endpoint = await store.byId(req.endpointId);
-      return Promise.all(req.attempts.map((a) => tracedAttempt(endpoint, { endpointId: req.endpointId, ...a })));
+      const settled = await Promise.allSettled(req.attempts.map((a) => tracedAttempt(endpoint, { endpointId: req.endpointId, ...a })));
+      const failures = settled.filter((r) => r.status === 'rejected');
+      if (failures.length === settled.length && failures.length > 0) throw failures[0]!.reason;
+      return settled.map((r, i) => {
+        if (r.status === 'fulfilled') return r.value;
+        deps.log?.warn({ err: r.reason, endpointId: req.endpointId, eventId: req.attempts[i]!.event.id }, 'webhook attempt failed on our side; it is retried on the schedule');
+        return { outcome: 'not_attempted' };
+      });
     },
 
     /** The endpoint's status when its workflow starts afresh (not after continue-as-new). */
@@ -226,6 +242,6 @@ export function webhookWiring(deps: {
   const post = createWebhookPoster({ guard, resolver, allowLocalhost: config.webhooksAllowLocalhost });
   return {
     onEvent: fanout.onEvent,
-    webhooks: { db, secretKey: config.secretKey, post, refanStale: () => fanout.refanStale(), endpointConcurrency: config.webhookEndpointConcurrency },
+    webhooks: { db, secretKey: config.secretKey, post, refanStale: () => fanout.refanStale(), endpointConcurrency: config.webhookEndpointConcurrency, log: deps.log },
   };
 }
