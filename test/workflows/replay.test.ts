@@ -7,6 +7,11 @@
 //!   queue, behind the patch marker): eight attempts in flight ending failed and delivered out of
 //!   start order, attempts timing out, failures until the disable, a re-enable with new events and
 //!   a delete, across three runs.
+//! - webhook-endpoint-batched-*: from the code that sends the attempts a turn starts as one activity
+//!   (behind its patch marker), events coming in `webhookEvents` signals: batches of one to eight
+//!   attempts, held and ended out of the order they started (a success among failures), a
+//!   continue-as-new carrying pending deliveries, failures to the disable, a re-enable with new
+//!   events (by both event signals) and a delete, across two runs.
 //! - tool-call-*: from the code before a call of a tool run within its workflow task was one step
 //!   (reserve, the tool and commit or refund as three local activities): charged, refused,
 //!   retried once, refused for want of credits, and a queued tool's call.
