@@ -11,7 +11,9 @@
 //! of the loop starts), a batch's outcomes come back together, each with the time it ended. An
 //! outcome takes its place in the failure count only once no batch started before it ended is
 //! still out (`countSettled`), so the count follows the order attempts end, not the order batches
-//! return; what an outcome does to its delivery (done, or its retry) happens at once.
+//! return; what an outcome does to its delivery (done, or its retry) happens at once. The end
+//! times are the delivery worker's clock and a batch's start the workflow's (the server's): the
+//! machines' clocks are assumed to agree to within the time an attempt takes (NTP).
 import type { DeliverResult } from '../activities/core/webhooks.js';
 import type { EndpointMirror } from '../domain/webhooks/endpoints.js';
 import type {
