@@ -1,53 +1,26 @@
 //! The webhook endpoint's state changes (workflows/webhook-endpoint-state.ts), driven directly:
 //! no Temporal, no database, no receiver. The workflow tests prove the same through the stack.
 import test from 'ava';
-import type { CarriedEndpointState, PendingDelivery, WebhookEnvelope } from '../../lib/webhook-messages.js';
+import type { PendingDelivery } from '../../lib/webhook-messages.js';
 import { DISABLE_AFTER_FAILURES, firstDue, LEGACY_MAX_PENDING, MAX_PENDING, RETRY_DELAYS_MS, SEEN_TTL_MS, startable } from '../../lib/webhook-policy.js';
 import {
   applyArrivals,
   arrive,
-  beginBatch,
   carry,
   concurrentLimits,
-  emptyInbox,
-  endBatch,
   LEGACY_LIMITS,
   isQuiet,
   mirrorOf,
   nextWakeAt,
-  provisionalCount,
   settleAttempt,
   snapshot,
-  startEndpoint,
   startWork,
   takePage,
   type Arrival,
-  type Batch,
-  type DeliveryLimits,
   type Endpoint,
   type Outcome,
 } from '../../workflows/webhook-endpoint-state.js';
-
-const T0 = 1_800_000_000_000;
-const failed = { outcome: 'failed', statusCode: 500, durationMs: 3, error: 'HTTP 500' } as const;
-const delivered = { outcome: 'delivered', statusCode: 200, durationMs: 3 } as const;
-
-const envelope = (id: string): WebhookEnvelope => ({ id, event: 'credits.low', createdAt: '2027-01-01T00:00:00.000+00:00', data: {} });
-
-const CONCURRENCY = 8;
-
-function endpoint(state: Partial<CarriedEndpointState> = {}, limits: DeliveryLimits = concurrentLimits(CONCURRENCY)): Endpoint {
-  return startEndpoint({ pending: [], consecutiveFailures: 0, disabled: false, seen: [], ...state }, emptyInbox(), limits);
-}
-
-/** Signals, then one turn of the loop at `now`: what it starts. */
-function turn(m: Endpoint, now: number, ...arrivals: Arrival[]) {
-  for (const a of arrivals) arrive(m.inbox, a);
-  applyArrivals(m, now);
-  return startWork(m, now, false);
-}
-
-const event = (id: string): Arrival => ({ kind: 'event', event: envelope(id) });
+import { CONCURRENCY, delivered, endpoint, envelope, event, failed, random, T0, turn } from './support/webhook-endpoint-state.js';
 
 test('an event is attempted at once; a delivery ends it and the endpoint is quiet again', (t) => {
   const m = endpoint();
@@ -172,16 +145,6 @@ test('fewer attempts start as failures near the disable, so the 20th failure fin
   t.is(turn(m, T0 + 2).attempts.length, CONCURRENCY - 1, 'a success: the whole concurrency again');
 });
 
-/** A small deterministic generator (mulberry32), so a failing run can be repeated. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 test('whatever order attempts end in: the count is the failures since the last success to end, the disable comes at exactly 20 with nothing in flight, and nothing starts after', (t) => {
   let disables = 0;
   for (let seed = 1; seed <= 200; seed++) {
@@ -215,90 +178,6 @@ test('whatever order attempts end in: the count is the failures since the last s
   }
   t.log(`${disables} of 200 runs disabled`);
   t.true(disables >= 50 && disables <= 190, 'both endings are exercised');
-});
-
-test('in batches, whatever order attempts end and batches come back in: outcomes count in the order attempts ended, the disable comes at exactly 20 with nothing out, and nothing starts after', (t) => {
-  let disables = 0;
-  let reordered = 0;
-  for (let seed = 1; seed <= 200; seed++) {
-    const next = random(seed);
-    const m = endpoint({}, concurrentLimits(1 + Math.floor(next() * 24)));
-    const successRate = 0.02 + next() * 0.2;
-    let unique = 0;
-    const out: Array<{ batch: Batch; ends: Array<{ endedAt: number; success: boolean }>; returnsAt: number }> = [];
-    const launch = (now: number, ...arrivals: Arrival[]) => {
-      const attempts = turn(m, now, ...arrivals).attempts;
-      if (attempts.length === 0) return;
-      // Ends spread over 10 s, each at a time of its own; the batch comes back a little after its last.
-      const ends = attempts.map(() => ({ endedAt: now + 1 + Math.floor(next() * 10_000) + ++unique / 1e6, success: next() < successRate }));
-      out.push({ batch: beginBatch(m, attempts, now), ends, returnsAt: Math.max(...ends.map((e) => e.endedAt)) + Math.floor(next() * 100) });
-    };
-    // Sixty events arrive over 20 s, so batches start between others' returns and overlap.
-    const arrivals = Array.from({ length: 60 }, (_, i) => ({ at: T0 + Math.floor(next() * 20_000), id: `evt_${i}` })).sort((a, b) => a.at - b.at);
-    const returned: Array<{ endedAt: number; success: boolean }> = [];
-    let disabledWith: number | undefined;
-    let now = T0;
-    let mostOut = 0;
-    for (;;) {
-      const running = out.reduce((n, o) => n + o.ends.length, 0);
-      t.true(running + provisionalCount(m) <= DISABLE_AFTER_FAILURES, `seed ${seed}: out plus the count to come stay within 20`);
-      mostOut = Math.max(mostOut, out.length);
-      out.sort((a, b) => a.returnsAt - b.returnsAt);
-      const wake = nextWakeAt(m, false);
-      const soonest = Math.min(arrivals[0]?.at ?? Infinity, out[0]?.returnsAt ?? Infinity, wake ?? Infinity);
-      if (soonest === Infinity) break;
-      now = Math.max(now, soonest);
-      if (arrivals[0]?.at === soonest) {
-        launch(now, event(arrivals.shift()!.id));
-        continue;
-      }
-      if (out[0]?.returnsAt !== soonest) {
-        launch(now); // a retry is due
-        continue;
-      }
-      const o = out.shift()!;
-      if (returned.some((r) => r.endedAt > Math.min(...o.ends.map((e) => e.endedAt)))) reordered++;
-      returned.push(...o.ends);
-      const notice = endBatch(m, o.batch, o.ends.map((e) => ({ ...(e.success ? delivered : failed), endedAt: e.endedAt })), now);
-      // What has been counted is the earliest-ended of what came back, in the order it ended.
-      const inOrder = [...returned].sort((a, b) => a.endedAt - b.endedAt).map((e) => e.success);
-      const counted = inOrder.slice(0, returned.length - m.ended.length);
-      const truth = counted.length - 1 - counted.lastIndexOf(true);
-      t.is(m.state.consecutiveFailures, Math.min(truth, DISABLE_AFTER_FAILURES), `seed ${seed}: the count is the failures since the last success to end`);
-      if (notice) {
-        disabledWith = out.length;
-        t.is(notice.consecutiveFailures, DISABLE_AFTER_FAILURES);
-      }
-      launch(now);
-    }
-    t.true(mostOut > 1 || m.limits.concurrency === 1, `seed ${seed}: batches overlapped`);
-    t.deepEqual(m.ended, [], `seed ${seed}: everything came back and was counted`);
-    if (disabledWith === undefined) continue;
-    disables++;
-    t.is(disabledWith, 0, `seed ${seed}: nothing out at the disable`);
-    t.true(m.state.disabled);
-    const inOrder = [...returned].sort((a, b) => a.endedAt - b.endedAt).map((e) => e.success);
-    t.deepEqual(inOrder.slice(-DISABLE_AFTER_FAILURES), Array(DISABLE_AFTER_FAILURES).fill(false), `seed ${seed}: the last 20 to end failed`);
-    t.deepEqual(turn(m, now + 86_400_000).attempts, [], `seed ${seed}: nothing starts once disabled`);
-  }
-  t.log(`${disables} of 200 runs disabled; ${reordered} batches came back after a later-ended outcome`);
-  t.true(disables >= 50 && disables <= 190, 'both endings are exercised');
-  t.true(reordered > 100, 'batches came back out of the order their attempts ended');
-});
-
-test('in batches, a success that ended first but came back last still resets the failures that ended after it: they count from it', (t) => {
-  const m = endpoint();
-  const [slow] = turn(m, T0, event('evt_a')).attempts;
-  const early = beginBatch(m, [slow!], T0);
-  const rest = turn(m, T0 + 1, ...Array.from({ length: 3 }, (_, i) => event(`evt_${i}`))).attempts;
-  const late = beginBatch(m, rest, T0 + 1);
-  // The late batch's three failures end at +20..+22 and come back first; the early batch's success ended at +10.
-  endBatch(m, late, rest.map((_, i) => ({ ...failed, endedAt: T0 + 20 + i })), T0 + 30);
-  t.is(m.state.consecutiveFailures, 0, 'not counted while an older batch is out');
-  t.is(provisionalCount(m), 3);
-  endBatch(m, early, [{ ...delivered, endedAt: T0 + 10 }], T0 + 40);
-  t.is(m.state.consecutiveFailures, 3, 'the success first, then the three failures');
-  t.deepEqual(m.ended, []);
 });
 
 test('a run begun before concurrent deliveries keeps the old limits: 8 at once while healthy, one once an attempt failed, 1,000 held', (t) => {
