@@ -16,6 +16,7 @@ import { toApplicationFailure, toolInput } from './tool-activities.js';
 import { SPAN_ATTRIBUTES, inSpan, markFailed } from '../lib/trace-context.js';
 import type { SingleCalls } from './single-calls.js';
 import type { BatchItemRecord } from './batch-items.js';
+import { abortable } from '../lib/abortable.js';
 
 export interface CallStepInput {
   requestId: string;
@@ -78,7 +79,7 @@ export function createCallStep(deps: CallStepDeps) {
         const started = performance.now();
         try {
           const input = await toolInput(deps.callKeys, { requestId, input: call.input, sealed: call.sealed });
-          const made = await untilAborted(handler(input, { requestId, signal, heartbeat: () => {} }), signal);
+          const made = await abortable(handler(input, { requestId, signal, heartbeat: () => {} }), signal);
           // Stored before the commit: a call is charged only once its output can be answered. A file
           // bound for a destination is written there instead (see delivered).
           const output = deps.keepOutput && !call.destination ? await deps.keepOutput(made) : made;
@@ -189,16 +190,6 @@ function classify(err: unknown): { error: ToolCallError; final: boolean } {
     return { error: DEPENDENCY_UNREACHABLE, final: false };
   }
   return { error: TOOL_FAILED, final: false };
-}
-
-/** The tool's promise, or a rejection as soon as `signal` aborts (a tool that ignores it is not waited for). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {

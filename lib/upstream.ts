@@ -6,6 +6,7 @@ import tls from 'node:tls';
 import { ToolError } from './errors.js';
 import type { ResolvedTarget } from './target-guard.js';
 import { canonicalAddress } from './address-class.js';
+import { abortable } from './abortable.js';
 
 export type CaOption = string | Buffer | ReadonlyArray<string | Buffer>;
 
@@ -125,12 +126,7 @@ export class Deadline {
 
   /** Settles `work` early when the deadline passes or the caller aborts. */
   race<T>(work: Promise<T>): Promise<T> {
-    if (this.signal.aborted) return Promise.reject(this.signal.reason);
-    return new Promise<T>((resolve, reject) => {
-      const stop = () => reject(this.signal.reason);
-      this.signal.addEventListener('abort', stop, { once: true });
-      work.then(resolve, reject).finally(() => this.signal.removeEventListener('abort', stop));
-    });
+    return abortable(work, this.signal);
   }
 
   /** What to throw for `err`, given how the call ended. */

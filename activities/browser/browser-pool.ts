@@ -13,6 +13,7 @@ import { chromiumLaunchOptions } from './chromium-launch.js';
 import type { FilteringProxy, ProxySession } from './filtering-proxy.js';
 import { BrowserLostError, type Slot, type Viewport } from './page-slot.js';
 import { warmContexts, type PoolStats } from './warm-contexts.js';
+import { abortable } from '../../lib/abortable.js';
 
 export interface BrowserPoolOptions {
   /** The Chromium binary (`CHROMIUM_PATH`). */
@@ -59,16 +60,6 @@ export interface BrowserPool {
   withPage<T>(task: (lease: PageLease) => Promise<T>, signal: AbortSignal): Promise<T>;
   stats(): PoolStats;
   close(): Promise<void>;
-}
-
-/** Rejects with the signal's reason when it aborts first. */
-function abortable<T>(work: Promise<T>, signal: AbortSignal, lost: Promise<never>): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const stop = () => reject(signal.reason);
-    signal.addEventListener('abort', stop, { once: true });
-    Promise.race([work, lost]).then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
-  });
 }
 
 export interface BrowserPoolHandle extends BrowserPool {
@@ -132,9 +123,8 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPoolHandl
       if (!slot) throw new Error('page without a lease');
       seen.slot = slot;
       signal.throwIfAborted(); // abandoned while queued
-      const work = task({ page, session: slot.session });
-      work.catch(() => {}); // once abandoned, closing the page fails whatever the task still awaits
-      return abortable(work, signal, slot.lost);
+      // Once abandoned, closing the page fails whatever the task still awaits: abortable observes that.
+      return abortable(Promise.race([task({ page, session: slot.session }), slot.lost]), signal);
     }) as Promise<T>;
   }
 

@@ -1,0 +1,64 @@
+//! A call's step cancelled by its worker (a local activity is, when its workflow run is evicted)
+//! at each point where a tool may still be on its way: the step ends as cancelled for its retry to
+//! decide, and the tool's own late failure cannot end the worker process as an unhandled
+//! rejection, as it once did under `npm run chaos`. Real ledger on the real database; the tools are
+//! stand-ins that notice their cancellation late, as a tool awaiting a lookup does.
+import test from 'ava';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { CancelledFailure } from '@temporalio/common';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { connectMongo, type Mongo } from '../../lib/mongo.js';
+import { newId } from '../../lib/ids.js';
+import type { ToolHandler } from '../../lib/tool-handler.js';
+import { createCallStep } from '../../activities/call-step.js';
+import { createCallKeys } from '../../domain/call-keys.js';
+import { createLedger, type Ledger } from '../../domain/ledger.js';
+import { createAccounts } from '../../domain/accounts.js';
+import { testEnv } from '../helpers/env.js';
+import { unhandledDuring } from '../helpers/unhandled.js';
+
+let mongo: Mongo;
+
+test.before(async () => {
+  mongo = await connectMongo(testEnv.mongodbUrl().replace(/\/[^/]*$/, '/call_step_cancel_tests'));
+});
+test.after.always(() => mongo?.close());
+
+/** Starts its work, and fails a turn later with the abort's reason once it sees the signal aborted. */
+const noticesLate: ToolHandler = async (_input, ctx) => {
+  await nextTurn();
+  ctx.signal.throwIfAborted();
+  return { answered: true };
+};
+
+/** Waits for the abort, then fails with its reason a turn later. */
+const waitsForTheAbort: ToolHandler = (_input, ctx) =>
+  new Promise((_, reject) => ctx.signal.addEventListener('abort', () => setImmediate(() => reject(ctx.signal.reason)), { once: true }));
+
+async function stepCancelled(t: import('ava').ExecutionContext, tool: string, handler: ToolHandler, cancelAt: 'reserve' | 'tool') {
+  const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
+  const ledger = createLedger(mongo.db);
+  // The cancel arrives while the hold is being taken: the tool then starts with its signal aborted.
+  const cancelledAtReserve: Ledger = { ...ledger, reserve: async (call) => ledger.reserve(call).finally(() => env.cancel('CANCELLED')) };
+  const handlers = { [tool]: cancelAt === 'tool' ? ((input, ctx) => (setImmediate(() => env.cancel('CANCELLED')), handler(input, ctx))) as ToolHandler : handler };
+  const { callStep } = createCallStep({ handlers, ledger: cancelAt === 'reserve' ? cancelledAtReserve : ledger, callKeys: createCallKeys(mongo.db) });
+  const { account } = await createAccounts(mongo.db).open({ credits: 10 });
+  const call = { accountId: account._id, tool, pool: 'cpu' as const, cost: 3, timeoutMs: 10_000, input: {} };
+  const unhandled = await unhandledDuring(async () => {
+    const ended = await env.run(callStep, { requestId: newId('req'), call, mayBeSettled: false }).catch((err: unknown) => err);
+    t.true(ended instanceof CancelledFailure, `the step ended with ${String(ended)}`);
+    // The tool's own rejection comes a turn after the step gave up on it.
+    await nextTurn();
+  });
+  t.deepEqual(unhandled, []);
+  t.is((await ledger.balanceOf(account._id)).chargedBalance, 10, 'nothing is charged');
+}
+
+test.serial('cancelled while it takes its hold, a step ends cancelled and the tool failing late is not left unhandled', async (t) => {
+  await stepCancelled(t, 'notices-late', noticesLate, 'reserve');
+});
+
+test.serial('cancelled while its tool runs, a step ends cancelled and the tool failing late is not left unhandled', async (t) => {
+  await stepCancelled(t, 'waits-for-the-abort', waitsForTheAbort, 'tool');
+});
