@@ -12,7 +12,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
 import { testEnv } from '../helpers/env.js';
-import { installQuietRuntime, WORKFLOWS_PATH } from '../helpers/workflow-test-bed.js';
+import { installQuietRuntime, serviceWorkflowBundle } from '../helpers/workflow-test-bed.js';
 import { ClaimCheckCodec } from '../../lib/claim-check-codec.js';
 import { TEMPORAL_DYNAMIC_CONFIG } from '../../scripts/stack/services.js';
 import { collections, connectMongo, type Mongo } from '../../lib/mongo.js';
@@ -64,7 +64,7 @@ test.before(async () => {
   const common = { connection: env.nativeConnection, dataConverter };
   const real = createWebhookActivities({ db: mongo.db, secretKey, post: async () => ({ statusCode: 204 }) });
   workers = [
-    await Worker.create({ ...common, taskQueue: queue, workflowsPath: WORKFLOWS_PATH, activities: real }),
+    await Worker.create({ ...common, taskQueue: queue, workflowBundle: await serviceWorkflowBundle(), activities: real }),
     await Worker.create({ ...common, taskQueue: webhookDeliveryQueue(queue), activities: { deliverWebhook, deliverWebhooks } }),
   ];
   running = Promise.all(workers.map((w) => w.run()));

@@ -1,13 +1,29 @@
 //! The time-skipping Temporal test server (the pinned binary `npm test` hands over) with the
 //! workers a workflow test file wants and a database of its own on the test stack's server.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
-import { fileURLToPath } from 'node:url';
+import { DefaultLogger, Runtime, type Worker, type WorkflowBundle } from '@temporalio/worker';
+import { createLogger } from '../../lib/logger.js';
 import { connectMongo, type Mongo } from '../../lib/mongo.js';
+import { workflowBundle } from '../../workers/workflow-bundle.js';
 import { testEnv } from './env.js';
 
-/** The workflow bundle's entry, for `Worker.create({ workflowsPath })`. */
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
+const bundles = new Map<string, Promise<WorkflowBundle>>();
+
+/**
+ * The service's workflow code as its workers load it (workers/workflow-bundle.ts), for
+ * `Worker.create({ workflowBundle })`: from the bundle cache the stack's workers filled, so webpack
+ * runs once per change of the workflow code rather than once per worker a test makes.
+ * `interceptorModules`: the traced bundle's (lib/tracing.ts WORKFLOW_TRACING_MODULE).
+ */
+export function serviceWorkflowBundle(interceptorModules: string[] = []): Promise<WorkflowBundle> {
+  const key = interceptorModules.join('\n');
+  let bundle = bundles.get(key);
+  if (!bundle) {
+    bundle = workflowBundle(createLogger({ name: 'workflow-tests', level: 'warn' }), { interceptorModules }).then(({ code }) => ({ code }));
+    bundles.set(key, bundle);
+  }
+  return bundle;
+}
 
 export interface WorkflowTestBed {
   env: TestWorkflowEnvironment;

@@ -14,7 +14,7 @@ import { Connection } from '@temporalio/client';
 import protos from '@temporalio/proto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { msToTs } from '@temporalio/common/lib/time.js';
-import { installQuietRuntime, WORKFLOWS_PATH } from '../helpers/workflow-test-bed.js';
+import { installQuietRuntime, serviceWorkflowBundle } from '../helpers/workflow-test-bed.js';
 import { testEnv } from '../helpers/env.js';
 import { eventually } from '../helpers/webhook-receiver.js';
 import { createCallActivities } from '../../activities/call-activities.js';
@@ -95,7 +95,7 @@ test.before(async () => {
   connections = [connection, native, mongo];
   await namespaceReady(connection);
   client = new Client({ connection, namespace: NAMESPACE });
-  const common = { connection: native, namespace: NAMESPACE, workflowsPath: WORKFLOWS_PATH };
+  const common = { connection: native, namespace: NAMESPACE, workflowBundle: await serviceWorkflowBundle() };
   workers = [
     // The runner and its fills, on `core` as the core pool runs them.
     await Worker.create({

@@ -19,11 +19,11 @@
 //!   the item (the record a local activity of its own after the step).
 import test from 'ava';
 import { readdirSync, readFileSync } from 'node:fs';
-import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import proto from '@temporalio/proto';
 import { Resource } from '@opentelemetry/resources';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { installQuietRuntime, WORKFLOWS_PATH } from '../helpers/workflow-test-bed.js';
+import { installQuietRuntime, serviceWorkflowBundle } from '../helpers/workflow-test-bed.js';
 import { WORKFLOW_TRACING_MODULE } from '../../lib/tracing.js';
 import { temporalTracing } from '../../lib/temporal-tracing.js';
 
@@ -48,11 +48,7 @@ for (const traced of [false, true]) {
   test(`the current workflow code${traced ? ', traced,' : ''} replays every captured history without a nondeterminism error`, async (t) => {
     t.true(HISTORIES.filter((name) => name.startsWith('webhook-endpoint-')).length >= 5, 'the webhook endpoint histories are there');
     t.true(HISTORIES.filter((name) => name.startsWith('tool-call-')).length >= 5, 'the tool call histories are there');
-    const bundle = await bundleWorkflowCode({
-      workflowsPath: WORKFLOWS_PATH,
-      workflowInterceptorModules: traced ? [WORKFLOW_TRACING_MODULE] : [],
-      logger: new DefaultLogger('WARN'),
-    });
+    const bundle = await serviceWorkflowBundle(traced ? [WORKFLOW_TRACING_MODULE] : []);
     const spans = new InMemorySpanExporter();
     const tracer = { startSpan: () => { throw new Error('no span is started outside the sandbox in a replay'); } } as never;
     const sinks = traced ? temporalTracing(tracer, new SimpleSpanProcessor(spans), new Resource({ 'service.name': 'replay' })).sinks : {};

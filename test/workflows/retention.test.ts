@@ -12,13 +12,13 @@ import { EVENT_RETENTION_MS } from '../../lib/event-kinds.js';
 import { newId } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
 import { TASK_QUEUES } from '../../lib/temporal-shared.js';
-import { startWorkflowTestBed, WORKFLOWS_PATH, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
+import { startWorkflowTestBed, serviceWorkflowBundle, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 
 let bed: WorkflowTestBed | undefined;
 
 test.before(async () => {
   bed = await startWorkflowTestBed('event_retention_tests', async (env, mongo) => [
-    await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath: WORKFLOWS_PATH, activities: createCoreActivities(mongo.db) }),
+    await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowBundle: await serviceWorkflowBundle(), activities: createCoreActivities(mongo.db) }),
   ]);
 });
 test.after.always(() => bed?.close());

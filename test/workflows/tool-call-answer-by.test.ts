@@ -6,7 +6,7 @@ import test from 'ava';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Mongo } from '../../lib/mongo.js';
-import { startWorkflowTestBed, WORKFLOWS_PATH, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
+import { startWorkflowTestBed, serviceWorkflowBundle, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { createCallActivities } from '../../activities/call-activities.js';
 import { createLedger } from '../../domain/ledger.js';
 import { createAccounts } from '../../domain/accounts.js';
@@ -31,7 +31,7 @@ test.before(async () => {
       return { fine: true };
     };
     return [
-      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.cpu, workflowsPath: WORKFLOWS_PATH, activities: createCallActivities(mongo.db, { answers, answersLate }) }),
+      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.cpu, workflowBundle: await serviceWorkflowBundle(), activities: createCallActivities(mongo.db, { answers, answersLate }) }),
     ];
   });
   ({ env, mongo } = bed);

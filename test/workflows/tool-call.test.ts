@@ -17,7 +17,7 @@ import { createCallStep } from '../../activities/call-step.js';
 import { createCallKeys } from '../../domain/call-keys.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { Mongo } from '../../lib/mongo.js';
-import { startWorkflowTestBed, WORKFLOWS_PATH, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
+import { startWorkflowTestBed, serviceWorkflowBundle, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { createCoreActivities } from '../../activities/core/index.js';
 import { createLedger, type Ledger } from '../../domain/ledger.js';
 import { createAccounts } from '../../domain/accounts.js';
@@ -77,19 +77,19 @@ test.before(async () => {
       // A pool's workers, as workers/pools.ts makes them, on its queue and its queue of long
       // calls: the call's workflow, its ledger steps and the tools.
       ...(await Promise.all(
-        [TASK_QUEUES.cpu, LONG_CALL_QUEUES.cpu].map((taskQueue) =>
-          Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: WORKFLOWS_PATH, activities, shutdownForceTime: '1s' }),
+        [TASK_QUEUES.cpu, LONG_CALL_QUEUES.cpu].map(async (taskQueue) =>
+          Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await serviceWorkflowBundle(), activities, shutdownForceTime: '1s' }),
         ),
       )),
       // A pool's worker whose first commit gets through but fails to report, so its step is retried.
       await Worker.create({
         connection: env.nativeConnection,
         taskQueue: FLAKY_COMMIT_QUEUE,
-        workflowsPath: WORKFLOWS_PATH,
+        workflowBundle: await serviceWorkflowBundle(),
         activities: createCallStep({ handlers: testTools, ledger: commitLosesItsAnswer(createLedger(mongo.db)), callKeys: createCallKeys(mongo.db) }),
       }),
       // What ran calls started before they ran on their pool: the workflow on `core`.
-      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath: WORKFLOWS_PATH, activities: createCoreActivities(mongo.db) }),
+      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowBundle: await serviceWorkflowBundle(), activities: createCoreActivities(mongo.db) }),
     ];
   });
   ({ env, mongo } = bed);

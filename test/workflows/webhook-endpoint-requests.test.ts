@@ -9,7 +9,7 @@ import { Worker } from '@temporalio/worker';
 import { Context } from '@temporalio/activity';
 import { randomBytes } from 'node:crypto';
 import { collections, type Mongo } from '../../lib/mongo.js';
-import { startWorkflowTestBed, WORKFLOWS_PATH, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
+import { startWorkflowTestBed, serviceWorkflowBundle, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { newId } from '../../lib/ids.js';
 import { SERVICE_ACTOR } from '../../domain/audit-log.js';
 import { createEventRecorder, newEvent, type DomainEvent } from '../../domain/events.js';
@@ -57,7 +57,7 @@ test.before(async () => {
       },
     });
     return [
-      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath: WORKFLOWS_PATH, activities }),
+      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowBundle: await serviceWorkflowBundle(), activities }),
       await Worker.create({ connection: env.nativeConnection, taskQueue: WEBHOOK_DELIVERY_QUEUE, activities: { deliverWebhook: activities.deliverWebhook, deliverWebhooks: activities.deliverWebhooks } }),
     ];
   });

@@ -11,7 +11,7 @@ import { Worker } from '@temporalio/worker';
 import { Context } from '@temporalio/activity';
 import { randomBytes } from 'node:crypto';
 import { collections, type Mongo } from '../../lib/mongo.js';
-import { startWorkflowTestBed, WORKFLOWS_PATH, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
+import { startWorkflowTestBed, serviceWorkflowBundle, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { newId } from '../../lib/ids.js';
 import { TASK_QUEUES, WEBHOOK_DELIVERY_QUEUE } from '../../lib/temporal-shared.js';
 import { createWebhookEndpoints, type WebhookEndpoints } from '../../domain/webhooks/endpoints.js';
@@ -97,7 +97,7 @@ test.before(async () => {
     // The worker's setting left at its default (WEBHOOK_ENDPOINT_CONCURRENCY unset).
     const real = createWebhookActivities({ db: mongo.db, secretKey, post: async () => ({ statusCode: 204 }) });
     return [
-      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowsPath: WORKFLOWS_PATH, activities: real }),
+      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowBundle: await serviceWorkflowBundle(), activities: real }),
       await Worker.create({ connection: env.nativeConnection, taskQueue: WEBHOOK_DELIVERY_QUEUE, activities: { deliverWebhook, deliverWebhooks } }),
     ];
   });
