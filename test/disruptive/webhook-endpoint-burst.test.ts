@@ -19,15 +19,22 @@ import { collections, connectMongo, type Mongo } from '../../lib/mongo.js';
 import { newId } from '../../lib/ids.js';
 import { webhookDeliveryQueue, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
 import { createWebhookEndpoints } from '../../domain/webhooks/endpoints.js';
+import { DEFAULT_HISTORY_LIMIT } from '../../workflows/webhook-endpoint.js';
 import { WEBHOOK_SIGNALS, WEBHOOK_STATE_QUERY, webhookWorkflowId, type WebhookEndpointState, type WebhookEnvelope } from '../../lib/webhook-messages.js';
 import { createWebhookActivities, type DeliverBatchRequest, type DeliverRequest, type DeliverResult, type TimedDeliverResult } from '../../activities/core/webhooks.js';
 import { DEFAULT_ENDPOINT_CONCURRENCY } from '../../lib/webhook-policy.js';
+import { createKeyedBatches } from '../../lib/keyed-batches.js';
+import { EVENTS_PER_SIGNAL } from '../../domain/webhooks/fanout.js';
 
 const EVENTS = 10_000;
-/** The run's own limit (workflows/webhook-endpoint.ts HISTORY_LIMIT). */
-const HISTORY_LIMIT = 2000;
-/** Signals at once, as the fan-outs of many API calls would send them. */
-const SENDERS = 16;
+/**
+ * The runs' limit, an eighth of the service's (DEFAULT_HISTORY_LIMIT): a burst sent as production
+ * sends it, many events a signal, fills three runs at the service's; at this it hands over some
+ * fifteen times, thousands of events pending at the first ones.
+ */
+const HISTORY_LIMIT = DEFAULT_HISTORY_LIMIT / 8;
+/** API processes whose fan-outs signal the endpoint at once. */
+const FANOUTS = 4;
 
 let mongo: Mongo;
 let env: TestWorkflowEnvironment | undefined;
@@ -91,36 +98,36 @@ test('a burst of 10,000 events to one endpoint is delivered once each, across ru
     data: { index: i },
   }));
 
-  // Signal-with-start, as the fan-out sends each event. A signal the server refuses (it does while
-  // a run's hand-over keeps failing on signals that overtook it) is sent again, as the fan-out's
-  // sweep would send it.
+  // As the fan-outs of a few API processes send a burst recorded at once: signal-with-start, each
+  // process's events bound for the endpoint while its signal to it is on the way going together in
+  // its next (EVENTS_PER_SIGNAL at most). A signal the server refuses (it does while a run's
+  // hand-over keeps failing on signals that overtook it) is sent again, as the sweep would send it.
   let firstRunId: string | undefined;
-  let next = 0;
   let refused = 0;
-  async function sender() {
-    while (next < events.length) {
-      const event = events[next++]!;
-      for (;;) {
-        try {
-          const handle = await client.workflow.signalWithStart(WORKFLOW_TYPES.webhookEndpoint, {
-            workflowId,
-            taskQueue: queue,
-            args: [{ endpointId }],
-            signal: WEBHOOK_SIGNALS.event,
-            signalArgs: [event],
-          });
-          firstRunId ??= handle.signaledRunId;
-          break;
-        } catch {
-          refused++;
-          await sleep(200);
-        }
+  let signals = 0;
+  async function signal(batch: WebhookEnvelope[]) {
+    for (;;) {
+      try {
+        const handle = await client.workflow.signalWithStart(WORKFLOW_TYPES.webhookEndpoint, {
+          workflowId,
+          taskQueue: queue,
+          args: [{ endpointId, historyLimit: HISTORY_LIMIT }],
+          signal: WEBHOOK_SIGNALS.events,
+          signalArgs: [batch],
+        });
+        firstRunId ??= handle.signaledRunId;
+        signals++;
+        return;
+      } catch {
+        refused++;
+        await sleep(200);
       }
     }
   }
   const started = Date.now();
-  await sender(); // the first alone: it starts the workflow
-  await Promise.all(Array.from({ length: SENDERS }, sender));
+  await signal([events[0]!]); // the first alone: it starts the workflow
+  const fanouts = Array.from({ length: FANOUTS }, () => createKeyedBatches<WebhookEnvelope>((_, batch) => signal(batch), EVENTS_PER_SIGNAL));
+  await Promise.all(events.slice(1).map((e, i) => fanouts[i % FANOUTS]!.add(endpointId, e)));
 
   const giveUpAt = Date.now() + 8 * 60_000;
   while (new Set(delivered).size < EVENTS) {
@@ -141,7 +148,7 @@ test('a burst of 10,000 events to one endpoint is delivered once each, across ru
     lengths.push(history.events?.length ?? 0);
     runId = history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
   }
-  t.log(`delivered in ${((Date.now() - started) / 1000).toFixed(0)} s by ${lengths.length} runs, history lengths ${lengths.join(' ')}; ${refused} signals refused and sent again`);
+  t.log(`delivered in ${((Date.now() - started) / 1000).toFixed(0)} s by ${lengths.length} runs, history lengths ${lengths.join(' ')}; ${signals} signals, ${refused} refused and sent again`);
   t.is(lengths.length, state.run, 'the chain of runs ends at the one answering');
   t.true(lengths.length >= 10, `continued as new: ${lengths.length} runs`);
   // Temporal warns at 10,240 events and ends a run at 51,200. A run hands over from HISTORY_LIMIT
