@@ -32,7 +32,8 @@ def cached_mb(home, cache_size, under_mb, wait_s):
         time.sleep(0.1)
     stats.close()
     db.close()
-    return round(held / 1024 / 1024, 1)
+    # Unrounded: the wait above stops below `under_mb`, which rounding could carry back up to it.
+    return held / 1024 / 1024
 
 
 with_settings, without, cache_size, under_mb, wait_s = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5])

@@ -26,8 +26,8 @@ test('the cache keeps a few megabytes of clean pages, not all the pages that wer
     // Eviction runs in WiredTiger's background threads: a generous bound on waiting for them, never a verdict on their pace.
     const held = JSON.parse(execFileSync(PYTHON, [path.join(import.meta.dirname, 'wiredtiger-settings.py'), settings, none, DATABASE_CACHE_SIZE, '5', '120'], { encoding: 'utf8' }));
     // 8 MB read back: the default keeps it all (up to 80% of the ceiling), the stack's settings about 4 MB.
-    t.true(held.none > 7, `without the settings the cache held ${held.none} MB`);
-    t.true(held.settings < 5, `with the settings the cache held ${held.settings} MB`);
+    t.true(held.none > 7, `without the settings the cache held ${held.none.toFixed(3)} MB`);
+    t.true(held.settings < 5, `with the settings the cache held ${held.settings.toFixed(3)} MB`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
