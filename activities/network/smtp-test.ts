@@ -61,7 +61,10 @@ export function createSmtpTest({ net, deadlineMs = 20_000, ehloName = 'utility-t
     const step = (name: string, since: number, reply: string) => steps.push({ step: name, ms: elapsed(since), reply: redact(reply, username, password) });
 
     let started = performance.now();
-    const conn = await net.sockets.connect({ host: input.host, port: input.port, tls: implicitTls, rejectUnauthorized: false, timeoutMs: deadlineMs, signal: deadline.signal });
+    const conn = await net.sockets.connect({ host: input.host, port: input.port, tls: implicitTls, rejectUnauthorized: false, timeoutMs: deadlineMs, signal: deadline.signal }).catch((err) => {
+      deadline.clear(); // no session to end: the finally below is not reached
+      throw err;
+    });
     let socket = conn.socket;
     const target: ResolvedTarget = conn.target;
     const at = `${target.hostname}:${target.port}`;

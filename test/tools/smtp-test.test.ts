@@ -2,6 +2,7 @@
 //! ports the tool accepts), raw servers that misbehave (drip, huge lines, refusal, STARTTLS
 //! injection, credential echo), refused targets and ports, the reply parsers; then the same
 //! through HTTP against the running stack.
+import { getEventListeners } from 'node:events';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -204,6 +205,13 @@ for (const [behaviour, reason, pattern] of [
 test('a closed mail port is 502 connection_refused', async (t) => {
   const err = await rejectsWith(t, run(t, { host: N.fixture, port: 25 }), 'upstream_error');
   t.is(err.extras.reason, 'connection_refused');
+});
+
+test('a session that never connected leaves nothing behind on the call: its deadline is cleared with it', async (t) => {
+  const caller = new AbortController();
+  const input = validInput<SmtpTestInput>(t, schemas.input, { host: N.fixture, port: 25 });
+  await rejectsWith(t, smtp(input, standaloneContext('smtp-test', caller.signal)), 'upstream_error');
+  t.is(getEventListeners(caller.signal, 'abort').length, 0);
 });
 
 for (const [host, reason] of [
