@@ -145,7 +145,8 @@ export class ManagedProcess {
     if (this.running) {
       this.signalGroup(this.spec.stopSignal ?? 'SIGTERM');
       const timeout = this.spec.stopTimeoutMs ?? 15_000;
-      const ended = await Promise.race([this.exited.then(() => true), sleep(timeout).then(() => false)]);
+      // Unref'd: a grace period that was not needed must not keep the caller's process alive for it.
+      const ended = await Promise.race([this.exited.then(() => true), sleep(timeout, undefined, { ref: false }).then(() => false)]);
       if (!ended) {
         this.record(`did not stop within ${timeout} ms; killing`);
         this.signalGroup('SIGKILL');
