@@ -1,4 +1,4 @@
-//! `node --import tsx bench/batch-note.ts [out-dir]`: one batch as its owner sees it, for the
+//! `node scripts/node.mjs --import tsx bench/batch-note.ts [out-dir]`: one batch as its owner sees it, for the
 //! notes (not a test, not a benchmark). On a throwaway stack (or API_URL/ADMIN_TOKEN's): an account
 //! with a small hash-text batch completed and a 3,000-item one in progress; writes the dashboard
 //! in Chromium (batch-dashboard.png) and the API's answers for the running batch: the POST, a GET,

@@ -11,7 +11,7 @@
 //! Figures, never assertions.
 //!
 //! Library: bench/heavy.ts calls `benchBrowser` and prints its tables with `printBrowserBench`.
-//! Alone: `node --import tsx bench/heavy-browser.ts [--calls N]`, against the stack bench/stack.ts
+//! Alone: `node scripts/node.mjs --import tsx bench/heavy-browser.ts [--calls N]`, against the stack bench/stack.ts
 //! names (API_URL and ADMIN_TOKEN) or a throwaway one.
 import puppeteer, { type LaunchOptions } from 'puppeteer-core';
 import { loadAdHostList } from '../activities/browser/ad-hosts.js';

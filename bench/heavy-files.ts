@@ -3,7 +3,7 @@
 //! seconds per image at x2 and x4 (plus a watermark for scale). Figures, never assertions.
 //!
 //! Library: bench/heavy.ts calls `benchWordToPdf`, `benchUpscale` and `benchWatermark` and prints
-//! their rows. Alone: `node --import tsx bench/heavy-files.ts [--calls N]`; with API_URL and
+//! their rows. Alone: `node scripts/node.mjs --import tsx bench/heavy-files.ts [--calls N]`; with API_URL and
 //! ADMIN_TOKEN set (a running stack whose TARGET_ALLOWLIST lets 127.0.0.2 through) it adds a
 //! row for word-to-pdf through the platform.
 import { execFile } from 'node:child_process';

@@ -4,7 +4,7 @@
 //! taking turns; then the hit against a bare Koa route answering the same bytes, many calls a turn.
 //! The issue's bars: a hit's p50 <= 0.1x the miss and <= 3x the bare route; a miss <= 1.1x the POST.
 //! Figures, never assertions. Library of bench/heavy.ts; alone:
-//! `node --import tsx bench/heavy-render-links.ts [--calls N]`.
+//! `node scripts/node.mjs --import tsx bench/heavy-render-links.ts [--calls N]`.
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { buildRenderLink } from '../lib/render-link-signature.js';

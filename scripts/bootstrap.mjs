@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 //! Installs what the local stack needs and is missing: Debian packages (Chromium, LibreOffice,
 //! fonts), the pinned Temporal CLI and test server, SecantusDB, schemathesis and S3Proxy into
-//! `.tools/`, and `node_modules` (npm ci); for the test stacks also stripe-mock, built from its
+//! `.tools/`, and `node_modules` (npm ci, for the Node that runs it: scripts/pinned-node.mjs
+//! installs Node 24 first when the machine's is older); for the test stacks also stripe-mock, built from its
 //! pinned Go module (`stripeMock: true`). Idempotent: prints one line per thing it installs, nothing when all
 //! is present. One bootstrap at a time per checkout (a lock in `.tools/`): an `npm start` and an
 //! `npm test` started together would otherwise install into the same folders at once. Node
@@ -171,22 +172,28 @@ async function ensureMavenJar(root, jar, log) {
 }
 
 /**
- * `npm ci` when node_modules is missing or older than package-lock.json. A node_modules that is
- * a link to another checkout's is that checkout's to install: never reinstalled from here.
+ * `npm ci` when node_modules is missing, older than package-lock.json or installed by a Node of
+ * another ABI (native addons such as argon2 and bcrypt are installed for the Node that runs
+ * them): a marker written after the install names the ABI. A node_modules that is a link to
+ * another checkout's is that checkout's to install: never reinstalled from here.
  */
 async function ensureNodeModules(root, log) {
   if (existsSync(path.join(root, 'node_modules')) && lstatSync(path.join(root, 'node_modules')).isSymbolicLink()) return;
   const lock = path.join(root, 'package-lock.json');
   // npm writes this hidden lockfile at the end of every install, after package-lock.json.
   const installed = path.join(root, 'node_modules', '.package-lock.json');
-  if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(lock).mtimeMs) return;
+  const abiMarker = path.join(root, 'node_modules', '.installed-for-node-abi');
+  const abi = process.versions.modules;
+  const sameAbi = existsSync(abiMarker) && readFileSync(abiMarker, 'utf8').trim() === abi;
+  if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(lock).mtimeMs && sameAbi) return;
 
-  log('installing npm packages (npm ci)');
+  log(`installing npm packages (npm ci, for Node ${process.versions.node})`);
   // Chromium comes from apt; puppeteer must never try to download one (.puppeteerrc.cjs says so too).
   // `npm ci` only: the lockfile records every platform's optional packages (package.json pins
   // @swc/core, by `overrides`, to a release the registry serves for all of them), so an install
   // is always the locked one; test/deploy/lockfile.test.ts fails when `npm ci` would refuse it.
   await run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: root, env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: '1' } });
+  writeFileSync(abiMarker, `${abi}\n`);
 }
 
 /** The stripe-mock release deploy/stripe-mock/go.mod pins (its folder in `.tools` names it: a new pin builds again). */
@@ -325,7 +332,9 @@ async function install(root, log) {
 
 const isMain = process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
-  bootstrap().catch((err) => {
+  // On a Node older than 24 the CLI runs again on the pinned one, so npm ci installs for it. (Not
+  // awaited at the top level: pinned-node.mjs imports this module, which must finish evaluating.)
+  import('./pinned-node.mjs').then(({ onPinnedNode }) => onPinnedNode()).then(() => bootstrap()).catch((err) => {
     console.error(`bootstrap failed: ${err.message}`);
     process.exit(1);
   });

@@ -15,6 +15,10 @@ import { bootstrap } from './bootstrap.mjs';
 import { bootstrapCluster } from './bootstrap-cluster.mjs';
 import { buildIfStale } from './build-if-stale.mjs';
 import { ensureJaeger, jaegerBinary } from './jaeger-build.mjs';
+import { onPinnedNode } from './pinned-node.mjs';
+
+// On a machine whose Node is older than 24, this runs again on the pinned one (and waits here).
+await onPinnedNode();
 
 const started = Date.now();
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -9,6 +9,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bootstrap } from './bootstrap.mjs';
 import { ensureJaeger, jaegerBinary } from './jaeger-build.mjs';
+import { onPinnedNode } from './pinned-node.mjs';
+
+// On a machine whose Node is older than 24, this runs again on the pinned one (and waits here).
+await onPinnedNode();
 
 const started = Date.now();
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -17,7 +17,11 @@ import { bootstrap } from './bootstrap.mjs';
 import { bootstrapCluster } from './bootstrap-cluster.mjs';
 import { buildIfStale } from './build-if-stale.mjs';
 import { ensureJaeger } from './jaeger-build.mjs';
+import { onPinnedNode } from './pinned-node.mjs';
 import { ACCEPTANCE, FAULTS } from '../ava.cluster.config.mjs';
+
+// On a machine whose Node is older than 24, this runs again on the pinned one (and waits here).
+await onPinnedNode();
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const started = Date.now();

@@ -1,17 +1,34 @@
 //! The human documentation: `/docs` (the OpenAPI document rendered in the browser by Redoc),
-//! `/docs/errors` (plain HTML), and Redoc's script, served from node_modules because the
-//! service must work without reaching any CDN.
+//! `/docs/errors` (plain HTML), and Redoc's script, served by the service itself because it must
+//! work without reaching any CDN.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import Router from '@koa/router';
 import { renderErrorsPage } from '../docs/errors-page.js';
 import { operation, open, plain, type RouteOperation } from '../docs/operations.js';
 
-const require = createRequire(import.meta.url);
-const RENDERER_PATH = require.resolve('redoc/bundles/redoc.standalone.js');
-const RENDERER_VERSION = (require('redoc/package.json') as { version: string }).version;
+/** Where `npm run build` puts Redoc's bundle and its version (scripts/copy-assets.mjs). */
+export const BUILT_RENDERER_DIR = new URL('../docs/redoc/', import.meta.url);
+
+/**
+ * Redoc's standalone bundle (React and all, one file) and its version. The build copies it beside
+ * the compiled code, so the image carries no redoc package; from source (`npm start`, `npm test`)
+ * it is read from redoc, a development dependency.
+ */
+function renderer(): { path: string; version: string } {
+  const built = new URL('redoc.standalone.js', BUILT_RENDERER_DIR);
+  if (existsSync(built)) {
+    const { version } = JSON.parse(readFileSync(new URL('version.json', BUILT_RENDERER_DIR), 'utf8')) as { version: string };
+    return { path: fileURLToPath(built), version };
+  }
+  const require = createRequire(import.meta.url);
+  return { path: require.resolve('redoc/bundles/redoc.standalone.js'), version: (require('redoc/package.json') as { version: string }).version };
+}
+
+const { path: RENDERER_PATH, version: RENDERER_VERSION } = renderer();
 
 /** Path of the renderer script. Its URL carries the version (`?v=`), so it can be cached for good. */
 export const RENDERER_ROUTE = '/docs/assets/redoc.standalone.js';
