@@ -70,7 +70,8 @@ try {
   // Locally every call is traced (the sampler's default keeps one in ten: docs/CONFIGURATION.md).
   if (localJaeger) Object.assign(env, stack.tracingEnv(stack.LOCAL_JAEGER_PORTS, process.env.OTEL_TRACES_SAMPLER || 'parentbased_always_on'));
   const jaegerWasBuilt = existsSync(jaegerBinary(root));
-  await stack.startApps(supervisor, { root, env, apiPort: PORTS.api, echo: true });
+  // Their JSON log lines shown readable on a terminal (JSON still in their log files and when piped).
+  await stack.startApps(supervisor, { root, env, apiPort: PORTS.api, echo: true, echoFormat: stack.terminalLogFormat() });
   const jaegerUrl = `http://localhost:${stack.LOCAL_JAEGER_PORTS.query}`;
   let jaegerUp = false;
   // A first build starts only now, once the service is up: it would take the cores the start needs.

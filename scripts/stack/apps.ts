@@ -17,6 +17,8 @@ export interface AppOptions {
   timeoutMs?: number;
   /** Echo their output to this terminal (npm start) rather than only to log files (npm test). */
   echo?: boolean;
+  /** How echoed lines are shown (`npm start` on a terminal: readable, scripts/stack/terminal-log.ts). */
+  echoFormat?: (line: string) => string;
   /**
    * `together` (default): every pool in one process, as `npm start` and `npm test` run them.
    * `apart`: one process per pool, as production runs them (bench:core reads each one's CPU).
@@ -94,6 +96,7 @@ export function startNode(supervisor: Supervisor, options: AppOptions, name: str
     cwd: options.root,
     env: { ...(name === 'api' ? apiEnv(options.env) : options.env), PORT: String(options.apiPort) },
     echo: options.echo,
+    echoFormat: options.echoFormat,
   });
 }
 

@@ -12,5 +12,6 @@ export { startTestCluster, type TestCluster } from './test-cluster.js';
 export { StartError, reasonOf } from './start-error.js';
 export { superviseLocalStart, keptSecret, type LocalStart } from './local-start.js';
 export { startJaeger, startLocalJaeger, tracingEnv, LOCAL_JAEGER_PORTS, type JaegerPorts, type RunningJaeger } from './jaeger.js';
+export { terminalLogFormat } from './terminal-log.js';
 export { startStripeMock, type RunningStripeMock } from './stripe-mock.js';
 export { startMailDev, startLocalMail, localMailEnv, mailDevBinary, LOCAL_MAILDEV_PORTS, type MailDevOptions, type RunningMailDev, type LocalMail } from './maildev.js';

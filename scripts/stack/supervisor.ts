@@ -17,6 +17,8 @@ export interface ProcessSpec {
   cwd?: string;
   /** Echo output lines to our stdout as `name | line`. Default: the supervisor's `echo`. */
   echo?: boolean;
+  /** How an echoed line is shown (`npm start`: log lines made readable); the log file keeps it as written. */
+  echoFormat?: (line: string) => string;
   /**
    * Stop order: higher layers stop first and are waited for, so app processes drain while
    * Temporal and the database are still up. Default 1 (apps); use 0 for infrastructure.
@@ -228,7 +230,9 @@ export class Supervisor {
       readline.createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
         managed.record(line);
         file?.write(`${line}\n`);
-        if (echo && !spec.passthrough) process.stdout.write(`${prefix} ${line}\n`);
+        if (!echo || spec.passthrough) return;
+        const shown = spec.echoFormat ? spec.echoFormat(line) : line;
+        for (const part of shown.split('\n')) process.stdout.write(`${prefix} ${part}\n`);
       });
     }
 
