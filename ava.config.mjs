@@ -1,0 +1,57 @@
+// The main phase of `npm test` (scripts/test.mjs): every suite but the disruptive, cluster and
+// trace ones, three files at a time against the one test stack.
+import path from 'node:path';
+
+/**
+ * The files that take longest, longest first. ava starts files in this order and the rest after
+ * them (alphabetically): a long file started last would run on alone while the other slots sit
+ * idle, so the long ones go first and the short ones fill the gaps at the end. Order only: a
+ * file missing here still runs. Refresh from a run's per-file times when the list drifts.
+ */
+export const LONGEST_FIRST = [
+  'test/tools/image-upscale.test.ts',
+  'test/docs/python-client.test.ts',
+  'test/dashboard/layout.test.ts',
+  'test/tools/html-to-image.test.ts',
+  'test/tools/qr-generate.test.ts',
+  'test/workflows/tool-call.test.ts',
+  'test/tools/word-to-pdf.test.ts',
+  'test/tools/pdf-metadata.test.ts',
+  'test/mail/smtp-outage.test.ts',
+  'test/workflows/batch-runner.test.ts',
+  'test/tools/website-screenshot.test.ts',
+  'test/tools/bcrypt-hash.test.ts',
+  'test/tools/watermark-image.test.ts',
+  'test/dashboard/people.test.ts',
+  'test/dashboard/team.test.ts',
+  'test/workflows/allowances.test.ts',
+  'test/identity/signin.test.ts',
+  'test/properties/ledger.test.ts',
+  'test/tracing/collector-down.test.ts',
+  'test/teams/permissions.test.ts',
+  'test/tools/web-scrape.test.ts',
+  'test/tools/argon2-verify.test.ts',
+  'test/dashboard/security.test.ts',
+  'test/workers/workflow-bundle.test.ts',
+  'test/activities/network/reading-pool.test.ts',
+  'test/tools/gold-price.test.ts',
+  'test/tools/http-request.test.ts',
+  'test/workflows/webhook-endpoint-requests.test.ts',
+  'test/workflows/webhook-endpoint.test.ts',
+  'test/workflows/replay.test.ts',
+];
+
+const root = path.dirname(new URL(import.meta.url).pathname);
+const rank = new Map(LONGEST_FIRST.map((file, i) => [path.join(root, file), i]));
+
+export default {
+  files: ['test/**/*.test.ts', '!test/disruptive/**', '!test/cluster/**', '!test/traces/**'],
+  extensions: { ts: 'module' },
+  nodeArguments: ['--import=tsx', '--conditions=utility-tools-source'],
+  timeout: '2m',
+  workerThreads: false,
+  // Three at a time: the phase is mostly waiting (pages going idle, mail, deliveries), so a third
+  // file uses the cores the other two leave idle (docs/DEVELOPING.md has the figures).
+  concurrency: 3,
+  sortTestFiles: (a, b) => (rank.get(a) ?? Infinity) - (rank.get(b) ?? Infinity) || a.localeCompare(b),
+};
