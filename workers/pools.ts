@@ -16,10 +16,6 @@ import type { ToolHandler } from '../lib/tool-handler.js';
 import { createCoreActivities } from '../activities/core/index.js';
 import { webhookWiring } from '../activities/core/webhooks.js';
 import { createWebhookFanout } from '../domain/webhooks/fanout.js';
-import { createCpuResources, createCpuTools } from '../activities/cpu/index.js';
-import { createNetworkTools } from '../activities/network/index.js';
-import { createReadingPool } from '../activities/network/reading-pool.js';
-import { createBrowserTools } from '../activities/browser/index.js';
 import type { NetworkAccess } from '../lib/network-access.js';
 import { toolDurationRecorder, toolMetricsInterceptor } from './tool-metrics.js';
 import { createCallActivities } from '../activities/call-activities.js';
@@ -61,18 +57,29 @@ export interface PoolDeps {
 /** Releases what a pool's tools hold (thread pools, browsers, office listeners). */
 type Closer = () => Promise<void>;
 
-function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): { handlers: Record<string, ToolHandler>; close: Closer } {
+/**
+ * A pool's tools, their modules loaded only by a process that runs that pool: a network or core
+ * worker never loads Chromium's driver or the upscaling model's runtime, so it starts sooner and
+ * its image can leave them out (Dockerfile, scripts/role-packages.mjs).
+ */
+async function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): Promise<{ handlers: Record<string, ToolHandler>; close: Closer }> {
   switch (pool) {
     case 'cpu': {
+      const { createCpuResources, createCpuTools } = await import('../activities/cpu/index.js');
       const resources = createCpuResources({ config: deps.config, net: deps.net, log: deps.log, heavyStartAfter: deps.heavyStartAfter });
       return { handlers: createCpuTools(resources), close: () => resources.close() };
     }
     case 'network': {
+      const [{ createNetworkTools }, { createReadingPool }] = await Promise.all([
+        import('../activities/network/index.js'),
+        import('../activities/network/reading-pool.js'),
+      ]);
       const readings = createReadingPool({ threads: deps.config.readingThreads });
       const handlers = createNetworkTools({ net: deps.net, db: deps.db, config: deps.config, reader: readings.read });
       return { handlers, close: () => readings.close() };
     }
     case 'browser': {
+      const { createBrowserTools } = await import('../activities/browser/index.js');
       const browser = createBrowserTools({ config: deps.config, net: deps.net, log: deps.log, heavyStartAfter: deps.heavyStartAfter });
       return { handlers: browser.handlers, close: () => browser.close() };
     }
@@ -196,7 +203,7 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     });
     return { workers: [worker, deliveries], close: async () => {} };
   }
-  const { handlers, close } = toolHandlers(pool, deps);
+  const { handlers, close } = await toolHandlers(pool, deps);
   const served = listed(pool, handlers);
   if (Object.keys(served).length === 0) {
     await close();

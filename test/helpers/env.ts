@@ -26,6 +26,8 @@ export const testEnv = {
   temporalTestServerPath: () => required('TEMPORAL_TEST_SERVER_PATH'),
   /** The `temporal` CLI (the stack's server), for a test's own dev server (`TestWorkflowEnvironment.createLocal`). */
   temporalCliPath: () => required('TEMPORAL_CLI_PATH'),
+  /** hadolint, the Dockerfile's linter (installed by the bootstrap). */
+  hadolintPath: () => required('HADOLINT_PATH'),
   /** This run's directory under test-output/: put files a test wants to keep here. */
   outputDir: () => required('TEST_OUTPUT_DIR'),
   /** Where the stack's processes write their logs (`<name>.log`). */
