@@ -15,7 +15,7 @@ import type { Sessions } from '../domain/identity/sessions.js';
 import { checkSameOrigin, sessionSecret, type CookieSettings } from './session-cookie.js';
 import { checkRole } from './permissions.js';
 
-/** Revocation must be visible within 1 s (CONTRACT.md); the cache stays well under it. */
+/** Revocation must be visible within 1 s on every instance (docs/API.md); the cache stays well under it. */
 const CACHE_MS = 500;
 /** lastUsedAt is a display value: write it at most once a minute per credential. */
 const LAST_USED_EVERY_MS = 60_000;

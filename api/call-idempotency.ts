@@ -8,7 +8,7 @@ import { collections, insertIfAbsent } from '../lib/mongo.js';
 import { ToolError } from '../lib/errors.js';
 import type { CallRequest } from './call-request.js';
 
-/** Idempotency keys are remembered this long (CONTRACT.md). */
+/** Idempotency keys are remembered this long, per account (docs/API.md). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 const IDEMPOTENCY_KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;

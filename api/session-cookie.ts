@@ -2,7 +2,7 @@
 //! `__Host-ut_session` (Secure, no Domain, Path=/) when PUBLIC_BASE_URL is https, else
 //! `ut_session`; always HttpOnly and SameSite=Lax. A cookie-authenticated request that changes
 //! something must come from the service's own pages: `Sec-Fetch-Site: same-origin`, or an
-//! `Origin` equal to PUBLIC_BASE_URL's (CONTRACT.md "People").
+//! `Origin` equal to PUBLIC_BASE_URL's (docs/API.md, "People").
 import type { Context } from 'koa';
 import { ToolError } from '../lib/errors.js';
 

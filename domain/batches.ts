@@ -8,7 +8,7 @@ import type { BatchCounts, BatchDoc, BatchItemDoc } from '../lib/mongo-documents
 import { createBatchProgress } from './batch-progress.js';
 import type { EventSink } from './events.js';
 
-/** At most this many items in one batch (CONTRACT.md). */
+/** At most this many items in one batch (docs/API.md, "Batches"). */
 export const MAX_BATCH_ITEMS = 10_000;
 
 /** Items are written in groups of this many: one insert per group, not per item. */

@@ -53,8 +53,8 @@ export interface ToolDefinition<Name extends string = string, P extends ToolPool
   /** Request body limit when it differs from the default 1 MiB. */
   readonly maxBodyBytes?: number;
   /**
-   * Error codes this tool can answer with beyond those every tool call shares (SPEC.md's
-   * endpoint texts, CONTRACT.md's error table), so the reference lists only what can happen.
+   * Error codes this tool can answer with beyond those every tool call shares (the table of
+   * lib/errors.ts), so the reference lists only what can happen.
    */
   readonly failures: readonly ErrorCode[];
   /**

@@ -156,7 +156,7 @@ export interface CredentialDoc {
 /** Who made a credential: a signed-in member, the owner with an owner token (by its prefix), or the operator. */
 export type KeyMaker = { type: 'user'; userId: string } | { type: 'owner_token'; prefix: string } | { type: 'operator' };
 
-/** A member's part in an account (CONTRACT.md "Teams"): what the account routes let them do. */
+/** A member's part in an account (docs/API.md, "Teams"): what the account routes let them do. */
 export type Role = 'owner' | 'admin' | 'developer' | 'billing' | 'viewer';
 
 /** A person (domain/identity/): an address they proved, a password hash and passkeys; a member of accounts. */

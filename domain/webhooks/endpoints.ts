@@ -15,7 +15,7 @@ import { eventTypesOf } from './subscriptions.js';
 
 export const SECRET_PREFIX = 'whsec_';
 
-/** `whsec_` + 32 random bytes, base64url (CONTRACT.md). */
+/** `whsec_` + 32 random bytes, base64url (docs/API.md). */
 export function newSigningSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString('base64url');
 }

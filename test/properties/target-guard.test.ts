@@ -14,7 +14,7 @@ import { ToolError } from '../../lib/errors.js';
 
 const RUNS = propertyRuns(300);
 
-/** Refused IPv4 ranges with the reason the guard gives (CONTRACT: private, loopback, link-local, reserved, multicast, metadata). */
+/** Refused IPv4 ranges with the reason the guard gives (docs/API.md: private, loopback, link-local, reserved, multicast, metadata). */
 const REFUSED_V4: ReadonlyArray<readonly [string, number, string]> = [
   ['0.0.0.0', 8, 'unspecified'], ['127.0.0.0', 8, 'loopback'], ['10.0.0.0', 8, 'private'], ['172.16.0.0', 12, 'private'],
   ['192.168.0.0', 16, 'private'], ['100.64.0.0', 10, 'cgnat'], ['169.254.0.0', 16, 'link_local'], ['192.0.0.0', 24, 'reserved'],
