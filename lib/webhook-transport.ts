@@ -21,7 +21,7 @@ export interface WebhookRequest {
 }
 
 /**
- * Posts one attempt and returns the receiver's status. Throws `ToolError` (`target_not_allowed`,
+ * Posts one attempt and returns the receiver's status. Throws `ServiceError` (`target_not_allowed`,
  * `upstream_error` with a client-safe message) when no response came.
  */
 export type WebhookPoster = (request: WebhookRequest) => Promise<{ statusCode: number }>;

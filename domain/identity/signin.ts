@@ -2,7 +2,7 @@
 //! an unknown address and an unverified one (nothing was opened for it), in the same time: an
 //! unknown address is verified against a decoy hash. The lock is checked before the password, so
 //! a locked address is refused whatever is sent.
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { sha256Hex } from '../../lib/ids.js';
 import type { SessionDoc, SignInMethod, UserDoc } from '../../lib/mongo-documents.js';
 import { normalizeEmail, emailDomain } from './email-address.js';
@@ -31,7 +31,7 @@ export function createSignin(ctx: IdentityContext) {
   async function startSession(user: UserDoc, how: SignInHow | SignInMethod, facts: RequestFacts, replacing?: SessionDoc | null, preferAccountId?: string) {
     const { method, provider } = typeof how === 'string' ? { method: how, provider: undefined } : how;
     const accounts = await memberships.accountsOf(user._id);
-    if (!accounts.length) throw new ToolError('forbidden', 'You are not a member of any account. Ask an account owner for an invitation.');
+    if (!accounts.length) throw new ServiceError('forbidden', 'You are not a member of any account. Ask an account owner for an invitation.');
     const open = accounts.filter((a) => policyAllows(a.signInPolicy, { method, provider }));
     const account = open.find((a) => a.id === preferAccountId) ?? open[0];
     if (!account) {

@@ -5,7 +5,7 @@
 //! account's owner cannot lock a person out of accounts that are not theirs. Setting the policy ends
 //! the members' sessions on the account that were not signed in through the provider, at once.
 import type { Db } from 'mongodb';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { collections } from '../../lib/mongo.js';
 import type { SessionDoc, SignInMethod, SignInPolicy } from '../../lib/mongo-documents.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
@@ -30,7 +30,7 @@ export const providerSignInPath = (providerId: string) => `/api/v1/auth/oidc/${e
 /** 403 `provider_required`: this account is acted on only after a sign-in through `providerId`. */
 export function providerRequired(providers: readonly ProviderName[], providerId: string, detail?: string) {
   const provider = providers.find((p) => p.id === providerId) ?? { id: providerId, name: providerId };
-  return new ToolError(
+  return new ServiceError(
     'provider_required',
     detail ?? `This account requires its members to sign in through ${provider.name}: sign in with "${provider.name}" instead of a password or a passkey.`,
     { provider: { id: provider.id, name: provider.name, signInPath: providerSignInPath(provider.id) } },
@@ -54,7 +54,7 @@ export function createSignInPolicies(deps: { db: Db; sessions: Sessions; provide
     async set(accountId: string, requiredProvider: string | null, acting: SessionDoc | undefined, audit: AuditContext): Promise<{ policy: SignInPolicy | null; sessionsEnded: number }> {
       if (requiredProvider !== null && !deps.providers.some((p) => p.id === requiredProvider)) {
         const known = deps.providers.map((p) => p.id).join(', ') || 'none is configured';
-        throw new ToolError('validation_failed', `The input is invalid: /requiredProvider is not a provider of this service (${known}).`, { errors: [{ field: '/requiredProvider', message: 'is not a configured provider' }] });
+        throw new ServiceError('validation_failed', `The input is invalid: /requiredProvider is not a provider of this service (${known}).`, { errors: [{ field: '/requiredProvider', message: 'is not a configured provider' }] });
       }
       const policy: SignInPolicy | null = requiredProvider ? { requiredProvider } : null;
       if (acting && !policyAllows(policy, acting)) {

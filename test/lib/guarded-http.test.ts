@@ -13,7 +13,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import zlib from 'node:zlib';
 import { once } from 'node:events';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { createGuardedHttp, decodersFor, nextHop, type GuardedHttp } from '../../lib/guarded-http.js';
 import { createGuardedSockets, type GuardedSockets } from '../../lib/guarded-sockets.js';
 import { createResolver } from '../../lib/resolver.js';
@@ -215,14 +215,14 @@ test.after.always(async () => {
   await dns?.close();
 });
 
-async function failure(fn: () => Promise<unknown>): Promise<ToolError> {
+async function failure(fn: () => Promise<unknown>): Promise<ServiceError> {
   try {
     await fn();
   } catch (err) {
-    if (err instanceof ToolError) return err;
+    if (err instanceof ServiceError) return err;
     throw err;
   }
-  throw new Error('expected a ToolError');
+  throw new Error('expected a ServiceError');
 }
 
 const at = (port: number, p: string, host: string = N.fixture) => `http://${host}:${port}${p}`;

@@ -4,7 +4,7 @@ import test from 'ava';
 import fc from 'fast-check';
 import '../properties/property-runs.js'; // one fixed seed for the draws below
 import { ConfigError } from '../../lib/config.js';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { createResolver } from '../../lib/resolver.js';
 import { classifyAddress, embeddedIPv4, type AddressReason, type EmbeddingForm } from '../../lib/address-class.js';
 import { checkAddress, parseAllowlist, parseAllowlistEntry } from '../../lib/target-allowlist.js';
@@ -24,12 +24,12 @@ test.before(async () => {
 });
 test.after.always(() => dns?.close());
 
-/** The refusal `fn` throws: a ToolError with code and reason. */
-async function refusal(fn: () => unknown): Promise<ToolError> {
+/** The refusal `fn` throws: a ServiceError with code and reason. */
+async function refusal(fn: () => unknown): Promise<ServiceError> {
   try {
     await fn();
   } catch (err) {
-    if (err instanceof ToolError) return err;
+    if (err instanceof ServiceError) return err;
     throw err;
   }
   throw new Error('expected a refusal, got none');
@@ -229,7 +229,7 @@ for (const [url, reason] of BAD_URLS) {
 
 test('a caller may widen the schemes it accepts', (t) => {
   t.like(guard.checkUrl('wss://public.test/socket', { schemes: ['ws', 'wss'] }), { port: 443 });
-  t.throws(() => guard.checkUrl('https://public.test/', { schemes: ['ws:'] }), { instanceOf: ToolError });
+  t.throws(() => guard.checkUrl('https://public.test/', { schemes: ['ws:'] }), { instanceOf: ServiceError });
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import { classifyAddress, embeddedIPv4 } from '../../lib/address-class.js';
 import { checkAddress, matchAllowlist, parseAllowlist } from '../../lib/target-allowlist.js';
 import { createTargetGuard, type TargetGuard } from '../../lib/target-guard.js';
 import { normaliseHost } from '../../lib/target-host.js';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 
 const RUNS = propertyRuns(300);
 
@@ -32,7 +32,7 @@ function refusesUrl(guard: TargetGuard, url: string): boolean {
     guard.checkUrl(url);
     return false;
   } catch (err) {
-    return err instanceof ToolError && err.code === 'target_not_allowed';
+    return err instanceof ServiceError && err.code === 'target_not_allowed';
   }
 }
 
@@ -126,7 +126,7 @@ test('a name is refused when any one of its addresses is refused, whatever the o
         await guard.resolveTarget('mixed.example', 443);
         return false;
       } catch (err) {
-        return err instanceof ToolError && err.code === 'target_not_allowed';
+        return err instanceof ServiceError && err.code === 'target_not_allowed';
       }
     }),
     { numRuns: RUNS },
