@@ -5,7 +5,7 @@ import type { Context, Middleware } from 'koa';
 import type { Identity } from '../domain/identity/index.js';
 import { userView } from '../domain/identity/users.js';
 import { unauthenticated } from '../domain/identity/problems.js';
-import type { AccountOfPerson } from '../domain/teams/memberships.js';
+import type { AccountOfPerson } from '../domain/membership/memberships.js';
 import { ServiceError } from '../lib/errors.js';
 import type { SessionDoc } from '../lib/mongo-documents.js';
 import type { Authenticator } from './auth.js';

@@ -23,7 +23,7 @@ import { figures, measureInterleaved, printTable, type Figures } from './measure
 import { withBenchStack } from './stack.js';
 import { ARGON2_PARAMETERS, hashPassword } from '../domain/identity/password-hashing.js';
 import { createUsers } from '../domain/identity/users.js';
-import { createMemberships } from '../domain/teams/memberships.js';
+import { createMemberships } from '../domain/membership/memberships.js';
 import { createAccounts } from '../domain/accounts.js';
 import { derivedId, newId } from '../lib/ids.js';
 import { ensureIndexes } from '../lib/mongo.js';

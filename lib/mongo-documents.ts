@@ -98,7 +98,7 @@ export interface AccountDoc {
   exhaustedArmed: boolean;
   outbox: OutboxEvent[];
   createdAt: Date;
-  /** Members must sign in through this identity provider to act on the account (domain/teams/sign-in-policy.ts); absent: any way. */
+  /** Members must sign in through this identity provider to act on the account (domain/membership/sign-in-policy.ts); absent: any way. */
   signInPolicy?: SignInPolicy;
 }
 

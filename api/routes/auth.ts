@@ -8,7 +8,7 @@ import type { Identity } from '../../domain/identity/index.js';
 import { currentSessionOf, perClientLimit, sessionAnswerOf } from '../person-session.js';
 import { sessionView } from '../../domain/identity/sessions.js';
 import type { Teams } from '../../domain/teams/index.js';
-import { policyAllows, providerRequired } from '../../domain/teams/sign-in-policy.js';
+import { policyAllows, providerRequired } from '../../domain/membership/sign-in-policy.js';
 import type { Role, SessionDoc } from '../../lib/mongo-documents.js';
 import { ServiceError } from '../../lib/errors.js';
 import type { Authenticator, Principal } from '../auth.js';

@@ -11,7 +11,7 @@ import { lockedOutMail } from './mail-texts.js';
 import { LOCK_MS, throttleKeys } from './throttle.js';
 import { userActing, type IdentityContext, type RequestFacts } from './context.js';
 import { invalidCredentials, invalidField, tooManyAttempts } from './problems.js';
-import { policyAllows, providerRequired } from '../teams/sign-in-policy.js';
+import { policyAllows, providerRequired } from '../membership/sign-in-policy.js';
 
 /** How a person proved who they are: the method, and for `oidc` the provider. */
 export interface SignInHow {
@@ -26,7 +26,7 @@ export function createSignin(ctx: IdentityContext) {
    * Starts a session of `user` on their first account this way of signing in may act on (the one
    * `preferAccountId` names when it may), ending `replacing`: a sign-in never keeps an id from
    * before it. Refused with 403 `provider_required` when every account of the person requires a
-   * provider this sign-in did not go through (domain/teams/sign-in-policy.ts).
+   * provider this sign-in did not go through (domain/membership/sign-in-policy.ts).
    */
   async function startSession(user: UserDoc, how: SignInHow | SignInMethod, facts: RequestFacts, replacing?: SessionDoc | null, preferAccountId?: string) {
     const { method, provider } = typeof how === 'string' ? { method: how, provider: undefined } : how;

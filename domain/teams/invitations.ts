@@ -15,7 +15,7 @@ import { invitationMail } from '../identity/mail-texts.js';
 import { userActing, type IdentityContext, type RequestFacts } from '../identity/context.js';
 import { invalidField, invalidToken, unauthenticated } from '../identity/problems.js';
 import type { Signin } from '../identity/signin.js';
-import { policyAllows, providerRequired } from './sign-in-policy.js';
+import { policyAllows, providerRequired } from '../membership/sign-in-policy.js';
 
 /** An invitation as the pending list shows it. */
 export const invitationView = (doc: AuthTokenDoc) => ({

@@ -1,6 +1,8 @@
 //! Memberships: a person is a member of accounts, each with a role. Joining, a role change and a
 //! removal each write their audit entry with the change (the membership's own drafts, or the
-//! account's deletion draft for a removal) and fire `member.joined` / `member.removed`.
+//! account's deletion draft for a removal) and fire `member.joined` / `member.removed`. People
+//! (domain/identity/: a session's accounts) and teams (domain/teams/) both build on it; it imports
+//! neither.
 import type { Db } from 'mongodb';
 import { collections, insertIfAbsent } from '../../lib/mongo.js';
 import type { MembershipDoc, Role, SignInPolicy, UserDoc } from '../../lib/mongo-documents.js';

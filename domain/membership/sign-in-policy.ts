@@ -9,7 +9,6 @@ import { ServiceError } from '../../lib/errors.js';
 import { collections } from '../../lib/mongo.js';
 import type { SessionDoc, SignInMethod, SignInPolicy } from '../../lib/mongo-documents.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
-import type { Sessions } from '../identity/sessions.js';
 
 /** An identity provider as people see it: its id (in its sign-in URL) and display name. */
 export interface ProviderName {
@@ -37,7 +36,12 @@ export function providerRequired(providers: readonly ProviderName[], providerId:
   );
 }
 
-export function createSignInPolicies(deps: { db: Db; sessions: Sessions; providers: readonly ProviderName[] }) {
+/** What the policy needs of the sessions (domain/identity/sessions.ts): ending those on an account not signed in through a provider. */
+export interface SessionsOnAccount {
+  endOnAccountUnlessProvider(accountId: string, provider: string, reason: string, audit: AuditContext): Promise<number>;
+}
+
+export function createSignInPolicies(deps: { db: Db; sessions: SessionsOnAccount; providers: readonly ProviderName[] }) {
   const { accounts } = collections(deps.db);
   const auditLog = createAuditLog(deps.db);
 
