@@ -8,7 +8,7 @@ import type { ToolDefinition } from '../domain/tool-definition.js';
 import { batchItemId, createBatches, type NewBatchItem } from '../domain/batches.js';
 import { wakeBatchRunner } from '../domain/batch-wake.js';
 import type { EventSink } from '../domain/events.js';
-import type { BatchDoc } from '../lib/mongo-documents.js';
+import type { BatchDoc } from '../domain/call-documents.js';
 import { ServiceError } from '../lib/errors.js';
 import { derivedId } from '../lib/ids.js';
 import { untilReachable } from '../lib/mongo.js';

@@ -4,7 +4,7 @@
 //! the account; an owner token keeps the owner's rights.
 import type { Context, Middleware } from 'koa';
 import { ServiceError } from '../lib/errors.js';
-import type { Role } from '../lib/mongo-documents.js';
+import type { Role } from '../domain/membership/documents.js';
 import { permits } from '../domain/teams/permissions.js';
 
 /** What the check reads of the request's principal (api/auth.ts): a session's role, none for an owner token. */

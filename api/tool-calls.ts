@@ -5,7 +5,7 @@ import type { Db } from 'mongodb';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { ToolDefinition } from '../domain/tool-definition.js';
 import { untilReachable } from '../lib/mongo.js';
-import type { CallDoc } from '../lib/mongo-documents.js';
+import type { CallDoc } from '../domain/call-documents.js';
 import { ANSWERED_TOO_LATE, reserveRefusal, type ToolCallResult } from '../lib/temporal-shared.js';
 import { createAsyncCalls } from '../domain/async-calls.js';
 import type { Ledger } from '../domain/ledger.js';

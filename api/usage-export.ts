@@ -1,7 +1,7 @@
 //! The usage ledger for a period (`from`, `to` query parameters), and as CSV for a statement.
 import type { Collection } from 'mongodb';
 import { ServiceError } from '../lib/errors.js';
-import type { LedgerEntry } from '../lib/mongo-documents.js';
+import type { LedgerEntry } from '../domain/account-documents.js';
 import { dayOf } from '../domain/render-cache.js';
 
 const DAY_MS = 24 * 3600 * 1000;

@@ -4,7 +4,7 @@
 import type { Db, Filter } from 'mongodb';
 import { collections, insertIfAbsent, isDuplicateKey } from '../lib/mongo.js';
 import { withTraceparent } from '../lib/trace-context.js';
-import type { BatchCounts, BatchDoc, BatchItemDoc } from '../lib/mongo-documents.js';
+import type { BatchCounts, BatchDoc, BatchItemDoc } from './call-documents.js';
 import { createBatchProgress } from './batch-progress.js';
 import type { EventSink } from './events.js';
 

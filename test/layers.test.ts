@@ -389,11 +389,12 @@ test('the check reads type-only and value imports apart, dynamic imports include
   );
 });
 
-test('the collections\' document types are types only: lib/mongo-documents.ts loads nothing', (t) => {
+test('the collections\' document types are types only: each documents file loads nothing, and lib imports none', (t) => {
   const graph = repoGraph();
-  const imports = graph.get('lib/mongo-documents.ts');
-  t.truthy(imports, 'lib/mongo-documents.ts is where the document types live');
-  t.deepEqual(imports!.filter((imp) => !imp.typeOnly).map((imp) => imp.specifier), []);
+  const documents = [...graph.keys()].filter((f) => /(^|[/-])documents\.ts$/.test(f));
+  t.true(documents.includes('domain/account-documents.ts') && documents.includes('domain/identity/documents.ts'), 'the document types live beside their domains');
+  t.deepEqual(documents.flatMap((f) => graph.get(f)!.filter((imp) => !imp.typeOnly).map((imp) => `${f} -> ${imp.specifier}`)), []);
+  t.deepEqual(documents.filter((f) => folderOf(f) === 'lib'), []);
 });
 
 test('the proof runs (npm run chaos, load, fuzz, soak) live beside the disruptive suites and stand on their support, not on bench/', (t) => {

@@ -7,7 +7,7 @@ import type { Db } from 'mongodb';
 import { eventCause, type EventSink } from '../../domain/events.js';
 import type { MissedPage } from '../../domain/webhooks/deliveries.js';
 import { createWebhookEndpoints, type EndpointMirror } from '../../domain/webhooks/endpoints.js';
-import type { WebhookEndpointDoc } from '../../lib/mongo-documents.js';
+import type { WebhookEndpointDoc } from '../../domain/webhooks/documents.js';
 import { createWebhookFanout } from '../../domain/webhooks/fanout.js';
 import type { Config } from '../../lib/config.js';
 import { ServiceError } from '../../lib/errors.js';

@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import type { Db } from 'mongodb';
 import { publicKey, type Accounts } from '../../domain/accounts.js';
 import { collections } from '../../lib/mongo.js';
-import type { LedgerEntry } from '../../lib/mongo-documents.js';
+import type { LedgerEntry } from '../../domain/account-documents.js';
 import { LOW_BALANCE_THRESHOLD } from '../../domain/ledger.js';
 import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';

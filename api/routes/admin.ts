@@ -6,7 +6,7 @@ import type { Allowances } from '../../domain/allowances.js';
 import { grantView, type Grants } from '../../domain/grants.js';
 import { joinPlan } from '../../domain/allowances.js';
 import { DEFAULT_PLAN_ID, type Plans } from '../../domain/plans.js';
-import type { AccountDoc, GrantDoc } from '../../lib/mongo-documents.js';
+import type { AccountDoc, GrantDoc } from '../../domain/account-documents.js';
 import type { GrantReason } from '../../domain/ledger.js';
 import { requireAdmin } from '../auth.js';
 import { operatorActing } from '../audit-context.js';

@@ -9,7 +9,8 @@ import { currentSessionOf, perClientLimit, sessionAnswerOf } from '../person-ses
 import { sessionView } from '../../domain/identity/sessions.js';
 import type { Teams } from '../../domain/teams/index.js';
 import { policyAllows, providerRequired } from '../../domain/membership/sign-in-policy.js';
-import type { Role, SessionDoc } from '../../lib/mongo-documents.js';
+import type { Role } from '../../domain/membership/documents.js';
+import type { SessionDoc } from '../../domain/identity/documents.js';
 import { ServiceError } from '../../lib/errors.js';
 import type { Authenticator, Principal } from '../auth.js';
 import { readJsonObject } from '../body.js';

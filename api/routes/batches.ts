@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context, Middleware } from 'koa';
 import { batchView } from '../../domain/batches.js';
 import { isErrorCode, ServiceError } from '../../lib/errors.js';
-import type { BatchDoc, BatchItemDoc } from '../../lib/mongo-documents.js';
+import type { BatchDoc, BatchItemDoc } from '../../domain/call-documents.js';
 import type { Authenticator } from '../auth.js';
 import type { BatchRequests } from '../batch-requests.js';
 import { BATCH_BODY_LIMIT } from '../batch-requests.js';

@@ -3,7 +3,7 @@
 //! credits come with Stripe's signed event (fulfilment.ts).
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
-import type { PurchaseDoc } from '../../lib/mongo-documents.js';
+import type { PurchaseDoc } from './documents.js';
 import { newId } from '../../lib/ids.js';
 import { ServiceError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';

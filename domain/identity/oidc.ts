@@ -10,7 +10,7 @@ import type { OidcProvider } from '../../lib/config.js';
 import { ServiceError } from '../../lib/errors.js';
 import { randomToken, sha256Hex } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
-import type { SessionDoc } from '../../lib/mongo-documents.js';
+import type { SessionDoc } from './documents.js';
 import type { IdentityContext, RequestFacts } from './context.js';
 import { normalizeEmail } from './email-address.js';
 import type { Signin } from './signin.js';

@@ -8,7 +8,7 @@ import {
 } from '@simplewebauthn/server';
 import { ServiceError } from '../../lib/errors.js';
 import { collections } from '../../lib/mongo.js';
-import type { PasskeyDoc, SessionDoc } from '../../lib/mongo-documents.js';
+import type { PasskeyDoc, SessionDoc } from './documents.js';
 import { userActing, type IdentityContext, type RequestFacts } from './context.js';
 import { requireRecentSignIn } from './passwords.js';
 import type { Signin } from './signin.js';

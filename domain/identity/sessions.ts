@@ -6,7 +6,9 @@
 import type { Db } from 'mongodb';
 import { newId, randomToken, sha256Hex } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
-import type { Role, SessionDoc, SignInMethod } from '../../lib/mongo-documents.js';
+import type { Role } from '../membership/documents.js';
+import type { SignInMethod } from '../membership/documents.js';
+import type { SessionDoc } from './documents.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
 
 /** `lastSeenAt` is written at most this often: the idle timeout is counted in hours. */

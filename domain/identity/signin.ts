@@ -4,7 +4,8 @@
 //! a locked address is refused whatever is sent.
 import { ServiceError } from '../../lib/errors.js';
 import { sha256Hex } from '../../lib/ids.js';
-import type { SessionDoc, SignInMethod, UserDoc } from '../../lib/mongo-documents.js';
+import type { SignInMethod } from '../membership/documents.js';
+import type { SessionDoc, UserDoc } from './documents.js';
 import { normalizeEmail, emailDomain } from './email-address.js';
 import { hashPassword, needsRehash, verifyPassword } from './password-hashing.js';
 import { lockedOutMail } from './mail-texts.js';

@@ -6,7 +6,7 @@
 import type { Db } from 'mongodb';
 import { randomToken, sha256Hex } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
-import type { AuthTokenDoc, TokenPurpose } from '../../lib/mongo-documents.js';
+import type { AuthTokenDoc, TokenPurpose } from './documents.js';
 
 /** A claim older than this without completion belongs to a request that died. */
 const CLAIM_RETRY_MS = 60_000;

@@ -4,7 +4,7 @@
 //! its link is used again.
 import type { Db } from 'mongodb';
 import { collections, insertIfAbsent, isDuplicateKey } from '../../lib/mongo.js';
-import type { UserDoc } from '../../lib/mongo-documents.js';
+import type { UserDoc } from './documents.js';
 import { auditDraft, createAuditLog, type AuditContext, type AuditAction, type AuditDraft } from '../audit-log.js';
 
 /** The user as the session and the member list show them. */

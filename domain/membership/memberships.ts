@@ -5,14 +5,19 @@
 //! neither.
 import type { Db } from 'mongodb';
 import { collections, insertIfAbsent } from '../../lib/mongo.js';
-import type { MembershipDoc, Role, SignInPolicy, UserDoc } from '../../lib/mongo-documents.js';
+import type { MembershipDoc, Role } from './documents.js';
+import type { SignInPolicy } from '../account-documents.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
 import { createEventRecorder, newEvent, type EventSink } from '../events.js';
 
 export const membershipId = (accountId: string, userId: string) => `${accountId}:${userId}`;
 
 /** What the member events and entries say of the person. */
-type Person = Pick<UserDoc, '_id' | 'email' | 'name'>;
+interface Person {
+  _id: string;
+  email: string;
+  name: string | null;
+}
 
 /** An account of a person, as their session and sign-in see it. */
 export interface AccountOfPerson {

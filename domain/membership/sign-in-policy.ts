@@ -7,7 +7,8 @@
 import type { Db } from 'mongodb';
 import { ServiceError } from '../../lib/errors.js';
 import { collections } from '../../lib/mongo.js';
-import type { SessionDoc, SignInMethod, SignInPolicy } from '../../lib/mongo-documents.js';
+import type { SignInPolicy } from '../account-documents.js';
+import type { SignInMethod } from './documents.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
 
 /** An identity provider as people see it: its id (in its sign-in URL) and display name. */
@@ -17,10 +18,13 @@ export interface ProviderName {
 }
 
 /** How a session was signed in, as the policy judges it. */
-export type SignInWay = Pick<SessionDoc, 'method'> & { provider?: string | null };
+export interface SignInWay {
+  method: SignInMethod;
+  provider?: string | null;
+}
 
 /** Whether a session signed in this way may act on an account with this policy. */
-export const policyAllows = (policy: SignInPolicy | null | undefined, way: { method: SignInMethod; provider?: string | null }) =>
+export const policyAllows = (policy: SignInPolicy | null | undefined, way: SignInWay) =>
   !policy || (way.method === 'oidc' && way.provider === policy.requiredProvider);
 
 /** Where a person starts a sign-in through a provider. */
@@ -55,7 +59,7 @@ export function createSignInPolicies(deps: { db: Db; sessions: SessionsOnAccount
      * setting it must itself be signed in through that provider, so its owner keeps their access;
      * every other session on the account that was not ends at once. Answers how many ended.
      */
-    async set(accountId: string, requiredProvider: string | null, acting: SessionDoc | undefined, audit: AuditContext): Promise<{ policy: SignInPolicy | null; sessionsEnded: number }> {
+    async set(accountId: string, requiredProvider: string | null, acting: SignInWay | undefined, audit: AuditContext): Promise<{ policy: SignInPolicy | null; sessionsEnded: number }> {
       if (requiredProvider !== null && !deps.providers.some((p) => p.id === requiredProvider)) {
         const known = deps.providers.map((p) => p.id).join(', ') || 'none is configured';
         throw new ServiceError('validation_failed', `The input is invalid: /requiredProvider is not a provider of this service (${known}).`, { errors: [{ field: '/requiredProvider', message: 'is not a configured provider' }] });

@@ -6,7 +6,8 @@
 import { ServiceError } from '../../lib/errors.js';
 import { derivedId, newId } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
-import type { AuthTokenDoc, Role, SessionDoc } from '../../lib/mongo-documents.js';
+import type { AuthTokenDoc, SessionDoc } from '../identity/documents.js';
+import type { Role } from '../membership/documents.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
 import { normalizeEmail } from '../identity/email-address.js';
 import { hashPassword } from '../identity/password-hashing.js';

@@ -5,7 +5,9 @@
 //! removed (409 `last_owner`); ownership moves only by a transfer, after which the old owner is an admin.
 import { ServiceError } from '../../lib/errors.js';
 import { collections } from '../../lib/mongo.js';
-import type { CredentialDoc, MembershipDoc, Role, SessionDoc, UserDoc } from '../../lib/mongo-documents.js';
+import type { CredentialDoc } from '../account-documents.js';
+import type { MembershipDoc, Role } from '../membership/documents.js';
+import type { SessionDoc, UserDoc } from '../identity/documents.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
 import type { IdentityContext } from '../identity/context.js';
 import { requireRecentSignIn } from '../identity/passwords.js';

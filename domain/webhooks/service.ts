@@ -9,7 +9,7 @@ import { ServiceError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import { collections } from '../../lib/mongo.js';
-import type { WebhookEndpointDoc } from '../../lib/mongo-documents.js';
+import type { WebhookEndpointDoc } from './documents.js';
 import { toEnvelope, WEBHOOK_SIGNALS, webhookWorkflowId, type RecoverRequest, type RotationNotice } from '../../lib/webhook-messages.js';
 import { SECRET_OVERLAP_MS } from '../../lib/webhook-policy.js';
 import { eventOfDoc, newEvent, type EventRecorder } from '../events.js';

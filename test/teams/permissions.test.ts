@@ -12,7 +12,7 @@ import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import { createMetrics } from '../../lib/metrics.js';
 import { ACCOUNT_PREFIX, AREAS, GROUPS, ROLES, areaOf, groupFor, permits, requiredRole } from '../../domain/teams/permissions.js';
-import type { Role } from '../../lib/mongo-documents.js';
+import type { Role } from '../../domain/membership/documents.js';
 import { isProblem } from '../helpers/api.js';
 import { client } from '../helpers/people.js';
 import { teamAccount } from '../helpers/team.js';
