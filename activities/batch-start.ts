@@ -7,7 +7,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { TypedSearchAttributes } from '@temporalio/common';
 import { findTool } from '../domain/catalogue.js';
 import { createCallKeys } from '../domain/call-keys.js';
-import type { BatchDoc, BatchItemDoc } from '../lib/mongo-documents.js';
+import type { BatchDoc, BatchItemDoc } from '../domain/call-documents.js';
 import { open, seal } from '../lib/sealed.js';
 import { underParent } from '../lib/trace-context.js';
 import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, WORKFLOW_TYPES, batchItemRequestId, callTaskQueue, type ToolCallInput } from '../lib/temporal-shared.js';

@@ -5,7 +5,7 @@
 //! call, and the call's ledger entry, once written, is the outcome every later settle applies.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { ToolError, isErrorCode } from '../lib/errors.js';
+import { ServiceError, isErrorCode } from '../lib/errors.js';
 import { isDatabaseUnreachable } from '../lib/mongo.js';
 import { DEPENDENCY_UNREACHABLE, TOOL_FAILED, TOOL_TIMED_OUT, ANSWERED_TOO_LATE, batchItemEnd, callRefOf, reserveRefusal, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
@@ -92,7 +92,7 @@ export function createCallStep(deps: CallStepDeps) {
           deps.onToolDone?.(call.tool, error.code, since(started) / 1000);
           markFailed(span, error.code);
           // Worded as the SDK words a failed tool activity, so one query finds both.
-          ctx.log.warn('Activity failed', { tool: call.tool, attempt, error: err instanceof ToolError ? toApplicationFailure(err) : err });
+          ctx.log.warn('Activity failed', { tool: call.tool, attempt, error: err instanceof ServiceError ? toApplicationFailure(err) : err });
           if (final || attempt === TOOL_ATTEMPTS) return { ok: false, error, attempts: attempt };
           return 'again';
         }
@@ -113,7 +113,7 @@ export function createCallStep(deps: CallStepDeps) {
       if (ctx.cancellationSignal.aborted) throw err;
       const { error } = classify(err);
       // The code and S3's reason only: the cause may quote the request it refused.
-      ctx.log.warn('Destination write failed', { tool: call.tool, destination: call.destination.id, code: error.code, reason: error.extras.reason, error: err instanceof ToolError ? undefined : err });
+      ctx.log.warn('Destination write failed', { tool: call.tool, destination: call.destination.id, code: error.code, reason: error.extras.reason, error: err instanceof ServiceError ? undefined : err });
       return { ok: false, error, attempts: run.attempts };
     }
   }
@@ -181,7 +181,7 @@ export type CallStepActivities = ReturnType<typeof createCallStep>;
 
 /** The contract's error for what a tool threw, and whether trying again could change it. */
 function classify(err: unknown): { error: ToolCallError; final: boolean } {
-  if (err instanceof ToolError) return { error: { code: err.code, message: err.message, extras: err.extras }, final: err.code !== 'unavailable' };
+  if (err instanceof ServiceError) return { error: { code: err.code, message: err.message, extras: err.extras }, final: err.code !== 'unavailable' };
   if (err instanceof ApplicationFailure && isErrorCode(err.type)) {
     const error = { code: err.type, message: err.message, extras: (err.details?.[0] ?? {}) as Record<string, unknown> };
     return { error, final: err.nonRetryable || err.type !== 'unavailable' };

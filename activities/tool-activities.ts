@@ -1,10 +1,10 @@
 //! Turns tool handlers into Temporal activities: opens sealed secrets, keeps the activity
-//! heartbeating while the handler works, and converts a ToolError into a non-retryable
+//! heartbeating while the handler works, and converts a ServiceError into a non-retryable
 //! ApplicationFailure whose type is the contract's error code, and a database out of reach
 //! (call keys, stored quotes) into a retryable `unavailable` one.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { ToolError } from '../lib/errors.js';
+import { ServiceError } from '../lib/errors.js';
 import { isDatabaseUnreachable } from '../lib/mongo.js';
 import { open } from '../lib/sealed.js';
 import { DEPENDENCY_UNREACHABLE, type ToolActivityInput } from '../lib/temporal-shared.js';
@@ -14,7 +14,7 @@ import type { CallKeys } from '../domain/call-keys.js';
 /** How often the wrapper heartbeats; the workflow's heartbeat timeout is a few times this. */
 export const HEARTBEAT_INTERVAL_MS = 1_000;
 
-export function toApplicationFailure(err: ToolError): ApplicationFailure {
+export function toApplicationFailure(err: ServiceError): ApplicationFailure {
   return ApplicationFailure.create({
     type: err.code,
     message: err.message,
@@ -54,7 +54,7 @@ export function toolActivities(handlers: Record<string, ToolHandler>, deps: Tool
         const output = await handler(await toolInput(deps.callKeys, req), { requestId: req.requestId, signal: ctx.cancellationSignal, heartbeat });
         return deps.keepOutput ? await deps.keepOutput(output) : output;
       } catch (err) {
-        if (err instanceof ToolError) throw toApplicationFailure(err);
+        if (err instanceof ServiceError) throw toApplicationFailure(err);
         if (isDatabaseUnreachable(err)) throw dependencyFailure(err);
         throw err;
       } finally {

@@ -9,13 +9,16 @@ import { credentialDigest, credentialKind } from '../domain/credentials.js';
 import { keyExpired } from '../domain/key-settings.js';
 import { ipAllowed } from '../lib/ip-allowlist.js';
 import { collections, untilReachable } from '../lib/mongo.js';
-import type { CredentialDoc, CredentialKind, Role, SessionDoc } from '../lib/mongo-documents.js';
-import { ToolError } from '../lib/errors.js';
+import type { CredentialDoc, CredentialKind } from '../domain/account-documents.js';
+import type { Role } from '../domain/membership/documents.js';
+import type { SessionDoc } from '../domain/identity/documents.js';
+import { ServiceError } from '../lib/errors.js';
+import { unauthenticated } from '../domain/identity/problems.js';
 import type { Sessions } from '../domain/identity/sessions.js';
 import { checkSameOrigin, sessionSecret, type CookieSettings } from './session-cookie.js';
 import { checkRole } from './permissions.js';
 
-/** Revocation must be visible within 1 s (CONTRACT.md); the cache stays well under it. */
+/** Revocation must be visible within 1 s on every instance (docs/API.md); the cache stays well under it. */
 const CACHE_MS = 500;
 /** lastUsedAt is a display value: write it at most once a minute per credential. */
 const LAST_USED_EVERY_MS = 60_000;
@@ -41,14 +44,12 @@ export interface Principal {
 export type KeyLimits = Pick<CredentialDoc, 'tools' | 'rateLimit' | 'monthlyCreditLimit'>;
 
 const unauthorized = (detail: string, extras: Record<string, unknown> = {}) =>
-  new ToolError('unauthorized', detail, extras, { headers: { 'WWW-Authenticate': 'Bearer' } });
+  new ServiceError('unauthorized', detail, extras, { headers: { 'WWW-Authenticate': 'Bearer' } });
 
 function bearer(header: string | undefined): string | null {
   const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? '');
   return m ? m[1]! : null;
 }
-
-const unauthenticated = (detail: string) => new ToolError('unauthenticated', detail);
 
 export interface SessionAuthOptions {
   sessions: Sessions;
@@ -93,10 +94,10 @@ export function createAuthenticator(db: Db, sessionAuth?: SessionAuthOptions) {
     if (doc.expiresAt && keyExpired(doc, Date.now())) throw unauthorized(`The key expired at ${doc.expiresAt.toISOString()}.`, { reason: 'expired' });
     if (doc.kind !== kind) {
       const needed = kind === 'api_key' ? 'an API key' : 'an owner token';
-      throw new ToolError('forbidden', `This endpoint takes ${needed}.`);
+      throw new ServiceError('forbidden', `This endpoint takes ${needed}.`);
     }
     if (doc.allowedIps && !ipAllowed(ip ?? '', doc.allowedIps)) {
-      throw new ToolError('ip_not_allowed', `This key may not be used from ${ip ?? 'an unknown address'}.`, { ip: ip ?? null });
+      throw new ServiceError('ip_not_allowed', `This key may not be used from ${ip ?? 'an unknown address'}.`, { ip: ip ?? null });
     }
     touch(doc, ip);
     const principal: Principal = { accountId: doc.accountId, credentialId: doc._id, kind: doc.kind, prefix: doc.prefix };
@@ -159,7 +160,7 @@ export type Authenticator = ReturnType<typeof createAuthenticator>;
 export function requireAdmin(adminToken: string | undefined): Middleware {
   const expected = adminToken ? Buffer.from(adminToken) : null;
   return async (ctx, next) => {
-    if (!expected) throw new ToolError('not_found', 'The operator API is not enabled.');
+    if (!expected) throw new ServiceError('not_found', 'The operator API is not enabled.');
     const given = Buffer.from(bearer(ctx.get('Authorization') || undefined) ?? '');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw unauthorized('The operator API takes the admin token.');

@@ -8,8 +8,8 @@ import type { ToolDefinition } from '../domain/tool-definition.js';
 import { batchItemId, createBatches, type NewBatchItem } from '../domain/batches.js';
 import { wakeBatchRunner } from '../domain/batch-wake.js';
 import type { EventSink } from '../domain/events.js';
-import type { BatchDoc } from '../lib/mongo-documents.js';
-import { ToolError } from '../lib/errors.js';
+import type { BatchDoc } from '../domain/call-documents.js';
+import { ServiceError } from '../lib/errors.js';
 import { derivedId } from '../lib/ids.js';
 import { untilReachable } from '../lib/mongo.js';
 import { seal, splitSecrets } from '../lib/sealed.js';
@@ -67,10 +67,10 @@ export function createBatchRequests(deps: {
         tool.precheck?.(input);
         if (tool.targets) deps.guard.checkTargets(tool.targets(input));
       } catch (err) {
-        if (!(err instanceof ToolError)) throw err;
+        if (!(err instanceof ServiceError)) throw err;
         const fields = (err.extras.errors as FieldError[] | undefined) ?? [{ field: '', message: err.message }];
         // Another refusal than a schema's (a target the guard refuses): the same code, naming the item.
-        if (err.code !== 'validation_failed') throw new ToolError(err.code, `Item ${i}: ${err.message}`, { ...err.extras, index: i });
+        if (err.code !== 'validation_failed') throw new ServiceError(err.code, `Item ${i}: ${err.message}`, { ...err.extras, index: i });
         for (const f of fields) if (errors.length < MAX_FIELD_ERRORS) errors.push({ field: `/items/${i}${f.field === '/' ? '' : f.field}`, message: f.message });
       }
       return input;

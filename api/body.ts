@@ -1,6 +1,6 @@
 //! Reads a JSON object request body with a byte limit, before anything else looks at it.
 import type { Context } from 'koa';
-import { ToolError } from '../lib/errors.js';
+import { ServiceError } from '../lib/errors.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -31,7 +31,7 @@ async function readRaw(ctx: Context, limit: number): Promise<Buffer> {
 }
 
 function tooLarge(limit: number) {
-  return new ToolError('payload_too_large', `The request body is over its limit of ${limit} bytes.`, { limit });
+  return new ServiceError('payload_too_large', `The request body is over its limit of ${limit} bytes.`, { limit });
 }
 
 /**
@@ -47,17 +47,17 @@ export async function readJsonObject(
     return {};
   }
   if (!isJsonType(ctx.get('Content-Type'))) {
-    throw new ToolError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
+    throw new ServiceError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
   }
   const raw = await readRaw(ctx, limit);
   let value: unknown;
   try {
     value = JSON.parse(raw.toString('utf8'));
   } catch {
-    throw new ToolError('invalid_json', 'The body is not valid JSON.');
+    throw new ServiceError('invalid_json', 'The body is not valid JSON.');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ToolError('invalid_json', 'The body must be a JSON object.');
+    throw new ServiceError('invalid_json', 'The body must be a JSON object.');
   }
   return value as Record<string, unknown>;
 }

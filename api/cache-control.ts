@@ -1,6 +1,6 @@
 //! The request's `Cache-Control` on a `POST` of a capture tool: how old a stored render it accepts.
 import { MAX_RENDER_AGE_S } from '../domain/render-cache.js';
-import { ToolError } from '../lib/errors.js';
+import { ServiceError } from '../lib/errors.js';
 
 /**
  * Seconds of age the request accepts: `max-age=N` (at most 30 days), `no-cache` 0 (a fresh
@@ -16,7 +16,7 @@ export function acceptedRenderAge(header: string | undefined): number | undefine
   if (maxAge === undefined) return undefined;
   const m = /^max-age=(?:(\d{1,12})|"(\d{1,12})")$/.exec(maxAge);
   if (!m) {
-    throw new ToolError('validation_failed', 'Cache-Control max-age must be a whole number of seconds.', {
+    throw new ServiceError('validation_failed', 'Cache-Control max-age must be a whole number of seconds.', {
       errors: [{ field: 'header:Cache-Control', message: 'max-age must be a whole number of seconds' }],
     });
   }

@@ -5,10 +5,10 @@ import type { Db } from 'mongodb';
 import { canonicalJson } from '../lib/canonical-json.js';
 import { randomBase62, sha256Hex } from '../lib/ids.js';
 import { collections, insertIfAbsent } from '../lib/mongo.js';
-import { ToolError } from '../lib/errors.js';
+import { ServiceError } from '../lib/errors.js';
 import type { CallRequest } from './call-request.js';
 
-/** Idempotency keys are remembered this long (CONTRACT.md). */
+/** Idempotency keys are remembered this long, per account (docs/API.md). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 const IDEMPOTENCY_KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
@@ -21,7 +21,7 @@ function idempotencyId(accountId: string, keyHash: string): string {
 export function parseIdempotencyKey(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   if (!IDEMPOTENCY_KEY_SHAPE.test(header)) {
-    throw new ToolError('validation_failed', 'Idempotency-Key must be 1 to 255 printable characters.', {
+    throw new ServiceError('validation_failed', 'Idempotency-Key must be 1 to 255 printable characters.', {
       errors: [{ field: 'header:Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }],
     });
   }
@@ -65,7 +65,7 @@ export function createIdempotency(deps: { db: Db; secretKey: Buffer }) {
     const earlier = await idempotency.findOne({ _id: doc._id });
     if (earlier && earlier.expiresAt > now) {
       if (earlier.fingerprint !== doc.fingerprint) {
-        throw new ToolError('idempotency_conflict', 'This Idempotency-Key was used with another tool or body.');
+        throw new ServiceError('idempotency_conflict', 'This Idempotency-Key was used with another tool or body.');
       }
       return { workflowId: earlier.workflowId, replayed: true };
     }

@@ -1,7 +1,7 @@
 //! What a synchronous call's result means for its answer, the same for a `POST` and a render
 //! link: a charged output (counted in the metrics), or the call's problem thrown.
 import type { ToolDefinition } from '../domain/tool-definition.js';
-import { ToolError } from '../lib/errors.js';
+import { ServiceError } from '../lib/errors.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { ToolCallResult } from '../lib/temporal-shared.js';
 
@@ -11,7 +11,7 @@ export interface ChargedOutput {
   balance: number;
 }
 
-/** The charged output of `result`; a failed call's ToolError is thrown (nothing was charged). */
+/** The charged output of `result`; a failed call's ServiceError is thrown (nothing was charged). */
 export function chargedOutput(metrics: Metrics, tool: ToolDefinition, result: ToolCallResult): ChargedOutput {
   if (result.ok) {
     metrics.toolCalls.inc({ tool: tool.name, outcome: 'charged' });
@@ -20,5 +20,5 @@ export function chargedOutput(metrics: Metrics, tool: ToolDefinition, result: To
   }
   const { code, message, extras } = result.error;
   metrics.toolCalls.inc({ tool: tool.name, outcome: code });
-  throw new ToolError(code, message, extras);
+  throw new ServiceError(code, message, extras);
 }

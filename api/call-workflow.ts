@@ -9,7 +9,7 @@ import { seal, splitSecrets } from '../lib/sealed.js';
 import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, WORKFLOW_TYPES, callTaskQueue, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
 import { createCallKeys } from '../domain/call-keys.js';
 import { renderCacheId } from '../domain/render-cache.js';
-import { ToolError } from '../lib/errors.js';
+import { ServiceError } from '../lib/errors.js';
 import { untilDeadline } from '../lib/until-deadline.js';
 import type { CallRequest } from './call-request.js';
 import { sampledTraceId } from '../lib/trace-context.js';
@@ -96,6 +96,6 @@ export function createCallWorkflows(deps: { db: Db; client: Client }) {
   return { start, awaitResult, destroyKey: (workflowId: string) => callKeys.destroy(workflowId) };
 }
 
-export function unavailable(cause: unknown): ToolError {
-  return new ToolError('unavailable', 'The service cannot run calls right now; retry shortly.', {}, { cause });
+export function unavailable(cause: unknown): ServiceError {
+  return new ServiceError('unavailable', 'The service cannot run calls right now; retry shortly.', {}, { cause });
 }

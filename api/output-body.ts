@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import type { BlobStore } from '../lib/blob-store.js';
 import type { Logger } from '../lib/logger.js';
 import { isOutputBlob, jsonWithField, storedJson, OutputBlobMissing, type OutputBlob } from '../lib/output-blobs.js';
-import { ToolError } from '../lib/errors.js';
+import { ServiceError } from '../lib/errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { unavailable } from './call-workflow.js';
 
@@ -23,7 +23,7 @@ export function createOutputBodies(deps: { blobs: BlobStore; log: Logger }) {
       } catch (err) {
         if (err instanceof OutputBlobMissing) {
           deps.log.error({ key: err.key }, "a charged call's output is missing from the blob store: do the API and the workers share BLOB_STORE_URL?");
-          throw new ToolError('internal_error', 'The answer could not be read.', {}, { cause: err });
+          throw new ServiceError('internal_error', 'The answer could not be read.', {}, { cause: err });
         }
         // The store is out of reach: the call is charged and its output kept, so a repeat with the
         // same Idempotency-Key gets it once the store is back.

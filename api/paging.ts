@@ -1,6 +1,6 @@
 //! Paging of the account's lists (usage, calls, events, webhook attempts): `limit` and an opaque
 //! cursor, the last row's position in (time, id) descending order.
-import { ToolError } from '../lib/errors.js';
+import { ServiceError } from '../lib/errors.js';
 
 /** A list position by (at, id), descending; the cursor is the last row's position. */
 export function encodeCursor(at: Date, id: string): string {
@@ -14,7 +14,7 @@ export function decodeCursor(cursor: string): { at: Date; id: string } {
     if (typeof id !== 'string' || Number.isNaN(date.getTime())) throw new Error('bad cursor');
     return { at: date, id };
   } catch {
-    throw new ToolError('validation_failed', 'The cursor is not one this API gave out.', { errors: [{ field: 'query:cursor', message: 'is invalid' }] });
+    throw new ServiceError('validation_failed', 'The cursor is not one this API gave out.', { errors: [{ field: 'query:cursor', message: 'is invalid' }] });
   }
 }
 
@@ -22,7 +22,7 @@ export function parseLimit(raw: unknown, fallback: number, max: number): number 
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > max) {
-    throw new ToolError('validation_failed', `limit must be an integer from 1 to ${max}.`, { errors: [{ field: 'query:limit', message: `must be 1 to ${max}` }] });
+    throw new ServiceError('validation_failed', `limit must be an integer from 1 to ${max}.`, { errors: [{ field: 'query:limit', message: `must be 1 to ${max}` }] });
   }
   return n;
 }

@@ -3,8 +3,8 @@
 //! domain/teams/permissions.ts before any handler runs. A signed-in member acts with their role on
 //! the account; an owner token keeps the owner's rights.
 import type { Context, Middleware } from 'koa';
-import { ToolError } from '../lib/errors.js';
-import type { Role } from '../lib/mongo-documents.js';
+import { ServiceError } from '../lib/errors.js';
+import type { Role } from '../domain/membership/documents.js';
 import { permits } from '../domain/teams/permissions.js';
 
 /** What the check reads of the request's principal (api/auth.ts): a session's role, none for an owner token. */
@@ -20,7 +20,7 @@ export function checkRole(ctx: Context): void {
   const role = roleOf(ctx.state.principal as Acting);
   const verdict = permits(role, ctx.method, ctx.path);
   if (verdict.allowed) return;
-  throw new ToolError(
+  throw new ServiceError(
     'forbidden_for_role',
     `Your role on this account, ${role}, may not do this: it needs ${verdict.requiredRole} (${verdict.allowedRoles.join(', ')}). Ask an owner or an admin of the account.`,
     { requiredRole: verdict.requiredRole, role, allowedRoles: verdict.allowedRoles },

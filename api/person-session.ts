@@ -5,9 +5,9 @@ import type { Context, Middleware } from 'koa';
 import type { Identity } from '../domain/identity/index.js';
 import { userView } from '../domain/identity/users.js';
 import { unauthenticated } from '../domain/identity/problems.js';
-import type { AccountOfPerson } from '../domain/teams/memberships.js';
-import { ToolError } from '../lib/errors.js';
-import type { SessionDoc } from '../lib/mongo-documents.js';
+import type { AccountOfPerson } from '../domain/membership/memberships.js';
+import { ServiceError } from '../lib/errors.js';
+import type { SessionDoc } from '../domain/identity/documents.js';
 import type { Authenticator } from './auth.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -19,7 +19,7 @@ export async function currentSessionOf(auth: Authenticator, ctx: Context): Promi
   try {
     return (await auth.sessionOf(ctx))?.session ?? null;
   } catch (err) {
-    if (err instanceof ToolError && err.code === 'unauthenticated') return null;
+    if (err instanceof ServiceError && err.code === 'unauthenticated') return null;
     throw err;
   }
 }
@@ -45,7 +45,7 @@ export const AUTH_REQUESTS_PER_SECOND = 10;
 export function perClientLimit(limiter: RateLimiter): Middleware {
   return async (ctx, next) => {
     const r = limiter.take(`auth:${ctx.ip}`, AUTH_REQUESTS_PER_SECOND);
-    if (!r.allowed) throw new ToolError('rate_limited', `Over ${AUTH_REQUESTS_PER_SECOND} requests per second from this address; retry after ${r.retryAfter} s.`, { retryAfter: r.retryAfter }, { headers: { 'Retry-After': String(r.retryAfter) } });
+    if (!r.allowed) throw new ServiceError('rate_limited', `Over ${AUTH_REQUESTS_PER_SECOND} requests per second from this address; retry after ${r.retryAfter} s.`, { retryAfter: r.retryAfter }, { headers: { 'Retry-After': String(r.retryAfter) } });
     await next();
   };
 }

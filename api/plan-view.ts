@@ -1,6 +1,6 @@
 //! An account's plan and next allowance as the account and operator APIs show them.
 import type { Allowances } from '../domain/allowances.js';
-import type { AccountDoc } from '../lib/mongo-documents.js';
+import type { AccountDoc } from '../domain/account-documents.js';
 
 export async function accountPlanView(allowances: Allowances, account: AccountDoc) {
   const { plan, next } = await allowances.next(account.plan);

@@ -1,7 +1,7 @@
 //! The one error path of the API: every failure becomes an RFC 9457 problem+json answer with
 //! the contract's stable code. What the client sees is kept apart from what is logged.
 import type { Context, Middleware } from 'koa';
-import { ERRORS, ToolError, type ErrorCode, type ProblemExtras } from '../lib/errors.js';
+import { ERRORS, ServiceError, type ErrorCode, type ProblemExtras } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
 import { isDatabaseUnreachable } from '../lib/mongo.js';
@@ -24,7 +24,7 @@ export function problemBody(baseUrl: string, code: ErrorCode, detail: string, re
   return { ...extras, type: `${baseUrl}/docs/errors#${code}`, title, status, detail, code, requestId };
 }
 
-/** `status`: the route's own status for this code (ToolErrorOptions.status), else the code's. */
+/** `status`: the route's own status for this code (ServiceErrorOptions.status), else the code's. */
 export function sendProblem(ctx: Context, baseUrl: string, code: ErrorCode, detail: string, extras: ProblemExtras = {}, status?: number) {
   const error: { status: number; retryAfterSeconds?: number } = ERRORS[code];
   ctx.status = status ?? error.status;
@@ -52,10 +52,10 @@ export function problems(options: { baseUrl: string; log: Logger }): Middleware 
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
-        throw new ToolError('not_found', `No resource at ${ctx.method} ${ctx.path}.`);
+        throw new ServiceError('not_found', `No resource at ${ctx.method} ${ctx.path}.`);
       }
     } catch (err) {
-      if (err instanceof ToolError) {
+      if (err instanceof ServiceError) {
         for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
         sendProblem(ctx, options.baseUrl, err.code, err.message, err.extras, err.status);
       } else if (isDatabaseUnreachable(err)) {

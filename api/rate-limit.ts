@@ -3,7 +3,7 @@
 //! State is per API instance; with N replicas behind a balancer an account may reach N times
 //! the rate, which the operator accounts for when setting the variable.
 import type { Middleware } from 'koa';
-import { ToolError } from '../lib/errors.js';
+import { ServiceError } from '../lib/errors.js';
 import type { Principal } from './auth.js';
 
 interface Bucket {
@@ -51,7 +51,7 @@ export function createRateLimiter(options: { perSecond: number; now?: () => numb
       ctx.set('RateLimit-Remaining', String(r.remaining));
       ctx.set('RateLimit-Reset', String(r.reset));
       if (!r.allowed) {
-        throw new ToolError('rate_limited', `Over ${whose}${limit} calls per second; retry after ${r.retryAfter} s.`, { retryAfter: r.retryAfter }, { headers: { 'Retry-After': String(r.retryAfter) } });
+        throw new ServiceError('rate_limited', `Over ${whose}${limit} calls per second; retry after ${r.retryAfter} s.`, { retryAfter: r.retryAfter }, { headers: { 'Retry-After': String(r.retryAfter) } });
       }
       await next();
     };

@@ -2,7 +2,7 @@
 //! schema (numbers, booleans), and the link's own `expires` and `maxAge`. Problems name the
 //! parameter as `query:<name>`.
 import { MAX_RENDER_AGE_S } from '../domain/render-cache.js';
-import { ToolError } from '../lib/errors.js';
+import { ServiceError } from '../lib/errors.js';
 import type { JsonSchema } from './docs/schema-parts.js';
 import { validationProblem, type FieldError } from './validation.js';
 
@@ -61,7 +61,7 @@ export function readLinkQuery(rawQuery: string, inputSchema: JsonSchema): LinkQu
 
 /** A validation problem of the input, its fields named as the query parameters they came from. */
 export function asQueryProblem(err: unknown): unknown {
-  if (!(err instanceof ToolError) || err.code !== 'validation_failed' || !Array.isArray(err.extras.errors)) return err;
+  if (!(err instanceof ServiceError) || err.code !== 'validation_failed' || !Array.isArray(err.extras.errors)) return err;
   const errors = (err.extras.errors as FieldError[]).map((e) => ({ ...e, field: e.field === '/' ? 'query' : `query:${e.field.replace(/^\//, '')}` }));
   return validationProblem(errors);
 }

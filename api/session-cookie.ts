@@ -2,9 +2,9 @@
 //! `__Host-ut_session` (Secure, no Domain, Path=/) when PUBLIC_BASE_URL is https, else
 //! `ut_session`; always HttpOnly and SameSite=Lax. A cookie-authenticated request that changes
 //! something must come from the service's own pages: `Sec-Fetch-Site: same-origin`, or an
-//! `Origin` equal to PUBLIC_BASE_URL's (CONTRACT.md "People").
+//! `Origin` equal to PUBLIC_BASE_URL's (docs/API.md, "People").
 import type { Context } from 'koa';
-import { ToolError } from '../lib/errors.js';
+import { ServiceError } from '../lib/errors.js';
 
 export interface CookieSettings {
   name: string;
@@ -55,7 +55,7 @@ export function checkSameOrigin(ctx: Context, settings: CookieSettings) {
   if (SAFE_METHODS.has(ctx.method)) return;
   if (ctx.get('Sec-Fetch-Site') === 'same-origin') return;
   if (ctx.get('Origin') === settings.origin) return;
-  throw new ToolError('csrf_rejected', "This request did not come from the service's own pages: a change made with the session cookie must be.");
+  throw new ServiceError('csrf_rejected', "This request did not come from the service's own pages: a change made with the session cookie must be.");
 }
 
 /**

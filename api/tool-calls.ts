@@ -5,12 +5,12 @@ import type { Db } from 'mongodb';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { ToolDefinition } from '../domain/tool-definition.js';
 import { untilReachable } from '../lib/mongo.js';
-import type { CallDoc } from '../lib/mongo-documents.js';
+import type { CallDoc } from '../domain/call-documents.js';
 import { ANSWERED_TOO_LATE, reserveRefusal, type ToolCallResult } from '../lib/temporal-shared.js';
 import { createAsyncCalls } from '../domain/async-calls.js';
 import type { Ledger } from '../domain/ledger.js';
 import type { CallRef } from '../domain/ledger-terms.js';
-import { ToolError } from '../lib/errors.js';
+import { ServiceError } from '../lib/errors.js';
 import { createIdempotency } from './call-idempotency.js';
 import { createCallWorkflows } from './call-workflow.js';
 import type { CallRequest } from './call-request.js';
@@ -64,7 +64,7 @@ function answerDeadline(tool: ToolDefinition, arrivedAt: number): number {
   return arrivedAt + tool.timeoutMs + ANSWER_GRACE_MS;
 }
 
-const isUnavailable = (err: unknown) => err instanceof ToolError && err.code === 'unavailable';
+const isUnavailable = (err: unknown) => err instanceof ServiceError && err.code === 'unavailable';
 
 /** The call as the ledger knows it. */
 function callRef(req: CallRequest, requestId: string): CallRef {
@@ -144,7 +144,7 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
     const { workflowId, replayed } = await untilReachable(deadline, () => claim(req));
     if (replayed) {
       const doc = await asyncCalls.byId(req.accountId, workflowId);
-      if (!doc) throw new ToolError('idempotency_conflict', 'This Idempotency-Key was used for a synchronous call: repeat it without Prefer: respond-async to get its answer.');
+      if (!doc) throw new ServiceError('idempotency_conflict', 'This Idempotency-Key was used for a synchronous call: repeat it without Prefer: respond-async to get its answer.');
       // Its start may have failed with a 503: starting again is harmless (USE_EXISTING).
       if (doc.status === 'running') await start(req, workflowId, { async: true }, deadline);
       return { requestId: workflowId, replayed: true, status: doc.status };
@@ -156,7 +156,7 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
       await asyncCalls.discard(workflowId);
       await release(req, workflowId);
       const refused = reserveRefusal(req.tool.cost, reserved);
-      throw new ToolError(refused.code, refused.message, refused.extras);
+      throw new ServiceError(refused.code, refused.message, refused.extras);
     }
     await start(req, workflowId, { async: true }, deadline);
     return { requestId: workflowId, replayed: false, status: 'running' };

@@ -2,7 +2,7 @@
 //! so the workflow and the tool see complete input.
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../lib/json-schema.js';
-import { ToolError } from '../lib/errors.js';
+import { ServiceError } from '../lib/errors.js';
 import type { ToolSchemas } from '../domain/tool-schemas.js';
 
 export interface FieldError {
@@ -26,9 +26,9 @@ export function fieldErrors(errors: ErrorObject[]): FieldError[] {
   return out;
 }
 
-export function validationProblem(errors: FieldError[]): ToolError {
+export function validationProblem(errors: FieldError[]): ServiceError {
   const summary = errors.map((e) => `${e.field} ${e.message}`).join('; ');
-  return new ToolError('validation_failed', `The input is invalid: ${summary}.`, { errors });
+  return new ServiceError('validation_failed', `The input is invalid: ${summary}.`, { errors });
 }
 
 export function createValidators(schemas: Map<string, ToolSchemas>) {

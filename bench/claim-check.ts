@@ -1,4 +1,4 @@
-//! Where a big output's detour goes (issue 26): each step a capture's PNG takes from the worker's
+//! Where a big output's detour goes: each step a capture's PNG takes from the worker's
 //! result to the API's HTTP body, timed on its own against a SecantusDB of its own: the result
 //! serialised (base64 inside JSON, as the default payload converter writes it), stored by the
 //! claim check (GridFS), read back by the API, parsed, and serialised again for the answer. Then,

@@ -3,7 +3,7 @@
 //! with the owner token, taking turns, at c=1 and c=16. (2) Password sign-in p50, and the CPU of
 //! one Argon2id verification at the service's parameters. (3) hash-text calls at c=1 alone, and
 //! beside 10 password sign-ins a second (from several client addresses, as people sign in), taking
-//! turns. (4) The role check (issue 69): GET /api/v1/account through the real authenticator with
+//! turns. (4) The role check: GET /api/v1/account through the real authenticator with
 //! the check and without it (authentication alone, as the account routes were before), same
 //! handler, same database, by owner token and by session cookie, taking turns, at c=1 and c=16, in
 //! this process against the bench stack's database. `BENCH_PARTS=1,4` runs only those parts.
@@ -23,7 +23,7 @@ import { figures, measureInterleaved, printTable, type Figures } from './measure
 import { withBenchStack } from './stack.js';
 import { ARGON2_PARAMETERS, hashPassword } from '../domain/identity/password-hashing.js';
 import { createUsers } from '../domain/identity/users.js';
-import { createMemberships } from '../domain/teams/memberships.js';
+import { createMemberships } from '../domain/membership/memberships.js';
 import { createAccounts } from '../domain/accounts.js';
 import { derivedId, newId } from '../lib/ids.js';
 import { ensureIndexes } from '../lib/mongo.js';

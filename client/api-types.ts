@@ -2643,7 +2643,7 @@ export interface components {
                 /** @description Its name. */
                 name: string | null;
                 /**
-                 * @description The member's role on the account (CONTRACT.md "Teams").
+                 * @description The member's role on the account.
                  * @enum {string}
                  */
                 role: "owner" | "admin" | "developer" | "billing" | "viewer";
@@ -2660,7 +2660,7 @@ export interface components {
                 /** @description Its name. */
                 name: string | null;
                 /**
-                 * @description The member's role on the account (CONTRACT.md "Teams").
+                 * @description The member's role on the account.
                  * @enum {string}
                  */
                 role: "owner" | "admin" | "developer" | "billing" | "viewer";
@@ -2797,7 +2797,7 @@ export interface components {
             /** @description Their name. */
             name: string | null;
             /**
-             * @description The role on the account (CONTRACT.md "Teams: roles").
+             * @description The role on the account.
              * @enum {string}
              */
             role: "owner" | "admin" | "developer" | "billing" | "viewer";
@@ -2826,7 +2826,7 @@ export interface components {
             /** @description The invited address. */
             email: string;
             /**
-             * @description The role on the account (CONTRACT.md "Teams: roles").
+             * @description The role on the account.
              * @enum {string}
              */
             role: "owner" | "admin" | "developer" | "billing" | "viewer";

@@ -1,7 +1,7 @@
 //! The account document's shared pieces: the paths of a hold and of a grant's lot, the opening
 //! grant's id, a new account as the ledger expects it, and reading one.
 import type { Collection } from 'mongodb';
-import type { AccountDoc, AccountPlan } from '../lib/mongo-documents.js';
+import type { AccountDoc, AccountPlan } from './account-documents.js';
 import { derivedId } from '../lib/ids.js';
 
 /** The charged balance under which `credits.low` fires (once per crossing). */

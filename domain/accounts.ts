@@ -4,7 +4,7 @@ import { newCredential } from './credentials.js';
 import { createEventRecorder, newEvent, type EventSink } from './events.js';
 import { newId } from '../lib/ids.js';
 import { collections, insertIfAbsent } from '../lib/mongo.js';
-import type { AccountDoc, AccountPlan, CredentialDoc, CredentialKind, KeyMaker } from '../lib/mongo-documents.js';
+import type { AccountDoc, AccountPlan, CredentialDoc, CredentialKind, KeyMaker } from './account-documents.js';
 import { KEY_SETTINGS, keySettingsView, settingsUpdate, spendMonth, type KeySettingsInput } from './key-settings.js';
 import { SERVICE_ACTOR, auditDraft, changesOf, createAuditLog, type AuditContext, type AuditDraft } from './audit-log.js';
 

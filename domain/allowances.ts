@@ -5,7 +5,7 @@
 //! run, and a catch-up after days away each grant every period once.
 import type { Db } from 'mongodb';
 import { collections } from '../lib/mongo.js';
-import type { AccountPlan, PlanDoc } from '../lib/mongo-documents.js';
+import type { AccountPlan, PlanDoc } from './account-documents.js';
 import type { EventSink } from './events.js';
 import { createGrants } from './grants.js';
 import { createPlans } from './plans.js';

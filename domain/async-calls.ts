@@ -5,7 +5,7 @@
 import { GridFSBucket, type Db, type Filter } from 'mongodb';
 import { collections, insertIfAbsent } from '../lib/mongo.js';
 import { putBytes, readBytes } from '../lib/gridfs.js';
-import type { CallDoc } from '../lib/mongo-documents.js';
+import type { CallDoc } from './call-documents.js';
 import { derivedId } from '../lib/ids.js';
 import { createEventRecorder, newEvent, type EventSink } from './events.js';
 import type { ToolCallResult } from '../lib/temporal-shared.js';

@@ -10,9 +10,9 @@ import type { Collection, Db } from 'mongodb';
 import { canonicalJson } from '../lib/canonical-json.js';
 import { newId, sha256Hex } from '../lib/ids.js';
 import { collections, isDuplicateKey } from '../lib/mongo.js';
-import type { AuditDraft, AuditEntryDoc } from '../lib/mongo-documents.js';
+import type { AuditDraft, AuditEntryDoc } from './account-documents.js';
 
-export type { AuditDraft, AuditEntryDoc } from '../lib/mongo-documents.js';
+export type { AuditDraft, AuditEntryDoc } from './account-documents.js';
 
 /** Who made a change, from where: what every entry records beside the change itself. */
 export interface AuditContext {

@@ -3,7 +3,7 @@
 //! (events) and `entries` (usage-ledger rows) copied out after it.
 import type { Db } from 'mongodb';
 import { collections, insertIfAbsent } from '../lib/mongo.js';
-import type { AccountDoc, OutboxEvent } from '../lib/mongo-documents.js';
+import type { AccountDoc, OutboxEvent } from './account-documents.js';
 import { newId } from '../lib/ids.js';
 import type { EventKind } from '../lib/event-kinds.js';
 import { createEventRecorder, type EventSink } from './events.js';

@@ -9,7 +9,7 @@
 //! once more, for good, when the batch completes.
 import type { Db } from 'mongodb';
 import { collections } from '../lib/mongo.js';
-import type { BatchCounts, BatchDoc, BatchItemDoc } from '../lib/mongo-documents.js';
+import type { BatchCounts, BatchDoc, BatchItemDoc } from './call-documents.js';
 import { derivedId } from '../lib/ids.js';
 import { batchItemRequestId, type ToolCallResult } from '../lib/temporal-shared.js';
 import { createEventRecorder, newEvent, type EventSink } from './events.js';

@@ -4,11 +4,11 @@
 import type { Db, Filter } from 'mongodb';
 import { collections, insertIfAbsent, isDuplicateKey } from '../lib/mongo.js';
 import { withTraceparent } from '../lib/trace-context.js';
-import type { BatchCounts, BatchDoc, BatchItemDoc } from '../lib/mongo-documents.js';
+import type { BatchCounts, BatchDoc, BatchItemDoc } from './call-documents.js';
 import { createBatchProgress } from './batch-progress.js';
 import type { EventSink } from './events.js';
 
-/** At most this many items in one batch (CONTRACT.md). */
+/** At most this many items in one batch (docs/API.md, "Batches"). */
 export const MAX_BATCH_ITEMS = 10_000;
 
 /** Items are written in groups of this many: one insert per group, not per item. */

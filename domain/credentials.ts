@@ -1,7 +1,7 @@
 //! API keys (`utk_`) and owner tokens (`uto_`): 40 random base62 characters after the prefix,
 //! stored only as a SHA-256 digest, the first 12 characters kept for display.
 import { randomBase62, sha256Hex } from '../lib/ids.js';
-import type { CredentialKind } from '../lib/mongo-documents.js';
+import type { CredentialKind } from './account-documents.js';
 
 export const CREDENTIAL_PREFIX: Record<CredentialKind, string> = { api_key: 'utk_', owner_token: 'uto_' };
 const SHAPE = /^(utk|uto)_[0-9A-Za-z]{40}$/;

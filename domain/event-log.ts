@@ -3,7 +3,7 @@
 import type { Db, Filter } from 'mongodb';
 import { EVENT_RETENTION_MS } from '../lib/event-kinds.js';
 import { collections } from '../lib/mongo.js';
-import type { EventDoc } from '../lib/mongo-documents.js';
+import type { EventDoc } from './account-documents.js';
 
 /** What became of one event at one endpoint. */
 export interface EventDelivery {

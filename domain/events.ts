@@ -7,7 +7,7 @@ import type { EventKind } from '../lib/event-kinds.js';
 import { newId } from '../lib/ids.js';
 import { collections } from '../lib/mongo.js';
 import { withTraceparent } from '../lib/trace-context.js';
-import type { EventDoc } from '../lib/mongo-documents.js';
+import type { EventDoc } from './account-documents.js';
 
 export interface DomainEvent {
   id: string;

@@ -5,7 +5,7 @@
 //! or by two workers at once, is applied once.
 import type { Db } from 'mongodb';
 import { collections } from '../lib/mongo.js';
-import type { Lot } from '../lib/mongo-documents.js';
+import type { Lot } from './account-documents.js';
 import { lotPath, readAccount } from './account-doc.js';
 import { BALANCE_FIELDS, latchesAfterCredit, outboxEvent, type BalanceEvents } from './balance-events.js';
 

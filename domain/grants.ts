@@ -4,7 +4,7 @@
 //! (the operator's payment id, an allowance period) is granted once however often it is asked for.
 import type { Db } from 'mongodb';
 import { collections, insertIfAbsent } from '../lib/mongo.js';
-import type { GrantDoc, GrantKind } from '../lib/mongo-documents.js';
+import type { GrantDoc, GrantKind } from './account-documents.js';
 import { derivedId, newId } from '../lib/ids.js';
 import type { EventSink } from './events.js';
 import { createLedger } from './ledger.js';

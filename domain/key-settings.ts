@@ -4,7 +4,7 @@
 import { CATALOGUE } from './catalogue.js';
 import { GROUPS, type Group } from './tool-definition.js';
 import { parseCidr } from '../lib/ip-allowlist.js';
-import type { CredentialDoc } from '../lib/mongo-documents.js';
+import type { CredentialDoc } from './account-documents.js';
 
 export { spendMonth } from './account-doc.js';
 

@@ -5,7 +5,7 @@
 //! refund gives it back to them. Balance events are decided here, on the charged balance.
 import type { Db } from 'mongodb';
 import { collections } from '../lib/mongo.js';
-import type { AccountDoc, AuditDraft, GrantKind } from '../lib/mongo-documents.js';
+import type { AccountDoc, AuditDraft, GrantKind } from './account-documents.js';
 import type { EventSink } from './events.js';
 import { keyLimitRefusal, lotPath, readAccount, spendMonth } from './account-doc.js';
 import { BALANCE_FIELDS, createBalanceEvents, latchesAfterCredit, outboxEvent } from './balance-events.js';

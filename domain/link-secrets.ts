@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { newId } from '../lib/ids.js';
 import { collections } from '../lib/mongo.js';
-import type { LinkSecretDoc } from '../lib/mongo-documents.js';
+import type { LinkSecretDoc } from './account-documents.js';
 import { open, seal } from '../lib/sealed.js';
 import { auditDraft, createAuditLog, type AuditContext } from './audit-log.js';
 

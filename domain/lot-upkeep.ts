@@ -3,7 +3,7 @@
 //! before anything spends from it.
 import type { Db } from 'mongodb';
 import { collections } from '../lib/mongo.js';
-import type { AccountDoc, LedgerEntry, Lot } from '../lib/mongo-documents.js';
+import type { AccountDoc, LedgerEntry, Lot } from './account-documents.js';
 import { lotPath, readAccount, welcomeGrantId } from './account-doc.js';
 import { BALANCE_FIELDS, type BalanceEvents } from './balance-events.js';
 import { dueLots } from './lots.js';

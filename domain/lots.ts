@@ -1,7 +1,7 @@
 //! What is left of an account's grants (its lots) and the order they are spent in: the grant that
 //! expires first, never-expiring grants last. Pure: the ledger turns a choice made here into one
 //! guarded update of the account's document.
-import type { Lot } from '../lib/mongo-documents.js';
+import type { Lot } from './account-documents.js';
 
 /** A lot that can still be spent at `now`: not expired, and not past its expiry waiting for the sweep. */
 export function isSpendable(lot: Lot, now: number): boolean {

@@ -2,7 +2,7 @@
 //! of it lapses at the next period (`rollover: none`) or stays (`keep`).
 import type { Db } from 'mongodb';
 import { collections, insertIfAbsent } from '../lib/mongo.js';
-import type { PlanDoc } from '../lib/mongo-documents.js';
+import type { PlanDoc } from './account-documents.js';
 
 /** The plan new accounts join when the operator names none; created (with no allowance) at start, editable. */
 export const DEFAULT_PLAN_ID = 'free';

@@ -3,7 +3,7 @@
 //! choice depends on.
 import type { Db } from 'mongodb';
 import { collections } from '../lib/mongo.js';
-import type { AccountDoc, Hold, Lot } from '../lib/mongo-documents.js';
+import type { AccountDoc, Hold, Lot } from './account-documents.js';
 import { holdPath, keySpendPath, lotPath, spendMonth } from './account-doc.js';
 import { singleLotChoice } from './lots.js';
 import type { CallRef, ReserveResult } from './ledger-terms.js';

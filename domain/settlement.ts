@@ -3,7 +3,7 @@
 //! opposite one.
 import type { Db } from 'mongodb';
 import { collections } from '../lib/mongo.js';
-import type { AccountDoc, Hold, LedgerEntry } from '../lib/mongo-documents.js';
+import type { AccountDoc, Hold, LedgerEntry } from './account-documents.js';
 import { holdPath, keySpendPath, lotPath, readAccount, welcomeGrantId } from './account-doc.js';
 import { BALANCE_FIELDS, rechargeDue, type BalanceEvents } from './balance-events.js';
 import type { LotUpkeep } from './lot-upkeep.js';

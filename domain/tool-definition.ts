@@ -1,7 +1,7 @@
 //! What defines a tool: its name, group, price, pool, deadline, secret fields, the failures it
 //! documents, its input and output types and its I/O-free precheck. One light module per tool
 //! (`domain/tools/<tool>.ts`) declares it; the API and the workers both read it from there.
-import type { ErrorCode } from '../lib/errors.js';
+import type { ErrorCode, ServiceError } from '../lib/errors.js';
 import type { ToolPool } from '../lib/temporal-shared.js';
 import type { Target } from '../lib/target-guard.js';
 
@@ -19,7 +19,7 @@ export type ToolExecution = 'local' | 'queued';
 /** Where a call goes on the network: a URL, or a host and port as the user typed the host. */
 export type ToolTarget = Target;
 
-/** Throws a ToolError when the input cannot be served; returns nothing otherwise. */
+/** Throws a ServiceError when the input cannot be served; returns nothing otherwise. */
 export type Precheck<I = Record<string, unknown>> = (input: I) => void;
 
 export interface ToolDefinition<Name extends string = string, P extends ToolPool = ToolPool, I = any, O = any> {
@@ -53,8 +53,8 @@ export interface ToolDefinition<Name extends string = string, P extends ToolPool
   /** Request body limit when it differs from the default 1 MiB. */
   readonly maxBodyBytes?: number;
   /**
-   * Error codes this tool can answer with beyond those every tool call shares (SPEC.md's
-   * endpoint texts, CONTRACT.md's error table), so the reference lists only what can happen.
+   * Error codes this tool can answer with beyond those every tool call shares (the table of
+   * lib/errors.ts), so the reference lists only what can happen.
    */
   readonly failures: readonly ErrorCode[];
   /**

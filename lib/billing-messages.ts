@@ -2,7 +2,7 @@
 //! the API and the activities. Pure data, safe to import inside the workflow sandbox.
 
 /**
- * The part of one of Stripe's signed events the service acts on (CONTRACT.md, "Billing"): only the
+ * The part of one of Stripe's signed events the service acts on (docs/API.md, "Formats and limits"): only the
  * fields it reads, so what enters workflow history is small and holds nothing of the customer (no
  * address, no e-mail, no card). `created`: the event's time in Unix seconds.
  */

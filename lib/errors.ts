@@ -63,13 +63,13 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 /** Extra problem members (`reason`, `balance`, `errors` ...). Must be JSON and safe to show. */
 export type ProblemExtras = Record<string, unknown>;
 
-export interface ToolErrorOptions {
+export interface ServiceErrorOptions {
   /** What went wrong underneath, for the logs; never shown to the client. */
   cause?: unknown;
   /** Headers the API adds to the answer (`Retry-After`, `WWW-Authenticate` ...). */
   headers?: Record<string, string>;
   /**
-   * The status to answer instead of the code's own, where the contract fixes another for one route
+   * The status to answer instead of the code's own, where one route fixes another
    * (Stripe's webhook answers `invalid_signature` with 400, as Stripe expects). The route documents
    * it so (`api/docs/operations.ts`, `{ code, status }`).
    */
@@ -77,22 +77,39 @@ export interface ToolErrorOptions {
 }
 
 /**
- * A decided failure with a stable code, safe to show to the client: its message is the
- * problem's `detail`. Tools throw it for bad input, refused targets and unreachable upstreams
- * (it is never retried); the API throws it for everything it refuses (`api/problem.ts`).
+ * A decided failure with a stable code from the table above, safe to show to the client: its
+ * message is the problem's `detail`. The API throws it for everything it refuses, the domain for
+ * what a request may not do (a wrong password, the last owner, a member already there), and
+ * `api/problem.ts` turns it into problem+json. It is never retried.
  */
-export class ToolError extends Error {
-  override readonly name = 'ToolError';
+export class ServiceError extends Error {
+  override readonly name: string = 'ServiceError';
   readonly headers: Readonly<Record<string, string>>;
   readonly status?: number;
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly extras: ProblemExtras = {},
-    options: ToolErrorOptions = {},
+    options: ServiceErrorOptions = {},
   ) {
     super(message, 'cause' in options ? { cause: options.cause } : undefined);
     this.headers = options.headers ?? {};
     if (options.status !== undefined) this.status = options.status;
   }
+}
+
+/**
+ * A tool's own failure: bad input its precheck or handler found, a source too large, an upstream
+ * that could not be reached. A service error like any other (it answers the same problem); the
+ * name says in a log line that the tool decided it.
+ */
+export class ToolError extends ServiceError {
+  override readonly name: string = 'ToolError';
+}
+
+/** A bad field of a request, shaped like the schema validator's (`api/validation.ts`), so a client
+ * sees one format whether JSON Schema, a tool's precheck or the domain refused it. `field` is a
+ * JSON pointer into the input (`/password`); `message` reads after it. */
+export function invalidField(field: string, message: string): ServiceError {
+  return new ServiceError('validation_failed', `The input is invalid: ${field} ${message}.`, { errors: [{ field, message }] });
 }

@@ -1,4 +1,4 @@
-//! The account's event types (CONTRACT.md) and how long events are kept: the vocabulary the API,
+//! The account's event types (docs/WEBHOOKS.md) and how long events are kept: the vocabulary the API,
 //! its documents, the webhook messages and the workflows share. Pure data; recording events is
 //! `domain/events.ts`.
 

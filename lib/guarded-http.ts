@@ -5,7 +5,7 @@ import http from 'node:http';
 import https from 'node:https';
 import zlib from 'node:zlib';
 import { pipeline, type Readable, type Transform } from 'node:stream';
-import { ToolError } from './errors.js';
+import { ServiceError } from './errors.js';
 import type { CheckedUrl, ResolvedTarget, TargetGuard } from './target-guard.js';
 import { Deadline, pinnedLookup, sameAddress, withRoots, type CaOption } from './upstream.js';
 import { spanFailed, startSpan } from './trace-context.js';
@@ -157,7 +157,7 @@ function send(hop: Hop, checked: CheckedUrl, target: ResolvedTarget, signal: Abo
     } catch (err) {
       // Node validates header names and values synchronously.
       const message = err instanceof Error ? err.message : 'invalid request';
-      reject(new ToolError('validation_failed', `Invalid request: ${message}`, { errors: [{ field: '/headers', message }] }, { cause: err }));
+      reject(new ServiceError('validation_failed', `Invalid request: ${message}`, { errors: [{ field: '/headers', message }] }, { cause: err }));
       return;
     }
     req.on('error', reject); // stays attached: a late socket error must not go unhandled
@@ -248,13 +248,13 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
           span.end();
           res.destroy();
           if (redirects.length >= maxRedirects) {
-            throw new ToolError('upstream_error', `More than ${maxRedirects} redirects from ${checked.url.host}`, { reason: 'too_many_redirects' });
+            throw new ServiceError('upstream_error', `More than ${maxRedirects} redirects from ${checked.url.host}`, { reason: 'too_many_redirects' });
           }
           let next: URL;
           try {
             next = new URL(location, hop.url);
           } catch (err) {
-            throw new ToolError('upstream_error', `${checked.url.host} sent an invalid redirect`, { reason: 'bad_redirect' }, { cause: err });
+            throw new ServiceError('upstream_error', `${checked.url.host} sent an invalid redirect`, { reason: 'bad_redirect' }, { cause: err });
           }
           try {
             checked = guard.checkUrl(next, { schemes });
@@ -295,7 +295,7 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
       }
     } catch (err) {
       const translated = deadline.translate(err, checked.hostname, checked.port);
-      throw redirects.length && translated instanceof ToolError && translated.code === 'target_not_allowed' ? redirectRefused(translated) : translated;
+      throw redirects.length && translated instanceof ServiceError && translated.code === 'target_not_allowed' ? redirectRefused(translated) : translated;
     } finally {
       deadline.clear();
     }
@@ -305,6 +305,6 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
 }
 
 function redirectRefused(err: unknown): unknown {
-  if (!(err instanceof ToolError) || err.message.startsWith('Redirect refused')) return err;
-  return new ToolError(err.code, `Redirect refused: ${err.message}`, err.extras, { cause: err.cause });
+  if (!(err instanceof ServiceError) || err.message.startsWith('Redirect refused')) return err;
+  return new ServiceError(err.code, `Redirect refused: ${err.message}`, err.extras, { cause: err.cause });
 }

@@ -2,82 +2,15 @@
 //! Everything here must also work on wire-compatible engines: single-document atomic updates
 //! and unique indexes only (no transactions, no TTL indexes, no change streams).
 import { MongoClient, MongoError, MongoNetworkError, MongoServerError, MongoServerSelectionError, type Collection, type Db } from 'mongodb';
-import type {
-  AccountDoc,
-  BatchDoc,
-  BatchItemDoc,
-  CallDoc,
-  CallKeyDoc,
-  CredentialDoc,
-  DestinationDoc,
-  EventDoc,
-  GrantDoc,
-  IdempotencyDoc,
-  LedgerEntry,
-  MarketQuoteDoc,
-  PlanDoc,
-  LinkSecretDoc,
-  RenderCacheDayDoc,
-  RenderCacheDoc,
-  WebhookAttemptDoc,
-  WebhookEndpointDoc,
-  WebhookUndeliveredDoc,
-  AuditEntryDoc,
-  BillingAccountDoc,
-  CreditPackDoc,
-  PurchaseDoc,
-  RechargeDoc,
-  StripePaymentDoc,
-  StripeSignatureDoc,
-  AuthTokenDoc,
-  MembershipDoc,
-  PasskeyDoc,
-  SessionDoc,
-  SigninThrottleDoc,
-  UserDoc,
-  WebauthnChallengeDoc,
-  WelcomeMailboxDoc,
-  OidcStateDoc,
-} from './mongo-documents.js';
 import { untilDeadline } from './until-deadline.js';
 
-export interface Collections {
-  accounts: Collection<AccountDoc>;
-  credentials: Collection<CredentialDoc>;
-  ledger: Collection<LedgerEntry>;
-  events: Collection<EventDoc>;
-  idempotency: Collection<IdempotencyDoc>;
-  callKeys: Collection<CallKeyDoc>;
-  webhookEndpoints: Collection<WebhookEndpointDoc>;
-  webhookAttempts: Collection<WebhookAttemptDoc>;
-  webhookUndelivered: Collection<WebhookUndeliveredDoc>;
-  marketQuotes: Collection<MarketQuoteDoc>;
-  calls: Collection<CallDoc>;
-  grants: Collection<GrantDoc>;
-  plans: Collection<PlanDoc>;
-  destinations: Collection<DestinationDoc>;
-  auditLog: Collection<AuditEntryDoc>;
-  linkSecrets: Collection<LinkSecretDoc>;
-  renderCache: Collection<RenderCacheDoc>;
-  renderCacheDays: Collection<RenderCacheDayDoc>;
-  batches: Collection<BatchDoc>;
-  batchItems: Collection<BatchItemDoc>;
-  creditPacks: Collection<CreditPackDoc>;
-  purchases: Collection<PurchaseDoc>;
-  billingAccounts: Collection<BillingAccountDoc>;
-  recharges: Collection<RechargeDoc>;
-  stripePayments: Collection<StripePaymentDoc>;
-  stripeSignatures: Collection<StripeSignatureDoc>;
-  users: Collection<UserDoc>;
-  memberships: Collection<MembershipDoc>;
-  sessions: Collection<SessionDoc>;
-  authTokens: Collection<AuthTokenDoc>;
-  signinThrottle: Collection<SigninThrottleDoc>;
-  welcomeMailboxes: Collection<WelcomeMailboxDoc>;
-  passkeys: Collection<PasskeyDoc>;
-  webauthnChallenges: Collection<WebauthnChallengeDoc>;
-  oidcStates: Collection<OidcStateDoc>;
-}
+/**
+ * The service's collections, each typed by its document. The types live beside the domain that
+ * owns them (`domain/account-documents.ts`, `domain/identity/documents.ts`, ...), and each of those
+ * files adds its collections here (`declare module`), so lib imports no domain. `collections()`
+ * below names each one and says how its writes are made safe.
+ */
+export interface Collections {}
 
 /**
  * Credits are money: their writes wait for the journal. With the default (w:1, no journal) a

@@ -8,7 +8,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { DeleteObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
-import { ToolError } from './errors.js';
+import { ServiceError } from './errors.js';
 import type { TargetGuard } from './target-guard.js';
 
 export interface BucketAddress {
@@ -94,8 +94,8 @@ function guardedLookup(guard: TargetGuard, port: number): LookupFunction {
 
 /** S3's error code and message, the guard's refusal, or the network failure, in one line. */
 export function refusalReason(err: unknown): string {
-  const guardRefusal = findCause(err, (e) => e instanceof ToolError);
-  if (guardRefusal instanceof ToolError) return cut(`${guardRefusal.code}: ${guardRefusal.message}`);
+  const guardRefusal = findCause(err, (e) => e instanceof ServiceError);
+  if (guardRefusal instanceof ServiceError) return cut(`${guardRefusal.code}: ${guardRefusal.message}`);
   if (err instanceof S3ServiceException) {
     const status = err.$metadata?.httpStatusCode;
     // A server that sends no parsable error body leaves the SDK with "UnknownError".

@@ -4,7 +4,7 @@
 //! (target-allowlist.ts), and hands out the checked address to connect to, so that nothing
 //! resolves the name a second time.
 import type { AddressReason } from './address-class.js';
-import { ToolError } from './errors.js';
+import { ServiceError } from './errors.js';
 import { DnsError, type DnsResolver } from './resolver.js';
 import { checkAddress, parseAllowlist, type AddressVerdict } from './target-allowlist.js';
 import { isLocalhostName, normaliseHost, refuse, type NormalisedHost } from './target-host.js';
@@ -60,20 +60,20 @@ export interface TargetGuardOptions {
 export interface TargetGuard {
   /**
    * Parses and checks a URL without DNS: scheme, credentials, host syntax, port, and the address
-   * itself when the host is an IP literal. Throws `ToolError('target_not_allowed')`.
+   * itself when the host is an IP literal. Throws `ServiceError('target_not_allowed')`.
    */
   checkUrl(url: string | URL, options?: CheckUrlOptions): CheckedUrl;
   /**
    * Resolves `host` with the service resolver and checks every address; refuses if any one is
    * refused. Takes hosts as URLs carry them and as users type them (ping, ssl-check, smtp-test):
-   * any encoding, `[v6]` too. Throws `ToolError('target_not_allowed')` or, when the name cannot
-   * be resolved, `ToolError('upstream_error')`.
+   * any encoding, `[v6]` too. Throws `ServiceError('target_not_allowed')` or, when the name cannot
+   * be resolved, `ServiceError('upstream_error')`.
    */
   resolveTarget(host: string, port: number): Promise<ResolvedTarget>;
   /**
    * Checks the targets a call will reach without DNS, in order, and throws for the first one
    * refused: a URL as `checkUrl` does; a host and port as `resolveTarget` takes them, for the
-   * port, the host's syntax and an IP literal's address. Throws `ToolError('target_not_allowed')`.
+   * port, the host's syntax and an IP literal's address. Throws `ServiceError('target_not_allowed')`.
    */
   checkTargets(targets: readonly Target[]): void;
   /** `checkUrl`, then `resolveTarget` of its host and port. */
@@ -99,7 +99,7 @@ const REASON_TEXT: Record<AddressReason, string> = {
   metadata: 'a cloud metadata address',
 };
 
-function addressRefusal(hostname: string, isLiteral: boolean, verdict: Extract<AddressVerdict, { allowed: false }>): ToolError {
+function addressRefusal(hostname: string, isLiteral: boolean, verdict: Extract<AddressVerdict, { allowed: false }>): ServiceError {
   const what = REASON_TEXT[verdict.reason] + (verdict.embedded ? ' (inside an IPv6 address)' : '');
   const message = isLiteral ? `Target not allowed: ${hostname} is ${what}` : `Target not allowed: ${hostname} resolves to ${what}`;
   // The resolved address stays out of the client's answer (it would map internal names for anyone
@@ -153,11 +153,11 @@ export function createTargetGuard(options: TargetGuardOptions): TargetGuard {
     } catch (err) {
       const kind = err instanceof DnsError ? err.kind : 'error';
       const text = err instanceof DnsError ? err.message : `Could not resolve ${host.hostname}`;
-      throw new ToolError('upstream_error', text, { reason: `dns_${kind}` }, { cause: err });
+      throw new ServiceError('upstream_error', text, { reason: `dns_${kind}` }, { cause: err });
     }
     if (!answer.found) {
       const why = answer.status === 'nxdomain' ? 'no such domain' : 'the name has no address records';
-      throw new ToolError('upstream_error', `Could not resolve ${host.hostname}: ${why}`, { reason: `dns_${answer.status}` });
+      throw new ServiceError('upstream_error', `Could not resolve ${host.hostname}: ${why}`, { reason: `dns_${answer.status}` });
     }
     return answer.addresses.map((a) => a.address);
   }

@@ -3,7 +3,7 @@
 import ipaddr from 'ipaddr.js';
 import { isIPv4 } from 'node:net';
 import { canonicalAddress, parseAddress, type AddressReason, type IP } from './address-class.js';
-import { ToolError } from './errors.js';
+import { ServiceError } from './errors.js';
 
 /** Why a URL or host is refused before any address is looked at. */
 export type InputReason = 'invalid_url' | 'scheme' | 'credentials' | 'empty_host' | 'invalid_host' | 'invalid_port';
@@ -13,8 +13,8 @@ export type RefusalReason = AddressReason | InputReason;
 const INPUT_REASONS: ReadonlySet<string> = new Set(['invalid_url', 'scheme', 'credentials', 'empty_host', 'invalid_host', 'invalid_port'] satisfies InputReason[]);
 
 /** A guard refusal about how a URL is written (scheme, credentials, port), not where it points: a caller's bad field. */
-export function isInputRefusal(err: unknown): err is ToolError {
-  return err instanceof ToolError && err.code === 'target_not_allowed' && INPUT_REASONS.has(err.extras.reason as string);
+export function isInputRefusal(err: unknown): err is ServiceError {
+  return err instanceof ServiceError && err.code === 'target_not_allowed' && INPUT_REASONS.has(err.extras.reason as string);
 }
 
 
@@ -26,8 +26,8 @@ export interface NormalisedHost {
   family?: 4 | 6;
 }
 
-export function refuse(reason: RefusalReason, message: string, cause?: unknown): ToolError {
-  return new ToolError('target_not_allowed', message, { reason }, cause === undefined ? undefined : { cause });
+export function refuse(reason: RefusalReason, message: string, cause?: unknown): ServiceError {
+  return new ServiceError('target_not_allowed', message, { reason }, cause === undefined ? undefined : { cause });
 }
 
 const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;

@@ -18,8 +18,8 @@ export interface TemporalTracing {
   /** To put before a worker's own activity interceptors. */
   activityInterceptors: ActivityInterceptorFactory[];
   /**
-   * A worker's `sinks`. A worker whose bundle has the workflow interceptors must have them (SDK
-   * issue #1400: without the sink its workflow spans go nowhere).
+   * A worker's `sinks`. A worker whose bundle has the workflow interceptors must have them (without
+   * the sink its workflow spans go nowhere).
    */
   sinks: InjectedSinks<any>;
 }

@@ -14,7 +14,7 @@ import type { TemporalTracing } from './temporal-tracing.js';
 /**
  * The workflow interceptors' module (lib/workflow-tracing.cjs: Temporal's, for sampled runs only),
  * bundled into a traced worker's workflow code (workers/workflow-bundle.ts): a prebuilt bundle
- * ignores `interceptors.workflowModules` (SDK issue #1971), so the traced bundle is built with it
+ * ignores `interceptors.workflowModules` (the SDK reads it only when it bundles), so the traced bundle is built with it
  * and cached apart from the untraced one.
  */
 export const WORKFLOW_TRACING_MODULE = fileURLToPath(new URL('./workflow-tracing.cjs', import.meta.url));

@@ -3,7 +3,7 @@
 //! the CA roots, and the mapping of socket, TLS, HTTP-parser and zlib errors to `upstream_error`.
 import net from 'node:net';
 import tls from 'node:tls';
-import { ToolError } from './errors.js';
+import { ServiceError } from './errors.js';
 import type { ResolvedTarget } from './target-guard.js';
 import { canonicalAddress } from './address-class.js';
 import { abortable } from './abortable.js';
@@ -53,7 +53,7 @@ const hostPort = (host: string, port: number) => `${host.includes(':') ? `[${hos
  * message names only the user's own target; Node's text (which may carry addresses) stays in
  * `cause` for the logs.
  */
-export function upstreamError(err: unknown, host: string, port: number): ToolError {
+export function upstreamError(err: unknown, host: string, port: number): ServiceError {
   const reason = upstreamReason(err);
   const where = hostPort(host, port);
   const code = String((err as { code?: unknown })?.code ?? '');
@@ -70,7 +70,7 @@ export function upstreamError(err: unknown, host: string, port: number): ToolErr
     network: `Could not talk to ${where}`,
   };
   const extras = reason === 'tls' && code ? { reason, tlsError: code } : { reason };
-  return new ToolError('upstream_error', messages[reason], extras, { cause: err });
+  return new ServiceError('upstream_error', messages[reason], extras, { cause: err });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -132,10 +132,10 @@ export class Deadline {
   /** What to throw for `err`, given how the call ended. */
   translate(err: unknown, host: string, port: number): unknown {
     if (this.timedOut) {
-      return new ToolError('upstream_error', `${hostPort(host, port)} did not answer within ${this.ms} ms`, { reason: 'timeout' }, { cause: err });
+      return new ServiceError('upstream_error', `${hostPort(host, port)} did not answer within ${this.ms} ms`, { reason: 'timeout' }, { cause: err });
     }
     if (this.caller?.aborted) return this.caller.reason ?? err;
-    if (err instanceof ToolError || !isNetworkError(err)) return err; // bugs stay internal errors
+    if (err instanceof ServiceError || !isNetworkError(err)) return err; // bugs stay internal errors
     return upstreamError(err, host, port);
   }
 

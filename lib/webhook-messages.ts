@@ -4,7 +4,7 @@
 //! activities read the secrets from the database.
 import type { EventKind } from './event-kinds.js';
 
-/** The body of a delivery (CONTRACT.md): `createdAt` is ISO 8601 with the offset `+00:00`. */
+/** The body of a delivery (docs/WEBHOOKS.md): `createdAt` is ISO 8601 with the offset `+00:00`. */
 export interface WebhookEnvelope {
   id: string;
   event: EventKind;

@@ -7,7 +7,7 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
-/** Waits after the 1st, 2nd, ... failed attempt (CONTRACT.md); every later one waits 2 h. */
+/** Waits after the 1st, 2nd, ... failed attempt (docs/WEBHOOKS.md); every later one waits 2 h. */
 export const RETRY_DELAYS_MS: readonly number[] = [5 * SECOND, 30 * SECOND, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE, HOUR];
 export const LATER_RETRY_DELAY_MS = 2 * HOUR;
 

@@ -3,7 +3,7 @@
 //! check deliveries with `verifyWebhook` (constant-time compare, 300 s replay window).
 //!
 //! Rotation: while a rotated secret's overlap runs, `X-Service-Signature` stays signed with the
-//! secret receivers already hold (SPEC.md's one value, so no receiver breaks), and
+//! secret receivers already hold (the header's one value, so no receiver breaks), and
 //! `X-Service-Signatures` lists the signature under every valid secret, newest first. A receiver
 //! holding either secret finds its signature; `verifyWebhook` looks in both headers.
 import { createHmac, timingSafeEqual } from 'node:crypto';

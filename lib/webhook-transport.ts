@@ -7,7 +7,7 @@ import { createTargetGuard, type TargetGuard } from './target-guard.js';
 import { isLocalhostName } from './target-host.js';
 import type { DnsResolver } from './resolver.js';
 
-/** The receiver's whole answer must come within this (SPEC.md: "waits up to 10 seconds"). */
+/** The receiver's whole answer must come within this (docs/WEBHOOKS.md: any 2xx within 10 s). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 export const WEBHOOK_USER_AGENT = 'UtilityTools-Webhooks/1.0';
 /** The response body is not used; reading a little keeps a chatty receiver from costing memory. */
@@ -21,7 +21,7 @@ export interface WebhookRequest {
 }
 
 /**
- * Posts one attempt and returns the receiver's status. Throws `ToolError` (`target_not_allowed`,
+ * Posts one attempt and returns the receiver's status. Throws `ServiceError` (`target_not_allowed`,
  * `upstream_error` with a client-safe message) when no response came.
  */
 export type WebhookPoster = (request: WebhookRequest) => Promise<{ statusCode: number }>;

@@ -41,7 +41,7 @@ export const PIP_BINARIES = [
 /**
  * Java programs from Maven Central, fetched by Maven (from APT_PACKAGES) into `.tools/<dir>/`.
  * S3Proxy over a directory is the real S3-compatible server test/lib/blob-store.test.ts stores
- * into: a 55 MB jar fetched in ~15 s, where building a Go one took minutes (shared/FIELD-NOTES.md).
+ * into: a 55 MB jar fetched in ~15 s, where building a Go one took minutes.
  */
 export const MAVEN_JARS = [{ dir: 's3proxy', group: 'org.gaul', artifact: 's3proxy', version: '4.1.0', classifier: 'jar-with-dependencies' }];
 /** The plugin that copies them, pinned rather than whatever the local Maven defaults to. */

@@ -170,6 +170,78 @@ test('no module imports itself through others: what two modules share has a home
   t.deepEqual(importCycles(repoGraph()), []);
 });
 
+/**
+ * The domain's parts: a folder of domain/ (`domain/identity/`) is one part, a file at its top
+ * (`domain/ledger.ts`) one of its own. A part's imports of another part run one way: the groups of
+ * parts that import each other, each as its parts and one import of each that closes the circle.
+ */
+const domainPart = (file: string) => {
+  const [, folder, ...rest] = file.split('/');
+  return rest.length ? `domain/${folder}/` : file;
+};
+function domainPartCycles(graph: Map<string, Import[]>): string[] {
+  const edges = new Map<string, Map<string, string>>(); // part -> part it imports -> one import that does
+  for (const [file, imports] of graph) {
+    if (folderOf(file) !== 'domain') continue;
+    for (const imp of imports) {
+      const target = resolveInRepo(file, imp.specifier);
+      if (!target || folderOf(target) !== 'domain' || domainPart(target) === domainPart(file)) continue;
+      const from = edges.get(domainPart(file)) ?? new Map<string, string>();
+      if (!from.has(domainPart(target))) from.set(domainPart(target), `${file} -> ${target}`);
+      edges.set(domainPart(file), from);
+    }
+  }
+  // Tarjan's strongly connected components: a component of two or more parts is a cycle.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[] = [];
+  const visit = (part: string) => {
+    index.set(part, index.size);
+    low.set(part, index.get(part)!);
+    stack.push(part);
+    for (const next of edges.get(part)?.keys() ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(part, Math.min(low.get(part)!, low.get(next)!));
+      } else if (stack.includes(next)) low.set(part, Math.min(low.get(part)!, index.get(next)!));
+    }
+    if (low.get(part) !== index.get(part)) return;
+    const component: string[] = [];
+    for (let top = ''; top !== part; ) component.push((top = stack.pop()!));
+    if (component.length < 2) return;
+    const members = new Set(component);
+    const via = component.flatMap((p) => [...(edges.get(p) ?? [])].filter(([to]) => members.has(to)).map(([, imp]) => imp));
+    found.push(`${component.sort().join(' <-> ')}: ${via.sort().join('; ')}`);
+  };
+  for (const part of [...edges.keys()].sort()) if (!index.has(part)) visit(part);
+  return found;
+}
+
+test('the parts of domain/ import each other one way: what two share has a home both import', (t) => {
+  t.deepEqual(domainPartCycles(repoGraph()), []);
+});
+
+test('the domain check finds a cycle between two folders, and through a file at the top', (t) => {
+  const file = (name: string, text: string) => [name, importsOf(name, text)] as const;
+  const cycles = domainPartCycles(
+    new Map([
+      file('domain/identity/context.ts', "import { createMemberships } from '../teams/memberships.js';"),
+      file('domain/teams/members.ts', "import type { IdentityContext } from '../identity/context.js';"),
+      file('domain/teams/memberships.ts', ''),
+      file('domain/billing/a.ts', "import { x } from '../ledger.js';"),
+      file('domain/ledger.ts', "import type { Y } from './billing/b.js';"),
+      file('domain/billing/b.ts', ''),
+      file('domain/mail/c.ts', "import { z } from '../events.js';"),
+      file('domain/events.ts', ''),
+    ]),
+  );
+  t.deepEqual(cycles, [
+    'domain/billing/ <-> domain/ledger.ts: domain/billing/a.ts -> domain/ledger.ts; domain/ledger.ts -> domain/billing/b.ts',
+    'domain/identity/ <-> domain/teams/: domain/identity/context.ts -> domain/teams/memberships.ts; domain/teams/members.ts -> domain/identity/context.ts',
+  ]);
+});
+
 test('workflows load values only from workflows/ and pure lib modules', (t) => {
   const graph = repoGraph();
   const pure = pureLibModules(graph);
@@ -317,11 +389,12 @@ test('the check reads type-only and value imports apart, dynamic imports include
   );
 });
 
-test('the collections\' document types are types only: lib/mongo-documents.ts loads nothing', (t) => {
+test('the collections\' document types are types only: each documents file loads nothing, and lib imports none', (t) => {
   const graph = repoGraph();
-  const imports = graph.get('lib/mongo-documents.ts');
-  t.truthy(imports, 'lib/mongo-documents.ts is where the document types live');
-  t.deepEqual(imports!.filter((imp) => !imp.typeOnly).map((imp) => imp.specifier), []);
+  const documents = [...graph.keys()].filter((f) => /(^|[/-])documents\.ts$/.test(f));
+  t.true(documents.includes('domain/account-documents.ts') && documents.includes('domain/identity/documents.ts'), 'the document types live beside their domains');
+  t.deepEqual(documents.flatMap((f) => graph.get(f)!.filter((imp) => !imp.typeOnly).map((imp) => `${f} -> ${imp.specifier}`)), []);
+  t.deepEqual(documents.filter((f) => folderOf(f) === 'lib'), []);
 });
 
 test('the proof runs (npm run chaos, load, fuzz, soak) live beside the disruptive suites and stand on their support, not on bench/', (t) => {

@@ -2,7 +2,8 @@
 //! the owner's request, an attempt's outcome, a page of missed events, the clock) changes the
 //! endpoint's state and says what the workflow must do next (attempts to start, a page to read,
 //! when to wake, what to write to the database). No SDK and no I/O: `webhook-endpoint.ts` owns
-//! the signals, timers, activities and the loop, and a unit test drives these directly.
+//! the signals, timers, activities and the loop, and a unit test drives these directly. What they
+//! change (the endpoint in a run, what arrives, the limits) is `webhook-endpoint-model.ts`.
 //!
 //! Deliveries are kept and changed in place: an attempt's outcome finds its delivery by identity,
 //! so that a delivery ended meanwhile (and perhaps queued again since) is told apart.
@@ -14,22 +15,17 @@
 //! return; what an outcome does to its delivery (done, or its retry) happens at once. The end
 //! times are the delivery worker's clock and a batch's start the workflow's (the server's): the
 //! machines' clocks are assumed to agree to within the time an attempt takes (NTP).
-import type { DeliverResult } from '../activities/core/webhooks.js';
 import type { EndpointMirror } from '../domain/webhooks/endpoints.js';
 import type {
   CarriedEndpointState,
   PendingDelivery,
-  RecoverRequest,
   RecoveryState,
-  RotationNotice,
   UndeliveredReason,
   WebhookEndpointState,
   WebhookEnvelope,
 } from '../lib/webhook-messages.js';
 import {
   DISABLE_AFTER_FAILURES,
-  LEGACY_MAX_PENDING,
-  MAX_PENDING,
   RECOVERY_PAGE,
   countAfter,
   dueDeliveries,
@@ -41,99 +37,11 @@ import {
   shouldDisable,
   waitingRecovered,
 } from '../lib/webhook-policy.js';
+import type { Arrival, Batch, Books, DeliveryLimits, DisabledNotice, Endpoint, Inbox, Outcome, Request, TimedOutcome } from './webhook-endpoint-model.js';
 
-/** What one attempt came to; `not_attempted` when our side failed (the activity did not answer). */
-export type Outcome = DeliverResult | { outcome: 'not_attempted' };
-
-/** An attempt's outcome in a batch: a received answer (or none) carries when the attempt ended (ms). */
-export type TimedOutcome = Outcome & { endedAt?: number };
-
-/** Attempts started together, as one activity. */
-export interface Batch {
-  /** Workflow time (ms) the batch was started: none of its attempts ends before. */
-  startedAt: number;
-  deliveries: PendingDelivery[];
-}
-
-/** An outcome returned whose place in the count waits for an older batch still out. */
-interface Ended {
-  endedAt: number;
-  success: boolean;
-}
-
-/** The owner's requests, applied by the loop in arrival order. */
-export type Request =
-  | { kind: 'replay'; event: WebhookEnvelope }
-  | { kind: 'recover'; span: RecoverRequest }
-  | { kind: 'rotate'; notice: RotationNotice };
-
-/** What the signals bring; signals only queue it, the loop applies it. */
-export type Arrival = { kind: 'event'; event: WebhookEnvelope } | { kind: 'enable' } | { kind: 'remove' } | Request;
-
-/** Arrived and not yet applied. Exists before the endpoint's state is loaded: signals may come first. */
-export interface Inbox {
-  events: WebhookEnvelope[];
-  requests: Request[];
-  enableRequested: boolean;
-  /** The endpoint was deleted: the workflow ends. */
-  removed: boolean;
-}
-
-export type UndeliveredBatch = { items: Array<{ event: WebhookEnvelope; attempts: number }>; reason: UndeliveredReason; at: number };
-
-/** What the database is owed, written in order by the workflow's bookkeeping loop. */
-export interface Books {
-  /** The mirror of the count and status is out of date. */
-  mirrorWanted: boolean;
-  undelivered: UndeliveredBatch[];
-  /** Rotations whose overlap is over: the previous secret is dropped from the database. */
-  overlapsEnded: string[];
-  /** A write is running. */
-  writing: boolean;
-}
-
-/** How much a run may do at once and hold. */
-export interface DeliveryLimits {
-  /**
-   * Attempts at once (WEBHOOK_ENDPOINT_CONCURRENCY), fewer as failures near the disable
-   * (`inFlightLimit`). Absent in a run begun before deliveries ran concurrently: it keeps the old
-   * rule until it continues as new, so its history replays.
-   */
-  concurrency?: number;
-  /** Deliveries held; past it the oldest ends undelivered. */
-  maxPending: number;
-}
-
-/** The limits of a run begun before deliveries ran concurrently. */
-export const LEGACY_LIMITS: DeliveryLimits = { maxPending: LEGACY_MAX_PENDING };
-
-/** The limits of a run at `concurrency`. */
-export const concurrentLimits = (concurrency: number): DeliveryLimits => ({ concurrency, maxPending: MAX_PENDING });
-
-export interface Endpoint {
-  /** What a run hands the next one. */
-  state: CarriedEndpointState;
-  limits: DeliveryLimits;
-  inbox: Inbox;
-  books: Books;
-  /** Event ids with an attempt running. */
-  inFlight: Set<string>;
-  /** Batches out (runs that send attempts in batches). */
-  batches: Set<Batch>;
-  /** Outcomes returned and not yet counted, in the order they ended. */
-  ended: Ended[];
-  seenIds: Set<string>;
-  /** Workflow time (ms) this run disabled the endpoint. */
-  disabledAt?: number;
-  /** A page of missed events is being read. */
-  fetching: boolean;
-}
-
-/** Logged by the workflow when an attempt disables the endpoint. */
-export interface DisabledNotice {
-  consecutiveFailures: number;
-  pending: number;
-}
+/** Its types and limits, for the workflow and the tests that drive these functions. */
+export type { Arrival, Batch, Books, DeliveryLimits, DisabledNotice, Endpoint, Inbox, Outcome, Request, TimedOutcome, UndeliveredBatch } from './webhook-endpoint-model.js';
+export { concurrentLimits, LEGACY_LIMITS } from './webhook-endpoint-model.js';
 
 export const emptyInbox = (): Inbox => ({ events: [], requests: [], enableRequested: false, removed: false });
 

@@ -11,7 +11,7 @@ import { callActivity, watchRequests, type PageState, type RequestWatch } from '
 import { settle, stillSettled, whenLoaded, type Reported, type SettleLimits } from './settle.js';
 import { inSpan } from '../../lib/trace-context.js';
 
-/** Full-page captures stop at this many image pixels high (CONTRACT.md); `truncated` says so. */
+/** Full-page captures stop at this many image pixels high (docs/API.md, "Formats and limits"); `truncated` says so. */
 export const HEIGHT_CEILING_PX = 16_384;
 
 export interface Captured {

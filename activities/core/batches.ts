@@ -10,7 +10,7 @@ import { batchItemId } from '../../domain/batches.js';
 import { createLedger } from '../../domain/ledger.js';
 import type { EventSink } from '../../domain/events.js';
 import { collections } from '../../lib/mongo.js';
-import type { BatchDoc } from '../../lib/mongo-documents.js';
+import type { BatchDoc } from '../../domain/call-documents.js';
 import type { BatchFill } from '../../lib/temporal-shared.js';
 import { createBatchStarter } from '../batch-start.js';
 

@@ -7,10 +7,10 @@ import type { Db } from 'mongodb';
 import { eventCause, type EventSink } from '../../domain/events.js';
 import type { MissedPage } from '../../domain/webhooks/deliveries.js';
 import { createWebhookEndpoints, type EndpointMirror } from '../../domain/webhooks/endpoints.js';
-import type { WebhookEndpointDoc } from '../../lib/mongo-documents.js';
+import type { WebhookEndpointDoc } from '../../domain/webhooks/documents.js';
 import { createWebhookFanout } from '../../domain/webhooks/fanout.js';
 import type { Config } from '../../lib/config.js';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
 import type { AttemptTrigger, RecoverRequest, UndeliveredReason, WebhookEnvelope } from '../../lib/webhook-messages.js';
@@ -81,7 +81,7 @@ export const isSuccess = (statusCode: number) => statusCode >= 200 && statusCode
 
 /** The attempt's `error` text: the status for an answer, a client-safe sentence otherwise. */
 export function describeError(err: unknown): string {
-  if (err instanceof ToolError) return err.message;
+  if (err instanceof ServiceError) return err.message;
   return 'The delivery failed on our side before a response was received.';
 }
 

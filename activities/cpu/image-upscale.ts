@@ -1,6 +1,6 @@
 //! image-upscale: downloads a PNG, JPEG, WebP or BMP through the target guard and upscales it x2
 //! or x4 with UpscalerJS in an upscale thread. The answer keeps the source's format (BMP becomes
-//! PNG); the source's size limit depends on the factor (CONTRACT.md).
+//! PNG); the source's size limit depends on the factor (docs/API.md, "Formats and limits").
 import { precheck, type ImageUpscaleInput, type ImageUpscaleOutput, type UpscaleFactor } from '../../domain/tools/image-upscale.js';
 import { ToolError } from '../../lib/errors.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
@@ -19,7 +19,7 @@ export interface ImageUpscaleDeps {
 
 export const UPSCALE_FORMATS = ['png', 'jpeg', 'webp', 'bmp'] as const satisfies readonly ImageFormat[];
 
-/** CONTRACT.md: the largest source per factor (the model's time and memory grow with its output). */
+/** The largest source per factor (the model's time and memory grow with its output). */
 export const UPSCALE_LIMITS: Record<UpscaleFactor, number> = { 2: 512, 4: 256 };
 
 export function createImageUpscale({ download, images, onTiming }: ImageUpscaleDeps): ToolHandler<ImageUpscaleInput, ImageUpscaleOutput> {

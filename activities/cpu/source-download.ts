@@ -6,7 +6,7 @@
 import { ToolError } from '../../lib/errors.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 
-/** CONTRACT.md: fetched images and documents. */
+/** The largest fetched images and documents (docs/API.md, "Formats and limits"). */
 export const SOURCE_LIMITS = {
   image: { maxBytes: 10 * 1024 * 1024, label: 'images' },
   document: { maxBytes: 20 * 1024 * 1024, label: 'documents' },

@@ -3,7 +3,7 @@
 //! nothing is downloaded at run time. Runs in an upscale thread (upscale-thread.ts): a model
 //! call holds its thread for seconds.
 //!
-//! Loading, per FIELD-NOTES: `upscaler`'s package entry points do not load in Node (exports map,
+//! Loading: `upscaler`'s package entry points do not load in Node (exports map,
 //! extension-less ESM, tfjs-node), so its UMD build is required by path; it requires
 //! `@tensorflow/tfjs` as CommonJS, so this module takes tfjs through `require` too (an ESM import
 //! would be a second tfjs instance with its own backend registry). The model definitions name

@@ -13,11 +13,11 @@ export interface BrokenLinksDeps {
   http: Pick<GuardedHttp, 'request'>;
   /** Where the fetched page is parsed and its links read (a thread pool in the network worker). */
   reader: Reader;
-  /** Bounds of the page fetch. @default CONTRACT's (5 MiB, 5 redirects, 15 s) */
+  /** Bounds of the page fetch. @default 5 MiB, 5 redirects, 15 s (docs/API.md) */
   page?: PageFetchOptions;
   /** Bounds of each link's check. @default 6 s per link, 5 redirects */
   link?: LinkCheckOptions;
-  /** Links checked at once. @default 5 (SPEC) */
+  /** Links checked at once. @default 5 */
   concurrency?: number;
 }
 

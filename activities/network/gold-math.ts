@@ -3,7 +3,7 @@ import type { KaratPrice, UnitPrices } from '../../domain/tools/gold-price.js';
 
 /** Grams in one troy ounce (exact by definition: 480 grains of 64.79891 mg). */
 export const TROY_OUNCE_GRAMS = 31.1034768;
-/** Grams in one tola, the South Asian unit (SPEC: 11.6638 g). */
+/** Grams in one tola, the South Asian unit (11.6638 g). */
 export const TOLA_GRAMS = 11.6638;
 /** Karats reported for gold, 24K (pure) down to 10K, the common hallmarked finenesses. */
 export const KARATS = [24, 22, 21, 20, 18, 16, 14, 12, 10] as const;

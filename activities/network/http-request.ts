@@ -9,10 +9,10 @@ export interface HttpRequestDeps {
   http: Pick<GuardedHttp, 'request'>;
   /**
    * Deadline for the whole exchange, body included, milliseconds.
-   * @default 15000 (CONTRACT). Lower only in tests.
+   * @default 15000 (docs/API.md). Lower only in tests.
    */
   timeoutMs?: number;
-  /** Body bytes returned (after undoing a content coding). @default 5 MiB (CONTRACT) */
+  /** Body bytes returned (after undoing a content coding). @default 5 MiB (docs/API.md) */
   maxBodyBytes?: number;
 }
 

@@ -3,7 +3,7 @@
 //! through the guarded client, so a link to a private address is a broken link with a reason,
 //! never a request to that address.
 import type { LinkCheck } from '../../domain/tools/broken-links.js';
-import { ToolError } from '../../lib/errors.js';
+import { ToolError, ServiceError } from '../../lib/errors.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 
 export type LinkChecker = (url: string, signal: AbortSignal) => Promise<LinkCheck>;
@@ -58,7 +58,7 @@ export function createLinkChecker(http: Pick<GuardedHttp, 'request'>, options: L
       const res = await http.request({ url, method, timeoutMs, maxRedirects, maxBytes: 1, signal });
       return { ok: true, statusCode: res.statusCode, finalUrl: res.finalUrl };
     } catch (err) {
-      if (err instanceof ToolError) return { ok: false, error: err };
+      if (err instanceof ServiceError) return { ok: false, error: err };
       throw err; // the call was cancelled, or a bug: not a verdict on the link
     }
   }

@@ -1,6 +1,6 @@
 //! Fetches an HTML page for web-scrape, seo-meta and broken-links through the guarded client:
 //! a few redirects, each hop re-checked by the guard; compressed bodies undone; at most 5 MiB
-//! (CONTRACT); something that is not a page answers 422. The page comes back as bytes: parsing a
+//! (docs/API.md); something that is not a page answers 422. The page comes back as bytes: parsing a
 //! large one takes seconds of CPU, so the tools hand it to a Reader (readings.ts).
 import { ToolError } from '../../lib/errors.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
@@ -8,7 +8,7 @@ import { mediaTypeOf } from './http-message.js';
 import type { PageSource } from './page-extract.js';
 
 export interface PageFetchOptions {
-  /** Largest page read, bytes after decompression; a larger one is 422 source_too_large. @default 5 MiB (CONTRACT) */
+  /** Largest page read, bytes after decompression; a larger one is 422 source_too_large. @default 5 MiB (docs/API.md) */
   maxBytes?: number;
   /** Redirects followed, each re-checked by the guard. @default 5 */
   maxRedirects?: number;

@@ -10,7 +10,7 @@ export interface PdfMetadataDeps {
   http: Pick<GuardedHttp, 'request'>;
   /** Where the PDF is parsed (a thread pool in the network worker: a large one takes a second). */
   reader: Reader;
-  /** Largest file read; a larger one is 422 source_too_large. @default 20 MiB (CONTRACT: documents) */
+  /** Largest file read; a larger one is 422 source_too_large. @default 20 MiB (docs/API.md: documents) */
   maxBytes?: number;
   /** Download deadline, milliseconds. @default 30000 */
   timeoutMs?: number;

@@ -18,8 +18,8 @@ export interface QuoteSourceOptions<T> {
   fetch(): Promise<Fetched<T>>;
   store: QuoteStore;
   /**
-   * Longest a quote is served from memory, whatever the provider allows. @default 60000 (SPEC:
-   * "quotes are cached briefly"). The provider's own max-age shortens it.
+   * Longest a quote is served from memory, whatever the provider allows. @default 60000 (at most 60 s,
+   * docs/API.md). The provider's own max-age shortens it.
    */
   maxCacheMs?: number;
   /** @default Date.now */

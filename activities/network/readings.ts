@@ -3,7 +3,7 @@
 //! up to seconds (a 5 MiB page, a PDF of 20 MiB and thousands of objects), so the network worker
 //! runs readings on a thread pool (reading-pool.ts) and never on its event loop, where ping times
 //! handshakes and fifty other activities heartbeat. `readInline` runs them in the calling thread.
-import { ToolError, type ErrorCode, type ProblemExtras } from '../../lib/errors.js';
+import { ToolError, type ErrorCode, type ProblemExtras, ServiceError } from '../../lib/errors.js';
 import { pageLinks, parseSource, type PageSource } from './page-extract.js';
 import { createPdfReader } from './pdf-info.js';
 import { readScrape } from './web-scrape-reading.js';
@@ -45,7 +45,7 @@ export async function runReading(name: ReadingName, args: unknown[]): Promise<Re
   try {
     return { ok: true, value: await byName[name](...args) };
   } catch (err) {
-    if (err instanceof ToolError) return { ok: false, code: err.code, message: err.message, extras: err.extras };
+    if (err instanceof ServiceError) return { ok: false, code: err.code, message: err.message, extras: err.extras };
     throw err;
   }
 }

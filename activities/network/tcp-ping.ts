@@ -2,7 +2,7 @@
 //! not available. Probes start `intervalMs` apart whether or not the previous one answered (as
 //! ICMP ping sends), so a run lasts about (count - 1) * interval + timeout at most.
 import type { GuardedSockets } from '../../lib/guarded-sockets.js';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import type { ResolvedTarget } from '../../lib/target-guard.js';
 import type { PingAttempt, ProbeStatus } from '../../domain/tools/ping.js';
 import { roundMs } from './ping-stats.js';
@@ -17,7 +17,7 @@ export interface TcpRun {
 
 /** What a failed handshake says about the host: refused (it answered RST), unreachable, silent. */
 export function failureStatus(err: unknown): ProbeStatus {
-  const reason = err instanceof ToolError ? err.extras.reason : undefined;
+  const reason = err instanceof ServiceError ? err.extras.reason : undefined;
   if (reason === 'timeout') return 'timeout';
   if (reason === 'connection_refused') return 'refused';
   if (reason === 'unreachable') return 'unreachable';
@@ -33,7 +33,7 @@ async function probeOnce(sockets: Pick<GuardedSockets, 'connect'>, run: TcpRun, 
   } catch (err) {
     signal?.throwIfAborted();
     // A refused target is a guard decision, not a lost probe: it cannot happen for an issued target.
-    if (err instanceof ToolError && err.code === 'target_not_allowed') throw err;
+    if (err instanceof ServiceError && err.code === 'target_not_allowed') throw err;
     return { sequence, success: false, latencyMs: null, status: failureStatus(err) };
   }
 }

@@ -16,7 +16,7 @@ import {
   type PageSource,
 } from './page-extract.js';
 
-/** CONTRACT: the first 50,000 characters of text are returned. */
+/** The first 50,000 characters of text are returned (docs/API.md). */
 export const MAX_TEXT_CHARS = 50_000;
 /**
  * Bounds on the lists (headings: MAX_HEADINGS), so that a 5 MiB page of nothing but links cannot answer with tens of

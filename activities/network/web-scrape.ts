@@ -10,7 +10,7 @@ export interface WebScrapeDeps {
   http: Pick<GuardedHttp, 'request'>;
   /** Where the fetched page is parsed and read (a thread pool in the network worker). */
   reader: Reader;
-  /** Page size, redirect and deadline bounds. @default CONTRACT's (5 MiB, 5 redirects, 15 s) */
+  /** Page size, redirect and deadline bounds. @default 5 MiB, 5 redirects, 15 s (docs/API.md) */
   page?: PageFetchOptions;
 }
 

@@ -1,4 +1,4 @@
-//! The account API client (CONTRACT.md, "Account API", "People" and "Teams"). A person's session rides on
+//! The account API client (docs/API.md: the account API, "People" and "Teams"). A person's session rides on
 //! its HttpOnly cookie, which the browser sends by itself to this origin: the client then sends
 //! no Authorization header. An owner token (operator-opened accounts, kept in memory) goes as a
 //! bearer instead, and no cookie goes with it. Every failure becomes an ApiError that carries the
@@ -169,7 +169,7 @@ export function createClient({ token = null, onUnauthorized = () => {} } = {}) {
     /** Mails `email` a link that attaches a person to this account as its owner (an operator-opened account). */
     inviteOwner: (email) => call('POST', '/api/v1/account/invitations', { email, role: 'owner' }),
 
-    // The team (CONTRACT.md "Teams"): every role reads it; the owner and admins change it.
+    // The team (docs/API.md, "Teams"): every role reads it; the owner and admins change it.
     members: () => call('GET', '/api/v1/account/members'),
     /** A member's new role (never `owner`: that is `transferOwnership`); answers the member as they are now. */
     changeMemberRole: (userId, role) => call('PATCH', `/api/v1/account/members/${id(userId)}`, { role }),

@@ -3,7 +3,7 @@
 //! held only by the API client made for it (api.js), in memory: never in sessionStorage,
 //! localStorage, a cookie or the URL, so a reload or a closed tab forgets it. What it must look like:
 
-/** Owner tokens are `uto_` + 40 base62 characters (CONTRACT.md); anything else is a typo or a key. */
+/** Owner tokens are `uto_` + 40 base62 characters (docs/API.md); anything else is a typo or a key. */
 export function tokenProblem(token) {
   if (token === '') return 'Enter your owner token.';
   if (token.startsWith('utk_')) return 'That is an API key (utk_…). Sign in with the owner token (uto_…) instead.';

@@ -15,7 +15,7 @@ import { createTransferSection } from './team-transfer.js';
 
 /** The roles a member is given here; `owner` moves only by a transfer. */
 const GIVEN = ['admin', 'developer', 'billing', 'viewer'];
-/** What each role may do, in a line (CONTRACT.md "Teams: roles"). */
+/** What each role may do, in a line (the roles table of docs/API.md, "Teams"). */
 const DUTIES = 'Admin: everything but ownership. Developer: keys, webhooks, destinations, render links and batches. Billing: purchases, auto-recharge and grants. Viewer: reads everything but secrets, changes nothing.';
 /** The roles that change the team (GROUPS.team); only the owner transfers ownership (GROUPS.ownership). */
 const MANAGERS = new Set(['owner', 'admin']);

@@ -15,7 +15,7 @@ const everyReasonListed: Exclude<AddressReason | InputReason, (typeof TARGET_REA
 void everyReasonListed;
 
 export interface ErrorGuide {
-  /** When the service answers with this code (CONTRACT.md's table, in a client's words). Markdown-free. */
+  /** When the service answers with this code (the table of lib/errors.ts, in a client's words). Markdown-free. */
   when: string;
   /** What the client should do next. */
   action: string;
@@ -130,7 +130,7 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
   forbidden_for_role: {
     when:
       "A signed-in member asked for something their role on the account may not do: every role reads the account; keys, webhooks, destinations, link secrets, render links and batches need developer; " +
-      'purchases, checkout and auto-recharge need billing; members and invitations need admin; transferring ownership, the sign-in policy and closing the account need the owner (CONTRACT.md "Teams: roles"). Owner tokens keep the owner\'s rights.',
+      'purchases, checkout and auto-recharge need billing; members and invitations need admin; transferring ownership, the sign-in policy and closing the account need the owner. Owner tokens keep the owner\'s rights.',
     action: 'Ask an owner or an admin of the account for the role named in requiredRole, or ask them to do it.',
     members: { requiredRole: 'The role that may do it with the least rights (what to ask for).', role: 'Your role on the account.', allowedRoles: 'Every role that may do it.' },
     example: {

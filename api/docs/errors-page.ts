@@ -18,7 +18,7 @@ function definitionList(entries: Readonly<Record<string, string>>): string {
 function section(code: ErrorCode): string {
   const { status, title } = ERRORS[code];
   const guide = ERROR_GUIDE[code];
-  // CONTRACT.md's example writes the fragment with hyphens; keep that spelling working too.
+  // A problem's `type` may be written with hyphens in the fragment (docs/API.md); that spelling leads here too.
   const alias = code.includes('_') ? `<span id="${code.replaceAll('_', '-')}"></span>` : '';
   return `
 <section id="${code}" aria-labelledby="${code}-title">

@@ -3,7 +3,7 @@
 import { ROLES } from '../../domain/teams/permissions.js';
 import { dateTime, id, record, ref, type JsonSchema } from './schema-parts.js';
 
-const role = { type: 'string', enum: [...ROLES], description: 'The member\'s role on the account (CONTRACT.md "Teams").' };
+const role = { type: 'string', enum: [...ROLES], description: 'The member\'s role on the account.' };
 const accountRef = record('An account the person is a member of.', {
   id: id('acc', 'Account id.'),
   name: { type: ['string', 'null'], description: 'Its name.' },

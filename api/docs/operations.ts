@@ -7,7 +7,7 @@ import type { JsonSchema } from './schema-parts.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** A code this operation answers with another status than the code's own (ToolErrorOptions.status). */
+/** A code this operation answers with another status than the code's own (ServiceErrorOptions.status). */
 export interface CodeAtStatus {
   code: ErrorCode;
   status: number;

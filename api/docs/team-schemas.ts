@@ -3,7 +3,7 @@
 import { ROLES } from '../../domain/teams/permissions.js';
 import { dateTime, id, nullableDateTime, record, ref, type JsonSchema } from './schema-parts.js';
 
-const role = { type: 'string', enum: [...ROLES], description: 'The role on the account (CONTRACT.md "Teams: roles").' };
+const role = { type: 'string', enum: [...ROLES], description: 'The role on the account.' };
 
 export const TEAM_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   Member: record('A member of the account.', {

@@ -4,12 +4,12 @@ import Router from '@koa/router';
 import type { Db } from 'mongodb';
 import { publicKey, type Accounts } from '../../domain/accounts.js';
 import { collections } from '../../lib/mongo.js';
-import type { LedgerEntry } from '../../lib/mongo-documents.js';
+import type { LedgerEntry } from '../../domain/account-documents.js';
 import { LOW_BALANCE_THRESHOLD } from '../../domain/ledger.js';
 import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
 import { compileBodySchema, validationProblem } from '../validation.js';
 import { ownerActing } from '../audit-context.js';
@@ -57,7 +57,7 @@ export function accountRoutes(deps: {
 
   router.get('/', async (ctx) => {
     const a = await deps.accounts.get(ctx.state.principal.accountId);
-    if (!a) throw new ToolError('not_found', 'The account no longer exists.');
+    if (!a) throw new ServiceError('not_found', 'The account no longer exists.');
     ctx.body = {
       id: a._id, name: a.name, balance: a.balance, lowBalanceThreshold: LOW_BALANCE_THRESHOLD, createdAt: a.createdAt,
       ...(await accountPlanView(deps.allowances, a)),
@@ -127,7 +127,7 @@ export function accountRoutes(deps: {
     const body = keySettingsOf(updateKey(await readJsonObject(ctx)) as KeySettingsInput);
     const accountId = ctx.state.principal.accountId as string;
     const changed = await deps.accounts.updateKey(accountId, ctx.params.id!, body, ownerActing(ctx));
-    if (!changed) throw new ToolError('not_found', `There is no working key ${ctx.params.id} on this account.`);
+    if (!changed) throw new ServiceError('not_found', `There is no working key ${ctx.params.id} on this account.`);
     // This instance sees the change at once; the others within their cache's half second.
     deps.auth.forget(changed.after.digest);
     const makers = await deps.members.makers(accountId, [changed.after]);
@@ -136,7 +136,7 @@ export function accountRoutes(deps: {
 
   router.delete('/keys/:id', async (ctx) => {
     const revoked = await deps.accounts.revokeKey(ctx.state.principal.accountId, ctx.params.id!, ownerActing(ctx));
-    if (!revoked) throw new ToolError('not_found', `There is no key ${ctx.params.id} on this account.`);
+    if (!revoked) throw new ServiceError('not_found', `There is no key ${ctx.params.id} on this account.`);
     deps.auth.forget(revoked.digest);
     ctx.body = { id: revoked.doc._id, revokedAt: revoked.doc.revokedAt };
   });

@@ -6,13 +6,13 @@ import type { Allowances } from '../../domain/allowances.js';
 import { grantView, type Grants } from '../../domain/grants.js';
 import { joinPlan } from '../../domain/allowances.js';
 import { DEFAULT_PLAN_ID, type Plans } from '../../domain/plans.js';
-import type { AccountDoc, GrantDoc } from '../../lib/mongo-documents.js';
+import type { AccountDoc, GrantDoc } from '../../domain/account-documents.js';
 import type { GrantReason } from '../../domain/ledger.js';
 import { requireAdmin } from '../auth.js';
 import { operatorActing } from '../audit-context.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { accountPlanView } from '../plan-view.js';
 import { compileBodySchema, validationProblem } from '../validation.js';
 import { json, paramRef } from '../docs/openapi-parts.js';
@@ -41,7 +41,7 @@ export function adminRoutes(deps: AdminDeps): Router {
 
   async function existing(id: string): Promise<AccountDoc> {
     const account = await deps.accounts.get(id);
-    if (!account) throw new ToolError('not_found', `There is no account ${id}.`);
+    if (!account) throw new ServiceError('not_found', `There is no account ${id}.`);
     return account;
   }
 
@@ -96,7 +96,7 @@ export function adminRoutes(deps: AdminDeps): Router {
     if (body.idempotencyKey) {
       const first = await deps.grants.byKey(account._id, body.idempotencyKey);
       if (first && !sameGrant(first, body.amount, body.reason, expiresAt)) {
-        throw new ToolError('idempotency_conflict', 'This idempotencyKey was used for a grant with another amount, reason or expiry.');
+        throw new ServiceError('idempotency_conflict', 'This idempotencyKey was used for a grant with another amount, reason or expiry.');
       }
     }
     // Only a new grant must lie ahead: a repeat answers the first, whose expiry may have passed since.

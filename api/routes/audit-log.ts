@@ -4,7 +4,7 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { AUDIT_ACTIONS, auditView, type AuditEntryDoc, type AuditLog } from '../../domain/audit-log.js';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { requireAdmin, type Authenticator } from '../auth.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
 import { json } from '../docs/openapi-parts.js';
@@ -20,7 +20,7 @@ const CSV_COLUMNS = ['id', 'at', 'actorType', 'actorCredential', 'actorUserId', 
 function parseAction(raw: unknown): string | undefined {
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string' || !(AUDIT_ACTIONS as readonly string[]).includes(raw)) {
-    throw new ToolError('validation_failed', `action must be one of ${AUDIT_ACTIONS.join(', ')}.`, { errors: [{ field: 'query:action', message: 'is not an audit action' }] });
+    throw new ServiceError('validation_failed', `action must be one of ${AUDIT_ACTIONS.join(', ')}.`, { errors: [{ field: 'query:action', message: 'is not an audit action' }] });
   }
   return raw;
 }
@@ -76,7 +76,7 @@ export function auditLogRoutes(deps: { auth: Authenticator; rateLimit: Middlewar
   router.get('/api/v1/admin/audit-log', requireAdmin(deps.adminToken), async (ctx) => {
     const accountId = ctx.query.accountId;
     if (accountId !== undefined && (typeof accountId !== 'string' || !/^acc_[0-9A-Za-z]{1,64}$/.test(accountId))) {
-      throw new ToolError('validation_failed', 'accountId must be an account id (acc_...).', { errors: [{ field: 'query:accountId', message: 'is not an account id' }] });
+      throw new ServiceError('validation_failed', 'accountId must be an account id (acc_...).', { errors: [{ field: 'query:accountId', message: 'is not an account id' }] });
     }
     ctx.body = await page(ctx, deps.auditLog, accountId, true);
   });

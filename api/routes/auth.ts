@@ -8,9 +8,10 @@ import type { Identity } from '../../domain/identity/index.js';
 import { currentSessionOf, perClientLimit, sessionAnswerOf } from '../person-session.js';
 import { sessionView } from '../../domain/identity/sessions.js';
 import type { Teams } from '../../domain/teams/index.js';
-import { policyAllows, providerRequired } from '../../domain/teams/sign-in-policy.js';
-import type { Role, SessionDoc } from '../../lib/mongo-documents.js';
-import { ToolError } from '../../lib/errors.js';
+import { policyAllows, providerRequired } from '../../domain/membership/sign-in-policy.js';
+import type { Role } from '../../domain/membership/documents.js';
+import type { SessionDoc } from '../../domain/identity/documents.js';
+import { ServiceError } from '../../lib/errors.js';
 import type { Authenticator, Principal } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { AUTH_BODY_SCHEMAS } from '../auth-schemas.js';
@@ -72,7 +73,7 @@ export function authRoutes(deps: AuthRouteDeps): Router {
 
   router.post('/auth/signout', async (ctx) => {
     const current = await auth.sessionOf(ctx).catch((err) => {
-      if (err instanceof ToolError && err.code === 'unauthenticated') return undefined;
+      if (err instanceof ServiceError && err.code === 'unauthenticated') return undefined;
       throw err;
     });
     if (current?.session) await identity.sessions.endOne(current.session.userId, current.session._id, 'signed_out', userActing(current.session.userId, requestFacts(ctx)));
@@ -89,7 +90,7 @@ export function authRoutes(deps: AuthRouteDeps): Router {
     const { accountId } = await read<{ accountId: string }>(ctx, 'switchAccount');
     const doc = session(ctx);
     const membership = (await identity.memberships.accountsOf(doc.userId)).find((a) => a.id === accountId);
-    if (!membership) throw new ToolError('not_found', `You are not a member of an account ${accountId}.`);
+    if (!membership) throw new ServiceError('not_found', `You are not a member of an account ${accountId}.`);
     if (!policyAllows(membership.signInPolicy, doc)) throw providerRequired(identity.providers, membership.signInPolicy!.requiredProvider);
     await identity.sessions.switchAccount(doc._id, accountId, membership.role as Role);
     ctx.body = await sessionAnswer({ ...doc, accountId, role: membership.role });
@@ -104,7 +105,7 @@ export function authRoutes(deps: AuthRouteDeps): Router {
   router.delete('/auth/sessions/:id', auth.requireSession(), async (ctx) => {
     const doc = session(ctx);
     const ended = await identity.sessions.endOne(doc.userId, ctx.params.id!, 'ended_by_user', ownerActing(ctx));
-    if (!ended) throw new ToolError('not_found', `You have no live session ${ctx.params.id}.`);
+    if (!ended) throw new ServiceError('not_found', `You have no live session ${ctx.params.id}.`);
     if (ctx.params.id === doc._id) clearSessionCookie(ctx, cookie);
     ctx.status = 204;
   });

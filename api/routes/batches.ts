@@ -7,8 +7,8 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context, Middleware } from 'koa';
 import { batchView } from '../../domain/batches.js';
-import { isErrorCode, ToolError } from '../../lib/errors.js';
-import type { BatchDoc, BatchItemDoc } from '../../lib/mongo-documents.js';
+import { isErrorCode, ServiceError } from '../../lib/errors.js';
+import type { BatchDoc, BatchItemDoc } from '../../domain/call-documents.js';
 import type { Authenticator } from '../auth.js';
 import type { BatchRequests } from '../batch-requests.js';
 import { BATCH_BODY_LIMIT } from '../batch-requests.js';
@@ -38,14 +38,14 @@ function fromItemsCursor(raw: unknown): number {
   if (raw === undefined) return 0;
   const text = typeof raw === 'string' ? Buffer.from(raw, 'base64url').toString('utf8') : '';
   const index = /^i(\d{1,5})$/.exec(text)?.[1];
-  if (index === undefined) throw new ToolError('validation_failed', 'The cursor is not one this API gave out.', { errors: [{ field: 'query:cursor', message: 'is invalid' }] });
+  if (index === undefined) throw new ServiceError('validation_failed', 'The cursor is not one this API gave out.', { errors: [{ field: 'query:cursor', message: 'is invalid' }] });
   return Number(index);
 }
 
 function itemStatus(raw: unknown): BatchItemDoc['status'] | undefined {
   if (raw === undefined) return undefined;
   if (typeof raw === 'string' && (ITEM_STATUSES as readonly string[]).includes(raw)) return raw as BatchItemDoc['status'];
-  throw new ToolError('validation_failed', `status must be one of ${ITEM_STATUSES.join(', ')}.`, { errors: [{ field: 'query:status', message: `must be one of ${ITEM_STATUSES.join(', ')}` }] });
+  throw new ServiceError('validation_failed', `status must be one of ${ITEM_STATUSES.join(', ')}.`, { errors: [{ field: 'query:status', message: `must be one of ${ITEM_STATUSES.join(', ')}` }] });
 }
 
 export function batchRoutes(deps: { auth: Authenticator; rateLimit: Middleware; baseUrl: string; outputs: OutputBodies; requests: BatchRequests }): Router {
@@ -58,7 +58,7 @@ export function batchRoutes(deps: { auth: Authenticator; rateLimit: Middleware; 
     const id = ctx.params.id!;
     const doc = await batches.byId(ctx.state.principal.accountId, id);
     // Another account's batch is as unknown as one that never was.
-    if (!doc) throw new ToolError('not_found', `There is no batch ${id} on this account.`);
+    if (!doc) throw new ServiceError('not_found', `There is no batch ${id} on this account.`);
     return doc;
   }
 
@@ -87,7 +87,7 @@ export function batchRoutes(deps: { auth: Authenticator; rateLimit: Middleware; 
 
   async function cancel(ctx: Context) {
     const batch = await deps.requests.cancel(ctx.state.principal.accountId, ctx.params.id!);
-    if (!batch) throw new ToolError('not_found', `There is no batch ${ctx.params.id} on this account.`);
+    if (!batch) throw new ServiceError('not_found', `There is no batch ${ctx.params.id} on this account.`);
     ctx.body = batchView(batch);
   }
 

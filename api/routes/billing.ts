@@ -7,7 +7,7 @@ import type { Middleware } from 'koa';
 import type { Db } from 'mongodb';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { TASK_QUEUES, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
 import { stripeEventWorkflowId, type StripeFact } from '../../lib/billing-messages.js';
@@ -48,7 +48,7 @@ export interface BillingDeps {
 }
 
 const paymentsOff = () =>
-  new ToolError('payments_not_configured', 'This service takes no payments: the operator has not configured Stripe. The operator can grant credits by hand.');
+  new ServiceError('payments_not_configured', 'This service takes no payments: the operator has not configured Stripe. The operator can grant credits by hand.');
 
 export function billingRoutes(deps: BillingDeps): Router[] {
   const packs = createPacks(deps.db);

@@ -6,8 +6,8 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Db } from 'mongodb';
 import { CALL_ANSWER_RETENTION_MS, CALL_TOMBSTONE_MS, createAsyncCalls } from '../../domain/async-calls.js';
-import { isErrorCode, ToolError } from '../../lib/errors.js';
-import type { CallDoc } from '../../lib/mongo-documents.js';
+import { isErrorCode, ServiceError } from '../../lib/errors.js';
+import type { CallDoc } from '../../domain/call-documents.js';
 import type { Authenticator } from '../auth.js';
 import type { OutputBodies } from '../output-body.js';
 import { problemBody } from '../problem.js';
@@ -49,9 +49,9 @@ export function callRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Middl
     const requestId = ctx.params.requestId!;
     const doc = await calls.byId(ctx.state.principal.accountId, requestId);
     // Another account's call is as unknown as one that never was.
-    if (!doc) throw new ToolError('not_found', `There is no call ${requestId} on this account.`);
+    if (!doc) throw new ServiceError('not_found', `There is no call ${requestId} on this account.`);
     if (doc.expired || (doc.expiresAt && doc.expiresAt.getTime() <= Date.now())) {
-      throw new ToolError('call_expired', `The call ended more than ${CALL_ANSWER_RETENTION_MS / 3_600_000} hours ago; its answer is no longer kept.`, {
+      throw new ServiceError('call_expired', `The call ended more than ${CALL_ANSWER_RETENTION_MS / 3_600_000} hours ago; its answer is no longer kept.`, {
         expiredAt: doc.expiresAt?.toISOString() ?? null,
       });
     }

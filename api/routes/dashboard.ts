@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Router from '@koa/router';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { operation, open, plain, type RouteOperation } from '../docs/operations.js';
 
 const ASSET_DIR = new URL('../dashboard/', import.meta.url);
@@ -108,7 +108,7 @@ export function dashboardRoutes(): Router {
 
   router.get('/dashboard/assets/:version/:file', (ctx) => {
     const asset = page.assets.get(ctx.params.file!);
-    if (!asset) throw new ToolError('not_found', `No resource at ${ctx.method} ${ctx.path}.`);
+    if (!asset) throw new ServiceError('not_found', `No resource at ${ctx.method} ${ctx.path}.`);
     ctx.set(COMMON_HEADERS);
     // A page of an older deploy still gets working files, just not cached under its version.
     ctx.set('Cache-Control', ctx.params.version === page.version ? `public, max-age=${ONE_YEAR_S}, immutable` : 'no-cache');

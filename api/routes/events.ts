@@ -3,7 +3,7 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Db } from 'mongodb';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { createEventLog } from '../../domain/event-log.js';
 import { EVENT_KINDS, EVENT_RETENTION_MS } from '../../lib/event-kinds.js';
 import { isoWithOffset } from '../../lib/webhook-messages.js';
@@ -19,7 +19,7 @@ const EVENTS_MAX_LIMIT = 200;
 function parseType(raw: unknown): string | undefined {
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string' || !(EVENT_KINDS as readonly string[]).includes(raw)) {
-    throw new ToolError('validation_failed', `type must be one of ${EVENT_KINDS.join(', ')}.`, { errors: [{ field: 'query:type', message: 'is not an event type' }] });
+    throw new ServiceError('validation_failed', `type must be one of ${EVENT_KINDS.join(', ')}.`, { errors: [{ field: 'query:type', message: 'is not an event type' }] });
   }
   return raw;
 }

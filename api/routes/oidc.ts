@@ -6,7 +6,7 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Identity } from '../../domain/identity/index.js';
 import { OIDC_STATE_MS } from '../../domain/identity/oidc.js';
-import { providerSignInPath } from '../../domain/teams/sign-in-policy.js';
+import { providerSignInPath } from '../../domain/membership/sign-in-policy.js';
 import type { Authenticator } from '../auth.js';
 import { requestFacts } from '../audit-context.js';
 import { clearOidcCookie, oidcBinding, setOidcCookie, setSessionCookie, type CookieSettings } from '../session-cookie.js';
@@ -14,7 +14,7 @@ import { json } from '../docs/openapi-parts.js';
 import { open, operation, plain, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
 import { currentSessionOf } from '../person-session.js';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 
 /** What an operator needs of a failed exchange with a provider: which step, and what the library or the provider said (never a token or a claim). */
@@ -50,10 +50,10 @@ export function oidcRoutes(deps: OidcRouteDeps): Router {
     try {
       await next();
     } catch (err) {
-      if (err instanceof ToolError && (err.code === 'unavailable' || (err.code === 'oidc_failed' && err.extras.reason === 'token'))) {
+      if (err instanceof ServiceError && (err.code === 'unavailable' || (err.code === 'oidc_failed' && err.extras.reason === 'token'))) {
         deps.log.warn({ requestId: ctx.state.requestId, provider: ctx.params.provider, code: err.code, cause: describeCause(err.cause) }, 'identity provider sign-in failed');
       }
-      if (!(err instanceof ToolError) || !ctx.params.provider || ctx.accepts('json', 'html') !== 'html') throw err;
+      if (!(err instanceof ServiceError) || !ctx.params.provider || ctx.accepts('json', 'html') !== 'html') throw err;
       ctx.set('Cache-Control', 'no-store');
       ctx.status = 303;
       ctx.redirect(signInProblemPath(err.code));

@@ -2,7 +2,7 @@
 import Router from '@koa/router';
 import { DEFAULT_PLAN_ID, MAX_MONTHLY_ALLOWANCE, planView, PlanExistsError, type PlanFields, type Plans } from '../../domain/plans.js';
 import { randomBase62 } from '../../lib/ids.js';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { requireAdmin } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
@@ -31,7 +31,7 @@ export function planRoutes(deps: { adminToken?: string; plans: Plans }): Router 
       ctx.body = planView(await deps.plans.create(id ?? idFromName(fields.name), fields));
       ctx.status = 201;
     } catch (err) {
-      if (err instanceof PlanExistsError) throw new ToolError('already_exists', err.message);
+      if (err instanceof PlanExistsError) throw new ServiceError('already_exists', err.message);
       throw err;
     }
   });
@@ -42,14 +42,14 @@ export function planRoutes(deps: { adminToken?: string; plans: Plans }): Router 
 
   router.get('/:id', async (ctx) => {
     const plan = await deps.plans.get(ctx.params.id!);
-    if (!plan) throw new ToolError('not_found', `There is no plan ${ctx.params.id}.`);
+    if (!plan) throw new ServiceError('not_found', `There is no plan ${ctx.params.id}.`);
     ctx.body = planView(plan);
   });
 
   router.patch('/:id', async (ctx) => {
     const body = updatePlan(await readJsonObject(ctx)) as Partial<PlanFields>;
     const plan = await deps.plans.update(ctx.params.id!, body);
-    if (!plan) throw new ToolError('not_found', `There is no plan ${ctx.params.id}.`);
+    if (!plan) throw new ServiceError('not_found', `There is no plan ${ctx.params.id}.`);
     ctx.body = planView(plan);
   });
 

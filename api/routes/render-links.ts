@@ -6,7 +6,7 @@ import type { Middleware } from 'koa';
 import { findTool } from '../../domain/catalogue.js';
 import { publicLinkSecret, MAX_LIVE_LINK_SECRETS, type LinkSecrets } from '../../domain/link-secrets.js';
 import type { RenderCache } from '../../domain/render-cache.js';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { buildRenderLink, type QueryValue } from '../../lib/render-link-signature.js';
 import { ownerActing } from '../audit-context.js';
 import type { Authenticator } from '../auth.js';
@@ -44,7 +44,7 @@ export function renderLinkRoutes(deps: RenderLinkRoutesDeps): Router {
   router.post('/link-secrets', async (ctx) => {
     noBody(await readJsonObject(ctx, undefined, { allowEmpty: true }));
     const created = await deps.linkSecrets.create(ctx.state.principal.accountId, ownerActing(ctx));
-    if (!created) throw new ToolError('already_exists', `The account already has ${MAX_LIVE_LINK_SECRETS} live link secrets: retire one first.`);
+    if (!created) throw new ServiceError('already_exists', `The account already has ${MAX_LIVE_LINK_SECRETS} live link secrets: retire one first.`);
     ctx.status = 201;
     ctx.body = { id: created.doc._id, secret: created.secret, createdAt: created.doc.createdAt };
   });
@@ -55,7 +55,7 @@ export function renderLinkRoutes(deps: RenderLinkRoutesDeps): Router {
 
   router.delete('/link-secrets/:id', async (ctx) => {
     const retired = await deps.linkSecrets.retire(ctx.state.principal.accountId, ctx.params.id!, ownerActing(ctx));
-    if (!retired) throw new ToolError('not_found', `There is no link secret ${ctx.params.id} on this account.`);
+    if (!retired) throw new ServiceError('not_found', `There is no link secret ${ctx.params.id} on this account.`);
     ctx.body = publicLinkSecret(retired);
   });
 
@@ -67,7 +67,7 @@ export function renderLinkRoutes(deps: RenderLinkRoutesDeps): Router {
     tool.precheck?.(checked);
     const signer = await deps.linkSecrets.signer(ctx.state.principal.accountId, body.secretId);
     if (!signer) {
-      throw new ToolError('not_found', body.secretId ? `There is no live link secret ${body.secretId} on this account.` : 'The account has no live link secret: create one with POST /api/v1/account/link-secrets.');
+      throw new ServiceError('not_found', body.secretId ? `There is no live link secret ${body.secretId} on this account.` : 'The account has no live link secret: create one with POST /api/v1/account/link-secrets.');
     }
     const expires = body.expiresIn === undefined ? undefined : Math.floor(Date.now() / 1000) + body.expiresIn;
     const url = buildRenderLink({ baseUrl: deps.baseUrl, secretId: signer.id, secret: signer.secret, tool: tool.name, input: body.input, expires, maxAge: body.maxAge });

@@ -9,7 +9,7 @@ import { findTool } from '../../domain/catalogue.js';
 import type { LinkSecrets } from '../../domain/link-secrets.js';
 import type { ToolDefinition } from '../../domain/tool-definition.js';
 import type { ToolSchemas } from '../../domain/tool-schemas.js';
-import { ToolError, type ErrorCode } from '../../lib/errors.js';
+import { ServiceError, type ErrorCode } from '../../lib/errors.js';
 import { RENDER_PATH, splitSignature, verifyRenderLink } from '../../lib/render-link-signature.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import { freshFor, setRenderHeaders, type RenderCalls } from '../render-calls.js';
@@ -33,11 +33,11 @@ const LINK_SECRET_ID = /^lks_[0-9A-Za-z]{22}$/;
 
 function renderTool(name: string): ToolDefinition {
   const tool = findTool(name);
-  if (!tool?.image) throw new ToolError('unknown_tool', `There is no render link for "${name}": links render website-screenshot, html-to-image and qr-generate.`);
+  if (!tool?.image) throw new ServiceError('unknown_tool', `There is no render link for "${name}": links render website-screenshot, html-to-image and qr-generate.`);
   return tool;
 }
 
-const invalidSignature = (detail: string) => new ToolError('invalid_signature', detail);
+const invalidSignature = (detail: string) => new ServiceError('invalid_signature', detail);
 
 export function renderRoutes(deps: RenderRoutesDeps): Router {
   const router = new Router();
@@ -57,7 +57,7 @@ export function renderRoutes(deps: RenderRoutesDeps): Router {
     const query = readLinkQuery(signed.query, deps.schemas.get(tool.name)!.input);
     if (query.expires !== undefined && query.expires * 1000 <= Date.now()) {
       const expiredAt = new Date(query.expires * 1000).toISOString();
-      throw new ToolError('link_expired', `This link expired at ${expiredAt}.`, { expiredAt });
+      throw new ServiceError('link_expired', `This link expired at ${expiredAt}.`, { expiredAt });
     }
     return { accountId: verifier.accountId, query, tool };
   }
@@ -97,7 +97,7 @@ export function renderRoutes(deps: RenderRoutesDeps): Router {
   router.all('/api/v1/render/:lksId/:tool', (ctx) => {
     renderTool(ctx.params.tool!);
     ctx.set('Allow', 'GET, HEAD');
-    throw new ToolError('method_not_allowed', `Render links are read with GET or HEAD, not ${ctx.method}.`);
+    throw new ServiceError('method_not_allowed', `Render links are read with GET or HEAD, not ${ctx.method}.`);
   });
 
   return router;

@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
 import type { Metrics } from '../../lib/metrics.js';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { json } from '../docs/openapi-parts.js';
 import { operation, open, plain, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
@@ -54,7 +54,7 @@ export function serviceRoutes(deps: { db: Db; client: Client; metrics: Metrics; 
     ]);
     const [db, temporal] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : 'unreachable'));
     if (db !== 'ok' || temporal !== 'ok') {
-      throw new ToolError('unavailable', 'A dependency is unreachable.', { checks: { database: db, temporal } });
+      throw new ServiceError('unavailable', 'A dependency is unreachable.', { checks: { database: db, temporal } });
     }
     ctx.body = { status: 'ready', checks: { database: db, temporal } };
   });

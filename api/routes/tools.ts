@@ -14,7 +14,7 @@ import type { ToolSchemas } from '../../domain/tool-schemas.js';
 import type { Authenticator, Principal } from '../auth.js';
 import { keyMayCall } from '../../domain/key-settings.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
-import { ToolError, type ErrorCode } from '../../lib/errors.js';
+import { ServiceError, type ErrorCode } from '../../lib/errors.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import { parseIdempotencyKey, waitLimit, type ToolCalls } from '../tool-calls.js';
 import { prefersAsync, sendAccepted } from '../respond-async.js';
@@ -49,7 +49,7 @@ function storedOutputJson(tool: ToolDefinition, render: StoredRender): string {
 
 function knownTool(name: string): ToolDefinition {
   const tool = findTool(name);
-  if (!tool) throw new ToolError('unknown_tool', `There is no tool named "${name}". GET /api/v1/tools lists them.`);
+  if (!tool) throw new ServiceError('unknown_tool', `There is no tool named "${name}". GET /api/v1/tools lists them.`);
   return tool;
 }
 
@@ -84,7 +84,7 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
     async (ctx) => {
       const tool: ToolDefinition = ctx.state.tool;
       const principal: Principal = ctx.state.principal;
-      if (!keyMayCall(principal.limits?.tools, tool)) throw new ToolError('tool_not_allowed', `This key may not call ${tool.name}.`, { tool: tool.name });
+      if (!keyMayCall(principal.limits?.tools, tool)) throw new ServiceError('tool_not_allowed', `This key may not call ${tool.name}.`, { tool: tool.name });
       const idempotencyKey = parseIdempotencyKey(ctx.headers['idempotency-key'] as string | undefined);
       const body = await readJsonObject(ctx, tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT);
       const input = deps.validators.validate(tool.name, body);
@@ -142,7 +142,7 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
   router.all('/api/v1/tools/:tool', (ctx) => {
     knownTool(ctx.params.tool!);
     ctx.set('Allow', 'POST');
-    throw new ToolError('method_not_allowed', `Tools are called with POST, not ${ctx.method}.`);
+    throw new ServiceError('method_not_allowed', `Tools are called with POST, not ${ctx.method}.`);
   });
 
   return router;

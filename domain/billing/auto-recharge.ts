@@ -4,7 +4,7 @@
 //! the commit of a call reads them back for free (domain/settlement.ts).
 import type { Db } from 'mongodb';
 import { collections, isDuplicateKey } from '../../lib/mongo.js';
-import type { AutoRechargeState, BillingAccountDoc } from '../../lib/mongo-documents.js';
+import type { AutoRechargeState, BillingAccountDoc } from './documents.js';
 import { spendMonth } from '../account-doc.js';
 import { auditDraft, changesOf, createAuditLog, type AuditContext } from '../audit-log.js';
 import type { Packs } from './packs.js';

@@ -3,9 +3,9 @@
 //! credits come with Stripe's signed event (fulfilment.ts).
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
-import type { PurchaseDoc } from '../../lib/mongo-documents.js';
+import type { PurchaseDoc } from './documents.js';
 import { newId } from '../../lib/ids.js';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
 import type { Packs } from './packs.js';
@@ -43,7 +43,7 @@ export function createCheckout(deps: CheckoutDeps) {
    */
   async function checkout(accountId: string, packId: string, saveCard: boolean, audit: AuditContext, now = new Date()) {
     const pack = await deps.packs.active(packId);
-    if (!pack) throw new ToolError('not_found', `There is no credit pack ${packId} for sale.`);
+    if (!pack) throw new ServiceError('not_found', `There is no credit pack ${packId} for sale.`);
     const purchaseId = newId('pur');
     let session: { id: string; url: string | null };
     let customerId: string;
@@ -64,7 +64,7 @@ export function createCheckout(deps: CheckoutDeps) {
       );
     } catch (err) {
       deps.log.warn({ stripe: stripeFailure(err), accountId }, 'Stripe refused or did not answer a checkout');
-      throw new ToolError('upstream_error', 'The payment provider could not open a checkout; try again shortly.', { reason: 'stripe' }, { cause: err });
+      throw new ServiceError('upstream_error', 'The payment provider could not open a checkout; try again shortly.', { reason: 'stripe' }, { cause: err });
     }
     const doc: PurchaseDoc = {
       _id: purchaseId, accountId, packId: pack._id, packName: pack.name, credits: pack.credits, amount: pack.price.amount, currency: pack.price.currency,

@@ -2,7 +2,7 @@
 //! receipts stay together), and the card saved at a checkout for auto-recharge.
 import type { Db } from 'mongodb';
 import { collections, isDuplicateKey } from '../../lib/mongo.js';
-import type { BillingAccountDoc } from '../../lib/mongo-documents.js';
+import type { BillingAccountDoc } from './documents.js';
 import type { StripeApi } from './stripe-api.js';
 
 export function createCustomers(db: Db, stripe: StripeApi) {

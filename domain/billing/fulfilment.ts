@@ -6,7 +6,7 @@
 //! arrives before its completion waits in the records and is applied when the completion links them.
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
-import type { PurchaseDoc, StripePaymentDoc } from '../../lib/mongo-documents.js';
+import type { PurchaseDoc, StripePaymentDoc } from './documents.js';
 import type { Logger } from '../../lib/logger.js';
 import type { StripeFact, StripeFactOutcome } from '../../lib/billing-messages.js';
 import { grantIdForKey, type Grants } from '../grants.js';

@@ -3,7 +3,7 @@
 //! no purchase already made.
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
-import type { CreditPackDoc } from '../../lib/mongo-documents.js';
+import type { CreditPackDoc } from './documents.js';
 
 /** Bounds of a pack (body schema and docs). */
 export const PACK_LIMITS = {

@@ -2,7 +2,7 @@
 //! purchase shows as Stripe's events arrive. The credits themselves are the ledger's (fulfilment.ts).
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
-import type { PurchaseDoc, PurchaseStatus, StripePaymentDoc } from '../../lib/mongo-documents.js';
+import type { PurchaseDoc, PurchaseStatus, StripePaymentDoc } from './documents.js';
 
 /** A purchase as the owner sees it (GET /api/v1/account/purchases). */
 export function purchaseView(p: PurchaseDoc) {

@@ -5,7 +5,7 @@
 //! counted, told to the account's webhooks, and, the third in a row, turning auto-recharge off.
 import type { Db } from 'mongodb';
 import { collections, insertIfAbsent } from '../../lib/mongo.js';
-import type { RechargeDoc } from '../../lib/mongo-documents.js';
+import type { RechargeDoc } from './documents.js';
 import { derivedId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import type { RechargeStart, StripeFact, StripeFactOutcome } from '../../lib/billing-messages.js';

@@ -1,5 +1,5 @@
 //! From one of Stripe's verified events to the fact the service acts on (lib/billing-messages.ts):
-//! the few fields CONTRACT.md says it reads, nothing else. Pure; null for event types it does not act on.
+//! the few fields docs/API.md says it reads, nothing else. Pure; null for event types it does not act on.
 import type { StripeFact } from '../../lib/billing-messages.js';
 
 type Obj = Record<string, unknown>;

@@ -5,7 +5,7 @@
 import type { Db } from 'mongodb';
 import { collections, isDuplicateKey } from '../../lib/mongo.js';
 import { sha256Hex } from '../../lib/ids.js';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import type { StripeApi } from './stripe-api.js';
 
 /** How far a signature's time may be from the service's clock, as Stripe's libraries default to. */
@@ -13,8 +13,8 @@ export const SIGNATURE_TOLERANCE_S = 300;
 /** Signatures are remembered this long: past it their time alone refuses them. */
 export const SIGNATURE_MEMORY_MS = 2 * SIGNATURE_TOLERANCE_S * 1000;
 
-/** Stripe expects a 400 for a signature it should not retry as it is; the code says why (ToolErrorOptions.status). */
-const refused = (detail: string) => new ToolError('invalid_signature', detail, {}, { status: 400 });
+/** Stripe expects a 400 for a signature it should not retry as it is; the code says why (ServiceErrorOptions.status). */
+const refused = (detail: string) => new ServiceError('invalid_signature', detail, {}, { status: 400 });
 
 /** The verified event: what the fulfilment reads from it (domain/billing/stripe-events.ts). */
 export interface VerifiedEvent {

@@ -3,7 +3,7 @@
 //! secret in memory, writes `{prefix}/{folder}/{name}.{ext}` and answers where it went. A refusal
 //! is `destination_error` with S3's reason; the call is then refunded.
 import type { Db } from 'mongodb';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import type { CallDestination } from '../../lib/temporal-shared.js';
 import { findTool } from '../catalogue.js';
@@ -34,7 +34,7 @@ export function createDestinationDelivery(deps: DestinationDeliveryDeps) {
     const field = findTool(call.tool)?.fileField;
     if (!field) throw new Error(`${call.tool} makes no file to store`); // the API refuses such a call
     const doc = await store.get(call.accountId, id);
-    if (!doc) throw new ToolError('destination_error', `The destination ${id} was deleted before the output could be written.`, { reason: 'the destination was deleted' });
+    if (!doc) throw new ServiceError('destination_error', `The destination ${id} was deleted before the output could be written.`, { reason: 'the destination was deleted' });
     const file = fileOf(output, field);
     const key = objectKey(doc.prefix, call.destination, file.extension);
     const { openBucket, BucketRefused } = await import('../../lib/s3-bucket.js');
@@ -44,9 +44,9 @@ export function createDestinationDelivery(deps: DestinationDeliveryDeps) {
       await bucket.put(key, file.bytes, file.contentType);
     } catch (err) {
       // The guard's refusal of the endpoint (its name now resolves inside) is a refused write too.
-      const reason = err instanceof BucketRefused ? err.reason : err instanceof ToolError ? `${err.code}: ${err.message}` : undefined;
+      const reason = err instanceof BucketRefused ? err.reason : err instanceof ServiceError ? `${err.code}: ${err.message}` : undefined;
       if (reason === undefined) throw err;
-      throw new ToolError('destination_error', `The output could not be written to destination ${id}: ${reason}`, { reason }, { cause: err });
+      throw new ServiceError('destination_error', `The output could not be written to destination ${id}: ${reason}`, { reason }, { cause: err });
     } finally {
       bucket?.close();
     }

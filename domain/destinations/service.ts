@@ -2,7 +2,7 @@
 //! target guard, a test upload the bucket must accept), list, read, delete; and the check a tool
 //! call with `Output-Destination` passes before anything starts or is charged.
 import type { Db } from 'mongodb';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import { isInputRefusal } from '../../lib/target-host.js';
@@ -41,15 +41,15 @@ export interface DestinationServiceDeps {
   guard: TargetGuard;
 }
 
-function badField(field: string, message: string, detail = `${field.slice(1)} ${message}.`): ToolError {
-  return new ToolError('validation_failed', detail, { errors: [{ field, message }] });
+function badField(field: string, message: string, detail = `${field.slice(1)} ${message}.`): ServiceError {
+  return new ServiceError('validation_failed', detail, { errors: [{ field, message }] });
 }
 
 /** Where a call names its destination; a batch names it in its body (`/destination`). */
 const HEADER_FIELD = `header:${DESTINATION_HEADER}`;
 
-function badDestination(field: string, detail: string, message: string): ToolError {
-  return new ToolError('validation_failed', detail, { errors: [{ field, message }] });
+function badDestination(field: string, detail: string, message: string): ServiceError {
+  return new ServiceError('validation_failed', detail, { errors: [{ field, message }] });
 }
 
 export function createDestinationService(deps: DestinationServiceDeps) {
@@ -76,8 +76,8 @@ export function createDestinationService(deps: DestinationServiceDeps) {
       via = (await deps.guard.resolveUrl(url, { schemes: ['http', 'https'] })).target.via;
     } catch (err) {
       if (isInputRefusal(err)) throw badField('/endpoint', err.message, err.message);
-      if (err instanceof ToolError && err.code === 'upstream_error') {
-        throw new ToolError('destination_unusable', `The endpoint cannot be reached: ${err.message}`, { reason: err.message }, { cause: err });
+      if (err instanceof ServiceError && err.code === 'upstream_error') {
+        throw new ServiceError('destination_unusable', `The endpoint cannot be reached: ${err.message}`, { reason: err.message }, { cause: err });
       }
       throw err;
     }
@@ -94,7 +94,7 @@ export function createDestinationService(deps: DestinationServiceDeps) {
       await bucket.put(key, Buffer.from(`Utility Tools checked that ${id} can write here.\n`), 'text/plain');
     } catch (err) {
       if (!(err instanceof BucketRefused)) throw err;
-      throw new ToolError('destination_unusable', `The bucket refused the test upload: ${err.reason}`, { reason: err.reason }, { cause: err });
+      throw new ServiceError('destination_unusable', `The bucket refused the test upload: ${err.reason}`, { reason: err.reason }, { cause: err });
     } finally {
       await bucket.remove(key).catch(() => undefined);
       bucket.close();
@@ -159,6 +159,6 @@ export function createDestinationService(deps: DestinationServiceDeps) {
 
 export type DestinationService = ReturnType<typeof createDestinationService>;
 
-function noDestination(id: string): ToolError {
-  return new ToolError('not_found', `There is no destination ${id} on this account.`);
+function noDestination(id: string): ServiceError {
+  return new ServiceError('not_found', `There is no destination ${id} on this account.`);
 }

@@ -2,7 +2,8 @@
 //! sealed with SECRET_KEY and bound to the destination's id, opened only by the worker that writes.
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
-import type { AuditDraft, DestinationDoc } from '../../lib/mongo-documents.js';
+import type { AuditDraft } from '../account-documents.js';
+import type { DestinationDoc } from './documents.js';
 import { open, seal } from '../../lib/sealed.js';
 import type { BucketAddress, BucketCredentials } from '../../lib/s3-bucket.js';
 

@@ -9,8 +9,8 @@ import { createUsers, type Users } from './users.js';
 import type { Mail } from './mail-texts.js';
 import type { EventSink } from '../events.js';
 import type { OidcProvider } from '../../lib/config.js';
-import { createMemberships, type Memberships } from '../teams/memberships.js';
-import type { ProviderName } from '../teams/sign-in-policy.js';
+import { createMemberships, type Memberships } from '../membership/memberships.js';
+import type { ProviderName } from '../membership/sign-in-policy.js';
 
 /** Sends a mail durably (domain/mail/outbox.ts); a repeat of `idempotencyKey` sends nothing more. */
 export interface MailSender {

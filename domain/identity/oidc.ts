@@ -7,10 +7,10 @@
 //! address signs no one in and joins nothing.
 import * as client from 'openid-client';
 import type { OidcProvider } from '../../lib/config.js';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { randomToken, sha256Hex } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
-import type { SessionDoc } from '../../lib/mongo-documents.js';
+import type { SessionDoc } from './documents.js';
 import type { IdentityContext, RequestFacts } from './context.js';
 import { normalizeEmail } from './email-address.js';
 import type { Signin } from './signin.js';
@@ -22,7 +22,7 @@ const SCOPE = 'openid email profile';
 
 export type OidcFailure = 'state' | 'nonce' | 'provider' | 'token';
 
-const failed = (reason: OidcFailure, detail: string) => new ToolError('oidc_failed', detail, { reason });
+const failed = (reason: OidcFailure, detail: string) => new ServiceError('oidc_failed', detail, { reason });
 
 /** The claim a failed check of openid-client (oauth4webapi) compared, if it says: `nonce`, `iss`, `aud`... */
 function claimOf(err: unknown): string | undefined {
@@ -38,7 +38,7 @@ export function createOidc(ctx: IdentityContext, signin: Signin, providers: read
 
   const providerOf = (id: string) => {
     const p = providers.find((candidate) => candidate.id === id);
-    if (!p) throw new ToolError('not_found', `There is no identity provider ${id} on this service.`);
+    if (!p) throw new ServiceError('not_found', `There is no identity provider ${id} on this service.`);
     return p;
   };
 
@@ -55,7 +55,7 @@ export function createOidc(ctx: IdentityContext, signin: Signin, providers: read
       found.catch(() => configs.delete(p.id));
     }
     return found.catch((err: Error) => {
-      throw new ToolError('unavailable', `The identity provider ${p.name} could not be reached; try again in a moment.`, {}, { cause: err, headers: { 'Retry-After': '5' } });
+      throw new ServiceError('unavailable', `The identity provider ${p.name} could not be reached; try again in a moment.`, {}, { cause: err, headers: { 'Retry-After': '5' } });
     });
   }
 
@@ -104,22 +104,22 @@ export function createOidc(ctx: IdentityContext, signin: Signin, providers: read
         tokens = await client.authorizationCodeGrant(config, currentUrl, { pkceCodeVerifier: pending.codeVerifier, expectedState: state!, expectedNonce: pending.nonce, idTokenExpected: true });
       } catch (err) {
         if (claimOf(err) === 'nonce') throw failed('nonce', 'The ID token answers another sign-in (its nonce is not this one\'s): start again.');
-        throw new ToolError('oidc_failed', `${p.name}'s answer did not verify: start again.`, { reason: 'token' }, { cause: err });
+        throw new ServiceError('oidc_failed', `${p.name}'s answer did not verify: start again.`, { reason: 'token' }, { cause: err });
       }
       const idClaims = tokens.claims()!;
       let { email, email_verified: verified } = idClaims as { email?: unknown; email_verified?: unknown };
       if (email === undefined) {
         // Providers that keep the ID token small give the address at the UserInfo endpoint only.
         const info = await client.fetchUserInfo(config, tokens.access_token, idClaims.sub).catch((err: Error) => {
-          throw new ToolError('oidc_failed', `${p.name} did not tell who you are: start again.`, { reason: 'token' }, { cause: err });
+          throw new ServiceError('oidc_failed', `${p.name} did not tell who you are: start again.`, { reason: 'token' }, { cause: err });
         });
         ({ email, email_verified: verified } = info as { email?: unknown; email_verified?: unknown });
       }
       const address = typeof email === 'string' ? normalizeEmail(email) : null;
-      if (!address) throw new ToolError('address_not_verified', `${p.name} gave no address for you: nothing was signed in.`);
-      if (verified !== true) throw new ToolError('address_not_verified', `${p.name} has not verified the address ${address}: nothing was signed in.`);
+      if (!address) throw new ServiceError('address_not_verified', `${p.name} gave no address for you: nothing was signed in.`);
+      if (verified !== true) throw new ServiceError('address_not_verified', `${p.name} has not verified the address ${address}: nothing was signed in.`);
       const user = await ctx.users.byEmail(address);
-      if (!user) throw new ToolError('forbidden', `No one on this service has the address ${address}: ask an account owner for an invitation, then sign in.`);
+      if (!user) throw new ServiceError('forbidden', `No one on this service has the address ${address}: ask an account owner for an invitation, then sign in.`);
       return signin.startSession(user, { method: 'oidc', provider: p.id }, facts, replacing, replacing?.userId === user._id ? replacing.accountId : undefined);
     },
   };

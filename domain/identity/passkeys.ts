@@ -6,9 +6,9 @@ import {
   generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
   type AuthenticationResponseJSON, type RegistrationResponseJSON, type AuthenticatorTransport,
 } from '@simplewebauthn/server';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { collections } from '../../lib/mongo.js';
-import type { PasskeyDoc, SessionDoc } from '../../lib/mongo-documents.js';
+import type { PasskeyDoc, SessionDoc } from './documents.js';
 import { userActing, type IdentityContext, type RequestFacts } from './context.js';
 import { requireRecentSignIn } from './passwords.js';
 import type { Signin } from './signin.js';
@@ -33,7 +33,7 @@ function challengeOf(response: { response?: { clientDataJSON?: unknown } }): str
   }
 }
 
-const refused = (detail: string) => new ToolError('validation_failed', `The passkey was refused: ${detail}.`, { errors: [{ field: '/response', message: detail }] });
+const refused = (detail: string) => new ServiceError('validation_failed', `The passkey was refused: ${detail}.`, { errors: [{ field: '/response', message: detail }] });
 
 export function createPasskeys(ctx: IdentityContext, signin: Signin) {
   const { passkeys, webauthnChallenges } = collections(ctx.db);
@@ -75,7 +75,7 @@ export function createPasskeys(ctx: IdentityContext, signin: Signin) {
 
     async register(session: SessionDoc, input: { response: RegistrationResponseJSON; name?: string }, facts: RequestFacts) {
       requireRecentSignIn(session);
-      if ((await passkeys.countDocuments({ userId: session.userId })) >= MAX_PASSKEYS) throw new ToolError('validation_failed', `You hold ${MAX_PASSKEYS} passkeys: remove one first.`, { errors: [{ field: '/response', message: 'too many passkeys' }] });
+      if ((await passkeys.countDocuments({ userId: session.userId })) >= MAX_PASSKEYS) throw new ServiceError('validation_failed', `You hold ${MAX_PASSKEYS} passkeys: remove one first.`, { errors: [{ field: '/response', message: 'too many passkeys' }] });
       const expectedChallenge = await take(input.response, 'registration', session.userId);
       const verification = await verifyRegistrationResponse({ response: input.response, expectedChallenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: false })
         .catch((err: Error) => { throw refused(err.message); });
@@ -90,7 +90,7 @@ export function createPasskeys(ctx: IdentityContext, signin: Signin) {
       try {
         await passkeys.insertOne(doc);
       } catch {
-        throw new ToolError('already_exists', 'This passkey is registered already.');
+        throw new ServiceError('already_exists', 'This passkey is registered already.');
       }
       await ctx.users.record(session.userId, 'user.passkey_added', { name: [null, doc.name] }, userActing(session.userId, facts), { type: 'passkey', id: doc._id });
       return doc;
@@ -98,14 +98,14 @@ export function createPasskeys(ctx: IdentityContext, signin: Signin) {
 
     async rename(userId: string, id: string, name: string) {
       const doc = await passkeys.findOneAndUpdate({ _id: id, userId }, { $set: { name: name.trim() } }, { returnDocument: 'after' });
-      if (!doc) throw new ToolError('not_found', `You have no passkey ${id}.`);
+      if (!doc) throw new ServiceError('not_found', `You have no passkey ${id}.`);
       return doc;
     },
 
     async remove(session: SessionDoc, id: string, facts: RequestFacts) {
       requireRecentSignIn(session);
       const doc = await passkeys.findOneAndDelete({ _id: id, userId: session.userId });
-      if (!doc) throw new ToolError('not_found', `You have no passkey ${id}.`);
+      if (!doc) throw new ServiceError('not_found', `You have no passkey ${id}.`);
       await ctx.users.record(session.userId, 'user.passkey_removed', { name: [doc.name, null] }, userActing(session.userId, facts), { type: 'passkey', id });
     },
 
@@ -119,15 +119,15 @@ export function createPasskeys(ctx: IdentityContext, signin: Signin) {
     async signin(response: AuthenticationResponseJSON, facts: RequestFacts, replacing: SessionDoc | null) {
       const expectedChallenge = await take(response, 'authentication', null);
       const passkey = typeof response.id === 'string' ? await passkeys.findOne({ _id: response.id }) : null;
-      if (!passkey) throw new ToolError('invalid_credentials', 'This passkey is not registered here (it may have been removed).');
+      if (!passkey) throw new ServiceError('invalid_credentials', 'This passkey is not registered here (it may have been removed).');
       const verification = await verifyAuthenticationResponse({
         response, expectedChallenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: false,
         credential: { id: passkey._id, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: passkey.counter, transports: passkey.transports as AuthenticatorTransport[] },
       }).catch(() => ({ verified: false as const, authenticationInfo: undefined }));
-      if (!verification.verified) throw new ToolError('invalid_credentials', 'The passkey did not prove itself.');
+      if (!verification.verified) throw new ServiceError('invalid_credentials', 'The passkey did not prove itself.');
       await passkeys.updateOne({ _id: passkey._id }, { $set: { counter: verification.authenticationInfo!.newCounter, lastUsedAt: new Date() } });
       const user = await ctx.users.get(passkey.userId);
-      if (!user) throw new ToolError('invalid_credentials', 'This passkey belongs to no one any more.');
+      if (!user) throw new ServiceError('invalid_credentials', 'This passkey belongs to no one any more.');
       return signin.startSession(user, 'passkey', facts, replacing, replacing?.accountId);
     },
   };

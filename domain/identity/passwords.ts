@@ -2,7 +2,7 @@
 //! one by mail (the same answer for any address, a link for 30 minutes, used once). Either ends
 //! the person's other sessions and tells them by mail; a reset ends every session, and the person
 //! then signs in with the new password (OWASP's forgot-password guidance).
-import type { SessionDoc } from '../../lib/mongo-documents.js';
+import type { SessionDoc } from './documents.js';
 import { normalizeEmail } from './email-address.js';
 import { hashPassword, verifyPassword } from './password-hashing.js';
 import { passwordProblem } from './password-policy.js';

@@ -6,13 +6,15 @@
 import type { Db } from 'mongodb';
 import { newId, randomToken, sha256Hex } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
-import type { Role, SessionDoc, SignInMethod } from '../../lib/mongo-documents.js';
+import type { Role } from '../membership/documents.js';
+import type { SignInMethod } from '../membership/documents.js';
+import type { SessionDoc } from './documents.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
 
 /** `lastSeenAt` is written at most this often: the idle timeout is counted in hours. */
 const TOUCH_EVERY_MS = 60_000;
 
-/** A sensitive change (a password, a passkey) needs a sign-in this recent (issue 67). */
+/** A sensitive change (a password, a passkey) needs a sign-in this recent (docs/API.md, "People"). */
 export const REAUTHENTICATE_AFTER_MS = 10 * 60_000;
 
 /** Longest user agent kept with a session. */

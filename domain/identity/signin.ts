@@ -2,16 +2,17 @@
 //! an unknown address and an unverified one (nothing was opened for it), in the same time: an
 //! unknown address is verified against a decoy hash. The lock is checked before the password, so
 //! a locked address is refused whatever is sent.
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { sha256Hex } from '../../lib/ids.js';
-import type { SessionDoc, SignInMethod, UserDoc } from '../../lib/mongo-documents.js';
+import type { SignInMethod } from '../membership/documents.js';
+import type { SessionDoc, UserDoc } from './documents.js';
 import { normalizeEmail, emailDomain } from './email-address.js';
 import { hashPassword, needsRehash, verifyPassword } from './password-hashing.js';
 import { lockedOutMail } from './mail-texts.js';
 import { LOCK_MS, throttleKeys } from './throttle.js';
 import { userActing, type IdentityContext, type RequestFacts } from './context.js';
 import { invalidCredentials, invalidField, tooManyAttempts } from './problems.js';
-import { policyAllows, providerRequired } from '../teams/sign-in-policy.js';
+import { policyAllows, providerRequired } from '../membership/sign-in-policy.js';
 
 /** How a person proved who they are: the method, and for `oidc` the provider. */
 export interface SignInHow {
@@ -26,12 +27,12 @@ export function createSignin(ctx: IdentityContext) {
    * Starts a session of `user` on their first account this way of signing in may act on (the one
    * `preferAccountId` names when it may), ending `replacing`: a sign-in never keeps an id from
    * before it. Refused with 403 `provider_required` when every account of the person requires a
-   * provider this sign-in did not go through (domain/teams/sign-in-policy.ts).
+   * provider this sign-in did not go through (domain/membership/sign-in-policy.ts).
    */
   async function startSession(user: UserDoc, how: SignInHow | SignInMethod, facts: RequestFacts, replacing?: SessionDoc | null, preferAccountId?: string) {
     const { method, provider } = typeof how === 'string' ? { method: how, provider: undefined } : how;
     const accounts = await memberships.accountsOf(user._id);
-    if (!accounts.length) throw new ToolError('forbidden', 'You are not a member of any account. Ask an account owner for an invitation.');
+    if (!accounts.length) throw new ServiceError('forbidden', 'You are not a member of any account. Ask an account owner for an invitation.');
     const open = accounts.filter((a) => policyAllows(a.signInPolicy, { method, provider }));
     const account = open.find((a) => a.id === preferAccountId) ?? open[0];
     if (!account) {

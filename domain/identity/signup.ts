@@ -5,7 +5,7 @@ import { DEFAULT_PLAN_ID } from '../plans.js';
 import { joinPlan } from '../allowances.js';
 import { derivedId, sha256Hex } from '../../lib/ids.js';
 import { collections, insertIfAbsent } from '../../lib/mongo.js';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { mailboxOf, normalizeEmail } from './email-address.js';
 import { hashPassword } from './password-hashing.js';
 import { passwordProblem } from './password-policy.js';
@@ -24,7 +24,7 @@ export function createSignup(ctx: IdentityContext) {
   return {
     /** Mails a verification link (or, for a known address, a note saying so). The same answer either way. */
     async signup(input: { email: string; password: string; name?: string | null }): Promise<void> {
-      if (settings.signup === 'off') throw new ToolError('signup_closed', 'Sign-up is closed on this service: ask its operator, or an account owner for an invitation.');
+      if (settings.signup === 'off') throw new ServiceError('signup_closed', 'Sign-up is closed on this service: ask its operator, or an account owner for an invitation.');
       const email = normalizeEmail(input.email);
       if (!email) throw invalidField('/email', 'is not an email address');
       const problem = passwordProblem(input.password, { email, name: input.name });

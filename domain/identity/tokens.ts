@@ -6,12 +6,12 @@
 import type { Db } from 'mongodb';
 import { randomToken, sha256Hex } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
-import type { AuthTokenDoc, TokenPurpose } from '../../lib/mongo-documents.js';
+import type { AuthTokenDoc, TokenPurpose } from './documents.js';
 
 /** A claim older than this without completion belongs to a request that died. */
 const CLAIM_RETRY_MS = 60_000;
 
-/** How long each kind of link works (CONTRACT.md "People", issue 69). */
+/** How long each kind of link works (docs/API.md, "People" and "Teams"). */
 export const TOKEN_LIFETIME_MS: Record<TokenPurpose, number> = {
   signup: 24 * 60 * 60_000,
   password_reset: 30 * 60_000,

@@ -1,10 +1,10 @@
 //! People: a user is found by their address; changes to them are recorded in each account they
-//! are a member of (memberships are domain/teams/memberships.ts). Ids of what a sign-up writes are
+//! are a member of (memberships are domain/membership/memberships.ts). Ids of what a sign-up writes are
 //! derived from its token, so a sign-up whose process died half-way is finished, not doubled, when
 //! its link is used again.
 import type { Db } from 'mongodb';
 import { collections, insertIfAbsent, isDuplicateKey } from '../../lib/mongo.js';
-import type { UserDoc } from '../../lib/mongo-documents.js';
+import type { UserDoc } from './documents.js';
 import { auditDraft, createAuditLog, type AuditContext, type AuditAction, type AuditDraft } from '../audit-log.js';
 
 /** The user as the session and the member list show them. */

@@ -1,5 +1,5 @@
 //! The service's mails as text and HTML from one description: the same words in both parts, an
-//! action link written out in full in both (CONTRACT.md: a token travels in a link whose text
+//! action link written out in full in both (docs/API.md: a token travels in a link whose text
 //! contains `token=<token>`), everything escaped, and nothing fetched when the mail is opened
 //! (no remote images, no tracking pixel, no external style sheet).
 

@@ -1,9 +1,10 @@
 //! Teams (domain/teams/): members and their roles, invitations, and the account's sign-in policy,
-//! built on people (domain/identity/). Who may do what is the table of permissions.ts.
+//! built on people (domain/identity/) and on what people and teams share (domain/membership/: the
+//! memberships and the sign-in policy). Who may do what is the table of permissions.ts.
 import type { Identity } from '../identity/index.js';
 import { createInvitations } from './invitations.js';
 import { createMembers } from './members.js';
-import { createSignInPolicies } from './sign-in-policy.js';
+import { createSignInPolicies } from '../membership/sign-in-policy.js';
 
 export function createTeams(identity: Identity) {
   return {

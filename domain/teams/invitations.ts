@@ -3,10 +3,11 @@
 //! Accepting signs the invited address up (a new person chooses a password) or in (a person
 //! already signed in as that address) and joins the account. `owner` is only for an account with no
 //! owning person yet (one the operator opened): otherwise ownership moves by a transfer.
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { derivedId, newId } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
-import type { AuthTokenDoc, Role, SessionDoc } from '../../lib/mongo-documents.js';
+import type { AuthTokenDoc, SessionDoc } from '../identity/documents.js';
+import type { Role } from '../membership/documents.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
 import { normalizeEmail } from '../identity/email-address.js';
 import { hashPassword } from '../identity/password-hashing.js';
@@ -15,7 +16,7 @@ import { invitationMail } from '../identity/mail-texts.js';
 import { userActing, type IdentityContext, type RequestFacts } from '../identity/context.js';
 import { invalidField, invalidToken, unauthenticated } from '../identity/problems.js';
 import type { Signin } from '../identity/signin.js';
-import { policyAllows, providerRequired } from './sign-in-policy.js';
+import { policyAllows, providerRequired } from '../membership/sign-in-policy.js';
 
 /** An invitation as the pending list shows it. */
 export const invitationView = (doc: AuthTokenDoc) => ({
@@ -51,12 +52,12 @@ export function createInvitations(ctx: IdentityContext, signin: Signin) {
       const email = normalizeEmail(rawEmail);
       if (!email) throw invalidField('/email', 'is not an email address');
       const account = await ctx.accounts.get(accountId);
-      if (!account) throw new ToolError('not_found', 'The account no longer exists.');
+      if (!account) throw new ServiceError('not_found', 'The account no longer exists.');
       if (role === 'owner' && (await memberships.hasRole(accountId, 'owner'))) {
-        throw new ToolError('already_exists', 'The account has an owner already: an account has exactly one, and its owner hands it on with POST /api/v1/account/transfer-ownership.');
+        throw new ServiceError('already_exists', 'The account has an owner already: an account has exactly one, and its owner hands it on with POST /api/v1/account/transfer-ownership.');
       }
       const invitee = await users.byEmail(email);
-      if (invitee && (await memberships.get(accountId, invitee._id))) throw new ToolError('already_member', `${email} is a member of this account already: change their role instead.`, { userId: invitee._id });
+      if (invitee && (await memberships.get(accountId, invitee._id))) throw new ServiceError('already_member', `${email} is a member of this account already: change their role instead.`, { userId: invitee._id });
       await revokeWhere(accountId, { email }, audit);
       const publicId = newId('inv');
       const invitedBy = audit.actor.userId ?? audit.actor.credential ?? null;
@@ -75,7 +76,7 @@ export function createInvitations(ctx: IdentityContext, signin: Signin) {
 
     /** Revokes a pending invitation by its id: its link stops working at once. 404 when there is none pending. */
     async revoke(accountId: string, publicId: string, audit: AuditContext) {
-      if (!(await revokeWhere(accountId, { publicId }, audit))) throw new ToolError('not_found', `There is no pending invitation ${publicId} on this account.`);
+      if (!(await revokeWhere(accountId, { publicId }, audit))) throw new ServiceError('not_found', `There is no pending invitation ${publicId} on this account.`);
     },
 
     /**
@@ -90,7 +91,7 @@ export function createInvitations(ctx: IdentityContext, signin: Signin) {
       let user = await users.byEmail(email);
       try {
         if (current && current.userId !== user?._id) {
-          throw new ToolError('forbidden', `This invitation is for ${email}: sign in with that address to accept it.`);
+          throw new ServiceError('forbidden', `This invitation is for ${email}: sign in with that address to accept it.`);
         }
         if (!user && !current) {
           if (!input.password) throw invalidField('/password', 'is required: choose a password for your new sign-in');

@@ -3,9 +3,11 @@
 //! end at once; their API keys keep working, listed as made by a former member), and the owner
 //! handing the account on. An account has exactly one owner: they can be neither demoted nor
 //! removed (409 `last_owner`); ownership moves only by a transfer, after which the old owner is an admin.
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { collections } from '../../lib/mongo.js';
-import type { CredentialDoc, MembershipDoc, Role, SessionDoc, UserDoc } from '../../lib/mongo-documents.js';
+import type { CredentialDoc } from '../account-documents.js';
+import type { MembershipDoc, Role } from '../membership/documents.js';
+import type { SessionDoc, UserDoc } from '../identity/documents.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
 import type { IdentityContext } from '../identity/context.js';
 import { requireRecentSignIn } from '../identity/passwords.js';
@@ -27,8 +29,8 @@ export interface MakerView {
   former: boolean;
 }
 
-const lastOwner = () => new ToolError('last_owner', 'The account needs its owner: transfer ownership to another member first (POST /api/v1/account/transfer-ownership); the owner then becomes an admin.');
-const noMember = (userId: string) => new ToolError('not_found', `There is no member ${userId} on this account.`);
+const lastOwner = () => new ServiceError('last_owner', 'The account needs its owner: transfer ownership to another member first (POST /api/v1/account/transfer-ownership); the owner then becomes an admin.');
+const noMember = (userId: string) => new ServiceError('not_found', `There is no member ${userId} on this account.`);
 
 export function createMembers(ctx: IdentityContext) {
   const { memberships, sessions } = ctx;
@@ -56,12 +58,12 @@ export function createMembers(ctx: IdentityContext) {
     /** Gives a member another role (never `owner`: that is a transfer); their sessions on the account take it at once. */
     async changeRole(accountId: string, userId: string, role: Role, audit: AuditContext): Promise<MemberView> {
       if (role === 'owner') {
-        throw new ToolError('validation_failed', 'The input is invalid: /role owner is given by transferring ownership (POST /api/v1/account/transfer-ownership).', { errors: [{ field: '/role', message: 'owner is given by a transfer' }] });
+        throw new ServiceError('validation_failed', 'The input is invalid: /role owner is given by transferring ownership (POST /api/v1/account/transfer-ownership).', { errors: [{ field: '/role', message: 'owner is given by a transfer' }] });
       }
       const m = await member(accountId, userId);
       if (m.role === 'owner') throw lastOwner();
       if (m.role !== role) {
-        if (!(await memberships.setRole(accountId, userId, m.role, role, audit))) throw new ToolError('not_found', `The member ${userId} changed or left meanwhile: read the list again.`);
+        if (!(await memberships.setRole(accountId, userId, m.role, role, audit))) throw new ServiceError('not_found', `The member ${userId} changed or left meanwhile: read the list again.`);
         await sessions.setRole(userId, accountId, role);
       }
       return memberView({ ...m, role }, (await people([userId])).get(userId) ?? null);
@@ -84,11 +86,11 @@ export function createMembers(ctx: IdentityContext) {
       if (acting) requireRecentSignIn(acting);
       const target = await member(accountId, toUserId);
       if (target.role === 'owner') {
-        throw new ToolError('validation_failed', 'The input is invalid: /userId is the owner already.', { errors: [{ field: '/userId', message: 'is the owner already' }] });
+        throw new ServiceError('validation_failed', 'The input is invalid: /userId is the owner already.', { errors: [{ field: '/userId', message: 'is the owner already' }] });
       }
       const previous = (await memberships.withRole(accountId, 'owner'))[0] ?? null;
       // The new owner first: the account is never without one, whatever happens in between.
-      if (!(await memberships.setRole(accountId, toUserId, target.role, 'owner', audit))) throw new ToolError('not_found', `The member ${toUserId} changed or left meanwhile: read the list again.`);
+      if (!(await memberships.setRole(accountId, toUserId, target.role, 'owner', audit))) throw new ServiceError('not_found', `The member ${toUserId} changed or left meanwhile: read the list again.`);
       await sessions.setRole(toUserId, accountId, 'owner');
       if (previous) {
         await memberships.setRole(accountId, previous.userId, 'owner', 'admin', audit);

@@ -1,14 +1,14 @@
-//! Who may do what on an account: every rule in one table (CONTRACT.md "Teams: roles"). A route
+//! Who may do what on an account: every rule in one table (docs/API.md, "Teams"). A route
 //! of the account API (`/api/v1/account/<area>/...`) belongs to an area; an area names the group
 //! of roles that may read it and the group that may change it. One middleware (api/permissions.ts)
 //! consults this before any handler runs, and test/teams/permissions.test.ts walks every route of
 //! every router through it for each role. Pure data and two pure functions.
-import type { Role } from '../../lib/mongo-documents.js';
+import type { Role } from '../membership/documents.js';
 
 /** Every role, from the one that may do most to the one that may do least. */
 export const ROLES = ['owner', 'admin', 'developer', 'billing', 'viewer'] as const satisfies readonly Role[];
 
-/** The rows of CONTRACT.md's table: a group of actions and the roles allowed them. */
+/** The rows of the roles table of docs/API.md: a group of actions and the roles allowed them. */
 export const GROUPS = {
   /** Read the account, usage, events, calls, batches, the audit log, the team; never a secret (nothing read here returns one). */
   read: ['owner', 'admin', 'developer', 'billing', 'viewer'],

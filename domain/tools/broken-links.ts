@@ -1,9 +1,9 @@
 //! broken-links: the links of a page, each checked. Its precheck needs no I/O: an absolute
-//! http(s) page URL and maxLinks within 1-30 (CONTRACT; the flat cost of 10 credits is sized for
+//! http(s) page URL and maxLinks within 1-30 (docs/API.md; the flat cost of 10 credits is sized for
 //! at most 30 checks).
+import { invalidField } from '../../lib/errors.js';
 import { defineTool, FAILURES } from '../tool-definition.js';
 import { checkHttpUrl } from './http-url.js';
-import { invalidField } from './invalid-field.js';
 
 export interface BrokenLinksInput {
   url: string;

@@ -10,10 +10,9 @@
 //! split-horizon one (see docs/API.md).
 import { domainToASCII } from 'node:url';
 import { isIP } from 'node:net';
-import { ToolError } from '../../lib/errors.js';
+import { ToolError, invalidField } from '../../lib/errors.js';
 import type { RecordType } from '../../lib/resolver.js';
 import { defineTool } from '../tool-definition.js';
-import { invalidField } from './invalid-field.js';
 
 export interface DnsLookupInput {
   hostname: string;

@@ -2,7 +2,7 @@
 //! per-karat breakdown for gold. No precheck: the schema's enums say everything.
 import { defineTool } from '../tool-definition.js';
 
-/** The 32 currencies of the SPEC, in its order. */
+/** The 32 currencies gold-price quotes in, in the order its schema lists them. */
 export const CURRENCIES = [
   'USD', 'GBP', 'EUR', 'CAD', 'AUD', 'JPY', 'CNY', 'PKR', 'INR', 'AED', 'SAR', 'TRY', 'BDT', 'NGN', 'ZAR', 'CHF',
   'SGD', 'HKD', 'MYR', 'THB', 'IDR', 'EGP', 'PHP', 'KRW', 'MXN', 'BRL', 'NZD', 'SEK', 'NOK', 'DKK', 'PLN', 'CZK',

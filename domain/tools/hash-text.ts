@@ -1,9 +1,10 @@
 //! hash-text: a hex digest of a text. Its precheck: a known algorithm, and the 1 MiB text limit
-//! (CONTRACT) counted in UTF-8 bytes, which JSON Schema's `maxLength` (characters) cannot express.
+//! (docs/API.md) counted in UTF-8 bytes, which JSON Schema's `maxLength` (characters) cannot express.
+import { invalidField } from '../../lib/errors.js';
 import { defineTool } from '../tool-definition.js';
-import { invalidField, utf8Bytes } from './invalid-field.js';
+import { utf8Bytes } from './utf8-bytes.js';
 
-/** Digests hash-text offers (SPEC; the schema's two enums are tested against this list). MD5 and SHA-1 are for checksums and legacy interop only. */
+/** Digests hash-text offers (the schema's two enums are tested against this list). MD5 and SHA-1 are for checksums and legacy interop only. */
 export const HASH_ALGORITHMS = ['md5', 'sha1', 'sha256', 'sha512'] as const;
 export type HashAlgorithm = (typeof HASH_ALGORITHMS)[number];
 

@@ -1,10 +1,9 @@
 //! smtp-test: a mail server's greeting, TLS and (with credentials) authentication, never sending
 //! mail. Its precheck needs no I/O: the port is one of the mail ports the service talks to
-//! (SPEC: 25, 465, 587, 2525; anything else is 422 `port_not_allowed`, so the tool cannot be
+//! (25, 465, 587, 2525, docs/API.md; anything else is 422 `port_not_allowed`, so the tool cannot be
 //! pointed at other services), and credentials come as a pair.
-import { ToolError } from '../../lib/errors.js';
+import { ToolError, invalidField } from '../../lib/errors.js';
 import { defineTool, FAILURES } from '../tool-definition.js';
-import { invalidField } from './invalid-field.js';
 
 export const SMTP_PORTS = [25, 465, 587, 2525] as const;
 

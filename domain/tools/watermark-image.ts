@@ -3,11 +3,11 @@
 //! Sans) has 190 glyphs: printable ASCII except the backtick, Latin-1 letters and signs, and the
 //! euro sign. jimp silently draws '?' or nothing for any other character (CJK, emoji, Cyrillic,
 //! a tab), so such text is refused with 400 rather than returning an image without the text the
-//! client asked for (FIELD-NOTES).
+//! client asked for.
 //! test/tools/watermark-image.test.ts proves this set equals the font files' glyph set.
 import { defineTool, FAILURES } from '../tool-definition.js';
 import { checkHttpUrl } from './http-url.js';
-import { invalidField } from './invalid-field.js';
+import { invalidField } from '../../lib/errors.js';
 
 export const WATERMARK_POSITIONS = ['center', 'top-left', 'top-right', 'bottom-left', 'bottom-right', 'tile'] as const;
 export type WatermarkPosition = (typeof WATERMARK_POSITIONS)[number];

@@ -2,7 +2,8 @@
 //! and the events an endpoint missed (what a recovery sends), read from `events` against them.
 import type { Db, Filter } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
-import type { EventDoc, WebhookAttemptDoc, WebhookEndpointDoc } from '../../lib/mongo-documents.js';
+import type { EventDoc } from '../account-documents.js';
+import type { WebhookAttemptDoc, WebhookEndpointDoc } from './documents.js';
 import { newId } from '../../lib/ids.js';
 import { toEnvelope, type RecoverRequest, type UndeliveredReason, type WebhookEnvelope } from '../../lib/webhook-messages.js';
 import { eventOfDoc } from '../events.js';

@@ -7,7 +7,7 @@ import type { Db } from 'mongodb';
 import { DEFAULT_EVENT_TYPES, type SubscribableEventKind } from '../../lib/event-kinds.js';
 import { newId } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
-import type { WebhookEndpointDoc } from '../../lib/mongo-documents.js';
+import type { WebhookEndpointDoc } from './documents.js';
 import { auditDraft, changesOf, type AuditContext } from '../audit-log.js';
 import { open, seal } from '../../lib/sealed.js';
 import { createDeliveryRecords } from './deliveries.js';
@@ -15,7 +15,7 @@ import { eventTypesOf } from './subscriptions.js';
 
 export const SECRET_PREFIX = 'whsec_';
 
-/** `whsec_` + 32 random bytes, base64url (CONTRACT.md). */
+/** `whsec_` + 32 random bytes, base64url (docs/API.md). */
 export function newSigningSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString('base64url');
 }

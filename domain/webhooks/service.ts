@@ -5,11 +5,11 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { EVENT_RETENTION_MS, type SubscribableEventKind } from '../../lib/event-kinds.js';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import { collections } from '../../lib/mongo.js';
-import type { WebhookEndpointDoc } from '../../lib/mongo-documents.js';
+import type { WebhookEndpointDoc } from './documents.js';
 import { toEnvelope, WEBHOOK_SIGNALS, webhookWorkflowId, type RecoverRequest, type RotationNotice } from '../../lib/webhook-messages.js';
 import { SECRET_OVERLAP_MS } from '../../lib/webhook-policy.js';
 import { eventOfDoc, newEvent, type EventRecorder } from '../events.js';
@@ -40,19 +40,19 @@ export function recoverySince(raw: string | undefined, now: number): number | un
   if (raw === undefined) return undefined;
   const since = Date.parse(raw);
   if (Number.isNaN(since) || since > now || since < now - EVENT_RETENTION_MS) {
-    throw new ToolError('validation_failed', 'recoverSince must be a time within the last 30 days.', {
+    throw new ServiceError('validation_failed', 'recoverSince must be a time within the last 30 days.', {
       errors: [{ field: '/recoverSince', message: 'must be within the last 30 days' }],
     });
   }
   return since;
 }
 
-function noEndpoint(id: string): ToolError {
-  return new ToolError('not_found', `There is no webhook endpoint ${id} on this account.`);
+function noEndpoint(id: string): ServiceError {
+  return new ServiceError('not_found', `There is no webhook endpoint ${id} on this account.`);
 }
 
-function unavailable(cause: unknown): ToolError {
-  return new ToolError('unavailable', 'Webhook delivery cannot be reached right now; retry shortly.', {}, { cause });
+function unavailable(cause: unknown): ServiceError {
+  return new ServiceError('unavailable', 'Webhook delivery cannot be reached right now; retry shortly.', {}, { cause });
 }
 
 /** The account's endpoints as records: what needs no word to the endpoint's workflow. */
@@ -64,7 +64,7 @@ function createEndpointRecordsService(deps: WebhookServiceDeps, store: WebhookEn
     async register(accountId: string, rawUrl: string, eventTypes: SubscribableEventKind[] | undefined, audit: AuditContext) {
       const url = await checkEndpointUrl(rawUrl, deps);
       if ((await store.count(accountId)) >= MAX_ENDPOINTS_PER_ACCOUNT) {
-        throw new ToolError('validation_failed', `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`, {
+        throw new ServiceError('validation_failed', `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`, {
           errors: [{ field: '/url', message: `at most ${MAX_ENDPOINTS_PER_ACCOUNT} endpoints per account` }],
         });
       }
@@ -182,10 +182,10 @@ function createWorkflowRequests(deps: WebhookServiceDeps, store: WebhookEndpoint
     async replay(accountId: string, id: string, eventId: string) {
       const endpoint = await owned(store, accountId, id);
       if (endpoint.status === 'disabled') {
-        throw new ToolError('endpoint_disabled', `The endpoint ${endpoint._id} is disabled; re-enable it before replaying events to it.`);
+        throw new ServiceError('endpoint_disabled', `The endpoint ${endpoint._id} is disabled; re-enable it before replaying events to it.`);
       }
       const event = await events.findOne({ _id: eventId, accountId });
-      if (!event) throw new ToolError('not_found', `There is no event ${eventId} on this account (events are kept 30 days).`);
+      if (!event) throw new ServiceError('not_found', `There is no event ${eventId} on this account (events are kept 30 days).`);
       await tell(endpoint._id, WEBHOOK_SIGNALS.replay, [toEnvelope(eventOfDoc(event))]);
       return { eventId: event._id, endpointId: endpoint._id };
     },

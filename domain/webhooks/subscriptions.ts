@@ -2,7 +2,7 @@
 //! only when it names the endpoint.
 import type { Filter } from 'mongodb';
 import { DEFAULT_EVENT_TYPES, type EventKind, type SubscribableEventKind } from '../../lib/event-kinds.js';
-import type { WebhookEndpointDoc } from '../../lib/mongo-documents.js';
+import type { WebhookEndpointDoc } from './documents.js';
 
 /** The event types delivered to an endpoint (those registered before endpoints could choose get the default). */
 export const eventTypesOf = (doc: Pick<WebhookEndpointDoc, 'eventTypes'>): SubscribableEventKind[] =>

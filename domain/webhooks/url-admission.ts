@@ -1,6 +1,6 @@
 //! Which URLs an endpoint may be registered with: https to public addresses only, or localhost
 //! where the service allows it (WEBHOOKS_ALLOW_LOCALHOST).
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import { isInputRefusal } from '../../lib/target-host.js';
 import { isLocalhostUrl } from '../../lib/webhook-transport.js';
@@ -29,7 +29,7 @@ export async function checkEndpointUrl(raw: string, deps: UrlAdmission): Promise
   try {
     if (isLocalhostUrl(url)) {
       if (!deps.allowLocalhost) {
-        throw new ToolError('target_not_allowed', 'localhost webhook URLs are not allowed on this service; use an https URL with a public address.', { reason: 'loopback' });
+        throw new ServiceError('target_not_allowed', 'localhost webhook URLs are not allowed on this service; use an https URL with a public address.', { reason: 'loopback' });
       }
       deps.guard.checkUrl(url, { schemes: ['http', 'https'] }); // scheme, credentials, port
       return url.href;
@@ -44,6 +44,6 @@ export async function checkEndpointUrl(raw: string, deps: UrlAdmission): Promise
   }
 }
 
-function badUrl(detail: string, message: string): ToolError {
-  return new ToolError('validation_failed', detail, { errors: [{ field: '/url', message }] });
+function badUrl(detail: string, message: string): ServiceError {
+  return new ServiceError('validation_failed', detail, { errors: [{ field: '/url', message }] });
 }

@@ -21,7 +21,7 @@ import { createMetrics } from '../../lib/metrics.js';
 import { loadCatalogueSchemas } from '../../domain/tool-schemas.js';
 
 const BASE_URL = 'https://api.example.test';
-/** Statuses every tool call can answer with (CONTRACT.md's error table). */
+/** Statuses every tool call can answer with (the table of lib/errors.ts). */
 const TOOL_CALL_STATUSES = ['200', '400', '401', '402', '403', '409', '413', '415', '429', '500', '503', '504'];
 
 const mongo = new MongoClient('mongodb://127.0.0.1:9/openapi_test', { serverSelectionTimeoutMS: 100 });

@@ -8,7 +8,7 @@ import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isProblem, newAccount, request } from '../helpers/api.js';
 
-/** What CONTRACT.md promises for revocation and key settings alike. */
+/** What docs/API.md promises for revocation and key settings alike: within 1 s on every instance. */
 const IN_FORCE_WITHIN_MS = 1_000;
 
 const replicas = (): { 'api-1': string; 'api-2': string } => {

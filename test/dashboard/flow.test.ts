@@ -133,7 +133,7 @@ test('sign in, create a key and call a tool with it, add an endpoint and test it
     await waitForIdle(page);
     t.regex(await (await keyRow(page, key.slice(0, 12))).evaluate(innerText), /Revoked/);
     t.is((await focused(page)).id, 'keys-title');
-    await sleep(1100); // CONTRACT.md: refused within a second on every instance
+    await sleep(1100); // docs/API.md: refused within a second on every instance
     const after = await callTool(key, 'hash-text', { text: 'after revoke' });
     t.is(after.status, 401);
     t.is(after.body.code, 'unauthorized');

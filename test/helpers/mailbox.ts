@@ -115,7 +115,7 @@ export async function waitForMail(to: string, opts: WaitOptions = {}): Promise<R
   }
 }
 
-/** The `token=` value of the mail's link that carries one (CONTRACT.md: every mail with a token does). */
+/** The `token=` value of the mail's link that carries one (docs/API.md: every mail with a token does). */
 export function tokenFrom(mail: Pick<ReceivedMail, 'links' | 'subject'>): string {
   for (const link of mail.links) {
     const token = /[?&#]token=([^&#\s]+)/.exec(link)?.[1];

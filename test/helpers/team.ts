@@ -1,6 +1,6 @@
 //! Teams in integration tests: an account the operator opens, with a member of each role asked
 //! for, each invited and joined through the real mail, each with their own signed-in session.
-import type { Role } from '../../lib/mongo-documents.js';
+import type { Role } from '../../domain/membership/documents.js';
 import { newAccount, type TestAccount } from './api.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mailsTo, tokenFrom, uniqueAddress } from './mailbox.js';

@@ -1,8 +1,8 @@
 //! Helpers for unit tests that call tool handlers directly: the tool's schemas compiled as the
-//! API compiles them (the same Ajv set-up), and an assertion on the ToolError a call fails with.
+//! API compiles them (the same Ajv set-up), and an assertion on the ServiceError a call fails with.
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { ExecutionContext } from 'ava';
-import { ToolError, type ErrorCode } from '../../lib/errors.js';
+import { ServiceError, type ErrorCode } from '../../lib/errors.js';
 import { createAjv } from '../../lib/json-schema.js';
 import { loadToolSchemas } from '../../domain/tool-schemas.js';
 
@@ -26,7 +26,7 @@ export function validInput<T extends object>(t: ExecutionContext, validate: Vali
 }
 
 /**
- * Asserts that `call` fails with a ToolError of `code` (and, for a 400, naming `field`), and
+ * Asserts that `call` fails with a ServiceError of `code` (and, for a 400, naming `field`), and
  * returns it for further checks.
  */
 export async function rejectsWith(
@@ -34,10 +34,10 @@ export async function rejectsWith(
   call: Promise<unknown> | (() => unknown),
   code: ErrorCode,
   field?: string,
-): Promise<ToolError> {
+): Promise<ServiceError> {
   const promise = typeof call === 'function' ? Promise.resolve().then(call) : call;
-  const err = await t.throwsAsync(promise, { instanceOf: ToolError });
-  if (!err) throw new Error(`expected a ToolError ${code}`); // throwsAsync has already failed the test
+  const err = await t.throwsAsync(promise, { instanceOf: ServiceError });
+  if (!err) throw new Error(`expected a ServiceError ${code}`); // throwsAsync has already failed the test
   t.is(err.code, code, err.message);
   if (field !== undefined) t.deepEqual((err.extras.errors as { field: string }[]).map((e) => e.field), [field]);
   return err;

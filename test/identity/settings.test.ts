@@ -6,7 +6,7 @@ import { createIdentity } from '../../domain/identity/index.js';
 import { createAccounts } from '../../domain/accounts.js';
 import { mailboxOf, normalizeEmail } from '../../domain/identity/email-address.js';
 import { passwordProblem } from '../../domain/identity/password-policy.js';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 
 test('with SIGNUP=off a sign-up is 403 signup_closed and mails nothing', async (t) => {
   const mongo = await MongoClient.connect(testEnv.mongodbUrl());
@@ -18,7 +18,7 @@ test('with SIGNUP=off a sign-up is 403 signup_closed and mails nothing', async (
     settings: { baseUrl: 'http://localhost', signup: 'off', freeCredits: 100, timeouts: { idleMs: 1, maxMs: 1 } },
   });
   const err = await t.throwsAsync(identity.signup.signup({ email: 'a@b.example', password: 'plum orchard under snow' }));
-  t.true(err instanceof ToolError && err.code === 'signup_closed');
+  t.true(err instanceof ServiceError && err.code === 'signup_closed');
   t.deepEqual(sent, []);
 });
 

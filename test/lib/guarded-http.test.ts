@@ -1,231 +1,29 @@
-//! The guarded clients reach only guard-checked addresses: they connect to the address the guard
-//! resolved (never resolving again), keep the name for Host, SNI and certificates, re-check
-//! every redirect hop, cap bodies (also decompressed ones) and map failures to upstream_error.
-//! HTTP (lib/guarded-http.ts) and raw TCP/TLS (lib/guarded-sockets.ts) share these fixtures.
+//! The guarded HTTP client (lib/guarded-http.ts) reaches only guard-checked addresses: it connects
+//! to the address the guard resolved (never resolving again), keeps the name for Host, SNI and
+//! certificates, re-checks every redirect hop, caps bodies (also decompressed ones) and maps
+//! failures to upstream_error. Its servers: test/fixtures/guarded-servers.ts.
 import test from 'ava';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import tls from 'node:tls';
-import zlib from 'node:zlib';
-import { once } from 'node:events';
-import { ToolError } from '../../lib/errors.js';
-import { createGuardedHttp, decodersFor, nextHop, type GuardedHttp } from '../../lib/guarded-http.js';
-import { createGuardedSockets, type GuardedSockets } from '../../lib/guarded-sockets.js';
-import { createResolver } from '../../lib/resolver.js';
-import { createTargetGuard, type TargetGuard } from '../../lib/target-guard.js';
+import { decodersFor, nextHop } from '../../lib/guarded-http.js';
 import { upstreamError } from '../../lib/upstream.js';
-import { FIXTURE_NAMES as N, startDnsServer, type DnsServer } from '../fixtures/dns-server.js';
+import { FIXTURE_NAMES as N } from '../fixtures/dns-server.js';
+import {
+  at,
+  client,
+  CONNECT_TIMEOUT_MS,
+  dns,
+  failure,
+  guard,
+  otherHits,
+  ports,
+  sockets,
+  startGuardedServers,
+  stopGuardedServers,
+  TEXT,
+  trusting,
+} from '../fixtures/guarded-servers.js';
 
-interface Certs {
-  ca: string;
-  key: string;
-  cert: string;
-  selfKey: string;
-  selfCert: string;
-}
-
-/** A test CA, a leaf for fixture.test / rebind.test / 127.0.0.2 it signs, and a self-signed leaf. */
-function makeCerts(): Certs {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'guard-certs-'));
-  const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  try {
-    run('req', '-x509', '-new', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=Guard Test CA',
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
-    run('req', '-new', ...ec, '-keyout', 'leaf.key', '-out', 'leaf.csr', '-subj', '/CN=fixture.test');
-    writeFileSync(path.join(dir, 'leaf.ext'), 'subjectAltName=DNS:fixture.test,DNS:rebind.test,IP:127.0.0.2\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
-    run('x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'leaf.pem', '-days', '2', '-extfile', 'leaf.ext');
-    run('req', '-x509', '-new', ...ec, '-keyout', 'self.key', '-out', 'self.pem', '-days', '2', '-subj', '/CN=fixture.test', '-addext', 'subjectAltName=DNS:fixture.test');
-    const read = (f: string) => readFileSync(path.join(dir, f), 'utf8');
-    return { ca: read('ca.pem'), key: read('leaf.key'), cert: read('leaf.pem'), selfKey: read('self.key'), selfCert: read('self.pem') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-async function listen(server: net.Server): Promise<number> {
-  server.listen(0, '127.0.0.2');
-  await once(server, 'listening');
-  return (server.address() as net.AddressInfo).port;
-}
-
-/** A loopback port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  const port = await listen(server);
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-let certs: Certs;
-let dns: DnsServer;
-let guard: TargetGuard;
-let client: GuardedHttp;
-let trusting: GuardedHttp;
-let sockets: GuardedSockets;
-let trustingSockets: GuardedSockets;
-/**
- * Deadline of the raw-connection tests (resolve, connect, handshake): generous, as they test what
- * a connection reports, not how fast; a 2 s bound failed on a machine at load 27.
- */
-const CONNECT_TIMEOUT_MS = 10_000;
-const ports = { plain: 0, other: 0, secure: 0, selfSigned: 0, closed: 0, startTls: 0, v6: 0 };
-let otherHits = 0;
-const servers: net.Server[] = [];
-const BOMB = zlib.gzipSync(Buffer.alloc(32 * 1024 * 1024));
-const TEXT = 'hello, guarded world\n'.repeat(100);
-
-function plainHandler(req: http.IncomingMessage, res: http.ServerResponse): void {
-  const url = new URL(req.url!, 'http://x');
-  const redirect = (status: number, location: string): void => {
-    res.writeHead(status, { location }).end();
-  };
-  switch (url.pathname) {
-    case '/ok':
-      res.setHeader('set-cookie', ['a=1', 'b=2']);
-      res.setHeader('x-custom', 'yes');
-      return void res.end('hello');
-    case '/echo': {
-      const chunks: Buffer[] = [];
-      req.on('data', (c) => chunks.push(c));
-      req.on('end', () => {
-        res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString() }));
-      });
-      return;
-    }
-    case '/big':
-      return void res.end(Buffer.alloc(Number(url.searchParams.get('n') ?? 100_000), 'a'));
-    case '/gzip':
-      return void res.writeHead(200, { 'content-encoding': 'gzip' }).end(zlib.gzipSync(TEXT));
-    case '/br':
-      return void res.writeHead(200, { 'content-encoding': 'br' }).end(zlib.brotliCompressSync(TEXT));
-    case '/deflate':
-      return void res.writeHead(200, { 'content-encoding': 'deflate' }).end(zlib.deflateSync(TEXT));
-    case '/bomb':
-      return void res.writeHead(200, { 'content-encoding': 'gzip' }).end(BOMB);
-    case '/corrupt-br':
-      return void res.writeHead(200, { 'content-encoding': 'br' }).end(Buffer.from('this is not brotli data at all, definitely not'));
-    case '/corrupt-gzip':
-      return void res.writeHead(200, { 'content-encoding': 'gzip' }).end(Buffer.from('this is not gzip at all'));
-    case '/slow':
-      return; // never answers
-    case '/slow-body':
-      res.writeHead(200);
-      res.write('partial');
-      return; // never finishes
-    case '/reset':
-      return void req.socket.destroy();
-    case '/to-private':
-      return redirect(302, 'http://10.0.0.1/');
-    case '/to-metadata':
-      return redirect(302, 'http://169.254.169.254/latest/meta-data/iam/security-credentials/');
-    case '/to-private-name':
-      return redirect(301, `http://${N.private10}/`);
-    case '/to-other-port':
-      return redirect(302, `http://127.0.0.2:${ports.other}/`);
-    case '/to-decimal-loopback':
-      return redirect(307, `http://2130706433:${ports.other}/`);
-    case '/to-ftp':
-      return redirect(302, 'ftp://public.test/file');
-    case '/to-ok':
-      return redirect(302, '/ok');
-    case '/chain': {
-      const n = Number(url.searchParams.get('n'));
-      return n > 0 ? redirect(302, `/chain?n=${n - 1}`) : void res.end('end of chain');
-    }
-    case '/see-other':
-      return redirect(303, '/echo');
-    case '/temporary':
-      return redirect(307, '/echo');
-    case '/cross-origin':
-      return redirect(302, `http://${N.fixture}:${ports.plain}/echo`);
-    case '/flip': {
-      // The name served this request from 127.0.0.2; now point it somewhere private and redirect back to it.
-      dns.setRecords('flip.test', [{ type: 'A', data: '10.0.0.1', ttl: 0 }]);
-      return redirect(302, `http://flip.test:${ports.plain}/ok`);
-    }
-    case '/bad-location':
-      return redirect(302, 'http://[not-an-address/');
-    default:
-      res.statusCode = 404;
-      res.end('not found');
-  }
-}
-
-test.before(async () => {
-  certs = makeCerts();
-  dns = await startDnsServer();
-
-  const plain = http.createServer(plainHandler);
-  const other = http.createServer((_req, res) => {
-    otherHits++;
-    res.end('other');
-  });
-  const secure = https.createServer({ key: certs.key, cert: certs.cert }, plainHandler);
-  const selfSigned = https.createServer({ key: certs.selfKey, cert: certs.selfCert }, plainHandler);
-  // A line server that upgrades to TLS after "STARTTLS", like SMTP.
-  const startTls = net.createServer((socket) => {
-    socket.once('data', () => {
-      socket.write('220 go ahead\r\n', () => {
-        const secured = new tls.TLSSocket(socket, { isServer: true, key: certs.key, cert: certs.cert });
-        secured.on('error', () => {});
-        secured.on('data', (d) => secured.write(`echo ${d}`));
-      });
-    });
-    socket.on('error', () => {});
-  });
-  for (const s of [plain, other, secure, selfSigned, startTls]) servers.push(s);
-  ports.plain = await listen(plain);
-  ports.other = await listen(other);
-  ports.secure = await listen(secure);
-  ports.selfSigned = await listen(selfSigned);
-  ports.startTls = await listen(startTls);
-  ports.closed = await closedPort();
-  // IPv6 loopback, where the machine has it (the IPv6 tests pass vacuously otherwise).
-  const v6 = http.createServer(plainHandler);
-  try {
-    v6.listen(0, '::1');
-    await once(v6, 'listening');
-    ports.v6 = (v6.address() as net.AddressInfo).port;
-    servers.push(v6);
-  } catch {
-    ports.v6 = 0;
-  }
-
-  const allowlist = [ports.plain, ports.secure, ports.selfSigned, ports.closed, ports.startTls].map((p) => `127.0.0.2/32:${p}`);
-  if (ports.v6) allowlist.push(`[::1]/128:${ports.v6}`);
-  guard = createTargetGuard({ allowlist, resolver: createResolver({ servers: [dns.address], timeoutMs: 5000 }) });
-  client = createGuardedHttp({ guard });
-  trusting = createGuardedHttp({ guard, ca: certs.ca });
-  sockets = createGuardedSockets({ guard });
-  trustingSockets = createGuardedSockets({ guard, ca: certs.ca });
-});
-
-test.after.always(async () => {
-  for (const s of servers) {
-    (s as http.Server).closeAllConnections?.();
-    s.close();
-  }
-  await dns?.close();
-});
-
-async function failure(fn: () => Promise<unknown>): Promise<ToolError> {
-  try {
-    await fn();
-  } catch (err) {
-    if (err instanceof ToolError) return err;
-    throw err;
-  }
-  throw new Error('expected a ToolError');
-}
-
-const at = (port: number, p: string, host: string = N.fixture) => `http://${host}:${port}${p}`;
+test.before(startGuardedServers);
+test.after.always(stopGuardedServers);
 
 // ---------------------------------------------------------------------------------------------
 // Pinned connections
@@ -531,53 +329,4 @@ test('a certificate for another name is refused: the name, not the pinned IP, is
   const err = await failure(() => trusting.request({ url: `https://${N.fixtureUnnamed}:${ports.secure}/ok` }));
   t.is(err.extras.reason, 'tls');
   t.is(err.extras.tlsError, 'ERR_TLS_CERT_ALTNAME_INVALID');
-});
-
-// ---------------------------------------------------------------------------------------------
-// Raw connections (lib/guarded-sockets.ts)
-
-test('connect opens TCP to a checked address', async (t) => {
-  const conn = await sockets.connect({ host: N.fixture, port: ports.plain, timeoutMs: CONNECT_TIMEOUT_MS });
-  t.is(conn.socket.remoteAddress, '127.0.0.2');
-  t.is(conn.target.hostname, 'fixture.test');
-  t.true(conn.connectMs >= 0);
-  conn.socket.destroy();
-});
-
-test('connect refuses private targets and forged targets', async (t) => {
-  const err = await failure(() => sockets.connect({ host: N.private10, port: 25, timeoutMs: CONNECT_TIMEOUT_MS }));
-  t.is(err.extras.reason, 'private');
-  const forged = { hostname: 'x.test', port: 25, address: '10.0.0.1', family: 4 as const, addresses: ['10.0.0.1'], via: 'public' as const };
-  await t.throwsAsync(sockets.connect({ target: forged, timeoutMs: CONNECT_TIMEOUT_MS }), { instanceOf: TypeError });
-});
-
-test('connect to a closed port is an upstream error', async (t) => {
-  const err = await failure(() => sockets.connect({ host: '127.0.0.2', port: ports.closed, timeoutMs: CONNECT_TIMEOUT_MS }));
-  t.is(err.extras.reason, 'connection_refused');
-});
-
-test('implicit TLS reports a valid chain, or an invalid one when asked not to reject it', async (t) => {
-  const good = await trustingSockets.connect({ host: N.fixture, port: ports.secure, tls: true, timeoutMs: CONNECT_TIMEOUT_MS });
-  t.true(good.authorized);
-  t.is(good.socket.servername, 'fixture.test');
-  good.socket.destroy();
-  const bad = await sockets.connect({ host: N.fixture, port: ports.selfSigned, tls: true, rejectUnauthorized: false, timeoutMs: CONNECT_TIMEOUT_MS });
-  t.false(bad.authorized);
-  t.is(bad.authorizationError, 'DEPTH_ZERO_SELF_SIGNED_CERT');
-  t.truthy(bad.socket.getPeerCertificate().subject);
-  bad.socket.destroy();
-  const refused = await failure(() => sockets.connect({ host: N.fixture, port: ports.selfSigned, tls: true, timeoutMs: CONNECT_TIMEOUT_MS }));
-  t.is(refused.extras.reason, 'tls');
-});
-
-test('startTls upgrades a plain connection (STARTTLS)', async (t) => {
-  const conn = await trustingSockets.connect({ host: N.fixture, port: ports.startTls, timeoutMs: CONNECT_TIMEOUT_MS });
-  conn.socket.write('STARTTLS\r\n');
-  await once(conn.socket, 'data');
-  const upgraded = await trustingSockets.startTls(conn.socket, { hostname: conn.target.hostname, timeoutMs: CONNECT_TIMEOUT_MS });
-  t.true(upgraded.authorized);
-  upgraded.socket.write('ping');
-  const [reply] = await once(upgraded.socket, 'data');
-  t.is(String(reply), 'echo ping');
-  upgraded.socket.destroy();
 });

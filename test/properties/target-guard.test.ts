@@ -10,11 +10,11 @@ import { classifyAddress, embeddedIPv4 } from '../../lib/address-class.js';
 import { checkAddress, matchAllowlist, parseAllowlist } from '../../lib/target-allowlist.js';
 import { createTargetGuard, type TargetGuard } from '../../lib/target-guard.js';
 import { normaliseHost } from '../../lib/target-host.js';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 
 const RUNS = propertyRuns(300);
 
-/** Refused IPv4 ranges with the reason the guard gives (CONTRACT: private, loopback, link-local, reserved, multicast, metadata). */
+/** Refused IPv4 ranges with the reason the guard gives (docs/API.md: private, loopback, link-local, reserved, multicast, metadata). */
 const REFUSED_V4: ReadonlyArray<readonly [string, number, string]> = [
   ['0.0.0.0', 8, 'unspecified'], ['127.0.0.0', 8, 'loopback'], ['10.0.0.0', 8, 'private'], ['172.16.0.0', 12, 'private'],
   ['192.168.0.0', 16, 'private'], ['100.64.0.0', 10, 'cgnat'], ['169.254.0.0', 16, 'link_local'], ['192.0.0.0', 24, 'reserved'],
@@ -32,7 +32,7 @@ function refusesUrl(guard: TargetGuard, url: string): boolean {
     guard.checkUrl(url);
     return false;
   } catch (err) {
-    return err instanceof ToolError && err.code === 'target_not_allowed';
+    return err instanceof ServiceError && err.code === 'target_not_allowed';
   }
 }
 
@@ -126,7 +126,7 @@ test('a name is refused when any one of its addresses is refused, whatever the o
         await guard.resolveTarget('mixed.example', 443);
         return false;
       } catch (err) {
-        return err instanceof ToolError && err.code === 'target_not_allowed';
+        return err instanceof ServiceError && err.code === 'target_not_allowed';
       }
     }),
     { numRuns: RUNS },

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { propertyRuns } from './property-runs.js';
 import { createValidators } from '../../api/validation.js';
 import { CATALOGUE, findTool } from '../../domain/catalogue.js';
-import { ERRORS, ToolError, isErrorCode } from '../../lib/errors.js';
+import { ERRORS, ServiceError, isErrorCode } from '../../lib/errors.js';
 import { loadCatalogueSchemas } from '../../domain/tool-schemas.js';
 
 const schemas = loadCatalogueSchemas();
@@ -65,7 +65,7 @@ function check(tool: string, body: Record<string, unknown>): void {
 
 /** The only acceptable failures: a client error with a contract code, and for 400 the fields named. */
 function assertClientError(err: unknown): void {
-  if (!(err instanceof ToolError)) throw new Error(`threw ${String(err)} (${(err as Error)?.stack})`);
+  if (!(err instanceof ServiceError)) throw new Error(`threw ${String(err)} (${(err as Error)?.stack})`);
   if (!isErrorCode(err.code)) throw new Error(`code ${err.code} is not in the contract`);
   const status = ERRORS[err.code].status;
   if (status !== 400 && status !== 422) throw new Error(`a precheck answered ${status} ${err.code}`);

@@ -1,6 +1,6 @@
 //! The role table, walked: every route of the account API, taken from the app's own routers (so a
 //! new route is walked too), asked by a member of each of the five roles and by the owner token,
-//! and each answer compared with domain/teams/permissions.ts (CONTRACT.md "Teams: roles"):
+//! and each answer compared with domain/teams/permissions.ts (the roles table of docs/API.md, "Teams"):
 //! refused with 403 `forbidden_for_role` naming the role it needs, or let through to the handler
 //! (any answer but that refusal: a dummy body's 400 or an id's 404 prove the check passed).
 import test from 'ava';
@@ -12,7 +12,7 @@ import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import { createMetrics } from '../../lib/metrics.js';
 import { ACCOUNT_PREFIX, AREAS, GROUPS, ROLES, areaOf, groupFor, permits, requiredRole } from '../../domain/teams/permissions.js';
-import type { Role } from '../../lib/mongo-documents.js';
+import type { Role } from '../../domain/membership/documents.js';
 import { isProblem } from '../helpers/api.js';
 import { client } from '../helpers/people.js';
 import { teamAccount } from '../helpers/team.js';
@@ -47,7 +47,7 @@ test('every route of the account API is in an area of the role table: a new one 
   for (const area of ['checkout', 'purchases', 'auto-recharge', 'credit-packs']) t.is(AREAS[area]!.changes, 'billing', area);
 });
 
-test("the table is CONTRACT.md's: who may read, build, buy, manage the team and own", (t) => {
+test("the table is docs/API.md's: who may read, build, buy, manage the team and own", (t) => {
   t.deepEqual(GROUPS, {
     read: ['owner', 'admin', 'developer', 'billing', 'viewer'],
     build: ['owner', 'admin', 'developer'],

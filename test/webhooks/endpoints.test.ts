@@ -22,7 +22,7 @@ test.after.always(async () => {
   await receiver?.close();
 });
 
-// The contract's fields plus issue 13's (additive): the event types and the rotation's overlap end.
+// The endpoint's first fields plus two added later: the event types and the rotation's overlap end.
 const ENDPOINT_FIELDS = ['consecutiveFailures', 'createdAt', 'disabledAt', 'eventTypes', 'id', 'previousSecretExpiresAt', 'status', 'url'];
 
 test('registering an endpoint answers 201 with the endpoint and a whsec_ secret; list shows it without the secret', async (t) => {

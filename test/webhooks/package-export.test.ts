@@ -35,7 +35,7 @@ test('verifyWebhook refuses a changed body, another secret, a stale or future ti
 test('during a rotation verifyWebhook finds either secret in X-Service-Signatures, and takes several secrets', (t) => {
   const newSecret = 'whsec_' + Buffer.alloc(32, 9).toString('base64url');
   const newSignature = 'sha256=' + createHmac('sha256', newSecret).update(`${timestamp}.${body}`).digest('hex');
-  // As the service sends it in the overlap: SPEC's header under the previous secret, both listed.
+  // As the service sends it in the overlap: the one-value header under the previous secret, both listed.
   const headers = { 'x-service-timestamp': timestamp, 'x-service-signature': signature, 'x-service-signatures': `${newSignature}, ${signature}` };
   t.true(verifyWebhook(secret, headers, body, now), 'a receiver on the previous secret');
   t.true(verifyWebhook(newSecret, headers, body, now), 'a receiver on the new secret');

@@ -88,7 +88,7 @@ test('rotation: receivers on the old and on the new secret both verify every del
     t.true(verifyWebhook(oldSecret, d.headers, d.rawBody, d.receivedAt), 'a receiver still on the old secret');
     t.true(verifyWebhook(newSecret, d.headers, d.rawBody, d.receivedAt), 'a receiver already on the new one');
     t.true(verifyWebhook([oldSecret, newSecret], d.headers, d.rawBody, d.receivedAt), 'one holding both');
-    t.regex(d.headers['x-service-signature'] as string, /^sha256=[0-9a-f]{64}$/, "SPEC's header keeps its one value");
+    t.regex(d.headers['x-service-signature'] as string, /^sha256=[0-9a-f]{64}$/, 'X-Service-Signature keeps its one value');
   }
 
   const ended = await request('DELETE', `/api/v1/account/webhooks/${endpoint.id}/previous-secret`, { token: account.ownerToken });

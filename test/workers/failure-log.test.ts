@@ -34,7 +34,7 @@ test('the SDK logger writes out an error under any key, with type, message, code
   t.regex(lines[1]!.failure.stack, /outer/);
 });
 
-test('the service logger writes out errors under err and error; a ToolError keeps its code', (t) => {
+test('the service logger writes out errors under err and error; a tool\'s error keeps its name and code', (t) => {
   const { lines, log } = capture();
   log.warn({ err: new ToolError('upstream_error', 'refused') }, 'one');
   log.warn({ error: new TypeError('bad') }, 'two');

@@ -26,7 +26,7 @@ import { createBatchProgress } from '../../domain/batch-progress.js';
 import { createLedger } from '../../domain/ledger.js';
 import { findTool } from '../../domain/catalogue.js';
 import { collections, connectMongo, type Mongo } from '../../lib/mongo.js';
-import type { BatchDoc } from '../../lib/mongo-documents.js';
+import type { BatchDoc } from '../../domain/call-documents.js';
 import { newId } from '../../lib/ids.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import { BATCH_RUNNER_WAKE, SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES, batchItemRequestId, batchRunnerId, callTaskQueue, type BatchRunnerInput } from '../../lib/temporal-shared.js';

@@ -1,9 +1,9 @@
 //! Workflows outlive deploys: the current code must replay every history that earlier code wrote.
 //! The histories in test/fixtures/histories/ were captured on the time-skipping server:
-//! - webhook-endpoint-*: from the code before issue 13 (rotation, replay, recovery): one run
+//! - webhook-endpoint-*: from the code before event types, rotation, replay and recovery: one run
 //!   through failures, retries, a disable at 20, an event while disabled, a re-enable and a
 //!   delete; and a chain of four continue-as-new runs carrying pending deliveries, ended by a delete.
-//! - webhook-endpoint-concurrent-*: from the code of issue 70 (attempts in parallel on the delivery
+//! - webhook-endpoint-concurrent-*: from the code that first ran attempts in parallel (on the delivery
 //!   queue, behind the patch marker): eight attempts in flight ending failed and delivered out of
 //!   start order, attempts timing out, failures until the disable, a re-enable with new events and
 //!   a delete, across three runs.
@@ -42,7 +42,7 @@ installQuietRuntime();
 /**
  * Replays every history on a worker as the service builds one, traced or not. The histories were
  * all written by untraced code: a traced worker (lib/tracing.ts, the workflow interceptors bundled
- * in and their span sink given) must replay them too (SDK issue #1677).
+ * in and their span sink given) must replay them too.
  */
 for (const traced of [false, true]) {
   test(`the current workflow code${traced ? ', traced,' : ''} replays every captured history without a nondeterminism error`, async (t) => {

@@ -7,7 +7,7 @@
 import test from 'ava';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { MongoClient } from 'mongodb';
 import { createServer, type AddressInfo } from 'node:net';
 import { once } from 'node:events';
@@ -43,7 +43,7 @@ const testTools: Record<string, ToolHandler> = {
   answers: async () => ({ fine: true }),
   refuses: async () => {
     count('refuses');
-    throw new ToolError('target_not_allowed', 'private address', { reason: 'private' });
+    throw new ServiceError('target_not_allowed', 'private address', { reason: 'private' });
   },
   crashesTwice: async () => {
     if (count('crashesTwice') < 3) throw new Error('transient');

@@ -83,7 +83,7 @@ const postedTo = (url: string) => posted.filter((p) => p.url === url);
 const bodyOf = (p: Posted) => JSON.parse(p.body) as WebhookEnvelope;
 const stateOf = (endpointId: string) => env.client.workflow.getHandle(webhookWorkflowId(endpointId)).query<WebhookEndpointState>(WEBHOOK_STATE_QUERY);
 
-/** Does a receiver holding `secret` accept this delivery (the package's check, and SPEC's single header alone)? */
+/** Does a receiver holding `secret` accept this delivery (the package's check, and the single `X-Service-Signature` alone)? */
 function receiverWith(secret: string, p: Posted) {
   const timestamp = p.headers['X-Service-Timestamp']!;
   return {

@@ -1,11 +1,11 @@
 //! The reading threads: the same readings as in the calling thread (the page's bytes and declared
-//! charset cross intact, a refusal crosses as the same ToolError), off the calling thread's event
+//! charset cross intact, a refusal crosses as the same ServiceError), off the calling thread's event
 //! loop, and stoppable.
 import test from 'ava';
 import { createReadingPool, type ReadingPool } from '../../../activities/network/reading-pool.js';
 import { readInline } from '../../../activities/network/readings.js';
 import type { PageSource } from '../../../activities/network/page-extract.js';
-import { ToolError } from '../../../lib/errors.js';
+import { ServiceError } from '../../../lib/errors.js';
 import { articlePage, largeArticlePage } from '../../fixtures/http-pages.js';
 import { makePdf } from '../../fixtures/pdf-files.js';
 
@@ -44,7 +44,7 @@ test.serial('a PDF is read on the threads as in the calling thread; not a PDF is
   const info = await pool.read('pdf', [pdf]);
   t.like(info, { title: 'Threads', author: 'Reading pool', pageCount: 3, encrypted: false });
   t.deepEqual(info, await readInline('pdf', [pdf]));
-  const refused = await t.throwsAsync(pool.read('pdf', [Buffer.from('plain text, no PDF header')]), { instanceOf: ToolError });
+  const refused = await t.throwsAsync(pool.read('pdf', [Buffer.from('plain text, no PDF header')]), { instanceOf: ServiceError });
   t.is(refused?.code, 'unsupported_source');
 });
 

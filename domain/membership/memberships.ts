@@ -1,16 +1,23 @@
 //! Memberships: a person is a member of accounts, each with a role. Joining, a role change and a
 //! removal each write their audit entry with the change (the membership's own drafts, or the
-//! account's deletion draft for a removal) and fire `member.joined` / `member.removed`.
+//! account's deletion draft for a removal) and fire `member.joined` / `member.removed`. People
+//! (domain/identity/: a session's accounts) and teams (domain/teams/) both build on it; it imports
+//! neither.
 import type { Db } from 'mongodb';
 import { collections, insertIfAbsent } from '../../lib/mongo.js';
-import type { MembershipDoc, Role, SignInPolicy, UserDoc } from '../../lib/mongo-documents.js';
+import type { MembershipDoc, Role } from './documents.js';
+import type { SignInPolicy } from '../account-documents.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
 import { createEventRecorder, newEvent, type EventSink } from '../events.js';
 
 export const membershipId = (accountId: string, userId: string) => `${accountId}:${userId}`;
 
 /** What the member events and entries say of the person. */
-type Person = Pick<UserDoc, '_id' | 'email' | 'name'>;
+interface Person {
+  _id: string;
+  email: string;
+  name: string | null;
+}
 
 /** An account of a person, as their session and sign-in see it. */
 export interface AccountOfPerson {

@@ -5,11 +5,11 @@
 //! account's owner cannot lock a person out of accounts that are not theirs. Setting the policy ends
 //! the members' sessions on the account that were not signed in through the provider, at once.
 import type { Db } from 'mongodb';
-import { ToolError } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { collections } from '../../lib/mongo.js';
-import type { SessionDoc, SignInMethod, SignInPolicy } from '../../lib/mongo-documents.js';
+import type { SignInPolicy } from '../account-documents.js';
+import type { SignInMethod } from './documents.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
-import type { Sessions } from '../identity/sessions.js';
 
 /** An identity provider as people see it: its id (in its sign-in URL) and display name. */
 export interface ProviderName {
@@ -18,10 +18,13 @@ export interface ProviderName {
 }
 
 /** How a session was signed in, as the policy judges it. */
-export type SignInWay = Pick<SessionDoc, 'method'> & { provider?: string | null };
+export interface SignInWay {
+  method: SignInMethod;
+  provider?: string | null;
+}
 
 /** Whether a session signed in this way may act on an account with this policy. */
-export const policyAllows = (policy: SignInPolicy | null | undefined, way: { method: SignInMethod; provider?: string | null }) =>
+export const policyAllows = (policy: SignInPolicy | null | undefined, way: SignInWay) =>
   !policy || (way.method === 'oidc' && way.provider === policy.requiredProvider);
 
 /** Where a person starts a sign-in through a provider. */
@@ -30,14 +33,19 @@ export const providerSignInPath = (providerId: string) => `/api/v1/auth/oidc/${e
 /** 403 `provider_required`: this account is acted on only after a sign-in through `providerId`. */
 export function providerRequired(providers: readonly ProviderName[], providerId: string, detail?: string) {
   const provider = providers.find((p) => p.id === providerId) ?? { id: providerId, name: providerId };
-  return new ToolError(
+  return new ServiceError(
     'provider_required',
     detail ?? `This account requires its members to sign in through ${provider.name}: sign in with "${provider.name}" instead of a password or a passkey.`,
     { provider: { id: provider.id, name: provider.name, signInPath: providerSignInPath(provider.id) } },
   );
 }
 
-export function createSignInPolicies(deps: { db: Db; sessions: Sessions; providers: readonly ProviderName[] }) {
+/** What the policy needs of the sessions (domain/identity/sessions.ts): ending those on an account not signed in through a provider. */
+export interface SessionsOnAccount {
+  endOnAccountUnlessProvider(accountId: string, provider: string, reason: string, audit: AuditContext): Promise<number>;
+}
+
+export function createSignInPolicies(deps: { db: Db; sessions: SessionsOnAccount; providers: readonly ProviderName[] }) {
   const { accounts } = collections(deps.db);
   const auditLog = createAuditLog(deps.db);
 
@@ -51,10 +59,10 @@ export function createSignInPolicies(deps: { db: Db; sessions: Sessions; provide
      * setting it must itself be signed in through that provider, so its owner keeps their access;
      * every other session on the account that was not ends at once. Answers how many ended.
      */
-    async set(accountId: string, requiredProvider: string | null, acting: SessionDoc | undefined, audit: AuditContext): Promise<{ policy: SignInPolicy | null; sessionsEnded: number }> {
+    async set(accountId: string, requiredProvider: string | null, acting: SignInWay | undefined, audit: AuditContext): Promise<{ policy: SignInPolicy | null; sessionsEnded: number }> {
       if (requiredProvider !== null && !deps.providers.some((p) => p.id === requiredProvider)) {
         const known = deps.providers.map((p) => p.id).join(', ') || 'none is configured';
-        throw new ToolError('validation_failed', `The input is invalid: /requiredProvider is not a provider of this service (${known}).`, { errors: [{ field: '/requiredProvider', message: 'is not a configured provider' }] });
+        throw new ServiceError('validation_failed', `The input is invalid: /requiredProvider is not a provider of this service (${known}).`, { errors: [{ field: '/requiredProvider', message: 'is not a configured provider' }] });
       }
       const policy: SignInPolicy | null = requiredProvider ? { requiredProvider } : null;
       if (acting && !policyAllows(policy, acting)) {
