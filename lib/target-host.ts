@@ -2,7 +2,7 @@
 //! encoding, reduced to one lower-case name or one canonical IP; and the refusal for bad input.
 import ipaddr from 'ipaddr.js';
 import { isIPv4 } from 'node:net';
-import { canonicalAddress, parseAddress, type AddressReason, type IP } from './address-class.js';
+import { parseAddress, type AddressReason, type IP } from './address-class.js';
 import { ToolError } from './errors.js';
 
 /** Why a URL or host is refused before any address is looked at. */
