@@ -47,6 +47,7 @@ export function normaliseHost(input: string): NormalisedHost {
   const host = input.trim();
   if (!host) throw refuse('empty_host', 'The target has no host');
   const invalid = (why: string) => refuse('invalid_host', `Not a valid host: ${why}`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
   if (/[\s/\\?#@%]/.test(host) || /[\u0000-\u001f\u007f]/.test(host)) throw invalid('it contains characters a host name cannot hold');
   if (host.startsWith('[') || host.includes(':')) {
     const inner = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
