@@ -56,6 +56,6 @@ export function createCallActivities(db: Db, handlers: Record<string, ToolHandle
     refund: (call: CallRef) => ledger.refund(call),
     destroyCallKey: (requestId: string) => callKeys.destroy(requestId),
     ...createCallOutcomes({ db, blobs, onEvent: options.onEvent }),
-    ...(batchItems ? batchItems.activities : {}),
+    ...batchItems?.activities,
   };
 }

@@ -67,7 +67,7 @@ export function createRenderCalls(deps: { toolCalls: ToolCalls; cache: RenderCac
     // Joined once at most: when that render fails, this call renders itself (its own key's limits,
     // its own deadline), whatever became of the other.
     const other = maxAgeS > 0 ? underWay.get(id) : undefined;
-    if (other) {
+    if (other !== undefined) {
       const render = await other;
       if (render) {
         deps.cache.countHit(render.entry, (err) => deps.log.warn({ err }, "render cache hits could not be added to the owner's usage"));

@@ -15,22 +15,29 @@ const SINGLE_CALLS = Number(process.env.BENCH_SINGLE_CALLS ?? 100);
 /** How often the bench reads a running batch to see whether it ended. */
 const POLL_MS = 250;
 
-async function post(stack: BenchStack, key: string, path: string, body: unknown): Promise<any> {
+/** What the bench reads of a batch (`GET /api/v1/batches/{id}`). */
+interface BatchRead {
+  id: string;
+  completedAt?: string | null;
+  counts: Record<string, number>;
+}
+
+async function post(stack: BenchStack, key: string, path: string, body: unknown): Promise<unknown> {
   const res = await fetch(`${stack.apiUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${path}: ${res.status} ${text.slice(0, 300)}`);
   return text ? JSON.parse(text) : undefined;
 }
 
-async function batchOf(stack: BenchStack, key: string, id: string): Promise<any> {
+async function batchOf(stack: BenchStack, key: string, id: string): Promise<BatchRead> {
   const res = await fetch(`${stack.apiUrl}/api/v1/batches/${id}`, { headers: { authorization: `Bearer ${key}` } });
   return res.json();
 }
 
 /** Makes a batch of `n` hash-text items and answers when its last item ended, with the time it took. */
-async function runBatch(stack: BenchStack, key: string, n: number, tag: string): Promise<{ ms: number; batch: any }> {
+async function runBatch(stack: BenchStack, key: string, n: number, tag: string): Promise<{ ms: number; batch: BatchRead }> {
   const started = performance.now();
-  const made = await post(stack, key, '/api/v1/batches', { tool: 'hash-text', items: Array.from({ length: n }, (_, i) => ({ text: `${tag} ${i}` })) });
+  const made = (await post(stack, key, '/api/v1/batches', { tool: 'hash-text', items: Array.from({ length: n }, (_, i) => ({ text: `${tag} ${i}` })) })) as BatchRead;
   for (;;) {
     const batch = await batchOf(stack, key, made.id);
     if (batch.completedAt) return { ms: performance.now() - started, batch };

@@ -89,6 +89,7 @@ export function createRenderCache(deps: { db: Db; blobs: BlobStore; memoryBytes?
   const memory = memoryOfImages(deps.memoryBytes ?? MEMORY_BYTES);
   const memo = new Map<string, { entry: RenderCacheDoc; at: number }>();
   const pendingHits = new Map<string, { accountId: string; day: string; hits: number; creditsSaved: number }>();
+  // biome-ignore lint/correctness/noUnusedVariables: read by its `??=` below, which Biome 2.6 does not count as a use
   let flushing: NodeJS.Timeout | undefined;
 
   async function entryOf(id: string): Promise<RenderCacheDoc | null> {

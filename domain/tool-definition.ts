@@ -1,7 +1,7 @@
 //! What defines a tool: its name, group, price, pool, deadline, secret fields, the failures it
 //! documents, its input and output types and its I/O-free precheck. One light module per tool
 //! (`domain/tools/<tool>.ts`) declares it; the API and the workers both read it from there.
-import type { ErrorCode, ServiceError } from '../lib/errors.js';
+import type { ErrorCode } from '../lib/errors.js';
 import type { ToolPool } from '../lib/temporal-shared.js';
 import type { Target } from '../lib/target-guard.js';
 
@@ -19,10 +19,26 @@ export type ToolExecution = 'local' | 'queued';
 /** Where a call goes on the network: a URL, or a host and port as the user typed the host. */
 export type ToolTarget = Target;
 
-/** Throws a ServiceError when the input cannot be served; returns nothing otherwise. */
-export type Precheck<I = Record<string, unknown>> = (input: I) => void;
+/**
+ * A field of a tool's input or output. Of a definition without its types (any tool, as the API and
+ * the workers hold them by name), any field name.
+ */
+type FieldOf<T> = unknown extends T ? string : keyof T & string;
 
-export interface ToolDefinition<Name extends string = string, P extends ToolPool = ToolPool, I = any, O = any> {
+/**
+ * A tool's definition. Without type arguments, any tool's, so every tool's definition is also a
+ * `ToolDefinition`: its precheck and targets are methods, whose parameter TypeScript compares both
+ * ways, and the names of its input's and output's fields are type parameters of their own (`InField`,
+ * `OutField`, following from `I` and `O`), which only widen.
+ */
+export interface ToolDefinition<
+  Name extends string = string,
+  P extends ToolPool = ToolPool,
+  I = unknown,
+  O = unknown,
+  InField extends string = FieldOf<I>,
+  OutField extends string = FieldOf<O>,
+> {
   readonly name: Name;
   readonly group: Group;
   /** Credits charged for a call that answers 200. */
@@ -47,9 +63,9 @@ export interface ToolDefinition<Name extends string = string, P extends ToolPool
    * Tools with one accept `Output-Destination`: the file goes to the account's bucket and the
    * answer says where (domain/destinations/), instead of carrying the bytes.
    */
-  readonly fileField?: keyof O & string;
+  readonly fileField?: OutField;
   /** Input fields sealed with the per-call key before the workflow starts (never in history). */
-  readonly secretFields?: readonly (keyof I & string)[];
+  readonly secretFields?: readonly InField[];
   /** Request body limit when it differs from the default 1 MiB. */
   readonly maxBodyBytes?: number;
   /**
@@ -59,21 +75,22 @@ export interface ToolDefinition<Name extends string = string, P extends ToolPool
   readonly failures: readonly ErrorCode[];
   /**
    * Checks beyond JSON Schema that need no I/O. The API runs it after validation (defaults
-   * applied) and before a workflow starts; the handler runs it again.
+   * applied) and before a workflow starts; the handler runs it again. Throws a ServiceError when the
+   * input cannot be served.
    */
-  readonly precheck?: Precheck<I>;
+  precheck?(input: I): void;
   /**
    * The targets the call will reach, read from input that passed the precheck. The API refuses
    * one the target guard refuses without DNS (an IP literal in a refused range) before a workflow
    * starts, so an asynchronous call is refused before its 202 as a synchronous one is.
    */
-  readonly targets?: (input: I) => readonly ToolTarget[];
+  targets?(input: I): readonly ToolTarget[];
   /**
    * For a tool whose answer is an image: the output field that carries it, base64. Such a tool
    * can be called through a render link (`GET /api/v1/render/...`, which answers the image
    * itself) and its renders are kept in the render cache (domain/render-cache.ts).
    */
-  readonly image?: { readonly field: keyof O & string };
+  readonly image?: { readonly field: OutField };
   /** Carries the input and output types for the compiler; never set. */
   readonly types?: { readonly input: I; readonly output: O };
 }

@@ -79,7 +79,9 @@ export function createGuardedSockets(options: GuardedSocketsOptions): GuardedSoc
   const { guard } = options;
   const ca = withRoots(options.ca);
 
-  async function connect(opts: GuardedConnectOptions): Promise<GuardedConnection<any>> {
+  function connect(opts: GuardedConnectOptions & { tls: true }): Promise<GuardedConnection<tls.TLSSocket>>;
+  function connect(opts: GuardedConnectOptions): Promise<GuardedConnection>;
+  async function connect(opts: GuardedConnectOptions): Promise<GuardedConnection> {
     const deadline = new Deadline(opts.timeoutMs, opts.signal);
     const where = { host: opts.target?.hostname ?? opts.host ?? '', port: opts.target?.port ?? opts.port ?? 0 };
     // The connection's span lasts until its socket closes: host, port, checked address and bytes

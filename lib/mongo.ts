@@ -1,7 +1,7 @@
 //! The MongoDB connection, the collections the service uses and their indexes.
 //! Everything here must also work on wire-compatible engines: single-document atomic updates
 //! and unique indexes only (no transactions, no TTL indexes, no change streams).
-import { MongoClient, MongoError, MongoNetworkError, MongoServerError, MongoServerSelectionError, type Collection, type Db } from 'mongodb';
+import { MongoClient, MongoError, MongoNetworkError, MongoServerError, MongoServerSelectionError, type Collection, type Db, type Document } from 'mongodb';
 import { untilDeadline } from './until-deadline.js';
 
 /**
@@ -137,7 +137,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
 /** MongoDB's codes for a drop of what is not there: the collection (NamespaceNotFound) or the index (IndexNotFound). */
 const NOT_THERE = new Set([26, 27]);
 
-async function dropIndexIfPresent(collection: Collection<any>, name: string): Promise<void> {
+async function dropIndexIfPresent<T extends Document>(collection: Collection<T>, name: string): Promise<void> {
   try {
     await collection.dropIndex(name);
   } catch (err) {

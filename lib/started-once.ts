@@ -22,7 +22,7 @@ export function startedOnce<T>(start: () => T, after?: Promise<unknown>): Starte
   const startIfRunning = () => {
     if (!stopped) get();
   };
-  if (after) after.then(startIfRunning, startIfRunning);
+  if (after !== undefined) after.then(startIfRunning, startIfRunning);
   else get();
   return {
     get,

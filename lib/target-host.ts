@@ -2,7 +2,7 @@
 //! encoding, reduced to one lower-case name or one canonical IP; and the refusal for bad input.
 import ipaddr from 'ipaddr.js';
 import { isIPv4 } from 'node:net';
-import { canonicalAddress, parseAddress, type AddressReason, type IP } from './address-class.js';
+import { parseAddress, type AddressReason, type IP } from './address-class.js';
 import { ServiceError } from './errors.js';
 
 /** Why a URL or host is refused before any address is looked at. */
@@ -47,6 +47,7 @@ export function normaliseHost(input: string): NormalisedHost {
   const host = input.trim();
   if (!host) throw refuse('empty_host', 'The target has no host');
   const invalid = (why: string) => refuse('invalid_host', `Not a valid host: ${why}`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
   if (/[\s/\\?#@%]/.test(host) || /[\u0000-\u001f\u007f]/.test(host)) throw invalid('it contains characters a host name cannot hold');
   if (host.startsWith('[') || host.includes(':')) {
     const inner = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;

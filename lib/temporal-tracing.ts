@@ -8,6 +8,7 @@ import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { InjectedSinks, WorkerOptions } from '@temporalio/worker';
+import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, OpenTelemetryWorkflowClientInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 
 export type ActivityInterceptorFactory = NonNullable<NonNullable<WorkerOptions['interceptors']>['activity']>[number];
@@ -21,7 +22,7 @@ export interface TemporalTracing {
    * A worker's `sinks`. A worker whose bundle has the workflow interceptors must have them (without
    * the sink its workflow spans go nowhere).
    */
-  sinks: InjectedSinks<any>;
+  sinks: InjectedSinks<OpenTelemetrySinks>;
 }
 
 export function temporalTracing(tracer: Tracer, spanProcessor: SpanProcessor, resource: Resource): TemporalTracing {

@@ -11,7 +11,15 @@ export interface ToolContext {
   heartbeat(details?: unknown): void;
 }
 
-export type ToolHandler<I = any, O = any> = (input: I, ctx: ToolContext) => Promise<O>;
+/**
+ * A tool's handler. Without type arguments: any tool's, as a pool's map holds them by name; its
+ * input was checked by the tool's schema, not by the compiler. (The signature is a method's, whose
+ * parameter TypeScript compares both ways, so that every `ToolHandler<I, O>` is also a `ToolHandler`.)
+ */
+export type ToolHandler<I = unknown, O = unknown> = HandlerSignature<I, O>['handle'];
+interface HandlerSignature<I, O> {
+  handle(input: I, ctx: ToolContext): Promise<O>;
+}
 
 /** A context for calling a handler outside Temporal (tests, benchmarks). */
 export function standaloneContext(requestId = 'local', signal = new AbortController().signal): ToolContext {

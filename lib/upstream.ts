@@ -1,7 +1,7 @@
 //! What the guarded clients share (guarded-http.ts for HTTP, guarded-sockets.ts for raw TCP and
 //! TLS): a call's deadline and cancellation, the lookup that pins a socket to the checked address,
 //! the CA roots, and the mapping of socket, TLS, HTTP-parser and zlib errors to `upstream_error`.
-import net from 'node:net';
+import type net from 'node:net';
 import tls from 'node:tls';
 import { ServiceError } from './errors.js';
 import type { ResolvedTarget } from './target-guard.js';

@@ -77,6 +77,7 @@ const succeeds = (command, args) => run(command, args).then(() => true, () => fa
 export async function missingAptPackages(packages) {
   const missing = [];
   for (const name of packages) {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format syntax, not a template
     const status = await run('dpkg-query', ['-W', '-f=${Status}', name]).catch(() => '');
     if (!status.endsWith('install ok installed')) missing.push(name);
   }

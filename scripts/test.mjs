@@ -2,7 +2,7 @@
 //! `npm test`: installs what is missing, starts an isolated stack on free ports (fixtures,
 //! Temporal, SecantusDB, MailDev, the API and the workers, all under `test-output/run-<time>/`), type-checks,
 //! runs ava against it and stops everything. Arguments go to ava:
-//! `npm test -- test/tools/hash-text.test.ts`. Exits with ava's code (1 if only the type check failed).
+//! `npm test -- test/tools/hash-text.test.ts`. Exits with ava's code (1 if only the type check or the lint failed).
 //! `--cluster` first (`npm run test:cluster`): the same against the production-shaped stack
 //! (scripts/stack/cluster.ts, compiled service from dist/): the suites of ava.cluster.config.mjs,
 //! the acceptance through the load balancer, then its faults alone.
@@ -96,6 +96,11 @@ try {
   // supervisor too (highest layer, stopped first), so a Ctrl-C takes them down with the stack.
   // (The cluster runs the compiled service: `npm run build` type-checked it already.)
   const tsc = clusterMode ? undefined : supervisor.start({ name: 'tsc', command: bin('tsc'), args: ['--noEmit'], cwd: root, layer: 2, oneShot: true });
+  // The lint beside it: package.json's `lint` script, the one place that says how (`biome lint`;
+  // `biome ci`, which also checks the formatting, once the tree is formatted).
+  const { readFile } = await import('node:fs/promises');
+  const [linter, ...lintArgs] = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')).scripts.lint.split(' ');
+  const lint = clusterMode ? undefined : supervisor.start({ name: 'lint', command: bin(linter), args: [...lintArgs, '--colors=off'], cwd: root, layer: 2, oneShot: true });
 
   const testStack = clusterMode
     ? await stack.startTestCluster(supervisor, { root, runDir, tools })
@@ -112,6 +117,8 @@ try {
   console.log(`test stack: ready after ${seconds()} (API ${testStack.apiUrl}, Temporal ${env.TEMPORAL_ADDRESS}, database ${env.MONGODB_URL})`);
   const typecheck = tsc ? await tsc.exited : { code: 0 };
   if (typecheck.code !== 0 && !supervisor.isStopping) console.error(`\ntsc --noEmit failed (all of it in ${path.relative(process.cwd(), tsc.logFile)}):\n${tsc.tail(100)}\n`);
+  const linted = lint ? await lint.exited : { code: 0 };
+  if (linted.code !== 0 && !supervisor.isStopping) console.error(`\nnpm run lint failed (all of it in ${path.relative(process.cwd(), lint.logFile)}):\n${lint.tail(100)}\n`);
 
   const avaEnv = {
     ...env,
@@ -171,7 +178,7 @@ try {
   if (tracesMode) {
     const code = await runAva('ava', ['--config', 'ava.traces.config.mjs', ...avaArgs]);
     if (crashed.length) console.error(`stack processes that died during the run: ${crashed.map((p) => p.name).join(', ')} (logs in ${logDir})`);
-    await finish(code !== 0 || typecheck.code !== 0 || crashed.length > 0 ? code || 1 : 0);
+    await finish(code !== 0 || typecheck.code !== 0 || linted.code !== 0 || crashed.length > 0 ? code || 1 : 0);
   }
   // A disruptive suite named among other files still runs alone, after them: beside them it would
   // break what they test (a database killed under another file's calls).
@@ -198,7 +205,7 @@ try {
     }
   }
   if (crashed.length) console.error(`stack processes that died during the run: ${crashed.map((p) => p.name).join(', ')} (logs in ${logDir})`);
-  await finish(testsCode !== 0 ? testsCode : typecheck.code !== 0 || crashed.length > 0 ? 1 : 0);
+  await finish(testsCode !== 0 ? testsCode : typecheck.code !== 0 || linted.code !== 0 || crashed.length > 0 ? 1 : 0);
 } catch (err) {
   // After a Ctrl-C the signal handler reports and exits; the errors it causes here are noise.
   if (supervisor.isStopping) await new Promise(() => {});

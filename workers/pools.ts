@@ -3,7 +3,7 @@
 //! whole calls of its tools: the `toolCall` workflow, its ledger steps (and an asynchronous call's
 //! outcome) and the tools; one worker per queue the pool's calls wait in, its own and, when it has
 //! `queued` tools, its queue of long calls.
-import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { type NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { Config } from '../lib/config.js';

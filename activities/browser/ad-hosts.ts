@@ -34,7 +34,7 @@ export function parseAdHostList(text: string): AdHostList {
     if (!line) continue;
     if (line.startsWith('#')) {
       const header = /^#\s*(generated|source):\s*(.+)$/i.exec(raw.trim());
-      if (header?.[1]!.toLowerCase() === 'generated') generatedAt = new Date(header[2]!);
+      if (header?.[1]?.toLowerCase() === 'generated') generatedAt = new Date(header[2]!);
       else if (header) sources.push(header[2]!);
       continue;
     }

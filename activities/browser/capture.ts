@@ -77,6 +77,7 @@ async function settledShot<T>(page: Page, requests: RequestWatch, limits: Settle
  * waited for; a loader that waited for it itself (writeMarkup) answers what the page said of
  * itself then, and settling starts from that if no request has started since the load began.
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: a loader that waits for the load event answers nothing (`async () => { ... }`)
 type Load = () => Promise<PageState | void>;
 
 /**

@@ -52,6 +52,7 @@ export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) 
     runAllowances: (now: number) => allowances.run(now),
     ...(options.webhooks ? createWebhookActivities(options.webhooks) : {}),
     ...(options.batches ? createBatchActivities({ ...options.batches, db, onEvent: options.onEvent }) : {}),
+    // biome-ignore lint/nursery/noMisusedPromises: an object of activities, not a promise (Biome 2.6 infers its type from an inner async function)
     ...(options.billing ? createBillingActivities({ ...options.billing, db, onEvent: options.onEvent }) : {}),
     ...(options.mail ? createMailActivities(options.mail) : {}),
   };

@@ -111,7 +111,13 @@ function modelDefinition(factor: UpscaleFactor) {
   return { ...(definition.default ?? definition), path: folderModelHandler(path.join(packageDir(model.pkg), model.dir)) };
 }
 
-function loadUpscalerClass(): new (options: object) => any {
+/** What this module uses of an UpscalerJS instance (the UMD build it loads has no types). */
+interface UpscalerInstance {
+  upscale(image: Tensor3D, options: { output: 'tensor'; patchSize: number; padding: number }): Promise<Tensor3D>;
+  dispose(): void;
+}
+
+function loadUpscalerClass(): new (options: object) => UpscalerInstance {
   const anchor = require.resolve('upscaler/node'); // an exported entry, used only to find the package
   const umd = path.join(anchor.slice(0, anchor.lastIndexOf(`${path.sep}dist${path.sep}`)), 'dist', 'browser', 'umd', 'upscaler.js');
   return require(umd);
@@ -142,7 +148,7 @@ export async function createUpscaler({ patchSize = 128, padding = 8 }: UpscalerO
     const input = tf.tensor3d(image.data, [image.height, image.width, 3], 'int32');
     let output: Tensor3D | undefined;
     try {
-      output = (await instances[factor].upscale(input, { output: 'tensor', patchSize, padding })) as Tensor3D;
+      output = await instances[factor].upscale(input, { output: 'tensor', patchSize, padding });
       const pixels = tf.tidy(() => output!.clipByValue(0, 255).round().toInt());
       const data = new Uint8Array(await pixels.data());
       pixels.dispose();

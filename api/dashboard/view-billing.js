@@ -41,7 +41,7 @@ export function createBillingView({ client }) {
   });
   const rechargeStatus = h('div', { id: 'recharge-status' });
   const rechargeError = h('p', { class: 'field-error', id: 'recharge-error', role: 'alert', hidden: true });
-  const field = (id, name, label, input) => h('div', { class: 'field' }, h('label', { for: id }, label), input);
+  const field = (id, label, input) => h('div', { class: 'field' }, h('label', { for: id }, label), input);
   const inputs = {
     enabled: h('input', { id: 'recharge-enabled', name: 'enabled', type: 'checkbox', 'aria-describedby': 'recharge-error' }),
     packId: h('select', { id: 'recharge-pack', name: 'packId', 'aria-describedby': 'recharge-error' }),
@@ -55,9 +55,9 @@ export function createBillingView({ client }) {
     h('p', { class: 'help' }, 'When a call takes the balance below the threshold, one recharge buys the pack with your saved card. Calls never wait for it; three failed recharges in a row turn it off.'),
     rechargeStatus,
     h('div', { class: 'field checkbox' }, h('label', { for: 'recharge-enabled' }, inputs.enabled, ' Recharge automatically')),
-    field('recharge-pack', 'packId', 'Pack to buy', inputs.packId),
-    field('recharge-threshold', 'threshold', 'Below this many credits', inputs.threshold),
-    field('recharge-limit', 'monthlyLimit', 'At most this many recharges a month', inputs.monthlyLimit),
+    field('recharge-pack', 'Pack to buy', inputs.packId),
+    field('recharge-threshold', 'Below this many credits', inputs.threshold),
+    field('recharge-limit', 'At most this many recharges a month', inputs.monthlyLimit),
     rechargeError,
     h('button', { type: 'submit', class: 'primary' }, 'Save auto-recharge'),
   );

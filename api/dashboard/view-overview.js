@@ -1,7 +1,7 @@
 //! The overview (`/dashboard`): the balance (with its low and zero states), the plan and its next
 //! monthly allowance, the latest calls, every grant with what is left of it (paged with the API's
 //! cursor), and a link to each of the dashboard's other views with what it is for.
-import { credits, dataTable, empty, errorBox, formatInt, h, loading, replace, time, viewSection } from './dom.js';
+import { credits, empty, errorBox, formatInt, h, loading, replace, time, viewSection } from './dom.js';
 import { createGrantsList } from './grants.js';
 import { ledgerTable } from './ledger.js';
 

@@ -2,7 +2,7 @@
 //! parts of their answers, security and error codes. `api/openapi.ts` collects the operations
 //! and turns each one's `codes` into its problem answers.
 import type { ErrorCode } from '../../lib/errors.js';
-import { ANSWER_HEADERS, headerRef, RATE_LIMIT_HEADERS, type Json, type Tag } from './openapi-parts.js';
+import { ANSWER_HEADERS, RATE_LIMIT_HEADERS, type Json, type Tag } from './openapi-parts.js';
 import type { JsonSchema } from './schema-parts.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';

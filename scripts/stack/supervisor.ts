@@ -198,7 +198,7 @@ export class Supervisor {
   }
 
   start(spec: ProcessSpec): ManagedProcess {
-    if (this.stopping) throw new Error(`not starting ${spec.name}: the stack is stopping`);
+    if (this.stopping !== undefined) throw new Error(`not starting ${spec.name}: the stack is stopping`);
     // detached: the child leads a new process group, so we can signal it and all it spawns, and
     // a Ctrl-C in the terminal reaches only us: we stop the processes in order.
     const child = spawn(spec.command, spec.args, {

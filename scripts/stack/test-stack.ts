@@ -41,7 +41,15 @@ export interface TestStackOptions {
 }
 
 /** What the fixture process prints (test/fixtures/info.ts); kept loose here to stay out of test/. */
-export type FixturesJson = Record<string, any> & { caCertFile: string; caKeyFile: string };
+export type FixturesJson = Record<string, unknown> & {
+  caCertFile: string;
+  caKeyFile: string;
+  targetAllowlist: string[];
+  dnsServers: string[];
+  goldFeed: { goldUrl: string; fxUrl: string; controlUrl: string };
+  http: { url: string };
+  oidc?: { id: string; name: string; issuer: string; clientId: string; clientSecret: string };
+};
 
 export interface TestStack {
   apiUrl: string;

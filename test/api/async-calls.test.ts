@@ -6,7 +6,7 @@
 //! only endpoints subscribed to it; the list is newest first and paged; a synchronous call
 //! writes no call record.
 import test from 'ava';
-import { adminToken, balanceOf, callTool, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
+import { adminToken, balanceOf, callTool, isProblem, newAccount, request, type TestAccount, type UncheckedJson } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
 import { eventually, registerEndpoint, sleep, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { closedPort } from '../fixtures/http-pages.js';
@@ -49,7 +49,7 @@ test('respond-async: 202 at once with Location, Preference-Applied and Retry-Aft
   t.true(Math.abs(Date.parse(done.body.expiresAt) - Date.parse(done.body.completedAt) - 24 * 3600_000) < 1000);
   t.is(await balanceOf(account), 8, 'each call charged once');
   const usage = await request('GET', '/api/v1/account/usage', { token: account.ownerToken });
-  t.true(usage.body.items.some((u: any) => u.requestId === requestId));
+  t.true(usage.body.items.some((u: UncheckedJson) => u.requestId === requestId));
 });
 
 test('a failed asynchronous call is refunded in full and shows the problem a synchronous call answers', async (t) => {
@@ -145,7 +145,7 @@ test("another account's call is 404; unknown ids are 404; the owner token is ref
   t.true(isProblem(await getCall(a, 'call-nope'), 404, 'not_found'));
   t.true(isProblem(await request('GET', `/api/v1/calls/${res.body.requestId}`, { token: a.ownerToken }), 403, 'forbidden'));
   t.true(isProblem(await request('GET', `/api/v1/calls/${res.body.requestId}`), 401, 'unauthorized'));
-  t.false((await request('GET', '/api/v1/calls', { token: b.apiKey })).body.items.some((c: any) => c.requestId === res.body.requestId));
+  t.false((await request('GET', '/api/v1/calls', { token: b.apiKey })).body.items.some((c: UncheckedJson) => c.requestId === res.body.requestId));
 });
 
 test('past its 24 hours the answer is 410 call_expired, with when it expired', async (t) => {
@@ -192,14 +192,14 @@ test('GET /api/v1/calls lists the recent calls newest first, paged; the owner to
   const sync = await callTool(account.apiKey, 'hash-text', { text: 'sync' });
   for (const id of ids) await ended(account, id);
   const first = await request('GET', '/api/v1/calls?limit=2', { token: account.apiKey });
-  t.deepEqual(first.body.items.map((c: any) => c.requestId), [ids[2], ids[1]]);
+  t.deepEqual(first.body.items.map((c: UncheckedJson) => c.requestId), [ids[2], ids[1]]);
   t.deepEqual(Object.keys(first.body.items[0]).sort(), ['charged', 'code', 'completedAt', 'createdAt', 'requestId', 'status', 'tool']);
   const second = await request('GET', `/api/v1/calls?limit=2&cursor=${first.body.nextCursor}`, { token: account.apiKey });
-  t.deepEqual(second.body.items.map((c: any) => c.requestId), [ids[0]]);
+  t.deepEqual(second.body.items.map((c: UncheckedJson) => c.requestId), [ids[0]]);
   t.is(second.body.nextCursor, null);
   const owner = await request('GET', '/api/v1/account/calls', { token: account.ownerToken });
-  t.deepEqual(owner.body.items.map((c: any) => c.requestId), [...ids].reverse());
-  t.false(owner.body.items.some((c: any) => c.requestId === sync.headers.get('x-request-id')));
+  t.deepEqual(owner.body.items.map((c: UncheckedJson) => c.requestId), [...ids].reverse());
+  t.false(owner.body.items.some((c: UncheckedJson) => c.requestId === sync.headers.get('x-request-id')));
   t.is(await withServiceDb((db) => db.collection('calls').countDocuments({ _id: sync.headers.get('x-request-id') as never })), 0, 'a synchronous call writes no call record');
   t.true(isProblem(await request('GET', '/api/v1/calls?limit=0', { token: account.apiKey }), 400, 'validation_failed'));
 });

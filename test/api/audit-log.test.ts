@@ -4,7 +4,7 @@
 //! or removed in the database; a draft left by a process that died after its change is not lost.
 import test from 'ava';
 import { createHash } from 'node:crypto';
-import { adminToken, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
+import { adminToken, isProblem, newAccount, request, type TestAccount, type UncheckedJson } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 
@@ -13,12 +13,12 @@ const UA = { 'user-agent': 'audit-test/1.0' };
 const log = async (account: TestAccount, query = '') => {
   const res = await request('GET', `/api/v1/account/audit-log${query}`, { token: account.ownerToken });
   if (res.status !== 200) throw new Error(`audit log: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body as { items: any[]; nextCursor: string | null };
+  return res.body as { items: UncheckedJson[]; nextCursor: string | null };
 };
 const verify = async (account: TestAccount) => (await request('GET', '/api/v1/account/audit-log/verify', { token: account.ownerToken })).body;
 
 /** What the docs tell a customer to do with an export: recompute every hash, oldest first. */
-function verifyOffline(newestFirst: any[]): string | null {
+function verifyOffline(newestFirst: UncheckedJson[]): string | null {
   let prev: string | undefined;
   for (const entry of [...newestFirst].reverse()) {
     const { prevHash, hash, ...content } = entry;
@@ -84,7 +84,7 @@ test('grants and plan changes by the operator are recorded; the operator lists e
 
   const admin = await request('GET', `/api/v1/admin/audit-log?accountId=${account.id}&action=account.plan_changed`, { token: adminToken() });
   t.is(admin.status, 200);
-  t.deepEqual(admin.body.items.map((e: any) => [e.accountId, e.id]), [[account.id, plan[0].id]]);
+  t.deepEqual(admin.body.items.map((e: UncheckedJson) => [e.accountId, e.id]), [[account.id, plan[0].id]]);
   t.true(isProblem(await request('GET', '/api/v1/admin/audit-log', { token: account.ownerToken }), 401, 'unauthorized'));
   t.true(isProblem(await request('GET', '/api/v1/admin/audit-log?accountId=nope', { token: adminToken() }), 400, 'validation_failed'));
   t.true(isProblem(await request('GET', '/api/v1/account/audit-log?action=nope', { token: account.ownerToken }), 400, 'validation_failed'));

@@ -7,7 +7,7 @@
 //! is 404; secret fields are not stored in clear.
 import test from 'ava';
 import type http from 'node:http';
-import { adminToken, apiUrl, balanceOf, callTool, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
+import { adminToken, apiUrl, balanceOf, callTool, isProblem, newAccount, request, type TestAccount, type UncheckedJson, type Answer } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
 import { eventually, registerEndpoint, sleep, startReceiver } from '../helpers/webhook-receiver.js';
 import { send, startPageServer, type PageServer } from '../fixtures/http-pages.js';
@@ -23,11 +23,11 @@ const ended = (account: TestAccount, id: string) =>
   eventually(() => batchOf(account, id), (res) => res.status !== 200 || res.body.completedAt !== null, 90_000, `batch ${id} to end`);
 
 /** Every item, page by page. */
-async function allItems(account: TestAccount, id: string, query = ''): Promise<any[]> {
-  const items: any[] = [];
+async function allItems(account: TestAccount, id: string, query = ''): Promise<UncheckedJson[]> {
+  const items: UncheckedJson[] = [];
   let cursor: string | null = null;
   do {
-    const res: any = await get(account, `/api/v1/batches/${id}/items?limit=7${query}${cursor ? `&cursor=${cursor}` : ''}`);
+    const res: Answer<{ items: UncheckedJson[]; nextCursor: string | null }> = await get(account, `/api/v1/batches/${id}/items?limit=7${query}${cursor ? `&cursor=${cursor}` : ''}`);
     if (res.status !== 200) throw new Error(`items: ${res.status} ${JSON.stringify(res.body)}`);
     items.push(...res.body.items);
     cursor = res.body.nextCursor;
@@ -39,7 +39,7 @@ async function allItems(account: TestAccount, id: string, query = ''): Promise<a
 async function resultLines(account: TestAccount, id: string) {
   const res = await fetch(`${apiUrl()}/api/v1/batches/${id}/results`, { headers: { authorization: `Bearer ${account.apiKey}` } });
   if (res.status !== 200 || !res.body) throw new Error(`results: ${res.status}`);
-  const lines: any[] = [];
+  const lines: UncheckedJson[] = [];
   let text = '';
   const decoder = new TextDecoder();
   const ended = (async () => {
@@ -89,9 +89,9 @@ test('a batch answers 202 with Location, runs each item as its call would (same 
   t.true(items.every((i) => i.status === 'succeeded' && /^call-acc_/.test(i.requestId) && i.error === undefined));
 
   const usage = await request('GET', '/api/v1/account/usage', { token: account.ownerToken });
-  const rows = usage.body.items.filter((u: any) => u.batchId === res.body.id);
+  const rows = usage.body.items.filter((u: UncheckedJson) => u.batchId === res.body.id);
   t.is(rows.length, 12, 'usage lists each item with its batch id');
-  t.deepEqual(rows.map((u: any) => u.requestId).sort(), items.map((i) => i.requestId).sort());
+  t.deepEqual(rows.map((u: UncheckedJson) => u.requestId).sort(), items.map((i) => i.requestId).sort());
 
   const results = await fetch(`${apiUrl()}/api/v1/batches/${res.body.id}/results`, { headers: { authorization: `Bearer ${account.apiKey}` } });
   t.is(results.status, 200);
@@ -108,18 +108,18 @@ test('bad input is refused before anything starts or is charged: an invalid item
   const account = await newAccount(10);
   const invalid = await post(account, { tool: 'hash-text', items: [{ text: 'fine' }, { text: 'x', algorithm: 'rot13' }, {}] });
   t.true(isProblem(invalid, 400, 'validation_failed'));
-  const fields = invalid.body.errors.map((e: any) => e.field);
+  const fields = invalid.body.errors.map((e: UncheckedJson) => e.field);
   t.true(fields.includes('/items/1/algorithm'), JSON.stringify(fields));
   t.true(fields.includes('/items/2/text'), JSON.stringify(fields));
   t.false(fields.some((f: string) => f.startsWith('/items/0')));
 
   const unknown = await post(account, { tool: 'no-such-tool', items: [{}] });
   t.true(isProblem(unknown, 400, 'validation_failed'));
-  t.deepEqual(unknown.body.errors.map((e: any) => e.field), ['/tool']);
+  t.deepEqual(unknown.body.errors.map((e: UncheckedJson) => e.field), ['/tool']);
 
   const tooMany = await post(account, { tool: 'hash-text', items: Array.from({ length: 10_001 }, () => ({ text: 'a' })) });
   t.true(isProblem(tooMany, 400, 'validation_failed'));
-  t.deepEqual(tooMany.body.errors.map((e: any) => e.field), ['/items']);
+  t.deepEqual(tooMany.body.errors.map((e: UncheckedJson) => e.field), ['/items']);
 
   const empty = await post(account, { tool: 'hash-text', items: [] });
   t.true(isProblem(empty, 400, 'validation_failed'));
@@ -150,7 +150,7 @@ test('the live counts are exact at every read while a batch runs: they add up to
   const total = 40;
   const res = await post(account, { tool: 'hash-text', items: Array.from({ length: total }, (_, i) => ({ text: `live ${i}` })) });
   t.is(res.status, 202);
-  const reads: any[] = [];
+  const reads: UncheckedJson[] = [];
   for (;;) {
     const now = await batchOf(account, res.body.id);
     t.is(now.status, 200);

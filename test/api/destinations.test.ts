@@ -9,7 +9,7 @@ import path from 'node:path';
 import test from 'ava';
 import { DeleteBucketCommand, GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { UtilityTools, UtilityToolsError } from 'utility-tools/client';
-import { apiUrl, balanceOf, callTool, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
+import { apiUrl, balanceOf, callTool, isProblem, newAccount, request, type TestAccount, type UncheckedJson } from '../helpers/api.js';
 import { FIXTURE_HOST } from '../fixtures/http-pages.js';
 import { FIXTURE_NAMES } from '../fixtures/dns-server.js';
 import { eventually } from '../helpers/webhook-receiver.js';
@@ -354,7 +354,7 @@ test('creating and deleting a destination are in the audit log, with the owner, 
   t.is((await request('DELETE', `/api/v1/account/destinations/${created.body.id}`, { token: account.ownerToken })).status, 204);
 
   const log = await request('GET', '/api/v1/account/audit-log?limit=100', { token: account.ownerToken });
-  const entries = (log.body.items as any[]).filter((e) => e.target.type === 'destination');
+  const entries = (log.body.items as UncheckedJson[]).filter((e) => e.target.type === 'destination');
   t.deepEqual(entries.map((e) => e.action), ['destination.deleted', 'destination.created']);
   t.true(entries.every((e) => e.target.id === created.body.id && e.actor.type === 'owner' && e.actor.credential === account.ownerToken.slice(0, e.actor.credential.length)));
   t.is(entries[1].userAgent, 'dest-audit/1.0');

@@ -19,6 +19,7 @@ import { EVENT_KINDS } from '../../lib/event-kinds.js';
 import { createLogger } from '../../lib/logger.js';
 import { createMetrics } from '../../lib/metrics.js';
 import { loadCatalogueSchemas } from '../../domain/tool-schemas.js';
+import type { UncheckedJson } from '../helpers/api.js';
 
 const BASE_URL = 'https://api.example.test';
 /** Statuses every tool call can answer with (the table of lib/errors.ts). */
@@ -73,7 +74,7 @@ test('the document is valid OpenAPI 3.1', async (t) => {
 });
 
 test('the validator does reject a broken document', async (t) => {
-  const broken = structuredClone(doc) as unknown as Record<string, any>;
+  const broken = structuredClone(doc) as unknown as Record<string, UncheckedJson>;
   broken.paths['/healthz'].get.responses['200'].content = 'text/plain';
   t.false((await new Validator().validate(broken)).valid);
 });
@@ -121,7 +122,7 @@ test('every example in the document matches its schema', async (t) => {
 test('every catalogue tool is a POST operation with its cost, group, schemas and problem answers', (t) => {
   t.true(CATALOGUE.size > 0);
   for (const tool of CATALOGUE.values()) {
-    const op = doc.paths[`/api/v1/tools/${tool.name}`]?.post as Record<string, any> | undefined;
+    const op = doc.paths[`/api/v1/tools/${tool.name}`]?.post as Record<string, UncheckedJson> | undefined;
     if (!op) {
       t.fail(`${tool.name} is not documented`);
       continue;
@@ -141,7 +142,7 @@ test('every catalogue tool is a POST operation with its cost, group, schemas and
     const namesDestination = op.parameters.some((p: { $ref: string }) => p.$ref === '#/components/parameters/Output-Destination');
     t.is(namesDestination, Boolean(tool.fileField), `${tool.name} takes Output-Destination iff it makes a file`);
     const bad = op.responses['502'] as { $ref?: string } | undefined;
-    const badGateway = (bad?.$ref ? doc.components.responses[bad.$ref.split('/').pop()!] : bad) as Record<string, any> | undefined;
+    const badGateway = (bad?.$ref ? doc.components.responses[bad.$ref.split('/').pop()!] : bad) as Record<string, UncheckedJson> | undefined;
     t.is(Boolean(badGateway?.content['application/problem+json'].examples.destination_error), Boolean(tool.fileField), `${tool.name} answers destination_error iff it makes a file`);
     if (tool.fileField) {
       const schema = doc.components.schemas[stored!] as { required: string[]; properties: Record<string, unknown> };
@@ -192,12 +193,12 @@ test('with the webhook routes mounted, the document lists them and stays valid',
 
 test('problem answers are application/problem+json with the shared Problem schema and every code', (t) => {
   t.deepEqual(doc.components.schemas.ErrorCode!.enum, Object.keys(ERRORS));
-  for (const [name, response] of Object.entries(doc.components.responses) as [string, any][]) {
+  for (const [name, response] of Object.entries(doc.components.responses) as [string, UncheckedJson][]) {
     const content = response.content['application/problem+json'];
     t.is(content.schema.$ref, '#/components/schemas/Problem', name);
     // A code answered with another status on one route (Stripe's webhook: invalid_signature is 400) is a response named for it.
     const answeredAt = /At(\d{3})$/.exec(name)?.[1];
-    for (const [code, example] of Object.entries(content.examples) as [ErrorCode, any][]) {
+    for (const [code, example] of Object.entries(content.examples) as [ErrorCode, UncheckedJson][]) {
       t.is(example.value.status, answeredAt ? Number(answeredAt) : ERRORS[code].status);
       t.is(example.value.type, `${BASE_URL}/docs/errors#${code}`);
     }
@@ -229,10 +230,10 @@ test('every route the app serves is documented, and every documented operation i
 test('webhook events are documented with their envelope, payload and signature headers', (t) => {
   t.deepEqual(Object.keys(doc.webhooks), [...EVENT_KINDS]);
   for (const kind of EVENT_KINDS) {
-    const op = doc.webhooks[kind]!.post as Record<string, any>;
+    const op = doc.webhooks[kind]!.post as Record<string, UncheckedJson>;
     const headers = op.parameters.map((p: { name: string }) => p.name);
     t.deepEqual(headers, ['X-Service-Event', 'X-Service-Event-Id', 'X-Service-Timestamp', 'X-Service-Signature', 'X-Service-Signatures', 'User-Agent']);
-    const envelope = doc.components.schemas[op.requestBody.content['application/json'].schema.$ref.split('/').pop()] as Record<string, any>;
+    const envelope = doc.components.schemas[op.requestBody.content['application/json'].schema.$ref.split('/').pop()] as Record<string, UncheckedJson>;
     t.deepEqual(envelope.required, ['id', 'event', 'createdAt', 'data']);
     t.is(envelope.properties.event.const, kind);
   }

@@ -4,7 +4,7 @@
 //! account's webhooks until the third in a row turns it off.
 import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
-import { adminToken, callTool, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
+import { adminToken, callTool, isProblem, newAccount, request, type TestAccount, type UncheckedJson } from '../helpers/api.js';
 import { mailsTo, uniqueAddress, waitForMail } from '../helpers/mailbox.js';
 import { testEnv } from '../helpers/env.js';
 import { withServiceDb } from '../helpers/db.js';
@@ -27,13 +27,13 @@ test.after.always(async () => {
   await connection?.close();
 });
 
-const settings = async (a: TestAccount) => (await request('GET', '/api/v1/account/auto-recharge', { token: a.ownerToken })).body as Record<string, any>;
+const settings = async (a: TestAccount) => (await request('GET', '/api/v1/account/auto-recharge', { token: a.ownerToken })).body as Record<string, UncheckedJson>;
 const putSettings = (a: TestAccount, body: Record<string, unknown>) => request('PUT', '/api/v1/account/auto-recharge', { token: a.ownerToken, body });
 const balance = async (a: TestAccount) => (await request('GET', '/api/v1/account', { token: a.ownerToken })).body.balance as number;
 const hash = (a: TestAccount, i: number) => callTool(a.apiKey, 'hash-text', { text: `recharge ${i}`, algorithm: 'sha256' });
 const rechargesOf = (accountId: string) => withServiceDb((db) => db.collection('recharges').find({ accountId }).toArray());
 const eventsOf = (accountId: string, kind: string) =>
-  withServiceDb(async (db) => (await db.collection('events').find({ accountId, event: kind }).sort({ createdAt: 1 }).toArray()).map((e) => e.data as Record<string, any>));
+  withServiceDb(async (db) => (await db.collection('events').find({ accountId, event: kind }).sort({ createdAt: 1 }).toArray()).map((e) => e.data as Record<string, UncheckedJson>));
 
 /** An account (with `email` as its contact) that bought PACK with saveCard, paid: CREDITS in its balance and visa 4242 saved. */
 async function withSavedCard(email?: string): Promise<TestAccount> {

@@ -5,7 +5,7 @@
 //! in no log, history or collection.
 import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
-import { callTool, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
+import { callTool, isProblem, newAccount, request, type TestAccount, type UncheckedJson } from '../helpers/api.js';
 import { placesHolding } from '../helpers/secrets.js';
 import { historyText } from '../helpers/temporal.js';
 import { testEnv } from '../helpers/env.js';
@@ -32,10 +32,10 @@ test.after.always(async () => {
 });
 
 const balance = async (a: TestAccount) => (await request('GET', '/api/v1/account', { token: a.ownerToken })).body.balance as number;
-const purchases = async (a: TestAccount) => (await request('GET', '/api/v1/account/purchases', { token: a.ownerToken })).body.items as Record<string, any>[];
-const grants = async (a: TestAccount) => (await request('GET', '/api/v1/account/grants', { token: a.ownerToken })).body.items as Record<string, any>[];
+const purchases = async (a: TestAccount) => (await request('GET', '/api/v1/account/purchases', { token: a.ownerToken })).body.items as Record<string, UncheckedJson>[];
+const grants = async (a: TestAccount) => (await request('GET', '/api/v1/account/grants', { token: a.ownerToken })).body.items as Record<string, UncheckedJson>[];
 const eventsOf = (accountId: string, kind: string) =>
-  withServiceDb(async (db) => (await db.collection('events').find({ accountId, event: kind }).sort({ createdAt: 1 }).toArray()).map((e) => e.data as Record<string, any>));
+  withServiceDb(async (db) => (await db.collection('events').find({ accountId, event: kind }).sort({ createdAt: 1 }).toArray()).map((e) => e.data as Record<string, UncheckedJson>));
 
 /** An account with no credits and one pending purchase of PACK. */
 async function buyer() {
@@ -84,7 +84,7 @@ test('a paid checkout is granted once, however often and in whatever form Stripe
   t.true(history.includes(sessionId));
   for (const secret of ['buyer-secret@example.test', '1 Private Road', 'Ada Buyer', process.env.STRIPE_WEBHOOK_SECRET!, process.env.STRIPE_SECRET_KEY!]) t.false(history.includes(secret), secret);
   // Recorded in the audit log: the purchase paid and its grant, by the service.
-  const audit = (await request('GET', '/api/v1/account/audit-log', { token: account.ownerToken })).body.items as Record<string, any>[];
+  const audit = (await request('GET', '/api/v1/account/audit-log', { token: account.ownerToken })).body.items as Record<string, UncheckedJson>[];
   t.like(audit.find((e) => e.action === 'purchase.paid'), { actor: { type: 'service' }, target: { id: purchaseId } });
   t.is(audit.filter((e) => e.action === 'credits.granted').length, 1);
 });
@@ -116,7 +116,7 @@ test('a refund that arrives before its completion is applied after it; refunds v
   t.deepEqual(voided.map((v) => v.amount), [4, 6, 2]);
   t.true(voided.every((v) => v.reason === 'refund' && v.purchaseId === purchaseId));
   t.deepEqual(voided.map((v) => v.balance), [16, 2, 0]);
-  const audit = (await request('GET', '/api/v1/account/audit-log?action=purchase.refunded', { token: account.ownerToken })).body.items as Record<string, any>[];
+  const audit = (await request('GET', '/api/v1/account/audit-log?action=purchase.refunded', { token: account.ownerToken })).body.items as Record<string, UncheckedJson>[];
   t.true(audit.length >= 2);
   t.true(audit.every((e) => e.actor.type === 'service'));
 });

@@ -2,7 +2,7 @@
 //! tools' own suites use: the output those suites expect, decoded bytes for binary outputs, and a
 //! charge equal to the catalogue's cost with the balance the account API reports.
 import { once } from 'node:events';
-import net from 'node:net';
+import type net from 'node:net';
 import tls from 'node:tls';
 import test, { type ExecutionContext } from 'ava';
 import { UtilityTools, UtilityToolsError, type ToolName, type ToolResult } from 'utility-tools/client';

@@ -12,7 +12,7 @@ import { callTool, newAccount, request, type TestAccount } from '../helpers/api.
 import { withServiceDb } from '../helpers/db.js';
 import { client, joinAccount, signUp, type SignedUpPerson } from '../helpers/people.js';
 import { attemptsOf, eventually, registerEndpoint, sendTest, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { PHONE, SIGNED_OUT_VIEWS, axeViolations, focused, goTo, launchBrowser, openDashboard, screenshot, signIn, signInWithPassword, submitToken, textOf, viewsOf, waitForIdle, waitForView, type ViewId } from './page.js';
+import { PHONE, SIGNED_OUT_VIEWS, axeViolations, focused, goTo, launchBrowser, openDashboard, screenshot, signIn, signInWithPassword, submitToken, textOf, viewsOf, waitForView, type ViewId } from './page.js';
 
 let browser: Browser;
 let receiver: Receiver;

@@ -3,7 +3,7 @@
 //! and signing a person up through the real mail.
 import http from 'node:http';
 import { randomInt } from 'node:crypto';
-import { apiUrl, type Answer } from './api.js';
+import { apiUrl, type Answer, type UncheckedJson } from './api.js';
 import { tokenFrom, uniqueAddress, waitForMail } from './mailbox.js';
 
 /** A loopback address nobody else in this run uses (127.0.0.1 is the suite's own). */
@@ -27,7 +27,7 @@ export interface RequestOptions {
 }
 
 /** An HTTP request like the dashboard's (its Origin on unsafe methods), from the client's own loopback address. */
-export function requestFrom<T = any>(from: string, method: string, path: string, options: RequestOptions = {}): Promise<Answer<T> & { setCookie: string[] }> {
+export function requestFrom<T = UncheckedJson>(from: string, method: string, path: string, options: RequestOptions = {}): Promise<Answer<T> & { setCookie: string[] }> {
   const url = new URL((options.baseUrl ?? apiUrl()) + path);
   const headers: Record<string, string> = { ...options.headers };
   if (options.cookie) headers.cookie = options.cookie;
@@ -63,7 +63,7 @@ export function sessionCookieOf(setCookie: string[]): string | undefined {
 export function client(from = ownLoopback()) {
   return {
     from,
-    request: <T = any>(method: string, path: string, options: RequestOptions = {}) => requestFrom<T>(from, method, path, options),
+    request: <T = UncheckedJson>(method: string, path: string, options: RequestOptions = {}) => requestFrom<T>(from, method, path, options),
   };
 }
 

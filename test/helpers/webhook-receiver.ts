@@ -4,14 +4,14 @@
 //! included, and answers as the test tells it: a status, after a delay, or never.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { request, type TestAccount } from './api.js';
+import { request, type TestAccount, type UncheckedJson } from './api.js';
 
 export interface Delivery {
   path: string;
   method: string;
   headers: http.IncomingHttpHeaders;
   rawBody: string;
-  body: any;
+  body: UncheckedJson;
   /** Date.now() when the whole request had arrived. */
   receivedAt: number;
   /** The status answered, once answered; null while held or hanging. */
@@ -55,7 +55,7 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const rawBody = Buffer.concat(chunks).toString('utf8');
-      let body: any = null;
+      let body: UncheckedJson = null;
       try {
         body = JSON.parse(rawBody);
       } catch {
@@ -143,15 +143,15 @@ export async function registerEndpoint(account: TestAccount, url: string, eventT
   return res.body;
 }
 
-/** The endpoint as listed (any: tests read whichever fields they check). */
-export async function endpointOf(account: TestAccount, id: string): Promise<any> {
+/** The endpoint as listed (tests read whichever fields they check). */
+export async function endpointOf(account: TestAccount, id: string): Promise<UncheckedJson> {
   const res = await request('GET', '/api/v1/account/webhooks', { token: account.ownerToken });
   if (res.status !== 200) throw new Error(`could not list webhooks: ${res.status}`);
   return (res.body as Endpoint[]).find((e) => e.id === id);
 }
 
 /** Attempts, newest first (the route's shape: id, eventId, event, attemptedAt, statusCode, durationMs, success, error). */
-export async function attemptsOf(account: TestAccount, id: string, limit?: number): Promise<any[]> {
+export async function attemptsOf(account: TestAccount, id: string, limit?: number): Promise<UncheckedJson[]> {
   const res = await request('GET', `/api/v1/account/webhooks/${id}/attempts${limit ? `?limit=${limit}` : ''}`, { token: account.ownerToken });
   if (res.status !== 200) throw new Error(`could not read attempts: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;

@@ -7,8 +7,11 @@ import type { Page } from 'puppeteer-core';
 import { launchBrowser } from '../dashboard/page.js';
 import { client, serviceOrigin, signUp } from '../helpers/people.js';
 import { withServiceDb } from '../helpers/db.js';
+import type { UncheckedJson } from '../helpers/api.js';
 
 const require = createRequire(import.meta.url);
+/** The page's global with the SimpleWebAuthn bundle the dashboard serves. */
+type PageGlobal = typeof globalThis & { SimpleWebAuthnBrowser: typeof import('@simplewebauthn/browser') };
 const BROWSER_BUNDLE = require.resolve('@simplewebauthn/browser').replace(/script[\\/]index\.js$/, 'dist/bundle/index.umd.min.js');
 
 /** A page of the service's origin with an authenticator that holds discoverable credentials and verifies its user. */
@@ -40,7 +43,7 @@ const call = (page: Page, method: string, path: string, body?: unknown) =>
 const addPasskey = (page: Page, name: string) =>
   page.evaluate(async (n) => {
     const options = await (await fetch('/api/v1/auth/passkeys/options', { method: 'POST' })).json();
-    const response = await (globalThis as any).SimpleWebAuthnBrowser.startRegistration({ optionsJSON: options });
+    const response = await (globalThis as PageGlobal).SimpleWebAuthnBrowser.startRegistration({ optionsJSON: options });
     const res = await fetch('/api/v1/auth/passkeys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ response, name: n }) });
     return { status: res.status, body: await res.json() };
   }, name);
@@ -48,7 +51,7 @@ const addPasskey = (page: Page, name: string) =>
 const passkeySignIn = (page: Page) =>
   page.evaluate(async () => {
     const options = await (await fetch('/api/v1/auth/passkey-signin/options', { method: 'POST' })).json();
-    const response = await (globalThis as any).SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: options });
+    const response = await (globalThis as PageGlobal).SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: options });
     const res = await fetch('/api/v1/auth/passkey-signin', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ response }) });
     return { status: res.status, body: await res.json() };
   });
@@ -63,7 +66,7 @@ test('a person adds a passkey, renames it, signs in with it without an address, 
   t.like(added.body, { name: 'Work laptop', backedUp: false });
   const renamed = await call(page, 'PATCH', `/api/v1/auth/passkeys/${encodeURIComponent(added.body.id)}`, { name: 'Laptop' });
   t.is(renamed.body.name, 'Laptop');
-  t.deepEqual((await call(page, 'GET', '/api/v1/auth/passkeys')).body.map((p: any) => p.name), ['Laptop']);
+  t.deepEqual((await call(page, 'GET', '/api/v1/auth/passkeys')).body.map((p: UncheckedJson) => p.name), ['Laptop']);
 
   t.is((await call(page, 'POST', '/api/v1/auth/signout')).status, 204);
   t.is((await call(page, 'GET', '/api/v1/auth/session')).status, 401);
@@ -73,9 +76,9 @@ test('a person adds a passkey, renames it, signs in with it without an address, 
   t.is((await call(page, 'GET', '/api/v1/auth/session')).status, 200, 'the cookie is set');
 
   const log = await call(page, 'GET', '/api/v1/account/audit-log');
-  const actions = log.body.items.map((e: any) => e.action);
+  const actions = log.body.items.map((e: UncheckedJson) => e.action);
   t.true(actions.includes('user.passkey_added'));
-  t.true(log.body.items.some((e: any) => e.action === 'user.signed_in' && e.changes.method[1] === 'passkey'));
+  t.true(log.body.items.some((e: UncheckedJson) => e.action === 'user.signed_in' && e.changes.method[1] === 'passkey'));
 
   t.is((await call(page, 'DELETE', `/api/v1/auth/passkeys/${encodeURIComponent(added.body.id)}`)).status, 204);
   t.deepEqual((await call(page, 'GET', '/api/v1/auth/passkeys')).body, []);
@@ -102,7 +105,7 @@ test('adding or removing a passkey needs a sign-in within 10 minutes; a challeng
   t.is((await passkeySignIn(page)).status, 200);
   const replay = await page.evaluate(async () => {
     const options = await (await fetch('/api/v1/auth/passkey-signin/options', { method: 'POST' })).json();
-    const response = await (globalThis as any).SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: options });
+    const response = await (globalThis as PageGlobal).SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: options });
     // No named function in here: the test's transpiler would name it with a helper the page lacks.
     const statuses: number[] = [];
     for (let i = 0; i < 2; i++) statuses.push((await fetch('/api/v1/auth/passkey-signin', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ response }) })).status);

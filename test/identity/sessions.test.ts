@@ -2,7 +2,7 @@
 //! idle and absolute timeouts; the cookie's changes guarded against other sites; the account API
 //! taking the session as the owner token.
 import test from 'ava';
-import { isProblem, newAccount } from '../helpers/api.js';
+import { isProblem, newAccount, type UncheckedJson } from '../helpers/api.js';
 import { client, signIn, signUp } from '../helpers/people.js';
 import { withServiceDb } from '../helpers/db.js';
 
@@ -15,8 +15,8 @@ test('a person lists their sessions, ends one, ends all others, and signs out: e
   const list = await c.request('GET', '/api/v1/auth/sessions', { cookie: laptop });
   t.is(list.status, 200);
   t.is(list.body.length, 3);
-  t.is(list.body.filter((s: any) => s.current).length, 1);
-  const phoneEntry = list.body.find((s: any) => s.userAgent === 'phone/1.0');
+  t.is(list.body.filter((s: UncheckedJson) => s.current).length, 1);
+  const phoneEntry = list.body.find((s: UncheckedJson) => s.userAgent === 'phone/1.0');
   t.truthy(phoneEntry?.ip);
   t.false(JSON.stringify(list.body).includes(laptop.split('=')[1]!), 'no session secret in the list');
 
@@ -35,7 +35,7 @@ test('a person lists their sessions, ends one, ends all others, and signs out: e
   t.true(isProblem(await c.request('GET', '/api/v1/account/keys', { cookie: laptop }), 401, 'unauthenticated'));
   const ended = await c.request('GET', '/api/v1/account/audit-log?action=session.ended', { cookie: (await signIn(c, person.email, person.password)).cookie });
   t.is(ended.body.items.length, 3, 'each ended session is in the audit log');
-  t.true(ended.body.items.every((e: any) => !JSON.stringify(e).includes(laptop.split('=')[1]!)));
+  t.true(ended.body.items.every((e: UncheckedJson) => !JSON.stringify(e).includes(laptop.split('=')[1]!)));
 });
 
 test('a session ends after the idle timeout and at its absolute end', async (t) => {

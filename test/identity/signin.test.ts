@@ -1,7 +1,7 @@
 //! Signing in on the real stack: one answer for every wrong address or password, the lockout
 //! kept in the database (so every API instance holds it), and the owner told by mail.
 import test from 'ava';
-import { isProblem } from '../helpers/api.js';
+import { isProblem, type UncheckedJson } from '../helpers/api.js';
 import { uniqueAddress, waitForMail } from '../helpers/mailbox.js';
 import { client, goodPassword, sessionCookieOf, signIn, signUp } from '../helpers/people.js';
 import { withServiceDb } from '../helpers/db.js';
@@ -39,9 +39,9 @@ test('a password sign-in renews the session id, and records user.signed_in with 
   t.true(isProblem(await c.request('GET', '/api/v1/auth/session', { cookie }), 401, 'unauthenticated'));
   const log = await c.request('GET', '/api/v1/account/audit-log?action=user.signed_in', { cookie: sessionCookieOf(again.setCookie) });
   t.is(log.status, 200);
-  const methods = log.body.items.map((e: any) => e.changes.method[1]).sort();
+  const methods = log.body.items.map((e: UncheckedJson) => e.changes.method[1]).sort();
   t.deepEqual(methods, ['password', 'password', 'verification']);
-  t.true(log.body.items.every((e: any) => e.actor.type === 'user' && e.actor.userId === person.userId && e.actor.credential === null));
+  t.true(log.body.items.every((e: UncheckedJson) => e.actor.type === 'user' && e.actor.userId === person.userId && e.actor.credential === null));
 });
 
 test('10 failures for one address within 15 minutes lock it for 15 minutes, whatever password; its owner is told by mail once', async (t) => {

@@ -11,10 +11,11 @@ import { Writable } from 'node:stream';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { createLogger } from '../../lib/logger.js';
 import { COLLECTOR_BACK, COLLECTOR_DOWN, SPANS_NOT_EXPORTED, collectorChange, exportFailureReason, spanExport } from '../../lib/span-export.js';
+import type { UncheckedJson } from '../helpers/api.js';
 
 /** The lines a logger wrote, parsed, at every level. */
 function capture() {
-  const lines: Record<string, any>[] = [];
+  const lines: Record<string, UncheckedJson>[] = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
       lines.push(JSON.parse(String(chunk)));

@@ -4,7 +4,7 @@
 //! by a former member", the account's one owner (409 last_owner), the transfer of ownership after a
 //! recent sign-in, `member.joined` / `member.removed` delivered, and the audit log naming the acting member.
 import test from 'ava';
-import { callTool, isProblem } from '../helpers/api.js';
+import { callTool, isProblem, type UncheckedJson } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
 import { uniqueAddress } from '../helpers/mailbox.js';
 import { client, signIn } from '../helpers/people.js';
@@ -12,7 +12,7 @@ import { acceptAsNew, invite, teamAccount } from '../helpers/team.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
 const audit = async (c: ReturnType<typeof client>, token: string, action: string) =>
-  (await c.request('GET', `/api/v1/account/audit-log?action=${action}`, { token })).body.items as any[];
+  (await c.request('GET', `/api/v1/account/audit-log?action=${action}`, { token })).body.items as UncheckedJson[];
 
 test('invitations: any role but a second owner, listed while pending, revoked by id or by a newer one, used once, for 7 days; 409 for a member, 400 for no such role', async (t) => {
   const c = client();
@@ -34,7 +34,7 @@ test('invitations: any role but a second owner, listed while pending, revoked by
   // A newer invitation to the address revokes the one before; the admin revokes the newer by its id.
   const second = await invite(c, { cookie: admin.cookie }, email, 'billing');
   t.true(isProblem(await c.request('POST', '/api/v1/auth/invitations/accept', { body: { token: first, password: 'a long enough password for this' } }), 400, 'invalid_token'), 'the earlier link is revoked');
-  const pending = (await c.request('GET', '/api/v1/account/invitations', { cookie: admin.cookie })).body as any[];
+  const pending = (await c.request('GET', '/api/v1/account/invitations', { cookie: admin.cookie })).body as UncheckedJson[];
   t.is(pending.length, 1);
   t.is((await c.request('DELETE', `/api/v1/account/invitations/${pending[0].id}`, { cookie: admin.cookie })).status, 204);
   t.true(isProblem(await c.request('DELETE', `/api/v1/account/invitations/${pending[0].id}`, { cookie: admin.cookie }), 404, 'not_found'));
@@ -43,7 +43,7 @@ test('invitations: any role but a second owner, listed while pending, revoked by
 
   // Past its 7 days a link is refused (the clock moved on in the database).
   const third = await invite(c, account.ownerToken, email, 'viewer');
-  const invitationId = ((await c.request('GET', '/api/v1/account/invitations', { token: account.ownerToken })).body as any[])[0].id;
+  const invitationId = ((await c.request('GET', '/api/v1/account/invitations', { token: account.ownerToken })).body as UncheckedJson[])[0].id;
   await withServiceDb((db) => db.collection('auth_tokens').updateOne({ publicId: invitationId }, { $set: { expiresAt: new Date(Date.now() - 1000) } }));
   t.true(isProblem(await c.request('POST', '/api/v1/auth/invitations/accept', { body: { token: third, password: 'a long enough password for this' } }), 400, 'invalid_token'), 'an expired link');
 
@@ -76,7 +76,7 @@ test('roles change at once; a removed member is signed out of the account at onc
   const devKey = await c.request('POST', '/api/v1/account/keys', { cookie: developer!.cookie, body: { name: 'dev' } });
   t.is(devKey.status, 201);
   const listed = await c.request('GET', '/api/v1/account/keys', { cookie: developer!.cookie });
-  const makerOf = (keys: any[], id: string) => keys.find((k) => k.id === id).maker;
+  const makerOf = (keys: UncheckedJson[], id: string) => keys.find((k) => k.id === id).maker;
   t.deepEqual(makerOf(listed.body, devKey.body.id), { type: 'user', userId: developer!.userId, name: 'The developer', email: developer!.email, prefix: null, former: false });
   t.like(makerOf(listed.body, account.apiKeyId), { type: 'operator', former: false });
 
@@ -111,7 +111,7 @@ test('roles change at once; a removed member is signed out of the account at onc
   t.is((await callTool(devKey.body.key, 'hash-text', { text: 'still works', algorithm: 'sha256' })).status, 200);
   const after = await c.request('GET', '/api/v1/account/keys', { cookie: viewer.cookie });
   t.like(makerOf(after.body, devKey.body.id), { type: 'user', userId: developer!.userId, former: true });
-  const team = (await c.request('GET', '/api/v1/account/members', { cookie: viewer.cookie })).body as any[];
+  const team = (await c.request('GET', '/api/v1/account/members', { cookie: viewer.cookie })).body as UncheckedJson[];
   t.deepEqual(team.map((m) => m.role).sort(), ['admin', 'owner', 'viewer']);
   t.like(team.find((m) => m.role === 'owner'), { userId: owner!.userId, email: owner!.email, name: 'The owner' });
   t.truthy(team.find((m) => m.role === 'owner').lastSignInAt);

@@ -4,7 +4,7 @@
 //! message for that account only (their own other accounts still take it), and switching a
 //! password session to it is refused; a sign-in through the provider reaches it.
 import test from 'ava';
-import { isProblem } from '../helpers/api.js';
+import { isProblem, type UncheckedJson } from '../helpers/api.js';
 import { oidcSignIn, provider } from '../helpers/oidc.js';
 import { client, signIn, signUp } from '../helpers/people.js';
 import { invite, teamAccount } from '../helpers/team.js';
@@ -51,7 +51,7 @@ test('a required provider: set by the owner through it, other sessions ended, pa
   const own = await signIn(c, both.email, both.password);
   t.is(own.res.status, 200);
   t.is(own.res.body.account.id, both.accountId);
-  t.like(own.res.body.accounts.find((a: any) => a.id === account.id), { requiredProvider: provider().id });
+  t.like(own.res.body.accounts.find((a: UncheckedJson) => a.id === account.id), { requiredProvider: provider().id });
   t.true(isProblem(await c.request('PUT', '/api/v1/auth/session', { cookie: own.cookie, body: { accountId: account.id } }), 403, 'provider_required'));
   const bothSso = await oidcSignIn(c, both.email, { cookie: own.cookie });
   const switched = await c.request('PUT', '/api/v1/auth/session', { cookie: bothSso.cookie, body: { accountId: account.id } });

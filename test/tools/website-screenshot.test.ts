@@ -5,7 +5,6 @@
 //! by DNS or by redirect) is refused, pages that hang end at the deadline with their page closed;
 //! then the same through HTTP against the running stack.
 import test from 'ava';
-import path from 'node:path';
 import type { Page } from 'puppeteer-core';
 import type { BrowserPool } from '../../activities/browser/browser-pool.js';
 import type { SettleLimits } from '../../activities/browser/settle.js';
@@ -31,7 +30,7 @@ let testCa: Awaited<ReturnType<typeof temporaryCa>> | undefined;
 
 test.before(async () => {
   testCa = await temporaryCa(['fixture.test', '127.0.0.2']);
-  const { ca, leaf } = testCa;
+  const { leaf } = testCa;
   browser = await startTestBrowser({ extraArgs: [trustCertificateFlag(leaf.cert)] });
   // The ad host answers from the fixture address, so with blockAds off its image does load.
   browser.net.dns.setRecords(AD_HOST, [{ type: 'A', data: '127.0.0.2' }]);

@@ -18,7 +18,7 @@ import { COLLECTOR_DOWN, SPANS_NOT_EXPORTED } from '../../lib/span-export.js';
 import { startTracing } from '../../lib/tracing.js';
 import { createLogger } from '../../lib/logger.js';
 import { TASK_QUEUES, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
-import { adminToken, request } from '../helpers/api.js';
+import { adminToken, request, type UncheckedJson } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
 import { closedPort } from '../fixtures/http-pages.js';
 
@@ -41,7 +41,7 @@ function output(proc: ManagedProcess) {
   const logged = (msg: string) =>
     lines.flatMap((line) => {
       try {
-        const parsed = JSON.parse(line) as Record<string, any>;
+        const parsed = JSON.parse(line) as Record<string, UncheckedJson>;
         return parsed.msg === msg ? [parsed] : [];
       } catch {
         return [];

@@ -4,7 +4,7 @@
 //! an event left unsent re-sent by the scheduled sweep, and API calls that never wait for a webhook.
 import test from 'ava';
 import { createHmac } from 'node:crypto';
-import { adminToken, callTool, newAccount, request } from '../helpers/api.js';
+import { adminToken, callTool, newAccount, request, type UncheckedJson } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
 import { withTemporalClient } from '../helpers/temporal.js';
 import { WEBHOOK_REFAN_SCHEDULE_ID } from '../../lib/schedules.js';
@@ -77,7 +77,7 @@ test('credits.low is delivered exactly once, signed so that verifyWebhook and a 
   await sleep(3000);
   t.is(ofEvent('/low', 'credits.low')(receiver.deliveries()).length, 1);
   // The receiver has the delivery before its attempt is written: wait for the record, then count.
-  const lowAttempts = (rows: any[]) => rows.filter((a) => a.event === 'credits.low');
+  const lowAttempts = (rows: UncheckedJson[]) => rows.filter((a) => a.event === 'credits.low');
   const attempts = lowAttempts(await eventually(() => attemptsOf(account, endpoint.id), (rows) => lowAttempts(rows).length >= 1, 60_000, 'the attempt recorded'));
   t.is(attempts.length, 1);
   t.like(attempts[0], { eventId: d.body.id, success: true, statusCode: 200 });

@@ -5,7 +5,7 @@
 //! re-enable, and the event log with where each event went. The 24 h window itself runs on the
 //! time-skipping server (test/workflows/webhook-endpoint-requests.test.ts).
 import test from 'ava';
-import { adminToken, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
+import { adminToken, isProblem, newAccount, request, type TestAccount, type UncheckedJson } from '../helpers/api.js';
 import { attemptsOf, endpointOf, eventually, registerEndpoint, sendTest, sleep, startReceiver, type Delivery, type Receiver } from '../helpers/webhook-receiver.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
 import { DEFAULT_EVENT_TYPES } from '../../lib/event-kinds.js';
@@ -168,23 +168,23 @@ test('re-enabling with recoverSince delivers exactly the events missed while dis
   // The event log: newest first, each with its deliveries; paged; filtered by type.
   const log = await eventsOf(account, '?limit=3');
   t.is(log.status, 200);
-  t.deepEqual(log.body.items.map((e: any) => e.event), ['credits.granted', 'api_key.created', 'credits.granted']);
-  t.deepEqual(log.body.items.map((e: any) => e.id), recovered.map((d) => d.body.id).reverse());
+  t.deepEqual(log.body.items.map((e: UncheckedJson) => e.event), ['credits.granted', 'api_key.created', 'credits.granted']);
+  t.deepEqual(log.body.items.map((e: UncheckedJson) => e.id), recovered.map((d) => d.body.id).reverse());
   for (const e of log.body.items) t.like(e.deliveries, [{ endpointId: endpoint.id, status: 'delivered', attempts: 1 }]);
   t.deepEqual(Object.keys(log.body.items[0]).sort(), ['createdAt', 'data', 'deliveries', 'event', 'id']);
   t.is(typeof log.body.nextCursor, 'string');
   const next = await eventsOf(account, `?limit=100&cursor=${log.body.nextCursor}`);
-  const tests = next.body.items.filter((e: any) => e.event === 'webhook.test');
+  const tests = next.body.items.filter((e: UncheckedJson) => e.event === 'webhook.test');
   t.is(tests.length, 20);
-  t.true(tests.every((e: any) => e.deliveries[0].status === 'undelivered' || e.deliveries[0].status === 'failing'));
-  t.true(tests.some((e: any) => e.deliveries[0].reason === 'endpoint_disabled'));
+  t.true(tests.every((e: UncheckedJson) => e.deliveries[0].status === 'undelivered' || e.deliveries[0].status === 'failing'));
+  t.true(tests.some((e: UncheckedJson) => e.deliveries[0].reason === 'endpoint_disabled'));
   const onlyKeys = await eventsOf(account, '?type=api_key.created');
   t.true(onlyKeys.body.items.length >= 1);
-  t.true(onlyKeys.body.items.every((e: any) => e.event === 'api_key.created'));
+  t.true(onlyKeys.body.items.every((e: UncheckedJson) => e.event === 'api_key.created'));
   t.is(onlyKeys.body.items[0].id, recovered[1]!.body.id);
   t.true(isProblem(await eventsOf(account, '?type=nope'), 400, 'validation_failed'));
   t.true(isProblem(await eventsOf(account, '?limit=0'), 400, 'validation_failed'));
-  const mine = new Set([...log.body.items, ...next.body.items].map((e: any) => e.id));
-  const theirs = (await eventsOf(await newAccount(10))).body.items as any[];
+  const mine = new Set([...log.body.items, ...next.body.items].map((e: UncheckedJson) => e.id));
+  const theirs = (await eventsOf(await newAccount(10))).body.items as UncheckedJson[];
   t.false(theirs.some((e) => mine.has(e.id)), "another account's log holds none of these");
 });

@@ -6,13 +6,13 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ToolError } from '../../lib/errors.js';
 import { createLogger } from '../../lib/logger.js';
 import { sdkLogger } from '../../lib/temporal-runtime.js';
-import { callTool, isProblem, newAccount } from '../helpers/api.js';
+import { callTool, isProblem, newAccount, type UncheckedJson } from '../helpers/api.js';
 import { stackLogLine } from '../helpers/stack-logs.js';
 import { closedPort } from '../fixtures/http-pages.js';
 
 /** The lines a logger wrote, parsed. */
 function capture() {
-  const lines: Record<string, any>[] = [];
+  const lines: Record<string, UncheckedJson>[] = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
       lines.push(JSON.parse(String(chunk)));

@@ -114,7 +114,7 @@ function commitLosesItsAnswer(ledger: Ledger): Ledger {
 }
 
 /** The local activities a call's history records, with their results. */
-async function steps(workflowId: string): Promise<{ type: string; result: any }[]> {
+async function steps(workflowId: string): Promise<{ type: string; result: unknown }[]> {
   const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
   return (history.events ?? []).flatMap((e) => {
     const marker = e.markerRecordedEventAttributes;
@@ -285,7 +285,8 @@ for (const execution of ['local', 'queued'] as const) {
     t.deepEqual(others, [], 'one local activity');
     t.is(step?.type, 'callStep');
     t.like(step?.result, { outcome: 'charged', attempts: 1, result: { ok: true, charged: 3, balance: 7 } });
-    for (const part of ['reserve', 'tool', 'settle']) t.is(typeof step?.result.ms[part], 'number', part);
+    const { ms } = step!.result as { ms: Record<string, unknown> };
+    for (const part of ['reserve', 'tool', 'settle']) t.is(typeof ms[part], 'number', part);
 
     const refused = await run('refuses', execution);
     t.like((await steps(refused.workflowId))[0]?.result, { outcome: 'refunded', attempts: 1, result: { ok: false, error: { code: 'target_not_allowed' } } });

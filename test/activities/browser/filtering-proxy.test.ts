@@ -5,7 +5,6 @@
 import test from 'ava';
 import http from 'node:http';
 import tls from 'node:tls';
-import path from 'node:path';
 import type net from 'node:net';
 import { hostRules, renderHostList } from '../../../scripts/update-ad-hosts.js';
 import { loadAdHostList, parseAdHostList } from '../../../activities/browser/ad-hosts.js';

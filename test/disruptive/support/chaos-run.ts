@@ -13,6 +13,7 @@ import { auditCalls, type AuditReport } from './ledger-audit.js';
 import type { FaultAction, StackControl } from './stack-control.js';
 import { newRecord, sendCall, type CallRecord } from './tool-client.js';
 import { auditPurchases, feedPurchases, preparePurchases, type PurchaseFeedOptions } from './purchase-feed.js';
+import type { UncheckedJson } from '../../helpers/api.js';
 
 export interface ChaosPhase {
   action: FaultAction;
@@ -81,7 +82,7 @@ const RETRY_SHARE = 0.1;
 const OUTAGE_PROBE_AFTER_MS = 5_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function admin(apiUrl: string, adminToken: string, path: string, body: unknown): Promise<any> {
+async function admin(apiUrl: string, adminToken: string, path: string, body: unknown): Promise<UncheckedJson> {
   const res = await fetch(`${apiUrl}/api/v1/admin${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },

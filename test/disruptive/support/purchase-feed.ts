@@ -6,6 +6,7 @@
 //! for, from one grant: anything else is a mismatch of the run's audit.
 import { Client, Connection } from '@temporalio/client';
 import { charge, dispute, session, sign, stripeEvent, stripeId, type StripeEvent } from '../../helpers/stripe.js';
+import type { UncheckedJson } from '../../helpers/api.js';
 
 export interface PurchaseFeedOptions {
   apiUrl: string;
@@ -31,7 +32,7 @@ const AMOUNT = 1000;
 const DELIVERY_DEADLINE_MS = 10 * 60_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function json(apiUrl: string, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function json(apiUrl: string, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: UncheckedJson }> {
   const res = await fetch(`${apiUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },

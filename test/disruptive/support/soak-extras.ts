@@ -6,6 +6,7 @@ import { renderLink } from '../../../client/render-link.js';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
 import { auditCalls, type AuditOptions, type AuditReport } from './ledger-audit.js';
 import { failureOf, isJsonObject, openAccount, readProblem, type CallRecord, type TestAccount } from './tool-client.js';
+import type { UncheckedJson } from '../../helpers/api.js';
 
 /** How long an asynchronous call may take to end, faults included, before the soak gives up on it. */
 const ASYNC_END_MS = 10 * 60_000;
@@ -20,7 +21,7 @@ const CLIENT_TIMEOUT_MS = 180_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function postJson(url: string, token: string, body: unknown): Promise<{ status: number; body: any }> {
+async function postJson(url: string, token: string, body: unknown): Promise<{ status: number; body: UncheckedJson }> {
   const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { status: res.status, body: await res.json().catch(() => null) };
 }

@@ -11,7 +11,7 @@ import { STATUS_OWNERS, UNPRODUCIBLE, documentedStatuses, judgeCoverage, ownersI
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const documented = documentedStatuses(buildOpenApi({ baseUrl: 'https://api.example.test', schemas: loadCatalogueSchemas() }) as never);
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 test('every documented status has a test that owns it, or a reason why none can', (t) => {
   const orphans = [...documented.keys()].filter((status) => !STATUS_OWNERS[status] && !(status in UNPRODUCIBLE));
@@ -25,7 +25,7 @@ test('each owner is a test of that title in that file, outside the suites that p
     const file = path.join(root, owner.file);
     t.true(existsSync(file), `${status}: ${owner.file} exists`);
     const source = readFileSync(file, 'utf8');
-    const declared = new RegExp(`\\btest(?:\\.serial)?\\(\\s*(['"\`])${escape(owner.title)}\\1`);
+    const declared = new RegExp(`\\btest(?:\\.serial)?\\(\\s*(['"\`])${escapeRegExp(owner.title)}\\1`);
     t.regex(source, declared, `${status}: ${owner.file} has a test titled "${owner.title}"`);
     t.notRegex(owner.file, /\/(fuzz|chaos|load)\.test\.ts$/, `${status}: fuzz, chaos and load produce statuses by chance, never on purpose`);
   }

@@ -19,6 +19,7 @@ const mongo = await connectMongo(mongodbUrl);
 const handlers = { answers: async () => ({ fine: true }) };
 const ledger = createLedger(mongo.db);
 const dying = {
+  // biome-ignore lint/nursery/noMisusedPromises: the ledger is an object of methods, not a promise (Biome 2.6 infers its type from an inner async function)
   ...ledger,
   [dieAfter]: async (call: CallRef) => {
     await ledger[dieAfter](call);
