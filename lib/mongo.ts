@@ -10,6 +10,7 @@ import { untilDeadline } from './until-deadline.js';
  * files adds its collections here (`declare module`), so lib imports no domain. `collections()`
  * below names each one and says how its writes are made safe.
  */
+// biome-ignore lint/suspicious/noEmptyInterface: an interface, not `{}`, so the domains' `declare module` blocks can add to it.
 export interface Collections {}
 
 /**

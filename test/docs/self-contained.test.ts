@@ -24,14 +24,14 @@ const CITATIONS: readonly Citation[] = [
   { what: 'a document outside the repository', pattern: /\b(CONTRACT|SPEC|ARCHITECTURE|FIELD-NOTES)(\.md)?\b(?![\w-])/ },
   // Their folder: `shared/...` or `../shared/...` as a path's first folder (a module such as
   // `temporal-shared.ts` or a folder `lib/shared/` is not it).
-  { what: 'the shared folder outside the repository', pattern: /(^|[\s'"`(\[])(\.\.\/)*shared\// },
+  { what: 'the shared folder outside the repository', pattern: /(^|[\s'"`([])(\.\.\/)*shared\// },
   // "issue 40", "Issue #7", "issues 12", "pull request 3", "PR #5".
   { what: 'an issue number', pattern: /\b(issues?|pull requests?|PR)\s*#\d+|\b(issues?|pull requests?)\s+\d+\b/i },
   // A bare "#12" or "(#1400)": a number of 1 to 5 digits, no leading zero, after a space, a
   // bracket or the line's start, and not part of a longer word. Colours are not it: they follow a
   // colon (`color: #333`), and stylesheets are skipped; HTML entities (`&#39;`) and URL fragments
   // follow other characters.
-  { what: 'an issue number', pattern: /(?<!:\s*)(^|[\s(\[])#[1-9]\d{0,4}(?![\w-])/, skip: ['.css', '.svg', '.html'] },
+  { what: 'an issue number', pattern: /(?<!:\s*)(^|[\s([])#[1-9]\d{0,4}(?![\w-])/, skip: ['.css', '.svg', '.html'] },
 ];
 
 /** Tracked text files: git's list, binary files (a NUL byte) left out. */
