@@ -17,6 +17,7 @@ import puppeteer, { type LaunchOptions } from 'puppeteer-core';
 import { loadAdHostList } from '../activities/browser/ad-hosts.js';
 import { createBrowserPool, type BrowserPoolHandle } from '../activities/browser/browser-pool.js';
 import { createFilteringProxy } from '../activities/browser/filtering-proxy.js';
+import type { CaptureSteps } from '../activities/browser/capture.js';
 import { createHtmlToImage } from '../activities/browser/html-to-image.js';
 import { createWebsiteScreenshot } from '../activities/browser/website-screenshot.js';
 import type { WebsiteScreenshotInput } from '../domain/tools/website-screenshot.js';
@@ -44,8 +45,17 @@ export interface BrowserBench {
   latency: Figures[];
   /** Per platform row, where its calls' time went (with `temporal`). */
   anatomy: { label: string; hops: Awaited<ReturnType<typeof callAnatomy>> }[];
+  /** The html-to-image handler's measured calls step by step, and the raw warm page's two steps beside them. */
+  steps: StepFigures[];
   throughput: Figures[];
   late: LateFigures;
+}
+
+/** One step of a capture: its p50 and p95 over the measured calls, milliseconds. */
+export interface StepFigures {
+  step: string;
+  p50Ms: number;
+  p95Ms: number;
 }
 
 /** Settling on a page whose resources arrive late, one capture at a time. */
@@ -85,7 +95,7 @@ function rawLaunchOptions(executablePath: string): LaunchOptions {
 }
 
 /** Raw puppeteer on one page kept open: goto (until load) and a PNG; setContent and a PNG; goto and a full-page PNG. */
-async function withRawPage<T>(url: string, tallUrl: string, executablePath: string, run: (rows: Contender[]) => Promise<T>): Promise<T> {
+async function withRawPage<T>(url: string, tallUrl: string, executablePath: string, rawSteps: CaptureSteps[], run: (rows: Contender[]) => Promise<T>): Promise<T> {
   const browser = await puppeteer.launch(rawLaunchOptions(executablePath));
   try {
     const page = await browser.newPage();
@@ -100,8 +110,11 @@ async function withRawPage<T>(url: string, tallUrl: string, executablePath: stri
       {
         label: RAW.setContent,
         op: async () => {
+          const started = performance.now();
           await page.setContent(SMALL_DOCUMENT, { waitUntil: 'load' });
+          const written = performance.now();
           await page.screenshot({ type: 'png' });
+          rawSteps.push({ 'raw setContent': written - started, 'raw PNG': performance.now() - written });
         },
       },
       {
@@ -136,15 +149,15 @@ async function rawCold(url: string, executablePath: string, calls: number): Prom
 }
 
 /** A pool as the browser worker builds one, with the bench's fixture address allowed, and the tools on it. */
-async function startPool(executablePath: string, concurrency: number): Promise<{ tools: ReturnType<typeof handlers>; close(): Promise<void> }> {
+async function startPool(executablePath: string, concurrency: number, steps?: CaptureSteps[]): Promise<{ tools: ReturnType<typeof handlers>; close(): Promise<void> }> {
   const net = createNetworkAccess({ dnsServers: [], targetAllowlist: ['127.0.0.2/32'] });
   const pool = createBrowserPool({ executablePath, concurrency, proxy: createFilteringProxy({ guard: net.guard, adHosts: loadAdHostList() }) });
   await pool.ready;
-  return { tools: handlers(pool, net), close: () => pool.close() };
+  return { tools: handlers(pool, net, steps), close: () => pool.close() };
 }
 
-async function withPool<T>(executablePath: string, concurrency: number, run: (tools: ReturnType<typeof handlers>) => Promise<T>): Promise<T> {
-  const { tools, close } = await startPool(executablePath, concurrency);
+async function withPool<T>(executablePath: string, concurrency: number, run: (tools: ReturnType<typeof handlers>) => Promise<T>, steps?: CaptureSteps[]): Promise<T> {
+  const { tools, close } = await startPool(executablePath, concurrency, steps);
   try {
     return await run(tools);
   } finally {
@@ -152,9 +165,9 @@ async function withPool<T>(executablePath: string, concurrency: number, run: (to
   }
 }
 
-function handlers(pool: BrowserPoolHandle, net: ReturnType<typeof createNetworkAccess>) {
+function handlers(pool: BrowserPoolHandle, net: ReturnType<typeof createNetworkAccess>, steps?: CaptureSteps[]) {
   const screenshot = createWebsiteScreenshot({ pool, guard: net.guard });
-  const htmlToImage = createHtmlToImage({ pool });
+  const htmlToImage = createHtmlToImage({ pool, steps: steps && ((s) => steps.push(s)) });
   return {
     screenshot: (url: string, fullPage = false) => screenshot({ url, ...IMAGE, fullPage, blockAds: true, hideOverlays: false } satisfies WebsiteScreenshotInput, standaloneContext('bench')),
     htmlToImage: (html: string) => htmlToImage({ html, ...IMAGE }, standaloneContext('bench')),
@@ -246,6 +259,16 @@ async function platformRows(pages: PageServer, calls: number, timed: Map<string,
   ];
 }
 
+/** Each step's p50 and p95 over the calls that took it, in the order the steps came. */
+function stepFigures(calls: CaptureSteps[]): StepFigures[] {
+  const byStep = new Map<string, number[]>();
+  for (const call of calls) for (const [step, ms] of Object.entries(call)) byStep.set(step, [...(byStep.get(step) ?? []), ms]);
+  return [...byStep].map(([step, list]) => {
+    list.sort((a, b) => a - b);
+    return { step, p50Ms: percentile(list, 50), p95Ms: percentile(list, 95) };
+  });
+}
+
 /** The last calls of each platform row read hop by hop. */
 const ANATOMY_CALLS = 10;
 
@@ -264,14 +287,23 @@ export async function benchBrowser(options: BrowserBenchOptions = {}): Promise<B
     const url = pages.url(PAGE);
     const timed = new Map<string, TimedCall[]>();
     const platform = await platformRows(pages, calls, timed);
-    const latency = await withPool(executablePath, 2, (tools) =>
-      withRawPage(url, pages.url(TALL_PAGE), executablePath, (raw) => measureInterleaved([...platform, ...handlerRows(url, pages.url(TALL_PAGE), tools), ...raw], { turns: calls, warmupTurns: 3, pauseMs: 100 })),
+    const handlerSteps: CaptureSteps[] = [];
+    const rawSteps: CaptureSteps[] = [];
+    const latency = await withPool(
+      executablePath,
+      2,
+      (tools) =>
+        withRawPage(url, pages.url(TALL_PAGE), executablePath, rawSteps, (raw) =>
+          measureInterleaved([...platform, ...handlerRows(url, pages.url(TALL_PAGE), tools), ...raw], { turns: calls, warmupTurns: 3, pauseMs: 100 }),
+        ),
+      handlerSteps,
     );
+    const steps = stepFigures([...handlerSteps.slice(-calls), ...rawSteps.slice(-calls)]);
     latency.push(await rawCold(url, executablePath, Math.max(3, Math.round(calls / 4))));
     const late = await lateResources(executablePath, Math.max(5, Math.round(calls / 2)));
     const anatomy = [];
     for (const [label, list] of options.temporal ? timed : []) anatomy.push({ label, hops: await callAnatomy(options.temporal!, list.slice(-ANATOMY_CALLS)) });
-    return { latency, anatomy, throughput: await throughput(url, executablePath, calls, options.concurrencies ?? [1, 2, 4]), late };
+    return { latency, anatomy, steps, throughput: await throughput(url, executablePath, calls, options.concurrencies ?? [1, 2, 4]), late };
   } finally {
     await pages.close();
   }
@@ -289,6 +321,8 @@ export function printBrowserBench(bench: BrowserBench): void {
     if (a !== undefined && b !== undefined) console.log(`platform / raw  ${what}: ${(a / b).toFixed(2)}x (p50 ${a.toFixed(1)} vs ${b.toFixed(1)} ms)`);
   }
   for (const { label, hops } of bench.anatomy) printHops(label, hops);
+  console.log('\nWhere the time of the html-to-image handler (no platform) goes, step by step, beside the raw warm page (setContent + PNG):');
+  console.table(bench.steps.map((s) => ({ step: s.step, 'p50 ms': +s.p50Ms.toFixed(1), 'p95 ms': +s.p95Ms.toFixed(1) })));
   const { late } = bench;
   console.log(
     `\nSettling on late resources (a font 400 ms and an image 200 ms after load), ${late.captures} captures: back ${late.afterLastResourceP50Ms.toFixed(1)} ms (p50; max ${late.afterLastResourceMaxMs.toFixed(1)}) after the last resource arrived; the whole capture ${late.captureP50Ms.toFixed(1)} ms p50`,

@@ -23,6 +23,28 @@ export interface Captured {
   truncated: boolean;
 }
 
+/**
+ * Where one capture's time went, milliseconds per step, for a bench to read (bench/heavy-browser.ts).
+ * A step taken twice (settling and the image again after the check) adds up.
+ */
+export type CaptureSteps = Record<string, number>;
+
+/** Adds the time since the last mark to the step named; nothing without `steps`. */
+export type StepMark = (step: string) => void;
+
+const noMark: StepMark = () => {};
+
+/** A clock that adds each step's time to `steps`, from now on; nothing without `steps`. */
+export function stepClock(steps: CaptureSteps | undefined): StepMark {
+  if (!steps) return noMark;
+  let last = performance.now();
+  return (step) => {
+    const now = performance.now();
+    steps[step] = (steps[step] ?? 0) + now - last;
+    last = now;
+  };
+}
+
 /** Tallest document part a full-page capture takes, CSS pixels: the ceiling in image pixels over the scale. */
 export function maxCaptureHeight(deviceScaleFactor: number): number {
   return Math.floor(HEIGHT_CEILING_PX / deviceScaleFactor);
@@ -63,12 +85,17 @@ async function applyViewport(page: Page, options: ImageOptions): Promise<void> {
  * images coming into view, a font first needed to paint). If it started anything, the page
  * settles again, this time a rendering frame before each look, and is taken again.
  */
-async function settledShot<T>(page: Page, requests: RequestWatch, limits: SettleLimits, until: number, reported: Reported | undefined, take: () => Promise<T>): Promise<T> {
-  if ((await settle(page, requests, limits, until, { frame: false, reported })) === 'bound') return take();
+async function settledShot<T>(page: Page, requests: RequestWatch, limits: SettleLimits, until: number, reported: Reported | undefined, take: () => Promise<T>, step: StepMark): Promise<T> {
+  const settled = await settle(page, requests, limits, until, { frame: false, reported });
+  step('settle');
+  if (settled === 'bound') return take();
   const mark = requests.started;
   const first = await take();
-  if (await stillSettled(page, requests, limits, mark)) return first;
+  const still = await stillSettled(page, requests, limits, mark);
+  step('check after the image');
+  if (still) return first;
   await settle(page, requests, limits, until, { frame: true });
+  step('settle');
   return take();
 }
 
@@ -85,13 +112,16 @@ type Load = () => Promise<PageState | void>;
  * viewport, watches the page's requests from before its content arrives (and stops watching
  * however the capture ends), then takes the image once the page has loaded and settled.
  */
-export async function capture(page: Page, load: Load, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean }): Promise<Captured> {
+export async function capture(page: Page, load: Load, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean; step?: StepMark }): Promise<Captured> {
+  const step = extra.step ?? noMark;
   const requests = watchRequests(page);
   try {
     await applyViewport(page, options);
+    step('request watch and viewport');
     const mark = requests.started;
     const state = await load();
-    return await settleAndTake(page, requests, options, limits, extra, state ? { state, mark } : undefined);
+    step('load');
+    return await settleAndTake(page, requests, options, limits, extra, state ? { state, mark } : undefined, step);
   } finally {
     requests.stop();
   }
@@ -136,30 +166,49 @@ async function scrollThrough(page: Page, options: ImageOptions, limits: Pick<Set
  * for the page to settle, removes overlays when asked, and takes the image: the viewport, or the
  * whole document up to the height ceiling after scrolling through it.
  */
-async function settleAndTake(page: Page, requests: RequestWatch, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean }, reported: Reported | undefined): Promise<Captured> {
-  if (!reported) await whenLoaded(page, limits.loadMs);
+async function settleAndTake(page: Page, requests: RequestWatch, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean }, reported: Reported | undefined, step: StepMark): Promise<Captured> {
+  if (!reported) {
+    await whenLoaded(page, limits.loadMs);
+    step('load event');
+  }
   let until = Date.now() + limits.idleMs;
   if (options.fullPage) {
     await settle(page, requests, limits, until, { frame: false, reported });
+    step('settle');
     reported = undefined; // the scroll below changes what the page would say
     // Modals lock scrolling; remove them before the scroll, and what scrolling brought up after it.
-    if (extra.hideOverlays) await hideOverlays(page);
+    if (extra.hideOverlays) {
+      await hideOverlays(page);
+      step('overlays');
+    }
     await scrollThrough(page, options, limits);
+    step('scroll');
     until = Date.now() + limits.idleMs;
   }
   let truncated = false;
   const take = async () => {
-    if (extra.hideOverlays) await hideOverlays(page);
-    if (!options.fullPage) return screenshot(page, options);
+    if (extra.hideOverlays) {
+      await hideOverlays(page);
+      step('overlays');
+    }
+    if (!options.fullPage) {
+      const shot = await screenshot(page, options);
+      step('image');
+      return shot;
+    }
     const area = fullPageClip(options, await documentHeight(page));
+    step('measure');
     truncated = area.truncated;
-    return screenshot(page, options, area.clip);
+    const shot = await screenshot(page, options, area.clip);
+    step('image');
+    return shot;
   };
   const image = await inSpan('chromium capture', { 'utility_tools.full_page': Boolean(options.fullPage), 'utility_tools.format': options.format }, async (span) => {
-    const shot = await settledShot(page, requests, limits, until, reported, take);
+    const shot = await settledShot(page, requests, limits, until, reported, take, step);
     span.setAttribute('utility_tools.bytes', shot.length);
     return shot;
   });
   const size = imageSize(image);
+  step('size');
   return { image, mimeType: options.format === 'png' ? 'image/png' : 'image/jpeg', width: size.width, height: size.height, truncated };
 }

@@ -6,7 +6,7 @@ import { ToolError } from '../../lib/errors.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import type { BrowserPool } from './browser-pool.js';
 import type { HtmlToImageInput, HtmlToImageOutput } from '../../domain/tools/html-to-image.js';
-import { capture } from './capture.js';
+import { capture, stepClock, type CaptureSteps } from './capture.js';
 import { writeMarkup } from './page-activity.js';
 import { DEFAULT_SETTLE, type SettleLimits } from './settle.js';
 
@@ -14,6 +14,8 @@ export interface HtmlToImageDeps {
   pool: Pick<BrowserPool, 'withPage'>;
   /** How long settling may wait. @default DEFAULT_SETTLE */
   settle?: Partial<SettleLimits>;
+  /** Told where each call's time went, step by step (CaptureSteps): a bench's reading. */
+  steps?: (steps: CaptureSteps) => void;
 }
 
 /** Leading whitespace and comments, then a doctype or an `<html>` tag: a whole document. */
@@ -27,16 +29,25 @@ export function asDocument(html: string): string {
 
 export function createHtmlToImage(deps: HtmlToImageDeps): ToolHandler<HtmlToImageInput, HtmlToImageOutput> {
   const limits = { ...DEFAULT_SETTLE, ...deps.settle };
-  return async (input, ctx) =>
-    deps.pool.withPage(async ({ page, session }) => {
+  return async (input, ctx) => {
+    const steps: CaptureSteps | undefined = deps.steps ? {} : undefined;
+    const step = stepClock(steps);
+    const output = await deps.pool.withPage(async ({ page, session }) => {
+      step('page');
       // No ad blocking: the caller chose every resource the markup names.
       session.setPolicy({ blockAds: false });
       const load = () => writeMarkup(page, asDocument(input.html), limits.loadMs, limits.timerHorizonMs);
-      const shot = await capture(page, load, input, limits, { hideOverlays: false });
+      const shot = await capture(page, load, input, limits, { hideOverlays: false, step });
       const refused = session.drops.find((d) => d.kind === 'target');
       if (refused?.kind === 'target') {
         throw new ToolError('target_not_allowed', `The markup loads from a refused address: ${refused.error.message}`, refused.error.extras, { cause: refused.error.cause });
       }
-      return { fileBase64: shot.image.toString('base64'), mimeType: shot.mimeType, width: shot.width, height: shot.height, truncated: shot.truncated };
+      const fileBase64 = shot.image.toString('base64');
+      step('base64');
+      return { fileBase64, mimeType: shot.mimeType, width: shot.width, height: shot.height, truncated: shot.truncated };
     }, ctx.signal);
+    step('page returned');
+    if (steps) deps.steps?.(steps);
+    return output;
+  };
 }
