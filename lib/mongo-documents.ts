@@ -251,6 +251,16 @@ export interface SigninThrottleDoc {
   lockedUntil: Date | null;
 }
 
+/**
+ * A request rate's bucket (domain/rate-buckets.ts), `_id` what it limits (an account, a key, a
+ * client address): `tat` the time (epoch ms) it would next be full, `ok` whether the last take was allowed.
+ */
+export interface RateBucketDoc {
+  _id: string;
+  tat: number;
+  ok: boolean;
+}
+
 /** A mailbox that has had its welcome grant (`a+x@host` and `a@host` are one): `_id` its key's SHA-256. */
 export interface WelcomeMailboxDoc {
   _id: string;

@@ -34,6 +34,7 @@ import type {
   PasskeyDoc,
   SessionDoc,
   SigninThrottleDoc,
+  RateBucketDoc,
   UserDoc,
   WebauthnChallengeDoc,
   WelcomeMailboxDoc,
@@ -73,6 +74,7 @@ export interface Collections {
   sessions: Collection<SessionDoc>;
   authTokens: Collection<AuthTokenDoc>;
   signinThrottle: Collection<SigninThrottleDoc>;
+  rateBuckets: Collection<RateBucketDoc>;
   welcomeMailboxes: Collection<WelcomeMailboxDoc>;
   passkeys: Collection<PasskeyDoc>;
   webauthnChallenges: Collection<WebauthnChallengeDoc>;
@@ -126,6 +128,9 @@ export function collections(db: Db): Collections {
     sessions: db.collection('sessions', JOURNALED),
     authTokens: db.collection('auth_tokens', JOURNALED),
     signinThrottle: db.collection('signin_throttle', JOURNALED),
+    // Request rates (domain/rate-buckets.ts): one write per request, not journaled; a bucket lost
+    // in a crash only starts full again.
+    rateBuckets: db.collection('rate_buckets'),
     welcomeMailboxes: db.collection('welcome_mailboxes', JOURNALED),
     passkeys: db.collection('passkeys', JOURNALED),
     webauthnChallenges: db.collection('webauthn_challenges'),
