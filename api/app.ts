@@ -128,7 +128,7 @@ export function createApp(deps: AppDeps): Koa {
   const guard = createTargetGuard({ allowlist: config.targetAllowlist, resolver: createResolver({ servers: config.dnsServers }) });
   const destinations = createDestinationService({ db, secretKey: config.secretKey, guard });
   const routers = [
-    serviceRoutes({ db, client: deps.client, metrics: deps.metrics, openapi: () => openapi }),
+    serviceRoutes({ db, client: deps.client, openapi: () => openapi }),
     toolRoutes({
       baseUrl: config.publicBaseUrl,
       auth,

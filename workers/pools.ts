@@ -61,11 +61,22 @@ export interface PoolDeps {
 /** Releases what a pool's tools hold (thread pools, browsers, office listeners). */
 type Closer = () => Promise<void>;
 
-function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): { handlers: Record<string, ToolHandler>; close: Closer } {
+/** What a pool's warm processes say of themselves: `null` when well (lib/operator-port.ts's checks). */
+type Warmth = Record<string, () => Promise<string | null>>;
+
+/** The office converter is warm while one of its listeners is ready or converting. */
+function officeWarmth(office: { status(): Array<{ state: string }> }): string | null {
+  const states = office.status().map((s) => s.state);
+  if (states.some((s) => s === 'idle' || s === 'busy')) return null;
+  return states.length === 0 ? 'not started yet' : `no listener ready (${[...new Set(states)].join(', ')})`;
+}
+
+function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): { handlers: Record<string, ToolHandler>; close: Closer; warmth?: Warmth } {
   switch (pool) {
     case 'cpu': {
       const resources = createCpuResources({ config: deps.config, net: deps.net, log: deps.log, heavyStartAfter: deps.heavyStartAfter });
-      return { handlers: createCpuTools(resources), close: () => resources.close() };
+      const warmth = toolsOfPool('cpu').some((t) => t.name === 'word-to-pdf') ? { converter: async () => officeWarmth(resources.office) } : undefined;
+      return { handlers: createCpuTools(resources), close: () => resources.close(), warmth };
     }
     case 'network': {
       const readings = createReadingPool({ threads: deps.config.readingThreads });
@@ -74,7 +85,7 @@ function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): { handlers: 
     }
     case 'browser': {
       const browser = createBrowserTools({ config: deps.config, net: deps.net, log: deps.log, heavyStartAfter: deps.heavyStartAfter });
-      return { handlers: browser.handlers, close: () => browser.close() };
+      return { handlers: browser.handlers, close: () => browser.close(), warmth: { browser: async () => browser.pool.health() } };
     }
     default:
       return { handlers: {}, close: async () => {} };
@@ -139,6 +150,8 @@ const CALL_WORKER_OPTIONS = {
 export interface PoolWorkers {
   workers: Worker[];
   close: Closer;
+  /** The pool's warm processes (its browser, its document converter), for the health endpoint. */
+  warmth?: Warmth;
 }
 
 export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<PoolWorkers | null> {
@@ -196,7 +209,7 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     });
     return { workers: [worker, deliveries], close: async () => {} };
   }
-  const { handlers, close } = toolHandlers(pool, deps);
+  const { handlers, close, warmth } = toolHandlers(pool, deps);
   const served = listed(pool, handlers);
   if (Object.keys(served).length === 0) {
     await close();
@@ -247,5 +260,5 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
       }),
     );
   }
-  return { workers, close };
+  return { workers, close, warmth };
 }
