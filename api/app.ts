@@ -95,7 +95,7 @@ export function createApp(deps: AppDeps): Koa {
   const teams = createTeams(identity);
   const cookie = cookieSettings(config.publicBaseUrl);
   const auth = createAuthenticator(db, { sessions: identity.sessions, cookie });
-  const limiter = createRateLimiter({ perSecond: config.rateLimitPerSecond });
+  const limiter = createRateLimiter({ perSecond: config.rateLimitPerSecond, db, log: deps.log });
   const rateLimit = limiter.middleware();
   const ledger = createLedger(db, onEvent);
   const grants = createGrants(db, onEvent);
@@ -128,7 +128,7 @@ export function createApp(deps: AppDeps): Koa {
   const guard = createTargetGuard({ allowlist: config.targetAllowlist, resolver: createResolver({ servers: config.dnsServers }) });
   const destinations = createDestinationService({ db, secretKey: config.secretKey, guard });
   const routers = [
-    serviceRoutes({ db, client: deps.client, metrics: deps.metrics, openapi: () => openapi }),
+    serviceRoutes({ db, client: deps.client, openapi: () => openapi }),
     toolRoutes({
       baseUrl: config.publicBaseUrl,
       auth,

@@ -44,7 +44,7 @@ export const AUTH_REQUESTS_PER_SECOND = 10;
 /** Per client address: the routes that take no session may hash a password, send a mail or call an identity provider. */
 export function perClientLimit(limiter: RateLimiter): Middleware {
   return async (ctx, next) => {
-    const r = limiter.take(`auth:${ctx.ip}`, AUTH_REQUESTS_PER_SECOND);
+    const r = await limiter.take(`auth:${ctx.ip}`, AUTH_REQUESTS_PER_SECOND);
     if (!r.allowed) throw new ServiceError('rate_limited', `Over ${AUTH_REQUESTS_PER_SECOND} requests per second from this address; retry after ${r.retryAfter} s.`, { retryAfter: r.retryAfter }, { headers: { 'Retry-After': String(r.retryAfter) } });
     await next();
   };

@@ -5,6 +5,7 @@ import { loadConfig } from '../lib/config.js';
 import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
 import { createLogger } from '../lib/logger.js';
 import { createMetrics } from '../lib/metrics.js';
+import { freeLoopbackPort, startOperatorPort } from '../lib/operator-port.js';
 import { connectMongo, ensureIndexes } from '../lib/mongo.js';
 import { ensureSchedules } from '../lib/schedules.js';
 import { installTemporalRuntime } from '../lib/temporal-runtime.js';
@@ -15,7 +16,9 @@ import { startTracing } from '../lib/tracing.js';
 
 const config = loadConfig();
 const log = createLogger({ name: 'api', level: config.logLevel });
-installTemporalRuntime(log, [], config); // this process handles its own signals below
+// The Temporal client's SDK metrics on a loopback port, passed on by the operator port below.
+const sdkMetricsBind = config.metricsPort ? `127.0.0.1:${await freeLoopbackPort()}` : undefined;
+installTemporalRuntime(log, [], sdkMetricsBind); // this process handles its own signals below
 const tracing = await startTracing(config.tracing, 'api', log);
 
 const mongo = await connectMongo(config.mongodbUrl, { appName: 'api', traced: Boolean(tracing) });
@@ -33,7 +36,12 @@ await ensureSchedules(client, { billing: Boolean(config.stripe) });
 if (!config.stripe) log.info('payments off: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are unset (credit packs are listed, checkout answers 409 payments_not_configured)');
 
 const blobs = await openBlobStore(config.blobStoreUrl, mongo.db);
-const app = createApp({ config, db: mongo.db, client, log, metrics: createMetrics(), blobs, tracer: tracing?.tracer });
+const metrics = createMetrics();
+const app = createApp({ config, db: mongo.db, client, log, metrics, blobs, tracer: tracing?.tracer });
+// The metrics (credits charged among them) only on METRICS_PORT, never on the public port.
+const operator = config.metricsPort
+  ? await startOperatorPort({ host: config.metricsHost, port: config.metricsPort, sdkMetricsUrl: `http://${sdkMetricsBind}/metrics`, registry: metrics.registry, log })
+  : undefined;
 const server = app.listen(config.port, () => log.info({ port: config.port, traces: config.tracing ? config.tracing.tracesUrl : 'off' }, 'API listening'));
 
 let stopping = false;
@@ -42,6 +50,7 @@ async function shutdown(signal: string) {
   stopping = true;
   log.info({ signal }, 'shutting down');
   await new Promise<void>((resolve) => server.close(() => resolve()));
+  await operator?.close();
   await connection.close();
   await mongo.close();
   // Bounded and never rejecting: a collector that is down is one warning line, not a crash.

@@ -12,7 +12,18 @@ declare module '../lib/mongo.js' {
     batchItems: Collection<BatchItemDoc>;
     renderCache: Collection<RenderCacheDoc>;
     renderCacheDays: Collection<RenderCacheDayDoc>;
+    rateBuckets: Collection<RateBucketDoc>;
   }
+}
+
+/**
+ * A request rate's bucket (domain/rate-buckets.ts), `_id` what it limits (an account, a key, a
+ * client address): `tat` the time (epoch ms) it would next be full, `ok` whether the last take was allowed.
+ */
+export interface RateBucketDoc {
+  _id: string;
+  tat: number;
+  ok: boolean;
 }
 
 export interface IdempotencyDoc {

@@ -60,6 +60,9 @@ export function collections(db: Db): Collections {
     sessions: db.collection('sessions', JOURNALED),
     authTokens: db.collection('auth_tokens', JOURNALED),
     signinThrottle: db.collection('signin_throttle', JOURNALED),
+    // Request rates (domain/rate-buckets.ts): one write per request, not journaled; a bucket lost
+    // in a crash only starts full again.
+    rateBuckets: db.collection('rate_buckets'),
     welcomeMailboxes: db.collection('welcome_mailboxes', JOURNALED),
     passkeys: db.collection('passkeys', JOURNALED),
     webauthnChallenges: db.collection('webauthn_challenges'),

@@ -1,8 +1,7 @@
 //! Installs the Temporal runtime of a process with its logs routed through pino, so SDK and
-//! worker messages share the service's format and level, and, when asked, its metrics served to
-//! Prometheus.
+//! worker messages share the service's format and level, and, when asked, its metrics served on a
+//! loopback port for the process's operator port to pass on to Prometheus.
 import { Runtime, type LogLevel, type LogMetadata } from '@temporalio/worker';
-import type { Config } from './config.js';
 import { serializeError, type Logger } from './logger.js';
 
 const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
@@ -34,20 +33,21 @@ export const LATENCY_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2
 /**
  * @param shutdownSignals signals on which the runtime drains this process's workers; empty
  *   when the process handles signals itself (the API).
- * @param metrics where to serve the SDK's metrics (`METRICS_HOST`:`METRICS_PORT`, `/metrics`); not
- *   served without a port.
+ * @param sdkMetricsBind where the runtime serves the SDK's metrics (`host:port`, `/metrics`): a
+ *   loopback port the process's operator port passes through (lib/operator-port.ts); not served
+ *   without one.
  */
-export function installTemporalRuntime(log: Logger, shutdownSignals: NodeJS.Signals[], metrics: Pick<Config, 'metricsHost' | 'metricsPort'>): void {
+export function installTemporalRuntime(log: Logger, shutdownSignals: NodeJS.Signals[], sdkMetricsBind?: string): void {
   Runtime.install({
     logger: sdkLogger(log),
     shutdownSignals,
     telemetryOptions: {
       // The SDK's INFO chatter (webpack bundle listings, state changes) is noise in service logs.
       logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
-      ...(metrics.metricsPort && {
+      ...(sdkMetricsBind && {
         metrics: {
           prometheus: {
-            bindAddress: `${metrics.metricsHost}:${metrics.metricsPort}`,
+            bindAddress: sdkMetricsBind,
             // Prometheus conventions: seconds, counters ending in _total.
             useSecondsForDurations: true,
             countersTotalSuffix: true,

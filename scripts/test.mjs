@@ -139,6 +139,8 @@ try {
     GOLD_FEED_CONTROL_URL: fixtures.goldFeed.controlUrl,
     // The stack's MailDev: tests read the mail the service sent there (test/helpers/mailbox.ts).
     MAIL_API_URL: testStack.mailApiUrl,
+    // Each app process's operator port (METRICS_PORT): `/metrics`, and the workers' `/healthz`.
+    ...(testStack.operatorUrls && { OPERATOR_URLS_JSON: JSON.stringify(testStack.operatorUrls) }),
     ...(clusterMode && {
       CLUSTER_METRICS_JSON: JSON.stringify(testStack.cluster.metricsUrls),
       CLUSTER_API_URLS_JSON: JSON.stringify(testStack.cluster.replicaUrls),
@@ -197,7 +199,7 @@ try {
   // After the tests: every status the OpenAPI document promises has a test that owns it, and each
   // owner that ran made the API answer it (a partial run judges only the owners it ran).
   if (testsCode === 0) {
-    const coverage = await stack.statusCoverage(testStack.apiUrl, avaArgs, root);
+    const coverage = await stack.statusCoverage(testStack.apiUrl, testStack.operatorUrls.api, avaArgs, root);
     console.log(`\nnpm test: ${stack.formatCoverage(coverage)}`);
     if (coverage.missing.length) {
       console.error(`npm test: documented statuses without a test that produces them: ${coverage.missing.join(', ')} (scripts/stack/status-coverage.ts)`);

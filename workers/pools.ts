@@ -57,17 +57,28 @@ export interface PoolDeps {
 /** Releases what a pool's tools hold (thread pools, browsers, office listeners). */
 type Closer = () => Promise<void>;
 
+/** What a pool's warm processes say of themselves: `null` when well (lib/operator-port.ts's checks). */
+type Warmth = Record<string, () => Promise<string | null>>;
+
+/** The office converter is warm while one of its listeners is ready or converting. */
+function officeWarmth(office: { status(): Array<{ state: string }> }): string | null {
+  const states = office.status().map((s) => s.state);
+  if (states.some((s) => s === 'idle' || s === 'busy')) return null;
+  return states.length === 0 ? 'not started yet' : `no listener ready (${[...new Set(states)].join(', ')})`;
+}
+
 /**
  * A pool's tools, their modules loaded only by a process that runs that pool: a network or core
  * worker never loads Chromium's driver or the upscaling model's runtime, so it starts sooner and
  * its image can leave them out (Dockerfile, scripts/role-packages.mjs).
  */
-async function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): Promise<{ handlers: Record<string, ToolHandler>; close: Closer }> {
+async function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): Promise<{ handlers: Record<string, ToolHandler>; close: Closer; warmth?: Warmth }> {
   switch (pool) {
     case 'cpu': {
       const { createCpuResources, createCpuTools } = await import('../activities/cpu/index.js');
       const resources = createCpuResources({ config: deps.config, net: deps.net, log: deps.log, heavyStartAfter: deps.heavyStartAfter });
-      return { handlers: createCpuTools(resources), close: () => resources.close() };
+      const warmth = toolsOfPool('cpu').some((t) => t.name === 'word-to-pdf') ? { converter: async () => officeWarmth(resources.office) } : undefined;
+      return { handlers: createCpuTools(resources), close: () => resources.close(), warmth };
     }
     case 'network': {
       const [{ createNetworkTools }, { createReadingPool }] = await Promise.all([
@@ -81,7 +92,7 @@ async function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): Promis
     case 'browser': {
       const { createBrowserTools } = await import('../activities/browser/index.js');
       const browser = createBrowserTools({ config: deps.config, net: deps.net, log: deps.log, heavyStartAfter: deps.heavyStartAfter });
-      return { handlers: browser.handlers, close: () => browser.close() };
+      return { handlers: browser.handlers, close: () => browser.close(), warmth: { browser: async () => browser.pool.health() } };
     }
     default:
       return { handlers: {}, close: async () => {} };
@@ -146,6 +157,8 @@ const CALL_WORKER_OPTIONS = {
 export interface PoolWorkers {
   workers: Worker[];
   close: Closer;
+  /** The pool's warm processes (its browser, its document converter), for the health endpoint. */
+  warmth?: Warmth;
 }
 
 export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<PoolWorkers | null> {
@@ -203,7 +216,7 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     });
     return { workers: [worker, deliveries], close: async () => {} };
   }
-  const { handlers, close } = await toolHandlers(pool, deps);
+  const { handlers, close, warmth } = await toolHandlers(pool, deps);
   const served = listed(pool, handlers);
   if (Object.keys(served).length === 0) {
     await close();
@@ -254,5 +267,5 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
       }),
     );
   }
-  return { workers, close };
+  return { workers, close, warmth };
 }

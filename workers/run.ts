@@ -12,6 +12,8 @@ import { createSingleCalls } from '../activities/single-calls.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 import { installTemporalRuntime } from '../lib/temporal-runtime.js';
 import { WORKFLOW_TRACING_MODULE, startTracing } from '../lib/tracing.js';
+import { freeLoopbackPort, startOperatorPort } from '../lib/operator-port.js';
+import { workerHealthChecks, type WorkerHealthState } from './health.js';
 
 export async function runPools(pools: Pool[]): Promise<void> {
   const began = performance.now();
@@ -27,7 +29,14 @@ export async function runPools(pools: Pool[]): Promise<void> {
   };
   const config = loadConfig();
   const log = createLogger({ name: `worker:${pools.join('+')}`, level: config.logLevel });
-  installTemporalRuntime(log, ['SIGINT', 'SIGTERM'], config);
+  // The SDK's metrics on a loopback port; the operator port (METRICS_PORT) passes them on beside
+  // the health endpoint, which answers `starting` until the workers poll.
+  const sdkMetricsBind = config.metricsPort ? `127.0.0.1:${await freeLoopbackPort()}` : undefined;
+  installTemporalRuntime(log, ['SIGINT', 'SIGTERM'], sdkMetricsBind);
+  const health: WorkerHealthState = {};
+  const operator = config.metricsPort
+    ? await startOperatorPort({ host: config.metricsHost, port: config.metricsPort, sdkMetricsUrl: `http://${sdkMetricsBind}/metrics`, health: () => workerHealthChecks(health), log })
+    : undefined;
   const tracing = await startTracing(config.tracing, 'worker', log);
 
   const mongo = await timed('database', async () => {
@@ -36,6 +45,7 @@ export async function runPools(pools: Pool[]): Promise<void> {
     return m;
   });
   const connection = await timed('temporal', () => NativeConnection.connect({ address: config.temporalAddress }));
+  health.connection = connection;
   const { fromCache, ...workflowBundle } = await timed('bundle', () => loadWorkflowBundle(log, { interceptorModules: tracing ? [WORKFLOW_TRACING_MODULE] : [] }));
   // Chromium, LibreOffice and the upscaling model take the cores for seconds as they start: a
   // restarted worker first serves the calls that queued while it was away (kill/workers in
@@ -56,6 +66,8 @@ export async function runPools(pools: Pool[]): Promise<void> {
     }),
   );
   const started = created.filter((w) => w !== null);
+  health.workers = started.flatMap((s) => s.workers.map((worker) => ({ worker, taskQueue: worker.options.taskQueue })));
+  health.warmth = Object.assign({}, ...started.map((s) => s.warmth ?? {}));
   startMs.total = Math.round(performance.now() - began);
   // Process start to here, imports included (uptime counts from the process's birth).
   startMs.sinceProcessStart = Math.round(process.uptime() * 1000);
@@ -76,6 +88,7 @@ export async function runPools(pools: Pool[]): Promise<void> {
     await mongo.close();
     // Bounded and never rejecting: a collector that is down is one warning line, not a crash.
     await tracing?.shutdown();
+    await operator?.close();
     log.info('workers stopped');
   }
   // Drained: what may still hold the event loop (a collector's socket left past the flush's

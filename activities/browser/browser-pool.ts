@@ -59,6 +59,8 @@ export interface BrowserPool {
    */
   withPage<T>(task: (lease: PageLease) => Promise<T>, signal: AbortSignal): Promise<T>;
   stats(): PoolStats;
+  /** `null` while a browser is up to take captures, else what is wrong (not started yet, could not start, died). */
+  health(): string | null;
   close(): Promise<void>;
 }
 
@@ -81,12 +83,14 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPoolHandl
   const viewport = options.viewport ?? { width: 1440, height: 900, deviceScaleFactor: 1 };
   let closed = false;
   let fallback: ProxySession | undefined;
+  const state = { browserUp: false };
+  let startFailure: string | undefined;
 
   async function start(): Promise<Cluster> {
     // A session no capture ever configures: it refuses everything (see chromiumArgs, chromium-launch.ts).
     fallback ??= await options.proxy.openSession();
     return Cluster.launch({
-      concurrency: warmContexts({ options: { concurrency: options.concurrency, recycleAfter, proxy: options.proxy, viewport }, stats, leases, log }),
+      concurrency: warmContexts({ options: { concurrency: options.concurrency, recycleAfter, proxy: options.proxy, viewport }, stats, state, leases, log }),
       maxConcurrency: options.concurrency,
       puppeteer,
       puppeteerOptions: chromiumLaunchOptions({
@@ -104,10 +108,17 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPoolHandl
   let cluster: Promise<Cluster> | undefined;
   const started = () => {
     if (closed) return Promise.reject(new Error('the browser pool is closed'));
-    cluster ??= start().catch((err: unknown) => {
-      cluster = undefined;
-      throw err;
-    });
+    cluster ??= start().then(
+      (c) => {
+        startFailure = undefined;
+        return c;
+      },
+      (err: unknown) => {
+        cluster = undefined;
+        startFailure = (err as Error).message ?? String(err);
+        throw err;
+      },
+    );
     return cluster;
   };
   const launchDue = async () => {
@@ -148,6 +159,11 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPoolHandl
       }
     },
     stats: () => ({ ...stats }),
+    health() {
+      if (state.browserUp) return null;
+      if (startFailure) return `could not start: ${startFailure.split('\n')[0]}`;
+      return stats.launches === 0 ? 'not started yet' : 'down (a new one is starting)';
+    },
     async close() {
       closed = true;
       const c = await cluster?.catch(() => undefined);

@@ -59,6 +59,8 @@ export interface WarmPool {
     viewport: Viewport;
   };
   stats: PoolStats;
+  /** Whether a browser is up to take new pages (the worker's health endpoint reads it). */
+  state: { browserUp: boolean };
   /** The slot behind each page handed out, for the pool to find its session and its fate. */
   leases: Map<Page, Slot>;
   log?: Logger;
@@ -78,6 +80,7 @@ class WarmContexts {
   private nextId = 1;
   private readonly options: WarmPool['options'];
   private readonly stats: PoolStats;
+  private readonly state: WarmPool['state'];
   private readonly leases: Map<Page, Slot>;
   private readonly log?: Logger;
 
@@ -86,7 +89,7 @@ class WarmContexts {
     private readonly launchOptions: LaunchOptions,
     private readonly driver: typeof puppeteer,
   ) {
-    ({ options: this.options, stats: this.stats, leases: this.leases, log: this.log } = pool);
+    ({ options: this.options, stats: this.stats, state: this.state, leases: this.leases, log: this.log } = pool);
   }
 
   async init(): Promise<void> {
@@ -170,6 +173,7 @@ class WarmContexts {
     browser.once('disconnected', () => {
       gen.lost = true;
       this.generations.delete(gen);
+      if (this.current === gen) this.state.browserUp = false;
       if (!gen.retired && !this.closed) {
         this.stats.crashes++;
         this.log?.warn({ browser: gen.id, captures: gen.captures }, 'browser died; the next capture starts a new one');
@@ -181,6 +185,7 @@ class WarmContexts {
       throw new Error('the browser pool is closed');
     }
     this.current = gen;
+    this.state.browserUp = true;
     this.log?.debug({ browser: gen.id }, 'browser started');
     return gen;
   }

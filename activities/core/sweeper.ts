@@ -14,6 +14,7 @@ import { createLedger } from '../../domain/ledger.js';
 import { createAuditLog } from '../../domain/audit-log.js';
 import { createRenderCache } from '../../domain/render-cache.js';
 import { sweepIdentity, type IdentitySweep } from '../../domain/identity/sweep.js';
+import { createRateBuckets } from '../../domain/rate-buckets.js';
 
 export interface SweepOptions {
   /** Claim-check blobs and big outputs live this long: an idempotent replay within 24 h still reads its answer. */
@@ -47,6 +48,8 @@ export interface SweepReport {
   renderCache: { entries: number; images: number };
   /** Sessions, tokens, WebAuthn challenges and sign-in windows past their end. */
   people: IdentitySweep;
+  /** Request rates' buckets that have refilled (domain/rate-buckets.ts). */
+  rateBuckets: number;
 }
 
 /** `outputBlobs`: the store big outputs wait in (BLOB_STORE_URL); the database when absent. */
@@ -57,6 +60,7 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, out
   const asyncCalls = createAsyncCalls(db);
   const auditLog = createAuditLog(db);
   const renderCache = createRenderCache({ db, blobs: outputBlobs });
+  const rateBuckets = createRateBuckets(db);
 
   async function refundOrphanHolds(now: number): Promise<number> {
     let refunded = 0;
@@ -94,6 +98,7 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, out
         audit: { drafts: await auditLog.flushLeftovers(), expired: await auditLog.sweep(new Date(now - options.auditRetentionMs)) },
         renderCache: await renderCache.sweep(now),
         people: await sweepIdentity(db, now),
+        rateBuckets: await rateBuckets.sweep(now),
       };
     },
   };

@@ -1,8 +1,8 @@
-//! Service endpoints: liveness, readiness, metrics, the OpenAPI document and the docs.
+//! Service endpoints: liveness, readiness, the OpenAPI document and the docs. The metrics are not
+//! here: they are served on METRICS_PORT only (lib/operator-port.ts), never on the public port.
 import Router from '@koa/router';
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
-import type { Metrics } from '../../lib/metrics.js';
 import { ServiceError } from '../../lib/errors.js';
 import { json } from '../docs/openapi-parts.js';
 import { operation, open, plain, type RouteOperation } from '../docs/operations.js';
@@ -40,7 +40,7 @@ async function temporalReachable(client: Client): Promise<void> {
   }
 }
 
-export function serviceRoutes(deps: { db: Db; client: Client; metrics: Metrics; openapi: () => unknown }): Router {
+export function serviceRoutes(deps: { db: Db; client: Client; openapi: () => unknown }): Router {
   const router = new Router();
 
   router.get('/healthz', (ctx) => {
@@ -57,11 +57,6 @@ export function serviceRoutes(deps: { db: Db; client: Client; metrics: Metrics; 
       throw new ServiceError('unavailable', 'A dependency is unreachable.', { checks: { database: db, temporal } });
     }
     ctx.body = { status: 'ready', checks: { database: db, temporal } };
-  });
-
-  router.get('/metrics', async (ctx) => {
-    ctx.type = deps.metrics.registry.contentType;
-    ctx.body = await deps.metrics.registry.metrics();
   });
 
   router.get('/api/v1/openapi.json', (ctx) => {
@@ -85,11 +80,6 @@ export function serviceOperations(): RouteOperation[] {
       description: 'Answers 200 when Temporal and the database are reachable, 503 `unavailable` (with `checks`) when one is not.',
       ok: plain('Ready.', json(ref('Readiness'))),
       codes: ['unavailable', 'internal_error'],
-    }),
-    operation('get', '/metrics', {
-      tag: 'service', operationId: 'metrics', ...open(), summary: 'Prometheus metrics',
-      ok: plain('Prometheus text exposition format.', { 'text/plain': { schema: { type: 'string' } } }),
-      codes: ['internal_error'],
     }),
     operation('get', '/api/v1/openapi.json', {
       tag: 'service', operationId: 'openapi', ...open(), summary: 'This document',

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { waitForHttp } from './net.js';
+import { freePort, waitForHttp } from './net.js';
 import type { RunningDatabase, RunningTemporal } from './services.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 
@@ -24,6 +24,11 @@ export interface AppOptions {
    * `apart`: one process per pool, as production runs them (bench:core reads each one's CPU).
    */
   pools?: 'together' | 'apart';
+  /**
+   * Each process's METRICS_PORT by name (`api`, `workers`, `worker-<pool>`): its metrics and, for
+   * a worker, its health endpoint, on 127.0.0.1. startApps fills it; a restart keeps the port.
+   */
+  metricsPorts?: Record<string, number>;
 }
 
 /** Big outputs in a directory every local process shares (lib/blob-store.ts): `BLOB_STORE_URL` for `dir`. */
@@ -55,6 +60,8 @@ export function throwawayEnv(
 
 export interface RunningApps {
   apiUrl: string;
+  /** Each process's operator port by name (`api`, `workers` or `worker-<pool>`): `/metrics`, and a worker's `/healthz`. */
+  operatorUrls: Record<string, string>;
   api: ManagedProcess;
   /** The process hosting every pool; with `pools: 'apart'`, the core pool's. */
   workers: ManagedProcess;
@@ -80,6 +87,12 @@ export function apiEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...API_MALLOC_ENV, ...env };
 }
 
+/** METRICS_PORT (and METRICS_HOST, this machine only) of process `name`, when the stack gave it one. */
+function metricsEnv(options: AppOptions, name: string): NodeJS.ProcessEnv {
+  const port = options.metricsPorts?.[name];
+  return port ? { METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' } : {};
+}
+
 /** tsx for the service's own main thread, not for the workflow threads the SDK starts (see the module). */
 const TSX_MAIN_THREAD = new URL('./tsx-main-thread.mjs', import.meta.url).href;
 
@@ -94,7 +107,7 @@ export function startNode(supervisor: Supervisor, options: AppOptions, name: str
     // STACK_NODE_ARGS: extra Node flags for the service's processes, e.g. `--cpu-prof` to profile them.
     args: [...(process.env.STACK_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', TSX_MAIN_THREAD, path.join(options.root, entry)],
     cwd: options.root,
-    env: { ...(name === 'api' ? apiEnv(options.env) : options.env), PORT: String(options.apiPort) },
+    env: { ...(name === 'api' ? apiEnv(options.env) : options.env), PORT: String(options.apiPort), ...metricsEnv(options, name) },
     echo: options.echo,
     echoFormat: options.echoFormat,
   });
@@ -108,6 +121,10 @@ export function startWorkers(supervisor: Supervisor, options: AppOptions): Manag
 const POOLS = ['core', 'cpu', 'network', 'browser'] as const;
 
 export async function startApps(supervisor: Supervisor, options: AppOptions): Promise<RunningApps> {
+  const names = ['api', ...(options.pools === 'apart' ? POOLS.map((pool) => `worker-${pool}`) : ['workers'])];
+  options.metricsPorts ??= {};
+  for (const name of names) options.metricsPorts[name] ??= await freePort();
+  const operatorUrls = Object.fromEntries(names.map((name) => [name, `http://127.0.0.1:${options.metricsPorts![name]}`]));
   // Workers first: they bundle the workflow code, the slowest part of a start.
   const workerProcesses =
     options.pools === 'apart'
@@ -116,5 +133,5 @@ export async function startApps(supervisor: Supervisor, options: AppOptions): Pr
   const api = startNode(supervisor, options, 'api', 'api/server.ts');
   const apiUrl = `http://127.0.0.1:${options.apiPort}`;
   await waitForHttp(`${apiUrl}/readyz`, { what: 'API', timeoutMs: options.timeoutMs ?? 120_000, processes: [api, ...workerProcesses] });
-  return { apiUrl, api, workers: workerProcesses[0]!, workerProcesses };
+  return { apiUrl, operatorUrls, api, workers: workerProcesses[0]!, workerProcesses };
 }

@@ -114,7 +114,7 @@ export interface Cluster {
   postgresDataDir: string;
   namespace: string;
   mongodbUrl: string;
-  /** Prometheus endpoints by part: the workers, the APIs (and `api-N-worker`, their Temporal clients' SDK metrics), Temporal, HAProxy. */
+  /** Prometheus endpoints by part: the workers, the APIs (on their METRICS_PORT), Temporal, HAProxy. */
   metricsUrls: Record<string, string>;
   /** Each API replica's own URL, past the load balancer (`api-1`, `api-2`). */
   replicaUrls: Record<(typeof API_REPLICAS)[number], string>;
@@ -154,12 +154,14 @@ function appProcesses(
       waitForHttp(`http://127.0.0.1:${ports.api[name]}/readyz`, { what: name, timeoutMs: 120_000, processes: [apps.get(name)!] }),
     );
   /**
-   * A worker is up once it polls each of its pool's queues; its metrics answer by then (the
-   * runtime that serves them is installed before any worker is created).
+   * A worker is up once its health endpoint says so (it polls each of its pool's queues, Temporal
+   * answers, its browser or converter is warm), as docker-compose.yml's health check asks, and
+   * Temporal sees it poll them.
    */
   const workerUp = (name: (typeof WORKER_PROCESSES)[number]['name']) =>
-    startingPart(name, appRemedy(name), () => {
+    startingPart(name, appRemedy(name), async () => {
       const proc = apps.get(name)!;
+      await waitForHttp(`http://127.0.0.1:${ports.metrics[name]}/healthz`, { what: `${name}'s health`, timeoutMs: 180_000, processes: [proc] });
       return waitForPollers(temporal.address, temporal.namespace, poolTaskQueues(workerProcess(name).pool), proc.pid!, { timeoutMs: 120_000, processes: [proc] });
     });
   return { apps, startApp, apiReady, workerUp };
@@ -187,10 +189,9 @@ function startBalancer(
 /** Prometheus endpoints by part. */
 function metricsUrlsOf(ports: ClusterPorts, temporal: RunningTemporalServer, lb: RunningLoadBalancer): Record<string, string> {
   const metricsUrls: Record<string, string> = { temporal: temporal.metricsUrl, haproxy: lb.metricsUrl };
-  for (const a of API_REPLICAS) {
-    metricsUrls[a] = `http://127.0.0.1:${ports.api[a]}/metrics`;
-    metricsUrls[`${a}-worker`] = `http://127.0.0.1:${ports.metrics[a]}/metrics`; // its Temporal client's SDK metrics
-  }
+  // An API replica's metrics (its requests, charges and its Temporal client's SDK metrics) are on
+  // its METRICS_PORT only, never on the port HAProxy routes to.
+  for (const a of API_REPLICAS) metricsUrls[a] = `http://127.0.0.1:${ports.metrics[a]}/metrics`;
   for (const w of WORKER_PROCESSES) metricsUrls[w.name] = `http://127.0.0.1:${ports.metrics[w.name]}/metrics`;
   return metricsUrls;
 }

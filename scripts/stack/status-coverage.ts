@@ -123,10 +123,11 @@ export function judgeCoverage(documented: Map<string, number>, produced: Map<str
   return { documented, produced, verdicts, missing, ...(judgedAll ? {} : { partial: inRun.partial }) };
 }
 
-export async function statusCoverage(apiUrl: string, avaArgs: readonly string[] = [], root = process.cwd()): Promise<StatusCoverage> {
+/** `metricsUrl`: the API's operator port (METRICS_PORT), where its `/metrics` is served. */
+export async function statusCoverage(apiUrl: string, metricsUrl: string, avaArgs: readonly string[] = [], root = process.cwd()): Promise<StatusCoverage> {
   const [openapi, metrics] = await Promise.all([
     fetch(`${apiUrl}/api/v1/openapi.json`).then((r) => r.json()),
-    fetch(`${apiUrl}/metrics`).then((r) => r.text()),
+    fetch(`${metricsUrl}/metrics`).then((r) => r.text()),
   ]);
   return judgeCoverage(documentedStatuses(openapi), producedStatuses(metrics), ownersInRun(avaArgs, root));
 }

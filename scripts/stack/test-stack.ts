@@ -53,6 +53,8 @@ export type FixturesJson = Record<string, unknown> & {
 
 export interface TestStack {
   apiUrl: string;
+  /** Each app process's operator port (`api`, `workers`): `/metrics`, and the workers' `/healthz`. */
+  operatorUrls: Record<string, string>;
   adminToken: string;
   /** The environment the API and workers run with. */
   env: NodeJS.ProcessEnv;
@@ -287,6 +289,7 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
 
   return {
     apiUrl: apps.apiUrl,
+    operatorUrls: apps.operatorUrls,
     adminToken,
     env,
     fixtures,

@@ -6,7 +6,7 @@ import { testEnv } from '../helpers/env.js';
 
 /** Label -> count of the API's DELETE answers with 401 so far, by route label. */
 async function refusedDeletes(): Promise<Map<string, number>> {
-  const text = await (await fetch(`${testEnv.apiUrl()}/metrics`)).text();
+  const text = await (await fetch(`${testEnv.operatorUrl('api')}/metrics`)).text();
   const counts = new Map<string, number>();
   for (const m of text.matchAll(/^http_request_duration_seconds_count\{([^}]*)\} (\d+)$/gm)) {
     const labels = m[1]!;

@@ -2,6 +2,7 @@
 //! and a problem+json answer on every error path.
 import test from 'ava';
 import { balanceOf, callTool, isProblem, newAccount, request } from '../helpers/api.js';
+import { testEnv } from '../helpers/env.js';
 
 const HELLO_SHA256 = '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824';
 
@@ -125,13 +126,18 @@ test('the catalogue lists only working tools with cost, group, pool and input sc
   t.is(hash.inputSchema.type, 'object');
 });
 
-test('health, readiness and metrics answer', async (t) => {
+test('health and readiness answer; the metrics answer on METRICS_PORT only, 404 on the public port', async (t) => {
   t.is((await request('GET', '/healthz')).status, 200);
   const ready = await request('GET', '/readyz');
   t.is(ready.status, 200);
   t.deepEqual(ready.body.checks, { database: 'ok', temporal: 'ok' });
-  const metrics = await request('GET', '/metrics');
-  t.regex(metrics.body, /http_request_duration_seconds/);
+  t.true(isProblem(await request('GET', '/metrics'), 404, 'not_found'), 'the public port serves no metrics');
+  const metrics = await fetch(`${testEnv.operatorUrl('api')}/metrics`);
+  t.is(metrics.status, 200);
+  const text = await metrics.text();
+  t.regex(text, /^http_request_duration_seconds_count\{/m, "the API's own metrics");
+  t.regex(text, /^# TYPE credits_charged_total counter$/m);
+  t.regex(text, /^temporal_request_total\{/m, "its Temporal client's SDK metrics, passed through");
 });
 
 test('an account over its rate gets 429 with Retry-After and RateLimit headers', async (t) => {

@@ -43,3 +43,26 @@ test('a key restricted through one API replica is refused a tool by the other wi
   await sleep(IN_FORCE_WITHIN_MS);
   t.true(isProblem(await hash(one, key), 401, 'unauthorized'), 'revoked on api-1 within 1 s');
 });
+
+test('a key\'s rate holds across both API replicas hit at once: its burst once, not once per replica', async (t) => {
+  const { 'api-1': one, 'api-2': two } = replicas();
+  const account = await newAccount(100);
+  // One call a second, bursts of two: per replica, two replicas would let four through at once.
+  const created = await request('POST', '/api/v1/account/keys', { baseUrl: one, token: account.ownerToken, body: { name: 'shared-rate', rateLimit: 1 } });
+  t.is(created.status, 201);
+  const { key } = created.body as { key: string };
+  const began = Date.now();
+  const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => hash(i % 2 === 0 ? one : two, key)));
+  const elapsedS = (Date.now() - began) / 1000;
+  const allowed = answers.filter((a) => a.status === 200).length;
+  const refused = answers.filter((a) => isProblem(a, 429, 'rate_limited'));
+  t.is(allowed + refused.length, answers.length, answers.map((a) => a.status).join(', '));
+  // The burst, and what refilled while the answers came (one a second): judged by the time it
+  // took here, so a slow machine only allows more, as the bucket does.
+  t.true(allowed >= 1);
+  t.true(allowed <= 2 + Math.floor(elapsedS), `${allowed} allowed in ${elapsedS} s`);
+  for (const r of refused) {
+    t.true(Number(r.headers.get('retry-after')) >= 1);
+    t.is(r.headers.get('ratelimit-limit'), '2');
+  }
+});

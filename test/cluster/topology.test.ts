@@ -93,6 +93,9 @@ test('the API replicas label request metrics by route template; the Temporal ser
   t.true(routes.includes('/api/v1/tools/:tool'), routes.join(', '));
   t.deepEqual(routes.filter((r) => /[()?\\$]/.test(r)), []);
   t.regex(await metrics('temporal'), /^persistence_requests\{/m, 'the server reports its persistence requests');
+  // Only on each replica's METRICS_PORT: through the load balancer, and on a replica's own public port, 404.
+  t.is((await fetch(`${testEnv.apiUrl()}/metrics`)).status, 404);
+  t.is((await fetch(`${JSON.parse(process.env.CLUSTER_API_URLS_JSON ?? '{}')['api-1']}/metrics`)).status, 404);
 });
 
 test('tool calls are searchable by AccountId and Tool in the server\'s SQL visibility', async (t) => {
@@ -123,6 +126,9 @@ test('the Temporal UI serves the cluster\'s namespace', async (t) => {
 test('docker-compose.yml is valid and pins what ran here: server, admin tools and UI versions, the same config files, the API\'s malloc settings, Temporal\'s PostgreSQL settings', (t) => {
   const compose = readFileSync('docker-compose.yml', 'utf8');
   t.notThrows(() => execFileSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], { env: { ...process.env, SECRET_KEY: '0'.repeat(64) }, stdio: 'pipe' }));
+  // The operator surfaces answer on the host itself only, Grafana after a sign-in.
+  for (const port of ['8233:8080', '3000:3000', '9090:9090', '16686:16686']) t.true(compose.includes(`- "127.0.0.1:${port}"`), `${port} bound to 127.0.0.1`);
+  t.regex(compose, /GF_AUTH_ANONYMOUS_ENABLED: "false"/);
   t.true(compose.includes(`temporalio/server:${TEMPORAL_SERVER_VERSION}`));
   t.true(compose.includes(`temporalio/admin-tools:${TEMPORAL_SERVER_VERSION}`));
   t.true(compose.includes(`temporalio/ui:${TEMPORAL_UI_VERSION}`));

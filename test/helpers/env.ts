@@ -39,6 +39,15 @@ export const testEnv = {
   stackControlUrl: () => required('STACK_CONTROL_URL'),
   /** The stack's MailDev (its REST API, `GET /api/email`), where every mail the service sends arrives. */
   mailApiUrl: () => required('MAIL_API_URL'),
+  /**
+   * An app process's operator port (its METRICS_PORT: `/metrics`, and a worker's `/healthz`), by
+   * name: `api`, `workers` (every pool in one process).
+   */
+  operatorUrl: (name: string): string => {
+    const url = (JSON.parse(required('OPERATOR_URLS_JSON')) as Record<string, string>)[name];
+    if (!url) throw new Error(`OPERATOR_URLS_JSON names no process ${name}`);
+    return url;
+  },
   /** The gold feed fixture's control (test/fixtures/gold-feed.ts): its mode, shared by every test file. */
   goldFeedControlUrl: () => required('GOLD_FEED_CONTROL_URL'),
   /** Addresses of the fixture servers (test/fixtures/start.ts). */
