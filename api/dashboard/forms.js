@@ -3,7 +3,7 @@
 //! fields by JSON pointer (`/password`): each goes under its field (aria-invalid, described by the
 //! error), the form's summary (role=alert, so it is announced) says what went wrong, and the focus
 //! moves to the first bad field. A 429 `too_many_attempts` says when to try again.
-import { h, problemText } from './dom.js';
+import { h, problemText, replace } from './dom.js';
 
 /**
  * A labelled field: `<label>`, the input, its help and its error line, the input described by both.
@@ -107,7 +107,8 @@ export function formProblems({ fields }) {
     let text = problemText(err);
     if (err?.code === 'too_many_attempts' && err.retryAfter) text = `Too many failed sign-ins with this address or from this network. Try again ${waitText(err.retryAfter)}, or reset your password.`;
     else if (marked.length) text = marked.length === 1 ? 'Check the field marked below.' : 'Check the fields marked below.';
-    summary.append(h('p', {}, text), err?.requestId ? h('p', { class: 'muted small' }, 'Request id: ', h('code', {}, err.requestId)) : null);
+    // replace() (not append) drops an absent part: append() writes null as the word "null".
+    replace(summary, h('p', {}, text), err?.requestId ? h('p', { class: 'muted small' }, 'Request id: ', h('code', {}, err.requestId)) : null);
     summary.hidden = false;
     (marked[0]?.input ?? focus ?? all[0]?.input)?.focus();
   }

@@ -161,6 +161,10 @@ export function createRenderLinksView({ client }) {
       try {
         parsed = JSON.parse(input.value);
       } catch {
+        parsed = undefined;
+      }
+      // A tool's input is an object: other JSON (a number, a list, null) is refused here, in words.
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
         showFormError(inputError, input, { detail: 'The input must be a JSON object, e.g. {"text": "https://example.com/"}.' });
         input.focus();
         return;

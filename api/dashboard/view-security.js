@@ -3,7 +3,7 @@
 //! others, and sign out. Password and passkey changes need a sign-in within 10 minutes: when the
 //! service asks for one, reauth.js's dialog confirms it is the person and the change goes through.
 import { confirmAction } from './dialogs.js';
-import { announce, busy, dataTable, empty, errorBox, focusOn, h, loading, replace, time, viewSection } from './dom.js';
+import { announce, busy, dataTable, empty, errorBox, focusOn, h, loading, problemText, replace, time, viewSection } from './dom.js';
 import { PASSWORD_RULES, field, formProblems, showPasswords } from './forms.js';
 import { ceremonyProblem, createPasskey, passkeysSupported } from './passkeys.js';
 import { ReauthenticationCancelled, withReauthentication } from './reauth.js';
@@ -166,7 +166,7 @@ export function createSecurityView(context) {
         announce(`Passkey “${passkey.name}” removed.`);
         focusOn(passkeysSection.querySelector('h2'));
       } catch (err) {
-        if (err?.name !== 'AbortError') announce(cancelled(err) ? err.message : `Could not remove the passkey: ${err.detail ?? err.message}`);
+        if (err?.name !== 'AbortError') announce(cancelled(err) ? err.message : `Could not remove the passkey: ${problemText(err)}`);
       }
     });
   }
@@ -187,7 +187,7 @@ export function createSecurityView(context) {
       announce(`Passkey renamed “${name}”.`);
       passkeysBody.querySelector(`[data-focus-key="rename-${CSS.escape(passkey.id)}"]`)?.focus();
     } catch (err) {
-      error.textContent = err.detail ?? err.message;
+      error.textContent = problemText(err);
       error.hidden = false;
       input.setAttribute('aria-invalid', 'true');
       input.focus();
@@ -282,7 +282,7 @@ export function createSecurityView(context) {
         announce(`The session of ${deviceName(s.userAgent)} has ended.`);
         focusOn(sessionsSection.querySelector('h2'));
       } catch (err) {
-        if (err?.name !== 'AbortError') announce(`Could not end the session: ${err.detail ?? err.message}`);
+        if (err?.name !== 'AbortError') announce(`Could not end the session: ${problemText(err)}`);
       }
     });
   }
@@ -301,7 +301,7 @@ export function createSecurityView(context) {
         announce(ended === 1 ? 'One other session has ended.' : `${ended} other sessions have ended.`);
         focusOn(sessionsSection.querySelector('h2'));
       } catch (err) {
-        if (err?.name !== 'AbortError') announce(`Could not end the sessions: ${err.detail ?? err.message}`);
+        if (err?.name !== 'AbortError') announce(`Could not end the sessions: ${problemText(err)}`);
       }
     });
   }
