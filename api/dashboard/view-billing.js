@@ -1,10 +1,12 @@
 //! Billing (`/dashboard/billing`): the credit packs for sale, each bought through Stripe Checkout
 //! (the page sends the browser to Stripe's hosted page, which comes back here with `?checkout=`),
 //! the purchases with what refunds and disputes took back, the balance's grants, and the
-//! auto-recharge settings with the card saved at checkout. Without Stripe configured the packs are
-//! listed and buying says why it cannot.
-import { announce, busy, clearFormError, credits, dataTable, empty, errorBox, formatInt, h, loading, replace, showFormError, time, viewSection } from './dom.js';
+//! auto-recharge settings with the card saved at checkout (billing-recharge.js). Without Stripe
+//! configured the packs are listed and buying says why it cannot.
+import { announce, busy, clearFormError, dataTable, empty, formatInt, formatPrice, h, replace, showFormError, time, viewSection } from './dom.js';
+import { createRechargeForm } from './billing-recharge.js';
 import { createGrantsList } from './grants.js';
+import { createList } from './list.js';
 import { createPagedList } from './paged-list.js';
 
 const STATUSES = {
@@ -16,73 +18,17 @@ const STATUSES = {
   disputed: ['Disputed', 'failed'],
 };
 
-/** A price in minor units as the currency writes it (`$15.00`, `¥1,500`). */
-export function formatPrice(amount, currency) {
-  const format = new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase() });
-  const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-  return format.format(amount / 10 ** digits);
-}
-
 const lifetime = (days) => (days ? `Credits last ${formatInt(days)} days` : 'Credits never expire');
 
-/** @param {import('./app.js').ViewContext} context */
-export function createBillingView({ client }) {
-  const returned = h('div', { id: 'checkout-notice', role: 'status' });
-  const packsBody = h('div', { id: 'packs-body' });
-  const saveCard = h('input', { id: 'save-card', type: 'checkbox', name: 'saveCard' });
-  const buyError = h('p', { class: 'field-error', id: 'buy-error', role: 'alert', hidden: true });
-  const purchasesBody = h('div', { id: 'purchases-body' });
-  const purchasesSection = h('section', { id: 'purchases', 'aria-labelledby': 'purchases-title' }, h('h2', { id: 'purchases-title', tabindex: '-1' }, 'Purchases'), purchasesBody);
-  const { section: grantsSection, list: grants } = createGrantsList({
-    client,
-    id: 'billing-grants',
-    help: 'Every grant of credits with what is left of it, and what a refund or dispute took back.',
-    takenBack: true,
-  });
-  const rechargeStatus = h('div', { id: 'recharge-status' });
-  const rechargeError = h('p', { class: 'field-error', id: 'recharge-error', role: 'alert', hidden: true });
-  const field = (id, name, label, input) => h('div', { class: 'field' }, h('label', { for: id }, label), input);
-  const inputs = {
-    enabled: h('input', { id: 'recharge-enabled', name: 'enabled', type: 'checkbox', 'aria-describedby': 'recharge-error' }),
-    packId: h('select', { id: 'recharge-pack', name: 'packId', 'aria-describedby': 'recharge-error' }),
-    threshold: h('input', { id: 'recharge-threshold', name: 'threshold', type: 'number', min: '1', step: '1', required: true, 'aria-describedby': 'recharge-error' }),
-    monthlyLimit: h('input', { id: 'recharge-limit', name: 'monthlyLimit', type: 'number', min: '1', max: '100', step: '1', required: true, 'aria-describedby': 'recharge-error' }),
-  };
-  const rechargeForm = h(
-    'form',
-    { id: 'recharge-form', class: 'panel-form', novalidate: true, 'aria-labelledby': 'recharge-title' },
-    h('h2', { id: 'recharge-title', tabindex: '-1' }, 'Auto-recharge'),
-    h('p', { class: 'help' }, 'When a call takes the balance below the threshold, one recharge buys the pack with your saved card. Calls never wait for it; three failed recharges in a row turn it off.'),
-    rechargeStatus,
-    h('div', { class: 'field checkbox' }, h('label', { for: 'recharge-enabled' }, inputs.enabled, ' Recharge automatically')),
-    field('recharge-pack', 'packId', 'Pack to buy', inputs.packId),
-    field('recharge-threshold', 'threshold', 'Below this many credits', inputs.threshold),
-    field('recharge-limit', 'monthlyLimit', 'At most this many recharges a month', inputs.monthlyLimit),
-    rechargeError,
-    h('button', { type: 'submit', class: 'primary' }, 'Save auto-recharge'),
-  );
-  const element = viewSection(
-    'billing',
-    'Billing',
-    returned,
-    h(
-      'section',
-      { id: 'packs', 'aria-labelledby': 'packs-title' },
-      h('h2', { id: 'packs-title' }, 'Buy credits'),
-      h('p', { class: 'help' }, 'Pay with Stripe; the credits arrive as soon as Stripe confirms the payment.'),
-      h('div', { class: 'field checkbox' }, h('label', { for: 'save-card' }, saveCard, ' Save the card for automatic recharges')),
-      buyError,
-      packsBody,
-    ),
-    purchasesSection,
-    grantsSection,
-    rechargeForm,
-  );
-  let packs = null;
-
-  const purchases = createPagedList({
-    section: purchasesSection,
-    container: purchasesBody,
+/**
+ * The purchases, newest first, a page at a time: each with its pack, credits, price, status, what
+ * refunds and disputes took back, and Stripe's receipt.
+ * @param {{ client: import('./api.js').Client, section: HTMLElement, container: HTMLElement }} spec
+ */
+function createPurchasesList({ client, section, container }) {
+  return createPagedList({
+    section,
+    container,
     what: 'purchases',
     pageSize: 10,
     fetchPage: (page) => client.purchases(page),
@@ -111,7 +57,43 @@ export function createBillingView({ client }) {
         }),
       }),
   });
+}
 
+/** @param {import('./app.js').ViewContext} context */
+export function createBillingView({ client }) {
+  const returned = h('div', { id: 'checkout-notice', role: 'status' });
+  const packsBody = h('div', { id: 'packs-body' });
+  const saveCard = h('input', { id: 'save-card', type: 'checkbox', name: 'saveCard' });
+  const buyError = h('p', { class: 'field-error', id: 'buy-error', role: 'alert', hidden: true });
+  const purchasesBody = h('div', { id: 'purchases-body' });
+  const purchasesSection = h('section', { id: 'purchases', 'aria-labelledby': 'purchases-title' }, h('h2', { id: 'purchases-title', tabindex: '-1' }, 'Purchases'), purchasesBody);
+  const { section: grantsSection, list: grants } = createGrantsList({
+    client,
+    id: 'billing-grants',
+    help: 'Every grant of credits with what is left of it, and what a refund or dispute took back.',
+    takenBack: true,
+  });
+  const recharge = createRechargeForm({ client, packs: () => packs.items() });
+  const element = viewSection(
+    'billing',
+    'Billing',
+    returned,
+    h(
+      'section',
+      { id: 'packs', 'aria-labelledby': 'packs-title' },
+      h('h2', { id: 'packs-title' }, 'Buy credits'),
+      h('p', { class: 'help' }, 'Pay with Stripe; the credits arrive as soon as Stripe confirms the payment.'),
+      h('div', { class: 'field checkbox' }, h('label', { for: 'save-card' }, saveCard, ' Save the card for automatic recharges')),
+      buyError,
+      packsBody,
+    ),
+    purchasesSection,
+    grantsSection,
+    recharge.form,
+  );
+  const packs = createList({ body: packsBody, loadingWhat: 'credit packs', failedWhat: 'the credit packs', read: () => client.creditPacks(), render: renderPacks });
+
+  const purchases = createPurchasesList({ client, section: purchasesSection, container: purchasesBody });
 
   function showReturn(route) {
     const outcome = route?.query?.get('checkout');
@@ -120,19 +102,7 @@ export function createBillingView({ client }) {
     else returned.replaceChildren();
   }
 
-  async function loadPacks() {
-    if (packs === null) replace(packsBody, loading('credit packs'));
-    try {
-      packs = await client.creditPacks();
-      renderPacks();
-    } catch (err) {
-      if (err.name === 'AbortError') return;
-      packs = null;
-      replace(packsBody, errorBox(err, { what: 'the credit packs', retry: () => loadPacks() }));
-    }
-  }
-
-  function renderPacks() {
+  function renderPacks(packs) {
     if (packs.length === 0) {
       replace(packsBody, empty('No credit packs are for sale yet.'));
       return;
@@ -174,82 +144,19 @@ export function createBillingView({ client }) {
     });
   }
 
-  async function loadRecharge() {
-    try {
-      const settings = await client.autoRecharge();
-      renderRecharge(settings);
-    } catch (err) {
-      if (err.name === 'AbortError') return;
-      replace(rechargeStatus, errorBox(err, { what: 'the auto-recharge settings', retry: () => loadRecharge() }));
-    }
-  }
-
-  function renderRecharge(settings) {
-    replace(
-      inputs.packId,
-      (packs ?? []).map((p) => h('option', { value: p.id, selected: p.id === settings.packId }, `${p.name} (${credits(p.credits)}, ${formatPrice(p.price.amount, p.price.currency)})`)),
-    );
-    inputs.enabled.checked = settings.enabled;
-    inputs.threshold.value = settings.threshold ?? '';
-    inputs.monthlyLimit.value = settings.monthlyLimit ?? '';
-    const card = settings.paymentMethod;
-    const last = settings.lastRecharge;
-    replace(
-      rechargeStatus,
-      h(
-        'dl',
-        { class: 'stats' },
-        h('div', { class: 'stat' }, h('dt', {}, 'Card'), h('dd', { id: 'recharge-card' }, card ? `${card.brand} •••• ${card.last4}` : 'None saved')),
-        h('div', { class: 'stat' }, h('dt', {}, 'This month'), h('dd', { id: 'recharge-count' }, `${formatInt(settings.rechargesThisMonth)} ${settings.rechargesThisMonth === 1 ? 'recharge' : 'recharges'}`)),
-        h('div', { class: 'stat' }, h('dt', {}, 'Last recharge'), h('dd', { id: 'recharge-last' }, last ? [last.status, last.reason ? ` (${last.reason})` : '', ', ', time(last.at)] : 'None')),
-      ),
-      card ? null : h('p', { class: 'muted small' }, 'To recharge automatically, buy a pack with “Save the card for automatic recharges” checked.'),
-      settings.disabledReason ? h('p', { class: 'notice', id: 'recharge-disabled' }, `Turned off: ${settings.disabledReason}.`) : null,
-    );
-  }
-
-  async function saveRecharge(event) {
-    event.preventDefault();
-    const button = rechargeForm.querySelector('button[type=submit]');
-    await busy(button, async () => {
-      for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
-      clearFormError(rechargeError, inputs.threshold);
-      const whole = (value) => (value.trim() === '' ? null : Number(value));
-      try {
-        const settings = await client.setAutoRecharge({
-          enabled: inputs.enabled.checked, packId: inputs.packId.value, threshold: whole(inputs.threshold.value), monthlyLimit: whole(inputs.monthlyLimit.value),
-        });
-        renderRecharge(settings);
-        announce(settings.enabled ? 'Auto-recharge is on.' : 'Auto-recharge is off.');
-      } catch (err) {
-        if (err.name === 'AbortError') return;
-        // Mark each field the service named, and say why.
-        const named = (err.errors ?? []).map((e) => e.field.split('/')[1]).filter((f) => f in inputs);
-        for (const f of named) inputs[f].setAttribute('aria-invalid', 'true');
-        showFormError(rechargeError, inputs[named[0] ?? 'threshold'], err);
-        if (!named.length) inputs.threshold.removeAttribute('aria-invalid');
-        (inputs[named[0]] ?? inputs.threshold).focus();
-      }
-    });
-  }
-  rechargeForm.addEventListener('submit', saveRecharge);
-
   return {
     element,
     async load(route) {
       showReturn(route);
-      await Promise.all([loadPacks().then(loadRecharge), purchases.load(), grants.load()]);
+      await Promise.all([packs.load().then(recharge.load), purchases.load(), grants.load()]);
     },
     close() {
-      rechargeForm.removeEventListener('submit', saveRecharge);
       purchases.close();
       grants.close();
-      packs = null;
+      packs.close();
       returned.replaceChildren();
-      packsBody.replaceChildren();
-      rechargeStatus.replaceChildren();
+      recharge.close();
       clearFormError(buyError, saveCard);
-      clearFormError(rechargeError, inputs.threshold);
     },
   };
 }

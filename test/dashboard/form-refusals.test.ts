@@ -33,7 +33,7 @@ async function send(page: Page, form: string, values: Record<string, string> = {
       (el as HTMLInputElement).value = v;
     }, value);
   }
-  await page.click(`${form} button[type=submit]`);
+  await page.locator(`${form} button[type=submit]`).click();
 }
 
 /**
@@ -152,7 +152,7 @@ test.serial('an owner token: Team invite, Attach, API keys, Webhooks, Render lin
     await send(page, '#key-form');
     await lastAnnouncement(page, /API key created/);
     await page.waitForSelector('#keys-body button[aria-label^="Edit limits"]');
-    await page.click('#keys-body button[aria-label^="Edit limits"]');
+    await page.locator('#keys-body button[aria-label^="Edit limits"]').click();
     await answered(t, page, '#key-settings', { '#key-rate': '0' }, '#key-settings-error', /\w+/);
     await send(page, '#key-settings', { '#key-rate': '' });
     await lastAnnouncement(page, /^Limits of key .+ saved\.$/);
@@ -164,7 +164,7 @@ test.serial('an owner token: Team invite, Attach, API keys, Webhooks, Render lin
     await send(page, '#webhook-form', { '#webhook-url': receiver.url('/refusals') });
     await lastAnnouncement(page, /Endpoint added/);
     await page.waitForSelector('#webhooks-body li.endpoint details.event-types summary');
-    await page.click('#webhooks-body li.endpoint details.event-types summary');
+    await page.locator('#webhooks-body li.endpoint details.event-types summary').click();
     await page.$$eval('#webhooks-body li.endpoint .event-types-form input[type=checkbox]', (boxes) => {
       for (const box of boxes) (box as HTMLInputElement).checked = false;
     });
@@ -214,7 +214,7 @@ test.serial("a person's Security page: the password form empty and half-filled, 
     });
     await send(page, '#passkey-form', { '#passkey-name': '' });
     await lastAnnouncement(page, /^Passkey “.+” added\.$/);
-    await page.click('#passkeys-body button[aria-label^="Rename passkey"]');
+    await page.locator('#passkeys-body button[aria-label^="Rename passkey"]').click();
     await send(page, '#passkeys-body .rename-form', { '#passkeys-body .rename-form input': '' });
     t.is(await waitForText(page, '#passkeys-body .rename-form .field-error', /\S/), 'Enter a name.');
     t.notRegex(await textOf(page, '#passkeys'), NOT_WORDS);
