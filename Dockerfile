@@ -8,7 +8,8 @@ ENV PUPPETEER_SKIP_DOWNLOAD=1
 COPY package.json package-lock.json .puppeteerrc.cjs ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-# tsc, then the schemas and docs the code reads at run time copied beside it (scripts/copy-assets.mjs).
+# tsc, then the schemas and docs the code reads at run time copied beside it, and the dashboard's
+# files (dashboard/, no build) into dist/dashboard/ (scripts/copy-assets.mjs).
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund
 
