@@ -9,9 +9,12 @@ export function sourceDirs(root) {
   return JSON.parse(readFileSync(path.join(root, 'tsconfig.build.json'), 'utf8')).include;
 }
 
+/** The folders the build copies into dist/ as they are: the dashboard's page, plain ES modules with no build. */
+export const ASSET_DIRS = ['dashboard'];
+
 function newestMtime(root) {
   let newest = 0;
-  for (const source of [...sourceDirs(root), 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json']) {
+  for (const source of [...sourceDirs(root), ...ASSET_DIRS, 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json']) {
     const full = path.join(root, source);
     if (!existsSync(full)) continue;
     const files = statSync(full).isDirectory() ? readdirSync(full, { recursive: true }).map((f) => path.join(full, f)) : [full];

@@ -1,17 +1,18 @@
 #!/usr/bin/env node
 //! Second half of `npm run build`: tsc emits only JavaScript, so the files the code reads at run
-//! time (tool schemas, docs, the dashboard's assets) are copied beside it into dist/, paths kept.
+//! time (tool schemas, docs) are copied beside it into dist/, paths kept; so is the dashboard
+//! (dashboard/, served by api/routes/dashboard.ts from `../../dashboard/`), which has no build.
 //! Redoc's standalone bundle (the API reference's script) is copied too, into dist/api/docs/redoc/
 //! with its version and licence: redoc is a development dependency, absent from the image.
 import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sourceDirs } from './build-if-stale.mjs';
+import { ASSET_DIRS, sourceDirs } from './build-if-stale.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-for (const dir of sourceDirs(root)) {
+for (const dir of [...sourceDirs(root), ...ASSET_DIRS]) {
   for (const entry of readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || entry.name.endsWith('.ts')) continue;
     const from = path.join(entry.parentPath, entry.name);

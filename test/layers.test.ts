@@ -2,7 +2,8 @@
 //! and workflows take only types from outside, besides pure data of lib. Every .ts file of the
 //! source folders is parsed with TypeScript's own parser: static imports and re-exports (their
 //! `type` keywords read per clause and per name) and dynamic `import()`. The client (`client/`),
-//! which callers run, takes from the service only the pure webhook signature check.
+//! which callers run, takes from the service only the pure webhook signature check. The dashboard
+//! (`dashboard/`, browser code) imports nothing outside its folder, and nothing imports it.
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
@@ -409,4 +410,54 @@ test('the proof runs (npm run chaos, load, fuzz, soak) live beside the disruptiv
       .map((target) => `${file} -> ${target}`),
   );
   t.deepEqual(crossings, []);
+});
+
+/** The dashboard's modules (`dashboard/*.js`, browser code the API serves as files) and their imports. */
+function dashboardModules(): Map<string, Import[]> {
+  const dir = path.join(ROOT, 'dashboard');
+  return new Map(
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => {
+        const text = readFileSync(path.join(dir, f), 'utf8');
+        // JSDoc types import too (`import('./app.js').ViewContext`): a comment the parser skips.
+        const typeImports = [...text.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => ({ specifier: m[1]!, typeOnly: true }));
+        return [`dashboard/${f}`, [...importsOf(f, text), ...typeImports]];
+      }),
+  );
+}
+/** Dashboard modules that import a file by a computed URL: passkeys.js loads SimpleWebAuthn's bundle, a dashboard asset by PACKAGE_ASSETS. */
+const COMPUTED_DASHBOARD_IMPORTS = ['dashboard/passkeys.js'];
+
+test('the dashboard imports nothing outside dashboard/: no module of the service, no package', (t) => {
+  const modules = dashboardModules();
+  t.true(modules.size > 30, `only ${modules.size} dashboard modules found`);
+  t.true([...modules.values()].flat().length > 100, 'too few dashboard imports parsed');
+  const outside = [...modules].flatMap(([file, imports]) =>
+    imports
+      .filter((imp) => {
+        if (imp.specifier === '<computed>') return !COMPUTED_DASHBOARD_IMPORTS.includes(file);
+        const target = resolveInRepo(file, imp.specifier);
+        return target === null || folderOf(target) !== 'dashboard';
+      })
+      .map((imp) => `${file} -> ${imp.specifier}`),
+  );
+  t.deepEqual(outside, []);
+});
+
+test('nothing imports the dashboard: the API serves its files as static assets, and only its route names the folder', (t) => {
+  const graph = repoGraph();
+  const tests = (readdirSync(path.join(ROOT, 'test'), { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => `test/${f.split(path.sep).join('/')}`);
+  const importers = [...graph.keys(), ...tests].flatMap((file) =>
+    (graph.get(file) ?? importsOf(file, readFileSync(path.join(ROOT, file), 'utf8')))
+      .map((imp) => resolveInRepo(file, imp.specifier))
+      .filter((target) => target !== null && folderOf(target) === 'dashboard')
+      .map((target) => `${file} -> ${target}`),
+  );
+  t.deepEqual(importers, []);
+  // Its files are read from disk by one module, the route that serves them.
+  const readers = [...graph.keys()].filter((f) => /new URL\(\s*['"](\.\.\/)+dashboard\//.test(readFileSync(path.join(ROOT, f), 'utf8')));
+  t.deepEqual(readers, ['api/routes/dashboard.ts']);
 });

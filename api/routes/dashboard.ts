@@ -1,10 +1,11 @@
 //! The account dashboard (`/dashboard` and its views, `/dashboard/keys` and so on): one HTML page
-//! plus the scripts and styles in api/dashboard/, served under a Content-Security-Policy that runs
-//! files from this origin only. The page picks the view from its path (api/dashboard/router.js),
-//! so every `/dashboard/<view>` answers the same page, and an unknown view is the page's own
-//! "not found". The page talks to the account API with the session cookie (or an owner token);
-//! nothing here authenticates. Besides its own files it serves SimpleWebAuthn's browser bundle
-//! from node_modules under the same versioned path: the CSP runs scripts of this origin only.
+//! plus the scripts and styles of dashboard/ (at the top of the tree: the API reads its files and
+//! imports none of them), served under a Content-Security-Policy that runs files from this origin
+//! only. The page picks the view from its path (dashboard/router.js), so every `/dashboard/<view>`
+//! answers the same page, and an unknown view is the page's own "not found". The page talks to the
+//! account API with the session cookie (or an owner token); nothing here authenticates. Besides its
+//! own files it serves SimpleWebAuthn's browser bundle from node_modules under the same versioned
+//! path: the CSP runs scripts of this origin only.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,7 +15,7 @@ import Router from '@koa/router';
 import { ServiceError } from '../../lib/errors.js';
 import { operation, open, plain, type RouteOperation } from '../docs/operations.js';
 
-const ASSET_DIR = new URL('../dashboard/', import.meta.url);
+const ASSET_DIR = new URL('../../dashboard/', import.meta.url);
 const ONE_YEAR_S = 365 * 24 * 60 * 60;
 
 const TYPES: Record<string, string> = {

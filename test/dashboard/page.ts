@@ -106,7 +106,7 @@ export async function signInWithPassword(page: Page, email: string, password: st
 }
 
 /**
- * The signed-in views of the dashboard by id, each with its path and its h1 (api/dashboard/views.js);
+ * The signed-in views of the dashboard by id, each with its path and its h1 (dashboard/views.js);
  * `only`: the view is in the navigation of that sign-in alone (a person's session, or an owner token).
  */
 interface ViewInfo {

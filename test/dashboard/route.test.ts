@@ -93,9 +93,9 @@ test('an unknown file is a 404 problem, and no path leaves the dashboard folder'
   t.true(isProblem(await request('GET', '/dashboard/assets/v1/index.html'), 404, 'not_found'));
 });
 
-test('the page scripts type-check as browser code (tsc --checkJs, api/dashboard/tsconfig.json)', async (t) => {
+test('the page scripts type-check as browser code (tsc --checkJs, dashboard/tsconfig.json)', async (t) => {
   // Plain ES modules have no build step to catch an unknown name or a wrong DOM call; this does.
   const root = fileURLToPath(new URL('../../', import.meta.url));
-  const tsc = promisify(execFile)(`${root}node_modules/.bin/tsc`, ['-p', 'api/dashboard'], { cwd: root });
+  const tsc = promisify(execFile)(`${root}node_modules/.bin/tsc`, ['-p', 'dashboard'], { cwd: root });
   await t.notThrowsAsync(tsc.catch((err: { stdout?: string }) => Promise.reject(new Error(err.stdout || String(err)))));
 });

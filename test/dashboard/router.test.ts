@@ -1,4 +1,4 @@
-//! The dashboard's views and their URLs (api/dashboard/router.js, views.js): a deep link to each
+//! The dashboard's views and their URLs (dashboard/router.js, views.js): a deep link to each
 //! view shows it with its title, its h1 and its navigation link marked, reading only that view's
 //! data; links, Back and Forward move between views without a reload, focus on the view's h1; a
 //! signed-out visit of a view goes through sign-in and back to it; a path no view has says so.

@@ -269,11 +269,18 @@ test.serial('the owner transfers ownership after confirming it is them: the memb
   try {
     // The sign-in made 11 minutes old: handing the account on then asks for the password.
     await withServiceDb((db) => db.collection('sessions').updateMany({ userId: owner.userId, endedAt: null }, { $set: { authenticatedAt: new Date(Date.now() - 11 * 60_000) } }));
+    // Sent with no member chosen, then the dialog's password left empty: refused in words.
+    await page.click('#transfer-form button[type=submit]');
+    t.is(await waitForText(page, '#transfer-form .form-problem', /\S/), 'Check the field marked below.');
+    t.is(await textOf(page, '#transfer-to-error'), 'New owner is not chosen.');
     await page.select('#transfer-to', viewer.userId);
     await page.click('#transfer-form button[type=submit]');
     await confirm(page, /Make The viewer the owner/);
     await page.waitForSelector('#reauth-dialog[open]');
     t.regex(await textOf(page, '#reauth-body'), /^Transferring ownership needs a sign-in within the last 10 minutes/);
+    await page.click('#reauth-form button[type=submit]');
+    t.is(await waitForText(page, '#reauth-form .form-problem', /\S/), 'Check the field marked below.');
+    t.is(await textOf(page, '#reauth-password-error'), 'Password is required.');
     await page.locator('#reauth-password').fill(owner.password);
     await page.click('#reauth-form button[type=submit]');
     await lastAnnouncement(page, /The viewer is now the owner; you are an admin/);

@@ -1,15 +1,15 @@
 //! Sign-in (`/dashboard/sign-in`, a signed-out view): an address and a password, or a passkey of
 //! this site without typing anything (discoverable credentials), or a company's identity provider
 //! (a link per provider the service offers; a failed sign-in there comes back with `?problem=`);
-//! links to sign up and to reset the password. Below, folded away, the owner token of an account an operator opened: checked against
-//! the format first, then by the service, and kept in memory only. A good sign-in starts the
-//! session (app.js), which returns to the view that sent the visitor here. Why the last session
-//! ended is shown above.
-import { anonymousClient, verifyToken } from './api.js';
-import { busy, clearFormError, h, showFormError, viewSection } from './dom.js';
+//! links to sign up and to reset the password. Below, folded away, the owner token of an account an
+//! operator opened (sign-in-token.js): checked against the format first, then by the service, and
+//! kept in memory only. A good sign-in starts the session (app.js), which returns to the view that
+//! sent the visitor here. Why the last session ended is shown above.
+import { anonymousClient } from './api.js';
+import { busy, h, viewSection } from './dom.js';
 import { field, formProblems } from './forms.js';
 import { ceremonyProblem, passkeysSupported, signInWithPasskey } from './passkeys.js';
-import { tokenProblem } from './session.js';
+import { createTokenSignIn } from './sign-in-token.js';
 
 /** What a sign-in through a provider that failed comes back saying, by the problem's code (only a code travels in the URL). */
 const PROVIDER_PROBLEMS = {
@@ -51,36 +51,13 @@ export function createSignInView({ notice, signedInWith, signedInAsPerson }) {
   const providerList = h('ul', { class: 'providers', 'aria-label': 'Identity providers' });
   const providerPart = h('div', { class: 'alternative', id: 'provider-sign-in', hidden: true }, h('p', { class: 'or' }, 'or'), providerList);
 
-  // An owner token: accounts an operator opened, until a person is attached to them.
-  const tokenInput = h('input', {
-    id: 'token', name: 'token', type: 'password', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false', required: true,
-    'aria-describedby': 'token-help token-error',
+  // An owner token: accounts an operator opened, until a person is attached to them (sign-in-token.js).
+  const token = createTokenSignIn({
+    signedIn: (value, account) => {
+      forgetNotice();
+      signedInWith(value, account);
+    },
   });
-  const tokenError = h('p', { class: 'field-error', id: 'token-error', hidden: true });
-  const tokenSubmit = h('button', { type: 'submit' }, 'Sign in with the token');
-  const tokenPart = h(
-    'details',
-    { class: 'token-sign-in', id: 'token-sign-in' },
-    h('summary', {}, 'Sign in with an owner token'),
-    h(
-      'form',
-      { id: 'token-form', method: 'post', novalidate: true, onsubmit: tokenSignIn },
-      h(
-        'div',
-        { class: 'field' },
-        h('label', { for: 'token' }, 'Owner token'),
-        tokenInput,
-        h(
-          'p',
-          { class: 'help', id: 'token-help' },
-          'For an account an operator opened: the token starts with ', h('code', {}, 'uto_'), '. It is kept in this tab’s memory only, so a reload or sign-out forgets it. ',
-          'Owner tokens are meant for scripts; once signed in, attach yourself to the account to sign in with a password or a passkey.',
-        ),
-        tokenError,
-      ),
-      tokenSubmit,
-    ),
-  );
 
   const element = viewSection(
     'sign-in',
@@ -90,7 +67,7 @@ export function createSignInView({ notice, signedInWith, signedInAsPerson }) {
     passkeyPart,
     providerPart,
     h('p', { class: 'sign-up-link' }, 'New to Utility Tools? ', h('a', { href: '/dashboard/sign-up', id: 'sign-up-link' }, 'Create an account')),
-    tokenPart,
+    token.part,
   );
   element.classList.add('sign-in');
 
@@ -131,29 +108,6 @@ export function createSignInView({ notice, signedInWith, signedInAsPerson }) {
     });
   }
 
-  async function tokenSignIn(event) {
-    event.preventDefault();
-    await busy(tokenSubmit, async () => {
-      clearFormError(tokenError, tokenInput);
-      const token = tokenInput.value.trim();
-      const problem = tokenProblem(token);
-      if (problem) {
-        showFormError(tokenError, tokenInput, { detail: problem });
-        tokenInput.focus();
-        return;
-      }
-      try {
-        const account = await verifyToken(token);
-        tokenInput.value = '';
-        forgetNotice();
-        signedInWith(token, account);
-      } catch (err) {
-        showFormError(tokenError, tokenInput, err);
-        tokenInput.focus();
-      }
-    });
-  }
-
   /** The providers, read once per page (they change only when the service restarts); read again after a failure. */
   let providersRead = null;
   async function loadProviders() {
@@ -182,7 +136,7 @@ export function createSignInView({ notice, signedInWith, signedInAsPerson }) {
     },
     close() {
       password.input.value = '';
-      tokenInput.value = '';
+      token.clear();
     },
   };
 }

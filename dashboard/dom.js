@@ -80,6 +80,13 @@ export const formatDay = (date) => dayLabel.format(date);
 export const formatInt = (n) => integer.format(n);
 export const credits = (n) => `${formatInt(n)} ${n === 1 ? 'credit' : 'credits'}`;
 
+/** A price in minor units as the currency writes it (`$15.00`, `¥1,500`). */
+export function formatPrice(amount, currency) {
+  const format = new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase() });
+  const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
+  return format.format(amount / 10 ** digits);
+}
+
 export function formatDuration(ms) {
   if (ms === null || ms === undefined) return '–';
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;

@@ -1,9 +1,9 @@
-//! The forms of signing up and in: labelled fields with their help and their own error line, and
-//! the service's problems shown where they belong. A `validation_failed` answer's `errors[]` name
+//! The forms of every view: labelled fields with their help and their own error line, the
+//! service's problems shown where they belong, and a submit that runs once at a time. A `validation_failed` answer's `errors[]` name
 //! fields by JSON pointer (`/password`): each goes under its field (aria-invalid, described by the
 //! error), the form's summary (role=alert, so it is announced) says what went wrong, and the focus
 //! moves to the first bad field. A 429 `too_many_attempts` says when to try again.
-import { h, problemText } from './dom.js';
+import { busy, h, problemText, replace } from './dom.js';
 
 /**
  * A labelled field: `<label>`, the input, its help and its error line, the input described by both.
@@ -40,6 +40,28 @@ export function selectField({ id, label, help, name, options, placeholder }) {
   const element = h('div', { class: 'field' }, h('label', { for: id }, label), input, helpEl, error);
   return { element, input, error, label };
 }
+
+/**
+ * A labelled control the view makes itself (a select, a textarea, an input with a shared error
+ * line): `<div class="field">` with its `<label>` (`hint` after it in a lighter type), the control
+ * and what follows it (help, an error line).
+ * @param {{ id: string, label: string, hint?: string | null, control: HTMLElement, after?: unknown[] }} spec
+ */
+export function labelled({ id, label, hint, control, after = [] }) {
+  return h('div', { class: 'field' }, h('label', { for: id }, label, hint ? [' ', h('span', { class: 'optional' }, hint)] : null), control, ...after);
+}
+
+/**
+ * A form's `onsubmit`: the page stays where it is, and `task` runs once at a time with the form's
+ * submit button busy (no double sends; dom.js `busy`).
+ * @param {() => Promise<unknown>} task
+ * @returns {(event: Event) => Promise<unknown>}
+ */
+export const whenSent = (task) => (event) => {
+  event.preventDefault();
+  const form = /** @type {HTMLFormElement} */ (event.currentTarget);
+  return busy(/** @type {HTMLElement} */ (form.querySelector('button[type=submit]')), task);
+};
 
 /** A checkbox that shows the password fields given as plain text (people check what they typed). */
 export function showPasswords(id, ...inputs) {
@@ -107,7 +129,8 @@ export function formProblems({ fields }) {
     let text = problemText(err);
     if (err?.code === 'too_many_attempts' && err.retryAfter) text = `Too many failed sign-ins with this address or from this network. Try again ${waitText(err.retryAfter)}, or reset your password.`;
     else if (marked.length) text = marked.length === 1 ? 'Check the field marked below.' : 'Check the fields marked below.';
-    summary.append(h('p', {}, text), err?.requestId ? h('p', { class: 'muted small' }, 'Request id: ', h('code', {}, err.requestId)) : null);
+    // replace() (not append) drops an absent part: append() writes null as the word "null".
+    replace(summary, h('p', {}, text), err?.requestId ? h('p', { class: 'muted small' }, 'Request id: ', h('code', {}, err.requestId)) : null);
     summary.hidden = false;
     (marked[0]?.input ?? focus ?? all[0]?.input)?.focus();
   }

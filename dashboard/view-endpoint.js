@@ -157,7 +157,7 @@ function showEndpoint(view, next) {
   // hands it to Rotate secret when it goes).
   const { testButton, enableButton, rotateButton, endOverlapButton, deleteButton } = view;
   const focused = document.activeElement;
-  view.actions.replaceChildren(disabled ? enableButton : testButton, rotateButton, overlap ? endOverlapButton : null, deleteButton);
+  view.actions.replaceChildren(...[disabled ? enableButton : testButton, rotateButton, overlap ? endOverlapButton : null, deleteButton].filter((b) => b !== null));
   if (focused === enableButton && !disabled) testButton.focus();
   if (focused === testButton && disabled) enableButton.focus();
   if (focused === endOverlapButton && !overlap) rotateButton.focus();

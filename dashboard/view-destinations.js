@@ -2,7 +2,8 @@
 //! listed with where the objects go and the access key id (never the secret), and deleted after
 //! confirmation. They are created through the API, which needs the secret access key.
 import { confirmAction } from './dialogs.js';
-import { announce, busy, dataTable, empty, errorBox, focusOn, h, loading, problemText, replace, time, viewSection } from './dom.js';
+import { announce, busy, dataTable, empty, focusOn, h, problemText, replace, time, viewSection } from './dom.js';
+import { createList } from './list.js';
 
 /** @param {import('./app.js').ViewContext} context */
 export function createDestinationsView({ client }) {
@@ -18,21 +19,9 @@ export function createDestinationsView({ client }) {
     ),
     container,
   );
-  let destinations = null;
+  const list = createList({ body: container, loadingWhat: 'destinations', failedWhat: 'the destinations', read: () => client.destinations(), render });
 
-  async function load() {
-    if (destinations === null) replace(container, loading('destinations'));
-    try {
-      destinations = await client.destinations();
-      render();
-    } catch (err) {
-      if (err.name === 'AbortError') return;
-      destinations = null;
-      replace(container, errorBox(err, { what: 'the destinations', retry: () => load() }));
-    }
-  }
-
-  function render() {
+  function render(destinations) {
     if (destinations.length === 0) {
       replace(container, empty('No destinations yet. Add one with POST /api/v1/account/destinations.'));
       return;
@@ -73,7 +62,7 @@ export function createDestinationsView({ client }) {
     await busy(button, async () => {
       try {
         await client.deleteDestination(destination.id);
-        await load();
+        await list.load();
         focusOn(element.querySelector('#destinations-title'));
         announce(`Destination ${destination.bucket} deleted.`);
       } catch (err) {
@@ -86,10 +75,7 @@ export function createDestinationsView({ client }) {
 
   return {
     element,
-    load,
-    close() {
-      destinations = null;
-      container.replaceChildren();
-    },
+    load: list.load,
+    close: list.close,
   };
 }

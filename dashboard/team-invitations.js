@@ -1,0 +1,132 @@
+//! The Team page's pending invitations, with when they expire, and for the owner and admins the
+//! invite form (an address and a role; mailed, valid for 7 days) and revoking one after confirmation.
+import { confirmAction } from './dialogs.js';
+import { announce, busy, dataTable, empty, errorBox, focusOn, h, problemText, replace, time } from './dom.js';
+import { field, formProblems, selectField } from './forms.js';
+import { GIVEN, ROLE_NAMES, roleName } from './team-roles.js';
+
+/** What each role may do, in a line (domain/teams/permissions.ts is the table the service checks). */
+const DUTIES = 'Admin: everything but ownership. Developer: keys, webhooks, destinations, render links and batches. Billing: purchases, auto-recharge and grants. Viewer: reads everything but secrets, changes nothing.';
+
+/**
+ * @param {{ client: import('./api.js').Client, reload: () => Promise<void>, manages: () => boolean }} deps
+ * `reload` reads the whole team again after a change; `manages` whether the signed-in role invites.
+ */
+export function createInvitationsSection({ client, reload, manages }) {
+  const body = h('div', { id: 'invitations-body' });
+  const email = field({
+    id: 'invite-email', label: 'Email address', help: 'We mail it a link, valid for 7 days and usable once.',
+    attrs: { type: 'email', name: 'email', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false', maxlength: 254 },
+  });
+  const role = selectField({ id: 'invite-role', label: 'Role', name: 'role', help: DUTIES, placeholder: 'Choose a role', options: GIVEN.map((r) => ({ value: r, label: ROLE_NAMES[r] })) });
+  const inviteProblems = formProblems({ fields: { '/email': email, '/role': role } });
+  const inviteSubmit = h('button', { type: 'submit', class: 'primary' }, 'Send the invitation');
+  const inviteStatus = h('p', { class: 'status-line', id: 'invite-status', role: 'status' });
+  const inviteForm = h(
+    'form',
+    { id: 'invite-form', class: 'panel-form', method: 'post', novalidate: true, 'aria-labelledby': 'invite-title', onsubmit: invite, hidden: true },
+    h('h3', { id: 'invite-title' }, 'Invite a person'),
+    inviteProblems.summary,
+    email.element,
+    role.element,
+    inviteSubmit,
+    inviteStatus,
+  );
+  const section = h(
+    'section',
+    { id: 'invitations', 'aria-labelledby': 'invitations-title' },
+    h('h2', { id: 'invitations-title', tabindex: '-1' }, 'Pending invitations'),
+    body,
+    inviteForm,
+  );
+
+  /** Shows the invitations (or why they could not be read), and the invite form to those who invite. */
+  function render(invitations, invitationsError) {
+    inviteForm.hidden = !manages();
+    if (invitationsError) {
+      replace(body, errorBox(invitationsError, { what: 'the invitations', retry: () => reload() }));
+      return;
+    }
+    if (!invitations) return;
+    if (!invitations.length) {
+      replace(body, empty('No invitations are waiting to be accepted.'));
+      return;
+    }
+    const actions = manages();
+    replace(
+      body,
+      dataTable({
+        attrs: { class: 'invitations-table', 'aria-labelledby': 'invitations-title' },
+        caption: 'Newest first. An invitation not accepted within 7 days expires.',
+        columns: ['Address', 'Role', 'Invited', 'Expires', ...(actions ? ['Actions'] : [])],
+        rowHeader: 0,
+        rows: invitations.map((i) => ({
+          attrs: { dataset: { invitationId: i.id } },
+          cells: [
+            i.email,
+            roleName(i.role),
+            time(i.createdAt),
+            time(i.expiresAt),
+            ...(actions ? [h('button', { type: 'button', class: 'small-button danger', 'data-focus-key': `revoke-${i.id}`, 'aria-label': `Revoke the invitation of ${i.email}`, onclick: (e) => revoke(i, e.currentTarget) }, 'Revoke')] : []),
+          ],
+        })),
+      }),
+    );
+  }
+
+  async function revoke(invitation, button) {
+    const confirmed = await confirmAction({
+      title: `Revoke the invitation of ${invitation.email}?`,
+      body: 'Its link stops working at once. You can invite the address again.',
+      confirmLabel: 'Revoke invitation',
+    });
+    if (!confirmed) return;
+    await busy(button, async () => {
+      try {
+        await client.revokeInvitation(invitation.id);
+        await reload();
+        focusOn(section.querySelector('h2'));
+        announce(`The invitation of ${invitation.email} was revoked.`);
+      } catch (err) {
+        if (err?.name === 'AbortError') return;
+        button.closest('td')?.append(h('p', { class: 'field-error', role: 'alert' }, problemText(err)));
+        button.focus();
+      }
+    });
+  }
+
+  async function invite(event) {
+    event.preventDefault();
+    await busy(inviteSubmit, async () => {
+      inviteProblems.clear();
+      inviteStatus.textContent = '';
+      if (!inviteProblems.requireFilled({ '/email': 'is required', '/role': 'is not chosen' })) return;
+      const address = email.input.value.trim();
+      const given = role.input.value;
+      try {
+        const sent = await client.invite(address, given);
+        email.input.value = '';
+        role.input.value = '';
+        await reload();
+        inviteStatus.textContent = `Invitation mailed to ${sent.email} as ${roleName(sent.role)}.`;
+        email.input.focus();
+      } catch (err) {
+        if (err?.name === 'AbortError') return;
+        // A member's address is a problem of the address field; the service's words say what to do.
+        if (err?.code === 'already_member') {
+          inviteProblems.show({ detail: err.detail, requestId: err.requestId, errors: [{ field: '/email', message: 'is a member of this account already: change their role in the list above' }] });
+        } else inviteProblems.show(err, { focus: email.input });
+      }
+    });
+  }
+
+  return {
+    section,
+    body,
+    render,
+    close() {
+      email.input.value = '';
+      inviteProblems.clear();
+    },
+  };
+}

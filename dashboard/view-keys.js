@@ -1,0 +1,149 @@
+//! API keys (`/dashboard/keys`): create (the key is shown once, with a copy button), list with
+//! prefix, creation, last use and limits, edit a key's limits (tools, expiry, rate, monthly
+//! credits, addresses; keys-limits.js), and revoke after confirmation.
+import { confirmAction } from './dialogs.js';
+import { announce, busy, clearFormError, credits, dataTable, empty, focusOn, formatInt, h, problemText, replace, showFormError, time, viewSection } from './dom.js';
+import { labelled, whenSent } from './forms.js';
+import { createLimitsEditor } from './keys-limits.js';
+import { createList } from './list.js';
+import { hideSecret, showSecret } from './secret.js';
+
+/** What limits a key, in words; the month's spending always. */
+function limitsText(key) {
+  const parts = [];
+  if (key.tools) parts.push(`Tools: ${key.tools.join(', ')}`);
+  if (key.expiresAt) parts.push(h('span', {}, 'Expires ', time(key.expiresAt)));
+  if (key.rateLimit) parts.push(`${key.rateLimit}/s`);
+  parts.push(key.monthlyCreditLimit ? `${credits(key.spentThisMonth)} of ${formatInt(key.monthlyCreditLimit)} this month` : `${credits(key.spentThisMonth)} this month`);
+  if (key.allowedIps) parts.push(`From ${key.allowedIps.join(', ')}`);
+  return h('ul', { class: 'key-limits small' }, ...parts.map((p) => h('li', {}, p)));
+}
+
+/** @param {import('./app.js').ViewContext} context */
+export function createKeysView({ client }) {
+  const container = h('div', { id: 'keys-body' });
+  const secretBox = h('div', { id: 'key-secret' });
+  const nameInput = h('input', { id: 'key-name', name: 'name', type: 'text', maxlength: '100', autocomplete: 'off', 'aria-describedby': 'key-name-error' });
+  const formError = h('p', { class: 'field-error', id: 'key-name-error', hidden: true });
+  const form = h(
+    'form',
+    { id: 'key-form', class: 'inline-form', novalidate: true, onsubmit: whenSent(() => create()) },
+    labelled({ id: 'key-name', label: 'Name', hint: '(optional)', control: nameInput, after: [formError] }),
+    h('button', { type: 'submit', class: 'primary' }, 'Create key'),
+  );
+  const limits = createLimitsEditor({
+    client,
+    saved: async (key) => {
+      await list.load();
+      focusOn(element.querySelector('#keys-title'));
+      announce(`Limits of key ${key.name || key.prefix} saved.`);
+    },
+  });
+  const element = viewSection(
+    'keys',
+    'API keys',
+    h('p', { class: 'help' }, 'Keys call the tools (', h('code', {}, 'Authorization: Bearer utk_…'), '). A key is shown once, when it is created.'),
+    h('section', { 'aria-labelledby': 'key-create-title' }, h('h2', { id: 'key-create-title' }, 'Create a key'), form, secretBox),
+    h('section', { 'aria-labelledby': 'key-list-title' }, h('h2', { id: 'key-list-title' }, 'Your keys'), container),
+    limits.form,
+  );
+  const list = createList({ body: container, loadingWhat: 'API keys', failedWhat: 'the API keys', read: () => client.keys(), render });
+
+  function render(keys) {
+    if (keys.length === 0) {
+      replace(container, empty('No API keys yet. Create one to call the tools.'));
+      return;
+    }
+    const active = keys.filter((k) => !k.revokedAt).length;
+    replace(
+      container,
+      h('p', { class: 'muted small', id: 'keys-count' }, `${active} active, ${keys.length - active} revoked.`),
+      dataTable({
+        attrs: { class: 'keys-table', 'aria-labelledby': 'keys-title', 'aria-describedby': 'keys-count' },
+        columns: ['Name', 'Key', 'Created', 'Last used', 'Limits', 'Status', 'Actions'],
+        rowHeader: 0,
+        rows: keys.map(row),
+      }),
+    );
+  }
+
+  function row(key) {
+    const label = key.name || key.prefix;
+    return {
+      attrs: { dataset: { keyId: key.id }, class: key.revokedAt ? 'revoked' : null },
+      cells: [
+        key.name || h('span', { class: 'muted' }, 'Unnamed'),
+        h('code', { class: 'key-prefix' }, `${key.prefix}…`),
+        time(key.createdAt),
+        [time(key.lastUsedAt), key.lastUsedIp ? h('span', { class: 'muted small' }, ` from ${key.lastUsedIp}`) : null],
+        limitsText(key),
+        key.revokedAt ? [h('span', { class: 'badge revoked' }, 'Revoked'), ' ', time(key.revokedAt)] : h('span', { class: 'badge active' }, 'Active'),
+        key.revokedAt
+          ? null
+          : [
+              h('button', { type: 'button', 'aria-label': `Edit limits of key ${label}`, 'data-focus-key': `limits-${key.id}`, onclick: () => limits.edit(key) }, 'Edit limits'),
+              ' ',
+              h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke key ${label}`, 'data-focus-key': `revoke-${key.id}`, onclick: (e) => revoke(key, e.currentTarget) }, 'Revoke'),
+            ],
+      ],
+    };
+  }
+
+  async function revoke(key, button) {
+    const label = key.name ? `“${key.name}” (${key.prefix}…)` : `${key.prefix}…`;
+    const confirmed = await confirmAction({
+      title: `Revoke key ${label}?`,
+      body: 'Calls made with this key will be refused with 401 Unauthorized within a second. This cannot be undone.',
+      confirmLabel: 'Revoke key',
+    });
+    if (!confirmed) return;
+    await busy(button, async () => {
+      try {
+        await client.revokeKey(key.id);
+        await list.load();
+        // Focus first (its button is gone), then the result: said after the heading, not cut off by it.
+        focusOn(element.querySelector('#keys-title'));
+        announce(`Key ${label} revoked.`);
+      } catch (err) {
+        if (err.name === 'AbortError') return;
+        button.closest('td').append(h('p', { class: 'field-error', role: 'alert' }, problemText(err)));
+        button.focus();
+      }
+    });
+  }
+
+  async function create() {
+    clearFormError(formError, nameInput);
+    const name = nameInput.value.trim();
+    try {
+      const key = await client.createKey(name || undefined);
+      nameInput.value = '';
+      showSecret(secretBox, {
+        title: key.name ? `New API key “${key.name}”` : 'New API key',
+        label: 'API key',
+        copyLabel: 'Copy key',
+        note: 'Copy this key now: it is shown only once and cannot be shown again. If you lose it, create a new key and revoke this one.',
+        secret: key.key,
+        onDone: () => nameInput.focus(),
+      });
+      announce('API key created. Copy it now: it is shown only once.');
+      await list.load();
+    } catch (err) {
+      if (err.name === 'AbortError') return;
+      showFormError(formError, nameInput, err);
+      nameInput.focus();
+    }
+  }
+
+  return {
+    element,
+    load: list.load,
+    close() {
+      limits.close();
+      hideSecret(secretBox);
+      clearFormError(formError, nameInput);
+      nameInput.value = '';
+      list.close();
+    },
+  };
+}
