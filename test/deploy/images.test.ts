@@ -110,3 +110,14 @@ test('every runtime dependency is loaded by some role', (t) => {
   const loaded = new Set((Object.keys(ROLES) as (keyof typeof ROLES)[]).flatMap((role) => [...packagesOf(role)]));
   t.deepEqual(Object.keys(dependencies).filter((d) => !loaded.has(d)), []);
 });
+
+test('compose runs each service from its role\'s image', (t) => {
+  const compose = readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
+  const targetOf = (service: string) => new RegExp(`^  ${service}:.*\\n(?:    .*\\n)*?    build: \\{ context: \\., target: (\\S+) \\}`, 'm').exec(compose)?.[1];
+  t.deepEqual(
+    ['api-1', 'worker-core', 'worker-cpu', 'worker-network', 'worker-browser'].map(targetOf),
+    ['api', 'worker-core', 'worker-cpu', 'worker-network', 'worker-browser'],
+  );
+  t.regex(compose, /^ {2}api-2: \*api$/m, 'the second replica is the first one again');
+  t.notRegex(compose, /^\s+build: \.$/m, 'no service builds the image without a target');
+});
