@@ -402,7 +402,7 @@ test('the proof runs (npm run chaos, load, fuzz, soak) live beside the disruptiv
   const runners = readdirSync(path.join(ROOT, 'test', 'disruptive')).filter((f) => /^run-.*\.ts$/.test(f)).map((f) => `test/disruptive/${f}`);
   t.deepEqual(runners.sort(), ['test/disruptive/run-chaos.ts', 'test/disruptive/run-fuzz.ts', 'test/disruptive/run-load.ts', 'test/disruptive/run-soak.ts']);
   const scripts = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  for (const name of ['chaos', 'load', 'fuzz', 'soak']) t.is(scripts[name], `node --import tsx test/disruptive/run-${name}.ts`, `npm run ${name}`);
+  for (const name of ['chaos', 'load', 'fuzz', 'soak']) t.is(scripts[name], `node scripts/node.mjs --import tsx test/disruptive/run-${name}.ts`, `npm run ${name}`);
   const crossings = runners.flatMap((file) =>
     importsOf(file, readFileSync(path.join(ROOT, file), 'utf8'))
       .map((imp) => resolveInRepo(file, imp.specifier))

@@ -27,7 +27,10 @@ test('.nvmrc names the pinned release', (t) => {
 });
 
 test('every stage of the image starts from the pinned major', (t) => {
-  const bases = [...read('Dockerfile').matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1]!);
+  const froms = [...read('Dockerfile').matchAll(/^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/gim)];
+  // A stage built on an earlier stage (FROM build AS ...) has that stage's base.
+  const stages = new Set(froms.map((m) => m[2]).filter(Boolean));
+  const bases = froms.map((m) => m[1]!).filter((base) => !stages.has(base));
   t.true(bases.length > 0);
   for (const base of bases) t.regex(base, new RegExp(`^node:${NODE_MAJOR}(?:[.-]|$)`), base);
 });
