@@ -75,7 +75,7 @@ export function showPasswords(id, ...inputs) {
 }
 
 /** What a password must be (domain/identity/password-policy.js says it to the service's callers). */
-export const PASSWORD_RULES = '15 to 256 characters of any kind: spaces, symbols, emoji and any language count. A few unrelated words make a strong one. Not a common or breached password, and not your address or name.';
+export const PASSWORD_RULES = '15 to 256 characters of any kind: spaces, symbols, emoji and any language count. A few unrelated words make a strong one. Not a common or breached password, not your address or name, and not an easy pattern: a word repeated, a row of keys, a sequence, or a word with a year.';
 
 const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
 

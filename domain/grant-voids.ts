@@ -32,6 +32,30 @@ export interface VoidOutcome {
   balance: number;
 }
 
+/**
+ * What the grant's voids come to once a reconcile has run on `lot` as read: a won dispute's part
+ * given back (restoreLot), the refund's share taken up to `refundUpTo` (voidLot), then, while
+ * `disputed`, all that is left. The same arithmetic as the updates below, so a purchase can show
+ * the count before the balance moves.
+ */
+export function voidedAfter(lot: Lot | undefined, plan: { disputed: boolean; refundUpTo: number }, now: number): number {
+  if (!lot) return 0;
+  let remaining = lot.remaining;
+  let byRefund = lot.voidedByRefund ?? 0;
+  let byDispute = lot.voidedByDispute ?? 0;
+  if (!plan.disputed && byDispute > 0) {
+    const lapsed = Boolean(lot.expiredAt) || (lot.expiresAt != null && new Date(lot.expiresAt).getTime() <= now);
+    if (!lapsed) remaining += byDispute;
+    byDispute = 0;
+  }
+  if (lot.expiredAt) return byRefund + byDispute;
+  const refund = Math.min(Math.max(0, plan.refundUpTo - byRefund), remaining);
+  byRefund += refund;
+  remaining -= refund;
+  if (plan.disputed) byDispute += remaining;
+  return byRefund + byDispute;
+}
+
 /** The pin of a lot's counter as read: absent, or the value. */
 const pinned = (value: number | undefined) => (value === undefined ? { $exists: false } : value);
 

@@ -53,10 +53,12 @@ export type StripeFact =
 
 /** What applying a fact did, kept as the workflow's result (readable in the Temporal UI). */
 export interface StripeFactOutcome {
-  /** `granted`, `voided`, `recorded`, `failed`, `unknown_session`, `not_ours`, `ignored` ... */
+  /** `granted`, `voided`, `recorded`, `failed`, `unknown_session`, `not_ours`, `mismatch` (its payment intent and what it names disagree: logged), `ignored` ... */
   outcome: string;
   /** The account it concerned, once known: the workflow's `AccountId`. */
   accountId?: string;
+  /** The recharge a payment intent's event settled (found by its intent, or by its metadata). */
+  rechargeId?: string;
 }
 
 /** The workflow of one Stripe event: its id is the event's, so a redelivery starts nothing new. */

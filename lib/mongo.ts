@@ -112,12 +112,14 @@ export async function ensureIndexes(db: Db): Promise<void> {
     // Every write of an item paid for an index of the account's running items, read only by the
     // runner's fill, which now counts them per batch.
     dropIndexIfPresent(c.batchItems, 'accountId_1_status_1'),
-    // Billing: a session's events find their purchase, charge and dispute events by payment intent;
-    // the owner's list; recharges whose hand-off was cut short (the billing upkeep); old signatures.
+    // Billing: a session's events find their purchase, charge and dispute events by payment intent,
+    // as a payment intent's events find their recharge; the owner's list; recharges whose hand-off
+    // was cut short (the billing upkeep); old signatures.
     c.purchases.createIndex({ sessionId: 1 }, { unique: true }),
     c.purchases.createIndex({ paymentIntentId: 1 }),
     c.purchases.createIndex({ accountId: 1, createdAt: -1 }),
     c.recharges.createIndex({ accountId: 1, createdAt: -1 }),
+    c.recharges.createIndex({ paymentIntentId: 1 }),
     c.accounts.createIndex({ rechargeDueAt: 1 }),
     c.stripeSignatures.createIndex({ at: 1 }),
     // People: one user per address; an account's members and a user's accounts; a session by its

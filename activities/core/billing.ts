@@ -69,7 +69,7 @@ export function createBillingActivities(deps: BillingActivityDeps) {
           return fulfilment.applyDispute(fact, Date.now());
         case 'payment_intent': {
           const outcome = await recharges.applyIntent(fact);
-          if (outcome.accountId && fact.rechargeId) await tellSettled(outcome.accountId, fact.rechargeId);
+          if (outcome.accountId && outcome.rechargeId) await tellSettled(outcome.accountId, outcome.rechargeId);
           return outcome;
         }
       }

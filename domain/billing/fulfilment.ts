@@ -5,11 +5,12 @@
 //! open, a won dispute's part given back), from what is left of that grant only. A refund that
 //! arrives before its completion waits in the records and is applied when the completion links them.
 import type { Db } from 'mongodb';
-import { collections } from '../../lib/mongo.js';
+import { collections, isDuplicateKey } from '../../lib/mongo.js';
 import type { PurchaseDoc, StripePaymentDoc } from './documents.js';
 import type { Logger } from '../../lib/logger.js';
 import type { StripeFact, StripeFactOutcome } from '../../lib/billing-messages.js';
 import { grantIdForKey, type Grants } from '../grants.js';
+import { voidedAfter } from '../grant-voids.js';
 import type { Ledger } from '../ledger.js';
 import { SERVICE_ACTOR, auditDraft, changesOf, createAuditLog } from '../audit-log.js';
 import { isClosedDispute } from './stripe-events.js';
@@ -56,10 +57,27 @@ export function createFulfilment(deps: FulfilmentDeps) {
     return recharge ? { kind: 'recharge', id: recharge._id, accountId: recharge.accountId, credits: recharge.credits, amount: recharge.amount, grantId: recharge.grantId } : null;
   }
 
-  /** Links a purchase and its payment intent both ways, so charge and dispute events (and those that came first) find it. */
-  async function link(purchase: PurchaseDoc, paymentIntentId: string): Promise<void> {
+  /**
+   * Links a purchase and its payment intent both ways, so charge and dispute events (and those that
+   * came first) find it. A purchase keeps the first intent it was linked to, and an intent pays for
+   * one thing: why not, when the session's intent is another purchase's or a recharge's, or the
+   * purchase already has another; null when linked.
+   */
+  async function link(purchase: PurchaseDoc, paymentIntentId: string): Promise<string | null> {
+    if (purchase.paymentIntentId && purchase.paymentIntentId !== paymentIntentId) return 'the purchase is paid by another intent';
+    const payment = await stripePayments.findOne({ _id: paymentIntentId }, { projection: { purchaseId: 1 } });
+    if (payment?.purchaseId && payment.purchaseId !== purchase._id) return "the intent is another purchase's";
+    if (await recharges.findOne({ paymentIntentId }, { projection: { _id: 1 } })) return "the intent is a recharge's";
     await purchases.updateOne({ _id: purchase._id, paymentIntentId: null }, { $set: { paymentIntentId } });
-    await stripePayments.updateOne({ _id: paymentIntentId }, { $set: { purchaseId: purchase._id, updatedAt: new Date() } }, { upsert: true });
+    const linked = (await purchases.findOne({ _id: purchase._id }, { projection: { paymentIntentId: 1 } }))?.paymentIntentId;
+    if (linked !== paymentIntentId) return 'the purchase is paid by another intent';
+    try {
+      await stripePayments.updateOne({ _id: paymentIntentId, $or: [{ purchaseId: { $exists: false } }, { purchaseId: purchase._id }] }, { $set: { purchaseId: purchase._id, updatedAt: new Date() } }, { upsert: true });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      return "the intent is another purchase's"; // linked to another meanwhile: the upsert met its record
+    }
+    return null;
   }
 
   async function applySession(fact: Fact<'session'>, now: number): Promise<StripeFactOutcome> {
@@ -73,7 +91,14 @@ export function createFulfilment(deps: FulfilmentDeps) {
       return { outcome: 'not_ours' };
     }
     const accountId = purchase.accountId;
-    if (fact.paymentIntentId) await link(purchase, fact.paymentIntentId);
+    const disagreement = fact.paymentIntentId ? await link(purchase, fact.paymentIntentId) : null;
+    if (disagreement) {
+      deps.log.warn(
+        { eventId: fact.eventId, type: fact.type, sessionId: fact.sessionId, purchaseId: purchase._id, paymentIntentId: fact.paymentIntentId, storedPaymentIntentId: purchase.paymentIntentId, why: disagreement },
+        "Stripe event's session and payment intent disagree: acknowledged, nothing granted",
+      );
+      return { outcome: 'mismatch', accountId };
+    }
     if (fact.type === 'checkout.session.async_payment_failed') {
       const failed = await purchases.updateOne(
         { _id: purchase._id, status: 'pending' },
@@ -154,18 +179,22 @@ export function createFulfilment(deps: FulfilmentDeps) {
    * dispute's credits back first (a refund may then take its share of them), the refunded share
    * `floor(credits x amount_refunded / amount)` less what refunds took before, then, while a
    * dispute is open or lost, all that is left. Each step is the ledger's guarded update, applied
-   * once however many reconciles run; then the purchase shows what it came to.
+   * once however many reconciles run. A purchase shows its new status (and the credits the voids
+   * will take) before the balance moves, so whoever sees the new balance sees why; once they ran it
+   * shows what they came to (a call may have spent some meanwhile).
    */
   async function reconcile(paid: PaidRecord, now: number): Promise<void> {
     if (!paid.grantId) return; // not granted yet: its completion reconciles after granting
     const payment = await paymentOf(paid);
     const disputes = Object.values(payment?.disputes ?? {});
     const disputed = disputes.some((s) => s !== 'won');
-    const target = { accountId: paid.accountId, grantId: paid.grantId, purchaseId: paid.id };
-    if (!disputed) await deps.ledger.restoreLot(target, now);
     const amount = payment?.amount || paid.amount;
     const refunded = Math.min(payment?.amountRefunded ?? 0, amount);
-    if (refunded > 0) await deps.ledger.voidLot({ ...target, kind: 'refund', upTo: Math.floor((paid.credits * refunded) / amount) }, now);
+    const plan = { disputed, refundUpTo: refunded > 0 ? Math.floor((paid.credits * refunded) / amount) : 0 };
+    if (paid.kind === 'purchase') await showPurchase(paid, now, plan);
+    const target = { accountId: paid.accountId, grantId: paid.grantId, purchaseId: paid.id };
+    if (!disputed) await deps.ledger.restoreLot(target, now);
+    if (plan.refundUpTo > 0) await deps.ledger.voidLot({ ...target, kind: 'refund', upTo: plan.refundUpTo }, now);
     if (disputed) await deps.ledger.voidLot({ ...target, kind: 'dispute', upTo: Number.POSITIVE_INFINITY }, now);
     if (paid.kind === 'purchase') await showPurchase(paid, now);
   }
@@ -178,9 +207,10 @@ export function createFulfilment(deps: FulfilmentDeps) {
 
   /**
    * The purchase's status, credits voided, amount refunded and receipt, from the records and the
-   * grant as they are now; the change and its audit entry in one update, pinned to what it replaces.
+   * grant as they are now (with `plan`: the credits its voids will have taken); the change and its
+   * audit entry in one update, pinned to what it replaces.
    */
-  async function showPurchase(paid: PaidRecord, now: number): Promise<void> {
+  async function showPurchase(paid: PaidRecord, now: number, plan?: { disputed: boolean; refundUpTo: number }): Promise<void> {
     for (;;) {
       const p = await purchases.findOne({ _id: paid.id });
       if (!p || p.status === 'pending' || p.status === 'failed' || !p.grantId) return;
@@ -188,7 +218,7 @@ export function createFulfilment(deps: FulfilmentDeps) {
       const lot = (await deps.ledger.balanceOf(p.accountId)).lots?.[p.grantId];
       const next = {
         status: paidStatus(payment, p.amount),
-        creditsVoided: (lot?.voidedByRefund ?? 0) + (lot?.voidedByDispute ?? 0),
+        creditsVoided: plan ? voidedAfter(lot, plan, now) : (lot?.voidedByRefund ?? 0) + (lot?.voidedByDispute ?? 0),
         amountRefunded: Math.max(p.amountRefunded, payment?.amountRefunded ?? 0),
         receiptUrl: payment?.receiptUrl ?? p.receiptUrl,
       };

@@ -46,7 +46,7 @@ export interface RechargeDeps {
 type IntentFact = Extract<StripeFact, { kind: 'payment_intent' }>;
 
 export function createRecharges(deps: RechargeDeps) {
-  const { accounts, billingAccounts, recharges } = collections(deps.db);
+  const { accounts, billingAccounts, purchases, recharges } = collections(deps.db);
   const auditLog = createAuditLog(deps.db);
   const record = createEventRecorder(deps.db, deps.onEvent);
 
@@ -135,30 +135,55 @@ export function createRecharges(deps: RechargeDeps) {
     }
   }
 
-  /** The recharge `fact` names, if it is one of the account's that this intent pays for. */
-  async function recharged(fact: IntentFact): Promise<RechargeDoc | null> {
-    const doc = fact.rechargeId ? await recharges.findOne({ _id: fact.rechargeId }) : null;
-    if (!doc || (fact.accountId && fact.accountId !== doc.accountId)) return null;
-    if (doc.paymentIntentId && doc.paymentIntentId !== fact.paymentIntentId) return null;
-    // Stripe's answer to the create may have been lost: the signed event says which intent it was.
-    if (!doc.paymentIntentId) await recharges.updateOne({ _id: doc._id, paymentIntentId: null }, { $set: { paymentIntentId: fact.paymentIntentId } });
-    return doc;
+  /**
+   * The recharge this intent pays for: found by the payment intent the service stored for it, else
+   * (Stripe's answer to the create was lost) by the `rechargeId` of its metadata, whose stored intent
+   * is then this one. Metadata may be missing (an intent edited in Stripe's dashboard, an event
+   * rebuilt by a tool): the stored intent decides. When the two name different things, or the intent
+   * is a checkout's, nothing is granted and the disagreement is logged for an operator.
+   */
+  async function recharged(fact: IntentFact): Promise<{ doc: RechargeDoc } | { outcome: 'ignored' | 'not_ours' | 'mismatch' }> {
+    const mismatch = (storedRechargeId: string | null, why: string) => {
+      deps.log.warn(
+        { eventId: fact.eventId, type: fact.type, paymentIntentId: fact.paymentIntentId, storedRechargeId, metadataRechargeId: fact.rechargeId, metadataAccountId: fact.accountId, why },
+        "Stripe event's payment intent and metadata disagree: acknowledged, nothing granted",
+      );
+      return { outcome: 'mismatch' as const };
+    };
+    const stored = await recharges.findOne({ paymentIntentId: fact.paymentIntentId });
+    if (stored) {
+      if (fact.rechargeId && fact.rechargeId !== stored._id) return mismatch(stored._id, 'the metadata names another recharge');
+      if (fact.accountId && fact.accountId !== stored.accountId) return mismatch(stored._id, 'the metadata names another account');
+      return { doc: stored };
+    }
+    // Not a recharge's intent: a checkout's is settled by its session's events.
+    if (!fact.rechargeId) return { outcome: 'ignored' };
+    const named = await recharges.findOne({ _id: fact.rechargeId });
+    if (!named) {
+      deps.log.warn({ eventId: fact.eventId, type: fact.type, paymentIntentId: fact.paymentIntentId }, 'Stripe event of a recharge the service did not make: acknowledged, nothing granted');
+      return { outcome: 'not_ours' };
+    }
+    if (fact.accountId && fact.accountId !== named.accountId) return mismatch(named._id, 'the metadata names another account');
+    if (named.paymentIntentId) return mismatch(named._id, 'the recharge the metadata names is paid by another intent');
+    if (await purchases.findOne({ paymentIntentId: fact.paymentIntentId }, { projection: { _id: 1 } })) return mismatch(null, "the intent is a checkout's");
+    // Stripe's answer to the create was lost: the signed event says which intent it was.
+    await recharges.updateOne({ _id: named._id, paymentIntentId: null }, { $set: { paymentIntentId: fact.paymentIntentId } });
+    const linked = await recharges.findOne({ _id: named._id });
+    if (linked?.paymentIntentId !== fact.paymentIntentId) return mismatch(named._id, 'the recharge the metadata names is paid by another intent');
+    return { doc: linked };
   }
 
   /** `payment_intent.succeeded` / `payment_failed` of a recharge's intent. Other intents (a checkout's) are the sessions' business. */
   async function applyIntent(fact: IntentFact, now = Date.now()): Promise<StripeFactOutcome> {
-    if (!fact.rechargeId) return { outcome: 'ignored' };
-    const doc = await recharged(fact);
-    if (!doc) {
-      deps.log.warn({ eventId: fact.eventId, type: fact.type, paymentIntentId: fact.paymentIntentId }, 'Stripe event of a recharge the service did not make: acknowledged, nothing granted');
-      return { outcome: 'not_ours' };
-    }
+    const found = await recharged(fact);
+    if (!('doc' in found)) return found;
+    const { doc } = found;
     if (fact.type === 'payment_intent.payment_failed') {
       await fail(doc._id, fact.failureCode ?? 'payment_failed', now);
-      return { outcome: 'failed', accountId: doc.accountId };
+      return { outcome: 'failed', accountId: doc.accountId, rechargeId: doc._id };
     }
     await succeed(doc, fact, now);
-    return { outcome: 'granted', accountId: doc.accountId };
+    return { outcome: 'granted', accountId: doc.accountId, rechargeId: doc._id };
   }
 
   /**

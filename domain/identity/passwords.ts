@@ -39,7 +39,7 @@ export function createPasswords(ctx: IdentityContext, signin: Signin) {
         await signin.failed(user.email, user, facts);
         throw invalidField('/currentPassword', 'is not your current password');
       }
-      const problem = passwordProblem(input.newPassword, { email: user.email, name: user.name });
+      const problem = await passwordProblem(input.newPassword, { email: user.email, name: user.name });
       if (problem) throw invalidField('/newPassword', problem);
       const now = new Date();
       const audit = userActing(user._id, facts);
@@ -68,7 +68,7 @@ export function createPasswords(ctx: IdentityContext, signin: Signin) {
         await tokens.complete(claimed);
         throw invalidToken();
       }
-      const problem = passwordProblem(input.password, { email: user.email, name: user.name });
+      const problem = await passwordProblem(input.password, { email: user.email, name: user.name });
       if (problem) {
         await tokens.release(claimed); // the link still works for a better password
         throw invalidField('/password', problem);

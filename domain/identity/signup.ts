@@ -27,7 +27,7 @@ export function createSignup(ctx: IdentityContext) {
       if (settings.signup === 'off') throw new ServiceError('signup_closed', 'Sign-up is closed on this service: ask its operator, or an account owner for an invitation.');
       const email = normalizeEmail(input.email);
       if (!email) throw invalidField('/email', 'is not an email address');
-      const problem = passwordProblem(input.password, { email, name: input.name });
+      const problem = await passwordProblem(input.password, { email, name: input.name });
       if (problem) throw invalidField('/password', problem);
       // Hashed whichever way it goes: the answer takes the same time for a known address.
       const passwordHash = await hashPassword(input.password);

@@ -95,7 +95,7 @@ export function createInvitations(ctx: IdentityContext, signin: Signin) {
         }
         if (!user && !current) {
           if (!input.password) throw invalidField('/password', 'is required: choose a password for your new sign-in');
-          const problem = passwordProblem(input.password, { email, name: input.name });
+          const problem = await passwordProblem(input.password, { email, name: input.name });
           if (problem) throw invalidField('/password', problem);
           user = await users.create({
             _id: derivedId('usr', claimed._id), email, name: input.name ?? null, passwordHash: await hashPassword(input.password), createdAt: new Date(), passwordChangedAt: null, lastSignInAt: null,

@@ -9,6 +9,7 @@ import { mailsTo, uniqueAddress, waitForMail } from '../helpers/mailbox.js';
 import { testEnv } from '../helpers/env.js';
 import { withServiceDb } from '../helpers/db.js';
 import { applied, checkout, deliver, eventually, paymentIntent, putPack, session, stripeEvent, stripeId } from '../helpers/stripe.js';
+import { stackLogLine } from '../helpers/stack-logs.js';
 
 const tag = stripeId('x').slice(-6).toLowerCase();
 const PACK = `recharge-${tag}`;
@@ -68,6 +69,61 @@ test('settings out of bounds are 400 naming each field; turning it on needs a sa
   t.true(isProblem(noCard, 400, 'validation_failed'));
   t.deepEqual(noCard.body.errors.map((e: { field: string }) => e.field), ['/enabled']);
   t.false((await settings(account)).enabled);
+});
+
+const DISAGREE = "Stripe event's payment intent and metadata disagree: acknowledged, nothing granted";
+
+/** An account with auto-recharge on below `threshold` and one recharge started, waiting for its event. */
+async function pendingRecharge(threshold: number, email?: string) {
+  const account = await withSavedCard(email);
+  if ((await putSettings(account, { enabled: true, packId: PACK, threshold, monthlyLimit: 10 })).status !== 200) throw new Error('settings refused');
+  if ((await hash(account, 0)).status !== 200) throw new Error('the call was refused');
+  return { account, recharge: await nextRecharge(account, null) };
+}
+
+test("a payment intent's event that disagrees with the recharge it names grants nothing and is logged", async (t) => {
+  const { account, recharge } = await pendingRecharge(1000);
+  const before = await balance(account);
+  // The recharge's own intent, its metadata naming another recharge; another account.
+  const otherRecharge = stripeEvent('payment_intent.succeeded', paymentIntent({ id: recharge.paymentIntentId, accountId: account.id, rechargeId: stripeId('rch') }));
+  const otherAccount = stripeEvent('payment_intent.succeeded', paymentIntent({ id: recharge.paymentIntentId, accountId: (await newAccount(0)).id }));
+  // Another intent, its metadata naming this recharge (which Stripe's answer told the intent of).
+  const otherIntent = stripeEvent('payment_intent.succeeded', paymentIntent({ id: stripeId('pi'), accountId: account.id, rechargeId: recharge.id }));
+  for (const event of [otherRecharge, otherAccount, otherIntent]) {
+    t.is((await deliver(event)).status, 200, 'acknowledged: Stripe would only send it again');
+    t.like(await applied(temporal, event.id), { outcome: 'mismatch' });
+    const line = await stackLogLine(event.id, DISAGREE);
+    t.like(line, { paymentIntentId: event.data.object.id });
+  }
+  t.is(await balance(account), before);
+  t.like((await settings(account)).lastRecharge, { id: recharge.id, status: 'pending' });
+  t.deepEqual((await eventsOf(account.id, 'credits.granted')).map((g) => g.reason), ['purchase']);
+  t.deepEqual(await eventsOf(account.id, 'credits.recharge_failed'), []);
+});
+
+test('a payment_failed without metadata is found by its intent: credits.recharge_failed fires', async (t) => {
+  const { account, recharge } = await pendingRecharge(1000);
+  const failed = stripeEvent('payment_intent.payment_failed', paymentIntent({ id: recharge.paymentIntentId, failureCode: 'card_declined' }));
+  t.is((await deliver(failed)).status, 200);
+  t.like(await applied(temporal, failed.id), { outcome: 'failed', accountId: account.id, rechargeId: recharge.id });
+  t.deepEqual(await eventsOf(account.id, 'credits.recharge_failed'), [{ reason: 'card_declined', consecutiveFailures: 1, autoRechargeEnabled: true }]);
+  t.like((await settings(account)).lastRecharge, { id: recharge.id, status: 'failed' });
+});
+
+test('a payment_intent.succeeded without metadata is found by its intent: the recharge granted once', async (t) => {
+  const { account, recharge } = await pendingRecharge(1000);
+  const before = await balance(account);
+  const succeeded = stripeEvent('payment_intent.succeeded', paymentIntent({ id: recharge.paymentIntentId }));
+  t.is((await deliver(succeeded)).status, 200);
+  t.is((await deliver(succeeded, { secondsAgo: 20 })).status, 200);
+  t.like(await applied(temporal, succeeded.id), { outcome: 'granted', accountId: account.id, rechargeId: recharge.id });
+  // The same payment told again by another event (Stripe's retry of a rebuilt one): still once.
+  const again = stripeEvent('payment_intent.succeeded', paymentIntent({ id: recharge.paymentIntentId }));
+  t.is((await deliver(again)).status, 200);
+  t.like(await applied(temporal, again.id), { outcome: 'granted' });
+  t.is(await balance(account), before + CREDITS);
+  t.like((await settings(account)).lastRecharge, { id: recharge.id, status: 'succeeded' });
+  t.deepEqual((await eventsOf(account.id, 'credits.granted')).map((g) => g.reason), ['purchase', 'recharge']);
 });
 
 test('32 calls at once cross the threshold: one recharge, granted once on its event, and the monthly limit holds', async (t) => {

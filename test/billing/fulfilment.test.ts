@@ -10,6 +10,7 @@ import { placesHolding } from '../helpers/secrets.js';
 import { historyText } from '../helpers/temporal.js';
 import { testEnv } from '../helpers/env.js';
 import { withServiceDb } from '../helpers/db.js';
+import { stackLogLine } from '../helpers/stack-logs.js';
 import { applied, charge, checkout, deliver, dispute, putPack, session, sign, stripeEvent, stripeId, WEBHOOK_PATH } from '../helpers/stripe.js';
 
 const tag = stripeId('x').slice(-6).toLowerCase();
@@ -205,6 +206,24 @@ test("an event of a session that is not the service's, or names another account,
   t.is(await balance(account), 0);
   t.is(await balance(other), 0);
   t.like((await purchases(account))[0], { status: 'pending' });
+});
+
+test("a session whose payment intent is not its purchase's grants nothing and is logged; its own intent then pays it", async (t) => {
+  const { account, sessionId, purchaseId, pi } = await buyer();
+  // A delayed payment method: the completion (unpaid) links the purchase to its intent.
+  t.like(await apply(stripeEvent('checkout.session.completed', session({ id: sessionId, accountId: account.id, paymentIntentId: pi, paymentStatus: 'unpaid' }))), { outcome: 'awaiting_payment' });
+  const other = stripeEvent('checkout.session.async_payment_succeeded', session({ id: sessionId, accountId: account.id, paymentIntentId: stripeId('pi') }));
+  t.like(await apply(other), { outcome: 'mismatch' });
+  t.like(await stackLogLine(other.id, "Stripe event's session and payment intent disagree: acknowledged, nothing granted"), { purchaseId, storedPaymentIntentId: pi });
+  t.is(await balance(account), 0);
+  t.like((await purchases(account))[0], { status: 'pending' });
+  // Another purchase's session naming this purchase's intent: refused too.
+  const second = await checkout(account.ownerToken, PACK);
+  const borrowed = stripeEvent('checkout.session.completed', session({ id: second.sessionId, accountId: account.id, paymentIntentId: pi }));
+  t.like(await apply(borrowed), { outcome: 'mismatch' });
+  t.is(await balance(account), 0);
+  t.like(await apply(stripeEvent('checkout.session.async_payment_succeeded', session({ id: sessionId, accountId: account.id, paymentIntentId: pi }))), { outcome: 'granted' });
+  t.is(await balance(account), CREDITS);
 });
 
 test('events of one purchase at once, in any order, duplicated, end in the exact balance', async (t) => {

@@ -69,10 +69,11 @@ export function dispute(fields: { id: string; paymentIntentId: string; status: s
   return { id: fields.id, object: 'dispute', payment_intent: fields.paymentIntentId, charge: stripeId('ch'), amount: fields.amount, status: fields.status, reason: 'fraudulent' };
 }
 
-export function paymentIntent(fields: { id: string; accountId: string; rechargeId: string; failureCode?: string }) {
+/** A PaymentIntent; `accountId` and `rechargeId` are its metadata, each left out when not given (an intent edited in Stripe's dashboard). */
+export function paymentIntent(fields: { id: string; accountId?: string; rechargeId?: string; failureCode?: string }) {
   return {
     id: fields.id, object: 'payment_intent', amount: 1500, currency: 'usd', status: fields.failureCode ? 'requires_payment_method' : 'succeeded',
-    metadata: { accountId: fields.accountId, rechargeId: fields.rechargeId },
+    metadata: { ...(fields.accountId ? { accountId: fields.accountId } : {}), ...(fields.rechargeId ? { rechargeId: fields.rechargeId } : {}) },
     last_payment_error: fields.failureCode ? { code: fields.failureCode, type: 'card_error' } : null,
   };
 }

@@ -19,6 +19,10 @@ test('changing the password needs the current one and a recent sign-in, ends the
   t.is(wrong.body.errors[0].field, '/currentPassword');
   const weak = await c.request('POST', '/api/v1/auth/password', { cookie: person.cookie, body: { currentPassword: person.password, newPassword: 'too short' } });
   t.is(weak.body.errors?.[0]?.field, '/newPassword');
+  const guessable = await c.request('POST', '/api/v1/auth/password', { cookie: person.cookie, body: { currentPassword: person.password, newPassword: 'qwertyuiopasdfgh' } });
+  t.true(isProblem(guessable, 400, 'validation_failed'));
+  t.like(guessable.body.errors[0], { field: '/newPassword' });
+  t.regex(guessable.body.errors[0].message, /too easy to guess: a row of keys/);
 
   await withServiceDb((db) => db.collection('sessions').updateOne({ userId: person.userId, method: 'verification' }, { $set: { authenticatedAt: new Date(Date.now() - 11 * 60_000) } }));
   t.true(isProblem(await c.request('POST', '/api/v1/auth/password', { cookie: person.cookie, body: { currentPassword: person.password, newPassword } }), 403, 'reauthentication_required'));
@@ -58,6 +62,9 @@ test('a reset answers alike for any address, mails a single-use link, and a rese
   const token = tokenFrom(mail);
   const weak = await c.request('POST', '/api/v1/auth/password-reset/confirm', { body: { token, password: 'short' } });
   t.is(weak.body.errors?.[0]?.field, '/password');
+  const guessable = await c.request('POST', '/api/v1/auth/password-reset/confirm', { body: { token, password: 'monkeymonkeymonkey' } });
+  t.like(guessable.body.errors?.[0], { field: '/password' });
+  t.regex(guessable.body.errors[0].message, /too easy to guess: a word repeated/);
   const newPassword = goodPassword();
   const done = await c.request('POST', '/api/v1/auth/password-reset/confirm', { body: { token, password: newPassword } });
   t.is(done.status, 200, 'the link still works after a refused password');

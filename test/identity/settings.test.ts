@@ -32,13 +32,38 @@ test('addresses: one normal form; +tags share a mailbox', (t) => {
   t.is(mailboxOf('+x@example.com'), '+x@example.com', 'a local part that is only a tag stays');
 });
 
-test('the password policy: length by characters, the common list, repetition and sequences, and the person\'s own words', (t) => {
-  t.regex(passwordProblem('fourteen chars')!, /at least 15/);
-  t.is(passwordProblem('fifteen chars!!'), null);
-  t.is(passwordProblem('🔑'.repeat(14) + '🌍'), null, '15 code points');
-  t.regex(passwordProblem('x'.repeat(257))!, /at most 256/);
-  t.regex(passwordProblem('1qaz2wsx3edc4rfv')!, /common/);
-  t.regex(passwordProblem('abcdefghijklmnop')!, /sequence/);
-  t.regex(passwordProblem('ada.lovelace@example.com', { email: 'ada.lovelace@example.com' })!, /your own/);
-  t.is(passwordProblem('Ada likes long walks on beaches', { email: 'ada@example.com', name: 'Ada' }), null, 'containing a name is fine');
+test('the password policy: length by characters, the common list, repetition and sequences, and the person\'s own words', async (t) => {
+  t.regex((await passwordProblem('fourteen chars'))!, /at least 15/);
+  t.is(await passwordProblem('oryx plinth vq7'), null, '15 characters');
+  t.is(await passwordProblem('🍋🐙🎻🧊🚲🌵🎈🦉🍄⛵🧲🪁🥁🦔🌍'), null, '15 code points');
+  t.regex((await passwordProblem('x'.repeat(257)))!, /at most 256/);
+  t.regex((await passwordProblem('1qaz2wsx3edc4rfv'))!, /common/);
+  t.regex((await passwordProblem('abcdefghijklmnop'))!, /sequence/);
+  t.regex((await passwordProblem('ada.lovelace@example.com', { email: 'ada.lovelace@example.com' }))!, /your own/);
+  t.is(await passwordProblem('Ada likes long walks on beaches', { email: 'ada@example.com', name: 'Ada' }), null, 'containing a name is fine');
+});
+
+test('guessable passwords are refused by the estimate, naming the pattern; four random words pass', async (t) => {
+  const refused: [string, RegExp][] = [
+    ['123456789012345', /sequence|common password/],
+    ['qwertyuiopasdfgh', /a row of keys/],
+    ['monkeymonkeymonkey', /a word repeated/],
+    ['asdfghjklasdfghjkl', /a row of keys repeated/],
+    ['iloveyouiloveyou1', /repeated/],
+    ['basketball1998!!', /a dictionary word.*a year|a year/],
+    ['Liverpool2023!!!', /a year/],
+    ['P@ssw0rd20242024', /with symbols for letters/],
+    ['sunshine2024sunshine', /a year/],
+    ['zxcvbnmasdfghjkl', /a row of keys/],
+    ['drowssapdrowssap', /repeated|backwards/],
+    ['Superman19871987', /a common password/],
+  ];
+  for (const [password, pattern] of refused) {
+    const problem = await passwordProblem(password, { email: 'ada.lovelace@example.com', name: 'Ada Lovelace' });
+    t.regex(problem ?? '', /^is too easy to guess: /, password);
+    t.regex(problem ?? '', pattern, password);
+  }
+  for (const password of ['gravel tundra pocket lantern', 'mustard-oyster-violin-glacier', 'quarry velvet nimbus tulip', 'saddle ember kiwi fjord']) {
+    t.is(await passwordProblem(password, { email: 'ada.lovelace@example.com', name: 'Ada Lovelace' }), null, password);
+  }
 });

@@ -74,6 +74,28 @@ test('plus-addressed sign-ups share one mailbox: the second account opens withou
   t.deepEqual(grants.body.items, [], 'no grant at all, not a zero one');
 });
 
+test('guessable passwords are 400 naming the pattern (a word repeated, a row of keys); four random words are taken', async (t) => {
+  const c = client();
+  const email = uniqueAddress('guessable');
+  const since = new Date();
+  const cases: [string, RegExp][] = [
+    ['123456789012345', /sequence/],
+    ['qwertyuiopasdfgh', /a row of keys/],
+    ['monkeymonkeymonkey', /a word repeated/],
+    ['asdfghjklasdfghjkl', /a row of keys repeated/],
+    ['iloveyouiloveyou1', /a word repeated/],
+  ];
+  for (const [password, pattern] of cases) {
+    const res = await c.request('POST', '/api/v1/auth/signup', { body: { email, password } });
+    t.true(isProblem(res, 400, 'validation_failed'), `${password}: ${JSON.stringify(res.body)}`);
+    t.is(res.body.errors[0].field, '/password');
+    t.regex(res.body.errors[0].message, /too easy to guess/);
+    t.regex(res.body.errors[0].message, pattern, password);
+  }
+  t.is((await c.request('POST', '/api/v1/auth/signup', { body: { email, password: 'quarry velvet nimbus tulip' } })).status, 202);
+  t.truthy(await waitForMail(email, { subject: /Confirm/, since }), 'only the strong one was mailed');
+});
+
 test('bad input: a malformed address, a short, a long and a common password are 400 naming the field and why; nothing is mailed', async (t) => {
   const c = client();
   const email = uniqueAddress('bad');
