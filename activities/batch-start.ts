@@ -10,7 +10,14 @@ import { createCallKeys } from '../domain/call-keys.js';
 import type { BatchDoc, BatchItemDoc } from '../domain/call-documents.js';
 import { open, seal } from '../lib/sealed.js';
 import { underParent } from '../lib/trace-context.js';
-import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, WORKFLOW_TYPES, batchItemRequestId, callTaskQueue, type ToolCallInput } from '../lib/temporal-shared.js';
+import {
+  CALL_WORKFLOW_TASK_TIMEOUT_MS,
+  SEARCH_ATTRIBUTES,
+  WORKFLOW_TYPES,
+  batchItemRequestId,
+  callTaskQueue,
+  type ToolCallInput,
+} from '../lib/temporal-shared.js';
 
 /**
  * Priority key of a batch item's call (1 first, 5 last; unset is 3): bulk work yields to single
@@ -58,30 +65,36 @@ export function createBatchStarter(deps: BatchStarterDeps) {
    * answers its request id once it is started. `eager`: the caller is a worker of the item's
    * queue, which may take the call's first task straight from the start's answer.
    */
-  async function start(batch: BatchDoc, item: BatchItemDoc, { delayMs = 0, eager = false }: { delayMs?: number; eager?: boolean } = {}): Promise<string> {
+  async function start(
+    batch: BatchDoc,
+    item: BatchItemDoc,
+    { delayMs = 0, eager = false }: { delayMs?: number; eager?: boolean } = {},
+  ): Promise<string> {
     const requestId = batchItemRequestId(batch.accountId, batch._id, item.index, item.attempt);
     const tool = findTool(batch.tool)!;
     try {
       const input = await callInput(batch, item, requestId);
       // In the trace of the request that made the batch (when traced), whoever starts the item.
-      await underParent(batch.traceparent, () => deps.client.workflow.start(WORKFLOW_TYPES.toolCall, {
-        taskQueue: callTaskQueue(tool),
-        workflowId: requestId,
-        args: [input],
-        workflowTaskTimeout: CALL_WORKFLOW_TASK_TIMEOUT_MS,
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        // Eager: Temporal hands the first task to this worker in the start's answer, not through
-        // its queue (a round trip and the matching service's work saved per item), when the
-        // worker has a slot free; otherwise the task is queued as usual. A delayed start is queued.
-        ...(delayMs > 0 ? { startDelay: delayMs } : eager ? { requestEagerStart: true } : {}),
-        // Behind synchronous calls on the pool's queue whenever tasks wait there (a call's own default is 3).
-        priority: { priorityKey: BATCH_ITEM_PRIORITY },
-        typedSearchAttributes: new TypedSearchAttributes([
-          { key: SEARCH_ATTRIBUTES.accountId, value: batch.accountId },
-          { key: SEARCH_ATTRIBUTES.tool, value: tool.name },
-          { key: SEARCH_ATTRIBUTES.batchId, value: batch._id },
-        ]),
-      }));
+      await underParent(batch.traceparent, () =>
+        deps.client.workflow.start(WORKFLOW_TYPES.toolCall, {
+          taskQueue: callTaskQueue(tool),
+          workflowId: requestId,
+          args: [input],
+          workflowTaskTimeout: CALL_WORKFLOW_TASK_TIMEOUT_MS,
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          // Eager: Temporal hands the first task to this worker in the start's answer, not through
+          // its queue (a round trip and the matching service's work saved per item), when the
+          // worker has a slot free; otherwise the task is queued as usual. A delayed start is queued.
+          ...(delayMs > 0 ? { startDelay: delayMs } : eager ? { requestEagerStart: true } : {}),
+          // Behind synchronous calls on the pool's queue whenever tasks wait there (a call's own default is 3).
+          priority: { priorityKey: BATCH_ITEM_PRIORITY },
+          typedSearchAttributes: new TypedSearchAttributes([
+            { key: SEARCH_ATTRIBUTES.accountId, value: batch.accountId },
+            { key: SEARCH_ATTRIBUTES.tool, value: tool.name },
+            { key: SEARCH_ATTRIBUTES.batchId, value: batch._id },
+          ]),
+        }),
+      );
     } catch (err) {
       // Started by an earlier run whose end was lost: it runs, or ran, once.
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

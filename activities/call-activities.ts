@@ -50,7 +50,16 @@ export function createCallActivities(db: Db, handlers: Record<string, ToolHandle
   const batchItems = options.batchItems && createBatchItemActivities({ db, ...options.batchItems, singleCalls, onEvent: options.onEvent });
   return {
     ...toolActivities(handlers, { callKeys, keepOutput: keep }),
-    ...createCallStep({ handlers, ledger, callKeys, onToolDone: options.onToolDone, keepOutput: keep, deliver, singleCalls, recordBatchItem: batchItems?.record }),
+    ...createCallStep({
+      handlers,
+      ledger,
+      callKeys,
+      onToolDone: options.onToolDone,
+      keepOutput: keep,
+      deliver,
+      singleCalls,
+      recordBatchItem: batchItems?.record,
+    }),
     reserve: (call: CallRef) => ledger.reserve(call),
     commit: (call: CallRef) => ledger.commit(call),
     refund: (call: CallRef) => ledger.refund(call),

@@ -22,15 +22,27 @@ export function createCallOutcomes(deps: { db: Db; blobs: BlobStore; onEvent?: E
     const field = findTool(outcome.tool)?.image?.field;
     // The entry is named by the API for this account; anything else is not stored.
     if (!result.ok || !field || !outcome.cacheAs.startsWith(`${outcome.accountId}:`)) return;
-    const json = isOutputBlob(result.output) ? await storedJson(deps.blobs, result.output) : Buffer.from(JSON.stringify(result.output), 'utf8');
-    await cache.store({ id: outcome.cacheAs, accountId: outcome.accountId, tool: outcome.tool, ...renderOfOutput(json, field), cost: result.charged });
+    const json = isOutputBlob(result.output)
+      ? await storedJson(deps.blobs, result.output)
+      : Buffer.from(JSON.stringify(result.output), 'utf8');
+    await cache.store({
+      id: outcome.cacheAs,
+      accountId: outcome.accountId,
+      tool: outcome.tool,
+      ...renderOfOutput(json, field),
+      cost: result.charged,
+    });
   }
 
   return {
     async recordCallOutcome(outcome: CallOutcome): Promise<void> {
       if (outcome.cacheAs) {
         await keepRender({ ...outcome, cacheAs: outcome.cacheAs }).catch((err: unknown) => {
-          Context.current().log.warn('A render could not be kept in the render cache', { tool: outcome.tool, requestId: outcome.requestId, error: err });
+          Context.current().log.warn('A render could not be kept in the render cache', {
+            tool: outcome.tool,
+            requestId: outcome.requestId,
+            error: err,
+          });
         });
       }
       await asyncCalls.finish(outcome);

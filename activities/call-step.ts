@@ -7,7 +7,18 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ServiceError, isErrorCode } from '../lib/errors.js';
 import { isDatabaseUnreachable } from '../lib/mongo.js';
-import { DEPENDENCY_UNREACHABLE, TOOL_FAILED, TOOL_TIMED_OUT, ANSWERED_TOO_LATE, batchItemEnd, callRefOf, reserveRefusal, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+import {
+  DEPENDENCY_UNREACHABLE,
+  TOOL_FAILED,
+  TOOL_TIMED_OUT,
+  ANSWERED_TOO_LATE,
+  batchItemEnd,
+  callRefOf,
+  reserveRefusal,
+  type ToolCallError,
+  type ToolCallInput,
+  type ToolCallResult,
+} from '../lib/temporal-shared.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
 import type { CallKeys } from '../domain/call-keys.js';
 import type { Ledger } from '../domain/ledger.js';
@@ -75,28 +86,36 @@ export function createCallStep(deps: CallStepDeps) {
     const deadline = AbortSignal.timeout(call.timeoutMs);
     const signal = AbortSignal.any([deadline, ctx.cancellationSignal]);
     for (let attempt = 1; ; attempt++) {
-      const next = await inSpan(`tool ${call.tool}`, { [SPAN_ATTRIBUTES.tool]: call.tool, 'utility_tools.attempt': attempt }, async (span): Promise<ToolRun | 'again'> => {
-        const started = performance.now();
-        try {
-          const input = await toolInput(deps.callKeys, { requestId, input: call.input, sealed: call.sealed });
-          const made = await abortable(handler(input, { requestId, signal, heartbeat: () => {} }), signal);
-          // Stored before the commit: a call is charged only once its output can be answered. A file
-          // bound for a destination is written there instead (see delivered).
-          const output = deps.keepOutput && !call.destination ? await deps.keepOutput(made) : made;
-          deps.onToolDone?.(call.tool, 'ok', since(started) / 1000);
-          return { ok: true, output, attempts: attempt };
-        } catch (err) {
-          // The step itself was cancelled (its worker is going away): the retry of the step decides.
-          if (ctx.cancellationSignal.aborted) throw err;
-          const { error, final } = deadline.aborted ? { error: TOOL_TIMED_OUT, final: true } : classify(err);
-          deps.onToolDone?.(call.tool, error.code, since(started) / 1000);
-          markFailed(span, error.code);
-          // Worded as the SDK words a failed tool activity, so one query finds both.
-          ctx.log.warn('Activity failed', { tool: call.tool, attempt, error: err instanceof ServiceError ? toApplicationFailure(err) : err });
-          if (final || attempt === TOOL_ATTEMPTS) return { ok: false, error, attempts: attempt };
-          return 'again';
-        }
-      });
+      const next = await inSpan(
+        `tool ${call.tool}`,
+        { [SPAN_ATTRIBUTES.tool]: call.tool, 'utility_tools.attempt': attempt },
+        async (span): Promise<ToolRun | 'again'> => {
+          const started = performance.now();
+          try {
+            const input = await toolInput(deps.callKeys, { requestId, input: call.input, sealed: call.sealed });
+            const made = await abortable(handler(input, { requestId, signal, heartbeat: () => {} }), signal);
+            // Stored before the commit: a call is charged only once its output can be answered. A file
+            // bound for a destination is written there instead (see delivered).
+            const output = deps.keepOutput && !call.destination ? await deps.keepOutput(made) : made;
+            deps.onToolDone?.(call.tool, 'ok', since(started) / 1000);
+            return { ok: true, output, attempts: attempt };
+          } catch (err) {
+            // The step itself was cancelled (its worker is going away): the retry of the step decides.
+            if (ctx.cancellationSignal.aborted) throw err;
+            const { error, final } = deadline.aborted ? { error: TOOL_TIMED_OUT, final: true } : classify(err);
+            deps.onToolDone?.(call.tool, error.code, since(started) / 1000);
+            markFailed(span, error.code);
+            // Worded as the SDK words a failed tool activity, so one query finds both.
+            ctx.log.warn('Activity failed', {
+              tool: call.tool,
+              attempt,
+              error: err instanceof ServiceError ? toApplicationFailure(err) : err,
+            });
+            if (final || attempt === TOOL_ATTEMPTS) return { ok: false, error, attempts: attempt };
+            return 'again';
+          }
+        },
+      );
       if (next !== 'again') return next;
       await pause(FIRST_RETRY_PAUSE_MS * 2 ** (attempt - 1), signal);
       if (deadline.aborted) return { ok: false, error: TOOL_TIMED_OUT, attempts: attempt };
@@ -104,16 +123,28 @@ export function createCallStep(deps: CallStepDeps) {
   }
 
   /** The run with its file written to the call's destination, or failed with why it could not be. */
-  async function delivered(call: ToolCallInput & { destination: DeliveryRequest['destination'] }, run: ToolRun & { ok: true }): Promise<ToolRun> {
+  async function delivered(
+    call: ToolCallInput & { destination: DeliveryRequest['destination'] },
+    run: ToolRun & { ok: true },
+  ): Promise<ToolRun> {
     const ctx = Context.current();
     try {
       if (!deps.deliver) throw new Error('this worker has no destination delivery');
-      return { ...run, output: await deps.deliver({ accountId: call.accountId, tool: call.tool, destination: call.destination }, run.output) };
+      return {
+        ...run,
+        output: await deps.deliver({ accountId: call.accountId, tool: call.tool, destination: call.destination }, run.output),
+      };
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw err;
       const { error } = classify(err);
       // The code and S3's reason only: the cause may quote the request it refused.
-      ctx.log.warn('Destination write failed', { tool: call.tool, destination: call.destination.id, code: error.code, reason: error.extras.reason, error: err instanceof ServiceError ? undefined : err });
+      ctx.log.warn('Destination write failed', {
+        tool: call.tool,
+        destination: call.destination.id,
+        code: error.code,
+        reason: error.extras.reason,
+        error: err instanceof ServiceError ? undefined : err,
+      });
       return { ok: false, error, attempts: run.attempts };
     }
   }
@@ -137,7 +168,9 @@ export function createCallStep(deps: CallStepDeps) {
     ms.tool = since(start);
     if (run.ok && call.destination) {
       start = performance.now();
-      run = await inSpan('destination write', {}, () => delivered({ ...call, destination: call.destination! }, run as ToolRun & { ok: true }));
+      run = await inSpan('destination write', {}, () =>
+        delivered({ ...call, destination: call.destination! }, run as ToolRun & { ok: true }),
+      );
       ms.deliver = since(start);
     }
 
@@ -154,7 +187,8 @@ export function createCallStep(deps: CallStepDeps) {
     // Charged, though this run's tool failed: an earlier run was charged and answered. Run it
     // again rather than answer a failure for a charged call (a retry of the step after its
     // commit got through but its answer did not).
-    if (!run.ok) throw ApplicationFailure.retryable('the call was charged by an earlier run; running its tool again', 'charged_without_output');
+    if (!run.ok)
+      throw ApplicationFailure.retryable('the call was charged by an earlier run; running its tool again', 'charged_without_output');
     return { outcome: 'charged', result: { ok: true, output: run.output, charged: call.cost, balance: settled.balance }, ms, attempts };
   }
 
@@ -162,9 +196,15 @@ export function createCallStep(deps: CallStepDeps) {
    * A batch item's step, then its outcome on the item. A failed record fails the step, whose retry
    * finds the call settled (the ledger applies what was decided) and records it then.
    */
-  async function batchItemStep(input: CallStepInput, batch: NonNullable<ToolCallInput['batch']>, record: NonNullable<CallStepDeps['recordBatchItem']>): Promise<CallStepResult> {
+  async function batchItemStep(
+    input: CallStepInput,
+    batch: NonNullable<ToolCallInput['batch']>,
+    record: NonNullable<CallStepDeps['recordBatchItem']>,
+  ): Promise<CallStepResult> {
     const done = await step(input);
-    await inSpan('batch item record', {}, () => record(batchItemEnd(batch, input.call.accountId, input.requestId, done.result), mayRepeat(input.mayBeSettled)));
+    await inSpan('batch item record', {}, () =>
+      record(batchItemEnd(batch, input.call.accountId, input.requestId, done.result), mayRepeat(input.mayBeSettled)),
+    );
     return { ...done, recorded: true };
   }
 
@@ -181,7 +221,8 @@ export type CallStepActivities = ReturnType<typeof createCallStep>;
 
 /** The contract's error for what a tool threw, and whether trying again could change it. */
 function classify(err: unknown): { error: ToolCallError; final: boolean } {
-  if (err instanceof ServiceError) return { error: { code: err.code, message: err.message, extras: err.extras }, final: err.code !== 'unavailable' };
+  if (err instanceof ServiceError)
+    return { error: { code: err.code, message: err.message, extras: err.extras }, final: err.code !== 'unavailable' };
   if (err instanceof ApplicationFailure && isErrorCode(err.type)) {
     const error = { code: err.type, message: err.message, extras: (err.details?.[0] ?? {}) as Record<string, unknown> };
     return { error, final: err.nonRetryable || err.type !== 'unavailable' };

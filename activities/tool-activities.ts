@@ -51,7 +51,11 @@ export function toolActivities(handlers: Record<string, ToolHandler>, deps: Tool
       const heartbeat = ctx.info.isLocal ? () => {} : (details?: unknown) => ctx.heartbeat(details);
       const timer = ctx.info.isLocal ? undefined : setInterval(heartbeat, HEARTBEAT_INTERVAL_MS);
       try {
-        const output = await handler(await toolInput(deps.callKeys, req), { requestId: req.requestId, signal: ctx.cancellationSignal, heartbeat });
+        const output = await handler(await toolInput(deps.callKeys, req), {
+          requestId: req.requestId,
+          signal: ctx.cancellationSignal,
+          heartbeat,
+        });
         return deps.keepOutput ? await deps.keepOutput(output) : output;
       } catch (err) {
         if (err instanceof ServiceError) throw toApplicationFailure(err);

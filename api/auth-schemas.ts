@@ -16,35 +16,79 @@ const personName = { type: 'string', minLength: 1, maxLength: 100, description: 
 
 export const AUTH_BODY_SCHEMAS = {
   signup: {
-    type: 'object', additionalProperties: false, required: ['email', 'password'],
+    type: 'object',
+    additionalProperties: false,
+    required: ['email', 'password'],
     properties: { email, password: password('The password you will sign in with:'), name: personName },
   },
   verify: { type: 'object', additionalProperties: false, required: ['token'], properties: { token } },
   signin: {
-    type: 'object', additionalProperties: false, required: ['email', 'password'],
+    type: 'object',
+    additionalProperties: false,
+    required: ['email', 'password'],
     properties: { email, password: { type: 'string', minLength: 1, maxLength: 4 * MAX_PASSWORD_LENGTH, description: 'Your password.' } },
   },
-  switchAccount: { type: 'object', additionalProperties: false, required: ['accountId'], properties: { accountId: { type: 'string', minLength: 1, maxLength: 100, description: 'An account you are a member of.' } } },
+  switchAccount: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['accountId'],
+    properties: { accountId: { type: 'string', minLength: 1, maxLength: 100, description: 'An account you are a member of.' } },
+  },
   changePassword: {
-    type: 'object', additionalProperties: false, required: ['currentPassword', 'newPassword'],
-    properties: { currentPassword: { type: 'string', minLength: 1, maxLength: 4 * MAX_PASSWORD_LENGTH, description: 'The password you signed in with.' }, newPassword: password('The new password:') },
+    type: 'object',
+    additionalProperties: false,
+    required: ['currentPassword', 'newPassword'],
+    properties: {
+      currentPassword: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 4 * MAX_PASSWORD_LENGTH,
+        description: 'The password you signed in with.',
+      },
+      newPassword: password('The new password:'),
+    },
   },
   requestReset: { type: 'object', additionalProperties: false, required: ['email'], properties: { email } },
-  confirmReset: { type: 'object', additionalProperties: false, required: ['token', 'password'], properties: { token, password: password('The new password:') } },
+  confirmReset: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['token', 'password'],
+    properties: { token, password: password('The new password:') },
+  },
   acceptInvitation: {
-    type: 'object', additionalProperties: false, required: ['token'],
+    type: 'object',
+    additionalProperties: false,
+    required: ['token'],
     properties: { token, password: password('For a person new to the service: the password to sign in with.'), name: personName },
   },
   registerPasskey: {
-    type: 'object', additionalProperties: false, required: ['response'],
+    type: 'object',
+    additionalProperties: false,
+    required: ['response'],
     properties: {
-      response: { type: 'object', description: "The browser's answer to the registration options (`startRegistration` of `@simplewebauthn/browser`: a RegistrationResponseJSON)." },
+      response: {
+        type: 'object',
+        description:
+          "The browser's answer to the registration options (`startRegistration` of `@simplewebauthn/browser`: a RegistrationResponseJSON).",
+      },
       name: { type: 'string', minLength: 1, maxLength: 100, description: 'A name to tell it by ("Work laptop").' },
     },
   },
-  renamePasskey: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 100, description: 'The new name.' } } },
+  renamePasskey: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name'],
+    properties: { name: { type: 'string', minLength: 1, maxLength: 100, description: 'The new name.' } },
+  },
   passkeySignin: {
-    type: 'object', additionalProperties: false, required: ['response'],
-    properties: { response: { type: 'object', description: "The browser's answer to the sign-in options (`startAuthentication`: an AuthenticationResponseJSON)." } },
+    type: 'object',
+    additionalProperties: false,
+    required: ['response'],
+    properties: {
+      response: {
+        type: 'object',
+        description: "The browser's answer to the sign-in options (`startAuthentication`: an AuthenticationResponseJSON).",
+      },
+    },
   },
 } as const;

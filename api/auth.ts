@@ -91,7 +91,8 @@ export function createAuthenticator(db: Db, sessionAuth?: SessionAuthOptions) {
     const doc = await lookup(credentialDigest(secret), waitUntil);
     if (!doc || doc.kind !== claimed) throw unauthorized('The credential is unknown.');
     if (doc.revokedAt) throw unauthorized('The credential has been revoked.');
-    if (doc.expiresAt && keyExpired(doc, Date.now())) throw unauthorized(`The key expired at ${doc.expiresAt.toISOString()}.`, { reason: 'expired' });
+    if (doc.expiresAt && keyExpired(doc, Date.now()))
+      throw unauthorized(`The key expired at ${doc.expiresAt.toISOString()}.`, { reason: 'expired' });
     if (doc.kind !== kind) {
       const needed = kind === 'api_key' ? 'an API key' : 'an owner token';
       throw new ServiceError('forbidden', `This endpoint takes ${needed}.`);
@@ -101,7 +102,8 @@ export function createAuthenticator(db: Db, sessionAuth?: SessionAuthOptions) {
     }
     touch(doc, ip);
     const principal: Principal = { accountId: doc.accountId, credentialId: doc._id, kind: doc.kind, prefix: doc.prefix };
-    if (doc.tools || doc.rateLimit || doc.monthlyCreditLimit) principal.limits = { tools: doc.tools, rateLimit: doc.rateLimit, monthlyCreditLimit: doc.monthlyCreditLimit };
+    if (doc.tools || doc.rateLimit || doc.monthlyCreditLimit)
+      principal.limits = { tools: doc.tools, rateLimit: doc.rateLimit, monthlyCreditLimit: doc.monthlyCreditLimit };
     return principal;
   }
 
@@ -114,10 +116,21 @@ export function createAuthenticator(db: Db, sessionAuth?: SessionAuthOptions) {
     const secret = sessionSecret(ctx, sessionAuth.cookie);
     if (!secret) return undefined;
     const found = await sessionAuth.sessions.validate(secret);
-    if (!found.doc) throw unauthenticated(found.reason === 'idle' ? 'Your session ended after a time without use: sign in again.' : 'Your session has ended: sign in again.');
+    if (!found.doc)
+      throw unauthenticated(
+        found.reason === 'idle' ? 'Your session ended after a time without use: sign in again.' : 'Your session has ended: sign in again.',
+      );
     checkSameOrigin(ctx, sessionAuth.cookie);
     const doc = found.doc;
-    return { accountId: doc.accountId, credentialId: doc._id, kind: 'session', prefix: '', userId: doc.userId, role: doc.role, session: doc };
+    return {
+      accountId: doc.accountId,
+      credentialId: doc._id,
+      kind: 'session',
+      prefix: '',
+      userId: doc.userId,
+      role: doc.role,
+      session: doc,
+    };
   }
 
   return {

@@ -58,7 +58,11 @@ export function createBatchRequests(deps: {
   const { claim } = createIdempotency(deps);
 
   /** Every item's input, merged over `defaults`, defaults of the schema applied; 400 naming each bad field as `/items/<i>/...`. */
-  function validItems(tool: ToolDefinition, items: Record<string, unknown>[], defaults: Record<string, unknown>): Record<string, unknown>[] {
+  function validItems(
+    tool: ToolDefinition,
+    items: Record<string, unknown>[],
+    defaults: Record<string, unknown>,
+  ): Record<string, unknown>[] {
     const errors: FieldError[] = [];
     const inputs = items.map((item, i) => {
       const input = { ...structuredClone(defaults), ...item };
@@ -71,7 +75,8 @@ export function createBatchRequests(deps: {
         const fields = (err.extras.errors as FieldError[] | undefined) ?? [{ field: '', message: err.message }];
         // Another refusal than a schema's (a target the guard refuses): the same code, naming the item.
         if (err.code !== 'validation_failed') throw new ServiceError(err.code, `Item ${i}: ${err.message}`, { ...err.extras, index: i });
-        for (const f of fields) if (errors.length < MAX_FIELD_ERRORS) errors.push({ field: `/items/${i}${f.field === '/' ? '' : f.field}`, message: f.message });
+        for (const f of fields)
+          if (errors.length < MAX_FIELD_ERRORS) errors.push({ field: `/items/${i}${f.field === '/' ? '' : f.field}`, message: f.message });
       }
       return input;
     });
@@ -98,7 +103,13 @@ export function createBatchRequests(deps: {
       const deadline = req.arrivedAt + CREATE_WAIT_MS;
       // The key names the whole request: a repeat finds the batch the first one made.
       const claimed = await untilReachable(deadline, () =>
-        claim({ accountId: req.accountId, tool: { name: `batch:${tool.name}` }, input: { items: inputs, onInsufficientCredits }, idempotencyKey: req.idempotencyKey, ...(destination ? { destination } : {}) }),
+        claim({
+          accountId: req.accountId,
+          tool: { name: `batch:${tool.name}` },
+          input: { items: inputs, onInsufficientCredits },
+          idempotencyKey: req.idempotencyKey,
+          ...(destination ? { destination } : {}),
+        }),
       );
       const id = derivedId('bat', claimed.workflowId);
       const existing = claimed.replayed ? await batches.byId(req.accountId, id) : null;
@@ -117,14 +128,25 @@ export function createBatchRequests(deps: {
           }),
         ));
       // A repeat wakes it too: the first request may have stored the batch and then failed to.
-      await untilDeadline(deadline, () => wakeBatchRunner(deps.client, req.accountId), () => undefined, unavailable);
+      await untilDeadline(
+        deadline,
+        () => wakeBatchRunner(deps.client, req.accountId),
+        () => undefined,
+        unavailable,
+      );
       return { batch, replayed: existing !== null };
     },
 
     /** Cancels the batch and wakes its runner, which skips what is pending; null when the account has no such batch. */
     async cancel(accountId: string, id: string): Promise<BatchDoc | null> {
       const batch = await batches.cancel(accountId, id);
-      if (batch) await untilDeadline(Date.now() + CREATE_WAIT_MS, () => wakeBatchRunner(deps.client, accountId), () => undefined, unavailable);
+      if (batch)
+        await untilDeadline(
+          Date.now() + CREATE_WAIT_MS,
+          () => wakeBatchRunner(deps.client, accountId),
+          () => undefined,
+          unavailable,
+        );
       return batch;
     },
 

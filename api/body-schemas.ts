@@ -23,8 +23,12 @@ const eventTypes = {
   description: `The event types delivered to the endpoint. \`webhook.test\` is always delivered when you ask for it. Default: ${DEFAULT_EVENT_TYPES.map((k) => `\`${k}\``).join(', ')} (every type but \`call.completed\`).`,
 };
 
-const planId = { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,39}$', description: 'The plan\'s id: lowercase letters, digits and dashes.' };
-const planName = { type: 'string', minLength: 1, maxLength: 100, description: 'The plan\'s name, as owners see it.' };
+const planId = {
+  type: 'string',
+  pattern: '^[a-z0-9][a-z0-9-]{0,39}$',
+  description: "The plan's id: lowercase letters, digits and dashes.",
+};
+const planName = { type: 'string', minLength: 1, maxLength: 100, description: "The plan's name, as owners see it." };
 const monthlyAllowance = {
   type: 'integer',
   minimum: 0,
@@ -34,7 +38,7 @@ const monthlyAllowance = {
 const rollover = {
   type: 'string',
   enum: [...ROLLOVERS],
-  description: '`none`: the unused part of a month\'s allowance lapses when the next period starts. `keep`: it stays until spent.',
+  description: "`none`: the unused part of a month's allowance lapses when the next period starts. `keep`: it stays until spent.",
 };
 
 /** A key segment S3 takes without escaping; `.` and `..` alone are refused (clients would resolve them). */
@@ -46,21 +50,36 @@ function keySettings(clearable: boolean) {
   const unset = clearable ? ' null removes it.' : ' Unset: no limit.';
   return {
     tools: orNull({
-      type: 'array', minItems: 1, maxItems: TOOL_SCOPES.length, uniqueItems: true,
+      type: 'array',
+      minItems: 1,
+      maxItems: TOOL_SCOPES.length,
+      uniqueItems: true,
       items: { type: 'string', enum: [...TOOL_SCOPES] },
-      description: `Tool names and group names (${Object.keys(GROUPS).map((g) => `\`${g}\``).join(', ')}) the key may call; another tool answers 403 \`tool_not_allowed\`.${unset}`,
+      description: `Tool names and group names (${Object.keys(GROUPS)
+        .map((g) => `\`${g}\``)
+        .join(', ')}) the key may call; another tool answers 403 \`tool_not_allowed\`.${unset}`,
     }),
-    expiresAt: orNull({ type: 'string', format: 'date-time', description: `When the key stops working (in the future); after it, 401 \`unauthorized\` with \`reason: "expired"\`.${unset}` }),
+    expiresAt: orNull({
+      type: 'string',
+      format: 'date-time',
+      description: `When the key stops working (in the future); after it, 401 \`unauthorized\` with \`reason: "expired"\`.${unset}`,
+    }),
     rateLimit: orNull({
-      type: 'integer', minimum: 1,
+      type: 'integer',
+      minimum: 1,
       description: `Calls per second for this key (bursts of twice that), at most the account's rate (RATE_LIMIT_PER_SECOND); over it, 429 \`rate_limited\`.${unset}`,
     }),
     monthlyCreditLimit: orNull({
-      type: 'integer', minimum: 1, maximum: 1_000_000_000,
+      type: 'integer',
+      minimum: 1,
+      maximum: 1_000_000_000,
       description: `Credits the key may spend per calendar month (UTC), held like the balance: a call that would pass it answers 402 \`key_credit_limit\`, a refunded call gives its credits back.${unset}`,
     }),
     allowedIps: orNull({
-      type: 'array', minItems: 1, maxItems: MAX_ALLOWED_IPS, uniqueItems: true,
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_ALLOWED_IPS,
+      uniqueItems: true,
       items: { type: 'string', maxLength: 64 },
       description: `IPv4 and IPv6 CIDRs (a bare address is its /32 or /128) the key may be used from; another address answers 403 \`ip_not_allowed\`.${unset}`,
     }),
@@ -74,12 +93,18 @@ export const BODY_SCHEMAS = {
     properties: {
       name,
       email: { type: 'string', format: 'email', maxLength: 254, description: 'Contact address of the account owner.' },
-      credits: { type: 'integer', minimum: 0, maximum: 1_000_000_000, description: 'The one-off welcome grant, never expiring; FREE_CREDITS when omitted.' },
+      credits: {
+        type: 'integer',
+        minimum: 0,
+        maximum: 1_000_000_000,
+        description: 'The one-off welcome grant, never expiring; FREE_CREDITS when omitted.',
+      },
       plan: { ...planId, description: 'The plan the account joins (`free` when omitted). Its first allowance is granted at once.' },
       planStartsAt: {
         type: 'string',
         format: 'date-time',
-        description: 'When the account joined the plan, within the last 31 days (now when omitted): its anniversary. Periods since then are granted at once.',
+        description:
+          'When the account joined the plan, within the last 31 days (now when omitted): its anniversary. Periods since then are granted at once.',
       },
     },
   },
@@ -90,13 +115,18 @@ export const BODY_SCHEMAS = {
     properties: {
       amount: { type: 'integer', minimum: 1, maximum: 1_000_000_000, description: 'Credits to add.' },
       reason: { type: 'string', enum: [...GRANT_REASONS], description: 'Why the credits are added.' },
-      expiresAt: { type: 'string', format: 'date-time', description: 'When what is left of the grant lapses (in the future). Never when omitted.' },
+      expiresAt: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When what is left of the grant lapses (in the future). Never when omitted.',
+      },
       idempotencyKey: {
         type: 'string',
         minLength: 1,
         maxLength: 255,
         pattern: '^[\\x21-\\x7e]+$',
-        description: 'Your payment id: the same key again grants nothing new and answers the first grant; with another amount, reason or expiry it is refused (409).',
+        description:
+          'Your payment id: the same key again grants nothing new and answers the first grant; with another amount, reason or expiry it is refused (409).',
       },
     },
   },
@@ -104,7 +134,12 @@ export const BODY_SCHEMAS = {
     type: 'object',
     additionalProperties: false,
     required: ['name', 'monthlyAllowance', 'rollover'],
-    properties: { id: { ...planId, description: `${planId.description} Generated from the name when omitted.` }, name: planName, monthlyAllowance, rollover },
+    properties: {
+      id: { ...planId, description: `${planId.description} Generated from the name when omitted.` },
+      name: planName,
+      monthlyAllowance,
+      rollover,
+    },
   },
   updatePlan: {
     type: 'object',
@@ -121,7 +156,7 @@ export const BODY_SCHEMAS = {
       prorate: {
         type: 'boolean',
         default: false,
-        description: 'Also grant now the rest of the current period\'s share of the difference, when the new plan\'s allowance is larger.',
+        description: "Also grant now the rest of the current period's share of the difference, when the new plan's allowance is larger.",
       },
     },
   },
@@ -153,7 +188,8 @@ export const BODY_SCHEMAS = {
         type: 'string',
         maxLength: 512,
         pattern: `^${KEY_SEGMENT}(?:/${KEY_SEGMENT})*$`,
-        description: 'Where in the bucket the objects go: one or more segments joined by `/`, without a leading or trailing `/`. The bucket\'s root when omitted.',
+        description:
+          "Where in the bucket the objects go: one or more segments joined by `/`, without a leading or trailing `/`. The bucket's root when omitted.",
       },
       endpoint: {
         type: 'string',
@@ -164,8 +200,16 @@ export const BODY_SCHEMAS = {
           'AWS S3 in `region` when omitted. The service connects to it under the same rules as to any target: a private, loopback, link-local or metadata address is refused ' +
           '(422 `target_not_allowed`) unless the operator allowlists it (`TARGET_ALLOWLIST`), and plain `http` only to such an allowlisted address.',
       },
-      region: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,30}[a-z0-9]$', description: 'The bucket\'s region; `us-east-1` when omitted.' },
-      accessKeyId: { ...printable, maxLength: 128, description: 'The access key id of a key pair that may write (PutObject) under the prefix.' },
+      region: {
+        type: 'string',
+        pattern: '^[a-z0-9][a-z0-9-]{0,30}[a-z0-9]$',
+        description: "The bucket's region; `us-east-1` when omitted.",
+      },
+      accessKeyId: {
+        ...printable,
+        maxLength: 128,
+        description: 'The access key id of a key pair that may write (PutObject) under the prefix.',
+      },
       secretAccessKey: {
         ...printable,
         maxLength: 256,
@@ -210,7 +254,14 @@ export const BODY_SCHEMAS = {
     type: 'object',
     additionalProperties: false,
     required: ['eventId'],
-    properties: { eventId: { type: 'string', pattern: '^evt_[0-9A-Za-z]+$', maxLength: 64, description: 'The event to send again (from the event log).' } },
+    properties: {
+      eventId: {
+        type: 'string',
+        pattern: '^evt_[0-9A-Za-z]+$',
+        maxLength: 64,
+        description: 'The event to send again (from the event log).',
+      },
+    },
   },
   createRenderLink: {
     type: 'object',
@@ -223,9 +274,23 @@ export const BODY_SCHEMAS = {
         additionalProperties: { type: ['string', 'number', 'boolean'] },
         description: "The tool's input, as for a POST of the tool (its schema); each field becomes a query parameter.",
       },
-      expiresIn: { type: 'integer', minimum: 1, maximum: MAX_LINK_LIFETIME_S, description: 'Seconds until the link answers 403 `link_expired`; without it the link works until its secret is retired.' },
-      maxAge: { type: 'integer', minimum: 0, maximum: MAX_RENDER_AGE_S, description: 'How old a stored render the link accepts, in seconds (default 4 hours; 0: always a fresh one).' },
-      secretId: { type: 'string', pattern: '^lks_[0-9A-Za-z]{22}$', description: 'The live link secret to sign with; the newest when left out.' },
+      expiresIn: {
+        type: 'integer',
+        minimum: 1,
+        maximum: MAX_LINK_LIFETIME_S,
+        description: 'Seconds until the link answers 403 `link_expired`; without it the link works until its secret is retired.',
+      },
+      maxAge: {
+        type: 'integer',
+        minimum: 0,
+        maximum: MAX_RENDER_AGE_S,
+        description: 'How old a stored render the link accepts, in seconds (default 4 hours; 0: always a fresh one).',
+      },
+      secretId: {
+        type: 'string',
+        pattern: '^lks_[0-9A-Za-z]{22}$',
+        description: 'The live link secret to sign with; the newest when left out.',
+      },
     },
   },
   noBody: {
@@ -245,12 +310,26 @@ export const BODY_SCHEMAS = {
         additionalProperties: false,
         required: ['amount', 'currency'],
         properties: {
-          amount: { type: 'integer', minimum: 1, maximum: PACK_LIMITS.amount, description: 'In the currency\'s minor unit (cents for usd; yen for jpy).' },
+          amount: {
+            type: 'integer',
+            minimum: 1,
+            maximum: PACK_LIMITS.amount,
+            description: "In the currency's minor unit (cents for usd; yen for jpy).",
+          },
           currency: { type: 'string', pattern: '^[a-z]{3}$', description: 'ISO 4217, lowercase (`usd`, `eur`).' },
         },
       },
-      expiresInDays: { type: ['integer', 'null'], minimum: 1, maximum: PACK_LIMITS.expiresInDays, description: 'What is left of a purchase\'s credits lapses this many days after its payment; null or left out: never.' },
-      active: { type: 'boolean', default: true, description: 'Listed to accounts and for sale; false withdraws it (purchases made keep their terms).' },
+      expiresInDays: {
+        type: ['integer', 'null'],
+        minimum: 1,
+        maximum: PACK_LIMITS.expiresInDays,
+        description: "What is left of a purchase's credits lapses this many days after its payment; null or left out: never.",
+      },
+      active: {
+        type: 'boolean',
+        default: true,
+        description: 'Listed to accounts and for sale; false withdraws it (purchases made keep their terms).',
+      },
     },
   },
   checkout: {
@@ -259,7 +338,11 @@ export const BODY_SCHEMAS = {
     required: ['packId'],
     properties: {
       packId: { type: 'string', pattern: PACK_ID_PATTERN, description: 'The pack to buy (GET /api/v1/account/credit-packs).' },
-      saveCard: { type: 'boolean', default: false, description: 'Keep the card for automatic recharges (Stripe saves it for off-session payments).' },
+      saveCard: {
+        type: 'boolean',
+        default: false,
+        description: 'Keep the card for automatic recharges (Stripe saves it for off-session payments).',
+      },
     },
   },
   autoRecharge: {
@@ -270,11 +353,15 @@ export const BODY_SCHEMAS = {
       enabled: { type: 'boolean', description: 'On needs a card saved at a checkout with `saveCard: true`.' },
       packId: { type: 'string', pattern: PACK_ID_PATTERN, description: 'The pack each recharge buys: one for sale.' },
       threshold: {
-        type: 'integer', minimum: 1, maximum: AUTO_RECHARGE_LIMITS.threshold,
+        type: 'integer',
+        minimum: 1,
+        maximum: AUTO_RECHARGE_LIMITS.threshold,
         description: `A charged call that takes the balance below this starts a recharge (1 to ${AUTO_RECHARGE_LIMITS.threshold.toLocaleString('en-US')}).`,
       },
       monthlyLimit: {
-        type: 'integer', minimum: 1, maximum: AUTO_RECHARGE_LIMITS.monthlyLimit,
+        type: 'integer',
+        minimum: 1,
+        maximum: AUTO_RECHARGE_LIMITS.monthlyLimit,
         description: `Recharges a calendar month (UTC) may start, failed ones included (1 to ${AUTO_RECHARGE_LIMITS.monthlyLimit}).`,
       },
     },

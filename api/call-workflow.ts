@@ -2,11 +2,24 @@
 //! call's own), its start on the tool's pool, and waiting for its result, each waiting out
 //! Temporal's or the database's outages until the call's deadline.
 import type { Db } from 'mongodb';
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, isGrpcDeadlineError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  isGrpcDeadlineError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { untilReachable } from '../lib/mongo.js';
 import { seal, splitSecrets } from '../lib/sealed.js';
-import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, WORKFLOW_TYPES, callTaskQueue, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+import {
+  CALL_WORKFLOW_TASK_TIMEOUT_MS,
+  SEARCH_ATTRIBUTES,
+  WORKFLOW_TYPES,
+  callTaskQueue,
+  type ToolCallInput,
+  type ToolCallResult,
+} from '../lib/temporal-shared.js';
 import { createCallKeys } from '../domain/call-keys.js';
 import { renderCacheId } from '../domain/render-cache.js';
 import { ServiceError } from '../lib/errors.js';
@@ -66,7 +79,12 @@ export function createCallWorkflows(deps: { db: Db; client: Client }) {
    * workflow id and USE_EXISTING a repeated start is harmless, and a start whose answer was lost
    * may have started the workflow, which then runs whatever we answer.
    */
-  async function start(req: CallRequest, workflowId: string, when: { answerBy: number } | { async: true }, deadline: number): Promise<WorkflowHandle> {
+  async function start(
+    req: CallRequest,
+    workflowId: string,
+    when: { answerBy: number } | { async: true },
+    deadline: number,
+  ): Promise<WorkflowHandle> {
     const args = [{ ...(await workflowInput(req, workflowId, deadline)), ...when }];
     // The Temporal UI shows the memo: from a call's workflow to its trace (a sampled one: an unsampled trace is in no backend).
     const traceId = sampledTraceId();

@@ -13,7 +13,11 @@ import { routeLabel } from './route-label.js';
  */
 export function httpTracing(tracer: Tracer): Middleware {
   return async (ctx, next) => {
-    const span = tracer.startSpan(`HTTP ${ctx.method}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method } }, ROOT_CONTEXT);
+    const span = tracer.startSpan(
+      `HTTP ${ctx.method}`,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method } },
+      ROOT_CONTEXT,
+    );
     ctx.set('traceparent', traceparent(span));
     try {
       await context.with(trace.setSpan(ROOT_CONTEXT, span), next);

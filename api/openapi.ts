@@ -101,7 +101,12 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
   const paths: Record<string, Record<string, Operation>> = {};
   for (const { method, path, spec } of routes.operations) {
     const { tag, ok, codes, ...rest } = spec;
-    (paths[path] ??= {})[method] = { tags: [tag], ...rest, ...rolesOf(method, path, rest.description), responses: { ...ok, ...problems(codes) } };
+    (paths[path] ??= {})[method] = {
+      tags: [tag],
+      ...rest,
+      ...rolesOf(method, path, rest.description),
+      responses: { ...ok, ...problems(codes) },
+    };
   }
   const tools = [...CATALOGUE.values()];
 

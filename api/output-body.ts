@@ -22,7 +22,10 @@ export function createOutputBodies(deps: { blobs: BlobStore; log: Logger }) {
         return await storedJson(deps.blobs, output);
       } catch (err) {
         if (err instanceof OutputBlobMissing) {
-          deps.log.error({ key: err.key }, "a charged call's output is missing from the blob store: do the API and the workers share BLOB_STORE_URL?");
+          deps.log.error(
+            { key: err.key },
+            "a charged call's output is missing from the blob store: do the API and the workers share BLOB_STORE_URL?",
+          );
           throw new ServiceError('internal_error', 'The answer could not be read.', {}, { cause: err });
         }
         // The store is out of reach: the call is charged and its output kept, so a repeat with the

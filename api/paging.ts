@@ -14,7 +14,9 @@ export function decodeCursor(cursor: string): { at: Date; id: string } {
     if (typeof id !== 'string' || Number.isNaN(date.getTime())) throw new Error('bad cursor');
     return { at: date, id };
   } catch {
-    throw new ServiceError('validation_failed', 'The cursor is not one this API gave out.', { errors: [{ field: 'query:cursor', message: 'is invalid' }] });
+    throw new ServiceError('validation_failed', 'The cursor is not one this API gave out.', {
+      errors: [{ field: 'query:cursor', message: 'is invalid' }],
+    });
   }
 }
 
@@ -22,11 +24,12 @@ export function parseLimit(raw: unknown, fallback: number, max: number): number 
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > max) {
-    throw new ServiceError('validation_failed', `limit must be an integer from 1 to ${max}.`, { errors: [{ field: 'query:limit', message: `must be 1 to ${max}` }] });
+    throw new ServiceError('validation_failed', `limit must be an integer from 1 to ${max}.`, {
+      errors: [{ field: 'query:limit', message: `must be 1 to ${max}` }],
+    });
   }
   return n;
 }
-
 
 /** The cursor the query carries, if any (`cursor`): where the previous page ended. */
 export function cursorOf(query: Record<string, unknown>): { at: Date; id: string } | undefined {

@@ -12,7 +12,12 @@ import type { Authenticator } from './auth.js';
 import type { RateLimiter } from './rate-limit.js';
 
 /** An account of the signed-in person, as their session answer lists it. */
-const accountView = (a: AccountOfPerson) => ({ id: a.id, name: a.name, role: a.role, requiredProvider: a.signInPolicy?.requiredProvider ?? null });
+const accountView = (a: AccountOfPerson) => ({
+  id: a.id,
+  name: a.name,
+  role: a.role,
+  requiredProvider: a.signInPolicy?.requiredProvider ?? null,
+});
 
 /** The session of the cookie, when there is a live one; the request's own session, for a sign-in that replaces it. */
 export async function currentSessionOf(auth: Authenticator, ctx: Context): Promise<SessionDoc | null> {
@@ -34,7 +39,14 @@ export async function sessionAnswerOf(identity: Identity, doc: SessionDoc) {
     user: userView(user),
     account: account ?? { id: doc.accountId, name: null, role: doc.role, requiredProvider: null },
     accounts,
-    session: { id: doc._id, createdAt: doc.createdAt, expiresAt: doc.expiresAt, authenticatedAt: doc.authenticatedAt, method: doc.method, provider: doc.provider ?? null },
+    session: {
+      id: doc._id,
+      createdAt: doc.createdAt,
+      expiresAt: doc.expiresAt,
+      authenticatedAt: doc.authenticatedAt,
+      method: doc.method,
+      provider: doc.provider ?? null,
+    },
   };
 }
 
@@ -45,7 +57,13 @@ export const AUTH_REQUESTS_PER_SECOND = 10;
 export function perClientLimit(limiter: RateLimiter): Middleware {
   return async (ctx, next) => {
     const r = await limiter.take(`auth:${ctx.ip}`, AUTH_REQUESTS_PER_SECOND);
-    if (!r.allowed) throw new ServiceError('rate_limited', `Over ${AUTH_REQUESTS_PER_SECOND} requests per second from this address; retry after ${r.retryAfter} s.`, { retryAfter: r.retryAfter }, { headers: { 'Retry-After': String(r.retryAfter) } });
+    if (!r.allowed)
+      throw new ServiceError(
+        'rate_limited',
+        `Over ${AUTH_REQUESTS_PER_SECOND} requests per second from this address; retry after ${r.retryAfter} s.`,
+        { retryAfter: r.retryAfter },
+        { headers: { 'Retry-After': String(r.retryAfter) } },
+      );
     await next();
   };
 }

@@ -17,7 +17,14 @@ export interface ProblemBody {
   [extra: string]: unknown;
 }
 
-export function problemBody(baseUrl: string, code: ErrorCode, detail: string, requestId: string, extras: ProblemExtras = {}, statusOverride?: number): ProblemBody {
+export function problemBody(
+  baseUrl: string,
+  code: ErrorCode,
+  detail: string,
+  requestId: string,
+  extras: ProblemExtras = {},
+  statusOverride?: number,
+): ProblemBody {
   const { title } = ERRORS[code];
   const status = statusOverride ?? ERRORS[code].status;
   // Extras never override the standard members.

@@ -40,7 +40,8 @@ function localBuckets() {
 }
 
 /** No answer in time, no server, or a client that could not connect at all. */
-const isOutage = (err: unknown) => err instanceof MongoOperationTimeoutError || err instanceof MongoTopologyClosedError || isDatabaseUnreachable(err);
+const isOutage = (err: unknown) =>
+  err instanceof MongoOperationTimeoutError || err instanceof MongoTopologyClosedError || isDatabaseUnreachable(err);
 
 export function createRateLimiter(options: { perSecond: number; db: Db; log?: Logger; now?: () => number; timeoutMs?: number }) {
   const now = options.now ?? Date.now;
@@ -84,7 +85,12 @@ export function createRateLimiter(options: { perSecond: number; db: Db; log?: Lo
       ctx.set('RateLimit-Remaining', String(r.remaining));
       ctx.set('RateLimit-Reset', String(r.reset));
       if (!r.allowed) {
-        throw new ServiceError('rate_limited', `Over ${whose}${limit} calls per second; retry after ${r.retryAfter} s.`, { retryAfter: r.retryAfter }, { headers: { 'Retry-After': String(r.retryAfter) } });
+        throw new ServiceError(
+          'rate_limited',
+          `Over ${whose}${limit} calls per second; retry after ${r.retryAfter} s.`,
+          { retryAfter: r.retryAfter },
+          { headers: { 'Retry-After': String(r.retryAfter) } },
+        );
       }
       await next();
     };

@@ -35,7 +35,13 @@ export interface RenderMiss extends ChargedOutput {
 
 const cacheIdOf = (req: CallRequest) => renderCacheId(req.accountId, req.tool.name, req.input);
 
-export function createRenderCalls(deps: { toolCalls: ToolCalls; cache: RenderCache; outputs: OutputBodies; metrics: Metrics; log: Logger }) {
+export function createRenderCalls(deps: {
+  toolCalls: ToolCalls;
+  cache: RenderCache;
+  outputs: OutputBodies;
+  metrics: Metrics;
+  log: Logger;
+}) {
   /**
    * A stored render of `req` at most `maxAgeS` old, counted as a hit; undefined for a miss (a store
    * out of reach is one). `id`: its entry, when the caller has it already.
@@ -99,7 +105,16 @@ export function createRenderCalls(deps: { toolCalls: ToolCalls; cache: RenderCac
         deps.log.warn({ err, tool: req.tool.name }, 'a render could not be kept in the render cache');
         return undefined;
       });
-    return { hit: false, requestId: answer.requestId, replayed: answer.replayed, ...charged, json, image: render.image, mimeType: render.mimeType, entry };
+    return {
+      hit: false,
+      requestId: answer.requestId,
+      replayed: answer.replayed,
+      ...charged,
+      json,
+      image: render.image,
+      mimeType: render.mimeType,
+      entry,
+    };
   }
 
   return { lookup, run };
@@ -127,7 +142,12 @@ export function notModified(ctx: Context, etag: string): boolean {
  * either way when the render is stored. Answers 304 (no body) when If-None-Match names a hit's
  * ETag; returns whether it did.
  */
-export function setRenderHeaders(ctx: Context, answer: RenderHit | RenderMiss, representation: 'image' | 'json', cacheControl: string): boolean {
+export function setRenderHeaders(
+  ctx: Context,
+  answer: RenderHit | RenderMiss,
+  representation: 'image' | 'json',
+  cacheControl: string,
+): boolean {
   ctx.set('Cache-Control', cacheControl);
   const entry = answer.hit ? answer.render.entry : answer.entry;
   if (entry) ctx.set('ETag', renderEtag(entry, representation));

@@ -62,6 +62,9 @@ export function readLinkQuery(rawQuery: string, inputSchema: JsonSchema): LinkQu
 /** A validation problem of the input, its fields named as the query parameters they came from. */
 export function asQueryProblem(err: unknown): unknown {
   if (!(err instanceof ServiceError) || err.code !== 'validation_failed' || !Array.isArray(err.extras.errors)) return err;
-  const errors = (err.extras.errors as FieldError[]).map((e) => ({ ...e, field: e.field === '/' ? 'query' : `query:${e.field.replace(/^\//, '')}` }));
+  const errors = (err.extras.errors as FieldError[]).map((e) => ({
+    ...e,
+    field: e.field === '/' ? 'query' : `query:${e.field.replace(/^\//, '')}`,
+  }));
   return validationProblem(errors);
 }

@@ -25,4 +25,3 @@ export function sendAccepted(ctx: Context, tool: ToolDefinition, answer: AsyncCa
   if (answer.replayed) ctx.set('Idempotent-Replayed', 'true');
   ctx.body = { requestId: answer.requestId, tool: tool.name, status: answer.status, location: callLocation(answer.requestId) };
 }
-

@@ -33,16 +33,27 @@ const client = new Client({
 });
 
 await ensureSchedules(client, { billing: Boolean(config.stripe) });
-if (!config.stripe) log.info('payments off: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are unset (credit packs are listed, checkout answers 409 payments_not_configured)');
+if (!config.stripe)
+  log.info(
+    'payments off: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are unset (credit packs are listed, checkout answers 409 payments_not_configured)',
+  );
 
 const blobs = await openBlobStore(config.blobStoreUrl, mongo.db);
 const metrics = createMetrics();
 const app = createApp({ config, db: mongo.db, client, log, metrics, blobs, tracer: tracing?.tracer });
 // The metrics (credits charged among them) only on METRICS_PORT, never on the public port.
 const operator = config.metricsPort
-  ? await startOperatorPort({ host: config.metricsHost, port: config.metricsPort, sdkMetricsUrl: `http://${sdkMetricsBind}/metrics`, registry: metrics.registry, log })
+  ? await startOperatorPort({
+      host: config.metricsHost,
+      port: config.metricsPort,
+      sdkMetricsUrl: `http://${sdkMetricsBind}/metrics`,
+      registry: metrics.registry,
+      log,
+    })
   : undefined;
-const server = app.listen(config.port, () => log.info({ port: config.port, traces: config.tracing ? config.tracing.tracesUrl : 'off' }, 'API listening'));
+const server = app.listen(config.port, () =>
+  log.info({ port: config.port, traces: config.tracing ? config.tracing.tracesUrl : 'off' }, 'API listening'),
+);
 
 let stopping = false;
 async function shutdown(signal: string) {

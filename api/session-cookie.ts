@@ -55,7 +55,10 @@ export function checkSameOrigin(ctx: Context, settings: CookieSettings) {
   if (SAFE_METHODS.has(ctx.method)) return;
   if (ctx.get('Sec-Fetch-Site') === 'same-origin') return;
   if (ctx.get('Origin') === settings.origin) return;
-  throw new ServiceError('csrf_rejected', "This request did not come from the service's own pages: a change made with the session cookie must be.");
+  throw new ServiceError(
+    'csrf_rejected',
+    "This request did not come from the service's own pages: a change made with the session cookie must be.",
+  );
 }
 
 /**

@@ -69,7 +69,10 @@ const isUnavailable = (err: unknown) => err instanceof ServiceError && err.code 
 /** The call as the ledger knows it. */
 function callRef(req: CallRequest, requestId: string): CallRef {
   return {
-    accountId: req.accountId, requestId, tool: req.tool.name, cost: req.tool.cost,
+    accountId: req.accountId,
+    requestId,
+    tool: req.tool.name,
+    cost: req.tool.cost,
     ...(req.keyId ? { keyId: req.keyId } : {}),
     ...(req.keyCreditLimit !== undefined ? { keyCreditLimit: req.keyCreditLimit } : {}),
   };
@@ -93,7 +96,10 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
         if (!isUnavailable(err)) throw err;
         return { unstarted: err };
       });
-      const result = 'unstarted' in handle ? await givenUp(req, deps.client.workflow.getHandle(workflowId), handle.unstarted) : await answerOf(req, handle, deadline);
+      const result =
+        'unstarted' in handle
+          ? await givenUp(req, deps.client.workflow.getHandle(workflowId), handle.unstarted)
+          : await answerOf(req, handle, deadline);
       return { requestId: workflowId, replayed, result };
     } finally {
       // The call's key goes once it is answered, a 503 included (the workflow no longer does it:
@@ -144,7 +150,11 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
     const { workflowId, replayed } = await untilReachable(deadline, () => claim(req));
     if (replayed) {
       const doc = await asyncCalls.byId(req.accountId, workflowId);
-      if (!doc) throw new ServiceError('idempotency_conflict', 'This Idempotency-Key was used for a synchronous call: repeat it without Prefer: respond-async to get its answer.');
+      if (!doc)
+        throw new ServiceError(
+          'idempotency_conflict',
+          'This Idempotency-Key was used for a synchronous call: repeat it without Prefer: respond-async to get its answer.',
+        );
       // Its start may have failed with a 503: starting again is harmless (USE_EXISTING).
       if (doc.status === 'running') await start(req, workflowId, { async: true }, deadline);
       return { requestId: workflowId, replayed: true, status: doc.status };

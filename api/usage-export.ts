@@ -21,9 +21,12 @@ export interface UsagePeriod {
 
 function parseTime(raw: unknown, name: string): Date | null {
   if (raw === undefined) return null;
-  const date = typeof raw === 'string' && /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw) ? new Date(raw) : new Date(Number.NaN);
+  const date =
+    typeof raw === 'string' && /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw) ? new Date(raw) : new Date(Number.NaN);
   if (Number.isNaN(date.getTime())) {
-    throw new ServiceError('validation_failed', `${name} must be a date (2026-05-01) or an ISO 8601 time.`, { errors: [{ field: `query:${name}`, message: 'is not a date or time' }] });
+    throw new ServiceError('validation_failed', `${name} must be a date (2026-05-01) or an ISO 8601 time.`, {
+      errors: [{ field: `query:${name}`, message: 'is not a date or time' }],
+    });
   }
   return date;
 }
@@ -32,7 +35,10 @@ function parseTime(raw: unknown, name: string): Date | null {
 export function usagePeriod(fromRaw: unknown, toRaw: unknown): UsagePeriod {
   const from = parseTime(fromRaw, 'from');
   const to = parseTime(toRaw, 'to');
-  if (from && to && from >= to) throw new ServiceError('validation_failed', 'from must be before to.', { errors: [{ field: 'query:from', message: 'is not before to' }] });
+  if (from && to && from >= to)
+    throw new ServiceError('validation_failed', 'from must be before to.', {
+      errors: [{ field: 'query:from', message: 'is not before to' }],
+    });
   const filter = from || to ? { ...(from ? { $gte: from } : {}), ...(to ? { $lt: to } : {}) } : null;
   return { from, to, filter };
 }
@@ -41,7 +47,9 @@ export function usagePeriod(fromRaw: unknown, toRaw: unknown): UsagePeriod {
 export function usageKeyId(raw: unknown): string | undefined {
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string' || !/^key_[0-9A-Za-z_-]{1,64}$/.test(raw)) {
-    throw new ServiceError('validation_failed', 'keyId must be an API key id (key_...).', { errors: [{ field: 'query:keyId', message: 'is not a key id' }] });
+    throw new ServiceError('validation_failed', 'keyId must be an API key id (key_...).', {
+      errors: [{ field: 'query:keyId', message: 'is not a key id' }],
+    });
   }
   return raw;
 }
@@ -66,11 +74,19 @@ export async function usageCsv(ledger: Collection<LedgerEntry>, accountId: strin
   const to = period.to ?? now;
   const from = period.from ?? new Date(to.getTime() - DEFAULT_EXPORT_DAYS * DAY_MS);
   if (to.getTime() - from.getTime() > MAX_EXPORT_DAYS * DAY_MS) {
-    throw new ServiceError('validation_failed', `An export covers at most ${MAX_EXPORT_DAYS} days.`, { errors: [{ field: 'query:from', message: `is more than ${MAX_EXPORT_DAYS} days before to` }] });
+    throw new ServiceError('validation_failed', `An export covers at most ${MAX_EXPORT_DAYS} days.`, {
+      errors: [{ field: 'query:from', message: `is more than ${MAX_EXPORT_DAYS} days before to` }],
+    });
   }
-  const rows = await ledger.find({ accountId, at: { $gte: from, $lt: to }, ...(keyId ? { keyId } : {}) }).sort({ at: 1, _id: 1 }).limit(MAX_EXPORT_ROWS + 1).toArray();
+  const rows = await ledger
+    .find({ accountId, at: { $gte: from, $lt: to }, ...(keyId ? { keyId } : {}) })
+    .sort({ at: 1, _id: 1 })
+    .limit(MAX_EXPORT_ROWS + 1)
+    .toArray();
   if (rows.length > MAX_EXPORT_ROWS) {
-    throw new ServiceError('validation_failed', `The period holds more than ${MAX_EXPORT_ROWS} rows; export it in shorter parts.`, { errors: [{ field: 'query:from', message: 'covers too many rows' }] });
+    throw new ServiceError('validation_failed', `The period holds more than ${MAX_EXPORT_ROWS} rows; export it in shorter parts.`, {
+      errors: [{ field: 'query:from', message: 'covers too many rows' }],
+    });
   }
   const lines = ['at,requestId,tool,outcome,credits,grantId,keyId'];
   for (const r of rows) lines.push([r.at, r._id, r.tool, r.outcome, r.credits, r.grantId, r.keyId].map(csvField).join(','));

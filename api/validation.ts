@@ -16,8 +16,14 @@ export function fieldErrors(errors: ErrorObject[]): FieldError[] {
   for (const e of errors) {
     let field = e.instancePath || '/';
     if (e.keyword === 'required') field = `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`;
-    if (e.keyword === 'additionalProperties') field = `${e.instancePath}/${(e.params as { additionalProperty: string }).additionalProperty}`;
-    const message = e.keyword === 'additionalProperties' ? 'is not a known field' : e.keyword === 'required' ? 'is required' : e.message ?? 'is invalid';
+    if (e.keyword === 'additionalProperties')
+      field = `${e.instancePath}/${(e.params as { additionalProperty: string }).additionalProperty}`;
+    const message =
+      e.keyword === 'additionalProperties'
+        ? 'is not a known field'
+        : e.keyword === 'required'
+          ? 'is required'
+          : (e.message ?? 'is invalid');
     const key = `${field} ${message}`;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -23,14 +23,23 @@ await withBenchStack(async () => {
   };
   const api = (method: string, p: string, body?: unknown) => request(method, p, { token: account.apiKey, body });
 
-  const small = await api('POST', '/api/v1/batches', { tool: 'hash-text', items: ['alpha', 'beta', 'gamma'].map((text) => ({ text })), defaults: { algorithm: 'sha256' } });
+  const small = await api('POST', '/api/v1/batches', {
+    tool: 'hash-text',
+    items: ['alpha', 'beta', 'gamma'].map((text) => ({ text })),
+    defaults: { algorithm: 'sha256' },
+  });
   for (;;) {
     if ((await api('GET', `/api/v1/batches/${small.body.id}`)).body.completedAt) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   const items = Array.from({ length: BIG }, (_, i) => ({ text: `page ${i}` }));
   const made = await api('POST', '/api/v1/batches', { tool: 'hash-text', items });
-  note(`curl -X POST /api/v1/batches -d '{"tool":"hash-text","items":[{"text":"page 0"}, ... ${BIG} items]}'`, made.status, made.headers, made.body);
+  note(
+    `curl -X POST /api/v1/batches -d '{"tool":"hash-text","items":[{"text":"page 0"}, ... ${BIG} items]}'`,
+    made.status,
+    made.headers,
+    made.body,
+  );
   const id = made.body.id as string;
   // Under way: some items ended, most still to run.
   for (;;) {
@@ -58,7 +67,9 @@ await withBenchStack(async () => {
   note(`curl /api/v1/batches/${id}`, got.status, got.headers, got.body);
   const page = await api('GET', `/api/v1/batches/${id}/items?limit=3`);
   note(`curl '/api/v1/batches/${id}/items?limit=3'`, page.status, page.headers, page.body);
-  const results = await fetch(`${process.env.API_URL}/api/v1/batches/${id}/results`, { headers: { authorization: `Bearer ${account.apiKey}` } });
+  const results = await fetch(`${process.env.API_URL}/api/v1/batches/${id}/results`, {
+    headers: { authorization: `Bearer ${account.apiKey}` },
+  });
   const reader = results.body!.getReader();
   let text = '';
   while (text.split('\n').length <= 3) {
@@ -67,7 +78,12 @@ await withBenchStack(async () => {
     text += new TextDecoder().decode(value);
   }
   await reader.cancel();
-  note(`curl /api/v1/batches/${id}/results   (first 3 lines; it streams on as items end)`, results.status, results.headers, text.split('\n').slice(0, 3).join('\n'));
+  note(
+    `curl /api/v1/batches/${id}/results   (first 3 lines; it streams on as items end)`,
+    results.status,
+    results.headers,
+    text.split('\n').slice(0, 3).join('\n'),
+  );
   const cancelled = await api('DELETE', `/api/v1/batches/${id}`);
   note(`curl -X DELETE /api/v1/batches/${id}`, cancelled.status, cancelled.headers, cancelled.body);
   writeFileSync(path.join(OUT, 'batch-api.txt'), lines.join('\n'));

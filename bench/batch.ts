@@ -23,7 +23,11 @@ interface BatchRead {
 }
 
 async function post(stack: BenchStack, key: string, path: string, body: unknown): Promise<unknown> {
-  const res = await fetch(`${stack.apiUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${stack.apiUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${path}: ${res.status} ${text.slice(0, 300)}`);
   return text ? JSON.parse(text) : undefined;
@@ -37,7 +41,10 @@ async function batchOf(stack: BenchStack, key: string, id: string): Promise<Batc
 /** Makes a batch of `n` hash-text items and answers when its last item ended, with the time it took. */
 async function runBatch(stack: BenchStack, key: string, n: number, tag: string): Promise<{ ms: number; batch: BatchRead }> {
   const started = performance.now();
-  const made = (await post(stack, key, '/api/v1/batches', { tool: 'hash-text', items: Array.from({ length: n }, (_, i) => ({ text: `${tag} ${i}` })) })) as BatchRead;
+  const made = (await post(stack, key, '/api/v1/batches', {
+    tool: 'hash-text',
+    items: Array.from({ length: n }, (_, i) => ({ text: `${tag} ${i}` })),
+  })) as BatchRead;
   for (;;) {
     const batch = await batchOf(stack, key, made.id);
     if (batch.completedAt) return { ms: performance.now() - started, batch };
@@ -68,10 +75,20 @@ await withBenchStack(async (stack) => {
   if (batch.batch.counts.succeeded !== ITEMS) throw new Error(`the batch ended with ${JSON.stringify(batch.batch.counts)}`);
   printTable(`${ITEMS} hash-text calls`, [http]);
   const httpMs = (http.calls / http.callsPerSecond) * 1000;
-  console.log(`\n${ITEMS} hash-text items as one batch: ${(batch.ms / 1000).toFixed(2)} s against ${(httpMs / 1000).toFixed(2)} s over HTTP at c=32: ${(batch.ms / httpMs).toFixed(2)}x`);
-  console.log(`CPU, all processes: ${batchCpu.toFixed(2)} ms per batch item against ${httpCpu.toFixed(2)} ms per HTTP call (${(batchCpu / httpCpu).toFixed(2)}x)`);
+  console.log(
+    `\n${ITEMS} hash-text items as one batch: ${(batch.ms / 1000).toFixed(2)} s against ${(httpMs / 1000).toFixed(2)} s over HTTP at c=32: ${(batch.ms / httpMs).toFixed(2)}x`,
+  );
+  console.log(
+    `CPU, all processes: ${batchCpu.toFixed(2)} ms per batch item against ${httpCpu.toFixed(2)} ms per HTTP call (${(batchCpu / httpCpu).toFixed(2)}x)`,
+  );
   if (stack.processes.length) {
-    console.table(batchPerItem.map(({ process, msPerCall }, i) => ({ process, 'ms per batch item': +msPerCall.toFixed(2), 'ms per HTTP call': +httpPerCall[i]!.msPerCall.toFixed(2) })));
+    console.table(
+      batchPerItem.map(({ process, msPerCall }, i) => ({
+        process,
+        'ms per batch item': +msPerCall.toFixed(2),
+        'ms per HTTP call': +httpPerCall[i]!.msPerCall.toFixed(2),
+      })),
+    );
   }
 
   // 2. Another account's single calls, with no batch and while a 2,000-item batch runs.
@@ -79,10 +96,18 @@ await withBenchStack(async (stack) => {
   const bigStarted = performance.now();
   const big = runBatch(stack, key, BIG_ITEMS, 'big');
   await new Promise((r) => setTimeout(r, 1_000)); // the batch is under way
-  const busy = await measure(`single calls, ${BIG_ITEMS}-item batch running`, hashCall(stack, other), { calls: SINGLE_CALLS, concurrency: 1, warmup: 0 });
+  const busy = await measure(`single calls, ${BIG_ITEMS}-item batch running`, hashCall(stack, other), {
+    calls: SINGLE_CALLS,
+    concurrency: 1,
+    warmup: 0,
+  });
   const busyEnded = performance.now() - bigStarted;
   const { ms: bigMs } = await big;
   printTable("another account's hash-text calls (c=1)", [quiet, busy] as Figures[]);
-  console.log(`\np50 while the batch runs: ${busy.p50Ms.toFixed(1)} ms against ${quiet.p50Ms.toFixed(1)} ms with none: ${(busy.p50Ms / quiet.p50Ms).toFixed(2)}x`);
-  console.log(`(the ${BIG_ITEMS}-item batch took ${(bigMs / 1000).toFixed(1)} s; the single calls ended ${(busyEnded / 1000).toFixed(1)} s after it started${busyEnded < bigMs ? ', all while it ran' : ': some after it ended, raise BENCH_BATCH_BIG_ITEMS'})`);
+  console.log(
+    `\np50 while the batch runs: ${busy.p50Ms.toFixed(1)} ms against ${quiet.p50Ms.toFixed(1)} ms with none: ${(busy.p50Ms / quiet.p50Ms).toFixed(2)}x`,
+  );
+  console.log(
+    `(the ${BIG_ITEMS}-item batch took ${(bigMs / 1000).toFixed(1)} s; the single calls ended ${(busyEnded / 1000).toFixed(1)} s after it started${busyEnded < bigMs ? ', all while it ran' : ': some after it ended, raise BENCH_BATCH_BIG_ITEMS'})`,
+  );
 });

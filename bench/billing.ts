@@ -52,7 +52,10 @@ await withBenchStack(
       const pi = stripeId('pi');
       const refunded = (i % 5) * 150; // 0%, 10%, 20%, 30%, 40% of the price
       const completed = stripeEvent('checkout.session.completed', session({ id: sessionId, accountId: account.id, paymentIntentId: pi }));
-      const asyncSucceeded = stripeEvent('checkout.session.async_payment_succeeded', session({ id: sessionId, accountId: account.id, paymentIntentId: pi }));
+      const asyncSucceeded = stripeEvent(
+        'checkout.session.async_payment_succeeded',
+        session({ id: sessionId, accountId: account.id, paymentIntentId: pi }),
+      );
       const refund = stripeEvent('charge.refunded', charge({ paymentIntentId: pi, amount: AMOUNT, refunded }));
       deliveries.push(completed, completed, asyncSucceeded, refund, refund);
       purchases.push({ account, refunded });
@@ -87,9 +90,13 @@ await withBenchStack(
       const ids = [...new Set(order.map((e) => e.id))];
       await Promise.race([
         Promise.all(ids.map((id) => client.workflow.getHandle(`stripe-event-${id}`).result())),
-        new Promise((_, reject) => setTimeout(() => reject(new Error(`not all applied within ${APPLY_WAIT_MS / 1000} s`)), APPLY_WAIT_MS).unref()),
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error(`not all applied within ${APPLY_WAIT_MS / 1000} s`)), APPLY_WAIT_MS).unref(),
+        ),
       ]);
-      console.log(`all ${ids.length} events applied ${((performance.now() - started) / 1000).toFixed(1)} s after the first delivery (posting took ${(postedMs / 1000).toFixed(1)} s)`);
+      console.log(
+        `all ${ids.length} events applied ${((performance.now() - started) / 1000).toFixed(1)} s after the first delivery (posting took ${(postedMs / 1000).toFixed(1)} s)`,
+      );
     } finally {
       await connection.close();
     }

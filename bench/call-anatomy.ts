@@ -19,7 +19,10 @@ export interface TimedCall {
 export const epochMs = () => performance.timeOrigin + performance.now();
 
 /** A tool call that must answer 200, timed on the caller's clock; `send` makes it. */
-export async function timedCall(what: string, send: () => Promise<{ status: number; headers: Headers; body: unknown }>): Promise<TimedCall> {
+export async function timedCall(
+  what: string,
+  send: () => Promise<{ status: number; headers: Headers; body: unknown }>,
+): Promise<TimedCall> {
   const sentAt = epochMs();
   const res = await send();
   const answeredAt = epochMs();
@@ -50,11 +53,14 @@ function localActivityMark(e: HistoryEvent): LocalActivityMark | undefined {
   const type = String(parsed.activity_type ?? parsed.activityType ?? '?');
   const complete = (parsed.complete_time ?? parsed.completeTime) as { seconds?: number | string; nanos?: number } | string | undefined;
   if (complete === undefined) return undefined;
-  const completedAt = typeof complete === 'string' ? Date.parse(complete) : Number(complete.seconds ?? 0) * 1000 + (complete.nanos ?? 0) / 1e6;
+  const completedAt =
+    typeof complete === 'string' ? Date.parse(complete) : Number(complete.seconds ?? 0) * 1000 + (complete.nanos ?? 0) / 1e6;
   return { type, completedAt, parts: stepParts(attrs.details?.result?.payloads?.[0]) };
 }
 
-function stepParts(payload: { metadata?: Record<string, Uint8Array> | null; data?: Uint8Array | null } | undefined): Record<string, number> | undefined {
+function stepParts(
+  payload: { metadata?: Record<string, Uint8Array> | null; data?: Uint8Array | null } | undefined,
+): Record<string, number> | undefined {
   const encoding = payload?.metadata?.encoding;
   if (!payload?.data || !encoding || Buffer.from(encoding).toString() !== 'json/plain') return undefined;
   const ms = (JSON.parse(Buffer.from(payload.data).toString('utf8')) as { ms?: unknown }).ms;
@@ -149,7 +155,10 @@ export async function callAnatomy(temporalAddress: { address: string; namespace:
     }
     const names = [...new Set(all.flatMap((h) => [...h.keys()]))];
     return names.map((hop) => {
-      const values = all.map((h) => h.get(hop)).filter((v): v is number => v !== undefined).sort((a, b) => a - b);
+      const values = all
+        .map((h) => h.get(hop))
+        .filter((v): v is number => v !== undefined)
+        .sort((a, b) => a - b);
       return {
         hop,
         calls: values.length,

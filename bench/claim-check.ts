@@ -24,7 +24,11 @@ async function timed<T>(times: number[], step: () => T | Promise<T>): Promise<T>
   return value;
 }
 
-const p50 = (list: number[]) => +percentile([...list].sort((a, b) => a - b), 50).toFixed(2);
+const p50 = (list: number[]) =>
+  +percentile(
+    [...list].sort((a, b) => a - b),
+    50,
+  ).toFixed(2);
 
 /** Per output size: the inline path's cost against the blob path's, in this process (Temporal's own share of a bigger payload not counted). */
 async function inlineOrStored(): Promise<Array<Record<string, string | number>>> {
@@ -38,7 +42,10 @@ async function inlineOrStored(): Promise<Array<Record<string, string | number>>>
       for (let i = 0; i < ROUNDS; i++) {
         const output = { fileBase64: randomBytes((size * 3) / 4).toString('base64'), mimeType: 'image/png', width: 1440, height: 900 };
         const carry = (value: unknown) => {
-          for (let hop = 0; hop < 2; hop++) value = defaultPayloadConverter.fromPayload(defaultPayloadConverter.toPayload({ ok: true, output: value, charged: 25, balance: 1000 })!);
+          for (let hop = 0; hop < 2; hop++)
+            value = defaultPayloadConverter.fromPayload(
+              defaultPayloadConverter.toPayload({ ok: true, output: value, charged: 25, balance: 1000 })!,
+            );
           return (value as { output: unknown }).output;
         };
         await timed(inline, () => Buffer.from(JSON.stringify(carry(output))));
@@ -59,9 +66,20 @@ await withBenchDatabase('claim-check', async (database) => {
   try {
     // Random bytes stand in for a PNG: both are incompressible.
     for (const size of [256 * 1024, 1024 * 1024, 4 * 1024 * 1024]) {
-      const steps = { serialise: [] as number[], store: [] as number[], load: [] as number[], parse: [] as number[], answer: [] as number[] };
+      const steps = {
+        serialise: [] as number[],
+        store: [] as number[],
+        load: [] as number[],
+        parse: [] as number[],
+        answer: [] as number[],
+      };
       for (let i = 0; i < ROUNDS; i++) {
-        const result = { ok: true, output: { imageBase64: randomBytes(size).toString('base64'), mimeType: 'image/png', width: 1440, height: 900 }, charged: 25, balance: 1000 };
+        const result = {
+          ok: true,
+          output: { imageBase64: randomBytes(size).toString('base64'), mimeType: 'image/png', width: 1440, height: 900 },
+          charged: 25,
+          balance: 1000,
+        };
         const payload = await timed(steps.serialise, () => defaultPayloadConverter.toPayload(result));
         const [stored] = await timed(steps.store, () => codec.encode([payload]));
         const [loaded] = await timed(steps.load, () => codec.decode([stored!]));
@@ -74,8 +92,12 @@ await withBenchDatabase('claim-check', async (database) => {
     await mongo.close();
   }
 });
-console.log(`\nA big output's way from the worker's result to the API's answer through the claim check, step by step (p50 of ${ROUNDS} rounds)`);
+console.log(
+  `\nA big output's way from the worker's result to the API's answer through the claim check, step by step (p50 of ${ROUNDS} rounds)`,
+);
 console.table(rows);
-console.log(`\nWhere the inline limit (INLINE_OUTPUT_MAX_BYTES, ${INLINE_OUTPUT_MAX_BYTES / 1024} KiB) stands: an output kept in the call's payloads (serialised and parsed twice, as the step's and the workflow's result, then the answer's JSON) against one written once to a directory store and answered as stored (p50 of ${ROUNDS} rounds)`);
+console.log(
+  `\nWhere the inline limit (INLINE_OUTPUT_MAX_BYTES, ${INLINE_OUTPUT_MAX_BYTES / 1024} KiB) stands: an output kept in the call's payloads (serialised and parsed twice, as the step's and the workflow's result, then the answer's JSON) against one written once to a directory store and answered as stored (p50 of ${ROUNDS} rounds)`,
+);
 console.table(await inlineOrStored());
 process.exit(0);

@@ -24,11 +24,19 @@ async function orExit<T>(step: () => Promise<T>, cleanUp?: () => Promise<void>):
 }
 
 /** `fn` also gets the Prometheus endpoint of each part (`worker-browser`, `api-1`, `temporal` ...). */
-export async function withClusterBenchStack<T>(fn: (stack: BenchStack, cluster: { metricsUrls: Record<string, string> }) => Promise<T>): Promise<T> {
+export async function withClusterBenchStack<T>(
+  fn: (stack: BenchStack, cluster: { metricsUrls: Record<string, string> }) => Promise<T>,
+): Promise<T> {
   // The bootstrap scripts are plain JavaScript without types: imported by URL, typed here.
-  const { bootstrap } = (await import(new URL('../scripts/bootstrap.mjs', import.meta.url).href)) as { bootstrap: (o: { root: string; log: (l: string) => void }) => Promise<Tools> };
-  const { bootstrapCluster } = (await import(new URL('../scripts/bootstrap-cluster.mjs', import.meta.url).href)) as { bootstrapCluster: (o: { root: string; log: (l: string) => void }) => Promise<ClusterTools> };
-  const { buildIfStale } = (await import(new URL('../scripts/build-if-stale.mjs', import.meta.url).href)) as { buildIfStale: (root: string) => Promise<void> };
+  const { bootstrap } = (await import(new URL('../scripts/bootstrap.mjs', import.meta.url).href)) as {
+    bootstrap: (o: { root: string; log: (l: string) => void }) => Promise<Tools>;
+  };
+  const { bootstrapCluster } = (await import(new URL('../scripts/bootstrap-cluster.mjs', import.meta.url).href)) as {
+    bootstrapCluster: (o: { root: string; log: (l: string) => void }) => Promise<ClusterTools>;
+  };
+  const { buildIfStale } = (await import(new URL('../scripts/build-if-stale.mjs', import.meta.url).href)) as {
+    buildIfStale: (root: string) => Promise<void>;
+  };
   const stack = await import('../scripts/stack/index.js');
   const log = (line: string) => console.log(`bootstrap: ${line}`);
   const tools = await orExit(async () => ({ ...(await bootstrap({ root, log })), ...(await bootstrapCluster({ root, log })) }));
@@ -38,27 +46,39 @@ export async function withClusterBenchStack<T>(fn: (stack: BenchStack, cluster: 
   supervisor.stopOnSignals();
   const started = performance.now();
   try {
-    const { env, adminToken } = stack.throwawayEnv({ address: '', namespace: 'default' }, { url: '' }, {
-      TARGET_ALLOWLIST: '127.0.0.2/32',
-      WEBHOOKS_ALLOW_LOCALHOST: 'true',
-      RATE_LIMIT_PER_SECOND: '10000',
-      LOG_LEVEL: 'warn',
-    });
+    const { env, adminToken } = stack.throwawayEnv(
+      { address: '', namespace: 'default' },
+      { url: '' },
+      {
+        TARGET_ALLOWLIST: '127.0.0.2/32',
+        WEBHOOKS_ALLOW_LOCALHOST: 'true',
+        RATE_LIMIT_PER_SECOND: '10000',
+        LOG_LEVEL: 'warn',
+      },
+    );
     const ports = await stack.freeClusterPorts();
-    const cluster = await orExit(() => stack.startCluster(supervisor, { root, dataDir: path.join(runDir, 'data'), throwaway: true, tools, ports, env }), () => supervisor.stopAll());
-    console.log(`bench: own cluster ready in ${((performance.now() - started) / 1000).toFixed(1)} s (logs in ${path.relative(process.cwd(), runDir)}/logs)`);
+    const cluster = await orExit(
+      () => stack.startCluster(supervisor, { root, dataDir: path.join(runDir, 'data'), throwaway: true, tools, ports, env }),
+      () => supervisor.stopAll(),
+    );
+    console.log(
+      `bench: own cluster ready in ${((performance.now() - started) / 1000).toFixed(1)} s (logs in ${path.relative(process.cwd(), runDir)}/logs)`,
+    );
     const processes = Object.entries(cluster.pids())
       .filter(([name]) => name !== 'temporal-ui')
       .map(([name, pid]) => ({ name, pid }))
       .filter((p): p is StackProcess => p.pid !== undefined);
     await settle(processes);
-    return await fn({
-      apiUrl: cluster.apiUrl,
-      adminToken,
-      temporal: { address: cluster.temporalAddress, namespace: cluster.namespace },
-      processes,
-      newApiKey: (credits) => benchApiKey(cluster.apiUrl, adminToken, credits),
-    }, { metricsUrls: cluster.metricsUrls });
+    return await fn(
+      {
+        apiUrl: cluster.apiUrl,
+        adminToken,
+        temporal: { address: cluster.temporalAddress, namespace: cluster.namespace },
+        processes,
+        newApiKey: (credits) => benchApiKey(cluster.apiUrl, adminToken, credits),
+      },
+      { metricsUrls: cluster.metricsUrls },
+    );
   } finally {
     await supervisor.stopAll();
   }

@@ -44,7 +44,13 @@ async function bareKoa(threads: number) {
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  return { url, close: async () => { server.close(); await hashing.close(); } };
+  return {
+    url,
+    close: async () => {
+      server.close();
+      await hashing.close();
+    },
+  };
 }
 
 /** Calls whose histories the per-hop breakdown reads (the last ones of the c=1 run). */
@@ -64,7 +70,10 @@ function timedPost(url: string, body: unknown, key: string): Promise<TimedCall> 
 
 const STACKS = {
   dev: { label: 'dev server', run: withBenchStack },
-  'dev-traced': { label: 'dev server, traced', run: (fn: (stack: BenchStack) => Promise<void>) => withBenchStack(fn, { tracing: true } satisfies BenchStackOptions) },
+  'dev-traced': {
+    label: 'dev server, traced',
+    run: (fn: (stack: BenchStack) => Promise<void>) => withBenchStack(fn, { tracing: true } satisfies BenchStackOptions),
+  },
   cluster: { label: 'cluster', run: withClusterBenchStack },
 } as const;
 type StackName = keyof typeof STACKS;
@@ -106,13 +115,17 @@ async function hashTextFigures(name: StackName): Promise<PlatformFigures> {
           },
           { calls: CALLS, concurrency, warmup: WARMUP },
         );
-        if (stack.processes.length > 0) figures.cpu.push({ concurrency, perCall: cpuPerCall(before, cpuSnapshot(stack.processes), timed.length) });
+        if (stack.processes.length > 0)
+          figures.cpu.push({ concurrency, perCall: cpuPerCall(before, cpuSnapshot(stack.processes), timed.length) });
         figures.rows.push(row);
         if (concurrency === 1 && stack.temporal) figures.anatomy = await callAnatomy(stack.temporal, timed.slice(-ANATOMY_CALLS));
-        figures.rows.push(await measure('hash-text on bare Koa', (i) => postJson(bare.url, { text: `bench ${i}` }), { calls: CALLS, concurrency }));
+        figures.rows.push(
+          await measure('hash-text on bare Koa', (i) => postJson(bare.url, { text: `bench ${i}` }), { calls: CALLS, concurrency }),
+        );
       }
       // The floor is Temporal's, the same traced or not: measured on the untraced stacks only.
-      if (stack.temporal && name !== 'dev-traced') figures.floor = await temporalFloor(stack.temporal, stack.processes, { calls: CALLS, warmup: WARMUP, concurrencies: [1, 32] });
+      if (stack.temporal && name !== 'dev-traced')
+        figures.floor = await temporalFloor(stack.temporal, stack.processes, { calls: CALLS, warmup: WARMUP, concurrencies: [1, 32] });
     } finally {
       await bare.close();
     }
@@ -126,8 +139,16 @@ async function bcryptFigures(): Promise<Figures[]> {
   const calls = 20;
   try {
     return [
-      await measure('bcrypt cost 11, hash-wasm (calling thread)', () => wasmBcrypt({ password: 'correct horse', salt, costFactor: 11, outputType: 'encoded' }), { calls, concurrency: 1, warmup: 2 }),
-      await measure('bcrypt cost 11, hash-wasm (thread pool)', () => pool.bcryptHash('correct horse', 11), { calls, concurrency: 1, warmup: 2 }),
+      await measure(
+        'bcrypt cost 11, hash-wasm (calling thread)',
+        () => wasmBcrypt({ password: 'correct horse', salt, costFactor: 11, outputType: 'encoded' }),
+        { calls, concurrency: 1, warmup: 2 },
+      ),
+      await measure('bcrypt cost 11, hash-wasm (thread pool)', () => pool.bcryptHash('correct horse', 11), {
+        calls,
+        concurrency: 1,
+        warmup: 2,
+      }),
       await measure('bcrypt cost 11, native bcrypt', () => bcrypt.hash('correct horse', 11), { calls, concurrency: 1, warmup: 2 }),
     ];
   } finally {
@@ -149,16 +170,31 @@ function floorRatios(platform: PlatformFigures): string[] {
   /** The row and the CPU per call (all processes) of the platform, or of one of the floor's kinds, at `concurrency`. */
   const figure = (concurrency: number, of: 'platform' | FloorKind) =>
     of === 'platform'
-      ? { row: platform.rows.find((r) => r.concurrency === concurrency && r.label.startsWith('hash-text via platform')), cpu: all(platform.cpu.find((c) => c.concurrency === concurrency)?.perCall) }
-      : { row: floor.rows.find((r) => r.concurrency === concurrency && r.kind === of), cpu: all(floor.cpu.find((c) => c.concurrency === concurrency && c.kind === of)?.perCall) };
+      ? {
+          row: platform.rows.find((r) => r.concurrency === concurrency && r.label.startsWith('hash-text via platform')),
+          cpu: all(platform.cpu.find((c) => c.concurrency === concurrency)?.perCall),
+        }
+      : {
+          row: floor.rows.find((r) => r.concurrency === concurrency && r.kind === of),
+          cpu: all(floor.cpu.find((c) => c.concurrency === concurrency && c.kind === of)?.perCall),
+        };
   const ratio = (a?: number, b?: number) => (a && b ? `${(a / b).toFixed(2)}x` : 'n/a');
-  const [p1, f1, s1, p32, f32] = [figure(1, 'platform').row, figure(1, 'floor').row, figure(1, 'shape').row, figure(32, 'platform').row, figure(32, 'floor').row];
+  const [p1, f1, s1, p32, f32] = [
+    figure(1, 'platform').row,
+    figure(1, 'floor').row,
+    figure(1, 'shape').row,
+    figure(32, 'platform').row,
+    figure(32, 'floor').row,
+  ];
   const cpuAll = (concurrency: number, of: 'platform' | FloorKind) => figure(concurrency, of).cpu;
   return [
     '',
     `platform / floor (${platform.stack}): c=1 p50 latency ${ratio(p1?.p50Ms, f1?.p50Ms)} (${p1?.p50Ms.toFixed(1)} vs ${f1?.p50Ms.toFixed(1)} ms; target <= 1.4x)`,
     `platform / floor (${platform.stack}): c=32 calls/s ${ratio(p32?.callsPerSecond, f32?.callsPerSecond)} (${p32?.callsPerSecond.toFixed(1)} vs ${f32?.callsPerSecond.toFixed(1)}; target >= 0.7x)`,
-    ...[1, 32].map((c) => `platform / floor (${platform.stack}): c=${c} CPU per call, all processes ${ratio(cpuAll(c, 'platform'), cpuAll(c, 'floor'))} (${cpuAll(c, 'platform')?.toFixed(1)} vs ${cpuAll(c, 'floor')?.toFixed(1)} ms; target <= 1.5x)`),
+    ...[1, 32].map(
+      (c) =>
+        `platform / floor (${platform.stack}): c=${c} CPU per call, all processes ${ratio(cpuAll(c, 'platform'), cpuAll(c, 'floor'))} (${cpuAll(c, 'platform')?.toFixed(1)} vs ${cpuAll(c, 'floor')?.toFixed(1)} ms; target <= 1.5x)`,
+    ),
     // What the call's shape alone costs: the floor a call with a ledger and a tool starts from.
     `call's workflow, empty step / floor (${platform.stack}): c=1 p50 latency ${ratio(s1?.p50Ms, f1?.p50Ms)} (${s1?.p50Ms.toFixed(1)} vs ${f1?.p50Ms.toFixed(1)} ms); ` +
       `c=1 CPU per call ${ratio(cpuAll(1, 'shape'), cpuAll(1, 'floor'))}; c=32 CPU per call ${ratio(cpuAll(32, 'shape'), cpuAll(32, 'floor'))}`,
@@ -170,22 +206,34 @@ function tracingRatios(all: PlatformFigures[]): string[] {
   const off = all.find((p) => p.stack === STACKS.dev.label);
   const on = all.find((p) => p.stack === STACKS['dev-traced'].label);
   if (!off || !on) return [];
-  const cpu = (p: PlatformFigures, c: number) => p.cpu.find((x) => x.concurrency === c)?.perCall.find((r) => r.process === 'all')?.msPerCall;
+  const cpu = (p: PlatformFigures, c: number) =>
+    p.cpu.find((x) => x.concurrency === c)?.perCall.find((r) => r.process === 'all')?.msPerCall;
   const row = (p: PlatformFigures, c: number) => p.rows.find((r) => r.concurrency === c && r.label.startsWith('hash-text via platform'));
   const ratio = (a?: number, b?: number) => (a && b ? `${(a / b).toFixed(2)}x` : 'n/a');
   return [
     '',
-    ...[1, 32].map((c) => `traced / untraced (default sampling): c=${c} CPU per call, all processes ${ratio(cpu(on, c), cpu(off, c))} (${cpu(on, c)?.toFixed(2)} vs ${cpu(off, c)?.toFixed(2)} ms; target <= 1.1x)`),
-    ...[1, 32].map((c) => `traced / untraced (default sampling): c=${c} p50 latency ${ratio(row(on, c)?.p50Ms, row(off, c)?.p50Ms)} (${row(on, c)?.p50Ms.toFixed(1)} vs ${row(off, c)?.p50Ms.toFixed(1)} ms; target <= 1.1x)`),
+    ...[1, 32].map(
+      (c) =>
+        `traced / untraced (default sampling): c=${c} CPU per call, all processes ${ratio(cpu(on, c), cpu(off, c))} (${cpu(on, c)?.toFixed(2)} vs ${cpu(off, c)?.toFixed(2)} ms; target <= 1.1x)`,
+    ),
+    ...[1, 32].map(
+      (c) =>
+        `traced / untraced (default sampling): c=${c} p50 latency ${ratio(row(on, c)?.p50Ms, row(off, c)?.p50Ms)} (${row(on, c)?.p50Ms.toFixed(1)} vs ${row(off, c)?.p50Ms.toFixed(1)} ms; target <= 1.1x)`,
+    ),
   ];
 }
 
 const platforms: PlatformFigures[] = [];
 for (const name of stackNames) platforms.push(await hashTextFigures(name));
-printTable("hash-text: platform vs bare Koa route, and the floor: an empty workflow (and the call's own workflow with an empty step)", platforms.flatMap((p) => [...p.rows, ...(p.floor?.rows ?? [])]));
+printTable(
+  "hash-text: platform vs bare Koa route, and the floor: an empty workflow (and the call's own workflow with an empty step)",
+  platforms.flatMap((p) => [...p.rows, ...(p.floor?.rows ?? [])]),
+);
 for (const platform of platforms) {
   if (platform.anatomy) {
-    console.log(`\nOne hash-text call at c=1 on the ${platform.stack}, hop by hop (last ${ANATOMY_CALLS} calls; workflow history event times and the caller's clock)`);
+    console.log(
+      `\nOne hash-text call at c=1 on the ${platform.stack}, hop by hop (last ${ANATOMY_CALLS} calls; workflow history event times and the caller's clock)`,
+    );
     console.table(platform.anatomy);
   }
   for (const { concurrency, perCall } of platform.cpu) {

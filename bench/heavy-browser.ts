@@ -75,7 +75,8 @@ const TALL_PAGE = `/browser/tall?height=${TALL_PX}`;
 const IMAGE = { ...VIEWPORT, fullPage: false, deviceScaleFactor: 1, format: 'png', quality: 85 } as const;
 
 /** A small document: a heading, a paragraph, a coloured box. */
-export const SMALL_DOCUMENT = '<h1>Invoice 1042</h1><p>Thank you for your order. The total is <b>EUR 120.00</b>.</p><div style="width: 300px; height: 80px; background: #3070b0"></div>';
+export const SMALL_DOCUMENT =
+  '<h1>Invoice 1042</h1><p>Thank you for your order. The total is <b>EUR 120.00</b>.</p><div style="width: 300px; height: 80px; background: #3070b0"></div>';
 
 /** The rows the targets compare: each platform row against its raw warm page. */
 const PLATFORM = {
@@ -91,11 +92,23 @@ const RAW = {
 
 function rawLaunchOptions(executablePath: string): LaunchOptions {
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  return { executablePath, headless: true, pipe: true, args: [...(asRoot ? ['--no-sandbox'] : []), '--disable-gpu'], defaultViewport: VIEWPORT };
+  return {
+    executablePath,
+    headless: true,
+    pipe: true,
+    args: [...(asRoot ? ['--no-sandbox'] : []), '--disable-gpu'],
+    defaultViewport: VIEWPORT,
+  };
 }
 
 /** Raw puppeteer on one page kept open: goto (until load) and a PNG; setContent and a PNG; goto and a full-page PNG. */
-async function withRawPage<T>(url: string, tallUrl: string, executablePath: string, rawSteps: CaptureSteps[], run: (rows: Contender[]) => Promise<T>): Promise<T> {
+async function withRawPage<T>(
+  url: string,
+  tallUrl: string,
+  executablePath: string,
+  rawSteps: CaptureSteps[],
+  run: (rows: Contender[]) => Promise<T>,
+): Promise<T> {
   const browser = await puppeteer.launch(rawLaunchOptions(executablePath));
   try {
     const page = await browser.newPage();
@@ -149,14 +162,27 @@ async function rawCold(url: string, executablePath: string, calls: number): Prom
 }
 
 /** A pool as the browser worker builds one, with the bench's fixture address allowed, and the tools on it. */
-async function startPool(executablePath: string, concurrency: number, steps?: CaptureSteps[]): Promise<{ tools: ReturnType<typeof handlers>; close(): Promise<void> }> {
+async function startPool(
+  executablePath: string,
+  concurrency: number,
+  steps?: CaptureSteps[],
+): Promise<{ tools: ReturnType<typeof handlers>; close(): Promise<void> }> {
   const net = createNetworkAccess({ dnsServers: [], targetAllowlist: ['127.0.0.2/32'] });
-  const pool = createBrowserPool({ executablePath, concurrency, proxy: createFilteringProxy({ guard: net.guard, adHosts: loadAdHostList() }) });
+  const pool = createBrowserPool({
+    executablePath,
+    concurrency,
+    proxy: createFilteringProxy({ guard: net.guard, adHosts: loadAdHostList() }),
+  });
   await pool.ready;
   return { tools: handlers(pool, net, steps), close: () => pool.close() };
 }
 
-async function withPool<T>(executablePath: string, concurrency: number, run: (tools: ReturnType<typeof handlers>) => Promise<T>, steps?: CaptureSteps[]): Promise<T> {
+async function withPool<T>(
+  executablePath: string,
+  concurrency: number,
+  run: (tools: ReturnType<typeof handlers>) => Promise<T>,
+  steps?: CaptureSteps[],
+): Promise<T> {
   const { tools, close } = await startPool(executablePath, concurrency, steps);
   try {
     return await run(tools);
@@ -169,7 +195,11 @@ function handlers(pool: BrowserPoolHandle, net: ReturnType<typeof createNetworkA
   const screenshot = createWebsiteScreenshot({ pool, guard: net.guard });
   const htmlToImage = createHtmlToImage({ pool, steps: steps && ((s) => steps.push(s)) });
   return {
-    screenshot: (url: string, fullPage = false) => screenshot({ url, ...IMAGE, fullPage, blockAds: true, hideOverlays: false } satisfies WebsiteScreenshotInput, standaloneContext('bench')),
+    screenshot: (url: string, fullPage = false) =>
+      screenshot(
+        { url, ...IMAGE, fullPage, blockAds: true, hideOverlays: false } satisfies WebsiteScreenshotInput,
+        standaloneContext('bench'),
+      ),
     htmlToImage: (html: string) => htmlToImage({ html, ...IMAGE }, standaloneContext('bench')),
   };
 }
@@ -178,7 +208,10 @@ function handlers(pool: BrowserPoolHandle, net: ReturnType<typeof createNetworkA
 function handlerRows(url: string, tallUrl: string, tools: ReturnType<typeof handlers>): Contender[] {
   return [
     { label: 'website-screenshot handler, warm pool (no platform)', op: () => tools.screenshot(url) },
-    { label: `website-screenshot handler, full page ${TALL_PX.toLocaleString('en')} px (no platform)`, op: () => tools.screenshot(tallUrl, true) },
+    {
+      label: `website-screenshot handler, full page ${TALL_PX.toLocaleString('en')} px (no platform)`,
+      op: () => tools.screenshot(tallUrl, true),
+    },
     { label: 'html-to-image handler, warm pool (no platform)', op: () => tools.htmlToImage(SMALL_DOCUMENT) },
   ];
 }
@@ -190,7 +223,11 @@ function handlerRows(url: string, tallUrl: string, tools: ReturnType<typeof hand
 async function throughput(url: string, executablePath: string, calls: number, concurrencies: number[]): Promise<Figures[]> {
   const pools = await Promise.all(concurrencies.map((concurrency) => startPool(executablePath, concurrency)));
   try {
-    const rows = pools.map(({ tools }, i) => ({ label: `website-screenshot handler, BROWSER_CONCURRENCY ${concurrencies[i]}`, concurrency: concurrencies[i]!, op: () => tools.screenshot(url) }));
+    const rows = pools.map(({ tools }, i) => ({
+      label: `website-screenshot handler, BROWSER_CONCURRENCY ${concurrencies[i]}`,
+      concurrency: concurrencies[i]!,
+      op: () => tools.screenshot(url),
+    }));
     return await measureInterleaved(rows, { turns: Math.max(2, Math.round(calls / 4)), callsPerLane: 3, warmupTurns: 1 });
   } finally {
     await Promise.all(pools.map((p) => p.close()));
@@ -204,13 +241,21 @@ async function throughput(url: string, executablePath: string, calls: number, co
  */
 async function lateResources(executablePath: string, calls: number): Promise<LateFigures> {
   let lastArrival = 0;
-  const noted = (handler: Handler): Handler => (req, res, url, server) => {
-    res.once('finish', () => (lastArrival = performance.now()));
-    return handler(req, res, url, server);
-  };
+  const noted =
+    (handler: Handler): Handler =>
+    (req, res, url, server) => {
+      res.once('finish', () => (lastArrival = performance.now()));
+      return handler(req, res, url, server);
+    };
   const server = await startPageServer({
     routes: {
-      '/bench/late': (_req, res) => send(res, 200, 'text/html; charset=utf-8', htmlDocument('<title>Late</title>', LATE_FONT_MARKUP('/browser/font.ttf?delay=400') + LATE_IMAGE_MARKUP('/browser/image.png'))),
+      '/bench/late': (_req, res) =>
+        send(
+          res,
+          200,
+          'text/html; charset=utf-8',
+          htmlDocument('<title>Late</title>', LATE_FONT_MARKUP('/browser/font.ttf?delay=400') + LATE_IMAGE_MARKUP('/browser/image.png')),
+        ),
       '/browser/font.ttf': noted(BROWSER_ROUTES['/browser/font.ttf']!),
       '/browser/image.png': noted(BROWSER_ROUTES['/browser/image.png']!),
     },
@@ -228,7 +273,12 @@ async function lateResources(executablePath: string, calls: number): Promise<Lat
       }
       after.sort((a, b) => a - b);
       whole.sort((a, b) => a - b);
-      return { captures: calls, afterLastResourceP50Ms: percentile(after, 50), afterLastResourceMaxMs: after.at(-1)!, captureP50Ms: percentile(whole, 50) };
+      return {
+        captures: calls,
+        afterLastResourceP50Ms: percentile(after, 50),
+        afterLastResourceMaxMs: after.at(-1)!,
+        captureP50Ms: percentile(whole, 50),
+      };
     });
   } finally {
     await server.close();
@@ -294,7 +344,11 @@ export async function benchBrowser(options: BrowserBenchOptions = {}): Promise<B
       2,
       (tools) =>
         withRawPage(url, pages.url(TALL_PAGE), executablePath, rawSteps, (raw) =>
-          measureInterleaved([...platform, ...handlerRows(url, pages.url(TALL_PAGE), tools), ...raw], { turns: calls, warmupTurns: 3, pauseMs: 100 }),
+          measureInterleaved([...platform, ...handlerRows(url, pages.url(TALL_PAGE), tools), ...raw], {
+            turns: calls,
+            warmupTurns: 3,
+            pauseMs: 100,
+          }),
         ),
       handlerSteps,
     );
@@ -302,7 +356,8 @@ export async function benchBrowser(options: BrowserBenchOptions = {}): Promise<B
     latency.push(await rawCold(url, executablePath, Math.max(3, Math.round(calls / 4))));
     const late = await lateResources(executablePath, Math.max(5, Math.round(calls / 2)));
     const anatomy = [];
-    for (const [label, list] of options.temporal ? timed : []) anatomy.push({ label, hops: await callAnatomy(options.temporal!, list.slice(-ANATOMY_CALLS)) });
+    for (const [label, list] of options.temporal ? timed : [])
+      anatomy.push({ label, hops: await callAnatomy(options.temporal!, list.slice(-ANATOMY_CALLS)) });
     return { latency, anatomy, steps, throughput: await throughput(url, executablePath, calls, options.concurrencies ?? [1, 2, 4]), late };
   } finally {
     await pages.close();
@@ -318,10 +373,13 @@ export function printBrowserBench(bench: BrowserBench): void {
     ['full page', PLATFORM.fullPage, RAW.fullPage],
   ] as const) {
     const [a, b] = [p50(platform), p50(raw)];
-    if (a !== undefined && b !== undefined) console.log(`platform / raw  ${what}: ${(a / b).toFixed(2)}x (p50 ${a.toFixed(1)} vs ${b.toFixed(1)} ms)`);
+    if (a !== undefined && b !== undefined)
+      console.log(`platform / raw  ${what}: ${(a / b).toFixed(2)}x (p50 ${a.toFixed(1)} vs ${b.toFixed(1)} ms)`);
   }
   for (const { label, hops } of bench.anatomy) printHops(label, hops);
-  console.log('\nWhere the time of the html-to-image handler (no platform) goes, step by step, beside the raw warm page (setContent + PNG):');
+  console.log(
+    '\nWhere the time of the html-to-image handler (no platform) goes, step by step, beside the raw warm page (setContent + PNG):',
+  );
   console.table(bench.steps.map((s) => ({ step: s.step, 'p50 ms': +s.p50Ms.toFixed(1), 'p95 ms': +s.p95Ms.toFixed(1) })));
   const { late } = bench;
   console.log(

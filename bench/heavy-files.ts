@@ -26,7 +26,9 @@ const run = promisify(execFile);
 export async function sampleDocx(): Promise<Buffer> {
   const paragraph = (text: string) => new Paragraph({ children: [new TextRun(text)] });
   const body = 'The quick brown fox jumps over the lazy dog. '.repeat(12);
-  return Packer.toBuffer(new Document({ sections: [{ children: [paragraph('Benchmark letter'), paragraph(body), paragraph(body), paragraph(body)] }] }));
+  return Packer.toBuffer(
+    new Document({ sections: [{ children: [paragraph('Benchmark letter'), paragraph(body), paragraph(body), paragraph(body)] }] }),
+  );
 }
 
 /** One `soffice --convert-to pdf` process per call, with the lane's own (already created) profile. */
@@ -56,7 +58,13 @@ export async function benchWordToPdf({ calls = 20, concurrencies = [1, 2] }: Wor
   try {
     await office.whenReady();
     for (const concurrency of concurrencies) {
-      rows.push(await measure(`word-to-pdf, warm listeners (${Math.max(...concurrencies)})`, () => office.convert(docx, 'docx'), { calls, concurrency, warmup: 2 }));
+      rows.push(
+        await measure(`word-to-pdf, warm listeners (${Math.max(...concurrencies)})`, () => office.convert(docx, 'docx'), {
+          calls,
+          concurrency,
+          warmup: 2,
+        }),
+      );
     }
   } finally {
     await office.close();
@@ -76,7 +84,9 @@ export async function benchWordToPdf({ calls = 20, concurrencies = [1, 2] }: Wor
           free.push(profile);
         }
       };
-      rows.push(await measure('word-to-pdf, cold soffice --convert-to per call', withProfile, { calls: coldCalls, concurrency, warmup: 0 }));
+      rows.push(
+        await measure('word-to-pdf, cold soffice --convert-to per call', withProfile, { calls: coldCalls, concurrency, warmup: 0 }),
+      );
     }
   } finally {
     await rm(profiles, { recursive: true, force: true });
@@ -108,7 +118,9 @@ function checkerboard(width: number, height: number): JimpInstance {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** image-upscale through the running platform, one call at a time; null without a stack. */
-async function platformUpscaler(calls: number): Promise<{ upscale(png: Buffer, factor: 2 | 4): Promise<number>; close(): Promise<void> } | null> {
+async function platformUpscaler(
+  calls: number,
+): Promise<{ upscale(png: Buffer, factor: 2 | 4): Promise<number>; close(): Promise<void> } | null> {
   if (!process.env.API_URL || !process.env.ADMIN_TOKEN) return null;
   const { startFileServer } = await import('../test/fixtures/file-server.js');
   const { callTool, newAccount } = await import('../test/helpers/api.js');
@@ -204,7 +216,13 @@ export interface WordToPdfHttpFigures {
 /** How many of the platform row's last calls the hop table reads. */
 const ANATOMY_CALLS = 5;
 
-export async function benchWordToPdfHttp({ calls = 10, temporal }: { calls?: number; temporal?: { address: string; namespace: string } } = {}): Promise<WordToPdfHttpFigures | null> {
+export async function benchWordToPdfHttp({
+  calls = 10,
+  temporal,
+}: {
+  calls?: number;
+  temporal?: { address: string; namespace: string };
+} = {}): Promise<WordToPdfHttpFigures | null> {
   if (!process.env.API_URL || !process.env.ADMIN_TOKEN) return null;
   const { startFileServer } = await import('../test/fixtures/file-server.js');
   const { callTool, newAccount } = await import('../test/helpers/api.js');
@@ -231,7 +249,9 @@ export function printWordToPdf(office: Figures[], http: WordToPdfHttpFigures | n
   printTable('word-to-pdf: warm listeners vs a cold soffice per call (small .docx, one page)', http ? [...office, http.figures] : office);
   const listener = office[0];
   if (http && listener) {
-    console.log(`platform / warm listener  word-to-pdf: ${(http.figures.p50Ms / listener.p50Ms).toFixed(2)}x (p50 ${http.figures.p50Ms.toFixed(1)} vs ${listener.p50Ms.toFixed(1)} ms)`);
+    console.log(
+      `platform / warm listener  word-to-pdf: ${(http.figures.p50Ms / listener.p50Ms).toFixed(2)}x (p50 ${http.figures.p50Ms.toFixed(1)} vs ${listener.p50Ms.toFixed(1)} ms)`,
+    );
   }
   if (http?.hops) printHops(http.figures.label, http.hops);
 }
@@ -245,7 +265,12 @@ export function printUpscaleTable(rows: UpscaleRow[]): void {
       output: r.output,
       'model s': +r.modelSeconds.toFixed(2),
       'decode+model+encode s': +r.totalSeconds.toFixed(2),
-      ...(r.platformSeconds === undefined ? {} : { 'through the platform s': +r.platformSeconds.toFixed(2), 'platform / direct': +(r.platformSeconds / r.totalSeconds).toFixed(2) }),
+      ...(r.platformSeconds === undefined
+        ? {}
+        : {
+            'through the platform s': +r.platformSeconds.toFixed(2),
+            'platform / direct': +(r.platformSeconds / r.totalSeconds).toFixed(2),
+          }),
       images: r.images,
     })),
   );

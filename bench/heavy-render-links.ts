@@ -42,7 +42,10 @@ async function bareRoute(bytes: Buffer): Promise<{ url: string; close(): Promise
   });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/image.png`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/image.png`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 export async function benchRenderLinks(options: { calls?: number } = {}): Promise<RenderLinkBench | undefined> {
@@ -54,13 +57,21 @@ export async function benchRenderLinks(options: { calls?: number } = {}): Promis
   const calls = options.calls ?? 20;
   const { newAccount, request } = await import('../test/helpers/api.js');
   const account = await newAccount(25 * 3 * (calls + 10), 'bench render links');
-  const secret = (await request('POST', '/api/v1/account/link-secrets', { token: account.ownerToken })).body as { id: string; secret: string };
+  const secret = (await request('POST', '/api/v1/account/link-secrets', { token: account.ownerToken })).body as {
+    id: string;
+    secret: string;
+  };
   const pages = await startBrowserPages();
   try {
     const input = { url: pages.url('/browser/colourful'), width: 1440, height: 900 };
-    const link = (maxAge?: number) => buildRenderLink({ baseUrl: apiUrl, secretId: secret.id, secret: secret.secret, tool: 'website-screenshot', input, maxAge });
+    const link = (maxAge?: number) =>
+      buildRenderLink({ baseUrl: apiUrl, secretId: secret.id, secret: secret.secret, tool: 'website-screenshot', input, maxAge });
     const post = (headers: Record<string, string> = {}) =>
-      fetchBytes(`${apiUrl}/api/v1/tools/website-screenshot`, { method: 'POST', headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(input) });
+      fetchBytes(`${apiUrl}/api/v1/tools/website-screenshot`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(input),
+      });
     const image = await fetchBytes(link()); // primes the cache for the hit rows
     await post({ 'Cache-Control': 'max-age=86400' });
     const bare = await bareRoute(image);
@@ -98,7 +109,7 @@ export function printRenderLinks(bench: RenderLinkBench | undefined): void {
   const p50 = (rows: Figures[], label: string) => rows.find((f) => f.label === label)!.p50Ms;
   const ratio = (what: string, a: number, b: number, bar: number) =>
     console.log(`${what}: ${(a / b).toFixed(3)}x (p50 ${a.toFixed(2)} vs ${b.toFixed(2)} ms; bar ${bar}x)`);
-  ratio('render link hit / the same link\'s miss', p50(bench.captures, ROWS.hit), p50(bench.captures, ROWS.miss), 0.1);
+  ratio("render link hit / the same link's miss", p50(bench.captures, ROWS.hit), p50(bench.captures, ROWS.miss), 0.1);
   ratio('render link hit / bare Koa route', p50(bench.hits, ROWS.hitFast), p50(bench.hits, ROWS.bare), 3);
   ratio('render link miss / the same capture by POST', p50(bench.captures, ROWS.miss), p50(bench.captures, ROWS.post), 1.1);
 }

@@ -37,7 +37,10 @@ const PARTS = new Set((process.env.BENCH_PARTS ?? '1,2,3,4').split(',').map((p) 
  * (`require('owner_token')`, what every account route runs) or without it (authentication alone).
  */
 async function accountServer(db: Db, publicBaseUrl: string, withRoleCheck: boolean): Promise<{ url: string; close: () => void }> {
-  const auth = createAuthenticator(db, { sessions: createSessions(db, { idleMs: 12 * 3_600_000, maxMs: 7 * 86_400_000 }), cookie: cookieSettings(publicBaseUrl) });
+  const auth = createAuthenticator(db, {
+    sessions: createSessions(db, { idleMs: 12 * 3_600_000, maxMs: 7 * 86_400_000 }),
+    cookie: cookieSettings(publicBaseUrl),
+  });
   const accounts = createAccounts(db);
   const authenticateOnly: Middleware = async (ctx, next) => {
     const header = ctx.get('Authorization') || undefined;
@@ -59,17 +62,28 @@ const SIGNINS_PER_SECOND = 10;
 const PASSWORD = 'bench passphrase that nobody guesses';
 
 /** A request from a given loopback address (the per-client sign-in limits count by address). */
-function send(url: string, method: string, options: { from?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<{ status: number; setCookie: string[] }> {
+function send(
+  url: string,
+  method: string,
+  options: { from?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<{ status: number; setCookie: string[] }> {
   const u = new URL(url);
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
   return new Promise((resolve, reject) => {
-    const req = http.request({
-      host: u.hostname, port: u.port, path: u.pathname, method, localAddress: options.from,
-      headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...options.headers },
-    }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, setCookie: res.headers['set-cookie'] ?? [] }));
-    });
+    const req = http.request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method,
+        localAddress: options.from,
+        headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...options.headers },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, setCookie: res.headers['set-cookie'] ?? [] }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -100,19 +114,35 @@ await withBenchStack(async (stack) => {
   const userId = derivedId('usr', accountId);
   await createAccounts(db).openOnce({ id: accountId, name: 'bench', email, credits: 1_000_000 });
   const users = createUsers(db);
-  await users.create({ _id: userId, email, name: 'Bench', passwordHash: await hashPassword(PASSWORD), createdAt: new Date(), passwordChangedAt: null, lastSignInAt: null });
+  await users.create({
+    _id: userId,
+    email,
+    name: 'Bench',
+    passwordHash: await hashPassword(PASSWORD),
+    createdAt: new Date(),
+    passwordChangedAt: null,
+    lastSignInAt: null,
+  });
   await createMemberships(db).join(accountId, { _id: userId, email, name: 'Bench' }, 'owner', SERVICE_ACTOR);
   await mongo.close();
 
   const origin = new URL(stack.apiUrl).origin;
   const signIn = async (from: string) => {
-    const res = await send(`${stack.apiUrl}/api/v1/auth/signin`, 'POST', { from, headers: { origin }, body: { email, password: PASSWORD } });
+    const res = await send(`${stack.apiUrl}/api/v1/auth/signin`, 'POST', {
+      from,
+      headers: { origin },
+      body: { email, password: PASSWORD },
+    });
     if (res.status !== 200) throw new Error(`sign-in answered ${res.status}`);
     return res.setCookie[0]!.split(';')[0]!;
   };
   const cookie = await signIn('127.0.0.1');
   const ownerToken = await (async () => {
-    const res = await fetch(`${stack.apiUrl}/api/v1/admin/accounts`, { method: 'POST', headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' }, body: '{"name":"bench-token","credits":0}' });
+    const res = await fetch(`${stack.apiUrl}/api/v1/admin/accounts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
+      body: '{"name":"bench-token","credits":0}',
+    });
     return ((await res.json()) as { ownerToken: string }).ownerToken;
   })();
   const account = `${stack.apiUrl}/api/v1/account`;
@@ -124,18 +154,33 @@ await withBenchStack(async (stack) => {
     const [checked, unchecked] = await Promise.all([accountServer(roleDb, stack.apiUrl, true), accountServer(roleDb, stack.apiUrl, false)]);
     const rows: Figures[] = [];
     for (const concurrency of [1, 16]) {
-      rows.push(...(await measureInterleaved([
-        { label: 'token, authentication only', concurrency, op: () => ok(send(unchecked.url, 'GET', { headers: { authorization: `Bearer ${ownerToken}` } })) },
-        { label: 'token, with role check', concurrency, op: () => ok(send(checked.url, 'GET', { headers: { authorization: `Bearer ${ownerToken}` } })) },
-        { label: 'cookie, authentication only', concurrency, op: () => ok(send(unchecked.url, 'GET', { headers: { cookie } })) },
-        { label: 'cookie, with role check', concurrency, op: () => ok(send(checked.url, 'GET', { headers: { cookie } })) },
-      ], { turns: TURNS, callsPerLane: 5, warmupTurns: 5 })));
+      rows.push(
+        ...(await measureInterleaved(
+          [
+            {
+              label: 'token, authentication only',
+              concurrency,
+              op: () => ok(send(unchecked.url, 'GET', { headers: { authorization: `Bearer ${ownerToken}` } })),
+            },
+            {
+              label: 'token, with role check',
+              concurrency,
+              op: () => ok(send(checked.url, 'GET', { headers: { authorization: `Bearer ${ownerToken}` } })),
+            },
+            { label: 'cookie, authentication only', concurrency, op: () => ok(send(unchecked.url, 'GET', { headers: { cookie } })) },
+            { label: 'cookie, with role check', concurrency, op: () => ok(send(checked.url, 'GET', { headers: { cookie } })) },
+          ],
+          { turns: TURNS, callsPerLane: 5, warmupTurns: 5 },
+        )),
+      );
     }
     printTable('GET /api/v1/account in this process: the role check against authentication alone', rows);
     for (const c of [1, 16]) {
       const [tokenOnly, tokenChecked, cookieOnly, cookieChecked] = rows.filter((r) => r.concurrency === c);
-      console.log(`role check / without at c=${c}: token p50 ${(tokenChecked!.p50Ms / tokenOnly!.p50Ms).toFixed(3)}x (${tokenChecked!.p50Ms.toFixed(2)} vs ${tokenOnly!.p50Ms.toFixed(2)} ms), ` +
-        `cookie p50 ${(cookieChecked!.p50Ms / cookieOnly!.p50Ms).toFixed(3)}x (${cookieChecked!.p50Ms.toFixed(2)} vs ${cookieOnly!.p50Ms.toFixed(2)} ms); cookie with check / today's token path ${(cookieChecked!.p50Ms / tokenOnly!.p50Ms).toFixed(3)}x`);
+      console.log(
+        `role check / without at c=${c}: token p50 ${(tokenChecked!.p50Ms / tokenOnly!.p50Ms).toFixed(3)}x (${tokenChecked!.p50Ms.toFixed(2)} vs ${tokenOnly!.p50Ms.toFixed(2)} ms), ` +
+          `cookie p50 ${(cookieChecked!.p50Ms / cookieOnly!.p50Ms).toFixed(3)}x (${cookieChecked!.p50Ms.toFixed(2)} vs ${cookieOnly!.p50Ms.toFixed(2)} ms); cookie with check / today's token path ${(cookieChecked!.p50Ms / tokenOnly!.p50Ms).toFixed(3)}x`,
+      );
     }
     checked.close();
     unchecked.close();
@@ -145,29 +190,42 @@ await withBenchStack(async (stack) => {
   // (1) The dashboard's request, by cookie and by token, taking turns.
   const auth: Figures[] = [];
   for (const concurrency of PARTS.has('1') ? [1, 16] : []) {
-    auth.push(...(await measureInterleaved([
-      { label: 'owner token', concurrency, op: () => ok(send(account, 'GET', { headers: { authorization: `Bearer ${ownerToken}` } })) },
-      { label: 'session cookie', concurrency, op: () => ok(send(account, 'GET', { headers: { cookie } })) },
-    ], { turns: TURNS, callsPerLane: 5, warmupTurns: 5 })));
+    auth.push(
+      ...(await measureInterleaved(
+        [
+          { label: 'owner token', concurrency, op: () => ok(send(account, 'GET', { headers: { authorization: `Bearer ${ownerToken}` } })) },
+          { label: 'session cookie', concurrency, op: () => ok(send(account, 'GET', { headers: { cookie } })) },
+        ],
+        { turns: TURNS, callsPerLane: 5, warmupTurns: 5 },
+      )),
+    );
   }
   if (PARTS.has('1')) printTable('GET /api/v1/account: the session cookie against the owner token', auth);
   for (const c of PARTS.has('1') ? [1, 16] : []) {
     const [token, session] = auth.filter((r) => r.concurrency === c);
-    console.log(`cookie / token at c=${c}: p50 ${(session!.p50Ms / token!.p50Ms).toFixed(2)}x (${session!.p50Ms.toFixed(1)} vs ${token!.p50Ms.toFixed(1)} ms)`);
+    console.log(
+      `cookie / token at c=${c}: p50 ${(session!.p50Ms / token!.p50Ms).toFixed(2)}x (${session!.p50Ms.toFixed(1)} vs ${token!.p50Ms.toFixed(1)} ms)`,
+    );
   }
 
   // (2) Sign-in and one verification.
   if (!PARTS.has('2') && !PARTS.has('3')) return;
   const addresses = Array.from({ length: 8 }, (_, i) => `127.0.3.${i + 1}`);
-  const [signins] = await measureInterleaved([{ label: 'password sign-in', op: (i) => signIn(addresses[Math.abs(i) % addresses.length]!) }], { turns: 40, warmupTurns: 3 });
+  const [signins] = await measureInterleaved(
+    [{ label: 'password sign-in', op: (i) => signIn(addresses[Math.abs(i) % addresses.length]!) }],
+    { turns: 40, warmupTurns: 3 },
+  );
   printTable('Password sign-in (Argon2id verify, session written)', [signins!]);
   const cost = await verificationCpuMs();
-  console.log(`one Argon2id verification (m=${ARGON2_PARAMETERS.memoryCost} KiB, t=${ARGON2_PARAMETERS.timeCost}, p=${ARGON2_PARAMETERS.parallelism}): ${cost.cpuMs.toFixed(1)} ms CPU, ${cost.wallMs.toFixed(1)} ms wall`);
+  console.log(
+    `one Argon2id verification (m=${ARGON2_PARAMETERS.memoryCost} KiB, t=${ARGON2_PARAMETERS.timeCost}, p=${ARGON2_PARAMETERS.parallelism}): ${cost.cpuMs.toFixed(1)} ms CPU, ${cost.wallMs.toFixed(1)} ms wall`,
+  );
 
   // (3) Calls alone and beside 10 sign-ins a second, taking turns: the sign-ins run through the
   // second half of each turn only.
   const key = await stack.newApiKey(1_000_000);
-  const call = () => ok(send(`${stack.apiUrl}/api/v1/tools/hash-text`, 'POST', { headers: { authorization: `Bearer ${key}` }, body: { text: 'bench' } }));
+  const call = () =>
+    ok(send(`${stack.apiUrl}/api/v1/tools/hash-text`, 'POST', { headers: { authorization: `Bearer ${key}` }, body: { text: 'bench' } }));
   let failures = 0;
   let n = 0;
   const alone: number[] = [];
@@ -187,13 +245,21 @@ await withBenchStack(async (stack) => {
   for (let i = 0; i < 10; i++) await call();
   for (let turn = 0; turn < TURNS; turn++) {
     await timed(alone, 10);
-    const background = setInterval(() => void signIn(addresses[n++ % addresses.length]!).catch(() => failures++), 1000 / SIGNINS_PER_SECOND);
+    const background = setInterval(
+      () => void signIn(addresses[n++ % addresses.length]!).catch(() => failures++),
+      1000 / SIGNINS_PER_SECOND,
+    );
     await new Promise((r) => setTimeout(r, 250));
     await timed(besideSignins, 10);
     clearInterval(background);
     await new Promise((r) => setTimeout(r, 250));
   }
-  const rows = [figures('hash-text alone', 1, alone.length, 0, alone, 1), figures(`hash-text beside ${SIGNINS_PER_SECOND} sign-ins/s`, 1, besideSignins.length, 0, besideSignins, 1)];
+  const rows = [
+    figures('hash-text alone', 1, alone.length, 0, alone, 1),
+    figures(`hash-text beside ${SIGNINS_PER_SECOND} sign-ins/s`, 1, besideSignins.length, 0, besideSignins, 1),
+  ];
   printTable(`hash-text at c=1, alone and beside ${SIGNINS_PER_SECOND} password sign-ins a second (calls/s not meaningful here)`, rows);
-  console.log(`calls beside sign-ins / alone: p50 ${(rows[1]!.p50Ms / rows[0]!.p50Ms).toFixed(2)}x (${rows[1]!.p50Ms.toFixed(1)} vs ${rows[0]!.p50Ms.toFixed(1)} ms); sign-ins started ${n}, failed ${failures}; calls that failed ${callErrors}`);
+  console.log(
+    `calls beside sign-ins / alone: p50 ${(rows[1]!.p50Ms / rows[0]!.p50Ms).toFixed(2)}x (${rows[1]!.p50Ms.toFixed(1)} vs ${rows[0]!.p50Ms.toFixed(1)} ms); sign-ins started ${n}, failed ${failures}; calls that failed ${callErrors}`,
+  );
 });

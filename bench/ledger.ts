@@ -22,7 +22,9 @@ await withBenchDatabase('ledger', async (database) => {
   try {
     for (const concurrency of [1, 8, 32]) {
       for (const spread of concurrency === 1 ? [false] : [false, true]) {
-        const ids = await Promise.all(Array.from({ length: spread ? concurrency : 1 }, async () => (await accounts.open({ credits: PAIRS * 4 })).account._id));
+        const ids = await Promise.all(
+          Array.from({ length: spread ? concurrency : 1 }, async () => (await accounts.open({ credits: PAIRS * 4 })).account._id),
+        );
         const label = `reserve + commit, ${spread ? `${concurrency} accounts` : 'one account'}`;
         let before = cpuSnapshot(dbProcess);
         rows.push(
@@ -30,7 +32,12 @@ await withBenchDatabase('ledger', async (database) => {
             label,
             async (i) => {
               if (i === 0) before = cpuSnapshot(dbProcess);
-              const ref = { accountId: ids[Math.abs(i) % ids.length]!, requestId: `bench-${concurrency}-${spread}-${i}-${Math.random()}`, tool: 'hash-text', cost: 1 };
+              const ref = {
+                accountId: ids[Math.abs(i) % ids.length]!,
+                requestId: `bench-${concurrency}-${spread}-${i}-${Math.random()}`,
+                tool: 'hash-text',
+                cost: 1,
+              };
               const reserved = await ledger.reserve(ref);
               if (!reserved.ok) throw new Error('insufficient credits');
               await ledger.commit(ref);
@@ -38,7 +45,10 @@ await withBenchDatabase('ledger', async (database) => {
             { calls: PAIRS, concurrency },
           ),
         );
-        cpu.push({ label: `${label}, c=${concurrency}`, ms: cpuPerCall(before, cpuSnapshot(dbProcess), PAIRS).find((p) => p.process === 'database')!.msPerCall });
+        cpu.push({
+          label: `${label}, c=${concurrency}`,
+          ms: cpuPerCall(before, cpuSnapshot(dbProcess), PAIRS).find((p) => p.process === 'database')!.msPerCall,
+        });
       }
     }
   } finally {

@@ -81,7 +81,10 @@ export interface Contender {
  * its pages) end first: one call at a time, each figure is the latency of a call arriving at an
  * idle service. Calls per second: calls done over the time the turns took.
  */
-export async function measureInterleaved(contenders: Contender[], options: { turns: number; callsPerLane?: number; warmupTurns?: number; pauseMs?: number }): Promise<Figures[]> {
+export async function measureInterleaved(
+  contenders: Contender[],
+  options: { turns: number; callsPerLane?: number; warmupTurns?: number; pauseMs?: number },
+): Promise<Figures[]> {
   const rows = contenders.map(() => ({ durations: [] as number[], errors: 0, busyMs: 0 }));
   for (let turn = -(options.warmupTurns ?? 3); turn < options.turns; turn++) {
     for (const [k, { label, op, concurrency = 1 }] of contenders.entries()) {

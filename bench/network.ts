@@ -76,7 +76,12 @@ const readers = createReadingPool({ threads: 2 });
 const pages = await startPageServer({
   routes: {
     '/links.html': (_req, res) =>
-      send(res, 200, 'text/html; charset=utf-8', htmlDocument('<title>Links</title>', Array.from({ length: LINKS }, (_, i) => `<a href="/about?n=${i}">link ${i}</a>`).join('\n'))),
+      send(
+        res,
+        200,
+        'text/html; charset=utf-8',
+        htmlDocument('<title>Links</title>', Array.from({ length: LINKS }, (_, i) => `<a href="/about?n=${i}">link ${i}</a>`).join('\n')),
+      ),
   },
 });
 try {
@@ -85,10 +90,20 @@ try {
     // The handlers exactly as the network worker builds them, with their own guarded client.
     const net = createNetworkAccess({ dnsServers: [], targetAllowlist: ['127.0.0.2/32'] });
     const scenarios: { tool: string; handler: ToolHandler; input: Record<string, unknown> }[] = [
-      { tool: 'web-scrape', handler: createWebScrape({ http: net.http, reader: readers.read }), input: { url: pages.url('/article.html'), includeText: true } },
-      { tool: 'broken-links', handler: createBrokenLinks({ http: net.http, reader: readers.read }), input: { url: pages.url('/links.html'), maxLinks: 30 } },
+      {
+        tool: 'web-scrape',
+        handler: createWebScrape({ http: net.http, reader: readers.read }),
+        input: { url: pages.url('/article.html'), includeText: true },
+      },
+      {
+        tool: 'broken-links',
+        handler: createBrokenLinks({ http: net.http, reader: readers.read }),
+        input: { url: pages.url('/links.html'), maxLinks: 30 },
+      },
     ];
-    console.log(`\n${CALLS} calls per row after ${WARMUP} warm-up calls; fixture pages at ${pages.origin}; broken-links page with ${LINKS} links`);
+    console.log(
+      `\n${CALLS} calls per row after ${WARMUP} warm-up calls; fixture pages at ${pages.origin}; broken-links page with ${LINKS} links`,
+    );
     const rows: Figures[] = [];
     for (const { tool, handler, input } of scenarios) {
       const paths = {
@@ -100,11 +115,17 @@ try {
       }
     }
     printTable('web-scrape and broken-links: called directly vs through the platform', rows);
-    console.log('direct = the handler called in this process; platform = HTTP API -> Temporal workflow (reserve, activity on the network pool, commit) -> answer.');
+    console.log(
+      'direct = the handler called in this process; platform = HTTP API -> Temporal workflow (reserve, activity on the network pool, commit) -> answer.',
+    );
   });
 
   const large = largePage();
-  await stalls(`web-scrape's reading of a ${(large.body.length / 1024 / 1024).toFixed(1)} MiB page (parse, text, links, headings)`, 'scrape', [large, { includeText: true }]);
+  await stalls(
+    `web-scrape's reading of a ${(large.body.length / 1024 / 1024).toFixed(1)} MiB page (parse, text, links, headings)`,
+    'scrape',
+    [large, { includeText: true }],
+  );
   const pdf = await largePdf(20_000);
   await stalls(`pdf-metadata's reading of a ${(pdf.length / 1024 / 1024).toFixed(1)} MiB PDF of 20000 pages`, 'pdf', [pdf]);
 } finally {

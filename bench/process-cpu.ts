@@ -60,7 +60,10 @@ export function cpuSnapshot(processes: StackProcess[]): CpuSnapshot {
   const snapshot: CpuSnapshot = new Map();
   for (const p of processes) {
     const members = all.filter((s) => s.pgrp === p.pid || s.pid === p.pid || s.ppid === p.pid);
-    snapshot.set(p.name, members.reduce((sum, s) => sum + s.cpuMs + (s.pid === p.pid ? s.reapedMs : 0), 0));
+    snapshot.set(
+      p.name,
+      members.reduce((sum, s) => sum + s.cpuMs + (s.pid === p.pid ? s.reapedMs : 0), 0),
+    );
   }
   return snapshot;
 }
@@ -78,7 +81,10 @@ export function cpuPerCall(before: CpuSnapshot, after: CpuSnapshot, calls: numbe
  * started is still starting things after it answers (the workers' tool processes, the JIT):
  * measured then, their start would count as calls' CPU.
  */
-export async function untilQuiet(processes: StackProcess[], options: { belowCores?: number; seconds?: number; maxSeconds?: number } = {}): Promise<{ waitedS: number; quiet: boolean }> {
+export async function untilQuiet(
+  processes: StackProcess[],
+  options: { belowCores?: number; seconds?: number; maxSeconds?: number } = {},
+): Promise<{ waitedS: number; quiet: boolean }> {
   const { belowCores = 0.25, seconds = 2, maxSeconds = 120 } = options;
   const began = performance.now();
   let quietFor = 0;

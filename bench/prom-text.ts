@@ -7,7 +7,11 @@ function labelsOf(text: string): Record<string, string> {
 }
 
 /** Each sample of `name` whose labels include all of `labels`. */
-export function samples(text: string, name: string, labels: Record<string, string> = {}): Array<{ labels: Record<string, string>; value: number }> {
+export function samples(
+  text: string,
+  name: string,
+  labels: Record<string, string> = {},
+): Array<{ labels: Record<string, string>; value: number }> {
   const found = [];
   for (const m of text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? ([0-9.e+-]+|NaN|\\+Inf)$`, 'gm'))) {
     const own = labelsOf(m[1] ?? '');

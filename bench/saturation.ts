@@ -29,11 +29,22 @@ const figures: PhaseFigures[] = await withClusterBenchStack(async (stack, { metr
   const key = await stack.newApiKey(CALLS * 30 + 1000);
   const url = `${stack.apiUrl}/api/v1/tools/html-to-image`;
   const phases: PhaseFigures[] = [];
-  for (const [phase, concurrency, calls] of [['idle: one call at a time', 1, 12], [`saturated: ${CONCURRENCY} at once`, CONCURRENCY, CALLS]] as const) {
+  for (const [phase, concurrency, calls] of [
+    ['idle: one call at a time', 1, 12],
+    [`saturated: ${CONCURRENCY} at once`, CONCURRENCY, CALLS],
+  ] as const) {
     const before = await scrape();
     const slots: number[] = [];
-    const sampler = setInterval(() => void scrape().then((t) => slots.push(sample(t, 'temporal_worker_task_slots_used', { ...QUEUE, worker_type: 'ActivityWorker' }))), 1_000);
-    const call = await measure(phase, (i) => postJson(url, { html: html(i), width: 800, height: 600 }, key), { calls, concurrency, warmup: 2 });
+    const sampler = setInterval(
+      () =>
+        void scrape().then((t) => slots.push(sample(t, 'temporal_worker_task_slots_used', { ...QUEUE, worker_type: 'ActivityWorker' }))),
+      1_000,
+    );
+    const call = await measure(phase, (i) => postJson(url, { html: html(i), width: 800, height: 600 }, key), {
+      calls,
+      concurrency,
+      warmup: 2,
+    });
     clearInterval(sampler);
     const after = await scrape();
     phases.push({
@@ -43,14 +54,18 @@ const figures: PhaseFigures[] = await withClusterBenchStack(async (stack, { metr
       scheduleToStartP95: quantileBetween(before, after, 'temporal_activity_schedule_to_start_latency', QUEUE, 0.95),
       slotsUsedMax: Math.max(0, ...slots),
       slotsUsedMean: slots.reduce((a, b) => a + b, 0) / Math.max(1, slots.length),
-      emptyPolls: sample(after, 'temporal_activity_poll_no_task_total', QUEUE) - sample(before, 'temporal_activity_poll_no_task_total', QUEUE),
+      emptyPolls:
+        sample(after, 'temporal_activity_poll_no_task_total', QUEUE) - sample(before, 'temporal_activity_poll_no_task_total', QUEUE),
     });
   }
   return phases;
 });
 
-printTable('html-to-image through the cluster (callers)', figures.map((f) => f.call));
-console.log('\nThe browser worker\'s metrics (METRICS_PORT) meanwhile');
+printTable(
+  'html-to-image through the cluster (callers)',
+  figures.map((f) => f.call),
+);
+console.log("\nThe browser worker's metrics (METRICS_PORT) meanwhile");
 console.table(
   figures.map((f) => ({
     phase: f.phase,

@@ -59,7 +59,11 @@ interface RunningBenchStack {
 async function startThrowawayStack(options: BenchStackOptions = {}): Promise<RunningBenchStack> {
   // bootstrap.mjs is plain JavaScript without types: imported by URL, typed here.
   const { bootstrap } = (await import(new URL('../scripts/bootstrap.mjs', import.meta.url).href)) as {
-    bootstrap: (o: { root: string; log: (line: string) => void; stripeMock?: boolean }) => Promise<{ temporal: string; secantusd: string; stripeMock?: string }>;
+    bootstrap: (o: {
+      root: string;
+      log: (line: string) => void;
+      stripeMock?: boolean;
+    }) => Promise<{ temporal: string; secantusd: string; stripeMock?: string }>;
   };
   const stack = await import('../scripts/stack/index.js');
   const tools = await bootstrap({ root, log: (line) => console.log(`bootstrap: ${line}`), stripeMock: options.stripe });
@@ -75,7 +79,9 @@ async function startThrowawayStack(options: BenchStackOptions = {}): Promise<Run
   // Traced: the service's default sampling, exported to a Jaeger of the stack's own (built if missing).
   let traced: NodeJS.ProcessEnv = {};
   if (options.tracing) {
-    const { ensureJaeger } = (await import(new URL('../scripts/jaeger-build.mjs', import.meta.url).href)) as { ensureJaeger: (o: { root: string }) => Promise<string> };
+    const { ensureJaeger } = (await import(new URL('../scripts/jaeger-build.mjs', import.meta.url).href)) as {
+      ensureJaeger: (o: { root: string }) => Promise<string>;
+    };
     const ports = { otlp: await stack.freePort(), query: await stack.freePort(), queryGrpc: await stack.freePort() };
     await stack.startJaeger(supervisor, { root, binary: await ensureJaeger({ root }), ports });
     traced = stack.tracingEnv(ports);
@@ -91,7 +97,9 @@ async function startThrowawayStack(options: BenchStackOptions = {}): Promise<Run
     ...stripeMock?.env,
   });
   const apps = await stack.startApps(supervisor, { root, env, apiPort: await stack.freePort(), pools: 'apart' });
-  console.log(`bench: own stack ready in ${((performance.now() - started) / 1000).toFixed(1)} s (logs in ${path.relative(process.cwd(), runDir)}/logs)`);
+  console.log(
+    `bench: own stack ready in ${((performance.now() - started) / 1000).toFixed(1)} s (logs in ${path.relative(process.cwd(), runDir)}/logs)`,
+  );
   const processes = [
     { name: 'temporal', pid: temporal.process.pid },
     { name: 'database', pid: database.process.pid },
@@ -187,7 +195,11 @@ export async function withBenchDatabase<T>(label: string, fn: (database: { url: 
   const supervisor = new stack.Supervisor({ logDir: path.join(runDir, 'logs') });
   supervisor.stopOnSignals();
   try {
-    const database = await stack.startDatabase(supervisor, { binary: tools.secantusd, port: await stack.freePort(), dir: path.join(runDir, 'db') });
+    const database = await stack.startDatabase(supervisor, {
+      binary: tools.secantusd,
+      port: await stack.freePort(),
+      dir: path.join(runDir, 'db'),
+    });
     return await fn({ url: database.url, pid: database.process.pid! });
   } finally {
     await supervisor.stopAll();

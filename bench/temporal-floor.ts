@@ -30,11 +30,25 @@ const LABELS: Record<FloorKind, string> = {
 
 /** A call step that does nothing: answers a charge at once. */
 async function callStep(): Promise<CallStepResult> {
-  return { outcome: 'charged', result: { ok: true, output: { digest: '0'.repeat(64) }, charged: 1, balance: 0 }, ms: { reserve: 0, tool: 0, settle: 0 } };
+  return {
+    outcome: 'charged',
+    result: { ok: true, output: { digest: '0'.repeat(64) }, charged: 1, balance: 0 },
+    ms: { reserve: 0, tool: 0, settle: 0 },
+  };
 }
 
 function callShapeInput(): ToolCallInput {
-  return { accountId: 'bench', tool: 'hash-text', pool: 'cpu', execution: 'local', oneStep: true, cost: 1, timeoutMs: 10_000, input: { text: 'bench' }, answerBy: Date.now() + 60_000 };
+  return {
+    accountId: 'bench',
+    tool: 'hash-text',
+    pool: 'cpu',
+    execution: 'local',
+    oneStep: true,
+    cost: 1,
+    timeoutMs: 10_000,
+    input: { text: 'bench' },
+    answerBy: Date.now() + 60_000,
+  };
 }
 
 export interface FloorFigures {
@@ -97,8 +111,17 @@ export async function temporalFloor(
         // first workflow task back with the start, to this process's worker.
         const handle =
           kind === 'shape'
-            ? await client.workflow.start(WORKFLOW_TYPES.toolCall, { taskQueue: CALL_SHAPE_QUEUE, workflowId: id, args: [callShapeInput()] })
-            : await client.workflow.start('echo', { taskQueue: TASK_QUEUE, workflowId: id, args: [id], requestEagerStart: kind === 'eager' });
+            ? await client.workflow.start(WORKFLOW_TYPES.toolCall, {
+                taskQueue: CALL_SHAPE_QUEUE,
+                workflowId: id,
+                args: [callShapeInput()],
+              })
+            : await client.workflow.start('echo', {
+                taskQueue: TASK_QUEUE,
+                workflowId: id,
+                args: [id],
+                requestEagerStart: kind === 'eager',
+              });
         await handle.result();
         if (i >= 0) counted++;
       },
@@ -106,7 +129,12 @@ export async function temporalFloor(
     );
     const perCall = cpuPerCall(before, cpuSnapshot(temporalProcess), counted);
     const own = (ownCpuMs() - ownBefore) / counted;
-    perCall.splice(-1, 1, { process: 'client + worker (bench process)', msPerCall: own }, { process: 'all', msPerCall: perCall.at(-1)!.msPerCall + own });
+    perCall.splice(
+      -1,
+      1,
+      { process: 'client + worker (bench process)', msPerCall: own },
+      { process: 'all', msPerCall: perCall.at(-1)!.msPerCall + own },
+    );
     figures.rows.push({ ...row, kind });
     figures.cpu.push({ kind, label: row.label, concurrency, perCall });
   }

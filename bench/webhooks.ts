@@ -61,7 +61,13 @@ async function sendTest(account: TestAccount, endpointId: string): Promise<strin
 }
 
 /** Sends `count` test events, `lanes` at a time; with `paced`, each lane waits for its event's delivery before the next. */
-async function sendTests(account: TestAccount, endpointId: string, count: number, lanes: number, paced?: (eventId: string) => Promise<unknown>): Promise<string[]> {
+async function sendTests(
+  account: TestAccount,
+  endpointId: string,
+  count: number,
+  lanes: number,
+  paced?: (eventId: string) => Promise<unknown>,
+): Promise<string[]> {
   const ids: string[] = [];
   let next = 0;
   async function lane() {
@@ -78,7 +84,9 @@ async function sendTests(account: TestAccount, endpointId: string, count: number
 async function delivered(receiver: Receiver, path: string, ids: string[]): Promise<Map<string, Delivery>> {
   const wanted = new Set(ids);
   const all = await receiver.waitFor(
-    (got) => new Set(got.filter((d) => d.path === path && d.answered !== null && wanted.has(d.body?.id)).map((d) => d.body.id)).size >= wanted.size,
+    (got) =>
+      new Set(got.filter((d) => d.path === path && d.answered !== null && wanted.has(d.body?.id)).map((d) => d.body.id)).size >=
+      wanted.size,
     DELIVERY_WAIT_MS,
     `${wanted.size} deliveries at ${path}`,
   );
@@ -88,16 +96,33 @@ async function delivered(receiver: Receiver, path: string, ids: string[]): Promi
 }
 
 /** A new account's endpoint at `path`, its workflow started at `concurrency`, warmed up (connections, caches). */
-async function endpointAt(client: Client, receiver: Receiver, path: string, concurrency: number, warm = true): Promise<{ account: TestAccount; endpointId: string }> {
+async function endpointAt(
+  client: Client,
+  receiver: Receiver,
+  path: string,
+  concurrency: number,
+  warm = true,
+): Promise<{ account: TestAccount; endpointId: string }> {
   const account = await newAccount(10, `bench webhooks ${path}`);
   const endpoint = await registerEndpoint(account, receiver.url(path));
   const input: WebhookEndpointInput = { endpointId: endpoint.id, concurrency };
-  await client.workflow.start(WORKFLOW_TYPES.webhookEndpoint, { workflowId: webhookWorkflowId(endpoint.id), taskQueue: TASK_QUEUES.core, args: [input] });
+  await client.workflow.start(WORKFLOW_TYPES.webhookEndpoint, {
+    workflowId: webhookWorkflowId(endpoint.id),
+    taskQueue: TASK_QUEUES.core,
+    args: [input],
+  });
   if (warm) await delivered(receiver, path, await sendTests(account, endpoint.id, WARMUP, 1, (id) => delivered(receiver, path, [id])));
   return { account, endpointId: endpoint.id };
 }
 
-async function run(client: Client, receiver: Receiver, label: string, concurrency: number, burst: boolean, path: string): Promise<Measured> {
+async function run(
+  client: Client,
+  receiver: Receiver,
+  label: string,
+  concurrency: number,
+  burst: boolean,
+  path: string,
+): Promise<Measured> {
   const { account, endpointId } = await endpointAt(client, receiver, path, concurrency);
   const count = burst ? BURST : PACED;
   const ids = burst
@@ -111,7 +136,14 @@ async function run(client: Client, receiver: Receiver, label: string, concurrenc
   const extra = receiver.deliveries(path).length - WARMUP - ids.length;
   if (extra !== 0) console.log(`  ${label}: ${extra} deliveries more than events (retries or duplicates)`);
   return {
-    row: figures(label, concurrency, count, 0, ids.map((_, i) => received[i]! - recorded[i]!), spanMs),
+    row: figures(
+      label,
+      concurrency,
+      count,
+      0,
+      ids.map((_, i) => received[i]! - recorded[i]!),
+      spanMs,
+    ),
     recordedWithinMs: Math.max(...recorded) - firstRecorded,
     deliveriesPerSecond: count / (spanMs / 1000),
   };
@@ -153,11 +185,19 @@ async function slowEndpoint(client: Client, receiver: Receiver, backlog: number)
 const fmt = (n: number) => n.toFixed(1);
 
 const results = await withBenchStack(async (stack) => {
-  if (!stack.temporal || !stack.mongodbUrl) throw new Error('bench:webhooks records events and starts workflows itself: give TEMPORAL_ADDRESS and MONGODB_URL with API_URL');
+  if (!stack.temporal || !stack.mongodbUrl)
+    throw new Error('bench:webhooks records events and starts workflows itself: give TEMPORAL_ADDRESS and MONGODB_URL with API_URL');
   const mongo = await connectMongo(stack.mongodbUrl);
   const connection = await Connection.connect({ address: stack.temporal.address });
-  const client = new Client({ connection, namespace: stack.temporal.namespace, dataConverter: { payloadCodecs: [new ClaimCheckCodec(mongo.db)] } });
-  record = createEventRecorder(mongo.db, createWebhookFanout({ db: mongo.db, client, log: createLogger({ name: 'bench', level: 'warn' }) }).onEvent);
+  const client = new Client({
+    connection,
+    namespace: stack.temporal.namespace,
+    dataConverter: { payloadCodecs: [new ClaimCheckCodec(mongo.db)] },
+  });
+  record = createEventRecorder(
+    mongo.db,
+    createWebhookFanout({ db: mongo.db, client, log: createLogger({ name: 'bench', level: 'warn' }) }).onEvent,
+  );
   const receiver = await startReceiver();
   try {
     const pacedOne = await run(client, receiver, 'one event at a time, concurrency 1', 1, false, '/paced-1');
@@ -168,7 +208,14 @@ const results = await withBenchStack(async (stack) => {
     const openAtStart = slow.open();
     let fewestOpen = openAtStart;
     const watch = setInterval(() => (fewestOpen = Math.min(fewestOpen, slow.open())), 100);
-    const beside = await run(client, receiver, `one event at a time, concurrency ${DEFAULT}, beside an endpoint answering after 10 s`, DEFAULT, false, '/paced-beside-slow');
+    const beside = await run(
+      client,
+      receiver,
+      `one event at a time, concurrency ${DEFAULT}, beside an endpoint answering after 10 s`,
+      DEFAULT,
+      false,
+      '/paced-beside-slow',
+    );
     clearInterval(watch);
     await slow.stop();
     return { pacedOne, pacedDefault, burstOne, burstDefault, beside, openAtStart, fewestOpen };
@@ -180,9 +227,19 @@ const results = await withBenchStack(async (stack) => {
 });
 
 const { pacedOne, pacedDefault, burstOne, burstDefault, beside } = results;
-printTable('webhooks: from an event being recorded to the receiver having it (calls/s: deliveries per second)', [pacedOne.row, pacedDefault.row, burstOne.row, burstDefault.row, beside.row]);
-console.log(`bursts recorded within ${burstOne.recordedWithinMs} ms (at 1) and ${burstDefault.recordedWithinMs} ms (at ${DEFAULT}) of their first event`);
-console.log(`one at a time: p50 ${fmt(pacedDefault.row.p50Ms)} ms at ${DEFAULT}, ${fmt(pacedOne.row.p50Ms)} ms at 1 (${fmt(pacedDefault.row.p50Ms / pacedOne.row.p50Ms)}x)`);
+printTable('webhooks: from an event being recorded to the receiver having it (calls/s: deliveries per second)', [
+  pacedOne.row,
+  pacedDefault.row,
+  burstOne.row,
+  burstDefault.row,
+  beside.row,
+]);
+console.log(
+  `bursts recorded within ${burstOne.recordedWithinMs} ms (at 1) and ${burstDefault.recordedWithinMs} ms (at ${DEFAULT}) of their first event`,
+);
+console.log(
+  `one at a time: p50 ${fmt(pacedDefault.row.p50Ms)} ms at ${DEFAULT}, ${fmt(pacedOne.row.p50Ms)} ms at 1 (${fmt(pacedDefault.row.p50Ms / pacedOne.row.p50Ms)}x)`,
+);
 console.log(
   `beside an endpoint answering after 10 s (it held ${results.openAtStart} deliveries open as the row began, never fewer than ${results.fewestOpen}): ` +
     `p50 ${fmt(beside.row.p50Ms)} ms, ${fmt(beside.row.p50Ms / pacedDefault.row.p50Ms)}x its p50 alone`,

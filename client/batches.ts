@@ -55,7 +55,8 @@ export interface Batches {
 
 export function createBatches(transport: Transport, token: () => string): Batches {
   const path = (id: string, rest = '') => `/api/v1/batches/${encodeURIComponent(id)}${rest}`;
-  const read = async (id: string, signal?: AbortSignal) => (await transport.send({ method: 'GET', path: path(id), token: token(), signal })).body as Batch;
+  const read = async (id: string, signal?: AbortSignal) =>
+    (await transport.send({ method: 'GET', path: path(id), token: token(), signal })).body as Batch;
 
   function handle(created: Batch): BatchHandle {
     const { id } = created;
@@ -63,8 +64,11 @@ export function createBatches(transport: Transport, token: () => string): Batche
       id,
       created,
       progress: (o = {}) => read(id, o.signal),
-      items: async (query = {}, o = {}) => (await transport.send({ method: 'GET', path: path(id, '/items'), query: { ...query }, token: token(), signal: o.signal })).body as BatchItemPage,
-      cancel: async (o = {}) => (await transport.send({ method: 'DELETE', path: path(id), token: token(), signal: o.signal })).body as Batch,
+      items: async (query = {}, o = {}) =>
+        (await transport.send({ method: 'GET', path: path(id, '/items'), query: { ...query }, token: token(), signal: o.signal }))
+          .body as BatchItemPage,
+      cancel: async (o = {}) =>
+        (await transport.send({ method: 'DELETE', path: path(id), token: token(), signal: o.signal })).body as Batch,
       results: (o = {}) => lines(transport, path(id, '/results'), token(), o.signal),
     };
   }
@@ -84,7 +88,9 @@ export function createBatches(transport: Transport, token: () => string): Batche
       return handle(answer.body as Batch);
     },
     get: async (id, o = {}) => handle(await read(id, o.signal)),
-    list: async (query = {}, o = {}) => (await transport.send({ method: 'GET', path: '/api/v1/batches', query: { ...query }, token: token(), signal: o.signal })).body as BatchPage,
+    list: async (query = {}, o = {}) =>
+      (await transport.send({ method: 'GET', path: '/api/v1/batches', query: { ...query }, token: token(), signal: o.signal }))
+        .body as BatchPage,
   };
 }
 

@@ -33,7 +33,15 @@ export class UtilityToolsError extends Error {
   /** The whole problem body, extra members included; undefined when none came. */
   readonly problem: (Problem & Record<string, unknown>) | undefined;
 
-  constructor(init: { status: number; code: ErrorCode; detail: string; requestId?: string; problem?: Problem & Record<string, unknown>; retryAfter?: number; cause?: unknown }) {
+  constructor(init: {
+    status: number;
+    code: ErrorCode;
+    detail: string;
+    requestId?: string;
+    problem?: Problem & Record<string, unknown>;
+    retryAfter?: number;
+    cause?: unknown;
+  }) {
     super(`${init.code}: ${init.detail}`, init.cause === undefined ? undefined : { cause: init.cause });
     this.status = init.status;
     this.code = init.code;

@@ -134,7 +134,11 @@ export class Transport {
     const deadline = Date.now() + retry.deadlineMs;
     const url = new URL(this.baseUrl + spec.path);
     for (const [name, value] of Object.entries(spec.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
-    const headers: Record<string, string> = { accept: 'application/json, application/problem+json', authorization: `Bearer ${spec.token}`, ...spec.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json, application/problem+json',
+      authorization: `Bearer ${spec.token}`,
+      ...spec.headers,
+    };
     if (this.userAgent) headers['user-agent'] = this.userAgent;
     // Serialised once: every attempt sends the same bytes, as the Idempotency-Key requires.
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
@@ -155,8 +159,14 @@ export class Transport {
       } catch (cause) {
         clearTimeout(timer);
         if (spec.signal?.aborted) throw spec.signal.reason ?? cause;
-        if (timeout.signal.aborted) throw new UtilityToolsError({ status: 0, code: 'timeout', detail: `No answer within ${retry.deadlineMs} ms.`, cause });
-        const failure = new UtilityToolsError({ status: 0, code: 'network_error', detail: `The request failed: ${(cause as Error)?.message ?? cause}`, cause });
+        if (timeout.signal.aborted)
+          throw new UtilityToolsError({ status: 0, code: 'timeout', detail: `No answer within ${retry.deadlineMs} ms.`, cause });
+        const failure = new UtilityToolsError({
+          status: 0,
+          code: 'network_error',
+          detail: `The request failed: ${(cause as Error)?.message ?? cause}`,
+          cause,
+        });
         if (!repeatable || attempt >= retry.maxAttempts) throw failure;
         await this.pause(backoff(attempt, retry), deadline, failure, spec.signal);
         continue;

@@ -44,9 +44,26 @@ export class UtilityTools {
     this.tools = createTools(transport, apiKey);
     this.calls = {
       get: async (requestId, o = {}) =>
-        (await transport.send({ method: 'GET', path: `/api/v1/calls/${encodeURIComponent(requestId)}`, token: apiKey(), signal: o.signal, retry: o.retry })).body as Call,
+        (
+          await transport.send({
+            method: 'GET',
+            path: `/api/v1/calls/${encodeURIComponent(requestId)}`,
+            token: apiKey(),
+            signal: o.signal,
+            retry: o.retry,
+          })
+        ).body as Call,
       list: async (query = {}, o = {}) =>
-        (await transport.send({ method: 'GET', path: '/api/v1/calls', query: { ...query }, token: apiKey(), signal: o.signal, retry: o.retry })).body as CallPage,
+        (
+          await transport.send({
+            method: 'GET',
+            path: '/api/v1/calls',
+            query: { ...query },
+            token: apiKey(),
+            signal: o.signal,
+            retry: o.retry,
+          })
+        ).body as CallPage,
     };
     this.batches = createBatches(transport, apiKey);
     this.account = createAccount(transport, needs(options.ownerToken, 'ownerToken'));
@@ -59,11 +76,34 @@ export { UtilityToolsError, type ClientErrorCode, type ErrorCode, type FieldErro
 export { decodeBase64, TOOL_NAMES, methodName } from './tools.js';
 export { renderLink, type RenderLinkOptions, type RenderToolName } from './render-link.js';
 export type {
-  AsyncToolResult, Call, CallAccepted, CallHandle, CallMeta, CallOptions, CallPage, MethodName, ResultOptions, ToolInput,
-  ToolMethod, ToolName, ToolOutput, ToolResult, Tools,
+  AsyncToolResult,
+  Call,
+  CallAccepted,
+  CallHandle,
+  CallMeta,
+  CallOptions,
+  CallPage,
+  MethodName,
+  ResultOptions,
+  ToolInput,
+  ToolMethod,
+  ToolName,
+  ToolOutput,
+  ToolResult,
+  Tools,
 } from './tools.js';
 export type { RetryOptions, TransportOptions } from './http.js';
-export type { Batch, BatchHandle, BatchItem, BatchItemPage, BatchItemQuery, BatchOptions, BatchPage, Batches, NewBatch } from './batches.js';
+export type {
+  Batch,
+  BatchHandle,
+  BatchItem,
+  BatchItemPage,
+  BatchItemQuery,
+  BatchOptions,
+  BatchPage,
+  Batches,
+  NewBatch,
+} from './batches.js';
 export type * from './account.js';
 export type { components, operations, paths } from './api-types.js';
 export { verifyWebhook, checkWebhook, WEBHOOK_HEADERS } from '../lib/webhook-signature.js';

@@ -34,7 +34,8 @@ async function hmacSha256Hex(secret: string, text: string): Promise<string> {
 /** A signed render link for an `<img src>`: `{baseUrl}/api/v1/render/{secretId}/{tool}?{input}[&expires][&maxAge]&signature=`. */
 export async function renderLink<T extends RenderToolName>(options: RenderLinkOptions<T>): Promise<string> {
   const pairs = Object.entries(options.input as Record<string, unknown>).map(([k, v]) => {
-    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') throw new TypeError(`renderLink: input.${k} must be a string, number or boolean`);
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean')
+      throw new TypeError(`renderLink: input.${k} must be a string, number or boolean`);
     return `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`;
   });
   const { expires } = options;

@@ -9,10 +9,26 @@ export type ToolName = keyof paths extends infer P ? (P extends `/api/v1/tools/$
 
 /** The tools, listed at run time; the type check fails while this list and the document differ. */
 export const TOOL_NAMES = [
-  'hash-text', 'bcrypt-hash', 'bcrypt-verify', 'argon2-verify', 'qr-generate', 'watermark-image',
-  'image-upscale', 'word-to-pdf', 'http-request', 'web-scrape', 'seo-meta', 'broken-links',
-  'pdf-metadata', 'ping', 'dns-lookup', 'ssl-check', 'smtp-test', 'gold-price',
-  'website-screenshot', 'html-to-image',
+  'hash-text',
+  'bcrypt-hash',
+  'bcrypt-verify',
+  'argon2-verify',
+  'qr-generate',
+  'watermark-image',
+  'image-upscale',
+  'word-to-pdf',
+  'http-request',
+  'web-scrape',
+  'seo-meta',
+  'broken-links',
+  'pdf-metadata',
+  'ping',
+  'dns-lookup',
+  'ssl-check',
+  'smtp-test',
+  'gold-price',
+  'website-screenshot',
+  'html-to-image',
 ] as const satisfies readonly ToolName[];
 type Listed = (typeof TOOL_NAMES)[number];
 // A tool of the document missing from the list makes this `false`, and the assignment fails.
@@ -98,7 +114,12 @@ export type Tools = { readonly [T in ToolName as MethodName<T>]: ToolMethod<T> }
    * Calls a tool that makes a file with `Output-Destination: destination`: the file is written to
    * that destination's bucket (`{prefix}/{requestId}/0.{ext}`) and the answer says where.
    */
-  store<T extends FileToolName>(tool: T, input: ToolInput<T>, destination: string, options?: CallOptions): Promise<StoredToolOutput<T> & CallMeta>;
+  store<T extends FileToolName>(
+    tool: T,
+    input: ToolInput<T>,
+    destination: string,
+    options?: CallOptions,
+  ): Promise<StoredToolOutput<T> & CallMeta>;
 };
 
 export const methodName = <T extends string>(tool: T) => tool.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()) as MethodName<T>;
@@ -139,7 +160,12 @@ const headerNumber = (headers: Headers, name: string) => {
 };
 
 export function createTools(transport: Transport, token: () => string): Tools {
-  async function call<T extends ToolName>(tool: T, input: ToolInput<T>, options: CallOptions = {}, headers: Record<string, string> = {}): Promise<ToolResult<T>> {
+  async function call<T extends ToolName>(
+    tool: T,
+    input: ToolInput<T>,
+    options: CallOptions = {},
+    headers: Record<string, string> = {},
+  ): Promise<ToolResult<T>> {
     const answer = await transport.send({
       method: 'POST',
       path: `/api/v1/tools/${tool}`,
@@ -184,7 +210,10 @@ export function createTools(transport: Transport, token: () => string): Tools {
 
   const store = <T extends FileToolName>(tool: T, input: ToolInput<T>, destination: string, options?: CallOptions) =>
     call(tool, input, options, { 'output-destination': destination }) as unknown as Promise<StoredToolOutput<T> & CallMeta>;
-  const tools: Record<string, unknown> = { call: (tool: ToolName, input: never, options?: CallOptions) => call(tool, input, options), store };
+  const tools: Record<string, unknown> = {
+    call: (tool: ToolName, input: never, options?: CallOptions) => call(tool, input, options),
+    store,
+  };
   for (const tool of TOOL_NAMES) {
     const method = (input: never, options?: CallOptions) => call(tool, input, options);
     method.async = (input: never, options?: CallOptions) => start(tool, input, options);
@@ -194,11 +223,22 @@ export function createTools(transport: Transport, token: () => string): Tools {
 }
 
 /** Reads the call until it ends, waiting what the service asks (`Retry-After`) between reads. */
-async function poll<T extends ToolName>(transport: Transport, token: () => string, requestId: string, firstWait: number, options: ResultOptions = {}): Promise<AsyncToolResult<T>> {
+async function poll<T extends ToolName>(
+  transport: Transport,
+  token: () => string,
+  requestId: string,
+  firstWait: number,
+  options: ResultOptions = {},
+): Promise<AsyncToolResult<T>> {
   const deadline = Date.now() + (options.timeoutMs ?? 600_000);
   let wait = firstWait;
   for (;;) {
-    const answer = await transport.send({ method: 'GET', path: `/api/v1/calls/${encodeURIComponent(requestId)}`, token: token(), signal: options.signal });
+    const answer = await transport.send({
+      method: 'GET',
+      path: `/api/v1/calls/${encodeURIComponent(requestId)}`,
+      token: token(),
+      signal: options.signal,
+    });
     const record = answer.body as Call;
     if (record.status === 'succeeded') {
       const meta = { charged: record.charged, requestId: record.requestId, replayed: false };
@@ -206,11 +246,21 @@ async function poll<T extends ToolName>(transport: Transport, token: () => strin
     }
     if (record.status === 'failed') {
       if (record.problem) throw UtilityToolsError.fromProblem(record.problem as never);
-      throw new UtilityToolsError({ status: 500, code: record.code === null ? 'internal_error' : (record.code as never), detail: 'The call failed.', requestId });
+      throw new UtilityToolsError({
+        status: 500,
+        code: record.code === null ? 'internal_error' : (record.code as never),
+        detail: 'The call failed.',
+        requestId,
+      });
     }
     const next = Number(answer.headers.get('retry-after') ?? wait) || 1;
     if (Date.now() + next * 1000 > deadline) {
-      throw new UtilityToolsError({ status: 0, code: 'timeout', detail: `Call ${requestId} still running after ${options.timeoutMs ?? 600_000} ms.`, requestId });
+      throw new UtilityToolsError({
+        status: 0,
+        code: 'timeout',
+        detail: `Call ${requestId} still running after ${options.timeoutMs ?? 600_000} ms.`,
+        requestId,
+      });
     }
     await sleep((wait = next) * 1000, options.signal);
   }

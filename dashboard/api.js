@@ -93,7 +93,8 @@ export function createClient({ token = null, onUnauthorized = () => {} } = {}) {
       throw transportError(err);
     }
     const text = await res.text().catch(() => '');
-    if (res.ok && accept === 'text/csv') return { text, filename: /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'usage.csv' };
+    if (res.ok && accept === 'text/csv')
+      return { text, filename: /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'usage.csv' };
     // Closed meanwhile (another request's 401 ended the session): this answer is not shown.
     if (controller.signal.aborted) throw new DOMException('The session ended.', 'AbortError');
     let data = null;
@@ -145,7 +146,8 @@ export function createClient({ token = null, onUnauthorized = () => {} } = {}) {
     deleteWebhook: (endpointId) => call('DELETE', `/api/v1/account/webhooks/${id(endpointId)}`),
     testWebhook: (endpointId) => call('POST', `/api/v1/account/webhooks/${id(endpointId)}/test`),
     /** @param {string} [recoverSince] ISO time: also resend what the endpoint missed since then */
-    enableWebhook: (endpointId, recoverSince) => call('POST', `/api/v1/account/webhooks/${id(endpointId)}/enable`, recoverSince ? { recoverSince } : undefined),
+    enableWebhook: (endpointId, recoverSince) =>
+      call('POST', `/api/v1/account/webhooks/${id(endpointId)}/enable`, recoverSince ? { recoverSince } : undefined),
     setEventTypes: (endpointId, eventTypes) => call('PATCH', `/api/v1/account/webhooks/${id(endpointId)}`, { eventTypes }),
     rotateSecret: (endpointId) => call('POST', `/api/v1/account/webhooks/${id(endpointId)}/rotate-secret`),
     endPreviousSecret: (endpointId) => call('DELETE', `/api/v1/account/webhooks/${id(endpointId)}/previous-secret`),

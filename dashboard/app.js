@@ -108,7 +108,13 @@ function startSession({ kind, token, me = null, account = null, focus, to }) {
 function showPerson() {
   const me = session?.me;
   const person = $('person-name');
-  person.textContent = me ? (me.user.name ? `${me.user.name} (${me.user.email})` : me.user.email) : session?.kind === 'token' ? 'Owner token' : '';
+  person.textContent = me
+    ? me.user.name
+      ? `${me.user.name} (${me.user.email})`
+      : me.user.email
+    : session?.kind === 'token'
+      ? 'Owner token'
+      : '';
   person.hidden = !person.textContent;
   const select = /** @type {HTMLSelectElement} */ ($('account-select'));
   const several = (me?.accounts.length ?? 0) > 1;

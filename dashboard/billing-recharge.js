@@ -14,14 +14,41 @@ export function createRechargeForm({ client, packs }) {
   const inputs = {
     enabled: h('input', { id: 'recharge-enabled', name: 'enabled', type: 'checkbox', 'aria-describedby': 'recharge-error' }),
     packId: h('select', { id: 'recharge-pack', name: 'packId', 'aria-describedby': 'recharge-error' }),
-    threshold: h('input', { id: 'recharge-threshold', name: 'threshold', type: 'number', min: '1', step: '1', required: true, 'aria-describedby': 'recharge-error' }),
-    monthlyLimit: h('input', { id: 'recharge-limit', name: 'monthlyLimit', type: 'number', min: '1', max: '100', step: '1', required: true, 'aria-describedby': 'recharge-error' }),
+    threshold: h('input', {
+      id: 'recharge-threshold',
+      name: 'threshold',
+      type: 'number',
+      min: '1',
+      step: '1',
+      required: true,
+      'aria-describedby': 'recharge-error',
+    }),
+    monthlyLimit: h('input', {
+      id: 'recharge-limit',
+      name: 'monthlyLimit',
+      type: 'number',
+      min: '1',
+      max: '100',
+      step: '1',
+      required: true,
+      'aria-describedby': 'recharge-error',
+    }),
   };
   const form = h(
     'form',
-    { id: 'recharge-form', class: 'panel-form', novalidate: true, 'aria-labelledby': 'recharge-title', onsubmit: whenSent(() => saveRecharge()) },
+    {
+      id: 'recharge-form',
+      class: 'panel-form',
+      novalidate: true,
+      'aria-labelledby': 'recharge-title',
+      onsubmit: whenSent(() => saveRecharge()),
+    },
     h('h2', { id: 'recharge-title', tabindex: '-1' }, 'Auto-recharge'),
-    h('p', { class: 'help' }, 'When a call takes the balance below the threshold, one recharge buys the pack with your saved card. Calls never wait for it; three failed recharges in a row turn it off.'),
+    h(
+      'p',
+      { class: 'help' },
+      'When a call takes the balance below the threshold, one recharge buys the pack with your saved card. Calls never wait for it; three failed recharges in a row turn it off.',
+    ),
     rechargeStatus,
     h('div', { class: 'field checkbox' }, h('label', { for: 'recharge-enabled' }, inputs.enabled, ' Recharge automatically')),
     labelled({ id: 'recharge-pack', label: 'Pack to buy', control: inputs.packId }),
@@ -44,7 +71,13 @@ export function createRechargeForm({ client, packs }) {
   function renderRecharge(settings) {
     replace(
       inputs.packId,
-      (packs() ?? []).map((p) => h('option', { value: p.id, selected: p.id === settings.packId }, `${p.name} (${credits(p.credits)}, ${formatPrice(p.price.amount, p.price.currency)})`)),
+      (packs() ?? []).map((p) =>
+        h(
+          'option',
+          { value: p.id, selected: p.id === settings.packId },
+          `${p.name} (${credits(p.credits)}, ${formatPrice(p.price.amount, p.price.currency)})`,
+        ),
+      ),
     );
     inputs.enabled.checked = settings.enabled;
     inputs.threshold.value = settings.threshold ?? '';
@@ -56,11 +89,32 @@ export function createRechargeForm({ client, packs }) {
       h(
         'dl',
         { class: 'stats' },
-        h('div', { class: 'stat' }, h('dt', {}, 'Card'), h('dd', { id: 'recharge-card' }, card ? `${card.brand} •••• ${card.last4}` : 'None saved')),
-        h('div', { class: 'stat' }, h('dt', {}, 'This month'), h('dd', { id: 'recharge-count' }, `${formatInt(settings.rechargesThisMonth)} ${settings.rechargesThisMonth === 1 ? 'recharge' : 'recharges'}`)),
-        h('div', { class: 'stat' }, h('dt', {}, 'Last recharge'), h('dd', { id: 'recharge-last' }, last ? [last.status, last.reason ? ` (${last.reason})` : '', ', ', time(last.at)] : 'None')),
+        h(
+          'div',
+          { class: 'stat' },
+          h('dt', {}, 'Card'),
+          h('dd', { id: 'recharge-card' }, card ? `${card.brand} •••• ${card.last4}` : 'None saved'),
+        ),
+        h(
+          'div',
+          { class: 'stat' },
+          h('dt', {}, 'This month'),
+          h(
+            'dd',
+            { id: 'recharge-count' },
+            `${formatInt(settings.rechargesThisMonth)} ${settings.rechargesThisMonth === 1 ? 'recharge' : 'recharges'}`,
+          ),
+        ),
+        h(
+          'div',
+          { class: 'stat' },
+          h('dt', {}, 'Last recharge'),
+          h('dd', { id: 'recharge-last' }, last ? [last.status, last.reason ? ` (${last.reason})` : '', ', ', time(last.at)] : 'None'),
+        ),
       ),
-      card ? null : h('p', { class: 'muted small' }, 'To recharge automatically, buy a pack with “Save the card for automatic recharges” checked.'),
+      card
+        ? null
+        : h('p', { class: 'muted small' }, 'To recharge automatically, buy a pack with “Save the card for automatic recharges” checked.'),
       settings.disabledReason ? h('p', { class: 'notice', id: 'recharge-disabled' }, `Turned off: ${settings.disabledReason}.`) : null,
     );
   }
@@ -71,7 +125,10 @@ export function createRechargeForm({ client, packs }) {
     const whole = (value) => (value.trim() === '' ? null : Number(value));
     try {
       const settings = await client.setAutoRecharge({
-        enabled: inputs.enabled.checked, packId: inputs.packId.value, threshold: whole(inputs.threshold.value), monthlyLimit: whole(inputs.monthlyLimit.value),
+        enabled: inputs.enabled.checked,
+        packId: inputs.packId.value,
+        threshold: whole(inputs.threshold.value),
+        monthlyLimit: whole(inputs.monthlyLimit.value),
       });
       renderRecharge(settings);
       announce(settings.enabled ? 'Auto-recharge is on.' : 'Auto-recharge is off.');

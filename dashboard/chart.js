@@ -101,7 +101,14 @@ function draw(wrapper, data, ids) {
     const segments = data.tools.map((tool) => {
       const n = amount(day, tool);
       if (!n) return null;
-      const rect = s('rect', { x, width: barW, y: y(base + n), height: Math.max(1, y(base) - y(base + n)), fill: tool.color, class: 'segment' });
+      const rect = s('rect', {
+        x,
+        width: barW,
+        y: y(base + n),
+        height: Math.max(1, y(base) - y(base + n)),
+        fill: tool.color,
+        class: 'segment',
+      });
       base += n;
       return rect;
     });
@@ -110,7 +117,11 @@ function draw(wrapper, data, ids) {
     const clipped = centre + LABEL_W / 2 > width - 2;
     const label =
       i % every === (data.days.length - 1) % every
-        ? s('text', { x: clipped ? width - 2 : centre, y: height - 8, class: 'tick', 'text-anchor': clipped ? 'end' : 'middle' }, formatDay(day.date))
+        ? s(
+            'text',
+            { x: clipped ? width - 2 : centre, y: height - 8, class: 'tick', 'text-anchor': clipped ? 'end' : 'middle' },
+            formatDay(day.date),
+          )
         : null;
     const tip = `${formatDay(day.date)}: ${credits(day.total)}${day.total ? ` (${breakdown(day)})` : ''}`;
     return s('g', { class: 'day' }, s('title', {}, tip), segments, label);
@@ -149,7 +160,9 @@ export function usageChart(data, { tableOpen = false, onTableToggle = () => {} }
   const legend = h(
     'ul',
     { class: 'legend', 'aria-label': 'Tools in the chart' },
-    data.tools.map((t) => h('li', {}, h('span', { class: 'swatch', 'aria-hidden': 'true', dataset: { color: t.color } }), `${t.name}: ${credits(t.total)}`)),
+    data.tools.map((t) =>
+      h('li', {}, h('span', { class: 'swatch', 'aria-hidden': 'true', dataset: { color: t.color } }), `${t.name}: ${credits(t.total)}`),
+    ),
   );
   // The swatch colour is set through the CSSOM (allowed by the CSP, unlike a style attribute).
   for (const swatch of legend.querySelectorAll('.swatch')) swatch.style.backgroundColor = swatch.dataset.color;

@@ -123,7 +123,8 @@ export const empty = (...children) => h('p', { class: 'empty' }, ...children);
  */
 export function showFormError(errorEl, input, err) {
   const fieldMessage = err?.errors?.find((e) => e.field === `/${input.name}`)?.message;
-  errorEl.textContent = problemText(err) + (fieldMessage && !problemText(err).includes(fieldMessage) ? ` (${input.name}: ${fieldMessage})` : '');
+  errorEl.textContent =
+    problemText(err) + (fieldMessage && !problemText(err).includes(fieldMessage) ? ` (${input.name}: ${fieldMessage})` : '');
   errorEl.hidden = false;
   input.setAttribute('aria-invalid', 'true');
 }
@@ -162,7 +163,15 @@ export function dataTable({ columns, rows, rowHeader = -1, caption, attrs = {} }
     'table',
     { ...attrs, class: `data-table ${attrs.class ?? ''}`.trim(), role: 'table' },
     caption ? h('caption', {}, caption) : null,
-    h('thead', { role: 'rowgroup' }, h('tr', { role: 'row' }, cols.map((c) => h('th', { scope: 'col', role: 'columnheader', class: c.class }, c.label)))),
+    h(
+      'thead',
+      { role: 'rowgroup' },
+      h(
+        'tr',
+        { role: 'row' },
+        cols.map((c) => h('th', { scope: 'col', role: 'columnheader', class: c.class }, c.label)),
+      ),
+    ),
     h(
       'tbody',
       { role: 'rowgroup' },
@@ -172,7 +181,11 @@ export function dataTable({ columns, rows, rowHeader = -1, caption, attrs = {} }
           { ...row.attrs, role: 'row' },
           row.cells.map((cell, i) =>
             i === rowHeader
-              ? h('th', { scope: 'row', role: 'rowheader', 'data-label': cols[i].label, class: cols[i].class }, h('span', { class: 'cell' }, cell))
+              ? h(
+                  'th',
+                  { scope: 'row', role: 'rowheader', 'data-label': cols[i].label, class: cols[i].class },
+                  h('span', { class: 'cell' }, cell),
+                )
               : h('td', { role: 'cell', 'data-label': cols[i].label, class: cols[i].class }, h('span', { class: 'cell' }, cell)),
           ),
         ),

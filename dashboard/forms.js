@@ -14,9 +14,21 @@ export function field({ id, label, optional = false, help, attrs }) {
   const helpEl = help ? h('p', { class: 'help', id: `${id}-help` }, help) : null;
   const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
   const input = /** @type {HTMLInputElement} */ (
-    h('input', { id, required: optional ? null : true, 'aria-describedby': [helpEl ? `${id}-help` : null, `${id}-error`].filter(Boolean).join(' '), ...attrs })
+    h('input', {
+      id,
+      required: optional ? null : true,
+      'aria-describedby': [helpEl ? `${id}-help` : null, `${id}-error`].filter(Boolean).join(' '),
+      ...attrs,
+    })
   );
-  const element = h('div', { class: 'field' }, h('label', { for: id }, label, optional ? h('span', { class: 'optional' }, ' (optional)') : null), input, helpEl, error);
+  const element = h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id }, label, optional ? h('span', { class: 'optional' }, ' (optional)') : null),
+    input,
+    helpEl,
+    error,
+  );
   return { element, input, error, label };
 }
 
@@ -48,7 +60,13 @@ export function selectField({ id, label, help, name, options, placeholder }) {
  * @param {{ id: string, label: string, hint?: string | null, control: HTMLElement, after?: unknown[] }} spec
  */
 export function labelled({ id, label, hint, control, after = [] }) {
-  return h('div', { class: 'field' }, h('label', { for: id }, label, hint ? [' ', h('span', { class: 'optional' }, hint)] : null), control, ...after);
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id }, label, hint ? [' ', h('span', { class: 'optional' }, hint)] : null),
+    control,
+    ...after,
+  );
 }
 
 /**
@@ -66,7 +84,8 @@ export const whenSent = (task) => (event) => {
 /** A checkbox that shows the password fields given as plain text (people check what they typed). */
 export function showPasswords(id, ...inputs) {
   const box = h('input', {
-    id, type: 'checkbox',
+    id,
+    type: 'checkbox',
     onchange: () => {
       for (const input of inputs) input.type = box.checked ? 'text' : 'password';
     },
@@ -75,7 +94,8 @@ export function showPasswords(id, ...inputs) {
 }
 
 /** What a password must be (domain/identity/password-policy.js says it to the service's callers). */
-export const PASSWORD_RULES = '15 to 256 characters of any kind: spaces, symbols, emoji and any language count. A few unrelated words make a strong one. Not a common or breached password, not your address or name, and not an easy pattern: a word repeated, a row of keys, a sequence, or a word with a year.';
+export const PASSWORD_RULES =
+  '15 to 256 characters of any kind: spaces, symbols, emoji and any language count. A few unrelated words make a strong one. Not a common or breached password, not your address or name, and not an easy pattern: a word repeated, a row of keys, a sequence, or a word with a year.';
 
 const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
 
@@ -83,7 +103,9 @@ const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
 export function waitText(seconds) {
   const minutes = Math.ceil(seconds / 60);
   const at = clock.format(new Date(Date.now() + seconds * 1000));
-  return seconds < 60 ? `in ${Math.max(1, Math.ceil(seconds))} seconds` : `in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'} (at ${at})`;
+  return seconds < 60
+    ? `in ${Math.max(1, Math.ceil(seconds))} seconds`
+    : `in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'} (at ${at})`;
 }
 
 /**
@@ -127,10 +149,15 @@ export function formProblems({ fields }) {
       marked.push(f);
     }
     let text = problemText(err);
-    if (err?.code === 'too_many_attempts' && err.retryAfter) text = `Too many failed sign-ins with this address or from this network. Try again ${waitText(err.retryAfter)}, or reset your password.`;
+    if (err?.code === 'too_many_attempts' && err.retryAfter)
+      text = `Too many failed sign-ins with this address or from this network. Try again ${waitText(err.retryAfter)}, or reset your password.`;
     else if (marked.length) text = marked.length === 1 ? 'Check the field marked below.' : 'Check the fields marked below.';
     // replace() (not append) drops an absent part: append() writes null as the word "null".
-    replace(summary, h('p', {}, text), err?.requestId ? h('p', { class: 'muted small' }, 'Request id: ', h('code', {}, err.requestId)) : null);
+    replace(
+      summary,
+      h('p', {}, text),
+      err?.requestId ? h('p', { class: 'muted small' }, 'Request id: ', h('code', {}, err.requestId)) : null,
+    );
     summary.hidden = false;
     (marked[0]?.input ?? focus ?? all[0]?.input)?.focus();
   }

@@ -3,7 +3,13 @@
 import { dataTable, formatInt, h, time } from './dom.js';
 import { createPagedList } from './paged-list.js';
 
-const REASONS = { welcome: 'Welcome', purchase: 'Purchase', recharge: 'Auto-recharge', monthly_allowance: 'Monthly allowance', manual_adjustment: 'Adjustment' };
+const REASONS = {
+  welcome: 'Welcome',
+  purchase: 'Purchase',
+  recharge: 'Auto-recharge',
+  monthly_allowance: 'Monthly allowance',
+  manual_adjustment: 'Adjustment',
+};
 
 function expiry(g) {
   if (g.expiredAt) return [h('span', { class: 'badge refunded' }, 'Expired'), ' ', time(g.expiredAt)];
@@ -17,7 +23,13 @@ function expiry(g) {
  */
 export function createGrantsList({ client, id, help, caption, takenBack = false }) {
   const body = h('div', { id: `${id}-body` });
-  const section = h('section', { id, 'aria-labelledby': `${id}-title` }, h('h2', { id: `${id}-title`, tabindex: '-1' }, 'Grants'), h('p', { class: 'help' }, help), body);
+  const section = h(
+    'section',
+    { id, 'aria-labelledby': `${id}-title` },
+    h('h2', { id: `${id}-title`, tabindex: '-1' }, 'Grants'),
+    h('p', { class: 'help' }, help),
+    body,
+  );
   const list = createPagedList({
     section,
     container: body,
@@ -31,10 +43,24 @@ export function createGrantsList({ client, id, help, caption, takenBack = false 
       dataTable({
         attrs: { class: `${id}-table`, 'aria-labelledby': `${id}-title` },
         caption,
-        columns: ['Granted', 'Reason', { label: 'Amount', class: 'num' }, { label: 'Left', class: 'num' }, ...(takenBack ? [{ label: 'Taken back', class: 'num' }] : []), 'Expiry'],
+        columns: [
+          'Granted',
+          'Reason',
+          { label: 'Amount', class: 'num' },
+          { label: 'Left', class: 'num' },
+          ...(takenBack ? [{ label: 'Taken back', class: 'num' }] : []),
+          'Expiry',
+        ],
         rows: items.map((g) => ({
           attrs: { dataset: { grantId: g.id } },
-          cells: [time(g.createdAt), REASONS[g.reason] ?? g.reason, formatInt(g.amount), formatInt(g.remaining + g.held), ...(takenBack ? [formatInt(g.voided ?? 0)] : []), expiry(g)],
+          cells: [
+            time(g.createdAt),
+            REASONS[g.reason] ?? g.reason,
+            formatInt(g.amount),
+            formatInt(g.remaining + g.held),
+            ...(takenBack ? [formatInt(g.voided ?? 0)] : []),
+            expiry(g),
+          ],
         })),
       }),
   });

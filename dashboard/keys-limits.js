@@ -15,7 +15,11 @@ const toLocalInput = (iso) => {
   const d = new Date(iso);
   return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 };
-const list = (text) => text.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (text) =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 const whole = (text) => (text.trim() === '' ? null : Number(text));
 
 /**
@@ -28,14 +32,27 @@ export function createLimitsEditor({ client, saved }) {
   const cancel = h('button', { type: 'button', id: 'key-settings-cancel', onclick: () => close() }, 'Cancel');
   const form = h(
     'form',
-    { id: 'key-settings', class: 'panel-form', novalidate: true, hidden: true, 'aria-labelledby': 'key-settings-title', onsubmit: whenSent(() => save()) },
+    {
+      id: 'key-settings',
+      class: 'panel-form',
+      novalidate: true,
+      hidden: true,
+      'aria-labelledby': 'key-settings-title',
+      onsubmit: whenSent(() => save()),
+    },
     settingsTitle,
     h('p', { class: 'help' }, 'Leave a field empty for no limit. A change is in force within a second.'),
-    limitField('key-tools', 'tools', 'Tools or groups', '(comma-separated, e.g. hash-text, network)', { type: 'text', autocomplete: 'off' }),
+    limitField('key-tools', 'tools', 'Tools or groups', '(comma-separated, e.g. hash-text, network)', {
+      type: 'text',
+      autocomplete: 'off',
+    }),
     limitField('key-expires', 'expiresAt', 'Expires', '(your local time)', { type: 'datetime-local' }),
     limitField('key-rate', 'rateLimit', 'Calls per second', null, { type: 'number', min: '1', step: '1' }),
     limitField('key-monthly', 'monthlyCreditLimit', 'Credits per month', '(UTC calendar month)', { type: 'number', min: '1', step: '1' }),
-    limitField('key-ips', 'allowedIps', 'Allowed addresses', '(CIDRs, comma-separated, e.g. 203.0.113.0/24)', { type: 'text', autocomplete: 'off' }),
+    limitField('key-ips', 'allowedIps', 'Allowed addresses', '(CIDRs, comma-separated, e.g. 203.0.113.0/24)', {
+      type: 'text',
+      autocomplete: 'off',
+    }),
     settingsError,
     h('button', { type: 'submit', class: 'primary' }, 'Save limits'),
     ' ',
@@ -43,7 +60,11 @@ export function createLimitsEditor({ client, saved }) {
   );
   const field = (name) => form.querySelector(`[name="${name}"]`);
   const fields = {
-    tools: field('tools'), expiresAt: field('expiresAt'), rateLimit: field('rateLimit'), monthlyCreditLimit: field('monthlyCreditLimit'), allowedIps: field('allowedIps'),
+    tools: field('tools'),
+    expiresAt: field('expiresAt'),
+    rateLimit: field('rateLimit'),
+    monthlyCreditLimit: field('monthlyCreditLimit'),
+    allowedIps: field('allowedIps'),
   };
   /** The key whose limits are being edited. */
   let editing = null;

@@ -39,7 +39,13 @@ export function createPagedList(spec) {
     replace(
       container,
       table(items),
-      nextCursor ? h('button', { type: 'button', class: 'load-more', 'data-focus-key': focusKey, onclick: (e) => loadMore(e.currentTarget) }, moreLabel) : null,
+      nextCursor
+        ? h(
+            'button',
+            { type: 'button', class: 'load-more', 'data-focus-key': focusKey, onclick: (e) => loadMore(e.currentTarget) },
+            moreLabel,
+          )
+        : null,
     );
   }
 

@@ -7,7 +7,9 @@
 let library;
 function webauthn() {
   // A computed specifier: the file is an asset of the page's version, not a module of this folder.
-  library ??= import(new URL('./simplewebauthn-browser.js', import.meta.url).href).then(() => /** @type {any} */ (globalThis).SimpleWebAuthnBrowser);
+  library ??= import(new URL('./simplewebauthn-browser.js', import.meta.url).href).then(
+    () => /** @type {any} */ (globalThis).SimpleWebAuthnBrowser,
+  );
   return library;
 }
 
@@ -44,8 +46,11 @@ export async function signInWithPasskey(client) {
  */
 export function ceremonyProblem(err) {
   if (!err || 'status' in err) return null;
-  if (err.name === 'NotAllowedError' || err.code === 'ERROR_CEREMONY_ABORTED') return { detail: 'The passkey prompt was closed or timed out. Nothing was changed; try again when ready.' };
-  if (err.name === 'InvalidStateError' || err.code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED') return { detail: 'This device already holds a passkey of your sign-in.' };
-  if (err.name === 'SecurityError') return { detail: 'This address of the dashboard cannot use passkeys: open it at the service’s own address.' };
+  if (err.name === 'NotAllowedError' || err.code === 'ERROR_CEREMONY_ABORTED')
+    return { detail: 'The passkey prompt was closed or timed out. Nothing was changed; try again when ready.' };
+  if (err.name === 'InvalidStateError' || err.code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED')
+    return { detail: 'This device already holds a passkey of your sign-in.' };
+  if (err.name === 'SecurityError')
+    return { detail: 'This address of the dashboard cannot use passkeys: open it at the service’s own address.' };
   return { detail: `The passkey could not be used: ${err.message || err.name || 'the browser refused'}.` };
 }

@@ -12,7 +12,11 @@ import { ceremonyProblem, passkeysSupported, signInWithPasskey } from './passkey
 let dialog = null;
 
 function build() {
-  const password = field({ id: 'reauth-password', label: 'Password', attrs: { type: 'password', name: 'password', autocomplete: 'current-password' } });
+  const password = field({
+    id: 'reauth-password',
+    label: 'Password',
+    attrs: { type: 'password', name: 'password', autocomplete: 'current-password' },
+  });
   const problems = formProblems({ fields: { '/password': password } });
   const who = h('p', { id: 'reauth-body' });
   const confirm = h('button', { type: 'submit', class: 'primary' }, 'Confirm');
@@ -20,9 +24,22 @@ function build() {
   const cancel = h('button', { type: 'button', id: 'reauth-cancel' }, 'Cancel');
   // The address, hidden, for password managers: they fill the password of that sign-in.
   const username = h('input', { type: 'email', name: 'username', autocomplete: 'username', hidden: true });
-  const form = h('form', { id: 'reauth-form', method: 'post', novalidate: true }, problems.summary, username, password.element, h('div', { class: 'actions' }, cancel, passkey, confirm));
+  const form = h(
+    'form',
+    { id: 'reauth-form', method: 'post', novalidate: true },
+    problems.summary,
+    username,
+    password.element,
+    h('div', { class: 'actions' }, cancel, passkey, confirm),
+  );
   const element = /** @type {HTMLDialogElement} */ (
-    h('dialog', { id: 'reauth-dialog', 'aria-labelledby': 'reauth-title', 'aria-describedby': 'reauth-body' }, h('h2', { id: 'reauth-title' }, 'Confirm it’s you'), who, form)
+    h(
+      'dialog',
+      { id: 'reauth-dialog', 'aria-labelledby': 'reauth-title', 'aria-describedby': 'reauth-body' },
+      h('h2', { id: 'reauth-title' }, 'Confirm it’s you'),
+      who,
+      form,
+    )
   );
   document.body.append(element);
   return { element, form, username, password, problems, who, confirm, passkey, cancel };

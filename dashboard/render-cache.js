@@ -16,7 +16,11 @@ export function createRenderCache({ client }) {
 
   /** Shows the hits per day (`GET .../render-cache`'s `days`). */
   function render(days) {
-    const button = h('button', { type: 'button', class: 'danger', id: 'render-cache-empty', onclick: (e) => emptyCache(e.currentTarget) }, 'Empty the render cache');
+    const button = h(
+      'button',
+      { type: 'button', class: 'danger', id: 'render-cache-empty', onclick: (e) => emptyCache(e.currentTarget) },
+      'Empty the render cache',
+    );
     const table = days.length
       ? dataTable({
           attrs: { class: 'render-cache-table', 'aria-labelledby': 'render-cache-title' },
@@ -46,7 +50,6 @@ export function createRenderCache({ client }) {
       }
     });
   }
-
 
   return {
     section,

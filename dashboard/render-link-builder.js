@@ -13,18 +13,37 @@ const EXAMPLE_INPUT = {
 };
 
 /** Choices of the link's expiry: seconds from now, or never. */
-const EXPIRIES = [['', 'Never (until its secret is retired)'], ['3600', 'In an hour'], ['86400', 'In a day'], ['2592000', 'In 30 days']];
+const EXPIRIES = [
+  ['', 'Never (until its secret is retired)'],
+  ['3600', 'In an hour'],
+  ['86400', 'In a day'],
+  ['2592000', 'In 30 days'],
+];
 
 /** @param {{ client: import('./api.js').Client }} deps */
 export function createLinkBuilder({ client }) {
-  const tool = h('select', { id: 'link-tool', name: 'tool', onchange: () => exampleInput() }, Object.keys(EXAMPLE_INPUT).map((name) => h('option', { value: name }, name)));
+  const tool = h(
+    'select',
+    { id: 'link-tool', name: 'tool', onchange: () => exampleInput() },
+    Object.keys(EXAMPLE_INPUT).map((name) => h('option', { value: name }, name)),
+  );
   const input = h('textarea', { id: 'link-input', name: 'input', rows: '3', spellcheck: 'false', 'aria-describedby': 'link-input-error' });
   const inputError = h('p', { class: 'field-error', id: 'link-input-error', hidden: true });
-  const expiresIn = h('select', { id: 'link-expires', name: 'expiresIn' }, EXPIRIES.map(([value, label]) => h('option', { value }, label)));
+  const expiresIn = h(
+    'select',
+    { id: 'link-expires', name: 'expiresIn' },
+    EXPIRIES.map(([value, label]) => h('option', { value }, label)),
+  );
   const maxAge = h('input', { id: 'link-max-age', name: 'maxAge', type: 'number', min: '0', max: '2592000', inputmode: 'numeric' });
   const linkForm = h(
     'form',
-    { id: 'link-form', class: 'stacked-form', novalidate: true, 'aria-labelledby': 'link-builder-title', onsubmit: whenSent(() => createLink()) },
+    {
+      id: 'link-form',
+      class: 'stacked-form',
+      novalidate: true,
+      'aria-labelledby': 'link-builder-title',
+      onsubmit: whenSent(() => createLink()),
+    },
     labelled({ id: 'link-tool', label: 'Tool', control: tool }),
     labelled({ id: 'link-input', label: 'Input (JSON, as for a call of the tool)', control: input, after: [inputError] }),
     labelled({ id: 'link-expires', label: 'Expires', control: expiresIn }),
@@ -32,7 +51,13 @@ export function createLinkBuilder({ client }) {
     h('button', { type: 'submit', class: 'primary' }, 'Create link'),
   );
   const result = h('div', { id: 'link-result' });
-  const section = h('section', { 'aria-labelledby': 'link-builder-title' }, h('h2', { id: 'link-builder-title' }, 'Build a link'), linkForm, result);
+  const section = h(
+    'section',
+    { 'aria-labelledby': 'link-builder-title' },
+    h('h2', { id: 'link-builder-title' }, 'Build a link'),
+    linkForm,
+    result,
+  );
 
   async function createLink() {
     clearFormError(inputError, input);

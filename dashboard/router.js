@@ -47,7 +47,8 @@ const SITE_NAME = 'Utility Tools';
  */
 
 /** Whether `pathname` is one of the app's pages rather than one of its files or another page. */
-export const isAppPath = (pathname) => pathname === APP_ROOT || (pathname.startsWith(`${APP_ROOT}/`) && !pathname.startsWith(`${APP_ROOT}/assets/`));
+export const isAppPath = (pathname) =>
+  pathname === APP_ROOT || (pathname.startsWith(`${APP_ROOT}/`) && !pathname.startsWith(`${APP_ROOT}/assets/`));
 
 /** `/dashboard/keys/` is `/dashboard/keys`. */
 const normalize = (pathname) => pathname.replace(/(.)\/+$/, '$1');

@@ -27,7 +27,15 @@ async function copy(input) {
  */
 export function showSecret(container, { title, label, copyLabel, note, secret, onDone }) {
   const id = `secret-${Math.random().toString(36).slice(2)}`;
-  const input = h('input', { id, type: 'text', readonly: true, value: secret, class: 'secret-value', spellcheck: 'false', autocomplete: 'off' });
+  const input = h('input', {
+    id,
+    type: 'text',
+    readonly: true,
+    value: secret,
+    class: 'secret-value',
+    spellcheck: 'false',
+    autocomplete: 'off',
+  });
   const status = h('p', { class: 'copy-status', role: 'status' });
   const heading = h('h3', { tabindex: '-1' }, title);
   const copyButton = h(

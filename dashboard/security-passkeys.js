@@ -13,7 +13,13 @@ import { ceremonyProblem, createPasskey, passkeysSupported } from './passkeys.js
  */
 export function createPasskeysSection({ client, sensitive, cancelled }) {
   const passkeysBody = h('div', { id: 'passkeys-body' });
-  const passkeyName = field({ id: 'passkey-name', label: 'Name of the new passkey', optional: true, help: 'Where it lives, such as “Work laptop” or “Phone”.', attrs: { type: 'text', name: 'name', maxlength: 100, autocomplete: 'off' } });
+  const passkeyName = field({
+    id: 'passkey-name',
+    label: 'Name of the new passkey',
+    optional: true,
+    help: 'Where it lives, such as “Work laptop” or “Phone”.',
+    attrs: { type: 'text', name: 'name', maxlength: 100, autocomplete: 'off' },
+  });
   const passkeyProblems = formProblems({ fields: { '/name': passkeyName } });
   const addButton = h('button', { type: 'submit' }, 'Add a passkey');
   const passkeyForm = h(
@@ -27,12 +33,22 @@ export function createPasskeysSection({ client, sensitive, cancelled }) {
     'section',
     { id: 'passkeys', 'aria-labelledby': 'passkeys-title' },
     h('h2', { id: 'passkeys-title', tabindex: '-1' }, 'Passkeys'),
-    h('p', { class: 'help' }, 'A passkey signs you in with this device’s screen lock or a security key, without typing your address or password.'),
+    h(
+      'p',
+      { class: 'help' },
+      'A passkey signs you in with this device’s screen lock or a security key, without typing your address or password.',
+    ),
     passkeysSupported() ? null : h('p', { class: 'notice' }, 'This browser cannot make or use passkeys.'),
     passkeysBody,
     passkeyForm,
   );
-  const list = createList({ body: passkeysBody, loadingWhat: 'passkeys', failedWhat: 'your passkeys', read: () => client.passkeys(), render: renderPasskeys });
+  const list = createList({
+    body: passkeysBody,
+    loadingWhat: 'passkeys',
+    failedWhat: 'your passkeys',
+    read: () => client.passkeys(),
+    render: renderPasskeys,
+  });
 
   /** The passkey whose name is being edited. */
   let renaming = null;
@@ -122,13 +138,13 @@ export function createPasskeysSection({ client, sensitive, cancelled }) {
             renaming === p.id
               ? null
               : rowActions(p, {
-                rename: () => {
-                  renaming = p.id;
-                  renderPasskeys();
-                  /** @type {HTMLInputElement | null} */ (passkeysBody.querySelector(`#rename-${CSS.escape(p.id)}`))?.select();
-                },
-                remove: (button) => removePasskey(p, button),
-              }),
+                  rename: () => {
+                    renaming = p.id;
+                    renderPasskeys();
+                    /** @type {HTMLInputElement | null} */ (passkeysBody.querySelector(`#rename-${CSS.escape(p.id)}`))?.select();
+                  },
+                  remove: (button) => removePasskey(p, button),
+                }),
           ],
         })),
       }),
@@ -141,13 +157,23 @@ export function createPasskeysSection({ client, sensitive, cancelled }) {
 /** The passkey's name as a form that renames it: `save(input, error)` when sent, `cancel()` on Cancel or Escape. */
 function renameForm(p, { save, cancel }) {
   const inputId = `rename-${p.id}`;
-  const input = h('input', { id: inputId, type: 'text', value: p.name, maxlength: 100, required: true, 'aria-describedby': `${inputId}-error`, autocomplete: 'off' });
+  const input = h('input', {
+    id: inputId,
+    type: 'text',
+    value: p.name,
+    maxlength: 100,
+    required: true,
+    'aria-describedby': `${inputId}-error`,
+    autocomplete: 'off',
+  });
   const error = h('p', { class: 'field-error', id: `${inputId}-error`, hidden: true });
   const button = h('button', { type: 'submit', class: 'small-button primary' }, 'Save');
   return h(
     'form',
     {
-      class: 'rename-form', method: 'post', novalidate: true,
+      class: 'rename-form',
+      method: 'post',
+      novalidate: true,
       onsubmit: (event) => {
         event.preventDefault();
         void busy(button, () => save(input, error));
@@ -176,7 +202,27 @@ function rowActions(p, { rename, remove }) {
   return h(
     'div',
     { class: 'actions' },
-    h('button', { type: 'button', class: 'small-button', 'data-focus-key': `rename-${p.id}`, 'aria-label': `Rename passkey ${p.name}`, onclick: rename }, 'Rename'),
-    h('button', { type: 'button', class: 'small-button danger', 'data-focus-key': `remove-${p.id}`, 'aria-label': `Remove passkey ${p.name}`, onclick: (e) => remove(e.currentTarget) }, 'Remove'),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'small-button',
+        'data-focus-key': `rename-${p.id}`,
+        'aria-label': `Rename passkey ${p.name}`,
+        onclick: rename,
+      },
+      'Rename',
+    ),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'small-button danger',
+        'data-focus-key': `remove-${p.id}`,
+        'aria-label': `Remove passkey ${p.name}`,
+        onclick: (e) => remove(e.currentTarget),
+      },
+      'Remove',
+    ),
   );
 }

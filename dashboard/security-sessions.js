@@ -4,26 +4,43 @@ import { confirmAction } from './dialogs.js';
 import { announce, busy, dataTable, focusOn, h, problemText, replace, time } from './dom.js';
 import { createList } from './list.js';
 
-const METHODS = { password: 'with a password', passkey: 'with a passkey', verification: 'by confirming the address', invitation: 'by accepting an invitation' };
+const METHODS = {
+  password: 'with a password',
+  passkey: 'with a passkey',
+  verification: 'by confirming the address',
+  invitation: 'by accepting an invitation',
+};
 
 /** "Chrome on Linux" from a user agent: enough to tell one's devices apart. */
 export function deviceName(userAgent) {
   const ua = userAgent ?? '';
   if (!ua) return 'Unknown device';
-  const browser =
-    /Edg\//.test(ua) ? 'Edge'
-      : /OPR\//.test(ua) ? 'Opera'
-        : /Firefox\//.test(ua) ? 'Firefox'
-          : /(HeadlessChrome|Chrome|Chromium)\//.test(ua) ? 'Chrome'
-            : /Safari\//.test(ua) ? 'Safari'
-              : /curl|node|undici|python|Go-http|okhttp/i.test(ua) ? 'A program' : 'A browser';
-  const os =
-    /Windows/.test(ua) ? 'Windows'
-      : /Android/.test(ua) ? 'Android'
-        : /iPhone|iPad/.test(ua) ? 'iOS'
-          : /Mac OS X/.test(ua) ? 'macOS'
-            : /CrOS/.test(ua) ? 'ChromeOS'
-              : /Linux/.test(ua) ? 'Linux' : null;
+  const browser = /Edg\//.test(ua)
+    ? 'Edge'
+    : /OPR\//.test(ua)
+      ? 'Opera'
+      : /Firefox\//.test(ua)
+        ? 'Firefox'
+        : /(HeadlessChrome|Chrome|Chromium)\//.test(ua)
+          ? 'Chrome'
+          : /Safari\//.test(ua)
+            ? 'Safari'
+            : /curl|node|undici|python|Go-http|okhttp/i.test(ua)
+              ? 'A program'
+              : 'A browser';
+  const os = /Windows/.test(ua)
+    ? 'Windows'
+    : /Android/.test(ua)
+      ? 'Android'
+      : /iPhone|iPad/.test(ua)
+        ? 'iOS'
+        : /Mac OS X/.test(ua)
+          ? 'macOS'
+          : /CrOS/.test(ua)
+            ? 'ChromeOS'
+            : /Linux/.test(ua)
+              ? 'Linux'
+              : null;
   return os ? `${browser} on ${os}` : browser;
 }
 
@@ -33,7 +50,11 @@ const address = (ip) => (ip ? ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1') 
 /** @param {{ client: import('./api.js').Client }} deps */
 export function createSessionsSection({ client }) {
   const sessionsBody = h('div', { id: 'sessions-body' });
-  const endOthers = h('button', { type: 'button', class: 'danger', id: 'end-other-sessions', onclick: endOtherSessions }, 'End all other sessions');
+  const endOthers = h(
+    'button',
+    { type: 'button', class: 'danger', id: 'end-other-sessions', onclick: endOtherSessions },
+    'End all other sessions',
+  );
   const sessionsSection = h(
     'section',
     { id: 'sessions', 'aria-labelledby': 'sessions-title' },
@@ -42,7 +63,13 @@ export function createSessionsSection({ client }) {
     sessionsBody,
     h('div', { class: 'actions' }, endOthers),
   );
-  const list = createList({ body: sessionsBody, loadingWhat: 'sessions', failedWhat: 'your sessions', read: () => client.sessions(), render: renderSessions });
+  const list = createList({
+    body: sessionsBody,
+    loadingWhat: 'sessions',
+    failedWhat: 'your sessions',
+    read: () => client.sessions(),
+    render: renderSessions,
+  });
 
   async function endOne(s, button) {
     await busy(button, async () => {
@@ -96,7 +123,16 @@ export function createSessionsSection({ client }) {
             time(s.lastSeenAt),
             s.current
               ? h('span', { class: 'muted' }, 'Sign out below')
-              : h('button', { type: 'button', class: 'small-button danger', 'aria-label': `End the session of ${deviceName(s.userAgent)} at ${address(s.ip) ?? 'an unknown address'}`, onclick: (e) => endOne(s, e.currentTarget) }, 'End'),
+              : h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'small-button danger',
+                    'aria-label': `End the session of ${deviceName(s.userAgent)} at ${address(s.ip) ?? 'an unknown address'}`,
+                    onclick: (e) => endOne(s, e.currentTarget),
+                  },
+                  'End',
+                ),
           ],
         })),
       }),

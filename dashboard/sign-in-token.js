@@ -11,7 +11,13 @@ import { tokenProblem } from './session.js';
  */
 export function createTokenSignIn({ signedIn }) {
   const tokenInput = h('input', {
-    id: 'token', name: 'token', type: 'password', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false', required: true,
+    id: 'token',
+    name: 'token',
+    type: 'password',
+    autocomplete: 'off',
+    autocapitalize: 'off',
+    spellcheck: 'false',
+    required: true,
     'aria-describedby': 'token-help token-error',
   });
   const tokenError = h('p', { class: 'field-error', id: 'token-error', hidden: true });
@@ -31,7 +37,9 @@ export function createTokenSignIn({ signedIn }) {
         h(
           'p',
           { class: 'help', id: 'token-help' },
-          'For an account an operator opened: the token starts with ', h('code', {}, 'uto_'), '. It is kept in this tab’s memory only, so a reload or sign-out forgets it. ',
+          'For an account an operator opened: the token starts with ',
+          h('code', {}, 'uto_'),
+          '. It is kept in this tab’s memory only, so a reload or sign-out forgets it. ',
           'Owner tokens are meant for scripts; once signed in, attach yourself to the account to sign in with a password or a passkey.',
         ),
         tokenError,

@@ -6,7 +6,8 @@ import { field, formProblems, selectField } from './forms.js';
 import { GIVEN, ROLE_NAMES, roleName } from './team-roles.js';
 
 /** What each role may do, in a line (domain/teams/permissions.ts is the table the service checks). */
-const DUTIES = 'Admin: everything but ownership. Developer: keys, webhooks, destinations, render links and batches. Billing: purchases, auto-recharge and grants. Viewer: reads everything but secrets, changes nothing.';
+const DUTIES =
+  'Admin: everything but ownership. Developer: keys, webhooks, destinations, render links and batches. Billing: purchases, auto-recharge and grants. Viewer: reads everything but secrets, changes nothing.';
 
 /**
  * @param {{ client: import('./api.js').Client, reload: () => Promise<void>, manages: () => boolean }} deps
@@ -15,16 +16,33 @@ const DUTIES = 'Admin: everything but ownership. Developer: keys, webhooks, dest
 export function createInvitationsSection({ client, reload, manages }) {
   const body = h('div', { id: 'invitations-body' });
   const email = field({
-    id: 'invite-email', label: 'Email address', help: 'We mail it a link, valid for 7 days and usable once.',
+    id: 'invite-email',
+    label: 'Email address',
+    help: 'We mail it a link, valid for 7 days and usable once.',
     attrs: { type: 'email', name: 'email', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false', maxlength: 254 },
   });
-  const role = selectField({ id: 'invite-role', label: 'Role', name: 'role', help: DUTIES, placeholder: 'Choose a role', options: GIVEN.map((r) => ({ value: r, label: ROLE_NAMES[r] })) });
+  const role = selectField({
+    id: 'invite-role',
+    label: 'Role',
+    name: 'role',
+    help: DUTIES,
+    placeholder: 'Choose a role',
+    options: GIVEN.map((r) => ({ value: r, label: ROLE_NAMES[r] })),
+  });
   const inviteProblems = formProblems({ fields: { '/email': email, '/role': role } });
   const inviteSubmit = h('button', { type: 'submit', class: 'primary' }, 'Send the invitation');
   const inviteStatus = h('p', { class: 'status-line', id: 'invite-status', role: 'status' });
   const inviteForm = h(
     'form',
-    { id: 'invite-form', class: 'panel-form', method: 'post', novalidate: true, 'aria-labelledby': 'invite-title', onsubmit: invite, hidden: true },
+    {
+      id: 'invite-form',
+      class: 'panel-form',
+      method: 'post',
+      novalidate: true,
+      'aria-labelledby': 'invite-title',
+      onsubmit: invite,
+      hidden: true,
+    },
     h('h3', { id: 'invite-title' }, 'Invite a person'),
     inviteProblems.summary,
     email.element,
@@ -67,7 +85,21 @@ export function createInvitationsSection({ client, reload, manages }) {
             roleName(i.role),
             time(i.createdAt),
             time(i.expiresAt),
-            ...(actions ? [h('button', { type: 'button', class: 'small-button danger', 'data-focus-key': `revoke-${i.id}`, 'aria-label': `Revoke the invitation of ${i.email}`, onclick: (e) => revoke(i, e.currentTarget) }, 'Revoke')] : []),
+            ...(actions
+              ? [
+                  h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'small-button danger',
+                      'data-focus-key': `revoke-${i.id}`,
+                      'aria-label': `Revoke the invitation of ${i.email}`,
+                      onclick: (e) => revoke(i, e.currentTarget),
+                    },
+                    'Revoke',
+                  ),
+                ]
+              : []),
           ],
         })),
       }),
@@ -114,7 +146,11 @@ export function createInvitationsSection({ client, reload, manages }) {
         if (err?.name === 'AbortError') return;
         // A member's address is a problem of the address field; the service's words say what to do.
         if (err?.code === 'already_member') {
-          inviteProblems.show({ detail: err.detail, requestId: err.requestId, errors: [{ field: '/email', message: 'is a member of this account already: change their role in the list above' }] });
+          inviteProblems.show({
+            detail: err.detail,
+            requestId: err.requestId,
+            errors: [{ field: '/email', message: 'is a member of this account already: change their role in the list above' }],
+          });
         } else inviteProblems.show(err, { focus: email.input });
       }
     });

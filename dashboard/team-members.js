@@ -13,7 +13,12 @@ import { GIVEN, ROLE_NAMES, roleName, who } from './team-roles.js';
 export function createMembersSection({ context, reload, manages, changeable, myId }) {
   const client = /** @type {import('./api.js').Client} */ (context.client);
   const body = h('div', { id: 'members-body' });
-  const section = h('section', { id: 'members', 'aria-labelledby': 'members-title' }, h('h2', { id: 'members-title', tabindex: '-1' }, 'Members'), body);
+  const section = h(
+    'section',
+    { id: 'members', 'aria-labelledby': 'members-title' },
+    h('h2', { id: 'members-title', tabindex: '-1' }, 'Members'),
+    body,
+  );
 
   /** Shows the members (or why they could not be read) with the controls the signed-in role has. */
   function render(members, membersError) {
@@ -23,7 +28,10 @@ export function createMembersSection({ context, reload, manages, changeable, myI
     }
     if (!members) return;
     if (!members.length) {
-      replace(body, empty('No one is a member yet. ', context.kind() === 'token' ? h('a', { href: '/dashboard/attach' }, 'Attach yourself') : null));
+      replace(
+        body,
+        empty('No one is a member yet. ', context.kind() === 'token' ? h('a', { href: '/dashboard/attach' }, 'Attach yourself') : null),
+      );
       return;
     }
     const actions = manages();
@@ -46,7 +54,21 @@ export function createMembersSection({ context, reload, manages, changeable, myI
             time(m.joinedAt),
             time(m.lastSignInAt, 'Never'),
             ...(actions
-              ? [changeable(m) ? h('button', { type: 'button', class: 'small-button danger', 'data-focus-key': `remove-${m.userId}`, 'aria-label': `Remove ${who(m)}`, onclick: (e) => remove(m, e.currentTarget) }, 'Remove') : null]
+              ? [
+                  changeable(m)
+                    ? h(
+                        'button',
+                        {
+                          type: 'button',
+                          class: 'small-button danger',
+                          'data-focus-key': `remove-${m.userId}`,
+                          'aria-label': `Remove ${who(m)}`,
+                          onclick: (e) => remove(m, e.currentTarget),
+                        },
+                        'Remove',
+                      )
+                    : null,
+                ]
               : []),
           ],
         })),
@@ -58,14 +80,24 @@ export function createMembersSection({ context, reload, manages, changeable, myI
   function roleForm(m) {
     const id = `role-${m.userId}`;
     const select = /** @type {HTMLSelectElement} */ (
-      h('select', { id, name: 'role', 'aria-describedby': `${id}-error`, 'data-focus-key': `role-${m.userId}` }, GIVEN.map((r) => h('option', { value: r, selected: r === m.role }, ROLE_NAMES[r])))
+      h(
+        'select',
+        { id, name: 'role', 'aria-describedby': `${id}-error`, 'data-focus-key': `role-${m.userId}` },
+        GIVEN.map((r) => h('option', { value: r, selected: r === m.role }, ROLE_NAMES[r])),
+      )
     );
     const error = h('p', { class: 'field-error', id: `${id}-error`, role: 'alert', hidden: true });
-    const save = h('button', { type: 'submit', class: 'small-button', 'data-focus-key': `change-role-${m.userId}`, 'aria-label': `Change role of ${who(m)}` }, 'Change role');
+    const save = h(
+      'button',
+      { type: 'submit', class: 'small-button', 'data-focus-key': `change-role-${m.userId}`, 'aria-label': `Change role of ${who(m)}` },
+      'Change role',
+    );
     return h(
       'form',
       {
-        class: 'role-form', method: 'post', novalidate: true,
+        class: 'role-form',
+        method: 'post',
+        novalidate: true,
         onsubmit: (event) => {
           event.preventDefault();
           void busy(save, () => changeRole(m, select, error));

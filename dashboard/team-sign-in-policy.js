@@ -13,13 +13,22 @@ export function createSignInPolicySection({ client }) {
   const body = h('div', { id: 'sign-in-policy-body' });
   const status = h('p', { class: 'status-line', id: 'sign-in-policy-status', role: 'status' });
   const required = selectField({
-    id: 'required-provider', label: 'Members sign in', name: 'requiredProvider',
+    id: 'required-provider',
+    label: 'Members sign in',
+    name: 'requiredProvider',
     help: 'Requiring a provider ends, at once, the members’ sessions here that were not signed in through it; password and passkey sign-ins are then refused for this account. Owner tokens keep working. You must yourself be signed in through the provider to require it.',
     options: [],
   });
   const problems = formProblems({ fields: { '/requiredProvider': required } });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Save the sign-in policy');
-  const form = h('form', { id: 'sign-in-policy-form', class: 'panel-form', method: 'post', novalidate: true, onsubmit: save }, problems.summary, required.element, submit, status);
+  const form = h(
+    'form',
+    { id: 'sign-in-policy-form', class: 'panel-form', method: 'post', novalidate: true, onsubmit: save },
+    problems.summary,
+    required.element,
+    submit,
+    status,
+  );
   const section = h(
     'section',
     { id: 'sign-in-policy', 'aria-labelledby': 'sign-in-policy-title', hidden: true },
@@ -33,11 +42,20 @@ export function createSignInPolicySection({ client }) {
   function render() {
     if (!policy) return;
     if (policy.providers.length === 0) {
-      replace(body, h('p', { class: 'muted' }, 'No identity provider is configured for this service: members sign in with a password or a passkey.'));
+      replace(
+        body,
+        h('p', { class: 'muted' }, 'No identity provider is configured for this service: members sign in with a password or a passkey.'),
+      );
       return;
     }
-    const options = [{ value: ANY, label: 'Any way: password, passkey or a provider' }, ...policy.providers.map((p) => ({ value: p.id, label: `Only through ${p.name}` }))];
-    replace(required.input, options.map((o) => h('option', { value: o.value, selected: o.value === (policy.requiredProvider ?? ANY) }, o.label)));
+    const options = [
+      { value: ANY, label: 'Any way: password, passkey or a provider' },
+      ...policy.providers.map((p) => ({ value: p.id, label: `Only through ${p.name}` })),
+    ];
+    replace(
+      required.input,
+      options.map((o) => h('option', { value: o.value, selected: o.value === (policy.requiredProvider ?? ANY) }, o.label)),
+    );
     replace(body, form);
   }
 
@@ -51,7 +69,9 @@ export function createSignInPolicySection({ client }) {
         policy = next;
         render();
         const provider = next.providers.find((p) => p.id === next.requiredProvider);
-        const ended = next.sessionsEnded ? ` ${next.sessionsEnded} ${next.sessionsEnded === 1 ? 'session' : 'sessions'} not signed in through it ended.` : '';
+        const ended = next.sessionsEnded
+          ? ` ${next.sessionsEnded} ${next.sessionsEnded === 1 ? 'session' : 'sessions'} not signed in through it ended.`
+          : '';
         const said = provider ? `Members now sign in through ${provider.name}.${ended}` : 'Members sign in any way again.';
         status.textContent = said;
         announce(said);

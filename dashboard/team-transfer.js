@@ -17,12 +17,22 @@ export function createTransferSection({ context, transferred }) {
   const problems = formProblems({ fields: { '/userId': newOwner } });
   const submit = h('button', { type: 'submit', class: 'danger' }, 'Transfer ownership');
   const none = empty('Ownership goes to a member: invite someone first.');
-  const form = h('form', { id: 'transfer-form', method: 'post', novalidate: true, onsubmit: transfer }, problems.summary, newOwner.element, submit);
+  const form = h(
+    'form',
+    { id: 'transfer-form', method: 'post', novalidate: true, onsubmit: transfer },
+    problems.summary,
+    newOwner.element,
+    submit,
+  );
   const section = h(
     'section',
     { id: 'transfer', 'aria-labelledby': 'transfer-title', hidden: true },
     h('h2', { id: 'transfer-title' }, 'Transfer ownership'),
-    h('p', { class: 'help' }, 'The new owner has every right, closing the account included; the owner before becomes an admin. Only the new owner can hand it back.'),
+    h(
+      'p',
+      { class: 'help' },
+      'The new owner has every right, closing the account included; the owner before becomes an admin. Only the new owner can hand it back.',
+    ),
     none,
     form,
   );
@@ -42,7 +52,13 @@ export function createTransferSection({ context, transferred }) {
     replace(
       newOwner.input,
       h('option', { value: '' }, 'Choose a member'),
-      others.map((m) => h('option', { value: m.userId, selected: m.userId === chosen }, `${who(m)}${m.name && m.email ? ` (${m.email})` : ''}, ${roleName(m.role)}`)),
+      others.map((m) =>
+        h(
+          'option',
+          { value: m.userId, selected: m.userId === chosen },
+          `${who(m)}${m.name && m.email ? ` (${m.email})` : ''}, ${roleName(m.role)}`,
+        ),
+      ),
     );
   }
 
@@ -62,7 +78,10 @@ export function createTransferSection({ context, transferred }) {
       const hand = () => client.transferOwnership(target.userId);
       try {
         if (context.kind() === 'session') {
-          await withReauthentication({ client, email: context.me()?.user.email ?? '', signedInAgain: context.signedInAgain, reason: 'Transferring ownership' }, hand);
+          await withReauthentication(
+            { client, email: context.me()?.user.email ?? '', signedInAgain: context.signedInAgain, reason: 'Transferring ownership' },
+            hand,
+          );
         } else await hand();
         newOwner.input.value = '';
         await transferred();

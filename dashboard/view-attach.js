@@ -9,27 +9,57 @@ import { field, formProblems } from './forms.js';
 /** @param {import('./app.js').ViewContext} context */
 export function createAttachView({ client, kind }) {
   if (kind() !== 'token') {
-    return { element: viewSection('attach', 'Attach yourself', h('p', {}, 'You are signed in as a person already: your password, passkeys and sessions are on the ', h('a', { href: '/dashboard/security' }, 'Security'), ' page.')) };
+    return {
+      element: viewSection(
+        'attach',
+        'Attach yourself',
+        h(
+          'p',
+          {},
+          'You are signed in as a person already: your password, passkeys and sessions are on the ',
+          h('a', { href: '/dashboard/security' }, 'Security'),
+          ' page.',
+        ),
+      ),
+    };
   }
   const email = field({
-    id: 'attach-email', label: 'Your email address', help: 'We mail it a link, valid for 7 days. Opening it lets you choose a password, or adds this account to the sign-in you have.',
+    id: 'attach-email',
+    label: 'Your email address',
+    help: 'We mail it a link, valid for 7 days. Opening it lets you choose a password, or adds this account to the sign-in you have.',
     attrs: { type: 'email', name: 'email', autocomplete: 'email', autocapitalize: 'off', spellcheck: 'false' },
   });
   const problems = formProblems({ fields: { '/email': email } });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Mail me the link');
-  const form = h('form', { id: 'attach-form', method: 'post', novalidate: true, onsubmit: attach }, problems.summary, email.element, submit);
+  const form = h(
+    'form',
+    { id: 'attach-form', method: 'post', novalidate: true, onsubmit: attach },
+    problems.summary,
+    email.element,
+    submit,
+  );
   const sentAddress = h('strong', { id: 'attach-sent-address' });
   const sentTitle = h('h2', { id: 'attach-sent-title', tabindex: '-1' }, 'Check your mail');
   const sent = h(
     'section',
     { id: 'attach-sent', 'aria-labelledby': 'attach-sent-title', hidden: true },
     sentTitle,
-    h('p', {}, 'A link is on its way to ', sentAddress, '. Open it to attach yourself to this account as its owner; from then on, sign in with your address.'),
+    h(
+      'p',
+      {},
+      'A link is on its way to ',
+      sentAddress,
+      '. Open it to attach yourself to this account as its owner; from then on, sign in with your address.',
+    ),
   );
   const element = viewSection(
     'attach',
     'Attach yourself',
-    h('p', {}, 'You signed in with the account’s owner token. Owner tokens are for scripts; people sign in with a password or a passkey, see their sessions and end them. Attach yourself to this account as its owner to do that. The token keeps working for your scripts.'),
+    h(
+      'p',
+      {},
+      'You signed in with the account’s owner token. Owner tokens are for scripts; people sign in with a password or a passkey, see their sessions and end them. Attach yourself to this account as its owner to do that. The token keeps working for your scripts.',
+    ),
     form,
     sent,
   );

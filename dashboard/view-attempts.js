@@ -23,7 +23,12 @@ export function createAttempts({ client, endpointId, headingId, onReplay }) {
   const element = h(
     'div',
     { class: 'attempts' },
-    h('div', { class: 'attempts-head' }, h('h4', { id: headingId }, 'Delivery attempts'), h('button', { type: 'button', class: 'small-button', onclick: (e) => busy(e.currentTarget, load) }, 'Refresh attempts')),
+    h(
+      'div',
+      { class: 'attempts-head' },
+      h('h4', { id: headingId }, 'Delivery attempts'),
+      h('button', { type: 'button', class: 'small-button', onclick: (e) => busy(e.currentTarget, load) }, 'Refresh attempts'),
+    ),
     body,
   );
 
@@ -78,19 +83,39 @@ export function createAttempts({ client, endpointId, headingId, onReplay }) {
           attrs: { dataset: { eventId: a.eventId } },
           cells: [
             time(a.attemptedAt),
-            [a.event, h('br'), h('code', { class: 'small' }, a.eventId), TRIGGERS[a.trigger] ? [h('br'), h('span', { class: 'muted small' }, TRIGGERS[a.trigger])] : null],
+            [
+              a.event,
+              h('br'),
+              h('code', { class: 'small' }, a.eventId),
+              TRIGGERS[a.trigger] ? [h('br'), h('span', { class: 'muted small' }, TRIGGERS[a.trigger])] : null,
+            ],
             a.statusCode ?? h('span', { class: 'muted' }, 'No answer'),
             formatDuration(a.durationMs),
-            [a.success ? h('span', { class: 'badge active' }, 'Delivered') : h('span', { class: 'badge failed' }, 'Failed'), a.error ? h('span', { class: 'attempt-error' }, ` ${a.error}`) : null],
+            [
+              a.success ? h('span', { class: 'badge active' }, 'Delivered') : h('span', { class: 'badge failed' }, 'Failed'),
+              a.error ? h('span', { class: 'attempt-error' }, ` ${a.error}`) : null,
+            ],
             h(
               'button',
-              { type: 'button', class: 'small-button', 'aria-label': `Resend ${a.event} ${a.eventId}`, 'data-focus-key': `replay-${a.id}`, onclick: (e) => onReplay(a, e.currentTarget) },
+              {
+                type: 'button',
+                class: 'small-button',
+                'aria-label': `Resend ${a.event} ${a.eventId}`,
+                'data-focus-key': `replay-${a.id}`,
+                onclick: (e) => onReplay(a, e.currentTarget),
+              },
               'Resend',
             ),
           ],
         })),
       }),
-      full && limit < MAX ? h('button', { type: 'button', class: 'load-more', 'data-focus-key': 'more-attempts', onclick: (e) => loadMore(e.currentTarget) }, 'Load more attempts') : null,
+      full && limit < MAX
+        ? h(
+            'button',
+            { type: 'button', class: 'load-more', 'data-focus-key': 'more-attempts', onclick: (e) => loadMore(e.currentTarget) },
+            'Load more attempts',
+          )
+        : null,
       full && limit >= MAX ? h('p', { class: 'muted small' }, `Showing the latest ${MAX} attempts.`) : null,
     );
   }

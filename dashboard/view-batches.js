@@ -5,7 +5,12 @@ import { confirmAction } from './dialogs.js';
 import { announce, busy, credits, dataTable, focusOn, h, problemText, time, viewSection } from './dom.js';
 import { createPagedList } from './paged-list.js';
 
-const STATUS = { running: ['refunded', 'Running'], paused: ['failed', 'Paused for credits'], completed: ['active', 'Completed'], cancelled: ['revoked', 'Cancelled'] };
+const STATUS = {
+  running: ['refunded', 'Running'],
+  paused: ['failed', 'Paused for credits'],
+  completed: ['active', 'Completed'],
+  cancelled: ['revoked', 'Cancelled'],
+};
 /** How often a list with a running batch is read again. */
 const FOLLOW_MS = 3_000;
 
@@ -18,7 +23,15 @@ export function createBatchesView({ client }) {
   const element = viewSection(
     'batches',
     'Batches',
-    h('p', { class: 'help' }, 'Many calls of one tool made with ', h('code', {}, 'POST /api/v1/batches'), ': each item is charged only if it succeeds. Read the items with ', h('code', {}, 'GET /api/v1/batches/{id}/items'), '.'),
+    h(
+      'p',
+      { class: 'help' },
+      'Many calls of one tool made with ',
+      h('code', {}, 'POST /api/v1/batches'),
+      ': each item is charged only if it succeeds. Read the items with ',
+      h('code', {}, 'GET /api/v1/batches/{id}/items'),
+      '.',
+    ),
     container,
   );
   const list = createPagedList({
@@ -53,11 +66,30 @@ export function createBatchesView({ client }) {
         b.tool,
         h('code', { class: 'request-id' }, b.id),
         h('span', { class: `badge ${badge}` }, label),
-        h('progress', { class: 'batch-progress', max: String(b.total), value: String(done), 'aria-label': `${done} of ${b.total} items ended` }),
-        h('span', { class: 'batch-counts small' }, `${done} of ${b.total} ended: ${c.succeeded} succeeded, ${c.failed} failed, ${c.skipped} skipped, ${c.running} running, ${c.pending} pending`),
+        h('progress', {
+          class: 'batch-progress',
+          max: String(b.total),
+          value: String(done),
+          'aria-label': `${done} of ${b.total} items ended`,
+        }),
+        h(
+          'span',
+          { class: 'batch-counts small' },
+          `${done} of ${b.total} ended: ${c.succeeded} succeeded, ${c.failed} failed, ${c.skipped} skipped, ${c.running} running, ${c.pending} pending`,
+        ),
         credits(b.charged),
         b.status === 'running' || b.status === 'paused'
-          ? h('button', { type: 'button', class: 'danger', 'aria-label': `Cancel batch ${b.id}`, 'data-focus-key': `cancel-${b.id}`, onclick: (e) => cancel(b, e.currentTarget) }, 'Cancel')
+          ? h(
+              'button',
+              {
+                type: 'button',
+                class: 'danger',
+                'aria-label': `Cancel batch ${b.id}`,
+                'data-focus-key': `cancel-${b.id}`,
+                onclick: (e) => cancel(b, e.currentTarget),
+              },
+              'Cancel',
+            )
           : null,
       ],
     };

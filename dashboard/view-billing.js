@@ -3,7 +3,20 @@
 //! the purchases with what refunds and disputes took back, the balance's grants, and the
 //! auto-recharge settings with the card saved at checkout (billing-recharge.js). Without Stripe
 //! configured the packs are listed and buying says why it cannot.
-import { announce, busy, clearFormError, dataTable, empty, formatInt, formatPrice, h, replace, showFormError, time, viewSection } from './dom.js';
+import {
+  announce,
+  busy,
+  clearFormError,
+  dataTable,
+  empty,
+  formatInt,
+  formatPrice,
+  h,
+  replace,
+  showFormError,
+  time,
+  viewSection,
+} from './dom.js';
 import { createRechargeForm } from './billing-recharge.js';
 import { createGrantsList } from './grants.js';
 import { createList } from './list.js';
@@ -39,7 +52,15 @@ function createPurchasesList({ client, section, container }) {
       dataTable({
         attrs: { class: 'purchases-table', 'aria-labelledby': 'purchases-title' },
         caption: 'Newest first. Refunds and disputes take back credits not yet spent.',
-        columns: ['Bought', 'Pack', { label: 'Credits', class: 'num' }, { label: 'Paid', class: 'num' }, 'Status', { label: 'Taken back', class: 'num' }, 'Receipt'],
+        columns: [
+          'Bought',
+          'Pack',
+          { label: 'Credits', class: 'num' },
+          { label: 'Paid', class: 'num' },
+          'Status',
+          { label: 'Taken back', class: 'num' },
+          'Receipt',
+        ],
         rows: items.map((p) => {
           const [label, badge] = STATUSES[p.status] ?? [p.status, 'refunded'];
           return {
@@ -51,7 +72,9 @@ function createPurchasesList({ client, section, container }) {
               formatPrice(p.amount, p.currency),
               h('span', { class: `badge ${badge}` }, label),
               formatInt(p.creditsVoided),
-              p.receiptUrl ? h('a', { href: p.receiptUrl, rel: 'noreferrer noopener', target: '_blank' }, 'Receipt') : h('span', { class: 'muted' }, '–'),
+              p.receiptUrl
+                ? h('a', { href: p.receiptUrl, rel: 'noreferrer noopener', target: '_blank' }, 'Receipt')
+                : h('span', { class: 'muted' }, '–'),
             ],
           };
         }),
@@ -66,7 +89,12 @@ export function createBillingView({ client }) {
   const saveCard = h('input', { id: 'save-card', type: 'checkbox', name: 'saveCard' });
   const buyError = h('p', { class: 'field-error', id: 'buy-error', role: 'alert', hidden: true });
   const purchasesBody = h('div', { id: 'purchases-body' });
-  const purchasesSection = h('section', { id: 'purchases', 'aria-labelledby': 'purchases-title' }, h('h2', { id: 'purchases-title', tabindex: '-1' }, 'Purchases'), purchasesBody);
+  const purchasesSection = h(
+    'section',
+    { id: 'purchases', 'aria-labelledby': 'purchases-title' },
+    h('h2', { id: 'purchases-title', tabindex: '-1' }, 'Purchases'),
+    purchasesBody,
+  );
   const { section: grantsSection, list: grants } = createGrantsList({
     client,
     id: 'billing-grants',
@@ -91,13 +119,23 @@ export function createBillingView({ client }) {
     grantsSection,
     recharge.form,
   );
-  const packs = createList({ body: packsBody, loadingWhat: 'credit packs', failedWhat: 'the credit packs', read: () => client.creditPacks(), render: renderPacks });
+  const packs = createList({
+    body: packsBody,
+    loadingWhat: 'credit packs',
+    failedWhat: 'the credit packs',
+    read: () => client.creditPacks(),
+    render: renderPacks,
+  });
 
   const purchases = createPurchasesList({ client, section: purchasesSection, container: purchasesBody });
 
   function showReturn(route) {
     const outcome = route?.query?.get('checkout');
-    if (outcome === 'success') replace(returned, h('p', { class: 'notice' }, 'Thank you: your payment is being confirmed. The credits appear here as soon as Stripe confirms it.'));
+    if (outcome === 'success')
+      replace(
+        returned,
+        h('p', { class: 'notice' }, 'Thank you: your payment is being confirmed. The credits appear here as soon as Stripe confirms it.'),
+      );
     else if (outcome === 'cancelled') replace(returned, h('p', { class: 'notice' }, 'Checkout cancelled: nothing was charged.'));
     else returned.replaceChildren();
   }
@@ -120,7 +158,17 @@ export function createBillingView({ client }) {
             formatInt(p.credits),
             formatPrice(p.price.amount, p.price.currency),
             lifetime(p.expiresInDays),
-            h('button', { type: 'button', class: 'primary', 'aria-label': `Buy ${p.name}`, 'data-focus-key': `buy-${p.id}`, onclick: (e) => buy(p, e.currentTarget) }, 'Buy'),
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'primary',
+                'aria-label': `Buy ${p.name}`,
+                'data-focus-key': `buy-${p.id}`,
+                onclick: (e) => buy(p, e.currentTarget),
+              },
+              'Buy',
+            ),
           ],
         })),
       }),

@@ -11,7 +11,15 @@ export function createCallsList({ client }) {
     'section',
     { id: 'async-calls', 'aria-labelledby': 'async-calls-title' },
     h('h2', { id: 'async-calls-title', tabindex: '-1' }, 'Asynchronous calls'),
-    h('p', { class: 'help' }, 'Calls made with ', h('code', {}, 'Prefer: respond-async'), ': read each one\'s output with ', h('code', {}, 'GET /api/v1/calls/{requestId}'), ' within 24 hours of its end.'),
+    h(
+      'p',
+      { class: 'help' },
+      'Calls made with ',
+      h('code', {}, 'Prefer: respond-async'),
+      ": read each one's output with ",
+      h('code', {}, 'GET /api/v1/calls/{requestId}'),
+      ' within 24 hours of its end.',
+    ),
     container,
   );
   const list = createPagedList({

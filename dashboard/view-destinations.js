@@ -14,12 +14,22 @@ export function createDestinationsView({ client }) {
     h(
       'p',
       { class: 'help' },
-      'Your own buckets: a call with ', h('code', {}, 'Output-Destination: dst_…'), ' writes its file there and answers where, charged only once the bucket took it. ',
-      'Add one with ', h('code', {}, 'POST /api/v1/account/destinations'), '; its secret access key is never shown again.',
+      'Your own buckets: a call with ',
+      h('code', {}, 'Output-Destination: dst_…'),
+      ' writes its file there and answers where, charged only once the bucket took it. ',
+      'Add one with ',
+      h('code', {}, 'POST /api/v1/account/destinations'),
+      '; its secret access key is never shown again.',
     ),
     container,
   );
-  const list = createList({ body: container, loadingWhat: 'destinations', failedWhat: 'the destinations', read: () => client.destinations(), render });
+  const list = createList({
+    body: container,
+    loadingWhat: 'destinations',
+    failedWhat: 'the destinations',
+    read: () => client.destinations(),
+    render,
+  });
 
   function render(destinations) {
     if (destinations.length === 0) {
@@ -47,7 +57,16 @@ export function createDestinationsView({ client }) {
         destination.endpoint ?? `AWS S3, ${destination.region}`,
         h('code', {}, destination.accessKeyId),
         time(destination.createdAt),
-        h('button', { type: 'button', class: 'danger', 'aria-label': `Delete destination ${destination.bucket} (${destination.id})`, onclick: (e) => remove(destination, e.currentTarget) }, 'Delete'),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'danger',
+            'aria-label': `Delete destination ${destination.bucket} (${destination.id})`,
+            onclick: (e) => remove(destination, e.currentTarget),
+          },
+          'Delete',
+        ),
       ],
     };
   }

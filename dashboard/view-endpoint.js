@@ -9,7 +9,20 @@ import { showSecret } from './secret.js';
 import { createAttempts } from './view-attempts.js';
 
 /** The event types an endpoint can choose (lib/event-kinds.ts SUBSCRIBABLE_EVENT_KINDS; a dashboard test keeps them equal). */
-export const EVENT_TYPES = ['credits.low', 'credits.exhausted', 'credits.granted', 'credits.voided', 'credits.recharge_failed', 'api_key.created', 'api_key.revoked', 'call.completed', 'batch.completed', 'batch.paused', 'member.joined', 'member.removed'];
+export const EVENT_TYPES = [
+  'credits.low',
+  'credits.exhausted',
+  'credits.granted',
+  'credits.voided',
+  'credits.recharge_failed',
+  'api_key.created',
+  'api_key.revoked',
+  'call.completed',
+  'batch.completed',
+  'batch.paused',
+  'member.joined',
+  'member.removed',
+];
 
 const HOUR_MS = 3_600_000;
 /** How far back Re-enable may resend missed events (the event log keeps 30 days). */
@@ -50,7 +63,12 @@ export function createEndpointCard({ client, endpoint, onDeleted }) {
   const headingId = `endpoint-${id}`;
   // The card's buttons call the actions through `on`, which is filled once the card exists.
   const on = {};
-  const attempts = createAttempts({ client, endpointId: id, headingId: `${headingId}-attempts`, onReplay: (a, button) => on.replay(a, button) });
+  const attempts = createAttempts({
+    client,
+    endpointId: id,
+    headingId: `${headingId}-attempts`,
+    onReplay: (a, button) => on.replay(a, button),
+  });
   const view = endpointView(endpoint, headingId, attempts, on);
   const card = { id, element: view.element, attempts, endpoint, update };
 
@@ -77,7 +95,11 @@ function endpointView(endpoint, headingId, attempts, on) {
   const failures = h('dd');
   const actions = h('div', { class: 'actions' });
   const result = h('p', { class: 'test-result', role: 'status' });
-  const disabledNote = h('p', { class: 'disabled-note' }, 'Disabled after 20 failed deliveries in a row: nothing is posted to this URL until you re-enable it.');
+  const disabledNote = h(
+    'p',
+    { class: 'disabled-note' },
+    'Disabled after 20 failed deliveries in a row: nothing is posted to this URL until you re-enable it.',
+  );
   const types = h('dd');
   const secretFact = h('dd');
   const described = { type: 'button', 'aria-describedby': headingId };
@@ -88,14 +110,20 @@ function endpointView(endpoint, headingId, attempts, on) {
   const deleteButton = h('button', { ...described, class: 'danger', onclick: (e) => on.remove(e.currentTarget) }, 'Delete');
   const secretBox = h('div', { class: 'endpoint-secret' });
   const recoverId = `${headingId}-recover`;
-  const recoverSelect = h('select', { id: recoverId, name: 'recover' }, RECOVER_CHOICES.map(([value, label]) => h('option', { value }, label)));
+  const recoverSelect = h(
+    'select',
+    { id: recoverId, name: 'recover' },
+    RECOVER_CHOICES.map(([value, label]) => h('option', { value }, label)),
+  );
   const recoverField = h(
     'div',
     { class: 'field recover-field' },
     h('label', { for: recoverId }, 'On re-enable, also resend the events it missed'),
     recoverSelect,
   );
-  const typeBoxes = EVENT_TYPES.map((type) => h('input', { type: 'checkbox', name: 'eventTypes', value: type, id: `${headingId}-type-${type}` }));
+  const typeBoxes = EVENT_TYPES.map((type) =>
+    h('input', { type: 'checkbox', name: 'eventTypes', value: type, id: `${headingId}-type-${type}` }),
+  );
   const typesError = h('p', { class: 'field-error', role: 'alert', hidden: true });
   const typesForm = h(
     'form',
@@ -104,7 +132,11 @@ function endpointView(endpoint, headingId, attempts, on) {
       'fieldset',
       {},
       h('legend', {}, 'Deliver these events'),
-      h('ul', { class: 'checkbox-list' }, typeBoxes.map((box) => h('li', {}, box, ' ', h('label', { for: box.id }, h('code', {}, box.value))))),
+      h(
+        'ul',
+        { class: 'checkbox-list' },
+        typeBoxes.map((box) => h('li', {}, box, ' ', h('label', { for: box.id }, h('code', {}, box.value)))),
+      ),
     ),
     typesError,
     h('button', { type: 'submit', class: 'small-button' }, 'Save event types'),
@@ -136,15 +168,36 @@ function endpointView(endpoint, headingId, attempts, on) {
     ),
   );
   return {
-    element, status, failures, actions, result, disabledNote, types, secretFact, secretBox, recoverSelect, recoverField,
-    typeBoxes, typesError, typesForm, testButton, enableButton, rotateButton, endOverlapButton, deleteButton,
+    element,
+    status,
+    failures,
+    actions,
+    result,
+    disabledNote,
+    types,
+    secretFact,
+    secretBox,
+    recoverSelect,
+    recoverField,
+    typeBoxes,
+    typesError,
+    typesForm,
+    testButton,
+    enableButton,
+    rotateButton,
+    endOverlapButton,
+    deleteButton,
   };
 }
 
 /** Shows `next`, the endpoint as the service has it now, in the card's elements. */
 function showEndpoint(view, next) {
   const disabled = next.status === 'disabled';
-  replace(view.status, disabled ? h('span', { class: 'badge failed' }, 'Disabled') : h('span', { class: 'badge active' }, 'Active'), next.disabledAt ? [' since ', time(next.disabledAt)] : null);
+  replace(
+    view.status,
+    disabled ? h('span', { class: 'badge failed' }, 'Disabled') : h('span', { class: 'badge active' }, 'Active'),
+    next.disabledAt ? [' since ', time(next.disabledAt)] : null,
+  );
   view.failures.textContent = formatInt(next.consecutiveFailures);
   view.disabledNote.hidden = !disabled;
   view.recoverField.hidden = !disabled;
@@ -157,7 +210,9 @@ function showEndpoint(view, next) {
   // hands it to Rotate secret when it goes).
   const { testButton, enableButton, rotateButton, endOverlapButton, deleteButton } = view;
   const focused = document.activeElement;
-  view.actions.replaceChildren(...[disabled ? enableButton : testButton, rotateButton, overlap ? endOverlapButton : null, deleteButton].filter((b) => b !== null));
+  view.actions.replaceChildren(
+    ...[disabled ? enableButton : testButton, rotateButton, overlap ? endOverlapButton : null, deleteButton].filter((b) => b !== null),
+  );
   if (focused === enableButton && !disabled) testButton.focus();
   if (focused === testButton && disabled) enableButton.focus();
   if (focused === endOverlapButton && !overlap) rotateButton.focus();
@@ -223,7 +278,12 @@ function deliveryActions({ client, id, card, view, attempts, update, report }) {
         result.textContent = `Event ${attempt.eventId} resent; waiting for its delivery attempt…`;
         const next = await attempts.watch(attempt.eventId, 30_000, known);
         if (!next) report(`Event ${attempt.eventId} resent; no delivery attempt yet. Refresh the attempts in a moment.`);
-        else report(next.success ? `Event ${attempt.eventId} delivered again: HTTP ${next.statusCode}.` : `Resending ${attempt.eventId} failed: ${(next.error ?? 'no answer').replace(/\.$/, '')}.`);
+        else
+          report(
+            next.success
+              ? `Event ${attempt.eventId} delivered again: HTTP ${next.statusCode}.`
+              : `Resending ${attempt.eventId} failed: ${(next.error ?? 'no answer').replace(/\.$/, '')}.`,
+          );
       } catch (err) {
         if (err.name === 'AbortError') return;
         report(`Could not resend ${attempt.eventId}: ${problemText(err)}`);

@@ -21,7 +21,11 @@ export function createEventLog({ client, urlOf }) {
     'section',
     { id: 'events', 'aria-labelledby': 'events-title' },
     h('h2', { id: 'events-title', tabindex: '-1' }, 'Events'),
-    h('p', { class: 'help' }, 'Everything that happened on the account in the last 30 days, newest first, and where each event was delivered.'),
+    h(
+      'p',
+      { class: 'help' },
+      'Everything that happened on the account in the last 30 days, newest first, and where each event was delivered.',
+    ),
     container,
   );
 

@@ -18,13 +18,21 @@ export function createInvitationView({ kind, me, client, signedInAsPerson, accou
   const signInFirst = (text) => {
     const next = `/dashboard/invitation?token=${encodeURIComponent(token)}`;
     const href = `/dashboard/sign-in?next=${encodeURIComponent(next)}`;
-    return h('a', {
-      href, id: 'invitation-sign-in',
-      onclick: kind() === 'token' ? (event) => {
-        event.preventDefault();
-        void signOut({ to: href });
-      } : null,
-    }, text);
+    return h(
+      'a',
+      {
+        href,
+        id: 'invitation-sign-in',
+        onclick:
+          kind() === 'token'
+            ? (event) => {
+                event.preventDefault();
+                void signOut({ to: href });
+              }
+            : null,
+      },
+      text,
+    );
   };
 
   /** Signed in as a person: accept as them. */
@@ -33,19 +41,34 @@ export function createInvitationView({ kind, me, client, signedInAsPerson, accou
     const accept = h('button', { type: 'submit', class: 'primary' }, 'Accept the invitation');
     const form = h(
       'form',
-      { id: 'invitation-accept-form', method: 'post', novalidate: true, onsubmit: (event) => {
-        event.preventDefault();
-        void busy(accept, async () => {
-          problems.clear();
-          try {
-            accountChanged(await /** @type {import('./api.js').Client} */ (client).acceptInvitation({ token }), { to: APP_ROOT });
-          } catch (err) {
-            problems.show(err, { focus: accept });
-          }
-        });
-      } },
-      h('p', {}, 'You are signed in as ', h('strong', {}, me()?.user.email ?? 'yourself'), '. Accepting adds the inviting account to your sign-in; the header then switches between your accounts.'),
-      h('p', { class: 'help' }, 'The invitation is for one address: if it is not this one, sign out and sign in with the invited address (or accept as someone new).'),
+      {
+        id: 'invitation-accept-form',
+        method: 'post',
+        novalidate: true,
+        onsubmit: (event) => {
+          event.preventDefault();
+          void busy(accept, async () => {
+            problems.clear();
+            try {
+              accountChanged(await /** @type {import('./api.js').Client} */ (client).acceptInvitation({ token }), { to: APP_ROOT });
+            } catch (err) {
+              problems.show(err, { focus: accept });
+            }
+          });
+        },
+      },
+      h(
+        'p',
+        {},
+        'You are signed in as ',
+        h('strong', {}, me()?.user.email ?? 'yourself'),
+        '. Accepting adds the inviting account to your sign-in; the header then switches between your accounts.',
+      ),
+      h(
+        'p',
+        { class: 'help' },
+        'The invitation is for one address: if it is not this one, sign out and sign in with the invited address (or accept as someone new).',
+      ),
       problems.summary,
       accept,
     );
@@ -54,36 +77,57 @@ export function createInvitationView({ kind, me, client, signedInAsPerson, accou
 
   /** Not signed in as a person: a new person chooses a password; a known one signs in first. */
   function asNewcomer() {
-    const password = field({ id: 'invitation-password', label: 'Password', help: PASSWORD_RULES, attrs: { type: 'password', name: 'password', autocomplete: 'new-password' } });
-    const name = field({ id: 'invitation-name', label: 'Your name', optional: true, attrs: { type: 'text', name: 'name', autocomplete: 'name', maxlength: 100 } });
+    const password = field({
+      id: 'invitation-password',
+      label: 'Password',
+      help: PASSWORD_RULES,
+      attrs: { type: 'password', name: 'password', autocomplete: 'new-password' },
+    });
+    const name = field({
+      id: 'invitation-name',
+      label: 'Your name',
+      optional: true,
+      attrs: { type: 'text', name: 'name', autocomplete: 'name', maxlength: 100 },
+    });
     const problems = formProblems({ fields: { '/password': password, '/name': name } });
     const accept = h('button', { type: 'submit', class: 'primary' }, 'Accept and sign in');
     const known = h('div', { id: 'invitation-known', class: 'notice', role: 'alert', hidden: true });
     const form = h(
       'form',
-      { id: 'invitation-new-form', method: 'post', novalidate: true, onsubmit: (event) => {
-        event.preventDefault();
-        void busy(accept, async () => {
-          problems.clear();
-          known.hidden = true;
-          if (!problems.requireFilled({ '/password': 'is required' })) return;
-          const input = { token, password: password.input.value, ...(name.input.value.trim() ? { name: name.input.value.trim() } : {}) };
-          try {
-            const answer = await anonymousClient().acceptInvitation(input);
-            password.input.value = '';
-            signedInAsPerson(answer, { to: APP_ROOT, message: `Invitation accepted: signed in as ${answer.user.email}, to ${answer.account.name || answer.account.id}.` });
-          } catch (err) {
-            if (err?.code === 'unauthenticated') {
-              // The invited address has a sign-in already: theirs, not a new one, takes the invitation.
+      {
+        id: 'invitation-new-form',
+        method: 'post',
+        novalidate: true,
+        onsubmit: (event) => {
+          event.preventDefault();
+          void busy(accept, async () => {
+            problems.clear();
+            known.hidden = true;
+            if (!problems.requireFilled({ '/password': 'is required' })) return;
+            const input = { token, password: password.input.value, ...(name.input.value.trim() ? { name: name.input.value.trim() } : {}) };
+            try {
+              const answer = await anonymousClient().acceptInvitation(input);
               password.input.value = '';
-              const link = signInFirst('Sign in');
-              replace(known, h('p', {}, 'The invited address has a sign-in already. ', link, ' with it, and you come back here to accept.'));
-              known.hidden = false;
-              link.focus();
-            } else problems.show(err);
-          }
-        });
-      } },
+              signedInAsPerson(answer, {
+                to: APP_ROOT,
+                message: `Invitation accepted: signed in as ${answer.user.email}, to ${answer.account.name || answer.account.id}.`,
+              });
+            } catch (err) {
+              if (err?.code === 'unauthenticated') {
+                // The invited address has a sign-in already: theirs, not a new one, takes the invitation.
+                password.input.value = '';
+                const link = signInFirst('Sign in');
+                replace(
+                  known,
+                  h('p', {}, 'The invited address has a sign-in already. ', link, ' with it, and you come back here to accept.'),
+                );
+                known.hidden = false;
+                link.focus();
+              } else problems.show(err);
+            }
+          });
+        },
+      },
       h('h2', { id: 'invitation-new-title' }, 'New to Utility Tools?'),
       h('p', {}, 'Choose a password for the invited address; accepting makes your sign-in and opens the account.'),
       problems.summary,
@@ -96,7 +140,12 @@ export function createInvitationView({ kind, me, client, signedInAsPerson, accou
       body,
       form,
       known,
-      h('section', { 'aria-labelledby': 'invitation-known-title' }, h('h2', { id: 'invitation-known-title' }, 'Already have a sign-in?'), h('p', {}, signInFirst('Sign in first'), ' with the invited address: you come back here to accept.')),
+      h(
+        'section',
+        { 'aria-labelledby': 'invitation-known-title' },
+        h('h2', { id: 'invitation-known-title' }, 'Already have a sign-in?'),
+        h('p', {}, signInFirst('Sign in first'), ' with the invited address: you come back here to accept.'),
+      ),
     );
   }
 
@@ -105,7 +154,10 @@ export function createInvitationView({ kind, me, client, signedInAsPerson, accou
     load(route) {
       token = route.query.get('token') ?? '';
       if (!token) {
-        replace(body, h('p', { id: 'invitation-problem' }, 'This page accepts an invitation with the link of its mail; open the link from the mail.'));
+        replace(
+          body,
+          h('p', { id: 'invitation-problem' }, 'This page accepts an invitation with the link of its mail; open the link from the mail.'),
+        );
         return;
       }
       if (kind() === 'session') asPerson();

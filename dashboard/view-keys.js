@@ -2,7 +2,22 @@
 //! prefix, creation, last use and limits, edit a key's limits (tools, expiry, rate, monthly
 //! credits, addresses; keys-limits.js), and revoke after confirmation.
 import { confirmAction } from './dialogs.js';
-import { announce, busy, clearFormError, credits, dataTable, empty, focusOn, formatInt, h, problemText, replace, showFormError, time, viewSection } from './dom.js';
+import {
+  announce,
+  busy,
+  clearFormError,
+  credits,
+  dataTable,
+  empty,
+  focusOn,
+  formatInt,
+  h,
+  problemText,
+  replace,
+  showFormError,
+  time,
+  viewSection,
+} from './dom.js';
 import { labelled, whenSent } from './forms.js';
 import { createLimitsEditor } from './keys-limits.js';
 import { createList } from './list.js';
@@ -14,7 +29,11 @@ function limitsText(key) {
   if (key.tools) parts.push(`Tools: ${key.tools.join(', ')}`);
   if (key.expiresAt) parts.push(h('span', {}, 'Expires ', time(key.expiresAt)));
   if (key.rateLimit) parts.push(`${key.rateLimit}/s`);
-  parts.push(key.monthlyCreditLimit ? `${credits(key.spentThisMonth)} of ${formatInt(key.monthlyCreditLimit)} this month` : `${credits(key.spentThisMonth)} this month`);
+  parts.push(
+    key.monthlyCreditLimit
+      ? `${credits(key.spentThisMonth)} of ${formatInt(key.monthlyCreditLimit)} this month`
+      : `${credits(key.spentThisMonth)} this month`,
+  );
   if (key.allowedIps) parts.push(`From ${key.allowedIps.join(', ')}`);
   return h('ul', { class: 'key-limits small' }, ...parts.map((p) => h('li', {}, p)));
 }
@@ -23,7 +42,14 @@ function limitsText(key) {
 export function createKeysView({ client }) {
   const container = h('div', { id: 'keys-body' });
   const secretBox = h('div', { id: 'key-secret' });
-  const nameInput = h('input', { id: 'key-name', name: 'name', type: 'text', maxlength: '100', autocomplete: 'off', 'aria-describedby': 'key-name-error' });
+  const nameInput = h('input', {
+    id: 'key-name',
+    name: 'name',
+    type: 'text',
+    maxlength: '100',
+    autocomplete: 'off',
+    'aria-describedby': 'key-name-error',
+  });
   const formError = h('p', { class: 'field-error', id: 'key-name-error', hidden: true });
   const form = h(
     'form',
@@ -42,7 +68,13 @@ export function createKeysView({ client }) {
   const element = viewSection(
     'keys',
     'API keys',
-    h('p', { class: 'help' }, 'Keys call the tools (', h('code', {}, 'Authorization: Bearer utk_…'), '). A key is shown once, when it is created.'),
+    h(
+      'p',
+      { class: 'help' },
+      'Keys call the tools (',
+      h('code', {}, 'Authorization: Bearer utk_…'),
+      '). A key is shown once, when it is created.',
+    ),
     h('section', { 'aria-labelledby': 'key-create-title' }, h('h2', { id: 'key-create-title' }, 'Create a key'), form, secretBox),
     h('section', { 'aria-labelledby': 'key-list-title' }, h('h2', { id: 'key-list-title' }, 'Your keys'), container),
     limits.form,
@@ -77,13 +109,34 @@ export function createKeysView({ client }) {
         time(key.createdAt),
         [time(key.lastUsedAt), key.lastUsedIp ? h('span', { class: 'muted small' }, ` from ${key.lastUsedIp}`) : null],
         limitsText(key),
-        key.revokedAt ? [h('span', { class: 'badge revoked' }, 'Revoked'), ' ', time(key.revokedAt)] : h('span', { class: 'badge active' }, 'Active'),
+        key.revokedAt
+          ? [h('span', { class: 'badge revoked' }, 'Revoked'), ' ', time(key.revokedAt)]
+          : h('span', { class: 'badge active' }, 'Active'),
         key.revokedAt
           ? null
           : [
-              h('button', { type: 'button', 'aria-label': `Edit limits of key ${label}`, 'data-focus-key': `limits-${key.id}`, onclick: () => limits.edit(key) }, 'Edit limits'),
+              h(
+                'button',
+                {
+                  type: 'button',
+                  'aria-label': `Edit limits of key ${label}`,
+                  'data-focus-key': `limits-${key.id}`,
+                  onclick: () => limits.edit(key),
+                },
+                'Edit limits',
+              ),
               ' ',
-              h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke key ${label}`, 'data-focus-key': `revoke-${key.id}`, onclick: (e) => revoke(key, e.currentTarget) }, 'Revoke'),
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'danger',
+                  'aria-label': `Revoke key ${label}`,
+                  'data-focus-key': `revoke-${key.id}`,
+                  onclick: (e) => revoke(key, e.currentTarget),
+                },
+                'Revoke',
+              ),
             ],
       ],
     };

@@ -11,7 +11,8 @@ const ROLLOVER = { none: 'the unused part lapses when the next one comes', keep:
 
 /** What the balance's level means for calls, when it means anything. */
 function balanceNote(account) {
-  if (account.balance === 0) return h('p', { class: 'balance-note warning' }, 'Out of credits: tool calls are refused with HTTP 402 until credits are added.');
+  if (account.balance === 0)
+    return h('p', { class: 'balance-note warning' }, 'Out of credits: tool calls are refused with HTTP 402 until credits are added.');
   if (account.balance < account.lowBalanceThreshold) {
     return h('p', { class: 'balance-note warning' }, `Low balance: below ${formatInt(account.lowBalanceThreshold)} credits.`);
   }
@@ -30,9 +31,16 @@ export function createOverviewView({ client, showAccount, areas, kind }) {
   });
   const areaList = h('ul', { class: 'areas', 'aria-labelledby': 'areas-title' });
   // Owner tokens are for scripts: a person signed in with one is shown the way to a sign-in of their own.
-  const tokenNote = kind() === 'token'
-    ? h('p', { class: 'notice', id: 'attach-note' }, 'You signed in with the owner token. ', h('a', { href: '/dashboard/attach' }, 'Attach yourself'), ' to the account to sign in with a password or a passkey instead.')
-    : null;
+  const tokenNote =
+    kind() === 'token'
+      ? h(
+          'p',
+          { class: 'notice', id: 'attach-note' },
+          'You signed in with the owner token. ',
+          h('a', { href: '/dashboard/attach' }, 'Attach yourself'),
+          ' to the account to sign in with a password or a passkey instead.',
+        )
+      : null;
   const element = viewSection(
     'overview',
     'Overview',
@@ -43,7 +51,6 @@ export function createOverviewView({ client, showAccount, areas, kind }) {
     h('section', { 'aria-labelledby': 'areas-title' }, h('h2', { id: 'areas-title' }, 'Everything else'), areaList),
   );
   let account = null;
-
 
   /** The account and its latest calls, read together and shown together. */
   async function readSummary() {
@@ -72,12 +79,26 @@ export function createOverviewView({ client, showAccount, areas, kind }) {
         { class: 'stats' },
         h('div', { class: 'stat' }, h('dt', {}, 'Balance'), h('dd', { id: 'balance' }, credits(account.balance))),
         h('div', { class: 'stat' }, h('dt', {}, 'Plan'), h('dd', { id: 'plan-name' }, plan ? plan.name : 'None')),
-        h('div', { class: 'stat' }, h('dt', {}, 'Monthly allowance'), h('dd', { id: 'plan-allowance' }, credits(plan?.monthlyAllowance ?? 0))),
-        h('div', { class: 'stat' }, h('dt', {}, 'Next allowance'), h('dd', { id: 'next-allowance' }, next ? [credits(next.amount), h('span', { class: 'small' }, ' on '), time(next.at)] : 'None')),
+        h(
+          'div',
+          { class: 'stat' },
+          h('dt', {}, 'Monthly allowance'),
+          h('dd', { id: 'plan-allowance' }, credits(plan?.monthlyAllowance ?? 0)),
+        ),
+        h(
+          'div',
+          { class: 'stat' },
+          h('dt', {}, 'Next allowance'),
+          h('dd', { id: 'next-allowance' }, next ? [credits(next.amount), h('span', { class: 'small' }, ' on '), time(next.at)] : 'None'),
+        ),
       ),
       balanceNote(account),
       plan && plan.monthlyAllowance > 0
-        ? h('p', { class: 'muted small', id: 'plan-note' }, `Granted each month on the day you joined the plan (the last day of shorter months); ${ROLLOVER[plan.rollover] ?? ''}.`)
+        ? h(
+            'p',
+            { class: 'muted small', id: 'plan-note' },
+            `Granted each month on the day you joined the plan (the last day of shorter months); ${ROLLOVER[plan.rollover] ?? ''}.`,
+          )
         : null,
       h('p', { class: 'muted small' }, 'Updated at ', time(updatedAt.toISOString()), '. Refreshed every minute while this tab is open.'),
     );

@@ -14,7 +14,12 @@ export function createRenderLinksView({ client }) {
   const secretsBody = h('div', { id: 'link-secrets-body' });
   const secretBox = h('div', { id: 'link-secret' });
   const secretError = h('p', { class: 'field-error', id: 'link-secret-error', role: 'alert', hidden: true });
-  const secretForm = h('form', { id: 'link-secret-form', class: 'inline-form', novalidate: true, onsubmit: whenSent(() => createSecret()) }, h('button', { type: 'submit', class: 'primary' }, 'Create link secret'), secretError);
+  const secretForm = h(
+    'form',
+    { id: 'link-secret-form', class: 'inline-form', novalidate: true, onsubmit: whenSent(() => createSecret()) },
+    h('button', { type: 'submit', class: 'primary' }, 'Create link secret'),
+    secretError,
+  );
   const builder = createLinkBuilder({ client });
   const cache = createRenderCache({ client });
   const element = viewSection(
@@ -23,10 +28,19 @@ export function createRenderLinksView({ client }) {
     h(
       'p',
       { class: 'help' },
-      'A render link answers a capture as the image itself, for an ', h('code', {}, '<img src>'), '. It is signed with a link secret instead of a key, and each fresh render is charged to this account; ',
-      'a repeat within the link\'s cache age is answered from the render cache, free.',
+      'A render link answers a capture as the image itself, for an ',
+      h('code', {}, '<img src>'),
+      '. It is signed with a link secret instead of a key, and each fresh render is charged to this account; ',
+      "a repeat within the link's cache age is answered from the render cache, free.",
     ),
-    h('section', { 'aria-labelledby': 'link-secrets-title' }, h('h2', { id: 'link-secrets-title', tabindex: '-1' }, 'Link secrets'), secretForm, secretBox, secretsBody),
+    h(
+      'section',
+      { 'aria-labelledby': 'link-secrets-title' },
+      h('h2', { id: 'link-secrets-title', tabindex: '-1' }, 'Link secrets'),
+      secretForm,
+      secretBox,
+      secretsBody,
+    ),
     builder.section,
     cache.section,
   );
@@ -62,8 +76,21 @@ export function createRenderLinksView({ client }) {
           cells: [
             h('code', {}, s.id),
             time(s.createdAt),
-            s.retiredAt ? [h('span', { class: 'badge revoked' }, 'Retired'), ' ', time(s.retiredAt)] : h('span', { class: 'badge active' }, 'Live'),
-            s.retiredAt ? null : h('button', { type: 'button', class: 'danger', 'aria-label': `Retire link secret ${s.id}`, onclick: (e) => retire(s, e.currentTarget) }, 'Retire'),
+            s.retiredAt
+              ? [h('span', { class: 'badge revoked' }, 'Retired'), ' ', time(s.retiredAt)]
+              : h('span', { class: 'badge active' }, 'Live'),
+            s.retiredAt
+              ? null
+              : h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'danger',
+                    'aria-label': `Retire link secret ${s.id}`,
+                    onclick: (e) => retire(s, e.currentTarget),
+                  },
+                  'Retire',
+                ),
           ],
         })),
       }),

@@ -8,7 +8,11 @@ import { PASSWORD_RULES, field, formProblems, showPasswords } from './forms.js';
 /** @param {import('./app.js').ViewContext} context */
 export function createResetView({ toSignIn }) {
   // Ask for a link.
-  const email = field({ id: 'reset-email', label: 'Email address', attrs: { type: 'email', name: 'email', autocomplete: 'email', autocapitalize: 'off', spellcheck: 'false' } });
+  const email = field({
+    id: 'reset-email',
+    label: 'Email address',
+    attrs: { type: 'email', name: 'email', autocomplete: 'email', autocapitalize: 'off', spellcheck: 'false' },
+  });
   const askProblems = formProblems({ fields: { '/email': email } });
   const askSubmit = h('button', { type: 'submit', class: 'primary' }, 'Mail me a link');
   const askForm = h(
@@ -26,25 +30,46 @@ export function createResetView({ toSignIn }) {
     { id: 'reset-sent', 'aria-labelledby': 'reset-sent-title', hidden: true },
     sentTitle,
     h('p', {}, 'If ', sentAddress, ' has an account, a link to choose a new password is on its way. It works once, for 30 minutes.'),
-    h('p', {}, 'No mail after a few minutes? Look in your spam folder, or check the address and ', h('a', { href: '/dashboard/reset', id: 'reset-again' }, 'ask again'), '.'),
+    h(
+      'p',
+      {},
+      'No mail after a few minutes? Look in your spam folder, or check the address and ',
+      h('a', { href: '/dashboard/reset', id: 'reset-again' }, 'ask again'),
+      '.',
+    ),
   );
   const askPart = h('div', { id: 'reset-ask' }, askForm, sent);
 
   // Choose the new password.
-  const password = field({ id: 'reset-password', label: 'New password', help: PASSWORD_RULES, attrs: { type: 'password', name: 'password', autocomplete: 'new-password' } });
+  const password = field({
+    id: 'reset-password',
+    label: 'New password',
+    help: PASSWORD_RULES,
+    attrs: { type: 'password', name: 'password', autocomplete: 'new-password' },
+  });
   const chooseProblems = formProblems({ fields: { '/password': password } });
   const chooseSubmit = h('button', { type: 'submit', class: 'primary' }, 'Set the new password');
   const choosePart = h(
     'form',
     { id: 'reset-form', method: 'post', novalidate: true, onsubmit: choose },
-    h('p', {}, 'Choose a new password. Every session of your sign-in ends, here and on other devices; then you sign in with the new password.'),
+    h(
+      'p',
+      {},
+      'Choose a new password. Every session of your sign-in ends, here and on other devices; then you sign in with the new password.',
+    ),
     chooseProblems.summary,
     password.element,
     showPasswords('reset-show-password', password.input),
     chooseSubmit,
   );
 
-  const element = viewSection('reset', 'Reset your password', askPart, choosePart, h('p', { class: 'sign-up-link' }, 'Remembered it? ', h('a', { href: '/dashboard/sign-in' }, 'Sign in')));
+  const element = viewSection(
+    'reset',
+    'Reset your password',
+    askPart,
+    choosePart,
+    h('p', { class: 'sign-up-link' }, 'Remembered it? ', h('a', { href: '/dashboard/sign-in' }, 'Sign in')),
+  );
   element.classList.add('sign-in');
   let token = '';
 
@@ -77,7 +102,14 @@ export function createResetView({ toSignIn }) {
         await toSignIn('Your password is changed, and every session of your sign-in has ended. Sign in with your new password.');
       } catch (err) {
         if (err?.code === 'invalid_token') {
-          chooseProblems.show({ ...err, detail: 'This link does not work: it is mistyped, was used already, or is more than 30 minutes old. Ask for a new one below.', errors: [] }, { focus: chooseSubmit });
+          chooseProblems.show(
+            {
+              ...err,
+              detail: 'This link does not work: it is mistyped, was used already, or is more than 30 minutes old. Ask for a new one below.',
+              errors: [],
+            },
+            { focus: chooseSubmit },
+          );
           askPart.hidden = false;
           askForm.hidden = false;
           sent.hidden = true;

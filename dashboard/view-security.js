@@ -21,8 +21,17 @@ export function createSecurityView(context) {
   const who = h('p', { id: 'security-who' });
 
   // Password
-  const current = field({ id: 'current-password', label: 'Current password', attrs: { type: 'password', name: 'currentPassword', autocomplete: 'current-password' } });
-  const next = field({ id: 'new-password', label: 'New password', help: PASSWORD_RULES, attrs: { type: 'password', name: 'newPassword', autocomplete: 'new-password' } });
+  const current = field({
+    id: 'current-password',
+    label: 'Current password',
+    attrs: { type: 'password', name: 'currentPassword', autocomplete: 'current-password' },
+  });
+  const next = field({
+    id: 'new-password',
+    label: 'New password',
+    help: PASSWORD_RULES,
+    attrs: { type: 'password', name: 'newPassword', autocomplete: 'new-password' },
+  });
   const passwordProblems = formProblems({ fields: { '/currentPassword': current, '/newPassword': next } });
   const passwordStatus = h('p', { class: 'status-line', id: 'password-status', role: 'status' });
   const passwordSubmit = h('button', { type: 'submit', class: 'primary' }, 'Change password');
@@ -49,7 +58,15 @@ export function createSecurityView(context) {
     'section',
     { 'aria-labelledby': 'sign-out-title' },
     h('h2', { id: 'sign-out-title' }, 'Sign out'),
-    h('p', {}, h('button', { type: 'button', id: 'security-sign-out', onclick: (e) => busy(e.currentTarget, () => context.signOut()) }, 'Sign out of this device')),
+    h(
+      'p',
+      {},
+      h(
+        'button',
+        { type: 'button', id: 'security-sign-out', onclick: (e) => busy(e.currentTarget, () => context.signOut()) },
+        'Sign out of this device',
+      ),
+    ),
   );
 
   const element = viewSection('security', 'Security', who, passwordForm, passkeys.section, sessions.section, signOutSection);
@@ -92,8 +109,17 @@ function tokenView() {
   const element = viewSection(
     'security',
     'Security',
-    h('p', {}, 'You signed in with an owner token, which belongs to the account, not to a person: it has no password, passkeys or sessions to manage.'),
-    h('p', {}, h('a', { href: '/dashboard/attach' }, 'Attach yourself to the account'), ' to sign in with a password or a passkey; this page then shows your security settings.'),
+    h(
+      'p',
+      {},
+      'You signed in with an owner token, which belongs to the account, not to a person: it has no password, passkeys or sessions to manage.',
+    ),
+    h(
+      'p',
+      {},
+      h('a', { href: '/dashboard/attach' }, 'Attach yourself to the account'),
+      ' to sign in with a password or a passkey; this page then shows your security settings.',
+    ),
   );
   return { element };
 }

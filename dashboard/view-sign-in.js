@@ -27,13 +27,27 @@ export function createSignInView({ notice, signedInWith, signedInAsPerson }) {
   const noticeEl = h('p', { class: 'notice', id: 'sign-in-notice', hidden: true });
 
   // Address and password.
-  const email = field({ id: 'sign-in-email', label: 'Email address', attrs: { type: 'email', name: 'email', autocomplete: 'email', autocapitalize: 'off', spellcheck: 'false' } });
-  const password = field({ id: 'sign-in-password', label: 'Password', attrs: { type: 'password', name: 'password', autocomplete: 'current-password' } });
+  const email = field({
+    id: 'sign-in-email',
+    label: 'Email address',
+    attrs: { type: 'email', name: 'email', autocomplete: 'email', autocapitalize: 'off', spellcheck: 'false' },
+  });
+  const password = field({
+    id: 'sign-in-password',
+    label: 'Password',
+    attrs: { type: 'password', name: 'password', autocomplete: 'current-password' },
+  });
   const problems = formProblems({ fields: { '/email': email, '/password': password } });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
   // method=post and the CSP's form-action 'none': nothing typed can end up in a URL.
-  const form = h('form', { id: 'sign-in-form', method: 'post', novalidate: true, onsubmit: signIn }, problems.summary, email.element, password.element,
-    h('div', { class: 'form-actions' }, submit, h('a', { href: '/dashboard/reset', id: 'forgot-link' }, 'Forgot your password?')));
+  const form = h(
+    'form',
+    { id: 'sign-in-form', method: 'post', novalidate: true, onsubmit: signIn },
+    problems.summary,
+    email.element,
+    password.element,
+    h('div', { class: 'form-actions' }, submit, h('a', { href: '/dashboard/reset', id: 'forgot-link' }, 'Forgot your password?')),
+  );
 
   // A passkey: the browser offers the ones it holds for this site.
   const passkeyError = h('div', { class: 'form-problem', id: 'passkey-error', role: 'alert', hidden: true });
@@ -49,7 +63,12 @@ export function createSignInView({ notice, signedInWith, signedInAsPerson }) {
 
   // The identity providers (OIDC_PROVIDERS): each a plain link, as the sign-in leaves the page.
   const providerList = h('ul', { class: 'providers', 'aria-label': 'Identity providers' });
-  const providerPart = h('div', { class: 'alternative', id: 'provider-sign-in', hidden: true }, h('p', { class: 'or' }, 'or'), providerList);
+  const providerPart = h(
+    'div',
+    { class: 'alternative', id: 'provider-sign-in', hidden: true },
+    h('p', { class: 'or' }, 'or'),
+    providerList,
+  );
 
   // An owner token: accounts an operator opened, until a person is attached to them (sign-in-token.js).
   const token = createTokenSignIn({
@@ -66,7 +85,12 @@ export function createSignInView({ notice, signedInWith, signedInAsPerson }) {
     form,
     passkeyPart,
     providerPart,
-    h('p', { class: 'sign-up-link' }, 'New to Utility Tools? ', h('a', { href: '/dashboard/sign-up', id: 'sign-up-link' }, 'Create an account')),
+    h(
+      'p',
+      { class: 'sign-up-link' },
+      'New to Utility Tools? ',
+      h('a', { href: '/dashboard/sign-up', id: 'sign-up-link' }, 'Create an account'),
+    ),
     token.part,
   );
   element.classList.add('sign-in');
@@ -112,12 +136,18 @@ export function createSignInView({ notice, signedInWith, signedInAsPerson }) {
   let providersRead = null;
   async function loadProviders() {
     try {
-      providersRead ??= anonymousClient().identityProviders().catch((err) => {
-        providersRead = null;
-        throw err;
-      });
+      providersRead ??= anonymousClient()
+        .identityProviders()
+        .catch((err) => {
+          providersRead = null;
+          throw err;
+        });
       const providers = await providersRead;
-      providerList.replaceChildren(...providers.map((p) => h('li', {}, h('a', { class: 'button', href: p.signInPath, dataset: { provider: p.id } }, `Sign in with ${p.name}`))));
+      providerList.replaceChildren(
+        ...providers.map((p) =>
+          h('li', {}, h('a', { class: 'button', href: p.signInPath, dataset: { provider: p.id } }, `Sign in with ${p.name}`)),
+        ),
+      );
       providerPart.hidden = providers.length === 0;
     } catch {
       // Without the list the other ways still work: nothing to show.

@@ -9,11 +9,24 @@ import { PASSWORD_RULES, field, formProblems, showPasswords } from './forms.js';
 /** @param {import('./app.js').ViewContext} _context */
 export function createSignUpView(_context) {
   const email = field({
-    id: 'sign-up-email', label: 'Email address', help: 'We mail a link to it that opens the account.',
+    id: 'sign-up-email',
+    label: 'Email address',
+    help: 'We mail a link to it that opens the account.',
     attrs: { type: 'email', name: 'email', autocomplete: 'email', autocapitalize: 'off', spellcheck: 'false' },
   });
-  const password = field({ id: 'sign-up-password', label: 'Password', help: PASSWORD_RULES, attrs: { type: 'password', name: 'password', autocomplete: 'new-password' } });
-  const name = field({ id: 'sign-up-name', label: 'Your name', optional: true, help: 'How the dashboard greets you; it also names your account.', attrs: { type: 'text', name: 'name', autocomplete: 'name', maxlength: 100 } });
+  const password = field({
+    id: 'sign-up-password',
+    label: 'Password',
+    help: PASSWORD_RULES,
+    attrs: { type: 'password', name: 'password', autocomplete: 'new-password' },
+  });
+  const name = field({
+    id: 'sign-up-name',
+    label: 'Your name',
+    optional: true,
+    help: 'How the dashboard greets you; it also names your account.',
+    attrs: { type: 'text', name: 'name', autocomplete: 'name', maxlength: 100 },
+  });
   const problems = formProblems({ fields: { '/email': email, '/password': password, '/name': name } });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Create account');
   const form = h(
@@ -33,9 +46,21 @@ export function createSignUpView(_context) {
     'section',
     { id: 'sign-up-sent', 'aria-labelledby': 'sign-up-sent-title', hidden: true },
     sentTitle,
-    h('p', {}, 'We have sent a mail to ', sentAddress, '. Open the link in it to confirm the address: that opens your account and signs you in. The link works once, for 24 hours.'),
+    h(
+      'p',
+      {},
+      'We have sent a mail to ',
+      sentAddress,
+      '. Open the link in it to confirm the address: that opens your account and signs you in. The link works once, for 24 hours.',
+    ),
     h('p', {}, 'If the address has an account already, the mail says so instead, and you can sign in or reset your password.'),
-    h('p', {}, 'No mail after a few minutes? Look in your spam folder, or ', h('button', { type: 'button', class: 'link-button', id: 'sign-up-again', onclick: again }, 'sign up again'), '.'),
+    h(
+      'p',
+      {},
+      'No mail after a few minutes? Look in your spam folder, or ',
+      h('button', { type: 'button', class: 'link-button', id: 'sign-up-again', onclick: again }, 'sign up again'),
+      '.',
+    ),
   );
 
   const element = viewSection(
@@ -54,7 +79,11 @@ export function createSignUpView(_context) {
       problems.clear();
       if (!problems.requireFilled({ '/email': 'is required', '/password': 'is required' })) return;
       const address = email.input.value.trim();
-      const body = { email: address, password: password.input.value, ...(name.input.value.trim() ? { name: name.input.value.trim() } : {}) };
+      const body = {
+        email: address,
+        password: password.input.value,
+        ...(name.input.value.trim() ? { name: name.input.value.trim() } : {}),
+      };
       try {
         await anonymousClient().signUp(body);
         password.input.value = '';

@@ -16,14 +16,19 @@ import { createTransferSection } from './team-transfer.js';
 /** The roles that change the team (GROUPS.team); only the owner transfers ownership (GROUPS.ownership). */
 const MANAGERS = new Set(['owner', 'admin']);
 
-
 /** @param {import('./app.js').ViewContext} context */
 export function createTeamView(context) {
   const client = /** @type {import('./api.js').Client} */ (context.client);
   const myId = () => context.me()?.user.id ?? null;
 
   const roleNote = h('p', { id: 'team-role' });
-  const membersPart = createMembersSection({ context, reload: () => load(), manages: () => manages(), changeable: (m) => changeable(m), myId });
+  const membersPart = createMembersSection({
+    context,
+    reload: () => load(),
+    manages: () => manages(),
+    changeable: (m) => changeable(m),
+    myId,
+  });
   const invitationsPart = createInvitationsSection({ client, reload: () => load(), manages: () => manages() });
   const transfer = createTransferSection({
     context,
@@ -86,9 +91,12 @@ export function createTeamView(context) {
   function render() {
     const mine = myRole();
     roleNote.textContent =
-      context.kind() === 'token' ? 'You signed in with the owner token: it has the owner’s rights.'
-        : !mine ? ''
-          : MANAGERS.has(mine) ? `Your role here is ${roleName(mine)}: you invite people and change their roles.`
+      context.kind() === 'token'
+        ? 'You signed in with the owner token: it has the owner’s rights.'
+        : !mine
+          ? ''
+          : MANAGERS.has(mine)
+            ? `Your role here is ${roleName(mine)}: you invite people and change their roles.`
             : `Your role here is ${roleName(mine)}. The owner and admins invite people and change roles.`;
     membersPart.render(members, membersError);
     invitationsPart.render(invitations, invitationsError);

@@ -68,10 +68,16 @@ export function createUsageView({ client }) {
     const data = aggregateUsage(items, { days: CHART_DAYS });
     replace(
       container,
-      h('dl', { class: 'stats' }, h('div', { class: 'stat' }, h('dt', {}, `Used in the last ${CHART_DAYS} days`), h('dd', { id: 'used-total' }, credits(data.total)))),
+      h(
+        'dl',
+        { class: 'stats' },
+        h('div', { class: 'stat' }, h('dt', {}, `Used in the last ${CHART_DAYS} days`), h('dd', { id: 'used-total' }, credits(data.total))),
+      ),
       h('p', { class: 'muted small' }, 'Updated at ', time(updatedAt.toISOString()), '. Refreshed every minute while this tab is open.'),
       h('h2', {}, 'Credits per day'),
-      data.total > 0 ? usageChart(data, { tableOpen, onTableToggle: (open) => (tableOpen = open) }) : empty(`No credits used in the last ${CHART_DAYS} days. Calls made with your API keys show up here.`),
+      data.total > 0
+        ? usageChart(data, { tableOpen, onTableToggle: (open) => (tableOpen = open) })
+        : empty(`No credits used in the last ${CHART_DAYS} days. Calls made with your API keys show up here.`),
       capped ? h('p', { class: 'muted small' }, `The chart counts your latest ${formatInt(items.length)} calls.`) : null,
       h('h2', { id: 'cache-days-title' }, 'Render cache'),
       cacheTable(cacheDays),
@@ -82,13 +88,20 @@ export function createUsageView({ client }) {
 
   /** The ledger's table as far as it is shown, with its Load more button. */
   function callsTable() {
-    if (items.length === 0) return empty('No calls yet. ', h('a', { href: '/dashboard/keys' }, 'Create an API key'), ' and call a tool with it.');
+    if (items.length === 0)
+      return empty('No calls yet. ', h('a', { href: '/dashboard/keys' }, 'Create an API key'), ' and call a tool with it.');
     const more = shown < items.length || nextCursor;
     return h(
       'div',
       { id: 'calls' },
       ledgerTable(items.slice(0, shown), { class: 'calls-table', labelledBy: 'calls-title' }),
-      more ? h('button', { type: 'button', class: 'load-more', 'data-focus-key': 'more-calls', onclick: (e) => loadMore(e.currentTarget) }, 'Load more calls') : null,
+      more
+        ? h(
+            'button',
+            { type: 'button', class: 'load-more', 'data-focus-key': 'more-calls', onclick: (e) => loadMore(e.currentTarget) },
+            'Load more calls',
+          )
+        : null,
     );
   }
 
@@ -132,7 +145,14 @@ export function createUsageView({ client }) {
 
 /** The form that downloads a month's usage as CSV, as the API writes it. */
 function createExportForm(client) {
-  const month = h('input', { id: 'export-month', name: 'month', type: 'month', required: true, value: monthOf(new Date()), max: monthOf(new Date()) });
+  const month = h('input', {
+    id: 'export-month',
+    name: 'month',
+    type: 'month',
+    required: true,
+    value: monthOf(new Date()),
+    max: monthOf(new Date()),
+  });
   const form = h(
     'form',
     { id: 'export-form', class: 'inline-form', novalidate: true, onsubmit: exportMonth },
@@ -192,7 +212,14 @@ async function readLedger(client) {
 
 /** The render cache's days with hits: answers it gave for free, and the credits they did not cost. */
 function cacheTable(days) {
-  if (days.length === 0) return h('div', { id: 'cache-days' }, empty('No render cache hits in the last 31 days. Captures asked for with Cache-Control or through render links are answered from it, free.'));
+  if (days.length === 0)
+    return h(
+      'div',
+      { id: 'cache-days' },
+      empty(
+        'No render cache hits in the last 31 days. Captures asked for with Cache-Control or through render links are answered from it, free.',
+      ),
+    );
   return h(
     'div',
     { id: 'cache-days' },

@@ -26,12 +26,19 @@ export function createVerifyView({ signedInAsPerson }) {
     replace(body, h('p', { class: 'loading', role: 'status' }, 'Confirming your address…'));
     try {
       const answer = await anonymousClient().verify(token);
-      signedInAsPerson(answer, { to: APP_ROOT, message: `Your address is confirmed and your account is open. Signed in as ${answer.user.email}.` });
+      signedInAsPerson(answer, {
+        to: APP_ROOT,
+        message: `Your address is confirmed and your account is open. Signed in as ${answer.user.email}.`,
+      });
     } catch (err) {
       if (err?.code === 'invalid_token' || err?.code === 'validation_failed') {
         replace(
           body,
-          h('div', { class: 'error-box', role: 'alert', id: 'verify-problem' }, h('p', {}, h('strong', {}, 'This link does not work. '), 'It is mistyped, was used already, or is more than 24 hours old.')),
+          h(
+            'div',
+            { class: 'error-box', role: 'alert', id: 'verify-problem' },
+            h('p', {}, h('strong', {}, 'This link does not work. '), 'It is mistyped, was used already, or is more than 24 hours old.'),
+          ),
           again(),
         );
       } else {
@@ -46,7 +53,11 @@ export function createVerifyView({ signedInAsPerson }) {
     load(route) {
       const token = route.query.get('token');
       if (!token) {
-        replace(body, h('p', { id: 'verify-problem' }, 'This page confirms an address with the link of the sign-up mail; open the link from the mail.'), again());
+        replace(
+          body,
+          h('p', { id: 'verify-problem' }, 'This page confirms an address with the link of the sign-up mail; open the link from the mail.'),
+          again(),
+        );
         return undefined;
       }
       return confirm(token);

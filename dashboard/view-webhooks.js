@@ -1,7 +1,20 @@
 //! Webhooks (`/dashboard/webhooks`): the form that adds an endpoint (its signing secret is shown
 //! once), the endpoint cards (view-endpoint.js: each endpoint's details, actions and delivery
 //! attempts), kept across reloads, and the event log (view-events.js) with where each event went.
-import { announce, busy, clearFormError, empty, errorBox, focusOn, formatInt, h, loading, replace, showFormError, viewSection } from './dom.js';
+import {
+  announce,
+  busy,
+  clearFormError,
+  empty,
+  errorBox,
+  focusOn,
+  formatInt,
+  h,
+  loading,
+  replace,
+  showFormError,
+  viewSection,
+} from './dom.js';
 import { hideSecret, showSecret } from './secret.js';
 import { createEndpointCard } from './view-endpoint.js';
 import { createEventLog } from './view-events.js';
@@ -18,7 +31,11 @@ export function createWebhooksView({ client }) {
     'section',
     { id: 'endpoints', 'aria-labelledby': 'endpoints-title' },
     h('h2', { id: 'endpoints-title' }, 'Endpoints'),
-    h('p', { class: 'help' }, 'Signed notifications about your balance, keys and asynchronous calls are posted to these URLs, each endpoint receiving the event types it chose. An endpoint\'s signing secret is shown once, when it is added or rotated.'),
+    h(
+      'p',
+      { class: 'help' },
+      "Signed notifications about your balance, keys and asynchronous calls are posted to these URLs, each endpoint receiving the event types it chose. An endpoint's signing secret is shown once, when it is added or rotated.",
+    ),
     adding.form,
     adding.secretBox,
     container,
@@ -111,8 +128,15 @@ export function createWebhooksView({ client }) {
 function createAddForm({ client, onAdded }) {
   const secretBox = h('div', { id: 'webhook-secret' });
   const urlInput = h('input', {
-    id: 'webhook-url', name: 'url', type: 'url', inputmode: 'url', maxlength: '2048', autocomplete: 'off', spellcheck: 'false',
-    placeholder: 'https://example.com/hooks/utility-tools', 'aria-describedby': 'webhook-url-help webhook-url-error',
+    id: 'webhook-url',
+    name: 'url',
+    type: 'url',
+    inputmode: 'url',
+    maxlength: '2048',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    placeholder: 'https://example.com/hooks/utility-tools',
+    'aria-describedby': 'webhook-url-help webhook-url-error',
   });
   const formError = h('p', { class: 'field-error', id: 'webhook-url-error', hidden: true });
   const form = h(

@@ -30,16 +30,89 @@ import { createWebhooksView } from './view-webhooks.js';
 /** @type {import('./router.js').ViewSpec[]} */
 export const VIEWS = [
   { id: 'overview', path: '/dashboard', title: 'Overview', nav: 'Overview', autoRefresh: true, create: createOverviewView },
-  { id: 'usage', path: '/dashboard/usage', title: 'Usage', nav: 'Usage', description: 'Credits per day and tool, every call with its request id, a month as CSV, asynchronous calls.', autoRefresh: true, create: createUsageView },
-  { id: 'billing', path: '/dashboard/billing', title: 'Billing', nav: 'Billing', description: 'Buy credits, see purchases and refunds, recharge automatically with a saved card.', create: createBillingView },
-  { id: 'team', path: '/dashboard/team', title: 'Team', nav: 'Team', description: 'Who is on the account and their roles, invitations, and handing the account on.', create: createTeamView },
-  { id: 'keys', path: '/dashboard/keys', title: 'API keys', nav: 'API keys', description: 'Create the keys your code calls the tools with, limit what each may do, revoke them.', create: createKeysView },
-  { id: 'webhooks', path: '/dashboard/webhooks', title: 'Webhooks', nav: 'Webhooks', description: 'Endpoints that receive signed events, their delivery attempts, and the event log.', create: createWebhooksView },
-  { id: 'batches', path: '/dashboard/batches', title: 'Batches', nav: 'Batches', description: 'Many calls of one tool at once, with their progress; cancel one that runs.', create: createBatchesView },
-  { id: 'render-links', path: '/dashboard/render-links', title: 'Render links', nav: 'Render links', description: 'Signed image links for an <img src>, their link secrets, and the render cache.', create: createRenderLinksView },
-  { id: 'destinations', path: '/dashboard/destinations', title: 'Destinations', nav: 'Destinations', description: 'Your own buckets that calls write their files to.', create: createDestinationsView },
-  { id: 'security', path: '/dashboard/security', title: 'Security', nav: 'Security', description: 'Your password, passkeys and sessions.', hidden: (c) => c.kind() !== 'session', create: createSecurityView },
-  { id: 'attach', path: '/dashboard/attach', title: 'Attach yourself', nav: 'Attach yourself', description: 'Sign in as a person, with a password or a passkey, instead of the owner token.', hidden: (c) => c.kind() !== 'token', create: createAttachView },
+  {
+    id: 'usage',
+    path: '/dashboard/usage',
+    title: 'Usage',
+    nav: 'Usage',
+    description: 'Credits per day and tool, every call with its request id, a month as CSV, asynchronous calls.',
+    autoRefresh: true,
+    create: createUsageView,
+  },
+  {
+    id: 'billing',
+    path: '/dashboard/billing',
+    title: 'Billing',
+    nav: 'Billing',
+    description: 'Buy credits, see purchases and refunds, recharge automatically with a saved card.',
+    create: createBillingView,
+  },
+  {
+    id: 'team',
+    path: '/dashboard/team',
+    title: 'Team',
+    nav: 'Team',
+    description: 'Who is on the account and their roles, invitations, and handing the account on.',
+    create: createTeamView,
+  },
+  {
+    id: 'keys',
+    path: '/dashboard/keys',
+    title: 'API keys',
+    nav: 'API keys',
+    description: 'Create the keys your code calls the tools with, limit what each may do, revoke them.',
+    create: createKeysView,
+  },
+  {
+    id: 'webhooks',
+    path: '/dashboard/webhooks',
+    title: 'Webhooks',
+    nav: 'Webhooks',
+    description: 'Endpoints that receive signed events, their delivery attempts, and the event log.',
+    create: createWebhooksView,
+  },
+  {
+    id: 'batches',
+    path: '/dashboard/batches',
+    title: 'Batches',
+    nav: 'Batches',
+    description: 'Many calls of one tool at once, with their progress; cancel one that runs.',
+    create: createBatchesView,
+  },
+  {
+    id: 'render-links',
+    path: '/dashboard/render-links',
+    title: 'Render links',
+    nav: 'Render links',
+    description: 'Signed image links for an <img src>, their link secrets, and the render cache.',
+    create: createRenderLinksView,
+  },
+  {
+    id: 'destinations',
+    path: '/dashboard/destinations',
+    title: 'Destinations',
+    nav: 'Destinations',
+    description: 'Your own buckets that calls write their files to.',
+    create: createDestinationsView,
+  },
+  {
+    id: 'security',
+    path: '/dashboard/security',
+    title: 'Security',
+    nav: 'Security',
+    description: 'Your password, passkeys and sessions.',
+    hidden: (c) => c.kind() !== 'session',
+    create: createSecurityView,
+  },
+  {
+    id: 'attach',
+    path: '/dashboard/attach',
+    title: 'Attach yourself',
+    nav: 'Attach yourself',
+    description: 'Sign in as a person, with a password or a passkey, instead of the owner token.',
+    hidden: (c) => c.kind() !== 'token',
+    create: createAttachView,
+  },
   { id: 'sign-in', path: '/dashboard/sign-in', title: 'Sign in', access: 'signed-out', create: createSignInView },
   { id: 'sign-up', path: '/dashboard/sign-up', title: 'Create your account', access: 'signed-out', create: createSignUpView },
   { id: 'reset', path: '/dashboard/reset', title: 'Reset your password', access: 'any', create: createResetView },
@@ -48,7 +121,13 @@ export const VIEWS = [
 ];
 
 /** Shown for a path no view has, signed in or not. */
-export const NOT_FOUND = /** @type {import('./router.js').ViewSpec} */ ({ id: 'not-found', path: '', title: 'Page not found', access: 'any', create: createNotFoundView });
+export const NOT_FOUND = /** @type {import('./router.js').ViewSpec} */ ({
+  id: 'not-found',
+  path: '',
+  title: 'Page not found',
+  access: 'any',
+  create: createNotFoundView,
+});
 
 /** Where a signed-in visitor lands, and where signed-out visitors of the account's views are sent. */
 export const HOME = '/dashboard';

@@ -26,14 +26,24 @@ export const keySpendPath = (keyId: string, month: string) => `keySpend.${keyId}
  * What refuses `call` for its key's monthly limit in `doc`, at `month`: the limit and what the key
  * has spent (or holds) that month; undefined when the key has no limit or the cost fits.
  */
-export function keyLimitRefusal(doc: Pick<AccountDoc, 'keySpend'>, call: { keyId?: string; keyCreditLimit?: number; cost: number }, month: string) {
+export function keyLimitRefusal(
+  doc: Pick<AccountDoc, 'keySpend'>,
+  call: { keyId?: string; keyCreditLimit?: number; cost: number },
+  month: string,
+) {
   if (!call.keyId || call.keyCreditLimit === undefined) return undefined;
   const spent = doc.keySpend?.[call.keyId]?.[month] ?? 0;
   return spent + call.cost > call.keyCreditLimit ? { limit: call.keyCreditLimit, spent } : undefined;
 }
 
-
-export function newAccountDoc(fields: { id: string; name?: string | null; email?: string | null; credits: number; now: Date; plan?: AccountPlan }): AccountDoc {
+export function newAccountDoc(fields: {
+  id: string;
+  name?: string | null;
+  email?: string | null;
+  credits: number;
+  now: Date;
+  plan?: AccountPlan;
+}): AccountDoc {
   return {
     _id: fields.id,
     name: fields.name ?? null,

@@ -24,7 +24,13 @@ export interface IssuedCredential {
 /** A key as the account API shows it; `spentThisMonth` from the account's `keySpend` when given. */
 export function publicKey(doc: CredentialDoc, keySpend?: AccountDoc['keySpend'], now = Date.now()) {
   return {
-    id: doc._id, name: doc.name, prefix: doc.prefix, createdAt: doc.createdAt, lastUsedAt: doc.lastUsedAt, lastUsedIp: doc.lastUsedIp ?? null, revokedAt: doc.revokedAt,
+    id: doc._id,
+    name: doc.name,
+    prefix: doc.prefix,
+    createdAt: doc.createdAt,
+    lastUsedAt: doc.lastUsedAt,
+    lastUsedIp: doc.lastUsedIp ?? null,
+    revokedAt: doc.revokedAt,
     ...keySettingsView(doc),
     spentThisMonth: keySpend?.[doc._id]?.[spendMonth(now)] ?? 0,
   };
@@ -44,7 +50,13 @@ export function createAccounts(db: Db, onEvent?: EventSink) {
   const record = createEventRecorder(db, onEvent);
   const auditLog = createAuditLog(db);
 
-  async function issue(accountId: string, kind: CredentialKind, name: string | null, settings: KeySettingsInput = {}, audit?: AuditContext): Promise<IssuedCredential & { doc: CredentialDoc }> {
+  async function issue(
+    accountId: string,
+    kind: CredentialKind,
+    name: string | null,
+    settings: KeySettingsInput = {},
+    audit?: AuditContext,
+  ): Promise<IssuedCredential & { doc: CredentialDoc }> {
     const cred = newCredential(kind);
     const id = newId(kind === 'api_key' ? 'key' : 'own');
     const shown = { name, ...settingsUpdate(settings).$set };
@@ -53,7 +65,19 @@ export function createAccounts(db: Db, onEvent?: EventSink) {
       ...(createdBy ? { createdBy } : {}),
       ...shown,
       // The entry is written with the key (domain/audit-log.ts): never the key itself or its digest.
-      ...(audit ? { auditDrafts: [auditDraft(audit, accountId, kind === 'api_key' ? 'api_key.created' : 'owner_token.created', { type: kind, id }, changesOf({}, { ...shown, prefix: cred.prefix }, ['prefix', ...AUDITED_KEY_FIELDS]))] } : {}),
+      ...(audit
+        ? {
+            auditDrafts: [
+              auditDraft(
+                audit,
+                accountId,
+                kind === 'api_key' ? 'api_key.created' : 'owner_token.created',
+                { type: kind, id },
+                changesOf({}, { ...shown, prefix: cred.prefix }, ['prefix', ...AUDITED_KEY_FIELDS]),
+              ),
+            ],
+          }
+        : {}),
       _id: id,
       accountId,
       kind,
@@ -86,19 +110,43 @@ export function createAccounts(db: Db, onEvent?: EventSink) {
      * through sessions). Safe to repeat with the same id: what was written is left as it is, so a
      * step that died half-way is finished by running it again.
      */
-    async openOnce(fields: { id: string; name?: string | null; email?: string | null; credits: number; plan?: AccountPlan }, audit: AuditContext = SERVICE_ACTOR): Promise<AccountDoc> {
+    async openOnce(
+      fields: { id: string; name?: string | null; email?: string | null; credits: number; plan?: AccountPlan },
+      audit: AuditContext = SERVICE_ACTOR,
+    ): Promise<AccountDoc> {
       const existing = await accounts.findOne({ _id: fields.id });
       if (existing) return existing;
       const now = new Date();
-      const account = newAccountDoc({ id: fields.id, name: fields.name, email: fields.email, credits: fields.credits, now, plan: fields.plan });
+      const account = newAccountDoc({
+        id: fields.id,
+        name: fields.name,
+        email: fields.email,
+        credits: fields.credits,
+        now,
+        plan: fields.plan,
+      });
       // The record first: an account never holds credits of a grant with no record.
       if (fields.credits > 0) {
         // The welcome grant's audit entry, written with the account that holds it.
-        const changes = { amount: [null, fields.credits], reason: [null, 'welcome'], expiresAt: [null, null] } satisfies AuditDraft['changes'];
-        account.auditDrafts = [auditDraft(audit, account._id, 'credits.granted', { type: 'grant', id: welcomeGrantId(account._id) }, changes, now)];
+        const changes = {
+          amount: [null, fields.credits],
+          reason: [null, 'welcome'],
+          expiresAt: [null, null],
+        } satisfies AuditDraft['changes'];
+        account.auditDrafts = [
+          auditDraft(audit, account._id, 'credits.granted', { type: 'grant', id: welcomeGrantId(account._id) }, changes, now),
+        ];
         await insertIfAbsent(grants, {
-          _id: welcomeGrantId(account._id), accountId: account._id, amount: fields.credits, reason: 'welcome', expiresAt: null, idempotencyKey: null,
-          createdAt: now, appliedAt: now, balanceAfter: fields.credits, expiredAt: null,
+          _id: welcomeGrantId(account._id),
+          accountId: account._id,
+          amount: fields.credits,
+          reason: 'welcome',
+          expiresAt: null,
+          idempotencyKey: null,
+          createdAt: now,
+          appliedAt: now,
+          balanceAfter: fields.credits,
+          expiredAt: null,
         });
       }
       await insertIfAbsent(accounts, account);
@@ -115,8 +163,7 @@ export function createAccounts(db: Db, onEvent?: EventSink) {
       return key;
     },
 
-    listKeys: (accountId: string) =>
-      credentials.find({ accountId, kind: 'api_key' }).sort({ createdAt: -1 }).toArray(),
+    listKeys: (accountId: string) => credentials.find({ accountId, kind: 'api_key' }).sort({ createdAt: -1 }).toArray(),
 
     /** What each key of the account spent per month (the ledger's `keySpend`). */
     keySpend: async (accountId: string) => (await accounts.findOne({ _id: accountId }, { projection: { keySpend: 1 } }))?.keySpend ?? {},
@@ -126,7 +173,12 @@ export function createAccounts(db: Db, onEvent?: EventSink) {
      * (for its credential's cache and the record of what changed); null when there is no such
      * working key.
      */
-    async updateKey(accountId: string, keyId: string, input: KeySettingsInput, audit: AuditContext): Promise<{ before: CredentialDoc; after: CredentialDoc } | null> {
+    async updateKey(
+      accountId: string,
+      keyId: string,
+      input: KeySettingsInput,
+      audit: AuditContext,
+    ): Promise<{ before: CredentialDoc; after: CredentialDoc } | null> {
       const { $set, $unset } = settingsUpdate(input);
       for (;;) {
         const before = await credentials.findOne({ _id: keyId, accountId, kind: 'api_key', revokedAt: null });
@@ -142,7 +194,8 @@ export function createAccounts(db: Db, onEvent?: EventSink) {
         const { matchedCount } = await credentials.updateOne(
           { _id: keyId, accountId, revokedAt: null, ...pins },
           {
-            ...(Object.keys($set).length ? { $set } : {}), ...(Object.keys($unset).length ? { $unset } : {}),
+            ...(Object.keys($set).length ? { $set } : {}),
+            ...(Object.keys($unset).length ? { $unset } : {}),
             $push: { auditDrafts: auditDraft(audit, accountId, 'api_key.updated', { type: 'api_key', id: keyId }, changes) },
           },
         );
@@ -160,7 +213,12 @@ export function createAccounts(db: Db, onEvent?: EventSink) {
       const now = new Date();
       const flipped = await credentials.findOneAndUpdate(
         { _id: keyId, accountId, kind: 'api_key', revokedAt: null },
-        { $set: { revokedAt: now }, $push: { auditDrafts: auditDraft(audit, accountId, 'api_key.revoked', { type: 'api_key', id: keyId }, { revokedAt: [null, now] }, now) } },
+        {
+          $set: { revokedAt: now },
+          $push: {
+            auditDrafts: auditDraft(audit, accountId, 'api_key.revoked', { type: 'api_key', id: keyId }, { revokedAt: [null, now] }, now),
+          },
+        },
         { returnDocument: 'after' },
       );
       if (flipped) {

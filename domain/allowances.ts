@@ -82,7 +82,10 @@ export function createAllowances(db: Db, onEvent?: EventSink) {
      * every grant past its expiry lapses. Bounded: `more` says another pass is needed.
      */
     async run(now: number, limit = ALLOWANCE_BATCH): Promise<AllowanceRun> {
-      const due = await accounts.find({ 'plan.nextAllowanceAt': { $lte: new Date(now) } }, { projection: { _id: 1 } }).limit(limit + 1).toArray();
+      const due = await accounts
+        .find({ 'plan.nextAllowanceAt': { $lte: new Date(now) } }, { projection: { _id: 1 } })
+        .limit(limit + 1)
+        .toArray();
       const batch = due.slice(0, limit);
       let granted = 0;
       for (let i = 0; i < batch.length; i += CONCURRENCY) {
@@ -104,7 +107,16 @@ export function createAllowances(db: Db, onEvent?: EventSink) {
     async changePlan(accountId: string, planId: string, options: { prorate: boolean; now: number; audit: AuditContext }): Promise<void> {
       const { now, audit } = options;
       const entry = (from: string | null) => ({
-        $push: { auditDrafts: auditDraft(audit, accountId, 'account.plan_changed', { type: 'account', id: accountId }, { plan: [from, planId] }, new Date(now)) },
+        $push: {
+          auditDrafts: auditDraft(
+            audit,
+            accountId,
+            'account.plan_changed',
+            { type: 'account', id: accountId },
+            { plan: [from, planId] },
+            new Date(now),
+          ),
+        },
       });
       const target = await plans.get(planId);
       if (!target) throw new Error(`no plan ${planId}`);
@@ -115,7 +127,10 @@ export function createAllowances(db: Db, onEvent?: EventSink) {
         const p = doc.plan;
         if (!p) {
           // An account from before plans: it joins now, like a new account.
-          const joined = await accounts.updateOne({ _id: accountId, plan: { $exists: false } }, { $set: { plan: { ...joinPlan(planId, new Date(now)), changes: 1 } }, ...entry(null) });
+          const joined = await accounts.updateOne(
+            { _id: accountId, plan: { $exists: false } },
+            { $set: { plan: { ...joinPlan(planId, new Date(now)), changes: 1 } }, ...entry(null) },
+          );
           if (joined.modifiedCount === 1) {
             await auditLog.flushAccount(accountId);
             await grantDue(accountId, now);
@@ -132,7 +147,14 @@ export function createAllowances(db: Db, onEvent?: EventSink) {
           // Granted before the switch and keyed by it: a retry after a crash in between grants it once.
           if (amount > 0) {
             await grants.grant(
-              { accountId, amount, reason: 'monthly_allowance', expiresAt: target.rollover === 'none' ? new Date(end) : null, idempotencyKey: `proration:${p.changes + 1}`, audit },
+              {
+                accountId,
+                amount,
+                reason: 'monthly_allowance',
+                expiresAt: target.rollover === 'none' ? new Date(end) : null,
+                idempotencyKey: `proration:${p.changes + 1}`,
+                audit,
+              },
               now,
             );
           }
@@ -151,7 +173,10 @@ export function createAllowances(db: Db, onEvent?: EventSink) {
     /** The next allowance of an account: when and how much (null when its plan gives none). */
     async next(plan: AccountPlan | undefined): Promise<{ plan: PlanDoc | null; next: { at: Date; amount: number } | null }> {
       const doc = plan ? await plans.get(plan.id) : null;
-      return { plan: doc, next: plan && doc && doc.monthlyAllowance > 0 ? { at: plan.nextAllowanceAt, amount: doc.monthlyAllowance } : null };
+      return {
+        plan: doc,
+        next: plan && doc && doc.monthlyAllowance > 0 ? { at: plan.nextAllowanceAt, amount: doc.monthlyAllowance } : null,
+      };
     },
   };
 }

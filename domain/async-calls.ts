@@ -59,7 +59,16 @@ export function createAsyncCalls(db: Db, onEvent?: EventSink) {
   return {
     /** Opens the record of a call about to start; false when one exists (an idempotent repeat). */
     open: (doc: { requestId: string; accountId: string; tool: string; now: Date }) =>
-      insertIfAbsent(calls, { _id: doc.requestId, accountId: doc.accountId, tool: doc.tool, status: 'running', createdAt: doc.now, completedAt: null, expiresAt: null, charged: 0 }),
+      insertIfAbsent(calls, {
+        _id: doc.requestId,
+        accountId: doc.accountId,
+        tool: doc.tool,
+        status: 'running',
+        createdAt: doc.now,
+        completedAt: null,
+        expiresAt: null,
+        charged: 0,
+      }),
 
     /** Forgets a call that never started (its 402 was answered instead of the 202). */
     discard: (requestId: string) => calls.deleteOne({ _id: requestId, status: 'running' }),
@@ -76,7 +85,12 @@ export function createAsyncCalls(db: Db, onEvent?: EventSink) {
         const ended: Partial<CallDoc> = { completedAt: now, expiresAt: new Date(now.getTime() + CALL_ANSWER_RETENTION_MS) };
         const set: Partial<CallDoc> = result.ok
           ? { ...ended, status: 'succeeded', charged: result.charged, ...(await storeOutput(outcome.requestId, result.output)) }
-          : { ...ended, status: 'failed', charged: 0, problem: { code: result.error.code, detail: result.error.message, extras: result.error.extras } };
+          : {
+              ...ended,
+              status: 'failed',
+              charged: 0,
+              problem: { code: result.error.code, detail: result.error.message, extras: result.error.extras },
+            };
         await calls.updateOne({ _id: outcome.requestId, status: 'running' }, { $set: set });
       }
       const data = {
@@ -97,7 +111,11 @@ export function createAsyncCalls(db: Db, onEvent?: EventSink) {
     async page(accountId: string, q: CallPageQuery): Promise<{ rows: CallDoc[]; more: boolean }> {
       const filter: Filter<CallDoc> = { accountId };
       if (q.after) filter.$or = [{ createdAt: { $lt: q.after.at } }, { createdAt: q.after.at, _id: { $lt: q.after.id } }];
-      const rows = await calls.find(filter, { projection: { output: 0 } }).sort({ createdAt: -1, _id: -1 }).limit(q.limit + 1).toArray();
+      const rows = await calls
+        .find(filter, { projection: { output: 0 } })
+        .sort({ createdAt: -1, _id: -1 })
+        .limit(q.limit + 1)
+        .toArray();
       return { rows: rows.slice(0, q.limit), more: rows.length > q.limit };
     },
 

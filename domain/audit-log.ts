@@ -26,17 +26,46 @@ export const SERVICE_ACTOR: AuditContext = { actor: { type: 'service', credentia
 
 /** What an entry can record. */
 export const AUDIT_ACTIONS = [
-  'api_key.created', 'api_key.updated', 'api_key.revoked', 'owner_token.created',
-  'webhook_endpoint.created', 'webhook_endpoint.updated', 'webhook_endpoint.deleted', 'webhook_endpoint.enabled',
-  'webhook_endpoint.secret_rotated', 'webhook_endpoint.previous_secret_ended',
-  'credits.granted', 'account.plan_changed',
-  'link_secret.created', 'link_secret.retired', 'destination.created', 'destination.deleted',
+  'api_key.created',
+  'api_key.updated',
+  'api_key.revoked',
+  'owner_token.created',
+  'webhook_endpoint.created',
+  'webhook_endpoint.updated',
+  'webhook_endpoint.deleted',
+  'webhook_endpoint.enabled',
+  'webhook_endpoint.secret_rotated',
+  'webhook_endpoint.previous_secret_ended',
+  'credits.granted',
+  'account.plan_changed',
+  'link_secret.created',
+  'link_secret.retired',
+  'destination.created',
+  'destination.deleted',
   // Billing (domain/billing/): the owner's checkout and settings, what Stripe's events did.
-  'purchase.created', 'purchase.paid', 'purchase.failed', 'purchase.refunded', 'purchase.disputed', 'purchase.dispute_closed',
-  'auto_recharge.updated', 'auto_recharge.disabled', 'recharge.succeeded', 'recharge.failed',
-  'user.signed_in', 'user.locked_out', 'user.password_changed', 'user.passkey_added', 'user.passkey_removed', 'session.ended',
-  'member.joined', 'member.role_changed', 'member.removed', 'invitation.created', 'invitation.revoked',
-  'account.ownership_transferred', 'account.sign_in_policy_changed',
+  'purchase.created',
+  'purchase.paid',
+  'purchase.failed',
+  'purchase.refunded',
+  'purchase.disputed',
+  'purchase.dispute_closed',
+  'auto_recharge.updated',
+  'auto_recharge.disabled',
+  'recharge.succeeded',
+  'recharge.failed',
+  'user.signed_in',
+  'user.locked_out',
+  'user.password_changed',
+  'user.passkey_added',
+  'user.passkey_removed',
+  'session.ended',
+  'member.joined',
+  'member.role_changed',
+  'member.removed',
+  'invitation.created',
+  'invitation.revoked',
+  'account.ownership_transferred',
+  'account.sign_in_policy_changed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -60,11 +89,25 @@ export function auditDraft(
   changes: AuditDraft['changes'],
   now = new Date(),
 ): AuditDraft {
-  return { id: newId('aud'), accountId, at: now, actor: context.actor, ip: context.ip, userAgent: context.userAgent, action, target, changes };
+  return {
+    id: newId('aud'),
+    accountId,
+    at: now,
+    actor: context.actor,
+    ip: context.ip,
+    userAgent: context.userAgent,
+    action,
+    target,
+    changes,
+  };
 }
 
 /** `[before, after]` of each field that differs (compared as JSON); `fields` limits which are looked at. */
-export function changesOf(before: Record<string, unknown>, after: Record<string, unknown>, fields: readonly string[]): AuditDraft['changes'] {
+export function changesOf(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  fields: readonly string[],
+): AuditDraft['changes'] {
   const changes: AuditDraft['changes'] = {};
   for (const field of fields) {
     const [b, a] = [before[field] ?? null, after[field] ?? null];
@@ -82,7 +125,13 @@ export function auditView(doc: AuditEntryDoc) {
 function hashedPart(doc: AuditDraft | AuditEntryDoc) {
   const id = '_id' in doc ? doc._id : doc.id;
   return {
-    id, at: new Date(doc.at).toISOString(), actor: doc.actor, ip: doc.ip, userAgent: doc.userAgent, action: doc.action, target: doc.target,
+    id,
+    at: new Date(doc.at).toISOString(),
+    actor: doc.actor,
+    ip: doc.ip,
+    userAgent: doc.userAgent,
+    action: doc.action,
+    target: doc.target,
     changes: JSON.parse(JSON.stringify(doc.changes)) as AuditDraft['changes'],
   };
 }
@@ -101,7 +150,10 @@ interface DraftHolder {
 
 export function createAuditLog(db: Db) {
   const c = collections(db);
-  const holder = (docs: unknown, accountField: DraftHolder['accountField']): DraftHolder => ({ docs: docs as DraftHolder['docs'], accountField });
+  const holder = (docs: unknown, accountField: DraftHolder['accountField']): DraftHolder => ({
+    docs: docs as DraftHolder['docs'],
+    accountField,
+  });
   const keys = holder(c.credentials, 'accountId');
   const endpoints = holder(c.webhookEndpoints, 'accountId');
   const accounts = holder(c.accounts, '_id');
@@ -113,9 +165,25 @@ export function createAuditLog(db: Db) {
   const users = holder(c.users, 'auditDrafts.accountId');
   const memberships = holder(c.memberships, 'accountId');
   const invitations = holder(c.authTokens, 'accountId');
-  const holders = [keys, endpoints, accounts, linkSecrets, destinations, sessions, users, purchases, billingAccounts, memberships, invitations];
+  const holders = [
+    keys,
+    endpoints,
+    accounts,
+    linkSecrets,
+    destinations,
+    sessions,
+    users,
+    purchases,
+    billingAccounts,
+    memberships,
+    invitations,
+  ];
   /** Where a deleted target lived: a deletion's draft is appended once its target is gone from there. */
-  const deletable: Record<string, DraftHolder['docs']> = { webhook_endpoint: endpoints.docs, destination: destinations.docs, membership: memberships.docs };
+  const deletable: Record<string, DraftHolder['docs']> = {
+    webhook_endpoint: endpoints.docs,
+    destination: destinations.docs,
+    membership: memberships.docs,
+  };
 
   /**
    * A sequence number at or below each account's head, as last seen here. The database sorts
@@ -125,7 +193,12 @@ export function createAuditLog(db: Db) {
   const seqAtLeast = new Map<string, number>();
 
   async function headOf(accountId: string): Promise<AuditEntryDoc | null> {
-    const newest = (filter: Record<string, unknown>) => c.auditLog.find({ accountId, ...filter }).sort({ seq: -1 }).limit(1).next();
+    const newest = (filter: Record<string, unknown>) =>
+      c.auditLog
+        .find({ accountId, ...filter })
+        .sort({ seq: -1 })
+        .limit(1)
+        .next();
     const known = seqAtLeast.get(accountId);
     // Nothing from there on: retention swept the chain since; read it whole.
     return (known !== undefined && (await newest({ seq: { $gte: known } }))) || newest({});
@@ -137,7 +210,20 @@ export function createAuditLog(db: Db) {
     for (let i = 0; i < APPEND_TRIES; i++) {
       const head = await headOf(draft.accountId);
       const prevHash = head?.hash ?? GENESIS_HASH;
-      const doc: AuditEntryDoc = { _id: draft.id, accountId: draft.accountId, seq: (head?.seq ?? 0) + 1, at: draft.at, actor: draft.actor, ip: draft.ip, userAgent: draft.userAgent, action: draft.action, target: draft.target, changes: draft.changes, prevHash, hash: entryHash(prevHash, part) };
+      const doc: AuditEntryDoc = {
+        _id: draft.id,
+        accountId: draft.accountId,
+        seq: (head?.seq ?? 0) + 1,
+        at: draft.at,
+        actor: draft.actor,
+        ip: draft.ip,
+        userAgent: draft.userAgent,
+        action: draft.action,
+        target: draft.target,
+        changes: draft.changes,
+        prevHash,
+        hash: entryHash(prevHash, part),
+      };
       try {
         await c.auditLog.insertOne(doc);
         if (seqAtLeast.size >= HEADS_REMEMBERED) seqAtLeast.clear();
@@ -224,24 +310,38 @@ export function createAuditLog(db: Db) {
      */
     async list(query: { accountId?: string; action?: string; limit: number; before?: { at: Date; id: string } }) {
       await flushLeftovers(query.accountId);
-      const filter: Record<string, unknown> = { ...(query.accountId ? { accountId: query.accountId } : {}), ...(query.action ? { action: query.action } : {}) };
+      const filter: Record<string, unknown> = {
+        ...(query.accountId ? { accountId: query.accountId } : {}),
+        ...(query.action ? { action: query.action } : {}),
+      };
       if (query.accountId) {
         if (query.before) {
           const last = await c.auditLog.findOne({ _id: query.before.id, accountId: query.accountId }, { projection: { seq: 1 } });
           filter.seq = { $lt: last?.seq ?? 0 };
         }
-        const rows = await c.auditLog.find(filter).sort({ seq: -1 }).limit(query.limit + 1).toArray();
+        const rows = await c.auditLog
+          .find(filter)
+          .sort({ seq: -1 })
+          .limit(query.limit + 1)
+          .toArray();
         return { items: rows.slice(0, query.limit), more: rows.length > query.limit };
       }
       if (query.before) filter.$or = [{ at: { $lt: query.before.at } }, { at: query.before.at, _id: { $lt: query.before.id } }];
-      const rows = await c.auditLog.find(filter).sort({ at: -1, _id: -1 }).limit(query.limit + 1).toArray();
+      const rows = await c.auditLog
+        .find(filter)
+        .sort({ at: -1, _id: -1 })
+        .limit(query.limit + 1)
+        .toArray();
       return { items: rows.slice(0, query.limit), more: rows.length > query.limit };
     },
 
     /** Every entry of the account, oldest first (a CSV export). */
     all: async (accountId: string, action?: string) => {
       await flushLeftovers(accountId);
-      return c.auditLog.find({ accountId, ...(action ? { action } : {}) }).sort({ seq: 1 }).toArray();
+      return c.auditLog
+        .find({ accountId, ...(action ? { action } : {}) })
+        .sort({ seq: 1 })
+        .toArray();
     },
 
     /**

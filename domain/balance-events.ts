@@ -14,7 +14,15 @@ import { LOW_BALANCE_THRESHOLD, readAccount } from './account-doc.js';
  * account's auto-recharge: the same update's answer, so neither costs a call a read.
  */
 export const BALANCE_FIELDS = {
-  balance: 1, chargedBalance: 1, lowArmed: 1, exhaustedArmed: 1, outbox: 1, entries: 1, rechargeBelow: 1, rechargeArmed: 1, rechargeArmsAt: 1,
+  balance: 1,
+  chargedBalance: 1,
+  lowArmed: 1,
+  exhaustedArmed: 1,
+  outbox: 1,
+  entries: 1,
+  rechargeBelow: 1,
+  rechargeArmed: 1,
+  rechargeArmsAt: 1,
 } as const;
 
 /** True when the charged balance is past a threshold whose latch is still armed (an event is due). */
@@ -27,7 +35,10 @@ export function crossedArmedThreshold(a: Pick<AccountDoc, 'chargedBalance' | 'lo
  * armed (or a month's cap that disarmed it has run out): the account's recharge is due. Decided on
  * the charge's own update, like the balance events.
  */
-export function rechargeDue(a: Pick<AccountDoc, 'chargedBalance' | 'rechargeBelow' | 'rechargeArmed' | 'rechargeArmsAt'>, now: number): boolean {
+export function rechargeDue(
+  a: Pick<AccountDoc, 'chargedBalance' | 'rechargeBelow' | 'rechargeArmed' | 'rechargeArmsAt'>,
+  now: number,
+): boolean {
   if (a.rechargeBelow === undefined || a.chargedBalance >= a.rechargeBelow) return false;
   return a.rechargeArmed === true || (a.rechargeArmsAt != null && new Date(a.rechargeArmsAt).getTime() <= now);
 }
@@ -36,7 +47,10 @@ export function rechargeDue(a: Pick<AccountDoc, 'chargedBalance' | 'rechargeBelo
  * The latches an update that adds credits sets, from the account as read before it and the charged
  * balance it produces: each re-arms once the balance is back at or over its threshold.
  */
-export function latchesAfterCredit(doc: Pick<AccountDoc, 'lowArmed' | 'exhaustedArmed' | 'rechargeBelow' | 'rechargeArmed'>, charged: number): Record<string, boolean> {
+export function latchesAfterCredit(
+  doc: Pick<AccountDoc, 'lowArmed' | 'exhaustedArmed' | 'rechargeBelow' | 'rechargeArmed'>,
+  charged: number,
+): Record<string, boolean> {
   const latches: Record<string, boolean> = {
     lowArmed: doc.lowArmed || charged >= LOW_BALANCE_THRESHOLD,
     exhaustedArmed: doc.exhaustedArmed || charged > 0,
@@ -50,7 +64,10 @@ export function outboxEvent(event: EventKind, data: Record<string, unknown>, now
 }
 
 /** What a debit's update read back, for afterDebit. */
-export type DebitedAccount = Pick<AccountDoc, 'chargedBalance' | 'lowArmed' | 'exhaustedArmed' | 'outbox' | 'entries' | 'rechargeBelow' | 'rechargeArmed' | 'rechargeArmsAt'>;
+export type DebitedAccount = Pick<
+  AccountDoc,
+  'chargedBalance' | 'lowArmed' | 'exhaustedArmed' | 'outbox' | 'entries' | 'rechargeBelow' | 'rechargeArmed' | 'rechargeArmsAt'
+>;
 
 export function createBalanceEvents(db: Db, onEvent?: EventSink) {
   const { accounts, ledger } = collections(db);
@@ -104,7 +121,10 @@ export function createBalanceEvents(db: Db, onEvent?: EventSink) {
       {
         $set: { exhaustedArmed: false },
         $push: {
-          outbox: outboxEvent('credits.exhausted', { balance: 0, message: 'Your credit balance is 0; calls are refused until credits are added.' }),
+          outbox: outboxEvent('credits.exhausted', {
+            balance: 0,
+            message: 'Your credit balance is 0; calls are refused until credits are added.',
+          }),
         },
       },
     );

@@ -60,12 +60,20 @@ export function createBatchProgress(db: Db, onEvent?: EventSink) {
 
   /** Claims the next index of a running batch (answered as `next - 1` of the batch answered), or null when none may start. */
   function claim(batch: Pick<BatchDoc, '_id' | 'total'>): Promise<BatchDoc | null> {
-    return batches.findOneAndUpdate({ _id: batch._id, status: 'running', stopped: { $exists: false }, next: { $lt: batch.total } }, { $inc: { next: 1 } }, { returnDocument: 'after' });
+    return batches.findOneAndUpdate(
+      { _id: batch._id, status: 'running', stopped: { $exists: false }, next: { $lt: batch.total } },
+      { $inc: { next: 1 } },
+      { returnDocument: 'after' },
+    );
   }
 
   /** Marks pending items running once their calls started (a repeat, or an item skipped meanwhile, moves nothing). */
   async function markRunning(started: { item: Pick<BatchItemDoc, '_id' | 'attempt'>; requestId: string }[]): Promise<void> {
-    await Promise.all(started.map(({ item, requestId }) => batchItems.updateOne({ _id: item._id, status: 'pending', attempt: item.attempt }, { $set: { status: 'running', requestId } })));
+    await Promise.all(
+      started.map(({ item, requestId }) =>
+        batchItems.updateOne({ _id: item._id, status: 'pending', attempt: item.attempt }, { $set: { status: 'running', requestId } }),
+      ),
+    );
   }
 
   /**
@@ -98,7 +106,17 @@ export function createBatchProgress(db: Db, onEvent?: EventSink) {
       : { problem: { code: result.error.code, detail: result.error.message, extras: result.error.extras }, charged: 0 };
     const end = await batchItems.updateOne(
       { _id: id, attempt: o.attempt, callEnded: { $ne: true } },
-      { $set: { status: result.ok ? 'succeeded' : 'failed', requestId: o.requestId, callEnded: true, endedAt: now, ...ended, ...(successor !== undefined ? { successor } : {}) }, $unset: { input: '', sealed: '' } },
+      {
+        $set: {
+          status: result.ok ? 'succeeded' : 'failed',
+          requestId: o.requestId,
+          callEnded: true,
+          endedAt: now,
+          ...ended,
+          ...(successor !== undefined ? { successor } : {}),
+        },
+        $unset: { input: '', sealed: '' },
+      },
     );
     if (end.matchedCount === 0) {
       // An earlier run of this step ended it (its end was lost): its successor holds the slot. The
@@ -136,7 +154,10 @@ export function createBatchProgress(db: Db, onEvent?: EventSink) {
     const batch = await batches.findOne({ _id: o.batchId });
     if (!batch) return;
     if (batch.onInsufficientCredits === 'wait' && !batch.stopped) {
-      await batchItems.updateOne({ _id: id, attempt: o.attempt, callEnded: { $ne: true } }, { $set: { status: 'pending' }, $inc: { attempt: 1 }, $unset: { requestId: '' } });
+      await batchItems.updateOne(
+        { _id: id, attempt: o.attempt, callEnded: { $ne: true } },
+        { $set: { status: 'pending' }, $inc: { attempt: 1 }, $unset: { requestId: '' } },
+      );
       await pause(batch, now);
       return;
     }
@@ -144,7 +165,14 @@ export function createBatchProgress(db: Db, onEvent?: EventSink) {
     await batchItems.updateOne(
       { _id: id, attempt: o.attempt, callEnded: { $ne: true } },
       {
-        $set: { status: 'skipped', requestId: o.requestId, callEnded: true, endedAt: now, problem: { code: error.code, detail: error.message, extras: error.extras }, charged: 0 },
+        $set: {
+          status: 'skipped',
+          requestId: o.requestId,
+          callEnded: true,
+          endedAt: now,
+          problem: { code: error.code, detail: error.message, extras: error.extras },
+          charged: 0,
+        },
         $unset: { input: '', sealed: '' },
       },
     );
@@ -153,8 +181,16 @@ export function createBatchProgress(db: Db, onEvent?: EventSink) {
 
   /** Pauses a running `wait` batch (once: `batch.paused` is told by the item that paused it). */
   async function pause(batch: BatchDoc, now: Date): Promise<void> {
-    const paused = await batches.findOneAndUpdate({ _id: batch._id, status: 'running', stopped: { $exists: false } }, { $set: { status: 'paused', pausedAt: now } }, { returnDocument: 'after' });
-    if (paused) await record({ ...newEvent(batch.accountId, 'batch.paused', batchEventData(await live(paused)), now), id: derivedId('evt', `batch.paused:${batch._id}:${now.getTime()}`) });
+    const paused = await batches.findOneAndUpdate(
+      { _id: batch._id, status: 'running', stopped: { $exists: false } },
+      { $set: { status: 'paused', pausedAt: now } },
+      { returnDocument: 'after' },
+    );
+    if (paused)
+      await record({
+        ...newEvent(batch.accountId, 'batch.paused', batchEventData(await live(paused)), now),
+        id: derivedId('evt', `batch.paused:${batch._id}:${now.getTime()}`),
+      });
   }
 
   /** Stops a batch: nothing starts any more, and what is pending is skipped. */
@@ -194,7 +230,9 @@ export function createBatchProgress(db: Db, onEvent?: EventSink) {
   }
 
   async function countItems(batchId: string): Promise<BatchCounts> {
-    const counts = Object.fromEntries(await Promise.all(STATUSES.map(async (s) => [s, await batchItems.countDocuments({ batchId, status: s })]))) as BatchCounts;
+    const counts = Object.fromEntries(
+      await Promise.all(STATUSES.map(async (s) => [s, await batchItems.countDocuments({ batchId, status: s })])),
+    ) as BatchCounts;
     return counts;
   }
 
@@ -219,7 +257,11 @@ export function createBatchProgress(db: Db, onEvent?: EventSink) {
     // above the mark (with `$in`, SecantusDB reads every item above it, pending ones too).
     const above = (
       await Promise.all(
-        ENDED.map((status) => batchItems.find({ batchId: doc._id, status, index: { $gte: from.below } }, { projection: { _id: 0, index: 1, status: 1 } }).toArray()),
+        ENDED.map((status) =>
+          batchItems
+            .find({ batchId: doc._id, status, index: { $gte: from.below } }, { projection: { _id: 0, index: 1, status: 1 } })
+            .toArray(),
+        ),
       )
     ).flat();
     const running = await batchItems.countDocuments({ batchId: doc._id, status: 'running', index: { $gte: from.below } });

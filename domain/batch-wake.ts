@@ -30,7 +30,10 @@ export async function wakeBatchRunner(client: Client, accountId: string): Promis
 export function resumingOnGrant(db: Db, client: Client, next?: EventSink): EventSink {
   const { batches } = collections(db);
   return async (event) => {
-    if (event.event === 'credits.granted' && (await batches.findOne({ accountId: event.accountId, status: 'paused' }, { projection: { _id: 1 } }))) {
+    if (
+      event.event === 'credits.granted' &&
+      (await batches.findOne({ accountId: event.accountId, status: 'paused' }, { projection: { _id: 1 } }))
+    ) {
       await wakeBatchRunner(client, event.accountId).catch(() => undefined); // the runner's own look covers a failed wake
     }
     await next?.(event);

@@ -119,15 +119,26 @@ export function createBatches(db: Db, onEvent?: EventSink) {
     async page(accountId: string, q: { limit: number; after?: { at: Date; id: string } }): Promise<{ rows: BatchDoc[]; more: boolean }> {
       const filter: Filter<BatchDoc> = { accountId };
       if (q.after) filter.$or = [{ createdAt: { $lt: q.after.at } }, { createdAt: q.after.at, _id: { $lt: q.after.id } }];
-      const rows = await batches.find(filter).sort({ createdAt: -1, _id: -1 }).limit(q.limit + 1).toArray();
+      const rows = await batches
+        .find(filter)
+        .sort({ createdAt: -1, _id: -1 })
+        .limit(q.limit + 1)
+        .toArray();
       return { rows: await Promise.all(rows.slice(0, q.limit).map(progress.live)), more: rows.length > q.limit };
     },
 
     /** Up to `limit` items in index order from `fromIndex`, of one status when given. */
-    async items(batchId: string, q: { limit: number; fromIndex: number; status?: BatchItemDoc['status'] }): Promise<{ rows: BatchItemDoc[]; more: boolean }> {
+    async items(
+      batchId: string,
+      q: { limit: number; fromIndex: number; status?: BatchItemDoc['status'] },
+    ): Promise<{ rows: BatchItemDoc[]; more: boolean }> {
       const filter: Filter<BatchItemDoc> = { batchId, index: { $gte: q.fromIndex } };
       if (q.status) filter.status = q.status;
-      const rows = await batchItems.find(filter, { projection: { input: 0, sealed: 0 } }).sort({ index: 1 }).limit(q.limit + 1).toArray();
+      const rows = await batchItems
+        .find(filter, { projection: { input: 0, sealed: 0 } })
+        .sort({ index: 1 })
+        .limit(q.limit + 1)
+        .toArray();
       return { rows: rows.slice(0, q.limit), more: rows.length > q.limit };
     },
 
@@ -135,7 +146,11 @@ export function createBatches(db: Db, onEvent?: EventSink) {
     ended(batchId: string, after: { at: Date; id: string } | undefined, limit: number): Promise<BatchItemDoc[]> {
       const filter: Filter<BatchItemDoc> = { batchId, endedAt: { $exists: true } };
       if (after) filter.$or = [{ endedAt: { $gt: after.at } }, { endedAt: after.at, _id: { $gt: after.id } }];
-      return batchItems.find(filter, { projection: { input: 0, sealed: 0 } }).sort({ endedAt: 1, _id: 1 }).limit(limit).toArray();
+      return batchItems
+        .find(filter, { projection: { input: 0, sealed: 0 } })
+        .sort({ endedAt: 1, _id: 1 })
+        .limit(limit)
+        .toArray();
     },
 
     /**
@@ -144,7 +159,10 @@ export function createBatches(db: Db, onEvent?: EventSink) {
      * account or none; a batch already ended is answered as it is.
      */
     async cancel(accountId: string, id: string, now = new Date()): Promise<BatchDoc | null> {
-      await batches.updateOne({ _id: id, accountId, status: { $in: ['running', 'paused'] } }, { $set: { status: 'cancelled', stopped: 'cancelled', pausedAt: null } });
+      await batches.updateOne(
+        { _id: id, accountId, status: { $in: ['running', 'paused'] } },
+        { $set: { status: 'cancelled', stopped: 'cancelled', pausedAt: null } },
+      );
       const doc = await batches.findOne({ _id: id, accountId });
       if (!doc) return null;
       if (doc.stopped === 'cancelled') await progress.settleStopped(doc, now);

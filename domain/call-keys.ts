@@ -31,10 +31,12 @@ export function createCallKeys(db: Db) {
         // is then read. It may be gone again by that read (the first repeat answered and destroyed
         // it): the upsert is asked again, and writes a new key.
         const doc =
-          (await callKeys.findOneAndUpdate({ _id: requestId }, { $setOnInsert: fresh }, { upsert: true, returnDocument: 'after' }).catch((err: unknown) => {
-            if (isDuplicateKey(err)) return null;
-            throw err;
-          })) ?? (await callKeys.findOne({ _id: requestId }));
+          (await callKeys
+            .findOneAndUpdate({ _id: requestId }, { $setOnInsert: fresh }, { upsert: true, returnDocument: 'after' })
+            .catch((err: unknown) => {
+              if (isDuplicateKey(err)) return null;
+              throw err;
+            })) ?? (await callKeys.findOne({ _id: requestId }));
         if (doc) return toBuffer(doc.key);
         if (attempt === ISSUE_ATTEMPTS) throw new Error(`call key ${requestId}: neither written nor found in ${attempt} attempts`);
       }

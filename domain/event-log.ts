@@ -31,7 +31,11 @@ export function createEventLog(db: Db) {
     async page(accountId: string, q: EventPageQuery): Promise<{ rows: EventDoc[]; more: boolean }> {
       const filter: Filter<EventDoc> = { accountId, ...(q.type ? { event: q.type } : {}) };
       if (q.after) filter.$or = [{ createdAt: { $lt: q.after.at } }, { createdAt: q.after.at, _id: { $lt: q.after.id } }];
-      const rows = await events.find(filter).sort({ createdAt: -1, _id: -1 }).limit(q.limit + 1).toArray();
+      const rows = await events
+        .find(filter)
+        .sort({ createdAt: -1, _id: -1 })
+        .limit(q.limit + 1)
+        .toArray();
       return { rows: rows.slice(0, q.limit), more: rows.length > q.limit };
     },
 
@@ -40,10 +44,16 @@ export function createEventLog(db: Db) {
       const byEvent = new Map<string, Map<string, EventDelivery>>();
       const entry = (eventId: string, endpointId: string) => {
         const perEndpoint = byEvent.get(eventId) ?? byEvent.set(eventId, new Map()).get(eventId)!;
-        return perEndpoint.get(endpointId) ?? perEndpoint.set(endpointId, { endpointId, status: 'failing', attempts: 0, lastAttemptAt: null, reason: null }).get(endpointId)!;
+        return (
+          perEndpoint.get(endpointId) ??
+          perEndpoint.set(endpointId, { endpointId, status: 'failing', attempts: 0, lastAttemptAt: null, reason: null }).get(endpointId)!
+        );
       };
       if (eventIds.length === 0) return new Map();
-      const attempts = webhookAttempts.find({ accountId, eventId: { $in: eventIds } }, { projection: { eventId: 1, endpointId: 1, success: 1, attemptedAt: 1 } });
+      const attempts = webhookAttempts.find(
+        { accountId, eventId: { $in: eventIds } },
+        { projection: { eventId: 1, endpointId: 1, success: 1, attemptedAt: 1 } },
+      );
       for await (const a of attempts) {
         const d = entry(a.eventId, a.endpointId);
         d.attempts++;

@@ -28,7 +28,6 @@ export function newEvent(accountId: string, event: EventKind, data: Record<strin
 
 export type EventSink = (event: DomainEvent) => Promise<void>;
 
-
 /** Records events in MongoDB; `onRecorded` (webhook fan-out) runs after each new one. */
 export function createEventRecorder(db: Db, onRecorded?: EventSink) {
   const { events } = collections(db);

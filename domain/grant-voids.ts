@@ -79,12 +79,22 @@ export function createGrantVoids(db: Db, events: BalanceEvents) {
       const path = lotPath(request.grantId);
       const after = await accounts.findOneAndUpdate(
         {
-          _id: request.accountId, balance: doc.balance, chargedBalance: doc.chargedBalance,
-          [`${path}.remaining`]: lot.remaining, [`${path}.${counter}`]: pinned(before), [`${path}.expiredAt`]: { $exists: false },
+          _id: request.accountId,
+          balance: doc.balance,
+          chargedBalance: doc.chargedBalance,
+          [`${path}.remaining`]: lot.remaining,
+          [`${path}.${counter}`]: pinned(before),
+          [`${path}.expiredAt`]: { $exists: false },
         },
         {
           $inc: { [`${path}.remaining`]: -n, [`${path}.${counter}`]: n, balance: -n, chargedBalance: -n },
-          $push: { outbox: outboxEvent('credits.voided', { amount: n, reason: request.kind, purchaseId: request.purchaseId, balance: doc.balance - n }, new Date(now)) },
+          $push: {
+            outbox: outboxEvent(
+              'credits.voided',
+              { amount: n, reason: request.kind, purchaseId: request.purchaseId, balance: doc.balance - n },
+              new Date(now),
+            ),
+          },
         },
         { returnDocument: 'after', projection: BALANCE_FIELDS },
       );
@@ -116,8 +126,11 @@ export function createGrantVoids(db: Db, events: BalanceEvents) {
       const charged = doc.chargedBalance + d;
       const after = await accounts.findOneAndUpdate(
         {
-          _id: request.accountId, balance: doc.balance, chargedBalance: doc.chargedBalance,
-          [`${path}.${counter}`]: d, [`${path}.expiredAt`]: { $exists: false },
+          _id: request.accountId,
+          balance: doc.balance,
+          chargedBalance: doc.chargedBalance,
+          [`${path}.${counter}`]: d,
+          [`${path}.expiredAt`]: { $exists: false },
         },
         {
           $inc: { [`${path}.remaining`]: d, [`${path}.${counter}`]: -d, balance: d, chargedBalance: d },

@@ -51,7 +51,14 @@ export interface GrantView {
 
 /** A grant's record as the operator's answer shows it. */
 export function grantView(g: GrantDoc) {
-  return { id: g._id, amount: g.amount, reason: g.reason, expiresAt: g.expiresAt, idempotencyKey: g.idempotencyKey, createdAt: g.createdAt };
+  return {
+    id: g._id,
+    amount: g.amount,
+    reason: g.reason,
+    expiresAt: g.expiresAt,
+    idempotencyKey: g.idempotencyKey,
+    createdAt: g.createdAt,
+  };
 }
 
 /** The grant id a key stands for: derived, so a repeat of the key finds the first grant. */
@@ -95,12 +102,25 @@ export function createGrants(db: Db, onEvent?: EventSink) {
       };
       const inserted = await insertIfAbsent(grants, fresh);
       const record = inserted ? fresh : (await grants.findOne({ _id: id }))!;
-      if (!inserted && record.appliedAt && record.balanceAfter !== null) return { grant: record, balance: record.balanceAfter, replayed: true };
+      if (!inserted && record.appliedAt && record.balanceAfter !== null)
+        return { grant: record, balance: record.balanceAfter, replayed: true };
       // Its audit entry is written by the update that puts it in the account, so it is recorded once and never lost.
-      const audit = auditDraft(request.audit ?? SERVICE_ACTOR, record.accountId, 'credits.granted', { type: 'grant', id }, {
-        amount: [null, record.amount], reason: [null, record.reason], expiresAt: [null, record.expiresAt],
-      }, new Date(now));
-      const applied = await ledger.applyGrant({ accountId: record.accountId, grantId: id, amount: record.amount, reason: record.reason, expiresAt: record.expiresAt, audit }, now);
+      const audit = auditDraft(
+        request.audit ?? SERVICE_ACTOR,
+        record.accountId,
+        'credits.granted',
+        { type: 'grant', id },
+        {
+          amount: [null, record.amount],
+          reason: [null, record.reason],
+          expiresAt: [null, record.expiresAt],
+        },
+        new Date(now),
+      );
+      const applied = await ledger.applyGrant(
+        { accountId: record.accountId, grantId: id, amount: record.amount, reason: record.reason, expiresAt: record.expiresAt, audit },
+        now,
+      );
       if (applied.applied) await auditLog.flushAccount(record.accountId);
       await grants.updateOne({ _id: id, appliedAt: null }, { $set: { appliedAt: new Date(now), balanceAfter: applied.balance } });
       const done = (await grants.findOne({ _id: id }))!;
@@ -114,19 +134,32 @@ export function createGrants(db: Db, onEvent?: EventSink) {
 
     /** Every grant past its expiry lapses (what is left of it leaves the balance). Returns how many, and whether more are due. */
     async expireDue(now: number, limit = EXPIRY_BATCH): Promise<{ expired: number; more: boolean }> {
-      const due = await grants.find({ expiredAt: null, expiresAt: { $lte: new Date(now) } }).limit(limit + 1).toArray();
+      const due = await grants
+        .find({ expiredAt: null, expiresAt: { $lte: new Date(now) } })
+        .limit(limit + 1)
+        .toArray();
       for (const record of due.slice(0, limit)) await expire(record, now);
       return { expired: Math.min(due.length, limit), more: due.length > limit };
     },
 
     /** The account's grants, newest first, with what is left of each; `before` pages by creation. */
-    async list(accountId: string, options: { limit: number; before?: { at: Date; id: string } }): Promise<{ items: GrantView[]; more: boolean }> {
+    async list(
+      accountId: string,
+      options: { limit: number; before?: { at: Date; id: string } },
+    ): Promise<{ items: GrantView[]; more: boolean }> {
       const filter: Record<string, unknown> = { accountId };
-      if (options.before) filter.$or = [{ createdAt: { $lt: options.before.at } }, { createdAt: options.before.at, _id: { $lt: options.before.id } }];
+      if (options.before)
+        filter.$or = [{ createdAt: { $lt: options.before.at } }, { createdAt: options.before.at, _id: { $lt: options.before.id } }];
       const account = await accounts.findOne({ _id: accountId }, { projection: { lots: 1, holds: 1 } });
       const lots = account?.lots ?? {};
       // A record whose credits never reached the account (its request failed there) was never granted.
-      const rows = (await grants.find(filter).sort({ createdAt: -1, _id: -1 }).limit(options.limit + 1).toArray()).filter((g) => lots[g._id]);
+      const rows = (
+        await grants
+          .find(filter)
+          .sort({ createdAt: -1, _id: -1 })
+          .limit(options.limit + 1)
+          .toArray()
+      ).filter((g) => lots[g._id]);
       const page = rows.slice(0, options.limit);
       const ids = page.map((g) => g._id);
       const lapsed = new Map<string, number>();

@@ -84,4 +84,5 @@ export function keyMayCall(tools: readonly string[] | undefined, tool: { name: s
 }
 
 /** Whether the key is past its expiry at `now`. */
-export const keyExpired = (doc: Pick<CredentialDoc, 'expiresAt'>, now: number): boolean => doc.expiresAt !== undefined && doc.expiresAt.getTime() <= now;
+export const keyExpired = (doc: Pick<CredentialDoc, 'expiresAt'>, now: number): boolean =>
+  doc.expiresAt !== undefined && doc.expiresAt.getTime() <= now;

@@ -123,7 +123,10 @@ export function createLedger(db: Db, onEvent?: EventSink, options: LedgerOptions
             $inc: { balance: amount, chargedBalance: amount, lotsVersion: 1 },
             $set: { [lotPath(grantId)]: { remaining: amount, expiresAt: grant.expiresAt }, ...latchesAfterCredit(doc, charged) },
             ...pushes({
-              outbox: grant.reason === 'welcome' ? undefined : outboxEvent('credits.granted', { amount, reason: grant.reason, balance: doc.balance + amount }, new Date(now)),
+              outbox:
+                grant.reason === 'welcome'
+                  ? undefined
+                  : outboxEvent('credits.granted', { amount, reason: grant.reason, balance: doc.balance + amount }, new Date(now)),
               auditDrafts: grant.audit,
             }),
           },

@@ -45,7 +45,14 @@ export function createLinkSecrets(db: Db, secretKey: Buffer) {
       const secret = LINK_SECRET_PREFIX + randomBytes(32).toString('base64url');
       const createdAt = new Date();
       const draft = auditDraft(audit, accountId, 'link_secret.created', { type: 'link_secret', id }, {}, createdAt);
-      const doc: LinkSecretDoc = { _id: id, accountId, secretSealed: seal(secretKey, secret, secretAad(id)), createdAt, retiredAt: null, auditDrafts: [draft] };
+      const doc: LinkSecretDoc = {
+        _id: id,
+        accountId,
+        secretSealed: seal(secretKey, secret, secretAad(id)),
+        createdAt,
+        retiredAt: null,
+        auditDrafts: [draft],
+      };
       await linkSecrets.insertOne(doc);
       await auditLog.flushLinkSecret(id);
       return { doc, secret };
@@ -58,7 +65,10 @@ export function createLinkSecrets(db: Db, secretKey: Buffer) {
     async retire(accountId: string, id: string, audit: AuditContext): Promise<LinkSecretDoc | null> {
       const now = new Date();
       const draft = auditDraft(audit, accountId, 'link_secret.retired', { type: 'link_secret', id }, { retiredAt: [null, now] }, now);
-      const { modifiedCount } = await linkSecrets.updateOne({ _id: id, accountId, retiredAt: null }, { $set: { retiredAt: now }, $push: { auditDrafts: draft } });
+      const { modifiedCount } = await linkSecrets.updateOne(
+        { _id: id, accountId, retiredAt: null },
+        { $set: { retiredAt: now }, $push: { auditDrafts: draft } },
+      );
       cache.delete(id);
       if (modifiedCount) await auditLog.flushLinkSecret(id);
       return linkSecrets.findOne({ _id: id, accountId }, { projection: { auditDrafts: 0 } });
@@ -66,7 +76,10 @@ export function createLinkSecrets(db: Db, secretKey: Buffer) {
 
     /** The account's newest live secret, opened (to sign a link for the owner), or one named by id. */
     async signer(accountId: string, id?: string): Promise<{ id: string; secret: string } | null> {
-      const doc = await linkSecrets.findOne({ accountId, retiredAt: null, ...(id ? { _id: id } : {}) }, { sort: { createdAt: -1, _id: -1 } });
+      const doc = await linkSecrets.findOne(
+        { accountId, retiredAt: null, ...(id ? { _id: id } : {}) },
+        { sort: { createdAt: -1, _id: -1 } },
+      );
       return doc ? { id: doc._id, secret: opened(doc) } : null;
     },
 

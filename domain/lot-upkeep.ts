@@ -17,7 +17,10 @@ export function createLotUpkeep(db: Db, events: BalanceEvents) {
    */
   async function adoptBalance(doc: AccountDoc): Promise<void> {
     const lots: Record<string, Lot> = doc.balance > 0 ? { [welcomeGrantId(doc._id)]: { remaining: doc.balance, expiresAt: null } } : {};
-    await accounts.updateOne({ _id: doc._id, lots: { $exists: false }, balance: doc.balance }, { $set: { lots }, $inc: { lotsVersion: 1 } });
+    await accounts.updateOne(
+      { _id: doc._id, lots: { $exists: false }, balance: doc.balance },
+      { $set: { lots }, $inc: { lotsVersion: 1 } },
+    );
   }
 
   /**
@@ -48,7 +51,15 @@ export function createLotUpkeep(db: Db, events: BalanceEvents) {
       const lot = doc.lots?.[grantId];
       if (!lot || lot.expiredAt || lot.expiresAt == null || new Date(lot.expiresAt).getTime() > now) return 0;
       const left = lot.remaining;
-      const entry: LedgerEntry = { _id: `exp_${grantId}`, accountId, tool: null, credits: left, outcome: 'expired', grantId, at: new Date(lot.expiresAt) };
+      const entry: LedgerEntry = {
+        _id: `exp_${grantId}`,
+        accountId,
+        tool: null,
+        credits: left,
+        outcome: 'expired',
+        grantId,
+        at: new Date(lot.expiresAt),
+      };
       const after = await accounts.findOneAndUpdate(
         { _id: accountId, [`${lotPath(grantId)}.remaining`]: left, [`${lotPath(grantId)}.expiredAt`]: { $exists: false } },
         {

@@ -22,7 +22,14 @@ export class PlanExistsError extends Error {
 }
 
 export function planView(p: PlanDoc) {
-  return { id: p._id, name: p.name, monthlyAllowance: p.monthlyAllowance, rollover: p.rollover, createdAt: p.createdAt, updatedAt: p.updatedAt };
+  return {
+    id: p._id,
+    name: p.name,
+    monthlyAllowance: p.monthlyAllowance,
+    rollover: p.rollover,
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+  };
 }
 
 export function createPlans(db: Db) {
@@ -30,7 +37,14 @@ export function createPlans(db: Db) {
   return {
     /** Creates the default plan unless it exists (an operator's edits to it are kept). */
     async ensureDefault(now = new Date()): Promise<void> {
-      await insertIfAbsent<PlanDoc>(plans, { _id: DEFAULT_PLAN_ID, name: 'Free', monthlyAllowance: 0, rollover: 'none', createdAt: now, updatedAt: now });
+      await insertIfAbsent<PlanDoc>(plans, {
+        _id: DEFAULT_PLAN_ID,
+        name: 'Free',
+        monthlyAllowance: 0,
+        rollover: 'none',
+        createdAt: now,
+        updatedAt: now,
+      });
     },
 
     async create(id: string, fields: PlanFields, now = new Date()): Promise<PlanDoc> {

@@ -70,8 +70,18 @@ export function createQuickReserve(db: Db) {
    * below zero or is spent past its lapse and a repeat holds nothing twice, plus what the choice of
    * `take` was made on (`pins`). Undefined when the guard did not hold.
    */
-  async function takeHold(call: CallRef, take: Record<string, number>, pins: Record<string, unknown>, now: number): Promise<ReserveResult | undefined> {
-    const filter: Record<string, unknown> = { _id: call.accountId, balance: { $gte: call.cost }, [holdPath(call.requestId)]: { $exists: false }, ...pins };
+  async function takeHold(
+    call: CallRef,
+    take: Record<string, number>,
+    pins: Record<string, unknown>,
+    now: number,
+  ): Promise<ReserveResult | undefined> {
+    const filter: Record<string, unknown> = {
+      _id: call.accountId,
+      balance: { $gte: call.cost },
+      [holdPath(call.requestId)]: { $exists: false },
+      ...pins,
+    };
     const inc: Record<string, number> = { balance: -call.cost };
     for (const [grantId, n] of Object.entries(take)) {
       filter[`${lotPath(grantId)}.remaining`] = { $gte: n };
@@ -91,7 +101,11 @@ export function createQuickReserve(db: Db) {
       inc[spent] = call.cost;
       Object.assign(hold, { keyId: call.keyId, month });
     }
-    const after = await accounts.findOneAndUpdate(filter, { $inc: inc, $set: { [holdPath(call.requestId)]: hold } }, { returnDocument: 'after', projection: RESERVE_FIELDS });
+    const after = await accounts.findOneAndUpdate(
+      filter,
+      { $inc: inc, $set: { [holdPath(call.requestId)]: hold } },
+      { returnDocument: 'after', projection: RESERVE_FIELDS },
+    );
     if (!after) return undefined;
     lastLots.remember(after);
     return { ok: true, balance: after.balance };

@@ -47,7 +47,9 @@ export interface NewRender {
 }
 
 export function renderCacheId(accountId: string, tool: string, input: Record<string, unknown>): string {
-  const digest = createHash('sha256').update(`${tool}\n${canonicalJson(input)}`).digest('base64url');
+  const digest = createHash('sha256')
+    .update(`${tool}\n${canonicalJson(input)}`)
+    .digest('base64url');
   return `${accountId}:${digest}`;
 }
 
@@ -106,7 +108,11 @@ export function createRenderCache(deps: { db: Db; blobs: BlobStore; memoryBytes?
     const batch = [...pendingHits.values()];
     pendingHits.clear();
     for (const { accountId, day, hits, creditsSaved } of batch) {
-      await days.updateOne({ _id: `${accountId}:${day}` }, { $setOnInsert: { accountId, day }, $inc: { hits, creditsSaved } }, { upsert: true });
+      await days.updateOne(
+        { _id: `${accountId}:${day}` },
+        { $setOnInsert: { accountId, day }, $inc: { hits, creditsSaved } },
+        { upsert: true },
+      );
     }
   }
 
@@ -174,7 +180,12 @@ export function createRenderCache(deps: { db: Db; blobs: BlobStore; memoryBytes?
     days: (accountId: string, limit = 31, range: { from?: string; to?: string } = {}) =>
       days
         .find(
-          { accountId, ...(range.from || range.to ? { day: { ...(range.from ? { $gte: range.from } : {}), ...(range.to ? { $lte: range.to } : {}) } } : {}) },
+          {
+            accountId,
+            ...(range.from || range.to
+              ? { day: { ...(range.from ? { $gte: range.from } : {}), ...(range.to ? { $lte: range.to } : {}) } }
+              : {}),
+          },
           { projection: { _id: 0, day: 1, hits: 1, creditsSaved: 1 } },
         )
         .sort({ day: -1 })

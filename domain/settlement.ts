@@ -25,7 +25,11 @@ export function createSettlement(db: Db, events: BalanceEvents, upkeep: LotUpkee
       { _id: call.requestId },
       {
         $setOnInsert: {
-          accountId: call.accountId, tool: call.tool, credits: wanted === 'charged' ? call.cost : 0, outcome: wanted, at: new Date(now),
+          accountId: call.accountId,
+          tool: call.tool,
+          credits: wanted === 'charged' ? call.cost : 0,
+          outcome: wanted,
+          at: new Date(now),
           ...(call.keyId ? { keyId: call.keyId } : {}),
         },
       },
@@ -33,7 +37,11 @@ export function createSettlement(db: Db, events: BalanceEvents, upkeep: LotUpkee
     );
     const outcome = entry?.outcome ?? wanted;
     const account = outcome === 'charged' ? await charge(call, now) : await giveBack(call, now);
-    return { outcome: outcome === 'charged' ? 'charged' : 'refunded', balance: account.balance, charged: outcome === 'charged' ? call.cost : 0 };
+    return {
+      outcome: outcome === 'charged' ? 'charged' : 'refunded',
+      balance: account.balance,
+      charged: outcome === 'charged' ? call.cost : 0,
+    };
   }
 
   /** The hold becomes a charge: the credits already left the grants at reserve. One write. */
@@ -92,7 +100,15 @@ export function createSettlement(db: Db, events: BalanceEvents, upkeep: LotUpkee
         } else {
           filter[`${lotPath(grantId)}.expiredAt`] = { $exists: true };
           inc.chargedBalance! -= n;
-          lapsed.push({ _id: `exp_${grantId}_${call.requestId}`, accountId: call.accountId, tool: call.tool, credits: n, outcome: 'expired', grantId, at: new Date(now) });
+          lapsed.push({
+            _id: `exp_${grantId}_${call.requestId}`,
+            accountId: call.accountId,
+            tool: call.tool,
+            credits: n,
+            outcome: 'expired',
+            grantId,
+            at: new Date(now),
+          });
         }
       }
       const after = await accounts.findOneAndUpdate(

@@ -100,8 +100,9 @@ export interface ToolDefinition<
  * (Two calls, so that the types are given and the name and pool are still read as literals.)
  */
 export function defineTool<I extends object, O extends object>() {
-  return <const Name extends string, const P extends ToolPool>(definition: Omit<ToolDefinition<Name, P, I, O>, 'types'>): ToolDefinition<Name, P, I, O> =>
-    definition;
+  return <const Name extends string, const P extends ToolPool>(
+    definition: Omit<ToolDefinition<Name, P, I, O>, 'types'>,
+  ): ToolDefinition<Name, P, I, O> => definition;
 }
 
 /** Failures that tools of one kind share. */

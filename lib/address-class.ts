@@ -169,7 +169,9 @@ export function parseAddress(input: string): IP {
 /** The canonical text of an address, IPv4-mapped IPv6 as its IPv4 (how sockets report peers varies). */
 export function canonicalAddress(input: string): string {
   const addr = parseAddress(input.split('%')[0]!);
-  return addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() ? (addr as ipaddr.IPv6).toIPv4Address().toString() : addr.toString();
+  return addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()
+    ? (addr as ipaddr.IPv6).toIPv4Address().toString()
+    : addr.toString();
 }
 
 function classifyV4(addr: ipaddr.IPv4): AddressClass {
@@ -221,6 +223,8 @@ export function classifyAddress(input: string): AddressClass {
 export function embeddedIPv4(input: string): { form: EmbeddingForm; ipv4: string }[] {
   const addr = parseAddress(input);
   if (addr.kind() !== 'ipv6') return [];
-  return EMBEDDINGS.filter((f) => addr.match(f.net)).map((f) => ({ form: f.form, ipv4: f.extract((addr as ipaddr.IPv6).parts).toString() }));
+  return EMBEDDINGS.filter((f) => addr.match(f.net)).map((f) => ({
+    form: f.form,
+    ipv4: f.extract((addr as ipaddr.IPv6).parts).toString(),
+  }));
 }
-

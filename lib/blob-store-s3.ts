@@ -52,7 +52,13 @@ export class S3BlobStore implements BlobStore {
   async put(bytes: Uint8Array): Promise<string> {
     const key = newBlobKey();
     await this.client.send(
-      new PutObjectCommand({ Bucket: this.bucket, Key: this.base + key, Body: bytes, ContentLength: bytes.byteLength, ContentType: 'application/octet-stream' }),
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: this.base + key,
+        Body: bytes,
+        ContentLength: bytes.byteLength,
+        ContentType: 'application/octet-stream',
+      }),
     );
     return key;
   }
@@ -94,7 +100,9 @@ export class S3BlobStore implements BlobStore {
     const errors = out.Errors ?? [];
     if (errors.length) {
       const first = errors[0]!;
-      throw new Error(`S3 DeleteObjects failed for ${errors.length} of ${objects.length} objects in ${this.bucket}, first ${first.Key}: ${first.Code} ${first.Message ?? ''}`.trim());
+      throw new Error(
+        `S3 DeleteObjects failed for ${errors.length} of ${objects.length} objects in ${this.bucket}, first ${first.Key}: ${first.Code} ${first.Message ?? ''}`.trim(),
+      );
     }
     return objects.length;
   }
@@ -114,8 +122,10 @@ export function parseS3Url(url: string): { bucket: string; prefix: string } {
     throw new ConfigError(`BLOB_STORE_URL is not a URL: "${url}"`);
   }
   if (parsed.protocol !== 's3:') throw new ConfigError(`an S3 blob store URL starts with s3://, got "${url}"`);
-  if (parsed.username || parsed.password) throw new ConfigError('BLOB_STORE_URL must not carry credentials: set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY');
-  if (parsed.search || parsed.hash || parsed.port) throw new ConfigError(`BLOB_STORE_URL is s3://bucket[/prefix], got "${url}" (the endpoint goes in S3_ENDPOINT)`);
+  if (parsed.username || parsed.password)
+    throw new ConfigError('BLOB_STORE_URL must not carry credentials: set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY');
+  if (parsed.search || parsed.hash || parsed.port)
+    throw new ConfigError(`BLOB_STORE_URL is s3://bucket[/prefix], got "${url}" (the endpoint goes in S3_ENDPOINT)`);
   const bucket = parsed.hostname;
   if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError(`"${bucket}" in BLOB_STORE_URL is not an S3 bucket name`);
   const prefix = decodeURIComponent(parsed.pathname).replace(/^\/+|\/+$/g, '');

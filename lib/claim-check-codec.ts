@@ -20,7 +20,10 @@ function isClaimCheck(p: Payload): boolean {
 export class ClaimCheckCodec implements PayloadCodec {
   private readonly bucket: GridFSBucket;
 
-  constructor(db: Db, private readonly thresholdBytes = DEFAULT_THRESHOLD_BYTES) {
+  constructor(
+    db: Db,
+    private readonly thresholdBytes = DEFAULT_THRESHOLD_BYTES,
+  ) {
     this.bucket = new GridFSBucket(db, { bucketName: BLOB_BUCKET });
   }
 

@@ -165,11 +165,14 @@ function stripeConfig(env: Env): StripeConfig | undefined {
     if (rawUrl) throw new ConfigError('STRIPE_API_URL is set but STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are not');
     return undefined;
   }
-  if (!secretKey || !webhookSecret) throw new ConfigError('STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET must be set together (or neither: purchases off)');
+  if (!secretKey || !webhookSecret)
+    throw new ConfigError('STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET must be set together (or neither: purchases off)');
   // The messages name the shape expected, never the value given: these are secrets.
-  if (!/^(sk|rk)_(test|live)_\S+$/.test(secretKey)) throw new ConfigError('STRIPE_SECRET_KEY must be a Stripe secret key (sk_test_..., sk_live_... or rk_...)');
+  if (!/^(sk|rk)_(test|live)_\S+$/.test(secretKey))
+    throw new ConfigError('STRIPE_SECRET_KEY must be a Stripe secret key (sk_test_..., sk_live_... or rk_...)');
   if (!/^whsec_\S+$/.test(webhookSecret)) throw new ConfigError('STRIPE_WEBHOOK_SECRET must be a webhook signing secret (whsec_...)');
-  if (rawUrl && !/^https?:\/\/[^/]/.test(rawUrl)) throw new ConfigError(`STRIPE_API_URL must be an http:// or https:// URL, got "${rawUrl}"`);
+  if (rawUrl && !/^https?:\/\/[^/]/.test(rawUrl))
+    throw new ConfigError(`STRIPE_API_URL must be an http:// or https:// URL, got "${rawUrl}"`);
   return { secretKey, webhookSecret, ...(rawUrl ? { apiUrl: new URL(rawUrl) } : {}) };
 }
 
@@ -214,16 +217,31 @@ export function parseOidcProviders(raw: string | undefined): OidcProvider[] {
     } catch {
       fail(`${at} (${p.id}): "issuer" is not a URL`);
     }
-    if (issuer!.protocol !== 'https:' && !(issuer!.protocol === 'http:' && LOOPBACK_HOST.test(issuer!.hostname))) fail(`${at} (${p.id}): "issuer" must be https:// (http:// only on a loopback address)`);
+    if (issuer!.protocol !== 'https:' && !(issuer!.protocol === 'http:' && LOOPBACK_HOST.test(issuer!.hostname)))
+      fail(`${at} (${p.id}): "issuer" must be https:// (http:// only on a loopback address)`);
     if (typeof p.clientId !== 'string' || !p.clientId) fail(`${at} (${p.id}): "clientId" is required`);
     if (typeof p.clientSecret !== 'string' || !p.clientSecret) fail(`${at} (${p.id}): "clientSecret" is required`);
-    if (p.name !== undefined && (typeof p.name !== 'string' || !p.name.trim() || p.name.length > 60)) fail(`${at} (${p.id}): "name" must be 1-60 characters`);
-    return { id: p.id as string, issuer: String(p.issuer), clientId: p.clientId as string, clientSecret: p.clientSecret as string, name: (p.name as string | undefined)?.trim() || (p.id as string) };
+    if (p.name !== undefined && (typeof p.name !== 'string' || !p.name.trim() || p.name.length > 60))
+      fail(`${at} (${p.id}): "name" must be 1-60 characters`);
+    return {
+      id: p.id as string,
+      issuer: String(p.issuer),
+      clientId: p.clientId as string,
+      clientSecret: p.clientSecret as string,
+      name: (p.name as string | undefined)?.trim() || (p.id as string),
+    };
   });
 }
 
 /** The standard OpenTelemetry samplers (OTEL_TRACES_SAMPLER). */
-export const TRACE_SAMPLERS = ['parentbased_traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'traceidratio', 'always_on', 'always_off'] as const;
+export const TRACE_SAMPLERS = [
+  'parentbased_traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'traceidratio',
+  'always_on',
+  'always_off',
+] as const;
 export type TraceSampler = (typeof TRACE_SAMPLERS)[number];
 
 export interface TracingConfig {
@@ -243,7 +261,8 @@ function tracingConfig(env: Env): TracingConfig | undefined {
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
   const tracesUrl = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || (base && `${base.replace(/\/+$/, '')}/v1/traces`);
   if (!tracesUrl) return undefined;
-  if (!/^https?:\/\/[^/]/.test(tracesUrl)) throw new ConfigError(`OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (OTLP over HTTP), got "${tracesUrl}"`);
+  if (!/^https?:\/\/[^/]/.test(tracesUrl))
+    throw new ConfigError(`OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (OTLP over HTTP), got "${tracesUrl}"`);
   const rawRatio = env.OTEL_TRACES_SAMPLER_ARG;
   const ratio = rawRatio === undefined || rawRatio === '' ? 0.1 : Number(rawRatio);
   if (!(ratio >= 0 && ratio <= 1)) throw new ConfigError(`OTEL_TRACES_SAMPLER_ARG must be a ratio between 0 and 1, got "${rawRatio}"`);
@@ -289,7 +308,10 @@ function oneOf<const T extends string>(env: Env, name: string, values: readonly 
 }
 
 function list(env: Env, name: string): string[] {
-  return (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return (env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** SMTP_URL checked: smtp: or smtps: with a host. The message never repeats a password. */
@@ -302,7 +324,9 @@ export function parseSmtpUrl(raw: string | undefined): string | undefined {
     url = undefined;
   }
   if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname) {
-    throw new ConfigError(`SMTP_URL must be smtp://host:port or smtps://user:password@host:port, got "${raw.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')}"`);
+    throw new ConfigError(
+      `SMTP_URL must be smtp://host:port or smtps://user:password@host:port, got "${raw.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')}"`,
+    );
   }
   return raw;
 }
@@ -319,7 +343,8 @@ function hostOf(url: string | undefined): string | undefined {
 export function parseMailFrom(raw: string | undefined, publicBaseUrl: string | undefined): string {
   if (!raw) return `Utility Tools <no-reply@${hostOf(publicBaseUrl) || 'localhost'}>`;
   const address = /^[^<>\r\n]*<([^<>\s]+)>\s*$/.exec(raw)?.[1] ?? raw.trim();
-  if (/[\r\n]/.test(raw) || !/^[^\s@<>]+@[^\s@<>]+$/.test(address)) throw new ConfigError(`MAIL_FROM must be an address or Name <address>, got "${raw}"`);
+  if (/[\r\n]/.test(raw) || !/^[^\s@<>]+@[^\s@<>]+$/.test(address))
+    throw new ConfigError(`MAIL_FROM must be an address or Name <address>, got "${raw}"`);
   return raw.trim();
 }
 
@@ -395,10 +420,12 @@ export interface S3Settings {
 /** Read only where BLOB_STORE_URL names a bucket, so a process without one never needs these. */
 export function s3Settings(env: Env = process.env): S3Settings {
   const endpoint = env.S3_ENDPOINT || undefined;
-  if (endpoint && !/^https?:\/\/[^/]/.test(endpoint)) throw new ConfigError(`S3_ENDPOINT must be an http:// or https:// URL, got "${endpoint}"`);
+  if (endpoint && !/^https?:\/\/[^/]/.test(endpoint))
+    throw new ConfigError(`S3_ENDPOINT must be an http:// or https:// URL, got "${endpoint}"`);
   const accessKeyId = env.S3_ACCESS_KEY_ID || undefined;
   const secretAccessKey = env.S3_SECRET_ACCESS_KEY || undefined;
-  if (!accessKeyId !== !secretAccessKey) throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together (or neither, for the AWS default chain)');
+  if (!accessKeyId !== !secretAccessKey)
+    throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together (or neither, for the AWS default chain)');
   return {
     endpoint,
     region: env.S3_REGION || 'us-east-1',

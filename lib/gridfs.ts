@@ -3,7 +3,12 @@
 import type { GridFSBucket, ObjectId } from 'mongodb';
 
 /** Stores `bytes` as one file named `filename`; its id once every chunk and the file document are written. */
-export async function putBytes(bucket: GridFSBucket, filename: string, bytes: Uint8Array, metadata?: Record<string, unknown>): Promise<ObjectId> {
+export async function putBytes(
+  bucket: GridFSBucket,
+  filename: string,
+  bytes: Uint8Array,
+  metadata?: Record<string, unknown>,
+): Promise<ObjectId> {
   const upload = bucket.openUploadStream(filename, metadata ? { metadata } : undefined);
   await new Promise<void>((resolve, reject) => {
     upload.once('finish', () => resolve()).once('error', reject);

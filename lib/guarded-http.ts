@@ -137,7 +137,13 @@ function lowerCaseHeaders(headers: GuardedRequestOptions['headers']): Record<str
 }
 
 /** One hop's request on a socket pinned to `target`, the address the guard checked. */
-function send(hop: Hop, checked: CheckedUrl, target: ResolvedTarget, signal: AbortSignal, ca: ReturnType<typeof withRoots>): Promise<http.IncomingMessage> {
+function send(
+  hop: Hop,
+  checked: CheckedUrl,
+  target: ResolvedTarget,
+  signal: AbortSignal,
+  ca: ReturnType<typeof withRoots>,
+): Promise<http.IncomingMessage> {
   const secure = hop.url.protocol === 'https:' || hop.url.protocol === 'wss:';
   const requestOptions: https.RequestOptions = {
     method: hop.method,
@@ -157,7 +163,9 @@ function send(hop: Hop, checked: CheckedUrl, target: ResolvedTarget, signal: Abo
     } catch (err) {
       // Node validates header names and values synchronously.
       const message = err instanceof Error ? err.message : 'invalid request';
-      reject(new ServiceError('validation_failed', `Invalid request: ${message}`, { errors: [{ field: '/headers', message }] }, { cause: err }));
+      reject(
+        new ServiceError('validation_failed', `Invalid request: ${message}`, { errors: [{ field: '/headers', message }] }, { cause: err }),
+      );
       return;
     }
     req.on('error', reject); // stays attached: a late socket error must not go unhandled
@@ -230,7 +238,11 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
       for (;;) {
         // One span per hop: where it went (host, port, checked address) and what came back; never
         // the path, the query or a header, which may carry credentials.
-        const span = startSpan('upstream http', { 'server.address': checked.hostname, 'server.port': checked.port, 'http.request.method': hop.method });
+        const span = startSpan('upstream http', {
+          'server.address': checked.hostname,
+          'server.port': checked.port,
+          'http.request.method': hop.method,
+        });
         let res: http.IncomingMessage;
         let target: ResolvedTarget;
         try {
@@ -248,13 +260,20 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
           span.end();
           res.destroy();
           if (redirects.length >= maxRedirects) {
-            throw new ServiceError('upstream_error', `More than ${maxRedirects} redirects from ${checked.url.host}`, { reason: 'too_many_redirects' });
+            throw new ServiceError('upstream_error', `More than ${maxRedirects} redirects from ${checked.url.host}`, {
+              reason: 'too_many_redirects',
+            });
           }
           let next: URL;
           try {
             next = new URL(location, hop.url);
           } catch (err) {
-            throw new ServiceError('upstream_error', `${checked.url.host} sent an invalid redirect`, { reason: 'bad_redirect' }, { cause: err });
+            throw new ServiceError(
+              'upstream_error',
+              `${checked.url.host} sent an invalid redirect`,
+              { reason: 'bad_redirect' },
+              { cause: err },
+            );
           }
           try {
             checked = guard.checkUrl(next, { schemes });
@@ -295,7 +314,9 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
       }
     } catch (err) {
       const translated = deadline.translate(err, checked.hostname, checked.port);
-      throw redirects.length && translated instanceof ServiceError && translated.code === 'target_not_allowed' ? redirectRefused(translated) : translated;
+      throw redirects.length && translated instanceof ServiceError && translated.code === 'target_not_allowed'
+        ? redirectRefused(translated)
+        : translated;
     } finally {
       deadline.clear();
     }

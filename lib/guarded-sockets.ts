@@ -86,7 +86,11 @@ export function createGuardedSockets(options: GuardedSocketsOptions): GuardedSoc
     const where = { host: opts.target?.hostname ?? opts.host ?? '', port: opts.target?.port ?? opts.port ?? 0 };
     // The connection's span lasts until its socket closes: host, port, checked address and bytes
     // each way; never what was said on it (SMTP credentials go over these sockets).
-    const span = startSpan('upstream connection', { 'server.address': where.host, 'server.port': where.port, 'utility_tools.tls': Boolean(opts.tls) });
+    const span = startSpan('upstream connection', {
+      'server.address': where.host,
+      'server.port': where.port,
+      'utility_tools.tls': Boolean(opts.tls),
+    });
     let socket: net.Socket | undefined;
     try {
       let target: ResolvedTarget;

@@ -21,7 +21,10 @@ export function parseCidr(text: string): Cidr | { error: string } {
   const prefix = prefixText === undefined ? max : Number(prefixText);
   if (prefix > max) return { error: `has a prefix length over ${max}` };
   const base = ipaddr.parseCIDR(`${network.toString()}/${prefix}`);
-  const first = network.kind() === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(`${network}/${prefix}`) : ipaddr.IPv6.networkAddressFromCIDR(`${network}/${prefix}`);
+  const first =
+    network.kind() === 'ipv4'
+      ? ipaddr.IPv4.networkAddressFromCIDR(`${network}/${prefix}`)
+      : ipaddr.IPv6.networkAddressFromCIDR(`${network}/${prefix}`);
   if (first.toString() !== network.toString()) return { error: `has host bits set; did you mean ${first.toString()}/${prefix}?` };
   return { network: base[0], prefix };
 }

@@ -5,7 +5,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsImport from 'ajv-formats';
 
 // ajv-formats is CommonJS; under ESM its default export is the module object.
-export const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ?? addFormatsImport) as unknown as (ajv: Ajv2020) => void;
+export const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ??
+  addFormatsImport) as unknown as (ajv: Ajv2020) => void;
 
 /**
  * An Ajv instance: every error reported (a 400 names every bad field), `default`s filled in

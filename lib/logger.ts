@@ -6,11 +6,21 @@ import { activeTraceId } from './trace-context.js';
 export type { Logger };
 
 const REDACT = [
-  'password', '*.password', '*.*.password',
-  'username', '*.username',
-  'secret', '*.secret',
-  'authorization', '*.authorization', 'headers.authorization', 'req.headers.authorization',
-  'key', '*.key', 'ownerToken', '*.ownerToken',
+  'password',
+  '*.password',
+  '*.*.password',
+  'username',
+  '*.username',
+  'secret',
+  '*.secret',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  'req.headers.authorization',
+  'key',
+  '*.key',
+  'ownerToken',
+  '*.ownerToken',
 ];
 
 /** Causes followed below an error: enough for a failure's chain, bounded against cycles. */

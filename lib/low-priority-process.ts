@@ -92,7 +92,12 @@ export function lowPriorityProcess(callerUrl: string, name: string): LowPriority
   };
 
   function start(): ChildProcess {
-    const started = fork(filename, [], { detached: true, env: {}, execArgv: threadExecArgv(filename) ?? [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const started = fork(filename, [], {
+      detached: true,
+      env: {},
+      execArgv: threadExecArgv(filename) ?? [],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     started.on('message', (reply: Reply) => {
       const waiter = pending.get(reply.id);
       if (!waiter) return;

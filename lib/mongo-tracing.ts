@@ -12,7 +12,12 @@ export function traceCommands(client: MongoClient): void {
   client.on('commandStarted', (e: CommandStartedEvent) => {
     if (!isRecordingTrace()) return;
     const collection: unknown = e.command[e.commandName];
-    const attributes: Record<string, string> = { 'db.system': 'mongodb', 'db.operation.name': e.commandName, 'db.namespace': e.databaseName, 'server.address': e.address };
+    const attributes: Record<string, string> = {
+      'db.system': 'mongodb',
+      'db.operation.name': e.commandName,
+      'db.namespace': e.databaseName,
+      'server.address': e.address,
+    };
     if (typeof collection === 'string') attributes['db.collection.name'] = collection;
     open.set(e.requestId, startSpan(typeof collection === 'string' ? `${e.commandName} ${collection}` : e.commandName, attributes));
   });

@@ -1,7 +1,16 @@
 //! The MongoDB connection, the collections the service uses and their indexes.
 //! Everything here must also work on wire-compatible engines: single-document atomic updates
 //! and unique indexes only (no transactions, no TTL indexes, no change streams).
-import { MongoClient, MongoError, MongoNetworkError, MongoServerError, MongoServerSelectionError, type Collection, type Db, type Document } from 'mongodb';
+import {
+  MongoClient,
+  MongoError,
+  MongoNetworkError,
+  MongoServerError,
+  MongoServerSelectionError,
+  type Collection,
+  type Db,
+  type Document,
+} from 'mongodb';
 import { untilDeadline } from './until-deadline.js';
 
 /**
@@ -159,7 +168,10 @@ export interface Mongo {
 
 /** Connects and selects the database named in the URL (default `utility_tools`). */
 /** @param options.traced the process traces (lib/tracing.ts): its commands become spans (lib/mongo-tracing.ts). */
-export async function connectMongo(url: string, options: { appName?: string; maxPoolSize?: number; traced?: boolean } = {}): Promise<Mongo> {
+export async function connectMongo(
+  url: string,
+  options: { appName?: string; maxPoolSize?: number; traced?: boolean } = {},
+): Promise<Mongo> {
   const client = new MongoClient(url, {
     appName: options.appName ?? 'utility-tools',
     maxPoolSize: options.maxPoolSize ?? 50,

@@ -82,7 +82,13 @@ function send(res: http.ServerResponse, status: number, type: string, body: stri
   res.end(body);
 }
 
-function sendProblem(res: http.ServerResponse, status: number, code: 'not_found' | 'unavailable' | 'internal_error', detail: string, extras: object = {}) {
+function sendProblem(
+  res: http.ServerResponse,
+  status: number,
+  code: 'not_found' | 'unavailable' | 'internal_error',
+  detail: string,
+  extras: object = {},
+) {
   const body = { ...extras, type: `about:blank#${code}`, title: ERRORS[code].title, status, detail, code };
   send(res, status, 'application/problem+json', JSON.stringify(body));
 }
@@ -90,7 +96,8 @@ function sendProblem(res: http.ServerResponse, status: number, code: 'not_found'
 export async function startOperatorPort(options: OperatorPortOptions): Promise<OperatorPort> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (req.method !== 'GET' && req.method !== 'HEAD') return sendProblem(res, 404, 'not_found', 'Only GET /metrics and /healthz are served here.');
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return sendProblem(res, 404, 'not_found', 'Only GET /metrics and /healthz are served here.');
     if (path === '/metrics') {
       metricsText(options).then(
         (text) => send(res, 200, 'text/plain; version=0.0.4; charset=utf-8', text),
@@ -102,14 +109,19 @@ export async function startOperatorPort(options: OperatorPortOptions): Promise<O
       return;
     }
     if (path === '/healthz' && options.health) {
-      healthOf(options.health()).then(({ healthy, checks }) => {
-        if (healthy) return send(res, 200, 'application/json', JSON.stringify({ status: 'ok', checks }));
-        const wrong = Object.entries(checks).filter(([, v]) => v !== 'ok').map(([k, v]) => `${k}: ${v}`);
-        sendProblem(res, 503, 'unavailable', `Not healthy: ${wrong.join('; ')}.`, { checks });
-      }, (err) => {
-        options.log.warn({ err }, 'health: could not be checked');
-        sendProblem(res, 503, 'unavailable', 'The health checks could not be run.');
-      });
+      healthOf(options.health()).then(
+        ({ healthy, checks }) => {
+          if (healthy) return send(res, 200, 'application/json', JSON.stringify({ status: 'ok', checks }));
+          const wrong = Object.entries(checks)
+            .filter(([, v]) => v !== 'ok')
+            .map(([k, v]) => `${k}: ${v}`);
+          sendProblem(res, 503, 'unavailable', `Not healthy: ${wrong.join('; ')}.`, { checks });
+        },
+        (err) => {
+          options.log.warn({ err }, 'health: could not be checked');
+          sendProblem(res, 503, 'unavailable', 'The health checks could not be run.');
+        },
+      );
       return;
     }
     sendProblem(res, 404, 'not_found', 'Only GET /metrics and /healthz are served here.');

@@ -206,7 +206,10 @@ export function createResolver(options: ResolverOptions): DnsResolver {
   async function resolve<T extends RecordType>(hostname: string, type: T): Promise<DnsAnswer<RecordMap[T]>> {
     const run = runners[type] as (h: string) => Promise<RecordMap[T][]>;
     if (!run) throw new TypeError(`unsupported record type ${String(type)}`);
-    return withDeadline(hostname, query(hostname, () => run(hostname)));
+    return withDeadline(
+      hostname,
+      query(hostname, () => run(hostname)),
+    );
   }
 
   async function lookup(hostname: string): Promise<LookupAnswer> {

@@ -65,7 +65,12 @@ export function openBucket(address: BucketAddress, credentials: BucketCredential
     forcePathStyle: address.endpoint !== null,
     credentials,
     maxAttempts: 2,
-    requestHandler: { httpAgent: new http.Agent({ lookup }), httpsAgent: new https.Agent({ lookup }), connectionTimeout: 5_000, requestTimeout: BUCKET_WRITE_TIMEOUT_MS },
+    requestHandler: {
+      httpAgent: new http.Agent({ lookup }),
+      httpsAgent: new https.Agent({ lookup }),
+      connectionTimeout: 5_000,
+      requestTimeout: BUCKET_WRITE_TIMEOUT_MS,
+    },
   });
   const send = async (command: PutObjectCommand | DeleteObjectCommand) => {
     try {
@@ -76,7 +81,9 @@ export function openBucket(address: BucketAddress, credentials: BucketCredential
   };
   return {
     put: (key, bytes, contentType) =>
-      send(new PutObjectCommand({ Bucket: address.bucket, Key: key, Body: bytes, ContentLength: bytes.byteLength, ContentType: contentType })),
+      send(
+        new PutObjectCommand({ Bucket: address.bucket, Key: key, Body: bytes, ContentLength: bytes.byteLength, ContentType: contentType }),
+      ),
     remove: (key) => send(new DeleteObjectCommand({ Bucket: address.bucket, Key: key })),
     close: () => client.destroy(),
   };
@@ -86,7 +93,8 @@ export function openBucket(address: BucketAddress, credentials: BucketCredential
 function guardedLookup(guard: TargetGuard, port: number): LookupFunction {
   return ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     guard.resolveTarget(hostname, port).then(
-      (target) => (options?.all ? callback(null, [{ address: target.address, family: target.family }]) : callback(null, target.address, target.family)),
+      (target) =>
+        options?.all ? callback(null, [{ address: target.address, family: target.family }]) : callback(null, target.address, target.family),
       (err: unknown) => callback(err),
     );
   }) as unknown as LookupFunction;

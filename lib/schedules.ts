@@ -29,7 +29,12 @@ export async function ensureSchedules(client: Client, options: { billing?: boole
     await client.schedule.create({
       scheduleId: WEBHOOK_REFAN_SCHEDULE_ID,
       spec: { intervals: [{ every: '1m' }] },
-      action: { type: 'startWorkflow', workflowType: WORKFLOW_TYPES.webhookRefan, taskQueue: TASK_QUEUES.core, workflowId: 'webhook-refan' },
+      action: {
+        type: 'startWorkflow',
+        workflowType: WORKFLOW_TYPES.webhookRefan,
+        taskQueue: TASK_QUEUES.core,
+        workflowId: 'webhook-refan',
+      },
       policies: { overlap: 'SKIP' },
     });
   } catch (err) {
@@ -53,7 +58,12 @@ export async function ensureSchedules(client: Client, options: { billing?: boole
     await client.schedule.create({
       scheduleId: BILLING_UPKEEP_SCHEDULE_ID,
       spec: { intervals: [{ every: '1m' }] },
-      action: { type: 'startWorkflow', workflowType: WORKFLOW_TYPES.billingUpkeep, taskQueue: TASK_QUEUES.core, workflowId: 'billing-upkeep' },
+      action: {
+        type: 'startWorkflow',
+        workflowType: WORKFLOW_TYPES.billingUpkeep,
+        taskQueue: TASK_QUEUES.core,
+        workflowId: 'billing-upkeep',
+      },
       policies: { overlap: 'SKIP' },
     });
   } catch (err) {

@@ -54,7 +54,8 @@ function collectorReport(log: Logger, endpoint: string) {
     /** One export's outcome (the batch processor's callback: never on a call's path). */
     exported(result: ExportResult, spans: number) {
       const ok = result.code === ExportResultCode.SUCCESS;
-      if (!ok) context.with(ROOT_CONTEXT, () => log.debug({ endpoint, spans, reason: exportFailureReason(result.error) }, SPANS_NOT_EXPORTED));
+      if (!ok)
+        context.with(ROOT_CONTEXT, () => log.debug({ endpoint, spans, reason: exportFailureReason(result.error) }, SPANS_NOT_EXPORTED));
       set(ok, result.error);
     },
     /** A failure outside an export's callback: the last flush ran out of time. */

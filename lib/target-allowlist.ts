@@ -60,7 +60,10 @@ export function parseAllowlistEntry(text: string): AllowlistEntry {
 
 /** Parses every entry (already split on commas); the first bad one throws `ConfigError`. */
 export function parseAllowlist(entries: readonly string[]): AllowlistEntry[] {
-  return entries.map((e) => e.trim()).filter(Boolean).map(parseAllowlistEntry);
+  return entries
+    .map((e) => e.trim())
+    .filter(Boolean)
+    .map(parseAllowlistEntry);
 }
 
 /** The entry letting `address:port` through, if any. IPv4-mapped IPv6 matches as its IPv4. */

@@ -128,7 +128,10 @@ export function createTargetGuard(options: TargetGuardOptions): TargetGuard {
     }
     const schemes = (opts.schemes ?? ['http', 'https']).map((s) => s.toLowerCase().replace(/:?$/, ':'));
     if (!schemes.includes(url.protocol)) {
-      throw refuse('scheme', `Target scheme ${url.protocol.slice(0, -1)} is not allowed (use ${schemes.map((s) => s.slice(0, -1)).join(' or ')})`);
+      throw refuse(
+        'scheme',
+        `Target scheme ${url.protocol.slice(0, -1)} is not allowed (use ${schemes.map((s) => s.slice(0, -1)).join(' or ')})`,
+      );
     }
     if (url.username || url.password) throw refuse('credentials', 'Target URLs must not carry credentials');
     if (!url.hostname) throw refuse('empty_host', 'The target URL has no host');
@@ -210,4 +213,3 @@ export function createTargetGuard(options: TargetGuardOptions): TargetGuard {
     issued: (target) => issuedTargets.has(target),
   };
 }
-

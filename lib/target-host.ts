@@ -10,13 +10,19 @@ export type InputReason = 'invalid_url' | 'scheme' | 'credentials' | 'empty_host
 
 export type RefusalReason = AddressReason | InputReason;
 
-const INPUT_REASONS: ReadonlySet<string> = new Set(['invalid_url', 'scheme', 'credentials', 'empty_host', 'invalid_host', 'invalid_port'] satisfies InputReason[]);
+const INPUT_REASONS: ReadonlySet<string> = new Set([
+  'invalid_url',
+  'scheme',
+  'credentials',
+  'empty_host',
+  'invalid_host',
+  'invalid_port',
+] satisfies InputReason[]);
 
 /** A guard refusal about how a URL is written (scheme, credentials, port), not where it points: a caller's bad field. */
 export function isInputRefusal(err: unknown): err is ServiceError {
   return err instanceof ServiceError && err.code === 'target_not_allowed' && INPUT_REASONS.has(err.extras.reason as string);
 }
-
 
 export interface NormalisedHost {
   /** Lower-case ASCII name without a trailing dot, or the canonical IP (IPv6 without brackets). */

@@ -52,7 +52,12 @@ export function installTemporalRuntime(log: Logger, shutdownSignals: NodeJS.Sign
             useSecondsForDurations: true,
             countersTotalSuffix: true,
             histogramBucketOverrides: Object.fromEntries(
-              ['activity_schedule_to_start_latency', 'workflow_task_schedule_to_start_latency', 'activity_execution_latency', 'tool_duration_seconds'].map((name) => [name, LATENCY_BUCKETS_S]),
+              [
+                'activity_schedule_to_start_latency',
+                'workflow_task_schedule_to_start_latency',
+                'activity_execution_latency',
+                'tool_duration_seconds',
+              ].map((name) => [name, LATENCY_BUCKETS_S]),
             ),
           },
         },

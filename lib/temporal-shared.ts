@@ -208,9 +208,7 @@ export interface ToolCallError {
   extras: Record<string, unknown>;
 }
 
-export type ToolCallResult =
-  | { ok: true; output: unknown; charged: number; balance: number }
-  | { ok: false; error: ToolCallError };
+export type ToolCallResult = { ok: true; output: unknown; charged: number; balance: number } | { ok: false; error: ToolCallError };
 
 /** The answer of a tool that did not finish within its deadline, all attempts included. */
 export const TOOL_TIMED_OUT: ToolCallError = { code: 'tool_timeout', message: 'The tool did not finish within its deadline.', extras: {} };
@@ -219,24 +217,39 @@ export const TOOL_TIMED_OUT: ToolCallError = { code: 'tool_timeout', message: 'T
 export const TOOL_FAILED: ToolCallError = { code: 'internal_error', message: 'The tool failed unexpectedly.', extras: {} };
 
 /** The answer of a tool whose dependency (the database) stayed out of reach: retried, then a 503. */
-export const DEPENDENCY_UNREACHABLE: ToolCallError = { code: 'unavailable', message: 'A service the tool needs cannot be reached right now; retry shortly.', extras: {} };
+export const DEPENDENCY_UNREACHABLE: ToolCallError = {
+  code: 'unavailable',
+  message: 'A service the tool needs cannot be reached right now; retry shortly.',
+  extras: {},
+};
 
 /** The answer of a call nobody waits for any more: taken up, or finished, past its answer deadline. */
 export const ANSWERED_TOO_LATE: ToolCallError = { code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} };
 
 /** The 402 of a call the balance cannot cover, whether the workflow or the API (async) finds it. */
 export function insufficientCredits(cost: number, balance: number): ToolCallError {
-  return { code: 'insufficient_credits', message: `This call costs ${cost} credits; the balance is ${balance}.`, extras: { balance, cost } };
+  return {
+    code: 'insufficient_credits',
+    message: `This call costs ${cost} credits; the balance is ${balance}.`,
+    extras: { balance, cost },
+  };
 }
 
 export function keyCreditLimitReached(limit: number, spent: number, cost: number): ToolCallError {
-  return { code: 'key_credit_limit', message: `This call costs ${cost} credits; the key has spent ${spent} of its ${limit} this month.`, extras: { limit, spent, cost } };
+  return {
+    code: 'key_credit_limit',
+    message: `This call costs ${cost} credits; the key has spent ${spent} of its ${limit} this month.`,
+    extras: { limit, spent, cost },
+  };
 }
 
 /** The call as the ledger knows it (domain/ledger-terms.ts CallRef): whose, which, its cost and its key. */
 export function callRefOf(call: ToolCallInput, requestId: string) {
   return {
-    accountId: call.accountId, requestId, tool: call.tool, cost: call.cost,
+    accountId: call.accountId,
+    requestId,
+    tool: call.tool,
+    cost: call.cost,
     ...(call.keyId ? { keyId: call.keyId } : {}),
     ...(call.keyCreditLimit !== undefined ? { keyCreditLimit: call.keyCreditLimit } : {}),
   };
@@ -244,5 +257,7 @@ export function callRefOf(call: ToolCallInput, requestId: string) {
 
 /** The error of a refused reserve: the key's monthly limit when that was it, else the balance. */
 export function reserveRefusal(cost: number, refused: { balance: number; keyLimit?: { limit: number; spent: number } }): ToolCallError {
-  return refused.keyLimit ? keyCreditLimitReached(refused.keyLimit.limit, refused.keyLimit.spent, cost) : insufficientCredits(cost, refused.balance);
+  return refused.keyLimit
+    ? keyCreditLimitReached(refused.keyLimit.limit, refused.keyLimit.spent, cost)
+    : insufficientCredits(cost, refused.balance);
 }

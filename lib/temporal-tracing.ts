@@ -9,7 +9,12 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { InjectedSinks, WorkerOptions } from '@temporalio/worker';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry';
-import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, OpenTelemetryWorkflowClientInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
+import {
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+  OpenTelemetryWorkflowClientInterceptor,
+  makeWorkflowExporter,
+} from '@temporalio/interceptors-opentelemetry';
 
 export type ActivityInterceptorFactory = NonNullable<NonNullable<WorkerOptions['interceptors']>['activity']>[number];
 
@@ -28,7 +33,12 @@ export interface TemporalTracing {
 export function temporalTracing(tracer: Tracer, spanProcessor: SpanProcessor, resource: Resource): TemporalTracing {
   return {
     client: { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer })] },
-    activityInterceptors: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx, { tracer }), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
+    activityInterceptors: [
+      (ctx) => ({
+        inbound: new OpenTelemetryActivityInboundInterceptor(ctx, { tracer }),
+        outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+      }),
+    ],
     sinks: { exporter: makeWorkflowExporter(spanProcessor, resource) },
   };
 }

@@ -1,7 +1,19 @@
 //! The active trace as the rest of the code reads it (log lines, problems, a call's memo), on
 //! `@opentelemetry/api` alone. Untraced (no `useTracer`), each read returns at once and each span
 //! helper runs its work as it is: no span object, no context switch, no await of its own.
-import { context, trace, isSpanContextValid, INVALID_SPAN_CONTEXT, ROOT_CONTEXT, SpanStatusCode, TraceFlags, type Link, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  trace,
+  isSpanContextValid,
+  INVALID_SPAN_CONTEXT,
+  ROOT_CONTEXT,
+  SpanStatusCode,
+  TraceFlags,
+  type Link,
+  type Span,
+  type SpanContext,
+  type Tracer,
+} from '@opentelemetry/api';
 
 /** Names of this service's tracer and of its span attributes (no credential is ever one). */
 export const TRACER_NAME = 'utility-tools';
@@ -87,7 +99,11 @@ export function spanFailed(span: Span, err: unknown): void {
  * is. A throw marks the span failed (its error type, not its message: a message may quote what a
  * tool was given).
  */
-export function inSpan<T>(name: string, attributes: Record<string, string | number | boolean>, work: (span: Span) => Promise<T>): Promise<T> {
+export function inSpan<T>(
+  name: string,
+  attributes: Record<string, string | number | boolean>,
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
   if (!tracer) return work(NO_SPAN);
   return tracer.startActiveSpan(name, { attributes }, (span) => endedAfter(span, work));
 }
@@ -142,7 +158,12 @@ export function underParent<T>(parent: string | undefined, work: () => Promise<T
  * `traceparent`, from activeTraceparent when the cause ran): work done later for another trace's
  * sake (a webhook delivery for the call or request that made its event), found from either.
  */
-export function inLinkedRoot<T>(name: string, attributes: Record<string, string | number | boolean>, cause: string | undefined, work: (span: Span) => Promise<T>): Promise<T> {
+export function inLinkedRoot<T>(
+  name: string,
+  attributes: Record<string, string | number | boolean>,
+  cause: string | undefined,
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
   if (!tracer) return work(NO_SPAN);
   const causeContext = spanContextOf(cause);
   const links: Link[] = causeContext ? [{ context: causeContext }] : [];

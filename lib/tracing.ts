@@ -48,8 +48,14 @@ export async function startTracing(config: TracingConfig | undefined, role: stri
     import('./temporal-tracing.js'),
   ]);
   const ratioOrFixed = (name: string): Sampler =>
-    name.endsWith('always_on') ? new sdk.AlwaysOnSampler() : name.endsWith('always_off') ? new sdk.AlwaysOffSampler() : new sdk.TraceIdRatioBasedSampler(config.ratio);
-  const sampler = config.sampler.startsWith('parentbased_') ? new sdk.ParentBasedSampler({ root: ratioOrFixed(config.sampler) }) : ratioOrFixed(config.sampler);
+    name.endsWith('always_on')
+      ? new sdk.AlwaysOnSampler()
+      : name.endsWith('always_off')
+        ? new sdk.AlwaysOffSampler()
+        : new sdk.TraceIdRatioBasedSampler(config.ratio);
+  const sampler = config.sampler.startsWith('parentbased_')
+    ? new sdk.ParentBasedSampler({ root: ratioOrFixed(config.sampler) })
+    : ratioOrFixed(config.sampler);
   const resource = new Resource({ 'service.name': config.serviceName ?? `utility-tools-${role}`, 'service.namespace': 'utility-tools' });
   const { spanProcessor, shutdown } = spanExport(config.tracesUrl, log);
   const provider = new sdk.NodeTracerProvider({ resource, sampler, spanProcessors: [spanProcessor] });

@@ -132,7 +132,12 @@ export class Deadline {
   /** What to throw for `err`, given how the call ended. */
   translate(err: unknown, host: string, port: number): unknown {
     if (this.timedOut) {
-      return new ServiceError('upstream_error', `${hostPort(host, port)} did not answer within ${this.ms} ms`, { reason: 'timeout' }, { cause: err });
+      return new ServiceError(
+        'upstream_error',
+        `${hostPort(host, port)} did not answer within ${this.ms} ms`,
+        { reason: 'timeout' },
+        { cause: err },
+      );
     }
     if (this.caller?.aborted) return this.caller.reason ?? err;
     if (err instanceof ServiceError || !isNetworkError(err)) return err; // bugs stay internal errors

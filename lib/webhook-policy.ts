@@ -145,11 +145,14 @@ export function startable<T extends Schedulable>(pending: readonly T[], inFlight
 }
 
 /** Recovered deliveries still waiting for their first attempt. */
-export const waitingRecovered = (pending: readonly Schedulable[]) => pending.filter((d) => d.trigger === 'recovery' && d.attempts === 0).length;
+export const waitingRecovered = (pending: readonly Schedulable[]) =>
+  pending.filter((d) => d.trigger === 'recovery' && d.attempts === 0).length;
 
 /** Deliveries due at `now`, earliest first, not counting those already in flight or waiting their turn. */
 export function dueDeliveries<T extends Schedulable>(pending: readonly T[], inFlight: ReadonlySet<string>, now: number): T[] {
-  return startable(pending, inFlight).filter((d) => d.nextAttemptAt <= now).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt);
+  return startable(pending, inFlight)
+    .filter((d) => d.nextAttemptAt <= now)
+    .sort((a, b) => a.nextAttemptAt - b.nextAttemptAt);
 }
 
 /**

@@ -44,7 +44,11 @@ export function signWebhook(secret: string, rawBody: string | Buffer, now = Date
  * under the previous secret while an overlap runs, else under the current one; `signatures`
  * under each, the current first.
  */
-export function signDelivery(secrets: { current: string; previous?: string | null }, rawBody: string | Buffer, now = Date.now()): { timestamp: string; signature: string; signatures: string } {
+export function signDelivery(
+  secrets: { current: string; previous?: string | null },
+  rawBody: string | Buffer,
+  now = Date.now(),
+): { timestamp: string; signature: string; signatures: string } {
   const { timestamp, signature: current } = signWebhook(secrets.current, rawBody, now);
   if (!secrets.previous) return { timestamp, signature: current, signatures: current };
   const previous = computeSignature(secrets.previous, timestamp, rawBody);
@@ -65,7 +69,11 @@ function header(headers: HeaderSource, name: string): string | undefined {
 
 /** The signatures a delivery carries: `X-Service-Signature` and those listed in `X-Service-Signatures`. */
 function signaturesOf(headers: HeaderSource): string[] {
-  const listed = (header(headers, WEBHOOK_HEADERS.signatures) ?? '').split(',').map((s) => s.trim()).filter(Boolean).slice(0, MAX_SIGNATURES);
+  const listed = (header(headers, WEBHOOK_HEADERS.signatures) ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .slice(0, MAX_SIGNATURES);
   const single = header(headers, WEBHOOK_HEADERS.signature)?.trim();
   return single ? [single, ...listed] : listed;
 }
@@ -75,7 +83,12 @@ export type WebhookCheck =
   | { valid: false; reason: 'missing_headers' | 'malformed_timestamp' | 'timestamp_out_of_window' | 'signature_mismatch' };
 
 /** `verifyWebhook` with the reason a delivery was refused, for receivers that log it. */
-export function checkWebhook(secret: string | readonly string[], headers: HeaderSource, rawBody: string | Buffer, now = Date.now()): WebhookCheck {
+export function checkWebhook(
+  secret: string | readonly string[],
+  headers: HeaderSource,
+  rawBody: string | Buffer,
+  now = Date.now(),
+): WebhookCheck {
   const timestamp = header(headers, WEBHOOK_HEADERS.timestamp)?.trim();
   const given = signaturesOf(headers);
   if (!timestamp || given.length === 0) return { valid: false, reason: 'missing_headers' };
@@ -103,6 +116,11 @@ export function checkWebhook(secret: string | readonly string[], headers: Header
  * timestamp is less than 300 s from `now` (ms). Pass the raw body exactly as received, before any
  * JSON parsing: re-serialised JSON does not verify.
  */
-export function verifyWebhook(secret: string | readonly string[], headers: HeaderSource, rawBody: string | Buffer, now = Date.now()): boolean {
+export function verifyWebhook(
+  secret: string | readonly string[],
+  headers: HeaderSource,
+  rawBody: string | Buffer,
+  now = Date.now(),
+): boolean {
   return checkWebhook(secret, headers, rawBody, now).valid;
 }

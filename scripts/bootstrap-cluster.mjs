@@ -30,7 +30,10 @@ export const CLUSTER_APT_PACKAGES = [
 const GO_BUILDS = [
   {
     dir: `temporal-server/v${TEMPORAL_SERVER_VERSION}`,
-    packages: [`go.temporal.io/server/cmd/server@v${TEMPORAL_SERVER_VERSION}`, `go.temporal.io/server/cmd/tools/sql@v${TEMPORAL_SERVER_VERSION}`],
+    packages: [
+      `go.temporal.io/server/cmd/server@v${TEMPORAL_SERVER_VERSION}`,
+      `go.temporal.io/server/cmd/tools/sql@v${TEMPORAL_SERVER_VERSION}`,
+    ],
     rename: { server: 'temporal-server', sql: 'temporal-sql-tool' },
   },
   {
@@ -46,7 +49,10 @@ async function ensureGoBuild(root, { dir, packages, rename }, log) {
   const target = path.join(root, '.tools', dir);
   if (Object.values(rename).every((name) => existsSync(path.join(target, name)))) return;
   const go = await run('go', ['version']).catch(() => null);
-  if (!go) throw new Error('the production-shaped stack builds Temporal from its Go module: install Go 1.24 or later (https://go.dev/dl is not reachable here; the machine image carries it)');
+  if (!go)
+    throw new Error(
+      'the production-shaped stack builds Temporal from its Go module: install Go 1.24 or later (https://go.dev/dl is not reachable here; the machine image carries it)',
+    );
   log(`building ${packages.join(' ')} into .tools/${dir} (Go module proxy; about 5 minutes on 2 cores the first time)`);
   const staging = `${target}.partial-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });

@@ -43,7 +43,9 @@ export const PIP_BINARIES = [
  * S3Proxy over a directory is the real S3-compatible server test/lib/blob-store.test.ts stores
  * into: a 55 MB jar fetched in ~15 s, where building a Go one took minutes.
  */
-export const MAVEN_JARS = [{ dir: 's3proxy', group: 'org.gaul', artifact: 's3proxy', version: '4.1.0', classifier: 'jar-with-dependencies' }];
+export const MAVEN_JARS = [
+  { dir: 's3proxy', group: 'org.gaul', artifact: 's3proxy', version: '4.1.0', classifier: 'jar-with-dependencies' },
+];
 /** The plugin that copies them, pinned rather than whatever the local Maven defaults to. */
 const MAVEN_DEPENDENCY_PLUGIN = 'org.apache.maven.plugins:maven-dependency-plugin:3.8.1';
 
@@ -72,7 +74,11 @@ export function run(command, args, options = {}) {
   });
 }
 
-const succeeds = (command, args) => run(command, args).then(() => true, () => false);
+const succeeds = (command, args) =>
+  run(command, args).then(
+    () => true,
+    () => false,
+  );
 
 export async function missingAptPackages(packages) {
   const missing = [];
@@ -164,7 +170,9 @@ async function ensureMavenJar(root, jar, log) {
   const staging = `${target}.partial-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   await run('mvn', [
-    '-q', '-B', '--strict-checksums',
+    '-q',
+    '-B',
+    '--strict-checksums',
     `${MAVEN_DEPENDENCY_PLUGIN}:copy`,
     `-Dartifact=${group}:${artifact}:${version}:jar${classifier ? `:${classifier}` : ''}`,
     `-DoutputDirectory=${staging}`,
@@ -195,7 +203,10 @@ async function ensureNodeModules(root, log) {
   // `npm ci` only: the lockfile records every platform's optional packages (package.json pins
   // @swc/core, by `overrides`, to a release the registry serves for all of them), so an install
   // is always the locked one; test/deploy/lockfile.test.ts fails when `npm ci` would refuse it.
-  await run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: root, env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: '1' } });
+  await run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: root,
+    env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: '1' },
+  });
   writeFileSync(abiMarker, `${abi}\n`);
 }
 
@@ -221,7 +232,9 @@ export async function ensureStripeMock(root, log) {
     const go = await run('go', ['version']).catch(() => null);
     if (!go) throw new Error('the test stack needs stripe-mock, built from its Go module: install Go 1.24 or later');
     const started = Date.now();
-    log(`building stripe-mock v${STRIPE_MOCK_VERSION} into ${path.relative(root, path.dirname(binary))} (Go module proxy; about a minute the first time)`);
+    log(
+      `building stripe-mock v${STRIPE_MOCK_VERSION} into ${path.relative(root, path.dirname(binary))} (Go module proxy; about a minute the first time)`,
+    );
     const staging = `${path.dirname(binary)}.partial-${process.pid}`;
     rmSync(staging, { recursive: true, force: true });
     mkdirSync(staging, { recursive: true });
@@ -338,8 +351,11 @@ const isMain = process.argv[1] && realpathSync(process.argv[1]) === fileURLToPat
 if (isMain) {
   // On a Node older than 24 the CLI runs again on the pinned one, so npm ci installs for it. (Not
   // awaited at the top level: pinned-node.mjs imports this module, which must finish evaluating.)
-  import('./pinned-node.mjs').then(({ onPinnedNode }) => onPinnedNode()).then(() => bootstrap()).catch((err) => {
-    console.error(`bootstrap failed: ${err.message}`);
-    process.exit(1);
-  });
+  import('./pinned-node.mjs')
+    .then(({ onPinnedNode }) => onPinnedNode())
+    .then(() => bootstrap())
+    .catch((err) => {
+      console.error(`bootstrap failed: ${err.message}`);
+      process.exit(1);
+    });
 }

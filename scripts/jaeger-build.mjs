@@ -33,7 +33,9 @@ export async function ensureJaeger({ root = ROOT, log = (line) => console.log(`j
     const go = await run('go', ['version']).catch(() => null);
     if (!go) throw new Error('traces need Jaeger, built from its Go module: install Go 1.24 or later');
     const started = Date.now();
-    log(`building Jaeger v${JAEGER_VERSION} into ${path.relative(process.cwd(), path.dirname(binary))} (Go module proxy; the first time takes minutes: 7 on 2 idle cores, up to 30 on busy ones)`);
+    log(
+      `building Jaeger v${JAEGER_VERSION} into ${path.relative(process.cwd(), path.dirname(binary))} (Go module proxy; the first time takes minutes: 7 on 2 idle cores, up to 30 on busy ones)`,
+    );
     const staging = `${path.dirname(binary)}.partial-${process.pid}`;
     rmSync(staging, { recursive: true, force: true });
     mkdirSync(staging, { recursive: true });

@@ -43,21 +43,31 @@ export async function ensurePinnedNode({ root = ROOT, log = (line) => console.lo
   const bin = pinnedNodeBin(root);
   if (existsSync(path.join(bin, 'node'))) return bin;
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`Node ${process.versions.node} is older than ${NODE_MAJOR}, and the npm registry's Node package is installed only on linux-x64: install Node ${NODE_MAJOR} (see README.md)`);
+    throw new Error(
+      `Node ${process.versions.node} is older than ${NODE_MAJOR}, and the npm registry's Node package is installed only on linux-x64: install Node ${NODE_MAJOR} (see README.md)`,
+    );
   }
   return withLockFile(path.join(root, '.tools', '.node-install.lock'), log, 'another Node install', async () => {
     if (existsSync(path.join(bin, 'node'))) return bin; // installed by the run we waited for
     const target = path.dirname(bin);
-    log(`installing Node ${NODE_VERSION} into ${path.relative(root, target)} (npm registry: ${NODE_PACKAGE.name}, this machine has ${process.version})`);
+    log(
+      `installing Node ${NODE_VERSION} into ${path.relative(root, target)} (npm registry: ${NODE_PACKAGE.name}, this machine has ${process.version})`,
+    );
     const staging = `${target}.partial-${process.pid}`;
     rmSync(staging, { recursive: true, force: true });
     mkdirSync(staging, { recursive: true });
-    await run('npm', ['pack', `${NODE_PACKAGE.name}@${NODE_VERSION}`, '--pack-destination', staging, '--silent', '--no-audit', '--no-fund'], { cwd: staging });
+    await run(
+      'npm',
+      ['pack', `${NODE_PACKAGE.name}@${NODE_VERSION}`, '--pack-destination', staging, '--silent', '--no-audit', '--no-fund'],
+      { cwd: staging },
+    );
     const tarball = path.join(staging, `${NODE_PACKAGE.name}-${NODE_VERSION}.tgz`);
     const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
     if (integrity !== NODE_PACKAGE.integrity) {
       rmSync(staging, { recursive: true, force: true });
-      throw new Error(`${NODE_PACKAGE.name}@${NODE_VERSION} from the registry is not the pinned tarball (${integrity}, pinned ${NODE_PACKAGE.integrity})`);
+      throw new Error(
+        `${NODE_PACKAGE.name}@${NODE_VERSION} from the registry is not the pinned tarball (${integrity}, pinned ${NODE_PACKAGE.integrity})`,
+      );
     }
     await run('tar', ['-xzf', tarball, '-C', staging, '--strip-components=1', 'package/bin/node', 'package/LICENSE']);
     rmSync(tarball);

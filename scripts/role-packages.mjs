@@ -30,12 +30,15 @@ const TOOL_POOLS = ['cpu', 'network', 'browser'];
 export function loadedSpecifiers(source) {
   const code = source.replace(/^\s*(?:\/\/|\*|\/\*).*$/gm, '');
   const found = [];
-  for (const m of code.matchAll(/^\s*(import|export)\s+(type\s+)?[^'";]*?from\s+'([^']+)'/gm)) if (!m[2]) found.push({ specifier: m[3], dynamic: false });
+  for (const m of code.matchAll(/^\s*(import|export)\s+(type\s+)?[^'";]*?from\s+'([^']+)'/gm))
+    if (!m[2]) found.push({ specifier: m[3], dynamic: false });
   for (const m of code.matchAll(/^\s*import\s+'([^']+)'/gm)) found.push({ specifier: m[1], dynamic: false });
   for (const m of code.matchAll(/(?<![.\w$])import\(\s*'([^']+)'/g)) found.push({ specifier: m[1], dynamic: true });
-  for (const m of code.matchAll(/(?:(?<![.\w$])require(?:\.resolve)?|import\.meta\.resolve)\(\s*'([^']+)'/g)) found.push({ specifier: m[1], dynamic: false });
+  for (const m of code.matchAll(/(?:(?<![.\w$])require(?:\.resolve)?|import\.meta\.resolve)\(\s*'([^']+)'/g))
+    found.push({ specifier: m[1], dynamic: false });
   // Thread and child-process modules are named beside the module that starts them (lib/thread-pool.ts).
-  for (const m of code.matchAll(/'([a-z][a-z-]*-(?:thread|process))'/g)) found.push({ specifier: `./${m[1]}.js`, dynamic: false, sibling: true });
+  for (const m of code.matchAll(/'([a-z][a-z-]*-(?:thread|process))'/g))
+    found.push({ specifier: `./${m[1]}.js`, dynamic: false, sibling: true });
   return found;
 }
 
@@ -124,7 +127,9 @@ export function rolePackages(root, role, { dir = path.join(root, 'dist'), ext = 
   const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
   const { packages } = directPackages(dir, role, ext, Object.keys(manifest.dependencies));
   const closure = lockClosure(lock, packages);
-  return new Set([...closure].filter((p) => !p.slice('node_modules/'.length).includes('/node_modules/')).map((p) => p.slice('node_modules/'.length)));
+  return new Set(
+    [...closure].filter((p) => !p.slice('node_modules/'.length).includes('/node_modules/')).map((p) => p.slice('node_modules/'.length)),
+  );
 }
 
 /** Removes from `root/node_modules` every top-level package the role does not load; returns their names. */

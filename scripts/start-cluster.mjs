@@ -49,7 +49,13 @@ const portsFile = path.join(data, 'ports.json');
 const saved = existsSync(portsFile) ? JSON.parse(readFileSync(portsFile, 'utf8')) : {};
 // Kept ports win; a part added since they were chosen gets a fresh one.
 const fresh = await stack.freeClusterPorts();
-const internal = { ...fresh, ...saved, temporal: { ...fresh.temporal, ...saved.temporal }, api: { ...fresh.api, ...saved.api }, metrics: { ...fresh.metrics, ...saved.metrics } };
+const internal = {
+  ...fresh,
+  ...saved,
+  temporal: { ...fresh.temporal, ...saved.temporal },
+  api: { ...fresh.api, ...saved.api },
+  metrics: { ...fresh.metrics, ...saved.metrics },
+};
 writeFileSync(portsFile, `${JSON.stringify(internal, null, 2)}\n`);
 const ports = {
   ...internal,

@@ -40,7 +40,9 @@ try {
   const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
   const [temporal, database, mail] = await Promise.all([
     process.env.TEMPORAL_ADDRESS
-      ? stack.waitForTemporal(process.env.TEMPORAL_ADDRESS, namespace, { timeoutMs: 30_000 }).then(() => ({ address: process.env.TEMPORAL_ADDRESS }))
+      ? stack
+          .waitForTemporal(process.env.TEMPORAL_ADDRESS, namespace, { timeoutMs: 30_000 })
+          .then(() => ({ address: process.env.TEMPORAL_ADDRESS }))
       : stack.startTemporal(supervisor, {
           binary: tools.temporal,
           port: PORTS.temporal,
@@ -68,7 +70,8 @@ try {
     ADMIN_TOKEN: stack.keptSecret(data, 'ADMIN_TOKEN', 'admin-token', () => randomBytes(24).toString('base64url')),
   };
   // Locally every call is traced (the sampler's default keeps one in ten: docs/CONFIGURATION.md).
-  if (localJaeger) Object.assign(env, stack.tracingEnv(stack.LOCAL_JAEGER_PORTS, process.env.OTEL_TRACES_SAMPLER || 'parentbased_always_on'));
+  if (localJaeger)
+    Object.assign(env, stack.tracingEnv(stack.LOCAL_JAEGER_PORTS, process.env.OTEL_TRACES_SAMPLER || 'parentbased_always_on'));
   const jaegerWasBuilt = existsSync(jaegerBinary(root));
   // Their JSON log lines shown readable on a terminal (JSON still in their log files and when piped).
   await stack.startApps(supervisor, { root, env, apiPort: PORTS.api, echo: true, echoFormat: stack.terminalLogFormat() });
@@ -76,7 +79,8 @@ try {
   let jaegerUp = false;
   // A first build starts only now, once the service is up: it would take the cores the start needs.
   const jaegerBuilt = localJaeger ? ensureJaeger({ root, log: (line) => console.log(`npm start: ${line}`) }) : undefined;
-  const jaegerStarted = jaegerBuilt && stack.startLocalJaeger(supervisor, { root, built: jaegerBuilt, prefix: 'npm start' }).then((up) => (jaegerUp = up));
+  const jaegerStarted =
+    jaegerBuilt && stack.startLocalJaeger(supervisor, { root, built: jaegerBuilt, prefix: 'npm start' }).then((up) => (jaegerUp = up));
   // Built already: Jaeger is up in a second, so the summary can say so. Otherwise a line will.
   if (jaegerWasBuilt) await jaegerStarted;
 

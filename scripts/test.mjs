@@ -41,7 +41,9 @@ const AFTER_TIMEOUT_GRACE_MS = 30_000;
 
 function pruneOldRuns(dir, prefix) {
   if (!existsSync(dir)) return;
-  const runs = readdirSync(dir).filter((name) => name.startsWith(prefix)).sort();
+  const runs = readdirSync(dir)
+    .filter((name) => name.startsWith(prefix))
+    .sort();
   for (const name of runs.slice(0, Math.max(0, runs.length - KEEP_RUNS))) rmSync(path.join(dir, name), { recursive: true, force: true });
 }
 
@@ -62,7 +64,9 @@ if (clusterMode) {
   await prepare(() => buildIfStale(root));
 }
 // The trace suites' backend: built before the stack starts, the first time (minutes; said so).
-const jaeger = tracesMode ? await prepare(() => ensureJaeger({ root, log: (line) => console.log(`npm run test:traces: ${line}`) })) : undefined;
+const jaeger = tracesMode
+  ? await prepare(() => ensureJaeger({ root, log: (line) => console.log(`npm run test:traces: ${line}`) }))
+  : undefined;
 const { tsImport } = await import('tsx/esm/api');
 const stack = await tsImport('./stack/index.ts', import.meta.url);
 
@@ -95,12 +99,16 @@ try {
   // The type check needs no stack: it runs while the stack starts. tsc and ava run under the
   // supervisor too (highest layer, stopped first), so a Ctrl-C takes them down with the stack.
   // (The cluster runs the compiled service: `npm run build` type-checked it already.)
-  const tsc = clusterMode ? undefined : supervisor.start({ name: 'tsc', command: bin('tsc'), args: ['--noEmit'], cwd: root, layer: 2, oneShot: true });
+  const tsc = clusterMode
+    ? undefined
+    : supervisor.start({ name: 'tsc', command: bin('tsc'), args: ['--noEmit'], cwd: root, layer: 2, oneShot: true });
   // The lint beside it: package.json's `lint` script, the one place that says how (`biome lint`;
   // `biome ci`, which also checks the formatting, once the tree is formatted).
   const { readFile } = await import('node:fs/promises');
   const [linter, ...lintArgs] = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')).scripts.lint.split(' ');
-  const lint = clusterMode ? undefined : supervisor.start({ name: 'lint', command: bin(linter), args: [...lintArgs, '--colors=off'], cwd: root, layer: 2, oneShot: true });
+  const lint = clusterMode
+    ? undefined
+    : supervisor.start({ name: 'lint', command: bin(linter), args: [...lintArgs, '--colors=off'], cwd: root, layer: 2, oneShot: true });
 
   const testStack = clusterMode
     ? await stack.startTestCluster(supervisor, { root, runDir, tools })
@@ -114,11 +122,15 @@ try {
   const { env, fixtures } = testStack;
   stackReady = true;
 
-  console.log(`test stack: ready after ${seconds()} (API ${testStack.apiUrl}, Temporal ${env.TEMPORAL_ADDRESS}, database ${env.MONGODB_URL})`);
+  console.log(
+    `test stack: ready after ${seconds()} (API ${testStack.apiUrl}, Temporal ${env.TEMPORAL_ADDRESS}, database ${env.MONGODB_URL})`,
+  );
   const typecheck = tsc ? await tsc.exited : { code: 0 };
-  if (typecheck.code !== 0 && !supervisor.isStopping) console.error(`\ntsc --noEmit failed (all of it in ${path.relative(process.cwd(), tsc.logFile)}):\n${tsc.tail(100)}\n`);
+  if (typecheck.code !== 0 && !supervisor.isStopping)
+    console.error(`\ntsc --noEmit failed (all of it in ${path.relative(process.cwd(), tsc.logFile)}):\n${tsc.tail(100)}\n`);
   const linted = lint ? await lint.exited : { code: 0 };
-  if (linted.code !== 0 && !supervisor.isStopping) console.error(`\nnpm run lint failed (all of it in ${path.relative(process.cwd(), lint.logFile)}):\n${lint.tail(100)}\n`);
+  if (linted.code !== 0 && !supervisor.isStopping)
+    console.error(`\nnpm run lint failed (all of it in ${path.relative(process.cwd(), lint.logFile)}):\n${lint.tail(100)}\n`);
 
   const avaEnv = {
     ...env,
@@ -148,7 +160,17 @@ try {
     }),
   };
   const runAva = async (name, args) => {
-    const ava = supervisor.start({ name, command: bin('ava'), args, cwd: root, layer: 2, oneShot: true, passthrough: true, stopTimeoutMs: 5_000, env: avaEnv });
+    const ava = supervisor.start({
+      name,
+      command: bin('ava'),
+      args,
+      cwd: root,
+      layer: 2,
+      oneShot: true,
+      passthrough: true,
+      stopTimeoutMs: 5_000,
+      env: avaEnv,
+    });
     const endAva = (why) => {
       if (!ava.running) return;
       console.error(`\nnpm test: ${why}; ending ${name}`);
@@ -157,7 +179,10 @@ try {
     const deadline = setTimeout(() => endAva(`still running after ${AVA_DEADLINE_MS / 60_000} minutes`), AVA_DEADLINE_MS);
     ava.onLine((line) => {
       if (line.includes('Timed out while running tests')) {
-        setTimeout(() => endAva(`ava timed out a test and has not finished ${AFTER_TIMEOUT_GRACE_MS / 1000} s later`), AFTER_TIMEOUT_GRACE_MS).unref();
+        setTimeout(
+          () => endAva(`ava timed out a test and has not finished ${AFTER_TIMEOUT_GRACE_MS / 1000} s later`),
+          AFTER_TIMEOUT_GRACE_MS,
+        ).unref();
       }
     });
     const exit = await ava.exited;
@@ -174,12 +199,14 @@ try {
       console.log('\nnpm run test:cluster: the faults of the topology, alone');
       code = await runAva('ava-faults', [...config, '--serial', ...FAULTS]);
     }
-    if (crashed.length) console.error(`stack processes that died during the run: ${crashed.map((p) => p.name).join(', ')} (logs in ${logDir})`);
+    if (crashed.length)
+      console.error(`stack processes that died during the run: ${crashed.map((p) => p.name).join(', ')} (logs in ${logDir})`);
     await finish(code !== 0 || crashed.length > 0 ? code || 1 : 0);
   }
   if (tracesMode) {
     const code = await runAva('ava', ['--config', 'ava.traces.config.mjs', ...avaArgs]);
-    if (crashed.length) console.error(`stack processes that died during the run: ${crashed.map((p) => p.name).join(', ')} (logs in ${logDir})`);
+    if (crashed.length)
+      console.error(`stack processes that died during the run: ${crashed.map((p) => p.name).join(', ')} (logs in ${logDir})`);
     await finish(code !== 0 || typecheck.code !== 0 || linted.code !== 0 || crashed.length > 0 ? code || 1 : 0);
   }
   // A disruptive suite named among other files still runs alone, after them: beside them it would
@@ -191,7 +218,10 @@ try {
   const others = avaArgs.filter((arg) => !isDisruptive(arg));
   const onlyDisruptiveNamed = namedDisruptive.length > 0 && others.every(isFlag);
   let testsCode = onlyDisruptiveNamed ? 0 : await runAva('ava', others);
-  const disruptiveSuites = avaArgs.length === 0 ? existsSync(disruptiveDir) && readdirSync(disruptiveDir).some((f) => f.endsWith('.test.ts')) : namedDisruptive.length > 0;
+  const disruptiveSuites =
+    avaArgs.length === 0
+      ? existsSync(disruptiveDir) && readdirSync(disruptiveDir).some((f) => f.endsWith('.test.ts'))
+      : namedDisruptive.length > 0;
   if (testsCode === 0 && disruptiveSuites) {
     console.log('\nnpm test: the disruptive suites (test/disruptive/), one at a time');
     testsCode = await runAva('ava-disruptive', ['--config', 'ava.disruptive.config.mjs', ...avaArgs.filter(isFlag), ...namedDisruptive]);
@@ -202,11 +232,14 @@ try {
     const coverage = await stack.statusCoverage(testStack.apiUrl, testStack.operatorUrls.api, avaArgs, root);
     console.log(`\nnpm test: ${stack.formatCoverage(coverage)}`);
     if (coverage.missing.length) {
-      console.error(`npm test: documented statuses without a test that produces them: ${coverage.missing.join(', ')} (scripts/stack/status-coverage.ts)`);
+      console.error(
+        `npm test: documented statuses without a test that produces them: ${coverage.missing.join(', ')} (scripts/stack/status-coverage.ts)`,
+      );
       testsCode = 1;
     }
   }
-  if (crashed.length) console.error(`stack processes that died during the run: ${crashed.map((p) => p.name).join(', ')} (logs in ${logDir})`);
+  if (crashed.length)
+    console.error(`stack processes that died during the run: ${crashed.map((p) => p.name).join(', ')} (logs in ${logDir})`);
   await finish(testsCode !== 0 ? testsCode : typecheck.code !== 0 || linted.code !== 0 || crashed.length > 0 ? 1 : 0);
 } catch (err) {
   // After a Ctrl-C the signal handler reports and exits; the errors it causes here are noise.

@@ -14,8 +14,21 @@ export const DEFAULT_SOURCES = ['https://easylist.to/easylist/easylist.txt', 'ht
  * resource types it serves. A DNS-level blocker treats such hosts the same way.
  */
 const HOST_WIDE_OPTIONS = new Set([
-  'third-party', '3p', 'important', 'all',
-  'script', 'image', 'xmlhttprequest', 'xhr', 'subdocument', 'frame', 'ping', 'object', 'media', 'websocket', 'other',
+  'third-party',
+  '3p',
+  'important',
+  'all',
+  'script',
+  'image',
+  'xmlhttprequest',
+  'xhr',
+  'subdocument',
+  'frame',
+  'ping',
+  'object',
+  'media',
+  'websocket',
+  'other',
 ]);
 const HOST_RULE = /^(@@)?\|\|([a-z0-9.-]+)\^(?:\$(.+))?$/;
 

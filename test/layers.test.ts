@@ -57,7 +57,11 @@ function importsOf(fileName: string, text: string): Import[] {
       found.push({ specifier: arg && ts.isStringLiteralLike(arg) ? arg.text : '<computed>', typeOnly: false });
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       found.push({ specifier: node.argument.literal.text, typeOnly: true });
-    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression)) {
+    } else if (
+      ts.isImportEqualsDeclaration(node) &&
+      ts.isExternalModuleReference(node.moduleReference) &&
+      ts.isStringLiteral(node.moduleReference.expression)
+    ) {
       found.push({ specifier: node.moduleReference.expression.text, typeOnly: node.isTypeOnly });
     }
     ts.forEachChild(node, visit);
@@ -118,7 +122,8 @@ function layerViolations(graph: Map<string, Import[]>): string[] {
       if (folder === 'workflows') {
         if (imp.typeOnly) continue;
         if (target === null) {
-          if (!SANDBOX_PACKAGES.includes(imp.specifier)) out.push(`${file} -> ${imp.specifier} (a workflow imports values only from the SDK's workflow packages)`);
+          if (!SANDBOX_PACKAGES.includes(imp.specifier))
+            out.push(`${file} -> ${imp.specifier} (a workflow imports values only from the SDK's workflow packages)`);
         } else if (folderOf(target) !== 'workflows' && !pure.has(target)) {
           out.push(`${file} -> ${target} (a workflow imports only types from outside workflows/, or values of pure lib modules)`);
         }
@@ -147,7 +152,9 @@ test('no layer imports one above it or beside it', (t) => {
 
 /** Import cycles (types included) among the repo's modules, each as `a -> b -> ... -> a`. */
 function importCycles(graph: Map<string, Import[]>): string[] {
-  const edges = (f: string) => [...new Set((graph.get(f) ?? []).map((imp) => resolveInRepo(f, imp.specifier)).filter((t): t is string => t !== null && graph.has(t)))];
+  const edges = (f: string) => [
+    ...new Set((graph.get(f) ?? []).map((imp) => resolveInRepo(f, imp.specifier)).filter((t): t is string => t !== null && graph.has(t))),
+  ];
   const cycles: string[] = [];
   const done = new Set<string>();
   const trail: string[] = [];
@@ -247,7 +254,8 @@ test('workflows load values only from workflows/ and pure lib modules', (t) => {
   const graph = repoGraph();
   const pure = pureLibModules(graph);
   // What the workflows use today: the error table, the shared names, the webhook messages and policy.
-  for (const file of ['lib/errors.ts', 'lib/temporal-shared.ts', 'lib/webhook-messages.ts', 'lib/webhook-policy.ts']) t.true(pure.has(file), file);
+  for (const file of ['lib/errors.ts', 'lib/temporal-shared.ts', 'lib/webhook-messages.ts', 'lib/webhook-policy.ts'])
+    t.true(pure.has(file), file);
   // And what they must not: modules with Node built-ins or I/O packages.
   for (const file of ['lib/config.ts', 'lib/mongo.ts', 'lib/guarded-http.ts']) t.false(pure.has(file), file);
 });
@@ -275,7 +283,10 @@ test('the tool definitions are light: the API loads them without a browser, an i
   const loaded = [...packagesLoadedBy(graph, 'domain/catalogue.ts')];
   t.true(loaded.includes('qrcode'), 'the walk reaches the definitions (qr-generate checks its text with qrcode)');
   const heavy = ['puppeteer', 'puppeteer-core', 'jimp', '@tensorflow/tfjs', 'upscaler', 'pdfjs-dist', 'cheerio', 'hash-wasm', 'piscina'];
-  t.deepEqual(loaded.filter((p) => heavy.some((h) => p === h || p.startsWith(`${h}/`))), []);
+  t.deepEqual(
+    loaded.filter((p) => heavy.some((h) => p === h || p.startsWith(`${h}/`))),
+    [],
+  );
 });
 
 test('the client loads no package and nothing of the service but the webhook signature check', (t) => {
@@ -291,7 +302,10 @@ test('the client loads no package and nothing of the service but the webhook sig
     }
   };
   visit('client/index.ts');
-  t.deepEqual([...reached].filter((f) => folderOf(f) !== 'client'), ['lib/webhook-signature.ts']);
+  t.deepEqual(
+    [...reached].filter((f) => folderOf(f) !== 'client'),
+    ['lib/webhook-signature.ts'],
+  );
   // node:crypto serves verifyWebhook; Deno and Bun provide it too.
   t.deepEqual([...packagesLoadedBy(graph, 'client/index.ts')], ['node:crypto']);
 });
@@ -331,7 +345,10 @@ test('the webhook routes are HTTP only: what a request does is the webhook servi
     if (target === null) return !['@koa/router', 'koa'].includes(imp.specifier);
     return !(folderOf(target) === 'api' || target === 'domain/webhooks/service.ts' || target === 'lib/event-kinds.ts');
   });
-  t.deepEqual(beside.map((imp) => imp.specifier), []);
+  t.deepEqual(
+    beside.map((imp) => imp.specifier),
+    [],
+  );
 });
 
 test("the webhook endpoint's state changes are pure: no SDK, so a unit test runs them outside a workflow", (t) => {
@@ -348,7 +365,11 @@ test('every route file documents the operations it serves, beside its router', (
       .filter((f) => graph.has(f))
       .every((f) => !/^export function \w+Operations\(/m.test(readFileSync(path.join(ROOT, f), 'utf8'))),
   );
-  t.deepEqual(undocumented, [], 'each exports `<name>Operations()` (or its `<name>.openapi.ts` sibling does), which api/openapi.ts collects');
+  t.deepEqual(
+    undocumented,
+    [],
+    'each exports `<name>Operations()` (or its `<name>.openapi.ts` sibling does), which api/openapi.ts collects',
+  );
 });
 
 test("the document's parts (api/docs/) import no route: the routes build their operations from them", (t) => {
@@ -356,7 +377,11 @@ test("the document's parts (api/docs/) import no route: the routes build their o
   const parts = [...graph.keys()].filter((f) => f.startsWith('api/docs/'));
   t.true(parts.length >= 5, `${parts.length} files found in api/docs/`);
   const upward = parts.flatMap((file) =>
-    graph.get(file)!.map((imp) => resolveInRepo(file, imp.specifier)).filter((target) => target?.startsWith('api/routes/')).map((target) => `${file} -> ${target}`),
+    graph
+      .get(file)!
+      .map((imp) => resolveInRepo(file, imp.specifier))
+      .filter((target) => target?.startsWith('api/routes/'))
+      .map((target) => `${file} -> ${target}`),
   );
   t.deepEqual(upward, []);
 });
@@ -370,7 +395,10 @@ test('the check reads type-only and value imports apart, dynamic imports include
       file('activities/c.ts', "export { precheck } from '../api/prechecks/y.js';"),
       file('lib/d.ts', "const m = await import('../domain/ledger.js');"),
       file('domain/e.ts', "import { x } from '../lib/errors.js'; import { type Y } from '../api/z.js';"),
-      file('workflows/f.ts', "import type { CoreActivities } from '../activities/core/index.js'; import { type T } from '../domain/ledger.js';"),
+      file(
+        'workflows/f.ts',
+        "import type { CoreActivities } from '../activities/core/index.js'; import { type T } from '../domain/ledger.js';",
+      ),
       file('workflows/g.ts', "import { createLedger } from '../domain/ledger.js'; import { readFileSync } from 'node:fs';"),
       file('lib/errors.ts', ''),
       file('workflows/h.ts', "import { ERRORS } from '../lib/errors.js'; import { proxyActivities } from '@temporalio/workflow';"),
@@ -390,19 +418,41 @@ test('the check reads type-only and value imports apart, dynamic imports include
   );
 });
 
-test('the collections\' document types are types only: each documents file loads nothing, and lib imports none', (t) => {
+test("the collections' document types are types only: each documents file loads nothing, and lib imports none", (t) => {
   const graph = repoGraph();
   const documents = [...graph.keys()].filter((f) => /(^|[/-])documents\.ts$/.test(f));
-  t.true(documents.includes('domain/account-documents.ts') && documents.includes('domain/identity/documents.ts'), 'the document types live beside their domains');
-  t.deepEqual(documents.flatMap((f) => graph.get(f)!.filter((imp) => !imp.typeOnly).map((imp) => `${f} -> ${imp.specifier}`)), []);
-  t.deepEqual(documents.filter((f) => folderOf(f) === 'lib'), []);
+  t.true(
+    documents.includes('domain/account-documents.ts') && documents.includes('domain/identity/documents.ts'),
+    'the document types live beside their domains',
+  );
+  t.deepEqual(
+    documents.flatMap((f) =>
+      graph
+        .get(f)!
+        .filter((imp) => !imp.typeOnly)
+        .map((imp) => `${f} -> ${imp.specifier}`),
+    ),
+    [],
+  );
+  t.deepEqual(
+    documents.filter((f) => folderOf(f) === 'lib'),
+    [],
+  );
 });
 
 test('the proof runs (npm run chaos, load, fuzz, soak) live beside the disruptive suites and stand on their support, not on bench/', (t) => {
-  const runners = readdirSync(path.join(ROOT, 'test', 'disruptive')).filter((f) => /^run-.*\.ts$/.test(f)).map((f) => `test/disruptive/${f}`);
-  t.deepEqual(runners.sort(), ['test/disruptive/run-chaos.ts', 'test/disruptive/run-fuzz.ts', 'test/disruptive/run-load.ts', 'test/disruptive/run-soak.ts']);
+  const runners = readdirSync(path.join(ROOT, 'test', 'disruptive'))
+    .filter((f) => /^run-.*\.ts$/.test(f))
+    .map((f) => `test/disruptive/${f}`);
+  t.deepEqual(runners.sort(), [
+    'test/disruptive/run-chaos.ts',
+    'test/disruptive/run-fuzz.ts',
+    'test/disruptive/run-load.ts',
+    'test/disruptive/run-soak.ts',
+  ]);
   const scripts = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  for (const name of ['chaos', 'load', 'fuzz', 'soak']) t.is(scripts[name], `node scripts/node.mjs --import tsx test/disruptive/run-${name}.ts`, `npm run ${name}`);
+  for (const name of ['chaos', 'load', 'fuzz', 'soak'])
+    t.is(scripts[name], `node scripts/node.mjs --import tsx test/disruptive/run-${name}.ts`, `npm run ${name}`);
   const crossings = runners.flatMap((file) =>
     importsOf(file, readFileSync(path.join(ROOT, file), 'utf8'))
       .map((imp) => resolveInRepo(file, imp.specifier))

@@ -31,7 +31,9 @@ export function workerHealthChecks(state: WorkerHealthState): Record<string, Hea
     polling: async () => {
       if (!state.workers) return 'starting';
       const idle = state.workers.filter((w) => w.worker.getState() !== 'RUNNING');
-      return idle.length === 0 ? null : `not polling: ${idle.map((w) => `${w.taskQueue} (${w.worker.getState().toLowerCase()})`).join(', ')}`;
+      return idle.length === 0
+        ? null
+        : `not polling: ${idle.map((w) => `${w.taskQueue} (${w.worker.getState().toLowerCase()})`).join(', ')}`;
     },
     ...state.warmth,
   };

@@ -72,12 +72,17 @@ function officeWarmth(office: { status(): Array<{ state: string }> }): string | 
  * worker never loads Chromium's driver or the upscaling model's runtime, so it starts sooner and
  * its image can leave them out (Dockerfile, scripts/role-packages.mjs).
  */
-async function toolHandlers(pool: Exclude<Pool, 'core'>, deps: PoolDeps): Promise<{ handlers: Record<string, ToolHandler>; close: Closer; warmth?: Warmth }> {
+async function toolHandlers(
+  pool: Exclude<Pool, 'core'>,
+  deps: PoolDeps,
+): Promise<{ handlers: Record<string, ToolHandler>; close: Closer; warmth?: Warmth }> {
   switch (pool) {
     case 'cpu': {
       const { createCpuResources, createCpuTools } = await import('../activities/cpu/index.js');
       const resources = createCpuResources({ config: deps.config, net: deps.net, log: deps.log, heavyStartAfter: deps.heavyStartAfter });
-      const warmth = toolsOfPool('cpu').some((t) => t.name === 'word-to-pdf') ? { converter: async () => officeWarmth(resources.office) } : undefined;
+      const warmth = toolsOfPool('cpu').some((t) => t.name === 'word-to-pdf')
+        ? { converter: async () => officeWarmth(resources.office) }
+        : undefined;
       return { handlers: createCpuTools(resources), close: () => resources.close(), warmth };
     }
     case 'network': {
@@ -169,8 +174,15 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     dataConverter: { payloadCodecs: [new ClaimCheckCodec(deps.db)] },
   };
   const client =
-    deps.client ?? new Client({ connection: deps.connection, namespace: common.namespace, dataConverter: common.dataConverter, interceptors: deps.tracing?.temporal.client });
-  const workflowBundle = deps.workflowBundle ?? (await loadWorkflowBundle(deps.log, { interceptorModules: deps.tracing ? [WORKFLOW_TRACING_MODULE] : [] }));
+    deps.client ??
+    new Client({
+      connection: deps.connection,
+      namespace: common.namespace,
+      dataConverter: common.dataConverter,
+      interceptors: deps.tracing?.temporal.client,
+    });
+  const workflowBundle =
+    deps.workflowBundle ?? (await loadWorkflowBundle(deps.log, { interceptorModules: deps.tracing ? [WORKFLOW_TRACING_MODULE] : [] }));
   const traced = { sinks: deps.tracing?.temporal.sinks ?? {} };
   // A charge that takes an account below its auto-recharge threshold wakes its recharge workflow.
   const { onRechargeDue } = createRechargeTrigger({ db: deps.db, client, log: deps.log });
@@ -187,8 +199,11 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
       auditRetentionDays: deps.config.auditRetentionDays,
       batches: { client, secretKey: deps.config.secretKey, concurrency: deps.config.batchConcurrency },
       billing: {
-        client, log: deps.log, stripe: deps.config.stripe && createStripeApi(deps.config.stripe),
-        mailer: createMailer({ client, secretKey: deps.config.secretKey, log: deps.log }), baseUrl: deps.config.publicBaseUrl,
+        client,
+        log: deps.log,
+        stripe: deps.config.stripe && createStripeApi(deps.config.stripe),
+        mailer: createMailer({ client, secretKey: deps.config.secretKey, log: deps.log }),
+        baseUrl: deps.config.publicBaseUrl,
       },
       onRechargeDue,
       mail: { secretKey: deps.config.secretKey, smtpUrl: deps.config.smtpUrl, from: deps.config.mailFrom, log: deps.log },
@@ -222,7 +237,9 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     await close();
     return null;
   }
-  const concurrency = { cpu: deps.config.cpuConcurrency, network: deps.config.networkConcurrency, browser: deps.config.browserConcurrency }[pool];
+  const concurrency = { cpu: deps.config.cpuConcurrency, network: deps.config.networkConcurrency, browser: deps.config.browserConcurrency }[
+    pool
+  ];
   const slots = callSlots(pool, deps.config);
   // Events of the ledger and of asynchronous calls go to the webhook fan-out; delivery itself is
   // the core pool's.
@@ -233,7 +250,15 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     ...CALL_WORKER_OPTIONS,
     ...traced,
     workflowBundle,
-    activities: createCallActivities(deps.db, served, { onEvent, onToolDone, blobs: deps.blobs, batchItems: { client, secretKey: deps.config.secretKey, yieldMs: deps.config.batchYieldMs, eagerStarts: !deps.client }, singleCalls: deps.singleCalls, destinations: { secretKey: deps.config.secretKey, guard: deps.net.guard }, onRechargeDue }),
+    activities: createCallActivities(deps.db, served, {
+      onEvent,
+      onToolDone,
+      blobs: deps.blobs,
+      batchItems: { client, secretKey: deps.config.secretKey, yieldMs: deps.config.batchYieldMs, eagerStarts: !deps.client },
+      singleCalls: deps.singleCalls,
+      destinations: { secretKey: deps.config.secretKey, guard: deps.net.guard },
+      onRechargeDue,
+    }),
     interceptors: { activity: [...tracedActivities, toolMetricsInterceptor(new Set(Object.keys(served)), onToolDone)] },
     // Draining on SIGTERM: polling stops at once and the calls already running may finish
     // (the SDK's default cancels them at once, leaving their retry to another worker).

@@ -35,7 +35,13 @@ export async function runPools(pools: Pool[]): Promise<void> {
   installTemporalRuntime(log, ['SIGINT', 'SIGTERM'], sdkMetricsBind);
   const health: WorkerHealthState = {};
   const operator = config.metricsPort
-    ? await startOperatorPort({ host: config.metricsHost, port: config.metricsPort, sdkMetricsUrl: `http://${sdkMetricsBind}/metrics`, health: () => workerHealthChecks(health), log })
+    ? await startOperatorPort({
+        host: config.metricsHost,
+        port: config.metricsPort,
+        sdkMetricsUrl: `http://${sdkMetricsBind}/metrics`,
+        health: () => workerHealthChecks(health),
+        log,
+      })
     : undefined;
   const tracing = await startTracing(config.tracing, 'worker', log);
 
@@ -46,7 +52,9 @@ export async function runPools(pools: Pool[]): Promise<void> {
   });
   const connection = await timed('temporal', () => NativeConnection.connect({ address: config.temporalAddress }));
   health.connection = connection;
-  const { fromCache, ...workflowBundle } = await timed('bundle', () => loadWorkflowBundle(log, { interceptorModules: tracing ? [WORKFLOW_TRACING_MODULE] : [] }));
+  const { fromCache, ...workflowBundle } = await timed('bundle', () =>
+    loadWorkflowBundle(log, { interceptorModules: tracing ? [WORKFLOW_TRACING_MODULE] : [] }),
+  );
   // Chromium, LibreOffice and the upscaling model take the cores for seconds as they start: a
   // restarted worker first serves the calls that queued while it was away (kill/workers in
   // chaos), then starts them. A call that needs one meanwhile starts it.
@@ -60,7 +68,20 @@ export async function runPools(pools: Pool[]): Promise<void> {
   // for its tools' processes (LibreOffice, Chromium) to come up, which overlap on several cores.
   const created = await Promise.all(
     pools.map(async (pool) => {
-      const w = await timed(pool, () => createPoolWorkers(pool, { config, db: mongo.db, connection, log, net, blobs, workflowBundle, heavyStartAfter, tracing, singleCalls }));
+      const w = await timed(pool, () =>
+        createPoolWorkers(pool, {
+          config,
+          db: mongo.db,
+          connection,
+          log,
+          net,
+          blobs,
+          workflowBundle,
+          heavyStartAfter,
+          tracing,
+          singleCalls,
+        }),
+      );
       if (!w) log.info({ pool }, 'no tools listed for this pool yet; not polling');
       return w && { pool, ...w };
     }),

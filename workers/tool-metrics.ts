@@ -16,7 +16,12 @@ export function outcomeOf(err: unknown): string {
 
 /** Records one run of a tool (one histogram per pool's worker). */
 export function toolDurationRecorder(): ToolDone {
-  const duration = Runtime.instance().metricMeter.createHistogram('tool_duration_seconds', 'float', 's', 'Tool activity duration by tool and outcome');
+  const duration = Runtime.instance().metricMeter.createHistogram(
+    'tool_duration_seconds',
+    'float',
+    's',
+    'Tool activity duration by tool and outcome',
+  );
   return (tool, outcome, seconds) => duration.record(seconds, { tool, outcome });
 }
 
@@ -26,19 +31,21 @@ export function toolDurationRecorder(): ToolDone {
  */
 export function toolMetricsInterceptor(tools: ReadonlySet<string>, record: ToolDone): ActivityInterceptorsFactory {
   return (ctx) => ({
-    inbound: !tools.has(ctx.info.activityType) ? {} : {
-      async execute(input, next) {
-        const started = performance.now();
-        let failure: unknown;
-        try {
-          return await next(input);
-        } catch (err) {
-          failure = err ?? 'error';
-          throw err;
-        } finally {
-          record(ctx.info.activityType, outcomeOf(failure), (performance.now() - started) / 1000);
-        }
-      },
-    },
+    inbound: !tools.has(ctx.info.activityType)
+      ? {}
+      : {
+          async execute(input, next) {
+            const started = performance.now();
+            let failure: unknown;
+            try {
+              return await next(input);
+            } catch (err) {
+              failure = err ?? 'error';
+              throw err;
+            } finally {
+              record(ctx.info.activityType, outcomeOf(failure), (performance.now() - started) / 1000);
+            }
+          },
+        },
   });
 }

@@ -13,7 +13,9 @@ import type { Logger } from '../lib/logger.js';
 const WORKFLOWS_PATH = fileURLToPath(new URL(`../workflows/index${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
 /** Where build caches conventionally live: not in the work tree, gone with a fresh install. */
 const CACHE_DIR = fileURLToPath(new URL('../node_modules/.cache/utility-tools', import.meta.url));
-const SDK_VERSION = (JSON.parse(readFileSync(fileURLToPath(import.meta.resolve('@temporalio/worker/package.json')), 'utf8')) as { version: string }).version;
+const SDK_VERSION = (
+  JSON.parse(readFileSync(fileURLToPath(import.meta.resolve('@temporalio/worker/package.json')), 'utf8')) as { version: string }
+).version;
 
 interface CachedBundle {
   /** The bundler's version: its output is not only a function of the input files. */
@@ -75,10 +77,12 @@ export async function workflowBundle(log: Logger, options: BundleOptions = {}): 
     }),
   });
   // The generated entry point lives in the bundler's memory, not on disk: the SDK version covers it.
-  const inputs = Object.fromEntries(read.flatMap((input) => {
-    const d = digest(input);
-    return d ? [[input, d]] : [];
-  }));
+  const inputs = Object.fromEntries(
+    read.flatMap((input) => {
+      const d = digest(input);
+      return d ? [[input, d]] : [];
+    }),
+  );
   try {
     mkdirSync(cacheDir, { recursive: true });
     // Written whole, then renamed: processes starting together never read half a bundle.

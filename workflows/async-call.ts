@@ -12,6 +12,10 @@ const { recordCallOutcome } = proxyLocalActivities<CoreActivities>({
 });
 
 /** `cacheAs`: the render cache entry the step also stores a succeeded capture's image under (ToolCallInput). */
-export function finishAsyncCall(ref: { requestId: string; accountId: string; tool: string }, result: ToolCallResult, cacheAs?: string): Promise<void> {
+export function finishAsyncCall(
+  ref: { requestId: string; accountId: string; tool: string },
+  result: ToolCallResult,
+  cacheAs?: string,
+): Promise<void> {
   return recordCallOutcome({ requestId: ref.requestId, accountId: ref.accountId, tool: ref.tool, result, ...(cacheAs ? { cacheAs } : {}) });
 }

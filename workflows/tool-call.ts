@@ -15,7 +15,19 @@ import type { CoreActivities } from '../activities/core/index.js';
 import type { CallStepActivities } from '../activities/call-step.js';
 import type { CallRef } from '../domain/ledger-terms.js';
 import { ERRORS, isErrorCode } from '../lib/errors.js';
-import { ANSWERED_TOO_LATE, TASK_QUEUES, batchItemEnd, TOOL_FAILED, TOOL_TIMED_OUT, callRefOf, reserveRefusal, type ToolActivityInput, type ToolCallError, type ToolCallInput, type ToolCallResult } from '../lib/temporal-shared.js';
+import {
+  ANSWERED_TOO_LATE,
+  TASK_QUEUES,
+  batchItemEnd,
+  TOOL_FAILED,
+  TOOL_TIMED_OUT,
+  callRefOf,
+  reserveRefusal,
+  type ToolActivityInput,
+  type ToolCallError,
+  type ToolCallInput,
+  type ToolCallResult,
+} from '../lib/temporal-shared.js';
 import { finishAsyncCall } from './async-call.js';
 import { finishBatchItem } from './batch-item.js';
 
@@ -96,7 +108,9 @@ async function inSteps(call: ToolCallInput, ref: CallRef, rerun: boolean): Promi
     // never charged however late its commit gets through.
     // (A commit result without `outcome`, recorded before it existed, was a charge.)
     const committed = await ledger.commit({ ...ref, answerBy: call.answerBy });
-    return committed.outcome === 'refunded' ? failed(ANSWERED_TOO_LATE) : { ok: true, output, charged: call.cost, balance: committed.balance };
+    return committed.outcome === 'refunded'
+      ? failed(ANSWERED_TOO_LATE)
+      : { ok: true, output, charged: call.cost, balance: committed.balance };
   } catch (err) {
     const failure = toolFailure(err);
     if (!failure) throw err; // a bug in this workflow: fail the task, fix, replay

@@ -2,7 +2,14 @@
 //! what arrives (events, the owner's requests, attempts' outcomes), the bookkeeping owed to the
 //! database and the limits of a run. The changes to them are `webhook-endpoint-state.ts`.
 import type { DeliverResult } from '../activities/core/webhooks.js';
-import type { CarriedEndpointState, PendingDelivery, RecoverRequest, RotationNotice, UndeliveredReason, WebhookEnvelope } from '../lib/webhook-messages.js';
+import type {
+  CarriedEndpointState,
+  PendingDelivery,
+  RecoverRequest,
+  RotationNotice,
+  UndeliveredReason,
+  WebhookEnvelope,
+} from '../lib/webhook-messages.js';
 import { LEGACY_MAX_PENDING, MAX_PENDING } from '../lib/webhook-policy.js';
 
 /** What one attempt came to; `not_attempted` when our side failed (the activity did not answer). */

@@ -37,10 +37,33 @@ import {
   shouldDisable,
   waitingRecovered,
 } from '../lib/webhook-policy.js';
-import type { Arrival, Batch, Books, DeliveryLimits, DisabledNotice, Endpoint, Inbox, Outcome, Request, TimedOutcome } from './webhook-endpoint-model.js';
+import type {
+  Arrival,
+  Batch,
+  Books,
+  DeliveryLimits,
+  DisabledNotice,
+  Endpoint,
+  Inbox,
+  Outcome,
+  Request,
+  TimedOutcome,
+} from './webhook-endpoint-model.js';
 
 /** Its types and limits, for the workflow and the tests that drive these functions. */
-export type { Arrival, Batch, Books, DeliveryLimits, DisabledNotice, Endpoint, Inbox, Outcome, Request, TimedOutcome, UndeliveredBatch } from './webhook-endpoint-model.js';
+export type {
+  Arrival,
+  Batch,
+  Books,
+  DeliveryLimits,
+  DisabledNotice,
+  Endpoint,
+  Inbox,
+  Outcome,
+  Request,
+  TimedOutcome,
+  UndeliveredBatch,
+} from './webhook-endpoint-model.js';
 export { concurrentLimits, LEGACY_LIMITS } from './webhook-endpoint-model.js';
 
 export const emptyInbox = (): Inbox => ({ events: [], requests: [], enableRequested: false, removed: false });
@@ -103,7 +126,10 @@ export function startWork(m: Endpoint, now: number, handOver: boolean): { page?:
   }
   const attempts: PendingDelivery[] = [];
   if (!handOver && !state.disabled) {
-    const due = m.limits.concurrency === undefined ? dueDeliveries(state.pending, m.inFlight, now) : firstDue(state.pending, m.inFlight, now, limit - m.inFlight.size);
+    const due =
+      m.limits.concurrency === undefined
+        ? dueDeliveries(state.pending, m.inFlight, now)
+        : firstDue(state.pending, m.inFlight, now, limit - m.inFlight.size);
     for (const d of due) {
       if (m.inFlight.size >= limit) break;
       m.inFlight.add(d.event.id);
@@ -117,14 +143,24 @@ export function startWork(m: Endpoint, now: number, handOver: boolean): { page?:
 /** When the loop must wake by itself: the next due attempt, or the end of an overlap. */
 export function nextWakeAt(m: Endpoint, handOver: boolean): number | undefined {
   const { state } = m;
-  const deliveryWake = handOver || state.disabled || m.inFlight.size >= attemptsAllowed(m) ? undefined : nextWake(state.pending, m.inFlight);
+  const deliveryWake =
+    handOver || state.disabled || m.inFlight.size >= attemptsAllowed(m) ? undefined : nextWake(state.pending, m.inFlight);
   return earliest(deliveryWake, ...(state.overlaps ?? []).map((o) => o.until));
 }
 
 /** Nothing runs, nothing is owed and nothing waits to be applied: the run may hand over. */
 export function isQuiet(m: Endpoint): boolean {
   const { inbox } = m;
-  return m.inFlight.size === 0 && m.ended.length === 0 && booksSettled(m.books) && !m.fetching && inbox.events.length === 0 && inbox.requests.length === 0 && !inbox.enableRequested && !inbox.removed;
+  return (
+    m.inFlight.size === 0 &&
+    m.ended.length === 0 &&
+    booksSettled(m.books) &&
+    !m.fetching &&
+    inbox.events.length === 0 &&
+    inbox.requests.length === 0 &&
+    !inbox.enableRequested &&
+    !inbox.removed
+  );
 }
 
 export const booksOwed = (b: Books) => b.mirrorWanted || b.undelivered.length > 0 || b.overlapsEnded.length > 0;
@@ -141,7 +177,9 @@ export function mirrorOf(m: Endpoint, now: number): EndpointMirror {
   return {
     consecutiveFailures: state.consecutiveFailures,
     disabled: state.disabled,
-    ...(state.disabled ? { disabledAt: m.disabledAt ?? now, disabledReason: `${DISABLE_AFTER_FAILURES} consecutive failed deliveries` } : {}),
+    ...(state.disabled
+      ? { disabledAt: m.disabledAt ?? now, disabledReason: `${DISABLE_AFTER_FAILURES} consecutive failed deliveries` }
+      : {}),
   };
 }
 
@@ -211,7 +249,12 @@ export function provisionalCount(m: Endpoint): number {
 }
 
 /** Queues a page of missed events read for recovery `r` (ignored when that recovery ended meanwhile). */
-export function takePage(m: Endpoint, r: RecoveryState, page: { events: WebhookEnvelope[]; after?: [number, string]; exhausted: boolean }, now: number): void {
+export function takePage(
+  m: Endpoint,
+  r: RecoveryState,
+  page: { events: WebhookEnvelope[]; after?: [number, string]; exhausted: boolean },
+  now: number,
+): void {
   if (m.state.recovery !== r) return; // replaced or ended meanwhile
   for (const e of page.events) {
     if (m.state.pending.some((d) => d.event.id === e.id)) continue; // already on its way

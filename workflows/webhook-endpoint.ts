@@ -241,7 +241,9 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<void
 
     const info = workflowInfo();
     const handOver =
-      info.continueAsNewSuggested || info.historyLength >= (input.historyLimit ?? DEFAULT_HISTORY_LIMIT) || (retireAt !== undefined && now >= retireAt);
+      info.continueAsNewSuggested ||
+      info.historyLength >= (input.historyLimit ?? DEFAULT_HISTORY_LIMIT) ||
+      (retireAt !== undefined && now >= retireAt);
     const work = startWork(m, now, handOver);
     if (work.page) void readPage(work.page);
     if (!batched) for (const d of work.attempts) void attempt(d);

@@ -90,7 +90,13 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPoolHandl
     // A session no capture ever configures: it refuses everything (see chromiumArgs, chromium-launch.ts).
     fallback ??= await options.proxy.openSession();
     return Cluster.launch({
-      concurrency: warmContexts({ options: { concurrency: options.concurrency, recycleAfter, proxy: options.proxy, viewport }, stats, state, leases, log }),
+      concurrency: warmContexts({
+        options: { concurrency: options.concurrency, recycleAfter, proxy: options.proxy, viewport },
+        stats,
+        state,
+        leases,
+        log,
+      }),
       maxConcurrency: options.concurrency,
       puppeteer,
       puppeteerOptions: chromiumLaunchOptions({

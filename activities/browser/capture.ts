@@ -63,7 +63,11 @@ export async function documentHeight(page: Page): Promise<number> {
   )) as number;
 }
 
-async function screenshot(page: Page, options: ImageOptions, clip?: { x: number; y: number; width: number; height: number }): Promise<Buffer> {
+async function screenshot(
+  page: Page,
+  options: ImageOptions,
+  clip?: { x: number; y: number; width: number; height: number },
+): Promise<Buffer> {
   const bytes = await page.screenshot({
     type: options.format,
     ...(options.format === 'jpeg' ? { quality: options.quality } : {}),
@@ -75,7 +79,12 @@ async function screenshot(page: Page, options: ImageOptions, clip?: { x: number;
 /** Sets the viewport (CSS pixels, at the requested density) unless the page already has it. */
 async function applyViewport(page: Page, options: ImageOptions): Promise<void> {
   const current = page.viewport();
-  if (current?.width === options.width && current.height === options.height && (current.deviceScaleFactor ?? 1) === options.deviceScaleFactor) return;
+  if (
+    current?.width === options.width &&
+    current.height === options.height &&
+    (current.deviceScaleFactor ?? 1) === options.deviceScaleFactor
+  )
+    return;
   await page.setViewport({ width: options.width, height: options.height, deviceScaleFactor: options.deviceScaleFactor });
 }
 
@@ -85,7 +94,15 @@ async function applyViewport(page: Page, options: ImageOptions): Promise<void> {
  * images coming into view, a font first needed to paint). If it started anything, the page
  * settles again, this time a rendering frame before each look, and is taken again.
  */
-async function settledShot<T>(page: Page, requests: RequestWatch, limits: SettleLimits, until: number, reported: Reported | undefined, take: () => Promise<T>, step: StepMark): Promise<T> {
+async function settledShot<T>(
+  page: Page,
+  requests: RequestWatch,
+  limits: SettleLimits,
+  until: number,
+  reported: Reported | undefined,
+  take: () => Promise<T>,
+  step: StepMark,
+): Promise<T> {
   const settled = await settle(page, requests, limits, until, { frame: false, reported });
   step('settle');
   if (settled === 'bound') return take();
@@ -112,7 +129,13 @@ type Load = () => Promise<PageState | void>;
  * viewport, watches the page's requests from before its content arrives (and stops watching
  * however the capture ends), then takes the image once the page has loaded and settled.
  */
-export async function capture(page: Page, load: Load, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean; step?: StepMark }): Promise<Captured> {
+export async function capture(
+  page: Page,
+  load: Load,
+  options: ImageOptions,
+  limits: SettleLimits,
+  extra: { hideOverlays: boolean; step?: StepMark },
+): Promise<Captured> {
   const step = extra.step ?? noMark;
   const requests = watchRequests(page);
   try {
@@ -155,7 +178,14 @@ async function scrollThrough(page: Page, options: ImageOptions, limits: Pick<Set
   // Both settings are no-ops for a document too short to gain from a tall viewport.
   await applyViewport(page, { ...options, height: scrollViewportHeight(options, await documentHeight(page)) });
   try {
-    await page.evaluate(callActivity('scrollThrough', maxCaptureHeight(options.deviceScaleFactor), Math.round(limits.scrollStepMs), Math.round(limits.scrollMs)));
+    await page.evaluate(
+      callActivity(
+        'scrollThrough',
+        maxCaptureHeight(options.deviceScaleFactor),
+        Math.round(limits.scrollStepMs),
+        Math.round(limits.scrollMs),
+      ),
+    );
   } finally {
     await applyViewport(page, options);
   }
@@ -166,7 +196,15 @@ async function scrollThrough(page: Page, options: ImageOptions, limits: Pick<Set
  * for the page to settle, removes overlays when asked, and takes the image: the viewport, or the
  * whole document up to the height ceiling after scrolling through it.
  */
-async function settleAndTake(page: Page, requests: RequestWatch, options: ImageOptions, limits: SettleLimits, extra: { hideOverlays: boolean }, reported: Reported | undefined, step: StepMark): Promise<Captured> {
+async function settleAndTake(
+  page: Page,
+  requests: RequestWatch,
+  options: ImageOptions,
+  limits: SettleLimits,
+  extra: { hideOverlays: boolean },
+  reported: Reported | undefined,
+  step: StepMark,
+): Promise<Captured> {
   if (!reported) {
     await whenLoaded(page, limits.loadMs);
     step('load event');
@@ -203,11 +241,15 @@ async function settleAndTake(page: Page, requests: RequestWatch, options: ImageO
     step('image');
     return shot;
   };
-  const image = await inSpan('chromium capture', { 'utility_tools.full_page': Boolean(options.fullPage), 'utility_tools.format': options.format }, async (span) => {
-    const shot = await settledShot(page, requests, limits, until, reported, take, step);
-    span.setAttribute('utility_tools.bytes', shot.length);
-    return shot;
-  });
+  const image = await inSpan(
+    'chromium capture',
+    { 'utility_tools.full_page': Boolean(options.fullPage), 'utility_tools.format': options.format },
+    async (span) => {
+      const shot = await settledShot(page, requests, limits, until, reported, take, step);
+      span.setAttribute('utility_tools.bytes', shot.length);
+      return shot;
+    },
+  );
   const size = imageSize(image);
   step('size');
   return { image, mimeType: options.format === 'png' ? 'image/png' : 'image/jpeg', width: size.width, height: size.height, truncated };

@@ -54,7 +54,17 @@ export interface FilteringProxyDeps {
 export const PROXY_ANSWER_HEADER = 'x-filtering-proxy';
 
 /** Headers that describe one connection, not the message: never forwarded. */
-const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'proxy-connection',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 /** Parses a CONNECT authority (`host:port`, `[v6]:port`); undefined when it is not one. */
 export function parseAuthority(authority: string | undefined): { host: string; port: number } | undefined {
@@ -74,7 +84,8 @@ export function parseAuthority(authority: string | undefined): { host: string; p
 export function forwardedHeaders(rawHeaders: readonly string[]): string[] {
   const connectionTokens = new Set<string>();
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]!.toLowerCase() === 'connection') rawHeaders[i + 1]!.split(',').forEach((t) => connectionTokens.add(t.trim().toLowerCase()));
+    if (rawHeaders[i]!.toLowerCase() === 'connection')
+      rawHeaders[i + 1]!.split(',').forEach((t) => connectionTokens.add(t.trim().toLowerCase()));
   }
   const out: string[] = [];
   for (let i = 0; i < rawHeaders.length; i += 2) {
@@ -135,7 +146,9 @@ function carryRequest(carrier: SessionCarrier, req: http.IncomingMessage, res: h
       });
       upstream.on('socket', (socket) => {
         track(socket);
-        boundConnect(socket, carrier.connectTimeoutMs, () => upstream.destroy(Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' })));
+        boundConnect(socket, carrier.connectTimeoutMs, () =>
+          upstream.destroy(Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' })),
+        );
       });
       upstream.once('response', (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardedHeaders(answer.rawHeaders));
@@ -173,7 +186,9 @@ function carryTunnel(carrier: SessionCarrier, req: http.IncomingMessage, client:
       }
       const upstream = net.connect({ host: admitted.target.address, port: authority.port, family: admitted.target.family });
       track(upstream);
-      boundConnect(upstream, carrier.connectTimeoutMs, () => upstream.destroy(Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' })));
+      boundConnect(upstream, carrier.connectTimeoutMs, () =>
+        upstream.destroy(Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' })),
+      );
       let established = false;
       upstream.once('error', (err) => {
         if (!established) admission.unreachable(authority.host, authority.port, err);

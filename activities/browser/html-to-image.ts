@@ -40,7 +40,12 @@ export function createHtmlToImage(deps: HtmlToImageDeps): ToolHandler<HtmlToImag
       const shot = await capture(page, load, input, limits, { hideOverlays: false, step });
       const refused = session.drops.find((d) => d.kind === 'target');
       if (refused?.kind === 'target') {
-        throw new ToolError('target_not_allowed', `The markup loads from a refused address: ${refused.error.message}`, refused.error.extras, { cause: refused.error.cause });
+        throw new ToolError(
+          'target_not_allowed',
+          `The markup loads from a refused address: ${refused.error.message}`,
+          refused.error.extras,
+          { cause: refused.error.cause },
+        );
       }
       const fileBase64 = shot.image.toString('base64');
       step('base64');

@@ -39,13 +39,20 @@ export function navigationError(err: unknown, failedUrl: string, startUrl: strin
   switch (code) {
     case 'ERR_UNSAFE_REDIRECT':
     case 'ERR_INVALID_REDIRECT':
-      return new ToolError('target_not_allowed', 'Redirect refused: the page redirected to an address that is not http or https', { reason: 'scheme' });
+      return new ToolError('target_not_allowed', 'Redirect refused: the page redirected to an address that is not http or https', {
+        reason: 'scheme',
+      });
     case 'ERR_TOO_MANY_REDIRECTS':
       return new ToolError('upstream_error', `Too many redirects from ${host}`, { reason: 'too_many_redirects' });
     case 'ERR_ABORTED':
-      return new ToolError('upstream_error', `${host} answered with something that is not a page to render (a download, or a navigation the page cancelled)`, { reason: 'not_a_page' });
+      return new ToolError(
+        'upstream_error',
+        `${host} answered with something that is not a page to render (a download, or a navigation the page cancelled)`,
+        { reason: 'not_a_page' },
+      );
     default:
-      if (/^ERR_(SSL|CERT)_/.test(code)) return new ToolError('upstream_error', `TLS with ${host} failed (${code})`, { reason: 'tls', tlsError: code });
+      if (/^ERR_(SSL|CERT)_/.test(code))
+        return new ToolError('upstream_error', `TLS with ${host} failed (${code})`, { reason: 'tls', tlsError: code });
       return new ToolError('upstream_error', `Could not load the page from ${host} (${code})`, { reason: 'network', netError: code });
   }
 }
@@ -61,7 +68,11 @@ export function checkMainResponse(response: HTTPResponse | null, startUrl: strin
   const known = where && session.errorFor(where.host, where.port);
   if (known) throw asRedirect(known, response.url() !== startUrl);
   if (proxyCode === 'ad_host') {
-    throw new ToolError('upstream_error', `The page redirected to ${where?.host ?? 'a host'}, a known ad or tracker host; call again with blockAds false to follow it`, { reason: 'ad_host' });
+    throw new ToolError(
+      'upstream_error',
+      `The page redirected to ${where?.host ?? 'a host'}, a known ad or tracker host; call again with blockAds false to follow it`,
+      { reason: 'ad_host' },
+    );
   }
   throw new ToolError('upstream_error', `Could not load the page from ${where?.host ?? 'the site'}`, { reason: 'network' });
 }

@@ -9,7 +9,15 @@ import type { HTTPRequest, Page } from 'puppeteer-core';
  * does (EventSource, media), and requests whose answer nothing draws (beacons, prefetches,
  * reports). WebSockets are not requests and never show up.
  */
-const STREAM_AND_BACKGROUND_TYPES: ReadonlySet<string> = new Set(['eventsource', 'websocket', 'media', 'ping', 'prefetch', 'cspviolationreport', 'manifest']);
+const STREAM_AND_BACKGROUND_TYPES: ReadonlySet<string> = new Set([
+  'eventsource',
+  'websocket',
+  'media',
+  'ping',
+  'prefetch',
+  'cspviolationreport',
+  'manifest',
+]);
 
 /** The page's requests in flight, counted from the browser's network events. */
 export interface RequestWatch {
@@ -211,7 +219,9 @@ export async function prepareForCapture(page: Page): Promise<void> {
 /** The document was replaced while the page was asked something: ask the new one. */
 export function isNavigationRace(err: unknown): boolean {
   const message = err instanceof Error ? err.message : '';
-  return /Execution context was destroyed|Cannot find context with specified id|Execution context is not available in detached frame/.test(message);
+  return /Execution context was destroyed|Cannot find context with specified id|Execution context is not available in detached frame/.test(
+    message,
+  );
 }
 
 /**

@@ -37,7 +37,9 @@ export const CLOSE_TIMEOUT_MS = 5_000;
 
 export function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([work, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([work, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
 }
 
 /** A page's viewport: CSS pixels at a device scale. */
@@ -48,10 +50,7 @@ export interface Viewport {
 }
 
 /** Opens a page on `gen`'s browser in a context of its own, behind a proxy session of its own. */
-export async function openSlot(
-  gen: Generation,
-  options: { proxy: FilteringProxy; viewport: Viewport },
-): Promise<Slot> {
+export async function openSlot(gen: Generation, options: { proxy: FilteringProxy; viewport: Viewport }): Promise<Slot> {
   const session = await options.proxy.openSession();
   let context: BrowserContext | undefined;
   try {

@@ -19,9 +19,7 @@ export interface ProxyPolicy {
 }
 
 /** One request or tunnel the proxy refused to carry. */
-export type Drop =
-  | { kind: 'ad'; host: string; port: number }
-  | { kind: 'target'; host: string; port: number; error: ToolError };
+export type Drop = { kind: 'ad'; host: string; port: number } | { kind: 'target'; host: string; port: number; error: ToolError };
 
 export type Admission = { ok: true; target: ResolvedTarget } | { ok: false; status: 403 | 502; code: string; message: string };
 

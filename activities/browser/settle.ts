@@ -50,7 +50,9 @@ const LATE = Symbol('late');
 function within<T>(work: Promise<T>, ms: number): Promise<T | typeof LATE> {
   work.catch(() => {});
   let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([work, new Promise<typeof LATE>((resolve) => (timer = setTimeout(() => resolve(LATE), Math.max(0, ms))))]).finally(() => clearTimeout(timer));
+  return Promise.race([work, new Promise<typeof LATE>((resolve) => (timer = setTimeout(() => resolve(LATE), Math.max(0, ms))))]).finally(
+    () => clearTimeout(timer),
+  );
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -134,7 +136,10 @@ export async function settle(
     if (!state.loaded) {
       await whenLoaded(page, left);
     } else if (state.fonts > 0 || state.images > 0) {
-      const drawn = await within(Promise.race([ask(page, callActivity('whenDrawn', left, limits.timerHorizonMs, options.frame)), requests.next()]), left);
+      const drawn = await within(
+        Promise.race([ask(page, callActivity('whenDrawn', left, limits.timerHorizonMs, options.frame)), requests.next()]),
+        left,
+      );
       if (isState(drawn)) reported = { state: drawn, mark };
     } else {
       await within(requests.next(), state.timerInMs + 1); // a timer due within the horizon
@@ -146,7 +151,12 @@ export async function settle(
  * Whether a page that settled is settled still: no request started since `mark` (requests.started
  * then) nor in flight, and nothing under way by the page's own account, by settle's measure.
  */
-export async function stillSettled(page: Page, requests: RequestWatch, limits: Pick<SettleLimits, 'timerHorizonMs'>, mark: number): Promise<boolean> {
+export async function stillSettled(
+  page: Page,
+  requests: RequestWatch,
+  limits: Pick<SettleLimits, 'timerHorizonMs'>,
+  mark: number,
+): Promise<boolean> {
   if (requests.started !== mark || requests.inFlight > 0) return false;
   const state = await probe(page, limits.timerHorizonMs, false);
   return state === undefined || (state !== null && quiet(state));

@@ -51,7 +51,12 @@ export function createBatchActivities(deps: BatchActivityDeps) {
     const paused = await batches.find({ accountId, status: 'paused' }, { projection: { cost: 1 } }).toArray();
     if (paused.length === 0) return undefined;
     const { balance } = await ledger.balanceOf(accountId);
-    return progress.resumeOrGiveUp(accountId, paused.some((b) => balance >= b.cost), now, deps.creditWaitMs);
+    return progress.resumeOrGiveUp(
+      accountId,
+      paused.some((b) => balance >= b.cost),
+      now,
+      deps.creditWaitMs,
+    );
   }
 
   return {
@@ -71,7 +76,10 @@ export function createBatchActivities(deps: BatchActivityDeps) {
     const now = new Date();
     const wakeAt = await resumable(accountId, now);
     // Not ended: paused ones hold slots with their running items, the others may also start some.
-    const open = await batches.find({ accountId, status: { $in: ['running', 'cancelled', 'paused'] }, completedAt: null }).sort({ createdAt: 1 }).toArray();
+    const open = await batches
+      .find({ accountId, status: { $in: ['running', 'cancelled', 'paused'] }, completedAt: null })
+      .sort({ createdAt: 1 })
+      .toArray();
     const active = open.filter((batch) => batch.status !== 'paused');
     for (const batch of active) if (batch.stopped) await progress.settleStopped(batch, now);
     const live = active.filter((batch) => !batch.stopped);
@@ -83,15 +91,28 @@ export function createBatchActivities(deps: BatchActivityDeps) {
     // one about to be marked (starting it here too starts it once), a start or its mark cut short,
     // or items back from a pause for credits: started, newest claim first, before anything new.
     const pending = await Promise.all(
-      live.map((batch) => batchItems.find({ batchId: batch._id, status: 'pending', index: { $lt: batch.next } }, { projection: { index: 1 } }).sort({ index: -1 }).limit(deps.concurrency).toArray()),
+      live.map((batch) =>
+        batchItems
+          .find({ batchId: batch._id, status: 'pending', index: { $lt: batch.next } }, { projection: { index: 1 } })
+          .sort({ index: -1 })
+          .limit(deps.concurrency)
+          .toArray(),
+      ),
     );
     const counted = await Promise.all(open.map((batch) => batchItems.countDocuments({ batchId: batch._id, status: 'running' })));
     let running = counted.reduce((a, b) => a + b, 0);
-    const since = await Promise.all(live.map(async (batch) => ((await batches.findOne({ _id: batch._id }, { projection: { next: 1 } }))?.next ?? batch.next) - batch.next));
+    const since = await Promise.all(
+      live.map(
+        async (batch) => ((await batches.findOne({ _id: batch._id }, { projection: { next: 1 } }))?.next ?? batch.next) - batch.next,
+      ),
+    );
     let free = deps.concurrency - running - since.reduce((a, b) => a + b, 0);
     for (const [i, batch] of live.entries()) {
       const again = pending[i]!.slice(0, Math.max(0, free));
-      await launch(batch, again.map((item) => item.index));
+      await launch(
+        batch,
+        again.map((item) => item.index),
+      );
       free -= again.length;
       running += again.length;
     }

@@ -5,7 +5,13 @@ import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
 import type { Logger } from '../../lib/logger.js';
-import { AUTO_RECHARGE_SIGNALS, autoRechargeWorkflowId, type RechargeStart, type StripeFact, type StripeFactOutcome } from '../../lib/billing-messages.js';
+import {
+  AUTO_RECHARGE_SIGNALS,
+  autoRechargeWorkflowId,
+  type RechargeStart,
+  type StripeFact,
+  type StripeFactOutcome,
+} from '../../lib/billing-messages.js';
 import type { EventSink } from '../../domain/events.js';
 import { createGrants } from '../../domain/grants.js';
 import { createLedger } from '../../domain/ledger.js';
@@ -44,7 +50,17 @@ export function createBillingActivities(deps: BillingActivityDeps) {
   const ledger = createLedger(db, deps.onEvent);
   const customers = deps.stripe && createCustomers(db, deps.stripe);
   const fulfilment = createFulfilment({ db, grants, ledger, log, saveCard: customers?.saveCard });
-  const recharges = createRecharges({ db, stripe: deps.stripe, packs, grants, fulfilment, log, onEvent: deps.onEvent, mailer: deps.mailer, baseUrl: deps.baseUrl });
+  const recharges = createRecharges({
+    db,
+    stripe: deps.stripe,
+    packs,
+    grants,
+    fulfilment,
+    log,
+    onEvent: deps.onEvent,
+    mailer: deps.mailer,
+    baseUrl: deps.baseUrl,
+  });
   const trigger = createRechargeTrigger({ db, client: deps.client, log });
   const { stripeSignatures } = collections(db);
 

@@ -38,7 +38,9 @@ export interface CoreActivityOptions {
 export function createCoreActivities(db: Db, options: CoreActivityOptions = {}) {
   const ledger = createLedger(db, options.onEvent, { onRechargeDue: options.onRechargeDue });
   const callKeys = createCallKeys(db);
-  const sweep = options.auditRetentionDays ? { ...DEFAULT_SWEEP, auditRetentionMs: options.auditRetentionDays * 24 * 60 * 60 * 1000 } : DEFAULT_SWEEP;
+  const sweep = options.auditRetentionDays
+    ? { ...DEFAULT_SWEEP, auditRetentionMs: options.auditRetentionDays * 24 * 60 * 60 * 1000 }
+    : DEFAULT_SWEEP;
   const sweeper = createSweeper(db, sweep, options.blobs);
   const allowances = createAllowances(db, options.onEvent);
   return {

@@ -60,8 +60,8 @@ export function createMailActivities(deps: MailActivityDeps) {
       mail = openMail(deps.secretKey, input);
     } catch {
       // Retried: a worker with the API's SECRET_KEY (after a fixed deployment) can still send it.
-      deps.log.error({ mailId, attempt }, 'mail cannot be opened: this worker\'s SECRET_KEY is not the one the API sealed it with');
-      throw ApplicationFailure.retryable('The mail could not be opened with this worker\'s SECRET_KEY.', 'MailSealed');
+      deps.log.error({ mailId, attempt }, "mail cannot be opened: this worker's SECRET_KEY is not the one the API sealed it with");
+      throw ApplicationFailure.retryable("The mail could not be opened with this worker's SECRET_KEY.", 'MailSealed');
     }
     const domain = recipientDomain(mail.to);
     if (!transport) {
@@ -81,7 +81,10 @@ export function createMailActivities(deps: MailActivityDeps) {
     } catch (err) {
       const failure = classifySendError(err);
       if (failure.permanent) {
-        deps.log.warn({ mailId, domain, attempt, code: failure.code, responseCode: failure.responseCode }, 'mail rejected by the mail server for good, not retried');
+        deps.log.warn(
+          { mailId, domain, attempt, code: failure.code, responseCode: failure.responseCode },
+          'mail rejected by the mail server for good, not retried',
+        );
         return { outcome: 'rejected', responseCode: failure.responseCode ?? 550 };
       }
       deps.log.warn({ mailId, domain, attempt, code: failure.code, responseCode: failure.responseCode }, 'mail not sent yet: retrying');

@@ -67,7 +67,13 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, out
     for await (const account of c.accounts.find({ holds: { $ne: {} } }, { projection: { holds: 1 } })) {
       for (const [requestId, hold] of Object.entries(account.holds ?? {})) {
         if (now - new Date(hold.at).getTime() < options.orphanHoldMs) continue;
-        await ledger.refund({ accountId: account._id, requestId, tool: hold.tool, cost: hold.cost, ...(hold.keyId ? { keyId: hold.keyId } : {}) });
+        await ledger.refund({
+          accountId: account._id,
+          requestId,
+          tool: hold.tool,
+          cost: hold.cost,
+          ...(hold.keyId ? { keyId: hold.keyId } : {}),
+        });
         refunded++;
       }
     }
@@ -76,7 +82,10 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, out
 
   async function flushOutboxes(): Promise<number> {
     let flushed = 0;
-    for await (const account of c.accounts.find({ $or: [{ 'outbox.0': { $exists: true } }, { 'entries.0': { $exists: true } }] }, { projection: { _id: 1 } })) {
+    for await (const account of c.accounts.find(
+      { $or: [{ 'outbox.0': { $exists: true } }, { 'entries.0': { $exists: true } }] },
+      { projection: { _id: 1 } },
+    )) {
       flushed += await ledger.flushOutbox(account._id);
     }
     return flushed;

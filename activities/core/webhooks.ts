@@ -85,7 +85,10 @@ export function describeError(err: unknown): string {
   return 'The delivery failed on our side before a response was received.';
 }
 
-export function deliveryHeaders(event: WebhookEnvelope, signed: { timestamp: string; signature: string; signatures: string }): Record<string, string> {
+export function deliveryHeaders(
+  event: WebhookEnvelope,
+  signed: { timestamp: string; signature: string; signatures: string },
+): Record<string, string> {
   return {
     'Content-Type': 'application/json',
     [WEBHOOK_HEADERS.event]: event.event,
@@ -145,7 +148,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
    */
   async function tracedAttempt(endpoint: WebhookEndpointDoc | null, req: DeliverRequest): Promise<TimedDeliverResult> {
     const cause = isTracing() ? await eventCause(deps.db, req.event.id) : undefined;
-    const attributes = { 'utility_tools.event': req.event.event, 'utility_tools.webhook_endpoint_id': req.endpointId, 'utility_tools.attempt': req.attempt };
+    const attributes = {
+      'utility_tools.event': req.event.event,
+      'utility_tools.webhook_endpoint_id': req.endpointId,
+      'utility_tools.attempt': req.attempt,
+    };
     return inLinkedRoot('webhook delivery', attributes, cause, async (span) => {
       const result = await deliver(endpoint, req);
       span.setAttribute('utility_tools.delivery.outcome', result.outcome);
@@ -174,7 +181,10 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       if (failures.length === settled.length && failures.length > 0) throw failures[0]!.reason;
       return settled.map((r, i) => {
         if (r.status === 'fulfilled') return r.value;
-        deps.log?.warn({ err: r.reason, endpointId: req.endpointId, eventId: req.attempts[i]!.event.id }, 'webhook attempt failed on our side; it is retried on the schedule');
+        deps.log?.warn(
+          { err: r.reason, endpointId: req.endpointId, eventId: req.attempts[i]!.event.id },
+          'webhook attempt failed on our side; it is retried on the schedule',
+        );
         return { outcome: 'not_attempted' };
       });
     },
@@ -197,7 +207,12 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     },
 
     /** Records deliveries that end without reaching the receiver, with the reason. */
-    async recordUndelivered(endpointId: string, items: Array<{ event: WebhookEnvelope; attempts: number }>, reason: UndeliveredReason, endedAt: number): Promise<void> {
+    async recordUndelivered(
+      endpointId: string,
+      items: Array<{ event: WebhookEnvelope; attempts: number }>,
+      reason: UndeliveredReason,
+      endedAt: number,
+    ): Promise<void> {
       const endpoint = await store.byId(endpointId);
       if (!endpoint) return;
       await store.recordUndelivered(endpoint, items, reason, new Date(endedAt));
@@ -242,6 +257,13 @@ export function webhookWiring(deps: {
   const post = createWebhookPoster({ guard, resolver, allowLocalhost: config.webhooksAllowLocalhost });
   return {
     onEvent: fanout.onEvent,
-    webhooks: { db, secretKey: config.secretKey, post, refanStale: () => fanout.refanStale(), endpointConcurrency: config.webhookEndpointConcurrency, log: deps.log },
+    webhooks: {
+      db,
+      secretKey: config.secretKey,
+      post,
+      refanStale: () => fanout.refanStale(),
+      endpointConcurrency: config.webhookEndpointConcurrency,
+      log: deps.log,
+    },
   };
 }

@@ -38,8 +38,7 @@ export function createHashingPool({ threads }: HashingPoolOptions): HashingPool 
   const run = <T, R>(name: string, task: T, signal?: AbortSignal): Promise<R> => piscina.run(task, { name, signal });
 
   return {
-    bcryptHash: (password, workFactor, signal) =>
-      run<BcryptHashTask, string>('bcryptHash', { password, costFactor: workFactor }, signal),
+    bcryptHash: (password, workFactor, signal) => run<BcryptHashTask, string>('bcryptHash', { password, costFactor: workFactor }, signal),
     bcryptVerify: (password, hash, signal) => run<VerifyTask, boolean>('bcryptVerify', { password, hash }, signal),
     argon2Verify: (password, hash, signal) => run<VerifyTask, boolean>('argon2Verify', { password, hash }, signal),
     digest: async (algorithm, text, signal) => {

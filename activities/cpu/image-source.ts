@@ -30,10 +30,15 @@ export function acceptImage(bytes: Uint8Array, limits: ImageLimits): ImageHeader
   }
   const label = IMAGE_FORMATS[header.format].label;
   if (!limits.formats.includes(header.format)) {
-    throw new ToolError('unsupported_source', `The source is a ${label} image; ${takes}.`, { detected: header.format, accepted: limits.formats });
+    throw new ToolError('unsupported_source', `The source is a ${label} image; ${takes}.`, {
+      detected: header.format,
+      accepted: limits.formats,
+    });
   }
   if (header.animated) {
-    throw new ToolError('unsupported_source', `The source is an animated ${label}; only still images are supported.`, { detected: header.format });
+    throw new ToolError('unsupported_source', `The source is an animated ${label}; only still images are supported.`, {
+      detected: header.format,
+    });
   }
   if (header.width === 0 || header.height === 0) {
     throw new ToolError('unsupported_source', `The source ${label} declares no pixels (${header.width}x${header.height}).`);
@@ -41,20 +46,28 @@ export function acceptImage(bytes: Uint8Array, limits: ImageLimits): ImageHeader
   const { width, height } = header;
   const name = limits.limitName ? ` for ${limits.limitName}` : '';
   if ((limits.maxWidth !== undefined && width > limits.maxWidth) || (limits.maxHeight !== undefined && height > limits.maxHeight)) {
-    throw new ToolError('source_too_large', `The image is ${width}x${height} px; the limit${name} is ${limits.maxWidth}x${limits.maxHeight} px.`, {
-      width,
-      height,
-      maxWidth: limits.maxWidth,
-      maxHeight: limits.maxHeight,
-    });
+    throw new ToolError(
+      'source_too_large',
+      `The image is ${width}x${height} px; the limit${name} is ${limits.maxWidth}x${limits.maxHeight} px.`,
+      {
+        width,
+        height,
+        maxWidth: limits.maxWidth,
+        maxHeight: limits.maxHeight,
+      },
+    );
   }
   if (limits.maxPixels !== undefined && width * height > limits.maxPixels) {
     const megapixels = (n: number) => `${Math.round(n / 100_000) / 10} megapixels`;
-    throw new ToolError('source_too_large', `The image is ${width}x${height} px (${megapixels(width * height)}); the limit${name} is ${megapixels(limits.maxPixels)}.`, {
-      width,
-      height,
-      maxPixels: limits.maxPixels,
-    });
+    throw new ToolError(
+      'source_too_large',
+      `The image is ${width}x${height} px (${megapixels(width * height)}); the limit${name} is ${megapixels(limits.maxPixels)}.`,
+      {
+        width,
+        height,
+        maxPixels: limits.maxPixels,
+      },
+    );
   }
   return header;
 }

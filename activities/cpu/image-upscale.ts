@@ -31,9 +31,13 @@ export function createImageUpscale({ download, images, onTiming }: ImageUpscaleD
     const header = acceptImage(bytes, { formats: UPSCALE_FORMATS, maxWidth: side, maxHeight: side, limitName: `factor ${factor}` });
     const result = await images.upscale({ bytes, format: header.format, factor }, ctx.signal);
     if (!result.ok) {
-      throw new ToolError('unsupported_source', `The source looks like a ${IMAGE_FORMATS[header.format].label} image but could not be decoded.`, {
-        detected: header.format,
-      });
+      throw new ToolError(
+        'unsupported_source',
+        `The source looks like a ${IMAGE_FORMATS[header.format].label} image but could not be decoded.`,
+        {
+          detected: header.format,
+        },
+      );
     }
     onTiming?.({ factor, width: header.width, height: header.height, upscaleMs: result.upscaleMs });
     const output = Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength);

@@ -43,7 +43,11 @@ export function createCpuResources(deps: {
 }): CpuResources {
   const { config, net, log, heavyStartAfter } = deps;
   const hashing = createHashingPool({ threads: config.cpuConcurrency });
-  const images = createImagePool({ drawingThreads: config.cpuConcurrency, upscaleThreads: config.upscaleThreads, startUpscaleAfter: heavyStartAfter });
+  const images = createImagePool({
+    drawingThreads: config.cpuConcurrency,
+    upscaleThreads: config.upscaleThreads,
+    startUpscaleAfter: heavyStartAfter,
+  });
   const office = createOfficeConverter({
     listeners: config.officeListeners,
     conversionTimeoutMs: config.officeConversionTimeoutMs,
@@ -70,7 +74,8 @@ export const CPU_HANDLERS: HandlerFactories<'cpu', CpuToolDeps> = {
   'argon2-verify': ({ hashing }) => createArgon2Verify({ hashing }),
   'qr-generate': () => createQrGenerate(),
   'watermark-image': ({ download, images }) => createWatermarkImage({ download, images }),
-  'image-upscale': ({ download, images, log }) => createImageUpscale({ download, images, onTiming: (timing) => log?.info(timing, 'image upscaled') }),
+  'image-upscale': ({ download, images, log }) =>
+    createImageUpscale({ download, images, onTiming: (timing) => log?.info(timing, 'image upscaled') }),
   'word-to-pdf': ({ download, office }) => createWordToPdf({ download, office }),
 };
 

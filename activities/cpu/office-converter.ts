@@ -13,7 +13,14 @@ import path from 'node:path';
 import { ToolError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { DOCUMENT_TYPES, type DocumentType } from './document-type.js';
-import { ConversionTimeoutError, DocumentLoadError, ListenerExitedError, type ConversionRequest, type OfficeIsolation, type OfficeListenerOptions } from './office-listener.js';
+import {
+  ConversionTimeoutError,
+  DocumentLoadError,
+  ListenerExitedError,
+  type ConversionRequest,
+  type OfficeIsolation,
+  type OfficeListenerOptions,
+} from './office-listener.js';
 import { createListenerSlots, type SlotStatus } from './office-slots.js';
 
 export { restartDelayMs, type SlotState, type SlotStatus } from './office-slots.js';
@@ -89,11 +96,18 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
     const jobDir = path.join(workDir, 'jobs', randomUUID());
     await mkdir(jobDir, { recursive: true });
     try {
-      const job = { input: path.join(jobDir, `source.${DOCUMENT_TYPES[type].extension}`), output: path.join(jobDir, 'converted.pdf'), filter: DOCUMENT_TYPES[type].filter };
+      const job = {
+        input: path.join(jobDir, `source.${DOCUMENT_TYPES[type].extension}`),
+        output: path.join(jobDir, 'converted.pdf'),
+        filter: DOCUMENT_TYPES[type].filter,
+      };
       await writeFile(job.input, document);
       let result = await attempt(job, signal, 0);
       if (!result.ok && result.listenerMayBeAtFault) {
-        log?.warn({ err: result.err, type }, 'office conversion failed; its listener is replaced and the document tried once more on a fresh one');
+        log?.warn(
+          { err: result.err, type },
+          'office conversion failed; its listener is replaced and the document tried once more on a fresh one',
+        );
         result = await attempt(job, signal, result.startedBefore);
       }
       if (!result.ok) throw translate(result.err, type, signal);
@@ -107,9 +121,13 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
     if (signal?.aborted) return signal.reason ?? err;
     if (err instanceof ConversionTimeoutError) {
       log?.warn({ timeoutMs: options.conversionTimeoutMs }, 'office conversion timed out; listener killed');
-      return new ToolError('tool_timeout', `The conversion did not finish within ${options.conversionTimeoutMs / 1000} s and was stopped.`, {
-        timeoutMs: options.conversionTimeoutMs,
-      });
+      return new ToolError(
+        'tool_timeout',
+        `The conversion did not finish within ${options.conversionTimeoutMs / 1000} s and was stopped.`,
+        {
+          timeoutMs: options.conversionTimeoutMs,
+        },
+      );
     }
     if (err instanceof DocumentLoadError) {
       return new ToolError(

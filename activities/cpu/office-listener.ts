@@ -91,7 +91,16 @@ export function listenerCommand(options: {
   soffice: string;
   isRoot: boolean;
 }): [string, ...string[]] {
-  const bridge = [options.python, options.script, '--profile', options.profileDir, '--pipe', options.pipeName, '--soffice', options.soffice];
+  const bridge = [
+    options.python,
+    options.script,
+    '--profile',
+    options.profileDir,
+    '--pipe',
+    options.pipeName,
+    '--soffice',
+    options.soffice,
+  ];
   if (options.isolation === 'none') return bridge as [string, ...string[]];
   const userNamespace = options.isRoot ? [] : ['--map-root-user'];
   return ['unshare', ...userNamespace, '--net', '--pid', '--fork', '--kill-child', '--', ...bridge];
@@ -241,7 +250,10 @@ export function startOfficeListener(options: OfficeListenerOptions): OfficeListe
       if (bridge.exitedWith !== undefined) return;
       bridge.exitedWith = why;
       clearTimeout(startTimer);
-      const detail = stderr.filter((l) => !/javaldx/.test(l)).slice(-5).join(' | ');
+      const detail = stderr
+        .filter((l) => !/javaldx/.test(l))
+        .slice(-5)
+        .join(' | ');
       failStart(new ListenerExitedError(`the office listener exited (${why}) before it was ready${detail ? `: ${detail}` : ''}`));
       bridge.pending?.reject(new ListenerExitedError(`the office listener exited (${why}) during the conversion`));
       bridge.pending = undefined;

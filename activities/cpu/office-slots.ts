@@ -127,10 +127,18 @@ export interface ListenerSlots {
 }
 
 export function createListenerSlots(options: ListenerSlotsOptions): ListenerSlots {
-  if (!Number.isInteger(options.listeners) || options.listeners < 1) throw new RangeError(`listeners must be a positive integer, got ${options.listeners}`);
+  if (!Number.isInteger(options.listeners) || options.listeners < 1)
+    throw new RangeError(`listeners must be a positive integer, got ${options.listeners}`);
   const log = options.log;
   const recycleAfter = options.recycleAfter ?? 500;
-  const slots: Slot[] = Array.from({ length: options.listeners }, (_, index) => ({ index, state: 'starting', serial: 0, starts: 0, conversions: 0, failedStarts: 0 }));
+  const slots: Slot[] = Array.from({ length: options.listeners }, (_, index) => ({
+    index,
+    state: 'starting',
+    serial: 0,
+    starts: 0,
+    conversions: 0,
+    failedStarts: 0,
+  }));
   let serials = 0;
   const waiters = createWaitQueue();
   const readyWatchers: Array<() => void> = [];

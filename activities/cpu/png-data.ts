@@ -39,7 +39,12 @@ export function readPngLayout(bytes: Uint8Array): PngLayout | null {
     if (type === 'IHDR' && length >= 13) {
       const channels = CHANNELS[bytes[start + 9]!];
       if (!channels) return null;
-      layout = { width: view.getUint32(start), height: view.getUint32(start + 4), bitsPerPixel: channels * bytes[start + 8]!, interlaced: bytes[start + 12] === 1 };
+      layout = {
+        width: view.getUint32(start),
+        height: view.getUint32(start + 4),
+        bitsPerPixel: channels * bytes[start + 8]!,
+        interlaced: bytes[start + 12] === 1,
+      };
     }
     if (type === 'IDAT') data.push(bytes.subarray(start, start + length));
     if (type === 'IEND') break;

@@ -29,7 +29,10 @@ export function createWatermarkImage({ download, images }: WatermarkImageDeps): 
     const { bytes } = await download(input.fileUrl, 'image', ctx.signal);
     const header = acceptImage(bytes, { formats: WATERMARK_FORMATS, maxPixels: MAX_WATERMARK_PIXELS });
     const format = header.format as (typeof WATERMARK_FORMATS)[number];
-    const result = await images.watermark({ bytes, format, text: input.text, position: input.position, opacity: input.opacity }, ctx.signal);
+    const result = await images.watermark(
+      { bytes, format, text: input.text, position: input.position, opacity: input.opacity },
+      ctx.signal,
+    );
     if (!result.ok) {
       throw new ToolError('unsupported_source', `The source looks like a ${IMAGE_FORMATS[format].label} image but could not be decoded.`, {
         detected: format,

@@ -29,11 +29,15 @@ export function createWordToPdf({ download, office }: WordToPdfDeps): ToolHandle
         accepted: Object.keys(DOCUMENT_TYPES),
       });
     }
-    const pdf = await inSpan('libreoffice convert', { 'utility_tools.document_type': type, 'utility_tools.bytes_in': bytes.length }, async (span) => {
-      const out = await office.convert(bytes, type, ctx.signal);
-      span.setAttribute('utility_tools.bytes_out', out.length);
-      return out;
-    });
+    const pdf = await inSpan(
+      'libreoffice convert',
+      { 'utility_tools.document_type': type, 'utility_tools.bytes_in': bytes.length },
+      async (span) => {
+        const out = await office.convert(bytes, type, ctx.signal);
+        span.setAttribute('utility_tools.bytes_out', out.length);
+        return out;
+      },
+    );
     return {
       fileBase64: pdf.toString('base64'),
       mimeType: 'application/pdf',

@@ -1,7 +1,13 @@
 //! dns-lookup: records of one type through the service's resolver (`DNS_SERVERS`), served from
 //! an in-process cache while their TTL lasts. NXDOMAIN and no-data are answers (`found: false`);
 //! a resolver that fails or stays silent is 502 `upstream_error`.
-import { lookupName, type DnsLookupInput, type DnsLookupOutput, type LookupRecord, type LookupStatus } from '../../domain/tools/dns-lookup.js';
+import {
+  lookupName,
+  type DnsLookupInput,
+  type DnsLookupOutput,
+  type LookupRecord,
+  type LookupStatus,
+} from '../../domain/tools/dns-lookup.js';
 import { ToolError } from '../../lib/errors.js';
 import { DnsError, type DnsResolver } from '../../lib/resolver.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
@@ -19,7 +25,10 @@ export interface DnsLookupDeps {
   cache?: TtlCache<CachedAnswer>;
 }
 
-export function createDnsLookup({ resolver, cache = createTtlCache<CachedAnswer>() }: DnsLookupDeps): ToolHandler<DnsLookupInput, DnsLookupOutput> {
+export function createDnsLookup({
+  resolver,
+  cache = createTtlCache<CachedAnswer>(),
+}: DnsLookupDeps): ToolHandler<DnsLookupInput, DnsLookupOutput> {
   return async (input) => {
     const hostname = lookupName(input.hostname, input.recordType);
     const type = input.recordType;

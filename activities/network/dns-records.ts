@@ -43,7 +43,10 @@ function compare(a: LookupRecord, b: LookupRecord): number {
   return JSON.stringify(a).localeCompare(JSON.stringify(b));
 }
 
-export function shapeRecords<T extends RecordType>(type: T, answer: DnsAnswer<RecordMap[T]>): { status: LookupStatus; records: LookupRecord[] } {
+export function shapeRecords<T extends RecordType>(
+  type: T,
+  answer: DnsAnswer<RecordMap[T]>,
+): { status: LookupStatus; records: LookupRecord[] } {
   if (!answer.found) return { status: answer.status, records: [] };
   const shape = SHAPE[type] as (r: RecordMap[T]) => LookupRecord;
   return { status: 'found', records: answer.records.map(shape).sort(compare) };

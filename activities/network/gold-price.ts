@@ -24,7 +24,12 @@ export interface GoldPriceDeps {
 }
 
 function unavailable(err: FeedError): ToolError {
-  return new ToolError('upstream_error', 'The market data feed is unavailable and no earlier quote is stored; try again shortly.', { reason: 'feed_unavailable' }, { cause: err });
+  return new ToolError(
+    'upstream_error',
+    'The market data feed is unavailable and no earlier quote is stored; try again shortly.',
+    { reason: 'feed_unavailable' },
+    { cause: err },
+  );
 }
 
 export function createGoldPrice(deps: GoldPriceDeps): ToolHandler<GoldPriceInput, GoldPriceOutput> {

@@ -1,6 +1,12 @@
 //! http-request: one request exactly as described, through the guarded client, and the whole
 //! response: every header, the body as text (first 5 MiB), redirects returned rather than followed.
-import { METHODS_WITHOUT_BODY, precheck, requestHeaders, type HttpRequestInput, type HttpRequestOutput } from '../../domain/tools/http-request.js';
+import {
+  METHODS_WITHOUT_BODY,
+  precheck,
+  requestHeaders,
+  type HttpRequestInput,
+  type HttpRequestOutput,
+} from '../../domain/tools/http-request.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import { decodeBody, headersFromRaw } from './http-message.js';

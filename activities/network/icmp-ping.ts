@@ -34,7 +34,17 @@ const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
 /** The argument array for iputils ping. `-n`: no reverse lookups of the replying address. */
 export function pingArgs(run: IcmpRun): string[] {
-  return ['-n', '-c', String(run.count), '-i', seconds(run.intervalMs), '-W', seconds(run.timeoutMs), run.family === 6 ? '-6' : '-4', run.address];
+  return [
+    '-n',
+    '-c',
+    String(run.count),
+    '-i',
+    seconds(run.intervalMs),
+    '-W',
+    seconds(run.timeoutMs),
+    run.family === 6 ? '-6' : '-4',
+    run.address,
+  ];
 }
 
 const REPLY = /^\d+ bytes from .*?: icmp_seq=(\d+) .*?time[=<]([\d.]+) ms(.*)$/;
@@ -57,13 +67,22 @@ export function parsePingOutput(stdout: string, count: number, timeoutMs: number
       const sequence = Number(m[1]);
       if (seen.get(sequence)?.success || /DUP!/.test(m[3]!)) continue;
       const latency = Number(m[2]);
-      seen.set(sequence, latency <= timeoutMs ? { sequence, success: true, latencyMs: latency, status: 'reply' } : { sequence, success: false, latencyMs: null, status: 'timeout' });
+      seen.set(
+        sequence,
+        latency <= timeoutMs
+          ? { sequence, success: true, latencyMs: latency, status: 'reply' }
+          : { sequence, success: false, latencyMs: null, status: 'timeout' },
+      );
       continue;
     }
     m = ERROR_REPLY.exec(line);
-    if (m && !seen.has(Number(m[1]))) seen.set(Number(m[1]), { sequence: Number(m[1]), success: false, latencyMs: null, status: errorStatus(m[2]!) });
+    if (m && !seen.has(Number(m[1])))
+      seen.set(Number(m[1]), { sequence: Number(m[1]), success: false, latencyMs: null, status: errorStatus(m[2]!) });
   }
-  return Array.from({ length: count }, (_, i) => seen.get(i + 1) ?? { sequence: i + 1, success: false, latencyMs: null, status: 'timeout' as const });
+  return Array.from(
+    { length: count },
+    (_, i) => seen.get(i + 1) ?? { sequence: i + 1, success: false, latencyMs: null, status: 'timeout' as const },
+  );
 }
 
 interface Exit {
@@ -77,7 +96,10 @@ const MAX_OUTPUT = 64 * 1024;
 
 function run(binary: string, args: string[], hardDeadlineMs: number, signal?: AbortSignal): Promise<Exit> {
   return new Promise((resolve) => {
-    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' } });
+    const child = spawn(binary, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout = (stdout + s).slice(0, MAX_OUTPUT)));
@@ -118,7 +140,12 @@ export function createIcmpPinger(options: IcmpPingerOptions = {}): IcmpPinger {
       if (exit.code === 0 || exit.code === 1 || exit.code === null) return parsePingOutput(exit.stdout, req.count, req.timeoutMs);
       if (NO_PRIVILEGE.test(exit.stderr)) throw new IcmpUnavailableError(`${binary} may not send ICMP here: ${exit.stderr.trim()}`);
       if (NO_ROUTE.test(exit.stderr)) {
-        return Array.from({ length: req.count }, (_, i) => ({ sequence: i + 1, success: false, latencyMs: null, status: 'unreachable' as const }));
+        return Array.from({ length: req.count }, (_, i) => ({
+          sequence: i + 1,
+          success: false,
+          latencyMs: null,
+          status: 'unreachable' as const,
+        }));
       }
       throw new Error(`${binary} failed (exit ${exit.code}): ${exit.stderr.trim().slice(0, 500)}`);
     },

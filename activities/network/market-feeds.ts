@@ -48,7 +48,8 @@ export function parseMetalQuote(body: unknown, symbol: string): MetalQuote {
   if (!doc || typeof doc !== 'object') throw new FeedError('metal feed: not a JSON object');
   if (doc.symbol !== symbol) throw new FeedError(`metal feed: expected symbol ${symbol}, got ${String(doc.symbol)}`);
   // Prices in other currencies are this service's job, from the FX feed, so one rate source applies.
-  if (doc.currency !== undefined && doc.currency !== 'USD') throw new FeedError(`metal feed: expected USD prices, got ${String(doc.currency)}`);
+  if (doc.currency !== undefined && doc.currency !== 'USD')
+    throw new FeedError(`metal feed: expected USD prices, got ${String(doc.currency)}`);
   if (!isPositive(doc.price)) throw new FeedError('metal feed: price is not a positive number');
   const asOf = typeof doc.updatedAt === 'string' ? Date.parse(doc.updatedAt) : NaN;
   if (Number.isNaN(asOf)) throw new FeedError('metal feed: updatedAt is not a date');
@@ -108,7 +109,10 @@ export function createMarketFeeds(options: MarketFeedsOptions): MarketFeeds {
   const timeoutMs = options.timeoutMs ?? 5_000;
   const maxBytes = options.maxBytes ?? 1024 * 1024;
   // A malformed URL is a configuration mistake: stop the worker at start, not at the first call.
-  for (const [name, url] of [['GOLD_FEED_URL', options.goldFeedUrl], ['FX_FEED_URL', options.fxFeedUrl]] as const) {
+  for (const [name, url] of [
+    ['GOLD_FEED_URL', options.goldFeedUrl],
+    ['FX_FEED_URL', options.fxFeedUrl],
+  ] as const) {
     if (url && !URL.canParse(url)) throw new ConfigError(`${name} is not a valid URL`);
   }
 
@@ -117,7 +121,11 @@ export function createMarketFeeds(options: MarketFeedsOptions): MarketFeeds {
     const deadline = AbortSignal.timeout(timeoutMs);
     let res: Response;
     try {
-      res = await fetch(url, { signal: signal ? AbortSignal.any([signal, deadline]) : deadline, headers: { accept: 'application/json' }, redirect: 'error' });
+      res = await fetch(url, {
+        signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+        headers: { accept: 'application/json' },
+        redirect: 'error',
+      });
       if (res.status !== 200) {
         await res.body?.cancel();
         throw new FeedError(`${what} feed answered HTTP ${res.status}`);
@@ -127,7 +135,9 @@ export function createMarketFeeds(options: MarketFeedsOptions): MarketFeeds {
     } catch (err) {
       signal?.throwIfAborted();
       if (err instanceof FeedError) throw err;
-      throw new FeedError(`${what} feed unusable: ${deadline.aborted ? `no answer within ${timeoutMs} ms` : (err as Error).message}`, { cause: err });
+      throw new FeedError(`${what} feed unusable: ${deadline.aborted ? `no answer within ${timeoutMs} ms` : (err as Error).message}`, {
+        cause: err,
+      });
     }
   }
 

@@ -48,7 +48,9 @@ export function parsePage(html: Buffer | string, pageUrl: string | URL, contentT
   const $ =
     typeof html === 'string'
       ? cheerio.load(html)
-      : cheerio.loadBuffer(html, { encoding: { transportLayerEncodingLabel: charsetOf(contentType) ?? undefined, defaultEncoding: 'utf-8' } });
+      : cheerio.loadBuffer(html, {
+          encoding: { transportLayerEncodingLabel: charsetOf(contentType) ?? undefined, defaultEncoding: 'utf-8' },
+        });
   return { $, pageUrl: url, baseUrl: baseUrlOf($, url) };
 }
 
@@ -148,7 +150,12 @@ export function pageLinks(page: ParsedPage): PageLink[] {
     const url = resolve(href, page.baseUrl);
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return;
     url.hash = '';
-    const text = elementText(el, MAX_LABEL_CHARS) || a.find('img[alt]').first().attr('alt')?.trim() || a.attr('aria-label')?.trim() || a.attr('title')?.trim() || '';
+    const text =
+      elementText(el, MAX_LABEL_CHARS) ||
+      a.find('img[alt]').first().attr('alt')?.trim() ||
+      a.attr('aria-label')?.trim() ||
+      a.attr('title')?.trim() ||
+      '';
     const nofollow = relTokens(a.attr('rel')).includes('nofollow');
     const seen = byUrl.get(url.href);
     if (seen) {
@@ -181,7 +188,12 @@ export function pageImages(page: ParsedPage): PageImage[] {
     const src = img.attr('src')?.trim() || img.attr('data-src')?.trim();
     const url = src ? resolve(src, page.baseUrl) : undefined;
     if (!url || url.protocol === 'data:') return;
-    out.push({ url: url.href, alt: img.attr('alt') ?? null, width: declaredDimension(img.attr('width')), height: declaredDimension(img.attr('height')) });
+    out.push({
+      url: url.href,
+      alt: img.attr('alt') ?? null,
+      width: declaredDimension(img.attr('width')),
+      height: declaredDimension(img.attr('height')),
+    });
   });
   return out;
 }
@@ -223,13 +235,65 @@ export function boundedText(root: DomNode, max: number): string {
 // Readable text and word count
 
 /** Elements whose content is never shown as text. */
-const UNSHOWN = new Set(['head', 'script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'embed', 'canvas', 'audio', 'video', 'select', 'datalist']);
+const UNSHOWN = new Set([
+  'head',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'math',
+  'iframe',
+  'object',
+  'embed',
+  'canvas',
+  'audio',
+  'video',
+  'select',
+  'datalist',
+]);
 
 /** Elements that start a new line of text. */
 const BLOCK = new Set([
-  'address', 'article', 'aside', 'blockquote', 'br', 'caption', 'dd', 'details', 'dialog', 'div', 'dl', 'dt',
-  'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup',
-  'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'td', 'th', 'tr', 'ul',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'br',
+  'caption',
+  'dd',
+  'details',
+  'dialog',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hgroup',
+  'hr',
+  'li',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'summary',
+  'table',
+  'td',
+  'th',
+  'tr',
+  'ul',
 ]);
 
 /** Hidden by the `hidden` attribute or an inline `display: none` / `visibility: hidden`. */
@@ -265,12 +329,7 @@ export function readableText($: CheerioAPI): string {
   };
   const body = $('body')[0] as unknown as DomNode | undefined;
   if (body) walk(body);
-  return parts
-    .join('')
-    .split('\n')
-    .map(collapseWhitespace)
-    .filter(Boolean)
-    .join('\n');
+  return parts.join('').split('\n').map(collapseWhitespace).filter(Boolean).join('\n');
 }
 
 /**

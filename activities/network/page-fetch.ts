@@ -59,7 +59,9 @@ export function createPageFetcher(http: Pick<GuardedHttp, 'request'>, options: P
       });
     }
     if (res.truncated) {
-      throw new ToolError('source_too_large', `The page is larger than ${maxBytes / (1024 * 1024)} MiB, the most that is read.`, { limitBytes: maxBytes });
+      throw new ToolError('source_too_large', `The page is larger than ${maxBytes / (1024 * 1024)} MiB, the most that is read.`, {
+        limitBytes: maxBytes,
+      });
     }
     return { finalUrl: res.finalUrl, statusCode: res.statusCode, source: { body: res.body, url: res.finalUrl, contentType } };
   };

@@ -68,7 +68,17 @@ export function createPdfReader(): PdfReader {
     } catch (err) {
       const name = (err as { name?: unknown })?.name;
       if (name === 'PasswordException') {
-        return { pdfVersion, title: null, author: null, subject: null, producer: null, creator: null, pageCount: null, encrypted: true, passwordRequired: true };
+        return {
+          pdfVersion,
+          title: null,
+          author: null,
+          subject: null,
+          producer: null,
+          creator: null,
+          pageCount: null,
+          encrypted: true,
+          passwordRequired: true,
+        };
       }
       if (typeof name === 'string' && UNREADABLE.has(name)) {
         throw new ToolError('unsupported_source', 'The file starts like a PDF but cannot be read as one.', {}, { cause: err });

@@ -34,10 +34,15 @@ export function createPdfMetadata(deps: PdfMetadataDeps): ToolHandler<PdfMetadat
       signal: ctx.signal,
     });
     if (res.statusCode < 200 || res.statusCode >= 300) {
-      throw new ToolError('upstream_error', `The file's address answered ${res.statusCode}, not the file.`, { reason: 'http_status', statusCode: res.statusCode });
+      throw new ToolError('upstream_error', `The file's address answered ${res.statusCode}, not the file.`, {
+        reason: 'http_status',
+        statusCode: res.statusCode,
+      });
     }
     if (res.truncated) {
-      throw new ToolError('source_too_large', `The file is larger than ${maxBytes / (1024 * 1024)} MiB, the most that is read.`, { limitBytes: maxBytes });
+      throw new ToolError('source_too_large', `The file is larger than ${maxBytes / (1024 * 1024)} MiB, the most that is read.`, {
+        limitBytes: maxBytes,
+      });
     }
     // The type comes from the bytes: servers label PDFs application/octet-stream (and worse).
     const info = await deps.reader('pdf', [res.body], ctx.signal);

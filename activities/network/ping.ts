@@ -27,7 +27,12 @@ export function createPing({ net, method, icmp = createIcmpPinger(), intervalMs 
     return (await icmp.available()) ? 'icmp' : 'tcp';
   }
 
-  async function probe(used: PingMethod, target: Awaited<ReturnType<typeof net.guard.resolveTarget>>, input: PingInput, signal: AbortSignal): Promise<PingAttempt[]> {
+  async function probe(
+    used: PingMethod,
+    target: Awaited<ReturnType<typeof net.guard.resolveTarget>>,
+    input: PingInput,
+    signal: AbortSignal,
+  ): Promise<PingAttempt[]> {
     const run = { count: input.count, timeoutMs: input.timeoutMs, intervalMs };
     if (used === 'tcp') return tcpProbes(net.sockets, { ...run, target }, signal);
     return icmp.probe({ ...run, address: target.address, family: target.family }, signal);

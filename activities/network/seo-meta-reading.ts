@@ -2,7 +2,15 @@
 //! Pure (bytes in, plain data out), so a reading thread runs it (readings.ts).
 import type { SeoMetaOutput } from '../../domain/tools/seo-meta.js';
 import {
-  canonicalUrl, countWords, documentTitle, headings, metaNamed, metaProperties, parseSource, readableText, type PageSource,
+  canonicalUrl,
+  countWords,
+  documentTitle,
+  headings,
+  metaNamed,
+  metaProperties,
+  parseSource,
+  readableText,
+  type PageSource,
 } from './page-extract.js';
 
 /** What seo-meta reads from the page itself: everything but where it was fetched from. */

@@ -11,7 +11,16 @@ import type { ResolvedTarget } from '../../lib/target-guard.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import { summariseCertificate } from './certificate-summary.js';
 import { createSmtpConversation, type SmtpConversation, type SmtpLimits } from './smtp-conversation.js';
-import { capabilities, chooseMechanism, formatReply, loginResponse, plainResponse, redact, type Capabilities, type SmtpReply } from './smtp-replies.js';
+import {
+  capabilities,
+  chooseMechanism,
+  formatReply,
+  loginResponse,
+  plainResponse,
+  redact,
+  type Capabilities,
+  type SmtpReply,
+} from './smtp-replies.js';
 
 export interface SmtpTestDeps {
   net: Pick<NetworkAccess, 'sockets'>;
@@ -31,7 +40,10 @@ const elapsed = (since: number) => Math.round(performance.now() - since);
 function sessionDeadline(ms: number, where: string, caller: AbortSignal) {
   const controller = new AbortController();
   const timer = setTimeout(
-    () => controller.abort(new ToolError('upstream_error', `${where} did not finish the SMTP session within ${ms / 1000} s`, { reason: 'timeout' })),
+    () =>
+      controller.abort(
+        new ToolError('upstream_error', `${where} did not finish the SMTP session within ${ms / 1000} s`, { reason: 'timeout' }),
+      ),
     ms,
   );
   const onCancel = () => controller.abort(caller.reason);
@@ -47,10 +59,18 @@ function sessionDeadline(ms: number, where: string, caller: AbortSignal) {
 }
 
 function rejected(where: string, what: string, reply: SmtpReply): ToolError {
-  return new ToolError('upstream_error', `${where} refused the session at ${what}: ${formatReply(reply, 300)}`, { reason: 'smtp_rejected', smtpCode: reply.code });
+  return new ToolError('upstream_error', `${where} refused the session at ${what}: ${formatReply(reply, 300)}`, {
+    reason: 'smtp_rejected',
+    smtpCode: reply.code,
+  });
 }
 
-export function createSmtpTest({ net, deadlineMs = 20_000, ehloName = 'utility-tools.invalid', limits = {} }: SmtpTestDeps): ToolHandler<SmtpTestInput, SmtpTestOutput> {
+export function createSmtpTest({
+  net,
+  deadlineMs = 20_000,
+  ehloName = 'utility-tools.invalid',
+  limits = {},
+}: SmtpTestDeps): ToolHandler<SmtpTestInput, SmtpTestOutput> {
   return async (input, ctx) => {
     precheck(input);
     const { username, password } = input.username && input.password ? input : { username: undefined, password: undefined };
@@ -58,18 +78,31 @@ export function createSmtpTest({ net, deadlineMs = 20_000, ehloName = 'utility-t
     const where = `${input.host}:${input.port}`;
     const deadline = sessionDeadline(deadlineMs, where, ctx.signal);
     const steps: SmtpStep[] = [];
-    const step = (name: string, since: number, reply: string) => steps.push({ step: name, ms: elapsed(since), reply: redact(reply, username, password) });
+    const step = (name: string, since: number, reply: string) =>
+      steps.push({ step: name, ms: elapsed(since), reply: redact(reply, username, password) });
 
     let started = performance.now();
-    const conn = await net.sockets.connect({ host: input.host, port: input.port, tls: implicitTls, rejectUnauthorized: false, timeoutMs: deadlineMs, signal: deadline.signal }).catch((err) => {
-      deadline.clear(); // no session to end: the finally below is not reached
-      throw err;
-    });
+    const conn = await net.sockets
+      .connect({
+        host: input.host,
+        port: input.port,
+        tls: implicitTls,
+        rejectUnauthorized: false,
+        timeoutMs: deadlineMs,
+        signal: deadline.signal,
+      })
+      .catch((err) => {
+        deadline.clear(); // no session to end: the finally below is not reached
+        throw err;
+      });
     let socket = conn.socket;
     const target: ResolvedTarget = conn.target;
     const at = `${target.hostname}:${target.port}`;
-    let tlsState = implicitTls ? { socket: conn.socket as tls.TLSSocket, authorized: conn.authorized ?? false, error: conn.authorizationError } : undefined;
-    const converse = (s: typeof socket) => createSmtpConversation(s, { ...limits, host: target.hostname, port: target.port, signal: deadline.signal });
+    let tlsState = implicitTls
+      ? { socket: conn.socket as tls.TLSSocket, authorized: conn.authorized ?? false, error: conn.authorizationError }
+      : undefined;
+    const converse = (s: typeof socket) =>
+      createSmtpConversation(s, { ...limits, host: target.hostname, port: target.port, signal: deadline.signal });
     let smtp: SmtpConversation = converse(socket);
 
     try {
@@ -97,11 +130,21 @@ export function createSmtpTest({ net, deadlineMs = 20_000, ehloName = 'utility-t
         const answer = await smtp.command('STARTTLS');
         step('STARTTLS', started, formatReply(answer));
         if (answer.code === 220) {
-          if (smtp.detach().unread) throw new ToolError('upstream_error', `${at} sent data before the TLS handshake (STARTTLS injection)`, { reason: 'protocol' });
-          const upgraded = await net.sockets.startTls(socket, { hostname: target.hostname, rejectUnauthorized: false, timeoutMs: deadlineMs, signal: deadline.signal });
+          if (smtp.detach().unread)
+            throw new ToolError('upstream_error', `${at} sent data before the TLS handshake (STARTTLS injection)`, { reason: 'protocol' });
+          const upgraded = await net.sockets.startTls(socket, {
+            hostname: target.hostname,
+            rejectUnauthorized: false,
+            timeoutMs: deadlineMs,
+            signal: deadline.signal,
+          });
           socket = upgraded.socket;
           tlsState = { socket: upgraded.socket, authorized: upgraded.authorized, error: upgraded.authorizationError };
-          steps.push({ step: 'TLS', ms: Math.round(upgraded.handshakeMs), reply: `${upgraded.socket.getProtocol() ?? 'TLS'} ${upgraded.socket.getCipher()?.name ?? ''}`.trim() });
+          steps.push({
+            step: 'TLS',
+            ms: Math.round(upgraded.handshakeMs),
+            reply: `${upgraded.socket.getProtocol() ?? 'TLS'} ${upgraded.socket.getCipher()?.name ?? ''}`.trim(),
+          });
           smtp = converse(socket);
           encryption = 'starttls';
           // RFC 3207: the server forgets what it said before TLS; ask again.
@@ -114,9 +157,17 @@ export function createSmtpTest({ net, deadlineMs = 20_000, ehloName = 'utility-t
         started = performance.now();
         const mechanism = chooseMechanism(caps.authMechanisms);
         if (encryption === 'none' && input.encryption !== 'none') {
-          step('AUTH', started, 'not sent: the session is not encrypted (the server offered no STARTTLS); choose encryption none to send credentials in the clear');
+          step(
+            'AUTH',
+            started,
+            'not sent: the session is not encrypted (the server offered no STARTTLS); choose encryption none to send credentials in the clear',
+          );
         } else if (!mechanism) {
-          step('AUTH', started, `not sent: the server offers neither PLAIN nor LOGIN (offered: ${caps.authMechanisms.join(' ') || 'none'})`);
+          step(
+            'AUTH',
+            started,
+            `not sent: the server offers neither PLAIN nor LOGIN (offered: ${caps.authMechanisms.join(' ') || 'none'})`,
+          );
         } else {
           const reply = await authenticate(smtp, mechanism, username, password);
           step(`AUTH ${mechanism}`, started, formatReply(reply));

@@ -28,14 +28,26 @@ export function verdicts(authorized: boolean, authorizationError: string | undef
   return { chainValid, ...(chainValid ? {} : { chainError: authorizationError ?? 'UNKNOWN' }), hostnameMatches: nameError === undefined };
 }
 
-export function createSslCheck({ net, timeoutMs = 10_000, now = () => new Date() }: SslCheckDeps): ToolHandler<SslCheckInput, SslCheckOutput> {
+export function createSslCheck({
+  net,
+  timeoutMs = 10_000,
+  now = () => new Date(),
+}: SslCheckDeps): ToolHandler<SslCheckInput, SslCheckOutput> {
   return async (input, ctx) => {
-    const conn = await net.sockets.connect({ host: sslHost(input.host), port: input.port, tls: true, rejectUnauthorized: false, timeoutMs, signal: ctx.signal });
+    const conn = await net.sockets.connect({
+      host: sslHost(input.host),
+      port: input.port,
+      tls: true,
+      rejectUnauthorized: false,
+      timeoutMs,
+      signal: ctx.signal,
+    });
     const { socket, target } = conn;
     socket.on('error', () => {}); // the socket is only read from below, then destroyed
     try {
       const cert = socket.getPeerCertificate();
-      if (!cert?.raw) throw new ToolError('upstream_error', `${target.hostname}:${target.port} presented no certificate`, { reason: 'tls' });
+      if (!cert?.raw)
+        throw new ToolError('upstream_error', `${target.hostname}:${target.port} presented no certificate`, { reason: 'tls' });
       const nameError = tls.checkServerIdentity(target.hostname, cert);
       return {
         host: target.hostname,

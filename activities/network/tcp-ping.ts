@@ -24,7 +24,12 @@ export function failureStatus(err: unknown): ProbeStatus {
   return 'error';
 }
 
-async function probeOnce(sockets: Pick<GuardedSockets, 'connect'>, run: TcpRun, sequence: number, signal?: AbortSignal): Promise<PingAttempt> {
+async function probeOnce(
+  sockets: Pick<GuardedSockets, 'connect'>,
+  run: TcpRun,
+  sequence: number,
+  signal?: AbortSignal,
+): Promise<PingAttempt> {
   try {
     const conn = await sockets.connect({ target: run.target, timeoutMs: run.timeoutMs, signal });
     conn.socket.on('error', () => {}); // a reset racing the destroy below must not go unhandled

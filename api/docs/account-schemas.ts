@@ -1,7 +1,19 @@
 //! Component schemas of the account API's answers: the account, its usage and grants, its
 //! asynchronous calls and its API keys.
 import { GRANT_REASONS, LOW_BALANCE_THRESHOLD } from '../../domain/ledger.js';
-import { credential, credits, dateTime, id, keyPrefix, nextCursor, nullableDateTime, planFields, record, ref, type JsonSchema } from './schema-parts.js';
+import {
+  credential,
+  credits,
+  dateTime,
+  id,
+  keyPrefix,
+  nextCursor,
+  nullableDateTime,
+  planFields,
+  record,
+  ref,
+  type JsonSchema,
+} from './schema-parts.js';
 
 const callFields = {
   requestId: { type: 'string', description: "The call's request id (its `X-Request-Id`)." },
@@ -42,7 +54,8 @@ const usageFields = {
   outcome: {
     type: 'string',
     enum: ['charged', 'refunded', 'expired'],
-    description: '`charged` for a 200 answer, `refunded` for any other, `expired` for credits of a grant that lapsed (and credits a call refunded to a grant that expired while it ran).',
+    description:
+      '`charged` for a 200 answer, `refunded` for any other, `expired` for credits of a grant that lapsed (and credits a call refunded to a grant that expired while it ran).',
   },
   at: dateTime('When the call finished, or when the grant expired.'),
 };
@@ -52,7 +65,11 @@ export const ACCOUNT_SCHEMAS: Record<string, JsonSchema> = {
     id: id('acc', 'Account id.'),
     name: { type: ['string', 'null'], description: 'Account name.' },
     balance: credits('Available credits.'),
-    lowBalanceThreshold: { type: 'integer', const: LOW_BALANCE_THRESHOLD, description: '`credits.low` fires when the balance falls below it.' },
+    lowBalanceThreshold: {
+      type: 'integer',
+      const: LOW_BALANCE_THRESHOLD,
+      description: '`credits.low` fires when the balance falls below it.',
+    },
     createdAt: dateTime('When the account was opened.'),
     ...planFields,
   }),
@@ -69,7 +86,12 @@ export const ACCOUNT_SCHEMAS: Record<string, JsonSchema> = {
   Grant: record('A grant of credits and what is left of it.', {
     id: id('grt', 'Grant id.'),
     amount: { type: 'integer', minimum: 1, description: 'Credits granted.' },
-    reason: { type: 'string', enum: ['welcome', ...GRANT_REASONS, 'recharge'], description: '`welcome` is the opening grant; `purchase` a credit pack bought (or granted by the operator); `recharge` an automatic recharge.' },
+    reason: {
+      type: 'string',
+      enum: ['welcome', ...GRANT_REASONS, 'recharge'],
+      description:
+        '`welcome` is the opening grant; `purchase` a credit pack bought (or granted by the operator); `recharge` an automatic recharge.',
+    },
     remaining: credits('Credits left of it that can be spent now (0 once it expired).'),
     held: credits('Credits of it held by calls still running.'),
     expired: credits('Credits of it that lapsed.'),
@@ -86,17 +108,31 @@ export const ACCOUNT_SCHEMAS: Record<string, JsonSchema> = {
   CallAccepted: record('The call runs; read it at `location` (also the `Location` header).', {
     requestId: { type: 'string', description: "The call's request id (its `X-Request-Id`)." },
     tool: { type: 'string', description: 'Tool name.' },
-    status: { type: 'string', enum: ['running', 'succeeded', 'failed'], description: '`running` for a new call; a repeat with the same Idempotency-Key shows how the call stands.' },
-    location: { type: 'string', description: '`/api/v1/calls/{requestId}`.', examples: ['/api/v1/calls/call-acc_4hQ2mV8kZr1xYt6pW0nLbC-9fK2pQ7rT1wX5zB3nM8c'] },
+    status: {
+      type: 'string',
+      enum: ['running', 'succeeded', 'failed'],
+      description: '`running` for a new call; a repeat with the same Idempotency-Key shows how the call stands.',
+    },
+    location: {
+      type: 'string',
+      description: '`/api/v1/calls/{requestId}`.',
+      examples: ['/api/v1/calls/call-acc_4hQ2mV8kZr1xYt6pW0nLbC-9fK2pQ7rT1wX5zB3nM8c'],
+    },
   }),
   CallSummary: record('An asynchronous call.', callFields),
   Call: {
     // `output` only when it succeeded, `problem` only when it failed.
-    ...record('An asynchronous call: while `running`, only its status; then its output or its problem, kept 24 hours after it ended.', callAnswerFields),
+    ...record(
+      'An asynchronous call: while `running`, only its status; then its output or its problem, kept 24 hours after it ended.',
+      callAnswerFields,
+    ),
     properties: {
       ...callAnswerFields,
       output: { description: "`succeeded` only: the tool's output, the same object a synchronous call answers (see the tool's 200)." },
-      problem: { ...ref('Problem'), description: '`failed` only: the problem a synchronous call would have answered: the same code, status, detail and members.' },
+      problem: {
+        ...ref('Problem'),
+        description: '`failed` only: the problem a synchronous call would have answered: the same code, status, detail and members.',
+      },
     },
   },
   CallPage: record('Asynchronous calls, newest first.', {
@@ -111,7 +147,11 @@ export const ACCOUNT_SCHEMAS: Record<string, JsonSchema> = {
       description: "The period's UTC days with render cache hits, newest first (the account's, whatever `cursor` or `keyId`).",
       items: record('One day of the render cache.', {
         day: { type: 'string', format: 'date', description: 'The day (UTC).', examples: ['2026-05-01'] },
-        cacheHits: { type: 'integer', minimum: 1, description: 'Answers taken from the render cache: free, and not calls (not in `items`).' },
+        cacheHits: {
+          type: 'integer',
+          minimum: 1,
+          description: 'Answers taken from the render cache: free, and not calls (not in `items`).',
+        },
         creditsSaved: credits('Credits those answers did not cost: what each render was charged when it was made.'),
       }),
     },
@@ -122,7 +162,9 @@ export const ACCOUNT_SCHEMAS: Record<string, JsonSchema> = {
     lastUsedIp: { type: ['string', 'null'], description: 'The address that use came from; null if never.' },
     revokedAt: nullableDateTime('When the key was revoked; null while it works.'),
     ...keySettingFields,
-    spentThisMonth: credits('Credits the key spent this calendar month (UTC), calls still running included; refunded calls are not counted.'),
+    spentThisMonth: credits(
+      'Credits the key spent this calendar month (UTC), calls still running included; refunded calls are not counted.',
+    ),
     maker: ref('KeyMaker'),
   }),
   NewApiKey: record('A new API key. `key` is shown only in this answer: store it now.', {

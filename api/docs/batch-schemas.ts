@@ -46,35 +46,48 @@ export const BATCH_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
         minItems: 1,
         maxItems: MAX_ITEMS,
         items: { type: 'object', description: "One call's input (the tool's request body), merged over `defaults`." },
-        description: 'The inputs, one call each, validated against the tool\'s schema before anything starts.',
+        description: "The inputs, one call each, validated against the tool's schema before anything starts.",
       },
       defaults: { type: 'object', description: 'Fields every item inherits unless it sets them itself.' },
       destination: {
         type: 'string',
         pattern: '^dst_[0-9A-Za-z]+$',
-        description: "A destination of the account (`/api/v1/account/destinations`): each item's file goes to `{prefix}/{batchId}/{index}.{ext}` in its bucket and the item's output says where (`stored`), charged only once written. Only for the tools that make a file.",
+        description:
+          "A destination of the account (`/api/v1/account/destinations`): each item's file goes to `{prefix}/{batchId}/{index}.{ext}` in its bucket and the item's output says where (`stored`), charged only once written. Only for the tools that make a file.",
       },
       onInsufficientCredits: {
         type: 'string',
         enum: ['stop', 'wait'],
         default: 'stop',
-        description: '`stop`: the rest is skipped with `insufficient_credits`. `wait`: the batch pauses (`batch.paused`) and resumes by itself when credits are granted, for up to 7 days, then stops.',
+        description:
+          '`stop`: the rest is skipped with `insufficient_credits`. `wait`: the batch pauses (`batch.paused`) and resumes by itself when credits are granted, for up to 7 days, then stops.',
       },
     },
   },
-  Batch: withOptional(record('A batch of calls of one tool.', {
-    id: id('bat', 'Batch id.'),
-    tool: { type: 'string' },
-    status: { type: 'string', enum: ['running', 'paused', 'completed', 'cancelled'], description: '`paused`: waiting for credits (`wait`). `cancelled` gains `completedAt` once its running items ended.' },
-    total: { type: 'integer', minimum: 1, maximum: MAX_ITEMS },
-    counts: ref('BatchCounts'),
-    charged: credits('Credits charged so far.'),
-    onInsufficientCredits: { type: 'string', enum: ['stop', 'wait'] },
-    createdAt: dateTime('When the batch was made.'),
-    completedAt: nullableDateTime('When its last item ended; null until then.'),
-  }), {
-    destination: { type: 'string', pattern: '^dst_[0-9A-Za-z]+$', description: "The destination its items' files go to; only on a batch that names one." },
-  }),
+  Batch: withOptional(
+    record('A batch of calls of one tool.', {
+      id: id('bat', 'Batch id.'),
+      tool: { type: 'string' },
+      status: {
+        type: 'string',
+        enum: ['running', 'paused', 'completed', 'cancelled'],
+        description: '`paused`: waiting for credits (`wait`). `cancelled` gains `completedAt` once its running items ended.',
+      },
+      total: { type: 'integer', minimum: 1, maximum: MAX_ITEMS },
+      counts: ref('BatchCounts'),
+      charged: credits('Credits charged so far.'),
+      onInsufficientCredits: { type: 'string', enum: ['stop', 'wait'] },
+      createdAt: dateTime('When the batch was made.'),
+      completedAt: nullableDateTime('When its last item ended; null until then.'),
+    }),
+    {
+      destination: {
+        type: 'string',
+        pattern: '^dst_[0-9A-Za-z]+$',
+        description: "The destination its items' files go to; only on a batch that names one.",
+      },
+    },
+  ),
   BatchPage: record('Batches, newest first.', { items: { type: 'array', items: ref('Batch') }, nextCursor }),
   BatchItem: {
     type: 'object',
@@ -83,9 +96,15 @@ export const BATCH_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     properties: {
       index: { type: 'integer', minimum: 0, description: 'Its position in `items`.' },
       status: itemStatus,
-      requestId: { type: ['string', 'null'], description: "Its call's request id (a workflow in the Temporal UI, a row in usage); null until it started or when it never ran." },
+      requestId: {
+        type: ['string', 'null'],
+        description: "Its call's request id (a workflow in the Temporal UI, a row in usage); null until it started or when it never ran.",
+      },
       output: { description: "The output its call answered, the same object a synchronous call answers (see the tool's 200)." },
-      error: { ...ref('Problem'), description: 'The problem its call answered, or why it never ran (`cancelled`, `insufficient_credits`).' },
+      error: {
+        ...ref('Problem'),
+        description: 'The problem its call answered, or why it never ran (`cancelled`, `insufficient_credits`).',
+      },
     },
   },
   BatchItemPage: record('Items in index order.', { items: { type: 'array', items: ref('BatchItem') }, nextCursor }),

@@ -11,8 +11,12 @@ export const BILLING_SCHEMAS: Record<string, JsonSchema> = {
     id: { type: 'string', description: "The pack's id, chosen by the operator.", examples: ['starter'] },
     name: { type: 'string', examples: ['Starter: 1,000 credits'] },
     credits: { type: 'integer', minimum: 1, maximum: PACK_LIMITS.credits, description: 'Credits a purchase grants.' },
-    price: record('What it costs.', { amount: minor('In the currency\'s minor unit (cents for usd).'), currency }),
-    expiresInDays: { type: ['integer', 'null'], minimum: 1, description: 'What is left of a purchase lapses this many days after its payment; null: never.' },
+    price: record('What it costs.', { amount: minor("In the currency's minor unit (cents for usd)."), currency }),
+    expiresInDays: {
+      type: ['integer', 'null'],
+      minimum: 1,
+      description: 'What is left of a purchase lapses this many days after its payment; null: never.',
+    },
     active: { type: 'boolean', description: 'For sale (accounts see only active packs).' },
     createdAt: dateTime('When it was first put.'),
     updatedAt: dateTime('When it was last changed.'),
@@ -26,14 +30,15 @@ export const BILLING_SCHEMAS: Record<string, JsonSchema> = {
   Purchase: record('A purchase of a credit pack and what became of its payment.', {
     id: id('pur', 'Purchase id.'),
     packId: { type: 'string', examples: ['starter'] },
-    packName: { type: 'string', description: 'The pack\'s name when it was bought.' },
+    packName: { type: 'string', description: "The pack's name when it was bought." },
     credits: { type: 'integer', minimum: 1, description: 'Credits promised when it was bought (granted once paid).' },
-    amount: minor('Price paid, in the currency\'s minor unit.'),
+    amount: minor("Price paid, in the currency's minor unit."),
     currency,
     status: {
       type: 'string',
       enum: ['pending', 'paid', 'failed', 'refunded', 'partially_refunded', 'disputed'],
-      description: '`pending` until Stripe says it is paid; `failed` when a delayed payment failed; `disputed` while a dispute is open or after one was lost.',
+      description:
+        '`pending` until Stripe says it is paid; `failed` when a delayed payment failed; `disputed` while a dispute is open or after one was lost.',
     },
     creditsVoided: credits('Credits taken back for refunds and disputes: the refunded share, at most what was left unspent.'),
     amountRefunded: minor('Refunded so far, in the minor unit.'),
@@ -46,8 +51,18 @@ export const BILLING_SCHEMAS: Record<string, JsonSchema> = {
   AutoRecharge: record('Automatic recharges and how they stand.', {
     enabled: { type: 'boolean' },
     packId: { type: ['string', 'null'], description: 'The pack each recharge buys.' },
-    threshold: { type: ['integer', 'null'], minimum: 1, maximum: AUTO_RECHARGE_LIMITS.threshold, description: 'A charged call that takes the balance below this starts a recharge.' },
-    monthlyLimit: { type: ['integer', 'null'], minimum: 1, maximum: AUTO_RECHARGE_LIMITS.monthlyLimit, description: 'Recharges a calendar month (UTC) may start.' },
+    threshold: {
+      type: ['integer', 'null'],
+      minimum: 1,
+      maximum: AUTO_RECHARGE_LIMITS.threshold,
+      description: 'A charged call that takes the balance below this starts a recharge.',
+    },
+    monthlyLimit: {
+      type: ['integer', 'null'],
+      minimum: 1,
+      maximum: AUTO_RECHARGE_LIMITS.monthlyLimit,
+      description: 'Recharges a calendar month (UTC) may start.',
+    },
     paymentMethod: {
       type: ['object', 'null'],
       description: 'The card saved at checkout (`saveCard: true`); null: none yet.',

@@ -9,13 +9,21 @@ export const DESTINATION_SCHEMAS: Record<string, JsonSchema> = {
     prefix: { type: 'string', description: "Where in the bucket the objects go; '' for its root.", examples: ['utility-tools'] },
     endpoint: { type: ['string', 'null'], description: "The S3-compatible server's origin; null for AWS S3.", examples: [null] },
     region: { type: 'string', description: "The bucket's region.", examples: ['eu-central-1'] },
-    accessKeyId: { type: 'string', description: 'The access key id that writes (its secret stays with the service).', examples: ['AKIAIOSFODNN7EXAMPLE'] },
+    accessKeyId: {
+      type: 'string',
+      description: 'The access key id that writes (its secret stays with the service).',
+      examples: ['AKIAIOSFODNN7EXAMPLE'],
+    },
     createdAt: dateTime('When the destination was created (and its test upload accepted).'),
   }),
   StoredFile: record("Where a call's file was written, in place of its base64 (a call with `Output-Destination`).", {
     bucket: { type: 'string', description: 'The bucket.', examples: ['acme-renders'] },
-    key: { type: 'string', description: 'The object\'s key: `{prefix}/{requestId}/0.{ext}`.', examples: ['utility-tools/call-acc_4hQ2mV8kZr1xYt6pW0nLbC-Xk2P9qR4tV7wY1zB3nM5/0.png'] },
+    key: {
+      type: 'string',
+      description: "The object's key: `{prefix}/{requestId}/0.{ext}`.",
+      examples: ['utility-tools/call-acc_4hQ2mV8kZr1xYt6pW0nLbC-Xk2P9qR4tV7wY1zB3nM5/0.png'],
+    },
     size: { type: 'integer', minimum: 0, description: 'Bytes written.' },
-    contentType: { type: 'string', description: 'The object\'s Content-Type: the output\'s `mimeType`.', examples: ['image/png'] },
+    contentType: { type: 'string', description: "The object's Content-Type: the output's `mimeType`.", examples: ['image/png'] },
   }),
 };

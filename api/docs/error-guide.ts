@@ -7,8 +7,24 @@ import type { InputReason } from '../../lib/target-host.js';
 
 /** The target guard's `reason` values, which clients may branch on. */
 const TARGET_REASONS = [
-  'loopback', 'private', 'link_local', 'site_local', 'cgnat', 'multicast', 'broadcast', 'reserved', 'unspecified',
-  'benchmarking', 'documentation', 'metadata', 'invalid_url', 'scheme', 'credentials', 'empty_host', 'invalid_host', 'invalid_port',
+  'loopback',
+  'private',
+  'link_local',
+  'site_local',
+  'cgnat',
+  'multicast',
+  'broadcast',
+  'reserved',
+  'unspecified',
+  'benchmarking',
+  'documentation',
+  'metadata',
+  'invalid_url',
+  'scheme',
+  'credentials',
+  'empty_host',
+  'invalid_host',
+  'invalid_port',
 ] as const satisfies readonly (AddressReason | InputReason)[];
 // Compile-time check that the list is complete: a new reason in the guard must be added above.
 const everyReasonListed: Exclude<AddressReason | InputReason, (typeof TARGET_REASONS)[number]> extends never ? true : never = true;
@@ -31,7 +47,8 @@ export interface ErrorGuide {
 export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
   invalid_json: {
     when: 'The request body is not valid JSON, or is JSON but not an object (an array, a string, a number or null).',
-    action: 'Send exactly one JSON object as the body, with Content-Type: application/json. Repeating the same request gives the same answer.',
+    action:
+      'Send exactly one JSON object as the body, with Content-Type: application/json. Repeating the same request gives the same answer.',
     example: { detail: 'The body is not valid JSON.' },
   },
   validation_failed: {
@@ -41,7 +58,8 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
       'or a malformed Idempotency-Key header or query parameter.',
     action: 'Fix every field named in errors and send the request again. The schemas in the API reference give each bound.',
     members: {
-      errors: 'Every bad field: { field, message }. field is a JSON Pointer into the body ("/width", "/" for the body itself), or header:<Name> / query:<name>.',
+      errors:
+        'Every bad field: { field, message }. field is a JSON Pointer into the body ("/width", "/" for the body itself), or header:<Name> / query:<name>.',
     },
     example: { detail: 'The input is invalid: /text is required.', members: { errors: [{ field: '/text', message: 'is required' }] } },
   },
@@ -54,10 +72,13 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
   },
   oidc_failed: {
     when:
-      "A sign-in through an identity provider came back in a way the service could not verify: an unknown, used or expired state (the callback was not started in this browser, " +
+      'A sign-in through an identity provider came back in a way the service could not verify: an unknown, used or expired state (the callback was not started in this browser, ' +
       'or took more than 10 minutes), an ID token whose nonce or signature is wrong, a code the provider would not exchange, or an error from the provider itself.',
-    action: 'Start the sign-in again from the sign-in page. If it keeps failing, ask the operator to check the provider in OIDC_PROVIDERS (its issuer, client id and secret, and the redirect URI registered with it).',
-    members: { reason: '"state", "nonce", "provider" (the provider answered with an error) or "token" (the code or the ID token did not verify).' },
+    action:
+      'Start the sign-in again from the sign-in page. If it keeps failing, ask the operator to check the provider in OIDC_PROVIDERS (its issuer, client id and secret, and the redirect URI registered with it).',
+    members: {
+      reason: '"state", "nonce", "provider" (the provider answered with an error) or "token" (the code or the ID token did not verify).',
+    },
     example: { detail: 'The sign-in came back with a state this browser did not start; start again.', members: { reason: 'state' } },
   },
   unauthorized: {
@@ -71,7 +92,8 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
   },
   invalid_credentials: {
     when: 'A sign-in whose address and password do not match a verified account. The answer is the same for a wrong password, an unknown address and an address not yet verified.',
-    action: 'Check the address and the password, or reset the password from the sign-in page. Repeated failures lock the address for 15 minutes.',
+    action:
+      'Check the address and the password, or reset the password from the sign-in page. Repeated failures lock the address for 15 minutes.',
     example: { detail: 'The address or the password is not right.' },
   },
   unauthenticated: {
@@ -87,13 +109,22 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
   },
   key_credit_limit: {
     when: "The API key has a monthlyCreditLimit and this call's cost would take what the key spent this calendar month (UTC) past it. Credits held by the key's calls still running count as spent; a refunded call gives its credits back.",
-    action: 'Wait for the next month (the first, 00:00 UTC), raise the key\'s monthlyCreditLimit with PATCH /api/v1/account/keys/{id}, or use another key. Nothing was charged.',
-    members: { limit: "The key's monthlyCreditLimit.", spent: 'Credits the key spent (or holds) this month.', cost: "The tool's cost in credits." },
-    example: { detail: 'This call costs 1 credits; the key has spent 500 of its 500 this month.', members: { limit: 500, spent: 500, cost: 1 } },
+    action:
+      "Wait for the next month (the first, 00:00 UTC), raise the key's monthlyCreditLimit with PATCH /api/v1/account/keys/{id}, or use another key. Nothing was charged.",
+    members: {
+      limit: "The key's monthlyCreditLimit.",
+      spent: 'Credits the key spent (or holds) this month.',
+      cost: "The tool's cost in credits.",
+    },
+    example: {
+      detail: 'This call costs 1 credits; the key has spent 500 of its 500 this month.',
+      members: { limit: 500, spent: 500, cost: 1 },
+    },
   },
   tool_not_allowed: {
     when: "The API key's tools setting does not include this tool (by its name or its group).",
-    action: 'Call a tool the key may call, add this tool or its group to the key with PATCH /api/v1/account/keys/{id}, or use another key. Nothing was charged.',
+    action:
+      'Call a tool the key may call, add this tool or its group to the key with PATCH /api/v1/account/keys/{id}, or use another key. Nothing was charged.',
     members: { tool: 'The tool that was called.' },
     example: { detail: 'This key may not call dns-lookup.', members: { tool: 'dns-lookup' } },
   },
@@ -124,25 +155,31 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
       'A valid credential of the wrong kind: an API key on the account API, or an owner token on a tool. For people: a sign-in of a person who is a member of no account, ' +
       'a sign-in through an identity provider with an address no one here has (nothing is joined), or an invitation accepted while signed in as another address.',
     action:
-      'Use an API key to call tools and the owner token to manage the account; neither works in the other\'s place. A person without an account asks an account\'s owner or admin for an invitation.',
+      "Use an API key to call tools and the owner token to manage the account; neither works in the other's place. A person without an account asks an account's owner or admin for an invitation.",
     example: { detail: 'This endpoint takes an API key.' },
   },
   forbidden_for_role: {
     when:
-      "A signed-in member asked for something their role on the account may not do: every role reads the account; keys, webhooks, destinations, link secrets, render links and batches need developer; " +
-      'purchases, checkout and auto-recharge need billing; members and invitations need admin; transferring ownership, the sign-in policy and closing the account need the owner. Owner tokens keep the owner\'s rights.',
+      'A signed-in member asked for something their role on the account may not do: every role reads the account; keys, webhooks, destinations, link secrets, render links and batches need developer; ' +
+      "purchases, checkout and auto-recharge need billing; members and invitations need admin; transferring ownership, the sign-in policy and closing the account need the owner. Owner tokens keep the owner's rights.",
     action: 'Ask an owner or an admin of the account for the role named in requiredRole, or ask them to do it.',
-    members: { requiredRole: 'The role that may do it with the least rights (what to ask for).', role: 'Your role on the account.', allowedRoles: 'Every role that may do it.' },
+    members: {
+      requiredRole: 'The role that may do it with the least rights (what to ask for).',
+      role: 'Your role on the account.',
+      allowedRoles: 'Every role that may do it.',
+    },
     example: {
-      detail: 'Your role on this account, viewer, may not do this: it needs developer (owner, admin, developer). Ask an owner or an admin of the account.',
+      detail:
+        'Your role on this account, viewer, may not do this: it needs developer (owner, admin, developer). Ask an owner or an admin of the account.',
       members: { requiredRole: 'developer', role: 'viewer', allowedRoles: ['owner', 'admin', 'developer'] },
     },
   },
   provider_required: {
     when:
       "The account requires its members to sign in through an identity provider (its sign-in policy), and this sign-in was a password or a passkey: the sign-in, a switch to that account or an invitation's session is refused. " +
-      "Also when the owner sets the policy from a session that did not sign in through that provider.",
-    action: 'Sign in through the provider named in provider (its signInPath starts the sign-in). Your other accounts still take a password or a passkey.',
+      'Also when the owner sets the policy from a session that did not sign in through that provider.',
+    action:
+      'Sign in through the provider named in provider (its signInPath starts the sign-in). Your other accounts still take a password or a passkey.',
     members: { provider: '{ id, name, signInPath }: the provider to sign in through, and where its sign-in starts.' },
     example: {
       detail: 'The account "Acme" requires its members to sign in through Acme SSO: sign in with "Acme SSO" instead.',
@@ -172,8 +209,9 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     example: { detail: 'Sign-up is closed on this service.' },
   },
   not_found: {
-    when: 'There is nothing at this path, or the id in it is not one of your account\'s (a key, a webhook endpoint). The operator API answers 404 when it is not enabled.',
-    action: 'Check the path and the id against the API reference and your own lists (GET /api/v1/account/keys, GET /api/v1/account/webhooks).',
+    when: "There is nothing at this path, or the id in it is not one of your account's (a key, a webhook endpoint). The operator API answers 404 when it is not enabled.",
+    action:
+      'Check the path and the id against the API reference and your own lists (GET /api/v1/account/keys, GET /api/v1/account/webhooks).',
     example: { detail: 'There is no key key_4hQ2mV8kZr1xYt6pW0nLbC on this account.' },
   },
   unknown_tool: {
@@ -190,9 +228,9 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
   idempotency_conflict: {
     when:
       'The Idempotency-Key was already used by this account in the last 24 hours, with another tool or another body; ' +
-      'or (operator API) a grant\'s idempotencyKey was already used on the account with another amount, reason or expiry.',
+      "or (operator API) a grant's idempotencyKey was already used on the account with another amount, reason or expiry.",
     action:
-      'Reuse a key only to repeat the very same request (same tool, same body), which then answers with the first call\'s response and is charged once ' +
+      "Reuse a key only to repeat the very same request (same tool, same body), which then answers with the first call's response and is charged once " +
       '(a grant: granted once, answered with the first grant). Use a fresh key for a new request.',
     example: { detail: 'This Idempotency-Key was used with another tool or body.' },
   },
@@ -212,28 +250,37 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     when:
       'Something that exists already was asked for again: a plan with the id of an existing plan (operator API), a passkey registered twice, ' +
       'or an owner invited to an account that has its owner (an account has exactly one; ownership moves by POST /api/v1/account/transfer-ownership).',
-    action: 'Choose another id, or change the existing one (PATCH /api/v1/admin/plans/{id}); to hand an account on, transfer its ownership.',
+    action:
+      'Choose another id, or change the existing one (PATCH /api/v1/admin/plans/{id}); to hand an account on, transfer its ownership.',
     example: { detail: 'There is a plan pro already.' },
   },
   already_member: {
     when: 'An invitation to an address that is already a member of the account.',
-    action: 'Change the member\'s role instead (PATCH /api/v1/account/members/{userId}).',
+    action: "Change the member's role instead (PATCH /api/v1/account/members/{userId}).",
     members: { userId: 'The member with that address.' },
-    example: { detail: 'ada@example.com is a member of this account already: change their role instead.', members: { userId: 'usr_4hQ2mV8kZr1xYt6pW0nLbC' } },
+    example: {
+      detail: 'ada@example.com is a member of this account already: change their role instead.',
+      members: { userId: 'usr_4hQ2mV8kZr1xYt6pW0nLbC' },
+    },
   },
   last_owner: {
     when: 'A change that would leave the account without its owner: demoting or removing the owner (an account has exactly one).',
-    action: 'Transfer ownership to another member first (POST /api/v1/account/transfer-ownership); the owner then becomes an admin and can be changed or removed.',
+    action:
+      'Transfer ownership to another member first (POST /api/v1/account/transfer-ownership); the owner then becomes an admin and can be changed or removed.',
     example: { detail: 'The account needs its owner: transfer ownership to another member first.' },
   },
   call_expired: {
     when: 'The asynchronous call ended more than 24 hours ago; its answer (output or problem) is no longer kept.',
-    action: 'Read an asynchronous call\'s answer within 24 hours of its end. What it was charged stays in the usage list (GET /api/v1/account/usage).',
+    action:
+      "Read an asynchronous call's answer within 24 hours of its end. What it was charged stays in the usage list (GET /api/v1/account/usage).",
     members: { expiredAt: 'When the answer stopped being kept.' },
-    example: { detail: 'The call ended more than 24 hours ago; its answer is no longer kept.', members: { expiredAt: '2026-01-02T12:00:00.000Z' } },
+    example: {
+      detail: 'The call ended more than 24 hours ago; its answer is no longer kept.',
+      members: { expiredAt: '2026-01-02T12:00:00.000Z' },
+    },
   },
   cancelled: {
-    when: 'Only in a batch item\'s `error`: the batch was cancelled (DELETE /api/v1/batches/{id}) before this item started. It never ran and was not charged.',
+    when: "Only in a batch item's `error`: the batch was cancelled (DELETE /api/v1/batches/{id}) before this item started. It never ran and was not charged.",
     action: 'Make a new batch of the items you still want (GET /api/v1/batches/{id}/items?status=skipped lists them).',
     example: { detail: 'The batch was cancelled before this item ran.' },
   },
@@ -260,9 +307,13 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     when:
       'A destination was being created and its bucket refused the test upload the service makes first: the bucket does not exist, ' +
       'the credentials are wrong or may not write there, or the endpoint could not be reached. Nothing was created.',
-    action: 'Fix what S3 names in reason (bucket name, region, endpoint, the key pair and its write permission), then create the destination again.',
+    action:
+      'Fix what S3 names in reason (bucket name, region, endpoint, the key pair and its write permission), then create the destination again.',
     members: { reason: "S3's own error code and message, or what failed on the way to it." },
-    example: { detail: 'The bucket refused the test upload: AccessDenied: Access Denied', members: { reason: 'AccessDenied: Access Denied' } },
+    example: {
+      detail: 'The bucket refused the test upload: AccessDenied: Access Denied',
+      members: { reason: 'AccessDenied: Access Denied' },
+    },
   },
   port_not_allowed: {
     when: 'smtp-test was asked to connect to a port other than 25, 465, 587 or 2525.',
@@ -292,13 +343,17 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
   invalid_hash: {
     when: 'The supplied hash cannot be parsed: it is not a bcrypt ($2a$, $2b$, $2y$) or Argon2 PHC string as the tool expects.',
     action: 'Send the stored hash exactly as your library produced it, without added whitespace or quoting.',
-    example: { detail: 'The hash is not a bcrypt hash: expected $2a$, $2b$ or $2y$, a two-digit cost and 53 characters of salt and hash (60 in all).' },
+    example: {
+      detail:
+        'The hash is not a bcrypt hash: expected $2a$, $2b$ or $2y$, a two-digit cost and 53 characters of salt and hash (60 in all).',
+    },
   },
   rate_limited: {
     when:
       'The account sent more calls than its rate allows: RATE_LIMIT_PER_SECOND (20 by default) per second, in bursts of up to twice that; ' +
-      "or the API key has a rateLimit of its own and sent more calls than that (in bursts of up to twice it).",
-    action: 'Wait the Retry-After seconds, then spread calls out; the RateLimit-* headers of every answer tell how much room is left. Nothing was charged.',
+      'or the API key has a rateLimit of its own and sent more calls than that (in bursts of up to twice it).',
+    action:
+      'Wait the Retry-After seconds, then spread calls out; the RateLimit-* headers of every answer tell how much room is left. Nothing was charged.',
     members: { retryAfter: 'Seconds to wait, as in Retry-After.' },
     headers: { 'Retry-After': 'Seconds to wait.' },
     example: { detail: 'Over 20 calls per second; retry after 1 s.', members: { retryAfter: 1 } },
@@ -318,7 +373,10 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
       '(it was removed, or the credentials lost the right to write), could not be reached, or the destination was deleted meanwhile. The call is refunded.',
     action: 'Check the bucket and its credentials (or create the destination again), then repeat the call. Nothing was charged.',
     members: { reason: "S3's own error code and message, or what failed on the way to it." },
-    example: { detail: 'The output could not be written to destination dst_4hQ2mV8kZr1xYt6pW0nLbC.', members: { reason: 'NoSuchBucket: The specified bucket does not exist' } },
+    example: {
+      detail: 'The output could not be written to destination dst_4hQ2mV8kZr1xYt6pW0nLbC.',
+      members: { reason: 'NoSuchBucket: The specified bucket does not exist' },
+    },
   },
   upstream_error: {
     when:
@@ -340,11 +398,12 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
   },
   tool_timeout: {
     when: 'The tool did not finish within its deadline (a slow target, a very large page or document).',
-    action: 'Try again later, or with lighter input. A repeat with the same Idempotency-Key returns the same call\'s answer, so retry with a new key. Nothing was charged.',
+    action:
+      "Try again later, or with lighter input. A repeat with the same Idempotency-Key returns the same call's answer, so retry with a new key. Nothing was charged.",
     example: { detail: 'The tool did not finish within its deadline.' },
   },
   internal_error: {
-    when: 'Anything else went wrong on the service\'s side. It is logged with the request id.',
+    when: "Anything else went wrong on the service's side. It is logged with the request id.",
     action: 'Try again once; if it persists, contact support and quote the requestId. Nothing was charged.',
     example: { detail: 'Something went wrong on our side; quote the request id if you contact us.' },
   },

@@ -7,7 +7,11 @@ const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** Writes `code`-looking words (quoted names, header and field names) as code. */
-const prose = (text: string) => escapeHtml(text).replace(/\b(Idempotency-Key|Retry-After|RateLimit-\*|TARGET_ALLOWLIST|RATE_LIMIT_PER_SECOND|GET \/api\/v1\/[a-z/]+)/g, '<code>$1</code>');
+const prose = (text: string) =>
+  escapeHtml(text).replace(
+    /\b(Idempotency-Key|Retry-After|RateLimit-\*|TARGET_ALLOWLIST|RATE_LIMIT_PER_SECOND|GET \/api\/v1\/[a-z/]+)/g,
+    '<code>$1</code>',
+  );
 
 function definitionList(entries: Readonly<Record<string, string>>): string {
   return `<dl class="members">${Object.entries(entries)

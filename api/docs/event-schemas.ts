@@ -13,10 +13,13 @@ const memberData = record('', {
 });
 
 /** Each event kind's `data`, typed by EventKind so a new kind needs its payload described here. */
-export const EVENT_PAYLOADS: Readonly<Record<EventKind, { schema: string; summary: string; data: JsonSchema; example: Record<string, unknown> }>> = {
+export const EVENT_PAYLOADS: Readonly<
+  Record<EventKind, { schema: string; summary: string; data: JsonSchema; example: Record<string, unknown> }>
+> = {
   'credits.low': {
     schema: 'CreditsLow',
-    summary: 'The balance fell below 25 credits. Fires once, on the charge that crosses; again only after a grant lifts the balance back to 25 or more.',
+    summary:
+      'The balance fell below 25 credits. Fires once, on the charge that crosses; again only after a grant lifts the balance back to 25 or more.',
     data: record('', {
       balance: credits('The balance after the charge.'),
       threshold: { type: 'integer', const: LOW_BALANCE_THRESHOLD },
@@ -32,7 +35,8 @@ export const EVENT_PAYLOADS: Readonly<Record<EventKind, { schema: string; summar
   },
   'credits.granted': {
     schema: 'CreditsGranted',
-    summary: 'Credits were added by a purchase (a credit pack bought, or a dispute of one won), an automatic recharge, the monthly allowance or a manual adjustment.',
+    summary:
+      'Credits were added by a purchase (a credit pack bought, or a dispute of one won), an automatic recharge, the monthly allowance or a manual adjustment.',
     data: record('', {
       amount: { type: 'integer', minimum: 1, description: 'Credits added.' },
       reason: { type: 'string', enum: [...GRANT_REASONS, 'recharge'] },
@@ -55,9 +59,12 @@ export const EVENT_PAYLOADS: Readonly<Record<EventKind, { schema: string; summar
   'credits.recharge_failed': {
     schema: 'CreditsRechargeFailed',
     summary:
-      "An automatic recharge failed: the saved card was declined, or needs its holder (`authentication_required`). Nothing was granted. Three failures in a row turn auto-recharge off (`autoRechargeEnabled: false`) until it is turned on again.",
+      'An automatic recharge failed: the saved card was declined, or needs its holder (`authentication_required`). Nothing was granted. Three failures in a row turn auto-recharge off (`autoRechargeEnabled: false`) until it is turned on again.',
     data: record('', {
-      reason: { type: 'string', description: "Stripe's code for the failure (`card_declined`, `authentication_required`, `expired_card` ...)." },
+      reason: {
+        type: 'string',
+        description: "Stripe's code for the failure (`card_declined`, `authentication_required`, `expired_card` ...).",
+      },
       consecutiveFailures: { type: 'integer', minimum: 1, description: 'Failures in a row, this one included.' },
       autoRechargeEnabled: { type: 'boolean', description: 'False when this failure turned auto-recharge off.' },
     }),
@@ -86,19 +93,41 @@ export const EVENT_PAYLOADS: Readonly<Record<EventKind, { schema: string; summar
       charged: credits('Credits charged: the cost when it succeeded, 0 when it failed (refunded in full).'),
       code: { type: ['string', 'null'], description: "A failed call's error code (as in its problem); null when it succeeded." },
     }),
-    example: { requestId: 'call-acc_4hQ2mV8kZr1xYt6pW0nLbC-9fK2pQ7rT1wX5zB3nM8c', tool: 'website-screenshot', status: 'succeeded', charged: 25, code: null },
+    example: {
+      requestId: 'call-acc_4hQ2mV8kZr1xYt6pW0nLbC-9fK2pQ7rT1wX5zB3nM8c',
+      tool: 'website-screenshot',
+      status: 'succeeded',
+      charged: 25,
+      code: null,
+    },
   },
   'batch.completed': {
     schema: 'BatchCompleted',
-    summary: 'A batch ended: every item succeeded, failed or was skipped (`status` `completed`), or it was cancelled and its running items ended (`cancelled`). With its final counts.',
+    summary:
+      'A batch ended: every item succeeded, failed or was skipped (`status` `completed`), or it was cancelled and its running items ended (`cancelled`). With its final counts.',
     data: record('', batchEventFields),
-    example: { batchId: 'bat_4hQ2mV8kZr1xYt6pW0nLbC', tool: 'hash-text', status: 'completed', total: 3, counts: { pending: 0, running: 0, succeeded: 3, failed: 0, skipped: 0 }, charged: 3 },
+    example: {
+      batchId: 'bat_4hQ2mV8kZr1xYt6pW0nLbC',
+      tool: 'hash-text',
+      status: 'completed',
+      total: 3,
+      counts: { pending: 0, running: 0, succeeded: 3, failed: 0, skipped: 0 },
+      charged: 3,
+    },
   },
   'batch.paused': {
     schema: 'BatchPaused',
-    summary: 'A batch made with `onInsufficientCredits: "wait"` paused: the balance could not cover its next item. It resumes by itself when credits are granted (for up to 7 days).',
+    summary:
+      'A batch made with `onInsufficientCredits: "wait"` paused: the balance could not cover its next item. It resumes by itself when credits are granted (for up to 7 days).',
     data: record('', batchEventFields),
-    example: { batchId: 'bat_4hQ2mV8kZr1xYt6pW0nLbC', tool: 'hash-text', status: 'paused', total: 300, counts: { pending: 120, running: 0, succeeded: 180, failed: 0, skipped: 0 }, charged: 180 },
+    example: {
+      batchId: 'bat_4hQ2mV8kZr1xYt6pW0nLbC',
+      tool: 'hash-text',
+      status: 'paused',
+      total: 300,
+      counts: { pending: 120, running: 0, succeeded: 180, failed: 0, skipped: 0 },
+      charged: 180,
+    },
   },
   'member.joined': {
     schema: 'MemberJoined',
@@ -130,7 +159,13 @@ export function eventSchemas(): Record<string, JsonSchema> {
     out[`${schema}Event`] = record(summary, {
       id: id('evt', 'Event id: the same on every attempt to deliver it; use it to drop duplicates.'),
       event: { type: 'string', const: kind },
-      createdAt: { type: 'string', format: 'date-time', pattern: '\\+00:00$', description: 'When the event happened, ISO 8601 with offset +00:00.', examples: ['2026-01-01T12:00:00.000+00:00'] },
+      createdAt: {
+        type: 'string',
+        format: 'date-time',
+        pattern: '\\+00:00$',
+        description: 'When the event happened, ISO 8601 with offset +00:00.',
+        examples: ['2026-01-01T12:00:00.000+00:00'],
+      },
       data: ref(`${schema}Data`),
     });
   }

@@ -3,12 +3,15 @@
 import { ROLES } from '../../domain/teams/permissions.js';
 import { dateTime, id, record, ref, type JsonSchema } from './schema-parts.js';
 
-const role = { type: 'string', enum: [...ROLES], description: 'The member\'s role on the account.' };
+const role = { type: 'string', enum: [...ROLES], description: "The member's role on the account." };
 const accountRef = record('An account the person is a member of.', {
   id: id('acc', 'Account id.'),
   name: { type: ['string', 'null'], description: 'Its name.' },
   role,
-  requiredProvider: { type: ['string', 'null'], description: 'The identity provider its members must sign in through to act on it (its sign-in policy); null: any way.' },
+  requiredProvider: {
+    type: ['string', 'null'],
+    description: 'The identity provider its members must sign in through to act on it (its sign-in policy); null: any way.',
+  },
 });
 
 export const IDENTITY_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
@@ -19,13 +22,23 @@ export const IDENTITY_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       name: { type: ['string', 'null'], description: 'Their name.' },
     }),
     account: accountRef,
-    accounts: { type: 'array', items: accountRef, description: 'Every account the person is a member of (switch with PUT /api/v1/auth/session).' },
+    accounts: {
+      type: 'array',
+      items: accountRef,
+      description: 'Every account the person is a member of (switch with PUT /api/v1/auth/session).',
+    },
     session: record('This session (its secret is only in the cookie).', {
       id: id('ses', 'Session id.'),
       createdAt: dateTime('When it was signed in.'),
-      expiresAt: dateTime('When it ends at the latest (SESSION_MAX_DAYS after sign-in); it ends sooner after SESSION_IDLE_HOURS without use.'),
+      expiresAt: dateTime(
+        'When it ends at the latest (SESSION_MAX_DAYS after sign-in); it ends sooner after SESSION_IDLE_HOURS without use.',
+      ),
       authenticatedAt: dateTime('The last sign-in in it: passwords and passkeys can be changed for 10 minutes after.'),
-      method: { type: 'string', enum: ['password', 'passkey', 'verification', 'password_reset', 'invitation', 'oidc'], description: 'How it was signed in.' },
+      method: {
+        type: 'string',
+        enum: ['password', 'passkey', 'verification', 'password_reset', 'invitation', 'oidc'],
+        description: 'How it was signed in.',
+      },
       provider: { type: ['string', 'null'], description: 'Method `oidc`: the identity provider it was signed in through; null otherwise.' },
     }),
   }),
@@ -63,8 +76,14 @@ export const IDENTITY_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   }),
   Status: record('What was done.', { status: { type: 'string', description: '`verification_sent`, `reset_sent` or `password_changed`.' } }),
   EndedSessions: record('Sessions ended.', { ended: { type: 'integer', minimum: 0, description: 'How many.' } }),
-  PasswordChanged: record('The password is changed.', { sessionsEnded: { type: 'integer', minimum: 0, description: 'Other sessions ended by the change.' } }),
-  WebAuthnOptions: { type: 'object', description: 'WebAuthn options (PublicKeyCredentialCreationOptionsJSON or RequestOptionsJSON), for `startRegistration` or `startAuthentication` of `@simplewebauthn/browser`.' },
+  PasswordChanged: record('The password is changed.', {
+    sessionsEnded: { type: 'integer', minimum: 0, description: 'Other sessions ended by the change.' },
+  }),
+  WebAuthnOptions: {
+    type: 'object',
+    description:
+      'WebAuthn options (PublicKeyCredentialCreationOptionsJSON or RequestOptionsJSON), for `startRegistration` or `startAuthentication` of `@simplewebauthn/browser`.',
+  },
 };
 
 export const signedInRef = ref('SignedIn');

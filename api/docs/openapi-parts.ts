@@ -15,9 +15,13 @@ export const json = (schema: unknown, extra: Json = {}) => ({ 'application/json'
 export const pascal = (name: string) => name.replace(/(^|[-_.])([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
 
 export const HEADERS: Readonly<Record<string, Json>> = {
-  'X-Request-Id': { description: 'Id of the request: for a tool call, its call id (as in the usage list); else a fresh id. Also `requestId` in problems.', schema: { type: 'string' } },
+  'X-Request-Id': {
+    description: 'Id of the request: for a tool call, its call id (as in the usage list); else a fresh id. Also `requestId` in problems.',
+    schema: { type: 'string' },
+  },
   traceparent: {
-    description: "W3C trace context of the request's trace (`00-<traceId>-<spanId>-<flags>`), when the service traces (its operator set `OTEL_EXPORTER_OTLP_ENDPOINT`): quote the trace id to find the call's spans.",
+    description:
+      "W3C trace context of the request's trace (`00-<traceId>-<spanId>-<flags>`), when the service traces (its operator set `OTEL_EXPORTER_OTLP_ENDPOINT`): quote the trace id to find the call's spans.",
     schema: { type: 'string', pattern: '^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$' },
   },
   'X-Credits-Charged': { description: 'Credits this call was charged.', schema: { type: 'integer', minimum: 0 } },
@@ -25,19 +29,34 @@ export const HEADERS: Readonly<Record<string, Json>> = {
   'RateLimit-Limit': { description: 'Calls the account may burst (twice its per-second rate).', schema: { type: 'integer' } },
   'RateLimit-Remaining': { description: 'Calls left in the current burst.', schema: { type: 'integer' } },
   'RateLimit-Reset': { description: 'Seconds until the burst allowance is full again.', schema: { type: 'integer' } },
-  'Idempotent-Replayed': { description: "Present on a repeat of an earlier request with the same Idempotency-Key: this is the first call's answer.", schema: { type: 'string', const: 'true' } },
+  'Idempotent-Replayed': {
+    description: "Present on a repeat of an earlier request with the same Idempotency-Key: this is the first call's answer.",
+    schema: { type: 'string', const: 'true' },
+  },
   Location: { description: 'Where to read the asynchronous call: `/api/v1/calls/{requestId}`.', schema: { type: 'string' } },
-  'Preference-Applied': { description: '`respond-async`: the call runs on; this is not its outcome.', schema: { type: 'string', const: 'respond-async' } },
+  'Preference-Applied': {
+    description: '`respond-async`: the call runs on; this is not its outcome.',
+    schema: { type: 'string', const: 'respond-async' },
+  },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
   'WWW-Authenticate': { description: 'The credential scheme: `Bearer`.', schema: { type: 'string' } },
-  'X-Cache': { description: '`HIT`: answered from the render cache, free; `MISS`: rendered by this call (and stored).', schema: { type: 'string', enum: ['HIT', 'MISS'] } },
+  'X-Cache': {
+    description: '`HIT`: answered from the render cache, free; `MISS`: rendered by this call (and stored).',
+    schema: { type: 'string', enum: ['HIT', 'MISS'] },
+  },
   Age: { description: 'Seconds since the stored render was made (on a hit).', schema: { type: 'integer', minimum: 0 } },
-  ETag: { description: "The stored render's tag: send it back in `If-None-Match` to get a 304 while it is unchanged.", schema: { type: 'string' } },
+  ETag: {
+    description: "The stored render's tag: send it back in `If-None-Match` to get a 304 while it is unchanged.",
+    schema: { type: 'string' },
+  },
 };
 
 /** On every answer that passed authentication and the per-account rate limit. */
 /** What every answer carries: its request id and, when the service traces, its trace. */
-export const ANSWER_HEADERS: Readonly<Record<string, Json>> = { 'X-Request-Id': headerRef('X-Request-Id'), traceparent: headerRef('traceparent') };
+export const ANSWER_HEADERS: Readonly<Record<string, Json>> = {
+  'X-Request-Id': headerRef('X-Request-Id'),
+  traceparent: headerRef('traceparent'),
+};
 
 export const RATE_LIMIT_HEADERS = {
   'RateLimit-Limit': headerRef('RateLimit-Limit'),
@@ -50,7 +69,8 @@ export const PARAMETERS: Readonly<Record<string, Json>> = {
     name: 'Idempotency-Key',
     in: 'header',
     required: false,
-    description: "Makes the call safe to repeat: a repeat with the same key, tool and body within 24 hours answers with the first call's response and is charged once. Per account.",
+    description:
+      "Makes the call safe to repeat: a repeat with the same key, tool and body within 24 hours answers with the first call's response and is charged once. Per account.",
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
     example: 'order-42-thumbnail',
   },
@@ -76,8 +96,20 @@ export const PARAMETERS: Readonly<Record<string, Json>> = {
     schema: { type: 'string' },
     example: 'max-age=3600',
   },
-  'If-None-Match': { name: 'If-None-Match', in: 'header', required: false, description: 'An ETag of an earlier answer: 304 when the stored render is still that one.', schema: { type: 'string' } },
-  RequestId: { name: 'requestId', in: 'path', required: true, description: "The call's request id (`X-Request-Id` of its 202).", schema: { type: 'string' } },
+  'If-None-Match': {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: 'An ETag of an earlier answer: 304 when the stored render is still that one.',
+    schema: { type: 'string' },
+  },
+  RequestId: {
+    name: 'requestId',
+    in: 'path',
+    required: true,
+    description: "The call's request id (`X-Request-Id` of its 202).",
+    schema: { type: 'string' },
+  },
   KeyId: { name: 'id', in: 'path', required: true, description: 'Key id (`key_...`).', schema: { type: 'string' } },
   DestinationId: { name: 'id', in: 'path', required: true, description: 'Destination id (`dst_...`).', schema: { type: 'string' } },
   'Output-Destination': {
@@ -86,22 +118,64 @@ export const PARAMETERS: Readonly<Record<string, Json>> = {
     required: false,
     description:
       'A destination of the account (`dst_...`, `POST /api/v1/account/destinations`): the file is written to its bucket at `{prefix}/{requestId}/0.{ext}` ' +
-      'and the answer carries `stored` (bucket, key, size, contentType) in place of the file\'s base64. Charged only once the bucket accepted the file; a refused write answers 502 `destination_error` and is refunded. ' +
-      'An unknown destination, another account\'s, or one named on a tool that makes no file is refused with 400 `validation_failed` (field `header:Output-Destination`) before anything runs.',
+      "and the answer carries `stored` (bucket, key, size, contentType) in place of the file's base64. Charged only once the bucket accepted the file; a refused write answers 502 `destination_error` and is refunded. " +
+      "An unknown destination, another account's, or one named on a tool that makes no file is refused with 400 `validation_failed` (field `header:Output-Destination`) before anything runs.",
     schema: { type: 'string', pattern: '^dst_[0-9A-Za-z]{22}$' },
     example: 'dst_4hQ2mV8kZr1xYt6pW0nLbC',
   },
   EndpointId: { name: 'id', in: 'path', required: true, description: 'Webhook endpoint id (`whe_...`).', schema: { type: 'string' } },
   AccountId: { name: 'id', in: 'path', required: true, description: 'Account id (`acc_...`).', schema: { type: 'string' } },
-  UsageLimit: { name: 'limit', in: 'query', required: false, description: 'Entries per page.', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
-  UsageCursor: { name: 'cursor', in: 'query', required: false, description: '`nextCursor` of the previous page.', schema: { type: 'string' } },
+  UsageLimit: {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: 'Entries per page.',
+    schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+  },
+  UsageCursor: {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description: '`nextCursor` of the previous page.',
+    schema: { type: 'string' },
+  },
   BatchId: { name: 'id', in: 'path', required: true, description: 'Batch id (`bat_...`).', schema: { type: 'string' } },
   PlanId: { name: 'id', in: 'path', required: true, description: 'Plan id.', schema: { type: 'string' } },
-  UsageFrom: { name: 'from', in: 'query', required: false, description: 'Only entries at or after this time (a date `2026-05-01` or an ISO 8601 time).', schema: { type: 'string' } },
-  UsageTo: { name: 'to', in: 'query', required: false, description: 'Only entries before this time (a date or an ISO 8601 time).', schema: { type: 'string' } },
-  UsageKeyId: { name: 'keyId', in: 'query', required: false, description: 'Only the calls of this API key (`key_...`).', schema: { type: 'string' } },
-  EventType: { name: 'type', in: 'query', required: false, description: 'Only events of this type.', schema: { type: 'string', enum: [...EVENT_KINDS] } },
-  AttemptsLimit: { name: 'limit', in: 'query', required: false, description: 'Attempts to list, newest first.', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
+  UsageFrom: {
+    name: 'from',
+    in: 'query',
+    required: false,
+    description: 'Only entries at or after this time (a date `2026-05-01` or an ISO 8601 time).',
+    schema: { type: 'string' },
+  },
+  UsageTo: {
+    name: 'to',
+    in: 'query',
+    required: false,
+    description: 'Only entries before this time (a date or an ISO 8601 time).',
+    schema: { type: 'string' },
+  },
+  UsageKeyId: {
+    name: 'keyId',
+    in: 'query',
+    required: false,
+    description: 'Only the calls of this API key (`key_...`).',
+    schema: { type: 'string' },
+  },
+  EventType: {
+    name: 'type',
+    in: 'query',
+    required: false,
+    description: 'Only events of this type.',
+    schema: { type: 'string', enum: [...EVENT_KINDS] },
+  },
+  AttemptsLimit: {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: 'Attempts to list, newest first.',
+    schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+  },
 };
 
 export const SECURITY_SCHEMES: Readonly<Record<string, Json>> = {
@@ -114,13 +188,16 @@ export const SECURITY_SCHEMES: Readonly<Record<string, Json>> = {
     name: 'ut_session',
     description:
       'A dashboard session, set by a sign-in (`__Host-ut_session` when the service runs on https). It manages the account it acts on, as the signed-in member. ' +
-      'A change made with it must come from the service\'s own pages (`Sec-Fetch-Site: same-origin` or the service\'s `Origin`), else 403 `csrf_rejected`.',
+      "A change made with it must come from the service's own pages (`Sec-Fetch-Site: same-origin` or the service's `Origin`), else 403 `csrf_rejected`.",
   },
 };
 
 /** Tags besides the tool groups. Names are part of the reference's anchors (`#tag/<name>/...`). */
 export const TAGS = {
-  calls: { 'x-displayName': 'Asynchronous calls', description: 'Tool calls made with `Prefer: respond-async`: their status, then their output or problem, for 24 hours after they end.' },
+  calls: {
+    'x-displayName': 'Asynchronous calls',
+    description: 'Tool calls made with `Prefer: respond-async`: their status, then their output or problem, for 24 hours after they end.',
+  },
   batches: {
     'x-displayName': 'Batches',
     description:
@@ -132,17 +209,24 @@ export const TAGS = {
       'People sign themselves up with a verified address, sign in with a password or a passkey, and see and end their sessions. Answers that sign in set the session cookie. ' +
       'Nothing here tells whether an address has an account: sign-up and password reset answer alike for any address, and a sign-in fails alike for a wrong password, an unknown address and an unverified one.',
   },
-  account: { 'x-displayName': 'Account', description: 'The account of the owner token: balance, plan, grants and usage. The dashboard uses these endpoints.' },
+  account: {
+    'x-displayName': 'Account',
+    description: 'The account of the owner token: balance, plan, grants and usage. The dashboard uses these endpoints.',
+  },
   team: {
     'x-displayName': 'Team',
     description:
       'The members of an account, each with a role (owner, admin, developer, billing, viewer), invitations by mail, the transfer of ownership and the sign-in policy. ' +
-      'Every account operation says which roles may call it (**Roles**, `x-roles`); a member beyond their role is answered 403 `forbidden_for_role`. An owner token has the owner\'s rights.',
+      "Every account operation says which roles may call it (**Roles**, `x-roles`); a member beyond their role is answered 403 `forbidden_for_role`. An owner token has the owner's rights.",
   },
-  'api-keys': { 'x-displayName': 'API keys', description: 'Create, list and revoke the API keys that call tools. A key is shown only when it is created.' },
+  'api-keys': {
+    'x-displayName': 'API keys',
+    description: 'Create, list and revoke the API keys that call tools. A key is shown only when it is created.',
+  },
   destinations: {
     'x-displayName': 'Destinations',
-    description: "The account's own buckets: a call with `Output-Destination` writes its file there and answers where, instead of the bytes. The secret access key is shown never again.",
+    description:
+      "The account's own buckets: a call with `Output-Destination` writes its file there and answers where, instead of the bytes. The secret access key is shown never again.",
   },
   'render-links': {
     'x-displayName': 'Render links',
@@ -156,15 +240,25 @@ export const TAGS = {
       "Buy credit packs with Stripe Checkout, see purchases (refunds and disputes included) and set up automatic recharges with the card saved at checkout. Credits arrive with Stripe's signed event, once. " +
       'Without Stripe configured by the operator, packs are listed and checkout answers 409 `payments_not_configured`.',
   },
-  'webhook-endpoints': { 'x-displayName': 'Webhook endpoints', description: "Where the account's events are posted, and every delivery attempt." },
-  'webhook-events': { 'x-displayName': 'Webhook events', description: 'What the service posts to your webhook endpoints. See *Webhooks* above to verify a delivery.' },
-  operator: { 'x-displayName': 'Operator', description: "Open accounts, grant credits and manage plans, with the operator's `ADMIN_TOKEN`. Off (404) when it is unset." },
+  'webhook-endpoints': {
+    'x-displayName': 'Webhook endpoints',
+    description: "Where the account's events are posted, and every delivery attempt.",
+  },
+  'webhook-events': {
+    'x-displayName': 'Webhook events',
+    description: 'What the service posts to your webhook endpoints. See *Webhooks* above to verify a delivery.',
+  },
+  operator: {
+    'x-displayName': 'Operator',
+    description: "Open accounts, grant credits and manage plans, with the operator's `ADMIN_TOKEN`. Off (404) when it is unset.",
+  },
   service: { 'x-displayName': 'Service', description: 'The catalogue, health, metrics and this documentation. No credential needed.' },
 } as const;
 export type Tag = Group | keyof typeof TAGS;
 
 export const GROUP_DESCRIPTIONS: Readonly<Record<Group, string>> = {
-  network: 'Probe public hosts: reachability, DNS, certificates, mail servers and raw HTTP. Private, loopback and link-local targets are refused.',
+  network:
+    'Probe public hosts: reachability, DNS, certificates, mail servers and raw HTTP. Private, loopback and link-local targets are refused.',
   web: 'Capture, render and read public web pages with a headless browser or a guarded HTTP client.',
   files: 'Make and transform images and documents; source files are fetched from public URLs.',
   hashing: 'Digest text and create or verify password hashes. Passwords are used for the call only, never stored.',
@@ -191,7 +285,15 @@ export function problemResponses(baseUrl: string) {
         const { detail, members } = ERROR_GUIDE[code].example;
         const { title } = ERRORS[code];
         const status = answered ?? ERRORS[code].status;
-        const value = { type: `${baseUrl}/docs/errors#${code}`, title, status, detail, code, requestId: 'req_4hQ2mV8kZr1xYt6pW0nLbC', ...members };
+        const value = {
+          type: `${baseUrl}/docs/errors#${code}`,
+          title,
+          status,
+          detail,
+          code,
+          requestId: 'req_4hQ2mV8kZr1xYt6pW0nLbC',
+          ...members,
+        };
         return [code, { summary: `${code}: ${title}`, description: ERROR_GUIDE[code].when, value }];
       }),
     );

@@ -28,7 +28,16 @@ export const operation = (method: Method, path: string, spec: OperationSpec): Ro
 /** Codes of an API key's check and the rate limit (reading asynchronous calls). */
 export const KEY_CODES: readonly ErrorCode[] = ['unauthorized', 'forbidden', 'rate_limited', 'unavailable', 'internal_error'];
 /** Codes of the account API's owner-token or session check, its role check (domain/teams/permissions.ts) and rate limit. */
-export const OWNER_CODES: readonly ErrorCode[] = ['unauthorized', 'unauthenticated', 'forbidden', 'forbidden_for_role', 'csrf_rejected', 'rate_limited', 'unavailable', 'internal_error'];
+export const OWNER_CODES: readonly ErrorCode[] = [
+  'unauthorized',
+  'unauthenticated',
+  'forbidden',
+  'forbidden_for_role',
+  'csrf_rejected',
+  'rate_limited',
+  'unavailable',
+  'internal_error',
+];
 /** A signed-in person's routes: no session, or a change from another site. */
 export const SESSION_CODES: readonly ErrorCode[] = ['unauthenticated', 'csrf_rejected', 'unavailable', 'internal_error'];
 /** The operator API answers 404 while ADMIN_TOKEN is unset. */

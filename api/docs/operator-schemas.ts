@@ -11,7 +11,7 @@ export const OPERATOR_SCHEMAS: Record<string, JsonSchema> = {
     account: record('The account.', {
       id: id('acc', 'Account id.'),
       name: { type: ['string', 'null'] },
-      balance: credits('Starting credits: the welcome grant and the first period\'s allowance.'),
+      balance: credits("Starting credits: the welcome grant and the first period's allowance."),
       plan: { type: 'string', description: 'The plan it joined.' },
     }),
     ownerToken: credential('uto', "The account owner's token (account API)."),
@@ -43,8 +43,17 @@ export const OPERATOR_SCHEMAS: Record<string, JsonSchema> = {
   Plan: record('A plan.', {
     id: { type: 'string', examples: ['pro'] },
     name: { type: 'string', examples: ['Pro'] },
-    monthlyAllowance: { type: 'integer', minimum: 0, maximum: MAX_MONTHLY_ALLOWANCE, description: 'Credits an account on it gets each period, on its anniversary.' },
-    rollover: { type: 'string', enum: [...ROLLOVERS], description: '`none`: the unused part lapses when the next period starts; `keep`: it stays until spent.' },
+    monthlyAllowance: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_MONTHLY_ALLOWANCE,
+      description: 'Credits an account on it gets each period, on its anniversary.',
+    },
+    rollover: {
+      type: 'string',
+      enum: [...ROLLOVERS],
+      description: '`none`: the unused part lapses when the next period starts; `keep`: it stays until spent.',
+    },
     createdAt: dateTime('When it was created.'),
     updatedAt: dateTime('When it was last changed.'),
   }),

@@ -14,10 +14,22 @@ export const RENDER_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   }),
   NewLinkSecret: record('A new link secret, with the secret: shown only once.', {
     ...linkSecretFields,
-    secret: { type: 'string', pattern: '^lksec_[0-9A-Za-z_-]{43}$', description: 'The HMAC-SHA256 key links are signed with. Keep it on your server.', examples: ['lksec_Jx3v9QhZ2mN8pR4tW6yB1cD5fG7hK0lM3nP6qS9uV2w'] },
+    secret: {
+      type: 'string',
+      pattern: '^lksec_[0-9A-Za-z_-]{43}$',
+      description: 'The HMAC-SHA256 key links are signed with. Keep it on your server.',
+      examples: ['lksec_Jx3v9QhZ2mN8pR4tW6yB1cD5fG7hK0lM3nP6qS9uV2w'],
+    },
   }),
   RenderLink: record('A signed render link.', {
-    url: { type: 'string', format: 'uri', description: 'The link: put it in an `<img src>` as it is.', examples: ['https://api.example.com/api/v1/render/lks_4hQ2mV8kZr1xYt6pW0nLbC/qr-generate?text=https%3A%2F%2Fexample.com%2F&size=256&expires=1798761600&signature=5f0c...'] },
+    url: {
+      type: 'string',
+      format: 'uri',
+      description: 'The link: put it in an `<img src>` as it is.',
+      examples: [
+        'https://api.example.com/api/v1/render/lks_4hQ2mV8kZr1xYt6pW0nLbC/qr-generate?text=https%3A%2F%2Fexample.com%2F&size=256&expires=1798761600&signature=5f0c...',
+      ],
+    },
     secretId: id('lks', 'The secret that signed it.'),
     expiresAt: nullableDateTime('When it stops working (403 `link_expired`); null: when its secret is retired.'),
   }),

@@ -7,10 +7,25 @@ export type JsonSchema = Record<string, unknown>;
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 // `examples` make the renderer's samples look like real answers rather than "string".
-export const id = (prefix: string, description: string) => ({ type: 'string', pattern: `^${prefix}_[0-9A-Za-z]+$`, description, examples: [`${prefix}_4hQ2mV8kZr1xYt6pW0nLbC`] });
-export const dateTime = (description: string) => ({ type: 'string', format: 'date-time', description, examples: ['2026-01-01T12:00:00.000Z'] });
+export const id = (prefix: string, description: string) => ({
+  type: 'string',
+  pattern: `^${prefix}_[0-9A-Za-z]+$`,
+  description,
+  examples: [`${prefix}_4hQ2mV8kZr1xYt6pW0nLbC`],
+});
+export const dateTime = (description: string) => ({
+  type: 'string',
+  format: 'date-time',
+  description,
+  examples: ['2026-01-01T12:00:00.000Z'],
+});
 export const nullableDateTime = (description: string) => ({ type: ['string', 'null'], format: 'date-time', description, examples: [null] });
-export const credential = (prefix: 'utk' | 'uto', description: string) => ({ type: 'string', pattern: `^${prefix}_[0-9A-Za-z]{40}$`, description, examples: [`${prefix}_8Fq2ZrW1tYk3Lm9Qp0Xn4Vb7Cs6Dh5Ja2Ge1Rf8W`] });
+export const credential = (prefix: 'utk' | 'uto', description: string) => ({
+  type: 'string',
+  pattern: `^${prefix}_[0-9A-Za-z]{40}$`,
+  description,
+  examples: [`${prefix}_8Fq2ZrW1tYk3Lm9Qp0Xn4Vb7Cs6Dh5Ja2Ge1Rf8W`],
+});
 export const keyPrefix = { type: 'string', description: 'First 12 characters of the key, for recognising it.', examples: ['utk_8Fq2ZrW1'] };
 export const credits = (description: string) => ({ type: 'integer', minimum: 0, description });
 /** A closed object whose every property is present (the routes always write each field). */
@@ -31,17 +46,31 @@ const planSummary = {
   properties: {
     id: { type: 'string', examples: ['pro'] },
     name: { type: 'string', examples: ['Pro'] },
-    monthlyAllowance: { type: 'integer', minimum: 0, maximum: MAX_MONTHLY_ALLOWANCE, description: 'Credits granted each period, on the anniversary.' },
-    rollover: { type: 'string', enum: [...ROLLOVERS], description: '`none`: the unused part of an allowance lapses when the next period starts; `keep`: it stays until spent.' },
+    monthlyAllowance: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_MONTHLY_ALLOWANCE,
+      description: 'Credits granted each period, on the anniversary.',
+    },
+    rollover: {
+      type: 'string',
+      enum: [...ROLLOVERS],
+      description: '`none`: the unused part of an allowance lapses when the next period starts; `keep`: it stays until spent.',
+    },
   },
 };
 export const planFields = {
   plan: planSummary,
-  planSince: nullableDateTime('When the account joined its plan: each period starts on this day of the month (the last day of shorter months).'),
+  planSince: nullableDateTime(
+    'When the account joined its plan: each period starts on this day of the month (the last day of shorter months).',
+  ),
   nextAllowance: {
     type: ['object', 'null'],
     description: 'The next monthly allowance; null when the plan gives none.',
     required: ['at', 'amount'],
-    properties: { at: dateTime('When it is granted (within minutes of this time).'), amount: { type: 'integer', minimum: 1, description: 'Credits.' } },
+    properties: {
+      at: dateTime('When it is granted (within minutes of this time).'),
+      amount: { type: 'integer', minimum: 1, description: 'Credits.' },
+    },
   },
 };

@@ -19,17 +19,23 @@ export const TEAM_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     id: id('inv', 'Invitation id: revoke it with DELETE /api/v1/account/invitations/{id}.'),
     email: { type: 'string', description: 'The invited address.' },
     role,
-    invitedBy: { type: ['string', 'null'], description: 'Who invited: a member\'s user id, or the prefix of the owner token used.' },
+    invitedBy: { type: ['string', 'null'], description: "Who invited: a member's user id, or the prefix of the owner token used." },
     createdAt: dateTime('When it was mailed.'),
     expiresAt: dateTime('Its link works until then (7 days).'),
   }),
   InvitationList: { type: 'array', items: ref('Invitation'), description: 'The pending invitations, newest first.' },
   OwnershipTransferred: record('The account has a new owner.', {
     owner: ref('Member'),
-    previousOwner: { oneOf: [ref('Member'), { type: 'null' }], description: 'The owner before, now an admin; null when the account had no owning person (an owner token acted).' },
+    previousOwner: {
+      oneOf: [ref('Member'), { type: 'null' }],
+      description: 'The owner before, now an admin; null when the account had no owning person (an owner token acted).',
+    },
   }),
   SignInPolicy: record("How the account's members must sign in to act on it.", {
-    requiredProvider: { type: ['string', 'null'], description: 'The identity provider they must sign in through; null: any way (password, passkey, a provider).' },
+    requiredProvider: {
+      type: ['string', 'null'],
+      description: 'The identity provider they must sign in through; null: any way (password, passkey, a provider).',
+    },
     providers: {
       type: 'array',
       description: 'The identity providers of the service (OIDC_PROVIDERS).',
@@ -39,18 +45,23 @@ export const TEAM_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
         signInPath: { type: 'string', description: 'Where a sign-in through it starts (GET).' },
       }),
     },
-    sessionsEnded: { type: 'integer', minimum: 0, description: 'Sessions on the account that ended because they were not signed in through the provider (0 on a read).' },
+    sessionsEnded: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Sessions on the account that ended because they were not signed in through the provider (0 on a read).',
+    },
   }),
   KeyMaker: {
     type: ['object', 'null'],
-    description: 'Who made the key: a member (`former` once they left the account: the key keeps working, an admin decides), the owner token, or the operator; null for keys made before makers were recorded.',
+    description:
+      'Who made the key: a member (`former` once they left the account: the key keeps working, an admin decides), the owner token, or the operator; null for keys made before makers were recorded.',
     required: ['type', 'userId', 'name', 'email', 'prefix', 'former'],
     properties: {
       type: { type: 'string', enum: ['user', 'owner_token', 'operator'] },
       userId: { type: ['string', 'null'], description: 'The member (`type` user).' },
       name: { type: ['string', 'null'], description: 'Their name.' },
       email: { type: ['string', 'null'], description: 'Their address.' },
-      prefix: { type: ['string', 'null'], description: 'The owner token\'s prefix (`type` owner_token).' },
+      prefix: { type: ['string', 'null'], description: "The owner token's prefix (`type` owner_token)." },
       former: { type: 'boolean', description: 'Made by a former member: they are no longer on the account.' },
     },
   },

@@ -3,13 +3,23 @@
 import { EVENT_KINDS, EVENT_RETENTION_MS } from '../../lib/event-kinds.js';
 import { SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_HEADERS } from '../../lib/webhook-signature.js';
 import { WEBHOOK_TIMEOUT_MS, WEBHOOK_USER_AGENT } from '../../lib/webhook-transport.js';
-import { DISABLE_AFTER_FAILURES, LATER_RETRY_DELAY_MS, MAX_DELIVERY_AGE_MS, RETRY_DELAYS_MS, SECRET_OVERLAP_MS } from '../../lib/webhook-policy.js';
+import {
+  DISABLE_AFTER_FAILURES,
+  LATER_RETRY_DELAY_MS,
+  MAX_DELIVERY_AGE_MS,
+  RETRY_DELAYS_MS,
+  SECRET_OVERLAP_MS,
+} from '../../lib/webhook-policy.js';
 import { json, type Json } from './openapi-parts.js';
 import { EVENT_PAYLOADS } from './event-schemas.js';
 import { ref } from './schema-parts.js';
 
 function duration(ms: number): string {
-  for (const [unit, size] of [['days', 86_400_000], ['h', 3_600_000], ['min', 60_000]] as const) {
+  for (const [unit, size] of [
+    ['days', 86_400_000],
+    ['h', 3_600_000],
+    ['min', 60_000],
+  ] as const) {
     if (ms >= size && ms % size === 0) return `${ms / size} ${unit === 'days' && ms === size ? 'day' : unit}`;
   }
   return `${ms / 1000} s`;
@@ -47,8 +57,15 @@ export function webhookEvents(): Record<string, { post: Json }> {
         description: `${summary}\n\nVerify \`${WEBHOOK_HEADERS.signature}\` before trusting the body (see *Verifying signatures*).`,
         parameters: [
           header(WEBHOOK_HEADERS.event, 'The event kind.', { type: 'string', const: kind }),
-          header(WEBHOOK_HEADERS.eventId, "The envelope's `id`, the same on every attempt.", { type: 'string', pattern: '^evt_[0-9A-Za-z]+$' }),
-          header(WEBHOOK_HEADERS.timestamp, `When this attempt was signed, in Unix seconds. Reject a delivery ${toleranceSeconds} s or more away from your clock.`, { type: 'string', pattern: '^[0-9]+$' }),
+          header(WEBHOOK_HEADERS.eventId, "The envelope's `id`, the same on every attempt.", {
+            type: 'string',
+            pattern: '^evt_[0-9A-Za-z]+$',
+          }),
+          header(
+            WEBHOOK_HEADERS.timestamp,
+            `When this attempt was signed, in Unix seconds. Reject a delivery ${toleranceSeconds} s or more away from your clock.`,
+            { type: 'string', pattern: '^[0-9]+$' },
+          ),
           header(
             WEBHOOK_HEADERS.signature,
             `\`sha256=\` and the lowercase hex HMAC-SHA256 of \`<${WEBHOOK_HEADERS.timestamp}>.<raw body>\`, keyed with the signing secret (during a rotation's overlap: the previous one).`,

@@ -16,7 +16,7 @@ const endpointFields = {
     examples: [[...DEFAULT_EVENT_TYPES]],
   },
   previousSecretExpiresAt: nullableDateTime(
-    'While a rotated secret\'s overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.',
+    "While a rotated secret's overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.",
   ),
 };
 
@@ -56,7 +56,8 @@ export const WEBHOOK_ENDPOINT_SCHEMAS: Record<string, JsonSchema> = {
     trigger: {
       type: 'string',
       enum: ['event', 'replay', 'recovery'],
-      description: '`event`: the event happened. `replay`: you asked to send it again. `recovery`: it was missed and recovered when you re-enabled the endpoint.',
+      description:
+        '`event`: the event happened. `replay`: you asked to send it again. `recovery`: it was missed and recovered when you re-enabled the endpoint.',
     },
   }),
   EventDelivery: record('What became of the event at one endpoint.', {
@@ -64,7 +65,8 @@ export const WEBHOOK_ENDPOINT_SCHEMAS: Record<string, JsonSchema> = {
     status: {
       type: 'string',
       enum: ['delivered', 'failing', 'undelivered'],
-      description: '`delivered`: an attempt succeeded. `failing`: attempts failed and retries are due. `undelivered`: it ended unsent (`reason`).',
+      description:
+        '`delivered`: an attempt succeeded. `failing`: attempts failed and retries are due. `undelivered`: it ended unsent (`reason`).',
     },
     attempts: { type: 'integer', minimum: 0, description: 'Attempts made.' },
     lastAttemptAt: nullableDateTime('When the last attempt was made; null when none was.'),
@@ -77,7 +79,12 @@ export const WEBHOOK_ENDPOINT_SCHEMAS: Record<string, JsonSchema> = {
   EventLogEntry: record('One event of the account, as its deliveries carried it, with where it went.', {
     id: id('evt', 'Event id, as in the envelope.'),
     event: ref('WebhookEventKind'),
-    createdAt: { type: 'string', format: 'date-time', description: 'When it happened, as in the envelope (offset +00:00).', examples: ['2026-01-01T12:00:00.000+00:00'] },
+    createdAt: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When it happened, as in the envelope (offset +00:00).',
+      examples: ['2026-01-01T12:00:00.000+00:00'],
+    },
     data: { type: 'object', description: "The event's `data`, as in the envelope (see *Webhook events*)." },
     deliveries: { type: 'array', items: ref('EventDelivery'), description: 'Each endpoint it went to; empty when none was subscribed.' },
   }),

@@ -52,19 +52,34 @@ export function adminRoutes(deps: AdminDeps): Router {
   }
 
   async function accountView(a: AccountDoc) {
-    return { id: a._id, name: a.name, email: a.email, balance: a.balance, createdAt: a.createdAt, ...(await accountPlanView(deps.allowances, a)) };
+    return {
+      id: a._id,
+      name: a.name,
+      email: a.email,
+      balance: a.balance,
+      createdAt: a.createdAt,
+      ...(await accountPlanView(deps.allowances, a)),
+    };
   }
 
   router.post('/accounts', async (ctx) => {
     const body = createAccount(await readJsonObject(ctx, undefined, { allowEmpty: true })) as {
-      name?: string; email?: string; credits?: number; plan?: string; planStartsAt?: string;
+      name?: string;
+      email?: string;
+      credits?: number;
+      plan?: string;
+      planStartsAt?: string;
     };
     const now = Date.now();
     const plan = await knownPlan(body.plan ?? DEFAULT_PLAN_ID);
     const anchor = body.planStartsAt ? new Date(body.planStartsAt) : new Date(now);
     if (anchor.getTime() > now) throw validationProblem([{ field: '/planStartsAt', message: 'is in the future' }]);
-    if (anchor.getTime() < now - PLAN_START_LOOKBACK_MS) throw validationProblem([{ field: '/planStartsAt', message: 'is more than 31 days ago' }]);
-    const opened = await deps.accounts.open({ name: body.name, email: body.email, credits: body.credits ?? deps.freeCredits, plan: joinPlan(plan._id, anchor) }, operatorActing(ctx));
+    if (anchor.getTime() < now - PLAN_START_LOOKBACK_MS)
+      throw validationProblem([{ field: '/planStartsAt', message: 'is more than 31 days ago' }]);
+    const opened = await deps.accounts.open(
+      { name: body.name, email: body.email, credits: body.credits ?? deps.freeCredits, plan: joinPlan(plan._id, anchor) },
+      operatorActing(ctx),
+    );
     // The first period's allowance now; were this cut short, the scheduled run grants it.
     await deps.allowances.grantDue(opened.account._id, now);
     const account = await existing(opened.account._id);
@@ -84,12 +99,21 @@ export function adminRoutes(deps: AdminDeps): Router {
     const body = changePlan(await readJsonObject(ctx)) as { plan: string; prorate?: boolean };
     const account = await existing(ctx.params.id!);
     await knownPlan(body.plan);
-    await deps.allowances.changePlan(account._id, body.plan, { prorate: body.prorate ?? false, now: Date.now(), audit: operatorActing(ctx) });
+    await deps.allowances.changePlan(account._id, body.plan, {
+      prorate: body.prorate ?? false,
+      now: Date.now(),
+      audit: operatorActing(ctx),
+    });
     ctx.body = await accountView(await existing(account._id));
   });
 
   router.post('/accounts/:id/credits', async (ctx) => {
-    const body = grantCredits(await readJsonObject(ctx)) as { amount: number; reason: GrantReason; expiresAt?: string; idempotencyKey?: string };
+    const body = grantCredits(await readJsonObject(ctx)) as {
+      amount: number;
+      reason: GrantReason;
+      expiresAt?: string;
+      idempotencyKey?: string;
+    };
     const now = Date.now();
     const expiresAt = body.expiresAt ? new Date(body.expiresAt) : null;
     const account = await existing(ctx.params.id!);
@@ -104,7 +128,14 @@ export function adminRoutes(deps: AdminDeps): Router {
       throw validationProblem([{ field: '/expiresAt', message: 'is in the past' }]);
     }
     const outcome = await deps.grants.grant(
-      { accountId: account._id, amount: body.amount, reason: body.reason, expiresAt, idempotencyKey: body.idempotencyKey ?? null, audit: operatorActing(ctx) },
+      {
+        accountId: account._id,
+        amount: body.amount,
+        reason: body.reason,
+        expiresAt,
+        idempotencyKey: body.idempotencyKey ?? null,
+        audit: operatorActing(ctx),
+      },
       now,
     );
     if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
@@ -122,35 +153,53 @@ function sameGrant(first: GrantDoc, amount: number, reason: string, expiresAt: D
 export function adminOperations(): RouteOperation[] {
   return [
     operation('post', '/api/v1/admin/accounts', {
-      tag: 'operator', operationId: 'openAccount', summary: 'Open an account', ...admin(),
+      tag: 'operator',
+      operationId: 'openAccount',
+      summary: 'Open an account',
+      ...admin(),
       description:
         'Opens an account with a welcome grant of `credits` (FREE_CREDITS when left out, never expiring), an owner token and a first API key, on `plan` (`free` when left out), ' +
         'whose first allowance is granted at once. The body may be left out.',
-      requestBody: { required: false, content: json(BODY_SCHEMAS.createAccount, example({ name: 'Acme Ltd', email: 'ops@acme.example', credits: 500, plan: 'free' })) },
+      requestBody: {
+        required: false,
+        content: json(BODY_SCHEMAS.createAccount, example({ name: 'Acme Ltd', email: 'ops@acme.example', credits: 500, plan: 'free' })),
+      },
       ok: plain('The account and its credentials, shown only here.', json(ref('OpenedAccount')), '201'),
       codes: [...ADMIN_CODES, ...BODY_CODES],
     }),
     operation('get', '/api/v1/admin/accounts/{id}', {
-      tag: 'operator', operationId: 'getAccountAsOperator', summary: 'Get an account', ...admin(),
+      tag: 'operator',
+      operationId: 'getAccountAsOperator',
+      summary: 'Get an account',
+      ...admin(),
       parameters: [paramRef('AccountId')],
       ok: plain('The account.', json(ref('AdminAccount'))),
       codes: ADMIN_CODES,
     }),
     operation('post', '/api/v1/admin/accounts/{id}/credits', {
-      tag: 'operator', operationId: 'grantCredits', summary: 'Grant credits', ...admin(),
+      tag: 'operator',
+      operationId: 'grantCredits',
+      summary: 'Grant credits',
+      ...admin(),
       description:
         'Adds credits as a grant and fires `credits.granted`. With `expiresAt`, what is left of the grant then lapses (an `expired` entry in the usage). ' +
         'With `idempotencyKey` (your payment id), the same key again grants nothing and answers the first grant (`Idempotent-Replayed: true`); with another body it is `idempotency_conflict`.',
       parameters: [paramRef('AccountId')],
-      requestBody: { required: true, content: json(BODY_SCHEMAS.grantCredits, example({ amount: 500, reason: 'purchase', idempotencyKey: 'pi_3PqK2Lm9' })) },
+      requestBody: {
+        required: true,
+        content: json(BODY_SCHEMAS.grantCredits, example({ amount: 500, reason: 'purchase', idempotencyKey: 'pi_3PqK2Lm9' })),
+      },
       ok: plain('The new balance and the grant.', json(ref('Balance'))),
       codes: [...ADMIN_CODES, ...BODY_CODES, 'idempotency_conflict'],
     }),
     operation('put', '/api/v1/admin/accounts/{id}/plan', {
-      tag: 'operator', operationId: 'changeAccountPlan', summary: 'Move an account to another plan', ...admin(),
+      tag: 'operator',
+      operationId: 'changeAccountPlan',
+      summary: 'Move an account to another plan',
+      ...admin(),
       description:
-        'The new plan applies from the account\'s next period (its anniversary stays); what is due under the old plan is granted first. ' +
-        'With `prorate`, the rest of the current period\'s share of the difference (when the new allowance is larger) is granted now. Moving to the plan it is on changes nothing.',
+        "The new plan applies from the account's next period (its anniversary stays); what is due under the old plan is granted first. " +
+        "With `prorate`, the rest of the current period's share of the difference (when the new allowance is larger) is granted now. Moving to the plan it is on changes nothing.",
       parameters: [paramRef('AccountId')],
       requestBody: { required: true, content: json(BODY_SCHEMAS.changePlan, example({ plan: 'pro', prorate: true })) },
       ok: plain('The account.', json(ref('AdminAccount'))),

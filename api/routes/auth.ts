@@ -23,7 +23,17 @@ import type { RateLimiter } from '../rate-limit.js';
 import { passkeyView } from '../../domain/identity/passkeys.js';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { json } from '../docs/openapi-parts.js';
-import { BODY_CODES, SESSION_CODES, example, open, operation, optionalSession, plain, session as sessionSecurity, type RouteOperation } from '../docs/operations.js';
+import {
+  BODY_CODES,
+  SESSION_CODES,
+  example,
+  open,
+  operation,
+  optionalSession,
+  plain,
+  session as sessionSecurity,
+  type RouteOperation,
+} from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
 
 export interface AuthRouteDeps {
@@ -38,8 +48,12 @@ export interface AuthRouteDeps {
 export function authRoutes(deps: AuthRouteDeps): Router {
   const { identity, auth, cookie } = deps;
   const router = new Router({ prefix: '/api/v1' });
-  const bodies = Object.fromEntries(Object.entries(AUTH_BODY_SCHEMAS).map(([k, v]) => [k, compileBodySchema(v as never)])) as Record<keyof typeof AUTH_BODY_SCHEMAS, (b: Record<string, unknown>) => Record<string, unknown>>;
-  const read = async <T>(ctx: Context, schema: keyof typeof AUTH_BODY_SCHEMAS, allowEmpty = false) => bodies[schema](await readJsonObject(ctx, 16 * 1024, { allowEmpty })) as T;
+  const bodies = Object.fromEntries(Object.entries(AUTH_BODY_SCHEMAS).map(([k, v]) => [k, compileBodySchema(v as never)])) as Record<
+    keyof typeof AUTH_BODY_SCHEMAS,
+    (b: Record<string, unknown>) => Record<string, unknown>
+  >;
+  const read = async <T>(ctx: Context, schema: keyof typeof AUTH_BODY_SCHEMAS, allowEmpty = false) =>
+    bodies[schema](await readJsonObject(ctx, 16 * 1024, { allowEmpty })) as T;
 
   const perClient = perClientLimit(deps.limiter);
 
@@ -76,7 +90,13 @@ export function authRoutes(deps: AuthRouteDeps): Router {
       if (err instanceof ServiceError && err.code === 'unauthenticated') return undefined;
       throw err;
     });
-    if (current?.session) await identity.sessions.endOne(current.session.userId, current.session._id, 'signed_out', userActing(current.session.userId, requestFacts(ctx)));
+    if (current?.session)
+      await identity.sessions.endOne(
+        current.session.userId,
+        current.session._id,
+        'signed_out',
+        userActing(current.session.userId, requestFacts(ctx)),
+      );
     clearSessionCookie(ctx, cookie);
     ctx.status = 204;
   });
@@ -183,8 +203,16 @@ const STATUS_PERSON_CODES = ['rate_limited', 'unavailable', 'internal_error'] as
 /** The operations this router serves, as the OpenAPI document lists them. */
 export function authOperations(): RouteOperation[] {
   const signedInAnswer = (description: string) => plain(description, json(ref('SignedIn')));
-  const body = (schema: keyof typeof AUTH_BODY_SCHEMAS, value: Record<string, unknown>) => ({ required: true, content: json(AUTH_BODY_SCHEMAS[schema] as never, example(value)) });
-  const auth = (summary: string, operationId: string, extra: Record<string, unknown>) => ({ tag: 'auth' as const, operationId, summary, ...extra });
+  const body = (schema: keyof typeof AUTH_BODY_SCHEMAS, value: Record<string, unknown>) => ({
+    required: true,
+    content: json(AUTH_BODY_SCHEMAS[schema] as never, example(value)),
+  });
+  const auth = (summary: string, operationId: string, extra: Record<string, unknown>) => ({
+    tag: 'auth' as const,
+    operationId,
+    summary,
+    ...extra,
+  });
   return [
     operation('post', '/api/v1/auth/signup', {
       ...auth('Sign up', 'signUp', open()),
@@ -249,8 +277,12 @@ export function authOperations(): RouteOperation[] {
     }),
     operation('post', '/api/v1/auth/password', {
       ...auth('Change my password', 'changePassword', sessionSecurity()),
-      description: 'Needs the current password and a sign-in within the last 10 minutes (else 403 `reauthentication_required`). Ends the other sessions and mails a note.',
-      requestBody: body('changePassword', { currentPassword: 'correct horse battery staple', newPassword: 'a longer passphrase than before' }),
+      description:
+        'Needs the current password and a sign-in within the last 10 minutes (else 403 `reauthentication_required`). Ends the other sessions and mails a note.',
+      requestBody: body('changePassword', {
+        currentPassword: 'correct horse battery staple',
+        newPassword: 'a longer passphrase than before',
+      }),
       ok: plain('Changed.', json(ref('PasswordChanged'))),
       codes: [...SESSION_CODES, ...BODY_CODES, 'reauthentication_required', 'too_many_attempts'],
     }),
@@ -263,7 +295,8 @@ export function authOperations(): RouteOperation[] {
     }),
     operation('post', '/api/v1/auth/password-reset/confirm', {
       ...auth('Set a new password with a reset link', 'confirmPasswordReset', open()),
-      description: 'Every session of the person ends; they sign in with the new password. A link refused for a weak password still works for a better one.',
+      description:
+        'Every session of the person ends; they sign in with the new password. A link refused for a weak password still works for a better one.',
       requestBody: body('confirmReset', { token: 'Jq3...', password: 'a new and long passphrase' }),
       ok: plain('The password is changed.', json(ref('Status'))),
       codes: [...BODY_CODES, 'invalid_token', ...STATUS_PERSON_CODES],
@@ -276,7 +309,10 @@ export function authOperations(): RouteOperation[] {
     }),
     operation('post', '/api/v1/auth/passkeys', {
       ...auth('Add a passkey', 'addPasskey', sessionSecurity()),
-      requestBody: body('registerPasskey', { response: { id: '...', rawId: '...', type: 'public-key', response: {} }, name: 'Work laptop' }),
+      requestBody: body('registerPasskey', {
+        response: { id: '...', rawId: '...', type: 'public-key', response: {} },
+        name: 'Work laptop',
+      }),
       ok: plain('Added.', json(ref('Passkey')), '201'),
       codes: [...SESSION_CODES, ...BODY_CODES, 'reauthentication_required', 'already_exists'],
     }),

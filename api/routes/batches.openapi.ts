@@ -3,7 +3,17 @@
 import { MAX_BATCH_ITEMS } from '../../domain/batches.js';
 import { BATCH_BODY_LIMIT } from '../batch-requests.js';
 import { ANSWER_HEADERS, headerRef, json, paramRef, RATE_LIMIT_HEADERS } from '../docs/openapi-parts.js';
-import { BODY_CODES, example, KEY_CODES, linked, operation, owner, OWNER_CODES, withRateLimit, type RouteOperation } from '../docs/operations.js';
+import {
+  BODY_CODES,
+  example,
+  KEY_CODES,
+  linked,
+  operation,
+  owner,
+  OWNER_CODES,
+  withRateLimit,
+  type RouteOperation,
+} from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
 
 /** The operations on one batch, each taking its id: what a new batch's answer links to. */
@@ -15,19 +25,33 @@ const key = () => ({ security: [{ apiKey: [] }] });
 export function batchOperations(): RouteOperation[] {
   return [
     operation('post', '/api/v1/batches', {
-      tag: 'batches', operationId: 'createBatch', summary: 'Make a batch', ...key(),
+      tag: 'batches',
+      operationId: 'createBatch',
+      summary: 'Make a batch',
+      ...key(),
       description:
         `Up to ${MAX_BATCH_ITEMS.toLocaleString('en')} calls of one tool as one job. Every item, merged over \`defaults\`, is validated as that tool's request body before anything starts ` +
         '(400 `validation_failed`, fields named `/items/<index>/<field>`). Each item then runs as the call it would have been: charged if and only if it succeeds, ' +
-        'visible in usage with its own request id. The account\'s batch items run a few at a time, all its batches together, beside its other calls. ' +
+        "visible in usage with its own request id. The account's batch items run a few at a time, all its batches together, beside its other calls. " +
         `The body may be up to ${BATCH_BODY_LIMIT / (1024 * 1024)} MiB. \`Idempotency-Key\` makes the request safe to repeat: a repeat with the same key and body answers the same batch.`,
       parameters: [paramRef('Idempotency-Key')],
-      requestBody: { required: true, content: json(ref('BatchRequest'), example({ tool: 'hash-text', items: [{ text: 'alpha' }, { text: 'beta' }], defaults: { algorithm: 'sha256' } })) },
+      requestBody: {
+        required: true,
+        content: json(
+          ref('BatchRequest'),
+          example({ tool: 'hash-text', items: [{ text: 'alpha' }, { text: 'beta' }], defaults: { algorithm: 'sha256' } }),
+        ),
+      },
       ok: linked(
         {
           '202': {
             description: 'The batch runs; follow it at `Location`. Nothing is charged yet.',
-            headers: { ...ANSWER_HEADERS, Location: { description: 'The batch: `/api/v1/batches/{id}`.', schema: { type: 'string' } }, ...RATE_LIMIT_HEADERS, 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
+            headers: {
+              ...ANSWER_HEADERS,
+              Location: { description: 'The batch: `/api/v1/batches/{id}`.', schema: { type: 'string' } },
+              ...RATE_LIMIT_HEADERS,
+              'Idempotent-Replayed': headerRef('Idempotent-Replayed'),
+            },
             content: json(ref('Batch')),
           },
         },
@@ -36,21 +60,30 @@ export function batchOperations(): RouteOperation[] {
       codes: [...KEY_CODES, ...BODY_CODES, 'idempotency_conflict', 'target_not_allowed'],
     }),
     operation('get', '/api/v1/batches', {
-      tag: 'batches', operationId: 'listBatches', summary: 'List batches', ...key(),
+      tag: 'batches',
+      operationId: 'listBatches',
+      summary: 'List batches',
+      ...key(),
       description: "The account's batches, newest first, with their counts. Page with `cursor`.",
       parameters: [paramRef('UsageLimit'), paramRef('UsageCursor')],
       ok: withRateLimit('A page of batches.', json(ref('BatchPage'))),
       codes: [...KEY_CODES, 'validation_failed'],
     }),
     operation('get', '/api/v1/batches/{id}', {
-      tag: 'batches', operationId: 'getBatch', summary: 'Get a batch', ...key(),
-      description: 'Its status and counts. Another account\'s batch is 404.',
+      tag: 'batches',
+      operationId: 'getBatch',
+      summary: 'Get a batch',
+      ...key(),
+      description: "Its status and counts. Another account's batch is 404.",
       parameters: [paramRef('BatchId')],
       ok: withRateLimit('The batch.', json(ref('Batch'))),
       codes: [...KEY_CODES, 'not_found'],
     }),
     operation('delete', '/api/v1/batches/{id}', {
-      tag: 'batches', operationId: 'cancelBatch', summary: 'Cancel a batch', ...key(),
+      tag: 'batches',
+      operationId: 'cancelBatch',
+      summary: 'Cancel a batch',
+      ...key(),
       description:
         'No item starts any more: pending items are `skipped` with `cancelled` (never charged); running ones finish and are charged as usual. The batch is `cancelled`, with `completedAt` once its running items ended. ' +
         'Cancelling an ended batch answers it as it is.',
@@ -59,21 +92,39 @@ export function batchOperations(): RouteOperation[] {
       codes: [...KEY_CODES, 'not_found'],
     }),
     operation('get', '/api/v1/batches/{id}/items', {
-      tag: 'batches', operationId: 'listBatchItems', summary: 'List the items of a batch', ...key(),
+      tag: 'batches',
+      operationId: 'listBatchItems',
+      summary: 'List the items of a batch',
+      ...key(),
       description:
         "Items in index order, of one `status` when given: each succeeded item's `output` (what its call answered), each failed or skipped item's `error` (the problem). " +
-        'Outputs are kept 24 hours after their item ended, as an asynchronous call\'s are.',
+        "Outputs are kept 24 hours after their item ended, as an asynchronous call's are.",
       parameters: [
         paramRef('BatchId'),
-        { name: 'status', in: 'query', required: false, description: 'Only items of this status.', schema: { type: 'string', enum: ['pending', 'running', 'succeeded', 'failed', 'skipped'] } },
-        { name: 'limit', in: 'query', required: false, description: 'Items per page.', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
+        {
+          name: 'status',
+          in: 'query',
+          required: false,
+          description: 'Only items of this status.',
+          schema: { type: 'string', enum: ['pending', 'running', 'succeeded', 'failed', 'skipped'] },
+        },
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          description: 'Items per page.',
+          schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+        },
         paramRef('UsageCursor'),
       ],
       ok: withRateLimit('A page of items.', json(ref('BatchItemPage'))),
       codes: [...KEY_CODES, 'not_found', 'validation_failed'],
     }),
     operation('get', '/api/v1/batches/{id}/results', {
-      tag: 'batches', operationId: 'getBatchResults', summary: 'Stream the results of a batch', ...key(),
+      tag: 'batches',
+      operationId: 'getBatchResults',
+      summary: 'Stream the results of a batch',
+      ...key(),
       description:
         'One JSON line per finished item (a `BatchItem`: succeeded, failed or skipped), in the order they finished, streamed as they finish: usable while the batch runs. ' +
         'The stream ends once the batch has ended and every line was sent.',
@@ -82,15 +133,21 @@ export function batchOperations(): RouteOperation[] {
       codes: [...KEY_CODES, 'not_found'],
     }),
     operation('get', '/api/v1/account/batches', {
-      tag: 'account', operationId: 'listAccountBatches', summary: 'List batches (owner)', ...owner(),
+      tag: 'account',
+      operationId: 'listAccountBatches',
+      summary: 'List batches (owner)',
+      ...owner(),
       description: "The account's batches, newest first, as `GET /api/v1/batches` lists them: what the dashboard shows.",
       parameters: [paramRef('UsageLimit'), paramRef('UsageCursor')],
       ok: withRateLimit('A page of batches.', json(ref('BatchPage'))),
       codes: [...OWNER_CODES, 'validation_failed'],
     }),
     operation('delete', '/api/v1/account/batches/{id}', {
-      tag: 'account', operationId: 'cancelAccountBatch', summary: 'Cancel a batch (owner)', ...owner(),
-      description: 'Cancels a batch as `DELETE /api/v1/batches/{id}` does: the dashboard\'s Cancel button.',
+      tag: 'account',
+      operationId: 'cancelAccountBatch',
+      summary: 'Cancel a batch (owner)',
+      ...owner(),
+      description: "Cancels a batch as `DELETE /api/v1/batches/{id}` does: the dashboard's Cancel button.",
       parameters: [paramRef('BatchId')],
       ok: withRateLimit('The batch, cancelled.', json(ref('Batch'))),
       codes: [...OWNER_CODES, 'not_found'],

@@ -38,17 +38,28 @@ function fromItemsCursor(raw: unknown): number {
   if (raw === undefined) return 0;
   const text = typeof raw === 'string' ? Buffer.from(raw, 'base64url').toString('utf8') : '';
   const index = /^i(\d{1,5})$/.exec(text)?.[1];
-  if (index === undefined) throw new ServiceError('validation_failed', 'The cursor is not one this API gave out.', { errors: [{ field: 'query:cursor', message: 'is invalid' }] });
+  if (index === undefined)
+    throw new ServiceError('validation_failed', 'The cursor is not one this API gave out.', {
+      errors: [{ field: 'query:cursor', message: 'is invalid' }],
+    });
   return Number(index);
 }
 
 function itemStatus(raw: unknown): BatchItemDoc['status'] | undefined {
   if (raw === undefined) return undefined;
   if (typeof raw === 'string' && (ITEM_STATUSES as readonly string[]).includes(raw)) return raw as BatchItemDoc['status'];
-  throw new ServiceError('validation_failed', `status must be one of ${ITEM_STATUSES.join(', ')}.`, { errors: [{ field: 'query:status', message: `must be one of ${ITEM_STATUSES.join(', ')}` }] });
+  throw new ServiceError('validation_failed', `status must be one of ${ITEM_STATUSES.join(', ')}.`, {
+    errors: [{ field: 'query:status', message: `must be one of ${ITEM_STATUSES.join(', ')}` }],
+  });
 }
 
-export function batchRoutes(deps: { auth: Authenticator; rateLimit: Middleware; baseUrl: string; outputs: OutputBodies; requests: BatchRequests }): Router {
+export function batchRoutes(deps: {
+  auth: Authenticator;
+  rateLimit: Middleware;
+  baseUrl: string;
+  outputs: OutputBodies;
+  requests: BatchRequests;
+}): Router {
   const router = new Router();
   const { batches } = deps.requests;
   const byKey = [deps.auth.require('api_key'), deps.rateLimit];
@@ -66,14 +77,20 @@ export function batchRoutes(deps: { auth: Authenticator; rateLimit: Middleware; 
   async function itemView(batch: BatchDoc, doc: BatchItemDoc) {
     const view: Record<string, unknown> = { index: doc.index, status: doc.status, requestId: doc.requestId ?? null };
     if (doc.status === 'succeeded') view.output = await deps.outputs.value(doc.output);
-    if (doc.problem && isErrorCode(doc.problem.code)) view.error = problemBody(deps.baseUrl, doc.problem.code, doc.problem.detail, doc.requestId ?? batch._id, doc.problem.extras);
+    if (doc.problem && isErrorCode(doc.problem.code))
+      view.error = problemBody(deps.baseUrl, doc.problem.code, doc.problem.detail, doc.requestId ?? batch._id, doc.problem.extras);
     return view;
   }
 
   router.post('/api/v1/batches', ...byKey, async (ctx) => {
     const idempotencyKey = parseIdempotencyKey(ctx.headers['idempotency-key'] as string | undefined);
     const body = await readJsonObject(ctx, BATCH_BODY_LIMIT);
-    const { batch, replayed } = await deps.requests.create({ accountId: ctx.state.principal.accountId, body, idempotencyKey, arrivedAt: Date.now() });
+    const { batch, replayed } = await deps.requests.create({
+      accountId: ctx.state.principal.accountId,
+      body,
+      idempotencyKey,
+      arrivedAt: Date.now(),
+    });
     ctx.status = 202;
     ctx.set('Location', batchLocation(batch._id));
     if (replayed) ctx.set('Idempotent-Replayed', 'true');
@@ -108,7 +125,10 @@ export function batchRoutes(deps: { auth: Authenticator; rateLimit: Middleware; 
     const status = itemStatus(ctx.query.status);
     const { rows, more } = await batches.items(batch._id, { limit, fromIndex: fromItemsCursor(ctx.query.cursor), status });
     const last = rows.at(-1);
-    ctx.body = { items: await Promise.all(rows.map((r) => itemView(batch, r))), nextCursor: more && last ? itemsCursor(last.index + 1) : null };
+    ctx.body = {
+      items: await Promise.all(rows.map((r) => itemView(batch, r))),
+      nextCursor: more && last ? itemsCursor(last.index + 1) : null,
+    };
   });
 
   router.get('/api/v1/batches/:id/results', ...byKey, async (ctx) => {

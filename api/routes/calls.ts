@@ -51,9 +51,13 @@ export function callRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Middl
     // Another account's call is as unknown as one that never was.
     if (!doc) throw new ServiceError('not_found', `There is no call ${requestId} on this account.`);
     if (doc.expired || (doc.expiresAt && doc.expiresAt.getTime() <= Date.now())) {
-      throw new ServiceError('call_expired', `The call ended more than ${CALL_ANSWER_RETENTION_MS / 3_600_000} hours ago; its answer is no longer kept.`, {
-        expiredAt: doc.expiresAt?.toISOString() ?? null,
-      });
+      throw new ServiceError(
+        'call_expired',
+        `The call ended more than ${CALL_ANSWER_RETENTION_MS / 3_600_000} hours ago; its answer is no longer kept.`,
+        {
+          expiredAt: doc.expiresAt?.toISOString() ?? null,
+        },
+      );
     }
     const body: Record<string, unknown> = { ...summary(doc), expiresAt: doc.expiresAt };
     if (doc.status === 'running') ctx.set('Retry-After', '1');
@@ -71,14 +75,21 @@ export function callRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Middl
 export function callOperations(): RouteOperation[] {
   return [
     operation('get', '/api/v1/calls', {
-      tag: 'calls', operationId: 'listCalls', summary: 'List asynchronous calls', security: [{ apiKey: [] }],
-      description: 'The account\'s asynchronous calls, newest first, with their status (no output). Page with `cursor`. The owner token reads the same list at `/api/v1/account/calls`.',
+      tag: 'calls',
+      operationId: 'listCalls',
+      summary: 'List asynchronous calls',
+      security: [{ apiKey: [] }],
+      description:
+        "The account's asynchronous calls, newest first, with their status (no output). Page with `cursor`. The owner token reads the same list at `/api/v1/account/calls`.",
       parameters: [paramRef('UsageLimit'), paramRef('UsageCursor')],
       ok: withRateLimit('A page of calls.', json(ref('CallPage'))),
       codes: [...KEY_CODES, 'validation_failed'],
     }),
     operation('get', '/api/v1/calls/{requestId}', {
-      tag: 'calls', operationId: 'getCall', summary: 'Get an asynchronous call', security: [{ apiKey: [] }],
+      tag: 'calls',
+      operationId: 'getCall',
+      summary: 'Get an asynchronous call',
+      security: [{ apiKey: [] }],
       description:
         '`running` (with `Retry-After`), then `succeeded` with the output or `failed` with the problem a synchronous call would have answered. ' +
         `The answer is kept ${CALL_ANSWER_RETENTION_MS / 3_600_000} hours after the call ended, then \`call_expired\` (410) for ${CALL_TOMBSTONE_MS / 86_400_000} days, then 404. Another account's call is 404.`,
@@ -87,8 +98,11 @@ export function callOperations(): RouteOperation[] {
       codes: [...KEY_CODES, 'not_found', 'call_expired'],
     }),
     operation('get', '/api/v1/account/calls', {
-      tag: 'account', operationId: 'listAccountCalls', summary: 'List asynchronous calls (owner)', ...owner(),
-      description: 'The account\'s asynchronous calls, newest first, as `GET /api/v1/calls` lists them: what the dashboard shows.',
+      tag: 'account',
+      operationId: 'listAccountCalls',
+      summary: 'List asynchronous calls (owner)',
+      ...owner(),
+      description: "The account's asynchronous calls, newest first, as `GET /api/v1/calls` lists them: what the dashboard shows.",
       parameters: [paramRef('UsageLimit'), paramRef('UsageCursor')],
       ok: withRateLimit('A page of calls.', json(ref('CallPage'))),
       codes: [...OWNER_CODES, 'validation_failed'],

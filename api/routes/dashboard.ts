@@ -62,7 +62,10 @@ export const PACKAGE_ASSETS: Record<string, URL> = {
 /** A file of an installed package, found as Node finds the package (its entry point is under `script/` or the root). */
 function packageFile(name: string, file: string): URL {
   const entry = createRequire(import.meta.url).resolve(name);
-  const root = entry.slice(0, entry.lastIndexOf(`${path.sep}node_modules${path.sep}`) + `${path.sep}node_modules${path.sep}`.length + name.length);
+  const root = entry.slice(
+    0,
+    entry.lastIndexOf(`${path.sep}node_modules${path.sep}`) + `${path.sep}node_modules${path.sep}`.length + name.length,
+  );
   return pathToFileURL(path.join(root, file));
 }
 
@@ -124,26 +127,55 @@ export function dashboardRoutes(): Router {
 export function dashboardOperations(): RouteOperation[] {
   return [
     operation('get', '/dashboard', {
-      tag: 'service', operationId: 'dashboard', ...open(), summary: 'Account dashboard',
-      description: 'The account\'s web page over the account API: sign up, sign in (password, passkey, or an owner token), then the overview (balance, plan, grants); each other area has its own path (`/dashboard/{view}`: `sign-up`, `verify`, `reset`, `invitation`, `security`, `keys`, ...).',
+      tag: 'service',
+      operationId: 'dashboard',
+      ...open(),
+      summary: 'Account dashboard',
+      description:
+        "The account's web page over the account API: sign up, sign in (password, passkey, or an owner token), then the overview (balance, plan, grants); each other area has its own path (`/dashboard/{view}`: `sign-up`, `verify`, `reset`, `invitation`, `security`, `keys`, ...).",
       ok: plain('An HTML page.', { 'text/html': { schema: { type: 'string' } } }),
       codes: ['internal_error'],
     }),
     operation('get', '/dashboard/{view}', {
-      tag: 'service', operationId: 'dashboardView', ...open(), summary: 'A view of the account dashboard',
-      description: 'The same page as `/dashboard`, which then shows the view its path names (`/dashboard/keys`, `/dashboard/webhooks`, ..., as its navigation links them). A path no view has is answered the page too, which says the view was not found.',
-      parameters: [{ name: 'view', in: 'path', required: true, description: 'The view\'s name, as the page\'s navigation links to it.', schema: { type: 'string', examples: ['keys'] } }],
+      tag: 'service',
+      operationId: 'dashboardView',
+      ...open(),
+      summary: 'A view of the account dashboard',
+      description:
+        'The same page as `/dashboard`, which then shows the view its path names (`/dashboard/keys`, `/dashboard/webhooks`, ..., as its navigation links them). A path no view has is answered the page too, which says the view was not found.',
+      parameters: [
+        {
+          name: 'view',
+          in: 'path',
+          required: true,
+          description: "The view's name, as the page's navigation links to it.",
+          schema: { type: 'string', examples: ['keys'] },
+        },
+      ],
       ok: plain('An HTML page.', { 'text/html': { schema: { type: 'string' } } }),
       codes: ['internal_error'],
     }),
     operation('get', '/dashboard/assets/{version}/{file}', {
-      tag: 'service', operationId: 'dashboardAsset', ...open(), summary: 'Dashboard script or style',
-      description: 'A file `/dashboard` loads (`simplewebauthn-browser.js` is `@simplewebauthn/browser`\'s bundle, served from here so the page runs scripts of this origin only). Cached for a year: `version` is a digest of the files.',
+      tag: 'service',
+      operationId: 'dashboardAsset',
+      ...open(),
+      summary: 'Dashboard script or style',
+      description:
+        "A file `/dashboard` loads (`simplewebauthn-browser.js` is `@simplewebauthn/browser`'s bundle, served from here so the page runs scripts of this origin only). Cached for a year: `version` is a digest of the files.",
       parameters: [
-        { name: 'version', in: 'path', required: true, description: 'The digest in the page\'s links; any other is served too, not cached.', schema: { type: 'string' } },
+        {
+          name: 'version',
+          in: 'path',
+          required: true,
+          description: "The digest in the page's links; any other is served too, not cached.",
+          schema: { type: 'string' },
+        },
         { name: 'file', in: 'path', required: true, schema: { type: 'string', enum: [...loadDashboard().assets.keys()] } },
       ],
-      ok: plain('JavaScript, CSS or SVG.', Object.fromEntries(['text/javascript', 'text/css', 'image/svg+xml'].map((type) => [type, { schema: { type: 'string' } }]))),
+      ok: plain(
+        'JavaScript, CSS or SVG.',
+        Object.fromEntries(['text/javascript', 'text/css', 'image/svg+xml'].map((type) => [type, { schema: { type: 'string' } }])),
+      ),
       codes: ['not_found', 'internal_error'],
     }),
   ];

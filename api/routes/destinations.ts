@@ -52,22 +52,35 @@ export function destinationRoutes(deps: DestinationRouteDeps): Router {
 export function destinationOperations(): RouteOperation[] {
   return [
     operation('get', '/api/v1/account/destinations', {
-      tag: 'destinations', operationId: 'listDestinations', summary: 'List destinations', ...owner(),
+      tag: 'destinations',
+      operationId: 'listDestinations',
+      summary: 'List destinations',
+      ...owner(),
       ok: withRateLimit('The destinations, oldest first.', json({ type: 'array', items: ref('Destination') })),
       codes: OWNER_CODES,
     }),
     operation('post', '/api/v1/account/destinations', {
-      tag: 'destinations', operationId: 'createDestination', summary: 'Add a destination', ...owner(),
+      tag: 'destinations',
+      operationId: 'createDestination',
+      summary: 'Add a destination',
+      ...owner(),
       description:
         'Adds a bucket that calls can write their files to (request header `Output-Destination` on website-screenshot, html-to-image, word-to-pdf, ' +
         'watermark-image, image-upscale and qr-generate). First the service writes a small test object, `.utility-tools-write-test`, under the prefix (and deletes it ' +
-        'when the key may delete): a bucket that refuses it answers 422 `destination_unusable` with S3\'s reason, and nothing is created. ' +
+        "when the key may delete): a bucket that refuses it answers 422 `destination_unusable` with S3's reason, and nothing is created. " +
         `The secret access key is stored encrypted and never shown again. An account has at most ${MAX_DESTINATIONS_PER_ACCOUNT} destinations.`,
       requestBody: {
         required: true,
         content: json(
           BODY_SCHEMAS.createDestination,
-          example({ type: 's3', bucket: 'acme-renders', prefix: 'utility-tools', region: 'eu-central-1', accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' }),
+          example({
+            type: 's3',
+            bucket: 'acme-renders',
+            prefix: 'utility-tools',
+            region: 'eu-central-1',
+            accessKeyId: 'AKIAIOSFODNN7EXAMPLE',
+            secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+          }),
         ),
       },
       ok: linked(withRateLimit('The new destination (without its secret).', json(ref('Destination')), '201'), {
@@ -77,14 +90,21 @@ export function destinationOperations(): RouteOperation[] {
       codes: [...OWNER_CODES, ...BODY_CODES, 'target_not_allowed', 'destination_unusable'],
     }),
     operation('get', '/api/v1/account/destinations/{id}', {
-      tag: 'destinations', operationId: 'getDestination', summary: 'Read a destination', ...owner(),
+      tag: 'destinations',
+      operationId: 'getDestination',
+      summary: 'Read a destination',
+      ...owner(),
       parameters: [paramRef('DestinationId')],
       ok: withRateLimit('The destination.', json(ref('Destination'))),
       codes: [...OWNER_CODES, 'not_found'],
     }),
     operation('delete', '/api/v1/account/destinations/{id}', {
-      tag: 'destinations', operationId: 'deleteDestination', summary: 'Delete a destination', ...owner(),
-      description: 'Calls can no longer name it; a call already running when it goes answers 502 `destination_error` and is refunded. Objects already written stay in the bucket.',
+      tag: 'destinations',
+      operationId: 'deleteDestination',
+      summary: 'Delete a destination',
+      ...owner(),
+      description:
+        'Calls can no longer name it; a call already running when it goes answers 502 `destination_error` and is refunded. Objects already written stay in the bucket.',
       parameters: [paramRef('DestinationId')],
       ok: withRateLimit('Deleted.', undefined, '204'),
       codes: [...OWNER_CODES, 'not_found'],

@@ -25,7 +25,10 @@ function renderer(): { path: string; version: string } {
     return { path: fileURLToPath(built), version };
   }
   const require = createRequire(import.meta.url);
-  return { path: require.resolve('redoc/bundles/redoc.standalone.js'), version: (require('redoc/package.json') as { version: string }).version };
+  return {
+    path: require.resolve('redoc/bundles/redoc.standalone.js'),
+    version: (require('redoc/package.json') as { version: string }).version,
+  };
 }
 
 const { path: RENDERER_PATH, version: RENDERER_VERSION } = renderer();
@@ -93,19 +96,28 @@ export function docsRoutes(deps: { baseUrl: string }): Router {
 export function docsOperations(): RouteOperation[] {
   return [
     operation('get', '/docs', {
-      tag: 'service', operationId: 'docs', ...open(), summary: 'API reference',
+      tag: 'service',
+      operationId: 'docs',
+      ...open(),
+      summary: 'API reference',
       description: 'This reference, rendered in the browser.',
       ok: plain('An HTML page.', { 'text/html': { schema: { type: 'string' } } }),
       codes: ['internal_error'],
     }),
     operation('get', '/docs/errors', {
-      tag: 'service', operationId: 'docsErrors', ...open(), summary: 'Error reference',
+      tag: 'service',
+      operationId: 'docsErrors',
+      ...open(),
+      summary: 'Error reference',
       description: 'Every error code with when it happens and what to do; problem `type` links point into it. Readable without JavaScript.',
       ok: plain('An HTML page.', { 'text/html': { schema: { type: 'string' } } }),
       codes: ['internal_error'],
     }),
     operation('get', RENDERER_ROUTE, {
-      tag: 'service', operationId: 'docsRenderer', ...open(), summary: 'Reference renderer script',
+      tag: 'service',
+      operationId: 'docsRenderer',
+      ...open(),
+      summary: 'Reference renderer script',
       description: 'The script `/docs` loads (Redoc). Cached for a year: its URL carries the version.',
       ok: plain('JavaScript.', { 'text/javascript': { schema: { type: 'string' } } }),
       codes: ['internal_error'],

@@ -19,7 +19,9 @@ const EVENTS_MAX_LIMIT = 200;
 function parseType(raw: unknown): string | undefined {
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string' || !(EVENT_KINDS as readonly string[]).includes(raw)) {
-    throw new ServiceError('validation_failed', `type must be one of ${EVENT_KINDS.join(', ')}.`, { errors: [{ field: 'query:type', message: 'is not an event type' }] });
+    throw new ServiceError('validation_failed', `type must be one of ${EVENT_KINDS.join(', ')}.`, {
+      errors: [{ field: 'query:type', message: 'is not an event type' }],
+    });
   }
   return raw;
 }
@@ -35,7 +37,10 @@ export function eventRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Midd
     const type = parseType(ctx.query.type);
     const after = cursorOf(ctx.query);
     const { rows, more } = await log.page(accountId, { limit, after, type });
-    const deliveries = await log.deliveries(accountId, rows.map((r) => r._id));
+    const deliveries = await log.deliveries(
+      accountId,
+      rows.map((r) => r._id),
+    );
     ctx.body = pageBody({ rows, more }, (r) => ({
       id: r._id,
       event: r.event,
@@ -53,7 +58,10 @@ export function eventRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Midd
 export function eventOperations(): RouteOperation[] {
   return [
     operation('get', '/api/v1/account/events', {
-      tag: 'account', operationId: 'listEvents', summary: 'List events', ...owner(),
+      tag: 'account',
+      operationId: 'listEvents',
+      summary: 'List events',
+      ...owner(),
       description:
         `Every event the account produced in the last ${EVENT_RETENTION_MS / 86_400_000} days, newest first, with the endpoints each went to and what became of it there. ` +
         'Page with `cursor`; filter with `type`.',

@@ -13,7 +13,11 @@ import { ref } from '../docs/schema-parts.js';
 
 /** A plan id from its name when the operator gives none: `Pro Monthly` -> `pro-monthly-x7q2`. */
 function idFromName(name: string): string {
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 30);
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 30);
   return `${slug || 'plan'}-${randomBase62(4).toLowerCase()}`;
 }
 
@@ -60,25 +64,40 @@ export function planRoutes(deps: { adminToken?: string; plans: Plans }): Router 
 export function planOperations(): RouteOperation[] {
   return [
     operation('post', '/api/v1/admin/plans', {
-      tag: 'operator', operationId: 'createPlan', summary: 'Create a plan', ...admin(),
+      tag: 'operator',
+      operationId: 'createPlan',
+      summary: 'Create a plan',
+      ...admin(),
       description: `A plan's allowance (at most ${MAX_MONTHLY_ALLOWANCE.toLocaleString('en-US')} credits) is granted to each account on it once a period, on the day of the month the account joined it. New accounts join \`${DEFAULT_PLAN_ID}\` unless given a plan.`,
-      requestBody: { required: true, content: json(BODY_SCHEMAS.createPlan, example({ id: 'pro', name: 'Pro', monthlyAllowance: 5000, rollover: 'none' })) },
+      requestBody: {
+        required: true,
+        content: json(BODY_SCHEMAS.createPlan, example({ id: 'pro', name: 'Pro', monthlyAllowance: 5000, rollover: 'none' })),
+      },
       ok: plain('The plan.', json(ref('Plan')), '201'),
       codes: [...ADMIN_CODES, ...BODY_CODES, 'already_exists'],
     }),
     operation('get', '/api/v1/admin/plans', {
-      tag: 'operator', operationId: 'listPlans', summary: 'List plans', ...admin(),
+      tag: 'operator',
+      operationId: 'listPlans',
+      summary: 'List plans',
+      ...admin(),
       ok: plain('Every plan.', json({ type: 'array', items: ref('Plan') })),
       codes: ADMIN_CODES,
     }),
     operation('get', '/api/v1/admin/plans/{id}', {
-      tag: 'operator', operationId: 'getPlan', summary: 'Get a plan', ...admin(),
+      tag: 'operator',
+      operationId: 'getPlan',
+      summary: 'Get a plan',
+      ...admin(),
       parameters: [paramRef('PlanId')],
       ok: plain('The plan.', json(ref('Plan'))),
       codes: ADMIN_CODES,
     }),
     operation('patch', '/api/v1/admin/plans/{id}', {
-      tag: 'operator', operationId: 'updatePlan', summary: 'Change a plan', ...admin(),
+      tag: 'operator',
+      operationId: 'updatePlan',
+      summary: 'Change a plan',
+      ...admin(),
       description: 'Accounts on the plan get the new allowance from their next period on.',
       parameters: [paramRef('PlanId')],
       requestBody: { required: true, content: json(BODY_SCHEMAS.updatePlan, example({ monthlyAllowance: 6000 })) },

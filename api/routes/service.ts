@@ -32,7 +32,10 @@ async function temporalReachable(client: Client): Promise<void> {
     await within(
       READY_PROBE_MS,
       client.connection.withDeadline(Date.now() + READY_PROBE_MS, () =>
-        client.workflowService.describeWorkflowExecution({ namespace: client.options.namespace, execution: { workflowId: 'readyz-probe' } }),
+        client.workflowService.describeWorkflowExecution({
+          namespace: client.options.namespace,
+          execution: { workflowId: 'readyz-probe' },
+        }),
       ),
     );
   } catch (err) {
@@ -70,19 +73,28 @@ export function serviceRoutes(deps: { db: Db; client: Client; openapi: () => unk
 export function serviceOperations(): RouteOperation[] {
   return [
     operation('get', '/healthz', {
-      tag: 'service', operationId: 'healthz', ...open(), summary: 'Liveness',
+      tag: 'service',
+      operationId: 'healthz',
+      ...open(),
+      summary: 'Liveness',
       description: 'Answers while the process is up; checks nothing else.',
       ok: plain('Up.', json(ref('Health'))),
       codes: [],
     }),
     operation('get', '/readyz', {
-      tag: 'service', operationId: 'readyz', ...open(), summary: 'Readiness',
+      tag: 'service',
+      operationId: 'readyz',
+      ...open(),
+      summary: 'Readiness',
       description: 'Answers 200 when Temporal and the database are reachable, 503 `unavailable` (with `checks`) when one is not.',
       ok: plain('Ready.', json(ref('Readiness'))),
       codes: ['unavailable', 'internal_error'],
     }),
     operation('get', '/api/v1/openapi.json', {
-      tag: 'service', operationId: 'openapi', ...open(), summary: 'This document',
+      tag: 'service',
+      operationId: 'openapi',
+      ...open(),
+      summary: 'This document',
       description: 'OpenAPI 3.1; the tool schemas are JSON Schema 2020-12.',
       ok: plain('The OpenAPI document.', json({ type: 'object' })),
       codes: ['internal_error'],

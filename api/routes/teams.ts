@@ -28,11 +28,16 @@ export interface TeamRouteDeps {
 export function teamRoutes(deps: TeamRouteDeps): Router {
   const { teams } = deps;
   const router = new Router({ prefix: '/api/v1/account' });
-  const bodies = Object.fromEntries(Object.entries(TEAM_BODY_SCHEMAS).map(([k, v]) => [k, compileBodySchema(v as never)])) as Record<keyof typeof TEAM_BODY_SCHEMAS, (b: Record<string, unknown>) => Record<string, unknown>>;
+  const bodies = Object.fromEntries(Object.entries(TEAM_BODY_SCHEMAS).map(([k, v]) => [k, compileBodySchema(v as never)])) as Record<
+    keyof typeof TEAM_BODY_SCHEMAS,
+    (b: Record<string, unknown>) => Record<string, unknown>
+  >;
   const read = async <T>(ctx: Context, schema: keyof typeof TEAM_BODY_SCHEMAS) => bodies[schema](await readJsonObject(ctx, 16 * 1024)) as T;
   const principal = (ctx: Context) => ctx.state.principal as Principal;
   const policyView = (requiredProvider: string | null, sessionsEnded = 0) => ({
-    requiredProvider, providers: deps.providers.map((p) => ({ id: p.id, name: p.name, signInPath: providerSignInPath(p.id) })), sessionsEnded,
+    requiredProvider,
+    providers: deps.providers.map((p) => ({ id: p.id, name: p.name, signInPath: providerSignInPath(p.id) })),
+    sessionsEnded,
   });
 
   router.use(['/members', '/invitations', '/transfer-ownership', '/sign-in-policy'], deps.auth.require('owner_token'), deps.rateLimit);
@@ -77,7 +82,12 @@ export function teamRoutes(deps: TeamRouteDeps): Router {
 
   router.put('/sign-in-policy', async (ctx) => {
     const { requiredProvider } = await read<{ requiredProvider: string | null }>(ctx, 'signInPolicy');
-    const { policy, sessionsEnded } = await teams.signInPolicies.set(principal(ctx).accountId, requiredProvider, principal(ctx).session, ownerActing(ctx));
+    const { policy, sessionsEnded } = await teams.signInPolicies.set(
+      principal(ctx).accountId,
+      requiredProvider,
+      principal(ctx).session,
+      ownerActing(ctx),
+    );
     ctx.body = policyView(policy?.requiredProvider ?? null, sessionsEnded);
   });
 
@@ -86,7 +96,10 @@ export function teamRoutes(deps: TeamRouteDeps): Router {
 
 /** The operations this router serves, as the OpenAPI document lists them. */
 export function teamOperations(): RouteOperation[] {
-  const body = (schema: keyof typeof TEAM_BODY_SCHEMAS, value: Record<string, unknown>) => ({ required: true, content: json(TEAM_BODY_SCHEMAS[schema] as never, example(value)) });
+  const body = (schema: keyof typeof TEAM_BODY_SCHEMAS, value: Record<string, unknown>) => ({
+    required: true,
+    content: json(TEAM_BODY_SCHEMAS[schema] as never, example(value)),
+  });
   const userIdParam = { name: 'userId', in: 'path', required: true, schema: { type: 'string' }, description: 'The member (`usr_...`).' };
   const team = (operationId: string, summary: string) => ({ tag: 'team' as const, operationId, summary, ...owner() });
   return [
@@ -97,7 +110,8 @@ export function teamOperations(): RouteOperation[] {
     }),
     operation('patch', '/api/v1/account/members/{userId}', {
       ...team('changeMemberRole', "Change a member's role"),
-      description: 'Their sessions on the account take the new role at once. The owner cannot be demoted (409 `last_owner`: transfer ownership first); `owner` is given only by a transfer (400).',
+      description:
+        'Their sessions on the account take the new role at once. The owner cannot be demoted (409 `last_owner`: transfer ownership first); `owner` is given only by a transfer (400).',
       parameters: [userIdParam],
       requestBody: body('changeRole', { role: 'developer' }),
       ok: withRateLimit('The member as they are now.', json(ref('Member'))),
@@ -116,7 +130,7 @@ export function teamOperations(): RouteOperation[] {
       ...team('invite', 'Invite a person'),
       description:
         'Mails an invitation link (valid 7 days, once; only its digest is stored). An earlier pending invitation to the address is revoked. ' +
-        '409 `already_member` for a member\'s address. `owner` only attaches a person to an account with no owning person yet, such as one the operator opened (409 `already_exists` when it has one).',
+        "409 `already_member` for a member's address. `owner` only attaches a person to an account with no owning person yet, such as one the operator opened (409 `already_exists` when it has one).",
       requestBody: body('invite', { email: 'ada@example.com', role: 'developer' }),
       ok: withRateLimit('Mailed.', json(ref('Invitation')), '201'),
       codes: [...OWNER_CODES, ...BODY_CODES, 'already_member', 'already_exists', 'not_found'],
@@ -137,7 +151,7 @@ export function teamOperations(): RouteOperation[] {
       ...team('transferOwnership', 'Transfer ownership'),
       description:
         'Makes a member the owner; the owner before becomes an admin. From a session, its last sign-in must be within 10 minutes (403 `reauthentication_required`: sign in again). ' +
-        'An owner token, the owner\'s own credential, needs no sign-in.',
+        "An owner token, the owner's own credential, needs no sign-in.",
       requestBody: body('transferOwnership', { userId: 'usr_4hQ2mV8kZr1xYt6pW0nLbC' }),
       ok: withRateLimit('The new owner and the one before.', json(ref('OwnershipTransferred'))),
       codes: [...OWNER_CODES, ...BODY_CODES, 'reauthentication_required', 'not_found'],

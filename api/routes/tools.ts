@@ -84,7 +84,8 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
     async (ctx) => {
       const tool: ToolDefinition = ctx.state.tool;
       const principal: Principal = ctx.state.principal;
-      if (!keyMayCall(principal.limits?.tools, tool)) throw new ServiceError('tool_not_allowed', `This key may not call ${tool.name}.`, { tool: tool.name });
+      if (!keyMayCall(principal.limits?.tools, tool))
+        throw new ServiceError('tool_not_allowed', `This key may not call ${tool.name}.`, { tool: tool.name });
       const idempotencyKey = parseIdempotencyKey(ctx.headers['idempotency-key'] as string | undefined);
       const body = await readJsonObject(ctx, tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT);
       const input = deps.validators.validate(tool.name, body);
@@ -97,7 +98,12 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
 
       const keyCreditLimit = principal.limits?.monthlyCreditLimit;
       const request: CallRequest = {
-        accountId, tool, input, idempotencyKey, arrivedAt: ctx.state.arrivedAt as number, keyId: principal.credentialId,
+        accountId,
+        tool,
+        input,
+        idempotencyKey,
+        arrivedAt: ctx.state.arrivedAt as number,
+        keyId: principal.credentialId,
         ...(keyCreditLimit !== undefined ? { keyCreditLimit } : {}),
         ...(destination ? { destination } : {}),
       };
@@ -150,8 +156,21 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
 
 /** Codes every tool call can answer with; a tool's definition adds its own (`failures`). */
 const TOOL_CALL_CODES: readonly ErrorCode[] = [
-  'invalid_json', 'validation_failed', 'unauthorized', 'insufficient_credits', 'key_credit_limit', 'forbidden', 'tool_not_allowed', 'ip_not_allowed', 'idempotency_conflict',
-  'payload_too_large', 'unsupported_media_type', 'rate_limited', 'unavailable', 'tool_timeout', 'internal_error',
+  'invalid_json',
+  'validation_failed',
+  'unauthorized',
+  'insufficient_credits',
+  'key_credit_limit',
+  'forbidden',
+  'tool_not_allowed',
+  'ip_not_allowed',
+  'idempotency_conflict',
+  'payload_too_large',
+  'unsupported_media_type',
+  'rate_limited',
+  'unavailable',
+  'tool_timeout',
+  'internal_error',
 ];
 
 /** Headers of a capture's answer through the render cache (a `POST` with `Cache-Control`). */
@@ -159,7 +178,10 @@ const RENDER_CACHE_HEADERS = {
   'X-Cache': headerRef('X-Cache'),
   Age: headerRef('Age'),
   ETag: headerRef('ETag'),
-  'Cache-Control': { description: 'Through the render cache: `private, max-age=<seconds>`, what is left of the age the request accepted.', schema: { type: 'string' } },
+  'Cache-Control': {
+    description: 'Through the render cache: `private, max-age=<seconds>`, what is left of the age the request accepted.',
+    schema: { type: 'string' },
+  },
 };
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -184,7 +206,8 @@ export function toolOperations(schemas: Map<string, ToolSchemas>): { operations:
       'x-credits': tool.cost,
       security: [{ apiKey: [] }],
       parameters: [
-        paramRef('Idempotency-Key'), paramRef('Prefer'),
+        paramRef('Idempotency-Key'),
+        paramRef('Prefer'),
         ...(stored ? [paramRef('Output-Destination')] : []),
         ...(tool.image ? [paramRef('Cache-Control'), paramRef('If-None-Match')] : []),
       ],
@@ -196,7 +219,9 @@ export function toolOperations(schemas: Map<string, ToolSchemas>): { operations:
         '202': {
           description:
             'With `Prefer: respond-async`: the call runs; read it at `Location`. Nothing is charged yet.' +
-            (tool.image ? ' With `Cache-Control`, a stored render is answered 200 at once instead, and a fresh one is stored once the call succeeded.' : ''),
+            (tool.image
+              ? ' With `Cache-Control`, a stored render is answered 200 at once instead, and a fresh one is stored once the call succeeded.'
+              : ''),
           headers: {
             ...ANSWER_HEADERS,
             Location: headerRef('Location'),
@@ -221,7 +246,14 @@ export function toolOperations(schemas: Map<string, ToolSchemas>): { operations:
           },
           content: json(ref(output), mediaExamples(s.output)),
         },
-        ...(tool.image ? { '304': { description: 'With `Cache-Control` and `If-None-Match` naming the stored render\'s ETag: not modified, free.', headers: { ...ANSWER_HEADERS, ...RENDER_CACHE_HEADERS } } } : {}),
+        ...(tool.image
+          ? {
+              '304': {
+                description: "With `Cache-Control` and `If-None-Match` naming the stored render's ETag: not modified, free.",
+                headers: { ...ANSWER_HEADERS, ...RENDER_CACHE_HEADERS },
+              },
+            }
+          : {}),
       },
       codes: [...TOOL_CALL_CODES, ...tool.failures, ...(stored ? ['destination_error' as const] : [])],
     });
@@ -245,12 +277,14 @@ function toolDescription(tool: ToolDefinition, input: JsonSchema): string {
   ];
   if (tool.fileField) {
     parts.push(
-      'With `Output-Destination: dst_...` the file goes to that destination\'s bucket, at `{prefix}/{requestId}/0.{ext}`, and the answer carries `stored` ' +
+      "With `Output-Destination: dst_...` the file goes to that destination's bucket, at `{prefix}/{requestId}/0.{ext}`, and the answer carries `stored` " +
         `in place of \`${tool.fileField}\`; the call is charged only once the bucket accepted the file.`,
     );
   }
   if (tool.secretFields?.length) {
-    parts.push(`${tool.secretFields.map((f) => `\`${f}\``).join(', ')} ${tool.secretFields.length === 1 ? 'is' : 'are'} used for this call only: never stored or logged.`);
+    parts.push(
+      `${tool.secretFields.map((f) => `\`${f}\``).join(', ')} ${tool.secretFields.length === 1 ? 'is' : 'are'} used for this call only: never stored or logged.`,
+    );
   }
   return parts.filter(Boolean).join('\n\n');
 }
@@ -259,7 +293,10 @@ function toolDescription(tool: ToolDefinition, input: JsonSchema): string {
 export function catalogueOperations(): RouteOperation[] {
   return [
     operation('get', '/api/v1/tools', {
-      tag: 'service', operationId: 'listTools', ...open(), summary: 'List the tools',
+      tag: 'service',
+      operationId: 'listTools',
+      ...open(),
+      summary: 'List the tools',
       description: 'The catalogue: every tool with its group, cost, path and input schema.',
       ok: plain('The catalogue.', json(ref('Catalogue'))),
       codes: ['internal_error'],

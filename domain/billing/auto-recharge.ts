@@ -49,7 +49,14 @@ export function createAutoRecharge(db: Db, packs: Packs) {
       consecutiveFailures: state?.consecutiveFailures ?? 0,
       disabledReason: state?.disabledReason ?? null,
       lastRecharge: last
-        ? { id: last._id, paymentIntentId: last.paymentIntentId, status: last.status, reason: last.failureReason, credits: last.credits, at: last.settledAt ?? last.createdAt }
+        ? {
+            id: last._id,
+            paymentIntentId: last.paymentIntentId,
+            status: last.status,
+            reason: last.failureReason,
+            credits: last.credits,
+            at: last.settledAt ?? last.createdAt,
+          }
         : null,
     };
   }
@@ -60,7 +67,8 @@ export function createAutoRecharge(db: Db, packs: Packs) {
     if (!(await packs.active(input.packId))) found.push({ field: '/packId', message: `is not a credit pack for sale (${input.packId})` });
     if (input.enabled) {
       const billing = await billingAccounts.findOne({ _id: accountId }, { projection: { paymentMethod: 1 } });
-      if (!billing?.paymentMethod) found.push({ field: '/enabled', message: 'needs a card saved at checkout first (buy a pack with saveCard: true)' });
+      if (!billing?.paymentMethod)
+        found.push({ field: '/enabled', message: 'needs a card saved at checkout first (buy a pack with saveCard: true)' });
     }
     return found;
   }
@@ -100,9 +108,15 @@ export function createAutoRecharge(db: Db, packs: Packs) {
     }
     await auditLog.flushBilling(accountId);
     if (input.enabled) {
-      await accounts.updateOne({ _id: accountId }, { $set: { rechargeBelow: input.threshold, rechargeArmed: true }, $unset: { rechargeArmsAt: '' } });
+      await accounts.updateOne(
+        { _id: accountId },
+        { $set: { rechargeBelow: input.threshold, rechargeArmed: true }, $unset: { rechargeArmsAt: '' } },
+      );
     } else {
-      await accounts.updateOne({ _id: accountId }, { $unset: { rechargeBelow: '', rechargeArmed: '', rechargeArmsAt: '', rechargeDueAt: '' } });
+      await accounts.updateOne(
+        { _id: accountId },
+        { $unset: { rechargeBelow: '', rechargeArmed: '', rechargeArmsAt: '', rechargeDueAt: '' } },
+      );
     }
   }
 

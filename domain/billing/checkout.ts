@@ -55,7 +55,12 @@ export function createCheckout(deps: CheckoutDeps) {
           mode: 'payment',
           customer: customerId,
           client_reference_id: accountId,
-          line_items: [{ quantity: 1, price_data: { currency: pack.price.currency, unit_amount: pack.price.amount, product_data: { name: pack.name } } }],
+          line_items: [
+            {
+              quantity: 1,
+              price_data: { currency: pack.price.currency, unit_amount: pack.price.amount, product_data: { name: pack.name } },
+            },
+          ],
           metadata,
           payment_intent_data: { metadata, ...(saveCard ? { setup_future_usage: 'off_session' as const } : {}) },
           ...returnUrls(deps.baseUrl),
@@ -64,17 +69,49 @@ export function createCheckout(deps: CheckoutDeps) {
       );
     } catch (err) {
       deps.log.warn({ stripe: stripeFailure(err), accountId }, 'Stripe refused or did not answer a checkout');
-      throw new ServiceError('upstream_error', 'The payment provider could not open a checkout; try again shortly.', { reason: 'stripe' }, { cause: err });
+      throw new ServiceError(
+        'upstream_error',
+        'The payment provider could not open a checkout; try again shortly.',
+        { reason: 'stripe' },
+        { cause: err },
+      );
     }
     const doc: PurchaseDoc = {
-      _id: purchaseId, accountId, packId: pack._id, packName: pack.name, credits: pack.credits, amount: pack.price.amount, currency: pack.price.currency,
-      expiresInDays: pack.expiresInDays, sessionId: session.id, customerId, saveCard, paymentIntentId: null, status: 'pending', grantId: null,
-      creditsVoided: 0, amountRefunded: 0, createdAt: now, paidAt: null, receiptUrl: null,
+      _id: purchaseId,
+      accountId,
+      packId: pack._id,
+      packName: pack.name,
+      credits: pack.credits,
+      amount: pack.price.amount,
+      currency: pack.price.currency,
+      expiresInDays: pack.expiresInDays,
+      sessionId: session.id,
+      customerId,
+      saveCard,
+      paymentIntentId: null,
+      status: 'pending',
+      grantId: null,
+      creditsVoided: 0,
+      amountRefunded: 0,
+      createdAt: now,
+      paidAt: null,
+      receiptUrl: null,
       // The entry is written with the purchase (domain/audit-log.ts).
       auditDrafts: [
-        auditDraft(audit, accountId, 'purchase.created', { type: 'purchase', id: purchaseId }, {
-          packId: [null, pack._id], credits: [null, pack.credits], amount: [null, pack.price.amount], currency: [null, pack.price.currency], expiresInDays: [null, pack.expiresInDays],
-        }, now),
+        auditDraft(
+          audit,
+          accountId,
+          'purchase.created',
+          { type: 'purchase', id: purchaseId },
+          {
+            packId: [null, pack._id],
+            credits: [null, pack.credits],
+            amount: [null, pack.price.amount],
+            currency: [null, pack.price.currency],
+            expiresInDays: [null, pack.expiresInDays],
+          },
+          now,
+        ),
       ],
     };
     await purchases.insertOne(doc);

@@ -23,7 +23,11 @@ export function createCustomers(db: Db, stripe: StripeApi) {
       { idempotencyKey: `customer-${accountId}` },
     );
     try {
-      await billingAccounts.updateOne({ _id: accountId, stripeCustomerId: { $exists: false } }, { $set: { stripeCustomerId: customer.id } }, { upsert: true });
+      await billingAccounts.updateOne(
+        { _id: accountId, stripeCustomerId: { $exists: false } },
+        { $set: { stripeCustomerId: customer.id } },
+        { upsert: true },
+      );
     } catch (err) {
       if (!isDuplicateKey(err)) throw err; // another request recorded one first
     }
@@ -35,7 +39,11 @@ export function createCustomers(db: Db, stripe: StripeApi) {
    * Keeps the card a paid checkout with saveCard paid with: the payment intent's payment method
    * when Stripe says which, else the customer's newest card (Stripe lists newest first).
    */
-  async function saveCard(accountId: string, customerId: string, paymentIntentId: string | null): Promise<BillingAccountDoc['paymentMethod']> {
+  async function saveCard(
+    accountId: string,
+    customerId: string,
+    paymentIntentId: string | null,
+  ): Promise<BillingAccountDoc['paymentMethod']> {
     let card: { id: string; brand: string; last4: string } | null = null;
     if (paymentIntentId) {
       const intent = await stripe.paymentIntents.retrieve(paymentIntentId, { expand: ['payment_method'] });

@@ -47,14 +47,32 @@ export function createFulfilment(deps: FulfilmentDeps) {
   const { purchases, stripePayments, recharges } = collections(deps.db);
   const auditLog = createAuditLog(deps.db);
 
-  const paidPurchase = (p: PurchaseDoc): PaidRecord => ({ kind: 'purchase', id: p._id, accountId: p.accountId, credits: p.credits, amount: p.amount, grantId: p.grantId });
+  const paidPurchase = (p: PurchaseDoc): PaidRecord => ({
+    kind: 'purchase',
+    id: p._id,
+    accountId: p.accountId,
+    credits: p.credits,
+    amount: p.amount,
+    grantId: p.grantId,
+  });
 
   /** What was paid with this intent: a purchase (by its link or its field) or a recharge. */
   async function paidBy(paymentIntentId: string, payment: StripePaymentDoc | null): Promise<PaidRecord | null> {
-    const purchase = payment?.purchaseId ? await purchases.findOne({ _id: payment.purchaseId }) : await purchases.findOne({ paymentIntentId });
+    const purchase = payment?.purchaseId
+      ? await purchases.findOne({ _id: payment.purchaseId })
+      : await purchases.findOne({ paymentIntentId });
     if (purchase) return paidPurchase(purchase);
     const recharge = await recharges.findOne({ paymentIntentId });
-    return recharge ? { kind: 'recharge', id: recharge._id, accountId: recharge.accountId, credits: recharge.credits, amount: recharge.amount, grantId: recharge.grantId } : null;
+    return recharge
+      ? {
+          kind: 'recharge',
+          id: recharge._id,
+          accountId: recharge.accountId,
+          credits: recharge.credits,
+          amount: recharge.amount,
+          grantId: recharge.grantId,
+        }
+      : null;
   }
 
   /**
@@ -72,7 +90,11 @@ export function createFulfilment(deps: FulfilmentDeps) {
     const linked = (await purchases.findOne({ _id: purchase._id }, { projection: { paymentIntentId: 1 } }))?.paymentIntentId;
     if (linked !== paymentIntentId) return 'the purchase is paid by another intent';
     try {
-      await stripePayments.updateOne({ _id: paymentIntentId, $or: [{ purchaseId: { $exists: false } }, { purchaseId: purchase._id }] }, { $set: { purchaseId: purchase._id, updatedAt: new Date() } }, { upsert: true });
+      await stripePayments.updateOne(
+        { _id: paymentIntentId, $or: [{ purchaseId: { $exists: false } }, { purchaseId: purchase._id }] },
+        { $set: { purchaseId: purchase._id, updatedAt: new Date() } },
+        { upsert: true },
+      );
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       return "the intent is another purchase's"; // linked to another meanwhile: the upsert met its record
@@ -83,18 +105,32 @@ export function createFulfilment(deps: FulfilmentDeps) {
   async function applySession(fact: Fact<'session'>, now: number): Promise<StripeFactOutcome> {
     const purchase = await purchases.findOne({ sessionId: fact.sessionId });
     if (!purchase) {
-      deps.log.warn({ eventId: fact.eventId, type: fact.type, sessionId: fact.sessionId }, 'Stripe event of a Checkout Session the service did not make: acknowledged, nothing granted');
+      deps.log.warn(
+        { eventId: fact.eventId, type: fact.type, sessionId: fact.sessionId },
+        'Stripe event of a Checkout Session the service did not make: acknowledged, nothing granted',
+      );
       return { outcome: 'unknown_session' };
     }
     if (fact.clientReferenceId !== null && fact.clientReferenceId !== purchase.accountId) {
-      deps.log.warn({ eventId: fact.eventId, sessionId: fact.sessionId, purchaseId: purchase._id }, 'Stripe event names another account than its purchase: acknowledged, nothing granted');
+      deps.log.warn(
+        { eventId: fact.eventId, sessionId: fact.sessionId, purchaseId: purchase._id },
+        'Stripe event names another account than its purchase: acknowledged, nothing granted',
+      );
       return { outcome: 'not_ours' };
     }
     const accountId = purchase.accountId;
     const disagreement = fact.paymentIntentId ? await link(purchase, fact.paymentIntentId) : null;
     if (disagreement) {
       deps.log.warn(
-        { eventId: fact.eventId, type: fact.type, sessionId: fact.sessionId, purchaseId: purchase._id, paymentIntentId: fact.paymentIntentId, storedPaymentIntentId: purchase.paymentIntentId, why: disagreement },
+        {
+          eventId: fact.eventId,
+          type: fact.type,
+          sessionId: fact.sessionId,
+          purchaseId: purchase._id,
+          paymentIntentId: fact.paymentIntentId,
+          storedPaymentIntentId: purchase.paymentIntentId,
+          why: disagreement,
+        },
         "Stripe event's session and payment intent disagree: acknowledged, nothing granted",
       );
       return { outcome: 'mismatch', accountId };
@@ -102,7 +138,19 @@ export function createFulfilment(deps: FulfilmentDeps) {
     if (fact.type === 'checkout.session.async_payment_failed') {
       const failed = await purchases.updateOne(
         { _id: purchase._id, status: 'pending' },
-        { $set: { status: 'failed' }, $push: { auditDrafts: auditDraft(SERVICE_ACTOR, accountId, 'purchase.failed', { type: 'purchase', id: purchase._id }, { status: ['pending', 'failed'] }, new Date(now)) } },
+        {
+          $set: { status: 'failed' },
+          $push: {
+            auditDrafts: auditDraft(
+              SERVICE_ACTOR,
+              accountId,
+              'purchase.failed',
+              { type: 'purchase', id: purchase._id },
+              { status: ['pending', 'failed'] },
+              new Date(now),
+            ),
+          },
+        },
       );
       if (failed.modifiedCount) await auditLog.flushPurchase(purchase._id);
       return { outcome: 'failed', accountId };
@@ -129,16 +177,27 @@ export function createFulfilment(deps: FulfilmentDeps) {
       {
         $set: { status: 'paid', paidAt, grantId },
         $push: {
-          auditDrafts: auditDraft(SERVICE_ACTOR, purchase.accountId, 'purchase.paid', { type: 'purchase', id: purchase._id }, {
-            status: [purchase.status, 'paid'], grantId: [null, grantId],
-          }, new Date(now)),
+          auditDrafts: auditDraft(
+            SERVICE_ACTOR,
+            purchase.accountId,
+            'purchase.paid',
+            { type: 'purchase', id: purchase._id },
+            {
+              status: [purchase.status, 'paid'],
+              grantId: [null, grantId],
+            },
+            new Date(now),
+          ),
         },
       },
     );
     if (paid.modifiedCount) await auditLog.flushPurchase(purchase._id);
     const marked = (await purchases.findOne({ _id: purchase._id }, { projection: { paidAt: 1 } }))?.paidAt ?? paidAt;
     const expiresAt = purchase.expiresInDays ? new Date(new Date(marked).getTime() + purchase.expiresInDays * DAY_MS) : null;
-    await deps.grants.grant({ accountId: purchase.accountId, amount: purchase.credits, reason: 'purchase', expiresAt, idempotencyKey: key }, now);
+    await deps.grants.grant(
+      { accountId: purchase.accountId, amount: purchase.credits, reason: 'purchase', expiresAt, idempotencyKey: key },
+      now,
+    );
     await reconcile({ ...paidPurchase(purchase), grantId }, now);
     if (purchase.saveCard && deps.saveCard) await deps.saveCard(purchase.accountId, purchase.customerId, fact.paymentIntentId);
   }
@@ -148,7 +207,10 @@ export function createFulfilment(deps: FulfilmentDeps) {
     if (!fact.paymentIntentId) return { outcome: 'ignored' };
     const payment = await stripePayments.findOneAndUpdate(
       { _id: fact.paymentIntentId },
-      { $max: { amountRefunded: fact.amountRefunded }, $set: { amount: fact.amount, updatedAt: new Date(now), ...(fact.receiptUrl ? { receiptUrl: fact.receiptUrl } : {}) } },
+      {
+        $max: { amountRefunded: fact.amountRefunded },
+        $set: { amount: fact.amount, updatedAt: new Date(now), ...(fact.receiptUrl ? { receiptUrl: fact.receiptUrl } : {}) },
+      },
       { upsert: true, returnDocument: 'after' },
     );
     return settleAgainst(fact.paymentIntentId, payment, fact, now);
@@ -159,15 +221,25 @@ export function createFulfilment(deps: FulfilmentDeps) {
     if (!fact.paymentIntentId || !DISPUTE_ID.test(fact.disputeId)) return { outcome: 'ignored' };
     const field = `disputes.${fact.disputeId}`;
     await stripePayments.updateOne({ _id: fact.paymentIntentId }, { $setOnInsert: { updatedAt: new Date(now) } }, { upsert: true });
-    const filter = isClosedDispute(fact.status) ? { _id: fact.paymentIntentId } : { _id: fact.paymentIntentId, [field]: { $nin: ['won', 'lost'] } };
+    const filter = isClosedDispute(fact.status)
+      ? { _id: fact.paymentIntentId }
+      : { _id: fact.paymentIntentId, [field]: { $nin: ['won', 'lost'] } };
     await stripePayments.updateOne(filter, { $set: { [field]: fact.status, updatedAt: new Date(now) } });
     return settleAgainst(fact.paymentIntentId, await stripePayments.findOne({ _id: fact.paymentIntentId }), fact, now);
   }
 
-  async function settleAgainst(paymentIntentId: string, payment: StripePaymentDoc | null, fact: StripeFact, now: number): Promise<StripeFactOutcome> {
+  async function settleAgainst(
+    paymentIntentId: string,
+    payment: StripePaymentDoc | null,
+    fact: StripeFact,
+    now: number,
+  ): Promise<StripeFactOutcome> {
     const paid = await paidBy(paymentIntentId, payment);
     if (!paid) {
-      deps.log.info({ eventId: fact.eventId, type: fact.type, paymentIntentId }, 'Stripe event of a payment not known yet: recorded, applied once its purchase is');
+      deps.log.info(
+        { eventId: fact.eventId, type: fact.type, paymentIntentId },
+        'Stripe event of a payment not known yet: recorded, applied once its purchase is',
+      );
       return { outcome: 'recorded' };
     }
     await reconcile(paid, now);
@@ -201,7 +273,9 @@ export function createFulfilment(deps: FulfilmentDeps) {
 
   async function paymentOf(paid: PaidRecord): Promise<StripePaymentDoc | null> {
     const purchase = paid.kind === 'purchase' ? await purchases.findOne({ _id: paid.id }, { projection: { paymentIntentId: 1 } }) : null;
-    const intent = purchase ? purchase.paymentIntentId : (await recharges.findOne({ _id: paid.id }, { projection: { paymentIntentId: 1 } }))?.paymentIntentId;
+    const intent = purchase
+      ? purchase.paymentIntentId
+      : (await recharges.findOne({ _id: paid.id }, { projection: { paymentIntentId: 1 } }))?.paymentIntentId;
     return intent ? stripePayments.findOne({ _id: intent }) : null;
   }
 
@@ -224,13 +298,25 @@ export function createFulfilment(deps: FulfilmentDeps) {
       };
       const changes = changesOf(p as never, next, ['status', 'creditsVoided', 'amountRefunded']);
       if (Object.keys(changes).length === 0 && next.receiptUrl === p.receiptUrl) return;
-      const action = next.status === 'disputed' && p.status !== 'disputed' ? 'purchase.disputed'
-        : p.status === 'disputed' && next.status !== 'disputed' ? 'purchase.dispute_closed'
-        : 'purchase.refunded';
+      const action =
+        next.status === 'disputed' && p.status !== 'disputed'
+          ? 'purchase.disputed'
+          : p.status === 'disputed' && next.status !== 'disputed'
+            ? 'purchase.dispute_closed'
+            : 'purchase.refunded';
       const audited = Object.keys(changes).length > 0;
       const { matchedCount } = await purchases.updateOne(
         { _id: p._id, status: p.status, creditsVoided: p.creditsVoided, amountRefunded: p.amountRefunded, receiptUrl: p.receiptUrl },
-        { $set: next, ...(audited ? { $push: { auditDrafts: auditDraft(SERVICE_ACTOR, p.accountId, action, { type: 'purchase', id: p._id }, changes, new Date(now)) } } : {}) },
+        {
+          $set: next,
+          ...(audited
+            ? {
+                $push: {
+                  auditDrafts: auditDraft(SERVICE_ACTOR, p.accountId, action, { type: 'purchase', id: p._id }, changes, new Date(now)),
+                },
+              }
+            : {}),
+        },
       );
       if (matchedCount === 0) continue;
       if (audited) await auditLog.flushPurchase(p._id);

@@ -20,9 +20,14 @@ function failureWords(reason: string): string {
   }
 }
 
-export const rechargeFailedMail = (baseUrl: string, failure: { reason: string; credits: number; consecutiveFailures: number; stillOn: boolean }) =>
+export const rechargeFailedMail = (
+  baseUrl: string,
+  failure: { reason: string; credits: number; consecutiveFailures: number; stillOn: boolean },
+) =>
   composeMail({
-    subject: failure.stillOn ? 'An automatic recharge of your Utility Tools credits failed' : 'Automatic recharges of your Utility Tools credits are off',
+    subject: failure.stillOn
+      ? 'An automatic recharge of your Utility Tools credits failed'
+      : 'Automatic recharges of your Utility Tools credits are off',
     preheader: `No credits were added: ${failureWords(failure.reason)}.`,
     paragraphs: [
       `An automatic recharge of ${failure.credits} credits failed: ${failureWords(failure.reason)}. Nothing was charged and no credits were added.`,
@@ -41,7 +46,9 @@ export const rechargeFailedMail = (baseUrl: string, failure: { reason: string; c
 export async function billingContacts(db: Db, accountId: string): Promise<{ id: string; email: string }[]> {
   const { memberships, users, accounts } = collections(db);
   const members = await memberships.find({ accountId, role: { $in: ['owner', 'billing'] } }).toArray();
-  const people = members.length ? await users.find({ _id: { $in: members.map((m) => m.userId) } }, { projection: { email: 1 } }).toArray() : [];
+  const people = members.length
+    ? await users.find({ _id: { $in: members.map((m) => m.userId) } }, { projection: { email: 1 } }).toArray()
+    : [];
   if (people.length) return people.map((u) => ({ id: u._id, email: u.email }));
   const account = await accounts.findOne({ _id: accountId }, { projection: { email: 1 } });
   return account?.email ? [{ id: 'account', email: account.email }] : [];

@@ -25,7 +25,16 @@ export interface PackFields {
 }
 
 export function packView(p: CreditPackDoc) {
-  return { id: p._id, name: p.name, credits: p.credits, price: p.price, expiresInDays: p.expiresInDays, active: p.active, createdAt: p.createdAt, updatedAt: p.updatedAt };
+  return {
+    id: p._id,
+    name: p.name,
+    credits: p.credits,
+    price: p.price,
+    expiresInDays: p.expiresInDays,
+    active: p.active,
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+  };
 }
 
 export function createPacks(db: Db) {
@@ -41,11 +50,19 @@ export function createPacks(db: Db) {
         active: fields.active ?? true,
         updatedAt: now,
       };
-      return (await creditPacks.findOneAndUpdate({ _id: id }, { $set: set, $setOnInsert: { createdAt: now } }, { upsert: true, returnDocument: 'after' }))!;
+      return (await creditPacks.findOneAndUpdate(
+        { _id: id },
+        { $set: set, $setOnInsert: { createdAt: now } },
+        { upsert: true, returnDocument: 'after' },
+      ))!;
     },
 
     /** Every pack (the operator's list), or only the active ones (what accounts may buy). */
-    list: (options: { activeOnly: boolean }) => creditPacks.find(options.activeOnly ? { active: true } : {}).sort({ 'price.amount': 1, _id: 1 }).toArray(),
+    list: (options: { activeOnly: boolean }) =>
+      creditPacks
+        .find(options.activeOnly ? { active: true } : {})
+        .sort({ 'price.amount': 1, _id: 1 })
+        .toArray(),
 
     /** A pack, active or not. */
     get: (id: string) => creditPacks.findOne({ _id: id }),

@@ -7,8 +7,19 @@ import type { PurchaseDoc, PurchaseStatus, StripePaymentDoc } from './documents.
 /** A purchase as the owner sees it (GET /api/v1/account/purchases). */
 export function purchaseView(p: PurchaseDoc) {
   return {
-    id: p._id, packId: p.packId, packName: p.packName, credits: p.credits, amount: p.amount, currency: p.currency, status: p.status,
-    creditsVoided: p.creditsVoided, amountRefunded: p.amountRefunded, expiresInDays: p.expiresInDays, createdAt: p.createdAt, paidAt: p.paidAt, receiptUrl: p.receiptUrl,
+    id: p._id,
+    packId: p.packId,
+    packName: p.packName,
+    credits: p.credits,
+    amount: p.amount,
+    currency: p.currency,
+    status: p.status,
+    creditsVoided: p.creditsVoided,
+    amountRefunded: p.amountRefunded,
+    expiresInDays: p.expiresInDays,
+    createdAt: p.createdAt,
+    paidAt: p.paidAt,
+    receiptUrl: p.receiptUrl,
   };
 }
 
@@ -16,7 +27,10 @@ export function purchaseView(p: PurchaseDoc) {
  * The status a paid purchase shows from what Stripe said of its payment: disputed while a dispute
  * is open or was lost, else refunded in full or in part, else paid.
  */
-export function paidStatus(payment: Pick<StripePaymentDoc, 'amount' | 'amountRefunded' | 'disputes'> | null, amount: number): PurchaseStatus {
+export function paidStatus(
+  payment: Pick<StripePaymentDoc, 'amount' | 'amountRefunded' | 'disputes'> | null,
+  amount: number,
+): PurchaseStatus {
   const disputes = Object.values(payment?.disputes ?? {});
   if (disputes.some((s) => s !== 'won')) return 'disputed';
   const refunded = payment?.amountRefunded ?? 0;
@@ -28,10 +42,18 @@ export function createPurchases(db: Db) {
   const { purchases } = collections(db);
   return {
     /** The account's purchases, newest first; `before` pages by creation. */
-    async list(accountId: string, options: { limit: number; before?: { at: Date; id: string } }): Promise<{ items: PurchaseDoc[]; more: boolean }> {
+    async list(
+      accountId: string,
+      options: { limit: number; before?: { at: Date; id: string } },
+    ): Promise<{ items: PurchaseDoc[]; more: boolean }> {
       const filter: Record<string, unknown> = { accountId };
-      if (options.before) filter.$or = [{ createdAt: { $lt: options.before.at } }, { createdAt: options.before.at, _id: { $lt: options.before.id } }];
-      const rows = await purchases.find(filter).sort({ createdAt: -1, _id: -1 }).limit(options.limit + 1).toArray();
+      if (options.before)
+        filter.$or = [{ createdAt: { $lt: options.before.at } }, { createdAt: options.before.at, _id: { $lt: options.before.id } }];
+      const rows = await purchases
+        .find(filter)
+        .sort({ createdAt: -1, _id: -1 })
+        .limit(options.limit + 1)
+        .toArray();
       return { items: rows.slice(0, options.limit), more: rows.length > options.limit };
     },
     bySession: (sessionId: string) => purchases.findOne({ sessionId }),

@@ -48,13 +48,18 @@ export function createRechargeTrigger(options: { db: Db; client: Client; log: Lo
 
   /** The ledger's sink: returns at once; a failure is logged, and the upkeep hands it on again. */
   const onRechargeDue: RechargeSink = (accountId) => {
-    handOff(accountId).catch((err) => options.log.warn({ err, accountId }, 'auto-recharge hand-off failed; the billing upkeep hands it on again'));
+    handOff(accountId).catch((err) =>
+      options.log.warn({ err, accountId }, 'auto-recharge hand-off failed; the billing upkeep hands it on again'),
+    );
   };
 
   /** Wakes the workflow of every account whose mark is older than RECHARGE_HANDOFF_STALE_MS (the billing upkeep). */
   async function wakeStale(now = Date.now()): Promise<number> {
     let woken = 0;
-    for await (const doc of accounts.find({ rechargeDueAt: { $lt: new Date(now - RECHARGE_HANDOFF_STALE_MS) } }, { projection: { _id: 1 } })) {
+    for await (const doc of accounts.find(
+      { rechargeDueAt: { $lt: new Date(now - RECHARGE_HANDOFF_STALE_MS) } },
+      { projection: { _id: 1 } },
+    )) {
       await wakeRecharge(options.client, doc._id);
       woken++;
     }

@@ -51,7 +51,11 @@ export function createRecharges(deps: RechargeDeps) {
   const record = createEventRecorder(deps.db, deps.onEvent);
 
   /** The latch armed again: the next charge below the threshold starts a recharge (if auto-recharge is still on). */
-  const rearm = (accountId: string) => accounts.updateOne({ _id: accountId, rechargeBelow: { $exists: true } }, { $set: { rechargeArmed: true }, $unset: { rechargeArmsAt: '' } });
+  const rearm = (accountId: string) =>
+    accounts.updateOne(
+      { _id: accountId, rechargeBelow: { $exists: true } },
+      { $set: { rechargeArmed: true }, $unset: { rechargeArmsAt: '' } },
+    );
 
   /**
    * Claims the account's one recharge slot for `rechargeId` (the workflow's, the same on every
@@ -68,7 +72,10 @@ export function createRecharges(deps: RechargeDeps) {
       { $set: taken, $inc: { 'autoRecharge.count': 1 } },
     );
     if (sameMonth.modifiedCount === 1) return null;
-    const newMonth = await billingAccounts.updateOne({ ...free, 'autoRecharge.month': { $ne: month } }, { $set: { ...taken, 'autoRecharge.month': month, 'autoRecharge.count': 1 } });
+    const newMonth = await billingAccounts.updateOne(
+      { ...free, 'autoRecharge.month': { $ne: month } },
+      { $set: { ...taken, 'autoRecharge.month': month, 'autoRecharge.count': 1 } },
+    );
     if (newMonth.modifiedCount === 1) return null;
     const state = (await billingAccounts.findOne({ _id: accountId }))?.autoRecharge;
     if (!state?.enabled) return 'disabled';
@@ -109,8 +116,19 @@ export function createRecharges(deps: RechargeDeps) {
       const pack = await deps.packs.get(state!.packId);
       if (!pack) return { started: false, why: 'pack_unavailable' };
       await insertIfAbsent<RechargeDoc>(recharges, {
-        _id: rechargeId, accountId, packId: pack._id, credits: pack.credits, amount: pack.price.amount, currency: pack.price.currency, expiresInDays: pack.expiresInDays,
-        paymentIntentId: null, status: 'pending', failureReason: null, grantId: null, createdAt: new Date(now), settledAt: null,
+        _id: rechargeId,
+        accountId,
+        packId: pack._id,
+        credits: pack.credits,
+        amount: pack.price.amount,
+        currency: pack.price.currency,
+        expiresInDays: pack.expiresInDays,
+        paymentIntentId: null,
+        status: 'pending',
+        failureReason: null,
+        grantId: null,
+        createdAt: new Date(now),
+        settledAt: null,
       });
       doc = (await recharges.findOne({ _id: rechargeId }))!;
     }
@@ -119,8 +137,14 @@ export function createRecharges(deps: RechargeDeps) {
     try {
       const intent = await deps.stripe.paymentIntents.create(
         {
-          amount: doc.amount, currency: doc.currency, customer: billing.stripeCustomerId, payment_method: billing.paymentMethod!.id,
-          off_session: true, confirm: true, metadata: { accountId, rechargeId }, description: `Auto-recharge: ${doc.credits} credits`,
+          amount: doc.amount,
+          currency: doc.currency,
+          customer: billing.stripeCustomerId,
+          payment_method: billing.paymentMethod!.id,
+          off_session: true,
+          confirm: true,
+          metadata: { accountId, rechargeId },
+          description: `Auto-recharge: ${doc.credits} credits`,
         },
         { idempotencyKey: `recharge-${rechargeId}` },
       );
@@ -129,7 +153,8 @@ export function createRecharges(deps: RechargeDeps) {
     } catch (err) {
       const card = cardError(err);
       if (!card) throw err; // Stripe away: retried under the same key, so one intent is ever made
-      if (card.paymentIntentId) await recharges.updateOne({ _id: rechargeId, paymentIntentId: null }, { $set: { paymentIntentId: card.paymentIntentId } });
+      if (card.paymentIntentId)
+        await recharges.updateOne({ _id: rechargeId, paymentIntentId: null }, { $set: { paymentIntentId: card.paymentIntentId } });
       await fail(rechargeId, card.code, now);
       return { started: true, rechargeId, settled: true };
     }
@@ -145,7 +170,15 @@ export function createRecharges(deps: RechargeDeps) {
   async function recharged(fact: IntentFact): Promise<{ doc: RechargeDoc } | { outcome: 'ignored' | 'not_ours' | 'mismatch' }> {
     const mismatch = (storedRechargeId: string | null, why: string) => {
       deps.log.warn(
-        { eventId: fact.eventId, type: fact.type, paymentIntentId: fact.paymentIntentId, storedRechargeId, metadataRechargeId: fact.rechargeId, metadataAccountId: fact.accountId, why },
+        {
+          eventId: fact.eventId,
+          type: fact.type,
+          paymentIntentId: fact.paymentIntentId,
+          storedRechargeId,
+          metadataRechargeId: fact.rechargeId,
+          metadataAccountId: fact.accountId,
+          why,
+        },
         "Stripe event's payment intent and metadata disagree: acknowledged, nothing granted",
       );
       return { outcome: 'mismatch' as const };
@@ -160,16 +193,21 @@ export function createRecharges(deps: RechargeDeps) {
     if (!fact.rechargeId) return { outcome: 'ignored' };
     const named = await recharges.findOne({ _id: fact.rechargeId });
     if (!named) {
-      deps.log.warn({ eventId: fact.eventId, type: fact.type, paymentIntentId: fact.paymentIntentId }, 'Stripe event of a recharge the service did not make: acknowledged, nothing granted');
+      deps.log.warn(
+        { eventId: fact.eventId, type: fact.type, paymentIntentId: fact.paymentIntentId },
+        'Stripe event of a recharge the service did not make: acknowledged, nothing granted',
+      );
       return { outcome: 'not_ours' };
     }
     if (fact.accountId && fact.accountId !== named.accountId) return mismatch(named._id, 'the metadata names another account');
     if (named.paymentIntentId) return mismatch(named._id, 'the recharge the metadata names is paid by another intent');
-    if (await purchases.findOne({ paymentIntentId: fact.paymentIntentId }, { projection: { _id: 1 } })) return mismatch(null, "the intent is a checkout's");
+    if (await purchases.findOne({ paymentIntentId: fact.paymentIntentId }, { projection: { _id: 1 } }))
+      return mismatch(null, "the intent is a checkout's");
     // Stripe's answer to the create was lost: the signed event says which intent it was.
     await recharges.updateOne({ _id: named._id, paymentIntentId: null }, { $set: { paymentIntentId: fact.paymentIntentId } });
     const linked = await recharges.findOne({ _id: named._id });
-    if (linked?.paymentIntentId !== fact.paymentIntentId) return mismatch(named._id, 'the recharge the metadata names is paid by another intent');
+    if (linked?.paymentIntentId !== fact.paymentIntentId)
+      return mismatch(named._id, 'the recharge the metadata names is paid by another intent');
     return { doc: linked };
   }
 
@@ -193,20 +231,38 @@ export function createRecharges(deps: RechargeDeps) {
   async function succeed(doc: RechargeDoc, fact: IntentFact, now: number): Promise<void> {
     const paidAt = (fact.created || Math.floor(now / 1000)) * 1000;
     const expiresAt = doc.expiresInDays ? new Date(paidAt + doc.expiresInDays * DAY_MS) : null;
-    const { grant } = await deps.grants.grant({ accountId: doc.accountId, amount: doc.credits, reason: 'recharge', expiresAt, idempotencyKey: `recharge:${doc._id}` }, now);
-    await recharges.updateOne({ _id: doc._id, status: { $ne: 'succeeded' } }, { $set: { status: 'succeeded', grantId: grant._id, settledAt: new Date(now) } });
+    const { grant } = await deps.grants.grant(
+      { accountId: doc.accountId, amount: doc.credits, reason: 'recharge', expiresAt, idempotencyKey: `recharge:${doc._id}` },
+      now,
+    );
+    await recharges.updateOne(
+      { _id: doc._id, status: { $ne: 'succeeded' } },
+      { $set: { status: 'succeeded', grantId: grant._id, settledAt: new Date(now) } },
+    );
     const ended = await billingAccounts.updateOne(
       { _id: doc.accountId, 'autoRecharge.inFlight': doc._id },
       {
         $set: { 'autoRecharge.inFlight': null, 'autoRecharge.consecutiveFailures': 0 },
-        $push: { auditDrafts: auditDraft(SERVICE_ACTOR, doc.accountId, 'recharge.succeeded', { type: 'recharge', id: doc._id }, { status: ['pending', 'succeeded'], credits: [null, doc.credits] }, new Date(now)) },
+        $push: {
+          auditDrafts: auditDraft(
+            SERVICE_ACTOR,
+            doc.accountId,
+            'recharge.succeeded',
+            { type: 'recharge', id: doc._id },
+            { status: ['pending', 'succeeded'], credits: [null, doc.credits] },
+            new Date(now),
+          ),
+        },
       },
     );
     if (ended.modifiedCount) await auditLog.flushBilling(doc.accountId);
     else await billingAccounts.updateOne({ _id: doc.accountId }, { $set: { 'autoRecharge.consecutiveFailures': 0 } });
     await rearm(doc.accountId);
     // A refund or dispute of it that arrived first is applied now.
-    await deps.fulfilment.reconcile({ kind: 'recharge', id: doc._id, accountId: doc.accountId, credits: doc.credits, amount: doc.amount, grantId: grant._id }, now);
+    await deps.fulfilment.reconcile(
+      { kind: 'recharge', id: doc._id, accountId: doc.accountId, credits: doc.credits, amount: doc.amount, grantId: grant._id },
+      now,
+    );
   }
 
   /**
@@ -216,7 +272,10 @@ export function createRecharges(deps: RechargeDeps) {
    * auto-recharge off and says so, else the latch arms again.
    */
   async function fail(rechargeId: string, reason: string, now: number): Promise<void> {
-    await recharges.updateOne({ _id: rechargeId, status: 'pending' }, { $set: { status: 'failed', failureReason: reason, settledAt: new Date(now) } });
+    await recharges.updateOne(
+      { _id: rechargeId, status: 'pending' },
+      { $set: { status: 'failed', failureReason: reason, settledAt: new Date(now) } },
+    );
     const doc = await recharges.findOne({ _id: rechargeId });
     if (!doc || doc.status !== 'failed') return;
     const { accountId } = doc;
@@ -225,7 +284,16 @@ export function createRecharges(deps: RechargeDeps) {
       {
         $inc: { 'autoRecharge.consecutiveFailures': 1 },
         $set: { 'autoRecharge.lastFailedRechargeId': rechargeId },
-        $push: { auditDrafts: auditDraft(SERVICE_ACTOR, accountId, 'recharge.failed', { type: 'recharge', id: rechargeId }, { status: ['pending', 'failed'], reason: [null, doc.failureReason] }, new Date(now)) },
+        $push: {
+          auditDrafts: auditDraft(
+            SERVICE_ACTOR,
+            accountId,
+            'recharge.failed',
+            { type: 'recharge', id: rechargeId },
+            { status: ['pending', 'failed'], reason: [null, doc.failureReason] },
+            new Date(now),
+          ),
+        },
       },
     );
     await billingAccounts.updateOne({ _id: accountId, 'autoRecharge.inFlight': rechargeId }, { $set: { 'autoRecharge.inFlight': null } });
@@ -235,18 +303,39 @@ export function createRecharges(deps: RechargeDeps) {
       await billingAccounts.updateOne(
         { _id: accountId, 'autoRecharge.enabled': true },
         {
-          $set: { 'autoRecharge.enabled': false, 'autoRecharge.disabledReason': `${failures} recharges failed in a row (the last: ${doc.failureReason})` },
-          $push: { auditDrafts: auditDraft(SERVICE_ACTOR, accountId, 'auto_recharge.disabled', { type: 'auto_recharge', id: accountId }, { enabled: [true, false] }, new Date(now)) },
+          $set: {
+            'autoRecharge.enabled': false,
+            'autoRecharge.disabledReason': `${failures} recharges failed in a row (the last: ${doc.failureReason})`,
+          },
+          $push: {
+            auditDrafts: auditDraft(
+              SERVICE_ACTOR,
+              accountId,
+              'auto_recharge.disabled',
+              { type: 'auto_recharge', id: accountId },
+              { enabled: [true, false] },
+              new Date(now),
+            ),
+          },
         },
       );
-      await accounts.updateOne({ _id: accountId }, { $unset: { rechargeBelow: '', rechargeArmed: '', rechargeArmsAt: '', rechargeDueAt: '' } });
+      await accounts.updateOne(
+        { _id: accountId },
+        { $unset: { rechargeBelow: '', rechargeArmed: '', rechargeArmsAt: '', rechargeDueAt: '' } },
+      );
     } else if (state?.enabled) {
       await rearm(accountId);
     }
     await auditLog.flushBilling(accountId);
     const enabled = (await billingAccounts.findOne({ _id: accountId }))?.autoRecharge?.enabled ?? false;
     const data = { reason: doc.failureReason ?? reason, consecutiveFailures: failures, autoRechargeEnabled: enabled };
-    await record({ id: derivedId('evt', `recharge_failed:${rechargeId}`), accountId, event: 'credits.recharge_failed', createdAt: new Date(now), data });
+    await record({
+      id: derivedId('evt', `recharge_failed:${rechargeId}`),
+      accountId,
+      event: 'credits.recharge_failed',
+      createdAt: new Date(now),
+      data,
+    });
     await mailFailure(doc, data);
   }
 
@@ -254,9 +343,17 @@ export function createRecharges(deps: RechargeDeps) {
    * The failure mailed to each billing contact, handed to the outbox under a key of the recharge and
    * the contact: a retried step mails nobody twice.
    */
-  async function mailFailure(doc: RechargeDoc, data: { reason: string; consecutiveFailures: number; autoRechargeEnabled: boolean }): Promise<void> {
+  async function mailFailure(
+    doc: RechargeDoc,
+    data: { reason: string; consecutiveFailures: number; autoRechargeEnabled: boolean },
+  ): Promise<void> {
     if (!deps.mailer || !deps.baseUrl) return;
-    const mail = rechargeFailedMail(deps.baseUrl, { reason: data.reason, credits: doc.credits, consecutiveFailures: data.consecutiveFailures, stillOn: data.autoRechargeEnabled });
+    const mail = rechargeFailedMail(deps.baseUrl, {
+      reason: data.reason,
+      credits: doc.credits,
+      consecutiveFailures: data.consecutiveFailures,
+      stillOn: data.autoRechargeEnabled,
+    });
     for (const contact of await billingContacts(deps.db, doc.accountId)) {
       await deps.mailer.send({ to: contact.email, ...mail }, { idempotencyKey: `recharge_failed:${doc._id}:${contact.id}` });
     }
@@ -269,7 +366,8 @@ export function createRecharges(deps: RechargeDeps) {
   }
 
   /** Whether the recharge has been settled by its event (the workflow's check when no signal came). */
-  const settled = async (rechargeId: string) => (await recharges.findOne({ _id: rechargeId }, { projection: { status: 1 } }))?.status !== 'pending';
+  const settled = async (rechargeId: string) =>
+    (await recharges.findOne({ _id: rechargeId }, { projection: { status: 1 } }))?.status !== 'pending';
 
   return { begin, applyIntent, release, settled };
 }

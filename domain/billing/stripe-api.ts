@@ -19,7 +19,11 @@ export function createStripeApi(config: StripeConfig): StripeApi {
     timeout: REQUEST_TIMEOUT_MS,
     telemetry: false,
     ...(url
-      ? { host: url.hostname, port: url.port || (url.protocol === 'https:' ? 443 : 80), protocol: url.protocol === 'https:' ? ('https' as const) : ('http' as const) }
+      ? {
+          host: url.hostname,
+          port: url.port || (url.protocol === 'https:' ? 443 : 80),
+          protocol: url.protocol === 'https:' ? ('https' as const) : ('http' as const),
+        }
       : {}),
   });
 }
@@ -36,6 +40,7 @@ export function cardError(err: unknown): { code: string; paymentIntentId: string
  * Never the error itself, which carries the request it failed on.
  */
 export function stripeFailure(err: unknown): Record<string, unknown> {
-  if (err instanceof Stripe.errors.StripeError) return { type: err.type, code: err.code ?? null, statusCode: err.statusCode ?? null, stripeRequestId: err.requestId ?? null };
+  if (err instanceof Stripe.errors.StripeError)
+    return { type: err.type, code: err.code ?? null, statusCode: err.statusCode ?? null, stripeRequestId: err.requestId ?? null };
   return { type: err instanceof Error ? err.name : typeof err };
 }

@@ -9,7 +9,11 @@ const int = (v: unknown): number => (typeof v === 'number' && Number.isInteger(v
 /** An expandable field: the id whether Stripe sent it as a string or as the object. */
 const idOf = (v: unknown): string | null => str(v) ?? (v && typeof v === 'object' ? str((v as Obj).id) : null);
 
-const SESSION_TYPES = ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'checkout.session.async_payment_failed'] as const;
+const SESSION_TYPES = [
+  'checkout.session.completed',
+  'checkout.session.async_payment_succeeded',
+  'checkout.session.async_payment_failed',
+] as const;
 const CHARGE_TYPES = ['charge.succeeded', 'charge.refunded'] as const;
 const DISPUTE_TYPES = ['charge.dispute.created', 'charge.dispute.updated', 'charge.dispute.closed'] as const;
 const INTENT_TYPES = ['payment_intent.succeeded', 'payment_intent.payment_failed'] as const;
@@ -27,17 +31,38 @@ export function stripeFactOf(event: { id: string; type: string; created: number;
     const sessionId = str(o.id);
     if (!sessionId) return null;
     return {
-      ...base, kind: 'session', type, sessionId, paymentStatus: str(o.payment_status), paymentIntentId: idOf(o.payment_intent),
-      customerId: idOf(o.customer), clientReferenceId: str(o.client_reference_id),
+      ...base,
+      kind: 'session',
+      type,
+      sessionId,
+      paymentStatus: str(o.payment_status),
+      paymentIntentId: idOf(o.payment_intent),
+      customerId: idOf(o.customer),
+      clientReferenceId: str(o.client_reference_id),
     };
   }
   if (isOneOf(CHARGE_TYPES, type)) {
-    return { ...base, kind: 'charge', type, paymentIntentId: idOf(o.payment_intent), amount: int(o.amount), amountRefunded: int(o.amount_refunded), receiptUrl: str(o.receipt_url) };
+    return {
+      ...base,
+      kind: 'charge',
+      type,
+      paymentIntentId: idOf(o.payment_intent),
+      amount: int(o.amount),
+      amountRefunded: int(o.amount_refunded),
+      receiptUrl: str(o.receipt_url),
+    };
   }
   if (isOneOf(DISPUTE_TYPES, type)) {
     const disputeId = str(o.id);
     if (!disputeId) return null;
-    return { ...base, kind: 'dispute', type, disputeId, paymentIntentId: idOf(o.payment_intent), status: str(o.status) ?? 'needs_response' };
+    return {
+      ...base,
+      kind: 'dispute',
+      type,
+      disputeId,
+      paymentIntentId: idOf(o.payment_intent),
+      status: str(o.status) ?? 'needs_response',
+    };
   }
   if (isOneOf(INTENT_TYPES, type)) {
     const paymentIntentId = str(o.id);
@@ -45,7 +70,12 @@ export function stripeFactOf(event: { id: string; type: string; created: number;
     const metadata = (o.metadata ?? {}) as Obj;
     const error = (o.last_payment_error ?? {}) as Obj;
     return {
-      ...base, kind: 'payment_intent', type, paymentIntentId, accountId: str(metadata.accountId), rechargeId: str(metadata.rechargeId),
+      ...base,
+      kind: 'payment_intent',
+      type,
+      paymentIntentId,
+      accountId: str(metadata.accountId),
+      rechargeId: str(metadata.rechargeId),
       failureCode: str(error.code) ?? str(error.decline_code),
     };
   }

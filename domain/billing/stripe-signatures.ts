@@ -57,7 +57,10 @@ export function createStripeSignatures(db: Db, stripe: StripeApi, webhookSecret:
 export function signatureDigest(header: string): string {
   const parts = header.split(',').map((p) => p.trim());
   const t = parts.find((p) => p.startsWith('t='))?.slice(2) ?? '';
-  const v1 = parts.filter((p) => p.startsWith('v1=')).map((p) => p.slice(3)).sort();
+  const v1 = parts
+    .filter((p) => p.startsWith('v1='))
+    .map((p) => p.slice(3))
+    .sort();
   return sha256Hex(`${t}.${v1.join(',')}`);
 }
 

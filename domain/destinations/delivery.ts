@@ -34,7 +34,10 @@ export function createDestinationDelivery(deps: DestinationDeliveryDeps) {
     const field = findTool(call.tool)?.fileField;
     if (!field) throw new Error(`${call.tool} makes no file to store`); // the API refuses such a call
     const doc = await store.get(call.accountId, id);
-    if (!doc) throw new ServiceError('destination_error', `The destination ${id} was deleted before the output could be written.`, { reason: 'the destination was deleted' });
+    if (!doc)
+      throw new ServiceError('destination_error', `The destination ${id} was deleted before the output could be written.`, {
+        reason: 'the destination was deleted',
+      });
     const file = fileOf(output, field);
     const key = objectKey(doc.prefix, call.destination, file.extension);
     const { openBucket, BucketRefused } = await import('../../lib/s3-bucket.js');
@@ -46,7 +49,12 @@ export function createDestinationDelivery(deps: DestinationDeliveryDeps) {
       // The guard's refusal of the endpoint (its name now resolves inside) is a refused write too.
       const reason = err instanceof BucketRefused ? err.reason : err instanceof ServiceError ? `${err.code}: ${err.message}` : undefined;
       if (reason === undefined) throw err;
-      throw new ServiceError('destination_error', `The output could not be written to destination ${id}: ${reason}`, { reason }, { cause: err });
+      throw new ServiceError(
+        'destination_error',
+        `The output could not be written to destination ${id}: ${reason}`,
+        { reason },
+        { cause: err },
+      );
     } finally {
       bucket?.close();
     }

@@ -70,14 +70,20 @@ export function createDestinationService(deps: DestinationServiceDeps) {
     } catch {
       throw badField('/endpoint', 'must be an absolute URL');
     }
-    if (url.pathname !== '/' || url.search || url.hash) throw badField('/endpoint', 'must be scheme, host and port only (the bucket goes in bucket)');
+    if (url.pathname !== '/' || url.search || url.hash)
+      throw badField('/endpoint', 'must be scheme, host and port only (the bucket goes in bucket)');
     let via: 'public' | 'allowlist';
     try {
       via = (await deps.guard.resolveUrl(url, { schemes: ['http', 'https'] })).target.via;
     } catch (err) {
       if (isInputRefusal(err)) throw badField('/endpoint', err.message, err.message);
       if (err instanceof ServiceError && err.code === 'upstream_error') {
-        throw new ServiceError('destination_unusable', `The endpoint cannot be reached: ${err.message}`, { reason: err.message }, { cause: err });
+        throw new ServiceError(
+          'destination_unusable',
+          `The endpoint cannot be reached: ${err.message}`,
+          { reason: err.message },
+          { cause: err },
+        );
       }
       throw err;
     }
@@ -94,7 +100,12 @@ export function createDestinationService(deps: DestinationServiceDeps) {
       await bucket.put(key, Buffer.from(`Utility Tools checked that ${id} can write here.\n`), 'text/plain');
     } catch (err) {
       if (!(err instanceof BucketRefused)) throw err;
-      throw new ServiceError('destination_unusable', `The bucket refused the test upload: ${err.reason}`, { reason: err.reason }, { cause: err });
+      throw new ServiceError(
+        'destination_unusable',
+        `The bucket refused the test upload: ${err.reason}`,
+        { reason: err.reason },
+        { cause: err },
+      );
     } finally {
       await bucket.remove(key).catch(() => undefined);
       bucket.close();
@@ -112,7 +123,11 @@ export function createDestinationService(deps: DestinationServiceDeps) {
 
     async create(accountId: string, body: NewDestination, audit: AuditContext) {
       if ((await store.count(accountId)) >= MAX_DESTINATIONS_PER_ACCOUNT) {
-        throw badField('/bucket', `at most ${MAX_DESTINATIONS_PER_ACCOUNT} destinations per account`, `An account can have at most ${MAX_DESTINATIONS_PER_ACCOUNT} destinations; delete one first.`);
+        throw badField(
+          '/bucket',
+          `at most ${MAX_DESTINATIONS_PER_ACCOUNT} destinations per account`,
+          `An account can have at most ${MAX_DESTINATIONS_PER_ACCOUNT} destinations; delete one first.`,
+        );
       }
       const fields: DestinationFields = {
         type: body.type,
@@ -124,8 +139,20 @@ export function createDestinationService(deps: DestinationServiceDeps) {
       };
       const id = newId('dst');
       await testUpload(id, fields, body.secretAccessKey);
-      const shown = { bucket: fields.bucket, prefix: fields.prefix, endpoint: fields.endpoint, region: fields.region, accessKeyId: fields.accessKeyId };
-      const draft = auditDraft(audit, accountId, 'destination.created', { type: 'destination', id }, changesOf({}, shown, Object.keys(shown)));
+      const shown = {
+        bucket: fields.bucket,
+        prefix: fields.prefix,
+        endpoint: fields.endpoint,
+        region: fields.region,
+        accessKeyId: fields.accessKeyId,
+      };
+      const draft = auditDraft(
+        audit,
+        accountId,
+        'destination.created',
+        { type: 'destination', id },
+        changesOf({}, shown, Object.keys(shown)),
+      );
       const doc = await store.create(id, accountId, fields, body.secretAccessKey, draft);
       await auditLog.flushDestination(id);
       return publicDestination(doc);
@@ -135,7 +162,13 @@ export function createDestinationService(deps: DestinationServiceDeps) {
     async remove(accountId: string, id: string, audit: AuditContext): Promise<void> {
       const doc = await store.get(accountId, id);
       if (!doc) throw noDestination(id);
-      const draft = auditDraft(audit, accountId, 'destination.deleted', { type: 'destination', id }, changesOf({ bucket: doc.bucket, prefix: doc.prefix }, {}, ['bucket', 'prefix']));
+      const draft = auditDraft(
+        audit,
+        accountId,
+        'destination.deleted',
+        { type: 'destination', id },
+        changesOf({ bucket: doc.bucket, prefix: doc.prefix }, {}, ['bucket', 'prefix']),
+      );
       if (!(await auditLog.deleting(draft, () => store.remove(accountId, id)))) throw noDestination(id);
     },
 
@@ -147,11 +180,17 @@ export function createDestinationService(deps: DestinationServiceDeps) {
      */
     async forCall(accountId: string, named: string, tool: ToolDefinition, field = HEADER_FIELD): Promise<string> {
       const where = field === HEADER_FIELD ? DESTINATION_HEADER : 'destination';
-      if (!DESTINATION_ID.test(named)) throw badDestination(field, `${where} must be a destination id (dst_...).`, 'must be a destination id (dst_...)');
+      if (!DESTINATION_ID.test(named))
+        throw badDestination(field, `${where} must be a destination id (dst_...).`, 'must be a destination id (dst_...)');
       if (!tool.fileField) {
-        throw badDestination(field, `${tool.name} makes no file to store: ${where} is for the tools that do.`, `${tool.name} makes no file to store`);
+        throw badDestination(
+          field,
+          `${tool.name} makes no file to store: ${where} is for the tools that do.`,
+          `${tool.name} makes no file to store`,
+        );
       }
-      if (!(await store.get(accountId, named))) throw badDestination(field, `There is no destination ${named} on this account.`, 'no such destination on this account');
+      if (!(await store.get(accountId, named)))
+        throw badDestination(field, `There is no destination ${named} on this account.`, 'no such destination on this account');
       return named;
     },
   };

@@ -40,7 +40,13 @@ export function createDestinationStore(db: Db, secretKey: Buffer) {
   const { destinations } = collections(db);
   return {
     /** Stores it with its creation's audit entry (`audit`), in the one insert. */
-    async create(id: string, accountId: string, fields: DestinationFields, secretAccessKey: string, audit: AuditDraft): Promise<DestinationDoc> {
+    async create(
+      id: string,
+      accountId: string,
+      fields: DestinationFields,
+      secretAccessKey: string,
+      audit: AuditDraft,
+    ): Promise<DestinationDoc> {
       const doc: DestinationDoc = {
         _id: id,
         accountId,

@@ -70,4 +70,8 @@ export function createIdentityContext({ onEvent, oidcProviders = [], ...deps }: 
 }
 
 /** A person acting for themselves, as the audit log records them. */
-export const userActing = (userId: string, facts: RequestFacts): AuditContext => ({ actor: { type: 'user', credential: null, userId }, ip: facts.ip, userAgent: facts.userAgent });
+export const userActing = (userId: string, facts: RequestFacts): AuditContext => ({
+  actor: { type: 'user', credential: null, userId },
+  ip: facts.ip,
+  userAgent: facts.userAgent,
+});

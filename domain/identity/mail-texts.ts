@@ -10,7 +10,10 @@ export const verifyAddressMail = (baseUrl: string, token: string): Mail =>
   composeMail({
     subject: 'Confirm your address for Utility Tools',
     preheader: 'One click opens your account.',
-    paragraphs: ['Someone, hopefully you, asked to open a Utility Tools account with this address. Confirm it to open the account and sign in.', 'The link works once, for 24 hours. If it was not you, ignore this mail: nothing is opened without it.'],
+    paragraphs: [
+      'Someone, hopefully you, asked to open a Utility Tools account with this address. Confirm it to open the account and sign in.',
+      'The link works once, for 24 hours. If it was not you, ignore this mail: nothing is opened without it.',
+    ],
     action: { label: 'Confirm my address', url: link(baseUrl, 'verify', token) },
   });
 
@@ -27,7 +30,10 @@ export const alreadyRegisteredMail = (baseUrl: string): Mail =>
 export const resetPasswordMail = (baseUrl: string, token: string): Mail =>
   composeMail({
     subject: 'Reset your Utility Tools password',
-    paragraphs: ['Someone, hopefully you, asked to reset the password of the account with this address.', 'The link works once, for 30 minutes. If it was not you, ignore this mail: your password stays as it is.'],
+    paragraphs: [
+      'Someone, hopefully you, asked to reset the password of the account with this address.',
+      'The link works once, for 30 minutes. If it was not you, ignore this mail: your password stays as it is.',
+    ],
     action: { label: 'Choose a new password', url: link(baseUrl, 'reset', token) },
   });
 
@@ -35,7 +41,9 @@ export const passwordChangedMail = (baseUrl: string, how: 'changed' | 'reset'): 
   composeMail({
     subject: 'Your Utility Tools password was changed',
     paragraphs: [
-      how === 'reset' ? 'The password of your account was reset with a link mailed to this address, and every session was signed out.' : 'The password of your account was changed, and your other sessions were signed out.',
+      how === 'reset'
+        ? 'The password of your account was reset with a link mailed to this address, and every session was signed out.'
+        : 'The password of your account was changed, and your other sessions were signed out.',
       'If this was not you, reset your password now and look at the sessions on your Security page.',
     ],
     action: { label: 'Reset my password', url: `${baseUrl}/dashboard/reset` },
@@ -54,6 +62,9 @@ export const lockedOutMail = (baseUrl: string, minutes: number): Mail =>
 export const invitationMail = (baseUrl: string, token: string, accountName: string, role: string): Mail =>
   composeMail({
     subject: `You are invited to ${accountName} on Utility Tools`,
-    paragraphs: [`You are invited to join the account "${accountName}" on Utility Tools as ${role}.`, 'The link works once, for 7 days. If you did not expect it, ignore this mail.'],
+    paragraphs: [
+      `You are invited to join the account "${accountName}" on Utility Tools as ${role}.`,
+      'The link works once, for 7 days. If you did not expect it, ignore this mail.',
+    ],
     action: { label: 'Accept the invitation', url: link(baseUrl, 'invitation', token) },
   });

@@ -50,12 +50,23 @@ export function createOidc(ctx: IdentityContext, signin: Signin, providers: read
     let found = configs.get(p.id);
     if (!found) {
       const insecure = new URL(p.issuer).protocol === 'http:'; // config allows it only for a loopback issuer
-      found = client.discovery(new URL(p.issuer), p.clientId, undefined, client.ClientSecretBasic(p.clientSecret), insecure ? { execute: [client.allowInsecureRequests] } : undefined);
+      found = client.discovery(
+        new URL(p.issuer),
+        p.clientId,
+        undefined,
+        client.ClientSecretBasic(p.clientSecret),
+        insecure ? { execute: [client.allowInsecureRequests] } : undefined,
+      );
       configs.set(p.id, found);
       found.catch(() => configs.delete(p.id));
     }
     return found.catch((err: Error) => {
-      throw new ServiceError('unavailable', `The identity provider ${p.name} could not be reached; try again in a moment.`, {}, { cause: err, headers: { 'Retry-After': '5' } });
+      throw new ServiceError(
+        'unavailable',
+        `The identity provider ${p.name} could not be reached; try again in a moment.`,
+        {},
+        { cause: err, headers: { 'Retry-After': '5' } },
+      );
     });
   }
 
@@ -73,10 +84,22 @@ export function createOidc(ctx: IdentityContext, signin: Signin, providers: read
       const binding = randomToken(32);
       const now = new Date();
       await oidcStates.deleteMany({ expiresAt: { $lt: now } }); // sign-ins never finished
-      await oidcStates.insertOne({ _id: sha256Hex(state), provider: p.id, nonce, codeVerifier, binding: sha256Hex(binding), createdAt: now, expiresAt: new Date(now.getTime() + OIDC_STATE_MS) });
+      await oidcStates.insertOne({
+        _id: sha256Hex(state),
+        provider: p.id,
+        nonce,
+        codeVerifier,
+        binding: sha256Hex(binding),
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + OIDC_STATE_MS),
+      });
       const url = client.buildAuthorizationUrl(config, {
-        redirect_uri: redirectUri(p), scope: SCOPE, state, nonce,
-        code_challenge: await client.calculatePKCECodeChallenge(codeVerifier), code_challenge_method: 'S256',
+        redirect_uri: redirectUri(p),
+        scope: SCOPE,
+        state,
+        nonce,
+        code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+        code_challenge_method: 'S256',
       });
       return { url: url.href, binding };
     },
@@ -90,20 +113,36 @@ export function createOidc(ctx: IdentityContext, signin: Signin, providers: read
       const currentUrl = new URL(`${redirectUri(p)}?${query}`);
       const state = currentUrl.searchParams.get('state');
       // Taken only by the browser that started it: another's callback neither uses nor spends it.
-      const pending = state && state.length <= 200 && binding
-        ? await oidcStates.findOneAndDelete({ _id: sha256Hex(state), provider: p.id, binding: sha256Hex(binding), expiresAt: { $gt: new Date() } })
-        : null;
+      const pending =
+        state && state.length <= 200 && binding
+          ? await oidcStates.findOneAndDelete({
+              _id: sha256Hex(state),
+              provider: p.id,
+              binding: sha256Hex(binding),
+              expiresAt: { $gt: new Date() },
+            })
+          : null;
       if (!pending) {
-        throw failed('state', 'The sign-in came back with a state this browser did not start, or it took more than 10 minutes: start it again.');
+        throw failed(
+          'state',
+          'The sign-in came back with a state this browser did not start, or it took more than 10 minutes: start it again.',
+        );
       }
       const error = currentUrl.searchParams.get('error');
-      if (error) throw failed('provider', `${p.name} did not sign you in (${error.slice(0, 100)}): start again, or ask its administrators.`);
+      if (error)
+        throw failed('provider', `${p.name} did not sign you in (${error.slice(0, 100)}): start again, or ask its administrators.`);
       const config = await configOf(p);
       let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
       try {
-        tokens = await client.authorizationCodeGrant(config, currentUrl, { pkceCodeVerifier: pending.codeVerifier, expectedState: state!, expectedNonce: pending.nonce, idTokenExpected: true });
+        tokens = await client.authorizationCodeGrant(config, currentUrl, {
+          pkceCodeVerifier: pending.codeVerifier,
+          expectedState: state!,
+          expectedNonce: pending.nonce,
+          idTokenExpected: true,
+        });
       } catch (err) {
-        if (claimOf(err) === 'nonce') throw failed('nonce', 'The ID token answers another sign-in (its nonce is not this one\'s): start again.');
+        if (claimOf(err) === 'nonce')
+          throw failed('nonce', "The ID token answers another sign-in (its nonce is not this one's): start again.");
         throw new ServiceError('oidc_failed', `${p.name}'s answer did not verify: start again.`, { reason: 'token' }, { cause: err });
       }
       const idClaims = tokens.claims()!;
@@ -117,10 +156,21 @@ export function createOidc(ctx: IdentityContext, signin: Signin, providers: read
       }
       const address = typeof email === 'string' ? normalizeEmail(email) : null;
       if (!address) throw new ServiceError('address_not_verified', `${p.name} gave no address for you: nothing was signed in.`);
-      if (verified !== true) throw new ServiceError('address_not_verified', `${p.name} has not verified the address ${address}: nothing was signed in.`);
+      if (verified !== true)
+        throw new ServiceError('address_not_verified', `${p.name} has not verified the address ${address}: nothing was signed in.`);
       const user = await ctx.users.byEmail(address);
-      if (!user) throw new ServiceError('forbidden', `No one on this service has the address ${address}: ask an account owner for an invitation, then sign in.`);
-      return signin.startSession(user, { method: 'oidc', provider: p.id }, facts, replacing, replacing?.userId === user._id ? replacing.accountId : undefined);
+      if (!user)
+        throw new ServiceError(
+          'forbidden',
+          `No one on this service has the address ${address}: ask an account owner for an invitation, then sign in.`,
+        );
+      return signin.startSession(
+        user,
+        { method: 'oidc', provider: p.id },
+        facts,
+        replacing,
+        replacing?.userId === user._id ? replacing.accountId : undefined,
+      );
     },
   };
 }

@@ -49,20 +49,29 @@ const strength = lowPriorityProcess(import.meta.url, 'password-strength-process'
  * Why `password` may not be used, or null when it may. `context` holds what an attacker would try
  * first for this person: their address and name.
  */
-export async function passwordProblem(password: string, context: { email?: string | null; name?: string | null } = {}): Promise<string | null> {
+export async function passwordProblem(
+  password: string,
+  context: { email?: string | null; name?: string | null } = {},
+): Promise<string | null> {
   const length = passwordLength(password);
-  if (length < MIN_PASSWORD_LENGTH) return `must be at least ${MIN_PASSWORD_LENGTH} characters (it has ${length}); a few words make a strong one`;
+  if (length < MIN_PASSWORD_LENGTH)
+    return `must be at least ${MIN_PASSWORD_LENGTH} characters (it has ${length}); a few words make a strong one`;
   if (length > MAX_PASSWORD_LENGTH) return `must be at most ${MAX_PASSWORD_LENGTH} characters`;
   const folded = normalizePassword(password).toLowerCase();
   if (commonPasswords().has(folded)) return 'is on a list of common or breached passwords; choose another';
   if (isRepetitiveOrSequential(folded)) return 'is one character repeated or a simple sequence; choose another';
   const email = context.email?.toLowerCase();
-  const guessable = [...SERVICE_WORDS, email, email?.split('@')[0], context.name?.toLowerCase()].filter((w): w is string => !!w && w.length >= 3);
+  const guessable = [...SERVICE_WORDS, email, email?.split('@')[0], context.name?.toLowerCase()].filter(
+    (w): w is string => !!w && w.length >= 3,
+  );
   const squeezed = folded.replace(/[\s\d\W_]+/gu, '');
   if (guessable.some((w) => folded === w || squeezed === w.replace(/[\s\d\W_]+/gu, ''))) {
     return "is the service's name or your own address or name; choose another";
   }
-  const estimate = await strength.call<Strength>('estimate', normalizePassword(password), [...guessable, ...(context.name?.split(/\s+/) ?? [])]);
+  const estimate = await strength.call<Strength>('estimate', normalizePassword(password), [
+    ...guessable,
+    ...(context.name?.split(/\s+/) ?? []),
+  ]);
   if (estimate.guessesLog10 < MIN_GUESSES_LOG10) {
     return `is too easy to guess: ${estimate.pattern ?? 'a pattern people often choose'}. A few words that do not belong together make a strong one`;
   }

@@ -24,7 +24,13 @@ const ESTIMATED_LENGTH = 100;
 
 let words: ZxcvbnFactory | undefined;
 /** The estimator with its lists (about a second to build: once per process, on first use). */
-const estimator = () => (words ??= new ZxcvbnFactory({ dictionary: { ...common.dictionary, ...english.dictionary }, graphs: common.adjacencyGraphs, translations: english.translations, maxLength: ESTIMATED_LENGTH }));
+const estimator = () =>
+  (words ??= new ZxcvbnFactory({
+    dictionary: { ...common.dictionary, ...english.dictionary },
+    graphs: common.adjacencyGraphs,
+    translations: english.translations,
+    maxLength: ESTIMATED_LENGTH,
+  }));
 
 let shapes: ZxcvbnFactory | undefined;
 /** Keyboards only, no lists: what a common password is made of ("qwertyuiop" is a row of keys). */
@@ -39,23 +45,33 @@ function describe(match: MatchExtended, depth = 0): string | null {
       const base = typeof match.baseToken === 'string' ? match.baseToken : match.baseToken.join('');
       if ([...base].length === 1) return 'one character repeated';
       const inner = depth === 0 ? shapeOf(base, depth + 1) : null;
-      return inner === 'a row of keys' ? 'a row of keys repeated' : /^\p{L}+$/u.test(base) ? 'a word repeated' : 'a group of characters repeated';
+      return inner === 'a row of keys'
+        ? 'a row of keys repeated'
+        : /^\p{L}+$/u.test(base)
+          ? 'a word repeated'
+          : 'a group of characters repeated';
     }
     case 'spatial':
       return match.turns <= 1 ? 'a row of keys' : 'neighbouring keys in a pattern';
     case 'sequence':
       return 'a sequence like abc or 123';
     case 'wordSequence':
-      return new Set((match.words as string[]).map((w) => w.toLowerCase())).size === 1 ? 'a word repeated' : 'a run of words in order (numbers, days, months)';
+      return new Set((match.words as string[]).map((w) => w.toLowerCase())).size === 1
+        ? 'a word repeated'
+        : 'a run of words in order (numbers, days, months)';
     case 'regex':
       return match.regexName === 'recentYear' ? 'a year' : 'a common pattern';
     case 'date':
       return 'a date';
     case 'dictionary': {
-      let what = match.dictionaryName === 'userInputs' ? "your address, your name or the service's name"
-        : NAME_LISTS.has(match.dictionaryName) ? 'a name'
-        : match.dictionaryName === 'passwords-common' ? (depth === 0 ? shapeOf(match.token, depth + 1) : null) ?? 'a common password'
-        : 'a dictionary word';
+      let what =
+        match.dictionaryName === 'userInputs'
+          ? "your address, your name or the service's name"
+          : NAME_LISTS.has(match.dictionaryName)
+            ? 'a name'
+            : match.dictionaryName === 'passwords-common'
+              ? ((depth === 0 ? shapeOf(match.token, depth + 1) : null) ?? 'a common password')
+              : 'a dictionary word';
       if (match.reversed) what += ' spelled backwards';
       if (match.l33t) what += ' with symbols for letters';
       return what;

@@ -26,7 +26,10 @@ export function createPasswords(ctx: IdentityContext, signin: Signin) {
   const { users, sessions, tokens, throttle, settings } = ctx;
 
   async function tellChanged(email: string, userId: string, how: 'changed' | 'reset', at: Date) {
-    await ctx.mailer.send({ to: email, ...passwordChangedMail(settings.baseUrl, how) }, { idempotencyKey: `password-${how}-${userId}-${at.getTime()}` });
+    await ctx.mailer.send(
+      { to: email, ...passwordChangedMail(settings.baseUrl, how) },
+      { idempotencyKey: `password-${how}-${userId}-${at.getTime()}` },
+    );
   }
 
   return {

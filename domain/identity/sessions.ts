@@ -37,7 +37,11 @@ export interface NewSession {
 }
 
 /** Why a session is no longer valid at `now`, or null while it is. */
-export function sessionEnded(doc: Pick<SessionDoc, 'endedAt' | 'expiresAt' | 'lastSeenAt'>, timeouts: SessionTimeouts, now: number): 'ended' | 'expired' | 'idle' | null {
+export function sessionEnded(
+  doc: Pick<SessionDoc, 'endedAt' | 'expiresAt' | 'lastSeenAt'>,
+  timeouts: SessionTimeouts,
+  now: number,
+): 'ended' | 'expired' | 'idle' | null {
   if (doc.endedAt) return 'ended';
   if (doc.expiresAt.getTime() <= now) return 'expired';
   if (doc.lastSeenAt.getTime() + timeouts.idleMs <= now) return 'idle';
@@ -46,7 +50,13 @@ export function sessionEnded(doc: Pick<SessionDoc, 'endedAt' | 'expiresAt' | 'la
 
 /** The session as its person sees it in their list. */
 export const sessionView = (doc: SessionDoc, currentId?: string) => ({
-  id: doc._id, createdAt: doc.createdAt, lastSeenAt: doc.lastSeenAt, expiresAt: doc.expiresAt, ip: doc.ip, userAgent: doc.userAgent, method: doc.method,
+  id: doc._id,
+  createdAt: doc.createdAt,
+  lastSeenAt: doc.lastSeenAt,
+  expiresAt: doc.expiresAt,
+  ip: doc.ip,
+  userAgent: doc.userAgent,
+  method: doc.method,
   current: doc._id === currentId,
 });
 
@@ -60,7 +70,19 @@ export function createSessions(db: Db, timeouts: SessionTimeouts) {
     for (const doc of await sessions.find({ ...filter, endedAt: null }, { projection: { _id: 1, accountId: 1 } }).toArray()) {
       const { modifiedCount } = await sessions.updateOne(
         { _id: doc._id, endedAt: null },
-        { $set: { endedAt: now }, $push: { auditDrafts: auditDraft(audit, doc.accountId, 'session.ended', { type: 'session', id: doc._id }, { endedAt: [null, now], reason: [null, reason] }, now) } },
+        {
+          $set: { endedAt: now },
+          $push: {
+            auditDrafts: auditDraft(
+              audit,
+              doc.accountId,
+              'session.ended',
+              { type: 'session', id: doc._id },
+              { endedAt: [null, now], reason: [null, reason] },
+              now,
+            ),
+          },
+        },
       );
       if (modifiedCount) {
         ended++;
@@ -76,11 +98,30 @@ export function createSessions(db: Db, timeouts: SessionTimeouts) {
       const secret = randomToken(32);
       const id = newId('ses');
       const doc: SessionDoc = {
-        _id: id, digest: sha256Hex(secret), userId: fields.userId, accountId: fields.accountId, role: fields.role, method: fields.method,
+        _id: id,
+        digest: sha256Hex(secret),
+        userId: fields.userId,
+        accountId: fields.accountId,
+        role: fields.role,
+        method: fields.method,
         ...(fields.provider ? { provider: fields.provider } : {}),
-        createdAt: now, authenticatedAt: now, lastSeenAt: now, expiresAt: new Date(now.getTime() + timeouts.maxMs), endedAt: null,
-        ip: fields.ip, userAgent: fields.userAgent?.slice(0, USER_AGENT_MAX) || null,
-        auditDrafts: [auditDraft(audit, fields.accountId, 'user.signed_in', { type: 'session', id }, { method: [null, fields.method], ...(fields.provider ? { provider: [null, fields.provider] } : {}) }, now)],
+        createdAt: now,
+        authenticatedAt: now,
+        lastSeenAt: now,
+        expiresAt: new Date(now.getTime() + timeouts.maxMs),
+        endedAt: null,
+        ip: fields.ip,
+        userAgent: fields.userAgent?.slice(0, USER_AGENT_MAX) || null,
+        auditDrafts: [
+          auditDraft(
+            audit,
+            fields.accountId,
+            'user.signed_in',
+            { type: 'session', id },
+            { method: [null, fields.method], ...(fields.provider ? { provider: [null, fields.provider] } : {}) },
+            now,
+          ),
+        ],
       };
       await sessions.insertOne(doc);
       await auditLog.flushSession(id);
@@ -91,7 +132,10 @@ export function createSessions(db: Db, timeouts: SessionTimeouts) {
      * The live session of a cookie's secret, or null with why it is not: one read. Its
      * `lastSeenAt` moves on (at most once a minute, not awaited).
      */
-    async validate(secret: string, now = Date.now()): Promise<{ doc: SessionDoc } | { doc: null; reason: 'unknown' | 'ended' | 'expired' | 'idle' }> {
+    async validate(
+      secret: string,
+      now = Date.now(),
+    ): Promise<{ doc: SessionDoc } | { doc: null; reason: 'unknown' | 'ended' | 'expired' | 'idle' }> {
       const doc = await sessions.findOne({ digest: sha256Hex(secret) }, { projection: { auditDrafts: 0 } });
       if (!doc) return { doc: null, reason: 'unknown' };
       const ended = sessionEnded(doc, timeouts, now);
@@ -106,7 +150,11 @@ export function createSessions(db: Db, timeouts: SessionTimeouts) {
 
     /** The user's live sessions, newest first. */
     async listLive(userId: string, now = Date.now()): Promise<SessionDoc[]> {
-      const docs = await sessions.find({ userId, endedAt: null, expiresAt: { $gt: new Date(now) } }, { projection: { auditDrafts: 0 } }).sort({ createdAt: -1 }).limit(200).toArray();
+      const docs = await sessions
+        .find({ userId, endedAt: null, expiresAt: { $gt: new Date(now) } }, { projection: { auditDrafts: 0 } })
+        .sort({ createdAt: -1 })
+        .limit(200)
+        .toArray();
       return docs.filter((d) => !sessionEnded(d, timeouts, now));
     },
 
@@ -116,19 +164,23 @@ export function createSessions(db: Db, timeouts: SessionTimeouts) {
     endAllBut: (userId: string, exceptId: string | null, reason: string, audit: AuditContext) =>
       endWhere({ userId, ...(exceptId ? { _id: { $ne: exceptId } } : {}) }, reason, audit),
     /** Ends the user's sessions acting on one account (a member removed from it). */
-    endForMember: (userId: string, accountId: string, reason: string, audit: AuditContext) => endWhere({ userId, accountId }, reason, audit),
+    endForMember: (userId: string, accountId: string, reason: string, audit: AuditContext) =>
+      endWhere({ userId, accountId }, reason, audit),
     /** Ends the sessions acting on the account that were not signed in through `provider` (the account now requires it). */
     endOnAccountUnlessProvider: (accountId: string, provider: string, reason: string, audit: AuditContext) =>
       endWhere({ accountId, $or: [{ method: { $ne: 'oidc' } }, { provider: { $ne: provider } }] }, reason, audit),
 
     /** The person proved who they are again in this session: sensitive changes are open for REAUTHENTICATE_AFTER_MS. */
-    reauthenticated: (sessionId: string, now = new Date()) => sessions.updateOne({ _id: sessionId, endedAt: null }, { $set: { authenticatedAt: now } }),
+    reauthenticated: (sessionId: string, now = new Date()) =>
+      sessions.updateOne({ _id: sessionId, endedAt: null }, { $set: { authenticatedAt: now } }),
 
     /** The session acts on another account of its person. */
-    switchAccount: (sessionId: string, accountId: string, role: Role) => sessions.updateOne({ _id: sessionId, endedAt: null }, { $set: { accountId, role } }),
+    switchAccount: (sessionId: string, accountId: string, role: Role) =>
+      sessions.updateOne({ _id: sessionId, endedAt: null }, { $set: { accountId, role } }),
 
     /** The member's role changed: their sessions on that account follow at once. */
-    setRole: (userId: string, accountId: string, role: Role) => sessions.updateMany({ userId, accountId, endedAt: null }, { $set: { role } }),
+    setRole: (userId: string, accountId: string, role: Role) =>
+      sessions.updateMany({ userId, accountId, endedAt: null }, { $set: { role } }),
 
     /** Drops sessions long over (the sweeper): their entries are in the audit log already. */
     sweep: (olderThan: Date) => sessions.deleteMany({ expiresAt: { $lt: olderThan } }),

@@ -29,21 +29,36 @@ export function createSignin(ctx: IdentityContext) {
    * before it. Refused with 403 `provider_required` when every account of the person requires a
    * provider this sign-in did not go through (domain/membership/sign-in-policy.ts).
    */
-  async function startSession(user: UserDoc, how: SignInHow | SignInMethod, facts: RequestFacts, replacing?: SessionDoc | null, preferAccountId?: string) {
+  async function startSession(
+    user: UserDoc,
+    how: SignInHow | SignInMethod,
+    facts: RequestFacts,
+    replacing?: SessionDoc | null,
+    preferAccountId?: string,
+  ) {
     const { method, provider } = typeof how === 'string' ? { method: how, provider: undefined } : how;
     const accounts = await memberships.accountsOf(user._id);
-    if (!accounts.length) throw new ServiceError('forbidden', 'You are not a member of any account. Ask an account owner for an invitation.');
+    if (!accounts.length)
+      throw new ServiceError('forbidden', 'You are not a member of any account. Ask an account owner for an invitation.');
     const open = accounts.filter((a) => policyAllows(a.signInPolicy, { method, provider }));
     const account = open.find((a) => a.id === preferAccountId) ?? open[0];
     if (!account) {
       const refusing = accounts.find((a) => a.id === preferAccountId) ?? accounts[0]!;
-      const name = ctx.providers.find((p) => p.id === refusing.signInPolicy!.requiredProvider)?.name ?? refusing.signInPolicy!.requiredProvider;
-      throw providerRequired(ctx.providers, refusing.signInPolicy!.requiredProvider, `The account "${refusing.name ?? refusing.id}" requires its members to sign in through ${name}: sign in with "${name}" instead.`);
+      const name =
+        ctx.providers.find((p) => p.id === refusing.signInPolicy!.requiredProvider)?.name ?? refusing.signInPolicy!.requiredProvider;
+      throw providerRequired(
+        ctx.providers,
+        refusing.signInPolicy!.requiredProvider,
+        `The account "${refusing.name ?? refusing.id}" requires its members to sign in through ${name}: sign in with "${name}" instead.`,
+      );
     }
     const audit = userActing(user._id, facts);
     if (replacing && replacing.userId === user._id) await sessions.endOne(user._id, replacing._id, 'signed_in_again', audit);
     else if (replacing) await sessions.endOne(replacing.userId, replacing._id, 'signed_in_as_another', userActing(replacing.userId, facts));
-    const session = await sessions.create({ userId: user._id, accountId: account.id, role: account.role, method, ...(provider ? { provider } : {}), ...facts }, audit);
+    const session = await sessions.create(
+      { userId: user._id, accountId: account.id, role: account.role, method, ...(provider ? { provider } : {}), ...facts },
+      audit,
+    );
     await users.signedIn(user._id);
     return session;
   }

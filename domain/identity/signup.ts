@@ -24,7 +24,11 @@ export function createSignup(ctx: IdentityContext) {
   return {
     /** Mails a verification link (or, for a known address, a note saying so). The same answer either way. */
     async signup(input: { email: string; password: string; name?: string | null }): Promise<void> {
-      if (settings.signup === 'off') throw new ServiceError('signup_closed', 'Sign-up is closed on this service: ask its operator, or an account owner for an invitation.');
+      if (settings.signup === 'off')
+        throw new ServiceError(
+          'signup_closed',
+          'Sign-up is closed on this service: ask its operator, or an account owner for an invitation.',
+        );
       const email = normalizeEmail(input.email);
       if (!email) throw invalidField('/email', 'is not an email address');
       const problem = await passwordProblem(input.password, { email, name: input.name });
@@ -35,7 +39,10 @@ export function createSignup(ctx: IdentityContext) {
       if (known) {
         // At most one such note per address per hour: the key makes repeats the same mail.
         const hour = Math.floor(Date.now() / HOUR_MS);
-        await ctx.mailer.send({ to: email, ...alreadyRegisteredMail(settings.baseUrl) }, { idempotencyKey: `already-registered-${sha256Hex(email)}-${hour}` });
+        await ctx.mailer.send(
+          { to: email, ...alreadyRegisteredMail(settings.baseUrl) },
+          { idempotencyKey: `already-registered-${sha256Hex(email)}-${hour}` },
+        );
         return;
       }
       if ((await tokens.countSince('signup', email, new Date(Date.now() - HOUR_MS))) >= SIGNUP_MAILS_PER_HOUR) return;
@@ -54,9 +61,20 @@ export function createSignup(ctx: IdentityContext) {
       const userId = derivedId('usr', claimed._id);
       const accountId = derivedId('acc', claimed._id);
       const holder = await users.byEmail(email);
-      const user = holder?._id === userId ? holder : holder
-        ? null
-        : await users.create({ _id: userId, email, name: claimed.name ?? null, passwordHash: claimed.passwordHash ?? null, createdAt: new Date(), passwordChangedAt: null, lastSignInAt: null });
+      const user =
+        holder?._id === userId
+          ? holder
+          : holder
+            ? null
+            : await users.create({
+                _id: userId,
+                email,
+                name: claimed.name ?? null,
+                passwordHash: claimed.passwordHash ?? null,
+                createdAt: new Date(),
+                passwordChangedAt: null,
+                lastSignInAt: null,
+              });
       if (!user) {
         // Another sign-up of the address was verified first: this one has nothing left to open.
         await tokens.complete(claimed);
@@ -68,7 +86,10 @@ export function createSignup(ctx: IdentityContext) {
       const first = await insertIfAbsent(welcomeMailboxes, { _id: mailbox, accountId, at: new Date() });
       const granted = first || (await welcomeMailboxes.findOne({ _id: mailbox }))?.accountId === accountId;
       const name = claimed.name || email.slice(0, email.indexOf('@'));
-      await ctx.accounts.openOnce({ id: accountId, name, email, credits: granted ? settings.freeCredits : 0, plan: joinPlan(DEFAULT_PLAN_ID, new Date()) }, audit);
+      await ctx.accounts.openOnce(
+        { id: accountId, name, email, credits: granted ? settings.freeCredits : 0, plan: joinPlan(DEFAULT_PLAN_ID, new Date()) },
+        audit,
+      );
       await memberships.join(accountId, user, 'owner', audit);
       const session = await sessions.create({ userId, accountId, role: 'owner', method: 'verification', ...facts }, audit);
       await users.signedIn(userId);

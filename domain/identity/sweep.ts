@@ -20,9 +20,11 @@ export async function sweepIdentity(db: Db, now: number): Promise<IdentitySweep>
     sessions: (await c.sessions.deleteMany({ expiresAt: { $lt: past }, 'auditDrafts.0': { $exists: false } })).deletedCount,
     tokens: (await c.authTokens.deleteMany({ expiresAt: { $lt: past } })).deletedCount,
     challenges: (await c.webauthnChallenges.deleteMany({ expiresAt: { $lt: past } })).deletedCount,
-    throttle: (await c.signinThrottle.deleteMany({
-      windowStart: { $lt: new Date(now - THROTTLE_WINDOW_MS) },
-      $or: [{ lockedUntil: null }, { lockedUntil: { $lt: past } }],
-    })).deletedCount,
+    throttle: (
+      await c.signinThrottle.deleteMany({
+        windowStart: { $lt: new Date(now - THROTTLE_WINDOW_MS) },
+        $or: [{ lockedUntil: null }, { lockedUntil: { $lt: past } }],
+      })
+    ).deletedCount,
   };
 }

@@ -33,7 +33,11 @@ export function createSigninThrottle(db: Db) {
   async function fail(key: string, limit: number, now: Date): Promise<boolean> {
     const windowFrom = new Date(now.getTime() - THROTTLE_WINDOW_MS);
     for (let tries = 0; ; tries++) {
-      let doc = await signinThrottle.findOneAndUpdate({ _id: key, windowStart: { $gt: windowFrom } }, { $inc: { failures: 1 } }, { returnDocument: 'after' });
+      let doc = await signinThrottle.findOneAndUpdate(
+        { _id: key, windowStart: { $gt: windowFrom } },
+        { $inc: { failures: 1 } },
+        { returnDocument: 'after' },
+      );
       if (!doc) {
         try {
           // No window, or an old one: this failure opens a new window.
@@ -66,7 +70,10 @@ export function createSigninThrottle(db: Db) {
 
     /** Counts a failed sign-in; says which of the two it locked just now. */
     async failed(keys: ThrottleKeys, now = new Date()) {
-      const [address, client] = await Promise.all([fail(keys.address, ADDRESS_FAILURE_LIMIT, now), fail(keys.client, CLIENT_FAILURE_LIMIT, now)]);
+      const [address, client] = await Promise.all([
+        fail(keys.address, ADDRESS_FAILURE_LIMIT, now),
+        fail(keys.client, CLIENT_FAILURE_LIMIT, now),
+      ]);
       return { addressLocked: address, clientLocked: client };
     },
 
@@ -74,7 +81,8 @@ export function createSigninThrottle(db: Db) {
     clear: (key: string) => signinThrottle.deleteOne({ _id: key }),
 
     /** A sign-in succeeded: the address's count starts again (the client's stays). */
-    succeeded: (keys: ThrottleKeys) => signinThrottle.deleteOne({ _id: keys.address, $or: [{ lockedUntil: null }, { lockedUntil: { $lte: new Date() } }] }),
+    succeeded: (keys: ThrottleKeys) =>
+      signinThrottle.deleteOne({ _id: keys.address, $or: [{ lockedUntil: null }, { lockedUntil: { $lte: new Date() } }] }),
   };
 }
 

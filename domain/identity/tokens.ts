@@ -18,17 +18,33 @@ export const TOKEN_LIFETIME_MS: Record<TokenPurpose, number> = {
   invitation: 7 * 24 * 60 * 60_000,
 };
 
-export type TokenFields = Omit<AuthTokenDoc, '_id' | 'purpose' | 'email' | 'createdAt' | 'expiresAt' | 'claimedAt' | 'completedAt' | 'revokedAt'>;
+export type TokenFields = Omit<
+  AuthTokenDoc,
+  '_id' | 'purpose' | 'email' | 'createdAt' | 'expiresAt' | 'claimedAt' | 'completedAt' | 'revokedAt'
+>;
 
 export function createTokens(db: Db) {
   const { authTokens } = collections(db);
 
   return {
     /** A new token for `email`; the token itself is returned once and kept nowhere. */
-    async issue(purpose: TokenPurpose, email: string, fields: TokenFields, now = new Date()): Promise<{ token: string; doc: AuthTokenDoc }> {
+    async issue(
+      purpose: TokenPurpose,
+      email: string,
+      fields: TokenFields,
+      now = new Date(),
+    ): Promise<{ token: string; doc: AuthTokenDoc }> {
       const token = randomToken(32);
       const doc: AuthTokenDoc = {
-        ...fields, _id: sha256Hex(token), purpose, email, createdAt: now, expiresAt: new Date(now.getTime() + TOKEN_LIFETIME_MS[purpose]), claimedAt: null, completedAt: null, revokedAt: null,
+        ...fields,
+        _id: sha256Hex(token),
+        purpose,
+        email,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + TOKEN_LIFETIME_MS[purpose]),
+        claimedAt: null,
+        completedAt: null,
+        revokedAt: null,
       };
       await authTokens.insertOne(doc);
       return { token, doc };
@@ -39,7 +55,11 @@ export function createTokens(db: Db) {
       if (typeof token !== 'string' || token.length === 0 || token.length > 200) return Promise.resolve(null);
       return authTokens.findOneAndUpdate(
         {
-          _id: sha256Hex(token), purpose, expiresAt: { $gt: now }, completedAt: null, revokedAt: null,
+          _id: sha256Hex(token),
+          purpose,
+          expiresAt: { $gt: now },
+          completedAt: null,
+          revokedAt: null,
           $or: [{ claimedAt: null }, { claimedAt: { $lt: new Date(now.getTime() - CLAIM_RETRY_MS) } }],
         },
         { $set: { claimedAt: now } },
@@ -54,7 +74,8 @@ export function createTokens(db: Db) {
     release: (doc: AuthTokenDoc) => authTokens.updateOne({ _id: doc._id, completedAt: null }, { $set: { claimedAt: null } }),
 
     /** Tokens of `purpose` mailed to `email` since `since`: the mail limit per address. */
-    countSince: (purpose: TokenPurpose, email: string, since: Date) => authTokens.countDocuments({ email, purpose, createdAt: { $gte: since } }),
+    countSince: (purpose: TokenPurpose, email: string, since: Date) =>
+      authTokens.countDocuments({ email, purpose, createdAt: { $gte: since } }),
 
     /** Ends every live token of `purpose` for `email` (a reset done ends the other reset links). */
     revokeAll: (purpose: TokenPurpose, email: string, now = new Date()) =>

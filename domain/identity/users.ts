@@ -15,7 +15,14 @@ export function createUsers(db: Db) {
   const auditLog = createAuditLog(db);
 
   /** Drafts of one change to a person, one per account they are a member of. */
-  async function draftsForUser(userId: string, audit: AuditContext, action: AuditAction, changes: AuditDraft['changes'], target = { type: 'user', id: userId }, now = new Date()) {
+  async function draftsForUser(
+    userId: string,
+    audit: AuditContext,
+    action: AuditAction,
+    changes: AuditDraft['changes'],
+    target = { type: 'user', id: userId },
+    now = new Date(),
+  ) {
     const accountIds = (await memberships.find({ userId }, { projection: { accountId: 1 } }).toArray()).map((m) => m.accountId);
     return accountIds.map((accountId) => auditDraft(audit, accountId, action, target, changes, now));
   }
@@ -41,8 +48,18 @@ export function createUsers(db: Db) {
 
     /** Sets a new password hash, with a `user.password_changed` entry in each of the person's accounts. */
     async setPassword(userId: string, passwordHash: string, how: 'changed' | 'reset', audit: AuditContext, now = new Date()) {
-      const drafts = await draftsForUser(userId, audit, 'user.password_changed', { passwordChangedAt: [null, now], how: [null, how] }, undefined, now);
-      await users.updateOne({ _id: userId }, { $set: { passwordHash, passwordChangedAt: now }, ...(drafts.length ? { $push: { auditDrafts: { $each: drafts } } } : {}) });
+      const drafts = await draftsForUser(
+        userId,
+        audit,
+        'user.password_changed',
+        { passwordChangedAt: [null, now], how: [null, how] },
+        undefined,
+        now,
+      );
+      await users.updateOne(
+        { _id: userId },
+        { $set: { passwordHash, passwordChangedAt: now }, ...(drafts.length ? { $push: { auditDrafts: { $each: drafts } } } : {}) },
+      );
       await auditLog.flushUser(userId);
     },
 
@@ -52,7 +69,13 @@ export function createUsers(db: Db) {
     signedIn: (userId: string, now = new Date()) => users.updateOne({ _id: userId }, { $set: { lastSignInAt: now } }),
 
     /** Records an entry about the person in each of their accounts (a lockout, a passkey added or removed). */
-    async record(userId: string, action: AuditAction, changes: AuditDraft['changes'], audit: AuditContext, target?: { type: string; id: string }) {
+    async record(
+      userId: string,
+      action: AuditAction,
+      changes: AuditDraft['changes'],
+      audit: AuditContext,
+      target?: { type: string; id: string },
+    ) {
       const drafts = await draftsForUser(userId, audit, action, changes, target);
       if (!drafts.length) return;
       await users.updateOne({ _id: userId }, { $push: { auditDrafts: { $each: drafts } } });

@@ -52,14 +52,23 @@ export function openMail(secretKey: Buffer, input: MailWorkflowInput): OutgoingM
 /** The part of an address after the last `@`, lower-cased: the most a log line says about a recipient. */
 export function recipientDomain(address: string): string {
   const at = address.lastIndexOf('@');
-  return at < 0 ? '' : address.slice(at + 1).replace(/>$/, '').trim().toLowerCase();
+  return at < 0
+    ? ''
+    : address
+        .slice(at + 1)
+        .replace(/>$/, '')
+        .trim()
+        .toLowerCase();
 }
 
 /** Why a message cannot be sent as it is, or undefined. One address (no display name), a one-line subject, both parts. */
 export function invalidMailReason(mail: OutgoingMail): string | undefined {
   // Deliberately plain: local@domain, no spaces, angle brackets, commas or line breaks (one recipient, no header tricks).
-  if (typeof mail.to !== 'string' || mail.to.length > 254 || !/^[^\s@<>,;"]+@[^\s@<>,;"]+\.[^\s@<>,;"]+$/.test(mail.to)) return 'the recipient must be one plain address';
-  if (typeof mail.subject !== 'string' || mail.subject === '' || /[\r\n]/.test(mail.subject)) return 'the subject must be one non-empty line';
-  if (typeof mail.text !== 'string' || mail.text === '' || typeof mail.html !== 'string' || mail.html === '') return 'a mail needs its text and its HTML part';
+  if (typeof mail.to !== 'string' || mail.to.length > 254 || !/^[^\s@<>,;"]+@[^\s@<>,;"]+\.[^\s@<>,;"]+$/.test(mail.to))
+    return 'the recipient must be one plain address';
+  if (typeof mail.subject !== 'string' || mail.subject === '' || /[\r\n]/.test(mail.subject))
+    return 'the subject must be one non-empty line';
+  if (typeof mail.text !== 'string' || mail.text === '' || typeof mail.html !== 'string' || mail.html === '')
+    return 'a mail needs its text and its HTML part';
   return undefined;
 }

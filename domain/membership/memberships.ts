@@ -41,7 +41,11 @@ export function createMemberships(db: Db, onEvent?: EventSink) {
     async join(accountId: string, person: Person, role: Role, audit: AuditContext, now = new Date()): Promise<MembershipDoc> {
       const id = membershipId(accountId, person._id);
       const doc: MembershipDoc = {
-        _id: id, accountId, userId: person._id, role, joinedAt: now,
+        _id: id,
+        accountId,
+        userId: person._id,
+        role,
+        joinedAt: now,
         auditDrafts: [auditDraft(audit, accountId, 'member.joined', { type: 'user', id: person._id }, { role: [null, role] }, now)],
       };
       if (await insertIfAbsent(memberships, doc)) {
@@ -58,16 +62,24 @@ export function createMemberships(db: Db, onEvent?: EventSink) {
     list: (accountId: string) => memberships.find({ accountId }, NO_DRAFTS).sort({ joinedAt: 1, _id: 1 }).toArray(),
 
     /** The members of the account among `userIds` (which of a list of people are members still). */
-    among: (accountId: string, userIds: string[]) => memberships.find({ accountId, userId: { $in: userIds } }, { projection: { userId: 1 } }).toArray(),
+    among: (accountId: string, userIds: string[]) =>
+      memberships.find({ accountId, userId: { $in: userIds } }, { projection: { userId: 1 } }).toArray(),
 
     /** The accounts the person is a member of, with their names and sign-in policies, oldest membership first. */
     async accountsOf(userId: string): Promise<AccountOfPerson[]> {
       const list = await memberships.find({ userId }, NO_DRAFTS).sort({ joinedAt: 1 }).toArray();
-      const found = await accounts.find({ _id: { $in: list.map((m) => m.accountId) } }, { projection: { name: 1, signInPolicy: 1 } }).toArray();
+      const found = await accounts
+        .find({ _id: { $in: list.map((m) => m.accountId) } }, { projection: { name: 1, signInPolicy: 1 } })
+        .toArray();
       const byId = new Map(found.map((a) => [a._id, a]));
       return list
         .filter((m) => byId.has(m.accountId))
-        .map((m) => ({ id: m.accountId, name: byId.get(m.accountId)!.name ?? null, role: m.role, signInPolicy: byId.get(m.accountId)!.signInPolicy ?? null }));
+        .map((m) => ({
+          id: m.accountId,
+          name: byId.get(m.accountId)!.name ?? null,
+          role: m.role,
+          signInPolicy: byId.get(m.accountId)!.signInPolicy ?? null,
+        }));
     },
 
     /** Whether the account has a member with this role (an account opened by the operator has no owner at first). */
@@ -84,7 +96,12 @@ export function createMemberships(db: Db, onEvent?: EventSink) {
       const id = membershipId(accountId, userId);
       const { matchedCount } = await memberships.updateOne(
         { _id: id, role: from },
-        { $set: { role: to }, $push: { auditDrafts: auditDraft(audit, accountId, 'member.role_changed', { type: 'user', id: userId }, { role: [from, to] }, now) } },
+        {
+          $set: { role: to },
+          $push: {
+            auditDrafts: auditDraft(audit, accountId, 'member.role_changed', { type: 'user', id: userId }, { role: [from, to] }, now),
+          },
+        },
       );
       if (matchedCount) await auditLog.flushMembership(id);
       return matchedCount === 1;
@@ -93,7 +110,14 @@ export function createMemberships(db: Db, onEvent?: EventSink) {
     /** Ends the membership, with its `member.removed` entry and event. False when it was gone already. */
     async remove(accountId: string, person: Person, role: Role, audit: AuditContext, now = new Date()): Promise<boolean> {
       const id = membershipId(accountId, person._id);
-      const draft = auditDraft(audit, accountId, 'member.removed', { type: 'membership', id }, { userId: [person._id, null], email: [person.email, null], role: [role, null] }, now);
+      const draft = auditDraft(
+        audit,
+        accountId,
+        'member.removed',
+        { type: 'membership', id },
+        { userId: [person._id, null], email: [person.email, null], role: [role, null] },
+        now,
+      );
       const removed = await auditLog.deleting(draft, async () => (await memberships.deleteOne({ _id: id })).deletedCount === 1);
       if (removed) await memberEvent('member.removed', accountId, person, role);
       return removed;

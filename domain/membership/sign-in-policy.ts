@@ -35,7 +35,8 @@ export function providerRequired(providers: readonly ProviderName[], providerId:
   const provider = providers.find((p) => p.id === providerId) ?? { id: providerId, name: providerId };
   return new ServiceError(
     'provider_required',
-    detail ?? `This account requires its members to sign in through ${provider.name}: sign in with "${provider.name}" instead of a password or a passkey.`,
+    detail ??
+      `This account requires its members to sign in through ${provider.name}: sign in with "${provider.name}" instead of a password or a passkey.`,
     { provider: { id: provider.id, name: provider.name, signInPath: providerSignInPath(provider.id) } },
   );
 }
@@ -59,24 +60,45 @@ export function createSignInPolicies(deps: { db: Db; sessions: SessionsOnAccount
      * setting it must itself be signed in through that provider, so its owner keeps their access;
      * every other session on the account that was not ends at once. Answers how many ended.
      */
-    async set(accountId: string, requiredProvider: string | null, acting: SignInWay | undefined, audit: AuditContext): Promise<{ policy: SignInPolicy | null; sessionsEnded: number }> {
+    async set(
+      accountId: string,
+      requiredProvider: string | null,
+      acting: SignInWay | undefined,
+      audit: AuditContext,
+    ): Promise<{ policy: SignInPolicy | null; sessionsEnded: number }> {
       if (requiredProvider !== null && !deps.providers.some((p) => p.id === requiredProvider)) {
         const known = deps.providers.map((p) => p.id).join(', ') || 'none is configured';
-        throw new ServiceError('validation_failed', `The input is invalid: /requiredProvider is not a provider of this service (${known}).`, { errors: [{ field: '/requiredProvider', message: 'is not a configured provider' }] });
+        throw new ServiceError(
+          'validation_failed',
+          `The input is invalid: /requiredProvider is not a provider of this service (${known}).`,
+          { errors: [{ field: '/requiredProvider', message: 'is not a configured provider' }] },
+        );
       }
       const policy: SignInPolicy | null = requiredProvider ? { requiredProvider } : null;
       if (acting && !policyAllows(policy, acting)) {
-        throw providerRequired(deps.providers, requiredProvider!, `Sign in through ${deps.providers.find((p) => p.id === requiredProvider)!.name} first: this session would lose the account the moment the policy holds.`);
+        throw providerRequired(
+          deps.providers,
+          requiredProvider!,
+          `Sign in through ${deps.providers.find((p) => p.id === requiredProvider)!.name} first: this session would lose the account the moment the policy holds.`,
+        );
       }
       const before = await this.get(accountId);
       if ((before?.requiredProvider ?? null) === requiredProvider) return { policy, sessionsEnded: 0 };
-      const draft = auditDraft(audit, accountId, 'account.sign_in_policy_changed', { type: 'account', id: accountId }, { requiredProvider: [before?.requiredProvider ?? null, requiredProvider] });
+      const draft = auditDraft(
+        audit,
+        accountId,
+        'account.sign_in_policy_changed',
+        { type: 'account', id: accountId },
+        { requiredProvider: [before?.requiredProvider ?? null, requiredProvider] },
+      );
       await accounts.updateOne(
         { _id: accountId },
         { ...(policy ? { $set: { signInPolicy: policy } } : { $unset: { signInPolicy: '' } }), $push: { auditDrafts: draft } },
       );
       await auditLog.flushAccount(accountId);
-      const sessionsEnded = policy ? await deps.sessions.endOnAccountUnlessProvider(accountId, policy.requiredProvider, 'sign_in_policy', audit) : 0;
+      const sessionsEnded = policy
+        ? await deps.sessions.endOnAccountUnlessProvider(accountId, policy.requiredProvider, 'sign_in_policy', audit)
+        : 0;
       return { policy, sessionsEnded };
     },
   };

@@ -20,21 +20,44 @@ import { policyAllows, providerRequired } from '../membership/sign-in-policy.js'
 
 /** An invitation as the pending list shows it. */
 export const invitationView = (doc: AuthTokenDoc) => ({
-  id: doc.publicId ?? null, email: doc.email, role: doc.role ?? null, invitedBy: doc.invitedBy ?? null, createdAt: doc.createdAt, expiresAt: doc.expiresAt,
+  id: doc.publicId ?? null,
+  email: doc.email,
+  role: doc.role ?? null,
+  invitedBy: doc.invitedBy ?? null,
+  createdAt: doc.createdAt,
+  expiresAt: doc.expiresAt,
 });
 
 export function createInvitations(ctx: IdentityContext, signin: Signin) {
   const { users, memberships, tokens, sessions, settings } = ctx;
   const { authTokens } = collections(ctx.db);
   const auditLog = createAuditLog(ctx.db);
-  const pending = (accountId: string, now: Date) => ({ purpose: 'invitation' as const, accountId, completedAt: null, revokedAt: null, expiresAt: { $gt: now } });
+  const pending = (accountId: string, now: Date) => ({
+    purpose: 'invitation' as const,
+    accountId,
+    completedAt: null,
+    revokedAt: null,
+    expiresAt: { $gt: now },
+  });
 
   /** Revokes the pending invitations `filter` picks, each with its `invitation.revoked` entry; how many. */
   async function revokeWhere(accountId: string, filter: Record<string, unknown>, audit: AuditContext, now = new Date()): Promise<number> {
     let revoked = 0;
-    for (const doc of await authTokens.find({ ...pending(accountId, now), ...filter }, { projection: { _id: 1, publicId: 1, email: 1 } }).toArray()) {
-      const draft = auditDraft(audit, accountId, 'invitation.revoked', { type: 'invitation', id: doc.publicId ?? doc._id }, { revokedAt: [null, now] }, now);
-      const { modifiedCount } = await authTokens.updateOne({ _id: doc._id, completedAt: null, revokedAt: null }, { $set: { revokedAt: now }, $push: { auditDrafts: draft } });
+    for (const doc of await authTokens
+      .find({ ...pending(accountId, now), ...filter }, { projection: { _id: 1, publicId: 1, email: 1 } })
+      .toArray()) {
+      const draft = auditDraft(
+        audit,
+        accountId,
+        'invitation.revoked',
+        { type: 'invitation', id: doc.publicId ?? doc._id },
+        { revokedAt: [null, now] },
+        now,
+      );
+      const { modifiedCount } = await authTokens.updateOne(
+        { _id: doc._id, completedAt: null, revokedAt: null },
+        { $set: { revokedAt: now }, $push: { auditDrafts: draft } },
+      );
       if (modifiedCount) {
         revoked++;
         await auditLog.flushInvitation(doc._id);
@@ -54,29 +77,61 @@ export function createInvitations(ctx: IdentityContext, signin: Signin) {
       const account = await ctx.accounts.get(accountId);
       if (!account) throw new ServiceError('not_found', 'The account no longer exists.');
       if (role === 'owner' && (await memberships.hasRole(accountId, 'owner'))) {
-        throw new ServiceError('already_exists', 'The account has an owner already: an account has exactly one, and its owner hands it on with POST /api/v1/account/transfer-ownership.');
+        throw new ServiceError(
+          'already_exists',
+          'The account has an owner already: an account has exactly one, and its owner hands it on with POST /api/v1/account/transfer-ownership.',
+        );
       }
       const invitee = await users.byEmail(email);
-      if (invitee && (await memberships.get(accountId, invitee._id))) throw new ServiceError('already_member', `${email} is a member of this account already: change their role instead.`, { userId: invitee._id });
+      if (invitee && (await memberships.get(accountId, invitee._id)))
+        throw new ServiceError('already_member', `${email} is a member of this account already: change their role instead.`, {
+          userId: invitee._id,
+        });
       await revokeWhere(accountId, { email }, audit);
       const publicId = newId('inv');
       const invitedBy = audit.actor.userId ?? audit.actor.credential ?? null;
       const now = new Date();
-      const { token, doc } = await tokens.issue('invitation', email, {
-        accountId, role, invitedBy, publicId,
-        auditDrafts: [auditDraft(audit, accountId, 'invitation.created', { type: 'invitation', id: publicId }, { email: [null, email], role: [null, role] }, now)],
-      }, now);
+      const { token, doc } = await tokens.issue(
+        'invitation',
+        email,
+        {
+          accountId,
+          role,
+          invitedBy,
+          publicId,
+          auditDrafts: [
+            auditDraft(
+              audit,
+              accountId,
+              'invitation.created',
+              { type: 'invitation', id: publicId },
+              { email: [null, email], role: [null, role] },
+              now,
+            ),
+          ],
+        },
+        now,
+      );
       await auditLog.flushInvitation(doc._id);
-      await ctx.mailer.send({ to: email, ...invitationMail(settings.baseUrl, token, account.name ?? account._id, role) }, { idempotencyKey: `invitation-${doc._id}` });
+      await ctx.mailer.send(
+        { to: email, ...invitationMail(settings.baseUrl, token, account.name ?? account._id, role) },
+        { idempotencyKey: `invitation-${doc._id}` },
+      );
       return invitationView(doc);
     },
 
     /** The account's invitations that can still be accepted, newest first. */
-    list: (accountId: string) => authTokens.find(pending(accountId, new Date()), { projection: { auditDrafts: 0 } }).sort({ createdAt: -1 }).limit(500).toArray(),
+    list: (accountId: string) =>
+      authTokens
+        .find(pending(accountId, new Date()), { projection: { auditDrafts: 0 } })
+        .sort({ createdAt: -1 })
+        .limit(500)
+        .toArray(),
 
     /** Revokes a pending invitation by its id: its link stops working at once. 404 when there is none pending. */
     async revoke(accountId: string, publicId: string, audit: AuditContext) {
-      if (!(await revokeWhere(accountId, { publicId }, audit))) throw new ServiceError('not_found', `There is no pending invitation ${publicId} on this account.`);
+      if (!(await revokeWhere(accountId, { publicId }, audit)))
+        throw new ServiceError('not_found', `There is no pending invitation ${publicId} on this account.`);
     },
 
     /**
@@ -98,7 +153,13 @@ export function createInvitations(ctx: IdentityContext, signin: Signin) {
           const problem = await passwordProblem(input.password, { email, name: input.name });
           if (problem) throw invalidField('/password', problem);
           user = await users.create({
-            _id: derivedId('usr', claimed._id), email, name: input.name ?? null, passwordHash: await hashPassword(input.password), createdAt: new Date(), passwordChangedAt: null, lastSignInAt: null,
+            _id: derivedId('usr', claimed._id),
+            email,
+            name: input.name ?? null,
+            passwordHash: await hashPassword(input.password),
+            createdAt: new Date(),
+            passwordChangedAt: null,
+            lastSignInAt: null,
           });
           if (!user) throw invalidToken('This address has just been given a sign-in: sign in and accept again.');
         } else if (!current) {
@@ -114,7 +175,11 @@ export function createInvitations(ctx: IdentityContext, signin: Signin) {
         // Joined either way; the session moves only if the account lets this way of signing in act on it.
         const policy = (await memberships.accountsOf(user!._id)).find((a) => a.id === accountId)?.signInPolicy;
         if (!policyAllows(policy, current)) {
-          throw providerRequired(ctx.providers, policy!.requiredProvider, 'You joined the account; it requires its members to sign in through its identity provider: sign in that way to act on it.');
+          throw providerRequired(
+            ctx.providers,
+            policy!.requiredProvider,
+            'You joined the account; it requires its members to sign in through its identity provider: sign in that way to act on it.',
+          );
         }
         await sessions.switchAccount(current._id, accountId, role);
         return null;

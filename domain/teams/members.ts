@@ -13,8 +13,16 @@ import type { IdentityContext } from '../identity/context.js';
 import { requireRecentSignIn } from '../identity/passwords.js';
 
 /** A member as the account's member list shows them. */
-export const memberView = (m: Pick<MembershipDoc, 'userId' | 'role' | 'joinedAt'>, u: Pick<UserDoc, 'email' | 'name' | 'lastSignInAt'> | null) => ({
-  userId: m.userId, email: u?.email ?? null, name: u?.name ?? null, role: m.role, joinedAt: m.joinedAt, lastSignInAt: u?.lastSignInAt ?? null,
+export const memberView = (
+  m: Pick<MembershipDoc, 'userId' | 'role' | 'joinedAt'>,
+  u: Pick<UserDoc, 'email' | 'name' | 'lastSignInAt'> | null,
+) => ({
+  userId: m.userId,
+  email: u?.email ?? null,
+  name: u?.name ?? null,
+  role: m.role,
+  joinedAt: m.joinedAt,
+  lastSignInAt: u?.lastSignInAt ?? null,
 });
 
 export type MemberView = ReturnType<typeof memberView>;
@@ -29,7 +37,11 @@ export interface MakerView {
   former: boolean;
 }
 
-const lastOwner = () => new ServiceError('last_owner', 'The account needs its owner: transfer ownership to another member first (POST /api/v1/account/transfer-ownership); the owner then becomes an admin.');
+const lastOwner = () =>
+  new ServiceError(
+    'last_owner',
+    'The account needs its owner: transfer ownership to another member first (POST /api/v1/account/transfer-ownership); the owner then becomes an admin.',
+  );
 const noMember = (userId: string) => new ServiceError('not_found', `There is no member ${userId} on this account.`);
 
 export function createMembers(ctx: IdentityContext) {
@@ -37,7 +49,9 @@ export function createMembers(ctx: IdentityContext) {
   const { users, accounts } = collections(ctx.db);
   const auditLog = createAuditLog(ctx.db);
   const people = async (ids: string[]) =>
-    new Map((await users.find({ _id: { $in: ids } }, { projection: { email: 1, name: 1, lastSignInAt: 1 } }).toArray()).map((u) => [u._id, u]));
+    new Map(
+      (await users.find({ _id: { $in: ids } }, { projection: { email: 1, name: 1, lastSignInAt: 1 } }).toArray()).map((u) => [u._id, u]),
+    );
 
   async function member(accountId: string, userId: string) {
     const m = await memberships.get(accountId, userId);
@@ -46,7 +60,8 @@ export function createMembers(ctx: IdentityContext) {
   }
 
   /** The member's person, for their events and entries (a person whose record is gone is named by id). */
-  const personOf = async (userId: string) => (await users.findOne({ _id: userId }, { projection: { email: 1, name: 1 } })) ?? { _id: userId, email: '', name: null };
+  const personOf = async (userId: string) =>
+    (await users.findOne({ _id: userId }, { projection: { email: 1, name: 1 } })) ?? { _id: userId, email: '', name: null };
 
   return {
     async list(accountId: string): Promise<MemberView[]> {
@@ -58,12 +73,17 @@ export function createMembers(ctx: IdentityContext) {
     /** Gives a member another role (never `owner`: that is a transfer); their sessions on the account take it at once. */
     async changeRole(accountId: string, userId: string, role: Role, audit: AuditContext): Promise<MemberView> {
       if (role === 'owner') {
-        throw new ServiceError('validation_failed', 'The input is invalid: /role owner is given by transferring ownership (POST /api/v1/account/transfer-ownership).', { errors: [{ field: '/role', message: 'owner is given by a transfer' }] });
+        throw new ServiceError(
+          'validation_failed',
+          'The input is invalid: /role owner is given by transferring ownership (POST /api/v1/account/transfer-ownership).',
+          { errors: [{ field: '/role', message: 'owner is given by a transfer' }] },
+        );
       }
       const m = await member(accountId, userId);
       if (m.role === 'owner') throw lastOwner();
       if (m.role !== role) {
-        if (!(await memberships.setRole(accountId, userId, m.role, role, audit))) throw new ServiceError('not_found', `The member ${userId} changed or left meanwhile: read the list again.`);
+        if (!(await memberships.setRole(accountId, userId, m.role, role, audit)))
+          throw new ServiceError('not_found', `The member ${userId} changed or left meanwhile: read the list again.`);
         await sessions.setRole(userId, accountId, role);
       }
       return memberView({ ...m, role }, (await people([userId])).get(userId) ?? null);
@@ -82,21 +102,35 @@ export function createMembers(ctx: IdentityContext) {
      * signed in within the last 10 minutes (403 `reauthentication_required`); an owner token is
      * the owner's own credential and needs no sign-in.
      */
-    async transfer(accountId: string, toUserId: string, acting: SessionDoc | undefined, audit: AuditContext): Promise<{ owner: MemberView; previousOwner: MemberView | null }> {
+    async transfer(
+      accountId: string,
+      toUserId: string,
+      acting: SessionDoc | undefined,
+      audit: AuditContext,
+    ): Promise<{ owner: MemberView; previousOwner: MemberView | null }> {
       if (acting) requireRecentSignIn(acting);
       const target = await member(accountId, toUserId);
       if (target.role === 'owner') {
-        throw new ServiceError('validation_failed', 'The input is invalid: /userId is the owner already.', { errors: [{ field: '/userId', message: 'is the owner already' }] });
+        throw new ServiceError('validation_failed', 'The input is invalid: /userId is the owner already.', {
+          errors: [{ field: '/userId', message: 'is the owner already' }],
+        });
       }
       const previous = (await memberships.withRole(accountId, 'owner'))[0] ?? null;
       // The new owner first: the account is never without one, whatever happens in between.
-      if (!(await memberships.setRole(accountId, toUserId, target.role, 'owner', audit))) throw new ServiceError('not_found', `The member ${toUserId} changed or left meanwhile: read the list again.`);
+      if (!(await memberships.setRole(accountId, toUserId, target.role, 'owner', audit)))
+        throw new ServiceError('not_found', `The member ${toUserId} changed or left meanwhile: read the list again.`);
       await sessions.setRole(toUserId, accountId, 'owner');
       if (previous) {
         await memberships.setRole(accountId, previous.userId, 'owner', 'admin', audit);
         await sessions.setRole(previous.userId, accountId, 'admin');
       }
-      const draft = auditDraft(audit, accountId, 'account.ownership_transferred', { type: 'account', id: accountId }, { owner: [previous?.userId ?? null, toUserId] });
+      const draft = auditDraft(
+        audit,
+        accountId,
+        'account.ownership_transferred',
+        { type: 'account', id: accountId },
+        { owner: [previous?.userId ?? null, toUserId] },
+      );
       await accounts.updateOne({ _id: accountId }, { $push: { auditDrafts: draft } });
       await auditLog.flushAccount(accountId);
       const byId = await people([toUserId, ...(previous ? [previous.userId] : [])]);
@@ -109,18 +143,33 @@ export function createMembers(ctx: IdentityContext) {
     /** Who made each of these keys, by key id: a member's name, or `former` when they left the account. */
     async makers(accountId: string, keys: Pick<CredentialDoc, '_id' | 'createdBy'>[]): Promise<Map<string, MakerView | null>> {
       const userIds = [...new Set(keys.flatMap((k) => (k.createdBy?.type === 'user' ? [k.createdBy.userId] : [])))];
-      const [byId, current] = userIds.length ? await Promise.all([people(userIds), memberships.among(accountId, userIds)]) : [new Map(), []];
+      const [byId, current] = userIds.length
+        ? await Promise.all([people(userIds), memberships.among(accountId, userIds)])
+        : [new Map(), []];
       const members = new Set(current.map((m) => m.userId));
-      return new Map(keys.map((k): [string, MakerView | null] => {
-        const by = k.createdBy;
-        if (!by) return [k._id, null];
-        if (by.type === 'user') {
-          const u = byId.get(by.userId);
-          return [k._id, { type: 'user', userId: by.userId, name: u?.name ?? null, email: u?.email ?? null, prefix: null, former: !members.has(by.userId) }];
-        }
-        if (by.type === 'owner_token') return [k._id, { type: 'owner_token', userId: null, name: null, email: null, prefix: by.prefix, former: false }];
-        return [k._id, { type: 'operator', userId: null, name: null, email: null, prefix: null, former: false }];
-      }));
+      return new Map(
+        keys.map((k): [string, MakerView | null] => {
+          const by = k.createdBy;
+          if (!by) return [k._id, null];
+          if (by.type === 'user') {
+            const u = byId.get(by.userId);
+            return [
+              k._id,
+              {
+                type: 'user',
+                userId: by.userId,
+                name: u?.name ?? null,
+                email: u?.email ?? null,
+                prefix: null,
+                former: !members.has(by.userId),
+              },
+            ];
+          }
+          if (by.type === 'owner_token')
+            return [k._id, { type: 'owner_token', userId: null, name: null, email: null, prefix: by.prefix, former: false }];
+          return [k._id, { type: 'operator', userId: null, name: null, email: null, prefix: null, former: false }];
+        }),
+      );
     },
   };
 }

@@ -86,7 +86,11 @@ export function groupFor(method: string, path: string): Group {
 export const requiredRole = (group: Group): Role => GROUPS[group].at(-1)!;
 
 /** Whether `role` may make this request; when not, the role it needs and every role that may. */
-export function permits(role: Role, method: string, path: string): { allowed: true } | { allowed: false; requiredRole: Role; allowedRoles: readonly Role[] } {
+export function permits(
+  role: Role,
+  method: string,
+  path: string,
+): { allowed: true } | { allowed: false; requiredRole: Role; allowedRoles: readonly Role[] } {
   const group = groupFor(method, path);
   const allowedRoles: readonly Role[] = GROUPS[group];
   return allowedRoles.includes(role) ? { allowed: true } : { allowed: false, requiredRole: requiredRole(group), allowedRoles };

@@ -60,7 +60,8 @@ export function parseArgon2Hash(hash: string): Argon2Params {
   if (!match) throw invalid('expected $argon2id$, $argon2i$ or $argon2d$, then v=19$m=<KiB>,t=<iterations>,p=<lanes>$<salt>$<hash>');
   const [, variant, rawVersion, list, salt, digest] = match;
   // No `v=` is the pre-1.3 format, version 16; hash-wasm implements version 19 (0x13) only.
-  if (rawVersion !== '19') throw invalid(`version ${rawVersion ?? '16 (no v= field)'} is not supported, only v=19 (Argon2 1.3, what current libraries write)`);
+  if (rawVersion !== '19')
+    throw invalid(`version ${rawVersion ?? '16 (no v= field)'} is not supported, only v=19 (Argon2 1.3, what current libraries write)`);
   const cost = costParameters(list!);
   if (!cost) throw invalid('the parameters must be m, t and p, each once (for example m=65536,t=3,p=4)');
   const { m: memoryKiB, t: iterations, p: parallelism } = cost;
@@ -76,11 +77,15 @@ export function parseArgon2Hash(hash: string): Argon2Params {
 
 export function checkArgon2Cost(params: Argon2Params): void {
   const over: string[] = [];
-  if (params.memoryKiB > ARGON2_LIMITS.memoryKiB) over.push(`memory m=${params.memoryKiB} KiB (at most ${ARGON2_LIMITS.memoryKiB}, 256 MiB)`);
+  if (params.memoryKiB > ARGON2_LIMITS.memoryKiB)
+    over.push(`memory m=${params.memoryKiB} KiB (at most ${ARGON2_LIMITS.memoryKiB}, 256 MiB)`);
   if (params.iterations > ARGON2_LIMITS.iterations) over.push(`iterations t=${params.iterations} (at most ${ARGON2_LIMITS.iterations})`);
-  if (params.parallelism > ARGON2_LIMITS.parallelism) over.push(`parallelism p=${params.parallelism} (at most ${ARGON2_LIMITS.parallelism})`);
+  if (params.parallelism > ARGON2_LIMITS.parallelism)
+    over.push(`parallelism p=${params.parallelism} (at most ${ARGON2_LIMITS.parallelism})`);
   if (over.length > 0) {
-    throw new ToolError('hash_too_costly', `The hash asks for more than this service verifies: ${over.join('; ')}.`, { limits: ARGON2_LIMITS });
+    throw new ToolError('hash_too_costly', `The hash asks for more than this service verifies: ${over.join('; ')}.`, {
+      limits: ARGON2_LIMITS,
+    });
   }
 }
 

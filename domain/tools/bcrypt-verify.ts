@@ -26,7 +26,10 @@ const BCRYPT_HASH = /^\$(2[aby])\$(\d\d)\$[./A-Za-z0-9]{53}$/;
 export function parseBcryptHash(hash: string): BcryptHashParams {
   const match = typeof hash === 'string' ? BCRYPT_HASH.exec(hash) : null;
   if (!match) {
-    throw new ToolError('invalid_hash', 'The hash is not a bcrypt hash: expected $2a$, $2b$ or $2y$, a two-digit cost and 53 characters of salt and hash (60 in all).');
+    throw new ToolError(
+      'invalid_hash',
+      'The hash is not a bcrypt hash: expected $2a$, $2b$ or $2y$, a two-digit cost and 53 characters of salt and hash (60 in all).',
+    );
   }
   const cost = Number(match[2]);
   if (cost < 4 || cost > 31) throw new ToolError('invalid_hash', `The hash has cost ${cost}; bcrypt costs run from 04 to 31.`);
@@ -39,7 +42,9 @@ export function parseBcryptHash(hash: string): BcryptHashParams {
  */
 export function checkBcryptCost({ cost }: BcryptHashParams): void {
   if (cost > MAX_WORK_FACTOR) {
-    throw new ToolError('hash_too_costly', `The hash has cost ${cost}; at most ${MAX_WORK_FACTOR} is accepted.`, { limits: { cost: MAX_WORK_FACTOR } });
+    throw new ToolError('hash_too_costly', `The hash has cost ${cost}; at most ${MAX_WORK_FACTOR} is accepted.`, {
+      limits: { cost: MAX_WORK_FACTOR },
+    });
   }
 }
 

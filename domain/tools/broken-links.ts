@@ -51,7 +51,8 @@ export const MAX_LINKS = 30;
 export function precheck(input: BrokenLinksInput): void {
   checkHttpUrl('/url', input.url);
   const { maxLinks } = input;
-  if (!Number.isInteger(maxLinks) || maxLinks < 1 || maxLinks > MAX_LINKS) throw invalidField('/maxLinks', `must be an integer from 1 to ${MAX_LINKS}`);
+  if (!Number.isInteger(maxLinks) || maxLinks < 1 || maxLinks > MAX_LINKS)
+    throw invalidField('/maxLinks', `must be an integer from 1 to ${MAX_LINKS}`);
 }
 
 export const brokenLinks = defineTool<BrokenLinksInput, BrokenLinksOutput>()({

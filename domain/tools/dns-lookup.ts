@@ -50,7 +50,18 @@ export interface DnsLookupOutput {
  * networks use internally (`lan`, `home`, `corp`, `intranet`, `private`, `localdomain`), and all
  * of `arpa`, whose reverse zones of private ranges map internal hosts.
  */
-export const INTERNAL_SUFFIXES = ['localhost', 'local', 'internal', 'arpa', 'lan', 'home', 'corp', 'intranet', 'private', 'localdomain'] as const;
+export const INTERNAL_SUFFIXES = [
+  'localhost',
+  'local',
+  'internal',
+  'arpa',
+  'lan',
+  'home',
+  'corp',
+  'intranet',
+  'private',
+  'localdomain',
+] as const;
 
 const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
 const MAX_NAME_LENGTH = 253;
@@ -66,14 +77,19 @@ function refuse(hostname: string, why: string): ToolError {
 export function lookupName(hostname: string, recordType?: RecordType): string {
   if (typeof hostname !== 'string' || hostname.trim() === '') throw invalidField('/hostname', 'must be a domain name');
   const raw = hostname.trim();
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) || /[/?#@\s]/.test(raw)) throw invalidField('/hostname', 'must be a domain name without a scheme, path or port, e.g. example.com');
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) || /[/?#@\s]/.test(raw))
+    throw invalidField('/hostname', 'must be a domain name without a scheme, path or port, e.g. example.com');
   const bare = raw.replace(/\.$/, '');
   if (isIP(bare) || isIP(bare.replace(/^\[|\]$/g, ''))) throw invalidField('/hostname', 'must be a domain name, not an IP address');
   const ascii = domainToASCII(bare);
-  if (!ascii || ascii.length > MAX_NAME_LENGTH) throw invalidField('/hostname', `must be a valid domain name of at most ${MAX_NAME_LENGTH} characters`);
+  if (!ascii || ascii.length > MAX_NAME_LENGTH)
+    throw invalidField('/hostname', `must be a valid domain name of at most ${MAX_NAME_LENGTH} characters`);
   const labels = ascii.split('.');
   if (!labels.every((l) => LABEL.test(l))) {
-    throw invalidField('/hostname', 'must be a valid domain name: labels of 1 to 63 letters, digits, hyphens or underscores, separated by dots');
+    throw invalidField(
+      '/hostname',
+      'must be a valid domain name: labels of 1 to 63 letters, digits, hyphens or underscores, separated by dots',
+    );
   }
   // A top-level domain's own NS and SOA are public (`com`, `org`); any other record of a
   // single-label name only exists on a private network.

@@ -71,7 +71,10 @@ function headerObject(headers: HttpRequestInput['headers']): Record<string, unkn
     try {
       value = JSON.parse(headers);
     } catch {
-      throw invalidField('/headers', 'must be an object of header names to string values, or that object encoded as a JSON string; the string is not valid JSON');
+      throw invalidField(
+        '/headers',
+        'must be an object of header names to string values, or that object encoded as a JSON string; the string is not valid JSON',
+      );
     }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -91,13 +94,18 @@ export function requestHeaders(headers: HttpRequestInput['headers']): Record<str
   for (const [name, value] of entries) {
     const field = pointer(name);
     if (!TOKEN.test(name) || name.length > MAX_HEADER_NAME_LENGTH) {
-      throw invalidField(field, `is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~, at most ${MAX_HEADER_NAME_LENGTH} characters)`);
+      throw invalidField(
+        field,
+        `is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~, at most ${MAX_HEADER_NAME_LENGTH} characters)`,
+      );
     }
     if (typeof value !== 'string') throw invalidField(field, 'must be a string');
     if (value.length > MAX_HEADER_VALUE_LENGTH) throw invalidField(field, `must be at most ${MAX_HEADER_VALUE_LENGTH} characters`);
-    if (!FIELD_VALUE.test(value)) throw invalidField(field, 'must be text without line breaks or control characters (visible ASCII and Latin-1 only)');
+    if (!FIELD_VALUE.test(value))
+      throw invalidField(field, 'must be text without line breaks or control characters (visible ASCII and Latin-1 only)');
     const lower = name.toLowerCase();
-    if (FORBIDDEN_HEADERS.has(lower)) throw invalidField(field, 'is set by the service and cannot be sent: it follows from the URL and the body');
+    if (FORBIDDEN_HEADERS.has(lower))
+      throw invalidField(field, 'is set by the service and cannot be sent: it follows from the URL and the body');
     if (Object.hasOwn(out, lower)) throw invalidField(field, 'is given twice (header names are case-insensitive)');
     out[lower] = value;
   }
@@ -109,7 +117,8 @@ export function precheck(input: HttpRequestInput): void {
   if (!HTTP_METHODS.includes(input.method)) throw invalidField('/method', `must be one of ${HTTP_METHODS.join(', ')}`);
   if (input.body !== undefined) {
     if (typeof input.body !== 'string') throw invalidField('/body', 'must be a string');
-    if (input.body !== '' && METHODS_WITHOUT_BODY.includes(input.method)) throw invalidField('/body', `cannot be sent with ${input.method}; use POST, PUT, PATCH, DELETE or OPTIONS`);
+    if (input.body !== '' && METHODS_WITHOUT_BODY.includes(input.method))
+      throw invalidField('/body', `cannot be sent with ${input.method}; use POST, PUT, PATCH, DELETE or OPTIONS`);
   }
   requestHeaders(input.headers);
 }

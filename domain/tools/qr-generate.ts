@@ -49,8 +49,10 @@ export function encodeQr(input: QrGenerateInput): QRCode.QRCode {
   if (typeof text !== 'string' || text.length === 0) throw invalidField('/text', 'must be a non-empty string');
   // A lone surrogate (JSON's "\ud800") has no UTF-8 encoding, so no QR code can hold it.
   if (LONE_SURROGATE.test(text)) throw invalidField('/text', 'must be well-formed Unicode text: a lone surrogate has no UTF-8 encoding');
-  if (!ERROR_CORRECTION_LEVELS.includes(level)) throw invalidField('/errorCorrection', `must be one of ${ERROR_CORRECTION_LEVELS.join(', ')}`);
-  if (!Number.isInteger(size) || size < MIN_SIZE || size > MAX_SIZE) throw invalidField('/size', `must be an integer from ${MIN_SIZE} to ${MAX_SIZE}`);
+  if (!ERROR_CORRECTION_LEVELS.includes(level))
+    throw invalidField('/errorCorrection', `must be one of ${ERROR_CORRECTION_LEVELS.join(', ')}`);
+  if (!Number.isInteger(size) || size < MIN_SIZE || size > MAX_SIZE)
+    throw invalidField('/size', `must be an integer from ${MIN_SIZE} to ${MAX_SIZE}`);
 
   let qr: QRCode.QRCode;
   try {

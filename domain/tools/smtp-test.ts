@@ -47,9 +47,13 @@ export interface SmtpTestOutput {
 
 export function precheck(input: SmtpTestInput): void {
   if (!(SMTP_PORTS as readonly number[]).includes(input.port)) {
-    throw new ToolError('port_not_allowed', `Port ${input.port} is not a mail submission or relay port; use one of ${SMTP_PORTS.join(', ')}.`, {
-      allowedPorts: [...SMTP_PORTS],
-    });
+    throw new ToolError(
+      'port_not_allowed',
+      `Port ${input.port} is not a mail submission or relay port; use one of ${SMTP_PORTS.join(', ')}.`,
+      {
+        allowedPorts: [...SMTP_PORTS],
+      },
+    );
   }
   const hasUser = input.username !== undefined && input.username !== '';
   const hasPassword = input.password !== undefined && input.password !== '';

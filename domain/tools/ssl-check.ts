@@ -40,8 +40,10 @@ export interface SslCheckOutput extends CertificateSummary {
 export function sslHost(host: string): string {
   const text = typeof host === 'string' ? host.trim() : '';
   if (!text) throw invalidField('/host', 'must be a hostname or an IP address');
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text) || /[/?#@]/.test(text)) throw invalidField('/host', 'must be a hostname without a scheme or path, e.g. example.com');
-  if (/^[^:[\]]+:\d*$/.test(text) || /^\[[^\]]*\]:\d*$/.test(text)) throw invalidField('/host', 'must not carry a port; give it in the port field');
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text) || /[/?#@]/.test(text))
+    throw invalidField('/host', 'must be a hostname without a scheme or path, e.g. example.com');
+  if (/^[^:[\]]+:\d*$/.test(text) || /^\[[^\]]*\]:\d*$/.test(text))
+    throw invalidField('/host', 'must not carry a port; give it in the port field');
   return text;
 }
 

@@ -31,9 +31,7 @@ export interface WatermarkImageOutput {
 
 /** Code points the watermark font draws. */
 export function isDrawable(codePoint: number): boolean {
-  return (
-    (codePoint >= 0x20 && codePoint <= 0x7e && codePoint !== 0x60) || (codePoint >= 0xa1 && codePoint <= 0xff) || codePoint === 0x20ac
-  );
+  return (codePoint >= 0x20 && codePoint <= 0x7e && codePoint !== 0x60) || (codePoint >= 0xa1 && codePoint <= 0xff) || codePoint === 0x20ac;
 }
 
 /** Each distinct character of `text` the font cannot draw, in order of first appearance. */

@@ -80,7 +80,10 @@ export function precheck(input: WebScrapeInput): void {
   const { selector } = input;
   if (selector === undefined) return;
   if (typeof selector !== 'string' || !parseSimpleSelector(selector)) {
-    throw invalidField('/selector', 'must be a simple selector: a tag name (p), a class (.price) or an id (#main); combinators, attributes and pseudo-classes are not supported');
+    throw invalidField(
+      '/selector',
+      'must be a simple selector: a tag name (p), a class (.price) or an id (#main); combinators, attributes and pseudo-classes are not supported',
+    );
   }
 }
 

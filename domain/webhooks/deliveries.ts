@@ -44,7 +44,12 @@ export function createDeliveryRecords(db: Db) {
      * Events of [since, until] that the endpoint should have received (its types, or a test of it;
      * none from before it existed) and never got delivered, oldest first, from after `after`.
      */
-    async missedEvents(endpoint: WebhookEndpointDoc, span: RecoverRequest, after: [number, string] | undefined, limit: number): Promise<MissedPage> {
+    async missedEvents(
+      endpoint: WebhookEndpointDoc,
+      span: RecoverRequest,
+      after: [number, string] | undefined,
+      limit: number,
+    ): Promise<MissedPage> {
       const types: string[] = eventTypesOf(endpoint);
       const filter: Filter<EventDoc> = {
         accountId: endpoint.accountId,
@@ -55,13 +60,22 @@ export function createDeliveryRecords(db: Db) {
       let cursor = after;
       for (let scan = 0; scan < MAX_SCANS && found.length < limit; scan++) {
         const page = cursor
-          ? { $and: [filter, { $or: [{ createdAt: { $gt: new Date(cursor[0]) } }, { createdAt: new Date(cursor[0]), _id: { $gt: cursor[1] } }] }] }
+          ? {
+              $and: [
+                filter,
+                { $or: [{ createdAt: { $gt: new Date(cursor[0]) } }, { createdAt: new Date(cursor[0]), _id: { $gt: cursor[1] } }] },
+              ],
+            }
           : filter;
         const wanted = Math.min(SCAN_BATCH, limit - found.length);
         const batch = await events.find(page).sort({ createdAt: 1, _id: 1 }).limit(wanted).toArray();
         if (batch.length === 0) return { events: found, ...(cursor ? { after: cursor } : {}), exhausted: true };
         const delivered = new Set(
-          (await attempts.find({ endpointId: endpoint._id, eventId: { $in: batch.map((e) => e._id) }, success: true }, { projection: { eventId: 1 } }).toArray()).map((a) => a.eventId),
+          (
+            await attempts
+              .find({ endpointId: endpoint._id, eventId: { $in: batch.map((e) => e._id) }, success: true }, { projection: { eventId: 1 } })
+              .toArray()
+          ).map((a) => a.eventId),
         );
         for (const e of batch) {
           if (!delivered.has(e._id)) found.push(toEnvelope(eventOfDoc(e)));

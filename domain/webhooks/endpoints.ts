@@ -57,7 +57,12 @@ function createEndpointRecords(db: Db, secretKey: Buffer) {
   const { webhookEndpoints: endpoints, webhookAttempts: attempts, webhookUndelivered: undelivered } = collections(db);
 
   return {
-    async create(accountId: string, url: string, eventTypes: readonly SubscribableEventKind[] = DEFAULT_EVENT_TYPES, audit?: AuditContext): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
+    async create(
+      accountId: string,
+      url: string,
+      eventTypes: readonly SubscribableEventKind[] = DEFAULT_EVENT_TYPES,
+      audit?: AuditContext,
+    ): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
       const id = newId('whe');
       const shown = { url, eventTypes: [...eventTypes] };
       const secret = newSigningSecret();
@@ -73,7 +78,19 @@ function createEndpointRecords(db: Db, secretKey: Buffer) {
         disabledReason: null,
         eventTypes: [...eventTypes],
         // Written with the endpoint (domain/audit-log.ts): never its secret.
-        ...(audit ? { auditDrafts: [auditDraft(audit, accountId, 'webhook_endpoint.created', { type: 'webhook_endpoint', id }, changesOf({}, shown, ['url', 'eventTypes']))] } : {}),
+        ...(audit
+          ? {
+              auditDrafts: [
+                auditDraft(
+                  audit,
+                  accountId,
+                  'webhook_endpoint.created',
+                  { type: 'webhook_endpoint', id },
+                  changesOf({}, shown, ['url', 'eventTypes']),
+                ),
+              ],
+            }
+          : {}),
       };
       await endpoints.insertOne(doc);
       return { doc, secret };
@@ -110,7 +127,15 @@ function createEndpointRecords(db: Db, secretKey: Buffer) {
         { _id: before._id, accountId: before.accountId, eventTypes: before.eventTypes ?? { $exists: false } },
         {
           $set: { eventTypes: [...eventTypes] },
-          $push: { auditDrafts: auditDraft(audit, before.accountId, 'webhook_endpoint.updated', { type: 'webhook_endpoint', id: before._id }, { eventTypes: [before.eventTypes ?? null, [...eventTypes]] }) },
+          $push: {
+            auditDrafts: auditDraft(
+              audit,
+              before.accountId,
+              'webhook_endpoint.updated',
+              { type: 'webhook_endpoint', id: before._id },
+              { eventTypes: [before.eventTypes ?? null, [...eventTypes]] },
+            ),
+          },
         },
         { returnDocument: 'after' },
       ),
@@ -120,7 +145,12 @@ function createEndpointRecords(db: Db, secretKey: Buffer) {
      * until `overlapEndsAt` (an older previous secret stops at once). Compare-and-set on the
      * current secret, so of two rotations at once one wins and the other answers null.
      */
-    async rotate(doc: WebhookEndpointDoc, rotationId: string, overlapEndsAt: Date, audit: AuditContext): Promise<{ doc: WebhookEndpointDoc; secret: string } | null> {
+    async rotate(
+      doc: WebhookEndpointDoc,
+      rotationId: string,
+      overlapEndsAt: Date,
+      audit: AuditContext,
+    ): Promise<{ doc: WebhookEndpointDoc; secret: string } | null> {
       const secret = newSigningSecret();
       const after = await endpoints.findOneAndUpdate(
         { _id: doc._id, accountId: doc.accountId, secretSealed: doc.secretSealed },
@@ -132,9 +162,16 @@ function createEndpointRecords(db: Db, secretKey: Buffer) {
           },
           // The rotation's id and overlap, never a secret.
           $push: {
-            auditDrafts: auditDraft(audit, doc.accountId, 'webhook_endpoint.secret_rotated', { type: 'webhook_endpoint', id: doc._id }, {
-              rotation: [doc.rotation?.id ?? null, rotationId], previousSecretUntil: [null, overlapEndsAt],
-            }),
+            auditDrafts: auditDraft(
+              audit,
+              doc.accountId,
+              'webhook_endpoint.secret_rotated',
+              { type: 'webhook_endpoint', id: doc._id },
+              {
+                rotation: [doc.rotation?.id ?? null, rotationId],
+                previousSecretUntil: [null, overlapEndsAt],
+              },
+            ),
           },
         },
         { returnDocument: 'after' },
@@ -152,7 +189,15 @@ function createEndpointRecords(db: Db, secretKey: Buffer) {
         { _id: id, accountId },
         {
           $set: { previousSecretSealed: null, rotation: null },
-          $push: { auditDrafts: auditDraft(audit, accountId, 'webhook_endpoint.previous_secret_ended', { type: 'webhook_endpoint', id }, { previousSecret: ['kept', 'ended'] }) },
+          $push: {
+            auditDrafts: auditDraft(
+              audit,
+              accountId,
+              'webhook_endpoint.previous_secret_ended',
+              { type: 'webhook_endpoint', id },
+              { previousSecret: ['kept', 'ended'] },
+            ),
+          },
         },
         { returnDocument: 'after' },
       ),
@@ -173,9 +218,16 @@ function createEndpointRecords(db: Db, secretKey: Buffer) {
         {
           $set: { status: 'active', consecutiveFailures: 0, disabledAt: null, disabledReason: null },
           $push: {
-            auditDrafts: auditDraft(audit, before.accountId, 'webhook_endpoint.enabled', { type: 'webhook_endpoint', id: before._id }, {
-              status: [before.status, 'active'], consecutiveFailures: [before.consecutiveFailures, 0],
-            }),
+            auditDrafts: auditDraft(
+              audit,
+              before.accountId,
+              'webhook_endpoint.enabled',
+              { type: 'webhook_endpoint', id: before._id },
+              {
+                status: [before.status, 'active'],
+                consecutiveFailures: [before.consecutiveFailures, 0],
+              },
+            ),
           },
         },
         { returnDocument: 'after' },
@@ -192,6 +244,5 @@ function createEndpointRecords(db: Db, secretKey: Buffer) {
         : { status: 'active' as const, consecutiveFailures: state.consecutiveFailures, disabledAt: null, disabledReason: null };
       await endpoints.updateOne({ _id: id }, { $set: set });
     },
-
   };
 }

@@ -9,7 +9,13 @@ import type { Logger } from '../../lib/logger.js';
 import { collections } from '../../lib/mongo.js';
 import { detached } from '../../lib/trace-context.js';
 import { TASK_QUEUES, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
-import { toEnvelope, WEBHOOK_SIGNALS, webhookWorkflowId, type WebhookEndpointInput, type WebhookEnvelope } from '../../lib/webhook-messages.js';
+import {
+  toEnvelope,
+  WEBHOOK_SIGNALS,
+  webhookWorkflowId,
+  type WebhookEndpointInput,
+  type WebhookEnvelope,
+} from '../../lib/webhook-messages.js';
 import { eventOfDoc, type DomainEvent, type EventSink } from '../events.js';
 import { subscribedTo } from './subscriptions.js';
 import { createKeyedBatches } from '../../lib/keyed-batches.js';
@@ -60,7 +66,10 @@ export function createWebhookFanout(options: WebhookFanoutOptions) {
   const staleAfterMs = options.staleAfterMs ?? 30_000;
   const horizonMs = options.horizonMs ?? 24 * 60 * 60 * 1000;
   const { events, webhookEndpoints } = collections(db);
-  const toEndpoints = createKeyedBatches<WebhookEnvelope>((id, envelopes) => signalEndpoint(client, id, WEBHOOK_SIGNALS.events, [envelopes]), EVENTS_PER_SIGNAL);
+  const toEndpoints = createKeyedBatches<WebhookEnvelope>(
+    (id, envelopes) => signalEndpoint(client, id, WEBHOOK_SIGNALS.events, [envelopes]),
+    EVENTS_PER_SIGNAL,
+  );
   const marks = createKeyedBatches<string>(async (_, ids) => {
     await events.updateMany({ _id: { $in: ids } }, { $set: { fannedOutAt: new Date() } });
   }, MARKS_PER_WRITE);

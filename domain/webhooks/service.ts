@@ -64,9 +64,13 @@ function createEndpointRecordsService(deps: WebhookServiceDeps, store: WebhookEn
     async register(accountId: string, rawUrl: string, eventTypes: SubscribableEventKind[] | undefined, audit: AuditContext) {
       const url = await checkEndpointUrl(rawUrl, deps);
       if ((await store.count(accountId)) >= MAX_ENDPOINTS_PER_ACCOUNT) {
-        throw new ServiceError('validation_failed', `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`, {
-          errors: [{ field: '/url', message: `at most ${MAX_ENDPOINTS_PER_ACCOUNT} endpoints per account` }],
-        });
+        throw new ServiceError(
+          'validation_failed',
+          `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`,
+          {
+            errors: [{ field: '/url', message: `at most ${MAX_ENDPOINTS_PER_ACCOUNT} endpoints per account` }],
+          },
+        );
       }
       const { doc, secret } = await store.create(accountId, url, eventTypes, audit);
       await auditLog.flushEndpoint(doc._id);
@@ -129,14 +133,21 @@ function createWorkflowRequests(deps: WebhookServiceDeps, store: WebhookEndpoint
   return {
     async remove(accountId: string, id: string, audit: AuditContext): Promise<void> {
       const endpoint = await owned(store, accountId, id);
-      const draft = auditDraft(audit, accountId, 'webhook_endpoint.deleted', { type: 'webhook_endpoint', id }, changesOf({ url: endpoint.url, status: endpoint.status }, {}, ['url', 'status']));
+      const draft = auditDraft(
+        audit,
+        accountId,
+        'webhook_endpoint.deleted',
+        { type: 'webhook_endpoint', id },
+        changesOf({ url: endpoint.url, status: endpoint.status }, {}, ['url', 'status']),
+      );
       if (!(await auditLog.deleting(draft, () => store.remove(accountId, id)))) throw noEndpoint(id);
       // Deleted first, so the fan-out stops at once; the workflow also ends by itself at its next
       // attempt (the endpoint is gone), so a failed signal here loses nothing.
       try {
         await deps.client.workflow.getHandle(webhookWorkflowId(id)).signal(WEBHOOK_SIGNALS.remove);
       } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError)) deps.log.warn({ err, endpointId: id }, 'could not tell the webhook workflow about a deletion');
+        if (!(err instanceof WorkflowNotFoundError))
+          deps.log.warn({ err, endpointId: id }, 'could not tell the webhook workflow about a deletion');
       }
     },
 
@@ -182,7 +193,10 @@ function createWorkflowRequests(deps: WebhookServiceDeps, store: WebhookEndpoint
     async replay(accountId: string, id: string, eventId: string) {
       const endpoint = await owned(store, accountId, id);
       if (endpoint.status === 'disabled') {
-        throw new ServiceError('endpoint_disabled', `The endpoint ${endpoint._id} is disabled; re-enable it before replaying events to it.`);
+        throw new ServiceError(
+          'endpoint_disabled',
+          `The endpoint ${endpoint._id} is disabled; re-enable it before replaying events to it.`,
+        );
       }
       const event = await events.findOne({ _id: eventId, accountId });
       if (!event) throw new ServiceError('not_found', `There is no event ${eventId} on this account (events are kept 30 days).`);

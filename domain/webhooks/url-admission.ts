@@ -29,7 +29,11 @@ export async function checkEndpointUrl(raw: string, deps: UrlAdmission): Promise
   try {
     if (isLocalhostUrl(url)) {
       if (!deps.allowLocalhost) {
-        throw new ServiceError('target_not_allowed', 'localhost webhook URLs are not allowed on this service; use an https URL with a public address.', { reason: 'loopback' });
+        throw new ServiceError(
+          'target_not_allowed',
+          'localhost webhook URLs are not allowed on this service; use an https URL with a public address.',
+          { reason: 'loopback' },
+        );
       }
       deps.guard.checkUrl(url, { schemes: ['http', 'https'] }); // scheme, credentials, port
       return url.href;

@@ -54,7 +54,18 @@ export interface ClusterPorts {
 /** Free ports for every part (a throwaway cluster; start:cluster keeps its set in .data/). */
 export async function freeClusterPorts(): Promise<ClusterPorts> {
   const temporal = {} as TemporalServerPorts;
-  for (const key of ['frontend', 'frontendHttp', 'frontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership', 'metrics'] as const) {
+  for (const key of [
+    'frontend',
+    'frontendHttp',
+    'frontendMembership',
+    'history',
+    'historyMembership',
+    'matching',
+    'matchingMembership',
+    'worker',
+    'workerMembership',
+    'metrics',
+  ] as const) {
     // Temporal keeps its services' ports in a smallint column.
     temporal[key] = await freeLowPort();
   }
@@ -128,7 +139,14 @@ export interface Cluster {
 /** The service's processes from dist/ (what the image runs), and the waits until each answers. */
 function appProcesses(
   supervisor: Supervisor,
-  options: { root: string; ports: ClusterPorts; env: NodeJS.ProcessEnv; temporal: { address: string; namespace: string }; echo?: boolean; seeLog: (name: string) => string },
+  options: {
+    root: string;
+    ports: ClusterPorts;
+    env: NodeJS.ProcessEnv;
+    temporal: { address: string; namespace: string };
+    echo?: boolean;
+    seeLog: (name: string) => string;
+  },
 ) {
   const { root, ports, env, seeLog, temporal } = options;
   const apps = new Map<AppName, ManagedProcess>();
@@ -136,7 +154,10 @@ function appProcesses(
   const startApp = (name: AppName): ManagedProcess => {
     const entry = name.startsWith('api-') ? 'api/server.js' : workerProcess(name).entry;
     // The replicas sit behind HAProxy, which appends the client's address to X-Forwarded-For.
-    const own = { METRICS_PORT: String(ports.metrics[name]), ...(name.startsWith('api-') && { PORT: String(ports.api[name as 'api-1']), TRUSTED_PROXY_HOPS: '1' }) };
+    const own = {
+      METRICS_PORT: String(ports.metrics[name]),
+      ...(name.startsWith('api-') && { PORT: String(ports.api[name as 'api-1']), TRUSTED_PROXY_HOPS: '1' }),
+    };
     const proc = supervisor.start({
       name,
       command: process.execPath,
@@ -161,8 +182,15 @@ function appProcesses(
   const workerUp = (name: (typeof WORKER_PROCESSES)[number]['name']) =>
     startingPart(name, appRemedy(name), async () => {
       const proc = apps.get(name)!;
-      await waitForHttp(`http://127.0.0.1:${ports.metrics[name]}/healthz`, { what: `${name}'s health`, timeoutMs: 180_000, processes: [proc] });
-      return waitForPollers(temporal.address, temporal.namespace, poolTaskQueues(workerProcess(name).pool), proc.pid!, { timeoutMs: 120_000, processes: [proc] });
+      await waitForHttp(`http://127.0.0.1:${ports.metrics[name]}/healthz`, {
+        what: `${name}'s health`,
+        timeoutMs: 180_000,
+        processes: [proc],
+      });
+      return waitForPollers(temporal.address, temporal.namespace, poolTaskQueues(workerProcess(name).pool), proc.pid!, {
+        timeoutMs: 120_000,
+        processes: [proc],
+      });
     });
   return { apps, startApp, apiReady, workerUp };
 }
@@ -181,7 +209,11 @@ function startBalancer(
       metricsPort: ports.loadBalancerMetrics,
       replicas: [`127.0.0.1:${ports.api['api-1']}`, `127.0.0.1:${ports.api['api-2']}`],
     });
-    await waitForHttp(`${started.url}/readyz`, { what: 'the API through the load balancer', timeoutMs: 30_000, processes: [started.process] });
+    await waitForHttp(`${started.url}/readyz`, {
+      what: 'the API through the load balancer',
+      timeoutMs: 30_000,
+      processes: [started.process],
+    });
     return started;
   });
 }
@@ -229,8 +261,10 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     namespace,
   };
   const startServer = () => startingPart('the Temporal server', seeLog('temporal'), () => startTemporalServer(supervisor, temporalOptions));
-  await startingPart('the Temporal schema (deploy/temporal/setup.sh schema)', `check that PostgreSQL answers on port ${ports.postgres} (${seeLog('postgres')})`, () =>
-    setupTemporalSchema(temporalOptions),
+  await startingPart(
+    'the Temporal schema (deploy/temporal/setup.sh schema)',
+    `check that PostgreSQL answers on port ${ports.postgres} (${seeLog('postgres')})`,
+    () => setupTemporalSchema(temporalOptions),
   );
   let temporal: RunningTemporalServer = await startServer();
 
@@ -246,18 +280,25 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     // mailed links name it, not a replica's own port (each replica's default).
     PUBLIC_BASE_URL: options.env.PUBLIC_BASE_URL ?? `http://localhost:${ports.loadBalancer}`,
   };
-  const { apps, startApp, apiReady, workerUp } = appProcesses(supervisor, { root, ports, env, temporal: { address: temporal.address, namespace }, echo: options.echo, seeLog });
+  const { apps, startApp, apiReady, workerUp } = appProcesses(supervisor, {
+    root,
+    ports,
+    env,
+    temporal: { address: temporal.address, namespace },
+    echo: options.echo,
+    seeLog,
+  });
 
   // Workers first: each bundles the workflow code, the slowest part of a start.
   for (const w of WORKER_PROCESSES) startApp(w.name);
   for (const a of API_REPLICAS) startApp(a);
-  const [ui] = await Promise.all([
+  const [ui] = (await Promise.all([
     startingPart('the Temporal UI', seeLog('temporal-ui'), () =>
       startTemporalUi(supervisor, { root, binary: tools.temporalUiServer, port: ports.ui, temporalAddress: temporal.address, namespace }),
     ),
     ...API_REPLICAS.map(apiReady),
     ...WORKER_PROCESSES.map((w) => workerUp(w.name)),
-  ]) as [RunningUi, ...unknown[]];
+  ])) as [RunningUi, ...unknown[]];
   const lb = await startBalancer(supervisor, { root, binary: tools.haproxy, ports, seeLog });
 
   const metricsUrls = metricsUrlsOf(ports, temporal, lb);

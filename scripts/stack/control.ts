@@ -14,7 +14,9 @@ export async function startControlServer(actions: ControlActions): Promise<{ url
     const name = (req.url ?? '').replace(/^\/+/, '');
     const action = actions[name];
     if (req.method !== 'POST' || !action) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `no action ${name}`, actions: Object.keys(actions) }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: `no action ${name}`, actions: Object.keys(actions) }));
       return;
     }
     const run = queue.then(action);

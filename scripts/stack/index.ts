@@ -6,7 +6,15 @@ export { localBlobStore, startApps, startWorkers, throwawayEnv } from './apps.js
 export { startControlServer, type ControlActions } from './control.js';
 export { startTestStack, type TestStack, type TestStackOptions } from './test-stack.js';
 export { statusCoverage, formatCoverage } from './status-coverage.js';
-export { startCluster, freeClusterPorts, API_REPLICAS, WORKER_PROCESSES, type Cluster, type ClusterPorts, type ClusterTools } from './cluster.js';
+export {
+  startCluster,
+  freeClusterPorts,
+  API_REPLICAS,
+  WORKER_PROCESSES,
+  type Cluster,
+  type ClusterPorts,
+  type ClusterTools,
+} from './cluster.js';
 export { startFixtures, fixturesEnv } from './test-stack.js';
 export { startTestCluster, type TestCluster } from './test-cluster.js';
 export { StartError, reasonOf } from './start-error.js';
@@ -14,4 +22,13 @@ export { superviseLocalStart, keptSecret, type LocalStart } from './local-start.
 export { startJaeger, startLocalJaeger, tracingEnv, LOCAL_JAEGER_PORTS, type JaegerPorts, type RunningJaeger } from './jaeger.js';
 export { terminalLogFormat } from './terminal-log.js';
 export { startStripeMock, type RunningStripeMock } from './stripe-mock.js';
-export { startMailDev, startLocalMail, localMailEnv, mailDevBinary, LOCAL_MAILDEV_PORTS, type MailDevOptions, type RunningMailDev, type LocalMail } from './maildev.js';
+export {
+  startMailDev,
+  startLocalMail,
+  localMailEnv,
+  mailDevBinary,
+  LOCAL_MAILDEV_PORTS,
+  type MailDevOptions,
+  type RunningMailDev,
+  type LocalMail,
+} from './maildev.js';

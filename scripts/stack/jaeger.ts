@@ -29,7 +29,10 @@ export function tracingEnv(ports: JaegerPorts, sampler?: string): NodeJS.Process
 export const jaegerQueryUrl = (ports: JaegerPorts) => `http://127.0.0.1:${ports.query}`;
 
 /** Starts the built binary with deploy/jaeger/config.yaml on `ports`; resolves once its query API answers. */
-export async function startJaeger(supervisor: Supervisor, options: { root: string; binary: string; ports: JaegerPorts; host?: string; timeoutMs?: number }): Promise<RunningJaeger> {
+export async function startJaeger(
+  supervisor: Supervisor,
+  options: { root: string; binary: string; ports: JaegerPorts; host?: string; timeoutMs?: number },
+): Promise<RunningJaeger> {
   const host = options.host ?? '127.0.0.1';
   // A port taken is an error here, not a Jaeger that dies at once (which would stop a supervised start).
   for (const [what, port] of Object.entries(options.ports)) await assertPortFree(port, `Jaeger (${what})`);
@@ -59,19 +62,26 @@ export const LOCAL_JAEGER_PORTS: JaegerPorts = { otlp: 4318, query: 16686, query
  * scripts/jaeger-build.mjs) resolves, on LOCAL_JAEGER_PORTS. Resolves true once it answers, false
  * (with a line saying why) when it cannot start: the service runs on without traces kept.
  */
-export function startLocalJaeger(supervisor: Supervisor, options: { root: string; built: Promise<string>; prefix: string }): Promise<boolean> {
+export function startLocalJaeger(
+  supervisor: Supervisor,
+  options: { root: string; built: Promise<string>; prefix: string },
+): Promise<boolean> {
   const url = `http://localhost:${LOCAL_JAEGER_PORTS.query}`;
   return options.built
     .then((binary) => startJaeger(supervisor, { root: options.root, binary, ports: LOCAL_JAEGER_PORTS }))
     .then(
       () => {
-        console.log(`${options.prefix}: traces are kept in Jaeger: ${url}/api/traces/<traceId> (the trace id is in each answer's traceparent)`);
+        console.log(
+          `${options.prefix}: traces are kept in Jaeger: ${url}/api/traces/<traceId> (the trace id is in each answer's traceparent)`,
+        );
         return true;
       },
       (err: Error) => {
         // A Ctrl-C during the build ends it (and refuses the start): the stop is the news, not this.
         if (supervisor.isStopping) return false;
-        console.error(`${options.prefix}: no traces kept (the service runs on without): Jaeger did not start: ${err.message.split('\n')[0]}`);
+        console.error(
+          `${options.prefix}: no traces kept (the service runs on without): Jaeger did not start: ${err.message.split('\n')[0]}`,
+        );
         return false;
       },
     );

@@ -38,7 +38,10 @@ export function superviseLocalStart(logDir: string, options: { oneLineWhileStart
   let up = false;
   supervisor.onUnexpectedExit((p) => {
     if (options.oneLineWhileStarting && !up) {
-      return void fail(new StartError(p.name, reasonOf(`${p.describeExit()}\n${p.tail()}`), `see ${p.logFile ? rel(p.logFile) : 'its output above'}`).message);
+      return void fail(
+        new StartError(p.name, reasonOf(`${p.describeExit()}\n${p.tail()}`), `see ${p.logFile ? rel(p.logFile) : 'its output above'}`)
+          .message,
+      );
     }
     void fail(`${p.describeExit()} unexpectedly; its last lines:\n${p.tail()}`);
   });

@@ -67,7 +67,15 @@ export async function startMailDev(supervisor: Supervisor, options: MailDevOptio
   }
   // Its MAILDEV_* variables would override the flags (a login on the inbox, other ports): not here.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MAILDEV_')));
-  const proc = supervisor.start({ name: options.name ?? 'maildev', command: process.execPath, args: [binary, ...args], env, cwd: options.root, layer: 0, stopTimeoutMs: 5_000 });
+  const proc = supervisor.start({
+    name: options.name ?? 'maildev',
+    command: process.execPath,
+    args: [binary, ...args],
+    env,
+    cwd: options.root,
+    layer: 0,
+    stopTimeoutMs: 5_000,
+  });
   const apiUrl = `http://127.0.0.1:${options.webPort}`;
   const wait = { timeoutMs: options.timeoutMs ?? 60_000, processes: [proc] };
   await Promise.all([

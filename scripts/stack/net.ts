@@ -98,7 +98,10 @@ export async function waitUntil(check: () => Promise<boolean>, options: WaitOpti
     const dead = options.processes?.find((p) => !p.running);
     if (dead) {
       // A crash's trace can push the line that says why (a port taken since it was picked) out of the tail.
-      const taken = dead.tail(TAIL_FOR_CAUSE).split('\n').find((line) => /address already in use|EADDRINUSE/i.test(line));
+      const taken = dead
+        .tail(TAIL_FOR_CAUSE)
+        .split('\n')
+        .find((line) => /address already in use|EADDRINUSE/i.test(line));
       throw new Error(`${options.what}: ${dead.describeExit()}${taken ? ` (${taken})` : ''}\n${dead.tail()}`);
     }
     try {

@@ -61,7 +61,12 @@ export function placePostgresData(checkoutDir: string, runAs: UnixUser | undefin
   try {
     mkdirSync(systemRoot, { recursive: true, mode: 0o755 });
   } catch (err) {
-    throw new StartError(PART, `cannot create ${systemRoot}, where its data lives when started by root (${(err as NodeJS.ErrnoException).code})`, `make ${systemRoot} a folder root may write and the postgres user may enter`, { cause: err });
+    throw new StartError(
+      PART,
+      `cannot create ${systemRoot}, where its data lives when started by root (${(err as NodeJS.ErrnoException).code})`,
+      `make ${systemRoot} a folder root may write and the postgres user may enter`,
+      { cause: err },
+    );
   }
 
   adoptEarlierData(link, home, dir);
@@ -98,18 +103,31 @@ function adoptEarlierData(link: string, home: string, dir: string): void {
       rmdirSync(link);
       return;
     } catch {
-      throw new StartError(PART, `${link} holds files but no PostgreSQL cluster`, 'move it away (PostgreSQL starts afresh) and start again');
+      throw new StartError(
+        PART,
+        `${link} holds files but no PostgreSQL cluster`,
+        'move it away (PostgreSQL starts afresh) and start again',
+      );
     }
   }
   if (existsSync(path.join(dir, 'PG_VERSION'))) {
-    throw new StartError(PART, `there are two clusters for this checkout, ${link} and ${dir}`, `keep one: delete or move the other and start again`);
+    throw new StartError(
+      PART,
+      `there are two clusters for this checkout, ${link} and ${dir}`,
+      `keep one: delete or move the other and start again`,
+    );
   }
   mkdirSync(home, { recursive: true, mode: 0o755 });
   rmSync(dir, { recursive: true, force: true });
   try {
     renameSync(link, dir);
   } catch (err) {
-    throw new StartError(PART, `cannot move its data from ${link} to ${dir} (${(err as NodeJS.ErrnoException).code})`, `move it there yourself (mv ${link} ${dir}) and start again`, { cause: err });
+    throw new StartError(
+      PART,
+      `cannot move its data from ${link} to ${dir} (${(err as NodeJS.ErrnoException).code})`,
+      `move it there yourself (mv ${link} ${dir}) and start again`,
+      { cause: err },
+    );
   }
 }
 

@@ -44,7 +44,12 @@ function runAs(): UnixUser | undefined {
     const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: 'pipe' }).trim());
     return { uid: id('-u'), gid: id('-g') };
   } catch (err) {
-    throw new StartError('PostgreSQL', 'there is no `postgres` user to run it as (PostgreSQL refuses to run as root)', "install Debian's postgresql package (node scripts/bootstrap-cluster.mjs does)", { cause: err });
+    throw new StartError(
+      'PostgreSQL',
+      'there is no `postgres` user to run it as (PostgreSQL refuses to run as root)',
+      "install Debian's postgresql package (node scripts/bootstrap-cluster.mjs does)",
+      { cause: err },
+    );
   }
 }
 
@@ -92,13 +97,20 @@ export function startPostgres(supervisor: Supervisor, options: PostgresOptions):
     try {
       initCluster(data.dir, options, user);
     } catch (err) {
-      throw new StartError('PostgreSQL', `initdb failed: ${reasonOf(err)}`, `check ${data.dir} and the disk it is on, then start again`, { cause: err });
+      throw new StartError('PostgreSQL', `initdb failed: ${reasonOf(err)}`, `check ${data.dir} and the disk it is on, then start again`, {
+        cause: err,
+      });
     }
     return run(supervisor, options, data.dir, user);
   });
 }
 
-async function run(supervisor: Supervisor, options: PostgresOptions, dataDir: string, user: UnixUser | undefined): Promise<RunningPostgres> {
+async function run(
+  supervisor: Supervisor,
+  options: PostgresOptions,
+  dataDir: string,
+  user: UnixUser | undefined,
+): Promise<RunningPostgres> {
   const proc = supervisor.start({
     name: 'postgres',
     command: path.join(options.binDir, 'postgres'),

@@ -68,7 +68,8 @@ export async function startTemporal(supervisor: Supervisor, options: TemporalOpt
 
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port)];
   // WAL: workflow tasks write SQLite constantly; without it each write waits on a full sync.
-  if (options.dbFile) args.push('--db-filename', options.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
+  if (options.dbFile)
+    args.push('--db-filename', options.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
   if (options.uiPort) args.push('--ui-port', String(options.uiPort), '--ui-disable-news-fetch');
   else args.push('--headless');
   if (options.httpPort) args.push('--http-port', String(options.httpPort));
@@ -86,7 +87,11 @@ export async function startTemporal(supervisor: Supervisor, options: TemporalOpt
 }
 
 /** Waits until the frontend reports SERVING over gRPC health and the namespace exists. */
-export function waitForTemporal(address: string, namespace: string, options: { timeoutMs: number; processes?: ManagedProcess[] }): Promise<void> {
+export function waitForTemporal(
+  address: string,
+  namespace: string,
+  options: { timeoutMs: number; processes?: ManagedProcess[] },
+): Promise<void> {
   return waitUntil(
     async () => {
       const connection = await Connection.connect({ address, connectTimeout: '2s' });
@@ -108,14 +113,24 @@ export function waitForTemporal(address: string, namespace: string, options: { t
  * process is back when Temporal sees it asking for work, not when it has been spawned. The SDK
  * names a worker `<pid>@<host>` unless told otherwise.
  */
-export async function waitForPollers(address: string, namespace: string, taskQueues: string[], pid: number, options: { timeoutMs: number; processes?: ManagedProcess[] }): Promise<void> {
+export async function waitForPollers(
+  address: string,
+  namespace: string,
+  taskQueues: string[],
+  pid: number,
+  options: { timeoutMs: number; processes?: ManagedProcess[] },
+): Promise<void> {
   // One connection for the whole wait: Temporal is up, only the worker is coming back.
   const connection = await Connection.connect({ address, connectTimeout: '2s' });
   try {
     await waitUntil(
       async () => {
         for (const name of taskQueues) {
-          const { pollers } = await connection.workflowService.describeTaskQueue({ namespace, taskQueue: { name, kind: 1 /* NORMAL */ }, taskQueueType: 1 /* WORKFLOW */ });
+          const { pollers } = await connection.workflowService.describeTaskQueue({
+            namespace,
+            taskQueue: { name, kind: 1 /* NORMAL */ },
+            taskQueueType: 1 /* WORKFLOW */,
+          });
           if (!pollers?.some((p) => p.identity?.startsWith(`${pid}@`))) throw new Error(`process ${pid} does not poll ${name} yet`);
         }
         return true;
@@ -178,14 +193,20 @@ export async function startDatabase(supervisor: Supervisor, options: DatabaseOpt
   writeFileSync(path.join(options.dir, 'WiredTiger.config'), WIREDTIGER_SETTINGS);
 
   const args = [
-    '--config', config,
-    '--host', '127.0.0.1',
-    '--port', String(options.port),
-    '--storage-path', options.dir,
+    '--config',
+    config,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--storage-path',
+    options.dir,
     // A standalone server: the service needs no transactions or change streams.
     '--standalone',
-    '--cache-size', options.cacheSize ?? DATABASE_CACHE_SIZE,
-    '--log-level', 'WARNING',
+    '--cache-size',
+    options.cacheSize ?? DATABASE_CACHE_SIZE,
+    '--log-level',
+    'WARNING',
   ];
   // SecantusDB's own Python, running it through secantusd.py: findAndModify without a collection
   // scan, and an open that does not read every document.

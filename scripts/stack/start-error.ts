@@ -28,7 +28,10 @@ function oneLine(text: string): string {
 function stderrLines(err: unknown): string[] {
   const stderr = (err as { stderr?: unknown }).stderr;
   const text = Buffer.isBuffer(stderr) ? stderr.toString('utf8') : typeof stderr === 'string' ? stderr : '';
-  return text.split('\n').map((l) => l.trim()).filter(Boolean);
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
 }
 
 /**
@@ -44,7 +47,10 @@ export function reasonOf(err: unknown): string {
     reason = complaint;
   } else {
     const message = err instanceof Error ? err.message : String(err);
-    const [first = '', ...rest] = message.split('\n').map((l) => l.trim()).filter(Boolean);
+    const [first = '', ...rest] = message
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     const last = rest.at(-1);
     reason = last ? `${first} (last output: ${last})` : first;
   }

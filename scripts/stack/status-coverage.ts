@@ -23,26 +23,61 @@ export interface StatusOwner {
 export const STATUS_OWNERS: Readonly<Record<string, StatusOwner>> = {
   '200': { file: 'test/api/tool-calls.test.ts', title: 'a call answers the unwrapped output with request id and credit headers' },
   '201': { file: 'test/api/account.test.ts', title: 'the operator opens an account with an owner token and an API key shown once' },
-  '202': { file: 'test/api/async-calls.test.ts', title: 'respond-async: 202 at once with Location, Preference-Applied and Retry-After; the call then shows the output a synchronous call gives, charged once' },
-  '204': { file: 'test/webhooks/endpoints.test.ts', title: 'deleting an endpoint answers 204, drops it from the list, and nothing more is posted to it' },
-  '303': { file: 'test/identity/oidc.test.ts', title: 'the providers are listed; a verified address of a person here signs them in with method oidc, through PKCE, a state and a nonce' },
-  '304': { file: 'test/api/render-links.test.ts', title: 'a render link answers the image itself, charged once; a repeat is a free cache hit with Age and ETag; If-None-Match is 304' },
+  '202': {
+    file: 'test/api/async-calls.test.ts',
+    title:
+      'respond-async: 202 at once with Location, Preference-Applied and Retry-After; the call then shows the output a synchronous call gives, charged once',
+  },
+  '204': {
+    file: 'test/webhooks/endpoints.test.ts',
+    title: 'deleting an endpoint answers 204, drops it from the list, and nothing more is posted to it',
+  },
+  '303': {
+    file: 'test/identity/oidc.test.ts',
+    title:
+      'the providers are listed; a verified address of a person here signs them in with method oidc, through PKCE, a state and a nonce',
+  },
+  '304': {
+    file: 'test/api/render-links.test.ts',
+    title: 'a render link answers the image itself, charged once; a repeat is a free cache hit with Age and ETag; If-None-Match is 304',
+  },
   '400': { file: 'test/api/tool-calls.test.ts', title: 'problem+json on every error path of a tool call' },
   '401': { file: 'test/api/tool-calls.test.ts', title: '401 for a missing, malformed, unknown or revoked key' },
   '402': { file: 'test/api/tool-calls.test.ts', title: '402 with balance and cost when the balance cannot pay, and nothing is charged' },
   '403': { file: 'test/api/tool-calls.test.ts', title: '403 when a credential of the wrong kind is used' },
-  '404': { file: 'test/api/async-calls.test.ts', title: "another account's call is 404; unknown ids are 404; the owner token is refused on /calls/{id}" },
-  '405': { file: 'test/api/render-links.test.ts', title: "a link is the account's call: 402 on a short balance, free; other methods 405; a tool without images 404" },
-  '409': { file: 'test/api/tool-calls.test.ts', title: 'an Idempotency-Key repeat replays the first answer and is charged once; another body is 409' },
+  '404': {
+    file: 'test/api/async-calls.test.ts',
+    title: "another account's call is 404; unknown ids are 404; the owner token is refused on /calls/{id}",
+  },
+  '405': {
+    file: 'test/api/render-links.test.ts',
+    title: "a link is the account's call: 402 on a short balance, free; other methods 405; a tool without images 404",
+  },
+  '409': {
+    file: 'test/api/tool-calls.test.ts',
+    title: 'an Idempotency-Key repeat replays the first answer and is charged once; another body is 409',
+  },
   '410': { file: 'test/api/async-calls.test.ts', title: 'past its 24 hours the answer is 410 call_expired, with when it expired' },
   '413': { file: 'test/api/tool-calls.test.ts', title: 'problem+json on every error path of a tool call' },
   '415': { file: 'test/api/tool-calls.test.ts', title: 'problem+json on every error path of a tool call' },
-  '422': { file: 'test/tools/http-request.test.ts', title: 'stack: the service itself and private addresses are refused with 422 and not charged' },
+  '422': {
+    file: 'test/tools/http-request.test.ts',
+    title: 'stack: the service itself and private addresses are refused with 422 and not charged',
+  },
   // A key of one call a second sent twelve at once: refills cannot keep up on any machine.
-  '429': { file: 'test/api/key-settings.test.ts', title: "a key over its own rate is 429 rate_limited with Retry-After; the account's other keys are not" },
+  '429': {
+    file: 'test/api/key-settings.test.ts',
+    title: "a key over its own rate is 429 rate_limited with Retry-After; the account's other keys are not",
+  },
   '502': { file: 'test/tools/http-request.test.ts', title: 'stack: an unreachable target is 502 and the balance is unchanged' },
-  '503': { file: 'test/disruptive/outages.test.ts', title: 'with the database stopped, readiness answers 503 unavailable naming it; once it is started again, 200' },
-  '504': { file: 'test/tools/website-screenshot.test.ts', title: "HTTP: a page that never answers is 504 tool_timeout at the tool's deadline, and not charged" },
+  '503': {
+    file: 'test/disruptive/outages.test.ts',
+    title: 'with the database stopped, readiness answers 503 unavailable naming it; once it is started again, 200',
+  },
+  '504': {
+    file: 'test/tools/website-screenshot.test.ts',
+    title: "HTTP: a page that never answers is 504 tool_timeout at the tool's deadline, and not charged",
+  },
 };
 
 /** How each documented status stands after a run. */
@@ -76,7 +111,9 @@ export function producedStatuses(metricsText: string): Map<string, number> {
   return produced;
 }
 
-export function documentedStatuses(openapi: { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> }): Map<string, number> {
+export function documentedStatuses(openapi: {
+  paths: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
+}): Map<string, number> {
   const documented = new Map<string, number>();
   for (const operations of Object.values(openapi.paths)) {
     for (const op of Object.values(operations)) {
@@ -96,7 +133,8 @@ export function documentedStatuses(openapi: { paths: Record<string, Record<strin
  */
 export function ownersInRun(avaArgs: readonly string[], root: string): { ran: (owner: StatusOwner) => boolean; partial?: string } {
   const named = avaArgs.filter((arg) => !arg.startsWith('-'));
-  if (avaArgs.some((arg) => arg === '-m' || arg.startsWith('--match'))) return { ran: () => false, partial: 'tests were picked by title (--match)' };
+  if (avaArgs.some((arg) => arg === '-m' || arg.startsWith('--match')))
+    return { ran: () => false, partial: 'tests were picked by title (--match)' };
   if (named.length === 0) return { ran: () => true };
   if (named.some((arg) => /[*?[{]/.test(arg))) return { ran: () => false, partial: 'files were named by a glob' };
   const targets = named.map((arg) => path.resolve(root, arg));
@@ -108,7 +146,11 @@ export function ownersInRun(avaArgs: readonly string[], root: string): { ran: (o
 }
 
 /** The verdict of each documented status, from the document, the API's count and which owners ran. */
-export function judgeCoverage(documented: Map<string, number>, produced: Map<string, number>, inRun: ReturnType<typeof ownersInRun>): StatusCoverage {
+export function judgeCoverage(
+  documented: Map<string, number>,
+  produced: Map<string, number>,
+  inRun: ReturnType<typeof ownersInRun>,
+): StatusCoverage {
   const verdicts = new Map<string, StatusVerdict>();
   for (const status of documented.keys()) {
     const owner = STATUS_OWNERS[status];
@@ -118,13 +160,21 @@ export function judgeCoverage(documented: Map<string, number>, produced: Map<str
     else verdicts.set(status, produced.has(status) ? 'produced' : 'owner did not produce it');
   }
   const failing: StatusVerdict[] = ['no owner', 'owner did not produce it'];
-  const missing = [...verdicts].filter(([, v]) => failing.includes(v)).map(([s]) => s).sort();
+  const missing = [...verdicts]
+    .filter(([, v]) => failing.includes(v))
+    .map(([s]) => s)
+    .sort();
   const judgedAll = ![...verdicts.values()].includes('not judged');
   return { documented, produced, verdicts, missing, ...(judgedAll ? {} : { partial: inRun.partial }) };
 }
 
 /** `metricsUrl`: the API's operator port (METRICS_PORT), where its `/metrics` is served. */
-export async function statusCoverage(apiUrl: string, metricsUrl: string, avaArgs: readonly string[] = [], root = process.cwd()): Promise<StatusCoverage> {
+export async function statusCoverage(
+  apiUrl: string,
+  metricsUrl: string,
+  avaArgs: readonly string[] = [],
+  root = process.cwd(),
+): Promise<StatusCoverage> {
   const [openapi, metrics] = await Promise.all([
     fetch(`${apiUrl}/api/v1/openapi.json`).then((r) => r.json()),
     fetch(`${metricsUrl}/metrics`).then((r) => r.text()),
@@ -140,11 +190,15 @@ export function formatCoverage(c: StatusCoverage): string {
       const verdict = c.verdicts.get(status)!;
       const owner = STATUS_OWNERS[status];
       const why =
-        verdict === 'unproducible' ? `not produced on purpose: ${UNPRODUCIBLE[status]}`
-        : verdict === 'no owner' ? 'NO OWNER: no test produces it on purpose'
-        : verdict === 'owner did not produce it' ? `OWNER DID NOT PRODUCE IT: ${owner!.file} › ${owner!.title}`
-        : verdict === 'not judged' ? `not judged: its owner did not run${owner ? ` (${owner.file})` : ''}`
-        : `owner ${owner!.file} › ${owner!.title}`;
+        verdict === 'unproducible'
+          ? `not produced on purpose: ${UNPRODUCIBLE[status]}`
+          : verdict === 'no owner'
+            ? 'NO OWNER: no test produces it on purpose'
+            : verdict === 'owner did not produce it'
+              ? `OWNER DID NOT PRODUCE IT: ${owner!.file} › ${owner!.title}`
+              : verdict === 'not judged'
+                ? `not judged: its owner did not run${owner ? ` (${owner.file})` : ''}`
+                : `owner ${owner!.file} › ${owner!.title}`;
       return `  ${status}  documented by ${String(ops).padStart(2)} operations, answered ${String(answers).padStart(4)} times  ${why}`;
     });
   const partial = c.partial ? `\n(a partial run: ${c.partial}; a status is judged only when its owner ran)` : '';

@@ -17,7 +17,10 @@ export interface RunningStripeMock {
 }
 
 /** Starts the built binary (bootstrap's `stripeMock`) on a free port, plain HTTP only; resolves once it answers. */
-export async function startStripeMock(supervisor: Supervisor, options: { binary: string; port?: number; timeoutMs?: number }): Promise<RunningStripeMock> {
+export async function startStripeMock(
+  supervisor: Supervisor,
+  options: { binary: string; port?: number; timeoutMs?: number },
+): Promise<RunningStripeMock> {
   const port = options.port ?? (await freePort());
   await assertPortFree(port, 'stripe-mock');
   const proc = supervisor.start({
@@ -33,7 +36,10 @@ export async function startStripeMock(supervisor: Supervisor, options: { binary:
   const url = `http://127.0.0.1:${port}`;
   await waitUntil(
     async () => {
-      const res = await fetch(`${url}/v1/customers?limit=1`, { headers: { Authorization: `Bearer ${MOCK_SECRET_KEY}` }, signal: AbortSignal.timeout(5_000) });
+      const res = await fetch(`${url}/v1/customers?limit=1`, {
+        headers: { Authorization: `Bearer ${MOCK_SECRET_KEY}` },
+        signal: AbortSignal.timeout(5_000),
+      });
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`stripe-mock answered ${res.status}`);
       return true;

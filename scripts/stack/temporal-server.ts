@@ -93,8 +93,11 @@ export function setupTemporalSchema(options: TemporalServerOptions): Promise<voi
 
 /** Starts the server; on a fresh database also the namespace and search attributes. */
 export async function startTemporalServer(supervisor: Supervisor, options: TemporalServerOptions): Promise<RunningTemporalServer> {
-  const hints: Partial<Record<keyof TemporalServerPorts, string>> = { frontend: 'another Temporal server? stop it, or set TEMPORAL_PORT to use another port' };
-  for (const [what, port] of Object.entries(options.ports)) await assertPortFree(port, `Temporal ${what}`, hints[what as keyof TemporalServerPorts]);
+  const hints: Partial<Record<keyof TemporalServerPorts, string>> = {
+    frontend: 'another Temporal server? stop it, or set TEMPORAL_PORT to use another port',
+  };
+  for (const [what, port] of Object.entries(options.ports))
+    await assertPortFree(port, `Temporal ${what}`, hints[what as keyof TemporalServerPorts]);
   const proc = supervisor.start({
     name: 'temporal',
     command: options.binaries.server,
@@ -127,7 +130,10 @@ export interface RunningUi {
 }
 
 /** The Temporal UI server against the given frontend, configured by deploy/temporal/ui.yaml. */
-export async function startTemporalUi(supervisor: Supervisor, options: { root: string; binary: string; port: number; temporalAddress: string; namespace: string }): Promise<RunningUi> {
+export async function startTemporalUi(
+  supervisor: Supervisor,
+  options: { root: string; binary: string; port: number; temporalAddress: string; namespace: string },
+): Promise<RunningUi> {
   await assertPortFree(options.port, 'Temporal UI', 'set TEMPORAL_UI_PORT to use another one');
   const proc = supervisor.start({
     name: 'temporal-ui',

@@ -21,15 +21,29 @@ export interface TestCluster {
   mailApiUrl: string;
 }
 
-export async function startTestCluster(supervisor: Supervisor, options: { root: string; runDir: string; tools: ClusterTools; env?: NodeJS.ProcessEnv }): Promise<TestCluster> {
+export async function startTestCluster(
+  supervisor: Supervisor,
+  options: { root: string; runDir: string; tools: ClusterTools; env?: NodeJS.ProcessEnv },
+): Promise<TestCluster> {
   const [{ fixtures }, { mailDev, mailEnv }, ports] = await Promise.all([
     startFixtures(supervisor, options.root, options.runDir),
     startTestMailDev(supervisor, options.root),
     freeClusterPorts(),
   ]);
   // Where Temporal and the database are is filled in by startCluster; the rest as npm test's stack.
-  const { env, adminToken } = throwawayEnv({ address: '', namespace: 'default' }, { url: '' }, { ...fixturesEnv(fixtures, options.runDir), ...mailEnv, ...options.env });
-  const cluster = await startCluster(supervisor, { root: options.root, dataDir: path.join(options.runDir, 'data'), throwaway: true, tools: options.tools, ports, env });
+  const { env, adminToken } = throwawayEnv(
+    { address: '', namespace: 'default' },
+    { url: '' },
+    { ...fixturesEnv(fixtures, options.runDir), ...mailEnv, ...options.env },
+  );
+  const cluster = await startCluster(supervisor, {
+    root: options.root,
+    dataDir: path.join(options.runDir, 'data'),
+    throwaway: true,
+    tools: options.tools,
+    ports,
+    env,
+  });
   const control = await startControlServer(cluster.actions);
   return { apiUrl: cluster.apiUrl, adminToken, env: cluster.env, fixtures, controlUrl: control.url, cluster, mailApiUrl: mailDev.apiUrl };
 }

@@ -79,7 +79,10 @@ export interface TestStack {
 /** The first line of output that parses as a JSON object: how the fixture process says where it is. */
 function firstJsonLine(proc: ManagedProcess, timeoutMs: number): Promise<FixturesJson> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`fixtures printed no JSON line within ${timeoutMs / 1000} s:\n${proc.tail()}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`fixtures printed no JSON line within ${timeoutMs / 1000} s:\n${proc.tail()}`)),
+      timeoutMs,
+    );
     const off = proc.onLine((line) => {
       if (!line.startsWith('{')) return;
       clearTimeout(timer);
@@ -104,7 +107,11 @@ function caBundle(runDir: string, testCaFile: string): string {
 }
 
 /** The fixture servers of a run (test/fixtures/start.ts), once they say where they are. */
-export async function startFixtures(supervisor: Supervisor, root: string, runDir: string): Promise<{ fixtures: FixturesJson; process: ManagedProcess }> {
+export async function startFixtures(
+  supervisor: Supervisor,
+  root: string,
+  runDir: string,
+): Promise<{ fixtures: FixturesJson; process: ManagedProcess }> {
   const proc = supervisor.start({
     name: 'fixtures',
     command: process.execPath,
@@ -136,7 +143,17 @@ export function fixturesEnv(fixtures: FixturesJson, runDir: string): NodeJS.Proc
     FX_FEED_URL: fixtures.goldFeed.fxUrl,
     // The fixture's OpenID provider (test/fixtures/oidc-provider.ts): company sign-in against a real one.
     ...(fixtures.oidc
-      ? { OIDC_PROVIDERS: JSON.stringify([{ id: fixtures.oidc.id, name: fixtures.oidc.name, issuer: fixtures.oidc.issuer, clientId: fixtures.oidc.clientId, clientSecret: fixtures.oidc.clientSecret }]) }
+      ? {
+          OIDC_PROVIDERS: JSON.stringify([
+            {
+              id: fixtures.oidc.id,
+              name: fixtures.oidc.name,
+              issuer: fixtures.oidc.issuer,
+              clientId: fixtures.oidc.clientId,
+              clientSecret: fixtures.oidc.clientSecret,
+            },
+          ]),
+        }
       : {}),
   };
   if (!env.DNS_SERVERS) delete env.DNS_SERVERS;
@@ -159,7 +176,9 @@ export async function onAnotherPortIfTaken<T>(options: { port: number }, start: 
     } catch (err) {
       const taken = err instanceof PortInUseError || /address already in use|EADDRINUSE/i.test((err as Error).message);
       if (attempt === PORT_ATTEMPTS || !taken) throw err;
-      console.error(`test stack: a port was taken before the part could bind it; starting it again on another (${(err as Error).message.split('\n')[0]})`);
+      console.error(
+        `test stack: a port was taken before the part could bind it; starting it again on another (${(err as Error).message.split('\n')[0]})`,
+      );
       clean();
       options.port = await freePort();
     }
@@ -170,15 +189,26 @@ export async function onAnotherPortIfTaken<T>(options: { port: number }, start: 
 export const TEST_MAIL_FROM = 'Utility Tools <no-reply@utility-tools.test>';
 
 /** A MailDev of the run's own on free ports (in memory: a run's mail goes with it), and the apps' settings for it. */
-export async function startTestMailDev(supervisor: Supervisor, root: string): Promise<{ mailDev: RunningMailDev; mailEnv: NodeJS.ProcessEnv }> {
+export async function startTestMailDev(
+  supervisor: Supervisor,
+  root: string,
+): Promise<{ mailDev: RunningMailDev; mailEnv: NodeJS.ProcessEnv }> {
   const smtp = { port: await freePort() };
   // A fresh inbox port per attempt; the SMTP port is the one onAnotherPortIfTaken replaces.
-  const mailDev = await onAnotherPortIfTaken(smtp, async () => startMailDev(supervisor, { root, smtpPort: smtp.port, webPort: await freePort() }), () => {});
+  const mailDev = await onAnotherPortIfTaken(
+    smtp,
+    async () => startMailDev(supervisor, { root, smtpPort: smtp.port, webPort: await freePort() }),
+    () => {},
+  );
   return { mailDev, mailEnv: { SMTP_URL: mailDev.smtpUrl, MAIL_FROM: TEST_MAIL_FROM } };
 }
 
 /** The apps' tracing variables for `traces`, and the Jaeger started for them (every call sampled: a test finds its own). */
-async function startTraces(supervisor: Supervisor, root: string, traces: TestStackOptions['traces']): Promise<{ traced: NodeJS.ProcessEnv; jaeger?: RunningJaeger }> {
+async function startTraces(
+  supervisor: Supervisor,
+  root: string,
+  traces: TestStackOptions['traces'],
+): Promise<{ traced: NodeJS.ProcessEnv; jaeger?: RunningJaeger }> {
   if (!traces) return { traced: {} };
   const ports: JaegerPorts = { otlp: await freePort(), query: await freePort(), queryGrpc: await freePort() };
   const traced = tracingEnv(ports, 'parentbased_always_on');
@@ -194,8 +224,16 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
   const temporalOptions = { binary: tools.temporal, port: await freePort(), dbFile: path.join(runDir, 'temporal', 'temporal.db') };
   let [{ fixtures, process: fixturesProcess }, temporal, database, { mailDev, mailEnv }, stripeMock] = await Promise.all([
     startFixtures(supervisor, root, runDir),
-    onAnotherPortIfTaken(temporalOptions, () => startTemporal(supervisor, temporalOptions), () => rmSync(path.dirname(temporalOptions.dbFile), { recursive: true, force: true })),
-    onAnotherPortIfTaken(databaseOptions, () => startDatabase(supervisor, databaseOptions), () => rmSync(databaseOptions.dir, { recursive: true, force: true })),
+    onAnotherPortIfTaken(
+      temporalOptions,
+      () => startTemporal(supervisor, temporalOptions),
+      () => rmSync(path.dirname(temporalOptions.dbFile), { recursive: true, force: true }),
+    ),
+    onAnotherPortIfTaken(
+      databaseOptions,
+      () => startDatabase(supervisor, databaseOptions),
+      () => rmSync(databaseOptions.dir, { recursive: true, force: true }),
+    ),
     startTestMailDev(supervisor, root),
     tools.stripeMock ? startStripeMock(supervisor, { binary: tools.stripeMock }) : undefined,
   ]);
@@ -203,7 +241,12 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
 
   const { traced, jaeger } = await startTraces(supervisor, root, options.traces);
   const { env, adminToken } = throwawayEnv(temporal, database, {
-    ...localBlobStore(path.join(runDir, 'blobs')), ...fixturesEnv(fixtures, runDir), ...mailEnv, ...traced, ...stripeMock?.env, ...options.env,
+    ...localBlobStore(path.join(runDir, 'blobs')),
+    ...fixturesEnv(fixtures, runDir),
+    ...mailEnv,
+    ...traced,
+    ...stripeMock?.env,
+    ...options.env,
   });
   const appOptions: AppOptions = { root, env, apiPort: await freePort() };
   let apps: RunningApps;
@@ -212,7 +255,9 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
   } catch (err) {
     // A process that died is in the error already; one that is still up may say why it is not ready.
     for (const p of supervisor.processes.filter((p) => ['api', 'workers'].includes(p.name) && p.running && p.tail())) {
-      console.error(`\n--- last lines of ${p.name} (${p.logFile ? path.relative(process.cwd(), p.logFile) : 'no log file'}):\n${p.tail(60)}`);
+      console.error(
+        `\n--- last lines of ${p.name} (${p.logFile ? path.relative(process.cwd(), p.logFile) : 'no log file'}):\n${p.tail(60)}`,
+      );
     }
     throw err;
   }
@@ -228,7 +273,10 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
   async function restartWorkers() {
     apps.workers = startWorkers(supervisor, appOptions);
     apps.workerProcesses = [apps.workers];
-    await waitForPollers(temporal.address, temporal.namespace, POOLS.flatMap(poolTaskQueues), apps.workers.pid!, { timeoutMs: 120_000, processes: [apps.workers] });
+    await waitForPollers(temporal.address, temporal.namespace, POOLS.flatMap(poolTaskQueues), apps.workers.pid!, {
+      timeoutMs: 120_000,
+      processes: [apps.workers],
+    });
   }
   // What the disruptive suites may do to the stack; each returns once the part is back.
   const control = await startControlServer({

@@ -42,8 +42,15 @@ async function stepCancelled(t: import('ava').ExecutionContext, tool: string, ha
   // The cancel arrives while the hold is being taken: the tool then starts with its signal aborted.
   // biome-ignore lint/nursery/noMisusedPromises: the ledger is an object of methods, not a promise (Biome 2.6 infers its type from an inner async function)
   const cancelledAtReserve: Ledger = { ...ledger, reserve: async (call) => ledger.reserve(call).finally(() => env.cancel('CANCELLED')) };
-  const handlers = { [tool]: cancelAt === 'tool' ? ((input, ctx) => (setImmediate(() => env.cancel('CANCELLED')), handler(input, ctx))) as ToolHandler : handler };
-  const { callStep } = createCallStep({ handlers, ledger: cancelAt === 'reserve' ? cancelledAtReserve : ledger, callKeys: createCallKeys(mongo.db) });
+  const handlers = {
+    [tool]:
+      cancelAt === 'tool' ? (((input, ctx) => (setImmediate(() => env.cancel('CANCELLED')), handler(input, ctx))) as ToolHandler) : handler,
+  };
+  const { callStep } = createCallStep({
+    handlers,
+    ledger: cancelAt === 'reserve' ? cancelledAtReserve : ledger,
+    callKeys: createCallKeys(mongo.db),
+  });
   const { account } = await createAccounts(mongo.db).open({ credits: 10 });
   const call = { accountId: account._id, tool, pool: 'cpu' as const, cost: 3, timeoutMs: 10_000, input: {} };
   const unhandled = await unhandledDuring(async () => {

@@ -20,7 +20,12 @@ test.before(async () => {
 });
 test.after.always(() => mongo?.close());
 
-const envelope = (): WebhookEnvelope => ({ id: newId('evt'), event: 'credits.low', createdAt: '2026-11-28T00:00:00.000+00:00', data: { balance: 24 } });
+const envelope = (): WebhookEnvelope => ({
+  id: newId('evt'),
+  event: 'credits.low',
+  createdAt: '2026-11-28T00:00:00.000+00:00',
+  data: { balance: 24 },
+});
 
 /**
  * The real database, except that writing the attempt record of the events in `failing` throws, as
@@ -38,7 +43,8 @@ function refusingAttemptsOf(db: Db, failing: Set<string>): Db {
           get(c, k, r) {
             const v = Reflect.get(c, k, r);
             if (k !== 'insertOne') return typeof v === 'function' ? v.bind(c) : v;
-            return (doc: { eventId: string }) => (failing.has(doc.eventId) ? Promise.reject(new Error('write refused')) : c.insertOne(doc as never));
+            return (doc: { eventId: string }) =>
+              failing.has(doc.eventId) ? Promise.reject(new Error('write refused')) : c.insertOne(doc as never);
           },
         });
       };
@@ -70,7 +76,10 @@ test.serial('every attempt of a batch is posted and recorded; results come in th
   const { endpointId, activities, posted, store } = await setUp(new Set());
   const before = Date.now();
   const results = await activities.deliverWebhooks({ endpointId, attempts: events.map((event) => ({ event, attempt: 1 })) });
-  t.deepEqual(results.map((r) => r.outcome), ['delivered', 'failed', 'delivered']);
+  t.deepEqual(
+    results.map((r) => r.outcome),
+    ['delivered', 'failed', 'delivered'],
+  );
   t.deepEqual([...posted].sort(), events.map((e) => e.id).sort());
   for (const r of results) t.true('endedAt' in r && r.endedAt >= before && r.endedAt <= Date.now());
   t.is((await store.attempts(endpointId, 10)).length, 3);
@@ -81,19 +90,27 @@ test.serial("an attempt whose record was not written comes back not attempted; t
   failAnswer = '';
   const { endpointId, activities, store } = await setUp(new Set([events[1]!.id]));
   const results = await activities.deliverWebhooks({ endpointId, attempts: events.map((event) => ({ event, attempt: 1 })) });
-  t.deepEqual(results.map((r) => r.outcome), ['delivered', 'not_attempted', 'delivered']);
+  t.deepEqual(
+    results.map((r) => r.outcome),
+    ['delivered', 'not_attempted', 'delivered'],
+  );
   t.deepEqual((await store.attempts(endpointId, 10)).map((a) => a.eventId).sort(), [events[0]!.id, events[2]!.id].sort());
 });
 
 test.serial('a batch of which every attempt failed on our side fails, as a single attempt did', async (t) => {
   const events = [envelope(), envelope()];
   const { endpointId, activities } = await setUp(new Set(events.map((e) => e.id)));
-  await t.throwsAsync(activities.deliverWebhooks({ endpointId, attempts: events.map((event) => ({ event, attempt: 1 })) }), { message: 'write refused' });
+  await t.throwsAsync(activities.deliverWebhooks({ endpointId, attempts: events.map((event) => ({ event, attempt: 1 })) }), {
+    message: 'write refused',
+  });
 });
 
 test.serial('a batch for an endpoint deleted meanwhile posts nothing: every attempt is gone', async (t) => {
   const { activities, posted } = await setUp(new Set());
   const results = await activities.deliverWebhooks({ endpointId: newId('whe'), attempts: [{ event: envelope(), attempt: 1 }] });
-  t.deepEqual(results.map((r) => r.outcome), ['gone']);
+  t.deepEqual(
+    results.map((r) => r.outcome),
+    ['gone'],
+  );
   t.deepEqual(posted, []);
 });

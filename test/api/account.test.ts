@@ -14,7 +14,10 @@ async function eventsOf(accountId: string) {
 }
 
 test('the operator opens an account with an owner token and an API key shown once', async (t) => {
-  const res = await request('POST', '/api/v1/admin/accounts', { token: adminToken(), body: { name: 'Acme', email: 'ops@acme.test', credits: 30 } });
+  const res = await request('POST', '/api/v1/admin/accounts', {
+    token: adminToken(),
+    body: { name: 'Acme', email: 'ops@acme.test', credits: 30 },
+  });
   t.is(res.status, 201);
   t.like(res.body.account, { name: 'Acme', balance: 30 });
   t.regex(res.body.ownerToken, /^uto_[0-9A-Za-z]{40}$/);
@@ -35,16 +38,24 @@ test('the operator API refuses other credentials and bad bodies', async (t) => {
   const account = await newAccount(5);
   t.true(isProblem(await request('POST', '/api/v1/admin/accounts', { body: {} }), 401, 'unauthorized'));
   t.true(isProblem(await request('POST', '/api/v1/admin/accounts', { token: account.ownerToken, body: {} }), 401, 'unauthorized'));
-  t.true(isProblem(await request('POST', '/api/v1/admin/accounts', { token: adminToken(), body: { credits: -1 } }), 400, 'validation_failed'));
+  t.true(
+    isProblem(await request('POST', '/api/v1/admin/accounts', { token: adminToken(), body: { credits: -1 } }), 400, 'validation_failed'),
+  );
   t.true(isProblem(await request('GET', '/api/v1/admin/accounts/acc_nope', { token: adminToken() }), 404, 'not_found'));
-  const bad = await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, { token: adminToken(), body: { amount: 0, reason: 'gift' } });
+  const bad = await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, {
+    token: adminToken(),
+    body: { amount: 0, reason: 'gift' },
+  });
   t.true(isProblem(bad, 400, 'validation_failed'));
   t.deepEqual(bad.body.errors.map((e: { field: string }) => e.field).sort(), ['/amount', '/reason']);
 });
 
 test('a grant adds credits and records credits.granted', async (t) => {
   const account = await newAccount(5);
-  const res = await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, { token: adminToken(), body: { amount: 20, reason: 'purchase' } });
+  const res = await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, {
+    token: adminToken(),
+    body: { amount: 20, reason: 'purchase' },
+  });
   t.is(res.status, 200);
   t.like(res.body, { balance: 25, grant: { amount: 20, reason: 'purchase', expiresAt: null } });
   const granted = (await eventsOf(account.id)).filter((e) => e.event === 'credits.granted');
@@ -114,7 +125,10 @@ test('usage pages through the ledger newest first with a cursor', async (t) => {
   t.is(seen.length, 5);
   t.is(new Set(seen.map((i) => i.requestId)).size, 5);
   const times = seen.map((i) => Date.parse(i.at));
-  t.deepEqual(times, [...times].sort((x, y) => y - x));
+  t.deepEqual(
+    times,
+    [...times].sort((x, y) => y - x),
+  );
   t.true(isProblem(await request('GET', '/api/v1/account/usage?limit=0', { token: account.ownerToken }), 400, 'validation_failed'));
   t.true(isProblem(await request('GET', '/api/v1/account/usage?cursor=zzz', { token: account.ownerToken }), 400, 'validation_failed'));
 });

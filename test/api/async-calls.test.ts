@@ -23,10 +23,16 @@ test.after.always(async () => {
   await receiver?.close();
 });
 
-const getCall = (account: TestAccount, requestId: string) => request('GET', `/api/v1/calls/${encodeURIComponent(requestId)}`, { token: account.apiKey });
+const getCall = (account: TestAccount, requestId: string) =>
+  request('GET', `/api/v1/calls/${encodeURIComponent(requestId)}`, { token: account.apiKey });
 /** Reads the call until it has ended. */
 const ended = (account: TestAccount, requestId: string) =>
-  eventually(() => getCall(account, requestId), (res) => res.status !== 200 || res.body.status !== 'running', 60_000, `call ${requestId} to end`);
+  eventually(
+    () => getCall(account, requestId),
+    (res) => res.status !== 200 || res.body.status !== 'running',
+    60_000,
+    `call ${requestId} to end`,
+  );
 
 test('respond-async: 202 at once with Location, Preference-Applied and Retry-After; the call then shows the output a synchronous call gives, charged once', async (t) => {
   const account = await newAccount(10);
@@ -103,7 +109,10 @@ test('a literal address the guard refuses is the same 422 before any 202, in eve
     input[field!] = value;
     for (const headers of [ASYNC, {}]) {
       const res = await callTool(account.apiKey, tool.name, input, headers);
-      t.true(isProblem(res, 422, 'target_not_allowed'), `${tool.name} ${JSON.stringify(headers)}: ${res.status} ${JSON.stringify(res.body)}`);
+      t.true(
+        isProblem(res, 422, 'target_not_allowed'),
+        `${tool.name} ${JSON.stringify(headers)}: ${res.status} ${JSON.stringify(res.body)}`,
+      );
       t.is(res.body.reason, reason, tool.name);
     }
   }
@@ -145,7 +154,9 @@ test("another account's call is 404; unknown ids are 404; the owner token is ref
   t.true(isProblem(await getCall(a, 'call-nope'), 404, 'not_found'));
   t.true(isProblem(await request('GET', `/api/v1/calls/${res.body.requestId}`, { token: a.ownerToken }), 403, 'forbidden'));
   t.true(isProblem(await request('GET', `/api/v1/calls/${res.body.requestId}`), 401, 'unauthorized'));
-  t.false((await request('GET', '/api/v1/calls', { token: b.apiKey })).body.items.some((c: UncheckedJson) => c.requestId === res.body.requestId));
+  t.false(
+    (await request('GET', '/api/v1/calls', { token: b.apiKey })).body.items.some((c: UncheckedJson) => c.requestId === res.body.requestId),
+  );
 });
 
 test('past its 24 hours the answer is 410 call_expired, with when it expired', async (t) => {
@@ -171,12 +182,27 @@ test('call.completed goes only to endpoints subscribed to it, with requestId, to
   const all = await receiver.waitFor((ds) => ds.filter((d) => d.path === '/calls-subscribed').length >= 2, 60_000, 'two call.completed');
   const got = all.filter((d) => d.path === '/calls-subscribed');
   const byId = new Map(got.map((d) => [d.body.data.requestId, d.body]));
-  t.deepEqual(byId.get(ok.body.requestId)?.data, { requestId: ok.body.requestId, tool: 'hash-text', status: 'succeeded', charged: 1, code: null });
-  t.deepEqual(byId.get(bad.body.requestId)?.data, { requestId: bad.body.requestId, tool: 'broken-links', status: 'failed', charged: 0, code: 'upstream_error' });
+  t.deepEqual(byId.get(ok.body.requestId)?.data, {
+    requestId: ok.body.requestId,
+    tool: 'hash-text',
+    status: 'succeeded',
+    charged: 1,
+    code: null,
+  });
+  t.deepEqual(byId.get(bad.body.requestId)?.data, {
+    requestId: bad.body.requestId,
+    tool: 'broken-links',
+    status: 'failed',
+    charged: 0,
+    code: 'upstream_error',
+  });
   t.true(got.every((d) => d.body.event === 'call.completed'));
   await sleep(3000);
   t.is(receiver.deliveries('/calls-subscribed').length, 2, 'none for the synchronous call, each once');
-  t.false(receiver.deliveries('/calls-default').some((d) => d.body?.event === 'call.completed'), 'not to an endpoint on the default types');
+  t.false(
+    receiver.deliveries('/calls-default').some((d) => d.body?.event === 'call.completed'),
+    'not to an endpoint on the default types',
+  );
   // In the event log too.
   const log = await request('GET', '/api/v1/account/events?type=call.completed', { token: account.ownerToken });
   t.is(log.body.items.length, 2);
@@ -192,14 +218,27 @@ test('GET /api/v1/calls lists the recent calls newest first, paged; the owner to
   const sync = await callTool(account.apiKey, 'hash-text', { text: 'sync' });
   for (const id of ids) await ended(account, id);
   const first = await request('GET', '/api/v1/calls?limit=2', { token: account.apiKey });
-  t.deepEqual(first.body.items.map((c: UncheckedJson) => c.requestId), [ids[2], ids[1]]);
+  t.deepEqual(
+    first.body.items.map((c: UncheckedJson) => c.requestId),
+    [ids[2], ids[1]],
+  );
   t.deepEqual(Object.keys(first.body.items[0]).sort(), ['charged', 'code', 'completedAt', 'createdAt', 'requestId', 'status', 'tool']);
   const second = await request('GET', `/api/v1/calls?limit=2&cursor=${first.body.nextCursor}`, { token: account.apiKey });
-  t.deepEqual(second.body.items.map((c: UncheckedJson) => c.requestId), [ids[0]]);
+  t.deepEqual(
+    second.body.items.map((c: UncheckedJson) => c.requestId),
+    [ids[0]],
+  );
   t.is(second.body.nextCursor, null);
   const owner = await request('GET', '/api/v1/account/calls', { token: account.ownerToken });
-  t.deepEqual(owner.body.items.map((c: UncheckedJson) => c.requestId), [...ids].reverse());
+  t.deepEqual(
+    owner.body.items.map((c: UncheckedJson) => c.requestId),
+    [...ids].reverse(),
+  );
   t.false(owner.body.items.some((c: UncheckedJson) => c.requestId === sync.headers.get('x-request-id')));
-  t.is(await withServiceDb((db) => db.collection('calls').countDocuments({ _id: sync.headers.get('x-request-id') as never })), 0, 'a synchronous call writes no call record');
+  t.is(
+    await withServiceDb((db) => db.collection('calls').countDocuments({ _id: sync.headers.get('x-request-id') as never })),
+    0,
+    'a synchronous call writes no call record',
+  );
   t.true(isProblem(await request('GET', '/api/v1/calls?limit=0', { token: account.apiKey }), 400, 'validation_failed'));
 });

@@ -7,7 +7,18 @@
 //! is 404; secret fields are not stored in clear.
 import test from 'ava';
 import type http from 'node:http';
-import { adminToken, apiUrl, balanceOf, callTool, isProblem, newAccount, request, type TestAccount, type UncheckedJson, type Answer } from '../helpers/api.js';
+import {
+  adminToken,
+  apiUrl,
+  balanceOf,
+  callTool,
+  isProblem,
+  newAccount,
+  request,
+  type TestAccount,
+  type UncheckedJson,
+  type Answer,
+} from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
 import { eventually, registerEndpoint, sleep, startReceiver } from '../helpers/webhook-receiver.js';
 import { send, startPageServer, type PageServer } from '../fixtures/http-pages.js';
@@ -15,19 +26,28 @@ import { send, startPageServer, type PageServer } from '../fixtures/http-pages.j
 /** BATCH_CONCURRENCY of the test stack (scripts/stack/test-stack.ts). */
 const BATCH_CONCURRENCY = 4;
 
-const post = (account: TestAccount, body: unknown, headers: Record<string, string> = {}) => request('POST', '/api/v1/batches', { token: account.apiKey, body, headers });
+const post = (account: TestAccount, body: unknown, headers: Record<string, string> = {}) =>
+  request('POST', '/api/v1/batches', { token: account.apiKey, body, headers });
 const get = (account: TestAccount, path: string) => request('GET', path, { token: account.apiKey });
 const batchOf = (account: TestAccount, id: string) => get(account, `/api/v1/batches/${id}`);
 /** Reads the batch until its last item ended. */
 const ended = (account: TestAccount, id: string) =>
-  eventually(() => batchOf(account, id), (res) => res.status !== 200 || res.body.completedAt !== null, 90_000, `batch ${id} to end`);
+  eventually(
+    () => batchOf(account, id),
+    (res) => res.status !== 200 || res.body.completedAt !== null,
+    90_000,
+    `batch ${id} to end`,
+  );
 
 /** Every item, page by page. */
 async function allItems(account: TestAccount, id: string, query = ''): Promise<UncheckedJson[]> {
   const items: UncheckedJson[] = [];
   let cursor: string | null = null;
   do {
-    const res: Answer<{ items: UncheckedJson[]; nextCursor: string | null }> = await get(account, `/api/v1/batches/${id}/items?limit=7${query}${cursor ? `&cursor=${cursor}` : ''}`);
+    const res: Answer<{ items: UncheckedJson[]; nextCursor: string | null }> = await get(
+      account,
+      `/api/v1/batches/${id}/items?limit=7${query}${cursor ? `&cursor=${cursor}` : ''}`,
+    );
     if (res.status !== 200) throw new Error(`items: ${res.status} ${JSON.stringify(res.body)}`);
     items.push(...res.body.items);
     cursor = res.body.nextCursor;
@@ -53,7 +73,13 @@ async function resultLines(account: TestAccount, id: string) {
   })();
   return {
     ended,
-    until: (n: number) => eventually(async () => [...lines], (ls) => ls.length >= n, 60_000, `${n} result lines`),
+    until: (n: number) =>
+      eventually(
+        async () => [...lines],
+        (ls) => ls.length >= n,
+        60_000,
+        `${n} result lines`,
+      ),
   };
 }
 
@@ -76,14 +102,27 @@ test('a batch answers 202 with Location, runs each item as its call would (same 
   t.is(res.headers.get('location'), `/api/v1/batches/${res.body.id}`);
   t.like(res.body, { tool: 'hash-text', total: 12, charged: 0, completedAt: null, onInsufficientCredits: 'stop' });
   t.true(['running', 'completed'].includes(res.body.status));
-  t.is(Object.values(res.body.counts as Record<string, number>).reduce((a, b) => a + b, 0), 12, 'the counts add up to the total');
+  t.is(
+    Object.values(res.body.counts as Record<string, number>).reduce((a, b) => a + b, 0),
+    12,
+    'the counts add up to the total',
+  );
 
   const done = await ended(account, res.body.id);
-  t.like(done.body, { status: 'completed', total: 12, charged: 12, counts: { pending: 0, running: 0, succeeded: 12, failed: 0, skipped: 0 } });
+  t.like(done.body, {
+    status: 'completed',
+    total: 12,
+    charged: 12,
+    counts: { pending: 0, running: 0, succeeded: 12, failed: 0, skipped: 0 },
+  });
   t.is(await balanceOf(account), 38, 'each item charged once');
 
   const items = await allItems(account, res.body.id);
-  t.deepEqual(items.map((i) => i.index), [...Array(12).keys()], 'every item, in index order, over pages');
+  t.deepEqual(
+    items.map((i) => i.index),
+    [...Array(12).keys()],
+    'every item, in index order, over pages',
+  );
   const sync = await callTool(account.apiKey, 'hash-text', { text: 'item 5', algorithm: 'sha256' });
   t.deepEqual(items[5].output, sync.body, 'the output a synchronous call answers');
   t.true(items.every((i) => i.status === 'succeeded' && /^call-acc_/.test(i.requestId) && i.error === undefined));
@@ -93,11 +132,20 @@ test('a batch answers 202 with Location, runs each item as its call would (same 
   t.is(rows.length, 12, 'usage lists each item with its batch id');
   t.deepEqual(rows.map((u: UncheckedJson) => u.requestId).sort(), items.map((i) => i.requestId).sort());
 
-  const results = await fetch(`${apiUrl()}/api/v1/batches/${res.body.id}/results`, { headers: { authorization: `Bearer ${account.apiKey}` } });
+  const results = await fetch(`${apiUrl()}/api/v1/batches/${res.body.id}/results`, {
+    headers: { authorization: `Bearer ${account.apiKey}` },
+  });
   t.is(results.status, 200);
   t.regex(results.headers.get('content-type') ?? '', /^application\/x-ndjson/);
-  const lines = (await results.text()).trim().split('\n').map((l) => JSON.parse(l));
-  t.deepEqual(lines.map((l) => l.index).sort((a, b) => a - b), [...Array(12).keys()], 'a line per finished item, each once');
+  const lines = (await results.text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  t.deepEqual(
+    lines.map((l) => l.index).sort((a, b) => a - b),
+    [...Array(12).keys()],
+    'a line per finished item, each once',
+  );
   t.deepEqual(lines.find((l) => l.index === 5).output, sync.body);
 
   const list = await get(account, '/api/v1/batches');
@@ -115,16 +163,26 @@ test('bad input is refused before anything starts or is charged: an invalid item
 
   const unknown = await post(account, { tool: 'no-such-tool', items: [{}] });
   t.true(isProblem(unknown, 400, 'validation_failed'));
-  t.deepEqual(unknown.body.errors.map((e: UncheckedJson) => e.field), ['/tool']);
+  t.deepEqual(
+    unknown.body.errors.map((e: UncheckedJson) => e.field),
+    ['/tool'],
+  );
 
   const tooMany = await post(account, { tool: 'hash-text', items: Array.from({ length: 10_001 }, () => ({ text: 'a' })) });
   t.true(isProblem(tooMany, 400, 'validation_failed'));
-  t.deepEqual(tooMany.body.errors.map((e: UncheckedJson) => e.field), ['/items']);
+  t.deepEqual(
+    tooMany.body.errors.map((e: UncheckedJson) => e.field),
+    ['/items'],
+  );
 
   const empty = await post(account, { tool: 'hash-text', items: [] });
   t.true(isProblem(empty, 400, 'validation_failed'));
 
-  const huge = await request('POST', '/api/v1/batches', { token: account.apiKey, rawBody: JSON.stringify({ tool: 'hash-text', items: [{ text: 'a'.repeat(17 * 1024 * 1024) }] }), headers: { 'content-type': 'application/json' } });
+  const huge = await request('POST', '/api/v1/batches', {
+    token: account.apiKey,
+    rawBody: JSON.stringify({ tool: 'hash-text', items: [{ text: 'a'.repeat(17 * 1024 * 1024) }] }),
+    headers: { 'content-type': 'application/json' },
+  });
   t.true(isProblem(huge, 413, 'payload_too_large'));
   t.is(huge.body.limit, 16 * 1024 * 1024);
 
@@ -165,19 +223,40 @@ test('the live counts are exact at every read while a batch runs: they add up to
     t.is(charged, counts.succeeded, 'charged what succeeded so far (hash-text costs 1)');
   }
   const ends = reads.map((r) => r.counts.succeeded);
-  t.deepEqual(ends, [...ends].sort((a, b) => a - b), 'succeeded never goes back');
-  t.like(reads.at(-1), { status: 'completed', charged: total, counts: { pending: 0, running: 0, succeeded: total, failed: 0, skipped: 0 } });
+  t.deepEqual(
+    ends,
+    [...ends].sort((a, b) => a - b),
+    'succeeded never goes back',
+  );
+  t.like(reads.at(-1), {
+    status: 'completed',
+    charged: total,
+    counts: { pending: 0, running: 0, succeeded: total, failed: 0, skipped: 0 },
+  });
   t.true(reads.length > 2, 'read while it ran');
 });
 
 test("an account's items run at most BATCH_CONCURRENCY at a time; cancelling skips the pending ones with cancelled, while running ones finish and are charged", async (t) => {
   const account = await newAccount(100);
   const before = held.length;
-  const res = await post(account, { tool: 'http-request', items: Array.from({ length: 10 }, (_, i) => ({ url: pages.url(`/hold?i=${i}`) })) });
+  const res = await post(account, {
+    tool: 'http-request',
+    items: Array.from({ length: 10 }, (_, i) => ({ url: pages.url(`/hold?i=${i}`) })),
+  });
   t.is(res.status, 202, JSON.stringify(res.body));
   // The first items hold their calls open: the bound is reached, and no more start.
-  await eventually(async () => held.length - before, (n) => n >= BATCH_CONCURRENCY, 60_000, 'the first items to reach the server');
-  const running = await eventually(() => batchOf(account, res.body.id), (r) => r.body.counts.running === BATCH_CONCURRENCY, 30_000, 'the counts to show them running');
+  await eventually(
+    async () => held.length - before,
+    (n) => n >= BATCH_CONCURRENCY,
+    60_000,
+    'the first items to reach the server',
+  );
+  const running = await eventually(
+    () => batchOf(account, res.body.id),
+    (r) => r.body.counts.running === BATCH_CONCURRENCY,
+    30_000,
+    'the counts to show them running',
+  );
   t.like(running.body.counts, { pending: 10 - BATCH_CONCURRENCY, running: BATCH_CONCURRENCY });
   t.is(held.length - before, BATCH_CONCURRENCY, 'no item beyond the bound started');
 
@@ -185,17 +264,31 @@ test("an account's items run at most BATCH_CONCURRENCY at a time; cancelling ski
   const stream = await resultLines(account, res.body.id);
   const cancelled = await request('DELETE', `/api/v1/batches/${res.body.id}`, { token: account.apiKey });
   t.is(cancelled.status, 200);
-  t.like(cancelled.body, { status: 'cancelled', completedAt: null, counts: { pending: 0, running: BATCH_CONCURRENCY, skipped: 10 - BATCH_CONCURRENCY } });
+  t.like(cancelled.body, {
+    status: 'cancelled',
+    completedAt: null,
+    counts: { pending: 0, running: BATCH_CONCURRENCY, skipped: 10 - BATCH_CONCURRENCY },
+  });
   const early = await stream.until(10 - BATCH_CONCURRENCY);
-  t.true(early.every((l) => l.status === 'skipped' && l.error.code === 'cancelled'), JSON.stringify(early));
+  t.true(
+    early.every((l) => l.status === 'skipped' && l.error.code === 'cancelled'),
+    JSON.stringify(early),
+  );
 
   for (const r of held.splice(before)) send(r, 200, 'text/plain', 'let go');
   const all = await stream.until(10);
-  t.deepEqual(all.map((l) => l.index).sort((a, b) => a - b), [...Array(10).keys()]);
+  t.deepEqual(
+    all.map((l) => l.index).sort((a, b) => a - b),
+    [...Array(10).keys()],
+  );
   t.true(await stream.ended, 'the stream ends once the batch has ended');
   const done = await ended(account, res.body.id);
   const cost = 2; // http-request
-  t.like(done.body, { status: 'cancelled', charged: BATCH_CONCURRENCY * cost, counts: { pending: 0, running: 0, succeeded: BATCH_CONCURRENCY, failed: 0, skipped: 10 - BATCH_CONCURRENCY } });
+  t.like(done.body, {
+    status: 'cancelled',
+    charged: BATCH_CONCURRENCY * cost,
+    counts: { pending: 0, running: 0, succeeded: BATCH_CONCURRENCY, failed: 0, skipped: 10 - BATCH_CONCURRENCY },
+  });
   t.is(await balanceOf(account), 100 - BATCH_CONCURRENCY * cost);
   const skipped = await allItems(account, res.body.id, '&status=skipped');
   t.true(skipped.every((i) => i.error?.code === 'cancelled' && i.requestId === null));
@@ -222,7 +315,8 @@ test("another account's batch is 404 to read, list the items of, stream or cance
   const owner = await newAccount(10);
   const stranger = await newAccount(10);
   const res = await post(owner, { tool: 'hash-text', items: [{ text: 'mine' }] });
-  for (const path of ['', '/items', '/results']) t.true(isProblem(await get(stranger, `/api/v1/batches/${res.body.id}${path}`), 404, 'not_found'), path);
+  for (const path of ['', '/items', '/results'])
+    t.true(isProblem(await get(stranger, `/api/v1/batches/${res.body.id}${path}`), 404, 'not_found'), path);
   t.true(isProblem(await request('DELETE', `/api/v1/batches/${res.body.id}`, { token: stranger.apiKey }), 404, 'not_found'));
   t.true(isProblem(await get(owner, `/api/v1/batches/${res.body.id}/items?status=lost`), 400, 'validation_failed'));
   t.true(isProblem(await get(owner, `/api/v1/batches/${res.body.id}/items?cursor=nonsense`), 400, 'validation_failed'));
@@ -232,7 +326,11 @@ test("another account's batch is 404 to read, list the items of, stream or cance
 test('secret fields of items are stored sealed, and dropped once the item ended', async (t) => {
   const account = await newAccount(20);
   const password = 'batch-secret-password-1';
-  const res = await post(account, { tool: 'bcrypt-hash', items: [{ password }, { password: `${password}-2` }], defaults: { workFactor: 4 } });
+  const res = await post(account, {
+    tool: 'bcrypt-hash',
+    items: [{ password }, { password: `${password}-2` }],
+    defaults: { workFactor: 4 },
+  });
   t.is(res.status, 202, JSON.stringify(res.body));
   const done = await ended(account, res.body.id);
   t.like(done.body.counts, { succeeded: 2 });
@@ -252,9 +350,20 @@ test('batch.completed reaches an endpoint on the default event types with the fi
     await registerEndpoint(account, receiver.url('/batches-default'));
     await registerEndpoint(account, receiver.url('/batches-other'), ['credits.low']);
     const res = await post(account, { tool: 'hash-text', items: [{ text: 'a' }, { text: 'b' }, { text: 'c' }] });
-    const got = await receiver.waitFor((ds) => ds.some((d) => d.path === '/batches-default' && d.body?.event === 'batch.completed'), 60_000, 'batch.completed');
+    const got = await receiver.waitFor(
+      (ds) => ds.some((d) => d.path === '/batches-default' && d.body?.event === 'batch.completed'),
+      60_000,
+      'batch.completed',
+    );
     const event = got.find((d) => d.path === '/batches-default' && d.body?.event === 'batch.completed')!.body;
-    t.deepEqual(event.data, { batchId: res.body.id, tool: 'hash-text', status: 'completed', total: 3, counts: { pending: 0, running: 0, succeeded: 3, failed: 0, skipped: 0 }, charged: 3 });
+    t.deepEqual(event.data, {
+      batchId: res.body.id,
+      tool: 'hash-text',
+      status: 'completed',
+      total: 3,
+      counts: { pending: 0, running: 0, succeeded: 3, failed: 0, skipped: 0 },
+      charged: 3,
+    });
     await sleep(2000);
     t.is(receiver.deliveries('/batches-default').filter((d) => d.body?.event === 'batch.completed').length, 1, 'once');
     t.false(receiver.deliveries('/batches-other').some((d) => d.body?.event === 'batch.completed'));
@@ -265,18 +374,35 @@ test('batch.completed reaches an endpoint on the default event types with the fi
 
 test('onInsufficientCredits wait: the batch pauses (batch.paused in the event log) when the balance runs short, and resumes by itself when credits are granted; every item charged once', async (t) => {
   const account = await newAccount(3);
-  const res = await post(account, { tool: 'hash-text', items: Array.from({ length: 8 }, (_, i) => ({ text: `w${i}` })), onInsufficientCredits: 'wait' });
+  const res = await post(account, {
+    tool: 'hash-text',
+    items: Array.from({ length: 8 }, (_, i) => ({ text: `w${i}` })),
+    onInsufficientCredits: 'wait',
+  });
   t.is(res.status, 202);
   t.is(res.body.onInsufficientCredits, 'wait');
-  const paused = await eventually(() => batchOf(account, res.body.id), (r) => r.body.status === 'paused' && r.body.counts.running === 0, 60_000, 'the batch to pause');
+  const paused = await eventually(
+    () => batchOf(account, res.body.id),
+    (r) => r.body.status === 'paused' && r.body.counts.running === 0,
+    60_000,
+    'the batch to pause',
+  );
   t.like(paused.body, { charged: 3, completedAt: null, counts: { succeeded: 3, failed: 0, skipped: 0, running: 0, pending: 5 } });
   t.is(await balanceOf(account), 0);
   // The status is set before the event is recorded: wait for the record.
-  const events = await eventually(() => request('GET', '/api/v1/account/events?type=batch.paused', { token: account.ownerToken }), (r) => r.body.items?.length >= 1, 60_000, 'batch.paused recorded');
+  const events = await eventually(
+    () => request('GET', '/api/v1/account/events?type=batch.paused', { token: account.ownerToken }),
+    (r) => r.body.items?.length >= 1,
+    60_000,
+    'batch.paused recorded',
+  );
   t.is(events.body.items.length, 1);
   t.like(events.body.items[0].data, { batchId: res.body.id, status: 'paused', tool: 'hash-text', total: 8 }); // its counts: when it paused, items still running
 
-  const grant = await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, { token: adminToken(), body: { amount: 10, reason: 'purchase' } });
+  const grant = await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, {
+    token: adminToken(),
+    body: { amount: 10, reason: 'purchase' },
+  });
   t.is(grant.status, 200, JSON.stringify(grant.body));
   const done = await ended(account, res.body.id);
   t.like(done.body, { status: 'completed', charged: 8, counts: { pending: 0, running: 0, succeeded: 8, failed: 0, skipped: 0 } });

@@ -71,7 +71,14 @@ test('a destination is created after its test upload; no answer shows the secret
   const created = await createDestination(account, body(bucket, { prefix: 'renders/2026' }));
   t.is(created.status, 201, JSON.stringify(created.body));
   t.regex(created.body.id, /^dst_[0-9A-Za-z]{22}$/);
-  t.like(created.body, { type: 's3', bucket, prefix: 'renders/2026', endpoint: s3.endpoint, region: 'us-east-1', accessKeyId: s3.env.S3_ACCESS_KEY_ID });
+  t.like(created.body, {
+    type: 's3',
+    bucket,
+    prefix: 'renders/2026',
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    accessKeyId: s3.env.S3_ACCESS_KEY_ID,
+  });
   t.false(JSON.stringify(created.body).includes(SECRET));
   t.false('secretAccessKey' in created.body);
 
@@ -126,7 +133,7 @@ test('a call with Output-Destination writes its file to the bucket and answers w
   }
 });
 
-test('a queued tool\'s call (watermark-image, on the pool\'s queue of long calls) writes its file too, as fileBase64 would have carried it', async (t) => {
+test("a queued tool's call (watermark-image, on the pool's queue of long calls) writes its file too, as fileBase64 would have carried it", async (t) => {
   const account = await newAccount(10);
   const bucket = await newBucket();
   const { body: destination } = await createDestination(account, body(bucket, { prefix: 'marked' }));
@@ -135,7 +142,14 @@ test('a queued tool\'s call (watermark-image, on the pool\'s queue of long calls
   t.is(res.status, 200, JSON.stringify(res.body));
   const key = `marked/${res.headers.get('x-request-id')}/0.jpg`;
   const back = await objectBytes(bucket, key);
-  t.like(res.body, { stored: { bucket, key, size: back.bytes.length, contentType: 'image/jpeg' }, mimeType: 'image/jpeg', fileName: 'photo-watermarked.jpg', sizeBytes: back.bytes.length, width: 64, height: 48 });
+  t.like(res.body, {
+    stored: { bucket, key, size: back.bytes.length, contentType: 'image/jpeg' },
+    mimeType: 'image/jpeg',
+    fileName: 'photo-watermarked.jpg',
+    sizeBytes: back.bytes.length,
+    width: 64,
+    height: 48,
+  });
   t.is(res.body.fileBase64, undefined);
   t.is(back.contentType, 'image/jpeg');
   t.deepEqual([...back.bytes.subarray(0, 3)], [0xff, 0xd8, 0xff], 'a JPEG');
@@ -159,7 +173,10 @@ test('an endpoint given by name is reached only as the service resolves and chec
 test('an asynchronous call writes to its destination too; an Idempotency-Key remembers the destination it was used with', async (t) => {
   const account = await newAccount(10);
   const [bucket, otherBucket] = await Promise.all([newBucket(), newBucket()]);
-  const [{ body: destination }, { body: other }] = await Promise.all([createDestination(account, body(bucket)), createDestination(account, body(otherBucket))]);
+  const [{ body: destination }, { body: other }] = await Promise.all([
+    createDestination(account, body(bucket)),
+    createDestination(account, body(otherBucket)),
+  ]);
   const headers = { 'Output-Destination': destination.id, 'Idempotency-Key': `dest-${randomBytes(4).toString('hex')}` };
 
   const accepted = await callTool(account.apiKey, 'qr-generate', QR, { ...headers, prefer: 'respond-async' });
@@ -177,14 +194,17 @@ test('an asynchronous call writes to its destination too; an Idempotency-Key rem
   t.is(done.body.output.imageBase64, undefined);
 
   // The same key with the same destination is the same call; with another destination it is a conflict.
-  t.like((await callTool(account.apiKey, 'qr-generate', QR, { ...headers, prefer: 'respond-async' })).body, { requestId, status: 'succeeded' });
+  t.like((await callTool(account.apiKey, 'qr-generate', QR, { ...headers, prefer: 'respond-async' })).body, {
+    requestId,
+    status: 'succeeded',
+  });
   const conflict = await callTool(account.apiKey, 'qr-generate', QR, { ...headers, 'Output-Destination': other.id });
   t.true(isProblem(conflict, 409, 'idempotency_conflict'), JSON.stringify(conflict.body));
   t.deepEqual(await objectKeys(otherBucket), []);
   t.is(await balanceOf(account), 9);
 });
 
-test('a bucket that refuses the test upload is 422 destination_unusable with S3\'s reason, and nothing is created', async (t) => {
+test("a bucket that refuses the test upload is 422 destination_unusable with S3's reason, and nothing is created", async (t) => {
   const account = await newAccount();
   const bucket = await newBucket();
   const missing = await createDestination(account, body('no-such-bucket-here'));
@@ -217,12 +237,18 @@ test('every field is validated: 400 validation_failed naming it; an endpoint the
   for (const [fields, field] of cases) {
     const res = await createDestination(account, fields);
     t.true(isProblem(res, 400, 'validation_failed'), `${field}: ${JSON.stringify(res.body)}`);
-    t.true(res.body.errors.some((e: { field: string }) => e.field === field), `${field}: ${JSON.stringify(res.body.errors)}`);
+    t.true(
+      res.body.errors.some((e: { field: string }) => e.field === field),
+      `${field}: ${JSON.stringify(res.body.errors)}`,
+    );
   }
   const { secretAccessKey: _s, ...withoutSecret } = body('ok-bucket');
   const missing = await createDestination(account, withoutSecret);
   t.true(isProblem(missing, 400, 'validation_failed'));
-  t.true(missing.body.errors.some((e: { field: string }) => e.field === '/secretAccessKey'), JSON.stringify(missing.body.errors));
+  t.true(
+    missing.body.errors.some((e: { field: string }) => e.field === '/secretAccessKey'),
+    JSON.stringify(missing.body.errors),
+  );
 
   // Loopback outside the allowlist (127.0.0.1: where the stack's own database and Temporal are),
   // the metadata address, and a public-looking name whose CNAME leads to a private address.
@@ -245,10 +271,14 @@ test('a write the bucket refuses after creation answers 502 destination_error an
   t.regex(res.body.reason, /^NoSuchBucket: /);
   t.is(await balanceOf(account), 10);
   const usage = await request('GET', '/api/v1/account/usage', { token: account.ownerToken });
-  t.deepEqual(usage.body.items.filter((i: { credits: number }) => i.credits !== 0), [], JSON.stringify(usage.body.items));
+  t.deepEqual(
+    usage.body.items.filter((i: { credits: number }) => i.credits !== 0),
+    [],
+    JSON.stringify(usage.body.items),
+  );
 });
 
-test('an unknown, another account\'s, a deleted or a malformed destination, or a tool that makes no file: 400 naming the header, nothing run or charged', async (t) => {
+test("an unknown, another account's, a deleted or a malformed destination, or a tool that makes no file: 400 naming the header, nothing run or charged", async (t) => {
   const [account, other] = await Promise.all([newAccount(10), newAccount(10)]);
   const bucket = await newBucket();
   const { body: foreign } = await createDestination(other, body(bucket));
@@ -270,7 +300,10 @@ test('an unknown, another account\'s, a deleted or a malformed destination, or a
   for (const [tool, header, input] of refusals) {
     const res = await callTool(account.apiKey, tool, input, { 'Output-Destination': header });
     t.true(isProblem(res, 400, 'validation_failed'), `${tool} ${header}: ${JSON.stringify(res.body)}`);
-    t.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['header:Output-Destination']);
+    t.deepEqual(
+      res.body.errors.map((e: { field: string }) => e.field),
+      ['header:Output-Destination'],
+    );
   }
   t.is(await balanceOf(account), 10);
   const usage = await request('GET', '/api/v1/account/usage', { token: account.ownerToken });
@@ -278,12 +311,18 @@ test('an unknown, another account\'s, a deleted or a malformed destination, or a
   t.deepEqual(await objectKeys(bucket), []);
 });
 
-test('destinations are the owner\'s: no token is 401, an API key 403; a body that is not JSON is 415, one over 1 MiB 413', async (t) => {
+test("destinations are the owner's: no token is 401, an API key 403; a body that is not JSON is 415, one over 1 MiB 413", async (t) => {
   const account = await newAccount();
   t.true(isProblem(await request('POST', '/api/v1/account/destinations', { body: body('ok-bucket') }), 401, 'unauthorized'));
   t.true(isProblem(await request('GET', '/api/v1/account/destinations', { token: account.apiKey }), 403, 'forbidden'));
-  t.true(isProblem(await request('POST', '/api/v1/account/destinations', { token: account.apiKey, body: body('ok-bucket') }), 403, 'forbidden'));
-  const form = await request('POST', '/api/v1/account/destinations', { token: account.ownerToken, rawBody: 'type=s3', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  t.true(
+    isProblem(await request('POST', '/api/v1/account/destinations', { token: account.apiKey, body: body('ok-bucket') }), 403, 'forbidden'),
+  );
+  const form = await request('POST', '/api/v1/account/destinations', {
+    token: account.ownerToken,
+    rawBody: 'type=s3',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   t.true(isProblem(form, 415, 'unsupported_media_type'), JSON.stringify(form.body));
   const huge = await createDestination(account, body('ok-bucket', { prefix: 'x'.repeat(1024 * 1024 + 1) }));
   t.true(isProblem(huge, 413, 'payload_too_large'), JSON.stringify(huge.body));
@@ -294,13 +333,24 @@ test('the client: account.destinations creates, reads, lists and deletes; tools.
   const account = await newAccount(10);
   const client = new UtilityTools({ baseUrl: apiUrl(), apiKey: account.apiKey, ownerToken: account.ownerToken });
   const bucket = await newBucket();
-  const created = await client.account.destinations.create({ type: 's3', bucket, endpoint: s3.endpoint, accessKeyId: s3.env.S3_ACCESS_KEY_ID, secretAccessKey: SECRET });
+  const created = await client.account.destinations.create({
+    type: 's3',
+    bucket,
+    endpoint: s3.endpoint,
+    accessKeyId: s3.env.S3_ACCESS_KEY_ID,
+    secretAccessKey: SECRET,
+  });
   t.like(created, { bucket, prefix: '', endpoint: s3.endpoint });
   t.deepEqual(await client.account.destinations.get(created.id), created);
   t.deepEqual(await client.account.destinations.list(), [created]);
 
   const result = await client.tools.store('qr-generate', QR, created.id);
-  t.like(result, { stored: { bucket, key: `${result.requestId}/0.png`, contentType: 'image/png' }, mimeType: 'image/png', charged: 1, balance: 9 });
+  t.like(result, {
+    stored: { bucket, key: `${result.requestId}/0.png`, contentType: 'image/png' },
+    mimeType: 'image/png',
+    charged: 1,
+    balance: 9,
+  });
   t.is(result.stored.size, (await objectBytes(bucket, result.stored.key)).bytes.length);
 
   await client.account.destinations.delete(created.id);
@@ -316,7 +366,10 @@ test("a batch with a destination writes each item's file to {prefix}/{batchId}/{
   const bucket = await newBucket();
   const { body: destination } = await createDestination(account, body(bucket, { prefix: 'batch' }));
   const texts = ['first', 'second', 'third'];
-  const created = await request('POST', '/api/v1/batches', { token: account.apiKey, body: { tool: 'qr-generate', items: texts.map((text) => ({ text })), defaults: { size: 128 }, destination: destination.id } });
+  const created = await request('POST', '/api/v1/batches', {
+    token: account.apiKey,
+    body: { tool: 'qr-generate', items: texts.map((text) => ({ text })), defaults: { size: 128 }, destination: destination.id },
+  });
   t.is(created.status, 202, JSON.stringify(created.body));
   t.is(created.body.destination, destination.id);
   const batchId: string = created.body.id;
@@ -338,10 +391,19 @@ test("a batch with a destination writes each item's file to {prefix}/{batchId}/{
   }
 
   const other = await newAccount(10);
-  for (const [tool, items] of [['qr-generate', [{ text: 'x' }]], ['hash-text', [{ text: 'x' }]]] as const) {
-    const refused = await request('POST', '/api/v1/batches', { token: (tool === 'qr-generate' ? other : account).apiKey, body: { tool, items, destination: destination.id } });
+  for (const [tool, items] of [
+    ['qr-generate', [{ text: 'x' }]],
+    ['hash-text', [{ text: 'x' }]],
+  ] as const) {
+    const refused = await request('POST', '/api/v1/batches', {
+      token: (tool === 'qr-generate' ? other : account).apiKey,
+      body: { tool, items, destination: destination.id },
+    });
     t.true(isProblem(refused, 400, 'validation_failed'), JSON.stringify(refused.body));
-    t.deepEqual(refused.body.errors.map((e: { field: string }) => e.field), ['/destination']);
+    t.deepEqual(
+      refused.body.errors.map((e: { field: string }) => e.field),
+      ['/destination'],
+    );
   }
   t.is(await balanceOf(other), 10);
 });
@@ -349,17 +411,35 @@ test("a batch with a destination writes each item's file to {prefix}/{batchId}/{
 test('creating and deleting a destination are in the audit log, with the owner, the bucket and never the secret', async (t) => {
   const account = await newAccount();
   const bucket = await newBucket();
-  const created = await request('POST', '/api/v1/account/destinations', { token: account.ownerToken, body: body(bucket, { prefix: 'audited' }), headers: { 'user-agent': 'dest-audit/1.0' } });
+  const created = await request('POST', '/api/v1/account/destinations', {
+    token: account.ownerToken,
+    body: body(bucket, { prefix: 'audited' }),
+    headers: { 'user-agent': 'dest-audit/1.0' },
+  });
   t.is(created.status, 201, JSON.stringify(created.body));
   t.is((await request('DELETE', `/api/v1/account/destinations/${created.body.id}`, { token: account.ownerToken })).status, 204);
 
   const log = await request('GET', '/api/v1/account/audit-log?limit=100', { token: account.ownerToken });
   const entries = (log.body.items as UncheckedJson[]).filter((e) => e.target.type === 'destination');
-  t.deepEqual(entries.map((e) => e.action), ['destination.deleted', 'destination.created']);
-  t.true(entries.every((e) => e.target.id === created.body.id && e.actor.type === 'owner' && e.actor.credential === account.ownerToken.slice(0, e.actor.credential.length)));
+  t.deepEqual(
+    entries.map((e) => e.action),
+    ['destination.deleted', 'destination.created'],
+  );
+  t.true(
+    entries.every(
+      (e) =>
+        e.target.id === created.body.id &&
+        e.actor.type === 'owner' &&
+        e.actor.credential === account.ownerToken.slice(0, e.actor.credential.length),
+    ),
+  );
   t.is(entries[1].userAgent, 'dest-audit/1.0');
   t.deepEqual(entries[1].changes, {
-    bucket: [null, bucket], prefix: [null, 'audited'], endpoint: [null, s3.endpoint], region: [null, 'us-east-1'], accessKeyId: [null, s3.env.S3_ACCESS_KEY_ID],
+    bucket: [null, bucket],
+    prefix: [null, 'audited'],
+    endpoint: [null, s3.endpoint],
+    region: [null, 'us-east-1'],
+    accessKeyId: [null, s3.env.S3_ACCESS_KEY_ID],
   });
   t.deepEqual(entries[0].changes, { bucket: [bucket, null], prefix: ['audited', null] });
   t.false(JSON.stringify(log.body).includes(SECRET), 'never the secret access key');

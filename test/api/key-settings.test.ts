@@ -16,15 +16,37 @@ async function newKey(account: TestAccount, settings: Record<string, unknown>) {
 const keyView = async (account: TestAccount, id: string) =>
   (await request('GET', '/api/v1/account/keys', { token: account.ownerToken })).body.find((k: { id: string }) => k.id === id);
 
-const patchKey = (account: TestAccount, id: string, body: unknown) => request('PATCH', `/api/v1/account/keys/${id}`, { token: account.ownerToken, body });
+const patchKey = (account: TestAccount, id: string, body: unknown) =>
+  request('PATCH', `/api/v1/account/keys/${id}`, { token: account.ownerToken, body });
 
 test('settings are set at creation, shown by GET, changed and cleared by PATCH', async (t) => {
   const account = await newAccount(10);
   const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
-  const created = await newKey(account, { name: 'ci', tools: ['hash-text', 'network'], expiresAt, rateLimit: 5, monthlyCreditLimit: 50, allowedIps: ['127.0.0.1', '::1/128'] });
-  t.like(created, { name: 'ci', tools: ['hash-text', 'network'], expiresAt, rateLimit: 5, monthlyCreditLimit: 50, allowedIps: ['127.0.0.1', '::1/128'] });
+  const created = await newKey(account, {
+    name: 'ci',
+    tools: ['hash-text', 'network'],
+    expiresAt,
+    rateLimit: 5,
+    monthlyCreditLimit: 50,
+    allowedIps: ['127.0.0.1', '::1/128'],
+  });
+  t.like(created, {
+    name: 'ci',
+    tools: ['hash-text', 'network'],
+    expiresAt,
+    rateLimit: 5,
+    monthlyCreditLimit: 50,
+    allowedIps: ['127.0.0.1', '::1/128'],
+  });
   t.like(await keyView(account, created.id), {
-    tools: ['hash-text', 'network'], expiresAt, rateLimit: 5, monthlyCreditLimit: 50, allowedIps: ['127.0.0.1', '::1/128'], spentThisMonth: 0, lastUsedAt: null, lastUsedIp: null,
+    tools: ['hash-text', 'network'],
+    expiresAt,
+    rateLimit: 5,
+    monthlyCreditLimit: 50,
+    allowedIps: ['127.0.0.1', '::1/128'],
+    spentThisMonth: 0,
+    lastUsedAt: null,
+    lastUsedIp: null,
   });
   const patched = await patchKey(account, created.id, { tools: null, rateLimit: 2, name: 'deploy' });
   t.is(patched.status, 200);
@@ -32,14 +54,25 @@ test('settings are set at creation, shown by GET, changed and cleared by PATCH',
   t.like(await keyView(account, created.id), { name: 'deploy', tools: null, rateLimit: 2 });
   t.false(JSON.stringify(patched.body).includes(created.key), 'the key itself is never shown again');
   // The default key has none.
-  t.like(await keyView(account, account.apiKeyId), { tools: null, expiresAt: null, rateLimit: null, monthlyCreditLimit: null, allowedIps: null });
+  t.like(await keyView(account, account.apiKeyId), {
+    tools: null,
+    expiresAt: null,
+    rateLimit: null,
+    monthlyCreditLimit: null,
+    allowedIps: null,
+  });
 });
 
 test('bad settings are 400 validation_failed naming each field', async (t) => {
   const account = await newAccount(10);
   const bad = await request('POST', '/api/v1/account/keys', {
     token: account.ownerToken,
-    body: { tools: ['hash-text', 'no-such-tool'], expiresAt: '2020-01-01T00:00:00Z', allowedIps: ['10.0.0.0/8', '10.0.0.1/8', 'not-an-ip', '2001:db8::/129'], rateLimit: 61 },
+    body: {
+      tools: ['hash-text', 'no-such-tool'],
+      expiresAt: '2020-01-01T00:00:00Z',
+      allowedIps: ['10.0.0.0/8', '10.0.0.1/8', 'not-an-ip', '2001:db8::/129'],
+      rateLimit: 61,
+    },
   });
   t.true(isProblem(bad, 400, 'validation_failed'));
   const fields = bad.body.errors.map((e: { field: string }) => e.field);
@@ -50,7 +83,13 @@ test('bad settings are 400 validation_failed naming each field', async (t) => {
     body: { expiresAt: '2020-01-01T00:00:00Z', allowedIps: ['10.0.0.0/8', '10.0.0.1/8', 'not-an-ip', '2001:db8::/129'], rateLimit: 61 },
   });
   t.true(isProblem(rules, 400, 'validation_failed'));
-  t.deepEqual(rules.body.errors.map((e: { field: string }) => e.field).sort(), ['/allowedIps/1', '/allowedIps/2', '/allowedIps/3', '/expiresAt', '/rateLimit']);
+  t.deepEqual(rules.body.errors.map((e: { field: string }) => e.field).sort(), [
+    '/allowedIps/1',
+    '/allowedIps/2',
+    '/allowedIps/3',
+    '/expiresAt',
+    '/rateLimit',
+  ]);
   t.true(isProblem(await patchKey(account, account.apiKeyId, { tools: ['nope'] }), 400, 'validation_failed'));
   t.true(isProblem(await patchKey(account, account.apiKeyId, {}), 400, 'validation_failed'));
   t.true(isProblem(await patchKey(account, 'key_nope', { rateLimit: 1 }), 404, 'not_found'));
@@ -80,7 +119,12 @@ async function balanceAfter(account: TestAccount) {
 test('an expired key is 401 unauthorized with reason expired', async (t) => {
   const account = await newAccount(10);
   const key = await newKey(account, { expiresAt: new Date(Date.now() + 1500).toISOString() });
-  const last = await eventually(() => callTool(key.key, 'hash-text', { text: 'a' }), (r) => r.status !== 200, 30_000, 'the key to expire');
+  const last = await eventually(
+    () => callTool(key.key, 'hash-text', { text: 'a' }),
+    (r) => r.status !== 200,
+    30_000,
+    'the key to expire',
+  );
   t.true(isProblem(last, 401, 'unauthorized'));
   t.is(last.body.reason, 'expired');
   t.is(last.headers.get('www-authenticate'), 'Bearer');
@@ -116,7 +160,10 @@ test("a key over its own rate is 429 rate_limited with Retry-After; the account'
   t.regex(limited[0]!.body.detail, /this key's 1 calls per second/);
   t.is(answers.filter((r) => r.status === 200).length, answers.length - limited.length);
   const other = await Promise.all(Array.from({ length: 12 }, () => callTool(account.apiKey, 'hash-text', { text: 'a' })));
-  t.true(other.every((r) => r.status === 200), 'the default key has only the account\'s rate');
+  t.true(
+    other.every((r) => r.status === 200),
+    "the default key has only the account's rate",
+  );
 });
 
 test('32 concurrent calls never take a key past its monthlyCreditLimit, and a refund gives credits back', async (t) => {
@@ -126,7 +173,10 @@ test('32 concurrent calls never take a key past its monthlyCreditLimit, and a re
   t.is(answers.filter((r) => r.status === 200).length, 10);
   const refused = answers.filter((r) => r.status !== 200);
   t.is(refused.length, 22);
-  t.true(refused.every((r) => isProblem(r, 402, 'key_credit_limit')), `statuses: ${refused.map((r) => r.status).join(',')}`);
+  t.true(
+    refused.every((r) => isProblem(r, 402, 'key_credit_limit')),
+    `statuses: ${refused.map((r) => r.status).join(',')}`,
+  );
   t.like(refused[0]!.body, { limit: 10, spent: 10, cost: 1 });
   t.is(await balanceAfter(account), 990);
   t.is((await keyView(account, key.id)).spentThisMonth, 10);
@@ -141,7 +191,10 @@ test('32 concurrent calls never take a key past its monthlyCreditLimit, and a re
   const url = `http://127.0.0.2:${await closedPort()}/`;
   t.true(isProblem(await callTool(wider.key, 'broken-links', { url }), 502, 'upstream_error'));
   t.is((await keyView(account, wider.id)).spentThisMonth, 0);
-  t.true(isProblem(await callTool(wider.key, 'broken-links', { url }), 502, 'upstream_error'), 'not key_credit_limit: the first was given back');
+  t.true(
+    isProblem(await callTool(wider.key, 'broken-links', { url }), 502, 'upstream_error'),
+    'not key_credit_limit: the first was given back',
+  );
   // Raising the limit is in force at once.
   t.is((await patchKey(account, key.id, { monthlyCreditLimit: 11 })).status, 200);
   t.is((await callTool(key.key, 'hash-text', { text: 'y' })).status, 200);
@@ -159,7 +212,10 @@ test('usage entries name their key, and keyId keeps to one key in JSON and CSV',
   const one = await request('GET', `/api/v1/account/usage?keyId=${key.id}`, { token: account.ownerToken });
   t.is(one.body.items.length, 1);
   t.is(one.body.items[0].keyId, key.id);
-  const csv = await request('GET', `/api/v1/account/usage?keyId=${account.apiKeyId}`, { token: account.ownerToken, headers: { accept: 'text/csv' } });
+  const csv = await request('GET', `/api/v1/account/usage?keyId=${account.apiKeyId}`, {
+    token: account.ownerToken,
+    headers: { accept: 'text/csv' },
+  });
   const lines = (csv.body as string).trim().split('\r\n');
   t.is(lines[0], 'at,requestId,tool,outcome,credits,grantId,keyId');
   t.is(lines.length, 3);

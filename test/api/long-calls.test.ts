@@ -11,9 +11,10 @@ import { makeDocx } from '../fixtures/documents.js';
 const CONVERSIONS = 17;
 const WORD_TO_PDF_COST = 15;
 
-const getCall = (account: TestAccount, requestId: string) => request('GET', `/api/v1/calls/${encodeURIComponent(requestId)}`, { token: account.apiKey });
+const getCall = (account: TestAccount, requestId: string) =>
+  request('GET', `/api/v1/calls/${encodeURIComponent(requestId)}`, { token: account.apiKey });
 
-test('conversions waiting for their source hold none of the short calls\' slots: hash-text answers meanwhile, and every conversion then converts, charged once', async (t) => {
+test("conversions waiting for their source hold none of the short calls' slots: hash-text answers meanwhile, and every conversion then converts, charged once", async (t) => {
   const files = await startFileServer();
   t.teardown(() => files.close());
   let release!: () => void;
@@ -21,9 +22,19 @@ test('conversions waiting for their source hold none of the short calls\' slots:
   const fileUrl = files.put('/slow/letter.docx', { body: await makeDocx(['A letter whose source is slow to come']), until: sourceComes });
   const account = await newAccount(CONVERSIONS * WORD_TO_PDF_COST + 1);
 
-  const started = await Promise.all(Array.from({ length: CONVERSIONS }, () => callTool(account.apiKey, 'word-to-pdf', { fileUrl }, { prefer: 'respond-async' })));
-  t.deepEqual(started.map((res) => res.status), Array(CONVERSIONS).fill(202));
-  await eventually(async () => files.hits('/slow/letter.docx'), (hits) => hits > 0, 60_000, 'a conversion to ask for its source');
+  const started = await Promise.all(
+    Array.from({ length: CONVERSIONS }, () => callTool(account.apiKey, 'word-to-pdf', { fileUrl }, { prefer: 'respond-async' })),
+  );
+  t.deepEqual(
+    started.map((res) => res.status),
+    Array(CONVERSIONS).fill(202),
+  );
+  await eventually(
+    async () => files.hits('/slow/letter.docx'),
+    (hits) => hits > 0,
+    60_000,
+    'a conversion to ask for its source',
+  );
 
   // Every conversion that has its call's task is stuck on its download until the release below.
   const hash = await callTool(account.apiKey, 'hash-text', { text: 'between conversions' });
@@ -31,7 +42,12 @@ test('conversions waiting for their source hold none of the short calls\' slots:
   release();
 
   for (const res of started) {
-    const done = await eventually(() => getCall(account, res.body.requestId), (r) => r.status !== 200 || r.body.status !== 'running', 120_000, 'the conversion to end');
+    const done = await eventually(
+      () => getCall(account, res.body.requestId),
+      (r) => r.status !== 200 || r.body.status !== 'running',
+      120_000,
+      'the conversion to end',
+    );
     t.like(done.body, { status: 'succeeded', charged: WORD_TO_PDF_COST }, JSON.stringify(done.body.error ?? done.body));
   }
   t.is(await balanceOf(account), 0, 'each call charged once');

@@ -28,7 +28,12 @@ const TOOL_CALL_STATUSES = ['200', '400', '401', '402', '403', '409', '413', '41
 const mongo = new MongoClient('mongodb://127.0.0.1:9/openapi_test', { serverSelectionTimeoutMS: 100 });
 const temporal = new Client(); // lazy: connects on first use, which never comes
 const app = createApp({
-  config: loadConfig({ MONGODB_URL: 'mongodb://127.0.0.1:9/openapi_test', SECRET_KEY: '0'.repeat(64), ADMIN_TOKEN: 'admin', PUBLIC_BASE_URL: BASE_URL }),
+  config: loadConfig({
+    MONGODB_URL: 'mongodb://127.0.0.1:9/openapi_test',
+    SECRET_KEY: '0'.repeat(64),
+    ADMIN_TOKEN: 'admin',
+    PUBLIC_BASE_URL: BASE_URL,
+  }),
   db: mongo.db(),
   client: temporal,
   log: createLogger({ name: 'test', level: 'silent' }),
@@ -142,8 +147,14 @@ test('every catalogue tool is a POST operation with its cost, group, schemas and
     const namesDestination = op.parameters.some((p: { $ref: string }) => p.$ref === '#/components/parameters/Output-Destination');
     t.is(namesDestination, Boolean(tool.fileField), `${tool.name} takes Output-Destination iff it makes a file`);
     const bad = op.responses['502'] as { $ref?: string } | undefined;
-    const badGateway = (bad?.$ref ? doc.components.responses[bad.$ref.split('/').pop()!] : bad) as Record<string, UncheckedJson> | undefined;
-    t.is(Boolean(badGateway?.content['application/problem+json'].examples.destination_error), Boolean(tool.fileField), `${tool.name} answers destination_error iff it makes a file`);
+    const badGateway = (bad?.$ref ? doc.components.responses[bad.$ref.split('/').pop()!] : bad) as
+      | Record<string, UncheckedJson>
+      | undefined;
+    t.is(
+      Boolean(badGateway?.content['application/problem+json'].examples.destination_error),
+      Boolean(tool.fileField),
+      `${tool.name} answers destination_error iff it makes a file`,
+    );
     if (tool.fileField) {
       const schema = doc.components.schemas[stored!] as { required: string[]; properties: Record<string, unknown> };
       t.deepEqual(schema.properties.stored, { $ref: '#/components/schemas/StoredFile' });
@@ -218,11 +229,16 @@ test('every route the app serves is documented, and every documented operation i
       continue;
     }
     for (const method of methods) {
-      t.true(documented.some((op) => op.method === method), `${method} ${layer.path} is documented`);
+      t.true(
+        documented.some((op) => op.method === method),
+        `${method} ${layer.path} is documented`,
+      );
     }
   }
   for (const op of operations) {
-    const served = routes.some((layer) => layer.methods.includes(op.method) && !layer.methods.includes('TRACE') && layer.match(concrete(op.path)));
+    const served = routes.some(
+      (layer) => layer.methods.includes(op.method) && !layer.methods.includes('TRACE') && layer.match(concrete(op.path)),
+    );
     t.true(served, `${op.method} ${op.path} is served`);
   }
 });
@@ -232,13 +248,24 @@ test('webhook events are documented with their envelope, payload and signature h
   for (const kind of EVENT_KINDS) {
     const op = doc.webhooks[kind]!.post as Record<string, UncheckedJson>;
     const headers = op.parameters.map((p: { name: string }) => p.name);
-    t.deepEqual(headers, ['X-Service-Event', 'X-Service-Event-Id', 'X-Service-Timestamp', 'X-Service-Signature', 'X-Service-Signatures', 'User-Agent']);
-    const envelope = doc.components.schemas[op.requestBody.content['application/json'].schema.$ref.split('/').pop()] as Record<string, UncheckedJson>;
+    t.deepEqual(headers, [
+      'X-Service-Event',
+      'X-Service-Event-Id',
+      'X-Service-Timestamp',
+      'X-Service-Signature',
+      'X-Service-Signatures',
+      'User-Agent',
+    ]);
+    const envelope = doc.components.schemas[op.requestBody.content['application/json'].schema.$ref.split('/').pop()] as Record<
+      string,
+      UncheckedJson
+    >;
     t.deepEqual(envelope.required, ['id', 'event', 'createdAt', 'data']);
     t.is(envelope.properties.event.const, kind);
   }
   const verifying = String(doc.info.description).split('## Verifying signatures')[1] ?? '';
-  for (const rule of [/`sha256=`/, /HMAC-SHA256/, /<X-Service-Timestamp>\.<raw body>/, /300 seconds or more/, /constant time/]) t.regex(verifying, rule);
+  for (const rule of [/`sha256=`/, /HMAC-SHA256/, /<X-Service-Timestamp>\.<raw body>/, /300 seconds or more/, /constant time/])
+    t.regex(verifying, rule);
 });
 
 test('/docs/errors has a section for every error code, without scripts', async (t) => {
@@ -247,7 +274,9 @@ test('/docs/errors has a section for every error code, without scripts', async (
   t.regex(res.headers.get('content-type') ?? '', /^text\/html/);
   const html = await res.text();
   for (const [code, { status }] of Object.entries(ERRORS)) {
-    const section = new RegExp(`<section id="${code}"[\\s\\S]*?HTTP ${status}[\\s\\S]*?When it happens[\\s\\S]*?What to do[\\s\\S]*?</section>`);
+    const section = new RegExp(
+      `<section id="${code}"[\\s\\S]*?HTTP ${status}[\\s\\S]*?When it happens[\\s\\S]*?What to do[\\s\\S]*?</section>`,
+    );
     t.regex(html, section, `${code} has a section`);
   }
   t.notRegex(html, /<script/i);

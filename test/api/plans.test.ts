@@ -31,7 +31,10 @@ test('the operator creates, lists, reads and changes plans; an id in use is 409 
   t.regex(generated.body.id, /^team-plus-[a-z0-9]{4}$/);
 
   const list = await admin('GET', '/plans');
-  t.true(list.body.some((p: { id: string }) => p.id === 'free'), 'the default plan exists');
+  t.true(
+    list.body.some((p: { id: string }) => p.id === 'free'),
+    'the default plan exists',
+  );
   t.true(list.body.some((p: { id: string }) => p.id === id));
   const patched = await admin('PATCH', `/plans/${id}`, { monthlyAllowance: 6000, rollover: 'keep' });
   t.like(patched.body, { id, name: 'Pro', monthlyAllowance: 6000, rollover: 'keep' });
@@ -71,10 +74,13 @@ test('an account opened on a plan gets its first allowance at once; the owner se
 
   const grants = await request('GET', '/api/v1/account/grants', { token: owner });
   t.is(grants.status, 200);
-  t.deepEqual(grants.body.items.map((g: { reason: string; amount: number; remaining: number }) => [g.reason, g.amount, g.remaining]).sort(), [
-    ['monthly_allowance', 300, 300],
-    ['welcome', 100, 100],
-  ]);
+  t.deepEqual(
+    grants.body.items.map((g: { reason: string; amount: number; remaining: number }) => [g.reason, g.amount, g.remaining]).sort(),
+    [
+      ['monthly_allowance', 300, 300],
+      ['welcome', 100, 100],
+    ],
+  );
   const allowance = grants.body.items.find((g: { reason: string }) => g.reason === 'monthly_allowance');
   t.is(allowance.expiresAt, next.toISOString(), 'rollover none: it lapses when the next period starts');
   t.is(grants.body.nextCursor, null);
@@ -137,7 +143,10 @@ test('the usage ledger can be read for a period and exported as CSV', async (t) 
   }
   const from = new Date(Date.now() - DAY).toISOString();
   const to = new Date(Date.now() + DAY).toISOString();
-  const csv = await request('GET', `/api/v1/account/usage?from=${from}&to=${to}`, { token: account.ownerToken, headers: { accept: 'text/csv' } });
+  const csv = await request('GET', `/api/v1/account/usage?from=${from}&to=${to}`, {
+    token: account.ownerToken,
+    headers: { accept: 'text/csv' },
+  });
   t.is(csv.status, 200);
   t.regex(csv.headers.get('content-type') ?? '', /^text\/csv/);
   t.regex(csv.headers.get('content-disposition') ?? '', /^attachment; filename="usage-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv"$/);

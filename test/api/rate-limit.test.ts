@@ -51,18 +51,24 @@ test('two replicas taking from the same bucket at once give the rate once, not t
   // Two API processes: each its own limiter on its own connection, the same database.
   const other = await connectMongo(testEnv.mongodbUrl());
   t.teardown(() => other.close());
-  const replicas = [createRateLimiter({ perSecond: 5, db: mongo.db, now: () => now }), createRateLimiter({ perSecond: 5, db: other.db, now: () => now })];
+  const replicas = [
+    createRateLimiter({ perSecond: 5, db: mongo.db, now: () => now }),
+    createRateLimiter({ perSecond: 5, db: other.db, now: () => now }),
+  ];
   const a = `${fresh()}a`;
   const takes = await Promise.all(Array.from({ length: 30 }, (_, i) => replicas[i % 2]!.take(a)));
   t.is(takes.filter((r) => r.allowed).length, 10, 'the burst of 10, shared');
   t.deepEqual(
-    takes.filter((r) => r.allowed).map((r) => r.remaining).sort((x, y) => x - y),
+    takes
+      .filter((r) => r.allowed)
+      .map((r) => r.remaining)
+      .sort((x, y) => x - y),
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
     'each token taken once',
   );
 });
 
-test('a database that does not answer fails open to the replica\'s own bucket, at the same rate', async (t) => {
+test("a database that does not answer fails open to the replica's own bucket, at the same rate", async (t) => {
   let now = 1_000_000;
   // Nothing listens there: every take fails to reach a server.
   const down = new MongoClient(`mongodb://127.0.0.1:${await freePort()}/utility_tools`, { serverSelectionTimeoutMS: 200 });

@@ -25,7 +25,12 @@ test('POST with Cache-Control: max-age takes a stored render, free; the JSON ans
   t.is(first.headers.get('x-credits-charged'), '1');
   t.is(first.headers.get('cache-control'), 'private, max-age=600');
   // Another spelling of the same input (defaults written out, other key order) is the same entry.
-  const second = await callTool(account.apiKey, 'qr-generate', { errorCorrection: 'M', size: 150, text: 'cached post' }, { 'Cache-Control': 'max-age=600' });
+  const second = await callTool(
+    account.apiKey,
+    'qr-generate',
+    { errorCorrection: 'M', size: 150, text: 'cached post' },
+    { 'Cache-Control': 'max-age=600' },
+  );
   t.is(second.status, 200);
   t.is(second.headers.get('x-cache'), 'HIT');
   t.is(second.headers.get('x-credits-charged'), '0');
@@ -65,7 +70,9 @@ test('a render older than max-age is not taken: the call renders and stores afre
   const input = { text: 'ageing' };
   await callTool(account.apiKey, 'qr-generate', input, { 'Cache-Control': 'max-age=600' });
   // Make the stored render two minutes old.
-  await withServiceDb((db) => db.collection('render_cache').updateMany({ accountId: account.id }, { $set: { createdAt: new Date(Date.now() - 120_000) } }));
+  await withServiceDb((db) =>
+    db.collection('render_cache').updateMany({ accountId: account.id }, { $set: { createdAt: new Date(Date.now() - 120_000) } }),
+  );
   // An API instance sees a change made elsewhere within a second (it remembers found entries briefly).
   await sleep(1_000);
   const old = await callTool(account.apiKey, 'qr-generate', input, { 'Cache-Control': 'max-age=60' });
@@ -75,7 +82,7 @@ test('a render older than max-age is not taken: the call renders and stores afre
   t.is(await balanceOf(account), 8);
 });
 
-test('DELETE /account/render-cache empties the account\'s cache, not another\'s', async (t) => {
+test("DELETE /account/render-cache empties the account's cache, not another's", async (t) => {
   const [mine, theirs] = [await newAccount(10), await newAccount(10)];
   const input = { text: 'purge me' };
   for (const a of [mine, theirs]) await callTool(a.apiKey, 'qr-generate', input, { 'Cache-Control': 'max-age=600' });
@@ -86,10 +93,16 @@ test('DELETE /account/render-cache empties the account\'s cache, not another\'s'
   t.is((await callTool(theirs.apiKey, 'qr-generate', input, { 'Cache-Control': 'max-age=600' })).headers.get('x-cache'), 'HIT');
 });
 
-const getCall = (account: TestAccount, requestId: string) => request('GET', `/api/v1/calls/${encodeURIComponent(requestId)}`, { token: account.apiKey });
+const getCall = (account: TestAccount, requestId: string) =>
+  request('GET', `/api/v1/calls/${encodeURIComponent(requestId)}`, { token: account.apiKey });
 /** Reads the asynchronous call until it has ended, bounded only against a hang. */
 const ended = (account: TestAccount, requestId: string) =>
-  eventually(() => getCall(account, requestId), (res) => res.status !== 200 || res.body.status !== 'running', 60_000, `call ${requestId} to end`);
+  eventually(
+    () => getCall(account, requestId),
+    (res) => res.status !== 200 || res.body.status !== 'running',
+    60_000,
+    `call ${requestId} to end`,
+  );
 
 test('Prefer: respond-async with Cache-Control: a miss runs asynchronously and stores its render; a hit is the 200 a synchronous call gets, at once and free', async (t) => {
   const account = await newAccount(100);
@@ -123,7 +136,10 @@ test('Prefer: respond-async with Cache-Control: a miss runs asynchronously and s
   t.is(notModified.status, 304);
 
   // no-cache renders afresh asynchronously; no Cache-Control is the ordinary asynchronous call.
-  for (const headers of [{ prefer: 'respond-async', 'Cache-Control': 'no-cache' }, { prefer: 'respond-async' }] as Record<string, string>[]) {
+  for (const headers of [{ prefer: 'respond-async', 'Cache-Control': 'no-cache' }, { prefer: 'respond-async' }] as Record<
+    string,
+    string
+  >[]) {
     const fresh = await callTool(account.apiKey, 'html-to-image', input, headers);
     t.is(fresh.status, 202);
     t.like((await ended(account, fresh.body.requestId)).body, { status: 'succeeded', charged: 25 });
@@ -137,7 +153,14 @@ test("usage shows the cache's hits and credits saved per day: a miss then two hi
   const before = new Date().toISOString().slice(0, 10);
   const answers = [];
   for (let i = 0; i < 3; i++) answers.push(await callTool(mine.apiKey, 'html-to-image', input, { 'Cache-Control': 'max-age=600' }));
-  t.deepEqual(answers.map((a) => [a.status, a.headers.get('x-cache')]), [[200, 'MISS'], [200, 'HIT'], [200, 'HIT']]);
+  t.deepEqual(
+    answers.map((a) => [a.status, a.headers.get('x-cache')]),
+    [
+      [200, 'MISS'],
+      [200, 'HIT'],
+      [200, 'HIT'],
+    ],
+  );
   const after = new Date().toISOString().slice(0, 10);
   // The other account renders the same input itself: a miss, never one of my hits.
   t.is((await callTool(theirs.apiKey, 'html-to-image', input, { 'Cache-Control': 'max-age=600' })).headers.get('x-cache'), 'MISS');
@@ -157,11 +180,17 @@ test("usage shows the cache's hits and credits saved per day: a miss then two hi
   }
   // Both on the day they were answered (the day may have turned between the two).
   t.is(hitsIn(usage.days), 2);
-  t.is(usage.days.reduce((n, d) => n + d.creditsSaved, 0), 50);
+  t.is(
+    usage.days.reduce((n, d) => n + d.creditsSaved, 0),
+    50,
+  );
   t.true(usage.days.every((d) => d.day >= before && d.day <= after && d.creditsSaved === d.cacheHits * 25));
   if (before === after) t.deepEqual(usage.days, [{ day: before, cacheHits: 2, creditsSaved: 50 }]);
   // The items are the calls: the one render, charged; the hits are none of them.
-  t.deepEqual(usage.items.map((i) => [i.requestId, i.outcome, i.credits]), [[answers[0]!.headers.get('x-request-id'), 'charged', 25]]);
+  t.deepEqual(
+    usage.items.map((i) => [i.requestId, i.outcome, i.credits]),
+    [[answers[0]!.headers.get('x-request-id'), 'charged', 25]],
+  );
   // A key filter does not hide the account's days (a hit is no key's call); a period without hits has none.
   t.is(hitsIn((await usageOf(mine.ownerToken, `?keyId=${mine.apiKeyId}`)).days), 2);
   t.deepEqual((await usageOf(mine.ownerToken, '?from=2020-01-01&to=2020-02-01')).days, []);
@@ -174,8 +203,13 @@ test("usage shows the cache's hits and credits saved per day: a miss then two hi
 test('identical misses at once render once: one is charged, the others take its render as a free hit', async (t) => {
   const account = await newAccount(100);
   const input = { html: '<p>asked for four times at once</p>', width: 400, height: 300 };
-  const answers = await Promise.all(Array.from({ length: 4 }, () => callTool(account.apiKey, 'html-to-image', input, { 'Cache-Control': 'max-age=600' })));
-  t.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200]);
+  const answers = await Promise.all(
+    Array.from({ length: 4 }, () => callTool(account.apiKey, 'html-to-image', input, { 'Cache-Control': 'max-age=600' })),
+  );
+  t.deepEqual(
+    answers.map((a) => a.status),
+    [200, 200, 200, 200],
+  );
   t.deepEqual(answers.map((a) => a.headers.get('x-cache')).sort(), ['HIT', 'HIT', 'HIT', 'MISS']);
   t.deepEqual(answers.map((a) => a.headers.get('x-credits-charged')).sort(), ['0', '0', '0', '25']);
   for (const a of answers) t.deepEqual(a.body, answers[0]!.body);
@@ -189,7 +223,9 @@ test('identical misses at once whose render fails each get their own answer: ref
   const account = await newAccount(100);
   // The name resolves to a private address: the worker's guard refuses it.
   const input = { url: 'http://private10.test/' };
-  const answers = await Promise.all(Array.from({ length: 3 }, () => callTool(account.apiKey, 'website-screenshot', input, { 'Cache-Control': 'max-age=600' })));
+  const answers = await Promise.all(
+    Array.from({ length: 3 }, () => callTool(account.apiKey, 'website-screenshot', input, { 'Cache-Control': 'max-age=600' })),
+  );
   for (const a of answers) t.true(isProblem(a, 422, 'target_not_allowed'), JSON.stringify(a.body));
   t.is(new Set(answers.map((a) => a.headers.get('x-request-id'))).size, 3);
   t.is(await balanceOf(account), 100);
@@ -208,7 +244,18 @@ test('renders live in their own area of the blob store, swept with their entries
       const accountId = `acc_sweep${Date.now()}`;
       const input = { text: 'sweep' };
       const made = new Date(Date.now() - 2 * 60 * 60 * 1000);
-      await cache.store({ id: renderCacheId(accountId, 'qr-generate', input), accountId, tool: 'qr-generate', image: Buffer.from('png bytes'), mimeType: 'image/png', meta: { mimeType: 'image/png', size: 300 }, cost: 1 }, made);
+      await cache.store(
+        {
+          id: renderCacheId(accountId, 'qr-generate', input),
+          accountId,
+          tool: 'qr-generate',
+          image: Buffer.from('png bytes'),
+          mimeType: 'image/png',
+          meta: { mimeType: 'image/png', size: 300 },
+          cost: 1,
+        },
+        made,
+      );
       t.deepEqual(await readdir(dir), ['render-cache']);
       // The output store's own sweep (24 h) leaves the area alone.
       t.is(await blobs.sweep(new Date()), 0);

@@ -23,7 +23,12 @@ async function newLinkSecret(account: TestAccount): Promise<LinkSecret> {
   return res.body;
 }
 
-function link(secret: LinkSecret, tool: string, input: Record<string, string | number | boolean>, extra: { expires?: number; maxAge?: number } = {}): string {
+function link(
+  secret: LinkSecret,
+  tool: string,
+  input: Record<string, string | number | boolean>,
+  extra: { expires?: number; maxAge?: number } = {},
+): string {
   return buildRenderLink({ baseUrl: apiUrl(), secretId: secret.id, secret: secret.secret, tool, input, ...extra });
 }
 
@@ -91,7 +96,10 @@ test('a render link answers the image itself, charged once; a repeat is a free c
   t.is(await balanceOf(account), 9);
   // The hits were no calls: the ledger holds the one render, and only the miss answered with its workflow's id.
   const ledger = await request('GET', '/api/v1/account/usage', { token: account.ownerToken });
-  t.deepEqual(ledger.body.items.map((i: { requestId: string }) => i.requestId), [first.headers.get('x-request-id')]);
+  t.deepEqual(
+    ledger.body.items.map((i: { requestId: string }) => i.requestId),
+    [first.headers.get('x-request-id')],
+  );
   t.not(second.headers.get('x-request-id'), first.headers.get('x-request-id'));
 
   const usage = await request('GET', '/api/v1/account/render-cache', { token: account.ownerToken });
@@ -168,7 +176,13 @@ test('several secrets are live at once; a retired one stops its links within a s
   await sleep(1_000);
   t.true(isProblem((await open(linkA)) as Answer, 401, 'invalid_signature'));
   t.is((await open(linkB)).status, 200);
-  t.true(isProblem(await request('DELETE', '/api/v1/account/link-secrets/lks_0000000000000000000000', { token: account.ownerToken }), 404, 'not_found'));
+  t.true(
+    isProblem(
+      await request('DELETE', '/api/v1/account/link-secrets/lks_0000000000000000000000', { token: account.ownerToken }),
+      404,
+      'not_found',
+    ),
+  );
 });
 
 test('an account holds at most 10 live link secrets (409), and may create more after retiring one', async (t) => {
@@ -190,7 +204,7 @@ test("a link is the account's call: 402 on a short balance, free; other methods 
   t.true(isProblem((await open(link(secret, 'hash-text', { text: 'x' }))) as Answer, 404, 'unknown_tool'));
 });
 
-test('two accounts with the same input never see each other\'s render', async (t) => {
+test("two accounts with the same input never see each other's render", async (t) => {
   const [one, two] = [await newAccount(10), await newAccount(10)];
   const [s1, s2] = [await newLinkSecret(one), await newLinkSecret(two)];
   const input = { text: 'shared input', size: 128 };
@@ -204,20 +218,34 @@ test('two accounts with the same input never see each other\'s render', async (t
 
 test('POST /account/render-links signs a working link; without a live secret 404; bad input 400', async (t) => {
   const account = await newAccount(10);
-  const none = await request('POST', '/api/v1/account/render-links', { token: account.ownerToken, body: { tool: 'qr-generate', input: { text: 'x' } } });
+  const none = await request('POST', '/api/v1/account/render-links', {
+    token: account.ownerToken,
+    body: { tool: 'qr-generate', input: { text: 'x' } },
+  });
   t.true(isProblem(none, 404, 'not_found'));
   const secret = await newLinkSecret(account);
-  const made = await request('POST', '/api/v1/account/render-links', { token: account.ownerToken, body: { tool: 'qr-generate', input: { text: 'signed by the server', size: 96 }, expiresIn: 600, maxAge: 60 } });
+  const made = await request('POST', '/api/v1/account/render-links', {
+    token: account.ownerToken,
+    body: { tool: 'qr-generate', input: { text: 'signed by the server', size: 96 }, expiresIn: 600, maxAge: 60 },
+  });
   t.is(made.status, 200, JSON.stringify(made.body));
   t.is(made.body.secretId, secret.id);
   // PUBLIC_BASE_URL names the service; the test reaches it at API_URL.
   const signed = new URL(made.body.url);
-  t.true(`${signed.pathname}${signed.search}`.startsWith(`/api/v1/render/${secret.id}/qr-generate?text=signed%20by%20the%20server&size=96&expires=`), made.body.url);
+  t.true(
+    `${signed.pathname}${signed.search}`.startsWith(
+      `/api/v1/render/${secret.id}/qr-generate?text=signed%20by%20the%20server&size=96&expires=`,
+    ),
+    made.body.url,
+  );
   const res = await open(`${apiUrl()}${signed.pathname}${signed.search}`);
   t.is(res.status, 200);
   t.deepEqual(pngSize(res.body), [96, 96]);
   t.is(res.headers.get('cache-control'), 'public, max-age=60');
-  const bad = await request('POST', '/api/v1/account/render-links', { token: account.ownerToken, body: { tool: 'qr-generate', input: { size: 10 } } });
+  const bad = await request('POST', '/api/v1/account/render-links', {
+    token: account.ownerToken,
+    body: { tool: 'qr-generate', input: { size: 10 } },
+  });
   t.true(isProblem(bad, 400, 'validation_failed'));
   t.deepEqual(bad.body.errors.map((e: { field: string }) => e.field).sort(), ['/size', '/text']);
 });
@@ -242,7 +270,9 @@ test('Chromium shows a page\'s <img src="{render link}">, decoded at its size; a
   const browser = await launchBrowser();
   try {
     pages = await startPageServer({
-      routes: { '/embed': html(200, htmlDocument('<title>Embed</title>', `<img id="good" src="${good}"><img id="altered" src="${altered}">`)) },
+      routes: {
+        '/embed': html(200, htmlDocument('<title>Embed</title>', `<img id="good" src="${good}"><img id="altered" src="${altered}">`)),
+      },
     });
     const page = await browser.newPage();
     const statuses = new Map<string, number>();
@@ -254,7 +284,10 @@ test('Chromium shows a page\'s <img src="{render link}">, decoded at its size; a
         return { complete: img.complete, width: img.naturalWidth, height: img.naturalHeight };
       }),
     );
-    t.deepEqual(sizes, [{ complete: true, width: 160, height: 160 }, { complete: true, width: 0, height: 0 }]);
+    t.deepEqual(sizes, [
+      { complete: true, width: 160, height: 160 },
+      { complete: true, width: 0, height: 0 },
+    ]);
     t.is(statuses.get(good), 200);
     // Chromium hands a problem+json answer to an <img> as nothing at all (opaque response blocking):
     // what the page's request was answered is read again directly.
@@ -271,7 +304,9 @@ test('a website-screenshot link captures a public page; a link to a private targ
   const secret = await newLinkSecret(account);
   const pages = await startBrowserPages();
   try {
-    const res = await open(link(secret, 'website-screenshot', { url: pages.url('/browser/title'), width: 320, height: 200, blockAds: false }));
+    const res = await open(
+      link(secret, 'website-screenshot', { url: pages.url('/browser/title'), width: 320, height: 200, blockAds: false }),
+    );
     t.is(res.status, 200, String(res.body));
     t.is(res.headers.get('content-type'), 'image/png');
     t.deepEqual(pngSize(res.body), [320, 200]);

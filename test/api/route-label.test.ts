@@ -16,12 +16,16 @@ async function refusedDeletes(): Promise<Map<string, number>> {
   return counts;
 }
 
-test('a request refused by the account router\'s authentication is labelled with its route, not the prefix pattern', async (t) => {
+test("a request refused by the account router's authentication is labelled with its route, not the prefix pattern", async (t) => {
   const before = await refusedDeletes();
   const res = await request('DELETE', '/api/v1/account/keys/key_nope', { token: 'uto_not-a-token' });
   t.is(res.status, 401);
   // Only what this request (and any refused DELETE beside it) added is judged, not the run's other labels.
   const added = [...(await refusedDeletes())].filter(([route, n]) => n > (before.get(route) ?? 0)).map(([route]) => route);
   t.true(added.includes('/api/v1/account/keys/:id'), added.join(', '));
-  t.deepEqual(added.filter((l) => /[()?\\$]/.test(l)), [], 'no label is regular-expression text');
+  t.deepEqual(
+    added.filter((l) => /[()?\\$]/.test(l)),
+    [],
+    'no label is regular-expression text',
+  );
 });

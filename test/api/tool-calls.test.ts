@@ -80,7 +80,9 @@ test('an Idempotency-Key repeat replays the first answer and is charged once; an
 test('concurrent repeats of one Idempotency-Key run and charge one call', async (t) => {
   const account = await newAccount(10);
   const headers = { 'Idempotency-Key': 'burst' };
-  const answers = await Promise.all(Array.from({ length: 8 }, () => callTool(account.apiKey, 'bcrypt-hash', { password: 'pw', workFactor: 8 }, headers)));
+  const answers = await Promise.all(
+    Array.from({ length: 8 }, () => callTool(account.apiKey, 'bcrypt-hash', { password: 'pw', workFactor: 8 }, headers)),
+  );
   t.true(answers.every((a) => a.status === 200));
   t.is(new Set(answers.map((a) => a.body.hash)).size, 1);
   t.is(await balanceOf(account), 8);
@@ -105,9 +107,35 @@ test('problem+json on every error path of a tool call', async (t) => {
   t.true(isProblem(await callTool(key, 'no-such-tool', {}), 404, 'unknown_tool'));
   t.true(isProblem(await request('GET', '/api/v1/tools/hash-text', { token: key }), 405, 'method_not_allowed'));
   t.true(isProblem(await request('GET', '/no/such/path'), 404, 'not_found'));
-  t.true(isProblem(await request('POST', '/api/v1/tools/hash-text', { token: key, rawBody: '{"text":', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json'));
-  t.true(isProblem(await request('POST', '/api/v1/tools/hash-text', { token: key, rawBody: '[1]', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json'));
-  t.true(isProblem(await request('POST', '/api/v1/tools/hash-text', { token: key, rawBody: 'text=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type'));
+  t.true(
+    isProblem(
+      await request('POST', '/api/v1/tools/hash-text', {
+        token: key,
+        rawBody: '{"text":',
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+      'invalid_json',
+    ),
+  );
+  t.true(
+    isProblem(
+      await request('POST', '/api/v1/tools/hash-text', { token: key, rawBody: '[1]', headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_json',
+    ),
+  );
+  t.true(
+    isProblem(
+      await request('POST', '/api/v1/tools/hash-text', {
+        token: key,
+        rawBody: 'text=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      415,
+      'unsupported_media_type',
+    ),
+  );
   t.true(isProblem(await callTool(key, 'hash-text', { text: 'x'.repeat(1024 * 1024 + 10) }), 413, 'payload_too_large'));
 
   const invalid = await callTool(key, 'hash-text', { algorithm: 'crc32', extra: 1 });
@@ -148,7 +176,9 @@ test('an account over its rate gets 429 with Retry-After and RateLimit headers',
   // them, refills cannot keep up.
   let limited: Awaited<ReturnType<typeof request>>[] = [];
   for (let wave = 0; wave < 8 && limited.length === 0; wave++) {
-    const answers = await Promise.all(Array.from({ length: 3 * limit }, () => request('GET', '/api/v1/account', { token: account.ownerToken })));
+    const answers = await Promise.all(
+      Array.from({ length: 3 * limit }, () => request('GET', '/api/v1/account', { token: account.ownerToken })),
+    );
     limited = answers.filter((a) => isProblem(a, 429, 'rate_limited'));
   }
   t.true(limited.length > 0);

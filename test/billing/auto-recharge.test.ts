@@ -28,20 +28,37 @@ test.after.always(async () => {
   await connection?.close();
 });
 
-const settings = async (a: TestAccount) => (await request('GET', '/api/v1/account/auto-recharge', { token: a.ownerToken })).body as Record<string, UncheckedJson>;
-const putSettings = (a: TestAccount, body: Record<string, unknown>) => request('PUT', '/api/v1/account/auto-recharge', { token: a.ownerToken, body });
+const settings = async (a: TestAccount) =>
+  (await request('GET', '/api/v1/account/auto-recharge', { token: a.ownerToken })).body as Record<string, UncheckedJson>;
+const putSettings = (a: TestAccount, body: Record<string, unknown>) =>
+  request('PUT', '/api/v1/account/auto-recharge', { token: a.ownerToken, body });
 const balance = async (a: TestAccount) => (await request('GET', '/api/v1/account', { token: a.ownerToken })).body.balance as number;
 const hash = (a: TestAccount, i: number) => callTool(a.apiKey, 'hash-text', { text: `recharge ${i}`, algorithm: 'sha256' });
 const rechargesOf = (accountId: string) => withServiceDb((db) => db.collection('recharges').find({ accountId }).toArray());
 const eventsOf = (accountId: string, kind: string) =>
-  withServiceDb(async (db) => (await db.collection('events').find({ accountId, event: kind }).sort({ createdAt: 1 }).toArray()).map((e) => e.data as Record<string, UncheckedJson>));
+  withServiceDb(async (db) =>
+    (await db.collection('events').find({ accountId, event: kind }).sort({ createdAt: 1 }).toArray()).map(
+      (e) => e.data as Record<string, UncheckedJson>,
+    ),
+  );
 
 /** An account (with `email` as its contact) that bought PACK with saveCard, paid: CREDITS in its balance and visa 4242 saved. */
 async function withSavedCard(email?: string): Promise<TestAccount> {
-  const opened = await request('POST', '/api/v1/admin/accounts', { token: adminToken(), body: { name: 'recharging', credits: 0, ...(email ? { email } : {}) } });
-  const account: TestAccount = { id: opened.body.account.id, apiKey: opened.body.apiKey.key, apiKeyId: opened.body.apiKey.id, ownerToken: opened.body.ownerToken };
+  const opened = await request('POST', '/api/v1/admin/accounts', {
+    token: adminToken(),
+    body: { name: 'recharging', credits: 0, ...(email ? { email } : {}) },
+  });
+  const account: TestAccount = {
+    id: opened.body.account.id,
+    apiKey: opened.body.apiKey.key,
+    apiKeyId: opened.body.apiKey.id,
+    ownerToken: opened.body.ownerToken,
+  };
   const { sessionId } = await checkout(account.ownerToken, PACK, true);
-  const completed = stripeEvent('checkout.session.completed', session({ id: sessionId, accountId: account.id, paymentIntentId: stripeId('pi') }));
+  const completed = stripeEvent(
+    'checkout.session.completed',
+    session({ id: sessionId, accountId: account.id, paymentIntentId: stripeId('pi') }),
+  );
   if ((await deliver(completed)).status !== 200) throw new Error('completion refused');
   await applied(temporal, completed.id);
   return account;
@@ -51,12 +68,20 @@ async function withSavedCard(email?: string): Promise<TestAccount> {
 const nextRecharge = (account: TestAccount, previous: string | null) =>
   eventually(async () => {
     const last = (await settings(account)).lastRecharge;
-    return last && last.id !== previous && last.paymentIntentId ? (last as { id: string; paymentIntentId: string; status: string }) : undefined;
+    return last && last.id !== previous && last.paymentIntentId
+      ? (last as { id: string; paymentIntentId: string; status: string })
+      : undefined;
   }, 'a recharge with its payment intent');
 
 test('settings out of bounds are 400 naming each field; turning it on needs a saved card', async (t) => {
   const account = await newAccount(0);
-  t.like(await settings(account), { enabled: false, paymentMethod: null, rechargesThisMonth: 0, consecutiveFailures: 0, lastRecharge: null });
+  t.like(await settings(account), {
+    enabled: false,
+    paymentMethod: null,
+    rechargesThisMonth: 0,
+    consecutiveFailures: 0,
+    lastRecharge: null,
+  });
   const bounds = await putSettings(account, { enabled: true, packId: PACK, threshold: 0, monthlyLimit: 101 });
   t.true(isProblem(bounds, 400, 'validation_failed'));
   t.deepEqual(bounds.body.errors.map((e: { field: string }) => e.field).sort(), ['/monthlyLimit', '/threshold']);
@@ -64,10 +89,16 @@ test('settings out of bounds are 400 naming each field; turning it on needs a sa
   t.deepEqual(missing.body.errors.map((e: { field: string }) => e.field).sort(), ['/enabled', '/monthlyLimit', '/packId', '/threshold']);
   const noPack = await putSettings(account, { enabled: false, packId: `nope-${tag}`, threshold: 10, monthlyLimit: 1 });
   t.true(isProblem(noPack, 400, 'validation_failed'));
-  t.deepEqual(noPack.body.errors.map((e: { field: string }) => e.field), ['/packId']);
+  t.deepEqual(
+    noPack.body.errors.map((e: { field: string }) => e.field),
+    ['/packId'],
+  );
   const noCard = await putSettings(account, { enabled: true, packId: PACK, threshold: 10, monthlyLimit: 1 });
   t.true(isProblem(noCard, 400, 'validation_failed'));
-  t.deepEqual(noCard.body.errors.map((e: { field: string }) => e.field), ['/enabled']);
+  t.deepEqual(
+    noCard.body.errors.map((e: { field: string }) => e.field),
+    ['/enabled'],
+  );
   t.false((await settings(account)).enabled);
 });
 
@@ -76,7 +107,8 @@ const DISAGREE = "Stripe event's payment intent and metadata disagree: acknowled
 /** An account with auto-recharge on below `threshold` and one recharge started, waiting for its event. */
 async function pendingRecharge(threshold: number, email?: string) {
   const account = await withSavedCard(email);
-  if ((await putSettings(account, { enabled: true, packId: PACK, threshold, monthlyLimit: 10 })).status !== 200) throw new Error('settings refused');
+  if ((await putSettings(account, { enabled: true, packId: PACK, threshold, monthlyLimit: 10 })).status !== 200)
+    throw new Error('settings refused');
   if ((await hash(account, 0)).status !== 200) throw new Error('the call was refused');
   return { account, recharge: await nextRecharge(account, null) };
 }
@@ -85,10 +117,19 @@ test("a payment intent's event that disagrees with the recharge it names grants 
   const { account, recharge } = await pendingRecharge(1000);
   const before = await balance(account);
   // The recharge's own intent, its metadata naming another recharge; another account.
-  const otherRecharge = stripeEvent('payment_intent.succeeded', paymentIntent({ id: recharge.paymentIntentId, accountId: account.id, rechargeId: stripeId('rch') }));
-  const otherAccount = stripeEvent('payment_intent.succeeded', paymentIntent({ id: recharge.paymentIntentId, accountId: (await newAccount(0)).id }));
+  const otherRecharge = stripeEvent(
+    'payment_intent.succeeded',
+    paymentIntent({ id: recharge.paymentIntentId, accountId: account.id, rechargeId: stripeId('rch') }),
+  );
+  const otherAccount = stripeEvent(
+    'payment_intent.succeeded',
+    paymentIntent({ id: recharge.paymentIntentId, accountId: (await newAccount(0)).id }),
+  );
   // Another intent, its metadata naming this recharge (which Stripe's answer told the intent of).
-  const otherIntent = stripeEvent('payment_intent.succeeded', paymentIntent({ id: stripeId('pi'), accountId: account.id, rechargeId: recharge.id }));
+  const otherIntent = stripeEvent(
+    'payment_intent.succeeded',
+    paymentIntent({ id: stripeId('pi'), accountId: account.id, rechargeId: recharge.id }),
+  );
   for (const event of [otherRecharge, otherAccount, otherIntent]) {
     t.is((await deliver(event)).status, 200, 'acknowledged: Stripe would only send it again');
     t.like(await applied(temporal, event.id), { outcome: 'mismatch' });
@@ -97,16 +138,24 @@ test("a payment intent's event that disagrees with the recharge it names grants 
   }
   t.is(await balance(account), before);
   t.like((await settings(account)).lastRecharge, { id: recharge.id, status: 'pending' });
-  t.deepEqual((await eventsOf(account.id, 'credits.granted')).map((g) => g.reason), ['purchase']);
+  t.deepEqual(
+    (await eventsOf(account.id, 'credits.granted')).map((g) => g.reason),
+    ['purchase'],
+  );
   t.deepEqual(await eventsOf(account.id, 'credits.recharge_failed'), []);
 });
 
 test('a payment_failed without metadata is found by its intent: credits.recharge_failed fires', async (t) => {
   const { account, recharge } = await pendingRecharge(1000);
-  const failed = stripeEvent('payment_intent.payment_failed', paymentIntent({ id: recharge.paymentIntentId, failureCode: 'card_declined' }));
+  const failed = stripeEvent(
+    'payment_intent.payment_failed',
+    paymentIntent({ id: recharge.paymentIntentId, failureCode: 'card_declined' }),
+  );
   t.is((await deliver(failed)).status, 200);
   t.like(await applied(temporal, failed.id), { outcome: 'failed', accountId: account.id, rechargeId: recharge.id });
-  t.deepEqual(await eventsOf(account.id, 'credits.recharge_failed'), [{ reason: 'card_declined', consecutiveFailures: 1, autoRechargeEnabled: true }]);
+  t.deepEqual(await eventsOf(account.id, 'credits.recharge_failed'), [
+    { reason: 'card_declined', consecutiveFailures: 1, autoRechargeEnabled: true },
+  ]);
   t.like((await settings(account)).lastRecharge, { id: recharge.id, status: 'failed' });
 });
 
@@ -123,7 +172,10 @@ test('a payment_intent.succeeded without metadata is found by its intent: the re
   t.like(await applied(temporal, again.id), { outcome: 'granted' });
   t.is(await balance(account), before + CREDITS);
   t.like((await settings(account)).lastRecharge, { id: recharge.id, status: 'succeeded' });
-  t.deepEqual((await eventsOf(account.id, 'credits.granted')).map((g) => g.reason), ['purchase', 'recharge']);
+  t.deepEqual(
+    (await eventsOf(account.id, 'credits.granted')).map((g) => g.reason),
+    ['purchase', 'recharge'],
+  );
 });
 
 test('32 calls at once cross the threshold: one recharge, granted once on its event, and the monthly limit holds', async (t) => {
@@ -139,7 +191,10 @@ test('32 calls at once cross the threshold: one recharge, granted once on its ev
 
   // 32 charged calls at once take the balance from 40 to 8: past 30 by many of them together.
   const calls = await Promise.all(Array.from({ length: 32 }, (_, i) => hash(account, i)));
-  t.true(calls.every((c) => c.status === 200), 'calls never wait for, nor fail by, a recharge');
+  t.true(
+    calls.every((c) => c.status === 200),
+    'calls never wait for, nor fail by, a recharge',
+  );
   const recharge = await nextRecharge(account, null);
   t.is(recharge.status, 'pending');
   t.is((await rechargesOf(account.id)).length, 1, 'one recharge');
@@ -147,18 +202,31 @@ test('32 calls at once cross the threshold: one recharge, granted once on its ev
   t.is(await balance(account), 8, 'nothing granted before Stripe says it is paid');
 
   // Stripe's event, twice: granted once, as a recharge.
-  const succeeded = stripeEvent('payment_intent.succeeded', paymentIntent({ id: recharge.paymentIntentId, accountId: account.id, rechargeId: recharge.id }));
+  const succeeded = stripeEvent(
+    'payment_intent.succeeded',
+    paymentIntent({ id: recharge.paymentIntentId, accountId: account.id, rechargeId: recharge.id }),
+  );
   t.is((await deliver(succeeded)).status, 200);
   t.is((await deliver(succeeded, { secondsAgo: 20 })).status, 200);
   t.like(await applied(temporal, succeeded.id), { outcome: 'granted', accountId: account.id });
   t.is(await balance(account), 8 + CREDITS);
   t.like((await settings(account)).lastRecharge, { id: recharge.id, status: 'succeeded' });
-  t.deepEqual((await eventsOf(account.id, 'credits.granted')).map((g) => [g.amount, g.reason]), [[CREDITS, 'purchase'], [CREDITS, 'recharge']]);
+  t.deepEqual(
+    (await eventsOf(account.id, 'credits.granted')).map((g) => [g.amount, g.reason]),
+    [
+      [CREDITS, 'purchase'],
+      [CREDITS, 'recharge'],
+    ],
+  );
 
   // Below the threshold again: the month's limit of one holds, and says when it arms again.
   await Promise.all(Array.from({ length: 20 }, (_, i) => hash(account, 100 + i)));
   const armsAt = await eventually(
-    () => withServiceDb(async (db) => ((await db.collection('accounts').findOne({ _id: account.id as never }))?.rechargeArmsAt as Date | undefined) ?? undefined),
+    () =>
+      withServiceDb(
+        async (db) =>
+          ((await db.collection('accounts').findOne({ _id: account.id as never }))?.rechargeArmsAt as Date | undefined) ?? undefined,
+      ),
     'the month limit noted',
   );
   const now = new Date();
@@ -178,7 +246,10 @@ test('failed recharges fire credits.recharge_failed and mail the billing contact
     t.is((await hash(account, i)).status, 200);
     const recharge = await nextRecharge(account, previous);
     previous = recharge.id;
-    const failed = stripeEvent('payment_intent.payment_failed', paymentIntent({ id: recharge.paymentIntentId, accountId: account.id, rechargeId: recharge.id, failureCode: reason }));
+    const failed = stripeEvent(
+      'payment_intent.payment_failed',
+      paymentIntent({ id: recharge.paymentIntentId, accountId: account.id, rechargeId: recharge.id, failureCode: reason }),
+    );
     t.is((await deliver(failed)).status, 200);
     t.like(await applied(temporal, failed.id), { outcome: 'failed' });
   }
@@ -189,17 +260,28 @@ test('failed recharges fire credits.recharge_failed and mail the billing contact
     { reason: 'expired_card', consecutiveFailures: 3, autoRechargeEnabled: false },
   ]);
   const after = await settings(account);
-  t.like(after, { enabled: false, consecutiveFailures: 3, rechargesThisMonth: 3, lastRecharge: { status: 'failed', reason: 'expired_card' } });
+  t.like(after, {
+    enabled: false,
+    consecutiveFailures: 3,
+    rechargesThisMonth: 3,
+    lastRecharge: { status: 'failed', reason: 'expired_card' },
+  });
   t.regex(after.disabledReason, /3 recharges failed in a row/);
-  const disabled = (await request('GET', '/api/v1/account/audit-log?action=auto_recharge.disabled', { token: account.ownerToken })).body.items;
+  const disabled = (await request('GET', '/api/v1/account/audit-log?action=auto_recharge.disabled', { token: account.ownerToken })).body
+    .items;
   t.like(disabled[0], { actor: { type: 'service' }, changes: { enabled: [true, false] } });
   // Off: the threshold left the account's document, so a further call starts nothing; nothing was granted by a recharge.
-  const latch = await withServiceDb((db) => db.collection('accounts').findOne({ _id: account.id as never }, { projection: { rechargeBelow: 1, rechargeArmed: 1 } }));
+  const latch = await withServiceDb((db) =>
+    db.collection('accounts').findOne({ _id: account.id as never }, { projection: { rechargeBelow: 1, rechargeArmed: 1 } }),
+  );
   t.deepEqual(Object.keys(latch ?? {}), ['_id']);
   t.is((await hash(account, 99)).status, 200);
   t.is((await rechargesOf(account.id)).length, 3);
   t.is(await balance(account), CREDITS - 4);
-  t.deepEqual((await eventsOf(account.id, 'credits.granted')).map((g) => g.reason), ['purchase']);
+  t.deepEqual(
+    (await eventsOf(account.id, 'credits.granted')).map((g) => g.reason),
+    ['purchase'],
+  );
   // Each failure mailed once to the account's contact, the third saying recharges are off.
   const off = await waitForMail(contact, { subject: /are off/ });
   t.true(off.links.some((l) => l.endsWith('/dashboard/billing')));
@@ -208,8 +290,15 @@ test('failed recharges fire credits.recharge_failed and mail the billing contact
     const got = await mailsTo(contact);
     return got.length >= 3 ? got : undefined;
   }, 'three failure mails');
-  t.deepEqual(mails.map((m) => /failed$/.test(m.subject) ? 'failed' : 'off').sort(), ['failed', 'failed', 'off']);
-  t.true(mails.some((m) => /confirm the payment/.test(m.text)), 'authentication_required is said in words');
+  t.deepEqual(mails.map((m) => (/failed$/.test(m.subject) ? 'failed' : 'off')).sort(), ['failed', 'failed', 'off']);
+  t.true(
+    mails.some((m) => /confirm the payment/.test(m.text)),
+    'authentication_required is said in words',
+  );
   // The owner turns it on again: the failures start afresh.
-  t.like((await putSettings(account, { enabled: true, packId: PACK, threshold: 5, monthlyLimit: 10 })).body, { enabled: true, consecutiveFailures: 0, disabledReason: null });
+  t.like((await putSettings(account, { enabled: true, packId: PACK, threshold: 5, monthlyLimit: 10 })).body, {
+    enabled: true,
+    consecutiveFailures: 0,
+    disabledReason: null,
+  });
 });

@@ -17,7 +17,10 @@ test.before(async () => {
 
 test('the operator puts credit packs; accounts see only those for sale', async (t) => {
   const id = `pro-${tag}`;
-  const put = await request('PUT', `/api/v1/admin/credit-packs/${id}`, { token: adminToken(), body: { name: 'Pro', credits: 5000, price: { amount: 6000, currency: 'eur' } } });
+  const put = await request('PUT', `/api/v1/admin/credit-packs/${id}`, {
+    token: adminToken(),
+    body: { name: 'Pro', credits: 5000, price: { amount: 6000, currency: 'eur' } },
+  });
   t.is(put.status, 200);
   t.like(put.body, { id, name: 'Pro', credits: 5000, price: { amount: 6000, currency: 'eur' }, expiresInDays: null, active: true });
   const operatorList = await request('GET', '/api/v1/admin/credit-packs', { token: adminToken() });
@@ -33,14 +36,22 @@ test('the operator puts credit packs; accounts see only those for sale', async (
 });
 
 test('a pack out of bounds is 400 naming each field; the operator API needs its token', async (t) => {
-  const bad = await request('PUT', `/api/v1/admin/credit-packs/bad-${tag}`, { token: adminToken(), body: { name: '', credits: 0, price: { amount: 10, currency: 'USD' }, expiresInDays: 0 } });
+  const bad = await request('PUT', `/api/v1/admin/credit-packs/bad-${tag}`, {
+    token: adminToken(),
+    body: { name: '', credits: 0, price: { amount: 10, currency: 'USD' }, expiresInDays: 0 },
+  });
   t.true(isProblem(bad, 400, 'validation_failed'));
   t.deepEqual(bad.body.errors.map((e: { field: string }) => e.field).sort(), ['/credits', '/expiresInDays', '/name', '/price/currency']);
-  const badId = await request('PUT', '/api/v1/admin/credit-packs/Not%20A%20Pack', { token: adminToken(), body: { name: 'x', credits: 1, price: { amount: 1, currency: 'usd' } } });
+  const badId = await request('PUT', '/api/v1/admin/credit-packs/Not%20A%20Pack', {
+    token: adminToken(),
+    body: { name: 'x', credits: 1, price: { amount: 1, currency: 'usd' } },
+  });
   t.true(isProblem(badId, 400, 'validation_failed'));
   t.is(badId.body.errors[0].field, 'path:id');
   const account = await newAccount(0);
-  t.true(isProblem(await request('PUT', `/api/v1/admin/credit-packs/x-${tag}`, { token: account.ownerToken, body: {} }), 401, 'unauthorized'));
+  t.true(
+    isProblem(await request('PUT', `/api/v1/admin/credit-packs/x-${tag}`, { token: account.ownerToken, body: {} }), 401, 'unauthorized'),
+  );
 });
 
 test('checkout opens a Checkout Session and records the pending purchase with what was promised then', async (t) => {
@@ -57,7 +68,18 @@ test('checkout opens a Checkout Session and records the pending purchase with wh
   const list = await request('GET', '/api/v1/account/purchases', { token: account.ownerToken });
   t.is(list.status, 200);
   t.is(list.body.items.length, 1);
-  t.like(list.body.items[0], { id: res.body.purchaseId, packId: pack, credits: 300, amount: 900, currency: 'usd', expiresInDays: 30, status: 'pending', creditsVoided: 0, paidAt: null, receiptUrl: null });
+  t.like(list.body.items[0], {
+    id: res.body.purchaseId,
+    packId: pack,
+    credits: 300,
+    amount: 900,
+    currency: 'usd',
+    expiresInDays: 30,
+    status: 'pending',
+    creditsVoided: 0,
+    paidAt: null,
+    receiptUrl: null,
+  });
   t.is(list.body.nextCursor, null);
   // Recorded in the audit log, by the owner.
   const audit = await request('GET', '/api/v1/account/audit-log?action=purchase.created', { token: account.ownerToken });
@@ -68,9 +90,24 @@ test('checkout opens a Checkout Session and records the pending purchase with wh
 
 test('checkout of a pack not for sale is 404; a bad body is 400', async (t) => {
   const account = await newAccount(0);
-  t.true(isProblem(await request('POST', '/api/v1/account/checkout', { token: account.ownerToken, body: { packId: `nope-${tag}` } }), 404, 'not_found'));
-  t.true(isProblem(await request('POST', '/api/v1/account/checkout', { token: account.ownerToken, body: { packId: WITHDRAWN } }), 404, 'not_found'));
-  const bad = await request('POST', '/api/v1/account/checkout', { token: account.ownerToken, body: { packId: STARTER, saveCard: 'yes', extra: 1 } });
+  t.true(
+    isProblem(
+      await request('POST', '/api/v1/account/checkout', { token: account.ownerToken, body: { packId: `nope-${tag}` } }),
+      404,
+      'not_found',
+    ),
+  );
+  t.true(
+    isProblem(
+      await request('POST', '/api/v1/account/checkout', { token: account.ownerToken, body: { packId: WITHDRAWN } }),
+      404,
+      'not_found',
+    ),
+  );
+  const bad = await request('POST', '/api/v1/account/checkout', {
+    token: account.ownerToken,
+    body: { packId: STARTER, saveCard: 'yes', extra: 1 },
+  });
   t.true(isProblem(bad, 400, 'validation_failed'));
   t.deepEqual(bad.body.errors.map((e: { field: string }) => e.field).sort(), ['/extra', '/saveCard']);
   t.is((await request('GET', '/api/v1/account/purchases', { token: account.ownerToken })).body.items.length, 0);

@@ -11,7 +11,19 @@ import { historyText } from '../helpers/temporal.js';
 import { testEnv } from '../helpers/env.js';
 import { withServiceDb } from '../helpers/db.js';
 import { stackLogLine } from '../helpers/stack-logs.js';
-import { applied, charge, checkout, deliver, dispute, putPack, session, sign, stripeEvent, stripeId, WEBHOOK_PATH } from '../helpers/stripe.js';
+import {
+  applied,
+  charge,
+  checkout,
+  deliver,
+  dispute,
+  putPack,
+  session,
+  sign,
+  stripeEvent,
+  stripeId,
+  WEBHOOK_PATH,
+} from '../helpers/stripe.js';
 
 const tag = stripeId('x').slice(-6).toLowerCase();
 /** Small packs, so that a test spends part of one with a few cheap calls (hash-text costs 1). */
@@ -33,10 +45,16 @@ test.after.always(async () => {
 });
 
 const balance = async (a: TestAccount) => (await request('GET', '/api/v1/account', { token: a.ownerToken })).body.balance as number;
-const purchases = async (a: TestAccount) => (await request('GET', '/api/v1/account/purchases', { token: a.ownerToken })).body.items as Record<string, UncheckedJson>[];
-const grants = async (a: TestAccount) => (await request('GET', '/api/v1/account/grants', { token: a.ownerToken })).body.items as Record<string, UncheckedJson>[];
+const purchases = async (a: TestAccount) =>
+  (await request('GET', '/api/v1/account/purchases', { token: a.ownerToken })).body.items as Record<string, UncheckedJson>[];
+const grants = async (a: TestAccount) =>
+  (await request('GET', '/api/v1/account/grants', { token: a.ownerToken })).body.items as Record<string, UncheckedJson>[];
 const eventsOf = (accountId: string, kind: string) =>
-  withServiceDb(async (db) => (await db.collection('events').find({ accountId, event: kind }).sort({ createdAt: 1 }).toArray()).map((e) => e.data as Record<string, UncheckedJson>));
+  withServiceDb(async (db) =>
+    (await db.collection('events').find({ accountId, event: kind }).sort({ createdAt: 1 }).toArray()).map(
+      (e) => e.data as Record<string, UncheckedJson>,
+    ),
+  );
 
 /** An account with no credits and one pending purchase of PACK. */
 async function buyer() {
@@ -54,7 +72,9 @@ async function apply(event: ReturnType<typeof stripeEvent>, options: { secondsAg
 
 /** Spends `n` credits with n calls of hash-text (cost 1). */
 async function spend(account: TestAccount, n: number) {
-  const answers = await Promise.all(Array.from({ length: n }, (_, i) => callTool(account.apiKey, 'hash-text', { text: `spend ${i}`, algorithm: 'sha256' })));
+  const answers = await Promise.all(
+    Array.from({ length: n }, (_, i) => callTool(account.apiKey, 'hash-text', { text: `spend ${i}`, algorithm: 'sha256' })),
+  );
   if (answers.some((a) => a.status !== 200)) throw new Error(`a call was not charged: ${answers.map((a) => a.status).join(',')}`);
 }
 
@@ -66,7 +86,10 @@ test('a paid checkout is granted once, however often and in whatever form Stripe
   t.deepEqual(first.body, { received: true });
   // Stripe's redelivery: the same event signed afresh, and the async success of the same session.
   t.is((await deliver(completed, { secondsAgo: 40 })).status, 200);
-  const asyncSucceeded = stripeEvent('checkout.session.async_payment_succeeded', session({ id: sessionId, accountId: account.id, paymentIntentId: pi }));
+  const asyncSucceeded = stripeEvent(
+    'checkout.session.async_payment_succeeded',
+    session({ id: sessionId, accountId: account.id, paymentIntentId: pi }),
+  );
   const outcomes = await Promise.all([applied(temporal, completed.id), apply(asyncSucceeded), apply(asyncSucceeded, { secondsAgo: 5 })]);
   t.like(outcomes[0], { outcome: 'granted', accountId: account.id });
   t.is(await balance(account), CREDITS);
@@ -83,17 +106,32 @@ test('a paid checkout is granted once, however often and in whatever form Stripe
   t.deepEqual(described.searchAttributes.AccountId, [account.id]);
   const history = historyText(await temporal.workflow.getHandle(`stripe-event-${completed.id}`).fetchHistory());
   t.true(history.includes(sessionId));
-  for (const secret of ['buyer-secret@example.test', '1 Private Road', 'Ada Buyer', process.env.STRIPE_WEBHOOK_SECRET!, process.env.STRIPE_SECRET_KEY!]) t.false(history.includes(secret), secret);
+  for (const secret of [
+    'buyer-secret@example.test',
+    '1 Private Road',
+    'Ada Buyer',
+    process.env.STRIPE_WEBHOOK_SECRET!,
+    process.env.STRIPE_SECRET_KEY!,
+  ])
+    t.false(history.includes(secret), secret);
   // Recorded in the audit log: the purchase paid and its grant, by the service.
-  const audit = (await request('GET', '/api/v1/account/audit-log', { token: account.ownerToken })).body.items as Record<string, UncheckedJson>[];
-  t.like(audit.find((e) => e.action === 'purchase.paid'), { actor: { type: 'service' }, target: { id: purchaseId } });
+  const audit = (await request('GET', '/api/v1/account/audit-log', { token: account.ownerToken })).body.items as Record<
+    string,
+    UncheckedJson
+  >[];
+  t.like(
+    audit.find((e) => e.action === 'purchase.paid'),
+    { actor: { type: 'service' }, target: { id: purchaseId } },
+  );
   t.is(audit.filter((e) => e.action === 'credits.granted').length, 1);
 });
 
 test('a refund that arrives before its completion is applied after it; refunds void their share of what is left, never more', async (t) => {
   const { account, sessionId, purchaseId, pi } = await buyer();
   // 20% refunded before Stripe's completion arrives: recorded, nothing to take yet.
-  t.like(await apply(stripeEvent('charge.refunded', charge({ paymentIntentId: pi, amount: AMOUNT, refunded: 200 }))), { outcome: 'recorded' });
+  t.like(await apply(stripeEvent('charge.refunded', charge({ paymentIntentId: pi, amount: AMOUNT, refunded: 200 }))), {
+    outcome: 'recorded',
+  });
   t.is(await balance(account), 0);
   await apply(stripeEvent('checkout.session.completed', session({ id: sessionId, accountId: account.id, paymentIntentId: pi })));
   t.is(await balance(account), CREDITS - 4, 'floor(20 x 200 / 1000) = 4 voided once granted');
@@ -114,10 +152,17 @@ test('a refund that arrives before its completion is applied after it; refunds v
   t.regex(purchase!.receiptUrl, /^https:\/\/pay\.stripe\.com\/receipts\//);
   t.like((await grants(account))[0], { amount: CREDITS, remaining: 0, voided: 12 });
   const voided = await eventsOf(account.id, 'credits.voided');
-  t.deepEqual(voided.map((v) => v.amount), [4, 6, 2]);
+  t.deepEqual(
+    voided.map((v) => v.amount),
+    [4, 6, 2],
+  );
   t.true(voided.every((v) => v.reason === 'refund' && v.purchaseId === purchaseId));
-  t.deepEqual(voided.map((v) => v.balance), [16, 2, 0]);
-  const audit = (await request('GET', '/api/v1/account/audit-log?action=purchase.refunded', { token: account.ownerToken })).body.items as Record<string, UncheckedJson>[];
+  t.deepEqual(
+    voided.map((v) => v.balance),
+    [16, 2, 0],
+  );
+  const audit = (await request('GET', '/api/v1/account/audit-log?action=purchase.refunded', { token: account.ownerToken })).body
+    .items as Record<string, UncheckedJson>[];
   t.true(audit.length >= 2);
   t.true(audit.every((e) => e.actor.type === 'service'));
 });
@@ -137,25 +182,41 @@ test('a dispute takes what is left of the purchase; closed won, it is given back
   // An update of the dispute's earlier status, delivered after it closed: the closed status stands.
   await apply(stripeEvent('charge.dispute.updated', dispute({ id: dp, paymentIntentId: pi, status: 'under_review', amount: AMOUNT })));
   t.is(await balance(account), 15);
-  t.deepEqual((await eventsOf(account.id, 'credits.voided')).map((v) => [v.amount, v.reason]), [[15, 'dispute']]);
-  t.deepEqual((await eventsOf(account.id, 'credits.granted')).map((v) => v.amount), [CREDITS, 15]);
-  const actions = ((await request('GET', '/api/v1/account/audit-log', { token: account.ownerToken })).body.items as { action: string }[]).map((e) => e.action);
+  t.deepEqual(
+    (await eventsOf(account.id, 'credits.voided')).map((v) => [v.amount, v.reason]),
+    [[15, 'dispute']],
+  );
+  t.deepEqual(
+    (await eventsOf(account.id, 'credits.granted')).map((v) => v.amount),
+    [CREDITS, 15],
+  );
+  const actions = (
+    (await request('GET', '/api/v1/account/audit-log', { token: account.ownerToken })).body.items as { action: string }[]
+  ).map((e) => e.action);
   t.true(actions.includes('purchase.disputed') && actions.includes('purchase.dispute_closed'));
 });
 
 test('a dispute closed before its opening arrives takes nothing; a lost one keeps what it took', async (t) => {
   const won = await buyer();
-  await apply(stripeEvent('checkout.session.completed', session({ id: won.sessionId, accountId: won.account.id, paymentIntentId: won.pi })));
+  await apply(
+    stripeEvent('checkout.session.completed', session({ id: won.sessionId, accountId: won.account.id, paymentIntentId: won.pi })),
+  );
   const dp = stripeId('du');
   await apply(stripeEvent('charge.dispute.closed', dispute({ id: dp, paymentIntentId: won.pi, status: 'won', amount: AMOUNT })));
-  await apply(stripeEvent('charge.dispute.created', dispute({ id: dp, paymentIntentId: won.pi, status: 'needs_response', amount: AMOUNT })));
+  await apply(
+    stripeEvent('charge.dispute.created', dispute({ id: dp, paymentIntentId: won.pi, status: 'needs_response', amount: AMOUNT })),
+  );
   t.is(await balance(won.account), CREDITS);
   t.deepEqual(await eventsOf(won.account.id, 'credits.voided'), []);
 
   const lost = await buyer();
-  await apply(stripeEvent('checkout.session.completed', session({ id: lost.sessionId, accountId: lost.account.id, paymentIntentId: lost.pi })));
+  await apply(
+    stripeEvent('checkout.session.completed', session({ id: lost.sessionId, accountId: lost.account.id, paymentIntentId: lost.pi })),
+  );
   const dl = stripeId('du');
-  await apply(stripeEvent('charge.dispute.created', dispute({ id: dl, paymentIntentId: lost.pi, status: 'needs_response', amount: AMOUNT })));
+  await apply(
+    stripeEvent('charge.dispute.created', dispute({ id: dl, paymentIntentId: lost.pi, status: 'needs_response', amount: AMOUNT })),
+  );
   await apply(stripeEvent('charge.dispute.closed', dispute({ id: dl, paymentIntentId: lost.pi, status: 'lost', amount: AMOUNT })));
   t.is(await balance(lost.account), 0);
   t.like((await purchases(lost.account))[0], { status: 'disputed', creditsVoided: CREDITS });
@@ -163,9 +224,25 @@ test('a dispute closed before its opening arrives takes nothing; a lost one keep
 
 test('a delayed payment that fails leaves the purchase failed and grants nothing', async (t) => {
   const { account, sessionId, purchaseId, pi } = await buyer();
-  t.like(await apply(stripeEvent('checkout.session.completed', session({ id: sessionId, accountId: account.id, paymentIntentId: pi, paymentStatus: 'unpaid' }))), { outcome: 'awaiting_payment' });
+  t.like(
+    await apply(
+      stripeEvent(
+        'checkout.session.completed',
+        session({ id: sessionId, accountId: account.id, paymentIntentId: pi, paymentStatus: 'unpaid' }),
+      ),
+    ),
+    { outcome: 'awaiting_payment' },
+  );
   t.like((await purchases(account))[0], { id: purchaseId, status: 'pending' });
-  t.like(await apply(stripeEvent('checkout.session.async_payment_failed', session({ id: sessionId, accountId: account.id, paymentIntentId: pi, paymentStatus: 'unpaid' }))), { outcome: 'failed' });
+  t.like(
+    await apply(
+      stripeEvent(
+        'checkout.session.async_payment_failed',
+        session({ id: sessionId, accountId: account.id, paymentIntentId: pi, paymentStatus: 'unpaid' }),
+      ),
+    ),
+    { outcome: 'failed' },
+  );
   t.like((await purchases(account))[0], { status: 'failed', paidAt: null });
   t.is(await balance(account), 0);
 });
@@ -179,16 +256,25 @@ test('forged, stale, tampered, unsigned and replayed deliveries are 400 invalid_
     await deliver(completed, { secondsAgo: 301 }),
     await deliver(completed, { header: null }),
     await deliver(completed, { header: 't=1,v1=deadbeef' }),
-    await request('POST', WEBHOOK_PATH, { rawBody: body.replace(`"payment_status":"paid"`, `"payment_status":"paid" `), headers: { 'content-type': 'application/json', 'stripe-signature': sign(body) } }),
+    await request('POST', WEBHOOK_PATH, {
+      rawBody: body.replace(`"payment_status":"paid"`, `"payment_status":"paid" `),
+      headers: { 'content-type': 'application/json', 'stripe-signature': sign(body) },
+    }),
   ];
   for (const res of refusals) t.true(isProblem(res, 400, 'invalid_signature'), `${res.status} ${JSON.stringify(res.body)}`);
   t.is(await balance(account), 0);
   t.like((await purchases(account))[0], { status: 'pending' });
   // The genuine delivery is granted; the very same request sent again is a replay.
   const header = sign(body);
-  const genuine = await request('POST', WEBHOOK_PATH, { rawBody: body, headers: { 'content-type': 'application/json', 'stripe-signature': header } });
+  const genuine = await request('POST', WEBHOOK_PATH, {
+    rawBody: body,
+    headers: { 'content-type': 'application/json', 'stripe-signature': header },
+  });
   t.is(genuine.status, 200);
-  const replay = await request('POST', WEBHOOK_PATH, { rawBody: body, headers: { 'content-type': 'application/json', 'stripe-signature': header } });
+  const replay = await request('POST', WEBHOOK_PATH, {
+    rawBody: body,
+    headers: { 'content-type': 'application/json', 'stripe-signature': header },
+  });
   t.true(isProblem(replay, 400, 'invalid_signature'));
   await applied(temporal, completed.id);
   t.is(await balance(account), CREDITS);
@@ -196,7 +282,10 @@ test('forged, stale, tampered, unsigned and replayed deliveries are 400 invalid_
 
 test("an event of a session that is not the service's, or names another account, is acknowledged and grants nothing", async (t) => {
   const { account, sessionId, pi } = await buyer();
-  const unknown = stripeEvent('checkout.session.completed', session({ id: stripeId('cs'), accountId: account.id, paymentIntentId: stripeId('pi') }));
+  const unknown = stripeEvent(
+    'checkout.session.completed',
+    session({ id: stripeId('cs'), accountId: account.id, paymentIntentId: stripeId('pi') }),
+  );
   t.like(await apply(unknown), { outcome: 'unknown_session' });
   const other = await newAccount(0);
   const foreign = stripeEvent('checkout.session.completed', session({ id: sessionId, accountId: other.id, paymentIntentId: pi }));
@@ -211,10 +300,24 @@ test("an event of a session that is not the service's, or names another account,
 test("a session whose payment intent is not its purchase's grants nothing and is logged; its own intent then pays it", async (t) => {
   const { account, sessionId, purchaseId, pi } = await buyer();
   // A delayed payment method: the completion (unpaid) links the purchase to its intent.
-  t.like(await apply(stripeEvent('checkout.session.completed', session({ id: sessionId, accountId: account.id, paymentIntentId: pi, paymentStatus: 'unpaid' }))), { outcome: 'awaiting_payment' });
-  const other = stripeEvent('checkout.session.async_payment_succeeded', session({ id: sessionId, accountId: account.id, paymentIntentId: stripeId('pi') }));
+  t.like(
+    await apply(
+      stripeEvent(
+        'checkout.session.completed',
+        session({ id: sessionId, accountId: account.id, paymentIntentId: pi, paymentStatus: 'unpaid' }),
+      ),
+    ),
+    { outcome: 'awaiting_payment' },
+  );
+  const other = stripeEvent(
+    'checkout.session.async_payment_succeeded',
+    session({ id: sessionId, accountId: account.id, paymentIntentId: stripeId('pi') }),
+  );
   t.like(await apply(other), { outcome: 'mismatch' });
-  t.like(await stackLogLine(other.id, "Stripe event's session and payment intent disagree: acknowledged, nothing granted"), { purchaseId, storedPaymentIntentId: pi });
+  t.like(await stackLogLine(other.id, "Stripe event's session and payment intent disagree: acknowledged, nothing granted"), {
+    purchaseId,
+    storedPaymentIntentId: pi,
+  });
   t.is(await balance(account), 0);
   t.like((await purchases(account))[0], { status: 'pending' });
   // Another purchase's session naming this purchase's intent: refused too.
@@ -222,7 +325,12 @@ test("a session whose payment intent is not its purchase's grants nothing and is
   const borrowed = stripeEvent('checkout.session.completed', session({ id: second.sessionId, accountId: account.id, paymentIntentId: pi }));
   t.like(await apply(borrowed), { outcome: 'mismatch' });
   t.is(await balance(account), 0);
-  t.like(await apply(stripeEvent('checkout.session.async_payment_succeeded', session({ id: sessionId, accountId: account.id, paymentIntentId: pi }))), { outcome: 'granted' });
+  t.like(
+    await apply(
+      stripeEvent('checkout.session.async_payment_succeeded', session({ id: sessionId, accountId: account.id, paymentIntentId: pi })),
+    ),
+    { outcome: 'granted' },
+  );
   t.is(await balance(account), CREDITS);
 });
 
@@ -237,7 +345,10 @@ test('events of one purchase at once, in any order, duplicated, end in the exact
   // floor(20 x 750 / 1000) = 15 voided of 20, once.
   t.is(await balance(account), 5);
   t.like((await purchases(account))[0], { status: 'partially_refunded', amountRefunded: 750, creditsVoided: 15 });
-  t.deepEqual((await eventsOf(account.id, 'credits.granted')).map((g) => g.amount), [CREDITS]);
+  t.deepEqual(
+    (await eventsOf(account.id, 'credits.granted')).map((g) => g.amount),
+    [CREDITS],
+  );
 });
 
 test("Stripe's secret key and webhook secret are in no log of the stack, no purchase's workflow history and no collection", async (t) => {

@@ -24,11 +24,22 @@ let mongo: MongoClient;
 let connection: Connection;
 
 test.before(async () => {
-  const env = { MONGODB_URL: testEnv.mongodbUrl(), SECRET_KEY: randomBytes(32).toString('hex'), ADMIN_TOKEN: ADMIN, TEMPORAL_ADDRESS: testEnv.temporalAddress() };
+  const env = {
+    MONGODB_URL: testEnv.mongodbUrl(),
+    SECRET_KEY: randomBytes(32).toString('hex'),
+    ADMIN_TOKEN: ADMIN,
+    TEMPORAL_ADDRESS: testEnv.temporalAddress(),
+  };
   const config = loadConfig(env);
   mongo = await MongoClient.connect(config.mongodbUrl);
   connection = await Connection.connect({ address: config.temporalAddress });
-  const app = createApp({ config, db: mongo.db(new URL(config.mongodbUrl).pathname.slice(1)), client: new Client({ connection }), log: createLogger({ name: 'payments-off', level: 'silent' }), metrics: createMetrics() });
+  const app = createApp({
+    config,
+    db: mongo.db(new URL(config.mongodbUrl).pathname.slice(1)),
+    client: new Client({ connection }),
+    log: createLogger({ name: 'payments-off', level: 'silent' }),
+    metrics: createMetrics(),
+  });
   server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -49,12 +60,26 @@ test('without Stripe keys the packs are listed, purchases are 409 payments_not_c
   t.true(listed.body.some((p: { id: string }) => p.id === PACK));
   const bought = await request('POST', '/api/v1/account/checkout', { token: account.ownerToken, body: { packId: PACK }, baseUrl: origin });
   t.true(isProblem(bought, 409, 'payments_not_configured'));
-  const recharge = await request('PUT', '/api/v1/account/auto-recharge', { token: account.ownerToken, body: { enabled: true, packId: PACK, threshold: 10, monthlyLimit: 1 }, baseUrl: origin });
+  const recharge = await request('PUT', '/api/v1/account/auto-recharge', {
+    token: account.ownerToken,
+    body: { enabled: true, packId: PACK, threshold: 10, monthlyLimit: 1 },
+    baseUrl: origin,
+  });
   t.true(isProblem(recharge, 409, 'payments_not_configured'));
-  const event = JSON.stringify(stripeEvent('checkout.session.completed', { id: stripeId('cs'), object: 'checkout.session', payment_status: 'paid' }));
-  const webhook = await request('POST', WEBHOOK_PATH, { rawBody: event, headers: { 'content-type': 'application/json', 'stripe-signature': sign(event) }, baseUrl: origin });
+  const event = JSON.stringify(
+    stripeEvent('checkout.session.completed', { id: stripeId('cs'), object: 'checkout.session', payment_status: 'paid' }),
+  );
+  const webhook = await request('POST', WEBHOOK_PATH, {
+    rawBody: event,
+    headers: { 'content-type': 'application/json', 'stripe-signature': sign(event) },
+    baseUrl: origin,
+  });
   t.true(isProblem(webhook, 409, 'payments_not_configured'));
-  const granted = await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, { token: ADMIN, body: { amount: 50, reason: 'purchase' }, baseUrl: origin });
+  const granted = await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, {
+    token: ADMIN,
+    body: { amount: 50, reason: 'purchase' },
+    baseUrl: origin,
+  });
   t.is(granted.status, 200);
   t.is(granted.body.balance, 50);
   t.is((await request('GET', '/api/v1/account/purchases', { token: account.ownerToken, baseUrl: origin })).body.items.length, 0);
@@ -67,6 +92,11 @@ test('Stripe keys are set together or not at all, and checked without being show
   const wrong = t.throws(() => loadConfig({ ...base, STRIPE_SECRET_KEY: 'pk_live_notsecret123', STRIPE_WEBHOOK_SECRET: 'whsec_abc' }));
   t.false(wrong!.message.includes('notsecret123'));
   t.throws(() => loadConfig({ ...base, STRIPE_API_URL: 'http://127.0.0.1:1' }), { message: /STRIPE_API_URL/ });
-  const on = loadConfig({ ...base, STRIPE_SECRET_KEY: 'sk_test_abc', STRIPE_WEBHOOK_SECRET: 'whsec_abc', STRIPE_API_URL: 'http://127.0.0.1:12111' });
+  const on = loadConfig({
+    ...base,
+    STRIPE_SECRET_KEY: 'sk_test_abc',
+    STRIPE_WEBHOOK_SECRET: 'whsec_abc',
+    STRIPE_API_URL: 'http://127.0.0.1:12111',
+  });
   t.is(on.stripe?.apiUrl?.port, '12111');
 });

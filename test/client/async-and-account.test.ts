@@ -44,7 +44,7 @@ test('async: a call that fails throws its problem from result(), refunded', asyn
   t.is((await c.account.get()).balance, 100);
 });
 
-test('errors: one class with the problem\'s status, code, detail, request id and extras', async (t) => {
+test("errors: one class with the problem's status, code, detail, request id and extras", async (t) => {
   const c = await client(1);
   const poor = await t.throwsAsync(c.tools.websiteScreenshot({ url: 'https://example.com' }), { instanceOf: UtilityToolsError });
   t.is(poor!.code, 'insufficient_credits');

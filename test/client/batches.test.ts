@@ -12,7 +12,10 @@ async function client(credits = 100) {
 
 test('create, then for await over results() as items finish, then progress() reads the counts', async (t) => {
   const c = await client(20);
-  const batch = await c.batches.create({ tool: 'hash-text', items: [{ text: 'a' }, { text: 'b' }, { text: 'c' }], defaults: { algorithm: 'md5' } }, { idempotencyKey: 'client-batch-1' });
+  const batch = await c.batches.create(
+    { tool: 'hash-text', items: [{ text: 'a' }, { text: 'b' }, { text: 'c' }], defaults: { algorithm: 'md5' } },
+    { idempotencyKey: 'client-batch-1' },
+  );
   t.regex(batch.id, /^bat_/);
   t.like(batch.created, { tool: 'hash-text', total: 3 });
   const seen: BatchItem[] = [];
@@ -21,7 +24,10 @@ test('create, then for await over results() as items finish, then progress() rea
   t.true(seen.every((i) => i.status === 'succeeded' && (i.output as { algorithm: string }).algorithm === 'md5'));
   const progress = await batch.progress();
   t.like(progress, { status: 'completed', charged: 3, counts: { succeeded: 3, pending: 0, running: 0, failed: 0, skipped: 0 } });
-  const again = await c.batches.create({ tool: 'hash-text', items: [{ text: 'a' }, { text: 'b' }, { text: 'c' }], defaults: { algorithm: 'md5' } }, { idempotencyKey: 'client-batch-1' });
+  const again = await c.batches.create(
+    { tool: 'hash-text', items: [{ text: 'a' }, { text: 'b' }, { text: 'c' }], defaults: { algorithm: 'md5' } },
+    { idempotencyKey: 'client-batch-1' },
+  );
   t.is(again.id, batch.id, 'the same key and body: the same batch');
   t.is((await c.batches.list()).items.length, 1);
   t.is((await batch.items({ status: 'succeeded', limit: 2 })).items.length, 2);
@@ -31,7 +37,12 @@ test('create, then for await over results() as items finish, then progress() rea
 
 test('a bad item is a UtilityToolsError naming its field', async (t) => {
   const c = await client();
-  const err = await t.throwsAsync(c.batches.create({ tool: 'hash-text', items: [{ text: 'fine' }, {}] }), { instanceOf: UtilityToolsError });
+  const err = await t.throwsAsync(c.batches.create({ tool: 'hash-text', items: [{ text: 'fine' }, {}] }), {
+    instanceOf: UtilityToolsError,
+  });
   t.is(err?.code, 'validation_failed');
-  t.deepEqual(err?.errors?.map((e) => e.field), ['/items/1/text']);
+  t.deepEqual(
+    err?.errors?.map((e) => e.field),
+    ['/items/1/text'],
+  );
 });

@@ -76,8 +76,14 @@ test('npm pack, install into a project outside the repo, type-check and run a sc
     path.join(consumer, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: {
-        target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'out',
-        lib: ['ES2022', 'DOM'], types: ['node'], typeRoots: [path.join(ROOT, 'node_modules', '@types')],
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        outDir: 'out',
+        lib: ['ES2022', 'DOM'],
+        types: ['node'],
+        typeRoots: [path.join(ROOT, 'node_modules', '@types')],
       },
       files: ['main.ts'],
     }),
@@ -85,7 +91,12 @@ test('npm pack, install into a project outside the repo, type-check and run a sc
   const compiled = await run(tsc, ['-p', consumer], { cwd: consumer }).catch((err) => err);
   t.is(compiled.code ?? 0, 0, `${compiled.stdout ?? ''}${compiled.stderr ?? ''}`);
 
-  const expected = { hash: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9', charged: 1, balance: 18, verify: 'function' };
+  const expected = {
+    hash: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9',
+    charged: 1,
+    balance: 18,
+    verify: 'function',
+  };
   const runWith = async (command: string, args: string[]) => {
     const account = await newAccount(20);
     const { stdout } = await run(command, [...args, path.join(consumer, 'out', 'main.js')], {

@@ -14,13 +14,23 @@ test('renderLink makes the URL the service signs, character for character', asyn
     buildRenderLink({ ...common, tool: 'qr-generate', input, expires: expires.getTime() / 1000, maxAge: 60 }),
   );
   const shot = { url: 'https://example.com/a b', fullPage: true, width: 800 };
-  t.is(await renderLink({ ...common, tool: 'website-screenshot', input: shot }), buildRenderLink({ ...common, tool: 'website-screenshot', input: shot }));
+  t.is(
+    await renderLink({ ...common, tool: 'website-screenshot', input: shot }),
+    buildRenderLink({ ...common, tool: 'website-screenshot', input: shot }),
+  );
 });
 
 test('a link signed by renderLink is answered with the image', async (t) => {
   const account = await newAccount(10);
   const secret = (await request('POST', '/api/v1/account/link-secrets', { token: account.ownerToken })).body;
-  const url = await renderLink({ baseUrl: apiUrl(), secretId: secret.id, secret: secret.secret, tool: 'qr-generate', input: { text: 'from the client', size: 100 }, expires: { inSeconds: 600 } });
+  const url = await renderLink({
+    baseUrl: apiUrl(),
+    secretId: secret.id,
+    secret: secret.secret,
+    tool: 'qr-generate',
+    input: { text: 'from the client', size: 100 },
+    expires: { inSeconds: 600 },
+  });
   const res = await fetch(url);
   t.is(res.status, 200);
   t.is(res.headers.get('content-type'), 'image/png');

@@ -31,21 +31,33 @@ async function startProxy() {
       req.resume();
       entry.status = 503;
       res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': String(fault.retryAfter ?? 1) });
-      res.end(JSON.stringify({ type: 'about:blank', title: 'Unavailable', status: 503, detail: 'The proxy is restarting.', code: 'unavailable', requestId: 'proxy' }));
+      res.end(
+        JSON.stringify({
+          type: 'about:blank',
+          title: 'Unavailable',
+          status: 503,
+          detail: 'The proxy is restarting.',
+          code: 'unavailable',
+          requestId: 'proxy',
+        }),
+      );
       return;
     }
-    const forward = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      if (fault?.action === 'drop-after-answer') {
-        // The service has done the call; the caller never hears of it.
-        entry.status = 'dropped';
-        answer.resume();
-        req.socket.destroy();
-        return;
-      }
-      entry.status = answer.statusCode!;
-      res.writeHead(answer.statusCode!, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = http.request(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        if (fault?.action === 'drop-after-answer') {
+          // The service has done the call; the caller never hears of it.
+          entry.status = 'dropped';
+          answer.resume();
+          req.socket.destroy();
+          return;
+        }
+        entry.status = answer.statusCode!;
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forward.on('error', () => req.socket.destroy());
     req.pipe(forward);
   });
@@ -61,17 +73,26 @@ test.before(async () => {
 });
 test.after.always(() => proxy?.close());
 
-const toolCalls = (tool: string, key?: string) => proxy.seen.filter((s) => s.path === `/api/v1/tools/${tool}` && (key === undefined || s.key === key));
+const toolCalls = (tool: string, key?: string) =>
+  proxy.seen.filter((s) => s.path === `/api/v1/tools/${tool}` && (key === undefined || s.key === key));
 
 test('a connection dropped after the service answered is retried with the same key: one charge, one answer', async (t) => {
   const account = await newAccount(100);
-  const client = new UtilityTools({ baseUrl: proxy.url, apiKey: account.apiKey, ownerToken: account.ownerToken, retry: { initialDelayMs: 50 } });
+  const client = new UtilityTools({
+    baseUrl: proxy.url,
+    apiKey: account.apiKey,
+    ownerToken: account.ownerToken,
+    retry: { initialDelayMs: 50 },
+  });
   proxy.faults.push({ path: '/api/v1/tools/bcrypt-hash', key: 'client-retry-drop-1', action: 'drop-after-answer' });
   const out = await client.tools.bcryptHash({ password: 'dropped once', workFactor: 4 }, { idempotencyKey: 'client-retry-drop-1' });
   t.regex(out.hash, /^\$2[aby]\$04\$/);
-  t.true(out.replayed, 'the second attempt got the first call\'s stored answer');
+  t.true(out.replayed, "the second attempt got the first call's stored answer");
   const attempts = toolCalls('bcrypt-hash', 'client-retry-drop-1');
-  t.deepEqual(attempts.map((a) => a.status), ['dropped', 200]);
+  t.deepEqual(
+    attempts.map((a) => a.status),
+    ['dropped', 200],
+  );
   t.is(out.charged, 2);
   t.is(out.balance, 98);
   t.is((await client.account.get()).balance, 98);
@@ -81,7 +102,12 @@ test('a connection dropped after the service answered is retried with the same k
 
 test('without a key given, the client sends one of its own and keeps it across attempts', async (t) => {
   const account = await newAccount(100);
-  const client = new UtilityTools({ baseUrl: proxy.url, apiKey: account.apiKey, ownerToken: account.ownerToken, retry: { initialDelayMs: 50 } });
+  const client = new UtilityTools({
+    baseUrl: proxy.url,
+    apiKey: account.apiKey,
+    ownerToken: account.ownerToken,
+    retry: { initialDelayMs: 50 },
+  });
   proxy.faults.push({ path: '/api/v1/tools/qr-generate', action: 'drop-after-answer' });
   const before = proxy.seen.length;
   const out = await client.tools.qrGenerate({ text: 'dropped once' });
@@ -101,7 +127,10 @@ test('503 is retried after its Retry-After with the same key', async (t) => {
   const started = Date.now();
   const out = await client.tools.hashText({ text: 'after a 503' }, { idempotencyKey: 'client-retry-503' });
   t.true(Date.now() - started >= 1000, 'waited the second Retry-After asked for');
-  t.deepEqual(toolCalls('hash-text', 'client-retry-503').map((a) => a.status), [503, 200]);
+  t.deepEqual(
+    toolCalls('hash-text', 'client-retry-503').map((a) => a.status),
+    [503, 200],
+  );
   t.is(out.balance, 99);
 });
 
@@ -128,13 +157,20 @@ test('429 from the rate limit is waited out: every read of a burst over the limi
 test('a 4xx other than 429 is thrown at once, typed, without a retry', async (t) => {
   const account = await newAccount(0);
   const client = new UtilityTools({ baseUrl: proxy.url, apiKey: account.apiKey });
-  const poor = await t.throwsAsync(client.tools.bcryptHash({ password: 'pw' }, { idempotencyKey: 'client-402' }), { instanceOf: UtilityToolsError });
+  const poor = await t.throwsAsync(client.tools.bcryptHash({ password: 'pw' }, { idempotencyKey: 'client-402' }), {
+    instanceOf: UtilityToolsError,
+  });
   t.like(poor, { status: 402, code: 'insufficient_credits', balance: 0, cost: 2 });
   t.is(toolCalls('bcrypt-hash', 'client-402').length, 1);
 
-  const invalid = await t.throwsAsync(client.tools.hashText({ text: 'x', algorithm: 'crc32' as 'md5' }, { idempotencyKey: 'client-400' }), { instanceOf: UtilityToolsError });
+  const invalid = await t.throwsAsync(client.tools.hashText({ text: 'x', algorithm: 'crc32' as 'md5' }, { idempotencyKey: 'client-400' }), {
+    instanceOf: UtilityToolsError,
+  });
   t.like(invalid, { status: 400, code: 'validation_failed' });
-  t.deepEqual(invalid!.errors?.map((e) => e.field), ['/algorithm']);
+  t.deepEqual(
+    invalid!.errors?.map((e) => e.field),
+    ['/algorithm'],
+  );
   t.is(toolCalls('hash-text', 'client-400').length, 1);
 });
 

@@ -45,7 +45,11 @@ async function clientWithCredits() {
 }
 
 /** Calls one tool and checks what the call cost against the catalogue and the account. */
-async function charged<T extends ToolName>(t: ExecutionContext, tool: T, call: (client: UtilityTools) => Promise<ToolResult<T>>): Promise<ToolResult<T>> {
+async function charged<T extends ToolName>(
+  t: ExecutionContext,
+  tool: T,
+  call: (client: UtilityTools) => Promise<ToolResult<T>>,
+): Promise<ToolResult<T>> {
   const { client } = await clientWithCredits();
   const result = await call(client);
   const cost = costs.get(tool)!;
@@ -59,11 +63,17 @@ async function charged<T extends ToolName>(t: ExecutionContext, tool: T, call: (
 
 test('hash-text', async (t) => {
   const out = await charged(t, 'hash-text', (c) => c.tools.hashText({ text: 'hello world' }));
-  t.deepEqual({ ...out, charged: 0, balance: 0, requestId: '', replayed: false }, {
-    algorithm: 'sha256',
-    hash: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9',
-    charged: 0, balance: 0, requestId: '', replayed: false,
-  });
+  t.deepEqual(
+    { ...out, charged: 0, balance: 0, requestId: '', replayed: false },
+    {
+      algorithm: 'sha256',
+      hash: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9',
+      charged: 0,
+      balance: 0,
+      requestId: '',
+      replayed: false,
+    },
+  );
 });
 
 test('bcrypt-hash, then bcrypt-verify of its hash', async (t) => {
@@ -92,7 +102,9 @@ test('qr-generate: the PNG also as bytes', async (t) => {
 
 test('watermark-image', async (t) => {
   const fileUrl = files.put('/client/item.jpg', await makeImage('jpeg', 640, 480, 0x806040ff));
-  const out = await charged(t, 'watermark-image', (c) => c.tools.watermarkImage({ fileUrl, text: '© Shop 2025', position: 'tile', opacity: 0.5 }));
+  const out = await charged(t, 'watermark-image', (c) =>
+    c.tools.watermarkImage({ fileUrl, text: '© Shop 2025', position: 'tile', opacity: 0.5 }),
+  );
   t.like(out, { mimeType: 'image/jpeg', fileName: 'item-watermarked.jpg', width: 640, height: 480 });
   const image = await decodeImage(Buffer.from(out.file));
   t.deepEqual([image.width, image.height], [640, 480]);
@@ -115,7 +127,9 @@ test('word-to-pdf', async (t) => {
 });
 
 test('http-request', async (t) => {
-  const out = await charged(t, 'http-request', (c) => c.tools.httpRequest({ url: pages('/echo'), method: 'PUT', headers: '{"X-Test":"1"}', body: 'hello' }));
+  const out = await charged(t, 'http-request', (c) =>
+    c.tools.httpRequest({ url: pages('/echo'), method: 'PUT', headers: '{"X-Test":"1"}', body: 'hello' }),
+  );
   const sent = JSON.parse(out.body);
   t.like(sent, { method: 'PUT', body: 'hello' });
   t.deepEqual(sent.headers['x-test'], ['1']);
@@ -134,7 +148,10 @@ test('seo-meta', async (t) => {
 
 test('broken-links', async (t) => {
   const out = await charged(t, 'broken-links', (c) => c.tools.brokenLinks({ url: pages('/'), maxLinks: 5 }));
-  t.deepEqual(out.links.map((l) => [l.url, l.reason]), [[pages('/article.html'), null]]);
+  t.deepEqual(
+    out.links.map((l) => [l.url, l.reason]),
+    [[pages('/article.html'), null]],
+  );
 });
 
 test('pdf-metadata', async (t) => {
@@ -200,7 +217,9 @@ test('gold-price', async (t) => {
 });
 
 test('website-screenshot', async (t) => {
-  const out = await charged(t, 'website-screenshot', (c) => c.tools.websiteScreenshot({ url: pages('/article.html'), width: 800, height: 600 }));
+  const out = await charged(t, 'website-screenshot', (c) =>
+    c.tools.websiteScreenshot({ url: pages('/article.html'), width: 800, height: 600 }),
+  );
   t.like(out, { mimeType: 'image/png', width: 800, height: 600, pageTitle: 'Fixture article', truncated: false });
   const image = await decodeImage(Buffer.from(out.file));
   t.deepEqual([image.width, image.height], [800, 600]);

@@ -34,7 +34,9 @@ async function chaos(t: ExecutionContext, phase: ChaosPhase, extra: Partial<Chao
     ...extra,
   });
   const retried = result.calls.filter((c) => c.retries);
-  t.log(`seed ${seed}; ${retried.length} call(s) retried by the client (${retried.reduce((n, c) => n + c.retries!, 0)} retries)\n${formatAudit(result.report)}`);
+  t.log(
+    `seed ${seed}; ${retried.length} call(s) retried by the client (${retried.reduce((n, c) => n + c.retries!, 0)} retries)\n${formatAudit(result.report)}`,
+  );
   t.deepEqual(result.report.mismatches, []);
   t.is(result.report.holdsLeft, 0);
   t.is(result.report.balance, result.report.expectedBalance);
@@ -55,11 +57,23 @@ test('an API replica SIGKILLed mid-load: callers retrying with the same Idempote
   const { report, calls } = await chaos(
     t,
     { action: 'kill/api-1', times: 1, gapMs: [4_000, 5_000] },
-    { idempotentShare: 1, retryUnavailable: true, mix: [...slowMix(targets()), ...cheapMix(targets()).filter((e) => e.tool === 'hash-text').map((e) => ({ ...e, weight: 1 }))] },
+    {
+      idempotentShare: 1,
+      retryUnavailable: true,
+      mix: [
+        ...slowMix(targets()),
+        ...cheapMix(targets())
+          .filter((e) => e.tool === 'hash-text')
+          .map((e) => ({ ...e, weight: 1 })),
+      ],
+    },
   );
   await control().run('start/api-1');
   t.is(report.answers['200'], calls.length, 'every call answered 200 in the end');
-  t.true(calls.some((c) => c.retries), 'some calls were cut by the kill and retried');
+  t.true(
+    calls.some((c) => c.retries),
+    'some calls were cut by the kill and retried',
+  );
   const keys = new Set(calls.map((c) => c.idempotencyKey));
   t.is(new Set(calls.map((c) => c.requestId)).size, keys.size, 'one workflow per Idempotency-Key, whatever the retries');
   t.is(report.charged, keys.size, 'each call charged once');
@@ -67,7 +81,11 @@ test('an API replica SIGKILLed mid-load: callers retrying with the same Idempote
 });
 
 test('one of the two cpu workers SIGKILLed mid-load: nothing is lost, the other one serves the pool', async (t) => {
-  const { report, calls } = await chaos(t, { action: 'kill/worker-cpu-1', times: 1, gapMs: [2_000, 3_000] }, { mix: cheapMix(targets()).filter((e) => CPU_TOOLS.includes(e.tool)) });
+  const { report, calls } = await chaos(
+    t,
+    { action: 'kill/worker-cpu-1', times: 1, gapMs: [2_000, 3_000] },
+    { mix: cheapMix(targets()).filter((e) => CPU_TOOLS.includes(e.tool)) },
+  );
   t.is(report.answers['200'], calls.length, 'every call answered 200');
   await freshCallAnswers(t);
   await control().run('start/worker-cpu-1');
@@ -75,7 +93,11 @@ test('one of the two cpu workers SIGKILLed mid-load: nothing is lost, the other 
 
 test('PostgreSQL down for 15 s under load: /readyz says 503 meanwhile, no call is charged without a 200', async (t) => {
   const { readiness } = await chaos(t, { action: 'outage/postgres', times: 1, gapMs: [2_000, 3_000] }, {});
-  t.deepEqual(readiness, [{ action: 'outage/postgres', status: 503 }], 'GET /readyz through the load balancer says 503 while PostgreSQL is down');
+  t.deepEqual(
+    readiness,
+    [{ action: 'outage/postgres', status: 503 }],
+    'GET /readyz through the load balancer says 503 while PostgreSQL is down',
+  );
   await freshCallAnswers(t);
 });
 

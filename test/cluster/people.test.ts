@@ -17,11 +17,20 @@ test('failed sign-ins sent to both replicas add up to one lock, held by both', a
   const c = client();
   const person = await signUp(c);
   for (let i = 0; i < 10; i++) {
-    const res = await c.request('POST', '/api/v1/auth/signin', { baseUrl: i % 2 ? two : one, body: { email: person.email, password: `wrong password number ${i}!` } });
+    const res = await c.request('POST', '/api/v1/auth/signin', {
+      baseUrl: i % 2 ? two : one,
+      body: { email: person.email, password: `wrong password number ${i}!` },
+    });
     t.true(isProblem(res, 401, 'invalid_credentials'));
   }
   for (const baseUrl of [one, two]) {
-    t.true(isProblem(await c.request('POST', '/api/v1/auth/signin', { baseUrl, body: { email: person.email, password: person.password } }), 429, 'too_many_attempts'));
+    t.true(
+      isProblem(
+        await c.request('POST', '/api/v1/auth/signin', { baseUrl, body: { email: person.email, password: person.password } }),
+        429,
+        'too_many_attempts',
+      ),
+    );
   }
 });
 

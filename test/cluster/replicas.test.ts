@@ -16,7 +16,8 @@ const replicas = (): { 'api-1': string; 'api-2': string } => {
   if (!urls['api-1'] || !urls['api-2']) throw new Error('CLUSTER_API_URLS_JSON is not set: run this file through `npm run test:cluster`');
   return urls;
 };
-const hash = (baseUrl: string, key: string) => request('POST', '/api/v1/tools/hash-text', { baseUrl, token: key, body: { text: 'replicas' } });
+const hash = (baseUrl: string, key: string) =>
+  request('POST', '/api/v1/tools/hash-text', { baseUrl, token: key, body: { text: 'replicas' } });
 
 test('a key restricted through one API replica is refused a tool by the other within 1 s, and a key revoked through the other is refused by the first', async (t) => {
   const { 'api-1': one, 'api-2': two } = replicas();
@@ -28,14 +29,21 @@ test('a key restricted through one API replica is refused a tool by the other wi
   t.is((await hash(one, key)).status, 200);
   t.is((await hash(two, key)).status, 200);
 
-  const patched = await request('PATCH', `/api/v1/account/keys/${id}`, { baseUrl: one, token: account.ownerToken, body: { tools: ['dns-lookup'] } });
+  const patched = await request('PATCH', `/api/v1/account/keys/${id}`, {
+    baseUrl: one,
+    token: account.ownerToken,
+    body: { tools: ['dns-lookup'] },
+  });
   t.is(patched.status, 200);
   t.true(isProblem(await hash(one, key), 403, 'tool_not_allowed'), 'the replica that made the change: at once');
   await sleep(IN_FORCE_WITHIN_MS);
   t.true(isProblem(await hash(two, key), 403, 'tool_not_allowed'), 'the other replica: within 1 s');
 
   // And back the other way: lifted through api-2 (both replicas hold the restricted key now), revoked through api-2.
-  t.is((await request('PATCH', `/api/v1/account/keys/${id}`, { baseUrl: two, token: account.ownerToken, body: { tools: null } })).status, 200);
+  t.is(
+    (await request('PATCH', `/api/v1/account/keys/${id}`, { baseUrl: two, token: account.ownerToken, body: { tools: null } })).status,
+    200,
+  );
   await sleep(IN_FORCE_WITHIN_MS);
   t.is((await hash(one, key)).status, 200, 'the lifted restriction is in force on api-1 too');
   t.is((await request('DELETE', `/api/v1/account/keys/${id}`, { baseUrl: two, token: account.ownerToken })).status, 200);
@@ -44,11 +52,15 @@ test('a key restricted through one API replica is refused a tool by the other wi
   t.true(isProblem(await hash(one, key), 401, 'unauthorized'), 'revoked on api-1 within 1 s');
 });
 
-test('a key\'s rate holds across both API replicas hit at once: its burst once, not once per replica', async (t) => {
+test("a key's rate holds across both API replicas hit at once: its burst once, not once per replica", async (t) => {
   const { 'api-1': one, 'api-2': two } = replicas();
   const account = await newAccount(100);
   // One call a second, bursts of two: per replica, two replicas would let four through at once.
-  const created = await request('POST', '/api/v1/account/keys', { baseUrl: one, token: account.ownerToken, body: { name: 'shared-rate', rateLimit: 1 } });
+  const created = await request('POST', '/api/v1/account/keys', {
+    baseUrl: one,
+    token: account.ownerToken,
+    body: { name: 'shared-rate', rateLimit: 1 },
+  });
   t.is(created.status, 201);
   const { key } = created.body as { key: string };
   const began = Date.now();

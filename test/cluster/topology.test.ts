@@ -13,7 +13,9 @@ import { API_MALLOC_ENV } from '../../scripts/stack/apps.js';
 import { TEMPORAL_POSTGRES_SETTINGS } from '../../scripts/stack/postgres.js';
 
 // bootstrap-cluster.mjs is plain JavaScript without types: imported by URL, typed here.
-const { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } = (await import(new URL('../../scripts/bootstrap-cluster.mjs', import.meta.url).href)) as {
+const { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } = (await import(
+  new URL('../../scripts/bootstrap-cluster.mjs', import.meta.url).href
+)) as {
   TEMPORAL_SERVER_VERSION: string;
   TEMPORAL_UI_VERSION: string;
 };
@@ -21,13 +23,14 @@ const { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } = (await import(new URL('
 const metricsUrls = (): Record<string, string> => JSON.parse(process.env.CLUSTER_METRICS_JSON ?? '{}');
 const metrics = async (part: string) => (await fetch(metricsUrls()[part]!)).text();
 
-
 /** What each API replica answered through HAProxy and each cpu worker ran of hash-text, so far. */
 async function spreadCounts(): Promise<Record<string, number>> {
   const lb = await metrics('haproxy');
   const counts: Record<string, number> = {};
-  for (const server of ['api-1', 'api-2']) counts[server] = sample(lb, 'haproxy_server_http_responses_total', { proxy: 'api', server, code: '2xx' });
-  for (const worker of ['worker-cpu-1', 'worker-cpu-2']) counts[worker] = sample(await metrics(worker), 'tool_duration_seconds_count', { tool: 'hash-text', outcome: 'ok' });
+  for (const server of ['api-1', 'api-2'])
+    counts[server] = sample(lb, 'haproxy_server_http_responses_total', { proxy: 'api', server, code: '2xx' });
+  for (const worker of ['worker-cpu-1', 'worker-cpu-2'])
+    counts[worker] = sample(await metrics(worker), 'tool_duration_seconds_count', { tool: 'hash-text', outcome: 'ok' });
   return counts;
 }
 
@@ -38,27 +41,41 @@ test('calls through the load balancer reach both API replicas and both cpu worke
   // taken some, bounded only against a stack that never spreads them.
   const before = await spreadCounts();
   let added: Record<string, number> = {};
-  for (let round = 0; round < 25 && !(Object.keys(before).every((part) => added[part]! > 0)); round++) {
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => callTool(account.apiKey, 'hash-text', { text: `spread ${round}.${i}` })));
-    t.deepEqual(answers.map((a) => a.status), Array(8).fill(200));
+  for (let round = 0; round < 25 && !Object.keys(before).every((part) => added[part]! > 0); round++) {
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => callTool(account.apiKey, 'hash-text', { text: `spread ${round}.${i}` })),
+    );
+    t.deepEqual(
+      answers.map((a) => a.status),
+      Array(8).fill(200),
+    );
     const now = await spreadCounts();
     added = Object.fromEntries(Object.keys(before).map((part) => [part, now[part]! - before[part]!]));
   }
   for (const part of Object.keys(before)) t.true(added[part]! > 0, `${part} took some of this test's calls: ${JSON.stringify(added)}`);
 });
 
-test('every worker process serves its task queues\' schedule-to-start latency, slots and pollers; tool workers run their calls\' workflow tasks', async (t) => {
+test("every worker process serves its task queues' schedule-to-start latency, slots and pollers; tool workers run their calls' workflow tasks", async (t) => {
   // A call of its own: the other tests' calls run alongside, maybe after these scrapes.
   const account = await newAccount(10);
   t.is((await callTool(account.apiKey, 'hash-text', { text: 'topology' })).status, 200);
-  const queues = { 'worker-core': 'core', 'worker-cpu-1': 'cpu', 'worker-cpu-2': 'cpu', 'worker-network': 'network', 'worker-browser': 'browser' };
+  const queues = {
+    'worker-core': 'core',
+    'worker-cpu-1': 'cpu',
+    'worker-cpu-2': 'cpu',
+    'worker-network': 'network',
+    'worker-browser': 'browser',
+  };
   for (const [worker, queue] of Object.entries(queues)) {
     const text = await metrics(worker);
     t.true(sample(text, 'temporal_num_pollers', { task_queue: queue }) > 0, `${worker} polls ${queue}`);
     // A tool worker runs whole calls: their workflow tasks, ledger steps and tools.
     const kinds = queue === 'core' ? ['WorkflowWorker'] : ['WorkflowWorker', 'ActivityWorker', 'LocalActivityWorker'];
     for (const kind of kinds) {
-      t.true(samples(text, 'temporal_worker_task_slots_available', { task_queue: queue, worker_type: kind }).length > 0, `${worker}: ${kind} slots`);
+      t.true(
+        samples(text, 'temporal_worker_task_slots_available', { task_queue: queue, worker_type: kind }).length > 0,
+        `${worker}: ${kind} slots`,
+      );
     }
   }
   // A pool with queued tools also runs whole long calls from its queue of long calls.
@@ -67,21 +84,28 @@ test('every worker process serves its task queues\' schedule-to-start latency, s
     const text = await metrics(worker);
     t.true(sample(text, 'temporal_num_pollers', { task_queue: queue }) > 0, `${worker} polls ${queue}`);
     for (const kind of ['WorkflowWorker', 'LocalActivityWorker']) {
-      t.true(samples(text, 'temporal_worker_task_slots_available', { task_queue: queue, worker_type: kind }).length > 0, `${worker}: ${kind} slots on ${queue}`);
+      t.true(
+        samples(text, 'temporal_worker_task_slots_available', { task_queue: queue, worker_type: kind }).length > 0,
+        `${worker}: ${kind} slots on ${queue}`,
+      );
     }
   }
   const cpu = (await metrics('worker-cpu-1')) + (await metrics('worker-cpu-2'));
-  t.true(sample(cpu, 'temporal_workflow_task_schedule_to_start_latency_count', { task_queue: 'cpu' }) > 0, 'cpu workflow task schedule-to-start recorded');
+  t.true(
+    sample(cpu, 'temporal_workflow_task_schedule_to_start_latency_count', { task_queue: 'cpu' }) > 0,
+    'cpu workflow task schedule-to-start recorded',
+  );
 });
 
 test('a refused tool call is counted by its contract code on the worker that ran it', async (t) => {
   const account = await newAccount(100);
-  const refused = async () => sample(await metrics('worker-network'), 'tool_duration_seconds_count', { tool: 'http-request', outcome: 'target_not_allowed' });
+  const refused = async () =>
+    sample(await metrics('worker-network'), 'tool_duration_seconds_count', { tool: 'http-request', outcome: 'target_not_allowed' });
   const before = await refused();
   // A name, not an address: the API refuses a literal private address itself, before any worker.
   const res = await callTool(account.apiKey, 'http-request', { url: 'http://localhost:9/' });
   t.is(res.status, 422, JSON.stringify(res.body));
-  t.true((await refused()) > before, 'this call counted, not only the run\'s others');
+  t.true((await refused()) > before, "this call counted, not only the run's others");
 });
 
 test('the API replicas label request metrics by route template; the Temporal server and HAProxy serve theirs', async (t) => {
@@ -91,14 +115,17 @@ test('the API replicas label request metrics by route template; the Temporal ser
   const api = (await metrics('api-1')) + (await metrics('api-2'));
   const routes = [...api.matchAll(/^http_request_duration_seconds_count\{[^}]*route="([^"]*)"/gm)].map((m) => m[1]!);
   t.true(routes.includes('/api/v1/tools/:tool'), routes.join(', '));
-  t.deepEqual(routes.filter((r) => /[()?\\$]/.test(r)), []);
+  t.deepEqual(
+    routes.filter((r) => /[()?\\$]/.test(r)),
+    [],
+  );
   t.regex(await metrics('temporal'), /^persistence_requests\{/m, 'the server reports its persistence requests');
   // Only on each replica's METRICS_PORT: through the load balancer, and on a replica's own public port, 404.
   t.is((await fetch(`${testEnv.apiUrl()}/metrics`)).status, 404);
   t.is((await fetch(`${JSON.parse(process.env.CLUSTER_API_URLS_JSON ?? '{}')['api-1']}/metrics`)).status, 404);
 });
 
-test('tool calls are searchable by AccountId and Tool in the server\'s SQL visibility', async (t) => {
+test("tool calls are searchable by AccountId and Tool in the server's SQL visibility", async (t) => {
   const account = await newAccount(10);
   const res = await callTool(account.apiKey, 'qr-generate', { text: 'visible', size: 128 });
   t.is(res.status, 200);
@@ -116,26 +143,45 @@ test('tool calls are searchable by AccountId and Tool in the server\'s SQL visib
   }
 });
 
-test('the Temporal UI serves the cluster\'s namespace', async (t) => {
+test("the Temporal UI serves the cluster's namespace", async (t) => {
   const ui = process.env.CLUSTER_UI_URL!;
   t.is((await fetch(ui)).status, 200);
   const namespaces = (await (await fetch(`${ui}/api/v1/namespaces`)).json()) as { namespaces: Array<{ namespaceInfo: { name: string } }> };
   t.true(namespaces.namespaces.some((n) => n.namespaceInfo.name === testEnv.temporalNamespace()));
 });
 
-test('docker-compose.yml is valid and pins what ran here: server, admin tools and UI versions, the same config files, the API\'s malloc settings, Temporal\'s PostgreSQL settings', (t) => {
+test("docker-compose.yml is valid and pins what ran here: server, admin tools and UI versions, the same config files, the API's malloc settings, Temporal's PostgreSQL settings", (t) => {
   const compose = readFileSync('docker-compose.yml', 'utf8');
-  t.notThrows(() => execFileSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], { env: { ...process.env, SECRET_KEY: '0'.repeat(64) }, stdio: 'pipe' }));
+  t.notThrows(() =>
+    execFileSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], {
+      env: { ...process.env, SECRET_KEY: '0'.repeat(64) },
+      stdio: 'pipe',
+    }),
+  );
   // The operator surfaces answer on the host itself only, Grafana after a sign-in.
-  for (const port of ['8233:8080', '3000:3000', '9090:9090', '16686:16686']) t.true(compose.includes(`- "127.0.0.1:${port}"`), `${port} bound to 127.0.0.1`);
+  for (const port of ['8233:8080', '3000:3000', '9090:9090', '16686:16686'])
+    t.true(compose.includes(`- "127.0.0.1:${port}"`), `${port} bound to 127.0.0.1`);
   t.regex(compose, /GF_AUTH_ANONYMOUS_ENABLED: "false"/);
   t.true(compose.includes(`temporalio/server:${TEMPORAL_SERVER_VERSION}`));
   t.true(compose.includes(`temporalio/admin-tools:${TEMPORAL_SERVER_VERSION}`));
   t.true(compose.includes(`temporalio/ui:${TEMPORAL_UI_VERSION}`));
-  for (const file of ['./deploy/temporal:', './deploy/temporal-dynamic-config.yaml:', './deploy/haproxy:', 'utility-tools/setup.sh", "schema"', 'utility-tools/setup.sh namespace', '--env utility-tools']) {
+  for (const file of [
+    './deploy/temporal:',
+    './deploy/temporal-dynamic-config.yaml:',
+    './deploy/haproxy:',
+    'utility-tools/setup.sh", "schema"',
+    'utility-tools/setup.sh namespace',
+    '--env utility-tools',
+  ]) {
     t.true(compose.includes(file), `compose uses ${file}`);
   }
-  for (const entry of ['dist/api/server.js', 'dist/workers/core.js', 'dist/workers/cpu.js', 'dist/workers/network.js', 'dist/workers/browser.js']) {
+  for (const entry of [
+    'dist/api/server.js',
+    'dist/workers/core.js',
+    'dist/workers/cpu.js',
+    'dist/workers/network.js',
+    'dist/workers/browser.js',
+  ]) {
     t.true(compose.includes(entry), `compose runs ${entry}`);
   }
   for (const [name, value] of Object.entries(API_MALLOC_ENV)) {

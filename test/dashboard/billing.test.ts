@@ -10,7 +10,17 @@ import { client, serviceOrigin, signUp } from '../helpers/people.js';
 import { testEnv } from '../helpers/env.js';
 import { withServiceDb } from '../helpers/db.js';
 import { applied, charge, deliver, putPack, session, stripeEvent, stripeId } from '../helpers/stripe.js';
-import { focused, launchBrowser, openDashboard, refresh, screenshot, signInWithPassword, textOf, waitForText, waitForView } from './page.js';
+import {
+  focused,
+  launchBrowser,
+  openDashboard,
+  refresh,
+  screenshot,
+  signInWithPassword,
+  textOf,
+  waitForText,
+  waitForView,
+} from './page.js';
 
 const PACK = `dash-${stripeId('x').slice(-6).toLowerCase()}`;
 let browser: Browser;
@@ -45,7 +55,8 @@ test.serial('buy a pack through Checkout, see it paid with its grant and card, t
     // Buy: the page goes to Stripe's hosted page (answered here by a stand-in).
     await page.setRequestInterception(true);
     page.on('request', (req) => {
-      if (req.url().startsWith('https://checkout.stripe.com/')) void req.respond({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Stripe Checkout</title><p>Stand-in</p>' });
+      if (req.url().startsWith('https://checkout.stripe.com/'))
+        void req.respond({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Stripe Checkout</title><p>Stand-in</p>' });
       else void req.continue();
     });
     await page.click('#save-card');
@@ -58,7 +69,10 @@ test.serial('buy a pack through Checkout, see it paid with its grant and card, t
 
     // Stripe's event pays it; Stripe sends the customer back to the Billing page.
     const pi = stripeId('pi');
-    const completed = stripeEvent('checkout.session.completed', session({ id: stored!.sessionId as string, accountId: account.id, paymentIntentId: pi }));
+    const completed = stripeEvent(
+      'checkout.session.completed',
+      session({ id: stored!.sessionId as string, accountId: account.id, paymentIntentId: pi }),
+    );
     t.is((await deliver(completed)).status, 200);
     await applied(temporal, completed.id);
     await page.goto(`${serviceOrigin()}/dashboard/billing?checkout=success`, { waitUntil: 'networkidle0' });

@@ -24,7 +24,14 @@ test.serial('a destination is listed without its secret, and deleted after confi
   await s3.createBucket('dashboard-renders');
   const created = await request('POST', '/api/v1/account/destinations', {
     token: account.ownerToken,
-    body: { type: 's3', bucket: 'dashboard-renders', prefix: 'shots', endpoint: s3.endpoint, accessKeyId: s3.env.S3_ACCESS_KEY_ID, secretAccessKey: SECRET },
+    body: {
+      type: 's3',
+      bucket: 'dashboard-renders',
+      prefix: 'shots',
+      endpoint: s3.endpoint,
+      accessKeyId: s3.env.S3_ACCESS_KEY_ID,
+      secretAccessKey: SECRET,
+    },
   });
   t.is(created.status, 201);
   const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/destinations' });

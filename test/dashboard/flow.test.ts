@@ -83,8 +83,14 @@ test('sign in, create a key and call a tool with it, add an endpoint and test it
     const calls = await textOf(page, '#calls');
     for (const res of [hash, bcrypt]) t.true(calls.includes(res.headers.get('x-request-id')!), 'each row shows its request id');
     t.is(await page.$$eval('#calls a', (links) => links.length), 0, 'request ids are text, not links (the Temporal UI is for operators)');
-    t.regex(await page.$eval('.chart svg[role=img] desc', (d) => d.textContent ?? ''), /3 credits used over the last 14 days.*bcrypt-hash 2, hash-text 1/);
-    t.deepEqual(await page.$$eval('.legend li', (lis) => lis.map((li) => li.textContent)), ['bcrypt-hash: 2 credits', 'hash-text: 1 credit']);
+    t.regex(
+      await page.$eval('.chart svg[role=img] desc', (d) => d.textContent ?? ''),
+      /3 credits used over the last 14 days.*bcrypt-hash 2, hash-text 1/,
+    );
+    t.deepEqual(await page.$$eval('.legend li', (lis) => lis.map((li) => li.textContent)), [
+      'bcrypt-hash: 2 credits',
+      'hash-text: 1 credit',
+    ]);
     await page.click('.chart-details summary');
     t.regex(await textOf(page, '.chart-table tbody tr:first-child'), /3\s+bcrypt-hash 2, hash-text 1/);
     await refresh(page);
@@ -98,7 +104,10 @@ test('sign in, create a key and call a tool with it, add an endpoint and test it
     await page.locator('#webhook-url').fill('https://10.1.2.3/hook');
     await page.click('#webhook-form button[type=submit]');
     const refusedText = await waitForText(page, '#webhook-url-error', /./);
-    const refused = await request('POST', '/api/v1/account/webhooks', { token: account.ownerToken, body: { url: 'https://10.1.2.3/hook' } });
+    const refused = await request('POST', '/api/v1/account/webhooks', {
+      token: account.ownerToken,
+      body: { url: 'https://10.1.2.3/hook' },
+    });
     t.is(refused.body.code, 'target_not_allowed');
     t.true(refusedText.includes(refused.body.detail));
 
@@ -137,7 +146,9 @@ test('sign in, create a key and call a tool with it, add an endpoint and test it
     const after = await callTool(key, 'hash-text', { text: 'after revoke' });
     t.is(after.status, 401);
     t.is(after.body.code, 'unauthorized');
-    const [revoked] = (await receiver.waitFor((all) => all.some((d) => d.body?.event === 'api_key.revoked'), 20_000)).filter((d) => d.body?.event === 'api_key.revoked');
+    const [revoked] = (await receiver.waitFor((all) => all.some((d) => d.body?.event === 'api_key.revoked'), 20_000)).filter(
+      (d) => d.body?.event === 'api_key.revoked',
+    );
     t.like(revoked!.body.data, { prefix: key.slice(0, 12), name: 'CI pipeline' });
     await goTo(page, 'webhooks');
     await (await buttonIn(card, 'Refresh attempts')).click();

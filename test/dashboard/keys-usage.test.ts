@@ -9,7 +9,20 @@ import { callTool, newAccount } from '../helpers/api.js';
 import { eventually } from '../helpers/webhook-receiver.js';
 import { testEnv } from '../helpers/env.js';
 import { FIXTURE_NAMES } from '../fixtures/dns-server.js';
-import { button, buttonIn, focused, goTo, keyRow, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForIdle, waitForText } from './page.js';
+import {
+  button,
+  buttonIn,
+  focused,
+  goTo,
+  keyRow,
+  launchBrowser,
+  openDashboard,
+  screenshot,
+  signIn,
+  textOf,
+  waitForIdle,
+  waitForText,
+} from './page.js';
 
 let browser: Browser;
 test.before(async () => {
@@ -54,9 +67,16 @@ test.serial('create a key, call a tool with it, watch balance, chart and ledger 
     const ledger = await textOf(page, '#calls');
     t.true(ledger.includes(requestId), 'the ledger row shows the request id');
     t.regex(ledger, /hash-text/);
-    t.false(await page.$$eval('#usage-body a', (links) => links.some((a) => /8233|temporal/i.test((a as HTMLAnchorElement).href))), 'no link to the Temporal UI');
+    t.false(
+      await page.$$eval('#usage-body a', (links) => links.some((a) => /8233|temporal/i.test((a as HTMLAnchorElement).href))),
+      'no link to the Temporal UI',
+    );
     // The chart is an SVG image with a summary, and the same numbers are in its table.
-    const chart = await page.$eval('#usage-body svg[role=img]', (svg) => ({ label: svg.getAttribute('aria-labelledby'), desc: svg.querySelector('desc')?.textContent ?? '', bars: svg.querySelectorAll('rect.segment').length }));
+    const chart = await page.$eval('#usage-body svg[role=img]', (svg) => ({
+      label: svg.getAttribute('aria-labelledby'),
+      desc: svg.querySelector('desc')?.textContent ?? '',
+      bars: svg.querySelectorAll('rect.segment').length,
+    }));
     t.truthy(chart.label);
     t.regex(chart.desc, /1 credit used over the last 14 days.*hash-text 1/);
     t.is(chart.bars, 1);
@@ -79,7 +99,12 @@ test.serial('create a key, call a tool with it, watch balance, chart and ledger 
     // Done hides the key for good: it is nowhere on the page any more.
     await (await button(page, '#key-secret', "Done, I've saved it")).click();
     t.is(await page.$('#key-secret .secret-panel'), null);
-    t.false(await page.evaluate((k) => document.body.innerHTML.includes(k) || [...Array.from(document.querySelectorAll('input'))].some((i) => i.value === k), key));
+    t.false(
+      await page.evaluate(
+        (k) => document.body.innerHTML.includes(k) || [...Array.from(document.querySelectorAll('input'))].some((i) => i.value === k),
+        key,
+      ),
+    );
     t.is((await focused(page)).id, 'key-name');
 
     // Revoke, after confirming in the dialog.
@@ -96,7 +121,12 @@ test.serial('create a key, call a tool with it, watch balance, chart and ledger 
     await waitForText(page, '#announcer', /revoked/);
     await screenshot(page, 'key-revoked');
 
-    const refused = await eventually(() => callTool(key, 'hash-text', { text: 'again' }), (r) => r.status !== 200, 2_000, 'the revoked key refused');
+    const refused = await eventually(
+      () => callTool(key, 'hash-text', { text: 'again' }),
+      (r) => r.status !== 200,
+      2_000,
+      'the revoked key refused',
+    );
     t.is(refused.status, 401);
     t.is(refused.body.code, 'unauthorized');
     t.deepEqual(problems, []);
@@ -126,7 +156,12 @@ test.serial('the ledger pages with "Load more calls", and a refunded call shows 
     await page.waitForFunction(() => document.querySelectorAll('#calls tbody tr').length === 27);
     t.is(await page.$('#calls button.load-more'), null, 'nothing more to load');
     // Focus lands on the first new row, where reading goes on.
-    t.is(await page.evaluate(() => Array.from(document.querySelectorAll('#calls tbody tr')).indexOf(document.activeElement as HTMLTableRowElement)), 25);
+    t.is(
+      await page.evaluate(() =>
+        Array.from(document.querySelectorAll('#calls tbody tr')).indexOf(document.activeElement as HTMLTableRowElement),
+      ),
+      25,
+    );
     t.regex(await textOf(page, '#used-total'), /^26 credits$/, 'the refunded call costs nothing');
     const oldest = await textOf(page, '#calls tbody tr:last-child');
     t.regex(oldest, /ssl-check\s+0\s+Refunded/);
@@ -148,10 +183,20 @@ test.serial('asynchronous calls are listed newest first with their tool, request
       server.close(() => resolve(port));
     });
   });
-  const failed = await callTool(account.apiKey, 'ssl-check', { host: FIXTURE_NAMES.fixture, port: closedPort }, { prefer: 'respond-async' });
+  const failed = await callTool(
+    account.apiKey,
+    'ssl-check',
+    { host: FIXTURE_NAMES.fixture, port: closedPort },
+    { prefer: 'respond-async' },
+  );
   t.is(failed.status, 202);
   for (const id of [ok.body.requestId, failed.body.requestId]) {
-    await eventually(() => fetchCall(account.apiKey, id), (c) => c.status !== 'running', 60_000, `call ${id}`);
+    await eventually(
+      () => fetchCall(account.apiKey, id),
+      (c) => c.status !== 'running',
+      60_000,
+      `call ${id}`,
+    );
   }
   const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/usage' });
   try {
@@ -214,7 +259,10 @@ test.serial("a key's limits are edited on the page: shown in its row, in force f
     t.regex(await textOf(page, '#keys-body'), /1 credit of 5 this month/, 'the other limits stay');
     t.is((await callTool(account.apiKey, 'dns-lookup', { hostname: FIXTURE_NAMES.fixture, recordType: 'A' })).status, 200);
     await screenshot(page, 'key-limits');
-    t.deepEqual(problems.filter((p) => !/403|400/.test(p)), []);
+    t.deepEqual(
+      problems.filter((p) => !/403|400/.test(p)),
+      [],
+    );
   } finally {
     await close();
   }

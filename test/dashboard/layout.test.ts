@@ -12,7 +12,23 @@ import { callTool, newAccount, request, type TestAccount } from '../helpers/api.
 import { withServiceDb } from '../helpers/db.js';
 import { client, joinAccount, signUp, type SignedUpPerson } from '../helpers/people.js';
 import { attemptsOf, eventually, registerEndpoint, sendTest, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { PHONE, SIGNED_OUT_VIEWS, axeViolations, focused, goTo, launchBrowser, openDashboard, screenshot, signIn, signInWithPassword, submitToken, textOf, viewsOf, waitForView, type ViewId } from './page.js';
+import {
+  PHONE,
+  SIGNED_OUT_VIEWS,
+  axeViolations,
+  focused,
+  goTo,
+  launchBrowser,
+  openDashboard,
+  screenshot,
+  signIn,
+  signInWithPassword,
+  submitToken,
+  textOf,
+  viewsOf,
+  waitForView,
+  type ViewId,
+} from './page.js';
 
 let browser: Browser;
 let receiver: Receiver;
@@ -22,19 +38,31 @@ let busy: TestAccount;
 let person: SignedUpPerson;
 
 test.before(async () => {
-  [browser, receiver, person] = await Promise.all([launchBrowser(), startReceiver(), signUp(client(), { name: 'Ada Lovelace-Byron, of a rather long name' })]);
+  [browser, receiver, person] = await Promise.all([
+    launchBrowser(),
+    startReceiver(),
+    signUp(client(), { name: 'Ada Lovelace-Byron, of a rather long name' }),
+  ]);
   busy = await newAccount(60, 'A company with a rather long name, Ltd');
   await joinAccount(client(), person, busy.ownerToken);
   for (const text of ['a', 'b', 'c']) await callTool(busy.apiKey, 'hash-text', { text });
   await callTool(busy.apiKey, 'qr-generate', { text: 'dashboard' });
   await callTool(busy.apiKey, 'hash-text', { text: 'later' }, { prefer: 'respond-async' });
-  const batch = await request('POST', '/api/v1/batches', { token: busy.apiKey, body: { tool: 'hash-text', items: [{ text: 'one' }, { text: 'two' }] } });
+  const batch = await request('POST', '/api/v1/batches', {
+    token: busy.apiKey,
+    body: { tool: 'hash-text', items: [{ text: 'one' }, { text: 'two' }] },
+  });
   if (batch.status !== 202) throw new Error(`batch: ${batch.status}`);
   const linkSecret = await request('POST', '/api/v1/account/link-secrets', { token: busy.ownerToken, body: {} });
   if (linkSecret.status !== 201) throw new Error(`link secret: ${linkSecret.status}`);
   const endpoint = await registerEndpoint(busy, receiver.url('/a/fairly/long/path/for/a/webhook/receiver/that/must/wrap'));
   await sendTest(busy, endpoint.id);
-  await eventually(() => attemptsOf(busy, endpoint.id), (rows) => rows.some((row) => row.event === 'webhook.test'), 20_000, 'the test event\'s attempt');
+  await eventually(
+    () => attemptsOf(busy, endpoint.id),
+    (rows) => rows.some((row) => row.event === 'webhook.test'),
+    20_000,
+    "the test event's attempt",
+  );
 });
 test.after.always(async () => {
   await Promise.all([browser?.close(), receiver?.close()]);
@@ -42,13 +70,23 @@ test.after.always(async () => {
 
 /** Waits for what a view shows once its data is in (the parts axe and the width checks look at). */
 async function filled(page: Page, view: ViewId): Promise<void> {
-  if (view === 'usage') await Promise.all([page.waitForSelector('#usage-body svg[role=img]'), page.waitForSelector('#async-calls-body tbody tr')]);
-  if (view === 'webhooks') await Promise.all([page.waitForSelector('#webhooks-body .attempts tbody tr'), page.waitForSelector('#events-body tbody tr')]);
+  if (view === 'usage')
+    await Promise.all([page.waitForSelector('#usage-body svg[role=img]'), page.waitForSelector('#async-calls-body tbody tr')]);
+  if (view === 'webhooks')
+    await Promise.all([page.waitForSelector('#webhooks-body .attempts tbody tr'), page.waitForSelector('#events-body tbody tr')]);
   if (view === 'batches') await page.waitForSelector('#batches-body tbody tr');
   if (view === 'render-links') await page.waitForSelector('#link-secrets-body tbody tr');
   if (view === 'overview') await page.waitForSelector('#grants-body tbody tr');
-  if (view === 'team') await Promise.all([page.waitForSelector('#members-body tbody tr'), page.waitForSelector('#invitations-body .empty, #invitations-body tbody tr')]);
-  if (view === 'security') await Promise.all([page.waitForSelector('#sessions-body tbody tr'), page.waitForSelector('#passkeys-body .empty, #passkeys-body tbody tr')]);
+  if (view === 'team')
+    await Promise.all([
+      page.waitForSelector('#members-body tbody tr'),
+      page.waitForSelector('#invitations-body .empty, #invitations-body tbody tr'),
+    ]);
+  if (view === 'security')
+    await Promise.all([
+      page.waitForSelector('#sessions-body tbody tr'),
+      page.waitForSelector('#passkeys-body .empty, #passkeys-body tbody tr'),
+    ]);
 }
 
 test.serial('at 360 px wide every view fits the width, the navigation is a menu, and tables become labelled cards', async (t) => {
@@ -119,75 +157,83 @@ test.serial('at 360 px wide every view fits the width, the navigation is a menu,
   }
 });
 
-test.serial('keyboard only: sign in, reach the keys through the navigation, create a key, dismiss it, revoke it through the dialog', async (t) => {
-  const account = await newAccount(20);
-  const { page, problems, close } = await openDashboard(browser);
-  const press = (key: KeyInput) => page.keyboard.press(key);
-  /** Tabs forward (or back, with Shift) until `match` has focus; fails after `max` presses. */
-  async function tabTo(match: (f: Awaited<ReturnType<typeof focused>>) => boolean, what: string, max = 40, back = false) {
-    for (let i = 0; i < max; i++) {
-      if (back) await page.keyboard.down('Shift');
-      await press('Tab');
-      if (back) await page.keyboard.up('Shift');
-      if (match(await focused(page))) return;
+test.serial(
+  'keyboard only: sign in, reach the keys through the navigation, create a key, dismiss it, revoke it through the dialog',
+  async (t) => {
+    const account = await newAccount(20);
+    const { page, problems, close } = await openDashboard(browser);
+    const press = (key: KeyInput) => page.keyboard.press(key);
+    /** Tabs forward (or back, with Shift) until `match` has focus; fails after `max` presses. */
+    async function tabTo(match: (f: Awaited<ReturnType<typeof focused>>) => boolean, what: string, max = 40, back = false) {
+      for (let i = 0; i < max; i++) {
+        if (back) await page.keyboard.down('Shift');
+        await press('Tab');
+        if (back) await page.keyboard.up('Shift');
+        if (match(await focused(page))) return;
+      }
+      throw new Error(`Tab never reached ${what}`);
     }
-    throw new Error(`Tab never reached ${what}`);
-  }
-  try {
-    await tabTo((f) => f.text === 'Skip to content', 'the skip link', 1);
-    await tabTo((f) => f.id === 'sign-in-email', 'the address field', 3);
-    // The owner token's form is folded away below the person's sign-in; Enter opens it.
-    await tabTo((f) => f.tag === 'summary' && f.text === 'Sign in with an owner token', 'the owner token fold', 10);
-    await press('Enter');
-    await tabTo((f) => f.id === 'token', 'the token field', 1);
-    await page.keyboard.type(account.ownerToken);
-    await press('Enter');
-    await waitForView(page, 'overview');
-    t.is((await focused(page)).id, 'overview-title', 'focus moves to the overview');
+    try {
+      await tabTo((f) => f.text === 'Skip to content', 'the skip link', 1);
+      await tabTo((f) => f.id === 'sign-in-email', 'the address field', 3);
+      // The owner token's form is folded away below the person's sign-in; Enter opens it.
+      await tabTo((f) => f.tag === 'summary' && f.text === 'Sign in with an owner token', 'the owner token fold', 10);
+      await press('Enter');
+      await tabTo((f) => f.id === 'token', 'the token field', 1);
+      await page.keyboard.type(account.ownerToken);
+      await press('Enter');
+      await waitForView(page, 'overview');
+      t.is((await focused(page)).id, 'overview-title', 'focus moves to the overview');
 
-    // The navigation comes before the view: back from its heading.
-    await tabTo((f) => f.tag === 'a' && f.text === 'API keys' && f.inside === 'nav-list', 'the navigation’s API keys', 10, true);
-    await press('Enter');
-    await waitForView(page, 'keys');
-    t.is((await focused(page)).id, 'keys-title', 'focus moves to the view’s heading');
-    await tabTo((f) => f.id === 'key-name', 'the key name');
-    await page.keyboard.type('keyboard');
-    await press('Enter');
-    await page.waitForSelector('#key-secret .secret-value');
-    t.like(await focused(page), { tag: 'h3', inside: 'key-secret' });
-    await tabTo((f) => f.text === 'Copy key', 'Copy key', 3);
-    await tabTo((f) => f.text === "Done, I've saved it", 'Done', 3);
-    await screenshot(page, 'keyboard-key-created');
-    await press('Enter');
-    t.is((await focused(page)).id, 'key-name', 'back to the form once the key is hidden');
+      // The navigation comes before the view: back from its heading.
+      await tabTo((f) => f.tag === 'a' && f.text === 'API keys' && f.inside === 'nav-list', 'the navigation’s API keys', 10, true);
+      await press('Enter');
+      await waitForView(page, 'keys');
+      t.is((await focused(page)).id, 'keys-title', 'focus moves to the view’s heading');
+      await tabTo((f) => f.id === 'key-name', 'the key name');
+      await page.keyboard.type('keyboard');
+      await press('Enter');
+      await page.waitForSelector('#key-secret .secret-value');
+      t.like(await focused(page), { tag: 'h3', inside: 'key-secret' });
+      await tabTo((f) => f.text === 'Copy key', 'Copy key', 3);
+      await tabTo((f) => f.text === "Done, I've saved it", 'Done', 3);
+      await screenshot(page, 'keyboard-key-created');
+      await press('Enter');
+      t.is((await focused(page)).id, 'key-name', 'back to the form once the key is hidden');
 
-    await tabTo((f) => f.text === 'Revoke' && f.inside === 'keys-body', 'the new key’s Revoke');
-    const target = await page.evaluate(() => document.activeElement!.getAttribute('aria-label'));
-    t.is(target, 'Revoke key keyboard');
-    await press('Enter');
-    await page.waitForSelector('#confirm-dialog[open]');
-    t.is((await focused(page)).id, 'confirm-cancel');
-    // Escape cancels and returns focus to the button that opened the dialog.
-    await press('Escape');
-    await page.waitForSelector('#confirm-dialog:not([open])');
-    t.is(await page.evaluate(() => document.activeElement!.getAttribute('aria-label')), 'Revoke key keyboard');
-    await press('Enter');
-    await page.waitForSelector('#confirm-dialog[open]');
-    await press('Tab');
-    t.is((await focused(page)).id, 'confirm-ok');
-    await screenshot(page, 'keyboard-revoke-dialog', { fullPage: false });
-    await press('Enter');
-    await page.waitForFunction(() => /Revoked/.test((document.querySelector('#keys-body tbody tr:first-child') as HTMLElement)?.innerText ?? ''));
-    t.is((await focused(page)).id, 'keys-title');
-    t.regex(await textOf(page, '#announcer'), /Key “keyboard”.*revoked/);
-    t.deepEqual(problems, []);
-  } finally {
-    await close();
-  }
-});
+      await tabTo((f) => f.text === 'Revoke' && f.inside === 'keys-body', 'the new key’s Revoke');
+      const target = await page.evaluate(() => document.activeElement!.getAttribute('aria-label'));
+      t.is(target, 'Revoke key keyboard');
+      await press('Enter');
+      await page.waitForSelector('#confirm-dialog[open]');
+      t.is((await focused(page)).id, 'confirm-cancel');
+      // Escape cancels and returns focus to the button that opened the dialog.
+      await press('Escape');
+      await page.waitForSelector('#confirm-dialog:not([open])');
+      t.is(await page.evaluate(() => document.activeElement!.getAttribute('aria-label')), 'Revoke key keyboard');
+      await press('Enter');
+      await page.waitForSelector('#confirm-dialog[open]');
+      await press('Tab');
+      t.is((await focused(page)).id, 'confirm-ok');
+      await screenshot(page, 'keyboard-revoke-dialog', { fullPage: false });
+      await press('Enter');
+      await page.waitForFunction(() =>
+        /Revoked/.test((document.querySelector('#keys-body tbody tr:first-child') as HTMLElement)?.innerText ?? ''),
+      );
+      t.is((await focused(page)).id, 'keys-title');
+      t.regex(await textOf(page, '#announcer'), /Key “keyboard”.*revoked/);
+      t.deepEqual(problems, []);
+    } finally {
+      await close();
+    }
+  },
+);
 
 /** Opens the dashboard for axe (the CSP bypassed only here, so axe's script can be injected), at each width in turn. */
-async function eachWidth(t: ExecutionContext, check: (page: Page, where: string, visit: (path: string, view: Parameters<typeof waitForView>[1]) => Promise<void>) => Promise<void>) {
+async function eachWidth(
+  t: ExecutionContext,
+  check: (page: Page, where: string, visit: (path: string, view: Parameters<typeof waitForView>[1]) => Promise<void>) => Promise<void>,
+) {
   for (const viewport of [undefined, PHONE]) {
     const where = viewport ? 'phone' : 'desktop';
     const { page, problems, close } = await openDashboard(browser, { viewport, bypassCsp: true });
@@ -199,7 +245,10 @@ async function eachWidth(t: ExecutionContext, check: (page: Page, where: string,
     try {
       await check(page, where, visit).catch(async (err: Error) => {
         const file = await screenshot(page, `axe-failed-${where}-${Date.now()}`).catch(() => '(no screenshot)');
-        throw new Error(`${where}: ${err.message} (page saved as ${file}; focus on ${JSON.stringify(await focused(page).catch(() => null))})`, { cause: err });
+        throw new Error(
+          `${where}: ${err.message} (page saved as ${file}; focus on ${JSON.stringify(await focused(page).catch(() => null))})`,
+          { cause: err },
+        );
       });
       t.deepEqual(problems, [], where);
     } finally {
@@ -208,87 +257,104 @@ async function eachWidth(t: ExecutionContext, check: (page: Page, where: string,
   }
 }
 
-test.serial('axe-core finds no WCAG 2.2 A/AA or best-practice violation on the signed-out views, their problems shown, at desktop and phone width', async (t) => {
-  await eachWidth(t, async (page, where, visit) => {
-    t.deepEqual(await axeViolations(page), [], `${where} sign-in`);
-    // The person's form with its problems shown under the fields, and the token's.
-    await page.click('#sign-in-form button[type=submit]');
-    await page.waitForSelector('#sign-in-email[aria-invalid=true]');
-    t.deepEqual(await axeViolations(page), [], `${where} sign-in field errors`);
-    await submitToken(page, 'nope');
-    await page.waitForSelector('#token-error:not([hidden])');
-    t.deepEqual(await axeViolations(page), [], `${where} sign-in token error`);
-    // Every signed-out view, and those of the mails' links (with a link that does not work).
-    for (const [view, path] of Object.entries(SIGNED_OUT_VIEWS) as [keyof typeof SIGNED_OUT_VIEWS, string][]) {
-      await visit(path, view);
-      t.deepEqual(await axeViolations(page), [], `${where} ${view}`);
-    }
-    await visit('/dashboard/sign-up', 'sign-up');
-    await page.locator('#sign-up-email').fill('someone@mail.test');
-    await page.locator('#sign-up-password').fill('too short');
-    await page.click('#sign-up-form button[type=submit]');
-    await page.waitForSelector('#sign-up-password[aria-invalid=true]');
-    t.deepEqual(await axeViolations(page), [], `${where} sign-up field error`);
-    await visit('/dashboard/reset?token=not-a-real-token', 'reset');
-    t.deepEqual(await axeViolations(page), [], `${where} reset, choosing the password`);
-    // A path no view has.
-    await visit('/dashboard/no-such-view', 'not-found');
-    t.deepEqual(await axeViolations(page), [], `${where} not found`);
-  });
-});
+test.serial(
+  'axe-core finds no WCAG 2.2 A/AA or best-practice violation on the signed-out views, their problems shown, at desktop and phone width',
+  async (t) => {
+    await eachWidth(t, async (page, where, visit) => {
+      t.deepEqual(await axeViolations(page), [], `${where} sign-in`);
+      // The person's form with its problems shown under the fields, and the token's.
+      await page.click('#sign-in-form button[type=submit]');
+      await page.waitForSelector('#sign-in-email[aria-invalid=true]');
+      t.deepEqual(await axeViolations(page), [], `${where} sign-in field errors`);
+      await submitToken(page, 'nope');
+      await page.waitForSelector('#token-error:not([hidden])');
+      t.deepEqual(await axeViolations(page), [], `${where} sign-in token error`);
+      // Every signed-out view, and those of the mails' links (with a link that does not work).
+      for (const [view, path] of Object.entries(SIGNED_OUT_VIEWS) as [keyof typeof SIGNED_OUT_VIEWS, string][]) {
+        await visit(path, view);
+        t.deepEqual(await axeViolations(page), [], `${where} ${view}`);
+      }
+      await visit('/dashboard/sign-up', 'sign-up');
+      await page.locator('#sign-up-email').fill('someone@mail.test');
+      await page.locator('#sign-up-password').fill('too short');
+      await page.click('#sign-up-form button[type=submit]');
+      await page.waitForSelector('#sign-up-password[aria-invalid=true]');
+      t.deepEqual(await axeViolations(page), [], `${where} sign-up field error`);
+      await visit('/dashboard/reset?token=not-a-real-token', 'reset');
+      t.deepEqual(await axeViolations(page), [], `${where} reset, choosing the password`);
+      // A path no view has.
+      await visit('/dashboard/no-such-view', 'not-found');
+      t.deepEqual(await axeViolations(page), [], `${where} not found`);
+    });
+  },
+);
 
-test.serial('axe-core finds no WCAG 2.2 A/AA or best-practice violation on any view of an owner-token sign-in, at desktop and phone width', async (t) => {
-  await eachWidth(t, async (page, where) => {
-    await signIn(page, busy.ownerToken);
-    for (const view of viewsOf('token')) {
-      if (view !== 'overview') await goTo(page, view);
-      await filled(page, view);
-      if (view === 'usage') await page.click('.chart-details summary');
-      if (view === 'webhooks') await page.click('#webhooks-body .event-types summary');
-      t.deepEqual(await axeViolations(page), [], `${where} ${view}`);
-    }
-    if (where === 'phone') {
-      await page.click('#nav-toggle');
-      t.deepEqual(await axeViolations(page), [], `${where} menu open`);
-      await page.click('#nav-toggle');
-    }
-    await goTo(page, 'webhooks');
-    await page.locator('#webhook-url').fill('https://');
-    await page.click('#webhook-form button[type=submit]');
-    await page.waitForSelector('#webhook-url-error:not([hidden])');
-    t.deepEqual(await axeViolations(page), [], `${where} form error`);
-    await goTo(page, 'keys');
-    await page.click('#keys-body tr:first-child button.danger');
-    await page.waitForSelector('#confirm-dialog[open]');
-    t.deepEqual(await axeViolations(page), [], `${where} dialog`);
-    await page.click('#confirm-cancel');
-  });
-});
+test.serial(
+  'axe-core finds no WCAG 2.2 A/AA or best-practice violation on any view of an owner-token sign-in, at desktop and phone width',
+  async (t) => {
+    await eachWidth(t, async (page, where) => {
+      await signIn(page, busy.ownerToken);
+      for (const view of viewsOf('token')) {
+        if (view !== 'overview') await goTo(page, view);
+        await filled(page, view);
+        if (view === 'usage') await page.click('.chart-details summary');
+        if (view === 'webhooks') await page.click('#webhooks-body .event-types summary');
+        t.deepEqual(await axeViolations(page), [], `${where} ${view}`);
+      }
+      if (where === 'phone') {
+        await page.click('#nav-toggle');
+        t.deepEqual(await axeViolations(page), [], `${where} menu open`);
+        await page.click('#nav-toggle');
+      }
+      await goTo(page, 'webhooks');
+      await page.locator('#webhook-url').fill('https://');
+      await page.click('#webhook-form button[type=submit]');
+      await page.waitForSelector('#webhook-url-error:not([hidden])');
+      t.deepEqual(await axeViolations(page), [], `${where} form error`);
+      await goTo(page, 'keys');
+      await page.click('#keys-body tr:first-child button.danger');
+      await page.waitForSelector('#confirm-dialog[open]');
+      t.deepEqual(await axeViolations(page), [], `${where} dialog`);
+      await page.click('#confirm-cancel');
+    });
+  },
+);
 
-test.serial("axe-core finds no WCAG 2.2 A/AA or best-practice violation on a person's views: the account switch, Security, the re-authentication dialog, an invitation", async (t) => {
-  await eachWidth(t, async (page, where, visit) => {
-    await signInWithPassword(page, person.email, person.password);
-    t.false(await page.$eval('#account-switch', (f) => (f as HTMLElement).hidden), 'the switch is shown');
-    t.deepEqual(await axeViolations(page), [], `${where} person's overview`);
-    await goTo(page, 'security');
-    await filled(page, 'security');
-    t.deepEqual(await axeViolations(page), [], `${where} security`);
-    // Over 10 minutes after the sign-in, a password change first asks the person to confirm it is them.
-    await withServiceDb((db) => db.collection('sessions').updateMany({ userId: person.userId, endedAt: null }, { $set: { authenticatedAt: new Date(Date.now() - 11 * 60_000) } }));
-    await page.locator('#current-password').fill(person.password);
-    await page.locator('#new-password').fill(person.password);
-    await page.keyboard.press('Enter');
-    await page.waitForSelector('#reauth-dialog[open], #password-form [role=alert]:not([hidden]), #password-status:not(:empty)');
-    t.is(await page.$eval('#password-form [role=alert]', (el) => (el as HTMLElement).hidden || (el as HTMLElement).innerText), true, `${where}: no problem in the form`);
-    t.is(await textOf(page, '#password-status'), '', `${where}: not changed without confirming`);
-    await page.waitForSelector('#reauth-dialog[open]');
-    t.deepEqual(await axeViolations(page), [], `${where} re-authentication dialog`);
-    // Escape cancels it (by keyboard: a phone's emulated taps land off target while an input has the focus).
-    await page.keyboard.press('Escape');
-    await page.waitForSelector('#reauth-dialog:not([open])');
-    t.regex(await textOf(page, '#password-form [role=alert]'), /Nothing was changed/);
-    t.like(await focused(page), { tag: 'button', text: 'Change password' }, 'the focus is back on the form');
-    await visit('/dashboard/invitation?token=not-a-real-token', 'invitation');
-    t.deepEqual(await axeViolations(page), [], `${where} invitation, signed in`);
-  });
-});
+test.serial(
+  "axe-core finds no WCAG 2.2 A/AA or best-practice violation on a person's views: the account switch, Security, the re-authentication dialog, an invitation",
+  async (t) => {
+    await eachWidth(t, async (page, where, visit) => {
+      await signInWithPassword(page, person.email, person.password);
+      t.false(await page.$eval('#account-switch', (f) => (f as HTMLElement).hidden), 'the switch is shown');
+      t.deepEqual(await axeViolations(page), [], `${where} person's overview`);
+      await goTo(page, 'security');
+      await filled(page, 'security');
+      t.deepEqual(await axeViolations(page), [], `${where} security`);
+      // Over 10 minutes after the sign-in, a password change first asks the person to confirm it is them.
+      await withServiceDb((db) =>
+        db
+          .collection('sessions')
+          .updateMany({ userId: person.userId, endedAt: null }, { $set: { authenticatedAt: new Date(Date.now() - 11 * 60_000) } }),
+      );
+      await page.locator('#current-password').fill(person.password);
+      await page.locator('#new-password').fill(person.password);
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('#reauth-dialog[open], #password-form [role=alert]:not([hidden]), #password-status:not(:empty)');
+      t.is(
+        await page.$eval('#password-form [role=alert]', (el) => (el as HTMLElement).hidden || (el as HTMLElement).innerText),
+        true,
+        `${where}: no problem in the form`,
+      );
+      t.is(await textOf(page, '#password-status'), '', `${where}: not changed without confirming`);
+      await page.waitForSelector('#reauth-dialog[open]');
+      t.deepEqual(await axeViolations(page), [], `${where} re-authentication dialog`);
+      // Escape cancels it (by keyboard: a phone's emulated taps land off target while an input has the focus).
+      await page.keyboard.press('Escape');
+      await page.waitForSelector('#reauth-dialog:not([open])');
+      t.regex(await textOf(page, '#password-form [role=alert]'), /Nothing was changed/);
+      t.like(await focused(page), { tag: 'button', text: 'Change password' }, 'the focus is back on the form');
+      await visit('/dashboard/invitation?token=not-a-real-token', 'invitation');
+      t.deepEqual(await axeViolations(page), [], `${where} invitation, signed in`);
+    });
+  },
+);

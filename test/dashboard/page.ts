@@ -21,8 +21,17 @@ export async function axeViolations(page: Page): Promise<string[]> {
   axeSource ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] }, resultTypes: ['violations'] });
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+      resultTypes: ['violations'],
+    });
     return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
 }
@@ -130,7 +139,8 @@ export const VIEWS = {
 export type ViewId = keyof typeof VIEWS;
 
 /** The ids of the views a sign-in of this kind has in its navigation. */
-export const viewsOf = (kind: 'person' | 'token'): ViewId[] => (Object.keys(VIEWS) as ViewId[]).filter((id) => ((VIEWS[id] as ViewInfo).only ?? kind) === kind);
+export const viewsOf = (kind: 'person' | 'token'): ViewId[] =>
+  (Object.keys(VIEWS) as ViewId[]).filter((id) => ((VIEWS[id] as ViewInfo).only ?? kind) === kind);
 
 /** The signed-out views and the views of the mails' links, by id, with a path that shows them. */
 export const SIGNED_OUT_VIEWS = {
@@ -148,7 +158,8 @@ export const SIGNED_OUT_VIEWS = {
 export async function goTo(page: Page, view: ViewId): Promise<void> {
   const link = `#nav-list a[data-view="${view}"]`;
   const toggle = await page.$('#nav-toggle');
-  if (toggle && (await toggle.isVisible()) && !(await page.$eval(link, (a) => (a as HTMLElement).offsetParent !== null))) await toggle.click();
+  if (toggle && (await toggle.isVisible()) && !(await page.$eval(link, (a) => (a as HTMLElement).offsetParent !== null)))
+    await toggle.click();
   // A locator finds the link again if the navigation is drawn anew meanwhile (the person's views arrive with the session).
   await page.locator(link).click();
   await waitForView(page, view);
@@ -165,7 +176,11 @@ export async function waitForIdle(page: Page): Promise<void> {
   try {
     await page.waitForFunction(() => !document.querySelector('.loading, [aria-busy="true"]'));
   } catch (err) {
-    const busy = await page.$$eval('.loading, [aria-busy="true"]', (els) => els.map((el) => `${el.tagName.toLowerCase()}#${el.id} "${(el as HTMLElement).innerText.slice(0, 60)}"`)).catch(() => []);
+    const busy = await page
+      .$$eval('.loading, [aria-busy="true"]', (els) =>
+        els.map((el) => `${el.tagName.toLowerCase()}#${el.id} "${(el as HTMLElement).innerText.slice(0, 60)}"`),
+      )
+      .catch(() => []);
     throw new Error(`the page stayed busy: ${busy.join(', ') || '(nothing now)'} at ${page.url()}`, { cause: err });
   }
 }
@@ -191,7 +206,10 @@ export async function waitForText(page: Page, selector: string, pattern: RegExp,
   } catch (err) {
     const shown = await page.$eval(selector, (el) => (el as HTMLElement).innerText).catch(() => '(no such element)');
     const file = await screenshot(page, `timeout-${Date.now()}`).catch(() => '(no screenshot)');
-    throw new Error(`${selector} never matched ${pattern} within ${timeout} ms; it showed ${JSON.stringify(shown)} (page saved as ${file})`, { cause: err });
+    throw new Error(
+      `${selector} never matched ${pattern} within ${timeout} ms; it showed ${JSON.stringify(shown)} (page saved as ${file})`,
+      { cause: err },
+    );
   }
 }
 
@@ -200,7 +218,10 @@ export const textOf = (page: Page, selector: string) => page.$eval(selector, (el
 /** The button inside `scope` whose visible text is `label`. */
 export async function button(page: Page, scope: string, label: string): Promise<ElementHandle<HTMLButtonElement>> {
   const found = await page.waitForFunction(
-    (sel: string, text: string) => Array.from(document.querySelectorAll(`${sel} button`)).find((b) => (b as HTMLElement).innerText.trim() === text && (b as HTMLElement).offsetParent !== null) ?? false,
+    (sel: string, text: string) =>
+      Array.from(document.querySelectorAll(`${sel} button`)).find(
+        (b) => (b as HTMLElement).innerText.trim() === text && (b as HTMLElement).offsetParent !== null,
+      ) ?? false,
     {},
     scope,
     label,
@@ -250,7 +271,8 @@ export function lastAnnouncement(page: Page, pattern: RegExp): Promise<string> {
 /** The `<tr>` of the keys table whose key cell shows `prefix`. */
 export async function keyRow(page: Page, prefix: string): Promise<ElementHandle<HTMLTableRowElement>> {
   const found = await page.waitForFunction(
-    (p: string) => Array.from(document.querySelectorAll('#keys-body tbody tr')).find((tr) => (tr as HTMLElement).innerText.includes(p)) ?? false,
+    (p: string) =>
+      Array.from(document.querySelectorAll('#keys-body tbody tr')).find((tr) => (tr as HTMLElement).innerText.includes(p)) ?? false,
     {},
     prefix,
   );
@@ -260,7 +282,10 @@ export async function keyRow(page: Page, prefix: string): Promise<ElementHandle<
 /** The card (`li`) of the webhook endpoint whose URL is `url`. */
 export async function endpointCard(page: Page, url: string): Promise<ElementHandle<HTMLLIElement>> {
   const found = await page.waitForFunction(
-    (u: string) => Array.from(document.querySelectorAll('#webhooks-body li.endpoint')).find((li) => li.querySelector('.endpoint-url')?.textContent === u) ?? false,
+    (u: string) =>
+      Array.from(document.querySelectorAll('#webhooks-body li.endpoint')).find(
+        (li) => li.querySelector('.endpoint-url')?.textContent === u,
+      ) ?? false,
     {},
     url,
   );

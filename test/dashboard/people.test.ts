@@ -11,7 +11,19 @@ import { newAccount, request } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
 import { tokenFrom, uniqueAddress, waitForMail } from '../helpers/mailbox.js';
 import { client, goodPassword, serviceOrigin, signUp } from '../helpers/people.js';
-import { focused, goTo, launchBrowser, noteShot, openDashboard, signIn, signInWithPassword, textOf, waitForIdle, waitForText, waitForView } from './page.js';
+import {
+  focused,
+  goTo,
+  launchBrowser,
+  noteShot,
+  openDashboard,
+  signIn,
+  signInWithPassword,
+  textOf,
+  waitForIdle,
+  waitForText,
+  waitForView,
+} from './page.js';
 
 let browser: Browser;
 test.before(async () => {
@@ -56,7 +68,11 @@ test.serial('sign up in the browser, open the mailed link, land signed in on the
     // The rules are said before anyone types; the fields say what they hold.
     t.regex(await textOf(page, '#sign-up-password-help'), /15 to 256 characters of any kind.*Not a common or breached password/s);
     t.deepEqual(
-      [await attribute(page, '#sign-up-email', 'autocomplete'), await attribute(page, '#sign-up-password', 'autocomplete'), await attribute(page, '#sign-up-name', 'autocomplete')],
+      [
+        await attribute(page, '#sign-up-email', 'autocomplete'),
+        await attribute(page, '#sign-up-password', 'autocomplete'),
+        await attribute(page, '#sign-up-name', 'autocomplete'),
+      ],
       ['email', 'new-password', 'name'],
     );
 
@@ -120,43 +136,50 @@ test.serial('sign up in the browser, open the mailed link, land signed in on the
   }
 });
 
-test.serial('sign in with a password: a wrong one is said in the form, the right one signs in; a locked address says when to try again', async (t) => {
-  const person = await signUp(client(), { name: 'Sign-in person' });
-  const { page, problems, close } = await open('/dashboard/keys');
-  try {
-    await waitForView(page, 'sign-in');
-    t.deepEqual([await attribute(page, '#sign-in-email', 'autocomplete'), await attribute(page, '#sign-in-password', 'autocomplete')], ['email', 'current-password']);
-    await page.locator('#sign-in-email').fill(person.email);
-    await page.locator('#sign-in-password').fill('not the password at all');
-    await page.click('#sign-in-form button[type=submit]');
-    t.regex(await waitForText(page, '#sign-in-form [role=alert]', /./), /The address or the password is not right/);
-    t.is((await focused(page)).id, 'sign-in-password');
-    t.true(await page.$eval('#account-bar', (el) => (el as HTMLElement).hidden), 'still signed out');
+test.serial(
+  'sign in with a password: a wrong one is said in the form, the right one signs in; a locked address says when to try again',
+  async (t) => {
+    const person = await signUp(client(), { name: 'Sign-in person' });
+    const { page, problems, close } = await open('/dashboard/keys');
+    try {
+      await waitForView(page, 'sign-in');
+      t.deepEqual(
+        [await attribute(page, '#sign-in-email', 'autocomplete'), await attribute(page, '#sign-in-password', 'autocomplete')],
+        ['email', 'current-password'],
+      );
+      await page.locator('#sign-in-email').fill(person.email);
+      await page.locator('#sign-in-password').fill('not the password at all');
+      await page.click('#sign-in-form button[type=submit]');
+      t.regex(await waitForText(page, '#sign-in-form [role=alert]', /./), /The address or the password is not right/);
+      t.is((await focused(page)).id, 'sign-in-password');
+      t.true(await page.$eval('#account-bar', (el) => (el as HTMLElement).hidden), 'still signed out');
 
-    await signInWithPassword(page, person.email, person.password);
-    await waitForView(page, 'keys');
-    t.is(new URL(page.url()).pathname, '/dashboard/keys', 'back to where sign-in was asked for');
-    t.regex(await textOf(page, '#person-name'), new RegExp(escaped(person.email)));
-    // The session is the cookie: HttpOnly, so the page cannot read it; nothing is stored.
-    t.is(await page.evaluate(() => document.cookie + localStorage.length + sessionStorage.length), '00');
-    const session = await request('GET', '/api/v1/auth/session');
-    t.is(session.status, 401, 'outside the browser nobody is signed in');
+      await signInWithPassword(page, person.email, person.password);
+      await waitForView(page, 'keys');
+      t.is(new URL(page.url()).pathname, '/dashboard/keys', 'back to where sign-in was asked for');
+      t.regex(await textOf(page, '#person-name'), new RegExp(escaped(person.email)));
+      // The session is the cookie: HttpOnly, so the page cannot read it; nothing is stored.
+      t.is(await page.evaluate(() => document.cookie + localStorage.length + sessionStorage.length), '00');
+      const session = await request('GET', '/api/v1/auth/session');
+      t.is(session.status, 401, 'outside the browser nobody is signed in');
 
-    // Ten failures lock the address; the form then says when to try again.
-    const locked = await signUp(client());
-    const c = client();
-    for (let i = 0; i < 10; i++) await c.request('POST', '/api/v1/auth/signin', { body: { email: locked.email, password: `wrong password number ${i}` } });
-    await page.click('#sign-out');
-    await waitForView(page, 'sign-in');
-    await page.locator('#sign-in-email').fill(locked.email);
-    await page.locator('#sign-in-password').fill(locked.password);
-    await page.click('#sign-in-form button[type=submit]');
-    t.regex(await waitForText(page, '#sign-in-form [role=alert]', /./), /Too many failed sign-ins.*Try again in 1[45] minutes \(at \d/);
-    t.deepEqual(problems, []);
-  } finally {
-    await close();
-  }
-});
+      // Ten failures lock the address; the form then says when to try again.
+      const locked = await signUp(client());
+      const c = client();
+      for (let i = 0; i < 10; i++)
+        await c.request('POST', '/api/v1/auth/signin', { body: { email: locked.email, password: `wrong password number ${i}` } });
+      await page.click('#sign-out');
+      await waitForView(page, 'sign-in');
+      await page.locator('#sign-in-email').fill(locked.email);
+      await page.locator('#sign-in-password').fill(locked.password);
+      await page.click('#sign-in-form button[type=submit]');
+      t.regex(await waitForText(page, '#sign-in-form [role=alert]', /./), /Too many failed sign-ins.*Try again in 1[45] minutes \(at \d/);
+      t.deepEqual(problems, []);
+    } finally {
+      await close();
+    }
+  },
+);
 
 test.serial('reset the password end to end: the same words for any address, a mailed link, a new password, sign in with it', async (t) => {
   const person = await signUp(client());
@@ -217,83 +240,98 @@ test.serial('reset the password end to end: the same words for any address, a ma
   }
 });
 
-test.serial('an owner-token sign-in attaches a person, who accepts signed in and switches between their accounts; a newcomer accepts with a password', async (t) => {
-  const operated = await newAccount(30, 'Operator Opened Ltd');
-  const person = await signUp(client(), { name: 'Attached person' });
+test.serial(
+  'an owner-token sign-in attaches a person, who accepts signed in and switches between their accounts; a newcomer accepts with a password',
+  async (t) => {
+    const operated = await newAccount(30, 'Operator Opened Ltd');
+    const person = await signUp(client(), { name: 'Attached person' });
 
-  // The operator's account, signed in with its token: a form to attach a person (hidden for people).
-  const owner = await openDashboard(browser);
-  try {
-    await signIn(owner.page, operated.ownerToken);
-    t.false((await owner.page.$$eval('#nav-list a', (as) => as.map((a) => a.textContent))).includes('Security'), 'no security settings for a token');
-    await owner.page.click('#attach-note a');
-    await waitForView(owner.page, 'attach');
+    // The operator's account, signed in with its token: a form to attach a person (hidden for people).
+    const owner = await openDashboard(browser);
+    try {
+      await signIn(owner.page, operated.ownerToken);
+      t.false(
+        (await owner.page.$$eval('#nav-list a', (as) => as.map((a) => a.textContent))).includes('Security'),
+        'no security settings for a token',
+      );
+      await owner.page.click('#attach-note a');
+      await waitForView(owner.page, 'attach');
+      const since = new Date(Date.now() - 1000);
+      await owner.page.locator('#attach-email').fill(person.email);
+      await owner.page.click('#attach-form button[type=submit]');
+      t.true((await waitForText(owner.page, '#attach-sent:not([hidden])', /Check your mail/)).includes(person.email));
+      t.deepEqual(owner.problems, []);
+      const link = linkTo((await waitForMail(person.email, { subject: /invited to Operator Opened Ltd/, since })).links, 'invitation');
+
+      // The person, signed in, opens the link and accepts: the session moves to that account.
+      const { page, problems, close } = await open('/dashboard/sign-in');
+      try {
+        await signInWithPassword(page, person.email, person.password);
+        await page.goto(link, { waitUntil: 'networkidle0' });
+        await waitForView(page, 'invitation');
+        t.regex(await textOf(page, '#invitation-body'), new RegExp(`signed in as ${escaped(person.email)}`));
+        await page.click('#invitation-accept-form button[type=submit]');
+        await waitForView(page, 'overview');
+        t.is(new URL(page.url()).pathname, '/dashboard');
+        t.is(await waitForText(page, '#balance', /credits/), '30 credits');
+        t.regex(await textOf(page, '#account-name'), /Signed in to Operator Opened Ltd/);
+
+        // Two accounts: the header switches, and every view reads the other account.
+        t.false(await page.$eval('#account-switch', (f) => (f as HTMLElement).hidden));
+        t.deepEqual(await page.$$eval('#account-select option', (os) => os.map((o) => o.textContent)), [
+          'Attached person',
+          'Operator Opened Ltd',
+        ]);
+        await page.select('#account-select', person.accountId);
+        await page.click('#account-switch button[type=submit]');
+        await waitForText(page, '#account-name', /Signed in to Attached person/);
+        await waitForIdle(page);
+        t.is(await waitForText(page, '#balance', /credits/), '100 credits');
+        t.deepEqual(problems, []);
+      } finally {
+        await close();
+      }
+
+      // The account has its owner now: a second attach is refused, in the form.
+      await goTo(owner.page, 'attach');
+      await owner.page.locator('#attach-email').fill(uniqueAddress('second'));
+      await owner.page.click('#attach-form button[type=submit]');
+      t.regex(await waitForText(owner.page, '#attach-form [role=alert]', /./), /has an owner already/);
+    } finally {
+      await owner.close();
+    }
+
+    // Someone new to the service: the link asks for a password (and a name), which signs them in.
+    const another = await newAccount(20, 'Second Operator Ltd');
+    const newcomer = uniqueAddress('newcomer');
     const since = new Date(Date.now() - 1000);
-    await owner.page.locator('#attach-email').fill(person.email);
-    await owner.page.click('#attach-form button[type=submit]');
-    t.true((await waitForText(owner.page, '#attach-sent:not([hidden])', /Check your mail/)).includes(person.email));
-    t.deepEqual(owner.problems, []);
-    const link = linkTo((await waitForMail(person.email, { subject: /invited to Operator Opened Ltd/, since })).links, 'invitation');
-
-    // The person, signed in, opens the link and accepts: the session moves to that account.
+    const invited = await request('POST', '/api/v1/account/invitations', {
+      token: another.ownerToken,
+      body: { email: newcomer, role: 'owner' },
+    });
+    t.is(invited.status, 201);
+    const link = linkTo((await waitForMail(newcomer, { subject: /invited/, since })).links, 'invitation');
     const { page, problems, close } = await open('/dashboard/sign-in');
     try {
-      await signInWithPassword(page, person.email, person.password);
       await page.goto(link, { waitUntil: 'networkidle0' });
       await waitForView(page, 'invitation');
-      t.regex(await textOf(page, '#invitation-body'), new RegExp(`signed in as ${escaped(person.email)}`));
-      await page.click('#invitation-accept-form button[type=submit]');
+      t.is(
+        await page.$eval('#invitation-sign-in', (a) => decodeURIComponent((a as HTMLAnchorElement).search)),
+        `?next=/dashboard/invitation?token=${tokenFrom({ links: [link], subject: '' })}`,
+      );
+      await page.locator('#invitation-password').fill('short');
+      await page.click('#invitation-new-form button[type=submit]');
+      t.regex(await waitForText(page, '#invitation-password-error', /./), /^Password must be at least 15 characters/);
+      await page.locator('#invitation-password').fill(goodPassword());
+      await page.locator('#invitation-name').fill('New Comer');
+      await page.click('#invitation-new-form button[type=submit]');
       await waitForView(page, 'overview');
-      t.is(new URL(page.url()).pathname, '/dashboard');
-      t.is(await waitForText(page, '#balance', /credits/), '30 credits');
-      t.regex(await textOf(page, '#account-name'), /Signed in to Operator Opened Ltd/);
-
-      // Two accounts: the header switches, and every view reads the other account.
-      t.false(await page.$eval('#account-switch', (f) => (f as HTMLElement).hidden));
-      t.deepEqual(await page.$$eval('#account-select option', (os) => os.map((o) => o.textContent)), ['Attached person', 'Operator Opened Ltd']);
-      await page.select('#account-select', person.accountId);
-      await page.click('#account-switch button[type=submit]');
-      await waitForText(page, '#account-name', /Signed in to Attached person/);
-      await waitForIdle(page);
-      t.is(await waitForText(page, '#balance', /credits/), '100 credits');
+      t.is(await textOf(page, '#person-name'), `New Comer (${newcomer})`);
+      t.regex(await textOf(page, '#account-name'), /Signed in to Second Operator Ltd/);
+      t.is(await waitForText(page, '#balance', /credits/), '20 credits');
       t.deepEqual(problems, []);
     } finally {
       await close();
     }
-
-    // The account has its owner now: a second attach is refused, in the form.
-    await goTo(owner.page, 'attach');
-    await owner.page.locator('#attach-email').fill(uniqueAddress('second'));
-    await owner.page.click('#attach-form button[type=submit]');
-    t.regex(await waitForText(owner.page, '#attach-form [role=alert]', /./), /has an owner already/);
-  } finally {
-    await owner.close();
-  }
-
-  // Someone new to the service: the link asks for a password (and a name), which signs them in.
-  const another = await newAccount(20, 'Second Operator Ltd');
-  const newcomer = uniqueAddress('newcomer');
-  const since = new Date(Date.now() - 1000);
-  const invited = await request('POST', '/api/v1/account/invitations', { token: another.ownerToken, body: { email: newcomer, role: 'owner' } });
-  t.is(invited.status, 201);
-  const link = linkTo((await waitForMail(newcomer, { subject: /invited/, since })).links, 'invitation');
-  const { page, problems, close } = await open('/dashboard/sign-in');
-  try {
-    await page.goto(link, { waitUntil: 'networkidle0' });
-    await waitForView(page, 'invitation');
-    t.is(await page.$eval('#invitation-sign-in', (a) => decodeURIComponent((a as HTMLAnchorElement).search)), `?next=/dashboard/invitation?token=${tokenFrom({ links: [link], subject: '' })}`);
-    await page.locator('#invitation-password').fill('short');
-    await page.click('#invitation-new-form button[type=submit]');
-    t.regex(await waitForText(page, '#invitation-password-error', /./), /^Password must be at least 15 characters/);
-    await page.locator('#invitation-password').fill(goodPassword());
-    await page.locator('#invitation-name').fill('New Comer');
-    await page.click('#invitation-new-form button[type=submit]');
-    await waitForView(page, 'overview');
-    t.is(await textOf(page, '#person-name'), `New Comer (${newcomer})`);
-    t.regex(await textOf(page, '#account-name'), /Signed in to Second Operator Ltd/);
-    t.is(await waitForText(page, '#balance', /credits/), '20 credits');
-    t.deepEqual(problems, []);
-  } finally {
-    await close();
-  }
-});
+  },
+);

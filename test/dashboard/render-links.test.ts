@@ -43,7 +43,10 @@ test('create a link secret, build a link that answers the image, see its cache h
     await page.click('#link-form button[type=submit]');
     await page.waitForSelector('#link-result .secret-value');
     const link = await page.$eval('#link-result .secret-value', (el) => (el as HTMLInputElement).value);
-    t.regex(link, /\/api\/v1\/render\/lks_[0-9A-Za-z]{22}\/qr-generate\?text=built%20on%20the%20dashboard&size=128&expires=\d+&signature=[0-9a-f]{64}$/);
+    t.regex(
+      link,
+      /\/api\/v1\/render\/lks_[0-9A-Za-z]{22}\/qr-generate\?text=built%20on%20the%20dashboard&size=128&expires=\d+&signature=[0-9a-f]{64}$/,
+    );
     await screenshot(page, 'render-link-built');
 
     for (const cache of ['MISS', 'HIT']) {

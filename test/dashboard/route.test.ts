@@ -17,7 +17,15 @@ test('the page is HTML under a strict CSP, with no inline script, style or handl
   t.is(res.headers.get('x-content-type-options'), 'nosniff');
   t.is(res.headers.get('referrer-policy'), 'no-referrer');
   const csp = res.headers.get('content-security-policy') ?? '';
-  for (const directive of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "form-action 'none'", "require-trusted-types-for 'script'"]) {
+  for (const directive of [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "connect-src 'self'",
+    "frame-ancestors 'none'",
+    "form-action 'none'",
+    "require-trusted-types-for 'script'",
+  ]) {
     t.true(csp.includes(directive), directive);
   }
   t.notRegex(csp, /unsafe-|https?:|data:|\*/);
@@ -34,11 +42,26 @@ test("every view's path answers the same page under the same headers; the page i
   const root = await fetch(`${testEnv.apiUrl()}/dashboard`);
   const html = await root.text();
   // Known views, a path no view has (the page shows its not-found view) and a trailing slash.
-  for (const path of ['/dashboard/keys', '/dashboard/sign-in', '/dashboard/sign-up', '/dashboard/verify?token=abc', '/dashboard/security', '/dashboard/no-such-view', '/dashboard/webhooks/']) {
+  for (const path of [
+    '/dashboard/keys',
+    '/dashboard/sign-in',
+    '/dashboard/sign-up',
+    '/dashboard/verify?token=abc',
+    '/dashboard/security',
+    '/dashboard/no-such-view',
+    '/dashboard/webhooks/',
+  ]) {
     const res = await fetch(testEnv.apiUrl() + path);
     t.is(res.status, 200, path);
     t.is(await res.text(), html, path);
-    for (const header of ['content-type', 'content-security-policy', 'cache-control', 'x-content-type-options', 'referrer-policy', 'cross-origin-opener-policy']) {
+    for (const header of [
+      'content-type',
+      'content-security-policy',
+      'cache-control',
+      'x-content-type-options',
+      'referrer-policy',
+      'cross-origin-opener-policy',
+    ]) {
       t.is(res.headers.get(header), root.headers.get(header), `${path} ${header}`);
     }
   }
@@ -79,7 +102,9 @@ test("SimpleWebAuthn's browser bundle is one of the page's own files: same origi
   t.regex(res.headers.get('cache-control') ?? '', /max-age=31536000.*immutable/);
   t.is(res.headers.get('x-content-type-options'), 'nosniff');
   t.is(res.headers.get('cross-origin-resource-policy'), 'same-origin');
-  const bundle = createRequire(import.meta.url).resolve('@simplewebauthn/browser').replace(/script[\\/]index\.js$/, 'dist/bundle/index.umd.min.js');
+  const bundle = createRequire(import.meta.url)
+    .resolve('@simplewebauthn/browser')
+    .replace(/script[\\/]index\.js$/, 'dist/bundle/index.umd.min.js');
   t.is(await res.text(), readFileSync(bundle, 'utf8'));
   // The page loads it from its own version's folder (passkeys.js imports it beside itself).
   const passkeys = await (await fetch(`${testEnv.apiUrl()}${assets}/passkeys.js`)).text();

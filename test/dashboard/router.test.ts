@@ -7,7 +7,19 @@
 import test from 'ava';
 import type { Browser, KeyInput, Page } from 'puppeteer-core';
 import { client, serviceOrigin, signUp, type SignedUpPerson } from '../helpers/people.js';
-import { PHONE, VIEWS, focused, goTo, launchBrowser, openDashboard, signInWithPassword, textOf, viewsOf, waitForView, type ViewId } from './page.js';
+import {
+  PHONE,
+  VIEWS,
+  focused,
+  goTo,
+  launchBrowser,
+  openDashboard,
+  signInWithPassword,
+  textOf,
+  viewsOf,
+  waitForView,
+  type ViewId,
+} from './page.js';
 
 let browser: Browser;
 /** One person for the file: these tests read, they change nothing but the session. */
@@ -26,7 +38,12 @@ const signIn = (page: Page) => signInWithPassword(page, person.email, person.pas
 const READS: Record<Exclude<ViewId, 'attach'>, string[]> = {
   overview: ['GET /api/v1/account', 'GET /api/v1/account/grants', 'GET /api/v1/account/usage'],
   usage: ['GET /api/v1/account/calls', 'GET /api/v1/account/usage'],
-  billing: ['GET /api/v1/account/auto-recharge', 'GET /api/v1/account/credit-packs', 'GET /api/v1/account/grants', 'GET /api/v1/account/purchases'],
+  billing: [
+    'GET /api/v1/account/auto-recharge',
+    'GET /api/v1/account/credit-packs',
+    'GET /api/v1/account/grants',
+    'GET /api/v1/account/purchases',
+  ],
   team: ['GET /api/v1/account/invitations', 'GET /api/v1/account/members', 'GET /api/v1/account/sign-in-policy'],
   keys: ['GET /api/v1/account/keys'],
   webhooks: ['GET /api/v1/account/events', 'GET /api/v1/account/webhooks'],
@@ -44,10 +61,16 @@ function where(page: Page) {
   return page.evaluate(() => ({
     url: location.pathname + location.search,
     title: document.title,
-    current: Array.from(document.querySelectorAll('#nav-list a[aria-current]')).map((a) => `${a.textContent} (${a.getAttribute('aria-current')})`).join(' | '),
+    current: Array.from(document.querySelectorAll('#nav-list a[aria-current]'))
+      .map((a) => `${a.textContent} (${a.getAttribute('aria-current')})`)
+      .join(' | '),
     focus: document.activeElement?.id ?? '',
-    shown: Array.from(document.querySelectorAll<HTMLElement>('#views > :not([hidden])')).map((v) => v.dataset.view).join(' | '),
-    h1: Array.from(document.querySelectorAll<HTMLElement>('#views > :not([hidden]) h1')).map((h) => h.innerText).join(' | '),
+    shown: Array.from(document.querySelectorAll<HTMLElement>('#views > :not([hidden])'))
+      .map((v) => v.dataset.view)
+      .join(' | '),
+    h1: Array.from(document.querySelectorAll<HTMLElement>('#views > :not([hidden]) h1'))
+      .map((h) => h.innerText)
+      .join(' | '),
   }));
 }
 
@@ -79,7 +102,12 @@ test('links, Back and Forward move between views without a reload; title, aria-c
   const press = (key: KeyInput) => page.keyboard.press(key);
   try {
     await signIn(page);
-    t.like(await where(page), { url: '/dashboard', title: 'Overview · Utility Tools', current: 'Overview (page)', focus: 'overview-title' });
+    t.like(await where(page), {
+      url: '/dashboard',
+      title: 'Overview · Utility Tools',
+      current: 'Overview (page)',
+      focus: 'overview-title',
+    });
     // Marks the document: a reload would lose it.
     await page.evaluate(() => Object.assign(window, { sameDocument: true }));
     let keyReads = 0;
@@ -88,17 +116,41 @@ test('links, Back and Forward move between views without a reload; title, aria-c
     });
 
     await goTo(page, 'keys');
-    t.like(await where(page), { url: '/dashboard/keys', title: 'API keys · Utility Tools', current: 'API keys (page)', focus: 'keys-title', shown: 'keys' });
+    t.like(await where(page), {
+      url: '/dashboard/keys',
+      title: 'API keys · Utility Tools',
+      current: 'API keys (page)',
+      focus: 'keys-title',
+      shown: 'keys',
+    });
     await goTo(page, 'webhooks');
-    t.like(await where(page), { url: '/dashboard/webhooks', title: 'Webhooks · Utility Tools', current: 'Webhooks (page)', focus: 'webhooks-title', shown: 'webhooks' });
+    t.like(await where(page), {
+      url: '/dashboard/webhooks',
+      title: 'Webhooks · Utility Tools',
+      current: 'Webhooks (page)',
+      focus: 'webhooks-title',
+      shown: 'webhooks',
+    });
 
     await page.goBack();
     await waitForView(page, 'keys');
-    t.like(await where(page), { url: '/dashboard/keys', title: 'API keys · Utility Tools', current: 'API keys (page)', focus: 'keys-title', shown: 'keys' });
+    t.like(await where(page), {
+      url: '/dashboard/keys',
+      title: 'API keys · Utility Tools',
+      current: 'API keys (page)',
+      focus: 'keys-title',
+      shown: 'keys',
+    });
     t.is(keyReads, 2, 'the keys are read again when their view is shown again');
     await page.goBack();
     await waitForView(page, 'overview');
-    t.like(await where(page), { url: '/dashboard', title: 'Overview · Utility Tools', current: 'Overview (page)', focus: 'overview-title', shown: 'overview' });
+    t.like(await where(page), {
+      url: '/dashboard',
+      title: 'Overview · Utility Tools',
+      current: 'Overview (page)',
+      focus: 'overview-title',
+      shown: 'overview',
+    });
     await page.goForward();
     await waitForView(page, 'keys');
     t.like(await where(page), { url: '/dashboard/keys', current: 'API keys (page)', focus: 'keys-title' });
@@ -108,12 +160,20 @@ test('links, Back and Forward move between views without a reload; title, aria-c
     // A link inside a view (the overview's list of the other views) is followed the same way.
     await page.click('#overview a[href="/dashboard/batches"]');
     await waitForView(page, 'batches');
-    t.like(await where(page), { url: '/dashboard/batches', title: 'Batches · Utility Tools', current: 'Batches (page)', focus: 'batches-title' });
+    t.like(await where(page), {
+      url: '/dashboard/batches',
+      title: 'Batches · Utility Tools',
+      current: 'Batches (page)',
+      focus: 'batches-title',
+    });
     // The skip link takes the focus to the current view's heading, without changing the address.
     await page.focus('#skip-link');
     await press('Enter');
     t.like(await where(page), { url: '/dashboard/batches', focus: 'batches-title' });
-    t.true(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument === true), 'no view change reloaded the page');
+    t.true(
+      await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument === true),
+      'no view change reloaded the page',
+    );
     t.deepEqual(problems, []);
   } finally {
     await close();
@@ -124,11 +184,21 @@ test('signed out, a view asks for sign-in and comes back to it after; signed in,
   const { page, problems, close } = await open({ path: '/dashboard/webhooks' });
   try {
     await waitForView(page, 'sign-in');
-    t.like(await where(page), { url: '/dashboard/sign-in?next=%2Fdashboard%2Fwebhooks', title: 'Sign in · Utility Tools', current: '', shown: 'sign-in' });
+    t.like(await where(page), {
+      url: '/dashboard/sign-in?next=%2Fdashboard%2Fwebhooks',
+      title: 'Sign in · Utility Tools',
+      current: '',
+      shown: 'sign-in',
+    });
     t.true(await page.$eval('#app-nav', (nav) => (nav as HTMLElement).hidden), 'no navigation while signed out');
     await signIn(page);
     await waitForView(page, 'webhooks');
-    t.like(await where(page), { url: '/dashboard/webhooks', title: 'Webhooks · Utility Tools', current: 'Webhooks (page)', focus: 'webhooks-title' });
+    t.like(await where(page), {
+      url: '/dashboard/webhooks',
+      title: 'Webhooks · Utility Tools',
+      current: 'Webhooks (page)',
+      focus: 'webhooks-title',
+    });
 
     // Signed in, sign-in is skipped: on to `next` when it names a view, else to the overview.
     await page.goto(`${serviceOrigin()}/dashboard/sign-in?next=%2Fdashboard%2Fkeys`, { waitUntil: 'networkidle0' });
@@ -158,7 +228,12 @@ test('a path no view has shows a "Page not found" view, signed out and signed in
   const { page, problems, close } = await open({ path: '/dashboard/no-such-view' });
   try {
     await waitForView(page, 'not-found');
-    t.like(await where(page), { url: '/dashboard/no-such-view', title: 'Page not found · Utility Tools', shown: 'not-found', h1: 'Page not found' });
+    t.like(await where(page), {
+      url: '/dashboard/no-such-view',
+      title: 'Page not found · Utility Tools',
+      shown: 'not-found',
+      h1: 'Page not found',
+    });
     t.is(await textOf(page, '#not-found-path'), '/dashboard/no-such-view');
     t.true(await page.$eval('#app-nav', (nav) => (nav as HTMLElement).hidden));
     t.is(await page.$eval('#not-found-link', (a) => (a as HTMLAnchorElement).pathname), '/dashboard/sign-in');

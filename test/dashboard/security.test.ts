@@ -8,7 +8,18 @@ import test from 'ava';
 import type { Browser, Page } from 'puppeteer-core';
 import { withServiceDb } from '../helpers/db.js';
 import { client, goodPassword, serviceOrigin, signIn as apiSignIn, signUp, type SignedUpPerson } from '../helpers/people.js';
-import { button, focused, lastAnnouncement, launchBrowser, noteShot, openDashboard, signInWithPassword, textOf, waitForText, waitForView } from './page.js';
+import {
+  button,
+  focused,
+  lastAnnouncement,
+  launchBrowser,
+  noteShot,
+  openDashboard,
+  signInWithPassword,
+  textOf,
+  waitForText,
+  waitForView,
+} from './page.js';
 
 let browser: Browser;
 test.before(async () => {
@@ -39,9 +50,14 @@ async function addAuthenticator(page: Page) {
 
 /** The session's last sign-in made 11 minutes old: security changes then need a new one. */
 const ageSignIn = (person: SignedUpPerson) =>
-  withServiceDb((db) => db.collection('sessions').updateMany({ userId: person.userId, endedAt: null }, { $set: { authenticatedAt: new Date(Date.now() - 11 * 60_000) } }));
+  withServiceDb((db) =>
+    db
+      .collection('sessions')
+      .updateMany({ userId: person.userId, endedAt: null }, { $set: { authenticatedAt: new Date(Date.now() - 11 * 60_000) } }),
+  );
 
-const rowsOf = (page: Page, selector: string) => page.$$eval(`${selector} tbody tr`, (trs) => trs.map((tr) => (tr as HTMLElement).innerText.replace(/\s+/g, ' ').trim()));
+const rowsOf = (page: Page, selector: string) =>
+  page.$$eval(`${selector} tbody tr`, (trs) => trs.map((tr) => (tr as HTMLElement).innerText.replace(/\s+/g, ' ').trim()));
 
 test.serial('a passkey added on the Security page signs in without an address; removing it asks to confirm it is you', async (t) => {
   const person = await signUp(client(), { name: 'Passkey person' });
@@ -80,7 +96,11 @@ test.serial('a passkey added on the Security page signs in without an address; r
     await page.click('#passkey-sign-in');
     // Back where sign-in was asked for: the Security page.
     await page.waitForSelector('#views > [data-view="security"]:not([hidden]), #passkey-error:not([hidden])');
-    t.is(await page.$eval('#passkey-error', (el) => (el as HTMLElement).hidden || (el as HTMLElement).innerText).catch(() => true), true, 'no problem with the passkey');
+    t.is(
+      await page.$eval('#passkey-error', (el) => (el as HTMLElement).hidden || (el as HTMLElement).innerText).catch(() => true),
+      true,
+      'no problem with the passkey',
+    );
     await waitForView(page, 'security');
     t.regex(await textOf(page, '#person-name'), /Passkey person/);
     await waitForText(page, '#sessions-body', /with a passkey/);
@@ -119,7 +139,10 @@ test.serial('the sessions list shows this device; another session ends from it, 
     const rows = await rowsOf(page, '#sessions-body');
     t.is(rows.length, 3);
     t.regex(rows[0]!, /^Chrome on Linux This device/);
-    t.true(rows.slice(1).every((r) => /Unknown device/.test(r)), 'the sessions made outside a browser');
+    t.true(
+      rows.slice(1).every((r) => /Unknown device/.test(r)),
+      'the sessions made outside a browser',
+    );
     t.true(rows.some((r) => r.includes('by confirming the address')));
 
     // End the one made at sign-up: it is refused at once; the list follows.
@@ -151,7 +174,9 @@ test.serial('a password change over 10 minutes after sign-in: the dialog confirm
   const { page, problems, close } = await securityPage(person);
   try {
     t.deepEqual(
-      await page.$$eval('#password-form input:not([type=checkbox])', (inputs) => inputs.map((i) => `${i.getAttribute('name')}:${i.getAttribute('autocomplete')}`)),
+      await page.$$eval('#password-form input:not([type=checkbox])', (inputs) =>
+        inputs.map((i) => `${i.getAttribute('name')}:${i.getAttribute('autocomplete')}`),
+      ),
       ['username:username', 'currentPassword:current-password', 'newPassword:new-password'],
     );
     await ageSignIn(person);

@@ -36,7 +36,10 @@ test.serial('a key or an unknown token is refused with the reason, then the owne
     await signIn(page, account.ownerToken);
     t.regex(await textOf(page, '#account-name'), /Sign-in Ltd/);
     t.regex(await textOf(page, '#balance'), /^40 credits$/);
-    t.false(await page.$$eval('input', (inputs, token) => inputs.some((i) => (i as HTMLInputElement).value === token), account.ownerToken), 'no field keeps the token');
+    t.false(
+      await page.$$eval('input', (inputs, token) => inputs.some((i) => (i as HTMLInputElement).value === token), account.ownerToken),
+      'no field keeps the token',
+    );
     // A new account: no calls, no endpoints; the operator's first key is listed.
     await goTo(page, 'usage');
     t.regex(await textOf(page, '#usage-body'), /No credits used in the last 14 days/);
@@ -81,7 +84,11 @@ test.serial('the token is kept only in memory: not in any storage, cookie or the
     await waitForView(page, 'sign-in');
     t.regex(await textOf(page, '#sign-in-notice'), /signed out/);
     t.is(await page.evaluate(() => sessionStorage.length + localStorage.length), 0);
-    t.deepEqual(await page.$$eval('#views > *', (views) => views.map((v) => (v as HTMLElement).dataset.view)), ['sign-in'], 'nothing of the account stays on the page');
+    t.deepEqual(
+      await page.$$eval('#views > *', (views) => views.map((v) => (v as HTMLElement).dataset.view)),
+      ['sign-in'],
+      'nothing of the account stays on the page',
+    );
     t.is(await page.$('#balance'), null);
     t.is(await page.evaluate(() => document.activeElement?.id), 'sign-in-title');
     t.deepEqual(problems, []);
@@ -96,7 +103,9 @@ test.serial('when the service stops accepting the token, the next request return
   try {
     await signIn(page, account.ownerToken);
     // The owner token is revoked behind the page's back (there is no API for it).
-    await withServiceDb((db) => db.collection('credentials').updateOne({ accountId: account.id, kind: 'owner_token' }, { $set: { revokedAt: new Date() } }));
+    await withServiceDb((db) =>
+      db.collection('credentials').updateOne({ accountId: account.id, kind: 'owner_token' }, { $set: { revokedAt: new Date() } }),
+    );
     await new Promise((r) => setTimeout(r, 700)); // the API's credential cache lives 500 ms
     await page.click('#refresh');
     await waitForView(page, 'sign-in');

@@ -6,7 +6,18 @@ import test from 'ava';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import { newAccount } from '../helpers/api.js';
 import { client, serviceOrigin, signUp } from '../helpers/people.js';
-import { goTo, launchBrowser, openDashboard, screenshot, signIn, signInWithPassword, submitToken, textOf, waitForIdle, waitForText } from './page.js';
+import {
+  goTo,
+  launchBrowser,
+  openDashboard,
+  screenshot,
+  signIn,
+  signInWithPassword,
+  submitToken,
+  textOf,
+  waitForIdle,
+  waitForText,
+} from './page.js';
 
 let browser: Browser;
 test.before(async () => {
@@ -27,11 +38,23 @@ async function intercept(page: Page, interceptor: Interceptor): Promise<void> {
     const answer = interceptor(req);
     if (answer === undefined) return void req.continue();
     if (answer === 'fail') return void req.abort('connectionrefused');
-    void req.respond({ status: answer.status, headers: answer.headers, contentType: 'application/problem+json', body: JSON.stringify(answer.body) });
+    void req.respond({
+      status: answer.status,
+      headers: answer.headers,
+      contentType: 'application/problem+json',
+      body: JSON.stringify(answer.body),
+    });
   });
 }
 
-const problem = (status: number, code: string, detail: string) => ({ type: `http://localhost/docs/errors#${code}`, title: code, status, detail, code, requestId: 'req_fromTheTest' });
+const problem = (status: number, code: string, detail: string) => ({
+  type: `http://localhost/docs/errors#${code}`,
+  title: code,
+  status,
+  detail,
+  code,
+  requestId: 'req_fromTheTest',
+});
 const isGet = (req: HTTPRequest, path: string) => req.method() === 'GET' && new URL(req.url()).pathname === path;
 
 test('a failing section shows the problem detail and request id; Try again recovers; the other sections work', async (t) => {
@@ -40,7 +63,13 @@ test('a failing section shows the problem detail and request id; Try again recov
   let failing = true;
   try {
     await intercept(page, (req) =>
-      failing && isGet(req, '/api/v1/account/webhooks') ? { status: 503, body: problem(503, 'unavailable', 'The service cannot reach its database right now; retry shortly.'), headers: { 'retry-after': '5' } } : undefined,
+      failing && isGet(req, '/api/v1/account/webhooks')
+        ? {
+            status: 503,
+            body: problem(503, 'unavailable', 'The service cannot reach its database right now; retry shortly.'),
+            headers: { 'retry-after': '5' },
+          }
+        : undefined,
     );
     await signIn(page, account.ownerToken);
     t.regex(await textOf(page, '#balance'), /^50 credits$/, 'the other views are shown');
@@ -99,7 +128,11 @@ test('a read answered 429 is repeated after its Retry-After instead of showing a
     await intercept(page, (req) => {
       if (!isGet(req, '/api/v1/account/keys') || limited >= 1) return undefined;
       limited++;
-      return { status: 429, body: problem(429, 'rate_limited', 'Over 20 calls per second; retry after 1 s.'), headers: { 'retry-after': '1' } };
+      return {
+        status: 429,
+        body: problem(429, 'rate_limited', 'Over 20 calls per second; retry after 1 s.'),
+        headers: { 'retry-after': '1' },
+      };
     });
     const started = Date.now();
     await signIn(page, account.ownerToken);
@@ -138,7 +171,10 @@ test('a reload while the service is unreachable keeps the session and shows the 
     await waitForText(page, '#balance', /^100 credits$/);
     t.regex(await textOf(page, '#account-name'), /Signed in to test person/);
     // Chromium logs each refused request as a console error; the page itself raised nothing.
-    t.deepEqual(problems.filter((p) => !p.includes('net::ERR_CONNECTION_REFUSED')), []);
+    t.deepEqual(
+      problems.filter((p) => !p.includes('net::ERR_CONNECTION_REFUSED')),
+      [],
+    );
   } finally {
     await close();
   }

@@ -15,7 +15,22 @@ import { tokenFrom, uniqueAddress, waitForMail } from '../helpers/mailbox.js';
 import { client, serviceOrigin, signUp, type SignedUpPerson } from '../helpers/people.js';
 import { provider } from '../helpers/oidc.js';
 import { acceptAsNew, type Member } from '../helpers/team.js';
-import { PHONE, axeViolations, focused, goTo, lastAnnouncement, launchBrowser, noteShot, openDashboard, refresh, signInWithPassword, textOf, waitForIdle, waitForText, waitForView } from './page.js';
+import {
+  PHONE,
+  axeViolations,
+  focused,
+  goTo,
+  lastAnnouncement,
+  launchBrowser,
+  noteShot,
+  openDashboard,
+  refresh,
+  signInWithPassword,
+  textOf,
+  waitForIdle,
+  waitForText,
+  waitForView,
+} from './page.js';
 
 const c = client();
 let browser: Browser;
@@ -41,7 +56,8 @@ async function teamPage(email: string, password: string, options: { bypassCsp?: 
 }
 
 /** Each row of a table, its text on one line. */
-const rowsOf = (page: Page, selector: string) => page.$$eval(`${selector} tbody tr`, (trs) => trs.map((tr) => (tr as HTMLElement).innerText.replace(/\s+/g, ' ').trim()));
+const rowsOf = (page: Page, selector: string) =>
+  page.$$eval(`${selector} tbody tr`, (trs) => trs.map((tr) => (tr as HTMLElement).innerText.replace(/\s+/g, ' ').trim()));
 const memberRow = (userId: string) => `#members-body tr[data-user-id="${userId}"]`;
 /** The text of the element at `selector` on one line. */
 const lineOf = async (page: Page, selector: string) => (await textOf(page, selector)).replace(/\s+/g, ' ').trim();
@@ -54,109 +70,120 @@ async function inviteThroughPage(page: Page, email: string, role: string) {
 }
 
 /** The invitation mailed to `email` accepted by a new person with the mailed token; they are signed in. */
-const acceptMailed = async (email: string, role: 'developer' | 'viewer') => acceptAsNew(c, tokenFrom(await waitForMail(email, { subject: /invited/ })), role, email);
+const acceptMailed = async (email: string, role: 'developer' | 'viewer') =>
+  acceptAsNew(c, tokenFrom(await waitForMail(email, { subject: /invited/ })), role, email);
 
 /** Presses the confirmation dialog's confirm button after checking its title. */
 async function confirm(page: Page, title: RegExp) {
   await page.waitForSelector('#confirm-dialog[open]');
-  if (!title.test(await textOf(page, '#confirm-title'))) throw new Error(`the dialog asked ${JSON.stringify(await textOf(page, '#confirm-title'))}`);
+  if (!title.test(await textOf(page, '#confirm-title')))
+    throw new Error(`the dialog asked ${JSON.stringify(await textOf(page, '#confirm-title'))}`);
   await page.click('#confirm-ok');
 }
 
-test.serial('an owner invites through the Team page, the invited join with their roles; a role changed, an invitation revoked and a member removed; problems under their fields', async (t) => {
-  const { page, problems, close } = await teamPage(owner.email, owner.password);
-  try {
-    // Alone: the owner, marked as the one signed in, with nothing to change on their own row.
-    t.regex(await textOf(page, '#team-role'), /Your role here is Owner/);
-    const alone = await rowsOf(page, '#members-body');
-    t.is(alone.length, 1);
-    t.regex(alone[0]!, new RegExp(`^Olive Owner You ${owner.email.replace(/[.+]/g, '\\$&')} Owner `));
-    t.is(await page.$$eval(`${memberRow(owner.userId)} select, ${memberRow(owner.userId)} button`, (els) => els.length), 0);
-    t.regex(await textOf(page, '#invitations-body'), /No invitations are waiting/);
-    t.regex(await textOf(page, '#transfer'), /invite someone first/);
+test.serial(
+  'an owner invites through the Team page, the invited join with their roles; a role changed, an invitation revoked and a member removed; problems under their fields',
+  async (t) => {
+    const { page, problems, close } = await teamPage(owner.email, owner.password);
+    try {
+      // Alone: the owner, marked as the one signed in, with nothing to change on their own row.
+      t.regex(await textOf(page, '#team-role'), /Your role here is Owner/);
+      const alone = await rowsOf(page, '#members-body');
+      t.is(alone.length, 1);
+      t.regex(alone[0]!, new RegExp(`^Olive Owner You ${owner.email.replace(/[.+]/g, '\\$&')} Owner `));
+      t.is(await page.$$eval(`${memberRow(owner.userId)} select, ${memberRow(owner.userId)} button`, (els) => els.length), 0);
+      t.regex(await textOf(page, '#invitations-body'), /No invitations are waiting/);
+      t.regex(await textOf(page, '#transfer'), /invite someone first/);
 
-    // Two invitations through the form: each listed pending with its role, valid for 7 days.
-    const developerEmail = uniqueAddress('developer');
-    const viewerEmail = uniqueAddress('viewer');
-    await inviteThroughPage(page, developerEmail, 'developer');
-    t.regex(await waitForText(page, '#invite-status', /Invitation mailed/), new RegExp(`to ${developerEmail} as Developer`));
-    t.is((await focused(page)).id, 'invite-email', 'ready for the next address');
-    await inviteThroughPage(page, viewerEmail, 'viewer');
-    await waitForText(page, '#invite-status', new RegExp(`to ${viewerEmail}`));
-    const pending = await rowsOf(page, '#invitations-body');
-    t.is(pending.length, 2);
-    t.regex(pending[0]!, new RegExp(`^${viewerEmail} Viewer `), 'newest first');
-    t.regex(pending[1]!, new RegExp(`^${developerEmail} Developer `));
-    const [sent, expires] = await page.$$eval('#invitations-body tbody tr:first-child time', (els) => els.map((el) => Date.parse(el.getAttribute('datetime')!)));
-    t.true(Math.abs(expires! - sent! - 7 * 24 * 3600_000) < 60_000, 'expires 7 days after it was sent');
+      // Two invitations through the form: each listed pending with its role, valid for 7 days.
+      const developerEmail = uniqueAddress('developer');
+      const viewerEmail = uniqueAddress('viewer');
+      await inviteThroughPage(page, developerEmail, 'developer');
+      t.regex(await waitForText(page, '#invite-status', /Invitation mailed/), new RegExp(`to ${developerEmail} as Developer`));
+      t.is((await focused(page)).id, 'invite-email', 'ready for the next address');
+      await inviteThroughPage(page, viewerEmail, 'viewer');
+      await waitForText(page, '#invite-status', new RegExp(`to ${viewerEmail}`));
+      const pending = await rowsOf(page, '#invitations-body');
+      t.is(pending.length, 2);
+      t.regex(pending[0]!, new RegExp(`^${viewerEmail} Viewer `), 'newest first');
+      t.regex(pending[1]!, new RegExp(`^${developerEmail} Developer `));
+      const [sent, expires] = await page.$$eval('#invitations-body tbody tr:first-child time', (els) =>
+        els.map((el) => Date.parse(el.getAttribute('datetime')!)),
+      );
+      t.true(Math.abs(expires! - sent! - 7 * 24 * 3600_000) < 60_000, 'expires 7 days after it was sent');
 
-    // Both accept with the mailed link's token; the page, refreshed, lists them with their roles.
-    [developer, viewer] = await Promise.all([acceptMailed(developerEmail, 'developer'), acceptMailed(viewerEmail, 'viewer')]);
-    await refresh(page);
-    t.regex(await lineOf(page, memberRow(developer.userId)), /The developer/);
-    t.regex(await lineOf(page, memberRow(viewer.userId)), /The viewer/);
-    t.is((await rowsOf(page, '#members-body')).length, 3);
-    t.is(await page.$eval(`#role-${developer.userId}`, (s) => (s as HTMLSelectElement).value), 'developer');
-    t.is(await page.$eval(`#role-${viewer.userId}`, (s) => (s as HTMLSelectElement).value), 'viewer');
-    t.regex(await textOf(page, '#invitations-body'), /No invitations are waiting/, 'accepted: no longer pending');
+      // Both accept with the mailed link's token; the page, refreshed, lists them with their roles.
+      [developer, viewer] = await Promise.all([acceptMailed(developerEmail, 'developer'), acceptMailed(viewerEmail, 'viewer')]);
+      await refresh(page);
+      t.regex(await lineOf(page, memberRow(developer.userId)), /The developer/);
+      t.regex(await lineOf(page, memberRow(viewer.userId)), /The viewer/);
+      t.is((await rowsOf(page, '#members-body')).length, 3);
+      t.is(await page.$eval(`#role-${developer.userId}`, (s) => (s as HTMLSelectElement).value), 'developer');
+      t.is(await page.$eval(`#role-${viewer.userId}`, (s) => (s as HTMLSelectElement).value), 'viewer');
+      t.regex(await textOf(page, '#invitations-body'), /No invitations are waiting/, 'accepted: no longer pending');
 
-    // A member's address: the service's 409 under the address field; nothing was sent.
-    await inviteThroughPage(page, viewerEmail, 'admin');
-    t.regex(await waitForText(page, '#invite-email-error', /./), /^Email address is a member of this account already/);
-    t.is(await page.$eval('#invite-email', (el) => el.getAttribute('aria-invalid')), 'true');
-    t.regex(await textOf(page, '#invite-form .form-problem'), /Check the field marked below/);
-    t.is((await focused(page)).id, 'invite-email');
-    t.regex(await textOf(page, '#invitations-body'), /No invitations are waiting/);
-    // A role the service does not have (a choice the page does not offer, added here): its 400 under the role.
-    await page.$eval('#invite-role', (s) => s.append(new Option('Superuser', 'superuser')));
-    await inviteThroughPage(page, uniqueAddress('nobody'), 'superuser');
-    t.regex(await waitForText(page, '#invite-role-error', /./), /^Role /);
-    t.is(await page.$eval('#invite-email', (el) => el.getAttribute('aria-invalid')), null);
-    await page.$eval('#invite-role option[value=superuser]', (o) => o.remove());
+      // A member's address: the service's 409 under the address field; nothing was sent.
+      await inviteThroughPage(page, viewerEmail, 'admin');
+      t.regex(await waitForText(page, '#invite-email-error', /./), /^Email address is a member of this account already/);
+      t.is(await page.$eval('#invite-email', (el) => el.getAttribute('aria-invalid')), 'true');
+      t.regex(await textOf(page, '#invite-form .form-problem'), /Check the field marked below/);
+      t.is((await focused(page)).id, 'invite-email');
+      t.regex(await textOf(page, '#invitations-body'), /No invitations are waiting/);
+      // A role the service does not have (a choice the page does not offer, added here): its 400 under the role.
+      await page.$eval('#invite-role', (s) => s.append(new Option('Superuser', 'superuser')));
+      await inviteThroughPage(page, uniqueAddress('nobody'), 'superuser');
+      t.regex(await waitForText(page, '#invite-role-error', /./), /^Role /);
+      t.is(await page.$eval('#invite-email', (el) => el.getAttribute('aria-invalid')), null);
+      await page.$eval('#invite-role option[value=superuser]', (o) => o.remove());
 
-    // The developer becomes billing; the service says so too.
-    await page.select(`#role-${developer.userId}`, 'billing');
-    await page.click(`${memberRow(developer.userId)} .role-form button[type=submit]`);
-    await lastAnnouncement(page, /The developer is now Billing/);
-    t.is(await page.$eval(`#role-${developer.userId}`, (s) => (s as HTMLSelectElement).value), 'billing');
-    const listed = await c.request('GET', '/api/v1/account/members', { cookie: owner.cookie });
-    t.is(listed.body.find((m: { userId: string }) => m.userId === developer.userId).role, 'billing');
+      // The developer becomes billing; the service says so too.
+      await page.select(`#role-${developer.userId}`, 'billing');
+      await page.click(`${memberRow(developer.userId)} .role-form button[type=submit]`);
+      await lastAnnouncement(page, /The developer is now Billing/);
+      t.is(await page.$eval(`#role-${developer.userId}`, (s) => (s as HTMLSelectElement).value), 'billing');
+      const listed = await c.request('GET', '/api/v1/account/members', { cookie: owner.cookie });
+      t.is(listed.body.find((m: { userId: string }) => m.userId === developer.userId).role, 'billing');
 
-    // The page as the note shows it: three members of three roles, one invitation pending.
-    const extraEmail = uniqueAddress('extra');
-    await inviteThroughPage(page, extraEmail, 'admin');
-    await waitForText(page, '#invitations-body', new RegExp(extraEmail));
-    await noteShot(page, 'shot-team');
+      // The page as the note shows it: three members of three roles, one invitation pending.
+      const extraEmail = uniqueAddress('extra');
+      await inviteThroughPage(page, extraEmail, 'admin');
+      await waitForText(page, '#invitations-body', new RegExp(extraEmail));
+      await noteShot(page, 'shot-team');
 
-    // The invitation revoked after the dialog: gone from the page and from the service.
-    await page.click(`#invitations-body tbody tr:first-child button.danger`);
-    await confirm(page, new RegExp(`Revoke the invitation of ${extraEmail}`));
-    await lastAnnouncement(page, /was revoked/);
-    t.regex(await textOf(page, '#invitations-body'), /No invitations are waiting/);
-    t.is((await focused(page)).id, 'invitations-title');
-    t.deepEqual((await c.request('GET', '/api/v1/account/invitations', { cookie: owner.cookie })).body, []);
+      // The invitation revoked after the dialog: gone from the page and from the service.
+      await page.click(`#invitations-body tbody tr:first-child button.danger`);
+      await confirm(page, new RegExp(`Revoke the invitation of ${extraEmail}`));
+      await lastAnnouncement(page, /was revoked/);
+      t.regex(await textOf(page, '#invitations-body'), /No invitations are waiting/);
+      t.is((await focused(page)).id, 'invitations-title');
+      t.deepEqual((await c.request('GET', '/api/v1/account/invitations', { cookie: owner.cookie })).body, []);
 
-    // The billing member removed after the dialog (Cancel first changes nothing): their session on the account ends.
-    await page.click(`${memberRow(developer.userId)} button.danger`);
-    await page.waitForSelector('#confirm-dialog[open]');
-    await page.click('#confirm-cancel');
-    t.truthy(await page.$(memberRow(developer.userId)));
-    await page.click(`${memberRow(developer.userId)} button.danger`);
-    await confirm(page, /Remove The developer from the account/);
-    await lastAnnouncement(page, /The developer was removed/);
-    t.is(await page.$(memberRow(developer.userId)), null);
-    t.is((await rowsOf(page, '#members-body')).length, 2);
-    t.is((await focused(page)).id, 'members-title');
-    t.true(isProblem(await c.request('GET', '/api/v1/account', { cookie: developer.cookie }), 401, 'unauthenticated'));
-    t.deepEqual(problems, []);
-  } finally {
-    await close();
-  }
-});
+      // The billing member removed after the dialog (Cancel first changes nothing): their session on the account ends.
+      await page.click(`${memberRow(developer.userId)} button.danger`);
+      await page.waitForSelector('#confirm-dialog[open]');
+      await page.click('#confirm-cancel');
+      t.truthy(await page.$(memberRow(developer.userId)));
+      await page.click(`${memberRow(developer.userId)} button.danger`);
+      await confirm(page, /Remove The developer from the account/);
+      await lastAnnouncement(page, /The developer was removed/);
+      t.is(await page.$(memberRow(developer.userId)), null);
+      t.is((await rowsOf(page, '#members-body')).length, 2);
+      t.is((await focused(page)).id, 'members-title');
+      t.true(isProblem(await c.request('GET', '/api/v1/account', { cookie: developer.cookie }), 401, 'unauthenticated'));
+      t.deepEqual(problems, []);
+    } finally {
+      await close();
+    }
+  },
+);
 
 test.serial('a viewer sees the members and invitations but no control to change them; the service refuses them all the same', async (t) => {
   const pendingEmail = uniqueAddress('pending');
-  t.is((await c.request('POST', '/api/v1/account/invitations', { cookie: owner.cookie, body: { email: pendingEmail, role: 'billing' } })).status, 201);
+  t.is(
+    (await c.request('POST', '/api/v1/account/invitations', { cookie: owner.cookie, body: { email: pendingEmail, role: 'billing' } }))
+      .status,
+    201,
+  );
   const { page, problems, close } = await teamPage(viewer.email, viewer.password);
   try {
     t.regex(await textOf(page, '#team-role'), /Your role here is Viewer\. The owner and admins invite people/);
@@ -164,7 +191,10 @@ test.serial('a viewer sees the members and invitations but no control to change 
     t.is(rows.length, 2);
     t.regex(await lineOf(page, memberRow(owner.userId)), /^Olive Owner .* Owner /);
     t.regex(await lineOf(page, memberRow(viewer.userId)), /^The viewer You \S+ Viewer /);
-    t.deepEqual((await rowsOf(page, '#invitations-body')).map((r) => r.split(' ').slice(0, 2).join(' ')), [`${pendingEmail} Billing`]);
+    t.deepEqual(
+      (await rowsOf(page, '#invitations-body')).map((r) => r.split(' ').slice(0, 2).join(' ')),
+      [`${pendingEmail} Billing`],
+    );
     // No role choice, Remove, Revoke, invite form or transfer: nor a column for them.
     t.is(await page.$$eval('#members-body select, #members-body button, #invitations-body button', (els) => els.length), 0);
     t.false(await page.$$eval('#team th', (ths) => ths.some((th) => (th as HTMLElement).innerText === 'Actions')));
@@ -172,103 +202,130 @@ test.serial('a viewer sees the members and invitations but no control to change 
     t.true(await page.$eval('#transfer', (s) => (s as HTMLElement).hidden));
     // The page only hides: the service is the check.
     const viewerClient = client();
-    t.true(isProblem(await viewerClient.request('POST', '/api/v1/account/invitations', { cookie: viewer.cookie, body: { email: uniqueAddress('x'), role: 'viewer' } }), 403, 'forbidden_for_role'));
+    t.true(
+      isProblem(
+        await viewerClient.request('POST', '/api/v1/account/invitations', {
+          cookie: viewer.cookie,
+          body: { email: uniqueAddress('x'), role: 'viewer' },
+        }),
+        403,
+        'forbidden_for_role',
+      ),
+    );
     t.deepEqual(problems, []);
   } finally {
     await close();
   }
 });
 
-test.serial('axe-core finds no WCAG 2.2 A/AA or best-practice violation on the Team page, its problems and its dialog, at desktop and phone width', async (t) => {
-  const { page, problems, close } = await teamPage(owner.email, owner.password, { bypassCsp: true });
-  const filled = () => Promise.all([page.waitForSelector('#members-body tbody tr'), page.waitForSelector('#invitations-body tbody tr')]);
-  try {
-    await filled();
-    t.deepEqual(await axeViolations(page), [], 'desktop');
-    await inviteThroughPage(page, viewer.email, 'developer');
-    await page.waitForSelector('#invite-email[aria-invalid=true]');
-    t.deepEqual(await axeViolations(page), [], 'desktop, the address marked');
-    await page.click(`${memberRow(viewer.userId)} button.danger`);
-    await page.waitForSelector('#confirm-dialog[open]');
-    t.deepEqual(await axeViolations(page), [], 'desktop, the dialog open');
-    await page.click('#confirm-cancel');
+test.serial(
+  'axe-core finds no WCAG 2.2 A/AA or best-practice violation on the Team page, its problems and its dialog, at desktop and phone width',
+  async (t) => {
+    const { page, problems, close } = await teamPage(owner.email, owner.password, { bypassCsp: true });
+    const filled = () => Promise.all([page.waitForSelector('#members-body tbody tr'), page.waitForSelector('#invitations-body tbody tr')]);
+    try {
+      await filled();
+      t.deepEqual(await axeViolations(page), [], 'desktop');
+      await inviteThroughPage(page, viewer.email, 'developer');
+      await page.waitForSelector('#invite-email[aria-invalid=true]');
+      t.deepEqual(await axeViolations(page), [], 'desktop, the address marked');
+      await page.click(`${memberRow(viewer.userId)} button.danger`);
+      await page.waitForSelector('#confirm-dialog[open]');
+      t.deepEqual(await axeViolations(page), [], 'desktop, the dialog open');
+      await page.click('#confirm-cancel');
 
-    // The phone: the same session, the page loaded again at 360 px.
-    await page.setViewport(PHONE);
-    await page.reload({ waitUntil: 'networkidle0' });
-    await waitForView(page, 'team');
-    await filled();
-    t.deepEqual(await axeViolations(page), [], 'phone');
-    t.deepEqual(problems, []);
-  } finally {
-    await close();
-  }
-});
+      // The phone: the same session, the page loaded again at 360 px.
+      await page.setViewport(PHONE);
+      await page.reload({ waitUntil: 'networkidle0' });
+      await waitForView(page, 'team');
+      await filled();
+      t.deepEqual(await axeViolations(page), [], 'phone');
+      t.deepEqual(problems, []);
+    } finally {
+      await close();
+    }
+  },
+);
 
 /** From the sign-in page through the provider's own form, typing `login` there, until the service has sent the browser somewhere of its own again. */
 async function signInThroughProvider(page: Page, login: string) {
   const button = await page.waitForSelector(`#provider-sign-in:not([hidden]) a[data-provider="${provider().id}"]`, { visible: true });
   await Promise.all([page.waitForNavigation(), button!.click()]);
-  if (new URL(page.url()).origin !== new URL(provider().issuer).origin) throw new Error(`the button led to ${page.url()}, not the provider`);
+  if (new URL(page.url()).origin !== new URL(provider().issuer).origin)
+    throw new Error(`the button led to ${page.url()}, not the provider`);
   await page.locator('input[name=login]').fill(login);
   await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle0' }), page.click('button[type=submit]')]);
 }
 
-test.serial('company sign-in: the sign-in page offers the provider, a person signs in through it, the owner requires it on the Team page; an address nobody has comes back saying so', async (t) => {
-  const person = await signUp(c, { name: 'Sam Single' });
-  const { page, problems, close } = await openDashboard(browser, { origin: serviceOrigin(), path: '/dashboard/sign-in' });
-  try {
-    await waitForView(page, 'sign-in');
-    t.is(await lineOf(page, `#provider-sign-in a[data-provider="${provider().id}"]`), `Sign in with ${provider().name}`);
-    t.deepEqual(await axeViolations(page), [], 'the sign-in page with its provider button');
+test.serial(
+  'company sign-in: the sign-in page offers the provider, a person signs in through it, the owner requires it on the Team page; an address nobody has comes back saying so',
+  async (t) => {
+    const person = await signUp(c, { name: 'Sam Single' });
+    const { page, problems, close } = await openDashboard(browser, { origin: serviceOrigin(), path: '/dashboard/sign-in' });
+    try {
+      await waitForView(page, 'sign-in');
+      t.is(await lineOf(page, `#provider-sign-in a[data-provider="${provider().id}"]`), `Sign in with ${provider().name}`);
+      t.deepEqual(await axeViolations(page), [], 'the sign-in page with its provider button');
 
-    await signInThroughProvider(page, person.email);
-    await page.waitForSelector('#account-bar:not([hidden])');
-    t.is(new URL(page.url()).pathname, '/dashboard', 'on to the overview');
-    await goTo(page, 'team');
-    // Only the owner sees the section; the select offers any way or the provider.
-    await page.waitForSelector('#sign-in-policy:not([hidden]) #required-provider');
-    t.deepEqual(await page.$$eval('#required-provider option', (os) => os.map((o) => [(o as HTMLOptionElement).value, o.textContent])), [['', 'Any way: password, passkey or a provider'], [provider().id, `Only through ${provider().name}`]]);
-    await page.select('#required-provider', provider().id);
-    await page.click('#sign-in-policy-form button[type=submit]');
-    t.regex(await waitForText(page, '#sign-in-policy-status', /./), new RegExp(`Members now sign in through ${provider().name}\\.`));
-    await lastAnnouncement(page, /Members now sign in through/);
-    await noteShot(page, 'shot-team-sign-in-policy');
-    // The service holds it: a password sign-in of the only member is refused, naming the provider.
-    const refused = await c.request('POST', '/api/v1/auth/signin', { body: { email: person.email, password: person.password } });
-    t.true(isProblem(refused, 403, 'provider_required'));
-    t.is((await c.request('GET', '/api/v1/account/sign-in-policy', { cookie: person.cookie })).status, 401, 'the password session ended when the policy was set');
+      await signInThroughProvider(page, person.email);
+      await page.waitForSelector('#account-bar:not([hidden])');
+      t.is(new URL(page.url()).pathname, '/dashboard', 'on to the overview');
+      await goTo(page, 'team');
+      // Only the owner sees the section; the select offers any way or the provider.
+      await page.waitForSelector('#sign-in-policy:not([hidden]) #required-provider');
+      t.deepEqual(await page.$$eval('#required-provider option', (os) => os.map((o) => [(o as HTMLOptionElement).value, o.textContent])), [
+        ['', 'Any way: password, passkey or a provider'],
+        [provider().id, `Only through ${provider().name}`],
+      ]);
+      await page.select('#required-provider', provider().id);
+      await page.click('#sign-in-policy-form button[type=submit]');
+      t.regex(await waitForText(page, '#sign-in-policy-status', /./), new RegExp(`Members now sign in through ${provider().name}\\.`));
+      await lastAnnouncement(page, /Members now sign in through/);
+      await noteShot(page, 'shot-team-sign-in-policy');
+      // The service holds it: a password sign-in of the only member is refused, naming the provider.
+      const refused = await c.request('POST', '/api/v1/auth/signin', { body: { email: person.email, password: person.password } });
+      t.true(isProblem(refused, 403, 'provider_required'));
+      t.is(
+        (await c.request('GET', '/api/v1/account/sign-in-policy', { cookie: person.cookie })).status,
+        401,
+        'the password session ended when the policy was set',
+      );
 
-    // Lifting it from the page: any way again.
-    await page.select('#required-provider', '');
-    await page.click('#sign-in-policy-form button[type=submit]');
-    t.regex(await waitForText(page, '#sign-in-policy-status', /any way/), /Members sign in any way again\./);
-    t.deepEqual(problems, []);
-  } finally {
-    await close();
-  }
+      // Lifting it from the page: any way again.
+      await page.select('#required-provider', '');
+      await page.click('#sign-in-policy-form button[type=submit]');
+      t.regex(await waitForText(page, '#sign-in-policy-status', /any way/), /Members sign in any way again\./);
+      t.deepEqual(problems, []);
+    } finally {
+      await close();
+    }
 
-  // Someone the provider knows but nobody here is: back on the sign-in page with why, signed in nowhere.
-  const stranger = await openDashboard(browser, { origin: serviceOrigin(), path: '/dashboard/sign-in' });
-  try {
-    await waitForView(stranger.page, 'sign-in');
-    await signInThroughProvider(stranger.page, uniqueAddress('stranger'));
-    await waitForView(stranger.page, 'sign-in');
-    const url = new URL(stranger.page.url());
-    t.is(url.pathname + url.search, '/dashboard/sign-in?problem=forbidden');
-    t.regex(await lineOf(stranger.page, '#sign-in-notice:not([hidden])'), /No account here has the address your identity provider gave/);
-    t.true(await stranger.page.$eval('#account-bar', (el) => (el as HTMLElement).hidden));
-    t.deepEqual(stranger.problems, []);
-  } finally {
-    await stranger.close();
-  }
-});
+    // Someone the provider knows but nobody here is: back on the sign-in page with why, signed in nowhere.
+    const stranger = await openDashboard(browser, { origin: serviceOrigin(), path: '/dashboard/sign-in' });
+    try {
+      await waitForView(stranger.page, 'sign-in');
+      await signInThroughProvider(stranger.page, uniqueAddress('stranger'));
+      await waitForView(stranger.page, 'sign-in');
+      const url = new URL(stranger.page.url());
+      t.is(url.pathname + url.search, '/dashboard/sign-in?problem=forbidden');
+      t.regex(await lineOf(stranger.page, '#sign-in-notice:not([hidden])'), /No account here has the address your identity provider gave/);
+      t.true(await stranger.page.$eval('#account-bar', (el) => (el as HTMLElement).hidden));
+      t.deepEqual(stranger.problems, []);
+    } finally {
+      await stranger.close();
+    }
+  },
+);
 
 test.serial('the owner transfers ownership after confirming it is them: the member is the owner, the owner an admin', async (t) => {
   const { page, problems, close } = await teamPage(owner.email, owner.password);
   try {
     // The sign-in made 11 minutes old: handing the account on then asks for the password.
-    await withServiceDb((db) => db.collection('sessions').updateMany({ userId: owner.userId, endedAt: null }, { $set: { authenticatedAt: new Date(Date.now() - 11 * 60_000) } }));
+    await withServiceDb((db) =>
+      db
+        .collection('sessions')
+        .updateMany({ userId: owner.userId, endedAt: null }, { $set: { authenticatedAt: new Date(Date.now() - 11 * 60_000) } }),
+    );
     // Sent with no member chosen, then the dialog's password left empty: refused in words.
     await page.click('#transfer-form button[type=submit]');
     t.is(await waitForText(page, '#transfer-form .form-problem', /\S/), 'Check the field marked below.');
@@ -290,7 +347,9 @@ test.serial('the owner transfers ownership after confirming it is them: the memb
     t.regex(await textOf(page, '#team-role'), /Your role here is Admin/);
     t.true(await page.$eval('#transfer', (s) => (s as HTMLElement).hidden), 'only the owner hands the account on');
     t.false(await page.$eval('#invite-form', (f) => (f as HTMLElement).hidden), 'an admin still invites');
-    const roles = (await c.request('GET', '/api/v1/account/members', { cookie: viewer.cookie })).body.map((m: { userId: string; role: string }) => `${m.userId}:${m.role}`).sort();
+    const roles = (await c.request('GET', '/api/v1/account/members', { cookie: viewer.cookie })).body
+      .map((m: { userId: string; role: string }) => `${m.userId}:${m.role}`)
+      .sort();
     t.deepEqual(roles, [`${owner.userId}:admin`, `${viewer.userId}:owner`].sort());
     t.deepEqual(problems, []);
   } finally {

@@ -9,7 +9,19 @@ import { adminToken, newAccount, request } from '../helpers/api.js';
 import { endpointOf, eventually, registerEndpoint, sendTest, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { SUBSCRIBABLE_EVENT_KINDS } from '../../lib/event-kinds.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
-import { button, endpointCard, focused, launchBrowser, openDashboard, refresh, screenshot, signIn, textOf, waitForHandleText, waitForText } from './page.js';
+import {
+  button,
+  endpointCard,
+  focused,
+  launchBrowser,
+  openDashboard,
+  refresh,
+  screenshot,
+  signIn,
+  textOf,
+  waitForHandleText,
+  waitForText,
+} from './page.js';
 
 let browser: Browser;
 let receiver: Receiver;
@@ -31,14 +43,26 @@ test.serial('event types by keyboard; rotate the secret, both secrets verify, en
   try {
     await signIn(page, account.ownerToken);
     await page.waitForSelector(card);
-    t.regex(await textOf(page, `${card} .endpoint-facts`), /Event types\s+credits\.low, credits\.exhausted, credits\.granted, credits\.voided, credits\.recharge_failed, api_key\.created, api_key\.revoked, batch\.completed, batch\.paused[\s\S]*Signing secret\s+One secret/);
+    t.regex(
+      await textOf(page, `${card} .endpoint-facts`),
+      /Event types\s+credits\.low, credits\.exhausted, credits\.granted, credits\.voided, credits\.recharge_failed, api_key\.created, api_key\.revoked, batch\.completed, batch\.paused[\s\S]*Signing secret\s+One secret/,
+    );
 
     // The choice offered is exactly what the API accepts; by keyboard: open, untick, save.
     await page.focus(`${card} .event-types summary`);
     await press('Enter');
-    const offered = await page.$$eval(`${card} input[name=eventTypes]`, (boxes) => boxes.map((b) => [(b as HTMLInputElement).value, (b as HTMLInputElement).checked]));
-    t.deepEqual(offered.map(([v]) => v), [...SUBSCRIBABLE_EVENT_KINDS], 'the dashboard offers every type the API takes');
-    t.deepEqual(offered.filter(([, c]) => c).map(([v]) => v), endpoint.eventTypes);
+    const offered = await page.$$eval(`${card} input[name=eventTypes]`, (boxes) =>
+      boxes.map((b) => [(b as HTMLInputElement).value, (b as HTMLInputElement).checked]),
+    );
+    t.deepEqual(
+      offered.map(([v]) => v),
+      [...SUBSCRIBABLE_EVENT_KINDS],
+      'the dashboard offers every type the API takes',
+    );
+    t.deepEqual(
+      offered.filter(([, c]) => c).map(([v]) => v),
+      endpoint.eventTypes,
+    );
     await press('Tab');
     t.is((await focused(page)).id.endsWith('-type-credits.low'), true, 'Tab reaches the first box');
     for (let i = 0; i < 7; i++) {
@@ -82,7 +106,9 @@ test.serial('event types by keyboard; rotate the secret, both secrets verify, en
     t.is((await focused(page)).text, 'Rotate secret');
 
     const inWindow = await sendTest(account, endpoint.id);
-    const [d] = (await receiver.waitFor((all) => all.some((x) => x.body?.id === inWindow), 20_000, 'a delivery in the window')).filter((x) => x.body?.id === inWindow);
+    const [d] = (await receiver.waitFor((all) => all.some((x) => x.body?.id === inWindow), 20_000, 'a delivery in the window')).filter(
+      (x) => x.body?.id === inWindow,
+    );
     t.true(verifyWebhook(endpoint.secret, d!.headers, d!.rawBody, d!.receivedAt), 'the old secret verifies');
     t.true(verifyWebhook(newSecret, d!.headers, d!.rawBody, d!.receivedAt), 'the new secret verifies');
 
@@ -97,7 +123,10 @@ test.serial('event types by keyboard; rotate the secret, both secrets verify, en
     await refresh(page);
     await page.waitForSelector(`${card} .attempts tbody tr`);
     await (await button(page, `${card} .attempts tbody tr:first-child`, 'Resend')).click();
-    t.regex(await waitForText(page, `${card} .test-result`, /delivered again|failed/, 35_000), new RegExp(`Event ${inWindow} delivered again: HTTP 200\\.`));
+    t.regex(
+      await waitForText(page, `${card} .test-result`, /delivered again|failed/, 35_000),
+      new RegExp(`Event ${inWindow} delivered again: HTTP 200\\.`),
+    );
     const resent = receiver.deliveries(path).filter((x) => x.body?.id === inWindow);
     t.is(resent.length, 2);
     t.true(verifyWebhook(newSecret, resent[1]!.headers, resent[1]!.rawBody, resent[1]!.receivedAt));
@@ -116,9 +145,17 @@ test.serial('re-enable with the missed events resent; the event log shows each e
   receiver.behave(path, () => ({ status: down ? 503 : 200 }));
   const endpoint = await registerEndpoint(account, receiver.url(path));
   for (let i = 0; i < 20; i++) await sendTest(account, endpoint.id);
-  await eventually(() => endpointOf(account, endpoint.id), (e) => e.status === 'disabled', 60_000, 'disabled');
+  await eventually(
+    () => endpointOf(account, endpoint.id),
+    (e) => e.status === 'disabled',
+    60_000,
+    'disabled',
+  );
   // Missed while disabled.
-  const granted = await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, { token: adminToken(), body: { amount: 3, reason: 'purchase' } });
+  const granted = await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, {
+    token: adminToken(),
+    body: { amount: 3, reason: 'purchase' },
+  });
   t.is(granted.status, 200);
   down = false;
 
@@ -130,7 +167,10 @@ test.serial('re-enable with the missed events resent; the event log shows each e
     // The event log: newest first; the grant went nowhere (the only endpoint is disabled), the tests failed there.
     await waitForText(page, '#events-body', /credits\.granted/);
     t.regex(await textOf(page, '#events-body tbody tr:first-child'), /credits\.granted[\s\S]*Not sent to any endpoint/);
-    t.regex(await textOf(page, '#events-body tbody tr:nth-child(2)'), new RegExp(`webhook\\.test[\\s\\S]*${endpoint.url.replace(/[/.]/g, '\\$&')}[\\s\\S]*(Not delivered|Failing)`));
+    t.regex(
+      await textOf(page, '#events-body tbody tr:nth-child(2)'),
+      new RegExp(`webhook\\.test[\\s\\S]*${endpoint.url.replace(/[/.]/g, '\\$&')}[\\s\\S]*(Not delivered|Failing)`),
+    );
     await screenshot(page, 'events-log');
 
     await page.select(`${card} select[name=recover]`, String(3_600_000));
@@ -139,7 +179,11 @@ test.serial('re-enable with the missed events resent; the event log shows each e
     await waitForText(page, '#announcer', /missed are being resent/);
     t.true(await page.$eval(`${card} .recover-field`, (el) => (el as HTMLElement).hidden), 'the choice goes with the disabled state');
     // The grant and the 20 test events that never got through, each once, oldest first.
-    const all = await receiver.waitFor((ds) => ds.filter((d) => d.path === path && d.answered === 200).length >= 21, 60_000, 'the recovered events');
+    const all = await receiver.waitFor(
+      (ds) => ds.filter((d) => d.path === path && d.answered === 200).length >= 21,
+      60_000,
+      'the recovered events',
+    );
     const recovered = all.filter((d) => d.path === path && d.answered === 200);
     t.is(recovered.length, 21);
     t.is(new Set(recovered.map((d) => d.body.id)).size, 21, 'each once');

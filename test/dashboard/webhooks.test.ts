@@ -64,11 +64,19 @@ test.serial('add an endpoint, send a test, see the attempt appear; a refused URL
     // A failing receiver: the attempt shows the status and the error; the failure is counted.
     receiver.behave('/dashboard-hook', () => ({ status: 500 }));
     await (await button(page, card, 'Send test')).click();
-    t.regex(await waitForText(page, `${card} .test-result`, /failed/, DELIVERY_WAIT_MS), /Test delivery failed with HTTP 500: The receiver answered HTTP 500\./);
+    t.regex(
+      await waitForText(page, `${card} .test-result`, /failed/, DELIVERY_WAIT_MS),
+      /Test delivery failed with HTTP 500: The receiver answered HTTP 500\./,
+    );
     t.regex(await textOf(page, `${card} .attempts tbody tr:first-child`), /500[\s\S]*Failed[\s\S]*The receiver answered HTTP 500/);
     // The count is written after the attempt, and the page reads it again for a few seconds only: on
     // a busy machine it may come later, so the test waits for it through the API and has the page read again.
-    await eventually(() => endpointOf(account, delivery!.body.data.endpointId), (e) => e?.consecutiveFailures >= 1, 60_000, 'the failure counted');
+    await eventually(
+      () => endpointOf(account, delivery!.body.data.endpointId),
+      (e) => e?.consecutiveFailures >= 1,
+      60_000,
+      'the failure counted',
+    );
     await refresh(page);
     await waitForText(page, `${card} .endpoint-facts`, /Consecutive failures\s+[1-9]/);
     await screenshot(page, 'webhook-failure');
@@ -93,7 +101,12 @@ test.serial('a disabled endpoint is re-enabled from the page; attempts page with
     const endpointId = await page.$eval(card, (el) => (el as HTMLElement).dataset.endpointId!);
     // 20 failures in a row disable it (each test event is attempted at once).
     for (let i = 0; i < 20; i++) await sendTest(account, endpointId);
-    await eventually(() => endpointOf(account, endpointId), (e) => e.status === 'disabled', 60_000, 'disabled');
+    await eventually(
+      () => endpointOf(account, endpointId),
+      (e) => e.status === 'disabled',
+      60_000,
+      'disabled',
+    );
     down = false;
 
     await page.click('#refresh');

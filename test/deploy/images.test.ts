@@ -20,7 +20,11 @@ interface Stage {
 }
 
 function stages(text: string): Stage[] {
-  const joined = text.replace(/\\\n/g, ' ').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const joined = text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   const found: Stage[] = [];
   for (const line of joined) {
     const from = /^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/i.exec(line);
@@ -51,9 +55,11 @@ const HEAVY = ['chromium-headless-shell', 'libreoffice-writer-nogui', 'python3-u
 
 test('hadolint finds nothing in the Dockerfile', async (t) => {
   const run = promisify(execFile);
-  const { stdout, stderr } = await run(testEnv.hadolintPath(), ['--config', path.join(root, '.hadolint.yaml'), '--no-color', 'Dockerfile'], { cwd: root }).catch(
-    (err: { stdout: string; stderr: string }) => err,
-  );
+  const { stdout, stderr } = await run(
+    testEnv.hadolintPath(),
+    ['--config', path.join(root, '.hadolint.yaml'), '--no-color', 'Dockerfile'],
+    { cwd: root },
+  ).catch((err: { stdout: string; stderr: string }) => err);
   t.is(`${stdout}${stderr}`.trim(), '');
 });
 
@@ -61,8 +67,13 @@ for (const role of Object.keys(ROLES) as (keyof typeof ROLES)[]) {
   test(`the ${role} image: its entry as a numeric non-root user, its system packages only, its own node_modules`, (t) => {
     const s = stage(role);
     if (!s) return t.fail(`no stage ${role}`);
-    t.deepEqual(s.lines.filter((l) => l.startsWith('CMD')), [`CMD ["node", "dist/${ROLES[role].entry}.js"]`]);
-    const user = lineage(role).filter((l) => l.startsWith('USER')).at(-1);
+    t.deepEqual(
+      s.lines.filter((l) => l.startsWith('CMD')),
+      [`CMD ["node", "dist/${ROLES[role].entry}.js"]`],
+    );
+    const user = lineage(role)
+      .filter((l) => l.startsWith('USER'))
+      .at(-1);
     t.regex(user ?? '', /^USER [1-9]\d*(:[1-9]\d*)?$/);
     const apt = aptPackages(role);
     for (const pkg of HEAVY) t.is(apt.includes(pkg), SYSTEM_PACKAGES[role].includes(pkg), `${pkg} in ${role}`);
@@ -84,20 +95,29 @@ test('a build without --target is the API', (t) => {
 // What each role loads, read from the source the build compiles.
 const packagesOf = (role: keyof typeof ROLES) => rolePackages(root, role, { dir: root, ext: '.ts' });
 
-test('the API and the core and network workers load neither Chromium\'s driver nor the upscaling model', (t) => {
+test("the API and the core and network workers load neither Chromium's driver nor the upscaling model", (t) => {
   for (const role of ['api', 'worker-core', 'worker-network'] as const) {
     const loaded = packagesOf(role);
-    for (const pkg of ['puppeteer-core', 'puppeteer-cluster', '@tensorflow/tfjs', '@tensorflow/tfjs-backend-wasm', 'upscaler', '@upscalerjs/default-model', 'jimp']) {
+    for (const pkg of [
+      'puppeteer-core',
+      'puppeteer-cluster',
+      '@tensorflow/tfjs',
+      '@tensorflow/tfjs-backend-wasm',
+      'upscaler',
+      '@upscalerjs/default-model',
+      'jimp',
+    ]) {
       t.false(loaded.has(pkg), `${role} loads ${pkg}`);
     }
   }
 });
 
-test('each tool pool loads its own tools\' packages and not the other pools\'', (t) => {
+test("each tool pool loads its own tools' packages and not the other pools'", (t) => {
   const cpu = packagesOf('worker-cpu');
   const browser = packagesOf('worker-browser');
   const network = packagesOf('worker-network');
-  for (const pkg of ['@tensorflow/tfjs', 'upscaler', '@upscalerjs/default-model', '@upscalerjs/esrgan-slim', 'jimp', 'hash-wasm']) t.true(cpu.has(pkg), `cpu: ${pkg}`);
+  for (const pkg of ['@tensorflow/tfjs', 'upscaler', '@upscalerjs/default-model', '@upscalerjs/esrgan-slim', 'jimp', 'hash-wasm'])
+    t.true(cpu.has(pkg), `cpu: ${pkg}`);
   for (const pkg of ['puppeteer-core', 'puppeteer-cluster']) t.true(browser.has(pkg), `browser: ${pkg}`);
   for (const pkg of ['cheerio', 'pdfjs-dist']) t.true(network.has(pkg), `network: ${pkg}`);
   t.false(cpu.has('puppeteer-core'));
@@ -108,16 +128,23 @@ test('each tool pool loads its own tools\' packages and not the other pools\'', 
 test('every runtime dependency is loaded by some role', (t) => {
   const { dependencies } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
   const loaded = new Set((Object.keys(ROLES) as (keyof typeof ROLES)[]).flatMap((role) => [...packagesOf(role)]));
-  t.deepEqual(Object.keys(dependencies).filter((d) => !loaded.has(d)), []);
+  t.deepEqual(
+    Object.keys(dependencies).filter((d) => !loaded.has(d)),
+    [],
+  );
 });
 
-test('compose runs each service from its role\'s image', (t) => {
+test("compose runs each service from its role's image", (t) => {
   const compose = readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
-  const targetOf = (service: string) => new RegExp(`^  ${service}:.*\\n(?:    .*\\n)*?    build: \\{ context: \\., target: (\\S+) \\}`, 'm').exec(compose)?.[1];
-  t.deepEqual(
-    ['api-1', 'worker-core', 'worker-cpu', 'worker-network', 'worker-browser'].map(targetOf),
-    ['api', 'worker-core', 'worker-cpu', 'worker-network', 'worker-browser'],
-  );
+  const targetOf = (service: string) =>
+    new RegExp(`^  ${service}:.*\\n(?:    .*\\n)*?    build: \\{ context: \\., target: (\\S+) \\}`, 'm').exec(compose)?.[1];
+  t.deepEqual(['api-1', 'worker-core', 'worker-cpu', 'worker-network', 'worker-browser'].map(targetOf), [
+    'api',
+    'worker-core',
+    'worker-cpu',
+    'worker-network',
+    'worker-browser',
+  ]);
   t.regex(compose, /^ {2}api-2: \*api$/m, 'the second replica is the first one again');
   t.notRegex(compose, /^\s+build: \.$/m, 'no service builds the image without a target');
 });

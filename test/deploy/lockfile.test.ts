@@ -14,7 +14,7 @@ interface LockedPackage {
   optionalDependencies?: Record<string, string>;
 }
 
-test('every optional package of every locked package is itself locked (every platform\'s, not just this one\'s)', (t) => {
+test("every optional package of every locked package is itself locked (every platform's, not just this one's)", (t) => {
   const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockedPackage> };
   const missing: string[] = [];
   for (const [where, pkg] of Object.entries(lock.packages)) {

@@ -7,9 +7,16 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
-const pkg = JSON.parse(read('package.json')) as { engines: { node: string }; scripts: Record<string, string>; devDependencies: Record<string, string> };
+const pkg = JSON.parse(read('package.json')) as {
+  engines: { node: string };
+  scripts: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 // pinned-node.mjs is plain JavaScript without types: imported by URL, typed here.
-const { NODE_VERSION, NODE_MAJOR } = (await import(new URL('../../scripts/pinned-node.mjs', import.meta.url).href)) as { NODE_VERSION: string; NODE_MAJOR: number };
+const { NODE_VERSION, NODE_MAJOR } = (await import(new URL('../../scripts/pinned-node.mjs', import.meta.url).href)) as {
+  NODE_VERSION: string;
+  NODE_MAJOR: number;
+};
 
 const major = (version: string) => Number(/^\D*(\d+)/.exec(version)?.[1]);
 

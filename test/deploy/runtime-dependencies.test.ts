@@ -8,7 +8,10 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 const buildDirs = (JSON.parse(readFileSync(path.join(root, 'tsconfig.build.json'), 'utf8')) as { include: string[] }).include;
 
 /**
@@ -27,11 +30,13 @@ function loadedSpecifiers(source: string): string[] {
   const found: string[] = [];
   for (const m of code.matchAll(/^\s*(import|export)\s+(type\s+)?[^'";]*?from\s+'([^']+)'/gm)) if (!m[2]) found.push(m[3]!);
   for (const m of code.matchAll(/^\s*import\s+'([^']+)'/gm)) found.push(m[1]!);
-  for (const m of code.matchAll(/(?:(?<![.\w$])import|(?<![.\w$])require(?:\.resolve)?|import\.meta\.resolve)\(\s*'([^']+)'/g)) found.push(m[1]!);
+  for (const m of code.matchAll(/(?:(?<![.\w$])import|(?<![.\w$])require(?:\.resolve)?|import\.meta\.resolve)\(\s*'([^']+)'/g))
+    found.push(m[1]!);
   return found;
 }
 
-const packageOf = (specifier: string) => (specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!);
+const packageOf = (specifier: string) =>
+  specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
 const isBuiltin = (specifier: string) => specifier.startsWith('node:') || builtinModules.includes(specifier);
 
 test('the code the image runs loads only dependencies', (t) => {
@@ -61,8 +66,10 @@ test('the development tools are devDependencies', (t) => {
   }
 });
 
-test('puppeteer-cluster\'s puppeteer is puppeteer-core: no second browser download package', (t) => {
-  const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { name?: string; version?: string }> };
+test("puppeteer-cluster's puppeteer is puppeteer-core: no second browser download package", (t) => {
+  const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { name?: string; version?: string }>;
+  };
   t.falsy(pkg.dependencies.puppeteer);
   t.is(lock.packages['node_modules/puppeteer']?.name, 'puppeteer-core');
   t.is(lock.packages['node_modules/puppeteer']?.version, pkg.dependencies['puppeteer-core']);

@@ -68,35 +68,46 @@ async function detonate(t: ExecutionContext, account: TestAccount, tool: string,
   return res;
 }
 
-test.serial('a DOCX that inflates to 2 GiB is answered within the deadline, billed by its answer, and the next document converts', async (t) => {
-  t.timeout(4 * 60_000);
-  t.true(bomb.length < 20 * 1024 * 1024, 'under the download limit: only the inflated size is hostile');
-  const account = await newAccount(100);
-  const pid = await workersPid();
-  // LibreOffice streams the part and renders the spaces as one blank page: a 200 within its
-  // hard timeout is a fair answer (and charged); what matters is the bound and the billing.
-  await detonate(t, account, 'word-to-pdf', { fileUrl: pages.url('/bomb.docx') });
-  const next = await callTool(account.apiKey, 'word-to-pdf', { fileUrl: pages.url('/small.docx') });
-  t.is(next.status, 200, JSON.stringify(next.body).slice(0, 300));
-  t.is(await workersPid(), pid, 'the worker process survived');
-});
+test.serial(
+  'a DOCX that inflates to 2 GiB is answered within the deadline, billed by its answer, and the next document converts',
+  async (t) => {
+    t.timeout(4 * 60_000);
+    t.true(bomb.length < 20 * 1024 * 1024, 'under the download limit: only the inflated size is hostile');
+    const account = await newAccount(100);
+    const pid = await workersPid();
+    // LibreOffice streams the part and renders the spaces as one blank page: a 200 within its
+    // hard timeout is a fair answer (and charged); what matters is the bound and the billing.
+    await detonate(t, account, 'word-to-pdf', { fileUrl: pages.url('/bomb.docx') });
+    const next = await callTool(account.apiKey, 'word-to-pdf', { fileUrl: pages.url('/small.docx') });
+    t.is(next.status, 200, JSON.stringify(next.body).slice(0, 300));
+    t.is(await workersPid(), pid, 'the worker process survived');
+  },
+);
 
-test.serial('html-to-image of deeply nested, shadowed flex boxes is rendered or cut at the deadline; the pool renders the next', async (t) => {
-  t.timeout(4 * 60_000);
-  const account = await newAccount(100);
-  const pid = await workersPid();
-  const html = slowLayoutHtml(400, 60);
-  t.true(html.length < 3 * 1024 * 1024);
-  await detonate(t, account, 'html-to-image', { html, fullPage: true, width: 3840, deviceScaleFactor: 2 });
-  const next = await callTool(account.apiKey, 'html-to-image', { html: '<p>next</p>', width: 320, height: 200 });
-  t.is(next.status, 200, JSON.stringify(next.body).slice(0, 300));
-  t.is(await workersPid(), pid, 'the worker process survived');
-});
+test.serial(
+  'html-to-image of deeply nested, shadowed flex boxes is rendered or cut at the deadline; the pool renders the next',
+  async (t) => {
+    t.timeout(4 * 60_000);
+    const account = await newAccount(100);
+    const pid = await workersPid();
+    const html = slowLayoutHtml(400, 60);
+    t.true(html.length < 3 * 1024 * 1024);
+    await detonate(t, account, 'html-to-image', { html, fullPage: true, width: 3840, deviceScaleFactor: 2 });
+    const next = await callTool(account.apiKey, 'html-to-image', { html: '<p>next</p>', width: 320, height: 200 });
+    t.is(next.status, 200, JSON.stringify(next.body).slice(0, 300));
+    t.is(await workersPid(), pid, 'the worker process survived');
+  },
+);
 
 test.serial('a page 20000 px tall: the full-page capture is cut at 16384 px, answered and charged once', async (t) => {
   t.timeout(3 * 60_000);
   const account = await newAccount(100);
-  const res = await detonate(t, account, 'website-screenshot', { url: browserPages.url('/browser/tall?height=20000'), fullPage: true, width: 800, format: 'jpeg' });
+  const res = await detonate(t, account, 'website-screenshot', {
+    url: browserPages.url('/browser/tall?height=20000'),
+    fullPage: true,
+    width: 800,
+    format: 'jpeg',
+  });
   t.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
   t.like(res.body, { width: 800, height: 16_384, truncated: true });
 });

@@ -11,7 +11,14 @@ import { testEnv } from '../helpers/env.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { FIXTURE_HOST } from '../fixtures/http-pages.js';
 import { startS3Server } from '../fixtures/s3-server.js';
-import { fuzzGroups, fuzzResourceBindings, fuzzWebhookConfig, openFuzzAccount, resourceBindingsConfig, unfuzzedConfig } from './support/fuzz-account.js';
+import {
+  fuzzGroups,
+  fuzzResourceBindings,
+  fuzzWebhookConfig,
+  openFuzzAccount,
+  resourceBindingsConfig,
+  unfuzzedConfig,
+} from './support/fuzz-account.js';
 import { judge, runSchemathesis } from './support/schemathesis-run.js';
 
 const SLOW_TOOLS = ['website-screenshot', 'html-to-image', 'broken-links', 'word-to-pdf', 'image-upscale'];
@@ -26,11 +33,22 @@ test('schemathesis: no 500, every error problem+json, every check passes', async
   const s3 = await startS3Server({ host: FIXTURE_HOST });
   t.teardown(() => s3.stop());
   await s3.createBucket('fuzz');
-  const bucket = { type: 's3', bucket: 'fuzz', endpoint: s3.endpoint, accessKeyId: s3.env.S3_ACCESS_KEY_ID, secretAccessKey: s3.env.S3_SECRET_ACCESS_KEY };
+  const bucket = {
+    type: 's3',
+    bucket: 'fuzz',
+    endpoint: s3.endpoint,
+    accessKeyId: s3.env.S3_ACCESS_KEY_ID,
+    secretAccessKey: s3.env.S3_SECRET_ACCESS_KEY,
+  };
   const resources = resourceBindingsConfig(await fuzzResourceBindings(testEnv.apiUrl(), account, bucket));
   const results = await runSchemathesis({
     apiUrl: testEnv.apiUrl(),
-    groups: fuzzGroups({ ...account, adminToken: testEnv.adminToken() }, SLOW_TOOLS, webhooks + resources + unfuzzedConfig('account'), unfuzzedConfig('service')),
+    groups: fuzzGroups(
+      { ...account, adminToken: testEnv.adminToken() },
+      SLOW_TOOLS,
+      webhooks + resources + unfuzzedConfig('account'),
+      unfuzzedConfig('service'),
+    ),
     maxExamples: 5,
     phases: 'examples,coverage,fuzzing',
     // The three groups at once; the two on the fuzz account stay under its 60/s limit together.
@@ -42,8 +60,14 @@ test('schemathesis: no 500, every error problem+json, every check passes', async
   const verdict = judge(results, isErrorCode);
   t.log(`${verdict.cases} cases; statuses ${JSON.stringify(verdict.statuses)}`);
   t.true(verdict.cases > 500, 'schemathesis ran');
-  t.deepEqual(verdict.serverErrors.map((e) => `${e.method} ${e.path}: ${e.body.slice(0, 200)}`), []);
-  t.deepEqual(verdict.notProblems.map((e) => `${e.method} ${e.path} ${e.status} ${e.contentType}`), []);
+  t.deepEqual(
+    verdict.serverErrors.map((e) => `${e.method} ${e.path}: ${e.body.slice(0, 200)}`),
+    [],
+  );
+  t.deepEqual(
+    verdict.notProblems.map((e) => `${e.method} ${e.path} ${e.status} ${e.contentType}`),
+    [],
+  );
   for (const r of results) t.is(r.exitCode, 0, `${r.name}:\n${r.failures || r.summary}`);
   // Every operation reached its code at least once: none only ever answered 404.
   for (const r of results) t.notRegex(r.summary + r.failures, /repeatedly returned 404/, r.name);

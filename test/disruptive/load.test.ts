@@ -21,7 +21,13 @@ test('15 s of mixed calls at 4/s: no 5xx, no call unanswered, memory of every pr
   });
   printLoad(result, (line) => t.log(line));
   const serverErrors = result.calls.filter((c) => c.status === undefined || c.status >= 500);
-  t.deepEqual(serverErrors.map((c) => `${c.tool}: ${c.status ?? c.failure} ${c.code ?? ''}`), []);
+  t.deepEqual(
+    serverErrors.map((c) => `${c.tool}: ${c.status ?? c.failure} ${c.code ?? ''}`),
+    [],
+  );
   t.is(result.arrivals.dropped, 0);
-  t.deepEqual(memoryOverBound(result).map((m) => m.part), []);
+  t.deepEqual(
+    memoryOverBound(result).map((m) => m.part),
+    [],
+  );
 });

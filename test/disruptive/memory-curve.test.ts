@@ -11,7 +11,12 @@ const HOUR = 60 * MINUTE;
  * and whose summed tree RSS is `treeRssAt(minute)` (by default three times as much, shared pages
  * counted once per process).
  */
-function curve(part: string, mibAt: (minute: number) => number, durationMs = HOUR, treeRssAt = (m: number) => 3 * mibAt(m)): MemorySample[] {
+function curve(
+  part: string,
+  mibAt: (minute: number) => number,
+  durationMs = HOUR,
+  treeRssAt = (m: number) => 3 * mibAt(m),
+): MemorySample[] {
   const samples: MemorySample[] = [];
   for (let atMs = 0; atMs <= durationMs; atMs += 10_000) {
     const kib = Math.round(mibAt(atMs / MINUTE) * 1024);
@@ -22,7 +27,11 @@ function curve(part: string, mibAt: (minute: number) => number, durationMs = HOU
 
 test('a part that climbs for a quarter of an hour and then holds its level (with noise) levels off, and says from when', (t) => {
   const wobble = (m: number) => 1 + 0.01 * Math.sin(m * 7);
-  const [level] = memoryLevels(curve('temporal', (m) => (m < 15 ? 200 + 6 * m : 290) * wobble(m)), HOUR, 'rss');
+  const [level] = memoryLevels(
+    curve('temporal', (m) => (m < 15 ? 200 + 6 * m : 290) * wobble(m)),
+    HOUR,
+    'rss',
+  );
   t.false(level!.grows);
   t.is(level!.part, 'temporal');
   // Within 5% of the level (290 MiB) from about minute 12.7 of the climb.
@@ -30,24 +39,44 @@ test('a part that climbs for a quarter of an hour and then holds its level (with
 });
 
 test('a part that goes on growing, however slowly, grows', (t) => {
-  const [level] = memoryLevels(curve('api', (m) => 200 + 0.5 * m), HOUR, 'rss');
+  const [level] = memoryLevels(
+    curve('api', (m) => 200 + 0.5 * m),
+    HOUR,
+    'rss',
+  );
   t.true(level!.grows);
   t.true(level!.lastThirdMaxKiB > level!.levelKiB * 1.05);
 });
 
-test("a spike of a few samples is not a level; a rise held for a minute is", (t) => {
+test('a spike of a few samples is not a level; a rise held for a minute is', (t) => {
   // A capture's page: 20 s at +40% in the last third, then back.
-  const [spike] = memoryLevels(curve('workers', (m) => (m >= 50 && m < 50.3 ? 2800 : 2000)), HOUR, 'treePss');
+  const [spike] = memoryLevels(
+    curve('workers', (m) => (m >= 50 && m < 50.3 ? 2800 : 2000)),
+    HOUR,
+    'treePss',
+  );
   t.false(spike!.grows);
   t.is(spike!.lastThirdMaxKiB, 2000 * 1024);
-  const [held] = memoryLevels(curve('workers', (m) => (m >= 50 && m < 51.5 ? 2800 : 2000)), HOUR, 'treePss');
+  const [held] = memoryLevels(
+    curve('workers', (m) => (m >= 50 && m < 51.5 ? 2800 : 2000)),
+    HOUR,
+    'treePss',
+  );
   t.true(held!.grows);
 });
 
 test('a part restarted by a fault with less memory is not growth; one that comes back higher and stays is', (t) => {
-  const [dropped] = memoryLevels(curve('workers', (m) => (m < 45 ? 2000 : 1500)), HOUR, 'treePss');
+  const [dropped] = memoryLevels(
+    curve('workers', (m) => (m < 45 ? 2000 : 1500)),
+    HOUR,
+    'treePss',
+  );
   t.false(dropped!.grows);
-  const [higher] = memoryLevels(curve('workers', (m) => (m < 45 ? 2000 : 2300)), HOUR, 'treePss');
+  const [higher] = memoryLevels(
+    curve('workers', (m) => (m < 45 ? 2000 : 2300)),
+    HOUR,
+    'treePss',
+  );
   t.true(higher!.grows);
 });
 
@@ -75,36 +104,74 @@ test("a heap's GC sawtooth is a level, peak against peak; a sawtooth that climbs
   // 40 MiB gathered over ten minutes and collected at once, as the workers' V8 heap does.
   const saw = (m: number) => 940 + 4 * (m % 10);
   t.false(memoryLevels(curve('workers', saw), HOUR, 'rss')[0]!.grows);
-  t.true(memoryLevels(curve('workers', (m) => saw(m) + 1.5 * m), HOUR, 'rss')[0]!.grows);
+  t.true(
+    memoryLevels(
+      curve('workers', (m) => saw(m) + 1.5 * m),
+      HOUR,
+      'rss',
+    )[0]!.grows,
+  );
 });
 
 test('each part is judged by its own samples', (t) => {
   const levels = memoryLevels([...curve('api', () => 200), ...curve('database', (m) => 50 + m)], HOUR, 'rss');
-  t.deepEqual(levels.map((l) => [l.part, l.measure, l.grows]), [['api', 'rss', false], ['database', 'rss', true]]);
+  t.deepEqual(
+    levels.map((l) => [l.part, l.measure, l.grows]),
+    [
+      ['api', 'rss', false],
+      ['database', 'rss', true],
+    ],
+  );
 });
 
 test("the test fixtures' growth is printed and not judged; a service part's growth is judged", (t) => {
   const climbing = (m: number) => 40 + 0.3 * m;
   const levels = [...memoryLevels(curve('fixtures', climbing), HOUR, 'rss'), ...memoryLevels(curve('workers', climbing), HOUR, 'rss')];
   t.true(levels.every((l) => l.grows));
-  t.deepEqual(judgedGrowth(levels).map((l) => l.part), ['workers']);
+  t.deepEqual(
+    judgedGrowth(levels).map((l) => l.part),
+    ['workers'],
+  );
   const [fixtures, workers] = formatLevels(levels);
   t.regex(fixtures!, /grows \(not judged: the test fixtures\)$/);
   t.regex(workers!, /GROWS$/);
 });
 
 test('a tree is judged by its proportional set: backends touching more shared pages grow summed RSS, not PSS', (t) => {
-  const samples = curve('postgres', () => 300, HOUR, (m) => 800 + 10 * m);
+  const samples = curve(
+    'postgres',
+    () => 300,
+    HOUR,
+    (m) => 800 + 10 * m,
+  );
   t.false(memoryLevels(samples, HOUR, 'treePss')[0]!.grows);
   t.false(memoryLevels(samples, HOUR, 'rss')[0]!.grows);
-  const leaking = curve('postgres', (m) => 300 + 2 * m, HOUR, () => 800);
+  const leaking = curve(
+    'postgres',
+    (m) => 300 + 2 * m,
+    HOUR,
+    () => 800,
+  );
   t.true(memoryLevels(leaking, HOUR, 'treePss')[0]!.grows);
 });
 
-const window = (w: number, tool: string, p99Ms: number, calls = 100): WindowLatency => ({ window: w, tool, calls, p50Ms: p99Ms / 4, p99Ms });
+const window = (w: number, tool: string, p99Ms: number, calls = 100): WindowLatency => ({
+  window: w,
+  tool,
+  calls,
+  p50Ms: p99Ms / 4,
+  p99Ms,
+});
 
 test('p99 drift compares the last window with the first, per tool, and ignores windows with too few calls', (t) => {
-  const windows = [window(0, 'hash-text', 100), window(5, 'hash-text', 130), window(0, 'dns-lookup', 100), window(5, 'dns-lookup', 115), window(0, 'html-to-image', 100, 5), window(5, 'html-to-image', 900, 5)];
+  const windows = [
+    window(0, 'hash-text', 100),
+    window(5, 'hash-text', 130),
+    window(0, 'dns-lookup', 100),
+    window(5, 'dns-lookup', 115),
+    window(0, 'html-to-image', 100, 5),
+    window(5, 'html-to-image', 900, 5),
+  ];
   t.deepEqual(latencyDrift(windows), [{ tool: 'hash-text', firstP99: 100, lastP99: 130 }]);
   t.deepEqual(latencyDrift([window(0, 'hash-text', 100)]), []);
   // A window of a few stragglers answered after the run does not hide the last full one.

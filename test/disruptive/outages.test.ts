@@ -26,37 +26,42 @@ const GIVES_UP_AFTER_MS = HASH_TEXT.timeoutMs + 30_000;
 const ROOM_TO_RUN_MS = 10_000;
 
 for (const part of ['workers', 'database'] as const) {
-  test.serial(`a call whose ${part === 'workers' ? 'pool' : part} is down waits for it and answers 200 once it is back in time, charged once`, async (t) => {
-    t.timeout(3 * 60_000);
-    const control = stackControl(testEnv.stackControlUrl());
-    const account = await newAccount(50);
-    t.is((await callTool(account.apiKey, 'hash-text', BODY)).status, 200, 'the stack answers before the outage');
-    const before = await balanceOf(account);
+  test.serial(
+    `a call whose ${part === 'workers' ? 'pool' : part} is down waits for it and answers 200 once it is back in time, charged once`,
+    async (t) => {
+      t.timeout(3 * 60_000);
+      const control = stackControl(testEnv.stackControlUrl());
+      const account = await newAccount(50);
+      t.is((await callTool(account.apiKey, 'hash-text', BODY)).status, 200, 'the stack answers before the outage');
+      const before = await balanceOf(account);
 
-    await control.run(`stop/${part}`);
-    const sent = Date.now();
-    let answeredAt = 0;
-    const call = callTool(account.apiKey, 'hash-text', BODY).then((res) => ((answeredAt = Date.now()), res));
-    // Down past the tool's own deadline: waiting for the part is not the tool running late.
-    await sleep(HASH_TEXT.timeoutMs + 2_000);
-    const restarting = Date.now();
-    await control.run(`start/${part}`);
-    const backAfter = Date.now() - sent;
-    const res = await call;
-    const next = await callTool(account.apiKey, 'hash-text', BODY);
-    const cost = before - (await balanceOf(account)) - (next.status === 200 ? HASH_TEXT.cost : 0);
-    t.log(`hash-text with its ${part} down: ${res.status} ${res.body?.code ?? ''}; ${part} back ${(backAfter / 1000).toFixed(1)} s after the call was sent (the API gives up after ${GIVES_UP_AFTER_MS / 1000} s)`);
+      await control.run(`stop/${part}`);
+      const sent = Date.now();
+      let answeredAt = 0;
+      const call = callTool(account.apiKey, 'hash-text', BODY).then((res) => ((answeredAt = Date.now()), res));
+      // Down past the tool's own deadline: waiting for the part is not the tool running late.
+      await sleep(HASH_TEXT.timeoutMs + 2_000);
+      const restarting = Date.now();
+      await control.run(`start/${part}`);
+      const backAfter = Date.now() - sent;
+      const res = await call;
+      const next = await callTool(account.apiKey, 'hash-text', BODY);
+      const cost = before - (await balanceOf(account)) - (next.status === 200 ? HASH_TEXT.cost : 0);
+      t.log(
+        `hash-text with its ${part} down: ${res.status} ${res.body?.code ?? ''}; ${part} back ${(backAfter / 1000).toFixed(1)} s after the call was sent (the API gives up after ${GIVES_UP_AFTER_MS / 1000} s)`,
+      );
 
-    if (backAfter <= GIVES_UP_AFTER_MS - ROOM_TO_RUN_MS) {
-      t.is(res.status, 200, JSON.stringify(res.body));
-      t.true(answeredAt >= restarting, 'answered only once it was back');
-    } else {
-      // Back too late for this call on this machine: the API gave up, or the call ran out of time.
-      t.true(res.status === 200 || isProblem(res, 504, 'tool_timeout') || isProblem(res, 503, 'unavailable'), JSON.stringify(res.body));
-    }
-    t.is(cost, res.status === 200 ? HASH_TEXT.cost : 0, 'charged once if it answered 200, else nothing');
-    t.is(next.status, 200, 'once it is back, the next call is 200');
-  });
+      if (backAfter <= GIVES_UP_AFTER_MS - ROOM_TO_RUN_MS) {
+        t.is(res.status, 200, JSON.stringify(res.body));
+        t.true(answeredAt >= restarting, 'answered only once it was back');
+      } else {
+        // Back too late for this call on this machine: the API gave up, or the call ran out of time.
+        t.true(res.status === 200 || isProblem(res, 504, 'tool_timeout') || isProblem(res, 503, 'unavailable'), JSON.stringify(res.body));
+      }
+      t.is(cost, res.status === 200 ? HASH_TEXT.cost : 0, 'charged once if it answered 200, else nothing');
+      t.is(next.status, 200, 'once it is back, the next call is 200');
+    },
+  );
 }
 
 test.serial('with the database stopped, readiness answers 503 unavailable naming it; once it is started again, 200', async (t) => {
@@ -70,6 +75,7 @@ test.serial('with the database stopped, readiness answers 503 unavailable naming
   t.true(Number(down.headers.get('retry-after')) >= 1);
   // The API's connection finds the new process on its own; bounded only against a hang.
   let ready = await request('GET', '/readyz');
-  for (const until = Date.now() + 90_000; ready.status !== 200 && Date.now() < until; ready = await request('GET', '/readyz')) await sleep(500);
+  for (const until = Date.now() + 90_000; ready.status !== 200 && Date.now() < until; ready = await request('GET', '/readyz'))
+    await sleep(500);
   t.is(ready.status, 200, JSON.stringify(ready.body));
 });

@@ -54,7 +54,9 @@ const failed = await withTestStack('chaos', async (stack) => {
     seed,
     log: (line) => console.log(line),
   });
-  console.log(`\nchaos: done in ${((performance.now() - started) / 1000).toFixed(0)} s; faults: ${faults.map((f) => `${f.action} (${(f.backAfterMs / 1000).toFixed(1)} s)`).join(', ')}`);
+  console.log(
+    `\nchaos: done in ${((performance.now() - started) / 1000).toFixed(0)} s; faults: ${faults.map((f) => `${f.action} (${(f.backAfterMs / 1000).toFixed(1)} s)`).join(', ')}`,
+  );
   console.log(`GET /readyz mid-outage: ${readiness.map((r) => `${r.action} ${r.status ?? 'no answer'}`).join(', ')}`);
   console.log(formatAudit(report));
   const answered500 = Object.entries(report.answers).reduce((n, [label, count]) => (label.startsWith('500') ? n + count : n), 0);

@@ -40,14 +40,18 @@ const failed = await withTestStack(
     writeFileSync(path.join(stack.outputDir, 'load-memory.svg'), memoryChart(result.samples, [], durationMs));
     const levels = [...memoryLevels(result.samples, durationMs, 'rss'), ...memoryLevels(result.samples, durationMs, 'treePss')];
     const judged = seconds >= LEVEL_JUDGED_FROM_SECONDS;
-    console.log(`memory every 10 s in ${path.relative(process.cwd(), stack.outputDir)}/load-memory.{csv,svg}: level at a third of the run, highest in the last third${judged ? '' : ' (not judged under 10 minutes)'}:`);
+    console.log(
+      `memory every 10 s in ${path.relative(process.cwd(), stack.outputDir)}/load-memory.{csv,svg}: level at a third of the run, highest in the last third${judged ? '' : ' (not judged under 10 minutes)'}:`,
+    );
     for (const line of formatLevels(levels)) console.log(line);
     const growing = judged ? judgedGrowth(levels) : [];
     // Past the machine's capacity calls queue and time out (504, refunded): figures, not a
     // failure. A 500, a call left unanswered or memory past the bound is one.
     const broken = result.calls.filter((c) => c.status === undefined || c.status === 500).length;
     const over = memoryOverBound(result);
-    console.log(`\nload: ${broken} answers 500 or none; memory over the bound: ${over.map((m) => m.part).join(', ') || 'none'}; still growing: ${growing.map((l) => `${l.part} (${MEASURE_NAMES[l.measure]})`).join(', ') || 'none'}`);
+    console.log(
+      `\nload: ${broken} answers 500 or none; memory over the bound: ${over.map((m) => m.part).join(', ') || 'none'}; still growing: ${growing.map((l) => `${l.part} (${MEASURE_NAMES[l.measure]})`).join(', ') || 'none'}`,
+    );
     return broken > 0 || over.length > 0 || growing.length > 0;
   },
   { RATE_LIMIT_PER_SECOND: String(Math.max(60, rate * 2)) },

@@ -30,7 +30,9 @@ const cluster = process.env.SOAK_STACK === 'cluster';
 const failed = await withTestStack(
   'soak',
   async (stack) => {
-    console.log(`soak: ${minutes} min at ${rate}/s, a fault every ${faultMinutes} minutes, on the ${cluster ? 'production-shaped (cluster)' : 'local'} stack`);
+    console.log(
+      `soak: ${minutes} min at ${rate}/s, a fault every ${faultMinutes} minutes, on the ${cluster ? 'production-shaped (cluster)' : 'local'} stack`,
+    );
     const durationMs = minutes * 60_000;
     // Written as the samples come, so a run cut short still leaves its curves.
     const csv = path.join(stack.outputDir, 'soak-memory.csv');
@@ -51,19 +53,37 @@ const failed = await withTestStack(
     });
     const svg = path.join(stack.outputDir, 'soak-memory.svg');
     writeFileSync(svg, memoryChart(result.samples, result.faults, durationMs));
-    console.log(`\nsoak: ${result.arrivals.sent} calls sent, ${result.arrivals.dropped} dropped; memory in ${path.relative(process.cwd(), csv)} and ${path.relative(process.cwd(), svg)}`);
+    console.log(
+      `\nsoak: ${result.arrivals.sent} calls sent, ${result.arrivals.dropped} dropped; memory in ${path.relative(process.cwd(), csv)} and ${path.relative(process.cwd(), svg)}`,
+    );
 
-    console.log(`latency per tool per ten-minute window (ms), of the calls sent outside the faults' reach (${result.callsNearFaults} within it left out):`);
-    for (const w of result.windows) console.log(`  window ${w.window}  ${w.tool.padEnd(20)} calls ${String(w.calls).padStart(5)}  p50 ${w.p50Ms.toFixed(0).padStart(6)}  p99 ${w.p99Ms.toFixed(0).padStart(6)}`);
-    const levels = [...memoryLevels(result.samples, durationMs, 'rss', result.faults), ...memoryLevels(result.samples, durationMs, 'treePss', result.faults)];
-    console.log('memory (from each fault until a minute after its part was back left out): level at a third of the run, highest minute in the last third, levelled from:');
+    console.log(
+      `latency per tool per ten-minute window (ms), of the calls sent outside the faults' reach (${result.callsNearFaults} within it left out):`,
+    );
+    for (const w of result.windows)
+      console.log(
+        `  window ${w.window}  ${w.tool.padEnd(20)} calls ${String(w.calls).padStart(5)}  p50 ${w.p50Ms.toFixed(0).padStart(6)}  p99 ${w.p99Ms.toFixed(0).padStart(6)}`,
+      );
+    const levels = [
+      ...memoryLevels(result.samples, durationMs, 'rss', result.faults),
+      ...memoryLevels(result.samples, durationMs, 'treePss', result.faults),
+    ];
+    console.log(
+      'memory (from each fault until a minute after its part was back left out): level at a third of the run, highest minute in the last third, levelled from:',
+    );
     for (const line of formatLevels(levels)) console.log(line);
     const drift = latencyDrift(result.windows);
     for (const d of drift) console.log(`  p99 drift: ${d.tool} ${d.firstP99.toFixed(0)} -> ${d.lastP99.toFixed(0)} ms`);
     console.log(`5xx or no answer outside the faults' reach: ${result.failuresOutsideFaults.length}`);
     console.log(formatAudit(result.audit));
     console.log(formatExtras(result.extras));
-    return judgedGrowth(levels).length > 0 || drift.length > 0 || result.failuresOutsideFaults.length > 0 || result.audit.mismatches.length > 0 || result.extras.mismatches.length > 0;
+    return (
+      judgedGrowth(levels).length > 0 ||
+      drift.length > 0 ||
+      result.failuresOutsideFaults.length > 0 ||
+      result.audit.mismatches.length > 0 ||
+      result.extras.mismatches.length > 0
+    );
   },
   { RATE_LIMIT_PER_SECOND: String(Math.max(60, rate * 2)) },
   { cluster },

@@ -20,8 +20,20 @@ import { newId } from '../../lib/ids.js';
 import { webhookDeliveryQueue, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
 import { createWebhookEndpoints } from '../../domain/webhooks/endpoints.js';
 import { DEFAULT_HISTORY_LIMIT } from '../../workflows/webhook-endpoint.js';
-import { WEBHOOK_SIGNALS, WEBHOOK_STATE_QUERY, webhookWorkflowId, type WebhookEndpointState, type WebhookEnvelope } from '../../lib/webhook-messages.js';
-import { createWebhookActivities, type DeliverBatchRequest, type DeliverRequest, type DeliverResult, type TimedDeliverResult } from '../../activities/core/webhooks.js';
+import {
+  WEBHOOK_SIGNALS,
+  WEBHOOK_STATE_QUERY,
+  webhookWorkflowId,
+  type WebhookEndpointState,
+  type WebhookEnvelope,
+} from '../../lib/webhook-messages.js';
+import {
+  createWebhookActivities,
+  type DeliverBatchRequest,
+  type DeliverRequest,
+  type DeliverResult,
+  type TimedDeliverResult,
+} from '../../activities/core/webhooks.js';
 import { DEFAULT_ENDPOINT_CONCURRENCY } from '../../lib/webhook-policy.js';
 import { createKeyedBatches } from '../../lib/keyed-batches.js';
 import { EVENTS_PER_SIGNAL } from '../../domain/webhooks/fanout.js';
@@ -53,7 +65,9 @@ async function deliverWebhook(req: DeliverRequest): Promise<DeliverResult> {
 
 /** A batch's attempts, each as `deliverWebhook` does it. */
 async function deliverWebhooks(req: DeliverBatchRequest): Promise<TimedDeliverResult[]> {
-  return Promise.all(req.attempts.map(async (a) => ({ ...(await deliverWebhook({ endpointId: req.endpointId, ...a })), endedAt: Date.now() })));
+  return Promise.all(
+    req.attempts.map(async (a) => ({ ...(await deliverWebhook({ endpointId: req.endpointId, ...a })), endedAt: Date.now() })),
+  );
 }
 
 test.before(async () => {
@@ -126,7 +140,9 @@ test('a burst of 10,000 events to one endpoint is delivered once each, across ru
   }
   const started = Date.now();
   await signal([events[0]!]); // the first alone: it starts the workflow
-  const fanouts = Array.from({ length: FANOUTS }, () => createKeyedBatches<WebhookEnvelope>((_, batch) => signal(batch), EVENTS_PER_SIGNAL));
+  const fanouts = Array.from({ length: FANOUTS }, () =>
+    createKeyedBatches<WebhookEnvelope>((_, batch) => signal(batch), EVENTS_PER_SIGNAL),
+  );
   await Promise.all(events.slice(1).map((e, i) => fanouts[i % FANOUTS]!.add(endpointId, e)));
 
   const giveUpAt = Date.now() + 8 * 60_000;
@@ -148,7 +164,9 @@ test('a burst of 10,000 events to one endpoint is delivered once each, across ru
     lengths.push(history.events?.length ?? 0);
     runId = history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
   }
-  t.log(`delivered in ${((Date.now() - started) / 1000).toFixed(0)} s by ${lengths.length} runs, history lengths ${lengths.join(' ')}; ${signals} signals, ${refused} refused and sent again`);
+  t.log(
+    `delivered in ${((Date.now() - started) / 1000).toFixed(0)} s by ${lengths.length} runs, history lengths ${lengths.join(' ')}; ${signals} signals, ${refused} refused and sent again`,
+  );
   t.is(lengths.length, state.run, 'the chain of runs ends at the one answering');
   t.true(lengths.length >= 10, `continued as new: ${lengths.length} runs`);
   // Temporal warns at 10,240 events and ends a run at 51,200. A run hands over from HISTORY_LIMIT

@@ -3,7 +3,16 @@
 //! down is delivered too. Nothing lost, each delivered once. Runs alone (ava.disruptive.config.mjs).
 import test from 'ava';
 import { newAccount, request } from '../helpers/api.js';
-import { attemptsOf, endpointOf, eventually, registerEndpoint, sendTest, sleep, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import {
+  attemptsOf,
+  endpointOf,
+  eventually,
+  registerEndpoint,
+  sendTest,
+  sleep,
+  startReceiver,
+  type Receiver,
+} from '../helpers/webhook-receiver.js';
 import { withServiceDb } from '../helpers/db.js';
 import { testEnv } from '../helpers/env.js';
 import { withTemporalClient } from '../helpers/temporal.js';
@@ -27,7 +36,6 @@ async function workflowState(endpointId: string): Promise<{ runId: string; state
   });
 }
 
-
 test('deliveries pending across a Temporal restart are delivered once the receiver recovers; nothing is lost or delivered twice', async (t) => {
   const account = await newAccount(10);
   const endpoint = await registerEndpoint(account, receiver.url('/restart'));
@@ -45,7 +53,9 @@ test('deliveries pending across a Temporal restart are delivered once the receiv
   // the event is recorded while it is down however fast this machine restarts it.
   const control = stackControl(testEnv.stackControlUrl());
   await control.run('stop/temporal');
-  const key = await request('POST', '/api/v1/account/keys', { token: account.ownerToken, body: { name: 'during restart' } }).finally(() => control.run('start/temporal'));
+  const key = await request('POST', '/api/v1/account/keys', { token: account.ownerToken, body: { name: 'during restart' } }).finally(() =>
+    control.run('start/temporal'),
+  );
   t.is(key.status, 201);
   failing = false;
   const after = await workflowState(endpoint.id);
@@ -74,6 +84,18 @@ test('deliveries pending across a Temporal restart are delivered once the receiv
     t.is(mine.filter((a) => a.success).length, 1, `${id}: delivered once`);
     t.is(mine.at(-1).statusCode, 500);
   }
-  t.is(await withServiceDb((db) => db.collection('webhook_undelivered').countDocuments({ endpointId: endpoint.id })), 0, 'nothing ended undelivered');
-  t.like(await eventually(() => endpointOf(account, endpoint.id), (e) => e.consecutiveFailures === 0, 10_000, 'count reset'), { status: 'active' });
+  t.is(
+    await withServiceDb((db) => db.collection('webhook_undelivered').countDocuments({ endpointId: endpoint.id })),
+    0,
+    'nothing ended undelivered',
+  );
+  t.like(
+    await eventually(
+      () => endpointOf(account, endpoint.id),
+      (e) => e.consecutiveFailures === 0,
+      10_000,
+      'count reset',
+    ),
+    { status: 'active' },
+  );
 });

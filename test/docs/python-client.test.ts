@@ -28,16 +28,33 @@ test('the Python client generated from the OpenAPI document calls the tools', as
   const venv = path.join(work, 'venv');
   await run('python3', ['-m', 'venv', venv]);
   const quiet = ['--disable-pip-version-check', '--no-input', '-q'];
-  await run(path.join(venv, 'bin', 'pip'), ['install', ...quiet, '--no-deps', '-r', path.join(ROOT, 'scripts', 'python-client-requirements.txt')], { timeout: 10 * 60_000 });
+  await run(
+    path.join(venv, 'bin', 'pip'),
+    ['install', ...quiet, '--no-deps', '-r', path.join(ROOT, 'scripts', 'python-client-requirements.txt')],
+    { timeout: 10 * 60_000 },
+  );
 
-  const env = { ...process.env, PATH: `${path.join(venv, 'bin')}:${process.env.PATH}`, PIP_DISABLE_PIP_VERSION_CHECK: '1', UTILITY_TOOLS_URL: apiUrl() };
-  const generated = await run('bash', ['-euo', 'pipefail', '-c', shell[0]!.code], { cwd: work, env, timeout: 10 * 60_000, maxBuffer: 1 << 24 }).catch((err) => err);
+  const env = {
+    ...process.env,
+    PATH: `${path.join(venv, 'bin')}:${process.env.PATH}`,
+    PIP_DISABLE_PIP_VERSION_CHECK: '1',
+    UTILITY_TOOLS_URL: apiUrl(),
+  };
+  const generated = await run('bash', ['-euo', 'pipefail', '-c', shell[0]!.code], {
+    cwd: work,
+    env,
+    timeout: 10 * 60_000,
+    maxBuffer: 1 << 24,
+  }).catch((err) => err);
   t.falsy(generated.code, `${generated.stdout ?? ''}\n${generated.stderr ?? ''}`);
 
   // Two credits: the hash and the QR code are charged, the screenshot (25) is refused.
   const account = await newAccount(2);
   writeFileSync(path.join(work, 'sample.py'), python[0]!.code);
-  const { stdout } = await run(path.join(venv, 'bin', 'python'), ['sample.py'], { cwd: work, env: { ...env, UTILITY_TOOLS_KEY: account.apiKey } });
+  const { stdout } = await run(path.join(venv, 'bin', 'python'), ['sample.py'], {
+    cwd: work,
+    env: { ...env, UTILITY_TOOLS_KEY: account.apiKey },
+  });
   t.deepEqual(stdout.trim().split('\n'), [
     'sha256 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
     stdout.match(/^image\/png \d+ bytes$/m)?.[0] ?? 'image/png <n> bytes',

@@ -42,10 +42,21 @@ function runnable(markdown: string): Sample[] {
  * How many runnable samples each source with any has, and so how many the tests below run
  * (docs/other-languages.md's two: test/docs/python-client.test.ts).
  */
-const RUN_HERE: Record<string, number> = { 'README.md': 2, 'docs/WEBHOOKS.md': 1, 'docs/client.md': 1, 'docs/other-languages.md': 2, '/docs': 3 };
+const RUN_HERE: Record<string, number> = {
+  'README.md': 2,
+  'docs/WEBHOOKS.md': 1,
+  'docs/client.md': 1,
+  'docs/other-languages.md': 2,
+  '/docs': 3,
+};
 
 test('every runnable sample is run by a test', (t) => {
-  const pages = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const pages = [
+    'README.md',
+    ...readdirSync(path.join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   const counts: Record<string, number> = {};
   for (const page of pages) {
     const n = runnable(read(page)).length;
@@ -103,7 +114,10 @@ test('docs/WEBHOOKS.md: the Node receiver verifies a delivery from the service a
   const client = new UtilityTools({ baseUrl: apiUrl(), ownerToken: account.ownerToken });
   const port = await freePort();
   const endpoint = await client.account.webhooks.create({ url: `http://localhost:${port}/hooks` });
-  const receiver = spawn(process.execPath, [...NODE_FLAGS, 'receiver.mjs'], { cwd: dir, env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: endpoint.secret } });
+  const receiver = spawn(process.execPath, [...NODE_FLAGS, 'receiver.mjs'], {
+    cwd: dir,
+    env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: endpoint.secret },
+  });
   t.teardown(() => receiver.kill());
   let output = '';
   receiver.stdout.on('data', (chunk) => (output += chunk));
@@ -111,7 +125,11 @@ test('docs/WEBHOOKS.md: the Node receiver verifies a delivery from the service a
   // Listening: a forged delivery is refused.
   let forged: Response | undefined;
   for (let i = 0; i < 100 && !forged; i++) {
-    forged = await fetch(`http://127.0.0.1:${port}/hooks`, { method: 'POST', body: '{}', headers: { 'x-service-timestamp': String(Math.floor(Date.now() / 1000)), 'x-service-signature': 'sha256=00' } }).catch(() => undefined);
+    forged = await fetch(`http://127.0.0.1:${port}/hooks`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'x-service-timestamp': String(Math.floor(Date.now() / 1000)), 'x-service-signature': 'sha256=00' },
+    }).catch(() => undefined);
     if (!forged) await new Promise((r) => setTimeout(r, 100));
   }
   t.is(forged?.status, 401, output);
@@ -120,13 +138,26 @@ test('docs/WEBHOOKS.md: the Node receiver verifies a delivery from the service a
   t.regex(output, /webhook\.test/);
   // The attempt is recorded once the receiver's answer is back at the worker, after the receiver
   // printed the event: read until it is there.
-  const attempts = await eventually(() => client.account.webhooks.attempts(endpoint.id), (list) => list.some((a) => a.eventId === eventId), 30_000, `the attempt of ${eventId}`);
-  t.like(attempts.find((a) => a.eventId === eventId), { statusCode: 204, success: true });
+  const attempts = await eventually(
+    () => client.account.webhooks.attempts(endpoint.id),
+    (list) => list.some((a) => a.eventId === eventId),
+    30_000,
+    `the attempt of ${eventId}`,
+  );
+  t.like(
+    attempts.find((a) => a.eventId === eventId),
+    { statusCode: 204, success: true },
+  );
 });
 
 /** A signed delivery as the service sends it, and a tampered copy. */
 function delivery(secret: string) {
-  const body = JSON.stringify({ id: 'evt_sample', event: 'webhook.test', createdAt: new Date().toISOString(), data: { endpointId: 'whe_x', message: 'hi' } });
+  const body = JSON.stringify({
+    id: 'evt_sample',
+    event: 'webhook.test',
+    createdAt: new Date().toISOString(),
+    data: { endpointId: 'whe_x', message: 'hi' },
+  });
   const { timestamp, signature } = signWebhook(secret, body);
   return { body, tampered: body.replace('hi', 'ho'), timestamp, signature };
 }
@@ -178,5 +209,9 @@ test('docs/client.md: the client sample', async (t) => {
   const sample = runnable(read('docs/client.md')).find((s) => s.lang === 'ts')!;
   const account = await newAccount(3);
   const lines = await runTs(sample.code, 'docs-client', { UTILITY_TOOLS_URL: apiUrl(), UTILITY_TOOLS_KEY: account.apiKey });
-  t.deepEqual(lines, ['b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9 1 2 true', 'image/png true', '402 insufficient_credits 1 25']);
+  t.deepEqual(lines, [
+    'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9 1 2 true',
+    'image/png true',
+    '402 insufficient_credits 1 25',
+  ]);
 });

@@ -36,7 +36,9 @@ const CITATIONS: readonly Citation[] = [
 
 /** Tracked text files: git's list, binary files (a NUL byte) left out. */
 function trackedTextFiles(): { file: string; text: string }[] {
-  const files = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).split('\0').filter(Boolean);
+  const files = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+    .split('\0')
+    .filter(Boolean);
   const out: { file: string; text: string }[] = [];
   for (const file of files) {
     let buf: Buffer;
@@ -78,12 +80,13 @@ test('the patterns find each kind of citation and nothing that only looks like o
     '// see #12',
     'the exporter sink (#1400).',
     '#3 is open',
-  ]) t.true(cites(line), line);
+  ])
+    t.true(cites(line), line);
   for (const line of [
     'color: #333;',
     'border: 1px solid #767676;',
-    "box-shadow:0 0 8px #0008;",
-    "s.replace(/&(amp|#39|apos);/g, ...)",
+    'box-shadow:0 0 8px #0008;',
+    's.replace(/&(amp|#39|apos);/g, ...)',
     'https://github.com/owner/repo/issues/1971',
     'docs/errors#insufficient-credits',
     '[Batches](#batches)',
@@ -93,7 +96,8 @@ test('the patterns find each kind of citation and nothing that only looks like o
     'reissue2871.xyz',
     'no issues found in 3 runs',
     'the SPECIFIC case',
-  ]) t.false(cites(line), line);
+  ])
+    t.false(cites(line), line);
   t.false(cites('  --muted: #595959; #333', 'api/dashboard/dashboard.css'));
 });
 

@@ -26,7 +26,11 @@ test('appends from two processes that each remember a head take turns and keep o
   await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? one : two).append(draft(accountId, 100 + i))));
 
   const entries = await collections(mongo.db).auditLog.find({ accountId }).sort({ seq: 1 }).toArray();
-  t.deepEqual(entries.map((e) => e.seq), Array.from({ length: 20 }, (_, i) => i + 1), 'one place each, none skipped');
+  t.deepEqual(
+    entries.map((e) => e.seq),
+    Array.from({ length: 20 }, (_, i) => i + 1),
+    'one place each, none skipped',
+  );
   t.deepEqual(await one.verify(accountId), { ok: true, entries: 20 });
 });
 
@@ -42,6 +46,9 @@ test('after retention swept the entries from the head a process had seen on, its
 
   await log.append(draft(accountId, 3));
   const entries = await collections(mongo.db).auditLog.find({ accountId }).sort({ seq: 1 }).toArray();
-  t.deepEqual(entries.map((e) => e.seq), [1, 2]);
+  t.deepEqual(
+    entries.map((e) => e.seq),
+    [1, 2],
+  );
   t.deepEqual(await log.verify(accountId), { ok: true, entries: 2 });
 });

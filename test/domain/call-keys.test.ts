@@ -13,7 +13,7 @@ test.before(async () => {
 });
 test.after.always(() => mongo?.close());
 
-test('twenty concurrent issuers of one call\'s key all get the same key', async (t) => {
+test("twenty concurrent issuers of one call's key all get the same key", async (t) => {
   const keys = createCallKeys(mongo.db);
   for (let round = 0; round < 5; round++) {
     const requestId = `call-concurrent-${Date.now()}-${round}`;
@@ -31,7 +31,10 @@ test('issuers racing the destruction of the key (the first repeat answered meanw
   for (let round = 0; round < 200; round++) {
     const requestId = `call-destroy-race-${Date.now()}-${round}`;
     const [issued] = await Promise.all([Promise.all(Array.from({ length: 8 }, () => keys.issue(requestId))), keys.destroy(requestId)]);
-    t.true(issued.every((k) => k.length === 32), `round ${round}`);
+    t.true(
+      issued.every((k) => k.length === 32),
+      `round ${round}`,
+    );
   }
 });
 

@@ -37,13 +37,24 @@ test('a refund voids its share once however many ask at once, and never more tha
   t.is((await ledger.balanceOf(id)).balance, 30);
   const target = { accountId: id, grantId, purchaseId: 'pur_x', kind: 'refund' as const };
   const first = await Promise.all(Array.from({ length: 8 }, () => ledger.voidLot({ ...target, upTo: 20 })));
-  t.is(first.reduce((n, o) => n + o.voided, 0), 20, 'the 20 due, once');
+  t.is(
+    first.reduce((n, o) => n + o.voided, 0),
+    20,
+    'the 20 due, once',
+  );
   const more = await Promise.all(Array.from({ length: 8 }, () => ledger.voidLot({ ...target, upTo: 100 })));
-  t.is(more.reduce((n, o) => n + o.voided, 0), 10, 'of the 80 more due, the 10 left');
+  t.is(
+    more.reduce((n, o) => n + o.voided, 0),
+    10,
+    'of the 80 more due, the 10 left',
+  );
   const doc = await ledger.balanceOf(id);
   t.like(doc, { balance: 0, chargedBalance: 0 });
   t.like(doc.lots![grantId], { remaining: 0, voidedByRefund: 30 });
-  t.deepEqual((await eventsOf(id, 'credits.voided')).map((e) => e.data.amount as number).sort((a, b) => a - b), [10, 20]);
+  t.deepEqual(
+    (await eventsOf(id, 'credits.voided')).map((e) => e.data.amount as number).sort((a, b) => a - b),
+    [10, 20],
+  );
   t.is((await eventsOf(id, 'credits.exhausted')).length, 1, 'a void that empties the balance says so, like a charge');
 });
 
@@ -62,7 +73,7 @@ test("a dispute takes what is left and a won dispute gives it back once; a refun
   t.deepEqual(granted.at(-1), { amount: 40, reason: 'purchase', balance: 40 });
 });
 
-test('auto-recharge is decided on the commit\'s own update: a commit that crosses nothing sends what it sends without it', async (t) => {
+test("auto-recharge is decided on the commit's own update: a commit that crosses nothing sends what it sends without it", async (t) => {
   const client = new MongoClient(process.env.MONGODB_URL!.replace(/\/[^/]*$/, '/grant_void_tests'), { monitorCommands: true });
   t.teardown(() => client.close());
   const commands: string[] = [];

@@ -60,7 +60,7 @@ test('a repeated reserve, commit or refund is a no-op', async (t) => {
   t.is((await ledger.balanceOf(id)).balance, 7);
 });
 
-test('a commit past the call\'s answerBy refunds, and the first decision holds for every retry', async (t) => {
+test("a commit past the call's answerBy refunds, and the first decision holds for every retry", async (t) => {
   const id = await account(10);
   const late = { ...call(id, 'late', 3), answerBy: Date.now() - 1 };
   await ledger.reserve(late);
@@ -75,7 +75,13 @@ test('a commit past the call\'s answerBy refunds, and the first decision holds f
   t.like(await ledger.commit({ ...onTime, answerBy: Date.now() - 1 }), { outcome: 'charged', balance: 7 });
   t.like(await ledger.balanceOf(id), { balance: 7, chargedBalance: 7, holds: {} });
   const entries = await collections(mongo.db).ledger.find({ accountId: id }).sort({ _id: 1 }).toArray();
-  t.deepEqual(entries.map((e) => [e._id, e.outcome, e.credits]), [[late.requestId, 'refunded', 0], [onTime.requestId, 'charged', 3]]);
+  t.deepEqual(
+    entries.map((e) => [e._id, e.outcome, e.credits]),
+    [
+      [late.requestId, 'refunded', 0],
+      [onTime.requestId, 'charged', 3],
+    ],
+  );
 });
 
 test('a commit interrupted between its ledger entry and the account completes that decision when retried', async (t) => {
@@ -83,7 +89,14 @@ test('a commit interrupted between its ledger entry and the account completes th
   const c = call(id, 'torn', 4);
   await ledger.reserve(c);
   // What a crash right after the first write leaves: the entry, and the hold still in place.
-  await collections(mongo.db).ledger.insertOne({ _id: c.requestId, accountId: id, tool: c.tool, credits: 4, outcome: 'charged', at: new Date() });
+  await collections(mongo.db).ledger.insertOne({
+    _id: c.requestId,
+    accountId: id,
+    tool: c.tool,
+    credits: 4,
+    outcome: 'charged',
+    at: new Date(),
+  });
   t.like(await ledger.commit({ ...c, answerBy: Date.now() - 1 }), { outcome: 'charged', balance: 6 });
   t.like(await ledger.balanceOf(id), { balance: 6, chargedBalance: 6, holds: {} });
 });
@@ -98,7 +111,10 @@ test('a refunded call fires no balance event', async (t) => {
 
 test('credits.low fires again only after a grant lifts the balance back to 25 or more', async (t) => {
   const id = await account(30);
-  for (const [i, cost] of [[1, 6], [2, 2]] as const) {
+  for (const [i, cost] of [
+    [1, 6],
+    [2, 2],
+  ] as const) {
     await ledger.reserve(call(id, i, cost));
     await ledger.commit(call(id, i, cost));
   }
@@ -112,12 +128,21 @@ test('credits.low fires again only after a grant lifts the balance back to 25 or
   await ledger.commit(call(id, 4, 10)); // 23
   const low = await eventsOf(id, 'credits.low');
   t.is(low.length, 2);
-  t.is(low.map((e) => e.data.balance as number).sort().join(','), '23,24');
+  t.is(
+    low
+      .map((e) => e.data.balance as number)
+      .sort()
+      .join(','),
+    '23,24',
+  );
   const granted = await eventsOf(id, 'credits.granted');
-  t.deepEqual(granted.map((e) => e.data).sort((a, b) => (a.amount as number) - (b.amount as number)), [
-    { amount: 2, reason: 'manual_adjustment', balance: 24 },
-    { amount: 10, reason: 'purchase', balance: 33 },
-  ]);
+  t.deepEqual(
+    granted.map((e) => e.data).sort((a, b) => (a.amount as number) - (b.amount as number)),
+    [
+      { amount: 2, reason: 'manual_adjustment', balance: 24 },
+      { amount: 10, reason: 'purchase', balance: 33 },
+    ],
+  );
 });
 
 test('a balance below the cost reserves nothing', async (t) => {
@@ -129,7 +154,12 @@ test('a balance below the cost reserves nothing', async (t) => {
 test('an event a crashed step left in the outbox is recorded by the next commit, once', async (t) => {
   const id = await account(100);
   // A step that fired an event and died before moving it out of the outbox.
-  const stranded = { id: `evt_stranded_${id}`, event: 'credits.low', createdAt: new Date(), data: { balance: 20, threshold: 25, message: 'left behind' } };
+  const stranded = {
+    id: `evt_stranded_${id}`,
+    event: 'credits.low',
+    createdAt: new Date(),
+    data: { balance: 20, threshold: 25, message: 'left behind' },
+  };
   await collections(mongo.db).accounts.updateOne({ _id: id }, { $push: { outbox: stranded } });
   await ledger.reserve(call(id, 'x', 1));
   await ledger.commit(call(id, 'x', 1));

@@ -6,9 +6,10 @@ const iso = (d: Date) => d.toISOString();
 
 test('an anniversary on the 31st falls on the last day of shorter months and comes back to the 31st', (t) => {
   const anchor = new Date('2027-01-31T10:15:00Z');
-  t.deepEqual([1, 2, 3, 13].map((k) => iso(periodStart(anchor, k))), [
-    '2027-02-28T10:15:00.000Z', '2027-03-31T10:15:00.000Z', '2027-04-30T10:15:00.000Z', '2028-02-29T10:15:00.000Z',
-  ]);
+  t.deepEqual(
+    [1, 2, 3, 13].map((k) => iso(periodStart(anchor, k))),
+    ['2027-02-28T10:15:00.000Z', '2027-03-31T10:15:00.000Z', '2027-04-30T10:15:00.000Z', '2028-02-29T10:15:00.000Z'],
+  );
 });
 
 test('period k contains exactly the times from its start up to the next start', (t) => {

@@ -16,7 +16,12 @@ const HANDLERS: Record<ToolPool, object> = { cpu: CPU_HANDLERS, network: NETWORK
 
 for (const pool of Object.keys(HANDLERS) as ToolPool[]) {
   test(`the ${pool} pool has a handler for each of its listed tools and none for anything else`, (t) => {
-    t.deepEqual(Object.keys(HANDLERS[pool]).sort(), toolsOfPool(pool).map((tool) => tool.name).sort());
+    t.deepEqual(
+      Object.keys(HANDLERS[pool]).sort(),
+      toolsOfPool(pool)
+        .map((tool) => tool.name)
+        .sort(),
+    );
   });
 }
 
@@ -28,7 +33,12 @@ test('every tool is listed once, and every tool schema belongs to a listed tool'
 
 for (const tool of TOOLS) {
   test(`${tool.name}: schema, definition, handler and test are found by its name`, async (t) => {
-    for (const file of [`schemas/tools/${tool.name}.json`, `domain/tools/${tool.name}.ts`, `activities/${tool.pool}/${tool.name}.ts`, `test/tools/${tool.name}.test.ts`]) {
+    for (const file of [
+      `schemas/tools/${tool.name}.json`,
+      `domain/tools/${tool.name}.ts`,
+      `activities/${tool.pool}/${tool.name}.ts`,
+      `test/tools/${tool.name}.test.ts`,
+    ]) {
       t.true(existsSync(new URL(file, ROOT)), `${file} is missing`);
     }
     // The definition module by the tool's name is the one that defines it.

@@ -56,7 +56,12 @@ export async function newAccount(credits = 100, name = 'test'): Promise<TestAcco
   return { id: res.body.account.id, apiKey: res.body.apiKey.key, apiKeyId: res.body.apiKey.id, ownerToken: res.body.ownerToken };
 }
 
-export function callTool<T = UncheckedJson>(key: string, tool: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer<T>> {
+export function callTool<T = UncheckedJson>(
+  key: string,
+  tool: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer<T>> {
   return request<T>('POST', `/api/v1/tools/${tool}`, { token: key, body, headers });
 }
 

@@ -27,7 +27,9 @@ export function trustCertificateFlag(certPem: string): string {
   return `--ignore-certificate-errors-spki-list=${createHash('sha256').update(spki).digest('base64')}`;
 }
 
-export async function startTestBrowser(options: Partial<Pick<BrowserPoolOptions, 'concurrency' | 'recycleAfter' | 'extraArgs'>> = {}): Promise<TestBrowser> {
+export async function startTestBrowser(
+  options: Partial<Pick<BrowserPoolOptions, 'concurrency' | 'recycleAfter' | 'extraArgs'>> = {},
+): Promise<TestBrowser> {
   const net = await startTestNetwork();
   const proxy = createFilteringProxy({ guard: net.guard, adHosts: loadAdHostList() });
   const pool = createBrowserPool({ executablePath: TEST_CHROMIUM, concurrency: 2, proxy, ...options });

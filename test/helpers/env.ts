@@ -5,7 +5,9 @@ import type { FixturesInfo } from '../fixtures/info.js';
 function required(name: string): string {
   const value = process.env[name];
   if (!value) {
-    throw new Error(`${name} is not set: run the tests through \`npm test\` (e.g. \`npm test -- test/tools/hash-text.test.ts\`), which starts the stack they need`);
+    throw new Error(
+      `${name} is not set: run the tests through \`npm test\` (e.g. \`npm test -- test/tools/hash-text.test.ts\`), which starts the stack they need`,
+    );
   }
   return value;
 }

@@ -88,9 +88,7 @@ export async function mailsTo(to: string, mailApiUrl = testEnv.mailApiUrl()): Pr
   if (!res.ok) throw new Error(`MailDev answered GET /api/email with ${res.status}`);
   const all = (await res.json()) as MailDevEmail[];
   const wanted = to.toLowerCase();
-  return all
-    .filter((m) => (m.to ?? []).some((a) => a.address.toLowerCase() === wanted))
-    .map(received);
+  return all.filter((m) => (m.to ?? []).some((a) => a.address.toLowerCase() === wanted)).map(received);
 }
 
 /**
@@ -101,15 +99,21 @@ export async function waitForMail(to: string, opts: WaitOptions = {}): Promise<R
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const deadline = Date.now() + timeoutMs;
   const sinceSecond = opts.since && Math.floor(opts.since.getTime() / 1000) * 1000;
-  const matches = (m: ReceivedMail) => (!opts.subject || opts.subject.test(m.subject)) && (sinceSecond === undefined || m.time.getTime() >= sinceSecond);
+  const matches = (m: ReceivedMail) =>
+    (!opts.subject || opts.subject.test(m.subject)) && (sinceSecond === undefined || m.time.getTime() >= sinceSecond);
   for (;;) {
     const mails = await mailsTo(to, opts.mailApiUrl);
     const afterIndex = opts.after ? mails.findIndex((m) => m.id === opts.after!.id) : -1;
-    const found = mails.slice(afterIndex + 1).filter(matches).at(-1);
+    const found = mails
+      .slice(afterIndex + 1)
+      .filter(matches)
+      .at(-1);
     if (found) return found;
     if (Date.now() > deadline) {
       const seen = mails.map((m) => `"${m.subject}" at ${m.time.toISOString()}`).join(', ') || 'none';
-      throw new Error(`no mail to ${to}${opts.subject ? ` with a subject matching ${opts.subject}` : ''}${opts.since ? ` since ${opts.since.toISOString()}` : ''} within ${timeoutMs / 1000} s; mail to that address: ${seen}`);
+      throw new Error(
+        `no mail to ${to}${opts.subject ? ` with a subject matching ${opts.subject}` : ''}${opts.since ? ` since ${opts.since.toISOString()}` : ''} within ${timeoutMs / 1000} s; mail to that address: ${seen}`,
+      );
     }
     await sleep(200);
   }

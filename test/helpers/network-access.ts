@@ -41,7 +41,9 @@ export async function startPageFixtures(): Promise<PageFixtures> {
   const pages = await startPageServer();
   const securePages = await startPageServer({ tls: { cert: leaf.cert, key: leaf.key } });
   return {
-    net, pages, securePages,
+    net,
+    pages,
+    securePages,
     async close() {
       await Promise.all([pages.close(), securePages.close(), net.close()]);
       await testCa.close();

@@ -27,7 +27,12 @@ export interface RequestOptions {
 }
 
 /** An HTTP request like the dashboard's (its Origin on unsafe methods), from the client's own loopback address. */
-export function requestFrom<T = UncheckedJson>(from: string, method: string, path: string, options: RequestOptions = {}): Promise<Answer<T> & { setCookie: string[] }> {
+export function requestFrom<T = UncheckedJson>(
+  from: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<Answer<T> & { setCookie: string[] }> {
   const url = new URL((options.baseUrl ?? apiUrl()) + path);
   const headers: Record<string, string> = { ...options.headers };
   if (options.cookie) headers.cookie = options.cookie;
@@ -36,17 +41,26 @@ export function requestFrom<T = UncheckedJson>(from: string, method: string, pat
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
   if (body !== undefined) headers['content-type'] ??= 'application/json';
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, localAddress: options.from ?? from }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const type = String(res.headers['content-type'] ?? '');
-        const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && k !== 'set-cookie') h.set(k, Array.isArray(v) ? v.join(', ') : v);
-        resolve({ status: res.statusCode ?? 0, headers: h, body: /json/.test(type) && text ? JSON.parse(text) : (text as T), setCookie: res.headers['set-cookie'] ?? [] });
-      });
-    });
+    const req = http.request(
+      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, localAddress: options.from ?? from },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const type = String(res.headers['content-type'] ?? '');
+          const h = new Headers();
+          for (const [k, v] of Object.entries(res.headers))
+            if (v !== undefined && k !== 'set-cookie') h.set(k, Array.isArray(v) ? v.join(', ') : v);
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: h,
+            body: /json/.test(type) && text ? JSON.parse(text) : (text as T),
+            setCookie: res.headers['set-cookie'] ?? [],
+          });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -85,7 +99,9 @@ export async function signUp(c: Client, options: { email?: string; password?: st
   const email = options.email ?? uniqueAddress('person');
   const password = options.password ?? goodPassword();
   const since = new Date(Date.now() - 1000);
-  const asked = await c.request('POST', '/api/v1/auth/signup', { body: { email, password, ...(options.name ? { name: options.name } : {}) } });
+  const asked = await c.request('POST', '/api/v1/auth/signup', {
+    body: { email, password, ...(options.name ? { name: options.name } : {}) },
+  });
   if (asked.status !== 202) throw new Error(`sign-up answered ${asked.status}: ${JSON.stringify(asked.body)}`);
   const mail = await waitForMail(email, { subject: /Confirm your address/, since });
   const verified = await c.request('POST', '/api/v1/auth/verify', { body: { token: tokenFrom(mail) } });
@@ -106,7 +122,10 @@ export async function signIn(c: Client, email: string, password: string) {
  */
 export async function joinAccount(c: Client, person: SignedUpPerson, ownerToken: string): Promise<void> {
   const since = new Date(Date.now() - 1000);
-  const invited = await c.request('POST', '/api/v1/account/invitations', { token: ownerToken, body: { email: person.email, role: 'owner' } });
+  const invited = await c.request('POST', '/api/v1/account/invitations', {
+    token: ownerToken,
+    body: { email: person.email, role: 'owner' },
+  });
   if (invited.status !== 201) throw new Error(`invitation answered ${invited.status}: ${JSON.stringify(invited.body)}`);
   const mail = await waitForMail(person.email, { subject: /invited/, since });
   const accepted = await c.request('POST', '/api/v1/auth/invitations/accept', { cookie: person.cookie, body: { token: tokenFrom(mail) } });

@@ -41,39 +41,80 @@ export function sign(body: string, options: { secondsAgo?: number; secret?: stri
 }
 
 /** Posts the event signed (or with the header given), as Stripe would deliver it. */
-export function deliver(event: StripeEvent, options: { secondsAgo?: number; secret?: string; header?: string | null } = {}): Promise<Answer> {
+export function deliver(
+  event: StripeEvent,
+  options: { secondsAgo?: number; secret?: string; header?: string | null } = {},
+): Promise<Answer> {
   const body = JSON.stringify(event);
   const header = options.header === undefined ? sign(body, options) : options.header;
-  return request('POST', WEBHOOK_PATH, { rawBody: body, headers: { 'content-type': 'application/json', ...(header ? { 'stripe-signature': header } : {}) } });
+  return request('POST', WEBHOOK_PATH, {
+    rawBody: body,
+    headers: { 'content-type': 'application/json', ...(header ? { 'stripe-signature': header } : {}) },
+  });
 }
 
 /** A Checkout Session as its events carry it (`customer_details` included: the service must not keep them). */
-export function session(fields: { id: string; accountId: string; paymentIntentId: string; customer?: string; paymentStatus?: 'paid' | 'unpaid' }) {
+export function session(fields: {
+  id: string;
+  accountId: string;
+  paymentIntentId: string;
+  customer?: string;
+  paymentStatus?: 'paid' | 'unpaid';
+}) {
   return {
-    id: fields.id, object: 'checkout.session', mode: 'payment', status: 'complete', payment_status: fields.paymentStatus ?? 'paid',
-    client_reference_id: fields.accountId, customer: fields.customer ?? stripeId('cus'), payment_intent: fields.paymentIntentId,
-    amount_total: 1500, currency: 'usd', metadata: { accountId: fields.accountId },
+    id: fields.id,
+    object: 'checkout.session',
+    mode: 'payment',
+    status: 'complete',
+    payment_status: fields.paymentStatus ?? 'paid',
+    client_reference_id: fields.accountId,
+    customer: fields.customer ?? stripeId('cus'),
+    payment_intent: fields.paymentIntentId,
+    amount_total: 1500,
+    currency: 'usd',
+    metadata: { accountId: fields.accountId },
     customer_details: { email: 'buyer-secret@example.test', name: 'Ada Buyer', address: { line1: '1 Private Road', country: 'GB' } },
   };
 }
 
 export function charge(fields: { paymentIntentId: string; amount: number; refunded?: number }) {
   return {
-    id: stripeId('ch'), object: 'charge', payment_intent: fields.paymentIntentId, amount: fields.amount, amount_refunded: fields.refunded ?? 0,
-    refunded: (fields.refunded ?? 0) >= fields.amount, receipt_url: `https://pay.stripe.com/receipts/${rand()}`, status: 'succeeded',
+    id: stripeId('ch'),
+    object: 'charge',
+    payment_intent: fields.paymentIntentId,
+    amount: fields.amount,
+    amount_refunded: fields.refunded ?? 0,
+    refunded: (fields.refunded ?? 0) >= fields.amount,
+    receipt_url: `https://pay.stripe.com/receipts/${rand()}`,
+    status: 'succeeded',
     billing_details: { email: 'buyer-secret@example.test' },
   };
 }
 
 export function dispute(fields: { id: string; paymentIntentId: string; status: string; amount: number }) {
-  return { id: fields.id, object: 'dispute', payment_intent: fields.paymentIntentId, charge: stripeId('ch'), amount: fields.amount, status: fields.status, reason: 'fraudulent' };
+  return {
+    id: fields.id,
+    object: 'dispute',
+    payment_intent: fields.paymentIntentId,
+    charge: stripeId('ch'),
+    amount: fields.amount,
+    status: fields.status,
+    reason: 'fraudulent',
+  };
 }
 
 /** A PaymentIntent; `accountId` and `rechargeId` are its metadata, each left out when not given (an intent edited in Stripe's dashboard). */
 export function paymentIntent(fields: { id: string; accountId?: string; rechargeId?: string; failureCode?: string }) {
   return {
-    id: fields.id, object: 'payment_intent', amount: 1500, currency: 'usd', status: fields.failureCode ? 'requires_payment_method' : 'succeeded',
-    metadata: { ...(fields.accountId ? { accountId: fields.accountId } : {}), ...(fields.rechargeId ? { rechargeId: fields.rechargeId } : {}) },
+    id: fields.id,
+    object: 'payment_intent',
+    amount: 1500,
+    currency: 'usd',
+    status: fields.failureCode ? 'requires_payment_method' : 'succeeded',
+    metadata: {
+      ...(fields.accountId ? { accountId: fields.accountId } : {}),
+      ...(fields.rechargeId ? { rechargeId: fields.rechargeId } : {}),
+    },
     last_payment_error: fields.failureCode ? { code: fields.failureCode, type: 'card_error' } : null,
   };
 }
@@ -96,17 +137,30 @@ export async function applied(client: Client, eventId: string): Promise<{ outcom
 }
 
 /** Puts a credit pack through the operator API (ids unique per test file: packs are shared by the stack). */
-export async function putPack(id: string, fields: { name?: string; credits: number; amount: number; currency?: string; expiresInDays?: number | null; active?: boolean }) {
+export async function putPack(
+  id: string,
+  fields: { name?: string; credits: number; amount: number; currency?: string; expiresInDays?: number | null; active?: boolean },
+) {
   const res = await request('PUT', `/api/v1/admin/credit-packs/${id}`, {
     token: adminToken(),
-    body: { name: fields.name ?? `Pack ${id}`, credits: fields.credits, price: { amount: fields.amount, currency: fields.currency ?? 'usd' }, expiresInDays: fields.expiresInDays ?? null, active: fields.active ?? true },
+    body: {
+      name: fields.name ?? `Pack ${id}`,
+      credits: fields.credits,
+      price: { amount: fields.amount, currency: fields.currency ?? 'usd' },
+      expiresInDays: fields.expiresInDays ?? null,
+      active: fields.active ?? true,
+    },
   });
   if (res.status !== 200) throw new Error(`could not put pack ${id}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
 /** Opens a checkout of `packId` for the account (201 expected). */
-export async function checkout(ownerToken: string, packId: string, saveCard = false): Promise<{ sessionId: string; url: string; purchaseId: string }> {
+export async function checkout(
+  ownerToken: string,
+  packId: string,
+  saveCard = false,
+): Promise<{ sessionId: string; url: string; purchaseId: string }> {
   const res = await request('POST', '/api/v1/account/checkout', { token: ownerToken, body: { packId, saveCard } });
   if (res.status !== 201) throw new Error(`checkout failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;

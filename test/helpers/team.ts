@@ -18,7 +18,10 @@ export interface Member {
 export async function invite(c: Client, by: string | { cookie: string }, email: string, role: Role): Promise<string> {
   // The same address may be invited again, within the second (MailDev's clock): the mail is the one that comes after those there already.
   const before = (await mailsTo(email)).length;
-  const res = await c.request('POST', '/api/v1/account/invitations', { ...(typeof by === 'string' ? { token: by } : by), body: { email, role } });
+  const res = await c.request('POST', '/api/v1/account/invitations', {
+    ...(typeof by === 'string' ? { token: by } : by),
+    body: { email, role },
+  });
   if (res.status !== 201) throw new Error(`inviting ${role} answered ${res.status}: ${JSON.stringify(res.body)}`);
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(200)) {
     const mails = await mailsTo(email);
@@ -37,7 +40,11 @@ export async function acceptAsNew(c: Client, token: string, role: Role, email: s
 }
 
 /** An account opened by the operator (with its owner token) and one member per role asked for, joined at once. */
-export async function teamAccount(c: Client, roles: readonly Role[], name = 'Team'): Promise<{ account: TestAccount; members: Record<string, Member> }> {
+export async function teamAccount(
+  c: Client,
+  roles: readonly Role[],
+  name = 'Team',
+): Promise<{ account: TestAccount; members: Record<string, Member> }> {
   const account = await newAccount(100, name);
   // The owner first: an operator's account takes an owner by invitation only while it has none.
   const ordered = [...roles].sort((a, b) => Number(b === 'owner') - Number(a === 'owner'));
@@ -46,9 +53,13 @@ export async function teamAccount(c: Client, roles: readonly Role[], name = 'Tea
     const email = uniqueAddress('owner');
     members.owner = await acceptAsNew(c, await invite(c, account.ownerToken, email, 'owner'), 'owner', email);
   }
-  await Promise.all(ordered.filter((r) => r !== 'owner').map(async (role) => {
-    const email = uniqueAddress(role);
-    members[role] = await acceptAsNew(c, await invite(c, account.ownerToken, email, role), role, email);
-  }));
+  await Promise.all(
+    ordered
+      .filter((r) => r !== 'owner')
+      .map(async (role) => {
+        const email = uniqueAddress(role);
+        members[role] = await acceptAsNew(c, await invite(c, account.ownerToken, email, role), role, email);
+      }),
+  );
   return { account, members };
 }

@@ -39,6 +39,10 @@ export async function rejectsWith(
   const err = await t.throwsAsync(promise, { instanceOf: ServiceError });
   if (!err) throw new Error(`expected a ServiceError ${code}`); // throwsAsync has already failed the test
   t.is(err.code, code, err.message);
-  if (field !== undefined) t.deepEqual((err.extras.errors as { field: string }[]).map((e) => e.field), [field]);
+  if (field !== undefined)
+    t.deepEqual(
+      (err.extras.errors as { field: string }[]).map((e) => e.field),
+      [field],
+    );
   return err;
 }

@@ -62,7 +62,16 @@ export async function startReceiver(): Promise<Receiver> {
         body = null;
       }
       const path = (req.url ?? '/').split('?')[0]!;
-      const delivery: Delivery = { path, method: req.method ?? '', headers: req.headers, rawBody, body, receivedAt: Date.now(), answered: null, closedAt: null };
+      const delivery: Delivery = {
+        path,
+        method: req.method ?? '',
+        headers: req.headers,
+        rawBody,
+        body,
+        receivedAt: Date.now(),
+        answered: null,
+        closedAt: null,
+      };
       res.on('close', () => {
         delivery.closedAt = Date.now();
         notify();
@@ -138,7 +147,10 @@ export interface Endpoint {
 
 /** Registers `url` on the account; the answer carries the signing secret. */
 export async function registerEndpoint(account: TestAccount, url: string, eventTypes?: string[]): Promise<Endpoint & { secret: string }> {
-  const res = await request('POST', '/api/v1/account/webhooks', { token: account.ownerToken, body: { url, ...(eventTypes ? { eventTypes } : {}) } });
+  const res = await request('POST', '/api/v1/account/webhooks', {
+    token: account.ownerToken,
+    body: { url, ...(eventTypes ? { eventTypes } : {}) },
+  });
   if (res.status !== 201) throw new Error(`could not register ${url}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
@@ -152,7 +164,9 @@ export async function endpointOf(account: TestAccount, id: string): Promise<Unch
 
 /** Attempts, newest first (the route's shape: id, eventId, event, attemptedAt, statusCode, durationMs, success, error). */
 export async function attemptsOf(account: TestAccount, id: string, limit?: number): Promise<UncheckedJson[]> {
-  const res = await request('GET', `/api/v1/account/webhooks/${id}/attempts${limit ? `?limit=${limit}` : ''}`, { token: account.ownerToken });
+  const res = await request('GET', `/api/v1/account/webhooks/${id}/attempts${limit ? `?limit=${limit}` : ''}`, {
+    token: account.ownerToken,
+  });
   if (res.status !== 200) throw new Error(`could not read attempts: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
@@ -165,7 +179,12 @@ export async function sendTest(account: TestAccount, id: string): Promise<string
 }
 
 /** Reads until `done` holds, every 200 ms; throws with the last value after `timeoutMs`. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000, what = 'the condition'): Promise<T> {
+export async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 20_000,
+  what = 'the condition',
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

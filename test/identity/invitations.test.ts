@@ -22,8 +22,15 @@ test("an operator-opened account's owner invites themselves; accepting makes the
   const password = goodPassword();
   const accepted = await c.request('POST', '/api/v1/auth/invitations/accept', { body: { token, password, name: 'Owner' } });
   t.is(accepted.status, 200, JSON.stringify(accepted.body));
-  t.like(accepted.body, { user: { email, name: 'Owner' }, account: { id: account.id, role: 'owner', name: 'Acme' }, session: { method: 'invitation' } });
-  t.true(isProblem(await c.request('POST', '/api/v1/auth/invitations/accept', { body: { token, password } }), 400, 'invalid_token'), 'used once');
+  t.like(accepted.body, {
+    user: { email, name: 'Owner' },
+    account: { id: account.id, role: 'owner', name: 'Acme' },
+    session: { method: 'invitation' },
+  });
+  t.true(
+    isProblem(await c.request('POST', '/api/v1/auth/invitations/accept', { body: { token, password } }), 400, 'invalid_token'),
+    'used once',
+  );
 
   const { cookie } = await signIn(c, email, password);
   t.is((await c.request('GET', '/api/v1/account', { cookie })).body.balance, 40, 'the account the operator opened, with its credits');
@@ -31,7 +38,10 @@ test("an operator-opened account's owner invites themselves; accepting makes the
   const joined = await c.request('GET', '/api/v1/account/audit-log?action=member.joined', { cookie });
   t.like(joined.body.items[0], { actor: { type: 'user' }, changes: { role: [null, 'owner'] } });
 
-  const second = await c.request('POST', '/api/v1/account/invitations', { token: account.ownerToken, body: { email: uniqueAddress('other'), role: 'owner' } });
+  const second = await c.request('POST', '/api/v1/account/invitations', {
+    token: account.ownerToken,
+    body: { email: uniqueAddress('other'), role: 'owner' },
+  });
   t.true(isProblem(second, 409, 'already_exists'), 'exactly one owner');
 });
 
@@ -42,9 +52,18 @@ test('an invitation for a known address asks its person to sign in first, then j
   const since = new Date(Date.now() - 1000);
   await c.request('POST', '/api/v1/account/invitations', { token: account.ownerToken, body: { email: person.email, role: 'owner' } });
   const token = tokenFrom(await waitForMail(person.email, { subject: /invited/, since }));
-  t.true(isProblem(await c.request('POST', '/api/v1/auth/invitations/accept', { body: { token, password: goodPassword() } }), 401, 'unauthenticated'));
+  t.true(
+    isProblem(
+      await c.request('POST', '/api/v1/auth/invitations/accept', { body: { token, password: goodPassword() } }),
+      401,
+      'unauthenticated',
+    ),
+  );
   const stranger = await signUp(c);
-  t.true(isProblem(await c.request('POST', '/api/v1/auth/invitations/accept', { cookie: stranger.cookie, body: { token } }), 403, 'forbidden'), 'another address may not take it');
+  t.true(
+    isProblem(await c.request('POST', '/api/v1/auth/invitations/accept', { cookie: stranger.cookie, body: { token } }), 403, 'forbidden'),
+    'another address may not take it',
+  );
   const joined = await c.request('POST', '/api/v1/auth/invitations/accept', { cookie: person.cookie, body: { token } });
   t.is(joined.status, 200);
   t.is(joined.body.account.id, account.id);
@@ -53,5 +72,11 @@ test('an invitation for a known address asks its person to sign in first, then j
   const back = await c.request('PUT', '/api/v1/auth/session', { cookie: person.cookie, body: { accountId: person.accountId } });
   t.is(back.body.account.id, person.accountId);
   t.is((await c.request('GET', '/api/v1/account', { cookie: person.cookie })).body.id, person.accountId);
-  t.true(isProblem(await c.request('PUT', '/api/v1/auth/session', { cookie: person.cookie, body: { accountId: stranger.accountId } }), 404, 'not_found'));
+  t.true(
+    isProblem(
+      await c.request('PUT', '/api/v1/auth/session', { cookie: person.cookie, body: { accountId: stranger.accountId } }),
+      404,
+      'not_found',
+    ),
+  );
 });

@@ -27,7 +27,11 @@ test('the providers are listed; a verified address of a person here signs them i
   t.is(signedIn.callback.headers.get('location'), '/dashboard');
   t.truthy(signedIn.cookie);
   const session = await c.request('GET', '/api/v1/auth/session', { cookie: signedIn.cookie });
-  t.like(session.body, { user: { id: person.userId, email: person.email }, account: { id: person.accountId, role: 'owner' }, session: { method: 'oidc', provider: provider().id } });
+  t.like(session.body, {
+    user: { id: person.userId, email: person.email },
+    account: { id: person.accountId, role: 'owner' },
+    session: { method: 'oidc', provider: provider().id },
+  });
   const [entry] = (await c.request('GET', '/api/v1/account/audit-log?action=user.signed_in', { cookie: signedIn.cookie })).body.items;
   t.like(entry, { actor: { type: 'user', userId: person.userId }, changes: { method: [null, 'oidc'], provider: [null, provider().id] } });
 });
@@ -35,7 +39,9 @@ test('the providers are listed; a verified address of a person here signs them i
 test('a wrong state, a callback in another browser and a wrong nonce are 400 oidc_failed; nothing is signed in', async (t) => {
   const c = client();
   const person = await signUp(c);
-  const wrongState = await oidcSignIn(c, person.email, { tamperCallback: (url) => url.searchParams.set('state', 'a-state-nobody-started') });
+  const wrongState = await oidcSignIn(c, person.email, {
+    tamperCallback: (url) => url.searchParams.set('state', 'a-state-nobody-started'),
+  });
   t.true(isProblem(wrongState.callback, 400, 'oidc_failed'));
   t.is(wrongState.callback.body.reason, 'state');
   t.is(wrongState.cookie, undefined);
@@ -44,7 +50,9 @@ test('a wrong state, a callback in another browser and a wrong nonce are 400 oid
   t.true(isProblem(otherBrowser.callback, 400, 'oidc_failed'));
   t.is(otherBrowser.callback.body.reason, 'state');
 
-  const wrongNonce = await oidcSignIn(c, person.email, { tamperAuthorization: (url) => url.searchParams.set('nonce', 'a-nonce-of-another-sign-in') });
+  const wrongNonce = await oidcSignIn(c, person.email, {
+    tamperAuthorization: (url) => url.searchParams.set('nonce', 'a-nonce-of-another-sign-in'),
+  });
   t.true(isProblem(wrongNonce.callback, 400, 'oidc_failed'));
   t.is(wrongNonce.callback.body.reason, 'nonce');
   t.is(wrongNonce.cookie, undefined);
@@ -58,10 +66,16 @@ test('a wrong state, a callback in another browser and a wrong nonce are 400 oid
 
   // A browser's navigation is sent back to the sign-in page, told the code alone; the cookie is still spent.
   const html = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
-  const inBrowser = await c.request('GET', callbackUrl, { cookie: once.start.setCookie.map((s) => s.split(';')[0]).join('; '), headers: { accept: html } });
+  const inBrowser = await c.request('GET', callbackUrl, {
+    cookie: once.start.setCookie.map((s) => s.split(';')[0]).join('; '),
+    headers: { accept: html },
+  });
   t.is(inBrowser.status, 303);
   t.is(inBrowser.headers.get('location'), '/dashboard/sign-in?problem=oidc_failed');
-  t.false(inBrowser.setCookie.some((s) => s.startsWith('ut_session=') && !/Max-Age=0/.test(s)), 'no session');
+  t.false(
+    inBrowser.setCookie.some((s) => s.startsWith('ut_session=') && !/Max-Age=0/.test(s)),
+    'no session',
+  );
   const unknown = await c.request('GET', '/api/v1/auth/oidc/nobody/start', { headers: { accept: html } });
   t.is(unknown.headers.get('location'), '/dashboard/sign-in?problem=not_found');
   t.true(isProblem(await c.request('GET', '/api/v1/auth/oidc/nobody/start'), 404, 'not_found'), 'a script gets the problem');

@@ -34,17 +34,30 @@ async function pageWithAuthenticator(cookie: string) {
 
 /** `fetch` from the page: same origin, the browser's cookie, JSON both ways. */
 const call = (page: Page, method: string, path: string, body?: unknown) =>
-  page.evaluate(async (m, p, b) => {
-    const res = await fetch(p, { method: m, headers: b === undefined ? {} : { 'content-type': 'application/json' }, body: b === undefined ? undefined : JSON.stringify(b) });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
-  }, method, path, body);
+  page.evaluate(
+    async (m, p, b) => {
+      const res = await fetch(p, {
+        method: m,
+        headers: b === undefined ? {} : { 'content-type': 'application/json' },
+        body: b === undefined ? undefined : JSON.stringify(b),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null };
+    },
+    method,
+    path,
+    body,
+  );
 
 const addPasskey = (page: Page, name: string) =>
   page.evaluate(async (n) => {
     const options = await (await fetch('/api/v1/auth/passkeys/options', { method: 'POST' })).json();
     const response = await (globalThis as PageGlobal).SimpleWebAuthnBrowser.startRegistration({ optionsJSON: options });
-    const res = await fetch('/api/v1/auth/passkeys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ response, name: n }) });
+    const res = await fetch('/api/v1/auth/passkeys', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ response, name: n }),
+    });
     return { status: res.status, body: await res.json() };
   }, name);
 
@@ -52,7 +65,11 @@ const passkeySignIn = (page: Page) =>
   page.evaluate(async () => {
     const options = await (await fetch('/api/v1/auth/passkey-signin/options', { method: 'POST' })).json();
     const response = await (globalThis as PageGlobal).SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: options });
-    const res = await fetch('/api/v1/auth/passkey-signin', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ response }) });
+    const res = await fetch('/api/v1/auth/passkey-signin', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ response }),
+    });
     return { status: res.status, body: await res.json() };
   });
 
@@ -66,13 +83,20 @@ test('a person adds a passkey, renames it, signs in with it without an address, 
   t.like(added.body, { name: 'Work laptop', backedUp: false });
   const renamed = await call(page, 'PATCH', `/api/v1/auth/passkeys/${encodeURIComponent(added.body.id)}`, { name: 'Laptop' });
   t.is(renamed.body.name, 'Laptop');
-  t.deepEqual((await call(page, 'GET', '/api/v1/auth/passkeys')).body.map((p: UncheckedJson) => p.name), ['Laptop']);
+  t.deepEqual(
+    (await call(page, 'GET', '/api/v1/auth/passkeys')).body.map((p: UncheckedJson) => p.name),
+    ['Laptop'],
+  );
 
   t.is((await call(page, 'POST', '/api/v1/auth/signout')).status, 204);
   t.is((await call(page, 'GET', '/api/v1/auth/session')).status, 401);
   const signedIn = await passkeySignIn(page);
   t.is(signedIn.status, 200, JSON.stringify(signedIn.body));
-  t.like(signedIn.body, { user: { id: person.userId, email: person.email }, account: { id: person.accountId }, session: { method: 'passkey' } });
+  t.like(signedIn.body, {
+    user: { id: person.userId, email: person.email },
+    account: { id: person.accountId },
+    session: { method: 'passkey' },
+  });
   t.is((await call(page, 'GET', '/api/v1/auth/session')).status, 200, 'the cookie is set');
 
   const log = await call(page, 'GET', '/api/v1/account/audit-log');
@@ -95,7 +119,9 @@ test('adding or removing a passkey needs a sign-in within 10 minutes; a challeng
   const added = await addPasskey(page, 'Phone');
   t.is(added.status, 201);
 
-  await withServiceDb((db) => db.collection('sessions').updateMany({ userId: person.userId }, { $set: { authenticatedAt: new Date(Date.now() - 11 * 60_000) } }));
+  await withServiceDb((db) =>
+    db.collection('sessions').updateMany({ userId: person.userId }, { $set: { authenticatedAt: new Date(Date.now() - 11 * 60_000) } }),
+  );
   const stale = await call(page, 'POST', '/api/v1/auth/passkeys/options');
   t.is(stale.status, 403);
   t.is(stale.body.code, 'reauthentication_required');
@@ -108,7 +134,16 @@ test('adding or removing a passkey needs a sign-in within 10 minutes; a challeng
     const response = await (globalThis as PageGlobal).SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: options });
     // No named function in here: the test's transpiler would name it with a helper the page lacks.
     const statuses: number[] = [];
-    for (let i = 0; i < 2; i++) statuses.push((await fetch('/api/v1/auth/passkey-signin', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ response }) })).status);
+    for (let i = 0; i < 2; i++)
+      statuses.push(
+        (
+          await fetch('/api/v1/auth/passkey-signin', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ response }),
+          })
+        ).status,
+      );
     return statuses;
   });
   t.deepEqual(replay, [200, 400], 'the same answer again is refused: its challenge was used');

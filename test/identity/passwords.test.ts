@@ -14,21 +14,43 @@ test('changing the password needs the current one and a recent sign-in, ends the
   const newPassword = goodPassword();
   const since = new Date(Date.now() - 1000);
 
-  const wrong = await c.request('POST', '/api/v1/auth/password', { cookie: person.cookie, body: { currentPassword: 'not my password, clearly', newPassword } });
+  const wrong = await c.request('POST', '/api/v1/auth/password', {
+    cookie: person.cookie,
+    body: { currentPassword: 'not my password, clearly', newPassword },
+  });
   t.true(isProblem(wrong, 400, 'validation_failed'));
   t.is(wrong.body.errors[0].field, '/currentPassword');
-  const weak = await c.request('POST', '/api/v1/auth/password', { cookie: person.cookie, body: { currentPassword: person.password, newPassword: 'too short' } });
+  const weak = await c.request('POST', '/api/v1/auth/password', {
+    cookie: person.cookie,
+    body: { currentPassword: person.password, newPassword: 'too short' },
+  });
   t.is(weak.body.errors?.[0]?.field, '/newPassword');
-  const guessable = await c.request('POST', '/api/v1/auth/password', { cookie: person.cookie, body: { currentPassword: person.password, newPassword: 'qwertyuiopasdfgh' } });
+  const guessable = await c.request('POST', '/api/v1/auth/password', {
+    cookie: person.cookie,
+    body: { currentPassword: person.password, newPassword: 'qwertyuiopasdfgh' },
+  });
   t.true(isProblem(guessable, 400, 'validation_failed'));
   t.like(guessable.body.errors[0], { field: '/newPassword' });
   t.regex(guessable.body.errors[0].message, /too easy to guess: a row of keys/);
 
-  await withServiceDb((db) => db.collection('sessions').updateOne({ userId: person.userId, method: 'verification' }, { $set: { authenticatedAt: new Date(Date.now() - 11 * 60_000) } }));
-  t.true(isProblem(await c.request('POST', '/api/v1/auth/password', { cookie: person.cookie, body: { currentPassword: person.password, newPassword } }), 403, 'reauthentication_required'));
+  await withServiceDb((db) =>
+    db
+      .collection('sessions')
+      .updateOne({ userId: person.userId, method: 'verification' }, { $set: { authenticatedAt: new Date(Date.now() - 11 * 60_000) } }),
+  );
+  t.true(
+    isProblem(
+      await c.request('POST', '/api/v1/auth/password', { cookie: person.cookie, body: { currentPassword: person.password, newPassword } }),
+      403,
+      'reauthentication_required',
+    ),
+  );
 
   const fresh = (await signIn(c, person.email, person.password)).cookie!;
-  const changed = await c.request('POST', '/api/v1/auth/password', { cookie: fresh, body: { currentPassword: person.password, newPassword } });
+  const changed = await c.request('POST', '/api/v1/auth/password', {
+    cookie: fresh,
+    body: { currentPassword: person.password, newPassword },
+  });
   t.is(changed.status, 200);
   t.true(changed.body.sessionsEnded >= 2);
   t.true(isProblem(await c.request('GET', '/api/v1/auth/session', { cookie: other }), 401, 'unauthenticated'));
@@ -71,8 +93,22 @@ test('a reset answers alike for any address, mails a single-use link, and a rese
   t.deepEqual(done.body, { status: 'password_changed' });
   t.is(done.setCookie.length, 0, 'a reset signs nobody in');
   t.true(isProblem(await c.request('GET', '/api/v1/auth/session', { cookie: person.cookie }), 401, 'unauthenticated'));
-  t.true(isProblem(await c.request('POST', '/api/v1/auth/password-reset/confirm', { body: { token, password: goodPassword() } }), 400, 'invalid_token'), 'used once');
-  t.true(isProblem(await c.request('POST', '/api/v1/auth/password-reset/confirm', { body: { token: tokenFrom(second), password: goodPassword() } }), 400, 'invalid_token'), 'a reset ends the other reset links');
+  t.true(
+    isProblem(
+      await c.request('POST', '/api/v1/auth/password-reset/confirm', { body: { token, password: goodPassword() } }),
+      400,
+      'invalid_token',
+    ),
+    'used once',
+  );
+  t.true(
+    isProblem(
+      await c.request('POST', '/api/v1/auth/password-reset/confirm', { body: { token: tokenFrom(second), password: goodPassword() } }),
+      400,
+      'invalid_token',
+    ),
+    'a reset ends the other reset links',
+  );
   t.is((await signIn(c, person.email, newPassword)).res.status, 200);
   await waitForMail(person.email, { subject: /password was changed/, since });
   t.deepEqual(await mailsTo(unknownAddress), [], 'an unknown address is mailed nothing');
@@ -90,5 +126,11 @@ test('a reset link expires after 30 minutes', async (t) => {
     t.false(JSON.stringify(doc).includes(token), 'only its digest is stored');
     await db.collection('auth_tokens').updateOne({ _id: doc!._id }, { $set: { expiresAt: new Date(Date.now() - 1) } });
   });
-  t.true(isProblem(await c.request('POST', '/api/v1/auth/password-reset/confirm', { body: { token, password: goodPassword() } }), 400, 'invalid_token'));
+  t.true(
+    isProblem(
+      await c.request('POST', '/api/v1/auth/password-reset/confirm', { body: { token, password: goodPassword() } }),
+      400,
+      'invalid_token',
+    ),
+  );
 });

@@ -12,7 +12,10 @@ test('passwords, mailed tokens and session ids are in no log and, in the clear, 
   const { cookie } = await signIn(c, person.email, person.password);
   const secrets = [person.password, person.cookie.split('=')[1]!, cookie!.split('=')[1]!];
   const changed = goodPassword();
-  t.is((await c.request('POST', '/api/v1/auth/password', { cookie, body: { currentPassword: person.password, newPassword: changed } })).status, 200);
+  t.is(
+    (await c.request('POST', '/api/v1/auth/password', { cookie, body: { currentPassword: person.password, newPassword: changed } })).status,
+    200,
+  );
   const since = new Date(Date.now() - 1000);
   await c.request('POST', '/api/v1/auth/password-reset', { body: { email: person.email } });
   const resetToken = tokenFrom(await waitForMail(person.email, { subject: /Reset your/, since }));
@@ -21,5 +24,8 @@ test('passwords, mailed tokens and session ids are in no log and, in the clear, 
   await signIn(c, person.email, 'a wrong password to be logged about');
   secrets.push(changed, resetToken, reset, 'a wrong password to be logged about');
 
-  t.deepEqual(await placesHolding(secrets, ['users', 'sessions', 'auth_tokens', 'audit_log', 'events', 'signin_throttle', 'memberships']), []);
+  t.deepEqual(
+    await placesHolding(secrets, ['users', 'sessions', 'auth_tokens', 'audit_log', 'events', 'signin_throttle', 'memberships']),
+    [],
+  );
 });

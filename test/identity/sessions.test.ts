@@ -10,7 +10,12 @@ test('a person lists their sessions, ends one, ends all others, and signs out: e
   const c = client();
   const person = await signUp(c);
   const laptop = (await signIn(c, person.email, person.password)).cookie!;
-  const phone = (await client().request('POST', '/api/v1/auth/signin', { body: { email: person.email, password: person.password }, headers: { 'user-agent': 'phone/1.0' } })).setCookie.map((l) => l.split(';')[0]!)[0]!;
+  const phone = (
+    await client().request('POST', '/api/v1/auth/signin', {
+      body: { email: person.email, password: person.password },
+      headers: { 'user-agent': 'phone/1.0' },
+    })
+  ).setCookie.map((l) => l.split(';')[0]!)[0]!;
 
   const list = await c.request('GET', '/api/v1/auth/sessions', { cookie: laptop });
   t.is(list.status, 200);
@@ -22,7 +27,10 @@ test('a person lists their sessions, ends one, ends all others, and signs out: e
 
   t.is((await c.request('DELETE', `/api/v1/auth/sessions/${phoneEntry.id}`, { cookie: laptop })).status, 204);
   t.true(isProblem(await c.request('GET', '/api/v1/account', { cookie: phone }), 401, 'unauthenticated'));
-  t.true(isProblem(await c.request('DELETE', `/api/v1/auth/sessions/${phoneEntry.id}`, { cookie: laptop }), 404, 'not_found'), 'ended already');
+  t.true(
+    isProblem(await c.request('DELETE', `/api/v1/auth/sessions/${phoneEntry.id}`, { cookie: laptop }), 404, 'not_found'),
+    'ended already',
+  );
 
   const others = await c.request('DELETE', '/api/v1/auth/sessions', { cookie: laptop });
   t.deepEqual(others.body, { ended: 1 });
@@ -33,7 +41,9 @@ test('a person lists their sessions, ends one, ends all others, and signs out: e
   t.regex(out.setCookie[0]!, /^ut_session=; Max-Age=0/);
   t.true(isProblem(await c.request('GET', '/api/v1/auth/session', { cookie: laptop }), 401, 'unauthenticated'));
   t.true(isProblem(await c.request('GET', '/api/v1/account/keys', { cookie: laptop }), 401, 'unauthenticated'));
-  const ended = await c.request('GET', '/api/v1/account/audit-log?action=session.ended', { cookie: (await signIn(c, person.email, person.password)).cookie });
+  const ended = await c.request('GET', '/api/v1/account/audit-log?action=session.ended', {
+    cookie: (await signIn(c, person.email, person.password)).cookie,
+  });
   t.is(ended.body.items.length, 3, 'each ended session is in the audit log');
   t.true(ended.body.items.every((e: UncheckedJson) => !JSON.stringify(e).includes(laptop.split('=')[1]!)));
 });
@@ -56,10 +66,11 @@ test('a session ends after the idle timeout and at its absolute end', async (t) 
   t.is((await c.request('GET', '/api/v1/auth/session', { cookie: person.cookie })).status, 200, 'the first one lives on');
 });
 
-test('a change made with the cookie must come from the service\'s own pages (csrf_rejected); a bearer credential is not affected', async (t) => {
+test("a change made with the cookie must come from the service's own pages (csrf_rejected); a bearer credential is not affected", async (t) => {
   const c = client();
   const person = await signUp(c);
-  const create = (headers: Record<string, string>, crossSite = true) => c.request('POST', '/api/v1/account/keys', { cookie: person.cookie, body: { name: 'k' }, headers, crossSite });
+  const create = (headers: Record<string, string>, crossSite = true) =>
+    c.request('POST', '/api/v1/account/keys', { cookie: person.cookie, body: { name: 'k' }, headers, crossSite });
   t.true(isProblem(await create({}), 403, 'csrf_rejected'), 'no Origin, no Sec-Fetch-Site');
   t.true(isProblem(await create({ origin: 'https://evil.example' }), 403, 'csrf_rejected'));
   t.true(isProblem(await create({ 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }), 403, 'csrf_rejected'));
@@ -69,7 +80,10 @@ test('a change made with the cookie must come from the service\'s own pages (csr
   t.is((await c.request('GET', '/api/v1/account/keys', { cookie: person.cookie, crossSite: true })).status, 200, 'reading is not a change');
   t.true(isProblem(await c.request('POST', '/api/v1/auth/signout', { cookie: person.cookie, crossSite: true }), 403, 'csrf_rejected'));
   const operator = await newAccount(10);
-  t.is((await c.request('POST', '/api/v1/account/keys', { token: operator.ownerToken, body: { name: 'script' }, crossSite: true })).status, 201);
+  t.is(
+    (await c.request('POST', '/api/v1/account/keys', { token: operator.ownerToken, body: { name: 'script' }, crossSite: true })).status,
+    201,
+  );
 });
 
 test('the account API takes the session as it takes the owner token, and the audit log names the person', async (t) => {
@@ -77,11 +91,18 @@ test('the account API takes the session as it takes the owner token, and the aud
   const person = await signUp(c);
   const key = await c.request('POST', '/api/v1/account/keys', { cookie: person.cookie, body: { name: 'from the dashboard' } });
   t.is(key.status, 201);
-  const called = await fetch(`${process.env.API_URL}/api/v1/tools/hash-text`, { method: 'POST', headers: { authorization: `Bearer ${key.body.key}`, 'content-type': 'application/json' }, body: '{"text":"hi"}' });
+  const called = await fetch(`${process.env.API_URL}/api/v1/tools/hash-text`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key.body.key}`, 'content-type': 'application/json' },
+    body: '{"text":"hi"}',
+  });
   t.is(called.status, 200);
   const log = await c.request('GET', '/api/v1/account/audit-log?action=api_key.created', { cookie: person.cookie });
   t.like(log.body.items[0], { actor: { type: 'user', credential: null, userId: person.userId }, target: { id: key.body.id } });
-  const csv = await c.request('GET', '/api/v1/account/audit-log?action=api_key.created', { cookie: person.cookie, headers: { accept: 'text/csv' } });
+  const csv = await c.request('GET', '/api/v1/account/audit-log?action=api_key.created', {
+    cookie: person.cookie,
+    headers: { accept: 'text/csv' },
+  });
   t.true(String(csv.body).split('\r\n')[1]!.includes(`,user,,${person.userId},`));
   // The session of one account manages only that account.
   const other = await newAccount(10);

@@ -14,7 +14,9 @@ test('with SIGNUP=off a sign-up is 403 signup_closed and mails nothing', async (
   const db = mongo.db(new URL(testEnv.mongodbUrl()).pathname.slice(1));
   const sent: unknown[] = [];
   const identity = createIdentity({
-    db, accounts: createAccounts(db), mailer: { send: async (m) => void sent.push(m) },
+    db,
+    accounts: createAccounts(db),
+    mailer: { send: async (m) => void sent.push(m) },
     settings: { baseUrl: 'http://localhost', signup: 'off', freeCredits: 100, timeouts: { idleMs: 1, maxMs: 1 } },
   });
   const err = await t.throwsAsync(identity.signup.signup({ email: 'a@b.example', password: 'plum orchard under snow' }));
@@ -32,7 +34,7 @@ test('addresses: one normal form; +tags share a mailbox', (t) => {
   t.is(mailboxOf('+x@example.com'), '+x@example.com', 'a local part that is only a tag stays');
 });
 
-test('the password policy: length by characters, the common list, repetition and sequences, and the person\'s own words', async (t) => {
+test("the password policy: length by characters, the common list, repetition and sequences, and the person's own words", async (t) => {
   t.regex((await passwordProblem('fourteen chars'))!, /at least 15/);
   t.is(await passwordProblem('oryx plinth vq7'), null, '15 characters');
   t.is(await passwordProblem('🍋🐙🎻🧊🚲🌵🎈🦉🍄⛵🧲🪁🥁🦔🌍'), null, '15 code points');
@@ -40,7 +42,11 @@ test('the password policy: length by characters, the common list, repetition and
   t.regex((await passwordProblem('1qaz2wsx3edc4rfv'))!, /common/);
   t.regex((await passwordProblem('abcdefghijklmnop'))!, /sequence/);
   t.regex((await passwordProblem('ada.lovelace@example.com', { email: 'ada.lovelace@example.com' }))!, /your own/);
-  t.is(await passwordProblem('Ada likes long walks on beaches', { email: 'ada@example.com', name: 'Ada' }), null, 'containing a name is fine');
+  t.is(
+    await passwordProblem('Ada likes long walks on beaches', { email: 'ada@example.com', name: 'Ada' }),
+    null,
+    'containing a name is fine',
+  );
 });
 
 test('guessable passwords are refused by the estimate, naming the pattern; four random words pass', async (t) => {
@@ -63,7 +69,12 @@ test('guessable passwords are refused by the estimate, naming the pattern; four 
     t.regex(problem ?? '', /^is too easy to guess: /, password);
     t.regex(problem ?? '', pattern, password);
   }
-  for (const password of ['gravel tundra pocket lantern', 'mustard-oyster-violin-glacier', 'quarry velvet nimbus tulip', 'saddle ember kiwi fjord']) {
+  for (const password of [
+    'gravel tundra pocket lantern',
+    'mustard-oyster-violin-glacier',
+    'quarry velvet nimbus tulip',
+    'saddle ember kiwi fjord',
+  ]) {
     t.is(await passwordProblem(password, { email: 'ada.lovelace@example.com', name: 'Ada Lovelace' }), null, password);
   }
 });

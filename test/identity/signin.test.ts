@@ -41,14 +41,17 @@ test('a password sign-in renews the session id, and records user.signed_in with 
   t.is(log.status, 200);
   const methods = log.body.items.map((e: UncheckedJson) => e.changes.method[1]).sort();
   t.deepEqual(methods, ['password', 'password', 'verification']);
-  t.true(log.body.items.every((e: UncheckedJson) => e.actor.type === 'user' && e.actor.userId === person.userId && e.actor.credential === null));
+  t.true(
+    log.body.items.every((e: UncheckedJson) => e.actor.type === 'user' && e.actor.userId === person.userId && e.actor.credential === null),
+  );
 });
 
 test('10 failures for one address within 15 minutes lock it for 15 minutes, whatever password; its owner is told by mail once', async (t) => {
   const c = client();
   const person = await signUp(c);
   const since = new Date(Date.now() - 1000);
-  for (let i = 0; i < 10; i++) t.true(isProblem((await signIn(c, person.email, `wrong password number ${i}!`)).res, 401, 'invalid_credentials'));
+  for (let i = 0; i < 10; i++)
+    t.true(isProblem((await signIn(c, person.email, `wrong password number ${i}!`)).res, 401, 'invalid_credentials'));
   const locked = (await signIn(c, person.email, person.password)).res;
   t.true(isProblem(locked, 429, 'too_many_attempts'), 'the right password too');
   const retryAfter = Number(locked.headers.get('retry-after'));
@@ -65,7 +68,14 @@ test('10 failures for one address within 15 minutes lock it for 15 minutes, what
   for (let i = 0; i < 10; i++) await signIn(c, nobody, `wrong password number ${i}!`);
   t.true(isProblem((await signIn(c, nobody, goodPassword())).res, 429, 'too_many_attempts'));
   // A lock that has run out lets the right password in.
-  await withServiceDb((db) => db.collection('signin_throttle').updateMany({ lockedUntil: { $ne: null } }, { $set: { lockedUntil: new Date(Date.now() - 1000), windowStart: new Date(Date.now() - 16 * 60_000) } }));
+  await withServiceDb((db) =>
+    db
+      .collection('signin_throttle')
+      .updateMany(
+        { lockedUntil: { $ne: null } },
+        { $set: { lockedUntil: new Date(Date.now() - 1000), windowStart: new Date(Date.now() - 16 * 60_000) } },
+      ),
+  );
   t.is((await signIn(c, person.email, person.password)).res.status, 200);
 });
 

@@ -44,7 +44,11 @@ test('sign-up mails a single-use link; verifying opens the account with its welc
     t.is(await db.collection('users').countDocuments({ email }), 1);
     t.is(await db.collection('memberships').countDocuments({ userId: verified.body.user.id }), 1);
     const user = await db.collection('users').findOne({ email });
-    t.regex(user!.passwordHash, /^\$argon2id\$v=19\$(?=[^$]*m=19456)(?=[^$]*t=2)(?=[^$]*p=1)[^$]+\$/, 'Argon2id at 19 MiB, 2 passes, 1 lane');
+    t.regex(
+      user!.passwordHash,
+      /^\$argon2id\$v=19\$(?=[^$]*m=19456)(?=[^$]*t=2)(?=[^$]*p=1)[^$]+\$/,
+      'Argon2id at 19 MiB, 2 passes, 1 lane',
+    );
     t.false(JSON.stringify(user).includes(password), 'never the password');
   });
 });
@@ -58,7 +62,10 @@ test('a known address answers the same 202 and gets a "you already have an accou
   t.is(known.status, unknown.status);
   t.deepEqual(known.body, unknown.body);
   const note = await waitForMail(person.email, { subject: /already have/, since });
-  t.false(note.links.some((l) => l.includes('token=')), 'the note carries no token');
+  t.false(
+    note.links.some((l) => l.includes('token=')),
+    'the note carries no token',
+  );
   await withServiceDb(async (db) => t.is(await db.collection('users').countDocuments({ email: person.email }), 1));
 });
 
@@ -123,7 +130,13 @@ test('bad input: a malformed address, a short, a long and a common password are 
 
 test('a forged, expired or reused token is 400 invalid_token and opens nothing', async (t) => {
   const c = client();
-  t.true(isProblem(await c.request('POST', '/api/v1/auth/verify', { body: { token: 'forged-token-forged-token-forged' } }), 400, 'invalid_token'));
+  t.true(
+    isProblem(
+      await c.request('POST', '/api/v1/auth/verify', { body: { token: 'forged-token-forged-token-forged' } }),
+      400,
+      'invalid_token',
+    ),
+  );
   const email = uniqueAddress('late');
   const since = new Date(Date.now() - 1000);
   await c.request('POST', '/api/v1/auth/signup', { body: { email, password: goodPassword() } });
@@ -145,6 +158,11 @@ test('two concurrent uses of one link open one account and sign in once', async 
   await withServiceDb(async (db) => {
     const user = await db.collection('users').findOne({ email });
     t.is(await db.collection('memberships').countDocuments({ userId: user!._id }), 1);
-    t.is(await db.collection('grants').countDocuments({ accountId: (await db.collection('memberships').findOne({ userId: user!._id }))!.accountId }), 1);
+    t.is(
+      await db
+        .collection('grants')
+        .countDocuments({ accountId: (await db.collection('memberships').findOne({ userId: user!._id }))!.accountId }),
+      1,
+    );
   });
 });

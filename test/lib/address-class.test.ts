@@ -44,7 +44,18 @@ for (const [address, reason] of REFUSED_V4) {
   });
 }
 
-const PUBLIC_V4 = ['8.8.8.8', '1.1.1.1', '93.184.215.14', '172.32.0.1', '100.128.0.1', '169.255.0.1', '192.169.0.1', '11.0.0.1', '198.20.0.1', '223.255.255.255'];
+const PUBLIC_V4 = [
+  '8.8.8.8',
+  '1.1.1.1',
+  '93.184.215.14',
+  '172.32.0.1',
+  '100.128.0.1',
+  '169.255.0.1',
+  '192.169.0.1',
+  '11.0.0.1',
+  '198.20.0.1',
+  '223.255.255.255',
+];
 for (const address of PUBLIC_V4) {
   test(`public IPv4 ${address} is allowed`, (t) => {
     t.true(classifyAddress(address).public);
@@ -105,7 +116,14 @@ test('deprecated IPv4-compatible and local NAT64 forms are refused even around a
   t.like(classifyAddress('::ffff:0:8.8.8.8'), { public: false, reason: 'reserved' });
 });
 
-for (const address of ['2606:4700:4700::1111', '2001:4860:4860::8888', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1', '2001:0:808:808:8000:63bf:f7f7:f7f7']) {
+for (const address of [
+  '2606:4700:4700::1111',
+  '2001:4860:4860::8888',
+  '::ffff:8.8.8.8',
+  '64:ff9b::808:808',
+  '2002:808:808::1',
+  '2001:0:808:808:8000:63bf:f7f7:f7f7',
+]) {
   test(`public IPv6 ${address} is allowed`, (t) => {
     t.true(classifyAddress(address).public);
   });

@@ -162,5 +162,6 @@ test('S3BlobStore.fromUrl refuses what it cannot use, as a ConfigError', (t) => 
     ['s3://bucket', { S3_ENDPOINT: 'localhost:9000' }],
     ['s3://bucket', { S3_FORCE_PATH_STYLE: 'maybe' }],
   ];
-  for (const [url, env] of cases) t.throws(() => S3BlobStore.fromUrl(url, env), { instanceOf: ConfigError }, `${url} ${JSON.stringify(env)}`);
+  for (const [url, env] of cases)
+    t.throws(() => S3BlobStore.fromUrl(url, env), { instanceOf: ConfigError }, `${url} ${JSON.stringify(env)}`);
 });

@@ -51,7 +51,12 @@ test('Host carries the name and port, not the pinned address', async (t) => {
 });
 
 test('method, headers and body are sent as given', async (t) => {
-  const res = await client.request({ url: at(ports.plain, '/echo'), method: 'put', headers: { 'X-Trace': 'abc', 'Content-Type': 'text/plain' }, body: 'payload' });
+  const res = await client.request({
+    url: at(ports.plain, '/echo'),
+    method: 'put',
+    headers: { 'X-Trace': 'abc', 'Content-Type': 'text/plain' },
+    body: 'payload',
+  });
   const echo = JSON.parse(res.body.toString());
   t.is(echo.method, 'PUT');
   t.is(echo.headers['x-trace'], 'abc');
@@ -82,7 +87,7 @@ test('DNS rebinding: the connection goes to the address the guard checked, with 
   const res = await client.request({ url: at(ports.plain, '/ok', N.rebind) });
   t.is(res.statusCode, 200);
   t.is(res.remoteAddress, '127.0.0.2');
-  t.is(dns.queryCount(N.rebind, 'A') - before, 1, 'exactly one A query: the guard\'s');
+  t.is(dns.queryCount(N.rebind, 'A') - before, 1, "exactly one A query: the guard's");
   // The next answer is private: the next call is refused, not connected.
   const err = await failure(() => client.request({ url: at(ports.plain, '/ok', N.rebind) }));
   t.is(err.extras.reason, 'private');
@@ -169,17 +174,33 @@ test('an unparsable Location is an upstream error', async (t) => {
 });
 
 test('303 turns a POST into a GET without body; 307 keeps both', async (t) => {
-  const seeOther = JSON.parse((await client.request({ url: at(ports.plain, '/see-other'), method: 'POST', body: 'x', headers: { 'content-type': 'text/plain' }, maxRedirects: 1 })).body.toString());
+  const seeOther = JSON.parse(
+    (
+      await client.request({
+        url: at(ports.plain, '/see-other'),
+        method: 'POST',
+        body: 'x',
+        headers: { 'content-type': 'text/plain' },
+        maxRedirects: 1,
+      })
+    ).body.toString(),
+  );
   t.is(seeOther.method, 'GET');
   t.is(seeOther.body, '');
   t.is(seeOther.headers['content-type'], undefined);
-  const temporary = JSON.parse((await client.request({ url: at(ports.plain, '/temporary'), method: 'POST', body: 'x', maxRedirects: 1 })).body.toString());
+  const temporary = JSON.parse(
+    (await client.request({ url: at(ports.plain, '/temporary'), method: 'POST', body: 'x', maxRedirects: 1 })).body.toString(),
+  );
   t.is(temporary.method, 'POST');
   t.is(temporary.body, 'x');
 });
 
 test('credentials are not forwarded to another origin', async (t) => {
-  const res = await client.request({ url: `http://127.0.0.2:${ports.plain}/cross-origin`, headers: { authorization: 'Bearer secret', cookie: 'c=1' }, maxRedirects: 1 });
+  const res = await client.request({
+    url: `http://127.0.0.2:${ports.plain}/cross-origin`,
+    headers: { authorization: 'Bearer secret', cookie: 'c=1' },
+    maxRedirects: 1,
+  });
   const echo = JSON.parse(res.body.toString());
   t.is(echo.headers.authorization, undefined);
   t.is(echo.headers.cookie, undefined);

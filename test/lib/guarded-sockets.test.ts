@@ -4,7 +4,15 @@
 import test from 'ava';
 import { once } from 'node:events';
 import { FIXTURE_NAMES as N } from '../fixtures/dns-server.js';
-import { CONNECT_TIMEOUT_MS, failure, ports, sockets, startGuardedServers, stopGuardedServers, trustingSockets } from '../fixtures/guarded-servers.js';
+import {
+  CONNECT_TIMEOUT_MS,
+  failure,
+  ports,
+  sockets,
+  startGuardedServers,
+  stopGuardedServers,
+  trustingSockets,
+} from '../fixtures/guarded-servers.js';
 
 test.before(startGuardedServers);
 test.after.always(stopGuardedServers);
@@ -34,12 +42,20 @@ test('implicit TLS reports a valid chain, or an invalid one when asked not to re
   t.true(good.authorized);
   t.is(good.socket.servername, 'fixture.test');
   good.socket.destroy();
-  const bad = await sockets.connect({ host: N.fixture, port: ports.selfSigned, tls: true, rejectUnauthorized: false, timeoutMs: CONNECT_TIMEOUT_MS });
+  const bad = await sockets.connect({
+    host: N.fixture,
+    port: ports.selfSigned,
+    tls: true,
+    rejectUnauthorized: false,
+    timeoutMs: CONNECT_TIMEOUT_MS,
+  });
   t.false(bad.authorized);
   t.is(bad.authorizationError, 'DEPTH_ZERO_SELF_SIGNED_CERT');
   t.truthy(bad.socket.getPeerCertificate().subject);
   bad.socket.destroy();
-  const refused = await failure(() => sockets.connect({ host: N.fixture, port: ports.selfSigned, tls: true, timeoutMs: CONNECT_TIMEOUT_MS }));
+  const refused = await failure(() =>
+    sockets.connect({ host: N.fixture, port: ports.selfSigned, tls: true, timeoutMs: CONNECT_TIMEOUT_MS }),
+  );
   t.is(refused.extras.reason, 'tls');
 });
 

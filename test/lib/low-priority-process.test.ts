@@ -11,7 +11,10 @@ import { ARGON2_PARAMETERS } from '../../domain/identity/password-hashing.js';
 const hashingModuleBeside = new URL('../../domain/identity/password-hashing.ts', import.meta.url).href;
 
 /** Fields of /proc/<pid>/task/<tid>/stat after the command name: state is [0], session [3], nice [16]. */
-const statFields = (path: string) => readFileSync(path, 'utf8').replace(/^.*\) /s, '').split(' ');
+const statFields = (path: string) =>
+  readFileSync(path, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
 
 test('the child runs every thread at low priority, in its own session, with no environment', async (t) => {
   const child = lowPriorityProcess(hashingModuleBeside, 'password-hashing-process');
@@ -26,9 +29,17 @@ test('the child runs every thread at low priority, in its own session, with no e
   t.true(threads.length > 1);
   for (const tid of threads) t.is(Number(statFields(`/proc/${pid}/task/${tid}/stat`)[16]), LOW_PRIORITY_NICE, `thread ${tid}`);
   t.is(Number(statFields(`/proc/${pid}/stat`)[3]), pid, 'leads its own session');
-  if (existsSync(`/proc/${pid}/autogroup`)) t.regex(readFileSync(`/proc/${pid}/autogroup`, 'utf8'), new RegExp(`nice ${LOW_PRIORITY_NICE}\\b`));
-  const names = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean).map((v) => v.split('=')[0]);
-  t.deepEqual(names.filter((n) => !n!.startsWith('NODE_CHANNEL_')), [], 'only its IPC channel\'s, none of the parent\'s (MONGODB_URL, keys)');
+  if (existsSync(`/proc/${pid}/autogroup`))
+    t.regex(readFileSync(`/proc/${pid}/autogroup`, 'utf8'), new RegExp(`nice ${LOW_PRIORITY_NICE}\\b`));
+  const names = readFileSync(`/proc/${pid}/environ`, 'utf8')
+    .split('\0')
+    .filter(Boolean)
+    .map((v) => v.split('=')[0]);
+  t.deepEqual(
+    names.filter((n) => !n!.startsWith('NODE_CHANNEL_')),
+    [],
+    "only its IPC channel's, none of the parent's (MONGODB_URL, keys)",
+  );
 });
 
 test('a child killed while hashing fails that hash, and the next call starts another', async (t) => {

@@ -6,7 +6,15 @@ import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DirectoryBlobStore, hoursBefore, newBlobKey, parseBlobKey } from '../../lib/blob-store.js';
-import { INLINE_OUTPUT_MAX_BYTES, OutputBlobMissing, isOutputBlob, jsonWithField, keepOutput, storedJson, type OutputBlob } from '../../lib/output-blobs.js';
+import {
+  INLINE_OUTPUT_MAX_BYTES,
+  OutputBlobMissing,
+  isOutputBlob,
+  jsonWithField,
+  keepOutput,
+  storedJson,
+  type OutputBlob,
+} from '../../lib/output-blobs.js';
 
 let dir: string;
 let store: DirectoryBlobStore;

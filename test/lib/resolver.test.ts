@@ -19,7 +19,10 @@ test('A records come with their TTL', async (t) => {
 });
 
 test('AAAA records come with their TTL', async (t) => {
-  t.deepEqual(await resolver.resolve(N.public, 'AAAA'), { found: true, records: [{ address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', ttl: 600 }] });
+  t.deepEqual(await resolver.resolve(N.public, 'AAAA'), {
+    found: true,
+    records: [{ address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', ttl: 600 }],
+  });
 });
 
 test('MX records carry exchange and priority', async (t) => {

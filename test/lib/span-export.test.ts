@@ -10,7 +10,14 @@ import type { AddressInfo, Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { createLogger } from '../../lib/logger.js';
-import { COLLECTOR_BACK, COLLECTOR_DOWN, SPANS_NOT_EXPORTED, collectorChange, exportFailureReason, spanExport } from '../../lib/span-export.js';
+import {
+  COLLECTOR_BACK,
+  COLLECTOR_DOWN,
+  SPANS_NOT_EXPORTED,
+  collectorChange,
+  exportFailureReason,
+  spanExport,
+} from '../../lib/span-export.js';
 import type { UncheckedJson } from '../helpers/api.js';
 
 /** The lines a logger wrote, parsed, at every level. */
@@ -111,7 +118,10 @@ test('a collector down is one warning naming it, not one per export; back, one l
     await up.close();
   }
   t.is(p.count(COLLECTOR_BACK), 1);
-  t.like(p.lines.find((l) => l.msg === COLLECTOR_BACK), { level: 30, endpoint: p.endpoint });
+  t.like(
+    p.lines.find((l) => l.msg === COLLECTOR_BACK),
+    { level: 30, endpoint: p.endpoint },
+  );
 
   for (let i = 0; i < 3; i++) await p.exportOne(`down again ${i}`);
   t.deepEqual(
@@ -129,7 +139,10 @@ test('a stop with spans buffered and the collector down resolves, the refusal on
   await t.notThrowsAsync(p.spans.shutdown());
   t.is(p.count(SPANS_NOT_EXPORTED), 1, 'the last flush tried them');
   t.is(p.count(COLLECTOR_DOWN), 1);
-  t.like(p.lines.find((l) => l.msg === COLLECTOR_DOWN), { endpoint: p.endpoint, reason: 'ECONNREFUSED' });
+  t.like(
+    p.lines.find((l) => l.msg === COLLECTOR_DOWN),
+    { endpoint: p.endpoint, reason: 'ECONNREFUSED' },
+  );
 });
 
 test('a stop whose collector never answers ends at the deadline, with one warning saying so', async (t) => {
@@ -141,7 +154,10 @@ test('a stop whose collector never answers ends at the deadline, with one warnin
     await t.notThrowsAsync(p.spans.shutdown());
     while (hanging.posts() === 0) await setTimeout(20); // the post may land after the deadline on a busy machine
     t.is(p.count(COLLECTOR_DOWN), 1);
-    t.like(p.lines.find((l) => l.msg === COLLECTOR_DOWN), { endpoint: p.endpoint, reason: 'no answer within 200 ms' });
+    t.like(
+      p.lines.find((l) => l.msg === COLLECTOR_DOWN),
+      { endpoint: p.endpoint, reason: 'no answer within 200 ms' },
+    );
   } finally {
     await hanging.close();
   }

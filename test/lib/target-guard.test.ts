@@ -115,7 +115,18 @@ test('a caller may widen the schemes it accepts', (t) => {
 // ---------------------------------------------------------------------------------------------
 // Bare hosts (ping, ssl-check, smtp-test)
 
-const LOOPBACK_HOSTS = ['2130706433', '0x7f.1', '0177.0.0.1', '127.1', '[::1]', '::1', '::ffff:127.0.0.1', 'LOCALHOST', 'localhost.', 'api.localhost'];
+const LOOPBACK_HOSTS = [
+  '2130706433',
+  '0x7f.1',
+  '0177.0.0.1',
+  '127.1',
+  '[::1]',
+  '::1',
+  '::ffff:127.0.0.1',
+  'LOCALHOST',
+  'localhost.',
+  'api.localhost',
+];
 for (const host of LOOPBACK_HOSTS) {
   test(`resolveTarget refuses bare host ${host} as loopback`, async (t) => {
     const err = await refusal(() => guard.resolveTarget(host, 25));
@@ -276,14 +287,33 @@ test('allowlist entries in every accepted form parse', (t) => {
   t.like(parseAllowlistEntry('[::1]/128:8443'), { prefix: 128, port: 8443 });
   t.like(parseAllowlistEntry('[::1]:8443'), { prefix: 128, port: 8443 });
   t.like(parseAllowlistEntry('fd00::/8'), { prefix: 8 });
-  t.deepEqual(parseAllowlist([' 10.0.0.0/8 ', '', '192.168.0.0/16:80']).map((e) => e.text), ['10.0.0.0/8', '192.168.0.0/16:80']);
+  t.deepEqual(
+    parseAllowlist([' 10.0.0.0/8 ', '', '192.168.0.0/16:80']).map((e) => e.text),
+    ['10.0.0.0/8', '192.168.0.0/16:80'],
+  );
 });
 
-for (const entry of ['10.0.0.1/8', '::1:8443', '::1', 'localhost', '10.0.0.0/33', '127.0.0.1:0', '127.0.0.1:70000', '0177.0.0.1/32', '[fe80::1%eth0]/128', '1.2.3/24', '[::1]/129']) {
+for (const entry of [
+  '10.0.0.1/8',
+  '::1:8443',
+  '::1',
+  'localhost',
+  '10.0.0.0/33',
+  '127.0.0.1:0',
+  '127.0.0.1:70000',
+  '0177.0.0.1/32',
+  '[fe80::1%eth0]/128',
+  '1.2.3/24',
+  '[::1]/129',
+]) {
   test(`a bad allowlist entry stops the guard from starting: ${entry}`, (t) => {
-    t.throws(() => createTargetGuard({ allowlist: [entry], resolver: { lookup: async () => ({ found: false, status: 'nxdomain', addresses: [] }) } }), {
-      instanceOf: ConfigError,
-    });
+    t.throws(
+      () =>
+        createTargetGuard({ allowlist: [entry], resolver: { lookup: async () => ({ found: false, status: 'nxdomain', addresses: [] }) } }),
+      {
+        instanceOf: ConfigError,
+      },
+    );
   });
 }
 
@@ -303,7 +333,10 @@ test('a name whose answer alternates is allowed only while it points at the allo
 test('localhost names resolve to loopback without DNS and pass only when allowlisted', async (t) => {
   const before = dns.queries.length;
   t.is((await refusal(() => guard.resolveTarget('localhost', FIXTURE_PORT))).extras.reason, 'loopback', '::1 is not allowlisted');
-  const local = createTargetGuard({ allowlist: ['127.0.0.1/32:8443', '[::1]/128:8443'], resolver: { lookup: () => Promise.reject(new Error('no DNS')) } });
+  const local = createTargetGuard({
+    allowlist: ['127.0.0.1/32:8443', '[::1]/128:8443'],
+    resolver: { lookup: () => Promise.reject(new Error('no DNS')) },
+  });
   t.like(await local.resolveTarget('localhost', 8443), { address: '127.0.0.1', addresses: ['127.0.0.1', '::1'] });
   t.is(dns.queries.length, before);
 });
@@ -337,13 +370,17 @@ const ORACLE: Array<[number, number, string]> = [
 const oracleRefuses = (n: number) => ORACLE.some(([base, len]) => Math.floor(n / 2 ** (32 - len)) === Math.floor(base / 2 ** (32 - len)));
 
 /** A random address inside one refused range. */
-const refusedV4 = fc
-  .tuple(fc.constantFrom(...ORACLE), u32)
-  .map(([[base, len], r]) => base + (len === 32 ? 0 : r % 2 ** (32 - len)));
+const refusedV4 = fc.tuple(fc.constantFrom(...ORACLE), u32).map(([[base, len], r]) => base + (len === 32 ? 0 : r % 2 ** (32 - len)));
 
 test.serial('property: every IPv4 address inside a refused range is refused, everything else is public', (t) => {
-  fc.assert(fc.property(refusedV4, (n) => !classifyAddress(v4(n)).public), { numRuns: 2000 });
-  fc.assert(fc.property(u32, (n) => classifyAddress(v4(n)).public === !oracleRefuses(n)), { numRuns: 5000 });
+  fc.assert(
+    fc.property(refusedV4, (n) => !classifyAddress(v4(n)).public),
+    { numRuns: 2000 },
+  );
+  fc.assert(
+    fc.property(u32, (n) => classifyAddress(v4(n)).public === !oracleRefuses(n)),
+    { numRuns: 5000 },
+  );
   t.pass();
 });
 
@@ -399,7 +436,12 @@ test.serial('property: decimal, hex and octal spellings of an IPv4 normalise to 
     fc.property(u32, (n) => {
       const expected = v4(n);
       const octets = expected.split('.').map(Number);
-      const spellings = [String(n), `0x${n.toString(16)}`, octets.map((o) => `0${o.toString(8)}`).join('.'), octets.map((o) => `0x${o.toString(16)}`).join('.')];
+      const spellings = [
+        String(n),
+        `0x${n.toString(16)}`,
+        octets.map((o) => `0${o.toString(8)}`).join('.'),
+        octets.map((o) => `0x${o.toString(16)}`).join('.'),
+      ];
       return spellings.every((s) => normaliseHost(s).ip === expected);
     }),
     { numRuns: 1000 },

@@ -5,7 +5,17 @@
 import test from 'ava';
 import { ConfigError, loadConfig } from '../../lib/config.js';
 import type { Link } from '@opentelemetry/api';
-import { activeTraceId, detached, inLinkedRoot, inSpan, isTracing, startSpan, traceparent, underParent, withTraceparent } from '../../lib/trace-context.js';
+import {
+  activeTraceId,
+  detached,
+  inLinkedRoot,
+  inSpan,
+  isTracing,
+  startSpan,
+  traceparent,
+  underParent,
+  withTraceparent,
+} from '../../lib/trace-context.js';
 
 const BASE = { MONGODB_URL: 'mongodb://127.0.0.1:1/x', SECRET_KEY: '0'.repeat(64) };
 
@@ -13,17 +23,32 @@ test.serial('untraced: no active trace, and inSpan runs the work as it is', asyn
   // Nothing installed yet in this process (serial, before the traced test): OpenTelemetry's no-op API.
   t.is(await inSpan('work', {}, async () => activeTraceId()), undefined);
   t.is(await inSpan('work', {}, async () => 42), 42);
-  await t.throwsAsync(inSpan('work', {}, async () => Promise.reject(new Error('boom'))), { message: 'boom' });
+  await t.throwsAsync(
+    inSpan('work', {}, async () => Promise.reject(new Error('boom'))),
+    { message: 'boom' },
+  );
   // Tracing off costs nothing: the work's own promise comes back (no wrapper, no await of its
   // own), and no span is made per call (one shared no-op span).
   const work = Promise.resolve(7);
-  t.is(inSpan('work', {}, () => work), work);
+  t.is(
+    inSpan('work', {}, () => work),
+    work,
+  );
   t.is(startSpan('a', { x: 1 }), startSpan('b', {}));
   t.false(startSpan('a', {}).isRecording());
   const cause = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
-  t.is(underParent(cause, () => work), work);
-  t.is(inLinkedRoot('later', {}, cause, () => work), work);
-  t.is(detached(() => work), work);
+  t.is(
+    underParent(cause, () => work),
+    work,
+  );
+  t.is(
+    inLinkedRoot('later', {}, cause, () => work),
+    work,
+  );
+  t.is(
+    detached(() => work),
+    work,
+  );
   t.false(isTracing());
   t.deepEqual(withTraceparent(), {}, 'nothing kept with a document');
 });
@@ -57,31 +82,48 @@ test('a bad sampler, ratio or endpoint stops the start with the variable named',
   t.throws(() => loadConfig({ ...on, OTEL_TRACES_SAMPLER: 'sometimes' }), { instanceOf: ConfigError, message: /OTEL_TRACES_SAMPLER/ });
   t.throws(() => loadConfig({ ...on, OTEL_TRACES_SAMPLER_ARG: '2' }), { instanceOf: ConfigError, message: /OTEL_TRACES_SAMPLER_ARG/ });
   t.throws(() => loadConfig({ ...on, OTEL_TRACES_SAMPLER_ARG: 'half' }), { instanceOf: ConfigError, message: /OTEL_TRACES_SAMPLER_ARG/ });
-  t.throws(() => loadConfig({ ...BASE, OTEL_EXPORTER_OTLP_ENDPOINT: '127.0.0.1:4317' }), { instanceOf: ConfigError, message: /OTEL_EXPORTER_OTLP_ENDPOINT/ });
+  t.throws(() => loadConfig({ ...BASE, OTEL_EXPORTER_OTLP_ENDPOINT: '127.0.0.1:4317' }), {
+    instanceOf: ConfigError,
+    message: /OTEL_EXPORTER_OTLP_ENDPOINT/,
+  });
 });
 
 test.serial('traced: spans nest in the active context and traceparent names the span', async (t) => {
   const { startTracing } = await import('../../lib/tracing.js');
   // Exports go nowhere (a closed port): this test reads the context, not the collector.
   const { createLogger } = await import('../../lib/logger.js');
-  const tracing = (await startTracing({ tracesUrl: 'http://127.0.0.1:9/v1/traces', sampler: 'always_on', ratio: 1 }, 'test', createLogger({ name: 'test', level: 'silent' })))!;
+  const tracing = (await startTracing(
+    { tracesUrl: 'http://127.0.0.1:9/v1/traces', sampler: 'always_on', ratio: 1 },
+    'test',
+    createLogger({ name: 'test', level: 'silent' }),
+  ))!;
   try {
     const root = tracing.tracer.startSpan('root');
     const header = traceparent(root);
     t.regex(header, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     const { context, trace } = await import('@opentelemetry/api');
     const inner = await context.with(trace.setSpan(context.active(), root), () => inSpan('child', {}, async () => activeTraceId()));
-    t.is(inner, root.spanContext().traceId, 'the child is in the root span\'s trace');
+    t.is(inner, root.spanContext().traceId, "the child is in the root span's trace");
     const kept = await context.with(trace.setSpan(context.active(), root), async () => withTraceparent());
     t.deepEqual(kept, { traceparent: header }, 'what a document keeps: the recording span');
     root.end();
 
     // Later work for that trace: a child of the kept span, or a trace of its own linked to it.
     t.is(await underParent(header, () => inSpan('item', {}, async () => activeTraceId())), root.spanContext().traceId);
-    const linked = await inLinkedRoot('delivery', {}, header, async (span) => ({ traceId: activeTraceId(), links: (span as unknown as { links: Link[] }).links }));
+    const linked = await inLinkedRoot('delivery', {}, header, async (span) => ({
+      traceId: activeTraceId(),
+      links: (span as unknown as { links: Link[] }).links,
+    }));
     t.not(linked.traceId, root.spanContext().traceId, 'a trace of its own');
-    t.deepEqual(linked.links.map((l) => [l.context.traceId, l.context.spanId]), [[root.spanContext().traceId, root.spanContext().spanId]]);
-    t.is(await context.with(trace.setSpan(context.active(), root), () => detached(async () => activeTraceId())), undefined, 'detached: outside the trace');
+    t.deepEqual(
+      linked.links.map((l) => [l.context.traceId, l.context.spanId]),
+      [[root.spanContext().traceId, root.spanContext().spanId]],
+    );
+    t.is(
+      await context.with(trace.setSpan(context.active(), root), () => detached(async () => activeTraceId())),
+      undefined,
+      'detached: outside the trace',
+    );
   } finally {
     await tracing.shutdown();
   }

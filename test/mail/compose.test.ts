@@ -53,7 +53,11 @@ test('what a caller puts in is escaped in the HTML part, and left as it is in th
     footer: hostile,
   });
   t.false(/<script|<img|<b>|<i>/i.test(mail.html), 'no tag from the input survives');
-  t.true(mail.html.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img src=&quot;https://evil.example/p.gif&quot;&gt; &#39;q&#39;'));
+  t.true(
+    mail.html.includes(
+      '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img src=&quot;https://evil.example/p.gif&quot;&gt; &#39;q&#39;',
+    ),
+  );
   t.true(mail.html.includes('<title>A &lt;b&gt;bold&lt;/b&gt; subject &amp; more</title>'));
   t.true(mail.html.includes('href="https://tools.example.com/a?x=&quot;&gt;&lt;script&gt;"'), 'the quote cannot leave the attribute');
   t.true(mail.text.includes(hostile), 'plain text needs no escaping');
@@ -76,6 +80,10 @@ test('a mail without an action or the optional parts is still complete', (t) => 
 
 test('a subject with a line break and an action that is not an absolute http(s) URL are refused', (t) => {
   t.throws(() => composeMail({ subject: 'Hi\r\nBcc: victim@example.com', paragraphs: ['x'] }), { message: /one line/ });
-  t.throws(() => composeMail({ subject: 'Hi', paragraphs: ['x'], action: { label: 'Go', url: 'javascript:alert(1)' } }), { message: /http\(s\)/ });
-  t.throws(() => composeMail({ subject: 'Hi', paragraphs: ['x'], action: { label: 'Go', url: '/relative?token=x' } }), { message: /absolute/ });
+  t.throws(() => composeMail({ subject: 'Hi', paragraphs: ['x'], action: { label: 'Go', url: 'javascript:alert(1)' } }), {
+    message: /http\(s\)/,
+  });
+  t.throws(() => composeMail({ subject: 'Hi', paragraphs: ['x'], action: { label: 'Go', url: '/relative?token=x' } }), {
+    message: /absolute/,
+  });
 });

@@ -13,7 +13,12 @@ import { createLogger } from '../../lib/logger.js';
 import { ConfigError, loadConfig } from '../../lib/config.js';
 
 const TOKEN = 'tok_secret_value_123';
-const mail = { to: 'grace@example.org', subject: 'Reset your password', text: `http://x.test/r?token=${TOKEN}\n`, html: `<a href="http://x.test/r?token=${TOKEN}">reset</a>` };
+const mail = {
+  to: 'grace@example.org',
+  subject: 'Reset your password',
+  text: `http://x.test/r?token=${TOKEN}\n`,
+  html: `<a href="http://x.test/r?token=${TOKEN}">reset</a>`,
+};
 
 /** The SDK's own line about a failed attempt is not what these tests read. */
 const activityEnv = () => new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
@@ -21,7 +26,10 @@ const activityEnv = () => new MockActivityEnvironment(undefined, { logger: new D
 /** A logger whose lines land in `lines`. */
 function capturedLog() {
   const lines: string[] = [];
-  return { lines, log: createLogger({ name: 'mail-test', level: 'debug', destination: { write: (line: string) => void lines.push(line) } }) };
+  return {
+    lines,
+    log: createLogger({ name: 'mail-test', level: 'debug', destination: { write: (line: string) => void lines.push(line) } }),
+  };
 }
 
 test('a 5xx for the recipient or the message ends the mail; a refused connection, a timeout, a 4xx or a refused login are retried', (t) => {
@@ -32,13 +40,17 @@ test('a 5xx for the recipient or the message ends the mail; a refused connection
   t.false(permanent({ code: 'EENVELOPE', responseCode: 450 }), 'greylisting');
   t.false(permanent({ code: 'EMESSAGE', responseCode: 451 }));
   t.false(permanent({ code: 'EMESSAGE' }));
-  t.false(permanent({ code: 'EAUTH', responseCode: 535 }), 'the operator\'s settings, not the mail');
+  t.false(permanent({ code: 'EAUTH', responseCode: 535 }), "the operator's settings, not the mail");
   t.false(permanent({ code: 'ECONNECTION' }));
   t.false(permanent({ code: 'ESOCKET', errno: -111 }));
   t.false(permanent({ code: 'ETIMEDOUT' }));
   t.false(permanent(new Error('anything else')));
   t.false(permanent(undefined));
-  t.deepEqual(classifySendError({ code: 'EENVELOPE', responseCode: 550, response: '550 <grace@example.org> unknown' }), { permanent: true, code: 'EENVELOPE', responseCode: 550 });
+  t.deepEqual(classifySendError({ code: 'EENVELOPE', responseCode: 550, response: '550 <grace@example.org> unknown' }), {
+    permanent: true,
+    code: 'EENVELOPE',
+    responseCode: 550,
+  });
 });
 
 test('without SMTP_URL a mail ends not_configured, logged with its id and domain only', async (t) => {
@@ -72,12 +84,19 @@ test('SMTP_URL and MAIL_FROM are checked at start; the sender defaults to the pu
   t.is(loadConfig(base).smtpUrl, undefined);
   t.is(loadConfig(base).mailFrom, 'Utility Tools <no-reply@localhost>');
   t.is(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://tools.example.com' }).mailFrom, 'Utility Tools <no-reply@tools.example.com>');
-  t.is(loadConfig({ ...base, SMTP_URL: 'smtps://apikey:s3cret@smtp.example.com:465' }).smtpUrl, 'smtps://apikey:s3cret@smtp.example.com:465');
+  t.is(
+    loadConfig({ ...base, SMTP_URL: 'smtps://apikey:s3cret@smtp.example.com:465' }).smtpUrl,
+    'smtps://apikey:s3cret@smtp.example.com:465',
+  );
   t.is(loadConfig({ ...base, SMTP_URL: 'smtp://127.0.0.1:1025' }).smtpUrl, 'smtp://127.0.0.1:1025');
   t.is(loadConfig({ ...base, MAIL_FROM: 'ops@example.com' }).mailFrom, 'ops@example.com');
   t.is(loadConfig({ ...base, MAIL_FROM: 'Example Tools <no-reply@example.com>' }).mailFrom, 'Example Tools <no-reply@example.com>');
-  const refused = t.throws(() => loadConfig({ ...base, SMTP_URL: 'https://apikey:hunter2@smtp.example.com' }), { instanceOf: ConfigError, message: /SMTP_URL must be/ });
+  const refused = t.throws(() => loadConfig({ ...base, SMTP_URL: 'https://apikey:hunter2@smtp.example.com' }), {
+    instanceOf: ConfigError,
+    message: /SMTP_URL must be/,
+  });
   t.false(refused!.message.includes('hunter2'));
   t.throws(() => loadConfig({ ...base, SMTP_URL: 'smtp://' }), { instanceOf: ConfigError });
-  for (const from of ['not an address', 'Name <not-an-address>', 'a@b.c\r\nBcc: x@y.z']) t.throws(() => loadConfig({ ...base, MAIL_FROM: from }), { instanceOf: ConfigError, message: /MAIL_FROM/ }, from);
+  for (const from of ['not an address', 'Name <not-an-address>', 'a@b.c\r\nBcc: x@y.z'])
+    t.throws(() => loadConfig({ ...base, MAIL_FROM: from }), { instanceOf: ConfigError, message: /MAIL_FROM/ }, from);
 });

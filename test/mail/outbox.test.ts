@@ -57,7 +57,10 @@ test('one idempotency key is one mail: sent twice at once and again after it wen
   const to = uniqueAddress('once');
   const key = `test-once:${to}`;
   await withMailer(async (mailer, client) => {
-    await Promise.all([mailer.send(mailWithToken(to).message, { idempotencyKey: key }), mailer.send(mailWithToken(to).message, { idempotencyKey: key })]);
+    await Promise.all([
+      mailer.send(mailWithToken(to).message, { idempotencyKey: key }),
+      mailer.send(mailWithToken(to).message, { idempotencyKey: key }),
+    ]);
     const handle = client.workflow.getHandle(mailIdOf(key));
     t.deepEqual(await handle.result(), { outcome: 'sent' });
     const { runId } = await handle.describe();
@@ -70,7 +73,7 @@ test('one idempotency key is one mail: sent twice at once and again after it wen
   t.is((await mailsTo(to)).length, 1);
 });
 
-test('the mail workflow\'s history and the stack\'s logs hold neither the token, the address, the subject nor the body', async (t) => {
+test("the mail workflow's history and the stack's logs hold neither the token, the address, the subject nor the body", async (t) => {
   const to = uniqueAddress('sealed');
   const { token, phrase, message } = mailWithToken(to);
   const key = `test-sealed:${to}`;
@@ -82,7 +85,8 @@ test('the mail workflow\'s history and the stack\'s logs hold neither the token,
   });
   t.true(history.includes(mailIdOf(key)), 'the history is readable here: it names the mail');
   t.true(history.includes('"outcome":"sent"'));
-  for (const secret of [token, to, to.split('@')[0]!, message.subject, phrase, key]) t.false(history.includes(secret), `history holds ${secret}`);
+  for (const secret of [token, to, to.split('@')[0]!, message.subject, phrase, key])
+    t.false(history.includes(secret), `history holds ${secret}`);
   await waitForMail(to);
 
   const dir = testEnv.stackLogDir();
@@ -95,9 +99,18 @@ test('the mail workflow\'s history and the stack\'s logs hold neither the token,
 test('a message the outbox cannot send as it is is refused before anything starts', async (t) => {
   await withMailer(async (mailer) => {
     const good = mailWithToken(uniqueAddress('refused')).message;
-    await t.throwsAsync(mailer.send({ ...good, to: `${good.to}, other@mail.test` }, { idempotencyKey: 'x' }), { instanceOf: InvalidMailError, message: /one plain address/ });
-    await t.throwsAsync(mailer.send({ ...good, subject: 'a\nBcc: x@mail.test' }, { idempotencyKey: 'x' }), { instanceOf: InvalidMailError, message: /one non-empty line/ });
-    await t.throwsAsync(mailer.send({ ...good, html: '' }, { idempotencyKey: 'x' }), { instanceOf: InvalidMailError, message: /text and its HTML/ });
+    await t.throwsAsync(mailer.send({ ...good, to: `${good.to}, other@mail.test` }, { idempotencyKey: 'x' }), {
+      instanceOf: InvalidMailError,
+      message: /one plain address/,
+    });
+    await t.throwsAsync(mailer.send({ ...good, subject: 'a\nBcc: x@mail.test' }, { idempotencyKey: 'x' }), {
+      instanceOf: InvalidMailError,
+      message: /one non-empty line/,
+    });
+    await t.throwsAsync(mailer.send({ ...good, html: '' }, { idempotencyKey: 'x' }), {
+      instanceOf: InvalidMailError,
+      message: /text and its HTML/,
+    });
     await t.throwsAsync(mailer.send(good, { idempotencyKey: '' }), { instanceOf: InvalidMailError, message: /idempotency key/ });
   });
 });

@@ -67,7 +67,17 @@ async function mailWorker(smtpUrl: string) {
 
 function message(to: string) {
   const token = randomBytes(16).toString('base64url');
-  return { token, message: { to, ...composeMail({ subject: 'Reset your password', paragraphs: ['Use the link within 30 minutes.'], action: { label: 'Reset', url: `http://localhost:8080/reset?token=${token}` } }) } };
+  return {
+    token,
+    message: {
+      to,
+      ...composeMail({
+        subject: 'Reset your password',
+        paragraphs: ['Use the link within 30 minutes.'],
+        action: { label: 'Reset', url: `http://localhost:8080/reset?token=${token}` },
+      }),
+    },
+  };
 }
 
 /** The mail's pending SMTP attempt as Temporal describes it: its attempt number and last failure. */
@@ -91,8 +101,9 @@ test('a mail sent while the mail server is down waits, and arrives once when the
     if (pending && (pending.attempt ?? 0) >= 2) break;
     await new Promise((r) => setTimeout(r, 200));
   }
-  t.regex(pending!.lastFailure?.message ?? '', /^The mail server did not take the mail \(E[A-Z]+\)\.$/, 'a code, not the server\'s words');
-  for (const secret of [to, token]) t.false(JSON.stringify(pending).includes(secret), 'the failure Temporal keeps names no address or token');
+  t.regex(pending!.lastFailure?.message ?? '', /^The mail server did not take the mail \(E[A-Z]+\)\.$/, "a code, not the server's words");
+  for (const secret of [to, token])
+    t.false(JSON.stringify(pending).includes(secret), 'the failure Temporal keeps names no address or token');
 
   const mailDev = await startMailDev(supervisor, { root: ROOT, smtpPort, webPort: await freePort(), name: 'maildev-outage' });
   const received = await waitForMail(to, { mailApiUrl: mailDev.apiUrl, timeoutMs: 120_000 });

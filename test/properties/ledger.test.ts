@@ -33,7 +33,11 @@ type Op =
   | { kind: 'advance'; hours: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('grant' as const), amount: fc.integer({ min: 1, max: 40 }), expiresInHours: fc.option(fc.integer({ min: 1, max: 6 }), { nil: null }) }),
+  fc.record({
+    kind: fc.constant('grant' as const),
+    amount: fc.integer({ min: 1, max: 40 }),
+    expiresInHours: fc.option(fc.integer({ min: 1, max: 6 }), { nil: null }),
+  }),
   fc.record({ kind: fc.constant('reserve' as const), cost: fc.integer({ min: 1, max: 30 }) }),
   fc.record({ kind: fc.constant('reserve' as const), cost: fc.integer({ min: 1, max: 30 }) }),
   fc.record({ kind: fc.constantFrom('commit' as const, 'refund' as const), pick: fc.nat() }),
@@ -54,7 +58,8 @@ test('over any sequence of grants, reserves, commits, refunds and expiries the l
       const accountId = (await createAccounts(mongo.db).open({ credits: welcome })).account._id;
       let now = Date.parse('2026-06-01T00:00:00Z') + run++ * 1000 * HOUR;
       const model = new Map<string, ModelGrant>();
-      if (welcome > 0) model.set(Object.keys((await ledger.balanceOf(accountId)).lots!)[0]!, { left: welcome, expiresAt: null, expired: false });
+      if (welcome > 0)
+        model.set(Object.keys((await ledger.balanceOf(accountId)).lots!)[0]!, { left: welcome, expiresAt: null, expired: false });
       const holds = new Map<string, { cost: number; from: Record<string, number> }>();
       let lapsed = 0;
       let n = 0;
@@ -67,7 +72,10 @@ test('over any sequence of grants, reserves, commits, refunds and expiries the l
       for (const o of ops) {
         if (o.kind === 'grant') {
           const expiresAt = o.expiresInHours === null ? null : now + o.expiresInHours * HOUR;
-          const { grant } = await grants.grant({ accountId, amount: o.amount, reason: 'purchase', expiresAt: expiresAt === null ? null : new Date(expiresAt) }, now);
+          const { grant } = await grants.grant(
+            { accountId, amount: o.amount, reason: 'purchase', expiresAt: expiresAt === null ? null : new Date(expiresAt) },
+            now,
+          );
           model.set(grant._id, { left: o.amount, expiresAt, expired: false });
         } else if (o.kind === 'reserve') {
           const before = modelBalance();

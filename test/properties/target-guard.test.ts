@@ -16,10 +16,20 @@ const RUNS = propertyRuns(300);
 
 /** Refused IPv4 ranges with the reason the guard gives (docs/API.md: private, loopback, link-local, reserved, multicast, metadata). */
 const REFUSED_V4: ReadonlyArray<readonly [string, number, string]> = [
-  ['0.0.0.0', 8, 'unspecified'], ['127.0.0.0', 8, 'loopback'], ['10.0.0.0', 8, 'private'], ['172.16.0.0', 12, 'private'],
-  ['192.168.0.0', 16, 'private'], ['100.64.0.0', 10, 'cgnat'], ['169.254.0.0', 16, 'link_local'], ['192.0.0.0', 24, 'reserved'],
-  ['192.0.2.0', 24, 'documentation'], ['198.51.100.0', 24, 'documentation'], ['203.0.113.0', 24, 'documentation'],
-  ['198.18.0.0', 15, 'benchmarking'], ['224.0.0.0', 4, 'multicast'], ['240.0.0.0', 4, 'reserved'],
+  ['0.0.0.0', 8, 'unspecified'],
+  ['127.0.0.0', 8, 'loopback'],
+  ['10.0.0.0', 8, 'private'],
+  ['172.16.0.0', 12, 'private'],
+  ['192.168.0.0', 16, 'private'],
+  ['100.64.0.0', 10, 'cgnat'],
+  ['169.254.0.0', 16, 'link_local'],
+  ['192.0.0.0', 24, 'reserved'],
+  ['192.0.2.0', 24, 'documentation'],
+  ['198.51.100.0', 24, 'documentation'],
+  ['203.0.113.0', 24, 'documentation'],
+  ['198.18.0.0', 15, 'benchmarking'],
+  ['224.0.0.0', 4, 'multicast'],
+  ['240.0.0.0', 4, 'reserved'],
 ];
 
 const toInt = (dotted: string) => dotted.split('.').reduce((n, o) => n * 256 + Number(o), 0);
@@ -62,7 +72,7 @@ function carriers(n: number): string[] {
   return [`::ffff:${toDotted(n)}`, `::ffff:${hi}:${lo}`, `64:ff9b::${hi}:${lo}`, `2002:${hi}:${lo}::1`];
 }
 
-test('an IPv4 address inside a refused range is refused with its range\'s reason (or metadata)', (t) => {
+test("an IPv4 address inside a refused range is refused with its range's reason (or metadata)", (t) => {
   fc.assert(
     fc.property(refusedV4, ({ n, reason }) => {
       const verdict = checkAddress(toDotted(n), 443, []);
@@ -76,7 +86,14 @@ test('an IPv4 address inside a refused range is refused with its range\'s reason
 });
 
 test('however the address is spelled, as a host or in a URL, the guard refuses it', (t) => {
-  const guard = createTargetGuard({ allowlist: [], resolver: { lookup: async () => { throw new Error('no DNS for IP literals'); } } });
+  const guard = createTargetGuard({
+    allowlist: [],
+    resolver: {
+      lookup: async () => {
+        throw new Error('no DNS for IP literals');
+      },
+    },
+  });
   fc.assert(
     fc.property(refusedV4, fc.nat({ max: 6 }), ({ n }, which) => {
       const spelled = spellings(n)[which]!;
@@ -90,7 +107,10 @@ test('however the address is spelled, as a host or in a URL, the guard refuses i
 });
 
 test('an IPv6 address carrying a refused IPv4 (mapped, NAT64, 6to4) is refused, also in brackets in a URL', (t) => {
-  const guard = createTargetGuard({ allowlist: [], resolver: { lookup: async () => ({ found: false, status: 'nxdomain', addresses: [] }) } });
+  const guard = createTargetGuard({
+    allowlist: [],
+    resolver: { lookup: async () => ({ found: false, status: 'nxdomain', addresses: [] }) },
+  });
   fc.assert(
     fc.property(refusedV4, fc.nat({ max: 3 }), ({ n }, which) => {
       const v6 = carriers(n)[which]!;
@@ -115,20 +135,30 @@ test('an IPv4 address and the IPv6 forms that reach it are judged alike', (t) =>
 
 test('a name is refused when any one of its addresses is refused, whatever the order and the public ones beside it', async (t) => {
   await fc.assert(
-    fc.asyncProperty(refusedV4, fc.array(fc.constantFrom('93.184.215.14', '1.1.1.1', '2606:4700:4700::1111'), { maxLength: 3 }), fc.nat(), async ({ n }, publics, at) => {
-      const addresses: string[] = [...publics];
-      addresses.splice(at % (publics.length + 1), 0, toDotted(n));
-      const guard = createTargetGuard({
-        allowlist: [],
-        resolver: { lookup: async () => ({ found: true, addresses: addresses.map((a) => ({ address: a, family: a.includes(':') ? 6 : 4, ttl: 60 })) as never }) },
-      });
-      try {
-        await guard.resolveTarget('mixed.example', 443);
-        return false;
-      } catch (err) {
-        return err instanceof ServiceError && err.code === 'target_not_allowed';
-      }
-    }),
+    fc.asyncProperty(
+      refusedV4,
+      fc.array(fc.constantFrom('93.184.215.14', '1.1.1.1', '2606:4700:4700::1111'), { maxLength: 3 }),
+      fc.nat(),
+      async ({ n }, publics, at) => {
+        const addresses: string[] = [...publics];
+        addresses.splice(at % (publics.length + 1), 0, toDotted(n));
+        const guard = createTargetGuard({
+          allowlist: [],
+          resolver: {
+            lookup: async () => ({
+              found: true,
+              addresses: addresses.map((a) => ({ address: a, family: a.includes(':') ? 6 : 4, ttl: 60 })) as never,
+            }),
+          },
+        });
+        try {
+          await guard.resolveTarget('mixed.example', 443);
+          return false;
+        } catch (err) {
+          return err instanceof ServiceError && err.code === 'target_not_allowed';
+        }
+      },
+    ),
     { numRuns: RUNS },
   );
   t.pass();
@@ -141,11 +171,17 @@ const cidr = fc.record({ base: fc.nat({ max: 2 ** 32 - 1 }), prefix: fc.integer(
 
 test('an allowlist entry matches exactly the addresses of its CIDR, and only its port when it names one', (t) => {
   fc.assert(
-    fc.property(cidr, fc.nat({ max: 2 ** 32 - 1 }), fc.option(fc.integer({ min: 1, max: 65535 })), fc.integer({ min: 1, max: 65535 }), ({ net, prefix }, n, port, askedPort) => {
-      const entry = `${net}/${prefix}${port === null ? '' : `:${port}`}`;
-      const matched = matchAllowlist(toDotted(n), askedPort, parseAllowlist([entry])) !== undefined;
-      return matched === (inRange(n, net, prefix) && (port === null || port === askedPort));
-    }),
+    fc.property(
+      cidr,
+      fc.nat({ max: 2 ** 32 - 1 }),
+      fc.option(fc.integer({ min: 1, max: 65535 })),
+      fc.integer({ min: 1, max: 65535 }),
+      ({ net, prefix }, n, port, askedPort) => {
+        const entry = `${net}/${prefix}${port === null ? '' : `:${port}`}`;
+        const matched = matchAllowlist(toDotted(n), askedPort, parseAllowlist([entry])) !== undefined;
+        return matched === (inRange(n, net, prefix) && (port === null || port === askedPort));
+      },
+    ),
     { numRuns: RUNS },
   );
   t.pass();
@@ -158,7 +194,8 @@ test('an allowlisted refused address passes; a metadata address passes only an e
       const net = entryPrefix === 0 ? 0 : ((n >>> (32 - entryPrefix)) << (32 - entryPrefix)) >>> 0;
       const allowlist = parseAllowlist([`${toDotted(net)}/${entryPrefix}`]);
       const verdict = checkAddress(toDotted(n), 443, allowlist);
-      const metadata = classifyAddress(toDotted(n)).public === false && (classifyAddress(toDotted(n)) as { reason: string }).reason === 'metadata';
+      const metadata =
+        classifyAddress(toDotted(n)).public === false && (classifyAddress(toDotted(n)) as { reason: string }).reason === 'metadata';
       if (!metadata) return verdict.allowed;
       const alone = checkAddress(toDotted(n), 443, parseAllowlist([`${toDotted(n)}/32`]));
       return verdict.allowed === (entryPrefix === 32) && alone.allowed;
@@ -170,8 +207,13 @@ test('an allowlisted refused address passes; a metadata address passes only an e
 
 /** Refused IPv6 ranges (beside the IPv4 carriers above) with the reason the guard gives. */
 const REFUSED_V6: ReadonlyArray<readonly [string, number, string]> = [
-  ['fe80::', 10, 'link_local'], ['fec0::', 10, 'site_local'], ['fc00::', 7, 'private'], ['ff00::', 8, 'multicast'],
-  ['2001:db8::', 32, 'documentation'], ['3fff::', 20, 'documentation'], ['2001:2::', 48, 'benchmarking'],
+  ['fe80::', 10, 'link_local'],
+  ['fec0::', 10, 'site_local'],
+  ['fc00::', 7, 'private'],
+  ['ff00::', 8, 'multicast'],
+  ['2001:db8::', 32, 'documentation'],
+  ['3fff::', 20, 'documentation'],
+  ['2001:2::', 48, 'benchmarking'],
 ];
 
 /** The eight 16-bit words of an IPv6 address written with at most one `::`. */
@@ -195,8 +237,11 @@ function withPrefix(net: number[], prefix: number, random: number[]): string {
 
 const word = fc.integer({ min: 0, max: 0xffff });
 
-test('an IPv6 address inside a refused range is refused with its range\'s reason (or metadata), also in brackets in a URL', (t) => {
-  const guard = createTargetGuard({ allowlist: [], resolver: { lookup: async () => ({ found: false, status: 'nxdomain', addresses: [] }) } });
+test("an IPv6 address inside a refused range is refused with its range's reason (or metadata), also in brackets in a URL", (t) => {
+  const guard = createTargetGuard({
+    allowlist: [],
+    resolver: { lookup: async () => ({ found: false, status: 'nxdomain', addresses: [] }) },
+  });
   fc.assert(
     fc.property(fc.constantFrom(...REFUSED_V6), fc.array(word, { minLength: 8, maxLength: 8 }), ([net, prefix, reason], random) => {
       const address = withPrefix(words(net), prefix, random);

@@ -20,10 +20,36 @@ const nasty = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.webUrl({ withQueryParameters: true, withFragments: true }),
   fc.constantFrom(
-    'http://[::ffff:127.0.0.1]/', 'http://0x7f.1/', 'http://2130706433/', 'https://user:pw@host/', 'ftp://x/', 'http://', '//x', 'http://a..b/',
-    'http://[fe80::1%25eth0]/', 'javascript:alert(1)', 'file:///etc/passwd', 'http://xn--/', `http://${'a'.repeat(300)}.com/`, 'localhost', '::1', '[::1]',
-    '$2b$31$' + 'a'.repeat(53), '$2y$04$abc', '$argon2id$v=19$m=4194304,t=3,p=4$c2FsdHNhbHQ$aGFzaA', '$argon2id$v=16$m=1,t=1,p=1$$', '$argon2d$m=1$x$y',
-    '\u0000', '\ud800', '💥'.repeat(100), 'A'.repeat(5000), '{"a":1}', '[]', 'GET', 'get', 'TRACE',
+    'http://[::ffff:127.0.0.1]/',
+    'http://0x7f.1/',
+    'http://2130706433/',
+    'https://user:pw@host/',
+    'ftp://x/',
+    'http://',
+    '//x',
+    'http://a..b/',
+    'http://[fe80::1%25eth0]/',
+    'javascript:alert(1)',
+    'file:///etc/passwd',
+    'http://xn--/',
+    `http://${'a'.repeat(300)}.com/`,
+    'localhost',
+    '::1',
+    '[::1]',
+    '$2b$31$' + 'a'.repeat(53),
+    '$2y$04$abc',
+    '$argon2id$v=19$m=4194304,t=3,p=4$c2FsdHNhbHQ$aGFzaA',
+    '$argon2id$v=16$m=1,t=1,p=1$$',
+    '$argon2d$m=1$x$y',
+    '\u0000',
+    '\ud800',
+    '💥'.repeat(100),
+    'A'.repeat(5000),
+    '{"a":1}',
+    '[]',
+    'GET',
+    'get',
+    'TRACE',
   ),
   fc.domain(),
   fc.ipV4(),
@@ -32,7 +58,10 @@ const nasty = fc.oneof(
 
 const anyValue = fc.oneof(
   { weight: 3, arbitrary: nasty },
-  { weight: 2, arbitrary: fc.oneof(fc.integer(), fc.integer({ min: -5, max: 70_000 }), fc.double(), fc.constantFrom(0, -0, 1e308, 2 ** 53 + 1, NaN)) },
+  {
+    weight: 2,
+    arbitrary: fc.oneof(fc.integer(), fc.integer({ min: -5, max: 70_000 }), fc.double(), fc.constantFrom(0, -0, 1e308, 2 ** 53 + 1, NaN)),
+  },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
   { weight: 1, arbitrary: fc.boolean() },
   { weight: 1, arbitrary: fc.constant(null) },
@@ -71,7 +100,10 @@ function assertClientError(err: unknown): void {
   if (status !== 400 && status !== 422) throw new Error(`a precheck answered ${status} ${err.code}`);
   if (err.code === 'validation_failed') {
     const errors = (err.extras as { errors?: Array<{ field: string; message: string }> }).errors;
-    if (!errors?.length || errors.some((e) => typeof e.field !== 'string' || !e.field.startsWith('/') && !e.field.startsWith('header:'))) {
+    if (
+      !errors?.length ||
+      errors.some((e) => typeof e.field !== 'string' || (!e.field.startsWith('/') && !e.field.startsWith('header:')))
+    ) {
       throw new Error(`validation_failed without the fields named: ${JSON.stringify(err.extras)}`);
     }
   }

@@ -28,9 +28,15 @@ test.after.always(async () => {
 function accountRoutes(): { method: string; path: string }[] {
   const app = createApp({
     config: loadConfig({ MONGODB_URL: 'mongodb://127.0.0.1:9/walk', SECRET_KEY: '0'.repeat(64), ADMIN_TOKEN: 'admin' }),
-    db: mongo.db(), client: temporal, log: createLogger({ name: 'walk', level: 'silent' }), metrics: createMetrics(),
+    db: mongo.db(),
+    client: temporal,
+    log: createLogger({ name: 'walk', level: 'silent' }),
+    metrics: createMetrics(),
   });
-  const layers = app.middleware.map((m) => (m as { router?: Router }).router).filter((r): r is Router => !!r).flatMap((r) => r.stack);
+  const layers = app.middleware
+    .map((m) => (m as { router?: Router }).router)
+    .filter((r): r is Router => !!r)
+    .flatMap((r) => r.stack);
   const routes = layers
     .filter((l) => l.methods.length > 0 && typeof l.path === 'string' && areaOf(l.path) !== null)
     .flatMap((l) => l.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: l.path as string })));
@@ -60,10 +66,16 @@ test("the table is docs/API.md's: who may read, build, buy, manage the team and 
   t.is(groupFor('PUT', `${ACCOUNT_PREFIX}/auto-recharge`), 'billing');
   t.is(groupFor('DELETE', `${ACCOUNT_PREFIX}/members/usr_1`), 'team');
   t.is(groupFor('POST', `${ACCOUNT_PREFIX}/transfer-ownership`), 'ownership');
-  t.is(groupFor('POST', `${ACCOUNT_PREFIX}/something-new`), 'ownership', 'an area the table does not know is the owner\'s alone');
+  t.is(groupFor('POST', `${ACCOUNT_PREFIX}/something-new`), 'ownership', "an area the table does not know is the owner's alone");
   t.is(groupFor('GET', ACCOUNT_PREFIX), 'read');
-  t.deepEqual(ROLES.map((r) => permits(r, 'DELETE', `${ACCOUNT_PREFIX}/webhooks/whe_1`).allowed), [true, true, true, false, false]);
-  t.deepEqual(ROLES.map((r) => permits(r, 'POST', `${ACCOUNT_PREFIX}/checkout`).allowed), [true, true, false, true, false]);
+  t.deepEqual(
+    ROLES.map((r) => permits(r, 'DELETE', `${ACCOUNT_PREFIX}/webhooks/whe_1`).allowed),
+    [true, true, true, false, false],
+  );
+  t.deepEqual(
+    ROLES.map((r) => permits(r, 'POST', `${ACCOUNT_PREFIX}/checkout`).allowed),
+    [true, true, false, true, false],
+  );
 });
 
 test('every role walks every account route: refused with 403 forbidden_for_role exactly where the table says, the owner token as the owner', async (t) => {
@@ -78,19 +90,27 @@ test('every role walks every account route: refused with 403 forbidden_for_role 
   for (const { method, path } of routes) {
     const concrete = path.replace(/:[A-Za-z]+/g, 'x1');
     const body = ['GET', 'DELETE'].includes(method) ? undefined : {};
-    await Promise.all(principals.map(async ({ role, label, auth }) => {
-      const verdict = permits(role, method, concrete);
-      const res = await c.request(method, concrete, { ...auth, body });
-      const refused = isProblem(res, 403, 'forbidden_for_role');
-      expected.push(`${label} ${method} ${path}: ${verdict.allowed ? 'allowed' : `refused, needs ${verdict.requiredRole}`}`);
-      answered.push(`${label} ${method} ${path}: ${refused ? `refused, needs ${res.body.requiredRole}` : res.status === 403 && res.body?.code === 'forbidden_for_role' ? 'refused (malformed)' : 'allowed'}`);
-      if (refused) t.is(res.body.role, role);
-    }));
+    await Promise.all(
+      principals.map(async ({ role, label, auth }) => {
+        const verdict = permits(role, method, concrete);
+        const res = await c.request(method, concrete, { ...auth, body });
+        const refused = isProblem(res, 403, 'forbidden_for_role');
+        expected.push(`${label} ${method} ${path}: ${verdict.allowed ? 'allowed' : `refused, needs ${verdict.requiredRole}`}`);
+        answered.push(
+          `${label} ${method} ${path}: ${refused ? `refused, needs ${res.body.requiredRole}` : res.status === 403 && res.body?.code === 'forbidden_for_role' ? 'refused (malformed)' : 'allowed'}`,
+        );
+        if (refused) t.is(res.body.role, role);
+      }),
+    );
   }
   expected.sort();
   answered.sort();
   t.deepEqual(answered, expected);
   // The walk saw both verdicts for every role but the owner's.
-  for (const role of ROLES.filter((r) => r !== 'owner')) t.true(answered.some((a) => a.startsWith(`${role} `) && a.includes('refused')), role);
+  for (const role of ROLES.filter((r) => r !== 'owner'))
+    t.true(
+      answered.some((a) => a.startsWith(`${role} `) && a.includes('refused')),
+      role,
+    );
   t.is(requiredRole('team'), 'admin');
 });

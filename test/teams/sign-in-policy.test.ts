@@ -18,14 +18,29 @@ test('a required provider: set by the owner through it, other sessions ended, pa
   const both = await signUp(c);
   const since = new Date(Date.now() - 1000);
   await c.request('POST', '/api/v1/account/invitations', { token: account.ownerToken, body: { email: both.email, role: 'developer' } });
-  const joined = await c.request('POST', '/api/v1/auth/invitations/accept', { cookie: both.cookie, body: { token: tokenFrom(await waitForMail(both.email, { subject: /invited/, since })) } });
+  const joined = await c.request('POST', '/api/v1/auth/invitations/accept', {
+    cookie: both.cookie,
+    body: { token: tokenFrom(await waitForMail(both.email, { subject: /invited/, since })) },
+  });
   t.is(joined.body.account.id, account.id);
 
   const policy = { requiredProvider: provider().id };
-  t.true(isProblem(await c.request('PUT', '/api/v1/account/sign-in-policy', { cookie: developer!.cookie, body: policy }), 403, 'forbidden_for_role'));
+  t.true(
+    isProblem(
+      await c.request('PUT', '/api/v1/account/sign-in-policy', { cookie: developer!.cookie, body: policy }),
+      403,
+      'forbidden_for_role',
+    ),
+  );
   const fromPassword = await c.request('PUT', '/api/v1/account/sign-in-policy', { cookie: owner!.cookie, body: policy });
   t.true(isProblem(fromPassword, 403, 'provider_required'), 'the owner would lose the account: sign in through it first');
-  t.true(isProblem(await c.request('PUT', '/api/v1/account/sign-in-policy', { token: account.ownerToken, body: { requiredProvider: 'nobody' } }), 400, 'validation_failed'));
+  t.true(
+    isProblem(
+      await c.request('PUT', '/api/v1/account/sign-in-policy', { token: account.ownerToken, body: { requiredProvider: 'nobody' } }),
+      400,
+      'validation_failed',
+    ),
+  );
 
   const ownerSso = await oidcSignIn(c, owner!.email);
   t.truthy(ownerSso.cookie);
@@ -33,14 +48,19 @@ test('a required provider: set by the owner through it, other sessions ended, pa
   t.is(set.status, 200, JSON.stringify(set.body));
   t.like(set.body, { requiredProvider: provider().id, providers: [{ id: provider().id, name: provider().name }] });
   t.is(set.body.sessionsEnded, 3, "the owner's, the developer's and the other person's password sessions on Acme");
-  t.true(isProblem(await c.request('GET', '/api/v1/account', { cookie: developer!.cookie }), 401, 'unauthenticated'), "the developer's password session on Acme ended");
+  t.true(
+    isProblem(await c.request('GET', '/api/v1/account', { cookie: developer!.cookie }), 401, 'unauthenticated'),
+    "the developer's password session on Acme ended",
+  );
   t.is((await c.request('GET', '/api/v1/account', { cookie: ownerSso.cookie })).status, 200);
   t.is((await c.request('GET', '/api/v1/account/sign-in-policy', { cookie: ownerSso.cookie })).body.requiredProvider, provider().id);
 
   // A password sign-in of a member whose only account requires the provider: refused, saying which.
   const refused = await signIn(c, developer!.email, developer!.password);
   t.true(isProblem(refused.res, 403, 'provider_required'));
-  t.like(refused.res.body, { provider: { id: provider().id, name: provider().name, signInPath: `/api/v1/auth/oidc/${provider().id}/start` } });
+  t.like(refused.res.body, {
+    provider: { id: provider().id, name: provider().name, signInPath: `/api/v1/auth/oidc/${provider().id}/start` },
+  });
   t.regex(refused.res.body.detail, /Acme.*Test SSO/);
   t.is(refused.cookie, undefined);
   // Through the provider, the same member is in.
@@ -51,8 +71,17 @@ test('a required provider: set by the owner through it, other sessions ended, pa
   const own = await signIn(c, both.email, both.password);
   t.is(own.res.status, 200);
   t.is(own.res.body.account.id, both.accountId);
-  t.like(own.res.body.accounts.find((a: UncheckedJson) => a.id === account.id), { requiredProvider: provider().id });
-  t.true(isProblem(await c.request('PUT', '/api/v1/auth/session', { cookie: own.cookie, body: { accountId: account.id } }), 403, 'provider_required'));
+  t.like(
+    own.res.body.accounts.find((a: UncheckedJson) => a.id === account.id),
+    { requiredProvider: provider().id },
+  );
+  t.true(
+    isProblem(
+      await c.request('PUT', '/api/v1/auth/session', { cookie: own.cookie, body: { accountId: account.id } }),
+      403,
+      'provider_required',
+    ),
+  );
   const bothSso = await oidcSignIn(c, both.email, { cookie: own.cookie });
   const switched = await c.request('PUT', '/api/v1/auth/session', { cookie: bothSso.cookie, body: { accountId: account.id } });
   t.is(switched.status, 200);
@@ -60,7 +89,9 @@ test('a required provider: set by the owner through it, other sessions ended, pa
 
   // A new member invited now joins, and is told to sign in through the provider.
   const email = uniqueAddress('late');
-  const late = await c.request('POST', '/api/v1/auth/invitations/accept', { body: { token: await invite(c, account.ownerToken, email, 'viewer'), password: 'a long enough password for this one' } });
+  const late = await c.request('POST', '/api/v1/auth/invitations/accept', {
+    body: { token: await invite(c, account.ownerToken, email, 'viewer'), password: 'a long enough password for this one' },
+  });
   t.true(isProblem(late, 403, 'provider_required'));
   t.is((await oidcSignIn(c, email)).callback.status, 303, 'joined: the provider signs them in');
 
@@ -68,6 +99,7 @@ test('a required provider: set by the owner through it, other sessions ended, pa
   const lifted = await c.request('PUT', '/api/v1/account/sign-in-policy', { token: account.ownerToken, body: { requiredProvider: null } });
   t.like(lifted.body, { requiredProvider: null, sessionsEnded: 0 });
   t.is((await signIn(c, developer!.email, developer!.password)).res.status, 200);
-  const [entry] = (await c.request('GET', '/api/v1/account/audit-log?action=account.sign_in_policy_changed', { token: account.ownerToken })).body.items;
+  const [entry] = (await c.request('GET', '/api/v1/account/audit-log?action=account.sign_in_policy_changed', { token: account.ownerToken }))
+    .body.items;
   t.like(entry, { actor: { type: 'owner' }, changes: { requiredProvider: [provider().id, null] } });
 });

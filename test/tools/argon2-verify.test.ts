@@ -45,7 +45,14 @@ for (const [variant, type] of Object.entries(VARIANTS)) {
 }
 
 test('cost parameters, salt and hash length are read from the hash', async (t) => {
-  const hash = await argon2.hash('params', { type: argon2.argon2id, memoryCost: 65536, timeCost: 3, parallelism: 4, hashLength: 16, salt: Buffer.alloc(24, 7) });
+  const hash = await argon2.hash('params', {
+    type: argon2.argon2id,
+    memoryCost: 65536,
+    timeCost: 3,
+    parallelism: 4,
+    hashLength: 16,
+    salt: Buffer.alloc(24, 7),
+  });
   t.like(parseArgon2Hash(hash), { variant: 'argon2id', memoryKiB: 65536, iterations: 3, parallelism: 4, saltBytes: 24, hashBytes: 16 });
   t.deepEqual(await argon2Verify({ password: 'params', hash }, ctx), { matches: true });
   t.deepEqual(await argon2Verify({ password: 'Params', hash }, ctx), { matches: false });
@@ -114,7 +121,11 @@ test('memory over 256 MiB, more than 10 iterations or 16 lanes are 422 hash_too_
     const err = await rejectsWith(t, refusingBeforeWork({ password: 'x', hash }, ctx), 'hash_too_costly');
     t.deepEqual(err.extras.limits, ARGON2_LIMITS, name);
   }
-  const all = await rejectsWith(t, () => findTool('argon2-verify')!.precheck!({ password: 'x', hash: over['all three'] }), 'hash_too_costly');
+  const all = await rejectsWith(
+    t,
+    () => findTool('argon2-verify')!.precheck!({ password: 'x', hash: over['all three'] }),
+    'hash_too_costly',
+  );
   t.regex(all.message, /memory m=4194304 KiB.*iterations t=100.*parallelism p=64/);
 });
 
@@ -123,7 +134,9 @@ test('a hash exactly at the limits passes the precheck', (t) => {
 });
 
 test('the usual parameters (m=64 MiB, t=3, p=4) verify, four at once', async (t) => {
-  const hashes = await Promise.all(['a', 'b', 'c', 'd'].map((p) => argon2.hash(p, { type: argon2.argon2id, memoryCost: 65536, timeCost: 3, parallelism: 4 })));
+  const hashes = await Promise.all(
+    ['a', 'b', 'c', 'd'].map((p) => argon2.hash(p, { type: argon2.argon2id, memoryCost: 65536, timeCost: 3, parallelism: 4 })),
+  );
   const results = await Promise.all(hashes.map((hash, i) => argon2Verify({ password: 'abcd'[i]!, hash }, ctx)));
   t.deepEqual(results, Array(4).fill({ matches: true }));
 });

@@ -37,7 +37,10 @@ test('work factor defaults to 11 and is embedded in the hash', async (t) => {
 });
 
 test('each hash has a fresh salt', async (t) => {
-  const [a, b] = await Promise.all([bcryptHash({ password: 'same', workFactor: 4 }, ctx), bcryptHash({ password: 'same', workFactor: 4 }, ctx)]);
+  const [a, b] = await Promise.all([
+    bcryptHash({ password: 'same', workFactor: 4 }, ctx),
+    bcryptHash({ password: 'same', workFactor: 4 }, ctx),
+  ]);
   t.not(a.hash, b.hash);
 });
 

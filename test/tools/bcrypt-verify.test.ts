@@ -84,7 +84,11 @@ test('malformed hashes are 422 invalid_hash before any hashing', async (t) => {
 
 test('hashes with cost 15 to 31 are 422 hash_too_costly before any hashing; 14 is accepted', async (t) => {
   for (const cost of ['15', '20', '31']) {
-    const err = await rejectsWith(t, refusingBeforeWork({ password: 'x', hash: valid.replace('$10$', `$${cost}$`) }, ctx), 'hash_too_costly');
+    const err = await rejectsWith(
+      t,
+      refusingBeforeWork({ password: 'x', hash: valid.replace('$10$', `$${cost}$`) }, ctx),
+      'hash_too_costly',
+    );
     t.regex(err.message, new RegExp(`cost ${cost}`));
   }
   t.notThrows(() => findTool('bcrypt-verify')!.precheck!({ password: 'x', hash: valid.replace('$10$', '$14$') }));

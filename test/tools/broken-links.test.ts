@@ -24,14 +24,17 @@ const busy = { now: 0, max: 0, started: 0, held: [] as Array<() => void> };
 const BUSY_LINKS = 12;
 
 /** A page of links, one per href, in this order. */
-const linkPage = (hrefs: string[]) => htmlDocument('<title>Links</title>', hrefs.map((href, i) => `<a href="${href}">link ${i}</a>`).join('\n'));
+const linkPage = (hrefs: string[]) =>
+  htmlDocument('<title>Links</title>', hrefs.map((href, i) => `<a href="${href}">link ${i}</a>`).join('\n'));
 
 /**
  * The link list the main test checks: each href with what its check must report. Every verdict
  * here is decided by what the fixture answers, never by how soon: the link that never answers
  * has a test of its own, with a short budget that no answering link has to beat.
  */
-function mixedLinks(origin: string): Array<[string, { broken: boolean; statusCode: number | null; reason: string | null; method?: string }]> {
+function mixedLinks(
+  origin: string,
+): Array<[string, { broken: boolean; statusCode: number | null; reason: string | null; method?: string }]> {
   return [
     ['/about', { broken: false, statusCode: 200, reason: null, method: 'HEAD' }],
     ['/status/404', { broken: true, statusCode: 404, reason: 'http_status', method: 'GET' }],
@@ -52,8 +55,21 @@ function mixedLinks(origin: string): Array<[string, { broken: boolean; statusCod
 test.before(async () => {
   net = await startTestNetwork();
   refusedPort = await closedPort();
-  const routes: Record<string, (req: http.IncomingMessage, res: http.ServerResponse, url: URL, server: PageServer) => void | Promise<void>> = {
-    '/mixed.html': (_req, res, _url, server) => send(res, 200, 'text/html', linkPage(mixedLinks(server.origin).map(([href]) => href).concat(['mailto:a@b.test', '#top']))),
+  const routes: Record<
+    string,
+    (req: http.IncomingMessage, res: http.ServerResponse, url: URL, server: PageServer) => void | Promise<void>
+  > = {
+    '/mixed.html': (_req, res, _url, server) =>
+      send(
+        res,
+        200,
+        'text/html',
+        linkPage(
+          mixedLinks(server.origin)
+            .map(([href]) => href)
+            .concat(['mailto:a@b.test', '#top']),
+        ),
+      ),
     '/many.html': (_req, res) => send(res, 200, 'text/html', linkPage(Array.from({ length: 40 }, (_, i) => `/about?n=${i}`))),
     '/silent.html': (_req, res) => send(res, 200, 'text/html', linkPage(['/hang'])),
     '/busy.html': (_req, res) => send(res, 200, 'text/html', linkPage(Array.from({ length: BUSY_LINKS }, (_, i) => `/busy?n=${i}`))),
@@ -82,9 +98,14 @@ test.after.always(async () => {
 });
 
 /** The handler with the service's per-link budget, or a given one. */
-const brokenLinks = (linkTimeoutMs?: number) => createBrokenLinks({ http: net.http, reader: readInline, ...(linkTimeoutMs && { link: { timeoutMs: linkTimeoutMs } }) });
+const brokenLinks = (linkTimeoutMs?: number) =>
+  createBrokenLinks({ http: net.http, reader: readInline, ...(linkTimeoutMs && { link: { timeoutMs: linkTimeoutMs } }) });
 
-async function run(t: Parameters<typeof validInput>[0], fields: Partial<BrokenLinksInput>, linkTimeoutMs?: number): Promise<BrokenLinksOutput> {
+async function run(
+  t: Parameters<typeof validInput>[0],
+  fields: Partial<BrokenLinksInput>,
+  linkTimeoutMs?: number,
+): Promise<BrokenLinksOutput> {
   const out = await brokenLinks(linkTimeoutMs)(validInput<BrokenLinksInput>(t, schemas.input, fields), ctx());
   t.true(schemas.output(out), JSON.stringify(schemas.output.errors));
   return out;
@@ -180,7 +201,14 @@ test('a page without links answers zero checks', async (t) => {
 test('the page itself: private is 422, an error status or unreachable is 502, bad input 400', async (t) => {
   const direct = await rejectsWith(t, brokenLinks()({ url: 'http://10.0.0.1/', maxLinks: 30 }, ctx()), 'target_not_allowed');
   t.is(direct.extras.reason, 'private');
-  const redirected = await rejectsWith(t, brokenLinks()({ url: pages.url(`/redirect?to=${encodeURIComponent(`http://127.0.0.1:${pages.port}/mixed.html`)}`), maxLinks: 30 }, ctx()), 'target_not_allowed');
+  const redirected = await rejectsWith(
+    t,
+    brokenLinks()(
+      { url: pages.url(`/redirect?to=${encodeURIComponent(`http://127.0.0.1:${pages.port}/mixed.html`)}`), maxLinks: 30 },
+      ctx(),
+    ),
+    'target_not_allowed',
+  );
   t.is(redirected.extras.reason, 'loopback');
   const missing = await rejectsWith(t, brokenLinks()({ url: pages.url('/status/404'), maxLinks: 30 }, ctx()), 'upstream_error');
   t.like(missing.extras, { reason: 'http_status', statusCode: 404 });
@@ -222,7 +250,9 @@ test('stack: a crawl reports broken links, private ones included, for a flat 10 
 
 test('stack: a link to the service itself is reported broken (loopback), not requested', async (t) => {
   const account = await newAccount(30);
-  const res = await callTool(account.apiKey, 'broken-links', { url: pages.url(`/redirect?to=${encodeURIComponent('/service-link.html')}`) });
+  const res = await callTool(account.apiKey, 'broken-links', {
+    url: pages.url(`/redirect?to=${encodeURIComponent('/service-link.html')}`),
+  });
   t.is(res.status, 200, JSON.stringify(res.body));
   t.is(res.body.finalUrl, pages.url('/service-link.html'));
   t.like(res.body.links[0], { url: `${apiUrl()}/healthz`, broken: true, reason: 'loopback', statusCode: null });
@@ -232,11 +262,15 @@ test('stack: a link to the service itself is reported broken (loopback), not req
 
 test('stack: a page redirecting to a private address is 422, an unreachable one 502, maxLinks 31 is 400: none charged', async (t) => {
   const account = await newAccount(30);
-  const toService = await callTool(account.apiKey, 'broken-links', { url: pages.url(`/redirect?to=${encodeURIComponent(`${apiUrl()}/`)}`) });
+  const toService = await callTool(account.apiKey, 'broken-links', {
+    url: pages.url(`/redirect?to=${encodeURIComponent(`${apiUrl()}/`)}`),
+  });
   t.true(isProblem(toService, 422, 'target_not_allowed'), JSON.stringify(toService.body));
   t.is(toService.body.reason, 'loopback');
   t.true(isProblem(await callTool(account.apiKey, 'broken-links', { url: `http://127.0.0.2:${refusedPort}/` }), 502, 'upstream_error'));
   t.true(isProblem(await callTool(account.apiKey, 'broken-links', { url: pages.url('/status/500') }), 502, 'upstream_error'));
-  t.true(isProblem(await callTool(account.apiKey, 'broken-links', { url: pages.url('/mixed.html'), maxLinks: 31 }), 400, 'validation_failed'));
+  t.true(
+    isProblem(await callTool(account.apiKey, 'broken-links', { url: pages.url('/mixed.html'), maxLinks: 31 }), 400, 'validation_failed'),
+  );
   t.is(await balanceOf(account), 30);
 });

@@ -78,14 +78,25 @@ test('TXT answers too large for UDP arrive complete (over TCP)', async (t) => {
 });
 
 test('NS, SOA and CNAME', async (t) => {
-  t.deepEqual((await ask(t, { hostname: N.apex + '.', recordType: 'NS' })).records, [{ nameserver: 'ns1.test' }, { nameserver: 'ns2.test' }]);
+  t.deepEqual((await ask(t, { hostname: N.apex + '.', recordType: 'NS' })).records, [
+    { nameserver: 'ns1.test' },
+    { nameserver: 'ns2.test' },
+  ]);
   t.deepEqual((await ask(t, { hostname: 'TEST', recordType: 'SOA' })).records, [
-    { primaryNameserver: 'ns1.test', hostmaster: 'hostmaster.test', serial: 2024010101, refresh: 7200, retry: 900, expire: 1209600, minimumTtl: 60 },
+    {
+      primaryNameserver: 'ns1.test',
+      hostmaster: 'hostmaster.test',
+      serial: 2024010101,
+      refresh: 7200,
+      retry: 900,
+      expire: 1209600,
+      minimumTtl: 60,
+    },
   ]);
   t.deepEqual((await ask(t, { hostname: N.alias, recordType: 'CNAME' })).records, [{ target: 'public.test' }]);
 });
 
-test('an A query of an alias answers the addresses it leads to, with the chain\'s shortest TTL', async (t) => {
+test("an A query of an alias answers the addresses it leads to, with the chain's shortest TTL", async (t) => {
   t.deepEqual((await ask(t, { hostname: N.alias })).records, [{ address: '93.184.215.14', ttl: 60 }]);
 });
 
@@ -106,7 +117,8 @@ for (const [name, reason] of [
 ] as const) {
   test(`a resolver failure is 502 upstream_error: ${name} (${reason})`, async (t) => {
     // The silent name never answers, so a short deadline decides nothing by pace.
-    const handler = name === N.timeout ? createDnsLookup({ resolver: createResolver({ servers: [dns.address], timeoutMs: 1_000 }) }) : lookup;
+    const handler =
+      name === N.timeout ? createDnsLookup({ resolver: createResolver({ servers: [dns.address], timeoutMs: 1_000 }) }) : lookup;
     const err = await rejectsWith(t, handler({ hostname: name, recordType: 'A' }, ctx), 'upstream_error');
     t.is(err.extras.reason, reason);
   });
@@ -158,7 +170,19 @@ test('the cache is per name and type, case and trailing dot aside', async (t) =>
   t.false((await ask(t, { hostname: 'mail.test', recordType: 'TXT' })).cached);
 });
 
-for (const hostname of ['localhost', 'db', 'redis', 'printer.local', 'metadata.google.internal', 'api.svc.cluster.local', '1.0.0.10.in-addr.arpa', 'router.home.arpa', 'nas.lan', 'dc1.corp', 'box.localdomain']) {
+for (const hostname of [
+  'localhost',
+  'db',
+  'redis',
+  'printer.local',
+  'metadata.google.internal',
+  'api.svc.cluster.local',
+  '1.0.0.10.in-addr.arpa',
+  'router.home.arpa',
+  'nas.lan',
+  'dc1.corp',
+  'box.localdomain',
+]) {
   test(`an internal name is refused before any query: ${hostname}`, async (t) => {
     const before = dns.queries.length;
     const err = await rejectsWith(t, lookup({ hostname, recordType: 'A' }, ctx), 'target_not_allowed');
@@ -190,7 +214,7 @@ test('an internationalised name is asked in its punycode form', async (t) => {
   t.is(dns.queryCount('xn--bcher-kva.test', 'A'), 1);
 });
 
-test('a single-label name is answered for NS and SOA only (a top-level domain\'s delegation is public)', async (t) => {
+test("a single-label name is answered for NS and SOA only (a top-level domain's delegation is public)", async (t) => {
   t.true((await ask(t, { hostname: N.apex, recordType: 'SOA' })).found);
   await rejectsWith(t, lookup({ hostname: N.apex, recordType: 'A' }, ctx), 'target_not_allowed');
   await rejectsWith(t, lookup({ hostname: N.apex, recordType: 'TXT' }, ctx), 'target_not_allowed');
@@ -269,7 +293,10 @@ test('HTTP: bad input is 400 naming the field, not charged', async (t) => {
   const account = await newAccount(10);
   const badType = await callTool(account.apiKey, 'dns-lookup', { hostname: 'example.com', recordType: 'PTR' });
   t.true(isProblem(badType, 400, 'validation_failed'));
-  t.deepEqual(badType.body.errors.map((e: { field: string }) => e.field), ['/recordType']);
+  t.deepEqual(
+    badType.body.errors.map((e: { field: string }) => e.field),
+    ['/recordType'],
+  );
   const ip = await callTool(account.apiKey, 'dns-lookup', { hostname: '10.0.0.1' });
   t.true(isProblem(ip, 400, 'validation_failed'));
   t.is(await balanceOf(account), 10);

@@ -12,7 +12,16 @@ import { createQuoteStore } from '../../activities/network/quote-store.js';
 import { CURRENCIES, type GoldPriceInput } from '../../domain/tools/gold-price.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { testEnv } from '../helpers/env.js';
-import { FIXTURE_AS_OF, FIXTURE_FX_RATES, FIXTURE_METAL_PRICES, fxDocument, metalDocument, setFeedMode, startGoldFeed, type GoldFeed } from '../fixtures/gold-feed.js';
+import {
+  FIXTURE_AS_OF,
+  FIXTURE_FX_RATES,
+  FIXTURE_METAL_PRICES,
+  fxDocument,
+  metalDocument,
+  setFeedMode,
+  startGoldFeed,
+  type GoldFeed,
+} from '../fixtures/gold-feed.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 
@@ -81,9 +90,17 @@ test('gold in USD: ounce, gram, tola and every karat from 24K to 10K', async (t)
     fxAsOfUtc: null,
     stale: false,
   });
-  t.deepEqual(out.karats.map((k) => k.karat), [24, 22, 21, 20, 18, 16, 14, 12, 10]);
+  t.deepEqual(
+    out.karats.map((k) => k.karat),
+    [24, 22, 21, 20, 18, 16, 14, 12, 10],
+  );
   t.like(out.karats[0], { karat: 24, purity: 1, pricePerOunce: 2400.5, pricePerGram: out.pricePerGram });
-  t.like(out.karats[1], { karat: 22, purity: 0.9167, pricePerGram: round4((perGram * 22) / 24), pricePerTola: round4(((perGram * 22) / 24) * 11.6638) });
+  t.like(out.karats[1], {
+    karat: 22,
+    purity: 0.9167,
+    pricePerGram: round4((perGram * 22) / 24),
+    pricePerTola: round4(((perGram * 22) / 24) * 11.6638),
+  });
   t.like(out.karats.at(-1), { karat: 10, purity: 0.4167, pricePerOunce: round4((2400.5 * 10) / 24) });
 });
 
@@ -103,7 +120,7 @@ test('every one of the 32 currencies is priced with its rate', async (t) => {
   }
 });
 
-test('a quote is reused from memory while the provider\'s max-age lasts', async (t) => {
+test("a quote is reused from memory while the provider's max-age lasts", async (t) => {
   const { feed, price } = await setup({ maxAgeSeconds: 60 });
   await quote(t, price, { currency: 'EUR' });
   await quote(t, price, { currency: 'PKR' });
@@ -135,7 +152,7 @@ test('feed down: the last good quote is served with stale true, and the failing 
   t.deepEqual({ ...stale, stale: false }, fresh);
   const asked = feed.requests;
   await quote(t, price, { currency: 'AED' });
-  t.is(feed.requests, asked, 'the failure is remembered for the provider\'s cache period');
+  t.is(feed.requests, asked, "the failure is remembered for the provider's cache period");
   feed.setMode('up');
   await sleep(1_100);
   t.false((await quote(t, price, { currency: 'AED' })).stale);
@@ -169,7 +186,7 @@ test('an unconfigured feed with nothing stored is 502', async (t) => {
   await rejectsWith(t, handler({ metal: 'gold', currency: 'USD' }, ctx), 'upstream_error');
 });
 
-test('metal feed parser: gold-api.com\'s document, refusing what does not fit', (t) => {
+test("metal feed parser: gold-api.com's document, refusing what does not fit", (t) => {
   t.deepEqual(parseMetalQuote(metalDocument('XAU'), 'XAU'), { usdPerOunce: 2400.5, asOfUtc: FIXTURE_AS_OF });
   t.throws(() => parseMetalQuote(metalDocument('XAG'), 'XAU'), { instanceOf: FeedError });
   t.throws(() => parseMetalQuote({ ...metalDocument('XAU'), currency: 'EUR' }, 'XAU'), { instanceOf: FeedError });
@@ -178,7 +195,7 @@ test('metal feed parser: gold-api.com\'s document, refusing what does not fit', 
   t.throws(() => parseMetalQuote('<html>', 'XAU'), { instanceOf: FeedError });
 });
 
-test('FX parser: Open Exchange Rates\' latest.json, re-based on USD whatever its base', (t) => {
+test("FX parser: Open Exchange Rates' latest.json, re-based on USD whatever its base", (t) => {
   const usd = parseFxRates(fxDocument());
   t.is(usd.perUsd.EUR, 0.92);
   t.is(usd.asOfUtc, FIXTURE_AS_OF);
@@ -205,8 +222,14 @@ test('unit and karat math: troy ounce, tola, purity karat/24', (t) => {
   t.is(TOLA_GRAMS, 11.6638);
   t.deepEqual(unitPrices(31.1034768), { pricePerOunce: 31.1035, pricePerGram: 1, pricePerTola: 11.6638 });
   const karats = karatBreakdown(2400);
-  t.deepEqual(karats.map((k) => k.karat), [...KARATS]);
-  t.deepEqual(karats.map((k) => k.purity), [1, 0.9167, 0.875, 0.8333, 0.75, 0.6667, 0.5833, 0.5, 0.4167]);
+  t.deepEqual(
+    karats.map((k) => k.karat),
+    [...KARATS],
+  );
+  t.deepEqual(
+    karats.map((k) => k.purity),
+    [1, 0.9167, 0.875, 0.8333, 0.75, 0.6667, 0.5833, 0.5, 0.4167],
+  );
   t.is(karats.find((k) => k.karat === 18)!.pricePerOunce, 1800);
 });
 

@@ -58,7 +58,12 @@ test('text over 1 MiB of UTF-8 is 400 on /text, also when its character count is
   await rejectsWith(t, hashText({ text: ascii, algorithm: 'sha256' }, ctx), 'validation_failed', '/text');
   const multibyte = '€'.repeat(400_000); // 400,000 characters, 1,200,000 bytes
   t.true(schemas.input({ text: multibyte }));
-  const err = await rejectsWith(t, () => findTool('hash-text')!.precheck!({ text: multibyte, algorithm: 'sha256' }), 'validation_failed', '/text');
+  const err = await rejectsWith(
+    t,
+    () => findTool('hash-text')!.precheck!({ text: multibyte, algorithm: 'sha256' }),
+    'validation_failed',
+    '/text',
+  );
   t.regex(err.message, /1200000 bytes/);
 });
 

@@ -42,7 +42,12 @@ test('a fragment is wrapped into a document; a whole document is kept as it is',
   const wrapped = asDocument('<p>hi</p>');
   t.regex(wrapped, /^<!doctype html>/);
   t.regex(wrapped, /<meta charset="utf-8">[\s\S]*<body>\n<p>hi<\/p>\n<\/body>/);
-  for (const whole of ['<!DOCTYPE html><title>x</title>', '  <html><body>x</body></html>', '<!-- note --><!doctype html><p>x', '<HTML lang="en">x</HTML>']) {
+  for (const whole of [
+    '<!DOCTYPE html><title>x</title>',
+    '  <html><body>x</body></html>',
+    '<!-- note --><!doctype html><p>x',
+    '<HTML lang="en">x</HTML>',
+  ]) {
     t.is(asDocument(whole), whole);
   }
   t.not(asDocument('<htmlish>'), '<htmlish>');
@@ -58,7 +63,8 @@ test('a fragment renders on the default 1440x900 canvas with the body margin of 
 });
 
 test('canvas size times deviceScaleFactor; media queries see the canvas width', async (t) => {
-  const html = '<!doctype html><style>body { margin: 0; background: rgb(0, 0, 255) } @media (max-width: 600px) { body { background: rgb(255, 0, 0) } }</style>';
+  const html =
+    '<!doctype html><style>body { margin: 0; background: rgb(0, 0, 255) } @media (max-width: 600px) { body { background: rgb(255, 0, 0) } }</style>';
   const small = await render(t, { html, width: 400, height: 300, deviceScaleFactor: 2 });
   t.like(small, { width: 800, height: 600 });
   const image = await decodeImage(small.fileBase64, small.mimeType);
@@ -80,7 +86,9 @@ test('fullPage takes the whole document, up to 16384 pixels with truncated', asy
 });
 
 test('jpeg at a lower quality is smaller', async (t) => {
-  const html = '<div style="height: 600px; background: linear-gradient(45deg, #e66465, #9198e5)"></div>' + '<p>Text of some length. 0123456789</p>'.repeat(20);
+  const html =
+    '<div style="height: 600px; background: linear-gradient(45deg, #e66465, #9198e5)"></div>' +
+    '<p>Text of some length. 0123456789</p>'.repeat(20);
   const low = await render(t, { html, format: 'jpeg', quality: 40, width: 800, height: 600 });
   const high = await render(t, { html, format: 'jpeg', quality: 100, width: 800, height: 600 });
   t.true(low.fileBase64.length < high.fileBase64.length * 0.7, `q40 ${low.fileBase64.length} vs q100 ${high.fileBase64.length}`);
@@ -90,7 +98,11 @@ test('jpeg at a lower quality is smaller', async (t) => {
 test('images from a public address and from data: URIs load', async (t) => {
   const green = fixture.pages.url('/browser/image.png?color=00a000&w=100&h=100');
   const dataUri = `data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><rect width="100" height="100" fill="#0000ff"/></svg>').toString('base64')}`;
-  const out = await render(t, { html: `<body style="margin: 0"><img src="${green}" style="display: block"><img src="${dataUri}" style="display: block"></body>`, width: 400, height: 300 });
+  const out = await render(t, {
+    html: `<body style="margin: 0"><img src="${green}" style="display: block"><img src="${dataUri}" style="display: block"></body>`,
+    width: 400,
+    height: 300,
+  });
   const image = await decodeImage(out.fileBase64, out.mimeType);
   t.deepEqual(image.rgb(50, 50), [0, 160, 0]);
   t.deepEqual(image.rgb(50, 150), BLUE);
@@ -121,7 +133,11 @@ test('local files stay out of reach: no file: image, frame or navigation', async
 });
 
 test('JavaScript dialogs in the markup do not stop it', async (t) => {
-  const out = await render(t, { html: `<script>alert(1); confirm(2); prompt(3);</script>${block('rgb(255, 0, 0)')}`, width: 400, height: 300 });
+  const out = await render(t, {
+    html: `<script>alert(1); confirm(2); prompt(3);</script>${block('rgb(255, 0, 0)')}`,
+    width: 400,
+    height: 300,
+  });
   t.deepEqual((await decodeImage(out.fileBase64, out.mimeType)).rgb(50, 50), RED);
 });
 
@@ -138,7 +154,13 @@ test.serial('markup that never finishes ends at the deadline, and its page is cl
       }, signal),
   });
   // The deadline's own error: the load limit (15 s) would end the loop with its own.
-  await t.throwsAsync(handler(validInput<HtmlToImageInput>(t, schemas.input, { html: '<script>for (;;) {}</script>' }), standaloneContext('loop', deadline.signal)), { message: 'deadline' });
+  await t.throwsAsync(
+    handler(
+      validInput<HtmlToImageInput>(t, schemas.input, { html: '<script>for (;;) {}</script>' }),
+      standaloneContext('loop', deadline.signal),
+    ),
+    { message: 'deadline' },
+  );
   t.true(await eventually(async () => seen?.isClosed() ?? false, Boolean, 60_000, 'the page closed'));
   // The pool goes on serving.
   t.is((await render(t, { html: 'after', width: 320, height: 200 })).width, 320);
@@ -147,7 +169,15 @@ test.serial('markup that never finishes ends at the deadline, and its page is cl
 test('schemas: html required, defaults, the same bounds as website-screenshot', (t) => {
   const input = validInput<HtmlToImageInput>(t, schemas.input, { html: '<p>x</p>' });
   t.deepEqual(input, { html: '<p>x</p>', width: 1440, height: 900, fullPage: false, deviceScaleFactor: 1, format: 'png', quality: 85 });
-  for (const bad of [{}, { html: '' }, { html: 'x', width: 3841 }, { html: 'x', height: 199 }, { html: 'x', quality: 39 }, { html: 'x', deviceScaleFactor: 1.5 }, { html: 'x', url: 'https://e.com/' }]) {
+  for (const bad of [
+    {},
+    { html: '' },
+    { html: 'x', width: 3841 },
+    { html: 'x', height: 199 },
+    { html: 'x', quality: 39 },
+    { html: 'x', deviceScaleFactor: 1.5 },
+    { html: 'x', url: 'https://e.com/' },
+  ]) {
     t.false(schemas.input(bad), JSON.stringify(bad));
   }
   const { examples } = schemas.input.schema as { examples: unknown[] };

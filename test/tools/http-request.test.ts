@@ -99,9 +99,21 @@ test('headers given as an object or as a JSON string of one are sent alike', asy
 });
 
 test('headers of any other shape are 400 on /headers', async (t) => {
-  const shapes: unknown[] = ['not json', '["a","b"]', '"a string"', '42', 'null', JSON.stringify({ a: { nested: true } }), JSON.stringify({ a: 1 })];
+  const shapes: unknown[] = [
+    'not json',
+    '["a","b"]',
+    '"a string"',
+    '42',
+    'null',
+    JSON.stringify({ a: { nested: true } }),
+    JSON.stringify({ a: 1 }),
+  ];
   for (const headers of shapes) {
-    const err = await rejectsWith(t, tool()({ url: pages.url('/echo'), method: 'GET', headers } as HttpRequestInput, ctx()), 'validation_failed');
+    const err = await rejectsWith(
+      t,
+      tool()({ url: pages.url('/echo'), method: 'GET', headers } as HttpRequestInput, ctx()),
+      'validation_failed',
+    );
     t.regex((err.extras.errors as { field: string }[])[0]!.field, /^\/headers/, String(headers));
   }
   // The object form is already refused by the schema when a value is not a string.
@@ -126,17 +138,41 @@ test('invalid names and values, repeats and too many headers are 400 naming the 
 
 test('Host, framing and hop-by-hop headers are refused with 400, in any case', async (t) => {
   t.true(FORBIDDEN_HEADERS.has('host'));
-  for (const name of ['Host', 'content-length', 'Transfer-Encoding', 'CONNECTION', 'Keep-Alive', 'Upgrade', 'TE', 'Trailer', 'Expect', 'Proxy-Connection']) {
-    const err = await rejectsWith(t, tool()({ url: pages.url('/echo?forbidden'), method: 'POST', headers: { [name]: 'x' }, body: 'b' }, ctx()), 'validation_failed', `/headers/${name}`);
+  for (const name of [
+    'Host',
+    'content-length',
+    'Transfer-Encoding',
+    'CONNECTION',
+    'Keep-Alive',
+    'Upgrade',
+    'TE',
+    'Trailer',
+    'Expect',
+    'Proxy-Connection',
+  ]) {
+    const err = await rejectsWith(
+      t,
+      tool()({ url: pages.url('/echo?forbidden'), method: 'POST', headers: { [name]: 'x' }, body: 'b' }, ctx()),
+      'validation_failed',
+      `/headers/${name}`,
+    );
     t.regex(err.message, /set by the service/);
   }
-  t.false(pages.requests.some((r) => r.path === '/echo?forbidden'), 'nothing was sent');
+  t.false(
+    pages.requests.some((r) => r.path === '/echo?forbidden'),
+    'nothing was sent',
+  );
 });
 
 test('a body with GET or HEAD is 400 on /body; an empty one is no body', async (t) => {
   for (const method of ['GET', 'HEAD'] as const) {
     await rejectsWith(t, tool()({ url: pages.url('/echo'), method, body: 'x' }, ctx()), 'validation_failed', '/body');
-    await rejectsWith(t, () => findTool('http-request')!.precheck!({ url: pages.url('/echo'), method, body: 'x' }), 'validation_failed', '/body');
+    await rejectsWith(
+      t,
+      () => findTool('http-request')!.precheck!({ url: pages.url('/echo'), method, body: 'x' }),
+      'validation_failed',
+      '/body',
+    );
   }
   const { sent } = await echo(t, { method: 'GET', body: '' });
   t.is(sent.body, '');
@@ -235,7 +271,12 @@ test('input schema: url required, method default GET, no unknown fields, example
 
 test('stack: a call answers the response and charges 2 credits', async (t) => {
   const account = await newAccount(20);
-  const res = await callTool(account.apiKey, 'http-request', { url: pages.url('/echo'), method: 'PUT', headers: '{"X-Test":"1"}', body: 'hello' });
+  const res = await callTool(account.apiKey, 'http-request', {
+    url: pages.url('/echo'),
+    method: 'PUT',
+    headers: '{"X-Test":"1"}',
+    body: 'hello',
+  });
   t.is(res.status, 200, JSON.stringify(res.body));
   t.true(schemas.output(res.body));
   const sent = JSON.parse(res.body.body);
@@ -257,10 +298,15 @@ test('stack: bad headers and bad URLs are 400 and not charged', async (t) => {
   const account = await newAccount(20);
   const host = await callTool(account.apiKey, 'http-request', { url: pages.url('/echo'), headers: { Host: 'internal' } });
   t.true(isProblem(host, 400, 'validation_failed'));
-  t.deepEqual(host.body.errors.map((e: { field: string }) => e.field), ['/headers/Host']);
+  t.deepEqual(
+    host.body.errors.map((e: { field: string }) => e.field),
+    ['/headers/Host'],
+  );
   t.true(isProblem(await callTool(account.apiKey, 'http-request', { url: pages.url('/echo'), headers: '[1]' }), 400, 'validation_failed'));
   t.true(isProblem(await callTool(account.apiKey, 'http-request', { url: 'ftp://127.0.0.2/' }), 400, 'validation_failed'));
-  t.true(isProblem(await callTool(account.apiKey, 'http-request', { url: pages.url('/'), method: 'GET', body: 'x' }), 400, 'validation_failed'));
+  t.true(
+    isProblem(await callTool(account.apiKey, 'http-request', { url: pages.url('/'), method: 'GET', body: 'x' }), 400, 'validation_failed'),
+  );
   t.is(await balanceOf(account), 20);
 });
 
@@ -285,7 +331,7 @@ test('stack: an unreachable target is 502 and the balance is unchanged', async (
 
 // The stack trusts its own test CA (NODE_EXTRA_CA_CERTS); the runner names it in TEST_CA_CERT and
 // TEST_CA_KEY.
-test('stack: an HTTPS target signed by the stack\'s CA answers, by address and by name', async (t) => {
+test("stack: an HTTPS target signed by the stack's CA answers, by address and by name", async (t) => {
   const leaf = await issueLeaf(await caFromEnv(), { names: ['fixture.test', '127.0.0.2'] });
   const secure = await startPageServer({ tls: leaf });
   try {

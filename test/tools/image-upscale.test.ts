@@ -53,7 +53,14 @@ test('x2 and x4 multiply both sides, keep the format (BMP becomes PNG) and the p
     for (const factor of [2, 4] as const) {
       const { output, bytes, image } = await upscale(fileUrl, factor);
       t.true(schemas.output(output), JSON.stringify(schemas.output.errors));
-      t.like(output, { mimeType, factor, width: 48 * factor, height: 32 * factor, sizeBytes: bytes.length, fileName: `icon-${format}-x${factor}.${extension}` });
+      t.like(output, {
+        mimeType,
+        factor,
+        width: 48 * factor,
+        height: 32 * factor,
+        sizeBytes: bytes.length,
+        fileName: `icon-${format}-x${factor}.${extension}`,
+      });
       t.deepEqual([image.width, image.height], [48 * factor, 32 * factor], `${format} x${factor}`);
       // Left half red, right half blue, as in the source (away from the seam).
       const left = pixelAt(image, 4 * factor, 16 * factor);
@@ -113,7 +120,11 @@ test('other types are 422 unsupported_source; private targets 422 target_not_all
   t.regex(err.message, /a GIF image; this tool takes PNG, JPEG, WebP or BMP/);
   await rejectsWith(t, imageUpscale({ fileUrl: files.put('/doc.png', Buffer.from('%PDF-1.4')), factor: 2 }, ctx()), 'unsupported_source');
   await rejectsWith(t, imageUpscale({ fileUrl: 'http://127.0.0.1:9/a.png', factor: 2 }, ctx()), 'target_not_allowed');
-  await rejectsWith(t, imageUpscale({ fileUrl: files.redirect('/hop', 'http://192.168.1.1/a.png'), factor: 2 }, ctx()), 'target_not_allowed');
+  await rejectsWith(
+    t,
+    imageUpscale({ fileUrl: files.redirect('/hop', 'http://192.168.1.1/a.png'), factor: 2 }, ctx()),
+    'target_not_allowed',
+  );
   await rejectsWith(t, imageUpscale({ fileUrl: `http://127.0.0.2:${await closedPort()}/a.png`, factor: 2 }, ctx()), 'upstream_error');
 });
 
@@ -129,7 +140,10 @@ test('input schema: factor defaults to 2 and is 2 or 4', (t) => {
 
 test('HTTP: x4 of a 64x48 PNG answers 256x192 and is charged 30 credits', async (t) => {
   const account = await newAccount(100);
-  const res = await callTool(account.apiKey, 'image-upscale', { fileUrl: files.put('/http/logo.png', await makeImage('png', 64, 48, ...RED_BLUE)), factor: 4 });
+  const res = await callTool(account.apiKey, 'image-upscale', {
+    fileUrl: files.put('/http/logo.png', await makeImage('png', 64, 48, ...RED_BLUE)),
+    factor: 4,
+  });
   t.is(res.status, 200, JSON.stringify(res.body));
   t.is(res.headers.get('x-credits-charged'), '30');
   t.like(res.body, { mimeType: 'image/png', fileName: 'logo-x4.png', factor: 4, width: 256, height: 192 });

@@ -29,12 +29,21 @@ let bare: Buffer;
 test.before(async () => {
   [net, plain, unicode, bare] = await Promise.all([
     startTestNetwork(),
-    makePdf({ title: 'Quarterly report', author: 'Ada Lovelace', subject: 'Q3 figures', producer: 'Fixture Producer 1.0', creator: 'Fixture Writer', pages: 3 }),
+    makePdf({
+      title: 'Quarterly report',
+      author: 'Ada Lovelace',
+      subject: 'Q3 figures',
+      producer: 'Fixture Producer 1.0',
+      creator: 'Fixture Writer',
+      pages: 3,
+    }),
     makePdf({ title: 'Zoë — 日本語', author: 'Ünïcode Äuthor' }),
     makePdf({ pages: 2 }),
   ]);
-  const file = (body: Buffer, type = 'application/pdf', headers: http.OutgoingHttpHeaders = {}) => (_req: http.IncomingMessage, res: http.ServerResponse) =>
-    send(res, 200, type, body, headers);
+  const file =
+    (body: Buffer, type = 'application/pdf', headers: http.OutgoingHttpHeaders = {}) =>
+    (_req: http.IncomingMessage, res: http.ServerResponse) =>
+      send(res, 200, type, body, headers);
   const routes: Record<string, ReturnType<typeof file>> = {
     '/plain.pdf': file(plain),
     '/unicode.pdf': file(unicode),
@@ -84,7 +93,15 @@ test('a plain PDF: title, author, subject, producer, creator, pages, version and
 });
 
 test('unset fields are null; text beyond Latin-1 is read', async (t) => {
-  t.like(await run(t, '/bare.pdf'), { title: null, author: null, subject: null, producer: null, creator: null, pageCount: 2, encrypted: false });
+  t.like(await run(t, '/bare.pdf'), {
+    title: null,
+    author: null,
+    subject: null,
+    producer: null,
+    creator: null,
+    pageCount: 2,
+    encrypted: false,
+  });
   t.like(await run(t, '/unicode.pdf'), { title: 'Zoë — 日本語', author: 'Ünïcode Äuthor', pageCount: 1 });
 });
 
@@ -127,7 +144,11 @@ test('the bytes decide the type: mislabelled, gzip-encoded and prefixed PDFs are
   t.is((await run(t, '/download')).title, 'Quarterly report');
   t.is((await run(t, '/gzip.pdf')).pageCount, 3);
   t.is((await run(t, '/prefixed.pdf')).author, 'Ada Lovelace');
-  t.is(pdfHeaderOffset(Buffer.concat([Buffer.alloc(1020, 0x20), Buffer.from('%PDF-1.4')])), -1, 'the header must start in the first 1024 bytes');
+  t.is(
+    pdfHeaderOffset(Buffer.concat([Buffer.alloc(1020, 0x20), Buffer.from('%PDF-1.4')])),
+    -1,
+    'the header must start in the first 1024 bytes',
+  );
   t.is(pdfHeaderOffset(Buffer.concat([Buffer.alloc(1019, 0x20), Buffer.from('%PDF-1.4')])), 1019);
 });
 
@@ -145,7 +166,10 @@ test('20 MiB is read; one byte more is 422 source_too_large', async (t) => {
 
 test('redirects are followed and re-checked: to a PDF works, to a private address is 422', async (t) => {
   t.is((await run(t, '/redirect?to=/plain.pdf')).pageCount, 3);
-  for (const [to, reason] of [['http://10.0.0.1/x.pdf', 'private'], [`http://127.0.0.1:${pages.port}/plain.pdf`, 'loopback']] as const) {
+  for (const [to, reason] of [
+    ['http://10.0.0.1/x.pdf', 'private'],
+    [`http://127.0.0.1:${pages.port}/plain.pdf`, 'loopback'],
+  ] as const) {
     const err = await rejectsWith(t, tool()({ fileUrl: pages.url(`/redirect?to=${encodeURIComponent(to)}`) }, ctx()), 'target_not_allowed');
     t.is(err.extras.reason, reason);
   }
@@ -184,12 +208,20 @@ test('stack: not a PDF, too large, private, redirected to the service, unreachab
   const account = await newAccount(20);
   t.true(isProblem(await callTool(account.apiKey, 'pdf-metadata', { fileUrl: pages.url('/not-a-pdf.pdf') }), 422, 'unsupported_source'));
   t.true(isProblem(await callTool(account.apiKey, 'pdf-metadata', { fileUrl: pages.url('/huge.pdf') }), 422, 'source_too_large'));
-  const self = await callTool(account.apiKey, 'pdf-metadata', { fileUrl: pages.url(`/redirect?to=${encodeURIComponent(`${apiUrl()}/api/v1/openapi.json`)}`) });
+  const self = await callTool(account.apiKey, 'pdf-metadata', {
+    fileUrl: pages.url(`/redirect?to=${encodeURIComponent(`${apiUrl()}/api/v1/openapi.json`)}`),
+  });
   t.true(isProblem(self, 422, 'target_not_allowed'), JSON.stringify(self.body));
   t.is(self.body.reason, 'loopback');
   t.true(isProblem(await callTool(account.apiKey, 'pdf-metadata', { fileUrl: 'http://172.16.0.1/a.pdf' }), 422, 'target_not_allowed'));
   t.true(isProblem(await callTool(account.apiKey, 'pdf-metadata', { fileUrl: pages.url('/status/404') }), 502, 'upstream_error'));
-  t.true(isProblem(await callTool(account.apiKey, 'pdf-metadata', { fileUrl: `http://127.0.0.2:${await closedPort()}/a.pdf` }), 502, 'upstream_error'));
+  t.true(
+    isProblem(
+      await callTool(account.apiKey, 'pdf-metadata', { fileUrl: `http://127.0.0.2:${await closedPort()}/a.pdf` }),
+      502,
+      'upstream_error',
+    ),
+  );
   t.true(isProblem(await callTool(account.apiKey, 'pdf-metadata', { fileUrl: 'ftp://127.0.0.2/a.pdf' }), 400, 'validation_failed'));
   t.is(await balanceOf(account), 20);
 });

@@ -57,11 +57,14 @@ test('icmp: echo replies from the checked address, with statistics', async (t) =
   t.true(schemas.output(out), JSON.stringify(schemas.output.errors));
   t.like(out, { host: 'fixture.test', resolvedIp: '127.0.0.2', method: 'icmp', sent: 3, received: 3, packetLossPercent: 0 });
   t.is(out.port, undefined);
-  t.deepEqual(out.attempts.map((a) => [a.sequence, a.success, a.status]), [
-    [1, true, 'reply'],
-    [2, true, 'reply'],
-    [3, true, 'reply'],
-  ]);
+  t.deepEqual(
+    out.attempts.map((a) => [a.sequence, a.success, a.status]),
+    [
+      [1, true, 'reply'],
+      [2, true, 'reply'],
+      [3, true, 'reply'],
+    ],
+  );
   t.true(out.minMs! <= out.avgMs! && out.avgMs! <= out.maxMs!);
   t.true(out.jitter! >= 0);
 });
@@ -78,7 +81,10 @@ test('tcp: timed handshakes to the port, with statistics', async (t) => {
   t.true(schemas.output(out), JSON.stringify(schemas.output.errors));
   t.like(out, { resolvedIp: '127.0.0.2', method: 'tcp', port: openPort, sent: 4, received: 4, packetLossPercent: 0 });
   t.true(out.attempts.every((a) => a.success && a.status === 'open' && a.latencyMs! >= 0));
-  t.deepEqual(out.attempts.map((a) => a.sequence), [1, 2, 3, 4]);
+  t.deepEqual(
+    out.attempts.map((a) => a.sequence),
+    [1, 2, 3, 4],
+  );
 });
 
 test('tcp: a closed port is 100% loss, answered as a result with null round trips', async (t) => {
@@ -97,7 +103,10 @@ test('auto: ICMP where the system ping may send it, else TCP', async (t) => {
   t.is(auto.method, 'icmp');
   const noPing = createIcmpPinger({ binary: '/nonexistent/ping' });
   t.false(await noPing.available());
-  const fallback = await createPing({ net: netAccess, method: 'auto', icmp: noPing })(input(t, { host: N.fixture, port: openPort, count: 1 }), ctx);
+  const fallback = await createPing({ net: netAccess, method: 'auto', icmp: noPing })(
+    input(t, { host: N.fixture, port: openPort, count: 1 }),
+    ctx,
+  );
   t.like(fallback, { method: 'tcp', port: openPort, received: 1 });
 });
 
@@ -125,17 +134,36 @@ for (const [host, reason] of [
 }
 
 test('a name that cannot be resolved is 502 upstream_error', async (t) => {
-  const err = await rejectsWith(t, createPing({ net: netAccess, method: 'tcp' })(input(t, { host: N.servfail, count: 1 }), ctx), 'upstream_error');
+  const err = await rejectsWith(
+    t,
+    createPing({ net: netAccess, method: 'tcp' })(input(t, { host: N.servfail, count: 1 }), ctx),
+    'upstream_error',
+  );
   t.is(err.extras.reason, 'dns_servfail');
   await rejectsWith(t, createPing({ net: netAccess, method: 'tcp' })(input(t, { host: N.nxdomain, count: 1 }), ctx), 'upstream_error');
 });
 
 test('an unparsable URL is 400 on /host', async (t) => {
-  await rejectsWith(t, createPing({ net: netAccess, method: 'tcp' })(input(t, { host: 'http://', count: 1 }), ctx), 'validation_failed', '/host');
+  await rejectsWith(
+    t,
+    createPing({ net: netAccess, method: 'tcp' })(input(t, { host: 'http://', count: 1 }), ctx),
+    'validation_failed',
+    '/host',
+  );
 });
 
 test('ping is run with an argument array: the checked address, never a name or a shell', (t) => {
-  t.deepEqual(pingArgs({ address: '93.184.215.14', family: 4, count: 3, timeoutMs: 1500, intervalMs: 200 }), ['-n', '-c', '3', '-i', '0.200', '-W', '1.500', '-4', '93.184.215.14']);
+  t.deepEqual(pingArgs({ address: '93.184.215.14', family: 4, count: 3, timeoutMs: 1500, intervalMs: 200 }), [
+    '-n',
+    '-c',
+    '3',
+    '-i',
+    '0.200',
+    '-W',
+    '1.500',
+    '-4',
+    '93.184.215.14',
+  ]);
   t.is(pingArgs({ address: '2606:4700::1111', family: 6, count: 1, timeoutMs: 100, intervalMs: 200 }).at(-2), '-6');
 });
 
@@ -158,14 +186,25 @@ test('the ping output parser: replies, duplicates, late replies, errors and sile
     { sequence: 4, success: false, latencyMs: null, status: 'timeout' },
     { sequence: 5, success: true, latencyMs: 12.25, status: 'reply' },
   ]);
-  t.deepEqual(parsePingOutput('64 bytes from ::1: icmp_seq=1 ttl=64 time=0.041 ms', 1, 100)[0], { sequence: 1, success: true, latencyMs: 0.041, status: 'reply' });
+  t.deepEqual(parsePingOutput('64 bytes from ::1: icmp_seq=1 ttl=64 time=0.041 ms', 1, 100)[0], {
+    sequence: 1,
+    success: true,
+    latencyMs: 0.041,
+    status: 'reply',
+  });
 });
 
 test('statistics: min, mean, max, jitter as mean change between consecutive replies, loss to two decimals', (t) => {
   const reply = (sequence: number, latencyMs: number): PingAttempt => ({ sequence, success: true, latencyMs, status: 'reply' });
   const lost = (sequence: number): PingAttempt => ({ sequence, success: false, latencyMs: null, status: 'timeout' });
   t.deepEqual(summarise([reply(1, 10), reply(2, 14), lost(3), reply(4, 12)]), {
-    sent: 4, received: 3, packetLossPercent: 25, minMs: 10, avgMs: 12, maxMs: 14, jitter: 3,
+    sent: 4,
+    received: 3,
+    packetLossPercent: 25,
+    minMs: 10,
+    avgMs: 12,
+    maxMs: 14,
+    jitter: 3,
   });
   t.is(summarise([reply(1, 5), lost(2), lost(3)]).packetLossPercent, 66.67);
   t.like(summarise([reply(1, 5)]), { jitter: 0, minMs: 5, maxMs: 5 });
@@ -177,7 +216,15 @@ test('statistics: min, mean, max, jitter as mean change between consecutive repl
 test('input schema: bounds and defaults of count, port and timeoutMs; example valid', (t) => {
   const defaults = input(t, { host: 'example.com' });
   t.like(defaults, { count: 4, port: 443, timeoutMs: 2000 });
-  for (const bad of [{ count: 0 }, { count: 11 }, { timeoutMs: 99 }, { timeoutMs: 10_001 }, { port: 0 }, { port: 65_536 }, { count: 2.5 }]) {
+  for (const bad of [
+    { count: 0 },
+    { count: 11 },
+    { timeoutMs: 99 },
+    { timeoutMs: 10_001 },
+    { port: 0 },
+    { port: 65_536 },
+    { count: 2.5 },
+  ]) {
     t.false(schemas.input({ host: 'example.com', ...bad }), JSON.stringify(bad));
   }
   t.false(schemas.input({}));

@@ -62,11 +62,21 @@ test('text too long for the level is 400 on /text naming the level and its capac
   await t.notThrowsAsync(qrGenerate({ text, size: 2048, errorCorrection: 'L' }, ctx));
   const err = await rejectsWith(t, qrGenerate({ text, size: 2048, errorCorrection: 'H' }, ctx), 'validation_failed', '/text');
   t.regex(err.message, /too long for a QR code at error correction level H.*1273 bytes.*lower level/);
-  await rejectsWith(t, () => findTool('qr-generate')!.precheck!({ text: 'é'.repeat(1477), size: 300, errorCorrection: 'L' }), 'validation_failed', '/text');
+  await rejectsWith(
+    t,
+    () => findTool('qr-generate')!.precheck!({ text: 'é'.repeat(1477), size: 300, errorCorrection: 'L' }),
+    'validation_failed',
+    '/text',
+  );
 });
 
 test('a size too small for the code is 400 on /size naming the pixels needed', async (t) => {
-  const err = await rejectsWith(t, qrGenerate({ text: 'a'.repeat(500), size: 64, errorCorrection: 'M' }, ctx), 'validation_failed', '/size');
+  const err = await rejectsWith(
+    t,
+    qrGenerate({ text: 'a'.repeat(500), size: 64, errorCorrection: 'M' }, ctx),
+    'validation_failed',
+    '/size',
+  );
   t.regex(err.message, /needs at least \d+ px/);
 });
 
@@ -86,7 +96,12 @@ test('out-of-range size, unknown level and empty text are 400 naming the field',
 
 test('a text with a lone surrogate is 400 on /text (it has no UTF-8 encoding); a paired one is encoded', async (t) => {
   for (const text of ['\ud800', 'a\udfffb', 'x\ud83d']) {
-    const err = await rejectsWith(t, () => findTool('qr-generate')!.precheck!({ text, size: 300, errorCorrection: 'M' }), 'validation_failed', '/text');
+    const err = await rejectsWith(
+      t,
+      () => findTool('qr-generate')!.precheck!({ text, size: 300, errorCorrection: 'M' }),
+      'validation_failed',
+      '/text',
+    );
     t.regex(err.message, /well-formed Unicode/);
   }
   const output = await qrGenerate({ text: '\ud83d\ude80', size: 300, errorCorrection: 'M' }, ctx);

@@ -47,7 +47,11 @@ test('the article: every value as declared, og: and twitter: properties, outline
     description: 'A page with every kind of structure the tools read.',
     canonical: pages.url('/article.html?ref=canonical'),
     robots: 'index, nofollow',
-    openGraph: { 'og:title': 'Fixture article', 'og:type': 'article', 'og:image': ['https://cdn.example.org/one.png', 'https://cdn.example.org/two.png'] },
+    openGraph: {
+      'og:title': 'Fixture article',
+      'og:type': 'article',
+      'og:image': ['https://cdn.example.org/one.png', 'https://cdn.example.org/two.png'],
+    },
     twitter: { 'twitter:card': 'summary_large_image', 'twitter:site': '@fixture' },
     headings: [
       { level: 1, text: 'Fixture article' },
@@ -82,7 +86,11 @@ test('an error page is read with its status', async (t) => {
 test('refusals and failures: 422 for private targets and non-pages, 502 when unreachable, 400 for bad URLs', async (t) => {
   const direct = await rejectsWith(t, seoMeta()({ url: 'http://192.168.1.1/' }, ctx()), 'target_not_allowed');
   t.is(direct.extras.reason, 'private');
-  const redirected = await rejectsWith(t, seoMeta()({ url: pages.url(`/redirect?to=${encodeURIComponent('http://[::ffff:127.0.0.1]/')}`) }, ctx()), 'target_not_allowed');
+  const redirected = await rejectsWith(
+    t,
+    seoMeta()({ url: pages.url(`/redirect?to=${encodeURIComponent('http://[::ffff:127.0.0.1]/')}`) }, ctx()),
+    'target_not_allowed',
+  );
   t.is(redirected.extras.reason, 'loopback');
   await rejectsWith(t, seoMeta()({ url: pages.url('/image.png') }, ctx()), 'unsupported_source');
   await rejectsWith(t, seoMeta()({ url: pages.url(`/huge?bytes=${6 * 1024 * 1024}`) }, ctx()), 'source_too_large');

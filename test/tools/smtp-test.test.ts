@@ -7,7 +7,14 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { capabilities, chooseMechanism, formatReply, parseReplyLine, plainResponse, redact } from '../../activities/network/smtp-replies.js';
+import {
+  capabilities,
+  chooseMechanism,
+  formatReply,
+  parseReplyLine,
+  plainResponse,
+  redact,
+} from '../../activities/network/smtp-replies.js';
 import { createSmtpTest } from '../../activities/network/smtp-test.js';
 import type { SmtpTestInput, SmtpTestOutput } from '../../domain/tools/smtp-test.js';
 import { createGuardedSockets } from '../../lib/guarded-sockets.js';
@@ -15,7 +22,14 @@ import { createResolver } from '../../lib/resolver.js';
 import { createTargetGuard } from '../../lib/target-guard.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { FIXTURE_NAMES as N, startDnsServer, type DnsServer } from '../fixtures/dns-server.js';
-import { FIXTURE_USERS, startRawSmtp, startSmtpServer, type RawBehaviour, type RawFixture, type SmtpFixture } from '../fixtures/smtp-server.js';
+import {
+  FIXTURE_USERS,
+  startRawSmtp,
+  startSmtpServer,
+  type RawBehaviour,
+  type RawFixture,
+  type SmtpFixture,
+} from '../fixtures/smtp-server.js';
 import { caFromEnv, createCa, issueLeaf, selfSigned } from '../fixtures/tls-certs.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
@@ -77,7 +91,8 @@ const stepNames = (out: SmtpTestOutput) => out.steps.map((s) => s.step);
 /** No trace of the credentials in anything the tool answers. */
 function assertNoCredentials(t: ExecutionContext, out: unknown) {
   const text = JSON.stringify(out);
-  for (const secret of [PASSWORD, USER, Buffer.from(PASSWORD).toString('base64'), plainResponse(USER, PASSWORD)]) t.false(text.includes(secret), `leaked ${secret}`);
+  for (const secret of [PASSWORD, USER, Buffer.from(PASSWORD).toString('base64'), plainResponse(USER, PASSWORD)])
+    t.false(text.includes(secret), `leaked ${secret}`);
 }
 
 test('STARTTLS: banner, EHLO before and after TLS, the certificate, extensions and mechanisms', async (t) => {
@@ -115,7 +130,7 @@ test('AUTH with good credentials succeeds over STARTTLS; no reply carries them; 
   t.is(fixtures.starttls!.mailFromCount, 0);
 });
 
-test('AUTH with a wrong password is an answer: authSucceeded false with the server\'s refusal', async (t) => {
+test("AUTH with a wrong password is an answer: authSucceeded false with the server's refusal", async (t) => {
   const out = await run(t, { host: N.fixture, port: 2525, username: USER, password: 'wrong password' });
   t.like(out, { authAttempted: true, authSucceeded: false });
   t.regex(out.steps.find((s) => s.step === 'AUTH PLAIN')!.reply, /^535 /);
@@ -133,19 +148,34 @@ test('AUTH LOGIN where PLAIN is not offered', async (t) => {
 test('port 465 always speaks implicit TLS', async (t) => {
   for (const encryption of ['starttls', 'none', 'ssl'] as const) {
     const out = await run(t, { host: N.fixture, port: 465, encryption, username: USER, password: PASSWORD });
-    t.like(out, { encryption: 'implicit-tls', certificateSubject: 'CN=fixture.test', certificateValid: true, authSucceeded: true }, encryption);
+    t.like(
+      out,
+      { encryption: 'implicit-tls', certificateSubject: 'CN=fixture.test', certificateValid: true, authSucceeded: true },
+      encryption,
+    );
     t.deepEqual(stepNames(out), ['CONNECT', 'EHLO', 'AUTH PLAIN', 'QUIT']);
   }
 });
 
 test('an invalid certificate is reported, not refused', async (t) => {
   const out = await run(t, { host: '127.0.0.3', port: 465 });
-  t.like(out, { encryption: 'implicit-tls', certificateValid: false, certificateError: 'DEPTH_ZERO_SELF_SIGNED_CERT', certificateSubject: 'CN=fixture.test' });
+  t.like(out, {
+    encryption: 'implicit-tls',
+    certificateValid: false,
+    certificateError: 'DEPTH_ZERO_SELF_SIGNED_CERT',
+    certificateSubject: 'CN=fixture.test',
+  });
 });
 
 test('encryption none stays in plain text although STARTTLS is offered', async (t) => {
   const out = await run(t, { host: N.fixture, port: 2525, encryption: 'none' });
-  t.like(out, { encryption: 'none', certificateSubject: null, certificateIssuer: null, certificateExpiresUtc: null, certificateValid: null });
+  t.like(out, {
+    encryption: 'none',
+    certificateSubject: null,
+    certificateIssuer: null,
+    certificateExpiresUtc: null,
+    certificateValid: null,
+  });
   t.true(out.extensions.includes('STARTTLS'));
   t.deepEqual(stepNames(out), ['CONNECT', 'EHLO', 'QUIT']);
 });
@@ -245,7 +275,10 @@ test('reply parsing: single and multi-line replies, capabilities and mechanisms'
   t.deepEqual(parseReplyLine('221'), { code: 221, last: true, text: '' });
   t.is(parseReplyLine('HTTP/1.1 200 OK'), null);
   t.is(parseReplyLine('2500 x'), null);
-  const ehlo = { code: 250, lines: ['mx.example', 'pipelining', 'SIZE 35882577', 'AUTH LOGIN PLAIN XOAUTH2', 'AUTH=LOGIN', 'STARTTLS', '8BITMIME'] };
+  const ehlo = {
+    code: 250,
+    lines: ['mx.example', 'pipelining', 'SIZE 35882577', 'AUTH LOGIN PLAIN XOAUTH2', 'AUTH=LOGIN', 'STARTTLS', '8BITMIME'],
+  };
   t.deepEqual(capabilities(ehlo), {
     extensions: ['PIPELINING', 'SIZE 35882577', 'AUTH LOGIN PLAIN XOAUTH2', 'AUTH=LOGIN', 'STARTTLS', '8BITMIME'],
     authMechanisms: ['LOGIN', 'PLAIN', 'XOAUTH2'],
@@ -282,7 +315,13 @@ test('HTTP: STARTTLS with good credentials answers 200, costs 3 credits, and nev
   const res = await callTool(account.apiKey, 'smtp-test', { host: N.fixture, port: 2525, username: USER, password: PASSWORD });
   t.is(res.status, 200, JSON.stringify(res.body));
   t.true(schemas.output(res.body), JSON.stringify(schemas.output.errors));
-  t.like(res.body, { encryption: 'starttls', authAttempted: true, authSucceeded: true, certificateSubject: 'CN=fixture.test', certificateValid: true });
+  t.like(res.body, {
+    encryption: 'starttls',
+    authAttempted: true,
+    authSucceeded: true,
+    certificateSubject: 'CN=fixture.test',
+    certificateValid: true,
+  });
   assertNoCredentials(t, res.body);
   t.is(res.headers.get('x-credits-charged'), '3');
   t.is(await balanceOf(account), 7);
@@ -313,7 +352,10 @@ test('HTTP: a port outside the list is 422 port_not_allowed; a lone password is 
   t.deepEqual(port.body.allowedPorts, [25, 465, 587, 2525]);
   const lone = await callTool(account.apiKey, 'smtp-test', { host: N.fixture, password: PASSWORD });
   t.true(isProblem(lone, 400, 'validation_failed'));
-  t.deepEqual(lone.body.errors.map((e: { field: string }) => e.field), ['/username']);
+  t.deepEqual(
+    lone.body.errors.map((e: { field: string }) => e.field),
+    ['/username'],
+  );
   t.false(JSON.stringify(lone.body).includes(PASSWORD));
   t.is(await balanceOf(account), 10);
 });

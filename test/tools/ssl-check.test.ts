@@ -78,7 +78,14 @@ async function run(t: import('ava').ExecutionContext, fields: Partial<SslCheckIn
 
 test('a valid certificate: readable subject and issuer, ISO dates, days left, SANs, a valid chain', async (t) => {
   const out = await run(t, { host: N.fixture, port: ports.valid });
-  t.like(out, { host: 'fixture.test', port: ports.valid, subject: 'CN=fixture.test', chainValid: true, hostnameMatches: true, protocol: 'TLSv1.3' });
+  t.like(out, {
+    host: 'fixture.test',
+    port: ports.valid,
+    subject: 'CN=fixture.test',
+    chainValid: true,
+    hostnameMatches: true,
+    protocol: 'TLSv1.3',
+  });
   t.is(out.issuer, new X509Certificate(ca.cert).subject.split('\n').join(', '));
   t.deepEqual(out.subjectAlternativeNames, ['fixture.test']);
   t.is(out.daysRemaining, 29);
@@ -96,7 +103,13 @@ test('an expired certificate is an answer: negative days, chain invalid with the
 
 test('a self-signed certificate is an answer: chain invalid, name fine', async (t) => {
   const out = await run(t, { host: N.fixture, port: ports.selfSigned });
-  t.like(out, { chainValid: false, chainError: 'DEPTH_ZERO_SELF_SIGNED_CERT', hostnameMatches: true, subject: 'CN=fixture.test', issuer: 'CN=fixture.test' });
+  t.like(out, {
+    chainValid: false,
+    chainError: 'DEPTH_ZERO_SELF_SIGNED_CERT',
+    hostnameMatches: true,
+    subject: 'CN=fixture.test',
+    issuer: 'CN=fixture.test',
+  });
 });
 
 test('a certificate for another name: the chain is valid, the name does not match', async (t) => {
@@ -108,14 +121,16 @@ test('a certificate for another name: the chain is valid, the name does not matc
 test('SNI: the name is sent, so a name-based server can pick its certificate', async (t) => {
   const seen: string[] = [];
   const pair = await issueLeaf(ca, { names: [N.fixtureUnnamed] });
-  const server = tls.createServer({ ...pair, SNICallback: (name, cb) => (seen.push(name), cb(null, tls.createSecureContext(pair))) }, (s) => s.end());
+  const server = tls.createServer({ ...pair, SNICallback: (name, cb) => (seen.push(name), cb(null, tls.createSecureContext(pair))) }, (s) =>
+    s.end(),
+  );
   const port = await listen(server);
   const out = await run(t, { host: N.fixtureUnnamed, port });
   t.deepEqual(seen, ['unnamed.test']);
   t.like(out, { chainValid: true, hostnameMatches: true });
 });
 
-test('an IP address is checked against the certificate\'s IP names', async (t) => {
+test("an IP address is checked against the certificate's IP names", async (t) => {
   const out = await run(t, { host: '127.0.0.2', port: ports.valid });
   t.like(out, { host: '127.0.0.2', chainValid: true, hostnameMatches: false });
 });
@@ -146,12 +161,12 @@ for (const host of ['https://example.com', 'example.com/path', 'example.com:8443
 }
 
 test('subjectAltName parsing: DNS and IP names, quoted values, other kinds left out', (t) => {
-  t.deepEqual(parseSubjectAltNames('DNS:a.example, DNS:*.b.example, IP Address:192.0.2.1, IP Address:2001:DB8:0:0:0:0:0:1, URI:https://x/, email:a@b'), [
-    'a.example',
-    '*.b.example',
-    '192.0.2.1',
-    '2001:DB8:0:0:0:0:0:1',
-  ]);
+  t.deepEqual(
+    parseSubjectAltNames(
+      'DNS:a.example, DNS:*.b.example, IP Address:192.0.2.1, IP Address:2001:DB8:0:0:0:0:0:1, URI:https://x/, email:a@b',
+    ),
+    ['a.example', '*.b.example', '192.0.2.1', '2001:DB8:0:0:0:0:0:1'],
+  );
   t.deepEqual(parseSubjectAltNames('DNS:"a, b.example", DNS:c.example'), ['a, b.example', 'c.example']);
   t.deepEqual(parseSubjectAltNames(undefined), []);
 });

@@ -91,7 +91,10 @@ test('each corner and the centre put the mark in their own region, clear of the 
     t.true(box.count > 200, `${position}: the mark has pixels (${box.count})`);
     t.true(inRegion(box), `${position}: ${JSON.stringify(box)}`);
     // Margin: 3% of the shorter side (9 px) from every edge it is near.
-    t.true(box.minX >= 9 && box.minY >= 9 && box.maxX <= W - 9 && box.maxY <= H - 9, `${position}: inside the margins ${JSON.stringify(box)}`);
+    t.true(
+      box.minX >= 9 && box.minY >= 9 && box.maxX <= W - 9 && box.maxY <= H - 9,
+      `${position}: inside the margins ${JSON.stringify(box)}`,
+    );
   }
 });
 
@@ -100,7 +103,8 @@ test('tile repeats the mark over the whole image: every cell of a 4x4 grid has m
   for (let row = 0; row < 4; row++) {
     for (let col = 0; col < 4; col++) {
       let marked = 0;
-      for (let y = (row * H) / 4; y < ((row + 1) * H) / 4; y++) for (let x = (col * W) / 4; x < ((col + 1) * W) / 4; x++) if (!isBlack(pixelAt(image, x, y))) marked++;
+      for (let y = (row * H) / 4; y < ((row + 1) * H) / 4; y++)
+        for (let x = (col * W) / 4; x < ((col + 1) * W) / 4; x++) if (!isBlack(pixelAt(image, x, y))) marked++;
       t.true(marked > 20, `cell ${row},${col}: ${marked} marked pixels`);
     }
   }
@@ -141,31 +145,51 @@ test('the output is in the source format with its size, dimensions and a name fr
 });
 
 test('a transparent PNG stays transparent away from the mark', async (t) => {
-  const { image } = await watermark({ fileUrl: files.put('/clear.png', await makeImage('png', W, H, 0x00000000)), position: 'center', opacity: 1 });
+  const { image } = await watermark({
+    fileUrl: files.put('/clear.png', await makeImage('png', W, H, 0x00000000)),
+    position: 'center',
+    opacity: 1,
+  });
   t.is(pixelAt(image, 5, 5).a, 0);
   t.is(markedBox(image, (p) => p.a === 0).count > 200, true);
 });
 
 test('the type comes from the bytes: a JPEG served as .png with an image/png Content-Type answers JPEG', async (t) => {
-  const { output } = await watermark({ fileUrl: files.put('/lying.png', { body: await makeImage('jpeg', 64, 64, WHITE), contentType: 'image/png' }) });
+  const { output } = await watermark({
+    fileUrl: files.put('/lying.png', { body: await makeImage('jpeg', 64, 64, WHITE), contentType: 'image/png' }),
+  });
   t.like(output, { mimeType: 'image/jpeg', fileName: 'lying-watermarked.jpg' });
 });
 
 test('text the font cannot draw (CJK, emoji, Cyrillic, backtick, tab, line break) is 400 on /text, before any download', async (t) => {
   const url = files.put('/never.png', await makeImage('png', 8, 8, BLACK));
   for (const text of ['世界', 'Sale 🔥', 'Привет', 'a`b', 'a\tb', 'two\nlines']) {
-    const err = await rejectsWith(t, watermarkImage({ fileUrl: url, text, opacity: 0.35, position: 'center' }, ctx()), 'validation_failed', '/text');
+    const err = await rejectsWith(
+      t,
+      watermarkImage({ fileUrl: url, text, opacity: 0.35, position: 'center' }, ctx()),
+      'validation_failed',
+      '/text',
+    );
     t.regex(err.message, /cannot draw/, text);
   }
-  await rejectsWith(t, watermarkImage({ fileUrl: url, text: '   ', opacity: 0.35, position: 'center' }, ctx()), 'validation_failed', '/text');
+  await rejectsWith(
+    t,
+    watermarkImage({ fileUrl: url, text: '   ', opacity: 0.35, position: 'center' }, ctx()),
+    'validation_failed',
+    '/text',
+  );
   t.is(files.hits('/never.png'), 0);
   // Accents, the euro sign and Latin-1 punctuation are drawn.
   await t.notThrowsAsync(watermark({ fileUrl: url, text: 'Ça coûte 5 € - «déjà» ¿sí? ©® ~{}' }));
 });
 
 test('the drawable set is exactly the glyphs of every font size the watermark uses', (t) => {
-  const files = FONT_SIZES.flatMap((size) => ['WHITE', 'BLACK'].map((colour) => (fonts as Record<string, string>)[`SANS_${size}_${colour}`]!));
-  const sets = files.map((file) => [...readFileSync(file, 'utf8').matchAll(/<char id="(\d+)"/g)].map((m) => Number(m[1])).sort((a, b) => a - b));
+  const files = FONT_SIZES.flatMap((size) =>
+    ['WHITE', 'BLACK'].map((colour) => (fonts as Record<string, string>)[`SANS_${size}_${colour}`]!),
+  );
+  const sets = files.map((file) =>
+    [...readFileSync(file, 'utf8').matchAll(/<char id="(\d+)"/g)].map((m) => Number(m[1])).sort((a, b) => a - b),
+  );
   t.is(sets.length, 10);
   const drawable = Array.from({ length: 0x3000 }, (_, cp) => cp).filter(isDrawable);
   for (const set of sets) t.deepEqual(set, drawable);
@@ -183,20 +207,35 @@ test('a PNG header declaring 100000x100000 px is 422 source_too_large, refused b
   const watermarkImage = createWatermarkImage({ download, images });
   const bomb = pngDeclaring(100_000, 100_000);
   t.true(bomb.length < 100);
-  const err = await rejectsWith(t, watermarkImage({ fileUrl: files.put('/bomb.png', bomb), text: 'x', opacity: 0.35, position: 'center' }, ctx()), 'source_too_large');
+  const err = await rejectsWith(
+    t,
+    watermarkImage({ fileUrl: files.put('/bomb.png', bomb), text: 'x', opacity: 0.35, position: 'center' }, ctx()),
+    'source_too_large',
+  );
   t.regex(err.message, /100000x100000 px.*limit is 25 megapixels/);
-  const jpeg = await rejectsWith(t, watermarkImage({ fileUrl: files.put('/bomb.jpg', jpegDeclaring(60_000, 60_000)), text: 'x', opacity: 0.35, position: 'center' }, ctx()), 'source_too_large');
+  const jpeg = await rejectsWith(
+    t,
+    watermarkImage({ fileUrl: files.put('/bomb.jpg', jpegDeclaring(60_000, 60_000)), text: 'x', opacity: 0.35, position: 'center' }, ctx()),
+    'source_too_large',
+  );
   t.regex(jpeg.message, /60000x60000/);
   t.is(decoded, 0, 'no image reached a decoder');
 });
 
 test('a header within the limits over data that does not decode is 422 unsupported_source', async (t) => {
-  const err = await rejectsWith(t, watermarkImage({ fileUrl: files.put('/cut.png', pngDeclaring(64, 64)), text: 'x', opacity: 0.35, position: 'center' }, ctx()), 'unsupported_source');
+  const err = await rejectsWith(
+    t,
+    watermarkImage({ fileUrl: files.put('/cut.png', pngDeclaring(64, 64)), text: 'x', opacity: 0.35, position: 'center' }, ctx()),
+    'unsupported_source',
+  );
   t.regex(err.message, /could not be decoded/);
 });
 
 test('other types are 422 unsupported_source naming what was found', async (t) => {
-  const animatedWebp = Buffer.concat([Buffer.from('RIFF\0\0\0\0WEBPVP8X\x0a\0\0\0', 'latin1'), Buffer.from([0x02, 0, 0, 0, 9, 0, 0, 9, 0, 0])]);
+  const animatedWebp = Buffer.concat([
+    Buffer.from('RIFF\0\0\0\0WEBPVP8X\x0a\0\0\0', 'latin1'),
+    Buffer.from([0x02, 0, 0, 0, 9, 0, 0, 9, 0, 0]),
+  ]);
   const cases: [string, Buffer, RegExp][] = [
     ['/a.gif', Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1'), /a GIF image/],
     ['/a.bmp', await makeImage('bmp', 8, 8, BLACK), /a BMP image; this tool takes PNG, JPEG or WebP/],
@@ -206,14 +245,22 @@ test('other types are 422 unsupported_source naming what was found', async (t) =
     ['/empty.png', Buffer.alloc(0), /an empty file/],
   ];
   for (const [urlPath, body, message] of cases) {
-    const err = await rejectsWith(t, watermarkImage({ fileUrl: files.put(urlPath, body), text: 'x', opacity: 0.35, position: 'center' }, ctx()), 'unsupported_source');
+    const err = await rejectsWith(
+      t,
+      watermarkImage({ fileUrl: files.put(urlPath, body), text: 'x', opacity: 0.35, position: 'center' }, ctx()),
+      'unsupported_source',
+    );
     t.regex(err.message, message, urlPath);
   }
 });
 
 test('an image over 10 MiB is 422 source_too_large naming the limit', async (t) => {
   const big = Buffer.concat([await makeImage('png', 8, 8, BLACK), Buffer.alloc(10 * 1024 * 1024)]);
-  const err = await rejectsWith(t, watermarkImage({ fileUrl: files.put('/big.png', big), text: 'x', opacity: 0.35, position: 'center' }, ctx()), 'source_too_large');
+  const err = await rejectsWith(
+    t,
+    watermarkImage({ fileUrl: files.put('/big.png', big), text: 'x', opacity: 0.35, position: 'center' }, ctx()),
+    'source_too_large',
+  );
   t.regex(err.message, /10 MiB, the limit for images/);
 });
 
@@ -221,7 +268,11 @@ test('private targets are 422 target_not_allowed; an unreachable source is 502',
   const input = { text: 'x', opacity: 0.35, position: 'center' } as const;
   await rejectsWith(t, watermarkImage({ ...input, fileUrl: 'http://127.0.0.1:9/a.png' }, ctx()), 'target_not_allowed');
   await rejectsWith(t, watermarkImage({ ...input, fileUrl: 'http://169.254.169.254/latest/a.png' }, ctx()), 'target_not_allowed');
-  await rejectsWith(t, watermarkImage({ ...input, fileUrl: files.redirect('/hop.png', 'http://[::1]:9/a.png') }, ctx()), 'target_not_allowed');
+  await rejectsWith(
+    t,
+    watermarkImage({ ...input, fileUrl: files.redirect('/hop.png', 'http://[::1]:9/a.png') }, ctx()),
+    'target_not_allowed',
+  );
   await rejectsWith(t, watermarkImage({ ...input, fileUrl: `http://127.0.0.2:${await closedPort()}/a.png` }, ctx()), 'upstream_error');
 });
 
@@ -252,10 +303,16 @@ test('HTTP: a JPEG answers 200 with the watermarked JPEG and is charged 2 credit
 
 test('HTTP: undrawable text is 400 and a bomb 422, neither charged', async (t) => {
   const account = await newAccount(10);
-  const cjk = await callTool(account.apiKey, 'watermark-image', { fileUrl: files.put('/http/ok.png', await makeImage('png', 8, 8, BLACK)), text: '版权所有' });
+  const cjk = await callTool(account.apiKey, 'watermark-image', {
+    fileUrl: files.put('/http/ok.png', await makeImage('png', 8, 8, BLACK)),
+    text: '版权所有',
+  });
   t.true(isProblem(cjk, 400, 'validation_failed'), JSON.stringify(cjk.body));
   t.is(cjk.body.errors[0].field, '/text');
-  const bomb = await callTool(account.apiKey, 'watermark-image', { fileUrl: files.put('/http/bomb.png', pngDeclaring(100_000, 100_000)), text: 'x' });
+  const bomb = await callTool(account.apiKey, 'watermark-image', {
+    fileUrl: files.put('/http/bomb.png', pngDeclaring(100_000, 100_000)),
+    text: 'x',
+  });
   t.true(isProblem(bomb, 422, 'source_too_large'), JSON.stringify(bomb.body));
   t.is(await balanceOf(account), 10);
 });

@@ -66,7 +66,11 @@ test('the article: title, meta, canonical, headings, links, images, og: tags, se
     { url: `${o}/images/decor.gif`, alt: '', width: 100, height: null },
     { url: `${o}/images/lazy.webp`, alt: null, width: null, height: null },
   ]);
-  t.deepEqual(out.openGraph, { 'og:title': 'Fixture article', 'og:type': 'article', 'og:image': ['https://cdn.example.org/one.png', 'https://cdn.example.org/two.png'] });
+  t.deepEqual(out.openGraph, {
+    'og:title': 'Fixture article',
+    'og:type': 'article',
+    'og:image': ['https://cdn.example.org/one.png', 'https://cdn.example.org/two.png'],
+  });
   t.deepEqual(out.selectorMatches, ['$19.99', '$5.00']);
   t.regex(out.text!, /^Fixture article\nAbout us\n/);
   t.regex(out.text!, /Seven words of readable text live here\./);
@@ -83,11 +87,31 @@ test('tag and id selectors; no selector gives no matches', async (t) => {
 });
 
 test('anything but a simple selector is 400 on /selector, before any request', async (t) => {
-  for (const selector of ['div p', 'div > p', 'a[href]', 'p:first-child', '.a.b', 'p, h1', '*', '#1abc', '.-1x', '', 'x'.repeat(101), 'p::before', '.a\\:b']) {
+  for (const selector of [
+    'div p',
+    'div > p',
+    'a[href]',
+    'p:first-child',
+    '.a.b',
+    'p, h1',
+    '*',
+    '#1abc',
+    '.-1x',
+    '',
+    'x'.repeat(101),
+    'p::before',
+    '.a\\:b',
+  ]) {
     t.is(parseSimpleSelector(selector), undefined, selector);
-    await rejectsWith(t, scrape()({ url: pages.url('/article.html?bad-selector'), selector, includeText: true }, ctx()), 'validation_failed', '/selector');
+    await rejectsWith(
+      t,
+      scrape()({ url: pages.url('/article.html?bad-selector'), selector, includeText: true }, ctx()),
+      'validation_failed',
+      '/selector',
+    );
   }
-  for (const selector of ['p', 'H1', 'my-widget', '.price', '.-x', '._y', '#main-note', '#a_b']) t.truthy(parseSimpleSelector(selector), selector);
+  for (const selector of ['p', 'H1', 'my-widget', '.price', '.-x', '._y', '#main-note', '#a_b'])
+    t.truthy(parseSimpleSelector(selector), selector);
   t.false(pages.requests.some((r) => r.path === '/article.html?bad-selector'));
 });
 
@@ -136,7 +160,11 @@ test('HTTPS pages, by address and by a name the DNS fixture serves', async (t) =
 });
 
 test('a page over 5 MiB is 422 source_too_large; an image or JSON is 422 unsupported_source; plain text is read', async (t) => {
-  const big = await rejectsWith(t, scrape()({ url: pages.url(`/huge?bytes=${5 * 1024 * 1024 + 1}`), includeText: true }, ctx()), 'source_too_large');
+  const big = await rejectsWith(
+    t,
+    scrape()({ url: pages.url(`/huge?bytes=${5 * 1024 * 1024 + 1}`), includeText: true }, ctx()),
+    'source_too_large',
+  );
   t.regex(big.message, /5 MiB/);
   await t.notThrowsAsync(scrape()({ url: pages.url(`/huge?bytes=${5 * 1024 * 1024}`), includeText: false }, ctx()));
   for (const file of ['/image.png', '/data.json']) {
@@ -146,10 +174,22 @@ test('a page over 5 MiB is 422 source_too_large; an image or JSON is 422 unsuppo
 });
 
 test('private targets are 422, also when reached by a redirect', async (t) => {
-  const direct = await rejectsWith(t, scrape()({ url: `http://127.0.0.1:${pages.port}/article.html`, includeText: true }, ctx()), 'target_not_allowed');
+  const direct = await rejectsWith(
+    t,
+    scrape()({ url: `http://127.0.0.1:${pages.port}/article.html`, includeText: true }, ctx()),
+    'target_not_allowed',
+  );
   t.is(direct.extras.reason, 'loopback');
-  for (const [to, reason] of [['http://10.0.0.1/', 'private'], [`http://127.0.0.1:${pages.port}/`, 'loopback'], ['http://metadata.test/', 'metadata']] as const) {
-    const err = await rejectsWith(t, scrape()({ url: pages.url(`/redirect?to=${encodeURIComponent(to)}`), includeText: true }, ctx()), 'target_not_allowed');
+  for (const [to, reason] of [
+    ['http://10.0.0.1/', 'private'],
+    [`http://127.0.0.1:${pages.port}/`, 'loopback'],
+    ['http://metadata.test/', 'metadata'],
+  ] as const) {
+    const err = await rejectsWith(
+      t,
+      scrape()({ url: pages.url(`/redirect?to=${encodeURIComponent(to)}`), includeText: true }, ctx()),
+      'target_not_allowed',
+    );
     t.is(err.extras.reason, reason, to);
     t.regex(err.message, /^Redirect refused/);
   }
@@ -159,7 +199,11 @@ test('bad URLs are 400; unreachable pages are 502 with the reason', async (t) =>
   for (const url of ['example.com', 'ftp://127.0.0.2/', 'http://']) {
     await rejectsWith(t, scrape()({ url, includeText: true }, ctx()), 'validation_failed', '/url');
   }
-  const refused = await rejectsWith(t, scrape()({ url: `http://127.0.0.2:${await closedPort()}/`, includeText: true }, ctx()), 'upstream_error');
+  const refused = await rejectsWith(
+    t,
+    scrape()({ url: `http://127.0.0.2:${await closedPort()}/`, includeText: true }, ctx()),
+    'upstream_error',
+  );
   t.is(refused.extras.reason, 'connection_refused');
   const silent = await rejectsWith(t, scrape(300)({ url: pages.url('/hang'), includeText: true }, ctx()), 'upstream_error');
   t.is(silent.extras.reason, 'timeout');
@@ -195,13 +239,19 @@ test('stack: a full CSS selector is 400 and not charged', async (t) => {
   const account = await newAccount(20);
   const res = await callTool(account.apiKey, 'web-scrape', { url: pages.url('/article.html'), selector: 'main > p' });
   t.true(isProblem(res, 400, 'validation_failed'));
-  t.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['/selector']);
+  t.deepEqual(
+    res.body.errors.map((e: { field: string }) => e.field),
+    ['/selector'],
+  );
   t.is(await balanceOf(account), 20);
 });
 
 test('stack: a redirect from an allowed fixture to the service itself or a private address is 422 and not charged', async (t) => {
   const account = await newAccount(20);
-  for (const [to, reason] of [[`${apiUrl()}/healthz`, 'loopback'], ['http://10.0.0.1/', 'private']] as const) {
+  for (const [to, reason] of [
+    [`${apiUrl()}/healthz`, 'loopback'],
+    ['http://10.0.0.1/', 'private'],
+  ] as const) {
     const res = await callTool(account.apiKey, 'web-scrape', { url: pages.url(`/redirect?to=${encodeURIComponent(to)}`) });
     t.true(isProblem(res, 422, 'target_not_allowed'), JSON.stringify(res.body));
     t.is(res.body.reason, reason);

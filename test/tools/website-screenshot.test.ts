@@ -78,7 +78,14 @@ function watchedPool(ms: number): { pool: Pick<BrowserPool, 'withPage'>; deadlin
 test('the visible area at the default viewport: a 1440x900 PNG with the title and final URL', async (t) => {
   const out = await shoot(t, { url: pages.url('/browser/title') });
   t.is(out.mimeType, 'image/png');
-  t.like(out, { width: 1440, height: 900, pageTitle: 'Browser fixture title', finalUrl: pages.url('/browser/title'), truncated: false, blockedRequestCount: 0 });
+  t.like(out, {
+    width: 1440,
+    height: 900,
+    pageTitle: 'Browser fixture title',
+    finalUrl: pages.url('/browser/title'),
+    truncated: false,
+    blockedRequestCount: 0,
+  });
   const image = await decodeImage(out.fileBase64, out.mimeType);
   t.deepEqual([image.width, image.height], [1440, 900]);
   t.deepEqual(image.rgb(1000, 600), [...COLOURS.background]);
@@ -105,7 +112,10 @@ test('fullPage scrolls through first: the lazy images are loaded and the image i
   for (const spot of lazyImagePositions(height)) {
     t.deepEqual(image.rgb(spot.x + spot.size / 2, spot.y + spot.size / 2), [...COLOURS.lazy], `${spot.kind} image loaded`);
   }
-  t.true(pages.requests.some((r) => r.path.includes('kind=observer')), 'the observer image was requested only because the page was scrolled');
+  t.true(
+    pages.requests.some((r) => r.path.includes('kind=observer')),
+    'the observer image was requested only because the page was scrolled',
+  );
 });
 
 test('a page taller than the ceiling is cut at 16384 image pixels and says truncated; at scale 2 the ceiling is 8192 CSS px', async (t) => {
@@ -113,10 +123,22 @@ test('a page taller than the ceiling is cut at 16384 image pixels and says trunc
   t.like(tall, { width: 800, height: 16_384, truncated: true });
   t.is((await decodeImage(tall.fileBase64, tall.mimeType)).height, 16_384);
 
-  const dense = await shoot(t, { url: pages.url('/browser/tall?height=9000'), fullPage: true, width: 400, deviceScaleFactor: 2, format: 'jpeg' });
+  const dense = await shoot(t, {
+    url: pages.url('/browser/tall?height=9000'),
+    fullPage: true,
+    width: 400,
+    deviceScaleFactor: 2,
+    format: 'jpeg',
+  });
   t.like(dense, { width: 800, height: 16_384, truncated: true });
 
-  const fits = await shoot(t, { url: pages.url('/browser/tall?height=8000'), fullPage: true, width: 400, deviceScaleFactor: 2, format: 'jpeg' });
+  const fits = await shoot(t, {
+    url: pages.url('/browser/tall?height=8000'),
+    fullPage: true,
+    width: 400,
+    deviceScaleFactor: 2,
+    format: 'jpeg',
+  });
   t.like(fits, { width: 800, height: 16_000, truncated: false });
 });
 
@@ -156,10 +178,10 @@ test('blockAds drops the ad host; private targets are dropped whatever blockAds 
   const allowed = await shoot(t, { url, blockAds: false });
   t.is(allowed.blockedRequestCount, PRIVATE_REFERENCES.length);
   t.deepEqual((await decodeImage(allowed.fileBase64, allowed.mimeType)).rgb(...adSpot), [...COLOURS.ad], 'the ad image loads');
-  t.deepEqual((await decodeImage(allowed.fileBase64, allowed.mimeType)).rgb(50, 50), [...COLOURS.lazy], 'the page\'s own image loads');
+  t.deepEqual((await decodeImage(allowed.fileBase64, allowed.mimeType)).rgb(50, 50), [...COLOURS.lazy], "the page's own image loads");
 });
 
-test('the page\'s own host is never dropped as an ad host', async (t) => {
+test("the page's own host is never dropped as an ad host", async (t) => {
   const out = await shoot(t, { url: `http://${AD_HOST}:${pages.port}/browser/title`, blockAds: true });
   t.like(out, { pageTitle: 'Browser fixture title', blockedRequestCount: 0 });
 });
@@ -167,7 +189,9 @@ test('the page\'s own host is never dropped as an ad host', async (t) => {
 test('a redirect is followed: finalUrl and pageTitle are those of the page it lands on', async (t) => {
   const out = await shoot(t, { url: pages.url('/redirect?to=/browser/title&status=301') });
   t.like(out, { finalUrl: pages.url('/browser/title'), pageTitle: 'Browser fixture title' });
-  const byName = await shoot(t, { url: `http://fixture.test:${pages.port}/redirect?to=${encodeURIComponent(pages.url('/browser/title'))}` });
+  const byName = await shoot(t, {
+    url: `http://fixture.test:${pages.port}/redirect?to=${encodeURIComponent(pages.url('/browser/title'))}`,
+  });
   t.is(byName.finalUrl, pages.url('/browser/title'));
 });
 
@@ -189,15 +213,32 @@ test('a private address is refused before any page opens: directly, by DNS, meta
     ['file:///etc/passwd', 'scheme'],
   ] as const;
   for (const [url, reason] of cases) {
-    const err = await rejectsWith(t, handler({ ...validInput<WebsiteScreenshotInput>(t, schemas.input, { url: 'http://x.test/' }), url }, ctx), 'target_not_allowed');
+    const err = await rejectsWith(
+      t,
+      handler({ ...validInput<WebsiteScreenshotInput>(t, schemas.input, { url: 'http://x.test/' }), url }, ctx),
+      'target_not_allowed',
+    );
     t.is(err.extras.reason, reason, url);
   }
-  await rejectsWith(t, handler(validInput<WebsiteScreenshotInput>(t, schemas.input, { url: 'http://nxdomain.test/' }), ctx), 'upstream_error');
+  await rejectsWith(
+    t,
+    handler(validInput<WebsiteScreenshotInput>(t, schemas.input, { url: 'http://nxdomain.test/' }), ctx),
+    'upstream_error',
+  );
 });
 
 test('a redirect to a private address or a local file is refused (422)', async (t) => {
-  for (const [to, reason] of [['http://10.0.0.1/', 'private'], ['http://private10.test:8080/', 'private'], ['http://127.0.0.1:8080/', 'loopback'], ['file:///etc/passwd', 'scheme']] as const) {
-    const err = await rejectsWith(t, tool()(validInput<WebsiteScreenshotInput>(t, schemas.input, { url: pages.url(`/redirect?to=${encodeURIComponent(to)}`) }), ctx), 'target_not_allowed');
+  for (const [to, reason] of [
+    ['http://10.0.0.1/', 'private'],
+    ['http://private10.test:8080/', 'private'],
+    ['http://127.0.0.1:8080/', 'loopback'],
+    ['file:///etc/passwd', 'scheme'],
+  ] as const) {
+    const err = await rejectsWith(
+      t,
+      tool()(validInput<WebsiteScreenshotInput>(t, schemas.input, { url: pages.url(`/redirect?to=${encodeURIComponent(to)}`) }), ctx),
+      'target_not_allowed',
+    );
     t.is(err.extras.reason, reason, to);
     t.regex(err.message, /^Redirect refused/);
   }
@@ -215,9 +256,17 @@ test('JavaScript dialogs do not stop the page; a page leaving for a local file s
 });
 
 test('an address that answers with a download, or cannot be reached, is 502', async (t) => {
-  const download = await rejectsWith(t, tool()(validInput<WebsiteScreenshotInput>(t, schemas.input, { url: pages.url('/browser/download') }), ctx), 'upstream_error');
+  const download = await rejectsWith(
+    t,
+    tool()(validInput<WebsiteScreenshotInput>(t, schemas.input, { url: pages.url('/browser/download') }), ctx),
+    'upstream_error',
+  );
   t.is(download.extras.reason, 'not_a_page');
-  const closed = await rejectsWith(t, tool()(validInput<WebsiteScreenshotInput>(t, schemas.input, { url: `http://127.0.0.2:${await closedPort()}/` }), ctx), 'upstream_error');
+  const closed = await rejectsWith(
+    t,
+    tool()(validInput<WebsiteScreenshotInput>(t, schemas.input, { url: `http://127.0.0.2:${await closedPort()}/` }), ctx),
+    'upstream_error',
+  );
   t.is(closed.extras.reason, 'connection_refused');
 });
 
@@ -257,8 +306,30 @@ test.serial('a page that never answers ends at the deadline, and its page is clo
 
 test('schemas: defaults, bounds of width, height, quality and scale, http(s) only', (t) => {
   const input = validInput<WebsiteScreenshotInput>(t, schemas.input, { url: 'https://example.com/' });
-  t.deepEqual(input, { url: 'https://example.com/', width: 1440, height: 900, fullPage: false, deviceScaleFactor: 1, format: 'png', quality: 85, blockAds: true, hideOverlays: false });
-  for (const bad of [{ width: 319 }, { width: 3841 }, { height: 199 }, { height: 4321 }, { quality: 39 }, { quality: 101 }, { deviceScaleFactor: 3 }, { format: 'webp' }, { url: 'ftp://x/' }, { url: 'javascript:alert(1)' }, { extra: 1 }]) {
+  t.deepEqual(input, {
+    url: 'https://example.com/',
+    width: 1440,
+    height: 900,
+    fullPage: false,
+    deviceScaleFactor: 1,
+    format: 'png',
+    quality: 85,
+    blockAds: true,
+    hideOverlays: false,
+  });
+  for (const bad of [
+    { width: 319 },
+    { width: 3841 },
+    { height: 199 },
+    { height: 4321 },
+    { quality: 39 },
+    { quality: 101 },
+    { deviceScaleFactor: 3 },
+    { format: 'webp' },
+    { url: 'ftp://x/' },
+    { url: 'javascript:alert(1)' },
+    { extra: 1 },
+  ]) {
     t.false(schemas.input({ url: 'https://example.com/', ...bad }), JSON.stringify(bad));
   }
   const { examples } = schemas.input.schema as { examples: unknown[] };
@@ -272,14 +343,27 @@ test('HTTP: 200 with every spec field, 25 credits charged, blocked requests coun
   const res = await callTool(account.apiKey, 'website-screenshot', { url: pages.url('/browser/resources') });
   t.is(res.status, 200, JSON.stringify(res.body));
   t.true(schemas.output(res.body), JSON.stringify(schemas.output.errors));
-  t.like(res.body, { mimeType: 'image/png', width: 1440, height: 900, pageTitle: 'Resources', finalUrl: pages.url('/browser/resources'), truncated: false, blockedRequestCount: 1 + PRIVATE_REFERENCES.length });
+  t.like(res.body, {
+    mimeType: 'image/png',
+    width: 1440,
+    height: 900,
+    pageTitle: 'Resources',
+    finalUrl: pages.url('/browser/resources'),
+    truncated: false,
+    blockedRequestCount: 1 + PRIVATE_REFERENCES.length,
+  });
   t.is(res.headers.get('x-credits-charged'), '25');
   t.is(await balanceOf(account), 75);
 });
 
 test('HTTP: a big full-page capture comes back whole through the claim check', async (t) => {
   const account = await newAccount(100);
-  const res = await callTool(account.apiKey, 'website-screenshot', { url: pages.url('/browser/colourful'), fullPage: true, deviceScaleFactor: 2, width: 1200 });
+  const res = await callTool(account.apiKey, 'website-screenshot', {
+    url: pages.url('/browser/colourful'),
+    fullPage: true,
+    deviceScaleFactor: 2,
+    width: 1200,
+  });
   t.is(res.status, 200, JSON.stringify(res.body));
   t.true(res.body.fileBase64.length > 128 * 1024, `${res.body.fileBase64.length} base64 characters`);
   const image = await decodeImage(res.body.fileBase64, res.body.mimeType);

@@ -143,7 +143,11 @@ test('a document over 20 MiB is 422 source_too_large naming the limit; exactly 2
 test('private targets are 422 target_not_allowed, also by redirect; unreachable and failing sources are 502', async (t) => {
   await rejectsWith(t, wordToPdf({ fileUrl: 'http://127.0.0.1:9/report.docx' }, ctx()), 'target_not_allowed');
   await rejectsWith(t, wordToPdf({ fileUrl: 'http://10.0.0.1/report.docx' }, ctx()), 'target_not_allowed');
-  const viaRedirect = await rejectsWith(t, wordToPdf({ fileUrl: files.redirect('/to-private', 'http://127.0.0.1:9/x.docx') }, ctx()), 'target_not_allowed');
+  const viaRedirect = await rejectsWith(
+    t,
+    wordToPdf({ fileUrl: files.redirect('/to-private', 'http://127.0.0.1:9/x.docx') }, ctx()),
+    'target_not_allowed',
+  );
   t.regex(viaRedirect.message, /^Redirect refused/);
   await rejectsWith(t, wordToPdf({ fileUrl: `http://127.0.0.2:${await closedPort()}/report.docx` }, ctx()), 'upstream_error');
   const missing = await rejectsWith(t, wordToPdf({ fileUrl: `${files.origin}/missing.docx` }, ctx()), 'upstream_error');
@@ -179,50 +183,63 @@ test.serial('a stuck conversion is killed at the hard timeout and its listener r
   t.is(after[0]!.starts, before[0]!.starts + 1);
   t.not(after[0]!.pid, frozen);
   const next = await Promise.all(['Next one', 'And another'].map((text, i) => convertServed(`/next-${i}.rtf`, makeRtf([text]))));
-  t.deepEqual(next.map((n) => n.read.pages), [['Next one'], ['And another']]);
+  t.deepEqual(
+    next.map((n) => n.read.pages),
+    [['Next one'], ['And another']],
+  );
 });
 
-test.serial('a listener that fails a valid document for its own state is replaced, and the same call converts on a fresh one', async (t) => {
-  // A converter of its own, with one listener and a time limit no conversion here comes near.
-  const one = createOfficeConverter({ listeners: 1, conversionTimeoutMs: 60_000 });
-  const convertOn = createWordToPdf({ download, office: one });
-  t.teardown(() => one.close());
-  await one.whenReady();
-  const [listener] = one.status();
-  const pgid = listener!.pid!;
-  const officePid = Number(
-    execFileSync('ps', ['-o', 'pid=,comm=', '-g', String(pgid)], { encoding: 'utf8' })
-      .split('\n')
-      .find((line) => line.includes('soffice.bin'))!
-      .trim()
-      .split(/\s+/)[0],
-  );
-  // The listener is frozen, handed the document, and its office process ended before it wakes:
-  // it then fails the conversion (a load error, as a broken listener answers valid documents).
-  process.kill(-pgid, 'SIGSTOP');
-  const converting = convertOn({ fileUrl: files.put('/fresh.rtf', makeRtf(['Fresh listener'])) }, ctx());
-  while (one.status()[0]!.state !== 'busy') await new Promise((resolve) => setTimeout(resolve, 20));
-  process.kill(officePid, 'SIGKILL');
-  process.kill(-pgid, 'SIGCONT');
-  const output = await converting;
-  t.deepEqual((await readPdf(Buffer.from(output.fileBase64, 'base64'))).pages, ['Fresh listener']);
-  t.like(one.status()[0], { starts: listener!.starts + 1, state: 'idle' });
-  t.not(one.status()[0]!.pid, pgid);
-  // A document no listener can open is refused by the fresh one, which then stays.
-  const before = one.status()[0]!;
-  const err = await rejectsWith(t, convertOn({ fileUrl: files.put('/still-broken.docx', brokenDocx()) }, ctx()), 'unsupported_source');
-  t.regex(err.message, /could not open it/);
-  await one.whenReady();
-  t.is(one.status()[0]!.starts, before.starts + 1, 'one replacement: the first listener, not the fresh one that refused it');
-});
+test.serial(
+  'a listener that fails a valid document for its own state is replaced, and the same call converts on a fresh one',
+  async (t) => {
+    // A converter of its own, with one listener and a time limit no conversion here comes near.
+    const one = createOfficeConverter({ listeners: 1, conversionTimeoutMs: 60_000 });
+    const convertOn = createWordToPdf({ download, office: one });
+    t.teardown(() => one.close());
+    await one.whenReady();
+    const [listener] = one.status();
+    const pgid = listener!.pid!;
+    const officePid = Number(
+      execFileSync('ps', ['-o', 'pid=,comm=', '-g', String(pgid)], { encoding: 'utf8' })
+        .split('\n')
+        .find((line) => line.includes('soffice.bin'))!
+        .trim()
+        .split(/\s+/)[0],
+    );
+    // The listener is frozen, handed the document, and its office process ended before it wakes:
+    // it then fails the conversion (a load error, as a broken listener answers valid documents).
+    process.kill(-pgid, 'SIGSTOP');
+    const converting = convertOn({ fileUrl: files.put('/fresh.rtf', makeRtf(['Fresh listener'])) }, ctx());
+    while (one.status()[0]!.state !== 'busy') await new Promise((resolve) => setTimeout(resolve, 20));
+    process.kill(officePid, 'SIGKILL');
+    process.kill(-pgid, 'SIGCONT');
+    const output = await converting;
+    t.deepEqual((await readPdf(Buffer.from(output.fileBase64, 'base64'))).pages, ['Fresh listener']);
+    t.like(one.status()[0], { starts: listener!.starts + 1, state: 'idle' });
+    t.not(one.status()[0]!.pid, pgid);
+    // A document no listener can open is refused by the fresh one, which then stays.
+    const before = one.status()[0]!;
+    const err = await rejectsWith(t, convertOn({ fileUrl: files.put('/still-broken.docx', brokenDocx()) }, ctx()), 'unsupported_source');
+    t.regex(err.message, /could not open it/);
+    await one.whenReady();
+    t.is(one.status()[0]!.starts, before.starts + 1, 'one replacement: the first listener, not the fresh one that refused it');
+  },
+);
 
 test.serial('two conversions run at once on the two listeners', async (t) => {
   await office.whenReady();
   const before = office.status().map((s) => s.conversions);
   const results = await Promise.all([1, 2].map((n) => convertServed(`/pair-${n}.docx`, makeRtf([`Pair ${n}`]))));
-  t.deepEqual(results.map((r) => r.read.pages), [['Pair 1'], ['Pair 2']]);
+  t.deepEqual(
+    results.map((r) => r.read.pages),
+    [['Pair 1'], ['Pair 2']],
+  );
   const after = office.status().map((s) => s.conversions);
-  t.deepEqual(after.map((n, i) => n - before[i]!), [1, 1], 'each listener took one');
+  t.deepEqual(
+    after.map((n, i) => n - before[i]!),
+    [1, 1],
+    'each listener took one',
+  );
 });
 
 test('LibreOffice fetches nothing: a linked image is not requested in the network namespace, and is without it', async (t) => {
@@ -243,7 +260,11 @@ test('LibreOffice fetches nothing: a linked image is not requested in the networ
 });
 
 test('when LibreOffice cannot start, conversions fail at once with the reason instead of waiting for the deadline', async (t) => {
-  const broken = createOfficeConverter({ listeners: 1, conversionTimeoutMs: HARD_TIMEOUT_MS, listener: { soffice: '/nonexistent/soffice' } });
+  const broken = createOfficeConverter({
+    listeners: 1,
+    conversionTimeoutMs: HARD_TIMEOUT_MS,
+    listener: { soffice: '/nonexistent/soffice' },
+  });
   try {
     // Without a deadline of its own, a conversion that waited for a listener would never end.
     const err = await t.throwsAsync(broken.convert(makeRtf(['x']), 'rtf'));
@@ -279,7 +300,9 @@ test('HTTP: a .docx answers 200 with its PDF and is charged 15 credits', async (
 
 test('HTTP: a mistyped source is 422 unsupported_source and a private one 422 target_not_allowed, neither charged', async (t) => {
   const account = await newAccount(100);
-  const mistyped = await callTool(account.apiKey, 'word-to-pdf', { fileUrl: files.put('/http/photo.docx', await makeImage('jpeg', 8, 8, 0xffffffff)) });
+  const mistyped = await callTool(account.apiKey, 'word-to-pdf', {
+    fileUrl: files.put('/http/photo.docx', await makeImage('jpeg', 8, 8, 0xffffffff)),
+  });
   t.true(isProblem(mistyped, 422, 'unsupported_source'), JSON.stringify(mistyped.body));
   const privateSource = await callTool(account.apiKey, 'word-to-pdf', { fileUrl: 'http://127.0.0.1:9/report.docx' });
   t.true(isProblem(privateSource, 422, 'target_not_allowed'), JSON.stringify(privateSource.body));

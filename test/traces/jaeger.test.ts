@@ -66,7 +66,10 @@ async function traceOf(traceId: string, complete: (t: JaegerTrace) => boolean): 
       last = ((await res.json()) as { data: JaegerTrace[] }).data[0];
       if (last && complete(last)) return last;
     } else await res.arrayBuffer();
-    if (Date.now() > deadline) throw new Error(`trace ${traceId} incomplete after ${TRACE_WAIT_MS / 1000} s: ${last ? last.spans.map((s) => s.operationName).join(', ') : 'not found'}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `trace ${traceId} incomplete after ${TRACE_WAIT_MS / 1000} s: ${last ? last.spans.map((s) => s.operationName).join(', ') : 'not found'}`,
+      );
     await sleep(500);
   }
 }
@@ -88,16 +91,29 @@ const names = (t: JaegerTrace) => t.spans.map((s) => s.operationName);
 const tag = (span: JaegerSpan, key: string) => span.tags.find((x) => x.key === key)?.value;
 const byName = (t: JaegerTrace, name: string) => t.spans.find((s) => s.operationName === name);
 /** What a call's trace has, in this order down the tree: request, start, workflow, step, its parts. */
-const callSpans = (tool: string) => ['POST /api/v1/tools/:tool', 'StartWorkflow:toolCall', 'RunWorkflow:toolCall', 'StartActivity:callStep', 'RunActivity:callStep', 'ledger reserve', `tool ${tool}`];
+const callSpans = (tool: string) => [
+  'POST /api/v1/tools/:tool',
+  'StartWorkflow:toolCall',
+  'RunWorkflow:toolCall',
+  'StartActivity:callStep',
+  'RunActivity:callStep',
+  'ledger reserve',
+  `tool ${tool}`,
+];
 const hasAll = (wanted: string[]) => (t: JaegerTrace) => wanted.every((name) => names(t).includes(name));
 
 /** Each span's parent is in the trace, and exactly one span (the HTTP request's) has none. */
 function assertOneTree(t: import('ava').ExecutionContext, trace: JaegerTrace) {
   const ids = new Set(trace.spans.map((s) => s.spanID));
   const roots = trace.spans.filter((s) => !s.references.some((r) => r.refType === 'CHILD_OF'));
-  t.deepEqual(roots.map((s) => s.operationName), ['POST /api/v1/tools/:tool'], 'one root: the HTTP request');
+  t.deepEqual(
+    roots.map((s) => s.operationName),
+    ['POST /api/v1/tools/:tool'],
+    'one root: the HTTP request',
+  );
   for (const span of trace.spans) {
-    for (const ref of span.references.filter((r) => r.refType === 'CHILD_OF')) t.true(ids.has(ref.spanID), `${span.operationName}'s parent is in the trace`);
+    for (const ref of span.references.filter((r) => r.refType === 'CHILD_OF'))
+      t.true(ids.has(ref.spanID), `${span.operationName}'s parent is in the trace`);
   }
 }
 
@@ -105,7 +121,8 @@ function assertOneTree(t: import('ava').ExecutionContext, trace: JaegerTrace) {
 function ancestry(trace: JaegerTrace, name: string): string[] {
   const byId = new Map(trace.spans.map((s) => [s.spanID, s]));
   const chain: string[] = [];
-  for (let span = byName(trace, name); span; span = byId.get(span.references.find((r) => r.refType === 'CHILD_OF')?.spanID ?? '')) chain.push(span.operationName);
+  for (let span = byName(trace, name); span; span = byId.get(span.references.find((r) => r.refType === 'CHILD_OF')?.spanID ?? ''))
+    chain.push(span.operationName);
   return chain;
 }
 
@@ -129,12 +146,19 @@ test.serial('a screenshot call and a bcrypt-hash call are one tree each, request
   const hash = await callTool(account.apiKey, 'bcrypt-hash', { password, workFactor: 4 });
   t.is(hash.status, 200);
 
-  for (const [res, tool] of [[shot, 'website-screenshot'], [hash, 'bcrypt-hash']] as const) {
+  for (const [res, tool] of [
+    [shot, 'website-screenshot'],
+    [hash, 'bcrypt-hash'],
+  ] as const) {
     const inTool = tool === 'website-screenshot' ? ['chromium navigate', 'chromium capture'] : [];
     const trace = await traceOf(traceIdOf(res), hasAll([...callSpans(tool), 'ledger commit', ...inTool]));
     assertOneTree(t, trace);
     for (const name of inTool) t.is(ancestry(trace, name)[1], `tool ${tool}`, `${name} is the tool's`);
-    t.deepEqual(ancestry(trace, `tool ${tool}`), [`tool ${tool}`, ...callSpans(tool).slice(0, 5).reverse()], `${tool}: tool < step < workflow < start < request`);
+    t.deepEqual(
+      ancestry(trace, `tool ${tool}`),
+      [`tool ${tool}`, ...callSpans(tool).slice(0, 5).reverse()],
+      `${tool}: tool < step < workflow < start < request`,
+    );
     t.deepEqual(ancestry(trace, 'ledger commit').slice(1), callSpans(tool).slice(0, 5).reverse(), `${tool}: the commit is the step's`);
     const request = byName(trace, 'POST /api/v1/tools/:tool')!;
     t.like(Object.fromEntries(request.tags.map((x) => [x.key, x.value])), {
@@ -146,11 +170,16 @@ test.serial('a screenshot call and a bcrypt-hash call are one tree each, request
     });
     const services = new Set(trace.spans.map((s) => trace.processes[s.processID]!.serviceName));
     t.deepEqual([...services].sort(), ['utility-tools-api', 'utility-tools-worker'], `${tool}: the API's and the workers' spans`);
-    const memo = await withTemporalClient(async (client) => (await client.workflow.getHandle(res.headers.get('x-request-id')!).describe()).memo);
+    const memo = await withTemporalClient(
+      async (client) => (await client.workflow.getHandle(res.headers.get('x-request-id')!).describe()).memo,
+    );
     t.is(memo?.traceId, traceIdOf(res), `${tool}: the workflow's memo names its trace`);
     const reserveDb = childrenOf(trace, 'ledger reserve').filter((s) => tag(s, 'db.system') === 'mongodb');
     t.true(reserveDb.length > 0, `${tool}: the reserve's database operations`);
-    t.true(childrenOf(trace, 'ledger commit').some((s) => tag(s, 'db.system') === 'mongodb'), `${tool}: the commit's database operations`);
+    t.true(
+      childrenOf(trace, 'ledger commit').some((s) => tag(s, 'db.system') === 'mongodb'),
+      `${tool}: the commit's database operations`,
+    );
     for (const op of reserveDb) t.truthy(tag(op, 'db.collection.name'), `${op.operationName} names its collection`);
     const text = everything(trace);
     t.false(text.includes(account.apiKey), `${tool}: no API key`);
@@ -177,7 +206,8 @@ test.serial("an SMTP check's trace has its upstream connection (host, checked ad
   t.is(tag(connection, 'network.peer.address'), '127.0.0.2', 'the address the guard checked');
   t.is(tag(connection, 'utility_tools.problem.code'), 'upstream_error');
   const text = everything(trace);
-  for (const secret of [password, username, account.apiKey]) t.false(text.includes(secret), `no ${secret === account.apiKey ? 'API key' : 'SMTP credential'}`);
+  for (const secret of [password, username, account.apiKey])
+    t.false(text.includes(secret), `no ${secret === account.apiKey ? 'API key' : 'SMTP credential'}`);
 });
 
 test.serial("a failed call's trace marks the failing navigation and the tool's span with the problem's code", async (t) => {
@@ -203,60 +233,96 @@ test.serial("a failed call's trace marks the failing navigation and the tool's s
 test.serial("a conversion's trace has LibreOffice's conversion inside its tool", async (t) => {
   jaeger = jaegerUp();
   const account = await newAccount(100);
-  const res = await callTool(account.apiKey, 'word-to-pdf', { fileUrl: files.put('/traced/letter.docx', await makeDocx(['A traced letter'])) });
+  const res = await callTool(account.apiKey, 'word-to-pdf', {
+    fileUrl: files.put('/traced/letter.docx', await makeDocx(['A traced letter'])),
+  });
   t.is(res.status, 200);
   const trace = await traceOf(traceIdOf(res), hasAll([...callSpans('word-to-pdf'), 'ledger commit', 'libreoffice convert']));
   assertOneTree(t, trace);
   t.is(ancestry(trace, 'libreoffice convert')[1], 'tool word-to-pdf');
   t.is(tag(byName(trace, 'libreoffice convert')!, 'utility_tools.document_type'), 'docx');
   const download = childrenOf(trace, 'tool word-to-pdf').find((s) => s.operationName === 'upstream http');
-  t.like(Object.fromEntries((download?.tags ?? []).map((x) => [x.key, x.value])), { 'http.response.status_code': 200, 'network.peer.address': '127.0.0.2' }, "the source's download: its status and the checked address");
+  t.like(
+    Object.fromEntries((download?.tags ?? []).map((x) => [x.key, x.value])),
+    { 'http.response.status_code': 200, 'network.peer.address': '127.0.0.2' },
+    "the source's download: its status and the checked address",
+  );
   t.true(Number(tag(download!, 'http.response.body.size')) > 0, 'and the bytes it read');
 });
 
-test.serial('an asynchronous call continues the trace of its 202; its call.completed delivery is a trace of its own, linked to it, with no signing secret', async (t) => {
-  jaeger = jaegerUp();
-  const account = await newAccount(100);
-  const endpoint = await registerEndpoint(account, receiver.url('/traced'), ['call.completed']);
-  const started = await callTool(account.apiKey, 'hash-text', { text: 'traced later', algorithm: 'sha256' }, { prefer: 'respond-async' });
-  t.is(started.status, 202);
-  const traceId = traceIdOf(started);
-  const call = await traceOf(traceId, hasAll([...callSpans('hash-text'), 'ledger commit']));
-  assertOneTree(t, call);
-  t.is(tag(byName(call, 'POST /api/v1/tools/:tool')!, 'http.response.status_code'), 202);
-  t.deepEqual(ancestry(call, 'tool hash-text').slice(1), callSpans('hash-text').slice(0, 5).reverse(), 'the tool ran in the 202\'s trace');
+test.serial(
+  'an asynchronous call continues the trace of its 202; its call.completed delivery is a trace of its own, linked to it, with no signing secret',
+  async (t) => {
+    jaeger = jaegerUp();
+    const account = await newAccount(100);
+    const endpoint = await registerEndpoint(account, receiver.url('/traced'), ['call.completed']);
+    const started = await callTool(account.apiKey, 'hash-text', { text: 'traced later', algorithm: 'sha256' }, { prefer: 'respond-async' });
+    t.is(started.status, 202);
+    const traceId = traceIdOf(started);
+    const call = await traceOf(traceId, hasAll([...callSpans('hash-text'), 'ledger commit']));
+    assertOneTree(t, call);
+    t.is(tag(byName(call, 'POST /api/v1/tools/:tool')!, 'http.response.status_code'), 202);
+    t.deepEqual(ancestry(call, 'tool hash-text').slice(1), callSpans('hash-text').slice(0, 5).reverse(), "the tool ran in the 202's trace");
 
-  await receiver.waitFor((all) => all.some((d) => d.path === '/traced'), TRACE_WAIT_MS, 'the call.completed delivery');
-  const [delivery] = await search(
-    { service: 'utility-tools-worker', operation: 'webhook delivery', tags: JSON.stringify({ 'utility_tools.webhook_endpoint_id': endpoint.id }) },
-    (ts) => ts.some((x) => byName(x, 'upstream http')),
-  );
-  const root = byName(delivery!, 'webhook delivery')!;
-  t.false(root.references.some((r) => r.refType === 'CHILD_OF'), 'a trace of its own');
-  t.like(Object.fromEntries(root.tags.map((x) => [x.key, x.value])), { 'utility_tools.event': 'call.completed', 'utility_tools.delivery.outcome': 'delivered', 'http.response.status_code': 200 });
-  const link = root.references.find((r) => r.refType === 'FOLLOWS_FROM');
-  t.is(link?.traceID, traceId, "linked to the call's trace");
-  await traceOf(traceId, (x) => x.spans.some((s) => s.spanID === link?.spanID)); // the linked span is the call's
-  t.is(ancestry(delivery!, 'upstream http')[1], 'webhook delivery');
-  t.false(everything(delivery!).includes(endpoint.secret.slice(6)), 'no signing secret');
-});
+    await receiver.waitFor((all) => all.some((d) => d.path === '/traced'), TRACE_WAIT_MS, 'the call.completed delivery');
+    const [delivery] = await search(
+      {
+        service: 'utility-tools-worker',
+        operation: 'webhook delivery',
+        tags: JSON.stringify({ 'utility_tools.webhook_endpoint_id': endpoint.id }),
+      },
+      (ts) => ts.some((x) => byName(x, 'upstream http')),
+    );
+    const root = byName(delivery!, 'webhook delivery')!;
+    t.false(
+      root.references.some((r) => r.refType === 'CHILD_OF'),
+      'a trace of its own',
+    );
+    t.like(Object.fromEntries(root.tags.map((x) => [x.key, x.value])), {
+      'utility_tools.event': 'call.completed',
+      'utility_tools.delivery.outcome': 'delivered',
+      'http.response.status_code': 200,
+    });
+    const link = root.references.find((r) => r.refType === 'FOLLOWS_FROM');
+    t.is(link?.traceID, traceId, "linked to the call's trace");
+    await traceOf(traceId, (x) => x.spans.some((s) => s.spanID === link?.spanID)); // the linked span is the call's
+    t.is(ancestry(delivery!, 'upstream http')[1], 'webhook delivery');
+    t.false(everything(delivery!).includes(endpoint.secret.slice(6)), 'no signing secret');
+  },
+);
 
 test.serial("a batch's items are children of the request that made it", async (t) => {
   jaeger = jaegerUp();
   const account = await newAccount(100);
-  const res = await request('POST', '/api/v1/batches', { token: account.apiKey, body: { tool: 'hash-text', items: [{ text: 'one' }, { text: 'two' }], defaults: { algorithm: 'sha256' } } });
+  const res = await request('POST', '/api/v1/batches', {
+    token: account.apiKey,
+    body: { tool: 'hash-text', items: [{ text: 'one' }, { text: 'two' }], defaults: { algorithm: 'sha256' } },
+  });
   t.is(res.status, 202, JSON.stringify(res.body));
   const itemsDone = (x: JaegerTrace) => names(x).filter((n) => n === 'ledger commit').length === 2;
   const trace = await traceOf(traceIdOf(res), itemsDone);
   const ids = new Set(trace.spans.map((s) => s.spanID));
   const roots = trace.spans.filter((s) => !s.references.some((r) => r.refType === 'CHILD_OF' && ids.has(r.spanID)));
-  t.deepEqual(roots.map((s) => s.operationName), ['POST /api/v1/batches'], 'one tree, rooted at the batch\'s request (the runner, which outlives it, is not in it)');
+  t.deepEqual(
+    roots.map((s) => s.operationName),
+    ['POST /api/v1/batches'],
+    "one tree, rooted at the batch's request (the runner, which outlives it, is not in it)",
+  );
   const tools = trace.spans.filter((s) => s.operationName === 'tool hash-text');
-  t.is(tools.length, 2, 'each item\'s tool');
+  t.is(tools.length, 2, "each item's tool");
   const byId = new Map(trace.spans.map((s) => [s.spanID, s]));
   for (const tool of tools) {
     const chain: string[] = [];
-    for (let span: JaegerSpan | undefined = tool; span; span = byId.get(span.references.find((r) => r.refType === 'CHILD_OF')?.spanID ?? '')) chain.push(span.operationName);
-    t.deepEqual(chain.slice(-3), ['RunWorkflow:toolCall', 'StartWorkflow:toolCall', 'POST /api/v1/batches'], `an item: ${chain.join(' < ')}`);
+    for (
+      let span: JaegerSpan | undefined = tool;
+      span;
+      span = byId.get(span.references.find((r) => r.refType === 'CHILD_OF')?.spanID ?? '')
+    )
+      chain.push(span.operationName);
+    t.deepEqual(
+      chain.slice(-3),
+      ['RunWorkflow:toolCall', 'StartWorkflow:toolCall', 'POST /api/v1/batches'],
+      `an item: ${chain.join(' < ')}`,
+    );
   }
 });

@@ -53,7 +53,14 @@ function output(proc: ManagedProcess) {
 /** The environment of a spawned process: the stack's, its traces sent to a port nothing listens on. */
 async function downCollectorEnv(extra: NodeJS.ProcessEnv): Promise<{ env: NodeJS.ProcessEnv; tracesUrl: string }> {
   const endpoint = `http://127.0.0.1:${await closedPort('127.0.0.1')}`;
-  const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '', OTEL_TRACES_SAMPLER: 'parentbased_always_on', METRICS_PORT: '', ...extra };
+  const env = {
+    ...process.env,
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+    OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+    METRICS_PORT: '',
+    ...extra,
+  };
   return { env, tracesUrl: `${endpoint}/v1/traces` };
 }
 
@@ -61,7 +68,13 @@ async function downCollectorEnv(extra: NodeJS.ProcessEnv): Promise<{ env: NodeJS
 const CRASH = /triggerUncaughtException|UnhandledPromiseRejection|^\s+at\s/m;
 
 /** After a stop: exit 0 by itself, no crash report from the supervisor, no stack trace, the one warning naming the endpoint. */
-function stoppedCleanly(t: ExecutionContext, proc: ManagedProcess, out: ReturnType<typeof output>, unexpected: string[], tracesUrl: string) {
+function stoppedCleanly(
+  t: ExecutionContext,
+  proc: ManagedProcess,
+  out: ReturnType<typeof output>,
+  unexpected: string[],
+  tracesUrl: string,
+) {
   t.deepEqual(proc.exitInfo, { code: 0, signal: null }, proc.tail());
   t.deepEqual(unexpected, [], 'the supervisor reports no crash');
   const crash = out.lines.find((line) => CRASH.test(line));
@@ -84,10 +97,18 @@ test('the API: calls answer, a SIGTERM flushes their spans to the collector that
     const baseUrl = `http://127.0.0.1:${apiPort}`;
     await waitForHttp(`${baseUrl}/readyz`, { what: 'API', timeoutMs: READY_MS, processes: [api] });
     // Calls through it: the stack's workers run them (same Temporal, same database).
-    const opened = await request('POST', '/api/v1/admin/accounts', { baseUrl, token: adminToken(), body: { name: 'collector down', credits: 10 } });
+    const opened = await request('POST', '/api/v1/admin/accounts', {
+      baseUrl,
+      token: adminToken(),
+      body: { name: 'collector down', credits: 10 },
+    });
     t.is(opened.status, 201);
     for (const text of ['one', 'two']) {
-      const res = await request('POST', '/api/v1/tools/hash-text', { baseUrl, token: opened.body.apiKey.key, body: { text, algorithm: 'sha256' } });
+      const res = await request('POST', '/api/v1/tools/hash-text', {
+        baseUrl,
+        token: opened.body.apiKey.key,
+        body: { text, algorithm: 'sha256' },
+      });
       t.is(res.status, 200, JSON.stringify(res.body));
       t.regex(res.headers.get('traceparent') ?? '', /-01$/, 'sampled: its spans are buffered');
     }
@@ -101,7 +122,9 @@ test('the API: calls answer, a SIGTERM flushes their spans to the collector that
 
 test('a worker: one warning while its workflows run, not one per export; a SIGTERM ends it with 0', async (t) => {
   const { supervisor, unexpected } = supervise('worker');
-  const temporal = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testEnv.temporalTestServerPath() } } });
+  const temporal = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: testEnv.temporalTestServerPath() } },
+  });
   // This process's own client traces the starts (sampled), so the worker records the runs' spans;
   // its exports are refused too, and said nowhere.
   const { env, tracesUrl } = await downCollectorEnv({
@@ -112,7 +135,11 @@ test('a worker: one warning while its workflows run, not one per export; a SIGTE
     LOG_LEVEL: 'debug',
     OTEL_BSP_SCHEDULE_DELAY: '1000',
   });
-  const tracing = (await startTracing({ tracesUrl, sampler: 'always_on', ratio: 1 }, 'test', createLogger({ name: 'test', level: 'silent' })))!;
+  const tracing = (await startTracing(
+    { tracesUrl, sampler: 'always_on', ratio: 1 },
+    'test',
+    createLogger({ name: 'test', level: 'silent' }),
+  ))!;
   const worker = startNode(supervisor, { root: ROOT, env, apiPort: await freePort() }, 'worker-core', 'workers/core.ts');
   const out = output(worker);
   const until = (what: string, check: () => boolean) => waitUntil(async () => check(), { what, timeoutMs: READY_MS, processes: [worker] });
@@ -121,14 +148,20 @@ test('a worker: one warning while its workflows run, not one per export; a SIGTE
     const client = new Client({ connection: temporal.connection, namespace: 'default', interceptors: tracing.temporal.client });
     for (let run = 1; run <= 3; run++) {
       const before = out.logged(SPANS_NOT_EXPORTED).length;
-      await client.workflow.execute(WORKFLOW_TYPES.sweeper, { taskQueue: TASK_QUEUES.core, workflowId: `collector-down-sweep-${run}-${Date.now()}` });
+      await client.workflow.execute(WORKFLOW_TYPES.sweeper, {
+        taskQueue: TASK_QUEUES.core,
+        workflowId: `collector-down-sweep-${run}-${Date.now()}`,
+      });
       await until(`the spans of sweep ${run} exported`, () => out.logged(SPANS_NOT_EXPORTED).length > before);
     }
     t.true(out.logged(SPANS_NOT_EXPORTED).length >= 3, 'three batches or more were refused');
     t.is(out.logged(COLLECTOR_DOWN).length, 1, 'and one warning said so');
     // One more run, stopped at once: its spans are (almost always) still buffered, so the last
     // flush is refused too. Exit 0 either way; this is what made a stop crash.
-    await client.workflow.execute(WORKFLOW_TYPES.sweeper, { taskQueue: TASK_QUEUES.core, workflowId: `collector-down-sweep-last-${Date.now()}` });
+    await client.workflow.execute(WORKFLOW_TYPES.sweeper, {
+      taskQueue: TASK_QUEUES.core,
+      workflowId: `collector-down-sweep-last-${Date.now()}`,
+    });
   } finally {
     await supervisor.stopAll();
     await tracing.shutdown().catch(() => {}); // this process's own exports: not what is judged

@@ -20,7 +20,8 @@ test.after.always(async () => {
 });
 
 /** Exchanges at `path` open at `at` (ms): received by then and not yet ended. */
-const openAt = (all: Delivery[], path: string, at: number) => all.filter((d) => d.path === path && d.receivedAt <= at && (d.closedAt === null || d.closedAt > at)).length;
+const openAt = (all: Delivery[], path: string, at: number) =>
+  all.filter((d) => d.path === path && d.receivedAt <= at && (d.closedAt === null || d.closedAt > at)).length;
 
 /** The most exchanges at `path` that were ever open at once. */
 function mostOpen(all: Delivery[], path: string): number {
@@ -28,7 +29,7 @@ function mostOpen(all: Delivery[], path: string): number {
   return Math.max(0, ...mine.map((d) => openAt(mine, path, d.receivedAt)));
 }
 
-test('an endpoint that never answers holds only its own attempts, at most its concurrency: its account\'s other endpoint and another account\'s are delivered meanwhile', async (t) => {
+test("an endpoint that never answers holds only its own attempts, at most its concurrency: its account's other endpoint and another account's are delivered meanwhile", async (t) => {
   const account = await newAccount(10);
   const slow = await registerEndpoint(account, receiver.url('/never'));
   const sibling = await registerEndpoint(account, receiver.url('/sibling'));
@@ -44,7 +45,7 @@ test('an endpoint that never answers holds only its own attempts, at most its co
   const all = await receiver.waitFor(
     (got) => [siblingEvent, elsewhereEvent].every((id) => got.some((d) => d.body?.id === id && d.answered === 200)),
     60_000,
-    'the other endpoints\' deliveries',
+    "the other endpoints' deliveries",
   );
   for (const id of [siblingEvent, elsewhereEvent]) {
     const d = all.find((x) => x.body?.id === id)!;

@@ -9,7 +9,16 @@ import { withServiceDb } from '../helpers/db.js';
 import { withTemporalClient } from '../helpers/temporal.js';
 import { WEBHOOK_REFAN_SCHEDULE_ID } from '../../lib/schedules.js';
 import { ScheduleOverlapPolicy } from '@temporalio/client';
-import { attemptsOf, eventually, registerEndpoint, sendTest, sleep, startReceiver, type Delivery, type Receiver } from '../helpers/webhook-receiver.js';
+import {
+  attemptsOf,
+  eventually,
+  registerEndpoint,
+  sendTest,
+  sleep,
+  startReceiver,
+  type Delivery,
+  type Receiver,
+} from '../helpers/webhook-receiver.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
 
 let receiver: Receiver;
@@ -39,7 +48,10 @@ test('credits.low is delivered exactly once, signed so that verifyWebhook and a 
   // 30 -> 20 one credit at a time: the 6th call takes the balance from 25 to 24 and crosses.
   const remaining = await spend(account.apiKey, 10);
   t.deepEqual(remaining, [29, 28, 27, 26, 25, 24, 23, 22, 21, 20]);
-  const [low] = ofEvent('/low', 'credits.low')(await receiver.waitFor((all) => ofEvent('/low', 'credits.low')(all).length > 0, 20_000, 'credits.low'));
+  const [low] = ofEvent(
+    '/low',
+    'credits.low',
+  )(await receiver.waitFor((all) => ofEvent('/low', 'credits.low')(all).length > 0, 20_000, 'credits.low'));
   const d = low!;
 
   // Method, headers.
@@ -58,8 +70,19 @@ test('credits.low is delivered exactly once, signed so that verifyWebhook and a 
   t.true(verifyWebhook(endpoint.secret, d.headers, d.rawBody, d.receivedAt));
   const expected = 'sha256=' + createHmac('sha256', endpoint.secret).update(`${timestamp}.${d.rawBody}`).digest('hex');
   t.is(signature, expected);
-  t.false(verifyWebhook(endpoint.secret, d.headers, d.rawBody.replace('"balance":24', '"balance":25'), d.receivedAt), 'a changed body fails');
-  t.false(verifyWebhook(endpoint.secret.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), d.headers, d.rawBody, d.receivedAt), 'another secret fails');
+  t.false(
+    verifyWebhook(endpoint.secret, d.headers, d.rawBody.replace('"balance":24', '"balance":25'), d.receivedAt),
+    'a changed body fails',
+  );
+  t.false(
+    verifyWebhook(
+      endpoint.secret.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')),
+      d.headers,
+      d.rawBody,
+      d.receivedAt,
+    ),
+    'another secret fails',
+  );
   t.false(verifyWebhook(endpoint.secret, d.headers, d.rawBody, d.receivedAt + 300_000), 'stale after 300 s');
 
   // The envelope.
@@ -78,7 +101,14 @@ test('credits.low is delivered exactly once, signed so that verifyWebhook and a 
   t.is(ofEvent('/low', 'credits.low')(receiver.deliveries()).length, 1);
   // The receiver has the delivery before its attempt is written: wait for the record, then count.
   const lowAttempts = (rows: UncheckedJson[]) => rows.filter((a) => a.event === 'credits.low');
-  const attempts = lowAttempts(await eventually(() => attemptsOf(account, endpoint.id), (rows) => lowAttempts(rows).length >= 1, 60_000, 'the attempt recorded'));
+  const attempts = lowAttempts(
+    await eventually(
+      () => attemptsOf(account, endpoint.id),
+      (rows) => lowAttempts(rows).length >= 1,
+      60_000,
+      'the attempt recorded',
+    ),
+  );
   t.is(attempts.length, 1);
   t.like(attempts[0], { eventId: d.body.id, success: true, statusCode: 200 });
 });
@@ -103,7 +133,9 @@ test('an event recorded but never handed to delivery (a crash in between) is re-
   // old enough for the sweep (30 s); the endpoint existed before it.
   const eventId = `evt_swept${Date.now()}`;
   await withServiceDb(async (db) => {
-    await db.collection('webhook_endpoints').updateOne({ _id: endpoint.id as never }, { $set: { createdAt: new Date(Date.now() - 120_000) } });
+    await db
+      .collection('webhook_endpoints')
+      .updateOne({ _id: endpoint.id as never }, { $set: { createdAt: new Date(Date.now() - 120_000) } });
     await db.collection('events').insertOne({
       _id: eventId as never,
       accountId: account.id,
@@ -114,11 +146,18 @@ test('an event recorded but never handed to delivery (a crash in between) is re-
   });
   // The sweep runs every minute; run it now, so where that minute stands decides nothing.
   await withTemporalClient((client) => client.schedule.getHandle(WEBHOOK_REFAN_SCHEDULE_ID).trigger(ScheduleOverlapPolicy.ALLOW_ALL));
-  const [d] = (await receiver.waitFor((all) => all.some((x) => x.body?.id === eventId), 100_000, 'the swept event')).filter((x) => x.body?.id === eventId);
+  const [d] = (await receiver.waitFor((all) => all.some((x) => x.body?.id === eventId), 100_000, 'the swept event')).filter(
+    (x) => x.body?.id === eventId,
+  );
   t.like(d!.body, { id: eventId, event: 'api_key.created', data: { keyId: 'key_swept' } });
   t.true(verifyWebhook(endpoint.secret, d!.headers, d!.rawBody, d!.receivedAt));
   // Marked once every signal went through, which the delivery can overtake.
-  const marked = await eventually(() => withServiceDb((db) => db.collection('events').findOne({ _id: eventId as never })), (e) => Boolean(e?.fannedOutAt), 60_000, 'the event marked');
+  const marked = await eventually(
+    () => withServiceDb((db) => db.collection('events').findOne({ _id: eventId as never })),
+    (e) => Boolean(e?.fannedOutAt),
+    60_000,
+    'the event marked',
+  );
   t.truthy(marked?.fannedOutAt, 'marked as fanned out, so the next sweep leaves it');
   t.is(receiver.deliveries('/swept').filter((x) => x.body?.id === eventId).length, 1);
 });
@@ -128,7 +167,10 @@ test('credits.exhausted, credits.granted, api_key.created and api_key.revoked re
   const endpoint = await registerEndpoint(account, receiver.url('/account-events'));
   await spend(account.apiKey, 3);
   t.is((await callTool(account.apiKey, 'hash-text', { text: 'refused' })).status, 402);
-  const granted = await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, { token: adminToken(), body: { amount: 10, reason: 'purchase' } });
+  const granted = await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, {
+    token: adminToken(),
+    body: { amount: 10, reason: 'purchase' },
+  });
   t.is(granted.status, 200);
   const key = await request('POST', '/api/v1/account/keys', { token: account.ownerToken, body: { name: 'ci' } });
   t.is(key.status, 201);
@@ -158,7 +200,11 @@ test('an account event goes to every active endpoint of the account, each signed
   const key = await request('POST', '/api/v1/account/keys', { token: account.ownerToken, body: { name: 'fan-out' } });
   t.is(key.status, 201);
   const created = (path: string) => (all: Delivery[]) => all.filter((d) => d.path === path && d.body?.data?.keyId === key.body.id);
-  await receiver.waitFor((all) => created('/every-a')(all).length > 0 && created('/every-b')(all).length > 0, 20_000, 'api_key.created at both');
+  await receiver.waitFor(
+    (all) => created('/every-a')(all).length > 0 && created('/every-b')(all).length > 0,
+    20_000,
+    'api_key.created at both',
+  );
   const [atA] = created('/every-a')(receiver.deliveries());
   const [atB] = created('/every-b')(receiver.deliveries());
   t.is(atA!.body.id, atB!.body.id, 'the same event');
@@ -167,14 +213,17 @@ test('an account event goes to every active endpoint of the account, each signed
   t.false(verifyWebhook(b.secret, atA!.headers, atA!.rawBody, atA!.receivedAt), "a's delivery does not verify with b's secret");
 });
 
-test('events of one account never reach another account\'s endpoint', async (t) => {
+test("events of one account never reach another account's endpoint", async (t) => {
   const a = await newAccount(26);
   const b = await newAccount(26);
   const endpointA = await registerEndpoint(a, receiver.url('/tenant-a'));
   const endpointB = await registerEndpoint(b, receiver.url('/tenant-b'));
   // Everything that fires an event, on account a only.
   await spend(a.apiKey, 2); // credits.low
-  await request('POST', `/api/v1/admin/accounts/${a.id}/credits`, { token: adminToken(), body: { amount: 5, reason: 'manual_adjustment' } });
+  await request('POST', `/api/v1/admin/accounts/${a.id}/credits`, {
+    token: adminToken(),
+    body: { amount: 5, reason: 'manual_adjustment' },
+  });
   const key = await request('POST', '/api/v1/account/keys', { token: a.ownerToken, body: {} });
   await request('DELETE', `/api/v1/account/keys/${key.body.id}`, { token: a.ownerToken });
   await sendTest(a, endpointA.id);
@@ -183,15 +232,18 @@ test('events of one account never reach another account\'s endpoint', async (t) 
   t.is((await request('POST', `/api/v1/account/webhooks/${endpointB.id}/test`, { token: a.ownerToken })).status, 404);
 
   const kinds = ['credits.low', 'credits.granted', 'api_key.created', 'api_key.revoked', 'webhook.test'];
-  await receiver.waitFor((got) => kinds.every((k) => ofEvent('/tenant-a', k)(got).length > 0), 30_000, 'a\'s events at a');
+  await receiver.waitFor((got) => kinds.every((k) => ofEvent('/tenant-a', k)(got).length > 0), 30_000, "a's events at a");
   await sleep(2000);
-  t.deepEqual(receiver.deliveries('/tenant-b'), [], 'b got nothing of a\'s');
+  t.deepEqual(receiver.deliveries('/tenant-b'), [], "b got nothing of a's");
   t.deepEqual(await attemptsOf(b, endpointB.id), []);
 
   // b's own event reaches b's endpoint, and only that one.
   const own = await sendTest(b, endpointB.id);
-  await receiver.waitFor((got) => got.some((d) => d.path === '/tenant-b'), 20_000, 'b\'s test');
-  t.deepEqual(receiver.deliveries('/tenant-b').map((d) => d.body.id), [own]);
+  await receiver.waitFor((got) => got.some((d) => d.path === '/tenant-b'), 20_000, "b's test");
+  t.deepEqual(
+    receiver.deliveries('/tenant-b').map((d) => d.body.id),
+    [own],
+  );
   t.false(receiver.deliveries('/tenant-a').some((d) => d.body.id === own));
 });
 
@@ -217,11 +269,17 @@ test('a webhook that hangs never delays or fails the API call that caused the ev
     calls.push(ms);
     crossedAt = at;
   }
-  const [key, keyMs] = await timed(() => request('POST', '/api/v1/account/keys', { token: account.ownerToken, body: { name: 'while hanging' } }));
+  const [key, keyMs] = await timed(() =>
+    request('POST', '/api/v1/account/keys', { token: account.ownerToken, body: { name: 'while hanging' } }),
+  );
   t.is(key.status, 201);
-  const [grant, grantMs] = await timed(() => request('POST', `/api/v1/admin/accounts/${account.id}/credits`, { token: adminToken(), body: { amount: 1, reason: 'purchase' } }));
+  const [grant, grantMs] = await timed(() =>
+    request('POST', `/api/v1/admin/accounts/${account.id}/credits`, { token: adminToken(), body: { amount: 1, reason: 'purchase' } }),
+  );
   t.is(grant.status, 200);
-  t.log(`tool calls ${calls.map((ms) => ms.toFixed(0)).join(', ')} ms; key ${keyMs.toFixed(0)} ms; grant ${grantMs.toFixed(0)} ms, while the receiver hangs`);
+  t.log(
+    `tool calls ${calls.map((ms) => ms.toFixed(0)).join(', ')} ms; key ${keyMs.toFixed(0)} ms; grant ${grantMs.toFixed(0)} ms, while the receiver hangs`,
+  );
   // A call that waited for a hanging delivery would take the whole 10 s wait.
   const slowest = Math.max(...calls, keyMs, grantMs);
   t.true(slowest < 10_000, `slowest call took ${slowest.toFixed(0)} ms`);
@@ -229,9 +287,14 @@ test('a webhook that hangs never delays or fails the API call that caused the ev
 
   // The credits.low the crossing call fired was delivered all the same: its attempt hung for the
   // whole wait and ended after the call had answered.
-  const rows = await eventually(() => attemptsOf(account, endpoint.id), (r) => r.some((a) => a.event === 'credits.low'), 60_000, 'the credits.low attempt');
+  const rows = await eventually(
+    () => attemptsOf(account, endpoint.id),
+    (r) => r.some((a) => a.event === 'credits.low'),
+    60_000,
+    'the credits.low attempt',
+  );
   const low = rows.find((a) => a.event === 'credits.low')!;
   t.like(low, { success: false, statusCode: null });
   t.true(low.durationMs >= 9_500, `the attempt hung for ${low.durationMs} ms`);
-  t.true(Date.parse(low.attemptedAt) + low.durationMs > crossedAt, 'the call answered before its event\'s delivery attempt ended');
+  t.true(Date.parse(low.attemptedAt) + low.durationMs > crossedAt, "the call answered before its event's delivery attempt ended");
 });

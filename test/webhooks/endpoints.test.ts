@@ -57,12 +57,23 @@ test('registering an endpoint answers 201 with the endpoint and a whsec_ secret;
 test('an https URL with a public address is accepted; private, loopback and metadata addresses are refused with 422', async (t) => {
   const account = await newAccount(10);
   // public.test resolves (through the fixture DNS server) to a public address.
-  const ok = await request('POST', '/api/v1/account/webhooks', { token: account.ownerToken, body: { url: 'https://public.test/hooks/in' } });
+  const ok = await request('POST', '/api/v1/account/webhooks', {
+    token: account.ownerToken,
+    body: { url: 'https://public.test/hooks/in' },
+  });
   t.is(ok.status, 201);
   t.is(ok.body.url, 'https://public.test/hooks/in');
   t.is((await request('DELETE', `/api/v1/account/webhooks/${ok.body.id}`, { token: account.ownerToken })).status, 204);
 
-  for (const url of ['https://private10.test/in', 'https://10.0.0.1/in', 'https://127.0.0.1/in', 'https://loopback.test/in', 'https://169.254.169.254/latest', 'https://[::1]/in', 'https://mapped.test/in']) {
+  for (const url of [
+    'https://private10.test/in',
+    'https://10.0.0.1/in',
+    'https://127.0.0.1/in',
+    'https://loopback.test/in',
+    'https://169.254.169.254/latest',
+    'https://[::1]/in',
+    'https://mapped.test/in',
+  ]) {
     const res = await request('POST', '/api/v1/account/webhooks', { token: account.ownerToken, body: { url } });
     t.true(isProblem(res, 422, 'target_not_allowed'), `${url}: ${res.status} ${JSON.stringify(res.body)}`);
   }
@@ -89,7 +100,17 @@ test('bad URLs are refused with 400: not a URL, not https, credentials in it, a 
     t.true(isProblem(res, 400, 'validation_failed'), `${JSON.stringify(body)}: ${res.status} ${JSON.stringify(res.body)}`);
     t.true(Array.isArray(res.body.errors) && res.body.errors.length > 0, `${JSON.stringify(body)} names the bad field`);
   }
-  t.true(isProblem(await request('POST', '/api/v1/account/webhooks', { token: account.ownerToken, rawBody: '{', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json'));
+  t.true(
+    isProblem(
+      await request('POST', '/api/v1/account/webhooks', {
+        token: account.ownerToken,
+        rawBody: '{',
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+      'invalid_json',
+    ),
+  );
   t.deepEqual((await request('GET', '/api/v1/account/webhooks', { token: account.ownerToken })).body, []);
 });
 
@@ -135,7 +156,10 @@ test('the signing secret is stored sealed: not in the database, the endpoint wor
   t.false(history.includes(Buffer.from(endpoint.secret).toString('base64')), 'the workflow history holds the signing secret in base64');
 
   for (const file of (await readdir(testEnv.stackLogDir())).filter((f) => f.endsWith('.log'))) {
-    t.false((await readFile(path.join(testEnv.stackLogDir(), file), 'utf8')).includes(endpoint.secret.slice(6)), `${file} holds the signing secret`);
+    t.false(
+      (await readFile(path.join(testEnv.stackLogDir(), file), 'utf8')).includes(endpoint.secret.slice(6)),
+      `${file} holds the signing secret`,
+    );
   }
 });
 
@@ -146,7 +170,9 @@ test('Send test answers 202 with the event id and the endpoint receives webhook.
   t.is(res.status, 202);
   t.deepEqual(Object.keys(res.body), ['eventId']);
   t.regex(res.body.eventId, /^evt_/);
-  const [delivery] = (await receiver.waitFor((all) => all.some((d) => d.path === '/send-test'), 20_000, 'webhook.test')).filter((d) => d.path === '/send-test');
+  const [delivery] = (await receiver.waitFor((all) => all.some((d) => d.path === '/send-test'), 20_000, 'webhook.test')).filter(
+    (d) => d.path === '/send-test',
+  );
   t.is(delivery!.headers['x-service-event'], 'webhook.test');
   t.is(delivery!.headers['x-service-event-id'], res.body.eventId);
   t.like(delivery!.body, { id: res.body.eventId, event: 'webhook.test', data: { endpointId: endpoint.id } });
@@ -159,7 +185,12 @@ test('Send test goes only to the endpoint it names', async (t) => {
   await registerEndpoint(account, receiver.url('/only-b'));
   const eventId = await sendTest(account, a.id);
   await receiver.waitFor((all) => all.some((d) => d.path === '/only-a'), 20_000, 'webhook.test at a');
-  await eventually(() => attemptsOf(account, a.id), (rows) => rows.length === 1, 10_000, 'one attempt at a');
+  await eventually(
+    () => attemptsOf(account, a.id),
+    (rows) => rows.length === 1,
+    10_000,
+    'one attempt at a',
+  );
   t.is(receiver.deliveries('/only-b').length, 0);
   t.is(receiver.deliveries('/only-a')[0]!.body.id, eventId);
 });
@@ -172,8 +203,12 @@ test('deleting an endpoint answers 204, drops it from the list, and nothing more
   t.deepEqual((await request('GET', '/api/v1/account/webhooks', { token: account.ownerToken })).body, []);
   t.true(isProblem(await request('DELETE', `/api/v1/account/webhooks/${endpoint.id}`, { token: account.ownerToken }), 404, 'not_found'));
   t.true(isProblem(await request('POST', `/api/v1/account/webhooks/${endpoint.id}/test`, { token: account.ownerToken }), 404, 'not_found'));
-  t.true(isProblem(await request('POST', `/api/v1/account/webhooks/${endpoint.id}/enable`, { token: account.ownerToken }), 404, 'not_found'));
-  t.true(isProblem(await request('GET', `/api/v1/account/webhooks/${endpoint.id}/attempts`, { token: account.ownerToken }), 404, 'not_found'));
+  t.true(
+    isProblem(await request('POST', `/api/v1/account/webhooks/${endpoint.id}/enable`, { token: account.ownerToken }), 404, 'not_found'),
+  );
+  t.true(
+    isProblem(await request('GET', `/api/v1/account/webhooks/${endpoint.id}/attempts`, { token: account.ownerToken }), 404, 'not_found'),
+  );
   // An event of the account after the deletion reaches nobody.
   t.is((await request('POST', '/api/v1/account/keys', { token: account.ownerToken, body: { name: 'after delete' } })).status, 201);
   await new Promise((r) => setTimeout(r, 3000));
@@ -202,15 +237,47 @@ test('attempts are listed newest first with status code and duration, and limit 
   for (let i = 0; i < 3; i++) {
     ids.push(await sendTest(account, endpoint.id));
     // One at a time, so the attempt order is the sending order.
-    await eventually(() => attemptsOf(account, endpoint.id), (rows) => rows.length >= i + 1, 20_000, `attempt ${i + 1}`);
+    await eventually(
+      () => attemptsOf(account, endpoint.id),
+      (rows) => rows.length >= i + 1,
+      20_000,
+      `attempt ${i + 1}`,
+    );
   }
-  const all = await eventually(() => attemptsOf(account, endpoint.id), (rows) => rows.length >= 4, 60_000, 'the retry');
+  const all = await eventually(
+    () => attemptsOf(account, endpoint.id),
+    (rows) => rows.length >= 4,
+    60_000,
+    'the retry',
+  );
   t.is(all.length, 4);
-  t.deepEqual(Object.keys(all[0]).sort(), ['attemptedAt', 'durationMs', 'error', 'event', 'eventId', 'id', 'statusCode', 'success', 'trigger']);
-  t.deepEqual(all.map((a) => a.eventId), [ids[2], ids[2], ids[1], ids[0]], 'newest first');
+  t.deepEqual(Object.keys(all[0]).sort(), [
+    'attemptedAt',
+    'durationMs',
+    'error',
+    'event',
+    'eventId',
+    'id',
+    'statusCode',
+    'success',
+    'trigger',
+  ]);
+  t.deepEqual(
+    all.map((a) => a.eventId),
+    [ids[2], ids[2], ids[1], ids[0]],
+    'newest first',
+  );
   const times = all.map((a) => Date.parse(a.attemptedAt));
   t.true(times[0]! >= times[1]! && times[1]! >= times[2]! && times[2]! >= times[3]!);
-  t.deepEqual(all.map((a) => [a.statusCode, a.success]), [[204, true], [503, false], [204, true], [204, true]]);
+  t.deepEqual(
+    all.map((a) => [a.statusCode, a.success]),
+    [
+      [204, true],
+      [503, false],
+      [204, true],
+      [204, true],
+    ],
+  );
   t.is(all[1].error, 'The receiver answered HTTP 503.');
   t.is(all[0].error, null);
   for (const a of all) {
@@ -218,9 +285,24 @@ test('attempts are listed newest first with status code and duration, and limit 
     t.true(Number.isInteger(a.durationMs) && a.durationMs >= 0);
   }
   const two = await attemptsOf(account, endpoint.id, 2);
-  t.deepEqual(two.map((a) => a.id), all.slice(0, 2).map((a) => a.id));
-  t.true(isProblem(await request('GET', `/api/v1/account/webhooks/${endpoint.id}/attempts?limit=0`, { token: account.ownerToken }), 400, 'validation_failed'));
-  t.true(isProblem(await request('GET', `/api/v1/account/webhooks/${endpoint.id}/attempts?limit=abc`, { token: account.ownerToken }), 400, 'validation_failed'));
+  t.deepEqual(
+    two.map((a) => a.id),
+    all.slice(0, 2).map((a) => a.id),
+  );
+  t.true(
+    isProblem(
+      await request('GET', `/api/v1/account/webhooks/${endpoint.id}/attempts?limit=0`, { token: account.ownerToken }),
+      400,
+      'validation_failed',
+    ),
+  );
+  t.true(
+    isProblem(
+      await request('GET', `/api/v1/account/webhooks/${endpoint.id}/attempts?limit=abc`, { token: account.ownerToken }),
+      400,
+      'validation_failed',
+    ),
+  );
 });
 
 test('webhook routes need the owner token: none is 401, an API key is 403, another account gets 404', async (t) => {
@@ -229,10 +311,24 @@ test('webhook routes need the owner token: none is 401, an API key is 403, anoth
   const endpoint = await registerEndpoint(account, receiver.url('/auth'));
   t.true(isProblem(await request('GET', '/api/v1/account/webhooks'), 401, 'unauthorized'));
   t.true(isProblem(await request('GET', '/api/v1/account/webhooks', { token: account.apiKey }), 403, 'forbidden'));
-  t.true(isProblem(await request('POST', '/api/v1/account/webhooks', { token: account.apiKey, body: { url: receiver.url('/x') } }), 403, 'forbidden'));
+  t.true(
+    isProblem(
+      await request('POST', '/api/v1/account/webhooks', { token: account.apiKey, body: { url: receiver.url('/x') } }),
+      403,
+      'forbidden',
+    ),
+  );
   t.deepEqual((await request('GET', '/api/v1/account/webhooks', { token: other.ownerToken })).body, []);
-  for (const [method, suffix] of [['DELETE', ''], ['POST', '/test'], ['POST', '/enable'], ['GET', '/attempts']] as const) {
-    t.true(isProblem(await request(method, `/api/v1/account/webhooks/${endpoint.id}${suffix}`, { token: other.ownerToken }), 404, 'not_found'), `${method} ${suffix}`);
+  for (const [method, suffix] of [
+    ['DELETE', ''],
+    ['POST', '/test'],
+    ['POST', '/enable'],
+    ['GET', '/attempts'],
+  ] as const) {
+    t.true(
+      isProblem(await request(method, `/api/v1/account/webhooks/${endpoint.id}${suffix}`, { token: other.ownerToken }), 404, 'not_found'),
+      `${method} ${suffix}`,
+    );
   }
   t.is((await request('GET', '/api/v1/account/webhooks', { token: account.ownerToken })).body.length, 1);
 });

@@ -4,7 +4,16 @@
 import test from 'ava';
 import { newAccount, request } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
-import { attemptsOf, endpointOf, eventually, registerEndpoint, sendTest, sleep, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import {
+  attemptsOf,
+  endpointOf,
+  eventually,
+  registerEndpoint,
+  sendTest,
+  sleep,
+  startReceiver,
+  type Receiver,
+} from '../helpers/webhook-receiver.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
 
 let receiver: Receiver;
@@ -29,18 +38,50 @@ test('a receiver that fails, then recovers: the count goes up, then resets; each
     return { status: 500 };
   });
   const ids = [await sendTest(account, endpoint.id), await sendTest(account, endpoint.id)];
-  await receiver.waitFor((all) => new Set(all.filter((d) => d.path === '/flaky').map((d) => d.body.id)).size === 2, 20_000, 'both first attempts');
-  const counted = await eventually(() => endpointOf(account, endpoint.id), (e) => e.consecutiveFailures === 2, 30_000, 'count of 2');
+  await receiver.waitFor(
+    (all) => new Set(all.filter((d) => d.path === '/flaky').map((d) => d.body.id)).size === 2,
+    20_000,
+    'both first attempts',
+  );
+  const counted = await eventually(
+    () => endpointOf(account, endpoint.id),
+    (e) => e.consecutiveFailures === 2,
+    30_000,
+    'count of 2',
+  );
   t.like(counted, { status: 'active', consecutiveFailures: 2 });
 
-  await receiver.waitFor((all) => all.filter((d) => d.path === '/flaky' && d.answered === 200).length === 2, 60_000, 'both retries delivered');
-  const reset = await eventually(() => endpointOf(account, endpoint.id), (e) => e.consecutiveFailures === 0, 60_000, 'count reset');
+  await receiver.waitFor(
+    (all) => all.filter((d) => d.path === '/flaky' && d.answered === 200).length === 2,
+    60_000,
+    'both retries delivered',
+  );
+  const reset = await eventually(
+    () => endpointOf(account, endpoint.id),
+    (e) => e.consecutiveFailures === 0,
+    60_000,
+    'count reset',
+  );
   t.like(reset, { status: 'active', consecutiveFailures: 0 });
 
   // The receiver has the second retry before its attempt is written: wait for the record.
-  const attempts = await eventually(() => attemptsOf(account, endpoint.id), (rows) => rows.length >= 4, 60_000, 'four attempts recorded');
+  const attempts = await eventually(
+    () => attemptsOf(account, endpoint.id),
+    (rows) => rows.length >= 4,
+    60_000,
+    'four attempts recorded',
+  );
   t.is(attempts.length, 4);
-  t.deepEqual(attempts.map((a) => [a.statusCode, a.success]), [[200, true], [200, true], [500, false], [500, false]], 'newest first');
+  t.deepEqual(
+    attempts.map((a) => [a.statusCode, a.success]),
+    [
+      [200, true],
+      [200, true],
+      [500, false],
+      [500, false],
+    ],
+    'newest first',
+  );
   for (const id of ids) t.is(attempts.filter((a) => a.eventId === id).length, 2);
   t.is(attempts[3].error, 'The receiver answered HTTP 500.');
   // A retry is signed afresh and still verifies; each event delivered once.
@@ -58,16 +99,38 @@ test('a receiver slower than 10 s counts as failed, with no status code', async 
   // retry's comes after 6 s (inside the wait), so the count of 1 stands long enough to be read.
   receiver.behave('/slow', (_d, n) => (n === 1 ? { status: 200, delayMs: 15_000 } : { status: 200, delayMs: 6_000 }));
   const eventId = await sendTest(account, endpoint.id);
-  const first = (await eventually(() => attemptsOf(account, endpoint.id), (rows) => rows.length >= 1, 60_000, 'the first attempt')).at(-1);
+  const first = (
+    await eventually(
+      () => attemptsOf(account, endpoint.id),
+      (rows) => rows.length >= 1,
+      60_000,
+      'the first attempt',
+    )
+  ).at(-1);
   t.like(first, { eventId, success: false, statusCode: null });
   // It would have been a success (200) had the attempt waited for the answer at 15 s.
   t.true(first.durationMs >= 9_500, `gave up after ${first.durationMs} ms`);
   t.is(typeof first.error, 'string');
-  await eventually(() => endpointOf(account, endpoint.id), (e) => e.consecutiveFailures === 1, 30_000, 'count of 1');
+  await eventually(
+    () => endpointOf(account, endpoint.id),
+    (e) => e.consecutiveFailures === 1,
+    30_000,
+    'count of 1',
+  );
   // The retry, 5 s later, is answered within the wait and delivered; the count resets.
-  const rows = await eventually(() => attemptsOf(account, endpoint.id), (r) => r.length === 2, 60_000, 'the retry');
+  const rows = await eventually(
+    () => attemptsOf(account, endpoint.id),
+    (r) => r.length === 2,
+    60_000,
+    'the retry',
+  );
   t.like(rows[0], { eventId, success: true, statusCode: 200 });
-  await eventually(() => endpointOf(account, endpoint.id), (e) => e.consecutiveFailures === 0, 60_000, 'count reset');
+  await eventually(
+    () => endpointOf(account, endpoint.id),
+    (e) => e.consecutiveFailures === 0,
+    60_000,
+    'count reset',
+  );
   t.pass();
 });
 
@@ -75,12 +138,34 @@ test('a 3xx answer is a failure and the redirect is not followed', async (t) => 
   const account = await newAccount(10);
   const endpoint = await registerEndpoint(account, receiver.url('/moved'));
   // The retry's answer comes after 6 s (inside the 10 s wait), so the count of 1 stands long enough to be read.
-  receiver.behave('/moved', (_d, n) => (n === 1 ? { status: 302, headers: { location: receiver.url('/moved-here') } } : { status: 200, delayMs: 6_000 }));
+  receiver.behave('/moved', (_d, n) =>
+    n === 1 ? { status: 302, headers: { location: receiver.url('/moved-here') } } : { status: 200, delayMs: 6_000 },
+  );
   const eventId = await sendTest(account, endpoint.id);
-  const first = (await eventually(() => attemptsOf(account, endpoint.id), (rows) => rows.length >= 1, 60_000, 'the first attempt')).at(-1);
+  const first = (
+    await eventually(
+      () => attemptsOf(account, endpoint.id),
+      (rows) => rows.length >= 1,
+      60_000,
+      'the first attempt',
+    )
+  ).at(-1);
   t.like(first, { eventId, success: false, statusCode: 302, error: 'The receiver answered HTTP 302.' });
-  t.like(await eventually(() => endpointOf(account, endpoint.id), (e) => e.consecutiveFailures === 1, 30_000, 'count of 1'), { status: 'active' });
-  const rows = await eventually(() => attemptsOf(account, endpoint.id), (r) => r.length === 2, 60_000, 'the retry');
+  t.like(
+    await eventually(
+      () => endpointOf(account, endpoint.id),
+      (e) => e.consecutiveFailures === 1,
+      30_000,
+      'count of 1',
+    ),
+    { status: 'active' },
+  );
+  const rows = await eventually(
+    () => attemptsOf(account, endpoint.id),
+    (r) => r.length === 2,
+    60_000,
+    'the retry',
+  );
   t.like(rows[0], { eventId, success: true, statusCode: 200 });
   t.deepEqual(receiver.deliveries('/moved-here'), [], 'the Location was never requested');
 });
@@ -96,13 +181,19 @@ test('the 20th consecutive failure disables the endpoint; nothing more is posted
   receiver.behave('/down', () => ({ status: down ? 503 : 204, after: handedOver }));
   const eventIds = await Promise.all(Array.from({ length: 25 }, () => sendTest(account, endpoint.id)));
   await eventually(
-    () => withServiceDb((db) => db.collection('events').countDocuments({ _id: { $in: eventIds as never[] }, fannedOutAt: { $type: 'date' } })),
+    () =>
+      withServiceDb((db) => db.collection('events').countDocuments({ _id: { $in: eventIds as never[] }, fannedOutAt: { $type: 'date' } })),
     (n) => n === eventIds.length,
     60_000,
     'all 25 handed over',
   );
   release();
-  const disabled = await eventually(() => endpointOf(account, endpoint.id), (e) => e.status === 'disabled', 60_000, 'disabled');
+  const disabled = await eventually(
+    () => endpointOf(account, endpoint.id),
+    (e) => e.status === 'disabled',
+    60_000,
+    'disabled',
+  );
   t.is(disabled.consecutiveFailures, 20);
   t.truthy(Date.parse(disabled.disabledAt));
   await sleep(2000);
@@ -129,7 +220,11 @@ test('the 20th consecutive failure disables the endpoint; nothing more is posted
   t.is(enabled.status, 200);
   t.like(enabled.body, { id: endpoint.id, status: 'active', consecutiveFailures: 0, disabledAt: null });
   const eventId = await sendTest(account, endpoint.id);
-  await receiver.waitFor((all) => all.some((d) => d.path === '/down' && d.body.id === eventId && d.answered === 204), 60_000, 'delivery after re-enable');
+  await receiver.waitFor(
+    (all) => all.some((d) => d.path === '/down' && d.body.id === eventId && d.answered === 204),
+    60_000,
+    'delivery after re-enable',
+  );
   await sleep(2000);
   t.is(receiver.deliveries('/down').length, 21, 'only the new event was posted');
   t.like(await endpointOf(account, endpoint.id), { status: 'active', consecutiveFailures: 0, disabledAt: null });

@@ -25,7 +25,10 @@ test('verifyWebhook refuses a changed body, another secret, a stale or future ti
   t.false(verifyWebhook('whsec_other', headers, body, now));
   t.false(verifyWebhook(secret, headers, body, now + 300_000), '300 s or more old');
   t.false(verifyWebhook(secret, headers, body, now - 300_000), '300 s or more ahead');
-  t.false(verifyWebhook(secret, { ...headers, 'x-service-timestamp': String(Number(timestamp) + 1) }, body, now), 'the timestamp is signed');
+  t.false(
+    verifyWebhook(secret, { ...headers, 'x-service-timestamp': String(Number(timestamp) + 1) }, body, now),
+    'the timestamp is signed',
+  );
   t.false(verifyWebhook(secret, { 'x-service-timestamp': timestamp }, body, now));
   t.false(verifyWebhook(secret, { 'x-service-signature': signature }, body, now));
   t.false(verifyWebhook(secret, { ...headers, 'x-service-signature': signature.toUpperCase() }, body, now));
@@ -36,7 +39,11 @@ test('during a rotation verifyWebhook finds either secret in X-Service-Signature
   const newSecret = 'whsec_' + Buffer.alloc(32, 9).toString('base64url');
   const newSignature = 'sha256=' + createHmac('sha256', newSecret).update(`${timestamp}.${body}`).digest('hex');
   // As the service sends it in the overlap: the one-value header under the previous secret, both listed.
-  const headers = { 'x-service-timestamp': timestamp, 'x-service-signature': signature, 'x-service-signatures': `${newSignature}, ${signature}` };
+  const headers = {
+    'x-service-timestamp': timestamp,
+    'x-service-signature': signature,
+    'x-service-signatures': `${newSignature}, ${signature}`,
+  };
   t.true(verifyWebhook(secret, headers, body, now), 'a receiver on the previous secret');
   t.true(verifyWebhook(newSecret, headers, body, now), 'a receiver on the new secret');
   t.true(verifyWebhook([newSecret, secret], headers, body, now), 'a receiver holding both');

@@ -6,7 +6,17 @@
 //! time-skipping server (test/workflows/webhook-endpoint-requests.test.ts).
 import test from 'ava';
 import { adminToken, isProblem, newAccount, request, type TestAccount, type UncheckedJson } from '../helpers/api.js';
-import { attemptsOf, endpointOf, eventually, registerEndpoint, sendTest, sleep, startReceiver, type Delivery, type Receiver } from '../helpers/webhook-receiver.js';
+import {
+  attemptsOf,
+  endpointOf,
+  eventually,
+  registerEndpoint,
+  sendTest,
+  sleep,
+  startReceiver,
+  type Delivery,
+  type Receiver,
+} from '../helpers/webhook-receiver.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
 import { DEFAULT_EVENT_TYPES } from '../../lib/event-kinds.js';
 
@@ -40,7 +50,11 @@ test('an endpoint receives only the event types it chose; the choice can be chan
 
   t.is((await grant(account)).status, 200);
   t.is((await createKey(account)).status, 201);
-  await receiver.waitFor((ds) => ds.filter((d) => d.path === '/types-all').length === 2 && ds.some((d) => d.path === '/types-keys'), 20_000, 'the first two events');
+  await receiver.waitFor(
+    (ds) => ds.filter((d) => d.path === '/types-all').length === 2 && ds.some((d) => d.path === '/types-keys'),
+    20_000,
+    'the first two events',
+  );
   await sleep(2000);
   t.deepEqual(kindSet(receiver.deliveries('/types-all')), ['api_key.created', 'credits.granted']);
   t.deepEqual(kinds(receiver.deliveries('/types-keys')), ['api_key.created'], 'credits.granted was not sent to it');
@@ -48,23 +62,59 @@ test('an endpoint receives only the event types it chose; the choice can be chan
   const testId = await sendTest(account, keysOnly.id);
   await receiver.waitFor((ds) => ds.some((d) => d.body?.id === testId), 20_000, 'the test event');
 
-  const changed = await request('PATCH', `/api/v1/account/webhooks/${keysOnly.id}`, { token: account.ownerToken, body: { eventTypes: ['credits.granted'] } });
+  const changed = await request('PATCH', `/api/v1/account/webhooks/${keysOnly.id}`, {
+    token: account.ownerToken,
+    body: { eventTypes: ['credits.granted'] },
+  });
   t.is(changed.status, 200);
   t.deepEqual(changed.body.eventTypes, ['credits.granted']);
   t.deepEqual((await endpointOf(account, keysOnly.id)).eventTypes, ['credits.granted']);
   await createKey(account);
   await grant(account);
-  await receiver.waitFor((ds) => ds.filter((d) => d.path === '/types-all').length === 4 && ds.filter((d) => d.path === '/types-keys').length === 3, 20_000, 'the next events');
+  await receiver.waitFor(
+    (ds) => ds.filter((d) => d.path === '/types-all').length === 4 && ds.filter((d) => d.path === '/types-keys').length === 3,
+    20_000,
+    'the next events',
+  );
   await sleep(2000);
   t.deepEqual(kinds(receiver.deliveries('/types-keys')), ['api_key.created', 'webhook.test', 'credits.granted']);
 
   // Validated at the edge.
-  for (const body of [{ eventTypes: [] }, { eventTypes: ['nope'] }, { eventTypes: ['webhook.test'] }, { eventTypes: ['credits.low', 'credits.low'] }, {}, { eventTypes: ['credits.low'], x: 1 }]) {
-    t.true(isProblem(await request('PATCH', `/api/v1/account/webhooks/${keysOnly.id}`, { token: account.ownerToken, body }), 400, 'validation_failed'), JSON.stringify(body));
+  for (const body of [
+    { eventTypes: [] },
+    { eventTypes: ['nope'] },
+    { eventTypes: ['webhook.test'] },
+    { eventTypes: ['credits.low', 'credits.low'] },
+    {},
+    { eventTypes: ['credits.low'], x: 1 },
+  ]) {
+    t.true(
+      isProblem(
+        await request('PATCH', `/api/v1/account/webhooks/${keysOnly.id}`, { token: account.ownerToken, body }),
+        400,
+        'validation_failed',
+      ),
+      JSON.stringify(body),
+    );
   }
-  t.true(isProblem(await request('POST', '/api/v1/account/webhooks', { token: account.ownerToken, body: { url: receiver.url('/x'), eventTypes: ['nope'] } }), 400, 'validation_failed'));
+  t.true(
+    isProblem(
+      await request('POST', '/api/v1/account/webhooks', {
+        token: account.ownerToken,
+        body: { url: receiver.url('/x'), eventTypes: ['nope'] },
+      }),
+      400,
+      'validation_failed',
+    ),
+  );
   const other = await newAccount(10);
-  t.true(isProblem(await request('PATCH', `/api/v1/account/webhooks/${keysOnly.id}`, { token: other.ownerToken, body: { eventTypes: ['credits.low'] } }), 404, 'not_found'));
+  t.true(
+    isProblem(
+      await request('PATCH', `/api/v1/account/webhooks/${keysOnly.id}`, { token: other.ownerToken, body: { eventTypes: ['credits.low'] } }),
+      404,
+      'not_found',
+    ),
+  );
 });
 
 test('rotation: receivers on the old and on the new secret both verify every delivery in the overlap; after it ends only the new one does', async (t) => {
@@ -95,14 +145,28 @@ test('rotation: receivers on the old and on the new secret both verify every del
   t.is(ended.status, 200);
   t.is(ended.body.previousSecretExpiresAt, null);
   const after = await sendTest(account, endpoint.id);
-  const [d] = (await receiver.waitFor((ds) => ds.some((x) => x.body?.id === after), 20_000, 'a delivery after the overlap')).filter((x) => x.body?.id === after);
+  const [d] = (await receiver.waitFor((ds) => ds.some((x) => x.body?.id === after), 20_000, 'a delivery after the overlap')).filter(
+    (x) => x.body?.id === after,
+  );
   t.true(verifyWebhook(newSecret, d!.headers, d!.rawBody, d!.receivedAt));
   t.false(verifyWebhook(oldSecret, d!.headers, d!.rawBody, d!.receivedAt), 'the old secret no longer verifies');
   t.is(d!.headers['x-service-signatures'], d!.headers['x-service-signature'], 'one signature again');
 
   const other = await newAccount(10);
-  t.true(isProblem(await request('POST', `/api/v1/account/webhooks/${endpoint.id}/rotate-secret`, { token: other.ownerToken }), 404, 'not_found'));
-  t.true(isProblem(await request('POST', `/api/v1/account/webhooks/${endpoint.id}/rotate-secret`, { token: account.ownerToken, body: { x: 1 } }), 400, 'validation_failed'));
+  t.true(
+    isProblem(
+      await request('POST', `/api/v1/account/webhooks/${endpoint.id}/rotate-secret`, { token: other.ownerToken }),
+      404,
+      'not_found',
+    ),
+  );
+  t.true(
+    isProblem(
+      await request('POST', `/api/v1/account/webhooks/${endpoint.id}/rotate-secret`, { token: account.ownerToken, body: { x: 1 } }),
+      400,
+      'validation_failed',
+    ),
+  );
 });
 
 test('replay sends one past event again as a new, re-signed attempt listed as a replay; unknown events and disabled endpoints are refused', async (t) => {
@@ -115,18 +179,53 @@ test('replay sends one past event again as a new, re-signed attempt listed as a 
   const res = await request('POST', `/api/v1/account/webhooks/${endpoint.id}/replay`, { token: account.ownerToken, body: { eventId } });
   t.is(res.status, 202);
   t.deepEqual(res.body, { eventId, endpointId: endpoint.id });
-  const both = (await receiver.waitFor((ds) => ds.filter((d) => d.path === '/replay').length === 2, 20_000, 'the replay')).filter((d) => d.path === '/replay');
+  const both = (await receiver.waitFor((ds) => ds.filter((d) => d.path === '/replay').length === 2, 20_000, 'the replay')).filter(
+    (d) => d.path === '/replay',
+  );
   t.is(both[1]!.rawBody, both[0]!.rawBody, 'the same envelope');
   t.not(both[1]!.headers['x-service-timestamp'], both[0]!.headers['x-service-timestamp'], 'signed afresh');
   t.true(verifyWebhook(endpoint.secret, both[1]!.headers, both[1]!.rawBody, both[1]!.receivedAt));
-  const attempts = await eventually(() => attemptsOf(account, endpoint.id), (rows) => rows.length === 2, 10_000, 'two attempts');
-  t.deepEqual(attempts.map((a) => [a.eventId, a.trigger, a.success]), [[eventId, 'replay', true], [eventId, 'event', true]]);
+  const attempts = await eventually(
+    () => attemptsOf(account, endpoint.id),
+    (rows) => rows.length === 2,
+    10_000,
+    'two attempts',
+  );
+  t.deepEqual(
+    attempts.map((a) => [a.eventId, a.trigger, a.success]),
+    [
+      [eventId, 'replay', true],
+      [eventId, 'event', true],
+    ],
+  );
 
-  t.true(isProblem(await request('POST', `/api/v1/account/webhooks/${endpoint.id}/replay`, { token: account.ownerToken, body: { eventId: 'evt_doesnotexist0000000000' } }), 404, 'not_found'));
-  t.true(isProblem(await request('POST', `/api/v1/account/webhooks/${endpoint.id}/replay`, { token: account.ownerToken, body: {} }), 400, 'validation_failed'));
+  t.true(
+    isProblem(
+      await request('POST', `/api/v1/account/webhooks/${endpoint.id}/replay`, {
+        token: account.ownerToken,
+        body: { eventId: 'evt_doesnotexist0000000000' },
+      }),
+      404,
+      'not_found',
+    ),
+  );
+  t.true(
+    isProblem(
+      await request('POST', `/api/v1/account/webhooks/${endpoint.id}/replay`, { token: account.ownerToken, body: {} }),
+      400,
+      'validation_failed',
+    ),
+  );
   const other = await newAccount(10);
   const otherEndpoint = await registerEndpoint(other, receiver.url('/replay-other'));
-  t.true(isProblem(await request('POST', `/api/v1/account/webhooks/${otherEndpoint.id}/replay`, { token: other.ownerToken, body: { eventId } }), 404, 'not_found'), "another account's event");
+  t.true(
+    isProblem(
+      await request('POST', `/api/v1/account/webhooks/${otherEndpoint.id}/replay`, { token: other.ownerToken, body: { eventId } }),
+      404,
+      'not_found',
+    ),
+    "another account's event",
+  );
 });
 
 test('re-enabling with recoverSince delivers exactly the events missed while disabled, once each, in order; the event log shows where each went', async (t) => {
@@ -135,8 +234,22 @@ test('re-enabling with recoverSince delivers exactly the events missed while dis
   let down = true;
   receiver.behave('/recover', () => ({ status: down ? 503 : 204 }));
   for (let i = 0; i < 20; i++) await sendTest(account, endpoint.id);
-  await eventually(() => endpointOf(account, endpoint.id), (e) => e.status === 'disabled', 60_000, 'disabled');
-  t.true(isProblem(await request('POST', `/api/v1/account/webhooks/${endpoint.id}/replay`, { token: account.ownerToken, body: { eventId: receiver.deliveries('/recover')[0]!.body.id } }), 409, 'endpoint_disabled'));
+  await eventually(
+    () => endpointOf(account, endpoint.id),
+    (e) => e.status === 'disabled',
+    60_000,
+    'disabled',
+  );
+  t.true(
+    isProblem(
+      await request('POST', `/api/v1/account/webhooks/${endpoint.id}/replay`, {
+        token: account.ownerToken,
+        body: { eventId: receiver.deliveries('/recover')[0]!.body.id },
+      }),
+      409,
+      'endpoint_disabled',
+    ),
+  );
 
   // While it is down: three events it would have had, in this order.
   // From now: the 20 test events that failed came before (recovery would rightly resend those too).
@@ -151,25 +264,55 @@ test('re-enabling with recoverSince delivers exactly the events missed while dis
   t.is(posted, 20, 'nothing was posted while disabled');
 
   down = false;
-  t.true(isProblem(await request('POST', `/api/v1/account/webhooks/${endpoint.id}/enable`, { token: account.ownerToken, body: { recoverSince: '2000-01-01T00:00:00Z' } }), 400, 'validation_failed'), 'older than 30 days');
-  const enabled = await request('POST', `/api/v1/account/webhooks/${endpoint.id}/enable`, { token: account.ownerToken, body: { recoverSince: since } });
+  t.true(
+    isProblem(
+      await request('POST', `/api/v1/account/webhooks/${endpoint.id}/enable`, {
+        token: account.ownerToken,
+        body: { recoverSince: '2000-01-01T00:00:00Z' },
+      }),
+      400,
+      'validation_failed',
+    ),
+    'older than 30 days',
+  );
+  const enabled = await request('POST', `/api/v1/account/webhooks/${endpoint.id}/enable`, {
+    token: account.ownerToken,
+    body: { recoverSince: since },
+  });
   t.is(enabled.status, 200);
   t.is(enabled.body.status, 'active');
   await receiver.waitFor((ds) => ds.filter((d) => d.path === '/recover').length >= posted + 3, 30_000, 'the recovered events');
   await sleep(3000);
   const recovered = receiver.deliveries('/recover').slice(posted);
   t.deepEqual(kinds(recovered), ['credits.granted', 'api_key.created', 'credits.granted'], 'exactly the missed events, once, in order');
-  t.deepEqual(recovered.map((d) => d.body.data.amount ?? null), [5, null, 7]);
+  t.deepEqual(
+    recovered.map((d) => d.body.data.amount ?? null),
+    [5, null, 7],
+  );
   for (const d of recovered) t.true(verifyWebhook(endpoint.secret, d.headers, d.rawBody, d.receivedAt));
   // A delivery reaches the receiver before its attempt is recorded: read once all three are.
-  const attempts = await eventually(() => attemptsOf(account, endpoint.id, 200), (list) => list.filter((a) => a.trigger === 'recovery').length >= 3, 60_000, 'three recovery attempts recorded');
-  t.deepEqual(attempts.slice(0, 3).map((a) => a.trigger), ['recovery', 'recovery', 'recovery']);
+  const attempts = await eventually(
+    () => attemptsOf(account, endpoint.id, 200),
+    (list) => list.filter((a) => a.trigger === 'recovery').length >= 3,
+    60_000,
+    'three recovery attempts recorded',
+  );
+  t.deepEqual(
+    attempts.slice(0, 3).map((a) => a.trigger),
+    ['recovery', 'recovery', 'recovery'],
+  );
 
   // The event log: newest first, each with its deliveries; paged; filtered by type.
   const log = await eventsOf(account, '?limit=3');
   t.is(log.status, 200);
-  t.deepEqual(log.body.items.map((e: UncheckedJson) => e.event), ['credits.granted', 'api_key.created', 'credits.granted']);
-  t.deepEqual(log.body.items.map((e: UncheckedJson) => e.id), recovered.map((d) => d.body.id).reverse());
+  t.deepEqual(
+    log.body.items.map((e: UncheckedJson) => e.event),
+    ['credits.granted', 'api_key.created', 'credits.granted'],
+  );
+  t.deepEqual(
+    log.body.items.map((e: UncheckedJson) => e.id),
+    recovered.map((d) => d.body.id).reverse(),
+  );
   for (const e of log.body.items) t.like(e.deliveries, [{ endpointId: endpoint.id, status: 'delivered', attempts: 1 }]);
   t.deepEqual(Object.keys(log.body.items[0]).sort(), ['createdAt', 'data', 'deliveries', 'event', 'id']);
   t.is(typeof log.body.nextCursor, 'string');
@@ -186,5 +329,8 @@ test('re-enabling with recoverSince delivers exactly the events missed while dis
   t.true(isProblem(await eventsOf(account, '?limit=0'), 400, 'validation_failed'));
   const mine = new Set([...log.body.items, ...next.body.items].map((e: UncheckedJson) => e.id));
   const theirs = (await eventsOf(await newAccount(10))).body.items as UncheckedJson[];
-  t.false(theirs.some((e) => mine.has(e.id)), "another account's log holds none of these");
+  t.false(
+    theirs.some((e) => mine.has(e.id)),
+    "another account's log holds none of these",
+  );
 });

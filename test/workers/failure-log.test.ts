@@ -24,17 +24,27 @@ function capture() {
 
 test('the SDK logger writes out an error under any key, with type, message, code and cause', (t) => {
   const { lines, log } = capture();
-  const failure = ApplicationFailure.create({ type: 'upstream_error', message: 'connection refused', nonRetryable: true, details: ['a detail the tool saw'] });
+  const failure = ApplicationFailure.create({
+    type: 'upstream_error',
+    message: 'connection refused',
+    nonRetryable: true,
+    details: ['a detail the tool saw'],
+  });
   const cause = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
   sdkLogger(log).warn('Activity failed', { error: failure, durationMs: 3 });
   sdkLogger(log).error('Failing workflow task', { failure: new Error('outer', { cause }) });
-  t.like(lines[0], { msg: 'Activity failed', component: 'temporal', durationMs: 3, error: { type: 'upstream_error', message: 'connection refused' } });
-  t.false(JSON.stringify(lines[0]).includes('a detail the tool saw'), 'a failure\'s details stay out of the log');
+  t.like(lines[0], {
+    msg: 'Activity failed',
+    component: 'temporal',
+    durationMs: 3,
+    error: { type: 'upstream_error', message: 'connection refused' },
+  });
+  t.false(JSON.stringify(lines[0]).includes('a detail the tool saw'), "a failure's details stay out of the log");
   t.like(lines[1], { failure: { type: 'Error', message: 'outer', cause: { type: 'Error', message: 'write EPIPE', code: 'EPIPE' } } });
   t.regex(lines[1]!.failure.stack, /outer/);
 });
 
-test('the service logger writes out errors under err and error; a tool\'s error keeps its name and code', (t) => {
+test("the service logger writes out errors under err and error; a tool's error keeps its name and code", (t) => {
   const { lines, log } = capture();
   log.warn({ err: new ToolError('upstream_error', 'refused') }, 'one');
   log.warn({ error: new TypeError('bad') }, 'two');

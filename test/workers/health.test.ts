@@ -24,7 +24,7 @@ async function health(url: string): Promise<{ status: number; body: UncheckedJso
   return { status: res.status, body: await res.json() };
 }
 
-test('the stack\'s worker process answers 200 once it polls, Temporal answers and its browser and converter are warm', async (t) => {
+test("the stack's worker process answers 200 once it polls, Temporal answers and its browser and converter are warm", async (t) => {
   const url = testEnv.operatorUrl('workers');
   // Its browser and converter start once the backlog is served: a state to wait for, not a time.
   let answer = await health(url);
@@ -42,7 +42,7 @@ test('the stack\'s worker process answers 200 once it polls, Temporal answers an
   t.regex(await metrics.text(), /^temporal_/m);
 });
 
-test('503 naming Temporal when it does not answer the worker\'s connection', async (t) => {
+test("503 naming Temporal when it does not answer the worker's connection", async (t) => {
   const env = await TestWorkflowEnvironment.createLocal({
     server: { executable: { type: 'existing-path', path: testEnv.temporalCliPath() }, log: { format: 'pretty', level: 'error' } },
   });
@@ -72,7 +72,7 @@ test('503 naming Temporal when it does not answer the worker\'s connection', asy
   t.regex(down.body.detail, /temporal: /);
 });
 
-test('503 naming the browser when the pool\'s browser cannot start', async (t) => {
+test("503 naming the browser when the pool's browser cannot start", async (t) => {
   const net = await startTestNetwork();
   const proxy = createFilteringProxy({ guard: net.guard, adHosts: loadAdHostList() });
   // Not Chromium: every launch fails, as with a browser that crashes at start.

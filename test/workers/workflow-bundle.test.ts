@@ -17,7 +17,10 @@ test('a bundle is reused until a file it was built from changes, then built agai
   mkdirSync(dir, { recursive: true });
   const workflowsPath = path.join(dir, 'workflows.ts');
   const greeting = path.join(dir, 'greeting.ts');
-  writeFileSync(workflowsPath, "import { greeting } from './greeting.js';\nexport async function greet(): Promise<string> { return greeting; }\n");
+  writeFileSync(
+    workflowsPath,
+    "import { greeting } from './greeting.js';\nexport async function greet(): Promise<string> { return greeting; }\n",
+  );
   writeFileSync(greeting, "export const greeting = 'first version';\n");
   const options = { workflowsPath, cacheDir: path.join(dir, 'cache') };
 

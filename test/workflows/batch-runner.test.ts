@@ -29,7 +29,16 @@ import { collections, connectMongo, type Mongo } from '../../lib/mongo.js';
 import type { BatchDoc } from '../../domain/call-documents.js';
 import { newId } from '../../lib/ids.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
-import { BATCH_RUNNER_WAKE, SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES, batchItemRequestId, batchRunnerId, callTaskQueue, type BatchRunnerInput } from '../../lib/temporal-shared.js';
+import {
+  BATCH_RUNNER_WAKE,
+  SEARCH_ATTRIBUTES,
+  TASK_QUEUES,
+  WORKFLOW_TYPES,
+  batchItemRequestId,
+  batchRunnerId,
+  callTaskQueue,
+  type BatchRunnerInput,
+} from '../../lib/temporal-shared.js';
 
 const { temporal } = protos;
 const HASH_TEXT = findTool('hash-text')!;
@@ -69,9 +78,11 @@ let connections: { close(): Promise<void> }[] = [];
 
 /** Registers NAMESPACE with the search attributes calls carry; waits (bounded) until the server knows both. */
 async function namespaceReady(connection: Connection): Promise<void> {
-  await connection.workflowService.registerNamespace({ namespace: NAMESPACE, workflowExecutionRetentionPeriod: msToTs('1 day') }).catch((err: { code?: number }) => {
-    if (err.code !== ALREADY_EXISTS) throw err; // an earlier run of this file on the same server
-  });
+  await connection.workflowService
+    .registerNamespace({ namespace: NAMESPACE, workflowExecutionRetentionPeriod: msToTs('1 day') })
+    .catch((err: { code?: number }) => {
+      if (err.code !== ALREADY_EXISTS) throw err; // an earlier run of this file on the same server
+    });
   const keyword = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
   const searchAttributes = Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((key) => [key.name, keyword]));
   const giveUpAt = Date.now() + 60_000;
@@ -101,10 +112,20 @@ test.before(async () => {
     await Worker.create({
       ...common,
       taskQueue: TASK_QUEUES.core,
-      activities: createCoreActivities(mongo.db, { batches: { client, secretKey: SECRET_KEY, concurrency: CONCURRENCY, creditWaitMs: CREDIT_WAIT_MS } }),
+      activities: createCoreActivities(mongo.db, {
+        batches: { client, secretKey: SECRET_KEY, concurrency: CONCURRENCY, creditWaitMs: CREDIT_WAIT_MS },
+      }),
     }),
     // The items' calls, on hash-text's queue as its pool runs them.
-    await Worker.create({ ...common, taskQueue: callTaskQueue(HASH_TEXT), activities: createCallActivities(mongo.db, { 'hash-text': hashText }, { batchItems: { client, secretKey: SECRET_KEY, yieldMs: YIELD_MS }, singleCalls }) }),
+    await Worker.create({
+      ...common,
+      taskQueue: callTaskQueue(HASH_TEXT),
+      activities: createCallActivities(
+        mongo.db,
+        { 'hash-text': hashText },
+        { batchItems: { client, secretKey: SECRET_KEY, yieldMs: YIELD_MS }, singleCalls },
+      ),
+    }),
   ];
   running = Promise.all(workers.map((w) => w.run()));
 });
@@ -120,7 +141,15 @@ async function batchOf(credits: number, size: number, onInsufficientCredits: Bat
   const { account } = await createAccounts(mongo.db).open({ credits });
   const id = newId('bat');
   const items = Array.from({ length: size }, (_, i) => ({ input: { text: `${id}-${i}`, algorithm: 'sha256' } }));
-  await createBatches(mongo.db).create({ id, accountId: account._id, tool: HASH_TEXT.name, cost: HASH_TEXT.cost, onInsufficientCredits, items, now: new Date() });
+  await createBatches(mongo.db).create({
+    id,
+    accountId: account._id,
+    tool: HASH_TEXT.name,
+    cost: HASH_TEXT.cost,
+    onInsufficientCredits,
+    items,
+    now: new Date(),
+  });
   return { accountId: account._id, batchId: id, texts: items.map((i) => i.input.text) };
 }
 
@@ -165,36 +194,56 @@ async function startDelays(batchId: string, size: number, accountId: string): Pr
   );
 }
 
-test.serial("while a single call runs on the items' worker, each item starts the next one BATCH_YIELD_MS later; with none, at once", async (t) => {
-  const size = 10;
-  const accountId = (await createAccounts(mongo.db).open({ credits: 10 })).account._id;
-  const single = await client.workflow.start(WORKFLOW_TYPES.toolCall, {
-    workflowId: newId('req'),
-    taskQueue: callTaskQueue(HASH_TEXT),
-    args: [{ accountId, tool: HASH_TEXT.name, pool: HASH_TEXT.pool, cost: HASH_TEXT.cost, timeoutMs: 60_000, execution: 'local', oneStep: true, input: { text: HOLD, algorithm: 'sha256' } }],
-  });
-  await eventually(async () => singleCalls.busy(), Boolean, 60_000, 'the single call running');
-  const busy = await batchOf(100, size, 'stop');
-  await runnerEnded((await startRunner({ accountId: busy.accountId })).workflowId);
-  release();
-  t.like(await single.result(), { ok: true });
+test.serial(
+  "while a single call runs on the items' worker, each item starts the next one BATCH_YIELD_MS later; with none, at once",
+  async (t) => {
+    const size = 10;
+    const accountId = (await createAccounts(mongo.db).open({ credits: 10 })).account._id;
+    const single = await client.workflow.start(WORKFLOW_TYPES.toolCall, {
+      workflowId: newId('req'),
+      taskQueue: callTaskQueue(HASH_TEXT),
+      args: [
+        {
+          accountId,
+          tool: HASH_TEXT.name,
+          pool: HASH_TEXT.pool,
+          cost: HASH_TEXT.cost,
+          timeoutMs: 60_000,
+          execution: 'local',
+          oneStep: true,
+          input: { text: HOLD, algorithm: 'sha256' },
+        },
+      ],
+    });
+    await eventually(async () => singleCalls.busy(), Boolean, 60_000, 'the single call running');
+    const busy = await batchOf(100, size, 'stop');
+    await runnerEnded((await startRunner({ accountId: busy.accountId })).workflowId);
+    release();
+    t.like(await single.result(), { ok: true });
 
-  const delays = await startDelays(busy.batchId, size, busy.accountId);
-  // The runner's fill starts the first CONCURRENCY items; each later one is handed on by an item that
-  // ended. The last one may instead be started by a fill (not yielding), when an item that found
-  // nothing left to hand on woke the runner between that last claim and its mark as running.
-  t.deepEqual(delays.slice(0, size - 1), [...Array(CONCURRENCY).fill(0), ...Array(size - 1 - CONCURRENCY).fill(YIELD_MS)]);
-  t.true([0, YIELD_MS].includes(delays.at(-1)!), `the last item: ${delays.at(-1)} ms`);
+    const delays = await startDelays(busy.batchId, size, busy.accountId);
+    // The runner's fill starts the first CONCURRENCY items; each later one is handed on by an item that
+    // ended. The last one may instead be started by a fill (not yielding), when an item that found
+    // nothing left to hand on woke the runner between that last claim and its mark as running.
+    t.deepEqual(delays.slice(0, size - 1), [...Array(CONCURRENCY).fill(0), ...Array(size - 1 - CONCURRENCY).fill(YIELD_MS)]);
+    t.true([0, YIELD_MS].includes(delays.at(-1)!), `the last item: ${delays.at(-1)} ms`);
 
-  // Once the worker has had no single call for a moment, a batch runs without yielding: its items' own steps do not count.
-  await eventually(async () => singleCalls.busy(), (busy) => !busy, 60_000, 'the worker quiet');
-  const alone = await batchOf(100, size, 'stop');
-  await runnerEnded((await startRunner({ accountId: alone.accountId })).workflowId);
-  t.deepEqual(await startDelays(alone.batchId, size, alone.accountId), Array(size).fill(0));
-  t.false(singleCalls.busy());
-  const { batches } = collections(mongo.db);
-  for (const { batchId } of [busy, alone]) t.like(await batches.findOne({ _id: batchId }), { status: 'completed', counts: { succeeded: size } });
-});
+    // Once the worker has had no single call for a moment, a batch runs without yielding: its items' own steps do not count.
+    await eventually(
+      async () => singleCalls.busy(),
+      (busy) => !busy,
+      60_000,
+      'the worker quiet',
+    );
+    const alone = await batchOf(100, size, 'stop');
+    await runnerEnded((await startRunner({ accountId: alone.accountId })).workflowId);
+    t.deepEqual(await startDelays(alone.batchId, size, alone.accountId), Array(size).fill(0));
+    t.false(singleCalls.busy());
+    const { batches } = collections(mongo.db);
+    for (const { batchId } of [busy, alone])
+      t.like(await batches.findOne({ _id: batchId }), { status: 'completed', counts: { succeeded: size } });
+  },
+);
 
 test.serial('the runner continues as new past its history threshold, and every item runs once and is charged once', async (t) => {
   const size = 40;
@@ -209,36 +258,57 @@ test.serial('the runner continues as new past its history threshold, and every i
   t.true(chain.length >= 2, `continued as new (runs: ${chain.length})`);
   const { batches, batchItems } = collections(mongo.db);
   const batch = await batches.findOne({ _id: batchId });
-  t.like(batch, { status: 'completed', charged: size * HASH_TEXT.cost, counts: { pending: 0, running: 0, succeeded: size, failed: 0, skipped: 0 } });
-  t.deepEqual(texts.map((text) => runs.get(text)), texts.map(() => 1), "each item's tool ran once");
+  t.like(batch, {
+    status: 'completed',
+    charged: size * HASH_TEXT.cost,
+    counts: { pending: 0, running: 0, succeeded: size, failed: 0, skipped: 0 },
+  });
+  t.deepEqual(
+    texts.map((text) => runs.get(text)),
+    texts.map(() => 1),
+    "each item's tool ran once",
+  );
   const items = await batchItems.find({ batchId }).sort({ index: 1 }).toArray();
-  t.deepEqual(items.map((i) => i.status), texts.map(() => 'succeeded'));
-  t.deepEqual(items.map((i) => i.attempt), texts.map(() => 0), 'no item started again');
+  t.deepEqual(
+    items.map((i) => i.status),
+    texts.map(() => 'succeeded'),
+  );
+  t.deepEqual(
+    items.map((i) => i.attempt),
+    texts.map(() => 0),
+    'no item started again',
+  );
   t.is((await createLedger(mongo.db).balanceOf(accountId)).balance, 100 - size * HASH_TEXT.cost, 'each item charged once');
 });
 
-test.serial('a wait batch that no grant rescues gives up after its wait, as stop: the rest skipped with insufficient_credits, exact counts and charges', async (t) => {
-  const credits = 2 * HASH_TEXT.cost;
-  const { accountId, batchId, texts } = await batchOf(credits, 7, 'wait');
-  const handle = await startRunner({ accountId });
-  await runnerEnded(handle.workflowId);
+test.serial(
+  'a wait batch that no grant rescues gives up after its wait, as stop: the rest skipped with insufficient_credits, exact counts and charges',
+  async (t) => {
+    const credits = 2 * HASH_TEXT.cost;
+    const { accountId, batchId, texts } = await batchOf(credits, 7, 'wait');
+    const handle = await startRunner({ accountId });
+    await runnerEnded(handle.workflowId);
 
-  const { batches, batchItems, events } = collections(mongo.db);
-  const batch = await batches.findOne({ _id: batchId });
-  t.like(batch, { status: 'completed', charged: credits, counts: { pending: 0, running: 0, succeeded: 2, failed: 0, skipped: 5 } });
-  const paused = await events.find({ accountId, event: 'batch.paused' }).toArray();
-  t.is(paused.length, 1, 'it paused for credits first');
-  t.true(batch!.completedAt!.getTime() - paused[0]!.createdAt.getTime() >= CREDIT_WAIT_MS, 'and gave up only once its wait had passed');
-  const skipped = await batchItems.find({ batchId, status: 'skipped' }).toArray();
-  t.is(skipped.length, 5);
-  t.true(skipped.every((i) => i.problem?.code === 'insufficient_credits' && i.charged === 0), JSON.stringify(skipped.map((i) => i.problem)));
-  t.is(texts.filter((text) => runs.get(text) === 1).length, 2, 'only the items the balance covered ran their tool');
-  t.is(texts.filter((text) => (runs.get(text) ?? 0) > 1).length, 0);
-  const completed = await events.find({ accountId, event: 'batch.completed' }).toArray();
-  t.is(completed.length, 1);
-  t.like(completed[0]!.data, { batchId, status: 'completed', counts: { succeeded: 2, skipped: 5 }, charged: credits });
-  t.is((await createLedger(mongo.db).balanceOf(accountId)).balance, 0, 'exactly the items that ran are charged');
-});
+    const { batches, batchItems, events } = collections(mongo.db);
+    const batch = await batches.findOne({ _id: batchId });
+    t.like(batch, { status: 'completed', charged: credits, counts: { pending: 0, running: 0, succeeded: 2, failed: 0, skipped: 5 } });
+    const paused = await events.find({ accountId, event: 'batch.paused' }).toArray();
+    t.is(paused.length, 1, 'it paused for credits first');
+    t.true(batch!.completedAt!.getTime() - paused[0]!.createdAt.getTime() >= CREDIT_WAIT_MS, 'and gave up only once its wait had passed');
+    const skipped = await batchItems.find({ batchId, status: 'skipped' }).toArray();
+    t.is(skipped.length, 5);
+    t.true(
+      skipped.every((i) => i.problem?.code === 'insufficient_credits' && i.charged === 0),
+      JSON.stringify(skipped.map((i) => i.problem)),
+    );
+    t.is(texts.filter((text) => runs.get(text) === 1).length, 2, 'only the items the balance covered ran their tool');
+    t.is(texts.filter((text) => (runs.get(text) ?? 0) > 1).length, 0);
+    const completed = await events.find({ accountId, event: 'batch.completed' }).toArray();
+    t.is(completed.length, 1);
+    t.like(completed[0]!.data, { batchId, status: 'completed', counts: { succeeded: 2, skipped: 5 }, charged: credits });
+    t.is((await createLedger(mongo.db).balanceOf(accountId)).balance, 0, 'exactly the items that ran are charged');
+  },
+);
 
 test.serial("an item's end retried after its first run was cut short hands its slot on once, and the counts stay exact", async (t) => {
   const { accountId, batchId } = await batchOf(100, 5, 'stop');
@@ -248,7 +318,14 @@ test.serial("an item's end retried after its first run was cut short hands its s
   const first = await progress.claim({ _id: batchId, total: 5 });
   t.is(first!.next, 1);
   await progress.markRunning([{ item: { _id: `${batchId}:0`, attempt: 0 }, requestId: 'call-0' }]);
-  const outcome = { batchId, index: 0, attempt: 0, total: 5, requestId: 'call-0', result: { ok: true as const, output: { hash: 'x' }, charged: 1, balance: 99 } };
+  const outcome = {
+    batchId,
+    index: 0,
+    attempt: 0,
+    total: 5,
+    requestId: 'call-0',
+    result: { ok: true as const, output: { hash: 'x' }, charged: 1, balance: 99 },
+  };
   // Its end's first run: item 1 claimed, item 0 ended, item 1 marked running; then the run is cut short.
   const handed = await progress.finishItem(outcome, new Date());
   t.is(handed?.item.index, 1);
@@ -272,7 +349,8 @@ test.serial('live counts read above the settled mark agree with a full count at 
   const { batches, batchItems } = collections(mongo.db);
   const fullCount = async () => {
     const counts: Record<string, number> = {};
-    for (const s of ['pending', 'running', 'succeeded', 'failed', 'skipped']) counts[s] = await batchItems.countDocuments({ batchId, status: s as never });
+    for (const s of ['pending', 'running', 'succeeded', 'failed', 'skipped'])
+      counts[s] = await batchItems.countDocuments({ batchId, status: s as never });
     return counts;
   };
   for (let i = 0; i < 3; i++) {
@@ -286,7 +364,9 @@ test.serial('live counts read above the settled mark agree with a full count at 
       index,
       attempt: 0,
       requestId: `call-${index}`,
-      result: ok ? { ok: true, output: { hash: 'x' }, charged: 1, balance: 99 } : { ok: false, error: { code: 'unavailable', message: 'down', extras: {} } },
+      result: ok
+        ? { ok: true, output: { hash: 'x' }, charged: 1, balance: 99 }
+        : { ok: false, error: { code: 'unavailable', message: 'down', extras: {} } },
     });
   const steps: [number, boolean, number][] = [
     [1, true, 0], // item 0 still runs: nothing settled
@@ -299,5 +379,8 @@ test.serial('live counts read above the settled mark agree with a full count at 
     t.deepEqual(live!.counts, (await fullCount()) as never, `after item ${index} ended`);
     t.is((await batches.findOne({ _id: batchId }))!.settled?.below ?? 0, settledBelow, `settled mark after item ${index}`);
   }
-  t.like(await read.byId(accountId, batchId), { counts: { pending: 3, running: 0, succeeded: 2, failed: 1, skipped: 0 }, charged: 2 * HASH_TEXT.cost });
+  t.like(await read.byId(accountId, batchId), {
+    counts: { pending: 3, running: 0, succeeded: 2, failed: 1, skipped: 0 },
+    charged: 2 * HASH_TEXT.cost,
+  });
 });

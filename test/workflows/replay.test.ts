@@ -50,10 +50,17 @@ for (const traced of [false, true]) {
     t.true(HISTORIES.filter((name) => name.startsWith('tool-call-')).length >= 5, 'the tool call histories are there');
     const bundle = await serviceWorkflowBundle(traced ? [WORKFLOW_TRACING_MODULE] : []);
     const spans = new InMemorySpanExporter();
-    const tracer = { startSpan: () => { throw new Error('no span is started outside the sandbox in a replay'); } } as never;
+    const tracer = {
+      startSpan: () => {
+        throw new Error('no span is started outside the sandbox in a replay');
+      },
+    } as never;
     const sinks = traced ? temporalTracing(tracer, new SimpleSpanProcessor(spans), new Resource({ 'service.name': 'replay' })).sinks : {};
     const histories = HISTORIES.map((name) => ({ workflowId: name, history: load(name) }));
-    t.true(histories.every((h) => (h.history.events?.length ?? 0) >= 5), 'each history has its events');
+    t.true(
+      histories.every((h) => (h.history.events?.length ?? 0) >= 5),
+      'each history has its events',
+    );
     let replayed = 0;
     for await (const result of Worker.runReplayHistories({ workflowBundle: bundle, sinks }, histories)) {
       t.is(result.error, undefined, `${result.workflowId}: ${String(result.error)}`);

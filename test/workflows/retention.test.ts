@@ -18,7 +18,12 @@ let bed: WorkflowTestBed | undefined;
 
 test.before(async () => {
   bed = await startWorkflowTestBed('event_retention_tests', async (env, mongo) => [
-    await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowBundle: await serviceWorkflowBundle(), activities: createCoreActivities(mongo.db) }),
+    await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: TASK_QUEUES.core,
+      workflowBundle: await serviceWorkflowBundle(),
+      activities: createCoreActivities(mongo.db),
+    }),
   ]);
 });
 test.after.always(() => bed?.close());
@@ -31,7 +36,10 @@ const HOUR = 3600 * 1000;
  * skipped ten years ahead during the sweep's activity.
  */
 const sweep = () =>
-  new Client({ connection: bed!.env.connection, namespace: bed!.env.namespace }).workflow.execute('sweeper', { workflowId: newId('sweep'), taskQueue: TASK_QUEUES.core });
+  new Client({ connection: bed!.env.connection, namespace: bed!.env.namespace }).workflow.execute('sweeper', {
+    workflowId: newId('sweep'),
+    taskQueue: TASK_QUEUES.core,
+  });
 /** In steps: the test server jumps years ahead when asked to sleep past 2^31 ms (24.8 days) at once. */
 async function skip(ms: number) {
   for (let left = ms; left > 0; left -= 10 * DAY) await bed!.env.sleep(Math.min(left, 10 * DAY));
@@ -63,67 +71,102 @@ test.serial('events are kept 30 days after they happened, then the sweeper delet
   t.deepEqual(await present(), []);
 });
 
-test.serial("an asynchronous call's answer is kept 24 hours after it ended, its large output with it; the record a week longer", async (t) => {
-  const { env, mongo } = bed!;
-  const calls = createAsyncCalls(mongo.db);
-  const accountId = newId('acc');
-  const ended = new Date((await env.currentTimeMs()) as number);
-  const small = `call-${accountId}-small`;
-  const large = `call-${accountId}-large`;
-  for (const requestId of [small, large]) await calls.open({ requestId, accountId, tool: 'hash-text', now: ended });
-  await calls.finish({ requestId: small, accountId, tool: 'hash-text', result: { ok: true, output: { digest: 'ab' }, charged: 1, balance: 9 } }, ended);
-  const big = { data: 'x'.repeat(400 * 1024) }; // over the inline limit: GridFS
-  await calls.finish({ requestId: large, accountId, tool: 'hash-text', result: { ok: true, output: big, charged: 1, balance: 8 } }, ended);
-  const files = mongo.db.collection('call_outputs.files');
-  const largeDoc = (await calls.byId(accountId, large))!;
-  t.truthy(largeDoc.outputFileId);
-  t.deepEqual(await calls.readOutput(largeDoc), big);
-  t.is(await files.countDocuments({ filename: large }), 1);
+test.serial(
+  "an asynchronous call's answer is kept 24 hours after it ended, its large output with it; the record a week longer",
+  async (t) => {
+    const { env, mongo } = bed!;
+    const calls = createAsyncCalls(mongo.db);
+    const accountId = newId('acc');
+    const ended = new Date((await env.currentTimeMs()) as number);
+    const small = `call-${accountId}-small`;
+    const large = `call-${accountId}-large`;
+    for (const requestId of [small, large]) await calls.open({ requestId, accountId, tool: 'hash-text', now: ended });
+    await calls.finish(
+      { requestId: small, accountId, tool: 'hash-text', result: { ok: true, output: { digest: 'ab' }, charged: 1, balance: 9 } },
+      ended,
+    );
+    const big = { data: 'x'.repeat(400 * 1024) }; // over the inline limit: GridFS
+    await calls.finish(
+      { requestId: large, accountId, tool: 'hash-text', result: { ok: true, output: big, charged: 1, balance: 8 } },
+      ended,
+    );
+    const files = mongo.db.collection('call_outputs.files');
+    const largeDoc = (await calls.byId(accountId, large))!;
+    t.truthy(largeDoc.outputFileId);
+    t.deepEqual(await calls.readOutput(largeDoc), big);
+    t.is(await files.countDocuments({ filename: large }), 1);
 
-  await skip(CALL_ANSWER_RETENTION_MS - HOUR);
-  await sweep();
-  t.like(await calls.byId(accountId, small), { status: 'succeeded', output: JSON.stringify({ digest: 'ab' }) });
-  t.is(await files.countDocuments({ filename: large }), 1, 'kept within 24 h');
+    await skip(CALL_ANSWER_RETENTION_MS - HOUR);
+    await sweep();
+    t.like(await calls.byId(accountId, small), { status: 'succeeded', output: JSON.stringify({ digest: 'ab' }) });
+    t.is(await files.countDocuments({ filename: large }), 1, 'kept within 24 h');
 
-  await skip(2 * HOUR);
-  await sweep();
-  for (const requestId of [small, large]) {
-    const doc = (await calls.byId(accountId, requestId))!;
-    t.like(doc, { expired: true, status: 'succeeded', charged: 1 });
-    t.is(doc.output, undefined);
-    t.is(doc.outputFileId, undefined);
-  }
-  t.is(await files.countDocuments({ filename: large }), 0, 'the GridFS output went with it');
+    await skip(2 * HOUR);
+    await sweep();
+    for (const requestId of [small, large]) {
+      const doc = (await calls.byId(accountId, requestId))!;
+      t.like(doc, { expired: true, status: 'succeeded', charged: 1 });
+      t.is(doc.output, undefined);
+      t.is(doc.outputFileId, undefined);
+    }
+    t.is(await files.countDocuments({ filename: large }), 0, 'the GridFS output went with it');
 
-  await skip(CALL_TOMBSTONE_MS);
-  await sweep();
-  t.is(await calls.byId(accountId, small), null, 'the record is gone a week later');
-});
+    await skip(CALL_TOMBSTONE_MS);
+    await sweep();
+    t.is(await calls.byId(accountId, small), null, 'the record is gone a week later');
+  },
+);
 
-test.serial("people's leftovers go at their end: sessions, mailed tokens, challenges and closed sign-in windows; live ones stay", async (t) => {
-  const { env, mongo } = bed!;
-  const c = collections(mongo.db);
-  const now = (await env.currentTimeMs()) as number;
-  const tag = newId('t');
-  const at = (ms: number) => new Date(now + ms);
-  const session = (id: string, expiresAt: Date) => ({
-    _id: `${id}${tag}`, digest: `${id}${tag}`, userId: 'usr_x', accountId: 'acc_x', role: 'owner' as const, method: 'password' as const,
-    createdAt: at(-DAY), authenticatedAt: at(-DAY), lastSeenAt: at(-DAY), expiresAt, endedAt: null, ip: null, userAgent: null,
-  });
-  await c.sessions.insertMany([session('ses_old', at(-HOUR)), session('ses_live', at(DAY))]);
-  const token = (id: string, expiresAt: Date) => ({ _id: `${id}${tag}`, purpose: 'signup' as const, email: 'a@b.example', createdAt: at(-DAY), expiresAt, claimedAt: null, completedAt: null, revokedAt: null });
-  await c.authTokens.insertMany([token('old', at(-1)), token('live', at(HOUR))]);
-  await c.webauthnChallenges.insertMany([{ _id: `old${tag}`, purpose: 'authentication', userId: null, expiresAt: at(-1) }, { _id: `live${tag}`, purpose: 'authentication', userId: null, expiresAt: at(HOUR) }]);
-  await c.signinThrottle.insertMany([
-    { _id: `closed${tag}`, windowStart: at(-HOUR), failures: 3, lockedUntil: null },
-    { _id: `locked${tag}`, windowStart: at(-HOUR), failures: 10, lockedUntil: at(HOUR) },
-    { _id: `open${tag}`, windowStart: at(-60_000), failures: 2, lockedUntil: null },
-  ]);
-  await sweep();
-  const left = async (docs: typeof c.sessions | typeof c.authTokens | typeof c.webauthnChallenges | typeof c.signinThrottle) =>
-    (await (docs as typeof c.signinThrottle).find({ _id: { $regex: `${tag}$` } }).toArray()).map((d) => d._id.replace(tag, '')).sort();
-  t.deepEqual(await left(c.sessions), ['ses_live']);
-  t.deepEqual(await left(c.authTokens), ['live']);
-  t.deepEqual(await left(c.webauthnChallenges), ['live']);
-  t.deepEqual(await left(c.signinThrottle), ['locked', 'open']);
-});
+test.serial(
+  "people's leftovers go at their end: sessions, mailed tokens, challenges and closed sign-in windows; live ones stay",
+  async (t) => {
+    const { env, mongo } = bed!;
+    const c = collections(mongo.db);
+    const now = (await env.currentTimeMs()) as number;
+    const tag = newId('t');
+    const at = (ms: number) => new Date(now + ms);
+    const session = (id: string, expiresAt: Date) => ({
+      _id: `${id}${tag}`,
+      digest: `${id}${tag}`,
+      userId: 'usr_x',
+      accountId: 'acc_x',
+      role: 'owner' as const,
+      method: 'password' as const,
+      createdAt: at(-DAY),
+      authenticatedAt: at(-DAY),
+      lastSeenAt: at(-DAY),
+      expiresAt,
+      endedAt: null,
+      ip: null,
+      userAgent: null,
+    });
+    await c.sessions.insertMany([session('ses_old', at(-HOUR)), session('ses_live', at(DAY))]);
+    const token = (id: string, expiresAt: Date) => ({
+      _id: `${id}${tag}`,
+      purpose: 'signup' as const,
+      email: 'a@b.example',
+      createdAt: at(-DAY),
+      expiresAt,
+      claimedAt: null,
+      completedAt: null,
+      revokedAt: null,
+    });
+    await c.authTokens.insertMany([token('old', at(-1)), token('live', at(HOUR))]);
+    await c.webauthnChallenges.insertMany([
+      { _id: `old${tag}`, purpose: 'authentication', userId: null, expiresAt: at(-1) },
+      { _id: `live${tag}`, purpose: 'authentication', userId: null, expiresAt: at(HOUR) },
+    ]);
+    await c.signinThrottle.insertMany([
+      { _id: `closed${tag}`, windowStart: at(-HOUR), failures: 3, lockedUntil: null },
+      { _id: `locked${tag}`, windowStart: at(-HOUR), failures: 10, lockedUntil: at(HOUR) },
+      { _id: `open${tag}`, windowStart: at(-60_000), failures: 2, lockedUntil: null },
+    ]);
+    await sweep();
+    const left = async (docs: typeof c.sessions | typeof c.authTokens | typeof c.webauthnChallenges | typeof c.signinThrottle) =>
+      (await (docs as typeof c.signinThrottle).find({ _id: { $regex: `${tag}$` } }).toArray()).map((d) => d._id.replace(tag, '')).sort();
+    t.deepEqual(await left(c.sessions), ['ses_live']);
+    t.deepEqual(await left(c.authTokens), ['live']);
+    t.deepEqual(await left(c.webauthnChallenges), ['live']);
+    t.deepEqual(await left(c.signinThrottle), ['locked', 'open']);
+  },
+);

@@ -31,7 +31,12 @@ test.before(async () => {
       return { fine: true };
     };
     return [
-      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.cpu, workflowBundle: await serviceWorkflowBundle(), activities: createCallActivities(mongo.db, { answers, answersLate }) }),
+      await Worker.create({
+        connection: env.nativeConnection,
+        taskQueue: TASK_QUEUES.cpu,
+        workflowBundle: await serviceWorkflowBundle(),
+        activities: createCallActivities(mongo.db, { answers, answersLate }),
+      }),
     ];
   });
   ({ env, mongo } = bed);
@@ -41,7 +46,17 @@ test.after.always(() => bed?.close());
 
 async function call(answerBy: number, tool = 'answers'): Promise<{ result: ToolCallResult; accountId: string; workflowId: string }> {
   const { account } = await createAccounts(mongo.db).open({ credits: 10 });
-  const input: ToolCallInput = { accountId: account._id, tool, pool: 'cpu', execution: 'local', oneStep: true, cost: 3, timeoutMs: 10_000, input: {}, answerBy };
+  const input: ToolCallInput = {
+    accountId: account._id,
+    tool,
+    pool: 'cpu',
+    execution: 'local',
+    oneStep: true,
+    cost: 3,
+    timeoutMs: 10_000,
+    input: {},
+    answerBy,
+  };
   const workflowId = `wf-answer-by-${answerBy}-${Date.now()}`;
   const result = await env.client.workflow.execute('toolCall', { taskQueue: TASK_QUEUES.cpu, workflowId, args: [input] });
   return { result: result as ToolCallResult, accountId: account._id, workflowId };
@@ -60,7 +75,11 @@ test.serial('a call taken up only after answerBy (its pool was down) neither res
   t.like(result, { ok: false, error: { code: 'tool_timeout' } });
   t.is(toolRuns, runs, 'the tool did not run');
   const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-  t.deepEqual(history.events?.filter((e) => e.markerRecordedEventAttributes) ?? [], [], 'no ledger step ran (a local activity leaves a marker)');
+  t.deepEqual(
+    history.events?.filter((e) => e.markerRecordedEventAttributes) ?? [],
+    [],
+    'no ledger step ran (a local activity leaves a marker)',
+  );
   t.like(await createLedger(mongo.db).balanceOf(accountId), { balance: 10, chargedBalance: 10, holds: {} });
 });
 

@@ -44,13 +44,34 @@ async function startAndDie(t: ExecutionContext, options: Death) {
   const taskQueue = `task-retry-${options.dieAfter}-${options.late ? 'late' : 'in-time'}`;
   const { account } = await createAccounts(mongo.db).open({ credits: 10 });
   const answerBy = options.late ? (await env.currentTimeMs()) + LATE_AFTER_MS : undefined;
-  const input: ToolCallInput = { accountId: account._id, tool: 'answers', pool: 'cpu', execution: 'local', oneStep: true, cost: 3, timeoutMs: 30_000, input: {}, answerBy };
-  const handle = await env.client.workflow.start('toolCall', { taskQueue, workflowId: `wf-${taskQueue}-${Date.now()}`, args: [input], workflowTaskTimeout: CALL_WORKFLOW_TASK_TIMEOUT_MS });
+  const input: ToolCallInput = {
+    accountId: account._id,
+    tool: 'answers',
+    pool: 'cpu',
+    execution: 'local',
+    oneStep: true,
+    cost: 3,
+    timeoutMs: 30_000,
+    input: {},
+    answerBy,
+  };
+  const handle = await env.client.workflow.start('toolCall', {
+    taskQueue,
+    workflowId: `wf-${taskQueue}-${Date.now()}`,
+    args: [input],
+    workflowTaskTimeout: CALL_WORKFLOW_TASK_TIMEOUT_MS,
+  });
 
-  const dying = spawn(process.execPath, ['--import', TSX_MAIN_THREAD, DYING_WORKER, env.address, mongoUrl, taskQueue, options.dieAfter], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const dying = spawn(process.execPath, ['--import', TSX_MAIN_THREAD, DYING_WORKER, env.address, mongoUrl, taskQueue, options.dieAfter], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const [code] = (await once(dying, 'exit')) as [number | null];
   t.is(code, 70, `the worker died right after its ${options.dieAfter}`);
-  t.like(await createLedger(mongo.db).balanceOf(account._id), options.afterDeath, `what the ${options.dieAfter} did before the worker died`);
+  t.like(
+    await createLedger(mongo.db).balanceOf(account._id),
+    options.afterDeath,
+    `what the ${options.dieAfter} did before the worker died`,
+  );
   return { taskQueue, handle, accountId: account._id, answerBy };
 }
 
@@ -58,7 +79,12 @@ async function startAndDie(t: ExecutionContext, options: Death) {
 async function rerun(call: Awaited<ReturnType<typeof startAndDie>>) {
   const { env, mongo } = bed!;
   const activities = createCallActivities(mongo.db, { answers: async () => ({ fine: true }) });
-  const next = await Worker.create({ connection: env.nativeConnection, taskQueue: call.taskQueue, workflowBundle: { code: (await workflowBundle(quiet)).code }, activities });
+  const next = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: call.taskQueue,
+    workflowBundle: { code: (await workflowBundle(quiet)).code },
+    activities,
+  });
   const result = (await next.runUntil(call.handle.result())) as ToolCallResult;
   return { result, account: await createLedger(mongo.db).balanceOf(call.accountId) };
 }
@@ -85,17 +111,20 @@ test.serial('a workflow task re-run after its commit got through charges the cal
   t.like(account, { balance: 7, chargedBalance: 7, holds: {} }, 'charged once, no hold left');
 });
 
-test.serial('re-runs after answerBy: a call whose commit got through answers 200; one whose worker died holding its credits refunds them', async (t) => {
-  t.timeout(150_000);
-  const charged = await startAndDie(t, { dieAfter: 'commit', late: true, afterDeath: { chargedBalance: 7 } });
-  const held = await startAndDie(t, { dieAfter: 'reserve', late: true, afterDeath: { balance: 7, chargedBalance: 10 } });
-  await untilServerTimePasses(Math.max(charged.answerBy!, held.answerBy!));
+test.serial(
+  're-runs after answerBy: a call whose commit got through answers 200; one whose worker died holding its credits refunds them',
+  async (t) => {
+    t.timeout(150_000);
+    const charged = await startAndDie(t, { dieAfter: 'commit', late: true, afterDeath: { chargedBalance: 7 } });
+    const held = await startAndDie(t, { dieAfter: 'reserve', late: true, afterDeath: { balance: 7, chargedBalance: 10 } });
+    await untilServerTimePasses(Math.max(charged.answerBy!, held.answerBy!));
 
-  const afterCommit = await rerun(charged);
-  t.like(afterCommit.result, { ok: true, charged: 3 }, 'the charge stands, so the call answers what it was charged for');
-  t.like(afterCommit.account, { balance: 7, chargedBalance: 7, holds: {} });
+    const afterCommit = await rerun(charged);
+    t.like(afterCommit.result, { ok: true, charged: 3 }, 'the charge stands, so the call answers what it was charged for');
+    t.like(afterCommit.account, { balance: 7, chargedBalance: 7, holds: {} });
 
-  const afterReserve = await rerun(held);
-  t.deepEqual(afterReserve.result, { ok: false, error: ANSWERED_TOO_LATE });
-  t.like(afterReserve.account, { balance: 10, chargedBalance: 10, holds: {} }, 'nothing charged, no hold left');
-});
+    const afterReserve = await rerun(held);
+    t.deepEqual(afterReserve.result, { ok: false, error: ANSWERED_TOO_LATE });
+    t.like(afterReserve.account, { balance: 10, chargedBalance: 10, holds: {} }, 'nothing charged, no hold left');
+  },
+);

@@ -78,7 +78,13 @@ test.before(async () => {
       // calls: the call's workflow, its ledger steps and the tools.
       ...(await Promise.all(
         [TASK_QUEUES.cpu, LONG_CALL_QUEUES.cpu].map(async (taskQueue) =>
-          Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await serviceWorkflowBundle(), activities, shutdownForceTime: '1s' }),
+          Worker.create({
+            connection: env.nativeConnection,
+            taskQueue,
+            workflowBundle: await serviceWorkflowBundle(),
+            activities,
+            shutdownForceTime: '1s',
+          }),
         ),
       )),
       // A pool's worker whose first commit gets through but fails to report, so its step is retried.
@@ -86,10 +92,19 @@ test.before(async () => {
         connection: env.nativeConnection,
         taskQueue: FLAKY_COMMIT_QUEUE,
         workflowBundle: await serviceWorkflowBundle(),
-        activities: createCallStep({ handlers: testTools, ledger: commitLosesItsAnswer(createLedger(mongo.db)), callKeys: createCallKeys(mongo.db) }),
+        activities: createCallStep({
+          handlers: testTools,
+          ledger: commitLosesItsAnswer(createLedger(mongo.db)),
+          callKeys: createCallKeys(mongo.db),
+        }),
       }),
       // What ran calls started before they ran on their pool: the workflow on `core`.
-      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowBundle: await serviceWorkflowBundle(), activities: createCoreActivities(mongo.db) }),
+      await Worker.create({
+        connection: env.nativeConnection,
+        taskQueue: TASK_QUEUES.core,
+        workflowBundle: await serviceWorkflowBundle(),
+        activities: createCoreActivities(mongo.db),
+      }),
     ];
   });
   ({ env, mongo } = bed);
@@ -119,9 +134,13 @@ async function steps(workflowId: string): Promise<{ type: string; result: unknow
   return (history.events ?? []).flatMap((e) => {
     const marker = e.markerRecordedEventAttributes;
     if (marker?.markerName !== 'core_local_activity') return [];
-    const data = defaultPayloadConverter.fromPayload<{ activity_type?: string; activityType?: string }>(marker.details!.data!.payloads![0]!);
+    const data = defaultPayloadConverter.fromPayload<{ activity_type?: string; activityType?: string }>(
+      marker.details!.data!.payloads![0]!,
+    );
     const result = marker.details?.result?.payloads?.[0];
-    return [{ type: String(data.activity_type ?? data.activityType), result: result ? defaultPayloadConverter.fromPayload(result) : undefined }];
+    return [
+      { type: String(data.activity_type ?? data.activityType), result: result ? defaultPayloadConverter.fromPayload(result) : undefined },
+    ];
   });
 }
 
@@ -173,7 +192,14 @@ async function run(
   attempts.clear();
   const accounts = createAccounts(mongo.db);
   const { account } = await accounts.open({ credits: options.credits ?? 10 });
-  const base = { accountId: account._id, tool, pool: 'cpu' as const, cost: options.cost ?? 3, timeoutMs: options.timeoutMs ?? 10_000, input: {} };
+  const base = {
+    accountId: account._id,
+    tool,
+    pool: 'cpu' as const,
+    cost: options.cost ?? 3,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    input: {},
+  };
   const input: ToolCallInput = { ...base, ...HOW[execution] };
   const workflowId = `wf-${tool}-${execution.replace(/ /g, '-')}-${Date.now()}`;
   const result = await env.client.workflow.execute('toolCall', {
@@ -236,12 +262,15 @@ for (const execution of EXECUTIONS) {
     t.is((await createLedger(mongo.db).balanceOf(accountId)).balance, 10);
   });
 
-  test.serial(`a database out of the tool's reach is tried again, then 503 unavailable, refunded, never internal_error (${execution})`, async (t) => {
-    const { result, accountId } = await run('databaseAway', execution);
-    t.like(result, { ok: false, error: { code: 'unavailable' } });
-    t.is(attempts.get('databaseAway'), 3, 'retried like a crash, not final like a refusal');
-    t.is((await createLedger(mongo.db).balanceOf(accountId)).balance, 10);
-  });
+  test.serial(
+    `a database out of the tool's reach is tried again, then 503 unavailable, refunded, never internal_error (${execution})`,
+    async (t) => {
+      const { result, accountId } = await run('databaseAway', execution);
+      t.like(result, { ok: false, error: { code: 'unavailable' } });
+      t.is(attempts.get('databaseAway'), 3, 'retried like a crash, not final like a refusal');
+      t.is((await createLedger(mongo.db).balanceOf(accountId)).balance, 10);
+    },
+  );
 
   test.serial(`a tool past its deadline answers tool_timeout and is refunded (${execution})`, async (t) => {
     const { result, accountId } = await run('hangs', execution, { timeoutMs: 3_000 });
@@ -268,18 +297,27 @@ test.serial('a call started on core, as before calls ran on their pool, still ru
   t.is((await createLedger(mongo.db).balanceOf(accountId)).chargedBalance, 7);
 });
 
-test.serial('a call of a local tool started before calls were one step still runs reserve, tool and commit as steps of their own, and is charged', async (t) => {
-  const { result, accountId, workflowId } = await run('answers', 'local in three steps');
-  t.deepEqual(result, { ok: true, output: { fine: true }, charged: 3, balance: 7 });
-  t.deepEqual((await steps(workflowId)).map((s) => s.type), ['reserve', 'answers', 'commit']);
-  t.is((await createLedger(mongo.db).balanceOf(accountId)).chargedBalance, 7);
-});
+test.serial(
+  'a call of a local tool started before calls were one step still runs reserve, tool and commit as steps of their own, and is charged',
+  async (t) => {
+    const { result, accountId, workflowId } = await run('answers', 'local in three steps');
+    t.deepEqual(result, { ok: true, output: { fine: true }, charged: 3, balance: 7 });
+    t.deepEqual(
+      (await steps(workflowId)).map((s) => s.type),
+      ['reserve', 'answers', 'commit'],
+    );
+    t.is((await createLedger(mongo.db).balanceOf(accountId)).chargedBalance, 7);
+  },
+);
 
 for (const execution of ['local', 'queued'] as const) {
   test.serial(`a call is one step, whose recorded result names the outcome and times its parts (${execution})`, async (t) => {
     const charged = await run('answers', execution);
     const history = await env.client.workflow.getHandle(charged.workflowId).fetchHistory();
-    t.is(history.events?.[0]?.workflowExecutionStartedEventAttributes?.taskQueue?.name, execution === 'queued' ? LONG_CALL_QUEUES.cpu : TASK_QUEUES.cpu);
+    t.is(
+      history.events?.[0]?.workflowExecutionStartedEventAttributes?.taskQueue?.name,
+      execution === 'queued' ? LONG_CALL_QUEUES.cpu : TASK_QUEUES.cpu,
+    );
     t.false(history.events?.some((e) => e.activityTaskScheduledEventAttributes) ?? true, 'no activity of its own');
     const [step, ...others] = await steps(charged.workflowId);
     t.deepEqual(others, [], 'one local activity');
@@ -289,26 +327,42 @@ for (const execution of ['local', 'queued'] as const) {
     for (const part of ['reserve', 'tool', 'settle']) t.is(typeof ms[part], 'number', part);
 
     const refused = await run('refuses', execution);
-    t.like((await steps(refused.workflowId))[0]?.result, { outcome: 'refunded', attempts: 1, result: { ok: false, error: { code: 'target_not_allowed' } } });
+    t.like((await steps(refused.workflowId))[0]?.result, {
+      outcome: 'refunded',
+      attempts: 1,
+      result: { ok: false, error: { code: 'target_not_allowed' } },
+    });
     const poor = await run('answers', execution, { credits: 2, cost: 3 });
-    t.like((await steps(poor.workflowId))[0]?.result, { outcome: 'insufficient_credits', result: { ok: false, error: { code: 'insufficient_credits' } } });
+    t.like((await steps(poor.workflowId))[0]?.result, {
+      outcome: 'insufficient_credits',
+      result: { ok: false, error: { code: 'insufficient_credits' } },
+    });
   });
 }
 
-test.serial('a call of a queued tool started before calls were one step still runs its tool as an activity on the pool\'s queue, and is charged', async (t) => {
-  const { result, accountId, workflowId } = await run('answers', 'queued in three steps');
-  t.deepEqual(result, { ok: true, output: { fine: true }, charged: 3, balance: 7 });
-  t.deepEqual((await steps(workflowId)).map((s) => s.type), ['reserve', 'commit']);
-  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-  const scheduled = history.events?.find((e) => e.activityTaskScheduledEventAttributes)?.activityTaskScheduledEventAttributes;
-  t.is(scheduled?.activityType?.name, 'answers');
-  t.is(scheduled?.taskQueue?.name, TASK_QUEUES.cpu);
-  t.is((await createLedger(mongo.db).balanceOf(accountId)).chargedBalance, 7);
-});
+test.serial(
+  "a call of a queued tool started before calls were one step still runs its tool as an activity on the pool's queue, and is charged",
+  async (t) => {
+    const { result, accountId, workflowId } = await run('answers', 'queued in three steps');
+    t.deepEqual(result, { ok: true, output: { fine: true }, charged: 3, balance: 7 });
+    t.deepEqual(
+      (await steps(workflowId)).map((s) => s.type),
+      ['reserve', 'commit'],
+    );
+    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    const scheduled = history.events?.find((e) => e.activityTaskScheduledEventAttributes)?.activityTaskScheduledEventAttributes;
+    t.is(scheduled?.activityType?.name, 'answers');
+    t.is(scheduled?.taskQueue?.name, TASK_QUEUES.cpu);
+    t.is((await createLedger(mongo.db).balanceOf(accountId)).chargedBalance, 7);
+  },
+);
 
-test.serial('a step retried after its commit got through but its answer was lost charges once, answers 200 and leaves no hold', async (t) => {
-  const { result, accountId, workflowId } = await run('answers', 'local', { taskQueue: FLAKY_COMMIT_QUEUE });
-  t.like(result, { ok: true, charged: 3, balance: 7 });
-  t.like(await createLedger(mongo.db).balanceOf(accountId), { balance: 7, chargedBalance: 7, holds: {} });
-  t.like((await steps(workflowId))[0]?.result, { outcome: 'charged' });
-});
+test.serial(
+  'a step retried after its commit got through but its answer was lost charges once, answers 200 and leaves no hold',
+  async (t) => {
+    const { result, accountId, workflowId } = await run('answers', 'local', { taskQueue: FLAKY_COMMIT_QUEUE });
+    t.like(result, { ok: true, charged: 3, balance: 7 });
+    t.like(await createLedger(mongo.db).balanceOf(accountId), { balance: 7, chargedBalance: 7, holds: {} });
+    t.like((await steps(workflowId))[0]?.result, { outcome: 'charged' });
+  },
+);

@@ -3,7 +3,15 @@
 //! attempts ended. Driven directly: no Temporal, no database, no receiver.
 import test from 'ava';
 import { DISABLE_AFTER_FAILURES } from '../../lib/webhook-policy.js';
-import { beginBatch, concurrentLimits, endBatch, nextWakeAt, provisionalCount, type Arrival, type Batch } from '../../workflows/webhook-endpoint-state.js';
+import {
+  beginBatch,
+  concurrentLimits,
+  endBatch,
+  nextWakeAt,
+  provisionalCount,
+  type Arrival,
+  type Batch,
+} from '../../workflows/webhook-endpoint-state.js';
 import { delivered, endpoint, event, failed, random, T0, turn } from './support/webhook-endpoint-state.js';
 
 test('in batches, whatever order attempts end and batches come back in: outcomes count in the order attempts ended, the disable comes at exactly 20 with nothing out, and nothing starts after', (t) => {
@@ -20,10 +28,16 @@ test('in batches, whatever order attempts end and batches come back in: outcomes
       if (attempts.length === 0) return;
       // Ends spread over 10 s, each at a time of its own; the batch comes back a little after its last.
       const ends = attempts.map(() => ({ endedAt: now + 1 + Math.floor(next() * 10_000) + ++unique / 1e6, success: next() < successRate }));
-      out.push({ batch: beginBatch(m, attempts, now), ends, returnsAt: Math.max(...ends.map((e) => e.endedAt)) + Math.floor(next() * 100) });
+      out.push({
+        batch: beginBatch(m, attempts, now),
+        ends,
+        returnsAt: Math.max(...ends.map((e) => e.endedAt)) + Math.floor(next() * 100),
+      });
     };
     // Sixty events arrive over 20 s, so batches start between others' returns and overlap.
-    const arrivals = Array.from({ length: 60 }, (_, i) => ({ at: T0 + Math.floor(next() * 20_000), id: `evt_${i}` })).sort((a, b) => a.at - b.at);
+    const arrivals = Array.from({ length: 60 }, (_, i) => ({ at: T0 + Math.floor(next() * 20_000), id: `evt_${i}` })).sort(
+      (a, b) => a.at - b.at,
+    );
     const returned: Array<{ endedAt: number; success: boolean }> = [];
     let disabledWith: number | undefined;
     let now = T0;
@@ -48,12 +62,21 @@ test('in batches, whatever order attempts end and batches come back in: outcomes
       const o = out.shift()!;
       if (returned.some((r) => r.endedAt > Math.min(...o.ends.map((e) => e.endedAt)))) reordered++;
       returned.push(...o.ends);
-      const notice = endBatch(m, o.batch, o.ends.map((e) => ({ ...(e.success ? delivered : failed), endedAt: e.endedAt })), now);
+      const notice = endBatch(
+        m,
+        o.batch,
+        o.ends.map((e) => ({ ...(e.success ? delivered : failed), endedAt: e.endedAt })),
+        now,
+      );
       // What has been counted is the earliest-ended of what came back, in the order it ended.
       const inOrder = [...returned].sort((a, b) => a.endedAt - b.endedAt).map((e) => e.success);
       const counted = inOrder.slice(0, returned.length - m.ended.length);
       const truth = counted.length - 1 - counted.lastIndexOf(true);
-      t.is(m.state.consecutiveFailures, Math.min(truth, DISABLE_AFTER_FAILURES), `seed ${seed}: the count is the failures since the last success to end`);
+      t.is(
+        m.state.consecutiveFailures,
+        Math.min(truth, DISABLE_AFTER_FAILURES),
+        `seed ${seed}: the count is the failures since the last success to end`,
+      );
       if (notice) {
         disabledWith = out.length;
         t.is(notice.consecutiveFailures, DISABLE_AFTER_FAILURES);
@@ -67,7 +90,11 @@ test('in batches, whatever order attempts end and batches come back in: outcomes
     t.is(disabledWith, 0, `seed ${seed}: nothing out at the disable`);
     t.true(m.state.disabled);
     const inOrder = [...returned].sort((a, b) => a.endedAt - b.endedAt).map((e) => e.success);
-    t.deepEqual(inOrder.slice(-DISABLE_AFTER_FAILURES), Array(DISABLE_AFTER_FAILURES).fill(false), `seed ${seed}: the last 20 to end failed`);
+    t.deepEqual(
+      inOrder.slice(-DISABLE_AFTER_FAILURES),
+      Array(DISABLE_AFTER_FAILURES).fill(false),
+      `seed ${seed}: the last 20 to end failed`,
+    );
     t.deepEqual(turn(m, now + 86_400_000).attempts, [], `seed ${seed}: nothing starts once disabled`);
   }
   t.log(`${disables} of 200 runs disabled; ${reordered} batches came back after a later-ended outcome`);
@@ -82,7 +109,12 @@ test('in batches, a success that ended first but came back last still resets the
   const rest = turn(m, T0 + 1, ...Array.from({ length: 3 }, (_, i) => event(`evt_${i}`))).attempts;
   const late = beginBatch(m, rest, T0 + 1);
   // The late batch's three failures end at +20..+22 and come back first; the early batch's success ended at +10.
-  endBatch(m, late, rest.map((_, i) => ({ ...failed, endedAt: T0 + 20 + i })), T0 + 30);
+  endBatch(
+    m,
+    late,
+    rest.map((_, i) => ({ ...failed, endedAt: T0 + 20 + i })),
+    T0 + 30,
+  );
   t.is(m.state.consecutiveFailures, 0, 'not counted while an older batch is out');
   t.is(provisionalCount(m), 3);
   endBatch(m, early, [{ ...delivered, endedAt: T0 + 10 }], T0 + 40);

@@ -57,8 +57,17 @@ test.before(async () => {
       },
     });
     return [
-      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowBundle: await serviceWorkflowBundle(), activities }),
-      await Worker.create({ connection: env.nativeConnection, taskQueue: WEBHOOK_DELIVERY_QUEUE, activities: { deliverWebhook: activities.deliverWebhook, deliverWebhooks: activities.deliverWebhooks } }),
+      await Worker.create({
+        connection: env.nativeConnection,
+        taskQueue: TASK_QUEUES.core,
+        workflowBundle: await serviceWorkflowBundle(),
+        activities,
+      }),
+      await Worker.create({
+        connection: env.nativeConnection,
+        taskQueue: WEBHOOK_DELIVERY_QUEUE,
+        activities: { deliverWebhook: activities.deliverWebhook, deliverWebhooks: activities.deliverWebhooks },
+      }),
     ];
   });
   ({ env, mongo } = bed);
@@ -77,11 +86,17 @@ async function newEndpoint(accountId = newId('acc')) {
   return { id: doc._id, accountId, url, secret };
 }
 
-const envelope = (id = newId('evt')): WebhookEnvelope => ({ id, event: 'credits.low', createdAt: '2026-01-01T00:00:00.000+00:00', data: { balance: 24, threshold: 25, message: 'low' } });
+const envelope = (id = newId('evt')): WebhookEnvelope => ({
+  id,
+  event: 'credits.low',
+  createdAt: '2026-01-01T00:00:00.000+00:00',
+  data: { balance: 24, threshold: 25, message: 'low' },
+});
 const tell = (endpointId: string, signal: string, args: unknown[] = []) => signalEndpoint(env.client, endpointId, signal, args);
 const postedTo = (url: string) => posted.filter((p) => p.url === url);
 const bodyOf = (p: Posted) => JSON.parse(p.body) as WebhookEnvelope;
-const stateOf = (endpointId: string) => env.client.workflow.getHandle(webhookWorkflowId(endpointId)).query<WebhookEndpointState>(WEBHOOK_STATE_QUERY);
+const stateOf = (endpointId: string) =>
+  env.client.workflow.getHandle(webhookWorkflowId(endpointId)).query<WebhookEndpointState>(WEBHOOK_STATE_QUERY);
 
 /** Does a receiver holding `secret` accept this delivery (the package's check, and the single `X-Service-Signature` alone)? */
 function receiverWith(secret: string, p: Posted) {
@@ -127,7 +142,11 @@ test.serial('a rotated secret: both secrets verify every delivery for 24 h, acro
   }
   t.true(inWindow.at(-1)!.at - inWindow[0]!.at > 21 * HOUR, 'the deliveries span the window');
   for (const p of inWindow) {
-    t.deepEqual(receiverWith(oldSecret, p), { verifies: true, specHeader: true }, 'a receiver on the old secret, even one reading only X-Service-Signature');
+    t.deepEqual(
+      receiverWith(oldSecret, p),
+      { verifies: true, specHeader: true },
+      'a receiver on the old secret, even one reading only X-Service-Signature',
+    );
     t.true(receiverWith(newSecret, p).verifies, 'a receiver on the new secret (X-Service-Signatures)');
     t.regex(p.headers['X-Service-Signatures']!, /^sha256=[0-9a-f]{64}, sha256=[0-9a-f]{64}$/);
   }
@@ -170,40 +189,54 @@ test.serial('an overlap ended early by the owner stays ended; a later rotation g
   t.is((await store.byId(id))?.previousSecretSealed, null);
 });
 
-test.serial('a replay is a new attempt of a past event, signed afresh and logged as a replay; a failing one is attempted at once', async (t) => {
-  const { id, url } = await newEndpoint();
-  const event = envelope();
-  await tell(id, WEBHOOK_SIGNALS.event, [event]);
-  await env.sleep(10 * SECOND);
-  await tell(id, WEBHOOK_SIGNALS.event, [event]); // a fan-out re-send is still dropped
-  await env.sleep(HOUR);
-  await tell(id, WEBHOOK_SIGNALS.replay, [event]);
-  await env.sleep(10 * SECOND);
-  const sent = postedTo(url).filter((p) => bodyOf(p).id === event.id);
-  t.is(sent.length, 2);
-  t.not(sent[0]!.headers['X-Service-Timestamp'], undefined);
-  t.is(sent[1]!.body, sent[0]!.body, 'the same envelope');
-  const log = await store.attempts(id, 10);
-  t.deepEqual(log.map((a) => [a.eventId, a.trigger ?? 'event', a.attempt]), [[event.id, 'replay', 1], [event.id, 'event', 1]]);
+test.serial(
+  'a replay is a new attempt of a past event, signed afresh and logged as a replay; a failing one is attempted at once',
+  async (t) => {
+    const { id, url } = await newEndpoint();
+    const event = envelope();
+    await tell(id, WEBHOOK_SIGNALS.event, [event]);
+    await env.sleep(10 * SECOND);
+    await tell(id, WEBHOOK_SIGNALS.event, [event]); // a fan-out re-send is still dropped
+    await env.sleep(HOUR);
+    await tell(id, WEBHOOK_SIGNALS.replay, [event]);
+    await env.sleep(10 * SECOND);
+    const sent = postedTo(url).filter((p) => bodyOf(p).id === event.id);
+    t.is(sent.length, 2);
+    t.not(sent[0]!.headers['X-Service-Timestamp'], undefined);
+    t.is(sent[1]!.body, sent[0]!.body, 'the same envelope');
+    const log = await store.attempts(id, 10);
+    t.deepEqual(
+      log.map((a) => [a.eventId, a.trigger ?? 'event', a.attempt]),
+      [
+        [event.id, 'replay', 1],
+        [event.id, 'event', 1],
+      ],
+    );
 
-  // A delivery failing on its retry schedule: a replay attempts it now, not at its next retry.
-  let failing = true;
-  answers.set(url, () => (failing ? 500 : 204));
-  const stuck = envelope();
-  await tell(id, WEBHOOK_SIGNALS.event, [stuck]);
-  await env.sleep(20 * SECOND); // attempts at 0 and 5 s failed; the next is due at 35 s
-  failing = false;
-  await tell(id, WEBHOOK_SIGNALS.replay, [stuck]);
-  await env.sleep(2 * SECOND);
-  const tries = postedTo(url).filter((p) => bodyOf(p).id === stuck.id);
-  t.is(tries.length, 3);
-  t.true(tries[2]!.at - tries[1]!.at < 20 * SECOND, 'replayed before its scheduled retry');
-  t.like((await stateOf(id)), { pending: 0, consecutiveFailures: 0 });
-  answers.delete(url);
-});
+    // A delivery failing on its retry schedule: a replay attempts it now, not at its next retry.
+    let failing = true;
+    answers.set(url, () => (failing ? 500 : 204));
+    const stuck = envelope();
+    await tell(id, WEBHOOK_SIGNALS.event, [stuck]);
+    await env.sleep(20 * SECOND); // attempts at 0 and 5 s failed; the next is due at 35 s
+    failing = false;
+    await tell(id, WEBHOOK_SIGNALS.replay, [stuck]);
+    await env.sleep(2 * SECOND);
+    const tries = postedTo(url).filter((p) => bodyOf(p).id === stuck.id);
+    t.is(tries.length, 3);
+    t.true(tries[2]!.at - tries[1]!.at < 20 * SECOND, 'replayed before its scheduled retry');
+    t.like(await stateOf(id), { pending: 0, consecutiveFailures: 0 });
+    answers.delete(url);
+  },
+);
 
 /** Records `count` events of `accountId`, a second apart from `start` (ms). */
-async function recordEvents(accountId: string, count: number, start: number, kind: DomainEvent['event'] = 'credits.granted'): Promise<DomainEvent[]> {
+async function recordEvents(
+  accountId: string,
+  count: number,
+  start: number,
+  kind: DomainEvent['event'] = 'credits.granted',
+): Promise<DomainEvent[]> {
   const record = createEventRecorder(mongo.db);
   const made: DomainEvent[] = [];
   for (let i = 0; i < count; i++) {
@@ -214,49 +247,63 @@ async function recordEvents(accountId: string, count: number, start: number, kin
   return made;
 }
 
-test.serial('recovery on re-enable sends exactly the missed events, once each, in the order they happened, over several pages', async (t) => {
-  const { id, url, accountId } = await newEndpoint();
-  const endpoint = (await store.byId(id))!;
-  // 120 events the endpoint should have had (more than two recovery pages), while it was disabled.
-  const start = endpoint.createdAt.getTime() + SECOND;
-  const missed = await recordEvents(accountId, 120, start);
-  // One of them did get through before the endpoint went down.
-  await store.recordAttempt({ endpointId: id, accountId, eventId: missed[7]!.id, event: 'credits.granted', attempt: 1, attemptedAt: new Date(), statusCode: 200, durationMs: 3, success: true, error: null });
-  // Not for this endpoint: a type it does not take, another account's event, one before it existed.
-  const [unsubscribed] = await recordEvents(accountId, 1, start + 500, 'call.completed');
-  const [elsewhere] = await recordEvents(newId('acc'), 1, start + 600);
-  const [older] = await recordEvents(accountId, 1, endpoint.createdAt.getTime() - HOUR);
-  await store.mirror(id, { disabled: true, consecutiveFailures: 20, disabledAt: Date.now() });
-  const whileDisabled = envelope();
-  await tell(id, WEBHOOK_SIGNALS.event, [whileDisabled]); // the workflow starts disabled and records it unsent
-  await env.sleep(10 * SECOND);
-  t.is(postedTo(url).length, 0);
+test.serial(
+  'recovery on re-enable sends exactly the missed events, once each, in the order they happened, over several pages',
+  async (t) => {
+    const { id, url, accountId } = await newEndpoint();
+    const endpoint = (await store.byId(id))!;
+    // 120 events the endpoint should have had (more than two recovery pages), while it was disabled.
+    const start = endpoint.createdAt.getTime() + SECOND;
+    const missed = await recordEvents(accountId, 120, start);
+    // One of them did get through before the endpoint went down.
+    await store.recordAttempt({
+      endpointId: id,
+      accountId,
+      eventId: missed[7]!.id,
+      event: 'credits.granted',
+      attempt: 1,
+      attemptedAt: new Date(),
+      statusCode: 200,
+      durationMs: 3,
+      success: true,
+      error: null,
+    });
+    // Not for this endpoint: a type it does not take, another account's event, one before it existed.
+    const [unsubscribed] = await recordEvents(accountId, 1, start + 500, 'call.completed');
+    const [elsewhere] = await recordEvents(newId('acc'), 1, start + 600);
+    const [older] = await recordEvents(accountId, 1, endpoint.createdAt.getTime() - HOUR);
+    await store.mirror(id, { disabled: true, consecutiveFailures: 20, disabledAt: Date.now() });
+    const whileDisabled = envelope();
+    await tell(id, WEBHOOK_SIGNALS.event, [whileDisabled]); // the workflow starts disabled and records it unsent
+    await env.sleep(10 * SECOND);
+    t.is(postedTo(url).length, 0);
 
-  // Re-enable with recovery, as the route does it.
-  await tell(id, WEBHOOK_SIGNALS.enable);
-  await store.enable((await store.byId(id))!, SERVICE_ACTOR);
-  await tell(id, WEBHOOK_SIGNALS.recover, [{ since: endpoint.createdAt.getTime() - 2 * HOUR, until: Date.now() }]);
-  const live = envelope();
-  await tell(id, WEBHOOK_SIGNALS.event, [live]); // a new event meanwhile goes out as usual
-  await env.sleep(HOUR);
+    // Re-enable with recovery, as the route does it.
+    await tell(id, WEBHOOK_SIGNALS.enable);
+    await store.enable((await store.byId(id))!, SERVICE_ACTOR);
+    await tell(id, WEBHOOK_SIGNALS.recover, [{ since: endpoint.createdAt.getTime() - 2 * HOUR, until: Date.now() }]);
+    const live = envelope();
+    await tell(id, WEBHOOK_SIGNALS.event, [live]); // a new event meanwhile goes out as usual
+    await env.sleep(HOUR);
 
-  const ids = postedTo(url).map((p) => bodyOf(p).id);
-  const recovered = ids.filter((x) => x !== live.id);
-  const expected = missed.filter((_, i) => i !== 7).map((e) => e.id);
-  t.deepEqual(recovered, expected, 'every missed event once, oldest first');
-  t.true(ids.includes(live.id));
-  for (const skip of [missed[7]!.id, unsubscribed!.id, elsewhere!.id, older!.id, whileDisabled.id]) t.false(ids.includes(skip));
-  const log = await collections(mongo.db).webhookAttempts.find({ endpointId: id, trigger: 'recovery' }).toArray();
-  t.is(log.length, expected.length);
-  t.true(log.every((a) => a.success));
-  t.like(await stateOf(id), { recovering: false, pending: 0, disabled: false });
+    const ids = postedTo(url).map((p) => bodyOf(p).id);
+    const recovered = ids.filter((x) => x !== live.id);
+    const expected = missed.filter((_, i) => i !== 7).map((e) => e.id);
+    t.deepEqual(recovered, expected, 'every missed event once, oldest first');
+    t.true(ids.includes(live.id));
+    for (const skip of [missed[7]!.id, unsubscribed!.id, elsewhere!.id, older!.id, whileDisabled.id]) t.false(ids.includes(skip));
+    const log = await collections(mongo.db).webhookAttempts.find({ endpointId: id, trigger: 'recovery' }).toArray();
+    t.is(log.length, expected.length);
+    t.true(log.every((a) => a.success));
+    t.like(await stateOf(id), { recovering: false, pending: 0, disabled: false });
 
-  // Recovering again finds nothing left.
-  const count = postedTo(url).length;
-  await tell(id, WEBHOOK_SIGNALS.recover, [{ since: endpoint.createdAt.getTime(), until: Date.now() }]);
-  await env.sleep(HOUR);
-  t.is(postedTo(url).length, count);
-});
+    // Recovering again finds nothing left.
+    const count = postedTo(url).length;
+    await tell(id, WEBHOOK_SIGNALS.recover, [{ since: endpoint.createdAt.getTime(), until: Date.now() }]);
+    await env.sleep(HOUR);
+    t.is(postedTo(url).length, count);
+  },
+);
 
 test.serial('a recovered delivery that fails is retried on the schedule while the rest go on, one after another', async (t) => {
   const { id, url, accountId } = await newEndpoint();
@@ -267,9 +314,17 @@ test.serial('a recovered delivery that fails is retried on the schedule while th
   await tell(id, WEBHOOK_SIGNALS.recover, [{ since: endpoint.createdAt.getTime(), until: Date.now() }]);
   await env.sleep(HOUR);
   const order = postedTo(url).map((p) => bodyOf(p).id);
-  t.deepEqual(order, [missed[0], missed[1], missed[2], missed[3], missed[4], missed[1]].map((e) => e!.id));
-  const firsts = postedTo(url).slice(0, 5).map((p) => p.at);
-  t.true(firsts.every((at, i) => i === 0 || at >= firsts[i - 1]!), 'first attempts one after another');
+  t.deepEqual(
+    order,
+    [missed[0], missed[1], missed[2], missed[3], missed[4], missed[1]].map((e) => e!.id),
+  );
+  const firsts = postedTo(url)
+    .slice(0, 5)
+    .map((p) => p.at);
+  t.true(
+    firsts.every((at, i) => i === 0 || at >= firsts[i - 1]!),
+    'first attempts one after another',
+  );
   t.like(await stateOf(id), { recovering: false, pending: 0, consecutiveFailures: 0 });
   answers.delete(url);
 });

@@ -2,7 +2,15 @@
 //! no Temporal, no database, no receiver. The workflow tests prove the same through the stack.
 import test from 'ava';
 import type { PendingDelivery } from '../../lib/webhook-messages.js';
-import { DISABLE_AFTER_FAILURES, firstDue, LEGACY_MAX_PENDING, MAX_PENDING, RETRY_DELAYS_MS, SEEN_TTL_MS, startable } from '../../lib/webhook-policy.js';
+import {
+  DISABLE_AFTER_FAILURES,
+  firstDue,
+  LEGACY_MAX_PENDING,
+  MAX_PENDING,
+  RETRY_DELAYS_MS,
+  SEEN_TTL_MS,
+  startable,
+} from '../../lib/webhook-policy.js';
 import {
   applyArrivals,
   arrive,
@@ -25,11 +33,22 @@ import { CONCURRENCY, delivered, endpoint, envelope, event, failed, random, T0, 
 test('an event is attempted at once; a delivery ends it and the endpoint is quiet again', (t) => {
   const m = endpoint();
   const { attempts } = turn(m, T0, event('evt_1'));
-  t.deepEqual(attempts.map((d) => [d.event.id, d.attempts]), [['evt_1', 1]]);
+  t.deepEqual(
+    attempts.map((d) => [d.event.id, d.attempts]),
+    [['evt_1', 1]],
+  );
   t.false(isQuiet(m));
   m.inFlight.delete('evt_1');
   t.is(settleAttempt(m, attempts[0]!, delivered, T0 + 10), undefined);
-  t.deepEqual(snapshot(m, 1), { consecutiveFailures: 0, disabled: false, pending: 0, inFlight: 0, concurrency: CONCURRENCY, run: 1, recovering: false });
+  t.deepEqual(snapshot(m, 1), {
+    consecutiveFailures: 0,
+    disabled: false,
+    pending: 0,
+    inFlight: 0,
+    concurrency: CONCURRENCY,
+    run: 1,
+    recovering: false,
+  });
   t.true(isQuiet(m));
 });
 
@@ -68,13 +87,24 @@ test('one failure short of the disable, one attempt at a time; the 20th failure 
   m.inFlight.delete(attempts[0]!.event.id);
   const notice = settleAttempt(m, attempts[0]!, failed, T0 + 50);
   t.deepEqual(notice, { consecutiveFailures: DISABLE_AFTER_FAILURES, pending: 3 });
-  t.deepEqual(mirrorOf(m, T0 + 99), { consecutiveFailures: 20, disabled: true, disabledAt: T0 + 50, disabledReason: '20 consecutive failed deliveries' });
-  t.deepEqual(m.books.undelivered.map((b) => [b.reason, b.items.map((i) => i.event.id)]), [['endpoint_disabled', ['evt_1', 'evt_2', 'evt_3']]]);
+  t.deepEqual(mirrorOf(m, T0 + 99), {
+    consecutiveFailures: 20,
+    disabled: true,
+    disabledAt: T0 + 50,
+    disabledReason: '20 consecutive failed deliveries',
+  });
+  t.deepEqual(
+    m.books.undelivered.map((b) => [b.reason, b.items.map((i) => i.event.id)]),
+    [['endpoint_disabled', ['evt_1', 'evt_2', 'evt_3']]],
+  );
   t.is(m.state.pending.length, 0);
   // While disabled, an event ends at once; re-enabling resets the count and delivers again.
   t.deepEqual(turn(m, T0 + 60, event('evt_4')).attempts, []);
   t.is(m.books.undelivered.at(-1)?.items[0]?.event.id, 'evt_4');
-  t.deepEqual(turn(m, T0 + 70, { kind: 'enable' }, event('evt_5')).attempts.map((d) => d.event.id), ['evt_5']);
+  t.deepEqual(
+    turn(m, T0 + 70, { kind: 'enable' }, event('evt_5')).attempts.map((d) => d.event.id),
+    ['evt_5'],
+  );
   t.deepEqual(mirrorOf(m, T0 + 70), { consecutiveFailures: 0, disabled: false });
 });
 
@@ -100,20 +130,34 @@ test('past the backlog limit the oldest delivery not in flight ends undelivered'
   const m = endpoint({ consecutiveFailures: DISABLE_AFTER_FAILURES - 1 });
   const arrivals = Array.from({ length: MAX_PENDING + 1 }, (_, i) => event(`evt_${i}`));
   const { attempts } = turn(m, T0, ...arrivals);
-  t.deepEqual(attempts.map((d) => d.event.id), ['evt_1'], 'one failure short of the disable: one at a time');
+  t.deepEqual(
+    attempts.map((d) => d.event.id),
+    ['evt_1'],
+    'one failure short of the disable: one at a time',
+  );
   t.is(m.state.pending.length, MAX_PENDING);
-  t.deepEqual(m.books.undelivered.map((b) => [b.reason, b.items[0]!.event.id]), [['backlog_full', 'evt_0']]);
+  t.deepEqual(
+    m.books.undelivered.map((b) => [b.reason, b.items[0]!.event.id]),
+    [['backlog_full', 'evt_0']],
+  );
 });
 
 test('a burst runs the concurrency at once; each attempt that ends lets the next one start', (t) => {
   const m = endpoint();
   const first = turn(m, T0, ...Array.from({ length: 20 }, (_, i) => event(`evt_${i}`))).attempts;
-  t.deepEqual(first.map((d) => d.event.id), Array.from({ length: CONCURRENCY }, (_, i) => `evt_${i}`), 'in the order they came');
+  t.deepEqual(
+    first.map((d) => d.event.id),
+    Array.from({ length: CONCURRENCY }, (_, i) => `evt_${i}`),
+    'in the order they came',
+  );
   t.is(snapshot(m, 1).inFlight, CONCURRENCY);
   t.deepEqual(turn(m, T0 + 1).attempts, [], 'no slot free');
   m.inFlight.delete('evt_3');
   settleAttempt(m, first[3]!, delivered, T0 + 2);
-  t.deepEqual(turn(m, T0 + 2).attempts.map((d) => d.event.id), ['evt_8']);
+  t.deepEqual(
+    turn(m, T0 + 2).attempts.map((d) => d.event.id),
+    ['evt_8'],
+  );
 });
 
 /** Ends an attempt in flight: what the workflow does when its activity answers. */
@@ -162,7 +206,11 @@ test('whatever order attempts end in: the count is the failures since the last s
       ended.push(success);
       now += 1 + Math.floor(next() * 10_000);
       const notice = end(m, d!, success ? delivered : failed, now);
-      t.is(m.state.consecutiveFailures, ended.length - 1 - ended.lastIndexOf(true), `seed ${seed}: the count is the failures since the last success to end`);
+      t.is(
+        m.state.consecutiveFailures,
+        ended.length - 1 - ended.lastIndexOf(true),
+        `seed ${seed}: the count is the failures since the last success to end`,
+      );
       if (notice) {
         disabledWith = running.length;
         t.is(notice.consecutiveFailures, DISABLE_AFTER_FAILURES);
@@ -205,7 +253,9 @@ test('firstDue takes, from the front of the queue, the first deliveries that may
     const inFlight = new Set(pending.filter(() => next() < 0.2).map((d) => d.event.id));
     const now = T0 + Math.floor(next() * 6) * 1000;
     const count = Math.floor(next() * 12);
-    const expected = startable(pending, inFlight).filter((d) => d.nextAttemptAt <= now).slice(0, count);
+    const expected = startable(pending, inFlight)
+      .filter((d) => d.nextAttemptAt <= now)
+      .slice(0, count);
     t.deepEqual(firstDue(pending, inFlight, now, count), expected, `seed ${seed}`);
   }
 });
@@ -217,7 +267,10 @@ test('a replay makes a waiting delivery due now, and is ignored while the endpoi
   settleAttempt(m, d!, failed, T0 + 1);
   const replay: Arrival = { kind: 'replay', event: envelope('evt_1') };
   const again = turn(m, T0 + 2, replay).attempts;
-  t.deepEqual(again.map((p) => [p.event.id, p.trigger]), [['evt_1', 'replay']]);
+  t.deepEqual(
+    again.map((p) => [p.event.id, p.trigger]),
+    [['evt_1', 'replay']],
+  );
   const off = endpoint({ disabled: true });
   t.deepEqual(turn(off, T0, { kind: 'replay', event: envelope('evt_9') }).attempts, []);
   t.is(off.state.pending.length, 0);
@@ -242,10 +295,17 @@ test('a recovery reads pages as the queue drains and sends recovered events one 
   m.fetching = false;
   const { page, attempts } = turn(m, T0 + 1);
   t.is(page, undefined, 'every page was read');
-  t.deepEqual(attempts.map((d) => [d.event.id, d.trigger]), [['evt_a', 'recovery']], 'the next waits for the first attempt');
+  t.deepEqual(
+    attempts.map((d) => [d.event.id, d.trigger]),
+    [['evt_a', 'recovery']],
+    'the next waits for the first attempt',
+  );
   m.inFlight.delete('evt_a');
   settleAttempt(m, attempts[0]!, delivered, T0 + 2);
-  t.deepEqual(turn(m, T0 + 2).attempts.map((d) => d.event.id), ['evt_b']);
+  t.deepEqual(
+    turn(m, T0 + 2).attempts.map((d) => d.event.id),
+    ['evt_b'],
+  );
   t.true(snapshot(m, 1).recovering);
   turn(m, T0 + 3);
   t.false(snapshot(m, 1).recovering, 'ends once its last delivery had its first attempt');

@@ -66,9 +66,14 @@ async function deliverWebhook(req: DeliverRequest): Promise<DeliverResult> {
   started.set(req.endpointId, n);
   const at = Context.current().info.currentAttemptScheduledTimestampMs;
   const scripted = scripts.get(req.endpointId)?.(n, req.event.id) ?? true;
-  const success = scripted === 'hold' ? await new Promise<boolean>((end) => held.push({ endpointId: req.endpointId, eventId: req.event.id, attempt: req.attempt, end })) : scripted;
+  const success =
+    scripted === 'hold'
+      ? await new Promise<boolean>((end) => held.push({ endpointId: req.endpointId, eventId: req.event.id, attempt: req.attempt, end }))
+      : scripted;
   attempts.push({ endpointId: req.endpointId, eventId: req.event.id, attempt: req.attempt, at, success });
-  return success ? { outcome: 'delivered', statusCode: 204, durationMs: 1 } : { outcome: 'failed', statusCode: 500, durationMs: 1, error: 'The receiver answered HTTP 500.' };
+  return success
+    ? { outcome: 'delivered', statusCode: 204, durationMs: 1 }
+    : { outcome: 'failed', statusCode: 500, durationMs: 1, error: 'The receiver answered HTTP 500.' };
 }
 
 /** When the last attempt ended, on the test server's clock: each ends strictly after the one before. */
@@ -97,8 +102,17 @@ test.before(async () => {
     // The worker's setting left at its default (WEBHOOK_ENDPOINT_CONCURRENCY unset).
     const real = createWebhookActivities({ db: mongo.db, secretKey, post: async () => ({ statusCode: 204 }) });
     return [
-      await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUES.core, workflowBundle: await serviceWorkflowBundle(), activities: real }),
-      await Worker.create({ connection: env.nativeConnection, taskQueue: WEBHOOK_DELIVERY_QUEUE, activities: { deliverWebhook, deliverWebhooks } }),
+      await Worker.create({
+        connection: env.nativeConnection,
+        taskQueue: TASK_QUEUES.core,
+        workflowBundle: await serviceWorkflowBundle(),
+        activities: real,
+      }),
+      await Worker.create({
+        connection: env.nativeConnection,
+        taskQueue: WEBHOOK_DELIVERY_QUEUE,
+        activities: { deliverWebhook, deliverWebhooks },
+      }),
     ];
   });
   ({ env, mongo } = bed);
@@ -127,8 +141,10 @@ async function send(endpointId: string, event = envelope(), input: Partial<Webho
   return event;
 }
 
-const stateOf = (endpointId: string) => env.client.workflow.getHandle(webhookWorkflowId(endpointId)).query<WebhookEndpointState>(WEBHOOK_STATE_QUERY);
-const attemptsOf = (endpointId: string, eventId?: string) => attempts.filter((a) => a.endpointId === endpointId && (!eventId || a.eventId === eventId));
+const stateOf = (endpointId: string) =>
+  env.client.workflow.getHandle(webhookWorkflowId(endpointId)).query<WebhookEndpointState>(WEBHOOK_STATE_QUERY);
+const attemptsOf = (endpointId: string, eventId?: string) =>
+  attempts.filter((a) => a.endpointId === endpointId && (!eventId || a.eventId === eventId));
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
 
@@ -146,25 +162,38 @@ function assertOffsets(t: import('ava').ExecutionContext, at: number[], expected
   }
 }
 
-test.serial('a delivery that keeps failing follows 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, then 2 h, and the 20th failure disables the endpoint', async (t) => {
-  const endpointId = await newEndpoint(() => false);
-  const event = await send(endpointId);
-  await env.sleep(2 * 24 * HOUR);
+test.serial(
+  'a delivery that keeps failing follows 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, then 2 h, and the 20th failure disables the endpoint',
+  async (t) => {
+    const endpointId = await newEndpoint(() => false);
+    const event = await send(endpointId);
+    await env.sleep(2 * 24 * HOUR);
 
-  const made = attemptsOf(endpointId);
-  assertOffsets(t, made.map((a) => a.at), attemptOffsets().slice(0, DISABLE_AFTER_FAILURES));
-  t.deepEqual(attemptOffsets().slice(0, 8), [0, 5, 35, 155, 755, 2555, 6155, 13355].map((s) => s * SECOND));
-  t.deepEqual(made.map((a) => a.attempt), Array.from({ length: 20 }, (_, i) => i + 1));
+    const made = attemptsOf(endpointId);
+    assertOffsets(
+      t,
+      made.map((a) => a.at),
+      attemptOffsets().slice(0, DISABLE_AFTER_FAILURES),
+    );
+    t.deepEqual(
+      attemptOffsets().slice(0, 8),
+      [0, 5, 35, 155, 755, 2555, 6155, 13355].map((s) => s * SECOND),
+    );
+    t.deepEqual(
+      made.map((a) => a.attempt),
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
 
-  t.like(await stateOf(endpointId), { disabled: true, consecutiveFailures: 20, pending: 0, inFlight: 0 });
-  const doc = await store.byId(endpointId);
-  t.is(doc?.status, 'disabled');
-  t.is(doc?.consecutiveFailures, 20);
-  t.truthy(doc?.disabledAt);
-  t.regex(doc?.disabledReason ?? '', /20 consecutive failed deliveries/);
-  const undelivered = await collections(mongo.db).webhookUndelivered.findOne({ _id: `${endpointId}:${event.id}` });
-  t.like(undelivered, { reason: 'endpoint_disabled', attempts: 20 });
-});
+    t.like(await stateOf(endpointId), { disabled: true, consecutiveFailures: 20, pending: 0, inFlight: 0 });
+    const doc = await store.byId(endpointId);
+    t.is(doc?.status, 'disabled');
+    t.is(doc?.consecutiveFailures, 20);
+    t.truthy(doc?.disabledAt);
+    t.regex(doc?.disabledReason ?? '', /20 consecutive failed deliveries/);
+    const undelivered = await collections(mongo.db).webhookUndelivered.findOne({ _id: `${endpointId}:${event.id}` });
+    t.like(undelivered, { reason: 'endpoint_disabled', attempts: 20 });
+  },
+);
 
 test.serial('nothing is posted to a disabled endpoint until it is re-enabled; then deliveries resume with the count at 0', async (t) => {
   let healthy = false;
@@ -176,13 +205,19 @@ test.serial('nothing is posted to a disabled endpoint until it is re-enabled; th
   const whileDisabled = await send(endpointId);
   await env.sleep(24 * HOUR);
   t.is(attemptsOf(endpointId).length, 20, 'no attempt after the disable');
-  t.like(await collections(mongo.db).webhookUndelivered.findOne({ _id: `${endpointId}:${whileDisabled.id}` }), { reason: 'endpoint_disabled', attempts: 0 });
+  t.like(await collections(mongo.db).webhookUndelivered.findOne({ _id: `${endpointId}:${whileDisabled.id}` }), {
+    reason: 'endpoint_disabled',
+    attempts: 0,
+  });
 
   healthy = true;
   await env.client.workflow.getHandle(webhookWorkflowId(endpointId)).signal(WEBHOOK_SIGNALS.enable);
   const afterEnable = await send(endpointId);
   await env.sleep(10 * SECOND);
-  t.deepEqual(attemptsOf(endpointId, afterEnable.id).map((a) => a.success), [true]);
+  t.deepEqual(
+    attemptsOf(endpointId, afterEnable.id).map((a) => a.success),
+    [true],
+  );
   t.like(await stateOf(endpointId), { disabled: false, consecutiveFailures: 0, pending: 0 });
   t.like(await store.byId(endpointId), { status: 'active', consecutiveFailures: 0, disabledAt: null });
 });
@@ -220,8 +255,15 @@ test.serial('a delivery that never succeeds while others do runs the whole 3-day
   const schedule = attemptOffsets();
   t.is(schedule.length, 42);
   t.is(schedule.at(-1), 258_155 * SECOND, 'the last attempt is the last 2-hourly one within 3 days');
-  assertOffsets(t, attemptsOf(endpointId, stubborn.id).map((a) => a.at), schedule);
-  t.like(await collections(mongo.db).webhookUndelivered.findOne({ _id: `${endpointId}:${stubborn.id}` }), { reason: 'expired', attempts: 42 });
+  assertOffsets(
+    t,
+    attemptsOf(endpointId, stubborn.id).map((a) => a.at),
+    schedule,
+  );
+  t.like(await collections(mongo.db).webhookUndelivered.findOne({ _id: `${endpointId}:${stubborn.id}` }), {
+    reason: 'expired',
+    attempts: 42,
+  });
   t.like(await stateOf(endpointId), { disabled: false, pending: 0 });
 });
 
@@ -242,7 +284,11 @@ test.serial('continue-as-new carries pending deliveries: each event is delivered
   for (let i = 0; i < 5; i++) events.push(await send(endpointId, envelope(), { historyLimit: 40 }));
   await env.sleep(6 * HOUR);
   for (const e of events) {
-    t.deepEqual(attemptsOf(endpointId, e.id).map((a) => a.success), [false, false, false, true], e.id);
+    t.deepEqual(
+      attemptsOf(endpointId, e.id).map((a) => a.success),
+      [false, false, false, true],
+      e.id,
+    );
   }
   const state = await stateOf(endpointId);
   t.like(state, { disabled: false, consecutiveFailures: 0, pending: 0 });
@@ -270,7 +316,12 @@ test.serial('events that reach the fan-out together come in one signal: each is 
     signalArgs: [[a, b, a]],
   });
   await env.sleep(10 * SECOND);
-  t.deepEqual(attemptsOf(endpointId).map((x) => x.eventId).sort(), [a.id, b.id].sort());
+  t.deepEqual(
+    attemptsOf(endpointId)
+      .map((x) => x.eventId)
+      .sort(),
+    [a.id, b.id].sort(),
+  );
 });
 
 test.serial('deleting the endpoint ends its workflow', async (t) => {
@@ -305,7 +356,11 @@ const heldOf = (endpointId: string) => held.filter((h) => h.endpointId === endpo
 async function endHeld(h: Held, success: boolean): Promise<void> {
   held.splice(held.indexOf(h), 1);
   h.end(success);
-  await until(() => attempts.some((a) => a.eventId === h.eventId && a.attempt === h.attempt), (done) => done, `${h.eventId} ended`);
+  await until(
+    () => attempts.some((a) => a.eventId === h.eventId && a.attempt === h.attempt),
+    (done) => done,
+    `${h.eventId} ended`,
+  );
 }
 
 /** Lets every attempt still held succeed, and deletes the endpoint's workflow. */
@@ -318,72 +373,117 @@ async function release(endpointId: string) {
   await env.client.workflow.getHandle(webhookWorkflowId(endpointId)).signal(WEBHOOK_SIGNALS.remove);
 }
 
-test.serial('attempts in flight at once are counted in the order they end: a success ending fourth resets the three failures before it, not the four after', async (t) => {
-  // Eight events in eight signals: their attempts go out in batches as the workflow takes them in.
-  const endpointId = await newEndpoint(() => 'hold');
-  const events = [];
-  for (let i = 0; i < 8; i++) events.push(await send(endpointId, envelope(), { concurrency: 8 }));
-  const inFlight = await until(() => heldOf(endpointId), (h) => h.length === 8, 'eight attempts in flight');
-  t.like(await stateOf(endpointId), { inFlight: 8, concurrency: 8, consecutiveFailures: 0 });
-  // The attempt that started first ends fourth, and is the only success.
-  const [first, ...others] = inFlight;
-  const order: Array<[Held, boolean]> = [
-    [others[0]!, false],
-    [others[1]!, false],
-    [others[2]!, false],
-    [first!, true],
-    [others[3]!, false],
-    [others[4]!, false],
-    [others[5]!, false],
-    [others[6]!, false],
-  ];
-  for (const [h, success] of order) await endHeld(h, success);
-  // Counted by when each ended: 4. By when each started, or the success last to come back: 7.
-  t.like(await until(() => stateOf(endpointId), (s) => s.inFlight === 0 && s.consecutiveFailures !== 0, 'all eight counted'), { consecutiveFailures: 4, disabled: false });
-  t.is((await until(() => store.byId(endpointId), (d) => d?.consecutiveFailures === 4, 'the mirror'))?.status, 'active');
-  await release(endpointId);
-});
-
-test.serial('with attempts in flight at once, the 20th failure in a row after the last success disables: nothing else is in flight then, and nothing is posted after', async (t) => {
-  const endpointId = await newEndpoint(() => 'hold');
-  for (let i = 0; i < 30; i++) await send(endpointId, envelope(), { concurrency: 8 });
-  await until(() => heldOf(endpointId), (h) => h.length === 8, 'eight attempts in flight');
-  let count = 0;
-  let mostInFlight = 0;
-  let succeeded: string | undefined;
-  for (let ended = 0; ; ended++) {
-    const [oldest, ...rest] = await until(() => heldOf(endpointId), (h) => h.length > 0, 'an attempt in flight');
-    // The sixth attempt to end is the one success, while attempts begun before it are still running.
-    const success = ended === 5;
-    if (success) {
-      t.true(rest.length > 0, 'attempts in flight besides the success');
-      succeeded = oldest!.eventId;
-    }
-    count = success ? 0 : count + 1;
-    mostInFlight = Math.max(mostInFlight, rest.length + 1);
-    await endHeld(oldest!, success);
-    const { state } = await until(
-      async () => ({ state: await stateOf(endpointId), holding: heldOf(endpointId).length }),
-      (v) => v.state.disabled || v.holding > 0,
-      'the disable, or another attempt in flight',
+test.serial(
+  'attempts in flight at once are counted in the order they end: a success ending fourth resets the three failures before it, not the four after',
+  async (t) => {
+    // Eight events in eight signals: their attempts go out in batches as the workflow takes them in.
+    const endpointId = await newEndpoint(() => 'hold');
+    const events = [];
+    for (let i = 0; i < 8; i++) events.push(await send(endpointId, envelope(), { concurrency: 8 }));
+    const inFlight = await until(
+      () => heldOf(endpointId),
+      (h) => h.length === 8,
+      'eight attempts in flight',
     );
-    t.true(state.inFlight <= 8, `in flight ${state.inFlight}`);
-    if (state.disabled) break;
-  }
-  t.is(count, DISABLE_AFTER_FAILURES);
-  t.is(mostInFlight, 8, 'eight at once');
-  const ended = attemptsOf(endpointId);
-  t.is(ended.length, 5 + 1 + DISABLE_AFTER_FAILURES);
-  t.deepEqual(ended.map((a) => a.success).slice(-DISABLE_AFTER_FAILURES - 1), [true, ...Array(DISABLE_AFTER_FAILURES).fill(false)], 'in the order they ended');
-  t.is(started.get(endpointId), ended.length, 'every attempt started has ended and was counted');
-  t.deepEqual(heldOf(endpointId), []);
-  t.like(await stateOf(endpointId), { disabled: true, consecutiveFailures: 20, pending: 0, inFlight: 0 });
-  t.like(await until(() => store.byId(endpointId), (d) => d?.status === 'disabled', 'the mirror'), { consecutiveFailures: 20 });
-  const undelivered = await collections(mongo.db).webhookUndelivered.find({ endpointId }).toArray();
-  t.is(undelivered.length, 29, 'every delivery but the one that succeeded ended');
-  t.true(undelivered.every((u) => u.reason === 'endpoint_disabled' && u.eventId !== succeeded));
+    t.like(await stateOf(endpointId), { inFlight: 8, concurrency: 8, consecutiveFailures: 0 });
+    // The attempt that started first ends fourth, and is the only success.
+    const [first, ...others] = inFlight;
+    const order: Array<[Held, boolean]> = [
+      [others[0]!, false],
+      [others[1]!, false],
+      [others[2]!, false],
+      [first!, true],
+      [others[3]!, false],
+      [others[4]!, false],
+      [others[5]!, false],
+      [others[6]!, false],
+    ];
+    for (const [h, success] of order) await endHeld(h, success);
+    // Counted by when each ended: 4. By when each started, or the success last to come back: 7.
+    t.like(
+      await until(
+        () => stateOf(endpointId),
+        (s) => s.inFlight === 0 && s.consecutiveFailures !== 0,
+        'all eight counted',
+      ),
+      { consecutiveFailures: 4, disabled: false },
+    );
+    t.is(
+      (
+        await until(
+          () => store.byId(endpointId),
+          (d) => d?.consecutiveFailures === 4,
+          'the mirror',
+        )
+      )?.status,
+      'active',
+    );
+    await release(endpointId);
+  },
+);
 
-  await env.sleep(24 * HOUR);
-  t.is(started.get(endpointId), ended.length, 'nothing posted after the disable');
-  await release(endpointId);
-});
+test.serial(
+  'with attempts in flight at once, the 20th failure in a row after the last success disables: nothing else is in flight then, and nothing is posted after',
+  async (t) => {
+    const endpointId = await newEndpoint(() => 'hold');
+    for (let i = 0; i < 30; i++) await send(endpointId, envelope(), { concurrency: 8 });
+    await until(
+      () => heldOf(endpointId),
+      (h) => h.length === 8,
+      'eight attempts in flight',
+    );
+    let count = 0;
+    let mostInFlight = 0;
+    let succeeded: string | undefined;
+    for (let ended = 0; ; ended++) {
+      const [oldest, ...rest] = await until(
+        () => heldOf(endpointId),
+        (h) => h.length > 0,
+        'an attempt in flight',
+      );
+      // The sixth attempt to end is the one success, while attempts begun before it are still running.
+      const success = ended === 5;
+      if (success) {
+        t.true(rest.length > 0, 'attempts in flight besides the success');
+        succeeded = oldest!.eventId;
+      }
+      count = success ? 0 : count + 1;
+      mostInFlight = Math.max(mostInFlight, rest.length + 1);
+      await endHeld(oldest!, success);
+      const { state } = await until(
+        async () => ({ state: await stateOf(endpointId), holding: heldOf(endpointId).length }),
+        (v) => v.state.disabled || v.holding > 0,
+        'the disable, or another attempt in flight',
+      );
+      t.true(state.inFlight <= 8, `in flight ${state.inFlight}`);
+      if (state.disabled) break;
+    }
+    t.is(count, DISABLE_AFTER_FAILURES);
+    t.is(mostInFlight, 8, 'eight at once');
+    const ended = attemptsOf(endpointId);
+    t.is(ended.length, 5 + 1 + DISABLE_AFTER_FAILURES);
+    t.deepEqual(
+      ended.map((a) => a.success).slice(-DISABLE_AFTER_FAILURES - 1),
+      [true, ...Array(DISABLE_AFTER_FAILURES).fill(false)],
+      'in the order they ended',
+    );
+    t.is(started.get(endpointId), ended.length, 'every attempt started has ended and was counted');
+    t.deepEqual(heldOf(endpointId), []);
+    t.like(await stateOf(endpointId), { disabled: true, consecutiveFailures: 20, pending: 0, inFlight: 0 });
+    t.like(
+      await until(
+        () => store.byId(endpointId),
+        (d) => d?.status === 'disabled',
+        'the mirror',
+      ),
+      { consecutiveFailures: 20 },
+    );
+    const undelivered = await collections(mongo.db).webhookUndelivered.find({ endpointId }).toArray();
+    t.is(undelivered.length, 29, 'every delivery but the one that succeeded ended');
+    t.true(undelivered.every((u) => u.reason === 'endpoint_disabled' && u.eventId !== succeeded));
+
+    await env.sleep(24 * HOUR);
+    t.is(started.get(endpointId), ended.length, 'nothing posted after the disable');
+    await release(endpointId);
+  },
+);

@@ -29,7 +29,11 @@ test.before(async () => {
       workflowInterceptorModules: [WORKFLOW_TRACING_MODULE],
       logger: new DefaultLogger('WARN'),
     });
-    const tracer = { startSpan: () => { throw new Error('no span is started outside the sandbox here'); } } as never;
+    const tracer = {
+      startSpan: () => {
+        throw new Error('no span is started outside the sandbox here');
+      },
+    } as never;
     const { sinks } = temporalTracing(tracer, new SimpleSpanProcessor(spans), new Resource({ 'service.name': 'workflow-tracing-test' }));
     return [
       await Worker.create({
@@ -67,7 +71,12 @@ test.after.always(async () => {
 /** Runs the workflow as a client whose start carries `traceparent` (none: no header), and answers its id. */
 async function runWith(traceparent: string | undefined): Promise<string> {
   const withHeader: WorkflowClientInterceptor = {
-    start: (input, next) => next(traceparent ? { ...input, headers: { ...input.headers, [TRACE_HEADER]: defaultPayloadConverter.toPayload({ traceparent }) as Payload } } : input),
+    start: (input, next) =>
+      next(
+        traceparent
+          ? { ...input, headers: { ...input.headers, [TRACE_HEADER]: defaultPayloadConverter.toPayload({ traceparent }) as Payload } }
+          : input,
+      ),
   };
   const client = new Client({ connection: bed.env.connection, namespace: bed.env.namespace, interceptors: { workflow: [withHeader] } });
   const workflowId = `carries-${randomBytes(6).toString('hex')}`;
@@ -81,7 +90,9 @@ const spansOf = (traceId: string) => spans.getFinishedSpans().filter((s) => s.sp
 test.serial('a run started with a sampled trace records its spans in it and hands its activities child contexts', async (t) => {
   const { traceId, spanId } = ids();
   const workflowId = await runWith(`00-${traceId}-${spanId}-01`);
-  const names = spansOf(traceId).map((s) => s.name).sort();
+  const names = spansOf(traceId)
+    .map((s) => s.name)
+    .sort();
   t.true(names.includes('RunWorkflow:carriesTrace'), names.join(', '));
   t.is(names.filter((n) => n === 'StartActivity:seen').length, 2, names.join(', '));
   const run = spansOf(traceId).find((s) => s.name === 'RunWorkflow:carriesTrace')!;

@@ -54,7 +54,10 @@ test.serial('spare pages are kept warm; after N captures the browser is replaced
         }, signal),
       ),
     );
-    t.true(runs.every((r) => r.title === 'Browser fixture title'), 'every capture finished');
+    t.true(
+      runs.every((r) => r.title === 'Browser fixture title'),
+      'every capture finished',
+    );
     const pids = [...new Set(runs.map((r) => r.pid))];
     t.true(pids.length >= 3, `${pids.length} browsers for 6 captures at 2 each`);
     t.true(pool.stats().launches >= 3);

@@ -8,7 +8,13 @@ import tls from 'node:tls';
 import type net from 'node:net';
 import { hostRules, renderHostList } from '../../../scripts/update-ad-hosts.js';
 import { loadAdHostList, parseAdHostList } from '../../../activities/browser/ad-hosts.js';
-import { createFilteringProxy, forwardedHeaders, parseAuthority, PROXY_ANSWER_HEADER, type ProxySession } from '../../../activities/browser/filtering-proxy.js';
+import {
+  createFilteringProxy,
+  forwardedHeaders,
+  parseAuthority,
+  PROXY_ANSWER_HEADER,
+  type ProxySession,
+} from '../../../activities/browser/filtering-proxy.js';
 import { startTestNetwork, type TestNetwork } from '../../helpers/network-access.js';
 import { AD_HOST, startBrowserPages } from '../../fixtures/browser-pages.js';
 import { temporaryCa } from '../../fixtures/tls-certs.js';
@@ -91,7 +97,10 @@ test('HTTP: private targets are refused and counted, the reason kept; the proxy 
       t.is(res.status, 403, url);
       t.is(res.headers[PROXY_ANSWER_HEADER], 'target_not_allowed');
     }
-    t.deepEqual(session.drops.map((d) => d.kind), ['target', 'target', 'target', 'target']);
+    t.deepEqual(
+      session.drops.map((d) => d.kind),
+      ['target', 'target', 'target', 'target'],
+    );
     t.is(session.errorFor('private10.test', 80)?.extras.reason, 'private');
     t.is(session.errorFor('metadata.test', 80)?.extras.reason, 'metadata');
     t.is(session.errorFor('127.0.0.1', 8080)?.extras.reason, 'loopback');
@@ -99,7 +108,7 @@ test('HTTP: private targets are refused and counted, the reason kept; the proxy 
   });
 });
 
-test('ad hosts are dropped only with blockAds, never the page\'s own host', async (t) => {
+test("ad hosts are dropped only with blockAds, never the page's own host", async (t) => {
   const adUrl = `http://${AD_HOST}:${pages.port}/browser/title`;
   await withSession(async (session) => {
     session.setPolicy({ blockAds: true });
@@ -165,8 +174,12 @@ test('closing a session cuts its tunnels', async (t) => {
 test('parseAuthority and forwardedHeaders', (t) => {
   t.deepEqual(parseAuthority('example.com:443'), { host: 'example.com', port: 443 });
   t.deepEqual(parseAuthority('[::1]:8443'), { host: '::1', port: 8443 });
-  for (const bad of [undefined, '', 'example.com', 'example.com:0', 'a/b:1', 'user@host:1', 'host:99999']) t.is(parseAuthority(bad), undefined, String(bad));
-  t.deepEqual(forwardedHeaders(['Host', 'a', 'Connection', 'keep-alive, X-Hop', 'X-Hop', '1', 'Proxy-Authorization', 's', 'Accept', '*/*']), ['Host', 'a', 'Accept', '*/*']);
+  for (const bad of [undefined, '', 'example.com', 'example.com:0', 'a/b:1', 'user@host:1', 'host:99999'])
+    t.is(parseAuthority(bad), undefined, String(bad));
+  t.deepEqual(
+    forwardedHeaders(['Host', 'a', 'Connection', 'keep-alive, X-Hop', 'X-Hop', '1', 'Proxy-Authorization', 's', 'Accept', '*/*']),
+    ['Host', 'a', 'Accept', '*/*'],
+  );
 });
 
 test('the ad host list: parents match, exceptions win, addresses never match', (t) => {
@@ -185,7 +198,23 @@ test('the ad host list: parents match, exceptions win, addresses never match', (
 });
 
 test('the list builder keeps host-wide rules of an Adblock Plus list and its plain exceptions', (t) => {
-  const rules = hostRules(['[Adblock Plus 2.0]', '! comment', '||ads.example^', '||t.example^$third-party', '||img.example^$image,script', '||pop.example^$popup', '||doc.example^$document', '||site.example^$domain=a.com', '||path.example/ads/', '@@||ok.example^', '@@||scoped.example^$domain=b.com', '||1.2.3.4^', 'example.net##.ad'].join('\n'));
+  const rules = hostRules(
+    [
+      '[Adblock Plus 2.0]',
+      '! comment',
+      '||ads.example^',
+      '||t.example^$third-party',
+      '||img.example^$image,script',
+      '||pop.example^$popup',
+      '||doc.example^$document',
+      '||site.example^$domain=a.com',
+      '||path.example/ads/',
+      '@@||ok.example^',
+      '@@||scoped.example^$domain=b.com',
+      '||1.2.3.4^',
+      'example.net##.ad',
+    ].join('\n'),
+  );
   t.deepEqual([...rules.block].sort(), ['ads.example', 'img.example', 't.example']);
   t.deepEqual([...rules.allow], ['ok.example']);
   const text = renderHostList(rules, ['unit test'], new Date('2026-01-01T00:00:00Z'));
@@ -198,7 +227,14 @@ test('the list builder keeps host-wide rules of an Adblock Plus list and its pla
 test('the shipped list is large and names the usual ad and tracker hosts', async (t) => {
   const list = await loadAdHostList();
   t.true(list.size > 50_000, `${list.size} domains`);
-  for (const host of ['pagead2.googlesyndication.com', 'ad.doubleclick.net', 'www.google-analytics.com', 'googletagmanager.com', 'scorecardresearch.com']) t.true(list.matches(host), host);
+  for (const host of [
+    'pagead2.googlesyndication.com',
+    'ad.doubleclick.net',
+    'www.google-analytics.com',
+    'googletagmanager.com',
+    'scorecardresearch.com',
+  ])
+    t.true(list.matches(host), host);
   for (const host of ['example.com', 'wikipedia.org', 'github.com']) t.false(list.matches(host), host);
   t.truthy(list.generatedAt);
 });

@@ -68,8 +68,15 @@ test('a picture requested and not complete is reported, and the request is in fl
   await onPage('<p>x</p>', async (page) => {
     const requests = watchRequests(page);
     // The picture takes 8 s, so it is still on its way whenever the probe runs.
-    await page.evaluate(`const img = new Image(); img.src = ${JSON.stringify(fixture.pages.url('/browser/image.png?delay=8000'))}; document.body.appendChild(img)`);
-    await eventually(async () => requests.inFlight, (n) => n > 0, 6_000, 'the picture requested');
+    await page.evaluate(
+      `const img = new Image(); img.src = ${JSON.stringify(fixture.pages.url('/browser/image.png?delay=8000'))}; document.body.appendChild(img)`,
+    );
+    await eventually(
+      async () => requests.inFlight,
+      (n) => n > 0,
+      6_000,
+      'the picture requested',
+    );
     t.is((await probe(page)).images, 1);
     t.is(requests.inFlight, 1);
     await page.waitForFunction('document.images[0].complete', { timeout: 30_000 });
@@ -85,6 +92,9 @@ test('a lazy picture far below the fold is not on its way, and not waited for', 
   await onPage(`<div style="height: 8000px"></div><img loading="lazy" src="${src}" width="100" height="100">`, async (page) => {
     await page.evaluate(callActivity('frame'));
     t.is((await probe(page)).images, 0);
-    t.false(fixture.pages.requests.some((r) => r.path.includes('lazy=far')), 'never requested');
+    t.false(
+      fixture.pages.requests.some((r) => r.path.includes('lazy=far')),
+      'never requested',
+    );
   });
 });

@@ -25,11 +25,17 @@ const DEADLINE_MS = 60_000;
 
 function screenshot(url: string, fields: Partial<WebsiteScreenshotInput> = {}, settle?: Partial<SettleLimits>) {
   const input: WebsiteScreenshotInput = { url, ...IMAGE, blockAds: true, hideOverlays: false, ...fields };
-  return createWebsiteScreenshot({ pool: fixture.browser.pool, guard: fixture.browser.net.guard, settle })(input, standaloneContext('settle', AbortSignal.timeout(DEADLINE_MS)));
+  return createWebsiteScreenshot({ pool: fixture.browser.pool, guard: fixture.browser.net.guard, settle })(
+    input,
+    standaloneContext('settle', AbortSignal.timeout(DEADLINE_MS)),
+  );
 }
 
 function htmlToImage(html: string, fields: Partial<HtmlToImageInput> = {}) {
-  return createHtmlToImage({ pool: fixture.browser.pool })({ html, ...IMAGE, ...fields }, standaloneContext('settle', AbortSignal.timeout(DEADLINE_MS)));
+  return createHtmlToImage({ pool: fixture.browser.pool })(
+    { html, ...IMAGE, ...fields },
+    standaloneContext('settle', AbortSignal.timeout(DEADLINE_MS)),
+  );
 }
 
 const decoded = (out: { fileBase64: string; mimeType: string }) => decodeImage(out.fileBase64, out.mimeType);
@@ -85,7 +91,9 @@ test('an image inserted by script 200 ms after the load event is in the capture,
 });
 
 test('html-to-image, full page: lazy images below the fold are loaded', async (t) => {
-  const src = fixture.pages.url(`/browser/image.png?color=${COLOURS.late.map((c) => c.toString(16).padStart(2, '0')).join('')}&w=200&h=200`);
+  const src = fixture.pages.url(
+    `/browser/image.png?color=${COLOURS.late.map((c) => c.toString(16).padStart(2, '0')).join('')}&w=200&h=200`,
+  );
   const html = `<body style="margin: 0"><div style="height: 5000px"></div><img loading="lazy" src="${src}" width="200" height="200" style="display: block"></body>`;
   const out = await htmlToImage(html, { fullPage: true });
   t.like(out, { width: 800, height: 5200 });
@@ -95,7 +103,11 @@ test('html-to-image, full page: lazy images below the fold are loaded', async (t
 test('streams held open (EventSource, WebSocket, a long-poll) are captured at the settling bound, not at the deadline', async (t) => {
   const out = await screenshot(fixture.pages.url('/browser/streams'), {}, { idleMs: 1_000 });
   t.deepEqual((await decoded(out)).rgb(100, 100), [...COLOURS.late]);
-  for (const path of ['/browser/events', '/browser/socket', '/hang']) t.true(fixture.pages.requests.some((r) => r.path === path), `the page opened ${path}`);
+  for (const path of ['/browser/events', '/browser/socket', '/hang'])
+    t.true(
+      fixture.pages.requests.some((r) => r.path === path),
+      `the page opened ${path}`,
+    );
 });
 
 test('a page fetching every 100 ms forever is captured at the settling bound, not at the deadline', async (t) => {

@@ -5,7 +5,9 @@ import { listZipEntries, readZipEntry } from '../../../activities/cpu/zip-entrie
 import { docFixture, makeDocx, makeOdt, makeRtf, zipStored } from '../../fixtures/documents.js';
 
 const CONTENT_TYPES = (type: string, quote = '"') =>
-  Buffer.from(`<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/word/document.xml" ContentType=${quote}${type}${quote}/></Types>`);
+  Buffer.from(
+    `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/word/document.xml" ContentType=${quote}${type}${quote}/></Types>`,
+  );
 
 test('documents made by their tools are recognised', async (t) => {
   t.is(detectDocumentType(await makeDocx(['x'])), 'docx');
@@ -15,7 +17,10 @@ test('documents made by their tools are recognised', async (t) => {
 });
 
 test('docx: any Word main part (templates, macro-enabled, single quotes) in a deflated [Content_Types].xml', async (t) => {
-  for (const type of ['application/vnd.ms-word.document.macroEnabled.main+xml', 'application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml']) {
+  for (const type of [
+    'application/vnd.ms-word.document.macroEnabled.main+xml',
+    'application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml',
+  ]) {
     t.is(detectDocumentType(zipStored([{ name: '[Content_Types].xml', data: CONTENT_TYPES(type, "'") }])), 'docx', type);
   }
   const docx = await makeDocx(['x']); // docx writes deflated entries
@@ -25,12 +30,23 @@ test('docx: any Word main part (templates, macro-enabled, single quotes) in a de
 });
 
 test('look-alikes are not documents: spreadsheets, presentations, plain ZIPs, other OLE2 files, PDFs', (t) => {
-  const xlsx = zipStored([{ name: '[Content_Types].xml', data: CONTENT_TYPES('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml') }]);
+  const xlsx = zipStored([
+    { name: '[Content_Types].xml', data: CONTENT_TYPES('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml') },
+  ]);
   const ods = zipStored([{ name: 'mimetype', data: Buffer.from('application/vnd.oasis.opendocument.spreadsheet') }]);
   const ole2 = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(2048)]);
   // "WordDocument" as text somewhere, not as a directory entry: still not a Word file.
   const misaligned = Buffer.concat([ole2, Buffer.alloc(3), Buffer.from('WordDocument\0', 'utf16le'), Buffer.alloc(200)]);
-  for (const bytes of [xlsx, ods, zipStored([{ name: 'a.txt', data: Buffer.from('a') }]), ole2, misaligned, Buffer.from('%PDF-1.4'), Buffer.from('{\\rt'), Buffer.alloc(0)]) {
+  for (const bytes of [
+    xlsx,
+    ods,
+    zipStored([{ name: 'a.txt', data: Buffer.from('a') }]),
+    ole2,
+    misaligned,
+    Buffer.from('%PDF-1.4'),
+    Buffer.from('{\\rt'),
+    Buffer.alloc(0),
+  ]) {
     t.is(detectDocumentType(bytes), null);
   }
 });

@@ -11,6 +11,9 @@ test('the last path segment, decoded and cleaned, with the new extension', (t) =
   t.is(pdf('https://example.com/..%2F..%2Fetc%2Fpasswd'), 'etc-passwd.pdf');
   t.is(pdf('https://example.com/100%.docx'), '100.pdf');
   t.is(pdf('https://example.com/' + 'x'.repeat(300) + '.rtf'), 'x'.repeat(100) + '.pdf');
-  t.is(fileNameFor('https://example.com/cat.photo.JPEG', { extension: 'jpg', suffix: '-watermarked', fallback: 'image' }), 'cat.photo-watermarked.jpg');
+  t.is(
+    fileNameFor('https://example.com/cat.photo.JPEG', { extension: 'jpg', suffix: '-watermarked', fallback: 'image' }),
+    'cat.photo-watermarked.jpg',
+  );
   t.is(fileNameFor('not a url', { extension: 'png', suffix: '-x2', fallback: 'image' }), 'image-x2.png');
 });

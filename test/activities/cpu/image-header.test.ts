@@ -5,8 +5,16 @@ import { jpegDeclaring, makeImage, pngDeclaring } from '../../fixtures/images.js
 
 test('PNG, JPEG, WebP and BMP made by an encoder report their format and size', async (t) => {
   for (const format of ['png', 'jpeg', 'webp', 'bmp'] as const) {
-    for (const [width, height] of [[1, 1], [37, 501], [640, 480]] as const) {
-      t.deepEqual(readImageHeader(await makeImage(format, width, height, 0x102030ff)), { format, width, height }, `${format} ${width}x${height}`);
+    for (const [width, height] of [
+      [1, 1],
+      [37, 501],
+      [640, 480],
+    ] as const) {
+      t.deepEqual(
+        readImageHeader(await makeImage(format, width, height, 0x102030ff)),
+        { format, width, height },
+        `${format} ${width}x${height}`,
+      );
     }
   }
 });
@@ -24,12 +32,22 @@ test('JPEG: segments before the frame header (EXIF, fill bytes) are skipped; a s
 });
 
 test('WebP: lossy (VP8), lossless (VP8L) and extended (VP8X, with its animation flag)', (t) => {
-  const riff = (chunk: string, data: number[]) => Buffer.concat([Buffer.from(`RIFF\0\0\0\0WEBP${chunk}\0\0\0\0`, 'latin1'), Buffer.from(data), Buffer.alloc(8)]);
+  const riff = (chunk: string, data: number[]) =>
+    Buffer.concat([Buffer.from(`RIFF\0\0\0\0WEBP${chunk}\0\0\0\0`, 'latin1'), Buffer.from(data), Buffer.alloc(8)]);
   t.deepEqual(readImageHeader(riff('VP8 ', [0, 0, 0, 0x9d, 0x01, 0x2a, 200, 0, 100, 0])), { format: 'webp', width: 200, height: 100 });
   // VP8L: 0x2f, then 14 bits width-1 and 14 bits height-1, little-endian.
   const bits = (300 - 1) | ((20 - 1) << 14);
-  t.deepEqual(readImageHeader(riff('VP8L', [0x2f, bits & 0xff, (bits >> 8) & 0xff, (bits >> 16) & 0xff, bits >>> 24])), { format: 'webp', width: 300, height: 20 });
-  t.deepEqual(readImageHeader(riff('VP8X', [0x02, 0, 0, 0, 0xff, 0x03, 0, 0x0f, 0, 0])), { format: 'webp', width: 1024, height: 16, animated: true });
+  t.deepEqual(readImageHeader(riff('VP8L', [0x2f, bits & 0xff, (bits >> 8) & 0xff, (bits >> 16) & 0xff, bits >>> 24])), {
+    format: 'webp',
+    width: 300,
+    height: 20,
+  });
+  t.deepEqual(readImageHeader(riff('VP8X', [0x02, 0, 0, 0, 0xff, 0x03, 0, 0x0f, 0, 0])), {
+    format: 'webp',
+    width: 1024,
+    height: 16,
+    animated: true,
+  });
 });
 
 test('BMP: top-down bitmaps (negative height) and the old OS/2 header', (t) => {
@@ -47,7 +65,13 @@ test('BMP: top-down bitmaps (negative height) and the old OS/2 header', (t) => {
 });
 
 test('anything else is null, cut headers included, and is named when it is a common kind', (t) => {
-  for (const bytes of [Buffer.alloc(0), Buffer.from('GIF89a'), Buffer.from('%PDF-1.7'), pngDeclaring(10, 10).subarray(0, 20), Buffer.from([0xff, 0xd8, 0xff])]) {
+  for (const bytes of [
+    Buffer.alloc(0),
+    Buffer.from('GIF89a'),
+    Buffer.from('%PDF-1.7'),
+    pngDeclaring(10, 10).subarray(0, 20),
+    Buffer.from([0xff, 0xd8, 0xff]),
+  ]) {
     t.is(readImageHeader(bytes), null);
   }
   t.is(describeOtherContent(Buffer.from('GIF87a')), 'a GIF image');

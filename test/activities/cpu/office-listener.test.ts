@@ -4,12 +4,35 @@ import { existsSync } from 'node:fs';
 import { restartDelayMs } from '../../../activities/cpu/office-converter.js';
 import { bridgeScriptPath, listenerCommand } from '../../../activities/cpu/office-listener.js';
 
-const base = { python: '/usr/bin/python3', script: '/app/office-bridge.py', profileDir: '/tmp/p', pipeName: 'pipe-1', soffice: '/usr/bin/soffice' };
+const base = {
+  python: '/usr/bin/python3',
+  script: '/app/office-bridge.py',
+  profileDir: '/tmp/p',
+  pipeName: 'pipe-1',
+  soffice: '/usr/bin/soffice',
+};
 const bridge = ['/usr/bin/python3', '/app/office-bridge.py', '--profile', '/tmp/p', '--pipe', 'pipe-1', '--soffice', '/usr/bin/soffice'];
 
 test('in a namespace: its own network and PID namespaces, dying with its parent; a user namespace when not root', (t) => {
-  t.deepEqual(listenerCommand({ ...base, isolation: 'namespace', isRoot: true }), ['unshare', '--net', '--pid', '--fork', '--kill-child', '--', ...bridge]);
-  t.deepEqual(listenerCommand({ ...base, isolation: 'namespace', isRoot: false }), ['unshare', '--map-root-user', '--net', '--pid', '--fork', '--kill-child', '--', ...bridge]);
+  t.deepEqual(listenerCommand({ ...base, isolation: 'namespace', isRoot: true }), [
+    'unshare',
+    '--net',
+    '--pid',
+    '--fork',
+    '--kill-child',
+    '--',
+    ...bridge,
+  ]);
+  t.deepEqual(listenerCommand({ ...base, isolation: 'namespace', isRoot: false }), [
+    'unshare',
+    '--map-root-user',
+    '--net',
+    '--pid',
+    '--fork',
+    '--kill-child',
+    '--',
+    ...bridge,
+  ]);
   t.deepEqual(listenerCommand({ ...base, isolation: 'none', isRoot: true }), bridge);
 });
 

@@ -14,7 +14,12 @@ const SHAPES: Array<Pick<RawPngShape, 'colorType' | 'bitDepth'>> = [
 test('every colour type, depth and interlacing: whole data is complete, one byte short is not', async (t) => {
   for (const shape of SHAPES) {
     for (const interlaced of [false, true]) {
-      for (const [width, height] of [[1, 1], [7, 5], [33, 9], [3, 17]] as const) {
+      for (const [width, height] of [
+        [1, 1],
+        [7, 5],
+        [33, 9],
+        [3, 17],
+      ] as const) {
         const what = JSON.stringify({ ...shape, interlaced, width, height });
         t.true(await pngDataComplete(rawPng({ ...shape, interlaced, width, height })), what);
         t.false(await pngDataComplete(rawPng({ ...shape, interlaced, width, height }, 1)), what);

@@ -32,7 +32,9 @@ test('title as browsers show it; null without a title element', (t) => {
 });
 
 test('meta by name is case-insensitive and returns the raw content; null when absent', (t) => {
-  const { $ } = page('<meta name="Description" content="  Raw   value "><meta name="robots" content="noindex,nofollow"><meta name="description" content="second">');
+  const { $ } = page(
+    '<meta name="Description" content="  Raw   value "><meta name="robots" content="noindex,nofollow"><meta name="description" content="second">',
+  );
   t.is(metaNamed($, 'description'), '  Raw   value ');
   t.is(metaNamed($, 'robots'), 'noindex,nofollow');
   t.is(metaNamed($, 'keywords'), null);
@@ -40,7 +42,9 @@ test('meta by name is case-insensitive and returns the raw content; null when ab
 });
 
 test('canonical and links resolve against <base href>, itself resolved against the page', (t) => {
-  const p = page('<base href="/docs/v2/"><link rel="canonical" href="index.html"><a href="intro.html">Intro</a><a href="../up.html">Up</a><a href="//cdn.test/x">CDN</a>');
+  const p = page(
+    '<base href="/docs/v2/"><link rel="canonical" href="index.html"><a href="intro.html">Intro</a><a href="../up.html">Up</a><a href="//cdn.test/x">CDN</a>',
+  );
   t.is(p.baseUrl.href, `${ORIGIN}/docs/v2/`);
   t.is(canonicalUrl(p), `${ORIGIN}/docs/v2/index.html`);
   t.deepEqual(
@@ -70,7 +74,9 @@ test('links: merged by URL without fragment, document order, first non-empty tex
   const byPath = Object.fromEntries(links.map((l) => [new URL(l.url).pathname, l]));
   t.deepEqual(
     links.map((l) => l.url),
-    ['/a', '/b', '/c', '/d', '/e', '/f'].map((p) => ORIGIN + p).concat(['https://other.test/x', 'http://site.test:9999/port', `${ORIGIN}/dir/page.html`]),
+    ['/a', '/b', '/c', '/d', '/e', '/f']
+      .map((p) => ORIGIN + p)
+      .concat(['https://other.test/x', 'http://site.test:9999/port', `${ORIGIN}/dir/page.html`]),
   );
   t.like(byPath['/a'], { text: 'A text', occurrences: 2, nofollow: false, internal: true });
   t.like(byPath['/b'], { text: 'B', occurrences: 2, nofollow: false });
@@ -98,7 +104,8 @@ test('images: resolved URL, alt as written (null when missing), declared dimensi
 });
 
 test('og: and twitter: properties by property or name, repeated ones as arrays, other vocabularies ignored', (t) => {
-  const { $ } = page(`<meta property="og:title" content="T"><meta property="OG:Image" content="1.png"><meta property="og:image" content="2.png">
+  const { $ } =
+    page(`<meta property="og:title" content="T"><meta property="OG:Image" content="1.png"><meta property="og:image" content="2.png">
     <meta name="og:site_name" content="Named"><meta name="twitter:card" content="summary"><meta property="twitter:site" content="@s">
     <meta property="og:" content="empty key"><meta property="article:author" content="A"><meta property="og:description">`);
   t.deepEqual(metaProperties($, 'og:'), { 'og:title': 'T', 'og:image': ['1.png', '2.png'], 'og:site_name': 'Named' });
@@ -133,7 +140,9 @@ test('deeply nested matches are read with a bound, not whole (no quadratic blow-
   t.true(texts.every((text) => text.length <= 10_000));
   // The work, not only the answer, is bounded: the walk stops within one text node of the bound,
   // however much text lies below. (Counted in characters gathered, not timed.)
-  const many = page(`<div id="many">${'<span>ab</span>'.repeat(50_000)}</div>`).$('#many').get(0)!;
+  const many = page(`<div id="many">${'<span>ab</span>'.repeat(50_000)}</div>`)
+    .$('#many')
+    .get(0)!;
   t.is(boundedText(many, 100).length, 100);
   const long = headings(page(`<h1>${'x'.repeat(MAX_LABEL_CHARS * 3)}</h1>`).$);
   t.is(long[0]!.text.length, MAX_LABEL_CHARS);

@@ -14,7 +14,10 @@ export async function startBatch(apiUrl: string, apiKey: string, items: number, 
   const res = await fetch(`${apiUrl}/api/v1/batches`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
-    body: JSON.stringify({ tool: BATCH_TOOL.name, items: Array.from({ length: items }, (_, i) => ({ text: `${idempotencyKey} item ${i}` })) }),
+    body: JSON.stringify({
+      tool: BATCH_TOOL.name,
+      items: Array.from({ length: items }, (_, i) => ({ text: `${idempotencyKey} item ${i}` })),
+    }),
   });
   if (res.status !== 202) throw new Error(`POST /api/v1/batches (${idempotencyKey}): ${res.status} ${await res.text()}`);
   return ((await res.json()) as { id: string }).id;
@@ -23,7 +26,11 @@ export async function startBatch(apiUrl: string, apiKey: string, items: number, 
 /** BATCH_CONCURRENCY of the stack: no live read of a batch may show more items running. */
 const BATCH_CONCURRENCY = Number(process.env.BATCH_CONCURRENCY ?? 4);
 
-type LiveBatch = { total: number; completedAt: string | null; counts: Record<'pending' | 'running' | 'succeeded' | 'failed' | 'skipped', number> };
+type LiveBatch = {
+  total: number;
+  completedAt: string | null;
+  counts: Record<'pending' | 'running' | 'succeeded' | 'failed' | 'skipped', number>;
+};
 
 /** What is wrong with a live read of a batch's counts: they must add up to its total, none negative, running within the bound. */
 function liveCountsWrong(id: string, batch: LiveBatch): string | undefined {

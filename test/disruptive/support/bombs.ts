@@ -11,7 +11,9 @@ const RELS = `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http:/
  * `expandedBytes`: one paragraph of spaces. Every part is valid; only the size is hostile.
  */
 export async function zipBombDocx(expandedBytes: number): Promise<Buffer> {
-  const head = Buffer.from('<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t xml:space="preserve">');
+  const head = Buffer.from(
+    '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t xml:space="preserve">',
+  );
   const tail = Buffer.from('</w:t></w:r></w:p></w:body></w:document>');
   const block = Buffer.alloc(1024 * 1024, ' ');
   function* document(): Generator<Buffer> {

@@ -24,7 +24,12 @@ export function cheapMix(targets: MixTargets): MixEntry[] {
     { tool: 'hash-text', cost: 1, weight: 30, body: (i) => ({ text: `call ${i}`, algorithm: i % 2 ? 'sha256' : 'sha512' }) },
     { tool: 'qr-generate', cost: 1, weight: 10, body: (i) => ({ text: `https://example.com/${i}`, size: 128 }) },
     { tool: 'gold-price', cost: 1, weight: 8, body: (i) => ({ currency: i % 2 ? 'EUR' : 'USD' }) },
-    { tool: 'dns-lookup', cost: 1, weight: 12, body: (i) => ({ hostname: i % 3 ? FIXTURE_NAMES.public : FIXTURE_NAMES.mail, recordType: i % 3 ? 'A' : 'MX' }) },
+    {
+      tool: 'dns-lookup',
+      cost: 1,
+      weight: 12,
+      body: (i) => ({ hostname: i % 3 ? FIXTURE_NAMES.public : FIXTURE_NAMES.mail, recordType: i % 3 ? 'A' : 'MX' }),
+    },
     { tool: 'http-request', cost: 2, weight: 10, body: () => ({ url: article }) },
     { tool: 'seo-meta', cost: 2, weight: 5, body: () => ({ url: article }) },
     { tool: 'web-scrape', cost: 3, weight: 5, body: () => ({ url: article, includeText: false }) },
@@ -42,7 +47,12 @@ export function slowMix(targets: MixTargets, ms = 3_000): MixEntry[] {
 export function captureMix(targets: MixTargets): MixEntry[] {
   return [
     { tool: 'website-screenshot', cost: 25, weight: 2, body: () => ({ url: `${targets.pagesUrl}/article.html`, width: 800, height: 600 }) },
-    { tool: 'html-to-image', cost: 25, weight: 2, body: (i) => ({ html: `<h1>Call ${i}</h1><p>Rendered under load.</p>`, width: 480, height: 320 }) },
+    {
+      tool: 'html-to-image',
+      cost: 25,
+      weight: 2,
+      body: (i) => ({ html: `<h1>Call ${i}</h1><p>Rendered under load.</p>`, width: 480, height: 320 }),
+    },
     // A PNG of noise, ~470 KB: its output goes through the blob store (lib/output-blobs.ts).
     { tool: 'html-to-image', cost: 25, weight: 1, body: (i) => ({ html: noiseCanvas(i), width: 400, height: 300 }) },
   ];

@@ -92,7 +92,11 @@ async function admin(apiUrl: string, adminToken: string, path: string, body: unk
   return res.json();
 }
 
-async function openAccount(apiUrl: string, adminToken: string, plan?: { id: string; startsAt: Date }): Promise<{ id: string; apiKey: string; ownerToken: string }> {
+async function openAccount(
+  apiUrl: string,
+  adminToken: string,
+  plan?: { id: string; startsAt: Date },
+): Promise<{ id: string; apiKey: string; ownerToken: string }> {
   const body = (await admin(apiUrl, adminToken, '/accounts', {
     name: 'chaos',
     credits: CREDITS,
@@ -170,11 +174,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   let plan: { id: string; startsAt: Date; turnsAt: Date } | undefined;
   if (options.allowance) {
     const id = `chaos-${options.seed}-${randomUUID().slice(0, 8)}`;
-    await admin(options.apiUrl, options.adminToken, '/plans', { id, name: 'Chaos', monthlyAllowance: options.allowance.monthlyAllowance, rollover: 'none' });
+    await admin(options.apiUrl, options.adminToken, '/plans', {
+      id,
+      name: 'Chaos',
+      monthlyAllowance: options.allowance.monthlyAllowance,
+      rollover: 'none',
+    });
     // Joined about a month ago, so that its second period starts turnAfterMs from now.
     const startsAt = addMonthsClamped(new Date(Date.now() + options.allowance.turnAfterMs), -1);
     plan = { id, startsAt, turnsAt: periodStart(startsAt, 1) };
-    options.log(`allowance: ${options.allowance.monthlyAllowance} credits a month, rollover none; the period turns at ${plan.turnsAt.toISOString()}`);
+    options.log(
+      `allowance: ${options.allowance.monthlyAllowance} credits a month, rollover none; the period turns at ${plan.turnsAt.toISOString()}`,
+    );
   }
   const account = await openAccount(options.apiUrl, options.adminToken, plan);
   const batchId = options.batch && (await startBatch(options.apiUrl, account.apiKey, options.batch.items, `chaos-batch-${options.seed}`));
@@ -188,18 +199,25 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const faults: ChaosResult['faults'] = [];
   const readiness: ChaosResult['readiness'] = [];
   const feed: PurchaseFeedOptions | undefined = options.purchases && {
-    apiUrl: options.apiUrl, adminToken: options.adminToken, webhookSecret: options.purchases.webhookSecret, temporal: options.temporal,
-    buyers: options.purchases.buyers, seed: options.seed, log: options.log,
+    apiUrl: options.apiUrl,
+    adminToken: options.adminToken,
+    webhookSecret: options.purchases.webhookSecret,
+    temporal: options.temporal,
+    buyers: options.purchases.buyers,
+    seed: options.seed,
+    log: options.log,
   };
   const bought = feed && (await preparePurchases(feed));
   // Spread over the calls' own time, so that the events meet every fault.
-  const feeding = feed && bought
-    ? feedPurchases(feed, bought.deliveries, Math.max(100, (options.calls / options.ratePerSecond) * 1000 / bought.deliveries.length))
-    : Promise.resolve(undefined);
+  const feeding =
+    feed && bought
+      ? feedPurchases(feed, bought.deliveries, Math.max(100, ((options.calls / options.ratePerSecond) * 1000) / bought.deliveries.length))
+      : Promise.resolve(undefined);
   if (bought) options.log(`purchases: ${bought.buyers.length} buyers, ${bought.deliveries.length} Stripe deliveries through the faults`);
 
   for (const [n, phase] of options.phases.entries()) {
-    const quota = Math.floor(options.calls / options.phases.length) + (n === options.phases.length - 1 ? options.calls % options.phases.length : 0);
+    const quota =
+      Math.floor(options.calls / options.phases.length) + (n === options.phases.length - 1 ? options.calls % options.phases.length : 0);
     let injecting = true;
     const injector = (async () => {
       try {
@@ -230,10 +248,21 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       if (earlier.length && random() < RETRY_SHARE) {
         // A client retrying an earlier call: same key, tool and body; it must not be charged again.
         const first = earlier[Math.floor(random() * earlier.length)]!;
-        record = { index: calls.length, tool: first.tool, cost: first.cost, body: first.body, idempotencyKey: first.idempotencyKey, phase: phase.action, firstSentDuring: first.firstSentDuring ?? first.phase };
+        record = {
+          index: calls.length,
+          tool: first.tool,
+          cost: first.cost,
+          body: first.body,
+          idempotencyKey: first.idempotencyKey,
+          phase: phase.action,
+          firstSentDuring: first.firstSentDuring ?? first.phase,
+        };
       } else {
         const idempotent = random() < options.idempotentShare;
-        record = newRecord(calls.length, pick(), { phase: phase.action, ...(idempotent ? { idempotencyKey: `chaos-${randomUUID()}` } : {}) });
+        record = newRecord(calls.length, pick(), {
+          phase: phase.action,
+          ...(idempotent ? { idempotencyKey: `chaos-${randomUUID()}` } : {}),
+        });
       }
       calls.push(record);
       await sendCall(options.apiUrl, account.apiKey, record);
@@ -249,7 +278,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   callsDone = true;
   await following;
   const grantedAfterMs = await allowanceSeen;
-  if (plan) options.log(`allowance: the next period's allowance was ${grantedAfterMs === null ? 'NOT seen' : `granted ${(grantedAfterMs / 1000).toFixed(1)} s after the turn`}`);
+  if (plan)
+    options.log(
+      `allowance: the next period's allowance was ${grantedAfterMs === null ? 'NOT seen' : `granted ${(grantedAfterMs / 1000).toFixed(1)} s after the turn`}`,
+    );
   const report = await auditCalls({
     apiUrl: options.apiUrl,
     ownerToken: account.ownerToken,
@@ -266,6 +298,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     if (fed?.lost) report.mismatches.push(`purchases: ${fed.lost} Stripe deliveries were never accepted`);
     report.mismatches.push(...(await auditPurchases(feed, bought.buyers, bought.deliveries)));
   }
-  if (plan && grantedAfterMs === null) report.mismatches.push(`the allowance of the period that began ${plan.turnsAt.toISOString()} was never granted`);
+  if (plan && grantedAfterMs === null)
+    report.mismatches.push(`the allowance of the period that began ${plan.turnsAt.toISOString()} was never granted`);
   return { report, calls, faults, readiness, ...(plan ? { allowance: { turnedAt: plan.turnsAt, grantedAfterMs } } : {}) };
 }

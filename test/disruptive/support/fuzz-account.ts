@@ -35,7 +35,11 @@ export const ENDPOINT_OPERATIONS = [
 const REAL_ID_PROBABILITY = 0.8;
 
 /** schemathesis.toml pieces: a dictionary of values, an operation's settings, a parameter drawn from a dictionary, and the lines joined. */
-const dictionary = (name: string, values: readonly string[]) => ['', `[dictionaries.${name}]`, `values = [${values.map((v) => JSON.stringify(v)).join(', ')}]`];
+const dictionary = (name: string, values: readonly string[]) => [
+  '',
+  `[dictionaries.${name}]`,
+  `values = [${values.map((v) => JSON.stringify(v)).join(', ')}]`,
+];
 const operation = (name: string, ...settings: string[]) => ['', '[[operations]]', `include-name = ${JSON.stringify(name)}`, ...settings];
 const binding = (dictionaryName: string) => `{ dictionary = "${dictionaryName}", probability = ${REAL_ID_PROBABILITY} }`;
 const toml = (lines: readonly string[]) => [...lines, ''].join('\n');
@@ -65,7 +69,10 @@ export async function fuzzWebhookConfig(apiUrl: string, ownerToken: string, rece
     ...dictionary('fuzz-events', [eventId]),
     ...ENDPOINT_OPERATIONS.flatMap((_, i) => dictionary(`fuzz-endpoint-${i}`, [ids[i]!])),
     ...ENDPOINT_OPERATIONS.flatMap((name, i) =>
-      operation(name, `parameters = { "path.id" = ${binding(`fuzz-endpoint-${i}`)}${name.endsWith('/replay') ? `, "body.eventId" = ${binding('fuzz-events')}` : ''} }`),
+      operation(
+        name,
+        `parameters = { "path.id" = ${binding(`fuzz-endpoint-${i}`)}${name.endsWith('/replay') ? `, "body.eventId" = ${binding('fuzz-events')}` : ''} }`,
+      ),
     ),
   ]);
 }
@@ -126,9 +133,17 @@ export function unfuzzedConfig(group: keyof typeof UNFUZZED_OPERATIONS): string 
  * ever answer 404. `bucket` is a destination body whose bucket accepts the test upload (a real
  * S3-compatible server). Members join through the real invitation mail (MAIL_API_URL).
  */
-export async function fuzzResourceBindings(apiUrl: string, tokens: { apiKey: string; ownerToken: string }, bucket: Record<string, unknown>): Promise<ResourceBinding[]> {
+export async function fuzzResourceBindings(
+  apiUrl: string,
+  tokens: { apiKey: string; ownerToken: string },
+  bucket: Record<string, unknown>,
+): Promise<ResourceBinding[]> {
   const post = async (route: string, token: string, body: unknown) => {
-    const res = await fetch(`${apiUrl}${route}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${apiUrl}${route}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (res.status >= 300) throw new Error(`POST ${route}: ${res.status} ${await res.text()}`);
     return ((await res.json()) as { id: string }).id;
   };
@@ -152,10 +167,30 @@ export async function fuzzResourceBindings(apiUrl: string, tokens: { apiKey: str
  * The three credentials' groups over the whole document; `slowTools` are left out of the tool
  * group; `accountConfig` and `serviceConfig` are the account and service groups' own configuration (`fuzzWebhookConfig`, `unfuzzedConfig`).
  */
-export function fuzzGroups(tokens: { apiKey: string; ownerToken: string; adminToken: string }, slowTools: readonly string[] = [], accountConfig?: string, serviceConfig?: string): FuzzGroup[] {
+export function fuzzGroups(
+  tokens: { apiKey: string; ownerToken: string; adminToken: string },
+  slowTools: readonly string[] = [],
+  accountConfig?: string,
+  serviceConfig?: string,
+): FuzzGroup[] {
   return [
-    { name: 'tools', token: tokens.apiKey, includePathRegex: '^/api/v1/tools/', ...(slowTools.length ? { excludePathRegex: `^/api/v1/tools/(${slowTools.join('|')})$` } : {}) },
-    { name: 'account', token: tokens.ownerToken, includePathRegex: '^/api/v1/account', ...(accountConfig ? { config: accountConfig } : {}) },
-    { name: 'operator-and-service', token: tokens.adminToken, excludePathRegex: '^/api/v1/(account|tools/)', ...(serviceConfig ? { config: serviceConfig } : {}) },
+    {
+      name: 'tools',
+      token: tokens.apiKey,
+      includePathRegex: '^/api/v1/tools/',
+      ...(slowTools.length ? { excludePathRegex: `^/api/v1/tools/(${slowTools.join('|')})$` } : {}),
+    },
+    {
+      name: 'account',
+      token: tokens.ownerToken,
+      includePathRegex: '^/api/v1/account',
+      ...(accountConfig ? { config: accountConfig } : {}),
+    },
+    {
+      name: 'operator-and-service',
+      token: tokens.adminToken,
+      excludePathRegex: '^/api/v1/(account|tools/)',
+      ...(serviceConfig ? { config: serviceConfig } : {}),
+    },
   ];
 }

@@ -114,7 +114,9 @@ async function settle(options: AuditOptions, holds: () => Promise<number>): Prom
 export async function auditCalls(options: AuditOptions): Promise<AuditReport> {
   const mongo = await MongoClient.connect(options.mongodbUrl, { serverSelectionTimeoutMS: 30_000 });
   try {
-    const accounts = mongo.db().collection<{ _id: string; balance: number; chargedBalance: number; holds?: Record<string, unknown> }>('accounts');
+    const accounts = mongo
+      .db()
+      .collection<{ _id: string; balance: number; chargedBalance: number; holds?: Record<string, unknown> }>('accounts');
     const account = async () => (await accounts.findOne({ _id: options.accountId }))!;
     await settle(options, async () => Object.keys((await account()).holds ?? {}).length);
 
@@ -133,7 +135,10 @@ export async function auditCalls(options: AuditOptions): Promise<AuditReport> {
       phase[label] = (phase[label] ?? 0) + 1;
       if (call.status !== 200) {
         // A repeat answers what its first sending got: say so when that was under another fault.
-        const repeat = call.firstSentDuring && call.firstSentDuring !== call.phase ? ` (a repeat of a call first sent during ${call.firstSentDuring})` : '';
+        const repeat =
+          call.firstSentDuring && call.firstSentDuring !== call.phase
+            ? ` (a repeat of a call first sent during ${call.firstSentDuring})`
+            : '';
         const failure = `${call.tool} ${label}: ${call.detail ?? call.failure ?? ''}`.trim() + repeat;
         const failures = (failuresByPhase[call.phase ?? 'none'] ??= {});
         failures[failure] = (failures[failure] ?? 0) + 1;
@@ -144,7 +149,8 @@ export async function auditCalls(options: AuditOptions): Promise<AuditReport> {
         if (call.brokenBody) mismatches.push(`${what} answered 200 with a body that is not a JSON object (${call.requestId})`);
         if (!call.requestId) mismatches.push(`${what} answered 200 without a request id`);
         else answered200.add(call.requestId);
-        if (entry?.outcome !== 'charged') mismatches.push(`${what} answered 200 but is ${entry ? entry.outcome : 'not in the usage ledger'} (${call.requestId})`);
+        if (entry?.outcome !== 'charged')
+          mismatches.push(`${what} answered 200 but is ${entry ? entry.outcome : 'not in the usage ledger'} (${call.requestId})`);
         else if (entry.credits !== call.cost) mismatches.push(`${what} answered 200 but was charged ${entry.credits}, not ${call.cost}`);
       } else if (call.status !== undefined && entry?.outcome === 'charged') {
         mismatches.push(`${what} answered ${label} but was charged (${call.requestId})`);
@@ -159,7 +165,8 @@ export async function auditCalls(options: AuditOptions): Promise<AuditReport> {
     }
 
     const batches: BatchAudit[] = [];
-    for (const batch of options.batches ?? []) batches.push(await auditBatch(options.apiUrl, mongo, batch, [...usage.values()], mismatches));
+    for (const batch of options.batches ?? [])
+      batches.push(await auditBatch(options.apiUrl, mongo, batch, [...usage.values()], mismatches));
 
     const charged = [...usage.values()].filter((u) => u.outcome === 'charged');
     const chargedCredits = charged.reduce((sum, u) => sum + u.credits, 0);
@@ -169,12 +176,14 @@ export async function auditCalls(options: AuditOptions): Promise<AuditReport> {
     const listedTotal = listed.reduce((sum, g) => sum + g.amount, 0);
     if (listedTotal !== options.grants) mismatches.push(`the grants listed add up to ${listedTotal}, expected ${options.grants}`);
     const listedExpired = listed.reduce((sum, g) => sum + g.expired, 0);
-    if (listedExpired !== expiredCredits) mismatches.push(`the grants listed say ${listedExpired} credits lapsed, the usage ${expiredCredits}`);
+    if (listedExpired !== expiredCredits)
+      mismatches.push(`the grants listed say ${listedExpired} credits lapsed, the usage ${expiredCredits}`);
     const listedLeft = listed.reduce((sum, g) => sum + g.remaining, 0);
     if (listedLeft !== doc.balance) mismatches.push(`what is left of the grants (${listedLeft}) is not the balance (${doc.balance})`);
     const holdsLeft = Object.keys(doc.holds ?? {}).length;
     if (holdsLeft) mismatches.push(`${holdsLeft} hold(s) left behind: ${Object.keys(doc.holds!).join(', ')}`);
-    if (doc.balance !== expectedBalance) mismatches.push(`available balance ${doc.balance}, expected grants - charged - expired = ${expectedBalance}`);
+    if (doc.balance !== expectedBalance)
+      mismatches.push(`available balance ${doc.balance}, expected grants - charged - expired = ${expectedBalance}`);
     if (doc.chargedBalance !== expectedBalance) mismatches.push(`charged balance ${doc.chargedBalance}, expected ${expectedBalance}`);
     const apiBalance = (await getJson<{ balance: number }>(`${options.apiUrl}/api/v1/account`, options.ownerToken)).balance;
     if (apiBalance !== expectedBalance) mismatches.push(`GET /api/v1/account says ${apiBalance}, expected ${expectedBalance}`);
@@ -207,21 +216,39 @@ const ITEM_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'skipped'];
  * it succeeded, and no other call of the batch is; the counts and the charge the API answers are
  * those of its items.
  */
-async function auditBatch(apiUrl: string, mongo: MongoClient, batch: AuditedBatch, usage: readonly UsageItem[], mismatches: string[]): Promise<BatchAudit> {
-  const view = await getJson<{ status: string; total: number; counts: Record<string, number>; charged: number; completedAt: string | null }>(`${apiUrl}/api/v1/batches/${batch.id}`, batch.apiKey);
+async function auditBatch(
+  apiUrl: string,
+  mongo: MongoClient,
+  batch: AuditedBatch,
+  usage: readonly UsageItem[],
+  mismatches: string[],
+): Promise<BatchAudit> {
+  const view = await getJson<{
+    status: string;
+    total: number;
+    counts: Record<string, number>;
+    charged: number;
+    completedAt: string | null;
+  }>(`${apiUrl}/api/v1/batches/${batch.id}`, batch.apiKey);
   const what = `batch ${batch.id}`;
   if (!view.completedAt) mismatches.push(`${what} has not ended: ${view.status} ${JSON.stringify(view.counts)}`);
-  const items = await mongo.db().collection<{ index: number; status: string; requestId?: string | null; charged?: number }>('batch_items').find({ batchId: batch.id }).toArray();
+  const items = await mongo
+    .db()
+    .collection<{ index: number; status: string; requestId?: string | null; charged?: number }>('batch_items')
+    .find({ batchId: batch.id })
+    .toArray();
   if (items.length !== view.total) mismatches.push(`${what} has ${items.length} items, its total says ${view.total}`);
   const counts: Record<string, number> = Object.fromEntries(ITEM_STATUSES.map((s) => [s, 0]));
   for (const item of items) counts[item.status] = (counts[item.status] ?? 0) + 1;
-  if (ITEM_STATUSES.some((s) => counts[s] !== view.counts[s])) mismatches.push(`${what} counts ${JSON.stringify(view.counts)}, its items ${JSON.stringify(counts)}`);
+  if (ITEM_STATUSES.some((s) => counts[s] !== view.counts[s]))
+    mismatches.push(`${what} counts ${JSON.stringify(view.counts)}, its items ${JSON.stringify(counts)}`);
   const charges = new Map(usage.filter((u) => u.batchId === batch.id && u.outcome === 'charged').map((u) => [u.requestId, u]));
   for (const item of items) {
     const charge = item.requestId ? charges.get(item.requestId) : undefined;
     if (item.status === 'succeeded') {
       if (!charge) mismatches.push(`${what} item ${item.index} succeeded but is not charged (${item.requestId})`);
-      else if (charge.credits !== batch.cost) mismatches.push(`${what} item ${item.index} was charged ${charge.credits}, not ${batch.cost}`);
+      else if (charge.credits !== batch.cost)
+        mismatches.push(`${what} item ${item.index} was charged ${charge.credits}, not ${batch.cost}`);
       if (item.charged !== batch.cost) mismatches.push(`${what} item ${item.index} says it was charged ${item.charged}, not ${batch.cost}`);
     } else if (charge) {
       mismatches.push(`${what} item ${item.index} is ${item.status} but was charged (${item.requestId})`);
@@ -229,7 +256,8 @@ async function auditBatch(apiUrl: string, mongo: MongoClient, batch: AuditedBatc
     if (item.requestId) charges.delete(item.requestId);
   }
   for (const u of charges.values()) mismatches.push(`${what}: ${u.requestId} was charged but is no item's outcome`);
-  if (view.charged !== counts.succeeded! * batch.cost) mismatches.push(`${what} says ${view.charged} charged, its succeeded items cost ${counts.succeeded! * batch.cost}`);
+  if (view.charged !== counts.succeeded! * batch.cost)
+    mismatches.push(`${what} says ${view.charged} charged, its succeeded items cost ${counts.succeeded! * batch.cost}`);
   return { id: batch.id, status: view.status, total: view.total, counts: view.counts, charged: view.charged };
 }
 

@@ -66,8 +66,18 @@ function latencies(calls: CallRecord[]): ToolLatency[] {
   return [...byTool.entries()]
     .map(([tool, list]) => {
       // Percentiles of the answered calls (any status): what a client waited for.
-      const times = list.filter((c) => c.status !== undefined).map((c) => c.latencyMs!).sort((a, b) => a - b);
-      return { tool, calls: list.length, ok: list.filter((c) => c.status === 200).length, p50Ms: percentile(times, 50), p95Ms: percentile(times, 95), p99Ms: percentile(times, 99) };
+      const times = list
+        .filter((c) => c.status !== undefined)
+        .map((c) => c.latencyMs!)
+        .sort((a, b) => a - b);
+      return {
+        tool,
+        calls: list.length,
+        ok: list.filter((c) => c.status === 200).length,
+        p50Ms: percentile(times, 50),
+        p95Ms: percentile(times, 95),
+        p99Ms: percentile(times, 99),
+      };
     })
     .sort((a, b) => b.calls - a.calls);
 }
@@ -118,11 +128,19 @@ const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
 /** The result as the tables `npm run load` prints. */
 export function printLoad(result: LoadResult, log: (line: string) => void = console.log): void {
   const { arrivals } = result;
-  log(`arrivals: ${arrivals.sent} sent, ${arrivals.dropped} dropped (over the in-flight cap), in ${(arrivals.elapsedMs / 1000).toFixed(1)} s`);
-  log(`outcomes: ${Object.entries(result.outcomes).map(([k, v]) => `${k}: ${v}`).join(', ')}`);
+  log(
+    `arrivals: ${arrivals.sent} sent, ${arrivals.dropped} dropped (over the in-flight cap), in ${(arrivals.elapsedMs / 1000).toFixed(1)} s`,
+  );
+  log(
+    `outcomes: ${Object.entries(result.outcomes)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ')}`,
+  );
   log('latency per tool (ms, answered calls):');
   for (const l of result.latencies) {
-    log(`  ${l.tool.padEnd(20)} calls ${String(l.calls).padStart(4)}  200 ${String(l.ok).padStart(4)}  p50 ${l.p50Ms.toFixed(0).padStart(6)}  p95 ${l.p95Ms.toFixed(0).padStart(6)}  p99 ${l.p99Ms.toFixed(0).padStart(6)}`);
+    log(
+      `  ${l.tool.padEnd(20)} calls ${String(l.calls).padStart(4)}  200 ${String(l.ok).padStart(4)}  p50 ${l.p50Ms.toFixed(0).padStart(6)}  p95 ${l.p95Ms.toFixed(0).padStart(6)}  p99 ${l.p99Ms.toFixed(0).padStart(6)}`,
+    );
   }
   log('memory (RSS of the process / of it and its descendants), start -> end, allowed growth:');
   for (const m of result.memory) {

@@ -21,7 +21,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Samples every part's memory until `stop` says so; a fault's pid change is followed. `onRound`
  * sees each round's samples as they are taken (a long run's CSV then survives the run's end).
  */
-export async function sampleMemory(control: StackControl, everyMs: number, since: number, samples: MemorySample[], stop: () => boolean, onRound?: (round: MemorySample[]) => void): Promise<void> {
+export async function sampleMemory(
+  control: StackControl,
+  everyMs: number,
+  since: number,
+  samples: MemorySample[],
+  stop: () => boolean,
+  onRound?: (round: MemorySample[]) => void,
+): Promise<void> {
   let pids: Record<string, number> = await control.pids();
   while (!stop()) {
     const fresh = await Promise.race([control.pids(), sleep(PID_READ_MS).then(() => undefined)]).catch(() => undefined);
@@ -31,7 +38,8 @@ export async function sampleMemory(control: StackControl, everyMs: number, since
     for (const [part, pid] of Object.entries(pids)) {
       const memory = processMemory(pid);
       // A process just killed reads as nothing: no sample rather than a false drop to zero.
-      if (memory.rssKiB > 0) round.push({ atMs, part, pid, rssKiB: memory.rssKiB, groupRssKiB: memory.groupRssKiB, groupPssKiB: memory.groupPssKiB });
+      if (memory.rssKiB > 0)
+        round.push({ atMs, part, pid, rssKiB: memory.rssKiB, groupRssKiB: memory.groupRssKiB, groupPssKiB: memory.groupPssKiB });
     }
     samples.push(...round);
     onRound?.(round);
@@ -83,7 +91,10 @@ export function judgedGrowth(levels: readonly MemoryLevel[]): MemoryLevel[] {
 export function formatLevels(levels: readonly MemoryLevel[]): string[] {
   const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
   const growth = (l: MemoryLevel) => (!l.grows ? '' : judged(l) ? '  GROWS' : `  grows (not judged: ${UNJUDGED_PARTS.get(l.part)})`);
-  return levels.map((l) => `  ${l.part.padEnd(14)} ${MEASURE_NAMES[l.measure].padEnd(8)} ${mib(l.levelKiB).padStart(8)} -> max ${mib(l.lastThirdMaxKiB).padStart(8)}  levelled at minute ${l.levelledAtMinute?.toFixed(1) ?? 'never'}${growth(l)}`);
+  return levels.map(
+    (l) =>
+      `  ${l.part.padEnd(14)} ${MEASURE_NAMES[l.measure].padEnd(8)} ${mib(l.levelKiB).padStart(8)} -> max ${mib(l.lastThirdMaxKiB).padStart(8)}  levelled at minute ${l.levelledAtMinute?.toFixed(1) ?? 'never'}${growth(l)}`,
+  );
 }
 
 const median = (values: number[]) => {
@@ -98,7 +109,10 @@ export interface FaultStretch {
 }
 
 /** A predicate: does the stretch from `fromMs` to `toMs` meet a fault, widened by `beforeMs` ahead of its start and `afterMs` past its part's return? */
-export function nearFault(faults: readonly FaultStretch[], reach: { beforeMs: number; afterMs: number }): (fromMs: number, toMs?: number) => boolean {
+export function nearFault(
+  faults: readonly FaultStretch[],
+  reach: { beforeMs: number; afterMs: number },
+): (fromMs: number, toMs?: number) => boolean {
   return (fromMs, toMs = fromMs) => faults.some((f) => fromMs <= f.backMs + reach.afterMs && toMs >= f.startMs - reach.beforeMs);
 }
 
@@ -112,7 +126,12 @@ const MINUTE_MS = 60_000;
  * fault's start until a minute after its part was back are left out: a restart's warm-up is not
  * a level.
  */
-export function memoryLevels(samples: readonly MemorySample[], durationMs: number, measure: MemoryMeasure, faults: readonly FaultStretch[] = []): MemoryLevel[] {
+export function memoryLevels(
+  samples: readonly MemorySample[],
+  durationMs: number,
+  measure: MemoryMeasure,
+  faults: readonly FaultStretch[] = [],
+): MemoryLevel[] {
   const third = durationMs / 3;
   const read = READ[measure];
   const disturbed = nearFault(faults, { beforeMs: 0, afterMs: SETTLE_AFTER_FAULT_MS });
@@ -130,12 +149,22 @@ export function memoryLevels(samples: readonly MemorySample[], durationMs: numbe
     const reach = Math.max(MINUTE_MS, durationMs / 12);
     const aroundThird = minutes.filter((m) => m.fromMs >= third - reach && m.fromMs + MINUTE_MS <= third + reach).map((m) => m.kib);
     const lastThird = minutes.filter((m) => m.fromMs >= durationMs - third).map((m) => m.kib);
-    const levelKiB = aroundThird.length ? Math.max(...aroundThird) : median(quiet.filter((s) => Math.abs(s.atMs - third) <= reach).map(read));
+    const levelKiB = aroundThird.length
+      ? Math.max(...aroundThird)
+      : median(quiet.filter((s) => Math.abs(s.atMs - third) <= reach).map(read));
     const lastThirdMaxKiB = lastThird.length ? Math.max(...lastThird) : median(last.map(read));
     const settled = median(last.map(read));
     let levelledAt: number | undefined;
-    for (let i = quiet.length - 1; i >= 0 && Math.abs(read(quiet[i]!) - settled) <= settled * LEVEL_TOLERANCE; i--) levelledAt = quiet[i]!.atMs / MINUTE_MS;
-    return { part, measure, levelKiB, lastThirdMaxKiB, levelledAtMinute: levelledAt, grows: lastThirdMaxKiB > levelKiB * (1 + LEVEL_TOLERANCE) };
+    for (let i = quiet.length - 1; i >= 0 && Math.abs(read(quiet[i]!) - settled) <= settled * LEVEL_TOLERANCE; i--)
+      levelledAt = quiet[i]!.atMs / MINUTE_MS;
+    return {
+      part,
+      measure,
+      levelKiB,
+      lastThirdMaxKiB,
+      levelledAtMinute: levelledAt,
+      grows: lastThirdMaxKiB > levelKiB * (1 + LEVEL_TOLERANCE),
+    };
   });
 }
 
@@ -164,23 +193,40 @@ export function memoryCsv(samples: readonly MemorySample[]): string {
 const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#17becf'];
 
 /** The tree PSS of each part over time as an SVG line chart, faults marked, for a person to look at. */
-export function memoryChart(samples: readonly MemorySample[], faults: ReadonlyArray<{ startMs: number; action: string }>, durationMs: number): string {
+export function memoryChart(
+  samples: readonly MemorySample[],
+  faults: ReadonlyArray<{ startMs: number; action: string }>,
+  durationMs: number,
+): string {
   const [w, h, left, right, top, bottom] = [960, 480, 60, 150, 30, 40];
   const maxMiB = Math.max(64, ...samples.map((s) => s.groupPssKiB / 1024)) * 1.1;
   const x = (ms: number) => left + ((w - left - right) * ms) / durationMs;
   const y = (mib: number) => top + (h - top - bottom) * (1 - mib / maxMiB);
   const parts = [...new Set(samples.map((s) => s.part))];
   const lines = parts.map((part, i) => {
-    const points = samples.filter((s) => s.part === part).map((s) => `${x(s.atMs).toFixed(1)},${y(s.groupPssKiB / 1024).toFixed(1)}`).join(' ');
+    const points = samples
+      .filter((s) => s.part === part)
+      .map((s) => `${x(s.atMs).toFixed(1)},${y(s.groupPssKiB / 1024).toFixed(1)}`)
+      .join(' ');
     const colour = COLOURS[i % COLOURS.length];
-    return `<polyline fill="none" stroke="${colour}" stroke-width="1.5" points="${points}"/>` +
-      `<text x="${w - right + 10}" y="${top + 18 * i + 12}" fill="${colour}" font-size="13">${part}</text>`;
+    return (
+      `<polyline fill="none" stroke="${colour}" stroke-width="1.5" points="${points}"/>` +
+      `<text x="${w - right + 10}" y="${top + 18 * i + 12}" fill="${colour}" font-size="13">${part}</text>`
+    );
   });
-  const faultMarks = faults.map((f) => `<line x1="${x(f.startMs)}" x2="${x(f.startMs)}" y1="${top}" y2="${h - bottom}" stroke="#999" stroke-dasharray="4 3"/><text x="${x(f.startMs) + 3}" y="${top + 10}" font-size="10" fill="#666">${f.action}</text>`);
-  const yTicks = Array.from({ length: 6 }, (_, i) => (maxMiB * i) / 5).map((mib) => `<text x="${left - 6}" y="${y(mib) + 4}" font-size="11" text-anchor="end">${mib.toFixed(0)}</text><line x1="${left}" x2="${w - right}" y1="${y(mib)}" y2="${y(mib)}" stroke="#eee"/>`);
+  const faultMarks = faults.map(
+    (f) =>
+      `<line x1="${x(f.startMs)}" x2="${x(f.startMs)}" y1="${top}" y2="${h - bottom}" stroke="#999" stroke-dasharray="4 3"/><text x="${x(f.startMs) + 3}" y="${top + 10}" font-size="10" fill="#666">${f.action}</text>`,
+  );
+  const yTicks = Array.from({ length: 6 }, (_, i) => (maxMiB * i) / 5).map(
+    (mib) =>
+      `<text x="${left - 6}" y="${y(mib) + 4}" font-size="11" text-anchor="end">${mib.toFixed(0)}</text><line x1="${left}" x2="${w - right}" y1="${y(mib)}" y2="${y(mib)}" stroke="#eee"/>`,
+  );
   const minutes = Math.ceil(durationMs / 60_000);
   const step = Math.max(1, Math.ceil(minutes / 12));
-  const xTicks = Array.from({ length: Math.floor(minutes / step) + 1 }, (_, i) => i * step).map((m) => `<text x="${x(m * 60_000)}" y="${h - bottom + 16}" font-size="11" text-anchor="middle">${m}</text>`);
+  const xTicks = Array.from({ length: Math.floor(minutes / step) + 1 }, (_, i) => i * step).map(
+    (m) => `<text x="${x(m * 60_000)}" y="${h - bottom + 16}" font-size="11" text-anchor="middle">${m}</text>`,
+  );
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>
 <text x="${left}" y="18" font-size="14">Memory of each process and its descendants (proportional set, MiB) over the run (minutes)</text>

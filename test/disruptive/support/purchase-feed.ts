@@ -32,7 +32,13 @@ const AMOUNT = 1000;
 const DELIVERY_DEADLINE_MS = 10 * 60_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function json(apiUrl: string, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: UncheckedJson }> {
+async function json(
+  apiUrl: string,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; body: UncheckedJson }> {
   const res = await fetch(`${apiUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -57,12 +63,19 @@ function shuffle<T>(items: T[], seed: number): T[] {
 /** The buyers and the shuffled deliveries of their purchases' events, made before any fault. */
 export async function preparePurchases(options: PurchaseFeedOptions): Promise<{ buyers: Buyer[]; deliveries: StripeEvent[] }> {
   const pack = `chaos-${options.seed}-${stripeId('x').slice(-6).toLowerCase()}`;
-  const put = await json(options.apiUrl, 'PUT', `/api/v1/admin/credit-packs/${pack}`, options.adminToken, { name: 'Chaos pack', credits: CREDITS, price: { amount: AMOUNT, currency: 'usd' } });
+  const put = await json(options.apiUrl, 'PUT', `/api/v1/admin/credit-packs/${pack}`, options.adminToken, {
+    name: 'Chaos pack',
+    credits: CREDITS,
+    price: { amount: AMOUNT, currency: 'usd' },
+  });
   if (put.status !== 200) throw new Error(`chaos: could not put a pack: ${put.status}`);
   const buyers: Buyer[] = [];
   const deliveries: StripeEvent[] = [];
   for (let i = 0; i < options.buyers; i++) {
-    const opened = await json(options.apiUrl, 'POST', '/api/v1/admin/accounts', options.adminToken, { name: `chaos buyer ${i}`, credits: 0 });
+    const opened = await json(options.apiUrl, 'POST', '/api/v1/admin/accounts', options.adminToken, {
+      name: `chaos buyer ${i}`,
+      credits: 0,
+    });
     if (opened.status !== 201) throw new Error(`chaos: could not open a buyer: ${opened.status}`);
     const accountId = opened.body.account.id as string;
     const ownerToken = opened.body.ownerToken as string;
@@ -112,7 +125,11 @@ async function deliverUntilAccepted(options: PurchaseFeedOptions, event: StripeE
  * Posts the deliveries one after another, `gapMs` apart (each retried until accepted, beside the
  * next ones), while `running()` says the faults go on; answers how many needed retries.
  */
-export async function feedPurchases(options: PurchaseFeedOptions, deliveries: StripeEvent[], gapMs: number): Promise<{ retried: number; lost: number }> {
+export async function feedPurchases(
+  options: PurchaseFeedOptions,
+  deliveries: StripeEvent[],
+  gapMs: number,
+): Promise<{ retried: number; lost: number }> {
   const pending: Array<Promise<{ attempts: number; accepted: boolean }>> = [];
   for (const event of deliveries) {
     pending.push(deliverUntilAccepted(options, event));
@@ -152,9 +169,13 @@ export async function auditPurchases(options: PurchaseFeedOptions, buyers: Buyer
     const grantCount = (grants.body?.items ?? []).length;
     const purchase = purchases.body?.items?.[0];
     if (account.body?.balance !== expected || grantCount !== 1 || purchase?.creditsVoided !== CREDITS - expected) {
-      mismatches.push(`purchase of ${buyer.accountId}: balance ${account.body?.balance} (expected ${expected}), ${grantCount} grants (expected 1), ${purchase?.creditsVoided} credits voided (expected ${CREDITS - expected})`);
+      mismatches.push(
+        `purchase of ${buyer.accountId}: balance ${account.body?.balance} (expected ${expected}), ${grantCount} grants (expected 1), ${purchase?.creditsVoided} credits voided (expected ${CREDITS - expected})`,
+      );
     }
   }
-  options.log(`purchases: ${buyers.length - mismatches.length} of ${buyers.length} buyers' balances exact after ${deliveries.length} deliveries of ${ids.length} events`);
+  options.log(
+    `purchases: ${buyers.length - mismatches.length} of ${buyers.length} buyers' balances exact after ${deliveries.length} deliveries of ${ids.length} events`,
+  );
   return mismatches;
 }

@@ -37,7 +37,11 @@ expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "41
 `;
 
 /** schemathesis prints each failure with a curl line holding the whole body (megabytes at times). */
-const clip = (text: string) => text.split('\n').map((line) => (line.length > 400 ? `${line.slice(0, 400)} ...` : line)).join('\n');
+const clip = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => (line.length > 400 ? `${line.slice(0, 400)} ...` : line))
+    .join('\n');
 
 export interface FuzzGroup {
   name: string;
@@ -89,7 +93,11 @@ export interface GroupResult {
 /** Runs in `cwd`: schemathesis keeps its example database (.schemathesis/) in the working directory. */
 function run(command: string, args: string[], cwd: string, log: (line: string) => void): Promise<{ code: number; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_TELEMETRY: 'false' } });
+    const child = spawn(command, args, {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_TELEMETRY: 'false' },
+    });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -105,7 +113,12 @@ function readHar(dir: string): Exchange[] {
   const file = readdirSync(dir).find((f) => f.startsWith('har-') && f.endsWith('.json'));
   if (!file) return [];
   const har = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as {
-    log: { entries: Array<{ request: { method: string; url: string }; response: { status: number; content: { mimeType?: string; text?: string } } }> };
+    log: {
+      entries: Array<{
+        request: { method: string; url: string };
+        response: { status: number; content: { mimeType?: string; text?: string } };
+      }>;
+    };
   };
   return har.log.entries.map((e) => ({
     method: e.request.method,
@@ -131,22 +144,36 @@ async function runGroup(options: FuzzOptions, group: FuzzGroup): Promise<GroupRe
   const config = path.join(dir, 'schemathesis.toml');
   writeFileSync(config, SCHEMATHESIS_CONFIG + (group.config ?? ''));
   const args = [
-    '--config-file', config,
-    'run', `${options.apiUrl}/api/v1/openapi.json`,
-    '--url', options.apiUrl,
-    '-H', `Authorization: Bearer ${group.token}`,
-    '--max-examples', String(options.maxExamples),
-    '--phases', options.phases,
-    '--exclude-checks', EXCLUDED_CHECKS.join(','),
-    '--rate-limit', options.rate,
-    '--request-timeout', '90',
+    '--config-file',
+    config,
+    'run',
+    `${options.apiUrl}/api/v1/openapi.json`,
+    '--url',
+    options.apiUrl,
+    '-H',
+    `Authorization: Bearer ${group.token}`,
+    '--max-examples',
+    String(options.maxExamples),
+    '--phases',
+    options.phases,
+    '--exclude-checks',
+    EXCLUDED_CHECKS.join(','),
+    '--rate-limit',
+    options.rate,
+    '--request-timeout',
+    '90',
     // One thread: CPython before 3.11.8/3.12.2 shares one AST recursion counter between
     // threads, and hypothesis parses sources (to describe lambdas) in every worker, so two
     // workers now and then die of `SystemError: AST constructor recursion depth mismatch`.
-    '--workers', '1',
+    '--workers',
+    '1',
     '--no-shrink',
-    '--suppress-health-check', 'all',
-    '--report', 'har', '--report-dir', dir,
+    '--suppress-health-check',
+    'all',
+    '--report',
+    'har',
+    '--report-dir',
+    dir,
     ...(group.includePathRegex ? ['--include-path-regex', group.includePathRegex] : []),
     ...(group.excludePathRegex ? ['--exclude-path-regex', group.excludePathRegex] : []),
     ...(options.seed !== undefined ? ['--seed', String(options.seed)] : []),
@@ -184,7 +211,13 @@ export function judge(results: GroupResult[], isErrorCode: (code: unknown) => bo
     if (!e.contentType.startsWith('application/problem+json')) return true;
     try {
       const body = JSON.parse(e.body) as { status?: number; code?: unknown; type?: unknown; title?: unknown; requestId?: unknown };
-      return body.status !== e.status || !isErrorCode(body.code) || typeof body.type !== 'string' || typeof body.title !== 'string' || typeof body.requestId !== 'string';
+      return (
+        body.status !== e.status ||
+        !isErrorCode(body.code) ||
+        typeof body.type !== 'string' ||
+        typeof body.title !== 'string' ||
+        typeof body.requestId !== 'string'
+      );
     } catch {
       return true;
     }

@@ -22,7 +22,11 @@ const CLIENT_TIMEOUT_MS = 180_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function postJson(url: string, token: string, body: unknown): Promise<{ status: number; body: UncheckedJson }> {
-  const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json().catch(() => null) };
 }
 
@@ -35,7 +39,12 @@ export async function sendAsyncCall(apiUrl: string, apiKey: string, record: Call
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', prefer: 'respond-async' };
   const started = performance.now();
   try {
-    const res = await fetch(`${apiUrl}/api/v1/tools/${record.tool}`, { method: 'POST', headers, body: JSON.stringify(record.body), signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS) });
+    const res = await fetch(`${apiUrl}/api/v1/tools/${record.tool}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(record.body),
+      signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+    });
     const text = await res.text();
     record.requestId = res.headers.get('x-request-id') ?? undefined;
     if (res.status !== 202) {
@@ -57,7 +66,9 @@ async function readUntilEnded(apiUrl: string, apiKey: string, record: CallRecord
   while (Date.now() < deadline) {
     await sleep(ASYNC_POLL_MS);
     // A fault may leave the API unable to read the call for a while: ask again.
-    const res = await fetch(`${apiUrl}/api/v1/calls/${encodeURIComponent(record.requestId!)}`, { headers: { authorization: `Bearer ${apiKey}` } }).catch(() => undefined);
+    const res = await fetch(`${apiUrl}/api/v1/calls/${encodeURIComponent(record.requestId!)}`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    }).catch(() => undefined);
     if (res?.status !== 200) continue;
     const call = (await res.json()) as { status: string; problem?: { status: number; code: string; detail: string }; output?: unknown };
     if (call.status === 'running') continue;
@@ -107,17 +118,33 @@ export interface SoakExtras {
  * Registers a `call.completed` endpoint on the main account and opens the render links' account
  * with a link secret; `finish` checks both after the run.
  */
-export async function startSoakExtras(options: { apiUrl: string; adminToken: string; main: TestAccount; linkCredits: number }): Promise<SoakExtras> {
+export async function startSoakExtras(options: {
+  apiUrl: string;
+  adminToken: string;
+  main: TestAccount;
+  linkCredits: number;
+}): Promise<SoakExtras> {
   const { apiUrl } = options;
   const receiver: Receiver = await startReceiver();
-  const endpoint = await postJson(`${apiUrl}/api/v1/account/webhooks`, options.main.ownerToken, { url: receiver.url('/soak'), eventTypes: ['call.completed'] });
-  if (endpoint.status !== 201) throw new Error(`could not register the soak's webhook endpoint: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
+  const endpoint = await postJson(`${apiUrl}/api/v1/account/webhooks`, options.main.ownerToken, {
+    url: receiver.url('/soak'),
+    eventTypes: ['call.completed'],
+  });
+  if (endpoint.status !== 201)
+    throw new Error(`could not register the soak's webhook endpoint: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
   const links = await openAccount(apiUrl, options.adminToken, 'soak-links', options.linkCredits);
   const secret = await postJson(`${apiUrl}/api/v1/account/link-secrets`, links.ownerToken, {});
   if (secret.status !== 201) throw new Error(`could not create a link secret: ${secret.status} ${JSON.stringify(secret.body)}`);
   const urls = await Promise.all(
     Array.from({ length: LINK_INPUTS }, (_, k) =>
-      renderLink({ baseUrl: apiUrl, secretId: secret.body.id, secret: secret.body.secret, tool: 'qr-generate', input: { text: `soak link ${k}`, size: 128 }, maxAge: LINK_MAX_AGE_S }),
+      renderLink({
+        baseUrl: apiUrl,
+        secretId: secret.body.id,
+        secret: secret.body.secret,
+        tool: 'qr-generate',
+        input: { text: `soak link ${k}`, size: 128 },
+        maxAge: LINK_MAX_AGE_S,
+      }),
     ),
   );
 
@@ -160,17 +187,28 @@ export async function startSoakExtras(options: { apiUrl: string; adminToken: str
       const mismatches: string[] = [];
       const ended = asyncRecords.filter((r) => r.requestId && r.status !== undefined && !r.failure);
       const wanted = new Set(ended.map((r) => r.requestId!));
-      const deliveredIds = () => new Set(receiver.deliveries('/soak').filter((d) => d.body?.event === 'call.completed').map((d) => d.body.data.requestId as string));
-      await receiver.waitFor(() => [...wanted].every((id) => deliveredIds().has(id)), DELIVERY_GRACE_MS, 'call.completed for every asynchronous call').catch(() => undefined);
+      const deliveredIds = () =>
+        new Set(
+          receiver
+            .deliveries('/soak')
+            .filter((d) => d.body?.event === 'call.completed')
+            .map((d) => d.body.data.requestId as string),
+        );
+      await receiver
+        .waitFor(() => [...wanted].every((id) => deliveredIds().has(id)), DELIVERY_GRACE_MS, 'call.completed for every asynchronous call')
+        .catch(() => undefined);
       const got = deliveredIds();
-      for (const id of wanted) if (!got.has(id)) mismatches.push(`asynchronous call ${id} ended but its call.completed never reached the endpoint`);
+      for (const id of wanted)
+        if (!got.has(id)) mismatches.push(`asynchronous call ${id} ended but its call.completed never reached the endpoint`);
       const completions = receiver.deliveries('/soak').filter((d) => d.body?.event === 'call.completed').length;
 
       const other: Record<string, number> = {};
       for (const ask of asks) {
         const { record } = ask;
-        if (record.status === 200 && !ask.contentType?.startsWith('image/')) mismatches.push(`render link ask ${record.index} answered 200 with ${ask.contentType}`);
-        if (ask.cache === 'HIT' && ask.creditsCharged !== 0) mismatches.push(`render link ask ${record.index} was a cache hit that said it charged ${ask.creditsCharged}`);
+        if (record.status === 200 && !ask.contentType?.startsWith('image/'))
+          mismatches.push(`render link ask ${record.index} answered 200 with ${ask.contentType}`);
+        if (ask.cache === 'HIT' && ask.creditsCharged !== 0)
+          mismatches.push(`render link ask ${record.index} was a cache hit that said it charged ${ask.creditsCharged}`);
         if (record.status !== 200) {
           const label = record.status === undefined ? 'no answer' : `${record.status} ${record.code ?? ''}`.trim();
           other[label] = (other[label] ?? 0) + 1;
@@ -208,7 +246,10 @@ export async function startSoakExtras(options: { apiUrl: string; adminToken: str
 
 export function formatExtras(report: SoakExtrasReport): string {
   const l = report.links;
-  const other = Object.entries(l.other).map(([k, n]) => `${k}: ${n}`).join(', ') || 'none';
+  const other =
+    Object.entries(l.other)
+      .map(([k, n]) => `${k}: ${n}`)
+      .join(', ') || 'none';
   return [
     `asynchronous calls: ${report.asyncCalls}, ended ${report.asyncEnded}; call.completed delivered for ${report.delivered} (${report.redelivered} delivered again)`,
     `render links: ${l.asked} asked, ${l.hits} hits (free), ${l.misses} misses (charged ${l.audit.chargedCredits} credits), other answers: ${other}`,

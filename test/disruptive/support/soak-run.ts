@@ -93,11 +93,13 @@ export function windowLatencies(calls: readonly CallRecord[], sentAt: ReadonlyMa
     add(`${window}\t${c.tool}${c.mode ? ` (${c.mode})` : ''}`, c.latencyMs);
     if (c.mode) add(`${window}\t${ALL_TOOLS} (${c.mode})`, c.latencyMs);
   }
-  return [...groups].map(([key, times]) => {
-    const [window, tool] = key.split('\t');
-    const sorted = times.sort((a, b) => a - b);
-    return { window: Number(window), tool: tool!, calls: sorted.length, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99) };
-  }).sort((a, b) => a.window - b.window || b.calls - a.calls);
+  return [...groups]
+    .map(([key, times]) => {
+      const [window, tool] = key.split('\t');
+      const sorted = times.sort((a, b) => a - b);
+      return { window: Number(window), tool: tool!, calls: sorted.length, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99) };
+    })
+    .sort((a, b) => a.window - b.window || b.calls - a.calls);
 }
 
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
@@ -110,8 +112,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const expected = (options.ratePerSecond * options.durationMs) / 1000;
   const batching = options.batches ?? { everyMs: 5 * 60_000, items: 200 };
   const batchCount = Math.ceil(options.durationMs / batching.everyMs);
-  const account = await openAccount(options.apiUrl, options.adminToken, 'soak', Math.ceil(expected * 30) + batchCount * batching.items * BATCH_TOOL.cost + 1_000);
-  const extras = await startSoakExtras({ apiUrl: options.apiUrl, adminToken: options.adminToken, main: account, linkCredits: Math.ceil(expected) + 1_000 });
+  const account = await openAccount(
+    options.apiUrl,
+    options.adminToken,
+    'soak',
+    Math.ceil(expected * 30) + batchCount * batching.items * BATCH_TOOL.cost + 1_000,
+  );
+  const extras = await startSoakExtras({
+    apiUrl: options.apiUrl,
+    adminToken: options.adminToken,
+    main: account,
+    linkCredits: Math.ceil(expected) + 1_000,
+  });
 
   const since = Date.now();
   let done = false;
@@ -130,7 +142,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       const killed = /^kill\/((?:api|worker)-.+)$/.exec(action)?.[1] as ClusterProcess | undefined;
       if (killed) await options.control.run(`start/${killed}`);
       faults.push({ action, startMs, backMs: Date.now() - since });
-      options.log(`  minute ${(startMs / 60_000).toFixed(1)}: ${action}, back after ${((faults.at(-1)!.backMs - startMs) / 1000).toFixed(1)} s`);
+      options.log(
+        `  minute ${(startMs / 60_000).toFixed(1)}: ${action}, back after ${((faults.at(-1)!.backMs - startMs) / 1000).toFixed(1)} s`,
+      );
     }
   })();
 
@@ -156,20 +170,23 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const calls: CallRecord[] = [];
   const sentAt = new Map<CallRecord, number>();
   const linkAsks: CallRecord[] = [];
-  const arrivals = await atFixedRate({ ratePerSecond: options.ratePerSecond, durationMs: options.durationMs, maxInFlight: 400 }, async (i) => {
-    const share = (i * SHARE_STEP) % 1;
-    if (share < LINK_SHARE) {
-      const ask = extras.askLink(i);
-      linkAsks.push(ask.record);
-      sentAt.set(ask.record, Date.now() - since);
-      return ask.answered;
-    }
-    const asynchronous = share < LINK_SHARE + ASYNC_SHARE;
-    const record = newRecord(calls.length, pick(), asynchronous ? { mode: 'async' } : {});
-    calls.push(record);
-    sentAt.set(record, Date.now() - since);
-    await (asynchronous ? extras.sendAsync(record) : sendCall(options.apiUrl, account.apiKey, record));
-  });
+  const arrivals = await atFixedRate(
+    { ratePerSecond: options.ratePerSecond, durationMs: options.durationMs, maxInFlight: 400 },
+    async (i) => {
+      const share = (i * SHARE_STEP) % 1;
+      if (share < LINK_SHARE) {
+        const ask = extras.askLink(i);
+        linkAsks.push(ask.record);
+        sentAt.set(ask.record, Date.now() - since);
+        return ask.answered;
+      }
+      const asynchronous = share < LINK_SHARE + ASYNC_SHARE;
+      const record = newRecord(calls.length, pick(), asynchronous ? { mode: 'async' } : {});
+      calls.push(record);
+      sentAt.set(record, Date.now() - since);
+      await (asynchronous ? extras.sendAsync(record) : sendCall(options.apiUrl, account.apiKey, record));
+    },
+  );
   await injector;
   await batcher;
   for (const id of batchIds) await batchEnded(options.apiUrl, account.apiKey, id, options.log);
@@ -191,7 +208,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     batches: batchIds.map((id) => ({ id, apiKey: account.apiKey, cost: BATCH_TOOL.cost })),
   });
   const extrasReport = await extras.finish(temporalAndDb).finally(() => extras.close());
-  return { arrivals, samples, faults, windows: windowLatencies(outsideFaults, sentAt, options.windowMs ?? 10 * 60_000), callsNearFaults: sent.length - outsideFaults.length, failuresOutsideFaults, audit, calls, extras: extrasReport };
+  return {
+    arrivals,
+    samples,
+    faults,
+    windows: windowLatencies(outsideFaults, sentAt, options.windowMs ?? 10 * 60_000),
+    callsNearFaults: sent.length - outsideFaults.length,
+    failuresOutsideFaults,
+    audit,
+    calls,
+    extras: extrasReport,
+  };
 }
 
 /**
@@ -199,7 +226,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
  * both). Below 100 calls a window's p99 is its slowest call, one call rather than a tail: the soak's
  * asynchronous calls (some 30 a tool a window, each read every 250 ms) are judged pooled instead.
  */
-export function latencyDrift(windows: readonly WindowLatency[], ratio = 1.2, minCalls = 100): Array<{ tool: string; firstP99: number; lastP99: number }> {
+export function latencyDrift(
+  windows: readonly WindowLatency[],
+  ratio = 1.2,
+  minCalls = 100,
+): Array<{ tool: string; firstP99: number; lastP99: number }> {
   // Each tool's first and last window with enough calls: a window of a few stragglers answered
   // after the run (the last index) would otherwise leave every tool uncompared.
   const enough = windows.filter((w) => w.calls >= minCalls);

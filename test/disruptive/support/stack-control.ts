@@ -4,12 +4,24 @@ import { readFileSync, readdirSync } from 'node:fs';
 
 /** Control actions that break a part and return once it is back (`outage/...`: down for 15 s). */
 export type FaultAction =
-  | 'kill/workers' | 'kill/temporal' | 'restart/temporal' | 'kill/database'
-  | 'outage/workers' | 'outage/temporal' | 'outage/database'
+  | 'kill/workers'
+  | 'kill/temporal'
+  | 'restart/temporal'
+  | 'kill/database'
+  | 'outage/workers'
+  | 'outage/temporal'
+  | 'outage/database'
   // Held down until the matching start: the test decides how long.
-  | 'stop/workers' | 'start/workers' | 'stop/temporal' | 'start/temporal' | 'stop/database' | 'start/database'
+  | 'stop/workers'
+  | 'start/workers'
+  | 'stop/temporal'
+  | 'start/temporal'
+  | 'stop/database'
+  | 'start/database'
   // The production-shaped stack's (scripts/stack/cluster.ts): one process of a kind, PostgreSQL.
-  | `kill/${ClusterProcess}` | 'restart/postgres' | 'outage/postgres';
+  | `kill/${ClusterProcess}`
+  | 'restart/postgres'
+  | 'outage/postgres';
 
 /** Processes of the production-shaped stack that its control endpoint kills (and starts: `start/<name>`). */
 export type ClusterProcess = 'api-1' | 'api-2' | 'worker-core' | 'worker-cpu-1' | 'worker-cpu-2' | 'worker-network' | 'worker-browser';

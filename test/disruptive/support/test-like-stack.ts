@@ -33,7 +33,12 @@ export interface TestLikeStack {
  * `cluster`, the throwaway stack is the production-shaped one `npm run test:cluster` runs (Temporal
  * on PostgreSQL, two API replicas behind the load balancer, a process per pool).
  */
-export async function withTestStack<T>(label: string, fn: (stack: TestLikeStack) => Promise<T>, env: NodeJS.ProcessEnv = {}, options: { cluster?: boolean } = {}): Promise<T> {
+export async function withTestStack<T>(
+  label: string,
+  fn: (stack: TestLikeStack) => Promise<T>,
+  env: NodeJS.ProcessEnv = {},
+  options: { cluster?: boolean } = {},
+): Promise<T> {
   const e = process.env;
   if (e.API_URL && e.ADMIN_TOKEN && e.STACK_CONTROL_URL && e.MONGODB_URL && e.TEMPORAL_ADDRESS && e.FIXTURES_JSON) {
     console.log(`${label}: the stack at ${e.API_URL}`);
@@ -50,7 +55,11 @@ export async function withTestStack<T>(label: string, fn: (stack: TestLikeStack)
     });
   }
   const { bootstrap } = (await import(new URL('../../../scripts/bootstrap.mjs', import.meta.url).href)) as {
-    bootstrap: (o: { root: string; log: (line: string) => void; stripeMock?: boolean }) => Promise<{ temporal: string; secantusd: string; stripeMock?: string }>;
+    bootstrap: (o: {
+      root: string;
+      log: (line: string) => void;
+      stripeMock?: boolean;
+    }) => Promise<{ temporal: string; secantusd: string; stripeMock?: string }>;
   };
   const stack = await import('../../../scripts/stack/index.js');
   const log = (line: string) => console.log(`bootstrap: ${line}`);
@@ -59,7 +68,9 @@ export async function withTestStack<T>(label: string, fn: (stack: TestLikeStack)
     const { bootstrapCluster } = (await import(new URL('../../../scripts/bootstrap-cluster.mjs', import.meta.url).href)) as {
       bootstrapCluster: (o: { root: string; log: (line: string) => void }) => Promise<Record<string, string>>;
     };
-    const { buildIfStale } = (await import(new URL('../../../scripts/build-if-stale.mjs', import.meta.url).href)) as { buildIfStale: (root: string) => Promise<void> };
+    const { buildIfStale } = (await import(new URL('../../../scripts/build-if-stale.mjs', import.meta.url).href)) as {
+      buildIfStale: (root: string) => Promise<void>;
+    };
     Object.assign(tools, await bootstrapCluster({ root, log }));
     await buildIfStale(root);
   }
@@ -69,11 +80,23 @@ export async function withTestStack<T>(label: string, fn: (stack: TestLikeStack)
   const started = performance.now();
   try {
     const s = options.cluster
-      ? await stack.startTestCluster(supervisor, { root, runDir, tools: tools as Parameters<typeof stack.startTestCluster>[1]['tools'], env })
+      ? await stack.startTestCluster(supervisor, {
+          root,
+          runDir,
+          tools: tools as Parameters<typeof stack.startTestCluster>[1]['tools'],
+          env,
+        })
       : await stack.startTestStack(supervisor, { root, runDir, tools, env });
-    console.log(`${label}: own stack ready in ${((performance.now() - started) / 1000).toFixed(1)} s (logs in ${path.relative(process.cwd(), runDir)}/logs)`);
+    console.log(
+      `${label}: own stack ready in ${((performance.now() - started) / 1000).toFixed(1)} s (logs in ${path.relative(process.cwd(), runDir)}/logs)`,
+    );
     // Helpers that read the test environment (test/helpers/api.ts) then work against this stack.
-    Object.assign(process.env, { API_URL: s.apiUrl, ADMIN_TOKEN: s.adminToken, FIXTURES_JSON: JSON.stringify(s.fixtures), MAIL_API_URL: s.mailApiUrl });
+    Object.assign(process.env, {
+      API_URL: s.apiUrl,
+      ADMIN_TOKEN: s.adminToken,
+      FIXTURES_JSON: JSON.stringify(s.fixtures),
+      MAIL_API_URL: s.mailApiUrl,
+    });
     return await fn({
       apiUrl: s.apiUrl,
       adminToken: s.adminToken,

@@ -44,15 +44,37 @@ function observed(purchaseId: string) {
       return ledger.restoreLot(request, now);
     },
   };
-  const fulfilment = createFulfilment({ db: mongo.db, grants: createGrants(mongo.db), ledger: watching, log: createLogger({ name: 'test', level: 'silent' }) });
+  const fulfilment = createFulfilment({
+    db: mongo.db,
+    grants: createGrants(mongo.db),
+    ledger: watching,
+    log: createLogger({ name: 'test', level: 'silent' }),
+  });
   return { fulfilment, ledger, seen };
 }
 
 async function paidPurchase() {
   const accountId = (await createAccounts(mongo.db).open({ credits: 0 })).account._id;
   const purchase: PurchaseDoc = {
-    _id: newId('pur'), accountId, packId: 'pack', packName: 'Pack', credits: CREDITS, amount: AMOUNT, currency: 'usd', expiresInDays: null, sessionId: newId('cs'),
-    customerId: 'cus_test', saveCard: false, paymentIntentId: null, status: 'pending', grantId: null, creditsVoided: 0, amountRefunded: 0, createdAt: new Date(), paidAt: null, receiptUrl: null,
+    _id: newId('pur'),
+    accountId,
+    packId: 'pack',
+    packName: 'Pack',
+    credits: CREDITS,
+    amount: AMOUNT,
+    currency: 'usd',
+    expiresInDays: null,
+    sessionId: newId('cs'),
+    customerId: 'cus_test',
+    saveCard: false,
+    paymentIntentId: null,
+    status: 'pending',
+    grantId: null,
+    creditsVoided: 0,
+    amountRefunded: 0,
+    createdAt: new Date(),
+    paidAt: null,
+    receiptUrl: null,
   };
   await collections(mongo.db).purchases.insertOne(purchase);
   return { purchase, pi: newId('pi') };
@@ -63,23 +85,54 @@ const fact = { eventId: 'evt_test', created: Math.floor(Date.now() / 1000) };
 test('a refund and a dispute: the purchase shows each before the balance moves; a won dispute shows paid before its credits come back', async (t) => {
   const { purchase, pi } = await paidPurchase();
   const { fulfilment, ledger, seen } = observed(purchase._id);
-  const session = { ...fact, kind: 'session', type: 'checkout.session.completed', sessionId: purchase.sessionId, paymentStatus: 'paid', paymentIntentId: pi, customerId: null, clientReferenceId: purchase.accountId } as const;
+  const session = {
+    ...fact,
+    kind: 'session',
+    type: 'checkout.session.completed',
+    sessionId: purchase.sessionId,
+    paymentStatus: 'paid',
+    paymentIntentId: pi,
+    customerId: null,
+    clientReferenceId: purchase.accountId,
+  } as const;
   t.like(await fulfilment.applySession(session, Date.now()), { outcome: 'granted' });
   t.is((await ledger.balanceOf(purchase.accountId)).balance, CREDITS);
   seen.splice(0);
 
   // A quarter refunded: 5 credits. At the void the purchase already says so; the balance does not yet.
-  await fulfilment.applyCharge({ ...fact, kind: 'charge', type: 'charge.refunded', paymentIntentId: pi, amount: AMOUNT, amountRefunded: 250, receiptUrl: null }, Date.now());
-  t.deepEqual(seen.find((s) => s.step === 'void refund'), { step: 'void refund', status: 'partially_refunded', creditsVoided: 5, balance: CREDITS });
+  await fulfilment.applyCharge(
+    { ...fact, kind: 'charge', type: 'charge.refunded', paymentIntentId: pi, amount: AMOUNT, amountRefunded: 250, receiptUrl: null },
+    Date.now(),
+  );
+  t.deepEqual(
+    seen.find((s) => s.step === 'void refund'),
+    { step: 'void refund', status: 'partially_refunded', creditsVoided: 5, balance: CREDITS },
+  );
   t.is((await ledger.balanceOf(purchase.accountId)).balance, 15);
 
-  await fulfilment.applyDispute({ ...fact, kind: 'dispute', type: 'charge.dispute.created', disputeId: 'du_test1', paymentIntentId: pi, status: 'needs_response' }, Date.now());
-  t.like(seen.find((s) => s.step === 'void dispute'), { status: 'disputed', creditsVoided: CREDITS, balance: 15 });
+  await fulfilment.applyDispute(
+    { ...fact, kind: 'dispute', type: 'charge.dispute.created', disputeId: 'du_test1', paymentIntentId: pi, status: 'needs_response' },
+    Date.now(),
+  );
+  t.like(
+    seen.find((s) => s.step === 'void dispute'),
+    { status: 'disputed', creditsVoided: CREDITS, balance: 15 },
+  );
   t.is((await ledger.balanceOf(purchase.accountId)).balance, 0);
   seen.splice(0);
 
-  await fulfilment.applyDispute({ ...fact, kind: 'dispute', type: 'charge.dispute.closed', disputeId: 'du_test1', paymentIntentId: pi, status: 'won' }, Date.now());
-  t.like(seen.find((s) => s.step === 'restore'), { status: 'partially_refunded', creditsVoided: 5, balance: 0 });
+  await fulfilment.applyDispute(
+    { ...fact, kind: 'dispute', type: 'charge.dispute.closed', disputeId: 'du_test1', paymentIntentId: pi, status: 'won' },
+    Date.now(),
+  );
+  t.like(
+    seen.find((s) => s.step === 'restore'),
+    { status: 'partially_refunded', creditsVoided: 5, balance: 0 },
+  );
   t.is((await ledger.balanceOf(purchase.accountId)).balance, 15);
-  t.like(await collections(mongo.db).purchases.findOne({ _id: purchase._id }), { status: 'partially_refunded', creditsVoided: 5, amountRefunded: 250 });
+  t.like(await collections(mongo.db).purchases.findOne({ _id: purchase._id }), {
+    status: 'partially_refunded',
+    creditsVoided: 5,
+    amountRefunded: 250,
+  });
 });

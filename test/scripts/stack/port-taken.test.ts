@@ -17,7 +17,11 @@ test('a part whose port was taken starts on another, which later restarts use', 
   const squatter = await listen(await freePort());
   const options = { port: (squatter.address() as net.AddressInfo).port };
   let cleaned = 0;
-  const part = await onAnotherPortIfTaken(options, () => listen(options.port), () => cleaned++);
+  const part = await onAnotherPortIfTaken(
+    options,
+    () => listen(options.port),
+    () => cleaned++,
+  );
   try {
     t.not(options.port, (squatter.address() as net.AddressInfo).port);
     t.is((part.address() as net.AddressInfo).port, options.port);
@@ -32,10 +36,14 @@ test('a start that fails for another reason is not retried', async (t) => {
   let starts = 0;
   const options = { port: await freePort() };
   await t.throwsAsync(
-    onAnotherPortIfTaken(options, async () => {
-      starts++;
-      throw new Error('the binary is missing');
-    }, () => {}),
+    onAnotherPortIfTaken(
+      options,
+      async () => {
+        starts++;
+        throw new Error('the binary is missing');
+      },
+      () => {},
+    ),
     { message: 'the binary is missing' },
   );
   t.is(starts, 1);

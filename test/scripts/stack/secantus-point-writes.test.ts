@@ -8,7 +8,11 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 const PYTHON = path.join(ROOT, '.tools', 'secantus', 'bin', 'python3');
 
 test("a findAndModify's write is an _id point write, guarded by its whole query", (t) => {
-  const out = JSON.parse(execFileSync(PYTHON, [path.join(import.meta.dirname, 'secantus-point-writes.py'), path.join(ROOT, 'scripts', 'stack')], { encoding: 'utf8' }));
+  const out = JSON.parse(
+    execFileSync(PYTHON, [path.join(import.meta.dirname, 'secantus-point-writes.py'), path.join(ROOT, 'scripts', 'stack')], {
+      encoding: 'utf8',
+    }),
+  );
   // What the fix is for: unpatched, SecantusDB scans the whole collection for the one document.
   t.deepEqual(out.unpatched, { matched: 1, scans: 1 });
   t.deepEqual(out.patched, { matched: 1, scans: 0 });

@@ -9,7 +9,11 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 const PYTHON = path.join(ROOT, '.tools', 'secantus', 'bin', 'python3');
 
 test('a reopened database finds its largest RecordId without reading every document', (t) => {
-  const out = JSON.parse(execFileSync(PYTHON, [path.join(import.meta.dirname, 'secantus-record-ids.py'), path.join(ROOT, 'scripts', 'stack')], { encoding: 'utf8' }));
+  const out = JSON.parse(
+    execFileSync(PYTHON, [path.join(import.meta.dirname, 'secantus-record-ids.py'), path.join(ROOT, 'scripts', 'stack')], {
+      encoding: 'utf8',
+    }),
+  );
   // RecordIds are minted 1, 2, ... in insertion order; the last one's document was deleted.
   t.is(out.unpatched.largest, out.inserted - 1);
   t.is(out.patched.largest, out.unpatched.largest);

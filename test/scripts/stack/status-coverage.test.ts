@@ -27,12 +27,21 @@ test('each owner is a test of that title in that file, outside the suites that p
     const source = readFileSync(file, 'utf8');
     const declared = new RegExp(`\\btest(?:\\.serial)?\\(\\s*(['"\`])${escapeRegExp(owner.title)}\\1`);
     t.regex(source, declared, `${status}: ${owner.file} has a test titled "${owner.title}"`);
-    t.notRegex(owner.file, /\/(fuzz|chaos|load)\.test\.ts$/, `${status}: fuzz, chaos and load produce statuses by chance, never on purpose`);
+    t.notRegex(
+      owner.file,
+      /\/(fuzz|chaos|load)\.test\.ts$/,
+      `${status}: fuzz, chaos and load produce statuses by chance, never on purpose`,
+    );
   }
 });
 
 const produced = (...statuses: string[]) => new Map(statuses.map((s) => [s, 1]));
-const doc = new Map([['200', 3], ['500', 2], ['503', 1], ['504', 1]]);
+const doc = new Map([
+  ['200', 3],
+  ['500', 2],
+  ['503', 1],
+  ['504', 1],
+]);
 
 test('a whole run fails a status whose owner ran but was never answered, and passes the rest', (t) => {
   const whole = judgeCoverage(doc, produced('200', '503'), ownersInRun([], root));

@@ -10,14 +10,28 @@ test('npm start renders log lines readable on a terminal, JSON when piped or in 
 });
 
 test('a JSON log line becomes time, level, process, message and fields', (t) => {
-  const line = JSON.stringify({ level: 30, time: Date.UTC(2026, 0, 2, 3, 4, 5, 6), pid: 12, hostname: 'h', name: 'api', msg: 'listening', port: 8080 });
+  const line = JSON.stringify({
+    level: 30,
+    time: Date.UTC(2026, 0, 2, 3, 4, 5, 6),
+    pid: 12,
+    hostname: 'h',
+    name: 'api',
+    msg: 'listening',
+    port: 8080,
+  });
   const shown = readableLogLine({ colorize: false })(line);
   t.regex(shown, /^\[\d\d:\d\d:\d\d\.006\] INFO \(api\): listening \{"port":8080\}$/);
   t.false(shown.includes('"pid"'));
 });
 
 test('an error is shown with its stack on the following lines', (t) => {
-  const line = JSON.stringify({ level: 50, time: 0, name: 'workers', msg: 'activity failed', err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at step (x.ts:1:2)' } });
+  const line = JSON.stringify({
+    level: 50,
+    time: 0,
+    name: 'workers',
+    msg: 'activity failed',
+    err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at step (x.ts:1:2)' },
+  });
   const shown = readableLogLine({ colorize: false })(line).split('\n');
   t.regex(shown[0]!, /ERROR \(workers\): activity failed/);
   t.true(shown.some((l) => l.trim() === 'at step (x.ts:1:2)'));

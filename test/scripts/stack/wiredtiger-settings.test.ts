@@ -24,7 +24,11 @@ test('the cache keeps a few megabytes of clean pages, not all the pages that wer
     mkdirSync(none);
     writeFileSync(path.join(settings, 'WiredTiger.config'), WIREDTIGER_SETTINGS);
     // Eviction runs in WiredTiger's background threads: a generous bound on waiting for them, never a verdict on their pace.
-    const held = JSON.parse(execFileSync(PYTHON, [path.join(import.meta.dirname, 'wiredtiger-settings.py'), settings, none, DATABASE_CACHE_SIZE, '5', '120'], { encoding: 'utf8' }));
+    const held = JSON.parse(
+      execFileSync(PYTHON, [path.join(import.meta.dirname, 'wiredtiger-settings.py'), settings, none, DATABASE_CACHE_SIZE, '5', '120'], {
+        encoding: 'utf8',
+      }),
+    );
     // 8 MB read back: the default keeps it all (up to 80% of the ceiling), the stack's settings about 4 MB.
     t.true(held.none > 7, `without the settings the cache held ${held.none.toFixed(3)} MB`);
     t.true(held.settings < 5, `with the settings the cache held ${held.settings.toFixed(3)} MB`);
@@ -46,11 +50,15 @@ const STUCK_MS = 20_000;
  */
 async function updateConcurrently(url: string, kb: number, writers: number, writes: number): Promise<number> {
   const client = new MongoClient(url, { maxPoolSize: writers });
-  const docs = client.db().collection<{ _id: string; balance: number; lots: Record<string, unknown> }>('accounts', { writeConcern: { w: 1, journal: true } });
+  const docs = client
+    .db()
+    .collection<{ _id: string; balance: number; lots: Record<string, unknown> }>('accounts', { writeConcern: { w: 1, journal: true } });
   let done = 0;
   let stuck: NodeJS.Timeout | undefined;
   try {
-    const lots = Object.fromEntries(Array.from({ length: kb * 10 }, (_, i) => [`grt_${String(i).padStart(20, '0')}`, { remaining: 1000, expiresAt: null }]));
+    const lots = Object.fromEntries(
+      Array.from({ length: kb * 10 }, (_, i) => [`grt_${String(i).padStart(20, '0')}`, { remaining: 1000, expiresAt: null }]),
+    );
     await docs.insertOne({ _id: 'acc', balance: writes, lots });
     let answeredAt = Date.now();
     const stalled = new Promise<never>((_, reject) => {
@@ -62,7 +70,11 @@ async function updateConcurrently(url: string, kb: number, writers: number, writ
     const writing = Promise.all(
       Array.from({ length: writers }, async () => {
         for (let i = next++; i < writes; i = next++) {
-          await docs.findOneAndUpdate({ _id: 'acc', balance: { $gte: 1 } }, { $inc: { balance: -1 }, $set: { [`holds.h${i % 50}`]: { at: new Date(), cost: 1 } } }, { projection: { balance: 1 } });
+          await docs.findOneAndUpdate(
+            { _id: 'acc', balance: { $gte: 1 } },
+            { $inc: { balance: -1 }, $set: { [`holds.h${i % 50}`]: { at: new Date(), cost: 1 } } },
+            { projection: { balance: 1 } },
+          );
           done += 1;
           answeredAt = Date.now();
         }

@@ -14,7 +14,10 @@ import { workflowBundle } from '../../../workers/workflow-bundle.js';
 
 const [address, mongodbUrl, taskQueue, dieAfter = 'commit'] = process.argv.slice(2) as [string, string, string, ('commit' | 'reserve')?];
 // Errors only, as the test bed's workers: the bundler's listing would fill the test's output.
-Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+Runtime.install({
+  logger: new DefaultLogger('ERROR'),
+  telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+});
 const mongo = await connectMongo(mongodbUrl);
 const handlers = { answers: async () => ({ fine: true }) };
 const ledger = createLedger(mongo.db);
@@ -31,6 +34,9 @@ const worker = await Worker.create({
   taskQueue,
   // The cached bundle the service's workers use: this process must reach its commit quickly.
   workflowBundle: { code: (await workflowBundle(createLogger({ name: 'dying-worker', level: 'warn' }))).code },
-  activities: { ...createCallActivities(mongo.db, handlers), ...createCallStep({ handlers, ledger: dying, callKeys: createCallKeys(mongo.db) }) },
+  activities: {
+    ...createCallActivities(mongo.db, handlers),
+    ...createCallStep({ handlers, ledger: dying, callKeys: createCallKeys(mongo.db) }),
+  },
 });
 await worker.run();

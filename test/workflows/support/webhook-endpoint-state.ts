@@ -17,7 +17,12 @@ export const T0 = 1_800_000_000_000;
 export const failed = { outcome: 'failed', statusCode: 500, durationMs: 3, error: 'HTTP 500' } as const;
 export const delivered = { outcome: 'delivered', statusCode: 200, durationMs: 3 } as const;
 
-export const envelope = (id: string): WebhookEnvelope => ({ id, event: 'credits.low', createdAt: '2027-01-01T00:00:00.000+00:00', data: {} });
+export const envelope = (id: string): WebhookEnvelope => ({
+  id,
+  event: 'credits.low',
+  createdAt: '2027-01-01T00:00:00.000+00:00',
+  data: {},
+});
 
 export const CONCURRENCY = 8;
 
@@ -43,4 +48,3 @@ export function random(seed: number) {
     return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
   };
 }
-
