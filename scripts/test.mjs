@@ -102,8 +102,8 @@ try {
   const tsc = clusterMode
     ? undefined
     : supervisor.start({ name: 'tsc', command: bin('tsc'), args: ['--noEmit'], cwd: root, layer: 2, oneShot: true });
-  // The lint beside it: package.json's `lint` script, the one place that says how (`biome lint`;
-  // `biome ci`, which also checks the formatting, once the tree is formatted).
+  // The lint beside it: package.json's `lint` script, the one place that says how (`biome ci`: the
+  // lint rules and the formatting).
   const { readFile } = await import('node:fs/promises');
   const [linter, ...lintArgs] = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')).scripts.lint.split(' ');
   const lint = clusterMode
