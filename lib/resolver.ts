@@ -196,11 +196,16 @@ export function createResolver(options: ResolverOptions): DnsResolver {
   const runners: { [T in RecordType]: (h: string) => Promise<RecordMap[T][]> } = {
     A: (h) => resolver.resolve4(h, { ttl: true }),
     AAAA: (h) => resolver.resolve6(h, { ttl: true }),
-    MX: (h) => resolver.resolveMx(h),
+    // Node 22 and later add a `type` to MX and SOA answers (on SOA, undefined): the records are
+    // taken field by field, so an answer keeps its documented shape on any Node.
+    MX: async (h) => (await resolver.resolveMx(h)).map(({ exchange, priority }) => ({ exchange, priority })),
     TXT: (h) => resolver.resolveTxt(h),
     NS: (h) => resolver.resolveNs(h),
     CNAME: (h) => resolver.resolveCname(h),
-    SOA: async (h) => [await resolver.resolveSoa(h)],
+    SOA: async (h) => {
+      const { nsname, hostmaster, serial, refresh, retry, expire, minttl } = await resolver.resolveSoa(h);
+      return [{ nsname, hostmaster, serial, refresh, retry, expire, minttl }];
+    },
   };
 
   async function resolve<T extends RecordType>(hostname: string, type: T): Promise<DnsAnswer<RecordMap[T]>> {
