@@ -38,6 +38,7 @@ export const LONGEST_FIRST = [
   'test/tools/http-request.test.ts',
   'test/workflows/webhook-endpoint-requests.test.ts',
   'test/workflows/webhook-endpoint.test.ts',
+  'test/workflows/webhook-endpoint-concurrent.test.ts',
   'test/workflows/replay.test.ts',
 ];
 

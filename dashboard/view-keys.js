@@ -38,6 +38,54 @@ function limitsText(key) {
   return h('ul', { class: 'key-limits small' }, ...parts.map((p) => h('li', {}, p)));
 }
 
+/**
+ * A key's row of the table, with its buttons when it works: edit its limits, revoke it.
+ * @param {{ edit: (key: object) => void }} limits
+ * @param {(key: object, button: HTMLElement) => Promise<void>} revoke
+ */
+function keyRow(key, limits, revoke) {
+  const label = key.name || key.prefix;
+  return {
+    attrs: { dataset: { keyId: key.id }, class: key.revokedAt ? 'revoked' : null },
+    cells: [
+      key.name || h('span', { class: 'muted' }, 'Unnamed'),
+      h('code', { class: 'key-prefix' }, `${key.prefix}…`),
+      time(key.createdAt),
+      [time(key.lastUsedAt), key.lastUsedIp ? h('span', { class: 'muted small' }, ` from ${key.lastUsedIp}`) : null],
+      limitsText(key),
+      key.revokedAt
+        ? [h('span', { class: 'badge revoked' }, 'Revoked'), ' ', time(key.revokedAt)]
+        : h('span', { class: 'badge active' }, 'Active'),
+      key.revokedAt
+        ? null
+        : [
+            h(
+              'button',
+              {
+                type: 'button',
+                'aria-label': `Edit limits of key ${label}`,
+                'data-focus-key': `limits-${key.id}`,
+                onclick: () => limits.edit(key),
+              },
+              'Edit limits',
+            ),
+            ' ',
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'danger',
+                'aria-label': `Revoke key ${label}`,
+                'data-focus-key': `revoke-${key.id}`,
+                onclick: (e) => revoke(key, e.currentTarget),
+              },
+              'Revoke',
+            ),
+          ],
+    ],
+  };
+}
+
 /** @param {import('./app.js').ViewContext} context */
 export function createKeysView({ client }) {
   const container = h('div', { id: 'keys-body' });
@@ -94,52 +142,9 @@ export function createKeysView({ client }) {
         attrs: { class: 'keys-table', 'aria-labelledby': 'keys-title', 'aria-describedby': 'keys-count' },
         columns: ['Name', 'Key', 'Created', 'Last used', 'Limits', 'Status', 'Actions'],
         rowHeader: 0,
-        rows: keys.map(row),
+        rows: keys.map((key) => keyRow(key, limits, revoke)),
       }),
     );
-  }
-
-  function row(key) {
-    const label = key.name || key.prefix;
-    return {
-      attrs: { dataset: { keyId: key.id }, class: key.revokedAt ? 'revoked' : null },
-      cells: [
-        key.name || h('span', { class: 'muted' }, 'Unnamed'),
-        h('code', { class: 'key-prefix' }, `${key.prefix}…`),
-        time(key.createdAt),
-        [time(key.lastUsedAt), key.lastUsedIp ? h('span', { class: 'muted small' }, ` from ${key.lastUsedIp}`) : null],
-        limitsText(key),
-        key.revokedAt
-          ? [h('span', { class: 'badge revoked' }, 'Revoked'), ' ', time(key.revokedAt)]
-          : h('span', { class: 'badge active' }, 'Active'),
-        key.revokedAt
-          ? null
-          : [
-              h(
-                'button',
-                {
-                  type: 'button',
-                  'aria-label': `Edit limits of key ${label}`,
-                  'data-focus-key': `limits-${key.id}`,
-                  onclick: () => limits.edit(key),
-                },
-                'Edit limits',
-              ),
-              ' ',
-              h(
-                'button',
-                {
-                  type: 'button',
-                  class: 'danger',
-                  'aria-label': `Revoke key ${label}`,
-                  'data-focus-key': `revoke-${key.id}`,
-                  onclick: (e) => revoke(key, e.currentTarget),
-                },
-                'Revoke',
-              ),
-            ],
-      ],
-    };
   }
 
   async function revoke(key, button) {

@@ -6,7 +6,7 @@ import { newId } from '../lib/ids.js';
 import { collections, insertIfAbsent } from '../lib/mongo.js';
 import type { AccountDoc, AccountPlan, CredentialDoc, CredentialKind, KeyMaker } from './account-documents.js';
 import { KEY_SETTINGS, keySettingsView, settingsUpdate, spendMonth, type KeySettingsInput } from './key-settings.js';
-import { SERVICE_ACTOR, auditDraft, changesOf, createAuditLog, type AuditContext, type AuditDraft } from './audit-log.js';
+import { SERVICE_ACTOR, auditDraft, changesOf, createAuditLog, type AuditContext, type AuditLog, type AuditDraft } from './audit-log.js';
 
 /** What an API key's entries in the audit log show of it: its name and settings. */
 const AUDITED_KEY_FIELDS = ['name', ...KEY_SETTINGS] as const;
@@ -45,8 +45,57 @@ export function makerOf(audit: AuditContext | undefined): KeyMaker | undefined {
   return undefined;
 }
 
+type OpenOnceFields = { id: string; name?: string | null; email?: string | null; credits: number; plan?: AccountPlan };
+
+/**
+ * Opens the account `id` with its welcome grant, without credentials (a person's, managed
+ * through sessions). Safe to repeat with the same id: what was written is left as it is, so a
+ * step that died half-way is finished by running it again.
+ */
+async function openAccountOnce(db: Db, auditLog: AuditLog, fields: OpenOnceFields, audit: AuditContext): Promise<AccountDoc> {
+  const { accounts, grants } = collections(db);
+  const existing = await accounts.findOne({ _id: fields.id });
+  if (existing) return existing;
+  const now = new Date();
+  const account = newAccountDoc({
+    id: fields.id,
+    name: fields.name,
+    email: fields.email,
+    credits: fields.credits,
+    now,
+    plan: fields.plan,
+  });
+  // The record first: an account never holds credits of a grant with no record.
+  if (fields.credits > 0) {
+    // The welcome grant's audit entry, written with the account that holds it.
+    const changes = {
+      amount: [null, fields.credits],
+      reason: [null, 'welcome'],
+      expiresAt: [null, null],
+    } satisfies AuditDraft['changes'];
+    account.auditDrafts = [
+      auditDraft(audit, account._id, 'credits.granted', { type: 'grant', id: welcomeGrantId(account._id) }, changes, now),
+    ];
+    await insertIfAbsent(grants, {
+      _id: welcomeGrantId(account._id),
+      accountId: account._id,
+      amount: fields.credits,
+      reason: 'welcome',
+      expiresAt: null,
+      idempotencyKey: null,
+      createdAt: now,
+      appliedAt: now,
+      balanceAfter: fields.credits,
+      expiredAt: null,
+    });
+  }
+  await insertIfAbsent(accounts, account);
+  await auditLog.flushAccount(account._id);
+  return (await accounts.findOne({ _id: account._id })) ?? account;
+}
+
 export function createAccounts(db: Db, onEvent?: EventSink) {
-  const { accounts, credentials, grants } = collections(db);
+  const { accounts, credentials } = collections(db);
   const record = createEventRecorder(db, onEvent);
   const auditLog = createAuditLog(db);
 
@@ -107,52 +156,10 @@ export function createAccounts(db: Db, onEvent?: EventSink) {
 
     /**
      * Opens the account `id` with its welcome grant, without credentials (a person's, managed
-     * through sessions). Safe to repeat with the same id: what was written is left as it is, so a
-     * step that died half-way is finished by running it again.
+     * through sessions). Safe to repeat with the same id (`openAccountOnce`).
      */
-    async openOnce(
-      fields: { id: string; name?: string | null; email?: string | null; credits: number; plan?: AccountPlan },
-      audit: AuditContext = SERVICE_ACTOR,
-    ): Promise<AccountDoc> {
-      const existing = await accounts.findOne({ _id: fields.id });
-      if (existing) return existing;
-      const now = new Date();
-      const account = newAccountDoc({
-        id: fields.id,
-        name: fields.name,
-        email: fields.email,
-        credits: fields.credits,
-        now,
-        plan: fields.plan,
-      });
-      // The record first: an account never holds credits of a grant with no record.
-      if (fields.credits > 0) {
-        // The welcome grant's audit entry, written with the account that holds it.
-        const changes = {
-          amount: [null, fields.credits],
-          reason: [null, 'welcome'],
-          expiresAt: [null, null],
-        } satisfies AuditDraft['changes'];
-        account.auditDrafts = [
-          auditDraft(audit, account._id, 'credits.granted', { type: 'grant', id: welcomeGrantId(account._id) }, changes, now),
-        ];
-        await insertIfAbsent(grants, {
-          _id: welcomeGrantId(account._id),
-          accountId: account._id,
-          amount: fields.credits,
-          reason: 'welcome',
-          expiresAt: null,
-          idempotencyKey: null,
-          createdAt: now,
-          appliedAt: now,
-          balanceAfter: fields.credits,
-          expiredAt: null,
-        });
-      }
-      await insertIfAbsent(accounts, account);
-      await auditLog.flushAccount(account._id);
-      return (await accounts.findOne({ _id: account._id })) ?? account;
-    },
+    openOnce: (fields: OpenOnceFields, audit: AuditContext = SERVICE_ACTOR): Promise<AccountDoc> =>
+      openAccountOnce(db, auditLog, fields, audit),
 
     get: (accountId: string) => accounts.findOne({ _id: accountId }),
 

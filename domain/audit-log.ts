@@ -9,7 +9,7 @@
 import type { Collection, Db } from 'mongodb';
 import { canonicalJson } from '../lib/canonical-json.js';
 import { newId, sha256Hex } from '../lib/ids.js';
-import { collections, isDuplicateKey } from '../lib/mongo.js';
+import { type Collections, collections, isDuplicateKey } from '../lib/mongo.js';
 import type { AuditDraft, AuditEntryDoc } from './account-documents.js';
 
 export type { AuditDraft, AuditEntryDoc } from './account-documents.js';
@@ -302,7 +302,13 @@ export function createAuditLog(db: Db) {
     flushMembership: (id: string) => flushHolder(memberships, id),
     flushInvitation: (tokenDigest: string) => flushHolder(invitations, tokenDigest),
     flushLeftovers,
+    ...auditReads(c, flushLeftovers),
+  };
+}
 
+/** The chain read: pages, the whole of an account's, its verification, and the retention's sweep; each read flushes what was left behind first. */
+function auditReads(c: Collections, flushLeftovers: (accountId?: string) => Promise<number>) {
+  return {
     /**
      * Entries newest first: of one account in its chain's order (the last appended first, so a
      * page reversed verifies as it is), or of every account by time; `action` keeps to one action.

@@ -54,9 +54,68 @@ export function batchEventData(doc: BatchDoc) {
   return { batchId: doc._id, tool: doc.tool, status: doc.status, total: doc.total, counts: doc.counts, charged: doc.charged };
 }
 
+/** A batch's counts as they are now, read from its items above the mark its reads keep. */
+function createLiveCounts(db: Db) {
+  const { batches, batchItems } = collections(db);
+
+  /**
+   * The batch with its counts and charge as they are now: counted from its items until it
+   * completed. Never moved beside the items (a step repeated or cut short would skew them), and
+   * never counted over every item at each read either (that grows with the batch): the items below
+   * `settled.below` all ended, which cannot be undone, and their counts are kept on the batch by
+   * the reads themselves, so a read counts only the items above it, which are few (the ones
+   * running, about to run, or that ended out of order).
+   *
+   * The database reads the ended items and the running ones apart, not at one instant, so the
+   * ended ones are read first, then the running ones counted, and the rest is pending: an item
+   * that ends between the two is counted pending, never twice. So the counts always add up to the total, none is negative, an
+   * ended count never goes back, and running is what was running at that count.
+   */
+  async function live(doc: BatchDoc): Promise<BatchDoc> {
+    if (doc.completedAt) return doc;
+    // A stopped batch's pending items are skipped while their calls may still end: counted in full until it completes (soon).
+    const from = doc.stopped ? NOTHING_SETTLED : (doc.settled ?? NOTHING_SETTLED);
+    // One read per status: each is planned on {batchId, status, index} and reads only what ended
+    // above the mark (with `$in`, SecantusDB reads every item above it, pending ones too).
+    const above = (
+      await Promise.all(
+        ENDED.map((status) =>
+          batchItems
+            .find({ batchId: doc._id, status, index: { $gte: from.below } }, { projection: { _id: 0, index: 1, status: 1 } })
+            .toArray(),
+        ),
+      )
+    ).flat();
+    const running = await batchItems.countDocuments({ batchId: doc._id, status: 'running', index: { $gte: from.below } });
+    const ended = { succeeded: from.succeeded, failed: from.failed, skipped: from.skipped };
+    for (const item of above) ended[item.status as (typeof ENDED)[number]] += 1;
+    const counts = { pending: doc.total - ended.succeeded - ended.failed - ended.skipped - running, running, ...ended };
+    if (!doc.stopped) await settle(doc, from, above);
+    return { ...doc, counts, charged: ended.succeeded * doc.cost };
+  }
+
+  /**
+   * Moves the batch's settled mark over the items just above it that this read saw ended (each one
+   * final), adding their counts, and keeps it on the batch unless another read moved it meanwhile.
+   */
+  async function settle(doc: BatchDoc, from: Settled, ended: Pick<BatchItemDoc, 'index' | 'status'>[]): Promise<void> {
+    const byIndex = new Map(ended.map((item) => [item.index, item.status]));
+    const next: Settled = { ...from };
+    for (let status = byIndex.get(next.below); status !== undefined; status = byIndex.get(next.below)) {
+      next[status as (typeof ENDED)[number]] += 1;
+      next.below += 1;
+    }
+    if (next.below === from.below) return;
+    await batches.updateOne({ _id: doc._id, 'settled.below': doc.settled?.below ?? { $exists: false } }, { $set: { settled: next } });
+  }
+
+  return live;
+}
+
 export function createBatchProgress(db: Db, onEvent?: EventSink) {
   const { batches, batchItems } = collections(db);
   const record = createEventRecorder(db, onEvent);
+  const live = createLiveCounts(db);
 
   /** Claims the next index of a running batch (answered as `next - 1` of the batch answered), or null when none may start. */
   function claim(batch: Pick<BatchDoc, '_id' | 'total'>): Promise<BatchDoc | null> {
@@ -234,57 +293,6 @@ export function createBatchProgress(db: Db, onEvent?: EventSink) {
       await Promise.all(STATUSES.map(async (s) => [s, await batchItems.countDocuments({ batchId, status: s })])),
     ) as BatchCounts;
     return counts;
-  }
-
-  /**
-   * The batch with its counts and charge as they are now: counted from its items until it
-   * completed. Never moved beside the items (a step repeated or cut short would skew them), and
-   * never counted over every item at each read either (that grows with the batch): the items below
-   * `settled.below` all ended, which cannot be undone, and their counts are kept on the batch by
-   * the reads themselves, so a read counts only the items above it, which are few (the ones
-   * running, about to run, or that ended out of order).
-   *
-   * The database reads the ended items and the running ones apart, not at one instant, so the
-   * ended ones are read first, then the running ones counted, and the rest is pending: an item
-   * that ends between the two is counted pending, never twice. So the counts always add up to the total, none is negative, an
-   * ended count never goes back, and running is what was running at that count.
-   */
-  async function live(doc: BatchDoc): Promise<BatchDoc> {
-    if (doc.completedAt) return doc;
-    // A stopped batch's pending items are skipped while their calls may still end: counted in full until it completes (soon).
-    const from = doc.stopped ? NOTHING_SETTLED : (doc.settled ?? NOTHING_SETTLED);
-    // One read per status: each is planned on {batchId, status, index} and reads only what ended
-    // above the mark (with `$in`, SecantusDB reads every item above it, pending ones too).
-    const above = (
-      await Promise.all(
-        ENDED.map((status) =>
-          batchItems
-            .find({ batchId: doc._id, status, index: { $gte: from.below } }, { projection: { _id: 0, index: 1, status: 1 } })
-            .toArray(),
-        ),
-      )
-    ).flat();
-    const running = await batchItems.countDocuments({ batchId: doc._id, status: 'running', index: { $gte: from.below } });
-    const ended = { succeeded: from.succeeded, failed: from.failed, skipped: from.skipped };
-    for (const item of above) ended[item.status as (typeof ENDED)[number]] += 1;
-    const counts = { pending: doc.total - ended.succeeded - ended.failed - ended.skipped - running, running, ...ended };
-    if (!doc.stopped) await settle(doc, from, above);
-    return { ...doc, counts, charged: ended.succeeded * doc.cost };
-  }
-
-  /**
-   * Moves the batch's settled mark over the items just above it that this read saw ended (each one
-   * final), adding their counts, and keeps it on the batch unless another read moved it meanwhile.
-   */
-  async function settle(doc: BatchDoc, from: Settled, ended: Pick<BatchItemDoc, 'index' | 'status'>[]): Promise<void> {
-    const byIndex = new Map(ended.map((item) => [item.index, item.status]));
-    const next: Settled = { ...from };
-    for (let status = byIndex.get(next.below); status !== undefined; status = byIndex.get(next.below)) {
-      next[status as (typeof ENDED)[number]] += 1;
-      next.below += 1;
-    }
-    if (next.below === from.below) return;
-    await batches.updateOne({ _id: doc._id, 'settled.below': doc.settled?.below ?? { $exists: false } }, { $set: { settled: next } });
   }
 
   /**

@@ -200,19 +200,25 @@ export function authRoutes(deps: AuthRouteDeps): Router {
 
 const STATUS_PERSON_CODES = ['rate_limited', 'unavailable', 'internal_error'] as const;
 
+const signedInAnswer = (description: string) => plain(description, json(ref('SignedIn')));
+const body = (schema: keyof typeof AUTH_BODY_SCHEMAS, value: Record<string, unknown>) => ({
+  required: true,
+  content: json(AUTH_BODY_SCHEMAS[schema] as never, example(value)),
+});
+const auth = (summary: string, operationId: string, extra: Record<string, unknown>) => ({
+  tag: 'auth' as const,
+  operationId,
+  summary,
+  ...extra,
+});
+
 /** The operations this router serves, as the OpenAPI document lists them. */
 export function authOperations(): RouteOperation[] {
-  const signedInAnswer = (description: string) => plain(description, json(ref('SignedIn')));
-  const body = (schema: keyof typeof AUTH_BODY_SCHEMAS, value: Record<string, unknown>) => ({
-    required: true,
-    content: json(AUTH_BODY_SCHEMAS[schema] as never, example(value)),
-  });
-  const auth = (summary: string, operationId: string, extra: Record<string, unknown>) => ({
-    tag: 'auth' as const,
-    operationId,
-    summary,
-    ...extra,
-  });
+  return [...accountOperations(), ...passkeyOperations()];
+}
+
+/** Sign-up, sign-in, sessions and passwords. */
+function accountOperations(): RouteOperation[] {
   return [
     operation('post', '/api/v1/auth/signup', {
       ...auth('Sign up', 'signUp', open()),
@@ -301,6 +307,12 @@ export function authOperations(): RouteOperation[] {
       ok: plain('The password is changed.', json(ref('Status'))),
       codes: [...BODY_CODES, 'invalid_token', ...STATUS_PERSON_CODES],
     }),
+  ];
+}
+
+/** Passkeys, a passkey's sign-in, and accepting an invitation (which signs in too). */
+function passkeyOperations(): RouteOperation[] {
+  return [
     operation('post', '/api/v1/auth/passkeys/options', {
       ...auth('Start adding a passkey', 'passkeyRegistrationOptions', sessionSecurity()),
       description: 'Options for `startRegistration` (a discoverable credential). Needs a sign-in within the last 10 minutes.',

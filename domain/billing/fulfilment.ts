@@ -12,7 +12,7 @@ import type { StripeFact, StripeFactOutcome } from '../../lib/billing-messages.j
 import { grantIdForKey, type Grants } from '../grants.js';
 import { voidedAfter } from '../grant-voids.js';
 import type { Ledger } from '../ledger.js';
-import { SERVICE_ACTOR, auditDraft, changesOf, createAuditLog } from '../audit-log.js';
+import { type AuditLog, SERVICE_ACTOR, auditDraft, changesOf, createAuditLog } from '../audit-log.js';
 import { isClosedDispute } from './stripe-events.js';
 import { paidStatus } from './purchases.js';
 
@@ -43,18 +43,46 @@ export interface FulfilmentDeps {
   saveCard?: (accountId: string, customerId: string, paymentIntentId: string | null) => Promise<unknown>;
 }
 
-export function createFulfilment(deps: FulfilmentDeps) {
-  const { purchases, stripePayments, recharges } = collections(deps.db);
-  const auditLog = createAuditLog(deps.db);
+const paidPurchase = (p: PurchaseDoc): PaidRecord => ({
+  kind: 'purchase',
+  id: p._id,
+  accountId: p.accountId,
+  credits: p.credits,
+  amount: p.amount,
+  grantId: p.grantId,
+});
 
-  const paidPurchase = (p: PurchaseDoc): PaidRecord => ({
-    kind: 'purchase',
-    id: p._id,
-    accountId: p.accountId,
-    credits: p.credits,
-    amount: p.amount,
-    grantId: p.grantId,
-  });
+/**
+ * Links a purchase and its payment intent both ways, so charge and dispute events (and those that
+ * came first) find it. A purchase keeps the first intent it was linked to, and an intent pays for
+ * one thing: why not, when the session's intent is another purchase's or a recharge's, or the
+ * purchase already has another; null when linked.
+ */
+async function link(db: Db, purchase: PurchaseDoc, paymentIntentId: string): Promise<string | null> {
+  const { purchases, stripePayments, recharges } = collections(db);
+  if (purchase.paymentIntentId && purchase.paymentIntentId !== paymentIntentId) return 'the purchase is paid by another intent';
+  const payment = await stripePayments.findOne({ _id: paymentIntentId }, { projection: { purchaseId: 1 } });
+  if (payment?.purchaseId && payment.purchaseId !== purchase._id) return "the intent is another purchase's";
+  if (await recharges.findOne({ paymentIntentId }, { projection: { _id: 1 } })) return "the intent is a recharge's";
+  await purchases.updateOne({ _id: purchase._id, paymentIntentId: null }, { $set: { paymentIntentId } });
+  const linked = (await purchases.findOne({ _id: purchase._id }, { projection: { paymentIntentId: 1 } }))?.paymentIntentId;
+  if (linked !== paymentIntentId) return 'the purchase is paid by another intent';
+  try {
+    await stripePayments.updateOne(
+      { _id: paymentIntentId, $or: [{ purchaseId: { $exists: false } }, { purchaseId: purchase._id }] },
+      { $set: { purchaseId: purchase._id, updatedAt: new Date() } },
+      { upsert: true },
+    );
+  } catch (err) {
+    if (!isDuplicateKey(err)) throw err;
+    return "the intent is another purchase's"; // linked to another meanwhile: the upsert met its record
+  }
+  return null;
+}
+
+/** What was paid, and its grant brought to what Stripe's records of its payment call for. */
+function createReconciler(deps: FulfilmentDeps, auditLog: AuditLog) {
+  const { purchases, stripePayments, recharges } = collections(deps.db);
 
   /** What was paid with this intent: a purchase (by its link or its field) or a recharge. */
   async function paidBy(paymentIntentId: string, payment: StripePaymentDoc | null): Promise<PaidRecord | null> {
@@ -76,31 +104,91 @@ export function createFulfilment(deps: FulfilmentDeps) {
   }
 
   /**
-   * Links a purchase and its payment intent both ways, so charge and dispute events (and those that
-   * came first) find it. A purchase keeps the first intent it was linked to, and an intent pays for
-   * one thing: why not, when the session's intent is another purchase's or a recharge's, or the
-   * purchase already has another; null when linked.
+   * Brings the grant of what was paid to what Stripe's records of its payment call for: a won
+   * dispute's credits back first (a refund may then take its share of them), the refunded share
+   * `floor(credits x amount_refunded / amount)` less what refunds took before, then, while a
+   * dispute is open or lost, all that is left. Each step is the ledger's guarded update, applied
+   * once however many reconciles run. A purchase shows its new status (and the credits the voids
+   * will take) before the balance moves, so whoever sees the new balance sees why; once they ran it
+   * shows what they came to (a call may have spent some meanwhile).
    */
-  async function link(purchase: PurchaseDoc, paymentIntentId: string): Promise<string | null> {
-    if (purchase.paymentIntentId && purchase.paymentIntentId !== paymentIntentId) return 'the purchase is paid by another intent';
-    const payment = await stripePayments.findOne({ _id: paymentIntentId }, { projection: { purchaseId: 1 } });
-    if (payment?.purchaseId && payment.purchaseId !== purchase._id) return "the intent is another purchase's";
-    if (await recharges.findOne({ paymentIntentId }, { projection: { _id: 1 } })) return "the intent is a recharge's";
-    await purchases.updateOne({ _id: purchase._id, paymentIntentId: null }, { $set: { paymentIntentId } });
-    const linked = (await purchases.findOne({ _id: purchase._id }, { projection: { paymentIntentId: 1 } }))?.paymentIntentId;
-    if (linked !== paymentIntentId) return 'the purchase is paid by another intent';
-    try {
-      await stripePayments.updateOne(
-        { _id: paymentIntentId, $or: [{ purchaseId: { $exists: false } }, { purchaseId: purchase._id }] },
-        { $set: { purchaseId: purchase._id, updatedAt: new Date() } },
-        { upsert: true },
-      );
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-      return "the intent is another purchase's"; // linked to another meanwhile: the upsert met its record
-    }
-    return null;
+  async function reconcile(paid: PaidRecord, now: number): Promise<void> {
+    if (!paid.grantId) return; // not granted yet: its completion reconciles after granting
+    const payment = await paymentOf(paid);
+    const disputes = Object.values(payment?.disputes ?? {});
+    const disputed = disputes.some((s) => s !== 'won');
+    const amount = payment?.amount || paid.amount;
+    const refunded = Math.min(payment?.amountRefunded ?? 0, amount);
+    const plan = { disputed, refundUpTo: refunded > 0 ? Math.floor((paid.credits * refunded) / amount) : 0 };
+    if (paid.kind === 'purchase') await showPurchase(paid, now, plan);
+    const target = { accountId: paid.accountId, grantId: paid.grantId, purchaseId: paid.id };
+    if (!disputed) await deps.ledger.restoreLot(target, now);
+    if (plan.refundUpTo > 0) await deps.ledger.voidLot({ ...target, kind: 'refund', upTo: plan.refundUpTo }, now);
+    if (disputed) await deps.ledger.voidLot({ ...target, kind: 'dispute', upTo: Number.POSITIVE_INFINITY }, now);
+    if (paid.kind === 'purchase') await showPurchase(paid, now);
   }
+
+  async function paymentOf(paid: PaidRecord): Promise<StripePaymentDoc | null> {
+    const purchase = paid.kind === 'purchase' ? await purchases.findOne({ _id: paid.id }, { projection: { paymentIntentId: 1 } }) : null;
+    const intent = purchase
+      ? purchase.paymentIntentId
+      : (await recharges.findOne({ _id: paid.id }, { projection: { paymentIntentId: 1 } }))?.paymentIntentId;
+    return intent ? stripePayments.findOne({ _id: intent }) : null;
+  }
+
+  /**
+   * The purchase's status, credits voided, amount refunded and receipt, from the records and the
+   * grant as they are now (with `plan`: the credits its voids will have taken); the change and its
+   * audit entry in one update, pinned to what it replaces.
+   */
+  async function showPurchase(paid: PaidRecord, now: number, plan?: { disputed: boolean; refundUpTo: number }): Promise<void> {
+    for (;;) {
+      const p = await purchases.findOne({ _id: paid.id });
+      if (!p || p.status === 'pending' || p.status === 'failed' || !p.grantId) return;
+      const payment = p.paymentIntentId ? await stripePayments.findOne({ _id: p.paymentIntentId }) : null;
+      const lot = (await deps.ledger.balanceOf(p.accountId)).lots?.[p.grantId];
+      const next = {
+        status: paidStatus(payment, p.amount),
+        creditsVoided: plan ? voidedAfter(lot, plan, now) : (lot?.voidedByRefund ?? 0) + (lot?.voidedByDispute ?? 0),
+        amountRefunded: Math.max(p.amountRefunded, payment?.amountRefunded ?? 0),
+        receiptUrl: payment?.receiptUrl ?? p.receiptUrl,
+      };
+      const changes = changesOf(p as never, next, ['status', 'creditsVoided', 'amountRefunded']);
+      if (Object.keys(changes).length === 0 && next.receiptUrl === p.receiptUrl) return;
+      const action =
+        next.status === 'disputed' && p.status !== 'disputed'
+          ? 'purchase.disputed'
+          : p.status === 'disputed' && next.status !== 'disputed'
+            ? 'purchase.dispute_closed'
+            : 'purchase.refunded';
+      const audited = Object.keys(changes).length > 0;
+      const { matchedCount } = await purchases.updateOne(
+        { _id: p._id, status: p.status, creditsVoided: p.creditsVoided, amountRefunded: p.amountRefunded, receiptUrl: p.receiptUrl },
+        {
+          $set: next,
+          ...(audited
+            ? {
+                $push: {
+                  auditDrafts: auditDraft(SERVICE_ACTOR, p.accountId, action, { type: 'purchase', id: p._id }, changes, new Date(now)),
+                },
+              }
+            : {}),
+        },
+      );
+      if (matchedCount === 0) continue;
+      if (audited) await auditLog.flushPurchase(p._id);
+      return;
+    }
+  }
+
+  return { paidBy, reconcile };
+}
+
+type Reconcile = ReturnType<typeof createReconciler>['reconcile'];
+
+/** Checkout Sessions' events: a paid session's credits granted once, a failed one recorded, a session that is not the purchase's refused. */
+function createSessionFulfilment(deps: FulfilmentDeps, auditLog: AuditLog, reconcile: Reconcile) {
+  const { purchases } = collections(deps.db);
 
   async function applySession(fact: Fact<'session'>, now: number): Promise<StripeFactOutcome> {
     const purchase = await purchases.findOne({ sessionId: fact.sessionId });
@@ -119,7 +207,7 @@ export function createFulfilment(deps: FulfilmentDeps) {
       return { outcome: 'not_ours' };
     }
     const accountId = purchase.accountId;
-    const disagreement = fact.paymentIntentId ? await link(purchase, fact.paymentIntentId) : null;
+    const disagreement = fact.paymentIntentId ? await link(deps.db, purchase, fact.paymentIntentId) : null;
     if (disagreement) {
       deps.log.warn(
         {
@@ -202,6 +290,15 @@ export function createFulfilment(deps: FulfilmentDeps) {
     if (purchase.saveCard && deps.saveCard) await deps.saveCard(purchase.accountId, purchase.customerId, fact.paymentIntentId);
   }
 
+  return applySession;
+}
+
+export function createFulfilment(deps: FulfilmentDeps) {
+  const { stripePayments } = collections(deps.db);
+  const auditLog = createAuditLog(deps.db);
+  const { paidBy, reconcile } = createReconciler(deps, auditLog);
+  const applySession = createSessionFulfilment(deps, auditLog, reconcile);
+
   /** A charge's amount, refunded total and receipt, recorded (a refund total only ever grows), then reconciled. */
   async function applyCharge(fact: Fact<'charge'>, now: number): Promise<StripeFactOutcome> {
     if (!fact.paymentIntentId) return { outcome: 'ignored' };
@@ -244,84 +341,6 @@ export function createFulfilment(deps: FulfilmentDeps) {
     }
     await reconcile(paid, now);
     return { outcome: 'applied', accountId: paid.accountId };
-  }
-
-  /**
-   * Brings the grant of what was paid to what Stripe's records of its payment call for: a won
-   * dispute's credits back first (a refund may then take its share of them), the refunded share
-   * `floor(credits x amount_refunded / amount)` less what refunds took before, then, while a
-   * dispute is open or lost, all that is left. Each step is the ledger's guarded update, applied
-   * once however many reconciles run. A purchase shows its new status (and the credits the voids
-   * will take) before the balance moves, so whoever sees the new balance sees why; once they ran it
-   * shows what they came to (a call may have spent some meanwhile).
-   */
-  async function reconcile(paid: PaidRecord, now: number): Promise<void> {
-    if (!paid.grantId) return; // not granted yet: its completion reconciles after granting
-    const payment = await paymentOf(paid);
-    const disputes = Object.values(payment?.disputes ?? {});
-    const disputed = disputes.some((s) => s !== 'won');
-    const amount = payment?.amount || paid.amount;
-    const refunded = Math.min(payment?.amountRefunded ?? 0, amount);
-    const plan = { disputed, refundUpTo: refunded > 0 ? Math.floor((paid.credits * refunded) / amount) : 0 };
-    if (paid.kind === 'purchase') await showPurchase(paid, now, plan);
-    const target = { accountId: paid.accountId, grantId: paid.grantId, purchaseId: paid.id };
-    if (!disputed) await deps.ledger.restoreLot(target, now);
-    if (plan.refundUpTo > 0) await deps.ledger.voidLot({ ...target, kind: 'refund', upTo: plan.refundUpTo }, now);
-    if (disputed) await deps.ledger.voidLot({ ...target, kind: 'dispute', upTo: Number.POSITIVE_INFINITY }, now);
-    if (paid.kind === 'purchase') await showPurchase(paid, now);
-  }
-
-  async function paymentOf(paid: PaidRecord): Promise<StripePaymentDoc | null> {
-    const purchase = paid.kind === 'purchase' ? await purchases.findOne({ _id: paid.id }, { projection: { paymentIntentId: 1 } }) : null;
-    const intent = purchase
-      ? purchase.paymentIntentId
-      : (await recharges.findOne({ _id: paid.id }, { projection: { paymentIntentId: 1 } }))?.paymentIntentId;
-    return intent ? stripePayments.findOne({ _id: intent }) : null;
-  }
-
-  /**
-   * The purchase's status, credits voided, amount refunded and receipt, from the records and the
-   * grant as they are now (with `plan`: the credits its voids will have taken); the change and its
-   * audit entry in one update, pinned to what it replaces.
-   */
-  async function showPurchase(paid: PaidRecord, now: number, plan?: { disputed: boolean; refundUpTo: number }): Promise<void> {
-    for (;;) {
-      const p = await purchases.findOne({ _id: paid.id });
-      if (!p || p.status === 'pending' || p.status === 'failed' || !p.grantId) return;
-      const payment = p.paymentIntentId ? await stripePayments.findOne({ _id: p.paymentIntentId }) : null;
-      const lot = (await deps.ledger.balanceOf(p.accountId)).lots?.[p.grantId];
-      const next = {
-        status: paidStatus(payment, p.amount),
-        creditsVoided: plan ? voidedAfter(lot, plan, now) : (lot?.voidedByRefund ?? 0) + (lot?.voidedByDispute ?? 0),
-        amountRefunded: Math.max(p.amountRefunded, payment?.amountRefunded ?? 0),
-        receiptUrl: payment?.receiptUrl ?? p.receiptUrl,
-      };
-      const changes = changesOf(p as never, next, ['status', 'creditsVoided', 'amountRefunded']);
-      if (Object.keys(changes).length === 0 && next.receiptUrl === p.receiptUrl) return;
-      const action =
-        next.status === 'disputed' && p.status !== 'disputed'
-          ? 'purchase.disputed'
-          : p.status === 'disputed' && next.status !== 'disputed'
-            ? 'purchase.dispute_closed'
-            : 'purchase.refunded';
-      const audited = Object.keys(changes).length > 0;
-      const { matchedCount } = await purchases.updateOne(
-        { _id: p._id, status: p.status, creditsVoided: p.creditsVoided, amountRefunded: p.amountRefunded, receiptUrl: p.receiptUrl },
-        {
-          $set: next,
-          ...(audited
-            ? {
-                $push: {
-                  auditDrafts: auditDraft(SERVICE_ACTOR, p.accountId, action, { type: 'purchase', id: p._id }, changes, new Date(now)),
-                },
-              }
-            : {}),
-        },
-      );
-      if (matchedCount === 0) continue;
-      if (audited) await auditLog.flushPurchase(p._id);
-      return;
-    }
   }
 
   return { applySession, applyCharge, applyDispute, reconcile, paidBy };

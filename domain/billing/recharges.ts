@@ -10,7 +10,7 @@ import { derivedId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import type { RechargeStart, StripeFact, StripeFactOutcome } from '../../lib/billing-messages.js';
 import { spendMonth } from '../account-doc.js';
-import { SERVICE_ACTOR, auditDraft, createAuditLog } from '../audit-log.js';
+import { type AuditLog, SERVICE_ACTOR, auditDraft, createAuditLog } from '../audit-log.js';
 import { createEventRecorder, type EventSink } from '../events.js';
 import type { Grants } from '../grants.js';
 import { MAX_CONSECUTIVE_FAILURES } from './auto-recharge.js';
@@ -45,17 +45,179 @@ export interface RechargeDeps {
 
 type IntentFact = Extract<StripeFact, { kind: 'payment_intent' }>;
 
-export function createRecharges(deps: RechargeDeps) {
-  const { accounts, billingAccounts, purchases, recharges } = collections(deps.db);
-  const auditLog = createAuditLog(deps.db);
-  const record = createEventRecorder(deps.db, deps.onEvent);
-
-  /** The latch armed again: the next charge below the threshold starts a recharge (if auto-recharge is still on). */
-  const rearm = (accountId: string) =>
+/** The latch armed again: the next charge below the threshold starts a recharge (if auto-recharge is still on). */
+function rearmer(db: Db) {
+  const { accounts } = collections(db);
+  return (accountId: string) =>
     accounts.updateOne(
       { _id: accountId, rechargeBelow: { $exists: true } },
       { $set: { rechargeArmed: true }, $unset: { rechargeArmsAt: '' } },
     );
+}
+
+/**
+ * The recharge this intent pays for: found by the payment intent the service stored for it, else
+ * (Stripe's answer to the create was lost) by the `rechargeId` of its metadata, whose stored intent
+ * is then this one. Metadata may be missing (an intent edited in Stripe's dashboard, an event
+ * rebuilt by a tool): the stored intent decides. When the two name different things, or the intent
+ * is a checkout's, nothing is granted and the disagreement is logged for an operator.
+ */
+async function recharged(
+  deps: RechargeDeps,
+  fact: IntentFact,
+): Promise<{ doc: RechargeDoc } | { outcome: 'ignored' | 'not_ours' | 'mismatch' }> {
+  const { purchases, recharges } = collections(deps.db);
+  const mismatch = (storedRechargeId: string | null, why: string) => {
+    deps.log.warn(
+      {
+        eventId: fact.eventId,
+        type: fact.type,
+        paymentIntentId: fact.paymentIntentId,
+        storedRechargeId,
+        metadataRechargeId: fact.rechargeId,
+        metadataAccountId: fact.accountId,
+        why,
+      },
+      "Stripe event's payment intent and metadata disagree: acknowledged, nothing granted",
+    );
+    return { outcome: 'mismatch' as const };
+  };
+  const stored = await recharges.findOne({ paymentIntentId: fact.paymentIntentId });
+  if (stored) {
+    if (fact.rechargeId && fact.rechargeId !== stored._id) return mismatch(stored._id, 'the metadata names another recharge');
+    if (fact.accountId && fact.accountId !== stored.accountId) return mismatch(stored._id, 'the metadata names another account');
+    return { doc: stored };
+  }
+  // Not a recharge's intent: a checkout's is settled by its session's events.
+  if (!fact.rechargeId) return { outcome: 'ignored' };
+  const named = await recharges.findOne({ _id: fact.rechargeId });
+  if (!named) {
+    deps.log.warn(
+      { eventId: fact.eventId, type: fact.type, paymentIntentId: fact.paymentIntentId },
+      'Stripe event of a recharge the service did not make: acknowledged, nothing granted',
+    );
+    return { outcome: 'not_ours' };
+  }
+  if (fact.accountId && fact.accountId !== named.accountId) return mismatch(named._id, 'the metadata names another account');
+  if (named.paymentIntentId) return mismatch(named._id, 'the recharge the metadata names is paid by another intent');
+  if (await purchases.findOne({ paymentIntentId: fact.paymentIntentId }, { projection: { _id: 1 } }))
+    return mismatch(null, "the intent is a checkout's");
+  // Stripe's answer to the create was lost: the signed event says which intent it was.
+  await recharges.updateOne({ _id: named._id, paymentIntentId: null }, { $set: { paymentIntentId: fact.paymentIntentId } });
+  const linked = await recharges.findOne({ _id: named._id });
+  if (linked?.paymentIntentId !== fact.paymentIntentId)
+    return mismatch(named._id, 'the recharge the metadata names is paid by another intent');
+  return { doc: linked };
+}
+
+/** A failed recharge settled: recorded, counted, told to the account's webhooks and mailed to its billing contacts. */
+function createRechargeFailure(deps: RechargeDeps, auditLog: AuditLog, rearm: Rearm) {
+  const { accounts, billingAccounts, recharges } = collections(deps.db);
+  const record = createEventRecorder(deps.db, deps.onEvent);
+
+  /**
+   * A failed recharge: recorded once (a success already recorded wins), counted once in the failures
+   * in a row (keyed by the recharge), its slot freed, `credits.recharge_failed` fired (its id derived
+   * from the recharge, so a retried step fires it once); the third failure in a row turns
+   * auto-recharge off and says so, else the latch arms again.
+   */
+  async function fail(rechargeId: string, reason: string, now: number): Promise<void> {
+    await recharges.updateOne(
+      { _id: rechargeId, status: 'pending' },
+      { $set: { status: 'failed', failureReason: reason, settledAt: new Date(now) } },
+    );
+    const doc = await recharges.findOne({ _id: rechargeId });
+    if (!doc || doc.status !== 'failed') return;
+    const { accountId } = doc;
+    await billingAccounts.updateOne(
+      { _id: accountId, 'autoRecharge.lastFailedRechargeId': { $ne: rechargeId } },
+      {
+        $inc: { 'autoRecharge.consecutiveFailures': 1 },
+        $set: { 'autoRecharge.lastFailedRechargeId': rechargeId },
+        $push: {
+          auditDrafts: auditDraft(
+            SERVICE_ACTOR,
+            accountId,
+            'recharge.failed',
+            { type: 'recharge', id: rechargeId },
+            { status: ['pending', 'failed'], reason: [null, doc.failureReason] },
+            new Date(now),
+          ),
+        },
+      },
+    );
+    await billingAccounts.updateOne({ _id: accountId, 'autoRecharge.inFlight': rechargeId }, { $set: { 'autoRecharge.inFlight': null } });
+    const state = (await billingAccounts.findOne({ _id: accountId }))?.autoRecharge;
+    const failures = state?.consecutiveFailures ?? 1;
+    if (state?.enabled && failures >= MAX_CONSECUTIVE_FAILURES) {
+      await billingAccounts.updateOne(
+        { _id: accountId, 'autoRecharge.enabled': true },
+        {
+          $set: {
+            'autoRecharge.enabled': false,
+            'autoRecharge.disabledReason': `${failures} recharges failed in a row (the last: ${doc.failureReason})`,
+          },
+          $push: {
+            auditDrafts: auditDraft(
+              SERVICE_ACTOR,
+              accountId,
+              'auto_recharge.disabled',
+              { type: 'auto_recharge', id: accountId },
+              { enabled: [true, false] },
+              new Date(now),
+            ),
+          },
+        },
+      );
+      await accounts.updateOne(
+        { _id: accountId },
+        { $unset: { rechargeBelow: '', rechargeArmed: '', rechargeArmsAt: '', rechargeDueAt: '' } },
+      );
+    } else if (state?.enabled) {
+      await rearm(accountId);
+    }
+    await auditLog.flushBilling(accountId);
+    const enabled = (await billingAccounts.findOne({ _id: accountId }))?.autoRecharge?.enabled ?? false;
+    const data = { reason: doc.failureReason ?? reason, consecutiveFailures: failures, autoRechargeEnabled: enabled };
+    await record({
+      id: derivedId('evt', `recharge_failed:${rechargeId}`),
+      accountId,
+      event: 'credits.recharge_failed',
+      createdAt: new Date(now),
+      data,
+    });
+    await mailFailure(doc, data);
+  }
+
+  /**
+   * The failure mailed to each billing contact, handed to the outbox under a key of the recharge and
+   * the contact: a retried step mails nobody twice.
+   */
+  async function mailFailure(
+    doc: RechargeDoc,
+    data: { reason: string; consecutiveFailures: number; autoRechargeEnabled: boolean },
+  ): Promise<void> {
+    if (!deps.mailer || !deps.baseUrl) return;
+    const mail = rechargeFailedMail(deps.baseUrl, {
+      reason: data.reason,
+      credits: doc.credits,
+      consecutiveFailures: data.consecutiveFailures,
+      stillOn: data.autoRechargeEnabled,
+    });
+    for (const contact of await billingContacts(deps.db, doc.accountId)) {
+      await deps.mailer.send({ to: contact.email, ...mail }, { idempotencyKey: `recharge_failed:${doc._id}:${contact.id}` });
+    }
+  }
+
+  return fail;
+}
+
+type Rearm = ReturnType<typeof rearmer>;
+type Fail = ReturnType<typeof createRechargeFailure>;
+
+/** Starting a recharge: the account's one slot claimed, the recharge recorded, and its payment asked of Stripe. */
+function createRechargeStart(deps: RechargeDeps, rearm: Rearm, fail: Fail) {
+  const { accounts, billingAccounts, recharges } = collections(deps.db);
 
   /**
    * Claims the account's one recharge slot for `rechargeId` (the workflow's, the same on every
@@ -160,60 +322,19 @@ export function createRecharges(deps: RechargeDeps) {
     }
   }
 
-  /**
-   * The recharge this intent pays for: found by the payment intent the service stored for it, else
-   * (Stripe's answer to the create was lost) by the `rechargeId` of its metadata, whose stored intent
-   * is then this one. Metadata may be missing (an intent edited in Stripe's dashboard, an event
-   * rebuilt by a tool): the stored intent decides. When the two name different things, or the intent
-   * is a checkout's, nothing is granted and the disagreement is logged for an operator.
-   */
-  async function recharged(fact: IntentFact): Promise<{ doc: RechargeDoc } | { outcome: 'ignored' | 'not_ours' | 'mismatch' }> {
-    const mismatch = (storedRechargeId: string | null, why: string) => {
-      deps.log.warn(
-        {
-          eventId: fact.eventId,
-          type: fact.type,
-          paymentIntentId: fact.paymentIntentId,
-          storedRechargeId,
-          metadataRechargeId: fact.rechargeId,
-          metadataAccountId: fact.accountId,
-          why,
-        },
-        "Stripe event's payment intent and metadata disagree: acknowledged, nothing granted",
-      );
-      return { outcome: 'mismatch' as const };
-    };
-    const stored = await recharges.findOne({ paymentIntentId: fact.paymentIntentId });
-    if (stored) {
-      if (fact.rechargeId && fact.rechargeId !== stored._id) return mismatch(stored._id, 'the metadata names another recharge');
-      if (fact.accountId && fact.accountId !== stored.accountId) return mismatch(stored._id, 'the metadata names another account');
-      return { doc: stored };
-    }
-    // Not a recharge's intent: a checkout's is settled by its session's events.
-    if (!fact.rechargeId) return { outcome: 'ignored' };
-    const named = await recharges.findOne({ _id: fact.rechargeId });
-    if (!named) {
-      deps.log.warn(
-        { eventId: fact.eventId, type: fact.type, paymentIntentId: fact.paymentIntentId },
-        'Stripe event of a recharge the service did not make: acknowledged, nothing granted',
-      );
-      return { outcome: 'not_ours' };
-    }
-    if (fact.accountId && fact.accountId !== named.accountId) return mismatch(named._id, 'the metadata names another account');
-    if (named.paymentIntentId) return mismatch(named._id, 'the recharge the metadata names is paid by another intent');
-    if (await purchases.findOne({ paymentIntentId: fact.paymentIntentId }, { projection: { _id: 1 } }))
-      return mismatch(null, "the intent is a checkout's");
-    // Stripe's answer to the create was lost: the signed event says which intent it was.
-    await recharges.updateOne({ _id: named._id, paymentIntentId: null }, { $set: { paymentIntentId: fact.paymentIntentId } });
-    const linked = await recharges.findOne({ _id: named._id });
-    if (linked?.paymentIntentId !== fact.paymentIntentId)
-      return mismatch(named._id, 'the recharge the metadata names is paid by another intent');
-    return { doc: linked };
-  }
+  return begin;
+}
+
+export function createRecharges(deps: RechargeDeps) {
+  const { billingAccounts, recharges } = collections(deps.db);
+  const auditLog = createAuditLog(deps.db);
+  const rearm = rearmer(deps.db);
+  const fail = createRechargeFailure(deps, auditLog, rearm);
+  const begin = createRechargeStart(deps, rearm, fail);
 
   /** `payment_intent.succeeded` / `payment_failed` of a recharge's intent. Other intents (a checkout's) are the sessions' business. */
   async function applyIntent(fact: IntentFact, now = Date.now()): Promise<StripeFactOutcome> {
-    const found = await recharged(fact);
+    const found = await recharged(deps, fact);
     if (!('doc' in found)) return found;
     const { doc } = found;
     if (fact.type === 'payment_intent.payment_failed') {
@@ -263,100 +384,6 @@ export function createRecharges(deps: RechargeDeps) {
       { kind: 'recharge', id: doc._id, accountId: doc.accountId, credits: doc.credits, amount: doc.amount, grantId: grant._id },
       now,
     );
-  }
-
-  /**
-   * A failed recharge: recorded once (a success already recorded wins), counted once in the failures
-   * in a row (keyed by the recharge), its slot freed, `credits.recharge_failed` fired (its id derived
-   * from the recharge, so a retried step fires it once); the third failure in a row turns
-   * auto-recharge off and says so, else the latch arms again.
-   */
-  async function fail(rechargeId: string, reason: string, now: number): Promise<void> {
-    await recharges.updateOne(
-      { _id: rechargeId, status: 'pending' },
-      { $set: { status: 'failed', failureReason: reason, settledAt: new Date(now) } },
-    );
-    const doc = await recharges.findOne({ _id: rechargeId });
-    if (!doc || doc.status !== 'failed') return;
-    const { accountId } = doc;
-    await billingAccounts.updateOne(
-      { _id: accountId, 'autoRecharge.lastFailedRechargeId': { $ne: rechargeId } },
-      {
-        $inc: { 'autoRecharge.consecutiveFailures': 1 },
-        $set: { 'autoRecharge.lastFailedRechargeId': rechargeId },
-        $push: {
-          auditDrafts: auditDraft(
-            SERVICE_ACTOR,
-            accountId,
-            'recharge.failed',
-            { type: 'recharge', id: rechargeId },
-            { status: ['pending', 'failed'], reason: [null, doc.failureReason] },
-            new Date(now),
-          ),
-        },
-      },
-    );
-    await billingAccounts.updateOne({ _id: accountId, 'autoRecharge.inFlight': rechargeId }, { $set: { 'autoRecharge.inFlight': null } });
-    const state = (await billingAccounts.findOne({ _id: accountId }))?.autoRecharge;
-    const failures = state?.consecutiveFailures ?? 1;
-    if (state?.enabled && failures >= MAX_CONSECUTIVE_FAILURES) {
-      await billingAccounts.updateOne(
-        { _id: accountId, 'autoRecharge.enabled': true },
-        {
-          $set: {
-            'autoRecharge.enabled': false,
-            'autoRecharge.disabledReason': `${failures} recharges failed in a row (the last: ${doc.failureReason})`,
-          },
-          $push: {
-            auditDrafts: auditDraft(
-              SERVICE_ACTOR,
-              accountId,
-              'auto_recharge.disabled',
-              { type: 'auto_recharge', id: accountId },
-              { enabled: [true, false] },
-              new Date(now),
-            ),
-          },
-        },
-      );
-      await accounts.updateOne(
-        { _id: accountId },
-        { $unset: { rechargeBelow: '', rechargeArmed: '', rechargeArmsAt: '', rechargeDueAt: '' } },
-      );
-    } else if (state?.enabled) {
-      await rearm(accountId);
-    }
-    await auditLog.flushBilling(accountId);
-    const enabled = (await billingAccounts.findOne({ _id: accountId }))?.autoRecharge?.enabled ?? false;
-    const data = { reason: doc.failureReason ?? reason, consecutiveFailures: failures, autoRechargeEnabled: enabled };
-    await record({
-      id: derivedId('evt', `recharge_failed:${rechargeId}`),
-      accountId,
-      event: 'credits.recharge_failed',
-      createdAt: new Date(now),
-      data,
-    });
-    await mailFailure(doc, data);
-  }
-
-  /**
-   * The failure mailed to each billing contact, handed to the outbox under a key of the recharge and
-   * the contact: a retried step mails nobody twice.
-   */
-  async function mailFailure(
-    doc: RechargeDoc,
-    data: { reason: string; consecutiveFailures: number; autoRechargeEnabled: boolean },
-  ): Promise<void> {
-    if (!deps.mailer || !deps.baseUrl) return;
-    const mail = rechargeFailedMail(deps.baseUrl, {
-      reason: data.reason,
-      credits: doc.credits,
-      consecutiveFailures: data.consecutiveFailures,
-      stillOn: data.autoRechargeEnabled,
-    });
-    for (const contact of await billingContacts(deps.db, doc.accountId)) {
-      await deps.mailer.send({ to: contact.email, ...mail }, { idempotencyKey: `recharge_failed:${doc._id}:${contact.id}` });
-    }
   }
 
   /** A recharge whose event never came (within a day): its slot is freed. It stays pending: a late success still grants it. */

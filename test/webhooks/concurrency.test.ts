@@ -2,7 +2,7 @@
 //! answers (each attempt ends at the 10 s wait) is posted up to WEBHOOK_ENDPOINT_CONCURRENCY at
 //! once, never more, and holds only those: another endpoint of its account and another account's
 //! endpoint are delivered while it holds all of its own. (The workflow's side of concurrency, the
-//! count in the order attempts end, is test/workflows/webhook-endpoint.test.ts.)
+//! count in the order attempts end, is test/workflows/webhook-endpoint-concurrent.test.ts.)
 import test from 'ava';
 import { newAccount, request } from '../helpers/api.js';
 import { registerEndpoint, sendTest, startReceiver, type Delivery, type Receiver } from '../helpers/webhook-receiver.js';
