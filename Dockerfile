@@ -56,24 +56,26 @@ COPY --from=modules-worker-network /app/node_modules ./node_modules
 USER 1000:1000
 CMD ["node", "dist/workers/network.js"]
 
-# LibreOffice driven over UNO (word-to-pdf), fonts for every script. LibreOffice keeps its
-# profiles under the user's home.
-FROM runtime AS worker-cpu
+# Fonts for every script, for the roles that draw text: documents (cpu) and pages (browser).
+FROM runtime AS runtime-fonts
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      libreoffice-writer-nogui python3-uno \
       fonts-dejavu-core fonts-liberation fonts-noto-cjk fonts-noto-color-emoji \
+ && rm -rf /var/lib/apt/lists/*
+
+# LibreOffice driven over UNO (word-to-pdf). LibreOffice keeps its profiles under the user's home.
+FROM runtime-fonts AS worker-cpu
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libreoffice-writer-nogui python3-uno \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=modules-worker-cpu /app/node_modules ./node_modules
 USER 1000:1000
 CMD ["node", "dist/workers/cpu.js"]
 
-# Chromium's headless shell, fonts for every script; CA certificates for HTTPS pages.
-FROM runtime AS worker-browser
+# Chromium's headless shell; CA certificates for HTTPS pages.
+FROM runtime-fonts AS worker-browser
 RUN apt-get update \
- && apt-get install -y --no-install-recommends \
-      chromium-headless-shell \
-      fonts-dejavu-core fonts-liberation fonts-noto-cjk fonts-noto-color-emoji ca-certificates \
+ && apt-get install -y --no-install-recommends chromium-headless-shell ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=modules-worker-browser /app/node_modules ./node_modules
 USER 1000:1000
