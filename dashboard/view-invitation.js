@@ -3,8 +3,8 @@
 //! to it. Anyone else: someone new to the service chooses a password (and a name), which makes
 //! their sign-in and accepts; someone with a sign-in already signs in first and comes back here.
 import { anonymousClient } from './api.js';
-import { busy, h, replace, viewSection } from './dom.js';
-import { PASSWORD_RULES, field, formProblems, showPasswords } from './forms.js';
+import { h, replace, viewSection } from './dom.js';
+import { PASSWORD_RULES, field, formProblems, showPasswords, whenSent } from './forms.js';
 import { APP_ROOT } from './router.js';
 
 /** @param {import('./app.js').ViewContext} context */
@@ -45,17 +45,14 @@ export function createInvitationView({ kind, me, client, signedInAsPerson, accou
         id: 'invitation-accept-form',
         method: 'post',
         novalidate: true,
-        onsubmit: (event) => {
-          event.preventDefault();
-          void busy(accept, async () => {
-            problems.clear();
-            try {
-              accountChanged(await /** @type {import('./api.js').Client} */ (client).acceptInvitation({ token }), { to: APP_ROOT });
-            } catch (err) {
-              problems.show(err, { focus: accept });
-            }
-          });
-        },
+        onsubmit: whenSent(async () => {
+          problems.clear();
+          try {
+            accountChanged(await /** @type {import('./api.js').Client} */ (client).acceptInvitation({ token }), { to: APP_ROOT });
+          } catch (err) {
+            problems.show(err, { focus: accept });
+          }
+        }),
       },
       h(
         'p',
@@ -98,35 +95,32 @@ export function createInvitationView({ kind, me, client, signedInAsPerson, accou
         id: 'invitation-new-form',
         method: 'post',
         novalidate: true,
-        onsubmit: (event) => {
-          event.preventDefault();
-          void busy(accept, async () => {
-            problems.clear();
-            known.hidden = true;
-            if (!problems.requireFilled({ '/password': 'is required' })) return;
-            const input = { token, password: password.input.value, ...(name.input.value.trim() ? { name: name.input.value.trim() } : {}) };
-            try {
-              const answer = await anonymousClient().acceptInvitation(input);
+        onsubmit: whenSent(async () => {
+          problems.clear();
+          known.hidden = true;
+          if (!problems.requireFilled({ '/password': 'is required' })) return;
+          const input = { token, password: password.input.value, ...(name.input.value.trim() ? { name: name.input.value.trim() } : {}) };
+          try {
+            const answer = await anonymousClient().acceptInvitation(input);
+            password.input.value = '';
+            signedInAsPerson(answer, {
+              to: APP_ROOT,
+              message: `Invitation accepted: signed in as ${answer.user.email}, to ${answer.account.name || answer.account.id}.`,
+            });
+          } catch (err) {
+            if (err?.code === 'unauthenticated') {
+              // The invited address has a sign-in already: theirs, not a new one, takes the invitation.
               password.input.value = '';
-              signedInAsPerson(answer, {
-                to: APP_ROOT,
-                message: `Invitation accepted: signed in as ${answer.user.email}, to ${answer.account.name || answer.account.id}.`,
-              });
-            } catch (err) {
-              if (err?.code === 'unauthenticated') {
-                // The invited address has a sign-in already: theirs, not a new one, takes the invitation.
-                password.input.value = '';
-                const link = signInFirst('Sign in');
-                replace(
-                  known,
-                  h('p', {}, 'The invited address has a sign-in already. ', link, ' with it, and you come back here to accept.'),
-                );
-                known.hidden = false;
-                link.focus();
-              } else problems.show(err);
-            }
-          });
-        },
+              const link = signInFirst('Sign in');
+              replace(
+                known,
+                h('p', {}, 'The invited address has a sign-in already. ', link, ' with it, and you come back here to accept.'),
+              );
+              known.hidden = false;
+              link.focus();
+            } else problems.show(err);
+          }
+        }),
       },
       h('h2', { id: 'invitation-new-title' }, 'New to Utility Tools?'),
       h('p', {}, 'Choose a password for the invited address; accepting makes your sign-in and opens the account.'),
