@@ -239,7 +239,7 @@ class WarmContexts {
     while (!this.closed && this.spares.length + this.warming < count) {
       this.warming++;
       this.live()
-        .then((gen) => openSlot(gen, this.options))
+        .then((gen) => openSlot(gen, { ...this.options, drawn: true }))
         .then(
           (slot) => {
             if (this.closed || slot.gen !== this.current) void disposeSlot(slot);

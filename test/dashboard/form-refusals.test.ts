@@ -213,7 +213,9 @@ test.serial(
       await goTo(page, 'keys');
       await send(page, '#key-form');
       await lastAnnouncement(page, /API key created/);
-      await page.waitForSelector('#keys-body button[aria-label^="Edit limits"]');
+      // The list reads again after the announcement: clicked before it shows the new key, a button
+      // moves under the pointer as the row is added.
+      await waitForText(page, '#keys-count', /^2 active/);
       await page.locator('#keys-body button[aria-label^="Edit limits"]').click();
       await answered(t, page, '#key-settings', { '#key-rate': '0' }, '#key-settings-error', /\w+/);
       await send(page, '#key-settings', { '#key-rate': '' });
