@@ -13,7 +13,7 @@ import { createEventRecorder, newEvent, type EventSink } from '../events.js';
 export const membershipId = (accountId: string, userId: string) => `${accountId}:${userId}`;
 
 /** What the member events and entries say of the person. */
-interface Person {
+export interface Person {
   _id: string;
   email: string;
   name: string | null;
