@@ -50,7 +50,8 @@ export interface Viewport {
 }
 
 /** Text in the default fonts, nothing to load: what a renderer draws once before its first capture. */
-const FIRST_DOCUMENT = '<!doctype html><html><head><meta charset="utf-8"></head><body><h1>Utility Tools</h1><p>ready <b>for</b> <i>capture</i></p></body></html>';
+const FIRST_DOCUMENT =
+  '<!doctype html><html><head><meta charset="utf-8"></head><body><h1>Utility Tools</h1><p>ready <b>for</b> <i>capture</i></p></body></html>';
 
 /**
  * Draws a throwaway document once and takes its image: a new renderer's first document, first
