@@ -3,7 +3,7 @@
 //! Adding and removing are changes that may need a recent sign-in (`sensitive`).
 import { confirmAction } from './dialogs.js';
 import { announce, busy, dataTable, empty, focusOn, h, problemText, replace, time } from './dom.js';
-import { field, formProblems } from './forms.js';
+import { field, formProblems, whenSent } from './forms.js';
 import { createList } from './list.js';
 import { ceremonyProblem, createPasskey, passkeysSupported } from './passkeys.js';
 
@@ -24,7 +24,14 @@ export function createPasskeysSection({ client, sensitive, cancelled }) {
   const addButton = h('button', { type: 'submit' }, 'Add a passkey');
   const passkeyForm = h(
     'form',
-    { id: 'passkey-form', class: 'inline-form', method: 'post', novalidate: true, onsubmit: addPasskey, hidden: !passkeysSupported() },
+    {
+      id: 'passkey-form',
+      class: 'inline-form',
+      method: 'post',
+      novalidate: true,
+      onsubmit: whenSent(addPasskey),
+      hidden: !passkeysSupported(),
+    },
     passkeyProblems.summary,
     passkeyName.element,
     addButton,
@@ -53,20 +60,17 @@ export function createPasskeysSection({ client, sensitive, cancelled }) {
   /** The passkey whose name is being edited. */
   let renaming = null;
 
-  async function addPasskey(event) {
-    event.preventDefault();
-    await busy(addButton, async () => {
-      passkeyProblems.clear();
-      try {
-        const added = await sensitive(() => createPasskey(client, passkeyName.input.value.trim()));
-        passkeyName.input.value = '';
-        await list.load();
-        announce(`Passkey “${added.name}” added.`);
-        focusOn(passkeysSection.querySelector('h2'));
-      } catch (err) {
-        passkeyProblems.show(ceremonyProblem(err) ?? err, { focus: addButton });
-      }
-    });
+  async function addPasskey() {
+    passkeyProblems.clear();
+    try {
+      const added = await sensitive(() => createPasskey(client, passkeyName.input.value.trim()));
+      passkeyName.input.value = '';
+      await list.load();
+      announce(`Passkey “${added.name}” added.`);
+      focusOn(passkeysSection.querySelector('h2'));
+    } catch (err) {
+      passkeyProblems.show(ceremonyProblem(err) ?? err, { focus: addButton });
+    }
   }
 
   async function removePasskey(passkey, button) {

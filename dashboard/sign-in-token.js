@@ -2,8 +2,9 @@
 //! operator opened, until a person is attached to it. The token is checked against its format
 //! first (an API key is told apart), then by the service, and kept in this tab's memory only.
 import { verifyToken } from './api.js';
-import { busy, clearFormError, h, showFormError } from './dom.js';
+import { clearFormError, h, showFormError } from './dom.js';
 import { tokenProblem } from './session.js';
+import { whenSent } from './forms.js';
 
 /**
  * @param {{ signedIn: (token: string, account: any) => void }} deps
@@ -28,7 +29,7 @@ export function createTokenSignIn({ signedIn }) {
     h('summary', {}, 'Sign in with an owner token'),
     h(
       'form',
-      { id: 'token-form', method: 'post', novalidate: true, onsubmit: tokenSignIn },
+      { id: 'token-form', method: 'post', novalidate: true, onsubmit: whenSent(tokenSignIn) },
       h(
         'div',
         { class: 'field' },
@@ -48,26 +49,23 @@ export function createTokenSignIn({ signedIn }) {
     ),
   );
 
-  async function tokenSignIn(event) {
-    event.preventDefault();
-    await busy(tokenSubmit, async () => {
-      clearFormError(tokenError, tokenInput);
-      const token = tokenInput.value.trim();
-      const problem = tokenProblem(token);
-      if (problem) {
-        showFormError(tokenError, tokenInput, { detail: problem });
-        tokenInput.focus();
-        return;
-      }
-      try {
-        const account = await verifyToken(token);
-        tokenInput.value = '';
-        signedIn(token, account);
-      } catch (err) {
-        showFormError(tokenError, tokenInput, err);
-        tokenInput.focus();
-      }
-    });
+  async function tokenSignIn() {
+    clearFormError(tokenError, tokenInput);
+    const token = tokenInput.value.trim();
+    const problem = tokenProblem(token);
+    if (problem) {
+      showFormError(tokenError, tokenInput, { detail: problem });
+      tokenInput.focus();
+      return;
+    }
+    try {
+      const account = await verifyToken(token);
+      tokenInput.value = '';
+      signedIn(token, account);
+    } catch (err) {
+      showFormError(tokenError, tokenInput, err);
+      tokenInput.focus();
+    }
   }
 
   return {

@@ -2,7 +2,7 @@
 //! invite form (an address and a role; mailed, valid for 7 days) and revoking one after confirmation.
 import { confirmAction } from './dialogs.js';
 import { announce, busy, dataTable, empty, errorBox, focusOn, h, problemText, replace, time } from './dom.js';
-import { field, formProblems, selectField } from './forms.js';
+import { field, formProblems, selectField, whenSent } from './forms.js';
 import { GIVEN, ROLE_NAMES, roleName } from './team-roles.js';
 
 /** What each role may do, in a line (domain/teams/permissions.ts is the table the service checks). */
@@ -40,7 +40,7 @@ export function createInvitationsSection({ client, reload, manages }) {
       method: 'post',
       novalidate: true,
       'aria-labelledby': 'invite-title',
-      onsubmit: invite,
+      onsubmit: whenSent(invite),
       hidden: true,
     },
     h('h3', { id: 'invite-title' }, 'Invite a person'),
@@ -127,33 +127,30 @@ export function createInvitationsSection({ client, reload, manages }) {
     });
   }
 
-  async function invite(event) {
-    event.preventDefault();
-    await busy(inviteSubmit, async () => {
-      inviteProblems.clear();
-      inviteStatus.textContent = '';
-      if (!inviteProblems.requireFilled({ '/email': 'is required', '/role': 'is not chosen' })) return;
-      const address = email.input.value.trim();
-      const given = role.input.value;
-      try {
-        const sent = await client.invite(address, given);
-        email.input.value = '';
-        role.input.value = '';
-        await reload();
-        inviteStatus.textContent = `Invitation mailed to ${sent.email} as ${roleName(sent.role)}.`;
-        email.input.focus();
-      } catch (err) {
-        if (err?.name === 'AbortError') return;
-        // A member's address is a problem of the address field; the service's words say what to do.
-        if (err?.code === 'already_member') {
-          inviteProblems.show({
-            detail: err.detail,
-            requestId: err.requestId,
-            errors: [{ field: '/email', message: 'is a member of this account already: change their role in the list above' }],
-          });
-        } else inviteProblems.show(err, { focus: email.input });
-      }
-    });
+  async function invite() {
+    inviteProblems.clear();
+    inviteStatus.textContent = '';
+    if (!inviteProblems.requireFilled({ '/email': 'is required', '/role': 'is not chosen' })) return;
+    const address = email.input.value.trim();
+    const given = role.input.value;
+    try {
+      const sent = await client.invite(address, given);
+      email.input.value = '';
+      role.input.value = '';
+      await reload();
+      inviteStatus.textContent = `Invitation mailed to ${sent.email} as ${roleName(sent.role)}.`;
+      email.input.focus();
+    } catch (err) {
+      if (err?.name === 'AbortError') return;
+      // A member's address is a problem of the address field; the service's words say what to do.
+      if (err?.code === 'already_member') {
+        inviteProblems.show({
+          detail: err.detail,
+          requestId: err.requestId,
+          errors: [{ field: '/email', message: 'is a member of this account already: change their role in the list above' }],
+        });
+      } else inviteProblems.show(err, { focus: email.input });
+    }
   }
 
   return {

@@ -2,8 +2,8 @@
 //! through one of the service's identity providers, or lift the requirement. The service checks
 //! that the session setting it was itself signed in through that provider, and ends the members'
 //! sessions on the account that were not; this section says so before and after.
-import { announce, busy, errorBox, h, loading, replace } from './dom.js';
-import { formProblems, selectField } from './forms.js';
+import { announce, errorBox, h, loading, replace } from './dom.js';
+import { formProblems, selectField, whenSent } from './forms.js';
 
 /** The select's value for "no provider required". */
 const ANY = '';
@@ -23,7 +23,7 @@ export function createSignInPolicySection({ client }) {
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Save the sign-in policy');
   const form = h(
     'form',
-    { id: 'sign-in-policy-form', class: 'panel-form', method: 'post', novalidate: true, onsubmit: save },
+    { id: 'sign-in-policy-form', class: 'panel-form', method: 'post', novalidate: true, onsubmit: whenSent(save) },
     problems.summary,
     required.element,
     submit,
@@ -59,27 +59,24 @@ export function createSignInPolicySection({ client }) {
     replace(body, form);
   }
 
-  async function save(event) {
-    event.preventDefault();
-    await busy(submit, async () => {
-      problems.clear();
-      status.textContent = '';
-      try {
-        const next = await client.setSignInPolicy(required.input.value || null);
-        policy = next;
-        render();
-        const provider = next.providers.find((p) => p.id === next.requiredProvider);
-        const ended = next.sessionsEnded
-          ? ` ${next.sessionsEnded} ${next.sessionsEnded === 1 ? 'session' : 'sessions'} not signed in through it ended.`
-          : '';
-        const said = provider ? `Members now sign in through ${provider.name}.${ended}` : 'Members sign in any way again.';
-        status.textContent = said;
-        announce(said);
-      } catch (err) {
-        if (err?.name === 'AbortError') return;
-        problems.show(err, { focus: required.input });
-      }
-    });
+  async function save() {
+    problems.clear();
+    status.textContent = '';
+    try {
+      const next = await client.setSignInPolicy(required.input.value || null);
+      policy = next;
+      render();
+      const provider = next.providers.find((p) => p.id === next.requiredProvider);
+      const ended = next.sessionsEnded
+        ? ` ${next.sessionsEnded} ${next.sessionsEnded === 1 ? 'session' : 'sessions'} not signed in through it ended.`
+        : '';
+      const said = provider ? `Members now sign in through ${provider.name}.${ended}` : 'Members sign in any way again.';
+      status.textContent = said;
+      announce(said);
+    } catch (err) {
+      if (err?.name === 'AbortError') return;
+      problems.show(err, { focus: required.input });
+    }
   }
 
   /** Shows the section to the owner (`isOwner`) and reads the policy; hides it from everyone else. */

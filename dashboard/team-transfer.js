@@ -2,8 +2,8 @@
 //! after a confirmation, and, for a person's session, after confirming it is them (as the Security
 //! page does); an owner token is the owner's own credential and needs no sign-in.
 import { confirmAction } from './dialogs.js';
-import { announce, busy, empty, h, replace } from './dom.js';
-import { formProblems, selectField } from './forms.js';
+import { announce, empty, h, replace } from './dom.js';
+import { formProblems, selectField, whenSent } from './forms.js';
 import { ReauthenticationCancelled, withReauthentication } from './reauth.js';
 import { roleName, who } from './team-roles.js';
 
@@ -19,7 +19,7 @@ export function createTransferSection({ context, transferred }) {
   const none = empty('Ownership goes to a member: invite someone first.');
   const form = h(
     'form',
-    { id: 'transfer-form', method: 'post', novalidate: true, onsubmit: transfer },
+    { id: 'transfer-form', method: 'post', novalidate: true, onsubmit: whenSent(transfer) },
     problems.summary,
     newOwner.element,
     submit,
@@ -62,35 +62,32 @@ export function createTransferSection({ context, transferred }) {
     );
   }
 
-  async function transfer(event) {
-    event.preventDefault();
-    await busy(submit, async () => {
-      problems.clear();
-      if (!problems.requireFilled({ '/userId': 'is not chosen' })) return;
-      const target = members?.find((m) => m.userId === newOwner.input.value);
-      if (!target) return;
-      const confirmed = await confirmAction({
-        title: `Make ${who(target)} the owner?`,
-        body: 'You become an admin: you can no longer transfer ownership, require an identity provider or close the account. Only the new owner can hand it back.',
-        confirmLabel: 'Transfer ownership',
-      });
-      if (!confirmed) return;
-      const hand = () => client.transferOwnership(target.userId);
-      try {
-        if (context.kind() === 'session') {
-          await withReauthentication(
-            { client, email: context.me()?.user.email ?? '', signedInAgain: context.signedInAgain, reason: 'Transferring ownership' },
-            hand,
-          );
-        } else await hand();
-        newOwner.input.value = '';
-        await transferred();
-        announce(context.kind() === 'session' ? `${who(target)} is now the owner; you are an admin.` : `${who(target)} is now the owner.`);
-      } catch (err) {
-        if (err?.name === 'AbortError') return;
-        problems.show(err, { focus: err instanceof ReauthenticationCancelled ? submit : newOwner.input });
-      }
+  async function transfer() {
+    problems.clear();
+    if (!problems.requireFilled({ '/userId': 'is not chosen' })) return;
+    const target = members?.find((m) => m.userId === newOwner.input.value);
+    if (!target) return;
+    const confirmed = await confirmAction({
+      title: `Make ${who(target)} the owner?`,
+      body: 'You become an admin: you can no longer transfer ownership, require an identity provider or close the account. Only the new owner can hand it back.',
+      confirmLabel: 'Transfer ownership',
     });
+    if (!confirmed) return;
+    const hand = () => client.transferOwnership(target.userId);
+    try {
+      if (context.kind() === 'session') {
+        await withReauthentication(
+          { client, email: context.me()?.user.email ?? '', signedInAgain: context.signedInAgain, reason: 'Transferring ownership' },
+          hand,
+        );
+      } else await hand();
+      newOwner.input.value = '';
+      await transferred();
+      announce(context.kind() === 'session' ? `${who(target)} is now the owner; you are an admin.` : `${who(target)} is now the owner.`);
+    } catch (err) {
+      if (err?.name === 'AbortError') return;
+      problems.show(err, { focus: err instanceof ReauthenticationCancelled ? submit : newOwner.input });
+    }
   }
 
   return {

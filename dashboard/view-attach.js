@@ -3,8 +3,8 @@
 //! (`POST /api/v1/account/invitations` with the role `owner`), who then signs in with a password
 //! or a passkey. The mailed link (view-invitation.js) makes the person, or adds the account to
 //! the sign-in they have.
-import { busy, focusOn, h, viewSection } from './dom.js';
-import { field, formProblems } from './forms.js';
+import { focusOn, h, viewSection } from './dom.js';
+import { field, formProblems, whenSent } from './forms.js';
 
 /** @param {import('./app.js').ViewContext} context */
 export function createAttachView({ client, kind }) {
@@ -33,7 +33,7 @@ export function createAttachView({ client, kind }) {
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Mail me the link');
   const form = h(
     'form',
-    { id: 'attach-form', method: 'post', novalidate: true, onsubmit: attach },
+    { id: 'attach-form', method: 'post', novalidate: true, onsubmit: whenSent(attach) },
     problems.summary,
     email.element,
     submit,
@@ -64,22 +64,19 @@ export function createAttachView({ client, kind }) {
     sent,
   );
 
-  async function attach(event) {
-    event.preventDefault();
-    await busy(submit, async () => {
-      problems.clear();
-      if (!problems.requireFilled({ '/email': 'is required' })) return;
-      const address = email.input.value.trim();
-      try {
-        await /** @type {import('./api.js').Client} */ (client).inviteOwner(address);
-        sentAddress.textContent = address;
-        form.hidden = true;
-        sent.hidden = false;
-        focusOn(sentTitle);
-      } catch (err) {
-        problems.show(err, { focus: email.input });
-      }
-    });
+  async function attach() {
+    problems.clear();
+    if (!problems.requireFilled({ '/email': 'is required' })) return;
+    const address = email.input.value.trim();
+    try {
+      await /** @type {import('./api.js').Client} */ (client).inviteOwner(address);
+      sentAddress.textContent = address;
+      form.hidden = true;
+      sent.hidden = false;
+      focusOn(sentTitle);
+    } catch (err) {
+      problems.show(err, { focus: email.input });
+    }
   }
 
   return {

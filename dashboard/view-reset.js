@@ -2,8 +2,8 @@
 //! whatever the address, as the service answers alike); with the mail's `?token=`, choose a new
 //! password, after which every session of the person has ended and they sign in with it.
 import { anonymousClient } from './api.js';
-import { busy, focusOn, h, viewSection } from './dom.js';
-import { PASSWORD_RULES, field, formProblems, showPasswords } from './forms.js';
+import { focusOn, h, viewSection } from './dom.js';
+import { PASSWORD_RULES, field, formProblems, showPasswords, whenSent } from './forms.js';
 
 /** @param {import('./app.js').ViewContext} context */
 export function createResetView({ toSignIn }) {
@@ -17,7 +17,7 @@ export function createResetView({ toSignIn }) {
   const askSubmit = h('button', { type: 'submit', class: 'primary' }, 'Mail me a link');
   const askForm = h(
     'form',
-    { id: 'reset-request-form', method: 'post', novalidate: true, onsubmit: ask },
+    { id: 'reset-request-form', method: 'post', novalidate: true, onsubmit: whenSent(ask) },
     h('p', {}, 'Enter the address you signed up with: we mail it a link to choose a new password.'),
     askProblems.summary,
     email.element,
@@ -51,7 +51,7 @@ export function createResetView({ toSignIn }) {
   const chooseSubmit = h('button', { type: 'submit', class: 'primary' }, 'Set the new password');
   const choosePart = h(
     'form',
-    { id: 'reset-form', method: 'post', novalidate: true, onsubmit: choose },
+    { id: 'reset-form', method: 'post', novalidate: true, onsubmit: whenSent(choose) },
     h(
       'p',
       {},
@@ -73,49 +73,43 @@ export function createResetView({ toSignIn }) {
   element.classList.add('sign-in');
   let token = '';
 
-  async function ask(event) {
-    event.preventDefault();
-    await busy(askSubmit, async () => {
-      askProblems.clear();
-      if (!askProblems.requireFilled({ '/email': 'is required' })) return;
-      const address = email.input.value.trim();
-      try {
-        await anonymousClient().requestReset(address);
-        sentAddress.textContent = address;
-        askForm.hidden = true;
-        sent.hidden = false;
-        focusOn(sentTitle);
-      } catch (err) {
-        askProblems.show(err);
-      }
-    });
+  async function ask() {
+    askProblems.clear();
+    if (!askProblems.requireFilled({ '/email': 'is required' })) return;
+    const address = email.input.value.trim();
+    try {
+      await anonymousClient().requestReset(address);
+      sentAddress.textContent = address;
+      askForm.hidden = true;
+      sent.hidden = false;
+      focusOn(sentTitle);
+    } catch (err) {
+      askProblems.show(err);
+    }
   }
 
-  async function choose(event) {
-    event.preventDefault();
-    await busy(chooseSubmit, async () => {
-      chooseProblems.clear();
-      if (!chooseProblems.requireFilled({ '/password': 'is required' })) return;
-      try {
-        await anonymousClient().confirmReset(token, password.input.value);
-        password.input.value = '';
-        await toSignIn('Your password is changed, and every session of your sign-in has ended. Sign in with your new password.');
-      } catch (err) {
-        if (err?.code === 'invalid_token') {
-          chooseProblems.show(
-            {
-              ...err,
-              detail: 'This link does not work: it is mistyped, was used already, or is more than 30 minutes old. Ask for a new one below.',
-              errors: [],
-            },
-            { focus: chooseSubmit },
-          );
-          askPart.hidden = false;
-          askForm.hidden = false;
-          sent.hidden = true;
-        } else chooseProblems.show(err);
-      }
-    });
+  async function choose() {
+    chooseProblems.clear();
+    if (!chooseProblems.requireFilled({ '/password': 'is required' })) return;
+    try {
+      await anonymousClient().confirmReset(token, password.input.value);
+      password.input.value = '';
+      await toSignIn('Your password is changed, and every session of your sign-in has ended. Sign in with your new password.');
+    } catch (err) {
+      if (err?.code === 'invalid_token') {
+        chooseProblems.show(
+          {
+            ...err,
+            detail: 'This link does not work: it is mistyped, was used already, or is more than 30 minutes old. Ask for a new one below.',
+            errors: [],
+          },
+          { focus: chooseSubmit },
+        );
+        askPart.hidden = false;
+        askForm.hidden = false;
+        sent.hidden = true;
+      } else chooseProblems.show(err);
+    }
   }
 
   return {

@@ -4,7 +4,7 @@
 //! service asks for one, reauth.js's dialog confirms it is the person and the change goes through.
 //! The passkeys and the sessions are parts of their own (security-passkeys.js, security-sessions.js).
 import { busy, h, viewSection } from './dom.js';
-import { PASSWORD_RULES, field, formProblems, showPasswords } from './forms.js';
+import { PASSWORD_RULES, field, formProblems, showPasswords, whenSent } from './forms.js';
 import { ReauthenticationCancelled, withReauthentication } from './reauth.js';
 import { createPasskeysSection } from './security-passkeys.js';
 import { createSessionsSection } from './security-sessions.js';
@@ -39,7 +39,7 @@ export function createSecurityView(context) {
   const username = h('input', { type: 'email', name: 'username', autocomplete: 'username', hidden: true });
   const passwordForm = h(
     'form',
-    { id: 'password-form', method: 'post', novalidate: true, onsubmit: changePassword },
+    { id: 'password-form', method: 'post', novalidate: true, onsubmit: whenSent(changePassword) },
     h('h2', { id: 'password-title' }, 'Password'),
     h('p', { class: 'help' }, 'Changing it signs out your other sessions and mails you a note.'),
     passwordProblems.summary,
@@ -71,22 +71,19 @@ export function createSecurityView(context) {
 
   const element = viewSection('security', 'Security', who, passwordForm, passkeys.section, sessions.section, signOutSection);
 
-  async function changePassword(event) {
-    event.preventDefault();
-    await busy(passwordSubmit, async () => {
-      passwordProblems.clear();
-      passwordStatus.textContent = '';
-      if (!passwordProblems.requireFilled({ '/currentPassword': 'is required', '/newPassword': 'is required' })) return;
-      try {
-        const { sessionsEnded } = await sensitive(() => client.changePassword(current.input.value, next.input.value));
-        current.input.value = '';
-        next.input.value = '';
-        passwordStatus.textContent = `Password changed.${sessionsEnded ? ` ${sessionsEnded === 1 ? 'Your other session was' : `Your ${sessionsEnded} other sessions were`} signed out.` : ''}`;
-        void sessions.load();
-      } catch (err) {
-        passwordProblems.show(err, { focus: cancelled(err) ? passwordSubmit : current.input });
-      }
-    });
+  async function changePassword() {
+    passwordProblems.clear();
+    passwordStatus.textContent = '';
+    if (!passwordProblems.requireFilled({ '/currentPassword': 'is required', '/newPassword': 'is required' })) return;
+    try {
+      const { sessionsEnded } = await sensitive(() => client.changePassword(current.input.value, next.input.value));
+      current.input.value = '';
+      next.input.value = '';
+      passwordStatus.textContent = `Password changed.${sessionsEnded ? ` ${sessionsEnded === 1 ? 'Your other session was' : `Your ${sessionsEnded} other sessions were`} signed out.` : ''}`;
+      void sessions.load();
+    } catch (err) {
+      passwordProblems.show(err, { focus: cancelled(err) ? passwordSubmit : current.input });
+    }
   }
 
   return {

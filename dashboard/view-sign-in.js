@@ -7,7 +7,7 @@
 //! sent the visitor here. Why the last session ended is shown above.
 import { anonymousClient } from './api.js';
 import { busy, h, viewSection } from './dom.js';
-import { field, formProblems } from './forms.js';
+import { field, formProblems, whenSent } from './forms.js';
 import { ceremonyProblem, passkeysSupported, signInWithPasskey } from './passkeys.js';
 import { createTokenSignIn } from './sign-in-token.js';
 
@@ -42,7 +42,7 @@ export function createSignInView({ notice, signedInWith, signedInAsPerson }) {
   // method=post and the CSP's form-action 'none': nothing typed can end up in a URL.
   const form = h(
     'form',
-    { id: 'sign-in-form', method: 'post', novalidate: true, onsubmit: signIn },
+    { id: 'sign-in-form', method: 'post', novalidate: true, onsubmit: whenSent(signIn) },
     problems.summary,
     email.element,
     password.element,
@@ -99,21 +99,18 @@ export function createSignInView({ notice, signedInWith, signedInAsPerson }) {
     noticeEl.hidden = true;
   };
 
-  async function signIn(event) {
-    event.preventDefault();
-    await busy(submit, async () => {
-      problems.clear();
-      if (!problems.requireFilled({ '/email': 'is required', '/password': 'is required' })) return;
-      try {
-        const answer = await anonymousClient().signIn(email.input.value.trim(), password.input.value);
-        password.input.value = '';
-        forgetNotice();
-        signedInAsPerson(answer);
-      } catch (err) {
-        // A wrong password or address: the password is what to type again.
-        problems.show(err, { focus: password.input });
-      }
-    });
+  async function signIn() {
+    problems.clear();
+    if (!problems.requireFilled({ '/email': 'is required', '/password': 'is required' })) return;
+    try {
+      const answer = await anonymousClient().signIn(email.input.value.trim(), password.input.value);
+      password.input.value = '';
+      forgetNotice();
+      signedInAsPerson(answer);
+    } catch (err) {
+      // A wrong password or address: the password is what to type again.
+      problems.show(err, { focus: password.input });
+    }
   }
 
   async function passkeySignIn() {

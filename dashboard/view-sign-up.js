@@ -3,8 +3,8 @@
 //! address (view-verify.js opens the account); the page then says "check your mail" in the same
 //! words whatever the address, since the service answers alike whether or not it has an account.
 import { anonymousClient } from './api.js';
-import { busy, focusOn, h, viewSection } from './dom.js';
-import { PASSWORD_RULES, field, formProblems, showPasswords } from './forms.js';
+import { focusOn, h, viewSection } from './dom.js';
+import { PASSWORD_RULES, field, formProblems, showPasswords, whenSent } from './forms.js';
 
 /** @param {import('./app.js').ViewContext} _context */
 export function createSignUpView(_context) {
@@ -31,7 +31,7 @@ export function createSignUpView(_context) {
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Create account');
   const form = h(
     'form',
-    { id: 'sign-up-form', method: 'post', novalidate: true, onsubmit: signUp },
+    { id: 'sign-up-form', method: 'post', novalidate: true, onsubmit: whenSent(signUp) },
     problems.summary,
     email.element,
     password.element,
@@ -73,28 +73,25 @@ export function createSignUpView(_context) {
   );
   element.classList.add('sign-in');
 
-  async function signUp(event) {
-    event.preventDefault();
-    await busy(submit, async () => {
-      problems.clear();
-      if (!problems.requireFilled({ '/email': 'is required', '/password': 'is required' })) return;
-      const address = email.input.value.trim();
-      const body = {
-        email: address,
-        password: password.input.value,
-        ...(name.input.value.trim() ? { name: name.input.value.trim() } : {}),
-      };
-      try {
-        await anonymousClient().signUp(body);
-        password.input.value = '';
-        sentAddress.textContent = address;
-        form.hidden = true;
-        sent.hidden = false;
-        focusOn(sentTitle);
-      } catch (err) {
-        problems.show(err);
-      }
-    });
+  async function signUp() {
+    problems.clear();
+    if (!problems.requireFilled({ '/email': 'is required', '/password': 'is required' })) return;
+    const address = email.input.value.trim();
+    const body = {
+      email: address,
+      password: password.input.value,
+      ...(name.input.value.trim() ? { name: name.input.value.trim() } : {}),
+    };
+    try {
+      await anonymousClient().signUp(body);
+      password.input.value = '';
+      sentAddress.textContent = address;
+      form.hidden = true;
+      sent.hidden = false;
+      focusOn(sentTitle);
+    } catch (err) {
+      problems.show(err);
+    }
   }
 
   function showForm() {

@@ -4,6 +4,7 @@
 import { aggregateUsage, usageChart, windowStart } from './chart.js';
 import { announce, busy, credits, dataTable, empty, errorBox, focusOn, formatInt, h, loading, replace, time, viewSection } from './dom.js';
 import { ledgerTable } from './ledger.js';
+import { whenSent } from './forms.js';
 import { createCallsList } from './view-calls.js';
 
 const CHART_DAYS = 14;
@@ -155,33 +156,29 @@ function createExportForm(client) {
   });
   const form = h(
     'form',
-    { id: 'export-form', class: 'inline-form', novalidate: true, onsubmit: exportMonth },
+    { id: 'export-form', class: 'inline-form', novalidate: true, onsubmit: whenSent(exportMonth) },
     h('div', { class: 'field' }, h('label', { for: 'export-month' }, 'Month (UTC)'), month),
     h('button', { type: 'submit', class: 'primary' }, 'Download CSV'),
   );
   const element = h('section', { id: 'export', 'aria-labelledby': 'export-title' }, h('h2', { id: 'export-title' }, 'Export usage'), form);
 
-  async function exportMonth(event) {
-    event.preventDefault();
-    const button = form.querySelector('button[type=submit]');
+  async function exportMonth() {
     const chosen = month.value || monthOf(new Date());
-    await busy(button, async () => {
-      form.querySelector('.error-box')?.remove();
-      const from = new Date(`${chosen}-01T00:00:00Z`);
-      const to = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1));
-      try {
-        const { text, filename } = await client.usageCsv({ from: from.toISOString(), to: to.toISOString() });
-        const link = h('a', { href: URL.createObjectURL(new Blob([text], { type: 'text/csv' })), download: filename, hidden: true });
-        document.body.append(link);
-        link.click();
-        link.remove();
-        setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
-        announce(`Usage of ${chosen} downloaded as ${filename}.`);
-      } catch (err) {
-        if (err.name === 'AbortError') return;
-        form.append(errorBox(err, { what: `the usage of ${chosen}` }));
-      }
-    });
+    form.querySelector('.error-box')?.remove();
+    const from = new Date(`${chosen}-01T00:00:00Z`);
+    const to = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1));
+    try {
+      const { text, filename } = await client.usageCsv({ from: from.toISOString(), to: to.toISOString() });
+      const link = h('a', { href: URL.createObjectURL(new Blob([text], { type: 'text/csv' })), download: filename, hidden: true });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+      announce(`Usage of ${chosen} downloaded as ${filename}.`);
+    } catch (err) {
+      if (err.name === 'AbortError') return;
+      form.append(errorBox(err, { what: `the usage of ${chosen}` }));
+    }
   }
 
   return {

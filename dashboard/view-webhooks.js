@@ -1,20 +1,8 @@
 //! Webhooks (`/dashboard/webhooks`): the form that adds an endpoint (its signing secret is shown
 //! once), the endpoint cards (view-endpoint.js: each endpoint's details, actions and delivery
 //! attempts), kept across reloads, and the event log (view-events.js) with where each event went.
-import {
-  announce,
-  busy,
-  clearFormError,
-  empty,
-  errorBox,
-  focusOn,
-  formatInt,
-  h,
-  loading,
-  replace,
-  showFormError,
-  viewSection,
-} from './dom.js';
+import { announce, clearFormError, empty, errorBox, focusOn, formatInt, h, loading, replace, showFormError, viewSection } from './dom.js';
+import { whenSent } from './forms.js';
 import { hideSecret, showSecret } from './secret.js';
 import { createEndpointCard } from './view-endpoint.js';
 import { createEventLog } from './view-events.js';
@@ -153,45 +141,42 @@ function createAddForm({ client, onAdded }) {
     h('button', { type: 'submit', class: 'primary' }, 'Add endpoint'),
   );
 
-  async function add(event) {
-    event.preventDefault();
-    const button = form.querySelector('button[type=submit]');
-    await busy(button, async () => {
-      clearFormError(formError, urlInput);
-      const url = urlInput.value.trim();
-      if (!url) {
-        showFormError(formError, urlInput, { detail: 'Enter the URL to post events to.' });
-        urlInput.focus();
-        return;
-      }
-      try {
-        const endpoint = await client.createWebhook(url);
-        urlInput.value = '';
-        showSecret(secretBox, {
-          title: `Signing secret for ${endpoint.url}`,
-          label: 'Signing secret',
-          copyLabel: 'Copy secret',
-          note: 'Copy this secret now and keep it with your receiver: it verifies the X-Service-Signature of every delivery. It is shown only once.',
-          secret: endpoint.secret,
-          onDone: () => urlInput.focus(),
-        });
-        announce('Endpoint added. Copy its signing secret now: it is shown only once.');
-        await onAdded();
-      } catch (err) {
-        if (err.name === 'AbortError') return;
-        showFormError(formError, urlInput, err);
-        urlInput.focus();
-      }
-    });
+  async function add() {
+    clearFormError(formError, urlInput);
+    const url = urlInput.value.trim();
+    if (!url) {
+      showFormError(formError, urlInput, { detail: 'Enter the URL to post events to.' });
+      urlInput.focus();
+      return;
+    }
+    try {
+      const endpoint = await client.createWebhook(url);
+      urlInput.value = '';
+      showSecret(secretBox, {
+        title: `Signing secret for ${endpoint.url}`,
+        label: 'Signing secret',
+        copyLabel: 'Copy secret',
+        note: 'Copy this secret now and keep it with your receiver: it verifies the X-Service-Signature of every delivery. It is shown only once.',
+        secret: endpoint.secret,
+        onDone: () => urlInput.focus(),
+      });
+      announce('Endpoint added. Copy its signing secret now: it is shown only once.');
+      await onAdded();
+    } catch (err) {
+      if (err.name === 'AbortError') return;
+      showFormError(formError, urlInput, err);
+      urlInput.focus();
+    }
   }
 
-  form.addEventListener('submit', add);
+  const onSubmit = whenSent(add);
+  form.addEventListener('submit', onSubmit);
 
   return {
     form,
     secretBox,
     close() {
-      form.removeEventListener('submit', add);
+      form.removeEventListener('submit', onSubmit);
       hideSecret(secretBox);
       clearFormError(formError, urlInput);
       urlInput.value = '';
