@@ -10,22 +10,17 @@ import type { Config } from '../lib/config.js';
 import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
 import type { Logger } from '../lib/logger.js';
 import type { BlobStore } from '../lib/blob-store.js';
-import { LONG_CALL_QUEUES, TASK_QUEUES, WEBHOOK_DELIVERY_QUEUE, type Pool, type ToolPool } from '../lib/temporal-shared.js';
+import { LONG_CALL_QUEUES, TASK_QUEUES, type Pool, type ToolPool } from '../lib/temporal-shared.js';
 import { poolTaskQueues, toolsOfPool } from '../domain/catalogue.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
-import { createCoreActivities } from '../activities/core/index.js';
-import { webhookWiring } from '../activities/core/webhooks.js';
 import { createWebhookFanout } from '../domain/webhooks/fanout.js';
 import type { NetworkAccess } from '../lib/network-access.js';
 import { toolDurationRecorder, toolMetricsInterceptor } from './tool-metrics.js';
 import { createCallActivities } from '../activities/call-activities.js';
 import type { SingleCalls } from '../activities/single-calls.js';
-import { resumingOnGrant } from '../domain/batch-wake.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 import { WORKFLOW_TRACING_MODULE, type Tracing } from '../lib/tracing.js';
-import { createStripeApi } from '../domain/billing/stripe-api.js';
 import { createRechargeTrigger } from '../domain/billing/recharge-trigger.js';
-import { createMailer } from '../domain/mail/outbox.js';
 
 export interface PoolDeps {
   config: Config;
@@ -139,16 +134,6 @@ function callSlots(pool: ToolPool, config: Config): number {
   }
 }
 
-/**
- * Webhook delivery tasks one core process runs at once, on their own queue; each carries one or
- * more of an endpoint's attempts (a batch). An attempt mostly waits on its receiver (up to 10 s),
- * holding a socket and a few kilobytes, so there are many: one endpoint holds at most
- * WEBHOOK_ENDPOINT_CONCURRENCY attempts, so at most that many tasks, and only this many endpoints
- * slow at the same moment, all at that concurrency in batches of one, would make another's
- * attempt wait (512 / 16 = 32). Add core replicas for more.
- */
-export const WEBHOOK_DELIVERY_SLOTS = 512;
-
 /** Options every worker of calls shares, named for what each one buys. */
 const CALL_WORKER_OPTIONS = {
   // Most calls end in their first workflow task; a queued tool's call comes back once more.
@@ -188,48 +173,9 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
   const { onRechargeDue } = createRechargeTrigger({ db: deps.db, client, log: deps.log });
   const tracedActivities = deps.tracing?.temporal.activityInterceptors ?? [];
   if (pool === 'core') {
-    // Events of the monthly allowances' grants also wake a batch paused for credits.
-    const wiring = webhookWiring({ config: deps.config, db: deps.db, client, log: deps.log, net: deps.net });
-    const coreWiring = { ...wiring, onEvent: resumingOnGrant(deps.db, client, wiring.onEvent) };
-    // Said once, at start: without it every mail (sign-up, password reset, invitations) is dropped.
-    if (!deps.config.smtpUrl) deps.log.warn('SMTP_URL is not set: mail is not sent, only logged as not sent (docs/OPERATING.md#mail)');
-    const activities = createCoreActivities(deps.db, {
-      ...coreWiring,
-      blobs: deps.blobs,
-      auditRetentionDays: deps.config.auditRetentionDays,
-      batches: { client, secretKey: deps.config.secretKey, concurrency: deps.config.batchConcurrency },
-      billing: {
-        client,
-        log: deps.log,
-        stripe: deps.config.stripe && createStripeApi(deps.config.stripe),
-        mailer: createMailer({ client, secretKey: deps.config.secretKey, log: deps.log }),
-        baseUrl: deps.config.publicBaseUrl,
-      },
-      onRechargeDue,
-      mail: { secretKey: deps.config.secretKey, smtpUrl: deps.config.smtpUrl, from: deps.config.mailFrom, log: deps.log },
-    });
-    const worker = await Worker.create({
-      ...common,
-      ...traced,
-      interceptors: { activity: tracedActivities },
-      workflowBundle,
-      // Webhook endpoints, the sweeper, batch runners and mail; the ledger steps too, for calls started
-      // on `core` before calls ran on their pool's queue (and the attempts of endpoint runs begun
-      // before deliveries had their queue).
-      activities,
-      maxCachedWorkflows: 2_000,
-      maxConcurrentWorkflowTaskExecutions: 100,
-      maxConcurrentLocalActivityExecutions: 200,
-    });
-    // Delivery attempts only: no workflows, no other activity.
-    const deliveries = await Worker.create({
-      ...common,
-      taskQueue: WEBHOOK_DELIVERY_QUEUE,
-      interceptors: { activity: tracedActivities },
-      activities: { deliverWebhook: activities.deliverWebhook, deliverWebhooks: activities.deliverWebhooks },
-      maxConcurrentActivityTaskExecutions: WEBHOOK_DELIVERY_SLOTS,
-    });
-    return { workers: [worker, deliveries], close: async () => {} };
+    // Its modules (webhooks, billing, mail, batches) load only here: the tool pools start without them.
+    const { createCoreWorkers } = await import('./core-pool.js');
+    return createCoreWorkers(deps, { common, client, workflowBundle, traced, tracedActivities, onRechargeDue });
   }
   const { handlers, close, warmth } = await toolHandlers(pool, deps);
   const served = listed(pool, handlers);
