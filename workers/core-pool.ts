@@ -11,7 +11,7 @@ import { resumingOnGrant } from '../domain/batch-wake.js';
 import { createStripeApi } from '../domain/billing/stripe-api.js';
 import type { createRechargeTrigger } from '../domain/billing/recharge-trigger.js';
 import { createMailer } from '../domain/mail/outbox.js';
-import type { PoolDeps, PoolWorkers } from './pools.js';
+import type { PoolDeps, PoolWorkers } from './pool-types.js';
 
 /**
  * Webhook delivery tasks one core process runs at once, on their own queue; each carries one or

@@ -3,57 +3,20 @@
 //! whole calls of its tools: the `toolCall` workflow, its ledger steps (and an asynchronous call's
 //! outcome) and the tools; one worker per queue the pool's calls wait in, its own and, when it has
 //! `queued` tools, its queue of long calls.
-import { type NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
-import type { Db } from 'mongodb';
 import type { Config } from '../lib/config.js';
 import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
-import type { Logger } from '../lib/logger.js';
-import type { BlobStore } from '../lib/blob-store.js';
 import { LONG_CALL_QUEUES, TASK_QUEUES, type Pool, type ToolPool } from '../lib/temporal-shared.js';
 import { poolTaskQueues, toolsOfPool } from '../domain/catalogue.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
 import { createWebhookFanout } from '../domain/webhooks/fanout.js';
-import type { NetworkAccess } from '../lib/network-access.js';
 import { toolDurationRecorder, toolMetricsInterceptor } from './tool-metrics.js';
 import { createCallActivities } from '../activities/call-activities.js';
-import type { SingleCalls } from '../activities/single-calls.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
-import { WORKFLOW_TRACING_MODULE, type Tracing } from '../lib/tracing.js';
+import { WORKFLOW_TRACING_MODULE } from '../lib/tracing.js';
 import { createRechargeTrigger } from '../domain/billing/recharge-trigger.js';
-
-export interface PoolDeps {
-  config: Config;
-  db: Db;
-  connection: NativeConnection;
-  log: Logger;
-  /** The process's one resolver, target guard and guarded clients, shared by its pools. */
-  net: NetworkAccess;
-  /** Where big outputs wait for their answer (BLOB_STORE_URL); the database when absent. */
-  blobs?: BlobStore;
-  /** A workflow bundle built once per process, shared by its pools' workers. */
-  workflowBundle?: WorkflowBundle;
-  /** Client for the webhook fan-out of ledger events; made on `connection` when absent. */
-  client?: Client;
-  /**
-   * When the tools' costly processes start (Chromium, LibreOffice, the upscaling model): once
-   * this settles, or at a call that needs one. At once when absent.
-   */
-  heavyStartAfter?: Promise<unknown>;
-  /**
-   * The process's tracing when on (lib/tracing.ts): the workers then run Temporal's OpenTelemetry
-   * interceptors, and `workflowBundle` must have been built with their workflow module.
-   */
-  tracing?: Tracing;
-  /** The process's count of single calls running, shared by its pools: a batch item anywhere in it yields to them. */
-  singleCalls?: SingleCalls;
-}
-
-/** Releases what a pool's tools hold (thread pools, browsers, office listeners). */
-type Closer = () => Promise<void>;
-
-/** What a pool's warm processes say of themselves: `null` when well (lib/operator-port.ts's checks). */
-type Warmth = Record<string, () => Promise<string | null>>;
+import type { Closer, PoolDeps, PoolWorkers, Warmth } from './pool-types.js';
 
 /** The office converter is warm while one of its listeners is ready or converting. */
 function officeWarmth(office: { status(): Array<{ state: string }> }): string | null {
@@ -142,14 +105,6 @@ const CALL_WORKER_OPTIONS = {
   // goes to any worker of the pool: after a crash, a retry, not a deadline.
   stickyQueueScheduleToStartTimeout: '2s',
 } as const;
-
-/** A pool's workers: one per task queue it serves. */
-export interface PoolWorkers {
-  workers: Worker[];
-  close: Closer;
-  /** The pool's warm processes (its browser, its document converter), for the health endpoint. */
-  warmth?: Warmth;
-}
 
 export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<PoolWorkers | null> {
   const common = {
