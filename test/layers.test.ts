@@ -10,7 +10,7 @@ import {
   type Import,
   ROOT,
   folderOf,
-  importsOf,
+  graphOf,
   layerViolations,
   packagesLoadedBy,
   pureLibModules,
@@ -106,18 +106,17 @@ test('the parts of domain/ import each other one way: what two share has a home 
 });
 
 test('the domain check finds a cycle between two folders, and through a file at the top', (t) => {
-  const file = (name: string, text: string) => [name, importsOf(name, text)] as const;
   const cycles = domainPartCycles(
-    new Map([
-      file('domain/identity/context.ts', "import { createMemberships } from '../teams/memberships.js';"),
-      file('domain/teams/members.ts', "import type { IdentityContext } from '../identity/context.js';"),
-      file('domain/teams/memberships.ts', ''),
-      file('domain/billing/a.ts', "import { x } from '../ledger.js';"),
-      file('domain/ledger.ts', "import type { Y } from './billing/b.js';"),
-      file('domain/billing/b.ts', ''),
-      file('domain/mail/c.ts', "import { z } from '../events.js';"),
-      file('domain/events.ts', ''),
-    ]),
+    graphOf({
+      'domain/identity/context.ts': "import { createMemberships } from '../teams/memberships.js';",
+      'domain/teams/members.ts': "import type { IdentityContext } from '../identity/context.js';",
+      'domain/teams/memberships.ts': '',
+      'domain/billing/a.ts': "import { x } from '../ledger.js';",
+      'domain/ledger.ts': "import type { Y } from './billing/b.js';",
+      'domain/billing/b.ts': '',
+      'domain/mail/c.ts': "import { z } from '../events.js';",
+      'domain/events.ts': '',
+    }),
   );
   t.deepEqual(cycles, [
     'domain/billing/ <-> domain/ledger.ts: domain/billing/a.ts -> domain/ledger.ts; domain/ledger.ts -> domain/billing/b.ts',

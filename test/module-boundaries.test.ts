@@ -5,7 +5,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import { type Import, ROOT, folderOf, importsOf, layerViolations, packagesLoadedBy, repoGraph, resolveInRepo } from './support/imports.js';
+import {
+  type Import,
+  ROOT,
+  folderOf,
+  graphOf,
+  importsOf,
+  layerViolations,
+  packagesLoadedBy,
+  repoGraph,
+  resolveInRepo,
+} from './support/imports.js';
 
 test('the tool definitions are light: the API loads them without a browser, an image library or the model', (t) => {
   const graph = repoGraph();
@@ -40,22 +50,18 @@ test('the client loads no package and nothing of the service but the webhook sig
 });
 
 test('the check reads type-only and value imports apart, dynamic imports included', (t) => {
-  const file = (name: string, text: string) => [name, importsOf(name, text)] as const;
   const violations = layerViolations(
-    new Map([
-      file('api/a.ts', "import { ledger } from '../activities/core/x.js';"),
-      file('api/b.ts', "import type { Thing } from '../activities/core/x.js';"),
-      file('activities/c.ts', "export { precheck } from '../api/prechecks/y.js';"),
-      file('lib/d.ts', "const m = await import('../domain/ledger.js');"),
-      file('domain/e.ts', "import { x } from '../lib/errors.js'; import { type Y } from '../api/z.js';"),
-      file(
-        'workflows/f.ts',
-        "import type { CoreActivities } from '../activities/core/index.js'; import { type T } from '../domain/ledger.js';",
-      ),
-      file('workflows/g.ts', "import { createLedger } from '../domain/ledger.js'; import { readFileSync } from 'node:fs';"),
-      file('lib/errors.ts', ''),
-      file('workflows/h.ts', "import { ERRORS } from '../lib/errors.js'; import { proxyActivities } from '@temporalio/workflow';"),
-    ]),
+    graphOf({
+      'api/a.ts': "import { ledger } from '../activities/core/x.js';",
+      'api/b.ts': "import type { Thing } from '../activities/core/x.js';",
+      'activities/c.ts': "export { precheck } from '../api/prechecks/y.js';",
+      'lib/d.ts': "const m = await import('../domain/ledger.js');",
+      'domain/e.ts': "import { x } from '../lib/errors.js'; import { type Y } from '../api/z.js';",
+      'workflows/f.ts': "import type { CoreActivities } from '../activities/core/index.js'; import { type T } from '../domain/ledger.js';",
+      'workflows/g.ts': "import { createLedger } from '../domain/ledger.js'; import { readFileSync } from 'node:fs';",
+      'lib/errors.ts': '',
+      'workflows/h.ts': "import { ERRORS } from '../lib/errors.js'; import { proxyActivities } from '@temporalio/workflow';",
+    }),
   );
   t.deepEqual(
     violations.map((v) => v.split(' (')[0]),

@@ -32,6 +32,11 @@ export interface Import {
   typeOnly: boolean;
 }
 
+/** An import graph of made-up files (name -> source text), for the checks' own tests. */
+export function graphOf(files: Record<string, string>): Map<string, Import[]> {
+  return new Map(Object.entries(files).map(([name, text]) => [name, importsOf(name, text)]));
+}
+
 /** The imports of one source text. */
 export function importsOf(fileName: string, text: string): Import[] {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
