@@ -27,7 +27,7 @@ import { catalogueOperations, toolOperations } from './routes/tools.js';
 import { webhookOperations } from './routes/webhooks.openapi.js';
 import { destinationOperations } from './routes/destinations.js';
 import { billingOperations } from './routes/billing.js';
-import { authOperations } from './routes/auth.js';
+import { authOperations } from './routes/auth.openapi.js';
 import { teamOperations } from './routes/teams.js';
 import { oidcOperations } from './routes/oidc.js';
 import { GROUPS as ROLE_GROUPS, groupFor } from '../domain/teams/permissions.js';
