@@ -56,6 +56,8 @@ import { authRoutes } from './routes/auth.js';
 import { perClientLimit } from './person-session.js';
 import { teamRoutes } from './routes/teams.js';
 import { oidcRoutes } from './routes/oidc.js';
+import { mcpRoutes } from './routes/mcp.js';
+import { createCallAdmission } from './call-admission.js';
 import { createTeams } from '../domain/teams/index.js';
 import { cookieSettings } from './session-cookie.js';
 import { createMailer } from '../domain/mail/outbox.js';
@@ -129,21 +131,13 @@ export function createApp(deps: AppDeps): Koa {
 
   const guard = createTargetGuard({ allowlist: config.targetAllowlist, resolver: createResolver({ servers: config.dnsServers }) });
   const destinations = createDestinationService({ db, secretKey: config.secretKey, guard });
+  // What a tool call needs, through REST and through MCP alike.
+  const calls = { baseUrl: config.publicBaseUrl, auth, schemas, toolCalls, outputs, metrics: deps.metrics };
   const routers = [
     serviceRoutes({ db, client: deps.client, openapi: () => openapi }),
-    toolRoutes({
-      baseUrl: config.publicBaseUrl,
-      auth,
-      rateLimit,
-      validators,
-      schemas,
-      toolCalls,
-      metrics: deps.metrics,
-      guard,
-      outputs,
-      destinations,
-      renders,
-    }),
+    toolRoutes({ ...calls, rateLimit, validators, guard, destinations, renders }),
+    // The same calls for AI agents: the same checks, workflow and ledger (api/call-admission.ts).
+    mcpRoutes({ ...calls, admission: createCallAdmission({ validators, guard }), limiter, accounts, db, log: deps.log }),
     renderRoutes({ linkSecrets, rateLimit, validators, schemas, guard, renders }),
     renderLinkRoutes({ baseUrl: config.publicBaseUrl, auth, rateLimit, linkSecrets, renderCache, validators }),
     authRoutes({ identity, teams, auth, cookie, rateLimit, limiter }),

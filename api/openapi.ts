@@ -30,6 +30,7 @@ import { billingOperations } from './routes/billing.js';
 import { authOperations } from './routes/auth.openapi.js';
 import { teamOperations } from './routes/teams.js';
 import { oidcOperations } from './routes/oidc.js';
+import { mcpOperations } from './routes/mcp.js';
 import { GROUPS as ROLE_GROUPS, groupFor } from '../domain/teams/permissions.js';
 
 export interface OpenApiOptions {
@@ -87,6 +88,7 @@ function routeOperations(schemas: Map<string, ToolSchemas>): { operations: Route
     ...adminOperations(),
     ...planOperations(),
     ...catalogueOperations(),
+    ...mcpOperations(),
     ...serviceOperations(),
     ...docsOperations(),
     ...dashboardOperations(),

@@ -39,6 +39,13 @@ function localBuckets() {
   };
 }
 
+/** The `RateLimit-*` headers of a take: the burst, what is left of it, when it is full again. */
+const rateHeaders = (limit: number, r: Take): Record<string, string> => ({
+  'RateLimit-Limit': String(limit * 2),
+  'RateLimit-Remaining': String(r.remaining),
+  'RateLimit-Reset': String(r.reset),
+});
+
 /** No answer in time, no server, or a client that could not connect at all. */
 const isOutage = (err: unknown) =>
   err instanceof MongoOperationTimeoutError || err instanceof MongoTopologyClosedError || isDatabaseUnreachable(err);
@@ -66,37 +73,42 @@ export function createRateLimiter(options: { perSecond: number; db: Db; log?: Lo
   }
 
   /**
-   * Limits by the authenticated account, then by the key when it has a rate of its own (run after
-   * authentication). The headers tell of the tighter of the two.
+   * Takes a call of `principal`'s from its account's bucket, then from its key's when the key has a
+   * rate of its own; throws 429 `rate_limited` (with `Retry-After`) when either is empty. Returns
+   * the tighter of the two, for the `RateLimit-*` headers. The REST routes and the MCP tool calls
+   * share it.
    */
+  async function admit(principal: Principal): Promise<{ limit: number; take: Take }> {
+    const rate = options.perSecond;
+    let r = await take(principal.accountId, rate);
+    let limit = rate;
+    let whose = '';
+    const keyRate = principal.limits?.rateLimit;
+    if (r.allowed && keyRate) {
+      const k = await take(`key:${principal.credentialId}`, keyRate);
+      if (!k.allowed || k.remaining < r.remaining) [r, limit, whose] = [k, keyRate, "this key's "];
+    }
+    if (!r.allowed) {
+      throw new ServiceError(
+        'rate_limited',
+        `Over ${whose}${limit} calls per second; retry after ${r.retryAfter} s.`,
+        { retryAfter: r.retryAfter },
+        { headers: { 'Retry-After': String(r.retryAfter), ...rateHeaders(limit, r) } },
+      );
+    }
+    return { limit, take: r };
+  }
+
+  /** Limits by the authenticated account, then by the key (admit); run after authentication. */
   function middleware(): Middleware {
     return async (ctx, next) => {
-      const principal: Principal = ctx.state.principal;
-      const rate = options.perSecond;
-      let r = await take(principal.accountId, rate);
-      let limit = rate;
-      let whose = '';
-      const keyRate = principal.limits?.rateLimit;
-      if (r.allowed && keyRate) {
-        const k = await take(`key:${principal.credentialId}`, keyRate);
-        if (!k.allowed || k.remaining < r.remaining) [r, limit, whose] = [k, keyRate, "this key's "];
-      }
-      ctx.set('RateLimit-Limit', String(limit * 2));
-      ctx.set('RateLimit-Remaining', String(r.remaining));
-      ctx.set('RateLimit-Reset', String(r.reset));
-      if (!r.allowed) {
-        throw new ServiceError(
-          'rate_limited',
-          `Over ${whose}${limit} calls per second; retry after ${r.retryAfter} s.`,
-          { retryAfter: r.retryAfter },
-          { headers: { 'Retry-After': String(r.retryAfter) } },
-        );
-      }
+      const { limit, take: r } = await admit(ctx.state.principal);
+      ctx.set(rateHeaders(limit, r));
       await next();
     };
   }
 
-  return { take, middleware };
+  return { take, admit, middleware };
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;

@@ -12,7 +12,7 @@ import { GROUPS, type ToolDefinition } from '../../domain/tool-definition.js';
 import type { Metrics } from '../../lib/metrics.js';
 import type { ToolSchemas } from '../../domain/tool-schemas.js';
 import type { Authenticator, Principal } from '../auth.js';
-import { keyMayCall } from '../../domain/key-settings.js';
+import { checkKeyMayCall, createCallAdmission } from '../call-admission.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
 import { ServiceError, type ErrorCode } from '../../lib/errors.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
@@ -55,6 +55,7 @@ function knownTool(name: string): ToolDefinition {
 
 export function toolRoutes(deps: ToolRoutesDeps): Router {
   const router = new Router();
+  const admission = createCallAdmission(deps);
 
   router.get('/api/v1/tools', (ctx) => {
     ctx.body = {
@@ -84,29 +85,16 @@ export function toolRoutes(deps: ToolRoutesDeps): Router {
     async (ctx) => {
       const tool: ToolDefinition = ctx.state.tool;
       const principal: Principal = ctx.state.principal;
-      if (!keyMayCall(principal.limits?.tools, tool))
-        throw new ServiceError('tool_not_allowed', `This key may not call ${tool.name}.`, { tool: tool.name });
+      checkKeyMayCall(principal, tool);
       const idempotencyKey = parseIdempotencyKey(ctx.headers['idempotency-key'] as string | undefined);
       const body = await readJsonObject(ctx, tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT);
-      const input = deps.validators.validate(tool.name, body);
-      tool.precheck?.(input);
-      if (tool.targets) deps.guard.checkTargets(tool.targets(input));
-      const accountId = principal.accountId;
+      const arrivedAt = ctx.state.arrivedAt as number;
+      // The body is checked first: a bad field is a 400 whatever the destination.
+      const checked = admission.request(principal, tool, body, { arrivedAt, idempotencyKey });
       // A call that names no destination takes no extra step here.
       const named = ctx.headers['output-destination'] as string | undefined;
-      const destination = named === undefined ? undefined : await deps.destinations.forCall(accountId, named, tool);
-
-      const keyCreditLimit = principal.limits?.monthlyCreditLimit;
-      const request: CallRequest = {
-        accountId,
-        tool,
-        input,
-        idempotencyKey,
-        arrivedAt: ctx.state.arrivedAt as number,
-        keyId: principal.credentialId,
-        ...(keyCreditLimit !== undefined ? { keyCreditLimit } : {}),
-        ...(destination ? { destination } : {}),
-      };
+      const destination = named === undefined ? undefined : await deps.destinations.forCall(principal.accountId, named, tool);
+      const request: CallRequest = destination ? { ...checked, destination } : checked;
       // Only a capture tool's call that asks for it goes through the render cache: any other call
       // takes the ordinary path, with no extra step. A file bound for a destination is written
       // there by its call, never answered from the cache.

@@ -1,0 +1,55 @@
+//! What a synchronous tool call goes through between its credential and its answer, whichever
+//! door it came in by (`POST /api/v1/tools/<tool>`, or a `tools/call` over MCP): the key's tools,
+//! the input validated with defaults, the precheck and the target guard; then both run the one
+//! workflow (tool-calls.ts) and read its result the same way (call-outcome.ts).
+import type { ToolDefinition } from '../domain/tool-definition.js';
+import { keyMayCall } from '../domain/key-settings.js';
+import { ServiceError } from '../lib/errors.js';
+import type { TargetGuard } from '../lib/target-guard.js';
+import type { Principal } from './auth.js';
+import type { CallRequest } from './call-request.js';
+import type { Validators } from './validation.js';
+
+export interface CallAdmissionDeps {
+  validators: Validators;
+  /** Refuses, without DNS, a target the workers' guard would refuse (an IP literal in a refused range). */
+  guard: Pick<TargetGuard, 'checkTargets'>;
+}
+
+/** 403 `tool_not_allowed` when the key's `tools` leave `tool` out; checked before the body is read. */
+export function checkKeyMayCall(principal: Principal, tool: ToolDefinition): void {
+  if (!keyMayCall(principal.limits?.tools, tool))
+    throw new ServiceError('tool_not_allowed', `This key may not call ${tool.name}.`, { tool: tool.name });
+}
+
+export function createCallAdmission(deps: CallAdmissionDeps) {
+  /**
+   * The call `body` asks for, checked as far as it can be before a workflow starts: 400 for a bad
+   * field, the tool's precheck, 422 for a refused target. `body` is validated in place.
+   */
+  function request(
+    principal: Principal,
+    tool: ToolDefinition,
+    body: Record<string, unknown>,
+    options: { arrivedAt: number; idempotencyKey?: string; destination?: string },
+  ): CallRequest {
+    const input = deps.validators.validate(tool.name, body);
+    tool.precheck?.(input);
+    if (tool.targets) deps.guard.checkTargets(tool.targets(input));
+    const keyCreditLimit = principal.limits?.monthlyCreditLimit;
+    return {
+      accountId: principal.accountId,
+      tool,
+      input,
+      arrivedAt: options.arrivedAt,
+      keyId: principal.credentialId,
+      ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}),
+      ...(keyCreditLimit !== undefined ? { keyCreditLimit } : {}),
+      ...(options.destination ? { destination: options.destination } : {}),
+    };
+  }
+
+  return { request };
+}
+
+export type CallAdmission = ReturnType<typeof createCallAdmission>;

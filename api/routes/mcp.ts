@@ -1,0 +1,99 @@
+//! `/mcp`: the tools over the Model Context Protocol (Streamable HTTP, the official SDK), for an API
+//! key sent as `Authorization: Bearer`, authenticated as a REST call is. Stateless: each POST gets
+//! a server and transport of its own (api/mcp/server.ts) and no session id is issued, so no id
+//! ever stands for a credential and any replica answers any request. What the SDK does not answer
+//! itself (a foreign Origin, a missing key, another method) is problem+json like every error here.
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CATALOGUE } from '../../domain/catalogue.js';
+import { ServiceError } from '../../lib/errors.js';
+import type { Authenticator } from '../auth.js';
+import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
+import { createMcpServer, type McpServerDeps } from '../mcp/server.js';
+import { json } from '../docs/openapi-parts.js';
+import { operation, plain, type RouteOperation } from '../docs/operations.js';
+
+export interface McpRoutesDeps extends McpServerDeps {
+  auth: Authenticator;
+}
+
+export const MCP_PATH = '/mcp';
+
+/** How long the credential's lookup waits out a database outage before answering 503. */
+const AUTH_WAIT_MS = 10_000;
+
+/** The largest tool body, and room for the JSON-RPC envelope around it. */
+const MCP_BODY_LIMIT = Math.max(DEFAULT_BODY_LIMIT, ...[...CATALOGUE.values()].map((t) => t.maxBodyBytes ?? 0)) + 64 * 1024;
+
+/**
+ * A browser page may reach this path only from the service's own origin: a page elsewhere whose
+ * name was made to resolve here (DNS rebinding) sends its own `Origin`. Clients that are not
+ * browsers send none.
+ */
+function checkOrigin(ctx: Context, baseUrl: string): void {
+  const origin = ctx.get('Origin');
+  if (origin && origin !== new URL(baseUrl).origin)
+    throw new ServiceError(
+      'csrf_rejected',
+      `Requests from ${origin} are refused: /mcp answers clients that are not web pages, and this service's own.`,
+    );
+}
+
+export function mcpRoutes(deps: McpRoutesDeps): Router {
+  const router = new Router();
+
+  router.all(MCP_PATH, async (ctx) => {
+    checkOrigin(ctx, deps.baseUrl);
+    const principal = await deps.auth.authenticate(ctx.get('Authorization') || undefined, 'api_key', Date.now() + AUTH_WAIT_MS, ctx.ip);
+    if (ctx.method !== 'POST') {
+      // Stateless: no stream to open (GET) and no session to end (DELETE).
+      ctx.set('Allow', 'POST');
+      throw new ServiceError('method_not_allowed', `This MCP server keeps no session: send each message with POST, not ${ctx.method}.`);
+    }
+    const body = await readJsonObject(ctx, MCP_BODY_LIMIT);
+    const server = createMcpServer(principal, deps);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    await server.connect(transport);
+    // The SDK writes the answer (JSON, or a stream of events for a call that reports progress).
+    ctx.respond = false;
+    ctx.res.on('close', () => {
+      server.close().catch(() => undefined);
+    });
+    await transport.handleRequest(ctx.req, ctx.res, body);
+  });
+
+  return router;
+}
+
+/** The operations this router serves, as the OpenAPI document lists them. */
+export function mcpOperations(): RouteOperation[] {
+  return [
+    operation('post', MCP_PATH, {
+      tag: 'service',
+      operationId: 'mcp',
+      summary: 'Model Context Protocol',
+      security: [{ apiKey: [] }],
+      description:
+        'The tools for AI agents over MCP Streamable HTTP (JSON-RPC 2.0, answered as JSON or as `text/event-stream`), authenticated by an API key as a bearer token. ' +
+        'Stateless: no `Mcp-Session-Id` is issued; `GET` and `DELETE` answer 405. A refused tool call is a tool result with `isError: true`, not an HTTP error. ' +
+        'A request whose `Origin` is not this service is refused with 403 `csrf_rejected`. docs/MCP.md tells how to connect a client.',
+      requestBody: { required: true, content: json({ type: 'object', description: 'A JSON-RPC 2.0 request or notification.' }) },
+      ok: {
+        ...plain('A JSON-RPC answer, as JSON or as a stream of events.', json({ type: 'object' })),
+        '202': { description: 'A notification or a response from the client, accepted.' },
+      },
+      codes: [
+        'unauthorized',
+        'forbidden',
+        'ip_not_allowed',
+        'csrf_rejected',
+        'invalid_json',
+        'payload_too_large',
+        'unsupported_media_type',
+        'unavailable',
+        'internal_error',
+      ],
+    }),
+  ];
+}
