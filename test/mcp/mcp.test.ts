@@ -2,7 +2,9 @@
 //! listed from the catalogue (a limited key sees only its own), calls answered with structured
 //! output valid against each tool's outputSchema and charged as REST charges them, a retry with
 //! the same idempotency key charged once, refusals as isError results carrying the problem's code,
-//! progress for a long call, and the HTTP answers the SDK never sees (401, 403, 405) as problem+json.
+//! progress for a long call, the HTTP answers the SDK never sees (401, 403, 405) as problem+json, and
+//! docs/MCP.md's tool table held to the catalogue.
+import { readFileSync } from 'node:fs';
 import test, { type ExecutionContext } from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -10,6 +12,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CATALOGUE } from '../../domain/catalogue.js';
 import { loadToolSchemas } from '../../domain/tool-schemas.js';
 import { createAjv } from '../../lib/json-schema.js';
+import { toolHints, toolTitle } from '../../api/mcp/tool-list.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount, request, type TestAccount, type UncheckedJson } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
 
@@ -210,4 +213,24 @@ test('HTTP: no key is 401, a foreign Origin 403, GET 405, each problem+json', as
 
   const owner = await request('POST', '/mcp', { token: account.ownerToken, body, headers: accept });
   t.true(isProblem(owner, 403, 'forbidden'), 'an owner token manages the account; it calls no tool');
+});
+
+test("docs/MCP.md's tool table is the catalogue: every tool, its cost and its hints", (t) => {
+  const doc = readFileSync(new URL('../../docs/MCP.md', import.meta.url), 'utf8');
+  const rows = [...doc.matchAll(/^\| `([a-z0-9-]+)` \| ([^|]+) \| [^|]+ \| (\d+) \| (yes|no) \| (yes|no) \|$/gm)];
+  const documented = rows.map(([, name, title, cost, readOnly, openWorld]) => ({
+    name,
+    title: title!.trim(),
+    cost: Number(cost),
+    readOnly,
+    openWorld,
+  }));
+  const expected = [...CATALOGUE.values()].map((tool) => ({
+    name: tool.name,
+    title: toolTitle(tool.name),
+    cost: tool.cost,
+    readOnly: toolHints(tool).readOnlyHint ? 'yes' : 'no',
+    openWorld: toolHints(tool).openWorldHint ? 'yes' : 'no',
+  }));
+  t.deepEqual(documented, expected);
 });
