@@ -43,16 +43,16 @@ function checkOrigin(ctx: Context, baseUrl: string): void {
 export function mcpRoutes(deps: McpRoutesDeps): Router {
   const router = new Router();
 
-  router.all(MCP_PATH, async (ctx) => {
+  /** Origin first, then the key, for every method: a refused page learns nothing more. */
+  const admitted = async (ctx: Context, next: () => Promise<unknown>) => {
     checkOrigin(ctx, deps.baseUrl);
-    const principal = await deps.auth.authenticate(ctx.get('Authorization') || undefined, 'api_key', Date.now() + AUTH_WAIT_MS, ctx.ip);
-    if (ctx.method !== 'POST') {
-      // Stateless: no stream to open (GET) and no session to end (DELETE).
-      ctx.set('Allow', 'POST');
-      throw new ServiceError('method_not_allowed', `This MCP server keeps no session: send each message with POST, not ${ctx.method}.`);
-    }
+    ctx.state.principal = await deps.auth.authenticate(ctx.get('Authorization') || undefined, 'api_key', Date.now() + AUTH_WAIT_MS, ctx.ip);
+    await next();
+  };
+
+  router.post(MCP_PATH, admitted, async (ctx) => {
     const body = await readJsonObject(ctx, MCP_BODY_LIMIT);
-    const server = createMcpServer(principal, deps);
+    const server = createMcpServer(ctx.state.principal, deps);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
     // The SDK writes the answer (JSON, or a stream of events for a call that reports progress).
@@ -61,6 +61,12 @@ export function mcpRoutes(deps: McpRoutesDeps): Router {
       server.close().catch(() => undefined);
     });
     await transport.handleRequest(ctx.req, ctx.res, body);
+  });
+
+  // Stateless: no stream to open (GET) and no session to end (DELETE).
+  router.all(MCP_PATH, admitted, (ctx) => {
+    ctx.set('Allow', 'POST');
+    throw new ServiceError('method_not_allowed', `This MCP server keeps no session: send each message with POST, not ${ctx.method}.`);
   });
 
   return router;
