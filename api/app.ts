@@ -58,6 +58,7 @@ import { teamRoutes } from './routes/teams.js';
 import { oidcRoutes } from './routes/oidc.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { createCallAdmission } from './call-admission.js';
+import { createMcpRenderLinks } from './mcp/render-links.js';
 import { createTeams } from '../domain/teams/index.js';
 import { cookieSettings } from './session-cookie.js';
 import { createMailer } from '../domain/mail/outbox.js';
@@ -137,7 +138,15 @@ export function createApp(deps: AppDeps): Koa {
     serviceRoutes({ db, client: deps.client, openapi: () => openapi }),
     toolRoutes({ ...calls, rateLimit, validators, guard, destinations, renders }),
     // The same calls for AI agents: the same checks, workflow and ledger (api/call-admission.ts).
-    mcpRoutes({ ...calls, admission: createCallAdmission({ validators, guard }), limiter, accounts, db, log: deps.log }),
+    mcpRoutes({
+      ...calls,
+      admission: createCallAdmission({ validators, guard }),
+      links: createMcpRenderLinks({ baseUrl: config.publicBaseUrl, linkSecrets, renders }),
+      limiter,
+      accounts,
+      db,
+      log: deps.log,
+    }),
     renderRoutes({ linkSecrets, rateLimit, validators, schemas, guard, renders }),
     renderLinkRoutes({ baseUrl: config.publicBaseUrl, auth, rateLimit, linkSecrets, renderCache, validators }),
     authRoutes({ identity, teams, auth, cookie, rateLimit, limiter }),

@@ -1,6 +1,6 @@
 //! A tool call's answer as an MCP tool result. A success: the REST answer's body as
 //! `structuredContent`, its JSON as text (a file's base64 left out of the text), a small image as
-//! image content, and what REST says in headers (`X-Credits-Charged`, ...) in `_meta`. A refusal:
+//! image content, a capture's render link when there is one, and what REST says in headers (`X-Credits-Charged`, ...) in `_meta`. A refusal:
 //! `isError` with text that starts with the problem's code, and the problem+json body REST would
 //! answer in `_meta.problem`; never a JSON-RPC error.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -12,6 +12,8 @@ import { problemBody } from '../problem.js';
 
 /** Largest image (decoded bytes) sent as image content too; a larger one is in `structuredContent` only. */
 export const INLINE_IMAGE_MAX_BYTES = 512 * 1024;
+
+type ResourceLink = Extract<CallToolResult['content'][number], { type: 'resource_link' }>;
 
 /** What a REST answer carries in headers: what the call cost, what is left, its id. */
 export interface CallMeta {
@@ -31,7 +33,12 @@ function fileOf(tool: ToolDefinition | undefined, output: Record<string, unknown
 }
 
 /** A successful call's result. `tool` is undefined for the account's own tools (no file, no charge). */
-export function successResult(tool: ToolDefinition | undefined, output: Record<string, unknown>, meta?: CallMeta): CallToolResult {
+export function successResult(
+  tool: ToolDefinition | undefined,
+  output: Record<string, unknown>,
+  meta?: CallMeta,
+  link?: ResourceLink,
+): CallToolResult {
   const file = fileOf(tool, output);
   const shown = file
     ? { ...output, [file.field]: `(${file.bytes} bytes of ${file.mimeType}, base64 in structuredContent.${file.field})` }
@@ -40,6 +47,7 @@ export function successResult(tool: ToolDefinition | undefined, output: Record<s
   if (file && file.mimeType.startsWith('image/') && file.bytes <= INLINE_IMAGE_MAX_BYTES) {
     content.push({ type: 'image', data: file.data, mimeType: file.mimeType });
   }
+  if (link) content.push(link);
   return { content, structuredContent: output, ...(meta ? { _meta: { ...meta } } : {}) };
 }
 

@@ -25,6 +25,7 @@ import type { RateLimiter } from '../rate-limit.js';
 import { parseIdempotencyKey, type ToolCalls } from '../tool-calls.js';
 import { ACCOUNT_TOOLS, toolsListedTo, USAGE_MAX_LIMIT } from './tool-list.js';
 import { refusalResult, successResult } from './results.js';
+import type { McpRenderLinks } from './render-links.js';
 
 export interface McpServerDeps {
   baseUrl: string;
@@ -37,6 +38,8 @@ export interface McpServerDeps {
   db: Db;
   metrics: Metrics;
   log: Logger;
+  /** A capture's image as a render link, for an account with a link secret. */
+  links: McpRenderLinks;
 }
 
 /** The version the server reports in its `initialize` answer: the API's, as the OpenAPI document gives it. */
@@ -103,6 +106,14 @@ export function createMcpServer(principal: Principal, deps: McpServerDeps): Serv
     if (Buffer.byteLength(JSON.stringify(args)) > limit)
       throw new ServiceError('payload_too_large', `The arguments are over their limit of ${limit} bytes.`, { limit });
     const request = deps.admission.request(principal, tool, structuredClone(args), { arrivedAt, idempotencyKey });
+    const signer = await deps.links.signerFor(tool, principal.accountId);
+    if (signer) {
+      const render = await withProgress(extra, deps.links.render(request));
+      requestId.id = render.requestId;
+      const meta = { charged: render.charged, balance: render.balance, requestId: render.requestId, replayed: render.replayed };
+      const link = deps.links.linkTo(signer, tool, args, render.mimeType);
+      return successResult(tool, JSON.parse(render.json.toString('utf8')), meta, link);
+    }
     const answer = await withProgress(extra, deps.toolCalls.call(request));
     requestId.id = answer.requestId;
     const { output, charged, balance } = chargedOutput(deps.metrics, tool, answer.result);

@@ -98,6 +98,7 @@ test('tools/call: structured output valid against outputSchema, an image as imag
   const qrOut = succeeded(t, tools, 'qr-generate', qr, 1);
   t.deepEqual(qr.content[1], { type: 'image', data: qrOut.imageBase64, mimeType: 'image/png' });
   t.false(textOf(qr).includes(qrOut.imageBase64), 'the text leaves the base64 out');
+  t.is(qr.content.length, 2, 'no link without a link secret');
 
   const bcrypt = await call(client, 'bcrypt-hash', { password: 'correct horse battery staple', workFactor: 4 });
   t.regex(succeeded(t, tools, 'bcrypt-hash', bcrypt, 2).hash, /^\$2[aby]\$04\$/);
@@ -108,6 +109,26 @@ test('tools/call: structured output valid against outputSchema, an image as imag
   // 1 + 1 (REST) + 1 + 2 + 2, and the last call's _meta says what REST reads.
   t.is(await balanceOf(account), 100 - 7);
   t.is((page._meta as UncheckedJson).balance, 93);
+});
+
+test('with a link secret, a capture also answers a signed, expiring render link to the same image, free to fetch', async (t) => {
+  const account = await newAccount(10);
+  t.is((await request('POST', '/api/v1/account/link-secrets', { token: account.ownerToken })).status, 201);
+  const client = await connect(t, account.apiKey);
+  const result = await call(client, 'qr-generate', { text: 'linked', size: 256 });
+  t.falsy(result.isError, textOf(result));
+  const link = result.content.find((c) => c.type === 'resource_link') as UncheckedJson;
+  t.like(link, { name: 'qr-generate.png', mimeType: 'image/png' });
+  const uri = new URL(link.uri);
+  t.regex(uri.pathname, /^\/api\/v1\/render\/lks_\w+\/qr-generate$/);
+  t.true(Number(uri.searchParams.get('expires')) > Date.now() / 1000);
+  const image = await fetch(`${apiUrl()}${uri.pathname}${uri.search}`);
+  t.is(image.status, 200);
+  t.is(image.headers.get('x-cache'), 'HIT');
+  t.is(image.headers.get('x-credits-charged'), '0');
+  const bytes = Buffer.from(await image.arrayBuffer());
+  t.deepEqual(bytes, Buffer.from((result.structuredContent as UncheckedJson).imageBase64, 'base64'));
+  t.is(await balanceOf(account), 9, 'the call is charged once; the link costs nothing');
 });
 
 test('a retry with the same idempotency key is answered once and charged once; another key is another call', async (t) => {
