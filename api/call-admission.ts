@@ -31,7 +31,7 @@ export function createCallAdmission(deps: CallAdmissionDeps) {
     principal: Principal,
     tool: ToolDefinition,
     body: Record<string, unknown>,
-    options: { arrivedAt: number; idempotencyKey?: string; destination?: string },
+    options: { arrivedAt: number; idempotencyKey?: string; destination?: string; via?: 'mcp' },
   ): CallRequest {
     const input = deps.validators.validate(tool.name, body);
     tool.precheck?.(input);
@@ -46,6 +46,7 @@ export function createCallAdmission(deps: CallAdmissionDeps) {
       ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}),
       ...(keyCreditLimit !== undefined ? { keyCreditLimit } : {}),
       ...(options.destination ? { destination: options.destination } : {}),
+      ...(options.via ? { via: options.via } : {}),
     };
   }
 

@@ -16,6 +16,8 @@ export interface CallRequest {
   keyId?: string;
   /** That key's monthlyCreditLimit, when it has one. */
   keyCreditLimit?: number;
+  /** The door the call came in by when it was not REST: `mcp` for a tools/call over MCP. Its usage entry says so. */
+  via?: 'mcp';
   /** An asynchronous capture asked for with `Cache-Control`: its worker stores the render in the render cache once it succeeded. */
   cacheRender?: true;
 }

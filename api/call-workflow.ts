@@ -48,6 +48,7 @@ export function createCallWorkflows(deps: { db: Db; client: Client }) {
       ...(req.destination ? { destination: { id: req.destination, folder: workflowId, name: SINGLE_CALL_OBJECT } } : {}),
       ...(req.keyId ? { keyId: req.keyId } : {}),
       ...(req.keyCreditLimit !== undefined ? { keyCreditLimit: req.keyCreditLimit } : {}),
+      ...(req.via ? { via: req.via } : {}),
       ...(req.cacheRender ? { cacheAs: renderCacheId(req.accountId, req.tool.name, req.input) } : {}),
     };
     if (!hasSecrets) return base;

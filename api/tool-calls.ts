@@ -75,6 +75,7 @@ function callRef(req: CallRequest, requestId: string): CallRef {
     cost: req.tool.cost,
     ...(req.keyId ? { keyId: req.keyId } : {}),
     ...(req.keyCreditLimit !== undefined ? { keyCreditLimit: req.keyCreditLimit } : {}),
+    ...(req.via ? { via: req.via } : {}),
   };
 }
 

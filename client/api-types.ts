@@ -2975,6 +2975,11 @@ export interface components {
              * @example bat_4hQ2mV8kZr1xYt6pW0nLbC
              */
             batchId?: string;
+            /**
+             * @description For a call made over MCP (`/mcp`): `mcp`. Absent for a call through the REST API.
+             * @enum {string}
+             */
+            via?: "mcp";
         };
         /** @description A grant of credits and what is left of it. */
         Grant: {

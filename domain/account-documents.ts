@@ -146,6 +146,8 @@ export interface LedgerEntry {
   grantId?: string;
   /** The API key that made the call (absent for calls before keys were recorded, and expiries of grants). */
   keyId?: string;
+  /** `mcp` for a call made over MCP; absent for REST calls (and batches, render links). */
+  via?: 'mcp';
   at: Date;
 }
 

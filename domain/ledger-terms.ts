@@ -22,6 +22,8 @@ export interface CallRef {
   keyId?: string;
   /** That key's monthlyCreditLimit: a reserve that would take its month's spending past it is refused. */
   keyCreditLimit?: number;
+  /** `mcp` for a call made over MCP: its ledger entry says so. */
+  via?: 'mcp';
 }
 
 /**

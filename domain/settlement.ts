@@ -31,6 +31,7 @@ export function createSettlement(db: Db, events: BalanceEvents, upkeep: LotUpkee
           outcome: wanted,
           at: new Date(now),
           ...(call.keyId ? { keyId: call.keyId } : {}),
+          ...(call.via ? { via: call.via } : {}),
         },
       },
       { upsert: true, returnDocument: 'after' },

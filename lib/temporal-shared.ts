@@ -171,6 +171,8 @@ export interface ToolCallInput {
   keyId?: string;
   /** That key's monthlyCreditLimit when it has one: the reserve refuses past it (domain/quick-reserve.ts). */
   keyCreditLimit?: number;
+  /** `mcp` for a call made over MCP: its usage entry says so. Absent for REST calls and calls started before. */
+  via?: 'mcp';
   /**
    * Set for an item of a batch: the workflow records its outcome on the item (and tells the
    * account's batch runner) as its last step. Absent for every other call. `total`: the batch's
@@ -252,6 +254,7 @@ export function callRefOf(call: ToolCallInput, requestId: string) {
     cost: call.cost,
     ...(call.keyId ? { keyId: call.keyId } : {}),
     ...(call.keyCreditLimit !== undefined ? { keyCreditLimit: call.keyCreditLimit } : {}),
+    ...(call.via ? { via: call.via } : {}),
   };
 }
 

@@ -105,7 +105,7 @@ export function createMcpServer(principal: Principal, deps: McpServerDeps): Serv
     const limit = tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
     if (Buffer.byteLength(JSON.stringify(args)) > limit)
       throw new ServiceError('payload_too_large', `The arguments are over their limit of ${limit} bytes.`, { limit });
-    const request = deps.admission.request(principal, tool, structuredClone(args), { arrivedAt, idempotencyKey });
+    const request = deps.admission.request(principal, tool, structuredClone(args), { arrivedAt, idempotencyKey, via: 'mcp' });
     const signer = await deps.links.signerFor(tool, principal.accountId);
     if (signer) {
       const render = await withProgress(extra, deps.links.render(request));
@@ -138,7 +138,14 @@ export function createMcpServer(principal: Principal, deps: McpServerDeps): Serv
       .sort({ at: -1, _id: -1 })
       .limit(limit as number)
       .toArray();
-    const items = rows.map((r) => ({ requestId: r._id, tool: r.tool, credits: r.credits, outcome: r.outcome, at: r.at.toISOString() }));
+    const items = rows.map((r) => ({
+      requestId: r._id,
+      tool: r.tool,
+      credits: r.credits,
+      outcome: r.outcome,
+      at: r.at.toISOString(),
+      ...(r.via ? { via: r.via } : {}),
+    }));
     return successResult(undefined, { items });
   }
 

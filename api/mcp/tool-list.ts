@@ -82,10 +82,11 @@ const ACCOUNT_TOOL_LIST: Tool[] = [
             required: ['requestId', 'tool', 'credits', 'outcome', 'at'],
             properties: {
               requestId: { type: 'string' },
-              tool: { type: 'string' },
+              tool: { type: ['string', 'null'] },
               credits: { type: 'integer' },
               outcome: { type: 'string' },
               at: { type: 'string', format: 'date-time' },
+              via: { type: 'string', enum: ['mcp'], description: 'Present for a call made over MCP.' },
             },
           },
         },

@@ -41,6 +41,7 @@ const usageItem = (r: LedgerEntry) => {
     at: r.at,
     ...(r.grantId ? { grantId: r.grantId } : {}),
     ...(r.keyId ? { keyId: r.keyId } : {}),
+    ...(r.via ? { via: r.via } : {}),
     ...(batchId ? { batchId } : {}),
   };
 };

@@ -186,7 +186,15 @@ test('the account tools: the balance and recent usage, free', async (t) => {
   const hashed = await call(client, 'hash-text', { text: 'usage' });
   t.deepEqual((await call(client, 'account-balance', {})).structuredContent, { balance: 9 });
   const usage = (await call(client, 'account-usage', { limit: 5 })).structuredContent as UncheckedJson;
-  t.like(usage.items[0], { requestId: (hashed._meta as UncheckedJson).requestId, tool: 'hash-text', credits: 1, outcome: 'charged' });
+  t.like(usage.items[0], {
+    requestId: (hashed._meta as UncheckedJson).requestId,
+    tool: 'hash-text',
+    credits: 1,
+    outcome: 'charged',
+    via: 'mcp',
+  });
+  const rest = await request('GET', '/api/v1/account/usage?limit=1', { token: account.ownerToken });
+  t.like(rest.body.items[0], { requestId: (hashed._meta as UncheckedJson).requestId, via: 'mcp' }, 'REST lists the call, marked');
   refusal(t, await call(client, 'account-usage', { limit: 500 }), 'validation_failed');
   t.is(await balanceOf(account), 9);
 });
