@@ -6,6 +6,7 @@
 //! docs/MCP.md's tool table held to the catalogue.
 import { readFileSync } from 'node:fs';
 import test, { type ExecutionContext } from 'ava';
+import argon2 from 'argon2';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -109,6 +110,31 @@ test('tools/call: structured output valid against outputSchema, an image as imag
   // 1 + 1 (REST) + 1 + 2 + 2, and the last call's _meta says what REST reads.
   t.is(await balanceOf(account), 100 - 7);
   t.is((page._meta as UncheckedJson).balance, 93);
+});
+
+test('more tools through MCP: DNS, pages, password hashes, each valid against its outputSchema', async (t) => {
+  const account = await newAccount(20);
+  const client = await connect(t, account.apiKey);
+  const { tools } = await client.listTools();
+  const page = `${testEnv.fixtures().http.url}/article.html`;
+  const password = 'correct horse battery staple';
+  const [bcrypt, argon] = [
+    (await call(client, 'bcrypt-hash', { password, workFactor: 4 })).structuredContent as UncheckedJson,
+    await argon2.hash(password, { memoryCost: 19_456, timeCost: 2, parallelism: 1 }),
+  ];
+  const [dns, seo, scrape, bcryptOk, argonOk] = await Promise.all([
+    call(client, 'dns-lookup', { hostname: 'mail.test', recordType: 'MX' }),
+    call(client, 'seo-meta', { url: page }),
+    call(client, 'web-scrape', { url: page }),
+    call(client, 'bcrypt-verify', { password, hash: bcrypt.hash }),
+    call(client, 'argon2-verify', { password, hash: argon }),
+  ]);
+  t.true(succeeded(t, tools, 'dns-lookup', dns, 1).found);
+  t.truthy(succeeded(t, tools, 'seo-meta', seo, 2).title);
+  t.truthy(succeeded(t, tools, 'web-scrape', scrape, 3).text);
+  t.true(succeeded(t, tools, 'bcrypt-verify', bcryptOk, 2).matches);
+  t.true(succeeded(t, tools, 'argon2-verify', argonOk, 3).matches);
+  t.is(await balanceOf(account), 20 - 2 - 1 - 2 - 3 - 2 - 3);
 });
 
 test('with a link secret, a capture also answers a signed, expiring render link to the same image, free to fetch', async (t) => {
