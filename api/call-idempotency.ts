@@ -11,7 +11,7 @@ import type { CallRequest } from './call-request.js';
 /** Idempotency keys are remembered this long, per account (docs/API.md). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
-const IDEMPOTENCY_KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
+export const IDEMPOTENCY_KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
 
 /** An idempotency record's id: the key is kept only as its hash, per account. */
 function idempotencyId(accountId: string, keyHash: string): string {

@@ -23,6 +23,7 @@ import { chargedOutput } from '../call-outcome.js';
 import type { OutputBodies } from '../output-body.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { parseIdempotencyKey, type ToolCalls } from '../tool-calls.js';
+import { IDEMPOTENCY_KEY_SHAPE } from '../call-idempotency.js';
 import { ACCOUNT_TOOLS, toolsListedTo, USAGE_MAX_LIMIT } from './tool-list.js';
 import { refusalResult, successResult } from './results.js';
 import type { McpRenderLinks } from './render-links.js';
@@ -77,7 +78,12 @@ async function withProgress<T>(extra: Extra, work: Promise<T>): Promise<T> {
  */
 function idempotencyKeyOf(meta: Record<string, unknown> | undefined, extra: Extra): string | undefined {
   const given = meta?.idempotencyKey;
-  if (given !== undefined) return typeof given === 'string' ? parseIdempotencyKey(given) : parseIdempotencyKey('');
+  if (given !== undefined) {
+    if (typeof given === 'string' && IDEMPOTENCY_KEY_SHAPE.test(given)) return given;
+    throw new ServiceError('validation_failed', '_meta.idempotencyKey must be 1 to 255 printable characters.', {
+      errors: [{ field: '/_meta/idempotencyKey', message: 'must be 1 to 255 printable ASCII characters' }],
+    });
+  }
   const header = extra.requestInfo?.headers['idempotency-key'];
   return parseIdempotencyKey(Array.isArray(header) ? header[0] : header);
 }

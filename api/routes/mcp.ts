@@ -55,7 +55,9 @@ export function mcpRoutes(deps: McpRoutesDeps): Router {
     const server = createMcpServer(ctx.state.principal, deps);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
-    // The SDK writes the answer (JSON, or a stream of events for a call that reports progress).
+    // The SDK writes the answer (JSON, or a stream of events for a call that reports progress),
+    // with the headers set so far.
+    ctx.set('X-Request-Id', ctx.state.requestId);
     ctx.respond = false;
     ctx.res.on('close', () => {
       server.close().catch(() => undefined);

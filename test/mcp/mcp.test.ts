@@ -171,6 +171,19 @@ test('a retry with the same idempotency key is answered once and charged once; a
   refusal(t, await call(client, 'hash-text', { text: 'other' }, meta), 'idempotency_conflict');
   await call(client, 'hash-text', { text: 'once' }, { idempotencyKey: `${meta.idempotencyKey}-2` });
   t.is(await balanceOf(account), 8);
+  refusal(t, await call(client, 'hash-text', { text: 'once' }, { idempotencyKey: 7 }), 'validation_failed');
+
+  // Or the HTTP request's Idempotency-Key header, which a client may send on every request.
+  const headed = new Client({ name: 'utility-tools-test', version: '1.0.0' });
+  const headers = { Authorization: `Bearer ${account.apiKey}`, 'Idempotency-Key': `header-${Date.now()}` };
+  await headed.connect(new StreamableHTTPClientTransport(new URL(`${apiUrl()}/mcp`), { requestInit: { headers } }));
+  t.teardown(() => headed.close());
+  const byHeader = [await call(headed, 'hash-text', { text: 'header' }), await call(headed, 'hash-text', { text: 'header' })];
+  t.deepEqual(
+    byHeader.map((r) => (r._meta as UncheckedJson).replayed),
+    [false, true],
+  );
+  t.is(await balanceOf(account), 7);
 });
 
 test('refusals are tool results with the problem: 402 says how to buy credits, a key out of scope, bad input, an unknown tool', async (t) => {
@@ -254,6 +267,11 @@ test('HTTP: no key is 401, a foreign Origin 403, GET 405, each problem+json', as
   };
   const body = { jsonrpc: '2.0', id: 1, ...init };
   const accept = { accept: 'application/json, text/event-stream' };
+
+  const ok = await request('POST', '/mcp', { token: account.apiKey, body, headers: accept });
+  t.is(ok.status, 200);
+  t.regex(ok.headers.get('x-request-id') ?? '', /^req_/);
+  t.is(ok.headers.get('mcp-session-id'), null, 'stateless: no session id to stand for a credential');
 
   const anonymous = await request('POST', '/mcp', { body, headers: accept });
   t.true(isProblem(anonymous, 401, 'unauthorized'));
