@@ -5,6 +5,7 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { startedOnce } from './started-once.js';
 
 /**
  * The module `name` next to `callerUrl` (the caller's `import.meta.url`), with the caller's own
@@ -30,14 +31,32 @@ export function threadExecArgv(filename: string): string[] | undefined {
   return ['--import', `data:text/javascript,${encodeURIComponent(bootstrap)}`];
 }
 
+/** The part of a piscina pool the tools use. */
+export interface ThreadPool {
+  run<R = unknown>(task: unknown, options: { name: string; signal?: AbortSignal }): Promise<R>;
+  /** Lets running tasks finish, then stops the threads (none were started: nothing to stop). */
+  close(): Promise<void>;
+}
+
 /**
  * A pool of exactly `threads` threads running the module `name` beside `callerUrl`. Fixed size:
  * threads start (and load what they hold: fonts, models, parsers) once, so no call pays for it.
+ * They start when `startAfter` settles or at the first task, whichever comes first (at once
+ * without it): a worker process polls sooner when its threads load after (workers/run.ts).
  * A task run with an aborted signal has its thread terminated and replaced, which is the only
  * way to stop a long synchronous task.
  */
-export function fixedThreadPool(callerUrl: string, name: string, threads: number): Piscina {
+export function fixedThreadPool(callerUrl: string, name: string, threads: number, startAfter?: Promise<unknown>): ThreadPool {
   if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`${name}: threads must be a positive integer, got ${threads}`);
   const filename = siblingModule(callerUrl, name);
-  return new Piscina({ filename, execArgv: threadExecArgv(filename), minThreads: threads, maxThreads: threads });
+  const piscina = startedOnce(
+    () => new Piscina({ filename, execArgv: threadExecArgv(filename), minThreads: threads, maxThreads: threads }),
+    startAfter,
+  );
+  return {
+    run: (task, options) => piscina.get().run(task, options),
+    close: async () => {
+      await piscina.stop()?.close();
+    },
+  };
 }

@@ -81,13 +81,14 @@ try {
       mongodbUrl: process.env.MONGODB_URL || undefined,
       namespace: process.env.TEMPORAL_NAMESPACE || 'default',
       echo: true,
+      tlsCert: process.env.TLS_CERT || undefined,
       env: {
         WEBHOOKS_ALLOW_LOCALHOST: 'true', // local development: webhooks to localhost receivers
         // Every call traced locally (the service's default keeps one in ten).
         ...(localJaeger && stack.tracingEnv(stack.LOCAL_JAEGER_PORTS, 'parentbased_always_on')),
         ...process.env, // anything the user set wins
         ...stack.localMailEnv(),
-        PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || `http://localhost:${ports.loadBalancer}`,
+        PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || `https://localhost:${ports.loadBalancer}`,
         SECRET_KEY: stack.keptSecret(data, 'SECRET_KEY', 'secret-key', () => randomBytes(32).toString('hex')),
         ADMIN_TOKEN: stack.keptSecret(data, 'ADMIN_TOKEN', 'admin-token', () => randomBytes(24).toString('base64url')),
       },
@@ -104,7 +105,10 @@ try {
     [
       '',
       `Utility Tools (production shape) is running (started in ${((Date.now() - started) / 1000).toFixed(1)} s).`,
-      `  API          ${cluster.apiUrl.replace('127.0.0.1', 'localhost')}  (HAProxy over api-1 and api-2; reference: /docs)`,
+      `  API          ${cluster.apiUrl}  (HAProxy over api-1 and api-2, found by DNS; reference: /docs)`,
+      cluster.caCertFile
+        ? `  TLS          a certificate of this machine's own: trust ${rel(cluster.caCertFile)} (curl --cacert, NODE_EXTRA_CA_CERTS)`
+        : '  TLS          TLS_CERT',
       `  Temporal UI  ${cluster.uiUrl}`,
       `  Temporal     ${cluster.temporalAddress} (server on PostgreSQL, data in ${cluster.postgresDataDir === path.join(data, 'postgres') ? rel(cluster.postgresDataDir) : `${cluster.postgresDataDir}, linked from ${rel(path.join(data, 'postgres'))}`})`,
       process.env.MONGODB_URL

@@ -48,7 +48,7 @@ async function toolHandlers(
         import('../activities/network/index.js'),
         import('../activities/network/reading-pool.js'),
       ]);
-      const readings = createReadingPool({ threads: deps.config.readingThreads });
+      const readings = createReadingPool({ threads: deps.config.readingThreads, startAfter: deps.heavyStartAfter });
       const handlers = createNetworkTools({ net: deps.net, db: deps.db, config: deps.config, reader: readings.read });
       return { handlers, close: () => readings.close() };
     }

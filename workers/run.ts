@@ -45,16 +45,17 @@ export async function runPools(pools: Pool[]): Promise<void> {
     : undefined;
   const tracing = await startTracing(config.tracing, 'worker', log);
 
-  const mongo = await timed('database', async () => {
-    const m = await connectMongo(config.mongodbUrl, { appName: `worker-${pools.join('-')}`, traced: Boolean(tracing) });
-    await ensureIndexes(m.db);
-    return m;
-  });
-  const connection = await timed('temporal', () => NativeConnection.connect({ address: config.temporalAddress }));
+  // Side by side: the database and Temporal are round trips away, the bundle is a file to read.
+  const [mongo, connection, { fromCache, ...workflowBundle }] = await Promise.all([
+    timed('database', async () => {
+      const m = await connectMongo(config.mongodbUrl, { appName: `worker-${pools.join('-')}`, traced: Boolean(tracing) });
+      await ensureIndexes(m.db);
+      return m;
+    }),
+    timed('temporal', () => NativeConnection.connect({ address: config.temporalAddress })),
+    timed('bundle', () => loadWorkflowBundle(log, { interceptorModules: tracing ? [WORKFLOW_TRACING_MODULE] : [] })),
+  ]);
   health.connection = connection;
-  const { fromCache, ...workflowBundle } = await timed('bundle', () =>
-    loadWorkflowBundle(log, { interceptorModules: tracing ? [WORKFLOW_TRACING_MODULE] : [] }),
-  );
   // Chromium, LibreOffice and the upscaling model take the cores for seconds as they start: a
   // restarted worker first serves the calls that queued while it was away (kill/workers in
   // chaos), then starts them. A call that needs one meanwhile starts it.

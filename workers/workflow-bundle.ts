@@ -17,6 +17,13 @@ const SDK_VERSION = (
   JSON.parse(readFileSync(fileURLToPath(import.meta.resolve('@temporalio/worker/package.json')), 'utf8')) as { version: string }
 ).version;
 
+/**
+ * Source maps without the sources' text: a workflow's stack trace still names the file and line,
+ * and the map is a quarter of the size (0.4 instead of 1.7 MB), which the SDK decodes, parses and
+ * encodes again on the main thread, then parses in the workflow thread, for each worker it creates.
+ */
+const DEVTOOL = 'inline-nosources-source-map';
+
 interface CachedBundle {
   /** The bundler's version: its output is not only a function of the input files. */
   sdk: string;
@@ -56,7 +63,7 @@ export async function workflowBundle(log: Logger, options: BundleOptions = {}): 
   const cacheDir = options.cacheDir ?? CACHE_DIR;
   // One cache entry per entry point: the sources (tsx) and the build (dist/) each have theirs.
   const interceptorModules = options.interceptorModules ?? [];
-  const entry = [workflowsPath, ...interceptorModules].join('\n');
+  const entry = [DEVTOOL, workflowsPath, ...interceptorModules].join('\n');
   const file = path.join(cacheDir, `workflow-bundle-${createHash('sha256').update(entry).digest('hex').slice(0, 16)}.json`);
   const hit = cached(file);
   if (hit) return { code: hit.code, fromCache: true };
@@ -70,6 +77,7 @@ export async function workflowBundle(log: Logger, options: BundleOptions = {}): 
     logger: { ...sdkLogger(quiet), info: (m, meta) => quiet.debug(meta ?? {}, m) },
     webpackConfigHook: (config) => ({
       ...config,
+      devtool: DEVTOOL,
       plugins: [
         ...(config.plugins ?? []),
         { apply: (compiler) => compiler.hooks.done.tap('files read', (stats) => void (read = [...stats.compilation.fileDependencies])) },

@@ -17,6 +17,8 @@ export interface HashingPoolOptions {
    * so every activity it accepts gets a thread instead of waiting in the pool's queue.
    */
   threads: number;
+  /** When the threads start: once this settles, or at the first hash that needs one. At once when absent. */
+  startAfter?: Promise<unknown>;
 }
 
 export interface HashingPool {
@@ -30,12 +32,12 @@ export interface HashingPool {
   close(): Promise<void>;
 }
 
-export function createHashingPool({ threads }: HashingPoolOptions): HashingPool {
-  const piscina = fixedThreadPool(import.meta.url, 'hashing-thread', threads);
+export function createHashingPool({ threads, startAfter }: HashingPoolOptions): HashingPool {
+  const piscina = fixedThreadPool(import.meta.url, 'hashing-thread', threads, startAfter);
 
   // An aborted signal (activity cancelled or past its deadline) makes piscina terminate the
   // thread running the task and start a fresh one: a cost-14 bcrypt cannot be stopped otherwise.
-  const run = <T, R>(name: string, task: T, signal?: AbortSignal): Promise<R> => piscina.run(task, { name, signal });
+  const run = <T, R>(name: string, task: T, signal?: AbortSignal): Promise<R> => piscina.run<R>(task, { name, signal });
 
   return {
     bcryptHash: (password, workFactor, signal) => run<BcryptHashTask, string>('bcryptHash', { password, costFactor: workFactor }, signal),

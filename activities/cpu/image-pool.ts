@@ -4,9 +4,7 @@
 //! Two piscina pools: drawing (watermarks; light, one thread per concurrent activity) and
 //! upscaling (each thread holds TensorFlow and both models, 300-500 MB while it works, and a run
 //! uses a whole core, so there are few).
-import type { Piscina } from 'piscina';
-import { startedOnce } from '../../lib/started-once.js';
-import { fixedThreadPool } from '../../lib/thread-pool.js';
+import { fixedThreadPool, type ThreadPool } from '../../lib/thread-pool.js';
 import type { WatermarkResult, WatermarkTask } from './image-thread.js';
 import type { UpscaleResult, UpscaleTask } from './upscale-thread.js';
 
@@ -26,6 +24,8 @@ export interface ImagePoolOptions {
    * once this settles, or at the first upscale. At once when absent.
    */
   startUpscaleAfter?: Promise<unknown>;
+  /** When the drawing threads start: once this settles, or at the first watermark. At once when absent. */
+  startDrawingAfter?: Promise<unknown>;
 }
 
 export interface ImagePool {
@@ -35,24 +35,23 @@ export interface ImagePool {
   close(): Promise<void>;
 }
 
-/** What starts `threads` threads of the thread module `name`; undefined for 0. */
-function fixedPool(name: string, threads: number): (() => Piscina) | undefined {
+/** `threads` threads of the thread module `name`, started after `startAfter` or at first use; undefined for 0. */
+function fixedPool(name: string, threads: number, startAfter: Promise<unknown> | undefined): ThreadPool | undefined {
   if (!Number.isInteger(threads) || threads < 0) throw new RangeError(`${name} threads must be a whole number, got ${threads}`);
-  return threads === 0 ? undefined : () => fixedThreadPool(import.meta.url, name, threads);
+  return threads === 0 ? undefined : fixedThreadPool(import.meta.url, name, threads, startAfter);
 }
 
-export function createImagePool({ drawingThreads, upscaleThreads, startUpscaleAfter }: ImagePoolOptions): ImagePool {
-  const drawing = fixedPool('image-thread', drawingThreads)?.();
-  const startUpscaling = fixedPool('upscale-thread', upscaleThreads);
-  const upscaling = startUpscaling && startedOnce(startUpscaling, startUpscaleAfter);
+export function createImagePool({ drawingThreads, upscaleThreads, startUpscaleAfter, startDrawingAfter }: ImagePoolOptions): ImagePool {
+  const drawing = fixedPool('image-thread', drawingThreads, startDrawingAfter);
+  const upscaling = fixedPool('upscale-thread', upscaleThreads, startUpscaleAfter);
   const absent = (what: string) => Promise.reject(new Error(`this image pool has no ${what} threads`));
   return {
     // An aborted signal (activity cancelled or past its deadline) makes piscina terminate the
     // thread running the task and start a fresh one.
     watermark: (task, signal) => drawing?.run(task, { name: 'watermark', signal }) ?? absent('drawing'),
-    upscale: (task, signal) => upscaling?.get().run(task, { name: 'upscale', signal }) ?? absent('upscale'),
+    upscale: (task, signal) => upscaling?.run(task, { name: 'upscale', signal }) ?? absent('upscale'),
     close: async () => {
-      await Promise.all([drawing?.close(), upscaling?.stop()?.close()]);
+      await Promise.all([drawing?.close(), upscaling?.close()]);
     },
   };
 }

@@ -38,15 +38,18 @@ export function createCpuResources(deps: {
   config: Pick<Config, 'cpuConcurrency' | 'upscaleThreads' | 'officeListeners' | 'officeConversionTimeoutMs' | 'officeNetworkIsolation'>;
   net: NetworkAccess;
   log: Logger;
-  /** When the costly parts start (LibreOffice, the upscaling model): see lib/started-once.ts. */
+  /** When the costly parts start (the threads, LibreOffice, the upscaling model): see lib/started-once.ts. */
   heavyStartAfter?: Promise<unknown>;
 }): CpuResources {
   const { config, net, log, heavyStartAfter } = deps;
-  const hashing = createHashingPool({ threads: config.cpuConcurrency });
+  // Every thread loads what it holds (hash-wasm, jimp and fonts, the model) after the worker
+  // polls, or for the first call that needs it: that load is most of a pool's start.
+  const hashing = createHashingPool({ threads: config.cpuConcurrency, startAfter: heavyStartAfter });
   const images = createImagePool({
     drawingThreads: config.cpuConcurrency,
     upscaleThreads: config.upscaleThreads,
     startUpscaleAfter: heavyStartAfter,
+    startDrawingAfter: heavyStartAfter,
   });
   const office = createOfficeConverter({
     listeners: config.officeListeners,

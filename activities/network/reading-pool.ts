@@ -10,13 +10,14 @@ export interface ReadingPool {
   close(): Promise<void>;
 }
 
-export function createReadingPool({ threads }: { threads: number }): ReadingPool {
-  const piscina = fixedThreadPool(import.meta.url, 'reading-thread', threads);
+/** The threads start once `startAfter` settles or at the first reading (at once without it). */
+export function createReadingPool({ threads, startAfter }: { threads: number; startAfter?: Promise<unknown> }): ReadingPool {
+  const piscina = fixedThreadPool(import.meta.url, 'reading-thread', threads, startAfter);
   return {
     // An aborted signal (the activity cancelled or past its deadline) stops the thread mid-parse.
     read: async (name, args, signal) => {
       const task: ReadingTask = { name, args };
-      return settleReading((await piscina.run(task, { name: 'read', signal })) as ReadingOutcome) as never;
+      return settleReading(await piscina.run<ReadingOutcome>(task, { name: 'read', signal })) as never;
     },
     close: () => piscina.close(),
   };

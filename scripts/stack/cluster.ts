@@ -1,13 +1,18 @@
 //! The production shape as plain processes (`npm run start:cluster`, `npm run test:cluster`):
 //! PostgreSQL, the Temporal server on it and the Temporal UI, the database, the compiled service
 //! from dist/ (what the image runs): two API replicas behind HAProxy and one process per worker
-//! pool, the cpu pool twice, each worker serving its metrics on METRICS_PORT. The same files as
+//! pool, the cpu pool twice, each worker serving its metrics on METRICS_PORT. HAProxy serves HTTPS
+//! (TLS_CERT, or a certificate of this machine's own: scripts/stack/local-tls.ts) and finds the
+//! replicas through a DNS of the stack's own (scripts/stack/discovery-dns.ts). The same files as
 //! docker-compose.yml: deploy/temporal/, deploy/haproxy/, deploy/temporal-dynamic-config.yaml.
 //! A part that fails to start fails the whole start with one line (StartError).
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ControlActions } from './control.js';
+import { startDiscoveryDns } from './discovery-dns.js';
 import { startLoadBalancer, type RunningLoadBalancer } from './load-balancer.js';
+import { ensureLocalTls, trustAuthority } from './local-tls.js';
 import { freeLowPort, freePort, waitForHttp } from './net.js';
 import { startPostgres, type PostgresOptions, type RunningPostgres } from './postgres.js';
 import { startDatabase, waitForPollers, type RunningDatabase } from './services.js';
@@ -40,6 +45,8 @@ export type AppName = (typeof API_REPLICAS)[number] | (typeof WORKER_PROCESSES)[
 export interface ClusterPorts {
   loadBalancer: number;
   loadBalancerMetrics: number;
+  /** The DNS (UDP) that lists the API replicas to the load balancer. */
+  discoveryDns: number;
   ui: number;
   postgres: number;
   /** SecantusDB's, when the cluster runs its own. */
@@ -75,6 +82,7 @@ export async function freeClusterPorts(): Promise<ClusterPorts> {
   return {
     loadBalancer: await freePort(),
     loadBalancerMetrics: await freePort(),
+    discoveryDns: await freePort(),
     ui: await freePort(),
     postgres: await freePort(),
     database: await freePort(),
@@ -114,11 +122,15 @@ export interface ClusterOptions {
   namespace?: string;
   /** Echo the apps' output to this terminal. */
   echo?: boolean;
+  /** The load balancer's certificate chain and key (PEM); by default one of this machine's own, kept in `<dataDir>/tls`. */
+  tlsCert?: string;
 }
 
 export interface Cluster {
-  /** The load balancer: the service's one address. */
+  /** The load balancer: the service's one address (HTTPS). */
   apiUrl: string;
+  /** The authority of the load balancer's own certificate, for clients to trust; absent with TLS_CERT. */
+  caCertFile?: string;
   uiUrl: string;
   temporalAddress: string;
   /** Where PostgreSQL's data really is. */
@@ -195,19 +207,34 @@ function appProcesses(
   return { apps, startApp, apiReady, workerUp };
 }
 
-/** HAProxy in front of the API replicas, once the API answers through it. */
+/** HAProxy in front of the API replicas (found through the stack's DNS), once the API answers through it. */
 function startBalancer(
   supervisor: Supervisor,
-  options: { root: string; binary: string; ports: ClusterPorts; seeLog: (name: string) => string },
+  options: {
+    root: string;
+    binary: string;
+    ports: ClusterPorts;
+    tls: { pemFile: string; caCertFile?: string };
+    seeLog: (name: string) => string;
+  },
 ): Promise<RunningLoadBalancer> {
   const { ports } = options;
   return startingPart('the load balancer (HAProxy)', options.seeLog('haproxy'), async () => {
+    const dns = await startDiscoveryDns(
+      ports.discoveryDns,
+      API_REPLICAS.map((name) => ({ name, host: '127.0.0.1', port: ports.api[name] })),
+    );
+    supervisor.afterStopAll(() => void dns.close());
+    // The stack's own process (npm test, a bench) calls the service through the balancer.
+    if (options.tls.caCertFile) trustAuthority(readFileSync(options.tls.caCertFile, 'utf8'));
     const started = await startLoadBalancer(supervisor, {
       root: options.root,
       binary: options.binary,
       port: ports.loadBalancer,
       metricsPort: ports.loadBalancerMetrics,
-      replicas: [`127.0.0.1:${ports.api['api-1']}`, `127.0.0.1:${ports.api['api-2']}`],
+      tlsCert: options.tls.pemFile,
+      discovery: { dnsServer: dns.address, service: dns.service },
+      slots: 8,
     });
     await waitForHttp(`${started.url}/readyz`, {
       what: 'the API through the load balancer',
@@ -278,7 +305,7 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     METRICS_HOST: '127.0.0.1',
     // Every replica serves the one public address, the balancer's: cookies, sign-in origins and
     // mailed links name it, not a replica's own port (each replica's default).
-    PUBLIC_BASE_URL: options.env.PUBLIC_BASE_URL ?? `http://localhost:${ports.loadBalancer}`,
+    PUBLIC_BASE_URL: options.env.PUBLIC_BASE_URL ?? `https://localhost:${ports.loadBalancer}`,
   };
   const { apps, startApp, apiReady, workerUp } = appProcesses(supervisor, {
     root,
@@ -299,7 +326,8 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     ...API_REPLICAS.map(apiReady),
     ...WORKER_PROCESSES.map((w) => workerUp(w.name)),
   ])) as [RunningUi, ...unknown[]];
-  const lb = await startBalancer(supervisor, { root, binary: tools.haproxy, ports, seeLog });
+  const tls = options.tlsCert ? { pemFile: options.tlsCert } : await ensureLocalTls(path.join(options.dataDir, 'tls'));
+  const lb = await startBalancer(supervisor, { root, binary: tools.haproxy, ports, tls, seeLog });
 
   const metricsUrls = metricsUrlsOf(ports, temporal, lb);
 
@@ -340,6 +368,7 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
 
   return {
     apiUrl: lb.url,
+    caCertFile: 'caCertFile' in tls ? tls.caCertFile : undefined,
     uiUrl: ui.url,
     get temporalAddress() {
       return temporal.address;

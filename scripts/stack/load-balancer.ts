@@ -1,5 +1,6 @@
 //! HAProxy in front of the API replicas, configured by deploy/haproxy/haproxy.cfg (the file
-//! docker-compose.yml mounts too): round the replicas by least connections, skip a dead one.
+//! docker-compose.yml mounts too): TLS with HSTS, the replicas found through DNS (an SRV name
+//! here: scripts/stack/discovery-dns.ts), rounded by least connections, a dead one skipped.
 import path from 'node:path';
 import { assertPortFree, waitForHttp } from './net.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
@@ -10,8 +11,12 @@ export interface LoadBalancerOptions {
   port: number;
   /** Its own Prometheus metrics (`/metrics`). */
   metricsPort: number;
-  /** The API replicas, `host:port` (the config names two). */
-  replicas: [string, string];
+  /** HAProxy's certificate: the chain, then its key (PEM). */
+  tlsCert: string;
+  /** The DNS that lists the replicas (`address:port`) and the name it lists them under. */
+  discovery: { dnsServer: string; service: string };
+  /** The most replicas routed to. */
+  slots: number;
 }
 
 export interface RunningLoadBalancer {
@@ -33,8 +38,10 @@ export async function startLoadBalancer(supervisor: Supervisor, options: LoadBal
       PATH: process.env.PATH,
       LB_BIND: `127.0.0.1:${options.port}`,
       METRICS_BIND: `127.0.0.1:${options.metricsPort}`,
-      API_1: options.replicas[0],
-      API_2: options.replicas[1],
+      TLS_CERT: options.tlsCert,
+      DNS_SERVER: options.discovery.dnsServer,
+      API_SERVICE: options.discovery.service,
+      API_SLOTS: String(options.slots),
       ERRORS_DIR: dir,
     },
     layer: 2, // stops first: no new requests while the replicas drain
@@ -42,5 +49,6 @@ export async function startLoadBalancer(supervisor: Supervisor, options: LoadBal
   });
   const metricsUrl = `http://127.0.0.1:${options.metricsPort}/metrics`;
   await waitForHttp(metricsUrl, { what: 'HAProxy', timeoutMs: 20_000, processes: [proc] });
-  return { url: `http://127.0.0.1:${options.port}`, metricsUrl, process: proc };
+  // The name the certificate carries (scripts/stack/local-tls.ts), as a browser would ask for it.
+  return { url: `https://localhost:${options.port}`, metricsUrl, process: proc };
 }

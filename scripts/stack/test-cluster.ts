@@ -3,6 +3,7 @@
 //! directory, pointed at them,
 //! and the control endpoint with the cluster's fault actions (kill an API replica or a cpu
 //! worker, restart PostgreSQL or the Temporal server).
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startCluster, freeClusterPorts, type Cluster, type ClusterTools } from './cluster.js';
 import { startControlServer } from './control.js';
@@ -45,5 +46,16 @@ export async function startTestCluster(
     env,
   });
   const control = await startControlServer(cluster.actions);
-  return { apiUrl: cluster.apiUrl, adminToken, env: cluster.env, fixtures, controlUrl: control.url, cluster, mailApiUrl: mailDev.apiUrl };
+  // The tests reach the load balancer over HTTPS: they trust its authority besides the apps' ones.
+  const trusted = path.join(options.runDir, 'test-ca-certs.pem');
+  writeFileSync(trusted, [cluster.env.NODE_EXTRA_CA_CERTS, cluster.caCertFile].map((f) => (f ? readFileSync(f, 'utf8') : '')).join('\n'));
+  return {
+    apiUrl: cluster.apiUrl,
+    adminToken,
+    env: { ...cluster.env, NODE_EXTRA_CA_CERTS: trusted },
+    fixtures,
+    controlUrl: control.url,
+    cluster,
+    mailApiUrl: mailDev.apiUrl,
+  };
 }

@@ -1,5 +1,6 @@
 //! The production-shaped stack is what docker-compose.yml describes, and an operator can see it:
-//! both API replicas answer through the load balancer, the Temporal UI serves the server on
+//! both API replicas answer through the load balancer (HTTPS with HSTS, the replicas found through
+//! DNS), the Temporal UI serves the server on
 //! PostgreSQL, calls are searchable by AccountId and Tool (SQL visibility), every worker process
 //! serves its Temporal SDK metrics and per-tool durations, and the compose file pins what ran.
 import test from 'ava';
@@ -23,12 +24,12 @@ const { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } = (await import(
 const metricsUrls = (): Record<string, string> => JSON.parse(process.env.CLUSTER_METRICS_JSON ?? '{}');
 const metrics = async (part: string) => (await fetch(metricsUrls()[part]!)).text();
 
-/** What each API replica answered through HAProxy and each cpu worker ran of hash-text, so far. */
+/** What each API replica charged and each cpu worker ran of hash-text, so far (each by its own metrics). */
 async function spreadCounts(): Promise<Record<string, number>> {
-  const lb = await metrics('haproxy');
   const counts: Record<string, number> = {};
-  for (const server of ['api-1', 'api-2'])
-    counts[server] = sample(lb, 'haproxy_server_http_responses_total', { proxy: 'api', server, code: '2xx' });
+  // By the replicas' own counts: HAProxy's servers are slots filled from DNS, in no fixed order.
+  for (const replica of ['api-1', 'api-2'])
+    counts[replica] = sample(await metrics(replica), 'tool_calls_total', { tool: 'hash-text', outcome: 'charged' });
   for (const worker of ['worker-cpu-1', 'worker-cpu-2'])
     counts[worker] = sample(await metrics(worker), 'tool_duration_seconds_count', { tool: 'hash-text', outcome: 'ok' });
   return counts;
@@ -53,6 +54,22 @@ test('calls through the load balancer reach both API replicas and both cpu worke
     added = Object.fromEntries(Object.keys(before).map((part) => [part, now[part]! - before[part]!]));
   }
   for (const part of Object.keys(before)) t.true(added[part]! > 0, `${part} took some of this test's calls: ${JSON.stringify(added)}`);
+});
+
+test('the load balancer answers over HTTPS only, with HSTS, and finds the replicas by DNS: its configuration names none', async (t) => {
+  const url = new URL(testEnv.apiUrl());
+  t.is(url.protocol, 'https:');
+  const res = await fetch(`${url.origin}/healthz`);
+  t.is(res.status, 200);
+  t.is(res.headers.get('strict-transport-security'), 'max-age=63072000; includeSubDomains');
+  // Plain HTTP on the same port is a failed connection, never an answer (nor a redirect).
+  await t.throwsAsync(fetch(`http://${url.host}/healthz`, { signal: AbortSignal.timeout(10_000) }));
+  const config = readFileSync('deploy/haproxy/haproxy.cfg', 'utf8');
+  t.deepEqual(config.match(/^\s*server\s.*$/gm), null, 'no server line: the replicas come from server-template');
+  t.regex(config, /^\s*server-template api- "\$\{API_SLOTS\}" "\$\{API_SERVICE\}" resolvers discovery/m);
+  // Both replicas took calls through it above (the spread test); HAProxy's own view: two slots up.
+  const up = samples(await metrics('haproxy'), 'haproxy_server_status', { proxy: 'api', state: 'UP' }).filter((s) => s.value === 1);
+  t.is(up.length, 2, JSON.stringify(up));
 });
 
 test("every worker process serves its task queues' schedule-to-start latency, slots and pollers; tool workers run their calls' workflow tasks", async (t) => {

@@ -138,13 +138,13 @@ test("compose runs each service from its role's image", (t) => {
   const compose = readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
   const targetOf = (service: string) =>
     new RegExp(`^  ${service}:.*\\n(?:    .*\\n)*?    build: \\{ context: \\., target: (\\S+) \\}`, 'm').exec(compose)?.[1];
-  t.deepEqual(['api-1', 'worker-core', 'worker-cpu', 'worker-network', 'worker-browser'].map(targetOf), [
+  t.deepEqual(['api', 'worker-core', 'worker-cpu', 'worker-network', 'worker-browser'].map(targetOf), [
     'api',
     'worker-core',
     'worker-cpu',
     'worker-network',
     'worker-browser',
   ]);
-  t.regex(compose, /^ {2}api-2: \*api$/m, 'the second replica is the first one again');
+  t.regex(compose, /^ {2}api:\n(?: {4}.*\n)*? {4}deploy:\n {6}replicas: 2$/m, 'two replicas of the one api service');
   t.notRegex(compose, /^\s+build: \.$/m, 'no service builds the image without a target');
 });

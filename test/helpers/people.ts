@@ -2,6 +2,7 @@
 //! the test's own (127.x.y.z), so the per-client sign-in limits of one file never touch another's;
 //! and signing a person up through the real mail.
 import http from 'node:http';
+import https from 'node:https';
 import { randomInt } from 'node:crypto';
 import { apiUrl, type Answer, type UncheckedJson } from './api.js';
 import { tokenFrom, uniqueAddress, waitForMail } from './mailbox.js';
@@ -9,8 +10,11 @@ import { tokenFrom, uniqueAddress, waitForMail } from './mailbox.js';
 /** A loopback address nobody else in this run uses (127.0.0.1 is the suite's own). */
 export const ownLoopback = () => `127.${randomInt(1, 250)}.${randomInt(0, 250)}.${randomInt(1, 250)}`;
 
-/** The origin the service's pages are served from (PUBLIC_BASE_URL: http://localhost:<port> in the test stack). */
-export const serviceOrigin = () => `http://localhost:${new URL(apiUrl()).port}`;
+/** The origin the service's pages are served from (PUBLIC_BASE_URL: http://localhost:<port> in the test stack, https behind the cluster's load balancer). */
+export const serviceOrigin = () => {
+  const { protocol, port } = new URL(apiUrl());
+  return `${protocol}//localhost:${port}`;
+};
 
 export interface RequestOptions {
   body?: unknown;
@@ -41,8 +45,20 @@ export function requestFrom<T = UncheckedJson>(
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
   if (body !== undefined) headers['content-type'] ??= 'application/json';
   return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, localAddress: options.from ?? from },
+    // The cluster's load balancer is HTTPS, its certificate for `localhost`, reached on 127.0.0.1:
+    // the source address is an IPv4 loopback one, which cannot reach ::1.
+    const secure = url.protocol === 'https:';
+    const host = secure && url.hostname === 'localhost' ? '127.0.0.1' : url.hostname;
+    const req = (secure ? https : http).request(
+      {
+        host,
+        servername: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method,
+        headers,
+        localAddress: options.from ?? from,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
