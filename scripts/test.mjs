@@ -19,6 +19,7 @@ import { buildIfStale } from './build-if-stale.mjs';
 import { ensureJaeger } from './jaeger-build.mjs';
 import { onPinnedNode } from './pinned-node.mjs';
 import { ACCEPTANCE, FAULTS } from '../ava.cluster.config.mjs';
+import { STEPS as DISRUPTIVE_STEPS } from '../ava.disruptive.config.mjs';
 
 // On a machine whose Node is older than 24, this runs again on the pinned one (and waits here).
 await onPinnedNode();
@@ -213,7 +214,10 @@ try {
   // break what they test (a database killed under another file's calls).
   const disruptiveDir = path.join(root, 'test', 'disruptive');
   const isFlag = (arg) => arg.startsWith('-');
-  const isDisruptive = (arg) => !isFlag(arg) && path.resolve(root, arg).startsWith(disruptiveDir + path.sep);
+  const isDisruptive = (arg) => {
+    const named = path.resolve(root, arg);
+    return !isFlag(arg) && (named === disruptiveDir || named.startsWith(disruptiveDir + path.sep));
+  };
   const namedDisruptive = avaArgs.filter(isDisruptive);
   const others = avaArgs.filter((arg) => !isDisruptive(arg));
   const onlyDisruptiveNamed = namedDisruptive.length > 0 && others.every(isFlag);
@@ -223,8 +227,29 @@ try {
       ? existsSync(disruptiveDir) && readdirSync(disruptiveDir).some((f) => f.endsWith('.test.ts'))
       : namedDisruptive.length > 0;
   if (testsCode === 0 && disruptiveSuites) {
-    console.log('\nnpm test: the disruptive suites (test/disruptive/), one at a time');
-    testsCode = await runAva('ava-disruptive', ['--config', 'ava.disruptive.config.mjs', ...avaArgs.filter(isFlag), ...namedDisruptive]);
+    console.log('\nnpm test: the disruptive suites (test/disruptive/), step by step (ava.disruptive.config.mjs)');
+    // The steps' files that were asked for (all of them in a whole run); a name that covers no
+    // step's file (a glob) runs after them, as named.
+    const covers = (arg, file) => {
+      const named = path.resolve(root, arg);
+      const full = path.resolve(root, file);
+      return full === named || full.startsWith(named + path.sep);
+    };
+    const asked = (file) => namedDisruptive.length === 0 || namedDisruptive.some((arg) => covers(arg, file));
+    const steps = DISRUPTIVE_STEPS.map((step) => step.filter(asked)).filter((step) => step.length > 0);
+    const unstepped = namedDisruptive.filter((arg) => !DISRUPTIVE_STEPS.flat().some((file) => covers(arg, file)));
+    if (unstepped.length > 0) steps.push(unstepped);
+    for (const files of steps) {
+      const concurrency = ['--concurrency', String(files.length)];
+      testsCode = await runAva('ava-disruptive', [
+        '--config',
+        'ava.disruptive.config.mjs',
+        ...concurrency,
+        ...avaArgs.filter(isFlag),
+        ...files,
+      ]);
+      if (testsCode !== 0) break;
+    }
   }
   // After the tests: every status the OpenAPI document promises has a test that owns it, and each
   // owner that ran made the API answer it (a partial run judges only the owners it ran).

@@ -1,5 +1,5 @@
-//! Fuzzing, bounded (alone in the disruptive phase: hundreds of calls a minute would slow the
-//! suites beside it): schemathesis against /api/v1/openapi.json with a few examples per
+//! Fuzzing, bounded (in the disruptive phase, beside the cost bombs only: hundreds of calls a
+//! minute would slow the suites of the main phase): schemathesis against /api/v1/openapi.json with a few examples per
 //! operation (the browser captures and the slow file tools left out). No answer is a 500, every
 //! error answer is problem+json with a contract code, and schemathesis' own checks pass (status
 //! codes, content types, headers and bodies as documented; invalid input refused). `npm run

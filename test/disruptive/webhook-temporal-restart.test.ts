@@ -1,6 +1,6 @@
 //! Webhook deliveries survive a Temporal restart: deliveries waiting for their retry (the
 //! receiver failing) are delivered once it recovers, and an event recorded while Temporal is
-//! down is delivered too. Nothing lost, each delivered once. Runs alone (ava.disruptive.config.mjs).
+//! down is delivered too. Nothing lost, each delivered once. Runs in a step of its own (ava.disruptive.config.mjs).
 import test from 'ava';
 import { newAccount, request } from '../helpers/api.js';
 import {
