@@ -6,7 +6,7 @@
 //! same capture by POST and a bare Koa route (bench/heavy-render-links.ts). The stack: see
 //! bench/stack.ts. Option: `--calls N` (default 20).
 import { benchBrowser, printBrowserBench } from './heavy-browser.js';
-import { benchUpscale, benchWordToPdf, benchWordToPdfHttp, printUpscaleTable, printWordToPdf } from './heavy-files.js';
+import { benchUpscale, benchWordToPdf, printUpscaleTable, printWordToPdf } from './heavy-files.js';
 import { benchRenderLinks, printRenderLinks } from './heavy-render-links.js';
 import { withBenchStack } from './stack.js';
 
@@ -16,8 +16,7 @@ const calls = callsArg > 0 ? Number(process.argv[callsArg + 1]) : 20;
 await withBenchStack(async (stack) => {
   printBrowserBench(await benchBrowser({ calls, temporal: stack.temporal }));
   printRenderLinks(await benchRenderLinks({ calls }));
-  const office = await benchWordToPdf({ calls });
-  printWordToPdf(office, await benchWordToPdfHttp({ calls: Math.max(5, Math.round(calls / 2)), temporal: stack.temporal }));
+  printWordToPdf(await benchWordToPdf({ calls, temporal: stack.temporal }));
   printUpscaleTable(await benchUpscale());
 });
 process.exit(0);
