@@ -6,14 +6,11 @@
 //!
 //! CLI: `node --import tsx scripts/stack/local-tls.ts <dir>` prints the two paths (compose mounts
 //! the folder: docs/OPERATING.md, "TLS").
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import tls from 'node:tls';
-import { promisify } from 'node:util';
-
-const exec = promisify(execFile);
+import { EC_P256_KEY, openssl } from './openssl.js';
 
 export interface LocalTls {
   /** HAProxy's `crt`: the certificate, then its private key (PEM). */
@@ -25,16 +22,6 @@ export interface LocalTls {
 /** The names the certificate serves: the balancer is reached on this machine. */
 export const LOCAL_TLS_NAMES = ['DNS:localhost', 'IP:127.0.0.1'];
 const RENEW_BEFORE_S = 30 * 86_400;
-const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-
-async function openssl(args: string[], cwd: string): Promise<void> {
-  try {
-    await exec('openssl', args, { cwd });
-  } catch (err) {
-    const e = err as { stderr?: string; message: string };
-    throw new Error(`openssl ${args[0]} failed: ${e.stderr?.trim() || e.message}`);
-  }
-}
 
 async function stillValid(certFile: string, cwd: string): Promise<boolean> {
   if (!existsSync(certFile)) return false;
@@ -53,7 +40,7 @@ export async function ensureLocalTls(dir: string): Promise<LocalTls> {
     [
       'req',
       '-x509',
-      ...EC_KEY,
+      ...EC_P256_KEY,
       '-keyout',
       'ca.key',
       '-out',
@@ -69,7 +56,7 @@ export async function ensureLocalTls(dir: string): Promise<LocalTls> {
     ],
     dir,
   );
-  await openssl(['req', ...EC_KEY, '-keyout', 'lb.key', '-out', 'lb.csr', '-subj', '/CN=localhost'], dir);
+  await openssl(['req', ...EC_P256_KEY, '-keyout', 'lb.key', '-out', 'lb.csr', '-subj', '/CN=localhost'], dir);
   await writeFile(
     path.join(dir, 'lb.ext'),
     `subjectAltName=${LOCAL_TLS_NAMES.join(',')}\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n`,
