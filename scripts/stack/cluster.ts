@@ -1,18 +1,15 @@
 //! The production shape as plain processes (`npm run start:cluster`, `npm run test:cluster`):
 //! PostgreSQL, the Temporal server on it and the Temporal UI, the database, the compiled service
 //! from dist/ (what the image runs): two API replicas behind HAProxy and one process per worker
-//! pool, the cpu pool twice, each worker serving its metrics on METRICS_PORT. HAProxy serves HTTPS
-//! (TLS_CERT, or a certificate of this machine's own: scripts/stack/local-tls.ts) and finds the
-//! replicas through a DNS of the stack's own (scripts/stack/discovery-dns.ts). The same files as
-//! docker-compose.yml: deploy/temporal/, deploy/haproxy/, deploy/temporal-dynamic-config.yaml.
+//! pool, the cpu pool twice, each worker serving its metrics on METRICS_PORT; HAProxy serves HTTPS
+//! in front (front-door.ts). The same files as docker-compose.yml: deploy/temporal/,
+//! deploy/haproxy/, deploy/temporal-dynamic-config.yaml.
 //! A part that fails to start fails the whole start with one line (StartError).
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ControlActions } from './control.js';
-import { startDiscoveryDns } from './discovery-dns.js';
-import { startLoadBalancer, type RunningLoadBalancer } from './load-balancer.js';
-import { ensureLocalTls, trustAuthority } from './local-tls.js';
+import { startFrontDoor } from './front-door.js';
+import type { RunningLoadBalancer } from './load-balancer.js';
 import { freeLowPort, freePort, waitForHttp } from './net.js';
 import { startPostgres, type PostgresOptions, type RunningPostgres } from './postgres.js';
 import { startDatabase, waitForPollers, type RunningDatabase } from './services.js';
@@ -207,44 +204,6 @@ function appProcesses(
   return { apps, startApp, apiReady, workerUp };
 }
 
-/** HAProxy in front of the API replicas (found through the stack's DNS), once the API answers through it. */
-function startBalancer(
-  supervisor: Supervisor,
-  options: {
-    root: string;
-    binary: string;
-    ports: ClusterPorts;
-    tls: { pemFile: string; caCertFile?: string };
-    seeLog: (name: string) => string;
-  },
-): Promise<RunningLoadBalancer> {
-  const { ports } = options;
-  return startingPart('the load balancer (HAProxy)', options.seeLog('haproxy'), async () => {
-    const dns = await startDiscoveryDns(
-      ports.discoveryDns,
-      API_REPLICAS.map((name) => ({ name, host: '127.0.0.1', port: ports.api[name] })),
-    );
-    supervisor.afterStopAll(() => void dns.close());
-    // The stack's own process (npm test, a bench) calls the service through the balancer.
-    if (options.tls.caCertFile) trustAuthority(readFileSync(options.tls.caCertFile, 'utf8'));
-    const started = await startLoadBalancer(supervisor, {
-      root: options.root,
-      binary: options.binary,
-      port: ports.loadBalancer,
-      metricsPort: ports.loadBalancerMetrics,
-      tlsCert: options.tls.pemFile,
-      discovery: { dnsServer: dns.address, service: dns.service },
-      slots: 8,
-    });
-    await waitForHttp(`${started.url}/readyz`, {
-      what: 'the API through the load balancer',
-      timeoutMs: 30_000,
-      processes: [started.process],
-    });
-    return started;
-  });
-}
-
 /** Prometheus endpoints by part. */
 function metricsUrlsOf(ports: ClusterPorts, temporal: RunningTemporalServer, lb: RunningLoadBalancer): Record<string, string> {
   const metricsUrls: Record<string, string> = { temporal: temporal.metricsUrl, haproxy: lb.metricsUrl };
@@ -326,9 +285,15 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     ...API_REPLICAS.map(apiReady),
     ...WORKER_PROCESSES.map((w) => workerUp(w.name)),
   ])) as [RunningUi, ...unknown[]];
-  const tls = options.tlsCert ? { pemFile: options.tlsCert } : await ensureLocalTls(path.join(options.dataDir, 'tls'));
-  const lb = await startBalancer(supervisor, { root, binary: tools.haproxy, ports, tls, seeLog });
-
+  const { balancer: lb, caCertFile } = await startFrontDoor(supervisor, {
+    root,
+    binary: tools.haproxy,
+    replicas: API_REPLICAS.map((name) => ({ name, port: ports.api[name] })),
+    ports,
+    tlsCert: options.tlsCert,
+    tlsDir: path.join(options.dataDir, 'tls'),
+    seeLog: seeLog('haproxy'),
+  });
   const metricsUrls = metricsUrlsOf(ports, temporal, lb);
 
   const restartTemporal = async (how: 'stop' | 'kill', downMs = 0) => {
@@ -368,7 +333,7 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
 
   return {
     apiUrl: lb.url,
-    caCertFile: 'caCertFile' in tls ? tls.caCertFile : undefined,
+    caCertFile,
     uiUrl: ui.url,
     get temporalAddress() {
       return temporal.address;
