@@ -31,7 +31,7 @@ export function createCallAdmission(deps: CallAdmissionDeps) {
     principal: Principal,
     tool: ToolDefinition,
     body: Record<string, unknown>,
-    options: { arrivedAt: number; idempotencyKey?: string; destination?: string; via?: 'mcp' },
+    options: { arrivedAt: number; idempotencyKey?: string; via?: 'mcp' },
   ): CallRequest {
     const input = deps.validators.validate(tool.name, body);
     tool.precheck?.(input);
@@ -45,7 +45,6 @@ export function createCallAdmission(deps: CallAdmissionDeps) {
       keyId: principal.credentialId,
       ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}),
       ...(keyCreditLimit !== undefined ? { keyCreditLimit } : {}),
-      ...(options.destination ? { destination: options.destination } : {}),
       ...(options.via ? { via: options.via } : {}),
     };
   }
