@@ -27,7 +27,7 @@ await onPinnedNode();
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const started = Date.now();
 const seconds = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
-/** The project's own tsc and ava (what npx would pick), without npx's start-up and notices. */
+/** The project's own tsgo and ava (what npx would pick), without npx's start-up and notices. */
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 const clusterMode = process.argv[2] === '--cluster';
 const tracesMode = process.argv[2] === '--traces';
@@ -97,16 +97,18 @@ async function finish(code) {
 }
 
 try {
-  // The type check needs no stack: it runs while the stack starts. tsc and ava run under the
-  // supervisor too (highest layer, stopped first), so a Ctrl-C takes them down with the stack.
+  // The type check and the lint are package.json's `typecheck` and `lint` scripts, the one place
+  // that says how (TypeScript's native compiler, `tsgo`; `biome ci`: the lint rules and the formatting).
+  const { readFile } = await import('node:fs/promises');
+  const { scripts } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
+  const [typecheck, ...typecheckArgs] = scripts.typecheck.split(' ');
+  const [linter, ...lintArgs] = scripts.lint.split(' ');
+  // The type check needs no stack: it runs while the stack starts. Both run under the
+  // supervisor, as ava does (highest layer, stopped first), so a Ctrl-C takes them down with the stack.
   // (The cluster runs the compiled service: `npm run build` type-checked it already.)
   const tsc = clusterMode
     ? undefined
-    : supervisor.start({ name: 'tsc', command: bin('tsc'), args: ['--noEmit'], cwd: root, layer: 2, oneShot: true });
-  // The lint beside it: package.json's `lint` script, the one place that says how (`biome ci`: the
-  // lint rules and the formatting).
-  const { readFile } = await import('node:fs/promises');
-  const [linter, ...lintArgs] = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')).scripts.lint.split(' ');
+    : supervisor.start({ name: 'tsc', command: bin(typecheck), args: typecheckArgs, cwd: root, layer: 2, oneShot: true });
   const lint = clusterMode
     ? undefined
     : supervisor.start({ name: 'lint', command: bin(linter), args: [...lintArgs, '--colors=off'], cwd: root, layer: 2, oneShot: true });
@@ -131,7 +133,7 @@ try {
   const checksFailed = async () => {
     let failed = false;
     for (const [check, what] of [
-      [tsc, 'tsc --noEmit'],
+      [tsc, 'npm run typecheck'],
       [lint, 'npm run lint'],
     ]) {
       if (!check) continue;

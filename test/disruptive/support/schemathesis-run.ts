@@ -51,6 +51,8 @@ export interface FuzzGroup {
   excludePathRegex?: string;
   /** More schemathesis.toml for this group (real ids for its operations). */
   config?: string;
+  /** Requests per second for this group, instead of FuzzOptions' `rate`. */
+  rate?: string;
 }
 
 export interface FuzzOptions {
@@ -159,7 +161,7 @@ async function runGroup(options: FuzzOptions, group: FuzzGroup): Promise<GroupRe
     '--exclude-checks',
     EXCLUDED_CHECKS.join(','),
     '--rate-limit',
-    options.rate,
+    group.rate ?? options.rate,
     '--request-timeout',
     '90',
     // One thread: CPython before 3.11.8/3.12.2 shares one AST recursion counter between
