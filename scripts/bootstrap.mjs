@@ -17,8 +17,7 @@ import { fileURLToPath } from 'node:url';
 
 /** System packages the tools run on; installed with apt only when dpkg says they are missing. */
 export const APT_PACKAGES = [
-  'chromium-headless-shell', // website-screenshot, html-to-image
-  'chromium', // the dashboard's browser tests
+  'chromium-headless-shell', // website-screenshot, html-to-image, the dashboard's browser tests
   'libreoffice-writer-nogui', // word-to-pdf
   'python3-uno', // drives the warm LibreOffice listener
   'fonts-dejavu-core',
