@@ -52,6 +52,10 @@ export function mcpRoutes(deps: McpRoutesDeps): Router {
 
   router.post(MCP_PATH, admitted, async (ctx) => {
     const body = await readJsonObject(ctx, MCP_BODY_LIMIT);
+    // Every message takes from the key's and the account's rate as a REST request does: a tool
+    // call when it is admitted (api/call-admission.ts, beside its other checks), anything else
+    // (initialize, tools/list, a notification) here, so listing in a loop is limited like calling.
+    if (body.method !== 'tools/call') await deps.limiter.admit(ctx.state.principal);
     const server = createMcpServer(ctx.state.principal, deps);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
@@ -85,6 +89,7 @@ export function mcpOperations(): RouteOperation[] {
       description:
         'The tools for AI agents over MCP Streamable HTTP (JSON-RPC 2.0, answered as JSON or as `text/event-stream`), authenticated by an API key as a bearer token. ' +
         'Stateless: no `Mcp-Session-Id` is issued; `GET` and `DELETE` answer 405. A refused tool call is a tool result with `isError: true`, not an HTTP error. ' +
+        "Every message takes from the key's and the account's rate as a REST call does: a message other than a tool call over it is 429 `rate_limited`. " +
         'A request whose `Origin` is not this service is refused with 403 `csrf_rejected`. docs/MCP.md tells how to connect a client.',
       requestBody: { required: true, content: json({ type: 'object', description: 'A JSON-RPC 2.0 request or notification.' }) },
       ok: {
@@ -96,6 +101,7 @@ export function mcpOperations(): RouteOperation[] {
         'forbidden',
         'ip_not_allowed',
         'csrf_rejected',
+        'rate_limited',
         'invalid_json',
         'payload_too_large',
         'unsupported_media_type',

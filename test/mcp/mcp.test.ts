@@ -2,7 +2,8 @@
 //! listed from the catalogue (a limited key sees only its own), calls answered with structured
 //! output valid against each tool's outputSchema and charged as REST charges them, a retry with
 //! the same idempotency key charged once, refusals as isError results carrying the problem's code,
-//! progress for a long call, the HTTP answers the SDK never sees (401, 403, 405) as problem+json, and
+//! progress for a long call, the key's rate on every message (429 for a listing loop), the HTTP
+//! answers the SDK never sees (401, 403, 405) as problem+json, and
 //! docs/MCP.md's tool table held to the catalogue.
 import { readFileSync } from 'node:fs';
 import test, { type ExecutionContext } from 'ava';
@@ -217,6 +218,34 @@ test("429: a key's own rate, refused as a result that says when to retry", async
   }
   const problem = refusal(t, limited!, 'rate_limited');
   t.true(problem.retryAfter >= 1, JSON.stringify(problem));
+});
+
+test("every message takes from the key's rate: listing in a loop is 429 problem+json, and the calls after it are refused", async (t) => {
+  const account = await newAccount(10);
+  const key = await newKey(account, { rateLimit: 1 });
+  // Connected first: its initialize and initialized notification take from the rate too.
+  const client = await connect(t, key);
+  const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
+  const accept = { accept: 'application/json, text/event-stream' };
+  // A burst of two, then one a second: a handful at once must meet the limit.
+  let limited: Awaited<ReturnType<typeof request>> | undefined;
+  for (let i = 0; i < 20 && !limited; i++) {
+    const answers = await Promise.all([1, 2, 3, 4].map(() => request('POST', '/mcp', { token: key, body: list, headers: accept })));
+    t.true(
+      answers.every((a) => a.status === 200 || a.status === 429),
+      JSON.stringify(answers.map((a) => a.status)),
+    );
+    limited = answers.find((a) => a.status === 429);
+  }
+  t.true(isProblem(limited!, 429, 'rate_limited'), JSON.stringify(limited?.body));
+  t.true(Number(limited!.headers.get('retry-after')) >= 1);
+  // The bucket the listing emptied is the one a tool call takes from: three at once are more
+  // than it can hold (two), however long since the refusal.
+  const calls = await Promise.all([1, 2, 3].map(() => call(client, 'account-balance', {})));
+  t.true(
+    calls.some((r) => r.isError && textOf(r).startsWith('rate_limited: ')),
+    JSON.stringify(calls),
+  );
 });
 
 test('the account tools: the balance and recent usage, free', async (t) => {
