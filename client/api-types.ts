@@ -2074,7 +2074,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol
-         * @description The tools for AI agents over MCP Streamable HTTP (JSON-RPC 2.0, answered as JSON or as `text/event-stream`), authenticated by an API key as a bearer token. Stateless: no `Mcp-Session-Id` is issued; `GET` and `DELETE` answer 405. A refused tool call is a tool result with `isError: true`, not an HTTP error. A request whose `Origin` is not this service is refused with 403 `csrf_rejected`. docs/MCP.md tells how to connect a client.
+         * @description The tools for AI agents over MCP Streamable HTTP (JSON-RPC 2.0, answered as JSON or as `text/event-stream`), authenticated by an API key as a bearer token. Stateless: no `Mcp-Session-Id` is issued; `GET` and `DELETE` answer 405. A refused tool call is a tool result with `isError: true`, not an HTTP error. Every message takes from the key's and the account's rate as a REST call does: a message other than a tool call over it is 429 `rate_limited`. A request whose `Origin` is not this service is refused with 403 `csrf_rejected`. docs/MCP.md tells how to connect a client.
          */
         post: operations["mcp"];
         delete?: never;
@@ -2558,7 +2558,7 @@ export interface components {
          * @description Stable machine-readable error code; /docs/errors explains each.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "invalid_token" | "oidc_failed" | "unauthorized" | "invalid_credentials" | "unauthenticated" | "invalid_signature" | "insufficient_credits" | "key_credit_limit" | "forbidden" | "csrf_rejected" | "reauthentication_required" | "forbidden_for_role" | "provider_required" | "address_not_verified" | "signup_closed" | "tool_not_allowed" | "ip_not_allowed" | "link_expired" | "not_found" | "unknown_tool" | "method_not_allowed" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "already_member" | "last_owner" | "payments_not_configured" | "call_expired" | "cancelled" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "destination_unusable" | "rate_limited" | "too_many_attempts" | "upstream_error" | "destination_error" | "unavailable" | "tool_timeout" | "internal_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "invalid_token" | "oidc_failed" | "unauthorized" | "invalid_credentials" | "unauthenticated" | "invalid_signature" | "insufficient_credits" | "key_credit_limit" | "forbidden" | "csrf_rejected" | "reauthentication_required" | "forbidden_for_role" | "provider_required" | "address_not_verified" | "signup_closed" | "tool_not_allowed" | "ip_not_allowed" | "link_expired" | "not_found" | "unknown_tool" | "method_not_allowed" | "not_acceptable" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "already_member" | "last_owner" | "payments_not_configured" | "call_expired" | "cancelled" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "destination_unusable" | "rate_limited" | "too_many_attempts" | "upstream_error" | "destination_error" | "unavailable" | "tool_timeout" | "internal_error";
         /** @description One invalid field. */
         FieldError: {
             /** @description JSON Pointer into the body (`/width`), or `header:<Name>` / `query:<name>`. */
@@ -6527,6 +6527,17 @@ export interface components {
         };
         /** @description Forbidden ([`forbidden`](https://api.example.com/docs/errors#forbidden)), or Address not allowed for this key ([`ip_not_allowed`](https://api.example.com/docs/errors#ip_not_allowed)), or Cross-site request refused ([`csrf_rejected`](https://api.example.com/docs/errors#csrf_rejected)) */
         ForbiddenOrIpNotAllowedOrCsrfRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Not acceptable ([`not_acceptable`](https://api.example.com/docs/errors#not_acceptable)) */
+        NotAcceptable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 traceparent: components["headers"]["traceparent"];
@@ -11632,8 +11643,10 @@ export interface operations {
             400: components["responses"]["InvalidJson"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenOrIpNotAllowedOrCsrfRejected"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

@@ -26,6 +26,7 @@ export const ERRORS = {
   not_found: { status: 404, title: 'Not found' },
   unknown_tool: { status: 404, title: 'Unknown tool' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
+  not_acceptable: { status: 406, title: 'Not acceptable' },
   idempotency_conflict: { status: 409, title: 'Idempotency key reused' },
   endpoint_disabled: { status: 409, title: 'Webhook endpoint disabled' },
   already_exists: { status: 409, title: 'Already exists' },

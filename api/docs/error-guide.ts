@@ -225,6 +225,11 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     headers: { Allow: 'POST' },
     example: { detail: 'Tools are called with POST, not GET.' },
   },
+  not_acceptable: {
+    when: "The request's Accept header leaves out a type the path answers in: /mcp answers as JSON or as a stream of events, so it needs both application/json and text/event-stream.",
+    action: 'Send Accept: application/json, text/event-stream (MCP clients do).',
+    example: { detail: 'Accept both application/json and text/event-stream: this MCP server answers with either.' },
+  },
   idempotency_conflict: {
     when:
       'The Idempotency-Key was already used by this account in the last 24 hours, with another tool or another body; ' +

@@ -52,6 +52,11 @@ export function mcpRoutes(deps: McpRoutesDeps): Router {
 
   router.post(MCP_PATH, admitted, async (ctx) => {
     const body = await readJsonObject(ctx, MCP_BODY_LIMIT);
+    // The SDK answers this itself, as a JSON-RPC error; here it is a problem like every refusal.
+    const accept = ctx.get('Accept');
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+      throw new ServiceError('not_acceptable', 'Accept both application/json and text/event-stream: this MCP server answers with either.');
+    }
     // Every message takes from the key's and the account's rate as a REST request does: a tool
     // call when it is admitted (api/call-admission.ts, beside its other checks), anything else
     // (initialize, tools/list, a notification) here, so listing in a loop is limited like calling.
@@ -101,6 +106,7 @@ export function mcpOperations(): RouteOperation[] {
         'forbidden',
         'ip_not_allowed',
         'csrf_rejected',
+        'not_acceptable',
         'rate_limited',
         'invalid_json',
         'payload_too_large',

@@ -53,6 +53,10 @@ export const STATUS_OWNERS: Readonly<Record<string, StatusOwner>> = {
     file: 'test/api/render-links.test.ts',
     title: "a link is the account's call: 402 on a short balance, free; other methods 405; a tool without images 404",
   },
+  '406': {
+    file: 'test/mcp/mcp.test.ts',
+    title: 'HTTP: no key is 401, a foreign Origin 403, GET 405, no event stream 406, each problem+json',
+  },
   '409': {
     file: 'test/api/tool-calls.test.ts',
     title: 'an Idempotency-Key repeat replays the first answer and is charged once; another body is 409',

@@ -3,7 +3,7 @@
 //! output valid against each tool's outputSchema and charged as REST charges them, a retry with
 //! the same idempotency key charged once, refusals as isError results carrying the problem's code,
 //! progress for a long call, the key's rate on every message (429 for a listing loop), the HTTP
-//! answers the SDK never sees (401, 403, 405) as problem+json, and
+//! answers the SDK never sees or words as JSON-RPC (401, 403, 405, 406) as problem+json, and
 //! docs/MCP.md's tool table held to the catalogue.
 import { readFileSync } from 'node:fs';
 import test, { type ExecutionContext } from 'ava';
@@ -288,7 +288,7 @@ test('a call longer than a second sends progress notifications while it runs', a
   );
 });
 
-test('HTTP: no key is 401, a foreign Origin 403, GET 405, each problem+json', async (t) => {
+test('HTTP: no key is 401, a foreign Origin 403, GET 405, no event stream 406, each problem+json', async (t) => {
   const account = await newAccount(1);
   const init = {
     method: 'initialize',
@@ -308,6 +308,9 @@ test('HTTP: no key is 401, a foreign Origin 403, GET 405, each problem+json', as
 
   const foreign = await request('POST', '/mcp', { token: account.apiKey, body, headers: { ...accept, origin: 'https://evil.example' } });
   t.true(isProblem(foreign, 403, 'csrf_rejected'));
+
+  const jsonOnly = await request('POST', '/mcp', { token: account.apiKey, body, headers: { accept: 'application/json' } });
+  t.true(isProblem(jsonOnly, 406, 'not_acceptable'), JSON.stringify(jsonOnly.body));
 
   const get = await request('GET', '/mcp', { token: account.apiKey, headers: accept });
   t.true(isProblem(get, 405, 'method_not_allowed'));
