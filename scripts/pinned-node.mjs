@@ -11,7 +11,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { run, withLockFile } from './bootstrap.mjs';
+import { run } from './command.mjs';
+import { withLockFile } from './bootstrap.mjs';
 
 /** The release installed when the machine's Node is older (.nvmrc, the Dockerfile and `engines` agree: test/deploy/node-version.test.ts). */
 export const NODE_VERSION = '24.22.3';

@@ -51,14 +51,15 @@ export function mcpRoutes(deps: McpRoutesDeps): Router {
   };
 
   router.post(MCP_PATH, admitted, async (ctx) => {
-    const body = await readJsonObject(ctx, MCP_BODY_LIMIT);
-    // The SDK answers this itself, as a JSON-RPC error; here it is a problem like every refusal.
+    // The SDK answers this itself, as a JSON-RPC error; here it is a problem like every refusal,
+    // before the body is read.
     const accept = ctx.get('Accept');
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
       throw new ServiceError('not_acceptable', 'Accept both application/json and text/event-stream: this MCP server answers with either.');
     }
+    const body = await readJsonObject(ctx, MCP_BODY_LIMIT);
     // Every message takes from the key's and the account's rate as a REST request does: a tool
-    // call when it is admitted (api/call-admission.ts, beside its other checks), anything else
+    // call in its handler (api/mcp/server.ts, where a refusal is a tool result), anything else
     // (initialize, tools/list, a notification) here, so listing in a loop is limited like calling.
     if (body.method !== 'tools/call') await deps.limiter.admit(ctx.state.principal);
     const server = createMcpServer(ctx.state.principal, deps);

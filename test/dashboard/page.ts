@@ -38,8 +38,8 @@ export async function axeViolations(page: Page): Promise<string[]> {
 export function launchBrowser(): Promise<Browser> {
   const runningAsRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   return puppeteer.launch({
-    // The service's own binary: the full browser ran these files' 72 tests in 159 s and 166 s of
-    // CPU, the headless shell in 129 s and 150 s, with the same results.
+    // The service's own binary, the headless shell: the full browser's own processes cost more
+    // CPU than the pages do.
     executablePath: chromiumPath(),
     headless: true,
     pipe: true,

@@ -38,8 +38,8 @@ test('the Python client generated from the OpenAPI document calls the tools', as
     ...process.env,
     PATH: `${path.join(venv, 'bin')}:${process.env.PATH}`,
     PIP_DISABLE_PIP_VERSION_CHECK: '1',
-    // Maven and the generator are short runs: the quick compiler alone and one GC thread halve
-    // their CPU (about 6 of 13 s), which the suites beside this one use.
+    // Maven and the generator are short runs: the quick compiler alone and one GC thread cut
+    // their CPU, which the suites beside this one use.
     JAVA_TOOL_OPTIONS: '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC',
     UTILITY_TOOLS_URL: apiUrl(),
   };

@@ -101,8 +101,8 @@ export type Client = ReturnType<typeof client>;
 
 /**
  * A password no list holds. Letters, not digits, make it unique: each digit can stand for a letter
- * (0 for o, 1 for l or i ...), and the strength estimate tries those readings of a run of nine in
- * some 230 ms of the API's CPU where eight letters take 7.
+ * (0 for o, 1 for l or i ...), and the strength estimate tries those readings of a run of digits,
+ * tens of times the CPU of letters.
  */
 export const goodPassword = () =>
   `plum orchard ${Array.from({ length: 8 }, () => String.fromCharCode(97 + randomInt(26))).join('')} under snow`;
