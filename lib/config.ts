@@ -102,6 +102,13 @@ export interface Config {
   browserConcurrency: number;
   /** The Chromium binary the browser pool drives. `CHROMIUM_PATH`, default the headless shell (chromiumPath). */
   chromiumPath: string;
+  /**
+   * Chromium's own sandbox. `CHROMIUM_SANDBOX`, default on. Off only where the container is the
+   * sandbox and Chromium's cannot start: it needs user namespaces, which a pod under Kubernetes'
+   * `restricted` Pod Security profile (seccomp RuntimeDefault, no capabilities) may not create
+   * (docs/OPERATING.md#kubernetes-chromium). As root it is always off: Chromium refuses it.
+   */
+  chromiumSandbox: boolean;
   /** Captures one browser serves before the pool replaces it. `BROWSER_RECYCLE_AFTER`, default 200; lower it if Chromium's memory grows. */
   browserRecycleAfter: number;
   cpuConcurrency: number;
@@ -387,6 +394,7 @@ export function loadConfig(env: Env = process.env): Config {
     pingMethod: oneOf(env, 'PING_METHOD', ['auto', 'icmp', 'tcp'] as const, 'auto'),
     browserConcurrency: int(env, 'BROWSER_CONCURRENCY', 2, 1),
     chromiumPath: chromiumPath(env),
+    chromiumSandbox: bool(env, 'CHROMIUM_SANDBOX', true),
     browserRecycleAfter: int(env, 'BROWSER_RECYCLE_AFTER', 200, 1),
     cpuConcurrency: int(env, 'CPU_CONCURRENCY', cores, 1),
     networkConcurrency: int(env, 'NETWORK_CONCURRENCY', 50, 1),

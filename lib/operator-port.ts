@@ -2,7 +2,8 @@
 //! `/metrics` for Prometheus (the Temporal SDK's metrics, which its runtime serves on a loopback
 //! port of its own and this passes through, then the process's own, prom-client's) and `/healthz`
 //! (200 `{ status: 'ok', checks }`, or 503 problem+json `unavailable` naming each check that
-//! failed). Anything else is 404.
+//! failed; `?exclude=<name>[,<name>]` leaves checks out, as Kubernetes' own `/livez?exclude=` does, so
+//! a liveness probe can ignore a dependency whose outage a restart would not mend). Anything else is 404.
 import http from 'node:http';
 import net from 'node:net';
 import type { Registry } from 'prom-client';
@@ -85,7 +86,7 @@ function send(res: http.ServerResponse, status: number, type: string, body: stri
 function sendProblem(
   res: http.ServerResponse,
   status: number,
-  code: 'not_found' | 'unavailable' | 'internal_error',
+  code: 'not_found' | 'unavailable' | 'internal_error' | 'validation_failed',
   detail: string,
   extras: object = {},
 ) {
@@ -109,7 +110,19 @@ export async function startOperatorPort(options: OperatorPortOptions): Promise<O
       return;
     }
     if (path === '/healthz' && options.health) {
-      healthOf(options.health()).then(
+      const checks = options.health();
+      const excluded = new URLSearchParams((req.url ?? '').split('?')[1] ?? '').getAll('exclude').flatMap((v) => v.split(','));
+      // A misspelt name must not pass for an excluded check: the probe would keep what it meant to drop.
+      const unknown = excluded.filter((name) => !(name in checks));
+      if (unknown.length)
+        return sendProblem(
+          res,
+          400,
+          'validation_failed',
+          `No such check: ${unknown.join(', ')} (checks: ${Object.keys(checks).join(', ')}).`,
+        );
+      for (const name of excluded) delete checks[name];
+      healthOf(checks).then(
         ({ healthy, checks }) => {
           if (healthy) return send(res, 200, 'application/json', JSON.stringify({ status: 'ok', checks }));
           const wrong = Object.entries(checks)

@@ -14,6 +14,7 @@ import { installTemporalRuntime } from '../lib/temporal-runtime.js';
 import { WORKFLOW_TRACING_MODULE, startTracing } from '../lib/tracing.js';
 import { freeLoopbackPort, startOperatorPort } from '../lib/operator-port.js';
 import { workerHealthChecks, type WorkerHealthState } from './health.js';
+import { queueBacklogRegistry } from './queue-backlog.js';
 
 export async function runPools(pools: Pool[]): Promise<void> {
   const began = performance.now();
@@ -39,6 +40,11 @@ export async function runPools(pools: Pool[]): Promise<void> {
         host: config.metricsHost,
         port: config.metricsPort,
         sdkMetricsUrl: `http://${sdkMetricsBind}/metrics`,
+        registry: queueBacklogRegistry({
+          connection: () => health.connection,
+          namespace: config.temporalNamespace,
+          taskQueues: () => [...new Set(health.workers?.map((w) => w.taskQueue))],
+        }),
         health: () => workerHealthChecks(health),
         log,
       })

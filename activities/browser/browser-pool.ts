@@ -18,6 +18,8 @@ import { abortable } from '../../lib/abortable.js';
 export interface BrowserPoolOptions {
   /** The Chromium binary (`CHROMIUM_PATH`). */
   executablePath: string;
+  /** Chromium's own sandbox (`CHROMIUM_SANDBOX`). @default true */
+  sandbox?: boolean;
   /** Captures at once (`BROWSER_CONCURRENCY`); one spare page more than that is kept warm (see QUIET_SPARES in warm-contexts.ts). */
   concurrency: number;
   /**
@@ -101,6 +103,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPoolHandl
       puppeteer,
       puppeteerOptions: chromiumLaunchOptions({
         executablePath: options.executablePath,
+        sandbox: options.sandbox,
         fallbackProxy: fallback.url,
         extraArgs: options.extraArgs,
         protocolTimeout: maxPageLifetimeMs,

@@ -5,10 +5,15 @@ import type { LaunchOptions } from 'puppeteer-core';
  * Chromium's flags. Puppeteer adds its own defaults (no first run, no background networking,
  * no sync, no component updates ...); these add what a multi-tenant screenshot service needs.
  */
-export function chromiumArgs(options: { fallbackProxy: string; runningAsRoot: boolean; extraArgs?: readonly string[] }): string[] {
+export function chromiumArgs(options: {
+  fallbackProxy: string;
+  /** Chromium's own sandbox (`CHROMIUM_SANDBOX`); Chromium refuses it as root, so root runs without. */
+  sandbox: boolean;
+  runningAsRoot: boolean;
+  extraArgs?: readonly string[];
+}): string[] {
   return [
-    // Chromium refuses to start as root with its sandbox on; anywhere else it keeps it.
-    ...(options.runningAsRoot ? ['--no-sandbox'] : []),
+    ...(options.runningAsRoot || !options.sandbox ? ['--no-sandbox'] : []),
     '--disable-gpu',
     '--hide-scrollbars',
     '--mute-audio',
@@ -32,6 +37,8 @@ export function chromiumArgs(options: { fallbackProxy: string; runningAsRoot: bo
 /** Puppeteer's options for each browser the pool starts. */
 export function chromiumLaunchOptions(options: {
   executablePath: string;
+  /** Chromium's own sandbox (`CHROMIUM_SANDBOX`). @default true */
+  sandbox?: boolean;
   /** The proxy session that carries nothing, for traffic outside a capture's context. */
   fallbackProxy: string;
   extraArgs?: readonly string[];
@@ -44,7 +51,12 @@ export function chromiumLaunchOptions(options: {
     headless: true,
     // CDP over a pipe: no debugging port on localhost for anything else to reach.
     pipe: true,
-    args: chromiumArgs({ fallbackProxy: options.fallbackProxy, runningAsRoot, extraArgs: options.extraArgs }),
+    args: chromiumArgs({
+      fallbackProxy: options.fallbackProxy,
+      sandbox: options.sandbox ?? true,
+      runningAsRoot,
+      extraArgs: options.extraArgs,
+    }),
     defaultViewport: null,
     // The worker shuts down in order on signals; Chromium must not die before it has drained.
     handleSIGINT: false,

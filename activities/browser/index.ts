@@ -16,7 +16,7 @@ import { createWebsiteScreenshot } from './website-screenshot.js';
 export { createBrowserPool, type BrowserPool, type BrowserPoolOptions, type PageLease } from './browser-pool.js';
 
 export interface BrowserToolDeps {
-  config: Pick<Config, 'browserConcurrency' | 'chromiumPath' | 'browserRecycleAfter'>;
+  config: Pick<Config, 'browserConcurrency' | 'chromiumPath' | 'chromiumSandbox' | 'browserRecycleAfter'>;
   /** The process's target guard (lib/network-access.ts): the proxy checks every page request with it. */
   net: Pick<NetworkAccess, 'guard'>;
   log?: Logger;
@@ -60,6 +60,7 @@ export function createBrowserTools(deps: BrowserToolDeps): BrowserTools {
   const proxy = createFilteringProxy({ guard: deps.net.guard, adHosts, log });
   const pool = createBrowserPool({
     executablePath: deps.config.chromiumPath,
+    sandbox: deps.config.chromiumSandbox,
     concurrency: deps.config.browserConcurrency,
     recycleAfter: deps.config.browserRecycleAfter,
     proxy,

@@ -70,6 +70,16 @@ test("503 naming Temporal when it does not answer the worker's connection", asyn
   t.is(down.body.code, 'unavailable');
   t.regex(down.body.checks.temporal, /^unreachable|^no answer/);
   t.regex(down.body.detail, /temporal: /);
+
+  // Liveness leaves Temporal out: its outage is not mended by restarting every worker.
+  const live = await fetch(`${port.url}/healthz?exclude=temporal`);
+  const liveBody = (await live.json()) as UncheckedJson;
+  t.is(live.status, 200, JSON.stringify(liveBody));
+  t.deepEqual(Object.keys(liveBody.checks), ['polling']);
+  // A misspelt exclusion is refused rather than read as "exclude nothing".
+  const typo = await fetch(`${port.url}/healthz?exclude=temporl`);
+  t.is(typo.status, 400);
+  t.like(await typo.json(), { code: 'validation_failed' });
 });
 
 test("503 naming the browser when the pool's browser cannot start", async (t) => {
