@@ -103,7 +103,7 @@ export interface Config {
   /** The Chromium binary the browser pool drives. `CHROMIUM_PATH`, default the headless shell (chromiumPath). */
   chromiumPath: string;
   /**
-   * Chromium's own sandbox. `CHROMIUM_SANDBOX`, default on. Off only where the container is the
+   * Chromium's own sandbox. `CHROMIUM_SANDBOX`, default true. False only where the container is the
    * sandbox and Chromium's cannot start: it needs user namespaces, which a pod under Kubernetes'
    * `restricted` Pod Security profile (seccomp RuntimeDefault, no capabilities) may not create
    * (docs/OPERATING.md#kubernetes-chromium). As root it is always off: Chromium refuses it.

@@ -12,11 +12,11 @@ test('the sandbox stays on for an unprivileged user unless CHROMIUM_SANDBOX turn
   t.true(args(true, true).includes('--no-sandbox'), 'Chromium refuses its sandbox as root');
 });
 
-test('CHROMIUM_SANDBOX is on by default, takes on/off, and refuses anything else', (t) => {
+test('CHROMIUM_SANDBOX is true by default, takes true/false, and refuses anything else', (t) => {
   const env = { MONGODB_URL: 'mongodb://127.0.0.1:1/x', SECRET_KEY: 'a'.repeat(64) };
   t.true(loadConfig(env).chromiumSandbox);
-  t.false(loadConfig({ ...env, CHROMIUM_SANDBOX: 'off' }).chromiumSandbox);
-  t.true(loadConfig({ ...env, CHROMIUM_SANDBOX: 'on' }).chromiumSandbox);
+  t.false(loadConfig({ ...env, CHROMIUM_SANDBOX: 'false' }).chromiumSandbox);
+  t.true(loadConfig({ ...env, CHROMIUM_SANDBOX: 'true' }).chromiumSandbox);
   const err = t.throws(() => loadConfig({ ...env, CHROMIUM_SANDBOX: 'sometimes' }), { instanceOf: ConfigError });
   t.regex(err.message, /CHROMIUM_SANDBOX/);
 });
