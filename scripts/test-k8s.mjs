@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { bootstrap } from './bootstrap.mjs';
 import { bootstrapK8s } from './bootstrap-k8s.mjs';
 import { onPinnedNode } from './pinned-node.mjs';
+import { newRunDir } from './test-runs.mjs';
 
 await onPinnedNode();
 
@@ -27,7 +28,7 @@ async function prepare(step) {
 
 const tools = await prepare(() => bootstrap({ root, stripeMock: false }));
 const k8sTools = await prepare(() => bootstrapK8s({ root }));
-const runDir = path.join(root, 'test-output', `k8s-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+const runDir = newRunDir(path.join(root, 'test-output'), 'k8s');
 mkdirSync(runDir, { recursive: true });
 console.log(`npm run test:k8s: logs in ${path.relative(process.cwd(), runDir)}/logs/`);
 const results = path.join(runDir, 'results.json');

@@ -10,7 +10,7 @@
 //! a Jaeger of its own, built first when missing (scripts/jaeger-build.mjs). `npm test` never needs
 //! Jaeger: its stack traces every call to a port nothing listens on (test/tracing/ checks what a
 //! trace changes in answers, logs and memos).
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bootstrap } from './bootstrap.mjs';
@@ -18,6 +18,7 @@ import { bootstrapCluster } from './bootstrap-cluster.mjs';
 import { buildIfStale } from './build-if-stale.mjs';
 import { ensureJaeger } from './jaeger-build.mjs';
 import { onPinnedNode } from './pinned-node.mjs';
+import { newRunDir } from './test-runs.mjs';
 import { ACCEPTANCE, FAULTS } from '../ava.cluster.config.mjs';
 import { STEPS as DISRUPTIVE_STEPS } from '../ava.disruptive.config.mjs';
 
@@ -33,20 +34,10 @@ const clusterMode = process.argv[2] === '--cluster';
 const tracesMode = process.argv[2] === '--traces';
 const avaArgs = process.argv.slice(clusterMode || tracesMode ? 3 : 2);
 
-/** Earlier run directories kept for their logs; older ones are deleted (each holds a database). */
-const KEEP_RUNS = 5;
 /** A hung run must not eat CI's 90 minutes: ava is ended after this long. */
 const AVA_DEADLINE_MS = 60 * 60_000;
 /** After ava reports a timed-out test it waits for that test's process, which may never end. */
 const AFTER_TIMEOUT_GRACE_MS = 30_000;
-
-function pruneOldRuns(dir, prefix) {
-  if (!existsSync(dir)) return;
-  const runs = readdirSync(dir)
-    .filter((name) => name.startsWith(prefix))
-    .sort();
-  for (const name of runs.slice(0, Math.max(0, runs.length - KEEP_RUNS))) rmSync(path.join(dir, name), { recursive: true, force: true });
-}
 
 /** Installing or building failed: its message (with the failed command's output), no stack trace. */
 async function prepare(step) {
@@ -73,8 +64,7 @@ const stack = await tsImport('./stack/index.ts', import.meta.url);
 
 const outputRoot = path.join(root, 'test-output');
 const runPrefix = clusterMode ? 'cluster' : tracesMode ? 'traces' : 'run';
-pruneOldRuns(outputRoot, `${runPrefix}-`);
-const runDir = path.join(outputRoot, `${runPrefix}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+const runDir = newRunDir(outputRoot, runPrefix);
 const logDir = path.join(runDir, 'logs');
 mkdirSync(logDir, { recursive: true });
 console.log(`test stack: logs in ${path.relative(process.cwd(), logDir)}/`);
