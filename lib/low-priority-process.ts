@@ -3,7 +3,9 @@
 //! The child leads its own session, so where the kernel groups processes by session for fair
 //! scheduling (autogroup), its whole group is lowered, not only its threads within the parent's.
 //! It starts on first use, restarts after it dies (what was in flight fails), and keeps the parent
-//! alive only while a request is pending. It is given no environment: it needs no secrets.
+//! alive only while a request is pending. It is given no environment: it needs no secrets. With
+//! `maxPending`, a call past that many unanswered ones is refused at once (ProcessBusyError): work
+//! that anyone may ask for must not queue without end behind a child that does it one at a time.
 import { fork, type ChildProcess } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -65,6 +67,14 @@ async function lowerOwnPriority() {
   }
 }
 
+/** The child already has `maxPending` calls unanswered: this one is refused rather than queued. */
+export class ProcessBusyError extends Error {
+  constructor(name: string, maxPending: number) {
+    super(`${name}: ${maxPending} calls already waiting`);
+    this.name = 'ProcessBusyError';
+  }
+}
+
 export interface LowPriorityProcess {
   call<T>(name: string, ...args: unknown[]): Promise<T>;
   /** The child's process id, while one runs. */
@@ -74,7 +84,8 @@ export interface LowPriorityProcess {
 }
 
 /** The parent's side: calls go to the module `name` beside `callerUrl`, run in the child. */
-export function lowPriorityProcess(callerUrl: string, name: string): LowPriorityProcess {
+export function lowPriorityProcess(callerUrl: string, name: string, options: { maxPending?: number } = {}): LowPriorityProcess {
+  const maxPending = options.maxPending ?? Number.POSITIVE_INFINITY;
   const filename = siblingModule(callerUrl, name);
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>();
   let child: ChildProcess | undefined;
@@ -119,6 +130,7 @@ export function lowPriorityProcess(callerUrl: string, name: string): LowPriority
 
   return {
     call<T>(fn: string, ...args: unknown[]): Promise<T> {
+      if (pending.size >= maxPending) return Promise.reject(new ProcessBusyError(name, maxPending));
       child ??= start();
       const id = nextId++;
       const reply = new Promise<T>((resolve, reject) => pending.set(id, { resolve: resolve as (v: unknown) => void, reject }));

@@ -7,7 +7,8 @@
 //! naming the pattern found so the person knows what to change. Only a password being chosen is
 //! checked (sign-up, reset, change, an invitation's new sign-in): never one signing in.
 import { dictionary } from '@zxcvbn-ts/language-common';
-import { lowPriorityProcess } from '../../lib/low-priority-process.js';
+import { ServiceError } from '../../lib/errors.js';
+import { lowPriorityProcess, ProcessBusyError } from '../../lib/low-priority-process.js';
 import type { Strength } from './password-strength.js';
 
 export const MIN_PASSWORD_LENGTH = 15;
@@ -43,7 +44,16 @@ function isRepetitiveOrSequential(password: string): boolean {
   return Math.abs(step) === 1 && points.every((p, i) => i === 0 || p - points[i - 1]! === step);
 }
 
-const strength = lowPriorityProcess(import.meta.url, 'password-strength-process');
+/**
+ * Estimates waiting in the strength child at most, per API process. One takes tens of milliseconds,
+ * but up to a second for a long run of digits (each read as a possible letter); sign-up, reset and
+ * change are rate-limited per client address, not in all, so many addresses at once could otherwise
+ * queue minutes of estimates ahead of every new person. Past it: 503, try again. Far above what
+ * people choosing passwords at once ask of one replica.
+ */
+export const STRENGTH_MAX_PENDING = 64;
+
+const strength = lowPriorityProcess(import.meta.url, 'password-strength-process', { maxPending: STRENGTH_MAX_PENDING });
 
 /**
  * Why `password` may not be used, or null when it may. `context` holds what an attacker would try
@@ -68,10 +78,13 @@ export async function passwordProblem(
   if (guessable.some((w) => folded === w || squeezed === w.replace(/[\s\d\W_]+/gu, ''))) {
     return "is the service's name or your own address or name; choose another";
   }
-  const estimate = await strength.call<Strength>('estimate', normalizePassword(password), [
-    ...guessable,
-    ...(context.name?.split(/\s+/) ?? []),
-  ]);
+  const estimate = await strength
+    .call<Strength>('estimate', normalizePassword(password), [...guessable, ...(context.name?.split(/\s+/) ?? [])])
+    .catch((err: unknown) => {
+      if (err instanceof ProcessBusyError)
+        throw new ServiceError('unavailable', 'Too many new passwords are being checked right now; try again in a few seconds.');
+      throw err;
+    });
   if (estimate.guessesLog10 < MIN_GUESSES_LOG10) {
     return `is too easy to guess: ${estimate.pattern ?? 'a pattern people often choose'}. A few words that do not belong together make a strong one`;
   }

@@ -5,7 +5,7 @@ import { testEnv } from '../helpers/env.js';
 import { createIdentity } from '../../domain/identity/index.js';
 import { createAccounts } from '../../domain/accounts.js';
 import { mailboxOf, normalizeEmail } from '../../domain/identity/email-address.js';
-import { passwordProblem } from '../../domain/identity/password-policy.js';
+import { passwordProblem, STRENGTH_MAX_PENDING } from '../../domain/identity/password-policy.js';
 import { ServiceError } from '../../lib/errors.js';
 
 test('with SIGNUP=off a sign-up is 403 signup_closed and mails nothing', async (t) => {
@@ -78,3 +78,19 @@ test('guessable passwords are refused by the estimate, naming the pattern; four 
     t.is(await passwordProblem(password, { email: 'ada.lovelace@example.com', name: 'Ada Lovelace' }), null, password);
   }
 });
+
+test.serial(
+  'estimates past STRENGTH_MAX_PENDING waiting at once are refused with 503 unavailable, not queued; the next is taken',
+  async (t) => {
+    const context = { email: 'ada.lovelace@example.com', name: 'Ada Lovelace' };
+    // Asked in one turn, so none is answered before the last is asked: distinct, each past the quick checks.
+    const asked = Array.from({ length: STRENGTH_MAX_PENDING + 1 }, (_, i) => passwordProblem(`gravel tundra pocket ${i} lantern`, context));
+    const answers = await Promise.allSettled(asked);
+    const refused = answers.filter((a) => a.status === 'rejected');
+    t.is(refused.length, 1);
+    const err = (refused[0] as PromiseRejectedResult).reason;
+    t.true(err instanceof ServiceError && err.code === 'unavailable', String(err));
+    t.true(answers.slice(0, STRENGTH_MAX_PENDING).every((a) => a.status === 'fulfilled' && a.value === null));
+    t.is(await passwordProblem('saddle ember kiwi fjord', context), null, 'taken again once they are answered');
+  },
+);

@@ -5,7 +5,7 @@
 import test from 'ava';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import argon2 from 'argon2';
-import { LOW_PRIORITY_NICE, lowPriorityProcess } from '../../lib/low-priority-process.js';
+import { LOW_PRIORITY_NICE, lowPriorityProcess, ProcessBusyError } from '../../lib/low-priority-process.js';
 import { ARGON2_PARAMETERS } from '../../domain/identity/password-hashing.js';
 
 const hashingModuleBeside = new URL('../../domain/identity/password-hashing.ts', import.meta.url).href;
@@ -52,4 +52,17 @@ test('a child killed while hashing fails that hash, and the next call starts ano
   await t.throwsAsync(slow, { message: /password-hashing-process: the process exited \(SIGKILL\)/ });
   t.true(await child.call<boolean>('verify', await child.call<string>('hash', 'again', ARGON2_PARAMETERS), 'again'));
   t.not(child.pid, first);
+});
+
+test('with maxPending, a call past that many unanswered ones is refused at once, and taken again once they are answered', async (t) => {
+  const child = lowPriorityProcess(hashingModuleBeside, 'password-hashing-process', { maxPending: 2 });
+  t.teardown(() => child.stop());
+  // Asked in one turn: none can be answered before the third is asked.
+  const first = child.call<string>('hash', 'first passphrase here', ARGON2_PARAMETERS);
+  const second = child.call<string>('hash', 'second passphrase here', ARGON2_PARAMETERS);
+  const third = child.call<string>('hash', 'third passphrase here', ARGON2_PARAMETERS);
+  await t.throwsAsync(third, { instanceOf: ProcessBusyError, message: /2 calls already waiting/ });
+  t.true(await argon2.verify(await first, 'first passphrase here'));
+  t.true(await argon2.verify(await second, 'second passphrase here'));
+  t.true(await argon2.verify(await child.call<string>('hash', 'fourth passphrase', ARGON2_PARAMETERS), 'fourth passphrase'));
 });
