@@ -37,13 +37,14 @@ export function createBatchActivities(deps: BatchActivityDeps) {
 
   /**
    * Starts the calls of a batch's items that are still pending (read in one page, started side by
-   * side) and marks them running.
+   * side), each marked running as soon as its own call has started: not after the slowest start,
+   * which would leave a started call counted as pending meanwhile (a batch read as paused with
+   * nothing running while one of its calls still runs and is about to be charged).
    */
   async function launch(batch: BatchDoc, indexes: number[]): Promise<void> {
     if (indexes.length === 0) return;
     const items = await batchItems.find({ _id: { $in: indexes.map((i) => batchItemId(batch._id, i)) }, status: 'pending' }).toArray();
-    const started = await Promise.all(items.map(async (item) => ({ item, requestId: await starter.start(batch, item) })));
-    await progress.markRunning(started);
+    await Promise.all(items.map(async (item) => progress.markRunning([{ item, requestId: await starter.start(batch, item) }])));
   }
 
   /** Paused batches: resumed once the balance covers an item, given up on after their wait. */

@@ -381,11 +381,13 @@ test('onInsufficientCredits wait: the batch pauses (batch.paused in the event lo
   });
   t.is(res.status, 202);
   t.is(res.body.onInsufficientCredits, 'wait');
+  // Settled: paused, and the three items that got a credit ended. (An item is marked running only
+  // once its call has started, so a call under way can still read as pending for a moment.)
   const paused = await eventually(
     () => batchOf(account, res.body.id),
-    (r) => r.body.status === 'paused' && r.body.counts.running === 0,
+    (r) => r.body.status === 'paused' && r.body.counts.running === 0 && r.body.counts.succeeded === 3,
     60_000,
-    'the batch to pause',
+    'the batch to pause with three items served',
   );
   t.like(paused.body, { charged: 3, completedAt: null, counts: { succeeded: 3, failed: 0, skipped: 0, running: 0, pending: 5 } });
   t.is(await balanceOf(account), 0);
