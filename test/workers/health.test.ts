@@ -39,7 +39,11 @@ test("the stack's worker process answers 200 once it polls, Temporal answers and
   // Its metrics answer on the same port (the SDK's, passed through), the public API's port has none.
   const metrics = await fetch(`${url}/metrics`);
   t.is(metrics.status, 200);
-  t.regex(await metrics.text(), /^temporal_/m);
+  const text = await metrics.text();
+  t.regex(text, /^temporal_/m);
+  // Beside them, the backlog of each queue it polls, as Temporal counts it (what KEDA scales on).
+  for (const queue of ['core', 'cpu', 'cpu-long', 'network', 'browser'])
+    t.regex(text, new RegExp(`^task_queue_backlog\\{task_queue="${queue}",type="workflow"\\} \\d+$`, 'm'), queue);
 });
 
 test("503 naming Temporal when it does not answer the worker's connection", async (t) => {
