@@ -11,7 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, waitUntil } from './net.js';
-import { EC_P256_KEY, openssl } from './openssl.js';
+import { createCa, issueLeaf } from './certificate-authority.js';
+import { openssl } from './openssl.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 
 const exec = promisify(execFile);
@@ -49,56 +50,49 @@ function externalAddress(): string | undefined {
     .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
 }
 
-/** A certificate authority and the leaves the control plane's parts present to each other. */
-async function makePki(dir: string, adapterIp: string | undefined): Promise<void> {
-  mkdirSync(dir, { recursive: true });
-  const ca = (name: string) =>
-    openssl(['req', '-x509', ...EC_P256_KEY, '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`], dir);
-  await Promise.all([ca('ca'), ca('front-proxy-ca')]);
-  const leaf = async (name: string, caName: string, subject: string, ext: string) => {
-    await openssl(['req', ...EC_P256_KEY, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject], dir);
-    writeFileSync(path.join(dir, `${name}.ext`), ext);
-    await openssl(
-      [
-        'x509',
-        '-req',
-        '-in',
-        `${name}.csr`,
-        '-CA',
-        `${caName}.crt`,
-        '-CAkey',
-        `${caName}.key`,
-        '-CAcreateserial',
-        '-days',
-        '2',
-        '-extfile',
-        `${name}.ext`,
-        '-out',
-        `${name}.crt`,
-      ],
-      dir,
-    );
+/** Where makePki leaves each file the parts are started with. */
+type PkiFiles = ReturnType<typeof pkiFiles>;
+
+function pkiFiles(dir: string) {
+  return {
+    ca: path.join(dir, 'ca', 'ca.pem'),
+    frontProxyCa: path.join(dir, 'front-proxy-ca', 'ca.pem'),
+    saKey: path.join(dir, 'sa.key'),
+    saPub: path.join(dir, 'sa.pub'),
+    pair: (name: string) => ({ cert: path.join(dir, `${name}.crt`), key: path.join(dir, `${name}.key`) }),
   };
-  const sans = ['DNS:localhost', 'IP:127.0.0.1', ...(adapterIp ? [`IP:${adapterIp}`] : [])].join(',');
-  await leaf('apiserver', 'ca', '/CN=kube-apiserver', `subjectAltName=${sans}\nextendedKeyUsage=serverAuth\n`);
-  // The aggregation layer's client: the adapter believes the user it names in its headers.
-  await leaf('front-proxy-client', 'front-proxy-ca', '/CN=front-proxy-client', 'extendedKeyUsage=clientAuth\n');
-  await leaf(
-    'keda',
-    'ca',
-    '/CN=keda',
-    `subjectAltName=${sans},DNS:keda-operator.${KEDA_NAMESPACE}.svc\nextendedKeyUsage=serverAuth,clientAuth\n`,
-  );
+}
+
+/** Certificate authorities and the leaves the control plane's parts present to each other. */
+async function makePki(dir: string, adapterIp: string | undefined): Promise<PkiFiles> {
+  const files = pkiFiles(dir);
+  const [ca, frontProxyCa] = await Promise.all([
+    createCa(path.dirname(files.ca), 'control plane'),
+    createCa(path.dirname(files.frontProxyCa), 'front proxy'),
+  ]);
+  const local = ['localhost', '127.0.0.1', ...(adapterIp ? [adapterIp] : [])];
+  const leaves = {
+    apiserver: issueLeaf(ca, { names: local }),
+    // The aggregation layer's client: the adapter believes the user it names in its headers.
+    'front-proxy-client': issueLeaf(frontProxyCa, { names: ['front-proxy-client'], usage: ['clientAuth'] }),
+    keda: issueLeaf(ca, { names: [...local, `keda-operator.${KEDA_NAMESPACE}.svc`], usage: ['serverAuth', 'clientAuth'] }),
+  };
+  for (const [name, pair] of Object.entries(leaves)) {
+    const { cert, key } = await pair;
+    writeFileSync(files.pair(name).cert, cert);
+    writeFileSync(files.pair(name).key, key, { mode: 0o600 });
+  }
   // Service account tokens: signed by the API server, checked by it.
   await openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'sa.key'], dir);
   await openssl(['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], dir);
+  return files;
 }
 
 /** What the steps below share: where the run lives, how to start a part, how to reach the API server. */
 interface PlaneContext {
   supervisor: Supervisor;
   dir: string;
-  pki: string;
+  pki: PkiFiles;
   tools: ControlPlaneTools;
   kubeconfig: string;
   kubectl: ControlPlane['kubectl'];
@@ -154,24 +148,24 @@ async function startApiServer(ctx: PlaneContext, ports: { etcd: number; peer: nu
     `--etcd-servers=http://127.0.0.1:${ports.etcd}`,
     '--bind-address=127.0.0.1',
     `--secure-port=${ports.api}`,
-    `--tls-cert-file=${path.join(pki, 'apiserver.crt')}`,
-    `--tls-private-key-file=${path.join(pki, 'apiserver.key')}`,
-    `--client-ca-file=${path.join(pki, 'ca.crt')}`,
+    `--tls-cert-file=${pki.pair('apiserver').cert}`,
+    `--tls-private-key-file=${pki.pair('apiserver').key}`,
+    `--client-ca-file=${pki.ca}`,
     `--token-auth-file=${path.join(dir, 'tokens.csv')}`,
     '--authorization-mode=RBAC',
     '--service-cluster-ip-range=10.96.0.0/16',
     '--service-account-issuer=https://kubernetes.default.svc',
-    `--service-account-key-file=${path.join(pki, 'sa.pub')}`,
-    `--service-account-signing-key-file=${path.join(pki, 'sa.key')}`,
+    `--service-account-key-file=${pki.saPub}`,
+    `--service-account-signing-key-file=${pki.saKey}`,
     '--allow-privileged=false',
     // The aggregation layer, for KEDA's external metrics (the HPA it makes reads them).
-    `--requestheader-client-ca-file=${path.join(pki, 'front-proxy-ca.crt')}`,
+    `--requestheader-client-ca-file=${pki.frontProxyCa}`,
     '--requestheader-allowed-names=front-proxy-client',
     '--requestheader-username-headers=X-Remote-User',
     '--requestheader-group-headers=X-Remote-Group',
     '--requestheader-extra-headers-prefix=X-Remote-Extra-',
-    `--proxy-client-cert-file=${path.join(pki, 'front-proxy-client.crt')}`,
-    `--proxy-client-key-file=${path.join(pki, 'front-proxy-client.key')}`,
+    `--proxy-client-cert-file=${pki.pair('front-proxy-client').cert}`,
+    `--proxy-client-key-file=${pki.pair('front-proxy-client').key}`,
     // No kube-proxy here: the aggregator dials an APIService's endpoints, not its Service's IP.
     '--enable-aggregator-routing=true',
   ]);
@@ -190,8 +184,8 @@ function startControllers(ctx: PlaneContext, kwokPort: number): void {
     `--kubeconfig=${kubeconfig}`,
     '--leader-elect=false',
     '--secure-port=0',
-    `--service-account-private-key-file=${path.join(pki, 'sa.key')}`,
-    `--root-ca-file=${path.join(pki, 'ca.crt')}`,
+    `--service-account-private-key-file=${pki.saKey}`,
+    `--root-ca-file=${pki.ca}`,
     // The HPA KEDA makes acts within seconds, not the default 15 s.
     '--horizontal-pod-autoscaler-sync-period=5s',
   ]);
@@ -231,12 +225,13 @@ async function startKedaOperator(ctx: PlaneContext, certs: string, ports: { metr
   });
   await ctx.kubectl(['create', 'namespace', KEDA_NAMESPACE]);
   mkdirSync(certs, { recursive: true });
+  const keda = ctx.pki.pair('keda');
   for (const [from, to] of [
-    ['keda.crt', 'tls.crt'],
-    ['keda.key', 'tls.key'],
-    ['ca.crt', 'ca.crt'],
-  ])
-    copyFileSync(path.join(ctx.pki, from), path.join(certs, to));
+    [keda.cert, 'tls.crt'],
+    [keda.key, 'tls.key'],
+    [ctx.pki.ca, 'ca.crt'],
+  ] as const)
+    copyFileSync(from, path.join(certs, to));
   startPart(
     ctx,
     'keda-operator',
@@ -315,16 +310,15 @@ async function startKedaAdapter(
  */
 export async function startControlPlane(supervisor: Supervisor, options: { dir: string; tools: ControlPlaneTools }): Promise<ControlPlane> {
   const { dir, tools } = options;
-  const pki = path.join(dir, 'pki');
   const adapterIp = externalAddress();
-  await makePki(pki, adapterIp);
+  const pki = await makePki(path.join(dir, 'pki'), adapterIp);
   const [etcd, peer, api, kwok, metrics, probe, grpc, serve, adapterMetrics] = await Promise.all(
     Array.from({ length: 9 }, () => freePort()),
   );
   const token = randomBytes(24).toString('hex');
   writeFileSync(path.join(dir, 'tokens.csv'), `${token},admin,admin,system:masters\n`, { mode: 0o600 });
   const kubeconfig = path.join(dir, 'kubeconfig');
-  writeKubeconfig(kubeconfig, `https://127.0.0.1:${api}`, path.join(pki, 'ca.crt'), token);
+  writeKubeconfig(kubeconfig, `https://127.0.0.1:${api}`, pki.ca, token);
   const ctx: PlaneContext = { supervisor, dir, pki, tools, kubeconfig, kubectl: kubectlFor(tools.kubectl, kubeconfig), processes: {} };
   await startApiServer(ctx, { etcd, peer, api });
   startControllers(ctx, kwok);
