@@ -6,12 +6,13 @@
 //! links). Idempotent: prints a line per install, nothing when all is present.
 //!
 //! CLI: `node scripts/bootstrap-cluster.mjs`. Library: `await bootstrapCluster({ root })`.
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { renameSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { realpathSync } from 'node:fs';
 import { aptInstall, missingAptPackages, withInstallLock } from './bootstrap.mjs';
 import { run } from './command.mjs';
+import { GO_ENV, ensureGoBuilt } from './go-build.mjs';
 
 /** The Temporal server release: docker-compose.yml runs the same (temporalio/server, admin-tools). */
 export const TEMPORAL_SERVER_VERSION = '1.29.1';
@@ -24,10 +25,7 @@ export const CLUSTER_APT_PACKAGES = [
   'docker-compose', // `docker-compose config -q`: test:cluster checks the compose file without an engine
 ];
 
-/**
- * Go binaries from the module proxy, renamed as the official images name them. A build goes to
- * a staging folder first, so a killed build never counts as installed.
- */
+/** Go binaries from the module proxy, renamed as the official images name them (go-build.mjs builds them). */
 const GO_BUILDS = [
   {
     dir: `temporal-server/v${TEMPORAL_SERVER_VERSION}`,
@@ -46,24 +44,19 @@ const GO_BUILDS = [
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-async function ensureGoBuild(root, { dir, packages, rename }, log) {
-  const target = path.join(root, '.tools', dir);
-  if (Object.values(rename).every((name) => existsSync(path.join(target, name)))) return;
-  const go = await run('go', ['version']).catch(() => null);
-  if (!go)
-    throw new Error(
-      'the production-shaped stack builds Temporal from its Go module: install Go 1.24 or later (https://go.dev/dl is not reachable here; the machine image carries it)',
-    );
-  log(`building ${packages.join(' ')} into .tools/${dir} (Go module proxy; about 5 minutes on 2 cores the first time)`);
-  const staging = `${target}.partial-${process.pid}`;
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
-  // GOFLAGS=-buildvcs=false: no VCS stamping (the module cache has no repository).
-  await run('go', ['install', ...packages], { env: { ...process.env, GOBIN: staging, GOFLAGS: '-buildvcs=false' } });
-  for (const [built, name] of Object.entries(rename)) renameSync(path.join(staging, built), path.join(staging, name));
-  rmSync(target, { recursive: true, force: true });
-  mkdirSync(path.dirname(target), { recursive: true });
-  renameSync(staging, target);
+/** One of GO_BUILDS: `go install` into the staging folder, the binaries renamed as the images name them. */
+function ensureGoBuild(root, { dir, packages, rename }, log) {
+  return ensureGoBuilt(
+    root,
+    dir,
+    Object.values(rename),
+    packages.join(' '),
+    async (staging) => {
+      await run('go', ['install', ...packages], { env: { ...GO_ENV, GOBIN: staging } });
+      for (const [built, name] of Object.entries(rename)) renameSync(path.join(staging, built), path.join(staging, name));
+    },
+    log,
+  );
 }
 
 /**

@@ -7,22 +7,12 @@
 //! per install, nothing when all is present. Each build takes both cores for minutes: one at a time.
 //!
 //! CLI: `node scripts/bootstrap-k8s.mjs`. Library: `await bootstrapK8s({ root })`.
-import {
-  cpSync,
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, chmodSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { aptInstall, missingAptPackages, withInstallLock } from './bootstrap.mjs';
 import { run } from './command.mjs';
+import { GO_ENV, ensureGoBuilt, moduleDir } from './go-build.mjs';
 
 /** The Kubernetes release the control plane is built from; its staging modules are v0.<minor>.<patch>. */
 export const KUBERNETES_VERSION = '1.34.2';
@@ -30,34 +20,6 @@ export const KWOK_VERSION = '0.8.0';
 export const KEDA_VERSION = '2.21.0';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const GO_ENV = { ...process.env, GOFLAGS: '-buildvcs=false' };
-
-/** Where `go mod download` put `module@version` (the module cache is read-only). */
-async function moduleDir(module, version) {
-  const { Dir, Error: error } = JSON.parse(await run('go', ['mod', 'download', '-json', `${module}@v${version}`], { env: GO_ENV }));
-  if (error) throw new Error(`go mod download ${module}@v${version}: ${error}`);
-  return Dir;
-}
-
-/**
- * Builds into `.tools/<dir>` through a staging folder, so a killed build never counts as
- * installed; `build(staging)` leaves there the files `expect` names.
- */
-async function ensureBuilt(root, dir, expect, what, build, log) {
-  const target = path.join(root, '.tools', dir);
-  if (expect.every((name) => existsSync(path.join(target, name)))) return target;
-  if (!(await run('go', ['version']).catch(() => null)))
-    throw new Error('the Kubernetes control plane is built from Go modules: install Go 1.26 or later (the machine image carries it)');
-  log(`building ${what} into .tools/${dir} (Go module proxy; minutes on 2 cores the first time)`);
-  const staging = `${target}.partial-${process.pid}`;
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
-  await build(staging);
-  rmSync(target, { recursive: true, force: true });
-  renameSync(staging, target);
-  return target;
-}
-
 /**
  * The Kubernetes commands. `k8s.io/kubernetes` is not meant to be required as a module: its go.mod
  * points each staging module (`k8s.io/api`, `k8s.io/client-go` ...) at `./staging`, so a module
@@ -130,7 +92,7 @@ export async function bootstrapK8s({ root = ROOT, log = (line) => console.log(`b
   return withInstallLock(root, log, async () => {
     const apt = await missingAptPackages(['etcd-server']);
     if (apt.length) await aptInstall(apt, log);
-    const kubernetes = await ensureBuilt(
+    const kubernetes = await ensureGoBuilt(
       root,
       `kubernetes/v${KUBERNETES_VERSION}`,
       ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'],
@@ -138,7 +100,7 @@ export async function bootstrapK8s({ root = ROOT, log = (line) => console.log(`b
       buildKubernetes,
       log,
     );
-    const kwok = await ensureBuilt(
+    const kwok = await ensureGoBuilt(
       root,
       `kwok/v${KWOK_VERSION}`,
       ['kwok', 'stages.yaml'],
@@ -152,7 +114,14 @@ export async function bootstrapK8s({ root = ROOT, log = (line) => console.log(`b
       },
       log,
     );
-    const keda = await ensureBuilt(root, `keda/v${KEDA_VERSION}`, ['operator', 'adapter', 'crds'], `KEDA v${KEDA_VERSION}`, buildKeda, log);
+    const keda = await ensureGoBuilt(
+      root,
+      `keda/v${KEDA_VERSION}`,
+      ['operator', 'adapter', 'crds'],
+      `KEDA v${KEDA_VERSION}`,
+      buildKeda,
+      log,
+    );
     const bin = (dir, name) => path.join(dir, name);
     return {
       etcd: '/usr/bin/etcd',
