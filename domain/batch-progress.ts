@@ -126,13 +126,9 @@ export function createBatchProgress(db: Db, onEvent?: EventSink) {
     );
   }
 
-  /** Marks pending items running once their calls started (a repeat, or an item skipped meanwhile, moves nothing). */
-  async function markRunning(started: { item: Pick<BatchItemDoc, '_id' | 'attempt'>; requestId: string }[]): Promise<void> {
-    await Promise.all(
-      started.map(({ item, requestId }) =>
-        batchItems.updateOne({ _id: item._id, status: 'pending', attempt: item.attempt }, { $set: { status: 'running', requestId } }),
-      ),
-    );
+  /** Marks a pending item running once its call started (a repeat, or an item skipped meanwhile, moves nothing). */
+  async function markRunning(item: Pick<BatchItemDoc, '_id' | 'attempt'>, requestId: string): Promise<void> {
+    await batchItems.updateOne({ _id: item._id, status: 'pending', attempt: item.attempt }, { $set: { status: 'running', requestId } });
   }
 
   /**

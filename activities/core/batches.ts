@@ -44,7 +44,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
   async function launch(batch: BatchDoc, indexes: number[]): Promise<void> {
     if (indexes.length === 0) return;
     const items = await batchItems.find({ _id: { $in: indexes.map((i) => batchItemId(batch._id, i)) }, status: 'pending' }).toArray();
-    await Promise.all(items.map(async (item) => progress.markRunning([{ item, requestId: await starter.start(batch, item) }])));
+    await Promise.all(items.map(async (item) => progress.markRunning(item, await starter.start(batch, item))));
   }
 
   /** Paused batches: resumed once the balance covers an item, given up on after their wait. */

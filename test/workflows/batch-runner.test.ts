@@ -317,7 +317,7 @@ test.serial("an item's end retried after its first run was cut short hands its s
   // Item 0 runs, as a fill starts it.
   const first = await progress.claim({ _id: batchId, total: 5 });
   t.is(first!.next, 1);
-  await progress.markRunning([{ item: { _id: `${batchId}:0`, attempt: 0 }, requestId: 'call-0' }]);
+  await progress.markRunning({ _id: `${batchId}:0`, attempt: 0 }, 'call-0');
   const outcome = {
     batchId,
     index: 0,
@@ -355,7 +355,7 @@ test.serial('live counts read above the settled mark agree with a full count at 
   };
   for (let i = 0; i < 3; i++) {
     await progress.claim({ _id: batchId, total: 6 });
-    await progress.markRunning([{ item: { _id: `${batchId}:${i}`, attempt: 0 }, requestId: `call-${i}` }]);
+    await progress.markRunning({ _id: `${batchId}:${i}`, attempt: 0 }, `call-${i}`);
   }
   // Ended without handing on (no `total`: as an item started before items handed on), out of order.
   const end = (index: number, ok: boolean) =>
