@@ -4,20 +4,23 @@ import ipaddr from 'ipaddr.js';
 
 export type IP = ipaddr.IPv4 | ipaddr.IPv6;
 
-/** Why an address is refused. Stable strings: clients see them as the problem's `reason`. */
-export type AddressReason =
-  | 'unspecified'
-  | 'loopback'
-  | 'private'
-  | 'cgnat'
-  | 'link_local'
-  | 'site_local'
-  | 'multicast'
-  | 'broadcast'
-  | 'reserved'
-  | 'benchmarking'
-  | 'documentation'
-  | 'metadata';
+/** Why an address is refused. Stable strings: clients see them as the problem's `reason` (in this order in the error guide). */
+export const ADDRESS_REASONS = [
+  'loopback',
+  'private',
+  'link_local',
+  'site_local',
+  'cgnat',
+  'multicast',
+  'broadcast',
+  'reserved',
+  'unspecified',
+  'benchmarking',
+  'documentation',
+  'metadata',
+] as const;
+
+export type AddressReason = (typeof ADDRESS_REASONS)[number];
 
 /** IPv6 forms that carry an IPv4 address inside them. */
 export type EmbeddingForm =

@@ -6,22 +6,17 @@ import { parseAddress, type AddressReason, type IP } from './address-class.js';
 import { ServiceError } from './errors.js';
 
 /** Why a URL or host is refused before any address is looked at. */
-export type InputReason = 'invalid_url' | 'scheme' | 'credentials' | 'empty_host' | 'invalid_host' | 'invalid_port';
+export const INPUT_REASONS = ['invalid_url', 'scheme', 'credentials', 'empty_host', 'invalid_host', 'invalid_port'] as const;
+
+export type InputReason = (typeof INPUT_REASONS)[number];
 
 export type RefusalReason = AddressReason | InputReason;
 
-const INPUT_REASONS: ReadonlySet<string> = new Set([
-  'invalid_url',
-  'scheme',
-  'credentials',
-  'empty_host',
-  'invalid_host',
-  'invalid_port',
-] satisfies InputReason[]);
+const INPUT_REASON_SET: ReadonlySet<string> = new Set(INPUT_REASONS);
 
 /** A guard refusal about how a URL is written (scheme, credentials, port), not where it points: a caller's bad field. */
 export function isInputRefusal(err: unknown): err is ServiceError {
-  return err instanceof ServiceError && err.code === 'target_not_allowed' && INPUT_REASONS.has(err.extras.reason as string);
+  return err instanceof ServiceError && err.code === 'target_not_allowed' && INPUT_REASON_SET.has(err.extras.reason as string);
 }
 
 export interface NormalisedHost {

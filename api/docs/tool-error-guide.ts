@@ -1,35 +1,16 @@
 //! The error guide's entries for what a tool's own run refuses or fails with (the target, the
 //! source, the hash, the destination, the upstream, the deadline): error-guide.ts holds the rest
 //! and the one table both make.
-import type { AddressReason } from '../../lib/address-class.js';
-import type { InputReason } from '../../lib/target-host.js';
+import { ADDRESS_REASONS } from '../../lib/address-class.js';
+import { INPUT_REASONS } from '../../lib/target-host.js';
 import type { ErrorCode } from '../../lib/errors.js';
 import type { ErrorGuide } from './error-guide-entry.js';
 
-/** The target guard's `reason` values, which clients may branch on. */
-const TARGET_REASONS = [
-  'loopback',
-  'private',
-  'link_local',
-  'site_local',
-  'cgnat',
-  'multicast',
-  'broadcast',
-  'reserved',
-  'unspecified',
-  'benchmarking',
-  'documentation',
-  'metadata',
-  'invalid_url',
-  'scheme',
-  'credentials',
-  'empty_host',
-  'invalid_host',
-  'invalid_port',
-] as const satisfies readonly (AddressReason | InputReason)[];
-// Compile-time check that the list is complete: a new reason in the guard must be added above.
-const everyReasonListed: Exclude<AddressReason | InputReason, (typeof TARGET_REASONS)[number]> extends never ? true : never = true;
-void everyReasonListed;
+/** The target guard's `reason` values, which clients may branch on: every one, from the guard's own lists. */
+const TARGET_REASONS = [...ADDRESS_REASONS, ...INPUT_REASONS];
+
+/** What a destination's bucket said when it refused: both destination problems carry it. */
+const S3_REASON = { reason: "S3's own error code and message, or what failed on the way to it." };
 
 type ToolErrorCode = Extract<
   ErrorCode,
@@ -60,7 +41,7 @@ export const TOOL_ERROR_GUIDE: Readonly<Record<ToolErrorCode, ErrorGuide>> = {
       'the credentials are wrong or may not write there, or the endpoint could not be reached. Nothing was created.',
     action:
       'Fix what S3 names in reason (bucket name, region, endpoint, the key pair and its write permission), then create the destination again.',
-    members: { reason: "S3's own error code and message, or what failed on the way to it." },
+    members: S3_REASON,
     example: {
       detail: 'The bucket refused the test upload: AccessDenied: Access Denied',
       members: { reason: 'AccessDenied: Access Denied' },
@@ -104,7 +85,7 @@ export const TOOL_ERROR_GUIDE: Readonly<Record<ToolErrorCode, ErrorGuide>> = {
       'The call made its output but could not write it to the destination named in Output-Destination: the bucket refused the upload ' +
       '(it was removed, or the credentials lost the right to write), could not be reached, or the destination was deleted meanwhile. The call is refunded.',
     action: 'Check the bucket and its credentials (or create the destination again), then repeat the call. Nothing was charged.',
-    members: { reason: "S3's own error code and message, or what failed on the way to it." },
+    members: S3_REASON,
     example: {
       detail: 'The output could not be written to destination dst_4hQ2mV8kZr1xYt6pW0nLbC.',
       members: { reason: 'NoSuchBucket: The specified bucket does not exist' },
