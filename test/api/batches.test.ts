@@ -1,59 +1,17 @@
 //! Batches through HTTP, against the running stack: a batch answers 202 with `Location`, runs each
 //! item as the call it would have been (the same output, charged once, in usage with its batch id),
 //! and its items, results and counts agree with the balance; bad input is refused before anything
-//! starts or is charged; a short balance under `stop` skips the rest; cancelling skips what is
+//! starts or is charged (a short balance: batch-credits.test.ts); cancelling skips what is
 //! pending while running items finish and are charged; an account's items run at most
 //! BATCH_CONCURRENCY at a time, and its live counts add up at every read; the Idempotency-Key answers the same batch; another account's batch
 //! is 404; secret fields are not stored in clear.
 import test from 'ava';
 import type http from 'node:http';
-import {
-  adminToken,
-  apiUrl,
-  balanceOf,
-  callTool,
-  isProblem,
-  newAccount,
-  request,
-  type TestAccount,
-  type UncheckedJson,
-  type Answer,
-} from '../helpers/api.js';
+import { apiUrl, balanceOf, callTool, isProblem, newAccount, request, type TestAccount, type UncheckedJson } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
+import { BATCH_CONCURRENCY, allItems, batchOf, ended, getAs as get, postBatch as post } from '../helpers/batches.js';
 import { eventually, registerEndpoint, sleep, startReceiver } from '../helpers/webhook-receiver.js';
 import { send, startPageServer, type PageServer } from '../fixtures/http-pages.js';
-
-/** BATCH_CONCURRENCY of the test stack (scripts/stack/test-stack.ts). */
-const BATCH_CONCURRENCY = 4;
-
-const post = (account: TestAccount, body: unknown, headers: Record<string, string> = {}) =>
-  request('POST', '/api/v1/batches', { token: account.apiKey, body, headers });
-const get = (account: TestAccount, path: string) => request('GET', path, { token: account.apiKey });
-const batchOf = (account: TestAccount, id: string) => get(account, `/api/v1/batches/${id}`);
-/** Reads the batch until its last item ended. */
-const ended = (account: TestAccount, id: string) =>
-  eventually(
-    () => batchOf(account, id),
-    (res) => res.status !== 200 || res.body.completedAt !== null,
-    90_000,
-    `batch ${id} to end`,
-  );
-
-/** Every item, page by page. */
-async function allItems(account: TestAccount, id: string, query = ''): Promise<UncheckedJson[]> {
-  const items: UncheckedJson[] = [];
-  let cursor: string | null = null;
-  do {
-    const res: Answer<{ items: UncheckedJson[]; nextCursor: string | null }> = await get(
-      account,
-      `/api/v1/batches/${id}/items?limit=7${query}${cursor ? `&cursor=${cursor}` : ''}`,
-    );
-    if (res.status !== 200) throw new Error(`items: ${res.status} ${JSON.stringify(res.body)}`);
-    items.push(...res.body.items);
-    cursor = res.body.nextCursor;
-  } while (cursor);
-  return items;
-}
 
 /** The results of a batch as a stream: its lines as they arrive, and whether it ended. */
 async function resultLines(account: TestAccount, id: string) {
@@ -188,19 +146,6 @@ test('bad input is refused before anything starts or is charged: an invalid item
 
   t.is((await get(account, '/api/v1/batches')).body.items.length, 0, 'no batch was made');
   t.is(await balanceOf(account), 10, 'nothing was charged');
-});
-
-test('onInsufficientCredits stop (the default): once the balance cannot cover an item, the rest is skipped with insufficient_credits; exactly what succeeded is charged', async (t) => {
-  const account = await newAccount(5);
-  const res = await post(account, { tool: 'hash-text', items: Array.from({ length: 15 }, (_, i) => ({ text: `s${i}` })) });
-  t.is(res.status, 202);
-  const done = await ended(account, res.body.id);
-  t.like(done.body, { status: 'completed', charged: 5, counts: { pending: 0, running: 0, succeeded: 5, failed: 0, skipped: 10 } });
-  t.is(await balanceOf(account), 0);
-  const skipped = await allItems(account, res.body.id, '&status=skipped');
-  t.is(skipped.length, 10);
-  t.true(skipped.every((i) => i.error?.code === 'insufficient_credits' && i.error.status === 402 && i.output === undefined));
-  t.is((await allItems(account, res.body.id, '&status=succeeded')).length, 5);
 });
 
 test('the live counts are exact at every read while a batch runs: they add up to its total, running never past BATCH_CONCURRENCY, and nothing goes back', async (t) => {
@@ -370,47 +315,6 @@ test('batch.completed reaches an endpoint on the default event types with the fi
   } finally {
     await receiver.close();
   }
-});
-
-test('onInsufficientCredits wait: the batch pauses (batch.paused in the event log) when the balance runs short, and resumes by itself when credits are granted; every item charged once', async (t) => {
-  const account = await newAccount(3);
-  const res = await post(account, {
-    tool: 'hash-text',
-    items: Array.from({ length: 8 }, (_, i) => ({ text: `w${i}` })),
-    onInsufficientCredits: 'wait',
-  });
-  t.is(res.status, 202);
-  t.is(res.body.onInsufficientCredits, 'wait');
-  // Settled: paused, and the three items that got a credit ended. (An item is marked running only
-  // once its call has started, so a call under way can still read as pending for a moment.)
-  const paused = await eventually(
-    () => batchOf(account, res.body.id),
-    (r) => r.body.status === 'paused' && r.body.counts.running === 0 && r.body.counts.succeeded === 3,
-    60_000,
-    'the batch to pause with three items served',
-  );
-  t.like(paused.body, { charged: 3, completedAt: null, counts: { succeeded: 3, failed: 0, skipped: 0, running: 0, pending: 5 } });
-  t.is(await balanceOf(account), 0);
-  // The status is set before the event is recorded: wait for the record.
-  const events = await eventually(
-    () => request('GET', '/api/v1/account/events?type=batch.paused', { token: account.ownerToken }),
-    (r) => r.body.items?.length >= 1,
-    60_000,
-    'batch.paused recorded',
-  );
-  t.is(events.body.items.length, 1);
-  t.like(events.body.items[0].data, { batchId: res.body.id, status: 'paused', tool: 'hash-text', total: 8 }); // its counts: when it paused, items still running
-
-  const grant = await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, {
-    token: adminToken(),
-    body: { amount: 10, reason: 'purchase' },
-  });
-  t.is(grant.status, 200, JSON.stringify(grant.body));
-  const done = await ended(account, res.body.id);
-  t.like(done.body, { status: 'completed', charged: 8, counts: { pending: 0, running: 0, succeeded: 8, failed: 0, skipped: 0 } });
-  t.is(await balanceOf(account), 5, 'each item charged once, the refused attempts not at all');
-  const items = await allItems(account, res.body.id);
-  t.true(items.every((i) => i.status === 'succeeded'));
 });
 
 test('a batch needs an API key (401 without, 403 with the owner token), and an item whose target the guard refuses is 422 naming the item, before anything starts', async (t) => {
