@@ -11,20 +11,13 @@ import { fileURLToPath } from 'node:url';
 import { bootstrap } from './bootstrap.mjs';
 import { bootstrapK8s } from './bootstrap-k8s.mjs';
 import { onPinnedNode } from './pinned-node.mjs';
-import { newRunDir } from './test-runs.mjs';
+import { exitingOnFailure, newRunDir } from './test-runs.mjs';
 
 await onPinnedNode();
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-async function prepare(step) {
-  try {
-    return await step();
-  } catch (err) {
-    console.error(`npm run test:k8s: ${err.message}`);
-    process.exit(1);
-  }
-}
+const prepare = exitingOnFailure('npm run test:k8s');
 
 const tools = await prepare(() => bootstrap({ root, stripeMock: false }));
 const k8sTools = await prepare(() => bootstrapK8s({ root }));

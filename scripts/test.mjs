@@ -18,7 +18,7 @@ import { bootstrapCluster } from './bootstrap-cluster.mjs';
 import { buildIfStale } from './build-if-stale.mjs';
 import { ensureJaeger } from './jaeger-build.mjs';
 import { onPinnedNode } from './pinned-node.mjs';
-import { newRunDir } from './test-runs.mjs';
+import { exitingOnFailure, newRunDir } from './test-runs.mjs';
 import { ACCEPTANCE, FAULTS } from '../ava.cluster.config.mjs';
 import { STEPS as DISRUPTIVE_STEPS } from '../ava.disruptive.config.mjs';
 
@@ -39,15 +39,7 @@ const AVA_DEADLINE_MS = 60 * 60_000;
 /** After ava reports a timed-out test it waits for that test's process, which may never end. */
 const AFTER_TIMEOUT_GRACE_MS = 30_000;
 
-/** Installing or building failed: its message (with the failed command's output), no stack trace. */
-async function prepare(step) {
-  try {
-    return await step();
-  } catch (err) {
-    console.error(`npm test: ${err.message}`);
-    process.exit(1);
-  }
-}
+const prepare = exitingOnFailure('npm test');
 
 // The cluster runs without payments (its suites need none); the other stacks with stripe-mock.
 const tools = await prepare(() => bootstrap({ root, stripeMock: !clusterMode }));
