@@ -256,17 +256,15 @@ async function browserBacklog(connection: Connection): Promise<number> {
 }
 
 const browserReplicas = async () => Number((await getJson('-n', NAMESPACE, 'deployment/worker-browser')).spec.replicas ?? 0);
-const scaledObjectActive = async () =>
+/** Whether the browser pool's ScaledObject has condition `type` (Ready, Active) true now. */
+const scaledObjectIs = async (type: 'Ready' | 'Active') =>
   ((await getJson('-n', NAMESPACE, 'scaledobject/worker-browser')).status?.conditions ?? []).some(
-    (c: UncheckedJson) => c.type === 'Active' && c.status === 'True',
+    (c: UncheckedJson) => c.type === type && c.status === 'True',
   );
+const scaledObjectActive = () => scaledObjectIs('Active');
 
 test('KEDA scales the browser pool on its Temporal backlog: from 0 while calls wait, back to 0 once served', async (t) => {
-  const ready = async () =>
-    ((await getJson('-n', NAMESPACE, 'scaledobject/worker-browser')).status?.conditions ?? []).some(
-      (c: UncheckedJson) => c.type === 'Ready' && c.status === 'True',
-    );
-  for (let i = 0; i < 120 && !((await ready()) && (await browserReplicas()) === 0); i++) await sleep(1000);
+  for (let i = 0; i < 120 && !((await scaledObjectIs('Ready')) && (await browserReplicas()) === 0); i++) await sleep(1000);
   const before = await browserReplicas();
   t.is(before, 0, 'at rest, with nothing waiting, KEDA holds the pool at 0');
 
