@@ -11,6 +11,7 @@ export const ACCEPTANCE = [
   'test/cluster/topology.test.ts',
   'test/cluster/replicas.test.ts',
   'test/cluster/people.test.ts',
+  'test/cluster/agents.test.ts',
 ];
 /** Run after the acceptance, one file at a time: they kill and restart parts of the cluster. */
 export const FAULTS = ['test/cluster/faults.test.ts'];

@@ -57,6 +57,7 @@ import { perClientLimit } from './person-session.js';
 import { teamRoutes } from './routes/teams.js';
 import { oidcRoutes } from './routes/oidc.js';
 import { mcpRoutes } from './routes/mcp.js';
+import { createAgentSignIn } from './oauth/index.js';
 import { createCallAdmission } from './call-admission.js';
 import { createMcpRenderLinks } from './mcp/render-links.js';
 import { createTeams } from '../domain/teams/index.js';
@@ -132,6 +133,8 @@ export function createApp(deps: AppDeps): Koa {
 
   const guard = createTargetGuard({ allowlist: config.targetAllowlist, resolver: createResolver({ servers: config.dnsServers }) });
   const destinations = createDestinationService({ db, secretKey: config.secretKey, guard });
+  // Agents sign in through the service's own authorization server, for `/mcp` only.
+  const agents = createAgentSignIn({ db, config, guard, identity, auth, rateLimit, perClient: perClientLimit(limiter), log: deps.log });
   // What a tool call needs, through REST and through MCP alike.
   const calls = { baseUrl: config.publicBaseUrl, auth, schemas, toolCalls, outputs, metrics: deps.metrics };
   const routers = [
@@ -146,7 +149,9 @@ export function createApp(deps: AppDeps): Koa {
       accounts,
       db,
       log: deps.log,
+      oauth: agents.bearer,
     }),
+    ...agents.routers(),
     renderRoutes({ linkSecrets, rateLimit, validators, schemas, guard, renders }),
     renderLinkRoutes({ baseUrl: config.publicBaseUrl, auth, rateLimit, linkSecrets, renderCache, validators }),
     authRoutes({ identity, teams, auth, cookie, rateLimit, limiter }),

@@ -29,10 +29,10 @@ export interface Principal {
   accountId: string;
   /** The credential's id; a session's public id (`ses_...`). */
   credentialId: string;
-  kind: CredentialKind | 'session';
+  kind: CredentialKind | 'session' | 'oauth';
   /** The credential's display prefix: who acted, in the audit log (empty for a session: the user is named). */
   prefix: string;
-  /** A signed-in person (kind `session`): who, their role on the account, and their session. */
+  /** A signed-in person (kind `session`), or the member an agent acts for (kind `oauth`): who, their role on the account, and their session. */
   userId?: string;
   role?: Role;
   session?: SessionDoc;

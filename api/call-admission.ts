@@ -4,6 +4,7 @@
 //! workflow (tool-calls.ts) and read its result the same way (call-outcome.ts).
 import type { ToolDefinition } from '../domain/tool-definition.js';
 import { keyMayCall } from '../domain/key-settings.js';
+import { GROUPS } from '../domain/teams/permissions.js';
 import { ServiceError } from '../lib/errors.js';
 import type { TargetGuard } from '../lib/target-guard.js';
 import type { Principal } from './auth.js';
@@ -16,8 +17,21 @@ export interface CallAdmissionDeps {
   guard: Pick<TargetGuard, 'checkTargets'>;
 }
 
-/** 403 `tool_not_allowed` when the key's `tools` leave `tool` out; checked before the body is read. */
+/**
+ * Whether the principal may call tools at all: a key may; an agent acts with the role of the member
+ * who connected it, and only the roles that may make keys spend the account's credits on calls.
+ */
+export const mayCallTools = (principal: Principal) =>
+  principal.kind !== 'oauth' || (GROUPS.build as readonly string[]).includes(principal.role ?? '');
+
+/** 403 `tool_not_allowed` when the key's `tools` leave `tool` out, or the agent's role calls no tool; checked before the body is read. */
 export function checkKeyMayCall(principal: Principal, tool: ToolDefinition): void {
+  if (!mayCallTools(principal))
+    throw new ServiceError(
+      'tool_not_allowed',
+      `This app acts with the role ${principal.role}, which calls no tool (${GROUPS.build.join(', ')} do): it may read the balance and usage.`,
+      { tool: tool.name },
+    );
   if (!keyMayCall(principal.limits?.tools, tool))
     throw new ServiceError('tool_not_allowed', `This key may not call ${tool.name}.`, { tool: tool.name });
 }

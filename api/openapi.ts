@@ -31,6 +31,8 @@ import { authOperations } from './routes/auth.openapi.js';
 import { teamOperations } from './routes/teams.js';
 import { oidcOperations } from './routes/oidc.js';
 import { mcpOperations } from './routes/mcp.js';
+import { oauthOperations } from './routes/oauth.js';
+import { connectedAppOperations } from './routes/connected-apps.js';
 import { GROUPS as ROLE_GROUPS, groupFor } from '../domain/teams/permissions.js';
 
 export interface OpenApiOptions {
@@ -89,6 +91,8 @@ function routeOperations(schemas: Map<string, ToolSchemas>): { operations: Route
     ...planOperations(),
     ...catalogueOperations(),
     ...mcpOperations(),
+    ...oauthOperations(),
+    ...connectedAppOperations(),
     ...serviceOperations(),
     ...docsOperations(),
     ...dashboardOperations(),

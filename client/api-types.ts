@@ -2083,6 +2083,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * MCP protected resource metadata
+         * @description RFC 9728: what `/mcp` is, the authorization server that issues its tokens (this service: its endpoints are in its own metadata, `/.well-known/oauth-authorization-server`), and the scope. A 401 from `/mcp` points here in its `WWW-Authenticate`. docs/MCP.md tells how an agent signs in.
+         */
+        get: operations["mcpResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Protected resource metadata
+         * @description RFC 9728: what `/mcp` is, the authorization server that issues its tokens (this service: its endpoints are in its own metadata, `/.well-known/oauth-authorization-server`), and the scope. A 401 from `/mcp` points here in its `WWW-Authenticate`. docs/MCP.md tells how an agent signs in.
+         */
+        get: operations["resourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/connected-apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List connected apps
+         * @description The apps (AI agents, MCP clients) members connected to the account through OAuth, newest first: each acts on the account with the role of the member who connected it, as that role is now. docs/MCP.md tells how an app connects.
+         *
+         *     **Roles:** owner, admin, developer, billing, viewer (every role).
+         */
+        get: operations["listConnectedApps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/connected-apps/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect an app
+         * @description Ends the app's access: its tokens are refused from the next request on, on every replica, and it must ask a member again. Recorded in the audit log (`oauth_app.revoked`).
+         *
+         *     **Roles:** owner, admin, developer.
+         */
+        delete: operations["disconnectApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -3273,7 +3357,7 @@ export interface components {
             /** @description The User-Agent header (first 256 characters); null when none. */
             userAgent: string | null;
             /** @enum {string} */
-            action: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed";
+            action: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed" | "oauth_app.authorized" | "oauth_app.revoked";
             /** @description What was changed. */
             target: {
                 /** @description `api_key`, `owner_token`, `webhook_endpoint`, `grant` or `account`. */
@@ -3633,6 +3717,31 @@ export interface components {
              * @example 2026-01-01T12:00:00.000Z
              */
             createdAt: string;
+        };
+        /** @description An app (an AI agent, an MCP client) a member connected to the account through OAuth. It acts with that member's role. */
+        ConnectedApp: {
+            /** @description Its id (the OAuth grant's): what DELETE takes. */
+            id: string;
+            /** @description Its OAuth client id: registered here, or the URL of its client ID metadata document. */
+            clientId: string;
+            /** @description What it calls itself (its own claim unless its client id is a URL). */
+            clientName: string;
+            /** @description Where its authorization answers went (its redirect URI's host). */
+            redirectHost: string;
+            /** @description The member who connected it. */
+            userId: string;
+            /**
+             * Format: date-time
+             * @description When it was connected.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When one of its tokens was last presented (to the minute); null before.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            lastUsedAt: string | null;
         };
         /** @description Where a call's file was written, in place of its base64 (a call with `Output-Destination`). */
         StoredFile: {
@@ -11167,7 +11276,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor`. */
                 cursor?: string;
                 /** @description Only entries of this action. */
-                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed";
+                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed" | "oauth_app.authorized" | "oauth_app.revoked";
             };
             header?: never;
             path?: never;
@@ -11238,7 +11347,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor`. */
                 cursor?: string;
                 /** @description Only entries of this action. */
-                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed";
+                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed" | "oauth_app.authorized" | "oauth_app.revoked";
             };
             header?: never;
             path?: never;
@@ -11646,6 +11755,114 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    mcpResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listConnectedApps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connected apps. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectedApp"][];
+                };
+            };
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    disconnectApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The connected app's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Disconnected. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

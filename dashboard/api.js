@@ -132,6 +132,8 @@ export function createClient({ token = null, onUnauthorized = () => {} } = {}) {
     revokeKey: (keyId) => call('DELETE', `/api/v1/account/keys/${id(keyId)}`),
     destinations: () => call('GET', '/api/v1/account/destinations'),
     deleteDestination: (destinationId) => call('DELETE', `/api/v1/account/destinations/${id(destinationId)}`),
+    connectedApps: () => call('GET', '/api/v1/account/connected-apps'),
+    disconnectApp: (appId) => call('DELETE', `/api/v1/account/connected-apps/${id(appId)}`),
     /** A key's settings: what is given is set, null clears it. */
     updateKey: (keyId, settings) => call('PATCH', `/api/v1/account/keys/${id(keyId)}`, settings),
     linkSecrets: () => call('GET', '/api/v1/account/link-secrets'),

@@ -69,6 +69,23 @@ export function navEntries(views, { signedIn, context }) {
 }
 
 /**
+ * The page outside this app a sign-in was asked for (`?next=`): only an authorization's consent
+ * page of this origin (an agent asking to act on the account), which the server renders itself.
+ * @param {URLSearchParams} query
+ */
+function consentPage(query) {
+  const next = query.get('next');
+  if (!next) return null;
+  try {
+    const url = new URL(next, location.origin);
+    if (url.origin === location.origin && /^\/oauth\/interaction\/[A-Za-z0-9_-]+$/.test(url.pathname) && !url.search) return url.pathname;
+  } catch {
+    // not a URL
+  }
+  return null;
+}
+
+/**
  * @param {{ views: ViewSpec[], notFound: ViewSpec, home: string, signIn: string, container: HTMLElement,
  *           nav: { element: HTMLElement, list: HTMLElement, toggle: HTMLButtonElement },
  *           signedIn: () => boolean, context: () => any, beforeShow?: () => void }} options
@@ -110,6 +127,11 @@ export function createRouter(options) {
     let route = here();
     let spec = match(route.path);
     const state = signedIn();
+    const consent = state && !allowed(spec, state) ? consentPage(route.query) : null;
+    if (consent) {
+      location.replace(consent);
+      return;
+    }
     if (!allowed(spec, state)) {
       const back = route.path === options.home && !location.search ? '' : `?next=${encodeURIComponent(route.path + location.search)}`;
       history.replaceState(null, '', state ? onwards(route.query) : `${options.signIn}${back}`);

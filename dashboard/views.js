@@ -13,6 +13,7 @@ import { createAttachView } from './view-attach.js';
 import { createBatchesView } from './view-batches.js';
 import { createBillingView } from './view-billing.js';
 import { createDestinationsView } from './view-destinations.js';
+import { createConnectedAppsView } from './view-connected-apps.js';
 import { createKeysView } from './view-keys.js';
 import { createNotFoundView } from './view-not-found.js';
 import { createOverviewView } from './view-overview.js';
@@ -94,6 +95,14 @@ export const VIEWS = [
     nav: 'Destinations',
     description: 'Your own buckets that calls write their files to.',
     create: createDestinationsView,
+  },
+  {
+    id: 'connected-apps',
+    path: '/dashboard/connected-apps',
+    title: 'Connected apps',
+    nav: 'Connected apps',
+    description: 'AI agents and other apps members let act on this account.',
+    create: createConnectedAppsView,
   },
   {
     id: 'security',

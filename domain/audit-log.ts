@@ -66,6 +66,9 @@ export const AUDIT_ACTIONS = [
   'invitation.revoked',
   'account.ownership_transferred',
   'account.sign_in_policy_changed',
+  // The authorization server (domain/oauth/): a member let an agent act on the account, or it was ended.
+  'oauth_app.authorized',
+  'oauth_app.revoked',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -165,6 +168,7 @@ export function createAuditLog(db: Db) {
   const users = holder(c.users, 'auditDrafts.accountId');
   const memberships = holder(c.memberships, 'accountId');
   const invitations = holder(c.authTokens, 'accountId');
+  const connections = holder(c.oauthConnections, 'accountId');
   const holders = [
     keys,
     endpoints,
@@ -177,6 +181,7 @@ export function createAuditLog(db: Db) {
     billingAccounts,
     memberships,
     invitations,
+    connections,
   ];
   /** Where a deleted target lived: a deletion's draft is appended once its target is gone from there. */
   const deletable: Record<string, DraftHolder['docs']> = {
@@ -301,6 +306,8 @@ export function createAuditLog(db: Db) {
     /** After a member joined or their role changed (`memberships`), and an invitation made or revoked (`authTokens`, by its digest). */
     flushMembership: (id: string) => flushHolder(memberships, id),
     flushInvitation: (tokenDigest: string) => flushHolder(invitations, tokenDigest),
+    /** After an agent was connected to an account or disconnected (`oauthConnections`). */
+    flushConnection: (id: string) => flushHolder(connections, id),
     flushLeftovers,
     ...auditReads(c, flushLeftovers),
   };

@@ -76,6 +76,9 @@ export function collections(db: Db): Collections {
     passkeys: db.collection('passkeys', JOURNALED),
     webauthnChallenges: db.collection('webauthn_challenges'),
     oidcStates: db.collection('oidc_states'),
+    // The authorization server (domain/oauth/): a revoked grant or a used code lost in a crash would come back.
+    oauthStore: db.collection('oauth_store', JOURNALED),
+    oauthConnections: db.collection('oauth_connections', JOURNALED),
   };
 }
 
@@ -146,6 +149,11 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.passkeys.createIndex({ userId: 1, createdAt: 1 }),
     c.webauthnChallenges.createIndex({ expiresAt: 1 }),
     c.oidcStates.createIndex({ expiresAt: 1 }),
+    // A grant's codes and tokens (its revocation), a session by its uid, the sweep; an account's connected apps.
+    c.oauthStore.createIndex({ grantId: 1 }),
+    c.oauthStore.createIndex({ uidDigest: 1 }),
+    c.oauthStore.createIndex({ expiresAt: 1 }),
+    c.oauthConnections.createIndex({ accountId: 1, createdAt: -1 }),
   ]);
 }
 

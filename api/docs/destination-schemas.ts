@@ -1,4 +1,4 @@
-//! Component schemas of the destinations' answers, and of where a call's file was stored.
+//! Component schemas of the destinations' answers, of where a call's file was stored, and of the account's connected apps.
 import { dateTime, id, record, type JsonSchema } from './schema-parts.js';
 
 export const DESTINATION_SCHEMAS: Record<string, JsonSchema> = {
@@ -16,6 +16,18 @@ export const DESTINATION_SCHEMAS: Record<string, JsonSchema> = {
     },
     createdAt: dateTime('When the destination was created (and its test upload accepted).'),
   }),
+  ConnectedApp: record(
+    "An app (an AI agent, an MCP client) a member connected to the account through OAuth. It acts with that member's role.",
+    {
+      id: { type: 'string', description: "Its id (the OAuth grant's): what DELETE takes." },
+      clientId: { type: 'string', description: 'Its OAuth client id: registered here, or the URL of its client ID metadata document.' },
+      clientName: { type: 'string', description: 'What it calls itself (its own claim unless its client id is a URL).' },
+      redirectHost: { type: 'string', description: "Where its authorization answers went (its redirect URI's host)." },
+      userId: { type: 'string', description: 'The member who connected it.' },
+      createdAt: dateTime('When it was connected.'),
+      lastUsedAt: { ...dateTime('When one of its tokens was last presented (to the minute); null before.'), type: ['string', 'null'] },
+    },
+  ),
   StoredFile: record("Where a call's file was written, in place of its base64 (a call with `Output-Destination`).", {
     bucket: { type: 'string', description: 'The bucket.', examples: ['acme-renders'] },
     key: {

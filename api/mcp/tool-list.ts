@@ -6,6 +6,7 @@ import { keyMayCall } from '../../domain/key-settings.js';
 import type { ToolDefinition } from '../../domain/tool-definition.js';
 import type { ToolSchemas } from '../../domain/tool-schemas.js';
 import type { Principal } from '../auth.js';
+import { mayCallTools } from '../call-admission.js';
 
 /** The tools that read the account rather than call a catalogue tool: free, and listed to every key. */
 export const ACCOUNT_TOOLS = { balance: 'account-balance', usage: 'account-usage' } as const;
@@ -98,6 +99,6 @@ const ACCOUNT_TOOL_LIST: Tool[] = [
 
 /** Every tool `principal` may call, in catalogue order, then the account's two. */
 export function toolsListedTo(principal: Principal, schemas: Map<string, ToolSchemas>): Tool[] {
-  const callable = [...CATALOGUE.values()].filter((tool) => keyMayCall(principal.limits?.tools, tool));
+  const callable = mayCallTools(principal) ? [...CATALOGUE.values()].filter((tool) => keyMayCall(principal.limits?.tools, tool)) : [];
   return [...callable.map((tool) => mcpTool(tool, schemas.get(tool.name)!)), ...ACCOUNT_TOOL_LIST];
 }

@@ -11,14 +11,17 @@ import { ServiceError } from '../../lib/errors.js';
 import type { Authenticator } from '../auth.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
 import { createMcpServer, type McpServerDeps } from '../mcp/server.js';
+import { MCP_PATH, mcpChallenge } from '../mcp/protected-resource.js';
+import type { OAuthBearer } from '../oauth/bearer.js';
+import { credentialKind } from '../../domain/credentials.js';
 import { json } from '../docs/openapi-parts.js';
 import { operation, plain, type RouteOperation } from '../docs/operations.js';
 
 export interface McpRoutesDeps extends McpServerDeps {
   auth: Authenticator;
+  /** OAuth access tokens of the service's authorization server (api/oauth/). */
+  oauth: OAuthBearer;
 }
-
-export const MCP_PATH = '/mcp';
 
 /** How long the credential's lookup waits out a database outage before answering 503. */
 const AUTH_WAIT_MS = 10_000;
@@ -43,10 +46,28 @@ function checkOrigin(ctx: Context, baseUrl: string): void {
 export function mcpRoutes(deps: McpRoutesDeps): Router {
   const router = new Router();
 
-  /** Origin first, then the key, for every method: a refused page learns nothing more. */
+  /** The request's principal: an API key by its shape, else an OAuth access token. */
+  async function principalOf(ctx: Context) {
+    const header = ctx.get('Authorization') || undefined;
+    const token = /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? '')?.[1];
+    if (token && !credentialKind(token)) return deps.oauth.authenticate(token);
+    return deps.auth.authenticate(header, 'api_key', Date.now() + AUTH_WAIT_MS, ctx.ip);
+  }
+
+  /**
+   * Origin first, then the credential, for every method: a refused page learns nothing more. A 401
+   * points the client at the protected resource metadata, where OAuth begins (RFC 9728).
+   */
   const admitted = async (ctx: Context, next: () => Promise<unknown>) => {
     checkOrigin(ctx, deps.baseUrl);
-    ctx.state.principal = await deps.auth.authenticate(ctx.get('Authorization') || undefined, 'api_key', Date.now() + AUTH_WAIT_MS, ctx.ip);
+    try {
+      ctx.state.principal = await principalOf(ctx);
+    } catch (err) {
+      if (!(err instanceof ServiceError) || err.code !== 'unauthorized') throw err;
+      // RFC 6750: a credential that was sent and refused is `invalid_token`; none sent, no error named.
+      const challenge = mcpChallenge(deps.baseUrl, ctx.get('Authorization') ? 'invalid_token' : undefined);
+      throw new ServiceError('unauthorized', err.message, err.extras, { headers: { 'WWW-Authenticate': challenge } });
+    }
     await next();
   };
 

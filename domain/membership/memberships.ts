@@ -82,6 +82,10 @@ export function createMemberships(db: Db, onEvent?: EventSink) {
         }));
     },
 
+    /** The person's role on the account, or null when they are not a member (any more). */
+    roleOf: async (accountId: string, userId: string): Promise<Role | null> =>
+      (await memberships.findOne({ _id: membershipId(accountId, userId) }, { projection: { role: 1 } }))?.role ?? null,
+
     /** Whether the account has a member with this role (an account opened by the operator has no owner at first). */
     hasRole: async (accountId: string, role: Role) => (await memberships.countDocuments({ accountId, role }, { limit: 1 })) > 0,
 

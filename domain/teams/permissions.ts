@@ -12,7 +12,7 @@ export const ROLES = ['owner', 'admin', 'developer', 'billing', 'viewer'] as con
 export const GROUPS = {
   /** Read the account, usage, events, calls, batches, the audit log, the team; never a secret (nothing read here returns one). */
   read: ['owner', 'admin', 'developer', 'billing', 'viewer'],
-  /** Keys, webhooks, destinations, link secrets, render links, the render cache, batches. */
+  /** Keys, webhooks, destinations, link secrets, render links, the render cache, batches, connected apps. */
   build: ['owner', 'admin', 'developer'],
   /** Purchases, checkout, auto-recharge, credit packs, grants. */
   billing: ['owner', 'admin', 'billing'],
@@ -60,6 +60,7 @@ export const AREAS: Readonly<Record<string, AreaRule>> = {
   invitations: area('read', 'team'),
   'transfer-ownership': area('ownership'),
   'sign-in-policy': area('read'),
+  'connected-apps': area('read', 'build'),
   close: area('ownership'),
 };
 

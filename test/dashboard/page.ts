@@ -134,6 +134,7 @@ export const VIEWS = {
   batches: { path: '/dashboard/batches', title: 'Batches' },
   'render-links': { path: '/dashboard/render-links', title: 'Render links' },
   destinations: { path: '/dashboard/destinations', title: 'Destinations' },
+  'connected-apps': { path: '/dashboard/connected-apps', title: 'Connected apps' },
   security: { path: '/dashboard/security', title: 'Security', only: 'person' },
   attach: { path: '/dashboard/attach', title: 'Attach yourself', only: 'token' },
 } satisfies Record<string, ViewInfo>;

@@ -50,6 +50,7 @@ const READS: Record<Exclude<ViewId, 'attach'>, string[]> = {
   batches: ['GET /api/v1/account/batches'],
   'render-links': ['GET /api/v1/account/link-secrets', 'GET /api/v1/account/render-cache'],
   destinations: ['GET /api/v1/account/destinations'],
+  'connected-apps': ['GET /api/v1/account/connected-apps'],
   security: ['GET /api/v1/auth/passkeys', 'GET /api/v1/auth/sessions'],
 };
 

@@ -28,6 +28,8 @@ export interface RequestOptions {
   from?: string;
   /** Another address of the service than API_URL (a replica of the cluster). */
   baseUrl?: string;
+  /** A form's fields, sent as `application/x-www-form-urlencoded` (in place of `body`). */
+  form?: Record<string, string>;
 }
 
 /** An HTTP request like the dashboard's (its Origin on unsafe methods), from the client's own loopback address. */
@@ -42,8 +44,12 @@ export function requestFrom<T = UncheckedJson>(
   if (options.cookie) headers.cookie = options.cookie;
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (!['GET', 'HEAD'].includes(method) && !options.crossSite && !headers.origin) headers.origin = serviceOrigin();
-  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-  if (body !== undefined) headers['content-type'] ??= 'application/json';
+  const body = options.form
+    ? new URLSearchParams(options.form).toString()
+    : options.body === undefined
+      ? undefined
+      : JSON.stringify(options.body);
+  if (body !== undefined) headers['content-type'] ??= options.form ? 'application/x-www-form-urlencoded' : 'application/json';
   return new Promise((resolve, reject) => {
     // The cluster's load balancer is HTTPS, its certificate for `localhost`, reached on 127.0.0.1:
     // the source address is an IPv4 loopback one, which cannot reach ::1.

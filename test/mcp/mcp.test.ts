@@ -304,7 +304,8 @@ test('HTTP: no key is 401, a foreign Origin 403, GET 405, no event stream 406, e
 
   const anonymous = await request('POST', '/mcp', { body, headers: accept });
   t.true(isProblem(anonymous, 401, 'unauthorized'));
-  t.is(anonymous.headers.get('www-authenticate'), 'Bearer');
+  // Where OAuth begins (RFC 9728): test/mcp/oauth.test.ts follows it.
+  t.regex(anonymous.headers.get('www-authenticate')!, /^Bearer resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/mcp"/);
 
   const foreign = await request('POST', '/mcp', { token: account.apiKey, body, headers: { ...accept, origin: 'https://evil.example' } });
   t.true(isProblem(foreign, 403, 'csrf_rejected'));

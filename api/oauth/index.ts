@@ -1,0 +1,59 @@
+//! Agents' sign-in, put together: the authorization server, the bearer check `/mcp` uses for its
+//! tokens, and the routers (the server's endpoints and consent page, the account's connected apps).
+import type { Middleware } from 'koa';
+import type { Db } from 'mongodb';
+import type { Identity } from '../../domain/identity/index.js';
+import { createConnections } from '../../domain/oauth/connections.js';
+import type { Config } from '../../lib/config.js';
+import type { Logger } from '../../lib/logger.js';
+import { createGuardedHttp } from '../../lib/guarded-http.js';
+import type { TargetGuard } from '../../lib/target-guard.js';
+import type { Authenticator } from '../auth.js';
+import { mcpResource } from '../mcp/protected-resource.js';
+import { connectedAppRoutes } from '../routes/connected-apps.js';
+import { loadDashboard } from '../routes/dashboard.js';
+import { oauthRoutes } from '../routes/oauth.js';
+import { createAuthorizationServer } from './authorization-server.js';
+import { createOAuthBearer } from './bearer.js';
+
+export interface AgentSignInDeps {
+  db: Db;
+  config: Pick<Config, 'publicBaseUrl' | 'secretKey' | 'trustedProxyHops'>;
+  guard: TargetGuard;
+  identity: Identity;
+  auth: Authenticator;
+  rateLimit: Middleware;
+  perClient: Middleware;
+  log: Logger;
+}
+
+export function createAgentSignIn(deps: AgentSignInDeps) {
+  const baseUrl = deps.config.publicBaseUrl;
+  const resource = mcpResource(baseUrl);
+  const connections = createConnections(deps.db);
+  const provider = createAuthorizationServer({
+    db: deps.db,
+    baseUrl,
+    secretKey: deps.config.secretKey,
+    resource,
+    proxy: deps.config.trustedProxyHops > 0,
+    http: createGuardedHttp({ guard: deps.guard }),
+  });
+  return {
+    bearer: createOAuthBearer({ provider, connections, roleOf: deps.identity.memberships.roleOf, resource }),
+    routers: () => [
+      oauthRoutes({
+        baseUrl,
+        provider,
+        connections,
+        identity: deps.identity,
+        auth: deps.auth,
+        perClient: deps.perClient,
+        // The consent page wears the dashboard's stylesheet.
+        stylesheet: `/dashboard/assets/${loadDashboard().version}/dashboard.css`,
+        log: deps.log,
+      }),
+      connectedAppRoutes({ auth: deps.auth, rateLimit: deps.rateLimit, connections }),
+    ],
+  };
+}

@@ -1,0 +1,97 @@
+//! Connected apps (`/dashboard/connected-apps`): the AI agents and MCP clients members signed in to
+//! this account through OAuth, each acting with the role of the member who connected it; listed with
+//! where its answers go and when it was last used, and disconnected after confirmation, which ends
+//! its tokens at once.
+import { confirmAction } from './dialogs.js';
+import { announce, busy, dataTable, empty, focusOn, h, problemText, replace, time, viewSection } from './dom.js';
+import { createList } from './list.js';
+
+/** @param {import('./app.js').ViewContext} context */
+export function createConnectedAppsView({ client }) {
+  const container = h('div', { id: 'connected-apps-body' });
+  const element = viewSection(
+    'connected-apps',
+    'Connected apps',
+    h(
+      'p',
+      { class: 'help' },
+      'Apps you or your team let act on this account by signing in, such as an AI assistant pointed at ',
+      h('code', {}, '/mcp'),
+      '. Each acts with the role of the member who connected it, and its calls are charged like any other.',
+    ),
+    container,
+  );
+  const list = createList({
+    body: container,
+    loadingWhat: 'connected apps',
+    failedWhat: 'the connected apps',
+    read: () => client.connectedApps(),
+    render,
+  });
+
+  function render(apps) {
+    if (apps.length === 0) {
+      replace(container, empty('No connected apps. An app connects when a member allows it on the sign-in page it opens.'));
+      return;
+    }
+    replace(
+      container,
+      dataTable({
+        attrs: { class: 'connected-apps-table', 'aria-labelledby': 'connected-apps-title' },
+        columns: ['App', 'Answers go to', 'Connected by', 'Connected', 'Last used', 'Actions'],
+        rowHeader: 0,
+        rows: apps.map(row),
+      }),
+    );
+  }
+
+  function row(app) {
+    return {
+      attrs: { dataset: { appId: app.id } },
+      cells: [
+        app.clientName,
+        h('code', {}, app.redirectHost),
+        h('code', {}, app.userId),
+        time(app.createdAt),
+        app.lastUsedAt ? time(app.lastUsedAt) : 'Not yet',
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'danger',
+            'aria-label': `Disconnect ${app.clientName}`,
+            onclick: (e) => disconnect(app, e.currentTarget),
+          },
+          'Disconnect',
+        ),
+      ],
+    };
+  }
+
+  async function disconnect(app, button) {
+    const confirmed = await confirmAction({
+      title: `Disconnect ${app.clientName}?`,
+      body: 'Its tokens stop working at once. To use this account again it must ask a member, who must allow it again.',
+      confirmLabel: 'Disconnect',
+    });
+    if (!confirmed) return;
+    await busy(button, async () => {
+      try {
+        await client.disconnectApp(app.id);
+        await list.load();
+        focusOn(element.querySelector('#connected-apps-title'));
+        announce(`${app.clientName} disconnected.`);
+      } catch (err) {
+        if (err.name === 'AbortError') return;
+        button.closest('td').append(h('p', { class: 'field-error', role: 'alert' }, problemText(err)));
+        button.focus();
+      }
+    });
+  }
+
+  return {
+    element,
+    load: list.load,
+    close: list.close,
+  };
+}
