@@ -2074,10 +2074,14 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol
-         * @description The tools for AI agents over MCP Streamable HTTP (JSON-RPC 2.0, answered as JSON or as `text/event-stream`), authenticated by an API key as a bearer token. Stateless: no `Mcp-Session-Id` is issued; `GET` and `DELETE` answer 405. A refused tool call is a tool result with `isError: true`, not an HTTP error. Every message takes from the key's and the account's rate as a REST call does: a message other than a tool call over it is 429 `rate_limited`. A request whose `Origin` is not this service is refused with 403 `csrf_rejected`. docs/MCP.md tells how to connect a client.
+         * @description The tools for AI agents over MCP Streamable HTTP (JSON-RPC 2.0, answered as JSON or as `text/event-stream`), authenticated by an API key as a bearer token. `initialize` is answered with an `Mcp-Session-Id`: a record bound to the key that opened it, never a credential (every message still sends its key), answered by any replica. A message with an unknown session id (ended, unused for 24 hours, or another key's) is 404 `not_found`; one without is served too. The session scopes `notifications/cancelled`: a cancelled call's workflow is cancelled and refunded (unless it was charged first), and its request gets no response. `GET` answers 405. A refused tool call is a tool result with `isError: true`, not an HTTP error. Every message takes from the key's and the account's rate as a REST call does: a message other than a tool call over it is 429 `rate_limited`. A request whose `Origin` is not this service is refused with 403 `csrf_rejected`. docs/MCP.md tells how to connect a client.
          */
         post: operations["mcp"];
-        delete?: never;
+        /**
+         * End an MCP session
+         * @description Ends the session named by `Mcp-Session-Id`, which must be this key's: its messages are 404 after, and a client initializes a new one. Another key's session, or an ended one, is 404 `not_found`, as if it never was.
+         */
+        delete: operations["endMcpSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5984,8 +5988,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Idempotency key reused ([`idempotency_conflict`](https://api.example.com/docs/errors#idempotency_conflict)) */
-        IdempotencyConflict: {
+        /** @description Idempotency key reused ([`idempotency_conflict`](https://api.example.com/docs/errors#idempotency_conflict)), or Cancelled ([`cancelled`](https://api.example.com/docs/errors#cancelled)) */
+        IdempotencyConflictOrCancelled: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 traceparent: components["headers"]["traceparent"];
@@ -6212,6 +6216,17 @@ export interface components {
         };
         /** @description Forbidden ([`forbidden`](https://api.example.com/docs/errors#forbidden)), or Not allowed for your role ([`forbidden_for_role`](https://api.example.com/docs/errors#forbidden_for_role)), or Cross-site request refused ([`csrf_rejected`](https://api.example.com/docs/errors#csrf_rejected)) */
         ForbiddenOrForbiddenForRoleOrCsrfRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Idempotency key reused ([`idempotency_conflict`](https://api.example.com/docs/errors#idempotency_conflict)) */
+        IdempotencyConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 traceparent: components["headers"]["traceparent"];
@@ -6700,7 +6715,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -6772,7 +6787,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -6844,7 +6859,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["HashTooCostlyOrInvalidHash"];
@@ -6917,7 +6932,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["HashTooCostlyOrInvalidHash"];
@@ -7021,7 +7036,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -7099,7 +7114,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowedOrSourceTooLargeOrUnsupportedSource"];
@@ -7178,7 +7193,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowedOrSourceTooLargeOrUnsupportedSource"];
@@ -7257,7 +7272,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowedOrSourceTooLargeOrUnsupportedSource"];
@@ -7331,7 +7346,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowed"];
@@ -7405,7 +7420,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowedOrSourceTooLarge"];
@@ -7479,7 +7494,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowedOrSourceTooLarge"];
@@ -7553,7 +7568,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowedOrSourceTooLarge"];
@@ -7627,7 +7642,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowedOrSourceTooLargeOrUnsupportedSource"];
@@ -7701,7 +7716,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowed"];
@@ -7775,7 +7790,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowed"];
@@ -7849,7 +7864,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowed"];
@@ -7923,7 +7938,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowedOrPortNotAllowed"];
@@ -7997,7 +8012,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -8101,7 +8116,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowed"];
@@ -8206,7 +8221,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -11643,10 +11658,36 @@ export interface operations {
             400: components["responses"]["InvalidJson"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenOrIpNotAllowedOrCsrfRejected"];
+            404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    endMcpSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenOrIpNotAllowedOrCsrfRejected"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
