@@ -58,6 +58,7 @@ import { teamRoutes } from './routes/teams.js';
 import { oidcRoutes } from './routes/oidc.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { createCallAdmission } from './call-admission.js';
+import { createMcpSessions } from '../domain/mcp-sessions.js';
 import { createMcpRenderLinks } from './mcp/render-links.js';
 import { createTeams } from '../domain/teams/index.js';
 import { cookieSettings } from './session-cookie.js';
@@ -142,6 +143,7 @@ export function createApp(deps: AppDeps): Koa {
       ...calls,
       admission: createCallAdmission({ validators, guard }),
       links: createMcpRenderLinks({ baseUrl: config.publicBaseUrl, linkSecrets, renders }),
+      sessions: createMcpSessions(db),
       limiter,
       accounts,
       db,

@@ -76,6 +76,10 @@ export function collections(db: Db): Collections {
     passkeys: db.collection('passkeys', JOURNALED),
     webauthnChallenges: db.collection('webauthn_challenges'),
     oidcStates: db.collection('oidc_states'),
+    // MCP sessions and their running calls (domain/mcp-sessions.ts): one lost in a crash only ends
+    // its session (the client opens another) or lets a cancellation go unheard.
+    mcpSessions: db.collection('mcp_sessions'),
+    mcpCalls: db.collection('mcp_calls'),
   };
 }
 
@@ -88,6 +92,9 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.events.createIndex({ accountId: 1, createdAt: -1 }),
     c.idempotency.createIndex({ expiresAt: 1 }),
     c.callKeys.createIndex({ expiresAt: 1 }),
+    c.mcpSessions.createIndex({ expiresAt: 1 }),
+    c.mcpCalls.createIndex({ expiresAt: 1 }),
+    c.mcpCalls.createIndex({ sessionId: 1 }),
     c.events.createIndex({ fannedOutAt: 1, createdAt: 1 }),
     c.webhookEndpoints.createIndex({ accountId: 1, createdAt: 1 }),
     c.webhookAttempts.createIndex({ endpointId: 1, attemptedAt: -1 }),
