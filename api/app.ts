@@ -59,6 +59,7 @@ import { oidcRoutes } from './routes/oidc.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { createAgentSignIn } from './oauth/index.js';
 import { createCallAdmission } from './call-admission.js';
+import { createMcpSessions } from '../domain/mcp-sessions.js';
 import { createMcpRenderLinks } from './mcp/render-links.js';
 import { createTeams } from '../domain/teams/index.js';
 import { cookieSettings } from './session-cookie.js';
@@ -145,6 +146,7 @@ export function createApp(deps: AppDeps): Koa {
       ...calls,
       admission: createCallAdmission({ validators, guard }),
       links: createMcpRenderLinks({ baseUrl: config.publicBaseUrl, linkSecrets, renders }),
+      sessions: createMcpSessions(db),
       limiter,
       accounts,
       db,

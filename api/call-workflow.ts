@@ -9,7 +9,7 @@ import {
   type Client,
   type WorkflowHandle,
 } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
+import { CancelledFailure, TypedSearchAttributes, WorkflowNotFoundError } from '@temporalio/common';
 import { untilReachable } from '../lib/mongo.js';
 import { seal, splitSecrets } from '../lib/sealed.js';
 import {
@@ -17,6 +17,7 @@ import {
   SEARCH_ATTRIBUTES,
   WORKFLOW_TYPES,
   callTaskQueue,
+  type ToolCallError,
   type ToolCallInput,
   type ToolCallResult,
 } from '../lib/temporal-shared.js';
@@ -26,6 +27,18 @@ import { ServiceError } from '../lib/errors.js';
 import { untilDeadline } from '../lib/until-deadline.js';
 import type { CallRequest } from './call-request.js';
 import { sampledTraceId } from '../lib/trace-context.js';
+
+/**
+ * The answer of a call its client cancelled (MCP's `notifications/cancelled`): its workflow ended
+ * cancelled and refunded the hold. A repeat with the call's idempotency key answers this too: the
+ * key names that call, which is over.
+ */
+export const CALL_CANCELLED: ToolCallError = {
+  code: 'cancelled',
+  message:
+    'The call was cancelled by its client before it finished; nothing was charged. Send it again with a new idempotency key to run it.',
+  extras: {},
+};
 
 /** A single call's file is `{prefix}/{requestId}/0.{ext}`: the name a batch's first item would have. */
 const SINGLE_CALL_OBJECT = '0';
@@ -66,7 +79,10 @@ export function createCallWorkflows(deps: { db: Db; client: Client }) {
       deadline,
       () => deps.client.withDeadline(deadline, () => handle.result() as Promise<ToolCallResult>),
       (err, final) => {
-        if (err instanceof WorkflowFailedError) throw err; // an operator terminated it: internal error
+        if (err instanceof WorkflowFailedError) {
+          if (err.cause instanceof CancelledFailure) return { ok: false, error: CALL_CANCELLED };
+          throw err; // an operator terminated it: internal error
+        }
         if (final && isGrpcDeadlineError(err)) return null; // still running
         return undefined;
       },
@@ -112,7 +128,21 @@ export function createCallWorkflows(deps: { db: Db; client: Client }) {
     );
   }
 
-  return { start, awaitResult, destroyKey: (workflowId: string) => callKeys.destroy(workflowId) };
+  /**
+   * Asks the call's workflow to cancel (it refunds the hold and ends cancelled, unless the call was
+   * charged already). False when there is no such running workflow: not started yet, or ended.
+   */
+  async function cancel(workflowId: string): Promise<boolean> {
+    try {
+      await deps.client.workflow.getHandle(workflowId).cancel();
+      return true;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
+    }
+  }
+
+  return { start, awaitResult, cancel, destroyKey: (workflowId: string) => callKeys.destroy(workflowId) };
 }
 
 export function unavailable(cause: unknown): ServiceError {

@@ -43,6 +43,16 @@ export interface CallAnswer {
   result: ToolCallResult;
 }
 
+/**
+ * Who is told of a synchronous call's workflow, so that its client may cancel it (MCP): the id
+ * before the start, so a cancellation that arrives meanwhile finds the call; then, once the
+ * workflow runs, whether one did, since cancelling a workflow not yet started cancels nothing.
+ */
+export interface CallWatch {
+  starting(workflowId: string): Promise<void>;
+  cancelledMeanwhile(workflowId: string): Promise<boolean>;
+}
+
 /** The 202 of an asynchronous call: where to read it, and how it stands. */
 export interface AsyncCallAnswer {
   requestId: string;
@@ -83,20 +93,22 @@ function callRef(req: CallRequest, requestId: string): CallRef {
 export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffer; ledger: Ledger }) {
   const { ledger } = deps;
   const { fingerprint, claim, release } = createIdempotency(deps);
-  const { start, awaitResult, destroyKey } = createCallWorkflows(deps);
+  const { start, awaitResult, cancel, destroyKey } = createCallWorkflows(deps);
 
-  async function call(req: CallRequest): Promise<CallAnswer> {
+  async function call(req: CallRequest, watch?: CallWatch): Promise<CallAnswer> {
     // The database's outages are waited out like Temporal's: the claim is safe to repeat.
     const deadline = waitLimit(req.tool, req.arrivedAt, false);
     const { workflowId, replayed } = await untilReachable(deadline, () => claim(req));
     const answerBy = answerDeadline(req.tool, req.arrivedAt);
     try {
+      await watch?.starting(workflowId);
       const handle = await start(req, workflowId, { answerBy }, deadline).catch((err: unknown) => {
         // Temporal may have started the workflow and lost only its answer: then it runs, and may
         // charge, whatever we answer. Settled like an answer given up on.
         if (!isUnavailable(err)) throw err;
         return { unstarted: err };
       });
+      if (!('unstarted' in handle) && (await watch?.cancelledMeanwhile(workflowId))) await cancel(workflowId);
       const result =
         'unstarted' in handle
           ? await givenUp(req, deps.client.workflow.getHandle(workflowId), handle.unstarted)
@@ -173,7 +185,7 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
     return { requestId: workflowId, replayed: false, status: 'running' };
   }
 
-  return { call, callAsync, fingerprint };
+  return { call, callAsync, cancel, fingerprint };
 }
 
 export type ToolCalls = ReturnType<typeof createToolCalls>;

@@ -2074,10 +2074,14 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol
-         * @description The tools for AI agents over MCP Streamable HTTP (JSON-RPC 2.0, answered as JSON or as `text/event-stream`), authenticated by an API key as a bearer token. Stateless: no `Mcp-Session-Id` is issued; `GET` and `DELETE` answer 405. A refused tool call is a tool result with `isError: true`, not an HTTP error. Every message takes from the key's and the account's rate as a REST call does: a message other than a tool call over it is 429 `rate_limited`. A request whose `Origin` is not this service is refused with 403 `csrf_rejected`. docs/MCP.md tells how to connect a client.
+         * @description The tools for AI agents over MCP Streamable HTTP (JSON-RPC 2.0, answered as JSON or as `text/event-stream`), authenticated by an API key as a bearer token. `initialize` is answered with an `Mcp-Session-Id`: a record bound to the key that opened it, never a credential (every message still sends its key), answered by any replica. A message with an unknown session id (ended, unused for 24 hours, or another key's) is 404 `not_found`; one without is served too. The session scopes `notifications/cancelled`: a cancelled call's workflow is cancelled and refunded (unless it was charged first), and its request gets no response. `GET` answers 405. A refused tool call is a tool result with `isError: true`, not an HTTP error. Every message takes from the key's and the account's rate as a REST call does: a message other than a tool call over it is 429 `rate_limited`. A request whose `Origin` is not this service is refused with 403 `csrf_rejected`. docs/MCP.md tells how to connect a client.
          */
         post: operations["mcp"];
-        delete?: never;
+        /**
+         * End an MCP session
+         * @description Ends the session named by `Mcp-Session-Id`, which must be this key's: its messages are 404 after, and a client initializes a new one. Another key's session, or an ended one, is 404 `not_found`, as if it never was.
+         */
+        delete: operations["endMcpSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -6093,8 +6097,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Idempotency key reused ([`idempotency_conflict`](https://api.example.com/docs/errors#idempotency_conflict)) */
-        IdempotencyConflict: {
+        /** @description Idempotency key reused ([`idempotency_conflict`](https://api.example.com/docs/errors#idempotency_conflict)), or Cancelled ([`cancelled`](https://api.example.com/docs/errors#cancelled)) */
+        IdempotencyConflictOrCancelled: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 traceparent: components["headers"]["traceparent"];
@@ -6321,6 +6325,17 @@ export interface components {
         };
         /** @description Forbidden ([`forbidden`](https://api.example.com/docs/errors#forbidden)), or Not allowed for your role ([`forbidden_for_role`](https://api.example.com/docs/errors#forbidden_for_role)), or Cross-site request refused ([`csrf_rejected`](https://api.example.com/docs/errors#csrf_rejected)) */
         ForbiddenOrForbiddenForRoleOrCsrfRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Idempotency key reused ([`idempotency_conflict`](https://api.example.com/docs/errors#idempotency_conflict)) */
+        IdempotencyConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 traceparent: components["headers"]["traceparent"];
@@ -6809,7 +6824,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -6881,7 +6896,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -6953,7 +6968,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["HashTooCostlyOrInvalidHash"];
@@ -7026,7 +7041,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["HashTooCostlyOrInvalidHash"];
@@ -7130,7 +7145,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -7208,7 +7223,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowedOrSourceTooLargeOrUnsupportedSource"];
@@ -7287,7 +7302,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowedOrSourceTooLargeOrUnsupportedSource"];
@@ -7366,7 +7381,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowedOrSourceTooLargeOrUnsupportedSource"];
@@ -7440,7 +7455,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowed"];
@@ -7514,7 +7529,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowedOrSourceTooLarge"];
@@ -7588,7 +7603,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowedOrSourceTooLarge"];
@@ -7662,7 +7677,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowedOrSourceTooLarge"];
@@ -7736,7 +7751,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowedOrSourceTooLargeOrUnsupportedSource"];
@@ -7810,7 +7825,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowed"];
@@ -7884,7 +7899,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowed"];
@@ -7958,7 +7973,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowed"];
@@ -8032,7 +8047,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowedOrPortNotAllowed"];
@@ -8106,7 +8121,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -8210,7 +8225,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TargetNotAllowed"];
@@ -8315,7 +8330,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCreditsOrKeyCreditLimit"];
             403: components["responses"]["ForbiddenOrToolNotAllowedOrIpNotAllowed"];
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["IdempotencyConflictOrCancelled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -11752,10 +11767,36 @@ export interface operations {
             400: components["responses"]["InvalidJson"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenOrIpNotAllowedOrCsrfRejected"];
+            404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    endMcpSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenOrIpNotAllowedOrCsrfRejected"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -12062,7 +12103,7 @@ export interface operations {
             path: {
                 /** @description The digest in the page's links; any other is served too, not cached. */
                 version: string;
-                file: "api.js" | "app.js" | "billing-recharge.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "forms.js" | "grants.js" | "keys-limits.js" | "ledger.js" | "list.js" | "paged-list.js" | "passkeys.js" | "reauth.js" | "render-cache.js" | "render-link-builder.js" | "router.js" | "secret.js" | "security-passkeys.js" | "security-sessions.js" | "session.js" | "sign-in-token.js" | "simplewebauthn-browser.js" | "team-invitations.js" | "team-members.js" | "team-roles.js" | "team-sign-in-policy.js" | "team-transfer.js" | "view-attach.js" | "view-attempts.js" | "view-batches.js" | "view-billing.js" | "view-calls.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-invitation.js" | "view-keys.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-reset.js" | "view-security.js" | "view-sign-in.js" | "view-sign-up.js" | "view-team.js" | "view-usage.js" | "view-verify.js" | "view-webhooks.js" | "views.js";
+                file: "api.js" | "app.js" | "billing-recharge.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "forms.js" | "grants.js" | "keys-limits.js" | "ledger.js" | "list.js" | "paged-list.js" | "passkeys.js" | "reauth.js" | "render-cache.js" | "render-link-builder.js" | "router.js" | "secret.js" | "security-passkeys.js" | "security-sessions.js" | "session.js" | "sign-in-token.js" | "simplewebauthn-browser.js" | "team-invitations.js" | "team-members.js" | "team-roles.js" | "team-sign-in-policy.js" | "team-transfer.js" | "view-attach.js" | "view-attempts.js" | "view-batches.js" | "view-billing.js" | "view-calls.js" | "view-connected-apps.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-invitation.js" | "view-keys.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-reset.js" | "view-security.js" | "view-sign-in.js" | "view-sign-up.js" | "view-team.js" | "view-usage.js" | "view-verify.js" | "view-webhooks.js" | "views.js";
             };
             cookie?: never;
         };

@@ -34,7 +34,7 @@ export const ERRORS = {
   last_owner: { status: 409, title: 'The account needs its owner' },
   payments_not_configured: { status: 409, title: 'Payments not configured' },
   call_expired: { status: 410, title: 'Call expired' },
-  // Never an answer of its own: the problem of a batch item skipped because its batch was cancelled.
+  // A batch item skipped because its batch was cancelled, or a repeat of a call its MCP client cancelled.
   cancelled: { status: 409, title: 'Cancelled' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },

@@ -79,6 +79,10 @@ export function collections(db: Db): Collections {
     // The authorization server (domain/oauth/): a revoked grant or a used code lost in a crash would come back.
     oauthStore: db.collection('oauth_store', JOURNALED),
     oauthConnections: db.collection('oauth_connections', JOURNALED),
+    // MCP sessions and their running calls (domain/mcp-sessions.ts): one lost in a crash only ends
+    // its session (the client opens another) or lets a cancellation go unheard.
+    mcpSessions: db.collection('mcp_sessions'),
+    mcpCalls: db.collection('mcp_calls'),
   };
 }
 
@@ -91,6 +95,9 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.events.createIndex({ accountId: 1, createdAt: -1 }),
     c.idempotency.createIndex({ expiresAt: 1 }),
     c.callKeys.createIndex({ expiresAt: 1 }),
+    c.mcpSessions.createIndex({ expiresAt: 1 }),
+    c.mcpCalls.createIndex({ expiresAt: 1 }),
+    c.mcpCalls.createIndex({ sessionId: 1 }),
     c.events.createIndex({ fannedOutAt: 1, createdAt: 1 }),
     c.webhookEndpoints.createIndex({ accountId: 1, createdAt: 1 }),
     c.webhookAttempts.createIndex({ endpointId: 1, attemptedAt: -1 }),

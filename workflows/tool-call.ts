@@ -5,7 +5,9 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  CancellationScope,
   TimeoutFailure,
+  isCancellation,
   proxyActivities,
   patched,
   proxyLocalActivities,
@@ -55,6 +57,9 @@ const LEDGER_ALLOWANCE_MS = 20_000;
 /** Patch id: from it on the API destroys a synchronous call's key, not the workflow. */
 const API_DESTROYS_CALL_KEY = 'api-destroys-call-key';
 
+/** Patch id: from it on a call cancelled by its client refunds its hold before it ends cancelled. */
+const REFUND_ON_CANCEL = 'refund-on-cancel';
+
 /** Events before a run's first workflow task: WorkflowExecutionStarted, WorkflowTaskScheduled, WorkflowTaskStarted. */
 const FIRST_TASK_HISTORY_LENGTH = 3;
 
@@ -81,7 +86,7 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
     if (!rerun || (await ledger.refund(ref)).outcome !== 'charged') return failed(ANSWERED_TOO_LATE);
   }
 
-  const stepped = call.oneStep ? await step(call).callStep({ requestId: ref.requestId, call, mayBeSettled: rerun }) : undefined;
+  const stepped = call.oneStep ? await cancellableStep(call, ref, rerun) : undefined;
   const result = stepped ? stepped.result : await inSteps(call, ref, rerun);
   // A synchronous call's key is destroyed by the API once the answer has reached it: destroyed in
   // this task, a worker dying before the task completes leaves a re-run that cannot unseal its
@@ -92,6 +97,22 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
   // A step records its batch item itself; a step recorded before steps did leaves it to this.
   if (call.batch && !stepped?.recorded) await finishBatchItem(batchItemEnd(call.batch, call.accountId, ref.requestId, result));
   return result;
+}
+
+/**
+ * The call's one step. Cancelled (its MCP client cancelled the request), the worker aborts the
+ * tool's signal and the step gives up without settling; the hold is then refunded here, out of
+ * the cancelled scope, and the workflow ends cancelled. A step that finishes regardless (the cancel
+ * came after its tool did) answers as usual: a call that was charged stays charged. (Calls that
+ * were cancelled before this existed ended without the refund, and replay so.)
+ */
+async function cancellableStep(call: ToolCallInput, ref: CallRef, rerun: boolean) {
+  try {
+    return await step(call).callStep({ requestId: ref.requestId, call, mayBeSettled: rerun });
+  } catch (err) {
+    if (isCancellation(err) && patched(REFUND_ON_CANCEL)) await CancellationScope.nonCancellable(() => ledger.refund(ref));
+    throw err;
+  }
 }
 
 /** A queued tool's call, and a call started before calls were one step: reserve, the tool, then commit or refund. */
@@ -112,6 +133,11 @@ async function inSteps(call: ToolCallInput, ref: CallRef, rerun: boolean): Promi
       ? failed(ANSWERED_TOO_LATE)
       : { ok: true, output, charged: call.cost, balance: committed.balance };
   } catch (err) {
+    // Cancelled by its client: as cancellableStep, the hold is refunded and the workflow ends cancelled.
+    if (isCancellation(err) && patched(REFUND_ON_CANCEL)) {
+      await CancellationScope.nonCancellable(() => ledger.refund(ref));
+      throw err;
+    }
     const failure = toolFailure(err);
     if (!failure) throw err; // a bug in this workflow: fail the task, fix, replay
     await ledger.refund(ref);

@@ -3,7 +3,7 @@
 //! the event log's 30 days, asynchronous calls' answers past their 24 hours, audit drafts a crash
 //! left on a changed document, audit entries past AUDIT_RETENTION_DAYS, and the render cache's
 //! entries and images past their 30 days; people's sessions, mailed tokens, challenges and sign-in
-//! windows past their end (domain/identity/sweep.ts).
+//! windows past their end (domain/identity/sweep.ts); MCP sessions and their calls' records.
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
 import { sweepBlobs } from '../../lib/claim-check-codec.js';
@@ -15,6 +15,7 @@ import { createAuditLog } from '../../domain/audit-log.js';
 import { createRenderCache } from '../../domain/render-cache.js';
 import { sweepIdentity, type IdentitySweep } from '../../domain/identity/sweep.js';
 import { createRateBuckets } from '../../domain/rate-buckets.js';
+import { createMcpSessions } from '../../domain/mcp-sessions.js';
 
 export interface SweepOptions {
   /** Claim-check blobs and big outputs live this long: an idempotent replay within 24 h still reads its answer. */
@@ -50,6 +51,8 @@ export interface SweepReport {
   people: IdentitySweep;
   /** Request rates' buckets that have refilled (domain/rate-buckets.ts). */
   rateBuckets: number;
+  /** MCP sessions unused past their end, and records of calls that ended without forgetting theirs. */
+  mcpSessions: number;
 }
 
 /** `outputBlobs`: the store big outputs wait in (BLOB_STORE_URL); the database when absent. */
@@ -61,6 +64,7 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, out
   const auditLog = createAuditLog(db);
   const renderCache = createRenderCache({ db, blobs: outputBlobs });
   const rateBuckets = createRateBuckets(db);
+  const mcpSessions = createMcpSessions(db);
 
   async function refundOrphanHolds(now: number): Promise<number> {
     let refunded = 0;
@@ -108,6 +112,7 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, out
         renderCache: await renderCache.sweep(now),
         people: await sweepIdentity(db, now),
         rateBuckets: await rateBuckets.sweep(now),
+        mcpSessions: await mcpSessions.sweep(now),
       };
     },
   };

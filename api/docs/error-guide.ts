@@ -248,8 +248,11 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     },
   },
   cancelled: {
-    when: "Only in a batch item's `error`: the batch was cancelled (DELETE /api/v1/batches/{id}) before this item started. It never ran and was not charged.",
-    action: 'Make a new batch of the items you still want (GET /api/v1/batches/{id}/items?status=skipped lists them).',
+    when:
+      "In a batch item's `error`: the batch was cancelled (DELETE /api/v1/batches/{id}) before this item started; it never ran. " +
+      'Or the answer to a call whose Idempotency-Key names a call its MCP client cancelled (`notifications/cancelled`) before it finished. Neither was charged.',
+    action:
+      'Make a new batch of the items you still want (GET /api/v1/batches/{id}/items?status=skipped lists them); send a cancelled call again with a new idempotency key.',
     example: { detail: 'The batch was cancelled before this item ran.' },
   },
   payload_too_large: {

@@ -1,16 +1,24 @@
 //! The MCP server one request of a key talks to: `tools/list` from the catalogue (tool-list.ts),
 //! `tools/call` through the path a REST call takes (the key's tools and rate, the checks of
 //! call-admission.ts, the one workflow of tool-calls.ts, charged iff it succeeds) and answered as a
-//! tool result (results.ts). Built per request: the service keeps no MCP session, so any API
-//! replica answers any request.
+//! tool result (results.ts). Built per request, so any API replica answers any request: the
+//! session it belongs to is a record in the database (domain/mcp-sessions.ts), where a tool call
+//! notes its workflow while it runs, so that the client's `notifications/cancelled`, which may
+//! reach another replica, finds and cancels it.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  CancelledNotificationSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Db } from 'mongodb';
 import { findTool } from '../../domain/catalogue.js';
 import type { ToolSchemas } from '../../domain/tool-schemas.js';
 import type { Accounts } from '../../domain/accounts.js';
+import type { JsonRpcId, McpSessions } from '../../domain/mcp-sessions.js';
 import { ServiceError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
@@ -22,7 +30,7 @@ import { checkKeyMayCall, type CallAdmission } from '../call-admission.js';
 import { chargedOutput } from '../call-outcome.js';
 import type { OutputBodies } from '../output-body.js';
 import type { RateLimiter } from '../rate-limit.js';
-import { parseIdempotencyKey, type ToolCalls } from '../tool-calls.js';
+import { parseIdempotencyKey, type CallWatch, type ToolCalls } from '../tool-calls.js';
 import { IDEMPOTENCY_KEY_SHAPE } from '../call-idempotency.js';
 import { ACCOUNT_TOOLS, toolsListedTo, USAGE_MAX_LIMIT } from './tool-list.js';
 import { refusalResult, successResult } from './results.js';
@@ -41,7 +49,19 @@ export interface McpServerDeps {
   log: Logger;
   /** A capture's image as a render link, for an account with a link secret. */
   links: McpRenderLinks;
+  sessions: McpSessions;
 }
+
+/** What the server of one HTTP request knows of it beyond its credential. */
+export interface McpRequestContext {
+  /** The request's session (`Mcp-Session-Id`, checked to be the credential's); none, and its calls cannot be cancelled. */
+  sessionId?: string;
+  /** Ends the HTTP answer of a request without a JSON-RPC response: a cancelled request gets none. */
+  endUnanswered(requestId: JsonRpcId): void;
+}
+
+/** How long past its tool's deadline a running call's record is kept should its request never forget it. */
+const CALL_RECORD_MARGIN_MS = 5 * 60_000;
 
 /** The version the server reports in its `initialize` answer: the API's, as the OpenAPI document gives it. */
 const VERSION = '1.0.0';
@@ -88,7 +108,7 @@ function idempotencyKeyOf(meta: Record<string, unknown> | undefined, extra: Extr
   return parseIdempotencyKey(Array.isArray(header) ? header[0] : header);
 }
 
-export function createMcpServer(principal: Principal, deps: McpServerDeps): Server {
+export function createMcpServer(principal: Principal, deps: McpServerDeps, context: McpRequestContext): Server {
   const server = new Server(
     { name: 'utility-tools', title: 'Utility Tools', version: VERSION },
     {
@@ -99,7 +119,26 @@ export function createMcpServer(principal: Principal, deps: McpServerDeps): Serv
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolsListedTo(principal, deps.schemas) }));
 
-  async function callTool(name: string, args: Record<string, unknown>, extra: Extra, requestId: { id: string }): Promise<CallToolResult> {
+  /** The session's record of the call `extra` asks for, while it runs: what a cancellation looks up. */
+  function watchOf(extra: Extra, timeoutMs: number, call: { workflowId?: string }): CallWatch | undefined {
+    const { sessionId } = context;
+    if (!sessionId) return undefined;
+    return {
+      starting: async (workflowId) => {
+        call.workflowId = workflowId;
+        await deps.sessions.running(sessionId, extra.requestId, workflowId, Date.now() + timeoutMs + CALL_RECORD_MARGIN_MS);
+      },
+      cancelledMeanwhile: (workflowId) => deps.sessions.cancelledMeanwhile(sessionId, extra.requestId, workflowId),
+    };
+  }
+
+  async function callTool(
+    name: string,
+    args: Record<string, unknown>,
+    extra: Extra,
+    requestId: { id: string },
+    running: { workflowId?: string },
+  ): Promise<CallToolResult> {
     const arrivedAt = Date.now();
     await deps.limiter.admit(principal);
     if (name === ACCOUNT_TOOLS.balance) return accountBalance();
@@ -120,7 +159,7 @@ export function createMcpServer(principal: Principal, deps: McpServerDeps): Serv
       const link = deps.links.linkTo(signer, tool, args, render.mimeType);
       return successResult(tool, JSON.parse(render.json.toString('utf8')), meta, link);
     }
-    const answer = await withProgress(extra, deps.toolCalls.call(request));
+    const answer = await withProgress(extra, deps.toolCalls.call(request, watchOf(extra, tool.timeoutMs, running)));
     requestId.id = answer.requestId;
     const { output, charged, balance } = chargedOutput(deps.metrics, tool, answer.result);
     const value = (await deps.outputs.value(output)) as Record<string, unknown>;
@@ -158,12 +197,50 @@ export function createMcpServer(principal: Principal, deps: McpServerDeps): Serv
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     // The call's workflow id once it has one, as REST's `X-Request-Id`; a fresh id before.
     const requestId = { id: newId('req') };
+    const running: { workflowId?: string } = {};
+    let result: CallToolResult;
     try {
-      return await callTool(req.params.name, req.params.arguments ?? {}, extra, requestId);
+      result = await callTool(req.params.name, req.params.arguments ?? {}, extra, requestId, running);
     } catch (err) {
-      return refusalResult(err, { baseUrl: deps.baseUrl, requestId: requestId.id, log: deps.log });
+      result = refusalResult(err, { baseUrl: deps.baseUrl, requestId: requestId.id, log: deps.log });
     }
+    // This very request was cancelled by its client: the spec has no response for it, whatever
+    // became of its call (refunded, or charged when the cancellation came too late).
+    const cancelled = await forget(running.workflowId, extra).catch((err: unknown) => {
+      deps.log.warn({ err }, 'could not forget an MCP call');
+      return false;
+    });
+    if (!cancelled) return result;
+    context.endUnanswered(extra.requestId);
+    return { content: [] };
   });
 
+  /** Forgets the session's record of a call that ended; true when its client had cancelled it. */
+  async function forget(workflowId: string | undefined, extra: Extra): Promise<boolean> {
+    if (!context.sessionId || !workflowId) return false;
+    return deps.sessions.ended(context.sessionId, extra.requestId, workflowId);
+  }
+
   return server;
+}
+
+/**
+ * A client's `notifications/cancelled` (any replica may get it, before the SDK answers it 202):
+ * the call its session's request runs, found through the session's record, is cancelled, and
+ * refunds unless it was charged already. An unknown request (ended, of another session, never
+ * made) cancels nothing, and the answer is the same 202.
+ */
+export async function applyCancellation(
+  deps: Pick<McpServerDeps, 'sessions' | 'toolCalls' | 'log'>,
+  sessionId: string | undefined,
+  body: unknown,
+): Promise<void> {
+  const parsed = CancelledNotificationSchema.safeParse(body);
+  if (!sessionId || !parsed.success || parsed.data.params.requestId === undefined) return;
+  try {
+    const workflowId = await deps.sessions.cancel(sessionId, parsed.data.params.requestId);
+    if (workflowId) await deps.toolCalls.cancel(workflowId);
+  } catch (err) {
+    deps.log.warn({ err }, 'an MCP cancellation could not be applied');
+  }
 }

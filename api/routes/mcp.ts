@@ -1,8 +1,9 @@
 //! `/mcp`: the tools over the Model Context Protocol (Streamable HTTP, the official SDK), for an API
-//! key sent as `Authorization: Bearer`, authenticated as a REST call is. Stateless: each POST gets
-//! a server and transport of its own (api/mcp/server.ts) and no session id is issued, so no id
-//! ever stands for a credential and any replica answers any request. What the SDK does not answer
-//! itself (a foreign Origin, a missing key, another method) is problem+json like every error here.
+//! key or an OAuth access token (api/oauth/) sent as `Authorization: Bearer`. Each POST gets a server
+//! and transport of its own (api/mcp/server.ts), so any replica answers any request; the session
+//! (`Mcp-Session-Id`, api/mcp/sessions.ts) is a database record bound to the credential, never a
+//! credential itself. What the SDK does not answer itself (a foreign Origin, a missing key, an
+//! unknown session, another method) is problem+json like every error here.
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -10,7 +11,8 @@ import { CATALOGUE } from '../../domain/catalogue.js';
 import { ServiceError } from '../../lib/errors.js';
 import type { Authenticator } from '../auth.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
-import { createMcpServer, type McpServerDeps } from '../mcp/server.js';
+import { applyCancellation, createMcpServer, type McpServerDeps } from '../mcp/server.js';
+import { endSession, sessionOf } from '../mcp/sessions.js';
 import { MCP_PATH, mcpChallenge } from '../mcp/protected-resource.js';
 import type { OAuthBearer } from '../oauth/bearer.js';
 import { credentialKind } from '../../domain/credentials.js';
@@ -83,8 +85,11 @@ export function mcpRoutes(deps: McpRoutesDeps): Router {
     // call in its handler (api/mcp/server.ts, where a refusal is a tool result), anything else
     // (initialize, tools/list, a notification) here, so listing in a loop is limited like calling.
     if (body.method !== 'tools/call') await deps.limiter.admit(ctx.state.principal);
-    const server = createMcpServer(ctx.state.principal, deps);
+    const sessionId = await sessionOf(ctx, deps.sessions, body);
+    if (body.method === 'notifications/cancelled') await applyCancellation(deps, sessionId, body);
+    // The SDK's transport keeps no session: the record does, checked above on every replica.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const server = createMcpServer(ctx.state.principal, deps, { sessionId, endUnanswered: (id) => transport.closeSSEStream(id) });
     await server.connect(transport);
     // The SDK writes the answer (JSON, or a stream of events for a call that reports progress),
     // with the headers set so far.
@@ -96,10 +101,15 @@ export function mcpRoutes(deps: McpRoutesDeps): Router {
     await transport.handleRequest(ctx.req, ctx.res, body);
   });
 
-  // Stateless: no stream to open (GET) and no session to end (DELETE).
+  router.delete(MCP_PATH, admitted, async (ctx) => {
+    await endSession(ctx, deps.sessions);
+    ctx.status = 204;
+  });
+
+  // No stream of the server's own to open (GET): everything it says answers a POST.
   router.all(MCP_PATH, admitted, (ctx) => {
-    ctx.set('Allow', 'POST');
-    throw new ServiceError('method_not_allowed', `This MCP server keeps no session: send each message with POST, not ${ctx.method}.`);
+    ctx.set('Allow', 'POST, DELETE');
+    throw new ServiceError('method_not_allowed', `This MCP server sends nothing unasked: send each message with POST, not ${ctx.method}.`);
   });
 
   return router;
@@ -115,7 +125,10 @@ export function mcpOperations(): RouteOperation[] {
       security: [{ apiKey: [] }],
       description:
         'The tools for AI agents over MCP Streamable HTTP (JSON-RPC 2.0, answered as JSON or as `text/event-stream`), authenticated by an API key as a bearer token. ' +
-        'Stateless: no `Mcp-Session-Id` is issued; `GET` and `DELETE` answer 405. A refused tool call is a tool result with `isError: true`, not an HTTP error. ' +
+        '`initialize` is answered with an `Mcp-Session-Id`: a record bound to the key that opened it, never a credential (every message still sends its key), answered by any replica. ' +
+        "A message with an unknown session id (ended, unused for 24 hours, or another key's) is 404 `not_found`; one without is served too. " +
+        "The session scopes `notifications/cancelled`: a cancelled call's workflow is cancelled and refunded (unless it was charged first), and its request gets no response. `GET` answers 405. " +
+        'A refused tool call is a tool result with `isError: true`, not an HTTP error. ' +
         "Every message takes from the key's and the account's rate as a REST call does: a message other than a tool call over it is 429 `rate_limited`. " +
         'A request whose `Origin` is not this service is refused with 403 `csrf_rejected`. docs/MCP.md tells how to connect a client.',
       requestBody: { required: true, content: json({ type: 'object', description: 'A JSON-RPC 2.0 request or notification.' }) },
@@ -128,6 +141,7 @@ export function mcpOperations(): RouteOperation[] {
         'forbidden',
         'ip_not_allowed',
         'csrf_rejected',
+        'not_found',
         'not_acceptable',
         'rate_limited',
         'invalid_json',
@@ -136,6 +150,17 @@ export function mcpOperations(): RouteOperation[] {
         'unavailable',
         'internal_error',
       ],
+    }),
+    operation('delete', MCP_PATH, {
+      tag: 'service',
+      operationId: 'endMcpSession',
+      summary: 'End an MCP session',
+      security: [{ apiKey: [] }],
+      description:
+        "Ends the session named by `Mcp-Session-Id`, which must be this key's: its messages are 404 after, and a client initializes a new one. " +
+        "Another key's session, or an ended one, is 404 `not_found`, as if it never was.",
+      ok: plain('Ended.', undefined, '204'),
+      codes: ['unauthorized', 'forbidden', 'ip_not_allowed', 'csrf_rejected', 'not_found', 'unavailable', 'internal_error'],
     }),
   ];
 }

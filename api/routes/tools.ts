@@ -153,6 +153,8 @@ const TOOL_CALL_CODES: readonly ErrorCode[] = [
   'tool_not_allowed',
   'ip_not_allowed',
   'idempotency_conflict',
+  // A repeat of a call its MCP client cancelled: REST and MCP share idempotency keys.
+  'cancelled',
   'payload_too_large',
   'unsupported_media_type',
   'rate_limited',

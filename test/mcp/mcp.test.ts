@@ -300,7 +300,7 @@ test('HTTP: no key is 401, a foreign Origin 403, GET 405, no event stream 406, e
   const ok = await request('POST', '/mcp', { token: account.apiKey, body, headers: accept });
   t.is(ok.status, 200);
   t.regex(ok.headers.get('x-request-id') ?? '', /^req_/);
-  t.is(ok.headers.get('mcp-session-id'), null, 'stateless: no session id to stand for a credential');
+  t.regex(ok.headers.get('mcp-session-id') ?? '', /^mcs_/, 'a session, for cancellations (test/mcp/mcp-cancel.test.ts)');
 
   const anonymous = await request('POST', '/mcp', { body, headers: accept });
   t.true(isProblem(anonymous, 401, 'unauthorized'));
@@ -315,7 +315,7 @@ test('HTTP: no key is 401, a foreign Origin 403, GET 405, no event stream 406, e
 
   const get = await request('GET', '/mcp', { token: account.apiKey, headers: accept });
   t.true(isProblem(get, 405, 'method_not_allowed'));
-  t.is(get.headers.get('allow'), 'POST');
+  t.is(get.headers.get('allow'), 'POST, DELETE');
 
   const owner = await request('POST', '/mcp', { token: account.ownerToken, body, headers: accept });
   t.true(isProblem(owner, 403, 'forbidden'), 'an owner token manages the account; it calls no tool');

@@ -1,0 +1,116 @@
+//! MCP sessions and the tool calls running in them. A session is what the MCP client's
+//! `notifications/cancelled` is scoped to: JSON-RPC ids repeat across connections, so a request id
+//! names a call only within its session. A session is a record in the database, not a process's
+//! memory, so any API replica answers any of its messages, and it is bound to the credential that
+//! opened it: it is never a credential itself (every message still authenticates), and presented
+//! with another credential it is unknown. Expiry without TTL indexes: the sweeper removes what
+//! is past `expiresAt`.
+import type { Collection, Db } from 'mongodb';
+import { collections, insertIfAbsent } from '../lib/mongo.js';
+import { randomBase62 } from '../lib/ids.js';
+
+declare module '../lib/mongo.js' {
+  /** Each collection of this file's documents (lib/mongo.ts names them). */
+  interface Collections {
+    mcpSessions: Collection<McpSessionDoc>;
+    mcpCalls: Collection<McpCallDoc>;
+  }
+}
+
+export interface McpSessionDoc {
+  /** The `Mcp-Session-Id`: `mcs_` and 32 random base62 characters. */
+  _id: string;
+  accountId: string;
+  /** The credential that opened it (Principal.credentialId): the only one it is known to. */
+  credentialId: string;
+  createdAt: Date;
+  /** Moved on while the session is used (SESSION_IDLE_MS); past it the session is unknown. */
+  expiresAt: Date;
+}
+
+/** A tool call of a session while it runs: which workflow its JSON-RPC request started. */
+export interface McpCallDoc {
+  /** `<sessionId> <JSON of the JSON-RPC id>`: the id as sent, so `1` and `"1"` stay apart. */
+  _id: string;
+  sessionId: string;
+  workflowId: string;
+  /** The client cancelled the request: set before its workflow is, so a start that races it still sees it. */
+  cancelled?: true;
+  expiresAt: Date;
+}
+
+/** A session unused this long ends: its client is answered 404 and starts another (initialize). */
+export const SESSION_IDLE_MS = 24 * 60 * 60 * 1000;
+/** A session's expiry is moved on at most this often: one write an hour, not one per message. */
+const SESSION_REFRESH_MS = 60 * 60 * 1000;
+
+export type JsonRpcId = string | number;
+
+const callId = (sessionId: string, requestId: JsonRpcId) => `${sessionId} ${JSON.stringify(requestId)}`;
+
+export function createMcpSessions(db: Db) {
+  const { mcpSessions, mcpCalls } = collections(db);
+
+  return {
+    /** A new session of `credentialId`'s, and its id. */
+    async open(owner: { accountId: string; credentialId: string }, now = Date.now()): Promise<string> {
+      for (;;) {
+        const doc = { _id: `mcs_${randomBase62(32)}`, ...owner, createdAt: new Date(now), expiresAt: new Date(now + SESSION_IDLE_MS) };
+        if (await insertIfAbsent(mcpSessions, doc)) return doc._id;
+      }
+    },
+
+    /** Whether `sessionId` is a live session of `credentialId`'s (another's is as unknown as none); its use keeps it alive. */
+    async isOwn(sessionId: string, credentialId: string, now = Date.now()): Promise<boolean> {
+      const doc = await mcpSessions.findOne({ _id: sessionId, credentialId, expiresAt: { $gt: new Date(now) } });
+      if (!doc) return false;
+      if (doc.expiresAt.getTime() < now + SESSION_IDLE_MS - SESSION_REFRESH_MS)
+        await mcpSessions.updateOne({ _id: sessionId }, { $set: { expiresAt: new Date(now + SESSION_IDLE_MS) } });
+      return true;
+    },
+
+    /** Ends a session of `credentialId`'s, with what it recorded of its calls; false when it had none such. */
+    async end(sessionId: string, credentialId: string, now = Date.now()): Promise<boolean> {
+      const ended = await mcpSessions.deleteOne({ _id: sessionId, credentialId, expiresAt: { $gt: new Date(now) } });
+      if (ended.deletedCount) await mcpCalls.deleteMany({ sessionId });
+      return ended.deletedCount === 1;
+    },
+
+    /**
+     * Records that the session's request `requestId` runs the call `workflowId`, until `until`
+     * (epoch ms). A request id the client used again names the newer call.
+     */
+    async running(sessionId: string, requestId: JsonRpcId, workflowId: string, until: number): Promise<void> {
+      await mcpCalls.replaceOne(
+        { _id: callId(sessionId, requestId) },
+        { sessionId, workflowId, expiresAt: new Date(until) },
+        { upsert: true },
+      );
+    },
+
+    /** Whether the client cancelled the request while its call was starting. */
+    async cancelledMeanwhile(sessionId: string, requestId: JsonRpcId, workflowId: string): Promise<boolean> {
+      return (await mcpCalls.countDocuments({ _id: callId(sessionId, requestId), workflowId, cancelled: true })) > 0;
+    },
+
+    /** Marks the request cancelled and returns its call's workflow id; null when the session runs no such request. */
+    async cancel(sessionId: string, requestId: JsonRpcId): Promise<string | null> {
+      const doc = await mcpCalls.findOneAndUpdate({ _id: callId(sessionId, requestId) }, { $set: { cancelled: true } });
+      return doc?.workflowId ?? null;
+    },
+
+    /** The request was answered (or given up): forgets it, and says whether its client had cancelled it. */
+    async ended(sessionId: string, requestId: JsonRpcId, workflowId: string): Promise<boolean> {
+      const doc = await mcpCalls.findOneAndDelete({ _id: callId(sessionId, requestId), workflowId });
+      return doc?.cancelled === true;
+    },
+
+    /** Removes sessions and call records past their end. */
+    async sweep(now = Date.now()): Promise<number> {
+      const expired = { expiresAt: { $lt: new Date(now) } };
+      return (await mcpSessions.deleteMany(expired)).deletedCount + (await mcpCalls.deleteMany(expired)).deletedCount;
+    },
+  };
+}
+
+export type McpSessions = ReturnType<typeof createMcpSessions>;
