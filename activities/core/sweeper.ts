@@ -16,6 +16,7 @@ import { createRenderCache } from '../../domain/render-cache.js';
 import { sweepIdentity, type IdentitySweep } from '../../domain/identity/sweep.js';
 import { createRateBuckets } from '../../domain/rate-buckets.js';
 import { createMcpSessions } from '../../domain/mcp-sessions.js';
+import { sweepOAuthStore } from '../../domain/oauth/store.js';
 
 export interface SweepOptions {
   /** Claim-check blobs and big outputs live this long: an idempotent replay within 24 h still reads its answer. */
@@ -53,6 +54,8 @@ export interface SweepReport {
   rateBuckets: number;
   /** MCP sessions unused past their end, and records of calls that ended without forgetting theirs. */
   mcpSessions: number;
+  /** The authorization server's codes, tokens, interactions and grants past their expiry. */
+  oauth: number;
 }
 
 /** `outputBlobs`: the store big outputs wait in (BLOB_STORE_URL); the database when absent. */
@@ -113,6 +116,7 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, out
         people: await sweepIdentity(db, now),
         rateBuckets: await rateBuckets.sweep(now),
         mcpSessions: await mcpSessions.sweep(now),
+        oauth: await sweepOAuthStore(db, now),
       };
     },
   };

@@ -4,6 +4,7 @@ import type { Middleware } from 'koa';
 import type { Db } from 'mongodb';
 import type { Identity } from '../../domain/identity/index.js';
 import { createConnections } from '../../domain/oauth/connections.js';
+import { SERVICE_ACTOR } from '../../domain/audit-log.js';
 import type { Config } from '../../lib/config.js';
 import type { Logger } from '../../lib/logger.js';
 import { createGuardedHttp } from '../../lib/guarded-http.js';
@@ -38,6 +39,21 @@ export function createAgentSignIn(deps: AgentSignInDeps) {
     resource,
     proxy: deps.config.trustedProxyHops > 0,
     http: createGuardedHttp({ guard: deps.guard }),
+  });
+  // Why a token request was refused (the answer says only `invalid_grant`), for the operator.
+  provider.on('grant.error', (_ctx, err: Error & { error_detail?: string }) =>
+    deps.log.warn({ err: { name: err.name, detail: err.error_detail } }, 'token request refused'),
+  );
+  provider.on('server_error', (_ctx, err) =>
+    deps.log.error({ err: { name: err.name, message: err.message } }, 'authorization server error'),
+  );
+  // The library ends a grant itself when a used refresh token comes back (a theft, or a client's
+  // bug) and when the app revokes its refresh token: the account's list and audit log say so too.
+  provider.on('grant.revoked', (ctx: { oidc?: { route?: string } }, grantId: string) => {
+    const reason = ctx.oidc?.route === 'revocation' ? 'the app revoked its refresh token' : 'a used refresh token was presented again';
+    connections
+      .ended(grantId, reason, SERVICE_ACTOR)
+      .catch((err: Error) => deps.log.error({ err: { message: err.message } }, 'could not end a connection'));
   });
   return {
     bearer: createOAuthBearer({ provider, connections, roleOf: deps.identity.memberships.roleOf, resource }),

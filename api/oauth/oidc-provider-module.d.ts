@@ -78,6 +78,7 @@ declare module 'oidc-provider' {
       options?: { mergeWithLastSubmission?: boolean },
     ): Promise<string>;
     on(event: 'server_error', listener: (ctx: unknown, err: Error) => void): this;
+    on(event: 'grant.revoked', listener: (ctx: { oidc?: { route?: string } }, grantId: string) => void): this;
     on(event: string, listener: (...args: never[]) => void): this;
   }
 }

@@ -93,6 +93,21 @@ export function createConnections(db: Db) {
       return doc;
     },
 
+    /**
+     * Ends a connection whose grant the authorization server ended itself (a used refresh token
+     * presented again, or the app revoking its refresh token), with its `oauth_app.revoked` entry.
+     */
+    async ended(id: string, reason: string, audit: AuditContext, now = new Date()): Promise<void> {
+      const doc = await oauthConnections.findOne({ _id: id, revokedAt: null }, { projection: { accountId: 1 } });
+      if (!doc) return;
+      const draft = auditDraft(audit, doc.accountId, 'oauth_app.revoked', { type: 'oauth_app', id }, { reason: [null, reason] }, now);
+      const ended = await oauthConnections.updateOne(
+        { _id: id, revokedAt: null },
+        { $set: { revokedAt: now }, $push: { auditDrafts: draft } },
+      );
+      if (ended.modifiedCount) await auditLog.flushConnection(id);
+    },
+
     /** Notes a use (not awaited by the caller's answer; at most once a minute). */
     touch(doc: OAuthConnectionDoc, now = new Date()): void {
       if (doc.lastUsedAt && now.getTime() - doc.lastUsedAt.getTime() < LAST_USED_EVERY_MS) return;

@@ -3,13 +3,18 @@
 //! where to go, no PKCE, another resource, a code used twice, a consent posted from another site,
 //! a refresh token used twice, a viewer's app, a token that is not an access token for `/mcp`; then
 //! the flow whose token calls a tool charged like any call, and its ends (Connected apps, RFC 7009).
-import test from 'ava';
+import https from 'node:https';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import test, { type ExecutionContext } from 'ava';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { apiUrl, isProblem, newAccount, request, type UncheckedJson } from '../helpers/api.js';
 import { client, serviceOrigin, signUp } from '../helpers/people.js';
 import { teamAccount } from '../helpers/team.js';
+import { FIXTURE_HOST } from '../fixtures/http-pages.js';
+import { caFromEnv, issueLeaf } from '../fixtures/tls-certs.js';
 import { answerConsent, beginAuthorization, connectApp, pkcePair, registerApp, tokenRequest } from '../helpers/oauth.js';
 
 const resource = () => `${serviceOrigin()}/mcp`;
@@ -174,6 +179,10 @@ test('a refresh token is rotated, and one used twice ends the grant', async (t) 
     resource: resource(),
   });
   t.is(next.body.error, 'invalid_grant');
+  // The account sees it ended, and why.
+  t.deepEqual((await c.request('GET', '/api/v1/account/connected-apps', { cookie: person.cookie })).body, []);
+  const log = await c.request('GET', '/api/v1/account/audit-log?action=oauth_app.revoked', { cookie: person.cookie });
+  t.like(log.body.items, [{ actor: { type: 'service' }, changes: { reason: [null, 'a used refresh token was presented again'] } }]);
 });
 
 test("an app connected by a viewer reads the balance but calls no tool; an owner's disconnect ends it at once", async (t) => {
@@ -229,4 +238,60 @@ test('the app revokes its own token (RFC 7009); a registration token is no acces
   });
   t.is(revoked.status, 200);
   t.true(isProblem(await listTools(tokens.access_token), 401, 'unauthorized'));
+});
+
+/** Serves a client ID metadata document over HTTPS at `host` (the run's CA signs it), its URL being the client's id. */
+async function metadataDocumentServer(t: ExecutionContext, host: string, name: string) {
+  const leaf = await issueLeaf(await caFromEnv(), { names: [host] });
+  const server = https.createServer({ cert: leaf.cert, key: leaf.key });
+  server.listen(0, host);
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  const clientId = `https://${host}:${(server.address() as AddressInfo).port}/agent/client.json`;
+  server.on('request', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=60' });
+    res.end(
+      JSON.stringify({
+        client_id: clientId,
+        client_name: name,
+        redirect_uris: ['http://127.0.0.1:9/callback'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      }),
+    );
+  });
+  return { clientId, redirectUri: 'http://127.0.0.1:9/callback', registrationAccessToken: '' };
+}
+
+test('a client whose id is the URL of its metadata document is fetched through the target guard, and connects', async (t) => {
+  const c = client();
+  const person = await signUp(c);
+  const app = await metadataDocumentServer(t, FIXTURE_HOST, 'Metadata agent');
+  const { verifier, challenge } = pkcePair();
+  const auth = await beginAuthorization(c, app, {
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    resource: resource(),
+    scope: 'mcp',
+  });
+  t.regex(auth.location, /\/oauth\/interaction\//);
+  const page = await c.request('GET', new URL(auth.location, apiUrl()).pathname, { cookie: auth.jar.header(person.cookie) });
+  t.true(String(page.body).includes(`Its description is published at ${app.clientId}`));
+  const back = (await answerConsent(c, auth, person.cookie, { decision: 'allow', accountId: person.accountId })) as URL;
+  const tokens = await tokenRequest(c, app, {
+    grant_type: 'authorization_code',
+    code: back.searchParams.get('code')!,
+    code_verifier: verifier,
+    redirect_uri: app.redirectUri,
+    resource: resource(),
+  });
+  t.is(tokens.status, 200, JSON.stringify(tokens.body));
+  t.is((await listTools(tokens.body.access_token)).status, 200);
+
+  // A document on an address the guard refuses (loopback, where the database listens) is never fetched.
+  const refused = await metadataDocumentServer(t, '127.0.0.1', 'Loopback agent');
+  const attempt = await beginAuthorization(c, refused, { ...challengeParams(), resource: resource() });
+  t.is(attempt.status, 400);
+  t.regex(String((await c.request('GET', `/oauth/authorize?client_id=${encodeURIComponent(refused.clientId)}`)).body), /invalid_client/);
 });

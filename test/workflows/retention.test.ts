@@ -170,3 +170,21 @@ test.serial(
     t.deepEqual(await left(c.signinThrottle), ['locked', 'open']);
   },
 );
+
+test.serial("the authorization server's codes and tokens go at their expiry; a grant's live tokens stay", async (t) => {
+  const { env, mongo } = bed!;
+  const c = collections(mongo.db);
+  const now = (await env.currentTimeMs()) as number;
+  const tag = newId('t');
+  const record = (id: string, expiresAt: Date | null) => ({
+    _id: `${id}${tag}`,
+    kind: 'AccessToken',
+    payload: {},
+    grantId: `grant${tag}`,
+    expiresAt,
+  });
+  await c.oauthStore.insertMany([record('old', new Date(now - 1)), record('live', new Date(now + HOUR)), record('lasting', null)]);
+  await sweep();
+  const left = (await c.oauthStore.find({ _id: { $regex: `${tag}$` } }).toArray()).map((d) => d._id.replace(tag, '')).sort();
+  t.deepEqual(left, ['lasting', 'live']);
+});
