@@ -15,6 +15,7 @@ import { client, serviceOrigin, signUp } from '../helpers/people.js';
 import { teamAccount } from '../helpers/team.js';
 import { FIXTURE_HOST } from '../fixtures/http-pages.js';
 import { caFromEnv, issueLeaf } from '../fixtures/tls-certs.js';
+import { placesHolding } from '../helpers/traces-of-secrets.js';
 import { answerConsent, beginAuthorization, connectApp, pkcePair, registerApp, tokenRequest } from '../helpers/oauth.js';
 
 const resource = () => `${serviceOrigin()}/mcp`;
@@ -138,6 +139,10 @@ test('the flow: a token for /mcp calls a tool charged like any call, a code work
   t.deepEqual(authorized.changes.clientName, [null, 'Flow agent']);
   const listed = (await request('GET', '/api/v1/account/connected-apps', { token: account.ownerToken })).body;
   t.like(listed, [{ id: authorized.target.id, clientName: 'Flow agent', userId: members.developer!.userId, redirectHost: '127.0.0.1:9' }]);
+
+  // The tokens are in no history, document or log: the store keeps digests of them.
+  const requestId = (result._meta as UncheckedJson).requestId;
+  t.deepEqual(await placesHolding([tokens.access_token, tokens.refresh_token], [requestId]), []);
 });
 
 test('a code is traded once, only with its verifier', async (t) => {
