@@ -34,7 +34,9 @@ declare module 'oidc-provider' {
   }
 
   class AccessToken {
+    constructor(fields: { accountId: string; client: Client | undefined; grantId: string; aud?: string; scope?: string });
     static find(value: string): Promise<AccessToken | undefined>;
+    save(): Promise<string>;
     accountId: string;
     clientId: string;
     grantId: string;

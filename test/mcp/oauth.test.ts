@@ -4,6 +4,7 @@
 //! a refresh token used twice, a viewer's app, a token that is not an access token for `/mcp`; then
 //! the flow whose token calls a tool charged like any call, and its ends (Connected apps, RFC 7009).
 import https from 'node:https';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
@@ -15,6 +16,8 @@ import { client, serviceOrigin, signUp } from '../helpers/people.js';
 import { teamAccount } from '../helpers/team.js';
 import { FIXTURE_HOST } from '../fixtures/http-pages.js';
 import { caFromEnv, issueLeaf } from '../fixtures/tls-certs.js';
+import { withServiceDb } from '../helpers/db.js';
+import { createAuthorizationServer } from '../../api/oauth/authorization-server.js';
 import { placesHolding } from '../helpers/traces-of-secrets.js';
 import { answerConsent, beginAuthorization, connectApp, pkcePair, registerApp, tokenRequest } from '../helpers/oauth.js';
 
@@ -299,4 +302,36 @@ test('a client whose id is the URL of its metadata document is fetched through t
   const attempt = await beginAuthorization(c, refused, { ...challengeParams(), resource: resource() });
   t.is(attempt.status, 400);
   t.regex(String((await c.request('GET', `/oauth/authorize?client_id=${encodeURIComponent(refused.clientId)}`)).body), /invalid_client/);
+});
+
+test('an access token of this server for another resource than /mcp is refused there', async (t) => {
+  const c = client();
+  const person = await signUp(c);
+  const app = await registerApp(c);
+  await connectApp(c, app, person.cookie, person.accountId, resource());
+  const [connection] = (await c.request('GET', '/api/v1/account/connected-apps', { cookie: person.cookie })).body;
+  // A token of the same grant and store whose audience is elsewhere: this server issues none (it
+  // refuses other resources), so it is minted here, into the service's own store.
+  const value = await withServiceDb(async (db) => {
+    const provider = createAuthorizationServer({
+      db,
+      baseUrl: serviceOrigin(),
+      secretKey: randomBytes(32),
+      resource: resource(),
+      proxy: false,
+      http: { request: () => Promise.reject(new Error('not used')) },
+    });
+    const owner = await provider.Client.find(app.clientId);
+    return new provider.AccessToken({
+      accountId: person.userId,
+      client: owner,
+      grantId: connection.id,
+      aud: 'https://elsewhere.example/api',
+      scope: 'mcp',
+    }).save();
+  });
+  const refused = await listTools(value);
+  t.true(isProblem(refused, 401, 'unauthorized'));
+  t.regex(refused.body.detail, /not for .*\/mcp/);
+  t.regex(refused.headers.get('www-authenticate')!, /error="invalid_token"$/);
 });
