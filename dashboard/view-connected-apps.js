@@ -2,9 +2,9 @@
 //! this account through OAuth, each acting with the role of the member who connected it; listed with
 //! where its answers go and when it was last used, and disconnected after confirmation, which ends
 //! its tokens at once.
-import { confirmAction } from './dialogs.js';
-import { announce, busy, dataTable, empty, focusOn, h, problemText, replace, time, viewSection } from './dom.js';
+import { dataTable, empty, h, replace, time, viewSection } from './dom.js';
 import { createList } from './list.js';
+import { confirmedRowAction } from './row-action.js';
 
 /** @param {import('./app.js').ViewContext} context */
 export function createConnectedAppsView({ client }) {
@@ -68,24 +68,18 @@ export function createConnectedAppsView({ client }) {
     };
   }
 
-  async function disconnect(app, button) {
-    const confirmed = await confirmAction({
-      title: `Disconnect ${app.clientName}?`,
-      body: 'Its tokens stop working at once. To use this account again it must ask a member, who must allow it again.',
-      confirmLabel: 'Disconnect',
-    });
-    if (!confirmed) return;
-    await busy(button, async () => {
-      try {
-        await client.disconnectApp(app.id);
-        await list.load();
-        focusOn(element.querySelector('#connected-apps-title'));
-        announce(`${app.clientName} disconnected.`);
-      } catch (err) {
-        if (err.name === 'AbortError') return;
-        button.closest('td').append(h('p', { class: 'field-error', role: 'alert' }, problemText(err)));
-        button.focus();
-      }
+  function disconnect(app, button) {
+    return confirmedRowAction({
+      button,
+      confirm: {
+        title: `Disconnect ${app.clientName}?`,
+        body: 'Its tokens stop working at once. To use this account again it must ask a member, who must allow it again.',
+        confirmLabel: 'Disconnect',
+      },
+      act: () => client.disconnectApp(app.id),
+      reload: list.load,
+      heading: element.querySelector('#connected-apps-title'),
+      announcement: `${app.clientName} disconnected.`,
     });
   }
 

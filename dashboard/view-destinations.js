@@ -1,9 +1,9 @@
 //! Destinations (`/dashboard/destinations`): the account's own buckets that calls write their files to (`Output-Destination`),
 //! listed with where the objects go and the access key id (never the secret), and deleted after
 //! confirmation. They are created through the API, which needs the secret access key.
-import { confirmAction } from './dialogs.js';
-import { announce, busy, dataTable, empty, focusOn, h, problemText, replace, time, viewSection } from './dom.js';
+import { dataTable, empty, h, replace, time, viewSection } from './dom.js';
 import { createList } from './list.js';
+import { confirmedRowAction } from './row-action.js';
 
 /** @param {import('./app.js').ViewContext} context */
 export function createDestinationsView({ client }) {
@@ -71,24 +71,18 @@ export function createDestinationsView({ client }) {
     };
   }
 
-  async function remove(destination, button) {
-    const confirmed = await confirmAction({
-      title: `Delete destination ${destination.bucket} (${destination.id})?`,
-      body: 'Calls naming it in Output-Destination will be refused; objects already written stay in the bucket. This cannot be undone.',
-      confirmLabel: 'Delete destination',
-    });
-    if (!confirmed) return;
-    await busy(button, async () => {
-      try {
-        await client.deleteDestination(destination.id);
-        await list.load();
-        focusOn(element.querySelector('#destinations-title'));
-        announce(`Destination ${destination.bucket} deleted.`);
-      } catch (err) {
-        if (err.name === 'AbortError') return;
-        button.closest('td').append(h('p', { class: 'field-error', role: 'alert' }, problemText(err)));
-        button.focus();
-      }
+  function remove(destination, button) {
+    return confirmedRowAction({
+      button,
+      confirm: {
+        title: `Delete destination ${destination.bucket} (${destination.id})?`,
+        body: 'Calls naming it in Output-Destination will be refused; objects already written stay in the bucket. This cannot be undone.',
+        confirmLabel: 'Delete destination',
+      },
+      act: () => client.deleteDestination(destination.id),
+      reload: list.load,
+      heading: element.querySelector('#destinations-title'),
+      announcement: `Destination ${destination.bucket} deleted.`,
     });
   }
 

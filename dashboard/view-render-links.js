@@ -2,8 +2,8 @@
 //! confirmation), a link builder (tool, input, expiry, cache age: the service signs the link with
 //! the newest live secret; render-link-builder.js), and the render cache's hits per day, which the
 //! owner can empty (render-cache.js).
-import { confirmAction } from './dialogs.js';
-import { announce, busy, dataTable, empty, errorBox, focusOn, h, loading, problemText, replace, time, viewSection } from './dom.js';
+import { confirmedRowAction } from './row-action.js';
+import { announce, dataTable, empty, errorBox, h, loading, problemText, replace, time, viewSection } from './dom.js';
 import { whenSent } from './forms.js';
 import { createRenderCache } from './render-cache.js';
 import { createLinkBuilder } from './render-link-builder.js';
@@ -117,24 +117,18 @@ export function createRenderLinksView({ client }) {
     }
   }
 
-  async function retire(secret, button) {
-    const confirmed = await confirmAction({
-      title: `Retire link secret ${secret.id}?`,
-      body: 'Every link signed with this secret will be refused with 401 within a second. This cannot be undone.',
-      confirmLabel: 'Retire secret',
-    });
-    if (!confirmed) return;
-    await busy(button, async () => {
-      try {
-        await client.retireLinkSecret(secret.id);
-        await load();
-        focusOn(element.querySelector('#link-secrets-title'));
-        announce(`Link secret ${secret.id} retired.`);
-      } catch (err) {
-        if (err.name === 'AbortError') return;
-        button.closest('td').append(h('p', { class: 'field-error', role: 'alert' }, problemText(err)));
-        button.focus();
-      }
+  function retire(secret, button) {
+    return confirmedRowAction({
+      button,
+      confirm: {
+        title: `Retire link secret ${secret.id}?`,
+        body: 'Every link signed with this secret will be refused with 401 within a second. This cannot be undone.',
+        confirmLabel: 'Retire secret',
+      },
+      act: () => client.retireLinkSecret(secret.id),
+      reload: load,
+      heading: element.querySelector('#link-secrets-title'),
+      announcement: `Link secret ${secret.id} retired.`,
     });
   }
 
