@@ -12,7 +12,7 @@ import type { RenderCacheDoc } from '../domain/call-documents.js';
 import { chargedOutput, type ChargedOutput } from './call-outcome.js';
 import type { CallRequest } from './call-request.js';
 import type { OutputBodies } from './output-body.js';
-import type { ToolCalls } from './tool-calls.js';
+import type { CallWatch, ToolCalls } from './tool-calls.js';
 
 /** A render from the cache. */
 export interface RenderHit {
@@ -65,7 +65,7 @@ export function createRenderCalls(deps: {
   const underWay = new Map<string, Promise<StoredRender | undefined>>();
 
   /** The render of `req`: a stored one at most `maxAgeS` old (0: always a fresh one), else a call's. */
-  async function run(req: CallRequest, maxAgeS: number): Promise<RenderHit | RenderMiss> {
+  async function run(req: CallRequest, maxAgeS: number, watch?: CallWatch): Promise<RenderHit | RenderMiss> {
     // Named once: an html-to-image input may be megabytes to digest.
     const id = cacheIdOf(req);
     const hit = await lookup(req, maxAgeS, id);
@@ -84,7 +84,7 @@ export function createRenderCalls(deps: {
     const mine = new Promise<StoredRender | undefined>((resolve) => (done = resolve));
     if (!underWay.has(id)) underWay.set(id, mine);
     try {
-      const miss = await renderAfresh(req, id);
+      const miss = await renderAfresh(req, id, watch);
       done(miss.entry && { entry: miss.entry, image: miss.image, ageS: 0 });
       return miss;
     } finally {
@@ -93,9 +93,9 @@ export function createRenderCalls(deps: {
     }
   }
 
-  /** The ordinary call, charged; its render stored under `id`. */
-  async function renderAfresh(req: CallRequest, id: string): Promise<RenderMiss> {
-    const answer = await deps.toolCalls.call(req);
+  /** The ordinary call, charged; its render stored under `id`. `watch`: an MCP session's, which may cancel it. */
+  async function renderAfresh(req: CallRequest, id: string, watch?: CallWatch): Promise<RenderMiss> {
+    const answer = await deps.toolCalls.call(req, watch);
     const charged = chargedOutput(deps.metrics, req.tool, answer.result);
     const json = await deps.outputs.json(charged.output);
     const render = renderOfOutput(json, req.tool.image!.field);

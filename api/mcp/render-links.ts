@@ -7,6 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { LinkSecrets } from '../../domain/link-secrets.js';
 import type { ToolDefinition } from '../../domain/tool-definition.js';
 import { buildRenderLink, type QueryValue } from '../../lib/render-link-signature.js';
+import type { CallWatch } from '../tool-calls.js';
 import type { CallRequest } from '../call-request.js';
 import type { RenderCalls, RenderMiss } from '../render-calls.js';
 
@@ -29,8 +30,8 @@ export function createMcpRenderLinks(deps: {
   }
 
   /** The call, run fresh and its render kept in the cache (a cached render is never answered here: a call is a call). */
-  async function render(request: CallRequest): Promise<RenderMiss> {
-    const answer = await deps.renders.run(request, 0);
+  async function render(request: CallRequest, watch?: CallWatch): Promise<RenderMiss> {
+    const answer = await deps.renders.run(request, 0, watch);
     if (answer.hit) throw new Error('a render cache hit for a call that accepts no stored render');
     return answer;
   }

@@ -153,7 +153,7 @@ export function createMcpServer(principal: Principal, deps: McpServerDeps, conte
     const request = deps.admission.request(principal, tool, structuredClone(args), { arrivedAt, idempotencyKey, via: 'mcp' });
     const signer = await deps.links.signerFor(tool, principal.accountId);
     if (signer) {
-      const render = await withProgress(extra, deps.links.render(request));
+      const render = await withProgress(extra, deps.links.render(request, watchOf(extra, tool.timeoutMs, running)));
       requestId.id = render.requestId;
       const meta = { charged: render.charged, balance: render.balance, requestId: render.requestId, replayed: render.replayed };
       const link = deps.links.linkTo(signer, tool, args, render.mimeType);
