@@ -84,10 +84,14 @@ const METADATA_TIMEOUT_MS = 2_500;
 /** oidc-provider's `fetch`, through the guarded client: https only, no redirect followed, small and quick. */
 function guardedFetch(http: GuardedHttp) {
   return async (url: string | URL, init: RequestInit = {}): Promise<Response> => {
+    const sent: Record<string, string> = {};
+    new Headers(init.headers).forEach((value, name) => {
+      sent[name] = value;
+    });
     const res = await http.request({
       url,
       method: init.method ?? 'GET',
-      headers: Object.fromEntries(new Headers(init.headers).entries()),
+      headers: sent,
       timeoutMs: METADATA_TIMEOUT_MS,
       maxBytes: METADATA_MAX_BYTES,
       schemes: ['https'],
