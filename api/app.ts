@@ -61,6 +61,7 @@ import { createAgentSignIn } from './oauth/index.js';
 import { createCallAdmission } from './call-admission.js';
 import { createMcpSessions } from '../domain/mcp-sessions.js';
 import { createMcpRenderLinks } from './mcp/render-links.js';
+import { createMcpResultLinks } from './mcp/result-links.js';
 import { createTeams } from '../domain/teams/index.js';
 import { cookieSettings } from './session-cookie.js';
 import { createMailer } from '../domain/mail/outbox.js';
@@ -146,6 +147,7 @@ export function createApp(deps: AppDeps): Koa {
       ...calls,
       admission: createCallAdmission({ validators, guard }),
       links: createMcpRenderLinks({ baseUrl: config.publicBaseUrl, linkSecrets, renders }),
+      results: createMcpResultLinks({ baseUrl: config.publicBaseUrl, secretKey: config.secretKey, blobs }),
       sessions: createMcpSessions(db),
       limiter,
       accounts,

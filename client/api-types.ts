@@ -2063,6 +2063,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/results/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An MCP call's file
+         * @description The file an MCP tool call made (a PDF, an image), by the `resource_link` of its result: the link's signature is the credential, for 60 minutes. Served under `Content-Security-Policy: sandbox`. docs/MCP.md tells which calls answer one.
+         */
+        get: operations["mcpResult"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -11733,6 +11753,42 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    mcpResult: {
+        parameters: {
+            query: {
+                /** @description When the link stops opening the file (Unix seconds). */
+                expires: number;
+                /** @description The link's signature: the last parameter. */
+                signature: string;
+            };
+            header?: never;
+            path: {
+                /** @description The file, as the link names it. */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/*": string;
+                };
+            };
+            401: components["responses"]["InvalidSignature"];
+            403: components["responses"]["LinkExpired"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     mcp: {
         parameters: {
             query?: never;
@@ -12103,7 +12159,7 @@ export interface operations {
             path: {
                 /** @description The digest in the page's links; any other is served too, not cached. */
                 version: string;
-                file: "api.js" | "app.js" | "billing-recharge.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "forms.js" | "grants.js" | "keys-limits.js" | "ledger.js" | "list.js" | "paged-list.js" | "passkeys.js" | "reauth.js" | "render-cache.js" | "render-link-builder.js" | "router.js" | "secret.js" | "security-passkeys.js" | "security-sessions.js" | "session.js" | "sign-in-token.js" | "simplewebauthn-browser.js" | "team-invitations.js" | "team-members.js" | "team-roles.js" | "team-sign-in-policy.js" | "team-transfer.js" | "view-attach.js" | "view-attempts.js" | "view-batches.js" | "view-billing.js" | "view-calls.js" | "view-connected-apps.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-invitation.js" | "view-keys.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-reset.js" | "view-security.js" | "view-sign-in.js" | "view-sign-up.js" | "view-team.js" | "view-usage.js" | "view-verify.js" | "view-webhooks.js" | "views.js";
+                file: "api.js" | "app.js" | "billing-recharge.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "forms.js" | "grants.js" | "keys-limits.js" | "ledger.js" | "list.js" | "paged-list.js" | "passkeys.js" | "reauth.js" | "render-cache.js" | "render-link-builder.js" | "router.js" | "row-action.js" | "secret.js" | "security-passkeys.js" | "security-sessions.js" | "session.js" | "sign-in-token.js" | "simplewebauthn-browser.js" | "team-invitations.js" | "team-members.js" | "team-roles.js" | "team-sign-in-policy.js" | "team-transfer.js" | "view-attach.js" | "view-attempts.js" | "view-batches.js" | "view-billing.js" | "view-calls.js" | "view-connected-apps.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-invitation.js" | "view-keys.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-reset.js" | "view-security.js" | "view-sign-in.js" | "view-sign-up.js" | "view-team.js" | "view-usage.js" | "view-verify.js" | "view-webhooks.js" | "views.js";
             };
             cookie?: never;
         };

@@ -35,6 +35,7 @@ import { IDEMPOTENCY_KEY_SHAPE } from '../call-idempotency.js';
 import { ACCOUNT_TOOLS, toolsListedTo, USAGE_MAX_LIMIT } from './tool-list.js';
 import { refusalResult, successResult } from './results.js';
 import type { McpRenderLinks } from './render-links.js';
+import type { McpResultLinks } from './result-links.js';
 
 export interface McpServerDeps {
   baseUrl: string;
@@ -49,6 +50,8 @@ export interface McpServerDeps {
   log: Logger;
   /** A capture's image as a render link, for an account with a link secret. */
   links: McpRenderLinks;
+  /** Any other file as a signed, expiring result link. */
+  results: McpResultLinks;
   sessions: McpSessions;
 }
 
@@ -163,7 +166,8 @@ export function createMcpServer(principal: Principal, deps: McpServerDeps, conte
     requestId.id = answer.requestId;
     const { output, charged, balance } = chargedOutput(deps.metrics, tool, answer.result);
     const value = (await deps.outputs.value(output)) as Record<string, unknown>;
-    return successResult(tool, value, { charged, balance, requestId: answer.requestId, replayed: answer.replayed });
+    const link = await deps.results.linkTo(tool, value);
+    return successResult(tool, value, { charged, balance, requestId: answer.requestId, replayed: answer.replayed }, link);
   }
 
   async function accountBalance(): Promise<CallToolResult> {

@@ -16,6 +16,7 @@ import { endSession, sessionOf } from '../mcp/sessions.js';
 import { MCP_PATH, mcpChallenge } from '../mcp/protected-resource.js';
 import type { OAuthBearer } from '../oauth/bearer.js';
 import { credentialKind } from '../../domain/credentials.js';
+import { RESULTS_PATH, RESULT_LINK_TTL_S } from '../mcp/result-links.js';
 import { json } from '../docs/openapi-parts.js';
 import { operation, plain, type RouteOperation } from '../docs/operations.js';
 
@@ -112,12 +113,70 @@ export function mcpRoutes(deps: McpRoutesDeps): Router {
     throw new ServiceError('method_not_allowed', `This MCP server sends nothing unasked: send each message with POST, not ${ctx.method}.`);
   });
 
+  // A call's file by its result link: the signature opens it, for the link's hour. Served under a
+  // sandbox, as an attachment would be: a PDF's scripts run nowhere near this origin.
+  router.get(RESULT_PATH, async (ctx) => {
+    const file = await deps.results.open(ctx.params.file!, ctx.querystring);
+    ctx.set({
+      'Cache-Control': `private, max-age=${Math.max(0, Math.floor((file.expiresAt - Date.now()) / 1000))}`,
+      'Content-Security-Policy': "sandbox; default-src 'none'",
+      'X-Content-Type-Options': 'nosniff',
+      'Cross-Origin-Resource-Policy': 'cross-origin',
+    });
+    ctx.type = file.mimeType;
+    ctx.body = file.bytes;
+  });
+  router.all(RESULT_PATH, (ctx) => {
+    ctx.set('Allow', 'GET, HEAD');
+    throw new ServiceError('method_not_allowed', `Result links are read with GET or HEAD, not ${ctx.method}.`);
+  });
+
   return router;
 }
+
+/** A result link's route (api/mcp/result-links.ts). */
+const RESULT_PATH = `${RESULTS_PATH}:file`;
 
 /** The operations this router serves, as the OpenAPI document lists them. */
 export function mcpOperations(): RouteOperation[] {
   return [
+    operation('get', `${RESULTS_PATH}{file}`, {
+      tag: 'service',
+      operationId: 'mcpResult',
+      summary: "An MCP call's file",
+      security: [],
+      description:
+        `The file an MCP tool call made (a PDF, an image), by the \`resource_link\` of its result: the link's signature is the credential, for ${RESULT_LINK_TTL_S / 60} minutes. ` +
+        'Served under `Content-Security-Policy: sandbox`. docs/MCP.md tells which calls answer one.',
+      parameters: [
+        {
+          name: 'file',
+          in: 'path',
+          required: true,
+          schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,1024}$' },
+          description: 'The file, as the link names it.',
+        },
+        {
+          name: 'expires',
+          in: 'query',
+          required: true,
+          schema: { type: 'integer' },
+          description: 'When the link stops opening the file (Unix seconds).',
+        },
+        {
+          name: 'signature',
+          in: 'query',
+          required: true,
+          schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+          description: "The link's signature: the last parameter.",
+        },
+      ],
+      ok: plain('The file.', {
+        'application/pdf': { schema: { type: 'string', format: 'binary' } },
+        'image/*': { schema: { type: 'string', format: 'binary' } },
+      }),
+      codes: ['invalid_signature', 'link_expired', 'not_found', 'unavailable', 'internal_error'],
+    }),
     operation('post', MCP_PATH, {
       tag: 'service',
       operationId: 'mcp',

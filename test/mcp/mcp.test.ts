@@ -100,7 +100,7 @@ test('tools/call: structured output valid against outputSchema, an image as imag
   const qrOut = succeeded(t, tools, 'qr-generate', qr, 1);
   t.deepEqual(qr.content[1], { type: 'image', data: qrOut.imageBase64, mimeType: 'image/png' });
   t.false(textOf(qr).includes(qrOut.imageBase64), 'the text leaves the base64 out');
-  t.is(qr.content.length, 2, 'no link without a link secret');
+  t.like(qr.content[2], { type: 'resource_link', name: 'qr-generate.png', mimeType: 'image/png' }, 'without a link secret, a result link');
 
   const bcrypt = await call(client, 'bcrypt-hash', { password: 'correct horse battery staple', workFactor: 4 });
   t.regex(succeeded(t, tools, 'bcrypt-hash', bcrypt, 2).hash, /^\$2[aby]\$04\$/);
