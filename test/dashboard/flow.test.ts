@@ -83,6 +83,8 @@ test('sign in, create a key and call a tool with it, add an endpoint and test it
     const calls = await textOf(page, '#calls');
     for (const res of [hash, bcrypt]) t.true(calls.includes(res.headers.get('x-request-id')!), 'each row shows its request id');
     t.is(await page.$$eval('#calls a', (links) => links.length), 0, 'request ids are text, not links (the Temporal UI is for operators)');
+    // The chart is drawn once its data is read, which may come after the total.
+    await page.waitForSelector('.chart svg[role=img] desc');
     t.regex(
       await page.$eval('.chart svg[role=img] desc', (d) => d.textContent ?? ''),
       /3 credits used over the last 14 days.*bcrypt-hash 2, hash-text 1/,
