@@ -80,6 +80,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPoolHandl
   const log = options.log;
   const stats: PoolStats = { launches: 0, crashes: 0, retries: 0, captures: 0, openPages: 0, sparePages: 0 };
   const leases = new Map<Page, Slot>();
+  const calls = { active: 0 };
   const recycleAfter = options.recycleAfter ?? 200;
   const maxPageLifetimeMs = options.maxPageLifetimeMs ?? 120_000;
   const viewport = options.viewport ?? { width: 1440, height: 900, deviceScaleFactor: 1 };
@@ -97,6 +98,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPoolHandl
         stats,
         state,
         leases,
+        calls,
         log,
       }),
       maxConcurrency: options.concurrency,
@@ -152,19 +154,24 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPoolHandl
     ready,
     async withPage(task, signal) {
       signal.throwIfAborted();
-      for (let attempt = 1; ; attempt++) {
-        const seen: { slot?: Slot } = {};
-        try {
-          return await runOnce(task, signal, seen);
-        } catch (err) {
-          const died = err instanceof BrowserLostError || Boolean(seen.slot?.isLost());
-          if (attempt === 1 && died && !signal.aborted) {
-            stats.retries++;
-            log?.warn({ err }, 'browser died under a capture; running it again on a new browser');
-            continue;
+      calls.active++; // counted at once: the pool's background work gives way from now on
+      try {
+        for (let attempt = 1; ; attempt++) {
+          const seen: { slot?: Slot } = {};
+          try {
+            return await runOnce(task, signal, seen);
+          } catch (err) {
+            const died = err instanceof BrowserLostError || Boolean(seen.slot?.isLost());
+            if (attempt === 1 && died && !signal.aborted) {
+              stats.retries++;
+              log?.warn({ err }, 'browser died under a capture; running it again on a new browser');
+              continue;
+            }
+            throw err;
           }
-          throw err;
         }
+      } finally {
+        calls.active--;
       }
     },
     stats: () => ({ ...stats }),

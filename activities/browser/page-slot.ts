@@ -65,11 +65,19 @@ async function drawFirstFrame(page: Page): Promise<void> {
   await page.screenshot({ type: 'png', captureBeyondViewport: false, clip: { x: 0, y: 0, width: 1, height: 1 } });
 }
 
-/**
- * Opens a page on `gen`'s browser in a context of its own, behind a proxy session of its own.
- * `drawn`: the page has drawn a first frame (drawFirstFrame), for a spare opened off any capture's clock.
- */
-export async function openSlot(gen: Generation, options: { proxy: FilteringProxy; viewport: Viewport; drawn?: boolean }): Promise<Slot> {
+/** How a page is opened (openSlot). */
+export interface OpenOptions {
+  proxy: FilteringProxy;
+  viewport: Viewport;
+  /** The page draws a first frame (drawFirstFrame): for a spare opened off any capture's clock. */
+  drawn?: boolean;
+  /** Awaited before each step that opens a context, starts its renderer or draws: a spare gives way to captures. */
+  giveWay?: () => Promise<void>;
+}
+
+/** Opens a page on `gen`'s browser in a context of its own, behind a proxy session of its own. */
+export async function openSlot(gen: Generation, options: OpenOptions): Promise<Slot> {
+  await options.giveWay?.();
   const session = await options.proxy.openSession();
   let context: BrowserContext | undefined;
   try {
@@ -78,10 +86,14 @@ export async function openSlot(gen: Generation, options: { proxy: FilteringProxy
       proxyBypassList: ['<-loopback>'],
       downloadBehavior: { policy: 'deny' },
     });
+    await options.giveWay?.();
     const page = await context.newPage();
     await page.setViewport(options.viewport);
     await prepareForCapture(page);
-    if (options.drawn) await drawFirstFrame(page);
+    if (options.drawn) {
+      await options.giveWay?.();
+      await drawFirstFrame(page);
+    }
     let lost = false;
     let rejectLost!: (err: Error) => void;
     const lostPromise = new Promise<never>((_, reject) => (rejectLost = reject));

@@ -34,6 +34,14 @@ const IDLE_BEFORE_REFILL_MS = 300;
  */
 const AFTER_CAPTURE_MS = 100;
 
+/**
+ * Longest the pool's own work (closing a used context, opening a spare) gives way to captures
+ * (giveWay), milliseconds: long enough for a small document's capture to finish first; under a
+ * steady stream of captures the pool is never quiet, and a spare opened beside the capture before
+ * the next call is ready for it.
+ */
+const GIVE_WAY_MAX_MS = 150;
+
 /** What the pool counts (BrowserPool.stats), most of it here. */
 export interface PoolStats {
   /** Browsers started (the first one included). */
@@ -63,6 +71,8 @@ export interface WarmPool {
   state: { browserUp: boolean };
   /** The slot behind each page handed out, for the pool to find its session and its fate. */
   leases: Map<Page, Slot>;
+  /** Calls for a page not yet ended, queued or running: spares give way to them (giveWay). */
+  calls: { active: number };
   log?: Logger;
 }
 
@@ -76,12 +86,19 @@ class WarmContexts {
   private idleRefill?: ReturnType<typeof setTimeout>;
   /** Called when a spare being opened is ready or failed. */
   private onWarmed: Array<() => void> = [];
+  /** Captures ended less than AFTER_CAPTURE_MS ago. */
+  private justEnded = 0;
+  /** Captures waiting for a spare being opened. */
+  private waitingForSpare = 0;
+  /** Spares being opened that wait for the pool to be quiet (giveWay). */
+  private givingWay: Array<() => void> = [];
   private closed = false;
   private nextId = 1;
   private readonly options: WarmPool['options'];
   private readonly stats: PoolStats;
   private readonly state: WarmPool['state'];
   private readonly leases: Map<Page, Slot>;
+  private readonly calls: WarmPool['calls'];
   private readonly log?: Logger;
 
   constructor(
@@ -89,7 +106,7 @@ class WarmContexts {
     private readonly launchOptions: LaunchOptions,
     private readonly driver: typeof puppeteer,
   ) {
-    ({ options: this.options, stats: this.stats, state: this.state, leases: this.leases, log: this.log } = pool);
+    ({ options: this.options, stats: this.stats, state: this.state, leases: this.leases, calls: this.calls, log: this.log } = pool);
   }
 
   async init(): Promise<void> {
@@ -100,6 +117,7 @@ class WarmContexts {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.idleRefill);
+    this.wakeGivingWay();
     await Promise.allSettled(this.spares.splice(0).map((s) => disposeSlot(s)));
     await Promise.allSettled([...this.generations].map((g) => withTimeout(g.browser.close(), CLOSE_TIMEOUT_MS)));
     this.stats.sparePages = 0;
@@ -120,7 +138,11 @@ class WarmContexts {
     const { stats } = this;
     clearTimeout(this.idleRefill); // a capture is starting: the pool is not quiet
     // A spare being opened is nearly ready: wait for it rather than open another beside it.
-    while (this.warming > 0 && !this.spares.some((s) => s.gen === this.current && !s.isLost())) await this.warmed();
+    while (this.warming > 0 && !this.hasSpare()) {
+      this.waitingForSpare++;
+      this.wakeGivingWay();
+      await this.warmed().finally(() => this.waitingForSpare--);
+    }
     const gen = await this.live();
     gen.open++;
     let slot: Slot;
@@ -143,17 +165,24 @@ class WarmContexts {
         stats.openPages--;
         // The capture's answer waits neither for its context to close nor for the next spare,
         // and neither competes with the rest of its call (commit, answer) for the machine.
-        setTimeout(() => this.release(slot), AFTER_CAPTURE_MS);
+        this.justEnded++;
+        setTimeout(() => {
+          this.justEnded--;
+          this.release(slot);
+        }, AFTER_CAPTURE_MS);
       },
     };
   }
 
   /** Closes a used page's context (its browser closes once drained) and opens the next spare. */
   private release(slot: Slot): void {
-    void disposeSlot(slot).finally(() => {
-      slot.gen.open--;
-      this.closeIfDrained(slot.gen);
-    });
+    // Closing a context beside a capture slows it as much as opening one (giveWay).
+    void this.giveWay(performance.now() + GIVE_WAY_MAX_MS)
+      .then(() => disposeSlot(slot))
+      .finally(() => {
+        slot.gen.open--;
+        this.closeIfDrained(slot.gen);
+      });
     this.refill();
   }
 
@@ -214,6 +243,42 @@ class WarmContexts {
     return undefined;
   }
 
+  /** A spare on the current browser is ready to be taken. */
+  private hasSpare(): boolean {
+    return this.spares.some((s) => s.gen === this.current && !s.isLost());
+  }
+
+  /**
+   * Resolves once no call for a page is under way nor a capture ended less than AFTER_CAPTURE_MS
+   * ago, when a capture waits for a spare, or at `until` (GIVE_WAY_MAX_MS after the work was
+   * due). Closing a used context or opening a spare (a renderer started, a first frame drawn)
+   * beside a capture on two cores took a small document's load step from ~4 ms to ~11-15 ms: each
+   * step of that work waits for a quiet pool, so a call arriving meanwhile meets one step at most.
+   */
+  private async giveWay(until: number): Promise<void> {
+    // A call that starts in the same turn of the event loop (its timer due with the one that
+    // called this) is counted by then.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (this.quiet() || performance.now() >= until) return;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(), until - performance.now());
+      const done = () => {
+        clearTimeout(timer);
+        this.givingWay = this.givingWay.filter((w) => w !== done);
+        resolve();
+      };
+      this.givingWay.push(done);
+    });
+  }
+
+  private quiet(): boolean {
+    return this.closed || this.waitingForSpare > 0 || (this.calls.active === 0 && this.stats.openPages === 0 && this.justEnded === 0);
+  }
+
+  private wakeGivingWay(): void {
+    if (this.quiet()) for (const wake of [...this.givingWay]) wake();
+  }
+
   private warmed(): Promise<void> {
     return new Promise((resolve) => this.onWarmed.push(resolve));
   }
@@ -226,6 +291,7 @@ class WarmContexts {
    */
   private refill(): void {
     if (this.closed) return;
+    this.wakeGivingWay();
     const { concurrency } = this.options;
     this.openSpares(concurrency);
     clearTimeout(this.idleRefill);
@@ -238,8 +304,9 @@ class WarmContexts {
   private openSpares(count: number): void {
     while (!this.closed && this.spares.length + this.warming < count) {
       this.warming++;
+      const until = performance.now() + GIVE_WAY_MAX_MS;
       this.live()
-        .then((gen) => openSlot(gen, { ...this.options, drawn: true }))
+        .then((gen) => openSlot(gen, { ...this.options, drawn: true, giveWay: () => this.giveWay(until) }))
         .then(
           (slot) => {
             if (this.closed || slot.gen !== this.current) void disposeSlot(slot);
