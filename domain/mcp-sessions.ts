@@ -44,26 +44,49 @@ export const SESSION_IDLE_MS = 24 * 60 * 60 * 1000;
 /** A session's expiry is moved on at most this often: one write an hour, not one per message. */
 const SESSION_REFRESH_MS = 60 * 60 * 1000;
 
+/**
+ * A session this process found to be a credential's is taken as still being it for this long
+ * without asking the database again: a DELETE through another replica holds there within it.
+ */
+const KNOWN_FOR_MS = 1_000;
+/** Sessions remembered by a process; past it the map starts again (a read more, never a wrong answer). */
+const REMEMBERED = 10_000;
+
 export type JsonRpcId = string | number;
 
 const callId = (sessionId: string, requestId: JsonRpcId) => `${sessionId} ${JSON.stringify(requestId)}`;
 
 export function createMcpSessions(db: Db) {
   const { mcpSessions, mcpCalls } = collections(db);
+  /** Sessions known to be a credential's, and when that was last read: each message of a session would read it otherwise. */
+  const known = new Map<string, { credentialId: string; at: number }>();
+  const remember = (sessionId: string, credentialId: string, at: number) => {
+    if (known.size > REMEMBERED) known.clear();
+    known.set(sessionId, { credentialId, at });
+  };
 
   return {
     /** A new session of `credentialId`'s, and its id. */
     async open(owner: { accountId: string; credentialId: string }, now = Date.now()): Promise<string> {
       for (;;) {
         const doc = { _id: `mcs_${randomBase62(32)}`, ...owner, createdAt: new Date(now), expiresAt: new Date(now + SESSION_IDLE_MS) };
-        if (await insertIfAbsent(mcpSessions, doc)) return doc._id;
+        if (await insertIfAbsent(mcpSessions, doc)) {
+          remember(doc._id, owner.credentialId, now);
+          return doc._id;
+        }
       }
     },
 
     /** Whether `sessionId` is a live session of `credentialId`'s (another's is as unknown as none); its use keeps it alive. */
     async isOwn(sessionId: string, credentialId: string, now = Date.now()): Promise<boolean> {
+      const seen = known.get(sessionId);
+      if (seen && seen.credentialId === credentialId && now - seen.at < KNOWN_FOR_MS) return true;
       const doc = await mcpSessions.findOne({ _id: sessionId, credentialId, expiresAt: { $gt: new Date(now) } });
-      if (!doc) return false;
+      if (!doc) {
+        known.delete(sessionId);
+        return false;
+      }
+      remember(sessionId, credentialId, now);
       if (doc.expiresAt.getTime() < now + SESSION_IDLE_MS - SESSION_REFRESH_MS)
         await mcpSessions.updateOne({ _id: sessionId }, { $set: { expiresAt: new Date(now + SESSION_IDLE_MS) } });
       return true;
@@ -71,6 +94,7 @@ export function createMcpSessions(db: Db) {
 
     /** Ends a session of `credentialId`'s, with what it recorded of its calls; false when it had none such. */
     async end(sessionId: string, credentialId: string, now = Date.now()): Promise<boolean> {
+      known.delete(sessionId);
       const ended = await mcpSessions.deleteOne({ _id: sessionId, credentialId, expiresAt: { $gt: new Date(now) } });
       if (ended.deletedCount) await mcpCalls.deleteMany({ sessionId });
       return ended.deletedCount === 1;

@@ -3,7 +3,8 @@
 //! only ever answer 404), the operations it leaves out and why, and its three groups, each as
 //! schemathesis.toml lines. Running schemathesis and judging it: schemathesis-run.ts.
 import { uniqueAddress } from '../../helpers/mailbox.js';
-import { client } from '../../helpers/people.js';
+import { connectApp, registerApp } from '../../helpers/oauth.js';
+import { client, serviceOrigin } from '../../helpers/people.js';
 import { acceptAsNew, invite } from '../../helpers/team.js';
 import type { FuzzGroup } from './schemathesis-run.js';
 
@@ -128,9 +129,9 @@ export function unfuzzedConfig(group: keyof typeof UNFUZZED_OPERATIONS): string 
 }
 
 /**
- * A batch to cancel, destinations to read and delete and members to change and remove on the fuzz
- * account (each operation its own), so that those operations reach their code rather than only
- * ever answer 404. `bucket` is a destination body whose bucket accepts the test upload (a real
+ * A batch to cancel, destinations to read and delete, members to change and remove and an agent to
+ * disconnect on the fuzz account (each operation its own), so that those operations reach their
+ * code rather than only ever answer 404. `bucket` is a destination body whose bucket accepts the test upload (a real
  * S3-compatible server). Members join through the real invitation mail (MAIL_API_URL).
  */
 export async function fuzzResourceBindings(
@@ -154,7 +155,17 @@ export async function fuzzResourceBindings(
     const email = uniqueAddress('fuzz-member');
     return (await acceptAsNew(c, await invite(c, tokens.ownerToken, email, 'developer'), 'developer', email)).userId;
   };
+  // An agent a member connects through the whole OAuth flow (consent page, code, token).
+  const connectedApp = async () => {
+    const c = client();
+    const email = uniqueAddress('fuzz-agent');
+    const person = await acceptAsNew(c, await invite(c, tokens.ownerToken, email, 'developer'), 'developer', email);
+    const account = await c.request('GET', '/api/v1/account', { cookie: person.cookie });
+    await connectApp(c, await registerApp(c, 'Fuzz agent'), person.cookie, account.body.id, `${serviceOrigin()}/mcp`);
+    return (await c.request('GET', '/api/v1/account/connected-apps', { cookie: person.cookie })).body[0].id as string;
+  };
   return [
+    { operation: 'DELETE /api/v1/account/connected-apps/{id}', ids: [await connectedApp()] },
     { operation: 'DELETE /api/v1/account/batches/{id}', ids: [batch] },
     { operation: 'GET /api/v1/account/destinations/{id}', ids: [await destination()] },
     { operation: 'DELETE /api/v1/account/destinations/{id}', ids: [await destination()] },
