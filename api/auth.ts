@@ -46,7 +46,8 @@ export type KeyLimits = Pick<CredentialDoc, 'tools' | 'rateLimit' | 'monthlyCred
 const unauthorized = (detail: string, extras: Record<string, unknown> = {}) =>
   new ServiceError('unauthorized', detail, extras, { headers: { 'WWW-Authenticate': 'Bearer' } });
 
-function bearer(header: string | undefined): string | null {
+/** The credential of an `Authorization: Bearer <credential>` header, or null. */
+export function bearer(header: string | undefined): string | null {
   const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? '');
   return m ? m[1]! : null;
 }

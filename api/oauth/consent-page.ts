@@ -1,6 +1,7 @@
 //! The consent page an agent's authorization shows the signed-in person: which app asks, where its
 //! answers go, the account it would act on (the person picks among theirs), the role it would act
 //! with and what that role lets it do. Plain HTML and one form, no script; every value escaped.
+import { escapeHtml } from '../../domain/mail/compose.js';
 import { GROUPS } from '../../domain/teams/permissions.js';
 import type { Role } from '../../domain/membership/documents.js';
 
@@ -24,8 +25,6 @@ export interface ConsentView {
   stylesheet: string;
   error?: string;
 }
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** What an app acting with `role` may do, in a sentence. */
 export function roleAllows(role: Role): string {

@@ -12,7 +12,7 @@ import type { TargetGuard } from '../../lib/target-guard.js';
 import type { Authenticator } from '../auth.js';
 import { mcpResource } from '../mcp/protected-resource.js';
 import { connectedAppRoutes } from '../routes/connected-apps.js';
-import { loadDashboard } from '../routes/dashboard.js';
+import { shippedDashboard } from '../routes/dashboard.js';
 import { oauthRoutes } from '../routes/oauth.js';
 import { createAuthorizationServer } from './authorization-server.js';
 import { createOAuthBearer } from './bearer.js';
@@ -66,7 +66,7 @@ export function createAgentSignIn(deps: AgentSignInDeps) {
         auth: deps.auth,
         perClient: deps.perClient,
         // The consent page wears the dashboard's stylesheet.
-        stylesheet: `/dashboard/assets/${loadDashboard().version}/dashboard.css`,
+        stylesheet: `/dashboard/assets/${shippedDashboard().version}/dashboard.css`,
         log: deps.log,
       }),
       connectedAppRoutes({ auth: deps.auth, rateLimit: deps.rateLimit, connections }),

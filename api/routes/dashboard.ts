@@ -96,9 +96,13 @@ export function loadDashboard(dir: URL = ASSET_DIR, packageAssets: Record<string
   return { html, assets, version };
 }
 
+let shipped: ReturnType<typeof loadDashboard> | undefined;
+/** The dashboard this service ships, read once per process (its routes, its documentation and the consent page's stylesheet use it). */
+export const shippedDashboard = () => (shipped ??= loadDashboard());
+
 export function dashboardRoutes(): Router {
   const router = new Router();
-  const page = loadDashboard();
+  const page = shippedDashboard();
 
   // One handler for the app's root and each of its views: the page routes itself.
   router.get(['/dashboard', '/dashboard/:view'], (ctx) => {
@@ -170,7 +174,7 @@ export function dashboardOperations(): RouteOperation[] {
           description: "The digest in the page's links; any other is served too, not cached.",
           schema: { type: 'string' },
         },
-        { name: 'file', in: 'path', required: true, schema: { type: 'string', enum: [...loadDashboard().assets.keys()] } },
+        { name: 'file', in: 'path', required: true, schema: { type: 'string', enum: [...shippedDashboard().assets.keys()] } },
       ],
       ok: plain(
         'JavaScript, CSS or SVG.',

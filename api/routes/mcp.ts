@@ -9,7 +9,7 @@ import type { Context } from 'koa';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CATALOGUE } from '../../domain/catalogue.js';
 import { ServiceError } from '../../lib/errors.js';
-import type { Authenticator } from '../auth.js';
+import { bearer, type Authenticator } from '../auth.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
 import { applyCancellation, createMcpServer, type McpServerDeps } from '../mcp/server.js';
 import { endSession, sessionOf } from '../mcp/sessions.js';
@@ -52,7 +52,7 @@ export function mcpRoutes(deps: McpRoutesDeps): Router {
   /** The request's principal: an API key by its shape, else an OAuth access token. */
   async function principalOf(ctx: Context) {
     const header = ctx.get('Authorization') || undefined;
-    const token = /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? '')?.[1];
+    const token = bearer(header);
     if (token && !credentialKind(token)) return deps.oauth.authenticate(token);
     return deps.auth.authenticate(header, 'api_key', Date.now() + AUTH_WAIT_MS, ctx.ip);
   }
