@@ -71,7 +71,9 @@ test.serial('create a key, call a tool with it, watch balance, chart and ledger 
       await page.$$eval('#usage-body a', (links) => links.some((a) => /8233|temporal/i.test((a as HTMLAnchorElement).href))),
       'no link to the Temporal UI',
     );
-    // The chart is an SVG image with a summary, and the same numbers are in its table.
+    // The chart is an SVG image with a summary, and the same numbers are in its table. It is drawn once
+    // its own read answers, which may come after the total's.
+    await page.waitForSelector('#usage-body svg[role=img]');
     const chart = await page.$eval('#usage-body svg[role=img]', (svg) => ({
       label: svg.getAttribute('aria-labelledby'),
       desc: svg.querySelector('desc')?.textContent ?? '',

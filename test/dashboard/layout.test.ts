@@ -113,6 +113,7 @@ test.serial('at 360 px wide every view fits the width, the navigation is a menu,
       await screenshot(page, `phone-${view}`);
     }
     await goTo(page, 'usage');
+    await filled(page, 'usage');
     const svgWidth = await page.$eval('#usage-body svg', (svg) => svg.getBoundingClientRect().width);
     t.true(svgWidth <= 360 - 24, `the chart is drawn for the phone (${svgWidth} px)`);
     // Cards: the header row is hidden and each cell shows its column's name.
