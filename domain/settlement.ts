@@ -2,7 +2,7 @@
 //! usage-ledger entry is written first and is the decision, so a retry completes it, never the
 //! opposite one.
 import type { Db } from 'mongodb';
-import { collections } from '../lib/mongo.js';
+import { collections, upsertReturningAfter } from '../lib/mongo.js';
 import type { AccountDoc, Hold, LedgerEntry } from './account-documents.js';
 import { holdPath, keySpendPath, lotPath, readAccount, welcomeGrantId } from './account-doc.js';
 import { BALANCE_FIELDS, rechargeDue, type BalanceEvents } from './balance-events.js';
@@ -21,7 +21,8 @@ export function createSettlement(db: Db, events: BalanceEvents, upkeep: LotUpkee
    * instead would leave "hold gone, no entry" ambiguous between a charge and a refund.
    */
   async function settle(call: CallRef, wanted: 'charged' | 'refunded', now: number): Promise<CommitResult> {
-    const entry = await ledger.findOneAndUpdate(
+    const entry = await upsertReturningAfter(
+      ledger,
       { _id: call.requestId },
       {
         $setOnInsert: {
@@ -34,9 +35,8 @@ export function createSettlement(db: Db, events: BalanceEvents, upkeep: LotUpkee
           ...(call.via ? { via: call.via } : {}),
         },
       },
-      { upsert: true, returnDocument: 'after' },
     );
-    const outcome = entry?.outcome ?? wanted;
+    const outcome = entry.outcome;
     const account = outcome === 'charged' ? await charge(call, now) : await giveBack(call, now);
     return {
       outcome: outcome === 'charged' ? 'charged' : 'refunded',

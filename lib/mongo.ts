@@ -10,6 +10,9 @@ import {
   type Collection,
   type Db,
   type Document,
+  type Filter,
+  type UpdateFilter,
+  type WithId,
 } from 'mongodb';
 import { untilDeadline } from './until-deadline.js';
 
@@ -231,6 +234,26 @@ export function untilReachable<T>(deadline: number, step: () => Promise<T>): Pro
 
 export function isDuplicateKey(err: unknown): boolean {
   return err instanceof MongoServerError && err.code === 11000;
+}
+
+/**
+ * `findOneAndUpdate` with `upsert`, answering the document as it is after. SecantusDB applies every
+ * one of several upserts of one new `_id` racing each other, but answers some of the losers with no
+ * document (eight racing `$inc` upserts end at 8, a fifth of them answered null): such an answer is
+ * the document read again by its `_id`. The filter must name the `_id`, as the only field that
+ * makes an upsert race resolve to one document.
+ */
+export async function upsertReturningAfter<T extends { _id: string }>(
+  collection: Collection<T>,
+  filter: Filter<T> & { _id: string },
+  update: UpdateFilter<T>,
+  options: { projection?: Document } = {},
+): Promise<WithId<T>> {
+  const after = await collection.findOneAndUpdate(filter, update, { ...options, upsert: true, returnDocument: 'after' });
+  if (after) return after;
+  const read = await collection.findOne({ _id: filter._id } as Filter<T>, options);
+  if (!read) throw new Error(`upsert of ${filter._id}: answered with no document, and none is there`);
+  return read;
 }
 
 /** Inserts a document unless one with its `_id` exists; true when this call inserted it. */

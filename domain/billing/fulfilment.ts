@@ -5,7 +5,7 @@
 //! open, a won dispute's part given back), from what is left of that grant only. A refund that
 //! arrives before its completion waits in the records and is applied when the completion links them.
 import type { Db } from 'mongodb';
-import { collections, isDuplicateKey } from '../../lib/mongo.js';
+import { collections, isDuplicateKey, upsertReturningAfter } from '../../lib/mongo.js';
 import type { PurchaseDoc, StripePaymentDoc } from './documents.js';
 import type { Logger } from '../../lib/logger.js';
 import type { StripeFact, StripeFactOutcome } from '../../lib/billing-messages.js';
@@ -302,13 +302,13 @@ export function createFulfilment(deps: FulfilmentDeps) {
   /** A charge's amount, refunded total and receipt, recorded (a refund total only ever grows), then reconciled. */
   async function applyCharge(fact: Fact<'charge'>, now: number): Promise<StripeFactOutcome> {
     if (!fact.paymentIntentId) return { outcome: 'ignored' };
-    const payment = await stripePayments.findOneAndUpdate(
+    const payment = await upsertReturningAfter(
+      stripePayments,
       { _id: fact.paymentIntentId },
       {
         $max: { amountRefunded: fact.amountRefunded },
         $set: { amount: fact.amount, updatedAt: new Date(now), ...(fact.receiptUrl ? { receiptUrl: fact.receiptUrl } : {}) },
       },
-      { upsert: true, returnDocument: 'after' },
     );
     return settleAgainst(fact.paymentIntentId, payment, fact, now);
   }

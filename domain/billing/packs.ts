@@ -2,7 +2,7 @@
 //! payment). A purchase copies the pack's terms when it is made, so changing a pack later changes
 //! no purchase already made.
 import type { Db } from 'mongodb';
-import { collections } from '../../lib/mongo.js';
+import { collections, upsertReturningAfter } from '../../lib/mongo.js';
 import type { CreditPackDoc } from './documents.js';
 
 /** Bounds of a pack (body schema and docs). */
@@ -50,11 +50,7 @@ export function createPacks(db: Db) {
         active: fields.active ?? true,
         updatedAt: now,
       };
-      return (await creditPacks.findOneAndUpdate(
-        { _id: id },
-        { $set: set, $setOnInsert: { createdAt: now } },
-        { upsert: true, returnDocument: 'after' },
-      ))!;
+      return upsertReturningAfter(creditPacks, { _id: id }, { $set: set, $setOnInsert: { createdAt: now } });
     },
 
     /** Every pack (the operator's list), or only the active ones (what accounts may buy). */

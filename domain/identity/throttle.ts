@@ -6,7 +6,7 @@
 //! one request reports it (mail, audit) however many fail at once.
 import type { Db } from 'mongodb';
 import { sha256Hex } from '../../lib/ids.js';
-import { collections, isDuplicateKey } from '../../lib/mongo.js';
+import { collections, isDuplicateKey, upsertReturningAfter } from '../../lib/mongo.js';
 
 export const THROTTLE_WINDOW_MS = 15 * 60_000;
 export const LOCK_MS = 15 * 60_000;
@@ -41,10 +41,10 @@ export function createSigninThrottle(db: Db) {
       if (!doc) {
         try {
           // No window, or an old one: this failure opens a new window.
-          doc = await signinThrottle.findOneAndUpdate(
+          doc = await upsertReturningAfter(
+            signinThrottle,
             { _id: key, windowStart: { $lte: windowFrom } },
             { $set: { windowStart: now, failures: 1 }, $setOnInsert: { lockedUntil: null } },
-            { upsert: true, returnDocument: 'after' },
           );
         } catch (err) {
           if (!isDuplicateKey(err) || tries > 5) throw err;

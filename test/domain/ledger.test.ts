@@ -101,6 +101,24 @@ test('a commit interrupted between its ledger entry and the account completes th
   t.like(await ledger.balanceOf(id), { balance: 6, chargedBalance: 6, holds: {} });
 });
 
+test('a commit and a refund of one call racing end as one decision: the ledger entry and the balance agree', async (t) => {
+  // Each round races the two decisions of a fresh call several times over: the database answers
+  // some losing upserts of the entry with no document, and a loser must still follow the winner.
+  const id = await account(200);
+  for (let i = 0; i < 40; i++) {
+    const c = call(id, `race${i}`, 1);
+    await ledger.reserve(c);
+    await Promise.all([ledger.commit(c), ledger.refund(c), ledger.commit(c), ledger.refund(c)]);
+  }
+  const entries = await collections(mongo.db).ledger.find({ accountId: id }).toArray();
+  t.is(entries.length, 40);
+  const charged = entries.filter((e) => e.outcome === 'charged').length;
+  const doc = await ledger.balanceOf(id);
+  t.deepEqual(doc.holds, {});
+  t.is(doc.balance, 200 - charged, `${charged} charged, ${40 - charged} refunded`);
+  t.is(doc.chargedBalance, 200 - charged);
+});
+
 test('a refunded call fires no balance event', async (t) => {
   const id = await account(26);
   await ledger.reserve(call(id, 'x', 26));

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import net from 'node:net';
 import test from 'ava';
 import { MongoClient, MongoNetworkError } from 'mongodb';
-import { isDatabaseUnreachable, untilReachable } from '../../lib/mongo.js';
+import { connectMongo, isDatabaseUnreachable, untilReachable, upsertReturningAfter } from '../../lib/mongo.js';
 import { testEnv } from '../helpers/env.js';
 
 /** A real EPIPE: a write to a socket whose other end has closed. */
@@ -122,4 +122,19 @@ test('any other failure is thrown at once, without a repeat', async (t) => {
     { message: 'not an outage' },
   );
   t.is(attempts, 1);
+});
+
+test('upserts of one new _id racing each other each answer the document with their own update in it', async (t) => {
+  if (!process.env.MONGODB_URL) throw new Error('MONGODB_URL is not set: run through `npm test`');
+  const mongo = await connectMongo(process.env.MONGODB_URL.replace(/\/[^/]*$/, '/upsert_race_tests'));
+  t.teardown(() => mongo.close());
+  const counters = mongo.db.collection<{ _id: string; n: number }>('counters');
+  await counters.deleteMany({});
+  for (let round = 0; round < 30; round++) {
+    const _id = `round-${round}`;
+    const answers = await Promise.all(Array.from({ length: 8 }, () => upsertReturningAfter(counters, { _id }, { $inc: { n: 1 } })));
+    t.deepEqual(new Set(answers.map((a) => a._id)), new Set([_id]));
+    t.true(answers.every((a) => a.n >= 1 && a.n <= 8));
+    t.is((await counters.findOne({ _id }))?.n, 8);
+  }
 });
