@@ -44,13 +44,13 @@ export interface CallAnswer {
 }
 
 /**
- * Who is told of a synchronous call's workflow, so that its client may cancel it (MCP): the id
- * before the start, so a cancellation that arrives meanwhile finds the call; then, once the
- * workflow runs, whether one did, since cancelling a workflow not yet started cancels nothing.
+ * Who is told that a synchronous call's workflow runs, so that its client may cancel it (MCP).
+ * Told once it started (cancelling a workflow not yet started cancels nothing), while the call
+ * waits for its answer; a cancellation that came first is the watcher's to apply. Never rejects:
+ * a call it could not record runs on, only beyond a cancellation's reach.
  */
 export interface CallWatch {
-  starting(workflowId: string): Promise<void>;
-  cancelledMeanwhile(workflowId: string): Promise<boolean>;
+  started(workflowId: string): Promise<void>;
 }
 
 /** The 202 of an asynchronous call: where to read it, and how it stands. */
@@ -101,18 +101,21 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
     const { workflowId, replayed } = await untilReachable(deadline, () => claim(req));
     const answerBy = answerDeadline(req.tool, req.arrivedAt);
     try {
-      await watch?.starting(workflowId);
       const handle = await start(req, workflowId, { answerBy }, deadline).catch((err: unknown) => {
         // Temporal may have started the workflow and lost only its answer: then it runs, and may
         // charge, whatever we answer. Settled like an answer given up on.
         if (!isUnavailable(err)) throw err;
         return { unstarted: err };
       });
-      if (!('unstarted' in handle) && (await watch?.cancelledMeanwhile(workflowId))) await cancel(workflowId);
-      const result =
-        'unstarted' in handle
-          ? await givenUp(req, deps.client.workflow.getHandle(workflowId), handle.unstarted)
-          : await answerOf(req, handle, deadline);
+      if ('unstarted' in handle)
+        return {
+          requestId: workflowId,
+          replayed,
+          result: await givenUp(req, deps.client.workflow.getHandle(workflowId), handle.unstarted),
+        };
+      const watched = watch?.started(workflowId);
+      const result = await answerOf(req, handle, deadline);
+      await watched;
       return { requestId: workflowId, replayed, result };
     } finally {
       // The call's key goes once it is answered, a 503 included (the workflow no longer does it:

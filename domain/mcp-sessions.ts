@@ -33,14 +33,17 @@ export interface McpCallDoc {
   /** `<sessionId> <JSON of the JSON-RPC id>`: the id as sent, so `1` and `"1"` stay apart. */
   _id: string;
   sessionId: string;
-  workflowId: string;
-  /** The client cancelled the request: set before its workflow is, so a start that races it still sees it. */
+  /** Absent on a cancellation's mark left before its call recorded itself. */
+  workflowId?: string;
+  /** The client cancelled the request: the mark may come before the call's record, which then finds it. */
   cancelled?: true;
   expiresAt: Date;
 }
 
 /** A session unused this long ends: its client is answered 404 and starts another (initialize). */
 export const SESSION_IDLE_MS = 24 * 60 * 60 * 1000;
+/** How long a cancellation's mark waits for a call that had not recorded itself yet (its start under way). */
+const CANCEL_MARK_MS = 10 * 60_000;
 /** A session's expiry is moved on at most this often: one write an hour, not one per message. */
 const SESSION_REFRESH_MS = 60 * 60 * 1000;
 
@@ -101,32 +104,40 @@ export function createMcpSessions(db: Db) {
     },
 
     /**
-     * Records that the session's request `requestId` runs the call `workflowId`, until `until`
-     * (epoch ms). A request id the client used again names the newer call.
+     * Records that the session's request `requestId` runs the call `workflowId`, once it has
+     * started, until `until` (epoch ms): true when the client cancelled the request first (its mark
+     * is there), and the call is then the caller's to cancel. One insert per call, beside the
+     * running workflow; the sweeper removes it. A request id the client used again names the newer call.
      */
-    async running(sessionId: string, requestId: JsonRpcId, workflowId: string, until: number): Promise<void> {
-      await mcpCalls.replaceOne(
-        { _id: callId(sessionId, requestId) },
-        { sessionId, workflowId, expiresAt: new Date(until) },
-        { upsert: true },
-      );
+    async running(sessionId: string, requestId: JsonRpcId, workflowId: string, until: number): Promise<boolean> {
+      const _id = callId(sessionId, requestId);
+      const record = { sessionId, workflowId, expiresAt: new Date(until) };
+      if (await insertIfAbsent(mcpCalls, { _id, ...record })) return false;
+      // A cancellation's mark (no call yet): the call takes it over, cancelled.
+      const { matchedCount } = await mcpCalls.updateOne({ _id, workflowId: { $exists: false } }, { $set: record });
+      if (matchedCount === 1) return true;
+      await mcpCalls.replaceOne({ _id }, record);
+      return false;
     },
 
-    /** Whether the client cancelled the request while its call was starting. */
-    async cancelledMeanwhile(sessionId: string, requestId: JsonRpcId, workflowId: string): Promise<boolean> {
+    /**
+     * Marks the request cancelled and returns its call's workflow id; null when the session runs no
+     * such request yet. The mark is left even then (until CANCEL_MARK_MS): a call whose start was
+     * under way finds it when it records itself (`running`).
+     */
+    async cancel(sessionId: string, requestId: JsonRpcId, now = Date.now()): Promise<string | null> {
+      const _id = callId(sessionId, requestId);
+      const mark = () => mcpCalls.findOneAndUpdate({ _id }, { $set: { cancelled: true } }, { returnDocument: 'after' });
+      let marked = await mark();
+      // No record: the mark is left for the call to find, unless its record came meanwhile.
+      if (!marked && !(await insertIfAbsent(mcpCalls, { _id, sessionId, cancelled: true, expiresAt: new Date(now + CANCEL_MARK_MS) })))
+        marked = await mark();
+      return marked?.workflowId ?? null;
+    },
+
+    /** Whether the client cancelled the request that ran `workflowId` (asked only of a call that ended cancelled). */
+    async wasCancelled(sessionId: string, requestId: JsonRpcId, workflowId: string): Promise<boolean> {
       return (await mcpCalls.countDocuments({ _id: callId(sessionId, requestId), workflowId, cancelled: true })) > 0;
-    },
-
-    /** Marks the request cancelled and returns its call's workflow id; null when the session runs no such request. */
-    async cancel(sessionId: string, requestId: JsonRpcId): Promise<string | null> {
-      const doc = await mcpCalls.findOneAndUpdate({ _id: callId(sessionId, requestId) }, { $set: { cancelled: true } });
-      return doc?.workflowId ?? null;
-    },
-
-    /** The request was answered (or given up): forgets it, and says whether its client had cancelled it. */
-    async ended(sessionId: string, requestId: JsonRpcId, workflowId: string): Promise<boolean> {
-      const doc = await mcpCalls.findOneAndDelete({ _id: callId(sessionId, requestId), workflowId });
-      return doc?.cancelled === true;
     },
 
     /** Removes sessions and call records past their end. */

@@ -32,6 +32,7 @@ import type { OutputBodies } from '../output-body.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { parseIdempotencyKey, type CallWatch, type ToolCalls } from '../tool-calls.js';
 import { IDEMPOTENCY_KEY_SHAPE } from '../call-idempotency.js';
+import { CALL_CANCELLED } from '../call-workflow.js';
 import { ACCOUNT_TOOLS, toolsListedTo, USAGE_MAX_LIMIT } from './tool-list.js';
 import { refusalResult, successResult } from './results.js';
 import type { McpRenderLinks } from './render-links.js';
@@ -63,7 +64,7 @@ export interface McpRequestContext {
   endUnanswered(requestId: JsonRpcId): void;
 }
 
-/** How long past its tool's deadline a running call's record is kept should its request never forget it. */
+/** How long past its tool's deadline a call's record is kept, for a late cancellation to find (the sweeper removes it). */
 const CALL_RECORD_MARGIN_MS = 5 * 60_000;
 
 /** The version the server reports in its `initialize` answer: the API's, as the OpenAPI document gives it. */
@@ -122,16 +123,20 @@ export function createMcpServer(principal: Principal, deps: McpServerDeps, conte
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolsListedTo(principal, deps.schemas) }));
 
-  /** The session's record of the call `extra` asks for, while it runs: what a cancellation looks up. */
+  /** The session's record of the call `extra` asks for, once it runs: what a cancellation looks up. */
   function watchOf(extra: Extra, timeoutMs: number, call: { workflowId?: string }): CallWatch | undefined {
     const { sessionId } = context;
     if (!sessionId) return undefined;
     return {
-      starting: async (workflowId) => {
+      started: async (workflowId) => {
         call.workflowId = workflowId;
-        await deps.sessions.running(sessionId, extra.requestId, workflowId, Date.now() + timeoutMs + CALL_RECORD_MARGIN_MS);
+        try {
+          const until = Date.now() + timeoutMs + CALL_RECORD_MARGIN_MS;
+          if (await deps.sessions.running(sessionId, extra.requestId, workflowId, until)) await deps.toolCalls.cancel(workflowId);
+        } catch (err) {
+          deps.log.warn({ err, requestId: workflowId }, 'an MCP call could not be recorded for its cancellation');
+        }
       },
-      cancelledMeanwhile: (workflowId) => deps.sessions.cancelledMeanwhile(sessionId, extra.requestId, workflowId),
     };
   }
 
@@ -208,21 +213,21 @@ export function createMcpServer(principal: Principal, deps: McpServerDeps, conte
     } catch (err) {
       result = refusalResult(err, { baseUrl: deps.baseUrl, requestId: requestId.id, log: deps.log });
     }
-    // This very request was cancelled by its client: the spec has no response for it, whatever
-    // became of its call (refunded, or charged when the cancellation came too late).
-    const cancelled = await forget(running.workflowId, extra).catch((err: unknown) => {
-      deps.log.warn({ err }, 'could not forget an MCP call');
-      return false;
-    });
-    if (!cancelled) return result;
+    // This very request was cancelled by its client: the spec has no response for it. Asked only of
+    // a call that ended cancelled (a cancellation that came after the charge is answered, which the
+    // client ignores); a repeat of a cancelled call's key is another request, and answered.
+    if (!(await cancelledByClient(result, running.workflowId, extra))) return result;
     context.endUnanswered(extra.requestId);
     return { content: [] };
   });
 
-  /** Forgets the session's record of a call that ended; true when its client had cancelled it. */
-  async function forget(workflowId: string | undefined, extra: Extra): Promise<boolean> {
-    if (!context.sessionId || !workflowId) return false;
-    return deps.sessions.ended(context.sessionId, extra.requestId, workflowId);
+  async function cancelledByClient(result: CallToolResult, workflowId: string | undefined, extra: Extra): Promise<boolean> {
+    const problem = result._meta?.problem as { code?: string } | undefined;
+    if (!context.sessionId || !workflowId || problem?.code !== CALL_CANCELLED.code) return false;
+    return deps.sessions.wasCancelled(context.sessionId, extra.requestId, workflowId).catch((err: unknown) => {
+      deps.log.warn({ err }, 'could not read whether an MCP call was cancelled');
+      return false;
+    });
   }
 
   return server;
