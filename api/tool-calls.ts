@@ -46,11 +46,11 @@ export interface CallAnswer {
 /**
  * Who is told that a synchronous call's workflow runs, so that its client may cancel it (MCP).
  * Told once it started (cancelling a workflow not yet started cancels nothing), while the call
- * waits for its answer; a cancellation that came first is the watcher's to apply. Never rejects:
- * a call it could not record runs on, only beyond a cancellation's reach.
+ * waits for its answer, which aborts `answered`; a cancellation that came first is the watcher's
+ * to apply. Never rejects: a call it could not record runs on, only beyond a cancellation's reach.
  */
 export interface CallWatch {
-  started(workflowId: string): Promise<void>;
+  started(workflowId: string, answered: AbortSignal): Promise<void>;
 }
 
 /** The 202 of an asynchronous call: where to read it, and how it stands. */
@@ -113,10 +113,14 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
           replayed,
           result: await givenUp(req, deps.client.workflow.getHandle(workflowId), handle.unstarted),
         };
-      const watched = watch?.started(workflowId);
-      const result = await answerOf(req, handle, deadline);
-      await watched;
-      return { requestId: workflowId, replayed, result };
+      const answered = new AbortController();
+      const watched = watch?.started(workflowId, answered.signal);
+      try {
+        return { requestId: workflowId, replayed, result: await answerOf(req, handle, deadline) };
+      } finally {
+        answered.abort();
+        await watched;
+      }
     } finally {
       // The call's key goes once it is answered, a 503 included (the workflow no longer does it:
       // see there). A key this fails to delete expires within the hour; the answer stands either way.

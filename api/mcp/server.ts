@@ -5,6 +5,7 @@
 //! session it belongs to is a record in the database (domain/mcp-sessions.ts), where a tool call
 //! notes its workflow while it runs, so that the client's `notifications/cancelled`, which may
 //! reach another replica, finds and cancels it.
+import { setTimeout as delay } from 'node:timers/promises';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -63,6 +64,12 @@ export interface McpRequestContext {
   /** Ends the HTTP answer of a request without a JSON-RPC response: a cancelled request gets none. */
   endUnanswered(requestId: JsonRpcId): void;
 }
+
+/** How long a call runs before it records itself for a cancellation to find (see watchOf). */
+const RECORD_AFTER_MS = 1_000;
+
+/** Whether `ms` passed before `signal` aborted. */
+const elapsed = (ms: number, signal: AbortSignal): Promise<boolean> => delay(ms, true, { signal }).catch(() => false);
 
 /** How long past its tool's deadline a call's record is kept, for a late cancellation to find (the sweeper removes it). */
 const CALL_RECORD_MARGIN_MS = 5 * 60_000;
@@ -128,8 +135,13 @@ export function createMcpServer(principal: Principal, deps: McpServerDeps, conte
     const { sessionId } = context;
     if (!sessionId) return undefined;
     return {
-      started: async (workflowId) => {
+      started: async (workflowId, answered) => {
         call.workflowId = workflowId;
+        // A call answered within RECORD_AFTER_MS is never recorded (no write for most calls): its
+        // tool runs as one step of its workflow, which hears of a cancellation no sooner than that
+        // step's end or its task's heartbeat seconds later, so a cancellation could only have raced
+        // its end, not stopped it. A cancellation meanwhile leaves its mark, which the record finds.
+        if (!(await elapsed(RECORD_AFTER_MS, answered))) return;
         try {
           const until = Date.now() + timeoutMs + CALL_RECORD_MARGIN_MS;
           if (await deps.sessions.running(sessionId, extra.requestId, workflowId, until)) await deps.toolCalls.cancel(workflowId);
