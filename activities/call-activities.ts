@@ -5,6 +5,7 @@
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
 import { createCallKeys } from '../domain/call-keys.js';
+import { createCallCancellations } from '../domain/call-cancellations.js';
 import { createLedger, type RechargeSink } from '../domain/ledger.js';
 import type { CallRef } from '../domain/ledger-terms.js';
 import { createCallOutcomes } from './call-outcome.js';
@@ -59,6 +60,7 @@ export function createCallActivities(db: Db, handlers: Record<string, ToolHandle
       deliver,
       singleCalls,
       recordBatchItem: batchItems?.record,
+      cancelledByClient: createCallCancellations(db).isMarked,
     }),
     reserve: (call: CallRef) => ledger.reserve(call),
     commit: (call: CallRef) => ledger.commit(call),

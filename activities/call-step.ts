@@ -12,6 +12,7 @@ import {
   TOOL_FAILED,
   TOOL_TIMED_OUT,
   ANSWERED_TOO_LATE,
+  CALL_CANCELLED,
   batchItemEnd,
   callRefOf,
   reserveRefusal,
@@ -71,6 +72,34 @@ export interface CallStepDeps {
    * done by the step itself, so an item's call makes one local activity, as a single call does.
    */
   recordBatchItem?: (outcome: BatchItemRecord, retried: boolean) => Promise<void>;
+  /** Whether a call's client cancelled it (domain/call-cancellations.ts); a step without it hears only its workflow's. */
+  cancelledByClient?: (requestId: string) => Promise<boolean>;
+}
+
+/**
+ * A step of a call its client may cancel (a synchronous MCP call) looks for the cancellation from
+ * this far in, then this often: a call is found by a cancellation only once it has run a second
+ * (RECORD_AFTER_MS, api/mcp/server.ts), and half a second is soon enough to spare the credits.
+ */
+const CANCEL_LOOK_AFTER_MS = 1_000;
+const CANCEL_LOOK_EVERY_MS = 500;
+
+const cancellable = (call: ToolCallInput) => call.via === 'mcp' && !call.async && !call.batch;
+
+/** A signal that aborts once `isCancelled` finds the call cancelled by its client; it stops looking when `done` aborts. */
+function clientCancellation(isCancelled: () => Promise<boolean>, done: AbortSignal): AbortSignal {
+  const cancelled = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const look = async () => {
+    // Unreachable, the database is asked again next time; the workflow's own cancellation still comes.
+    const found = await isCancelled().catch(() => false);
+    if (done.aborted) return;
+    if (found) cancelled.abort(new Error('the call was cancelled by its client'));
+    else timer = setTimeout(look, CANCEL_LOOK_EVERY_MS);
+  };
+  timer = setTimeout(look, CANCEL_LOOK_AFTER_MS);
+  done.addEventListener('abort', () => clearTimeout(timer), { once: true });
+  return cancelled.signal;
 }
 
 type ToolRun = { ok: true; output: unknown; attempts: number } | { ok: false; error: ToolCallError; attempts: number };
@@ -84,7 +113,27 @@ export function createCallStep(deps: CallStepDeps) {
     const handler = deps.handlers[call.tool];
     if (!handler) return { ok: false, error: TOOL_FAILED, attempts: 0 };
     const deadline = AbortSignal.timeout(call.timeoutMs);
-    const signal = AbortSignal.any([deadline, ctx.cancellationSignal]);
+    const done = new AbortController();
+    const { cancelledByClient } = deps;
+    const byClient =
+      cancelledByClient && cancellable(call) ? clientCancellation(() => cancelledByClient(requestId), done.signal) : undefined;
+    const signal = AbortSignal.any([deadline, ctx.cancellationSignal, ...(byClient ? [byClient] : [])]);
+    try {
+      return await attempts(call, requestId, handler, { deadline, signal, byClient });
+    } finally {
+      done.abort();
+    }
+  }
+
+  /** The tool's runs, each under `signal`: `deadline` ends them as timed out, `byClient` as cancelled. */
+  async function attempts(
+    call: ToolCallInput,
+    requestId: string,
+    handler: ToolHandler,
+    signals: { deadline: AbortSignal; signal: AbortSignal; byClient?: AbortSignal },
+  ): Promise<ToolRun> {
+    const ctx = Context.current();
+    const { deadline, signal, byClient } = signals;
     for (let attempt = 1; ; attempt++) {
       const next = await inSpan(
         `tool ${call.tool}`,
@@ -102,6 +151,11 @@ export function createCallStep(deps: CallStepDeps) {
           } catch (err) {
             // The step itself was cancelled (its worker is going away): the retry of the step decides.
             if (ctx.cancellationSignal.aborted) throw err;
+            // Its client cancelled the call: the hold is refunded, and the workflow ends on its own cancellation.
+            if (byClient?.aborted) {
+              deps.onToolDone?.(call.tool, CALL_CANCELLED.code, since(started) / 1000);
+              return { ok: false, error: CALL_CANCELLED, attempts: attempt };
+            }
             const { error, final } = deadline.aborted ? { error: TOOL_TIMED_OUT, final: true } : classify(err);
             deps.onToolDone?.(call.tool, error.code, since(started) / 1000);
             markFailed(span, error.code);
@@ -118,6 +172,7 @@ export function createCallStep(deps: CallStepDeps) {
       );
       if (next !== 'again') return next;
       await pause(FIRST_RETRY_PAUSE_MS * 2 ** (attempt - 1), signal);
+      if (byClient?.aborted) return { ok: false, error: CALL_CANCELLED, attempts: attempt };
       if (deadline.aborted) return { ok: false, error: TOOL_TIMED_OUT, attempts: attempt };
     }
   }

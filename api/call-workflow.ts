@@ -13,38 +13,28 @@ import { CancelledFailure, TypedSearchAttributes, WorkflowNotFoundError } from '
 import { untilReachable } from '../lib/mongo.js';
 import { seal, splitSecrets } from '../lib/sealed.js';
 import {
+  CALL_CANCELLED,
   CALL_WORKFLOW_TASK_TIMEOUT_MS,
   SEARCH_ATTRIBUTES,
   WORKFLOW_TYPES,
   callTaskQueue,
-  type ToolCallError,
   type ToolCallInput,
   type ToolCallResult,
 } from '../lib/temporal-shared.js';
 import { createCallKeys } from '../domain/call-keys.js';
+import { createCallCancellations } from '../domain/call-cancellations.js';
 import { renderCacheId } from '../domain/render-cache.js';
 import { ServiceError } from '../lib/errors.js';
 import { untilDeadline } from '../lib/until-deadline.js';
 import type { CallRequest } from './call-request.js';
 import { sampledTraceId } from '../lib/trace-context.js';
 
-/**
- * The answer of a call its client cancelled (MCP's `notifications/cancelled`): its workflow ended
- * cancelled and refunded the hold. A repeat with the call's idempotency key answers this too: the
- * key names that call, which is over.
- */
-export const CALL_CANCELLED: ToolCallError = {
-  code: 'cancelled',
-  message:
-    'The call was cancelled by its client before it finished; nothing was charged. Send it again with a new idempotency key to run it.',
-  extras: {},
-};
-
 /** A single call's file is `{prefix}/{requestId}/0.{ext}`: the name a batch's first item would have. */
 const SINGLE_CALL_OBJECT = '0';
 
 export function createCallWorkflows(deps: { db: Db; client: Client }) {
   const callKeys = createCallKeys(deps.db);
+  const cancellations = createCallCancellations(deps.db);
 
   async function workflowInput(req: CallRequest, workflowId: string, deadline: number): Promise<ToolCallInput> {
     const { clear, secret, hasSecrets } = splitSecrets(req.input, req.tool.secretFields ?? []);
@@ -130,11 +120,13 @@ export function createCallWorkflows(deps: { db: Db; client: Client }) {
 
   /**
    * Asks the call's workflow to cancel (it refunds the hold and ends cancelled, unless the call was
-   * charged already). False when there is no such running workflow: not started yet, or ended.
+   * charged already), then marks it for its running step, which would hear of it only at its next
+   * workflow task. False when there is no such running workflow: not started yet, or ended.
    */
   async function cancel(workflowId: string): Promise<boolean> {
     try {
       await deps.client.workflow.getHandle(workflowId).cancel();
+      await cancellations.mark(workflowId);
       return true;
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return false;

@@ -86,6 +86,9 @@ export function collections(db: Db): Collections {
     // its session (the client opens another) or lets a cancellation go unheard.
     mcpSessions: db.collection('mcp_sessions'),
     mcpCalls: db.collection('mcp_calls'),
+    // Calls their clients cancelled (domain/call-cancellations.ts): one lost in a crash leaves the
+    // call to hear of it at its workflow's next task instead.
+    callCancellations: db.collection('call_cancellations'),
   };
 }
 
@@ -101,6 +104,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.mcpSessions.createIndex({ expiresAt: 1 }),
     c.mcpCalls.createIndex({ expiresAt: 1 }),
     c.mcpCalls.createIndex({ sessionId: 1 }),
+    c.callCancellations.createIndex({ expiresAt: 1 }),
     c.events.createIndex({ fannedOutAt: 1, createdAt: 1 }),
     c.webhookEndpoints.createIndex({ accountId: 1, createdAt: 1 }),
     c.webhookAttempts.createIndex({ endpointId: 1, attemptedAt: -1 }),

@@ -228,6 +228,18 @@ export const DEPENDENCY_UNREACHABLE: ToolCallError = {
 /** The answer of a call nobody waits for any more: taken up, or finished, past its answer deadline. */
 export const ANSWERED_TOO_LATE: ToolCallError = { code: 'tool_timeout', message: 'The call did not finish in time.', extras: {} };
 
+/**
+ * The answer of a call its client cancelled (MCP's `notifications/cancelled`): its workflow ended
+ * cancelled and refunded the hold. A repeat with the call's idempotency key answers this too: the
+ * key names that call, which is over.
+ */
+export const CALL_CANCELLED: ToolCallError = {
+  code: 'cancelled',
+  message:
+    'The call was cancelled by its client before it finished; nothing was charged. Send it again with a new idempotency key to run it.',
+  extras: {},
+};
+
 /** The 402 of a call the balance cannot cover, whether the workflow or the API (async) finds it. */
 export function insufficientCredits(cost: number, balance: number): ToolCallError {
   return {

@@ -7,6 +7,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   TimeoutFailure,
+  condition,
   isCancellation,
   proxyActivities,
   patched,
@@ -19,6 +20,7 @@ import type { CallRef } from '../domain/ledger-terms.js';
 import { ERRORS, isErrorCode } from '../lib/errors.js';
 import {
   ANSWERED_TOO_LATE,
+  CALL_CANCELLED,
   TASK_QUEUES,
   batchItemEnd,
   TOOL_FAILED,
@@ -56,6 +58,13 @@ const LEDGER_ALLOWANCE_MS = 20_000;
 
 /** Patch id: from it on the API destroys a synchronous call's key, not the workflow. */
 const API_DESTROYS_CALL_KEY = 'api-destroys-call-key';
+
+/**
+ * How long a run whose step stopped for its client's cancellation waits for that cancellation,
+ * which was asked before the step could see it: past it (never, unless Temporal lost it) the call
+ * ends with the `cancelled` answer instead.
+ */
+const CANCELLATION_ARRIVES_MS = 60_000;
 
 /** Patch id: from it on a call cancelled by its client refunds its hold before it ends cancelled. */
 const REFUND_ON_CANCEL = 'refund-on-cancel';
@@ -108,7 +117,12 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
  */
 async function cancellableStep(call: ToolCallInput, ref: CallRef, rerun: boolean) {
   try {
-    return await step(call).callStep({ requestId: ref.requestId, call, mayBeSettled: rerun });
+    const stepped = await step(call).callStep({ requestId: ref.requestId, call, mayBeSettled: rerun });
+    // The step found its client's cancellation before this run heard of it (a task held open by a
+    // step hears only at its heartbeat): it stopped the tool and refunded the hold. The run's own
+    // cancellation was asked first (domain/call-cancellations.ts) and comes with the next task.
+    if (!stepped.result.ok && stepped.result.error.code === CALL_CANCELLED.code) await condition(() => false, CANCELLATION_ARRIVES_MS);
+    return stepped;
   } catch (err) {
     if (isCancellation(err) && patched(REFUND_ON_CANCEL)) await CancellationScope.nonCancellable(() => ledger.refund(ref));
     throw err;

@@ -16,6 +16,7 @@ import { createRenderCache } from '../../domain/render-cache.js';
 import { sweepIdentity, type IdentitySweep } from '../../domain/identity/sweep.js';
 import { createRateBuckets } from '../../domain/rate-buckets.js';
 import { createMcpSessions } from '../../domain/mcp-sessions.js';
+import { createCallCancellations } from '../../domain/call-cancellations.js';
 import { sweepOAuthStore } from '../../domain/oauth/store.js';
 
 export interface SweepOptions {
@@ -52,8 +53,10 @@ export interface SweepReport {
   people: IdentitySweep;
   /** Request rates' buckets that have refilled (domain/rate-buckets.ts). */
   rateBuckets: number;
-  /** MCP sessions unused past their end, and records of calls that ended without forgetting theirs. */
+  /** MCP sessions unused past their end, and their calls' records past theirs. */
   mcpSessions: number;
+  /** Marks of calls their clients cancelled, past any call they could stop (domain/call-cancellations.ts). */
+  callCancellations: number;
   /** The authorization server's codes, tokens, interactions and grants past their expiry. */
   oauth: number;
 }
@@ -68,6 +71,7 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, out
   const renderCache = createRenderCache({ db, blobs: outputBlobs });
   const rateBuckets = createRateBuckets(db);
   const mcpSessions = createMcpSessions(db);
+  const callCancellations = createCallCancellations(db);
 
   async function refundOrphanHolds(now: number): Promise<number> {
     let refunded = 0;
@@ -116,6 +120,7 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, out
         people: await sweepIdentity(db, now),
         rateBuckets: await rateBuckets.sweep(now),
         mcpSessions: await mcpSessions.sweep(now),
+        callCancellations: await callCancellations.sweep(now),
         oauth: await sweepOAuthStore(db, now),
       };
     },

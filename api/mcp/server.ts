@@ -33,7 +33,7 @@ import type { OutputBodies } from '../output-body.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { parseIdempotencyKey, type CallWatch, type ToolCalls } from '../tool-calls.js';
 import { IDEMPOTENCY_KEY_SHAPE } from '../call-idempotency.js';
-import { CALL_CANCELLED } from '../call-workflow.js';
+import { CALL_CANCELLED } from '../../lib/temporal-shared.js';
 import { ACCOUNT_TOOLS, toolsListedTo, USAGE_MAX_LIMIT } from './tool-list.js';
 import { refusalResult, successResult } from './results.js';
 import type { McpRenderLinks } from './render-links.js';

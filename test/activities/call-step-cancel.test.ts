@@ -1,7 +1,8 @@
 //! A call's step cancelled by its worker (a local activity is, when its workflow run is evicted)
 //! at each point where a tool may still be on its way: the step ends as cancelled for its retry to
 //! decide, and the tool's own late failure cannot end the worker process as an unhandled
-//! rejection, as it once did under `npm run chaos`. Real ledger on the real database; the tools are
+//! rejection, as it once did under `npm run chaos`. And an MCP call's step stopped by its client's
+//! cancellation, which it looks for itself. Real ledger on the real database; the tools are
 //! stand-ins that notice their cancellation late, as a tool awaiting a lookup does.
 import test from 'ava';
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -15,6 +16,7 @@ import { createCallStep } from '../../activities/call-step.js';
 import { createCallKeys } from '../../domain/call-keys.js';
 import { createLedger, type Ledger } from '../../domain/ledger.js';
 import { createAccounts } from '../../domain/accounts.js';
+import { createCallCancellations } from '../../domain/call-cancellations.js';
 import { testEnv } from '../helpers/env.js';
 import { unhandledDuring } from '../helpers/unhandled.js';
 
@@ -69,4 +71,70 @@ test.serial('cancelled while it takes its hold, a step ends cancelled and the to
 
 test.serial('cancelled while its tool runs, a step ends cancelled and the tool failing late is not left unhandled', async (t) => {
   await stepCancelled(t, 'waits-for-the-abort', waitsForTheAbort, 'tool');
+});
+
+test.serial(
+  "an MCP call's step finds its client's cancellation itself: the tool stops, the hold is refunded, the answer is `cancelled`",
+  async (t) => {
+    const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
+    const ledger = createLedger(mongo.db);
+    const cancellations = createCallCancellations(mongo.db);
+    let toolSawAbort = false;
+    const { callStep } = createCallStep({
+      handlers: {
+        'held-page': (_input, ctx) =>
+          new Promise((_, reject) =>
+            ctx.signal.addEventListener(
+              'abort',
+              () => {
+                toolSawAbort = true;
+                reject(ctx.signal.reason);
+              },
+              { once: true },
+            ),
+          ),
+      },
+      ledger,
+      callKeys: createCallKeys(mongo.db),
+      cancelledByClient: cancellations.isMarked,
+    });
+    const { account } = await createAccounts(mongo.db).open({ credits: 10 });
+    const requestId = newId('req');
+    // What the API does on the client's cancellation once the workflow's own was asked.
+    await cancellations.mark(requestId);
+    const call = {
+      accountId: account._id,
+      tool: 'held-page',
+      pool: 'cpu' as const,
+      cost: 3,
+      timeoutMs: 60_000,
+      input: {},
+      via: 'mcp' as const,
+    };
+    const done = await env.run(callStep, { requestId, call, mayBeSettled: false });
+    t.like(done, { outcome: 'refunded', result: { ok: false, error: { code: 'cancelled' } } });
+    t.true(toolSawAbort, "the tool's signal was aborted");
+    t.is((await ledger.balanceOf(account._id)).chargedBalance, 10, 'nothing is charged');
+  },
+);
+
+test.serial("a REST call's step never looks for a client's cancellation: it has none to send", async (t) => {
+  const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
+  const ledger = createLedger(mongo.db);
+  let looked = 0;
+  const { callStep } = createCallStep({
+    // Longer than a step waits before it first looks (a second).
+    handlers: { slow: () => new Promise((resolve) => setTimeout(() => resolve({ answered: true }), 1_500)) },
+    ledger,
+    callKeys: createCallKeys(mongo.db),
+    cancelledByClient: async () => {
+      looked++;
+      return true;
+    },
+  });
+  const { account } = await createAccounts(mongo.db).open({ credits: 10 });
+  const call = { accountId: account._id, tool: 'slow', pool: 'cpu' as const, cost: 3, timeoutMs: 60_000, input: {} };
+  const done = await env.run(callStep, { requestId: newId('req'), call, mayBeSettled: false });
+  t.like(done, { outcome: 'charged', result: { ok: true, output: { answered: true } } });
+  t.is(looked, 0);
 });
