@@ -138,9 +138,8 @@ export function createMcpServer(principal: Principal, deps: McpServerDeps, conte
       started: async (workflowId, answered) => {
         call.workflowId = workflowId;
         // A call answered within RECORD_AFTER_MS is never recorded (no write for most calls): its
-        // tool runs as one step of its workflow, which hears of a cancellation no sooner than that
-        // step's end or its task's heartbeat seconds later, so a cancellation could only have raced
-        // its end, not stopped it. A cancellation meanwhile leaves its mark, which the record finds.
+        // step looks for its client's cancellation only from then on (activities/call-step.ts). A
+        // cancellation meanwhile leaves its mark, which the record finds.
         if (!(await elapsed(RECORD_AFTER_MS, answered))) return;
         try {
           const until = Date.now() + timeoutMs + CALL_RECORD_MARGIN_MS;
