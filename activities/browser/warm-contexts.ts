@@ -30,9 +30,11 @@ const IDLE_BEFORE_REFILL_MS = 300;
 /**
  * How long after a capture its context closes and its spare reopens: both start or end a
  * renderer process, which on a small machine slowed the rest of the capture's call (its commit and
- * answer) when done at once.
+ * answer) when done at once. Just past that answer (about 20 ms after the page is done, 30 at
+ * p95), not later: the work takes about 100 ms, and a call arriving meanwhile has no capture under
+ * way yet for it to give way to (docs/BENCHMARKS.md).
  */
-const AFTER_CAPTURE_MS = 100;
+const AFTER_CAPTURE_MS = 50;
 
 /**
  * Longest the pool's own work (closing a used context, opening a spare) gives way to captures
