@@ -39,6 +39,11 @@ interface LocalActivityMark {
   type: string;
   /** "Perceived" completion: its workflow task's start plus the local activity's run time. */
   completedAt: number;
+  /**
+   * When the workflow scheduled it, on the worker's clock (`original_schedule_time`): the task's
+   * time before it (the poll's answer, the workflow's first activation) is not the activity's.
+   */
+  scheduledAt?: number;
   /** A call step's own account of its parts (activities/call-step.ts `ms`), when its result is inline JSON. */
   parts?: Record<string, number>;
 }
@@ -51,11 +56,18 @@ function localActivityMark(e: HistoryEvent): LocalActivityMark | undefined {
   if (!data) return undefined;
   const parsed = JSON.parse(Buffer.from(data).toString('utf8')) as Record<string, unknown>;
   const type = String(parsed.activity_type ?? parsed.activityType ?? '?');
-  const complete = (parsed.complete_time ?? parsed.completeTime) as { seconds?: number | string; nanos?: number } | string | undefined;
-  if (complete === undefined) return undefined;
-  const completedAt =
-    typeof complete === 'string' ? Date.parse(complete) : Number(complete.seconds ?? 0) * 1000 + (complete.nanos ?? 0) / 1e6;
-  return { type, completedAt, parts: stepParts(attrs.details?.result?.payloads?.[0]) };
+  const completedAt = markerTime(parsed.complete_time ?? parsed.completeTime);
+  if (completedAt === undefined) return undefined;
+  const scheduledAt = markerTime(parsed.original_schedule_time ?? parsed.originalScheduleTime);
+  return { type, completedAt, scheduledAt, parts: stepParts(attrs.details?.result?.payloads?.[0]) };
+}
+
+/** A marker's timestamp (a protobuf Timestamp as JSON, or an RFC 3339 string) in epoch ms. */
+function markerTime(value: unknown): number | undefined {
+  if (typeof value === 'string') return Date.parse(value);
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { seconds, nanos } = value as { seconds?: number | string; nanos?: number };
+  return Number(seconds ?? 0) * 1000 + (nanos ?? 0) / 1e6;
 }
 
 function stepParts(
@@ -72,7 +84,10 @@ function stepParts(
  * - `request -> started`: the caller's send to WorkflowExecutionStarted (HTTP, auth, validation,
  *   the API's start RPC);
  * - per workflow task: `wft N dispatch` (scheduled -> started) and `wft N run` (started ->
- *   completed), the run split by the local activities it ran (`la <type>`) when markers say;
+ *   completed), the run split by the local activities it ran (`la <type>`) when markers say:
+ *   `before la <type>` is the task's time until the workflow scheduled it (the poll's answer
+ *   reaching the worker, the workflow's activation), `after la <type>` the rest of the task once
+ *   the last one was done (the workflow's next activation, its completion sent and recorded);
  * - per remote activity: `<type> schedule-to-start` and `<type> run`; the gap from a result to
  *   the next workflow task is in that task's dispatch;
  * - `completed -> answer`: WorkflowExecutionCompleted to the caller's receipt of the answer.
@@ -91,8 +106,14 @@ export function hopsOf(call: TimedCall, events: HistoryEvent[]): Hops {
   let lastResult = time(started);
   const activityScheduled = new Map<string, { at: number; type: string }>();
   const activityStarted = new Map<string, number>();
-  // Local activities of one task run one after another from the task's start.
+  // Local activities of one task run one after another. A marker's completion time is "perceived"
+  // (the task's start plus the run time), so the runs chain on that clock (lastMark), while where
+  // each one really started and ended comes from its schedule time (lastEnd).
   let lastMark: number | undefined;
+  let lastEnd: number | undefined;
+  // A task's markers come after its completion in the history; `after` is named by its last one.
+  let wftCompleted: number | undefined;
+  let afterKey: string | undefined;
   for (const e of events) {
     switch (e.eventType) {
       case EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED:
@@ -101,19 +122,30 @@ export function hopsOf(call: TimedCall, events: HistoryEvent[]): Hops {
       case EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED:
         wftStarted = time(e);
         lastMark = wftStarted;
+        lastEnd = wftStarted;
+        afterKey = undefined;
         wft++;
         hops.set(`wft ${wft} dispatch`, wftStarted - Math.max(lastResult, wftScheduled ?? wftStarted));
         break;
       case EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
-        hops.set(`wft ${wft} run`, time(e) - (wftStarted ?? time(e)));
+        wftCompleted = time(e);
+        hops.set(`wft ${wft} run`, wftCompleted - (wftStarted ?? wftCompleted));
         break;
       case EventType.EVENT_TYPE_MARKER_RECORDED: {
         const mark = localActivityMark(e);
-        if (mark && lastMark !== undefined) {
+        if (mark && lastMark !== undefined && lastEnd !== undefined) {
           const key = `wft ${wft} run: la ${mark.type}`;
-          hops.set(key, (hops.get(key) ?? 0) + mark.completedAt - lastMark);
+          const run = mark.completedAt - lastMark;
+          const start = mark.scheduledAt !== undefined && mark.scheduledAt > lastEnd ? mark.scheduledAt : lastEnd;
+          const before = `wft ${wft} run: before la ${mark.type}`;
+          if (start > lastEnd) hops.set(before, (hops.get(before) ?? 0) + start - lastEnd);
+          hops.set(key, (hops.get(key) ?? 0) + run);
           for (const [part, ms] of Object.entries(mark.parts ?? {})) hops.set(`${key}: ${part}`, ms);
           lastMark = mark.completedAt;
+          lastEnd = start + run;
+          if (afterKey) hops.delete(afterKey);
+          afterKey = `wft ${wft} run: after la ${mark.type}`;
+          if (wftCompleted !== undefined) hops.set(afterKey, wftCompleted - lastEnd);
         }
         break;
       }
