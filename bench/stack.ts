@@ -3,6 +3,7 @@
 //! throwaway stack (Temporal, SecantusDB, API, workers) on free ports under
 //! test-output/bench-<time>/, stopped at the end. Benchmarks print numbers, never assert.
 //! (A stack with fixtures and the control endpoint: test/disruptive/support/test-like-stack.ts.)
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { untilQuiet } from './process-cpu.js';
@@ -71,9 +72,21 @@ async function startThrowawayStack(options: BenchStackOptions = {}): Promise<Run
   const supervisor = new stack.Supervisor({ logDir: path.join(runDir, 'logs') });
   supervisor.stopOnSignals();
   const started = performance.now();
+  // On another port when one was taken meanwhile, as the test stack does: `temporal server start-dev`
+  // picks its internal services' ports itself, and once gave one the port just picked for its frontend.
+  const temporalOptions = { binary: tools.temporal, port: await stack.freePort() };
+  const databaseOptions = { binary: tools.secantusd, port: await stack.freePort(), dir: path.join(runDir, 'db') };
   const [temporal, database, stripeMock] = await Promise.all([
-    stack.startTemporal(supervisor, { binary: tools.temporal, port: await stack.freePort() }),
-    stack.startDatabase(supervisor, { binary: tools.secantusd, port: await stack.freePort(), dir: path.join(runDir, 'db') }),
+    stack.onAnotherPortIfTaken(
+      temporalOptions,
+      () => stack.startTemporal(supervisor, temporalOptions),
+      () => {},
+    ),
+    stack.onAnotherPortIfTaken(
+      databaseOptions,
+      () => stack.startDatabase(supervisor, databaseOptions),
+      () => rmSync(databaseOptions.dir, { recursive: true, force: true }),
+    ),
     tools.stripeMock ? stack.startStripeMock(supervisor, { binary: tools.stripeMock }) : undefined,
   ]);
   // Traced: the service's default sampling, exported to a Jaeger of the stack's own (built if missing).

@@ -177,7 +177,7 @@ export async function onAnotherPortIfTaken<T>(options: { port: number }, start: 
       const taken = err instanceof PortInUseError || /address already in use|EADDRINUSE/i.test((err as Error).message);
       if (attempt === PORT_ATTEMPTS || !taken) throw err;
       console.error(
-        `test stack: a port was taken before the part could bind it; starting it again on another (${(err as Error).message.split('\n')[0]})`,
+        `stack: a port was taken before the part could bind it; starting it again on another (${(err as Error).message.split('\n')[0]})`,
       );
       clean();
       options.port = await freePort();
