@@ -86,20 +86,26 @@ const CANCEL_LOOK_EVERY_MS = 500;
 
 const cancellable = (call: ToolCallInput) => call.via === 'mcp' && !call.async && !call.batch;
 
-/** A signal that aborts once `isCancelled` finds the call cancelled by its client; it stops looking when `done` aborts. */
-function clientCancellation(isCancelled: () => Promise<boolean>, done: AbortSignal): AbortSignal {
+/** A signal that aborts once `isCancelled` finds the call cancelled by its client, and how to stop looking. */
+function clientCancellation(isCancelled: () => Promise<boolean>): { signal: AbortSignal; stop: () => void } {
   const cancelled = new AbortController();
+  let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const look = async () => {
     // Unreachable, the database is asked again next time; the workflow's own cancellation still comes.
     const found = await isCancelled().catch(() => false);
-    if (done.aborted) return;
+    if (stopped) return;
     if (found) cancelled.abort(new Error('the call was cancelled by its client'));
     else timer = setTimeout(look, CANCEL_LOOK_EVERY_MS);
   };
   timer = setTimeout(look, CANCEL_LOOK_AFTER_MS);
-  done.addEventListener('abort', () => clearTimeout(timer), { once: true });
-  return cancelled.signal;
+  return {
+    signal: cancelled.signal,
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
 }
 
 type ToolRun = { ok: true; output: unknown; attempts: number } | { ok: false; error: ToolCallError; attempts: number };
@@ -113,15 +119,13 @@ export function createCallStep(deps: CallStepDeps) {
     const handler = deps.handlers[call.tool];
     if (!handler) return { ok: false, error: TOOL_FAILED, attempts: 0 };
     const deadline = AbortSignal.timeout(call.timeoutMs);
-    const done = new AbortController();
     const { cancelledByClient } = deps;
-    const byClient =
-      cancelledByClient && cancellable(call) ? clientCancellation(() => cancelledByClient(requestId), done.signal) : undefined;
-    const signal = AbortSignal.any([deadline, ctx.cancellationSignal, ...(byClient ? [byClient] : [])]);
+    const byClient = cancelledByClient && cancellable(call) ? clientCancellation(() => cancelledByClient(requestId)) : undefined;
+    const signal = AbortSignal.any([deadline, ctx.cancellationSignal, ...(byClient ? [byClient.signal] : [])]);
     try {
-      return await attempts(call, requestId, handler, { deadline, signal, byClient });
+      return await attempts(call, requestId, handler, { deadline, signal, byClient: byClient?.signal });
     } finally {
-      done.abort();
+      byClient?.stop();
     }
   }
 

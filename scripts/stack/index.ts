@@ -1,6 +1,6 @@
 //! The local stack as one import for scripts/start.mjs, scripts/start-cluster.mjs and scripts/test.mjs.
 export { Supervisor, ManagedProcess, type ProcessSpec, type ExitInfo } from './supervisor.js';
-export { freePort, assertPortFree, waitUntil, waitForHttp } from './net.js';
+export { freePort, assertPortFree, onAnotherPortIfTaken, waitUntil, waitForHttp } from './net.js';
 export { startTemporal, waitForTemporal, startDatabase, waitForMongo, redactUrl } from './services.js';
 export { localBlobStore, startApps, startWorkers, throwawayEnv } from './apps.js';
 export { startControlServer, type ControlActions } from './control.js';
@@ -15,7 +15,7 @@ export {
   type ClusterPorts,
   type ClusterTools,
 } from './cluster.js';
-export { startFixtures, fixturesEnv, onAnotherPortIfTaken } from './test-stack.js';
+export { startFixtures, fixturesEnv } from './test-stack.js';
 export { startTestCluster, type TestCluster } from './test-cluster.js';
 export { StartError, reasonOf } from './start-error.js';
 export { superviseLocalStart, keptSecret, type LocalStart } from './local-start.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { localBlobStore, startApps, startWorkers, throwawayEnv, type AppOptions, type RunningApps } from './apps.js';
 import { startControlServer } from './control.js';
-import { PortInUseError, freePort } from './net.js';
+import { freePort, onAnotherPortIfTaken } from './net.js';
 import { startDatabase, startTemporal, waitForPollers, type RunningDatabase, type RunningTemporal } from './services.js';
 import { poolTaskQueues } from '../../domain/catalogue.js';
 import { POOLS } from '../../lib/temporal-shared.js';
@@ -158,31 +158,6 @@ export function fixturesEnv(fixtures: FixturesJson, runDir: string): NodeJS.Proc
   };
   if (!env.DNS_SERVERS) delete env.DNS_SERVERS;
   return env;
-}
-
-/** Starts of a part on a new port when another program bound its port first. */
-const PORT_ATTEMPTS = 3;
-
-/**
- * Starts a part on its chosen port, and again on a new one when the start failed because another
- * program bound that port first: between picking a free port and binding it, a busy machine's
- * other programs (another test run, a browser) may take it. `clean` drops what the failed start
- * left. The new port stays in `options`, so later restarts use it.
- */
-export async function onAnotherPortIfTaken<T>(options: { port: number }, start: () => Promise<T>, clean: () => void): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await start();
-    } catch (err) {
-      const taken = err instanceof PortInUseError || /address already in use|EADDRINUSE/i.test((err as Error).message);
-      if (attempt === PORT_ATTEMPTS || !taken) throw err;
-      console.error(
-        `stack: a port was taken before the part could bind it; starting it again on another (${(err as Error).message.split('\n')[0]})`,
-      );
-      clean();
-      options.port = await freePort();
-    }
-  }
 }
 
 /** The sender of the test stacks' mail (MAIL_FROM). */
