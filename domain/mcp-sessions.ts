@@ -1,13 +1,13 @@
 //! MCP sessions and the tool calls running in them. A session is what the MCP client's
 //! `notifications/cancelled` is scoped to: JSON-RPC ids repeat across connections, so a request id
-//! names a call only within its session. A session is a record in the database, not a process's
-//! memory, so any API replica answers any of its messages, and it is bound to the credential that
-//! opened it: it is never a credential itself (every message still authenticates), and presented
+//! names a call only within its session. A session is a record in the database (under its id's
+//! digest), not a process's memory, so any API replica answers any of its messages, and it is
+//! bound to the credential that opened it: it is never a credential itself (every message still authenticates), and presented
 //! with another credential it is unknown. Expiry without TTL indexes: the sweeper removes what
 //! is past `expiresAt`.
 import type { Collection, Db } from 'mongodb';
 import { collections, insertIfAbsent } from '../lib/mongo.js';
-import { randomBase62 } from '../lib/ids.js';
+import { randomBase62, sha256Hex } from '../lib/ids.js';
 
 declare module '../lib/mongo.js' {
   /** Each collection of this file's documents (lib/mongo.ts names them). */
@@ -18,7 +18,7 @@ declare module '../lib/mongo.js' {
 }
 
 export interface McpSessionDoc {
-  /** The `Mcp-Session-Id`: `mcs_` and 32 random base62 characters. */
+  /** SHA-256 (hex) of the `Mcp-Session-Id` (`mcs_` and 32 random base62 characters): the id itself is never stored. */
   _id: string;
   accountId: string;
   /** The credential that opened it (Principal.credentialId): the only one it is known to. */
@@ -30,8 +30,9 @@ export interface McpSessionDoc {
 
 /** A tool call of a session while it runs: which workflow its JSON-RPC request started. */
 export interface McpCallDoc {
-  /** `<sessionId> <JSON of the JSON-RPC id>`: the id as sent, so `1` and `"1"` stay apart. */
+  /** `<session's digest> <JSON of the JSON-RPC id>`: the id as sent, so `1` and `"1"` stay apart. */
   _id: string;
+  /** The session's digest (McpSessionDoc._id). */
   sessionId: string;
   /** Absent on a cancellation's mark left before its call recorded itself. */
   workflowId?: string;
@@ -57,7 +58,10 @@ const REMEMBERED = 10_000;
 
 export type JsonRpcId = string | number;
 
-const callId = (sessionId: string, requestId: JsonRpcId) => `${sessionId} ${JSON.stringify(requestId)}`;
+/** What the database keeps of a session id: its digest, so that a copy of the data opens no session. */
+const digestOf = (sessionId: string) => sha256Hex(sessionId);
+
+const callId = (sessionId: string, requestId: JsonRpcId) => `${digestOf(sessionId)} ${JSON.stringify(requestId)}`;
 
 export function createMcpSessions(db: Db) {
   const { mcpSessions, mcpCalls } = collections(db);
@@ -72,10 +76,11 @@ export function createMcpSessions(db: Db) {
     /** A new session of `credentialId`'s, and its id. */
     async open(owner: { accountId: string; credentialId: string }, now = Date.now()): Promise<string> {
       for (;;) {
-        const doc = { _id: `mcs_${randomBase62(32)}`, ...owner, createdAt: new Date(now), expiresAt: new Date(now + SESSION_IDLE_MS) };
+        const sessionId = `mcs_${randomBase62(32)}`;
+        const doc = { _id: digestOf(sessionId), ...owner, createdAt: new Date(now), expiresAt: new Date(now + SESSION_IDLE_MS) };
         if (await insertIfAbsent(mcpSessions, doc)) {
-          remember(doc._id, owner.credentialId, now);
-          return doc._id;
+          remember(sessionId, owner.credentialId, now);
+          return sessionId;
         }
       }
     },
@@ -84,22 +89,23 @@ export function createMcpSessions(db: Db) {
     async isOwn(sessionId: string, credentialId: string, now = Date.now()): Promise<boolean> {
       const seen = known.get(sessionId);
       if (seen && seen.credentialId === credentialId && now - seen.at < KNOWN_FOR_MS) return true;
-      const doc = await mcpSessions.findOne({ _id: sessionId, credentialId, expiresAt: { $gt: new Date(now) } });
+      const doc = await mcpSessions.findOne({ _id: digestOf(sessionId), credentialId, expiresAt: { $gt: new Date(now) } });
       if (!doc) {
         known.delete(sessionId);
         return false;
       }
       remember(sessionId, credentialId, now);
       if (doc.expiresAt.getTime() < now + SESSION_IDLE_MS - SESSION_REFRESH_MS)
-        await mcpSessions.updateOne({ _id: sessionId }, { $set: { expiresAt: new Date(now + SESSION_IDLE_MS) } });
+        await mcpSessions.updateOne({ _id: doc._id }, { $set: { expiresAt: new Date(now + SESSION_IDLE_MS) } });
       return true;
     },
 
     /** Ends a session of `credentialId`'s, with what it recorded of its calls; false when it had none such. */
     async end(sessionId: string, credentialId: string, now = Date.now()): Promise<boolean> {
       known.delete(sessionId);
-      const ended = await mcpSessions.deleteOne({ _id: sessionId, credentialId, expiresAt: { $gt: new Date(now) } });
-      if (ended.deletedCount) await mcpCalls.deleteMany({ sessionId });
+      const digest = digestOf(sessionId);
+      const ended = await mcpSessions.deleteOne({ _id: digest, credentialId, expiresAt: { $gt: new Date(now) } });
+      if (ended.deletedCount) await mcpCalls.deleteMany({ sessionId: digest });
       return ended.deletedCount === 1;
     },
 
@@ -111,7 +117,7 @@ export function createMcpSessions(db: Db) {
      */
     async running(sessionId: string, requestId: JsonRpcId, workflowId: string, until: number): Promise<boolean> {
       const _id = callId(sessionId, requestId);
-      const record = { sessionId, workflowId, expiresAt: new Date(until) };
+      const record = { sessionId: digestOf(sessionId), workflowId, expiresAt: new Date(until) };
       if (await insertIfAbsent(mcpCalls, { _id, ...record })) return false;
       // A cancellation's mark (no call yet): the call takes it over, cancelled.
       const { matchedCount } = await mcpCalls.updateOne({ _id, workflowId: { $exists: false } }, { $set: record });
@@ -130,7 +136,15 @@ export function createMcpSessions(db: Db) {
       const mark = () => mcpCalls.findOneAndUpdate({ _id }, { $set: { cancelled: true } }, { returnDocument: 'after' });
       let marked = await mark();
       // No record: the mark is left for the call to find, unless its record came meanwhile.
-      if (!marked && !(await insertIfAbsent(mcpCalls, { _id, sessionId, cancelled: true, expiresAt: new Date(now + CANCEL_MARK_MS) })))
+      if (
+        !marked &&
+        !(await insertIfAbsent(mcpCalls, {
+          _id,
+          sessionId: digestOf(sessionId),
+          cancelled: true,
+          expiresAt: new Date(now + CANCEL_MARK_MS),
+        }))
+      )
         marked = await mark();
       return marked?.workflowId ?? null;
     },

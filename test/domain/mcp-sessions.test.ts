@@ -2,7 +2,7 @@
 //! finding the cancellation that came first), and telling its end that the client cancelled; a session is its credential's, and one
 //! ended is unknown at once to the process that ended it and to any other.
 import test from 'ava';
-import { connectMongo, type Mongo } from '../../lib/mongo.js';
+import { collections, connectMongo, type Mongo } from '../../lib/mongo.js';
 import { createMcpSessions } from '../../domain/mcp-sessions.js';
 
 let mongo: Mongo;
@@ -53,6 +53,7 @@ test("a cancellation racing its call's record: whichever comes second, one of th
 test("a session is its credential's, and one ended is unknown at once, here and to another process", async (t) => {
   const sessions = createMcpSessions(mongo.db);
   const session = await sessions.open(owner);
+  t.is(await collections(mongo.db).mcpSessions.countDocuments({ _id: session }), 0, 'the id itself is not stored');
   t.true(await sessions.isOwn(session, owner.credentialId));
   t.false(await sessions.isOwn(session, 'key_other'));
   t.false(await sessions.end(session, 'key_other'));
