@@ -1,4 +1,4 @@
-// The main phase of `npm test` (scripts/test.mjs): every suite but the disruptive, cluster,
+// The main phase of `npm test` (scripts/test.mjs): every suite but the disruptive, cluster, image,
 // Kubernetes and trace ones, three files at a time against the one test stack.
 import path from 'node:path';
 
@@ -46,7 +46,7 @@ const root = path.dirname(new URL(import.meta.url).pathname);
 const rank = new Map(LONGEST_FIRST.map((file, i) => [path.join(root, file), i]));
 
 export default {
-  files: ['test/**/*.test.ts', '!test/disruptive/**', '!test/cluster/**', '!test/traces/**', '!test/k8s/**'],
+  files: ['test/**/*.test.ts', '!test/disruptive/**', '!test/cluster/**', '!test/traces/**', '!test/k8s/**', '!test/images/**'],
   extensions: { ts: 'module' },
   nodeArguments: ['--import=tsx', '--conditions=utility-tools-source'],
   timeout: '2m',

@@ -1,6 +1,7 @@
 //! The API process: serves HTTP; each tool call it accepts runs as a workflow on the tool's pool.
 import { Client } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+// The connection's own module: the package's index loads the workflow bundler, which the API never runs.
+import { NativeConnection } from '@temporalio/worker/lib/connection.js';
 import { loadConfig } from '../lib/config.js';
 import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
 import { createLogger } from '../lib/logger.js';

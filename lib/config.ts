@@ -128,10 +128,10 @@ export interface Config {
   /** The Chromium binary the browser pool drives. `CHROMIUM_PATH`, default the headless shell (chromiumPath). */
   chromiumPath: string;
   /**
-   * Chromium's own sandbox. `CHROMIUM_SANDBOX`, default true. False only where the container is the
-   * sandbox and Chromium's cannot start: it needs user namespaces, which a pod under Kubernetes'
-   * `restricted` Pod Security profile (seccomp RuntimeDefault, no capabilities) may not create
-   * (docs/OPERATING.md#kubernetes-chromium). As root it is always off: Chromium refuses it.
+   * Chromium's own sandbox. `CHROMIUM_SANDBOX`, default true. It needs user namespaces, which a
+   * container's default seccomp profile refuses without capabilities: containers get
+   * deploy/seccomp/sandboxes.json (docs/OPERATING.md#seccomp). False only where no such profile can
+   * be given. As root it is always off: Chromium refuses it.
    */
   chromiumSandbox: boolean;
   /** Captures one browser serves before the pool replaces it. `BROWSER_RECYCLE_AFTER`, default 200; lower it if Chromium's memory grows. */
@@ -158,8 +158,9 @@ export interface Config {
   officeConversionTimeoutMs: number;
   /**
    * How LibreOffice is kept offline. `namespace`: listeners run in their own network namespace
-   * (needs `unshare`: root, or unprivileged user namespaces). `none`: only for deployments that
-   * cut the cpu worker's LibreOffice off the network by other means. `OFFICE_NETWORK_ISOLATION`, default namespace.
+   * (needs `unshare`: root, or unprivileged user namespaces, which a container gets from the seccomp
+   * profile deploy/seccomp/sandboxes.json). `none`: only for deployments that cut the cpu worker's
+   * LibreOffice off the network by other means. `OFFICE_NETWORK_ISOLATION`, default namespace.
    */
   officeNetworkIsolation: 'namespace' | 'none';
   /** Threads running the image-upscale model (300-500 MB each while working). `UPSCALE_THREADS`, default 1. */

@@ -1,7 +1,10 @@
 //! Installs the Temporal runtime of a process with its logs routed through pino, so SDK and
 //! worker messages share the service's format and level, and, when asked, its metrics served on a
 //! loopback port for the process's operator port to pass on to Prometheus.
-import { Runtime, type LogLevel, type LogMetadata } from '@temporalio/worker';
+// The runtime's own module, not the package's index: the index loads the workflow bundler (webpack,
+// swc), which the API never runs and its image does not carry (scripts/role-packages.mjs).
+import type { LogLevel, LogMetadata } from '@temporalio/worker';
+import { Runtime } from '@temporalio/worker/lib/runtime.js';
 import { serializeError, type Logger } from './logger.js';
 
 const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {

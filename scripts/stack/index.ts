@@ -15,7 +15,7 @@ export {
   type ClusterPorts,
   type ClusterTools,
 } from './cluster.js';
-export { startFixtures, fixturesEnv } from './test-stack.js';
+export { startFixtures, fixturesEnv, startTestMailDev } from './test-stack.js';
 export { startTestCluster, type TestCluster } from './test-cluster.js';
 export { StartError, reasonOf } from './start-error.js';
 export { superviseLocalStart, keptSecret, type LocalStart } from './local-start.js';

@@ -112,6 +112,20 @@ test("the API and the core and network workers load neither Chromium's driver no
   }
 });
 
+test("the API loads @temporalio/worker's connection and runtime only: never its workflow bundler", (t) => {
+  const api = packagesOf('api');
+  t.true(api.has('@temporalio/worker'));
+  for (const bundler of ['webpack', '@swc/core', 'swc-loader', 'source-map-loader', 'memfs', 'unionfs']) t.false(api.has(bundler), bundler);
+  // A worker imports the package itself: the bundler comes with it (its prebuilt bundle spares it the work, not the load).
+  t.true(packagesOf('worker-core').has('webpack'));
+});
+
+test("only the core pool's process loads its workers: Stripe and mail stay out of the tool pools", (t) => {
+  t.true(packagesOf('worker-core').has('stripe') && packagesOf('worker-core').has('nodemailer'));
+  for (const role of ['worker-cpu', 'worker-network', 'worker-browser'] as const)
+    for (const pkg of ['stripe', 'nodemailer']) t.false(packagesOf(role).has(pkg), `${role} loads ${pkg}`);
+});
+
 test("each tool pool loads its own tools' packages and not the other pools'", (t) => {
   const cpu = packagesOf('worker-cpu');
   const browser = packagesOf('worker-browser');
@@ -147,4 +161,17 @@ test("compose runs each service from its role's image", (t) => {
   ]);
   t.regex(compose, /^ {2}api:\n(?: {4}.*\n)*? {4}deploy:\n {6}replicas: 2$/m, 'two replicas of the one api service');
   t.notRegex(compose, /^\s+build: \.$/m, 'no service builds the image without a target');
+});
+
+test('compose runs every role as the image test runs it: uid 1000, a read-only root, /tmp, no capabilities, the sandboxes profile where needed', (t) => {
+  const compose = readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
+  const app = /^x-app: &app\n((?: {2}.*\n|\n)*?)(?=^\S)/m.exec(compose)?.[1] ?? '';
+  for (const setting of ['user: "1000:1000"', 'read_only: true', '- /tmp:size=1g', 'cap_drop: [ALL]', '- no-new-privileges:true'])
+    t.true(app.includes(setting), `every app service: ${setting}`);
+  const service = (name: string) => new RegExp(`^ {2}${name}:\\n((?: {4}.*\\n|\\n)*)`, 'm').exec(compose)?.[1] ?? '';
+  for (const role of ['api', 'worker-core', 'worker-cpu', 'worker-network', 'worker-browser'])
+    t.regex(service(role), /<<: \*worker/, `${role} takes the app's settings`);
+  t.regex(service('worker-cpu'), /- seccomp=\.\/deploy\/seccomp\/sandboxes\.json/);
+  t.regex(service('worker-browser'), /security_opt: \*sandbox-security/);
+  t.notRegex(compose, /^\s+(CHROMIUM_SANDBOX|OFFICE_NETWORK_ISOLATION):/m, 'both sandboxes stay on (their defaults)');
 });

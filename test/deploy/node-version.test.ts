@@ -34,10 +34,15 @@ test('.nvmrc names the pinned release', (t) => {
 });
 
 test('every stage of the image starts from the pinned major', (t) => {
-  const froms = [...read('Dockerfile').matchAll(/^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/gim)];
+  const dockerfile = read('Dockerfile');
+  // The base is a build argument (a local equivalent where no registry serves it); its default is the official image.
+  const args = Object.fromEntries([...dockerfile.matchAll(/^ARG\s+(\w+)=(\S+)/gm)].map((m) => [m[1]!, m[2]!]));
+  const froms = [...dockerfile.matchAll(/^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/gim)];
   // A stage built on an earlier stage (FROM build AS ...) has that stage's base.
   const stages = new Set(froms.map((m) => m[2]).filter(Boolean));
-  const bases = froms.map((m) => m[1]!).filter((base) => !stages.has(base));
+  const bases = froms
+    .map((m) => m[1]!.replace(/^\$\{(\w+)\}$/, (_, name: string) => args[name] ?? name))
+    .filter((base) => !stages.has(base));
   t.true(bases.length > 0);
   for (const base of bases) t.regex(base, new RegExp(`^node:${NODE_MAJOR}(?:[.-]|$)`), base);
 });
