@@ -18,6 +18,24 @@ import { GO_ENV, ensureGoBuilt, moduleDir } from './go-build.mjs';
 export const KUBERNETES_VERSION = '1.34.2';
 export const KWOK_VERSION = '0.8.0';
 export const KEDA_VERSION = '2.21.0';
+/** crictl, the CRI's own client (cri-tools is not in Debian 12). */
+export const CRI_TOOLS_VERSION = '1.34.0';
+/**
+ * The node's NetworkPolicy engine: kube-router's network policy controller alone (iptables and
+ * ipset). SIG Network's kube-network-policies (v0.8.0 served) would be the first choice, but it
+ * queues packets with nftables' `queue` expression, which this machine's kernel does not have (its
+ * rules are refused: "No such file or directory"). The flaw reported against kube-router v2.1.0 is
+ * IPv6 policies left unenforced (its ipset names did not match, fixed in v2.1.2); the node's pods are
+ * IPv4 only, and nothing of kube-router runs but its firewall (no routing, no service proxy).
+ */
+export const KUBE_ROUTER_VERSION = '2.1.0';
+/**
+ * From Debian: etcd for the control plane; for the node, containerd with runc (the CRI runtime),
+ * the CNI plugins, what kube-proxy's iptables mode runs (conntrack, iptables), and ipset (kube-router's policies).
+ */
+const NODE_PACKAGES = ['etcd-server', 'containerd', 'runc', 'containernetworking-plugins', 'conntrack', 'iptables', 'ipset'];
+/** The control plane, the node (kubelet, kube-proxy) and kubectl, from the one module. */
+const KUBERNETES_COMMANDS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl', 'kubelet', 'kube-proxy'];
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /**
@@ -53,13 +71,20 @@ async function buildKubernetes(staging) {
       '',
     ].join('\n'),
   );
-  const commands = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'];
+  const commands = KUBERNETES_COMMANDS;
   writeFileSync(
     path.join(work, 'tools.go'),
     `//go:build tools\n\npackage tools\n\nimport (\n${commands.map((c) => `\t_ "k8s.io/kubernetes/cmd/${c}"`).join('\n')}\n)\n`,
   );
   await run('go', ['mod', 'tidy'], { cwd: work, env: GO_ENV });
-  await run('go', ['build', '-o', `${staging}/`, ...commands.map((c) => `k8s.io/kubernetes/cmd/${c}`)], { cwd: work, env: GO_ENV });
+  // A module build carries no version stamp: without one the node reports v0.0.0-master.
+  const stamp = ['gitVersion=v' + KUBERNETES_VERSION, `gitMajor=${KUBERNETES_VERSION.split('.')[0]}`, `gitMinor=${minor}`]
+    .map((setting) => `-X k8s.io/component-base/version.${setting}`)
+    .join(' ');
+  await run('go', ['build', '-ldflags', stamp, '-o', `${staging}/`, ...commands.map((c) => `k8s.io/kubernetes/cmd/${c}`)], {
+    cwd: work,
+    env: GO_ENV,
+  });
   rmSync(work, { recursive: true, force: true });
 }
 
@@ -90,13 +115,13 @@ function chmodAll(dir) {
  */
 export async function bootstrapK8s({ root = ROOT, log = (line) => console.log(`bootstrap: ${line}`) } = {}) {
   return withInstallLock(root, log, async () => {
-    const apt = await missingAptPackages(['etcd-server']);
+    const apt = await missingAptPackages(NODE_PACKAGES);
     if (apt.length) await aptInstall(apt, log);
     const kubernetes = await ensureGoBuilt(
       root,
       `kubernetes/v${KUBERNETES_VERSION}`,
-      ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'],
-      `Kubernetes v${KUBERNETES_VERSION}'s control plane and kubectl`,
+      KUBERNETES_COMMANDS,
+      `Kubernetes v${KUBERNETES_VERSION}'s control plane, node and kubectl`,
       buildKubernetes,
       log,
     );
@@ -122,6 +147,25 @@ export async function bootstrapK8s({ root = ROOT, log = (line) => console.log(`b
       buildKeda,
       log,
     );
+    const crictl = await ensureGoBuilt(
+      root,
+      `cri-tools/v${CRI_TOOLS_VERSION}`,
+      ['crictl'],
+      `crictl v${CRI_TOOLS_VERSION}`,
+      (staging) => run('go', ['install', `sigs.k8s.io/cri-tools/cmd/crictl@v${CRI_TOOLS_VERSION}`], { env: { ...GO_ENV, GOBIN: staging } }),
+      log,
+    );
+    const router = await ensureGoBuilt(
+      root,
+      `kube-router/v${KUBE_ROUTER_VERSION}`,
+      ['kube-router'],
+      `kube-router v${KUBE_ROUTER_VERSION}`,
+      (staging) =>
+        run('go', ['install', `github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@v${KUBE_ROUTER_VERSION}`], {
+          env: { ...GO_ENV, GOBIN: staging },
+        }),
+      log,
+    );
     const bin = (dir, name) => path.join(dir, name);
     return {
       etcd: '/usr/bin/etcd',
@@ -134,6 +178,10 @@ export async function bootstrapK8s({ root = ROOT, log = (line) => console.log(`b
       kedaOperator: bin(keda, 'operator'),
       kedaAdapter: bin(keda, 'adapter'),
       kedaCrds: bin(keda, 'crds'),
+      kubelet: bin(kubernetes, 'kubelet'),
+      kubeProxy: bin(kubernetes, 'kube-proxy'),
+      crictl: bin(crictl, 'crictl'),
+      kubeRouter: bin(router, 'kube-router'),
     };
   });
 }

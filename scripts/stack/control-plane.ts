@@ -34,6 +34,8 @@ export interface ControlPlaneTools {
 
 export interface ControlPlane {
   kubeconfig: string;
+  /** Where the API server listens, the authority its certificate and its clients' come from, the admin's token. */
+  apiServer: { host: string; port: number; caFile: string; token: string };
   /** Runs kubectl against the control plane; resolves with its output (stdout). */
   kubectl(args: string[], input?: string): Promise<string>;
   /** Each process, for a test to read its log or wait on it. */
@@ -76,6 +78,8 @@ async function makePki(dir: string, adapterIp: string | undefined): Promise<PkiF
     // The aggregation layer's client: the adapter believes the user it names in its headers.
     'front-proxy-client': issueLeaf(frontProxyCa, { names: ['front-proxy-client'], usage: ['clientAuth'] }),
     keda: issueLeaf(ca, { names: [...local, `keda-operator.${KEDA_NAMESPACE}.svc`], usage: ['serverAuth', 'clientAuth'] }),
+    // The API server's client to a real node's kubelet (logs, exec), which trusts this authority.
+    'kubelet-client': issueLeaf(ca, { names: ['kube-apiserver-kubelet-client'], usage: ['clientAuth'] }),
   };
   for (const [name, pair] of Object.entries(leaves)) {
     const { cert, key } = await pair;
@@ -166,8 +170,12 @@ async function startApiServer(ctx: PlaneContext, ports: { etcd: number; peer: nu
     '--requestheader-extra-headers-prefix=X-Remote-Extra-',
     `--proxy-client-cert-file=${pki.pair('front-proxy-client').cert}`,
     `--proxy-client-key-file=${pki.pair('front-proxy-client').key}`,
-    // No kube-proxy here: the aggregator dials an APIService's endpoints, not its Service's IP.
+    // The aggregator dials an APIService's endpoints, not its Service's IP (kube-proxy may not run).
     '--enable-aggregator-routing=true',
+    // A real node's kubelet: reached at its address, as the client its x509 authority vouches for.
+    '--kubelet-preferred-address-types=InternalIP',
+    `--kubelet-client-certificate=${pki.pair('kubelet-client').cert}`,
+    `--kubelet-client-key=${pki.pair('kubelet-client').key}`,
   ]);
   await waitUntil(async () => (await ctx.kubectl(['get', '--raw', '/readyz'])).trim() === 'ok', {
     what: 'kube-apiserver ready',
@@ -325,5 +333,10 @@ export async function startControlPlane(supervisor: Supervisor, options: { dir: 
   const certs = path.join(dir, 'keda-certs');
   await startKedaOperator(ctx, certs, { metrics, probe, grpc });
   if (adapterIp) await startKedaAdapter(ctx, certs, adapterIp, { serve, metrics: adapterMetrics, grpc });
-  return { kubeconfig, kubectl: ctx.kubectl, processes: ctx.processes };
+  return {
+    kubeconfig,
+    apiServer: { host: '127.0.0.1', port: api, caFile: pki.ca, token },
+    kubectl: ctx.kubectl,
+    processes: ctx.processes,
+  };
 }

@@ -38,6 +38,8 @@ export interface TemporalOptions {
   binary: string;
   /** Frontend gRPC port. */
   port: number;
+  /** The address it listens on. Default 127.0.0.1; a real node's pods reach it at their bridge's. */
+  host?: string;
   /** Web UI port; the server runs headless when unset. */
   uiPort?: number;
   /** HTTP API and metrics ports; the server picks free ones when unset. */
@@ -66,7 +68,8 @@ export async function startTemporal(supervisor: Supervisor, options: TemporalOpt
   if (options.uiPort) await assertPortFree(options.uiPort, 'Temporal UI', hint);
   if (options.dbFile) mkdirSync(path.dirname(options.dbFile), { recursive: true });
 
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port)];
+  const host = options.host ?? '127.0.0.1';
+  const args = ['server', 'start-dev', '--ip', host, '--port', String(options.port)];
   // WAL: workflow tasks write SQLite constantly; without it each write waits on a full sync.
   if (options.dbFile)
     args.push('--db-filename', options.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
@@ -81,7 +84,7 @@ export async function startTemporal(supervisor: Supervisor, options: TemporalOpt
   for (const setting of options.dynamicConfig ?? TEMPORAL_DYNAMIC_CONFIG) args.push('--dynamic-config-value', setting);
 
   const proc = supervisor.start({ name: 'temporal', command: options.binary, args, layer: 0, stopTimeoutMs: 10_000 });
-  const address = `127.0.0.1:${options.port}`;
+  const address = `${host}:${options.port}`;
   await waitForTemporal(address, namespace, { timeoutMs: options.timeoutMs ?? 60_000, processes: [proc] });
   return { address, namespace, uiUrl: options.uiPort ? `http://localhost:${options.uiPort}` : undefined, process: proc };
 }
@@ -169,6 +172,8 @@ export interface DatabaseOptions {
   /** Path of `secantusd-py` (in .tools/secantus). */
   binary: string;
   port: number;
+  /** The address it listens on. Default 127.0.0.1. */
+  host?: string;
   /** WiredTiger home; created when missing, reopened intact across restarts. */
   dir: string;
   /** Database name in the returned URL. Default `utility_tools`. */
@@ -196,7 +201,7 @@ export async function startDatabase(supervisor: Supervisor, options: DatabaseOpt
     '--config',
     config,
     '--host',
-    '127.0.0.1',
+    options.host ?? '127.0.0.1',
     '--port',
     String(options.port),
     '--storage-path',
@@ -216,7 +221,7 @@ export async function startDatabase(supervisor: Supervisor, options: DatabaseOpt
   // over 400,000 inserts (73 -> 84 MiB with two, level from the 200,000th).
   const env = { ...process.env, MALLOC_ARENA_MAX: '2' };
   const proc = supervisor.start({ name: 'database', command: python, args: [SECANTUSD, ...args], env, layer: 0, stopTimeoutMs: 10_000 });
-  const url = `mongodb://127.0.0.1:${options.port}/${options.dbName ?? 'utility_tools'}`;
+  const url = `mongodb://${options.host ?? '127.0.0.1'}:${options.port}/${options.dbName ?? 'utility_tools'}`;
   await waitForMongo(url, { timeoutMs: options.timeoutMs ?? 60_000, processes: [proc] });
   return { url, process: proc };
 }

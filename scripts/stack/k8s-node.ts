@@ -1,0 +1,323 @@
+//! A real Kubernetes node on this machine, for `npm run test:k8s`: Debian's containerd (its CRI
+//! plugin, runc) as a second instance with its own root, state and socket (Docker runs another),
+//! Debian's CNI plugins giving pods a bridge of their own on a private /24, the kubelet and
+//! kube-proxy (iptables) built from the control plane's own module, and kube-router's network policy
+//! controller enforcing NetworkPolicies (iptables and ipset; scripts/bootstrap-k8s.mjs says why
+//! not SIG Network's kube-network-policies). Nothing can be pulled:
+//! the pause image is made here (scripts/k8s/pause.c) and the role images are imported from Docker.
+//!
+//! A node changes the host: sysctls the kubelet and kube-proxy set, iptables chains and ipsets, a
+//! bridge, mounts. `stop()` removes the pods first, then puts each of those back.
+//!
+//! The bridge also carries PUBLIC_STAND_IN, an address outside every private range, the one
+//! "public" destination here: the workers' NetworkPolicies let pods reach only public addresses,
+//! so the fixtures a call fetches listen there (and the target guard allows it by name).
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { DOCKER } from '../images/docker-engine.mjs';
+import { freePort, waitUntil } from './net.js';
+import type { ManagedProcess, Supervisor } from './supervisor.js';
+
+const exec = promisify(execFile);
+
+export interface NodeTools {
+  kubelet: string;
+  kubeProxy: string;
+  crictl: string;
+  kubeRouter: string;
+}
+
+/** From the benchmarking range (RFC 2544), which no policy here excludes and no one routes: on the node's bridge only. */
+export const PUBLIC_STAND_IN = '198.18.0.1';
+
+export interface NodeOptions {
+  /** The node's own directory: containerd's root and state, the kubelet's, CNI's, the pause image. */
+  dir: string;
+  name: string;
+  /** The pods' /24 (`10.244.0.0/24`): its `.1` is the bridge, the node's address and the pods' gateway. */
+  podCidr: string;
+  /** The control plane's Service range (kube-proxy's cluster CIDR is the pods'). */
+  kubeconfig: string;
+  /** The CA whose client certificates the kubelet accepts (the API server's, for logs and exec). */
+  clientCaFile: string;
+  tools: NodeTools;
+  /** Seccomp profiles for `Localhost` pods, by the path they are named with. */
+  seccompProfiles: Record<string, string>;
+}
+
+export interface RealNode {
+  name: string;
+  /** The node's address on the pods' bridge (what pods reach the host at). */
+  address: string;
+  /** `docker save` of `images` imported into the node's containerd (`k8s.io` namespace). */
+  importImages(images: string[]): Promise<void>;
+  /** The image `from` under the name `to`, in Docker and on the node (a new tag to roll out). */
+  tagImage(from: string, to: string): Promise<void>;
+  /** crictl against the node's containerd. */
+  crictl(args: string[]): Promise<string>;
+  processes: Record<string, ManagedProcess>;
+  /** Removes the pods, stops the node and puts the host back as it was. */
+  stop(): Promise<void>;
+}
+
+const BRIDGE = 'ut-pods0';
+const CONTAINER_LOG_LINKS = '/var/log/containers';
+const PAUSE_IMAGE = 'utility-tools/pause:local';
+/** Sysctls the kubelet (kernel defaults it protects) and kube-proxy set; put back on stop. */
+const SYSCTLS = [
+  'kernel/panic',
+  'kernel/panic_on_oops',
+  'vm/overcommit_memory',
+  'net/bridge/bridge-nf-call-iptables',
+  'net/ipv4/ip_forward',
+];
+
+const run = async (command: string, args: string[], options: { input?: string } = {}) => {
+  const child = exec(command, args, { maxBuffer: 64 * 2 ** 20 });
+  if (options.input !== undefined) child.child.stdin?.end(options.input);
+  return (await child).stdout;
+};
+const quietly = (p: Promise<unknown>) => p.catch(() => undefined);
+
+/** The role images and the pause image go in through `ctr import` of `docker save`'s archive. */
+async function importFromDocker(socket: string, images: string[]): Promise<void> {
+  const script = 'docker="$0"; socket="$1"; shift; "$docker" save "$@" | ctr --address "$socket" --namespace k8s.io images import -';
+  await run('sh', ['-c', script, DOCKER, socket, ...images]);
+}
+
+/** The pause container: a static `pause` in an image of its own, made with Docker from scripts/k8s/pause.c. */
+async function makePauseImage(dir: string): Promise<void> {
+  const source = path.resolve(import.meta.dirname, '../k8s/pause.c');
+  const root = path.join(dir, 'pause-root');
+  mkdirSync(root, { recursive: true });
+  await run('gcc', ['-static', '-O2', '-o', path.join(root, 'pause'), source]);
+  await run('sh', ['-c', 'tar -C "$0" -c pause | "$2" import --change \'ENTRYPOINT ["/pause"]\' - "$1"', root, PAUSE_IMAGE, DOCKER]);
+}
+
+function containerdConfig(dir: string, socket: string): string {
+  return `version = 2
+root = "${dir}/containerd/root"
+state = "${dir}/containerd/state"
+[grpc]
+  address = "${socket}"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "docker.io/${PAUSE_IMAGE}"
+  # This machine grants no CAP_SYS_RESOURCE: runc cannot give the sandbox its -998.
+  restrict_oom_score_adj = true
+  netns_mounts_under_state_dir = true
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "${dir}/cni/net.d"
+`;
+}
+
+/** A bridge on the pods' /24, addresses from host-local (kept in the node's folder), no masquerade: pods reach this host and each other, nothing beyond. */
+function cniConfig(dir: string, podCidr: string): string {
+  return JSON.stringify({
+    cniVersion: '1.0.0',
+    name: 'utility-tools-pods',
+    plugins: [
+      {
+        type: 'bridge',
+        bridge: BRIDGE,
+        isGateway: true,
+        ipMasq: false,
+        hairpinMode: true,
+        ipam: { type: 'host-local', ranges: [[{ subnet: podCidr }]], dataDir: path.join(dir, 'cni', 'ipam') },
+      },
+      { type: 'portmap', capabilities: { portMappings: true } },
+      { type: 'firewall' },
+    ],
+  });
+}
+
+function kubeletConfig(options: NodeOptions, socket: string, ports: { kubelet: number; healthz: number }, address: string): string {
+  return JSON.stringify({
+    apiVersion: 'kubelet.config.k8s.io/v1beta1',
+    kind: 'KubeletConfiguration',
+    address,
+    port: ports.kubelet,
+    readOnlyPort: 0,
+    healthzBindAddress: '127.0.0.1',
+    healthzPort: ports.healthz,
+    authentication: { anonymous: { enabled: false }, webhook: { enabled: false }, x509: { clientCAFile: options.clientCaFile } },
+    authorization: { mode: 'AlwaysAllow' },
+    containerRuntimeEndpoint: `unix://${socket}`,
+    cgroupDriver: 'cgroupfs',
+    failSwapOn: false,
+    failCgroupV1: false,
+    podLogsDir: path.join(options.dir, 'pod-logs'),
+    // Nothing here is evicted for a host's disk or memory: the test's pods are what it measures.
+    evictionHard: { 'memory.available': '1%', 'nodefs.available': '1%', 'imagefs.available': '1%' },
+    imageGCHighThresholdPercent: 100,
+    imageGCLowThresholdPercent: 99,
+    serializeImagePulls: false,
+    resolvConf: '/etc/resolv.conf',
+    maxPods: 40,
+  });
+}
+
+function kubeProxyConfig(options: NodeOptions, ports: { healthz: number; metrics: number }): string {
+  return JSON.stringify({
+    apiVersion: 'kubeproxy.config.k8s.io/v1alpha1',
+    kind: 'KubeProxyConfiguration',
+    clientConnection: { kubeconfig: options.kubeconfig },
+    hostnameOverride: options.name,
+    mode: 'iptables',
+    clusterCIDR: options.podCidr,
+    healthzBindAddress: `127.0.0.1:${ports.healthz}`,
+    metricsBindAddress: `127.0.0.1:${ports.metrics}`,
+    // No route_localnet, no conntrack tables resized: kube-proxy leaves those host settings alone.
+    iptables: { localhostNodePorts: false },
+    conntrack: { maxPerCore: 0 },
+  });
+}
+
+async function readSysctls(): Promise<Record<string, string>> {
+  return Object.fromEntries(
+    SYSCTLS.filter((s) => existsSync(`/proc/sys/${s}`)).map((s) => [s, readFileSync(`/proc/sys/${s}`, 'utf8').trim()]),
+  );
+}
+
+/** The iptables chains a node leaves: the kubelet's, kube-proxy's and the CNI plugins'. */
+async function removeChains(kubeProxy: string): Promise<void> {
+  await quietly(run(kubeProxy, ['--cleanup']));
+  for (const table of ['filter', 'nat', 'mangle']) {
+    const rules = await run('iptables-save', ['-t', table]).catch(() => '');
+    const chains = [...rules.matchAll(/^:((?:KUBE|CNI)-[\w-]+)/gm)].map((m) => m[1]!);
+    // Jumps into them first, then the chains.
+    for (const line of rules.split('\n').filter((l) => /^-A \S+ .*-j (KUBE|CNI)-/.test(l)))
+      await quietly(run('iptables', ['-t', table, ...line.replace(/^-A/, '-D').split(' ').filter(Boolean)]));
+    for (const chain of chains) await quietly(run('iptables', ['-t', table, '-F', chain]));
+    for (const chain of chains) await quietly(run('iptables', ['-t', table, '-X', chain]));
+  }
+}
+
+/** Unmounts what the kubelet and containerd left mounted under `dir` (deepest first). */
+async function unmountUnder(dir: string): Promise<void> {
+  const mounts = readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .map((l) => l.split(' ')[1]?.replace(/\\040/g, ' '))
+    .filter((m): m is string => !!m && m.startsWith(`${dir}/`))
+    .sort((a, b) => b.length - a.length);
+  for (const m of mounts) await quietly(run('umount', ['-l', m]));
+}
+
+export async function startRealNode(supervisor: Supervisor, options: NodeOptions): Promise<RealNode> {
+  const { dir, name, tools } = options;
+  mkdirSync(path.join(dir, 'cni', 'net.d'), { recursive: true });
+  const savedSysctls = await readSysctls();
+  const address = options.podCidr.replace(/\.0\/24$/, '.1');
+  const socket = path.join(dir, 'containerd.sock');
+  const processes: Record<string, ManagedProcess> = {};
+  const start = (part: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
+    (processes[part] = supervisor.start({ name: part, command, args, env: { ...process.env, ...env }, layer: 0, stopTimeoutMs: 20_000 }));
+  const crictl = (args: string[]) => run(tools.crictl, ['--runtime-endpoint', `unix://${socket}`, '--timeout', '60s', ...args]);
+
+  // The bridge before the kubelet: its node address must be one of the host's.
+  await quietly(run('ip', ['link', 'add', BRIDGE, 'type', 'bridge']));
+  await quietly(run('ip', ['addr', 'add', `${address}/24`, 'dev', BRIDGE]));
+  await quietly(run('ip', ['addr', 'add', `${PUBLIC_STAND_IN}/32`, 'dev', BRIDGE]));
+  await run('ip', ['link', 'set', BRIDGE, 'up']);
+  writeFileSync(path.join(dir, 'cni', 'net.d', '10-utility-tools.conflist'), cniConfig(dir, options.podCidr));
+  writeFileSync(path.join(dir, 'containerd.toml'), containerdConfig(dir, socket));
+  const containerd = start('containerd', 'containerd', ['--config', path.join(dir, 'containerd.toml')]);
+  await waitUntil(
+    async () =>
+      await crictl(['info']).then(
+        () => true,
+        () => false,
+      ),
+    {
+      what: 'containerd (CRI) answers',
+      timeoutMs: 60_000,
+      intervalMs: 250,
+      processes: [containerd],
+    },
+  );
+  await makePauseImage(dir);
+  await importFromDocker(socket, [PAUSE_IMAGE]);
+
+  // Localhost seccomp profiles live in the kubelet's root.
+  const kubeletRoot = path.join(dir, 'kubelet');
+  for (const [profile, file] of Object.entries(options.seccompProfiles)) {
+    mkdirSync(path.dirname(path.join(kubeletRoot, 'seccomp', profile)), { recursive: true });
+    copyFileSync(file, path.join(kubeletRoot, 'seccomp', profile));
+  }
+  const [kubeletPort, kubeletHealthz, proxyHealthz, proxyMetrics, policiesMetrics] = await Promise.all(
+    Array.from({ length: 5 }, () => freePort()),
+  );
+  writeFileSync(path.join(dir, 'kubelet.json'), kubeletConfig(options, socket, { kubelet: kubeletPort, healthz: kubeletHealthz }, address));
+  const kubelet = start('kubelet', tools.kubelet, [
+    `--config=${path.join(dir, 'kubelet.json')}`,
+    `--kubeconfig=${options.kubeconfig}`,
+    `--hostname-override=${name}`,
+    `--node-ip=${address}`,
+    `--root-dir=${kubeletRoot}`,
+    `--cert-dir=${path.join(dir, 'kubelet-pki')}`,
+    '--v=1',
+  ]);
+  writeFileSync(path.join(dir, 'kube-proxy.json'), kubeProxyConfig(options, { healthz: proxyHealthz, metrics: proxyMetrics }));
+  start('kube-proxy', tools.kubeProxy, [`--config=${path.join(dir, 'kube-proxy.json')}`]);
+  // kube-router, its network policy controller alone, on this node's pods.
+  start('kube-router', tools.kubeRouter, [
+    `--kubeconfig=${options.kubeconfig}`,
+    `--hostname-override=${name}`,
+    '--run-firewall=true',
+    '--run-router=false',
+    '--run-service-proxy=false',
+    '--enable-ipv6=false',
+    `--metrics-port=${policiesMetrics}`,
+    '--health-port=0',
+  ]);
+  const kubectl = async (args: string[]) => run('kubectl', ['--kubeconfig', options.kubeconfig, ...args]);
+  await waitUntil(
+    async () =>
+      (await kubectl(['get', 'node', name, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']).catch(() => '')) === 'True',
+    { what: `node ${name} Ready`, timeoutMs: 120_000, intervalMs: 1000, processes: [kubelet, containerd] },
+  );
+
+  return {
+    name,
+    address,
+    processes,
+    crictl,
+    importImages: (images) => importFromDocker(socket, images),
+    async tagImage(from, to) {
+      await run(DOCKER, ['tag', from, to]);
+      await importFromDocker(socket, [to]);
+    },
+    async stop() {
+      // Pods first, through the runtime (their network torn down by CNI), then the parts.
+      await quietly(crictl(['stopp', ...(await crictl(['pods', '-q']).catch(() => '')).split('\n').filter(Boolean)]));
+      await quietly(crictl(['rmp', '--all', '--force']));
+      for (const part of ['kube-router', 'kube-proxy', 'kubelet']) await processes[part]?.stop();
+      await containerd.stop();
+      // A shim outlives its containerd: end those of this node.
+      await quietly(run('pkill', ['-f', `containerd-shim-runc-v2 .*${path.join(dir, 'containerd')}`]));
+      await sleep(500);
+      await unmountUnder(dir);
+      // kube-router's chains and ipsets, then kube-proxy's and the rest.
+      await quietly(run(tools.kubeRouter, ['--cleanup-config']));
+      await removeChains(tools.kubeProxy);
+      await quietly(run('iptables', ['-t', 'filter', '-D', 'FORWARD', '-j', 'CNI-FORWARD']));
+      await quietly(run('ip', ['link', 'del', BRIDGE]));
+      for (const [sysctl, value] of Object.entries(savedSysctls)) writeFileSync(`/proc/sys/${sysctl}`, value);
+      // The kubelet links each container's log from a fixed folder: those links point into this node's.
+      for (const link of existsSync(CONTAINER_LOG_LINKS) ? readdirSync(CONTAINER_LOG_LINKS) : []) {
+        const target = await run('readlink', [path.join(CONTAINER_LOG_LINKS, link)]).catch(() => '');
+        if (target.startsWith(dir)) rmSync(path.join(CONTAINER_LOG_LINKS, link), { force: true });
+      }
+    },
+  };
+}

@@ -1,0 +1,411 @@
+//! deploy/kubernetes/ on a real node (`npm run test:k8s`, after kubernetes.test.ts): the kubelet with
+//! containerd, CNI, kube-proxy and kube-network-policies (scripts/stack/k8s-node.ts), the role images
+//! of `npm run test:images` imported, Temporal and the database outside the cluster on the node's
+//! address. Every Deployment Ready through its own probes; inside each container the restricted
+//! profile as the kernel sees it; Chromium's sandbox and LibreOffice's isolation kept under the
+//! Localhost seccomp profile; calls through the API's Service served by pods, charged once; workers
+//! made unhealthy taken out of readiness or restarted; KEDA scaling real browser pods 0 -> 2 -> 0; a
+//! rolling update under calls; and the NetworkPolicies enforced.
+import test from 'ava';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Connection } from '@temporalio/client';
+import type { ControlPlaneTools } from '../../scripts/stack/control-plane.js';
+import { PUBLIC_STAND_IN, type NodeTools } from '../../scripts/stack/k8s-node.js';
+import { Supervisor } from '../../scripts/stack/supervisor.js';
+import { balanceOf, callTool, newAccount, request, type Answer, type UncheckedJson } from '../helpers/api.js';
+import { makeOdt, readPdf } from '../fixtures/documents.js';
+import { startFileServer, type FileServer } from '../fixtures/file-server.js';
+import { makeImage } from '../fixtures/images.js';
+import { NAMESPACE, renderNodeOverlay, startNodeStack, type NodeStack } from './support/real-node.js';
+import { podProcesses, podStatus, reachable } from './support/pods.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run this through \`npm run test:k8s\``);
+  return value;
+}
+const runDir = path.join(required('K8S_RUN_DIR'), 'real-node');
+const tools = JSON.parse(required('K8S_TOOLS_JSON')) as ControlPlaneTools & NodeTools;
+const stackTools = JSON.parse(required('STACK_TOOLS_JSON')) as { temporal: string; secantusd: string };
+const images = JSON.parse(required('K8S_IMAGES_JSON')) as string[];
+const ROLES = ['api', 'worker-core', 'worker-cpu', 'worker-network', 'worker-browser'] as const;
+
+const supervisor = new Supervisor({ logDir: path.join(runDir, 'logs') });
+let stack: NodeStack;
+let files: FileServer;
+const kubectl = (...args: string[]) => stack.plane.kubectl(args);
+const getJson = async (...args: string[]): Promise<UncheckedJson> => JSON.parse(await kubectl('get', '-o', 'json', ...args));
+const podsOf = async (role: string): Promise<UncheckedJson[]> =>
+  (await getJson('-n', NAMESPACE, 'pods', '-l', `app.kubernetes.io/component=${role}`)).items.filter(
+    (p: UncheckedJson) => !p.metadata.deletionTimestamp,
+  );
+const isReady = (pod: UncheckedJson) => pod.status.conditions?.some((c: UncheckedJson) => c.type === 'Ready' && c.status === 'True');
+
+/** What the second line of `npm run test:k8s` says, filled in as the steps pass. */
+const results: Record<string, unknown> = {};
+const saveResults = () => writeFileSync(required('K8S_NODE_RESULTS'), JSON.stringify(results, null, 2));
+
+test.before(async () => {
+  stack = await startNodeStack(supervisor, { runDir, tools, stackTools });
+  await stack.node.importImages(images);
+  // What a call fetches waits at the node's one public address: the workers' policies refuse private ones.
+  files = await startFileServer(PUBLIC_STAND_IN);
+  const manifest = await renderNodeOverlay(stack, ROOT, runDir, [`${PUBLIC_STAND_IN}/32`]);
+  await stack.plane.kubectl(['apply', '--server-side', '--field-manager=utility-tools', '-f', '-'], manifest);
+  await kubectl(
+    '-n',
+    NAMESPACE,
+    'create',
+    'secret',
+    'generic',
+    'utility-tools',
+    `--from-literal=SECRET_KEY=${'cd'.repeat(32)}`,
+    `--from-literal=MONGODB_URL=${stack.database.url}`,
+    `--from-literal=ADMIN_TOKEN=${stack.adminToken}`,
+  );
+  const service = await getJson('-n', NAMESPACE, 'service/api');
+  process.env.API_URL = `http://${service.spec.clusterIP}:${service.spec.ports[0].port}`;
+  process.env.ADMIN_TOKEN = stack.adminToken;
+});
+
+test.after.always(async () => {
+  saveResults();
+  for (const pod of (await getJson('-n', NAMESPACE, 'pods').catch(() => ({ items: [] }))).items as UncheckedJson[])
+    writeFileSync(
+      path.join(runDir, 'logs', `pod-${pod.metadata.name}.log`),
+      await kubectl('-n', NAMESPACE, 'logs', pod.metadata.name, '--all-containers', '--tail=2000').catch((e: Error) => e.message),
+    );
+  await files?.close();
+  await stack?.node.stop();
+  await supervisor.stopAll();
+});
+
+test.serial("every Deployment's pods run on the real node and become Ready through their own startup and readiness probes", async (t) => {
+  await kubectl('-n', NAMESPACE, 'wait', '--for=condition=Available', 'deployment', '--all', '--timeout=600s');
+  const pods = (await getJson('-n', NAMESPACE, 'pods')).items as UncheckedJson[];
+  t.true(pods.length >= 5, `${pods.length} pods`);
+  for (const pod of pods) {
+    t.is(pod.spec.nodeName, stack.node.name, pod.metadata.name);
+    t.true(isReady(pod), `${pod.metadata.name} Ready`);
+    const [container] = pod.spec.containers;
+    t.truthy(container.readinessProbe && container.startupProbe && container.livenessProbe, `${pod.metadata.name} has its probes`);
+    t.true(pod.status.containerStatuses[0].started && pod.status.containerStatuses[0].ready);
+  }
+  results.podsReady = pods.filter(isReady).length;
+  saveResults();
+});
+
+test.serial('inside every container: uid 1000, no new privileges, a seccomp filter, no capabilities, a read-only root', async (t) => {
+  const readings: string[] = [];
+  for (const role of ROLES) {
+    const [pod] = await podsOf(role);
+    if (!pod) {
+      t.is(role, 'worker-browser', `${role} has a pod`); // the browser pool rests at 0 until it has work
+      continue;
+    }
+    const status = await podStatus(stack.plane, pod.metadata.name, 1);
+    t.regex(status.Uid ?? '', /^1000\s+1000\s+1000\s+1000$/, role);
+    t.is(status.NoNewPrivs, '1', role);
+    t.is(status.Seccomp, '2', role);
+    for (const set of ['CapPrm', 'CapEff', 'CapBnd', 'CapAmb']) t.is(status[set], '0000000000000000', `${role} ${set}`);
+    const write = await kubectl('-n', NAMESPACE, 'exec', pod.metadata.name, '--', 'sh', '-c', 'echo x > /app/probe 2>&1 || true');
+    t.regex(write, /Read-only file system/, role);
+    readings.push(
+      `${role}: Uid ${status.Uid}, NoNewPrivs ${status.NoNewPrivs}, Seccomp ${status.Seccomp}, CapEff ${status.CapEff}, / read-only`,
+    );
+  }
+  results.readings = readings;
+  saveResults();
+});
+
+/** Calls a tool through the API's Service; its answer, and whether it was charged its cost once. */
+async function chargedCall(tool: string, input: unknown, cost: number): Promise<{ res: Answer; once: boolean }> {
+  const account = await newAccount(100);
+  const res = await callTool(account.apiKey, tool, input);
+  return { res, once: res.status === 200 && (await balanceOf(account)) === 100 - cost };
+}
+
+test.serial(
+  "calls through the API's Service on every pool, served by pods, each charged once; LibreOffice offline in the cpu pod",
+  async (t) => {
+    const catalogue = await request('GET', '/api/v1/tools');
+    const cost = (tool: string) => catalogue.body.tools.find((x: UncheckedJson) => x.name === tool).cost as number;
+    const hash = await chargedCall('hash-text', { text: 'on a real node' }, cost('hash-text'));
+    t.true(hash.once, JSON.stringify(hash.res.body));
+    files.put('/probe.txt', { body: Buffer.from('served to a pod'), contentType: 'text/plain' });
+    const fetched = await chargedCall('http-request', { url: `${files.origin}/probe.txt` }, cost('http-request'));
+    t.true(fetched.once, JSON.stringify(fetched.res.body));
+    // The office document names an image LibreOffice must never fetch: its namespace has no network.
+    files.put('/linked.png', { body: await makeImage('png', 8, 8, 0x00ff00ff), contentType: 'image/png' });
+    const odt = makeOdt(['Converted in a pod'], { linkedImageUrl: `${files.origin}/linked.png` });
+    const pdf = await chargedCall('word-to-pdf', { fileUrl: files.put('/doc.odt', odt) }, cost('word-to-pdf'));
+    t.true(pdf.once, JSON.stringify(pdf.res.body).slice(0, 300));
+    t.deepEqual((await readPdf(Buffer.from(pdf.res.body.fileBase64, 'base64'))).pages, ['Converted in a pod']);
+    t.is(files.hits('/doc.odt'), 1, 'the worker fetched the document');
+    t.is(files.hits('/linked.png'), 0, "LibreOffice fetched nothing: the office's namespace has no network");
+    results.officeOffline = files.hits('/linked.png') === 0;
+    results.calls = [hash, fetched, pdf].filter((c) => c.once).length;
+    saveResults();
+  },
+);
+
+test.serial('a worker whose Temporal is unreachable leaves readiness and is not restarted; it comes back once Temporal does', async (t) => {
+  const workers = ['worker-core', 'worker-cpu', 'worker-network'];
+  const restarts = async () =>
+    Object.fromEntries(
+      (await Promise.all(workers.map(podsOf))).flat().map((p) => [p.metadata.name, p.status.containerStatuses[0].restartCount]),
+    );
+  const before = await restarts();
+  await stack.temporal.process.stop();
+  try {
+    for (let i = 0; i < 180; i++) {
+      const pods = (await Promise.all(workers.map(podsOf))).flat();
+      if (pods.every((p) => !isReady(p))) break;
+      await sleep(1000);
+    }
+    const pods = (await Promise.all(workers.map(podsOf))).flat();
+    t.true(
+      pods.every((p) => !isReady(p)),
+      `every worker out of readiness: ${pods.map((p) => `${p.metadata.name} ${isReady(p)}`).join(', ')}`,
+    );
+    t.deepEqual(await restarts(), before, 'and none restarted: liveness leaves Temporal out');
+  } finally {
+    stack.temporal = await stack.restartTemporal();
+  }
+  await kubectl(
+    '-n',
+    NAMESPACE,
+    'wait',
+    '--for=condition=Ready',
+    'pod',
+    '-l',
+    'app.kubernetes.io/component in (worker-core,worker-cpu,worker-network)',
+    '--timeout=300s',
+  );
+  t.deepEqual(await restarts(), before);
+});
+
+/** Holds the browser pool at `replicas` (KEDA's pause annotation), or gives it back to KEDA. */
+async function pinBrowserPool(replicas: number | undefined) {
+  await kubectl(
+    '-n',
+    NAMESPACE,
+    'annotate',
+    '--overwrite',
+    'scaledobject/worker-browser',
+    replicas === undefined ? 'autoscaling.keda.sh/paused-replicas-' : `autoscaling.keda.sh/paused-replicas=${replicas}`,
+  );
+}
+
+test.serial(
+  "Chromium keeps its sandbox in the browser pod: its renderers in namespaces of their own under Chromium's own seccomp filter",
+  async (t) => {
+    await pinBrowserPool(1);
+    await kubectl('-n', NAMESPACE, 'rollout', 'status', 'deployment/worker-browser', '--timeout=300s');
+    const account = await newAccount(100);
+    const res = await callTool(account.apiKey, 'html-to-image', { html: '<h1>sandboxed in a pod</h1>' });
+    t.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+    const [pod] = await podsOf('worker-browser');
+    const processes = await podProcesses(stack.plane, pod.metadata.name);
+    const renderers = processes.filter((p) => p.args.includes('chromium') && p.args.includes('--type=renderer'));
+    t.true(renderers.length >= 1, 'a renderer runs');
+    t.false(
+      processes.some((p) => p.args.includes('chromium') && p.args.includes('--no-sandbox')),
+      'no process runs without the sandbox',
+    );
+    for (const { pid } of renderers) {
+      const status = await podStatus(stack.plane, pod.metadata.name, pid);
+      t.true((status.NSpid ?? '').split(/\s+/).length >= 2, `renderer ${pid} in a nested PID namespace: ${status.NSpid}`);
+      t.true(Number(status.Seccomp_filters) >= 2, `renderer ${pid}: the pod's filter and Chromium's own (${status.Seccomp_filters})`);
+    }
+    results.sandbox = renderers.length >= 1;
+    saveResults();
+  },
+);
+
+test.serial('a browser pod whose Chromium keeps dying leaves readiness, then its liveness probe restarts it', async (t) => {
+  const [pod] = await podsOf('worker-browser');
+  const name = pod.metadata.name;
+  const restartsBefore = pod.status.containerStatuses[0].restartCount;
+  let sawUnready = false;
+  let restarted = false;
+  // Chromium is killed as often as the pool starts it again, until the probes have acted (never a wait on their pace).
+  for (let i = 0; i < 600 && !restarted; i++) {
+    await kubectl(
+      '-n',
+      NAMESPACE,
+      'exec',
+      name,
+      '--',
+      'sh',
+      '-c',
+      'kill -9 $(for d in /proc/[0-9]*; do grep -qa chromium-headless-shell $d/cmdline 2>/dev/null && basename $d; done) 2>/dev/null; true',
+    ).catch(() => '');
+    const now = (await getJson('-n', NAMESPACE, 'pod', name).catch(() => undefined)) as UncheckedJson | undefined;
+    if (now) {
+      sawUnready ||= !isReady(now);
+      restarted = now.status.containerStatuses[0].restartCount > restartsBefore;
+    }
+    await sleep(500);
+  }
+  t.true(sawUnready, 'taken out of readiness');
+  t.true(restarted, 'restarted by its liveness probe');
+  await kubectl('-n', NAMESPACE, 'wait', '--for=condition=Ready', `pod/${name}`, '--timeout=300s');
+});
+
+test.serial('KEDA scales the browser pool on its real backlog with real pods: 0 -> 2 or more -> 0', async (t) => {
+  await pinBrowserPool(undefined);
+  const replicasNow = async () => Number((await getJson('-n', NAMESPACE, 'deployment/worker-browser')).spec.replicas ?? 0);
+  for (let i = 0; i < 300 && (await replicasNow()) !== 0; i++) await sleep(1000);
+  t.is(await replicasNow(), 0, 'at rest the pool is at 0');
+  const connection = await Connection.connect({ address: stack.temporal.address });
+  t.teardown(() => connection.close());
+  const backlog = async () =>
+    Number(
+      (
+        await connection.workflowService.describeTaskQueue({
+          namespace: stack.temporal.namespace,
+          taskQueue: { name: 'browser', kind: 1 },
+          taskQueueType: 1,
+          reportStats: true,
+        })
+      ).stats?.approximateBacklogCount ?? 0,
+    );
+  const account = await newAccount(12 * 25);
+  const calls: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    const res = await callTool(
+      account.apiKey,
+      'html-to-image',
+      { html: `<h1>card ${i}</h1>`, width: 400, height: 200 },
+      { prefer: 'respond-async' },
+    );
+    t.is(res.status, 202);
+    calls.push(res.body.requestId);
+  }
+  const table = ['| s | backlog | replicas | Ready pods |', '|---|---|---|---|'];
+  const began = Date.now();
+  let peak = 0;
+  let served = false;
+  while (Date.now() - began < 900_000) {
+    const [queued, replicas, pods] = await Promise.all([backlog(), replicasNow(), podsOf('worker-browser')]);
+    const ready = pods.filter(isReady).length;
+    peak = Math.max(peak, replicas);
+    table.push(`| ${((Date.now() - began) / 1000).toFixed(0)} | ${queued} | ${replicas} | ${ready} |`);
+    if (!served) {
+      const states = await Promise.all(
+        calls.map(async (id) => (await request('GET', `/api/v1/calls/${id}`, { token: account.apiKey })).body.status),
+      );
+      served = states.every((s) => s === 'succeeded');
+    }
+    if (served && replicas === 0 && pods.length === 0 && peak > 0) break;
+    await sleep(2000);
+  }
+  results.table = table;
+  results.browser = [0, peak, await replicasNow()];
+  saveResults();
+  t.true(served, `every call served:\n${table.join('\n')}`);
+  t.true(peak >= 2, `scaled to 2 or more:\n${table.join('\n')}`);
+  t.is(await replicasNow(), 0, `and back to 0:\n${table.join('\n')}`);
+  t.is(await balanceOf(account), 0, 'each call charged once');
+});
+
+test.serial('a rolling update of a worker Deployment to a new image tag while calls flow: none fails, each charged once', async (t) => {
+  const [image] = images.filter((i) => i.startsWith('utility-tools-worker-network:'));
+  const next = image!.replace(/:.*$/, ':rollout');
+  await stack.node.tagImage(image!, next);
+  const catalogue = await request('GET', '/api/v1/tools');
+  const cost = catalogue.body.tools.find((x: UncheckedJson) => x.name === 'http-request').cost as number;
+  files.put('/rollout.txt', { body: Buffer.from('during a rollout'), contentType: 'text/plain' });
+  const account = await newAccount(10_000);
+  let rolling = true;
+  const statuses: number[] = [];
+  const caller = (async () => {
+    while (rolling) statuses.push((await callTool(account.apiKey, 'http-request', { url: `${files.origin}/rollout.txt` })).status);
+  })();
+  await kubectl('-n', NAMESPACE, 'set', 'image', 'deployment/worker-network', `app=${next}`);
+  await kubectl('-n', NAMESPACE, 'rollout', 'status', 'deployment/worker-network', '--timeout=600s');
+  // A few calls more on the new pod alone.
+  const settled = statuses.length + 5;
+  while (statuses.length < settled) await sleep(200);
+  rolling = false;
+  await caller;
+  const failed = statuses.filter((s) => s !== 200).length;
+  t.is(failed, 0, `answers: ${JSON.stringify(statuses)}`);
+  t.is(await balanceOf(account), 10_000 - statuses.length * cost, 'each call charged once');
+  const pods = await podsOf('worker-network');
+  t.true(pods.every((p) => p.spec.containers[0].image === next));
+  results.rollout = { calls: statuses.length, failed };
+  saveResults();
+});
+
+/** A pod of the API's image doing nothing but listen on 8080, in `namespace`, without the service's labels. */
+async function probePod(namespace: string, name: string): Promise<string> {
+  const [image] = images.filter((i) => i.startsWith('utility-tools-api:'));
+  await kubectl('create', 'namespace', namespace).catch(() => '');
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace, labels: { role: 'probe' } },
+    spec: {
+      automountServiceAccountToken: false,
+      securityContext: { runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } },
+      containers: [
+        {
+          name: 'probe',
+          image,
+          imagePullPolicy: 'Never',
+          command: ['node', '-e', "require('http').createServer((q, s) => s.end('probe')).listen(8080)"],
+          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+        },
+      ],
+    },
+  };
+  await stack.plane.kubectl(['apply', '-f', '-'], JSON.stringify(pod));
+  await kubectl('-n', namespace, 'wait', '--for=condition=Ready', `pod/${name}`, '--timeout=180s');
+  return (await getJson('-n', namespace, `pod/${name}`)).status.podIP as string;
+}
+
+test.serial('NetworkPolicies are enforced on the node: what the policies refuse is dropped, what they allow flows', async (t) => {
+  const probeIp = await probePod('elsewhere', 'probe');
+  await probePod('monitoring', 'scraper');
+  const ipOf = async (role: string) => (await podsOf(role))[0].status.podIP as string;
+  const [core, cpu, api] = await Promise.all([podsOf('worker-core'), podsOf('worker-cpu'), ipOf('api')]);
+  const apiService = (await getJson('-n', NAMESPACE, 'service/api')).spec.clusterIP as string;
+  const coreIp = core[0].status.podIP as string;
+  const checks: Array<{ what: string; refused: Promise<string>; allowed: Promise<string> }> = [
+    {
+      what: "a pod without the API's labels cannot reach a worker's operator port (the monitoring namespace can)",
+      refused: reachable(stack.plane, 'probe', coreIp, 9464, { namespace: 'elsewhere' }),
+      allowed: reachable(stack.plane, 'scraper', coreIp, 9464, { namespace: 'monitoring' }),
+    },
+    {
+      what: "a pool's pod cannot reach the API, by its pod or its Service (another pod can)",
+      refused: Promise.all([
+        reachable(stack.plane, core[0].metadata.name, api, 8080),
+        reachable(stack.plane, core[0].metadata.name, apiService, 8080),
+      ]).then((r) => (r.every((x) => x === 'silent') ? 'silent' : r.join(','))),
+      allowed: reachable(stack.plane, 'probe', api, 8080, { namespace: 'elsewhere' }),
+    },
+    {
+      what: 'a worker cannot reach a private address its policy refuses (another pod can)',
+      refused: reachable(stack.plane, cpu[0].metadata.name, probeIp, 8080),
+      allowed: reachable(stack.plane, 'scraper', probeIp, 8080, { namespace: 'monitoring' }),
+    },
+  ];
+  let enforced = 0;
+  for (const check of checks) {
+    const [refused, allowed] = await Promise.all([check.refused, check.allowed]);
+    t.is(refused, 'silent', `${check.what}: refused`);
+    t.is(allowed, 'open', `${check.what}: allowed`);
+    if (refused === 'silent' && allowed === 'open') enforced++;
+  }
+  // And everything the service needs still flows: a call through every hop (API, Temporal, the database, a worker).
+  const account = await newAccount(10);
+  t.is((await callTool(account.apiKey, 'hash-text', { text: 'after the policies' })).status, 200);
+  results.policies = { enforced, checked: checks.length };
+  saveResults();
+});

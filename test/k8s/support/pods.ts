@@ -1,0 +1,50 @@
+//! Reading a pod from inside, as its own user would (`kubectl exec`): its processes and their /proc
+//! status, and whether it can open a TCP connection to an address (what a NetworkPolicy decides).
+import type { ControlPlane } from '../../../scripts/stack/control-plane.js';
+import { NAMESPACE } from './real-node.js';
+
+const exec = (plane: ControlPlane, pod: string, command: string[], namespace = NAMESPACE) =>
+  plane.kubectl(['-n', namespace, 'exec', pod, '--', ...command]);
+
+/** /proc/<pid>/status of a process in the pod's container, as fields. */
+export async function podStatus(
+  plane: ControlPlane,
+  pod: string,
+  pid: number | 'self',
+  namespace = NAMESPACE,
+): Promise<Record<string, string>> {
+  const text = await exec(plane, pod, ['cat', `/proc/${pid}/status`], namespace);
+  return Object.fromEntries(
+    text
+      .split('\n')
+      .filter((line) => line.includes(':'))
+      .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
+  );
+}
+
+/** Every process of the pod's container: pid and command line. */
+export async function podProcesses(plane: ControlPlane, pod: string): Promise<Array<{ pid: number; args: string }>> {
+  const script = 'for d in /proc/[0-9]*; do printf "%s\\t" "$(basename "$d")"; tr "\\0" " " < "$d/cmdline" 2>/dev/null; echo; done';
+  const output = await exec(plane, pod, ['sh', '-c', script]);
+  return output
+    .split('\n')
+    .map((line) => line.split('\t'))
+    .filter(([pid, args]) => pid && args?.trim())
+    .map(([pid, args]) => ({ pid: Number(pid), args: args!.trim() }));
+}
+
+/**
+ * Whether a TCP connection from the pod to `host:port` opens within `timeoutMs` ('open'), is refused
+ * by the peer ('refused': it was reached), or gets no answer ('silent': dropped on the way).
+ */
+export async function reachable(
+  plane: ControlPlane,
+  pod: string,
+  host: string,
+  port: number,
+  { namespace = NAMESPACE, timeoutMs = 3000 } = {},
+): Promise<'open' | 'refused' | 'silent'> {
+  const script = `const s=require('net').connect(${port},${JSON.stringify(host)});s.setTimeout(${timeoutMs});s.on('connect',()=>{console.log('open');s.destroy()});s.on('timeout',()=>{console.log('silent');s.destroy()});s.on('error',e=>console.log(e.code==='ECONNREFUSED'?'refused':'silent'))`;
+  const out = (await exec(plane, pod, ['node', '-e', script], namespace)).trim();
+  return out as 'open' | 'refused' | 'silent';
+}
