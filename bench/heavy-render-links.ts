@@ -3,16 +3,23 @@
 //! image stored), and the link answered from the render cache (a hit: no workflow, no ledger),
 //! taking turns; then the hit against a bare Koa route answering the same bytes, many calls a turn.
 //! The issue's bars: a hit's p50 <= 0.1x the miss and <= 3x the bare route; a miss <= 1.1x the POST.
+//! Beside the hit, the one write it waits for: its token from the account's shared rate bucket
+//! (api/rate-limit.ts, a database write per request, so that N replicas give an account its rate
+//! once), taken alone on the stack's database, to read beside the hit and the bare route.
 //! Figures, never assertions. Library of bench/heavy.ts; alone:
-//! `node scripts/node.mjs --import tsx bench/heavy-render-links.ts [--calls N]`.
+//! `node scripts/node.mjs --import tsx bench/heavy-render-links.ts [--calls N] [--hits-only]`
+//! (`--hits-only`: the hit and bare-route rows alone, a capture only to fill the cache).
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
+import { MongoClient } from 'mongodb';
+import { createRateLimiter } from '../api/rate-limit.js';
 import { buildRenderLink } from '../lib/render-link-signature.js';
 import { startBrowserPages } from '../test/fixtures/browser-pages.js';
 import { measureInterleaved, printTable, type Figures } from './measure.js';
 import { withBenchStack } from './stack.js';
 
 export interface RenderLinkBench {
+  /** Empty with `hitsOnly`. */
   captures: Figures[];
   hits: Figures[];
 }
@@ -24,6 +31,7 @@ const ROWS = {
   hitFast: 'render link, cache hit',
   postHit: 'POST with Cache-Control: max-age, cache hit',
   bare: 'bare Koa route answering the same bytes',
+  take: "a take from the shared rate bucket alone (what a hit waits for), on the stack's database",
 };
 
 async function fetchBytes(url: string, init?: RequestInit): Promise<Buffer> {
@@ -48,7 +56,22 @@ async function bareRoute(bytes: Buffer): Promise<{ url: string; close(): Promise
   };
 }
 
-export async function benchRenderLinks(options: { calls?: number } = {}): Promise<RenderLinkBench | undefined> {
+/**
+ * A take from a rate bucket of its own, as the API takes one for each request (api/rate-limit.ts),
+ * on the stack's database; undefined when the stack's database is not known.
+ */
+async function rateTake(mongodbUrl: string | undefined): Promise<{ op: () => Promise<unknown>; close(): Promise<void> } | undefined> {
+  if (!mongodbUrl) return undefined;
+  const client = await MongoClient.connect(mongodbUrl);
+  // The API's own rate, so the bucket never runs dry: a refusal is the same one write.
+  const limiter = createRateLimiter({ perSecond: 10_000, db: client.db() });
+  const key = `bench:${Date.now()}`;
+  return { op: () => limiter.take(key), close: () => client.close() };
+}
+
+export async function benchRenderLinks(
+  options: { calls?: number; hitsOnly?: boolean; mongodbUrl?: string } = {},
+): Promise<RenderLinkBench | undefined> {
   const apiUrl = process.env.API_URL;
   if (!apiUrl || !process.env.ADMIN_TOKEN) {
     console.log('(no API_URL and ADMIN_TOKEN: the render link rows are left out)');
@@ -75,27 +98,31 @@ export async function benchRenderLinks(options: { calls?: number } = {}): Promis
     const image = await fetchBytes(link()); // primes the cache for the hit rows
     await post({ 'Cache-Control': 'max-age=86400' });
     const bare = await bareRoute(image);
+    const take = await rateTake(options.mongodbUrl);
     try {
-      const captures = await measureInterleaved(
-        [
-          { label: ROWS.post, op: () => post() },
-          { label: ROWS.miss, op: () => fetchBytes(link(0)) },
-          { label: ROWS.hit, op: () => fetchBytes(link()) },
-        ],
-        { turns: calls, warmupTurns: 2, pauseMs: 100 },
-      );
+      const captures = options.hitsOnly
+        ? []
+        : await measureInterleaved(
+            [
+              { label: ROWS.post, op: () => post() },
+              { label: ROWS.miss, op: () => fetchBytes(link(0)) },
+              { label: ROWS.hit, op: () => fetchBytes(link()) },
+            ],
+            { turns: calls, warmupTurns: 2, pauseMs: 100 },
+          );
       // Five calls a turn stay under the account's rate limit (20 a second).
       const hits = await measureInterleaved(
         [
           { label: ROWS.hitFast, op: () => fetchBytes(link()) },
           { label: ROWS.postHit, op: () => post({ 'Cache-Control': 'max-age=86400' }) },
           { label: ROWS.bare, op: () => fetchBytes(bare.url) },
+          ...(take ? [{ label: ROWS.take, op: take.op }] : []),
         ],
         { turns: calls * 4, callsPerLane: 5, warmupTurns: 3, pauseMs: 100 },
       );
       return { captures, hits };
     } finally {
-      await bare.close();
+      await Promise.all([bare.close(), take?.close()]);
     }
   } finally {
     await pages.close();
@@ -104,20 +131,31 @@ export async function benchRenderLinks(options: { calls?: number } = {}): Promis
 
 export function printRenderLinks(bench: RenderLinkBench | undefined): void {
   if (!bench) return;
-  printTable('Render links and the render cache: website-screenshot 1440x900 PNG of a local page, one at a time', bench.captures);
+  if (bench.captures.length)
+    printTable('Render links and the render cache: website-screenshot 1440x900 PNG of a local page, one at a time', bench.captures);
   printTable('Render cache hits against a bare Koa route answering the same bytes', bench.hits);
   const p50 = (rows: Figures[], label: string) => rows.find((f) => f.label === label)!.p50Ms;
   const ratio = (what: string, a: number, b: number, bar: number) =>
     console.log(`${what}: ${(a / b).toFixed(3)}x (p50 ${a.toFixed(2)} vs ${b.toFixed(2)} ms; bar ${bar}x)`);
-  ratio("render link hit / the same link's miss", p50(bench.captures, ROWS.hit), p50(bench.captures, ROWS.miss), 0.1);
+  if (bench.captures.length)
+    ratio("render link hit / the same link's miss", p50(bench.captures, ROWS.hit), p50(bench.captures, ROWS.miss), 0.1);
   ratio('render link hit / bare Koa route', p50(bench.hits, ROWS.hitFast), p50(bench.hits, ROWS.bare), 3);
-  ratio('render link miss / the same capture by POST', p50(bench.captures, ROWS.miss), p50(bench.captures, ROWS.post), 1.1);
+  const take = bench.hits.find((f) => f.label === ROWS.take);
+  if (take) {
+    const bare = p50(bench.hits, ROWS.bare);
+    console.log(
+      `  a hit waits for one take from the shared rate bucket: alone p50 ${take.p50Ms.toFixed(2)} ms, ${(take.p50Ms / bare).toFixed(3)}x the bare route`,
+    );
+  }
+  if (bench.captures.length)
+    ratio('render link miss / the same capture by POST', p50(bench.captures, ROWS.miss), p50(bench.captures, ROWS.post), 1.1);
 }
 
 async function main() {
   const callsArg = process.argv.indexOf('--calls');
   const calls = callsArg > 0 ? Number(process.argv[callsArg + 1]) : 20;
-  await withBenchStack(async () => printRenderLinks(await benchRenderLinks({ calls })));
+  const hitsOnly = process.argv.includes('--hits-only');
+  await withBenchStack(async (stack) => printRenderLinks(await benchRenderLinks({ calls, hitsOnly, mongodbUrl: stack.mongodbUrl })));
   process.exit(0);
 }
 

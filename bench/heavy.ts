@@ -15,7 +15,7 @@ const calls = callsArg > 0 ? Number(process.argv[callsArg + 1]) : 20;
 
 await withBenchStack(async (stack) => {
   printBrowserBench(await benchBrowser({ calls, temporal: stack.temporal }));
-  printRenderLinks(await benchRenderLinks({ calls }));
+  printRenderLinks(await benchRenderLinks({ calls, mongodbUrl: stack.mongodbUrl }));
   printWordToPdf(await benchWordToPdf({ calls, temporal: stack.temporal }));
   printUpscaleTable(await benchUpscale());
 });

@@ -52,7 +52,7 @@ const router = createRouter({
   home: HOME,
   signIn: SIGN_IN,
   container: $('views'),
-  nav: { element: $('app-nav'), list: $('nav-list'), toggle: $('nav-toggle') },
+  nav: { element: $('app-nav'), list: $('nav-list'), toggle: $('nav-toggle'), account: $('account-bar') },
   signedIn: () => session !== null,
   context,
   beforeShow: () => {

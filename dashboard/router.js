@@ -87,8 +87,9 @@ function consentPage(query) {
 
 /**
  * @param {{ views: ViewSpec[], notFound: ViewSpec, home: string, signIn: string, container: HTMLElement,
- *           nav: { element: HTMLElement, list: HTMLElement, toggle: HTMLButtonElement },
+ *           nav: { element: HTMLElement, list: HTMLElement, toggle: HTMLButtonElement, account: HTMLElement },
  *           signedIn: () => boolean, context: () => any, beforeShow?: () => void }} options
+ * `nav.account`: the header's account bar, which narrow screens fold into the Menu with the links.
  * `home`: where a signed-in visitor goes by default; `signIn`: the signed-out view a signed-in view
  * sends its visitors to; `context`: what views are made with; `beforeShow`: runs before any view
  * change (closes a dialog that belongs to the view being left).
@@ -200,13 +201,25 @@ export function createRouter(options) {
       ),
     );
     nav.element.hidden = entries.length === 0;
+    nav.toggle.hidden = entries.length === 0;
     setMenuOpen(false);
   }
 
-  /** The Menu button of narrow screens (dashboard.css shows the links only while it is expanded). */
+  /**
+   * The Menu button of narrow screens: dashboard.css shows the account bar and the links only
+   * while it is expanded, so the header is one line above the view.
+   */
   function setMenuOpen(open) {
     nav.toggle.setAttribute('aria-expanded', String(open));
     nav.element.classList.toggle('open', open);
+    nav.account.classList.toggle('open', open);
+  }
+
+  /** Escape inside the open menu closes it and gives the focus back to its button. */
+  function closeOnEscape(/** @type {KeyboardEvent} */ event) {
+    if (event.key !== 'Escape' || nav.toggle.getAttribute('aria-expanded') !== 'true') return;
+    setMenuOpen(false);
+    nav.toggle.focus();
   }
 
   /** Goes to `url` (a path of this app) as a new history entry, or in place of the current one. */
@@ -241,11 +254,8 @@ export function createRouter(options) {
       document.addEventListener('click', onClick);
       window.addEventListener('popstate', onPopState);
       nav.toggle.addEventListener('click', () => setMenuOpen(nav.toggle.getAttribute('aria-expanded') !== 'true'));
-      nav.element.addEventListener('keydown', (event) => {
-        if (event.key !== 'Escape' || nav.toggle.getAttribute('aria-expanded') !== 'true') return;
-        setMenuOpen(false);
-        nav.toggle.focus();
-      });
+      nav.element.addEventListener('keydown', closeOnEscape);
+      nav.account.addEventListener('keydown', closeOnEscape);
     },
     render,
     navigate,

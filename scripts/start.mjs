@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 //! `npm start`: installs what is missing, then runs the whole service on this machine: the
 //! Temporal dev server and SecantusDB (unless TEMPORAL_ADDRESS / MONGODB_URL point elsewhere),
-//! MailDev with its inbox (unless SMTP_URL names a mail server), the API and every worker pool.
+//! MailDev with its inbox (unless SMTP_URL names a mail server), the API and every worker pool,
+//! each with its operator port (metrics, the workers' health) on 127.0.0.1.
 //! State lives in `.data/`, so a restart keeps it. Ctrl-C stops everything this started.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -57,6 +58,11 @@ try {
   ]);
 
   await stack.assertPortFree(PORTS.api, 'API', 'set PORT to use another one');
+  // Their operator ports (metrics, the workers' health) on 127.0.0.1, never the public port.
+  const operatorPorts = stack.localOperatorPorts(process.env);
+  const movePorts = 'set METRICS_PORT to use another pair (the workers take the port after it)';
+  await stack.assertPortFree(operatorPorts.api, "API's metrics", movePorts);
+  await stack.assertPortFree(operatorPorts.workers, "workers' metrics", movePorts);
   const adminTokenFile = path.join(data, 'admin-token');
   const env = {
     WEBHOOKS_ALLOW_LOCALHOST: 'true', // local development: webhooks to localhost receivers
@@ -74,7 +80,14 @@ try {
     Object.assign(env, stack.tracingEnv(stack.LOCAL_JAEGER_PORTS, process.env.OTEL_TRACES_SAMPLER || 'parentbased_always_on'));
   const jaegerWasBuilt = existsSync(jaegerBinary(root));
   // Their JSON log lines shown readable on a terminal (JSON still in their log files and when piped).
-  await stack.startApps(supervisor, { root, env, apiPort: PORTS.api, echo: true, echoFormat: stack.terminalLogFormat() });
+  const apps = await stack.startApps(supervisor, {
+    root,
+    env,
+    apiPort: PORTS.api,
+    metricsPorts: { ...operatorPorts },
+    echo: true,
+    echoFormat: stack.terminalLogFormat(),
+  });
   const jaegerUrl = `http://localhost:${stack.LOCAL_JAEGER_PORTS.query}`;
   let jaegerUp = false;
   // A first build starts only now, once the service is up: it would take the cores the start needs.
@@ -84,29 +97,28 @@ try {
   // Built already: Jaeger is up in a second, so the summary can say so. Otherwise a line will.
   if (jaegerWasBuilt) await jaegerStarted;
 
-  const lines = [
-    '',
-    `Utility Tools is running (started in ${((Date.now() - started) / 1000).toFixed(1)} s).`,
-    `  API          http://localhost:${PORTS.api}  (reference: /docs, OpenAPI: /api/v1/openapi.json)`,
-    `  Dashboard    http://localhost:${PORTS.api}/dashboard  (sign up at /dashboard/sign-up: the mail is in the Inbox)`,
-    temporal.uiUrl ? `  Temporal UI  ${temporal.uiUrl}` : `  Temporal     ${temporal.address} (TEMPORAL_ADDRESS)`,
-    database.process
-      ? `  Database     ${database.url} (SecantusDB, data in ${rel(path.join(data, 'secantus'))})`
-      : `  Database     ${stack.redactUrl(database.url)} (MONGODB_URL)`,
-    process.env.ADMIN_TOKEN
-      ? '  Admin token  from ADMIN_TOKEN'
-      : `  Admin token  ${rel(adminTokenFile)}  (curl -H "Authorization: Bearer $(cat ${rel(adminTokenFile)})" ...)`,
-    mail.line,
-    localJaeger
-      ? `  Traces       ${jaegerUrl}/api/traces/<traceId>  (Jaeger, every call; ${jaegerUp ? 'up' : jaegerWasBuilt ? 'not started: see the line above' : 'being built, minutes the first time: a line says when it is up; calls until then are not kept'})`
-      : `  Traces       ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT} (OTEL_EXPORTER_OTLP_ENDPOINT)`,
-    process.env.STRIPE_SECRET_KEY && process.env.STRIPE_WEBHOOK_SECRET
-      ? `  Payments     Stripe (${process.env.STRIPE_SECRET_KEY.startsWith('sk_live_') ? 'live' : 'test'} mode); its events to http://localhost:${PORTS.api}/api/v1/billing/stripe-webhook`
-      : '  Payments     off: set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET to sell credit packs (docs/OPERATING.md)',
-    `  Logs         ${rel(logDir)}/`,
-    'Press Ctrl-C to stop.',
-    '',
-  ];
+  const summary = stack.startSummary({
+    startedS: (Date.now() - started) / 1000,
+    apiPort: PORTS.api,
+    temporal: temporal.uiUrl ? { uiUrl: temporal.uiUrl } : { address: temporal.address },
+    database: database.process
+      ? { url: database.url, dataDir: rel(path.join(data, 'secantus')) }
+      : { redactedUrl: stack.redactUrl(database.url) },
+    adminTokenFile: process.env.ADMIN_TOKEN ? undefined : rel(adminTokenFile),
+    mailLine: mail.line,
+    traces: localJaeger
+      ? { jaegerUrl, state: jaegerUp ? 'up' : jaegerWasBuilt ? 'not started' : 'being built' }
+      : { collector: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT },
+    payments:
+      process.env.STRIPE_SECRET_KEY && process.env.STRIPE_WEBHOOK_SECRET
+        ? process.env.STRIPE_SECRET_KEY.startsWith('sk_live_')
+          ? 'live'
+          : 'test'
+        : undefined,
+    operatorUrls: apps.operatorUrls,
+    logDir: rel(logDir),
+  });
+  const lines = ['', ...summary, ''];
   console.log(lines.join('\n'));
 } catch (err) {
   await fail(err.message);

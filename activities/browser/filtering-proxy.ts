@@ -28,6 +28,12 @@ export interface ProxySession {
    * guard's refusal, or the failure to resolve or reach it. Tells a capture why its page failed.
    */
   errorFor(host: string, port: number): ToolError | undefined;
+  /**
+   * Forgets the guard's answers (each host's checked, pinned address) and the failures so far:
+   * every host is resolved and checked by the guard again when next asked for. For a load made
+   * again after the host's network changed, when the addresses seen before may be gone.
+   */
+  resolveAgain(): void;
   /** Stops listening and cuts every connection it carries. */
   close(): Promise<void>;
 }
@@ -244,6 +250,7 @@ export function createFilteringProxy(deps: FilteringProxyDeps): FilteringProxy {
       drops: admission.drops,
       setPolicy: (next) => admission.setPolicy(next),
       errorFor: (host, targetPort) => admission.errorFor(host, targetPort),
+      resolveAgain: () => admission.resolveAgain(),
       async close() {
         const closed = new Promise((resolve) => server.close(resolve));
         for (const socket of sockets) socket.destroy();

@@ -1,6 +1,7 @@
 //! Loading a checked address into a page and explaining a failure in the contract's terms: a
 //! redirect to a private address is `target_not_allowed`, an unreachable site `upstream_error`.
 //! The proxy session knows why it did not carry a request; Chromium only says `net::ERR_...`.
+//! A load Chromium aborted because the host's network changed is made once more.
 import type { HTTPResponse, Page } from 'puppeteer-core';
 import { ToolError } from '../../lib/errors.js';
 import { PROXY_ANSWER_HEADER, type ProxySession } from './filtering-proxy.js';
@@ -10,6 +11,36 @@ import { inSpan } from '../../lib/trace-context.js';
 export function netErrorCode(err: unknown): string | undefined {
   const message = err instanceof Error ? err.message : String(err);
   return /\bnet::(ERR_[A-Z0-9_]+)/.exec(message)?.[1];
+}
+
+/**
+ * The one network error a navigation is made again for: Chromium aborts what it has under way
+ * when an address of the host comes or goes (a VPN, Wi-Fi, a container bridge coming up), and
+ * treats it as passing (its error page reloads itself for it). It says nothing of the site.
+ */
+export const TRANSIENT_NET_ERROR = 'ERR_NETWORK_CHANGED';
+
+/** Whether a failed navigation is made again: for TRANSIENT_NET_ERROR only, while the call's deadline (`signal`) has not passed. */
+export function retriesNavigation(err: unknown, signal?: AbortSignal): boolean {
+  return netErrorCode(err) === TRANSIENT_NET_ERROR && !signal?.aborted;
+}
+
+/**
+ * Runs `load`, and once more when it fails as retriesNavigation allows (never a third time);
+ * `beforeRetry` runs between the two with the error's code.
+ */
+export async function onceMoreIfNetworkChanged<T>(
+  load: () => Promise<T>,
+  beforeRetry: (code: string) => void,
+  signal?: AbortSignal,
+): Promise<T> {
+  try {
+    return await load();
+  } catch (err) {
+    if (!retriesNavigation(err, signal)) throw err;
+    beforeRetry(TRANSIENT_NET_ERROR);
+    return load();
+  }
 }
 
 function hostAndPort(url: string): { host: string; port: number } | undefined {
@@ -94,15 +125,32 @@ export function followMainFrame(page: Page, startUrl: string): { readonly lastUr
 
 /**
  * Navigates to `url` and waits for the document to be parsed; the capture waits for the rest.
- * No timeout of its own: a site that never answers runs into the call's deadline (504).
+ * No timeout of its own: a site that never answers runs into the call's deadline (504), which
+ * `signal` carries. A load aborted because the host's network changed is made once more, within
+ * that deadline, each host resolved and checked by the target guard again (the proxy session's
+ * answers may name addresses the change took away).
  */
-export function navigate(page: Page, url: string, session: Pick<ProxySession, 'errorFor'>): Promise<void> {
+export function navigate(
+  page: Page,
+  url: string,
+  session: Pick<ProxySession, 'errorFor' | 'resolveAgain'>,
+  signal?: AbortSignal,
+): Promise<void> {
   // The host only: a URL's path and query may carry a caller's tokens.
   return inSpan('chromium navigate', { 'server.address': hostOf(url) }, async (span) => {
-    const main = followMainFrame(page, url);
+    let main = followMainFrame(page, url);
     let response: HTTPResponse | null;
     try {
-      response = await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 0 });
+      response = await onceMoreIfNetworkChanged(
+        () => page.goto(url, { waitUntil: 'domcontentloaded', timeout: 0 }),
+        (code) => {
+          span.setAttribute('utility_tools.navigation_retried', code);
+          session.resolveAgain();
+          main.stop();
+          main = followMainFrame(page, url);
+        },
+        signal,
+      );
     } catch (err) {
       throw navigationError(err, main.lastUrl, url, session);
     } finally {

@@ -34,6 +34,8 @@ export interface SessionAdmission {
   unreachable(host: string, port: number, err: unknown): void;
   /** Why traffic to `host:port` was not carried, if it was not. */
   errorFor(host: string, port: number): ToolError | undefined;
+  /** Forgets the guard's answers and the failures so far: each host is resolved and checked anew when next asked for. */
+  resolveAgain(): void;
 }
 
 const canonicalHost = (host: string) => host.toLowerCase().replace(/\.$/, '');
@@ -96,6 +98,10 @@ export function createSessionAdmission(deps: {
     },
     errorFor(host, port) {
       return failures.get(hostKey(host, port));
+    },
+    resolveAgain() {
+      targets.clear();
+      failures.clear();
     },
   };
 }

@@ -25,7 +25,9 @@ export function createWebsiteScreenshot(deps: WebsiteScreenshotDeps): ToolHandle
     const url = checked.url.href;
     return deps.pool.withPage(async ({ page, session }) => {
       session.setPolicy({ blockAds: input.blockAds, adExemptHost: checked.hostname });
-      const shot = await capture(page, () => navigate(page, url, session), input, limits, { hideOverlays: input.hideOverlays });
+      const shot = await capture(page, () => navigate(page, url, session, ctx.signal), input, limits, {
+        hideOverlays: input.hideOverlays,
+      });
       return {
         fileBase64: shot.image.toString('base64'),
         mimeType: shot.mimeType,

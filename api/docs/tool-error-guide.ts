@@ -94,9 +94,14 @@ export const TOOL_ERROR_GUIDE: Readonly<Record<ToolErrorCode, ErrorGuide>> = {
   upstream_error: {
     when:
       'The target could not be reached or answered unusably: its name did not resolve, the connection was refused or timed out, ' +
-      'or a TLS handshake failed where the tool needs TLS. A target that answers, even with an error status, is a 200 answer of the tool.',
+      'or a TLS handshake failed where the tool needs TLS. A target that answers, even with an error status, is a 200 answer of the tool. ' +
+      "A capture whose page load the browser aborted because the network of the service's own host changed (netError ERR_NETWORK_CHANGED, a passing failure) " +
+      "has already been loaded once more, within the call's deadline and with every address checked again; any other network error is answered at once.",
     action: 'Check the target; if the failure was passing, try again later. Nothing was charged.',
-    members: { reason: 'What failed, when known (for example dns_nxdomain).' },
+    members: {
+      reason: 'What failed, when known (for example dns_nxdomain).',
+      netError: "A capture's page load: the browser's network error (for example ERR_CONNECTION_RESET).",
+    },
     example: { detail: 'The name example.invalid does not resolve.' },
   },
   tool_timeout: {

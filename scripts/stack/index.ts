@@ -21,6 +21,7 @@ export { StartError, reasonOf } from './start-error.js';
 export { superviseLocalStart, keptSecret, type LocalStart } from './local-start.js';
 export { startJaeger, startLocalJaeger, tracingEnv, LOCAL_JAEGER_PORTS, type JaegerPorts, type RunningJaeger } from './jaeger.js';
 export { terminalLogFormat } from './terminal-log.js';
+export { startSummary, localOperatorPorts, LOCAL_METRICS_PORT, type StartFacts } from './start-summary.js';
 export { startStripeMock, type RunningStripeMock } from './stripe-mock.js';
 export {
   startMailDev,

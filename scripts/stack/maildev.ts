@@ -103,6 +103,11 @@ export interface LocalMail {
   line: string;
 }
 
+/** The start summary's line of a local MailDev. */
+export function inboxLine(mailDev: Pick<RunningMailDev, 'webUrl' | 'smtpUrl'>): string {
+  return `  Inbox        ${mailDev.webUrl}  (MailDev: every mail the service sends, e.g. a sign-up's verification; SMTP ${mailDev.smtpUrl})`;
+}
+
 /**
  * The mail of a local start: the server SMTP_URL names when the user set one, else a MailDev on
  * LOCAL_MAILDEV_PORTS that keeps its mail in `mailDirectory` across restarts. An npm package,
@@ -118,8 +123,5 @@ export async function startLocalMail(supervisor: Supervisor, options: { root: st
     mailDirectory: options.mailDirectory,
     portHint: 'another MailDev? set SMTP_URL=smtp://127.0.0.1:1025 to send to it, or stop it',
   });
-  return {
-    env: localMailEnv(),
-    line: `  Inbox        ${mailDev.webUrl}  (MailDev: every mail the service sends, e.g. a sign-up's verification; SMTP ${mailDev.smtpUrl})`,
-  };
+  return { env: localMailEnv(), line: inboxLine(mailDev) };
 }

@@ -1,4 +1,5 @@
-//! The dashboard at phone width (360 px, nothing wider than the screen, in every view), and axe-core's WCAG 2.2 AA rules on every view at desktop and phone width (an
+//! The dashboard at phone width (360 px, nothing wider than the screen, in every view; a header of
+//! one line whose menu holds the account and sign-out), and axe-core's WCAG 2.2 AA rules on every view at desktop and phone width (an
 //! endpoint's event types open, the event log filled, the phone's menu open; the signed-out views
 //! with their problems shown; a person's Security page, account switch and re-authentication
 //! dialog). The keyboard paths of the webhook requests are in webhook-requests.test.ts; the
@@ -14,6 +15,7 @@ import {
   PHONE,
   SIGNED_OUT_VIEWS,
   axeViolations,
+  clickInHeader,
   focused,
   goTo,
   launchBrowser,
@@ -140,16 +142,71 @@ test.serial('at 360 px wide every view fits the width, the navigation is a menu,
     await screenshot(page, 'phone-revoke-dialog', { fullPage: false });
     await page.click('#confirm-cancel');
 
-    // A person in two accounts: the header holds the switch; the Security page fits too.
-    await page.click('#sign-out');
+    // A person in two accounts: the menu holds the switch; the Security page fits too.
+    await clickInHeader(page, '#sign-out');
     await waitForView(page, 'sign-in');
     await signInWithPassword(page, person.email, person.password);
-    t.false(await page.$eval('#account-switch', (f) => (f as HTMLElement).hidden), 'the switch is shown');
-    t.is(await overflow(), 0, 'the header with the switch');
+    t.false(await page.$eval('#account-switch', (f) => (f as HTMLElement).hidden), 'the switch is there');
+    await page.click('#nav-toggle');
+    t.true(await page.$eval('#account-switch', (f) => (f as HTMLElement).offsetParent !== null), 'the switch is shown in the menu');
+    t.is(await overflow(), 0, 'the menu with the switch');
+    await screenshot(page, 'phone-menu-person', { fullPage: false });
+    await page.click('#nav-toggle');
     await goTo(page, 'security');
     await filled(page, 'security');
     t.is(await overflow(), 0, 'security');
     await screenshot(page, 'phone-security');
+    t.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test.serial(
+  'at 360 px the header is one line: the view starts near the top, and who is signed in, Refresh and Sign out are in the menu',
+  async (t) => {
+    const { page, problems, close } = await openDashboard(browser, { viewport: PHONE });
+    const shown = (selector: string) => page.$eval(selector, (el) => (el as HTMLElement).offsetParent !== null);
+    try {
+      await signInWithPassword(page, person.email, person.password);
+      // The view's heading within the top sixth of the screen: the brand and the Menu button above it, nothing else.
+      const headingTop = await page.$eval('#views > :not([hidden]) h1', (h1) => h1.getBoundingClientRect().top);
+      t.true(headingTop <= PHONE.height / 6, `the view's heading starts ${headingTop} px down a ${PHONE.height} px screen`);
+      for (const part of ['#person-name', '#account-name', '#account-switch', '#refresh', '#sign-out'])
+        t.false(await shown(part), `${part} is folded into the menu`);
+
+      await page.click('#nav-toggle');
+      t.is(await page.$eval('#nav-toggle', (b) => b.getAttribute('aria-expanded')), 'true');
+      t.regex(await textOf(page, '#person-name'), /Ada Lovelace-Byron/);
+      t.regex(await textOf(page, '#account-name'), /^Signed in to /);
+      for (const part of ['#account-switch', '#refresh', '#sign-out', '#nav-list'])
+        t.true(await shown(part), `${part} is in the open menu`);
+      // Escape from the account's controls closes the menu and gives its button the focus back.
+      await page.focus('#refresh');
+      await page.keyboard.press('Escape');
+      t.false(await shown('#sign-out'));
+      t.like(await focused(page), { id: 'nav-toggle' });
+
+      // Signing out through the menu.
+      await page.click('#nav-toggle');
+      await page.click('#sign-out');
+      await waitForView(page, 'sign-in');
+      t.true(await page.$eval('#nav-toggle', (b) => (b as HTMLElement).hidden), 'no menu once signed out');
+      t.deepEqual(problems, []);
+    } finally {
+      await close();
+    }
+  },
+);
+
+test.serial('at desktop width the header shows who is signed in, Refresh and Sign out, with no Menu button', async (t) => {
+  const { page, problems, close } = await openDashboard(browser);
+  const shown = (selector: string) => page.$eval(selector, (el) => (el as HTMLElement).offsetParent !== null);
+  try {
+    await signInWithPassword(page, person.email, person.password);
+    t.false(await shown('#nav-toggle'));
+    for (const part of ['#person-name', '#account-name', '#account-switch', '#refresh', '#sign-out', '#nav-list'])
+      t.true(await shown(part), `${part} is shown`);
     t.deepEqual(problems, []);
   } finally {
     await close();

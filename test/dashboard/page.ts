@@ -167,6 +167,17 @@ export async function goTo(page: Page, view: ViewId): Promise<void> {
   await waitForView(page, view);
 }
 
+/**
+ * Presses a control of the header's account bar (`#refresh`, `#sign-out`, the account switch's
+ * button) the way a person does: on a phone, through the Menu button that holds the bar.
+ */
+export async function clickInHeader(page: Page, selector: string): Promise<void> {
+  const toggle = await page.$('#nav-toggle');
+  if (toggle && (await toggle.isVisible()) && !(await page.$eval(selector, (el) => (el as HTMLElement).offsetParent !== null)))
+    await toggle.click();
+  await page.locator(selector).click();
+}
+
 /** Waits until `view` is the one shown and nothing on the page is loading. */
 export async function waitForView(page: Page, view: ViewId | keyof typeof SIGNED_OUT_VIEWS | 'not-found'): Promise<void> {
   await page.waitForSelector(`#views > [data-view="${view}"]:not([hidden])`);
@@ -250,7 +261,7 @@ export async function screenshot(page: Page, name: string, options: { fullPage?:
 
 /** Presses Refresh and waits until every section has its new numbers. */
 export async function refresh(page: Page): Promise<void> {
-  await page.click('#refresh');
+  await clickInHeader(page, '#refresh');
   await page.waitForFunction(() => document.getElementById('refresh')?.getAttribute('aria-busy') !== 'true');
   await waitForIdle(page);
 }

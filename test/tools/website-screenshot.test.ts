@@ -2,7 +2,8 @@
 //! pages as tall as the document, cut at 16384 px), lazy images load before a full-page capture,
 //! JPEG quality shows in the size, overlays go (pixels under the banner), ad hosts and private
 //! targets are dropped and counted, redirects land on the final URL, a private address (directly,
-//! by DNS or by redirect) is refused, pages that hang end at the deadline with their page closed;
+//! by DNS or by redirect) is refused, a load failing with a network error other than
+//! ERR_NETWORK_CHANGED is not made again, pages that hang end at the deadline with their page closed;
 //! then the same through HTTP against the running stack.
 import test from 'ava';
 import type { Page } from 'puppeteer-core';
@@ -268,6 +269,31 @@ test('an address that answers with a download, or cannot be reached, is 502', as
     'upstream_error',
   );
   t.is(closed.extras.reason, 'connection_refused');
+});
+
+test('a load Chromium fails with a network error other than ERR_NETWORK_CHANGED is not made again: 502 naming it', async (t) => {
+  for (const [reason, code] of [
+    ['internetdisconnected', 'ERR_INTERNET_DISCONNECTED'],
+    ['connectionreset', 'ERR_CONNECTION_RESET'],
+  ] as const) {
+    let loads = 0;
+    // Chromium itself fails the page's load: its request interception aborts it with that error.
+    const pool: Pick<BrowserPool, 'withPage'> = {
+      withPage: (task, signal) =>
+        browser.pool.withPage(async (lease) => {
+          await lease.page.setRequestInterception(true);
+          lease.page.on('request', (request) => {
+            if (request.isNavigationRequest() && request.frame() === lease.page.mainFrame()) loads++;
+            void (request.isNavigationRequest() ? request.abort(reason) : request.continue());
+          });
+          return task(lease);
+        }, signal),
+    };
+    const url = pages.url('/browser/title');
+    const err = await rejectsWith(t, tool({ pool })(validInput<WebsiteScreenshotInput>(t, schemas.input, { url }), ctx), 'upstream_error');
+    t.like(err.extras, { reason: 'network', netError: code });
+    t.is(loads, 1, `${code}: one load`);
+  }
 });
 
 test('web fonts are waited for: text in a late font is drawn', async (t) => {

@@ -108,6 +108,29 @@ test('HTTP: private targets are refused and counted, the reason kept; the proxy 
   });
 });
 
+test("resolveAgain: a host's pinned address is forgotten, so the guard resolves and checks it again (a load made again after a network change)", async (t) => {
+  const host = 'moving.test';
+  const url = `http://${host}:${pages.port}/browser/title`;
+  network.dns.setRecords(host, [{ type: 'A', data: '127.0.0.2' }]);
+  await withSession(async (session) => {
+    session.setPolicy({ blockAds: false });
+    t.is((await viaProxy(session, url)).status, 200);
+    // The name now leads to a private address: the session keeps the address its guard checked.
+    network.dns.setRecords(host, [{ type: 'A', data: '10.0.0.7' }]);
+    t.is((await viaProxy(session, url)).status, 200, 'pinned');
+    session.resolveAgain();
+    const again = await viaProxy(session, url);
+    t.is(again.status, 403);
+    t.is(again.headers[PROXY_ANSWER_HEADER], 'target_not_allowed');
+    t.is(session.errorFor(host, pages.port)?.extras.reason, 'private');
+    // And back: a failure is forgotten too, and the new answer is the guard's.
+    network.dns.setRecords(host, [{ type: 'A', data: '127.0.0.2' }]);
+    session.resolveAgain();
+    t.is(session.errorFor(host, pages.port), undefined);
+    t.is((await viaProxy(session, url)).status, 200);
+  });
+});
+
 test("ad hosts are dropped only with blockAds, never the page's own host", async (t) => {
   const adUrl = `http://${AD_HOST}:${pages.port}/browser/title`;
   await withSession(async (session) => {
