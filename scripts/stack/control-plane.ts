@@ -42,6 +42,9 @@ export interface ControlPlane {
   processes: Record<string, ManagedProcess>;
 }
 
+/** The Services' cluster IPs. */
+export const SERVICE_CIDR = '10.96.0.0/16';
+
 /** KEDA's own namespace: its operator keeps its objects and secrets there. */
 export const KEDA_NAMESPACE = 'keda';
 
@@ -157,7 +160,7 @@ async function startApiServer(ctx: PlaneContext, ports: { etcd: number; peer: nu
     `--client-ca-file=${pki.ca}`,
     `--token-auth-file=${path.join(dir, 'tokens.csv')}`,
     '--authorization-mode=RBAC',
-    '--service-cluster-ip-range=10.96.0.0/16',
+    `--service-cluster-ip-range=${SERVICE_CIDR}`,
     '--service-account-issuer=https://kubernetes.default.svc',
     `--service-account-key-file=${pki.saPub}`,
     `--service-account-signing-key-file=${pki.saKey}`,

@@ -39,7 +39,8 @@ export interface NodeOptions {
   name: string;
   /** The pods' /24 (`10.244.0.0/24`): its `.1` is the bridge, the node's address and the pods' gateway. */
   podCidr: string;
-  /** The control plane's Service range (kube-proxy's cluster CIDR is the pods'). */
+  /** The control plane's Service range: the pods' route to it goes through this host (kube-proxy). */
+  serviceCidr: string;
   kubeconfig: string;
   /** The CA whose client certificates the kubelet accepts (the API server's, for logs and exec). */
   clientCaFile: string;
@@ -64,6 +65,8 @@ export interface RealNode {
 }
 
 const BRIDGE = 'ut-pods0';
+/** Fixed paths the kubelet and CNI create whatever their settings; removed on stop when a node made them. */
+const FIXED_PATHS = ['/var/lib/kubelet', '/var/log/containers', '/var/lib/cni'];
 const CONTAINER_LOG_LINKS = '/var/log/containers';
 const PAUSE_IMAGE = 'utility-tools/pause:local';
 /** Sysctls the kubelet (kernel defaults it protects) and kube-proxy set; put back on stop. */
@@ -121,8 +124,12 @@ state = "${dir}/containerd/state"
 `;
 }
 
-/** A bridge on the pods' /24, addresses from host-local (kept in the node's folder), no masquerade: pods reach this host and each other, nothing beyond. */
-function cniConfig(dir: string, podCidr: string): string {
+/**
+ * A bridge on the pods' /24, addresses from host-local (kept in the node's folder), no masquerade and
+ * no default route: pods reach each other, this host, the Service range (kube-proxy's rules on the
+ * host) and the public stand-in, nothing beyond.
+ */
+function cniConfig(dir: string, podCidr: string, serviceCidr: string): string {
   return JSON.stringify({
     cniVersion: '1.0.0',
     name: 'utility-tools-pods',
@@ -133,7 +140,12 @@ function cniConfig(dir: string, podCidr: string): string {
         isGateway: true,
         ipMasq: false,
         hairpinMode: true,
-        ipam: { type: 'host-local', ranges: [[{ subnet: podCidr }]], dataDir: path.join(dir, 'cni', 'ipam') },
+        ipam: {
+          type: 'host-local',
+          ranges: [[{ subnet: podCidr }]],
+          routes: [{ dst: serviceCidr }, { dst: `${PUBLIC_STAND_IN}/32` }],
+          dataDir: path.join(dir, 'cni', 'ipam'),
+        },
       },
       { type: 'portmap', capabilities: { portMappings: true } },
       { type: 'firewall' },
@@ -189,18 +201,30 @@ async function readSysctls(): Promise<Record<string, string>> {
   );
 }
 
-/** The iptables chains a node leaves: the kubelet's, kube-proxy's and the CNI plugins'. */
+/** The iptables chains a node leaves: the kubelet's, kube-proxy's, kube-router's and the CNI plugins'. */
 async function removeChains(kubeProxy: string): Promise<void> {
   await quietly(run(kubeProxy, ['--cleanup']));
+  const ours = /^(KUBE|CNI)-/;
   for (const table of ['filter', 'nat', 'mangle']) {
-    const rules = await run('iptables-save', ['-t', table]).catch(() => '');
-    const chains = [...rules.matchAll(/^:((?:KUBE|CNI)-[\w-]+)/gm)].map((m) => m[1]!);
-    // Jumps into them first, then the chains.
-    for (const line of rules.split('\n').filter((l) => /^-A \S+ .*-j (KUBE|CNI)-/.test(l)))
-      await quietly(run('iptables', ['-t', table, ...line.replace(/^-A/, '-D').split(' ').filter(Boolean)]));
+    const rules = (await run('iptables', ['-t', table, '-S']).catch(() => '')).split('\n');
+    // The built-in chains' jumps into ours go by position (their comments hold spaces), last first.
+    const jumps = new Map<string, number[]>();
+    const counts = new Map<string, number>();
+    for (const line of rules) {
+      const chain = /^-A (\S+) /.exec(line)?.[1];
+      if (!chain) continue;
+      counts.set(chain, (counts.get(chain) ?? 0) + 1);
+      if (!ours.test(chain) && / -j (KUBE|CNI)-/.test(line)) jumps.set(chain, [...(jumps.get(chain) ?? []), counts.get(chain)!]);
+    }
+    for (const [chain, positions] of jumps)
+      for (const n of positions.reverse()) await quietly(run('iptables', ['-t', table, '-D', chain, String(n)]));
+    const chains = rules.map((line) => /^-N (\S+)/.exec(line)?.[1]).filter((c): c is string => !!c && ours.test(c));
     for (const chain of chains) await quietly(run('iptables', ['-t', table, '-F', chain]));
     for (const chain of chains) await quietly(run('iptables', ['-t', table, '-X', chain]));
   }
+  // kube-router's address sets, once no rule refers to them (its own clean-up leaves them).
+  for (const set of (await run('ipset', ['list', '-n']).catch(() => '')).split('\n').filter((n) => n.startsWith('KUBE-')))
+    await quietly(run('ipset', ['destroy', set]));
 }
 
 /** Unmounts what the kubelet and containerd left mounted under `dir` (deepest first). */
@@ -217,6 +241,7 @@ export async function startRealNode(supervisor: Supervisor, options: NodeOptions
   const { dir, name, tools } = options;
   mkdirSync(path.join(dir, 'cni', 'net.d'), { recursive: true });
   const savedSysctls = await readSysctls();
+  const madeHere = FIXED_PATHS.filter((p) => !existsSync(p));
   const address = options.podCidr.replace(/\.0\/24$/, '.1');
   const socket = path.join(dir, 'containerd.sock');
   const processes: Record<string, ManagedProcess> = {};
@@ -224,12 +249,16 @@ export async function startRealNode(supervisor: Supervisor, options: NodeOptions
     (processes[part] = supervisor.start({ name: part, command, args, env: { ...process.env, ...env }, layer: 0, stopTimeoutMs: 20_000 }));
   const crictl = (args: string[]) => run(tools.crictl, ['--runtime-endpoint', `unix://${socket}`, '--timeout', '60s', ...args]);
 
+  // What a run cut short (killed, not stopped) left behind goes first.
+  await quietly(run('ip', ['link', 'del', BRIDGE]));
+  await quietly(run(tools.kubeRouter, ['--cleanup-config']));
+  await removeChains(tools.kubeProxy);
   // The bridge before the kubelet: its node address must be one of the host's.
   await quietly(run('ip', ['link', 'add', BRIDGE, 'type', 'bridge']));
   await quietly(run('ip', ['addr', 'add', `${address}/24`, 'dev', BRIDGE]));
   await quietly(run('ip', ['addr', 'add', `${PUBLIC_STAND_IN}/32`, 'dev', BRIDGE]));
   await run('ip', ['link', 'set', BRIDGE, 'up']);
-  writeFileSync(path.join(dir, 'cni', 'net.d', '10-utility-tools.conflist'), cniConfig(dir, options.podCidr));
+  writeFileSync(path.join(dir, 'cni', 'net.d', '10-utility-tools.conflist'), cniConfig(dir, options.podCidr, options.serviceCidr));
   writeFileSync(path.join(dir, 'containerd.toml'), containerdConfig(dir, socket));
   const containerd = start('containerd', 'containerd', ['--config', path.join(dir, 'containerd.toml')]);
   await waitUntil(
@@ -254,9 +283,7 @@ export async function startRealNode(supervisor: Supervisor, options: NodeOptions
     mkdirSync(path.dirname(path.join(kubeletRoot, 'seccomp', profile)), { recursive: true });
     copyFileSync(file, path.join(kubeletRoot, 'seccomp', profile));
   }
-  const [kubeletPort, kubeletHealthz, proxyHealthz, proxyMetrics, policiesMetrics] = await Promise.all(
-    Array.from({ length: 5 }, () => freePort()),
-  );
+  const [kubeletPort, kubeletHealthz, proxyHealthz, proxyMetrics] = await Promise.all(Array.from({ length: 4 }, () => freePort()));
   writeFileSync(path.join(dir, 'kubelet.json'), kubeletConfig(options, socket, { kubelet: kubeletPort, healthz: kubeletHealthz }, address));
   const kubelet = start('kubelet', tools.kubelet, [
     `--config=${path.join(dir, 'kubelet.json')}`,
@@ -269,23 +296,30 @@ export async function startRealNode(supervisor: Supervisor, options: NodeOptions
   ]);
   writeFileSync(path.join(dir, 'kube-proxy.json'), kubeProxyConfig(options, { healthz: proxyHealthz, metrics: proxyMetrics }));
   start('kube-proxy', tools.kubeProxy, [`--config=${path.join(dir, 'kube-proxy.json')}`]);
-  // kube-router, its network policy controller alone, on this node's pods.
-  start('kube-router', tools.kubeRouter, [
-    `--kubeconfig=${options.kubeconfig}`,
-    `--hostname-override=${name}`,
-    '--run-firewall=true',
-    '--run-router=false',
-    '--run-service-proxy=false',
-    '--enable-ipv6=false',
-    `--metrics-port=${policiesMetrics}`,
-    '--health-port=0',
-  ]);
   const kubectl = async (args: string[]) => run('kubectl', ['--kubeconfig', options.kubeconfig, ...args]);
   await waitUntil(
     async () =>
       (await kubectl(['get', 'node', name, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']).catch(() => '')) === 'True',
     { what: `node ${name} Ready`, timeoutMs: 120_000, intervalMs: 1000, processes: [kubelet, containerd] },
   );
+  // kube-router, its network policy controller alone, on this node's pods (once the node exists: it looks itself up).
+  const router = start('kube-router', tools.kubeRouter, [
+    `--kubeconfig=${options.kubeconfig}`,
+    `--hostname-override=${name}`,
+    '--run-firewall=true',
+    '--run-router=false',
+    '--run-service-proxy=false',
+    '--enable-ipv6=false',
+    '--metrics-port=0',
+    '--health-port=0',
+  ]);
+  // Registered (it looks itself up by the node's name) and enforcing: its chains are in place.
+  await waitUntil(async () => (await run('iptables-save', ['-t', 'filter'])).includes(':KUBE-ROUTER-FORWARD'), {
+    what: 'kube-router enforcing NetworkPolicies',
+    timeoutMs: 60_000,
+    intervalMs: 500,
+    processes: [router],
+  });
 
   return {
     name,
@@ -310,9 +344,9 @@ export async function startRealNode(supervisor: Supervisor, options: NodeOptions
       // kube-router's chains and ipsets, then kube-proxy's and the rest.
       await quietly(run(tools.kubeRouter, ['--cleanup-config']));
       await removeChains(tools.kubeProxy);
-      await quietly(run('iptables', ['-t', 'filter', '-D', 'FORWARD', '-j', 'CNI-FORWARD']));
       await quietly(run('ip', ['link', 'del', BRIDGE]));
       for (const [sysctl, value] of Object.entries(savedSysctls)) writeFileSync(`/proc/sys/${sysctl}`, value);
+      for (const p of madeHere) rmSync(p, { recursive: true, force: true });
       // The kubelet links each container's log from a fixed folder: those links point into this node's.
       for (const link of existsSync(CONTAINER_LOG_LINKS) ? readdirSync(CONTAINER_LOG_LINKS) : []) {
         const target = await run('readlink', [path.join(CONTAINER_LOG_LINKS, link)]).catch(() => '');

@@ -73,19 +73,35 @@ test.before(async () => {
 
 test.after.always(async () => {
   saveResults();
-  for (const pod of (await getJson('-n', NAMESPACE, 'pods').catch(() => ({ items: [] }))).items as UncheckedJson[])
-    writeFileSync(
-      path.join(runDir, 'logs', `pod-${pod.metadata.name}.log`),
-      await kubectl('-n', NAMESPACE, 'logs', pod.metadata.name, '--all-containers', '--tail=2000').catch((e: Error) => e.message),
-    );
-  await files?.close();
-  await stack?.node.stop();
-  await supervisor.stopAll();
+  try {
+    for (const pod of (await getJson('-n', NAMESPACE, 'pods').catch(() => ({ items: [] }))).items as UncheckedJson[])
+      writeFileSync(
+        path.join(runDir, 'logs', `pod-${pod.metadata.name}.log`),
+        await kubectl('-n', NAMESPACE, 'logs', pod.metadata.name, '--all-containers', '--tail=2000').catch((e: Error) => e.message),
+      );
+  } finally {
+    await files?.close();
+    await stack?.stop();
+    await supervisor.stopAll();
+  }
 });
 
 test.serial("every Deployment's pods run on the real node and become Ready through their own startup and readiness probes", async (t) => {
   await kubectl('-n', NAMESPACE, 'wait', '--for=condition=Available', 'deployment', '--all', '--timeout=600s');
-  const pods = (await getJson('-n', NAMESPACE, 'pods')).items as UncheckedJson[];
+  // The browser pool's first pod may be on its way out (KEDA takes the pool to 0): the others, all Ready.
+  await kubectl(
+    '-n',
+    NAMESPACE,
+    'wait',
+    '--for=condition=Ready',
+    'pod',
+    '-l',
+    'app.kubernetes.io/component!=worker-browser',
+    '--timeout=300s',
+  );
+  const pods = ((await getJson('-n', NAMESPACE, 'pods')).items as UncheckedJson[]).filter(
+    (p) => p.metadata.labels['app.kubernetes.io/component'] !== 'worker-browser',
+  );
   t.true(pods.length >= 5, `${pods.length} pods`);
   for (const pod of pods) {
     t.is(pod.spec.nodeName, stack.node.name, pod.metadata.name);
@@ -111,7 +127,7 @@ test.serial('inside every container: uid 1000, no new privileges, a seccomp filt
     t.is(status.NoNewPrivs, '1', role);
     t.is(status.Seccomp, '2', role);
     for (const set of ['CapPrm', 'CapEff', 'CapBnd', 'CapAmb']) t.is(status[set], '0000000000000000', `${role} ${set}`);
-    const write = await kubectl('-n', NAMESPACE, 'exec', pod.metadata.name, '--', 'sh', '-c', 'echo x > /app/probe 2>&1 || true');
+    const write = await kubectl('-n', NAMESPACE, 'exec', pod.metadata.name, '--', 'sh', '-c', 'touch /app/probe 2>&1 || true');
     t.regex(write, /Read-only file system/, role);
     readings.push(
       `${role}: Uid ${status.Uid}, NoNewPrivs ${status.NoNewPrivs}, Seccomp ${status.Seccomp}, CapEff ${status.CapEff}, / read-only`,
@@ -209,6 +225,15 @@ test.serial(
     const res = await callTool(account.apiKey, 'html-to-image', { html: '<h1>sandboxed in a pod</h1>' });
     t.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
     const [pod] = await podsOf('worker-browser');
+    // The pod as the other roles were read: its app under the restricted profile and the Localhost seccomp profile.
+    const app = await podStatus(stack.plane, pod.metadata.name, 1);
+    t.regex(app.Uid ?? '', /^1000\s+1000\s+1000\s+1000$/);
+    t.true(app.NoNewPrivs === '1' && app.Seccomp === '2' && app.CapEff === '0000000000000000' && app.CapBnd === '0000000000000000');
+    const write = await kubectl('-n', NAMESPACE, 'exec', pod.metadata.name, '--', 'sh', '-c', 'touch /app/probe 2>&1 || true');
+    t.regex(write, /Read-only file system/);
+    (results.readings as string[] | undefined)?.push(
+      `worker-browser: Uid ${app.Uid}, NoNewPrivs ${app.NoNewPrivs}, Seccomp ${app.Seccomp}, CapEff ${app.CapEff}, / read-only`,
+    );
     const processes = await podProcesses(stack.plane, pod.metadata.name);
     const renderers = processes.filter((p) => p.args.includes('chromium') && p.args.includes('--type=renderer'));
     t.true(renderers.length >= 1, 'a renderer runs');
@@ -258,6 +283,19 @@ test.serial('a browser pod whose Chromium keeps dying leaves readiness, then its
 
 test.serial('KEDA scales the browser pool on its real backlog with real pods: 0 -> 2 or more -> 0', async (t) => {
   await pinBrowserPool(undefined);
+  // The local overlay scales down at once (for kwok's quick round trip); here the pods KEDA asks for
+  // are given a minute to come up before the pool shrinks, as production's five minutes do.
+  await kubectl(
+    '-n',
+    NAMESPACE,
+    'patch',
+    'scaledobject/worker-browser',
+    '--type=json',
+    '-p',
+    JSON.stringify([
+      { op: 'replace', path: '/spec/advanced/horizontalPodAutoscalerConfig/behavior/scaleDown/stabilizationWindowSeconds', value: 60 },
+    ]),
+  );
   const replicasNow = async () => Number((await getJson('-n', NAMESPACE, 'deployment/worker-browser')).spec.replicas ?? 0);
   for (let i = 0; i < 300 && (await replicasNow()) !== 0; i++) await sleep(1000);
   t.is(await replicasNow(), 0, 'at rest the pool is at 0');
@@ -274,25 +312,44 @@ test.serial('KEDA scales the browser pool on its real backlog with real pods: 0 
         })
       ).stats?.approximateBacklogCount ?? 0,
     );
-  const account = await newAccount(12 * 25);
-  const calls: string[] = [];
-  for (let i = 0; i < 12; i++) {
-    const res = await callTool(
-      account.apiKey,
-      'html-to-image',
-      { html: `<h1>card ${i}</h1>`, width: 400, height: 200 },
-      { prefer: 'respond-async' },
-    );
-    t.is(res.status, 202);
-    calls.push(res.body.requestId);
-  }
+  // Four replicas' worth at the pool's targetQueueSize of 4, sent at once, so the backlog KEDA reads
+  // holds them together. Each captures a page the fixture holds until two pods are Ready (15 s at
+  // most, well within the tool's deadline), so the pods KEDA asks for meet work still waiting.
+  const CALLS = 16;
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  files.put('/slow.html', {
+    body: Buffer.from('<h1>held until the pool has grown</h1>'),
+    contentType: 'text/html',
+    until: Promise.race([released, sleep(15_000)]),
+  });
+  const catalogue = await request('GET', '/api/v1/tools');
+  const cost = catalogue.body.tools.find((x: UncheckedJson) => x.name === 'website-screenshot').cost as number;
+  const account = await newAccount(CALLS * cost);
+  const posted = await Promise.all(
+    Array.from({ length: CALLS }, (_, i) =>
+      callTool(
+        account.apiKey,
+        'website-screenshot',
+        { url: `${files.origin}/slow.html?card=${i}`, width: 400, height: 200 },
+        { prefer: 'respond-async' },
+      ),
+    ),
+  );
+  for (const res of posted) t.is(res.status, 202);
+  const calls: string[] = posted.map((res) => res.body.requestId);
   const table = ['| s | backlog | replicas | Ready pods |', '|---|---|---|---|'];
   const began = Date.now();
   let peak = 0;
+  let peakReady = 0;
   let served = false;
   while (Date.now() - began < 900_000) {
     const [queued, replicas, pods] = await Promise.all([backlog(), replicasNow(), podsOf('worker-browser')]);
     const ready = pods.filter(isReady).length;
+    if (ready >= 2) release();
+    peakReady = Math.max(peakReady, ready);
     peak = Math.max(peak, replicas);
     table.push(`| ${((Date.now() - began) / 1000).toFixed(0)} | ${queued} | ${replicas} | ${ready} |`);
     if (!served) {
@@ -305,12 +362,15 @@ test.serial('KEDA scales the browser pool on its real backlog with real pods: 0 
     await sleep(2000);
   }
   results.table = table;
+  release();
   results.browser = [0, peak, await replicasNow()];
+  results.browserReady = peakReady;
   saveResults();
   t.true(served, `every call served:\n${table.join('\n')}`);
   t.true(peak >= 2, `scaled to 2 or more:\n${table.join('\n')}`);
   t.is(await replicasNow(), 0, `and back to 0:\n${table.join('\n')}`);
   t.is(await balanceOf(account), 0, 'each call charged once');
+  t.log(`at most ${peakReady} browser pods Ready at once`);
 });
 
 test.serial('a rolling update of a worker Deployment to a new image tag while calls flow: none fails, each charged once', async (t) => {
@@ -387,7 +447,7 @@ test.serial('NetworkPolicies are enforced on the node: what the policies refuse 
       refused: Promise.all([
         reachable(stack.plane, core[0].metadata.name, api, 8080),
         reachable(stack.plane, core[0].metadata.name, apiService, 8080),
-      ]).then((r) => (r.every((x) => x === 'silent') ? 'silent' : r.join(','))),
+      ]).then((r) => (r.includes('open') ? 'open' : r[0]!)),
       allowed: reachable(stack.plane, 'probe', api, 8080, { namespace: 'elsewhere' }),
     },
     {
@@ -399,9 +459,10 @@ test.serial('NetworkPolicies are enforced on the node: what the policies refuse 
   let enforced = 0;
   for (const check of checks) {
     const [refused, allowed] = await Promise.all([check.refused, check.allowed]);
-    t.is(refused, 'silent', `${check.what}: refused`);
+    // Refused by the policy engine (it rejects or drops) where the same port answers another pod.
+    t.not(refused, 'open', `${check.what}: refused`);
     t.is(allowed, 'open', `${check.what}: allowed`);
-    if (refused === 'silent' && allowed === 'open') enforced++;
+    if (refused !== 'open' && allowed === 'open') enforced++;
   }
   // And everything the service needs still flows: a call through every hop (API, Temporal, the database, a worker).
   const account = await newAccount(10);

@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { startControlPlane, type ControlPlane, type ControlPlaneTools } from '../../../scripts/stack/control-plane.js';
+import { SERVICE_CIDR, startControlPlane, type ControlPlane, type ControlPlaneTools } from '../../../scripts/stack/control-plane.js';
 import { startRealNode, type NodeTools, type RealNode } from '../../../scripts/stack/k8s-node.js';
 import { freePort } from '../../../scripts/stack/net.js';
 import { startDatabase, startTemporal, type RunningDatabase, type RunningTemporal } from '../../../scripts/stack/services.js';
@@ -34,8 +34,19 @@ async function relayTcp(host: string, port: number, target: string): Promise<{ a
     socket.on('error', end);
     upstream.on('error', end);
   });
+  const sockets = new Set<net.Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
-  return { address: `${host}:${port}`, close: () => server.close() };
+  return {
+    address: `${host}:${port}`,
+    close: () => {
+      server.close();
+      for (const socket of sockets) socket.destroy();
+    },
+  };
 }
 
 export interface NodeStack {
@@ -45,6 +56,8 @@ export interface NodeStack {
   database: RunningDatabase;
   /** Restarts Temporal on its port and file (after a test stopped it). */
   restartTemporal(): Promise<RunningTemporal>;
+  /** Stops the node (putting the host back) and the relay; the supervisor stops the rest. */
+  stop(): Promise<void>;
   adminToken: string;
 }
 
@@ -58,6 +71,7 @@ export async function startNodeStack(
     dir: path.join(runDir, 'node'),
     name: 'node-1',
     podCidr: POD_CIDR,
+    serviceCidr: SERVICE_CIDR,
     kubeconfig: plane.kubeconfig,
     clientCaFile: plane.apiServer.caFile,
     tools,
@@ -80,6 +94,10 @@ export async function startNodeStack(
     temporal: onNode(temporal),
     database,
     restartTemporal: async () => onNode(await startTemporal(supervisor, temporalOptions)),
+    async stop() {
+      relay.close();
+      await node.stop();
+    },
     adminToken: `admin-${path.basename(runDir)}`.replace(/[^\w-]/g, ''),
   };
 }
