@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
+import { temporalConnectOptions, type TemporalSettings } from '../../lib/config-temporal.js';
 import { assertPortFree, waitUntil } from './net.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 
@@ -82,19 +83,19 @@ export async function startTemporal(supervisor: Supervisor, options: TemporalOpt
 
   const proc = supervisor.start({ name: 'temporal', command: options.binary, args, layer: 0, stopTimeoutMs: 10_000 });
   const address = `127.0.0.1:${options.port}`;
-  await waitForTemporal(address, namespace, { timeoutMs: options.timeoutMs ?? 60_000, processes: [proc] });
+  await waitForTemporal({ address, namespace }, { timeoutMs: options.timeoutMs ?? 60_000, processes: [proc] });
   return { address, namespace, uiUrl: options.uiPort ? `http://localhost:${options.uiPort}` : undefined, process: proc };
 }
 
-/** Waits until the frontend reports SERVING over gRPC health and the namespace exists. */
-export function waitForTemporal(
-  address: string,
-  namespace: string,
-  options: { timeoutMs: number; processes?: ManagedProcess[] },
-): Promise<void> {
+/**
+ * Waits until the frontend reports SERVING over gRPC health and the namespace exists, reached as
+ * the service reaches it (TLS and an API key when its settings have them).
+ */
+export function waitForTemporal(temporal: TemporalSettings, options: { timeoutMs: number; processes?: ManagedProcess[] }): Promise<void> {
+  const { namespace } = temporal;
   return waitUntil(
     async () => {
-      const connection = await Connection.connect({ address, connectTimeout: '2s' });
+      const connection = await Connection.connect({ ...temporalConnectOptions(temporal), connectTimeout: '2s' });
       try {
         const health = await connection.healthService.check({});
         if (health.status !== 1 /* SERVING */) throw new Error(`health status ${health.status}`);
@@ -104,7 +105,7 @@ export function waitForTemporal(
         await connection.close();
       }
     },
-    { what: `Temporal at ${address}`, ...options },
+    { what: `Temporal at ${temporal.address}`, ...options },
   );
 }
 
@@ -114,14 +115,14 @@ export function waitForTemporal(
  * names a worker `<pid>@<host>` unless told otherwise.
  */
 export async function waitForPollers(
-  address: string,
-  namespace: string,
+  temporal: TemporalSettings,
   taskQueues: string[],
   pid: number,
   options: { timeoutMs: number; processes?: ManagedProcess[] },
 ): Promise<void> {
   // One connection for the whole wait: Temporal is up, only the worker is coming back.
-  const connection = await Connection.connect({ address, connectTimeout: '2s' });
+  const { namespace } = temporal;
+  const connection = await Connection.connect({ ...temporalConnectOptions(temporal), connectTimeout: '2s' });
   try {
     await waitUntil(
       async () => {
