@@ -9,6 +9,7 @@ export const ACCEPTANCE = [
   'test/webhooks/endpoints.test.ts',
   'test/webhooks/failures.test.ts',
   'test/cluster/topology.test.ts',
+  'test/cluster/temporal-tls.test.ts',
   'test/cluster/replicas.test.ts',
   'test/cluster/people.test.ts',
   'test/cluster/agents.test.ts',

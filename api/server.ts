@@ -2,7 +2,7 @@
 import { Client } from '@temporalio/client';
 // The connection's own module: the package's index loads the workflow bundler, which the API never runs.
 import { NativeConnection } from '@temporalio/worker/lib/connection.js';
-import { loadConfig } from '../lib/config.js';
+import { loadConfig, temporalConnectOptions } from '../lib/config.js';
 import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
 import { createLogger } from '../lib/logger.js';
 import { createMetrics } from '../lib/metrics.js';
@@ -25,10 +25,10 @@ const tracing = await startTracing(config.tracing, 'api', log);
 const mongo = await connectMongo(config.mongodbUrl, { appName: 'api', traced: Boolean(tracing) });
 await ensureIndexes(mongo.db);
 await createPlans(mongo.db).ensureDefault();
-const connection = await NativeConnection.connect({ address: config.temporalAddress });
+const connection = await NativeConnection.connect(temporalConnectOptions(config.temporal));
 const client = new Client({
   connection,
-  namespace: config.temporalNamespace,
+  namespace: config.temporal.namespace,
   dataConverter: { payloadCodecs: [new ClaimCheckCodec(mongo.db)] },
   interceptors: tracing?.temporal.client,
 });

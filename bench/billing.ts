@@ -12,6 +12,7 @@ import { newAccount, request, type TestAccount } from '../test/helpers/api.js';
 import { charge, checkout, deliver, putPack, session, stripeEvent, stripeId, type StripeEvent } from '../test/helpers/stripe.js';
 import { figures, printTable } from './measure.js';
 import { withBenchStack } from './stack.js';
+import { temporalConnectOptions } from '../lib/config-temporal.js';
 
 const PURCHASES = Number(process.env.BENCH_PURCHASES ?? 40);
 const IN_FLIGHT = 16;
@@ -84,7 +85,7 @@ await withBenchStack(
     console.log(`answers: ${[...statuses].map(([s, c]) => `${c} x ${s}`).join(', ')}`);
 
     // Every event applied: its workflow (one per event id) has finished.
-    const connection = await Connection.connect({ address: stack.temporal!.address });
+    const connection = await Connection.connect(temporalConnectOptions(stack.temporal!));
     try {
       const client = new Client({ connection, namespace: stack.temporal!.namespace });
       const ids = [...new Set(order.map((e) => e.id))];

@@ -4,6 +4,7 @@
 import { Connection, Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { percentile } from './measure.js';
+import { temporalConnectOptions, type TemporalSettings } from '../lib/config-temporal.js';
 
 const EventType = proto.temporal.api.enums.v1.EventType;
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
@@ -176,9 +177,9 @@ export function hopsOf(call: TimedCall, events: HistoryEvent[]): Hops {
 }
 
 /** Reads the histories of `calls` and summarises each hop: p50 and mean over the calls. */
-export async function callAnatomy(temporalAddress: { address: string; namespace: string }, calls: TimedCall[]) {
-  const connection = await Connection.connect({ address: temporalAddress.address });
-  const client = new Client({ connection, namespace: temporalAddress.namespace });
+export async function callAnatomy(temporal: TemporalSettings, calls: TimedCall[]) {
+  const connection = await Connection.connect(temporalConnectOptions(temporal));
+  const client = new Client({ connection, namespace: temporal.namespace });
   try {
     const all: Hops[] = [];
     for (const call of calls) {

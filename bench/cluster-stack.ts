@@ -73,7 +73,7 @@ export async function withClusterBenchStack<T>(
       {
         apiUrl: cluster.apiUrl,
         adminToken,
-        temporal: { address: cluster.temporalAddress, namespace: cluster.namespace },
+        temporal: cluster.temporal,
         processes,
         newApiKey: (credits) => benchApiKey(cluster.apiUrl, adminToken, credits),
       },

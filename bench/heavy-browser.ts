@@ -29,6 +29,7 @@ import { htmlDocument, send, startPageServer, type Handler, type PageServer } fr
 import { callAnatomy, printHops, timedCall, type TimedCall } from './call-anatomy.js';
 import { measure, measureInterleaved, percentile, printTable, type Contender, type Figures } from './measure.js';
 import { withBenchStack } from './stack.js';
+import type { TemporalSettings } from '../lib/config-temporal.js';
 
 export interface BrowserBenchOptions {
   /** Captures per warm row. @default 20; a quarter of that (at least 3) for a launch per capture */
@@ -38,7 +39,7 @@ export interface BrowserBenchOptions {
   /** BROWSER_CONCURRENCY settings the throughput table tries. @default [1, 2, 4] */
   concurrencies?: number[];
   /** The stack's Temporal: the platform rows' calls are then read hop by hop (bench/call-anatomy.ts). */
-  temporal?: { address: string; namespace: string };
+  temporal?: TemporalSettings;
 }
 
 export interface BrowserBench {

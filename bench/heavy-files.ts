@@ -19,6 +19,7 @@ import { createImagePool } from '../activities/cpu/image-pool.js';
 import { createOfficeConverter } from '../activities/cpu/office-converter.js';
 import { callAnatomy, printHops, timedCall, type TimedCall } from './call-anatomy.js';
 import { measure, measureInterleaved, printTable, type Contender, type Figures } from './measure.js';
+import type { TemporalSettings } from '../lib/config-temporal.js';
 
 const run = promisify(execFile);
 
@@ -49,7 +50,7 @@ export interface WordToPdfBenchOptions {
   calls?: number;
   concurrencies?: number[];
   /** The stack's Temporal: the platform row's last calls are then read hop by hop. */
-  temporal?: { address: string; namespace: string };
+  temporal?: TemporalSettings;
 }
 
 /** The word-to-pdf figures: listeners and a cold soffice, and the platform row with its hops when a stack runs. */

@@ -7,12 +7,13 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { untilQuiet } from './process-cpu.js';
+import { temporalSettings, type TemporalSettings } from '../lib/config-temporal.js';
 
 export interface BenchStack {
   apiUrl: string;
   adminToken: string;
   /** Where the stack's Temporal is, for reading call histories; unknown for a given stack without TEMPORAL_ADDRESS. */
-  temporal?: { address: string; namespace: string };
+  temporal?: TemporalSettings;
   /**
    * The stack's processes by role, each the leader of a process group (what it spawns is
    * counted with it): a throwaway stack's own, or BENCH_PROCESSES (`name=pid,...`) for a given one.
@@ -47,7 +48,7 @@ interface RunningBenchStack {
   apiUrl: string;
   adminToken: string;
   stripeWebhookSecret?: string;
-  temporal?: { address: string; namespace: string };
+  temporal?: TemporalSettings;
   mongodbUrl?: string;
   processes: StackProcess[];
   stop(): Promise<void>;
@@ -161,7 +162,7 @@ export async function withBenchStack<T>(fn: (stack: BenchStack) => Promise<T>, o
     ? {
         apiUrl: e.API_URL!,
         adminToken: e.ADMIN_TOKEN!,
-        temporal: e.TEMPORAL_ADDRESS ? { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE || 'default' } : undefined,
+        temporal: e.TEMPORAL_ADDRESS ? temporalSettings(e) : undefined,
         mongodbUrl: e.MONGODB_URL,
         processes: parseProcessList(e.BENCH_PROCESSES),
         stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET || undefined,

@@ -15,6 +15,7 @@ import type { CallStepResult } from '../activities/call-step.js';
 import { WORKFLOW_TYPES, type ToolCallInput } from '../lib/temporal-shared.js';
 import { workflowBundle as callWorkflowBundle } from '../workers/workflow-bundle.js';
 import { createLogger } from '../lib/logger.js';
+import { temporalConnectOptions, type TemporalSettings } from '../lib/config-temporal.js';
 
 const TASK_QUEUE = 'bench-floor';
 const CALL_SHAPE_QUEUE = 'bench-call-shape';
@@ -63,7 +64,7 @@ const ownCpuMs = () => {
 };
 
 export async function temporalFloor(
-  temporal: { address: string; namespace: string },
+  temporal: TemporalSettings,
   processes: StackProcess[],
   options: { calls: number; warmup?: number; concurrencies: number[] },
 ): Promise<FloorFigures> {
@@ -73,7 +74,7 @@ export async function temporalFloor(
     workflowsPath: fileURLToPath(new URL('./floor-workflow.ts', import.meta.url)),
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} },
   });
-  const connection = await NativeConnection.connect({ address: temporal.address });
+  const connection = await NativeConnection.connect(temporalConnectOptions(temporal));
   const client = new Client({ connection, namespace: temporal.namespace });
   const worker = await Worker.create({
     connection,

@@ -32,6 +32,7 @@ import { webhookWorkflowId, type WebhookEndpointInput } from '../lib/webhook-mes
 import { DEFAULT_ENDPOINT_CONCURRENCY, endpointConcurrency } from '../lib/webhook-policy.js';
 import { figures, printTable, type Figures } from './measure.js';
 import { withBenchStack } from './stack.js';
+import { temporalConnectOptions } from '../lib/config-temporal.js';
 
 const BURST = Number(process.env.BENCH_EVENTS ?? 200);
 const PACED = Number(process.env.BENCH_PACED_EVENTS ?? 100);
@@ -188,7 +189,7 @@ const results = await withBenchStack(async (stack) => {
   if (!stack.temporal || !stack.mongodbUrl)
     throw new Error('bench:webhooks records events and starts workflows itself: give TEMPORAL_ADDRESS and MONGODB_URL with API_URL');
   const mongo = await connectMongo(stack.mongodbUrl);
-  const connection = await Connection.connect({ address: stack.temporal.address });
+  const connection = await Connection.connect(temporalConnectOptions(stack.temporal));
   const client = new Client({
     connection,
     namespace: stack.temporal.namespace,

@@ -13,8 +13,10 @@ import {
   type StripeConfig,
   type TracingConfig,
 } from './config-services.js';
+import { temporalSettings, type TemporalSettings } from './config-temporal.js';
 
 export { ConfigError } from './config-values.js';
+export { temporalConnectOptions, temporalSettings, type TemporalSettings, type TemporalTls } from './config-temporal.js';
 export {
   parseMailFrom,
   parseOidcProviders,
@@ -54,10 +56,13 @@ export interface Config {
    * API and every worker share), `s3://bucket[/prefix]`, or unset for the database. `BLOB_STORE_URL`.
    */
   blobStoreUrl?: string;
-  /** Temporal frontend. `TEMPORAL_ADDRESS`, default 127.0.0.1:7233. */
-  temporalAddress: string;
-  /** `TEMPORAL_NAMESPACE`, default `default`. */
-  temporalNamespace: string;
+  /**
+   * The Temporal frontend and how to reach it (lib/config-temporal.ts): `TEMPORAL_ADDRESS`,
+   * `TEMPORAL_NAMESPACE`, TLS (`TEMPORAL_TLS_CA`, `TEMPORAL_TLS_CERT`, `TEMPORAL_TLS_KEY`,
+   * `TEMPORAL_TLS_SERVER_NAME`) and `TEMPORAL_API_KEY`. Every connection of the process (the API's
+   * client and schedules, a worker's, its backlog metric) is made with temporalConnectOptions of it.
+   */
+  temporal: TemporalSettings;
   /** 32-byte key for secrets at rest, base64 or hex. `SECRET_KEY`. */
   secretKey: Buffer;
   /** Credits of a new account. `FREE_CREDITS`, default 100. */
@@ -197,8 +202,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminToken: env.ADMIN_TOKEN || undefined,
     mongodbUrl: env.MONGODB_URL,
     blobStoreUrl: env.BLOB_STORE_URL || undefined,
-    temporalAddress: env.TEMPORAL_ADDRESS || '127.0.0.1:7233',
-    temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
+    temporal: temporalSettings(env),
     secretKey: parseSecretKey(env.SECRET_KEY),
     freeCredits: int(env, 'FREE_CREDITS', 100),
     signup: oneOf(env, 'SIGNUP', ['open', 'off'] as const, 'open'),

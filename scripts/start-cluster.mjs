@@ -111,6 +111,7 @@ try {
         : '  TLS          TLS_CERT',
       `  Temporal UI  ${cluster.uiUrl}`,
       `  Temporal     ${cluster.temporalAddress} (server on PostgreSQL, data in ${cluster.postgresDataDir === path.join(data, 'postgres') ? rel(cluster.postgresDataDir) : `${cluster.postgresDataDir}, linked from ${rel(path.join(data, 'postgres'))}`})`,
+      `               mutual TLS: its authority, the service's certificate and key in ${rel(path.dirname(cluster.env.TEMPORAL_TLS_CERT))}/ (TEMPORAL_TLS_CA, TEMPORAL_TLS_CERT, TEMPORAL_TLS_KEY, TEMPORAL_TLS_SERVER_NAME=localhost)`,
       process.env.MONGODB_URL
         ? `  Database     ${stack.redactUrl(cluster.mongodbUrl)} (MONGODB_URL)`
         : `  Database     ${cluster.mongodbUrl} (SecantusDB, data in ${rel(path.join(data, 'secantus'))})`,

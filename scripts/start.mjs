@@ -42,7 +42,7 @@ try {
   const [temporal, database, mail] = await Promise.all([
     process.env.TEMPORAL_ADDRESS
       ? stack
-          .waitForTemporal(process.env.TEMPORAL_ADDRESS, namespace, { timeoutMs: 30_000 })
+          .waitForTemporal(stack.temporalSettings(process.env), { timeoutMs: 30_000 })
           .then(() => ({ address: process.env.TEMPORAL_ADDRESS }))
       : stack.startTemporal(supervisor, {
           binary: tools.temporal,

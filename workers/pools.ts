@@ -109,7 +109,7 @@ const CALL_WORKER_OPTIONS = {
 export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<PoolWorkers | null> {
   const common = {
     connection: deps.connection,
-    namespace: deps.config.temporalNamespace,
+    namespace: deps.config.temporal.namespace,
     taskQueue: TASK_QUEUES[pool],
     dataConverter: { payloadCodecs: [new ClaimCheckCodec(deps.db)] },
   };

@@ -1,6 +1,6 @@
 //! Runs the given pools in this process until SIGINT/SIGTERM, then drains and exits.
 import { NativeConnection } from '@temporalio/worker';
-import { loadConfig } from '../lib/config.js';
+import { loadConfig, temporalConnectOptions } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { connectMongo, ensureIndexes } from '../lib/mongo.js';
 import { createNetworkAccess } from '../lib/network-access.js';
@@ -42,7 +42,7 @@ export async function runPools(pools: Pool[]): Promise<void> {
         sdkMetricsUrl: `http://${sdkMetricsBind}/metrics`,
         registry: queueBacklogRegistry({
           connection: () => health.connection,
-          namespace: config.temporalNamespace,
+          namespace: config.temporal.namespace,
           taskQueues: () => [...new Set(health.workers?.map((w) => w.taskQueue))],
         }),
         health: () => workerHealthChecks(health),
@@ -58,7 +58,7 @@ export async function runPools(pools: Pool[]): Promise<void> {
       await ensureIndexes(m.db);
       return m;
     }),
-    timed('temporal', () => NativeConnection.connect({ address: config.temporalAddress })),
+    timed('temporal', () => NativeConnection.connect(temporalConnectOptions(config.temporal))),
     timed('bundle', () => loadWorkflowBundle(log, { interceptorModules: tracing ? [WORKFLOW_TRACING_MODULE] : [] })),
   ]);
   health.connection = connection;

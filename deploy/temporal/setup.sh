@@ -4,8 +4,16 @@
 # answers). The same commands under `npm run start:cluster` (scripts/stack/temporal-server.ts)
 # and in docker-compose.yml (temporalio/admin-tools). Each step succeeds again when done before.
 # Environment: POSTGRES_SEEDS, DB_PORT, POSTGRES_USER, POSTGRES_PWD; TEMPORAL_ADDRESS,
-# TEMPORAL_NAMESPACE (default `default`), NAMESPACE_RETENTION (default 24h).
+# TEMPORAL_NAMESPACE (default `default`), NAMESPACE_RETENTION (default 24h); for a frontend behind
+# TLS, the service's own settings (docs/CONFIGURATION.md): TEMPORAL_TLS_CA, TEMPORAL_TLS_CERT,
+# TEMPORAL_TLS_KEY, TEMPORAL_TLS_SERVER_NAME, TEMPORAL_API_KEY.
 set -eu
+
+# The service's names for TLS, in the `temporal` CLI's (TEMPORAL_TLS_SERVER_NAME and
+# TEMPORAL_API_KEY are the CLI's own names too; any of them turns its TLS on).
+if [ -n "${TEMPORAL_TLS_CA:-}" ]; then export TEMPORAL_TLS_SERVER_CA_CERT_PATH="$TEMPORAL_TLS_CA"; fi
+if [ -n "${TEMPORAL_TLS_CERT:-}" ]; then export TEMPORAL_TLS_CLIENT_CERT_PATH="$TEMPORAL_TLS_CERT"; fi
+if [ -n "${TEMPORAL_TLS_KEY:-}" ]; then export TEMPORAL_TLS_CLIENT_KEY_PATH="$TEMPORAL_TLS_KEY"; fi
 
 sql() {
   temporal-sql-tool --plugin postgres12 --ep "$POSTGRES_SEEDS" -p "${DB_PORT:-5432}" \

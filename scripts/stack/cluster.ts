@@ -2,7 +2,8 @@
 //! PostgreSQL, the Temporal server on it and the Temporal UI, the database, the compiled service
 //! from dist/ (what the image runs): two API replicas behind HAProxy and one process per worker
 //! pool, the cpu pool twice, each worker serving its metrics on METRICS_PORT; HAProxy serves HTTPS
-//! in front (front-door.ts). The same files as docker-compose.yml: deploy/temporal/,
+//! in front (front-door.ts). Temporal's frontend requires mutual TLS (temporal-tls.ts): every
+//! client, the apps first, reaches it with the service's TEMPORAL_TLS_* settings. The same files as docker-compose.yml: deploy/temporal/,
 //! deploy/haproxy/, deploy/temporal-dynamic-config.yaml.
 //! A part that fails to start fails the whole start with one line (StartError).
 import path from 'node:path';
@@ -15,6 +16,8 @@ import { startPostgres, type PostgresOptions, type RunningPostgres } from './pos
 import { startDatabase, waitForPollers, type RunningDatabase } from './services.js';
 import { poolTaskQueues } from '../../domain/catalogue.js';
 import { startingPart } from './start-error.js';
+import type { TemporalSettings } from '../../lib/config-temporal.js';
+import { makeTemporalTls } from './temporal-tls.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 import { OUTAGE_MS } from './test-stack.js';
 import { apiEnv, localBlobStore } from './apps.js';
@@ -130,6 +133,8 @@ export interface Cluster {
   caCertFile?: string;
   uiUrl: string;
   temporalAddress: string;
+  /** How the service reaches the frontend (its mutual TLS included). */
+  temporal: TemporalSettings;
   /** Where PostgreSQL's data really is. */
   postgresDataDir: string;
   namespace: string;
@@ -152,7 +157,7 @@ function appProcesses(
     root: string;
     ports: ClusterPorts;
     env: NodeJS.ProcessEnv;
-    temporal: { address: string; namespace: string };
+    temporal: TemporalSettings;
     echo?: boolean;
     seeLog: (name: string) => string;
   },
@@ -196,7 +201,7 @@ function appProcesses(
         timeoutMs: 180_000,
         processes: [proc],
       });
-      return waitForPollers(temporal.address, temporal.namespace, poolTaskQueues(workerProcess(name).pool), proc.pid!, {
+      return waitForPollers(temporal, poolTaskQueues(workerProcess(name).pool), proc.pid!, {
         timeoutMs: 120_000,
         processes: [proc],
       });
@@ -245,6 +250,7 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     postgres,
     ports: ports.temporal,
     namespace,
+    tls: await makeTemporalTls(path.join(options.dataDir, 'temporal-tls')),
   };
   const startServer = () => startingPart('the Temporal server', seeLog('temporal'), () => startTemporalServer(supervisor, temporalOptions));
   await startingPart(
@@ -258,8 +264,7 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     ...localBlobStore(path.join(options.dataDir, 'blobs')),
     ...options.env,
     MONGODB_URL: mongodbUrl,
-    TEMPORAL_ADDRESS: temporal.address,
-    TEMPORAL_NAMESPACE: namespace,
+    ...temporal.clientEnv,
     // Scraped on this machine only.
     METRICS_HOST: '127.0.0.1',
     // Every replica serves the one public address, the balancer's: cookies, sign-in origins and
@@ -270,7 +275,7 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     root,
     ports,
     env,
-    temporal: { address: temporal.address, namespace },
+    temporal: temporal.settings,
     echo: options.echo,
     seeLog,
   });
@@ -280,7 +285,7 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
   for (const a of API_REPLICAS) startApp(a);
   const [ui] = (await Promise.all([
     startingPart('the Temporal UI', seeLog('temporal-ui'), () =>
-      startTemporalUi(supervisor, { root, binary: tools.temporalUiServer, port: ports.ui, temporalAddress: temporal.address, namespace }),
+      startTemporalUi(supervisor, { root, binary: tools.temporalUiServer, port: ports.ui, temporalEnv: temporal.clientEnv }),
     ),
     ...API_REPLICAS.map(apiReady),
     ...WORKER_PROCESSES.map((w) => workerUp(w.name)),
@@ -337,6 +342,9 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     uiUrl: ui.url,
     get temporalAddress() {
       return temporal.address;
+    },
+    get temporal() {
+      return temporal.settings;
     },
     postgresDataDir: postgres.dataDir,
     namespace,

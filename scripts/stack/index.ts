@@ -2,6 +2,7 @@
 export { Supervisor, ManagedProcess, type ProcessSpec, type ExitInfo } from './supervisor.js';
 export { freePort, assertPortFree, onAnotherPortIfTaken, waitUntil, waitForHttp } from './net.js';
 export { startTemporal, waitForTemporal, startDatabase, waitForMongo, redactUrl } from './services.js';
+export { temporalSettings } from '../../lib/config-temporal.js';
 export { localBlobStore, startApps, startWorkers, throwawayEnv } from './apps.js';
 export { startControlServer, type ControlActions } from './control.js';
 export { startTestStack, type TestStack, type TestStackOptions } from './test-stack.js';

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
+import { temporalConnectOptions, type TemporalSettings } from '../../lib/config-temporal.js';
 import { assertPortFree, waitUntil } from './net.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 
@@ -38,8 +39,6 @@ export interface TemporalOptions {
   binary: string;
   /** Frontend gRPC port. */
   port: number;
-  /** The address it listens on. Default 127.0.0.1; a real node's pods reach it at their bridge's. */
-  host?: string;
   /** Web UI port; the server runs headless when unset. */
   uiPort?: number;
   /** HTTP API and metrics ports; the server picks free ones when unset. */
@@ -68,8 +67,7 @@ export async function startTemporal(supervisor: Supervisor, options: TemporalOpt
   if (options.uiPort) await assertPortFree(options.uiPort, 'Temporal UI', hint);
   if (options.dbFile) mkdirSync(path.dirname(options.dbFile), { recursive: true });
 
-  const host = options.host ?? '127.0.0.1';
-  const args = ['server', 'start-dev', '--ip', host, '--port', String(options.port)];
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port)];
   // WAL: workflow tasks write SQLite constantly; without it each write waits on a full sync.
   if (options.dbFile)
     args.push('--db-filename', options.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
@@ -84,20 +82,20 @@ export async function startTemporal(supervisor: Supervisor, options: TemporalOpt
   for (const setting of options.dynamicConfig ?? TEMPORAL_DYNAMIC_CONFIG) args.push('--dynamic-config-value', setting);
 
   const proc = supervisor.start({ name: 'temporal', command: options.binary, args, layer: 0, stopTimeoutMs: 10_000 });
-  const address = `${host}:${options.port}`;
-  await waitForTemporal(address, namespace, { timeoutMs: options.timeoutMs ?? 60_000, processes: [proc] });
+  const address = `127.0.0.1:${options.port}`;
+  await waitForTemporal({ address, namespace }, { timeoutMs: options.timeoutMs ?? 60_000, processes: [proc] });
   return { address, namespace, uiUrl: options.uiPort ? `http://localhost:${options.uiPort}` : undefined, process: proc };
 }
 
-/** Waits until the frontend reports SERVING over gRPC health and the namespace exists. */
-export function waitForTemporal(
-  address: string,
-  namespace: string,
-  options: { timeoutMs: number; processes?: ManagedProcess[] },
-): Promise<void> {
+/**
+ * Waits until the frontend reports SERVING over gRPC health and the namespace exists, reached as
+ * the service reaches it (TLS and an API key when its settings have them).
+ */
+export function waitForTemporal(temporal: TemporalSettings, options: { timeoutMs: number; processes?: ManagedProcess[] }): Promise<void> {
+  const { namespace } = temporal;
   return waitUntil(
     async () => {
-      const connection = await Connection.connect({ address, connectTimeout: '2s' });
+      const connection = await Connection.connect({ ...temporalConnectOptions(temporal), connectTimeout: '2s' });
       try {
         const health = await connection.healthService.check({});
         if (health.status !== 1 /* SERVING */) throw new Error(`health status ${health.status}`);
@@ -107,7 +105,7 @@ export function waitForTemporal(
         await connection.close();
       }
     },
-    { what: `Temporal at ${address}`, ...options },
+    { what: `Temporal at ${temporal.address}`, ...options },
   );
 }
 
@@ -117,14 +115,14 @@ export function waitForTemporal(
  * names a worker `<pid>@<host>` unless told otherwise.
  */
 export async function waitForPollers(
-  address: string,
-  namespace: string,
+  temporal: TemporalSettings,
   taskQueues: string[],
   pid: number,
   options: { timeoutMs: number; processes?: ManagedProcess[] },
 ): Promise<void> {
   // One connection for the whole wait: Temporal is up, only the worker is coming back.
-  const connection = await Connection.connect({ address, connectTimeout: '2s' });
+  const { namespace } = temporal;
+  const connection = await Connection.connect({ ...temporalConnectOptions(temporal), connectTimeout: '2s' });
   try {
     await waitUntil(
       async () => {

@@ -2,14 +2,18 @@
 //! PostgreSQL (persistence and SQL visibility), configured by deploy/temporal/utility-tools.yaml
 //! with deploy/temporal-dynamic-config.yaml, its schema and namespace set up by
 //! deploy/temporal/setup.sh (the same files docker-compose.yml uses); and the Temporal UI server.
+//! Given certificates (temporal-tls.ts), its frontend requires mutual TLS, and every client here
+//! (the CLI of setup.sh, the waits, the UI server) connects with the service's own settings.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
+import { temporalConnectOptions, temporalSettings, type TemporalSettings } from '../../lib/config-temporal.js';
 import { assertPortFree, waitForHttp, waitUntil } from './net.js';
 import type { RunningPostgres } from './postgres.js';
 import { waitForTemporal } from './services.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
+import { temporalClientTlsEnv, temporalServerTlsEnv, type TemporalTlsFiles } from './temporal-tls.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -35,14 +39,29 @@ export interface TemporalServerOptions {
   postgres: Pick<RunningPostgres, 'host' | 'port' | 'user'>;
   ports: TemporalServerPorts;
   namespace: string;
+  /** The frontend's mutual TLS; plain TCP without. */
+  tls?: TemporalTlsFiles;
   timeoutMs?: number;
 }
 
 export interface RunningTemporalServer {
   address: string;
   namespace: string;
+  /** How a client of the service's reaches it, as lib/config-temporal.ts reads `clientEnv`. */
+  settings: TemporalSettings;
+  /** The service's variables for it: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and, with TLS, TEMPORAL_TLS_*. */
+  clientEnv: Record<string, string>;
   metricsUrl: string;
   process: ManagedProcess;
+}
+
+/** The service's variables for the frontend (docs/CONFIGURATION.md), as an operator would set them. */
+export function temporalClientEnv(options: Pick<TemporalServerOptions, 'ports' | 'namespace' | 'tls'>): Record<string, string> {
+  return {
+    TEMPORAL_ADDRESS: `127.0.0.1:${options.ports.frontend}`,
+    TEMPORAL_NAMESPACE: options.namespace,
+    ...(options.tls && temporalClientTlsEnv(options.tls)),
+  };
 }
 
 /** The environment deploy/temporal/utility-tools.yaml and setup.sh read (the images' names). */
@@ -70,8 +89,9 @@ function serverEnv(options: TemporalServerOptions): NodeJS.ProcessEnv {
     DYNAMIC_CONFIG_FILE_PATH: path.join(options.root, 'deploy', 'temporal-dynamic-config.yaml'),
     // The server's periodic version check calls out to the internet, which this service never needs.
     TEMPORAL_VERSION_CHECK_DISABLED: '1',
-    TEMPORAL_ADDRESS: `127.0.0.1:${ports.frontend}`,
-    TEMPORAL_NAMESPACE: options.namespace,
+    ...(options.tls && temporalServerTlsEnv(options.tls)),
+    // setup.sh's `temporal` CLI: a client like the service, with its settings.
+    ...temporalClientEnv(options),
   };
 }
 
@@ -106,11 +126,13 @@ export async function startTemporalServer(supervisor: Supervisor, options: Tempo
     layer: 0,
     stopTimeoutMs: 20_000,
   });
-  const address = `127.0.0.1:${options.ports.frontend}`;
+  const clientEnv = temporalClientEnv(options);
+  const settings = temporalSettings(clientEnv);
+  const { address } = settings;
   const timeoutMs = options.timeoutMs ?? 120_000;
   await waitUntil(
     async () => {
-      const connection = await Connection.connect({ address, connectTimeout: '2s' });
+      const connection = await Connection.connect({ ...temporalConnectOptions(settings), connectTimeout: '2s' });
       try {
         return (await connection.healthService.check({})).status === 1; // SERVING
       } finally {
@@ -120,8 +142,15 @@ export async function startTemporalServer(supervisor: Supervisor, options: Tempo
     { what: `Temporal server at ${address}`, timeoutMs, processes: [proc] },
   );
   await setup(options, 'namespace');
-  await waitForTemporal(address, options.namespace, { timeoutMs, processes: [proc] });
-  return { address, namespace: options.namespace, metricsUrl: `http://127.0.0.1:${options.ports.metrics}/metrics`, process: proc };
+  await waitForTemporal(settings, { timeoutMs, processes: [proc] });
+  return {
+    address,
+    namespace: options.namespace,
+    settings,
+    clientEnv,
+    metricsUrl: `http://127.0.0.1:${options.ports.metrics}/metrics`,
+    process: proc,
+  };
 }
 
 export interface RunningUi {
@@ -129,10 +158,10 @@ export interface RunningUi {
   process: ManagedProcess;
 }
 
-/** The Temporal UI server against the given frontend, configured by deploy/temporal/ui.yaml. */
+/** The Temporal UI server against the given frontend (`temporalEnv`: the service's variables for it), configured by deploy/temporal/ui.yaml. */
 export async function startTemporalUi(
   supervisor: Supervisor,
-  options: { root: string; binary: string; port: number; temporalAddress: string; namespace: string },
+  options: { root: string; binary: string; port: number; temporalEnv: Record<string, string> },
 ): Promise<RunningUi> {
   await assertPortFree(options.port, 'Temporal UI', 'set TEMPORAL_UI_PORT to use another one');
   const proc = supervisor.start({
@@ -142,9 +171,8 @@ export async function startTemporalUi(
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
-      TEMPORAL_ADDRESS: options.temporalAddress,
+      ...options.temporalEnv,
       TEMPORAL_UI_PORT: String(options.port),
-      TEMPORAL_NAMESPACE: options.namespace,
     },
     layer: 1,
     stopTimeoutMs: 5_000,

@@ -248,7 +248,7 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
   async function restartWorkers() {
     apps.workers = startWorkers(supervisor, appOptions);
     apps.workerProcesses = [apps.workers];
-    await waitForPollers(temporal.address, temporal.namespace, POOLS.flatMap(poolTaskQueues), apps.workers.pid!, {
+    await waitForPollers(temporal, POOLS.flatMap(poolTaskQueues), apps.workers.pid!, {
       timeoutMs: 120_000,
       processes: [apps.workers],
     });

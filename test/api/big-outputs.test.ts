@@ -3,7 +3,7 @@
 //! byte the JSON its worker made; the call's history holds only a reference; a repeat with the same
 //! Idempotency-Key within 24 h answers the same bytes; an asynchronous call shows the same output.
 import test from 'ava';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { fileURLToPath } from 'node:url';
 import { balanceOf, callTool, newAccount, request, type TestAccount } from '../helpers/api.js';
@@ -12,10 +12,11 @@ import { decodeImage } from '../helpers/images.js';
 import { noiseCanvas } from '../disruptive/support/call-mix.js';
 import { DirectoryBlobStore } from '../../lib/blob-store.js';
 import { INLINE_OUTPUT_MAX_BYTES, isOutputBlob } from '../../lib/output-blobs.js';
+import { connectTemporal } from '../helpers/temporal.js';
 
 /** The largest payload in a call's history, and the blob its result names. */
 async function historyOf(workflowId: string): Promise<{ largest: number; blobKey?: string }> {
-  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const connection = await connectTemporal();
   try {
     const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
     const history = await client.workflow.getHandle(workflowId).fetchHistory();

@@ -4,10 +4,11 @@
 import test from 'ava';
 import { ALLOWANCES_SCHEDULE_ID } from '../../lib/schedules.js';
 import { adminToken, isProblem, newAccount, request } from '../helpers/api.js';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { testEnv } from '../helpers/env.js';
 import { randomBase62 } from '../../lib/ids.js';
 import { periodStart } from '../../domain/periods.js';
+import { connectTemporal } from '../helpers/temporal.js';
 
 const admin = (method: string, path: string, body?: unknown) => request(method, `/api/v1/admin${path}`, { token: adminToken(), body });
 const fields = (res: { body: { errors?: Array<{ field: string }> } }) => [...new Set((res.body.errors ?? []).map((e) => e.field))];
@@ -163,7 +164,7 @@ test('the usage ledger can be read for a period and exported as CSV', async (t) 
 });
 
 test('the allowance schedule runs on the core queue and skips a run while one is under way', async (t) => {
-  const connection = await Connection.connect({ address: testEnv.temporalAddress() });
+  const connection = await connectTemporal();
   try {
     const client = new Client({ connection, namespace: testEnv.temporalNamespace() });
     const schedule = await client.schedule.getHandle(ALLOWANCES_SCHEDULE_ID).describe();

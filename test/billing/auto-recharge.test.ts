@@ -3,13 +3,14 @@
 //! its credits granted on Stripe's signed `payment_intent.succeeded` once, and failures told to the
 //! account's webhooks until the third in a row turns it off.
 import test from 'ava';
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import { adminToken, callTool, isProblem, newAccount, request, type TestAccount, type UncheckedJson } from '../helpers/api.js';
 import { mailsTo, uniqueAddress, waitForMail } from '../helpers/mailbox.js';
 import { testEnv } from '../helpers/env.js';
 import { withServiceDb } from '../helpers/db.js';
 import { applied, checkout, deliver, eventually, paymentIntent, putPack, session, stripeEvent, stripeId } from '../helpers/stripe.js';
 import { stackLogLine } from '../helpers/stack-logs.js';
+import { connectTemporal } from '../helpers/temporal.js';
 
 const tag = stripeId('x').slice(-6).toLowerCase();
 const PACK = `recharge-${tag}`;
@@ -20,7 +21,7 @@ let temporal: Client;
 
 test.before(async () => {
   await putPack(PACK, { credits: CREDITS, amount: 2000 });
-  connection = await Connection.connect({ address: testEnv.temporalAddress() });
+  connection = await connectTemporal();
   temporal = new Client({ connection, namespace: testEnv.temporalNamespace() });
 });
 

@@ -4,10 +4,10 @@
 //! acknowledged and left alone, nothing of the customer in workflow history, and Stripe's own keys
 //! in no log, history or collection.
 import test from 'ava';
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import { callTool, isProblem, newAccount, request, type TestAccount, type UncheckedJson } from '../helpers/api.js';
 import { placesHolding } from '../helpers/secrets.js';
-import { historyText } from '../helpers/temporal.js';
+import { connectTemporal, historyText } from '../helpers/temporal.js';
 import { testEnv } from '../helpers/env.js';
 import { withServiceDb } from '../helpers/db.js';
 import { stackLogLine } from '../helpers/stack-logs.js';
@@ -36,7 +36,7 @@ let temporal: Client;
 
 test.before(async () => {
   await putPack(PACK, { credits: CREDITS, amount: AMOUNT, expiresInDays: 365 });
-  connection = await Connection.connect({ address: testEnv.temporalAddress() });
+  connection = await connectTemporal();
   temporal = new Client({ connection, namespace: testEnv.temporalNamespace() });
 });
 

@@ -9,7 +9,7 @@ import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
 import { createApp } from '../../api/app.js';
-import { loadConfig } from '../../lib/config.js';
+import { loadConfig, temporalConnectOptions } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import { createMetrics } from '../../lib/metrics.js';
 import { isProblem, newAccount, request } from '../helpers/api.js';
@@ -32,7 +32,7 @@ test.before(async () => {
   };
   const config = loadConfig(env);
   mongo = await MongoClient.connect(config.mongodbUrl);
-  connection = await Connection.connect({ address: config.temporalAddress });
+  connection = await Connection.connect(temporalConnectOptions(config.temporal));
   const app = createApp({
     config,
     db: mongo.db(new URL(config.mongodbUrl).pathname.slice(1)),

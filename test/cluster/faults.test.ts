@@ -22,7 +22,7 @@ async function chaos(t: ExecutionContext, phase: ChaosPhase, extra: Partial<Chao
     adminToken: testEnv.adminToken(),
     control: control(),
     mongodbUrl: testEnv.mongodbUrl(),
-    temporal: { address: testEnv.temporalAddress(), namespace: testEnv.temporalNamespace() },
+    temporal: testEnv.temporal(),
     pagesUrl: testEnv.fixtures().http.url,
     calls: 40,
     ratePerSecond: 4,

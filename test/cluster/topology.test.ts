@@ -6,12 +6,13 @@
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { callTool, newAccount } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
 import { sample, samples } from '../../bench/prom-text.js';
 import { API_MALLOC_ENV } from '../../scripts/stack/apps.js';
 import { TEMPORAL_POSTGRES_SETTINGS } from '../../scripts/stack/postgres.js';
+import { connectTemporal } from '../helpers/temporal.js';
 
 // bootstrap-cluster.mjs is plain JavaScript without types: imported by URL, typed here.
 const { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION } = (await import(
@@ -146,7 +147,7 @@ test("tool calls are searchable by AccountId and Tool in the server's SQL visibi
   const account = await newAccount(10);
   const res = await callTool(account.apiKey, 'qr-generate', { text: 'visible', size: 128 });
   t.is(res.status, 200);
-  const connection = await Connection.connect({ address: testEnv.temporalAddress() });
+  const connection = await connectTemporal();
   try {
     const client = new Client({ connection, namespace: testEnv.temporalNamespace() });
     const found: string[] = [];

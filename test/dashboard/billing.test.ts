@@ -4,7 +4,7 @@
 //! refund shows what it took back; auto-recharge's settings are checked and saved from the page.
 //! The buyer is a signed-up person: their session (the cookie) outlives the trip to Checkout.
 import test from 'ava';
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import type { Browser } from 'puppeteer-core';
 import { client, serviceOrigin, signUp } from '../helpers/people.js';
 import { testEnv } from '../helpers/env.js';
@@ -21,6 +21,7 @@ import {
   waitForText,
   waitForView,
 } from './page.js';
+import { connectTemporal } from '../helpers/temporal.js';
 
 const PACK = `dash-${stripeId('x').slice(-6).toLowerCase()}`;
 let browser: Browser;
@@ -29,7 +30,7 @@ let connection: Connection;
 test.before(async () => {
   await putPack(PACK, { name: 'Dashboard pack', credits: 1000, amount: 1500, expiresInDays: 365 });
   browser = await launchBrowser();
-  connection = await Connection.connect({ address: testEnv.temporalAddress() });
+  connection = await connectTemporal();
 });
 test.after.always(async () => {
   await Promise.all([browser?.close(), connection?.close()]);

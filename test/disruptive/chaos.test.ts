@@ -16,7 +16,7 @@ test('calls through a worker crash, a 15 s Temporal outage and a database crash:
     adminToken: testEnv.adminToken(),
     control: stackControl(testEnv.stackControlUrl()),
     mongodbUrl: testEnv.mongodbUrl(),
-    temporal: { address: testEnv.temporalAddress(), namespace: testEnv.temporalNamespace() },
+    temporal: testEnv.temporal(),
     pagesUrl: testEnv.fixtures().http.url,
     calls: 48,
     ratePerSecond: 3,

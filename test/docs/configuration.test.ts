@@ -1,5 +1,5 @@
 //! docs/CONFIGURATION.md's table is the variables lib/config.ts reads (with config-services.ts, the
-//! outside services' settings it takes in), with their defaults: read from the code, not kept in step by hand.
+//! outside services' settings it takes in, and config-temporal.ts, Temporal's), with their defaults: read from the code, not kept in step by hand.
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -36,7 +36,7 @@ function literalDefaults(source: string): Map<string, string> {
   return defaults;
 }
 
-const config = ['lib/config.ts', 'lib/config-services.ts'].map(read).join('\n');
+const config = ['lib/config.ts', 'lib/config-services.ts', 'lib/config-temporal.ts'].map(read).join('\n');
 const table = documented(read('docs/CONFIGURATION.md'));
 
 test('every variable lib/config.ts reads is documented, and nothing else is', (t) => {

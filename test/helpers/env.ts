@@ -1,5 +1,6 @@
 //! Typed access to what `npm test` (scripts/test.mjs) hands the tests: where the stack and the
 //! fixtures are. Each getter fails with a clear message when a test runs outside `npm test`.
+import { temporalSettings, type TemporalSettings } from '../../lib/config-temporal.js';
 import type { FixturesInfo } from '../fixtures/info.js';
 
 function required(name: string): string {
@@ -24,6 +25,12 @@ export const testEnv = {
   /** The test stack's Temporal frontend, `127.0.0.1:<port>`. */
   temporalAddress: () => required('TEMPORAL_ADDRESS'),
   temporalNamespace: () => process.env.TEMPORAL_NAMESPACE || 'default',
+  /**
+   * The test stack's Temporal as the service reaches it (lib/config-temporal.ts): under
+   * `npm run test:cluster` with the mutual TLS its frontend requires. Connect with
+   * `temporalConnectOptions(testEnv.temporal())`, or withTemporalClient (helpers/temporal.ts).
+   */
+  temporal: (): TemporalSettings => (required('TEMPORAL_ADDRESS'), temporalSettings(process.env)),
   /** The time-skipping test server binary, for `TestWorkflowEnvironment.createTimeSkipping`. */
   temporalTestServerPath: () => required('TEMPORAL_TEST_SERVER_PATH'),
   /** The `temporal` CLI (the stack's server), for a test's own dev server (`TestWorkflowEnvironment.createLocal`). */

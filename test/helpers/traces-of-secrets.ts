@@ -3,8 +3,9 @@
 //! The answer names each place that holds one (as it is, or in base64); a test asserts it is empty.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
+import { connectTemporal } from './temporal.js';
 
 const forms = (secret: string) => [secret, Buffer.from(secret).toString('base64')];
 
@@ -19,7 +20,7 @@ function holding(place: string, text: string, secrets: string[]): string[] {
 /** Every place of the stack that holds one of `secrets`; the histories read are those of the workflows `workflowIds`. */
 export async function placesHolding(secrets: string[], workflowIds: string[]): Promise<string[]> {
   const found: string[] = [];
-  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const connection = await connectTemporal();
   try {
     const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
     for (const id of workflowIds) {

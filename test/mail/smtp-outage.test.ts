@@ -6,8 +6,8 @@ import test from 'ava';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { Client, type Connection } from '@temporalio/client';
+import { type NativeConnection, Worker } from '@temporalio/worker';
 import { SMTPServer } from 'smtp-server';
 import { createMailActivities } from '../../activities/core/mail.js';
 import { composeMail } from '../../domain/mail/compose.js';
@@ -18,7 +18,7 @@ import { startMailDev } from '../../scripts/stack/maildev.js';
 import { Supervisor } from '../../scripts/stack/supervisor.js';
 import { workflowBundle } from '../../workers/workflow-bundle.js';
 import { testEnv } from '../helpers/env.js';
-import { historyText } from '../helpers/temporal.js';
+import { connectTemporal, connectTemporalWorker, historyText } from '../helpers/temporal.js';
 import { mailsTo, tokenFrom, uniqueAddress, waitForMail } from '../helpers/mailbox.js';
 import { installQuietRuntime } from '../helpers/workflow-test-bed.js';
 
@@ -34,8 +34,8 @@ const workers: Array<{ worker: Worker; running: Promise<void> }> = [];
 
 test.before(async () => {
   installQuietRuntime();
-  connection = await Connection.connect({ address: testEnv.temporalAddress() });
-  native = await NativeConnection.connect({ address: testEnv.temporalAddress() });
+  connection = await connectTemporal();
+  native = await connectTemporalWorker();
   client = new Client({ connection, namespace: testEnv.temporalNamespace() });
 });
 

@@ -9,8 +9,8 @@
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { Connection } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import type { Connection } from '@temporalio/client';
 import protos from '@temporalio/proto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { msToTs } from '@temporalio/common/lib/time.js';
@@ -39,6 +39,7 @@ import {
   callTaskQueue,
   type BatchRunnerInput,
 } from '../../lib/temporal-shared.js';
+import { connectTemporal, connectTemporalWorker } from '../helpers/temporal.js';
 
 const { temporal } = protos;
 const HASH_TEXT = findTool('hash-text')!;
@@ -100,8 +101,8 @@ async function namespaceReady(connection: Connection): Promise<void> {
 
 test.before(async () => {
   installQuietRuntime();
-  const connection = await Connection.connect({ address: testEnv.temporalAddress() });
-  const native = await NativeConnection.connect({ address: testEnv.temporalAddress() });
+  const connection = await connectTemporal();
+  const native = await connectTemporalWorker();
   mongo = await connectMongo(testEnv.mongodbUrl().replace(/\/[^/]*$/, '/workflow_batch_runner_tests'));
   connections = [connection, native, mongo];
   await namespaceReady(connection);

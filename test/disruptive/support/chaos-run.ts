@@ -14,6 +14,7 @@ import type { FaultAction, StackControl } from './stack-control.js';
 import { newRecord, sendCall, type CallRecord } from './tool-client.js';
 import { auditPurchases, feedPurchases, preparePurchases, type PurchaseFeedOptions } from './purchase-feed.js';
 import type { UncheckedJson } from '../../helpers/api.js';
+import { temporalConnectOptions, type TemporalSettings } from '../../../lib/config-temporal.js';
 
 export interface ChaosPhase {
   action: FaultAction;
@@ -28,7 +29,7 @@ export interface ChaosOptions {
   adminToken: string;
   control: StackControl;
   mongodbUrl: string;
-  temporal: { address: string; namespace: string };
+  temporal: TemporalSettings;
   /** Origin of the fixture page server. */
   pagesUrl: string;
   /** Calls in all, spread evenly over the phases (a phase runs on while its faults do). */
@@ -114,7 +115,7 @@ async function awaitAllowance(options: ChaosOptions, ownerToken: string, turnedA
   const started = Date.now();
   for (;;) {
     try {
-      const connection = await Connection.connect({ address: options.temporal.address, connectTimeout: 5_000 });
+      const connection = await Connection.connect({ ...temporalConnectOptions(options.temporal), connectTimeout: 5_000 });
       try {
         await new Client({ connection, namespace: options.temporal.namespace }).schedule.getHandle(ALLOWANCES_SCHEDULE_ID).trigger();
       } finally {

@@ -5,6 +5,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
 import type { CallRecord } from './tool-client.js';
+import { temporalConnectOptions, type TemporalSettings } from '../../../lib/config-temporal.js';
 
 export interface AuditOptions {
   apiUrl: string;
@@ -13,7 +14,7 @@ export interface AuditOptions {
   /** Every credit ever granted to the account (its opening credits included): the grants the API lists must add up to it. */
   grants: number;
   mongodbUrl: string;
-  temporal: { address: string; namespace: string };
+  temporal: TemporalSettings;
   calls: readonly CallRecord[];
   /** How long in-flight workflows may take to end. Default 3 min. */
   settleTimeoutMs?: number;
@@ -95,7 +96,7 @@ async function readAll<T>(apiUrl: string, ownerToken: string, path: string): Pro
 
 /** Waits until no workflow of the account runs and no hold is left (or the time is up). */
 async function settle(options: AuditOptions, holds: () => Promise<number>): Promise<void> {
-  const connection = await Connection.connect({ address: options.temporal.address });
+  const connection = await Connection.connect(temporalConnectOptions(options.temporal));
   const client = new Client({ connection, namespace: options.temporal.namespace });
   const deadline = Date.now() + (options.settleTimeoutMs ?? 180_000);
   try {

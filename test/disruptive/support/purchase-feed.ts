@@ -7,13 +7,14 @@
 import { Client, Connection } from '@temporalio/client';
 import { charge, dispute, session, sign, stripeEvent, stripeId, type StripeEvent } from '../../helpers/stripe.js';
 import type { UncheckedJson } from '../../helpers/api.js';
+import { temporalConnectOptions, type TemporalSettings } from '../../../lib/config-temporal.js';
 
 export interface PurchaseFeedOptions {
   apiUrl: string;
   adminToken: string;
   /** The stack's STRIPE_WEBHOOK_SECRET. */
   webhookSecret: string;
-  temporal: { address: string; namespace: string };
+  temporal: TemporalSettings;
   /** Buyers, each with one purchase. */
   buyers: number;
   seed: number;
@@ -145,7 +146,7 @@ export async function auditPurchases(options: PurchaseFeedOptions, buyers: Buyer
   const ids = [...new Set(deliveries.map((e) => e.id))];
   for (const until = Date.now() + 5 * 60_000; ; ) {
     try {
-      const connection = await Connection.connect({ address: options.temporal.address, connectTimeout: 5_000 });
+      const connection = await Connection.connect({ ...temporalConnectOptions(options.temporal), connectTimeout: 5_000 });
       try {
         const client = new Client({ connection, namespace: options.temporal.namespace });
         await Promise.all(ids.map((id) => client.workflow.getHandle(`stripe-event-${id}`).result()));

@@ -11,6 +11,7 @@ import { nearFault, sampleMemory, type FaultStretch, type MemorySample } from '.
 import type { ClusterProcess, FaultAction, StackControl } from './stack-control.js';
 import { startSoakExtras, type SoakExtrasReport } from './soak-extras.js';
 import { newRecord, openAccount, sendCall, type CallRecord } from './tool-client.js';
+import type { TemporalSettings } from '../../../lib/config-temporal.js';
 
 export interface SoakOptions {
   apiUrl: string;
@@ -18,7 +19,7 @@ export interface SoakOptions {
   control: StackControl;
   pagesUrl: string;
   mongodbUrl: string;
-  temporal: { address: string; namespace: string };
+  temporal: TemporalSettings;
   ratePerSecond: number;
   durationMs: number;
   /** A fault this often, the faults taken in turn (default: every ten minutes). */

@@ -4,6 +4,7 @@
 //! test:cluster` starts the production-shaped one).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { temporalSettings, type TemporalSettings } from '../../../lib/config-temporal.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -14,7 +15,7 @@ export interface TestLikeStack {
   /** STACK_CONTROL_URL: POST `kill/workers`, `kill/temporal`, `kill/database`, `processes` ... */
   controlUrl: string;
   mongodbUrl: string;
-  temporal: { address: string; namespace: string };
+  temporal: TemporalSettings;
   /** Origin of the fixture page server (127.0.0.2, allowlisted). */
   pagesUrl: string;
   /** Where to leave reports (the run's directory). */
@@ -47,7 +48,7 @@ export async function withTestStack<T>(
       adminToken: e.ADMIN_TOKEN,
       controlUrl: e.STACK_CONTROL_URL,
       mongodbUrl: e.MONGODB_URL,
-      temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE || 'default' },
+      temporal: temporalSettings(e),
       pagesUrl: (JSON.parse(e.FIXTURES_JSON) as { http: { url: string } }).http.url,
       outputDir: e.TEST_OUTPUT_DIR || path.join(root, 'test-output'),
       cluster: Boolean(e.CLUSTER_API_URLS_JSON),
@@ -102,7 +103,7 @@ export async function withTestStack<T>(
       adminToken: s.adminToken,
       controlUrl: s.controlUrl,
       mongodbUrl: s.env.MONGODB_URL!,
-      temporal: { address: s.env.TEMPORAL_ADDRESS!, namespace: s.env.TEMPORAL_NAMESPACE || 'default' },
+      temporal: temporalSettings(s.env),
       pagesUrl: s.fixtures.http.url,
       outputDir: runDir,
       cluster: Boolean(options.cluster),
