@@ -19,7 +19,7 @@ import { makeOdt, readPdf } from '../fixtures/documents.js';
 import { startFileServer, type FileServer } from '../fixtures/file-server.js';
 import { makeImage } from '../fixtures/images.js';
 import { NAMESPACE, renderNodeOverlay, startNodeStack, type NodeStack } from './support/real-node.js';
-import { podProcesses, podStatus, reachable } from './support/pods.js';
+import { pinBrowserPool, podProcesses, podStatus, probePod, reachable } from './support/pods.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 function required(name: string): string {
@@ -204,22 +204,10 @@ test.serial('a worker whose Temporal is unreachable leaves readiness and is not 
   t.deepEqual(await restarts(), before);
 });
 
-/** Holds the browser pool at `replicas` (KEDA's pause annotation), or gives it back to KEDA. */
-async function pinBrowserPool(replicas: number | undefined) {
-  await kubectl(
-    '-n',
-    NAMESPACE,
-    'annotate',
-    '--overwrite',
-    'scaledobject/worker-browser',
-    replicas === undefined ? 'autoscaling.keda.sh/paused-replicas-' : `autoscaling.keda.sh/paused-replicas=${replicas}`,
-  );
-}
-
 test.serial(
   "Chromium keeps its sandbox in the browser pod: its renderers in namespaces of their own under Chromium's own seccomp filter",
   async (t) => {
-    await pinBrowserPool(1);
+    await pinBrowserPool(stack.plane, 1);
     await kubectl('-n', NAMESPACE, 'rollout', 'status', 'deployment/worker-browser', '--timeout=300s');
     const account = await newAccount(100);
     const res = await callTool(account.apiKey, 'html-to-image', { html: '<h1>sandboxed in a pod</h1>' });
@@ -282,7 +270,7 @@ test.serial('a browser pod whose Chromium keeps dying leaves readiness, then its
 });
 
 test.serial('KEDA scales the browser pool on its real backlog with real pods: 0 -> 2 or more -> 0', async (t) => {
-  await pinBrowserPool(undefined);
+  await pinBrowserPool(stack.plane, undefined);
   // The local overlay scales down at once (for kwok's quick round trip); here the pods KEDA asks for
   // are given a minute to come up before the pool shrinks, as production's five minutes do.
   await kubectl(
@@ -402,36 +390,10 @@ test.serial('a rolling update of a worker Deployment to a new image tag while ca
   saveResults();
 });
 
-/** A pod of the API's image doing nothing but listen on 8080, in `namespace`, without the service's labels. */
-async function probePod(namespace: string, name: string): Promise<string> {
-  const [image] = images.filter((i) => i.startsWith('utility-tools-api:'));
-  await kubectl('create', 'namespace', namespace).catch(() => '');
-  const pod = {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace, labels: { role: 'probe' } },
-    spec: {
-      automountServiceAccountToken: false,
-      securityContext: { runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } },
-      containers: [
-        {
-          name: 'probe',
-          image,
-          imagePullPolicy: 'Never',
-          command: ['node', '-e', "require('http').createServer((q, s) => s.end('probe')).listen(8080)"],
-          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
-        },
-      ],
-    },
-  };
-  await stack.plane.kubectl(['apply', '-f', '-'], JSON.stringify(pod));
-  await kubectl('-n', namespace, 'wait', '--for=condition=Ready', `pod/${name}`, '--timeout=180s');
-  return (await getJson('-n', namespace, `pod/${name}`)).status.podIP as string;
-}
-
 test.serial('NetworkPolicies are enforced on the node: what the policies refuse is dropped, what they allow flows', async (t) => {
-  const probeIp = await probePod('elsewhere', 'probe');
-  await probePod('monitoring', 'scraper');
+  const [image] = images.filter((i) => i.startsWith('utility-tools-api:'));
+  const probeIp = await probePod(stack.plane, image!, 'elsewhere', 'probe');
+  await probePod(stack.plane, image!, 'monitoring', 'scraper');
   const ipOf = async (role: string) => (await podsOf(role))[0].status.podIP as string;
   const [core, cpu, api] = await Promise.all([podsOf('worker-core'), podsOf('worker-cpu'), ipOf('api')]);
   const apiService = (await getJson('-n', NAMESPACE, 'service/api')).spec.clusterIP as string;

@@ -48,3 +48,38 @@ export async function reachable(
   const out = (await exec(plane, pod, ['node', '-e', script], namespace)).trim();
   return out as 'open' | 'refused' | 'silent';
 }
+
+/** Holds the browser pool at `replicas` (KEDA's pause annotation), or gives it back to KEDA. */
+export async function pinBrowserPool(plane: ControlPlane, replicas: number | undefined): Promise<void> {
+  const annotation = replicas === undefined ? 'autoscaling.keda.sh/paused-replicas-' : `autoscaling.keda.sh/paused-replicas=${replicas}`;
+  await plane.kubectl(['-n', NAMESPACE, 'annotate', '--overwrite', 'scaledobject/worker-browser', annotation]);
+}
+
+/**
+ * A pod of `image` doing nothing but answer on 8080, in `namespace`, without the service's labels
+ * (what a NetworkPolicy check connects from, or to). Resolves with its address once Ready.
+ */
+export async function probePod(plane: ControlPlane, image: string, namespace: string, name: string): Promise<string> {
+  await plane.kubectl(['create', 'namespace', namespace]).catch(() => '');
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace, labels: { role: 'probe' } },
+    spec: {
+      automountServiceAccountToken: false,
+      securityContext: { runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } },
+      containers: [
+        {
+          name: 'probe',
+          image,
+          imagePullPolicy: 'Never',
+          command: ['node', '-e', "require('http').createServer((q, s) => s.end('probe')).listen(8080)"],
+          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+        },
+      ],
+    },
+  };
+  await plane.kubectl(['apply', '-f', '-'], JSON.stringify(pod));
+  await plane.kubectl(['-n', namespace, 'wait', '--for=condition=Ready', `pod/${name}`, '--timeout=180s']);
+  return JSON.parse(await plane.kubectl(['-n', namespace, 'get', `pod/${name}`, '-o', 'json'])).status.podIP as string;
+}
