@@ -109,6 +109,18 @@ test('a failing target takes the monitor down after its confirmation count, once
   t.true(runs.every((r) => r.charged === 2 && r.scheduledAt !== null));
   const balance = (await request('GET', '/api/v1/account', { token: account.ownerToken })).body.balance;
   t.is(balance, 500 - 2 * runs.length, 'charged its cost (2) per run, nothing more');
+  // The history pages with its cursor, newest first, as the whole list.
+  const paged: string[] = [];
+  for (let cursor = ''; ; ) {
+    const page = await request('GET', `/api/v1/account/monitors/${monitor.id}/runs?limit=3${cursor}`, { token: account.ownerToken });
+    paged.push(...page.body.items.map((r: { id: string }) => r.id));
+    if (!page.body.nextCursor) break;
+    cursor = `&cursor=${page.body.nextCursor}`;
+  }
+  t.deepEqual(
+    paged,
+    runs.map((r) => r.id),
+  );
   const after = await readMonitor(account, monitor.id);
   t.true(after.uptime['24h'] > 0 && after.uptime['24h'] < 100, `uptime counts the failed runs: ${after.uptime['24h']}`);
   t.is(after.recentRuns.length, Math.min(30, runs.length));

@@ -107,6 +107,10 @@ export const UNFUZZED_OPERATIONS = {
       why: 'given a member it would hand the fuzz account to them mid-run; without one it can only answer 404 (test/teams/members.test.ts transfers)',
     },
     {
+      operation: 'POST /api/v1/account/monitors/{id}/baseline',
+      why: 'it answers 200 only for a visual monitor with a capture, made by a browser run the fuzzing leaves out (the captures are slow); others are 400 or 404 (test/monitors/visual.test.ts accepts one)',
+    },
+    {
       operation: 'DELETE /api/v1/account/invitations/{id}',
       why: 'an invitation made for it before the run was still answered 404 in every run (not understood yet); test/teams/members.test.ts revokes by id',
     },
@@ -174,7 +178,7 @@ export async function fuzzResourceBindings(
       assertions: [],
       paused: true,
     });
-  const monitorOperations = ['GET {id}', 'PATCH {id}', 'DELETE {id}', 'POST {id}/run', 'POST {id}/baseline', 'GET {id}/runs'];
+  const monitorOperations = ['GET {id}', 'PATCH {id}', 'DELETE {id}', 'POST {id}/run', 'GET {id}/runs'];
   const monitors: ResourceBinding[] = [];
   for (const op of monitorOperations) {
     const [method, rest] = op.split(' ');
