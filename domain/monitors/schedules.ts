@@ -39,7 +39,7 @@ export function scheduledTimeOf(requestId: string): Date | undefined {
   return m ? new Date(m[1]!) : undefined;
 }
 
-/** The monitor's phase in an interval of `everyMs`: fixed by its id, whole seconds. */
+/** The monitor's phase in an interval of `everyMs`: fixed by its id, in whole seconds (Temporal's schedules keep no finer time). */
 export function phaseMs(monitorId: string, everyMs: number): number {
   const seconds = Math.max(1, Math.floor(everyMs / 1000));
   return (createHash('sha256').update(monitorId).digest().readUInt32BE(0) % seconds) * 1000;
