@@ -13,6 +13,8 @@ export const LONGEST_FIRST = [
   'test/docs/python-client.test.ts',
   'test/dashboard/layout.test.ts',
   'test/tools/html-to-image.test.ts',
+  'test/monitors/visual.test.ts',
+  'test/monitors/alerts.test.ts',
   'test/tools/qr-generate.test.ts',
   'test/workflows/tool-call.test.ts',
   'test/tools/word-to-pdf.test.ts',

@@ -19,6 +19,7 @@ import { createCallStep, type ToolDone } from './call-step.js';
 import { toolActivities } from './tool-activities.js';
 import { createBatchItemActivities } from './batch-items.js';
 import { createSingleCalls, type SingleCalls } from './single-calls.js';
+import type { MonitorRuns } from './monitor-runs.js';
 
 export interface CallActivityOptions {
   /** Webhook fan-out of the events the ledger and asynchronous calls record. */
@@ -39,6 +40,8 @@ export interface CallActivityOptions {
   singleCalls?: SingleCalls;
   /** Where a commit that makes an account's auto-recharge due hands it on (domain/billing/recharge-trigger.ts); none is noticed without it. */
   onRechargeDue?: RechargeSink;
+  /** Judges monitors' runs (activities/monitor-runs.ts); without it a monitor's run is settled as any call and left unjudged. */
+  monitorRuns?: Pick<MonitorRuns, 'record'>;
 }
 
 export function createCallActivities(db: Db, handlers: Record<string, ToolHandler>, options: CallActivityOptions = {}) {
@@ -61,6 +64,7 @@ export function createCallActivities(db: Db, handlers: Record<string, ToolHandle
       singleCalls,
       recordBatchItem: batchItems?.record,
       cancelledByClient: createCallCancellations(db).isMarked,
+      recordMonitorRun: options.monitorRuns?.record,
     }),
     reserve: (call: CallRef) => ledger.reserve(call),
     commit: (call: CallRef) => ledger.commit(call),

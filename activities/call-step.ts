@@ -28,6 +28,7 @@ import { toApplicationFailure, toolInput } from './tool-activities.js';
 import { SPAN_ATTRIBUTES, inSpan, markFailed } from '../lib/trace-context.js';
 import type { SingleCalls } from './single-calls.js';
 import type { BatchItemRecord } from './batch-items.js';
+import type { MonitorRun } from '../domain/monitors/judge.js';
 import { abortable } from '../lib/abortable.js';
 
 export interface CallStepInput {
@@ -74,6 +75,11 @@ export interface CallStepDeps {
   recordBatchItem?: (outcome: BatchItemRecord, retried: boolean) => Promise<void>;
   /** Whether a call's client cancelled it (domain/call-cancellations.ts); a step without it hears only its workflow's. */
   cancelledByClient?: (requestId: string) => Promise<boolean>;
+  /**
+   * Judges a monitor's run once its call is settled (activities/monitor-runs.ts): done by the step
+   * itself, so a run is one local activity, as a single call is.
+   */
+  recordMonitorRun?: (run: MonitorRun, retried: boolean) => Promise<void>;
 }
 
 /**
@@ -267,10 +273,24 @@ export function createCallStep(deps: CallStepDeps) {
     return { ...done, recorded: true };
   }
 
+  /**
+   * A monitor's run: its step, then its judgement. A failed judgement fails the step, whose retry
+   * finds the call settled (the ledger applies what was decided) and judges it then, once.
+   */
+  async function monitorRunStep(input: CallStepInput, record: NonNullable<CallStepDeps['recordMonitorRun']>): Promise<CallStepResult> {
+    const at = new Date();
+    const done = await step(input);
+    const run = { requestId: input.requestId, call: input.call, result: done.result, at, durationMs: Math.round(done.ms.tool ?? 0) };
+    await inSpan('monitor run judge', {}, () => record(run, mayRepeat(input.mayBeSettled)));
+    return done;
+  }
+
   return {
     callStep(input: CallStepInput): Promise<CallStepResult> {
-      const { batch } = input.call;
+      const { batch, monitor } = input.call;
       if (batch) return deps.recordBatchItem ? batchItemStep(input, batch, deps.recordBatchItem) : step(input);
+      // A monitor's run is nobody's wait: batch items need not yield to it.
+      if (monitor && deps.recordMonitorRun) return monitorRunStep(input, deps.recordMonitorRun);
       return deps.singleCalls ? deps.singleCalls.during(() => step(input)) : step(input);
     },
   };

@@ -58,13 +58,16 @@ import { teamRoutes } from './routes/teams.js';
 import { oidcRoutes } from './routes/oidc.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { createAgentSignIn } from './oauth/index.js';
-import { createCallAdmission } from './call-admission.js';
+import { createCallAdmission, type CallAdmission } from './call-admission.js';
 import { createMcpSessions } from '../domain/mcp-sessions.js';
 import { createMcpRenderLinks } from './mcp/render-links.js';
 import { createMcpResultLinks } from './mcp/result-links.js';
 import { createTeams } from '../domain/teams/index.js';
 import { cookieSettings } from './session-cookie.js';
 import { createMailer } from '../domain/mail/outbox.js';
+import { createMonitorService } from '../domain/monitors/index.js';
+import { monitorRoutes } from './routes/monitors.js';
+import { createMonitorDiffLinks } from './monitor-diff-links.js';
 
 export interface AppDeps {
   config: Config;
@@ -139,16 +142,19 @@ export function createApp(deps: AppDeps): Koa {
   const agents = createAgentSignIn({ db, config, guard, identity, auth, rateLimit, perClient: perClientLimit(limiter), log: deps.log });
   // What a tool call needs, through REST and through MCP alike.
   const calls = { baseUrl: config.publicBaseUrl, auth, schemas, toolCalls, outputs, metrics: deps.metrics };
+  const admission = createCallAdmission({ validators, guard });
+  const monitoring = monitorParts(deps, admission, blobs);
   const routers = [
     serviceRoutes({ db, client: deps.client, openapi: () => openapi }),
     toolRoutes({ ...calls, rateLimit, validators, guard, destinations, renders }),
     // The same calls for AI agents: the same checks, workflow and ledger (api/call-admission.ts).
     mcpRoutes({
       ...calls,
-      admission: createCallAdmission({ validators, guard }),
+      admission,
       links: createMcpRenderLinks({ baseUrl: config.publicBaseUrl, linkSecrets, renders }),
       results: createMcpResultLinks({ baseUrl: config.publicBaseUrl, secretKey: config.secretKey, blobs }),
       sessions: createMcpSessions(db),
+      monitors: monitoring.monitors,
       limiter,
       accounts,
       db,
@@ -189,6 +195,7 @@ export function createApp(deps: AppDeps): Koa {
       }),
     }),
     destinationRoutes({ auth, rateLimit, destinations }),
+    monitorRoutes({ auth, rateLimit, ...monitoring }),
     eventRoutes({ db, auth, rateLimit }),
     callRoutes({ db, auth, rateLimit, baseUrl: config.publicBaseUrl, outputs }),
     batchRoutes({
@@ -213,4 +220,19 @@ export function createApp(deps: AppDeps): Koa {
   ];
   for (const r of routers) app.use(r.routes());
   return app;
+}
+
+/** The monitor service and the signer of its diff links, as the monitor routes (and MCP) use them. */
+function monitorParts(deps: AppDeps, admission: CallAdmission, blobs: BlobStore) {
+  const { config } = deps;
+  return {
+    monitors: createMonitorService({
+      db: deps.db,
+      client: deps.client,
+      checkInput: admission.input,
+      minIntervalS: config.monitorMinIntervalS,
+      perAccount: config.monitorsPerAccount,
+    }),
+    diffLinks: createMonitorDiffLinks({ baseUrl: config.publicBaseUrl, secretKey: config.secretKey, blobs }),
+  };
 }

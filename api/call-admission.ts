@@ -37,6 +37,14 @@ export function checkKeyMayCall(principal: Principal, tool: ToolDefinition): voi
 }
 
 export function createCallAdmission(deps: CallAdmissionDeps) {
+  /** A tool's input checked as a call's is before its workflow: validated in place (defaults applied), prechecked, its targets admitted. */
+  function input(tool: ToolDefinition, body: Record<string, unknown>): Record<string, unknown> {
+    const valid = deps.validators.validate(tool.name, body);
+    tool.precheck?.(valid);
+    if (tool.targets) deps.guard.checkTargets(tool.targets(valid));
+    return valid;
+  }
+
   /**
    * The call `body` asks for, checked as far as it can be before a workflow starts: 400 for a bad
    * field, the tool's precheck, 422 for a refused target. `body` is validated in place.
@@ -47,14 +55,11 @@ export function createCallAdmission(deps: CallAdmissionDeps) {
     body: Record<string, unknown>,
     options: { arrivedAt: number; idempotencyKey?: string; via?: 'mcp' },
   ): CallRequest {
-    const input = deps.validators.validate(tool.name, body);
-    tool.precheck?.(input);
-    if (tool.targets) deps.guard.checkTargets(tool.targets(input));
     const keyCreditLimit = principal.limits?.monthlyCreditLimit;
     return {
       accountId: principal.accountId,
       tool,
-      input,
+      input: input(tool, body),
       arrivedAt: options.arrivedAt,
       keyId: principal.credentialId,
       ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}),
@@ -63,7 +68,7 @@ export function createCallAdmission(deps: CallAdmissionDeps) {
     };
   }
 
-  return { request };
+  return { request, input };
 }
 
 export type CallAdmission = ReturnType<typeof createCallAdmission>;

@@ -25,6 +25,7 @@ import { planOperations } from './routes/plans.js';
 import { serviceOperations } from './routes/service.js';
 import { catalogueOperations, toolOperations } from './routes/tools.js';
 import { webhookOperations } from './routes/webhooks.openapi.js';
+import { monitorOperations } from './routes/monitors.openapi.js';
 import { destinationOperations } from './routes/destinations.js';
 import { billingOperations } from './routes/billing.js';
 import { authOperations } from './routes/auth.openapi.js';
@@ -83,6 +84,7 @@ function routeOperations(schemas: Map<string, ToolSchemas>): { operations: Route
     ...billingOperations(),
     ...renderLinkOperations(),
     ...renderOperations(),
+    ...monitorOperations(),
     ...webhookOperations(),
     ...destinationOperations(),
     ...eventOperations(),
@@ -131,7 +133,10 @@ export function buildOpenApi(options: OpenApiOptions): OpenApiDocument {
     ],
     'x-tagGroups': [
       { name: 'Tools', tags: [...usedGroups(tools), 'calls'] },
-      { name: 'Account', tags: ['auth', 'account', 'team', 'billing', 'api-keys', 'render-links', 'destinations', 'webhook-endpoints'] },
+      {
+        name: 'Account',
+        tags: ['auth', 'account', 'team', 'billing', 'api-keys', 'render-links', 'destinations', 'monitors', 'webhook-endpoints'],
+      },
       { name: 'Webhooks', tags: ['webhook-events'] },
       { name: 'Operator', tags: ['operator'] },
       { name: 'Service', tags: ['service'] },

@@ -1600,6 +1600,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/monitors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List monitors
+         * @description **Roles:** owner, admin, developer, billing, viewer (every role).
+         */
+        get: operations["listMonitors"];
+        put?: never;
+        /**
+         * Create a monitor
+         * @description Runs `tool` with `input` on `schedule`, each run an ordinary call of the tool charged to the account (its cost if and only if it answers 200; in the usage with `via: monitor`), and judges each answer with `assertions`. Its state is `pending` until its first run, then `up`, `down` or `degraded` after `alert.downAfter` runs in a row (and `upAfter` to recover), each change an event (`monitor.down`, `monitor.degraded`, `monitor.up`) and a mail to the members `alert.notify` names. A run refused for credits is free and pauses the monitor (`monitor.paused`). An account has at most MONITORS_PER_ACCOUNT monitors (100 unless the operator changed it).
+         *
+         *     **Roles:** owner, admin, developer.
+         */
+        post: operations["createMonitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/monitors/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a monitor
+         * @description **Roles:** owner, admin, developer, billing, viewer (every role).
+         */
+        get: operations["getMonitor"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a monitor
+         * @description Its schedule goes first, then the monitor with its runs and images. A run already under way ends as a call and is left unjudged.
+         *
+         *     **Roles:** owner, admin, developer.
+         */
+        delete: operations["deleteMonitor"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, pause or resume a monitor
+         * @description Any field of the monitor; those left out stay, and its schedule follows. `{ "paused": true }` stops its runs, `{ "paused": false }` resumes it (after a pause for credits too), judged afresh from `pending`. Changing its assertions, tool or input forgets what its change checks compared with.
+         *
+         *     **Roles:** owner, admin, developer.
+         */
+        patch: operations["updateMonitor"];
+        trace?: never;
+    };
+    "/api/v1/account/monitors/{id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a monitor now
+         * @description One run now, beside its schedule (a paused monitor too): the same call, judged the same way. Its run appears in the runs once judged, with `id` equal to `runId`.
+         *
+         *     **Roles:** owner, admin, developer.
+         */
+        post: operations["runMonitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/monitors/{id}/baseline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a visual monitor's latest capture as its baseline
+         * @description From now on its visual checks compare with the latest capture, and a change that fired may fire again. Until then the baseline is its first capture. A monitor without a `visual_change` check is 400 `invalid_request`; one with no capture yet 404.
+         *
+         *     **Roles:** owner, admin, developer.
+         */
+        post: operations["acceptMonitorBaseline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/monitors/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A monitor's runs
+         * @description Newest first, kept 90 days: each run's time, duration, outcome, charge, assertions as found and, for a fired change, what changed with a link to its diff image (open 60 minutes; read the runs again for a fresh one).
+         *
+         *     **Roles:** owner, admin, developer, billing, viewer (every role).
+         */
+        get: operations["listMonitorRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/monitor-diffs/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run's diff image
+         * @description The diff image of a visual monitor's run, by the `diffUrl` of its change: the link's signature is the credential, for 60 minutes.
+         */
+        get: operations["monitorDiffImage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/webhooks": {
         parameters: {
             query?: never;
@@ -2659,6 +2803,116 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "monitor.down": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * monitor.down
+         * @description A monitor is down: `alert.downAfter` runs in a row failed (a check failed, or the call did not answer 200). While it stays down, sent again every `alert.remindEvery` with `reminder: true`.
+         *
+         *     Verify `X-Service-Signature` before trusting the body (see *Verifying signatures*).
+         */
+        post: operations["event-monitor.down"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "monitor.degraded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * monitor.degraded
+         * @description A monitor is degraded: `alert.downAfter` runs in a row were not good, and not all failed (only its checks of `/durationMs` failed in some).
+         *
+         *     Verify `X-Service-Signature` before trusting the body (see *Verifying signatures*).
+         */
+        post: operations["event-monitor.degraded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "monitor.up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * monitor.up
+         * @description A down or degraded monitor is up again: `alert.upAfter` good runs in a row.
+         *
+         *     Verify `X-Service-Signature` before trusting the body (see *Verifying signatures*).
+         */
+        post: operations["event-monitor.up"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "monitor.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * monitor.changed
+         * @description A monitor's change check fired: a `changed` value differs from the previous answer's, or a capture differs from the baseline past its `threshold` (once, until it goes back or a new baseline is accepted). The run's diff image is in its runs.
+         *
+         *     Verify `X-Service-Signature` before trusting the body (see *Verifying signatures*).
+         */
+        post: operations["event-monitor.changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "monitor.paused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * monitor.paused
+         * @description The service paused a monitor: its run was refused, free, for the account's credits (`insufficient_credits`) or its monthly cap (`monitor_credit_limit`). It runs again once a member resumes it.
+         *
+         *     Verify `X-Service-Signature` before trusting the body (see *Verifying signatures*).
+         */
+        post: operations["event-monitor.paused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2666,7 +2920,7 @@ export interface components {
          * @description Stable machine-readable error code; /docs/errors explains each.
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "validation_failed" | "invalid_token" | "oidc_failed" | "unauthorized" | "invalid_credentials" | "unauthenticated" | "invalid_signature" | "insufficient_credits" | "key_credit_limit" | "forbidden" | "csrf_rejected" | "reauthentication_required" | "forbidden_for_role" | "provider_required" | "address_not_verified" | "signup_closed" | "tool_not_allowed" | "ip_not_allowed" | "link_expired" | "not_found" | "unknown_tool" | "method_not_allowed" | "not_acceptable" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "already_member" | "last_owner" | "payments_not_configured" | "call_expired" | "cancelled" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "destination_unusable" | "rate_limited" | "too_many_attempts" | "upstream_error" | "destination_error" | "unavailable" | "tool_timeout" | "internal_error";
+        ErrorCode: "invalid_json" | "validation_failed" | "invalid_request" | "invalid_token" | "oidc_failed" | "unauthorized" | "invalid_credentials" | "unauthenticated" | "invalid_signature" | "insufficient_credits" | "key_credit_limit" | "forbidden" | "csrf_rejected" | "reauthentication_required" | "forbidden_for_role" | "provider_required" | "address_not_verified" | "signup_closed" | "tool_not_allowed" | "ip_not_allowed" | "link_expired" | "not_found" | "unknown_tool" | "method_not_allowed" | "not_acceptable" | "idempotency_conflict" | "endpoint_disabled" | "already_exists" | "already_member" | "monitor_limit" | "last_owner" | "payments_not_configured" | "call_expired" | "cancelled" | "payload_too_large" | "unsupported_media_type" | "target_not_allowed" | "port_not_allowed" | "source_too_large" | "unsupported_source" | "hash_too_costly" | "invalid_hash" | "destination_unusable" | "rate_limited" | "too_many_attempts" | "upstream_error" | "destination_error" | "unavailable" | "tool_timeout" | "internal_error";
         /** @description One invalid field. */
         FieldError: {
             /** @description JSON Pointer into the body (`/width`), or `header:<Name>` / `query:<name>`. */
@@ -3084,10 +3338,15 @@ export interface components {
              */
             batchId?: string;
             /**
-             * @description For a call made over MCP (`/mcp`): `mcp`. Absent for a call through the REST API.
+             * @description For a monitor's run: the monitor.
+             * @example mon_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            monitorId?: string;
+            /**
+             * @description For a call made over MCP (`/mcp`): `mcp`; for a monitor's run: `monitor`. Absent for a call through the REST API.
              * @enum {string}
              */
-            via?: "mcp";
+            via?: "mcp" | "monitor";
         };
         /** @description A grant of credits and what is left of it. */
         Grant: {
@@ -3381,7 +3640,7 @@ export interface components {
             /** @description The User-Agent header (first 256 characters); null when none. */
             userAgent: string | null;
             /** @enum {string} */
-            action: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed" | "oauth_app.authorized" | "oauth_app.revoked";
+            action: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed" | "oauth_app.authorized" | "oauth_app.revoked" | "monitor.created" | "monitor.updated" | "monitor.deleted";
             /** @description What was changed. */
             target: {
                 /** @description `api_key`, `owner_token`, `webhook_endpoint`, `grant` or `account`. */
@@ -3460,10 +3719,15 @@ export interface components {
              *       "batch.completed",
              *       "batch.paused",
              *       "member.joined",
-             *       "member.removed"
+             *       "member.removed",
+             *       "monitor.down",
+             *       "monitor.degraded",
+             *       "monitor.up",
+             *       "monitor.changed",
+             *       "monitor.paused"
              *     ]
              */
-            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
+            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed" | "monitor.down" | "monitor.degraded" | "monitor.up" | "monitor.changed" | "monitor.paused")[];
             /**
              * Format: date-time
              * @description While a rotated secret's overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.
@@ -3516,10 +3780,15 @@ export interface components {
              *       "batch.completed",
              *       "batch.paused",
              *       "member.joined",
-             *       "member.removed"
+             *       "member.removed",
+             *       "monitor.down",
+             *       "monitor.degraded",
+             *       "monitor.up",
+             *       "monitor.changed",
+             *       "monitor.paused"
              *     ]
              */
-            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
+            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed" | "monitor.down" | "monitor.degraded" | "monitor.up" | "monitor.changed" | "monitor.paused")[];
             /**
              * Format: date-time
              * @description While a rotated secret's overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.
@@ -3577,10 +3846,15 @@ export interface components {
              *       "batch.completed",
              *       "batch.paused",
              *       "member.joined",
-             *       "member.removed"
+             *       "member.removed",
+             *       "monitor.down",
+             *       "monitor.degraded",
+             *       "monitor.up",
+             *       "monitor.changed",
+             *       "monitor.paused"
              *     ]
              */
-            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
+            eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed" | "monitor.down" | "monitor.degraded" | "monitor.up" | "monitor.changed" | "monitor.paused")[];
             /**
              * Format: date-time
              * @description While a rotated secret's overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.
@@ -4129,6 +4403,242 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        /** @description One assertion as this run found it. */
+        MonitorAssertionResult: {
+            /**
+             * @description The pointer read (a visual check: the image field).
+             * @example /status
+             */
+            path: string;
+            /**
+             * @description The comparison.
+             * @enum {string}
+             */
+            op: "eq" | "ne" | "contains" | "not_contains" | "lt" | "lte" | "gt" | "gte" | "matches" | "changed" | "visual_change";
+            /** @description What it was compared with (a visual check's threshold); absent for `changed`. */
+            value?: unknown;
+            /** @description What the answer held there (long texts cut); the share of changed pixels for a visual check; null when absent. */
+            actual: unknown;
+            /** @description Whether it held. For a change check: false when it fired. */
+            pass: boolean;
+        };
+        /** @description One run of a monitor, newest first in its list (kept 90 days). */
+        MonitorRun: {
+            /**
+             * @description The run's call: its request id, as in usage (`via: monitor`).
+             * @example call-acc_4hQ2mV8kZr1xYt6pW0nLbC-mon_7Tn3pLq9Vx2Rk5Yb8Mc1Dz-2026-05-01T09:30:00Z
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the run started.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            at: string;
+            /**
+             * Format: date-time
+             * @description When its schedule meant it to start; null for a run asked for now.
+             * @example null
+             */
+            scheduledAt: string | null;
+            /** @description The tool's run, all attempts, in ms (0 when the call was refused first). */
+            durationMs: number;
+            /**
+             * @description `pass`; `degraded` (only checks of `/durationMs` failed); `fail` (another check failed); `error` (the call did not answer 200: refused, or the tool failed).
+             * @enum {string}
+             */
+            outcome: "pass" | "degraded" | "fail" | "error";
+            /** @description The same as `id`. */
+            requestId: string;
+            /** @description Credits charged: the tool's cost when it answered 200, else 0. */
+            charged: number;
+            assertions: components["schemas"]["MonitorAssertionResult"][];
+            /** @description Set when a change check fired: the pointers that changed, and for a visual change the share of pixels and a link to the diff image (signed, an hour). */
+            change: {
+                paths: string[];
+                ratio?: number;
+                /**
+                 * Format: uri
+                 * @description The diff image (PNG): changed pixels in red. Opens without a credential until the link expires.
+                 */
+                diffUrl?: string;
+            } | null;
+            /** @description Why the call did not answer 200: the problem's code and detail. */
+            error: {
+                code: components["schemas"]["ErrorCode"];
+                message: string;
+            } | null;
+            /**
+             * @description The monitor's state after this run was judged.
+             * @enum {string}
+             */
+            state: "pending" | "up" | "down" | "degraded" | "paused";
+        };
+        /** @description Runs, newest first. */
+        MonitorRunPage: {
+            items: components["schemas"]["MonitorRun"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description A run asked for now. */
+        MonitorRunStarted: {
+            /** @description Its request id: the run's `id` once it is judged. */
+            runId: string;
+        };
+        /** @description A tool run on a schedule and judged by its assertions. */
+        Monitor: {
+            /**
+             * @description Monitor id.
+             * @example mon_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * @description A label for your own reference.
+             * @example Shop front page
+             */
+            name: string;
+            /**
+             * @description The catalogue tool each run calls.
+             * @example http-request
+             * @enum {string}
+             */
+            tool: "hash-text" | "bcrypt-hash" | "bcrypt-verify" | "argon2-verify" | "qr-generate" | "watermark-image" | "image-upscale" | "word-to-pdf" | "http-request" | "web-scrape" | "seo-meta" | "broken-links" | "pdf-metadata" | "ping" | "dns-lookup" | "ssl-check" | "smtp-test" | "gold-price" | "website-screenshot" | "html-to-image";
+            /** @description The tool's input, defaults applied. */
+            input: Record<string, never>;
+            /** @description When it runs: `{ "every": "<n>s|m|h" }` (at least MONITOR_MIN_INTERVAL_S, default 60 s; at most 24 h), or `{ "cron": "<minute hour day month weekday>", "timezone": "<IANA zone>" }` (UTC when no zone). An interval's runs start at a fixed phase of it chosen by the monitor's id (so many monitors spread over the interval); a cron run up to 30 s after its time. */
+            schedule: {
+                /**
+                 * @description An interval: a number and a unit, s, m or h.
+                 * @example 5m
+                 */
+                every?: string;
+                /**
+                 * @description A five-field cron expression.
+                 * @example 0 9 * * MON-FRI
+                 */
+                cron?: string;
+                /**
+                 * @description The IANA time zone the cron expression is read in.
+                 * @example Europe/Paris
+                 */
+                timezone?: string;
+            };
+            /** @description Its checks (a visual check's `path` is the image field). */
+            assertions: {
+                /**
+                 * @description A JSON pointer into the answer, or `/durationMs`. Not taken by `visual_change`.
+                 * @example /status
+                 */
+                path?: string;
+                /**
+                 * @description The comparison.
+                 * @enum {string}
+                 */
+                op: "eq" | "ne" | "contains" | "not_contains" | "lt" | "lte" | "gt" | "gte" | "matches" | "changed" | "visual_change";
+                /**
+                 * @description What the value at `path` is compared with (any JSON; a number for the order comparisons, a pattern for `matches`).
+                 * @example 200
+                 */
+                value?: unknown;
+                /**
+                 * @description `visual_change`: the share of pixels (0 to 1) that must change for it to fire.
+                 * @example 0.01
+                 */
+                threshold?: number;
+                /** @description `visual_change`: rectangles (image pixels) left out of the comparison, such as a clock or an ad slot. */
+                ignore?: {
+                    /** @description Left edge. */
+                    x: number;
+                    /** @description Top edge. */
+                    y: number;
+                    /** @description Width. */
+                    width: number;
+                    /** @description Height. */
+                    height: number;
+                }[];
+            }[];
+            /** @description The alert policy, defaults applied. */
+            alert: {
+                /**
+                 * @description Failed runs in a row before the monitor is down (degraded runs: degraded).
+                 * @default 2
+                 */
+                downAfter: number;
+                /**
+                 * @description Good runs in a row before a down or degraded monitor is up.
+                 * @default 1
+                 */
+                upAfter: number;
+                /**
+                 * @description Members mailed each notice: `owners` (every owner of the account) and user ids of members. `[]`: nobody (webhooks only).
+                 * @default [
+                 *       "owners"
+                 *     ]
+                 */
+                notify: string[];
+                /**
+                 * @description `<n>m|h`: while down, `monitor.down` again (with `reminder: true`) this often; null: never.
+                 * @default null
+                 * @example 1h
+                 */
+                remindEvery: string | null;
+            };
+            /** @description Credits the monitor's runs may spend per calendar month (UTC); a run past it is refused free and the monitor pauses (`stateReason: monitor_credit_limit`). null: no cap. */
+            monthlyCreditLimit: number | null;
+            /**
+             * @description `pending` until its first judged run; `paused` while no runs are made.
+             * @enum {string}
+             */
+            state: "pending" | "up" | "down" | "degraded" | "paused";
+            /** @description Why it is not up: the first failed check (`/status eq 200: got 500`) or error; `paused` (by a member), `insufficient_credits` or `monitor_credit_limit` (paused by the service). null when up. */
+            stateReason: string | null;
+            /**
+             * Format: date-time
+             * @description When its last judged run started.
+             * @example null
+             */
+            lastRunAt: string | null;
+            /**
+             * Format: date-time
+             * @description When its next run is due; null while paused.
+             * @example null
+             */
+            nextRunAt: string | null;
+            /** @description Share of good runs (passed or only degraded), in percent, over the whole hours of each window; null without runs. Runs refused for credits do not count. */
+            uptime: {
+                "24h": number | null;
+                "7d": number | null;
+                "30d": number | null;
+            };
+            /** @description Its last runs, oldest first: the latency line. */
+            recentRuns: {
+                /**
+                 * Format: date-time
+                 * @description When it ran.
+                 * @example 2026-01-01T12:00:00.000Z
+                 */
+                at: string;
+                /** @description The tool's run, all attempts, in ms (0 when the call was refused first). */
+                durationMs: number;
+                /**
+                 * @description `pass`; `degraded` (only checks of `/durationMs` failed); `fail` (another check failed); `error` (the call did not answer 200: refused, or the tool failed).
+                 * @enum {string}
+                 */
+                outcome: "pass" | "degraded" | "fail" | "error";
+            }[];
+            /**
+             * Format: date-time
+             * @description When it was created.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+        };
+        /** @description Monitors, newest first. */
+        MonitorPage: {
+            items: components["schemas"]["Monitor"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
         /** @description A new account with its first credentials, each shown only in this answer. */
         OpenedAccount: {
             /** @description The account. */
@@ -4317,7 +4827,7 @@ export interface components {
             };
         };
         /** @enum {string} */
-        WebhookEventKind: "credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed";
+        WebhookEventKind: "credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed" | "monitor.down" | "monitor.degraded" | "monitor.up" | "monitor.changed" | "monitor.paused";
         /** @description `data` of `credits.low`. */
         CreditsLowData: {
             /** @description The balance after the charge. */
@@ -4740,8 +5250,423 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["MemberRemovedData"];
         };
+        /** @description `data` of `monitor.down`. */
+        MonitorDownData: {
+            /**
+             * @description The monitor.
+             * @example mon_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            monitorId: string;
+            /**
+             * @description A label for your own reference.
+             * @example Shop front page
+             */
+            name: string;
+            /**
+             * @description Its state now.
+             * @enum {string}
+             */
+            state: "pending" | "up" | "down" | "degraded" | "paused";
+            /** @description Why: the failed check, the error, the change, or why it paused; null when up. */
+            reason: string | null;
+            /** @description The run that moved it (as `GET .../runs` shows it, without `state` and without a diff link). */
+            run: {
+                /**
+                 * @description The run's call: its request id, as in usage (`via: monitor`).
+                 * @example call-acc_4hQ2mV8kZr1xYt6pW0nLbC-mon_7Tn3pLq9Vx2Rk5Yb8Mc1Dz-2026-05-01T09:30:00Z
+                 */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description When the run started.
+                 * @example 2026-01-01T12:00:00.000Z
+                 */
+                at: string;
+                /**
+                 * Format: date-time
+                 * @description When its schedule meant it to start; null for a run asked for now.
+                 * @example null
+                 */
+                scheduledAt: string | null;
+                /** @description The tool's run, all attempts, in ms (0 when the call was refused first). */
+                durationMs: number;
+                /**
+                 * @description `pass`; `degraded` (only checks of `/durationMs` failed); `fail` (another check failed); `error` (the call did not answer 200: refused, or the tool failed).
+                 * @enum {string}
+                 */
+                outcome: "pass" | "degraded" | "fail" | "error";
+                /** @description The same as `id`. */
+                requestId: string;
+                /** @description Credits charged: the tool's cost when it answered 200, else 0. */
+                charged: number;
+                assertions: components["schemas"]["MonitorAssertionResult"][];
+                /** @description Set when a change check fired: the pointers that changed, and for a visual change the share of pixels and a link to the diff image (signed, an hour). */
+                change: {
+                    paths: string[];
+                    ratio?: number;
+                } | null;
+                /** @description Why the call did not answer 200: the problem's code and detail. */
+                error: {
+                    code: components["schemas"]["ErrorCode"];
+                    message: string;
+                } | null;
+            };
+            /**
+             * @description A reminder (alert.remindEvery): the monitor is still down.
+             * @constant
+             */
+            reminder?: true;
+        };
+        /** @description A monitor is down: `alert.downAfter` runs in a row failed (a check failed, or the call did not answer 200). While it stays down, sent again every `alert.remindEvery` with `reminder: true`. */
+        MonitorDownEvent: {
+            /**
+             * @description Event id: the same on every attempt to deliver it; use it to drop duplicates.
+             * @example evt_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "monitor.down";
+            /**
+             * Format: date-time
+             * @description When the event happened, ISO 8601 with offset +00:00.
+             * @example 2026-01-01T12:00:00.000+00:00
+             */
+            createdAt: string;
+            data: components["schemas"]["MonitorDownData"];
+        };
+        /** @description `data` of `monitor.degraded`. */
+        MonitorDegradedData: {
+            /**
+             * @description The monitor.
+             * @example mon_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            monitorId: string;
+            /**
+             * @description A label for your own reference.
+             * @example Shop front page
+             */
+            name: string;
+            /**
+             * @description Its state now.
+             * @enum {string}
+             */
+            state: "pending" | "up" | "down" | "degraded" | "paused";
+            /** @description Why: the failed check, the error, the change, or why it paused; null when up. */
+            reason: string | null;
+            /** @description The run that moved it (as `GET .../runs` shows it, without `state` and without a diff link). */
+            run: {
+                /**
+                 * @description The run's call: its request id, as in usage (`via: monitor`).
+                 * @example call-acc_4hQ2mV8kZr1xYt6pW0nLbC-mon_7Tn3pLq9Vx2Rk5Yb8Mc1Dz-2026-05-01T09:30:00Z
+                 */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description When the run started.
+                 * @example 2026-01-01T12:00:00.000Z
+                 */
+                at: string;
+                /**
+                 * Format: date-time
+                 * @description When its schedule meant it to start; null for a run asked for now.
+                 * @example null
+                 */
+                scheduledAt: string | null;
+                /** @description The tool's run, all attempts, in ms (0 when the call was refused first). */
+                durationMs: number;
+                /**
+                 * @description `pass`; `degraded` (only checks of `/durationMs` failed); `fail` (another check failed); `error` (the call did not answer 200: refused, or the tool failed).
+                 * @enum {string}
+                 */
+                outcome: "pass" | "degraded" | "fail" | "error";
+                /** @description The same as `id`. */
+                requestId: string;
+                /** @description Credits charged: the tool's cost when it answered 200, else 0. */
+                charged: number;
+                assertions: components["schemas"]["MonitorAssertionResult"][];
+                /** @description Set when a change check fired: the pointers that changed, and for a visual change the share of pixels and a link to the diff image (signed, an hour). */
+                change: {
+                    paths: string[];
+                    ratio?: number;
+                } | null;
+                /** @description Why the call did not answer 200: the problem's code and detail. */
+                error: {
+                    code: components["schemas"]["ErrorCode"];
+                    message: string;
+                } | null;
+            };
+        };
+        /** @description A monitor is degraded: `alert.downAfter` runs in a row were not good, and not all failed (only its checks of `/durationMs` failed in some). */
+        MonitorDegradedEvent: {
+            /**
+             * @description Event id: the same on every attempt to deliver it; use it to drop duplicates.
+             * @example evt_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "monitor.degraded";
+            /**
+             * Format: date-time
+             * @description When the event happened, ISO 8601 with offset +00:00.
+             * @example 2026-01-01T12:00:00.000+00:00
+             */
+            createdAt: string;
+            data: components["schemas"]["MonitorDegradedData"];
+        };
+        /** @description `data` of `monitor.up`. */
+        MonitorUpData: {
+            /**
+             * @description The monitor.
+             * @example mon_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            monitorId: string;
+            /**
+             * @description A label for your own reference.
+             * @example Shop front page
+             */
+            name: string;
+            /**
+             * @description Its state now.
+             * @enum {string}
+             */
+            state: "pending" | "up" | "down" | "degraded" | "paused";
+            /** @description Why: the failed check, the error, the change, or why it paused; null when up. */
+            reason: string | null;
+            /** @description The run that moved it (as `GET .../runs` shows it, without `state` and without a diff link). */
+            run: {
+                /**
+                 * @description The run's call: its request id, as in usage (`via: monitor`).
+                 * @example call-acc_4hQ2mV8kZr1xYt6pW0nLbC-mon_7Tn3pLq9Vx2Rk5Yb8Mc1Dz-2026-05-01T09:30:00Z
+                 */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description When the run started.
+                 * @example 2026-01-01T12:00:00.000Z
+                 */
+                at: string;
+                /**
+                 * Format: date-time
+                 * @description When its schedule meant it to start; null for a run asked for now.
+                 * @example null
+                 */
+                scheduledAt: string | null;
+                /** @description The tool's run, all attempts, in ms (0 when the call was refused first). */
+                durationMs: number;
+                /**
+                 * @description `pass`; `degraded` (only checks of `/durationMs` failed); `fail` (another check failed); `error` (the call did not answer 200: refused, or the tool failed).
+                 * @enum {string}
+                 */
+                outcome: "pass" | "degraded" | "fail" | "error";
+                /** @description The same as `id`. */
+                requestId: string;
+                /** @description Credits charged: the tool's cost when it answered 200, else 0. */
+                charged: number;
+                assertions: components["schemas"]["MonitorAssertionResult"][];
+                /** @description Set when a change check fired: the pointers that changed, and for a visual change the share of pixels and a link to the diff image (signed, an hour). */
+                change: {
+                    paths: string[];
+                    ratio?: number;
+                } | null;
+                /** @description Why the call did not answer 200: the problem's code and detail. */
+                error: {
+                    code: components["schemas"]["ErrorCode"];
+                    message: string;
+                } | null;
+            };
+        };
+        /** @description A down or degraded monitor is up again: `alert.upAfter` good runs in a row. */
+        MonitorUpEvent: {
+            /**
+             * @description Event id: the same on every attempt to deliver it; use it to drop duplicates.
+             * @example evt_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "monitor.up";
+            /**
+             * Format: date-time
+             * @description When the event happened, ISO 8601 with offset +00:00.
+             * @example 2026-01-01T12:00:00.000+00:00
+             */
+            createdAt: string;
+            data: components["schemas"]["MonitorUpData"];
+        };
+        /** @description `data` of `monitor.changed`. */
+        MonitorChangedData: {
+            /**
+             * @description The monitor.
+             * @example mon_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            monitorId: string;
+            /**
+             * @description A label for your own reference.
+             * @example Shop front page
+             */
+            name: string;
+            /**
+             * @description Its state now.
+             * @enum {string}
+             */
+            state: "pending" | "up" | "down" | "degraded" | "paused";
+            /** @description Why: the failed check, the error, the change, or why it paused; null when up. */
+            reason: string | null;
+            /** @description The run that moved it (as `GET .../runs` shows it, without `state` and without a diff link). */
+            run: {
+                /**
+                 * @description The run's call: its request id, as in usage (`via: monitor`).
+                 * @example call-acc_4hQ2mV8kZr1xYt6pW0nLbC-mon_7Tn3pLq9Vx2Rk5Yb8Mc1Dz-2026-05-01T09:30:00Z
+                 */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description When the run started.
+                 * @example 2026-01-01T12:00:00.000Z
+                 */
+                at: string;
+                /**
+                 * Format: date-time
+                 * @description When its schedule meant it to start; null for a run asked for now.
+                 * @example null
+                 */
+                scheduledAt: string | null;
+                /** @description The tool's run, all attempts, in ms (0 when the call was refused first). */
+                durationMs: number;
+                /**
+                 * @description `pass`; `degraded` (only checks of `/durationMs` failed); `fail` (another check failed); `error` (the call did not answer 200: refused, or the tool failed).
+                 * @enum {string}
+                 */
+                outcome: "pass" | "degraded" | "fail" | "error";
+                /** @description The same as `id`. */
+                requestId: string;
+                /** @description Credits charged: the tool's cost when it answered 200, else 0. */
+                charged: number;
+                assertions: components["schemas"]["MonitorAssertionResult"][];
+                /** @description Set when a change check fired: the pointers that changed, and for a visual change the share of pixels and a link to the diff image (signed, an hour). */
+                change: {
+                    paths: string[];
+                    ratio?: number;
+                } | null;
+                /** @description Why the call did not answer 200: the problem's code and detail. */
+                error: {
+                    code: components["schemas"]["ErrorCode"];
+                    message: string;
+                } | null;
+            };
+        };
+        /** @description A monitor's change check fired: a `changed` value differs from the previous answer's, or a capture differs from the baseline past its `threshold` (once, until it goes back or a new baseline is accepted). The run's diff image is in its runs. */
+        MonitorChangedEvent: {
+            /**
+             * @description Event id: the same on every attempt to deliver it; use it to drop duplicates.
+             * @example evt_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "monitor.changed";
+            /**
+             * Format: date-time
+             * @description When the event happened, ISO 8601 with offset +00:00.
+             * @example 2026-01-01T12:00:00.000+00:00
+             */
+            createdAt: string;
+            data: components["schemas"]["MonitorChangedData"];
+        };
+        /** @description `data` of `monitor.paused`. */
+        MonitorPausedData: {
+            /**
+             * @description The monitor.
+             * @example mon_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            monitorId: string;
+            /**
+             * @description A label for your own reference.
+             * @example Shop front page
+             */
+            name: string;
+            /**
+             * @description Its state now.
+             * @enum {string}
+             */
+            state: "pending" | "up" | "down" | "degraded" | "paused";
+            /** @description Why: the failed check, the error, the change, or why it paused; null when up. */
+            reason: string | null;
+            /** @description The run that moved it (as `GET .../runs` shows it, without `state` and without a diff link). */
+            run: {
+                /**
+                 * @description The run's call: its request id, as in usage (`via: monitor`).
+                 * @example call-acc_4hQ2mV8kZr1xYt6pW0nLbC-mon_7Tn3pLq9Vx2Rk5Yb8Mc1Dz-2026-05-01T09:30:00Z
+                 */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description When the run started.
+                 * @example 2026-01-01T12:00:00.000Z
+                 */
+                at: string;
+                /**
+                 * Format: date-time
+                 * @description When its schedule meant it to start; null for a run asked for now.
+                 * @example null
+                 */
+                scheduledAt: string | null;
+                /** @description The tool's run, all attempts, in ms (0 when the call was refused first). */
+                durationMs: number;
+                /**
+                 * @description `pass`; `degraded` (only checks of `/durationMs` failed); `fail` (another check failed); `error` (the call did not answer 200: refused, or the tool failed).
+                 * @enum {string}
+                 */
+                outcome: "pass" | "degraded" | "fail" | "error";
+                /** @description The same as `id`. */
+                requestId: string;
+                /** @description Credits charged: the tool's cost when it answered 200, else 0. */
+                charged: number;
+                assertions: components["schemas"]["MonitorAssertionResult"][];
+                /** @description Set when a change check fired: the pointers that changed, and for a visual change the share of pixels and a link to the diff image (signed, an hour). */
+                change: {
+                    paths: string[];
+                    ratio?: number;
+                } | null;
+                /** @description Why the call did not answer 200: the problem's code and detail. */
+                error: {
+                    code: components["schemas"]["ErrorCode"];
+                    message: string;
+                } | null;
+            };
+        };
+        /** @description The service paused a monitor: its run was refused, free, for the account's credits (`insufficient_credits`) or its monthly cap (`monitor_credit_limit`). It runs again once a member resumes it. */
+        MonitorPausedEvent: {
+            /**
+             * @description Event id: the same on every attempt to deliver it; use it to drop duplicates.
+             * @example evt_4hQ2mV8kZr1xYt6pW0nLbC
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "monitor.paused";
+            /**
+             * Format: date-time
+             * @description When the event happened, ISO 8601 with offset +00:00.
+             * @example 2026-01-01T12:00:00.000+00:00
+             */
+            createdAt: string;
+            data: components["schemas"]["MonitorPausedData"];
+        };
         /** @description The body of every delivery: the envelope `{ id, event, createdAt, data }`. */
-        WebhookEvent: components["schemas"]["CreditsLowEvent"] | components["schemas"]["CreditsExhaustedEvent"] | components["schemas"]["CreditsGrantedEvent"] | components["schemas"]["CreditsVoidedEvent"] | components["schemas"]["CreditsRechargeFailedEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["WebhookTestEvent"] | components["schemas"]["CallCompletedEvent"] | components["schemas"]["BatchCompletedEvent"] | components["schemas"]["BatchPausedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRemovedEvent"];
+        WebhookEvent: components["schemas"]["CreditsLowEvent"] | components["schemas"]["CreditsExhaustedEvent"] | components["schemas"]["CreditsGrantedEvent"] | components["schemas"]["CreditsVoidedEvent"] | components["schemas"]["CreditsRechargeFailedEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyRevokedEvent"] | components["schemas"]["WebhookTestEvent"] | components["schemas"]["CallCompletedEvent"] | components["schemas"]["BatchCompletedEvent"] | components["schemas"]["BatchPausedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["MonitorDownEvent"] | components["schemas"]["MonitorDegradedEvent"] | components["schemas"]["MonitorUpEvent"] | components["schemas"]["MonitorChangedEvent"] | components["schemas"]["MonitorPausedEvent"];
         /**
          * hash-text input
          * @description Text to digest and the algorithm to use. MD5 and SHA-1 are offered for checksums and legacy interoperability only.
@@ -6636,6 +7561,39 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Invalid JSON ([`invalid_json`](https://api.example.com/docs/errors#invalid_json)), or Invalid request ([`invalid_request`](https://api.example.com/docs/errors#invalid_request)) */
+        InvalidJsonOrInvalidRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Monitor limit reached ([`monitor_limit`](https://api.example.com/docs/errors#monitor_limit)) */
+        MonitorLimit: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Invalid request ([`invalid_request`](https://api.example.com/docs/errors#invalid_request)) */
+        InvalidRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                traceparent: components["headers"]["traceparent"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Webhook endpoint disabled ([`endpoint_disabled`](https://api.example.com/docs/errors#endpoint_disabled)) */
         EndpointDisabled: {
             headers: {
@@ -6731,6 +7689,8 @@ export interface components {
         UsageCursor: string;
         /** @description Batch id (`bat_...`). */
         BatchId: string;
+        /** @description Monitor id (`mon_...`). */
+        MonitorId: string;
         /** @description Plan id. */
         PlanId: string;
         /** @description Only entries at or after this time (a date `2026-05-01` or an ISO 8601 time). */
@@ -6740,7 +7700,7 @@ export interface components {
         /** @description Only the calls of this API key (`key_...`). */
         UsageKeyId: string;
         /** @description Only events of this type. */
-        EventType: "credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed";
+        EventType: "credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed" | "monitor.down" | "monitor.degraded" | "monitor.up" | "monitor.changed" | "monitor.paused";
         /** @description Attempts to list, newest first. */
         AttemptsLimit: number;
     };
@@ -10724,6 +11684,535 @@ export interface operations {
             504: components["responses"]["ToolTimeout"];
         };
     };
+    listMonitors: {
+        parameters: {
+            query?: {
+                /** @description Monitors per page. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["UsageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The monitors, newest first, each with its state, uptime and latest runs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorPage"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createMonitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description A label for your own reference.
+                     * @example Shop front page
+                     */
+                    name: string;
+                    /**
+                     * @description The catalogue tool each run calls.
+                     * @example http-request
+                     * @enum {string}
+                     */
+                    tool: "hash-text" | "bcrypt-hash" | "bcrypt-verify" | "argon2-verify" | "qr-generate" | "watermark-image" | "image-upscale" | "word-to-pdf" | "http-request" | "web-scrape" | "seo-meta" | "broken-links" | "pdf-metadata" | "ping" | "dns-lookup" | "ssl-check" | "smtp-test" | "gold-price" | "website-screenshot" | "html-to-image";
+                    /**
+                     * @description The tool's input, as `POST /api/v1/tools/{tool}` takes it (validated the same way; secret fields cannot be kept by a monitor).
+                     * @example {
+                     *       "url": "https://example.com/",
+                     *       "method": "GET"
+                     *     }
+                     */
+                    input: Record<string, never>;
+                    /** @description When it runs: `{ "every": "<n>s|m|h" }` (at least MONITOR_MIN_INTERVAL_S, default 60 s; at most 24 h), or `{ "cron": "<minute hour day month weekday>", "timezone": "<IANA zone>" }` (UTC when no zone). An interval's runs start at a fixed phase of it chosen by the monitor's id (so many monitors spread over the interval); a cron run up to 30 s after its time. */
+                    schedule: {
+                        /**
+                         * @description An interval: a number and a unit, s, m or h.
+                         * @example 5m
+                         */
+                        every?: string;
+                        /**
+                         * @description A five-field cron expression.
+                         * @example 0 9 * * MON-FRI
+                         */
+                        cron?: string;
+                        /**
+                         * @description The IANA time zone the cron expression is read in.
+                         * @example Europe/Paris
+                         */
+                        timezone?: string;
+                    };
+                    /** @description Checks of each answer; none: a run passes when the call answers 200. */
+                    assertions: {
+                        /**
+                         * @description A JSON pointer into the answer, or `/durationMs`. Not taken by `visual_change`.
+                         * @example /status
+                         */
+                        path?: string;
+                        /**
+                         * @description The comparison.
+                         * @enum {string}
+                         */
+                        op: "eq" | "ne" | "contains" | "not_contains" | "lt" | "lte" | "gt" | "gte" | "matches" | "changed" | "visual_change";
+                        /**
+                         * @description What the value at `path` is compared with (any JSON; a number for the order comparisons, a pattern for `matches`).
+                         * @example 200
+                         */
+                        value?: unknown;
+                        /**
+                         * @description `visual_change`: the share of pixels (0 to 1) that must change for it to fire.
+                         * @example 0.01
+                         */
+                        threshold?: number;
+                        /** @description `visual_change`: rectangles (image pixels) left out of the comparison, such as a clock or an ad slot. */
+                        ignore?: {
+                            /** @description Left edge. */
+                            x: number;
+                            /** @description Top edge. */
+                            y: number;
+                            /** @description Width. */
+                            width: number;
+                            /** @description Height. */
+                            height: number;
+                        }[];
+                    }[];
+                    /** @description Who is told of a change of state, and when. Fields left out take their defaults. */
+                    alert?: {
+                        /**
+                         * @description Failed runs in a row before the monitor is down (degraded runs: degraded).
+                         * @default 2
+                         */
+                        downAfter?: number;
+                        /**
+                         * @description Good runs in a row before a down or degraded monitor is up.
+                         * @default 1
+                         */
+                        upAfter?: number;
+                        /**
+                         * @description Members mailed each notice: `owners` (every owner of the account) and user ids of members. `[]`: nobody (webhooks only).
+                         * @default [
+                         *       "owners"
+                         *     ]
+                         */
+                        notify?: string[];
+                        /**
+                         * @description `<n>m|h`: while down, `monitor.down` again (with `reminder: true`) this often; null: never.
+                         * @default null
+                         * @example 1h
+                         */
+                        remindEvery?: string | null;
+                    };
+                    /** @description Created or set paused: no runs until resumed (`paused: false`). */
+                    paused?: boolean;
+                    /** @description Credits the monitor's runs may spend per calendar month (UTC); a run past it is refused free and the monitor pauses (`stateReason: monitor_credit_limit`). null: no cap. */
+                    monthlyCreditLimit?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The new monitor; `Location` names it. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Monitor"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrInvalidRequest"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            409: components["responses"]["MonitorLimit"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getMonitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Monitor id (`mon_...`). */
+                id: components["parameters"]["MonitorId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The monitor. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Monitor"];
+                };
+            };
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteMonitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Monitor id (`mon_...`). */
+                id: components["parameters"]["MonitorId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateMonitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Monitor id (`mon_...`). */
+                id: components["parameters"]["MonitorId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description A label for your own reference.
+                     * @example Shop front page
+                     */
+                    name?: string;
+                    /**
+                     * @description The catalogue tool each run calls.
+                     * @example http-request
+                     * @enum {string}
+                     */
+                    tool?: "hash-text" | "bcrypt-hash" | "bcrypt-verify" | "argon2-verify" | "qr-generate" | "watermark-image" | "image-upscale" | "word-to-pdf" | "http-request" | "web-scrape" | "seo-meta" | "broken-links" | "pdf-metadata" | "ping" | "dns-lookup" | "ssl-check" | "smtp-test" | "gold-price" | "website-screenshot" | "html-to-image";
+                    /**
+                     * @description The tool's input, as `POST /api/v1/tools/{tool}` takes it (validated the same way; secret fields cannot be kept by a monitor).
+                     * @example {
+                     *       "url": "https://example.com/",
+                     *       "method": "GET"
+                     *     }
+                     */
+                    input?: Record<string, never>;
+                    /** @description When it runs: `{ "every": "<n>s|m|h" }` (at least MONITOR_MIN_INTERVAL_S, default 60 s; at most 24 h), or `{ "cron": "<minute hour day month weekday>", "timezone": "<IANA zone>" }` (UTC when no zone). An interval's runs start at a fixed phase of it chosen by the monitor's id (so many monitors spread over the interval); a cron run up to 30 s after its time. */
+                    schedule?: {
+                        /**
+                         * @description An interval: a number and a unit, s, m or h.
+                         * @example 5m
+                         */
+                        every?: string;
+                        /**
+                         * @description A five-field cron expression.
+                         * @example 0 9 * * MON-FRI
+                         */
+                        cron?: string;
+                        /**
+                         * @description The IANA time zone the cron expression is read in.
+                         * @example Europe/Paris
+                         */
+                        timezone?: string;
+                    };
+                    /** @description Checks of each answer; none: a run passes when the call answers 200. */
+                    assertions?: {
+                        /**
+                         * @description A JSON pointer into the answer, or `/durationMs`. Not taken by `visual_change`.
+                         * @example /status
+                         */
+                        path?: string;
+                        /**
+                         * @description The comparison.
+                         * @enum {string}
+                         */
+                        op: "eq" | "ne" | "contains" | "not_contains" | "lt" | "lte" | "gt" | "gte" | "matches" | "changed" | "visual_change";
+                        /**
+                         * @description What the value at `path` is compared with (any JSON; a number for the order comparisons, a pattern for `matches`).
+                         * @example 200
+                         */
+                        value?: unknown;
+                        /**
+                         * @description `visual_change`: the share of pixels (0 to 1) that must change for it to fire.
+                         * @example 0.01
+                         */
+                        threshold?: number;
+                        /** @description `visual_change`: rectangles (image pixels) left out of the comparison, such as a clock or an ad slot. */
+                        ignore?: {
+                            /** @description Left edge. */
+                            x: number;
+                            /** @description Top edge. */
+                            y: number;
+                            /** @description Width. */
+                            width: number;
+                            /** @description Height. */
+                            height: number;
+                        }[];
+                    }[];
+                    /** @description Who is told of a change of state, and when. Fields left out take their defaults. */
+                    alert?: {
+                        /**
+                         * @description Failed runs in a row before the monitor is down (degraded runs: degraded).
+                         * @default 2
+                         */
+                        downAfter?: number;
+                        /**
+                         * @description Good runs in a row before a down or degraded monitor is up.
+                         * @default 1
+                         */
+                        upAfter?: number;
+                        /**
+                         * @description Members mailed each notice: `owners` (every owner of the account) and user ids of members. `[]`: nobody (webhooks only).
+                         * @default [
+                         *       "owners"
+                         *     ]
+                         */
+                        notify?: string[];
+                        /**
+                         * @description `<n>m|h`: while down, `monitor.down` again (with `reminder: true`) this often; null: never.
+                         * @default null
+                         * @example 1h
+                         */
+                        remindEvery?: string | null;
+                    };
+                    /** @description Created or set paused: no runs until resumed (`paused: false`). */
+                    paused?: boolean;
+                    /** @description Credits the monitor's runs may spend per calendar month (UTC); a run past it is refused free and the monitor pauses (`stateReason: monitor_credit_limit`). null: no cap. */
+                    monthlyCreditLimit?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The monitor. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Monitor"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrInvalidRequest"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    runMonitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Monitor id (`mon_...`). */
+                id: components["parameters"]["MonitorId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run is started. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorRunStarted"];
+                };
+            };
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    acceptMonitorBaseline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Monitor id (`mon_...`). */
+                id: components["parameters"]["MonitorId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The monitor. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Monitor"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listMonitorRuns: {
+        parameters: {
+            query?: {
+                /** @description Runs per page. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["UsageCursor"];
+            };
+            header?: never;
+            path: {
+                /** @description Monitor id (`mon_...`). */
+                id: components["parameters"]["MonitorId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The runs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorRunPage"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["UnauthorizedOrUnauthenticated"];
+            403: components["responses"]["ForbiddenOrForbiddenForRoleOrCsrfRejected"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    monitorDiffImage: {
+        parameters: {
+            query: {
+                /** @description When the link stops opening the image (Unix seconds). */
+                expires: number;
+                /** @description The link's signature: the last parameter. */
+                signature: string;
+            };
+            header?: never;
+            path: {
+                /** @description The image, as the link names it. */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The diff image. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            401: components["responses"]["InvalidSignature"];
+            403: components["responses"]["LinkExpired"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: never;
@@ -10766,8 +12255,8 @@ export interface operations {
                 "application/json": {
                     /** @description `https` URL with a public address (`localhost`, any scheme, only where the operator allows it for testing). */
                     url: string;
-                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `credits.voided`, `credits.recharge_failed`, `api_key.created`, `api_key.revoked`, `batch.completed`, `batch.paused`, `member.joined`, `member.removed` (every type but `call.completed`). */
-                    eventTypes?: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
+                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `credits.voided`, `credits.recharge_failed`, `api_key.created`, `api_key.revoked`, `batch.completed`, `batch.paused`, `member.joined`, `member.removed`, `monitor.down`, `monitor.degraded`, `monitor.up`, `monitor.changed`, `monitor.paused` (every type but `call.completed`). */
+                    eventTypes?: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed" | "monitor.down" | "monitor.degraded" | "monitor.up" | "monitor.changed" | "monitor.paused")[];
                 };
             };
         };
@@ -10843,8 +12332,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `credits.voided`, `credits.recharge_failed`, `api_key.created`, `api_key.revoked`, `batch.completed`, `batch.paused`, `member.joined`, `member.removed` (every type but `call.completed`). */
-                    eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed")[];
+                    /** @description The event types delivered to the endpoint. `webhook.test` is always delivered when you ask for it. Default: `credits.low`, `credits.exhausted`, `credits.granted`, `credits.voided`, `credits.recharge_failed`, `api_key.created`, `api_key.revoked`, `batch.completed`, `batch.paused`, `member.joined`, `member.removed`, `monitor.down`, `monitor.degraded`, `monitor.up`, `monitor.changed`, `monitor.paused` (every type but `call.completed`). */
+                    eventTypes: ("credits.low" | "credits.exhausted" | "credits.granted" | "credits.voided" | "credits.recharge_failed" | "api_key.created" | "api_key.revoked" | "call.completed" | "batch.completed" | "batch.paused" | "member.joined" | "member.removed" | "monitor.down" | "monitor.degraded" | "monitor.up" | "monitor.changed" | "monitor.paused")[];
                 };
             };
         };
@@ -11311,7 +12800,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor`. */
                 cursor?: string;
                 /** @description Only entries of this action. */
-                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed" | "oauth_app.authorized" | "oauth_app.revoked";
+                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed" | "oauth_app.authorized" | "oauth_app.revoked" | "monitor.created" | "monitor.updated" | "monitor.deleted";
             };
             header?: never;
             path?: never;
@@ -11382,7 +12871,7 @@ export interface operations {
                 /** @description The previous page's `nextCursor`. */
                 cursor?: string;
                 /** @description Only entries of this action. */
-                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed" | "oauth_app.authorized" | "oauth_app.revoked";
+                action?: "api_key.created" | "api_key.updated" | "api_key.revoked" | "owner_token.created" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.previous_secret_ended" | "credits.granted" | "account.plan_changed" | "link_secret.created" | "link_secret.retired" | "destination.created" | "destination.deleted" | "purchase.created" | "purchase.paid" | "purchase.failed" | "purchase.refunded" | "purchase.disputed" | "purchase.dispute_closed" | "auto_recharge.updated" | "auto_recharge.disabled" | "recharge.succeeded" | "recharge.failed" | "user.signed_in" | "user.locked_out" | "user.password_changed" | "user.passkey_added" | "user.passkey_removed" | "session.ended" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "account.ownership_transferred" | "account.sign_in_policy_changed" | "oauth_app.authorized" | "oauth_app.revoked" | "monitor.created" | "monitor.updated" | "monitor.deleted";
             };
             header?: never;
             path?: never;
@@ -12159,7 +13648,7 @@ export interface operations {
             path: {
                 /** @description The digest in the page's links; any other is served too, not cached. */
                 version: string;
-                file: "api.js" | "app.js" | "billing-recharge.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "forms.js" | "grants.js" | "keys-limits.js" | "ledger.js" | "list.js" | "paged-list.js" | "passkeys.js" | "reauth.js" | "render-cache.js" | "render-link-builder.js" | "router.js" | "row-action.js" | "secret.js" | "security-passkeys.js" | "security-sessions.js" | "session.js" | "sign-in-token.js" | "simplewebauthn-browser.js" | "team-invitations.js" | "team-members.js" | "team-roles.js" | "team-sign-in-policy.js" | "team-transfer.js" | "view-attach.js" | "view-attempts.js" | "view-batches.js" | "view-billing.js" | "view-calls.js" | "view-connected-apps.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-invitation.js" | "view-keys.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-reset.js" | "view-security.js" | "view-sign-in.js" | "view-sign-up.js" | "view-team.js" | "view-usage.js" | "view-verify.js" | "view-webhooks.js" | "views.js";
+                file: "api.js" | "app.js" | "billing-recharge.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "favicon.svg" | "forms.js" | "grants.js" | "keys-limits.js" | "ledger.js" | "list.js" | "monitor-latency.js" | "monitor-runs.js" | "paged-list.js" | "passkeys.js" | "reauth.js" | "render-cache.js" | "render-link-builder.js" | "router.js" | "row-action.js" | "secret.js" | "security-passkeys.js" | "security-sessions.js" | "session.js" | "sign-in-token.js" | "simplewebauthn-browser.js" | "team-invitations.js" | "team-members.js" | "team-roles.js" | "team-sign-in-policy.js" | "team-transfer.js" | "view-attach.js" | "view-attempts.js" | "view-batches.js" | "view-billing.js" | "view-calls.js" | "view-connected-apps.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-invitation.js" | "view-keys.js" | "view-monitors.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-reset.js" | "view-security.js" | "view-sign-in.js" | "view-sign-up.js" | "view-team.js" | "view-usage.js" | "view-verify.js" | "view-webhooks.js" | "views.js";
             };
             cookie?: never;
         };
@@ -12709,6 +14198,216 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["MemberRemovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 10 seconds is a failure: the delivery is retried after 5 s, 30 s, 2 min, 10 min, 30 min and 1 h, then every 2 h, for at most 3 days, and 20 failed attempts in a row disable the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event-monitor.down": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event kind. */
+                "X-Service-Event": "monitor.down";
+                /** @description The envelope's `id`, the same on every attempt. */
+                "X-Service-Event-Id": string;
+                /** @description When this attempt was signed, in Unix seconds. Reject a delivery 300 s or more away from your clock. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the signing secret (during a rotation's overlap: the previous one). */
+                "X-Service-Signature": string;
+                /** @description The same signature under every secret that signs the delivery, comma-separated, the newest secret first: one while no rotation runs (equal to `X-Service-Signature`), two during a rotation's overlap. A receiver on the new secret finds its signature here. */
+                "X-Service-Signatures": string;
+                /** @description Identifies the service as the sender. */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorDownEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 10 seconds is a failure: the delivery is retried after 5 s, 30 s, 2 min, 10 min, 30 min and 1 h, then every 2 h, for at most 3 days, and 20 failed attempts in a row disable the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event-monitor.degraded": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event kind. */
+                "X-Service-Event": "monitor.degraded";
+                /** @description The envelope's `id`, the same on every attempt. */
+                "X-Service-Event-Id": string;
+                /** @description When this attempt was signed, in Unix seconds. Reject a delivery 300 s or more away from your clock. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the signing secret (during a rotation's overlap: the previous one). */
+                "X-Service-Signature": string;
+                /** @description The same signature under every secret that signs the delivery, comma-separated, the newest secret first: one while no rotation runs (equal to `X-Service-Signature`), two during a rotation's overlap. A receiver on the new secret finds its signature here. */
+                "X-Service-Signatures": string;
+                /** @description Identifies the service as the sender. */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorDegradedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 10 seconds is a failure: the delivery is retried after 5 s, 30 s, 2 min, 10 min, 30 min and 1 h, then every 2 h, for at most 3 days, and 20 failed attempts in a row disable the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event-monitor.up": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event kind. */
+                "X-Service-Event": "monitor.up";
+                /** @description The envelope's `id`, the same on every attempt. */
+                "X-Service-Event-Id": string;
+                /** @description When this attempt was signed, in Unix seconds. Reject a delivery 300 s or more away from your clock. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the signing secret (during a rotation's overlap: the previous one). */
+                "X-Service-Signature": string;
+                /** @description The same signature under every secret that signs the delivery, comma-separated, the newest secret first: one while no rotation runs (equal to `X-Service-Signature`), two during a rotation's overlap. A receiver on the new secret finds its signature here. */
+                "X-Service-Signatures": string;
+                /** @description Identifies the service as the sender. */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorUpEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 10 seconds is a failure: the delivery is retried after 5 s, 30 s, 2 min, 10 min, 30 min and 1 h, then every 2 h, for at most 3 days, and 20 failed attempts in a row disable the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event-monitor.changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event kind. */
+                "X-Service-Event": "monitor.changed";
+                /** @description The envelope's `id`, the same on every attempt. */
+                "X-Service-Event-Id": string;
+                /** @description When this attempt was signed, in Unix seconds. Reject a delivery 300 s or more away from your clock. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the signing secret (during a rotation's overlap: the previous one). */
+                "X-Service-Signature": string;
+                /** @description The same signature under every secret that signs the delivery, comma-separated, the newest secret first: one while no rotation runs (equal to `X-Service-Signature`), two during a rotation's overlap. A receiver on the new secret finds its signature here. */
+                "X-Service-Signatures": string;
+                /** @description Identifies the service as the sender. */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 10 seconds is a failure: the delivery is retried after 5 s, 30 s, 2 min, 10 min, 30 min and 1 h, then every 2 h, for at most 3 days, and 20 failed attempts in a row disable the endpoint. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event-monitor.paused": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event kind. */
+                "X-Service-Event": "monitor.paused";
+                /** @description The envelope's `id`, the same on every attempt. */
+                "X-Service-Event-Id": string;
+                /** @description When this attempt was signed, in Unix seconds. Reject a delivery 300 s or more away from your clock. */
+                "X-Service-Timestamp": string;
+                /** @description `sha256=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the signing secret (during a rotation's overlap: the previous one). */
+                "X-Service-Signature": string;
+                /** @description The same signature under every secret that signs the delivery, comma-separated, the newest secret first: one while no rotation runs (equal to `X-Service-Signature`), two during a rotation's overlap. A receiver on the new secret finds its signature here. */
+                "X-Service-Signatures": string;
+                /** @description Identifies the service as the sender. */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorPausedEvent"];
             };
         };
         responses: {

@@ -161,6 +161,14 @@ export function createClient({ token = null, onUnauthorized = () => {} } = {}) {
     batches: ({ limit, cursor } = {}) => call('GET', `/api/v1/account/batches${query({ limit, cursor })}`),
     cancelBatch: (batchId) => call('DELETE', `/api/v1/account/batches/${id(batchId)}`),
     /** @param {{ limit?: number, cursor?: string }} [page] */
+    monitors: ({ limit, cursor } = {}) => call('GET', `/api/v1/account/monitors${query({ limit, cursor })}`),
+    monitor: (monitorId) => call('GET', `/api/v1/account/monitors/${id(monitorId)}`),
+    /** `{ paused: true }` pauses it, `{ paused: false }` resumes it. */
+    updateMonitor: (monitorId, fields) => call('PATCH', `/api/v1/account/monitors/${id(monitorId)}`, fields),
+    /** @param {string} monitorId @param {{ limit?: number, cursor?: string }} [page] */
+    monitorRuns: (monitorId, { limit, cursor } = {}) =>
+      call('GET', `/api/v1/account/monitors/${id(monitorId)}/runs${query({ limit, cursor })}`),
+    /** @param {{ limit?: number, cursor?: string }} [page] */
     events: ({ limit, cursor } = {}) => call('GET', `/api/v1/account/events${query({ limit, cursor })}`),
     creditPacks: () => call('GET', '/api/v1/account/credit-packs'),
     /** A Stripe Checkout Session for the pack: `{ sessionId, url, purchaseId }`. */

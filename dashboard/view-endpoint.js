@@ -22,6 +22,11 @@ export const EVENT_TYPES = [
   'batch.paused',
   'member.joined',
   'member.removed',
+  'monitor.down',
+  'monitor.degraded',
+  'monitor.up',
+  'monitor.changed',
+  'monitor.paused',
 ];
 
 const HOUR_MS = 3_600_000;

@@ -15,6 +15,7 @@ import { createBillingView } from './view-billing.js';
 import { createDestinationsView } from './view-destinations.js';
 import { createConnectedAppsView } from './view-connected-apps.js';
 import { createKeysView } from './view-keys.js';
+import { createMonitorsView } from './view-monitors.js';
 import { createNotFoundView } from './view-not-found.js';
 import { createOverviewView } from './view-overview.js';
 import { createRenderLinksView } from './view-render-links.js';
@@ -79,6 +80,15 @@ export const VIEWS = [
     nav: 'Batches',
     description: 'Many calls of one tool at once, with their progress; cancel one that runs.',
     create: createBatchesView,
+  },
+  {
+    id: 'monitors',
+    path: '/dashboard/monitors',
+    title: 'Monitors',
+    nav: 'Monitors',
+    description: 'Tools run on a schedule and judged: up, down or changed, their runs, uptime and diff images.',
+    autoRefresh: true,
+    create: createMonitorsView,
   },
   {
     id: 'render-links',

@@ -144,10 +144,13 @@ export interface LedgerEntry {
   outcome: 'charged' | 'refunded' | 'expired';
   /** For an expiry: the grant whose credits lapsed. */
   grantId?: string;
-  /** The API key that made the call (absent for calls before keys were recorded, and expiries of grants). */
+  /**
+   * The API key that made the call (absent for calls before keys were recorded, and expiries of
+   * grants); for a monitor's run (`via: monitor`), the monitor, whose monthly spending counts it as a key's does.
+   */
   keyId?: string;
-  /** `mcp` for a call made over MCP; absent for REST calls (and batches, render links). */
-  via?: 'mcp';
+  /** `mcp` for a call made over MCP, `monitor` for a monitor's run; absent for REST calls (and batches, render links). */
+  via?: 'mcp' | 'monitor';
   at: Date;
 }
 

@@ -69,6 +69,10 @@ export const AUDIT_ACTIONS = [
   // The authorization server (domain/oauth/): a member let an agent act on the account, or it was ended.
   'oauth_app.authorized',
   'oauth_app.revoked',
+  // Monitors (domain/monitors/): made, changed (paused and resumed included), deleted.
+  'monitor.created',
+  'monitor.updated',
+  'monitor.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -169,6 +173,7 @@ export function createAuditLog(db: Db) {
   const memberships = holder(c.memberships, 'accountId');
   const invitations = holder(c.authTokens, 'accountId');
   const connections = holder(c.oauthConnections, 'accountId');
+  const monitors = holder(c.monitors, 'accountId');
   const holders = [
     keys,
     endpoints,
@@ -182,12 +187,14 @@ export function createAuditLog(db: Db) {
     memberships,
     invitations,
     connections,
+    monitors,
   ];
   /** Where a deleted target lived: a deletion's draft is appended once its target is gone from there. */
   const deletable: Record<string, DraftHolder['docs']> = {
     webhook_endpoint: endpoints.docs,
     destination: destinations.docs,
     membership: memberships.docs,
+    monitor: monitors.docs,
   };
 
   /**
@@ -308,6 +315,8 @@ export function createAuditLog(db: Db) {
     flushInvitation: (tokenDigest: string) => flushHolder(invitations, tokenDigest),
     /** After an agent was connected to an account or disconnected (`oauthConnections`). */
     flushConnection: (id: string) => flushHolder(connections, id),
+    /** After a monitor was made or changed (`monitors`). */
+    flushMonitor: (id: string) => flushHolder(monitors, id),
     flushLeftovers,
     ...auditReads(c, flushLeftovers),
   };

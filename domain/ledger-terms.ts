@@ -18,12 +18,15 @@ export interface CallRef {
    * reserve reads the call's ledger entry first and holds nothing when the call is settled.
    */
   mayBeSettled?: boolean;
-  /** The API key that made the call: its entry names it and the account's `keySpend` counts it. */
+  /**
+   * The API key that made the call: its entry names it and the account's `keySpend` counts it. A
+   * monitor's run names its monitor here, whose monthly credit cap is held as a key's is.
+   */
   keyId?: string;
   /** That key's monthlyCreditLimit: a reserve that would take its month's spending past it is refused. */
   keyCreditLimit?: number;
-  /** `mcp` for a call made over MCP: its ledger entry says so. */
-  via?: 'mcp';
+  /** `mcp` for a call made over MCP, `monitor` for a monitor's run: its ledger entry says so. */
+  via?: 'mcp' | 'monitor';
 }
 
 /**

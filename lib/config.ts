@@ -155,6 +155,13 @@ export interface Config {
    * speed. `BATCH_YIELD_MS`, default 250.
    */
   batchYieldMs: number;
+  /**
+   * The shortest interval a monitor's schedule may have, in seconds (domain/monitors/).
+   * `MONITOR_MIN_INTERVAL_S`, default 60; tests lower it to see runs within seconds.
+   */
+  monitorMinIntervalS: number;
+  /** Monitors one account may have. `MONITORS_PER_ACCOUNT`, default 100. */
+  monitorsPerAccount: number;
   /** Threads of a network worker that parse fetched pages and PDFs (web-scrape, seo-meta, broken-links, pdf-metadata). `READING_THREADS`, default 2. */
   readingThreads: number;
   /** Warm LibreOffice listeners of a cpu worker, i.e. word-to-pdf conversions at once (~150 MB each). `OFFICE_LISTENERS`, default 2. */
@@ -229,6 +236,8 @@ export function loadConfig(env: Env = process.env): Config {
     networkConcurrency: int(env, 'NETWORK_CONCURRENCY', 50, 1),
     batchConcurrency: int(env, 'BATCH_CONCURRENCY', 4, 1),
     batchYieldMs: int(env, 'BATCH_YIELD_MS', 250),
+    monitorMinIntervalS: int(env, 'MONITOR_MIN_INTERVAL_S', 60, 1),
+    monitorsPerAccount: int(env, 'MONITORS_PER_ACCOUNT', 100, 1),
     readingThreads: int(env, 'READING_THREADS', 2, 1),
     officeListeners: int(env, 'OFFICE_LISTENERS', 2, 1),
     officeConversionTimeoutMs: int(env, 'OFFICE_CONVERSION_TIMEOUT_MS', 30_000, 1_000),

@@ -5,6 +5,8 @@
 export const ERRORS = {
   invalid_json: { status: 400, title: 'Invalid JSON' },
   validation_failed: { status: 400, title: 'Validation failed' },
+  // A monitor's definition (its schedule, a pointer, an operator) that cannot run: `errors` names the field.
+  invalid_request: { status: 400, title: 'Invalid request' },
   invalid_token: { status: 400, title: 'Invalid or expired link' },
   oidc_failed: { status: 400, title: 'Identity provider sign-in failed' },
   unauthorized: { status: 401, title: 'Unauthorized' },
@@ -31,6 +33,7 @@ export const ERRORS = {
   endpoint_disabled: { status: 409, title: 'Webhook endpoint disabled' },
   already_exists: { status: 409, title: 'Already exists' },
   already_member: { status: 409, title: 'Already a member' },
+  monitor_limit: { status: 409, title: 'Monitor limit reached' },
   last_owner: { status: 409, title: 'The account needs its owner' },
   payments_not_configured: { status: 409, title: 'Payments not configured' },
   call_expired: { status: 410, title: 'Call expired' },

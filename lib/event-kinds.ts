@@ -16,6 +16,11 @@ export const EVENT_KINDS = [
   'batch.paused',
   'member.joined',
   'member.removed',
+  'monitor.down',
+  'monitor.degraded',
+  'monitor.up',
+  'monitor.changed',
+  'monitor.paused',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 

@@ -89,6 +89,10 @@ export function collections(db: Db): Collections {
     // Calls their clients cancelled (domain/call-cancellations.ts): one lost in a crash leaves the
     // call to hear of it at its workflow's next task instead.
     callCancellations: db.collection('call_cancellations'),
+    // Monitors (domain/monitors/): a monitor's state says what was notified; its runs say what was charged.
+    monitors: db.collection('monitors', JOURNALED),
+    monitorRuns: db.collection('monitor_runs', JOURNALED),
+    monitorImages: db.collection('monitor_images'),
   };
 }
 
@@ -168,6 +172,10 @@ export async function ensureIndexes(db: Db): Promise<void> {
     c.oauthStore.createIndex({ uidDigest: 1 }),
     c.oauthStore.createIndex({ expiresAt: 1 }),
     c.oauthConnections.createIndex({ accountId: 1, createdAt: -1 }),
+    // Monitors: an account's list (and its count); a monitor's runs newest first; the runs' retention.
+    c.monitors.createIndex({ accountId: 1, createdAt: -1 }),
+    c.monitorRuns.createIndex({ monitorId: 1, at: -1 }),
+    c.monitorRuns.createIndex({ at: 1 }),
   ]);
 }
 

@@ -130,6 +130,9 @@ export interface BatchFill {
   wakeAt?: number;
 }
 
+/** The door a call came in by when it was not REST (its usage entry says so). */
+export type CallVia = 'mcp' | 'monitor';
+
 /** What the API hands a `toolCall` workflow. Secret fields travel sealed (see lib/sealed.ts). */
 export interface ToolCallInput {
   accountId: string;
@@ -171,8 +174,16 @@ export interface ToolCallInput {
   keyId?: string;
   /** That key's monthlyCreditLimit when it has one: the reserve refuses past it (domain/quick-reserve.ts). */
   keyCreditLimit?: number;
-  /** `mcp` for a call made over MCP: its usage entry says so. Absent for REST calls and calls started before. */
-  via?: 'mcp';
+  /**
+   * `mcp` for a call made over MCP, `monitor` for a monitor's run: its usage entry says so. Absent
+   * for REST calls and calls started before.
+   */
+  via?: CallVia;
+  /**
+   * Set for a monitor's run (its schedule's, or one asked for now): the step judges the answer
+   * with the monitor's assertions once the call is settled (domain/monitors/). Absent for every other call.
+   */
+  monitor?: { id: string };
   /**
    * Set for an item of a batch: the workflow records its outcome on the item (and tells the
    * account's batch runner) as its last step. Absent for every other call. `total`: the batch's

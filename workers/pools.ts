@@ -7,12 +7,14 @@ import { Worker } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
 import type { Config } from '../lib/config.js';
 import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
+import { DatabaseBlobStore } from '../lib/blob-store.js';
 import { LONG_CALL_QUEUES, TASK_QUEUES, type Pool, type ToolPool } from '../lib/temporal-shared.js';
 import { poolTaskQueues, toolsOfPool } from '../domain/catalogue.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
 import { createWebhookFanout } from '../domain/webhooks/fanout.js';
 import { toolDurationRecorder, toolMetricsInterceptor } from './tool-metrics.js';
 import { createCallActivities } from '../activities/call-activities.js';
+import { createMonitorRuns } from '../activities/monitor-runs.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 import { WORKFLOW_TRACING_MODULE } from '../lib/tracing.js';
 import { createRechargeTrigger } from '../domain/billing/recharge-trigger.js';
@@ -146,6 +148,15 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
   // the core pool's.
   const onEvent = createWebhookFanout({ db: deps.db, client, log: deps.log }).onEvent;
   const onToolDone = toolDurationRecorder();
+  const blobs = deps.blobs ?? new DatabaseBlobStore(deps.db);
+  const monitorRuns = createMonitorRuns({
+    db: deps.db,
+    client,
+    blobs,
+    secretKey: deps.config.secretKey,
+    baseUrl: deps.config.publicBaseUrl,
+    onEvent,
+  });
   const calls = {
     ...common,
     ...CALL_WORKER_OPTIONS,
@@ -154,11 +165,12 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
     activities: createCallActivities(deps.db, served, {
       onEvent,
       onToolDone,
-      blobs: deps.blobs,
+      blobs,
       batchItems: { client, secretKey: deps.config.secretKey, yieldMs: deps.config.batchYieldMs, eagerStarts: !deps.client },
       singleCalls: deps.singleCalls,
       destinations: { secretKey: deps.config.secretKey, guard: deps.net.guard },
       onRechargeDue,
+      monitorRuns,
     }),
     interceptors: { activity: [...tracedActivities, toolMetricsInterceptor(new Set(Object.keys(served)), onToolDone)] },
     // Draining on SIGTERM: polling stops at once and the calls already running may finish
@@ -196,5 +208,8 @@ export async function createPoolWorkers(pool: Pool, deps: PoolDeps): Promise<Poo
   // Created together: each mostly waits for its workflow thread to load the bundle, and the
   // threads start side by side (the pool polls about half a second sooner with two queues).
   const workers = await Promise.all(creating);
-  return { workers, close, warmth };
+  const closeAll = async () => {
+    await Promise.all([close(), monitorRuns.close()]);
+  };
+  return { workers, close: closeAll, warmth };
 }

@@ -3,7 +3,8 @@
 //! the event log's 30 days, asynchronous calls' answers past their 24 hours, audit drafts a crash
 //! left on a changed document, audit entries past AUDIT_RETENTION_DAYS, and the render cache's
 //! entries and images past their 30 days; people's sessions, mailed tokens, challenges and sign-in
-//! windows past their end (domain/identity/sweep.ts); MCP sessions and their calls' records.
+//! windows past their end (domain/identity/sweep.ts); MCP sessions and their calls' records;
+//! monitors' runs and their diff images past their 90 days.
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
 import { sweepBlobs } from '../../lib/claim-check-codec.js';
@@ -18,6 +19,7 @@ import { createRateBuckets } from '../../domain/rate-buckets.js';
 import { createMcpSessions } from '../../domain/mcp-sessions.js';
 import { createCallCancellations } from '../../domain/call-cancellations.js';
 import { sweepOAuthStore } from '../../domain/oauth/store.js';
+import { createMonitorStore, MONITOR_DIFFS_AREA, RUN_RETENTION_MS } from '../../domain/monitors/index.js';
 
 export interface SweepOptions {
   /** Claim-check blobs and big outputs live this long: an idempotent replay within 24 h still reads its answer. */
@@ -59,6 +61,8 @@ export interface SweepReport {
   callCancellations: number;
   /** The authorization server's codes, tokens, interactions and grants past their expiry. */
   oauth: number;
+  /** Monitors' runs, and their diff images, past their 90 days. */
+  monitorRuns: { runs: number; diffImages: number };
 }
 
 /** `outputBlobs`: the store big outputs wait in (BLOB_STORE_URL); the database when absent. */
@@ -122,6 +126,10 @@ export function createSweeper(db: Db, options: SweepOptions = DEFAULT_SWEEP, out
         mcpSessions: await mcpSessions.sweep(now),
         callCancellations: await callCancellations.sweep(now),
         oauth: await sweepOAuthStore(db, now),
+        monitorRuns: {
+          runs: await createMonitorStore(db).sweepRuns(now),
+          diffImages: await outputBlobs.area(MONITOR_DIFFS_AREA).sweep(new Date(now - RUN_RETENTION_MS)),
+        },
       };
     },
   };

@@ -81,10 +81,11 @@ export const ACCOUNT_SCHEMAS: Record<string, JsonSchema> = {
       grantId: id('grt', 'For an expiry: the grant whose credits lapsed.'),
       keyId: id('key', 'For a call: the API key that made it (absent on calls made before keys were recorded).'),
       batchId: id('bat', 'For an item of a batch: the batch it belongs to.'),
+      monitorId: id('mon', "For a monitor's run: the monitor."),
       via: {
         type: 'string',
-        enum: ['mcp'],
-        description: 'For a call made over MCP (`/mcp`): `mcp`. Absent for a call through the REST API.',
+        enum: ['mcp', 'monitor'],
+        description: "For a call made over MCP (`/mcp`): `mcp`; for a monitor's run: `monitor`. Absent for a call through the REST API.",
       },
     },
   },

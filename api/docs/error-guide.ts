@@ -26,6 +26,18 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     },
     example: { detail: 'The input is invalid: /text is required.', members: { errors: [{ field: '/text', message: 'is required' }] } },
   },
+  invalid_request: {
+    when:
+      'A monitor (POST or PATCH /api/v1/account/monitors) that could not run as written: a schedule that is neither `every` nor a five-field `cron`, ' +
+      'an interval under the shortest the service allows, an unknown time zone, a malformed JSON pointer, an unknown operator or one without the value it compares, ' +
+      "`visual_change` on a tool that makes no image, an input its tool refuses, or any field the monitor's schema does not take.",
+    action: 'Fix every field named in errors and send the request again; nothing was created or changed.',
+    members: { errors: 'Every bad field: { field, message }, field a JSON Pointer into the body ("/schedule/every", "/assertions/0/op").' },
+    example: {
+      detail: 'The monitor is invalid: /schedule/every must be at least 60s.',
+      members: { errors: [{ field: '/schedule/every', message: 'must be at least 60s' }] },
+    },
+  },
   invalid_token: {
     when:
       'A link from a mail (address verification, password reset, invitation) whose token is unknown, was used already, or has expired ' +
@@ -230,6 +242,12 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
       detail: 'ada@example.com is a member of this account already: change their role instead.',
       members: { userId: 'usr_4hQ2mV8kZr1xYt6pW0nLbC' },
     },
+  },
+  monitor_limit: {
+    when: 'A new monitor past the most an account may have (MONITORS_PER_ACCOUNT, 100 unless the operator changed it).',
+    action: 'Delete a monitor you no longer need (DELETE /api/v1/account/monitors/{id}), or ask the operator for a higher limit.',
+    members: { limit: 'The most monitors an account may have.' },
+    example: { detail: 'An account may have at most 100 monitors; delete one first.', members: { limit: 100 } },
   },
   last_owner: {
     when: 'A change that would leave the account without its owner: demoting or removing the owner (an account has exactly one).',

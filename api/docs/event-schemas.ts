@@ -4,6 +4,7 @@ import { EVENT_KINDS, type EventKind } from '../../lib/event-kinds.js';
 import { credits, id, keyPrefix, record, ref, type JsonSchema } from './schema-parts.js';
 import { batchEventFields } from './batch-schemas.js';
 import { ROLES } from '../../domain/teams/permissions.js';
+import { MONITOR_EVENT_PAYLOADS } from './monitor-schemas.js';
 
 const memberData = record('', {
   userId: id('usr', 'The person.'),
@@ -141,6 +142,7 @@ export const EVENT_PAYLOADS: Readonly<
     data: memberData,
     example: { userId: 'usr_4hQ2mV8kZr1xYt6pW0nLbC', email: 'ada@example.com', name: 'Ada', role: 'developer' },
   },
+  ...MONITOR_EVENT_PAYLOADS,
   'webhook.test': {
     schema: 'WebhookTest',
     summary: 'Sent on request (`POST /api/v1/account/webhooks/{id}/test`) to check a receiver.',

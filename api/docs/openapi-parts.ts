@@ -140,6 +140,7 @@ export const PARAMETERS: Readonly<Record<string, Json>> = {
     schema: { type: 'string' },
   },
   BatchId: { name: 'id', in: 'path', required: true, description: 'Batch id (`bat_...`).', schema: { type: 'string' } },
+  MonitorId: { name: 'id', in: 'path', required: true, description: 'Monitor id (`mon_...`).', schema: { type: 'string' } },
   PlanId: { name: 'id', in: 'path', required: true, description: 'Plan id.', schema: { type: 'string' } },
   UsageFrom: {
     name: 'from',
@@ -239,6 +240,12 @@ export const TAGS = {
     description:
       "Buy credit packs with Stripe Checkout, see purchases (refunds and disputes included) and set up automatic recharges with the card saved at checkout. Credits arrive with Stripe's signed event, once. " +
       'Without Stripe configured by the operator, packs are listed and checkout answers 409 `payments_not_configured`.',
+  },
+  monitors: {
+    'x-displayName': 'Monitors',
+    description:
+      "A catalogue tool run on a schedule and judged by assertions on its answer: up, down, degraded or paused, with events and mail when that changes, a change check's diff image, and uptime. " +
+      'Each run is an ordinary call of its tool, charged its cost if and only if it answers 200, in the usage with `via: monitor`.',
   },
   'webhook-endpoints': {
     'x-displayName': 'Webhook endpoints',

@@ -15,6 +15,7 @@ import { RENDER_SCHEMAS } from './render-schemas.js';
 import { BILLING_SCHEMAS } from './billing-schemas.js';
 import { IDENTITY_SCHEMAS } from './identity-schemas.js';
 import { TEAM_SCHEMAS } from './team-schemas.js';
+import { MONITOR_SCHEMAS } from './monitor-schemas.js';
 
 const problem: Record<string, JsonSchema> = {
   ErrorCode: {
@@ -86,6 +87,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ...RENDER_SCHEMAS,
   ...BILLING_SCHEMAS,
   ...BATCH_SCHEMAS,
+  ...MONITOR_SCHEMAS,
   ...OPERATOR_SCHEMAS,
   ...SERVICE_SCHEMAS,
   ...eventSchemas(),

@@ -38,6 +38,8 @@ import { ACCOUNT_TOOLS, toolsListedTo, USAGE_MAX_LIMIT } from './tool-list.js';
 import { refusalResult, successResult } from './results.js';
 import type { McpRenderLinks } from './render-links.js';
 import type { McpResultLinks } from './result-links.js';
+import type { MonitorService } from '../../domain/monitors/index.js';
+import { callMonitorTool, isMonitorTool, monitorToolsListedTo } from './monitor-tools.js';
 
 export interface McpServerDeps {
   baseUrl: string;
@@ -55,6 +57,8 @@ export interface McpServerDeps {
   /** Any other file as a signed, expiring result link. */
   results: McpResultLinks;
   sessions: McpSessions;
+  /** The account's monitors (`monitor-list`, `monitor-create`), as the account API has them. */
+  monitors: MonitorService;
 }
 
 /** What the server of one HTTP request knows of it beyond its credential. */
@@ -128,7 +132,9 @@ export function createMcpServer(principal: Principal, deps: McpServerDeps, conte
     },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolsListedTo(principal, deps.schemas) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [...toolsListedTo(principal, deps.schemas), ...monitorToolsListedTo(principal)],
+  }));
 
   /** The session's record of the call `extra` asks for, once it runs: what a cancellation looks up. */
   function watchOf(extra: Extra, timeoutMs: number, call: { workflowId?: string }): CallWatch | undefined {
@@ -162,6 +168,7 @@ export function createMcpServer(principal: Principal, deps: McpServerDeps, conte
     await deps.limiter.admit(principal);
     if (name === ACCOUNT_TOOLS.balance) return accountBalance();
     if (name === ACCOUNT_TOOLS.usage) return usage(args);
+    if (isMonitorTool(name)) return callMonitorTool(deps.monitors, principal, name, args);
     const tool = findTool(name);
     if (!tool) throw new ServiceError('unknown_tool', `There is no tool named "${name}": tools/list lists them.`);
     checkKeyMayCall(principal, tool);

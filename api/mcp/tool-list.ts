@@ -87,7 +87,11 @@ const ACCOUNT_TOOL_LIST: Tool[] = [
               credits: { type: 'integer' },
               outcome: { type: 'string' },
               at: { type: 'string', format: 'date-time' },
-              via: { type: 'string', enum: ['mcp'], description: 'Present for a call made over MCP.' },
+              via: {
+                type: 'string',
+                enum: ['mcp', 'monitor'],
+                description: "Present for a call made over MCP (`mcp`) or a monitor's run (`monitor`).",
+              },
             },
           },
         },

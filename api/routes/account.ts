@@ -40,7 +40,8 @@ const usageItem = (r: LedgerEntry) => {
     outcome: r.outcome,
     at: r.at,
     ...(r.grantId ? { grantId: r.grantId } : {}),
-    ...(r.keyId ? { keyId: r.keyId } : {}),
+    // A monitor's run counts in its monitor's monthly spending as a key's call counts in the key's.
+    ...(r.keyId ? (r.via === 'monitor' ? { monitorId: r.keyId } : { keyId: r.keyId }) : {}),
     ...(r.via ? { via: r.via } : {}),
     ...(batchId ? { batchId } : {}),
   };

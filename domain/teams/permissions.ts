@@ -12,7 +12,7 @@ export const ROLES = ['owner', 'admin', 'developer', 'billing', 'viewer'] as con
 export const GROUPS = {
   /** Read the account, usage, events, calls, batches, the audit log, the team; never a secret (nothing read here returns one). */
   read: ['owner', 'admin', 'developer', 'billing', 'viewer'],
-  /** Keys, webhooks, destinations, link secrets, render links, the render cache, batches, connected apps. */
+  /** Keys, webhooks, destinations, link secrets, render links, the render cache, batches, monitors, connected apps. */
   build: ['owner', 'admin', 'developer'],
   /** Purchases, checkout, auto-recharge, credit packs, grants. */
   billing: ['owner', 'admin', 'billing'],
@@ -51,6 +51,7 @@ export const AREAS: Readonly<Record<string, AreaRule>> = {
   'render-links': area('read', 'build'),
   'render-cache': area('read', 'build'),
   batches: area('read', 'build'),
+  monitors: area('read', 'build'),
   grants: area('read'),
   checkout: area('read', 'billing'),
   purchases: area('read', 'billing'),

@@ -139,6 +139,9 @@ export function fixturesEnv(fixtures: FixturesJson, runDir: string): NodeJS.Proc
     CPU_CONCURRENCY: '2',
     // The batch suites hold this many of an account's items at once and see no more start.
     BATCH_CONCURRENCY: '4',
+    // Monitors run every second in their suites (test/monitors/), whose verdicts wait for runs, not time.
+    MONITOR_MIN_INTERVAL_S: '1',
+    MONITORS_PER_ACCOUNT: '20',
     GOLD_FEED_URL: fixtures.goldFeed.goldUrl,
     FX_FEED_URL: fixtures.goldFeed.fxUrl,
     // The fixture's OpenID provider (test/fixtures/oidc-provider.ts): company sign-in against a real one.

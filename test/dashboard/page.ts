@@ -132,6 +132,7 @@ export const VIEWS = {
   keys: { path: '/dashboard/keys', title: 'API keys' },
   webhooks: { path: '/dashboard/webhooks', title: 'Webhooks' },
   batches: { path: '/dashboard/batches', title: 'Batches' },
+  monitors: { path: '/dashboard/monitors', title: 'Monitors' },
   'render-links': { path: '/dashboard/render-links', title: 'Render links' },
   destinations: { path: '/dashboard/destinations', title: 'Destinations' },
   'connected-apps': { path: '/dashboard/connected-apps', title: 'Connected apps' },

@@ -48,6 +48,7 @@ const READS: Record<Exclude<ViewId, 'attach'>, string[]> = {
   keys: ['GET /api/v1/account/keys'],
   webhooks: ['GET /api/v1/account/events', 'GET /api/v1/account/webhooks'],
   batches: ['GET /api/v1/account/batches'],
+  monitors: ['GET /api/v1/account/monitors'],
   'render-links': ['GET /api/v1/account/link-secrets', 'GET /api/v1/account/render-cache'],
   destinations: ['GET /api/v1/account/destinations'],
   'connected-apps': ['GET /api/v1/account/connected-apps'],

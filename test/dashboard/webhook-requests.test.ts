@@ -71,8 +71,8 @@ test.serial('event types by keyboard; rotate the secret, both secrets verify, en
     }
     await press('Space'); // tick call.completed
     await press('Tab');
-    for (let i = 0; i < 4; i++) {
-      await press('Space'); // untick the batch and member events, defaults too
+    for (let i = 0; i < 9; i++) {
+      await press('Space'); // untick the batch, member and monitor events, defaults too
       await press('Tab');
     }
     t.is((await focused(page)).text, 'Save event types');

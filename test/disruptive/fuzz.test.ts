@@ -21,6 +21,18 @@ import {
 } from './support/fuzz-account.js';
 import { judge, runSchemathesis } from './support/schemathesis-run.js';
 
+/** Deletes every monitor of the account (a page at a time). */
+async function deleteMonitors(apiUrl: string, ownerToken: string): Promise<void> {
+  const headers = { authorization: `Bearer ${ownerToken}` };
+  for (;;) {
+    const page = (await (await fetch(`${apiUrl}/api/v1/account/monitors?limit=100`, { headers })).json()) as {
+      items: Array<{ id: string }>;
+    };
+    if (!page.items?.length) return;
+    for (const m of page.items) await fetch(`${apiUrl}/api/v1/account/monitors/${m.id}`, { method: 'DELETE', headers });
+  }
+}
+
 const SLOW_TOOLS = ['website-screenshot', 'html-to-image', 'broken-links', 'word-to-pdf', 'image-upscale'];
 
 /**
@@ -49,6 +61,8 @@ test('schemathesis: no 500, every error problem+json, every check passes', async
     secretAccessKey: s3.env.S3_SECRET_ACCESS_KEY,
   };
   const resources = resourceBindingsConfig(await fuzzResourceBindings(testEnv.apiUrl(), account, bucket));
+  // The monitors the run made or resumed would run on through the suites after it: gone with it.
+  t.teardown(() => deleteMonitors(testEnv.apiUrl(), account.ownerToken));
   const results = await runSchemathesis({
     apiUrl: testEnv.apiUrl(),
     groups: fuzzGroups(

@@ -8,11 +8,17 @@
 //! The test holds the part down itself and starts it again; how long the start takes is this
 //! machine's pace, so when the part came back decides which answer is right, not a fixed window.
 //! And readiness says so: with the database stopped, `/readyz` answers 503 `unavailable`.
+//! A monitor's run whose worker is killed while its tool waits is taken up again by the new
+//! worker, judged once, and charged once or not at all.
+import type http from 'node:http';
 import test from 'ava';
 import { balanceOf, callTool, isProblem, newAccount, request } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
 import { findTool } from '../../domain/catalogue.js';
 import { stackControl } from './support/stack-control.js';
+import { send, startPageServer } from '../fixtures/http-pages.js';
+import { eventually } from '../helpers/webhook-receiver.js';
+import { createMonitor, monitorUsage, runsOf, settled } from '../monitors/support.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const HASH_TEXT = findTool('hash-text')!;
@@ -78,4 +84,53 @@ test.serial('with the database stopped, readiness answers 503 unavailable naming
   for (const until = Date.now() + 90_000; ready.status !== 200 && Date.now() < until; ready = await request('GET', '/readyz'))
     await sleep(500);
   t.is(ready.status, 200, JSON.stringify(ready.body));
+});
+
+test.serial("a monitor's run whose worker is killed while its tool waits is judged once and charged once or not at all", async (t) => {
+  t.timeout(3 * 60_000);
+  const control = stackControl(testEnv.stackControlUrl());
+  const held: http.ServerResponse[] = [];
+  let hold = true;
+  const pages = await startPageServer({
+    routes: { '/held': (_req, res) => (hold ? void held.push(res) : send(res, 200, 'text/plain', 'answered')) },
+  });
+  t.teardown(() => pages.close());
+  const account = await newAccount(50);
+  const monitor = await createMonitor(account, {
+    name: 'Killed mid-run',
+    tool: 'http-request',
+    input: { url: pages.url('/held') },
+    schedule: { every: '1h' },
+    assertions: [{ path: '/statusCode', op: 'eq', value: 200 }],
+    alert: { notify: [] },
+  });
+  // Read, not assumed: a plan the operator set (the fuzzing sets some) may have granted more than the 50.
+  const before = await balanceOf(account);
+  const started = await request('POST', `/api/v1/account/monitors/${monitor.id}/run`, { token: account.ownerToken });
+  t.is(started.status, 202);
+  await eventually(
+    async () => held.length,
+    (n) => n >= 1,
+    60_000,
+    'the run waiting on its target',
+  );
+  await control.run('kill/workers');
+  hold = false;
+  for (const res of held.splice(0)) res.destroy();
+  const runs = await eventually(
+    () => runsOf(account, monitor.id),
+    (r) => r.length >= 1,
+    120_000,
+    'the run judged',
+  );
+  await settled(account, monitor.id);
+  t.is((await runsOf(account, monitor.id)).length, 1, 'judged once');
+  const [run] = runs;
+  t.is(run.id, started.body.runId);
+  const usage = await monitorUsage(account, monitor.id);
+  const charged = usage.filter((u) => u.outcome === 'charged');
+  t.true(charged.length <= 1, 'charged at most once');
+  t.is(run.charged, charged.length * 2);
+  t.is(await balanceOf(account), before - run.charged, 'the balance says the same');
+  t.log(`run ${run.outcome} after the kill, charged ${run.charged}; requests to its target: ${pages.requests.length}`);
 });

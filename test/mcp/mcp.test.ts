@@ -67,7 +67,7 @@ test('tools/list: every catalogue tool with its REST schemas, cost and hints; a 
   const { tools } = await (await connect(t, account.apiKey)).listTools();
   t.deepEqual(
     tools.map((tool) => tool.name),
-    [...CATALOGUE.keys(), 'account-balance', 'account-usage'],
+    [...CATALOGUE.keys(), 'account-balance', 'account-usage', 'monitor-list', 'monitor-create'],
   );
   const hash = tools.find((tool) => tool.name === 'hash-text')!;
   t.deepEqual(hash.inputSchema, loadToolSchemas('hash-text').input);
@@ -84,7 +84,7 @@ test('tools/list: every catalogue tool with its REST schemas, cost and hints; a 
   const limited = await newKey(account, { tools: ['hash-text', 'network'] });
   const listed = (await (await connect(t, limited)).listTools()).tools.map((tool) => tool.name);
   const network = [...CATALOGUE.values()].filter((tool) => tool.group === 'network').map((tool) => tool.name);
-  t.deepEqual(listed.sort(), [...network, 'hash-text', 'account-balance', 'account-usage'].sort());
+  t.deepEqual(listed.sort(), [...network, 'hash-text', 'account-balance', 'account-usage', 'monitor-list', 'monitor-create'].sort());
 });
 
 test('tools/call: structured output valid against outputSchema, an image as image content, each call charged once as REST shows', async (t) => {

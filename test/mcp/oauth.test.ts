@@ -202,11 +202,17 @@ test("an app connected by a viewer reads the balance but calls no tool; an owner
   t.teardown(() => mcp.close());
   t.deepEqual(
     (await mcp.listTools()).tools.map((tool) => tool.name),
-    ['account-balance', 'account-usage'],
+    ['account-balance', 'account-usage', 'monitor-list'],
   );
   const refused = (await mcp.callTool({ name: 'hash-text', arguments: { text: 'x', algorithm: 'sha256' } })) as CallToolResult;
   t.true(refused.isError);
   t.regex((refused.content[0] as { text: string }).text, /^tool_not_allowed: This app acts with the role viewer/);
+  // Monitors as the role table says: a viewer reads them (monitor-list) and makes none.
+  const monitor = { name: 'm', tool: 'hash-text', input: { text: 'x' }, schedule: { every: '1h' }, assertions: [] };
+  const noMonitor = (await mcp.callTool({ name: 'monitor-create', arguments: monitor })) as CallToolResult;
+  t.true(noMonitor.isError);
+  t.regex((noMonitor.content[0] as { text: string }).text, /^forbidden_for_role: /);
+  t.like((await mcp.callTool({ name: 'monitor-list', arguments: {} })).structuredContent, { items: [], nextCursor: null });
   const balance = (await mcp.callTool({ name: 'account-balance', arguments: {} })) as CallToolResult;
   t.like(balance.structuredContent, { balance: 100 });
 

@@ -1,0 +1,212 @@
+//! Component schemas of monitors, their runs and their events' `data`.
+import { MONITOR_STATES, RUN_OUTCOMES, UPTIME_WINDOWS } from '../../domain/monitors/index.js';
+import { MONITOR_BODY_SCHEMAS } from '../monitor-body-schemas.js';
+import { credits, dateTime, id, nextCursor, nullableDateTime, record, ref, type JsonSchema } from './schema-parts.js';
+
+const { properties: body } = MONITOR_BODY_SCHEMAS.createMonitor;
+
+const assertionResult = record('One assertion as this run found it.', {
+  path: { type: 'string', description: 'The pointer read (a visual check: the image field).', examples: ['/status'] },
+  op: body.assertions.items.properties.op,
+  value: { description: "What it was compared with (a visual check's threshold); absent for `changed`." },
+  actual: { description: 'What the answer held there (long texts cut); the share of changed pixels for a visual check; null when absent.' },
+  pass: { type: 'boolean', description: 'Whether it held. For a change check: false when it fired.' },
+});
+// `value` is absent for `changed`.
+assertionResult.required = ['path', 'op', 'actual', 'pass'];
+
+const runFields = {
+  id: {
+    type: 'string',
+    description: "The run's call: its request id, as in usage (`via: monitor`).",
+    examples: ['call-acc_4hQ2mV8kZr1xYt6pW0nLbC-mon_7Tn3pLq9Vx2Rk5Yb8Mc1Dz-2026-05-01T09:30:00Z'],
+  },
+  at: dateTime('When the run started.'),
+  scheduledAt: nullableDateTime('When its schedule meant it to start; null for a run asked for now.'),
+  durationMs: { type: 'integer', minimum: 0, description: "The tool's run, all attempts, in ms (0 when the call was refused first)." },
+  outcome: {
+    type: 'string',
+    enum: [...RUN_OUTCOMES],
+    description:
+      '`pass`; `degraded` (only checks of `/durationMs` failed); `fail` (another check failed); `error` (the call did not answer 200: refused, or the tool failed).',
+  },
+  requestId: { type: 'string', description: 'The same as `id`.' },
+  charged: credits("Credits charged: the tool's cost when it answered 200, else 0."),
+  assertions: { type: 'array', items: ref('MonitorAssertionResult') },
+  change: {
+    type: ['object', 'null'],
+    description:
+      'Set when a change check fired: the pointers that changed, and for a visual change the share of pixels and a link to the diff image (signed, an hour).',
+    required: ['paths'],
+    properties: {
+      paths: { type: 'array', items: { type: 'string' } },
+      ratio: { type: 'number', minimum: 0, maximum: 1 },
+      diffUrl: {
+        type: 'string',
+        format: 'uri',
+        description: 'The diff image (PNG): changed pixels in red. Opens without a credential until the link expires.',
+      },
+    },
+  },
+  error: {
+    type: ['object', 'null'],
+    description: "Why the call did not answer 200: the problem's code and detail.",
+    required: ['code', 'message'],
+    properties: { code: ref('ErrorCode'), message: { type: 'string' } },
+  },
+};
+
+const monitorState = {
+  type: 'string',
+  enum: [...MONITOR_STATES],
+  description: '`pending` until its first judged run; `paused` while no runs are made.',
+};
+
+export const MONITOR_SCHEMAS: Record<string, JsonSchema> = {
+  MonitorAssertionResult: assertionResult,
+  MonitorRun: record('One run of a monitor, newest first in its list (kept 90 days).', {
+    ...runFields,
+    state: { ...monitorState, description: "The monitor's state after this run was judged." },
+  }),
+  MonitorRunPage: record('Runs, newest first.', { items: { type: 'array', items: ref('MonitorRun') }, nextCursor }),
+  MonitorRunStarted: record('A run asked for now.', {
+    runId: { type: 'string', description: "Its request id: the run's `id` once it is judged." },
+  }),
+  Monitor: record('A tool run on a schedule and judged by its assertions.', {
+    id: id('mon', 'Monitor id.'),
+    name: body.name,
+    tool: body.tool,
+    input: { type: 'object', description: "The tool's input, defaults applied." },
+    schedule: body.schedule,
+    assertions: { type: 'array', items: body.assertions.items, description: "Its checks (a visual check's `path` is the image field)." },
+    alert: record('The alert policy, defaults applied.', {
+      downAfter: body.alert.properties.downAfter,
+      upAfter: body.alert.properties.upAfter,
+      notify: body.alert.properties.notify,
+      remindEvery: body.alert.properties.remindEvery,
+    }),
+    monthlyCreditLimit: body.monthlyCreditLimit,
+    state: monitorState,
+    stateReason: {
+      type: ['string', 'null'],
+      description:
+        'Why it is not up: the first failed check (`/status eq 200: got 500`) or error; `paused` (by a member), `insufficient_credits` or `monitor_credit_limit` (paused by the service). null when up.',
+    },
+    lastRunAt: nullableDateTime('When its last judged run started.'),
+    nextRunAt: nullableDateTime('When its next run is due; null while paused.'),
+    uptime: record(
+      'Share of good runs (passed or only degraded), in percent, over the whole hours of each window; null without runs. Runs refused for credits do not count.',
+      Object.fromEntries(Object.keys(UPTIME_WINDOWS).map((w) => [w, { type: ['number', 'null'], minimum: 0, maximum: 100 }])),
+    ),
+    recentRuns: {
+      type: 'array',
+      maxItems: 30,
+      description: 'Its last runs, oldest first: the latency line.',
+      items: record('', { at: dateTime('When it ran.'), durationMs: runFields.durationMs, outcome: runFields.outcome }),
+    },
+    createdAt: dateTime('When it was created.'),
+  }),
+  MonitorPage: record('Monitors, newest first.', { items: { type: 'array', items: ref('Monitor') }, nextCursor }),
+};
+
+const example = {
+  monitorId: 'mon_7Tn3pLq9Vx2Rk5Yb8Mc1Dz',
+  name: 'Shop front page',
+  state: 'down',
+  reason: '/status eq 200: got 503',
+  run: {
+    id: 'call-acc_4hQ2mV8kZr1xYt6pW0nLbC-mon_7Tn3pLq9Vx2Rk5Yb8Mc1Dz-2026-05-01T09:30:00Z',
+    at: '2026-05-01T09:30:00.412Z',
+    scheduledAt: '2026-05-01T09:30:00.000Z',
+    durationMs: 212,
+    outcome: 'fail',
+    requestId: 'call-acc_4hQ2mV8kZr1xYt6pW0nLbC-mon_7Tn3pLq9Vx2Rk5Yb8Mc1Dz-2026-05-01T09:30:00Z',
+    charged: 1,
+    assertions: [{ path: '/status', op: 'eq', value: 200, actual: 503, pass: false }],
+    change: null,
+    error: null,
+  },
+};
+
+const eventData = record('', {
+  monitorId: id('mon', 'The monitor.'),
+  name: body.name,
+  state: { ...monitorState, description: 'Its state now.' },
+  reason: { type: ['string', 'null'], description: 'Why: the failed check, the error, the change, or why it paused; null when up.' },
+  run: {
+    type: 'object',
+    description: 'The run that moved it (as `GET .../runs` shows it, without `state` and without a diff link).',
+    required: Object.keys(runFields),
+    properties: {
+      ...runFields,
+      change: { ...runFields.change, properties: { paths: runFields.change.properties.paths, ratio: runFields.change.properties.ratio } },
+    },
+  },
+});
+const reminderData = {
+  ...eventData,
+  properties: {
+    ...(eventData.properties as object),
+    reminder: { type: 'boolean', const: true, description: 'A reminder (alert.remindEvery): the monitor is still down.' },
+  },
+};
+
+/** The monitor events' `data` (api/docs/event-schemas.ts lists them with the others). */
+export const MONITOR_EVENT_PAYLOADS = {
+  'monitor.down': {
+    schema: 'MonitorDown',
+    summary:
+      'A monitor is down: `alert.downAfter` runs in a row failed (a check failed, or the call did not answer 200). While it stays down, sent again every `alert.remindEvery` with `reminder: true`.',
+    data: reminderData,
+    example,
+  },
+  'monitor.degraded': {
+    schema: 'MonitorDegraded',
+    summary:
+      'A monitor is degraded: `alert.downAfter` runs in a row were not good, and not all failed (only its checks of `/durationMs` failed in some).',
+    data: eventData,
+    example: { ...example, state: 'degraded', reason: '/durationMs lt 500: got 812' },
+  },
+  'monitor.up': {
+    schema: 'MonitorUp',
+    summary: 'A down or degraded monitor is up again: `alert.upAfter` good runs in a row.',
+    data: eventData,
+    example: {
+      ...example,
+      state: 'up',
+      reason: null,
+      run: { ...example.run, outcome: 'pass', assertions: [{ path: '/status', op: 'eq', value: 200, actual: 200, pass: true }] },
+    },
+  },
+  'monitor.changed': {
+    schema: 'MonitorChanged',
+    summary:
+      "A monitor's change check fired: a `changed` value differs from the previous answer's, or a capture differs from the baseline past its `threshold` (once, until it goes back or a new baseline is accepted). The run's diff image is in its runs.",
+    data: eventData,
+    example: {
+      ...example,
+      state: 'up',
+      reason: 'changed: /fileBase64',
+      run: { ...example.run, outcome: 'pass', assertions: [], change: { paths: ['/fileBase64'], ratio: 0.042 } },
+    },
+  },
+  'monitor.paused': {
+    schema: 'MonitorPaused',
+    summary:
+      "The service paused a monitor: its run was refused, free, for the account's credits (`insufficient_credits`) or its monthly cap (`monitor_credit_limit`). It runs again once a member resumes it.",
+    data: eventData,
+    example: {
+      ...example,
+      state: 'paused',
+      reason: 'insufficient_credits',
+      run: {
+        ...example.run,
+        outcome: 'error',
+        charged: 0,
+        durationMs: 0,
+        assertions: [],
+        error: { code: 'insufficient_credits', message: 'This call costs 1 credits; the balance is 0.' },
+      },
+    },
+  },
+} as const;

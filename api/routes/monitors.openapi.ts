@@ -1,0 +1,174 @@
+//! The OpenAPI operations of the monitor routes (`api/routes/monitors.ts`), beside them rather than
+//! inside them so the handlers' file stays about handling.
+import type { ErrorCode } from '../../lib/errors.js';
+import { json, paramRef } from '../docs/openapi-parts.js';
+import { example, linked, operation, OWNER_CODES, owner, plain, withRateLimit, type RouteOperation } from '../docs/operations.js';
+import { ref } from '../docs/schema-parts.js';
+import { MONITOR_BODY_SCHEMAS } from '../monitor-body-schemas.js';
+import { DIFF_LINK_TTL_S, MONITOR_DIFFS_PATH } from '../monitor-diff-links.js';
+
+/** Reading a monitor's body: its problems are `invalid_request` (JSON that is no object stays `invalid_json`). */
+const MONITOR_BODY_CODES: readonly ErrorCode[] = ['invalid_json', 'invalid_request', 'payload_too_large', 'unsupported_media_type'];
+
+/** The operations on one monitor, each taking its id: what a new monitor's answer links to. */
+const MONITOR_OPERATIONS = [
+  'getMonitor',
+  'updateMonitor',
+  'deleteMonitor',
+  'runMonitor',
+  'acceptMonitorBaseline',
+  'listMonitorRuns',
+] as const;
+
+const page = (name: string, max: number, fallback: number) => [
+  {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: `${name} per page.`,
+    schema: { type: 'integer', minimum: 1, maximum: max, default: fallback },
+  },
+  paramRef('UsageCursor'),
+];
+
+const EXAMPLE = {
+  name: 'Shop front page',
+  tool: 'http-request',
+  input: { url: 'https://shop.example.com/', method: 'GET' },
+  schedule: { every: '5m' },
+  assertions: [
+    { path: '/status', op: 'eq', value: 200 },
+    { path: '/body', op: 'contains', value: 'Add to cart' },
+    { path: '/durationMs', op: 'lt', value: 2000 },
+  ],
+  alert: { downAfter: 2, upAfter: 1, notify: ['owners'], remindEvery: '1h' },
+};
+
+export function monitorOperations(): RouteOperation[] {
+  const tag = 'monitors' as const;
+  return [
+    operation('get', '/api/v1/account/monitors', {
+      tag,
+      operationId: 'listMonitors',
+      summary: 'List monitors',
+      ...owner(),
+      parameters: page('Monitors', 100, 20),
+      ok: withRateLimit('The monitors, newest first, each with its state, uptime and latest runs.', json(ref('MonitorPage'))),
+      codes: [...OWNER_CODES, 'validation_failed'],
+    }),
+    operation('post', '/api/v1/account/monitors', {
+      tag,
+      operationId: 'createMonitor',
+      summary: 'Create a monitor',
+      ...owner(),
+      description:
+        'Runs `tool` with `input` on `schedule`, each run an ordinary call of the tool charged to the account (its cost if and only if it answers 200; in the usage with `via: monitor`), and judges each answer with `assertions`. ' +
+        'Its state is `pending` until its first run, then `up`, `down` or `degraded` after `alert.downAfter` runs in a row (and `upAfter` to recover), each change an event (`monitor.down`, `monitor.degraded`, `monitor.up`) and a mail to the members `alert.notify` names. ' +
+        'A run refused for credits is free and pauses the monitor (`monitor.paused`). An account has at most MONITORS_PER_ACCOUNT monitors (100 unless the operator changed it).',
+      requestBody: { required: true, content: json(MONITOR_BODY_SCHEMAS.createMonitor, example(EXAMPLE)) },
+      ok: linked(
+        withRateLimit('The new monitor; `Location` names it.', json(ref('Monitor')), '201'),
+        Object.fromEntries(MONITOR_OPERATIONS.map((operationId) => [operationId, { id: '$response.body#/id' }])),
+      ),
+      codes: [...OWNER_CODES, ...MONITOR_BODY_CODES, 'monitor_limit'],
+    }),
+    operation('get', '/api/v1/account/monitors/{id}', {
+      tag,
+      operationId: 'getMonitor',
+      summary: 'Read a monitor',
+      ...owner(),
+      parameters: [paramRef('MonitorId')],
+      ok: withRateLimit('The monitor.', json(ref('Monitor'))),
+      codes: [...OWNER_CODES, 'not_found'],
+    }),
+    operation('patch', '/api/v1/account/monitors/{id}', {
+      tag,
+      operationId: 'updateMonitor',
+      summary: 'Change, pause or resume a monitor',
+      ...owner(),
+      description:
+        'Any field of the monitor; those left out stay, and its schedule follows. `{ "paused": true }` stops its runs, `{ "paused": false }` resumes it (after a pause for credits too), judged afresh from `pending`. ' +
+        'Changing its assertions, tool or input forgets what its change checks compared with.',
+      parameters: [paramRef('MonitorId')],
+      requestBody: { required: true, content: json(MONITOR_BODY_SCHEMAS.updateMonitor, example({ paused: true })) },
+      ok: withRateLimit('The monitor.', json(ref('Monitor'))),
+      codes: [...OWNER_CODES, ...MONITOR_BODY_CODES, 'not_found'],
+    }),
+    operation('delete', '/api/v1/account/monitors/{id}', {
+      tag,
+      operationId: 'deleteMonitor',
+      summary: 'Delete a monitor',
+      ...owner(),
+      description:
+        'Its schedule goes first, then the monitor with its runs and images. A run already under way ends as a call and is left unjudged.',
+      parameters: [paramRef('MonitorId')],
+      ok: withRateLimit('Deleted.', undefined, '204'),
+      codes: [...OWNER_CODES, 'not_found'],
+    }),
+    operation('post', '/api/v1/account/monitors/{id}/run', {
+      tag,
+      operationId: 'runMonitor',
+      summary: 'Run a monitor now',
+      ...owner(),
+      description:
+        'One run now, beside its schedule (a paused monitor too): the same call, judged the same way. Its run appears in the runs once judged, with `id` equal to `runId`.',
+      parameters: [paramRef('MonitorId')],
+      ok: withRateLimit('The run is started.', json(ref('MonitorRunStarted')), '202'),
+      codes: [...OWNER_CODES, 'not_found'],
+    }),
+    operation('post', '/api/v1/account/monitors/{id}/baseline', {
+      tag,
+      operationId: 'acceptMonitorBaseline',
+      summary: "Accept a visual monitor's latest capture as its baseline",
+      ...owner(),
+      description:
+        'From now on its visual checks compare with the latest capture, and a change that fired may fire again. Until then the baseline is its first capture. ' +
+        'A monitor without a `visual_change` check is 400 `invalid_request`; one with no capture yet 404.',
+      parameters: [paramRef('MonitorId')],
+      ok: withRateLimit('The monitor.', json(ref('Monitor'))),
+      codes: [...OWNER_CODES, 'not_found', 'invalid_request'],
+    }),
+    operation('get', '/api/v1/account/monitors/{id}/runs', {
+      tag,
+      operationId: 'listMonitorRuns',
+      summary: "A monitor's runs",
+      ...owner(),
+      description: `Newest first, kept 90 days: each run's time, duration, outcome, charge, assertions as found and, for a fired change, what changed with a link to its diff image (open ${DIFF_LINK_TTL_S / 60} minutes; read the runs again for a fresh one).`,
+      parameters: [paramRef('MonitorId'), ...page('Runs', 200, 50)],
+      ok: withRateLimit('The runs.', json(ref('MonitorRunPage'))),
+      codes: [...OWNER_CODES, 'not_found', 'validation_failed'],
+    }),
+    operation('get', `${MONITOR_DIFFS_PATH}{file}`, {
+      tag,
+      operationId: 'monitorDiffImage',
+      summary: "A run's diff image",
+      security: [],
+      description: `The diff image of a visual monitor's run, by the \`diffUrl\` of its change: the link's signature is the credential, for ${DIFF_LINK_TTL_S / 60} minutes.`,
+      parameters: [
+        {
+          name: 'file',
+          in: 'path',
+          required: true,
+          schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,256}$' },
+          description: 'The image, as the link names it.',
+        },
+        {
+          name: 'expires',
+          in: 'query',
+          required: true,
+          schema: { type: 'integer' },
+          description: 'When the link stops opening the image (Unix seconds).',
+        },
+        {
+          name: 'signature',
+          in: 'query',
+          required: true,
+          schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+          description: "The link's signature: the last parameter.",
+        },
+      ],
+      ok: plain('The diff image.', { 'image/png': { schema: { type: 'string', format: 'binary' } } }),
+      codes: ['invalid_signature', 'link_expired', 'not_found', 'unavailable', 'internal_error'],
+    }),
+  ];
+}
