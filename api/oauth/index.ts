@@ -2,6 +2,7 @@
 //! tokens, and the routers (the server's endpoints and consent page, the account's connected apps).
 import type { Middleware } from 'koa';
 import type { Db } from 'mongodb';
+import type { ProviderContext } from 'oidc-provider';
 import type { Identity } from '../../domain/identity/index.js';
 import { createConnections } from '../../domain/oauth/connections.js';
 import { SERVICE_ACTOR } from '../../domain/audit-log.js';
@@ -16,6 +17,10 @@ import { shippedDashboard } from '../routes/dashboard.js';
 import { oauthRoutes } from '../routes/oauth.js';
 import { createAuthorizationServer } from './authorization-server.js';
 import { createOAuthBearer } from './bearer.js';
+
+const CONNECTIONS_ENDING = Symbol('connections ending');
+/** The connections a request to the library ended, which its answer waits for. */
+const endingIn = (ctx: ProviderContext) => (ctx.state[CONNECTIONS_ENDING] ??= []) as Promise<void>[];
 
 export interface AgentSignInDeps {
   db: Db;
@@ -48,12 +53,18 @@ export function createAgentSignIn(deps: AgentSignInDeps) {
     deps.log.error({ err: { name: err.name, message: err.message } }, 'authorization server error'),
   );
   // The library ends a grant itself when a used refresh token comes back (a theft, or a client's
-  // bug) and when the app revokes its refresh token: the account's list and audit log say so too.
-  provider.on('grant.revoked', (ctx: { oidc?: { route?: string } }, grantId: string) => {
+  // bug) and when the app revokes its refresh token: the account's list and audit log say so too,
+  // before the answer leaves (a client told its grant ended must find it ended in the list).
+  provider.on('grant.revoked', (ctx: ProviderContext, grantId: string) => {
     const reason = ctx.oidc?.route === 'revocation' ? 'the app revoked its refresh token' : 'a used refresh token was presented again';
-    connections
+    const ending = connections
       .ended(grantId, reason, SERVICE_ACTOR)
       .catch((err: Error) => deps.log.error({ err: { message: err.message } }, 'could not end a connection'));
+    endingIn(ctx).push(ending);
+  });
+  provider.use(async (ctx, next) => {
+    await next();
+    await Promise.all(endingIn(ctx));
   });
   return {
     bearer: createOAuthBearer({ provider, connections, roleOf: deps.identity.memberships.roleOf, resource }),

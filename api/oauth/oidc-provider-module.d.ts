@@ -6,6 +6,11 @@ declare module 'oidc-provider' {
   export type Configuration = Record<string, unknown>;
   /** The library's Koa context; only passed through here. */
   export type KoaContextWithOIDC = unknown;
+  /** The part of the library's Koa context its events and middleware see here. */
+  export interface ProviderContext {
+    oidc?: { route?: string };
+    state: Record<PropertyKey, unknown>;
+  }
 
   interface InteractionDetails {
     uid: string;
@@ -80,7 +85,9 @@ declare module 'oidc-provider' {
       options?: { mergeWithLastSubmission?: boolean },
     ): Promise<string>;
     on(event: 'server_error', listener: (ctx: unknown, err: Error) => void): this;
-    on(event: 'grant.revoked', listener: (ctx: { oidc?: { route?: string } }, grantId: string) => void): this;
+    on(event: 'grant.revoked', listener: (ctx: ProviderContext, grantId: string) => void): this;
+    /** A Koa middleware run around the library's own, before it writes the answer. */
+    use(middleware: (ctx: ProviderContext, next: () => Promise<void>) => Promise<void>): this;
     on(event: string, listener: (...args: never[]) => void): this;
   }
 }

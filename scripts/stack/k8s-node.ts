@@ -341,6 +341,8 @@ export async function startRealNode(supervisor: Supervisor, options: NodeOptions
       await quietly(run('pkill', ['-f', `containerd-shim-runc-v2 .*${path.join(dir, 'containerd')}`]));
       await sleep(500);
       await unmountUnder(dir);
+      // The images and snapshots (gigabytes a run); the pods' logs stay beside them.
+      rmSync(path.join(dir, 'containerd'), { recursive: true, force: true });
       // kube-router's chains and ipsets, then kube-proxy's and the rest.
       await quietly(run(tools.kubeRouter, ['--cleanup-config']));
       await removeChains(tools.kubeProxy);
