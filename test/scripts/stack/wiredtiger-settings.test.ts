@@ -4,7 +4,7 @@
 //! connections at once stalled the whole server under a 16M ceiling).
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
@@ -38,11 +38,13 @@ test('the cache keeps a few megabytes of clean pages, not all the pages that wer
 });
 
 /**
- * No write answered for this long while writes are outstanding, and the server idle meanwhile
- * (under STUCK_CPU_S of CPU): it is stuck, not slow. A write takes milliseconds; the 16M ceiling's
- * stalls lasted about a minute, then came back. On a starved machine 32 writers sharing the
- * server's one interpreter can all be under way for longer without one finishing, while the
- * server works: that is pace, which no verdict here may judge.
+ * No write answered for this long while writes are outstanding, and the server neither working nor
+ * waiting on the disk meanwhile: it is stuck, not slow. A write takes milliseconds; the 16M
+ * ceiling's stalls lasted about a minute, then came back, with the server idle. On a starved
+ * machine 32 writers sharing the server's one interpreter can all be under way for longer without
+ * one finishing while the server works (STUCK_CPU_S of CPU or more), and on a shared disk each
+ * journaled write can wait that long for its flush (a thread of the server in uninterruptible
+ * sleep, or its bytes reaching storage): that is pace, which no verdict here may judge.
  */
 const STUCK_MS = 20_000;
 const STUCK_CPU_S = 2;
@@ -54,6 +56,38 @@ function cpuSeconds(pid: number): number {
 }
 /** The kernel's clock ticks a second for /proc's CPU times (USER_HZ, 100 on Linux). */
 const CLOCK_TICKS = 100;
+
+/** Bytes the process `pid` has sent to storage so far, from /proc. */
+function storageWrites(pid: number): number {
+  return Number(/^write_bytes: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? 0);
+}
+
+/** Whether a thread of the process `pid` is waiting on the disk right now (state D). */
+function waitingOnDisk(pid: number): boolean {
+  return readdirSync(`/proc/${pid}/task`).some((tid) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.startsWith('D');
+    } catch {
+      return false; // the thread ended meanwhile
+    }
+  });
+}
+
+/** What the server did since a mark: CPU, storage writes, and whether it was seen waiting on the disk. */
+function activitySince(pid: number) {
+  const [cpu, written] = [cpuSeconds(pid), storageWrites(pid)];
+  let sawDiskWait = false;
+  return {
+    sample: () => {
+      sawDiskWait ||= waitingOnDisk(pid);
+    },
+    describe: () => {
+      const worked = cpuSeconds(pid) - cpu;
+      const wrote = storageWrites(pid) - written;
+      return { busy: worked >= STUCK_CPU_S || wrote > 0 || sawDiskWait, text: `${worked.toFixed(2)} s of CPU, ${wrote} bytes to storage` };
+    },
+  };
+}
 
 /**
  * Concurrent journaled updates of one document of `kb` KiB (an account with many grants and holds
@@ -73,19 +107,16 @@ async function updateConcurrently(url: string, serverPid: number, kb: number, wr
     );
     await docs.insertOne({ _id: 'acc', balance: writes, lots });
     let answeredAt = Date.now();
-    let cpuAtAnswer = cpuSeconds(serverPid);
+    let activity = activitySince(serverPid);
     const stalled = new Promise<never>((_, reject) => {
       stuck = setInterval(() => {
+        activity.sample();
         if (Date.now() - answeredAt <= STUCK_MS) return;
-        const worked = cpuSeconds(serverPid) - cpuAtAnswer;
-        if (worked < STUCK_CPU_S)
-          reject(
-            new Error(
-              `no write answered for ${STUCK_MS / 1000} s with the server idle (${worked.toFixed(2)} s of CPU), after ${done} of ${writes}`,
-            ),
-          );
-        // Working, not stuck: the window starts again.
-        else [answeredAt, cpuAtAnswer] = [Date.now(), cpuSeconds(serverPid)];
+        const { busy, text } = activity.describe();
+        if (!busy)
+          reject(new Error(`no write answered for ${STUCK_MS / 1000} s with the server idle (${text}), after ${done} of ${writes}`));
+        // Working or waiting on the disk, not stuck: the window starts again.
+        else [answeredAt, activity] = [Date.now(), activitySince(serverPid)];
       }, 1_000);
     });
     let next = 0;
@@ -99,7 +130,7 @@ async function updateConcurrently(url: string, serverPid: number, kb: number, wr
           );
           done += 1;
           answeredAt = Date.now();
-          cpuAtAnswer = cpuSeconds(serverPid);
+          activity = activitySince(serverPid);
         }
       }),
     );
