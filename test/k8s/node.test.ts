@@ -301,8 +301,8 @@ test.serial('KEDA scales the browser pool on its real backlog with real pods: 0 
       ).stats?.approximateBacklogCount ?? 0,
     );
   // Four replicas' worth at the pool's targetQueueSize of 4, sent at once, so the backlog KEDA reads
-  // holds them together. Each captures a page the fixture holds until two pods are Ready (15 s at
-  // most, well within the tool's deadline), so the pods KEDA asks for meet work still waiting.
+  // holds them together. Each captures a page the fixture holds until two pods are Ready (40 s at
+  // most, within the tool's 60 s deadline), so the pods KEDA asks for meet work still waiting.
   const CALLS = 16;
   let release = () => {};
   const released = new Promise<void>((resolve) => {
@@ -311,7 +311,7 @@ test.serial('KEDA scales the browser pool on its real backlog with real pods: 0 
   files.put('/slow.html', {
     body: Buffer.from('<h1>held until the pool has grown</h1>'),
     contentType: 'text/html',
-    until: Promise.race([released, sleep(15_000)]),
+    until: Promise.race([released, sleep(40_000)]),
   });
   const catalogue = await request('GET', '/api/v1/tools');
   const cost = catalogue.body.tools.find((x: UncheckedJson) => x.name === 'website-screenshot').cost as number;
