@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import { createCallKeys } from '../domain/call-keys.js';
 import { createCallCancellations } from '../domain/call-cancellations.js';
 import { createLedger, type RechargeSink } from '../domain/ledger.js';
-import type { CallRef } from '../domain/ledger-terms.js';
+import type { CallRef } from '../contracts/call.js';
 import { createCallOutcomes } from './call-outcome.js';
 import type { EventSink } from '../domain/events.js';
 import type { ToolHandler } from '../lib/tool-handler.js';

@@ -4,10 +4,10 @@
 //! (call keys, stored quotes) into a retryable `unavailable` one.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import { isDatabaseUnreachable } from '../lib/mongo.js';
 import { open } from '../lib/sealed.js';
-import { DEPENDENCY_UNREACHABLE, type ToolActivityInput } from '../lib/temporal-shared.js';
+import { DEPENDENCY_UNREACHABLE, type ToolActivityInput } from '../contracts/call.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
 import type { CallKeys } from '../domain/call-keys.js';
 

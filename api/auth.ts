@@ -12,7 +12,7 @@ import { collections, untilReachable } from '../lib/mongo.js';
 import type { CredentialDoc, CredentialKind } from '../domain/account-documents.js';
 import type { Role } from '../domain/membership/documents.js';
 import type { SessionDoc } from '../domain/identity/documents.js';
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import { unauthenticated } from '../domain/identity/problems.js';
 import type { Sessions } from '../domain/identity/sessions.js';
 import { checkSameOrigin, sessionSecret, type CookieSettings } from './session-cookie.js';

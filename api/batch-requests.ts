@@ -9,7 +9,7 @@ import { batchItemId, createBatches, type NewBatchItem } from '../domain/batches
 import { wakeBatchRunner } from '../domain/batch-wake.js';
 import type { EventSink } from '../domain/events.js';
 import type { BatchDoc } from '../domain/call-documents.js';
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import { derivedId } from '../lib/ids.js';
 import { untilReachable } from '../lib/mongo.js';
 import { seal, splitSecrets } from '../lib/sealed.js';

@@ -5,7 +5,7 @@ import { MAX_RENDER_AGE_S } from '../domain/render-cache.js';
 import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../domain/plans.js';
 import { MAX_ALLOWED_IPS, TOOL_SCOPES } from '../domain/key-settings.js';
 import { GROUPS } from '../domain/tool-definition.js';
-import { DEFAULT_EVENT_TYPES, SUBSCRIBABLE_EVENT_KINDS } from '../lib/event-kinds.js';
+import { DEFAULT_EVENT_TYPES, SUBSCRIBABLE_EVENT_KINDS } from '../contracts/event-kinds.js';
 import { PACK_ID_PATTERN, PACK_LIMITS } from '../domain/billing/packs.js';
 import { AUTO_RECHARGE_LIMITS } from '../domain/billing/auto-recharge.js';
 

@@ -5,7 +5,7 @@
 import type { ToolDefinition } from '../domain/tool-definition.js';
 import { keyMayCall } from '../domain/key-settings.js';
 import { GROUPS } from '../domain/teams/permissions.js';
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import type { TargetGuard } from '../lib/target-guard.js';
 import type { Principal } from './auth.js';
 import type { CallRequest } from './call-request.js';

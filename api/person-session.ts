@@ -6,7 +6,7 @@ import type { Identity } from '../domain/identity/index.js';
 import { userView } from '../domain/identity/users.js';
 import { unauthenticated } from '../domain/identity/problems.js';
 import type { AccountOfPerson } from '../domain/membership/memberships.js';
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import type { SessionDoc } from '../domain/identity/documents.js';
 import type { Authenticator } from './auth.js';
 import type { RateLimiter } from './rate-limit.js';

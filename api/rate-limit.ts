@@ -11,7 +11,7 @@ import type { Db } from 'mongodb';
 import type { Middleware } from 'koa';
 import { MongoOperationTimeoutError, MongoTopologyClosedError } from 'mongodb';
 import { createRateBuckets, takeOf, type Take } from '../domain/rate-buckets.js';
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import type { Logger } from '../lib/logger.js';
 import { isDatabaseUnreachable } from '../lib/mongo.js';
 import type { Principal } from './auth.js';

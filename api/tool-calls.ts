@@ -6,11 +6,11 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { ToolDefinition } from '../domain/tool-definition.js';
 import { untilReachable } from '../lib/mongo.js';
 import type { CallDoc } from '../domain/call-documents.js';
-import { ANSWERED_TOO_LATE, reserveRefusal, type ToolCallResult } from '../lib/temporal-shared.js';
+import { ANSWERED_TOO_LATE, callRef, type CallRef, type ToolCallResult } from '../contracts/call.js';
+import { giveUp, reserveAhead } from '../contracts/call-life.js';
 import { createAsyncCalls } from '../domain/async-calls.js';
 import type { Ledger } from '../domain/ledger.js';
-import type { CallRef } from '../domain/ledger-terms.js';
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import { createIdempotency } from './call-idempotency.js';
 import { createCallWorkflows } from './call-workflow.js';
 import type { CallRequest } from './call-request.js';
@@ -77,17 +77,7 @@ function answerDeadline(tool: ToolDefinition, arrivedAt: number): number {
 const isUnavailable = (err: unknown) => err instanceof ServiceError && err.code === 'unavailable';
 
 /** The call as the ledger knows it. */
-function callRef(req: CallRequest, requestId: string): CallRef {
-  return {
-    accountId: req.accountId,
-    requestId,
-    tool: req.tool.name,
-    cost: req.tool.cost,
-    ...(req.keyId ? { keyId: req.keyId } : {}),
-    ...(req.keyCreditLimit !== undefined ? { keyCreditLimit: req.keyCreditLimit } : {}),
-    ...(req.via ? { via: req.via } : {}),
-  };
-}
+const refOf = (req: CallRequest, requestId: string): CallRef => callRef({ ...req, tool: req.tool.name, cost: req.tool.cost }, requestId);
 
 /** `ledger` is the process's one ledger, whose events reach the webhook fan-out. */
 export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffer; ledger: Ledger }) {
@@ -149,8 +139,7 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
 
   /** A call the API gives up on (`unreachable`: Temporal was), settled first: see answerOf. */
   async function givenUp(req: CallRequest, handle: WorkflowHandle, unreachable?: unknown): Promise<ToolCallResult> {
-    const decided = await ledger.refund(callRef(req, handle.workflowId));
-    if (decided.outcome === 'charged') {
+    if ((await giveUp(ledger, refOf(req, handle.workflowId))) === 'charged') {
       const until = Math.max(Date.now() + CHARGED_ANSWER_WAIT_MS, req.arrivedAt + ANSWER_HELD_MAX_MS);
       const late = await awaitResult(handle, until).catch(() => undefined);
       if (late) return late;
@@ -179,13 +168,11 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
       if (doc.status === 'running') await start(req, workflowId, { async: true }, deadline);
       return { requestId: workflowId, replayed: true, status: doc.status };
     }
-    const ref = callRef(req, workflowId);
     await asyncCalls.open({ requestId: workflowId, accountId: req.accountId, tool: req.tool.name, now: new Date() });
-    const reserved = await ledger.reserve(ref);
-    if (!reserved.ok) {
+    const refused = await reserveAhead(ledger, refOf(req, workflowId));
+    if (refused) {
       await asyncCalls.discard(workflowId);
       await release(req, workflowId);
-      const refused = reserveRefusal(req.tool.cost, reserved);
       throw new ServiceError(refused.code, refused.message, refused.extras);
     }
     await start(req, workflowId, { async: true }, deadline);

@@ -8,7 +8,7 @@ import { announce, busy, formatDuration, formatInt, h, problemText, replace, sle
 import { showSecret } from './secret.js';
 import { createAttempts } from './view-attempts.js';
 
-/** The event types an endpoint can choose (lib/event-kinds.ts SUBSCRIBABLE_EVENT_KINDS; a dashboard test keeps them equal). */
+/** The event types an endpoint can choose (contracts/event-kinds.ts SUBSCRIBABLE_EVENT_KINDS; a dashboard test keeps them equal). */
 export const EVENT_TYPES = [
   'credits.low',
   'credits.exhausted',

@@ -8,7 +8,7 @@ import { putBytes, readBytes } from '../lib/gridfs.js';
 import type { CallDoc } from './call-documents.js';
 import { derivedId } from '../lib/ids.js';
 import { createEventRecorder, newEvent, type EventSink } from './events.js';
-import type { ToolCallResult } from '../lib/temporal-shared.js';
+import type { ToolCallResult } from '../contracts/call.js';
 
 /** An ended call's answer is kept this long after it ended. */
 export const CALL_ANSWER_RETENTION_MS = 24 * 60 * 60 * 1000;

@@ -5,7 +5,7 @@ import type { Db } from 'mongodb';
 import { collections, insertIfAbsent } from '../lib/mongo.js';
 import type { AccountDoc, OutboxEvent } from './account-documents.js';
 import { newId } from '../lib/ids.js';
-import type { EventKind } from '../lib/event-kinds.js';
+import type { EventKind } from '../contracts/event-kinds.js';
 import { createEventRecorder, type EventSink } from './events.js';
 import { LOW_BALANCE_THRESHOLD, readAccount } from './account-doc.js';
 

@@ -11,7 +11,8 @@ import type { Db } from 'mongodb';
 import { collections } from '../lib/mongo.js';
 import type { BatchCounts, BatchDoc, BatchItemDoc } from './call-documents.js';
 import { derivedId } from '../lib/ids.js';
-import { batchItemRequestId, type ToolCallResult } from '../lib/temporal-shared.js';
+import { batchItemRequestId } from '../contracts/batch.js';
+import type { ToolCallResult } from '../contracts/call.js';
 import { createEventRecorder, newEvent, type EventSink } from './events.js';
 
 /** A `wait` batch waits this long for credits, then gives up as a `stop` batch would. */

@@ -6,7 +6,8 @@ import type { Client } from '@temporalio/client';
 import { collections } from '../lib/mongo.js';
 import { detached } from '../lib/trace-context.js';
 import type { EventSink } from './events.js';
-import { BATCH_RUNNER_WAKE, TASK_QUEUES, WORKFLOW_TYPES, batchRunnerId, type BatchRunnerInput } from '../lib/temporal-shared.js';
+import { BATCH_RUNNER_WAKE, batchRunnerId, type BatchRunnerInput } from '../contracts/batch.js';
+import { TASK_QUEUES, WORKFLOW_TYPES } from '../contracts/temporal-names.js';
 
 export async function wakeBatchRunner(client: Client, accountId: string): Promise<void> {
   const args: [BatchRunnerInput] = [{ accountId }];

@@ -1,6 +1,6 @@
 //! The tool catalogue, built from the list of tool definitions (domain/tools/index.ts): lookups
 //! by name and by pool. A tool that is not listed does not exist for clients (404 `unknown_tool`).
-import { TASK_QUEUES, callTaskQueue, type Pool, type ToolPool } from '../lib/temporal-shared.js';
+import { TASK_QUEUES, callTaskQueue, type Pool, type ToolPool } from '../contracts/temporal-names.js';
 import type { ToolDefinition } from './tool-definition.js';
 import { TOOLS } from './tools/index.js';
 

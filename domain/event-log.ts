@@ -1,7 +1,7 @@
 //! The account's event log: every event recorded in `events`, newest first, with where each was
 //! delivered (from the attempt and undelivered records), and its 30-day retention.
 import type { Db, Filter } from 'mongodb';
-import { EVENT_RETENTION_MS } from '../lib/event-kinds.js';
+import { EVENT_RETENTION_MS } from '../contracts/event-kinds.js';
 import { collections } from '../lib/mongo.js';
 import type { EventDoc } from './account-documents.js';
 

@@ -1,9 +1,9 @@
 //! Domain events of an account (credits.*, api_key.*, call.completed, webhook.test), recorded in
 //! `events` and kept for the event log. Recording is idempotent by event id; webhook delivery
 //! fans them out from there to the endpoints subscribed to each type. The types themselves are
-//! `lib/event-kinds.ts`.
+//! `contracts/event-kinds.ts`.
 import type { Db } from 'mongodb';
-import type { EventKind } from '../lib/event-kinds.js';
+import type { EventKind } from '../contracts/event-kinds.js';
 import { newId } from '../lib/ids.js';
 import { collections } from '../lib/mongo.js';
 import { withTraceparent } from '../lib/trace-context.js';

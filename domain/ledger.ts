@@ -14,7 +14,7 @@ import { createLotUpkeep } from './lot-upkeep.js';
 import { createQuickReserve } from './quick-reserve.js';
 import { createSettlement } from './settlement.js';
 import { allocate } from './lots.js';
-import type { CallRef, CommitResult, ReserveResult } from './ledger-terms.js';
+import type { CallRef, CommitResult, ReserveResult } from '../contracts/call.js';
 
 export { AccountNotFoundError, LOW_BALANCE_THRESHOLD, newAccountDoc, welcomeGrantId } from './account-doc.js';
 export { crossedArmedThreshold } from './balance-events.js';

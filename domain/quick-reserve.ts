@@ -6,7 +6,7 @@ import { collections } from '../lib/mongo.js';
 import type { AccountDoc, Hold, Lot } from './account-documents.js';
 import { holdPath, keySpendPath, lotPath, spendMonth } from './account-doc.js';
 import { singleLotChoice } from './lots.js';
-import type { CallRef, ReserveResult } from './ledger-terms.js';
+import type { CallRef, ReserveResult } from '../contracts/call.js';
 
 /** What a reserve reads back: the balance it answers and the lots the next reserve may choose from. */
 const RESERVE_FIELDS = { balance: 1, lots: 1, lotsVersion: 1 } as const;

@@ -7,7 +7,7 @@ import type { AccountDoc, Hold, LedgerEntry } from './account-documents.js';
 import { holdPath, keySpendPath, lotPath, readAccount, welcomeGrantId } from './account-doc.js';
 import { BALANCE_FIELDS, rechargeDue, type BalanceEvents } from './balance-events.js';
 import type { LotUpkeep } from './lot-upkeep.js';
-import type { CallRef, CommitResult } from './ledger-terms.js';
+import type { CallRef, CommitResult } from '../contracts/call.js';
 
 /** `onRechargeDue`: told when a charge's own update says the account's auto-recharge is due (ledger.ts RechargeSink). */
 export function createSettlement(db: Db, events: BalanceEvents, upkeep: LotUpkeep, onRechargeDue?: (accountId: string) => void) {

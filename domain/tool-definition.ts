@@ -1,8 +1,8 @@
 //! What defines a tool: its name, group, price, pool, deadline, secret fields, the failures it
 //! documents, its input and output types and its I/O-free precheck. One light module per tool
 //! (`domain/tools/<tool>.ts`) declares it; the API and the workers both read it from there.
-import type { ErrorCode } from '../lib/errors.js';
-import type { ToolPool } from '../lib/temporal-shared.js';
+import type { ErrorCode } from '../contracts/errors.js';
+import type { ToolPool } from '../contracts/temporal-names.js';
 import type { Target } from '../lib/target-guard.js';
 
 export const GROUPS = {
@@ -70,7 +70,7 @@ export interface ToolDefinition<
   readonly maxBodyBytes?: number;
   /**
    * Error codes this tool can answer with beyond those every tool call shares (the table of
-   * lib/errors.ts), so the reference lists only what can happen.
+   * contracts/errors.ts), so the reference lists only what can happen.
    */
   readonly failures: readonly ErrorCode[];
   /**

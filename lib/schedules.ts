@@ -1,6 +1,6 @@
 //! Temporal Schedules the service needs; created idempotently at API start.
 import { ScheduleAlreadyRunning, type Client } from '@temporalio/client';
-import { TASK_QUEUES, WORKFLOW_TYPES } from './temporal-shared.js';
+import { TASK_QUEUES, WORKFLOW_TYPES } from '../contracts/temporal-names.js';
 
 export const SWEEPER_SCHEDULE_ID = 'sweeper';
 export const WEBHOOK_REFAN_SCHEDULE_ID = 'webhook-refan';

@@ -13,7 +13,7 @@ import {
   graphOf,
   layerViolations,
   packagesLoadedBy,
-  pureLibModules,
+  pureModules,
   repoGraph,
   resolveInRepo,
 } from './support/imports.js';
@@ -124,14 +124,22 @@ test('the domain check finds a cycle between two folders, and through a file at 
   ]);
 });
 
-test('workflows load values only from workflows/ and pure lib modules', (t) => {
+test('workflows load values only from workflows/ and contracts/, whose every module is workflow-safe', (t) => {
   const graph = repoGraph();
-  const pure = pureLibModules(graph);
-  // What the workflows use today: the error table, the shared names, the webhook messages and policy.
-  for (const file of ['lib/errors.ts', 'lib/temporal-shared.ts', 'lib/webhook-messages.ts', 'lib/webhook-policy.ts'])
-    t.true(pure.has(file), file);
-  // And what they must not: modules with Node built-ins or I/O packages.
-  for (const file of ['lib/config.ts', 'lib/mongo.ts', 'lib/guarded-http.ts']) t.false(pure.has(file), file);
+  const contracts = [...graph.keys()].filter((f) => folderOf(f) === 'contracts');
+  // What the workflows use today: the error table, the call and its life, the Temporal names, the webhook messages and policy.
+  for (const file of [
+    'contracts/errors.ts',
+    'contracts/call.ts',
+    'contracts/call-life.ts',
+    'contracts/temporal-names.ts',
+    'contracts/webhook-policy.ts',
+  ])
+    t.true(contracts.includes(file), file);
+  t.deepEqual([...pureModules(graph, 'contracts')].sort(), contracts.sort());
+  // And the check tells them apart: modules with Node built-ins or I/O packages are not pure.
+  const lib = pureModules(graph, 'lib');
+  for (const file of ['lib/config.ts', 'lib/mongo.ts', 'lib/guarded-http.ts']) t.false(lib.has(file), file);
 });
 
 /** `api/routes/webhooks.openapi.ts` -> `webhooks`: a route file and its OpenAPI sibling are one route. */
@@ -167,7 +175,7 @@ test('the webhook routes are HTTP only: what a request does is the webhook servi
   const beside = graph.get(route)!.filter((imp) => {
     const target = resolveInRepo(route, imp.specifier);
     if (target === null) return !['@koa/router', 'koa'].includes(imp.specifier);
-    return !(folderOf(target) === 'api' || target === 'domain/webhooks/service.ts' || target === 'lib/event-kinds.ts');
+    return !(folderOf(target) === 'api' || target === 'domain/webhooks/service.ts' || target === 'contracts/event-kinds.ts');
   });
   t.deepEqual(
     beside.map((imp) => imp.specifier),

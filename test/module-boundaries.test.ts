@@ -56,11 +56,11 @@ test('the check reads type-only and value imports apart, dynamic imports include
       'api/b.ts': "import type { Thing } from '../activities/core/x.js';",
       'activities/c.ts': "export { precheck } from '../api/prechecks/y.js';",
       'lib/d.ts': "const m = await import('../domain/ledger.js');",
-      'domain/e.ts': "import { x } from '../lib/errors.js'; import { type Y } from '../api/z.js';",
+      'domain/e.ts': "import { x } from '../contracts/errors.js'; import { type Y } from '../api/z.js';",
       'workflows/f.ts': "import type { CoreActivities } from '../activities/core/index.js'; import { type T } from '../domain/ledger.js';",
       'workflows/g.ts': "import { createLedger } from '../domain/ledger.js'; import { readFileSync } from 'node:fs';",
-      'lib/errors.ts': '',
-      'workflows/h.ts': "import { ERRORS } from '../lib/errors.js'; import { proxyActivities } from '@temporalio/workflow';",
+      'contracts/errors.ts': '',
+      'workflows/h.ts': "import { ERRORS } from '../contracts/errors.js'; import { proxyActivities } from '@temporalio/workflow';",
     }),
   );
   t.deepEqual(

@@ -4,7 +4,7 @@
 //! start without them, a quarter of a second sooner.
 import { Worker, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
-import { WEBHOOK_DELIVERY_QUEUE } from '../lib/temporal-shared.js';
+import { WEBHOOK_DELIVERY_QUEUE } from '../contracts/temporal-names.js';
 import { createCoreActivities } from '../activities/core/index.js';
 import { webhookWiring } from '../activities/core/webhooks.js';
 import { resumingOnGrant } from '../domain/batch-wake.js';

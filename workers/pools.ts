@@ -8,7 +8,7 @@ import { Client } from '@temporalio/client';
 import type { Config } from '../lib/config.js';
 import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
 import { DatabaseBlobStore } from '../lib/blob-store.js';
-import { LONG_CALL_QUEUES, TASK_QUEUES, type Pool, type ToolPool } from '../lib/temporal-shared.js';
+import { LONG_CALL_QUEUES, TASK_QUEUES, type Pool, type ToolPool } from '../contracts/temporal-names.js';
 import { poolTaskQueues, toolsOfPool } from '../domain/catalogue.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
 import { createWebhookFanout } from '../domain/webhooks/fanout.js';

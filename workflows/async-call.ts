@@ -3,7 +3,7 @@
 //! on whichever worker runs the call. A synchronous call never reaches this.
 import { proxyLocalActivities } from '@temporalio/workflow';
 import type { CoreActivities } from '../activities/core/index.js';
-import type { ToolCallResult } from '../lib/temporal-shared.js';
+import type { ToolCallResult } from '../contracts/call.js';
 
 /** A single write and an event; retried until the database answers, like the ledger steps. */
 const { recordCallOutcome } = proxyLocalActivities<CoreActivities>({

@@ -23,7 +23,7 @@ import type {
   UndeliveredReason,
   WebhookEndpointState,
   WebhookEnvelope,
-} from '../lib/webhook-messages.js';
+} from '../contracts/webhook-messages.js';
 import {
   DISABLE_AFTER_FAILURES,
   RECOVERY_PAGE,
@@ -36,7 +36,7 @@ import {
   pruneSeen,
   shouldDisable,
   waitingRecovered,
-} from '../lib/webhook-policy.js';
+} from '../contracts/webhook-policy.js';
 import type {
   Arrival,
   Batch,

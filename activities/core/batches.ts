@@ -11,7 +11,7 @@ import { createLedger } from '../../domain/ledger.js';
 import type { EventSink } from '../../domain/events.js';
 import { collections } from '../../lib/mongo.js';
 import type { BatchDoc } from '../../domain/call-documents.js';
-import type { BatchFill } from '../../lib/temporal-shared.js';
+import type { BatchFill } from '../../contracts/batch.js';
 import { createBatchStarter } from '../batch-start.js';
 
 /** A fill's heartbeat: well within the runner's heartbeat timeout (10 s). */

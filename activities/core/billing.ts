@@ -11,7 +11,7 @@ import {
   type RechargeStart,
   type StripeFact,
   type StripeFactOutcome,
-} from '../../lib/billing-messages.js';
+} from '../../contracts/billing-messages.js';
 import type { EventSink } from '../../domain/events.js';
 import { createGrants } from '../../domain/grants.js';
 import { createLedger } from '../../domain/ledger.js';

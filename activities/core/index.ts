@@ -3,7 +3,7 @@
 //! and billing (Stripe's events, auto-recharges).
 import type { Db } from 'mongodb';
 import { createLedger } from '../../domain/ledger.js';
-import type { CallRef } from '../../domain/ledger-terms.js';
+import type { CallRef } from '../../contracts/call.js';
 import { createCallKeys } from '../../domain/call-keys.js';
 import { createCallOutcomes } from '../call-outcome.js';
 import { createAllowances } from '../../domain/allowances.js';

@@ -10,12 +10,12 @@ import { createWebhookEndpoints, type EndpointMirror } from '../../domain/webhoo
 import type { WebhookEndpointDoc } from '../../domain/webhooks/documents.js';
 import { createWebhookFanout } from '../../domain/webhooks/fanout.js';
 import type { Config } from '../../lib/config.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
-import type { AttemptTrigger, RecoverRequest, UndeliveredReason, WebhookEnvelope } from '../../lib/webhook-messages.js';
+import type { AttemptTrigger, RecoverRequest, UndeliveredReason, WebhookEnvelope } from '../../contracts/webhook-messages.js';
 import { signDelivery, WEBHOOK_HEADERS } from '../../lib/webhook-signature.js';
-import { endpointConcurrency } from '../../lib/webhook-policy.js';
+import { endpointConcurrency } from '../../contracts/webhook-policy.js';
 import { createWebhookPoster, type WebhookPoster } from '../../lib/webhook-transport.js';
 import { inLinkedRoot, isTracing } from '../../lib/trace-context.js';
 import { SpanStatusCode } from '@opentelemetry/api';

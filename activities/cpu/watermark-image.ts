@@ -1,7 +1,7 @@
 //! watermark-image: downloads a PNG, JPEG or WebP through the target guard and draws a text
 //! watermark on it in an image thread; the answer is in the source's own format.
 import { precheck, type WatermarkImageInput, type WatermarkImageOutput } from '../../domain/tools/watermark-image.js';
-import { ToolError } from '../../lib/errors.js';
+import { ToolError } from '../../contracts/errors.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import { fileNameFor } from './file-name.js';
 import { IMAGE_FORMATS, type ImageFormat } from './image-header.js';

@@ -8,7 +8,7 @@ import {
   type LookupRecord,
   type LookupStatus,
 } from '../../domain/tools/dns-lookup.js';
-import { ToolError } from '../../lib/errors.js';
+import { ToolError } from '../../contracts/errors.js';
 import { DnsError, type DnsResolver } from '../../lib/resolver.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
 import { agedRecords, cacheSeconds, shapeRecords } from './dns-records.js';

@@ -5,7 +5,7 @@
 //! step's reply, an error or a log line.
 import type tls from 'node:tls';
 import { precheck, type SmtpStep, type SmtpTestInput, type SmtpTestOutput } from '../../domain/tools/smtp-test.js';
-import { ToolError } from '../../lib/errors.js';
+import { ToolError } from '../../contracts/errors.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
 import type { ResolvedTarget } from '../../lib/target-guard.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';

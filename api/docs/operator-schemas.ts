@@ -3,7 +3,7 @@
 import { GRANT_REASONS } from '../../domain/ledger.js';
 import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../../domain/plans.js';
 import { GROUPS } from '../../domain/tool-definition.js';
-import { POOLS } from '../../lib/temporal-shared.js';
+import { POOLS } from '../../contracts/temporal-names.js';
 import { credential, credits, dateTime, id, keyPrefix, nullableDateTime, planFields, record, type JsonSchema } from './schema-parts.js';
 
 export const OPERATOR_SCHEMAS: Record<string, JsonSchema> = {

@@ -10,7 +10,7 @@ import type { MonitorBody, MonitorService } from '../../domain/monitors/index.js
 import { invalidRequest } from '../../domain/monitors/index.js';
 import { GROUPS, permits } from '../../domain/teams/permissions.js';
 import type { AuditContext } from '../../domain/audit-log.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { createAjv } from '../../lib/json-schema.js';
 import type { Principal } from '../auth.js';
 import { MONITOR_SCHEMAS } from '../docs/monitor-schemas.js';

@@ -5,7 +5,7 @@
 //! answer in `_meta.problem`; never a JSON-RPC error.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDefinition } from '../../domain/tool-definition.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { isDatabaseUnreachable } from '../../lib/mongo.js';
 import { problemBody } from '../problem.js';

@@ -1,5 +1,5 @@
 //! The account API (`Authorization: Bearer <ownerToken>`): what the dashboard uses.
-import { batchOfRequestId } from '../../lib/temporal-shared.js';
+import { batchOfRequestId } from '../../contracts/batch.js';
 import Router from '@koa/router';
 import type { Db } from 'mongodb';
 import { publicKey, type Accounts } from '../../domain/accounts.js';
@@ -9,7 +9,7 @@ import { LOW_BALANCE_THRESHOLD } from '../../domain/ledger.js';
 import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
 import { compileBodySchema, validationProblem } from '../validation.js';
 import { ownerActing } from '../audit-context.js';

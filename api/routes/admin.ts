@@ -12,7 +12,7 @@ import { requireAdmin } from '../auth.js';
 import { operatorActing } from '../audit-context.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { accountPlanView } from '../plan-view.js';
 import { compileBodySchema, validationProblem } from '../validation.js';
 import { json, paramRef } from '../docs/openapi-parts.js';

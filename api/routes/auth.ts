@@ -11,7 +11,7 @@ import type { Teams } from '../../domain/teams/index.js';
 import { policyAllows, providerRequired } from '../../domain/membership/sign-in-policy.js';
 import type { Role } from '../../domain/membership/documents.js';
 import type { SessionDoc } from '../../domain/identity/documents.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { Authenticator, Principal } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { AUTH_BODY_SCHEMAS } from '../auth-schemas.js';

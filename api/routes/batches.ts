@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context, Middleware } from 'koa';
 import { batchView } from '../../domain/batches.js';
-import { isErrorCode, ServiceError } from '../../lib/errors.js';
+import { isErrorCode, ServiceError } from '../../contracts/errors.js';
 import type { BatchDoc, BatchItemDoc } from '../../domain/call-documents.js';
 import type { Authenticator } from '../auth.js';
 import type { BatchRequests } from '../batch-requests.js';

@@ -7,10 +7,10 @@ import type { Middleware } from 'koa';
 import type { Db } from 'mongodb';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { Logger } from '../../lib/logger.js';
-import { TASK_QUEUES, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
-import { stripeEventWorkflowId, type StripeFact } from '../../lib/billing-messages.js';
+import { TASK_QUEUES, WORKFLOW_TYPES } from '../../contracts/temporal-names.js';
+import { stripeEventWorkflowId, type StripeFact } from '../../contracts/billing-messages.js';
 import type { Authenticator } from '../auth.js';
 import { requireAdmin } from '../auth.js';
 import { ownerActing } from '../audit-context.js';
@@ -153,7 +153,7 @@ export function billingRoutes(deps: BillingDeps): Router[] {
 
 /**
  * The event's workflow, keyed by its id: started once, however often Stripe delivers it. Only
- * its fact travels (lib/billing-messages.ts), not the event.
+ * its fact travels (contracts/billing-messages.ts), not the event.
  */
 async function startFulfilment(client: Client, fact: StripeFact): Promise<void> {
   try {

@@ -4,7 +4,7 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { connectionView, type Connections } from '../../domain/oauth/connections.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { ownerActing } from '../audit-context.js';
 import type { Authenticator } from '../auth.js';
 import { json } from '../docs/openapi-parts.js';

@@ -8,7 +8,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CATALOGUE } from '../../domain/catalogue.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { bearer, type Authenticator } from '../auth.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
 import { applyCancellation, createMcpServer, type McpServerDeps } from '../mcp/server.js';

@@ -14,7 +14,7 @@ import { json } from '../docs/openapi-parts.js';
 import { open, operation, plain, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
 import { currentSessionOf } from '../person-session.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { Logger } from '../../lib/logger.js';
 
 /** What an operator needs of a failed exchange with a provider: which step, and what the library or the provider said (never a token or a claim). */

@@ -14,7 +14,7 @@ import type { ToolSchemas } from '../../domain/tool-schemas.js';
 import type { Authenticator, Principal } from '../auth.js';
 import { checkKeyMayCall, createCallAdmission } from '../call-admission.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
-import { ServiceError, type ErrorCode } from '../../lib/errors.js';
+import { ServiceError, type ErrorCode } from '../../contracts/errors.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import { parseIdempotencyKey, waitLimit, type ToolCalls } from '../tool-calls.js';
 import { prefersAsync, sendAccepted } from '../respond-async.js';

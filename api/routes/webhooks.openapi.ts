@@ -1,6 +1,6 @@
 //! The OpenAPI operations of the webhook endpoint routes (`api/routes/webhooks.ts`), beside them
 //! rather than inside them so the handlers' file stays about handling.
-import { SECRET_OVERLAP_MS } from '../../lib/webhook-policy.js';
+import { SECRET_OVERLAP_MS } from '../../contracts/webhook-policy.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
 import { json, paramRef } from '../docs/openapi-parts.js';
 import { BODY_CODES, example, linked, operation, OWNER_CODES, owner, withRateLimit, type RouteOperation } from '../docs/operations.js';

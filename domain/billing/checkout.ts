@@ -5,7 +5,7 @@ import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
 import type { PurchaseDoc } from './documents.js';
 import { newId } from '../../lib/ids.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
 import type { Packs } from './packs.js';

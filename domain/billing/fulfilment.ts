@@ -8,7 +8,7 @@ import type { Db } from 'mongodb';
 import { collections, isDuplicateKey, upsertReturningAfter } from '../../lib/mongo.js';
 import type { PurchaseDoc, StripePaymentDoc } from './documents.js';
 import type { Logger } from '../../lib/logger.js';
-import type { StripeFact, StripeFactOutcome } from '../../lib/billing-messages.js';
+import type { StripeFact, StripeFactOutcome } from '../../contracts/billing-messages.js';
 import { grantIdForKey, type Grants } from '../grants.js';
 import { voidedAfter } from '../grant-voids.js';
 import type { Ledger } from '../ledger.js';

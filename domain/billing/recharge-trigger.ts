@@ -10,8 +10,8 @@ import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
 import type { Logger } from '../../lib/logger.js';
 import { detached } from '../../lib/trace-context.js';
-import { SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
-import { AUTO_RECHARGE_SIGNALS, autoRechargeWorkflowId, type AutoRechargeInput } from '../../lib/billing-messages.js';
+import { SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES } from '../../contracts/temporal-names.js';
+import { AUTO_RECHARGE_SIGNALS, autoRechargeWorkflowId, type AutoRechargeInput } from '../../contracts/billing-messages.js';
 import type { RechargeSink } from '../ledger.js';
 
 /** A mark this old whose recharge was not taken up is handed on again. */

@@ -8,7 +8,7 @@ import { collections, insertIfAbsent } from '../../lib/mongo.js';
 import type { RechargeDoc } from './documents.js';
 import { derivedId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
-import type { RechargeStart, StripeFact, StripeFactOutcome } from '../../lib/billing-messages.js';
+import type { RechargeStart, StripeFact, StripeFactOutcome } from '../../contracts/billing-messages.js';
 import { spendMonth } from '../account-doc.js';
 import { type AuditLog, SERVICE_ACTOR, auditDraft, createAuditLog } from '../audit-log.js';
 import { createEventRecorder, type EventSink } from '../events.js';

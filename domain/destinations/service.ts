@@ -2,7 +2,7 @@
 //! target guard, a test upload the bucket must accept), list, read, delete; and the check a tool
 //! call with `Output-Destination` passes before anything starts or is charged.
 import type { Db } from 'mongodb';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import { isInputRefusal } from '../../lib/target-host.js';

@@ -2,7 +2,7 @@
 //! an unknown address and an unverified one (nothing was opened for it), in the same time: an
 //! unknown address is verified against a decoy hash. The lock is checked before the password, so
 //! a locked address is refused whatever is sent.
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { sha256Hex } from '../../lib/ids.js';
 import type { SignInMethod } from '../membership/documents.js';
 import type { SessionDoc, UserDoc } from './documents.js';

@@ -5,7 +5,7 @@ import { DEFAULT_PLAN_ID } from '../plans.js';
 import { joinPlan } from '../allowances.js';
 import { derivedId, sha256Hex } from '../../lib/ids.js';
 import { collections, insertIfAbsent } from '../../lib/mongo.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { mailboxOf, normalizeEmail } from './email-address.js';
 import { hashPassword } from './password-hashing.js';
 import { passwordProblem } from './password-policy.js';

@@ -8,7 +8,7 @@
 import type { Db } from 'mongodb';
 import type { BlobStore } from '../../lib/blob-store.js';
 import { isOutputBlob, storedJson } from '../../lib/output-blobs.js';
-import type { ToolCallInput, ToolCallResult } from '../../lib/temporal-shared.js';
+import type { ToolCallInput, ToolCallResult } from '../../contracts/call.js';
 import { findTool } from '../catalogue.js';
 import { newEvent, type EventRecorder } from '../events.js';
 import type { Mailer } from '../mail/outbox.js';

@@ -3,7 +3,7 @@
 //! Accepting signs the invited address up (a new person chooses a password) or in (a person
 //! already signed in as that address) and joins the account. `owner` is only for an account with no
 //! owning person yet (one the operator opened): otherwise ownership moves by a transfer.
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { derivedId, newId } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
 import type { AuthTokenDoc, SessionDoc } from '../identity/documents.js';

@@ -3,7 +3,7 @@
 //! end at once; their API keys keep working, listed as made by a former member), and the owner
 //! handing the account on. An account has exactly one owner: they can be neither demoted nor
 //! removed (409 `last_owner`); ownership moves only by a transfer, after which the old owner is an admin.
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { collections } from '../../lib/mongo.js';
 import type { CredentialDoc } from '../account-documents.js';
 import type { MembershipDoc, Role } from '../membership/documents.js';

@@ -1,6 +1,6 @@
 //! hash-text: a hex digest of a text. Its precheck: a known algorithm, and the 1 MiB text limit
 //! (docs/API.md) counted in UTF-8 bytes, which JSON Schema's `maxLength` (characters) cannot express.
-import { invalidField } from '../../lib/errors.js';
+import { invalidField } from '../../contracts/errors.js';
 import { defineTool } from '../tool-definition.js';
 import { utf8Bytes } from './utf8-bytes.js';
 

@@ -3,7 +3,7 @@
 //! Adding a tool here makes its pool's handler map (`activities/<pool>/index.ts`) fail to compile
 //! until the handler is there; a handler for a tool not listed here fails to compile too.
 import type { ToolHandler } from '../../lib/tool-handler.js';
-import type { ToolPool } from '../../lib/temporal-shared.js';
+import type { ToolPool } from '../../contracts/temporal-names.js';
 import { argon2Verify } from './argon2-verify.js';
 import { bcryptHash } from './bcrypt-hash.js';
 import { bcryptVerify } from './bcrypt-verify.js';

@@ -2,7 +2,7 @@
 //! or a URL whose host is used (a full URL is accepted). Whether the host may be reached
 //! is the target guard's decision, later.
 import { defineTool, FAILURES } from '../tool-definition.js';
-import { invalidField } from '../../lib/errors.js';
+import { invalidField } from '../../contracts/errors.js';
 
 export interface PingInput {
   host: string;

@@ -3,7 +3,7 @@
 //! pixel wide.
 import QRCode from 'qrcode';
 import { defineTool } from '../tool-definition.js';
-import { invalidField } from '../../lib/errors.js';
+import { invalidField } from '../../contracts/errors.js';
 
 export const ERROR_CORRECTION_LEVELS = ['L', 'M', 'Q', 'H'] as const;
 export type ErrorCorrection = (typeof ERROR_CORRECTION_LEVELS)[number];

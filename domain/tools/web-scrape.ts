@@ -4,7 +4,7 @@
 //! handed to a CSS engine, so the cost of a call never depends on a crafted selector.
 import { defineTool, FAILURES } from '../tool-definition.js';
 import { checkHttpUrl } from './http-url.js';
-import { invalidField } from '../../lib/errors.js';
+import { invalidField } from '../../contracts/errors.js';
 
 export interface WebScrapeInput {
   url: string;

@@ -4,7 +4,7 @@
 //! (attempts, undelivered events, missed ones) is `deliveries.ts`, part of the same store.
 import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
-import { DEFAULT_EVENT_TYPES, type SubscribableEventKind } from '../../lib/event-kinds.js';
+import { DEFAULT_EVENT_TYPES, type SubscribableEventKind } from '../../contracts/event-kinds.js';
 import { newId } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
 import type { WebhookEndpointDoc } from './documents.js';

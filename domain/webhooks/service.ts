@@ -4,14 +4,20 @@
 //! keeps the records; the endpoint's workflow, told by signal, does everything that takes time.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import { EVENT_RETENTION_MS, type SubscribableEventKind } from '../../lib/event-kinds.js';
-import { ServiceError } from '../../lib/errors.js';
+import { EVENT_RETENTION_MS, type SubscribableEventKind } from '../../contracts/event-kinds.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import { collections } from '../../lib/mongo.js';
 import type { WebhookEndpointDoc } from './documents.js';
-import { toEnvelope, WEBHOOK_SIGNALS, webhookWorkflowId, type RecoverRequest, type RotationNotice } from '../../lib/webhook-messages.js';
-import { SECRET_OVERLAP_MS } from '../../lib/webhook-policy.js';
+import {
+  toEnvelope,
+  WEBHOOK_SIGNALS,
+  webhookWorkflowId,
+  type RecoverRequest,
+  type RotationNotice,
+} from '../../contracts/webhook-messages.js';
+import { SECRET_OVERLAP_MS } from '../../contracts/webhook-policy.js';
 import { eventOfDoc, newEvent, type EventRecorder } from '../events.js';
 import { publicAttempt } from './deliveries.js';
 import { createWebhookEndpoints, publicEndpoint, type WebhookEndpoints } from './endpoints.js';

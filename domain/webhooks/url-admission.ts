@@ -1,6 +1,6 @@
 //! Which URLs an endpoint may be registered with: https to public addresses only, or localhost
 //! where the service allows it (WEBHOOKS_ALLOW_LOCALHOST).
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import { isInputRefusal } from '../../lib/target-host.js';
 import { isLocalhostUrl } from '../../lib/webhook-transport.js';

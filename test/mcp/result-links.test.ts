@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { findTool } from '../../domain/catalogue.js';
 import { DirectoryBlobStore } from '../../lib/blob-store.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { createMcpResultLinks, RESULT_LINK_TTL_S } from '../../api/mcp/result-links.js';
 import { apiUrl, isProblem, newAccount, request } from '../helpers/api.js';
 

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { propertyRuns } from './property-runs.js';
 import { createValidators } from '../../api/validation.js';
 import { CATALOGUE, findTool } from '../../domain/catalogue.js';
-import { ERRORS, ServiceError, isErrorCode } from '../../lib/errors.js';
+import { ERRORS, ServiceError, isErrorCode } from '../../contracts/errors.js';
 import { loadCatalogueSchemas } from '../../domain/tool-schemas.js';
 
 const schemas = loadCatalogueSchemas();

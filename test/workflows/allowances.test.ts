@@ -14,7 +14,7 @@ import { periodStart } from '../../domain/periods.js';
 import { createPlans } from '../../domain/plans.js';
 import { newId, randomBase62 } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
-import { TASK_QUEUES } from '../../lib/temporal-shared.js';
+import { TASK_QUEUES } from '../../contracts/temporal-names.js';
 import { startWorkflowTestBed, serviceWorkflowBundle, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 
 let bed: WorkflowTestBed | undefined;

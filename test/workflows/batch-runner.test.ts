@@ -29,16 +29,8 @@ import { collections, connectMongo, type Mongo } from '../../lib/mongo.js';
 import type { BatchDoc } from '../../domain/call-documents.js';
 import { newId } from '../../lib/ids.js';
 import type { ToolHandler } from '../../lib/tool-handler.js';
-import {
-  BATCH_RUNNER_WAKE,
-  SEARCH_ATTRIBUTES,
-  TASK_QUEUES,
-  WORKFLOW_TYPES,
-  batchItemRequestId,
-  batchRunnerId,
-  callTaskQueue,
-  type BatchRunnerInput,
-} from '../../lib/temporal-shared.js';
+import { BATCH_RUNNER_WAKE, batchItemRequestId, batchRunnerId, type BatchRunnerInput } from '../../contracts/batch.js';
+import { SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES, callTaskQueue } from '../../contracts/temporal-names.js';
 import { connectTemporal, connectTemporalWorker } from '../helpers/temporal.js';
 
 const { temporal } = protos;

@@ -10,7 +10,8 @@ import { startWorkflowTestBed, serviceWorkflowBundle, type WorkflowTestBed } fro
 import { createCallActivities } from '../../activities/call-activities.js';
 import { createLedger } from '../../domain/ledger.js';
 import { createAccounts } from '../../domain/accounts.js';
-import { TASK_QUEUES, type ToolCallInput, type ToolCallResult } from '../../lib/temporal-shared.js';
+import { TASK_QUEUES } from '../../contracts/temporal-names.js';
+import type { ToolCallInput, ToolCallResult } from '../../contracts/call.js';
 
 let env: TestWorkflowEnvironment;
 let mongo: Mongo;

@@ -7,7 +7,7 @@
 import test from 'ava';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { MongoClient } from 'mongodb';
 import { createServer, type AddressInfo } from 'node:net';
 import { once } from 'node:events';
@@ -21,7 +21,8 @@ import { startWorkflowTestBed, serviceWorkflowBundle, type WorkflowTestBed } fro
 import { createCoreActivities } from '../../activities/core/index.js';
 import { createLedger, type Ledger } from '../../domain/ledger.js';
 import { createAccounts } from '../../domain/accounts.js';
-import { LONG_CALL_QUEUES, TASK_QUEUES, callTaskQueue, type ToolCallInput, type ToolCallResult } from '../../lib/temporal-shared.js';
+import { LONG_CALL_QUEUES, TASK_QUEUES, callTaskQueue } from '../../contracts/temporal-names.js';
+import type { ToolCallInput, ToolCallResult } from '../../contracts/call.js';
 import { DatabaseBlobStore } from '../../lib/blob-store.js';
 import { INLINE_OUTPUT_MAX_BYTES, isOutputBlob, storedJson, type OutputBlob } from '../../lib/output-blobs.js';
 

@@ -13,7 +13,7 @@ import { startWorkflowTestBed, serviceWorkflowBundle, type WorkflowTestBed } fro
 import { newId } from '../../lib/ids.js';
 import { SERVICE_ACTOR } from '../../domain/audit-log.js';
 import { createEventRecorder, newEvent, type DomainEvent } from '../../domain/events.js';
-import { TASK_QUEUES, WEBHOOK_DELIVERY_QUEUE } from '../../lib/temporal-shared.js';
+import { TASK_QUEUES, WEBHOOK_DELIVERY_QUEUE } from '../../contracts/temporal-names.js';
 import { createWebhookEndpoints, type WebhookEndpoints } from '../../domain/webhooks/endpoints.js';
 import { signalEndpoint } from '../../domain/webhooks/fanout.js';
 import {
@@ -23,10 +23,10 @@ import {
   webhookWorkflowId,
   type WebhookEndpointState,
   type WebhookEnvelope,
-} from '../../lib/webhook-messages.js';
+} from '../../contracts/webhook-messages.js';
 import { createWebhookActivities } from '../../activities/core/webhooks.js';
 import { computeSignature, verifyWebhook } from '../../lib/webhook-signature.js';
-import { SECRET_OVERLAP_MS } from '../../lib/webhook-policy.js';
+import { SECRET_OVERLAP_MS } from '../../contracts/webhook-policy.js';
 import type { WebhookRequest } from '../../lib/webhook-transport.js';
 
 let env: TestWorkflowEnvironment;

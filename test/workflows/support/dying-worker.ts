@@ -7,7 +7,7 @@ import { createCallActivities } from '../../../activities/call-activities.js';
 import { createCallStep } from '../../../activities/call-step.js';
 import { createCallKeys } from '../../../domain/call-keys.js';
 import { createLedger } from '../../../domain/ledger.js';
-import type { CallRef } from '../../../domain/ledger-terms.js';
+import type { CallRef } from '../../../contracts/call.js';
 import { connectMongo } from '../../../lib/mongo.js';
 import { createLogger } from '../../../lib/logger.js';
 import { workflowBundle } from '../../../workers/workflow-bundle.js';

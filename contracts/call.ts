@@ -1,81 +1,8 @@
-//! Names shared by the API, the workers and the workflows: task queues, search attributes,
-//! workflow types. Pure data, safe to import inside the workflow sandbox.
-import { defineSearchAttributeKey } from '@temporalio/common';
+//! A call as every party sees it: what a `toolCall` workflow is handed (ToolCallInput), what it
+//! answers (ToolCallResult and the contract's errors of a call), and what the ledger is told of it
+//! (CallRef, built by `callRef` alone) and answers. Pure data, safe in the workflow sandbox.
 import type { ErrorCode } from './errors.js';
-
-/**
- * The worker pools: each tool pool (`cpu`, `network`, `browser`) runs the calls of its tools, the
- * `toolCall` workflow and its ledger steps included, on its own task queue; `core` runs webhook
- * delivery, the sweeper and mail.
- */
-export const POOLS = ['core', 'cpu', 'network', 'browser'] as const;
-export type Pool = (typeof POOLS)[number];
-/** Pools that run tool activities. */
-export type ToolPool = Exclude<Pool, 'core'>;
-
-/** Task queue of each worker pool. */
-export const TASK_QUEUES: Record<Pool, string> = {
-  core: 'core',
-  cpu: 'cpu',
-  network: 'network',
-  browser: 'browser',
-};
-
-/**
- * The queue of the delivery attempts of webhook endpoint workflows that run on `workflowQueue`:
- * served by a worker of its own, so attempts waiting on slow receivers never take the slots of the
- * workflow queue's other activities (batches, the sweeper), and those never delay deliveries. (A
- * test that runs endpoints on a queue of its own gets their attempts on a queue of its own too.)
- */
-export const webhookDeliveryQueue = (workflowQueue: string) => `${workflowQueue}-webhook-deliveries`;
-
-/** Where the core pool's endpoint workflows post: `core-webhook-deliveries`. */
-export const WEBHOOK_DELIVERY_QUEUE = webhookDeliveryQueue(TASK_QUEUES.core);
-
-/**
- * The queue of a pool's long calls: calls of its `queued` tools (conversions, upscales, crawls),
- * which its workers take only as many of at once as their tools can work on, so they never hold
- * the task slots of the pool's short calls.
- */
-export const LONG_CALL_QUEUES: Record<ToolPool, string> = {
-  cpu: 'cpu-long',
-  network: 'network-long',
-  browser: 'browser-long',
-};
-
-/** The task queue a tool's calls start on, and whose worker runs the whole call. */
-export function callTaskQueue(tool: { pool: ToolPool; execution?: 'local' | 'queued' }): string {
-  return tool.execution === 'queued' ? LONG_CALL_QUEUES[tool.pool] : TASK_QUEUES[tool.pool];
-}
-
-/** Operators filter calls by these in the Temporal UI. No PII: ids and tool names only. */
-export const SEARCH_ATTRIBUTES = {
-  accountId: defineSearchAttributeKey('AccountId', 'KEYWORD'),
-  tool: defineSearchAttributeKey('Tool', 'KEYWORD'),
-  /** Set on a batch's item calls only: the batch (`bat_...`) they belong to. */
-  batchId: defineSearchAttributeKey('BatchId', 'KEYWORD'),
-} as const;
-
-export const WORKFLOW_TYPES = {
-  toolCall: 'toolCall',
-  sweeper: 'sweeper',
-  /** One per webhook endpoint (workflows/webhook-endpoint.ts), id `webhook-endpoint-<endpointId>`. */
-  webhookEndpoint: 'webhookEndpoint',
-  /** Scheduled re-send of events whose webhook fan-out did not finish. */
-  webhookRefan: 'webhookRefan',
-  /** Scheduled: grants the monthly allowances that are due and lets lapsed grants expire. */
-  allowances: 'allowances',
-  /** One per account with batches (workflows/batch-runner.ts), id `batch-runner-<accountId>`. */
-  batchRunner: 'batchRunner',
-  /** One per Stripe event (workflows/stripe-event.ts), id `stripe-event-<event id>`. */
-  stripeEvent: 'stripeEvent',
-  /** One per account with auto-recharge (workflows/auto-recharge.ts), id `auto-recharge-<accountId>`. */
-  autoRecharge: 'autoRecharge',
-  /** Scheduled while payments are on: re-hands cut-short recharges, forgets old Stripe signatures. */
-  billingUpkeep: 'billingUpkeep',
-  /** One per mail (workflows/mail.ts), id `mail-<digest of its idempotency key>` (domain/mail/message.ts `mailIdOf`). */
-  sendMail: 'sendMail',
-} as const;
+import type { Pool } from './temporal-names.js';
 
 /**
  * Where a call's file goes instead of its answer: the account's destination (only its id travels;
@@ -87,47 +14,6 @@ export interface CallDestination {
   id: string;
   folder: string;
   name: string;
-}
-
-/** What a batch item's call records when it ends (domain/batch-progress.ts, finishItem): its item, its call and how it ended. */
-export function batchItemEnd(batch: NonNullable<ToolCallInput['batch']>, accountId: string, requestId: string, result: ToolCallResult) {
-  return { batchId: batch.id, index: batch.index, attempt: batch.attempt, total: batch.total, requestId, accountId, result };
-}
-
-/** The workflow id of an account's batch runner: one per account, so its bound holds across its batches. */
-export const batchRunnerId = (accountId: string) => `batch-runner-${accountId}`;
-
-/**
- * The request id (workflow id) of a batch item's call: readable in the Temporal UI and in usage,
- * and fixed per attempt, so a repeated start finds the call it started.
- */
-export function batchItemRequestId(accountId: string, batchId: string, index: number, attempt: number): string {
-  return `call-${accountId}-${batchId}-${index}${attempt > 0 ? `-r${attempt}` : ''}`;
-}
-
-/** The batch a call belongs to, read from its request id (batchItemRequestId); undefined for any other call. */
-export function batchOfRequestId(requestId: string): string | undefined {
-  return /^call-acc_[0-9A-Za-z]+-(bat_[0-9A-Za-z]+)-\d+(-r\d+)?$/.exec(requestId)?.[1];
-}
-
-/** Signal to a batch runner: something changed (an item ended, a batch was made, cancelled or can resume). */
-export const BATCH_RUNNER_WAKE = 'wake';
-
-/** What the batch runner's workflow carries: only which account; everything else is in the database. */
-export interface BatchRunnerInput {
-  accountId: string;
-  /** History events before the runner continues as new (default: the workflow's own); carried on. */
-  maxHistoryEvents?: number;
-}
-
-/** What one fill of an account's batch slots found (activities/core/batches.ts). */
-export interface BatchFill {
-  /** Items of the account's batches running now. */
-  running: number;
-  /** Items that still wait for a slot in running batches. */
-  waiting: number;
-  /** Epoch ms of the next time a paused batch must be looked at (its wait for credits ends), if any. */
-  wakeAt?: number;
 }
 
 /** The door a call came in by when it was not REST (its usage entry says so). */
@@ -198,16 +84,6 @@ export interface ToolCallInput {
   cacheAs?: string;
 }
 
-/**
- * The longest a worker may hold one of a call's workflow tasks before Temporal gives it to another
- * worker: what a call loses when its worker dies mid-task. The worker heartbeats a task that runs
- * a long local activity at 80% of this, so the bound is on silence, not on the tool's duration.
- * Not much shorter: on a starved machine tasks run late, and a timeout then runs them again, adding
- * to the load that made them late; this and one re-run still fit every call's answer deadline
- * (its tool's timeout plus 30 s).
- */
-export const CALL_WORKFLOW_TASK_TIMEOUT_MS = 10_000;
-
 /** What a tool activity receives. */
 export interface ToolActivityInput {
   requestId: string;
@@ -268,8 +144,15 @@ export function keyCreditLimitReached(limit: number, spent: number, cost: number
   };
 }
 
-/** The call as the ledger knows it (domain/ledger-terms.ts CallRef): whose, which, its cost and its key. */
-export function callRefOf(call: ToolCallInput, requestId: string) {
+/** The fields of a call the ledger is told: whose, which, its cost, its key and its door. */
+export type CallFields = Pick<ToolCallInput, 'accountId' | 'tool' | 'cost' | 'keyId' | 'keyCreditLimit' | 'via'>;
+
+/**
+ * The call as the ledger knows it: the one builder of a CallRef, whoever holds the call (the API
+ * its request, a workflow or a step its input). Fields a call does not have stay absent, so a
+ * history's recorded arguments read as they always did.
+ */
+export function callRef(call: CallFields, requestId: string): CallRef {
   return {
     accountId: call.accountId,
     requestId,
@@ -286,4 +169,38 @@ export function reserveRefusal(cost: number, refused: { balance: number; keyLimi
   return refused.keyLimit
     ? keyCreditLimitReached(refused.keyLimit.limit, refused.keyLimit.spent, cost)
     : insufficientCredits(cost, refused.balance);
+}
+
+/**
+ * A call as the ledger knows it (built by `callRef`): the call's own fields and its request id.
+ * `keyId` also names a monitor for a monitor's run, whose monthly credit cap is held as a key's is.
+ */
+export interface CallRef extends CallFields {
+  requestId: string;
+  /**
+   * Epoch ms after which the API no longer waits for this call's answer (ToolCallInput.answerBy).
+   * A commit that runs later refunds instead: nobody will see the 200 it would pay for.
+   */
+  answerBy?: number;
+  /**
+   * Set on a reserve that may follow this call's own settlement: a workflow task re-run after its
+   * worker died, whose earlier run may have committed or refunded before it could report. Such a
+   * reserve reads the call's ledger entry first and holds nothing when the call is settled.
+   */
+  mayBeSettled?: boolean;
+}
+
+/**
+ * A reserve's answer: held (ok) or refused, with the available balance; `keyLimit` when the key's
+ * monthly limit refused it (what it has spent this month).
+ */
+export type ReserveResult = { ok: true; balance: number } | { ok: false; balance: number; keyLimit?: { limit: number; spent: number } };
+
+export interface CommitResult {
+  /** `refunded` when the commit came after the call's answerBy. */
+  outcome: 'charged' | 'refunded';
+  /** Available balance after the commit. */
+  balance: number;
+  /** Credits charged: the cost, or 0 when refunded. */
+  charged: number;
 }
