@@ -5,9 +5,9 @@
 import type { Db } from 'mongodb';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { findTool } from '../domain/catalogue.js';
-import { createCallKeys } from '../domain/call-keys.js';
-import type { BatchDoc, BatchItemDoc } from '../domain/call-documents.js';
+import { findTool } from '../domain/tools/index.js';
+import { createCallKeys } from '../domain/calls/index.js';
+import type { BatchDoc, BatchItemDoc } from '../domain/calls/index.js';
 import { open, seal } from '../lib/sealed.js';
 import { underParent } from '../lib/trace-context.js';
 import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, WORKFLOW_TYPES, callTaskQueue } from '../contracts/temporal-names.js';

@@ -8,11 +8,11 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ToolCallError, ToolCallInput, ToolCallResult } from '../contracts/call.js';
 import { batchItemEnd } from '../contracts/batch.js';
-import type { Ledger } from '../domain/ledger.js';
+import type { Ledger } from '../domain/ledger/index.js';
 import { inSpan } from '../lib/trace-context.js';
 import type { SingleCalls } from './single-calls.js';
 import type { BatchItemRecord } from './batch-items.js';
-import type { MonitorRun } from '../domain/monitors/judge.js';
+import type { MonitorRun } from '../domain/monitors/index.js';
 import { liveCall } from '../contracts/call-life.js';
 import { createToolRuns, type ToolRunDeps } from './tool-runs.js';
 

@@ -9,7 +9,7 @@ import { isDatabaseUnreachable } from '../lib/mongo.js';
 import { open } from '../lib/sealed.js';
 import { DEPENDENCY_UNREACHABLE, type ToolActivityInput } from '../contracts/call.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
-import type { CallKeys } from '../domain/call-keys.js';
+import type { CallKeys } from '../domain/calls/index.js';
 
 /** How often the wrapper heartbeats; the workflow's heartbeat timeout is a few times this. */
 export const HEARTBEAT_INTERVAL_MS = 1_000;

@@ -14,8 +14,8 @@ import {
   type ToolCallInput,
 } from '../contracts/call.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
-import type { CallKeys } from '../domain/call-keys.js';
-import type { DeliveryRequest } from '../domain/destinations/delivery.js';
+import type { CallKeys } from '../domain/calls/index.js';
+import type { DeliveryRequest } from '../domain/destinations/index.js';
 import { toApplicationFailure, toolInput } from './tool-activities.js';
 import { SPAN_ATTRIBUTES, inSpan, markFailed } from '../lib/trace-context.js';
 import { abortable } from '../lib/abortable.js';
@@ -35,7 +35,7 @@ export interface ToolRunDeps {
   keepOutput?: (output: unknown) => Promise<unknown>;
   /** Writes a call's file to its destination and returns the output that says where (domain/destinations/delivery.ts). */
   deliver?: (call: DeliveryRequest, output: unknown) => Promise<unknown>;
-  /** Whether a call's client cancelled it (domain/call-cancellations.ts); a step without it hears only its workflow's. */
+  /** Whether a call's client cancelled it (domain/calls/cancellations.ts); a step without it hears only its workflow's. */
   cancelledByClient?: (requestId: string) => Promise<boolean>;
 }
 

@@ -4,8 +4,8 @@
 //! the account; an owner token keeps the owner's rights.
 import type { Context, Middleware } from 'koa';
 import { ServiceError } from '../contracts/errors.js';
-import type { Role } from '../domain/membership/documents.js';
-import { permits } from '../domain/teams/permissions.js';
+import type { Role } from '../domain/membership/index.js';
+import { permits } from '../domain/teams/index.js';
 
 /** What the check reads of the request's principal (api/auth.ts): a session's role, none for an owner token. */
 interface Acting {

@@ -12,7 +12,7 @@ import { ensureSchedules } from '../lib/schedules.js';
 import { installTemporalRuntime } from '../lib/temporal-runtime.js';
 import { createApp } from './app.js';
 import { openBlobStore } from '../lib/open-blob-store.js';
-import { createPlans } from '../domain/plans.js';
+import { createPlans } from '../domain/plans/index.js';
 import { startTracing } from '../lib/tracing.js';
 
 const config = loadConfig();

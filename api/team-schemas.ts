@@ -1,7 +1,7 @@
 //! JSON Schemas of the team routes' request bodies (validation and OpenAPI): an invitation, a
 //! role change, a transfer of ownership, the sign-in policy.
-import { MAX_EMAIL_LENGTH } from '../domain/identity/email-address.js';
-import { ROLES } from '../domain/teams/permissions.js';
+import { MAX_EMAIL_LENGTH } from '../domain/identity/index.js';
+import { ROLES } from '../domain/teams/index.js';
 
 const role = (description: string) => ({ type: 'string', enum: [...ROLES], description });
 const userId = { type: 'string', minLength: 1, maxLength: 100, description: 'A member of the account (`usr_...`).' };

@@ -3,13 +3,13 @@
 //! asynchronous call, its credits reserved and a 202 as soon as it runs. The route only speaks HTTP.
 import type { Db } from 'mongodb';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { ToolDefinition } from '../domain/tool-definition.js';
+import type { ToolDefinition } from '../domain/tools/index.js';
 import { untilReachable } from '../lib/mongo.js';
-import type { CallDoc } from '../domain/call-documents.js';
+import type { CallDoc } from '../domain/calls/index.js';
 import { ANSWERED_TOO_LATE, callRef, type CallRef, type ToolCallResult } from '../contracts/call.js';
 import { giveUp, reserveAhead } from '../contracts/call-life.js';
-import { createAsyncCalls } from '../domain/async-calls.js';
-import type { Ledger } from '../domain/ledger.js';
+import { createAsyncCalls } from '../domain/calls/index.js';
+import type { Ledger } from '../domain/ledger/index.js';
 import { ServiceError } from '../contracts/errors.js';
 import { createIdempotency } from './call-idempotency.js';
 import { createCallWorkflows } from './call-workflow.js';
@@ -20,7 +20,7 @@ export { IDEMPOTENCY_TTL_MS, parseIdempotencyKey } from './call-idempotency.js';
 const ANSWER_GRACE_MS = 30_000;
 /**
  * Past the workflow's answer deadline, time for its result to reach us. A commit that runs
- * after answerBy refunds instead (domain/ledger.ts), and the API settles a call it gives up on
+ * after answerBy refunds instead (domain/ledger/ledger.ts), and the API settles a call it gives up on
  * itself (answerOf): an answer given up on is never charged.
  */
 const READ_MARGIN_MS = 5_000;
@@ -69,7 +69,7 @@ export function waitLimit(tool: ToolDefinition, arrivedAt: number, async: boolea
   return async ? arrivedAt + ASYNC_START_MS : answerDeadline(tool, arrivedAt) + READ_MARGIN_MS;
 }
 
-/** The workflow's answer deadline: a commit after it refunds instead (domain/ledger.ts). */
+/** The workflow's answer deadline: a commit after it refunds instead (domain/ledger/ledger.ts). */
 function answerDeadline(tool: ToolDefinition, arrivedAt: number): number {
   return arrivedAt + tool.timeoutMs + ANSWER_GRACE_MS;
 }

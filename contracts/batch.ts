@@ -2,7 +2,7 @@
 //! item call's request id and what it records when it ends. Pure data, safe in the workflow sandbox.
 import type { ToolCallInput, ToolCallResult } from './call.js';
 
-/** What a batch item's call records when it ends (domain/batch-progress.ts, finishItem): its item, its call and how it ended. */
+/** What a batch item's call records when it ends (domain/batches/progress.ts, finishItem): its item, its call and how it ended. */
 export function batchItemEnd(batch: NonNullable<ToolCallInput['batch']>, accountId: string, requestId: string, result: ToolCallResult) {
   return { batchId: batch.id, index: batch.index, attempt: batch.attempt, total: batch.total, requestId, accountId, result };
 }

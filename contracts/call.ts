@@ -58,7 +58,7 @@ export interface ToolCallInput {
   destination?: CallDestination;
   /** The API key that made the call: its usage entry names it and its monthly spending counts it. Absent in calls started before. */
   keyId?: string;
-  /** That key's monthlyCreditLimit when it has one: the reserve refuses past it (domain/quick-reserve.ts). */
+  /** That key's monthlyCreditLimit when it has one: the reserve refuses past it (domain/ledger/quick-reserve.ts). */
   keyCreditLimit?: number;
   /**
    * `mcp` for a call made over MCP, `monitor` for a monitor's run: its usage entry says so. Absent

@@ -1,6 +1,6 @@
 //! The account's event types (docs/WEBHOOKS.md) and how long events are kept: the vocabulary the API,
 //! its documents, the webhook messages and the workflows share. Pure data; recording events is
-//! `domain/events.ts`.
+//! `domain/events/record.ts`.
 
 export const EVENT_KINDS = [
   'credits.low',

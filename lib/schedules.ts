@@ -40,7 +40,7 @@ export async function ensureSchedules(client: Client, options: { billing?: boole
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
   }
-  // Monthly allowances and grant expiry (domain/allowances.ts). The state is in the database, so a
+  // Monthly allowances and grant expiry (domain/plans/allowances.ts). The state is in the database, so a
   // run skipped (overlap, Temporal or the database down) is caught up by the next one.
   try {
     await client.schedule.create({

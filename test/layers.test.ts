@@ -55,7 +55,7 @@ test('no module imports itself through others: what two modules share has a home
 
 /**
  * The domain's parts: a folder of domain/ (`domain/identity/`) is one part, a file at its top
- * (`domain/ledger.ts`) one of its own. A part's imports of another part run one way: the groups of
+ * (`domain/account-documents.ts`) one of its own. A part's imports of another part run one way: the groups of
  * parts that import each other, each as its parts and one import of each that closes the circle.
  */
 const domainPart = (file: string) => {
@@ -175,12 +175,21 @@ test('the webhook routes are HTTP only: what a request does is the webhook servi
   const beside = graph.get(route)!.filter((imp) => {
     const target = resolveInRepo(route, imp.specifier);
     if (target === null) return !['@koa/router', 'koa'].includes(imp.specifier);
-    return !(folderOf(target) === 'api' || target === 'domain/webhooks/service.ts' || target === 'contracts/event-kinds.ts');
+    return !(folderOf(target) === 'api' || target === 'domain/webhooks/index.ts' || target === 'contracts/event-kinds.ts');
   });
   t.deepEqual(
     beside.map((imp) => imp.specifier),
     [],
   );
+  // Of the webhooks' public face, the route takes the service alone.
+  const text = readFileSync(path.join(ROOT, route), 'utf8');
+  const taken = [...text.matchAll(/import (?:type )?\{([^}]*)\} from '\.\.\/\.\.\/domain\/webhooks\/index\.js'/g)].flatMap((m) =>
+    m[1]!
+      .split(',')
+      .map((name) => name.replace(/^\s*type\s+/, '').trim())
+      .filter(Boolean),
+  );
+  t.deepEqual(taken, ['WebhookService']);
 });
 
 test("the webhook endpoint's state changes are pure: no SDK, so a unit test runs them outside a workflow", (t) => {

@@ -9,15 +9,15 @@ import type { Config } from '../lib/config.js';
 import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
 import { DatabaseBlobStore } from '../lib/blob-store.js';
 import { LONG_CALL_QUEUES, TASK_QUEUES, type Pool, type ToolPool } from '../contracts/temporal-names.js';
-import { poolTaskQueues, toolsOfPool } from '../domain/catalogue.js';
+import { poolTaskQueues, toolsOfPool } from '../domain/tools/index.js';
 import type { ToolHandler } from '../lib/tool-handler.js';
-import { createWebhookFanout } from '../domain/webhooks/fanout.js';
+import { createWebhookFanout } from '../domain/webhooks/index.js';
 import { toolDurationRecorder, toolMetricsInterceptor } from './tool-metrics.js';
 import { createCallActivities } from '../activities/call-activities.js';
 import { createMonitorRuns } from '../activities/monitor-runs.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 import { WORKFLOW_TRACING_MODULE } from '../lib/tracing.js';
-import { createRechargeTrigger } from '../domain/billing/recharge-trigger.js';
+import { createRechargeTrigger } from '../domain/billing/index.js';
 import type { Closer, PoolDeps, PoolWorkers, Warmth } from './pool-types.js';
 
 /** The office converter is warm while one of its listeners is ready or converting. */

@@ -118,7 +118,7 @@ async function cancellableStep(call: ToolCallInput, ref: CallRef, rerun: boolean
     const stepped = await step(call).callStep({ requestId: ref.requestId, call, mayBeSettled: rerun });
     // The step found its client's cancellation before this run heard of it (a task held open by a
     // step hears only at its heartbeat): it stopped the tool and refunded the hold. The run's own
-    // cancellation was asked first (domain/call-cancellations.ts) and comes with the next task.
+    // cancellation was asked first (domain/calls/cancellations.ts) and comes with the next task.
     if (!stepped.result.ok && stepped.result.error.code === CALL_CANCELLED.code) await condition(() => false, CANCELLATION_ARRIVES_MS);
     return stepped;
   } catch (err) {

@@ -15,7 +15,7 @@
 //! return; what an outcome does to its delivery (done, or its retry) happens at once. The end
 //! times are the delivery worker's clock and a batch's start the workflow's (the server's): the
 //! machines' clocks are assumed to agree to within the time an attempt takes (NTP).
-import type { EndpointMirror } from '../domain/webhooks/endpoints.js';
+import type { EndpointMirror } from '../domain/webhooks/index.js';
 import type {
   CarriedEndpointState,
   PendingDelivery,

@@ -4,11 +4,11 @@
 //! attempt: they never enter workflow history, logs or an error message.
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import { eventCause, type EventSink } from '../../domain/events.js';
-import type { MissedPage } from '../../domain/webhooks/deliveries.js';
-import { createWebhookEndpoints, type EndpointMirror } from '../../domain/webhooks/endpoints.js';
-import type { WebhookEndpointDoc } from '../../domain/webhooks/documents.js';
-import { createWebhookFanout } from '../../domain/webhooks/fanout.js';
+import { eventCause, type EventSink } from '../../domain/events/index.js';
+import type { MissedPage } from '../../domain/webhooks/index.js';
+import { createWebhookEndpoints, type EndpointMirror } from '../../domain/webhooks/index.js';
+import type { WebhookEndpointDoc } from '../../domain/webhooks/index.js';
+import { createWebhookFanout } from '../../domain/webhooks/index.js';
 import type { Config } from '../../lib/config.js';
 import { ServiceError } from '../../contracts/errors.js';
 import type { Logger } from '../../lib/logger.js';

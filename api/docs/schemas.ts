@@ -2,7 +2,7 @@
 //! posts: `components.schemas` of the OpenAPI document, one file per concern. They describe the
 //! shapes the routes build; the fuzz run (test/disruptive/fuzz.test.ts) checks answers against them.
 import { ERRORS } from '../../contracts/errors.js';
-import { ROLES } from '../../domain/teams/permissions.js';
+import { ROLES } from '../../domain/teams/index.js';
 import { ACCOUNT_SCHEMAS } from './account-schemas.js';
 import { AUDIT_SCHEMAS } from './audit-schemas.js';
 import { BATCH_SCHEMAS } from './batch-schemas.js';

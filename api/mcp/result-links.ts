@@ -7,7 +7,7 @@
 //! not a credential, is what opens the file, for its hour.
 import { hkdfSync } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolDefinition } from '../../domain/tool-definition.js';
+import type { ToolDefinition } from '../../domain/tools/index.js';
 import type { BlobStore } from '../../lib/blob-store.js';
 import { ServiceError } from '../../contracts/errors.js';
 import { signRenderLink, splitSignature, verifyRenderLink } from '../../lib/render-link-signature.js';

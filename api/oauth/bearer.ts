@@ -5,8 +5,8 @@
 //! account, refused). One read each, nothing cached: a revocation holds at once on every replica.
 import type Provider from 'oidc-provider';
 import { ServiceError } from '../../contracts/errors.js';
-import type { Connections } from '../../domain/oauth/connections.js';
-import type { Role } from '../../domain/membership/documents.js';
+import type { Connections } from '../../domain/oauth/index.js';
+import type { Role } from '../../domain/membership/index.js';
 import type { Principal } from '../auth.js';
 
 export interface OAuthBearerDeps {

@@ -1,13 +1,13 @@
 //! The operator API (`Authorization: Bearer $ADMIN_TOKEN`): open accounts, read them, grant credits,
 //! move an account to another plan.
 import Router from '@koa/router';
-import type { Accounts } from '../../domain/accounts.js';
-import type { Allowances } from '../../domain/allowances.js';
-import { grantView, type Grants } from '../../domain/grants.js';
-import { joinPlan } from '../../domain/allowances.js';
-import { DEFAULT_PLAN_ID, type Plans } from '../../domain/plans.js';
+import type { Accounts } from '../../domain/accounts/index.js';
+import type { Allowances } from '../../domain/plans/index.js';
+import { grantView, type Grants } from '../../domain/ledger/index.js';
+import { joinPlan } from '../../domain/plans/index.js';
+import { DEFAULT_PLAN_ID, type Plans } from '../../domain/plans/index.js';
 import type { AccountDoc, GrantDoc } from '../../domain/account-documents.js';
-import type { GrantReason } from '../../domain/ledger.js';
+import type { GrantReason } from '../../domain/ledger/index.js';
 import { requireAdmin } from '../auth.js';
 import { operatorActing } from '../audit-context.js';
 import { readJsonObject } from '../body.js';

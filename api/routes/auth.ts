@@ -6,11 +6,11 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Identity } from '../../domain/identity/index.js';
 import { currentSessionOf, perClientLimit, sessionAnswerOf } from '../person-session.js';
-import { sessionView } from '../../domain/identity/sessions.js';
+import { sessionView } from '../../domain/identity/index.js';
 import type { Teams } from '../../domain/teams/index.js';
-import { policyAllows, providerRequired } from '../../domain/membership/sign-in-policy.js';
-import type { Role } from '../../domain/membership/documents.js';
-import type { SessionDoc } from '../../domain/identity/documents.js';
+import { policyAllows, providerRequired } from '../../domain/membership/index.js';
+import type { Role } from '../../domain/membership/index.js';
+import type { SessionDoc } from '../../domain/identity/index.js';
 import { ServiceError } from '../../contracts/errors.js';
 import type { Authenticator, Principal } from '../auth.js';
 import { readJsonObject } from '../body.js';
@@ -18,9 +18,9 @@ import { AUTH_BODY_SCHEMAS } from '../auth-schemas.js';
 import { compileBodySchema } from '../validation.js';
 import { ownerActing, requestFacts } from '../audit-context.js';
 import { clearSessionCookie, setSessionCookie, type CookieSettings } from '../session-cookie.js';
-import { userActing } from '../../domain/identity/context.js';
+import { userActing } from '../../domain/identity/index.js';
 import type { RateLimiter } from '../rate-limit.js';
-import { passkeyView } from '../../domain/identity/passkeys.js';
+import { passkeyView } from '../../domain/identity/index.js';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 
 export interface AuthRouteDeps {

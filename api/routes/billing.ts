@@ -34,14 +34,14 @@ import {
   BODY_CODES,
   type RouteOperation,
 } from '../docs/operations.js';
-import { createPacks, packView, PACK_ID_PATTERN, type PackFields } from '../../domain/billing/packs.js';
-import { createPurchases, purchaseView } from '../../domain/billing/purchases.js';
-import { createCustomers } from '../../domain/billing/customers.js';
-import { createCheckout } from '../../domain/billing/checkout.js';
-import { createAutoRecharge, type AutoRechargeInput } from '../../domain/billing/auto-recharge.js';
-import { createStripeSignatures } from '../../domain/billing/stripe-signatures.js';
-import { stripeFactOf } from '../../domain/billing/stripe-events.js';
-import type { StripeApi } from '../../domain/billing/stripe-api.js';
+import { createPacks, packView, PACK_ID_PATTERN, type PackFields } from '../../domain/billing/index.js';
+import { createPurchases, purchaseView } from '../../domain/billing/index.js';
+import { createCustomers } from '../../domain/billing/index.js';
+import { createCheckout } from '../../domain/billing/index.js';
+import { createAutoRecharge, type AutoRechargeInput } from '../../domain/billing/index.js';
+import { createStripeSignatures } from '../../domain/billing/index.js';
+import { stripeFactOf } from '../../domain/billing/index.js';
+import type { StripeApi } from '../../domain/billing/index.js';
 
 const PURCHASES_DEFAULT_LIMIT = 50;
 const PURCHASES_MAX_LIMIT = 200;

@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Db } from 'mongodb';
 import { ServiceError } from '../../contracts/errors.js';
-import { createEventLog } from '../../domain/event-log.js';
+import { createEventLog } from '../../domain/events/index.js';
 import { EVENT_KINDS, EVENT_RETENTION_MS } from '../../contracts/event-kinds.js';
 import { isoWithOffset } from '../../contracts/webhook-messages.js';
 import type { Authenticator } from '../auth.js';

@@ -5,8 +5,8 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Identity } from '../../domain/identity/index.js';
-import { OIDC_STATE_MS } from '../../domain/identity/oidc.js';
-import { providerSignInPath } from '../../domain/membership/sign-in-policy.js';
+import { OIDC_STATE_MS } from '../../domain/identity/index.js';
+import { providerSignInPath } from '../../domain/membership/index.js';
 import type { Authenticator } from '../auth.js';
 import { requestFacts } from '../audit-context.js';
 import { clearOidcCookie, oidcBinding, setOidcCookie, setSessionCookie, type CookieSettings } from '../session-cookie.js';

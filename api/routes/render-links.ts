@@ -3,7 +3,7 @@
 //! cache's hits per day, and emptying the cache.
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { findTool } from '../../domain/catalogue.js';
+import { findTool } from '../../domain/tools/index.js';
 import { publicLinkSecret, MAX_LIVE_LINK_SECRETS, type LinkSecrets } from '../../domain/link-secrets.js';
 import type { RenderCache } from '../../domain/render-cache.js';
 import { ServiceError } from '../../contracts/errors.js';

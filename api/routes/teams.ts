@@ -5,9 +5,9 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Teams } from '../../domain/teams/index.js';
-import { invitationView } from '../../domain/teams/invitations.js';
-import { providerSignInPath, type ProviderName } from '../../domain/membership/sign-in-policy.js';
-import type { Role } from '../../domain/membership/documents.js';
+import { invitationView } from '../../domain/teams/index.js';
+import { providerSignInPath, type ProviderName } from '../../domain/membership/index.js';
+import type { Role } from '../../domain/membership/index.js';
 import type { Authenticator, Principal } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { TEAM_BODY_SCHEMAS } from '../team-schemas.js';

@@ -1,5 +1,5 @@
 //! Handing a due auto-recharge to the account's recharge workflow without keeping the call waiting.
-//! The charge that found it due (domain/settlement.ts) calls the trigger and goes on; the trigger
+//! The charge that found it due (domain/ledger/settlement.ts) calls the trigger and goes on; the trigger
 //! disarms the account's latch (one update: of any number of concurrent charges, one wins) and
 //! wakes the workflow (signal-with-start: one per account). The disarming update marks the account
 //! `rechargeDueAt`; the workflow clears it when it takes the recharge up, and the billing upkeep
@@ -12,7 +12,7 @@ import type { Logger } from '../../lib/logger.js';
 import { detached } from '../../lib/trace-context.js';
 import { SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES } from '../../contracts/temporal-names.js';
 import { AUTO_RECHARGE_SIGNALS, autoRechargeWorkflowId, type AutoRechargeInput } from '../../contracts/billing-messages.js';
-import type { RechargeSink } from '../ledger.js';
+import type { RechargeSink } from '../ledger/index.js';
 
 /** A mark this old whose recharge was not taken up is handed on again. */
 export const RECHARGE_HANDOFF_STALE_MS = 60_000;

@@ -6,7 +6,7 @@ import type { Db } from 'mongodb';
 import { ServiceError } from '../../contracts/errors.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import type { CallDestination } from '../../contracts/call.js';
-import { findTool } from '../catalogue.js';
+import { findTool } from '../tools/index.js';
 import { createDestinationStore } from './store.js';
 import { fileOf, objectKey, storedOutput } from './stored-file.js';
 

@@ -6,8 +6,8 @@ import { ServiceError } from '../../contracts/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import { isInputRefusal } from '../../lib/target-host.js';
-import { auditDraft, changesOf, createAuditLog, type AuditContext } from '../audit-log.js';
-import type { ToolDefinition } from '../tool-definition.js';
+import { auditDraft, changesOf, createAuditLog, type AuditContext } from '../audit/index.js';
+import type { ToolDefinition } from '../tools/index.js';
 import { createDestinationStore, DESTINATION_ID, publicDestination, type DestinationFields } from './store.js';
 
 /** Destinations of one account: plenty for a bucket per use, few enough to list on one page. */

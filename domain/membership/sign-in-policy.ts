@@ -9,7 +9,7 @@ import { ServiceError } from '../../contracts/errors.js';
 import { collections } from '../../lib/mongo.js';
 import type { SignInPolicy } from '../account-documents.js';
 import type { SignInMethod } from './documents.js';
-import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
+import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
 
 /** An identity provider as people see it: its id (in its sign-in URL) and display name. */
 export interface ProviderName {

@@ -11,7 +11,7 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import { randomBase62 } from '../../lib/ids.js';
 import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, WORKFLOW_TYPES, callTaskQueue } from '../../contracts/temporal-names.js';
 import type { ToolCallInput } from '../../contracts/call.js';
-import { findTool } from '../catalogue.js';
+import { findTool } from '../tools/index.js';
 import { durationSeconds, type MonitorSchedule } from './definition.js';
 import type { MonitorDoc } from './documents.js';
 

@@ -5,7 +5,7 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { ServiceError } from '../../contracts/errors.js';
-import { auditDraft, changesOf, createAuditLog, type AuditContext } from '../audit-log.js';
+import { auditDraft, changesOf, createAuditLog, type AuditContext } from '../audit/index.js';
 import { changedFields, newMonitorDoc, readDefinition, type MonitorBody, type ReadingDeps } from './body.js';
 import { invalidRequest } from './definition.js';
 import type { MonitorDoc } from './documents.js';

@@ -6,17 +6,17 @@
 import { ServiceError } from '../../contracts/errors.js';
 import { derivedId, newId } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
-import type { AuthTokenDoc, SessionDoc } from '../identity/documents.js';
-import type { Role } from '../membership/documents.js';
-import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
-import { normalizeEmail } from '../identity/email-address.js';
-import { hashPassword } from '../identity/password-hashing.js';
-import { passwordProblem } from '../identity/password-policy.js';
-import { invitationMail } from '../identity/mail-texts.js';
-import { userActing, type IdentityContext, type RequestFacts } from '../identity/context.js';
-import { invalidField, invalidToken, unauthenticated } from '../identity/problems.js';
-import type { Signin } from '../identity/signin.js';
-import { policyAllows, providerRequired } from '../membership/sign-in-policy.js';
+import type { AuthTokenDoc, SessionDoc } from '../identity/index.js';
+import type { Role } from '../membership/index.js';
+import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
+import { normalizeEmail } from '../identity/index.js';
+import { hashPassword } from '../identity/index.js';
+import { passwordProblem } from '../identity/index.js';
+import { invitationMail } from '../identity/index.js';
+import { userActing, type IdentityContext, type RequestFacts } from '../identity/index.js';
+import { invalidField, invalidToken, unauthenticated } from '../identity/index.js';
+import type { Signin } from '../identity/index.js';
+import { policyAllows, providerRequired } from '../membership/index.js';
 
 /** An invitation as the pending list shows it. */
 export const invitationView = (doc: AuthTokenDoc) => ({

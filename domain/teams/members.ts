@@ -6,11 +6,11 @@
 import { ServiceError } from '../../contracts/errors.js';
 import { collections } from '../../lib/mongo.js';
 import type { CredentialDoc } from '../account-documents.js';
-import type { MembershipDoc, Role } from '../membership/documents.js';
-import type { SessionDoc, UserDoc } from '../identity/documents.js';
-import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
-import type { IdentityContext } from '../identity/context.js';
-import { requireRecentSignIn } from '../identity/passwords.js';
+import type { MembershipDoc, Role } from '../membership/index.js';
+import type { SessionDoc, UserDoc } from '../identity/index.js';
+import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
+import type { IdentityContext } from '../identity/index.js';
+import { requireRecentSignIn } from '../identity/index.js';
 
 /** A member as the account's member list shows them. */
 export const memberView = (

@@ -2,7 +2,7 @@
 //! parses, hash-wasm can verify it, and its cost parameters stay within the limits (docs/API.md)
 //! before a pool thread spends on it.
 import { ToolError, invalidField } from '../../contracts/errors.js';
-import { defineTool, FAILURES } from '../tool-definition.js';
+import { defineTool, FAILURES } from './definition.js';
 
 export interface Argon2VerifyInput {
   password: string;

@@ -2,7 +2,7 @@
 //! http(s) page URL and maxLinks within 1-30 (docs/API.md; the flat cost of 10 credits is sized for
 //! at most 30 checks).
 import { invalidField } from '../../contracts/errors.js';
-import { defineTool, FAILURES } from '../tool-definition.js';
+import { defineTool, FAILURES } from './definition.js';
 import { checkHttpUrl } from './http-url.js';
 
 export interface BrokenLinksInput {

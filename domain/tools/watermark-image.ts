@@ -5,7 +5,7 @@
 //! a tab), so such text is refused with 400 rather than returning an image without the text the
 //! client asked for.
 //! test/tools/watermark-image.test.ts proves this set equals the font files' glyph set.
-import { defineTool, FAILURES } from '../tool-definition.js';
+import { defineTool, FAILURES } from './definition.js';
 import { checkHttpUrl } from './http-url.js';
 import { invalidField } from '../../contracts/errors.js';
 

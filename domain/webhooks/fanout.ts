@@ -16,7 +16,7 @@ import {
   type WebhookEndpointInput,
   type WebhookEnvelope,
 } from '../../contracts/webhook-messages.js';
-import { eventOfDoc, type DomainEvent, type EventSink } from '../events.js';
+import { eventOfDoc, type DomainEvent, type EventSink } from '../events/index.js';
 import { subscribedTo } from './subscriptions.js';
 import { createKeyedBatches } from '../../lib/keyed-batches.js';
 

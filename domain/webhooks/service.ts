@@ -18,12 +18,12 @@ import {
   type RotationNotice,
 } from '../../contracts/webhook-messages.js';
 import { SECRET_OVERLAP_MS } from '../../contracts/webhook-policy.js';
-import { eventOfDoc, newEvent, type EventRecorder } from '../events.js';
+import { eventOfDoc, newEvent, type EventRecorder } from '../events/index.js';
 import { publicAttempt } from './deliveries.js';
 import { createWebhookEndpoints, publicEndpoint, type WebhookEndpoints } from './endpoints.js';
 import { signalEndpoint } from './fanout.js';
 import { checkEndpointUrl, type UrlAdmission } from './url-admission.js';
-import { auditDraft, changesOf, createAuditLog, type AuditContext, type AuditLog } from '../audit-log.js';
+import { auditDraft, changesOf, createAuditLog, type AuditContext, type AuditLog } from '../audit/index.js';
 
 /** Each event is signalled to every endpoint of its account: the cap bounds that fan-out. */
 export const MAX_ENDPOINTS_PER_ACCOUNT = 20;

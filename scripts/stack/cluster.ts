@@ -14,7 +14,7 @@ import type { RunningLoadBalancer } from './load-balancer.js';
 import { freeLowPort, freePort, waitForHttp } from './net.js';
 import { startPostgres, type PostgresOptions, type RunningPostgres } from './postgres.js';
 import { startDatabase, waitForPollers, type RunningDatabase } from './services.js';
-import { poolTaskQueues } from '../../domain/catalogue.js';
+import { poolTaskQueues } from '../../domain/tools/index.js';
 import { startingPart } from './start-error.js';
 import type { TemporalSettings } from '../../lib/config-temporal.js';
 import { makeTemporalTls } from './temporal-tls.js';

@@ -7,7 +7,7 @@ import { adminToken, isProblem, newAccount, request } from '../helpers/api.js';
 import { Client } from '@temporalio/client';
 import { testEnv } from '../helpers/env.js';
 import { randomBase62 } from '../../lib/ids.js';
-import { periodStart } from '../../domain/periods.js';
+import { periodStart } from '../../domain/plans/periods.js';
 import { connectTemporal } from '../helpers/temporal.js';
 
 const admin = (method: string, path: string, body?: unknown) => request(method, `/api/v1/admin${path}`, { token: adminToken(), body });

@@ -3,7 +3,7 @@ import test from 'ava';
 import { MongoClient } from 'mongodb';
 import { testEnv } from '../helpers/env.js';
 import { createIdentity } from '../../domain/identity/index.js';
-import { createAccounts } from '../../domain/accounts.js';
+import { createAccounts } from '../../domain/accounts/accounts.js';
 import { mailboxOf, normalizeEmail } from '../../domain/identity/email-address.js';
 import { passwordProblem, STRENGTH_MAX_PENDING } from '../../domain/identity/password-policy.js';
 import { ServiceError } from '../../contracts/errors.js';

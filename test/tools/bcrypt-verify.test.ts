@@ -4,7 +4,7 @@ import test from 'ava';
 import bcryptjs from 'bcryptjs';
 import { createBcryptVerify } from '../../activities/cpu/bcrypt-verify.js';
 import { createHashingPool } from '../../activities/cpu/hashing-pool.js';
-import { findTool } from '../../domain/catalogue.js';
+import { findTool } from '../../domain/tools/catalogue.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 

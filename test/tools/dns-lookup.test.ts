@@ -6,7 +6,7 @@ import { createDnsLookup } from '../../activities/network/dns-lookup.js';
 import { CACHE_RULES } from '../../activities/network/dns-records.js';
 import { createTtlCache } from '../../activities/network/ttl-cache.js';
 import type { DnsLookupInput } from '../../domain/tools/dns-lookup.js';
-import { findTool } from '../../domain/catalogue.js';
+import { findTool } from '../../domain/tools/catalogue.js';
 import { createResolver } from '../../lib/resolver.js';
 import { standaloneContext } from '../../lib/tool-handler.js';
 import { FIXTURE_NAMES as N, startDnsServer, type DnsServer } from '../fixtures/dns-server.js';

@@ -12,8 +12,8 @@ import { startWorkflowTestBed, type WorkflowTestBed } from '../helpers/workflow-
 import { workflowBundle } from '../../workers/workflow-bundle.js';
 import { createLogger } from '../../lib/logger.js';
 import { createCallActivities } from '../../activities/call-activities.js';
-import { createLedger } from '../../domain/ledger.js';
-import { createAccounts } from '../../domain/accounts.js';
+import { createLedger } from '../../domain/ledger/ledger.js';
+import { createAccounts } from '../../domain/accounts/accounts.js';
 import { testEnv } from '../helpers/env.js';
 import { ANSWERED_TOO_LATE, type ToolCallInput, type ToolCallResult } from '../../contracts/call.js';
 import { CALL_WORKFLOW_TASK_TIMEOUT_MS } from '../../contracts/temporal-names.js';

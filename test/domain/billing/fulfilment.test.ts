@@ -5,9 +5,9 @@ import test from 'ava';
 import { connectMongo, collections, type Mongo } from '../../../lib/mongo.js';
 import { createLogger } from '../../../lib/logger.js';
 import type { PurchaseDoc } from '../../../domain/billing/documents.js';
-import { createLedger, type Ledger } from '../../../domain/ledger.js';
-import { createAccounts } from '../../../domain/accounts.js';
-import { createGrants } from '../../../domain/grants.js';
+import { createLedger, type Ledger } from '../../../domain/ledger/ledger.js';
+import { createAccounts } from '../../../domain/accounts/accounts.js';
+import { createGrants } from '../../../domain/ledger/grants.js';
 import { createFulfilment } from '../../../domain/billing/fulfilment.js';
 import { newId } from '../../../lib/ids.js';
 

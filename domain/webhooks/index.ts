@@ -1,0 +1,7 @@
+//! Webhooks (domain/webhooks/): an account's endpoints, the fan-out of its events to them, and the
+//! record of their deliveries.
+export type { MissedPage } from './deliveries.js';
+export type { WebhookEndpointDoc } from './documents.js';
+export { createWebhookEndpoints, type EndpointMirror } from './endpoints.js';
+export { createWebhookFanout } from './fanout.js';
+export { MAX_ENDPOINTS_PER_ACCOUNT, createWebhookService, type WebhookService } from './service.js';
