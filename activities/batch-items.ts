@@ -10,8 +10,7 @@
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
-import { createBatchProgress, type BatchItemOutcome } from '../domain/batches/index.js';
-import { wakeBatchRunner } from '../domain/batches/index.js';
+import { createBatchProgress, type BatchItemOutcome, wakeBatchRunner } from '../domain/batches/index.js';
 import type { EventSink } from '../domain/events/index.js';
 import { createBatchStarter } from './batch-start.js';
 import type { SingleCalls } from './single-calls.js';

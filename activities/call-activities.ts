@@ -4,13 +4,12 @@
 //! outcome of an asynchronous call and that of a batch item.
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
-import { createCallKeys } from '../domain/calls/index.js';
-import { createCallCancellations } from '../domain/calls/index.js';
+import { createCallKeys, createCallCancellations } from '../domain/calls/index.js';
 import { createLedger, type RechargeSink } from '../domain/ledger/index.js';
 import type { CallRef } from '../contracts/call.js';
 import { createCallOutcomes } from './call-outcome.js';
 import type { EventSink } from '../domain/events/index.js';
-import type { ToolHandler } from '../lib/tool-handler.js';
+import type { ToolHandler } from '../domain/tools/index.js';
 import type { TargetGuard } from '../lib/target-guard.js';
 import { createDestinationDelivery } from '../domain/destinations/index.js';
 import { DatabaseBlobStore, type BlobStore } from '../lib/blob-store.js';

@@ -8,7 +8,7 @@ import { ServiceError } from '../contracts/errors.js';
 import { isDatabaseUnreachable } from '../lib/mongo.js';
 import { open } from '../lib/sealed.js';
 import { DEPENDENCY_UNREACHABLE, type ToolActivityInput } from '../contracts/call.js';
-import type { ToolHandler } from '../lib/tool-handler.js';
+import type { ToolHandler } from '../domain/tools/index.js';
 import type { CallKeys } from '../domain/calls/index.js';
 
 /** How often the wrapper heartbeats; the workflow's heartbeat timeout is a few times this. */

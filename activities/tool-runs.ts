@@ -13,7 +13,7 @@ import {
   type ToolCallError,
   type ToolCallInput,
 } from '../contracts/call.js';
-import type { ToolHandler } from '../lib/tool-handler.js';
+import type { ToolHandler } from '../domain/tools/index.js';
 import type { CallKeys } from '../domain/calls/index.js';
 import type { DeliveryRequest } from '../domain/destinations/index.js';
 import { toApplicationFailure, toolInput } from './tool-activities.js';

@@ -5,16 +5,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { Context, Middleware } from 'koa';
-import { credentialDigest, credentialKind } from '../domain/accounts/index.js';
-import { keyExpired } from '../domain/accounts/index.js';
+import { credentialDigest, credentialKind, keyExpired } from '../domain/accounts/index.js';
 import { ipAllowed } from '../lib/ip-allowlist.js';
 import { collections, untilReachable } from '../lib/mongo.js';
 import type { CredentialDoc, CredentialKind } from '../domain/account-documents.js';
 import type { Role } from '../domain/membership/index.js';
-import type { SessionDoc } from '../domain/identity/index.js';
+import { type SessionDoc, unauthenticated, type Sessions } from '../domain/identity/index.js';
 import { ServiceError } from '../contracts/errors.js';
-import { unauthenticated } from '../domain/identity/index.js';
-import type { Sessions } from '../domain/identity/index.js';
 import { checkSameOrigin, sessionSecret, type CookieSettings } from './session-cookie.js';
 import { checkRole } from './permissions.js';
 

@@ -3,10 +3,8 @@
 //! idempotency key claimed, its items stored with their secret fields sealed, and its runner woken.
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
-import { findTool } from '../domain/tools/index.js';
-import type { ToolDefinition } from '../domain/tools/index.js';
-import { batchItemId, createBatches, type NewBatchItem } from '../domain/batches/index.js';
-import { wakeBatchRunner } from '../domain/batches/index.js';
+import { findTool, type ToolDefinition } from '../domain/tools/index.js';
+import { batchItemId, createBatches, type NewBatchItem, wakeBatchRunner } from '../domain/batches/index.js';
 import type { EventSink } from '../domain/events/index.js';
 import type { BatchDoc } from '../domain/calls/index.js';
 import { ServiceError } from '../contracts/errors.js';

@@ -1,13 +1,11 @@
 //! JSON Schemas of the account and operator API request bodies (validation and OpenAPI).
 import { GRANT_REASONS } from '../domain/ledger/index.js';
-import { CATALOGUE } from '../domain/tools/index.js';
+import { CATALOGUE, GROUPS } from '../domain/tools/index.js';
 import { MAX_RENDER_AGE_S } from '../domain/render-cache.js';
 import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../domain/plans/index.js';
 import { MAX_ALLOWED_IPS, TOOL_SCOPES } from '../domain/accounts/index.js';
-import { GROUPS } from '../domain/tools/index.js';
 import { DEFAULT_EVENT_TYPES, SUBSCRIBABLE_EVENT_KINDS } from '../contracts/event-kinds.js';
-import { PACK_ID_PATTERN, PACK_LIMITS } from '../domain/billing/index.js';
-import { AUTO_RECHARGE_LIMITS } from '../domain/billing/index.js';
+import { PACK_ID_PATTERN, PACK_LIMITS, AUTO_RECHARGE_LIMITS } from '../domain/billing/index.js';
 
 /** The tools render links call: those whose answer is an image. */
 export const RENDER_TOOL_NAMES = [...CATALOGUE.values()].filter((t) => t.image).map((t) => t.name);

@@ -3,9 +3,7 @@
 //! assembles them with the overview, the tags, the shared components and the webhook events.
 //! `/api/v1/openapi.json` serves it and `/docs` renders it.
 import { readFileSync } from 'node:fs';
-import { CATALOGUE } from '../domain/tools/index.js';
-import { GROUPS, type Group, type ToolDefinition } from '../domain/tools/index.js';
-import type { ToolSchemas } from '../domain/tools/index.js';
+import { CATALOGUE, GROUPS, type Group, type ToolDefinition, type ToolSchemas } from '../domain/tools/index.js';
 import { GROUP_DESCRIPTIONS, HEADERS, PARAMETERS, SECURITY_SCHEMES, TAGS, problemResponses, type Json } from './docs/openapi-parts.js';
 import type { RouteOperation } from './docs/operations.js';
 import type { JsonSchema } from './docs/schema-parts.js';

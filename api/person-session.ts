@@ -2,12 +2,9 @@
 //! request's cookie carries, what a signed-in answer says, and the per-client limit of the routes
 //! that take no session.
 import type { Context, Middleware } from 'koa';
-import type { Identity } from '../domain/identity/index.js';
-import { userView } from '../domain/identity/index.js';
-import { unauthenticated } from '../domain/identity/index.js';
+import { type Identity, userView, unauthenticated, type SessionDoc } from '../domain/identity/index.js';
 import type { AccountOfPerson } from '../domain/membership/index.js';
 import { ServiceError } from '../contracts/errors.js';
-import type { SessionDoc } from '../domain/identity/index.js';
 import type { Authenticator } from './auth.js';
 import type { RateLimiter } from './rate-limit.js';
 

@@ -23,7 +23,7 @@ import { createWebsiteScreenshot } from '../activities/browser/website-screensho
 import type { WebsiteScreenshotInput } from '../domain/tools/website-screenshot.js';
 import { chromiumPath } from '../lib/config.js';
 import { createNetworkAccess } from '../lib/network-access.js';
-import { standaloneContext } from '../lib/tool-handler.js';
+import { standaloneContext } from '../domain/tools/index.js';
 import { BROWSER_ROUTES, LATE_FONT_MARKUP, LATE_IMAGE_MARKUP, startBrowserPages } from '../test/fixtures/browser-pages.js';
 import { htmlDocument, send, startPageServer, type Handler, type PageServer } from '../test/fixtures/http-pages.js';
 import { callAnatomy, printHops, timedCall, type TimedCall } from './call-anatomy.js';

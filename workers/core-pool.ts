@@ -8,8 +8,7 @@ import { WEBHOOK_DELIVERY_QUEUE } from '../contracts/temporal-names.js';
 import { createCoreActivities } from '../activities/core/index.js';
 import { webhookWiring } from '../activities/core/webhooks.js';
 import { resumingOnGrant } from '../domain/batches/index.js';
-import { createStripeApi } from '../domain/billing/index.js';
-import type { createRechargeTrigger } from '../domain/billing/index.js';
+import { createStripeApi, type createRechargeTrigger } from '../domain/billing/index.js';
 import { createMailer } from '../domain/mail/index.js';
 import type { PoolDeps, PoolWorkers } from './pool-types.js';
 

@@ -16,9 +16,8 @@ import {
 } from '@temporalio/workflow';
 import type { CoreActivities } from '../activities/core/index.js';
 import type { CallStepActivities } from '../activities/call-step.js';
-import type { CallRef } from '../contracts/call.js';
-import { ERRORS, isErrorCode } from '../contracts/errors.js';
 import {
+  type CallRef,
   ANSWERED_TOO_LATE,
   CALL_CANCELLED,
   TOOL_FAILED,
@@ -29,6 +28,7 @@ import {
   type ToolCallInput,
   type ToolCallResult,
 } from '../contracts/call.js';
+import { ERRORS, isErrorCode } from '../contracts/errors.js';
 import { TASK_QUEUES } from '../contracts/temporal-names.js';
 import { batchItemEnd } from '../contracts/batch.js';
 import { cancel, liveCall, takeUpLate, takenUpLate, type ToolOutcome } from '../contracts/call-life.js';

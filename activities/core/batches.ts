@@ -5,8 +5,7 @@
 import type { Db } from 'mongodb';
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { createBatchProgress } from '../../domain/batches/index.js';
-import { batchItemId } from '../../domain/batches/index.js';
+import { createBatchProgress, batchItemId } from '../../domain/batches/index.js';
 import { createLedger } from '../../domain/ledger/index.js';
 import type { EventSink } from '../../domain/events/index.js';
 import { collections } from '../../lib/mongo.js';

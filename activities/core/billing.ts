@@ -13,15 +13,16 @@ import {
   type StripeFactOutcome,
 } from '../../contracts/billing-messages.js';
 import type { EventSink } from '../../domain/events/index.js';
-import { createGrants } from '../../domain/ledger/index.js';
-import { createLedger } from '../../domain/ledger/index.js';
-import { createPacks } from '../../domain/billing/index.js';
-import { createCustomers } from '../../domain/billing/index.js';
-import { createFulfilment } from '../../domain/billing/index.js';
-import { createRecharges } from '../../domain/billing/index.js';
-import { createRechargeTrigger } from '../../domain/billing/index.js';
-import { SIGNATURE_MEMORY_MS } from '../../domain/billing/index.js';
-import type { StripeApi } from '../../domain/billing/index.js';
+import { createGrants, createLedger } from '../../domain/ledger/index.js';
+import {
+  createPacks,
+  createCustomers,
+  createFulfilment,
+  createRecharges,
+  createRechargeTrigger,
+  SIGNATURE_MEMORY_MS,
+  type StripeApi,
+} from '../../domain/billing/index.js';
 import type { Mailer } from '../../domain/mail/index.js';
 
 export interface BillingActivityDeps {

@@ -10,14 +10,13 @@ import { collections } from '../../lib/mongo.js';
 import { sweepBlobs } from '../../lib/claim-check-codec.js';
 import { DatabaseBlobStore, type BlobStore } from '../../lib/blob-store.js';
 import { createEventLog } from '../../domain/events/index.js';
-import { createAsyncCalls } from '../../domain/calls/index.js';
+import { createAsyncCalls, createCallCancellations } from '../../domain/calls/index.js';
 import { createLedger } from '../../domain/ledger/index.js';
 import { createAuditLog } from '../../domain/audit/index.js';
 import { createRenderCache } from '../../domain/render-cache.js';
 import { sweepIdentity, type IdentitySweep } from '../../domain/identity/index.js';
 import { createRateBuckets } from '../../domain/rate-buckets.js';
 import { createMcpSessions } from '../../domain/mcp-sessions.js';
-import { createCallCancellations } from '../../domain/calls/index.js';
 import { sweepOAuthStore } from '../../domain/oauth/index.js';
 import { createMonitorStore, MONITOR_DIFFS_AREA, RUN_RETENTION_MS } from '../../domain/monitors/index.js';
 

@@ -5,10 +5,15 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { eventCause, type EventSink } from '../../domain/events/index.js';
-import type { MissedPage } from '../../domain/webhooks/index.js';
-import { createWebhookEndpoints, type EndpointMirror } from '../../domain/webhooks/index.js';
-import type { WebhookEndpointDoc } from '../../domain/webhooks/index.js';
-import { createWebhookFanout } from '../../domain/webhooks/index.js';
+import {
+  type MissedPage,
+  createWebhookEndpoints,
+  type EndpointMirror,
+  type WebhookEndpointDoc,
+  createWebhookFanout,
+  createWebhookPoster,
+  type WebhookPoster,
+} from '../../domain/webhooks/index.js';
 import type { Config } from '../../lib/config.js';
 import { ServiceError } from '../../contracts/errors.js';
 import type { Logger } from '../../lib/logger.js';
@@ -16,7 +21,6 @@ import type { NetworkAccess } from '../../lib/network-access.js';
 import type { AttemptTrigger, RecoverRequest, UndeliveredReason, WebhookEnvelope } from '../../contracts/webhook-messages.js';
 import { signDelivery, WEBHOOK_HEADERS } from '../../lib/webhook-signature.js';
 import { endpointConcurrency } from '../../contracts/webhook-policy.js';
-import { createWebhookPoster, type WebhookPoster } from '../../lib/webhook-transport.js';
 import { inLinkedRoot, isTracing } from '../../lib/trace-context.js';
 import { SpanStatusCode } from '@opentelemetry/api';
 

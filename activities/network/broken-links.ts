@@ -3,7 +3,7 @@
 //! are checked) and checks them five at a time.
 import { precheck, type BrokenLinksInput, type BrokenLinksOutput } from '../../domain/tools/broken-links.js';
 import { ToolError } from '../../contracts/errors.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 import { createLinkChecker, type LinkCheckOptions } from './link-check.js';
 import { createPageFetcher, type PageFetchOptions } from './page-fetch.js';

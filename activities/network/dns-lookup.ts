@@ -10,7 +10,7 @@ import {
 } from '../../domain/tools/dns-lookup.js';
 import { ToolError } from '../../contracts/errors.js';
 import { DnsError, type DnsResolver } from '../../lib/resolver.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import { agedRecords, cacheSeconds, shapeRecords } from './dns-records.js';
 import { createTtlCache, type TtlCache } from './ttl-cache.js';
 

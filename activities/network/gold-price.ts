@@ -4,7 +4,7 @@
 //! MongoDB, served with `stale: true` while the feed is down. No quote at all is 502.
 import type { Db } from 'mongodb';
 import { ToolError } from '../../contracts/errors.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import type { GoldPriceInput, GoldPriceOutput, Metal } from '../../domain/tools/gold-price.js';
 import { karatBreakdown, unitPrices } from './gold-math.js';
 import { createMarketFeeds, FeedError, type FxRates, type MarketFeeds, type MetalQuote } from './market-feeds.js';

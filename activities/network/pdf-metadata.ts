@@ -3,7 +3,7 @@
 import { precheck, type PdfMetadataInput, type PdfMetadataOutput } from '../../domain/tools/pdf-metadata.js';
 import { ToolError } from '../../contracts/errors.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import type { Reader } from './readings.js';
 
 export interface PdfMetadataDeps {

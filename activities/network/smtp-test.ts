@@ -8,7 +8,7 @@ import { precheck, type SmtpStep, type SmtpTestInput, type SmtpTestOutput } from
 import { ToolError } from '../../contracts/errors.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
 import type { ResolvedTarget } from '../../lib/target-guard.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import { summariseCertificate } from './certificate-summary.js';
 import { createSmtpConversation, type SmtpConversation, type SmtpLimits } from './smtp-conversation.js';
 import {

@@ -2,7 +2,7 @@
 //! with the signature headers a receiver checks. Numbers come from the delivery code itself.
 import { EVENT_KINDS, EVENT_RETENTION_MS } from '../../contracts/event-kinds.js';
 import { SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_HEADERS } from '../../lib/webhook-signature.js';
-import { WEBHOOK_TIMEOUT_MS, WEBHOOK_USER_AGENT } from '../../lib/webhook-transport.js';
+import { WEBHOOK_TIMEOUT_MS, WEBHOOK_USER_AGENT } from '../../domain/webhooks/index.js';
 import {
   DISABLE_AFTER_FAILURES,
   LATER_RETRY_DELAY_MS,

@@ -6,8 +6,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { findTool } from '../../domain/tools/index.js';
 import { keyMayCall } from '../../domain/accounts/index.js';
-import type { MonitorBody, MonitorService } from '../../domain/monitors/index.js';
-import { invalidRequest } from '../../domain/monitors/index.js';
+import { type MonitorBody, type MonitorService, invalidRequest } from '../../domain/monitors/index.js';
 import { GROUPS, permits } from '../../domain/teams/index.js';
 import type { AuditContext } from '../../domain/audit/index.js';
 import { ServiceError } from '../../contracts/errors.js';

@@ -12,12 +12,12 @@ import {
   CancelledNotificationSchema,
   ListToolsRequestSchema,
   type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Db } from 'mongodb';
-import { findTool } from '../../domain/tools/index.js';
-import type { ToolSchemas } from '../../domain/tools/index.js';
+import { findTool, type ToolSchemas } from '../../domain/tools/index.js';
 import type { Accounts } from '../../domain/accounts/index.js';
 import type { JsonRpcId, McpSessions } from '../../domain/mcp-sessions.js';
 import { ServiceError } from '../../contracts/errors.js';

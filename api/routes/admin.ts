@@ -2,12 +2,9 @@
 //! move an account to another plan.
 import Router from '@koa/router';
 import type { Accounts } from '../../domain/accounts/index.js';
-import type { Allowances } from '../../domain/plans/index.js';
-import { grantView, type Grants } from '../../domain/ledger/index.js';
-import { joinPlan } from '../../domain/plans/index.js';
-import { DEFAULT_PLAN_ID, type Plans } from '../../domain/plans/index.js';
+import { type Allowances, joinPlan, DEFAULT_PLAN_ID, type Plans } from '../../domain/plans/index.js';
+import { grantView, type Grants, type GrantReason } from '../../domain/ledger/index.js';
 import type { AccountDoc, GrantDoc } from '../../domain/account-documents.js';
-import type { GrantReason } from '../../domain/ledger/index.js';
 import { requireAdmin } from '../auth.js';
 import { operatorActing } from '../audit-context.js';
 import { readJsonObject } from '../body.js';

@@ -11,8 +11,7 @@ import { ServiceError } from '../../contracts/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { TASK_QUEUES, WORKFLOW_TYPES } from '../../contracts/temporal-names.js';
 import { stripeEventWorkflowId, type StripeFact } from '../../contracts/billing-messages.js';
-import type { Authenticator } from '../auth.js';
-import { requireAdmin } from '../auth.js';
+import { type Authenticator, requireAdmin } from '../auth.js';
 import { ownerActing } from '../audit-context.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject, readRawBody } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
@@ -34,14 +33,21 @@ import {
   BODY_CODES,
   type RouteOperation,
 } from '../docs/operations.js';
-import { createPacks, packView, PACK_ID_PATTERN, type PackFields } from '../../domain/billing/index.js';
-import { createPurchases, purchaseView } from '../../domain/billing/index.js';
-import { createCustomers } from '../../domain/billing/index.js';
-import { createCheckout } from '../../domain/billing/index.js';
-import { createAutoRecharge, type AutoRechargeInput } from '../../domain/billing/index.js';
-import { createStripeSignatures } from '../../domain/billing/index.js';
-import { stripeFactOf } from '../../domain/billing/index.js';
-import type { StripeApi } from '../../domain/billing/index.js';
+import {
+  createPacks,
+  packView,
+  PACK_ID_PATTERN,
+  type PackFields,
+  createPurchases,
+  purchaseView,
+  createCustomers,
+  createCheckout,
+  createAutoRecharge,
+  type AutoRechargeInput,
+  createStripeSignatures,
+  stripeFactOf,
+  type StripeApi,
+} from '../../domain/billing/index.js';
 
 const PURCHASES_DEFAULT_LIMIT = 50;
 const PURCHASES_MAX_LIMIT = 200;

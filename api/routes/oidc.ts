@@ -4,8 +4,7 @@
 //! only: what each does is domain/identity/oidc.ts.
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { Identity } from '../../domain/identity/index.js';
-import { OIDC_STATE_MS } from '../../domain/identity/index.js';
+import { type Identity, OIDC_STATE_MS } from '../../domain/identity/index.js';
 import { providerSignInPath } from '../../domain/membership/index.js';
 import type { Authenticator } from '../auth.js';
 import { requestFacts } from '../audit-context.js';

@@ -5,10 +5,8 @@
 //! problem+json.
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { findTool } from '../../domain/tools/index.js';
+import { findTool, type ToolDefinition, type ToolSchemas } from '../../domain/tools/index.js';
 import type { LinkSecrets } from '../../domain/link-secrets.js';
-import type { ToolDefinition } from '../../domain/tools/index.js';
-import type { ToolSchemas } from '../../domain/tools/index.js';
 import { ServiceError, type ErrorCode } from '../../contracts/errors.js';
 import { RENDER_PATH, splitSignature, verifyRenderLink } from '../../lib/render-link-signature.js';
 import type { TargetGuard } from '../../lib/target-guard.js';

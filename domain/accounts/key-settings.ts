@@ -1,8 +1,7 @@
 //! An API key's settings (tools, expiresAt, rateLimit, monthlyCreditLimit, allowedIps): the rules
 //! a change must keep, how a change is written, and what a key may do. The checks run in the API
 //! on the cached credential document, so a key without settings costs nothing more per call.
-import { CATALOGUE } from '../tools/index.js';
-import { GROUPS, type Group } from '../tools/index.js';
+import { CATALOGUE, GROUPS, type Group } from '../tools/index.js';
 import { parseCidr } from '../../lib/ip-allowlist.js';
 import type { CredentialDoc } from '../account-documents.js';
 

@@ -9,9 +9,7 @@ import { collections, isDuplicateKey, upsertReturningAfter } from '../../lib/mon
 import type { PurchaseDoc, StripePaymentDoc } from './documents.js';
 import type { Logger } from '../../lib/logger.js';
 import type { StripeFact, StripeFactOutcome } from '../../contracts/billing-messages.js';
-import { grantIdForKey, type Grants } from '../ledger/index.js';
-import { voidedAfter } from '../ledger/index.js';
-import type { Ledger } from '../ledger/index.js';
+import { grantIdForKey, type Grants, voidedAfter, type Ledger } from '../ledger/index.js';
 import { type AuditLog, SERVICE_ACTOR, auditDraft, changesOf, createAuditLog } from '../audit/index.js';
 import { isClosedDispute } from './stripe-events.js';
 import { paidStatus } from './purchases.js';

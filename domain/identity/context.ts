@@ -9,8 +9,7 @@ import { createUsers, type Users } from './users.js';
 import type { Mail } from './mail-texts.js';
 import type { EventSink } from '../events/index.js';
 import type { OidcProvider } from '../../lib/config.js';
-import { createMemberships, type Memberships } from '../membership/index.js';
-import type { ProviderName } from '../membership/index.js';
+import { createMemberships, type Memberships, type ProviderName } from '../membership/index.js';
 
 /** Sends a mail durably (domain/mail/outbox.ts); a repeat of `idempotencyKey` sends nothing more. */
 export interface MailSender {

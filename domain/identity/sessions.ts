@@ -6,8 +6,7 @@
 import type { Db } from 'mongodb';
 import { newId, randomToken, sha256Hex } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
-import type { Role } from '../membership/index.js';
-import type { SignInMethod } from '../membership/index.js';
+import type { Role, SignInMethod } from '../membership/index.js';
 import type { SessionDoc } from './documents.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
 

@@ -4,7 +4,7 @@
 //! a locked address is refused whatever is sent.
 import { ServiceError } from '../../contracts/errors.js';
 import { sha256Hex } from '../../lib/ids.js';
-import type { SignInMethod } from '../membership/index.js';
+import { type SignInMethod, policyAllows, providerRequired } from '../membership/index.js';
 import type { SessionDoc, UserDoc } from './documents.js';
 import { normalizeEmail, emailDomain } from './email-address.js';
 import { hashPassword, needsRehash, verifyPassword } from './password-hashing.js';
@@ -12,7 +12,6 @@ import { lockedOutMail } from './mail-texts.js';
 import { LOCK_MS, throttleKeys } from './throttle.js';
 import { userActing, type IdentityContext, type RequestFacts } from './context.js';
 import { invalidCredentials, invalidField, tooManyAttempts } from './problems.js';
-import { policyAllows, providerRequired } from '../membership/index.js';
 
 /** How a person proved who they are: the method, and for `oidc` the provider. */
 export interface SignInHow {

@@ -1,8 +1,7 @@
 //! Signing up: an address is proved before anything is opened. `signup` answers alike whether
 //! or not the address has an account (a known one gets a "you already have an account" mail),
 //! and `verify` opens the account, gives the welcome grant once per mailbox and signs in.
-import { DEFAULT_PLAN_ID } from '../plans/index.js';
-import { joinPlan } from '../plans/index.js';
+import { DEFAULT_PLAN_ID, joinPlan } from '../plans/index.js';
 import { derivedId, sha256Hex } from '../../lib/ids.js';
 import { collections, insertIfAbsent } from '../../lib/mongo.js';
 import { ServiceError } from '../../contracts/errors.js';

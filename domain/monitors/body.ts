@@ -6,8 +6,7 @@ import type { Db } from 'mongodb';
 import { ServiceError } from '../../contracts/errors.js';
 import { newId } from '../../lib/ids.js';
 import { splitSecrets } from '../../lib/sealed.js';
-import { findTool } from '../tools/index.js';
-import type { ToolDefinition } from '../tools/index.js';
+import { findTool, type ToolDefinition } from '../tools/index.js';
 import {
   invalidRequest,
   readAlert,

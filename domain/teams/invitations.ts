@@ -6,17 +6,23 @@
 import { ServiceError } from '../../contracts/errors.js';
 import { derivedId, newId } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
-import type { AuthTokenDoc, SessionDoc } from '../identity/index.js';
-import type { Role } from '../membership/index.js';
+import {
+  type AuthTokenDoc,
+  type SessionDoc,
+  normalizeEmail,
+  hashPassword,
+  passwordProblem,
+  invitationMail,
+  userActing,
+  type IdentityContext,
+  type RequestFacts,
+  invalidField,
+  invalidToken,
+  unauthenticated,
+  type Signin,
+} from '../identity/index.js';
+import { type Role, policyAllows, providerRequired } from '../membership/index.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
-import { normalizeEmail } from '../identity/index.js';
-import { hashPassword } from '../identity/index.js';
-import { passwordProblem } from '../identity/index.js';
-import { invitationMail } from '../identity/index.js';
-import { userActing, type IdentityContext, type RequestFacts } from '../identity/index.js';
-import { invalidField, invalidToken, unauthenticated } from '../identity/index.js';
-import type { Signin } from '../identity/index.js';
-import { policyAllows, providerRequired } from '../membership/index.js';
 
 /** An invitation as the pending list shows it. */
 export const invitationView = (doc: AuthTokenDoc) => ({

@@ -7,10 +7,8 @@ import { ServiceError } from '../../contracts/errors.js';
 import { collections } from '../../lib/mongo.js';
 import type { CredentialDoc } from '../account-documents.js';
 import type { MembershipDoc, Role } from '../membership/index.js';
-import type { SessionDoc, UserDoc } from '../identity/index.js';
+import { type SessionDoc, type UserDoc, type IdentityContext, requireRecentSignIn } from '../identity/index.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
-import type { IdentityContext } from '../identity/index.js';
-import { requireRecentSignIn } from '../identity/index.js';
 
 /** A member as the account's member list shows them. */
 export const memberView = (

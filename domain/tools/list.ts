@@ -2,7 +2,7 @@
 //! reads from that list: a tool's name, input and output, and the handlers each pool must have.
 //! Adding a tool here makes its pool's handler map (`activities/<pool>/index.ts`) fail to compile
 //! until the handler is there; a handler for a tool not listed here fails to compile too.
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from './handler.js';
 import type { ToolPool } from '../../contracts/temporal-names.js';
 import { argon2Verify } from './argon2-verify.js';
 import { bcryptHash } from './bcrypt-hash.js';

@@ -3,7 +3,7 @@
 import { ServiceError } from '../../contracts/errors.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import { isInputRefusal } from '../../lib/target-host.js';
-import { isLocalhostUrl } from '../../lib/webhook-transport.js';
+import { isLocalhostUrl } from './transport.js';
 
 export interface UrlAdmission {
   /** The service's target guard: a new URL must be https to a public address. */

@@ -11,7 +11,7 @@ import { CancelledFailure } from '@temporalio/common';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { connectMongo, type Mongo } from '../../lib/mongo.js';
 import { newId } from '../../lib/ids.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import { createCallStep } from '../../activities/call-step.js';
 import { createCallKeys } from '../../domain/calls/keys.js';
 import { createLedger, type Ledger } from '../../domain/ledger/ledger.js';

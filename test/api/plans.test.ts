@@ -2,7 +2,7 @@
 //! grants with an expiry and a payment id, the account's plan, next allowance and grants, and the
 //! usage ledger as CSV. Every bad input is a 400 naming its field.
 import test from 'ava';
-import { ALLOWANCES_SCHEDULE_ID } from '../../lib/schedules.js';
+import { ALLOWANCES_SCHEDULE_ID } from '../../domain/upkeep-schedules.js';
 import { adminToken, isProblem, newAccount, request } from '../helpers/api.js';
 import { Client } from '@temporalio/client';
 import { testEnv } from '../helpers/env.js';

@@ -8,7 +8,7 @@ import { createTtlCache } from '../../activities/network/ttl-cache.js';
 import type { DnsLookupInput } from '../../domain/tools/dns-lookup.js';
 import { findTool } from '../../domain/tools/catalogue.js';
 import { createResolver } from '../../lib/resolver.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { FIXTURE_NAMES as N, startDnsServer, type DnsServer } from '../fixtures/dns-server.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';

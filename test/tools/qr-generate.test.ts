@@ -6,7 +6,7 @@ import { PNG } from 'pngjs';
 import { createQrGenerate } from '../../activities/cpu/qr-generate.js';
 import { ERROR_CORRECTION_LEVELS, type QrGenerateInput } from '../../domain/tools/qr-generate.js';
 import { findTool } from '../../domain/tools/catalogue.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 
 // ===== Unit: the handler called directly (no stack) =====

@@ -7,7 +7,7 @@ import { MAX_TEXT_CHARS } from '../../activities/network/web-scrape-reading.js';
 import { readInline } from '../../activities/network/readings.js';
 import { parseSimpleSelector, type WebScrapeInput } from '../../domain/tools/web-scrape.js';
 import { findTool } from '../../domain/tools/catalogue.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { startPageFixtures, type PageFixtures, type TestNetwork } from '../helpers/network-access.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';

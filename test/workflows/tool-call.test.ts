@@ -15,7 +15,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { createCallActivities } from '../../activities/call-activities.js';
 import { createCallStep } from '../../activities/call-step.js';
 import { createCallKeys } from '../../domain/calls/keys.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import type { Mongo } from '../../lib/mongo.js';
 import { startWorkflowTestBed, serviceWorkflowBundle, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { createCoreActivities } from '../../activities/core/index.js';

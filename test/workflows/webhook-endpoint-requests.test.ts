@@ -27,7 +27,7 @@ import {
 import { createWebhookActivities } from '../../activities/core/webhooks.js';
 import { computeSignature, verifyWebhook } from '../../lib/webhook-signature.js';
 import { SECRET_OVERLAP_MS } from '../../contracts/webhook-policy.js';
-import type { WebhookRequest } from '../../lib/webhook-transport.js';
+import type { WebhookRequest } from '../../domain/webhooks/index.js';
 
 let env: TestWorkflowEnvironment;
 let mongo: Mongo;

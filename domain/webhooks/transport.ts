@@ -2,10 +2,10 @@
 //! pinned address; no redirects; 10 s for the whole exchange). `localhost` URLs, when the
 //! operator allows them (WEBHOOKS_ALLOW_LOCALHOST), go through a second guard whose allowlist is
 //! exactly the loopback range; every other URL must be https to a public address.
-import { createGuardedHttp, type GuardedHttp } from './guarded-http.js';
-import { createTargetGuard, type TargetGuard } from './target-guard.js';
-import { isLocalhostName } from './target-host.js';
-import type { DnsResolver } from './resolver.js';
+import { createGuardedHttp, type GuardedHttp } from '../../lib/guarded-http.js';
+import { createTargetGuard, type TargetGuard } from '../../lib/target-guard.js';
+import { isLocalhostName } from '../../lib/target-host.js';
+import type { DnsResolver } from '../../lib/resolver.js';
 
 /** The receiver's whole answer must come within this (docs/WEBHOOKS.md: any 2xx within 10 s). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;

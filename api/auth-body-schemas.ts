@@ -1,8 +1,7 @@
 //! JSON Schemas of the sign-up and sign-in request bodies (validation and OpenAPI). Passwords
 //! are only bounded here against abuse; their rules (15 to 256 characters, not a common one)
 //! are checked by domain/identity/password-policy.ts, which says why a password is refused.
-import { MAX_EMAIL_LENGTH } from '../domain/identity/index.js';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../domain/identity/index.js';
+import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../domain/identity/index.js';
 
 const email = { type: 'string', minLength: 3, maxLength: MAX_EMAIL_LENGTH, description: 'The address; compared without regard to case.' };
 const password = (description: string) => ({
