@@ -3,7 +3,7 @@
 //! source folders is parsed with TypeScript's own parser: static imports and re-exports (their
 //! `type` keywords read per clause and per name) and dynamic `import()` (test/support/imports.ts).
 //! The client, the dashboard and the other boundaries: test/module-boundaries.test.ts.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import {
@@ -11,6 +11,7 @@ import {
   ROOT,
   folderOf,
   graphOf,
+  importsOf,
   layerViolations,
   packagesLoadedBy,
   pureModules,
@@ -51,6 +52,17 @@ function importCycles(graph: Map<string, Import[]>): string[] {
 
 test('no module imports itself through others: what two modules share has a home of its own', (t) => {
   t.deepEqual(importCycles(repoGraph()), []);
+});
+
+test('nor does a script or a benchmark: scripts/ and bench/ import in one direction too', (t) => {
+  const files = ['scripts', 'bench'].flatMap((folder) =>
+    (readdirSync(path.join(ROOT, folder), { recursive: true }) as string[])
+      .filter((f) => /\.(ts|mjs)$/.test(f) && !/\.d\.m?ts$/.test(f))
+      .map((f) => `${folder}/${f.split(path.sep).join('/')}`),
+  );
+  const graph = new Map(files.map((f) => [f, importsOf(f, readFileSync(path.join(ROOT, f), 'utf8'))]));
+  t.true(graph.has('scripts/bootstrap.mjs') && graph.has('bench/stack.ts'));
+  t.deepEqual(importCycles(graph), []);
 });
 
 /**
