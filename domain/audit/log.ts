@@ -5,79 +5,12 @@
 //! between is appended by the next read of the log or by the sweeper, so a change is never without
 //! its entry. A deletion cannot carry its draft in what it deletes: it writes the draft to the
 //! account's `auditDeletions` first, and the draft is appended once the target is gone (see deleting).
-//! `hash` = SHA-256(previous entry's hash + this entry's canonical JSON).
+//! Each entry is hashed after its predecessor (`entries.ts`); the chain is read by `reads.ts`.
 import type { Collection, Db } from 'mongodb';
-import { canonicalJson } from '../../lib/canonical-json.js';
-import { newId, sha256Hex } from '../../lib/ids.js';
-import { type Collections, collections, isDuplicateKey } from '../../lib/mongo.js';
+import { collections, isDuplicateKey } from '../../lib/mongo.js';
 import type { AuditDraft, AuditEntryDoc } from '../account-documents.js';
-
-export type { AuditDraft, AuditEntryDoc } from '../account-documents.js';
-
-/** Who made a change, from where: what every entry records beside the change itself. */
-export interface AuditContext {
-  actor: AuditDraft['actor'];
-  ip: string | null;
-  userAgent: string | null;
-}
-
-/** The service acting on its own (a workflow, a schedule). */
-export const SERVICE_ACTOR: AuditContext = { actor: { type: 'service', credential: null }, ip: null, userAgent: null };
-
-/** What an entry can record. */
-export const AUDIT_ACTIONS = [
-  'api_key.created',
-  'api_key.updated',
-  'api_key.revoked',
-  'owner_token.created',
-  'webhook_endpoint.created',
-  'webhook_endpoint.updated',
-  'webhook_endpoint.deleted',
-  'webhook_endpoint.enabled',
-  'webhook_endpoint.secret_rotated',
-  'webhook_endpoint.previous_secret_ended',
-  'credits.granted',
-  'account.plan_changed',
-  'link_secret.created',
-  'link_secret.retired',
-  'destination.created',
-  'destination.deleted',
-  // Billing (domain/billing/): the owner's checkout and settings, what Stripe's events did.
-  'purchase.created',
-  'purchase.paid',
-  'purchase.failed',
-  'purchase.refunded',
-  'purchase.disputed',
-  'purchase.dispute_closed',
-  'auto_recharge.updated',
-  'auto_recharge.disabled',
-  'recharge.succeeded',
-  'recharge.failed',
-  'user.signed_in',
-  'user.locked_out',
-  'user.password_changed',
-  'user.passkey_added',
-  'user.passkey_removed',
-  'session.ended',
-  'member.joined',
-  'member.role_changed',
-  'member.removed',
-  'invitation.created',
-  'invitation.revoked',
-  'account.ownership_transferred',
-  'account.sign_in_policy_changed',
-  // The authorization server (domain/oauth/): a member let an agent act on the account, or it was ended.
-  'oauth_app.authorized',
-  'oauth_app.revoked',
-  // Monitors (domain/monitors/): made, changed (paused and resumed included), deleted.
-  'monitor.created',
-  'monitor.updated',
-  'monitor.deleted',
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
-
-/** The previous hash of an account's first entry. */
-export const GENESIS_HASH = '';
+import { GENESIS_HASH, entryHash, hashedPart } from './entries.js';
+import { auditReads } from './reads.js';
 
 /** Most appends retried on a race for the head of the chain. */
 const APPEND_TRIES = 50;
@@ -86,67 +19,6 @@ const HEADS_REMEMBERED = 10_000;
 
 /** A deletion's draft older than this whose target still exists belongs to a deletion that never happened. */
 const DELETION_SETTLES_MS = 60_000;
-
-/** A draft of an entry, to be written with its change (`$push: { auditDrafts: draft }`). */
-export function auditDraft(
-  context: AuditContext,
-  accountId: string,
-  action: AuditAction,
-  target: AuditDraft['target'],
-  changes: AuditDraft['changes'],
-  now = new Date(),
-): AuditDraft {
-  return {
-    id: newId('aud'),
-    accountId,
-    at: now,
-    actor: context.actor,
-    ip: context.ip,
-    userAgent: context.userAgent,
-    action,
-    target,
-    changes,
-  };
-}
-
-/** `[before, after]` of each field that differs (compared as JSON); `fields` limits which are looked at. */
-export function changesOf(
-  before: Record<string, unknown>,
-  after: Record<string, unknown>,
-  fields: readonly string[],
-): AuditDraft['changes'] {
-  const changes: AuditDraft['changes'] = {};
-  for (const field of fields) {
-    const [b, a] = [before[field] ?? null, after[field] ?? null];
-    if (canonicalJson(b) !== canonicalJson(a)) changes[field] = [b, a];
-  }
-  return changes;
-}
-
-/** An entry as the API answers it and as an export holds it: what is hashed, plus `prevHash` and `hash`. */
-export function auditView(doc: AuditEntryDoc) {
-  return { ...hashedPart(doc), prevHash: doc.prevHash, hash: doc.hash };
-}
-
-/** What the hash covers: the entry as shown, dates as ISO 8601 text. */
-function hashedPart(doc: AuditDraft | AuditEntryDoc) {
-  const id = '_id' in doc ? doc._id : doc.id;
-  return {
-    id,
-    at: new Date(doc.at).toISOString(),
-    actor: doc.actor,
-    ip: doc.ip,
-    userAgent: doc.userAgent,
-    action: doc.action,
-    target: doc.target,
-    changes: JSON.parse(JSON.stringify(doc.changes)) as AuditDraft['changes'],
-  };
-}
-
-/** The hash of an entry shown as `view` after an entry whose hash was `prevHash` (what `verify` and a customer recompute). */
-export function entryHash(prevHash: string, view: ReturnType<typeof hashedPart>): string {
-  return sha256Hex(prevHash + canonicalJson(view));
-}
 
 /** Documents whose updates carry drafts, and the field that names their account. */
 interface DraftHolder {
@@ -319,74 +191,6 @@ export function createAuditLog(db: Db) {
     flushMonitor: (id: string) => flushHolder(monitors, id),
     flushLeftovers,
     ...auditReads(c, flushLeftovers),
-  };
-}
-
-/** The chain read: pages, the whole of an account's, its verification, and the retention's sweep; each read flushes what was left behind first. */
-function auditReads(c: Collections, flushLeftovers: (accountId?: string) => Promise<number>) {
-  return {
-    /**
-     * Entries newest first: of one account in its chain's order (the last appended first, so a
-     * page reversed verifies as it is), or of every account by time; `action` keeps to one action.
-     * `before`: the last entry of the previous page.
-     */
-    async list(query: { accountId?: string; action?: string; limit: number; before?: { at: Date; id: string } }) {
-      await flushLeftovers(query.accountId);
-      const filter: Record<string, unknown> = {
-        ...(query.accountId ? { accountId: query.accountId } : {}),
-        ...(query.action ? { action: query.action } : {}),
-      };
-      if (query.accountId) {
-        if (query.before) {
-          const last = await c.auditLog.findOne({ _id: query.before.id, accountId: query.accountId }, { projection: { seq: 1 } });
-          filter.seq = { $lt: last?.seq ?? 0 };
-        }
-        const rows = await c.auditLog
-          .find(filter)
-          .sort({ seq: -1 })
-          .limit(query.limit + 1)
-          .toArray();
-        return { items: rows.slice(0, query.limit), more: rows.length > query.limit };
-      }
-      if (query.before) filter.$or = [{ at: { $lt: query.before.at } }, { at: query.before.at, _id: { $lt: query.before.id } }];
-      const rows = await c.auditLog
-        .find(filter)
-        .sort({ at: -1, _id: -1 })
-        .limit(query.limit + 1)
-        .toArray();
-      return { items: rows.slice(0, query.limit), more: rows.length > query.limit };
-    },
-
-    /** Every entry of the account, oldest first (a CSV export). */
-    all: async (accountId: string, action?: string) => {
-      await flushLeftovers(accountId);
-      return c.auditLog
-        .find({ accountId, ...(action ? { action } : {}) })
-        .sort({ seq: 1 })
-        .toArray();
-    },
-
-    /**
-     * Walks the account's chain oldest first: each entry's hash must be that of its content after
-     * its predecessor's hash. The oldest entry kept (older ones pass their retention) anchors the
-     * walk with its own `prevHash`. `firstBadEntry`: the first entry whose hash or link is wrong.
-     */
-    async verify(accountId: string): Promise<{ ok: boolean; entries: number; firstBadEntry?: string }> {
-      await flushLeftovers(accountId);
-      let prev: string | undefined;
-      let entries = 0;
-      let firstBadEntry: string | undefined;
-      for await (const doc of c.auditLog.find({ accountId }).sort({ seq: 1 })) {
-        entries++;
-        const linked = prev === undefined || doc.prevHash === prev;
-        if (!firstBadEntry && (!linked || entryHash(doc.prevHash, hashedPart(doc)) !== doc.hash)) firstBadEntry = doc._id;
-        prev = doc.hash;
-      }
-      return firstBadEntry ? { ok: false, entries, firstBadEntry } : { ok: true, entries };
-    },
-
-    /** Drops entries older than the retention (AUDIT_RETENTION_DAYS). */
-    sweep: async (olderThan: Date) => (await c.auditLog.deleteMany({ at: { $lt: olderThan } })).deletedCount,
   };
 }
 

@@ -8,7 +8,7 @@ import { Worker } from '@temporalio/worker';
 import { createCoreActivities } from '../../activities/core/index.js';
 import { createAccounts } from '../../domain/accounts/accounts.js';
 import { createAllowances, joinPlan } from '../../domain/plans/allowances.js';
-import { createAuditLog, type AuditContext } from '../../domain/audit/log.js';
+import { createAuditLog, type AuditContext } from '../../domain/audit/index.js';
 import { createLedger } from '../../domain/ledger/ledger.js';
 import { periodStart } from '../../domain/plans/periods.js';
 import { createPlans } from '../../domain/plans/plans.js';

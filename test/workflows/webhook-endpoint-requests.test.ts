@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { collections, type Mongo } from '../../lib/mongo.js';
 import { startWorkflowTestBed, serviceWorkflowBundle, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { newId } from '../../lib/ids.js';
-import { SERVICE_ACTOR } from '../../domain/audit/log.js';
+import { SERVICE_ACTOR } from '../../domain/audit/index.js';
 import { createEventRecorder, newEvent, type DomainEvent } from '../../domain/events/record.js';
 import { TASK_QUEUES, WEBHOOK_DELIVERY_QUEUE } from '../../contracts/temporal-names.js';
 import { createWebhookEndpoints, type WebhookEndpoints } from '../../domain/webhooks/endpoints.js';
