@@ -3,7 +3,8 @@
 //! disarms the account's latch (one update: of any number of concurrent charges, one wins) and
 //! wakes the workflow (signal-with-start: one per account). The disarming update marks the account
 //! `rechargeDueAt`; the workflow clears it when it takes the recharge up, and the billing upkeep
-//! wakes it again for a mark left older than a minute (a process that died in between).
+//! wakes it again for a mark left older than a minute (a process that died in between). Once a
+//! recharge ends (or is not needed), `rearmer` arms the latch again.
 import type { Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Db } from 'mongodb';
@@ -70,3 +71,14 @@ export function createRechargeTrigger(options: { db: Db; client: Client; log: Lo
 }
 
 export type RechargeTrigger = ReturnType<typeof createRechargeTrigger>;
+
+/** The latch armed again: the next charge below the threshold starts a recharge (if auto-recharge is still on). */
+export function rearmer(db: Db) {
+  const { accounts } = collections(db);
+  return (accountId: string) =>
+    accounts.updateOne(
+      { _id: accountId, rechargeBelow: { $exists: true } },
+      { $set: { rechargeArmed: true }, $unset: { rechargeArmsAt: '' } },
+    );
+}
+export type Rearm = ReturnType<typeof rearmer>;
