@@ -1,7 +1,8 @@
 //! Runs inside a piscina worker thread: a visual monitor's comparison of two captures
 //! (domain/monitors/visual-diff.ts), which decodes both PNGs, compares every pixel and encodes the
 //! diff image, a few hundred milliseconds of CPU a worker's event loop must not spend.
-import { type Rect, compareCaptures } from '../domain/monitors/index.js';
+import type { Rect } from '../domain/monitors/index.js';
+import { compareCaptures } from '../domain/monitors/visual-diff.js';
 
 export interface CompareTask {
   baseline: Uint8Array;

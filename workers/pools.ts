@@ -16,7 +16,7 @@ import { createCallActivities } from '../activities/call-activities.js';
 import { createMonitorRuns } from '../activities/monitor-runs.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 import { WORKFLOW_TRACING_MODULE } from '../lib/tracing.js';
-import { createRechargeTrigger } from '../domain/billing/index.js';
+import { createRechargeTrigger } from '../domain/billing/recharge-trigger.js';
 import type { Closer, PoolDeps, PoolWorkers, Warmth } from './pool-types.js';
 
 /** The office converter is warm while one of its listeners is ready or converting. */

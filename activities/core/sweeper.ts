@@ -14,7 +14,7 @@ import { createAsyncCalls, createCallCancellations } from '../../domain/calls/in
 import { createLedger } from '../../domain/ledger/index.js';
 import { createAuditLog } from '../../domain/audit/index.js';
 import { createRenderCache } from '../../domain/render-cache.js';
-import { sweepIdentity, type IdentitySweep } from '../../domain/identity/index.js';
+import { sweepIdentity, type IdentitySweep } from '../../domain/identity/sweep.js';
 import { createRateBuckets } from '../../domain/rate-buckets.js';
 import { createMcpSessions } from '../../domain/mcp-sessions.js';
 import { sweepOAuthStore } from '../../domain/oauth/index.js';

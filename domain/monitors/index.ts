@@ -13,4 +13,3 @@ export { CRON_JITTER_MS } from './schedules.js';
 export { RECENT_RUNS } from './verdict.js';
 export { UPTIME_WINDOWS } from './uptime.js';
 export type { Rect } from './definition.js';
-export { compareCaptures } from './visual-diff.js';
