@@ -1,6 +1,6 @@
 //! The end of a batch item's call, done by the call's step (activities/call-step.ts) or, for calls
 //! whose step did not, by a local activity of its own: it records the call's outcome on the item
-//! (domain/batch-progress.ts) and hands the item's slot on to the next item of its batch, starting
+//! (domain/batches/progress.ts) and hands the item's slot on to the next item of its batch, starting
 //! that item's call, so a batch runs on without its runner; only when nothing was handed on (the
 //! batch has nothing left to start, is paused or stopped) is the account's batch runner woken to
 //! look. While single calls run on this worker, the next item's call starts `yieldMs` later
@@ -10,9 +10,8 @@
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
-import { createBatchProgress, type BatchItemOutcome } from '../domain/batch-progress.js';
-import { wakeBatchRunner } from '../domain/batch-wake.js';
-import type { EventSink } from '../domain/events.js';
+import { createBatchProgress, type BatchItemOutcome, wakeBatchRunner } from '../domain/batches/index.js';
+import type { EventSink } from '../domain/events/index.js';
 import { createBatchStarter } from './batch-start.js';
 import type { SingleCalls } from './single-calls.js';
 
@@ -38,7 +37,7 @@ export function createBatchItemActivities(deps: BatchItemDeps) {
   const progress = createBatchProgress(deps.db, deps.onEvent);
   const starter = createBatchStarter(deps);
 
-  /** `retried`: an earlier run may have recorded it (domain/batch-progress.ts, finishItem). */
+  /** `retried`: an earlier run may have recorded it (domain/batches/progress.ts, finishItem). */
   async function record(outcome: BatchItemRecord, retried: boolean): Promise<void> {
     const next = await progress.finishItem(outcome, new Date(), retried);
     if (next) await starter.start(next.batch, next.item, deps.singleCalls.busy() ? { delayMs: deps.yieldMs } : { eager: deps.eagerStarts });

@@ -5,19 +5,13 @@
 import type { Db } from 'mongodb';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { findTool } from '../domain/catalogue.js';
-import { createCallKeys } from '../domain/call-keys.js';
-import type { BatchDoc, BatchItemDoc } from '../domain/call-documents.js';
+import { findTool } from '../domain/tools/index.js';
+import { createCallKeys, type BatchDoc, type BatchItemDoc } from '../domain/calls/index.js';
 import { open, seal } from '../lib/sealed.js';
 import { underParent } from '../lib/trace-context.js';
-import {
-  CALL_WORKFLOW_TASK_TIMEOUT_MS,
-  SEARCH_ATTRIBUTES,
-  WORKFLOW_TYPES,
-  batchItemRequestId,
-  callTaskQueue,
-  type ToolCallInput,
-} from '../lib/temporal-shared.js';
+import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, WORKFLOW_TYPES, callTaskQueue } from '../contracts/temporal-names.js';
+import { batchItemRequestId } from '../contracts/batch.js';
+import type { ToolCallInput } from '../contracts/call.js';
 
 /**
  * Priority key of a batch item's call (1 first, 5 last; unset is 3): bulk work yields to single

@@ -4,15 +4,14 @@
 //! outcome of an asynchronous call and that of a batch item.
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
-import { createCallKeys } from '../domain/call-keys.js';
-import { createCallCancellations } from '../domain/call-cancellations.js';
-import { createLedger, type RechargeSink } from '../domain/ledger.js';
-import type { CallRef } from '../domain/ledger-terms.js';
+import { createCallKeys, createCallCancellations } from '../domain/calls/index.js';
+import { createLedger, type RechargeSink } from '../domain/ledger/index.js';
+import type { CallRef } from '../contracts/call.js';
 import { createCallOutcomes } from './call-outcome.js';
-import type { EventSink } from '../domain/events.js';
-import type { ToolHandler } from '../lib/tool-handler.js';
+import type { EventSink } from '../domain/events/index.js';
+import type { ToolHandler } from '../domain/tools/index.js';
 import type { TargetGuard } from '../lib/target-guard.js';
-import { createDestinationDelivery } from '../domain/destinations/delivery.js';
+import { createDestinationDelivery } from '../domain/destinations/index.js';
 import { DatabaseBlobStore, type BlobStore } from '../lib/blob-store.js';
 import { keepOutput } from '../lib/output-blobs.js';
 import { createCallStep, type ToolDone } from './call-step.js';

@@ -1,13 +1,13 @@
 //! The last step of an asynchronous call (workflows/async-call.ts): its render kept in the render
 //! cache when it is a capture asked for with `Cache-Control` and it succeeded, then its outcome
-//! recorded (domain/async-calls.ts). The render goes first, so a client that reads the call as
+//! recorded (domain/calls/async-calls.ts). The render goes first, so a client that reads the call as
 //! succeeded finds the render stored. The cache is a help, never a failure: a render that cannot
 //! be kept is logged and the outcome recorded all the same.
 import { Context } from '@temporalio/activity';
 import type { Db } from 'mongodb';
-import { createAsyncCalls, type CallOutcome } from '../domain/async-calls.js';
-import { findTool } from '../domain/catalogue.js';
-import type { EventSink } from '../domain/events.js';
+import { createAsyncCalls, type CallOutcome } from '../domain/calls/index.js';
+import { findTool } from '../domain/tools/index.js';
+import type { EventSink } from '../domain/events/index.js';
 import { createRenderCache, renderOfOutput } from '../domain/render-cache.js';
 import type { BlobStore } from '../lib/blob-store.js';
 import { isOutputBlob, storedJson } from '../lib/output-blobs.js';

@@ -1,7 +1,7 @@
 //! Runs inside a piscina worker thread: a visual monitor's comparison of two captures
 //! (domain/monitors/visual-diff.ts), which decodes both PNGs, compares every pixel and encodes the
 //! diff image, a few hundred milliseconds of CPU a worker's event loop must not spend.
-import type { Rect } from '../domain/monitors/definition.js';
+import type { Rect } from '../domain/monitors/index.js';
 import { compareCaptures } from '../domain/monitors/visual-diff.js';
 
 export interface CompareTask {

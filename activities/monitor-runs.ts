@@ -7,8 +7,8 @@ import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
 import type { BlobStore } from '../lib/blob-store.js';
 import { fixedThreadPool, type ThreadPool } from '../lib/thread-pool.js';
-import { createEventRecorder, type EventSink } from '../domain/events.js';
-import { createMailer } from '../domain/mail/outbox.js';
+import { createEventRecorder, type EventSink } from '../domain/events/index.js';
+import { createMailer } from '../domain/mail/index.js';
 import { createMonitorJudge, createMonitorSchedules, MONITOR_DIFFS_AREA, type MonitorRun } from '../domain/monitors/index.js';
 import type { CompareTask } from './monitor-diff-thread.js';
 

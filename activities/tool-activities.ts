@@ -4,12 +4,12 @@
 //! (call keys, stored quotes) into a retryable `unavailable` one.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import { isDatabaseUnreachable } from '../lib/mongo.js';
 import { open } from '../lib/sealed.js';
-import { DEPENDENCY_UNREACHABLE, type ToolActivityInput } from '../lib/temporal-shared.js';
-import type { ToolHandler } from '../lib/tool-handler.js';
-import type { CallKeys } from '../domain/call-keys.js';
+import { DEPENDENCY_UNREACHABLE, type ToolActivityInput } from '../contracts/call.js';
+import type { ToolHandler } from '../domain/tools/index.js';
+import type { CallKeys } from '../domain/calls/index.js';
 
 /** How often the wrapper heartbeats; the workflow's heartbeat timeout is a few times this. */
 export const HEARTBEAT_INTERVAL_MS = 1_000;

@@ -1,7 +1,7 @@
 //! Who is making a change, as the audit log records it: the actor (the owner by their token's
 //! prefix, a signed-in person, the operator), the client address (as TRUSTED_PROXY_HOPS trusts it) and user agent.
 import type { Context } from 'koa';
-import type { AuditContext } from '../domain/audit-log.js';
+import type { AuditContext } from '../domain/audit/index.js';
 import type { Principal } from './auth.js';
 
 /** Longest user agent kept: what it says past this is cut. */

@@ -5,16 +5,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { Context, Middleware } from 'koa';
-import { credentialDigest, credentialKind } from '../domain/credentials.js';
-import { keyExpired } from '../domain/key-settings.js';
+import { credentialDigest, credentialKind, keyExpired } from '../domain/accounts/index.js';
 import { ipAllowed } from '../lib/ip-allowlist.js';
 import { collections, untilReachable } from '../lib/mongo.js';
 import type { CredentialDoc, CredentialKind } from '../domain/account-documents.js';
-import type { Role } from '../domain/membership/documents.js';
-import type { SessionDoc } from '../domain/identity/documents.js';
-import { ServiceError } from '../lib/errors.js';
-import { unauthenticated } from '../domain/identity/problems.js';
-import type { Sessions } from '../domain/identity/sessions.js';
+import type { Role } from '../domain/membership/index.js';
+import { type SessionDoc, unauthenticated, type Sessions } from '../domain/identity/index.js';
+import { ServiceError } from '../contracts/errors.js';
 import { checkSameOrigin, sessionSecret, type CookieSettings } from './session-cookie.js';
 import { checkRole } from './permissions.js';
 
@@ -36,7 +33,7 @@ export interface Principal {
   userId?: string;
   role?: Role;
   session?: SessionDoc;
-  /** The key's settings checked per call (domain/key-settings.ts); absent when it has none. */
+  /** The key's settings checked per call (domain/accounts/key-settings.ts); absent when it has none. */
   limits?: KeyLimits;
 }
 

@@ -3,20 +3,18 @@
 //! idempotency key claimed, its items stored with their secret fields sealed, and its runner woken.
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
-import { findTool } from '../domain/catalogue.js';
-import type { ToolDefinition } from '../domain/tool-definition.js';
-import { batchItemId, createBatches, type NewBatchItem } from '../domain/batches.js';
-import { wakeBatchRunner } from '../domain/batch-wake.js';
-import type { EventSink } from '../domain/events.js';
-import type { BatchDoc } from '../domain/call-documents.js';
-import { ServiceError } from '../lib/errors.js';
+import { findTool, type ToolDefinition } from '../domain/tools/index.js';
+import { batchItemId, createBatches, type NewBatchItem, wakeBatchRunner } from '../domain/batches/index.js';
+import type { EventSink } from '../domain/events/index.js';
+import type { BatchDoc } from '../domain/calls/index.js';
+import { ServiceError } from '../contracts/errors.js';
 import { derivedId } from '../lib/ids.js';
 import { untilReachable } from '../lib/mongo.js';
 import { seal, splitSecrets } from '../lib/sealed.js';
 import type { TargetGuard } from '../lib/target-guard.js';
 import { untilDeadline } from '../lib/until-deadline.js';
 import { BATCH_SCHEMAS } from './docs/batch-schemas.js';
-import type { DestinationService } from '../domain/destinations/service.js';
+import type { DestinationService } from '../domain/destinations/index.js';
 import { createIdempotency } from './call-idempotency.js';
 import { unavailable } from './call-workflow.js';
 import { compileBodySchema, validationProblem, type FieldError, type Validators } from './validation.js';

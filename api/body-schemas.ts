@@ -1,13 +1,11 @@
 //! JSON Schemas of the account and operator API request bodies (validation and OpenAPI).
-import { GRANT_REASONS } from '../domain/ledger.js';
-import { CATALOGUE } from '../domain/catalogue.js';
+import { GRANT_REASONS } from '../domain/ledger/index.js';
+import { CATALOGUE, GROUPS } from '../domain/tools/index.js';
 import { MAX_RENDER_AGE_S } from '../domain/render-cache.js';
-import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../domain/plans.js';
-import { MAX_ALLOWED_IPS, TOOL_SCOPES } from '../domain/key-settings.js';
-import { GROUPS } from '../domain/tool-definition.js';
-import { DEFAULT_EVENT_TYPES, SUBSCRIBABLE_EVENT_KINDS } from '../lib/event-kinds.js';
-import { PACK_ID_PATTERN, PACK_LIMITS } from '../domain/billing/packs.js';
-import { AUTO_RECHARGE_LIMITS } from '../domain/billing/auto-recharge.js';
+import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../domain/plans/index.js';
+import { MAX_ALLOWED_IPS, TOOL_SCOPES } from '../domain/accounts/index.js';
+import { DEFAULT_EVENT_TYPES, SUBSCRIBABLE_EVENT_KINDS } from '../contracts/event-kinds.js';
+import { PACK_ID_PATTERN, PACK_LIMITS, AUTO_RECHARGE_LIMITS } from '../domain/billing/index.js';
 
 /** The tools render links call: those whose answer is an image. */
 export const RENDER_TOOL_NAMES = [...CATALOGUE.values()].filter((t) => t.image).map((t) => t.name);
@@ -44,7 +42,7 @@ const rollover = {
 /** A key segment S3 takes without escaping; `.` and `..` alone are refused (clients would resolve them). */
 const KEY_SEGMENT = "(?!\\.{1,2}(?:/|$))[A-Za-z0-9!_.*'()-]+";
 const printable = { type: 'string', minLength: 1, pattern: '^[\\x21-\\x7e]+$' };
-/** An API key's settings (domain/key-settings.ts); on a change, null clears one. */
+/** An API key's settings (domain/accounts/key-settings.ts); on a change, null clears one. */
 function keySettings(clearable: boolean) {
   const orNull = (schema: Record<string, unknown>) => (clearable ? { ...schema, type: [schema.type, 'null'] } : schema);
   const unset = clearable ? ' null removes it.' : ' Unset: no limit.';

@@ -1,6 +1,6 @@
 //! Reads a JSON object request body with a byte limit, before anything else looks at it.
 import type { Context } from 'koa';
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 

@@ -1,6 +1,6 @@
 //! The request's `Cache-Control` on a `POST` of a capture tool: how old a stored render it accepts.
 import { MAX_RENDER_AGE_S } from '../domain/render-cache.js';
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 
 /**
  * Seconds of age the request accepts: `max-age=N` (at most 30 days), `no-cache` 0 (a fresh

@@ -2,10 +2,10 @@
 //! door it came in by (`POST /api/v1/tools/<tool>`, or a `tools/call` over MCP): the key's tools,
 //! the input validated with defaults, the precheck and the target guard; then both run the one
 //! workflow (tool-calls.ts) and read its result the same way (call-outcome.ts).
-import type { ToolDefinition } from '../domain/tool-definition.js';
-import { keyMayCall } from '../domain/key-settings.js';
-import { GROUPS } from '../domain/teams/permissions.js';
-import { ServiceError } from '../lib/errors.js';
+import type { ToolDefinition } from '../domain/tools/index.js';
+import { keyMayCall } from '../domain/accounts/index.js';
+import { GROUPS } from '../domain/teams/index.js';
+import { ServiceError } from '../contracts/errors.js';
 import type { TargetGuard } from '../lib/target-guard.js';
 import type { Principal } from './auth.js';
 import type { CallRequest } from './call-request.js';

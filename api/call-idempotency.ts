@@ -5,7 +5,7 @@ import type { Db } from 'mongodb';
 import { canonicalJson } from '../lib/canonical-json.js';
 import { randomBase62, sha256Hex } from '../lib/ids.js';
 import { collections, insertIfAbsent } from '../lib/mongo.js';
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import type { CallRequest } from './call-request.js';
 
 /** Idempotency keys are remembered this long, per account (docs/API.md). */

@@ -1,9 +1,9 @@
 //! What a synchronous call's result means for its answer, the same for a `POST` and a render
 //! link: a charged output (counted in the metrics), or the call's problem thrown.
-import type { ToolDefinition } from '../domain/tool-definition.js';
-import { ServiceError } from '../lib/errors.js';
+import type { ToolDefinition } from '../domain/tools/index.js';
+import { ServiceError } from '../contracts/errors.js';
 import type { Metrics } from '../lib/metrics.js';
-import type { ToolCallResult } from '../lib/temporal-shared.js';
+import type { ToolCallResult } from '../contracts/call.js';
 
 export interface ChargedOutput {
   output: unknown;

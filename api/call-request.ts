@@ -1,6 +1,6 @@
 //! A tool call as the route hands it on, validated: what its idempotency claim, its workflow and its
 //! answer are made from (tool-calls.ts, call-idempotency.ts, call-workflow.ts).
-import type { ToolDefinition } from '../domain/tool-definition.js';
+import type { ToolDefinition } from '../domain/tools/index.js';
 
 export interface CallRequest {
   accountId: string;

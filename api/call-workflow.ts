@@ -12,19 +12,11 @@ import {
 import { CancelledFailure, TypedSearchAttributes, WorkflowNotFoundError } from '@temporalio/common';
 import { untilReachable } from '../lib/mongo.js';
 import { seal, splitSecrets } from '../lib/sealed.js';
-import {
-  CALL_CANCELLED,
-  CALL_WORKFLOW_TASK_TIMEOUT_MS,
-  SEARCH_ATTRIBUTES,
-  WORKFLOW_TYPES,
-  callTaskQueue,
-  type ToolCallInput,
-  type ToolCallResult,
-} from '../lib/temporal-shared.js';
-import { createCallKeys } from '../domain/call-keys.js';
-import { createCallCancellations } from '../domain/call-cancellations.js';
+import { CALL_CANCELLED, type ToolCallInput, type ToolCallResult } from '../contracts/call.js';
+import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, WORKFLOW_TYPES, callTaskQueue } from '../contracts/temporal-names.js';
+import { createCallKeys, createCallCancellations } from '../domain/calls/index.js';
 import { renderCacheId } from '../domain/render-cache.js';
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import { untilDeadline } from '../lib/until-deadline.js';
 import type { CallRequest } from './call-request.js';
 import { sampledTraceId } from '../lib/trace-context.js';

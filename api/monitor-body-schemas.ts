@@ -1,7 +1,7 @@
 //! JSON Schemas of the monitors' request bodies (validation and OpenAPI): their shape. What a shape
 //! cannot say (an interval's minimum, a cron expression, a pointer, an operator's value) is checked
 //! by domain/monitors/definition.ts; both answer 400 `invalid_request` naming the field.
-import { CATALOGUE } from '../domain/catalogue.js';
+import { CATALOGUE } from '../domain/tools/index.js';
 import { ASSERTION_OPS } from '../domain/monitors/index.js';
 
 /** Assertions of one monitor, rectangles of one visual check, members one alert names: plenty, and bounded. */

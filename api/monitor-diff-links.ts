@@ -6,7 +6,7 @@
 //! verifies it and nothing else can make one.
 import { hkdfSync } from 'node:crypto';
 import type { BlobStore } from '../lib/blob-store.js';
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import { signRenderLink, splitSignature, verifyRenderLink } from '../lib/render-link-signature.js';
 import { MONITOR_DIFFS_AREA } from '../domain/monitors/index.js';
 

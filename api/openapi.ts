@@ -3,9 +3,7 @@
 //! assembles them with the overview, the tags, the shared components and the webhook events.
 //! `/api/v1/openapi.json` serves it and `/docs` renders it.
 import { readFileSync } from 'node:fs';
-import { CATALOGUE } from '../domain/catalogue.js';
-import { GROUPS, type Group, type ToolDefinition } from '../domain/tool-definition.js';
-import type { ToolSchemas } from '../domain/tool-schemas.js';
+import { CATALOGUE, GROUPS, type Group, type ToolDefinition, type ToolSchemas } from '../domain/tools/index.js';
 import { GROUP_DESCRIPTIONS, HEADERS, PARAMETERS, SECURITY_SCHEMES, TAGS, problemResponses, type Json } from './docs/openapi-parts.js';
 import type { RouteOperation } from './docs/operations.js';
 import type { JsonSchema } from './docs/schema-parts.js';
@@ -34,7 +32,7 @@ import { oidcOperations } from './routes/oidc.js';
 import { mcpOperations } from './routes/mcp.js';
 import { oauthOperations } from './routes/oauth.js';
 import { connectedAppOperations } from './routes/connected-apps.js';
-import { GROUPS as ROLE_GROUPS, groupFor } from '../domain/teams/permissions.js';
+import { GROUPS as ROLE_GROUPS, groupFor } from '../domain/teams/index.js';
 
 export interface OpenApiOptions {
   /** PUBLIC_BASE_URL: the server in the document and the base of every problem `type` link. */

@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import type { BlobStore } from '../lib/blob-store.js';
 import type { Logger } from '../lib/logger.js';
 import { isOutputBlob, jsonWithField, storedJson, OutputBlobMissing, type OutputBlob } from '../lib/output-blobs.js';
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { unavailable } from './call-workflow.js';
 

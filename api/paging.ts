@@ -1,6 +1,6 @@
 //! Paging of the account's lists (usage, calls, events, webhook attempts): `limit` and an opaque
 //! cursor, the last row's position in (time, id) descending order.
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 
 /** A list position by (at, id), descending; the cursor is the last row's position. */
 export function encodeCursor(at: Date, id: string): string {

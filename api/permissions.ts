@@ -3,9 +3,9 @@
 //! domain/teams/permissions.ts before any handler runs. A signed-in member acts with their role on
 //! the account; an owner token keeps the owner's rights.
 import type { Context, Middleware } from 'koa';
-import { ServiceError } from '../lib/errors.js';
-import type { Role } from '../domain/membership/documents.js';
-import { permits } from '../domain/teams/permissions.js';
+import { ServiceError } from '../contracts/errors.js';
+import type { Role } from '../domain/membership/index.js';
+import { permits } from '../domain/teams/index.js';
 
 /** What the check reads of the request's principal (api/auth.ts): a session's role, none for an owner token. */
 interface Acting {

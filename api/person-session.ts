@@ -2,12 +2,9 @@
 //! request's cookie carries, what a signed-in answer says, and the per-client limit of the routes
 //! that take no session.
 import type { Context, Middleware } from 'koa';
-import type { Identity } from '../domain/identity/index.js';
-import { userView } from '../domain/identity/users.js';
-import { unauthenticated } from '../domain/identity/problems.js';
-import type { AccountOfPerson } from '../domain/membership/memberships.js';
-import { ServiceError } from '../lib/errors.js';
-import type { SessionDoc } from '../domain/identity/documents.js';
+import { type Identity, userView, unauthenticated, type SessionDoc } from '../domain/identity/index.js';
+import type { AccountOfPerson } from '../domain/membership/index.js';
+import { ServiceError } from '../contracts/errors.js';
 import type { Authenticator } from './auth.js';
 import type { RateLimiter } from './rate-limit.js';
 

@@ -1,5 +1,5 @@
 //! An account's plan and next allowance as the account and operator APIs show them.
-import type { Allowances } from '../domain/allowances.js';
+import type { Allowances } from '../domain/plans/index.js';
 import type { AccountDoc } from '../domain/account-documents.js';
 
 export async function accountPlanView(allowances: Allowances, account: AccountDoc) {

@@ -1,7 +1,7 @@
 //! The one error path of the API: every failure becomes an RFC 9457 problem+json answer with
 //! the contract's stable code. What the client sees is kept apart from what is logged.
 import type { Context, Middleware } from 'koa';
-import { ERRORS, ServiceError, type ErrorCode, type ProblemExtras } from '../lib/errors.js';
+import { ERRORS, ServiceError, type ErrorCode, type ProblemExtras } from '../contracts/errors.js';
 import { newId } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
 import { isDatabaseUnreachable } from '../lib/mongo.js';

@@ -7,11 +7,10 @@
 //! the database for what it does next (its credential, the ledger) and answers 503 there, so a
 //! 429 would only tell clients to slow down when the service is down, and the request is still
 //! limited, at most N times the rate. docs/OPERATING.md says so.
-import type { Db } from 'mongodb';
+import { type Db, MongoOperationTimeoutError, MongoTopologyClosedError } from 'mongodb';
 import type { Middleware } from 'koa';
-import { MongoOperationTimeoutError, MongoTopologyClosedError } from 'mongodb';
 import { createRateBuckets, takeOf, type Take } from '../domain/rate-buckets.js';
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import type { Logger } from '../lib/logger.js';
 import { isDatabaseUnreachable } from '../lib/mongo.js';
 import type { Principal } from './auth.js';

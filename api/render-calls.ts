@@ -8,7 +8,7 @@ import type { Context } from 'koa';
 import { renderCacheId, renderOfOutput, type RenderCache, type StoredRender } from '../domain/render-cache.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
-import type { RenderCacheDoc } from '../domain/call-documents.js';
+import type { RenderCacheDoc } from '../domain/calls/index.js';
 import { chargedOutput, type ChargedOutput } from './call-outcome.js';
 import type { CallRequest } from './call-request.js';
 import type { OutputBodies } from './output-body.js';

@@ -2,7 +2,7 @@
 //! schema (numbers, booleans), and the link's own `expires` and `maxAge`. Problems name the
 //! parameter as `query:<name>`.
 import { MAX_RENDER_AGE_S } from '../domain/render-cache.js';
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import type { JsonSchema } from './docs/schema-parts.js';
 import { validationProblem, type FieldError } from './validation.js';
 

@@ -1,7 +1,7 @@
 //! The answer of a call made with `Prefer: respond-async`: whether it was asked for, and the 202
 //! that points at the call's record.
 import type { Context } from 'koa';
-import type { ToolDefinition } from '../domain/tool-definition.js';
+import type { ToolDefinition } from '../domain/tools/index.js';
 import type { AsyncCallAnswer } from './tool-calls.js';
 
 /** True when the request's `Prefer` header holds `respond-async` (tokens are case-insensitive). */

@@ -8,11 +8,11 @@ import { createLogger } from '../lib/logger.js';
 import { createMetrics } from '../lib/metrics.js';
 import { freeLoopbackPort, startOperatorPort } from '../lib/operator-port.js';
 import { connectMongo, ensureIndexes } from '../lib/mongo.js';
-import { ensureSchedules } from '../lib/schedules.js';
+import { ensureSchedules } from '../domain/upkeep-schedules.js';
 import { installTemporalRuntime } from '../lib/temporal-runtime.js';
 import { createApp } from './app.js';
 import { openBlobStore } from '../lib/open-blob-store.js';
-import { createPlans } from '../domain/plans.js';
+import { createPlans } from '../domain/plans/index.js';
 import { startTracing } from '../lib/tracing.js';
 
 const config = loadConfig();

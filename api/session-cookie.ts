@@ -4,7 +4,7 @@
 //! something must come from the service's own pages: `Sec-Fetch-Site: same-origin`, or an
 //! `Origin` equal to PUBLIC_BASE_URL's (docs/API.md, "People").
 import type { Context } from 'koa';
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 
 export interface CookieSettings {
   name: string;

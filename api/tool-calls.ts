@@ -3,14 +3,13 @@
 //! asynchronous call, its credits reserved and a 202 as soon as it runs. The route only speaks HTTP.
 import type { Db } from 'mongodb';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { ToolDefinition } from '../domain/tool-definition.js';
+import type { ToolDefinition } from '../domain/tools/index.js';
 import { untilReachable } from '../lib/mongo.js';
-import type { CallDoc } from '../domain/call-documents.js';
-import { ANSWERED_TOO_LATE, reserveRefusal, type ToolCallResult } from '../lib/temporal-shared.js';
-import { createAsyncCalls } from '../domain/async-calls.js';
-import type { Ledger } from '../domain/ledger.js';
-import type { CallRef } from '../domain/ledger-terms.js';
-import { ServiceError } from '../lib/errors.js';
+import { type CallDoc, createAsyncCalls } from '../domain/calls/index.js';
+import { ANSWERED_TOO_LATE, callRef, type CallRef, type ToolCallResult } from '../contracts/call.js';
+import { giveUp, reserveAhead } from '../contracts/call-life.js';
+import type { Ledger } from '../domain/ledger/index.js';
+import { ServiceError } from '../contracts/errors.js';
 import { createIdempotency } from './call-idempotency.js';
 import { createCallWorkflows } from './call-workflow.js';
 import type { CallRequest } from './call-request.js';
@@ -20,7 +19,7 @@ export { IDEMPOTENCY_TTL_MS, parseIdempotencyKey } from './call-idempotency.js';
 const ANSWER_GRACE_MS = 30_000;
 /**
  * Past the workflow's answer deadline, time for its result to reach us. A commit that runs
- * after answerBy refunds instead (domain/ledger.ts), and the API settles a call it gives up on
+ * after answerBy refunds instead (domain/ledger/ledger.ts), and the API settles a call it gives up on
  * itself (answerOf): an answer given up on is never charged.
  */
 const READ_MARGIN_MS = 5_000;
@@ -69,7 +68,7 @@ export function waitLimit(tool: ToolDefinition, arrivedAt: number, async: boolea
   return async ? arrivedAt + ASYNC_START_MS : answerDeadline(tool, arrivedAt) + READ_MARGIN_MS;
 }
 
-/** The workflow's answer deadline: a commit after it refunds instead (domain/ledger.ts). */
+/** The workflow's answer deadline: a commit after it refunds instead (domain/ledger/ledger.ts). */
 function answerDeadline(tool: ToolDefinition, arrivedAt: number): number {
   return arrivedAt + tool.timeoutMs + ANSWER_GRACE_MS;
 }
@@ -77,17 +76,7 @@ function answerDeadline(tool: ToolDefinition, arrivedAt: number): number {
 const isUnavailable = (err: unknown) => err instanceof ServiceError && err.code === 'unavailable';
 
 /** The call as the ledger knows it. */
-function callRef(req: CallRequest, requestId: string): CallRef {
-  return {
-    accountId: req.accountId,
-    requestId,
-    tool: req.tool.name,
-    cost: req.tool.cost,
-    ...(req.keyId ? { keyId: req.keyId } : {}),
-    ...(req.keyCreditLimit !== undefined ? { keyCreditLimit: req.keyCreditLimit } : {}),
-    ...(req.via ? { via: req.via } : {}),
-  };
-}
+const refOf = (req: CallRequest, requestId: string): CallRef => callRef({ ...req, tool: req.tool.name, cost: req.tool.cost }, requestId);
 
 /** `ledger` is the process's one ledger, whose events reach the webhook fan-out. */
 export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffer; ledger: Ledger }) {
@@ -149,8 +138,7 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
 
   /** A call the API gives up on (`unreachable`: Temporal was), settled first: see answerOf. */
   async function givenUp(req: CallRequest, handle: WorkflowHandle, unreachable?: unknown): Promise<ToolCallResult> {
-    const decided = await ledger.refund(callRef(req, handle.workflowId));
-    if (decided.outcome === 'charged') {
+    if ((await giveUp(ledger, refOf(req, handle.workflowId))) === 'charged') {
       const until = Math.max(Date.now() + CHARGED_ANSWER_WAIT_MS, req.arrivedAt + ANSWER_HELD_MAX_MS);
       const late = await awaitResult(handle, until).catch(() => undefined);
       if (late) return late;
@@ -179,13 +167,11 @@ export function createToolCalls(deps: { db: Db; client: Client; secretKey: Buffe
       if (doc.status === 'running') await start(req, workflowId, { async: true }, deadline);
       return { requestId: workflowId, replayed: true, status: doc.status };
     }
-    const ref = callRef(req, workflowId);
     await asyncCalls.open({ requestId: workflowId, accountId: req.accountId, tool: req.tool.name, now: new Date() });
-    const reserved = await ledger.reserve(ref);
-    if (!reserved.ok) {
+    const refused = await reserveAhead(ledger, refOf(req, workflowId));
+    if (refused) {
       await asyncCalls.discard(workflowId);
       await release(req, workflowId);
-      const refused = reserveRefusal(req.tool.cost, reserved);
       throw new ServiceError(refused.code, refused.message, refused.extras);
     }
     await start(req, workflowId, { async: true }, deadline);

@@ -1,6 +1,6 @@
 //! The usage ledger for a period (`from`, `to` query parameters), and as CSV for a statement.
 import type { Collection } from 'mongodb';
-import { ServiceError } from '../lib/errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import type { LedgerEntry } from '../domain/account-documents.js';
 import { dayOf } from '../domain/render-cache.js';
 

@@ -2,8 +2,8 @@
 //! so the workflow and the tool see complete input.
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../lib/json-schema.js';
-import { ServiceError } from '../lib/errors.js';
-import type { ToolSchemas } from '../domain/tool-schemas.js';
+import { ServiceError } from '../contracts/errors.js';
+import type { ToolSchemas } from '../domain/tools/index.js';
 
 export interface FieldError {
   field: string;

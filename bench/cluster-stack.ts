@@ -5,7 +5,8 @@
 //! cannot start ends the bench with one line.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchApiKey, settle, type BenchStack, type StackProcess } from './stack.js';
+import { benchApiKey, settle, type BenchStack } from './stack.js';
+import type { StackProcess } from './process-cpu.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -15,7 +15,7 @@ import { bcrypt as wasmBcrypt } from 'hash-wasm';
 import { randomBytes } from 'node:crypto';
 import { createHashText } from '../activities/cpu/hash-text.js';
 import { createHashingPool } from '../activities/cpu/hashing-pool.js';
-import { standaloneContext } from '../lib/tool-handler.js';
+import { standaloneContext } from '../domain/tools/index.js';
 import { callAnatomy, timedCall, type TimedCall } from './call-anatomy.js';
 import { measure, postJson, printTable, type Figures } from './measure.js';
 import { cpuPerCall, cpuSnapshot } from './process-cpu.js';

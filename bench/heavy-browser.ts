@@ -13,7 +13,6 @@
 //! Library: bench/heavy.ts calls `benchBrowser` and prints its tables with `printBrowserBench`.
 //! Alone: `node scripts/node.mjs --import tsx bench/heavy-browser.ts [--calls N]`, against the stack bench/stack.ts
 //! names (API_URL and ADMIN_TOKEN) or a throwaway one.
-import puppeteer, { type LaunchOptions } from 'puppeteer-core';
 import { loadAdHostList } from '../activities/browser/ad-hosts.js';
 import { createBrowserPool, type BrowserPoolHandle } from '../activities/browser/browser-pool.js';
 import { createFilteringProxy } from '../activities/browser/filtering-proxy.js';
@@ -23,12 +22,13 @@ import { createWebsiteScreenshot } from '../activities/browser/website-screensho
 import type { WebsiteScreenshotInput } from '../domain/tools/website-screenshot.js';
 import { chromiumPath } from '../lib/config.js';
 import { createNetworkAccess } from '../lib/network-access.js';
-import { standaloneContext } from '../lib/tool-handler.js';
+import { standaloneContext } from '../domain/tools/index.js';
 import { BROWSER_ROUTES, LATE_FONT_MARKUP, LATE_IMAGE_MARKUP, startBrowserPages } from '../test/fixtures/browser-pages.js';
 import { htmlDocument, send, startPageServer, type Handler, type PageServer } from '../test/fixtures/http-pages.js';
 import { callAnatomy, printHops, timedCall, type TimedCall } from './call-anatomy.js';
-import { measure, measureInterleaved, percentile, printTable, type Contender, type Figures } from './measure.js';
+import { measureInterleaved, percentile, printTable, type Contender, type Figures } from './measure.js';
 import { withBenchStack } from './stack.js';
+import { RAW, SMALL_DOCUMENT, TALL_PX, VIEWPORT, rawCold, withRawPage } from './raw-browser.js';
 import type { TemporalSettings } from '../lib/config-temporal.js';
 
 export interface BrowserBenchOptions {
@@ -69,15 +69,8 @@ export interface LateFigures {
   captureP50Ms: number;
 }
 
-const VIEWPORT = { width: 1440, height: 900 };
-/** The full-page row's page height (the fixture's /browser/tall). */
-const TALL_PX = 8000;
 const TALL_PAGE = `/browser/tall?height=${TALL_PX}`;
 const IMAGE = { ...VIEWPORT, fullPage: false, deviceScaleFactor: 1, format: 'png', quality: 85 } as const;
-
-/** A small document: a heading, a paragraph, a coloured box. */
-export const SMALL_DOCUMENT =
-  '<h1>Invoice 1042</h1><p>Thank you for your order. The total is <b>EUR 120.00</b>.</p><div style="width: 300px; height: 80px; background: #3070b0"></div>';
 
 /** The rows the targets compare: each platform row against its raw warm page. */
 const PLATFORM = {
@@ -85,82 +78,6 @@ const PLATFORM = {
   htmlToImage: 'html-to-image of a small document through the platform',
   fullPage: `website-screenshot, full page ${TALL_PX.toLocaleString('en')} px tall, through the platform`,
 };
-const RAW = {
-  goto: 'raw puppeteer, warm page (goto + PNG)',
-  setContent: 'raw puppeteer, warm page (setContent + PNG)',
-  fullPage: `raw puppeteer, warm page (goto + full-page PNG, ${TALL_PX.toLocaleString('en')} px)`,
-};
-
-function rawLaunchOptions(executablePath: string): LaunchOptions {
-  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  return {
-    executablePath,
-    headless: true,
-    pipe: true,
-    args: [...(asRoot ? ['--no-sandbox'] : []), '--disable-gpu'],
-    defaultViewport: VIEWPORT,
-  };
-}
-
-/** Raw puppeteer on one page kept open: goto (until load) and a PNG; setContent and a PNG; goto and a full-page PNG. */
-async function withRawPage<T>(
-  url: string,
-  tallUrl: string,
-  executablePath: string,
-  rawSteps: CaptureSteps[],
-  run: (rows: Contender[]) => Promise<T>,
-): Promise<T> {
-  const browser = await puppeteer.launch(rawLaunchOptions(executablePath));
-  try {
-    const page = await browser.newPage();
-    return await run([
-      {
-        label: RAW.goto,
-        op: async () => {
-          await page.goto(url, { waitUntil: 'load' });
-          await page.screenshot({ type: 'png' });
-        },
-      },
-      {
-        label: RAW.setContent,
-        op: async () => {
-          const started = performance.now();
-          await page.setContent(SMALL_DOCUMENT, { waitUntil: 'load' });
-          const written = performance.now();
-          await page.screenshot({ type: 'png' });
-          rawSteps.push({ 'raw setContent': written - started, 'raw PNG': performance.now() - written });
-        },
-      },
-      {
-        label: RAW.fullPage,
-        op: async () => {
-          await page.goto(tallUrl, { waitUntil: 'load' });
-          await page.screenshot({ type: 'png', fullPage: true });
-        },
-      },
-    ]);
-  } finally {
-    await browser.close();
-  }
-}
-
-/** Raw puppeteer, a browser launched and closed per capture. */
-async function rawCold(url: string, executablePath: string, calls: number): Promise<Figures> {
-  return measure(
-    'raw puppeteer, browser launched per capture',
-    async () => {
-      const browser = await puppeteer.launch(rawLaunchOptions(executablePath));
-      try {
-        const page = await browser.newPage();
-        await page.goto(url, { waitUntil: 'load' });
-        await page.screenshot({ type: 'png' });
-      } finally {
-        await browser.close();
-      }
-    },
-    { calls, concurrency: 1, warmup: 1 },
-  );
-}
 
 /** A pool as the browser worker builds one, with the bench's fixture address allowed, and the tools on it. */
 async function startPool(

@@ -3,8 +3,8 @@
 //! SecantusDB of its own (no Temporal, no API). The ledger is single-document updates of the
 //! account, so one account's calls are serialised by its document; this says where that bites.
 import { connectMongo, ensureIndexes } from '../lib/mongo.js';
-import { createLedger } from '../domain/ledger.js';
-import { createAccounts } from '../domain/accounts.js';
+import { createLedger } from '../domain/ledger/index.js';
+import { createAccounts } from '../domain/accounts/index.js';
 import { measure, printTable, type Figures } from './measure.js';
 import { cpuPerCall, cpuSnapshot } from './process-cpu.js';
 import { withBenchDatabase } from './stack.js';

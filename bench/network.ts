@@ -15,7 +15,7 @@ import { readInline, type ReadingName, type Readings } from '../activities/netwo
 import { PDFDocument } from 'pdf-lib';
 import { createWebScrape } from '../activities/network/web-scrape.js';
 import { createNetworkAccess } from '../lib/network-access.js';
-import { standaloneContext, type ToolHandler } from '../lib/tool-handler.js';
+import { standaloneContext, type ToolHandler } from '../domain/tools/index.js';
 import { htmlDocument, largeArticlePage, send, startPageServer } from '../test/fixtures/http-pages.js';
 import { measure, postJson, printTable, type Figures } from './measure.js';
 import { withBenchStack } from './stack.js';

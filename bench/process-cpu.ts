@@ -4,7 +4,6 @@
 //! call costs each part of the stack in CPU milliseconds.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
-import type { StackProcess } from './stack.js';
 
 /** Clock ticks per second of /proc's time fields (USER_HZ; 100 on Linux almost everywhere). */
 const TICKS_PER_SECOND = (() => {
@@ -14,6 +13,12 @@ const TICKS_PER_SECOND = (() => {
     return 100;
   }
 })();
+
+/** One of the stack's processes by its role, the leader of a process group. */
+export interface StackProcess {
+  name: string;
+  pid: number;
+}
 
 interface ProcStat {
   pid: number;

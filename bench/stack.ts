@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { untilQuiet } from './process-cpu.js';
+import { untilQuiet, type StackProcess } from './process-cpu.js';
 import { temporalSettings, type TemporalSettings } from '../lib/config-temporal.js';
 
 export interface BenchStack {
@@ -25,11 +25,6 @@ export interface BenchStack {
   newApiKey(credits: number): Promise<string>;
   /** STRIPE_WEBHOOK_SECRET of a stack with payments on (`stripe` option, or a given stack's environment). */
   stripeWebhookSecret?: string;
-}
-
-export interface StackProcess {
-  name: string;
-  pid: number;
 }
 
 /** `name=pid,name=pid` (BENCH_PROCESSES) as a list; empty when unset. */

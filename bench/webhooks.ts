@@ -3,7 +3,7 @@
 //! at a time: the baseline) and at the stack's WEBHOOK_ENDPOINT_CONCURRENCY, in one run.
 //!
 //! Events are `webhook.test`s recorded in this process by the domain's own recorder
-//! (domain/events.ts) into the stack's database and handed to the same fan-out the API and workers
+//! (domain/events/record.ts) into the stack's database and handed to the same fan-out the API and workers
 //! use (domain/webhooks/fanout.ts: signal-with-start of the endpoint's workflow): the API's own
 //! overhead (and, for key changes, the account's audit chain) would spread a burst over seconds on
 //! a busy machine, while this records BURST of them, 32 at a time, within a fraction of a second
@@ -21,15 +21,15 @@
 //! `webhooks burst: <n> events, deliveries/s <b> at 1, <d> at <N> (<ratio>x), p99 <ms> ms`.
 import { Client, Connection } from '@temporalio/client';
 import { newAccount, request, type TestAccount } from '../test/helpers/api.js';
-import { createEventRecorder, newEvent, type EventRecorder } from '../domain/events.js';
-import { createWebhookFanout } from '../domain/webhooks/fanout.js';
+import { createEventRecorder, newEvent, type EventRecorder } from '../domain/events/index.js';
+import { createWebhookFanout } from '../domain/webhooks/index.js';
 import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
 import { createLogger } from '../lib/logger.js';
 import { connectMongo } from '../lib/mongo.js';
 import { registerEndpoint, startReceiver, type Delivery, type Receiver } from '../test/helpers/webhook-receiver.js';
-import { TASK_QUEUES, WORKFLOW_TYPES } from '../lib/temporal-shared.js';
-import { webhookWorkflowId, type WebhookEndpointInput } from '../lib/webhook-messages.js';
-import { DEFAULT_ENDPOINT_CONCURRENCY, endpointConcurrency } from '../lib/webhook-policy.js';
+import { TASK_QUEUES, WORKFLOW_TYPES } from '../contracts/temporal-names.js';
+import { webhookWorkflowId, type WebhookEndpointInput } from '../contracts/webhook-messages.js';
+import { DEFAULT_ENDPOINT_CONCURRENCY, endpointConcurrency } from '../contracts/webhook-policy.js';
 import { figures, printTable, type Figures } from './measure.js';
 import { withBenchStack } from './stack.js';
 import { temporalConnectOptions } from '../lib/config-temporal.js';

@@ -39,7 +39,7 @@ export interface Lot {
   expiredAt?: Date;
   /**
    * Credits of a purchase's grant taken back because its payment was refunded / disputed
-   * (domain/grant-voids.ts): each void is pinned to these, so it is applied once. Absent: none.
+   * (domain/ledger/grant-voids.ts): each void is pinned to these, so it is applied once. Absent: none.
    */
   voidedByRefund?: number;
   voidedByDispute?: number;
@@ -91,7 +91,7 @@ export interface AccountDoc {
   auditDeletions?: AuditDraft[];
   /** Usage-ledger entries decided by an update of this document, copied to `ledger` after it (like `outbox`). */
   entries?: LedgerEntry[];
-  /** The account's plan and where its monthly allowance stands (domain/allowances.ts). */
+  /** The account's plan and where its monthly allowance stands (domain/plans/allowances.ts). */
   plan?: AccountPlan;
   /** Armed while `credits.low` may fire: set by a grant that lifts the charged balance to the threshold or more. */
   lowArmed: boolean;
@@ -198,7 +198,7 @@ export interface EventDoc {
   traceparent?: string;
 }
 
-/** A change to an account as the audit log records it (domain/audit-log.ts): never a secret. */
+/** A change to an account as the audit log records it (domain/audit/log.ts): never a secret. */
 export interface AuditDraft {
   id: string;
   accountId: string;
@@ -221,7 +221,7 @@ export interface AuditEntryDoc extends Omit<AuditDraft, 'id'> {
   seq: number;
   /** The hash of the entry before it (`''` for the first). */
   prevHash: string;
-  /** Hex SHA-256 of prevHash followed by the entry's canonical JSON (domain/audit-log.ts). */
+  /** Hex SHA-256 of prevHash followed by the entry's canonical JSON (domain/audit/log.ts). */
   hash: string;
 }
 
@@ -241,7 +241,7 @@ export interface CredentialDoc {
   /** The client address of that use (written with lastUsedAt). Absent before keys kept it. */
   lastUsedIp?: string | null;
   revokedAt: Date | null;
-  // An API key's settings (domain/key-settings.ts): each absent when not set.
+  // An API key's settings (domain/accounts/key-settings.ts): each absent when not set.
   /** Tool names and group names the key may call. */
   tools?: string[];
   /** After it the key answers 401 `reason: "expired"`. */

@@ -8,7 +8,7 @@ import { newId } from '../lib/ids.js';
 import { collections } from '../lib/mongo.js';
 import type { LinkSecretDoc } from './account-documents.js';
 import { open, seal } from '../lib/sealed.js';
-import { auditDraft, createAuditLog, type AuditContext } from './audit-log.js';
+import { auditDraft, createAuditLog, type AuditContext } from './audit/index.js';
 
 export const LINK_SECRET_PREFIX = 'lksec_';
 /** Live secrets an account may hold at once: enough to rotate, few enough to review. */

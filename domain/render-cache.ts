@@ -9,7 +9,7 @@ import type { Db } from 'mongodb';
 import type { BlobStore } from '../lib/blob-store.js';
 import { canonicalJson } from '../lib/canonical-json.js';
 import { collections } from '../lib/mongo.js';
-import type { RenderCacheDoc } from './call-documents.js';
+import type { RenderCacheDoc } from './calls/index.js';
 
 /** The longest age any request may accept, and how long a render is kept. */
 export const MAX_RENDER_AGE_S = 30 * 24 * 60 * 60;

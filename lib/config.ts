@@ -1,7 +1,7 @@
 //! Process configuration: read and validated once from the environment, with documented
 //! defaults. docs/CONFIGURATION.md lists every variable (test/docs/configuration.test.ts checks it).
 import os from 'node:os';
-import { DEFAULT_ENDPOINT_CONCURRENCY, MAX_ENDPOINT_CONCURRENCY } from './webhook-policy.js';
+import { DEFAULT_ENDPOINT_CONCURRENCY, MAX_ENDPOINT_CONCURRENCY } from '../contracts/webhook-policy.js';
 import { ConfigError, bool, int, intIn, list, oneOf, type Env } from './config-values.js';
 import {
   parseMailFrom,
@@ -103,7 +103,7 @@ export interface Config {
   webhooksAllowLocalhost: boolean;
   /**
    * Delivery attempts of one webhook endpoint running at once (fewer as its failures near the
-   * disable). `WEBHOOK_ENDPOINT_CONCURRENCY`, 1-64, default 16 (lib/webhook-policy.ts). Read by the
+   * disable). `WEBHOOK_ENDPOINT_CONCURRENCY`, 1-64, default 16 (contracts/webhook-policy.ts). Read by the
    * core worker as each run of an endpoint's workflow starts.
    */
   webhookEndpointConcurrency: number;

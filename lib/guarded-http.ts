@@ -5,7 +5,7 @@ import http from 'node:http';
 import https from 'node:https';
 import zlib from 'node:zlib';
 import { pipeline, type Readable, type Transform } from 'node:stream';
-import { ServiceError } from './errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import type { CheckedUrl, ResolvedTarget, TargetGuard } from './target-guard.js';
 import { Deadline, pinnedLookup, sameAddress, withRoots, type CaOption } from './upstream.js';
 import { spanFailed, startSpan } from './trace-context.js';

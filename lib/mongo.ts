@@ -86,7 +86,7 @@ export function collections(db: Db): Collections {
     // its session (the client opens another) or lets a cancellation go unheard.
     mcpSessions: db.collection('mcp_sessions'),
     mcpCalls: db.collection('mcp_calls'),
-    // Calls their clients cancelled (domain/call-cancellations.ts): one lost in a crash leaves the
+    // Calls their clients cancelled (domain/calls/cancellations.ts): one lost in a crash leaves the
     // call to hear of it at its workflow's next task instead.
     callCancellations: db.collection('call_cancellations'),
     // Monitors (domain/monitors/): a monitor's state says what was notified; its runs say what was charged.

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { Registry } from 'prom-client';
-import { ERRORS } from './errors.js';
+import { ERRORS } from '../contracts/errors.js';
 import type { Logger } from './logger.js';
 
 /** A check of the health endpoint: resolves `null` when well, else what is wrong, in a few words. */

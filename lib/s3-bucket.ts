@@ -8,7 +8,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { DeleteObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
-import { ServiceError } from './errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import type { TargetGuard } from './target-guard.js';
 
 export interface BucketAddress {

@@ -4,7 +4,7 @@
 //! (target-allowlist.ts), and hands out the checked address to connect to, so that nothing
 //! resolves the name a second time.
 import type { AddressReason } from './address-class.js';
-import { ServiceError } from './errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import { DnsError, type DnsResolver } from './resolver.js';
 import { checkAddress, parseAllowlist, type AddressVerdict } from './target-allowlist.js';
 import { isLocalhostName, normaliseHost, refuse, type NormalisedHost } from './target-host.js';

@@ -3,7 +3,7 @@
 import ipaddr from 'ipaddr.js';
 import { isIPv4 } from 'node:net';
 import { parseAddress, type AddressReason, type IP } from './address-class.js';
-import { ServiceError } from './errors.js';
+import { ServiceError } from '../contracts/errors.js';
 
 /** Why a URL or host is refused before any address is looked at. */
 export const INPUT_REASONS = ['invalid_url', 'scheme', 'credentials', 'empty_host', 'invalid_host', 'invalid_port'] as const;

@@ -8,8 +8,8 @@ import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { InjectedSinks, WorkerOptions } from '@temporalio/worker';
-import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry';
 import {
+  type OpenTelemetrySinks,
   OpenTelemetryActivityInboundInterceptor,
   OpenTelemetryActivityOutboundInterceptor,
   OpenTelemetryWorkflowClientInterceptor,

@@ -21,7 +21,7 @@ export const SPAN_ATTRIBUTES = {
   accountId: 'utility_tools.account_id',
   tool: 'utility_tools.tool',
   requestId: 'utility_tools.request_id',
-  /** The contract's error code of a failed call or step (lib/errors.ts). */
+  /** The contract's error code of a failed call or step (contracts/errors.ts). */
   problemCode: 'utility_tools.problem.code',
 } as const;
 

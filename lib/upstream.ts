@@ -3,7 +3,7 @@
 //! the CA roots, and the mapping of socket, TLS, HTTP-parser and zlib errors to `upstream_error`.
 import type net from 'node:net';
 import tls from 'node:tls';
-import { ServiceError } from './errors.js';
+import { ServiceError } from '../contracts/errors.js';
 import type { ResolvedTarget } from './target-guard.js';
 import { canonicalAddress } from './address-class.js';
 import { abortable } from './abortable.js';

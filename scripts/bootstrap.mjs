@@ -16,6 +16,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findPython, installPythonTools } from './bootstrap-python.mjs';
 import { allToTheEnd, run } from './command.mjs';
+import { withLockFile } from './lock-file.mjs';
+import { onPinnedNode } from './pinned-node.mjs';
 
 /** System packages the tools run on; installed with apt only when dpkg says they are missing. */
 export const APT_PACKAGES = [
@@ -159,56 +161,6 @@ export async function ensureStripeMock(root, log) {
   });
 }
 
-/** A lock file younger than this without a pid in it is being written, not abandoned. */
-const LOCK_WRITE_GRACE_MS = 10_000;
-
-function processAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === 'EPERM';
-  }
-}
-
-/**
- * Runs `fn` holding the lock file `file` (the holder's pid inside), one holder at a time; the
- * others wait, saying once what for (`waitingFor`). A lock whose holder has died is taken over,
- * so a killed run never blocks the next one.
- */
-export async function withLockFile(file, log, waitingFor, fn) {
-  mkdirSync(path.dirname(file), { recursive: true });
-  let announced = false;
-  for (;;) {
-    try {
-      writeFileSync(file, String(process.pid), { flag: 'wx' });
-      break;
-    } catch (err) {
-      if (err.code !== 'EEXIST') throw err;
-    }
-    let holder = 0;
-    let age = 0;
-    try {
-      holder = Number(readFileSync(file, 'utf8')) || 0;
-      age = Date.now() - statSync(file).mtimeMs;
-    } catch {
-      continue; // released between our attempt and the read
-    }
-    if (holder ? !processAlive(holder) : age > LOCK_WRITE_GRACE_MS) {
-      rmSync(file, { force: true });
-      continue;
-    }
-    if (!announced) log(`waiting for ${waitingFor} (pid ${holder || 'starting'}) to finish`);
-    announced = true;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(file, { force: true });
-  }
-}
-
 /** Runs `fn` holding `.tools/.install.lock`: one install at a time. */
 export function withInstallLock(root, log, fn) {
   return withLockFile(path.join(root, '.tools', '.install.lock'), log, 'another install', fn);
@@ -254,10 +206,8 @@ async function install(root, log) {
 
 const isMain = process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
-  // On a Node older than 24 the CLI runs again on the pinned one, so npm ci installs for it. (Not
-  // awaited at the top level: pinned-node.mjs imports this module, which must finish evaluating.)
-  import('./pinned-node.mjs')
-    .then(({ onPinnedNode }) => onPinnedNode())
+  // On a Node older than 24 the CLI runs again on the pinned one, so npm ci installs for it.
+  onPinnedNode()
     .then(() => bootstrap())
     .catch((err) => {
       console.error(`bootstrap failed: ${err.message}`);

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, realpathSync } from 'node:fs
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from './command.mjs';
-import { withLockFile } from './bootstrap.mjs';
+import { withLockFile } from './lock-file.mjs';
 
 export const JAEGER_VERSION = '1.76.0';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

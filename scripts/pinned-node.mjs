@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from './command.mjs';
-import { withLockFile } from './bootstrap.mjs';
+import { withLockFile } from './lock-file.mjs';
 
 /** The release installed when the machine's Node is older (.nvmrc, the Dockerfile and `engines` agree: test/deploy/node-version.test.ts). */
 export const NODE_VERSION = '24.22.3';

@@ -3,7 +3,7 @@
 //! source folders is parsed with TypeScript's own parser: static imports and re-exports (their
 //! `type` keywords read per clause and per name) and dynamic `import()` (test/support/imports.ts).
 //! The client, the dashboard and the other boundaries: test/module-boundaries.test.ts.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import {
@@ -11,9 +11,10 @@ import {
   ROOT,
   folderOf,
   graphOf,
+  importsOf,
   layerViolations,
   packagesLoadedBy,
-  pureLibModules,
+  pureModules,
   repoGraph,
   resolveInRepo,
 } from './support/imports.js';
@@ -53,9 +54,20 @@ test('no module imports itself through others: what two modules share has a home
   t.deepEqual(importCycles(repoGraph()), []);
 });
 
+test('nor does a script or a benchmark: scripts/ and bench/ import in one direction too', (t) => {
+  const files = ['scripts', 'bench'].flatMap((folder) =>
+    (readdirSync(path.join(ROOT, folder), { recursive: true }) as string[])
+      .filter((f) => /\.(ts|mjs)$/.test(f) && !/\.d\.m?ts$/.test(f))
+      .map((f) => `${folder}/${f.split(path.sep).join('/')}`),
+  );
+  const graph = new Map(files.map((f) => [f, importsOf(f, readFileSync(path.join(ROOT, f), 'utf8'))]));
+  t.true(graph.has('scripts/bootstrap.mjs') && graph.has('bench/stack.ts'));
+  t.deepEqual(importCycles(graph), []);
+});
+
 /**
  * The domain's parts: a folder of domain/ (`domain/identity/`) is one part, a file at its top
- * (`domain/ledger.ts`) one of its own. A part's imports of another part run one way: the groups of
+ * (`domain/account-documents.ts`) one of its own. A part's imports of another part run one way: the groups of
  * parts that import each other, each as its parts and one import of each that closes the circle.
  */
 const domainPart = (file: string) => {
@@ -124,14 +136,22 @@ test('the domain check finds a cycle between two folders, and through a file at 
   ]);
 });
 
-test('workflows load values only from workflows/ and pure lib modules', (t) => {
+test('workflows load values only from workflows/ and contracts/, whose every module is workflow-safe', (t) => {
   const graph = repoGraph();
-  const pure = pureLibModules(graph);
-  // What the workflows use today: the error table, the shared names, the webhook messages and policy.
-  for (const file of ['lib/errors.ts', 'lib/temporal-shared.ts', 'lib/webhook-messages.ts', 'lib/webhook-policy.ts'])
-    t.true(pure.has(file), file);
-  // And what they must not: modules with Node built-ins or I/O packages.
-  for (const file of ['lib/config.ts', 'lib/mongo.ts', 'lib/guarded-http.ts']) t.false(pure.has(file), file);
+  const contracts = [...graph.keys()].filter((f) => folderOf(f) === 'contracts');
+  // What the workflows use today: the error table, the call and its life, the Temporal names, the webhook messages and policy.
+  for (const file of [
+    'contracts/errors.ts',
+    'contracts/call.ts',
+    'contracts/call-life.ts',
+    'contracts/temporal-names.ts',
+    'contracts/webhook-policy.ts',
+  ])
+    t.true(contracts.includes(file), file);
+  t.deepEqual([...pureModules(graph, 'contracts')].sort(), contracts.sort());
+  // And the check tells them apart: modules with Node built-ins or I/O packages are not pure.
+  const lib = pureModules(graph, 'lib');
+  for (const file of ['lib/config.ts', 'lib/mongo.ts', 'lib/guarded-http.ts']) t.false(lib.has(file), file);
 });
 
 /** `api/routes/webhooks.openapi.ts` -> `webhooks`: a route file and its OpenAPI sibling are one route. */
@@ -167,12 +187,21 @@ test('the webhook routes are HTTP only: what a request does is the webhook servi
   const beside = graph.get(route)!.filter((imp) => {
     const target = resolveInRepo(route, imp.specifier);
     if (target === null) return !['@koa/router', 'koa'].includes(imp.specifier);
-    return !(folderOf(target) === 'api' || target === 'domain/webhooks/service.ts' || target === 'lib/event-kinds.ts');
+    return !(folderOf(target) === 'api' || target === 'domain/webhooks/index.ts' || target === 'contracts/event-kinds.ts');
   });
   t.deepEqual(
     beside.map((imp) => imp.specifier),
     [],
   );
+  // Of the webhooks' public face, the route takes the service alone.
+  const text = readFileSync(path.join(ROOT, route), 'utf8');
+  const taken = [...text.matchAll(/import (?:type )?\{([^}]*)\} from '\.\.\/\.\.\/domain\/webhooks\/index\.js'/g)].flatMap((m) =>
+    m[1]!
+      .split(',')
+      .map((name) => name.replace(/^\s*type\s+/, '').trim())
+      .filter(Boolean),
+  );
+  t.deepEqual(taken, ['WebhookService']);
 });
 
 test("the webhook endpoint's state changes are pure: no SDK, so a unit test runs them outside a workflow", (t) => {

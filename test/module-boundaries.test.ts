@@ -19,7 +19,7 @@ import {
 
 test('the tool definitions are light: the API loads them without a browser, an image library or the model', (t) => {
   const graph = repoGraph();
-  const loaded = [...packagesLoadedBy(graph, 'domain/catalogue.ts')];
+  const loaded = [...packagesLoadedBy(graph, 'domain/tools/catalogue.ts')];
   t.true(loaded.includes('qrcode'), 'the walk reaches the definitions (qr-generate checks its text with qrcode)');
   const heavy = ['puppeteer', 'puppeteer-core', 'jimp', '@tensorflow/tfjs', 'upscaler', 'pdfjs-dist', 'cheerio', 'hash-wasm', 'piscina'];
   t.deepEqual(
@@ -55,12 +55,13 @@ test('the check reads type-only and value imports apart, dynamic imports include
       'api/a.ts': "import { ledger } from '../activities/core/x.js';",
       'api/b.ts': "import type { Thing } from '../activities/core/x.js';",
       'activities/c.ts': "export { precheck } from '../api/prechecks/y.js';",
-      'lib/d.ts': "const m = await import('../domain/ledger.js');",
-      'domain/e.ts': "import { x } from '../lib/errors.js'; import { type Y } from '../api/z.js';",
-      'workflows/f.ts': "import type { CoreActivities } from '../activities/core/index.js'; import { type T } from '../domain/ledger.js';",
-      'workflows/g.ts': "import { createLedger } from '../domain/ledger.js'; import { readFileSync } from 'node:fs';",
-      'lib/errors.ts': '',
-      'workflows/h.ts': "import { ERRORS } from '../lib/errors.js'; import { proxyActivities } from '@temporalio/workflow';",
+      'lib/d.ts': "const m = await import('../domain/ledger/ledger.js');",
+      'domain/e.ts': "import { x } from '../contracts/errors.js'; import { type Y } from '../api/z.js';",
+      'workflows/f.ts':
+        "import type { CoreActivities } from '../activities/core/index.js'; import { type T } from '../domain/ledger/ledger.js';",
+      'workflows/g.ts': "import { createLedger } from '../domain/ledger/ledger.js'; import { readFileSync } from 'node:fs';",
+      'contracts/errors.ts': '',
+      'workflows/h.ts': "import { ERRORS } from '../contracts/errors.js'; import { proxyActivities } from '@temporalio/workflow';",
     }),
   );
   t.deepEqual(
@@ -69,9 +70,9 @@ test('the check reads type-only and value imports apart, dynamic imports include
       'api/a.ts -> activities/core/x.ts',
       'api/b.ts -> activities/core/x.ts',
       'activities/c.ts -> api/prechecks/y.ts',
-      'lib/d.ts -> domain/ledger.ts',
+      'lib/d.ts -> domain/ledger/ledger.ts',
       'domain/e.ts -> api/z.ts',
-      'workflows/g.ts -> domain/ledger.ts',
+      'workflows/g.ts -> domain/ledger/ledger.ts',
       'workflows/g.ts -> node:fs',
     ],
   );

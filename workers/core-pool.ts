@@ -4,13 +4,12 @@
 //! start without them, a quarter of a second sooner.
 import { Worker, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
-import { WEBHOOK_DELIVERY_QUEUE } from '../lib/temporal-shared.js';
+import { WEBHOOK_DELIVERY_QUEUE } from '../contracts/temporal-names.js';
 import { createCoreActivities } from '../activities/core/index.js';
 import { webhookWiring } from '../activities/core/webhooks.js';
-import { resumingOnGrant } from '../domain/batch-wake.js';
-import { createStripeApi } from '../domain/billing/stripe-api.js';
-import type { createRechargeTrigger } from '../domain/billing/recharge-trigger.js';
-import { createMailer } from '../domain/mail/outbox.js';
+import { resumingOnGrant } from '../domain/batches/index.js';
+import { createStripeApi, type createRechargeTrigger } from '../domain/billing/index.js';
+import { createMailer } from '../domain/mail/index.js';
 import type { PoolDeps, PoolWorkers } from './pool-types.js';
 
 /**

@@ -4,7 +4,7 @@ import { loadConfig, temporalConnectOptions } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { connectMongo, ensureIndexes } from '../lib/mongo.js';
 import { createNetworkAccess } from '../lib/network-access.js';
-import type { Pool } from '../lib/temporal-shared.js';
+import type { Pool } from '../contracts/temporal-names.js';
 import { caughtUp } from './caught-up.js';
 import { openBlobStore } from '../lib/open-blob-store.js';
 import { createPoolWorkers } from './pools.js';

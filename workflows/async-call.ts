@@ -1,9 +1,9 @@
 //! The last step of an asynchronous tool call, and only of one: record its outcome for
-//! `GET /api/v1/calls/{id}` and fire `call.completed` (domain/async-calls.ts), as a local activity
+//! `GET /api/v1/calls/{id}` and fire `call.completed` (domain/calls/async-calls.ts), as a local activity
 //! on whichever worker runs the call. A synchronous call never reaches this.
 import { proxyLocalActivities } from '@temporalio/workflow';
 import type { CoreActivities } from '../activities/core/index.js';
-import type { ToolCallResult } from '../lib/temporal-shared.js';
+import type { ToolCallResult } from '../contracts/call.js';
 
 /** A single write and an event; retried until the database answers, like the ledger steps. */
 const { recordCallOutcome } = proxyLocalActivities<CoreActivities>({

@@ -5,7 +5,7 @@
 //! day. It ends when no wake is left, and continues as new after many recharges.
 import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, uuid4 } from '@temporalio/workflow';
 import type { BillingActivities } from '../activities/core/billing.js';
-import { AUTO_RECHARGE_SIGNALS, type AutoRechargeInput } from '../lib/billing-messages.js';
+import { AUTO_RECHARGE_SIGNALS, type AutoRechargeInput } from '../contracts/billing-messages.js';
 
 const { beginRecharge, rechargeSettled, releaseRecharge } = proxyActivities<BillingActivities>({
   startToCloseTimeout: '1 minute',

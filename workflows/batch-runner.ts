@@ -8,7 +8,7 @@
 //! running, waiting or paused, and continues as new long before its history grows large.
 import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { BatchActivities } from '../activities/core/batches.js';
-import { BATCH_RUNNER_WAKE, type BatchRunnerInput } from '../lib/temporal-shared.js';
+import { BATCH_RUNNER_WAKE, type BatchRunnerInput } from '../contracts/batch.js';
 
 /**
  * A fill reads and writes the database and starts calls: retried until both answer. It heartbeats

@@ -3,7 +3,7 @@
 //! (domain/mail/message.ts): the history holds the mail's id and how it ended, never its body.
 import { ActivityFailure, log, proxyActivities } from '@temporalio/workflow';
 import type { MailActivities } from '../activities/core/mail.js';
-import type { MailOutcome, MailWorkflowInput } from '../domain/mail/message.js';
+import type { MailOutcome, MailWorkflowInput } from '../domain/mail/index.js';
 
 /**
  * One attempt is one SMTP conversation (nodemailer's own timeouts end a silent server well within

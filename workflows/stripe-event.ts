@@ -1,11 +1,11 @@
 //! One per Stripe event (id `stripe-event-<event id>`): started by the webhook before Stripe is
 //! answered, so a crash in between loses nothing, and a redelivery of the event finds it and starts
-//! nothing new. Applies the event's fact (lib/billing-messages.ts: only the fields it needs, never
+//! nothing new. Applies the event's fact (contracts/billing-messages.ts: only the fields it needs, never
 //! the customer's details) until it is applied; then the account it concerned is its `AccountId`.
 import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { BillingActivities } from '../activities/core/billing.js';
-import type { StripeFact, StripeFactOutcome } from '../lib/billing-messages.js';
-import { SEARCH_ATTRIBUTES } from '../lib/temporal-shared.js';
+import type { StripeFact, StripeFactOutcome } from '../contracts/billing-messages.js';
+import { SEARCH_ATTRIBUTES } from '../contracts/temporal-names.js';
 
 /** Retried until the database and Stripe answer: an event Stripe was told is recorded must be applied. */
 const { applyStripeEvent } = proxyActivities<BillingActivities>({

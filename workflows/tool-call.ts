@@ -16,22 +16,22 @@ import {
 } from '@temporalio/workflow';
 import type { CoreActivities } from '../activities/core/index.js';
 import type { CallStepActivities } from '../activities/call-step.js';
-import type { CallRef } from '../domain/ledger-terms.js';
-import { ERRORS, isErrorCode } from '../lib/errors.js';
 import {
+  type CallRef,
   ANSWERED_TOO_LATE,
   CALL_CANCELLED,
-  TASK_QUEUES,
-  batchItemEnd,
   TOOL_FAILED,
   TOOL_TIMED_OUT,
-  callRefOf,
-  reserveRefusal,
+  callRef,
   type ToolActivityInput,
   type ToolCallError,
   type ToolCallInput,
   type ToolCallResult,
-} from '../lib/temporal-shared.js';
+} from '../contracts/call.js';
+import { ERRORS, isErrorCode } from '../contracts/errors.js';
+import { TASK_QUEUES } from '../contracts/temporal-names.js';
+import { batchItemEnd } from '../contracts/batch.js';
+import { cancel, liveCall, takeUpLate, takenUpLate, type ToolOutcome } from '../contracts/call-life.js';
 import { finishAsyncCall } from './async-call.js';
 import { finishBatchItem } from './batch-item.js';
 
@@ -79,7 +79,7 @@ const FIRST_TASK_HISTORY_LENGTH = 3;
 const FINAL_CODES = Object.keys(ERRORS).filter((code) => code !== 'unavailable');
 
 export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
-  const ref = callRefOf(call, workflowInfo().workflowId);
+  const ref = callRef(call, workflowInfo().workflowId);
 
   // A first task that is not the run's first (history: started, scheduled, started) is a re-run
   // after a worker died mid-task; its steps may have reserved or settled the call before they
@@ -91,9 +91,7 @@ export async function toolCall(call: ToolCallInput): Promise<ToolCallResult> {
   // attempt began: a hold is refunded; a charge stands, and then the call goes on to answer what
   // it was charged for (a client's retry with the Idempotency-Key gets that 200). The workflow
   // clock is the time of this task, so a replay decides the same.
-  if (call.answerBy !== undefined && Date.now() > call.answerBy) {
-    if (!rerun || (await ledger.refund(ref)).outcome !== 'charged') return failed(ANSWERED_TOO_LATE);
-  }
+  if (takenUpLate(call, Date.now()) && (await takeUpLate(ledger, ref, rerun)) !== 'charged') return failed(ANSWERED_TOO_LATE);
 
   const stepped = call.oneStep ? await cancellableStep(call, ref, rerun) : undefined;
   const result = stepped ? stepped.result : await inSteps(call, ref, rerun);
@@ -120,42 +118,47 @@ async function cancellableStep(call: ToolCallInput, ref: CallRef, rerun: boolean
     const stepped = await step(call).callStep({ requestId: ref.requestId, call, mayBeSettled: rerun });
     // The step found its client's cancellation before this run heard of it (a task held open by a
     // step hears only at its heartbeat): it stopped the tool and refunded the hold. The run's own
-    // cancellation was asked first (domain/call-cancellations.ts) and comes with the next task.
+    // cancellation was asked first (domain/calls/cancellations.ts) and comes with the next task.
     if (!stepped.result.ok && stepped.result.error.code === CALL_CANCELLED.code) await condition(() => false, CANCELLATION_ARRIVES_MS);
     return stepped;
   } catch (err) {
-    if (isCancellation(err) && patched(REFUND_ON_CANCEL)) await CancellationScope.nonCancellable(() => ledger.refund(ref));
+    if (isCancellation(err) && patched(REFUND_ON_CANCEL)) await cancel(ledger, ref, shielded);
     throw err;
   }
 }
 
-/** A queued tool's call, and a call started before calls were one step: reserve, the tool, then commit or refund. */
+/**
+ * A call in separate steps (started before calls were one step): the call's life (contracts/call-life.ts)
+ * with the ledger steps as local activities and the tool as an activity. Cancelled by its client
+ * while the tool or the commit runs, the hold is refunded and the workflow ends cancelled (calls
+ * cancelled before that refund existed replay without it).
+ */
 async function inSteps(call: ToolCallInput, ref: CallRef, rerun: boolean): Promise<ToolCallResult> {
-  const reserved = await ledger.reserve({ ...ref, mayBeSettled: rerun });
-  if (!reserved.ok) {
-    return failed(reserveRefusal(call.cost, reserved));
-  }
+  const end = await liveCall(
+    call,
+    ref.requestId,
+    {
+      ledger,
+      tool: () => toolOutcome(call, ref.requestId),
+      isCancellation: (err) => isCancellation(err) && patched(REFUND_ON_CANCEL),
+      shielded,
+    },
+    { mayBeSettled: rerun },
+  );
+  return end.result;
+}
 
+const shielded = <T>(work: () => Promise<T>) => CancellationScope.nonCancellable(work);
+
+/** The tool's activity as the call's life reads it: its output, or its failure as the contract's error. */
+async function toolOutcome(call: ToolCallInput, requestId: string): Promise<ToolOutcome> {
   try {
-    const output = await runTool(call, ref.requestId);
-    // Past answerBy nobody waits for the 200 any more (Temporal or the database was down for
-    // long): the commit refunds instead, judged when it runs, so a call the API gave up on is
-    // never charged however late its commit gets through.
-    // (A commit result without `outcome`, recorded before it existed, was a charge.)
-    const committed = await ledger.commit({ ...ref, answerBy: call.answerBy });
-    return committed.outcome === 'refunded'
-      ? failed(ANSWERED_TOO_LATE)
-      : { ok: true, output, charged: call.cost, balance: committed.balance };
+    return { ok: true, output: await runTool(call, requestId) };
   } catch (err) {
-    // Cancelled by its client: as cancellableStep, the hold is refunded and the workflow ends cancelled.
-    if (isCancellation(err) && patched(REFUND_ON_CANCEL)) {
-      await CancellationScope.nonCancellable(() => ledger.refund(ref));
-      throw err;
-    }
+    if (isCancellation(err) && patched(REFUND_ON_CANCEL)) throw err; // the call's life refunds, and the workflow ends cancelled
     const failure = toolFailure(err);
     if (!failure) throw err; // a bug in this workflow: fail the task, fix, replay
-    await ledger.refund(ref);
-    return failed(describeFailure(failure));
+    return { ok: false, error: describeFailure(failure) };
   }
 }
 

@@ -9,8 +9,8 @@ import type {
   RotationNotice,
   UndeliveredReason,
   WebhookEnvelope,
-} from '../lib/webhook-messages.js';
-import { LEGACY_MAX_PENDING, MAX_PENDING } from '../lib/webhook-policy.js';
+} from '../contracts/webhook-messages.js';
+import { LEGACY_MAX_PENDING, MAX_PENDING } from '../contracts/webhook-policy.js';
 
 /** What one attempt came to; `not_attempted` when our side failed (the activity did not answer). */
 export type Outcome = DeliverResult | { outcome: 'not_attempted' };

@@ -3,7 +3,8 @@
 //! endpoint's state and says what the workflow must do next (attempts to start, a page to read,
 //! when to wake, what to write to the database). No SDK and no I/O: `webhook-endpoint.ts` owns
 //! the signals, timers, activities and the loop, and a unit test drives these directly. What they
-//! change (the endpoint in a run, what arrives, the limits) is `webhook-endpoint-model.ts`.
+//! change (the endpoint in a run, what arrives, the limits) is `webhook-endpoint-model.ts`; what
+//! arrives and leaves its queue, `webhook-endpoint-queue.ts`.
 //!
 //! Deliveries are kept and changed in place: an attempt's outcome finds its delivery by identity,
 //! so that a delivery ended meanwhile (and perhaps queued again since) is told apart.
@@ -15,15 +16,14 @@
 //! return; what an outcome does to its delivery (done, or its retry) happens at once. The end
 //! times are the delivery worker's clock and a batch's start the workflow's (the server's): the
 //! machines' clocks are assumed to agree to within the time an attempt takes (NTP).
-import type { EndpointMirror } from '../domain/webhooks/endpoints.js';
+import type { EndpointMirror } from '../domain/webhooks/index.js';
 import type {
   CarriedEndpointState,
   PendingDelivery,
   RecoveryState,
-  UndeliveredReason,
   WebhookEndpointState,
   WebhookEnvelope,
-} from '../lib/webhook-messages.js';
+} from '../contracts/webhook-messages.js';
 import {
   DISABLE_AFTER_FAILURES,
   RECOVERY_PAGE,
@@ -36,7 +36,7 @@ import {
   pruneSeen,
   shouldDisable,
   waitingRecovered,
-} from '../lib/webhook-policy.js';
+} from '../contracts/webhook-policy.js';
 import type {
   Arrival,
   Batch,
@@ -46,9 +46,9 @@ import type {
   Endpoint,
   Inbox,
   Outcome,
-  Request,
   TimedOutcome,
 } from './webhook-endpoint-model.js';
+import { apply, endUndelivered, enqueue, receive, remember } from './webhook-endpoint-queue.js';
 
 /** Its types and limits, for the workflow and the tests that drive these functions. */
 export type {
@@ -318,13 +318,6 @@ function countSettled(m: Endpoint, now: number): DisabledNotice | undefined {
   return notice;
 }
 
-function endUndelivered(m: Endpoint, deliveries: PendingDelivery[], reason: UndeliveredReason, now: number) {
-  if (deliveries.length === 0) return;
-  const ended = new Set(deliveries);
-  m.state.pending = m.state.pending.filter((d) => !ended.has(d));
-  m.books.undelivered.push({ items: deliveries.map((d) => ({ event: d.event, attempts: d.attempts })), reason, at: now });
-}
-
 function setCount(m: Endpoint, count: number) {
   if (count === m.state.consecutiveFailures) return;
   m.state.consecutiveFailures = count;
@@ -340,63 +333,6 @@ function disable(m: Endpoint, now: number): DisabledNotice {
   endUndelivered(m, [...state.pending], 'endpoint_disabled', now);
   state.recovery = undefined; // what it would still send ends with the rest
   return notice;
-}
-
-/**
- * Remembers an event id; false when it was already seen. Events sent on request are remembered
- * too, so that a late fan-out of one is not delivered again.
- */
-function remember(m: Endpoint, id: string, now: number): boolean {
-  if (m.seenIds.has(id)) return false;
-  m.seenIds.add(id);
-  m.state.seen.push([id, now]);
-  return true;
-}
-
-function receive(m: Endpoint, e: WebhookEnvelope, now: number) {
-  if (!remember(m, e.id, now)) return; // a re-sent event: already handled
-  if (m.state.disabled) {
-    // Nothing is posted to a disabled endpoint; the event ends here, with the reason on record.
-    m.books.undelivered.push({ items: [{ event: e, attempts: 0 }], reason: 'endpoint_disabled', at: now });
-    return;
-  }
-  enqueue(m, { event: e, receivedAt: now, attempts: 0, nextAttemptAt: now }, now);
-}
-
-function enqueue(m: Endpoint, d: PendingDelivery, now: number) {
-  m.state.pending.push(d);
-  if (m.state.pending.length > m.limits.maxPending) {
-    const oldest = m.state.pending.find((p) => !m.inFlight.has(p.event.id));
-    if (oldest) endUndelivered(m, [oldest], 'backlog_full', now);
-  }
-}
-
-function apply(m: Endpoint, r: Request, now: number) {
-  switch (r.kind) {
-    case 'rotate':
-      (m.state.overlaps ??= []).push({ rotationId: r.notice.rotationId, until: now + r.notice.overlapMs });
-      return;
-    case 'replay':
-      return replay(m, r.event, now);
-    case 'recover':
-      if (m.state.disabled) return; // the API re-enables first; a disable in between ends it
-      m.state.recovery = { since: r.span.since, until: r.span.until, exhausted: false };
-      return;
-  }
-}
-
-/** A new attempt of a past event; one still pending is simply attempted now. */
-function replay(m: Endpoint, e: WebhookEnvelope, now: number) {
-  if (m.state.disabled) return; // the API refuses a replay to a disabled endpoint
-  remember(m, e.id, now);
-  const pending = m.state.pending.find((d) => d.event.id === e.id);
-  if (pending) {
-    if (m.inFlight.has(e.id)) return; // an attempt is running right now
-    pending.nextAttemptAt = now;
-    pending.trigger = 'replay';
-    return;
-  }
-  enqueue(m, { event: e, receivedAt: now, attempts: 0, nextAttemptAt: now, trigger: 'replay' }, now);
 }
 
 /** Recovery reads its next page once fewer than half a page of recovered deliveries wait. */

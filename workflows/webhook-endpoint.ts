@@ -46,9 +46,9 @@ import {
   type WebhookEndpointInput,
   type WebhookEndpointState,
   type WebhookEnvelope,
-} from '../lib/webhook-messages.js';
-import { endpointConcurrency, MAX_RUN_MS, RECOVERY_PAGE } from '../lib/webhook-policy.js';
-import { webhookDeliveryQueue } from '../lib/temporal-shared.js';
+} from '../contracts/webhook-messages.js';
+import { endpointConcurrency, MAX_RUN_MS, RECOVERY_PAGE } from '../contracts/webhook-policy.js';
+import { webhookDeliveryQueue } from '../contracts/temporal-names.js';
 import {
   applyArrivals,
   arrive,

@@ -8,7 +8,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import type { ToolError } from '../../lib/errors.js';
+import type { ToolError } from '../../contracts/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import type { AdHostList } from './ad-hosts.js';

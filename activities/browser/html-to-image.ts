@@ -2,8 +2,8 @@
 //! base URL; whatever the markup loads goes through the capture's proxy session like a website's
 //! resources, and a reference to a private address refuses the whole call (422): the caller
 //! wrote the markup, so a silently missing piece would only hide the mistake (or the probe).
-import { ToolError } from '../../lib/errors.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import { ToolError } from '../../contracts/errors.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import type { BrowserPool } from './browser-pool.js';
 import type { HtmlToImageInput, HtmlToImageOutput } from '../../domain/tools/html-to-image.js';
 import { capture, stepClock, type CaptureSteps } from './capture.js';

@@ -3,7 +3,7 @@
 //! The proxy session knows why it did not carry a request; Chromium only says `net::ERR_...`.
 //! A load Chromium aborted because the host's network changed is made once more.
 import type { HTTPResponse, Page } from 'puppeteer-core';
-import { ToolError } from '../../lib/errors.js';
+import { ToolError } from '../../contracts/errors.js';
 import { PROXY_ANSWER_HEADER, type ProxySession } from './filtering-proxy.js';
 import { inSpan } from '../../lib/trace-context.js';
 

@@ -1,7 +1,7 @@
 //! What one filtering-proxy session lets through: its capture's policy, the ad and tracker list,
 //! and the target guard's answer for each host and port (resolved once, pinned to the checked
 //! address); and what it dropped or could not reach, for the capture to tell why its page failed.
-import { type ToolError, ServiceError } from '../../lib/errors.js';
+import { type ToolError, ServiceError } from '../../contracts/errors.js';
 import { upstreamError } from '../../lib/upstream.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ResolvedTarget, TargetGuard } from '../../lib/target-guard.js';

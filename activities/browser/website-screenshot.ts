@@ -3,7 +3,7 @@
 //! one answers 422 and is not charged); everything the page loads then goes through the capture's
 //! proxy session, which drops private targets and (with blockAds) ad hosts, and counts them.
 import type { TargetGuard } from '../../lib/target-guard.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import type { BrowserPool } from './browser-pool.js';
 import type { WebsiteScreenshotInput, WebsiteScreenshotOutput } from '../../domain/tools/website-screenshot.js';
 import { capture } from './capture.js';

@@ -5,13 +5,12 @@
 import type { Db } from 'mongodb';
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { createBatchProgress } from '../../domain/batch-progress.js';
-import { batchItemId } from '../../domain/batches.js';
-import { createLedger } from '../../domain/ledger.js';
-import type { EventSink } from '../../domain/events.js';
+import { createBatchProgress, batchItemId } from '../../domain/batches/index.js';
+import { createLedger } from '../../domain/ledger/index.js';
+import type { EventSink } from '../../domain/events/index.js';
 import { collections } from '../../lib/mongo.js';
-import type { BatchDoc } from '../../domain/call-documents.js';
-import type { BatchFill } from '../../lib/temporal-shared.js';
+import type { BatchDoc } from '../../domain/calls/index.js';
+import type { BatchFill } from '../../contracts/batch.js';
 import { createBatchStarter } from '../batch-start.js';
 
 /** A fill's heartbeat: well within the runner's heartbeat timeout (10 s). */
@@ -84,7 +83,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
     const active = open.filter((batch) => batch.status !== 'paused');
     for (const batch of active) if (batch.stopped) await progress.settleStopped(batch, now);
     const live = active.filter((batch) => !batch.stopped);
-    // Items hand their slots on without this fill (domain/batch-progress.ts: the next item is
+    // Items hand their slots on without this fill (domain/batches/progress.ts: the next item is
     // claimed, then the ended one marked ended, then the next marked running), so the free slots
     // are read so as never to count one that is being handed on: claimed-but-pending items first,
     // then what runs, then how many were claimed meanwhile (each such claim is a slot changing

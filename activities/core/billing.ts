@@ -11,18 +11,19 @@ import {
   type RechargeStart,
   type StripeFact,
   type StripeFactOutcome,
-} from '../../lib/billing-messages.js';
-import type { EventSink } from '../../domain/events.js';
-import { createGrants } from '../../domain/grants.js';
-import { createLedger } from '../../domain/ledger.js';
-import { createPacks } from '../../domain/billing/packs.js';
-import { createCustomers } from '../../domain/billing/customers.js';
-import { createFulfilment } from '../../domain/billing/fulfilment.js';
-import { createRecharges } from '../../domain/billing/recharges.js';
-import { createRechargeTrigger } from '../../domain/billing/recharge-trigger.js';
-import { SIGNATURE_MEMORY_MS } from '../../domain/billing/stripe-signatures.js';
-import type { StripeApi } from '../../domain/billing/stripe-api.js';
-import type { Mailer } from '../../domain/mail/outbox.js';
+} from '../../contracts/billing-messages.js';
+import type { EventSink } from '../../domain/events/index.js';
+import { createGrants, createLedger } from '../../domain/ledger/index.js';
+import {
+  createPacks,
+  createCustomers,
+  createFulfilment,
+  createRecharges,
+  createRechargeTrigger,
+  SIGNATURE_MEMORY_MS,
+  type StripeApi,
+} from '../../domain/billing/index.js';
+import type { Mailer } from '../../domain/mail/index.js';
 
 export interface BillingActivityDeps {
   db: Db;

@@ -2,18 +2,17 @@
 //! asynchronous call, the sweeper, the monthly allowances and grant expiry, batches' runners, mail,
 //! and billing (Stripe's events, auto-recharges).
 import type { Db } from 'mongodb';
-import { createLedger } from '../../domain/ledger.js';
-import type { CallRef } from '../../domain/ledger-terms.js';
-import { createCallKeys } from '../../domain/call-keys.js';
+import { createLedger, type RechargeSink } from '../../domain/ledger/index.js';
+import type { CallRef } from '../../contracts/call.js';
+import { createCallKeys } from '../../domain/calls/index.js';
 import { createCallOutcomes } from '../call-outcome.js';
-import { createAllowances } from '../../domain/allowances.js';
+import { createAllowances } from '../../domain/plans/index.js';
 import { DEFAULT_SWEEP, createSweeper } from './sweeper.js';
 import { DatabaseBlobStore, type BlobStore } from '../../lib/blob-store.js';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js';
-import type { EventSink } from '../../domain/events.js';
+import type { EventSink } from '../../domain/events/index.js';
 import { createBatchActivities, type BatchActivityDeps } from './batches.js';
 import { createBillingActivities, type BillingActivityDeps } from './billing.js';
-import type { RechargeSink } from '../../domain/ledger.js';
 import { createMailActivities, type MailActivityDeps } from './mail.js';
 
 export interface CoreActivityOptions {

@@ -6,7 +6,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { createTransport } from 'nodemailer';
-import { openMail, recipientDomain, type MailOutcome, type MailWorkflowInput } from '../../domain/mail/message.js';
+import { openMail, recipientDomain, type MailOutcome, type MailWorkflowInput } from '../../domain/mail/index.js';
 import type { Logger } from '../../lib/logger.js';
 
 export interface MailActivityDeps {

@@ -9,16 +9,15 @@ import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
 import { sweepBlobs } from '../../lib/claim-check-codec.js';
 import { DatabaseBlobStore, type BlobStore } from '../../lib/blob-store.js';
-import { createEventLog } from '../../domain/event-log.js';
-import { createAsyncCalls } from '../../domain/async-calls.js';
-import { createLedger } from '../../domain/ledger.js';
-import { createAuditLog } from '../../domain/audit-log.js';
+import { createEventLog } from '../../domain/events/index.js';
+import { createAsyncCalls, createCallCancellations } from '../../domain/calls/index.js';
+import { createLedger } from '../../domain/ledger/index.js';
+import { createAuditLog } from '../../domain/audit/index.js';
 import { createRenderCache } from '../../domain/render-cache.js';
 import { sweepIdentity, type IdentitySweep } from '../../domain/identity/sweep.js';
 import { createRateBuckets } from '../../domain/rate-buckets.js';
 import { createMcpSessions } from '../../domain/mcp-sessions.js';
-import { createCallCancellations } from '../../domain/call-cancellations.js';
-import { sweepOAuthStore } from '../../domain/oauth/store.js';
+import { sweepOAuthStore } from '../../domain/oauth/index.js';
 import { createMonitorStore, MONITOR_DIFFS_AREA, RUN_RETENTION_MS } from '../../domain/monitors/index.js';
 
 export interface SweepOptions {
@@ -57,7 +56,7 @@ export interface SweepReport {
   rateBuckets: number;
   /** MCP sessions unused past their end, and their calls' records past theirs. */
   mcpSessions: number;
-  /** Marks of calls their clients cancelled, past any call they could stop (domain/call-cancellations.ts). */
+  /** Marks of calls their clients cancelled, past any call they could stop (domain/calls/cancellations.ts). */
   callCancellations: number;
   /** The authorization server's codes, tokens, interactions and grants past their expiry. */
   oauth: number;

@@ -4,19 +4,23 @@
 //! attempt: they never enter workflow history, logs or an error message.
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import { eventCause, type EventSink } from '../../domain/events.js';
-import type { MissedPage } from '../../domain/webhooks/deliveries.js';
-import { createWebhookEndpoints, type EndpointMirror } from '../../domain/webhooks/endpoints.js';
-import type { WebhookEndpointDoc } from '../../domain/webhooks/documents.js';
-import { createWebhookFanout } from '../../domain/webhooks/fanout.js';
+import { eventCause, type EventSink } from '../../domain/events/index.js';
+import {
+  type MissedPage,
+  createWebhookEndpoints,
+  type EndpointMirror,
+  type WebhookEndpointDoc,
+  createWebhookFanout,
+  createWebhookPoster,
+  type WebhookPoster,
+} from '../../domain/webhooks/index.js';
 import type { Config } from '../../lib/config.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
-import type { AttemptTrigger, RecoverRequest, UndeliveredReason, WebhookEnvelope } from '../../lib/webhook-messages.js';
+import type { AttemptTrigger, RecoverRequest, UndeliveredReason, WebhookEnvelope } from '../../contracts/webhook-messages.js';
 import { signDelivery, WEBHOOK_HEADERS } from '../../lib/webhook-signature.js';
-import { endpointConcurrency } from '../../lib/webhook-policy.js';
-import { createWebhookPoster, type WebhookPoster } from '../../lib/webhook-transport.js';
+import { endpointConcurrency } from '../../contracts/webhook-policy.js';
 import { inLinkedRoot, isTracing } from '../../lib/trace-context.js';
 import { SpanStatusCode } from '@opentelemetry/api';
 

@@ -1,7 +1,7 @@
 //! argon2-verify: whether the password produces the supplied Argon2 PHC hash, with the variant
 //! and cost parameters the hash names.
 import { precheck, type Argon2VerifyInput, type Argon2VerifyOutput } from '../../domain/tools/argon2-verify.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import type { HashingPool } from './hashing-pool.js';
 
 export interface Argon2VerifyDeps {

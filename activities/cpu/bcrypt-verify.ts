@@ -1,6 +1,6 @@
 //! bcrypt-verify: whether the password produces the supplied hash, at the cost the hash names.
 import { precheck, type BcryptVerifyInput, type BcryptVerifyOutput } from '../../domain/tools/bcrypt-verify.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import type { HashingPool } from './hashing-pool.js';
 
 export interface BcryptVerifyDeps {

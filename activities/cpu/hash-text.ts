@@ -1,6 +1,6 @@
 //! hash-text: a hex digest of the text (a short one on the spot, a long one in the hashing pool).
 import { precheck, type HashTextInput, type HashTextOutput } from '../../domain/tools/hash-text.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import type { HashingPool } from './hashing-pool.js';
 
 export interface HashTextDeps {

@@ -1,7 +1,7 @@
 //! Whether a downloaded image may be decoded: its type (from the bytes) is one the tool takes and
 //! the pixel size its header declares is within the tool's limit. Runs before any decoder, so a
 //! file declaring 100000x100000 px costs a header read, not gigabytes. Pure functions.
-import { ToolError } from '../../lib/errors.js';
+import { ToolError } from '../../contracts/errors.js';
 import { IMAGE_FORMATS, describeOtherContent, readImageHeader, type ImageFormat, type ImageHeader } from './image-header.js';
 
 export interface ImageLimits {

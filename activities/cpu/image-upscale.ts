@@ -2,8 +2,8 @@
 //! or x4 with UpscalerJS in an upscale thread. The answer keeps the source's format (BMP becomes
 //! PNG); the source's size limit depends on the factor (docs/API.md, "Formats and limits").
 import { precheck, type ImageUpscaleInput, type ImageUpscaleOutput, type UpscaleFactor } from '../../domain/tools/image-upscale.js';
-import { ToolError } from '../../lib/errors.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import { ToolError } from '../../contracts/errors.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import { fileNameFor } from './file-name.js';
 import { IMAGE_FORMATS, type ImageFormat } from './image-header.js';
 import type { ImagePool } from './image-pool.js';

@@ -10,7 +10,7 @@ import { mkdtempSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ToolError } from '../../lib/errors.js';
+import { ToolError } from '../../contracts/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { DOCUMENT_TYPES, type DocumentType } from './document-type.js';
 import {

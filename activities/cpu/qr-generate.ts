@@ -1,6 +1,6 @@
 //! qr-generate: a PNG QR code of the text, exactly `size` pixels square.
 import { QUIET_ZONE_MODULES, encodeQr, type QrGenerateInput, type QrGenerateOutput } from '../../domain/tools/qr-generate.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import { renderQrPng } from './qr-png.js';
 
 /**

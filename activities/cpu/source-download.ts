@@ -3,7 +3,7 @@
 //! the limits, the status check and the client-facing errors. What the bytes are is decided by
 //! the caller from the bytes themselves (image-header.ts, document-type.ts), never from the
 //! response's Content-Type or the URL's extension.
-import { ToolError } from '../../lib/errors.js';
+import { ToolError } from '../../contracts/errors.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 
 /** The largest fetched images and documents (docs/API.md, "Formats and limits"). */

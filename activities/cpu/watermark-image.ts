@@ -1,8 +1,8 @@
 //! watermark-image: downloads a PNG, JPEG or WebP through the target guard and draws a text
 //! watermark on it in an image thread; the answer is in the source's own format.
 import { precheck, type WatermarkImageInput, type WatermarkImageOutput } from '../../domain/tools/watermark-image.js';
-import { ToolError } from '../../lib/errors.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import { ToolError } from '../../contracts/errors.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import { fileNameFor } from './file-name.js';
 import { IMAGE_FORMATS, type ImageFormat } from './image-header.js';
 import type { ImagePool } from './image-pool.js';

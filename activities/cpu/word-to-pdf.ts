@@ -2,8 +2,8 @@
 //! PDF on a warm LibreOffice listener (office-converter.ts). The type is decided from the bytes
 //! and fixes LibreOffice's import filter, so a file is never read as something it does not claim.
 import { precheck, type WordToPdfInput, type WordToPdfOutput } from '../../domain/tools/word-to-pdf.js';
-import { ToolError } from '../../lib/errors.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import { ToolError } from '../../contracts/errors.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import { DOCUMENT_TYPES, detectDocumentType } from './document-type.js';
 import { fileNameFor } from './file-name.js';
 import type { OfficeConverter } from './office-converter.js';

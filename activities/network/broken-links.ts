@@ -2,8 +2,8 @@
 //! carries no dates, so "newest first" cannot be known; the first `maxLinks` in reading order
 //! are checked) and checks them five at a time.
 import { precheck, type BrokenLinksInput, type BrokenLinksOutput } from '../../domain/tools/broken-links.js';
-import { ToolError } from '../../lib/errors.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import { ToolError } from '../../contracts/errors.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 import { createLinkChecker, type LinkCheckOptions } from './link-check.js';
 import { createPageFetcher, type PageFetchOptions } from './page-fetch.js';

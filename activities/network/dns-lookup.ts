@@ -8,9 +8,9 @@ import {
   type LookupRecord,
   type LookupStatus,
 } from '../../domain/tools/dns-lookup.js';
-import { ToolError } from '../../lib/errors.js';
+import { ToolError } from '../../contracts/errors.js';
 import { DnsError, type DnsResolver } from '../../lib/resolver.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import { agedRecords, cacheSeconds, shapeRecords } from './dns-records.js';
 import { createTtlCache, type TtlCache } from './ttl-cache.js';
 

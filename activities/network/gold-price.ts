@@ -3,8 +3,8 @@
 //! feeds (market-feeds.ts); each is cached briefly in memory and its last good answer is kept in
 //! MongoDB, served with `stale: true` while the feed is down. No quote at all is 502.
 import type { Db } from 'mongodb';
-import { ToolError } from '../../lib/errors.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import { ToolError } from '../../contracts/errors.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import type { GoldPriceInput, GoldPriceOutput, Metal } from '../../domain/tools/gold-price.js';
 import { karatBreakdown, unitPrices } from './gold-math.js';
 import { createMarketFeeds, FeedError, type FxRates, type MarketFeeds, type MetalQuote } from './market-feeds.js';

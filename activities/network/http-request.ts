@@ -8,7 +8,7 @@ import {
   type HttpRequestOutput,
 } from '../../domain/tools/http-request.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import { decodeBody, headersFromRaw } from './http-message.js';
 
 export interface HttpRequestDeps {

@@ -3,7 +3,7 @@
 //! through the guarded client, so a link to a private address is a broken link with a reason,
 //! never a request to that address.
 import type { LinkCheck } from '../../domain/tools/broken-links.js';
-import { type ToolError, ServiceError } from '../../lib/errors.js';
+import { type ToolError, ServiceError } from '../../contracts/errors.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 
 export type LinkChecker = (url: string, signal: AbortSignal) => Promise<LinkCheck>;

@@ -2,7 +2,7 @@
 //! a few redirects, each hop re-checked by the guard; compressed bodies undone; at most 5 MiB
 //! (docs/API.md); something that is not a page answers 422. The page comes back as bytes: parsing a
 //! large one takes seconds of CPU, so the tools hand it to a Reader (readings.ts).
-import { ToolError } from '../../lib/errors.js';
+import { ToolError } from '../../contracts/errors.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 import { mediaTypeOf } from './http-message.js';
 import type { PageSource } from './page-extract.js';

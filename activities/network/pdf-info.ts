@@ -3,7 +3,7 @@
 //! not rendered. Files encrypted with only an owner password are decrypted by pdf.js on its
 //! own; a user-password file cannot be opened, but is still known to be encrypted.
 import type { PdfInfo } from '../../domain/tools/pdf-metadata.js';
-import { ToolError } from '../../lib/errors.js';
+import { ToolError } from '../../contracts/errors.js';
 
 export type PdfReader = (bytes: Uint8Array) => Promise<PdfInfo>;
 

@@ -1,9 +1,9 @@
 //! pdf-metadata: downloads a PDF (at most 20 MiB, redirects re-checked by the guard), decides
 //! from its bytes that it is one, and reports its information dictionary and page count.
 import { precheck, type PdfMetadataInput, type PdfMetadataOutput } from '../../domain/tools/pdf-metadata.js';
-import { ToolError } from '../../lib/errors.js';
+import { ToolError } from '../../contracts/errors.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import type { Reader } from './readings.js';
 
 export interface PdfMetadataDeps {

@@ -3,7 +3,7 @@
 //! guard, and every probe goes to that one address. Total loss is an answer (200), not an error.
 import { pingHost, type PingAttempt, type PingInput, type PingMethod, type PingOutput } from '../../domain/tools/ping.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import { createIcmpPinger, IcmpUnavailableError, type IcmpPinger } from './icmp-ping.js';
 import { summarise } from './ping-stats.js';
 import { tcpProbes } from './tcp-ping.js';

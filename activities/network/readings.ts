@@ -3,7 +3,7 @@
 //! up to seconds (a 5 MiB page, a PDF of 20 MiB and thousands of objects), so the network worker
 //! runs readings on a thread pool (reading-pool.ts) and never on its event loop, where ping times
 //! handshakes and fifty other activities heartbeat. `readInline` runs them in the calling thread.
-import { ToolError, type ErrorCode, type ProblemExtras, ServiceError } from '../../lib/errors.js';
+import { ToolError, type ErrorCode, type ProblemExtras, ServiceError } from '../../contracts/errors.js';
 import { pageLinks, parseSource, type PageSource } from './page-extract.js';
 import { createPdfReader } from './pdf-info.js';
 import { readScrape } from './web-scrape-reading.js';

@@ -1,7 +1,7 @@
 //! seo-meta: the raw values search engines read from a page (title, description, canonical,
 //! robots, og: and twitter: properties, the heading outline, the word count), with no score.
 import { precheck, type SeoMetaInput, type SeoMetaOutput } from '../../domain/tools/seo-meta.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 import { createPageFetcher, type PageFetchOptions } from './page-fetch.js';
 import type { Reader } from './readings.js';

@@ -2,7 +2,7 @@
 //! reply. Written for servers that misbehave: every line is capped, every reply has a line limit,
 //! and a caller's signal (the overall deadline) ends a read that a dripping server keeps open.
 import type net from 'node:net';
-import { ToolError } from '../../lib/errors.js';
+import { ToolError } from '../../contracts/errors.js';
 import { upstreamError } from '../../lib/upstream.js';
 import { parseReplyLine, type SmtpReply } from './smtp-replies.js';
 

@@ -5,10 +5,10 @@
 //! step's reply, an error or a log line.
 import type tls from 'node:tls';
 import { precheck, type SmtpStep, type SmtpTestInput, type SmtpTestOutput } from '../../domain/tools/smtp-test.js';
-import { ToolError } from '../../lib/errors.js';
+import { ToolError } from '../../contracts/errors.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
 import type { ResolvedTarget } from '../../lib/target-guard.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import { summariseCertificate } from './certificate-summary.js';
 import { createSmtpConversation, type SmtpConversation, type SmtpLimits } from './smtp-conversation.js';
 import {

@@ -3,9 +3,9 @@
 //! the handshake does not reject it, and `chainValid` / `hostnameMatches` say what is wrong.
 import tls from 'node:tls';
 import { sslHost, type SslCheckInput, type SslCheckOutput } from '../../domain/tools/ssl-check.js';
-import { ToolError } from '../../lib/errors.js';
+import { ToolError } from '../../contracts/errors.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import { summariseCertificate } from './certificate-summary.js';
 
 /** Node's code for a certificate that does not cover the name asked for. */

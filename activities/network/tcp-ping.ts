@@ -2,7 +2,7 @@
 //! not available. Probes start `intervalMs` apart whether or not the previous one answered (as
 //! ICMP ping sends), so a run lasts about (count - 1) * interval + timeout at most.
 import type { GuardedSockets } from '../../lib/guarded-sockets.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { ResolvedTarget } from '../../lib/target-guard.js';
 import type { PingAttempt, ProbeStatus } from '../../domain/tools/ping.js';
 import { roundMs } from './ping-stats.js';

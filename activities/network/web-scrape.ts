@@ -1,7 +1,7 @@
 //! web-scrape: the structure of a page (title, meta, headings, links, images, og: tags), the text
 //! of the nodes a simple selector matches, and the readable text.
 import { precheck, type WebScrapeInput, type WebScrapeOutput } from '../../domain/tools/web-scrape.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 import { createPageFetcher, type PageFetchOptions } from './page-fetch.js';
 import type { Reader } from './readings.js';

@@ -1,6 +1,6 @@
 //! Component schemas of the account API's answers: the account, its usage and grants, its
 //! asynchronous calls and its API keys.
-import { GRANT_REASONS, LOW_BALANCE_THRESHOLD } from '../../domain/ledger.js';
+import { GRANT_REASONS, LOW_BALANCE_THRESHOLD } from '../../domain/ledger/index.js';
 import {
   credential,
   credits,

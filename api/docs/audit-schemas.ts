@@ -1,5 +1,5 @@
 //! Component schemas of the audit log's answers: an entry, a page of them, a verification.
-import { AUDIT_ACTIONS } from '../../domain/audit-log.js';
+import { AUDIT_ACTIONS } from '../../domain/audit/index.js';
 import { dateTime, id, nextCursor, record, ref, type JsonSchema } from './schema-parts.js';
 
 const hash = (description: string) => ({ type: 'string', pattern: '^([0-9a-f]{64})?$', description });

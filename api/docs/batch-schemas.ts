@@ -2,7 +2,7 @@
 //! lines of its results; the `data` of the batch events shares the batch's counts.
 import { credits, dateTime, id, nextCursor, nullableDateTime, record, ref, type JsonSchema } from './schema-parts.js';
 
-import { MAX_BATCH_ITEMS as MAX_ITEMS } from '../../domain/batches.js';
+import { MAX_BATCH_ITEMS as MAX_ITEMS } from '../../domain/batches/index.js';
 
 const count = (description: string) => ({ type: 'integer', minimum: 0, description });
 

@@ -1,6 +1,5 @@
 //! Component schemas of the billing answers: credit packs, a checkout, purchases, auto-recharge.
-import { AUTO_RECHARGE_LIMITS } from '../../domain/billing/auto-recharge.js';
-import { PACK_LIMITS } from '../../domain/billing/packs.js';
+import { AUTO_RECHARGE_LIMITS, PACK_LIMITS } from '../../domain/billing/index.js';
 import { credits, dateTime, id, nullableDateTime, nextCursor, record, ref, type JsonSchema } from './schema-parts.js';
 
 const currency = { type: 'string', pattern: '^[a-z]{3}$', description: 'ISO 4217, lowercase.', examples: ['usd'] };

@@ -1,7 +1,7 @@
 //! One entry of the error guide (error-guide.ts, tool-error-guide.ts): what a code means to a client.
 
 export interface ErrorGuide {
-  /** When the service answers with this code (the table of lib/errors.ts, in a client's words). Markdown-free. */
+  /** When the service answers with this code (the table of contracts/errors.ts, in a client's words). Markdown-free. */
   when: string;
   /** What the client should do next. */
   action: string;

@@ -1,11 +1,11 @@
 //! What each error code means to a client: when it happens and what to do about it. The one
 //! source of the /docs/errors page and of the problem answers' descriptions in the OpenAPI
-//! document; `lib/errors.ts` stays the source of codes, statuses and titles.
-import type { ErrorCode } from '../../lib/errors.js';
+//! document; `contracts/errors.ts` stays the source of codes, statuses and titles.
+import type { ErrorCode } from '../../contracts/errors.js';
 import type { ErrorGuide } from './error-guide-entry.js';
 import { TOOL_ERROR_GUIDE } from './tool-error-guide.js';
 
-/** Typed by `ErrorCode`, so a new code in lib/errors.ts does not compile until it is explained here. */
+/** Typed by `ErrorCode`, so a new code in contracts/errors.ts does not compile until it is explained here. */
 export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
   ...TOOL_ERROR_GUIDE,
   invalid_json: {

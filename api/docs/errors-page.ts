@@ -1,6 +1,6 @@
 //! The /docs/errors page: one section per error code, `id="<code>"`, which is where every
 //! problem answer's `type` URL points. Plain HTML and CSS, readable without JavaScript.
-import { ERRORS, type ErrorCode } from '../../lib/errors.js';
+import { ERRORS, type ErrorCode } from '../../contracts/errors.js';
 import { ERROR_GUIDE } from './error-guide.js';
 
 const escapeHtml = (text: string) =>

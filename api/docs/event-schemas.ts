@@ -1,9 +1,9 @@
 //! Component schemas of the webhook events the service posts: each kind's `data` and envelope.
-import { GRANT_REASONS, LOW_BALANCE_THRESHOLD } from '../../domain/ledger.js';
-import { EVENT_KINDS, type EventKind } from '../../lib/event-kinds.js';
+import { GRANT_REASONS, LOW_BALANCE_THRESHOLD } from '../../domain/ledger/index.js';
+import { EVENT_KINDS, type EventKind } from '../../contracts/event-kinds.js';
 import { credits, id, keyPrefix, record, ref, type JsonSchema } from './schema-parts.js';
 import { batchEventFields } from './batch-schemas.js';
-import { ROLES } from '../../domain/teams/permissions.js';
+import { ROLES } from '../../domain/teams/index.js';
 import { MONITOR_EVENT_PAYLOADS } from './monitor-schemas.js';
 
 const memberData = record('', {

@@ -1,6 +1,6 @@
 //! Component schemas of the sign-up and sign-in answers: a signed-in session, the list of
 //! sessions, a passkey.
-import { ROLES } from '../../domain/teams/permissions.js';
+import { ROLES } from '../../domain/teams/index.js';
 import { dateTime, id, record, ref, type JsonSchema } from './schema-parts.js';
 
 const role = { type: 'string', enum: [...ROLES], description: "The member's role on the account." };

@@ -1,8 +1,8 @@
 //! The reusable parts of the OpenAPI document: headers, parameters, security schemes, tags, and
 //! the problem answers, which are built from the error table and the error guide.
-import type { Group } from '../../domain/tool-definition.js';
-import { ERRORS, type ErrorCode } from '../../lib/errors.js';
-import { EVENT_KINDS } from '../../lib/event-kinds.js';
+import type { Group } from '../../domain/tools/index.js';
+import { ERRORS, type ErrorCode } from '../../contracts/errors.js';
+import { EVENT_KINDS } from '../../contracts/event-kinds.js';
 import { ERROR_GUIDE } from './error-guide.js';
 import { ref } from './schema-parts.js';
 

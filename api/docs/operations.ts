@@ -1,7 +1,7 @@
 //! What a route module needs to document the operations it serves: `operation()` and the shared
 //! parts of their answers, security and error codes. `api/openapi.ts` collects the operations
 //! and turns each one's `codes` into its problem answers.
-import type { ErrorCode } from '../../lib/errors.js';
+import type { ErrorCode } from '../../contracts/errors.js';
 import { ANSWER_HEADERS, RATE_LIMIT_HEADERS, type Json, type Tag } from './openapi-parts.js';
 import type { JsonSchema } from './schema-parts.js';
 

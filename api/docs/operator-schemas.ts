@@ -1,9 +1,9 @@
 //! Component schemas of the operator API's answers (accounts, grants, plans) and the service's
 //! (catalogue, health).
-import { GRANT_REASONS } from '../../domain/ledger.js';
-import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../../domain/plans.js';
-import { GROUPS } from '../../domain/tool-definition.js';
-import { POOLS } from '../../lib/temporal-shared.js';
+import { GRANT_REASONS } from '../../domain/ledger/index.js';
+import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../../domain/plans/index.js';
+import { GROUPS } from '../../domain/tools/index.js';
+import { POOLS } from '../../contracts/temporal-names.js';
 import { credential, credits, dateTime, id, keyPrefix, nullableDateTime, planFields, record, type JsonSchema } from './schema-parts.js';
 
 export const OPERATOR_SCHEMAS: Record<string, JsonSchema> = {

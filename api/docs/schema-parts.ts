@@ -1,6 +1,6 @@
 //! The building blocks of the component schemas (`api/docs/*-schemas.ts`): references, ids,
 //! times, credentials and the fields several answers share.
-import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../../domain/plans.js';
+import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../../domain/plans/index.js';
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -1,8 +1,8 @@
 //! JSON Schemas (2020-12) of what the API answers outside the tools and of the webhook events it
 //! posts: `components.schemas` of the OpenAPI document, one file per concern. They describe the
 //! shapes the routes build; the fuzz run (test/disruptive/fuzz.test.ts) checks answers against them.
-import { ERRORS } from '../../lib/errors.js';
-import { ROLES } from '../../domain/teams/permissions.js';
+import { ERRORS } from '../../contracts/errors.js';
+import { ROLES } from '../../domain/teams/index.js';
 import { ACCOUNT_SCHEMAS } from './account-schemas.js';
 import { AUDIT_SCHEMAS } from './audit-schemas.js';
 import { BATCH_SCHEMAS } from './batch-schemas.js';

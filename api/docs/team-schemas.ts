@@ -1,6 +1,6 @@
 //! Component schemas of the team routes' answers: members, invitations, a transfer of ownership,
 //! the sign-in policy, and who made an API key.
-import { ROLES } from '../../domain/teams/permissions.js';
+import { ROLES } from '../../domain/teams/index.js';
 import { dateTime, id, nullableDateTime, record, ref, type JsonSchema } from './schema-parts.js';
 
 const role = { type: 'string', enum: [...ROLES], description: 'The role on the account.' };

@@ -3,7 +3,7 @@
 //! and the one table both make.
 import { ADDRESS_REASONS } from '../../lib/address-class.js';
 import { INPUT_REASONS } from '../../lib/target-host.js';
-import type { ErrorCode } from '../../lib/errors.js';
+import type { ErrorCode } from '../../contracts/errors.js';
 import type { ErrorGuide } from './error-guide-entry.js';
 
 /** The target guard's `reason` values, which clients may branch on: every one, from the guard's own lists. */

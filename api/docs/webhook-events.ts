@@ -1,15 +1,15 @@
 //! The OpenAPI 3.1 `webhooks` section: each event kind as the service posts it to an endpoint,
 //! with the signature headers a receiver checks. Numbers come from the delivery code itself.
-import { EVENT_KINDS, EVENT_RETENTION_MS } from '../../lib/event-kinds.js';
+import { EVENT_KINDS, EVENT_RETENTION_MS } from '../../contracts/event-kinds.js';
 import { SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_HEADERS } from '../../lib/webhook-signature.js';
-import { WEBHOOK_TIMEOUT_MS, WEBHOOK_USER_AGENT } from '../../lib/webhook-transport.js';
+import { WEBHOOK_TIMEOUT_MS, WEBHOOK_USER_AGENT } from '../../domain/webhooks/index.js';
 import {
   DISABLE_AFTER_FAILURES,
   LATER_RETRY_DELAY_MS,
   MAX_DELIVERY_AGE_MS,
   RETRY_DELAYS_MS,
   SECRET_OVERLAP_MS,
-} from '../../lib/webhook-policy.js';
+} from '../../contracts/webhook-policy.js';
 import { json, type Json } from './openapi-parts.js';
 import { EVENT_PAYLOADS } from './event-schemas.js';
 import { ref } from './schema-parts.js';

@@ -1,5 +1,5 @@
 //! Component schemas of the webhook endpoints' answers, their delivery attempts and the event log.
-import { DEFAULT_EVENT_TYPES, SUBSCRIBABLE_EVENT_KINDS } from '../../lib/event-kinds.js';
+import { DEFAULT_EVENT_TYPES, SUBSCRIBABLE_EVENT_KINDS } from '../../contracts/event-kinds.js';
 import { dateTime, id, nextCursor, nullableDateTime, record, ref, type JsonSchema } from './schema-parts.js';
 
 const endpointFields = {

@@ -4,13 +4,12 @@
 //! as the roles that make keys do; a key limited to some tools may watch only those. Free: a
 //! monitor's runs are what is charged, each as the call it makes.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { findTool } from '../../domain/catalogue.js';
-import { keyMayCall } from '../../domain/key-settings.js';
-import type { MonitorBody, MonitorService } from '../../domain/monitors/index.js';
-import { invalidRequest } from '../../domain/monitors/index.js';
-import { GROUPS, permits } from '../../domain/teams/permissions.js';
-import type { AuditContext } from '../../domain/audit-log.js';
-import { ServiceError } from '../../lib/errors.js';
+import { findTool } from '../../domain/tools/index.js';
+import { keyMayCall } from '../../domain/accounts/index.js';
+import { type MonitorBody, type MonitorService, invalidRequest } from '../../domain/monitors/index.js';
+import { GROUPS, permits } from '../../domain/teams/index.js';
+import type { AuditContext } from '../../domain/audit/index.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { createAjv } from '../../lib/json-schema.js';
 import type { Principal } from '../auth.js';
 import { MONITOR_SCHEMAS } from '../docs/monitor-schemas.js';

@@ -5,7 +5,7 @@
 //! hand on instead of megabytes of base64 in its context.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { LinkSecrets } from '../../domain/link-secrets.js';
-import type { ToolDefinition } from '../../domain/tool-definition.js';
+import type { ToolDefinition } from '../../domain/tools/index.js';
 import { buildRenderLink, type QueryValue } from '../../lib/render-link-signature.js';
 import type { CallWatch } from '../tool-calls.js';
 import type { CallRequest } from '../call-request.js';

@@ -7,9 +7,9 @@
 //! not a credential, is what opens the file, for its hour.
 import { hkdfSync } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolDefinition } from '../../domain/tool-definition.js';
+import type { ToolDefinition } from '../../domain/tools/index.js';
 import type { BlobStore } from '../../lib/blob-store.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { signRenderLink, splitSignature, verifyRenderLink } from '../../lib/render-link-signature.js';
 
 type ResourceLink = Extract<CallToolResult['content'][number], { type: 'resource_link' }>;

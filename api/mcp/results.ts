@@ -4,8 +4,8 @@
 //! `isError` with text that starts with the problem's code, and the problem+json body REST would
 //! answer in `_meta.problem`; never a JSON-RPC error.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolDefinition } from '../../domain/tool-definition.js';
-import { ServiceError } from '../../lib/errors.js';
+import type { ToolDefinition } from '../../domain/tools/index.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { isDatabaseUnreachable } from '../../lib/mongo.js';
 import { problemBody } from '../problem.js';

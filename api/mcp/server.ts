@@ -12,15 +12,15 @@ import {
   CancelledNotificationSchema,
   ListToolsRequestSchema,
   type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Db } from 'mongodb';
-import { findTool } from '../../domain/catalogue.js';
-import type { ToolSchemas } from '../../domain/tool-schemas.js';
-import type { Accounts } from '../../domain/accounts.js';
+import { findTool, type ToolSchemas } from '../../domain/tools/index.js';
+import type { Accounts } from '../../domain/accounts/index.js';
 import type { JsonRpcId, McpSessions } from '../../domain/mcp-sessions.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Metrics } from '../../lib/metrics.js';
@@ -33,7 +33,7 @@ import type { OutputBodies } from '../output-body.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { parseIdempotencyKey, type CallWatch, type ToolCalls } from '../tool-calls.js';
 import { IDEMPOTENCY_KEY_SHAPE } from '../call-idempotency.js';
-import { CALL_CANCELLED } from '../../lib/temporal-shared.js';
+import { CALL_CANCELLED } from '../../contracts/call.js';
 import { ACCOUNT_TOOLS, toolsListedTo, USAGE_MAX_LIMIT } from './tool-list.js';
 import { refusalResult, successResult } from './results.js';
 import type { McpRenderLinks } from './render-links.js';

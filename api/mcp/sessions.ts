@@ -5,7 +5,7 @@
 //! only beyond the reach of a cancellation.
 import type { Context } from 'koa';
 import type { McpSessions } from '../../domain/mcp-sessions.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { Principal } from '../auth.js';
 
 export const SESSION_HEADER = 'Mcp-Session-Id';

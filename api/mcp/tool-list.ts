@@ -1,10 +1,8 @@
 //! The MCP tools a key is listed: each catalogue tool it may call, described from the same
 //! definition and JSON Schemas as its REST operation, and the account's balance and usage.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { CATALOGUE } from '../../domain/catalogue.js';
-import { keyMayCall } from '../../domain/key-settings.js';
-import type { ToolDefinition } from '../../domain/tool-definition.js';
-import type { ToolSchemas } from '../../domain/tool-schemas.js';
+import { CATALOGUE, type ToolDefinition, type ToolSchemas } from '../../domain/tools/index.js';
+import { keyMayCall } from '../../domain/accounts/index.js';
 import type { Principal } from '../auth.js';
 import { mayCallTools } from '../call-admission.js';
 

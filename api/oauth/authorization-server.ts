@@ -8,7 +8,7 @@
 import { createPrivateKey, hkdfSync } from 'node:crypto';
 import type { Db } from 'mongodb';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { oauthStoreAdapter } from '../../domain/oauth/store.js';
+import { oauthStoreAdapter } from '../../domain/oauth/index.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 
 /** The one scope: call this service's tools over MCP (the role of the member who consented decides which). */

@@ -4,9 +4,9 @@
 //! connection's account with the consenting member's role as it is now (removed from the
 //! account, refused). One read each, nothing cached: a revocation holds at once on every replica.
 import type Provider from 'oidc-provider';
-import { ServiceError } from '../../lib/errors.js';
-import type { Connections } from '../../domain/oauth/connections.js';
-import type { Role } from '../../domain/membership/documents.js';
+import { ServiceError } from '../../contracts/errors.js';
+import type { Connections } from '../../domain/oauth/index.js';
+import type { Role } from '../../domain/membership/index.js';
 import type { Principal } from '../auth.js';
 
 export interface OAuthBearerDeps {

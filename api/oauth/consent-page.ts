@@ -1,9 +1,9 @@
 //! The consent page an agent's authorization shows the signed-in person: which app asks, where its
 //! answers go, the account it would act on (the person picks among theirs), the role it would act
 //! with and what that role lets it do. Plain HTML and one form, no script; every value escaped.
-import { escapeHtml } from '../../domain/mail/compose.js';
-import { GROUPS } from '../../domain/teams/permissions.js';
-import type { Role } from '../../domain/membership/documents.js';
+import { escapeHtml } from '../../domain/mail/index.js';
+import { GROUPS } from '../../domain/teams/index.js';
+import type { Role } from '../../domain/membership/index.js';
 
 export interface ConsentAccount {
   id: string;

@@ -5,7 +5,7 @@ import type { Db } from 'mongodb';
 import type { ProviderContext } from 'oidc-provider';
 import type { Identity } from '../../domain/identity/index.js';
 import { createConnections } from '../../domain/oauth/connections.js';
-import { SERVICE_ACTOR } from '../../domain/audit-log.js';
+import { SERVICE_ACTOR } from '../../domain/audit/index.js';
 import type { Config } from '../../lib/config.js';
 import type { Logger } from '../../lib/logger.js';
 import { createGuardedHttp } from '../../lib/guarded-http.js';

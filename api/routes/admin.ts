@@ -1,18 +1,15 @@
 //! The operator API (`Authorization: Bearer $ADMIN_TOKEN`): open accounts, read them, grant credits,
 //! move an account to another plan.
 import Router from '@koa/router';
-import type { Accounts } from '../../domain/accounts.js';
-import type { Allowances } from '../../domain/allowances.js';
-import { grantView, type Grants } from '../../domain/grants.js';
-import { joinPlan } from '../../domain/allowances.js';
-import { DEFAULT_PLAN_ID, type Plans } from '../../domain/plans.js';
+import type { Accounts } from '../../domain/accounts/index.js';
+import { type Allowances, joinPlan, DEFAULT_PLAN_ID, type Plans } from '../../domain/plans/index.js';
+import { grantView, type Grants, type GrantReason } from '../../domain/ledger/index.js';
 import type { AccountDoc, GrantDoc } from '../../domain/account-documents.js';
-import type { GrantReason } from '../../domain/ledger.js';
 import { requireAdmin } from '../auth.js';
 import { operatorActing } from '../audit-context.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { accountPlanView } from '../plan-view.js';
 import { compileBodySchema, validationProblem } from '../validation.js';
 import { json, paramRef } from '../docs/openapi-parts.js';

@@ -3,8 +3,8 @@
 //! `GET /api/v1/admin/audit-log` (operator, every account).
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { AUDIT_ACTIONS, auditView, type AuditEntryDoc, type AuditLog } from '../../domain/audit-log.js';
-import { ServiceError } from '../../lib/errors.js';
+import { AUDIT_ACTIONS, auditView, type AuditEntryDoc, type AuditLog } from '../../domain/audit/index.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { requireAdmin, type Authenticator } from '../auth.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
 import { json } from '../docs/openapi-parts.js';

@@ -1,6 +1,6 @@
 //! The OpenAPI operations of the sign-up, sign-in, session and passkey routes (`api/routes/auth.ts`),
 //! beside them rather than inside them so the handlers' file stays about handling.
-import { AUTH_BODY_SCHEMAS } from '../auth-schemas.js';
+import { AUTH_BODY_SCHEMAS } from '../auth-body-schemas.js';
 import { json } from '../docs/openapi-parts.js';
 import {
   BODY_CODES,

@@ -4,23 +4,18 @@
 //! Routes that sign in set the session cookie.
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import type { Identity } from '../../domain/identity/index.js';
+import { type Identity, sessionView, type SessionDoc, userActing, passkeyView } from '../../domain/identity/index.js';
 import { currentSessionOf, perClientLimit, sessionAnswerOf } from '../person-session.js';
-import { sessionView } from '../../domain/identity/sessions.js';
 import type { Teams } from '../../domain/teams/index.js';
-import { policyAllows, providerRequired } from '../../domain/membership/sign-in-policy.js';
-import type { Role } from '../../domain/membership/documents.js';
-import type { SessionDoc } from '../../domain/identity/documents.js';
-import { ServiceError } from '../../lib/errors.js';
+import { policyAllows, providerRequired, type Role } from '../../domain/membership/index.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { Authenticator, Principal } from '../auth.js';
 import { readJsonObject } from '../body.js';
-import { AUTH_BODY_SCHEMAS } from '../auth-schemas.js';
+import { AUTH_BODY_SCHEMAS } from '../auth-body-schemas.js';
 import { compileBodySchema } from '../validation.js';
 import { ownerActing, requestFacts } from '../audit-context.js';
 import { clearSessionCookie, setSessionCookie, type CookieSettings } from '../session-cookie.js';
-import { userActing } from '../../domain/identity/context.js';
 import type { RateLimiter } from '../rate-limit.js';
-import { passkeyView } from '../../domain/identity/passkeys.js';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 
 export interface AuthRouteDeps {

@@ -1,6 +1,6 @@
 //! The OpenAPI operations of the batch routes (`api/routes/batches.ts`), beside them rather than
 //! inside them so the handlers' file stays about handling.
-import { MAX_BATCH_ITEMS } from '../../domain/batches.js';
+import { MAX_BATCH_ITEMS } from '../../domain/batches/index.js';
 import { BATCH_BODY_LIMIT } from '../batch-requests.js';
 import { ANSWER_HEADERS, headerRef, json, paramRef, RATE_LIMIT_HEADERS } from '../docs/openapi-parts.js';
 import {

@@ -7,12 +7,11 @@ import type { Middleware } from 'koa';
 import type { Db } from 'mongodb';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { Logger } from '../../lib/logger.js';
-import { TASK_QUEUES, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
-import { stripeEventWorkflowId, type StripeFact } from '../../lib/billing-messages.js';
-import type { Authenticator } from '../auth.js';
-import { requireAdmin } from '../auth.js';
+import { TASK_QUEUES, WORKFLOW_TYPES } from '../../contracts/temporal-names.js';
+import { stripeEventWorkflowId, type StripeFact } from '../../contracts/billing-messages.js';
+import { type Authenticator, requireAdmin } from '../auth.js';
 import { ownerActing } from '../audit-context.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject, readRawBody } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
@@ -34,14 +33,21 @@ import {
   BODY_CODES,
   type RouteOperation,
 } from '../docs/operations.js';
-import { createPacks, packView, PACK_ID_PATTERN, type PackFields } from '../../domain/billing/packs.js';
-import { createPurchases, purchaseView } from '../../domain/billing/purchases.js';
-import { createCustomers } from '../../domain/billing/customers.js';
-import { createCheckout } from '../../domain/billing/checkout.js';
-import { createAutoRecharge, type AutoRechargeInput } from '../../domain/billing/auto-recharge.js';
-import { createStripeSignatures } from '../../domain/billing/stripe-signatures.js';
-import { stripeFactOf } from '../../domain/billing/stripe-events.js';
-import type { StripeApi } from '../../domain/billing/stripe-api.js';
+import {
+  createPacks,
+  packView,
+  PACK_ID_PATTERN,
+  type PackFields,
+  createPurchases,
+  purchaseView,
+  createCustomers,
+  createCheckout,
+  createAutoRecharge,
+  type AutoRechargeInput,
+  createStripeSignatures,
+  stripeFactOf,
+  type StripeApi,
+} from '../../domain/billing/index.js';
 
 const PURCHASES_DEFAULT_LIMIT = 50;
 const PURCHASES_MAX_LIMIT = 200;
@@ -153,7 +159,7 @@ export function billingRoutes(deps: BillingDeps): Router[] {
 
 /**
  * The event's workflow, keyed by its id: started once, however often Stripe delivers it. Only
- * its fact travels (lib/billing-messages.ts), not the event.
+ * its fact travels (contracts/billing-messages.ts), not the event.
  */
 async function startFulfilment(client: Client, fact: StripeFact): Promise<void> {
   try {

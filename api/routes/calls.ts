@@ -5,9 +5,8 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Db } from 'mongodb';
-import { CALL_ANSWER_RETENTION_MS, CALL_TOMBSTONE_MS, createAsyncCalls } from '../../domain/async-calls.js';
-import { isErrorCode, ServiceError } from '../../lib/errors.js';
-import type { CallDoc } from '../../domain/call-documents.js';
+import { CALL_ANSWER_RETENTION_MS, CALL_TOMBSTONE_MS, createAsyncCalls, type CallDoc } from '../../domain/calls/index.js';
+import { isErrorCode, ServiceError } from '../../contracts/errors.js';
 import type { Authenticator } from '../auth.js';
 import type { OutputBodies } from '../output-body.js';
 import { problemBody } from '../problem.js';

@@ -3,8 +3,8 @@
 //! token and members' sessions, under the role table (area `connected-apps`).
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { connectionView, type Connections } from '../../domain/oauth/connections.js';
-import { ServiceError } from '../../lib/errors.js';
+import { connectionView, type Connections } from '../../domain/oauth/index.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { ownerActing } from '../audit-context.js';
 import type { Authenticator } from '../auth.js';
 import { json } from '../docs/openapi-parts.js';

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Router from '@koa/router';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { operation, open, plain, type RouteOperation } from '../docs/operations.js';
 
 const ASSET_DIR = new URL('../../dashboard/', import.meta.url);

@@ -3,7 +3,7 @@
 //! destination service (`domain/destinations/service.ts`).
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { MAX_DESTINATIONS_PER_ACCOUNT, type DestinationService, type NewDestination } from '../../domain/destinations/service.js';
+import { MAX_DESTINATIONS_PER_ACCOUNT, type DestinationService, type NewDestination } from '../../domain/destinations/index.js';
 import { ownerActing } from '../audit-context.js';
 import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';

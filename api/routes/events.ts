@@ -3,10 +3,10 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Db } from 'mongodb';
-import { ServiceError } from '../../lib/errors.js';
-import { createEventLog } from '../../domain/event-log.js';
-import { EVENT_KINDS, EVENT_RETENTION_MS } from '../../lib/event-kinds.js';
-import { isoWithOffset } from '../../lib/webhook-messages.js';
+import { ServiceError } from '../../contracts/errors.js';
+import { createEventLog } from '../../domain/events/index.js';
+import { EVENT_KINDS, EVENT_RETENTION_MS } from '../../contracts/event-kinds.js';
+import { isoWithOffset } from '../../contracts/webhook-messages.js';
 import type { Authenticator } from '../auth.js';
 import { cursorOf, pageBody, parseLimit } from '../paging.js';
 import { json, paramRef } from '../docs/openapi-parts.js';

@@ -7,15 +7,15 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CATALOGUE } from '../../domain/catalogue.js';
-import { ServiceError } from '../../lib/errors.js';
+import { CATALOGUE } from '../../domain/tools/index.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { bearer, type Authenticator } from '../auth.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
 import { applyCancellation, createMcpServer, type McpServerDeps } from '../mcp/server.js';
 import { endSession, sessionOf } from '../mcp/sessions.js';
 import { MCP_PATH, mcpChallenge } from '../mcp/protected-resource.js';
 import type { OAuthBearer } from '../oauth/bearer.js';
-import { credentialKind } from '../../domain/credentials.js';
+import { credentialKind } from '../../domain/accounts/index.js';
 import { RESULTS_PATH, RESULT_LINK_TTL_S } from '../mcp/result-links.js';
 import { json } from '../docs/openapi-parts.js';
 import { operation, plain, type RouteOperation } from '../docs/operations.js';

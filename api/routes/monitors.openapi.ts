@@ -1,6 +1,6 @@
 //! The OpenAPI operations of the monitor routes (`api/routes/monitors.ts`), beside them rather than
 //! inside them so the handlers' file stays about handling.
-import type { ErrorCode } from '../../lib/errors.js';
+import type { ErrorCode } from '../../contracts/errors.js';
 import { json, paramRef } from '../docs/openapi-parts.js';
 import { example, linked, operation, OWNER_CODES, owner, plain, withRateLimit, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';

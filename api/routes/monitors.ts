@@ -5,7 +5,7 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { invalidRequest, type MonitorBody, type MonitorService } from '../../domain/monitors/index.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { createAjv } from '../../lib/json-schema.js';
 import { ownerActing } from '../audit-context.js';
 import type { Authenticator } from '../auth.js';

@@ -13,7 +13,7 @@ import { userActing } from '../../domain/identity/context.js';
 import { policyAllows } from '../../domain/membership/sign-in-policy.js';
 import type { Role } from '../../domain/membership/documents.js';
 import type { Connections } from '../../domain/oauth/connections.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Authenticator } from '../auth.js';
 import { requestFacts } from '../audit-context.js';

@@ -4,9 +4,8 @@
 //! only: what each does is domain/identity/oidc.ts.
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { Identity } from '../../domain/identity/index.js';
-import { OIDC_STATE_MS } from '../../domain/identity/oidc.js';
-import { providerSignInPath } from '../../domain/membership/sign-in-policy.js';
+import { type Identity, OIDC_STATE_MS } from '../../domain/identity/index.js';
+import { providerSignInPath } from '../../domain/membership/index.js';
 import type { Authenticator } from '../auth.js';
 import { requestFacts } from '../audit-context.js';
 import { clearOidcCookie, oidcBinding, setOidcCookie, setSessionCookie, type CookieSettings } from '../session-cookie.js';
@@ -14,7 +13,7 @@ import { json } from '../docs/openapi-parts.js';
 import { open, operation, plain, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
 import { currentSessionOf } from '../person-session.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { Logger } from '../../lib/logger.js';
 
 /** What an operator needs of a failed exchange with a provider: which step, and what the library or the provider said (never a token or a claim). */

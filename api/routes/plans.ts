@@ -1,8 +1,15 @@
 //! The operator's plans (`Authorization: Bearer $ADMIN_TOKEN`): create, list, read and change them.
 import Router from '@koa/router';
-import { DEFAULT_PLAN_ID, MAX_MONTHLY_ALLOWANCE, planView, PlanExistsError, type PlanFields, type Plans } from '../../domain/plans.js';
+import {
+  DEFAULT_PLAN_ID,
+  MAX_MONTHLY_ALLOWANCE,
+  planView,
+  PlanExistsError,
+  type PlanFields,
+  type Plans,
+} from '../../domain/plans/index.js';
 import { randomBase62 } from '../../lib/ids.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { requireAdmin } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';

@@ -3,10 +3,10 @@
 //! cache's hits per day, and emptying the cache.
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { findTool } from '../../domain/catalogue.js';
+import { findTool } from '../../domain/tools/index.js';
 import { publicLinkSecret, MAX_LIVE_LINK_SECRETS, type LinkSecrets } from '../../domain/link-secrets.js';
 import type { RenderCache } from '../../domain/render-cache.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { buildRenderLink, type QueryValue } from '../../lib/render-link-signature.js';
 import { ownerActing } from '../audit-context.js';
 import type { Authenticator } from '../auth.js';

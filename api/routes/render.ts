@@ -5,11 +5,9 @@
 //! problem+json.
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { findTool } from '../../domain/catalogue.js';
+import { findTool, type ToolDefinition, type ToolSchemas } from '../../domain/tools/index.js';
 import type { LinkSecrets } from '../../domain/link-secrets.js';
-import type { ToolDefinition } from '../../domain/tool-definition.js';
-import type { ToolSchemas } from '../../domain/tool-schemas.js';
-import { ServiceError, type ErrorCode } from '../../lib/errors.js';
+import { ServiceError, type ErrorCode } from '../../contracts/errors.js';
 import { RENDER_PATH, splitSignature, verifyRenderLink } from '../../lib/render-link-signature.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import { freshFor, setRenderHeaders, type RenderCalls } from '../render-calls.js';

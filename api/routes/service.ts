@@ -3,7 +3,7 @@
 import Router from '@koa/router';
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { json } from '../docs/openapi-parts.js';
 import { operation, open, plain, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';

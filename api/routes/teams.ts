@@ -4,13 +4,11 @@
 //! HTTP only: what each does is domain/teams/.
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import type { Teams } from '../../domain/teams/index.js';
-import { invitationView } from '../../domain/teams/invitations.js';
-import { providerSignInPath, type ProviderName } from '../../domain/membership/sign-in-policy.js';
-import type { Role } from '../../domain/membership/documents.js';
+import { type Teams, invitationView } from '../../domain/teams/index.js';
+import { providerSignInPath, type ProviderName, type Role } from '../../domain/membership/index.js';
 import type { Authenticator, Principal } from '../auth.js';
 import { readJsonObject } from '../body.js';
-import { TEAM_BODY_SCHEMAS } from '../team-schemas.js';
+import { TEAM_BODY_SCHEMAS } from '../team-body-schemas.js';
 import { compileBodySchema } from '../validation.js';
 import { ownerActing } from '../audit-context.js';
 import { json } from '../docs/openapi-parts.js';

@@ -7,14 +7,12 @@ import type { StoredRender } from '../../domain/render-cache.js';
 import { acceptedRenderAge } from '../cache-control.js';
 import type { CallRequest } from '../call-request.js';
 import { freshFor, setRenderHeaders, type RenderCalls, type RenderHit, type RenderMiss } from '../render-calls.js';
-import { CATALOGUE, findTool } from '../../domain/catalogue.js';
-import { GROUPS, type ToolDefinition } from '../../domain/tool-definition.js';
+import { CATALOGUE, findTool, GROUPS, type ToolDefinition, type ToolSchemas } from '../../domain/tools/index.js';
 import type { Metrics } from '../../lib/metrics.js';
-import type { ToolSchemas } from '../../domain/tool-schemas.js';
 import type { Authenticator, Principal } from '../auth.js';
 import { checkKeyMayCall, createCallAdmission } from '../call-admission.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject } from '../body.js';
-import { ServiceError, type ErrorCode } from '../../lib/errors.js';
+import { ServiceError, type ErrorCode } from '../../contracts/errors.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import { parseIdempotencyKey, waitLimit, type ToolCalls } from '../tool-calls.js';
 import { prefersAsync, sendAccepted } from '../respond-async.js';
@@ -23,7 +21,7 @@ import { chargedOutput } from '../call-outcome.js';
 import { ANSWER_HEADERS, headerRef, json, paramRef, pascal, RATE_LIMIT_HEADERS } from '../docs/openapi-parts.js';
 import { embedToolSchema, mediaExamples, open, operation, plain, type RouteOperation } from '../docs/operations.js';
 import { ref, type JsonSchema } from '../docs/schema-parts.js';
-import type { DestinationService } from '../../domain/destinations/service.js';
+import type { DestinationService } from '../../domain/destinations/index.js';
 
 export interface ToolRoutesDeps {
   baseUrl: string;

@@ -1,11 +1,11 @@
 //! The OpenAPI operations of the webhook endpoint routes (`api/routes/webhooks.ts`), beside them
 //! rather than inside them so the handlers' file stays about handling.
-import { SECRET_OVERLAP_MS } from '../../lib/webhook-policy.js';
+import { SECRET_OVERLAP_MS } from '../../contracts/webhook-policy.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';
 import { json, paramRef } from '../docs/openapi-parts.js';
 import { BODY_CODES, example, linked, operation, OWNER_CODES, owner, withRateLimit, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
-import { MAX_ENDPOINTS_PER_ACCOUNT } from '../../domain/webhooks/service.js';
+import { MAX_ENDPOINTS_PER_ACCOUNT } from '../../domain/webhooks/index.js';
 
 /** The operations on one webhook endpoint, each taking its id: what a new endpoint's answer links to. */
 const ENDPOINT_OPERATIONS = [

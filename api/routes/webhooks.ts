@@ -4,8 +4,8 @@
 //! each request does is the webhook service (`domain/webhooks/service.ts`).
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { SubscribableEventKind } from '../../lib/event-kinds.js';
-import type { WebhookService } from '../../domain/webhooks/service.js';
+import type { SubscribableEventKind } from '../../contracts/event-kinds.js';
+import type { WebhookService } from '../../domain/webhooks/index.js';
 import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { BODY_SCHEMAS } from '../body-schemas.js';

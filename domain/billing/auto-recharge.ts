@@ -1,12 +1,12 @@
 //! Auto-recharge's settings: a pack bought with the card saved at checkout when a charged call takes
 //! the balance below a threshold, at most `monthlyLimit` times a calendar month. The settings live
 //! with the account's billing; the threshold and its latch also in the account's document, where
-//! the commit of a call reads them back for free (domain/settlement.ts).
+//! the commit of a call reads them back for free (domain/ledger/settlement.ts).
 import type { Db } from 'mongodb';
 import { collections, isDuplicateKey } from '../../lib/mongo.js';
 import type { AutoRechargeState, BillingAccountDoc } from './documents.js';
-import { spendMonth } from '../account-doc.js';
-import { auditDraft, changesOf, createAuditLog, type AuditContext } from '../audit-log.js';
+import { spendMonth } from '../ledger/index.js';
+import { auditDraft, changesOf, createAuditLog, type AuditContext } from '../audit/index.js';
 import type { Packs } from './packs.js';
 
 /** Bounds of the settings (body schema and docs). */

@@ -5,9 +5,9 @@ import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
 import type { PurchaseDoc } from './documents.js';
 import { newId } from '../../lib/ids.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { Logger } from '../../lib/logger.js';
-import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
+import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
 import type { Packs } from './packs.js';
 import type { Customers } from './customers.js';
 import { stripeFailure, type StripeApi } from './stripe-api.js';
@@ -96,7 +96,7 @@ export function createCheckout(deps: CheckoutDeps) {
       createdAt: now,
       paidAt: null,
       receiptUrl: null,
-      // The entry is written with the purchase (domain/audit-log.ts).
+      // The entry is written with the purchase (domain/audit/log.ts).
       auditDrafts: [
         auditDraft(
           audit,

@@ -8,11 +8,9 @@ import type { Db } from 'mongodb';
 import { collections, isDuplicateKey, upsertReturningAfter } from '../../lib/mongo.js';
 import type { PurchaseDoc, StripePaymentDoc } from './documents.js';
 import type { Logger } from '../../lib/logger.js';
-import type { StripeFact, StripeFactOutcome } from '../../lib/billing-messages.js';
-import { grantIdForKey, type Grants } from '../grants.js';
-import { voidedAfter } from '../grant-voids.js';
-import type { Ledger } from '../ledger.js';
-import { type AuditLog, SERVICE_ACTOR, auditDraft, changesOf, createAuditLog } from '../audit-log.js';
+import type { StripeFact, StripeFactOutcome } from '../../contracts/billing-messages.js';
+import { grantIdForKey, type Grants, voidedAfter, type Ledger } from '../ledger/index.js';
+import { type AuditLog, SERVICE_ACTOR, auditDraft, changesOf, createAuditLog } from '../audit/index.js';
 import { isClosedDispute } from './stripe-events.js';
 import { paidStatus } from './purchases.js';
 

@@ -2,7 +2,7 @@
 //! on PUBLIC_BASE_URL; nothing of the card but what the owner sees on the Billing page.
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
-import { composeMail } from '../mail/compose.js';
+import { composeMail } from '../mail/index.js';
 
 /** Why a recharge failed, in the owner's words, from Stripe's code. */
 function failureWords(reason: string): string {

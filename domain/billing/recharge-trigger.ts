@@ -1,18 +1,19 @@
 //! Handing a due auto-recharge to the account's recharge workflow without keeping the call waiting.
-//! The charge that found it due (domain/settlement.ts) calls the trigger and goes on; the trigger
+//! The charge that found it due (domain/ledger/settlement.ts) calls the trigger and goes on; the trigger
 //! disarms the account's latch (one update: of any number of concurrent charges, one wins) and
 //! wakes the workflow (signal-with-start: one per account). The disarming update marks the account
 //! `rechargeDueAt`; the workflow clears it when it takes the recharge up, and the billing upkeep
-//! wakes it again for a mark left older than a minute (a process that died in between).
+//! wakes it again for a mark left older than a minute (a process that died in between). Once a
+//! recharge ends (or is not needed), `rearmer` arms the latch again.
 import type { Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
 import type { Logger } from '../../lib/logger.js';
 import { detached } from '../../lib/trace-context.js';
-import { SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
-import { AUTO_RECHARGE_SIGNALS, autoRechargeWorkflowId, type AutoRechargeInput } from '../../lib/billing-messages.js';
-import type { RechargeSink } from '../ledger.js';
+import { SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES } from '../../contracts/temporal-names.js';
+import { AUTO_RECHARGE_SIGNALS, autoRechargeWorkflowId, type AutoRechargeInput } from '../../contracts/billing-messages.js';
+import type { RechargeSink } from '../ledger/index.js';
 
 /** A mark this old whose recharge was not taken up is handed on again. */
 export const RECHARGE_HANDOFF_STALE_MS = 60_000;
@@ -70,3 +71,14 @@ export function createRechargeTrigger(options: { db: Db; client: Client; log: Lo
 }
 
 export type RechargeTrigger = ReturnType<typeof createRechargeTrigger>;
+
+/** The latch armed again: the next charge below the threshold starts a recharge (if auto-recharge is still on). */
+export function rearmer(db: Db) {
+  const { accounts } = collections(db);
+  return (accountId: string) =>
+    accounts.updateOne(
+      { _id: accountId, rechargeBelow: { $exists: true } },
+      { $set: { rechargeArmed: true }, $unset: { rechargeArmsAt: '' } },
+    );
+}
+export type Rearm = ReturnType<typeof rearmer>;

@@ -1,6 +1,6 @@
-//! From one of Stripe's verified events to the fact the service acts on (lib/billing-messages.ts):
+//! From one of Stripe's verified events to the fact the service acts on (contracts/billing-messages.ts):
 //! the few fields docs/API.md says it reads, nothing else. Pure; null for event types it does not act on.
-import type { StripeFact } from '../../lib/billing-messages.js';
+import type { StripeFact } from '../../contracts/billing-messages.js';
 
 type Obj = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
 import type { Db } from 'mongodb';
 import { collections, isDuplicateKey } from '../../lib/mongo.js';
 import { sha256Hex } from '../../lib/ids.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { StripeApi } from './stripe-api.js';
 
 /** How far a signature's time may be from the service's clock, as Stripe's libraries default to. */

@@ -3,10 +3,10 @@
 //! secret in memory, writes `{prefix}/{folder}/{name}.{ext}` and answers where it went. A refusal
 //! is `destination_error` with S3's reason; the call is then refunded.
 import type { Db } from 'mongodb';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
-import type { CallDestination } from '../../lib/temporal-shared.js';
-import { findTool } from '../catalogue.js';
+import type { CallDestination } from '../../contracts/call.js';
+import { findTool } from '../tools/index.js';
 import { createDestinationStore } from './store.js';
 import { fileOf, objectKey, storedOutput } from './stored-file.js';
 

@@ -2,12 +2,12 @@
 //! target guard, a test upload the bucket must accept), list, read, delete; and the check a tool
 //! call with `Output-Destination` passes before anything starts or is charged.
 import type { Db } from 'mongodb';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import { isInputRefusal } from '../../lib/target-host.js';
-import { auditDraft, changesOf, createAuditLog, type AuditContext } from '../audit-log.js';
-import type { ToolDefinition } from '../tool-definition.js';
+import { auditDraft, changesOf, createAuditLog, type AuditContext } from '../audit/index.js';
+import type { ToolDefinition } from '../tools/index.js';
 import { createDestinationStore, DESTINATION_ID, publicDestination, type DestinationFields } from './store.js';
 
 /** Destinations of one account: plenty for a bucket per use, few enough to list on one page. */

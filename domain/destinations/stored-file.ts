@@ -1,6 +1,6 @@
 //! A tool's file as a destination takes it: its bytes and type out of the output, the object's key,
 //! and the answer that says where it went in place of the bytes. Pure.
-import type { CallDestination } from '../../lib/temporal-shared.js';
+import type { CallDestination } from '../../contracts/call.js';
 
 /** The object's name ends in the extension of its type. */
 const EXTENSIONS: Readonly<Record<string, string>> = {

@@ -1,16 +1,15 @@
 //! What every identity operation needs: the stores, the mailer, the settings, and who is asking.
 import type { Db } from 'mongodb';
-import type { Accounts } from '../accounts.js';
-import type { AuditContext } from '../audit-log.js';
+import type { Accounts } from '../accounts/index.js';
+import type { AuditContext } from '../audit/index.js';
 import { createSessions, type Sessions, type SessionTimeouts } from './sessions.js';
 import { createSigninThrottle, type SigninThrottle } from './throttle.js';
 import { createTokens, type Tokens } from './tokens.js';
 import { createUsers, type Users } from './users.js';
 import type { Mail } from './mail-texts.js';
-import type { EventSink } from '../events.js';
+import type { EventSink } from '../events/index.js';
 import type { OidcProvider } from '../../lib/config.js';
-import { createMemberships, type Memberships } from '../membership/memberships.js';
-import type { ProviderName } from '../membership/sign-in-policy.js';
+import { createMemberships, type Memberships, type ProviderName } from '../membership/index.js';
 
 /** Sends a mail durably (domain/mail/outbox.ts); a repeat of `idempotencyKey` sends nothing more. */
 export interface MailSender {

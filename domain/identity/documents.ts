@@ -2,7 +2,7 @@
 //! mailboxes, passkeys and their challenges, identity provider sign-ins under way.
 import type { Collection } from 'mongodb';
 import type { AuditDraft } from '../account-documents.js';
-import type { Role, SignInMethod } from '../membership/documents.js';
+import type { Role, SignInMethod } from '../membership/index.js';
 
 declare module '../../lib/mongo.js' {
   /** Each collection of this file's documents (lib/mongo.ts names them). */

@@ -23,3 +23,17 @@ export function createIdentity(deps: IdentityDeps) {
 }
 
 export type Identity = ReturnType<typeof createIdentity>;
+export { userActing, type IdentityContext } from './context.js';
+export type { AuthTokenDoc, SessionDoc, UserDoc } from './documents.js';
+export { MAX_EMAIL_LENGTH, normalizeEmail } from './email-address.js';
+export { invitationMail } from './mail-texts.js';
+export { OIDC_STATE_MS } from './oidc.js';
+export { passkeyView } from './passkeys.js';
+export { ARGON2_PARAMETERS, hashPassword } from './password-hashing.js';
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './password-policy.js';
+export { requireRecentSignIn } from './passwords.js';
+export { invalidField, invalidToken, unauthenticated } from './problems.js';
+export { createSessions, sessionView, type Sessions } from './sessions.js';
+export type { Signin } from './signin.js';
+export { sweepIdentity, type IdentitySweep } from './sweep.js';
+export { createUsers, userView } from './users.js';

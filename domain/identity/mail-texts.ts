@@ -1,6 +1,6 @@
 //! The mails of signing up and in. Each names no account to an address that has not proved it
 //! owns it, and each link is built on PUBLIC_BASE_URL, never on a request's Host header.
-import { composeMail } from '../mail/compose.js';
+import { composeMail } from '../mail/index.js';
 
 export type Mail = ReturnType<typeof composeMail>;
 

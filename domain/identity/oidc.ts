@@ -7,7 +7,7 @@
 //! address signs no one in and joins nothing.
 import * as client from 'openid-client';
 import type { OidcProvider } from '../../lib/config.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { randomToken, sha256Hex } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
 import type { SessionDoc } from './documents.js';

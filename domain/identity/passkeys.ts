@@ -11,7 +11,7 @@ import {
   type RegistrationResponseJSON,
   type AuthenticatorTransport,
 } from '@simplewebauthn/server';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { collections } from '../../lib/mongo.js';
 import type { PasskeyDoc, SessionDoc } from './documents.js';
 import { userActing, type IdentityContext, type RequestFacts } from './context.js';

@@ -7,7 +7,7 @@
 //! naming the pattern found so the person knows what to change. Only a password being chosen is
 //! checked (sign-up, reset, change, an invitation's new sign-in): never one signing in.
 import { dictionary } from '@zxcvbn-ts/language-common';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { lowPriorityProcess, ProcessBusyError } from '../../lib/low-priority-process.js';
 import type { Strength } from './password-strength.js';
 

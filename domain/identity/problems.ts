@@ -1,11 +1,11 @@
 //! The refusals identity answers with, worded for the person who meets them.
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 
 export const invalidToken = (detail = 'This link is invalid, was used already or has expired. Ask for a new one.') =>
   new ServiceError('invalid_token', detail);
 
 /** A bad field of the body, as validation names it (`/password`, with why). */
-export { invalidField } from '../../lib/errors.js';
+export { invalidField } from '../../contracts/errors.js';
 
 export const invalidCredentials = () => new ServiceError('invalid_credentials', 'The address or the password is not right.');
 

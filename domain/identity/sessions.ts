@@ -6,10 +6,9 @@
 import type { Db } from 'mongodb';
 import { newId, randomToken, sha256Hex } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
-import type { Role } from '../membership/documents.js';
-import type { SignInMethod } from '../membership/documents.js';
+import type { Role, SignInMethod } from '../membership/index.js';
 import type { SessionDoc } from './documents.js';
-import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
+import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
 
 /** `lastSeenAt` is written at most this often: the idle timeout is counted in hours. */
 const TOUCH_EVERY_MS = 60_000;

@@ -2,9 +2,9 @@
 //! an unknown address and an unverified one (nothing was opened for it), in the same time: an
 //! unknown address is verified against a decoy hash. The lock is checked before the password, so
 //! a locked address is refused whatever is sent.
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { sha256Hex } from '../../lib/ids.js';
-import type { SignInMethod } from '../membership/documents.js';
+import { type SignInMethod, policyAllows, providerRequired } from '../membership/index.js';
 import type { SessionDoc, UserDoc } from './documents.js';
 import { normalizeEmail, emailDomain } from './email-address.js';
 import { hashPassword, needsRehash, verifyPassword } from './password-hashing.js';
@@ -12,7 +12,6 @@ import { lockedOutMail } from './mail-texts.js';
 import { LOCK_MS, throttleKeys } from './throttle.js';
 import { userActing, type IdentityContext, type RequestFacts } from './context.js';
 import { invalidCredentials, invalidField, tooManyAttempts } from './problems.js';
-import { policyAllows, providerRequired } from '../membership/sign-in-policy.js';
 
 /** How a person proved who they are: the method, and for `oidc` the provider. */
 export interface SignInHow {

@@ -1,11 +1,10 @@
 //! Signing up: an address is proved before anything is opened. `signup` answers alike whether
 //! or not the address has an account (a known one gets a "you already have an account" mail),
 //! and `verify` opens the account, gives the welcome grant once per mailbox and signs in.
-import { DEFAULT_PLAN_ID } from '../plans.js';
-import { joinPlan } from '../allowances.js';
+import { DEFAULT_PLAN_ID, joinPlan } from '../plans/index.js';
 import { derivedId, sha256Hex } from '../../lib/ids.js';
 import { collections, insertIfAbsent } from '../../lib/mongo.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { mailboxOf, normalizeEmail } from './email-address.js';
 import { hashPassword } from './password-hashing.js';
 import { passwordProblem } from './password-policy.js';

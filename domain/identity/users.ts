@@ -5,7 +5,7 @@
 import type { Db } from 'mongodb';
 import { collections, insertIfAbsent, isDuplicateKey } from '../../lib/mongo.js';
 import type { UserDoc } from './documents.js';
-import { auditDraft, createAuditLog, type AuditContext, type AuditAction, type AuditDraft } from '../audit-log.js';
+import { auditDraft, createAuditLog, type AuditContext, type AuditAction, type AuditDraft } from '../audit/index.js';
 
 /** The user as the session and the member list show them. */
 export const userView = (u: Pick<UserDoc, '_id' | 'email' | 'name'>) => ({ id: u._id, email: u.email, name: u.name });

@@ -4,7 +4,7 @@
 //! the server is away. A repeated key finds the first mail and sends nothing more.
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Logger } from '../../lib/logger.js';
-import { TASK_QUEUES, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
+import { TASK_QUEUES, WORKFLOW_TYPES } from '../../contracts/temporal-names.js';
 import { invalidMailReason, mailIdOf, recipientDomain, sealMail, type OutgoingMail } from './message.js';
 
 export { mailIdOf, type OutgoingMail } from './message.js';

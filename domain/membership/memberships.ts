@@ -7,8 +7,8 @@ import type { Db } from 'mongodb';
 import { collections, insertIfAbsent } from '../../lib/mongo.js';
 import type { MembershipDoc, Role } from './documents.js';
 import type { SignInPolicy } from '../account-documents.js';
-import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
-import { createEventRecorder, newEvent, type EventSink } from '../events.js';
+import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
+import { createEventRecorder, newEvent, type EventSink } from '../events/index.js';
 
 export const membershipId = (accountId: string, userId: string) => `${accountId}:${userId}`;
 

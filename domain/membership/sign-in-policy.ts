@@ -5,11 +5,11 @@
 //! account's owner cannot lock a person out of accounts that are not theirs. Setting the policy ends
 //! the members' sessions on the account that were not signed in through the provider, at once.
 import type { Db } from 'mongodb';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { collections } from '../../lib/mongo.js';
 import type { SignInPolicy } from '../account-documents.js';
 import type { SignInMethod } from './documents.js';
-import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
+import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
 
 /** An identity provider as people see it: its id (in its sign-in URL) and display name. */
 export interface ProviderName {

@@ -3,11 +3,10 @@
 //! (definition.ts), the members it names checked to be the account's; every problem at once, as
 //! 400 `invalid_request`. A new monitor's document, and the fields a change sets.
 import type { Db } from 'mongodb';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { newId } from '../../lib/ids.js';
 import { splitSecrets } from '../../lib/sealed.js';
-import { findTool } from '../catalogue.js';
-import type { ToolDefinition } from '../tool-definition.js';
+import { findTool, type ToolDefinition } from '../tools/index.js';
 import {
   invalidRequest,
   readAlert,

@@ -2,8 +2,8 @@
 //! definition passes before it is stored: what JSON Schema cannot say (an interval's minimum, a
 //! cron expression, a time zone, a pointer's syntax, an operator's value, a visual check on a tool
 //! that makes an image). Each problem names its field, as `invalid_request`'s `errors`. Pure.
-import { ServiceError } from '../../lib/errors.js';
-import type { ToolDefinition } from '../tool-definition.js';
+import { ServiceError } from '../../contracts/errors.js';
+import type { ToolDefinition } from '../tools/index.js';
 import { cronProblem } from './cron.js';
 
 /** `{ every: "<n>s|m|h" }`, or a cron expression read in `timezone` (UTC when absent). */

@@ -20,7 +20,7 @@ export type MonitorState = (typeof MONITOR_STATES)[number];
 export const RUN_OUTCOMES = ['pass', 'degraded', 'fail', 'error'] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
-/** The kinds of event a monitor sends (lib/event-kinds.ts lists them with the others). */
+/** The kinds of event a monitor sends (contracts/event-kinds.ts lists them with the others). */
 export type MonitorEventKind = 'monitor.down' | 'monitor.degraded' | 'monitor.up' | 'monitor.changed' | 'monitor.paused';
 
 /** The counts the state moves on: runs in a row that failed, that were not good, that were good. */

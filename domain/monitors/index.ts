@@ -12,3 +12,4 @@ export { MONITOR_STATES, RUN_OUTCOMES } from './documents.js';
 export { CRON_JITTER_MS } from './schedules.js';
 export { RECENT_RUNS } from './verdict.js';
 export { UPTIME_WINDOWS } from './uptime.js';
+export type { Rect } from './definition.js';

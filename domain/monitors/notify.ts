@@ -4,7 +4,7 @@
 //! PUBLIC_BASE_URL.
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
-import { composeMail } from '../mail/compose.js';
+import { composeMail } from '../mail/index.js';
 import type { MonitorEventKind } from './documents.js';
 
 /** The people `notify` names, with their addresses; members who left are nobody. */

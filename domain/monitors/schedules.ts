@@ -9,14 +9,9 @@ import { createHash } from 'node:crypto';
 import { ScheduleNotFoundError, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { randomBase62 } from '../../lib/ids.js';
-import {
-  CALL_WORKFLOW_TASK_TIMEOUT_MS,
-  SEARCH_ATTRIBUTES,
-  WORKFLOW_TYPES,
-  callTaskQueue,
-  type ToolCallInput,
-} from '../../lib/temporal-shared.js';
-import { findTool } from '../catalogue.js';
+import { CALL_WORKFLOW_TASK_TIMEOUT_MS, SEARCH_ATTRIBUTES, WORKFLOW_TYPES, callTaskQueue } from '../../contracts/temporal-names.js';
+import type { ToolCallInput } from '../../contracts/call.js';
+import { findTool } from '../tools/index.js';
 import { durationSeconds, type MonitorSchedule } from './definition.js';
 import type { MonitorDoc } from './documents.js';
 

@@ -4,8 +4,8 @@
 //! latest capture as a visual monitor's baseline, and read its runs.
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import { ServiceError } from '../../lib/errors.js';
-import { auditDraft, changesOf, createAuditLog, type AuditContext } from '../audit-log.js';
+import { ServiceError } from '../../contracts/errors.js';
+import { auditDraft, changesOf, createAuditLog, type AuditContext } from '../audit/index.js';
 import { changedFields, newMonitorDoc, readDefinition, type MonitorBody, type ReadingDeps } from './body.js';
 import { invalidRequest } from './definition.js';
 import type { MonitorDoc } from './documents.js';

@@ -3,7 +3,7 @@
 //! `changed` assertion compares with next, and the run counted toward uptime. The judge
 //! (judge.ts) writes it only if the monitor did not change meanwhile. Pure.
 import { derivedId } from '../../lib/ids.js';
-import type { ToolCallResult } from '../../lib/temporal-shared.js';
+import type { ToolCallResult } from '../../contracts/call.js';
 import { judgeAnswer } from './assertions.js';
 import { durationSeconds } from './definition.js';
 import type { MonitorDoc, MonitorRunDoc, RunChange, RunNotice, RunOutcome } from './documents.js';

@@ -3,7 +3,7 @@
 //! are in the audit log; a revocation removes the grant's codes and tokens from oidc-provider's
 //! store in the same step, so its next request on any replica is refused.
 import type { Db } from 'mongodb';
-import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
+import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
 import { collections } from '../../lib/mongo.js';
 import type { OAuthConnectionDoc } from './documents.js';
 

@@ -4,7 +4,7 @@
 import type { Identity } from '../identity/index.js';
 import { createInvitations } from './invitations.js';
 import { createMembers } from './members.js';
-import { createSignInPolicies } from '../membership/sign-in-policy.js';
+import { createSignInPolicies } from '../membership/index.js';
 
 export function createTeams(identity: Identity) {
   return {
@@ -16,3 +16,6 @@ export function createTeams(identity: Identity) {
 }
 
 export type Teams = ReturnType<typeof createTeams>;
+export { invitationView } from './invitations.js';
+export type { Members } from './members.js';
+export { GROUPS, ROLES, groupFor, permits } from './permissions.js';

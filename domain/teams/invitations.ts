@@ -3,20 +3,26 @@
 //! Accepting signs the invited address up (a new person chooses a password) or in (a person
 //! already signed in as that address) and joins the account. `owner` is only for an account with no
 //! owning person yet (one the operator opened): otherwise ownership moves by a transfer.
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { derivedId, newId } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
-import type { AuthTokenDoc, SessionDoc } from '../identity/documents.js';
-import type { Role } from '../membership/documents.js';
-import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
-import { normalizeEmail } from '../identity/email-address.js';
-import { hashPassword } from '../identity/password-hashing.js';
-import { passwordProblem } from '../identity/password-policy.js';
-import { invitationMail } from '../identity/mail-texts.js';
-import { userActing, type IdentityContext, type RequestFacts } from '../identity/context.js';
-import { invalidField, invalidToken, unauthenticated } from '../identity/problems.js';
-import type { Signin } from '../identity/signin.js';
-import { policyAllows, providerRequired } from '../membership/sign-in-policy.js';
+import {
+  type AuthTokenDoc,
+  type SessionDoc,
+  normalizeEmail,
+  hashPassword,
+  passwordProblem,
+  invitationMail,
+  userActing,
+  type IdentityContext,
+  type RequestFacts,
+  invalidField,
+  invalidToken,
+  unauthenticated,
+  type Signin,
+} from '../identity/index.js';
+import { type Role, policyAllows, providerRequired } from '../membership/index.js';
+import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
 
 /** An invitation as the pending list shows it. */
 export const invitationView = (doc: AuthTokenDoc) => ({

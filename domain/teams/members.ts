@@ -3,14 +3,12 @@
 //! end at once; their API keys keep working, listed as made by a former member), and the owner
 //! handing the account on. An account has exactly one owner: they can be neither demoted nor
 //! removed (409 `last_owner`); ownership moves only by a transfer, after which the old owner is an admin.
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { collections } from '../../lib/mongo.js';
 import type { CredentialDoc } from '../account-documents.js';
-import type { MembershipDoc, Role } from '../membership/documents.js';
-import type { SessionDoc, UserDoc } from '../identity/documents.js';
-import { auditDraft, createAuditLog, type AuditContext } from '../audit-log.js';
-import type { IdentityContext } from '../identity/context.js';
-import { requireRecentSignIn } from '../identity/passwords.js';
+import type { MembershipDoc, Role } from '../membership/index.js';
+import { type SessionDoc, type UserDoc, type IdentityContext, requireRecentSignIn } from '../identity/index.js';
+import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
 
 /** A member as the account's member list shows them. */
 export const memberView = (

@@ -3,7 +3,7 @@
 //! of roles that may read it and the group that may change it. One middleware (api/permissions.ts)
 //! consults this before any handler runs, and test/teams/permissions.test.ts walks every route of
 //! every router through it for each role. Pure data and two pure functions.
-import type { Role } from '../membership/documents.js';
+import type { Role } from '../membership/index.js';
 
 /** Every role, from the one that may do most to the one that may do least. */
 export const ROLES = ['owner', 'admin', 'developer', 'billing', 'viewer'] as const satisfies readonly Role[];

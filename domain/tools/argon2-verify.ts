@@ -1,8 +1,8 @@
 //! argon2-verify: whether a password produces an Argon2 PHC hash. Its precheck: the PHC string
 //! parses, hash-wasm can verify it, and its cost parameters stay within the limits (docs/API.md)
 //! before a pool thread spends on it.
-import { ToolError, invalidField } from '../../lib/errors.js';
-import { defineTool, FAILURES } from '../tool-definition.js';
+import { ToolError, invalidField } from '../../contracts/errors.js';
+import { defineTool, FAILURES } from './definition.js';
 
 export interface Argon2VerifyInput {
   password: string;

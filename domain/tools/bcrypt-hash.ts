@@ -1,7 +1,7 @@
 //! bcrypt-hash: a new bcrypt hash of a password. Its precheck: the password fits bcrypt's
 //! 72-byte input and the work factor stays within what the pool is sized for (4-14, docs/API.md).
-import { invalidField } from '../../lib/errors.js';
-import { defineTool } from '../tool-definition.js';
+import { invalidField } from '../../contracts/errors.js';
+import { defineTool } from './definition.js';
 import { utf8Bytes } from './utf8-bytes.js';
 
 export interface BcryptHashInput {

@@ -1,7 +1,7 @@
 //! bcrypt-verify: whether a password produces a bcrypt hash. Its precheck: the password rule of
 //! bcrypt-hash, the hash's syntax, and its cost, read from the hash before any thread spends time on it.
-import { ToolError } from '../../lib/errors.js';
-import { defineTool, FAILURES } from '../tool-definition.js';
+import { ToolError } from '../../contracts/errors.js';
+import { defineTool, FAILURES } from './definition.js';
 import { MAX_WORK_FACTOR, checkBcryptPassword } from './bcrypt-hash.js';
 
 export interface BcryptVerifyInput {

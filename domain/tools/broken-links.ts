@@ -1,8 +1,8 @@
 //! broken-links: the links of a page, each checked. Its precheck needs no I/O: an absolute
 //! http(s) page URL and maxLinks within 1-30 (docs/API.md; the flat cost of 10 credits is sized for
 //! at most 30 checks).
-import { invalidField } from '../../lib/errors.js';
-import { defineTool, FAILURES } from '../tool-definition.js';
+import { invalidField } from '../../contracts/errors.js';
+import { defineTool, FAILURES } from './definition.js';
 import { checkHttpUrl } from './http-url.js';
 
 export interface BrokenLinksInput {

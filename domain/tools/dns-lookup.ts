@@ -10,9 +10,9 @@
 //! split-horizon one (see docs/API.md).
 import { domainToASCII } from 'node:url';
 import { isIP } from 'node:net';
-import { ToolError, invalidField } from '../../lib/errors.js';
+import { ToolError, invalidField } from '../../contracts/errors.js';
 import type { RecordType } from '../../lib/resolver.js';
-import { defineTool } from '../tool-definition.js';
+import { defineTool } from './definition.js';
 
 export interface DnsLookupInput {
   hostname: string;

@@ -1,6 +1,6 @@
 //! gold-price: spot gold or silver in one of 32 currencies, per troy ounce, gram and tola, with a
 //! per-karat breakdown for gold. No precheck: the schema's enums say everything.
-import { defineTool } from '../tool-definition.js';
+import { defineTool } from './definition.js';
 
 /** The 32 currencies gold-price quotes in, in the order its schema lists them. */
 export const CURRENCIES = [

@@ -1,7 +1,7 @@
 //! hash-text: a hex digest of a text. Its precheck: a known algorithm, and the 1 MiB text limit
 //! (docs/API.md) counted in UTF-8 bytes, which JSON Schema's `maxLength` (characters) cannot express.
-import { invalidField } from '../../lib/errors.js';
-import { defineTool } from '../tool-definition.js';
+import { invalidField } from '../../contracts/errors.js';
+import { defineTool } from './definition.js';
 import { utf8Bytes } from './utf8-bytes.js';
 
 /** Digests hash-text offers (the schema's two enums are tested against this list). MD5 and SHA-1 are for checksums and legacy interop only. */

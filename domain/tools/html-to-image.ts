@@ -1,6 +1,6 @@
 //! html-to-image: supplied markup rendered by the browser and captured. No precheck: the schema
 //! bounds the markup, and what it loads is checked in the worker as the page loads it.
-import { defineTool } from '../tool-definition.js';
+import { defineTool } from './definition.js';
 import type { ImageOptions } from './website-screenshot.js';
 
 export interface HtmlToImageInput extends ImageOptions {

@@ -2,8 +2,8 @@
 //! needs no I/O: the URL, a method that may carry the body given, and the request headers, given
 //! as an object or as the same object encoded in a JSON string. The header rules are what lets a
 //! caller's request through unchanged without letting it alter how the request is framed or routed.
-import { invalidField } from '../../lib/errors.js';
-import { defineTool, FAILURES } from '../tool-definition.js';
+import { invalidField } from '../../contracts/errors.js';
+import { defineTool, FAILURES } from './definition.js';
 import { checkHttpUrl } from './http-url.js';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;

@@ -1,7 +1,7 @@
 //! The URL check every fetching tool's precheck shares: an absolute http(s) URL, decided with the
 //! WHATWG parser the guard and the client use later. Whether the host may be reached is the
 //! target guard's call in the worker (it needs DNS and the operator allowlist).
-import { invalidField } from '../../lib/errors.js';
+import { invalidField } from '../../contracts/errors.js';
 
 /** Longest URL accepted; browsers and servers commonly stop near 2 KiB as well. */
 export const MAX_URL_LENGTH = 2048;

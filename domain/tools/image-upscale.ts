@@ -1,7 +1,7 @@
 //! image-upscale: a downloaded image upscaled x2 or x4 by a model. Its precheck needs no I/O: the
 //! image's address is an absolute http(s) URL. The per-factor size limit needs the file's header,
 //! so the worker checks it after the download.
-import { defineTool, FAILURES } from '../tool-definition.js';
+import { defineTool, FAILURES } from './definition.js';
 import { checkHttpUrl } from './http-url.js';
 
 export type UpscaleFactor = 2 | 4;

@@ -1,6 +1,6 @@
 //! pdf-metadata: a downloaded PDF's information dictionary and page count. Its precheck needs no
 //! I/O: the file's address is an absolute http(s) URL.
-import { defineTool, FAILURES } from '../tool-definition.js';
+import { defineTool, FAILURES } from './definition.js';
 import { checkHttpUrl } from './http-url.js';
 
 export interface PdfMetadataInput {

@@ -1,8 +1,8 @@
 //! ping: round-trip statistics to a public host. Its precheck needs no I/O: the host is a host,
 //! or a URL whose host is used (a full URL is accepted). Whether the host may be reached
 //! is the target guard's decision, later.
-import { defineTool, FAILURES } from '../tool-definition.js';
-import { invalidField } from '../../lib/errors.js';
+import { defineTool, FAILURES } from './definition.js';
+import { invalidField } from '../../contracts/errors.js';
 
 export interface PingInput {
   host: string;

@@ -2,8 +2,8 @@
 //! error correction level, and the image is large enough to draw every module at least one
 //! pixel wide.
 import QRCode from 'qrcode';
-import { defineTool } from '../tool-definition.js';
-import { invalidField } from '../../lib/errors.js';
+import { defineTool } from './definition.js';
+import { invalidField } from '../../contracts/errors.js';
 
 export const ERROR_CORRECTION_LEVELS = ['L', 'M', 'Q', 'H'] as const;
 export type ErrorCorrection = (typeof ERROR_CORRECTION_LEVELS)[number];

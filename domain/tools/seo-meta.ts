@@ -1,6 +1,6 @@
 //! seo-meta: the raw values search engines read from a page. Its precheck needs no I/O: the
 //! page's address is an absolute http(s) URL.
-import { defineTool, FAILURES } from '../tool-definition.js';
+import { defineTool, FAILURES } from './definition.js';
 import { checkHttpUrl } from './http-url.js';
 import type { Heading, MetaValue } from './web-scrape.js';
 

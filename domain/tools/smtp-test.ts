@@ -2,8 +2,8 @@
 //! mail. Its precheck needs no I/O: the port is one of the mail ports the service talks to
 //! (25, 465, 587, 2525, docs/API.md; anything else is 422 `port_not_allowed`, so the tool cannot be
 //! pointed at other services), and credentials come as a pair.
-import { ToolError, invalidField } from '../../lib/errors.js';
-import { defineTool, FAILURES } from '../tool-definition.js';
+import { ToolError, invalidField } from '../../contracts/errors.js';
+import { defineTool, FAILURES } from './definition.js';
 
 export const SMTP_PORTS = [25, 465, 587, 2525] as const;
 

@@ -1,7 +1,7 @@
 //! ssl-check: the certificate a TLS server presents. Its precheck needs no I/O: the host is a
 //! bare host (without a scheme), with the port, if any, in its own field.
-import { defineTool, FAILURES } from '../tool-definition.js';
-import { invalidField } from '../../lib/errors.js';
+import { defineTool, FAILURES } from './definition.js';
+import { invalidField } from '../../contracts/errors.js';
 
 export interface SslCheckInput {
   host: string;

@@ -5,9 +5,9 @@
 //! a tab), so such text is refused with 400 rather than returning an image without the text the
 //! client asked for.
 //! test/tools/watermark-image.test.ts proves this set equals the font files' glyph set.
-import { defineTool, FAILURES } from '../tool-definition.js';
+import { defineTool, FAILURES } from './definition.js';
 import { checkHttpUrl } from './http-url.js';
-import { invalidField } from '../../lib/errors.js';
+import { invalidField } from '../../contracts/errors.js';
 
 export const WATERMARK_POSITIONS = ['center', 'top-left', 'top-right', 'bottom-left', 'bottom-right', 'tile'] as const;
 export type WatermarkPosition = (typeof WATERMARK_POSITIONS)[number];

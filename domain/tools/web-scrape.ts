@@ -2,9 +2,9 @@
 //! Its precheck needs no I/O: an absolute http(s) URL, and a selector of the simple kinds the
 //! spec offers (a tag name, `.class` or `#id`). Anything richer is refused here rather than
 //! handed to a CSS engine, so the cost of a call never depends on a crafted selector.
-import { defineTool, FAILURES } from '../tool-definition.js';
+import { defineTool, FAILURES } from './definition.js';
 import { checkHttpUrl } from './http-url.js';
-import { invalidField } from '../../lib/errors.js';
+import { invalidField } from '../../contracts/errors.js';
 
 export interface WebScrapeInput {
   url: string;

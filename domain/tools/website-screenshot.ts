@@ -1,7 +1,7 @@
 //! website-screenshot: a public page rendered at the chosen viewport and captured, visible area
 //! or whole page. No precheck: the target guard checks the address in the worker (and the API
 //! refuses a literal address it would refuse, from `targets`).
-import { defineTool, FAILURES } from '../tool-definition.js';
+import { defineTool, FAILURES } from './definition.js';
 
 /** What both browser tools take to size and encode their capture. */
 export interface ImageOptions {

@@ -1,7 +1,7 @@
 //! word-to-pdf: a downloaded Word, OpenDocument or RTF document converted to PDF. Its precheck
 //! needs no I/O: the document's address is an absolute http(s) URL. Its type is decided from its
 //! bytes after the download, never from the URL's extension.
-import { defineTool, FAILURES } from '../tool-definition.js';
+import { defineTool, FAILURES } from './definition.js';
 import { checkHttpUrl } from './http-url.js';
 
 export interface WordToPdfInput {

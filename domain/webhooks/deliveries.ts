@@ -5,8 +5,8 @@ import { collections } from '../../lib/mongo.js';
 import type { EventDoc } from '../account-documents.js';
 import type { WebhookAttemptDoc, WebhookEndpointDoc } from './documents.js';
 import { newId } from '../../lib/ids.js';
-import { toEnvelope, type RecoverRequest, type UndeliveredReason, type WebhookEnvelope } from '../../lib/webhook-messages.js';
-import { eventOfDoc } from '../events.js';
+import { toEnvelope, type RecoverRequest, type UndeliveredReason, type WebhookEnvelope } from '../../contracts/webhook-messages.js';
+import { eventOfDoc } from '../events/index.js';
 import { eventTypesOf } from './subscriptions.js';
 
 export function publicAttempt(doc: WebhookAttemptDoc) {

@@ -4,11 +4,11 @@
 //! (attempts, undelivered events, missed ones) is `deliveries.ts`, part of the same store.
 import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
-import { DEFAULT_EVENT_TYPES, type SubscribableEventKind } from '../../lib/event-kinds.js';
+import { DEFAULT_EVENT_TYPES, type SubscribableEventKind } from '../../contracts/event-kinds.js';
 import { newId } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
 import type { WebhookEndpointDoc } from './documents.js';
-import { auditDraft, changesOf, type AuditContext } from '../audit-log.js';
+import { auditDraft, changesOf, type AuditContext } from '../audit/index.js';
 import { open, seal } from '../../lib/sealed.js';
 import { createDeliveryRecords } from './deliveries.js';
 import { eventTypesOf } from './subscriptions.js';
@@ -77,7 +77,7 @@ function createEndpointRecords(db: Db, secretKey: Buffer) {
         disabledAt: null,
         disabledReason: null,
         eventTypes: [...eventTypes],
-        // Written with the endpoint (domain/audit-log.ts): never its secret.
+        // Written with the endpoint (domain/audit/log.ts): never its secret.
         ...(audit
           ? {
               auditDrafts: [

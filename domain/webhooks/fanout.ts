@@ -8,15 +8,15 @@ import type { Db } from 'mongodb';
 import type { Logger } from '../../lib/logger.js';
 import { collections } from '../../lib/mongo.js';
 import { detached } from '../../lib/trace-context.js';
-import { TASK_QUEUES, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
+import { TASK_QUEUES, WORKFLOW_TYPES } from '../../contracts/temporal-names.js';
 import {
   toEnvelope,
   WEBHOOK_SIGNALS,
   webhookWorkflowId,
   type WebhookEndpointInput,
   type WebhookEnvelope,
-} from '../../lib/webhook-messages.js';
-import { eventOfDoc, type DomainEvent, type EventSink } from '../events.js';
+} from '../../contracts/webhook-messages.js';
+import { eventOfDoc, type DomainEvent, type EventSink } from '../events/index.js';
 import { subscribedTo } from './subscriptions.js';
 import { createKeyedBatches } from '../../lib/keyed-batches.js';
 

@@ -4,20 +4,26 @@
 //! keeps the records; the endpoint's workflow, told by signal, does everything that takes time.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import { EVENT_RETENTION_MS, type SubscribableEventKind } from '../../lib/event-kinds.js';
-import { ServiceError } from '../../lib/errors.js';
+import { EVENT_RETENTION_MS, type SubscribableEventKind } from '../../contracts/event-kinds.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import { collections } from '../../lib/mongo.js';
 import type { WebhookEndpointDoc } from './documents.js';
-import { toEnvelope, WEBHOOK_SIGNALS, webhookWorkflowId, type RecoverRequest, type RotationNotice } from '../../lib/webhook-messages.js';
-import { SECRET_OVERLAP_MS } from '../../lib/webhook-policy.js';
-import { eventOfDoc, newEvent, type EventRecorder } from '../events.js';
+import {
+  toEnvelope,
+  WEBHOOK_SIGNALS,
+  webhookWorkflowId,
+  type RecoverRequest,
+  type RotationNotice,
+} from '../../contracts/webhook-messages.js';
+import { SECRET_OVERLAP_MS } from '../../contracts/webhook-policy.js';
+import { eventOfDoc, newEvent, type EventRecorder } from '../events/index.js';
 import { publicAttempt } from './deliveries.js';
 import { createWebhookEndpoints, publicEndpoint, type WebhookEndpoints } from './endpoints.js';
 import { signalEndpoint } from './fanout.js';
 import { checkEndpointUrl, type UrlAdmission } from './url-admission.js';
-import { auditDraft, changesOf, createAuditLog, type AuditContext, type AuditLog } from '../audit-log.js';
+import { auditDraft, changesOf, createAuditLog, type AuditContext, type AuditLog } from '../audit/index.js';
 
 /** Each event is signalled to every endpoint of its account: the cap bounds that fan-out. */
 export const MAX_ENDPOINTS_PER_ACCOUNT = 20;

@@ -1,7 +1,7 @@
 //! Which events an endpoint receives: the types it chose (or the default ones), and a test event
 //! only when it names the endpoint.
 import type { Filter } from 'mongodb';
-import { DEFAULT_EVENT_TYPES, type EventKind, type SubscribableEventKind } from '../../lib/event-kinds.js';
+import { DEFAULT_EVENT_TYPES, type EventKind, type SubscribableEventKind } from '../../contracts/event-kinds.js';
 import type { WebhookEndpointDoc } from './documents.js';
 
 /** The event types delivered to an endpoint (those registered before endpoints could choose get the default). */

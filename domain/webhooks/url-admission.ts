@@ -1,9 +1,9 @@
 //! Which URLs an endpoint may be registered with: https to public addresses only, or localhost
 //! where the service allows it (WEBHOOKS_ALLOW_LOCALHOST).
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import { isInputRefusal } from '../../lib/target-host.js';
-import { isLocalhostUrl } from '../../lib/webhook-transport.js';
+import { isLocalhostUrl } from './transport.js';
 
 export interface UrlAdmission {
   /** The service's target guard: a new URL must be https to a public address. */

@@ -5,16 +5,18 @@
 //! in front (front-door.ts). Temporal's frontend requires mutual TLS (temporal-tls.ts): every
 //! client, the apps first, reaches it with the service's TEMPORAL_TLS_* settings. The same files as docker-compose.yml: deploy/temporal/,
 //! deploy/haproxy/, deploy/temporal-dynamic-config.yaml.
-//! A part that fails to start fails the whole start with one line (StartError).
+//! A part that fails to start fails the whole start with one line (StartError). Its processes and
+//! their ports: cluster-ports.ts.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ControlActions } from './control.js';
 import { startFrontDoor } from './front-door.js';
 import type { RunningLoadBalancer } from './load-balancer.js';
-import { freeLowPort, freePort, waitForHttp } from './net.js';
+import { waitForHttp } from './net.js';
+import { API_REPLICAS, WORKER_PROCESSES, type AppName, type ClusterPorts } from './cluster-ports.js';
 import { startPostgres, type PostgresOptions, type RunningPostgres } from './postgres.js';
 import { startDatabase, waitForPollers, type RunningDatabase } from './services.js';
-import { poolTaskQueues } from '../../domain/catalogue.js';
+import { poolTaskQueues } from '../../domain/tools/index.js';
 import { startingPart } from './start-error.js';
 import type { TemporalSettings } from '../../lib/config-temporal.js';
 import { makeTemporalTls } from './temporal-tls.js';
@@ -28,69 +30,7 @@ import {
   type RunningTemporalServer,
   type RunningUi,
   type TemporalServerOptions,
-  type TemporalServerPorts,
 } from './temporal-server.js';
-
-/** The app processes: two API replicas and one process per pool, the cpu pool twice (docker-compose.yml's services). */
-export const API_REPLICAS = ['api-1', 'api-2'] as const;
-export const WORKER_PROCESSES = [
-  { name: 'worker-core', entry: 'workers/core.js', pool: 'core' },
-  { name: 'worker-cpu-1', entry: 'workers/cpu.js', pool: 'cpu' },
-  { name: 'worker-cpu-2', entry: 'workers/cpu.js', pool: 'cpu' },
-  { name: 'worker-network', entry: 'workers/network.js', pool: 'network' },
-  { name: 'worker-browser', entry: 'workers/browser.js', pool: 'browser' },
-] as const;
-export type AppName = (typeof API_REPLICAS)[number] | (typeof WORKER_PROCESSES)[number]['name'];
-
-export interface ClusterPorts {
-  loadBalancer: number;
-  loadBalancerMetrics: number;
-  /** The DNS (UDP) that lists the API replicas to the load balancer. */
-  discoveryDns: number;
-  ui: number;
-  postgres: number;
-  /** SecantusDB's, when the cluster runs its own. */
-  database: number;
-  temporal: TemporalServerPorts;
-  /** HTTP port of each API replica. */
-  api: Record<(typeof API_REPLICAS)[number], number>;
-  /** METRICS_PORT of each worker process and of each API replica's Temporal client. */
-  metrics: Record<AppName, number>;
-}
-
-/** Free ports for every part (a throwaway cluster; start:cluster keeps its set in .data/). */
-export async function freeClusterPorts(): Promise<ClusterPorts> {
-  const temporal = {} as TemporalServerPorts;
-  for (const key of [
-    'frontend',
-    'frontendHttp',
-    'frontendMembership',
-    'history',
-    'historyMembership',
-    'matching',
-    'matchingMembership',
-    'worker',
-    'workerMembership',
-    'metrics',
-  ] as const) {
-    // Temporal keeps its services' ports in a smallint column.
-    temporal[key] = await freeLowPort();
-  }
-  const api = { 'api-1': await freePort(), 'api-2': await freePort() };
-  const metrics = {} as ClusterPorts['metrics'];
-  for (const name of [...API_REPLICAS, ...WORKER_PROCESSES.map((w) => w.name)]) metrics[name] = await freePort();
-  return {
-    loadBalancer: await freePort(),
-    loadBalancerMetrics: await freePort(),
-    discoveryDns: await freePort(),
-    ui: await freePort(),
-    postgres: await freePort(),
-    database: await freePort(),
-    temporal,
-    api,
-    metrics,
-  };
-}
 
 export interface ClusterTools {
   /** The `temporal` CLI (deploy/temporal/setup.sh uses it) and SecantusDB, from bootstrap.mjs. */

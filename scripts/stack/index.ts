@@ -7,15 +7,8 @@ export { localBlobStore, startApps, startWorkers, throwawayEnv } from './apps.js
 export { startControlServer, type ControlActions } from './control.js';
 export { startTestStack, type TestStack, type TestStackOptions } from './test-stack.js';
 export { statusCoverage, formatCoverage } from './status-coverage.js';
-export {
-  startCluster,
-  freeClusterPorts,
-  API_REPLICAS,
-  WORKER_PROCESSES,
-  type Cluster,
-  type ClusterPorts,
-  type ClusterTools,
-} from './cluster.js';
+export { startCluster, type Cluster, type ClusterTools } from './cluster.js';
+export { freeClusterPorts, API_REPLICAS, WORKER_PROCESSES, type ClusterPorts } from './cluster-ports.js';
 export { startFixtures, fixturesEnv, startTestMailDev } from './test-stack.js';
 export { startTestCluster, type TestCluster } from './test-cluster.js';
 export { StartError, reasonOf } from './start-error.js';

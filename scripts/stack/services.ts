@@ -9,7 +9,7 @@ import { temporalConnectOptions, type TemporalSettings } from '../../lib/config-
 import { assertPortFree, waitUntil } from './net.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 
-/** Search attributes the API sets on every `toolCall` workflow, and a batch item's `BatchId` (lib/temporal-shared.ts). */
+/** Search attributes the API sets on every `toolCall` workflow, and a batch item's `BatchId` (contracts/call.ts). */
 export const SEARCH_ATTRIBUTES = ['AccountId=Keyword', 'Tool=Keyword', 'BatchId=Keyword'];
 
 /**

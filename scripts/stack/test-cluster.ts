@@ -5,7 +5,8 @@
 //! worker, restart PostgreSQL or the Temporal server).
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startCluster, freeClusterPorts, type Cluster, type ClusterTools } from './cluster.js';
+import { startCluster, type Cluster, type ClusterTools } from './cluster.js';
+import { freeClusterPorts } from './cluster-ports.js';
 import { startControlServer } from './control.js';
 import { throwawayEnv } from './apps.js';
 import { fixturesEnv, startFixtures, startTestMailDev, type FixturesJson } from './test-stack.js';

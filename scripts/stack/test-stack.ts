@@ -10,8 +10,8 @@ import { localBlobStore, startApps, startWorkers, throwawayEnv, type AppOptions,
 import { startControlServer } from './control.js';
 import { freePort, onAnotherPortIfTaken } from './net.js';
 import { startDatabase, startTemporal, waitForPollers, type RunningDatabase, type RunningTemporal } from './services.js';
-import { poolTaskQueues } from '../../domain/catalogue.js';
-import { POOLS } from '../../lib/temporal-shared.js';
+import { poolTaskQueues } from '../../domain/tools/index.js';
+import { POOLS } from '../../contracts/temporal-names.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 import { startJaeger, tracingEnv, type JaegerPorts, type RunningJaeger } from './jaeger.js';
 import { startStripeMock, type RunningStripeMock } from './stripe-mock.js';

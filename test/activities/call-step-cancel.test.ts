@@ -11,12 +11,12 @@ import { CancelledFailure } from '@temporalio/common';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { connectMongo, type Mongo } from '../../lib/mongo.js';
 import { newId } from '../../lib/ids.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import { createCallStep } from '../../activities/call-step.js';
-import { createCallKeys } from '../../domain/call-keys.js';
-import { createLedger, type Ledger } from '../../domain/ledger.js';
-import { createAccounts } from '../../domain/accounts.js';
-import { createCallCancellations } from '../../domain/call-cancellations.js';
+import { createCallKeys } from '../../domain/calls/keys.js';
+import { createLedger, type Ledger } from '../../domain/ledger/ledger.js';
+import { createAccounts } from '../../domain/accounts/accounts.js';
+import { createCallCancellations } from '../../domain/calls/cancellations.js';
 import { testEnv } from '../helpers/env.js';
 import { unhandledDuring } from '../helpers/unhandled.js';
 

@@ -9,7 +9,7 @@ import { connectMongo, type Mongo } from '../../lib/mongo.js';
 import { newId } from '../../lib/ids.js';
 import { createWebhookActivities } from '../../activities/core/webhooks.js';
 import { createWebhookEndpoints } from '../../domain/webhooks/endpoints.js';
-import type { WebhookEnvelope } from '../../lib/webhook-messages.js';
+import type { WebhookEnvelope } from '../../contracts/webhook-messages.js';
 import { testEnv } from '../helpers/env.js';
 
 let mongo: Mongo;

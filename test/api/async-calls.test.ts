@@ -10,8 +10,8 @@ import { adminToken, balanceOf, callTool, isProblem, newAccount, request, type T
 import { withServiceDb } from '../helpers/db.js';
 import { eventually, registerEndpoint, sleep, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { closedPort } from '../fixtures/http-pages.js';
-import { CATALOGUE } from '../../domain/catalogue.js';
-import { loadToolSchemas } from '../../domain/tool-schemas.js';
+import { CATALOGUE } from '../../domain/tools/catalogue.js';
+import { loadToolSchemas } from '../../domain/tools/schemas.js';
 
 const ASYNC = { prefer: 'respond-async' };
 

@@ -1,4 +1,4 @@
-//! Long calls wait in their pool's queue of long calls (lib/temporal-shared.ts LONG_CALL_QUEUES):
+//! Long calls wait in their pool's queue of long calls (contracts/call.ts LONG_CALL_QUEUES):
 //! conversions held up by a slow source take none of the task slots of the pool's short calls,
 //! and each still answers once its source comes.
 import test from 'ava';

@@ -11,19 +11,19 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { createApp } from '../../api/app.js';
 import { buildOpenApi, type OpenApiDocument } from '../../api/openapi.js';
-import { CATALOGUE } from '../../domain/catalogue.js';
+import { CATALOGUE } from '../../domain/tools/catalogue.js';
 import { loadConfig } from '../../lib/config.js';
-import { ERRORS, type ErrorCode } from '../../lib/errors.js';
+import { ERRORS, type ErrorCode } from '../../contracts/errors.js';
 import { addFormats } from '../../lib/json-schema.js';
-import { EVENT_KINDS } from '../../lib/event-kinds.js';
+import { EVENT_KINDS } from '../../contracts/event-kinds.js';
 import { createLogger } from '../../lib/logger.js';
 import { createMetrics } from '../../lib/metrics.js';
-import { loadCatalogueSchemas } from '../../domain/tool-schemas.js';
+import { loadCatalogueSchemas } from '../../domain/tools/schemas.js';
 import type { UncheckedJson } from '../helpers/api.js';
 import { AUTHORIZATION_SERVER_PATHS } from '../../api/routes/oauth.js';
 
 const BASE_URL = 'https://api.example.test';
-/** Statuses every tool call can answer with (the table of lib/errors.ts). */
+/** Statuses every tool call can answer with (the table of contracts/errors.ts). */
 const TOOL_CALL_STATUSES = ['200', '400', '401', '402', '403', '409', '413', '415', '429', '500', '503', '504'];
 
 const mongo = new MongoClient('mongodb://127.0.0.1:9/openapi_test', { serverSelectionTimeoutMS: 100 });

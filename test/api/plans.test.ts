@@ -2,12 +2,12 @@
 //! grants with an expiry and a payment id, the account's plan, next allowance and grants, and the
 //! usage ledger as CSV. Every bad input is a 400 naming its field.
 import test from 'ava';
-import { ALLOWANCES_SCHEDULE_ID } from '../../lib/schedules.js';
+import { ALLOWANCES_SCHEDULE_ID } from '../../domain/upkeep-schedules.js';
 import { adminToken, isProblem, newAccount, request } from '../helpers/api.js';
 import { Client } from '@temporalio/client';
 import { testEnv } from '../helpers/env.js';
 import { randomBase62 } from '../../lib/ids.js';
-import { periodStart } from '../../domain/periods.js';
+import { periodStart } from '../../domain/plans/periods.js';
 import { connectTemporal } from '../helpers/temporal.js';
 
 const admin = (method: string, path: string, body?: unknown) => request(method, `/api/v1/admin${path}`, { token: adminToken(), body });

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { CLIENT_TYPES_FILE, renderClientTypes } from '../../scripts/generate-client-types.mjs';
 import { TOOL_NAMES } from 'utility-tools/client';
-import { loadCatalogueSchemas } from '../../domain/tool-schemas.js';
+import { loadCatalogueSchemas } from '../../domain/tools/schemas.js';
 import { request } from '../helpers/api.js';
 
 test('client/api-types.ts matches the live OpenAPI document (npm run generate:client)', async (t) => {

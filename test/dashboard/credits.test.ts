@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import type { Browser } from 'puppeteer-core';
-import { periodStart } from '../../domain/periods.js';
+import { periodStart } from '../../domain/plans/periods.js';
 import { randomBase62 } from '../../lib/ids.js';
 import { adminToken, callTool, request } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';

@@ -7,7 +7,7 @@ import test from 'ava';
 import type { Browser, KeyInput } from 'puppeteer-core';
 import { adminToken, newAccount, request } from '../helpers/api.js';
 import { endpointOf, eventually, registerEndpoint, sendTest, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { SUBSCRIBABLE_EVENT_KINDS } from '../../lib/event-kinds.js';
+import { SUBSCRIBABLE_EVENT_KINDS } from '../../contracts/event-kinds.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
 import {
   button,

@@ -126,6 +126,16 @@ test("only the core pool's process loads its workers: Stripe and mail stay out o
     for (const pkg of ['stripe', 'nodemailer']) t.false(packagesOf(role).has(pkg), `${role} loads ${pkg}`);
 });
 
+test("people's sign-in and a monitor's image comparison stay where they run: not in the core worker, not in the API", (t) => {
+  // The core worker sweeps people's records (domain/identity/sweep.ts) but signs nobody in.
+  const core = packagesOf('worker-core');
+  for (const pkg of ['argon2', '@simplewebauthn/server', 'openid-client', '@zxcvbn-ts/core'])
+    t.false(core.has(pkg), `worker-core loads ${pkg}`);
+  t.true(packagesOf('api').has('argon2'));
+  // Captures are compared in a worker's thread (activities/monitor-diff-thread.ts), never in the API.
+  for (const pkg of ['pixelmatch', 'pngjs']) t.false(packagesOf('api').has(pkg), `api loads ${pkg}`);
+});
+
 test("each tool pool loads its own tools' packages and not the other pools'", (t) => {
   const cpu = packagesOf('worker-cpu');
   const browser = packagesOf('worker-browser');

@@ -15,7 +15,7 @@
 //! refunded (smtp-test "HTTP: an unreachable mail server is 502 and refunded").
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
-import { CATALOGUE } from '../../domain/catalogue.js';
+import { CATALOGUE } from '../../domain/tools/catalogue.js';
 import { balanceOf, callTool, newAccount, type Answer, type TestAccount } from '../helpers/api.js';
 import { startBrowserPages } from '../fixtures/browser-pages.js';
 import { FIXTURE_NAMES } from '../fixtures/dns-server.js';

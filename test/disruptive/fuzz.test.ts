@@ -6,7 +6,7 @@
 //! fuzz` is the full run.
 import test from 'ava';
 import path from 'node:path';
-import { isErrorCode } from '../../lib/errors.js';
+import { isErrorCode } from '../../contracts/errors.js';
 import { testEnv } from '../helpers/env.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { FIXTURE_HOST } from '../fixtures/http-pages.js';

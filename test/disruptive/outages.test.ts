@@ -14,7 +14,7 @@ import type http from 'node:http';
 import test from 'ava';
 import { balanceOf, callTool, isProblem, newAccount, request } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
-import { findTool } from '../../domain/catalogue.js';
+import { findTool } from '../../domain/tools/catalogue.js';
 import { stackControl } from './support/stack-control.js';
 import { send, startPageServer } from '../fixtures/http-pages.js';
 import { eventually } from '../helpers/webhook-receiver.js';

@@ -3,7 +3,7 @@
 //! and phase, with an account of plenty of credits; prints cases, statuses and failures, and
 //! exits 1 on a 500, an error answer that is not problem+json, or a failed check.
 import path from 'node:path';
-import { isErrorCode } from '../../lib/errors.js';
+import { isErrorCode } from '../../contracts/errors.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { FIXTURE_HOST } from '../fixtures/http-pages.js';
 import { startS3Server } from '../fixtures/s3-server.js';

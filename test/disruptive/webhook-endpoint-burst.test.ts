@@ -17,7 +17,7 @@ import { ClaimCheckCodec } from '../../lib/claim-check-codec.js';
 import { TEMPORAL_DYNAMIC_CONFIG } from '../../scripts/stack/services.js';
 import { collections, connectMongo, type Mongo } from '../../lib/mongo.js';
 import { newId } from '../../lib/ids.js';
-import { webhookDeliveryQueue, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
+import { webhookDeliveryQueue, WORKFLOW_TYPES } from '../../contracts/temporal-names.js';
 import { createWebhookEndpoints } from '../../domain/webhooks/endpoints.js';
 import { DEFAULT_HISTORY_LIMIT } from '../../workflows/webhook-endpoint.js';
 import {
@@ -26,7 +26,7 @@ import {
   webhookWorkflowId,
   type WebhookEndpointState,
   type WebhookEnvelope,
-} from '../../lib/webhook-messages.js';
+} from '../../contracts/webhook-messages.js';
 import {
   createWebhookActivities,
   type DeliverBatchRequest,
@@ -34,7 +34,7 @@ import {
   type DeliverResult,
   type TimedDeliverResult,
 } from '../../activities/core/webhooks.js';
-import { DEFAULT_ENDPOINT_CONCURRENCY } from '../../lib/webhook-policy.js';
+import { DEFAULT_ENDPOINT_CONCURRENCY } from '../../contracts/webhook-policy.js';
 import { createKeyedBatches } from '../../lib/keyed-batches.js';
 import { EVENTS_PER_SIGNAL } from '../../domain/webhooks/fanout.js';
 

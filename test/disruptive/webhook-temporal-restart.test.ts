@@ -17,7 +17,7 @@ import { withServiceDb } from '../helpers/db.js';
 import { testEnv } from '../helpers/env.js';
 import { withTemporalClient } from '../helpers/temporal.js';
 import { stackControl } from './support/stack-control.js';
-import { WEBHOOK_STATE_QUERY, webhookWorkflowId, type WebhookEndpointState } from '../../lib/webhook-messages.js';
+import { WEBHOOK_STATE_QUERY, webhookWorkflowId, type WebhookEndpointState } from '../../contracts/webhook-messages.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
 
 let receiver: Receiver;

@@ -4,7 +4,7 @@
 //! entry still kept.
 import test from 'ava';
 import { connectMongo, collections, ensureIndexes, type Mongo } from '../../lib/mongo.js';
-import { auditDraft, createAuditLog, SERVICE_ACTOR } from '../../domain/audit-log.js';
+import { auditDraft, createAuditLog, SERVICE_ACTOR } from '../../domain/audit/index.js';
 import { newId } from '../../lib/ids.js';
 
 let mongo: Mongo;

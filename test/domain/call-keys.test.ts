@@ -3,7 +3,7 @@
 //! (the first repeat answered) still get a key, and a destroyed key is gone.
 import test from 'ava';
 import { connectMongo, type Mongo } from '../../lib/mongo.js';
-import { createCallKeys } from '../../domain/call-keys.js';
+import { createCallKeys } from '../../domain/calls/keys.js';
 
 let mongo: Mongo;
 

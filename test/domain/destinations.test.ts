@@ -2,8 +2,8 @@
 //! out of the output, the object's key, and the answer with `stored` in place of the bytes.
 import test from 'ava';
 import { fileOf, objectKey, storedOutput } from '../../domain/destinations/stored-file.js';
-import { CATALOGUE } from '../../domain/catalogue.js';
-import { loadCatalogueSchemas } from '../../domain/tool-schemas.js';
+import { CATALOGUE } from '../../domain/tools/catalogue.js';
+import { loadCatalogueSchemas } from '../../domain/tools/schemas.js';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 1, 2, 255]);
 

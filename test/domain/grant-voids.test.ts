@@ -5,9 +5,9 @@
 import test from 'ava';
 import { MongoClient } from 'mongodb';
 import { connectMongo, collections, type Mongo } from '../../lib/mongo.js';
-import { createLedger, type Ledger } from '../../domain/ledger.js';
-import { createAccounts } from '../../domain/accounts.js';
-import { createGrants, type Grants } from '../../domain/grants.js';
+import { createLedger, type Ledger } from '../../domain/ledger/ledger.js';
+import { createAccounts } from '../../domain/accounts/accounts.js';
+import { createGrants, type Grants } from '../../domain/ledger/grants.js';
 
 let mongo: Mongo;
 let ledger: Ledger;

@@ -2,9 +2,9 @@
 //! balance events, latches re-armed by grants.
 import test from 'ava';
 import { connectMongo, collections, type Mongo } from '../../lib/mongo.js';
-import { createLedger, type Ledger } from '../../domain/ledger.js';
-import { createAccounts } from '../../domain/accounts.js';
-import { createGrants } from '../../domain/grants.js';
+import { createLedger, type Ledger } from '../../domain/ledger/ledger.js';
+import { createAccounts } from '../../domain/accounts/accounts.js';
+import { createGrants } from '../../domain/ledger/grants.js';
 
 let mongo: Mongo;
 let ledger: Ledger;

@@ -1,6 +1,6 @@
 //! Plan periods: the anniversary is the day of the month the account joined, the last day of shorter months.
 import test from 'ava';
-import { addMonthsClamped, periodIndexAt, periodStart } from '../../domain/periods.js';
+import { addMonthsClamped, periodIndexAt, periodStart } from '../../domain/plans/periods.js';
 
 const iso = (d: Date) => d.toISOString();
 

@@ -6,10 +6,10 @@ import test from 'ava';
 import { BROWSER_HANDLERS } from '../../activities/browser/index.js';
 import { CPU_HANDLERS } from '../../activities/cpu/index.js';
 import { NETWORK_HANDLERS } from '../../activities/network/index.js';
-import { CATALOGUE, findTool, toolsOfPool } from '../../domain/catalogue.js';
-import { TOOLS } from '../../domain/tools/index.js';
-import { loadToolSchemas } from '../../domain/tool-schemas.js';
-import type { ToolPool } from '../../lib/temporal-shared.js';
+import { CATALOGUE, findTool, toolsOfPool } from '../../domain/tools/catalogue.js';
+import { TOOLS } from '../../domain/tools/list.js';
+import { loadToolSchemas } from '../../domain/tools/schemas.js';
+import type { ToolPool } from '../../contracts/temporal-names.js';
 
 const ROOT = new URL('../../', import.meta.url);
 const HANDLERS: Record<ToolPool, object> = { cpu: CPU_HANDLERS, network: NETWORK_HANDLERS, browser: BROWSER_HANDLERS };

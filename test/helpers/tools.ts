@@ -2,9 +2,9 @@
 //! API compiles them (the same Ajv set-up), and an assertion on the ServiceError a call fails with.
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { ExecutionContext } from 'ava';
-import { ServiceError, type ErrorCode } from '../../lib/errors.js';
+import { ServiceError, type ErrorCode } from '../../contracts/errors.js';
 import { createAjv } from '../../lib/json-schema.js';
-import { loadToolSchemas } from '../../domain/tool-schemas.js';
+import { loadToolSchemas } from '../../domain/tools/schemas.js';
 
 export interface CompiledToolSchemas {
   /** Validates in place, filling in defaults, like the API before it starts a workflow. */

@@ -3,10 +3,10 @@ import test from 'ava';
 import { MongoClient } from 'mongodb';
 import { testEnv } from '../helpers/env.js';
 import { createIdentity } from '../../domain/identity/index.js';
-import { createAccounts } from '../../domain/accounts.js';
+import { createAccounts } from '../../domain/accounts/accounts.js';
 import { mailboxOf, normalizeEmail } from '../../domain/identity/email-address.js';
 import { passwordProblem, STRENGTH_MAX_PENDING } from '../../domain/identity/password-policy.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 
 test('with SIGNUP=off a sign-up is 403 signup_closed and mails nothing', async (t) => {
   const mongo = await MongoClient.connect(testEnv.mongodbUrl());

@@ -3,7 +3,7 @@
 //! Which literal addresses are public, range by range: test/lib/address-class.test.ts.
 import test from 'ava';
 import { ConfigError } from '../../lib/config.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { createResolver } from '../../lib/resolver.js';
 import { checkAddress, parseAllowlist, parseAllowlistEntry } from '../../lib/target-allowlist.js';
 import { createTargetGuard, type TargetGuard } from '../../lib/target-guard.js';

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test from 'ava';
 import { createHash } from 'node:crypto';
-import { CATALOGUE } from '../../domain/catalogue.js';
+import { CATALOGUE } from '../../domain/tools/catalogue.js';
 import { apiUrl, balanceOf, newAccount } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
 

@@ -10,9 +10,9 @@ import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { findTool } from '../../domain/catalogue.js';
+import { findTool } from '../../domain/tools/catalogue.js';
 import { DirectoryBlobStore } from '../../lib/blob-store.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { createMcpResultLinks, RESULT_LINK_TTL_S } from '../../api/mcp/result-links.js';
 import { apiUrl, isProblem, newAccount, request } from '../helpers/api.js';
 

@@ -8,9 +8,9 @@ import test from 'ava';
 import fc from 'fast-check';
 import { propertyRuns } from './property-runs.js';
 import { collections, connectMongo, type Mongo } from '../../lib/mongo.js';
-import { createLedger, type Ledger } from '../../domain/ledger.js';
-import { createAccounts } from '../../domain/accounts.js';
-import { createGrants, type Grants } from '../../domain/grants.js';
+import { createLedger, type Ledger } from '../../domain/ledger/ledger.js';
+import { createAccounts } from '../../domain/accounts/accounts.js';
+import { createGrants, type Grants } from '../../domain/ledger/grants.js';
 
 let mongo: Mongo;
 let ledger: Ledger;

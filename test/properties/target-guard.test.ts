@@ -10,7 +10,7 @@ import { classifyAddress, embeddedIPv4 } from '../../lib/address-class.js';
 import { checkAddress, matchAllowlist, parseAllowlist } from '../../lib/target-allowlist.js';
 import { createTargetGuard, type TargetGuard } from '../../lib/target-guard.js';
 import { normaliseHost } from '../../lib/target-host.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 
 const RUNS = propertyRuns(300);
 

@@ -6,9 +6,9 @@ import test from 'ava';
 import fc from 'fast-check';
 import { propertyRuns } from './property-runs.js';
 import { createValidators } from '../../api/validation.js';
-import { CATALOGUE, findTool } from '../../domain/catalogue.js';
-import { ERRORS, ServiceError, isErrorCode } from '../../lib/errors.js';
-import { loadCatalogueSchemas } from '../../domain/tool-schemas.js';
+import { CATALOGUE, findTool } from '../../domain/tools/catalogue.js';
+import { ERRORS, ServiceError, isErrorCode } from '../../contracts/errors.js';
+import { loadCatalogueSchemas } from '../../domain/tools/schemas.js';
 
 const schemas = loadCatalogueSchemas();
 const validators = createValidators(schemas);

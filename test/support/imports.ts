@@ -7,21 +7,22 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const SOURCE_FOLDERS = ['lib', 'domain', 'api', 'activities', 'workers', 'workflows', 'client'] as const;
+export const SOURCE_FOLDERS = ['contracts', 'lib', 'domain', 'api', 'activities', 'workers', 'workflows', 'client'] as const;
 export type Folder = (typeof SOURCE_FOLDERS)[number];
 
 /** What each folder may import (types included), its own folder always. */
 export const MAY_IMPORT: Record<Exclude<Folder, 'workflows'>, readonly Folder[]> = {
-  lib: ['lib'],
-  domain: ['lib', 'domain'],
-  api: ['lib', 'domain', 'api'],
-  activities: ['lib', 'domain', 'activities'],
-  workers: ['lib', 'domain', 'api', 'activities', 'workers', 'workflows'],
+  contracts: ['contracts'],
+  lib: ['contracts', 'lib'],
+  domain: ['contracts', 'lib', 'domain'],
+  api: ['contracts', 'lib', 'domain', 'api'],
+  activities: ['contracts', 'lib', 'domain', 'activities'],
+  workers: ['contracts', 'lib', 'domain', 'api', 'activities', 'workers', 'workflows'],
   client: ['client', 'lib'],
 };
 /** Process entry points compose every layer below them, like the workers do. */
 export const ENTRY_POINTS: Record<string, readonly Folder[]> = {
-  'api/server.ts': ['lib', 'domain', 'api', 'workers'],
+  'api/server.ts': ['contracts', 'lib', 'domain', 'api', 'workers'],
 };
 /** Packages whose values may enter the workflow sandbox. */
 export const SANDBOX_PACKAGES = ['@temporalio/workflow', '@temporalio/common'];
@@ -88,11 +89,11 @@ export function sourceFiles(): string[] {
 }
 
 /**
- * Lib modules whose values the workflow sandbox may load: they and everything they import as a
- * value use no Node built-in and no package but the SDK's sandbox-safe ones.
+ * Modules of `folder` whose values the workflow sandbox could load: they and everything they import
+ * as a value use no Node built-in and no package but the SDK's sandbox-safe ones.
  */
-export function pureLibModules(graph: Map<string, Import[]>): Set<string> {
-  const pure = new Set([...graph.keys()].filter((f) => folderOf(f) === 'lib'));
+export function pureModules(graph: Map<string, Import[]>, folder: Folder): Set<string> {
+  const pure = new Set([...graph.keys()].filter((f) => folderOf(f) === folder));
   for (let changed = true; changed; ) {
     changed = false;
     for (const file of pure) {
@@ -113,7 +114,7 @@ export function pureLibModules(graph: Map<string, Import[]>): Set<string> {
 
 /** Every import that breaks the layering, as `file -> target (why)`. */
 export function layerViolations(graph: Map<string, Import[]>): string[] {
-  const pure = pureLibModules(graph);
+  const pure = pureModules(graph, 'contracts');
   const out: string[] = [];
   for (const [file, imports] of graph) {
     const folder = folderOf(file) as Folder;
@@ -124,9 +125,13 @@ export function layerViolations(graph: Map<string, Import[]>): string[] {
         if (target === null) {
           if (!SANDBOX_PACKAGES.includes(imp.specifier))
             out.push(`${file} -> ${imp.specifier} (a workflow imports values only from the SDK's workflow packages)`);
-        } else if (folderOf(target) !== 'workflows' && !pure.has(target)) {
-          out.push(`${file} -> ${target} (a workflow imports only types from outside workflows/, or values of pure lib modules)`);
+        } else if (folderOf(target) !== 'workflows' && folderOf(target) !== 'contracts') {
+          out.push(`${file} -> ${target} (a workflow imports only types from outside workflows/, or values of contracts/)`);
         }
+        continue;
+      }
+      if (folder === 'contracts' && !imp.typeOnly && (target === null ? !SANDBOX_PACKAGES.includes(imp.specifier) : !pure.has(target))) {
+        out.push(`${file} -> ${target ?? imp.specifier} (contracts/ is workflow-safe: no Node built-in, no package but the SDK's)`);
         continue;
       }
       if (target === null) continue;

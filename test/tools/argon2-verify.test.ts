@@ -5,8 +5,8 @@ import argon2 from 'argon2';
 import { createArgon2Verify } from '../../activities/cpu/argon2-verify.js';
 import { createHashingPool } from '../../activities/cpu/hashing-pool.js';
 import { ARGON2_LIMITS, parseArgon2Hash } from '../../domain/tools/argon2-verify.js';
-import { findTool } from '../../domain/catalogue.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { findTool } from '../../domain/tools/catalogue.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 
 // ===== Unit: the handler called directly, with a real hashing pool (no stack) =====

@@ -5,7 +5,7 @@ import bcryptjs from 'bcryptjs';
 import { createBcryptHash } from '../../activities/cpu/bcrypt-hash.js';
 import { createHashingPool } from '../../activities/cpu/hashing-pool.js';
 import type { BcryptHashInput } from '../../domain/tools/bcrypt-hash.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 
 // ===== Unit: the handler called directly, with a real hashing pool (no stack) =====

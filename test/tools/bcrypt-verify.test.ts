@@ -4,8 +4,8 @@ import test from 'ava';
 import bcryptjs from 'bcryptjs';
 import { createBcryptVerify } from '../../activities/cpu/bcrypt-verify.js';
 import { createHashingPool } from '../../activities/cpu/hashing-pool.js';
-import { findTool } from '../../domain/catalogue.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { findTool } from '../../domain/tools/catalogue.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 
 // ===== Unit: the handler called directly, with a real hashing pool (no stack) =====

@@ -6,7 +6,7 @@ import type http from 'node:http';
 import { createBrokenLinks, LINK_CONCURRENCY, mapWithConcurrency } from '../../activities/network/broken-links.js';
 import { readInline } from '../../activities/network/readings.js';
 import type { BrokenLinksInput, BrokenLinksOutput } from '../../domain/tools/broken-links.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { startTestNetwork, type TestNetwork } from '../helpers/network-access.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';

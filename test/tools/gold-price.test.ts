@@ -10,7 +10,7 @@ import { createGoldPrice } from '../../activities/network/gold-price.js';
 import { FeedError, createMarketFeeds, maxAgeMs, metalUrl, parseFxRates, parseMetalQuote } from '../../activities/network/market-feeds.js';
 import { createQuoteStore } from '../../activities/network/quote-store.js';
 import { CURRENCIES, type GoldPriceInput } from '../../domain/tools/gold-price.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { testEnv } from '../helpers/env.js';
 import {
   FIXTURE_AS_OF,

@@ -4,8 +4,8 @@ import test from 'ava';
 import { INLINE_DIGEST_MAX_CHARS, createHashingPool } from '../../activities/cpu/hashing-pool.js';
 import { createHashText } from '../../activities/cpu/hash-text.js';
 import { HASH_ALGORITHMS, MAX_TEXT_BYTES, type HashTextInput } from '../../domain/tools/hash-text.js';
-import { findTool } from '../../domain/catalogue.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { findTool } from '../../domain/tools/catalogue.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 
 // ===== Unit: the handler called directly, with a real hashing pool (no stack) =====

@@ -8,7 +8,7 @@ import type { Page } from 'puppeteer-core';
 import type { BrowserPool } from '../../activities/browser/browser-pool.js';
 import { asDocument, createHtmlToImage } from '../../activities/browser/html-to-image.js';
 import type { HtmlToImageInput, HtmlToImageOutput } from '../../domain/tools/html-to-image.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { useBrowserAndPages } from '../helpers/browser-fixture.js';
 import { decodeImage } from '../helpers/images.js';

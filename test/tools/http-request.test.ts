@@ -5,8 +5,8 @@
 import test from 'ava';
 import { createHttpRequest } from '../../activities/network/http-request.js';
 import { FORBIDDEN_HEADERS, type HttpRequestInput } from '../../domain/tools/http-request.js';
-import { findTool } from '../../domain/catalogue.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { findTool } from '../../domain/tools/catalogue.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { startPageFixtures, type PageFixtures, type TestNetwork } from '../helpers/network-access.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';

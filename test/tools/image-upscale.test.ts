@@ -7,7 +7,7 @@ import { createImageUpscale } from '../../activities/cpu/image-upscale.js';
 import { createSourceDownloader } from '../../activities/cpu/source-download.js';
 import type { ImageUpscaleInput } from '../../domain/tools/image-upscale.js';
 import { createNetworkAccess } from '../../lib/network-access.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 import { closedPort, startFileServer, type FileServer } from '../fixtures/file-server.js';

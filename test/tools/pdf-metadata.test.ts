@@ -8,7 +8,7 @@ import { createPdfMetadata } from '../../activities/network/pdf-metadata.js';
 import { pdfHeaderOffset } from '../../activities/network/pdf-info.js';
 import { readInline } from '../../activities/network/readings.js';
 import type { PdfMetadataInput } from '../../domain/tools/pdf-metadata.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { startTestNetwork, type TestNetwork } from '../helpers/network-access.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';

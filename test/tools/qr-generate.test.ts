@@ -5,8 +5,8 @@ import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { createQrGenerate } from '../../activities/cpu/qr-generate.js';
 import { ERROR_CORRECTION_LEVELS, type QrGenerateInput } from '../../domain/tools/qr-generate.js';
-import { findTool } from '../../domain/catalogue.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { findTool } from '../../domain/tools/catalogue.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 
 // ===== Unit: the handler called directly (no stack) =====

@@ -5,7 +5,7 @@ import test from 'ava';
 import { createSeoMeta } from '../../activities/network/seo-meta.js';
 import { readInline } from '../../activities/network/readings.js';
 import type { SeoMetaInput } from '../../domain/tools/seo-meta.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { startTestNetwork, type TestNetwork } from '../helpers/network-access.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';

@@ -15,7 +15,7 @@ import type { SslCheckInput } from '../../domain/tools/ssl-check.js';
 import { createGuardedSockets } from '../../lib/guarded-sockets.js';
 import { createResolver } from '../../lib/resolver.js';
 import { createTargetGuard } from '../../lib/target-guard.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { FIXTURE_NAMES as N, startDnsServer, type DnsServer } from '../fixtures/dns-server.js';
 import { caFromEnv, createCa, issueLeaf, selfSigned, type CertificateAuthority, type KeyPair } from '../fixtures/tls-certs.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';

@@ -10,7 +10,7 @@ import { createWatermarkImage } from '../../activities/cpu/watermark-image.js';
 import { FONT_SIZES } from '../../activities/cpu/watermark-layout.js';
 import { isDrawable, type WatermarkImageInput } from '../../domain/tools/watermark-image.js';
 import { createNetworkAccess } from '../../lib/network-access.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 import { closedPort, startFileServer, type FileServer } from '../fixtures/file-server.js';

@@ -11,7 +11,7 @@ import type { BrowserPool } from '../../activities/browser/browser-pool.js';
 import type { SettleLimits } from '../../activities/browser/settle.js';
 import { createWebsiteScreenshot } from '../../activities/browser/website-screenshot.js';
 import type { WebsiteScreenshotInput, WebsiteScreenshotOutput } from '../../domain/tools/website-screenshot.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { startTestBrowser, trustCertificateFlag, type TestBrowser } from '../helpers/browser.js';
 import { decodeImage, near } from '../helpers/images.js';

@@ -9,7 +9,7 @@ import { createSourceDownloader } from '../../activities/cpu/source-download.js'
 import { createWordToPdf } from '../../activities/cpu/word-to-pdf.js';
 import type { WordToPdfInput } from '../../domain/tools/word-to-pdf.js';
 import { createNetworkAccess } from '../../lib/network-access.js';
-import { standaloneContext } from '../../lib/tool-handler.js';
+import { standaloneContext } from '../../domain/tools/index.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 import { DOC_FIXTURE_PAGES, docFixture, makeDocx, makeOdt, makeRtf, readPdf, zipStored } from '../fixtures/documents.js';

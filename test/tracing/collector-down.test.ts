@@ -17,7 +17,7 @@ import { freePort, waitForHttp, waitUntil } from '../../scripts/stack/net.js';
 import { COLLECTOR_DOWN, SPANS_NOT_EXPORTED } from '../../lib/span-export.js';
 import { startTracing } from '../../lib/tracing.js';
 import { createLogger } from '../../lib/logger.js';
-import { TASK_QUEUES, WORKFLOW_TYPES } from '../../lib/temporal-shared.js';
+import { TASK_QUEUES, WORKFLOW_TYPES } from '../../contracts/temporal-names.js';
 import { adminToken, request, type UncheckedJson } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
 import { closedPort } from '../fixtures/http-pages.js';

@@ -6,7 +6,7 @@
 import test from 'ava';
 import { newAccount, request } from '../helpers/api.js';
 import { registerEndpoint, sendTest, startReceiver, type Delivery, type Receiver } from '../helpers/webhook-receiver.js';
-import { DEFAULT_ENDPOINT_CONCURRENCY } from '../../lib/webhook-policy.js';
+import { DEFAULT_ENDPOINT_CONCURRENCY } from '../../contracts/webhook-policy.js';
 
 /** The stack runs with WEBHOOK_ENDPOINT_CONCURRENCY unset. */
 const CONCURRENCY = DEFAULT_ENDPOINT_CONCURRENCY;

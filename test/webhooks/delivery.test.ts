@@ -7,7 +7,7 @@ import { createHmac } from 'node:crypto';
 import { adminToken, callTool, newAccount, request, type UncheckedJson } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
 import { withTemporalClient } from '../helpers/temporal.js';
-import { WEBHOOK_REFAN_SCHEDULE_ID } from '../../lib/schedules.js';
+import { WEBHOOK_REFAN_SCHEDULE_ID } from '../../domain/upkeep-schedules.js';
 import { ScheduleOverlapPolicy } from '@temporalio/client';
 import {
   attemptsOf,

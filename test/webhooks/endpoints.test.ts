@@ -12,7 +12,7 @@ import { attemptsOf, eventually, registerEndpoint, sendTest, startReceiver, type
 import { checkEndpointUrl } from '../../domain/webhooks/url-admission.js';
 import { createResolver } from '../../lib/resolver.js';
 import { createTargetGuard } from '../../lib/target-guard.js';
-import { webhookWorkflowId } from '../../lib/webhook-messages.js';
+import { webhookWorkflowId } from '../../contracts/webhook-messages.js';
 
 let receiver: Receiver;
 test.before(async () => {

@@ -18,7 +18,7 @@ import {
   type Receiver,
 } from '../helpers/webhook-receiver.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
-import { DEFAULT_EVENT_TYPES } from '../../lib/event-kinds.js';
+import { DEFAULT_EVENT_TYPES } from '../../contracts/event-kinds.js';
 
 let receiver: Receiver;
 test.before(async () => {

@@ -3,7 +3,7 @@
 import test from 'ava';
 import { Writable } from 'node:stream';
 import { ApplicationFailure } from '@temporalio/common';
-import { ToolError } from '../../lib/errors.js';
+import { ToolError } from '../../contracts/errors.js';
 import { createLogger } from '../../lib/logger.js';
 import { sdkLogger } from '../../lib/temporal-runtime.js';
 import { callTool, isProblem, newAccount, type UncheckedJson } from '../helpers/api.js';

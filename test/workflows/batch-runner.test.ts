@@ -8,9 +8,8 @@
 //! while a single call runs on the items' worker, each item starts the next one BATCH_YIELD_MS later.
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
-import { Client } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
-import type { Connection } from '@temporalio/client';
 import protos from '@temporalio/proto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { msToTs } from '@temporalio/common/lib/time.js';
@@ -20,25 +19,17 @@ import { eventually } from '../helpers/webhook-receiver.js';
 import { createCallActivities } from '../../activities/call-activities.js';
 import { createSingleCalls } from '../../activities/single-calls.js';
 import { createCoreActivities } from '../../activities/core/index.js';
-import { createAccounts } from '../../domain/accounts.js';
-import { createBatches } from '../../domain/batches.js';
-import { createBatchProgress } from '../../domain/batch-progress.js';
-import { createLedger } from '../../domain/ledger.js';
-import { findTool } from '../../domain/catalogue.js';
+import { createAccounts } from '../../domain/accounts/accounts.js';
+import { createBatches } from '../../domain/batches/batches.js';
+import { createBatchProgress } from '../../domain/batches/progress.js';
+import { createLedger } from '../../domain/ledger/ledger.js';
+import { findTool } from '../../domain/tools/catalogue.js';
 import { collections, connectMongo, type Mongo } from '../../lib/mongo.js';
-import type { BatchDoc } from '../../domain/call-documents.js';
+import type { BatchDoc } from '../../domain/calls/documents.js';
 import { newId } from '../../lib/ids.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
-import {
-  BATCH_RUNNER_WAKE,
-  SEARCH_ATTRIBUTES,
-  TASK_QUEUES,
-  WORKFLOW_TYPES,
-  batchItemRequestId,
-  batchRunnerId,
-  callTaskQueue,
-  type BatchRunnerInput,
-} from '../../lib/temporal-shared.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
+import { BATCH_RUNNER_WAKE, batchItemRequestId, batchRunnerId, type BatchRunnerInput } from '../../contracts/batch.js';
+import { SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES, callTaskQueue } from '../../contracts/temporal-names.js';
 import { connectTemporal, connectTemporalWorker } from '../helpers/temporal.js';
 
 const { temporal } = protos;

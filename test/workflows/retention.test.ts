@@ -6,12 +6,12 @@ import test from 'ava';
 import { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { createCoreActivities } from '../../activities/core/index.js';
-import { CALL_ANSWER_RETENTION_MS, CALL_TOMBSTONE_MS, createAsyncCalls } from '../../domain/async-calls.js';
-import { createEventRecorder, newEvent } from '../../domain/events.js';
-import { EVENT_RETENTION_MS } from '../../lib/event-kinds.js';
+import { CALL_ANSWER_RETENTION_MS, CALL_TOMBSTONE_MS, createAsyncCalls } from '../../domain/calls/async-calls.js';
+import { createEventRecorder, newEvent } from '../../domain/events/record.js';
+import { EVENT_RETENTION_MS } from '../../contracts/event-kinds.js';
 import { newId } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
-import { TASK_QUEUES } from '../../lib/temporal-shared.js';
+import { TASK_QUEUES } from '../../contracts/temporal-names.js';
 import { startWorkflowTestBed, serviceWorkflowBundle, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 
 let bed: WorkflowTestBed | undefined;

@@ -8,9 +8,10 @@ import { Worker } from '@temporalio/worker';
 import type { Mongo } from '../../lib/mongo.js';
 import { startWorkflowTestBed, serviceWorkflowBundle, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { createCallActivities } from '../../activities/call-activities.js';
-import { createLedger } from '../../domain/ledger.js';
-import { createAccounts } from '../../domain/accounts.js';
-import { TASK_QUEUES, type ToolCallInput, type ToolCallResult } from '../../lib/temporal-shared.js';
+import { createLedger } from '../../domain/ledger/ledger.js';
+import { createAccounts } from '../../domain/accounts/accounts.js';
+import { TASK_QUEUES } from '../../contracts/temporal-names.js';
+import type { ToolCallInput, ToolCallResult } from '../../contracts/call.js';
 
 let env: TestWorkflowEnvironment;
 let mongo: Mongo;

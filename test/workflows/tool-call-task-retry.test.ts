@@ -12,10 +12,11 @@ import { startWorkflowTestBed, type WorkflowTestBed } from '../helpers/workflow-
 import { workflowBundle } from '../../workers/workflow-bundle.js';
 import { createLogger } from '../../lib/logger.js';
 import { createCallActivities } from '../../activities/call-activities.js';
-import { createLedger } from '../../domain/ledger.js';
-import { createAccounts } from '../../domain/accounts.js';
+import { createLedger } from '../../domain/ledger/ledger.js';
+import { createAccounts } from '../../domain/accounts/accounts.js';
 import { testEnv } from '../helpers/env.js';
-import { ANSWERED_TOO_LATE, CALL_WORKFLOW_TASK_TIMEOUT_MS, type ToolCallInput, type ToolCallResult } from '../../lib/temporal-shared.js';
+import { ANSWERED_TOO_LATE, type ToolCallInput, type ToolCallResult } from '../../contracts/call.js';
+import { CALL_WORKFLOW_TASK_TIMEOUT_MS } from '../../contracts/temporal-names.js';
 
 const DATABASE = 'workflow_task_retry_tests';
 /** As the service's processes run from source: tsx on the main thread, not in the workflow thread. */

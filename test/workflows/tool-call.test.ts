@@ -7,21 +7,22 @@
 import test from 'ava';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError } from '../../contracts/errors.js';
 import { MongoClient } from 'mongodb';
 import { createServer, type AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { createCallActivities } from '../../activities/call-activities.js';
 import { createCallStep } from '../../activities/call-step.js';
-import { createCallKeys } from '../../domain/call-keys.js';
-import type { ToolHandler } from '../../lib/tool-handler.js';
+import { createCallKeys } from '../../domain/calls/keys.js';
+import type { ToolHandler } from '../../domain/tools/index.js';
 import type { Mongo } from '../../lib/mongo.js';
 import { startWorkflowTestBed, serviceWorkflowBundle, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { createCoreActivities } from '../../activities/core/index.js';
-import { createLedger, type Ledger } from '../../domain/ledger.js';
-import { createAccounts } from '../../domain/accounts.js';
-import { LONG_CALL_QUEUES, TASK_QUEUES, callTaskQueue, type ToolCallInput, type ToolCallResult } from '../../lib/temporal-shared.js';
+import { createLedger, type Ledger } from '../../domain/ledger/ledger.js';
+import { createAccounts } from '../../domain/accounts/accounts.js';
+import { LONG_CALL_QUEUES, TASK_QUEUES, callTaskQueue } from '../../contracts/temporal-names.js';
+import type { ToolCallInput, ToolCallResult } from '../../contracts/call.js';
 import { DatabaseBlobStore } from '../../lib/blob-store.js';
 import { INLINE_OUTPUT_MAX_BYTES, isOutputBlob, storedJson, type OutputBlob } from '../../lib/output-blobs.js';
 

@@ -2,7 +2,7 @@
 //! `beginBatch`, `endBatch`): outcomes come back a batch at a time and still count in the order
 //! attempts ended. Driven directly: no Temporal, no database, no receiver.
 import test from 'ava';
-import { DISABLE_AFTER_FAILURES } from '../../lib/webhook-policy.js';
+import { DISABLE_AFTER_FAILURES } from '../../contracts/webhook-policy.js';
 import {
   beginBatch,
   concurrentLimits,

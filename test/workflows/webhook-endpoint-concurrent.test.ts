@@ -3,7 +3,7 @@
 //! test/disruptive/webhook-endpoint-burst.test.ts). The bed: test/workflows/support/webhook-endpoint-bed.ts.
 import test from 'ava';
 import { collections } from '../../lib/mongo.js';
-import { DISABLE_AFTER_FAILURES } from '../../lib/webhook-policy.js';
+import { DISABLE_AFTER_FAILURES } from '../../contracts/webhook-policy.js';
 
 import {
   attemptsOf,

@@ -11,9 +11,9 @@ import { randomBytes } from 'node:crypto';
 import { collections, type Mongo } from '../../lib/mongo.js';
 import { startWorkflowTestBed, serviceWorkflowBundle, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
 import { newId } from '../../lib/ids.js';
-import { SERVICE_ACTOR } from '../../domain/audit-log.js';
-import { createEventRecorder, newEvent, type DomainEvent } from '../../domain/events.js';
-import { TASK_QUEUES, WEBHOOK_DELIVERY_QUEUE } from '../../lib/temporal-shared.js';
+import { SERVICE_ACTOR } from '../../domain/audit/index.js';
+import { createEventRecorder, newEvent, type DomainEvent } from '../../domain/events/record.js';
+import { TASK_QUEUES, WEBHOOK_DELIVERY_QUEUE } from '../../contracts/temporal-names.js';
 import { createWebhookEndpoints, type WebhookEndpoints } from '../../domain/webhooks/endpoints.js';
 import { signalEndpoint } from '../../domain/webhooks/fanout.js';
 import {
@@ -23,11 +23,11 @@ import {
   webhookWorkflowId,
   type WebhookEndpointState,
   type WebhookEnvelope,
-} from '../../lib/webhook-messages.js';
+} from '../../contracts/webhook-messages.js';
 import { createWebhookActivities } from '../../activities/core/webhooks.js';
 import { computeSignature, verifyWebhook } from '../../lib/webhook-signature.js';
-import { SECRET_OVERLAP_MS } from '../../lib/webhook-policy.js';
-import type { WebhookRequest } from '../../lib/webhook-transport.js';
+import { SECRET_OVERLAP_MS } from '../../contracts/webhook-policy.js';
+import type { WebhookRequest } from '../../domain/webhooks/index.js';
 
 let env: TestWorkflowEnvironment;
 let mongo: Mongo;

@@ -1,7 +1,7 @@
 //! The webhook endpoint's state changes (workflows/webhook-endpoint-state.ts), driven directly:
 //! no Temporal, no database, no receiver. The workflow tests prove the same through the stack.
 import test from 'ava';
-import type { PendingDelivery } from '../../lib/webhook-messages.js';
+import type { PendingDelivery } from '../../contracts/webhook-messages.js';
 import {
   DISABLE_AFTER_FAILURES,
   firstDue,
@@ -10,7 +10,7 @@ import {
   RETRY_DELAYS_MS,
   SEEN_TTL_MS,
   startable,
-} from '../../lib/webhook-policy.js';
+} from '../../contracts/webhook-policy.js';
 import {
   applyArrivals,
   arrive,

@@ -6,9 +6,9 @@
 //! (support/webhook-endpoint-bed.ts; the HTTP side is tested for real in test/webhooks/).
 import test from 'ava';
 import { collections } from '../../lib/mongo.js';
-import { TASK_QUEUES } from '../../lib/temporal-shared.js';
-import { WEBHOOK_SIGNALS, webhookWorkflowId } from '../../lib/webhook-messages.js';
-import { attemptOffsets, DISABLE_AFTER_FAILURES } from '../../lib/webhook-policy.js';
+import { TASK_QUEUES } from '../../contracts/temporal-names.js';
+import { WEBHOOK_SIGNALS, webhookWorkflowId } from '../../contracts/webhook-messages.js';
+import { attemptOffsets, DISABLE_AFTER_FAILURES } from '../../contracts/webhook-policy.js';
 
 import {
   attempts,

@@ -11,7 +11,7 @@ import type { SettleLimits } from '../../../activities/browser/settle.js';
 import { createWebsiteScreenshot } from '../../../activities/browser/website-screenshot.js';
 import type { HtmlToImageInput } from '../../../domain/tools/html-to-image.js';
 import type { WebsiteScreenshotInput } from '../../../domain/tools/website-screenshot.js';
-import { standaloneContext } from '../../../lib/tool-handler.js';
+import { standaloneContext } from '../../../domain/tools/index.js';
 import { useBrowserAndPages } from '../../helpers/browser-fixture.js';
 import { decodeImage, differingPixels, type DecodedImage } from '../../helpers/images.js';
 import { COLOURS, LATE_FONT_MARKUP, LATE_IMAGE, LATE_IMAGE_MARKUP, systemFontFile } from '../../fixtures/browser-pages.js';

@@ -5,7 +5,7 @@ import test from 'ava';
 import { createReadingPool, type ReadingPool } from '../../../activities/network/reading-pool.js';
 import { readInline } from '../../../activities/network/readings.js';
 import type { PageSource } from '../../../activities/network/page-extract.js';
-import { ServiceError } from '../../../lib/errors.js';
+import { ServiceError } from '../../../contracts/errors.js';
 import { articlePage, largeArticlePage } from '../../fixtures/http-pages.js';
 import { makePdf } from '../../fixtures/pdf-files.js';
 

@@ -1,7 +1,7 @@
 //! The proof runs' batches (chaos and soak): made over the API with an account's key, read through
 //! whatever fault is under way (each live read's counts checked), and waited for (bounded) before
 //! the ledger audit judges them.
-import { findTool } from '../../../domain/catalogue.js';
+import { findTool } from '../../../domain/tools/catalogue.js';
 
 /** The batches' tool: cheap, so its items are many calls through the faults. */
 export const BATCH_TOOL = findTool('hash-text')!;

@@ -4,8 +4,8 @@
 //! test/disruptive/chaos.test.ts in a bounded form.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { addMonthsClamped, periodStart } from '../../../domain/periods.js';
-import { ALLOWANCES_SCHEDULE_ID } from '../../../lib/schedules.js';
+import { addMonthsClamped, periodStart } from '../../../domain/plans/periods.js';
+import { ALLOWANCES_SCHEDULE_ID } from '../../../domain/upkeep-schedules.js';
 import { atFixedRate } from './arrivals.js';
 import { captureMix, cheapMix, seededRandom, weightedPicker, type MixEntry } from './call-mix.js';
 import { BATCH_TOOL, batchCounts, batchEnded, followBatch, startBatch } from './batch-client.js';

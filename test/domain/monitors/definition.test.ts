@@ -3,7 +3,7 @@
 //! where a tool makes a png; and the pixel comparison of two captures with ignored rectangles.
 import test from 'ava';
 import { PNG } from 'pngjs';
-import { findTool } from '../../../domain/catalogue.js';
+import { findTool } from '../../../domain/tools/catalogue.js';
 import { cronProblem } from '../../../domain/monitors/cron.js';
 import { isJsonPointer, readAlert, readAssertions, scheduleProblems } from '../../../domain/monitors/definition.js';
 import { phaseMs, scheduledTimeOf } from '../../../domain/monitors/schedules.js';

@@ -4,8 +4,7 @@
 import test from 'ava';
 import net from 'node:net';
 import { once } from 'node:events';
-import { onAnotherPortIfTaken } from '../../../scripts/stack/net.js';
-import { freePort } from '../../../scripts/stack/net.js';
+import { onAnotherPortIfTaken, freePort } from '../../../scripts/stack/net.js';
 
 async function listen(port: number): Promise<net.Server> {
   const server = net.createServer().listen(port, '127.0.0.1');

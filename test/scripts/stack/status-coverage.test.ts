@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { buildOpenApi } from '../../../api/openapi.js';
-import { loadCatalogueSchemas } from '../../../domain/tool-schemas.js';
+import { loadCatalogueSchemas } from '../../../domain/tools/schemas.js';
 import { STATUS_OWNERS, UNPRODUCIBLE, documentedStatuses, judgeCoverage, ownersInRun } from '../../../scripts/stack/status-coverage.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

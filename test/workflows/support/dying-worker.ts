@@ -5,9 +5,9 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createCallActivities } from '../../../activities/call-activities.js';
 import { createCallStep } from '../../../activities/call-step.js';
-import { createCallKeys } from '../../../domain/call-keys.js';
-import { createLedger } from '../../../domain/ledger.js';
-import type { CallRef } from '../../../domain/ledger-terms.js';
+import { createCallKeys } from '../../../domain/calls/keys.js';
+import { createLedger } from '../../../domain/ledger/ledger.js';
+import type { CallRef } from '../../../contracts/call.js';
 import { connectMongo } from '../../../lib/mongo.js';
 import { createLogger } from '../../../lib/logger.js';
 import { workflowBundle } from '../../../workers/workflow-bundle.js';

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Mongo } from '../../../lib/mongo.js';
 import { startWorkflowTestBed, serviceWorkflowBundle, type WorkflowTestBed } from '../../helpers/workflow-test-bed.js';
 import { newId } from '../../../lib/ids.js';
-import { TASK_QUEUES, WEBHOOK_DELIVERY_QUEUE } from '../../../lib/temporal-shared.js';
+import { TASK_QUEUES, WEBHOOK_DELIVERY_QUEUE } from '../../../contracts/temporal-names.js';
 import { createWebhookEndpoints, type WebhookEndpoints } from '../../../domain/webhooks/endpoints.js';
 import {
   WEBHOOK_SIGNALS,
@@ -19,7 +19,7 @@ import {
   type WebhookEndpointInput,
   type WebhookEndpointState,
   type WebhookEnvelope,
-} from '../../../lib/webhook-messages.js';
+} from '../../../contracts/webhook-messages.js';
 import {
   createWebhookActivities,
   type DeliverBatchRequest,

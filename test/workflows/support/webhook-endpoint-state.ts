@@ -1,6 +1,6 @@
 //! What the webhook endpoint's state tests share: a clock, outcomes, an endpoint and one turn of
 //! its loop, driven directly (workflows/webhook-endpoint-state.ts), and a seeded generator.
-import type { CarriedEndpointState, WebhookEnvelope } from '../../../lib/webhook-messages.js';
+import type { CarriedEndpointState, WebhookEnvelope } from '../../../contracts/webhook-messages.js';
 import {
   applyArrivals,
   arrive,
