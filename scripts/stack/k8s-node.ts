@@ -20,34 +20,20 @@ import { promisify } from 'node:util';
 import { DOCKER } from '../images/docker-engine.mjs';
 import { freePort, waitUntil } from './net.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
+import {
+  BRIDGE,
+  type NodeOptions,
+  PAUSE_IMAGE,
+  PUBLIC_STAND_IN,
+  cniConfig,
+  containerdConfig,
+  kubeProxyConfig,
+  kubeletConfig,
+} from './k8s-node-configs.js';
+
+export { PUBLIC_STAND_IN, type NodeOptions, type NodeTools } from './k8s-node-configs.js';
 
 const exec = promisify(execFile);
-
-export interface NodeTools {
-  kubelet: string;
-  kubeProxy: string;
-  crictl: string;
-  kubeRouter: string;
-}
-
-/** From the benchmarking range (RFC 2544), which no policy here excludes and no one routes: on the node's bridge only. */
-export const PUBLIC_STAND_IN = '198.18.0.1';
-
-export interface NodeOptions {
-  /** The node's own directory: containerd's root and state, the kubelet's, CNI's, the pause image. */
-  dir: string;
-  name: string;
-  /** The pods' /24 (`10.244.0.0/24`): its `.1` is the bridge, the node's address and the pods' gateway. */
-  podCidr: string;
-  /** The control plane's Service range: the pods' route to it goes through this host (kube-proxy). */
-  serviceCidr: string;
-  kubeconfig: string;
-  /** The CA whose client certificates the kubelet accepts (the API server's, for logs and exec). */
-  clientCaFile: string;
-  tools: NodeTools;
-  /** Seccomp profiles for `Localhost` pods, by the path they are named with. */
-  seccompProfiles: Record<string, string>;
-}
 
 export interface RealNode {
   name: string;
@@ -64,11 +50,9 @@ export interface RealNode {
   stop(): Promise<void>;
 }
 
-const BRIDGE = 'ut-pods0';
 /** Fixed paths the kubelet and CNI create whatever their settings; removed on stop when a node made them. */
 const FIXED_PATHS = ['/var/lib/kubelet', '/var/log/containers', '/var/lib/cni'];
 const CONTAINER_LOG_LINKS = '/var/log/containers';
-const PAUSE_IMAGE = 'utility-tools/pause:local';
 /** Sysctls the kubelet (kernel defaults it protects) and kube-proxy set; put back on stop. */
 const SYSCTLS = [
   'kernel/panic',
@@ -98,101 +82,6 @@ async function makePauseImage(dir: string): Promise<void> {
   mkdirSync(root, { recursive: true });
   await run('gcc', ['-static', '-O2', '-o', path.join(root, 'pause'), source]);
   await run('sh', ['-c', 'tar -C "$0" -c pause | "$2" import --change \'ENTRYPOINT ["/pause"]\' - "$1"', root, PAUSE_IMAGE, DOCKER]);
-}
-
-function containerdConfig(dir: string, socket: string): string {
-  return `version = 2
-root = "${dir}/containerd/root"
-state = "${dir}/containerd/state"
-[grpc]
-  address = "${socket}"
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "docker.io/${PAUSE_IMAGE}"
-  # This machine grants no CAP_SYS_RESOURCE: runc cannot give the sandbox its -998.
-  restrict_oom_score_adj = true
-  netns_mounts_under_state_dir = true
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    snapshotter = "overlayfs"
-    default_runtime_name = "runc"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-      runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-        SystemdCgroup = false
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/usr/lib/cni"
-    conf_dir = "${dir}/cni/net.d"
-`;
-}
-
-/**
- * A bridge on the pods' /24, addresses from host-local (kept in the node's folder), no masquerade and
- * no default route: pods reach each other, this host, the Service range (kube-proxy's rules on the
- * host) and the public stand-in, nothing beyond.
- */
-function cniConfig(dir: string, podCidr: string, serviceCidr: string): string {
-  return JSON.stringify({
-    cniVersion: '1.0.0',
-    name: 'utility-tools-pods',
-    plugins: [
-      {
-        type: 'bridge',
-        bridge: BRIDGE,
-        isGateway: true,
-        ipMasq: false,
-        hairpinMode: true,
-        ipam: {
-          type: 'host-local',
-          ranges: [[{ subnet: podCidr }]],
-          routes: [{ dst: serviceCidr }, { dst: `${PUBLIC_STAND_IN}/32` }],
-          dataDir: path.join(dir, 'cni', 'ipam'),
-        },
-      },
-      { type: 'portmap', capabilities: { portMappings: true } },
-      { type: 'firewall' },
-    ],
-  });
-}
-
-function kubeletConfig(options: NodeOptions, socket: string, ports: { kubelet: number; healthz: number }, address: string): string {
-  return JSON.stringify({
-    apiVersion: 'kubelet.config.k8s.io/v1beta1',
-    kind: 'KubeletConfiguration',
-    address,
-    port: ports.kubelet,
-    readOnlyPort: 0,
-    healthzBindAddress: '127.0.0.1',
-    healthzPort: ports.healthz,
-    authentication: { anonymous: { enabled: false }, webhook: { enabled: false }, x509: { clientCAFile: options.clientCaFile } },
-    authorization: { mode: 'AlwaysAllow' },
-    containerRuntimeEndpoint: `unix://${socket}`,
-    cgroupDriver: 'cgroupfs',
-    failSwapOn: false,
-    failCgroupV1: false,
-    podLogsDir: path.join(options.dir, 'pod-logs'),
-    // Nothing here is evicted for a host's disk or memory: the test's pods are what it measures.
-    evictionHard: { 'memory.available': '1%', 'nodefs.available': '1%', 'imagefs.available': '1%' },
-    imageGCHighThresholdPercent: 100,
-    imageGCLowThresholdPercent: 99,
-    serializeImagePulls: false,
-    resolvConf: '/etc/resolv.conf',
-    maxPods: 40,
-  });
-}
-
-function kubeProxyConfig(options: NodeOptions, ports: { healthz: number; metrics: number }): string {
-  return JSON.stringify({
-    apiVersion: 'kubeproxy.config.k8s.io/v1alpha1',
-    kind: 'KubeProxyConfiguration',
-    clientConnection: { kubeconfig: options.kubeconfig },
-    hostnameOverride: options.name,
-    mode: 'iptables',
-    clusterCIDR: options.podCidr,
-    healthzBindAddress: `127.0.0.1:${ports.healthz}`,
-    metricsBindAddress: `127.0.0.1:${ports.metrics}`,
-    // No route_localnet, no conntrack tables resized: kube-proxy leaves those host settings alone.
-    iptables: { localhostNodePorts: false },
-    conntrack: { maxPerCore: 0 },
-  });
 }
 
 async function readSysctls(): Promise<Record<string, string>> {
