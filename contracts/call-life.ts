@@ -5,7 +5,7 @@
 //!
 //! Who settles a call, in every case (docs/DEVELOPING.md, "A call's life"):
 //! - Answered (the tool answered, or failed in a way retrying cannot change): whoever ran the tool,
-//!   commits a success and refunds a failure: the call's one step (activities/calls/step.ts) for a
+//!   commits a success and refunds a failure: the call's one step (activities/call-step.ts) for a
 //!   REST, MCP, asynchronous, batch item or monitor call; the workflow (workflows/tool-call.ts) for
 //!   a call in separate steps (started before calls were one step).
 //! - Timed out (the tool's deadline passed, its attempts included): the same party, a refund.
