@@ -9,7 +9,7 @@
 //! `kill()` takes down the whole process group with SIGKILL, which also ends a stopped or hung
 //! soffice.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -187,6 +187,11 @@ function readAnswers(bridge: Bridge, onReady: (startMs: number) => void, options
   });
 }
 
+/** Where one start of a listener has LibreOffice keep its temporary files (`TMPDIR`). */
+export function listenerTempDir(options: Pick<OfficeListenerOptions, 'profileDir' | 'pipeName'>): string {
+  return path.join(options.profileDir, `tmp-${options.pipeName}`);
+}
+
 export function startOfficeListener(options: OfficeListenerOptions): OfficeListener {
   const isolation = options.isolation ?? 'namespace';
   const command = listenerCommand({
@@ -199,8 +204,17 @@ export function startOfficeListener(options: OfficeListenerOptions): OfficeListe
     isRoot: process.getuid?.() === 0,
   });
   const log = options.log;
+  // LibreOffice's own temporary files (a document's unpacked parts: gigabytes for a zip bomb) go in
+  // a folder of this start's, removed once it is gone: a killed soffice leaves them behind, and a
+  // container's /tmp is memory.
+  const tempDir = listenerTempDir(options);
+  mkdirSync(tempDir, { recursive: true });
   // detached: its own process group, so kill() reaches soffice and everything it started.
-  const child: ChildProcessWithoutNullStreams = spawn(command[0], command.slice(1), { stdio: 'pipe', detached: true });
+  const child: ChildProcessWithoutNullStreams = spawn(command[0], command.slice(1), {
+    stdio: 'pipe',
+    detached: true,
+    env: { ...process.env, TMPDIR: tempDir },
+  });
   const stderr: string[] = [];
 
   const killGroup = () => {
@@ -260,7 +274,8 @@ export function startOfficeListener(options: OfficeListenerOptions): OfficeListe
       // soffice removes its pipe's socket file only when it shuts down cleanly; a killed one
       // leaves it in /tmp, one per listener start.
       rm(pipeSocketPath(options.pipeName, isolation), { force: true }).catch(() => {});
-      resolve();
+      // Every process of the group is gone (killGroup on exit): nothing writes there any more.
+      rm(tempDir, { recursive: true, force: true }).then(resolve, resolve);
     };
     let exitReason: string | undefined;
     child.once('exit', (code, signal) => {

@@ -1,9 +1,12 @@
 //! word-to-pdf: .doc, .docx, .odt and .rtf become PDFs with their pages and text; the type comes
 //! from the bytes; size, type and target refusals; two conversions at once; a stuck conversion
-//! killed at the hard timeout with its listener replaced; a listener failing for its own state
+//! killed at the hard timeout with its listener replaced and its temporary files removed; a listener failing for its own state
 //! replaced and the document converted on a fresh one; no network during conversion.
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createOfficeConverter } from '../../activities/cpu/office-converter.js';
 import { createSourceDownloader } from '../../activities/cpu/source-download.js';
 import { createWordToPdf } from '../../activities/cpu/word-to-pdf.js';
@@ -27,7 +30,10 @@ const HARD_TIMEOUT_MS = 12_000;
 
 const net = createNetworkAccess({ dnsServers: [], targetAllowlist: ['127.0.0.2/32'] });
 const download = createSourceDownloader({ http: net.http });
-const office = createOfficeConverter({ listeners: 2, conversionTimeoutMs: HARD_TIMEOUT_MS });
+const workDir = mkdtempSync(path.join(os.tmpdir(), 'word-to-pdf-office-'));
+const office = createOfficeConverter({ listeners: 2, conversionTimeoutMs: HARD_TIMEOUT_MS, workDir });
+/** The temporary folders (`TMPDIR`) of the first slot's listener starts that are still there. */
+const firstSlotTempDirs = () => readdirSync(path.join(workDir, 'profile-0')).filter((name) => name.startsWith('tmp-'));
 const wordToPdf = createWordToPdf({ download, office });
 const schemas = compileToolSchemas('word-to-pdf');
 /** A fresh context (and abort signal) per call, as every activity has its own. */
@@ -59,6 +65,12 @@ async function processGroupGone(pgid: number): Promise<boolean> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return false;
+}
+
+/** Whether `dir` is removed (it goes once its listener's exit is seen): a generous bound, as above. */
+async function removedSoon(dir: string): Promise<boolean> {
+  for (let i = 0; i < 600 && existsSync(dir); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  return !existsSync(dir);
 }
 
 async function convertServed(path: string, body: Buffer) {
@@ -160,6 +172,10 @@ test.serial('a stuck conversion is killed at the hard timeout and its listener r
   // Freeze the first listener's whole process group (bridge and soffice): a hang, as a document
   // that sends LibreOffice into an endless layout loop would cause.
   const frozen = before[0]!.pid!;
+  // LibreOffice keeps its temporary files in its start's own folder, not in the machine's /tmp.
+  const [frozenTemp, ...others] = firstSlotTempDirs();
+  t.deepEqual(others, []);
+  t.true(readdirSync(path.join(workDir, 'profile-0', frozenTemp!)).length > 0, 'LibreOffice wrote nothing under its TMPDIR');
   process.kill(-frozen, 'SIGSTOP');
   const started = Date.now();
   let stuckSettled = false;
@@ -182,6 +198,9 @@ test.serial('a stuck conversion is killed at the hard timeout and its listener r
   const after = office.status();
   t.is(after[0]!.starts, before[0]!.starts + 1);
   t.not(after[0]!.pid, frozen);
+  // The killed start's temporary files went with it (a zip bomb's unpacked parts would be gigabytes).
+  t.true(await removedSoon(path.join(workDir, 'profile-0', frozenTemp!)), 'the killed listener left its temporary files');
+  t.is(firstSlotTempDirs().length, 1);
   const next = await Promise.all(['Next one', 'And another'].map((text, i) => convertServed(`/next-${i}.rtf`, makeRtf([text]))));
   t.deepEqual(
     next.map((n) => n.read.pages),
