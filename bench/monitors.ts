@@ -65,6 +65,33 @@ async function scheduler(temporal: Client): Promise<{ length: () => Promise<numb
   };
 }
 
+const pcts = (sorted: number[]) =>
+  `p50 ${percentile(sorted, 50).toFixed(0)} ms, p90 ${percentile(sorted, 90).toFixed(0)} ms, p99 ${percentile(sorted, 99).toFixed(0)} ms, max ${sorted.at(-1)} ms`;
+
+/**
+ * The start lag in its two parts, from Temporal's visibility: the schedule's part (the run's
+ * workflow started after its time) and the workers' part (its step started after the workflow).
+ */
+async function lagSplit(temporal: Client, window: Array<{ _id: string; at: Date; scheduledAt?: Date }>, from: number) {
+  const started = new Map<string, number>();
+  const query = `WorkflowType = 'toolCall' AND StartTime >= '${new Date(from - MINUTE_MS).toISOString()}'`;
+  try {
+    for await (const w of temporal.workflow.list({ query, pageSize: 1000 })) started.set(w.workflowId, w.startTime.getTime());
+  } catch (err) {
+    return `start lag by part: Temporal's visibility did not answer (${(err as Error).message})`;
+  }
+  const schedule: number[] = [];
+  const workers: number[] = [];
+  for (const run of window) {
+    const at = started.get(run._id);
+    if (at === undefined || !run.scheduledAt) continue;
+    schedule.push(at - run.scheduledAt.getTime());
+    workers.push(run.at.getTime() - at);
+  }
+  const sort = (xs: number[]) => xs.sort((a, b) => a - b);
+  return `start lag by part (${schedule.length} runs found in visibility): schedule -> workflow start ${pcts(sort(schedule))}; workflow start -> step start ${pcts(sort(workers))}`;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const allMs = (before: CpuSnapshot, after: CpuSnapshot) => cpuPerCall(before, after, 1).find((p) => p.process === 'all')!.msPerCall;
 const partMs = (before: CpuSnapshot, after: CpuSnapshot, name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
@@ -184,8 +211,10 @@ await withBenchStack(async (stack) => {
       `\nruns judged in the window: ${window.length} of ${rate * MINUTES} scheduled (${((window.length / (rate * MINUTES)) * 100).toFixed(1)}%)`,
     );
     console.log(
-      `start lag (step start - scheduled time): p50 ${percentile(lags, 50).toFixed(0)} ms, p90 ${percentile(lags, 90).toFixed(0)} ms, p99 ${percentile(lags, 99).toFixed(0)} ms, max ${lags.at(-1)} ms`,
+      `start lag (step start - scheduled time): ${pcts(lags)}`,
     );
+    const split = await lagSplit(temporal, window, from);
+    if (split) console.log(split);
     console.log(`CPU per run ${runCpu.toFixed(2)} ms against ${plainCpu.toFixed(2)} ms per plain call: ${(runCpu / plainCpu).toFixed(2)}x`);
     const perPart = cpuPerCall(start, last, window.length).filter((p) => p.process !== 'all');
     const byProcess = (list: typeof perPart) => list.map((p) => `${p.process} ${p.msPerCall.toFixed(2)} ms`).join(', ');
@@ -233,4 +262,4 @@ await withBenchStack(async (stack) => {
     await connection.close();
     await mongo.close();
   }
-});
+}, { temporalOnDisk: true });

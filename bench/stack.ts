@@ -70,7 +70,11 @@ async function startThrowawayStack(options: BenchStackOptions = {}): Promise<Run
   const started = performance.now();
   // On another port when one was taken meanwhile, as the test stack does: `temporal server start-dev`
   // picks its internal services' ports itself, and once gave one the port just picked for its frontend.
-  const temporalOptions = { binary: tools.temporal, port: await stack.freePort() };
+  const temporalOptions = {
+    binary: tools.temporal,
+    port: await stack.freePort(),
+    ...(options.temporalOnDisk ? { dbFile: path.join(runDir, 'temporal', 'temporal.db') } : {}),
+  };
   const databaseOptions = { binary: tools.secantusd, port: await stack.freePort(), dir: path.join(runDir, 'db') };
   const [temporal, database, stripeMock] = await Promise.all([
     stack.onAnotherPortIfTaken(
@@ -142,6 +146,11 @@ export interface BenchStackOptions {
   tracing?: boolean;
   /** A throwaway stack with payments on, against a stripe-mock of its own (bench:billing). */
   stripe?: boolean;
+  /**
+   * Temporal keeps its workflows in a file, as `npm start` and production do, instead of in memory
+   * (where every finished history stays in the process: a bench of long runs would see that as growth).
+   */
+  temporalOnDisk?: boolean;
 }
 
 /** Lets a stack that has just started finish starting before anything is measured on it. */
