@@ -2,7 +2,8 @@
 //! stack, whose apps trace every call: scripts/stack/test-stack.ts): a screenshot and a bcrypt-hash call each make one tree
 //! from the HTTP request through the workflow start, the workflow and its step to the ledger and
 //! the tool (a capture's navigation and capture in Chromium inside it), with no key or password in
-//! any attribute or event; a failed call's trace marks the failing spans with the problem's code.
+//! any attribute or event, nor an agent's OAuth token; a failed call's trace marks the failing spans
+//! with the problem's code.
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { callTool, newAccount, request, type Answer } from '../helpers/api.js';
@@ -12,6 +13,8 @@ import { startBrowserPages } from '../fixtures/browser-pages.js';
 import { closedPort, type PageServer } from '../fixtures/http-pages.js';
 import { startFileServer, type FileServer } from '../fixtures/file-server.js';
 import { makeDocx } from '../fixtures/documents.js';
+import { client, serviceOrigin, signUp } from '../helpers/people.js';
+import { connectApp, registerApp, tokenRequest } from '../helpers/oauth.js';
 
 /** The API's and workers' batch exporters send within seconds; a trace not complete by then is not coming. */
 const TRACE_WAIT_MS = 60_000;
@@ -324,5 +327,38 @@ test.serial("a batch's items are children of the request that made it", async (t
       ['RunWorkflow:toolCall', 'StartWorkflow:toolCall', 'POST /api/v1/batches'],
       `an item: ${chain.join(' < ')}`,
     );
+  }
+});
+
+test.serial("an agent's OAuth tokens are in no trace: the token requests' and its MCP tool call's", async (t) => {
+  jaeger = jaegerUp();
+  const c = client();
+  const person = await signUp(c);
+  const app = await registerApp(c, 'Traced agent');
+  const resource = `${serviceOrigin()}/mcp`;
+  const first = await connectApp(c, app, person.cookie, person.accountId, resource);
+  const refreshed = await tokenRequest(c, app, { grant_type: 'refresh_token', refresh_token: first.refresh_token, resource });
+  t.is(refreshed.status, 200, JSON.stringify(refreshed.body));
+  const call = await request('POST', '/mcp', {
+    token: refreshed.body.access_token,
+    headers: { accept: 'application/json, text/event-stream' },
+    body: {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'hash-text', arguments: { text: 'traced', algorithm: 'sha256' } },
+    },
+  });
+  t.is(call.status, 200);
+
+  const tokens = [first.access_token, first.refresh_token, refreshed.body.access_token, refreshed.body.refresh_token];
+  const callTrace = await traceOf(traceIdOf(call), hasAll(['tool hash-text', 'ledger commit']));
+  const refreshTrace = await traceOf(traceIdOf(refreshed), (x) => x.spans.length > 0);
+  for (const [what, trace] of [
+    ['the MCP call', callTrace],
+    ['the refresh', refreshTrace],
+  ] as const) {
+    const text = everything(trace);
+    tokens.forEach((token, i) => t.false(text.includes(token), `${what}: token #${i} is in its trace`));
   }
 });
