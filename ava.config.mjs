@@ -9,7 +9,9 @@ import path from 'node:path';
  * file missing here still runs. Refresh from a run's per-file times when the list drifts.
  */
 export const LONGEST_FIRST = [
-  'test/tools/website-screenshot.test.ts',
+  'test/tools/website-screenshot-http.test.ts',
+  'test/tools/website-screenshot-capture.test.ts',
+  'test/tools/website-screenshot-network.test.ts',
   'test/dashboard/layout.test.ts',
   'test/scripts/stack/wiredtiger-settings.test.ts',
   'test/docs/python-client.test.ts',
