@@ -2504,7 +2504,7 @@ export interface paths {
         };
         /**
          * Dashboard script or style
-         * @description A file `/dashboard` loads (`simplewebauthn-browser.js` is `@simplewebauthn/browser`'s bundle, served from here so the page runs scripts of this origin only). Cached for a year: `version` is a digest of the files.
+         * @description A file `/dashboard` loads (`simplewebauthn-browser.js` is `@simplewebauthn/browser`'s bundle, served from here so the page runs scripts of this origin only; `event-kinds.js` lists the event types an endpoint may choose). Cached for a year: `version` is a digest of the files.
          */
         get: operations["dashboardAsset"];
         put?: never;
@@ -13648,7 +13648,7 @@ export interface operations {
             path: {
                 /** @description The digest in the page's links; any other is served too, not cached. */
                 version: string;
-                file: "api.js" | "app.js" | "billing-recharge.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "endpoint-actions.js" | "favicon.svg" | "forms.js" | "grants.js" | "keys-limits.js" | "ledger.js" | "list.js" | "monitor-latency.js" | "monitor-runs.js" | "paged-list.js" | "passkeys.js" | "reauth.js" | "render-cache.js" | "render-link-builder.js" | "router.js" | "row-action.js" | "secret.js" | "security-passkeys.js" | "security-sessions.js" | "session.js" | "sign-in-token.js" | "simplewebauthn-browser.js" | "team-invitations.js" | "team-members.js" | "team-roles.js" | "team-sign-in-policy.js" | "team-transfer.js" | "view-attach.js" | "view-attempts.js" | "view-batches.js" | "view-billing.js" | "view-calls.js" | "view-connected-apps.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-invitation.js" | "view-keys.js" | "view-monitors.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-reset.js" | "view-security.js" | "view-sign-in.js" | "view-sign-up.js" | "view-team.js" | "view-usage.js" | "view-verify.js" | "view-webhooks.js" | "views.js";
+                file: "api.js" | "app.js" | "billing-recharge.js" | "chart.js" | "dashboard.css" | "dialogs.js" | "dom.js" | "endpoint-actions.js" | "event-kinds.js" | "favicon.svg" | "forms.js" | "grants.js" | "keys-limits.js" | "ledger.js" | "list.js" | "monitor-latency.js" | "monitor-runs.js" | "paged-list.js" | "passkeys.js" | "reauth.js" | "render-cache.js" | "render-link-builder.js" | "router.js" | "row-action.js" | "secret.js" | "security-passkeys.js" | "security-sessions.js" | "session.js" | "sign-in-token.js" | "simplewebauthn-browser.js" | "team-invitations.js" | "team-members.js" | "team-roles.js" | "team-sign-in-policy.js" | "team-transfer.js" | "view-attach.js" | "view-attempts.js" | "view-batches.js" | "view-billing.js" | "view-calls.js" | "view-connected-apps.js" | "view-destinations.js" | "view-endpoint.js" | "view-events.js" | "view-invitation.js" | "view-keys.js" | "view-monitors.js" | "view-not-found.js" | "view-overview.js" | "view-render-links.js" | "view-reset.js" | "view-security.js" | "view-sign-in.js" | "view-sign-up.js" | "view-team.js" | "view-usage.js" | "view-verify.js" | "view-webhooks.js" | "views.js";
             };
             cookie?: never;
         };

@@ -94,8 +94,17 @@ export function showPasswords(id, ...inputs) {
 }
 
 /** What a password must be (domain/identity/password-policy.js says it to the service's callers). */
-export const PASSWORD_RULES =
+const PASSWORD_RULES =
   '15 to 256 characters of any kind: spaces, symbols, emoji and any language count. A few unrelated words make a strong one. Not a common or breached password, not your address or name, and not an easy pattern: a word repeated, a row of keys, a sequence, or a word with a year.';
+
+/**
+ * A field for a password the person chooses: its rules as help, and the browser told it is a new
+ * one (a password manager offers to make and keep it).
+ * @param {{ id: string, label?: string, name?: string }} options `name`: the body's field, `password` unless given.
+ */
+export function newPasswordField({ id, label = 'Password', name = 'password' }) {
+  return field({ id, label, help: PASSWORD_RULES, attrs: { type: 'password', name, autocomplete: 'new-password' } });
+}
 
 const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
 

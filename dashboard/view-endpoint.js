@@ -7,27 +7,6 @@ import { announce, formatInt, h, replace, time } from './dom.js';
 import { createAttempts } from './view-attempts.js';
 import { deliveryActions, secretActions, settingActions } from './endpoint-actions.js';
 
-/** The event types an endpoint can choose (contracts/event-kinds.ts SUBSCRIBABLE_EVENT_KINDS; a dashboard test keeps them equal). */
-export const EVENT_TYPES = [
-  'credits.low',
-  'credits.exhausted',
-  'credits.granted',
-  'credits.voided',
-  'credits.recharge_failed',
-  'api_key.created',
-  'api_key.revoked',
-  'call.completed',
-  'batch.completed',
-  'batch.paused',
-  'member.joined',
-  'member.removed',
-  'monitor.down',
-  'monitor.degraded',
-  'monitor.up',
-  'monitor.changed',
-  'monitor.paused',
-];
-
 const HOUR_MS = 3_600_000;
 /** How far back Re-enable may resend missed events (the event log keeps 30 days). */
 const RECOVER_CHOICES = [
@@ -41,10 +20,11 @@ const RECOVER_CHOICES = [
 
 /**
  * @param {{ client: ReturnType<typeof import('./api.js').createClient>, endpoint: any,
- *           onDeleted: (endpoint: any) => Promise<void> }} options
- * `onDeleted` runs once the service deleted the endpoint: the list reloads and takes the focus.
+ *           eventTypes: readonly string[], onDeleted: (endpoint: any) => Promise<void> }} options
+ * `eventTypes`: the types an endpoint may choose, as the service lists them. `onDeleted` runs once
+ * the service deleted the endpoint: the list reloads and takes the focus.
  */
-export function createEndpointCard({ client, endpoint, onDeleted }) {
+export function createEndpointCard({ client, endpoint, eventTypes, onDeleted }) {
   const id = endpoint.id;
   const headingId = `endpoint-${id}`;
   // The card's buttons call the actions through `on`, which is filled once the card exists.
@@ -55,7 +35,7 @@ export function createEndpointCard({ client, endpoint, onDeleted }) {
     headingId: `${headingId}-attempts`,
     onReplay: (a, button) => on.replay(a, button),
   });
-  const view = endpointView(endpoint, headingId, attempts, on);
+  const view = endpointView(endpoint, eventTypes, headingId, attempts, on);
   const card = { id, element: view.element, attempts, endpoint, update };
 
   function update(next) {
@@ -76,7 +56,7 @@ export function createEndpointCard({ client, endpoint, onDeleted }) {
 }
 
 /** The card's elements, empty of the endpoint's changing facts (`showEndpoint` fills them in). */
-function endpointView(endpoint, headingId, attempts, on) {
+function endpointView(endpoint, eventTypes, headingId, attempts, on) {
   const status = h('dd');
   const failures = h('dd');
   const actions = h('div', { class: 'actions' });
@@ -107,7 +87,7 @@ function endpointView(endpoint, headingId, attempts, on) {
     h('label', { for: recoverId }, 'On re-enable, also resend the events it missed'),
     recoverSelect,
   );
-  const typeBoxes = EVENT_TYPES.map((type) =>
+  const typeBoxes = eventTypes.map((type) =>
     h('input', { type: 'checkbox', name: 'eventTypes', value: type, id: `${headingId}-type-${type}` }),
   );
   const typesError = h('p', { class: 'field-error', role: 'alert', hidden: true });

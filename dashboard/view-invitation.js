@@ -4,7 +4,7 @@
 //! their sign-in and accepts; someone with a sign-in already signs in first and comes back here.
 import { anonymousClient } from './api.js';
 import { h, replace, viewSection } from './dom.js';
-import { PASSWORD_RULES, field, formProblems, showPasswords, whenSent } from './forms.js';
+import { field, formProblems, newPasswordField, showPasswords, whenSent } from './forms.js';
 import { APP_ROOT } from './router.js';
 
 /** @param {import('./app.js').ViewContext} context */
@@ -74,12 +74,7 @@ export function createInvitationView({ kind, me, client, signedInAsPerson, accou
 
   /** Not signed in as a person: a new person chooses a password; a known one signs in first. */
   function asNewcomer() {
-    const password = field({
-      id: 'invitation-password',
-      label: 'Password',
-      help: PASSWORD_RULES,
-      attrs: { type: 'password', name: 'password', autocomplete: 'new-password' },
-    });
+    const password = newPasswordField({ id: 'invitation-password' });
     const name = field({
       id: 'invitation-name',
       label: 'Your name',

@@ -3,7 +3,7 @@
 //! password, after which every session of the person has ended and they sign in with it.
 import { anonymousClient } from './api.js';
 import { focusOn, h, viewSection } from './dom.js';
-import { PASSWORD_RULES, field, formProblems, showPasswords, whenSent } from './forms.js';
+import { field, formProblems, newPasswordField, showPasswords, whenSent } from './forms.js';
 
 /** @param {import('./app.js').ViewContext} context */
 export function createResetView({ toSignIn }) {
@@ -41,12 +41,7 @@ export function createResetView({ toSignIn }) {
   const askPart = h('div', { id: 'reset-ask' }, askForm, sent);
 
   // Choose the new password.
-  const password = field({
-    id: 'reset-password',
-    label: 'New password',
-    help: PASSWORD_RULES,
-    attrs: { type: 'password', name: 'password', autocomplete: 'new-password' },
-  });
+  const password = newPasswordField({ id: 'reset-password', label: 'New password' });
   const chooseProblems = formProblems({ fields: { '/password': password } });
   const chooseSubmit = h('button', { type: 'submit', class: 'primary' }, 'Set the new password');
   const choosePart = h(

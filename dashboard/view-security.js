@@ -4,7 +4,7 @@
 //! service asks for one, reauth.js's dialog confirms it is the person and the change goes through.
 //! The passkeys and the sessions are parts of their own (security-passkeys.js, security-sessions.js).
 import { busy, h, viewSection } from './dom.js';
-import { PASSWORD_RULES, field, formProblems, showPasswords, whenSent } from './forms.js';
+import { field, formProblems, newPasswordField, showPasswords, whenSent } from './forms.js';
 import { ReauthenticationCancelled, withReauthentication } from './reauth.js';
 import { createPasskeysSection } from './security-passkeys.js';
 import { createSessionsSection } from './security-sessions.js';
@@ -26,12 +26,7 @@ export function createSecurityView(context) {
     label: 'Current password',
     attrs: { type: 'password', name: 'currentPassword', autocomplete: 'current-password' },
   });
-  const next = field({
-    id: 'new-password',
-    label: 'New password',
-    help: PASSWORD_RULES,
-    attrs: { type: 'password', name: 'newPassword', autocomplete: 'new-password' },
-  });
+  const next = newPasswordField({ id: 'new-password', label: 'New password', name: 'newPassword' });
   const passwordProblems = formProblems({ fields: { '/currentPassword': current, '/newPassword': next } });
   const passwordStatus = h('p', { class: 'status-line', id: 'password-status', role: 'status' });
   const passwordSubmit = h('button', { type: 'submit', class: 'primary' }, 'Change password');

@@ -4,7 +4,7 @@
 //! words whatever the address, since the service answers alike whether or not it has an account.
 import { anonymousClient } from './api.js';
 import { focusOn, h, viewSection } from './dom.js';
-import { PASSWORD_RULES, field, formProblems, showPasswords, whenSent } from './forms.js';
+import { field, formProblems, newPasswordField, showPasswords, whenSent } from './forms.js';
 
 /** @param {import('./app.js').ViewContext} _context */
 export function createSignUpView(_context) {
@@ -14,12 +14,7 @@ export function createSignUpView(_context) {
     help: 'We mail a link to it that opens the account.',
     attrs: { type: 'email', name: 'email', autocomplete: 'email', autocapitalize: 'off', spellcheck: 'false' },
   });
-  const password = field({
-    id: 'sign-up-password',
-    label: 'Password',
-    help: PASSWORD_RULES,
-    attrs: { type: 'password', name: 'password', autocomplete: 'new-password' },
-  });
+  const password = newPasswordField({ id: 'sign-up-password' });
   const name = field({
     id: 'sign-up-name',
     label: 'Your name',

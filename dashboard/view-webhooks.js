@@ -10,6 +10,24 @@ import { createEventLog } from './view-events.js';
 /** The API's cap (domain/webhooks/service.ts), shown so the user knows before the 21st fails. */
 const MAX_ENDPOINTS = 20;
 
+/** @type {Promise<readonly string[]> | undefined} */
+let subscribable;
+/**
+ * The event types an endpoint may choose: the service's own list (contracts/event-kinds.ts), which
+ * the dashboard's route writes as an asset of the page's version; read once, again after a failure.
+ */
+function eventTypes() {
+  // A computed specifier: the file is an asset the route writes, not a module of this folder.
+  subscribable ??= import(new URL('./event-kinds.js', import.meta.url).href).then(
+    (module) => module.EVENT_TYPES,
+    (err) => {
+      subscribable = undefined;
+      throw err;
+    },
+  );
+  return subscribable;
+}
+
 /** @param {import('./app.js').ViewContext} context */
 export function createWebhooksView({ client }) {
   const container = h('div', { id: 'webhooks-body' });
@@ -44,14 +62,14 @@ export function createWebhooksView({ client }) {
     if (!loaded) replace(container, loading('webhook endpoints'));
     section.setAttribute('aria-busy', 'true');
     try {
-      const endpoints = await client.webhooks();
+      const [endpoints, types] = await Promise.all([client.webhooks(), eventTypes()]);
       const attempts = [];
       for (const endpoint of endpoints) {
-        const card = cardFor(endpoint);
+        const card = cardFor(endpoint, types);
         attempts.push([card, await card.attempts.read()]);
       }
       loaded = true;
-      render(endpoints);
+      render(endpoints, types);
       for (const [card, result] of attempts) card.attempts.show(result);
     } catch (err) {
       if (err.name === 'AbortError') return;
@@ -65,10 +83,10 @@ export function createWebhooksView({ client }) {
   }
 
   /** The endpoint's card, made on first sight and kept across reloads (with its focus and paging). */
-  function cardFor(endpoint) {
+  function cardFor(endpoint, types) {
     let card = cards.get(endpoint.id);
     if (!card) {
-      card = createEndpointCard({ client, endpoint, onDeleted });
+      card = createEndpointCard({ client, endpoint, eventTypes: types, onDeleted });
       cards.set(endpoint.id, card);
     }
     return card;
@@ -81,7 +99,7 @@ export function createWebhooksView({ client }) {
     announce(`Endpoint ${endpoint.url} deleted.`);
   }
 
-  function render(endpoints) {
+  function render(endpoints, types) {
     for (const [id, card] of cards) {
       if (!endpoints.some((e) => e.id === id)) {
         card.element.remove();
@@ -89,7 +107,7 @@ export function createWebhooksView({ client }) {
       }
     }
     endpoints.forEach((endpoint, i) => {
-      const card = cardFor(endpoint);
+      const card = cardFor(endpoint, types);
       card.update(endpoint);
       if (list.children[i] !== card.element) list.insertBefore(card.element, list.children[i] ?? null);
     });

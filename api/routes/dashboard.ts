@@ -5,7 +5,8 @@
 //! answers the same page, and an unknown view is the page's own "not found". The page talks to the
 //! account API with the session cookie (or an owner token); nothing here authenticates. Besides its
 //! own files it serves SimpleWebAuthn's browser bundle from node_modules under the same versioned
-//! path: the CSP runs scripts of this origin only.
+//! path (the CSP runs scripts of this origin only), and modules it writes from the service's own
+//! lists, so the page keeps no copy of them.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -13,6 +14,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Router from '@koa/router';
 import { ServiceError } from '../../contracts/errors.js';
+import { SUBSCRIBABLE_EVENT_KINDS } from '../../contracts/event-kinds.js';
 import { operation, open, plain, type RouteOperation } from '../docs/operations.js';
 
 const ASSET_DIR = new URL('../../dashboard/', import.meta.url);
@@ -59,6 +61,14 @@ export const PACKAGE_ASSETS: Record<string, URL> = {
   'simplewebauthn-browser.js': packageFile('@simplewebauthn/browser', 'dist/bundle/index.umd.min.js'),
 };
 
+/**
+ * Modules the page loads as its own assets, written from the service's lists by the name the page
+ * loads them under: the event types an endpoint may choose (dashboard/view-webhooks.js).
+ */
+export const GENERATED_ASSETS: Record<string, string> = {
+  'event-kinds.js': `// Written by the service from contracts/event-kinds.ts.\nexport const EVENT_TYPES = ${JSON.stringify(SUBSCRIBABLE_EVENT_KINDS)};\n`,
+};
+
 /** A file of an installed package, found as Node finds the package (its entry point is under `script/` or the root). */
 function packageFile(name: string, file: string): URL {
   const entry = createRequire(import.meta.url).resolve(name);
@@ -79,15 +89,21 @@ interface Asset {
  * (`/dashboard/assets/<version>/app.js`), so they can be cached for good, and the modules'
  * relative imports (`./api.js`) land on the same version.
  */
-export function loadDashboard(dir: URL = ASSET_DIR, packageAssets: Record<string, URL> = PACKAGE_ASSETS) {
+export function loadDashboard(
+  dir: URL = ASSET_DIR,
+  packageAssets: Record<string, URL> = PACKAGE_ASSETS,
+  generatedAssets: Record<string, string> = GENERATED_ASSETS,
+) {
   const assets = new Map<string, Asset>();
   const digest = createHash('sha256');
-  const files = new Map<string, URL>(readdirSync(dir).map((name) => [name, new URL(name, dir)]));
+  const files = new Map<string, URL | Buffer>(readdirSync(dir).map((name) => [name, new URL(name, dir)]));
   for (const [name, url] of Object.entries(packageAssets)) files.set(name, url);
+  for (const [name, text] of Object.entries(generatedAssets)) files.set(name, Buffer.from(text));
   for (const name of [...files.keys()].sort()) {
     const type = TYPES[path.extname(name)];
     if (!type) continue;
-    const body = readFileSync(files.get(name)!);
+    const file = files.get(name)!;
+    const body = Buffer.isBuffer(file) ? file : readFileSync(file);
     assets.set(name, { type, body });
     digest.update(name).update('\0').update(body);
   }
@@ -165,7 +181,7 @@ export function dashboardOperations(): RouteOperation[] {
       ...open(),
       summary: 'Dashboard script or style',
       description:
-        "A file `/dashboard` loads (`simplewebauthn-browser.js` is `@simplewebauthn/browser`'s bundle, served from here so the page runs scripts of this origin only). Cached for a year: `version` is a digest of the files.",
+        "A file `/dashboard` loads (`simplewebauthn-browser.js` is `@simplewebauthn/browser`'s bundle, served from here so the page runs scripts of this origin only; `event-kinds.js` lists the event types an endpoint may choose). Cached for a year: `version` is a digest of the files.",
       parameters: [
         {
           name: 'version',

@@ -11,7 +11,7 @@ import { invalidRequest } from './definition.js';
 import type { MonitorDoc } from './documents.js';
 import { createMonitorSchedules } from './schedules.js';
 import { createMonitorStore, type Position } from './store.js';
-import { monitorView, runView, type DiffLinker, type MonitorView } from './views.js';
+import { monitorDefinition, monitorView, runView, type DiffLinker, type MonitorView } from './views.js';
 
 export type { MonitorBody } from './body.js';
 
@@ -45,16 +45,7 @@ export function createMonitorService(deps: MonitorServiceDeps) {
     return doc;
   }
 
-  const audited = (doc: MonitorDoc) => ({
-    name: doc.name,
-    tool: doc.tool,
-    input: doc.input,
-    schedule: doc.schedule,
-    assertions: doc.assertions,
-    alert: doc.alert,
-    monthlyCreditLimit: doc.monthlyCreditLimit,
-    paused: doc.state === 'paused',
-  });
+  const audited = (doc: MonitorDoc) => ({ ...monitorDefinition(doc), paused: doc.state === 'paused' });
 
   async function create(accountId: string, body: MonitorBody, audit: AuditContext): Promise<MonitorView> {
     const definition = await readDefinition(reading, accountId, body);

@@ -33,10 +33,9 @@ export function runSummary(run: MonitorRunDoc) {
   return view;
 }
 
-/** The monitor as the API answers it; `nextRunAt` is Temporal's (null when paused or unknown). */
-export function monitorView(doc: MonitorDoc, nextRunAt: Date | null, now = new Date()) {
+/** What the monitor's owner chose: what it calls, how often, what it judges and whom it alerts. */
+export function monitorDefinition(doc: MonitorDoc) {
   return {
-    id: doc._id,
     name: doc.name,
     tool: doc.tool,
     input: doc.input,
@@ -44,6 +43,14 @@ export function monitorView(doc: MonitorDoc, nextRunAt: Date | null, now = new D
     assertions: doc.assertions,
     alert: doc.alert,
     monthlyCreditLimit: doc.monthlyCreditLimit,
+  };
+}
+
+/** The monitor as the API answers it; `nextRunAt` is Temporal's (null when paused or unknown). */
+export function monitorView(doc: MonitorDoc, nextRunAt: Date | null, now = new Date()) {
+  return {
+    id: doc._id,
+    ...monitorDefinition(doc),
     state: doc.state,
     stateReason: doc.stateReason,
     lastRunAt: doc.lastRun ? doc.lastRun.at.toISOString() : null,

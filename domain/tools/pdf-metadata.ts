@@ -1,7 +1,7 @@
 //! pdf-metadata: a downloaded PDF's information dictionary and page count. Its precheck needs no
 //! I/O: the file's address is an absolute http(s) URL.
-import { defineTool, FAILURES } from './definition.js';
-import { checkHttpUrl } from './http-url.js';
+import { defineTool } from './definition.js';
+import { DOWNLOADS_FILE, precheckFileUrl } from './downloaded-file.js';
 
 export interface PdfMetadataInput {
   fileUrl: string;
@@ -27,18 +27,13 @@ export interface PdfMetadataOutput extends PdfInfo {
   sizeBytes: number;
 }
 
-export function precheck(input: PdfMetadataInput): void {
-  checkHttpUrl('/fileUrl', input.fileUrl);
-}
+export const precheck: (input: PdfMetadataInput) => void = precheckFileUrl;
 
 export const pdfMetadata = defineTool<PdfMetadataInput, PdfMetadataOutput>()({
   name: 'pdf-metadata',
   group: 'files',
   cost: 2,
   pool: 'network',
-  timeoutMs: 60_000,
-  execution: 'queued',
-  failures: FAILURES.fetchesFile,
+  ...DOWNLOADS_FILE,
   precheck,
-  targets: (input) => [{ url: input.fileUrl }],
 });

@@ -5,8 +5,8 @@
 //! a tab), so such text is refused with 400 rather than returning an image without the text the
 //! client asked for.
 //! test/tools/watermark-image.test.ts proves this set equals the font files' glyph set.
-import { defineTool, FAILURES } from './definition.js';
-import { checkHttpUrl } from './http-url.js';
+import { defineTool } from './definition.js';
+import { DOWNLOADS_FILE, precheckFileUrl } from './downloaded-file.js';
 import { invalidField } from '../../contracts/errors.js';
 
 export const WATERMARK_POSITIONS = ['center', 'top-left', 'top-right', 'bottom-left', 'bottom-right', 'tile'] as const;
@@ -47,7 +47,7 @@ function describe(char: string): string {
 }
 
 export function precheck(input: WatermarkImageInput): void {
-  checkHttpUrl('/fileUrl', input.fileUrl);
+  precheckFileUrl(input);
   if (input.text.trim() === '') throw invalidField('/text', 'must contain a visible character');
   const bad = undrawableCharacters(input.text);
   if (bad.length > 0) {
@@ -65,11 +65,6 @@ export const watermarkImage = defineTool<WatermarkImageInput, WatermarkImageOutp
   cost: 2,
   pool: 'cpu',
   fileField: 'fileBase64',
-  // The file tools download up to 10/20 MiB (20 s at most), may queue for a thread or listener,
-  // then work for seconds.
-  timeoutMs: 60_000,
-  execution: 'queued',
-  failures: FAILURES.fetchesFile,
+  ...DOWNLOADS_FILE,
   precheck,
-  targets: (input) => [{ url: input.fileUrl }],
 });

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ControlActions } from './control.js';
 import { startFrontDoor } from './front-door.js';
 import type { RunningLoadBalancer } from './load-balancer.js';
-import { waitForHttp } from './net.js';
+import { freePort, onAnotherPortIfTaken, waitForHttp } from './net.js';
 import { API_REPLICAS, WORKER_PROCESSES, type AppName, type ClusterPorts } from './cluster-ports.js';
 import { startPostgres, type PostgresOptions, type RunningPostgres } from './postgres.js';
 import { startDatabase, waitForPollers, type RunningDatabase } from './services.js';
@@ -146,7 +146,35 @@ function appProcesses(
         processes: [proc],
       });
     });
-  return { apps, startApp, apiReady, workerUp };
+  /**
+   * An app's first start, until it is up: again on new ports when another program bound one of its
+   * ports first (a worker's METRICS_PORT; a replica's METRICS_PORT or PORT, both picked afresh), as
+   * the test stack's parts do. The new ports stay in `ports`, which the front door, the metrics URLs
+   * and later restarts read.
+   */
+  const startUp = (name: AppName) => {
+    const metricsPort = {
+      get port() {
+        return ports.metrics[name];
+      },
+      set port(fresh: number) {
+        ports.metrics[name] = fresh;
+      },
+    };
+    const replica = API_REPLICAS.find((a) => a === name);
+    return onAnotherPortIfTaken(
+      metricsPort,
+      () => {
+        startApp(name);
+        return replica ? apiReady(replica) : workerUp(name as (typeof WORKER_PROCESSES)[number]['name']);
+      },
+      async () => {
+        await apps.get(name)?.kill();
+        if (replica) ports.api[replica] = await freePort();
+      },
+    );
+  };
+  return { apps, startApp, apiReady, workerUp, startUp };
 }
 
 /** Prometheus endpoints by part. */
@@ -211,7 +239,7 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     // mailed links name it, not a replica's own port (each replica's default).
     PUBLIC_BASE_URL: options.env.PUBLIC_BASE_URL ?? `https://localhost:${ports.loadBalancer}`,
   };
-  const { apps, startApp, apiReady, workerUp } = appProcesses(supervisor, {
+  const { apps, startApp, apiReady, workerUp, startUp } = appProcesses(supervisor, {
     root,
     ports,
     env,
@@ -221,14 +249,12 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
   });
 
   // Workers first: each bundles the workflow code, the slowest part of a start.
-  for (const w of WORKER_PROCESSES) startApp(w.name);
-  for (const a of API_REPLICAS) startApp(a);
+  const appsUp = [...WORKER_PROCESSES.map((w) => startUp(w.name)), ...API_REPLICAS.map(startUp)];
   const [ui] = (await Promise.all([
     startingPart('the Temporal UI', seeLog('temporal-ui'), () =>
       startTemporalUi(supervisor, { root, binary: tools.temporalUiServer, port: ports.ui, temporalEnv: temporal.clientEnv }),
     ),
-    ...API_REPLICAS.map(apiReady),
-    ...WORKER_PROCESSES.map((w) => workerUp(w.name)),
+    ...appsUp,
   ])) as [RunningUi, ...unknown[]];
   const { balancer: lb, caCertFile } = await startFrontDoor(supervisor, {
     root,
@@ -258,7 +284,8 @@ export async function startCluster(supervisor: Supervisor, options: ClusterOptio
     'outage/postgres': () => restartPostgres(OUTAGE_MS),
     processes: async () => pids(),
   };
-  // Each app process: SIGKILLed (and left down) and started again.
+  // Each app process: SIGKILLed (and left down) and started again, on the ports it had: the front
+  // door's discovery and the metrics URLs name them.
   for (const name of [...API_REPLICAS, ...WORKER_PROCESSES.map((w) => w.name)] as AppName[]) {
     actions[`kill/${name}`] = () => apps.get(name)!.kill();
     actions[`start/${name}`] = async () => {

@@ -81,10 +81,11 @@ const PORT_ATTEMPTS = 3;
 /**
  * Starts a part on its chosen port, and again on a new one when the start failed because another
  * program bound that port first: between picking a free port and binding it, a busy machine's
- * other programs (another test run, a browser) may take it. `clean` drops what the failed start
- * left. The new port stays in `options`, so later restarts use it.
+ * other programs (another test run, a browser) may take it. `clean` (awaited) drops what the failed
+ * start left, and picks the part's other ports afresh when it has more than one. The new port stays in
+ * `options`, so later restarts use it.
  */
-export async function onAnotherPortIfTaken<T>(options: { port: number }, start: () => Promise<T>, clean: () => void): Promise<T> {
+export async function onAnotherPortIfTaken<T>(options: { port: number }, start: () => Promise<T>, clean: () => unknown): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await start();
@@ -94,7 +95,7 @@ export async function onAnotherPortIfTaken<T>(options: { port: number }, start: 
       console.error(
         `stack: a port was taken before the part could bind it; starting it again on another (${(err as Error).message.split('\n')[0]})`,
       );
-      clean();
+      await clean();
       options.port = await freePort();
     }
   }

@@ -79,7 +79,7 @@ export const STATUS_OWNERS: Readonly<Record<string, StatusOwner>> = {
     title: 'with the database stopped, readiness answers 503 unavailable naming it; once it is started again, 200',
   },
   '504': {
-    file: 'test/tools/website-screenshot.test.ts',
+    file: 'test/tools/website-screenshot-http.test.ts',
     title: "HTTP: a page that never answers is 504 tool_timeout at the tool's deadline, and not charged",
   },
 };

@@ -229,6 +229,13 @@ export async function waitForText(page: Page, selector: string, pattern: RegExp,
 
 export const textOf = (page: Page, selector: string) => page.$eval(selector, (el) => (el as HTMLElement).innerText);
 
+/** The text of the element at `selector` on one line. */
+export const lineOf = async (page: Page, selector: string) => (await textOf(page, selector)).replace(/\s+/g, ' ').trim();
+
+/** Each row of a table, its text on one line. */
+export const rowsOf = (page: Page, selector: string) =>
+  page.$$eval(`${selector} tbody tr`, (trs) => trs.map((tr) => (tr as HTMLElement).innerText.replace(/\s+/g, ' ').trim()));
+
 /** The button inside `scope` whose visible text is `label`. */
 export async function button(page: Page, scope: string, label: string): Promise<ElementHandle<HTMLButtonElement>> {
   const found = await page.waitForFunction(

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import test from 'ava';
 import { isProblem, request } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
+import { SUBSCRIBABLE_EVENT_KINDS } from '../../contracts/event-kinds.js';
 
 test('the page is HTML under a strict CSP, with no inline script, style or handler', async (t) => {
   const res = await fetch(`${testEnv.apiUrl()}/dashboard`);
@@ -93,9 +94,14 @@ test('the files load with their types and are cached for good under their versio
   t.is(stale.headers.get('cache-control'), 'no-cache');
 });
 
-test("SimpleWebAuthn's browser bundle is one of the page's own files: same origin, versioned, the package's bytes", async (t) => {
+/** This deploy's folder of the page's files (`/dashboard/assets/<version>`), as the page links it. */
+async function assetFolder(): Promise<string> {
   const html = await (await fetch(`${testEnv.apiUrl()}/dashboard`)).text();
-  const assets = /<script type="module" src="([^"]+)\/app\.js"/.exec(html)?.[1] ?? '';
+  return /<script type="module" src="([^"]+)\/app\.js"/.exec(html)?.[1] ?? '';
+}
+
+test("SimpleWebAuthn's browser bundle is one of the page's own files: same origin, versioned, the package's bytes", async (t) => {
+  const assets = await assetFolder();
   const res = await fetch(`${testEnv.apiUrl()}${assets}/simplewebauthn-browser.js`);
   t.is(res.status, 200);
   t.regex(res.headers.get('content-type') ?? '', /^text\/javascript/);
@@ -110,6 +116,21 @@ test("SimpleWebAuthn's browser bundle is one of the page's own files: same origi
   const passkeys = await (await fetch(`${testEnv.apiUrl()}${assets}/passkeys.js`)).text();
   t.regex(passkeys, /new URL\('\.\/simplewebauthn-browser\.js', import\.meta\.url\)/);
   t.notRegex(passkeys, /https?:\/\//, 'never from a CDN');
+});
+
+test("the event types an endpoint may choose are one of the page's files, written from the service's list", async (t) => {
+  const assets = await assetFolder();
+  const res = await fetch(`${testEnv.apiUrl()}${assets}/event-kinds.js`);
+  t.is(res.status, 200);
+  t.regex(res.headers.get('content-type') ?? '', /^text\/javascript/);
+  t.regex(res.headers.get('cache-control') ?? '', /max-age=31536000.*immutable/);
+  const listed = /export const EVENT_TYPES = (\[.*\]);/.exec(await res.text())?.[1];
+  t.deepEqual(JSON.parse(listed ?? 'null'), [...SUBSCRIBABLE_EVENT_KINDS]);
+  // The webhooks view loads it from its own version's folder; neither it nor the card keeps a copy.
+  const webhooks = await (await fetch(`${testEnv.apiUrl()}${assets}/view-webhooks.js`)).text();
+  t.regex(webhooks, /new URL\('\.\/event-kinds\.js', import\.meta\.url\)/);
+  const card = await (await fetch(`${testEnv.apiUrl()}${assets}/view-endpoint.js`)).text();
+  for (const text of [webhooks, card]) t.false(text.includes("'credits.recharge_failed'"));
 });
 
 test('an unknown file is a 404 problem, and no path leaves the dashboard folder', async (t) => {

@@ -194,7 +194,7 @@ test.serial('a screenshot call and a bcrypt-hash call are one tree each, request
 test.serial("an SMTP check's trace has its upstream connection (host, checked address) and no SMTP credential anywhere", async (t) => {
   jaeger = jaegerUp();
   const account = await newAccount(100);
-  // Port 25 of the fixture address is kept closed (test/tools/smtp-test.test.ts serves the others):
+  // Port 25 of the fixture address is kept closed (test/tools/smtp-test-sessions.test.ts serves the others):
   // the credentials travel with the call to the worker, and the connection is refused there.
   const [username, password] = ['trace-user', `smtp secret ${Date.now()}`];
   const res = await callTool(account.apiKey, 'smtp-test', { host: '127.0.0.2', port: 25, username, password });

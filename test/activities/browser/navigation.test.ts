@@ -3,7 +3,7 @@
 //! the host's network, and no Chromium interface (request interception, the DevTools protocol's
 //! error reasons) reports that error on demand, so the decision and the retry around a load are
 //! tested here with errors worded as puppeteer words Chromium's; a real load failing with another
-//! network error, never made again, is in test/tools/website-screenshot.test.ts, and the guard
+//! network error, never made again, is in test/tools/website-screenshot-network.test.ts, and the guard
 //! checking each host again in filtering-proxy.test.ts.
 import test from 'ava';
 import { netErrorCode, onceMoreIfNetworkChanged, retriesNavigation, TRANSIENT_NET_ERROR } from '../../../activities/browser/navigation.js';

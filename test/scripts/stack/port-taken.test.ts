@@ -47,3 +47,37 @@ test('a start that fails for another reason is not retried', async (t) => {
   );
   t.is(starts, 1);
 });
+
+test("a part with two ports starts again with both new when either was taken: its clean picks the other's, awaited first", async (t) => {
+  const squatter = await listen(await freePort());
+  const taken = (squatter.address() as net.AddressInfo).port;
+  const options = { port: await freePort() };
+  const other = { port: taken };
+  const starts: number[][] = [];
+  const [main, second] = await onAnotherPortIfTaken(
+    options,
+    async () => {
+      starts.push([options.port, other.port]);
+      const first = await listen(options.port);
+      try {
+        return [first, await listen(other.port)] as const;
+      } catch (err) {
+        first.close();
+        throw err;
+      }
+    },
+    async () => {
+      other.port = await freePort();
+    },
+  );
+  try {
+    t.is(starts.length, 2);
+    t.not(other.port, taken);
+    t.is((second.address() as net.AddressInfo).port, other.port);
+    t.is((main.address() as net.AddressInfo).port, options.port);
+  } finally {
+    main.close();
+    second.close();
+    squatter.close();
+  }
+});

@@ -4,27 +4,25 @@
 //! a role changed, a member removed and an invitation revoked through the confirmation dialog, a
 //! member's address and an unknown role answered under their fields; a viewer who sees the team
 //! but no control to change it (the server refusing all the same); axe-core's WCAG rules at
-//! desktop and phone width; company sign-in through the stack's OpenID provider (its button on the
-//! sign-in page, the owner requiring it on this page, a stranger sent back saying why); and
-//! ownership handed on after the owner confirms it is them.
+//! desktop and phone width; and ownership handed on after the owner confirms it is them.
 import test from 'ava';
 import type { Browser, Page } from 'puppeteer-core';
 import { isProblem } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
 import { tokenFrom, uniqueAddress, waitForMail } from '../helpers/mailbox.js';
 import { client, serviceOrigin, signUp, type SignedUpPerson } from '../helpers/people.js';
-import { provider } from '../helpers/oidc.js';
 import { acceptAsNew, type Member } from '../helpers/team.js';
 import {
   PHONE,
   axeViolations,
   focused,
-  goTo,
   lastAnnouncement,
   launchBrowser,
+  lineOf,
   noteShot,
   openDashboard,
   refresh,
+  rowsOf,
   signInWithPassword,
   textOf,
   waitForIdle,
@@ -55,12 +53,7 @@ async function teamPage(email: string, password: string, options: { bypassCsp?: 
   return opened;
 }
 
-/** Each row of a table, its text on one line. */
-const rowsOf = (page: Page, selector: string) =>
-  page.$$eval(`${selector} tbody tr`, (trs) => trs.map((tr) => (tr as HTMLElement).innerText.replace(/\s+/g, ' ').trim()));
 const memberRow = (userId: string) => `#members-body tr[data-user-id="${userId}"]`;
-/** The text of the element at `selector` on one line. */
-const lineOf = async (page: Page, selector: string) => (await textOf(page, selector)).replace(/\s+/g, ' ').trim();
 
 /** Fills the invite form and sends it. */
 async function inviteThroughPage(page: Page, email: string, role: string) {
@@ -243,76 +236,6 @@ test.serial(
       t.deepEqual(problems, []);
     } finally {
       await close();
-    }
-  },
-);
-
-/** From the sign-in page through the provider's own form, typing `login` there, until the service has sent the browser somewhere of its own again. */
-async function signInThroughProvider(page: Page, login: string) {
-  const button = await page.waitForSelector(`#provider-sign-in:not([hidden]) a[data-provider="${provider().id}"]`, { visible: true });
-  await Promise.all([page.waitForNavigation(), button!.click()]);
-  if (new URL(page.url()).origin !== new URL(provider().issuer).origin)
-    throw new Error(`the button led to ${page.url()}, not the provider`);
-  await page.locator('input[name=login]').fill(login);
-  await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle0' }), page.click('button[type=submit]')]);
-}
-
-test.serial(
-  'company sign-in: the sign-in page offers the provider, a person signs in through it, the owner requires it on the Team page; an address nobody has comes back saying so',
-  async (t) => {
-    const person = await signUp(c, { name: 'Sam Single' });
-    const { page, problems, close } = await openDashboard(browser, { origin: serviceOrigin(), path: '/dashboard/sign-in' });
-    try {
-      await waitForView(page, 'sign-in');
-      t.is(await lineOf(page, `#provider-sign-in a[data-provider="${provider().id}"]`), `Sign in with ${provider().name}`);
-      t.deepEqual(await axeViolations(page), [], 'the sign-in page with its provider button');
-
-      await signInThroughProvider(page, person.email);
-      await page.waitForSelector('#account-bar:not([hidden])');
-      t.is(new URL(page.url()).pathname, '/dashboard', 'on to the overview');
-      await goTo(page, 'team');
-      // Only the owner sees the section; the select offers any way or the provider.
-      await page.waitForSelector('#sign-in-policy:not([hidden]) #required-provider');
-      t.deepEqual(await page.$$eval('#required-provider option', (os) => os.map((o) => [(o as HTMLOptionElement).value, o.textContent])), [
-        ['', 'Any way: password, passkey or a provider'],
-        [provider().id, `Only through ${provider().name}`],
-      ]);
-      await page.select('#required-provider', provider().id);
-      await page.click('#sign-in-policy-form button[type=submit]');
-      t.regex(await waitForText(page, '#sign-in-policy-status', /./), new RegExp(`Members now sign in through ${provider().name}\\.`));
-      await lastAnnouncement(page, /Members now sign in through/);
-      await noteShot(page, 'shot-team-sign-in-policy');
-      // The service holds it: a password sign-in of the only member is refused, naming the provider.
-      const refused = await c.request('POST', '/api/v1/auth/signin', { body: { email: person.email, password: person.password } });
-      t.true(isProblem(refused, 403, 'provider_required'));
-      t.is(
-        (await c.request('GET', '/api/v1/account/sign-in-policy', { cookie: person.cookie })).status,
-        401,
-        'the password session ended when the policy was set',
-      );
-
-      // Lifting it from the page: any way again.
-      await page.select('#required-provider', '');
-      await page.click('#sign-in-policy-form button[type=submit]');
-      t.regex(await waitForText(page, '#sign-in-policy-status', /any way/), /Members sign in any way again\./);
-      t.deepEqual(problems, []);
-    } finally {
-      await close();
-    }
-
-    // Someone the provider knows but nobody here is: back on the sign-in page with why, signed in nowhere.
-    const stranger = await openDashboard(browser, { origin: serviceOrigin(), path: '/dashboard/sign-in' });
-    try {
-      await waitForView(stranger.page, 'sign-in');
-      await signInThroughProvider(stranger.page, uniqueAddress('stranger'));
-      await waitForView(stranger.page, 'sign-in');
-      const url = new URL(stranger.page.url());
-      t.is(url.pathname + url.search, '/dashboard/sign-in?problem=forbidden');
-      t.regex(await lineOf(stranger.page, '#sign-in-notice:not([hidden])'), /No account here has the address your identity provider gave/);
-      t.true(await stranger.page.$eval('#account-bar', (el) => (el as HTMLElement).hidden));
-      t.deepEqual(stranger.problems, []);
-    } finally {
-      await stranger.close();
     }
   },
 );
