@@ -36,12 +36,13 @@ async function deleteMonitors(apiUrl: string, ownerToken: string): Promise<void>
 const SLOW_TOOLS = ['website-screenshot', 'html-to-image', 'broken-links', 'word-to-pdf', 'image-upscale'];
 
 /**
- * Each group's pace, by its share of the cases (about 1,100 for the tools, 1,550 for the account,
- * 1,650 for the operator and the service), so the three end together: the two on the fuzz
- * account stay under its 60/s together; the operator's token has no account's rate, and the
- * sign-in routes among its operations keep their own per-address limit (a 429 is a documented answer).
+ * Each group's pace, by its share of the requests (about 1,150 for the tools, 2,350 for the account,
+ * 1,750 for the operator and the service), so the three end together (the run is CPU-bound: a group
+ * left running alone at the end is time the others' cores sit idle): the two on the fuzz account stay
+ * under its 60/s together; the operator's token has no account's rate, and the sign-in routes among
+ * its operations keep their own per-address limit (a 429 is a documented answer).
  */
-const GROUP_RATES: Record<string, string> = { tools: '23/s', account: '32/s', 'operator-and-service': '40/s' };
+const GROUP_RATES: Record<string, string> = { tools: '19/s', account: '40/s', 'operator-and-service': '30/s' };
 
 test('schemathesis: no 500, every error problem+json, every check passes', async (t) => {
   t.timeout(8 * 60_000);
