@@ -31,16 +31,25 @@ test('every tool is listed once, and every tool schema belongs to a listed tool'
   t.deepEqual(schemaFiles.map((f) => f.replace(/\.json$/, '')).sort(), [...CATALOGUE.keys()].sort());
 });
 
+/**
+ * A tool's test files: `<tool>.test.ts`, or its parts `<tool>-<part>.test.ts` when one file grew too
+ * long (a part of another tool whose name begins with this one's is that tool's).
+ */
+function testFilesOf(name: string): string[] {
+  const longer = TOOLS.map((t) => t.name).filter((other) => other.startsWith(`${name}-`));
+  return readdirSync(new URL('test/tools/', ROOT)).filter(
+    (f) =>
+      (f === `${name}.test.ts` || (f.startsWith(`${name}-`) && f.endsWith('.test.ts'))) &&
+      !longer.some((o) => f.startsWith(`${o}.`) || f.startsWith(`${o}-`)),
+  );
+}
+
 for (const tool of TOOLS) {
   test(`${tool.name}: schema, definition, handler and test are found by its name`, async (t) => {
-    for (const file of [
-      `schemas/tools/${tool.name}.json`,
-      `domain/tools/${tool.name}.ts`,
-      `activities/${tool.pool}/${tool.name}.ts`,
-      `test/tools/${tool.name}.test.ts`,
-    ]) {
+    for (const file of [`schemas/tools/${tool.name}.json`, `domain/tools/${tool.name}.ts`, `activities/${tool.pool}/${tool.name}.ts`]) {
       t.true(existsSync(new URL(file, ROOT)), `${file} is missing`);
     }
+    t.not(testFilesOf(tool.name).length, 0, `test/tools/${tool.name}.test.ts (or its parts, ${tool.name}-<part>.test.ts) is missing`);
     // The definition module by the tool's name is the one that defines it.
     const definitions = Object.values(await import(`../../domain/tools/${tool.name}.js`)).filter((v) => v === tool);
     t.is(definitions.length, 1);
