@@ -1,6 +1,7 @@
 //! Ajv validation of tool input, compiled once from the tool schemas. Defaults are applied here,
 //! so the workflow and the tool see complete input.
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { Static, TSchema } from '@sinclair/typebox';
 import { createAjv } from '../lib/json-schema.js';
 import { ServiceError } from '../contracts/errors.js';
 import type { ToolSchemas } from '../domain/tools/index.js';
@@ -55,7 +56,12 @@ export function createValidators(schemas: Map<string, ToolSchemas>) {
 
 export type Validators = ReturnType<typeof createValidators>;
 
-/** A validator for a small request body schema of the account and operator APIs. */
+/**
+ * A validator for a request body of the account and operator APIs: the body, typed as its TypeBox
+ * schema says (a plain JSON Schema gives the plain object).
+ */
+export function compileBodySchema<T extends TSchema>(schema: T): (body: Record<string, unknown>) => Static<T>;
+export function compileBodySchema(schema: Record<string, unknown>): (body: Record<string, unknown>) => Record<string, unknown>;
 export function compileBodySchema(schema: Record<string, unknown>) {
   const fn = createAjv().compile(schema);
   return (body: Record<string, unknown>) => {

@@ -38,7 +38,7 @@ const apiKeyFields = {
   createdAt: dateTime('When the key was created.'),
 };
 
-/** An API key's settings as shown: null where not set (BODY_SCHEMAS.createKey says what each means). */
+/** An API key's settings as shown: null where not set (CreateKeyBody in api/bodies/account.ts says what each means). */
 const keySettingFields = {
   tools: { type: ['array', 'null'], items: { type: 'string' }, description: 'Tool and group names the key may call; null: every tool.' },
   expiresAt: nullableDateTime('When the key stops working; null: never.'),

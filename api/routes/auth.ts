@@ -30,10 +30,9 @@ export interface AuthRouteDeps {
 export function authRoutes(deps: AuthRouteDeps): Router {
   const { identity, auth, cookie } = deps;
   const router = new Router({ prefix: '/api/v1' });
-  const bodies = Object.fromEntries(Object.entries(AUTH_BODY_SCHEMAS).map(([k, v]) => [k, compileBodySchema(v as never)])) as Record<
-    keyof typeof AUTH_BODY_SCHEMAS,
-    (b: Record<string, unknown>) => Record<string, unknown>
-  >;
+  const bodies = Object.fromEntries(
+    Object.entries(AUTH_BODY_SCHEMAS).map(([k, v]) => [k, compileBodySchema(v as Record<string, unknown>)]),
+  ) as Record<keyof typeof AUTH_BODY_SCHEMAS, (b: Record<string, unknown>) => Record<string, unknown>>;
   const read = async <T>(ctx: Context, schema: keyof typeof AUTH_BODY_SCHEMAS, allowEmpty = false) =>
     bodies[schema](await readJsonObject(ctx, 16 * 1024, { allowEmpty })) as T;
 

@@ -26,10 +26,9 @@ export interface TeamRouteDeps {
 export function teamRoutes(deps: TeamRouteDeps): Router {
   const { teams } = deps;
   const router = new Router({ prefix: '/api/v1/account' });
-  const bodies = Object.fromEntries(Object.entries(TEAM_BODY_SCHEMAS).map(([k, v]) => [k, compileBodySchema(v as never)])) as Record<
-    keyof typeof TEAM_BODY_SCHEMAS,
-    (b: Record<string, unknown>) => Record<string, unknown>
-  >;
+  const bodies = Object.fromEntries(
+    Object.entries(TEAM_BODY_SCHEMAS).map(([k, v]) => [k, compileBodySchema(v as Record<string, unknown>)]),
+  ) as Record<keyof typeof TEAM_BODY_SCHEMAS, (b: Record<string, unknown>) => Record<string, unknown>>;
   const read = async <T>(ctx: Context, schema: keyof typeof TEAM_BODY_SCHEMAS) => bodies[schema](await readJsonObject(ctx, 16 * 1024)) as T;
   const principal = (ctx: Context) => ctx.state.principal as Principal;
   const policyView = (requiredProvider: string | null, sessionsEnded = 0) => ({
