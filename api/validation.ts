@@ -56,16 +56,28 @@ export function createValidators(schemas: Map<string, ToolSchemas>) {
 
 export type Validators = ReturnType<typeof createValidators>;
 
+type Refusal = (errors: FieldError[]) => ServiceError;
+
 /**
  * A validator for a request body of the account and operator APIs: the body, typed as its TypeBox
- * schema says (a plain JSON Schema gives the plain object).
+ * schema says (a plain JSON Schema gives the plain object); a body it refuses throws `refuse`'s
+ * error (400 `validation_failed` unless the feature names its problems otherwise).
  */
-export function compileBodySchema<T extends TSchema>(schema: T): (body: Record<string, unknown>) => Static<T>;
-export function compileBodySchema(schema: Record<string, unknown>): (body: Record<string, unknown>) => Record<string, unknown>;
-export function compileBodySchema(schema: Record<string, unknown>) {
+export function compileBodySchema<T extends TSchema>(schema: T, refuse?: Refusal): (body: Record<string, unknown>) => Static<T>;
+export function compileBodySchema(
+  schema: Record<string, unknown>,
+  refuse?: Refusal,
+): (body: Record<string, unknown>) => Record<string, unknown>;
+export function compileBodySchema(schema: Record<string, unknown>, refuse: Refusal = validationProblem) {
   const fn = createAjv().compile(schema);
   return (body: Record<string, unknown>) => {
-    if (!fn(body)) throw validationProblem(fieldErrors(fn.errors ?? []));
+    if (!fn(body)) throw refuse(fieldErrors(fn.errors ?? []));
     return body;
   };
+}
+
+/** Validators of a route's bodies by name: `check(name, body)` is the body, typed as that schema says. */
+export function compileBodySchemas<S extends Record<string, TSchema>>(schemas: S) {
+  const compiled = new Map(Object.entries(schemas).map(([name, schema]) => [name, compileBodySchema(schema)]));
+  return <K extends keyof S & string>(name: K, body: Record<string, unknown>) => compiled.get(name)!(body) as Static<S[K]>;
 }
