@@ -4,7 +4,7 @@
 import { type SchemaOptions, type Static, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
 
 /** One of `values`, as `{ type: 'string', enum: [...] }`. */
-export function StringEnum<V extends string>(values: readonly V[], options: SchemaOptions = {}): TUnsafe<V> {
+export function StringEnum<const V extends string>(values: readonly V[], options: SchemaOptions = {}): TUnsafe<V> {
   return Type.Unsafe<V>({ type: 'string', enum: [...values], ...options });
 }
 
