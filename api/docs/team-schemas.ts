@@ -1,6 +1,6 @@
 //! Component schemas of the team routes' answers: members, invitations, a transfer of ownership,
 //! the sign-in policy, and who made an API key.
-import { ROLES } from '../../domain/teams/index.js';
+import { KeyMaker, ROLES } from '../../domain/teams/index.js';
 import { dateTime, id, nullableDateTime, record, ref, type JsonSchema } from './schema-parts.js';
 
 const role = { type: 'string', enum: [...ROLES], description: 'The role on the account.' };
@@ -51,18 +51,5 @@ export const TEAM_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       description: 'Sessions on the account that ended because they were not signed in through the provider (0 on a read).',
     },
   }),
-  KeyMaker: {
-    type: ['object', 'null'],
-    description:
-      'Who made the key: a member (`former` once they left the account: the key keeps working, an admin decides), the owner token, or the operator; null for keys made before makers were recorded.',
-    required: ['type', 'userId', 'name', 'email', 'prefix', 'former'],
-    properties: {
-      type: { type: 'string', enum: ['user', 'owner_token', 'operator'] },
-      userId: { type: ['string', 'null'], description: 'The member (`type` user).' },
-      name: { type: ['string', 'null'], description: 'Their name.' },
-      email: { type: ['string', 'null'], description: 'Their address.' },
-      prefix: { type: ['string', 'null'], description: "The owner token's prefix (`type` owner_token)." },
-      former: { type: 'boolean', description: 'Made by a former member: they are no longer on the account.' },
-    },
-  },
+  KeyMaker,
 };
