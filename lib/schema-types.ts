@@ -1,7 +1,8 @@
-//! TypeBox builders for the two shapes the API's JSON Schemas write their own way: a string out of a
-//! list as `enum` (TypeBox's union is an `anyOf` of consts) and a nullable field as a type array
-//! (`["string", "null"]`). Both keep the static type TypeBox derives with `Static<>`.
-import { type SchemaOptions, type Static, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
+//! TypeBox builders for the shapes the API's JSON Schemas write their own way: a string out of a
+//! list as `enum` (TypeBox's union is an `anyOf` of consts), a nullable field as a type array
+//! (`["string", "null"]`), and a request body, an object that takes no field it does not name.
+//! Each keeps the static type TypeBox derives with `Static<>`.
+import { type ObjectOptions, type SchemaOptions, type Static, type TProperties, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
 
 /** One of `values`, as `{ type: 'string', enum: [...] }`. */
 export function StringEnum<const V extends string>(values: readonly V[], options: SchemaOptions = {}): TUnsafe<V> {
@@ -12,3 +13,11 @@ export function StringEnum<const V extends string>(values: readonly V[], options
 export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
   return Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
 }
+
+/** An object with these properties and no other (`additionalProperties: false`): what every request body is. */
+export function ClosedObject<P extends TProperties>(properties: P, options: ObjectOptions = {}) {
+  return Type.Object(properties, { additionalProperties: false, ...options });
+}
+
+/** A time as RFC 3339 text (`format: date-time`). */
+export const DateTime = (description: string) => Type.String({ format: 'date-time', description });

@@ -3,7 +3,7 @@
 import { type Static, type TOptional, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
 import { GROUPS } from '../../domain/tools/index.js';
 import { MAX_ALLOWED_IPS, TOOL_SCOPES } from '../../domain/accounts/index.js';
-import { Nullable, StringEnum } from '../../lib/schema-types.js';
+import { ClosedObject, DateTime, Nullable, StringEnum } from '../../lib/schema-types.js';
 import { label } from './labels.js';
 
 /** A key's settings; on a change (`clearable`), null clears one. */
@@ -23,10 +23,7 @@ function keySettings<C extends boolean>(clearable: C) {
       }),
     ),
     expiresAt: field(
-      Type.String({
-        format: 'date-time',
-        description: `When the key stops working (in the future); after it, 401 \`unauthorized\` with \`reason: "expired"\`.${unset}`,
-      }),
+      DateTime(`When the key stops working (in the future); after it, 401 \`unauthorized\` with \`reason: "expired"\`.${unset}`),
     ),
     rateLimit: field(
       Type.Integer({
@@ -52,11 +49,8 @@ function keySettings<C extends boolean>(clearable: C) {
   };
 }
 
-export const CreateKeyBody = Type.Object({ name: Type.Optional(label), ...keySettings(false) }, { additionalProperties: false });
+export const CreateKeyBody = ClosedObject({ name: Type.Optional(label), ...keySettings(false) });
 export type CreateKeyBody = Static<typeof CreateKeyBody>;
 
-export const UpdateKeyBody = Type.Object(
-  { name: Type.Optional(Nullable(label)), ...keySettings(true) },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const UpdateKeyBody = ClosedObject({ name: Type.Optional(Nullable(label)), ...keySettings(true) }, { minProperties: 1 });
 export type UpdateKeyBody = Static<typeof UpdateKeyBody>;

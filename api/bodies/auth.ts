@@ -2,7 +2,8 @@
 //! types in one. Passwords are only bounded here against abuse; their rules (15 to 256
 //! characters, not a common one) are checked by domain/identity/password-policy.ts, which says
 //! why a password is refused.
-import { type TProperties, Type } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import { ClosedObject } from '../../lib/schema-types.js';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/identity/index.js';
 
@@ -18,29 +19,30 @@ const passkeyName = (description: string) => Type.String({ minLength: 1, maxLeng
 /** A WebAuthn answer of the browser, checked by @simplewebauthn/server rather than here. */
 const browserAnswer = <T>(description: string) => Type.Unsafe<T>({ type: 'object', description });
 
-const body = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false });
-
 export const AUTH_BODY_SCHEMAS = {
-  signup: body({ email, password: password('The password you will sign in with:'), name: Type.Optional(personName) }),
-  verify: body({ token }),
-  signin: body({ email, password: anyPassword('Your password.') }),
-  switchAccount: body({ accountId: Type.String({ minLength: 1, maxLength: 100, description: 'An account you are a member of.' }) }),
-  changePassword: body({ currentPassword: anyPassword('The password you signed in with.'), newPassword: password('The new password:') }),
-  requestReset: body({ email }),
-  confirmReset: body({ token, password: password('The new password:') }),
-  acceptInvitation: body({
+  signup: ClosedObject({ email, password: password('The password you will sign in with:'), name: Type.Optional(personName) }),
+  verify: ClosedObject({ token }),
+  signin: ClosedObject({ email, password: anyPassword('Your password.') }),
+  switchAccount: ClosedObject({ accountId: Type.String({ minLength: 1, maxLength: 100, description: 'An account you are a member of.' }) }),
+  changePassword: ClosedObject({
+    currentPassword: anyPassword('The password you signed in with.'),
+    newPassword: password('The new password:'),
+  }),
+  requestReset: ClosedObject({ email }),
+  confirmReset: ClosedObject({ token, password: password('The new password:') }),
+  acceptInvitation: ClosedObject({
     token,
     password: Type.Optional(password('For a person new to the service: the password to sign in with.')),
     name: Type.Optional(personName),
   }),
-  registerPasskey: body({
+  registerPasskey: ClosedObject({
     response: browserAnswer<RegistrationResponseJSON>(
       "The browser's answer to the registration options (`startRegistration` of `@simplewebauthn/browser`: a RegistrationResponseJSON).",
     ),
     name: Type.Optional(passkeyName('A name to tell it by ("Work laptop").')),
   }),
-  renamePasskey: body({ name: passkeyName('The new name.') }),
-  passkeySignin: body({
+  renamePasskey: ClosedObject({ name: passkeyName('The new name.') }),
+  passkeySignin: ClosedObject({
     response: browserAnswer<AuthenticationResponseJSON>(
       "The browser's answer to the sign-in options (`startAuthentication`: an AuthenticationResponseJSON).",
     ),

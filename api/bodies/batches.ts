@@ -2,12 +2,12 @@
 //! `BatchRequest` component of the OpenAPI document and its type in one.
 import { type Static, Type } from '@sinclair/typebox';
 import { MAX_BATCH_ITEMS } from '../../domain/batches/index.js';
-import { StringEnum } from '../../lib/schema-types.js';
+import { ClosedObject, StringEnum } from '../../lib/schema-types.js';
 
 /** A tool's input, validated by that tool's own schema once merged over `defaults`. */
 const input = (description: string) => Type.Unsafe<Record<string, unknown>>({ type: 'object', description });
 
-export const BatchRequestBody = Type.Object(
+export const BatchRequestBody = ClosedObject(
   {
     tool: Type.String({ description: 'Tool name, as in `/api/v1/tools/{tool}`.', examples: ['hash-text'] }),
     items: Type.Array(input("One call's input (the tool's request body), merged over `defaults`."), {
@@ -31,6 +31,6 @@ export const BatchRequestBody = Type.Object(
       }),
     ),
   },
-  { description: "A batch: one tool, its items' inputs, and what to do when credits run short.", additionalProperties: false },
+  { description: "A batch: one tool, its items' inputs, and what to do when credits run short." },
 );
 export type BatchRequestBody = Static<typeof BatchRequestBody>;

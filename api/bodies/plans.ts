@@ -1,7 +1,7 @@
 //! The plan routes' request bodies (api/routes/plans.ts): validation, OpenAPI and types in one.
 import { type Static, Type } from '@sinclair/typebox';
 import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../../domain/plans/index.js';
-import { StringEnum } from '../../lib/schema-types.js';
+import { ClosedObject, StringEnum } from '../../lib/schema-types.js';
 
 const PLAN_ID = { pattern: '^[a-z0-9][a-z0-9-]{0,39}$', description: "The plan's id: lowercase letters, digits and dashes." };
 /** A plan's id, described as the field that holds it says (`description` replaces the generic one). */
@@ -17,19 +17,16 @@ const rollover = StringEnum(ROLLOVERS, {
   description: "`none`: the unused part of a month's allowance lapses when the next period starts. `keep`: it stays until spent.",
 });
 
-export const CreatePlanBody = Type.Object(
-  {
-    id: Type.Optional(planId(`${PLAN_ID.description} Generated from the name when omitted.`)),
-    name,
-    monthlyAllowance,
-    rollover,
-  },
-  { additionalProperties: false },
-);
+export const CreatePlanBody = ClosedObject({
+  id: Type.Optional(planId(`${PLAN_ID.description} Generated from the name when omitted.`)),
+  name,
+  monthlyAllowance,
+  rollover,
+});
 export type CreatePlanBody = Static<typeof CreatePlanBody>;
 
-export const UpdatePlanBody = Type.Object(
+export const UpdatePlanBody = ClosedObject(
   { name: Type.Optional(name), monthlyAllowance: Type.Optional(monthlyAllowance), rollover: Type.Optional(rollover) },
-  { additionalProperties: false, minProperties: 1 },
+  { minProperties: 1 },
 );
 export type UpdatePlanBody = Static<typeof UpdatePlanBody>;

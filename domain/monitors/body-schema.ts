@@ -3,8 +3,8 @@
 //! `MonitorBody` the service reads. What a shape cannot say (either an interval or a cron
 //! expression, an interval's minimum, a pointer, an operator's value) is checked by definition.ts;
 //! both answer 400 `invalid_request` naming the field.
-import { type Static, type TProperties, Type } from '@sinclair/typebox';
-import { Nullable, StringEnum } from '../../lib/schema-types.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { ClosedObject, Nullable, StringEnum } from '../../lib/schema-types.js';
 import { CATALOGUE } from '../tools/index.js';
 import { ASSERTION_OPS, type MonitorSchedule } from './definition.js';
 
@@ -13,13 +13,11 @@ export const MAX_ASSERTIONS = 20;
 export const MAX_IGNORED_RECTS = 20;
 export const MAX_NOTIFIED = 20;
 
-const closed = <P extends TProperties>(properties: P, options: Record<string, unknown> = {}) =>
-  Type.Object(properties, { additionalProperties: false, ...options });
 const pixels = (description: string, minimum = 0) => Type.Integer({ minimum, maximum: 100_000, description });
 
 /** Either `every` or `cron` (with a zone or not): definition.ts refuses any other mix before the type is relied on. */
 const schedule = Type.Unsafe<MonitorSchedule>(
-  closed(
+  ClosedObject(
     {
       every: Type.Optional(Type.String({ maxLength: 16, description: 'An interval: a number and a unit, s, m or h.', examples: ['5m'] })),
       cron: Type.Optional(
@@ -43,7 +41,7 @@ const schedule = Type.Unsafe<MonitorSchedule>(
   ),
 );
 
-const assertion = closed(
+const assertion = ClosedObject(
   {
     path: Type.Optional(
       Type.String({
@@ -68,10 +66,13 @@ const assertion = closed(
       }),
     ),
     ignore: Type.Optional(
-      Type.Array(closed({ x: pixels('Left edge.'), y: pixels('Top edge.'), width: pixels('Width.', 1), height: pixels('Height.', 1) }), {
-        maxItems: MAX_IGNORED_RECTS,
-        description: '`visual_change`: rectangles (image pixels) left out of the comparison, such as a clock or an ad slot.',
-      }),
+      Type.Array(
+        ClosedObject({ x: pixels('Left edge.'), y: pixels('Top edge.'), width: pixels('Width.', 1), height: pixels('Height.', 1) }),
+        {
+          maxItems: MAX_IGNORED_RECTS,
+          description: '`visual_change`: rectangles (image pixels) left out of the comparison, such as a clock or an ad slot.',
+        },
+      ),
     ),
   },
   {
@@ -82,7 +83,7 @@ const assertion = closed(
   },
 );
 
-const alert = closed(
+const alert = ClosedObject(
   {
     downAfter: Type.Optional(
       Type.Integer({
@@ -147,11 +148,11 @@ const fields = {
 };
 
 /** A new monitor: all required but the alert, `paused` and the cap. */
-export const CreateMonitorBody = closed(fields);
+export const CreateMonitorBody = ClosedObject(fields);
 export type MonitorBody = Static<typeof CreateMonitorBody>;
 
 /** A change: any field, those left out stay. */
-export const UpdateMonitorBody = Type.Partial(closed(fields), {
+export const UpdateMonitorBody = Type.Partial(ClosedObject(fields), {
   minProperties: 1,
   description:
     'Any field of a monitor; those left out stay. `paused: true` pauses it, `paused: false` resumes it (judged afresh, as a new monitor).',
