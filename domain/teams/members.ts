@@ -5,18 +5,34 @@
 //! removed (409 `last_owner`); ownership moves only by a transfer, after which the old owner is an admin.
 import { type Static, Type } from '@sinclair/typebox';
 import { ServiceError } from '../../contracts/errors.js';
-import { Nullable, StringEnum } from '../../lib/schema-types.js';
+import { Id, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../lib/schema-types.js';
 import { collections } from '../../lib/mongo.js';
 import type { CredentialDoc } from '../account-documents.js';
 import type { MembershipDoc, Role } from '../membership/index.js';
 import { type SessionDoc, type UserDoc, type IdentityContext, requireRecentSignIn } from '../identity/index.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
+import { ROLES } from './permissions.js';
 
-/** A member as the account's member list shows them. */
+const nullableText = (description: string) => Nullable(Type.String({ description }));
+
+/** A member as the account's member list shows them: its type, and the `Member` schema of the OpenAPI document. */
+export const Member = Type.Object(
+  {
+    userId: Id('usr', 'The person.'),
+    email: nullableText('Their address.'),
+    name: nullableText('Their name.'),
+    role: StringEnum(ROLES, { description: 'The role on the account.' }),
+    joinedAt: Timestamp('When they joined.'),
+    lastSignInAt: NullableTimestamp('Their last sign-in (to any account); null if never.'),
+  },
+  { description: 'A member of the account.' },
+);
+export type MemberView = Static<typeof Member>;
+
 export const memberView = (
   m: Pick<MembershipDoc, 'userId' | 'role' | 'joinedAt'>,
   u: Pick<UserDoc, 'email' | 'name' | 'lastSignInAt'> | null,
-) => ({
+): MemberView => ({
   userId: m.userId,
   email: u?.email ?? null,
   name: u?.name ?? null,
@@ -25,9 +41,6 @@ export const memberView = (
   lastSignInAt: u?.lastSignInAt ?? null,
 });
 
-export type MemberView = ReturnType<typeof memberView>;
-
-const nullableText = (description: string) => Nullable(Type.String({ description }));
 /** Who made a key, as the key list shows it: its type, and the `KeyMaker` schema of the OpenAPI document. */
 export const KeyMaker = Nullable(
   Type.Object(
