@@ -10,6 +10,11 @@ export function StringEnum<const V extends string>(values: readonly V[], options
   return Type.Unsafe<V>({ type: 'string', enum: [...values], ...options });
 }
 
+/** One of `values`, or null: null is in the `enum` too, so that the enum lets it through. */
+export function NullableStringEnum<const V extends string>(values: readonly V[], options: SchemaOptions = {}): TUnsafe<V | null> {
+  return Type.Unsafe<V | null>({ type: ['string', 'null'], enum: [...values, null], ...options });
+}
+
 /** The schema, or null: its `type` becomes `[type, 'null']`. */
 export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
   return Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
