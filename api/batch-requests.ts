@@ -13,7 +13,7 @@ import { untilReachable } from '../lib/mongo.js';
 import { seal, splitSecrets } from '../lib/sealed.js';
 import type { TargetGuard } from '../lib/target-guard.js';
 import { untilDeadline } from '../lib/until-deadline.js';
-import { BATCH_SCHEMAS } from './docs/batch-schemas.js';
+import { BatchRequestBody } from './bodies/batches.js';
 import type { DestinationService } from '../domain/destinations/index.js';
 import { createIdempotency } from './call-idempotency.js';
 import { unavailable } from './call-workflow.js';
@@ -40,7 +40,7 @@ export interface BatchAnswer {
   replayed: boolean;
 }
 
-const checkShape = compileBodySchema(BATCH_SCHEMAS.BatchRequest!);
+const checkShape = compileBodySchema(BatchRequestBody);
 
 export function createBatchRequests(deps: {
   db: Db;
@@ -91,11 +91,10 @@ export function createBatchRequests(deps: {
   return {
     async create(req: BatchRequest): Promise<BatchAnswer> {
       const body = checkShape(req.body);
-      const tool = knownTool(body.tool as string);
-      const items = body.items as Record<string, unknown>[];
-      const inputs = validItems(tool, items, (body.defaults as Record<string, unknown> | undefined) ?? {});
-      const onInsufficientCredits = (body.onInsufficientCredits as 'stop' | 'wait' | undefined) ?? 'stop';
-      const named = body.destination as string | undefined;
+      const tool = knownTool(body.tool);
+      const inputs = validItems(tool, body.items, body.defaults ?? {});
+      const onInsufficientCredits = body.onInsufficientCredits ?? 'stop';
+      const named = body.destination;
       const destination = named === undefined ? undefined : await deps.destinations.forCall(req.accountId, named, tool, '/destination');
 
       const deadline = req.arrivedAt + CREATE_WAIT_MS;

@@ -1,6 +1,7 @@
 //! Ajv validation of tool input, compiled once from the tool schemas. Defaults are applied here,
 //! so the workflow and the tool see complete input.
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { Static, TSchema } from '@sinclair/typebox';
 import { createAjv } from '../lib/json-schema.js';
 import { ServiceError } from '../contracts/errors.js';
 import type { ToolSchemas } from '../domain/tools/index.js';
@@ -55,11 +56,28 @@ export function createValidators(schemas: Map<string, ToolSchemas>) {
 
 export type Validators = ReturnType<typeof createValidators>;
 
-/** A validator for a small request body schema of the account and operator APIs. */
-export function compileBodySchema(schema: Record<string, unknown>) {
+type Refusal = (errors: FieldError[]) => ServiceError;
+
+/**
+ * A validator for a request body of the account and operator APIs: the body, typed as its TypeBox
+ * schema says (a plain JSON Schema gives the plain object); a body it refuses throws `refuse`'s
+ * error (400 `validation_failed` unless the feature names its problems otherwise).
+ */
+export function compileBodySchema<T extends TSchema>(schema: T, refuse?: Refusal): (body: Record<string, unknown>) => Static<T>;
+export function compileBodySchema(
+  schema: Record<string, unknown>,
+  refuse?: Refusal,
+): (body: Record<string, unknown>) => Record<string, unknown>;
+export function compileBodySchema(schema: Record<string, unknown>, refuse: Refusal = validationProblem) {
   const fn = createAjv().compile(schema);
   return (body: Record<string, unknown>) => {
-    if (!fn(body)) throw validationProblem(fieldErrors(fn.errors ?? []));
+    if (!fn(body)) throw refuse(fieldErrors(fn.errors ?? []));
     return body;
   };
+}
+
+/** Validators of a route's bodies by name: `check(name, body)` is the body, typed as that schema says. */
+export function compileBodySchemas<S extends Record<string, TSchema>>(schemas: S) {
+  const compiled = new Map(Object.entries(schemas).map(([name, schema]) => [name, compileBodySchema(schema)]));
+  return <K extends keyof S & string>(name: K, body: Record<string, unknown>) => compiled.get(name)!(body) as Static<S[K]>;
 }

@@ -132,4 +132,5 @@ export interface WebhookEndpointState {
 }
 
 /** Why a delivery ended without reaching the receiver; recorded in `webhook_undelivered`. */
-export type UndeliveredReason = 'endpoint_disabled' | 'expired' | 'backlog_full';
+export const UNDELIVERED_REASONS = ['endpoint_disabled', 'expired', 'backlog_full'] as const;
+export type UndeliveredReason = (typeof UNDELIVERED_REASONS)[number];

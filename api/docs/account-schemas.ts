@@ -1,6 +1,6 @@
 //! Component schemas of the account API's answers: the account, its usage and grants, its
 //! asynchronous calls and its API keys.
-import { GRANT_REASONS, LOW_BALANCE_THRESHOLD } from '../../domain/ledger/index.js';
+import { Grant, LOW_BALANCE_THRESHOLD } from '../../domain/ledger/index.js';
 import {
   credential,
   credits,
@@ -38,7 +38,7 @@ const apiKeyFields = {
   createdAt: dateTime('When the key was created.'),
 };
 
-/** An API key's settings as shown: null where not set (BODY_SCHEMAS.createKey says what each means). */
+/** An API key's settings as shown: null where not set (CreateKeyBody in api/bodies/account.ts says what each means). */
 const keySettingFields = {
   tools: { type: ['array', 'null'], items: { type: 'string' }, description: 'Tool and group names the key may call; null: every tool.' },
   expiresAt: nullableDateTime('When the key stops working; null: never.'),
@@ -89,24 +89,7 @@ export const ACCOUNT_SCHEMAS: Record<string, JsonSchema> = {
       },
     },
   },
-  Grant: record('A grant of credits and what is left of it.', {
-    id: id('grt', 'Grant id.'),
-    amount: { type: 'integer', minimum: 1, description: 'Credits granted.' },
-    reason: {
-      type: 'string',
-      enum: ['welcome', ...GRANT_REASONS, 'recharge'],
-      description:
-        '`welcome` is the opening grant; `purchase` a credit pack bought (or granted by the operator); `recharge` an automatic recharge.',
-    },
-    remaining: credits('Credits left of it that can be spent now (0 once it expired).'),
-    held: credits('Credits of it held by calls still running.'),
-    expired: credits('Credits of it that lapsed.'),
-    voided: credits('Credits of it taken back because its payment was refunded or disputed (a dispute won gives its part back).'),
-    expiresAt: nullableDateTime('When what is left of it lapses; null: never. Calls spend the grant that expires first.'),
-    expiredAt: nullableDateTime('When it expired; null while it has not.'),
-    idempotencyKey: { type: ['string', 'null'], description: 'The payment id (or allowance period) it was granted under.' },
-    createdAt: dateTime('When it was granted.'),
-  }),
+  Grant,
   GrantPage: record('Grants, newest first.', {
     items: { type: 'array', items: ref('Grant') },
     nextCursor,

@@ -3,6 +3,7 @@
 import { credits, dateTime, id, nextCursor, nullableDateTime, record, ref, type JsonSchema } from './schema-parts.js';
 
 import { MAX_BATCH_ITEMS as MAX_ITEMS } from '../../domain/batches/index.js';
+import { BatchRequestBody } from '../bodies/batches.js';
 
 const count = (description: string) => ({ type: 'integer', minimum: 0, description });
 
@@ -34,36 +35,7 @@ function withOptional(schema: JsonSchema, optional: Record<string, JsonSchema>):
 
 export const BATCH_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   BatchCounts: batchCounts,
-  BatchRequest: {
-    type: 'object',
-    description: "A batch: one tool, its items' inputs, and what to do when credits run short.",
-    required: ['tool', 'items'],
-    additionalProperties: false,
-    properties: {
-      tool: { type: 'string', description: 'Tool name, as in `/api/v1/tools/{tool}`.', examples: ['hash-text'] },
-      items: {
-        type: 'array',
-        minItems: 1,
-        maxItems: MAX_ITEMS,
-        items: { type: 'object', description: "One call's input (the tool's request body), merged over `defaults`." },
-        description: "The inputs, one call each, validated against the tool's schema before anything starts.",
-      },
-      defaults: { type: 'object', description: 'Fields every item inherits unless it sets them itself.' },
-      destination: {
-        type: 'string',
-        pattern: '^dst_[0-9A-Za-z]+$',
-        description:
-          "A destination of the account (`/api/v1/account/destinations`): each item's file goes to `{prefix}/{batchId}/{index}.{ext}` in its bucket and the item's output says where (`stored`), charged only once written. Only for the tools that make a file.",
-      },
-      onInsufficientCredits: {
-        type: 'string',
-        enum: ['stop', 'wait'],
-        default: 'stop',
-        description:
-          '`stop`: the rest is skipped with `insufficient_credits`. `wait`: the batch pauses (`batch.paused`) and resumes by itself when credits are granted, for up to 7 days, then stops.',
-      },
-    },
-  },
+  BatchRequest: BatchRequestBody,
   Batch: withOptional(
     record('A batch of calls of one tool.', {
       id: id('bat', 'Batch id.'),

@@ -1,4 +1,5 @@
 //! Component schemas of the destinations' answers, of where a call's file was stored, and of the account's connected apps.
+import { StoredFile } from '../../domain/destinations/index.js';
 import { dateTime, id, record, type JsonSchema } from './schema-parts.js';
 
 export const DESTINATION_SCHEMAS: Record<string, JsonSchema> = {
@@ -28,14 +29,5 @@ export const DESTINATION_SCHEMAS: Record<string, JsonSchema> = {
       lastUsedAt: { ...dateTime('When one of its tokens was last presented (to the minute); null before.'), type: ['string', 'null'] },
     },
   ),
-  StoredFile: record("Where a call's file was written, in place of its base64 (a call with `Output-Destination`).", {
-    bucket: { type: 'string', description: 'The bucket.', examples: ['acme-renders'] },
-    key: {
-      type: 'string',
-      description: "The object's key: `{prefix}/{requestId}/0.{ext}`.",
-      examples: ['utility-tools/call-acc_4hQ2mV8kZr1xYt6pW0nLbC-Xk2P9qR4tV7wY1zB3nM5/0.png'],
-    },
-    size: { type: 'integer', minimum: 0, description: 'Bytes written.' },
-    contentType: { type: 'string', description: "The object's Content-Type: the output's `mimeType`.", examples: ['image/png'] },
-  }),
+  StoredFile,
 };

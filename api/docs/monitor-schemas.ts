@@ -1,9 +1,8 @@
 //! Component schemas of monitors, their runs and their events' `data`.
-import { MONITOR_STATES, RUN_OUTCOMES, UPTIME_WINDOWS } from '../../domain/monitors/index.js';
-import { MONITOR_BODY_SCHEMAS } from '../monitor-body-schemas.js';
+import { CreateMonitorBody, MONITOR_STATES, RUN_OUTCOMES, UPTIME_WINDOWS } from '../../domain/monitors/index.js';
 import { credits, dateTime, id, nextCursor, nullableDateTime, record, ref, type JsonSchema } from './schema-parts.js';
 
-const { properties: body } = MONITOR_BODY_SCHEMAS.createMonitor;
+const { properties: body } = CreateMonitorBody;
 
 const assertionResult = record('One assertion as this run found it.', {
   path: { type: 'string', description: 'The pointer read (a visual check: the image field).', examples: ['/status'] },

@@ -1,25 +1,14 @@
 //! The building blocks of the component schemas (`api/docs/*-schemas.ts`): references, ids,
 //! times, credentials and the fields several answers share.
 import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../../domain/plans/index.js';
+import { Credits, Id, NullableTimestamp, Timestamp } from '../../lib/schema-types.js';
 
 export type JsonSchema = Record<string, unknown>;
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-// `examples` make the renderer's samples look like real answers rather than "string".
-export const id = (prefix: string, description: string) => ({
-  type: 'string',
-  pattern: `^${prefix}_[0-9A-Za-z]+$`,
-  description,
-  examples: [`${prefix}_4hQ2mV8kZr1xYt6pW0nLbC`],
-});
-export const dateTime = (description: string) => ({
-  type: 'string',
-  format: 'date-time',
-  description,
-  examples: ['2026-01-01T12:00:00.000Z'],
-});
-export const nullableDateTime = (description: string) => ({ type: ['string', 'null'], format: 'date-time', description, examples: [null] });
+// The blocks the domain's own answer schemas use too live in lib/, under names of their own.
+export { Credits as credits, Id as id, NullableTimestamp as nullableDateTime, Timestamp as dateTime };
 export const credential = (prefix: 'utk' | 'uto', description: string) => ({
   type: 'string',
   pattern: `^${prefix}_[0-9A-Za-z]{40}$`,
@@ -27,7 +16,6 @@ export const credential = (prefix: 'utk' | 'uto', description: string) => ({
   examples: [`${prefix}_8Fq2ZrW1tYk3Lm9Qp0Xn4Vb7Cs6Dh5Ja2Ge1Rf8W`],
 });
 export const keyPrefix = { type: 'string', description: 'First 12 characters of the key, for recognising it.', examples: ['utk_8Fq2ZrW1'] };
-export const credits = (description: string) => ({ type: 'integer', minimum: 0, description });
 /** A closed object whose every property is present (the routes always write each field). */
 export const record = (description: string, properties: Record<string, JsonSchema>): JsonSchema => ({
   type: 'object',
@@ -61,7 +49,7 @@ const planSummary = {
 };
 export const planFields = {
   plan: planSummary,
-  planSince: nullableDateTime(
+  planSince: NullableTimestamp(
     'When the account joined its plan: each period starts on this day of the month (the last day of shorter months).',
   ),
   nextAllowance: {
@@ -69,7 +57,7 @@ export const planFields = {
     description: 'The next monthly allowance; null when the plan gives none.',
     required: ['at', 'amount'],
     properties: {
-      at: dateTime('When it is granted (within minutes of this time).'),
+      at: Timestamp('When it is granted (within minutes of this time).'),
       amount: { type: 'integer', minimum: 1, description: 'Credits.' },
     },
   },

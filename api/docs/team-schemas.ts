@@ -1,19 +1,12 @@
 //! Component schemas of the team routes' answers: members, invitations, a transfer of ownership,
 //! the sign-in policy, and who made an API key.
-import { ROLES } from '../../domain/teams/index.js';
-import { dateTime, id, nullableDateTime, record, ref, type JsonSchema } from './schema-parts.js';
+import { KeyMaker, Member, ROLES } from '../../domain/teams/index.js';
+import { dateTime, id, record, ref, type JsonSchema } from './schema-parts.js';
 
 const role = { type: 'string', enum: [...ROLES], description: 'The role on the account.' };
 
 export const TEAM_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
-  Member: record('A member of the account.', {
-    userId: id('usr', 'The person.'),
-    email: { type: ['string', 'null'], description: 'Their address.' },
-    name: { type: ['string', 'null'], description: 'Their name.' },
-    role,
-    joinedAt: dateTime('When they joined.'),
-    lastSignInAt: nullableDateTime('Their last sign-in (to any account); null if never.'),
-  }),
+  Member,
   MemberList: { type: 'array', items: ref('Member'), description: 'Every member, first joined first.' },
   Invitation: record('An invitation, pending until it is accepted, revoked or expires.', {
     id: id('inv', 'Invitation id: revoke it with DELETE /api/v1/account/invitations/{id}.'),
@@ -51,18 +44,5 @@ export const TEAM_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       description: 'Sessions on the account that ended because they were not signed in through the provider (0 on a read).',
     },
   }),
-  KeyMaker: {
-    type: ['object', 'null'],
-    description:
-      'Who made the key: a member (`former` once they left the account: the key keeps working, an admin decides), the owner token, or the operator; null for keys made before makers were recorded.',
-    required: ['type', 'userId', 'name', 'email', 'prefix', 'former'],
-    properties: {
-      type: { type: 'string', enum: ['user', 'owner_token', 'operator'] },
-      userId: { type: ['string', 'null'], description: 'The member (`type` user).' },
-      name: { type: ['string', 'null'], description: 'Their name.' },
-      email: { type: ['string', 'null'], description: 'Their address.' },
-      prefix: { type: ['string', 'null'], description: "The owner token's prefix (`type` owner_token)." },
-      former: { type: 'boolean', description: 'Made by a former member: they are no longer on the account.' },
-    },
-  },
+  KeyMaker,
 };

@@ -1,5 +1,6 @@
 //! Component schemas of the webhook endpoints' answers, their delivery attempts and the event log.
 import { DEFAULT_EVENT_TYPES, SUBSCRIBABLE_EVENT_KINDS } from '../../contracts/event-kinds.js';
+import { EventDelivery } from '../../domain/events/index.js';
 import { dateTime, id, nextCursor, nullableDateTime, record, ref, type JsonSchema } from './schema-parts.js';
 
 const endpointFields = {
@@ -60,22 +61,7 @@ export const WEBHOOK_ENDPOINT_SCHEMAS: Record<string, JsonSchema> = {
         '`event`: the event happened. `replay`: you asked to send it again. `recovery`: it was missed and recovered when you re-enabled the endpoint.',
     },
   }),
-  EventDelivery: record('What became of the event at one endpoint.', {
-    endpointId: id('whe', 'The endpoint.'),
-    status: {
-      type: 'string',
-      enum: ['delivered', 'failing', 'undelivered'],
-      description:
-        '`delivered`: an attempt succeeded. `failing`: attempts failed and retries are due. `undelivered`: it ended unsent (`reason`).',
-    },
-    attempts: { type: 'integer', minimum: 0, description: 'Attempts made.' },
-    lastAttemptAt: nullableDateTime('When the last attempt was made; null when none was.'),
-    reason: {
-      type: ['string', 'null'],
-      enum: ['endpoint_disabled', 'expired', 'backlog_full', null],
-      description: 'Why it ended unsent: the endpoint was disabled, 3 days of retries passed, or its queue was full. Null otherwise.',
-    },
-  }),
+  EventDelivery,
   EventLogEntry: record('One event of the account, as its deliveries carried it, with where it went.', {
     id: id('evt', 'Event id, as in the envelope.'),
     event: ref('WebhookEventKind'),

@@ -6,18 +6,16 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { findTool } from '../../domain/tools/index.js';
 import { keyMayCall } from '../../domain/accounts/index.js';
-import { type MonitorBody, type MonitorService, invalidRequest } from '../../domain/monitors/index.js';
+import { CreateMonitorBody, type MonitorService, invalidRequest } from '../../domain/monitors/index.js';
 import { GROUPS, permits } from '../../domain/teams/index.js';
 import type { AuditContext } from '../../domain/audit/index.js';
 import { ServiceError } from '../../contracts/errors.js';
-import { createAjv } from '../../lib/json-schema.js';
 import type { Principal } from '../auth.js';
 import { MONITOR_SCHEMAS } from '../docs/monitor-schemas.js';
 import { nextCursor } from '../docs/schema-parts.js';
-import { MONITOR_BODY_SCHEMAS } from '../monitor-body-schemas.js';
 import { decodeCursor, encodeCursor } from '../paging.js';
 import { roleOf } from '../permissions.js';
-import { fieldErrors } from '../validation.js';
+import { compileBodySchema } from '../validation.js';
 import { successResult } from './results.js';
 
 export const MONITOR_TOOLS = { list: 'monitor-list', create: 'monitor-create' } as const;
@@ -58,7 +56,7 @@ const CREATE_TOOL: Tool = {
   description:
     'Runs a catalogue tool on a schedule and judges each answer with assertions (JSON pointers into the answer, compared); the monitor goes down after `alert.downAfter` failed runs in a row, and the account is told by webhook events and mail. ' +
     'Each run is an ordinary call of its tool, charged its cost when it answers 200. Creating it is free.',
-  inputSchema: MONITOR_BODY_SCHEMAS.createMonitor as unknown as Tool['inputSchema'],
+  inputSchema: CreateMonitorBody as Tool['inputSchema'],
   outputSchema: MONITOR_SCHEMAS.Monitor as Tool['outputSchema'],
   annotations: { title: 'Create a monitor', readOnlyHint: false, openWorldHint: true },
 };
@@ -70,13 +68,7 @@ export function monitorToolsListedTo(principal: Principal): Tool[] {
 
 export const isMonitorTool = (name: string) => name === MONITOR_TOOLS.list || name === MONITOR_TOOLS.create;
 
-const createBody = (() => {
-  const fn = createAjv().compile(MONITOR_BODY_SCHEMAS.createMonitor);
-  return (args: Record<string, unknown>) => {
-    if (!fn(args)) throw invalidRequest(fieldErrors(fn.errors ?? []));
-    return args as unknown as MonitorBody;
-  };
-})();
+const createBody = compileBodySchema(CreateMonitorBody, invalidRequest);
 
 /** Who acts, as the audit log records it: the member an agent acts for, else the key by its prefix. */
 const acting = (principal: Principal): AuditContext => ({

@@ -8,7 +8,7 @@ import type { LedgerEntry } from '../../domain/account-documents.js';
 import { LOW_BALANCE_THRESHOLD, type Grants } from '../../domain/ledger/index.js';
 import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';
-import { BODY_SCHEMAS } from '../body-schemas.js';
+import { CreateKeyBody, UpdateKeyBody } from '../bodies/account.js';
 import { ServiceError } from '../../contracts/errors.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
 import { compileBodySchema, validationProblem } from '../validation.js';
@@ -61,8 +61,8 @@ export function accountRoutes(deps: {
 }): Router {
   const router = new Router({ prefix: '/api/v1/account' });
   const { ledger } = collections(deps.db);
-  const createKey = compileBodySchema(BODY_SCHEMAS.createKey);
-  const updateKey = compileBodySchema(BODY_SCHEMAS.updateKey);
+  const createKey = compileBodySchema(CreateKeyBody);
+  const updateKey = compileBodySchema(UpdateKeyBody);
 
   router.use(deps.auth.require('owner_token'), deps.rateLimit);
 
@@ -136,14 +136,14 @@ export function accountRoutes(deps: {
   };
 
   router.post('/keys', async (ctx) => {
-    const body = keySettingsOf(createKey(await readJsonObject(ctx, undefined, { allowEmpty: true })) as KeySettingsInput);
+    const body = keySettingsOf(createKey(await readJsonObject(ctx, undefined, { allowEmpty: true })));
     const { doc, ...key } = await deps.accounts.createKey(ctx.state.principal.accountId, body.name ?? null, body, ownerActing(ctx));
     ctx.status = 201;
     ctx.body = { ...key, ...keySettingsView(doc) };
   });
 
   router.patch('/keys/:id', async (ctx) => {
-    const body = keySettingsOf(updateKey(await readJsonObject(ctx)) as KeySettingsInput);
+    const body = keySettingsOf(updateKey(await readJsonObject(ctx)));
     const accountId = ctx.state.principal.accountId as string;
     const changed = await deps.accounts.updateKey(accountId, ctx.params.id!, body, ownerActing(ctx));
     if (!changed) throw new ServiceError('not_found', `There is no working key ${ctx.params.id} on this account.`);
@@ -231,7 +231,7 @@ export function accountOperations(): RouteOperation[] {
       description:
         'Fires `api_key.created`. The answer is the only time the key is shown. The body may be left out; its settings limit which tools the key calls, ' +
         'until when, how fast, how many credits a month and from where (each unset: no limit).',
-      requestBody: { required: false, content: json(BODY_SCHEMAS.createKey, example({ name: 'ci' })) },
+      requestBody: { required: false, content: json(CreateKeyBody, example({ name: 'ci' })) },
       ok: linked(withRateLimit('The new key.', json(ref('NewApiKey')), '201'), { revokeKey: { id: '$response.body#/id' } }),
       codes: [...OWNER_CODES, ...BODY_CODES],
     }),
@@ -246,10 +246,7 @@ export function accountOperations(): RouteOperation[] {
       parameters: [paramRef('KeyId')],
       requestBody: {
         required: true,
-        content: json(
-          BODY_SCHEMAS.updateKey,
-          example({ tools: ['hash-text', 'network'], monthlyCreditLimit: 500, allowedIps: ['203.0.113.0/24'] }),
-        ),
+        content: json(UpdateKeyBody, example({ tools: ['hash-text', 'network'], monthlyCreditLimit: 500, allowedIps: ['203.0.113.0/24'] })),
       },
       ok: withRateLimit('The key as it is now.', json(ref('ApiKey'))),
       codes: [...OWNER_CODES, ...BODY_CODES, 'not_found'],

@@ -3,12 +3,12 @@
 import Router from '@koa/router';
 import type { Accounts } from '../../domain/accounts/index.js';
 import { type Allowances, joinPlan, DEFAULT_PLAN_ID, type Plans } from '../../domain/plans/index.js';
-import { grantView, type Grants, type GrantReason } from '../../domain/ledger/index.js';
+import { grantView, type Grants } from '../../domain/ledger/index.js';
 import type { AccountDoc, GrantDoc } from '../../domain/account-documents.js';
 import { requireAdmin } from '../auth.js';
 import { operatorActing } from '../audit-context.js';
 import { readJsonObject } from '../body.js';
-import { BODY_SCHEMAS } from '../body-schemas.js';
+import { ChangePlanBody, CreateAccountBody, GrantCreditsBody } from '../bodies/admin.js';
 import { ServiceError } from '../../contracts/errors.js';
 import { accountPlanView } from '../plan-view.js';
 import { compileBodySchema, validationProblem } from '../validation.js';
@@ -30,9 +30,9 @@ export interface AdminDeps {
 
 export function adminRoutes(deps: AdminDeps): Router {
   const router = new Router({ prefix: '/api/v1/admin' });
-  const createAccount = compileBodySchema(BODY_SCHEMAS.createAccount);
-  const grantCredits = compileBodySchema(BODY_SCHEMAS.grantCredits);
-  const changePlan = compileBodySchema(BODY_SCHEMAS.changePlan);
+  const createAccount = compileBodySchema(CreateAccountBody);
+  const grantCredits = compileBodySchema(GrantCreditsBody);
+  const changePlan = compileBodySchema(ChangePlanBody);
 
   router.use(requireAdmin(deps.adminToken));
 
@@ -60,13 +60,7 @@ export function adminRoutes(deps: AdminDeps): Router {
   }
 
   router.post('/accounts', async (ctx) => {
-    const body = createAccount(await readJsonObject(ctx, undefined, { allowEmpty: true })) as {
-      name?: string;
-      email?: string;
-      credits?: number;
-      plan?: string;
-      planStartsAt?: string;
-    };
+    const body = createAccount(await readJsonObject(ctx, undefined, { allowEmpty: true }));
     const now = Date.now();
     const plan = await knownPlan(body.plan ?? DEFAULT_PLAN_ID);
     const anchor = body.planStartsAt ? new Date(body.planStartsAt) : new Date(now);
@@ -93,7 +87,7 @@ export function adminRoutes(deps: AdminDeps): Router {
   });
 
   router.put('/accounts/:id/plan', async (ctx) => {
-    const body = changePlan(await readJsonObject(ctx)) as { plan: string; prorate?: boolean };
+    const body = changePlan(await readJsonObject(ctx));
     const account = await existing(ctx.params.id!);
     await knownPlan(body.plan);
     await deps.allowances.changePlan(account._id, body.plan, {
@@ -105,12 +99,7 @@ export function adminRoutes(deps: AdminDeps): Router {
   });
 
   router.post('/accounts/:id/credits', async (ctx) => {
-    const body = grantCredits(await readJsonObject(ctx)) as {
-      amount: number;
-      reason: GrantReason;
-      expiresAt?: string;
-      idempotencyKey?: string;
-    };
+    const body = grantCredits(await readJsonObject(ctx));
     const now = Date.now();
     const expiresAt = body.expiresAt ? new Date(body.expiresAt) : null;
     const account = await existing(ctx.params.id!);
@@ -159,7 +148,7 @@ export function adminOperations(): RouteOperation[] {
         'whose first allowance is granted at once. The body may be left out.',
       requestBody: {
         required: false,
-        content: json(BODY_SCHEMAS.createAccount, example({ name: 'Acme Ltd', email: 'ops@acme.example', credits: 500, plan: 'free' })),
+        content: json(CreateAccountBody, example({ name: 'Acme Ltd', email: 'ops@acme.example', credits: 500, plan: 'free' })),
       },
       ok: plain('The account and its credentials, shown only here.', json(ref('OpenedAccount')), '201'),
       codes: [...ADMIN_CODES, ...BODY_CODES],
@@ -184,7 +173,7 @@ export function adminOperations(): RouteOperation[] {
       parameters: [paramRef('AccountId')],
       requestBody: {
         required: true,
-        content: json(BODY_SCHEMAS.grantCredits, example({ amount: 500, reason: 'purchase', idempotencyKey: 'pi_3PqK2Lm9' })),
+        content: json(GrantCreditsBody, example({ amount: 500, reason: 'purchase', idempotencyKey: 'pi_3PqK2Lm9' })),
       },
       ok: plain('The new balance and the grant.', json(ref('Balance'))),
       codes: [...ADMIN_CODES, ...BODY_CODES, 'idempotency_conflict'],
@@ -198,7 +187,7 @@ export function adminOperations(): RouteOperation[] {
         "The new plan applies from the account's next period (its anniversary stays); what is due under the old plan is granted first. " +
         "With `prorate`, the rest of the current period's share of the difference (when the new allowance is larger) is granted now. Moving to the plan it is on changes nothing.",
       parameters: [paramRef('AccountId')],
-      requestBody: { required: true, content: json(BODY_SCHEMAS.changePlan, example({ plan: 'pro', prorate: true })) },
+      requestBody: { required: true, content: json(ChangePlanBody, example({ plan: 'pro', prorate: true })) },
       ok: plain('The account.', json(ref('AdminAccount'))),
       codes: [...ADMIN_CODES, ...BODY_CODES],
     }),

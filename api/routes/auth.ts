@@ -11,12 +11,11 @@ import { policyAllows, providerRequired, type Role } from '../../domain/membersh
 import { ServiceError } from '../../contracts/errors.js';
 import type { Authenticator, Principal } from '../auth.js';
 import { readJsonObject } from '../body.js';
-import { AUTH_BODY_SCHEMAS } from '../auth-body-schemas.js';
-import { compileBodySchema } from '../validation.js';
+import { AUTH_BODY_SCHEMAS } from '../bodies/auth.js';
+import { compileBodySchemas } from '../validation.js';
 import { ownerActing, requestFacts } from '../audit-context.js';
 import { clearSessionCookie, setSessionCookie, type CookieSettings } from '../session-cookie.js';
 import type { RateLimiter } from '../rate-limit.js';
-import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 
 export interface AuthRouteDeps {
   identity: Identity;
@@ -30,12 +29,9 @@ export interface AuthRouteDeps {
 export function authRoutes(deps: AuthRouteDeps): Router {
   const { identity, auth, cookie } = deps;
   const router = new Router({ prefix: '/api/v1' });
-  const bodies = Object.fromEntries(Object.entries(AUTH_BODY_SCHEMAS).map(([k, v]) => [k, compileBodySchema(v as never)])) as Record<
-    keyof typeof AUTH_BODY_SCHEMAS,
-    (b: Record<string, unknown>) => Record<string, unknown>
-  >;
-  const read = async <T>(ctx: Context, schema: keyof typeof AUTH_BODY_SCHEMAS, allowEmpty = false) =>
-    bodies[schema](await readJsonObject(ctx, 16 * 1024, { allowEmpty })) as T;
+  const check = compileBodySchemas(AUTH_BODY_SCHEMAS);
+  const read = async <K extends keyof typeof AUTH_BODY_SCHEMAS>(ctx: Context, schema: K, allowEmpty = false) =>
+    check(schema, await readJsonObject(ctx, 16 * 1024, { allowEmpty }));
 
   const perClient = perClientLimit(deps.limiter);
 
@@ -57,12 +53,12 @@ export function authRoutes(deps: AuthRouteDeps): Router {
   });
 
   router.post('/auth/verify', perClient, async (ctx) => {
-    const { token } = await read<{ token: string }>(ctx, 'verify');
+    const { token } = await read(ctx, 'verify');
     await signedIn(ctx, await identity.signup.verify(token, requestFacts(ctx)));
   });
 
   router.post('/auth/signin', perClient, async (ctx) => {
-    const body = await read<{ email: string; password: string }>(ctx, 'signin');
+    const body = await read(ctx, 'signin');
     const replacing = await currentSession(ctx);
     await signedIn(ctx, await identity.signin.signin(body, requestFacts(ctx), replacing, replacing?.accountId));
   });
@@ -89,7 +85,7 @@ export function authRoutes(deps: AuthRouteDeps): Router {
   });
 
   router.put('/auth/session', auth.requireSession(), deps.rateLimit, async (ctx) => {
-    const { accountId } = await read<{ accountId: string }>(ctx, 'switchAccount');
+    const { accountId } = await read(ctx, 'switchAccount');
     const doc = session(ctx);
     const membership = (await identity.memberships.accountsOf(doc.userId)).find((a) => a.id === accountId);
     if (!membership) throw new ServiceError('not_found', `You are not a member of an account ${accountId}.`);
@@ -118,24 +114,24 @@ export function authRoutes(deps: AuthRouteDeps): Router {
   });
 
   router.post('/auth/password', auth.requireSession(), async (ctx) => {
-    const body = await read<{ currentPassword: string; newPassword: string }>(ctx, 'changePassword');
+    const body = await read(ctx, 'changePassword');
     ctx.body = await identity.passwords.change(session(ctx), body, requestFacts(ctx));
   });
 
   router.post('/auth/password-reset', perClient, async (ctx) => {
-    const { email } = await read<{ email: string }>(ctx, 'requestReset');
+    const { email } = await read(ctx, 'requestReset');
     await identity.passwords.requestReset(email);
     ctx.status = 202;
     ctx.body = { status: 'reset_sent' };
   });
 
   router.post('/auth/password-reset/confirm', perClient, async (ctx) => {
-    await identity.passwords.confirmReset(await read<{ token: string; password: string }>(ctx, 'confirmReset'), requestFacts(ctx));
+    await identity.passwords.confirmReset(await read(ctx, 'confirmReset'), requestFacts(ctx));
     ctx.body = { status: 'password_changed' };
   });
 
   router.post('/auth/invitations/accept', perClient, async (ctx) => {
-    const body = await read<{ token: string; password?: string; name?: string }>(ctx, 'acceptInvitation');
+    const body = await read(ctx, 'acceptInvitation');
     const current = await currentSession(ctx);
     const started = await deps.teams.invitations.accept(body, current, requestFacts(ctx));
     if (started) await signedIn(ctx, started);
@@ -148,7 +144,7 @@ export function authRoutes(deps: AuthRouteDeps): Router {
   });
 
   router.post('/auth/passkeys', auth.requireSession(), async (ctx) => {
-    const body = await read<{ response: RegistrationResponseJSON; name?: string }>(ctx, 'registerPasskey');
+    const body = await read(ctx, 'registerPasskey');
     ctx.status = 201;
     ctx.body = passkeyView(await identity.passkeys.register(session(ctx), body, requestFacts(ctx)));
   });
@@ -158,7 +154,7 @@ export function authRoutes(deps: AuthRouteDeps): Router {
   });
 
   router.patch('/auth/passkeys/:id', auth.requireSession(), async (ctx) => {
-    const { name } = await read<{ name: string }>(ctx, 'renamePasskey');
+    const { name } = await read(ctx, 'renamePasskey');
     ctx.body = passkeyView(await identity.passkeys.rename(session(ctx).userId, ctx.params.id!, name));
   });
 
@@ -173,7 +169,7 @@ export function authRoutes(deps: AuthRouteDeps): Router {
   });
 
   router.post('/auth/passkey-signin', perClient, async (ctx) => {
-    const { response } = await read<{ response: AuthenticationResponseJSON }>(ctx, 'passkeySignin');
+    const { response } = await read(ctx, 'passkeySignin');
     await signedIn(ctx, await identity.passkeys.signin(response, requestFacts(ctx), await currentSession(ctx)));
   });
 

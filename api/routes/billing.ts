@@ -14,7 +14,7 @@ import { stripeEventWorkflowId, type StripeFact } from '../../contracts/billing-
 import { type Authenticator, requireAdmin } from '../auth.js';
 import { ownerActing } from '../audit-context.js';
 import { DEFAULT_BODY_LIMIT, readJsonObject, readRawBody } from '../body.js';
-import { BODY_SCHEMAS } from '../body-schemas.js';
+import { AutoRechargeBody, CheckoutBody, PutCreditPackBody } from '../bodies/billing.js';
 import { compileBodySchema, validationProblem } from '../validation.js';
 import { cursorOf, pageBody, parseLimit } from '../paging.js';
 import { unavailable } from '../call-workflow.js';
@@ -37,13 +37,11 @@ import {
   createPacks,
   packView,
   PACK_ID_PATTERN,
-  type PackFields,
   createPurchases,
   purchaseView,
   createCustomers,
   createCheckout,
   createAutoRecharge,
-  type AutoRechargeInput,
   createStripeSignatures,
   stripeFactOf,
   type StripeApi,
@@ -87,9 +85,9 @@ export function billingRoutes(deps: BillingDeps): Router[] {
       baseUrl: deps.baseUrl,
     });
   const signatures = stripe && createStripeSignatures(deps.db, stripe.api, stripe.webhookSecret);
-  const putPack = compileBodySchema(BODY_SCHEMAS.putCreditPack);
-  const checkoutBody = compileBodySchema(BODY_SCHEMAS.checkout);
-  const rechargeBody = compileBodySchema(BODY_SCHEMAS.autoRecharge);
+  const putPack = compileBodySchema(PutCreditPackBody);
+  const checkoutBody = compileBodySchema(CheckoutBody);
+  const rechargeBody = compileBodySchema(AutoRechargeBody);
 
   // The operator's packs.
   const operator = new Router({ prefix: '/api/v1/admin/credit-packs' });
@@ -101,7 +99,7 @@ export function billingRoutes(deps: BillingDeps): Router[] {
     const id = ctx.params.id!;
     if (!new RegExp(PACK_ID_PATTERN).test(id))
       throw validationProblem([{ field: 'path:id', message: 'must be lowercase letters, digits, - and _ (at most 64)' }]);
-    ctx.body = packView(await packs.put(id, putPack(await readJsonObject(ctx)) as unknown as PackFields));
+    ctx.body = packView(await packs.put(id, putPack(await readJsonObject(ctx))));
   });
 
   // The account's.
@@ -111,7 +109,7 @@ export function billingRoutes(deps: BillingDeps): Router[] {
     ctx.body = (await packs.list({ activeOnly: true })).map(packView);
   });
   account.post('/checkout', async (ctx) => {
-    const body = checkoutBody(await readJsonObject(ctx)) as { packId: string; saveCard?: boolean };
+    const body = checkoutBody(await readJsonObject(ctx));
     if (!checkout) throw paymentsOff();
     ctx.status = 201;
     ctx.body = await checkout.checkout(ctx.state.principal.accountId, body.packId, body.saveCard ?? false, ownerActing(ctx));
@@ -125,7 +123,7 @@ export function billingRoutes(deps: BillingDeps): Router[] {
     ctx.body = await autoRecharge.view(ctx.state.principal.accountId);
   });
   account.put('/auto-recharge', async (ctx) => {
-    const body = rechargeBody(await readJsonObject(ctx)) as unknown as AutoRechargeInput;
+    const body = rechargeBody(await readJsonObject(ctx));
     if (body.enabled && !stripe) throw paymentsOff();
     const accountId = ctx.state.principal.accountId as string;
     const problems = await autoRecharge.problems(accountId, body);
@@ -205,7 +203,7 @@ export function billingOperations(): RouteOperation[] {
         'Opens a Stripe Checkout Session for the pack and records a pending purchase with its credits, price and expiry as they are now (a pack changed later does not change it). ' +
         "Send the customer to `url`; the credits are granted when Stripe's signed event says the payment succeeded, once. `saveCard` keeps the card for automatic recharges. " +
         '404 for a pack that is not for sale; 409 `payments_not_configured` while the operator has not configured Stripe.',
-      requestBody: { required: true, content: json(BODY_SCHEMAS.checkout, example({ packId: 'starter', saveCard: true })) },
+      requestBody: { required: true, content: json(CheckoutBody, example({ packId: 'starter', saveCard: true })) },
       ok: withRateLimit('The session to send the customer to.', json(ref('CheckoutSession')), '201'),
       codes: [...OWNER_CODES, ...BODY_CODES, 'not_found', 'payments_not_configured', 'upstream_error'],
     }),
@@ -246,7 +244,7 @@ export function billingOperations(): RouteOperation[] {
         "Its credits arrive with Stripe's event. A failure fires `credits.recharge_failed`; three in a row turn auto-recharge off. Turning it on needs a saved card (400 naming `/enabled`).",
       requestBody: {
         required: true,
-        content: json(BODY_SCHEMAS.autoRecharge, example({ enabled: true, packId: 'starter', threshold: 200, monthlyLimit: 4 })),
+        content: json(AutoRechargeBody, example({ enabled: true, packId: 'starter', threshold: 200, monthlyLimit: 4 })),
       },
       ok: withRateLimit('The settings and how they stand.', json(ref('AutoRecharge'))),
       codes: [...OWNER_CODES, ...BODY_CODES, 'payments_not_configured'],
@@ -268,7 +266,7 @@ export function billingOperations(): RouteOperation[] {
       description:
         'Creates the pack `id`, or replaces what it says. Purchases already made keep the terms they were made with. `active: false` withdraws it from sale.',
       parameters: [packId],
-      requestBody: { required: true, content: json(BODY_SCHEMAS.putCreditPack, example(PACK_EXAMPLE)) },
+      requestBody: { required: true, content: json(PutCreditPackBody, example(PACK_EXAMPLE)) },
       ok: plain('The pack.', json(ref('CreditPack'))),
       codes: [...ADMIN_CODES, ...BODY_CODES],
     }),

@@ -3,11 +3,11 @@
 //! destination service (`domain/destinations/service.ts`).
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { MAX_DESTINATIONS_PER_ACCOUNT, type DestinationService, type NewDestination } from '../../domain/destinations/index.js';
+import { MAX_DESTINATIONS_PER_ACCOUNT, type DestinationService } from '../../domain/destinations/index.js';
 import { ownerActing } from '../audit-context.js';
 import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';
-import { BODY_SCHEMAS } from '../body-schemas.js';
+import { CreateDestinationBody } from '../bodies/destinations.js';
 import { compileBodySchema } from '../validation.js';
 import { json, paramRef } from '../docs/openapi-parts.js';
 import { BODY_CODES, example, linked, operation, OWNER_CODES, owner, withRateLimit, type RouteOperation } from '../docs/operations.js';
@@ -22,7 +22,7 @@ export interface DestinationRouteDeps {
 export function destinationRoutes(deps: DestinationRouteDeps): Router {
   const router = new Router({ prefix: '/api/v1/account/destinations' });
   const { destinations } = deps;
-  const createBody = compileBodySchema(BODY_SCHEMAS.createDestination);
+  const createBody = compileBodySchema(CreateDestinationBody);
 
   router.use(deps.auth.require('owner_token'), deps.rateLimit);
 
@@ -31,7 +31,7 @@ export function destinationRoutes(deps: DestinationRouteDeps): Router {
   });
 
   router.post('/', async (ctx) => {
-    const body = createBody(await readJsonObject(ctx)) as unknown as NewDestination;
+    const body = createBody(await readJsonObject(ctx));
     ctx.status = 201;
     ctx.body = await destinations.create(ctx.state.principal.accountId, body, ownerActing(ctx));
   });
@@ -72,7 +72,7 @@ export function destinationOperations(): RouteOperation[] {
       requestBody: {
         required: true,
         content: json(
-          BODY_SCHEMAS.createDestination,
+          CreateDestinationBody,
           example({
             type: 's3',
             bucket: 'acme-renders',

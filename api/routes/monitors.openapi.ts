@@ -1,10 +1,10 @@
 //! The OpenAPI operations of the monitor routes (`api/routes/monitors.ts`), beside them rather than
 //! inside them so the handlers' file stays about handling.
 import type { ErrorCode } from '../../contracts/errors.js';
+import { CreateMonitorBody, UpdateMonitorBody } from '../../domain/monitors/index.js';
 import { json, paramRef } from '../docs/openapi-parts.js';
 import { example, linked, operation, OWNER_CODES, owner, plain, withRateLimit, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
-import { MONITOR_BODY_SCHEMAS } from '../monitor-body-schemas.js';
 import { DIFF_LINK_TTL_S, MONITOR_DIFFS_PATH } from '../monitor-diff-links.js';
 
 /** Reading a monitor's body: its problems are `invalid_request` (JSON that is no object stays `invalid_json`). */
@@ -65,7 +65,7 @@ export function monitorOperations(): RouteOperation[] {
         'Runs `tool` with `input` on `schedule`, each run an ordinary call of the tool charged to the account (its cost if and only if it answers 200; in the usage with `via: monitor`), and judges each answer with `assertions`. ' +
         'Its state is `pending` until its first run, then `up`, `down` or `degraded` after `alert.downAfter` runs in a row (and `upAfter` to recover), each change an event (`monitor.down`, `monitor.degraded`, `monitor.up`) and a mail to the members `alert.notify` names. ' +
         'A run refused for credits is free and pauses the monitor (`monitor.paused`). An account has at most MONITORS_PER_ACCOUNT monitors (100 unless the operator changed it).',
-      requestBody: { required: true, content: json(MONITOR_BODY_SCHEMAS.createMonitor, example(EXAMPLE)) },
+      requestBody: { required: true, content: json(CreateMonitorBody, example(EXAMPLE)) },
       ok: linked(
         withRateLimit('The new monitor; `Location` names it.', json(ref('Monitor')), '201'),
         Object.fromEntries(MONITOR_OPERATIONS.map((operationId) => [operationId, { id: '$response.body#/id' }])),
@@ -90,7 +90,7 @@ export function monitorOperations(): RouteOperation[] {
         'Any field of the monitor; those left out stay, and its schedule follows. `{ "paused": true }` stops its runs, `{ "paused": false }` resumes it (after a pause for credits too), judged afresh from `pending`. ' +
         'Changing its assertions, tool or input forgets what its change checks compared with.',
       parameters: [paramRef('MonitorId')],
-      requestBody: { required: true, content: json(MONITOR_BODY_SCHEMAS.updateMonitor, example({ paused: true })) },
+      requestBody: { required: true, content: json(UpdateMonitorBody, example({ paused: true })) },
       ok: withRateLimit('The monitor.', json(ref('Monitor'))),
       codes: [...OWNER_CODES, ...MONITOR_BODY_CODES, 'not_found'],
     }),

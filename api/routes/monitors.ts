@@ -4,16 +4,14 @@
 //! what each request does is the monitor service (`domain/monitors/service.ts`).
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { invalidRequest, type MonitorBody, type MonitorService } from '../../domain/monitors/index.js';
+import { CreateMonitorBody, invalidRequest, type MonitorService, UpdateMonitorBody } from '../../domain/monitors/index.js';
 import { ServiceError } from '../../contracts/errors.js';
-import { createAjv } from '../../lib/json-schema.js';
 import { ownerActing } from '../audit-context.js';
 import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';
-import { MONITOR_BODY_SCHEMAS } from '../monitor-body-schemas.js';
 import { MONITOR_DIFFS_PATH, type MonitorDiffLinks } from '../monitor-diff-links.js';
 import { cursorOf, encodeCursor, parseLimit } from '../paging.js';
-import { fieldErrors } from '../validation.js';
+import { compileBodySchema } from '../validation.js';
 
 const MONITORS_DEFAULT_LIMIT = 20;
 const MONITORS_MAX_LIMIT = 100;
@@ -21,15 +19,6 @@ const RUNS_DEFAULT_LIMIT = 50;
 const RUNS_MAX_LIMIT = 200;
 
 export const monitorLocation = (id: string) => `/api/v1/account/monitors/${encodeURIComponent(id)}`;
-
-/** A body validator whose refusals are `invalid_request`, as every other problem of a monitor's definition. */
-function compileMonitorBody(schema: Record<string, unknown>) {
-  const fn = createAjv().compile(schema);
-  return (body: Record<string, unknown>) => {
-    if (!fn(body)) throw invalidRequest(fieldErrors(fn.errors ?? []));
-    return body;
-  };
-}
 
 export interface MonitorRouteDeps {
   auth: Authenticator;
@@ -41,8 +30,9 @@ export interface MonitorRouteDeps {
 export function monitorRoutes(deps: MonitorRouteDeps): Router {
   const router = new Router();
   const { monitors } = deps;
-  const createBody = compileMonitorBody(MONITOR_BODY_SCHEMAS.createMonitor);
-  const updateBody = compileMonitorBody(MONITOR_BODY_SCHEMAS.updateMonitor);
+  // Refused as `invalid_request`, as every other problem of a monitor's definition.
+  const createBody = compileBodySchema(CreateMonitorBody, invalidRequest);
+  const updateBody = compileBodySchema(UpdateMonitorBody, invalidRequest);
   const byOwner = [deps.auth.require('owner_token'), deps.rateLimit];
   const prefix = '/api/v1/account/monitors';
   const diffUrl = (diffKey: string) => deps.diffLinks.linkTo(diffKey);
@@ -55,7 +45,7 @@ export function monitorRoutes(deps: MonitorRouteDeps): Router {
   });
 
   router.post(prefix, ...byOwner, async (ctx) => {
-    const body = createBody(await readJsonObject(ctx)) as unknown as MonitorBody;
+    const body = createBody(await readJsonObject(ctx));
     const created = await monitors.create(ctx.state.principal.accountId, body, ownerActing(ctx));
     ctx.status = 201;
     ctx.set('Location', monitorLocation(created.id));
@@ -67,7 +57,7 @@ export function monitorRoutes(deps: MonitorRouteDeps): Router {
   });
 
   router.patch(`${prefix}/:id`, ...byOwner, async (ctx) => {
-    const body = updateBody(await readJsonObject(ctx)) as Partial<MonitorBody>;
+    const body = updateBody(await readJsonObject(ctx));
     ctx.body = await monitors.update(ctx.state.principal.accountId, ctx.params.id!, body, ownerActing(ctx));
   });
 

@@ -1,18 +1,11 @@
 //! The operator's plans (`Authorization: Bearer $ADMIN_TOKEN`): create, list, read and change them.
 import Router from '@koa/router';
-import {
-  DEFAULT_PLAN_ID,
-  MAX_MONTHLY_ALLOWANCE,
-  planView,
-  PlanExistsError,
-  type PlanFields,
-  type Plans,
-} from '../../domain/plans/index.js';
+import { DEFAULT_PLAN_ID, MAX_MONTHLY_ALLOWANCE, planView, PlanExistsError, type Plans } from '../../domain/plans/index.js';
 import { randomBase62 } from '../../lib/ids.js';
 import { ServiceError } from '../../contracts/errors.js';
 import { requireAdmin } from '../auth.js';
 import { readJsonObject } from '../body.js';
-import { BODY_SCHEMAS } from '../body-schemas.js';
+import { CreatePlanBody, UpdatePlanBody } from '../bodies/plans.js';
 import { compileBodySchema } from '../validation.js';
 import { json, paramRef } from '../docs/openapi-parts.js';
 import { operation, admin, plain, example, ADMIN_CODES, BODY_CODES, type RouteOperation } from '../docs/operations.js';
@@ -30,13 +23,13 @@ function idFromName(name: string): string {
 
 export function planRoutes(deps: { adminToken?: string; plans: Plans }): Router {
   const router = new Router({ prefix: '/api/v1/admin/plans' });
-  const createPlan = compileBodySchema(BODY_SCHEMAS.createPlan);
-  const updatePlan = compileBodySchema(BODY_SCHEMAS.updatePlan);
+  const createPlan = compileBodySchema(CreatePlanBody);
+  const updatePlan = compileBodySchema(UpdatePlanBody);
 
   router.use(requireAdmin(deps.adminToken));
 
   router.post('/', async (ctx) => {
-    const body = createPlan(await readJsonObject(ctx)) as unknown as PlanFields & { id?: string };
+    const body = createPlan(await readJsonObject(ctx));
     const { id, ...fields } = body;
     try {
       ctx.body = planView(await deps.plans.create(id ?? idFromName(fields.name), fields));
@@ -58,7 +51,7 @@ export function planRoutes(deps: { adminToken?: string; plans: Plans }): Router 
   });
 
   router.patch('/:id', async (ctx) => {
-    const body = updatePlan(await readJsonObject(ctx)) as Partial<PlanFields>;
+    const body = updatePlan(await readJsonObject(ctx));
     const plan = await deps.plans.update(ctx.params.id!, body);
     if (!plan) throw new ServiceError('not_found', `There is no plan ${ctx.params.id}.`);
     ctx.body = planView(plan);
@@ -78,7 +71,7 @@ export function planOperations(): RouteOperation[] {
       description: `A plan's allowance (at most ${MAX_MONTHLY_ALLOWANCE.toLocaleString('en-US')} credits) is granted to each account on it once a period, on the day of the month the account joined it. New accounts join \`${DEFAULT_PLAN_ID}\` unless given a plan.`,
       requestBody: {
         required: true,
-        content: json(BODY_SCHEMAS.createPlan, example({ id: 'pro', name: 'Pro', monthlyAllowance: 5000, rollover: 'none' })),
+        content: json(CreatePlanBody, example({ id: 'pro', name: 'Pro', monthlyAllowance: 5000, rollover: 'none' })),
       },
       ok: plain('The plan.', json(ref('Plan')), '201'),
       codes: [...ADMIN_CODES, ...BODY_CODES, 'already_exists'],
@@ -107,7 +100,7 @@ export function planOperations(): RouteOperation[] {
       ...admin(),
       description: 'Accounts on the plan get the new allowance from their next period on.',
       parameters: [paramRef('PlanId')],
-      requestBody: { required: true, content: json(BODY_SCHEMAS.updatePlan, example({ monthlyAllowance: 6000 })) },
+      requestBody: { required: true, content: json(UpdatePlanBody, example({ monthlyAllowance: 6000 })) },
       ok: plain('The plan.', json(ref('Plan'))),
       codes: [...ADMIN_CODES, ...BODY_CODES],
     }),

@@ -7,11 +7,12 @@ import { findTool } from '../../domain/tools/index.js';
 import { publicLinkSecret, MAX_LIVE_LINK_SECRETS, type LinkSecrets } from '../../domain/link-secrets.js';
 import type { RenderCache } from '../../domain/render-cache.js';
 import { ServiceError } from '../../contracts/errors.js';
-import { buildRenderLink, type QueryValue } from '../../lib/render-link-signature.js';
+import { buildRenderLink } from '../../lib/render-link-signature.js';
 import { ownerActing } from '../audit-context.js';
 import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';
-import { BODY_SCHEMAS } from '../body-schemas.js';
+import { NoBody } from '../bodies/labels.js';
+import { CreateRenderLinkBody } from '../bodies/render-links.js';
 import { compileBodySchema, type Validators } from '../validation.js';
 import { json } from '../docs/openapi-parts.js';
 import { operation, owner, withRateLimit, linked, example, OWNER_CODES, BODY_CODES, type RouteOperation } from '../docs/operations.js';
@@ -26,18 +27,10 @@ export interface RenderLinkRoutesDeps {
   validators: Validators;
 }
 
-interface RenderLinkBody {
-  tool: string;
-  input: Record<string, QueryValue>;
-  expiresIn?: number;
-  maxAge?: number;
-  secretId?: string;
-}
-
 export function renderLinkRoutes(deps: RenderLinkRoutesDeps): Router {
   const router = new Router({ prefix: '/api/v1/account' });
-  const noBody = compileBodySchema(BODY_SCHEMAS.noBody);
-  const linkBody = compileBodySchema(BODY_SCHEMAS.createRenderLink);
+  const noBody = compileBodySchema(NoBody);
+  const linkBody = compileBodySchema(CreateRenderLinkBody);
 
   router.use(['/link-secrets', '/render-links', '/render-cache'], deps.auth.require('owner_token'), deps.rateLimit);
 
@@ -61,7 +54,7 @@ export function renderLinkRoutes(deps: RenderLinkRoutesDeps): Router {
   });
 
   router.post('/render-links', async (ctx) => {
-    const body = linkBody(await readJsonObject(ctx)) as unknown as RenderLinkBody;
+    const body = linkBody(await readJsonObject(ctx));
     const tool = findTool(body.tool)!;
     // The input must make a valid call now; the link carries it as given (defaults stay implied).
     const checked = deps.validators.validate(tool.name, structuredClone(body.input));
@@ -144,7 +137,7 @@ export function renderLinkOperations(): RouteOperation[] {
       requestBody: {
         required: true,
         content: json(
-          BODY_SCHEMAS.createRenderLink,
+          CreateRenderLinkBody,
           example({ tool: 'qr-generate', input: { text: 'https://example.com/', size: 256 }, expiresIn: 86400 }),
         ),
       },

@@ -14,7 +14,7 @@ import { freshFor, setRenderHeaders, type RenderCalls } from '../render-calls.js
 import { asQueryProblem, DEFAULT_LINK_MAX_AGE_S, readLinkQuery, type LinkQuery } from '../render-query.js';
 import type { Validators } from '../validation.js';
 import { ANSWER_HEADERS, headerRef, paramRef, RATE_LIMIT_HEADERS } from '../docs/openapi-parts.js';
-import { RENDER_TOOL_NAMES } from '../body-schemas.js';
+import { RENDER_TOOL_NAMES } from '../bodies/render-links.js';
 import { MAX_RENDER_AGE_S } from '../../domain/render-cache.js';
 import { operation, open, type RouteOperation } from '../docs/operations.js';
 

@@ -5,11 +5,11 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { type Teams, invitationView } from '../../domain/teams/index.js';
-import { providerSignInPath, type ProviderName, type Role } from '../../domain/membership/index.js';
+import { providerSignInPath, type ProviderName } from '../../domain/membership/index.js';
 import type { Authenticator, Principal } from '../auth.js';
 import { readJsonObject } from '../body.js';
-import { TEAM_BODY_SCHEMAS } from '../team-body-schemas.js';
-import { compileBodySchema } from '../validation.js';
+import { TEAM_BODY_SCHEMAS } from '../bodies/teams.js';
+import { compileBodySchemas } from '../validation.js';
 import { ownerActing } from '../audit-context.js';
 import { json } from '../docs/openapi-parts.js';
 import { BODY_CODES, OWNER_CODES, example, operation, owner, withRateLimit, type RouteOperation } from '../docs/operations.js';
@@ -26,11 +26,9 @@ export interface TeamRouteDeps {
 export function teamRoutes(deps: TeamRouteDeps): Router {
   const { teams } = deps;
   const router = new Router({ prefix: '/api/v1/account' });
-  const bodies = Object.fromEntries(Object.entries(TEAM_BODY_SCHEMAS).map(([k, v]) => [k, compileBodySchema(v as never)])) as Record<
-    keyof typeof TEAM_BODY_SCHEMAS,
-    (b: Record<string, unknown>) => Record<string, unknown>
-  >;
-  const read = async <T>(ctx: Context, schema: keyof typeof TEAM_BODY_SCHEMAS) => bodies[schema](await readJsonObject(ctx, 16 * 1024)) as T;
+  const check = compileBodySchemas(TEAM_BODY_SCHEMAS);
+  const read = async <K extends keyof typeof TEAM_BODY_SCHEMAS>(ctx: Context, schema: K) =>
+    check(schema, await readJsonObject(ctx, 16 * 1024));
   const principal = (ctx: Context) => ctx.state.principal as Principal;
   const policyView = (requiredProvider: string | null, sessionsEnded = 0) => ({
     requiredProvider,
@@ -45,7 +43,7 @@ export function teamRoutes(deps: TeamRouteDeps): Router {
   });
 
   router.patch('/members/:userId', async (ctx) => {
-    const { role } = await read<{ role: Role }>(ctx, 'changeRole');
+    const { role } = await read(ctx, 'changeRole');
     ctx.body = await teams.members.changeRole(principal(ctx).accountId, ctx.params.userId!, role, ownerActing(ctx));
   });
 
@@ -55,7 +53,7 @@ export function teamRoutes(deps: TeamRouteDeps): Router {
   });
 
   router.post('/invitations', async (ctx) => {
-    const { email, role } = await read<{ email: string; role: Role }>(ctx, 'invite');
+    const { email, role } = await read(ctx, 'invite');
     ctx.status = 201;
     ctx.body = await teams.invitations.invite(principal(ctx).accountId, email, role, ownerActing(ctx));
   });
@@ -70,7 +68,7 @@ export function teamRoutes(deps: TeamRouteDeps): Router {
   });
 
   router.post('/transfer-ownership', async (ctx) => {
-    const { userId } = await read<{ userId: string }>(ctx, 'transferOwnership');
+    const { userId } = await read(ctx, 'transferOwnership');
     ctx.body = await teams.members.transfer(principal(ctx).accountId, userId, principal(ctx).session, ownerActing(ctx));
   });
 
@@ -79,7 +77,7 @@ export function teamRoutes(deps: TeamRouteDeps): Router {
   });
 
   router.put('/sign-in-policy', async (ctx) => {
-    const { requiredProvider } = await read<{ requiredProvider: string | null }>(ctx, 'signInPolicy');
+    const { requiredProvider } = await read(ctx, 'signInPolicy');
     const { policy, sessionsEnded } = await teams.signInPolicies.set(
       principal(ctx).accountId,
       requiredProvider,
@@ -96,7 +94,7 @@ export function teamRoutes(deps: TeamRouteDeps): Router {
 export function teamOperations(): RouteOperation[] {
   const body = (schema: keyof typeof TEAM_BODY_SCHEMAS, value: Record<string, unknown>) => ({
     required: true,
-    content: json(TEAM_BODY_SCHEMAS[schema] as never, example(value)),
+    content: json(TEAM_BODY_SCHEMAS[schema], example(value)),
   });
   const userIdParam = { name: 'userId', in: 'path', required: true, schema: { type: 'string' }, description: 'The member (`usr_...`).' };
   const team = (operationId: string, summary: string) => ({ tag: 'team' as const, operationId, summary, ...owner() });

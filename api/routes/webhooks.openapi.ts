@@ -1,7 +1,8 @@
 //! The OpenAPI operations of the webhook endpoint routes (`api/routes/webhooks.ts`), beside them
 //! rather than inside them so the handlers' file stays about handling.
 import { SECRET_OVERLAP_MS } from '../../contracts/webhook-policy.js';
-import { BODY_SCHEMAS } from '../body-schemas.js';
+import { NoBody } from '../bodies/labels.js';
+import { CreateWebhookBody, EnableWebhookBody, ReplayEventBody, UpdateWebhookBody } from '../bodies/webhooks.js';
 import { json, paramRef } from '../docs/openapi-parts.js';
 import { BODY_CODES, example, linked, operation, OWNER_CODES, owner, withRateLimit, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
@@ -38,7 +39,7 @@ export function webhookOperations(): RouteOperation[] {
       description: `The URL must be \`https\` with a public address (\`localhost\` only where the operator allows it for testing). An account has at most ${MAX_ENDPOINTS_PER_ACCOUNT} endpoints. The answer is the only time the signing secret is shown.`,
       requestBody: {
         required: true,
-        content: json(BODY_SCHEMAS.createWebhook, example({ url: 'https://hooks.example.com/utility-tools' })),
+        content: json(CreateWebhookBody, example({ url: 'https://hooks.example.com/utility-tools' })),
       },
       ok: linked(
         withRateLimit('The new endpoint with its signing secret.', json(ref('NewWebhookEndpoint')), '201'),
@@ -77,7 +78,7 @@ export function webhookOperations(): RouteOperation[] {
       parameters: [paramRef('EndpointId')],
       requestBody: {
         required: true,
-        content: json(BODY_SCHEMAS.updateWebhook, example({ eventTypes: ['credits.low', 'call.completed'] })),
+        content: json(UpdateWebhookBody, example({ eventTypes: ['credits.low', 'call.completed'] })),
       },
       ok: withRateLimit('The endpoint.', json(ref('WebhookEndpoint'))),
       codes: [...OWNER_CODES, ...BODY_CODES, 'not_found'],
@@ -91,7 +92,7 @@ export function webhookOperations(): RouteOperation[] {
         'Makes a disabled endpoint active again with its failure count reset to 0. With `recoverSince`, every event since then (at most 30 days back) ' +
         'that the endpoint should have received and never got is delivered too, once, in the order the events happened (attempts with `trigger: recovery`). The body may be left out.',
       parameters: [paramRef('EndpointId')],
-      requestBody: { required: false, content: json(BODY_SCHEMAS.enableWebhook, example({ recoverSince: '2026-01-01T00:00:00Z' })) },
+      requestBody: { required: false, content: json(EnableWebhookBody, example({ recoverSince: '2026-01-01T00:00:00Z' })) },
       ok: withRateLimit('The endpoint, active.', json(ref('WebhookEndpoint'))),
       codes: [...OWNER_CODES, ...BODY_CODES, 'not_found'],
     }),
@@ -105,7 +106,7 @@ export function webhookOperations(): RouteOperation[] {
         '`X-Service-Signature` with the previous secret, as receivers already check it, and `X-Service-Signatures` with the new one and the previous one. ' +
         'Move the receiver to the new secret inside the window (`verifyWebhook` accepts either). Rotating again during a window ends the older previous secret at once. The body may be left out.',
       parameters: [paramRef('EndpointId')],
-      requestBody: { required: false, content: json(BODY_SCHEMAS.noBody) },
+      requestBody: { required: false, content: json(NoBody) },
       ok: withRateLimit('The endpoint with its new secret.', json(ref('RotatedWebhookEndpoint'))),
       codes: [...OWNER_CODES, ...BODY_CODES, 'not_found'],
     }),
@@ -129,7 +130,7 @@ export function webhookOperations(): RouteOperation[] {
         'Sends one past event of the account (from the event log, kept 30 days) to this endpoint again: a new attempt, signed afresh, listed in the attempts with `trigger: replay`. ' +
         'It is sent even when the endpoint is not subscribed to its type. A disabled endpoint answers `endpoint_disabled`.',
       parameters: [paramRef('EndpointId')],
-      requestBody: { required: true, content: json(BODY_SCHEMAS.replayEvent, example({ eventId: 'evt_9fK2pQ7rT1wX5zB3nM8cLd' })) },
+      requestBody: { required: true, content: json(ReplayEventBody, example({ eventId: 'evt_9fK2pQ7rT1wX5zB3nM8cLd' })) },
       ok: withRateLimit('The attempt is queued.', json(ref('WebhookReplayQueued')), '202'),
       codes: [...OWNER_CODES, ...BODY_CODES, 'not_found', 'endpoint_disabled'],
     }),

@@ -4,11 +4,11 @@
 //! each request does is the webhook service (`domain/webhooks/service.ts`).
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { SubscribableEventKind } from '../../contracts/event-kinds.js';
 import type { WebhookService } from '../../domain/webhooks/index.js';
 import type { Authenticator } from '../auth.js';
 import { readJsonObject } from '../body.js';
-import { BODY_SCHEMAS } from '../body-schemas.js';
+import { NoBody } from '../bodies/labels.js';
+import { CreateWebhookBody, EnableWebhookBody, ReplayEventBody, UpdateWebhookBody } from '../bodies/webhooks.js';
 import { compileBodySchema } from '../validation.js';
 import { parseLimit } from '../paging.js';
 import { ownerActing } from '../audit-context.js';
@@ -25,11 +25,11 @@ export interface WebhookRouteDeps {
 export function webhookRoutes(deps: WebhookRouteDeps): Router {
   const router = new Router({ prefix: '/api/v1/account/webhooks' });
   const { webhooks } = deps;
-  const createBody = compileBodySchema(BODY_SCHEMAS.createWebhook);
-  const updateBody = compileBodySchema(BODY_SCHEMAS.updateWebhook);
-  const enableBody = compileBodySchema(BODY_SCHEMAS.enableWebhook);
-  const replayBody = compileBodySchema(BODY_SCHEMAS.replayEvent);
-  const noBody = compileBodySchema(BODY_SCHEMAS.noBody);
+  const createBody = compileBodySchema(CreateWebhookBody);
+  const updateBody = compileBodySchema(UpdateWebhookBody);
+  const enableBody = compileBodySchema(EnableWebhookBody);
+  const replayBody = compileBodySchema(ReplayEventBody);
+  const noBody = compileBodySchema(NoBody);
 
   router.use(deps.auth.require('owner_token'), deps.rateLimit);
 
@@ -38,14 +38,14 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
   });
 
   router.post('/', async (ctx) => {
-    const body = createBody(await readJsonObject(ctx)) as { url: string; eventTypes?: SubscribableEventKind[] };
+    const body = createBody(await readJsonObject(ctx));
     const created = await webhooks.register(ctx.state.principal.accountId, body.url, body.eventTypes, ownerActing(ctx));
     ctx.status = 201;
     ctx.body = created;
   });
 
   router.patch('/:id', async (ctx) => {
-    const body = updateBody(await readJsonObject(ctx)) as { eventTypes: SubscribableEventKind[] };
+    const body = updateBody(await readJsonObject(ctx));
     ctx.body = await webhooks.setEventTypes(ctx.state.principal.accountId, ctx.params.id!, body.eventTypes, ownerActing(ctx));
   });
 
@@ -61,7 +61,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
   });
 
   router.post('/:id/enable', async (ctx) => {
-    const body = enableBody(await readJsonObject(ctx, undefined, { allowEmpty: true })) as { recoverSince?: string };
+    const body = enableBody(await readJsonObject(ctx, undefined, { allowEmpty: true }));
     ctx.body = await webhooks.enable(ctx.state.principal.accountId, ctx.params.id!, body.recoverSince, ownerActing(ctx));
   });
 
@@ -75,7 +75,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
   });
 
   router.post('/:id/replay', async (ctx) => {
-    const body = replayBody(await readJsonObject(ctx)) as { eventId: string };
+    const body = replayBody(await readJsonObject(ctx));
     const replayed = await webhooks.replay(ctx.state.principal.accountId, ctx.params.id!, body.eventId);
     ctx.status = 202;
     ctx.body = replayed;

@@ -1,4 +1,4 @@
 //! Events (domain/events/): making and recording one (`record.ts`), and the account's event log
 //! (`log.ts`). Their types are `contracts/event-kinds.ts`; the balance's are decided by the ledger.
-export { createEventLog } from './log.js';
+export { createEventLog, EventDelivery } from './log.js';
 export { createEventRecorder, eventCause, eventOfDoc, newEvent, type DomainEvent, type EventRecorder, type EventSink } from './record.js';

@@ -1,20 +1,30 @@
 //! The account's event log: every event recorded in `events`, newest first, with where each was
 //! delivered (from the attempt and undelivered records), and its 30-day retention.
+import { type Static, Type } from '@sinclair/typebox';
 import type { Db, Filter } from 'mongodb';
 import { EVENT_RETENTION_MS } from '../../contracts/event-kinds.js';
+import { UNDELIVERED_REASONS } from '../../contracts/webhook-messages.js';
 import { collections } from '../../lib/mongo.js';
+import { Id, NullableStringEnum, NullableTimestamp, StringEnum } from '../../lib/schema-types.js';
 import type { EventDoc } from '../account-documents.js';
 
-/** What became of one event at one endpoint. */
-export interface EventDelivery {
-  endpointId: string;
-  /** `delivered`: an attempt succeeded. `failing`: attempts failed, retries are due. `undelivered`: it ended unsent (`reason`). */
-  status: 'delivered' | 'failing' | 'undelivered';
-  attempts: number;
-  lastAttemptAt: Date | null;
-  /** Why it ended unsent: `endpoint_disabled`, `expired` or `backlog_full`. */
-  reason: string | null;
-}
+/** What became of one event at one endpoint: its type, and the `EventDelivery` schema of the OpenAPI document. */
+export const EventDelivery = Type.Object(
+  {
+    endpointId: Id('whe', 'The endpoint.'),
+    status: StringEnum(['delivered', 'failing', 'undelivered'], {
+      description:
+        '`delivered`: an attempt succeeded. `failing`: attempts failed and retries are due. `undelivered`: it ended unsent (`reason`).',
+    }),
+    attempts: Type.Integer({ minimum: 0, description: 'Attempts made.' }),
+    lastAttemptAt: NullableTimestamp('When the last attempt was made; null when none was.'),
+    reason: NullableStringEnum(UNDELIVERED_REASONS, {
+      description: 'Why it ended unsent: the endpoint was disabled, 3 days of retries passed, or its queue was full. Null otherwise.',
+    }),
+  },
+  { description: 'What became of the event at one endpoint.' },
+);
+export type EventDelivery = Static<typeof EventDelivery>;
 
 export interface EventPageQuery {
   limit: number;

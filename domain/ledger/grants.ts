@@ -2,12 +2,14 @@
 //! `grants` document kept for good; what is left of it lives in its account's document (the
 //! ledger's lots), so spending stays a single-document update. A grant with an idempotency key
 //! (the operator's payment id, an allowance period) is granted once however often it is asked for.
+import { type Static, Type } from '@sinclair/typebox';
 import type { Db } from 'mongodb';
 import { collections, insertIfAbsent } from '../../lib/mongo.js';
 import type { GrantDoc, GrantKind } from '../account-documents.js';
 import { derivedId, newId } from '../../lib/ids.js';
+import { Credits, Id, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../lib/schema-types.js';
 import type { EventSink } from '../events/index.js';
-import { createLedger } from './ledger.js';
+import { createLedger, GRANT_REASONS } from './ledger.js';
 import { SERVICE_ACTOR, auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
 
 export interface GrantRequest {
@@ -30,24 +32,27 @@ export interface GrantOutcome {
   replayed: boolean;
 }
 
-/** A grant as the owner and the operator see it. */
-export interface GrantView {
-  id: string;
-  amount: number;
-  reason: GrantKind;
-  /** Spendable credits left of it now. */
-  remaining: number;
-  /** Credits of it held by calls still running. */
-  held: number;
-  /** Credits of it that lapsed. */
-  expired: number;
-  /** Credits of it taken back for a refund or a dispute of its payment. */
-  voided: number;
-  expiresAt: Date | null;
-  expiredAt: Date | null;
-  idempotencyKey: string | null;
-  createdAt: Date;
-}
+/** A grant as the owner and the operator see it: its type, and the `Grant` schema of the OpenAPI document. */
+export const Grant = Type.Object(
+  {
+    id: Id('grt', 'Grant id.'),
+    amount: Type.Integer({ minimum: 1, description: 'Credits granted.' }),
+    reason: StringEnum(['welcome', ...GRANT_REASONS, 'recharge'], {
+      description:
+        '`welcome` is the opening grant; `purchase` a credit pack bought (or granted by the operator); `recharge` an automatic recharge.',
+    }),
+    remaining: Credits('Credits left of it that can be spent now (0 once it expired).'),
+    held: Credits('Credits of it held by calls still running.'),
+    expired: Credits('Credits of it that lapsed.'),
+    voided: Credits('Credits of it taken back because its payment was refunded or disputed (a dispute won gives its part back).'),
+    expiresAt: NullableTimestamp('When what is left of it lapses; null: never. Calls spend the grant that expires first.'),
+    expiredAt: NullableTimestamp('When it expired; null while it has not.'),
+    idempotencyKey: Nullable(Type.String({ description: 'The payment id (or allowance period) it was granted under.' })),
+    createdAt: Timestamp('When it was granted.'),
+  },
+  { description: 'A grant of credits and what is left of it.' },
+);
+export type GrantView = Static<typeof Grant>;
 
 /** A grant's record as the operator's answer shows it. */
 export function grantView(g: GrantDoc) {

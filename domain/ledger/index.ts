@@ -3,7 +3,7 @@
 //! balance alerts a charge raises.
 export { spendMonth } from './account-fields.js';
 export { voidedAfter } from './grant-voids.js';
-export { createGrants, grantIdForKey, grantView, type Grants } from './grants.js';
+export { createGrants, Grant, grantIdForKey, grantView, type Grants } from './grants.js';
 export {
   GRANT_REASONS,
   LOW_BALANCE_THRESHOLD,

@@ -7,30 +7,11 @@ import { ServiceError } from '../../contracts/errors.js';
 import { newId } from '../../lib/ids.js';
 import { splitSecrets } from '../../lib/sealed.js';
 import { findTool, type ToolDefinition } from '../tools/index.js';
-import {
-  invalidRequest,
-  readAlert,
-  readAssertions,
-  scheduleProblems,
-  type Alert,
-  type FieldError,
-  type MonitorSchedule,
-} from './definition.js';
+import { invalidRequest, readAlert, readAssertions, scheduleProblems, type FieldError } from './definition.js';
+import type { MonitorBody } from './body-schema.js';
 import type { MonitorDoc } from './documents.js';
 import { notMembers } from './notify.js';
 import { FRESH_STREAKS, resumedHealth } from './states.js';
-
-/** A monitor's body as its schema let it through (POST: all required but alert, paused and the cap). */
-export interface MonitorBody {
-  name: string;
-  tool: string;
-  input: Record<string, unknown>;
-  schedule: MonitorSchedule;
-  assertions: Array<Record<string, unknown>>;
-  alert?: Partial<Alert>;
-  paused?: boolean;
-  monthlyCreditLimit?: number | null;
-}
 
 export interface ReadingDeps {
   db: Db;
@@ -115,7 +96,7 @@ export async function changedFields(deps: ReadingDeps, doc: MonitorDoc, body: Pa
     tool: body.tool ?? doc.tool,
     input: body.input ?? (body.tool && body.tool !== doc.tool ? {} : doc.input),
     schedule: body.schedule ?? doc.schedule,
-    assertions: (body.assertions ?? doc.assertions) as Array<Record<string, unknown>>,
+    assertions: body.assertions ?? doc.assertions,
     alert: { ...doc.alert, ...body.alert },
   };
   const definition = await readDefinition(deps, doc.accountId, merged);

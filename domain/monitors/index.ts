@@ -2,11 +2,12 @@
 //! assertions, the monitor's state moved on runs in a row, its notices sent as events and mail.
 //! `service.ts` is what the account API and MCP do; `judge.ts` what a run's call step does once
 //! the call is settled; `views.ts` how both show them.
-export { createMonitorService, type MonitorBody, type MonitorService } from './service.js';
+export { createMonitorService, type MonitorService } from './service.js';
 export { createMonitorJudge, type CompareCaptures, type MonitorJudge, type MonitorRun } from './judge.js';
 export { createMonitorSchedules, scheduleIdOf, type MonitorSchedules } from './schedules.js';
 export { createMonitorStore, MONITOR_DIFFS_AREA, RUN_RETENTION_MS } from './store.js';
 export { monitorView, runView, type DiffLinker, type MonitorView, type RunView } from './views.js';
+export { CreateMonitorBody, UpdateMonitorBody, type MonitorBody } from './body-schema.js';
 export { invalidRequest, ASSERTION_OPS, COMPARISONS, DEFAULT_ALERT, DURATION_PATH, MAX_EVERY_S, MAX_PATTERN_LENGTH } from './definition.js';
 export { MONITOR_STATES, RUN_OUTCOMES } from './documents.js';
 export { CRON_JITTER_MS } from './schedules.js';

@@ -6,14 +6,13 @@ import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { ServiceError } from '../../contracts/errors.js';
 import { auditDraft, changesOf, createAuditLog, type AuditContext } from '../audit/index.js';
-import { changedFields, newMonitorDoc, readDefinition, type MonitorBody, type ReadingDeps } from './body.js';
+import { changedFields, newMonitorDoc, readDefinition, type ReadingDeps } from './body.js';
+import type { MonitorBody } from './body-schema.js';
 import { invalidRequest } from './definition.js';
 import type { MonitorDoc } from './documents.js';
 import { createMonitorSchedules } from './schedules.js';
 import { createMonitorStore, type Position } from './store.js';
 import { monitorDefinition, monitorView, runView, type DiffLinker, type MonitorView } from './views.js';
-
-export type { MonitorBody } from './body.js';
 
 /** The fields an audit entry shows of a monitor. */
 const AUDITED = ['name', 'tool', 'input', 'schedule', 'assertions', 'alert', 'monthlyCreditLimit', 'paused'] as const;

@@ -17,5 +17,5 @@ export function createTeams(identity: Identity) {
 
 export type Teams = ReturnType<typeof createTeams>;
 export { invitationView } from './invitations.js';
-export type { Members } from './members.js';
+export { KeyMaker, Member, type Members } from './members.js';
 export { GROUPS, ROLES, groupFor, permits } from './permissions.js';

@@ -3,18 +3,36 @@
 //! end at once; their API keys keep working, listed as made by a former member), and the owner
 //! handing the account on. An account has exactly one owner: they can be neither demoted nor
 //! removed (409 `last_owner`); ownership moves only by a transfer, after which the old owner is an admin.
+import { type Static, Type } from '@sinclair/typebox';
 import { ServiceError } from '../../contracts/errors.js';
+import { Id, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../lib/schema-types.js';
 import { collections } from '../../lib/mongo.js';
 import type { CredentialDoc } from '../account-documents.js';
 import type { MembershipDoc, Role } from '../membership/index.js';
 import { type SessionDoc, type UserDoc, type IdentityContext, requireRecentSignIn } from '../identity/index.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
+import { ROLES } from './permissions.js';
 
-/** A member as the account's member list shows them. */
+const nullableText = (description: string) => Nullable(Type.String({ description }));
+
+/** A member as the account's member list shows them: its type, and the `Member` schema of the OpenAPI document. */
+export const Member = Type.Object(
+  {
+    userId: Id('usr', 'The person.'),
+    email: nullableText('Their address.'),
+    name: nullableText('Their name.'),
+    role: StringEnum(ROLES, { description: 'The role on the account.' }),
+    joinedAt: Timestamp('When they joined.'),
+    lastSignInAt: NullableTimestamp('Their last sign-in (to any account); null if never.'),
+  },
+  { description: 'A member of the account.' },
+);
+export type MemberView = Static<typeof Member>;
+
 export const memberView = (
   m: Pick<MembershipDoc, 'userId' | 'role' | 'joinedAt'>,
   u: Pick<UserDoc, 'email' | 'name' | 'lastSignInAt'> | null,
-) => ({
+): MemberView => ({
   userId: m.userId,
   email: u?.email ?? null,
   name: u?.name ?? null,
@@ -23,17 +41,24 @@ export const memberView = (
   lastSignInAt: u?.lastSignInAt ?? null,
 });
 
-export type MemberView = ReturnType<typeof memberView>;
-
-/** Who made a key, as the key list shows it: `former` when that member has left the account. */
-export interface MakerView {
-  type: 'user' | 'owner_token' | 'operator';
-  userId: string | null;
-  name: string | null;
-  email: string | null;
-  prefix: string | null;
-  former: boolean;
-}
+/** Who made a key, as the key list shows it: its type, and the `KeyMaker` schema of the OpenAPI document. */
+export const KeyMaker = Nullable(
+  Type.Object(
+    {
+      type: StringEnum(['user', 'owner_token', 'operator']),
+      userId: nullableText('The member (`type` user).'),
+      name: nullableText('Their name.'),
+      email: nullableText('Their address.'),
+      prefix: nullableText("The owner token's prefix (`type` owner_token)."),
+      former: Type.Boolean({ description: 'Made by a former member: they are no longer on the account.' }),
+    },
+    {
+      description:
+        'Who made the key: a member (`former` once they left the account: the key keeps working, an admin decides), the owner token, or the operator; null for keys made before makers were recorded.',
+    },
+  ),
+);
+export type MakerView = NonNullable<Static<typeof KeyMaker>>;
 
 const lastOwner = () =>
   new ServiceError(

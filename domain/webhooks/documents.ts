@@ -1,6 +1,7 @@
 //! The documents of webhooks: endpoints (their secrets sealed), attempts, undelivered events.
 import type { Collection } from 'mongodb';
 import type { AuditDraft } from '../account-documents.js';
+import type { UndeliveredReason } from '../../contracts/webhook-messages.js';
 
 declare module '../../lib/mongo.js' {
   /** Each collection of this file's documents (lib/mongo.ts names them). */
@@ -58,7 +59,7 @@ export interface WebhookUndeliveredDoc {
   accountId: string;
   eventId: string;
   event: string;
-  reason: string;
+  reason: UndeliveredReason;
   attempts: number;
   endedAt: Date;
 }

@@ -1,0 +1,42 @@
+//! TypeBox builders for the shapes the API's JSON Schemas write their own way: a string out of a
+//! list as `enum` (TypeBox's union is an `anyOf` of consts), a nullable field as a type array
+//! (`["string", "null"]`), a request body (an object that takes no field it does not name), and
+//! the fields answers share (ids, times, credits). Each keeps the static type TypeBox derives
+//! with `Static<>`.
+import { type ObjectOptions, type SchemaOptions, type Static, type TProperties, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
+
+/** One of `values`, as `{ type: 'string', enum: [...] }`. */
+export function StringEnum<const V extends string>(values: readonly V[], options: SchemaOptions = {}): TUnsafe<V> {
+  return Type.Unsafe<V>({ type: 'string', enum: [...values], ...options });
+}
+
+/** One of `values`, or null: null is in the `enum` too, so that the enum lets it through. */
+export function NullableStringEnum<const V extends string>(values: readonly V[], options: SchemaOptions = {}): TUnsafe<V | null> {
+  return Type.Unsafe<V | null>({ type: ['string', 'null'], enum: [...values, null], ...options });
+}
+
+/** The schema, or null: its `type` becomes `[type, 'null']`. */
+export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
+}
+
+/** An object with these properties and no other (`additionalProperties: false`): what every request body is. */
+export function ClosedObject<P extends TProperties>(properties: P, options: ObjectOptions = {}) {
+  return Type.Object(properties, { additionalProperties: false, ...options });
+}
+
+/** A time as RFC 3339 text (`format: date-time`). */
+export const DateTime = (description: string) => Type.String({ format: 'date-time', description });
+
+// `examples` make the reference's samples look like real answers rather than "string".
+/** An id of the service's: its prefix, `_`, then letters and digits. */
+export const Id = (prefix: string, description: string) =>
+  Type.String({ pattern: `^${prefix}_[0-9A-Za-z]+$`, description, examples: [`${prefix}_4hQ2mV8kZr1xYt6pW0nLbC`] });
+/** A moment an answer gives: a Date in the service, RFC 3339 text once written as JSON. */
+export const Timestamp = (description: string) =>
+  Type.Unsafe<Date>({ type: 'string', format: 'date-time', description, examples: ['2026-01-01T12:00:00.000Z'] });
+/** A moment that may not have come: null until then. */
+export const NullableTimestamp = (description: string) =>
+  Type.Unsafe<Date | null>({ type: ['string', 'null'], format: 'date-time', description, examples: [null] });
+/** A number of credits. */
+export const Credits = (description: string) => Type.Integer({ minimum: 0, description });
