@@ -131,6 +131,9 @@ try {
     ...env,
     // ava writes into a pipe (ours); keep its colours when we write to a terminal.
     ...(process.stdout.isTTY && !process.env.NO_COLOR ? { FORCE_COLOR: process.env.FORCE_COLOR ?? '1' } : {}),
+    // Each test file is a process of its own that loads the same packages: V8's compiled code of
+    // them, kept on disk by the first, spares the next ones compiling it again.
+    NODE_COMPILE_CACHE: path.join(root, 'node_modules', '.cache', 'node-compile-cache'),
     API_URL: testStack.apiUrl,
     TEMPORAL_TEST_SERVER_PATH: tools.temporalTestServer,
     TEMPORAL_CLI_PATH: tools.temporal,
