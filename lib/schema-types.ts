@@ -38,5 +38,7 @@ export const Timestamp = (description: string) =>
 /** A moment that may not have come: null until then. */
 export const NullableTimestamp = (description: string) =>
   Type.Unsafe<Date | null>({ type: ['string', 'null'], format: 'date-time', description, examples: [null] });
+/** A key's or a token's first 12 characters, shown to recognise it by. */
+export const KeyPrefix = Type.String({ description: 'First 12 characters of the key, for recognising it.', examples: ['utk_8Fq2ZrW1'] });
 /** A number of credits. */
 export const Credits = (description: string) => Type.Integer({ minimum: 0, description });
