@@ -20,6 +20,12 @@ export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
   return Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
 }
 
+/** The OpenAPI document's component `name` by reference (`$ref`), typed as `schema`, its definition. */
+export function ComponentRef<T extends TSchema>(name: string, schema: T): TUnsafe<Static<T>> {
+  void schema; // only its type is needed: the document holds the component once, under `name`
+  return Type.Unsafe<Static<T>>({ $ref: `#/components/schemas/${name}` });
+}
+
 /** An object with these properties and no other (`additionalProperties: false`): what every request body is. */
 export function ClosedObject<P extends TProperties>(properties: P, options: ObjectOptions = {}) {
   return Type.Object(properties, { additionalProperties: false, ...options });
