@@ -1,6 +1,6 @@
 //! Billing (domain/billing/): credit packs and their purchases through Stripe's checkout, the
 //! fulfilment that grants them, refunds and disputes, and the automatic recharge.
-export { AUTO_RECHARGE_LIMITS, createAutoRecharge, type AutoRechargeInput } from './auto-recharge.js';
+export { AUTO_RECHARGE_LIMITS, AutoRechargeView, createAutoRecharge, type AutoRechargeInput } from './auto-recharge.js';
 export { createCheckout } from './checkout.js';
 export { createCustomers } from './customers.js';
 export { createFulfilment } from './fulfilment.js';
