@@ -41,6 +41,12 @@ export const Id = (prefix: string, description: string) =>
 /** A moment an answer gives: a Date in the service, RFC 3339 text once written as JSON. */
 export const Timestamp = (description: string) =>
   Type.Unsafe<Date>({ type: 'string', format: 'date-time', description, examples: ['2026-01-01T12:00:00.000Z'] });
+/** A moment an answer gives already as RFC 3339 text (a view that events carry as they are). */
+export const TimestampText = (description: string) =>
+  Type.String({ format: 'date-time', description, examples: ['2026-01-01T12:00:00.000Z'] });
+/** The same, or null: a moment that may not have come. */
+export const NullableTimestampText = (description: string) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time', description, examples: [null] });
 /** A moment that may not have come: null until then. */
 export const NullableTimestamp = (description: string) =>
   Type.Unsafe<Date | null>({ type: ['string', 'null'], format: 'date-time', description, examples: [null] });
