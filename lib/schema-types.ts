@@ -20,6 +20,12 @@ export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
   return Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
 }
 
+/** The OpenAPI document's component `name` by reference (`$ref`), typed as `schema`, its definition. */
+export function ComponentRef<T extends TSchema>(name: string, schema: T): TUnsafe<Static<T>> {
+  void schema; // only its type is needed: the document holds the component once, under `name`
+  return Type.Unsafe<Static<T>>({ $ref: `#/components/schemas/${name}` });
+}
+
 /** An object with these properties and no other (`additionalProperties: false`): what every request body is. */
 export function ClosedObject<P extends TProperties>(properties: P, options: ObjectOptions = {}) {
   return Type.Object(properties, { additionalProperties: false, ...options });
@@ -35,8 +41,16 @@ export const Id = (prefix: string, description: string) =>
 /** A moment an answer gives: a Date in the service, RFC 3339 text once written as JSON. */
 export const Timestamp = (description: string) =>
   Type.Unsafe<Date>({ type: 'string', format: 'date-time', description, examples: ['2026-01-01T12:00:00.000Z'] });
+/** A moment an answer gives already as RFC 3339 text (a view that events carry as they are). */
+export const TimestampText = (description: string) =>
+  Type.String({ format: 'date-time', description, examples: ['2026-01-01T12:00:00.000Z'] });
+/** The same, or null: a moment that may not have come. */
+export const NullableTimestampText = (description: string) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time', description, examples: [null] });
 /** A moment that may not have come: null until then. */
 export const NullableTimestamp = (description: string) =>
   Type.Unsafe<Date | null>({ type: ['string', 'null'], format: 'date-time', description, examples: [null] });
+/** A key's or a token's first 12 characters, shown to recognise it by. */
+export const KeyPrefix = Type.String({ description: 'First 12 characters of the key, for recognising it.', examples: ['utk_8Fq2ZrW1'] });
 /** A number of credits. */
 export const Credits = (description: string) => Type.Integer({ minimum: 0, description });

@@ -1,12 +1,12 @@
 //! Component schemas of the account API's answers: the account, its usage and grants, its
 //! asynchronous calls and its API keys.
+import { ApiKeyFields, ApiKeyView, KeySettingsView } from '../../domain/accounts/index.js';
 import { Grant, LOW_BALANCE_THRESHOLD } from '../../domain/ledger/index.js';
 import {
   credential,
   credits,
   dateTime,
   id,
-  keyPrefix,
   nextCursor,
   nullableDateTime,
   planFields,
@@ -29,22 +29,6 @@ const callFields = {
 const callAnswerFields = {
   ...callFields,
   expiresAt: nullableDateTime('When the answer stops being kept (24 hours after the end); null while running.'),
-};
-
-const apiKeyFields = {
-  id: id('key', 'Key id.'),
-  name: { type: ['string', 'null'], description: 'Your label for the key.' },
-  prefix: keyPrefix,
-  createdAt: dateTime('When the key was created.'),
-};
-
-/** An API key's settings as shown: null where not set (CreateKeyBody in api/bodies/account.ts says what each means). */
-const keySettingFields = {
-  tools: { type: ['array', 'null'], items: { type: 'string' }, description: 'Tool and group names the key may call; null: every tool.' },
-  expiresAt: nullableDateTime('When the key stops working; null: never.'),
-  rateLimit: { type: ['integer', 'null'], description: "The key's own calls per second; null: only the account's rate." },
-  monthlyCreditLimit: { type: ['integer', 'null'], description: 'Credits the key may spend per calendar month (UTC); null: no limit.' },
-  allowedIps: { type: ['array', 'null'], items: { type: 'string' }, description: 'CIDRs the key may be used from; null: anywhere.' },
 };
 
 const usageFields = {
@@ -145,21 +129,11 @@ export const ACCOUNT_SCHEMAS: Record<string, JsonSchema> = {
       }),
     },
   }),
-  ApiKey: record('An API key, without the key itself.', {
-    ...apiKeyFields,
-    lastUsedAt: nullableDateTime('About when the key last authenticated a call (updated at most once a minute); null if never.'),
-    lastUsedIp: { type: ['string', 'null'], description: 'The address that use came from; null if never.' },
-    revokedAt: nullableDateTime('When the key was revoked; null while it works.'),
-    ...keySettingFields,
-    spentThisMonth: credits(
-      'Credits the key spent this calendar month (UTC), calls still running included; refunded calls are not counted.',
-    ),
-    maker: ref('KeyMaker'),
-  }),
+  ApiKey: record('An API key, without the key itself.', { ...ApiKeyView.properties, maker: ref('KeyMaker') }),
   NewApiKey: record('A new API key. `key` is shown only in this answer: store it now.', {
-    ...apiKeyFields,
+    ...ApiKeyFields,
     key: credential('utk', 'The API key.'),
-    ...keySettingFields,
+    ...KeySettingsView.properties,
   }),
   RevokedApiKey: record('A revoked key.', {
     id: id('key', 'Key id.'),

@@ -1,20 +1,10 @@
 //! Component schemas of batches (`/api/v1/batches`): the request, the batch, its items and the
 //! lines of its results; the `data` of the batch events shares the batch's counts.
-import { credits, dateTime, id, nextCursor, nullableDateTime, record, ref, type JsonSchema } from './schema-parts.js';
+import { credits, id, nextCursor, record, ref, type JsonSchema } from './schema-parts.js';
 
-import { MAX_BATCH_ITEMS as MAX_ITEMS } from '../../domain/batches/index.js';
+import { Batch, MAX_BATCH_ITEMS as MAX_ITEMS } from '../../domain/batches/index.js';
+import { BatchCounts } from '../../domain/calls/index.js';
 import { BatchRequestBody } from '../bodies/batches.js';
-
-const count = (description: string) => ({ type: 'integer', minimum: 0, description });
-
-/** A batch's counts: they add up to its `total`. */
-export const batchCounts = record('Items by status; they add up to `total`.', {
-  pending: count('Not started yet.'),
-  running: count('Their call is running.'),
-  succeeded: count('Their call answered its output; each is charged.'),
-  failed: count('Their call answered a problem; not charged.'),
-  skipped: count('Never ran: the batch was cancelled (`cancelled`) or credits ran short (`insufficient_credits`); not charged.'),
-});
 
 /** The batch event's `data`: the batch's id, tool, status and counts. */
 export const batchEventFields = {
@@ -28,38 +18,10 @@ export const batchEventFields = {
 
 const itemStatus = { type: 'string', enum: ['pending', 'running', 'succeeded', 'failed', 'skipped'] };
 
-/** `schema` with more properties that are present only sometimes. */
-function withOptional(schema: JsonSchema, optional: Record<string, JsonSchema>): JsonSchema {
-  return { ...schema, properties: { ...(schema.properties as Record<string, JsonSchema>), ...optional } };
-}
-
 export const BATCH_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
-  BatchCounts: batchCounts,
+  BatchCounts,
   BatchRequest: BatchRequestBody,
-  Batch: withOptional(
-    record('A batch of calls of one tool.', {
-      id: id('bat', 'Batch id.'),
-      tool: { type: 'string' },
-      status: {
-        type: 'string',
-        enum: ['running', 'paused', 'completed', 'cancelled'],
-        description: '`paused`: waiting for credits (`wait`). `cancelled` gains `completedAt` once its running items ended.',
-      },
-      total: { type: 'integer', minimum: 1, maximum: MAX_ITEMS },
-      counts: ref('BatchCounts'),
-      charged: credits('Credits charged so far.'),
-      onInsufficientCredits: { type: 'string', enum: ['stop', 'wait'] },
-      createdAt: dateTime('When the batch was made.'),
-      completedAt: nullableDateTime('When its last item ended; null until then.'),
-    }),
-    {
-      destination: {
-        type: 'string',
-        pattern: '^dst_[0-9A-Za-z]+$',
-        description: "The destination its items' files go to; only on a batch that names one.",
-      },
-    },
-  ),
+  Batch,
   BatchPage: record('Batches, newest first.', { items: { type: 'array', items: ref('Batch') }, nextCursor }),
   BatchItem: {
     type: 'object',

@@ -1,16 +1,13 @@
 //! Component schemas of the billing answers: credit packs, a checkout, purchases, auto-recharge.
-import { AUTO_RECHARGE_LIMITS, PACK_LIMITS } from '../../domain/billing/index.js';
-import { credits, dateTime, id, nullableDateTime, nextCursor, record, ref, type JsonSchema } from './schema-parts.js';
-
-const currency = { type: 'string', pattern: '^[a-z]{3}$', description: 'ISO 4217, lowercase.', examples: ['usd'] };
-const minor = (description: string) => ({ type: 'integer', minimum: 0, description, examples: [1500] });
+import { AutoRechargeView, Currency, MinorUnits, PACK_LIMITS, Purchase } from '../../domain/billing/index.js';
+import { dateTime, id, nextCursor, record, ref, type JsonSchema } from './schema-parts.js';
 
 export const BILLING_SCHEMAS: Record<string, JsonSchema> = {
   CreditPack: record('A pack of credits for sale.', {
     id: { type: 'string', description: "The pack's id, chosen by the operator.", examples: ['starter'] },
     name: { type: 'string', examples: ['Starter: 1,000 credits'] },
     credits: { type: 'integer', minimum: 1, maximum: PACK_LIMITS.credits, description: 'Credits a purchase grants.' },
-    price: record('What it costs.', { amount: minor("In the currency's minor unit (cents for usd)."), currency }),
+    price: record('What it costs.', { amount: MinorUnits("In the currency's minor unit (cents for usd)."), currency: Currency }),
     expiresInDays: {
       type: ['integer', 'null'],
       minimum: 1,
@@ -26,65 +23,9 @@ export const BILLING_SCHEMAS: Record<string, JsonSchema> = {
     url: { type: ['string', 'null'], format: 'uri', description: "Stripe's hosted payment page." },
     purchaseId: id('pur', 'The purchase, pending until Stripe says it is paid.'),
   }),
-  Purchase: record('A purchase of a credit pack and what became of its payment.', {
-    id: id('pur', 'Purchase id.'),
-    packId: { type: 'string', examples: ['starter'] },
-    packName: { type: 'string', description: "The pack's name when it was bought." },
-    credits: { type: 'integer', minimum: 1, description: 'Credits promised when it was bought (granted once paid).' },
-    amount: minor("Price paid, in the currency's minor unit."),
-    currency,
-    status: {
-      type: 'string',
-      enum: ['pending', 'paid', 'failed', 'refunded', 'partially_refunded', 'disputed'],
-      description:
-        '`pending` until Stripe says it is paid; `failed` when a delayed payment failed; `disputed` while a dispute is open or after one was lost.',
-    },
-    creditsVoided: credits('Credits taken back for refunds and disputes: the refunded share, at most what was left unspent.'),
-    amountRefunded: minor('Refunded so far, in the minor unit.'),
-    expiresInDays: { type: ['integer', 'null'], minimum: 1, description: 'Its credits lapse this many days after payment; null: never.' },
-    createdAt: dateTime('When the checkout was opened.'),
-    paidAt: nullableDateTime('When it was paid; null while it is not.'),
-    receiptUrl: { type: ['string', 'null'], format: 'uri', description: "Stripe's receipt, once Stripe has sent it." },
-  }),
+  Purchase,
   PurchasePage: record('Purchases, newest first.', { items: { type: 'array', items: ref('Purchase') }, nextCursor }),
-  AutoRecharge: record('Automatic recharges and how they stand.', {
-    enabled: { type: 'boolean' },
-    packId: { type: ['string', 'null'], description: 'The pack each recharge buys.' },
-    threshold: {
-      type: ['integer', 'null'],
-      minimum: 1,
-      maximum: AUTO_RECHARGE_LIMITS.threshold,
-      description: 'A charged call that takes the balance below this starts a recharge.',
-    },
-    monthlyLimit: {
-      type: ['integer', 'null'],
-      minimum: 1,
-      maximum: AUTO_RECHARGE_LIMITS.monthlyLimit,
-      description: 'Recharges a calendar month (UTC) may start.',
-    },
-    paymentMethod: {
-      type: ['object', 'null'],
-      description: 'The card saved at checkout (`saveCard: true`); null: none yet.',
-      required: ['brand', 'last4'],
-      properties: { brand: { type: 'string', examples: ['visa'] }, last4: { type: 'string', pattern: '^[0-9]{4}$', examples: ['4242'] } },
-    },
-    rechargesThisMonth: { type: 'integer', minimum: 0, description: 'Recharges started this calendar month (UTC), failed ones included.' },
-    consecutiveFailures: { type: 'integer', minimum: 0, description: 'Failed recharges in a row; three turn auto-recharge off.' },
-    disabledReason: { type: ['string', 'null'], description: 'Why the service turned it off (failures in a row); null otherwise.' },
-    lastRecharge: {
-      type: ['object', 'null'],
-      description: 'The latest recharge; null before the first.',
-      required: ['id', 'paymentIntentId', 'status', 'reason', 'credits', 'at'],
-      properties: {
-        id: id('rch', 'Recharge id.'),
-        paymentIntentId: { type: ['string', 'null'], description: "Stripe's PaymentIntent." },
-        status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
-        reason: { type: ['string', 'null'], description: "A failure's reason (Stripe's code)." },
-        credits: { type: 'integer', minimum: 1 },
-        at: dateTime('When it settled (or started, while pending).'),
-      },
-    },
-  }),
+  AutoRecharge: AutoRechargeView,
   StripeWebhookReceived: record('The event is recorded; it is applied once, whatever Stripe redelivers.', {
     received: { type: 'boolean', const: true },
   }),

@@ -1,5 +1,5 @@
 //! Component schemas of monitors, their runs and their events' `data`.
-import { CreateMonitorBody, MONITOR_STATES, RUN_OUTCOMES, UPTIME_WINDOWS } from '../../domain/monitors/index.js';
+import { CreateMonitorBody, Monitor, MonitorState, RunDuration, RunOutcome } from '../../domain/monitors/index.js';
 import { credits, dateTime, id, nextCursor, nullableDateTime, record, ref, type JsonSchema } from './schema-parts.js';
 
 const { properties: body } = CreateMonitorBody;
@@ -22,13 +22,8 @@ const runFields = {
   },
   at: dateTime('When the run started.'),
   scheduledAt: nullableDateTime('When its schedule meant it to start; null for a run asked for now.'),
-  durationMs: { type: 'integer', minimum: 0, description: "The tool's run, all attempts, in ms (0 when the call was refused first)." },
-  outcome: {
-    type: 'string',
-    enum: [...RUN_OUTCOMES],
-    description:
-      '`pass`; `degraded` (only checks of `/durationMs` failed); `fail` (another check failed); `error` (the call did not answer 200: refused, or the tool failed).',
-  },
+  durationMs: RunDuration,
+  outcome: RunOutcome,
   requestId: { type: 'string', description: 'The same as `id`.' },
   charged: credits("Credits charged: the tool's cost when it answered 200, else 0."),
   assertions: { type: 'array', items: ref('MonitorAssertionResult') },
@@ -55,56 +50,17 @@ const runFields = {
   },
 };
 
-const monitorState = {
-  type: 'string',
-  enum: [...MONITOR_STATES],
-  description: '`pending` until its first judged run; `paused` while no runs are made.',
-};
-
 export const MONITOR_SCHEMAS: Record<string, JsonSchema> = {
   MonitorAssertionResult: assertionResult,
   MonitorRun: record('One run of a monitor, newest first in its list (kept 90 days).', {
     ...runFields,
-    state: { ...monitorState, description: "The monitor's state after this run was judged." },
+    state: { ...MonitorState, description: "The monitor's state after this run was judged." },
   }),
   MonitorRunPage: record('Runs, newest first.', { items: { type: 'array', items: ref('MonitorRun') }, nextCursor }),
   MonitorRunStarted: record('A run asked for now.', {
     runId: { type: 'string', description: "Its request id: the run's `id` once it is judged." },
   }),
-  Monitor: record('A tool run on a schedule and judged by its assertions.', {
-    id: id('mon', 'Monitor id.'),
-    name: body.name,
-    tool: body.tool,
-    input: { type: 'object', description: "The tool's input, defaults applied." },
-    schedule: body.schedule,
-    assertions: { type: 'array', items: body.assertions.items, description: "Its checks (a visual check's `path` is the image field)." },
-    alert: record('The alert policy, defaults applied.', {
-      downAfter: body.alert.properties.downAfter,
-      upAfter: body.alert.properties.upAfter,
-      notify: body.alert.properties.notify,
-      remindEvery: body.alert.properties.remindEvery,
-    }),
-    monthlyCreditLimit: body.monthlyCreditLimit,
-    state: monitorState,
-    stateReason: {
-      type: ['string', 'null'],
-      description:
-        'Why it is not up: the first failed check (`/status eq 200: got 500`) or error; `paused` (by a member), `insufficient_credits` or `monitor_credit_limit` (paused by the service). null when up.',
-    },
-    lastRunAt: nullableDateTime('When its last judged run started.'),
-    nextRunAt: nullableDateTime('When its next run is due; null while paused.'),
-    uptime: record(
-      'Share of good runs (passed or only degraded), in percent, over the whole hours of each window; null without runs. Runs refused for credits do not count.',
-      Object.fromEntries(Object.keys(UPTIME_WINDOWS).map((w) => [w, { type: ['number', 'null'], minimum: 0, maximum: 100 }])),
-    ),
-    recentRuns: {
-      type: 'array',
-      maxItems: 30,
-      description: 'Its last runs, oldest first: the latency line.',
-      items: record('', { at: dateTime('When it ran.'), durationMs: runFields.durationMs, outcome: runFields.outcome }),
-    },
-    createdAt: dateTime('When it was created.'),
-  }),
+  Monitor,
   MonitorPage: record('Monitors, newest first.', { items: { type: 'array', items: ref('Monitor') }, nextCursor }),
 };
 
@@ -130,7 +86,7 @@ const example = {
 const eventData = record('', {
   monitorId: id('mon', 'The monitor.'),
   name: body.name,
-  state: { ...monitorState, description: 'Its state now.' },
+  state: { ...MonitorState, description: 'Its state now.' },
   reason: { type: ['string', 'null'], description: 'Why: the failed check, the error, the change, or why it paused; null when up.' },
   run: {
     type: 'object',

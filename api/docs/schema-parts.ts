@@ -1,21 +1,20 @@
 //! The building blocks of the component schemas (`api/docs/*-schemas.ts`): references, ids,
 //! times, credentials and the fields several answers share.
 import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../../domain/plans/index.js';
-import { Credits, Id, NullableTimestamp, Timestamp } from '../../lib/schema-types.js';
+import { Credits, Id, KeyPrefix, NullableTimestamp, Timestamp } from '../../lib/schema-types.js';
 
 export type JsonSchema = Record<string, unknown>;
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 // The blocks the domain's own answer schemas use too live in lib/, under names of their own.
-export { Credits as credits, Id as id, NullableTimestamp as nullableDateTime, Timestamp as dateTime };
+export { Credits as credits, Id as id, KeyPrefix as keyPrefix, NullableTimestamp as nullableDateTime, Timestamp as dateTime };
 export const credential = (prefix: 'utk' | 'uto', description: string) => ({
   type: 'string',
   pattern: `^${prefix}_[0-9A-Za-z]{40}$`,
   description,
   examples: [`${prefix}_8Fq2ZrW1tYk3Lm9Qp0Xn4Vb7Cs6Dh5Ja2Ge1Rf8W`],
 });
-export const keyPrefix = { type: 'string', description: 'First 12 characters of the key, for recognising it.', examples: ['utk_8Fq2ZrW1'] };
 /** A closed object whose every property is present (the routes always write each field). */
 export const record = (description: string, properties: Record<string, JsonSchema>): JsonSchema => ({
   type: 'object',

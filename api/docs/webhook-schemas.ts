@@ -1,42 +1,17 @@
 //! Component schemas of the webhook endpoints' answers, their delivery attempts and the event log.
-import { DEFAULT_EVENT_TYPES, SUBSCRIBABLE_EVENT_KINDS } from '../../contracts/event-kinds.js';
 import { EventDelivery } from '../../domain/events/index.js';
-import { dateTime, id, nextCursor, nullableDateTime, record, ref, type JsonSchema } from './schema-parts.js';
+import { WebhookEndpoint, WebhookSecret } from '../../domain/webhooks/index.js';
+import { dateTime, id, nextCursor, record, ref, type JsonSchema } from './schema-parts.js';
 
-const endpointFields = {
-  id: id('whe', 'Endpoint id.'),
-  url: { type: 'string', format: 'uri', description: 'Where events are posted.', examples: ['https://hooks.example.com/utility-tools'] },
-  status: { type: 'string', enum: ['active', 'disabled'], description: '`disabled` after 20 failed attempts in a row, until re-enabled.' },
-  consecutiveFailures: { type: 'integer', minimum: 0, description: 'Failed attempts in a row; any success resets it to 0.' },
-  createdAt: dateTime('When the endpoint was registered.'),
-  disabledAt: nullableDateTime('When the endpoint was disabled; null while active.'),
-  eventTypes: {
-    type: 'array',
-    items: { type: 'string', enum: [...SUBSCRIBABLE_EVENT_KINDS] },
-    description: 'The event types delivered to it (`webhook.test` always is, on request).',
-    examples: [[...DEFAULT_EVENT_TYPES]],
-  },
-  previousSecretExpiresAt: nullableDateTime(
-    "While a rotated secret's overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.",
-  ),
-};
-
-const secret = {
-  type: 'string',
-  pattern: '^whsec_[0-9A-Za-z_-]{43}$',
-  description: 'Signing secret of the deliveries (`whsec_` + 32 random bytes, base64url).',
-  examples: ['whsec_q7Vd0rN3bX9kPz2Lm5Tf8Wc1Yh4Js6Ga0Ue3Ri7Ko2M'],
-};
+// The two answers that show the signing secret, once: the endpoint and the secret.
+const withSecret = { ...WebhookEndpoint.properties, secret: WebhookSecret };
 
 export const WEBHOOK_ENDPOINT_SCHEMAS: Record<string, JsonSchema> = {
-  WebhookEndpoint: record('A webhook endpoint.', endpointFields),
-  NewWebhookEndpoint: record('A new webhook endpoint. `secret` is shown only in this answer: store it now.', {
-    ...endpointFields,
-    secret,
-  }),
+  WebhookEndpoint,
+  NewWebhookEndpoint: record('A new webhook endpoint. `secret` is shown only in this answer: store it now.', withSecret),
   RotatedWebhookEndpoint: record(
     'The endpoint with its new signing secret, shown only in this answer. The previous secret keeps signing until `previousSecretExpiresAt`.',
-    { ...endpointFields, secret },
+    withSecret,
   ),
   WebhookReplayQueued: record('The event is queued for a new delivery attempt to the endpoint.', {
     eventId: id('evt', 'The event replayed.'),

@@ -1,11 +1,13 @@
 //! Accounts and their credentials: opening an account, issuing and revoking API keys.
+import { type Static, Type } from '@sinclair/typebox';
 import type { Db } from 'mongodb';
 import { newCredential } from './credentials.js';
 import { createEventRecorder, newEvent, type EventSink } from '../events/index.js';
 import { newId } from '../../lib/ids.js';
 import { collections, insertIfAbsent } from '../../lib/mongo.js';
+import { Credits, Id, KeyPrefix, Nullable, NullableTimestamp, Timestamp } from '../../lib/schema-types.js';
 import type { AccountDoc, AccountPlan, CredentialDoc, CredentialKind, KeyMaker } from '../account-documents.js';
-import { KEY_SETTINGS, keySettingsView, settingsUpdate, spendMonth, type KeySettingsInput } from './key-settings.js';
+import { KEY_SETTINGS, KeySettingsView, keySettingsView, settingsUpdate, spendMonth, type KeySettingsInput } from './key-settings.js';
 import { SERVICE_ACTOR, auditDraft, changesOf, createAuditLog, type AuditContext, type AuditLog, type AuditDraft } from '../audit/index.js';
 
 /** What an API key's entries in the audit log show of it: its name and settings. */
@@ -21,8 +23,27 @@ export interface IssuedCredential {
   createdAt: Date;
 }
 
+/** What every answer about a key shows of it, the new key's included. */
+export const ApiKeyFields = {
+  id: Id('key', 'Key id.'),
+  name: Nullable(Type.String({ description: 'Your label for the key.' })),
+  prefix: KeyPrefix,
+  createdAt: Timestamp('When the key was created.'),
+};
+
+/** A key as the account API shows it (its maker is the API's to add): its type, and the `ApiKey` schema's fields. */
+export const ApiKeyView = Type.Object({
+  ...ApiKeyFields,
+  lastUsedAt: NullableTimestamp('About when the key last authenticated a call (updated at most once a minute); null if never.'),
+  lastUsedIp: Nullable(Type.String({ description: 'The address that use came from; null if never.' })),
+  revokedAt: NullableTimestamp('When the key was revoked; null while it works.'),
+  ...KeySettingsView.properties,
+  spentThisMonth: Credits('Credits the key spent this calendar month (UTC), calls still running included; refunded calls are not counted.'),
+});
+export type ApiKeyView = Static<typeof ApiKeyView>;
+
 /** A key as the account API shows it; `spentThisMonth` from the account's `keySpend` when given. */
-export function publicKey(doc: CredentialDoc, keySpend?: AccountDoc['keySpend'], now = Date.now()) {
+export function publicKey(doc: CredentialDoc, keySpend?: AccountDoc['keySpend'], now = Date.now()): ApiKeyView {
   return {
     id: doc._id,
     name: doc.name,

@@ -1,8 +1,10 @@
 //! An API key's settings (tools, expiresAt, rateLimit, monthlyCreditLimit, allowedIps): the rules
 //! a change must keep, how a change is written, and what a key may do. The checks run in the API
 //! on the cached credential document, so a key without settings costs nothing more per call.
+import { type Static, Type } from '@sinclair/typebox';
 import { CATALOGUE, GROUPS, type Group } from '../tools/index.js';
 import { parseCidr } from '../../lib/ip-allowlist.js';
+import { Nullable, NullableTimestamp } from '../../lib/schema-types.js';
 import type { CredentialDoc } from '../account-documents.js';
 
 export { spendMonth } from '../ledger/index.js';
@@ -66,8 +68,17 @@ export function settingsUpdate(input: KeySettingsInput): { $set: Partial<Credent
   return { $set, $unset };
 }
 
-/** The settings as the API shows them: null where not set. */
-export function keySettingsView(doc: CredentialDoc) {
+/** The settings as the API shows them, null where not set: their type, and their fields in the key answers' schemas. */
+export const KeySettingsView = Type.Object({
+  tools: Nullable(Type.Array(Type.String(), { description: 'Tool and group names the key may call; null: every tool.' })),
+  expiresAt: NullableTimestamp('When the key stops working; null: never.'),
+  rateLimit: Nullable(Type.Integer({ description: "The key's own calls per second; null: only the account's rate." })),
+  monthlyCreditLimit: Nullable(Type.Integer({ description: 'Credits the key may spend per calendar month (UTC); null: no limit.' })),
+  allowedIps: Nullable(Type.Array(Type.String(), { description: 'CIDRs the key may be used from; null: anywhere.' })),
+});
+export type KeySettingsView = Static<typeof KeySettingsView>;
+
+export function keySettingsView(doc: CredentialDoc): KeySettingsView {
   return {
     tools: doc.tools ?? null,
     expiresAt: doc.expiresAt ?? null,

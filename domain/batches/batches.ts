@@ -1,10 +1,12 @@
 //! Batches as records: a batch (`batches`) and its items (`batch_items`), made at once with every
 //! item's input, read by the API (the batch, its items, its finished items in the order they ended)
 //! and cancelled. How items move on (claimed, ended, skipped) is `progress.ts`.
+import { type Static, Type } from '@sinclair/typebox';
 import type { Db, Filter } from 'mongodb';
 import { collections, insertIfAbsent, isDuplicateKey } from '../../lib/mongo.js';
+import { ComponentRef, Credits, Id, NullableTimestamp, StringEnum, Timestamp } from '../../lib/schema-types.js';
 import { withTraceparent } from '../../lib/trace-context.js';
-import type { BatchCounts, BatchDoc, BatchItemDoc } from '../calls/index.js';
+import { BatchCounts, type BatchDoc, type BatchItemDoc } from '../calls/index.js';
 import { createBatchProgress } from './progress.js';
 import type { EventSink } from '../events/index.js';
 
@@ -34,8 +36,32 @@ export interface NewBatch {
   now: Date;
 }
 
-/** A batch as the API answers it. */
-export function batchView(doc: BatchDoc) {
+/** A batch as the API answers it: its type, and the `Batch` schema of the OpenAPI document. */
+export const Batch = Type.Object(
+  {
+    id: Id('bat', 'Batch id.'),
+    tool: Type.String(),
+    status: StringEnum(['running', 'paused', 'completed', 'cancelled'], {
+      description: '`paused`: waiting for credits (`wait`). `cancelled` gains `completedAt` once its running items ended.',
+    }),
+    total: Type.Integer({ minimum: 1, maximum: MAX_BATCH_ITEMS }),
+    counts: ComponentRef('BatchCounts', BatchCounts),
+    charged: Credits('Credits charged so far.'),
+    onInsufficientCredits: StringEnum(['stop', 'wait']),
+    createdAt: Timestamp('When the batch was made.'),
+    completedAt: NullableTimestamp('When its last item ended; null until then.'),
+    destination: Type.Optional(
+      Type.String({
+        pattern: '^dst_[0-9A-Za-z]+$',
+        description: "The destination its items' files go to; only on a batch that names one.",
+      }),
+    ),
+  },
+  { description: 'A batch of calls of one tool.' },
+);
+export type BatchView = Static<typeof Batch>;
+
+export function batchView(doc: BatchDoc): BatchView {
   return {
     id: doc._id,
     tool: doc.tool,
@@ -49,8 +75,6 @@ export function batchView(doc: BatchDoc) {
     completedAt: doc.completedAt,
   };
 }
-
-export type BatchView = ReturnType<typeof batchView>;
 
 export const noCounts = (pending: number): BatchCounts => ({ pending, running: 0, succeeded: 0, failed: 0, skipped: 0 });
 

@@ -2,8 +2,10 @@
 //! the balance below a threshold, at most `monthlyLimit` times a calendar month. The settings live
 //! with the account's billing; the threshold and its latch also in the account's document, where
 //! the commit of a call reads them back for free (domain/ledger/settlement.ts).
+import { type Static, Type } from '@sinclair/typebox';
 import type { Db } from 'mongodb';
 import { collections, isDuplicateKey } from '../../lib/mongo.js';
+import { Id, Nullable, StringEnum, Timestamp } from '../../lib/schema-types.js';
 import type { AutoRechargeState, BillingAccountDoc } from './documents.js';
 import { spendMonth } from '../ledger/index.js';
 import { auditDraft, changesOf, createAuditLog, type AuditContext } from '../audit/index.js';
@@ -11,6 +13,48 @@ import type { Packs } from './packs.js';
 
 /** Bounds of the settings (body schema and docs). */
 export const AUTO_RECHARGE_LIMITS = { threshold: 1_000_000, monthlyLimit: 100 } as const;
+
+/** The settings and how they stand, as the owner sees them: their type, and the `AutoRecharge` schema of the OpenAPI document. */
+export const AutoRechargeView = Type.Object(
+  {
+    enabled: Type.Boolean(),
+    packId: Nullable(Type.String({ description: 'The pack each recharge buys.' })),
+    threshold: Nullable(
+      Type.Integer({
+        minimum: 1,
+        maximum: AUTO_RECHARGE_LIMITS.threshold,
+        description: 'A charged call that takes the balance below this starts a recharge.',
+      }),
+    ),
+    monthlyLimit: Nullable(
+      Type.Integer({ minimum: 1, maximum: AUTO_RECHARGE_LIMITS.monthlyLimit, description: 'Recharges a calendar month (UTC) may start.' }),
+    ),
+    paymentMethod: Nullable(
+      Type.Object(
+        { brand: Type.String({ examples: ['visa'] }), last4: Type.String({ pattern: '^[0-9]{4}$', examples: ['4242'] }) },
+        { description: 'The card saved at checkout (`saveCard: true`); null: none yet.' },
+      ),
+    ),
+    rechargesThisMonth: Type.Integer({ minimum: 0, description: 'Recharges started this calendar month (UTC), failed ones included.' }),
+    consecutiveFailures: Type.Integer({ minimum: 0, description: 'Failed recharges in a row; three turn auto-recharge off.' }),
+    disabledReason: Nullable(Type.String({ description: 'Why the service turned it off (failures in a row); null otherwise.' })),
+    lastRecharge: Nullable(
+      Type.Object(
+        {
+          id: Id('rch', 'Recharge id.'),
+          paymentIntentId: Nullable(Type.String({ description: "Stripe's PaymentIntent." })),
+          status: StringEnum(['pending', 'succeeded', 'failed']),
+          reason: Nullable(Type.String({ description: "A failure's reason (Stripe's code)." })),
+          credits: Type.Integer({ minimum: 1 }),
+          at: Timestamp('When it settled (or started, while pending).'),
+        },
+        { description: 'The latest recharge; null before the first.' },
+      ),
+    ),
+  },
+  { description: 'Automatic recharges and how they stand.' },
+);
+export type AutoRechargeView = Static<typeof AutoRechargeView>;
 
 /** Failures in a row that turn auto-recharge off. */
 export const MAX_CONSECUTIVE_FAILURES = 3;
@@ -35,7 +79,7 @@ export function createAutoRecharge(db: Db, packs: Packs) {
   const auditLog = createAuditLog(db);
 
   /** The settings and how they stand (GET /api/v1/account/auto-recharge). */
-  async function view(accountId: string, now = Date.now()) {
+  async function view(accountId: string, now = Date.now()): Promise<AutoRechargeView> {
     const billing = await billingAccounts.findOne({ _id: accountId });
     const state = billing?.autoRecharge;
     const last = state?.lastRechargeId ? await recharges.findOne({ _id: state.lastRechargeId }) : null;

@@ -29,7 +29,8 @@ export interface CreditPackDoc {
   updatedAt: Date;
 }
 
-export type PurchaseStatus = 'pending' | 'paid' | 'failed' | 'refunded' | 'partially_refunded' | 'disputed';
+export const PURCHASE_STATUSES = ['pending', 'paid', 'failed', 'refunded', 'partially_refunded', 'disputed'] as const;
+export type PurchaseStatus = (typeof PURCHASE_STATUSES)[number];
 
 /**
  * A purchase of a pack through Stripe Checkout (`purchases`, `pur_...`): what was promised when

@@ -1,6 +1,7 @@
 //! Credit packs: what the operator sells (credits for a price, optionally lapsing some days after
 //! payment). A purchase copies the pack's terms when it is made, so changing a pack later changes
 //! no purchase already made.
+import { Type } from '@sinclair/typebox';
 import type { Db } from 'mongodb';
 import { collections, upsertReturningAfter } from '../../lib/mongo.js';
 import type { CreditPackDoc } from './documents.js';
@@ -12,6 +13,11 @@ export const PACK_LIMITS = {
   amount: 99_999_999,
   expiresInDays: 3650,
 } as const;
+
+/** A price's currency, as packs, purchases and the answers about them write it. */
+export const Currency = Type.String({ pattern: '^[a-z]{3}$', description: 'ISO 4217, lowercase.', examples: ['usd'] });
+/** An amount of money in its currency's minor unit (cents for usd). */
+export const MinorUnits = (description: string) => Type.Integer({ minimum: 0, description, examples: [1500] });
 
 /** A pack's id, chosen by the operator: lowercase letters, digits, `-` and `_`. */
 export const PACK_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';

@@ -1,11 +1,37 @@
 //! Purchases of credit packs: the promise recorded at checkout, the owner's list, and the status a
 //! purchase shows as Stripe's events arrive. The credits themselves are the ledger's (fulfilment.ts).
+import { type Static, Type } from '@sinclair/typebox';
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
-import type { PurchaseDoc, PurchaseStatus, StripePaymentDoc } from './documents.js';
+import { Credits, Id, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../lib/schema-types.js';
+import { PURCHASE_STATUSES, type PurchaseDoc, type PurchaseStatus, type StripePaymentDoc } from './documents.js';
+import { Currency, MinorUnits } from './packs.js';
 
-/** A purchase as the owner sees it (GET /api/v1/account/purchases). */
-export function purchaseView(p: PurchaseDoc) {
+/** A purchase as the owner sees it (GET /api/v1/account/purchases): its type, and the `Purchase` schema of the OpenAPI document. */
+export const Purchase = Type.Object(
+  {
+    id: Id('pur', 'Purchase id.'),
+    packId: Type.String({ examples: ['starter'] }),
+    packName: Type.String({ description: "The pack's name when it was bought." }),
+    credits: Type.Integer({ minimum: 1, description: 'Credits promised when it was bought (granted once paid).' }),
+    amount: MinorUnits("Price paid, in the currency's minor unit."),
+    currency: Currency,
+    status: StringEnum(PURCHASE_STATUSES, {
+      description:
+        '`pending` until Stripe says it is paid; `failed` when a delayed payment failed; `disputed` while a dispute is open or after one was lost.',
+    }),
+    creditsVoided: Credits('Credits taken back for refunds and disputes: the refunded share, at most what was left unspent.'),
+    amountRefunded: MinorUnits('Refunded so far, in the minor unit.'),
+    expiresInDays: Nullable(Type.Integer({ minimum: 1, description: 'Its credits lapse this many days after payment; null: never.' })),
+    createdAt: Timestamp('When the checkout was opened.'),
+    paidAt: NullableTimestamp('When it was paid; null while it is not.'),
+    receiptUrl: Nullable(Type.String({ format: 'uri', description: "Stripe's receipt, once Stripe has sent it." })),
+  },
+  { description: 'A purchase of a credit pack and what became of its payment.' },
+);
+export type PurchaseView = Static<typeof Purchase>;
+
+export function purchaseView(p: PurchaseDoc): PurchaseView {
   return {
     id: p._id,
     packId: p.packId,

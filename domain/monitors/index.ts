@@ -6,7 +6,17 @@ export { createMonitorService, type MonitorService } from './service.js';
 export { createMonitorJudge, type CompareCaptures, type MonitorJudge, type MonitorRun } from './judge.js';
 export { createMonitorSchedules, scheduleIdOf, type MonitorSchedules } from './schedules.js';
 export { createMonitorStore, MONITOR_DIFFS_AREA, RUN_RETENTION_MS } from './store.js';
-export { monitorView, runView, type DiffLinker, type MonitorView, type RunView } from './views.js';
+export {
+  Monitor,
+  MonitorState,
+  RunDuration,
+  RunOutcome,
+  monitorView,
+  runView,
+  type DiffLinker,
+  type MonitorView,
+  type RunView,
+} from './views.js';
 export { CreateMonitorBody, UpdateMonitorBody, type MonitorBody } from './body-schema.js';
 export { invalidRequest, ASSERTION_OPS, COMPARISONS, DEFAULT_ALERT, DURATION_PATH, MAX_EVERY_S, MAX_PATTERN_LENGTH } from './definition.js';
 export { MONITOR_STATES, RUN_OUTCOMES } from './documents.js';

@@ -1,7 +1,10 @@
 //! Monitors and runs as the account API, MCP and events show them. A diff image is shown as a
 //! link the caller signs (the API: api/routes/monitors.ts), so only its key is known here.
-import type { MonitorDoc, MonitorRunDoc } from './documents.js';
-import { uptimeOf } from './uptime.js';
+import { type Static, type TUnsafe, Type } from '@sinclair/typebox';
+import { Id, Nullable, NullableTimestampText, StringEnum, TimestampText } from '../../lib/schema-types.js';
+import { CreateMonitorBody } from './body-schema.js';
+import { MONITOR_STATES, RUN_OUTCOMES, type MonitorDoc, type MonitorRunDoc } from './documents.js';
+import { UPTIME_WINDOWS, uptimeOf } from './uptime.js';
 
 /** Makes the link to a diff image, from its key and the run's id; none: the run shows no link. */
 export type DiffLinker = (diffKey: string, runId: string) => string;
@@ -46,8 +49,64 @@ export function monitorDefinition(doc: MonitorDoc) {
   };
 }
 
+/** A run's time and outcome, in the run's answer and in the monitor's recent runs. */
+export const RunDuration = Type.Integer({
+  minimum: 0,
+  description: "The tool's run, all attempts, in ms (0 when the call was refused first).",
+});
+export const RunOutcome = StringEnum(RUN_OUTCOMES, {
+  description:
+    '`pass`; `degraded` (only checks of `/durationMs` failed); `fail` (another check failed); `error` (the call did not answer 200: refused, or the tool failed).',
+});
+/** A monitor's state, in its answer and in each run's. */
+export const MonitorState = StringEnum(MONITOR_STATES, {
+  description: '`pending` until its first judged run; `paused` while no runs are made.',
+});
+
+// The answer shows every field of the body, defaults applied: none is optional there.
+const body = Type.Required(CreateMonitorBody).properties;
+const uptimeShare = Nullable(Type.Number({ minimum: 0, maximum: 100 }));
+const uptimeShares = Object.fromEntries(Object.keys(UPTIME_WINDOWS).map((w) => [w, uptimeShare])) as Record<
+  keyof typeof UPTIME_WINDOWS,
+  TUnsafe<number | null>
+>;
+
+/** A monitor as the API answers it: its type, and the `Monitor` schema of the OpenAPI document. */
+export const Monitor = Type.Object(
+  {
+    id: Id('mon', 'Monitor id.'),
+    name: body.name,
+    tool: body.tool,
+    input: Type.Unsafe<Record<string, unknown>>({ type: 'object', description: "The tool's input, defaults applied." }),
+    schedule: body.schedule,
+    assertions: Type.Array(body.assertions.items, { description: "Its checks (a visual check's `path` is the image field)." }),
+    alert: Type.Object(Type.Required(body.alert).properties, { description: 'The alert policy, defaults applied.' }),
+    monthlyCreditLimit: body.monthlyCreditLimit,
+    state: MonitorState,
+    stateReason: Nullable(
+      Type.String({
+        description:
+          'Why it is not up: the first failed check (`/status eq 200: got 500`) or error; `paused` (by a member), `insufficient_credits` or `monitor_credit_limit` (paused by the service). null when up.',
+      }),
+    ),
+    lastRunAt: NullableTimestampText('When its last judged run started.'),
+    nextRunAt: NullableTimestampText('When its next run is due; null while paused.'),
+    uptime: Type.Object(uptimeShares, {
+      description:
+        'Share of good runs (passed or only degraded), in percent, over the whole hours of each window; null without runs. Runs refused for credits do not count.',
+    }),
+    recentRuns: Type.Array(
+      Type.Object({ at: TimestampText('When it ran.'), durationMs: RunDuration, outcome: RunOutcome }, { description: '' }),
+      { maxItems: 30, description: 'Its last runs, oldest first: the latency line.' },
+    ),
+    createdAt: TimestampText('When it was created.'),
+  },
+  { description: 'A tool run on a schedule and judged by its assertions.' },
+);
+export type MonitorView = Static<typeof Monitor>;
+
 /** The monitor as the API answers it; `nextRunAt` is Temporal's (null when paused or unknown). */
-export function monitorView(doc: MonitorDoc, nextRunAt: Date | null, now = new Date()) {
+export function monitorView(doc: MonitorDoc, nextRunAt: Date | null, now = new Date()): MonitorView {
   return {
     id: doc._id,
     ...monitorDefinition(doc),
@@ -62,5 +121,4 @@ export function monitorView(doc: MonitorDoc, nextRunAt: Date | null, now = new D
   };
 }
 
-export type MonitorView = ReturnType<typeof monitorView>;
 export type RunView = ReturnType<typeof runView>;

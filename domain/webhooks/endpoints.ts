@@ -3,10 +3,12 @@
 //! with SECRET_KEY; so is a rotated secret's predecessor while its overlap runs. What was delivered
 //! (attempts, undelivered events, missed ones) is `deliveries.ts`, part of the same store.
 import { randomBytes } from 'node:crypto';
+import { type Static, Type } from '@sinclair/typebox';
 import type { Db } from 'mongodb';
-import { DEFAULT_EVENT_TYPES, type SubscribableEventKind } from '../../contracts/event-kinds.js';
+import { DEFAULT_EVENT_TYPES, SUBSCRIBABLE_EVENT_KINDS, type SubscribableEventKind } from '../../contracts/event-kinds.js';
 import { newId } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
+import { Id, NullableTimestamp, StringEnum, Timestamp } from '../../lib/schema-types.js';
 import type { WebhookEndpointDoc } from './documents.js';
 import { auditDraft, changesOf, type AuditContext } from '../audit/index.js';
 import { open, seal } from '../../lib/sealed.js';
@@ -20,11 +22,38 @@ export function newSigningSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString('base64url');
 }
 
+/** A signing secret as the answers that show it once describe it. */
+export const WebhookSecret = Type.String({
+  pattern: '^whsec_[0-9A-Za-z_-]{43}$',
+  description: 'Signing secret of the deliveries (`whsec_` + 32 random bytes, base64url).',
+  examples: ['whsec_q7Vd0rN3bX9kPz2Lm5Tf8Wc1Yh4Js6Ga0Ue3Ri7Ko2M'],
+});
+
 /** The sealed secret is bound to its endpoint: a copied ciphertext does not open elsewhere. */
 const secretAad = (endpointId: string) => `webhook-secret:${endpointId}`;
 
-/** The endpoint as the account API shows it (never a secret). */
-export function publicEndpoint(doc: WebhookEndpointDoc) {
+/** An endpoint as the account API shows it (never a secret): its type, and the `WebhookEndpoint` schema of the OpenAPI document. */
+export const WebhookEndpoint = Type.Object(
+  {
+    id: Id('whe', 'Endpoint id.'),
+    url: Type.String({ format: 'uri', description: 'Where events are posted.', examples: ['https://hooks.example.com/utility-tools'] }),
+    status: StringEnum(['active', 'disabled'], { description: '`disabled` after 20 failed attempts in a row, until re-enabled.' }),
+    consecutiveFailures: Type.Integer({ minimum: 0, description: 'Failed attempts in a row; any success resets it to 0.' }),
+    createdAt: Timestamp('When the endpoint was registered.'),
+    disabledAt: NullableTimestamp('When the endpoint was disabled; null while active.'),
+    eventTypes: Type.Array(StringEnum(SUBSCRIBABLE_EVENT_KINDS), {
+      description: 'The event types delivered to it (`webhook.test` always is, on request).',
+      examples: [[...DEFAULT_EVENT_TYPES]],
+    }),
+    previousSecretExpiresAt: NullableTimestamp(
+      "While a rotated secret's overlap runs: when the previous secret stops signing (deliveries carry both signatures until then). Null otherwise.",
+    ),
+  },
+  { description: 'A webhook endpoint.' },
+);
+export type WebhookEndpoint = Static<typeof WebhookEndpoint>;
+
+export function publicEndpoint(doc: WebhookEndpointDoc): WebhookEndpoint {
   return {
     id: doc._id,
     url: doc.url,

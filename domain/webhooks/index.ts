@@ -2,7 +2,7 @@
 //! record of their deliveries.
 export type { MissedPage } from './deliveries.js';
 export type { WebhookEndpointDoc } from './documents.js';
-export { createWebhookEndpoints, type EndpointMirror } from './endpoints.js';
+export { createWebhookEndpoints, WebhookEndpoint, WebhookSecret, type EndpointMirror } from './endpoints.js';
 export { createWebhookFanout } from './fanout.js';
 export { MAX_ENDPOINTS_PER_ACCOUNT, createWebhookService, type WebhookService } from './service.js';
 export {
