@@ -51,10 +51,11 @@ async function refusalsOf(t: ExecutionContext, what: string, settings: TemporalS
 /**
  * Refused by TLS, as the native connection (the API's and the workers') reports it: the server's
  * `alert`, or, when the server closes the connection before the client reads the alert, that:
- * hyper's "connection closed", or "connection was not ready" for the request waiting on it. Never
- * an answer, nor a refusal from past the handshake (a namespace, a permission).
+ * hyper's "connection closed", "connection was not ready" for the request waiting on it, or a
+ * "broken pipe" for the request it was writing. Never an answer, nor a refusal from past the
+ * handshake (a namespace, a permission).
  */
-const refusedByTls = (alert: string) => new RegExp(`${alert}|connection closed|connection was not ready`);
+const refusedByTls = (alert: string) => new RegExp(`${alert}|connection closed|connection was not ready|broken pipe`);
 
 test('the service reaches the frontend with its own certificate, through its client and a worker connection alike', async (t) => {
   t.deepEqual(await refusalsOf(t, 'with the certificate', testEnv.temporal()), { client: undefined, native: undefined });
