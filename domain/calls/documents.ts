@@ -1,7 +1,7 @@
 //! The documents calls leave behind: idempotency records, call keys, asynchronous calls, batches
 //! and their items, the render cache.
-import { type Static, Type } from '@sinclair/typebox';
 import type { Collection, ObjectId } from 'mongodb';
+import type { BatchCounts } from './batch-counts.js';
 
 declare module '../../lib/mongo.js' {
   /** Each collection of this file's documents (lib/mongo.ts names them). */
@@ -67,21 +67,6 @@ export interface CallDoc {
   /** Set by the sweeper once the answer was dropped. */
   expired?: boolean;
 }
-
-const count = (description: string) => Type.Integer({ minimum: 0, description });
-
-/** Counts of a batch's items by status, they always add up to its `total`: their type, and the `BatchCounts` schema of the OpenAPI document. */
-export const BatchCounts = Type.Object(
-  {
-    pending: count('Not started yet.'),
-    running: count('Their call is running.'),
-    succeeded: count('Their call answered its output; each is charged.'),
-    failed: count('Their call answered a problem; not charged.'),
-    skipped: count('Never ran: the batch was cancelled (`cancelled`) or credits ran short (`insufficient_credits`); not charged.'),
-  },
-  { description: 'Items by status; they add up to `total`.' },
-);
-export type BatchCounts = Static<typeof BatchCounts>;
 
 /** A batch (`POST /api/v1/batches`): its items are `batch_items`, run by the account's batch runner. */
 export interface BatchDoc {

@@ -2,6 +2,6 @@
 //! its outcome, the cancellations the running step looks for, the per-call keys, their documents.
 export { CALL_ANSWER_RETENTION_MS, CALL_TOMBSTONE_MS, createAsyncCalls, type CallOutcome } from './async-calls.js';
 export { createCallCancellations } from './cancellations.js';
-export { BatchCounts } from './documents.js';
+export { BatchCounts } from './batch-counts.js';
 export type { BatchDoc, BatchItemDoc, CallDoc, RenderCacheDoc } from './documents.js';
 export { createCallKeys, type CallKeys } from './keys.js';
