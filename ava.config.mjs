@@ -59,6 +59,6 @@ export default {
   workerThreads: false,
   // Three at a time: the phase is mostly waiting (pages going idle, mail, deliveries), so a third
   // file uses the cores the other two leave idle (docs/DEVELOPING.md has the figures).
-  concurrency: 3,
+  concurrency: 4,
   sortTestFiles: (a, b) => (rank.get(a) ?? Infinity) - (rank.get(b) ?? Infinity) || a.localeCompare(b),
 };
