@@ -1,5 +1,5 @@
 // The main phase of `npm test` (scripts/test.mjs): every suite but the disruptive, cluster, image,
-// Kubernetes and trace ones, three files at a time against the one test stack.
+// Kubernetes and trace ones, four files at a time against the one test stack.
 import path from 'node:path';
 
 /**
@@ -57,8 +57,8 @@ export default {
   nodeArguments: ['--import=tsx', '--conditions=utility-tools-source'],
   timeout: '2m',
   workerThreads: false,
-  // Three at a time: the phase is mostly waiting (pages going idle, mail, deliveries), so a third
-  // file uses the cores the other two leave idle (docs/DEVELOPING.md has the figures).
+  // Four at a time: much of a file's time is waiting (pages going idle, mail, deliveries), so the
+  // third and fourth use the cores the others leave idle (docs/DEVELOPING.md has the figures).
   concurrency: 4,
   sortTestFiles: (a, b) => (rank.get(a) ?? Infinity) - (rank.get(b) ?? Infinity) || a.localeCompare(b),
 };
