@@ -3,7 +3,7 @@
 //! fields by JSON pointer (`/password`): each goes under its field (aria-invalid, described by the
 //! error), the form's summary (role=alert, so it is announced) says what went wrong, and the focus
 //! moves to the first bad field. A 429 `too_many_attempts` says when to try again.
-import { busy, h, problemText, replace } from './dom.js';
+import { busy, focusOn, h, problemText, replace } from './dom.js';
 
 /**
  * A labelled field: `<label>`, the input, its help and its error line, the input described by both.
@@ -80,6 +80,57 @@ export const whenSent = (task) => (event) => {
   const form = /** @type {HTMLFormElement} */ (event.currentTarget);
   return busy(/** @type {HTMLElement} */ (form.querySelector('button[type=submit]')), task);
 };
+
+/**
+ * A form the page sends itself: `method=post` and the CSP's `form-action 'none'`, so nothing typed
+ * can end up in a URL; `send` runs as `whenSent` runs it.
+ * @param {{ send: () => Promise<unknown>, [attribute: string]: unknown }} spec the form's other attributes (`id`, `class`, `hidden`, ...)
+ * @param {...unknown} children
+ */
+export function postForm({ send, ...attrs }, ...children) {
+  return h('form', { ...attrs, method: 'post', novalidate: true, onsubmit: whenSent(send) }, ...children);
+}
+
+/**
+ * A field for an email address: no capitals, no spell check, and the browser offers the person's
+ * own unless `autocomplete` says otherwise.
+ * @param {{ id: string, label?: string, help?: unknown, autocomplete?: string, maxlength?: number }} spec
+ */
+export function emailField({ id, label = 'Email address', help, autocomplete = 'email', maxlength }) {
+  return field({
+    id,
+    label,
+    help,
+    attrs: { type: 'email', name: 'email', autocomplete, autocapitalize: 'off', spellcheck: 'false', maxlength },
+  });
+}
+
+/**
+ * "Check your mail", shown in place of `form` once the service took an address (a link is on its
+ * way); its heading takes the focus. `<id>` is the section, `<id>-title` its heading and
+ * `<id>-address` the address it names, which `says` places in its paragraphs.
+ * @param {{ id: string, form: HTMLElement, says: (address: HTMLElement) => unknown[] }} spec
+ */
+export function mailSent({ id, form, says }) {
+  const address = h('strong', { id: `${id}-address` });
+  const title = h('h2', { id: `${id}-title`, tabindex: '-1' }, 'Check your mail');
+  const element = h('section', { id, 'aria-labelledby': `${id}-title`, hidden: true }, title, ...says(address));
+  return {
+    element,
+    /** @param {string} to the address the mail went to */
+    show(to) {
+      address.textContent = to;
+      form.hidden = true;
+      element.hidden = false;
+      focusOn(title);
+    },
+    /** Back to the form. */
+    hide() {
+      element.hidden = true;
+      form.hidden = false;
+    },
+  };
+}
 
 /** A checkbox that shows the password fields given as plain text (people check what they typed). */
 export function showPasswords(id, ...inputs) {

@@ -50,11 +50,10 @@ export function createMonitorRuns({ client }) {
     pageSize: 20,
     fetchPage: (page) => client.monitorRuns(monitorId, page),
     emptyText: 'No runs yet: the first one starts at its schedule’s next time.',
-    moreLabel: 'Load more runs',
     focusKey: 'more-runs',
     table: (items) =>
       dataTable({
-        attrs: { class: 'monitor-runs-table', 'aria-labelledby': 'monitor-runs-title' },
+        name: 'monitor-runs',
         columns: ['Ran', 'Outcome', { label: 'Duration', class: 'num' }, { label: 'Charged', class: 'num' }, 'Checks', 'Change'],
         rows: items.map((r) => {
           const [badge, label] = OUTCOMES[r.outcome] ?? ['down', r.outcome];

@@ -23,7 +23,7 @@ export function createRenderCache({ client }) {
     );
     const table = days.length
       ? dataTable({
-          attrs: { class: 'render-cache-table', 'aria-labelledby': 'render-cache-title' },
+          name: 'render-cache',
           columns: ['Day (UTC)', 'Hits', 'Credits saved'],
           rowHeader: 0,
           rows: days.map((d) => ({ cells: [d.day, String(d.hits), String(d.creditsSaved)] })),

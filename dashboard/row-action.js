@@ -1,20 +1,23 @@
-//! A row's action that cannot be undone (delete, retire, disconnect), done the one way every list
-//! does it: asked first in the confirmation dialog, then run with its button busy; on success the
-//! list is read again, focus goes to the list's heading and the outcome is announced; a refusal is
-//! shown under the button, which keeps the focus.
+//! A row's buttons, and its action that cannot be undone (delete, retire, disconnect) done the one
+//! way every list does it: asked first in the confirmation dialog, then run with its button busy;
+//! on success the list is read again, focus goes to the list's heading and the outcome is
+//! announced; a refusal is shown under the button, which keeps the focus.
 import { confirmAction } from './dialogs.js';
 import { announce, busy, focusOn, h, problemText } from './dom.js';
 
 /**
- * @param {{ button: HTMLButtonElement, confirm: { title: string, body: string, confirmLabel: string },
- *           act: () => Promise<unknown>, reload: () => Promise<unknown>, heading: Element | null, announcement: string }} spec
+ * @typedef {{ confirm: { title: string, body: string, confirmLabel: string }, act: () => Promise<unknown>,
+ *             reload: () => Promise<unknown>, heading: Element | null, announcement: string }} RowAction
  */
+
+/** @param {RowAction & { button: HTMLButtonElement }} spec */
 export async function confirmedRowAction({ button, confirm, act, reload, heading, announcement }) {
   if (!(await confirmAction(confirm))) return;
   await busy(button, async () => {
     try {
       await act();
       await reload();
+      // Focus first (the row may be gone), then the result: said after the heading, not cut off by it.
       focusOn(heading);
       announce(announcement);
     } catch (err) {
@@ -23,4 +26,27 @@ export async function confirmedRowAction({ button, confirm, act, reload, heading
       button.focus();
     }
   });
+}
+
+/**
+ * A button of a table's row: `label` on it, `name` what a screen reader says (`Revoke key prod`),
+ * `focusKey` keeps the focus on it when the table is drawn again; `onclick` gets the button.
+ * @param {{ label: string, name: string, focusKey?: string, kind?: 'danger' | 'primary', small?: boolean,
+ *           onclick: (button: HTMLButtonElement) => unknown }} spec
+ */
+export function rowButton({ label, name, focusKey, kind, small = false, onclick }) {
+  const classes = [small ? 'small-button' : null, kind].filter(Boolean).join(' ');
+  return h(
+    'button',
+    { type: 'button', class: classes || null, 'aria-label': name, 'data-focus-key': focusKey, onclick: (e) => onclick(e.currentTarget) },
+    label,
+  );
+}
+
+/**
+ * A row's button for an action that cannot be undone: `confirmedRowAction` when it is pressed.
+ * @param {RowAction & { label: string, name: string, focusKey?: string, small?: boolean }} spec
+ */
+export function confirmedRowButton({ label, name, focusKey, small, ...action }) {
+  return rowButton({ label, name, focusKey, small, kind: 'danger', onclick: (button) => confirmedRowAction({ button, ...action }) });
 }

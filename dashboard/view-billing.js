@@ -8,12 +8,12 @@ import {
   busy,
   clearFormError,
   dataTable,
-  empty,
   formatInt,
   formatPrice,
   h,
   replace,
   showFormError,
+  subSection,
   time,
   viewSection,
 } from './dom.js';
@@ -21,6 +21,7 @@ import { createRechargeForm } from './billing-recharge.js';
 import { createGrantsList } from './grants.js';
 import { createList } from './list.js';
 import { createPagedList } from './paged-list.js';
+import { rowButton } from './row-action.js';
 
 const STATUSES = {
   pending: ['Pending', 'refunded'],
@@ -46,11 +47,9 @@ function createPurchasesList({ client, section, container }) {
     pageSize: 10,
     fetchPage: (page) => client.purchases(page),
     emptyText: 'No purchases yet.',
-    moreLabel: 'Load more purchases',
-    focusKey: 'more-purchases',
     table: (items) =>
       dataTable({
-        attrs: { class: 'purchases-table', 'aria-labelledby': 'purchases-title' },
+        name: 'purchases',
         caption: 'Newest first. Refunds and disputes take back credits not yet spent.',
         columns: [
           'Bought',
@@ -89,12 +88,7 @@ export function createBillingView({ client }) {
   const saveCard = h('input', { id: 'save-card', type: 'checkbox', name: 'saveCard' });
   const buyError = h('p', { class: 'field-error', id: 'buy-error', role: 'alert', hidden: true });
   const purchasesBody = h('div', { id: 'purchases-body' });
-  const purchasesSection = h(
-    'section',
-    { id: 'purchases', 'aria-labelledby': 'purchases-title' },
-    h('h2', { id: 'purchases-title', tabindex: '-1' }, 'Purchases'),
-    purchasesBody,
-  );
+  const purchasesSection = subSection('purchases', 'Purchases', purchasesBody);
   const { section: grantsSection, list: grants } = createGrantsList({
     client,
     id: 'billing-grants',
@@ -122,9 +116,15 @@ export function createBillingView({ client }) {
   const packs = createList({
     body: packsBody,
     loadingWhat: 'credit packs',
-    failedWhat: 'the credit packs',
     read: () => client.creditPacks(),
-    render: renderPacks,
+    emptyText: 'No credit packs are for sale yet.',
+    table: (items) =>
+      dataTable({
+        name: 'packs',
+        columns: ['Pack', { label: 'Credits', class: 'num' }, { label: 'Price', class: 'num' }, 'Lifetime', 'Buy'],
+        rowHeader: 0,
+        rows: items.map(packRow),
+      }),
   });
 
   const purchases = createPurchasesList({ client, section: purchasesSection, container: purchasesBody });
@@ -140,39 +140,17 @@ export function createBillingView({ client }) {
     else returned.replaceChildren();
   }
 
-  function renderPacks(packs) {
-    if (packs.length === 0) {
-      replace(packsBody, empty('No credit packs are for sale yet.'));
-      return;
-    }
-    replace(
-      packsBody,
-      dataTable({
-        attrs: { class: 'packs-table', 'aria-labelledby': 'packs-title' },
-        columns: ['Pack', { label: 'Credits', class: 'num' }, { label: 'Price', class: 'num' }, 'Lifetime', 'Buy'],
-        rowHeader: 0,
-        rows: packs.map((p) => ({
-          attrs: { dataset: { packId: p.id } },
-          cells: [
-            p.name,
-            formatInt(p.credits),
-            formatPrice(p.price.amount, p.price.currency),
-            lifetime(p.expiresInDays),
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'primary',
-                'aria-label': `Buy ${p.name}`,
-                'data-focus-key': `buy-${p.id}`,
-                onclick: (e) => buy(p, e.currentTarget),
-              },
-              'Buy',
-            ),
-          ],
-        })),
-      }),
-    );
+  function packRow(p) {
+    return {
+      attrs: { dataset: { packId: p.id } },
+      cells: [
+        p.name,
+        formatInt(p.credits),
+        formatPrice(p.price.amount, p.price.currency),
+        lifetime(p.expiresInDays),
+        rowButton({ label: 'Buy', name: `Buy ${p.name}`, focusKey: `buy-${p.id}`, kind: 'primary', onclick: (button) => buy(p, button) }),
+      ],
+    };
   }
 
   async function buy(pack, button) {

@@ -1,19 +1,16 @@
 //! API keys (`/dashboard/keys`): create (the key is shown once, with a copy button), list with
 //! prefix, creation, last use and limits, edit a key's limits (tools, expiry, rate, monthly
 //! credits, addresses; keys-limits.js), and revoke after confirmation.
-import { confirmAction } from './dialogs.js';
 import {
   announce,
-  busy,
   clearFormError,
+  code,
   credits,
   dataTable,
-  empty,
   focusOn,
   formatInt,
   h,
-  problemText,
-  replace,
+  help,
   showFormError,
   time,
   viewSection,
@@ -21,6 +18,7 @@ import {
 import { labelled, whenSent } from './forms.js';
 import { createLimitsEditor } from './keys-limits.js';
 import { createList } from './list.js';
+import { confirmedRowAction, rowButton } from './row-action.js';
 import { hideSecret, showSecret } from './secret.js';
 
 /** What limits a key, in words; the month's spending always. */
@@ -59,28 +57,20 @@ function keyRow(key, limits, revoke) {
       key.revokedAt
         ? null
         : [
-            h(
-              'button',
-              {
-                type: 'button',
-                'aria-label': `Edit limits of key ${label}`,
-                'data-focus-key': `limits-${key.id}`,
-                onclick: () => limits.edit(key),
-              },
-              'Edit limits',
-            ),
+            rowButton({
+              label: 'Edit limits',
+              name: `Edit limits of key ${label}`,
+              focusKey: `limits-${key.id}`,
+              onclick: () => limits.edit(key),
+            }),
             ' ',
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'danger',
-                'aria-label': `Revoke key ${label}`,
-                'data-focus-key': `revoke-${key.id}`,
-                onclick: (e) => revoke(key, e.currentTarget),
-              },
-              'Revoke',
-            ),
+            rowButton({
+              label: 'Revoke',
+              name: `Revoke key ${label}`,
+              focusKey: `revoke-${key.id}`,
+              kind: 'danger',
+              onclick: (button) => revoke(key, button),
+            }),
           ],
     ],
   };
@@ -116,57 +106,44 @@ export function createKeysView({ client }) {
   const element = viewSection(
     'keys',
     'API keys',
-    h(
-      'p',
-      { class: 'help' },
-      'Keys call the tools (',
-      h('code', {}, 'Authorization: Bearer utk_…'),
-      '). A key is shown once, when it is created.',
-    ),
+    help('Keys call the tools (', code('Authorization: Bearer utk_…'), '). A key is shown once, when it is created.'),
     h('section', { 'aria-labelledby': 'key-create-title' }, h('h2', { id: 'key-create-title' }, 'Create a key'), form, secretBox),
     h('section', { 'aria-labelledby': 'key-list-title' }, h('h2', { id: 'key-list-title' }, 'Your keys'), container),
     limits.form,
   );
-  const list = createList({ body: container, loadingWhat: 'API keys', failedWhat: 'the API keys', read: () => client.keys(), render });
+  const list = createList({
+    body: container,
+    loadingWhat: 'API keys',
+    read: () => client.keys(),
+    emptyText: 'No API keys yet. Create one to call the tools.',
+    table: (keys) => {
+      const active = keys.filter((k) => !k.revokedAt).length;
+      return [
+        h('p', { class: 'muted small', id: 'keys-count' }, `${active} active, ${keys.length - active} revoked.`),
+        dataTable({
+          name: 'keys',
+          attrs: { 'aria-describedby': 'keys-count' },
+          columns: ['Name', 'Key', 'Created', 'Last used', 'Limits', 'Status', 'Actions'],
+          rowHeader: 0,
+          rows: keys.map((key) => keyRow(key, limits, revoke)),
+        }),
+      ];
+    },
+  });
 
-  function render(keys) {
-    if (keys.length === 0) {
-      replace(container, empty('No API keys yet. Create one to call the tools.'));
-      return;
-    }
-    const active = keys.filter((k) => !k.revokedAt).length;
-    replace(
-      container,
-      h('p', { class: 'muted small', id: 'keys-count' }, `${active} active, ${keys.length - active} revoked.`),
-      dataTable({
-        attrs: { class: 'keys-table', 'aria-labelledby': 'keys-title', 'aria-describedby': 'keys-count' },
-        columns: ['Name', 'Key', 'Created', 'Last used', 'Limits', 'Status', 'Actions'],
-        rowHeader: 0,
-        rows: keys.map((key) => keyRow(key, limits, revoke)),
-      }),
-    );
-  }
-
-  async function revoke(key, button) {
+  function revoke(key, button) {
     const label = key.name ? `“${key.name}” (${key.prefix}…)` : `${key.prefix}…`;
-    const confirmed = await confirmAction({
-      title: `Revoke key ${label}?`,
-      body: 'Calls made with this key will be refused with 401 Unauthorized within a second. This cannot be undone.',
-      confirmLabel: 'Revoke key',
-    });
-    if (!confirmed) return;
-    await busy(button, async () => {
-      try {
-        await client.revokeKey(key.id);
-        await list.load();
-        // Focus first (its button is gone), then the result: said after the heading, not cut off by it.
-        focusOn(element.querySelector('#keys-title'));
-        announce(`Key ${label} revoked.`);
-      } catch (err) {
-        if (err.name === 'AbortError') return;
-        button.closest('td').append(h('p', { class: 'field-error', role: 'alert' }, problemText(err)));
-        button.focus();
-      }
+    return confirmedRowAction({
+      button,
+      confirm: {
+        title: `Revoke key ${label}?`,
+        body: 'Calls made with this key will be refused with 401 Unauthorized within a second. This cannot be undone.',
+        confirmLabel: 'Revoke key',
+      },
+      act: () => client.revokeKey(key.id),
+      reload: list.load,
+      heading: element.querySelector('#keys-title'),
+      announcement: `Key ${label} revoked.`,
     });
   }
 

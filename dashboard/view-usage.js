@@ -221,7 +221,7 @@ function cacheTable(days) {
     'div',
     { id: 'cache-days' },
     dataTable({
-      attrs: { class: 'cache-days-table', 'aria-labelledby': 'cache-days-title' },
+      name: 'cache-days',
       caption: 'Answers taken from the render cache per day (UTC), newest first. They are free and are not calls.',
       columns: ['Day (UTC)', { label: 'Cache hits', class: 'num' }, { label: 'Credits saved', class: 'num' }],
       rowHeader: 0,
