@@ -219,6 +219,14 @@ export function subSection(id, title, ...children) {
   return h('section', { id, 'aria-labelledby': `${id}-title` }, h('h2', { id: `${id}-title`, tabindex: '-1' }, title), ...children);
 }
 
+/**
+ * Figures side by side: `stats(stat('Balance', 'balance', credits(n)), ...)`; each a label, the id of
+ * its value and the value.
+ */
+export const stats = (...items) => h('dl', { class: 'stats' }, ...items);
+/** @param {string} label @param {string} id @param {unknown} value */
+export const stat = (label, id, value) => h('div', { class: 'stat' }, h('dt', {}, label), h('dd', { id }, value));
+
 /** A help paragraph whose text may hold `code` parts: `help('Send ', code('Prefer'), '.')`. */
 export const help = (...children) => h('p', { class: 'help' }, ...children);
 export const code = (text) => h('code', {}, text);

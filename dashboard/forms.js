@@ -3,7 +3,7 @@
 //! fields by JSON pointer (`/password`): each goes under its field (aria-invalid, described by the
 //! error), the form's summary (role=alert, so it is announced) says what went wrong, and the focus
 //! moves to the first bad field. A 429 `too_many_attempts` says when to try again.
-import { busy, focusOn, h, problemText, replace } from './dom.js';
+import { busy, clearFormError, focusOn, h, problemText, replace, showFormError } from './dom.js';
 
 /**
  * A labelled field: `<label>`, the input, its help and its error line, the input described by both.
@@ -166,6 +166,29 @@ export function waitText(seconds) {
   return seconds < 60
     ? `in ${Math.max(1, Math.ceil(seconds))} seconds`
     : `in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'} (at ${at})`;
+}
+
+/**
+ * The problems of a panel of settings whose fields share one error line: the fields the service
+ * names (`/threshold`) are marked and the first of them takes the focus; `first` stands for the
+ * panel when it names none.
+ * @param {{ error: HTMLElement, fields: Record<string, HTMLInputElement | HTMLSelectElement>, first: string }} spec
+ */
+export function sharedErrorLine({ error, fields, first }) {
+  return {
+    clear() {
+      for (const input of Object.values(fields)) input.removeAttribute('aria-invalid');
+      clearFormError(error, fields[first]);
+    },
+    /** @param {any} err */
+    show(err) {
+      const named = (err.errors ?? []).map((e) => e.field.split('/')[1]).filter((f) => f in fields);
+      for (const f of named) fields[f].setAttribute('aria-invalid', 'true');
+      showFormError(error, fields[named[0] ?? first], err);
+      if (!named.length) fields[first].removeAttribute('aria-invalid');
+      (fields[named[0]] ?? fields[first]).focus();
+    },
+  };
 }
 
 /**

@@ -50,3 +50,22 @@ export function rowButton({ label, name, focusKey, kind, small = false, onclick 
 export function confirmedRowButton({ label, name, focusKey, small, ...action }) {
   return rowButton({ label, name, focusKey, small, kind: 'danger', onclick: (button) => confirmedRowAction({ button, ...action }) });
 }
+
+/**
+ * An action whose outcome is announced (end a session or all the others, remove a passkey, empty
+ * the render cache): asked first when `confirm` is given, then run with its button busy; `act`
+ * answers what to announce, after which the focus goes to `heading`; a refusal goes to `refused`.
+ * @param {{ button: HTMLElement, confirm?: RowAction['confirm'], act: () => Promise<string>, heading: Element | null,
+ *           refused: (err: any) => void }} spec
+ */
+export async function announcedAction({ button, confirm, act, heading, refused }) {
+  if (confirm && !(await confirmAction(confirm))) return;
+  await busy(button, async () => {
+    try {
+      announce(await act());
+      focusOn(heading);
+    } catch (err) {
+      if (err?.name !== 'AbortError') refused(err);
+    }
+  });
+}

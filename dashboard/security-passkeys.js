@@ -1,12 +1,11 @@
 //! The Security page's passkeys: the list (added, last used), a passkey added on this device
 //! (named, or numbered by the service), renamed in place, removed after the person confirms it.
 //! Adding and removing are changes that may need a recent sign-in (`sensitive`).
-import { confirmAction } from './dialogs.js';
-import { announce, busy, dataTable, focusOn, h, help, problemText, subSection, time } from './dom.js';
+import { announce, dataTable, focusOn, h, help, problemText, subSection, time } from './dom.js';
 import { field, formProblems, postForm } from './forms.js';
 import { createList } from './list.js';
 import { ceremonyProblem, createPasskey, passkeysSupported } from './passkeys.js';
-import { rowButton } from './row-action.js';
+import { announcedAction, rowButton } from './row-action.js';
 
 /**
  * @param {{ client: import('./api.js').Client, sensitive: <T>(change: () => Promise<T>) => Promise<T>, cancelled: (err: unknown) => boolean }} deps
@@ -63,22 +62,21 @@ export function createPasskeysSection({ client, sensitive, cancelled }) {
     }
   }
 
-  async function removePasskey(passkey, button) {
-    const confirmed = await confirmAction({
-      title: `Remove the passkey “${passkey.name}”?`,
-      body: 'It no longer signs you in. The device may still list it; you can delete it there too.',
-      confirmLabel: 'Remove passkey',
-    });
-    if (!confirmed) return;
-    await busy(button, async () => {
-      try {
+  function removePasskey(passkey, button) {
+    return announcedAction({
+      button,
+      confirm: {
+        title: `Remove the passkey “${passkey.name}”?`,
+        body: 'It no longer signs you in. The device may still list it; you can delete it there too.',
+        confirmLabel: 'Remove passkey',
+      },
+      act: async () => {
         await sensitive(() => client.removePasskey(passkey.id));
         await list.load();
-        announce(`Passkey “${passkey.name}” removed.`);
-        focusOn(passkeysSection.querySelector('h2'));
-      } catch (err) {
-        if (err?.name !== 'AbortError') announce(cancelled(err) ? err.message : `Could not remove the passkey: ${problemText(err)}`);
-      }
+        return `Passkey “${passkey.name}” removed.`;
+      },
+      heading: passkeysSection.querySelector('h2'),
+      refused: (err) => announce(cancelled(err) ? err.message : `Could not remove the passkey: ${problemText(err)}`),
     });
   }
 
@@ -148,16 +146,10 @@ function renameForm(p, { save, cancel }) {
   });
   const error = h('p', { class: 'field-error', id: `${inputId}-error`, hidden: true });
   const button = h('button', { type: 'submit', class: 'small-button primary' }, 'Save');
-  return h(
-    'form',
+  return postForm(
     {
       class: 'rename-form',
-      method: 'post',
-      novalidate: true,
-      onsubmit: (event) => {
-        event.preventDefault();
-        void busy(button, () => save(input, error));
-      },
+      send: () => save(input, error),
       onkeydown: (event) => {
         if (event.key === 'Escape') cancel();
       },

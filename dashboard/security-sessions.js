@@ -1,9 +1,8 @@
 //! The Security page's sessions: where the sign-in is in use (browser, address, how and when it
 //! signed in), "this device" marked; another session ended, or all the others at once.
-import { confirmAction } from './dialogs.js';
-import { announce, busy, code, dataTable, focusOn, h, help, problemText, replace, subSection, time } from './dom.js';
+import { announce, code, dataTable, h, help, problemText, replace, subSection, time } from './dom.js';
 import { createList } from './list.js';
-import { rowButton } from './row-action.js';
+import { announcedAction, rowButton } from './row-action.js';
 
 const METHODS = {
   password: 'with a password',
@@ -71,35 +70,34 @@ export function createSessionsSection({ client }) {
     render: renderSessions,
   });
 
-  async function endOne(s, button) {
-    await busy(button, async () => {
-      try {
+  function endOne(s, button) {
+    return announcedAction({
+      button,
+      act: async () => {
         await client.endSession(s.id);
         await list.load();
-        announce(`The session of ${deviceName(s.userAgent)} has ended.`);
-        focusOn(sessionsSection.querySelector('h2'));
-      } catch (err) {
-        if (err?.name !== 'AbortError') announce(`Could not end the session: ${problemText(err)}`);
-      }
+        return `The session of ${deviceName(s.userAgent)} has ended.`;
+      },
+      heading: sessionsSection.querySelector('h2'),
+      refused: (err) => announce(`Could not end the session: ${problemText(err)}`),
     });
   }
 
-  async function endOtherSessions() {
-    const confirmed = await confirmAction({
-      title: 'End all other sessions?',
-      body: 'Every device but this one is signed out at once. This one stays signed in.',
-      confirmLabel: 'End other sessions',
-    });
-    if (!confirmed) return;
-    await busy(endOthers, async () => {
-      try {
+  function endOtherSessions() {
+    return announcedAction({
+      button: endOthers,
+      confirm: {
+        title: 'End all other sessions?',
+        body: 'Every device but this one is signed out at once. This one stays signed in.',
+        confirmLabel: 'End other sessions',
+      },
+      act: async () => {
         const { ended } = await client.endOtherSessions();
         await list.load();
-        announce(ended === 1 ? 'One other session has ended.' : `${ended} other sessions have ended.`);
-        focusOn(sessionsSection.querySelector('h2'));
-      } catch (err) {
-        if (err?.name !== 'AbortError') announce(`Could not end the sessions: ${problemText(err)}`);
-      }
+        return ended === 1 ? 'One other session has ended.' : `${ended} other sessions have ended.`;
+      },
+      heading: sessionsSection.querySelector('h2'),
+      refused: (err) => announce(`Could not end the sessions: ${problemText(err)}`),
     });
   }
 

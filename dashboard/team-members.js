@@ -1,7 +1,8 @@
 //! The Team page's members: each with their role, when they joined and last signed in (the
 //! signed-in person marked "You"); for the owner and admins, a role change per member and removing
 //! one after confirmation. The owner's row and one's own are never changed here.
-import { announce, busy, dataTable, h, problemText, subSection, time } from './dom.js';
+import { announce, dataTable, h, problemText, subSection, time } from './dom.js';
+import { postForm } from './forms.js';
 import { createHeldList } from './list.js';
 import { confirmedRowButton } from './row-action.js';
 import { GIVEN, ROLE_NAMES, roleName, who } from './team-roles.js';
@@ -84,17 +85,8 @@ export function createMembersSection({ context, reload, manages, changeable, myI
       { type: 'submit', class: 'small-button', 'data-focus-key': `change-role-${m.userId}`, 'aria-label': `Change role of ${who(m)}` },
       'Change role',
     );
-    return h(
-      'form',
-      {
-        class: 'role-form',
-        method: 'post',
-        novalidate: true,
-        onsubmit: (event) => {
-          event.preventDefault();
-          void busy(save, () => changeRole(m, select, error));
-        },
-      },
+    return postForm(
+      { class: 'role-form', send: () => changeRole(m, select, error) },
       h('label', { for: id, class: 'visually-hidden' }, `Role of ${who(m)}`),
       h('div', { class: 'role-row' }, select, save),
       error,

@@ -2,7 +2,23 @@
 //! hits and credits saved per day, the ledger of calls with their request ids (paged with the
 //! API's cursor), a month's usage as CSV, and the asynchronous calls.
 import { aggregateUsage, usageChart, windowStart } from './chart.js';
-import { announce, busy, credits, dataTable, empty, errorBox, focusOn, formatInt, h, loading, replace, time, viewSection } from './dom.js';
+import {
+  announce,
+  busy,
+  credits,
+  dataTable,
+  empty,
+  errorBox,
+  focusOn,
+  formatInt,
+  h,
+  loading,
+  replace,
+  stat,
+  stats,
+  time,
+  viewSection,
+} from './dom.js';
 import { ledgerTable } from './ledger.js';
 import { whenSent } from './forms.js';
 import { createCallsList } from './view-calls.js';
@@ -69,11 +85,7 @@ export function createUsageView({ client }) {
     const data = aggregateUsage(items, { days: CHART_DAYS });
     replace(
       container,
-      h(
-        'dl',
-        { class: 'stats' },
-        h('div', { class: 'stat' }, h('dt', {}, `Used in the last ${CHART_DAYS} days`), h('dd', { id: 'used-total' }, credits(data.total))),
-      ),
+      stats(stat(`Used in the last ${CHART_DAYS} days`, 'used-total', credits(data.total))),
       h('p', { class: 'muted small' }, 'Updated at ', time(updatedAt.toISOString()), '. Refreshed every minute while this tab is open.'),
       h('h2', {}, 'Credits per day'),
       data.total > 0
