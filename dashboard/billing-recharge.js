@@ -1,7 +1,7 @@
 //! The Billing page's auto-recharge: on or off, the pack each recharge buys, the threshold and the
 //! monthly cap, with the card saved at checkout, this month's count and the last recharge; each
 //! field the service refuses is marked and the reason said.
-import { announce, clearFormError, credits, errorBox, formatInt, formatPrice, h, replace, stat, stats, time } from './dom.js';
+import { announce, clearFormError, credits, errorBox, formatInt, formatPrice, h, replace, stats, time } from './dom.js';
 import { labelled, sharedErrorLine, whenSent } from './forms.js';
 
 /**
@@ -88,13 +88,13 @@ export function createRechargeForm({ client, packs }) {
     replace(
       rechargeStatus,
       stats(
-        stat('Card', 'recharge-card', card ? `${card.brand} •••• ${card.last4}` : 'None saved'),
-        stat(
+        ['Card', 'recharge-card', card ? `${card.brand} •••• ${card.last4}` : 'None saved'],
+        [
           'This month',
           'recharge-count',
           `${formatInt(settings.rechargesThisMonth)} ${settings.rechargesThisMonth === 1 ? 'recharge' : 'recharges'}`,
-        ),
-        stat('Last recharge', 'recharge-last', last ? [last.status, last.reason ? ` (${last.reason})` : '', ', ', time(last.at)] : 'None'),
+        ],
+        ['Last recharge', 'recharge-last', last ? [last.status, last.reason ? ` (${last.reason})` : '', ', ', time(last.at)] : 'None'],
       ),
       card
         ? null

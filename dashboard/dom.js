@@ -220,12 +220,16 @@ export function subSection(id, title, ...children) {
 }
 
 /**
- * Figures side by side: `stats(stat('Balance', 'balance', credits(n)), ...)`; each a label, the id of
- * its value and the value.
+ * Figures side by side, each a row of a small table: its label, the id of its value, the value
+ * (`stats(['Balance', 'balance', credits(n)], ...)`).
+ * @param {...[string, string, unknown]} figures
  */
-export const stats = (...items) => h('dl', { class: 'stats' }, ...items);
-/** @param {string} label @param {string} id @param {unknown} value */
-export const stat = (label, id, value) => h('div', { class: 'stat' }, h('dt', {}, label), h('dd', { id }, value));
+export const stats = (...figures) =>
+  h(
+    'dl',
+    { class: 'stats' },
+    figures.map(([label, id, value]) => h('div', { class: 'stat' }, h('dt', {}, label), h('dd', { id }, value))),
+  );
 
 /** A help paragraph whose text may hold `code` parts: `help('Send ', code('Prefer'), '.')`. */
 export const help = (...children) => h('p', { class: 'help' }, ...children);

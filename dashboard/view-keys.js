@@ -1,25 +1,12 @@
 //! API keys (`/dashboard/keys`): create (the key is shown once, with a copy button), list with
 //! prefix, creation, last use and limits, edit a key's limits (tools, expiry, rate, monthly
 //! credits, addresses; keys-limits.js), and revoke after confirmation.
-import {
-  announce,
-  clearFormError,
-  code,
-  credits,
-  dataTable,
-  focusOn,
-  formatInt,
-  h,
-  help,
-  showFormError,
-  time,
-  viewSection,
-} from './dom.js';
-import { labelled, whenSent } from './forms.js';
+import { announce, clearFormError, code, credits, dataTable, focusOn, formatInt, h, help, time, viewSection } from './dom.js';
+import { field, postForm } from './forms.js';
 import { createLimitsEditor } from './keys-limits.js';
 import { createList } from './list.js';
 import { confirmedRowAction, rowButton } from './row-action.js';
-import { hideSecret, showSecret } from './secret.js';
+import { createShownOnce, hideSecret } from './secret.js';
 
 /** What limits a key, in words; the month's spending always. */
 function limitsText(key) {
@@ -80,19 +67,16 @@ function keyRow(key, limits, revoke) {
 export function createKeysView({ client }) {
   const container = h('div', { id: 'keys-body' });
   const secretBox = h('div', { id: 'key-secret' });
-  const nameInput = h('input', {
+  const name = field({
     id: 'key-name',
-    name: 'name',
-    type: 'text',
-    maxlength: '100',
-    autocomplete: 'off',
-    'aria-describedby': 'key-name-error',
+    label: 'Name',
+    optional: true,
+    attrs: { name: 'name', type: 'text', maxlength: '100', autocomplete: 'off' },
   });
-  const formError = h('p', { class: 'field-error', id: 'key-name-error', hidden: true });
-  const form = h(
-    'form',
-    { id: 'key-form', class: 'inline-form', novalidate: true, onsubmit: whenSent(() => create()) },
-    labelled({ id: 'key-name', label: 'Name', hint: '(optional)', control: nameInput, after: [formError] }),
+  const { input: nameInput, error: formError } = name;
+  const form = postForm(
+    { id: 'key-form', class: 'inline-form', send: () => create() },
+    name.element,
     h('button', { type: 'submit', class: 'primary' }, 'Create key'),
   );
   const limits = createLimitsEditor({
@@ -147,27 +131,25 @@ export function createKeysView({ client }) {
     });
   }
 
-  async function create() {
-    clearFormError(formError, nameInput);
-    const name = nameInput.value.trim();
-    try {
-      const key = await client.createKey(name || undefined);
-      nameInput.value = '';
-      showSecret(secretBox, {
-        title: key.name ? `New API key “${key.name}”` : 'New API key',
-        label: 'API key',
-        copyLabel: 'Copy key',
-        note: 'Copy this key now: it is shown only once and cannot be shown again. If you lose it, create a new key and revoke this one.',
-        secret: key.key,
-        onDone: () => nameInput.focus(),
-      });
-      announce('API key created. Copy it now: it is shown only once.');
-      await list.load();
-    } catch (err) {
-      if (err.name === 'AbortError') return;
-      showFormError(formError, nameInput, err);
-      nameInput.focus();
-    }
+  function create() {
+    return createShownOnce({
+      box: secretBox,
+      field: name,
+      make: async () => {
+        const key = await client.createKey(nameInput.value.trim() || undefined);
+        return {
+          shown: {
+            title: key.name ? `New API key “${key.name}”` : 'New API key',
+            label: 'API key',
+            copyLabel: 'Copy key',
+            note: 'Copy this key now: it is shown only once and cannot be shown again. If you lose it, create a new key and revoke this one.',
+            secret: key.key,
+          },
+          announcement: 'API key created. Copy it now: it is shown only once.',
+        };
+      },
+      reload: list.load,
+    });
   }
 
   return {

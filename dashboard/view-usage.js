@@ -2,23 +2,7 @@
 //! hits and credits saved per day, the ledger of calls with their request ids (paged with the
 //! API's cursor), a month's usage as CSV, and the asynchronous calls.
 import { aggregateUsage, usageChart, windowStart } from './chart.js';
-import {
-  announce,
-  busy,
-  credits,
-  dataTable,
-  empty,
-  errorBox,
-  focusOn,
-  formatInt,
-  h,
-  loading,
-  replace,
-  stat,
-  stats,
-  time,
-  viewSection,
-} from './dom.js';
+import { announce, busy, credits, dataTable, empty, errorBox, focusOn, formatInt, h, loading, replace, time, viewSection } from './dom.js';
 import { ledgerTable } from './ledger.js';
 import { whenSent } from './forms.js';
 import { createCallsList } from './view-calls.js';
@@ -85,7 +69,11 @@ export function createUsageView({ client }) {
     const data = aggregateUsage(items, { days: CHART_DAYS });
     replace(
       container,
-      stats(stat(`Used in the last ${CHART_DAYS} days`, 'used-total', credits(data.total))),
+      h(
+        'dl',
+        { class: 'stats' },
+        h('div', { class: 'stat' }, h('dt', {}, `Used in the last ${CHART_DAYS} days`), h('dd', { id: 'used-total' }, credits(data.total))),
+      ),
       h('p', { class: 'muted small' }, 'Updated at ', time(updatedAt.toISOString()), '. Refreshed every minute while this tab is open.'),
       h('h2', {}, 'Credits per day'),
       data.total > 0
@@ -233,7 +221,7 @@ function cacheTable(days) {
     'div',
     { id: 'cache-days' },
     dataTable({
-      name: 'cache-days',
+      attrs: { class: 'cache-days-table', 'aria-labelledby': 'cache-days-title' },
       caption: 'Answers taken from the render cache per day (UTC), newest first. They are free and are not calls.',
       columns: ['Day (UTC)', { label: 'Cache hits', class: 'num' }, { label: 'Credits saved', class: 'num' }],
       rowHeader: 0,
