@@ -73,13 +73,11 @@ export function createInvitationsSection({ client, reload, manages }) {
       focusKey: `revoke-${invitation.id}`,
       small: true,
       confirm: {
-        title: `Revoke the invitation of ${invitation.email}?`,
         body: 'Its link stops working at once. You can invite the address again.',
         confirmLabel: 'Revoke invitation',
       },
       act: () => client.revokeInvitation(invitation.id),
       reload,
-      heading: section.querySelector('h2'),
       announcement: `The invitation of ${invitation.email} was revoked.`,
     });
   }

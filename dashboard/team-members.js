@@ -64,7 +64,6 @@ export function createMembersSection({ context, reload, manages, changeable, myI
       },
       act: () => client.removeMember(m.userId),
       reload,
-      heading: section.querySelector('h2'),
       announcement: `${who(m)} was removed from the account.`,
     });
   }

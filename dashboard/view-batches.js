@@ -80,13 +80,11 @@ export function createBatchesView({ client }) {
               name: `Cancel batch ${b.id}`,
               focusKey: `cancel-${b.id}`,
               confirm: {
-                title: `Cancel batch ${b.id}?`,
                 body: 'Items not started yet are skipped and never charged. Items running now finish and are charged as usual.',
                 confirmLabel: 'Cancel batch',
               },
               act: () => client.cancelBatch(b.id),
               reload: list.load,
-              heading: element.querySelector('#batches-title'),
               announcement: `Batch ${b.id} cancelled.`,
             })
           : null,

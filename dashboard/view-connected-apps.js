@@ -46,13 +46,11 @@ export function createConnectedAppsView({ client }) {
           label: 'Disconnect',
           name: `Disconnect ${app.clientName}`,
           confirm: {
-            title: `Disconnect ${app.clientName}?`,
             body: 'Its tokens stop working at once. To use this account again it must ask a member, who must allow it again.',
             confirmLabel: 'Disconnect',
           },
           act: () => client.disconnectApp(app.id),
           reload: list.load,
-          heading: element.querySelector('#connected-apps-title'),
           announcement: `${app.clientName} disconnected.`,
         }),
       ],

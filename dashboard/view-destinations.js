@@ -36,7 +36,6 @@ export function createDestinationsView({ client }) {
   });
 
   function row(destination) {
-    const named = `${destination.bucket} (${destination.id})`;
     return {
       attrs: { dataset: { destinationId: destination.id } },
       cells: [
@@ -48,15 +47,13 @@ export function createDestinationsView({ client }) {
         time(destination.createdAt),
         confirmedRowButton({
           label: 'Delete',
-          name: `Delete destination ${named}`,
+          name: `Delete destination ${destination.bucket} (${destination.id})`,
           confirm: {
-            title: `Delete destination ${named}?`,
             body: 'Calls naming it in Output-Destination will be refused; objects already written stay in the bucket. This cannot be undone.',
             confirmLabel: 'Delete destination',
           },
           act: () => client.deleteDestination(destination.id),
           reload: list.load,
-          heading: element.querySelector('#destinations-title'),
           announcement: `Destination ${destination.bucket} deleted.`,
         }),
       ],

@@ -126,7 +126,6 @@ export function createKeysView({ client }) {
       },
       act: () => client.revokeKey(key.id),
       reload: list.load,
-      heading: element.querySelector('#keys-title'),
       announcement: `Key ${label} revoked.`,
     });
   }

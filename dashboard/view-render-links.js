@@ -72,13 +72,11 @@ export function createRenderLinksView({ client }) {
               label: 'Retire',
               name: `Retire link secret ${s.id}`,
               confirm: {
-                title: `Retire link secret ${s.id}?`,
                 body: 'Every link signed with this secret will be refused with 401 within a second. This cannot be undone.',
                 confirmLabel: 'Retire secret',
               },
               act: () => client.retireLinkSecret(s.id),
               reload: load,
-              heading: element.querySelector('#link-secrets-title'),
               announcement: `Link secret ${s.id} retired.`,
             }),
       ],
