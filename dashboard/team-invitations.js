@@ -48,8 +48,8 @@ export function createInvitationsSection({ client, reload, manages }) {
 
   /** Shows the invitations (or why they could not be read), and the invite form to those who invite. */
   function render() {
-    inviteForm.hidden = !manages();
     const actions = manages();
+    inviteForm.hidden = !actions;
     list.draw({
       emptyText: 'No invitations are waiting to be accepted.',
       table: (invitations) =>
