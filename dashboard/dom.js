@@ -220,6 +220,19 @@ export function subSection(id, title, ...children) {
 }
 
 /**
+ * A state as a badge: `states[state]` is its badge's class and its label; a state the table does
+ * not know shows its own name, with the class `unknown`. `after`: more of the badge's text.
+ * @param {Record<string, [string, string]>} states
+ * @param {string} state
+ * @param {string} unknown
+ * @param {...unknown} after
+ */
+export function badge(states, state, unknown, ...after) {
+  const [kind, label] = states[state] ?? [unknown, state];
+  return h('span', { class: `badge ${kind}` }, label, ...after);
+}
+
+/**
  * Figures side by side, each a row of a small table: its label, the id of its value, the value
  * (`stats(['Balance', 'balance', credits(n)], ...)`).
  * @param {...[string, string, unknown]} figures

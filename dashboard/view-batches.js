@@ -1,7 +1,7 @@
 //! Batches (`/dashboard/batches`): the account's batches, newest first: tool, a progress bar of the items that ended, the counts,
 //! what was charged, and a Cancel button (after confirmation) while one runs or waits for credits.
 //! Paged with the API's cursor; a batch still running is read again every few seconds.
-import { code, credits, dataTable, h, help, time, viewSection } from './dom.js';
+import { badge, code, credits, dataTable, h, help, time, viewSection } from './dom.js';
 import { createPagedList } from './paged-list.js';
 import { confirmedRowButton } from './row-action.js';
 
@@ -52,7 +52,6 @@ export function createBatchesView({ client }) {
   });
 
   function row(b) {
-    const [badge, label] = STATUS[b.status] ?? ['failed', b.status];
     const done = b.counts.succeeded + b.counts.failed + b.counts.skipped;
     const c = b.counts;
     return {
@@ -61,7 +60,7 @@ export function createBatchesView({ client }) {
         time(b.createdAt),
         b.tool,
         h('code', { class: 'request-id' }, b.id),
-        h('span', { class: `badge ${badge}` }, label),
+        badge(STATUS, b.status, 'failed'),
         h('progress', {
           class: 'batch-progress',
           max: String(b.total),

@@ -5,6 +5,7 @@
 //! configured the packs are listed and buying says why it cannot.
 import {
   announce,
+  badge,
   busy,
   clearFormError,
   dataTable,
@@ -23,13 +24,14 @@ import { createList } from './list.js';
 import { createPagedList } from './paged-list.js';
 import { rowButton } from './row-action.js';
 
+/** A purchase's status: its badge's class and its label. */
 const STATUSES = {
-  pending: ['Pending', 'refunded'],
-  paid: ['Paid', 'charged'],
-  failed: ['Failed', 'failed'],
-  refunded: ['Refunded', 'refunded'],
-  partially_refunded: ['Partly refunded', 'refunded'],
-  disputed: ['Disputed', 'failed'],
+  pending: ['refunded', 'Pending'],
+  paid: ['charged', 'Paid'],
+  failed: ['failed', 'Failed'],
+  refunded: ['refunded', 'Refunded'],
+  partially_refunded: ['refunded', 'Partly refunded'],
+  disputed: ['failed', 'Disputed'],
 };
 
 const lifetime = (days) => (days ? `Credits last ${formatInt(days)} days` : 'Credits never expire');
@@ -60,23 +62,20 @@ function createPurchasesList({ client, section, container }) {
           { label: 'Taken back', class: 'num' },
           'Receipt',
         ],
-        rows: items.map((p) => {
-          const [label, badge] = STATUSES[p.status] ?? [p.status, 'refunded'];
-          return {
-            attrs: { dataset: { purchaseId: p.id } },
-            cells: [
-              time(p.createdAt),
-              p.packName,
-              formatInt(p.credits),
-              formatPrice(p.amount, p.currency),
-              h('span', { class: `badge ${badge}` }, label),
-              formatInt(p.creditsVoided),
-              p.receiptUrl
-                ? h('a', { href: p.receiptUrl, rel: 'noreferrer noopener', target: '_blank' }, 'Receipt')
-                : h('span', { class: 'muted' }, '–'),
-            ],
-          };
-        }),
+        rows: items.map((p) => ({
+          attrs: { dataset: { purchaseId: p.id } },
+          cells: [
+            time(p.createdAt),
+            p.packName,
+            formatInt(p.credits),
+            formatPrice(p.amount, p.currency),
+            badge(STATUSES, p.status, 'refunded'),
+            formatInt(p.creditsVoided),
+            p.receiptUrl
+              ? h('a', { href: p.receiptUrl, rel: 'noreferrer noopener', target: '_blank' }, 'Receipt')
+              : h('span', { class: 'muted' }, '–'),
+          ],
+        })),
       }),
   });
 }

@@ -1,6 +1,6 @@
 //! Recent asynchronous calls (made with `Prefer: respond-async`): tool, request id, status and
 //! what each was charged, newest first; paged with the API's cursor. A part of the usage view.
-import { code, credits, dataTable, h, help, subSection, time } from './dom.js';
+import { badge, code, credits, dataTable, h, help, subSection, time } from './dom.js';
 import { createPagedList } from './paged-list.js';
 
 const STATUS = { running: ['refunded', 'Running'], succeeded: ['active', 'Succeeded'], failed: ['failed', 'Failed'] };
@@ -30,19 +30,16 @@ export function createCallsList({ client }) {
       dataTable({
         name: 'async-calls',
         columns: ['Started', 'Tool', 'Request id', 'Status', { label: 'Charged', class: 'num' }],
-        rows: items.map((c) => {
-          const [badge, label] = STATUS[c.status] ?? ['failed', c.status];
-          return {
-            attrs: { dataset: { requestId: c.requestId } },
-            cells: [
-              time(c.createdAt),
-              c.tool,
-              h('code', { class: 'request-id' }, c.requestId),
-              [h('span', { class: `badge ${badge}` }, label), c.code ? h('span', { class: 'muted small' }, ` ${c.code}`) : null],
-              c.status === 'running' ? h('span', { class: 'muted' }, '–') : credits(c.charged),
-            ],
-          };
-        }),
+        rows: items.map((c) => ({
+          attrs: { dataset: { requestId: c.requestId } },
+          cells: [
+            time(c.createdAt),
+            c.tool,
+            h('code', { class: 'request-id' }, c.requestId),
+            [badge(STATUS, c.status, 'failed'), c.code ? h('span', { class: 'muted small' }, ` ${c.code}`) : null],
+            c.status === 'running' ? h('span', { class: 'muted' }, '–') : credits(c.charged),
+          ],
+        })),
       }),
   });
   return { element, load: list.load, close: list.close };

@@ -1,6 +1,6 @@
 //! The event log: every event of the account, newest first, with each endpoint it went to and
 //! what became of it there; paged with the API's cursor. A part of the webhooks view.
-import { dataTable, h, help, subSection, time } from './dom.js';
+import { badge, dataTable, h, help, subSection, time } from './dom.js';
 import { createPagedList } from './paged-list.js';
 
 /** An event's delivery at one endpoint, as a badge. */
@@ -30,18 +30,17 @@ export function createEventLog({ client, urlOf }) {
     return h(
       'ul',
       { class: 'deliveries' },
-      list.map((d) => {
-        const [badge, label] = STATUS[d.status] ?? ['failed', d.status];
-        return h(
+      list.map((d) =>
+        h(
           'li',
           {},
           h('span', { class: 'delivery-url' }, urlOf(d.endpointId) ?? d.endpointId),
           ' ',
-          h('span', { class: `badge ${badge}` }, label),
+          badge(STATUS, d.status, 'failed'),
           d.reason ? h('span', { class: 'muted small' }, ` (${REASONS[d.reason] ?? d.reason})`) : null,
           h('span', { class: 'muted small' }, ` · ${d.attempts} ${d.attempts === 1 ? 'attempt' : 'attempts'}`),
-        );
-      }),
+        ),
+      ),
     );
   }
 
