@@ -5,10 +5,8 @@
 import { confirmAction } from './dialogs.js';
 import { announce, busy, focusOn, h, problemText } from './dom.js';
 
-/**
- * @typedef {{ title: string, body: string, confirmLabel: string }} Confirmation
- * @typedef {{ confirm: Confirmation, act: () => Promise<unknown>, reload: () => Promise<unknown>, announcement: string }} RowAction
- */
+/** @typedef {{ title: string, body: string, confirmLabel: string }} Confirmation what the dialog asks */
+/** @typedef {{ confirm: Confirmation, act: () => Promise<unknown>, reload: () => Promise<unknown>, announcement: string }} RowAction */
 
 /** @param {RowAction & { button: HTMLButtonElement }} spec */
 export async function confirmedRowAction({ button, confirm, act, reload, announcement }) {
