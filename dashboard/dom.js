@@ -222,7 +222,7 @@ export function subSection(id, title, ...children) {
 /**
  * A state as a badge: `states[state]` is its badge's class and its label; a state the table does
  * not know shows its own name, with the class `unknown`. `after`: more of the badge's text.
- * @param {Record<string, [string, string]>} states
+ * @param {Record<string, string[]>} states `[class, label]` by state
  * @param {string} state
  * @param {string} unknown
  * @param {...unknown} after
