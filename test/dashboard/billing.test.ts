@@ -10,17 +10,7 @@ import { client, serviceOrigin, signUp } from '../helpers/people.js';
 import { testEnv } from '../helpers/env.js';
 import { withServiceDb } from '../helpers/db.js';
 import { applied, charge, deliver, putPack, session, stripeEvent, stripeId } from '../helpers/stripe.js';
-import {
-  focused,
-  launchBrowser,
-  openDashboard,
-  refresh,
-  screenshot,
-  signInWithPassword,
-  textOf,
-  waitForText,
-  waitForView,
-} from './page.js';
+import { focused, launchBrowser, openSignedIn, refresh, screenshot, textOf, waitForText, waitForView } from './page.js';
 import { connectTemporal } from '../helpers/temporal.js';
 
 const PACK = `dash-${stripeId('x').slice(-6).toLowerCase()}`;
@@ -42,10 +32,8 @@ test.serial('buy a pack through Checkout, see it paid with its grant and card, t
   const person = await signUp(c, { name: 'Billing & Co' });
   const account = { id: person.accountId };
   const request = (method: string, path: string) => c.request(method, path, { cookie: person.cookie });
-  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/billing', origin: serviceOrigin() });
+  const { page, problems, close } = await openSignedIn(browser, person, 'billing');
   try {
-    await signInWithPassword(page, person.email, person.password);
-    await waitForView(page, 'billing');
     const row = await waitForText(page, `#packs-body tr[data-pack-id="${PACK}"]`, /Dashboard pack/);
     t.regex(row, /1,000/);
     t.regex(row, /\$15\.00/);

@@ -13,8 +13,8 @@ import {
   lastAnnouncement,
   launchBrowser,
   openDashboard,
+  openSignedIn,
   signIn,
-  signInWithPassword,
   textOf,
   waitForText,
   waitForView,
@@ -277,10 +277,8 @@ test.serial(
   "a person's Security page: the password form empty and half-filled, a passkey added unnamed and renamed to nothing",
   async (t) => {
     const person = await signUp(client(), { name: 'Refusals person' });
-    const { page, problems, close } = await open('/dashboard/security', 'sign-in');
+    const { page, problems, close } = await openSignedIn(browser, person, 'security');
     try {
-      await signInWithPassword(page, person.email, person.password);
-      await waitForView(page, 'security');
       await refusedByForm(t, page, '#password-form', {}, BOTH, ['current-password', 'new-password']);
       await refusedByForm(t, page, '#password-form', { '#current-password': person.password }, ONE, ['new-password']);
       await refusedByForm(t, page, '#password-form', { '#current-password': '', '#new-password': 'a new password of some length' }, ONE, [

@@ -19,6 +19,7 @@ import {
   openDashboard,
   signIn,
   signInWithPassword,
+  submitPassword,
   textOf,
   waitForIdle,
   waitForText,
@@ -147,9 +148,7 @@ test.serial(
         [await attribute(page, '#sign-in-email', 'autocomplete'), await attribute(page, '#sign-in-password', 'autocomplete')],
         ['email', 'current-password'],
       );
-      await page.locator('#sign-in-email').fill(person.email);
-      await page.locator('#sign-in-password').fill('not the password at all');
-      await page.click('#sign-in-form button[type=submit]');
+      await submitPassword(page, person.email, 'not the password at all');
       t.regex(await waitForText(page, '#sign-in-form [role=alert]', /./), /The address or the password is not right/);
       t.is((await focused(page)).id, 'sign-in-password');
       t.true(await page.$eval('#account-bar', (el) => (el as HTMLElement).hidden), 'still signed out');
@@ -170,9 +169,7 @@ test.serial(
         await c.request('POST', '/api/v1/auth/signin', { body: { email: locked.email, password: `wrong password number ${i}` } });
       await page.click('#sign-out');
       await waitForView(page, 'sign-in');
-      await page.locator('#sign-in-email').fill(locked.email);
-      await page.locator('#sign-in-password').fill(locked.password);
-      await page.click('#sign-in-form button[type=submit]');
+      await submitPassword(page, locked.email, locked.password);
       t.regex(await waitForText(page, '#sign-in-form [role=alert]', /./), /Too many failed sign-ins.*Try again in 1[45] minutes \(at \d/);
       t.deepEqual(problems, []);
     } finally {
@@ -218,9 +215,7 @@ test.serial('reset the password end to end: the same words for any address, a ma
     // Every session ended, the one made at sign-up too.
     t.is((await client().request('GET', '/api/v1/auth/session', { cookie: person.cookie })).status, 401);
 
-    await page.locator('#sign-in-email').fill(person.email);
-    await page.locator('#sign-in-password').fill(person.password);
-    await page.click('#sign-in-form button[type=submit]');
+    await submitPassword(page, person.email, person.password);
     await waitForText(page, '#sign-in-form [role=alert]', /not right/);
     await signInWithPassword(page, person.email, fresh);
     await waitForView(page, 'overview');
