@@ -6,15 +6,15 @@
 //! one with a password of their own. Problems show under their fields, announced, focus on the
 //! first bad one; the pages say the same whatever the address.
 import test from 'ava';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { newAccount, request } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
 import { tokenFrom, uniqueAddress, waitForMail } from '../helpers/mailbox.js';
 import { client, goodPassword, serviceOrigin, signUp } from '../helpers/people.js';
+import { browserForFile } from './browser-for-file.js';
 import {
   focused,
   goTo,
-  launchBrowser,
   noteShot,
   openDashboard,
   signIn,
@@ -26,15 +26,9 @@ import {
   waitForView,
 } from './page.js';
 
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
-const open = (path = '/dashboard') => openDashboard(browser, { origin: serviceOrigin(), path });
+const open = (path = '/dashboard') => openDashboard(browser(), { origin: serviceOrigin(), path });
 const attribute = (page: Page, selector: string, name: string) => page.$eval(selector, (el, n) => el.getAttribute(n), name);
 const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** The link of `mail` to a dashboard page (`verify`, `reset`, `invitation`). */
@@ -46,7 +40,7 @@ const linkTo = (links: string[], page: string) => {
 
 /** Opens MailDev's own inbox (its web UI, which it serves to a browser) and the mail with `subject`: what a newcomer sees locally. */
 async function openInInbox(subject: string, name: string): Promise<void> {
-  const context = await browser.createBrowserContext();
+  const context = await browser().createBrowserContext();
   try {
     const inbox = await context.newPage();
     await inbox.setViewport({ width: 1280, height: 900 });
@@ -242,7 +236,7 @@ test.serial(
     const person = await signUp(client(), { name: 'Attached person' });
 
     // The operator's account, signed in with its token: a form to attach a person (hidden for people).
-    const owner = await openDashboard(browser);
+    const owner = await openDashboard(browser());
     try {
       await signIn(owner.page, operated.ownerToken);
       t.false(

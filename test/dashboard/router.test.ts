@@ -5,33 +5,19 @@
 //! The visitor is a person (signed up through the mail, signing in with a password at the
 //! service's own origin), whose session outlives the reloads of deep links.
 import test from 'ava';
-import type { Browser, KeyInput, Page } from 'puppeteer-core';
+import type { KeyInput, Page } from 'puppeteer-core';
 import { client, serviceOrigin, signUp, type SignedUpPerson } from '../helpers/people.js';
-import {
-  PHONE,
-  VIEWS,
-  focused,
-  goTo,
-  launchBrowser,
-  openDashboard,
-  signInWithPassword,
-  textOf,
-  viewsOf,
-  waitForView,
-  type ViewId,
-} from './page.js';
+import { browserForFile } from './browser-for-file.js';
+import { PHONE, VIEWS, focused, goTo, openDashboard, signInWithPassword, textOf, viewsOf, waitForView, type ViewId } from './page.js';
 
-let browser: Browser;
+const browser = browserForFile();
 /** One person for the file: these tests read, they change nothing but the session. */
 let person: SignedUpPerson;
 test.before(async () => {
-  [browser, person] = await Promise.all([launchBrowser(), signUp(client(), { name: 'Router Ltd' })]);
-});
-test.after.always(async () => {
-  await browser?.close();
+  person = await signUp(client(), { name: 'Router Ltd' });
 });
 
-const open = (options: Parameters<typeof openDashboard>[1] = {}) => openDashboard(browser, { origin: serviceOrigin(), ...options });
+const open = (options: Parameters<typeof openDashboard>[1] = {}) => openDashboard(browser(), { origin: serviceOrigin(), ...options });
 const signIn = (page: Page) => signInWithPassword(page, person.email, person.password);
 
 /** What each view of a person reads (besides `GET /api/v1/auth/session`, who is signed in, on every page load). */

@@ -6,18 +6,18 @@
 //! but no control to change it (the server refusing all the same); axe-core's WCAG rules at
 //! desktop and phone width; and ownership handed on after the owner confirms it is them.
 import test from 'ava';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { isProblem } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
 import { tokenFrom, uniqueAddress, waitForMail } from '../helpers/mailbox.js';
 import { client, signUp, type SignedUpPerson } from '../helpers/people.js';
 import { acceptAsNew, type Member } from '../helpers/team.js';
+import { browserForFile } from './browser-for-file.js';
 import {
   PHONE,
   axeViolations,
   focused,
   lastAnnouncement,
-  launchBrowser,
   lineOf,
   noteShot,
   openSignedIn,
@@ -30,7 +30,7 @@ import {
 } from './page.js';
 
 const c = client();
-let browser: Browser;
+const browser = browserForFile();
 /** One owner for the file (each sign-up costs a password hash); the tests run in order on their team. */
 let owner: SignedUpPerson;
 /** Joined in the first test: a developer (made billing, then removed) and a viewer (the owner at the end). */
@@ -38,10 +38,7 @@ let developer: Member;
 let viewer: Member;
 
 test.before(async () => {
-  [browser, owner] = await Promise.all([launchBrowser(), signUp(c, { name: 'Olive Owner' })]);
-});
-test.after.always(async () => {
-  await browser?.close();
+  owner = await signUp(c, { name: 'Olive Owner' });
 });
 
 const memberRow = (userId: string) => `#members-body tr[data-user-id="${userId}"]`;
@@ -68,7 +65,7 @@ async function confirm(page: Page, title: RegExp) {
 test.serial(
   'an owner invites through the Team page, the invited join with their roles; a role changed, an invitation revoked and a member removed; problems under their fields',
   async (t) => {
-    const { page, problems, close } = await openSignedIn(browser, owner, 'team');
+    const { page, problems, close } = await openSignedIn(browser(), owner, 'team');
     try {
       // Alone: the owner, marked as the one signed in, with nothing to change on their own row.
       t.regex(await textOf(page, '#team-role'), /Your role here is Owner/);
@@ -168,7 +165,7 @@ test.serial('a viewer sees the members and invitations but no control to change 
       .status,
     201,
   );
-  const { page, problems, close } = await openSignedIn(browser, viewer, 'team');
+  const { page, problems, close } = await openSignedIn(browser(), viewer, 'team');
   try {
     t.regex(await textOf(page, '#team-role'), /Your role here is Viewer\. The owner and admins invite people/);
     const rows = await rowsOf(page, '#members-body');
@@ -205,7 +202,7 @@ test.serial('a viewer sees the members and invitations but no control to change 
 test.serial(
   'axe-core finds no WCAG 2.2 A/AA or best-practice violation on the Team page, its problems and its dialog, at desktop and phone width',
   async (t) => {
-    const { page, problems, close } = await openSignedIn(browser, owner, 'team', { bypassCsp: true });
+    const { page, problems, close } = await openSignedIn(browser(), owner, 'team', { bypassCsp: true });
     const filled = () => Promise.all([page.waitForSelector('#members-body tbody tr'), page.waitForSelector('#invitations-body tbody tr')]);
     try {
       await filled();
@@ -232,7 +229,7 @@ test.serial(
 );
 
 test.serial('the owner transfers ownership after confirming it is them: the member is the owner, the owner an admin', async (t) => {
-  const { page, problems, close } = await openSignedIn(browser, owner, 'team');
+  const { page, problems, close } = await openSignedIn(browser(), owner, 'team');
   try {
     // The sign-in made 11 minutes old: handing the account on then asks for the password.
     await withServiceDb((db) =>
