@@ -8,20 +8,15 @@
 import test from 'ava';
 import { adminToken, balanceOf, callTool, isProblem, newAccount, request, type TestAccount, type UncheckedJson } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
-import { eventually, registerEndpoint, sleep, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { eventually, registerEndpoint, sleep } from '../helpers/webhook-receiver.js';
+import { receiverForFile } from '../helpers/receiver-for-file.js';
 import { closedPort } from '../fixtures/http-pages.js';
 import { CATALOGUE } from '../../domain/tools/catalogue.js';
 import { loadToolSchemas } from '../../domain/tools/schemas.js';
 
 const ASYNC = { prefer: 'respond-async' };
 
-let receiver: Receiver;
-test.before(async () => {
-  receiver = await startReceiver();
-});
-test.after.always(async () => {
-  await receiver?.close();
-});
+const receiver = receiverForFile();
 
 const getCall = (account: TestAccount, requestId: string) =>
   request('GET', `/api/v1/calls/${encodeURIComponent(requestId)}`, { token: account.apiKey });

@@ -4,7 +4,8 @@
 //! made it.
 import test from 'ava';
 import { callTool, newAccount, request } from '../helpers/api.js';
-import { registerEndpoint, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { registerEndpoint } from '../helpers/webhook-receiver.js';
+import { receiverForFile } from '../helpers/receiver-for-file.js';
 import {
   ancestry,
   assertOneTree,
@@ -23,14 +24,7 @@ import {
   traceOf,
 } from './support/jaeger.js';
 
-let receiver: Receiver;
-
-test.before(async () => {
-  receiver = await startReceiver();
-});
-test.after.always(async () => {
-  await receiver?.close();
-});
+const receiver = receiverForFile();
 
 test.serial(
   'an asynchronous call continues the trace of its 202; its call.completed delivery is a trace of its own, linked to it, with no signing secret',

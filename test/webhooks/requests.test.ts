@@ -6,27 +6,12 @@
 //! time-skipping server (test/workflows/webhook-endpoint-requests.test.ts).
 import test from 'ava';
 import { adminToken, isProblem, newAccount, request, type TestAccount, type UncheckedJson } from '../helpers/api.js';
-import {
-  attemptsOf,
-  endpointOf,
-  eventually,
-  registerEndpoint,
-  sendTest,
-  sleep,
-  startReceiver,
-  type Delivery,
-  type Receiver,
-} from '../helpers/webhook-receiver.js';
+import { attemptsOf, endpointOf, eventually, registerEndpoint, sendTest, sleep, type Delivery } from '../helpers/webhook-receiver.js';
+import { receiverForFile } from '../helpers/receiver-for-file.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
 import { DEFAULT_EVENT_TYPES } from '../../contracts/event-kinds.js';
 
-let receiver: Receiver;
-test.before(async () => {
-  receiver = await startReceiver();
-});
-test.after.always(async () => {
-  await receiver?.close();
-});
+const receiver = receiverForFile();
 
 const grant = (account: TestAccount, amount = 5) =>
   request('POST', `/api/v1/admin/accounts/${account.id}/credits`, { token: adminToken(), body: { amount, reason: 'purchase' } });
