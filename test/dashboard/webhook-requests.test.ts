@@ -6,7 +6,7 @@
 import test from 'ava';
 import type { KeyInput } from 'puppeteer-core';
 import { adminToken, newAccount, request } from '../helpers/api.js';
-import { endpointOf, eventually, registerEndpoint, sendTest } from '../helpers/webhook-receiver.js';
+import { disableByFailures, endpointOf, eventually, registerEndpoint, sendTest } from '../helpers/webhook-receiver.js';
 import { receiverForFile } from '../helpers/receiver-for-file.js';
 import { SUBSCRIBABLE_EVENT_KINDS } from '../../contracts/event-kinds.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
@@ -139,13 +139,7 @@ test.serial('re-enable with the missed events resent; the event log shows each e
   let down = true;
   receiver.behave(path, () => ({ status: down ? 503 : 200 }));
   const endpoint = await registerEndpoint(account, receiver.url(path));
-  for (let i = 0; i < 20; i++) await sendTest(account, endpoint.id);
-  await eventually(
-    () => endpointOf(account, endpoint.id),
-    (e) => e.status === 'disabled',
-    60_000,
-    'disabled',
-  );
+  await disableByFailures(account, endpoint.id);
   // Missed while disabled.
   const granted = await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, {
     token: adminToken(),

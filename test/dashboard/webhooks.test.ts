@@ -3,7 +3,7 @@
 //! failures counted, re-enable a disabled endpoint, page through attempts, delete.
 import test from 'ava';
 import { newAccount } from '../helpers/api.js';
-import { endpointOf, eventually, sendTest } from '../helpers/webhook-receiver.js';
+import { disableByFailures, endpointOf, eventually } from '../helpers/webhook-receiver.js';
 import { receiverForFile } from '../helpers/receiver-for-file.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
 import { browserForFile } from './browser-for-file.js';
@@ -95,13 +95,7 @@ test.serial('a disabled endpoint is re-enabled from the page; attempts page with
     await page.waitForSelector(card);
     const endpointId = await page.$eval(card, (el) => (el as HTMLElement).dataset.endpointId!);
     // 20 failures in a row disable it (each test event is attempted at once).
-    for (let i = 0; i < 20; i++) await sendTest(account, endpointId);
-    await eventually(
-      () => endpointOf(account, endpointId),
-      (e) => e.status === 'disabled',
-      60_000,
-      'disabled',
-    );
+    await disableByFailures(account, endpointId);
     down = false;
 
     await page.click('#refresh');

@@ -189,6 +189,20 @@ export async function sendTest(account: TestAccount, id: string): Promise<string
   return res.body.eventId;
 }
 
+/**
+ * Sends the endpoint 20 test events, each attempted at once and failed by its receiver, and waits
+ * until the 20th failure in a row has disabled it; returns the endpoint then.
+ */
+export async function disableByFailures(account: TestAccount, id: string): Promise<UncheckedJson> {
+  for (let i = 0; i < 20; i++) await sendTest(account, id);
+  return eventually(
+    () => endpointOf(account, id),
+    (e) => e.status === 'disabled',
+    60_000,
+    'disabled',
+  );
+}
+
 /** Reads until `done` holds, every 200 ms; throws with the last value after `timeoutMs`. */
 export async function eventually<T>(
   read: () => Promise<T>,

@@ -6,7 +6,16 @@
 //! time-skipping server (test/workflows/webhook-endpoint-requests.test.ts).
 import test from 'ava';
 import { adminToken, isProblem, newAccount, request, type TestAccount, type UncheckedJson } from '../helpers/api.js';
-import { attemptsOf, endpointOf, eventually, registerEndpoint, sendTest, sleep, type Delivery } from '../helpers/webhook-receiver.js';
+import {
+  attemptsOf,
+  type Delivery,
+  disableByFailures,
+  endpointOf,
+  eventually,
+  registerEndpoint,
+  sendTest,
+  sleep,
+} from '../helpers/webhook-receiver.js';
 import { receiverForFile } from '../helpers/receiver-for-file.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
 import { DEFAULT_EVENT_TYPES } from '../../contracts/event-kinds.js';
@@ -218,13 +227,7 @@ test('re-enabling with recoverSince delivers exactly the events missed while dis
   const endpoint = await registerEndpoint(account, receiver.url('/recover'));
   let down = true;
   receiver.behave('/recover', () => ({ status: down ? 503 : 204 }));
-  for (let i = 0; i < 20; i++) await sendTest(account, endpoint.id);
-  await eventually(
-    () => endpointOf(account, endpoint.id),
-    (e) => e.status === 'disabled',
-    60_000,
-    'disabled',
-  );
+  await disableByFailures(account, endpoint.id);
   t.true(
     isProblem(
       await request('POST', `/api/v1/account/webhooks/${endpoint.id}/replay`, {
