@@ -3,25 +3,34 @@
 import { CreateKeyBody, UpdateKeyBody } from '../bodies/account.js';
 import { MAX_EXPORT_DAYS, MAX_EXPORT_ROWS } from '../usage-export.js';
 import { json, paramRef } from '../docs/openapi-parts.js';
-import { operation, owner, withRateLimit, linked, example, OWNER_CODES, BODY_CODES, type RouteOperation } from '../docs/operations.js';
+import {
+  answer,
+  BODY_CODES,
+  jsonBody,
+  linked,
+  listOf,
+  OWNER,
+  PAGE_PARAMETERS,
+  resource,
+  withRateLimit,
+  type RouteOperation,
+} from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
 
 /** The operations this router serves, as the OpenAPI document lists them. */
 export function accountOperations(): RouteOperation[] {
+  const account = resource('account', OWNER);
+  const apiKeys = resource('api-keys', OWNER, 'KeyId');
   return [
-    operation('get', '/api/v1/account', {
-      tag: 'account',
+    account('get', '/api/v1/account', {
       operationId: 'getAccount',
       summary: 'Get the account',
-      ...owner(),
-      ok: withRateLimit('The account and its balance.', json(ref('Account'))),
-      codes: [...OWNER_CODES, 'not_found'],
+      ok: answer('The account and its balance.', 'Account'),
+      codes: ['not_found'],
     }),
-    operation('get', '/api/v1/account/usage', {
-      tag: 'account',
+    account('get', '/api/v1/account/usage', {
       operationId: 'listUsage',
       summary: 'List or export usage',
-      ...owner(),
       description:
         'Finished tool calls and expiries of grants, newest first, with what each was charged. Page with `cursor`; keep to a period with `from` and `to`. ' +
         '`days` adds the render cache per UTC day of the period (the last 31 days when `from` is left out), newest first, each day with hits: `cacheHits`, answers taken from the cache (free, not calls, so not in `items`), ' +
@@ -41,68 +50,52 @@ export function accountOperations(): RouteOperation[] {
           },
         },
       }),
-      codes: [...OWNER_CODES, 'validation_failed'],
+      codes: ['validation_failed'],
     }),
-    operation('get', '/api/v1/account/grants', {
-      tag: 'account',
+    account('get', '/api/v1/account/grants', {
       operationId: 'listGrants',
       summary: 'List grants',
-      ...owner(),
       description:
         'Every grant of credits (welcome, purchase, monthly allowance, adjustment), newest first, with what is left of it and when it expires. ' +
         'Calls spend the grant that expires first, never-expiring grants last. Page with `cursor`.',
-      parameters: [paramRef('UsageLimit'), paramRef('UsageCursor')],
-      ok: withRateLimit('A page of grants.', json(ref('GrantPage'))),
-      codes: [...OWNER_CODES, 'validation_failed'],
+      parameters: PAGE_PARAMETERS,
+      ok: answer('A page of grants.', 'GrantPage'),
+      codes: ['validation_failed'],
     }),
-    operation('get', '/api/v1/account/keys', {
-      tag: 'api-keys',
+    apiKeys('get', '/api/v1/account/keys', {
       operationId: 'listKeys',
       summary: 'List API keys',
-      ...owner(),
       description:
         'Every API key of the account, revoked ones included, newest first, each with its `maker`: the member who made it (`former: true` once they left the account: ' +
         'the key keeps working until someone revokes it), the owner token, or the operator.',
-      ok: withRateLimit('The keys, without the keys themselves.', json({ type: 'array', items: ref('ApiKey') })),
-      codes: OWNER_CODES,
+      ok: answer('The keys, without the keys themselves.', listOf('ApiKey')),
     }),
-    operation('post', '/api/v1/account/keys', {
-      tag: 'api-keys',
+    apiKeys('post', '/api/v1/account/keys', {
       operationId: 'createKey',
       summary: 'Create an API key',
-      ...owner(),
       description:
         'Fires `api_key.created`. The answer is the only time the key is shown. The body may be left out; its settings limit which tools the key calls, ' +
         'until when, how fast, how many credits a month and from where (each unset: no limit).',
-      requestBody: { required: false, content: json(CreateKeyBody, example({ name: 'ci' })) },
-      ok: linked(withRateLimit('The new key.', json(ref('NewApiKey')), '201'), { revokeKey: { id: '$response.body#/id' } }),
-      codes: [...OWNER_CODES, ...BODY_CODES],
+      requestBody: jsonBody(CreateKeyBody, { name: 'ci' }, false),
+      ok: linked(answer('The new key.', 'NewApiKey', '201'), { revokeKey: { id: '$response.body#/id' } }),
+      codes: [...BODY_CODES],
     }),
-    operation('patch', '/api/v1/account/keys/{id}', {
-      tag: 'api-keys',
+    apiKeys('patch', '/api/v1/account/keys/{id}', {
       operationId: 'updateKey',
       summary: "Change an API key's name or settings",
-      ...owner(),
       description:
         'Sets what the body gives and clears what it sets to null; the rest stays. The change is in force within one second on every API instance. ' +
         'A revoked key cannot be changed (404).',
-      parameters: [paramRef('KeyId')],
-      requestBody: {
-        required: true,
-        content: json(UpdateKeyBody, example({ tools: ['hash-text', 'network'], monthlyCreditLimit: 500, allowedIps: ['203.0.113.0/24'] })),
-      },
-      ok: withRateLimit('The key as it is now.', json(ref('ApiKey'))),
-      codes: [...OWNER_CODES, ...BODY_CODES, 'not_found'],
+      requestBody: jsonBody(UpdateKeyBody, { tools: ['hash-text', 'network'], monthlyCreditLimit: 500, allowedIps: ['203.0.113.0/24'] }),
+      ok: answer('The key as it is now.', 'ApiKey'),
+      codes: [...BODY_CODES, 'not_found'],
     }),
-    operation('delete', '/api/v1/account/keys/{id}', {
-      tag: 'api-keys',
+    apiKeys('delete', '/api/v1/account/keys/{id}', {
       operationId: 'revokeKey',
       summary: 'Revoke an API key',
-      ...owner(),
       description: 'The key stops working within one second. Fires `api_key.revoked` once; revoking again answers the same.',
-      parameters: [paramRef('KeyId')],
-      ok: withRateLimit('The key is revoked.', json(ref('RevokedApiKey'))),
-      codes: [...OWNER_CODES, 'not_found'],
+      ok: answer('The key is revoked.', 'RevokedApiKey'),
+      codes: ['not_found'],
     }),
   ];
 }

@@ -3,7 +3,7 @@
 import { AUDIT_ACTIONS } from '../../domain/audit/index.js';
 import { CSV_COLUMNS, DEFAULT_LIMIT, MAX_LIMIT } from './audit-log.js';
 import { json } from '../docs/openapi-parts.js';
-import { admin, operation, owner, plain, withRateLimit, ADMIN_CODES, OWNER_CODES, type RouteOperation } from '../docs/operations.js';
+import { ADMIN, answer, OWNER, plain, resource, withRateLimit, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
 
 const limitParam = {
@@ -30,12 +30,12 @@ const actionParam = {
 
 /** The operations this router serves, as the OpenAPI document lists them. */
 export function auditLogOperations(): RouteOperation[] {
+  const account = resource('account', OWNER);
+  const operator = resource('operator', ADMIN);
   return [
-    operation('get', '/api/v1/account/audit-log', {
-      tag: 'account',
+    account('get', '/api/v1/account/audit-log', {
       operationId: 'listAuditLog',
       summary: 'List or export the audit log',
-      ...owner(),
       description:
         'Every change to the account (keys created, changed and revoked; webhook endpoints created, changed, deleted, enabled and their secrets rotated; grants; plan changes; link secrets created and retired; destinations created and deleted), ' +
         "who made it (the owner by their token's prefix, the operator, the service: a plan's allowance each period), from which address and user agent, and what changed (`[before, after]` per field; never a secret). " +
@@ -48,24 +48,19 @@ export function auditLogOperations(): RouteOperation[] {
         ...json(ref('AuditLogPage')),
         'text/csv': { schema: { type: 'string' }, examples: { example: { value: `${CSV_COLUMNS.join(',')}\r\n` } } },
       }),
-      codes: [...OWNER_CODES, 'validation_failed'],
+      codes: ['validation_failed'],
     }),
-    operation('get', '/api/v1/account/audit-log/verify', {
-      tag: 'account',
+    account('get', '/api/v1/account/audit-log/verify', {
       operationId: 'verifyAuditLog',
       summary: 'Verify the audit log',
-      ...owner(),
       description:
         "Walks the account's chain oldest first and recomputes each hash: `ok` when every entry's hash is that of its content after its predecessor's hash; " +
         'otherwise `firstBadEntry` names the first entry that was changed, or that follows one removed.',
-      ok: withRateLimit('What the walk found.', json(ref('AuditVerification'))),
-      codes: OWNER_CODES,
+      ok: answer('What the walk found.', 'AuditVerification'),
     }),
-    operation('get', '/api/v1/admin/audit-log', {
-      tag: 'operator',
+    operator('get', '/api/v1/admin/audit-log', {
       operationId: 'listAuditLogAdmin',
       summary: 'List the audit log of every account',
-      ...admin(),
       description: 'The same entries, of every account or of `accountId`, newest first, each with its `accountId`.',
       parameters: [
         { name: 'accountId', in: 'query', required: false, description: 'Only this account (`acc_...`).', schema: { type: 'string' } },
@@ -74,7 +69,7 @@ export function auditLogOperations(): RouteOperation[] {
         actionParam,
       ],
       ok: plain('A page of entries.', json(ref('AuditLogPage'))),
-      codes: [...ADMIN_CODES, 'validation_failed'],
+      codes: ['validation_failed'],
     }),
   ];
 }

@@ -4,19 +4,7 @@ import { PURCHASES_DEFAULT_LIMIT, PURCHASES_MAX_LIMIT } from './billing.js';
 import { AutoRechargeBody, CheckoutBody, PutCreditPackBody } from '../bodies/billing.js';
 import { json } from '../docs/openapi-parts.js';
 import { ref } from '../docs/schema-parts.js';
-import {
-  operation,
-  owner,
-  admin,
-  open,
-  plain,
-  withRateLimit,
-  example,
-  OWNER_CODES,
-  ADMIN_CODES,
-  BODY_CODES,
-  type RouteOperation,
-} from '../docs/operations.js';
+import { ADMIN, answer, BODY_CODES, jsonBody, open, operation, OWNER, plain, resource, type RouteOperation } from '../docs/operations.js';
 import { PACK_ID_PATTERN } from '../../domain/billing/index.js';
 
 const PACK_EXAMPLE = { name: 'Starter: 1,000 credits', credits: 1000, price: { amount: 1500, currency: 'usd' }, expiresInDays: 365 };
@@ -31,34 +19,29 @@ export function billingOperations(): RouteOperation[] {
     schema: { type: 'string', pattern: PACK_ID_PATTERN },
     example: 'starter',
   };
+  const billing = resource('billing', OWNER);
+  const operator = resource('operator', ADMIN);
   return [
-    operation('get', '/api/v1/account/credit-packs', {
-      tag: 'billing',
+    billing('get', '/api/v1/account/credit-packs', {
       operationId: 'listCreditPacks',
       summary: 'List credit packs for sale',
-      ...owner(),
       description: 'The packs the operator sells, cheapest first. Listed also while the service takes no payments.',
-      ok: withRateLimit('The packs.', json(ref('CreditPackList'))),
-      codes: OWNER_CODES,
+      ok: answer('The packs.', 'CreditPackList'),
     }),
-    operation('post', '/api/v1/account/checkout', {
-      tag: 'billing',
+    billing('post', '/api/v1/account/checkout', {
       operationId: 'checkout',
       summary: 'Buy a credit pack',
-      ...owner(),
       description:
         'Opens a Stripe Checkout Session for the pack and records a pending purchase with its credits, price and expiry as they are now (a pack changed later does not change it). ' +
         "Send the customer to `url`; the credits are granted when Stripe's signed event says the payment succeeded, once. `saveCard` keeps the card for automatic recharges. " +
         '404 for a pack that is not for sale; 409 `payments_not_configured` while the operator has not configured Stripe.',
-      requestBody: { required: true, content: json(CheckoutBody, example({ packId: 'starter', saveCard: true })) },
-      ok: withRateLimit('The session to send the customer to.', json(ref('CheckoutSession')), '201'),
-      codes: [...OWNER_CODES, ...BODY_CODES, 'not_found', 'payments_not_configured', 'upstream_error'],
+      requestBody: jsonBody(CheckoutBody, { packId: 'starter', saveCard: true }),
+      ok: answer('The session to send the customer to.', 'CheckoutSession', '201'),
+      codes: [...BODY_CODES, 'not_found', 'payments_not_configured', 'upstream_error'],
     }),
-    operation('get', '/api/v1/account/purchases', {
-      tag: 'billing',
+    billing('get', '/api/v1/account/purchases', {
       operationId: 'listPurchases',
       summary: 'List purchases',
-      ...owner(),
       description:
         'Every purchase, newest first: pending until paid, then paid, refunded in part or in full, or disputed, with the credits taken back (never more than was left unspent) and the receipt. Page with `cursor`.',
       parameters: [
@@ -70,52 +53,39 @@ export function billingOperations(): RouteOperation[] {
         },
         { name: 'cursor', in: 'query', required: false, description: '`nextCursor` of the previous page.', schema: { type: 'string' } },
       ],
-      ok: withRateLimit('A page of purchases.', json(ref('PurchasePage'))),
-      codes: [...OWNER_CODES, 'validation_failed'],
+      ok: answer('A page of purchases.', 'PurchasePage'),
+      codes: ['validation_failed'],
     }),
-    operation('get', '/api/v1/account/auto-recharge', {
-      tag: 'billing',
+    billing('get', '/api/v1/account/auto-recharge', {
       operationId: 'getAutoRecharge',
       summary: 'Get auto-recharge',
-      ...owner(),
-      ok: withRateLimit('The settings and how they stand.', json(ref('AutoRecharge'))),
-      codes: OWNER_CODES,
+      ok: answer('The settings and how they stand.', 'AutoRecharge'),
     }),
-    operation('put', '/api/v1/account/auto-recharge', {
-      tag: 'billing',
+    billing('put', '/api/v1/account/auto-recharge', {
       operationId: 'setAutoRecharge',
       summary: 'Set auto-recharge',
-      ...owner(),
       description:
         'When a charged call takes the balance below `threshold`, one recharge buys `packId` with the card saved at checkout, off-session, at most `monthlyLimit` times a calendar month (UTC), never two at once; calls never wait for it. ' +
         "Its credits arrive with Stripe's event. A failure fires `credits.recharge_failed`; three in a row turn auto-recharge off. Turning it on needs a saved card (400 naming `/enabled`).",
-      requestBody: {
-        required: true,
-        content: json(AutoRechargeBody, example({ enabled: true, packId: 'starter', threshold: 200, monthlyLimit: 4 })),
-      },
-      ok: withRateLimit('The settings and how they stand.', json(ref('AutoRecharge'))),
-      codes: [...OWNER_CODES, ...BODY_CODES, 'payments_not_configured'],
+      requestBody: jsonBody(AutoRechargeBody, { enabled: true, packId: 'starter', threshold: 200, monthlyLimit: 4 }),
+      ok: answer('The settings and how they stand.', 'AutoRecharge'),
+      codes: [...BODY_CODES, 'payments_not_configured'],
     }),
-    operation('get', '/api/v1/admin/credit-packs', {
-      tag: 'operator',
+    operator('get', '/api/v1/admin/credit-packs', {
       operationId: 'listCreditPacksAsOperator',
       summary: 'List credit packs',
-      ...admin(),
       description: 'Every pack, withdrawn ones included, cheapest first.',
       ok: plain('The packs.', json(ref('CreditPackList'))),
-      codes: ADMIN_CODES,
     }),
-    operation('put', '/api/v1/admin/credit-packs/{id}', {
-      tag: 'operator',
+    operator('put', '/api/v1/admin/credit-packs/{id}', {
       operationId: 'putCreditPack',
       summary: 'Create or change a credit pack',
-      ...admin(),
       description:
         'Creates the pack `id`, or replaces what it says. Purchases already made keep the terms they were made with. `active: false` withdraws it from sale.',
       parameters: [packId],
-      requestBody: { required: true, content: json(PutCreditPackBody, example(PACK_EXAMPLE)) },
+      requestBody: jsonBody(PutCreditPackBody, PACK_EXAMPLE),
       ok: plain('The pack.', json(ref('CreditPack'))),
-      codes: [...ADMIN_CODES, ...BODY_CODES],
+      codes: [...BODY_CODES],
     }),
     operation('post', '/api/v1/billing/stripe-webhook', {
       tag: 'billing',

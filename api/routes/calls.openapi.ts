@@ -2,11 +2,12 @@
 //! rather than inside it so the handlers' file stays about handling.
 import { CALL_ANSWER_RETENTION_MS, CALL_TOMBSTONE_MS } from '../../domain/calls/index.js';
 import { json, paramRef } from '../docs/openapi-parts.js';
-import { operation, owner, withRateLimit, KEY_CODES, OWNER_CODES, type RouteOperation } from '../docs/operations.js';
+import { answer, KEY_CODES, operation, OWNER, PAGE_PARAMETERS, resource, withRateLimit, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
 
 /** The operations this router serves, as the OpenAPI document lists them. */
 export function callOperations(): RouteOperation[] {
+  const account = resource('account', OWNER);
   return [
     operation('get', '/api/v1/calls', {
       tag: 'calls',
@@ -31,15 +32,13 @@ export function callOperations(): RouteOperation[] {
       ok: withRateLimit('The call.', json(ref('Call'))),
       codes: [...KEY_CODES, 'not_found', 'call_expired'],
     }),
-    operation('get', '/api/v1/account/calls', {
-      tag: 'account',
+    account('get', '/api/v1/account/calls', {
       operationId: 'listAccountCalls',
       summary: 'List asynchronous calls (owner)',
-      ...owner(),
       description: "The account's asynchronous calls, newest first, as `GET /api/v1/calls` lists them: what the dashboard shows.",
-      parameters: [paramRef('UsageLimit'), paramRef('UsageCursor')],
-      ok: withRateLimit('A page of calls.', json(ref('CallPage'))),
-      codes: [...OWNER_CODES, 'validation_failed'],
+      parameters: PAGE_PARAMETERS,
+      ok: answer('A page of calls.', 'CallPage'),
+      codes: ['validation_failed'],
     }),
   ];
 }

@@ -2,11 +2,12 @@
 //! rather than inside it so the handlers' file stays about handling.
 import { PREFIX } from './connected-apps.js';
 import { json } from '../docs/openapi-parts.js';
-import { operation, OWNER_CODES, owner, withRateLimit, type RouteOperation } from '../docs/operations.js';
+import { answer, operation, owner, OWNER, OWNER_CODES, resource, withRateLimit, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
 
 /** The operations `connectedAppRoutes` serves, as the OpenAPI document lists them. */
 export function connectedAppOperations(): RouteOperation[] {
+  const account = resource('account', OWNER);
   return [
     operation('get', PREFIX, {
       tag: 'account',
@@ -18,16 +19,14 @@ export function connectedAppOperations(): RouteOperation[] {
       ok: withRateLimit('The connected apps.', json({ type: 'array', items: ref('ConnectedApp') })),
       codes: OWNER_CODES,
     }),
-    operation('delete', `${PREFIX}/{id}`, {
-      tag: 'account',
+    account('delete', `${PREFIX}/{id}`, {
       operationId: 'disconnectApp',
       summary: 'Disconnect an app',
-      ...owner(),
       description:
         "Ends the app's access: its tokens are refused from the next request on, on every replica, and it must ask a member again. Recorded in the audit log (`oauth_app.revoked`).",
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: "The connected app's id." }],
-      ok: withRateLimit('Disconnected.', undefined, '204'),
-      codes: [...OWNER_CODES, 'not_found'],
+      ok: answer('Disconnected.', undefined, '204'),
+      codes: ['not_found'],
     }),
   ];
 }

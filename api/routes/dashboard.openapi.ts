@@ -1,7 +1,7 @@
 //! The OpenAPI operations of the dashboard pages (`api/routes/dashboard.ts`), beside the router
 //! rather than inside it so the handlers' file stays about handling.
 import { shippedDashboard } from './dashboard.js';
-import { operation, open, plain, type RouteOperation } from '../docs/operations.js';
+import { open, operation, plain, type RouteOperation } from '../docs/operations.js';
 
 /** The operations this router serves, as the OpenAPI document lists them. */
 export function dashboardOperations(): RouteOperation[] {

@@ -2,26 +2,21 @@
 //! rather than inside it so the handlers' file stays about handling.
 import { MAX_DESTINATIONS_PER_ACCOUNT } from '../../domain/destinations/index.js';
 import { CreateDestinationBody } from '../bodies/destinations.js';
-import { json, paramRef } from '../docs/openapi-parts.js';
-import { BODY_CODES, example, linked, operation, OWNER_CODES, owner, withRateLimit, type RouteOperation } from '../docs/operations.js';
-import { ref } from '../docs/schema-parts.js';
+import { json } from '../docs/openapi-parts.js';
+import { answer, BODY_CODES, example, linked, listOf, OWNER, resource, type RouteOperation } from '../docs/operations.js';
 
 /** The operations `destinationRoutes` serves, as the OpenAPI document lists them. */
 export function destinationOperations(): RouteOperation[] {
+  const operation = resource('destinations', OWNER, 'DestinationId');
   return [
     operation('get', '/api/v1/account/destinations', {
-      tag: 'destinations',
       operationId: 'listDestinations',
       summary: 'List destinations',
-      ...owner(),
-      ok: withRateLimit('The destinations, oldest first.', json({ type: 'array', items: ref('Destination') })),
-      codes: OWNER_CODES,
+      ok: answer('The destinations, oldest first.', listOf('Destination')),
     }),
     operation('post', '/api/v1/account/destinations', {
-      tag: 'destinations',
       operationId: 'createDestination',
       summary: 'Add a destination',
-      ...owner(),
       description:
         'Adds a bucket that calls can write their files to (request header `Output-Destination` on website-screenshot, html-to-image, word-to-pdf, ' +
         'watermark-image, image-upscale and qr-generate). First the service writes a small test object, `.utility-tools-write-test`, under the prefix (and deletes it ' +
@@ -41,31 +36,25 @@ export function destinationOperations(): RouteOperation[] {
           }),
         ),
       },
-      ok: linked(withRateLimit('The new destination (without its secret).', json(ref('Destination')), '201'), {
+      ok: linked(answer('The new destination (without its secret).', 'Destination', '201'), {
         getDestination: { id: '$response.body#/id' },
         deleteDestination: { id: '$response.body#/id' },
       }),
-      codes: [...OWNER_CODES, ...BODY_CODES, 'target_not_allowed', 'destination_unusable'],
+      codes: [...BODY_CODES, 'target_not_allowed', 'destination_unusable'],
     }),
     operation('get', '/api/v1/account/destinations/{id}', {
-      tag: 'destinations',
       operationId: 'getDestination',
       summary: 'Read a destination',
-      ...owner(),
-      parameters: [paramRef('DestinationId')],
-      ok: withRateLimit('The destination.', json(ref('Destination'))),
-      codes: [...OWNER_CODES, 'not_found'],
+      ok: answer('The destination.', 'Destination'),
+      codes: ['not_found'],
     }),
     operation('delete', '/api/v1/account/destinations/{id}', {
-      tag: 'destinations',
       operationId: 'deleteDestination',
       summary: 'Delete a destination',
-      ...owner(),
       description:
         'Calls can no longer name it; a call already running when it goes answers 502 `destination_error` and is refunded. Objects already written stay in the bucket.',
-      parameters: [paramRef('DestinationId')],
-      ok: withRateLimit('Deleted.', undefined, '204'),
-      codes: [...OWNER_CODES, 'not_found'],
+      ok: answer('Deleted.', undefined, '204'),
+      codes: ['not_found'],
     }),
   ];
 }

@@ -1,7 +1,7 @@
 //! The OpenAPI operations of the reference, the error guide and its renderer (`api/routes/docs.ts`), beside the router
 //! rather than inside it so the handlers' file stays about handling.
 import { RENDERER_ROUTE } from './docs.js';
-import { operation, open, plain, type RouteOperation } from '../docs/operations.js';
+import { open, operation, plain, type RouteOperation } from '../docs/operations.js';
 
 /** The operations this router serves, as the OpenAPI document lists them. */
 export function docsOperations(): RouteOperation[] {

@@ -1,9 +1,9 @@
 //! The OpenAPI operations of the MCP server (`api/routes/mcp.ts`), beside the router
 //! rather than inside it so the handlers' file stays about handling.
 import { MCP_PATH } from '../mcp/protected-resource.js';
-import { RESULTS_PATH, RESULT_LINK_TTL_S } from '../mcp/result-links.js';
+import { RESULT_FILE, RESULTS_PATH, RESULT_LINK_TTL_S } from '../mcp/result-links.js';
 import { json } from '../docs/openapi-parts.js';
-import { operation, plain, type RouteOperation } from '../docs/operations.js';
+import { signedLinkParameters, operation, plain, type RouteOperation } from '../docs/operations.js';
 
 /** The operations this router serves, as the OpenAPI document lists them. */
 export function mcpOperations(): RouteOperation[] {
@@ -16,29 +16,7 @@ export function mcpOperations(): RouteOperation[] {
       description:
         `The file an MCP tool call made (a PDF, an image), by the \`resource_link\` of its result: the link's signature is the credential, for ${RESULT_LINK_TTL_S / 60} minutes. ` +
         'Served under `Content-Security-Policy: sandbox`. docs/MCP.md tells which calls answer one.',
-      parameters: [
-        {
-          name: 'file',
-          in: 'path',
-          required: true,
-          schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,1024}$' },
-          description: 'The file, as the link names it.',
-        },
-        {
-          name: 'expires',
-          in: 'query',
-          required: true,
-          schema: { type: 'integer' },
-          description: 'When the link stops opening the file (Unix seconds).',
-        },
-        {
-          name: 'signature',
-          in: 'query',
-          required: true,
-          schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
-          description: "The link's signature: the last parameter.",
-        },
-      ],
+      parameters: signedLinkParameters(RESULT_FILE, 'file'),
       ok: plain('The file.', {
         'application/pdf': { schema: { type: 'string', format: 'binary' } },
         'image/*': { schema: { type: 'string', format: 'binary' } },

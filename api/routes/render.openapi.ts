@@ -5,7 +5,7 @@ import { DEFAULT_LINK_MAX_AGE_S } from '../render-query.js';
 import { ANSWER_HEADERS, headerRef, paramRef, RATE_LIMIT_HEADERS } from '../docs/openapi-parts.js';
 import { RENDER_TOOL_NAMES } from '../bodies/render-links.js';
 import { MAX_RENDER_AGE_S } from '../../domain/render-cache.js';
-import { operation, open, type RouteOperation } from '../docs/operations.js';
+import { open, operation, type RouteOperation } from '../docs/operations.js';
 
 const LINK_CODES: readonly ErrorCode[] = [
   'invalid_signature',

@@ -1,7 +1,7 @@
 //! The OpenAPI operations of liveness, readiness and the OpenAPI document (`api/routes/service.ts`), beside the router
 //! rather than inside it so the handlers' file stays about handling.
 import { json } from '../docs/openapi-parts.js';
-import { operation, open, plain, type RouteOperation } from '../docs/operations.js';
+import { open, operation, plain, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
 
 /** The operations this router serves, as the OpenAPI document lists them. */
