@@ -26,6 +26,10 @@ export const record = (description: string, properties: Record<string, JsonSchem
 /** The cursor of every paged list (usage, calls, events). */
 export const nextCursor = { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' };
 
+/** A page of a list of one component: its items and the cursor of the next page. */
+export const page = (description: string, item: string): JsonSchema =>
+  record(description, { items: { type: 'array', items: ref(item) }, nextCursor });
+
 const planSummary = {
   type: ['object', 'null'],
   description: 'The plan the account is on (null for an account opened before plans).',
