@@ -20,7 +20,11 @@ export function decodeCursor(cursor: string): { at: Date; id: string } {
   }
 }
 
-export function parseLimit(raw: unknown, fallback: number, max: number): number {
+/** A page's size when the request names none, and the most it may name: every list's but those that say otherwise. */
+export const LIMIT_DEFAULT = 50;
+export const LIMIT_MAX = 200;
+
+export function parseLimit(raw: unknown, fallback = LIMIT_DEFAULT, max = LIMIT_MAX): number {
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > max) {

@@ -4,6 +4,7 @@
 import type { ErrorCode } from '../../contracts/errors.js';
 import { ANSWER_HEADERS, json, paramRef, RATE_LIMIT_HEADERS, type Json, type Tag } from './openapi-parts.js';
 import { ref, type JsonSchema } from './schema-parts.js';
+import { LIMIT_DEFAULT, LIMIT_MAX } from '../paging.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -117,6 +118,18 @@ export function resource(tag: Tag, access: Access, id?: string) {
 
 /** The size and cursor of a page of a list (`<Name>Page` answers). */
 export const PAGE_PARAMETERS: readonly Json[] = [paramRef('UsageLimit'), paramRef('UsageCursor')];
+
+/** The same for a list with a size of its own (api/paging.ts): `noun` per page. */
+export const pageParameters = (noun: string, max = LIMIT_MAX, fallback = LIMIT_DEFAULT): Json[] => [
+  {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: `${noun} per page.`,
+    schema: { type: 'integer', minimum: 1, maximum: max, default: fallback },
+  },
+  paramRef('UsageCursor'),
+];
 
 /** A JSON answer behind the rate limit: a component by its name (`'Batch'`) or a schema; none for a 204. */
 export const answer = (description: string, schema?: string | Json, status = '200') =>

@@ -20,11 +20,6 @@ import { MAX_EXPORT_DAYS, usageCsv, usageDayRange, usageKeyId, usagePeriod } fro
 import type { RenderCache } from '../../domain/render-cache.js';
 import type { Members } from '../../domain/teams/index.js';
 
-const USAGE_DEFAULT_LIMIT = 50;
-const USAGE_MAX_LIMIT = 200;
-const GRANTS_DEFAULT_LIMIT = 50;
-const GRANTS_MAX_LIMIT = 200;
-
 /** A usage row: a call (charged or refunded) or an expiry of a grant's remainder. */
 const usageItem = (r: LedgerEntry) => {
   const batchId = batchOfRequestId(r._id);
@@ -77,7 +72,7 @@ export function accountRoutes(deps: {
   });
 
   router.get('/grants', async (ctx) => {
-    const limit = parseLimit(ctx.query.limit, GRANTS_DEFAULT_LIMIT, GRANTS_MAX_LIMIT);
+    const limit = parseLimit(ctx.query.limit);
     const before = typeof ctx.query.cursor === 'string' ? decodeCursor(ctx.query.cursor) : undefined;
     const { items, more } = await deps.grants.list(ctx.state.principal.accountId, { limit, before });
     ctx.body = { items, nextCursor: more && items.length ? encodeCursor(items.at(-1)!.createdAt, items.at(-1)!.id) : null };
@@ -95,7 +90,7 @@ export function accountRoutes(deps: {
       ctx.body = csv;
       return;
     }
-    const limit = parseLimit(ctx.query.limit, USAGE_DEFAULT_LIMIT, USAGE_MAX_LIMIT);
+    const limit = parseLimit(ctx.query.limit);
     const filter: Record<string, unknown> = { accountId, ...(period.filter ? { at: period.filter } : {}), ...(keyId ? { keyId } : {}) };
     if (typeof ctx.query.cursor === 'string') {
       const c = decodeCursor(ctx.query.cursor);

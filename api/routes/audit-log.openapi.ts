@@ -1,7 +1,8 @@
 //! The OpenAPI operations of the account's audit log and the operator's (`api/routes/audit-log.ts`), beside the router
 //! rather than inside it so the handlers' file stays about handling.
 import { AUDIT_ACTIONS } from '../../domain/audit/index.js';
-import { CSV_COLUMNS, DEFAULT_LIMIT, MAX_LIMIT } from './audit-log.js';
+import { LIMIT_DEFAULT, LIMIT_MAX } from '../paging.js';
+import { CSV_COLUMNS } from './audit-log.js';
 import { json } from '../docs/openapi-parts.js';
 import { ADMIN, answer, OWNER, plain, resource, withRateLimit, type RouteOperation } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
@@ -11,7 +12,7 @@ const limitParam = {
   in: 'query',
   required: false,
   description: 'Entries per page, newest first.',
-  schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+  schema: { type: 'integer', minimum: 1, maximum: LIMIT_MAX, default: LIMIT_DEFAULT },
 };
 const cursorParam = {
   name: 'cursor',

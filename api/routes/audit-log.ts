@@ -8,9 +8,6 @@ import { ServiceError } from '../../contracts/errors.js';
 import { requireAdmin, type Authenticator } from '../auth.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
 
-export const DEFAULT_LIMIT = 50;
-export const MAX_LIMIT = 200;
-
 /** The columns of the CSV export: JSON-valued ones (actor, target, changes) as JSON text. */
 export const CSV_COLUMNS = [
   'id',
@@ -73,7 +70,7 @@ function auditCsv(rows: AuditEntryDoc[]): string {
 
 /** A page of entries; the operator's (`operator`) name each entry's account. */
 async function page(ctx: Context, log: AuditLog, accountId: string | undefined, operator: boolean) {
-  const limit = parseLimit(ctx.query.limit, DEFAULT_LIMIT, MAX_LIMIT);
+  const limit = parseLimit(ctx.query.limit);
   const action = parseAction(ctx.query.action);
   const before = typeof ctx.query.cursor === 'string' ? decodeCursor(ctx.query.cursor) : undefined;
   const { items, more } = await log.list({ accountId, action, limit, before });

@@ -2,6 +2,7 @@
 //! inside them so the handlers' file stays about handling.
 import { MAX_BATCH_ITEMS } from '../../domain/batches/index.js';
 import { BATCH_BODY_LIMIT } from '../batch-requests.js';
+import { BATCHES_DEFAULT_LIMIT, BATCHES_MAX_LIMIT } from './batches.js';
 import { ANSWER_HEADERS, headerRef, json, paramRef, RATE_LIMIT_HEADERS } from '../docs/openapi-parts.js';
 import {
   answer,
@@ -10,7 +11,7 @@ import {
   KEY,
   linked,
   OWNER,
-  PAGE_PARAMETERS,
+  pageParameters,
   resource,
   withRateLimit,
   type RouteOperation,
@@ -62,7 +63,7 @@ export function batchOperations(): RouteOperation[] {
       operationId: 'listBatches',
       summary: 'List batches',
       description: "The account's batches, newest first, with their counts. Page with `cursor`.",
-      parameters: PAGE_PARAMETERS,
+      parameters: pageParameters('Batches', BATCHES_MAX_LIMIT, BATCHES_DEFAULT_LIMIT),
       ok: answer('A page of batches.', 'BatchPage'),
       codes: ['validation_failed'],
     }),
@@ -96,14 +97,7 @@ export function batchOperations(): RouteOperation[] {
           description: 'Only items of this status.',
           schema: { type: 'string', enum: ['pending', 'running', 'succeeded', 'failed', 'skipped'] },
         },
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          description: 'Items per page.',
-          schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-        },
-        paramRef('UsageCursor'),
+        ...pageParameters('Items'),
       ],
       ok: answer('A page of items.', 'BatchItemPage'),
       codes: ['not_found', 'validation_failed'],
@@ -121,7 +115,7 @@ export function batchOperations(): RouteOperation[] {
       operationId: 'listAccountBatches',
       summary: 'List batches (owner)',
       description: "The account's batches, newest first, as `GET /api/v1/batches` lists them: what the dashboard shows.",
-      parameters: PAGE_PARAMETERS,
+      parameters: pageParameters('Batches', BATCHES_MAX_LIMIT, BATCHES_DEFAULT_LIMIT),
       ok: answer('A page of batches.', 'BatchPage'),
       codes: ['validation_failed'],
     }),

@@ -1,6 +1,6 @@
 //! The OpenAPI operations of credit packs, checkout, purchases and automatic recharge (`api/routes/billing.ts`), beside the router
 //! rather than inside it so the handlers' file stays about handling.
-import { PURCHASES_DEFAULT_LIMIT, PURCHASES_MAX_LIMIT } from './billing.js';
+import { LIMIT_DEFAULT, LIMIT_MAX } from '../paging.js';
 import { AutoRechargeBody, CheckoutBody, PutCreditPackBody } from '../bodies/billing.js';
 import { json } from '../docs/openapi-parts.js';
 import { ref } from '../docs/schema-parts.js';
@@ -49,7 +49,7 @@ export function billingOperations(): RouteOperation[] {
           name: 'limit',
           in: 'query',
           required: false,
-          schema: { type: 'integer', minimum: 1, maximum: PURCHASES_MAX_LIMIT, default: PURCHASES_DEFAULT_LIMIT },
+          schema: { type: 'integer', minimum: 1, maximum: LIMIT_MAX, default: LIMIT_DEFAULT },
         },
         { name: 'cursor', in: 'query', required: false, description: '`nextCursor` of the previous page.', schema: { type: 'string' } },
       ],

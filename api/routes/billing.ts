@@ -32,9 +32,6 @@ import {
   type StripeApi,
 } from '../../domain/billing/index.js';
 
-export const PURCHASES_DEFAULT_LIMIT = 50;
-export const PURCHASES_MAX_LIMIT = 200;
-
 export interface BillingDeps {
   db: Db;
   client: Client;
@@ -100,7 +97,7 @@ export function billingRoutes(deps: BillingDeps): Router[] {
     ctx.body = await checkout.checkout(ctx.state.principal.accountId, body.packId, body.saveCard ?? false, ownerActing(ctx));
   });
   account.get('/purchases', async (ctx) => {
-    const limit = parseLimit(ctx.query.limit, PURCHASES_DEFAULT_LIMIT, PURCHASES_MAX_LIMIT);
+    const limit = parseLimit(ctx.query.limit);
     const { items, more } = await purchases.list(ctx.state.principal.accountId, { limit, before: cursorOf(ctx.query) });
     ctx.body = pageBody({ rows: items, more }, purchaseView);
   });

@@ -12,9 +12,6 @@ import type { OutputBodies } from '../output-body.js';
 import { problemBody } from '../problem.js';
 import { cursorOf, pageBody, parseLimit } from '../paging.js';
 
-const CALLS_DEFAULT_LIMIT = 50;
-const CALLS_MAX_LIMIT = 200;
-
 /** A call as the list shows it: no output. */
 function summary(doc: CallDoc) {
   return {
@@ -34,7 +31,7 @@ export function callRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Middl
   const byKey = [deps.auth.require('api_key'), deps.rateLimit];
 
   async function list(ctx: Context) {
-    const limit = parseLimit(ctx.query.limit, CALLS_DEFAULT_LIMIT, CALLS_MAX_LIMIT);
+    const limit = parseLimit(ctx.query.limit);
     ctx.body = pageBody(await calls.page(ctx.state.principal.accountId, { limit, after: cursorOf(ctx.query) }), summary);
   }
 

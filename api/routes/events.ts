@@ -10,9 +10,6 @@ import { isoWithOffset } from '../../contracts/webhook-messages.js';
 import type { Authenticator } from '../auth.js';
 import { cursorOf, pageBody, parseLimit } from '../paging.js';
 
-const EVENTS_DEFAULT_LIMIT = 50;
-const EVENTS_MAX_LIMIT = 200;
-
 function parseType(raw: unknown): string | undefined {
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string' || !(EVENT_KINDS as readonly string[]).includes(raw)) {
@@ -30,7 +27,7 @@ export function eventRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Midd
 
   router.get('/', async (ctx) => {
     const accountId = ctx.state.principal.accountId as string;
-    const limit = parseLimit(ctx.query.limit, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT);
+    const limit = parseLimit(ctx.query.limit);
     const type = parseType(ctx.query.type);
     const after = cursorOf(ctx.query);
     const { rows, more } = await log.page(accountId, { limit, after, type });

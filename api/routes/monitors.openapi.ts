@@ -2,8 +2,8 @@
 //! inside them so the handlers' file stays about handling.
 import type { ErrorCode } from '../../contracts/errors.js';
 import { CreateMonitorBody, UpdateMonitorBody } from '../../domain/monitors/index.js';
-import { paramRef } from '../docs/openapi-parts.js';
 import {
+  pageParameters,
   signedLinkParameters,
   answer,
   jsonBody,
@@ -14,6 +14,7 @@ import {
   resource,
   type RouteOperation,
 } from '../docs/operations.js';
+import { MONITORS_DEFAULT_LIMIT, MONITORS_MAX_LIMIT } from './monitors.js';
 import { DIFF_FILE, DIFF_LINK_TTL_S, MONITOR_DIFFS_PATH } from '../monitor-diff-links.js';
 
 /** Reading a monitor's body: its problems are `invalid_request` (JSON that is no object stays `invalid_json`). */
@@ -28,17 +29,6 @@ const MONITOR_OPERATIONS = [
   'acceptMonitorBaseline',
   'listMonitorRuns',
 ] as const;
-
-const page = (name: string, max: number, fallback: number) => [
-  {
-    name: 'limit',
-    in: 'query',
-    required: false,
-    description: `${name} per page.`,
-    schema: { type: 'integer', minimum: 1, maximum: max, default: fallback },
-  },
-  paramRef('UsageCursor'),
-];
 
 const EXAMPLE = {
   name: 'Shop front page',
@@ -60,7 +50,7 @@ export function monitorOperations(): RouteOperation[] {
     monitor('get', '/api/v1/account/monitors', {
       operationId: 'listMonitors',
       summary: 'List monitors',
-      parameters: page('Monitors', 100, 20),
+      parameters: pageParameters('Monitors', MONITORS_MAX_LIMIT, MONITORS_DEFAULT_LIMIT),
       ok: answer('The monitors, newest first, each with its state, uptime and latest runs.', 'MonitorPage'),
       codes: ['validation_failed'],
     }),
@@ -120,7 +110,7 @@ export function monitorOperations(): RouteOperation[] {
       operationId: 'listMonitorRuns',
       summary: "A monitor's runs",
       description: `Newest first, kept 90 days: each run's time, duration, outcome, charge, assertions as found and, for a fired change, what changed with a link to its diff image (open ${DIFF_LINK_TTL_S / 60} minutes; read the runs again for a fresh one).`,
-      parameters: [...page('Runs', 200, 50)],
+      parameters: pageParameters('Runs'),
       ok: answer('The runs.', 'MonitorRunPage'),
       codes: ['not_found', 'validation_failed'],
     }),

@@ -13,10 +13,8 @@ import { MONITOR_DIFFS_PATH, type MonitorDiffLinks } from '../monitor-diff-links
 import { cursorOf, encodeCursor, parseLimit } from '../paging.js';
 import { compileBodySchema } from '../validation.js';
 
-const MONITORS_DEFAULT_LIMIT = 20;
-const MONITORS_MAX_LIMIT = 100;
-const RUNS_DEFAULT_LIMIT = 50;
-const RUNS_MAX_LIMIT = 200;
+export const MONITORS_DEFAULT_LIMIT = 20;
+export const MONITORS_MAX_LIMIT = 100;
 
 export const monitorLocation = (id: string) => `/api/v1/account/monitors/${encodeURIComponent(id)}`;
 
@@ -77,7 +75,7 @@ export function monitorRoutes(deps: MonitorRouteDeps): Router {
   });
 
   router.get(`${prefix}/:id/runs`, ...byOwner, async (ctx) => {
-    const limit = parseLimit(ctx.query.limit, RUNS_DEFAULT_LIMIT, RUNS_MAX_LIMIT);
+    const limit = parseLimit(ctx.query.limit);
     const page = await monitors.runs(ctx.state.principal.accountId, ctx.params.id!, limit, cursorOf(ctx.query), diffUrl);
     const last = page.rows.at(-1);
     ctx.body = { items: page.views, nextCursor: page.more && last ? encodeCursor(last.at, last._id) : null };
