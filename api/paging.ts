@@ -45,3 +45,14 @@ export function pageBody<R extends { createdAt: Date; _id: string }, V>(page: { 
   const last = page.rows.at(-1);
   return { items: page.rows.map(view), nextCursor: page.more && last ? encodeCursor(last.createdAt, last._id) : null };
 }
+
+/** A query parameter that takes one of `allowed` (`?type=`, `?action=`), or none. */
+export function queryChoice(raw: unknown, allowed: readonly string[], name: string, noun: string): string | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !allowed.includes(raw)) {
+    throw new ServiceError('validation_failed', `${name} must be one of ${allowed.join(', ')}.`, {
+      errors: [{ field: `query:${name}`, message: `is not ${noun}` }],
+    });
+  }
+  return raw;
+}

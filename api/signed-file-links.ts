@@ -3,6 +3,7 @@
 //! own derived from SECRET_KEY (HMAC-SHA256 over the file and the query, as render links are), so
 //! any replica verifies it and nothing else can make one. The link, not a credential, opens the file.
 import { hkdfSync } from 'node:crypto';
+import type { Context } from 'koa';
 import { ServiceError } from '../contracts/errors.js';
 import { signRenderLink, splitSignature, verifyRenderLink } from '../lib/render-link-signature.js';
 
@@ -46,4 +47,18 @@ export function createSignedLinks(kind: SignedLinkKind, deps: { baseUrl: string;
   }
 
   return { sign, verify };
+}
+
+/**
+ * The headers of a file a signed link opens: cached privately until the link expires, and served
+ * under a sandbox, as an attachment would be (a PDF's scripts run nowhere near this origin),
+ * for an `<img>` or a download anywhere.
+ */
+export function setSignedFileHeaders(ctx: Context, expiresAt: number, now = Date.now()): void {
+  ctx.set({
+    'Cache-Control': `private, max-age=${Math.max(0, Math.floor((expiresAt - now) / 1000))}`,
+    'Content-Security-Policy': "sandbox; default-src 'none'",
+    'X-Content-Type-Options': 'nosniff',
+    'Cross-Origin-Resource-Policy': 'cross-origin',
+  });
 }

@@ -6,7 +6,7 @@ import type { Context, Middleware } from 'koa';
 import { AUDIT_ACTIONS, auditView, type AuditEntryDoc, type AuditLog } from '../../domain/audit/index.js';
 import { ServiceError } from '../../contracts/errors.js';
 import { requireAdmin, type Authenticator } from '../auth.js';
-import { decodeCursor, encodeCursor, parseLimit } from '../paging.js';
+import { decodeCursor, encodeCursor, parseLimit, queryChoice } from '../paging.js';
 
 /** The columns of the CSV export: JSON-valued ones (actor, target, changes) as JSON text. */
 export const CSV_COLUMNS = [
@@ -25,15 +25,7 @@ export const CSV_COLUMNS = [
   'hash',
 ] as const;
 
-function parseAction(raw: unknown): string | undefined {
-  if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !(AUDIT_ACTIONS as readonly string[]).includes(raw)) {
-    throw new ServiceError('validation_failed', `action must be one of ${AUDIT_ACTIONS.join(', ')}.`, {
-      errors: [{ field: 'query:action', message: 'is not an audit action' }],
-    });
-  }
-  return raw;
-}
+const parseAction = (raw: unknown) => queryChoice(raw, AUDIT_ACTIONS, 'action', 'an audit action');
 
 const csvField = (value: unknown) => {
   const text = value == null ? '' : typeof value === 'string' ? value : JSON.stringify(value);

@@ -3,22 +3,13 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Db } from 'mongodb';
-import { ServiceError } from '../../contracts/errors.js';
 import { createEventLog } from '../../domain/events/index.js';
 import { EVENT_KINDS } from '../../contracts/event-kinds.js';
 import { isoWithOffset } from '../../contracts/webhook-messages.js';
 import type { Authenticator } from '../auth.js';
-import { cursorOf, pageBody, parseLimit } from '../paging.js';
+import { cursorOf, pageBody, parseLimit, queryChoice } from '../paging.js';
 
-function parseType(raw: unknown): string | undefined {
-  if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !(EVENT_KINDS as readonly string[]).includes(raw)) {
-    throw new ServiceError('validation_failed', `type must be one of ${EVENT_KINDS.join(', ')}.`, {
-      errors: [{ field: 'query:type', message: 'is not an event type' }],
-    });
-  }
-  return raw;
-}
+const parseType = (raw: unknown) => queryChoice(raw, EVENT_KINDS, 'type', 'an event type');
 
 export function eventRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Middleware }): Router {
   const router = new Router({ prefix: '/api/v1/account/events' });

@@ -4,6 +4,7 @@
 //! (`Mcp-Session-Id`, api/mcp/sessions.ts) is a database record bound to the credential, never a
 //! credential itself. What the SDK does not answer itself (a foreign Origin, a missing key, an
 //! unknown session, another method) is problem+json like every error here.
+import { setSignedFileHeaders } from '../signed-file-links.js';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -115,12 +116,7 @@ export function mcpRoutes(deps: McpRoutesDeps): Router {
   // sandbox, as an attachment would be: a PDF's scripts run nowhere near this origin.
   router.get(RESULT_PATH, async (ctx) => {
     const file = await deps.results.open(ctx.params.file!, ctx.querystring);
-    ctx.set({
-      'Cache-Control': `private, max-age=${Math.max(0, Math.floor((file.expiresAt - Date.now()) / 1000))}`,
-      'Content-Security-Policy': "sandbox; default-src 'none'",
-      'X-Content-Type-Options': 'nosniff',
-      'Cross-Origin-Resource-Policy': 'cross-origin',
-    });
+    setSignedFileHeaders(ctx, file.expiresAt);
     ctx.type = file.mimeType;
     ctx.body = file.bytes;
   });

@@ -2,6 +2,7 @@
 //! list, read, change (pause and resume), delete, run one now, accept a visual monitor's baseline,
 //! read its runs; and a run's diff image by its signed link, which needs no credential. HTTP only:
 //! what each request does is the monitor service (`domain/monitors/service.ts`).
+import { setSignedFileHeaders } from '../signed-file-links.js';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { CreateMonitorBody, invalidRequest, type MonitorService, UpdateMonitorBody } from '../../domain/monitors/index.js';
@@ -84,12 +85,7 @@ export function monitorRoutes(deps: MonitorRouteDeps): Router {
   // A diff image by its link: the signature opens it for the link's hour, for an <img> anywhere.
   router.get(`${MONITOR_DIFFS_PATH}:file`, async (ctx) => {
     const image = await deps.diffLinks.open(ctx.params.file!, ctx.querystring);
-    ctx.set({
-      'Cache-Control': `private, max-age=${Math.max(0, Math.floor((image.expiresAt - Date.now()) / 1000))}`,
-      'Content-Security-Policy': "sandbox; default-src 'none'",
-      'X-Content-Type-Options': 'nosniff',
-      'Cross-Origin-Resource-Policy': 'cross-origin',
-    });
+    setSignedFileHeaders(ctx, image.expiresAt);
     ctx.type = 'image/png';
     ctx.body = image.png;
   });
