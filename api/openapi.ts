@@ -1,6 +1,7 @@
 //! The OpenAPI 3.1 document of everything the API serves, built once per process. Each route
-//! module documents the operations it serves beside its router (`<name>Operations()`); this file
-//! assembles them with the overview, the tags, the shared components and the webhook events.
+//! module documents the operations it serves in its sibling (`api/routes/<name>.openapi.ts`,
+//! `<name>Operations()`); this file assembles them with the overview, the tags, the shared
+//! components and the webhook events.
 //! `/api/v1/openapi.json` serves it and `/docs` renders it.
 import { readFileSync } from 'node:fs';
 import { CATALOGUE, GROUPS, type Group, type ToolDefinition, type ToolSchemas } from '../domain/tools/index.js';
@@ -9,29 +10,29 @@ import type { RouteOperation } from './docs/operations.js';
 import type { JsonSchema } from './docs/schema-parts.js';
 import { COMPONENT_SCHEMAS } from './docs/schemas.js';
 import { DELIVERY_FACTS, webhookEvents } from './docs/webhook-events.js';
-import { accountOperations } from './routes/account.js';
-import { adminOperations } from './routes/admin.js';
-import { auditLogOperations } from './routes/audit-log.js';
-import { renderOperations } from './routes/render.js';
-import { renderLinkOperations } from './routes/render-links.js';
+import { accountOperations } from './routes/account.openapi.js';
+import { adminOperations } from './routes/admin.openapi.js';
+import { auditLogOperations } from './routes/audit-log.openapi.js';
+import { renderOperations } from './routes/render.openapi.js';
+import { renderLinkOperations } from './routes/render-links.openapi.js';
 import { batchOperations } from './routes/batches.openapi.js';
-import { callOperations } from './routes/calls.js';
-import { dashboardOperations } from './routes/dashboard.js';
-import { docsOperations } from './routes/docs.js';
-import { eventOperations } from './routes/events.js';
-import { planOperations } from './routes/plans.js';
-import { serviceOperations } from './routes/service.js';
-import { catalogueOperations, toolOperations } from './routes/tools.js';
+import { callOperations } from './routes/calls.openapi.js';
+import { dashboardOperations } from './routes/dashboard.openapi.js';
+import { docsOperations } from './routes/docs.openapi.js';
+import { eventOperations } from './routes/events.openapi.js';
+import { planOperations } from './routes/plans.openapi.js';
+import { serviceOperations } from './routes/service.openapi.js';
+import { catalogueOperations, toolOperations } from './routes/tools.openapi.js';
 import { webhookOperations } from './routes/webhooks.openapi.js';
 import { monitorOperations } from './routes/monitors.openapi.js';
-import { destinationOperations } from './routes/destinations.js';
-import { billingOperations } from './routes/billing.js';
+import { destinationOperations } from './routes/destinations.openapi.js';
+import { billingOperations } from './routes/billing.openapi.js';
 import { authOperations } from './routes/auth.openapi.js';
-import { teamOperations } from './routes/teams.js';
-import { oidcOperations } from './routes/oidc.js';
-import { mcpOperations } from './routes/mcp.js';
-import { oauthOperations } from './routes/oauth.js';
-import { connectedAppOperations } from './routes/connected-apps.js';
+import { teamOperations } from './routes/teams.openapi.js';
+import { oidcOperations } from './routes/oidc.openapi.js';
+import { mcpOperations } from './routes/mcp.openapi.js';
+import { oauthOperations } from './routes/oauth.openapi.js';
+import { connectedAppOperations } from './routes/connected-apps.openapi.js';
 import { GROUPS as ROLE_GROUPS, groupFor } from '../domain/teams/index.js';
 
 export interface OpenApiOptions {

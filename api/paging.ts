@@ -20,7 +20,11 @@ export function decodeCursor(cursor: string): { at: Date; id: string } {
   }
 }
 
-export function parseLimit(raw: unknown, fallback: number, max: number): number {
+/** A page's size when the request names none, and the most it may name: every list's but those that say otherwise. */
+export const LIMIT_DEFAULT = 50;
+export const LIMIT_MAX = 200;
+
+export function parseLimit(raw: unknown, fallback = LIMIT_DEFAULT, max = LIMIT_MAX): number {
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > max) {
@@ -40,4 +44,15 @@ export function cursorOf(query: Record<string, unknown>): { at: Date; id: string
 export function pageBody<R extends { createdAt: Date; _id: string }, V>(page: { rows: R[]; more: boolean }, view: (row: R) => V) {
   const last = page.rows.at(-1);
   return { items: page.rows.map(view), nextCursor: page.more && last ? encodeCursor(last.createdAt, last._id) : null };
+}
+
+/** A query parameter that takes one of `allowed` (`?type=`, `?action=`), or none. */
+export function queryChoice(raw: unknown, allowed: readonly string[], name: string, noun: string): string | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !allowed.includes(raw)) {
+    throw new ServiceError('validation_failed', `${name} must be one of ${allowed.join(', ')}.`, {
+      errors: [{ field: `query:${name}`, message: `is not ${noun}` }],
+    });
+  }
+  return raw;
 }

@@ -9430,8 +9430,8 @@ export interface operations {
     listBatches: {
         parameters: {
             query?: {
-                /** @description Entries per page. */
-                limit?: components["parameters"]["UsageLimit"];
+                /** @description Batches per page. */
+                limit?: number;
                 /** @description `nextCursor` of the previous page. */
                 cursor?: components["parameters"]["UsageCursor"];
             };
@@ -9658,8 +9658,8 @@ export interface operations {
     listAccountBatches: {
         parameters: {
             query?: {
-                /** @description Entries per page. */
-                limit?: components["parameters"]["UsageLimit"];
+                /** @description Batches per page. */
+                limit?: number;
                 /** @description `nextCursor` of the previous page. */
                 cursor?: components["parameters"]["UsageCursor"];
             };

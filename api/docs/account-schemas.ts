@@ -8,6 +8,7 @@ import {
   dateTime,
   id,
   nextCursor,
+  page,
   nullableDateTime,
   planFields,
   record,
@@ -74,10 +75,7 @@ export const ACCOUNT_SCHEMAS: Record<string, JsonSchema> = {
     },
   },
   Grant,
-  GrantPage: record('Grants, newest first.', {
-    items: { type: 'array', items: ref('Grant') },
-    nextCursor,
-  }),
+  GrantPage: page('Grants, newest first.', 'Grant'),
   CallAccepted: record('The call runs; read it at `location` (also the `Location` header).', {
     requestId: { type: 'string', description: "The call's request id (its `X-Request-Id`)." },
     tool: { type: 'string', description: 'Tool name.' },
@@ -108,10 +106,7 @@ export const ACCOUNT_SCHEMAS: Record<string, JsonSchema> = {
       },
     },
   },
-  CallPage: record('Asynchronous calls, newest first.', {
-    items: { type: 'array', items: ref('CallSummary') },
-    nextCursor,
-  }),
+  CallPage: page('Asynchronous calls, newest first.', 'CallSummary'),
   UsagePage: record('Usage, newest first, and the render cache per day.', {
     items: { type: 'array', items: ref('UsageEntry') },
     nextCursor,

@@ -1,6 +1,6 @@
 //! Component schemas of the audit log's answers: an entry, a page of them, a verification.
 import { AUDIT_ACTIONS } from '../../domain/audit/index.js';
-import { dateTime, id, nextCursor, record, ref, type JsonSchema } from './schema-parts.js';
+import { page, dateTime, id, record, type JsonSchema } from './schema-parts.js';
 
 const hash = (description: string) => ({ type: 'string', pattern: '^([0-9a-f]{64})?$', description });
 
@@ -57,7 +57,7 @@ export const AUDIT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       ),
     }),
   ),
-  AuditLogPage: record('Audit log entries, newest first.', { items: { type: 'array', items: ref('AuditEntry') }, nextCursor }),
+  AuditLogPage: page('Audit log entries, newest first.', 'AuditEntry'),
   AuditVerification: {
     // `firstBadEntry` only when not ok.
     ...record('What walking the chain found.', verification),

@@ -1,6 +1,6 @@
 //! Component schemas of batches (`/api/v1/batches`): the request, the batch, its items and the
 //! lines of its results; the `data` of the batch events shares the batch's counts.
-import { credits, id, nextCursor, record, ref, type JsonSchema } from './schema-parts.js';
+import { page, credits, id, ref, type JsonSchema } from './schema-parts.js';
 
 import { Batch, MAX_BATCH_ITEMS as MAX_ITEMS } from '../../domain/batches/index.js';
 import { BatchCounts } from '../../domain/calls/index.js';
@@ -22,7 +22,7 @@ export const BATCH_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   BatchCounts,
   BatchRequest: BatchRequestBody,
   Batch,
-  BatchPage: record('Batches, newest first.', { items: { type: 'array', items: ref('Batch') }, nextCursor }),
+  BatchPage: page('Batches, newest first.', 'Batch'),
   BatchItem: {
     type: 'object',
     description: 'One item: `output` when it succeeded, `error` when it failed or was skipped.',
@@ -41,5 +41,5 @@ export const BATCH_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       },
     },
   },
-  BatchItemPage: record('Items in index order.', { items: { type: 'array', items: ref('BatchItem') }, nextCursor }),
+  BatchItemPage: page('Items in index order.', 'BatchItem'),
 };

@@ -1,6 +1,6 @@
 //! Component schemas of the billing answers: credit packs, a checkout, purchases, auto-recharge.
 import { AutoRechargeView, Currency, MinorUnits, PACK_LIMITS, Purchase } from '../../domain/billing/index.js';
-import { dateTime, id, nextCursor, record, ref, type JsonSchema } from './schema-parts.js';
+import { page, dateTime, id, record, ref, type JsonSchema } from './schema-parts.js';
 
 export const BILLING_SCHEMAS: Record<string, JsonSchema> = {
   CreditPack: record('A pack of credits for sale.', {
@@ -24,7 +24,7 @@ export const BILLING_SCHEMAS: Record<string, JsonSchema> = {
     purchaseId: id('pur', 'The purchase, pending until Stripe says it is paid.'),
   }),
   Purchase,
-  PurchasePage: record('Purchases, newest first.', { items: { type: 'array', items: ref('Purchase') }, nextCursor }),
+  PurchasePage: page('Purchases, newest first.', 'Purchase'),
   AutoRecharge: AutoRechargeView,
   StripeWebhookReceived: record('The event is recorded; it is applied once, whatever Stripe redelivers.', {
     received: { type: 'boolean', const: true },

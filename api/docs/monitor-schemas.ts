@@ -1,67 +1,25 @@
 //! Component schemas of monitors, their runs and their events' `data`.
-import { CreateMonitorBody, Monitor, MonitorState, RunDuration, RunOutcome } from '../../domain/monitors/index.js';
-import { credits, dateTime, id, nextCursor, nullableDateTime, record, ref, type JsonSchema } from './schema-parts.js';
+import {
+  CreateMonitorBody,
+  Monitor,
+  MonitorAssertionResult,
+  MonitorRunSummary,
+  MonitorRunView,
+  MonitorState,
+} from '../../domain/monitors/index.js';
+import { page, id, record, type JsonSchema } from './schema-parts.js';
 
 const { properties: body } = CreateMonitorBody;
 
-const assertionResult = record('One assertion as this run found it.', {
-  path: { type: 'string', description: 'The pointer read (a visual check: the image field).', examples: ['/status'] },
-  op: body.assertions.items.properties.op,
-  value: { description: "What it was compared with (a visual check's threshold); absent for `changed`." },
-  actual: { description: 'What the answer held there (long texts cut); the share of changed pixels for a visual check; null when absent.' },
-  pass: { type: 'boolean', description: 'Whether it held. For a change check: false when it fired.' },
-});
-// `value` is absent for `changed`.
-assertionResult.required = ['path', 'op', 'actual', 'pass'];
-
-const runFields = {
-  id: {
-    type: 'string',
-    description: "The run's call: its request id, as in usage (`via: monitor`).",
-    examples: ['call-acc_4hQ2mV8kZr1xYt6pW0nLbC-mon_7Tn3pLq9Vx2Rk5Yb8Mc1Dz-2026-05-01T09:30:00Z'],
-  },
-  at: dateTime('When the run started.'),
-  scheduledAt: nullableDateTime('When its schedule meant it to start; null for a run asked for now.'),
-  durationMs: RunDuration,
-  outcome: RunOutcome,
-  requestId: { type: 'string', description: 'The same as `id`.' },
-  charged: credits("Credits charged: the tool's cost when it answered 200, else 0."),
-  assertions: { type: 'array', items: ref('MonitorAssertionResult') },
-  change: {
-    type: ['object', 'null'],
-    description:
-      'Set when a change check fired: the pointers that changed, and for a visual change the share of pixels and a link to the diff image (signed, an hour).',
-    required: ['paths'],
-    properties: {
-      paths: { type: 'array', items: { type: 'string' } },
-      ratio: { type: 'number', minimum: 0, maximum: 1 },
-      diffUrl: {
-        type: 'string',
-        format: 'uri',
-        description: 'The diff image (PNG): changed pixels in red. Opens without a credential until the link expires.',
-      },
-    },
-  },
-  error: {
-    type: ['object', 'null'],
-    description: "Why the call did not answer 200: the problem's code and detail.",
-    required: ['code', 'message'],
-    properties: { code: ref('ErrorCode'), message: { type: 'string' } },
-  },
-};
-
 export const MONITOR_SCHEMAS: Record<string, JsonSchema> = {
-  MonitorAssertionResult: assertionResult,
-  MonitorRun: record('One run of a monitor, newest first in its list (kept 90 days).', {
-    ...runFields,
-    state: { ...MonitorState, description: "The monitor's state after this run was judged." },
-  }),
-  MonitorRunPage: record('Runs, newest first.', { items: { type: 'array', items: ref('MonitorRun') }, nextCursor }),
+  MonitorAssertionResult,
+  MonitorRun: MonitorRunView,
+  MonitorRunPage: page('Runs, newest first.', 'MonitorRun'),
   MonitorRunStarted: record('A run asked for now.', {
     runId: { type: 'string', description: "Its request id: the run's `id` once it is judged." },
   }),
   Monitor,
-  MonitorPage: record('Monitors, newest first.', { items: { type: 'array', items: ref('Monitor') }, nextCursor }),
+  MonitorPage: page('Monitors, newest first.', 'Monitor'),
 };
 
 const example = {
@@ -88,15 +46,7 @@ const eventData = record('', {
   name: body.name,
   state: { ...MonitorState, description: 'Its state now.' },
   reason: { type: ['string', 'null'], description: 'Why: the failed check, the error, the change, or why it paused; null when up.' },
-  run: {
-    type: 'object',
-    description: 'The run that moved it (as `GET .../runs` shows it, without `state` and without a diff link).',
-    required: Object.keys(runFields),
-    properties: {
-      ...runFields,
-      change: { ...runFields.change, properties: { paths: runFields.change.properties.paths, ratio: runFields.change.properties.ratio } },
-    },
-  },
+  run: MonitorRunSummary,
 });
 const reminderData = {
   ...eventData,

@@ -3,6 +3,7 @@
 import type { Group } from '../../domain/tools/index.js';
 import { ERRORS, type ErrorCode } from '../../contracts/errors.js';
 import { EVENT_KINDS } from '../../contracts/event-kinds.js';
+import { LIMIT_DEFAULT, LIMIT_MAX } from '../paging.js';
 import { ERROR_GUIDE } from './error-guide.js';
 import { ref } from './schema-parts.js';
 
@@ -130,7 +131,7 @@ export const PARAMETERS: Readonly<Record<string, Json>> = {
     in: 'query',
     required: false,
     description: 'Entries per page.',
-    schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+    schema: { type: 'integer', minimum: 1, maximum: LIMIT_MAX, default: LIMIT_DEFAULT },
   },
   UsageCursor: {
     name: 'cursor',
@@ -175,7 +176,7 @@ export const PARAMETERS: Readonly<Record<string, Json>> = {
     in: 'query',
     required: false,
     description: 'Attempts to list, newest first.',
-    schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+    schema: { type: 'integer', minimum: 1, maximum: LIMIT_MAX, default: LIMIT_DEFAULT },
   },
 };
 

@@ -2,8 +2,9 @@
 //! parts of their answers, security and error codes. `api/openapi.ts` collects the operations
 //! and turns each one's `codes` into its problem answers.
 import type { ErrorCode } from '../../contracts/errors.js';
-import { ANSWER_HEADERS, RATE_LIMIT_HEADERS, type Json, type Tag } from './openapi-parts.js';
-import type { JsonSchema } from './schema-parts.js';
+import { ANSWER_HEADERS, json, paramRef, RATE_LIMIT_HEADERS, type Json, type Tag } from './openapi-parts.js';
+import { ref, type JsonSchema } from './schema-parts.js';
+import { LIMIT_DEFAULT, LIMIT_MAX } from '../paging.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -82,6 +83,95 @@ export const linked = (ok: Record<string, Json>, targets: Record<string, Record<
       },
     ]),
   );
+
+/** Who may call an operation: its security requirements and the codes their check answers with. */
+export interface Access {
+  security: Json[];
+  codes: readonly ErrorCode[];
+}
+export const OWNER: Access = { ...owner(), codes: OWNER_CODES };
+export const KEY: Access = { security: [{ apiKey: [] }], codes: KEY_CODES };
+export const ADMIN: Access = { ...admin(), codes: ADMIN_CODES };
+export const SESSION: Access = { ...session(), codes: SESSION_CODES };
+
+/** An operation of a resource: what is its own, the resource adding its tag, credential and id. */
+export type ResourceSpec = Json & { ok: Record<string, Json>; codes?: readonly (ErrorCode | CodeAtStatus)[] };
+
+/**
+ * The operations of one resource under one tag and one credential: each gets the tag, the
+ * security, the credential's codes before its own (if any), and, when its path takes `{id}`, the `id`
+ * parameter (a component's name, `EndpointId`) before its own parameters.
+ */
+export function resource(tag: Tag, access: Access, id?: string) {
+  return (method: Method, path: string, spec: ResourceSpec): RouteOperation => {
+    const { parameters = [], codes = [], ...rest } = spec;
+    const all = id && path.includes('{id}') ? [paramRef(id), ...(parameters as Json[])] : (parameters as Json[]);
+    return operation(method, path, {
+      tag,
+      security: access.security,
+      ...rest,
+      ...(all.length ? { parameters: all } : {}),
+      codes: [...access.codes, ...codes],
+    });
+  };
+}
+
+/** The size and cursor of a page of a list (`<Name>Page` answers). */
+export const PAGE_PARAMETERS: readonly Json[] = [paramRef('UsageLimit'), paramRef('UsageCursor')];
+
+/** The same for a list with a size of its own (api/paging.ts): `noun` per page. */
+export const pageParameters = (noun: string, max = LIMIT_MAX, fallback = LIMIT_DEFAULT): Json[] => [
+  {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: `${noun} per page.`,
+    schema: { type: 'integer', minimum: 1, maximum: max, default: fallback },
+  },
+  paramRef('UsageCursor'),
+];
+
+/** A JSON answer behind the rate limit: a component by its name (`'Batch'`) or a schema; none for a 204. */
+export const answer = (description: string, schema?: string | Json, status = '200') =>
+  withRateLimit(description, schema === undefined ? undefined : json(typeof schema === 'string' ? ref(schema) : schema), status);
+
+/** A list of one component, whole (not paged). */
+export const listOf = (name: string) => ({ type: 'array', items: ref(name) });
+
+/** A JSON request body with one example; `required` false when the body may be left out. */
+export const jsonBody = (schema: unknown, value?: Json, required = true) => ({
+  required,
+  content: json(schema, value === undefined ? {} : example(value)),
+});
+
+/** `linked` to operations that each take the new resource's `id` from the answer. */
+export const linkedById = (ok: Record<string, Json>, operationIds: readonly string[]) =>
+  linked(ok, Object.fromEntries(operationIds.map((operationId) => [operationId, { id: '$response.body#/id' }])));
+
+/** The path and query of a signed link to a file (api/signed-file-links.ts): the file, its expiry and its signature. */
+export const signedLinkParameters = (file: RegExp, noun: string): Json[] => [
+  {
+    name: 'file',
+    in: 'path',
+    required: true,
+    schema: { type: 'string', pattern: file.source },
+    description: `The ${noun}, as the link names it.`,
+  },
+  {
+    name: 'expires',
+    in: 'query',
+    required: true,
+    schema: { type: 'integer' },
+    description: `When the link stops opening the ${noun} (Unix seconds).`,
+  },
+  {
+    name: 'signature',
+    in: 'query',
+    required: true,
+    schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    description: "The link's signature: the last parameter.",
+  },
+];
 
 /** One media-type example (the request bodies' schemas are shared with validation and carry none). */
 export const example = (value: Json) => ({ examples: { example: { value } } });

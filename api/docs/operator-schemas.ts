@@ -1,10 +1,20 @@
 //! Component schemas of the operator API's answers (accounts, grants, plans) and the service's
 //! (catalogue, health).
 import { GRANT_REASONS } from '../../domain/ledger/index.js';
-import { MAX_MONTHLY_ALLOWANCE, ROLLOVERS } from '../../domain/plans/index.js';
 import { GROUPS } from '../../domain/tools/index.js';
 import { POOLS } from '../../contracts/temporal-names.js';
-import { credential, credits, dateTime, id, keyPrefix, nullableDateTime, planFields, record, type JsonSchema } from './schema-parts.js';
+import {
+  planTerms,
+  credential,
+  credits,
+  dateTime,
+  id,
+  keyPrefix,
+  nullableDateTime,
+  planFields,
+  record,
+  type JsonSchema,
+} from './schema-parts.js';
 
 export const OPERATOR_SCHEMAS: Record<string, JsonSchema> = {
   OpenedAccount: record('A new account with its first credentials, each shown only in this answer.', {
@@ -41,19 +51,10 @@ export const OPERATOR_SCHEMAS: Record<string, JsonSchema> = {
     }),
   }),
   Plan: record('A plan.', {
-    id: { type: 'string', examples: ['pro'] },
-    name: { type: 'string', examples: ['Pro'] },
-    monthlyAllowance: {
-      type: 'integer',
-      minimum: 0,
-      maximum: MAX_MONTHLY_ALLOWANCE,
-      description: 'Credits an account on it gets each period, on its anniversary.',
-    },
-    rollover: {
-      type: 'string',
-      enum: [...ROLLOVERS],
-      description: '`none`: the unused part lapses when the next period starts; `keep`: it stays until spent.',
-    },
+    ...planTerms(
+      'Credits an account on it gets each period, on its anniversary.',
+      '`none`: the unused part lapses when the next period starts; `keep`: it stays until spent.',
+    ),
     createdAt: dateTime('When it was created.'),
     updatedAt: dateTime('When it was last changed.'),
   }),

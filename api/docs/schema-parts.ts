@@ -26,25 +26,26 @@ export const record = (description: string, properties: Record<string, JsonSchem
 /** The cursor of every paged list (usage, calls, events). */
 export const nextCursor = { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' };
 
+/** A page of a list of one component: its items and the cursor of the next page. */
+export const page = (description: string, item: string): JsonSchema =>
+  record(description, { items: { type: 'array', items: ref(item) }, nextCursor });
+
+/** A plan's id, name and terms, described for where they are shown. */
+export const planTerms = (allowance: string, rollover: string) => ({
+  id: { type: 'string', examples: ['pro'] },
+  name: { type: 'string', examples: ['Pro'] },
+  monthlyAllowance: { type: 'integer', minimum: 0, maximum: MAX_MONTHLY_ALLOWANCE, description: allowance },
+  rollover: { type: 'string', enum: [...ROLLOVERS], description: rollover },
+});
+
 const planSummary = {
   type: ['object', 'null'],
   description: 'The plan the account is on (null for an account opened before plans).',
   required: ['id', 'name', 'monthlyAllowance', 'rollover'],
-  properties: {
-    id: { type: 'string', examples: ['pro'] },
-    name: { type: 'string', examples: ['Pro'] },
-    monthlyAllowance: {
-      type: 'integer',
-      minimum: 0,
-      maximum: MAX_MONTHLY_ALLOWANCE,
-      description: 'Credits granted each period, on the anniversary.',
-    },
-    rollover: {
-      type: 'string',
-      enum: [...ROLLOVERS],
-      description: '`none`: the unused part of an allowance lapses when the next period starts; `keep`: it stays until spent.',
-    },
-  },
+  properties: planTerms(
+    'Credits granted each period, on the anniversary.',
+    '`none`: the unused part of an allowance lapses when the next period starts; `keep`: it stays until spent.',
+  ),
 };
 export const planFields = {
   plan: planSummary,

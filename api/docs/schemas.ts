@@ -1,7 +1,7 @@
 //! JSON Schemas (2020-12) of what the API answers outside the tools and of the webhook events it
 //! posts: `components.schemas` of the OpenAPI document, one file per concern. They describe the
 //! shapes the routes build; the fuzz run (test/disruptive/fuzz.test.ts) checks answers against them.
-import { ERRORS } from '../../contracts/errors.js';
+import { ErrorCode } from '../../lib/error-code-schema.js';
 import { ROLES } from '../../domain/teams/index.js';
 import { ACCOUNT_SCHEMAS } from './account-schemas.js';
 import { AUDIT_SCHEMAS } from './audit-schemas.js';
@@ -18,11 +18,7 @@ import { TEAM_SCHEMAS } from './team-schemas.js';
 import { MONITOR_SCHEMAS } from './monitor-schemas.js';
 
 const problem: Record<string, JsonSchema> = {
-  ErrorCode: {
-    type: 'string',
-    enum: Object.keys(ERRORS),
-    description: 'Stable machine-readable error code; /docs/errors explains each.',
-  },
+  ErrorCode,
   FieldError: record('One invalid field.', {
     field: { type: 'string', description: 'JSON Pointer into the body (`/width`), or `header:<Name>` / `query:<name>`.' },
     message: { type: 'string', description: 'What is wrong with it.' },

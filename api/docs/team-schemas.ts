@@ -1,21 +1,12 @@
 //! Component schemas of the team routes' answers: members, invitations, a transfer of ownership,
 //! the sign-in policy, and who made an API key.
-import { KeyMaker, Member, ROLES } from '../../domain/teams/index.js';
-import { dateTime, id, record, ref, type JsonSchema } from './schema-parts.js';
-
-const role = { type: 'string', enum: [...ROLES], description: 'The role on the account.' };
+import { Invitation, KeyMaker, Member } from '../../domain/teams/index.js';
+import { record, ref, type JsonSchema } from './schema-parts.js';
 
 export const TEAM_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   Member,
   MemberList: { type: 'array', items: ref('Member'), description: 'Every member, first joined first.' },
-  Invitation: record('An invitation, pending until it is accepted, revoked or expires.', {
-    id: id('inv', 'Invitation id: revoke it with DELETE /api/v1/account/invitations/{id}.'),
-    email: { type: 'string', description: 'The invited address.' },
-    role,
-    invitedBy: { type: ['string', 'null'], description: "Who invited: a member's user id, or the prefix of the owner token used." },
-    createdAt: dateTime('When it was mailed.'),
-    expiresAt: dateTime('Its link works until then (7 days).'),
-  }),
+  Invitation,
   InvitationList: { type: 'array', items: ref('Invitation'), description: 'The pending invitations, newest first.' },
   OwnershipTransferred: record('The account has a new owner.', {
     owner: ref('Member'),

@@ -1,7 +1,7 @@
 //! Component schemas of the webhook endpoints' answers, their delivery attempts and the event log.
 import { EventDelivery } from '../../domain/events/index.js';
 import { WebhookEndpoint, WebhookSecret } from '../../domain/webhooks/index.js';
-import { dateTime, id, nextCursor, record, ref, type JsonSchema } from './schema-parts.js';
+import { page, dateTime, id, record, ref, type JsonSchema } from './schema-parts.js';
 
 // The two answers that show the signing secret, once: the endpoint and the secret.
 const withSecret = { ...WebhookEndpoint.properties, secret: WebhookSecret };
@@ -49,8 +49,5 @@ export const WEBHOOK_ENDPOINT_SCHEMAS: Record<string, JsonSchema> = {
     data: { type: 'object', description: "The event's `data`, as in the envelope (see *Webhook events*)." },
     deliveries: { type: 'array', items: ref('EventDelivery'), description: 'Each endpoint it went to; empty when none was subscribed.' },
   }),
-  EventPage: record('Events, newest first.', {
-    items: { type: 'array', items: ref('EventLogEntry') },
-    nextCursor,
-  }),
+  EventPage: page('Events, newest first.', 'EventLogEntry'),
 };

@@ -12,9 +12,6 @@ import { ChangePlanBody, CreateAccountBody, GrantCreditsBody } from '../bodies/a
 import { ServiceError } from '../../contracts/errors.js';
 import { accountPlanView } from '../plan-view.js';
 import { compileBodySchema, validationProblem } from '../validation.js';
-import { json, paramRef } from '../docs/openapi-parts.js';
-import { operation, admin, plain, example, ADMIN_CODES, BODY_CODES, type RouteOperation } from '../docs/operations.js';
-import { ref } from '../docs/schema-parts.js';
 
 /** How far back an account's plan may be said to have started: at most one period. */
 const PLAN_START_LOOKBACK_MS = 31 * 24 * 3600 * 1000;
@@ -133,63 +130,4 @@ export function adminRoutes(deps: AdminDeps): Router {
 
 function sameGrant(first: GrantDoc, amount: number, reason: string, expiresAt: Date | null): boolean {
   return first.amount === amount && first.reason === reason && (first.expiresAt?.getTime() ?? null) === (expiresAt?.getTime() ?? null);
-}
-
-/** The operations this router serves, as the OpenAPI document lists them. */
-export function adminOperations(): RouteOperation[] {
-  return [
-    operation('post', '/api/v1/admin/accounts', {
-      tag: 'operator',
-      operationId: 'openAccount',
-      summary: 'Open an account',
-      ...admin(),
-      description:
-        'Opens an account with a welcome grant of `credits` (FREE_CREDITS when left out, never expiring), an owner token and a first API key, on `plan` (`free` when left out), ' +
-        'whose first allowance is granted at once. The body may be left out.',
-      requestBody: {
-        required: false,
-        content: json(CreateAccountBody, example({ name: 'Acme Ltd', email: 'ops@acme.example', credits: 500, plan: 'free' })),
-      },
-      ok: plain('The account and its credentials, shown only here.', json(ref('OpenedAccount')), '201'),
-      codes: [...ADMIN_CODES, ...BODY_CODES],
-    }),
-    operation('get', '/api/v1/admin/accounts/{id}', {
-      tag: 'operator',
-      operationId: 'getAccountAsOperator',
-      summary: 'Get an account',
-      ...admin(),
-      parameters: [paramRef('AccountId')],
-      ok: plain('The account.', json(ref('AdminAccount'))),
-      codes: ADMIN_CODES,
-    }),
-    operation('post', '/api/v1/admin/accounts/{id}/credits', {
-      tag: 'operator',
-      operationId: 'grantCredits',
-      summary: 'Grant credits',
-      ...admin(),
-      description:
-        'Adds credits as a grant and fires `credits.granted`. With `expiresAt`, what is left of the grant then lapses (an `expired` entry in the usage). ' +
-        'With `idempotencyKey` (your payment id), the same key again grants nothing and answers the first grant (`Idempotent-Replayed: true`); with another body it is `idempotency_conflict`.',
-      parameters: [paramRef('AccountId')],
-      requestBody: {
-        required: true,
-        content: json(GrantCreditsBody, example({ amount: 500, reason: 'purchase', idempotencyKey: 'pi_3PqK2Lm9' })),
-      },
-      ok: plain('The new balance and the grant.', json(ref('Balance'))),
-      codes: [...ADMIN_CODES, ...BODY_CODES, 'idempotency_conflict'],
-    }),
-    operation('put', '/api/v1/admin/accounts/{id}/plan', {
-      tag: 'operator',
-      operationId: 'changeAccountPlan',
-      summary: 'Move an account to another plan',
-      ...admin(),
-      description:
-        "The new plan applies from the account's next period (its anniversary stays); what is due under the old plan is granted first. " +
-        "With `prorate`, the rest of the current period's share of the difference (when the new allowance is larger) is granted now. Moving to the plan it is on changes nothing.",
-      parameters: [paramRef('AccountId')],
-      requestBody: { required: true, content: json(ChangePlanBody, example({ plan: 'pro', prorate: true })) },
-      ok: plain('The account.', json(ref('AdminAccount'))),
-      codes: [...ADMIN_CODES, ...BODY_CODES],
-    }),
-  ];
 }

@@ -4,13 +4,13 @@ import { AUTH_BODY_SCHEMAS } from '../bodies/auth.js';
 import { json } from '../docs/openapi-parts.js';
 import {
   BODY_CODES,
-  SESSION_CODES,
-  example,
+  jsonBody,
   open,
   operation,
   optionalSession,
   plain,
   session as sessionSecurity,
+  SESSION_CODES,
   type RouteOperation,
 } from '../docs/operations.js';
 import { ref } from '../docs/schema-parts.js';
@@ -18,10 +18,6 @@ import { ref } from '../docs/schema-parts.js';
 const STATUS_PERSON_CODES = ['rate_limited', 'unavailable', 'internal_error'] as const;
 
 const signedInAnswer = (description: string) => plain(description, json(ref('SignedIn')));
-const body = (schema: keyof typeof AUTH_BODY_SCHEMAS, value: Record<string, unknown>) => ({
-  required: true,
-  content: json(AUTH_BODY_SCHEMAS[schema], example(value)),
-});
 const auth = (summary: string, operationId: string, extra: Record<string, unknown>) => ({
   tag: 'auth' as const,
   operationId,
@@ -42,14 +38,14 @@ function accountOperations(): RouteOperation[] {
       description:
         'Mails a link that confirms the address (valid 24 hours, once). The answer is the same whether or not the address has an account: a known address is mailed a note instead. ' +
         'Confirming opens the account with its welcome grant (once per mailbox: `a+x@host` and `a@host` are one) and signs in. 403 `signup_closed` when the operator turned sign-up off.',
-      requestBody: body('signup', { email: 'ada@example.com', password: 'correct horse battery staple', name: 'Ada' }),
+      requestBody: jsonBody(AUTH_BODY_SCHEMAS.signup, { email: 'ada@example.com', password: 'correct horse battery staple', name: 'Ada' }),
       ok: plain('The mail is on its way (or, for a known address, a note).', json(ref('Status')), '202'),
       codes: [...BODY_CODES, 'signup_closed', ...STATUS_PERSON_CODES],
     }),
     operation('post', '/api/v1/auth/verify', {
       ...auth('Confirm the address', 'verifyAddress', open()),
       description: 'Takes the token of the sign-up mail: opens the account and signs in (sets the session cookie). A token works once.',
-      requestBody: body('verify', { token: 'Jq3...' }),
+      requestBody: jsonBody(AUTH_BODY_SCHEMAS.verify, { token: 'Jq3...' }),
       ok: signedInAnswer('Signed in to the new account.'),
       codes: [...BODY_CODES, 'invalid_token', ...STATUS_PERSON_CODES],
     }),
@@ -58,7 +54,7 @@ function accountOperations(): RouteOperation[] {
       description:
         'Sets the session cookie. One answer, 401 `invalid_credentials`, for a wrong password, an unknown address and an unverified one. ' +
         '10 failures for an address within 15 minutes lock it for 15 minutes (429 `too_many_attempts`, and its owner is told by mail); 100 from one client address lock that client.',
-      requestBody: body('signin', { email: 'ada@example.com', password: 'correct horse battery staple' }),
+      requestBody: jsonBody(AUTH_BODY_SCHEMAS.signin, { email: 'ada@example.com', password: 'correct horse battery staple' }),
       ok: signedInAnswer('Signed in.'),
       codes: [...BODY_CODES, 'invalid_credentials', 'too_many_attempts', 'forbidden', 'provider_required', ...STATUS_PERSON_CODES],
     }),
@@ -78,7 +74,7 @@ function accountOperations(): RouteOperation[] {
       description:
         'The session acts on another account of the person, with their role there. An account that requires its members to sign in through an identity provider ' +
         'takes only a session signed in through it (403 `provider_required`).',
-      requestBody: body('switchAccount', { accountId: 'acc_4hQ2mV8kZr1xYt6pW0nLbC' }),
+      requestBody: jsonBody(AUTH_BODY_SCHEMAS.switchAccount, { accountId: 'acc_4hQ2mV8kZr1xYt6pW0nLbC' }),
       ok: signedInAnswer('The session now acts on that account.'),
       codes: [...SESSION_CODES, ...BODY_CODES, 'not_found', 'rate_limited', 'provider_required'],
     }),
@@ -102,7 +98,7 @@ function accountOperations(): RouteOperation[] {
       ...auth('Change my password', 'changePassword', sessionSecurity()),
       description:
         'Needs the current password and a sign-in within the last 10 minutes (else 403 `reauthentication_required`). Ends the other sessions and mails a note.',
-      requestBody: body('changePassword', {
+      requestBody: jsonBody(AUTH_BODY_SCHEMAS.changePassword, {
         currentPassword: 'correct horse battery staple',
         newPassword: 'a longer passphrase than before',
       }),
@@ -112,7 +108,7 @@ function accountOperations(): RouteOperation[] {
     operation('post', '/api/v1/auth/password-reset', {
       ...auth('Ask for a password reset', 'requestPasswordReset', open()),
       description: 'Mails a reset link (valid 30 minutes, once) when the address has an account. The answer is the same for any address.',
-      requestBody: body('requestReset', { email: 'ada@example.com' }),
+      requestBody: jsonBody(AUTH_BODY_SCHEMAS.requestReset, { email: 'ada@example.com' }),
       ok: plain('A link is on its way if the address has an account.', json(ref('Status')), '202'),
       codes: [...BODY_CODES, ...STATUS_PERSON_CODES],
     }),
@@ -120,7 +116,7 @@ function accountOperations(): RouteOperation[] {
       ...auth('Set a new password with a reset link', 'confirmPasswordReset', open()),
       description:
         'Every session of the person ends; they sign in with the new password. A link refused for a weak password still works for a better one.',
-      requestBody: body('confirmReset', { token: 'Jq3...', password: 'a new and long passphrase' }),
+      requestBody: jsonBody(AUTH_BODY_SCHEMAS.confirmReset, { token: 'Jq3...', password: 'a new and long passphrase' }),
       ok: plain('The password is changed.', json(ref('Status'))),
       codes: [...BODY_CODES, 'invalid_token', ...STATUS_PERSON_CODES],
     }),
@@ -138,7 +134,7 @@ function passkeyOperations(): RouteOperation[] {
     }),
     operation('post', '/api/v1/auth/passkeys', {
       ...auth('Add a passkey', 'addPasskey', sessionSecurity()),
-      requestBody: body('registerPasskey', {
+      requestBody: jsonBody(AUTH_BODY_SCHEMAS.registerPasskey, {
         response: { id: '...', rawId: '...', type: 'public-key', response: {} },
         name: 'Work laptop',
       }),
@@ -153,7 +149,7 @@ function passkeyOperations(): RouteOperation[] {
     operation('patch', '/api/v1/auth/passkeys/{id}', {
       ...auth('Rename a passkey', 'renamePasskey', sessionSecurity()),
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'The credential id.' }],
-      requestBody: body('renamePasskey', { name: 'Phone' }),
+      requestBody: jsonBody(AUTH_BODY_SCHEMAS.renamePasskey, { name: 'Phone' }),
       ok: plain('Renamed.', json(ref('Passkey'))),
       codes: [...SESSION_CODES, ...BODY_CODES, 'not_found'],
     }),
@@ -171,7 +167,7 @@ function passkeyOperations(): RouteOperation[] {
     }),
     operation('post', '/api/v1/auth/passkey-signin', {
       ...auth('Sign in with a passkey', 'passkeySignin', open()),
-      requestBody: body('passkeySignin', { response: { id: '...', rawId: '...', type: 'public-key', response: {} } }),
+      requestBody: jsonBody(AUTH_BODY_SCHEMAS.passkeySignin, { response: { id: '...', rawId: '...', type: 'public-key', response: {} } }),
       ok: signedInAnswer('Signed in.'),
       codes: [...BODY_CODES, 'invalid_credentials', 'forbidden', 'provider_required', ...STATUS_PERSON_CODES],
     }),
@@ -181,7 +177,7 @@ function passkeyOperations(): RouteOperation[] {
         'Signed in as the invited address: joins the account and the session moves to it. Not signed in and new to the service: `password` (and `name`) make the sign-in, then it joins. ' +
         'Not signed in but known: 401 `unauthenticated` (sign in first, then accept). The link works once, for 7 days, until it is revoked (400 `invalid_token` after). ' +
         'When the account requires its members to sign in through an identity provider, the person joins and is then answered 403 `provider_required`: they sign in through it.',
-      requestBody: body('acceptInvitation', { token: 'Jq3...', password: 'correct horse battery staple', name: 'Ada' }),
+      requestBody: jsonBody(AUTH_BODY_SCHEMAS.acceptInvitation, { token: 'Jq3...', password: 'correct horse battery staple', name: 'Ada' }),
       ok: signedInAnswer('Joined and signed in.'),
       codes: [...BODY_CODES, 'invalid_token', 'unauthenticated', 'forbidden', 'provider_required', ...STATUS_PERSON_CODES],
     }),

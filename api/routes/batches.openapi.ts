@@ -2,15 +2,17 @@
 //! inside them so the handlers' file stays about handling.
 import { MAX_BATCH_ITEMS } from '../../domain/batches/index.js';
 import { BATCH_BODY_LIMIT } from '../batch-requests.js';
+import { BATCHES_DEFAULT_LIMIT, BATCHES_MAX_LIMIT } from './batches.js';
 import { ANSWER_HEADERS, headerRef, json, paramRef, RATE_LIMIT_HEADERS } from '../docs/openapi-parts.js';
 import {
+  answer,
   BODY_CODES,
   example,
-  KEY_CODES,
+  KEY,
   linked,
-  operation,
-  owner,
-  OWNER_CODES,
+  OWNER,
+  pageParameters,
+  resource,
   withRateLimit,
   type RouteOperation,
 } from '../docs/operations.js';
@@ -19,16 +21,14 @@ import { ref } from '../docs/schema-parts.js';
 /** The operations on one batch, each taking its id: what a new batch's answer links to. */
 const BATCH_OPERATIONS = ['getBatch', 'listBatchItems', 'getBatchResults', 'cancelBatch'] as const;
 
-const key = () => ({ security: [{ apiKey: [] }] });
-
 /** The operations `batchRoutes` serves, as the OpenAPI document lists them. */
 export function batchOperations(): RouteOperation[] {
+  const batches = resource('batches', KEY, 'BatchId');
+  const account = resource('account', OWNER, 'BatchId');
   return [
-    operation('post', '/api/v1/batches', {
-      tag: 'batches',
+    batches('post', '/api/v1/batches', {
       operationId: 'createBatch',
       summary: 'Make a batch',
-      ...key(),
       description:
         `Up to ${MAX_BATCH_ITEMS.toLocaleString('en')} calls of one tool as one job. Every item, merged over \`defaults\`, is validated as that tool's request body before anything starts ` +
         '(400 `validation_failed`, fields named `/items/<index>/<field>`). Each item then runs as the call it would have been: charged if and only if it succeeds, ' +
@@ -57,50 +57,39 @@ export function batchOperations(): RouteOperation[] {
         },
         Object.fromEntries(BATCH_OPERATIONS.map((operationId) => [operationId, { id: '$response.body#/id' }])),
       ),
-      codes: [...KEY_CODES, ...BODY_CODES, 'idempotency_conflict', 'target_not_allowed'],
+      codes: [...BODY_CODES, 'idempotency_conflict', 'target_not_allowed'],
     }),
-    operation('get', '/api/v1/batches', {
-      tag: 'batches',
+    batches('get', '/api/v1/batches', {
       operationId: 'listBatches',
       summary: 'List batches',
-      ...key(),
       description: "The account's batches, newest first, with their counts. Page with `cursor`.",
-      parameters: [paramRef('UsageLimit'), paramRef('UsageCursor')],
-      ok: withRateLimit('A page of batches.', json(ref('BatchPage'))),
-      codes: [...KEY_CODES, 'validation_failed'],
+      parameters: pageParameters('Batches', BATCHES_MAX_LIMIT, BATCHES_DEFAULT_LIMIT),
+      ok: answer('A page of batches.', 'BatchPage'),
+      codes: ['validation_failed'],
     }),
-    operation('get', '/api/v1/batches/{id}', {
-      tag: 'batches',
+    batches('get', '/api/v1/batches/{id}', {
       operationId: 'getBatch',
       summary: 'Get a batch',
-      ...key(),
       description: "Its status and counts. Another account's batch is 404.",
-      parameters: [paramRef('BatchId')],
-      ok: withRateLimit('The batch.', json(ref('Batch'))),
-      codes: [...KEY_CODES, 'not_found'],
+      ok: answer('The batch.', 'Batch'),
+      codes: ['not_found'],
     }),
-    operation('delete', '/api/v1/batches/{id}', {
-      tag: 'batches',
+    batches('delete', '/api/v1/batches/{id}', {
       operationId: 'cancelBatch',
       summary: 'Cancel a batch',
-      ...key(),
       description:
         'No item starts any more: pending items are `skipped` with `cancelled` (never charged); running ones finish and are charged as usual. The batch is `cancelled`, with `completedAt` once its running items ended. ' +
         'Cancelling an ended batch answers it as it is.',
-      parameters: [paramRef('BatchId')],
-      ok: withRateLimit('The batch, cancelled.', json(ref('Batch'))),
-      codes: [...KEY_CODES, 'not_found'],
+      ok: answer('The batch, cancelled.', 'Batch'),
+      codes: ['not_found'],
     }),
-    operation('get', '/api/v1/batches/{id}/items', {
-      tag: 'batches',
+    batches('get', '/api/v1/batches/{id}/items', {
       operationId: 'listBatchItems',
       summary: 'List the items of a batch',
-      ...key(),
       description:
         "Items in index order, of one `status` when given: each succeeded item's `output` (what its call answered), each failed or skipped item's `error` (the problem). " +
         "Outputs are kept 24 hours after their item ended, as an asynchronous call's are.",
       parameters: [
-        paramRef('BatchId'),
         {
           name: 'status',
           in: 'query',
@@ -108,49 +97,34 @@ export function batchOperations(): RouteOperation[] {
           description: 'Only items of this status.',
           schema: { type: 'string', enum: ['pending', 'running', 'succeeded', 'failed', 'skipped'] },
         },
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          description: 'Items per page.',
-          schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-        },
-        paramRef('UsageCursor'),
+        ...pageParameters('Items'),
       ],
-      ok: withRateLimit('A page of items.', json(ref('BatchItemPage'))),
-      codes: [...KEY_CODES, 'not_found', 'validation_failed'],
+      ok: answer('A page of items.', 'BatchItemPage'),
+      codes: ['not_found', 'validation_failed'],
     }),
-    operation('get', '/api/v1/batches/{id}/results', {
-      tag: 'batches',
+    batches('get', '/api/v1/batches/{id}/results', {
       operationId: 'getBatchResults',
       summary: 'Stream the results of a batch',
-      ...key(),
       description:
         'One JSON line per finished item (a `BatchItem`: succeeded, failed or skipped), in the order they finished, streamed as they finish: usable while the batch runs. ' +
         'The stream ends once the batch has ended and every line was sent.',
-      parameters: [paramRef('BatchId')],
       ok: withRateLimit('The finished items, one JSON object a line.', { 'application/x-ndjson': { schema: ref('BatchItem') } }),
-      codes: [...KEY_CODES, 'not_found'],
+      codes: ['not_found'],
     }),
-    operation('get', '/api/v1/account/batches', {
-      tag: 'account',
+    account('get', '/api/v1/account/batches', {
       operationId: 'listAccountBatches',
       summary: 'List batches (owner)',
-      ...owner(),
       description: "The account's batches, newest first, as `GET /api/v1/batches` lists them: what the dashboard shows.",
-      parameters: [paramRef('UsageLimit'), paramRef('UsageCursor')],
-      ok: withRateLimit('A page of batches.', json(ref('BatchPage'))),
-      codes: [...OWNER_CODES, 'validation_failed'],
+      parameters: pageParameters('Batches', BATCHES_MAX_LIMIT, BATCHES_DEFAULT_LIMIT),
+      ok: answer('A page of batches.', 'BatchPage'),
+      codes: ['validation_failed'],
     }),
-    operation('delete', '/api/v1/account/batches/{id}', {
-      tag: 'account',
+    account('delete', '/api/v1/account/batches/{id}', {
       operationId: 'cancelAccountBatch',
       summary: 'Cancel a batch (owner)',
-      ...owner(),
       description: "Cancels a batch as `DELETE /api/v1/batches/{id}` does: the dashboard's Cancel button.",
-      parameters: [paramRef('BatchId')],
-      ok: withRateLimit('The batch, cancelled.', json(ref('Batch'))),
-      codes: [...OWNER_CODES, 'not_found'],
+      ok: answer('The batch, cancelled.', 'Batch'),
+      codes: ['not_found'],
     }),
   ];
 }

@@ -17,10 +17,8 @@ import type { OutputBodies } from '../output-body.js';
 import { cursorOf, pageBody, parseLimit } from '../paging.js';
 import { problemBody } from '../problem.js';
 
-const BATCHES_DEFAULT_LIMIT = 20;
-const BATCHES_MAX_LIMIT = 100;
-const ITEMS_DEFAULT_LIMIT = 50;
-const ITEMS_MAX_LIMIT = 200;
+export const BATCHES_DEFAULT_LIMIT = 20;
+export const BATCHES_MAX_LIMIT = 100;
 /** Results are read in pages of this many finished items, and looked for again this often while the batch runs. */
 const RESULTS_PAGE = 200;
 const RESULTS_POLL_MS = 500;
@@ -120,7 +118,7 @@ export function batchRoutes(deps: {
 
   router.get('/api/v1/batches/:id/items', ...byKey, async (ctx) => {
     const batch = await ownBatch(ctx);
-    const limit = parseLimit(ctx.query.limit, ITEMS_DEFAULT_LIMIT, ITEMS_MAX_LIMIT);
+    const limit = parseLimit(ctx.query.limit);
     const status = itemStatus(ctx.query.status);
     const { rows, more } = await batches.items(batch._id, { limit, fromIndex: fromItemsCursor(ctx.query.cursor), status });
     const last = rows.at(-1);

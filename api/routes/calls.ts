@@ -5,18 +5,12 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Db } from 'mongodb';
-import { CALL_ANSWER_RETENTION_MS, CALL_TOMBSTONE_MS, createAsyncCalls, type CallDoc } from '../../domain/calls/index.js';
+import { CALL_ANSWER_RETENTION_MS, createAsyncCalls, type CallDoc } from '../../domain/calls/index.js';
 import { isErrorCode, ServiceError } from '../../contracts/errors.js';
 import type { Authenticator } from '../auth.js';
 import type { OutputBodies } from '../output-body.js';
 import { problemBody } from '../problem.js';
 import { cursorOf, pageBody, parseLimit } from '../paging.js';
-import { json, paramRef } from '../docs/openapi-parts.js';
-import { operation, owner, withRateLimit, KEY_CODES, OWNER_CODES, type RouteOperation } from '../docs/operations.js';
-import { ref } from '../docs/schema-parts.js';
-
-const CALLS_DEFAULT_LIMIT = 50;
-const CALLS_MAX_LIMIT = 200;
 
 /** A call as the list shows it: no output. */
 function summary(doc: CallDoc) {
@@ -37,7 +31,7 @@ export function callRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Middl
   const byKey = [deps.auth.require('api_key'), deps.rateLimit];
 
   async function list(ctx: Context) {
-    const limit = parseLimit(ctx.query.limit, CALLS_DEFAULT_LIMIT, CALLS_MAX_LIMIT);
+    const limit = parseLimit(ctx.query.limit);
     ctx.body = pageBody(await calls.page(ctx.state.principal.accountId, { limit, after: cursorOf(ctx.query) }), summary);
   }
 
@@ -68,43 +62,4 @@ export function callRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Middl
   });
 
   return router;
-}
-
-/** The operations this router serves, as the OpenAPI document lists them. */
-export function callOperations(): RouteOperation[] {
-  return [
-    operation('get', '/api/v1/calls', {
-      tag: 'calls',
-      operationId: 'listCalls',
-      summary: 'List asynchronous calls',
-      security: [{ apiKey: [] }],
-      description:
-        "The account's asynchronous calls, newest first, with their status (no output). Page with `cursor`. The owner token reads the same list at `/api/v1/account/calls`.",
-      parameters: [paramRef('UsageLimit'), paramRef('UsageCursor')],
-      ok: withRateLimit('A page of calls.', json(ref('CallPage'))),
-      codes: [...KEY_CODES, 'validation_failed'],
-    }),
-    operation('get', '/api/v1/calls/{requestId}', {
-      tag: 'calls',
-      operationId: 'getCall',
-      summary: 'Get an asynchronous call',
-      security: [{ apiKey: [] }],
-      description:
-        '`running` (with `Retry-After`), then `succeeded` with the output or `failed` with the problem a synchronous call would have answered. ' +
-        `The answer is kept ${CALL_ANSWER_RETENTION_MS / 3_600_000} hours after the call ended, then \`call_expired\` (410) for ${CALL_TOMBSTONE_MS / 86_400_000} days, then 404. Another account's call is 404.`,
-      parameters: [paramRef('RequestId')],
-      ok: withRateLimit('The call.', json(ref('Call'))),
-      codes: [...KEY_CODES, 'not_found', 'call_expired'],
-    }),
-    operation('get', '/api/v1/account/calls', {
-      tag: 'account',
-      operationId: 'listAccountCalls',
-      summary: 'List asynchronous calls (owner)',
-      ...owner(),
-      description: "The account's asynchronous calls, newest first, as `GET /api/v1/calls` lists them: what the dashboard shows.",
-      parameters: [paramRef('UsageLimit'), paramRef('UsageCursor')],
-      ok: withRateLimit('A page of calls.', json(ref('CallPage'))),
-      codes: [...OWNER_CODES, 'validation_failed'],
-    }),
-  ];
 }

@@ -8,7 +8,6 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import Router from '@koa/router';
 import { renderErrorsPage } from '../docs/errors-page.js';
-import { operation, open, plain, type RouteOperation } from '../docs/operations.js';
 
 /** Where `npm run build` puts Redoc's bundle and its version (scripts/copy-assets.mjs). */
 export const BUILT_RENDERER_DIR = new URL('../docs/redoc/', import.meta.url);
@@ -90,37 +89,4 @@ export function docsRoutes(deps: { baseUrl: string }): Router {
   });
 
   return router;
-}
-
-/** The operations this router serves, as the OpenAPI document lists them. */
-export function docsOperations(): RouteOperation[] {
-  return [
-    operation('get', '/docs', {
-      tag: 'service',
-      operationId: 'docs',
-      ...open(),
-      summary: 'API reference',
-      description: 'This reference, rendered in the browser.',
-      ok: plain('An HTML page.', { 'text/html': { schema: { type: 'string' } } }),
-      codes: ['internal_error'],
-    }),
-    operation('get', '/docs/errors', {
-      tag: 'service',
-      operationId: 'docsErrors',
-      ...open(),
-      summary: 'Error reference',
-      description: 'Every error code with when it happens and what to do; problem `type` links point into it. Readable without JavaScript.',
-      ok: plain('An HTML page.', { 'text/html': { schema: { type: 'string' } } }),
-      codes: ['internal_error'],
-    }),
-    operation('get', RENDERER_ROUTE, {
-      tag: 'service',
-      operationId: 'docsRenderer',
-      ...open(),
-      summary: 'Reference renderer script',
-      description: 'The script `/docs` loads (Redoc). Cached for a year: its URL carries the version.',
-      ok: plain('JavaScript.', { 'text/javascript': { schema: { type: 'string' } } }),
-      codes: ['internal_error'],
-    }),
-  ];
 }

@@ -3,28 +3,13 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Db } from 'mongodb';
-import { ServiceError } from '../../contracts/errors.js';
 import { createEventLog } from '../../domain/events/index.js';
-import { EVENT_KINDS, EVENT_RETENTION_MS } from '../../contracts/event-kinds.js';
+import { EVENT_KINDS } from '../../contracts/event-kinds.js';
 import { isoWithOffset } from '../../contracts/webhook-messages.js';
 import type { Authenticator } from '../auth.js';
-import { cursorOf, pageBody, parseLimit } from '../paging.js';
-import { json, paramRef } from '../docs/openapi-parts.js';
-import { operation, owner, withRateLimit, OWNER_CODES, type RouteOperation } from '../docs/operations.js';
-import { ref } from '../docs/schema-parts.js';
+import { cursorOf, pageBody, parseLimit, queryChoice } from '../paging.js';
 
-const EVENTS_DEFAULT_LIMIT = 50;
-const EVENTS_MAX_LIMIT = 200;
-
-function parseType(raw: unknown): string | undefined {
-  if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !(EVENT_KINDS as readonly string[]).includes(raw)) {
-    throw new ServiceError('validation_failed', `type must be one of ${EVENT_KINDS.join(', ')}.`, {
-      errors: [{ field: 'query:type', message: 'is not an event type' }],
-    });
-  }
-  return raw;
-}
+const parseType = (raw: unknown) => queryChoice(raw, EVENT_KINDS, 'type', 'an event type');
 
 export function eventRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Middleware }): Router {
   const router = new Router({ prefix: '/api/v1/account/events' });
@@ -33,7 +18,7 @@ export function eventRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Midd
 
   router.get('/', async (ctx) => {
     const accountId = ctx.state.principal.accountId as string;
-    const limit = parseLimit(ctx.query.limit, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT);
+    const limit = parseLimit(ctx.query.limit);
     const type = parseType(ctx.query.type);
     const after = cursorOf(ctx.query);
     const { rows, more } = await log.page(accountId, { limit, after, type });
@@ -52,22 +37,4 @@ export function eventRoutes(deps: { db: Db; auth: Authenticator; rateLimit: Midd
   });
 
   return router;
-}
-
-/** The operations this router serves, as the OpenAPI document lists them. */
-export function eventOperations(): RouteOperation[] {
-  return [
-    operation('get', '/api/v1/account/events', {
-      tag: 'account',
-      operationId: 'listEvents',
-      summary: 'List events',
-      ...owner(),
-      description:
-        `Every event the account produced in the last ${EVENT_RETENTION_MS / 86_400_000} days, newest first, with the endpoints each went to and what became of it there. ` +
-        'Page with `cursor`; filter with `type`.',
-      parameters: [paramRef('UsageLimit'), paramRef('UsageCursor'), paramRef('EventType')],
-      ok: withRateLimit('A page of events.', json(ref('EventPage'))),
-      codes: [...OWNER_CODES, 'validation_failed'],
-    }),
-  ];
 }

@@ -2,10 +2,20 @@
 //! inside them so the handlers' file stays about handling.
 import type { ErrorCode } from '../../contracts/errors.js';
 import { CreateMonitorBody, UpdateMonitorBody } from '../../domain/monitors/index.js';
-import { json, paramRef } from '../docs/openapi-parts.js';
-import { example, linked, operation, OWNER_CODES, owner, plain, withRateLimit, type RouteOperation } from '../docs/operations.js';
-import { ref } from '../docs/schema-parts.js';
-import { DIFF_LINK_TTL_S, MONITOR_DIFFS_PATH } from '../monitor-diff-links.js';
+import {
+  pageParameters,
+  signedLinkParameters,
+  answer,
+  jsonBody,
+  linkedById,
+  operation,
+  OWNER,
+  plain,
+  resource,
+  type RouteOperation,
+} from '../docs/operations.js';
+import { MONITORS_DEFAULT_LIMIT, MONITORS_MAX_LIMIT } from './monitors.js';
+import { DIFF_FILE, DIFF_LINK_TTL_S, MONITOR_DIFFS_PATH } from '../monitor-diff-links.js';
 
 /** Reading a monitor's body: its problems are `invalid_request` (JSON that is no object stays `invalid_json`). */
 const MONITOR_BODY_CODES: readonly ErrorCode[] = ['invalid_json', 'invalid_request', 'payload_too_large', 'unsupported_media_type'];
@@ -19,17 +29,6 @@ const MONITOR_OPERATIONS = [
   'acceptMonitorBaseline',
   'listMonitorRuns',
 ] as const;
-
-const page = (name: string, max: number, fallback: number) => [
-  {
-    name: 'limit',
-    in: 'query',
-    required: false,
-    description: `${name} per page.`,
-    schema: { type: 'integer', minimum: 1, maximum: max, default: fallback },
-  },
-  paramRef('UsageCursor'),
-];
 
 const EXAMPLE = {
   name: 'Shop front page',
@@ -46,97 +45,74 @@ const EXAMPLE = {
 
 export function monitorOperations(): RouteOperation[] {
   const tag = 'monitors' as const;
+  const monitor = resource(tag, OWNER, 'MonitorId');
   return [
-    operation('get', '/api/v1/account/monitors', {
-      tag,
+    monitor('get', '/api/v1/account/monitors', {
       operationId: 'listMonitors',
       summary: 'List monitors',
-      ...owner(),
-      parameters: page('Monitors', 100, 20),
-      ok: withRateLimit('The monitors, newest first, each with its state, uptime and latest runs.', json(ref('MonitorPage'))),
-      codes: [...OWNER_CODES, 'validation_failed'],
+      parameters: pageParameters('Monitors', MONITORS_MAX_LIMIT, MONITORS_DEFAULT_LIMIT),
+      ok: answer('The monitors, newest first, each with its state, uptime and latest runs.', 'MonitorPage'),
+      codes: ['validation_failed'],
     }),
-    operation('post', '/api/v1/account/monitors', {
-      tag,
+    monitor('post', '/api/v1/account/monitors', {
       operationId: 'createMonitor',
       summary: 'Create a monitor',
-      ...owner(),
       description:
         'Runs `tool` with `input` on `schedule`, each run an ordinary call of the tool charged to the account (its cost if and only if it answers 200; in the usage with `via: monitor`), and judges each answer with `assertions`. ' +
         'Its state is `pending` until its first run, then `up`, `down` or `degraded` after `alert.downAfter` runs in a row (and `upAfter` to recover), each change an event (`monitor.down`, `monitor.degraded`, `monitor.up`) and a mail to the members `alert.notify` names. ' +
         'A run refused for credits is free and pauses the monitor (`monitor.paused`). An account has at most MONITORS_PER_ACCOUNT monitors (100 unless the operator changed it).',
-      requestBody: { required: true, content: json(CreateMonitorBody, example(EXAMPLE)) },
-      ok: linked(
-        withRateLimit('The new monitor; `Location` names it.', json(ref('Monitor')), '201'),
-        Object.fromEntries(MONITOR_OPERATIONS.map((operationId) => [operationId, { id: '$response.body#/id' }])),
-      ),
-      codes: [...OWNER_CODES, ...MONITOR_BODY_CODES, 'monitor_limit'],
+      requestBody: jsonBody(CreateMonitorBody, EXAMPLE),
+      ok: linkedById(answer('The new monitor; `Location` names it.', 'Monitor', '201'), MONITOR_OPERATIONS),
+      codes: [...MONITOR_BODY_CODES, 'monitor_limit'],
     }),
-    operation('get', '/api/v1/account/monitors/{id}', {
-      tag,
+    monitor('get', '/api/v1/account/monitors/{id}', {
       operationId: 'getMonitor',
       summary: 'Read a monitor',
-      ...owner(),
-      parameters: [paramRef('MonitorId')],
-      ok: withRateLimit('The monitor.', json(ref('Monitor'))),
-      codes: [...OWNER_CODES, 'not_found'],
+      ok: answer('The monitor.', 'Monitor'),
+      codes: ['not_found'],
     }),
-    operation('patch', '/api/v1/account/monitors/{id}', {
-      tag,
+    monitor('patch', '/api/v1/account/monitors/{id}', {
       operationId: 'updateMonitor',
       summary: 'Change, pause or resume a monitor',
-      ...owner(),
       description:
         'Any field of the monitor; those left out stay, and its schedule follows. `{ "paused": true }` stops its runs, `{ "paused": false }` resumes it (after a pause for credits too), judged afresh from `pending`. ' +
         'Changing its assertions, tool or input forgets what its change checks compared with.',
-      parameters: [paramRef('MonitorId')],
-      requestBody: { required: true, content: json(UpdateMonitorBody, example({ paused: true })) },
-      ok: withRateLimit('The monitor.', json(ref('Monitor'))),
-      codes: [...OWNER_CODES, ...MONITOR_BODY_CODES, 'not_found'],
+      requestBody: jsonBody(UpdateMonitorBody, { paused: true }),
+      ok: answer('The monitor.', 'Monitor'),
+      codes: [...MONITOR_BODY_CODES, 'not_found'],
     }),
-    operation('delete', '/api/v1/account/monitors/{id}', {
-      tag,
+    monitor('delete', '/api/v1/account/monitors/{id}', {
       operationId: 'deleteMonitor',
       summary: 'Delete a monitor',
-      ...owner(),
       description:
         'Its schedule goes first, then the monitor with its runs and images. A run already under way ends as a call and is left unjudged.',
-      parameters: [paramRef('MonitorId')],
-      ok: withRateLimit('Deleted.', undefined, '204'),
-      codes: [...OWNER_CODES, 'not_found'],
+      ok: answer('Deleted.', undefined, '204'),
+      codes: ['not_found'],
     }),
-    operation('post', '/api/v1/account/monitors/{id}/run', {
-      tag,
+    monitor('post', '/api/v1/account/monitors/{id}/run', {
       operationId: 'runMonitor',
       summary: 'Run a monitor now',
-      ...owner(),
       description:
         'One run now, beside its schedule (a paused monitor too): the same call, judged the same way. Its run appears in the runs once judged, with `id` equal to `runId`.',
-      parameters: [paramRef('MonitorId')],
-      ok: withRateLimit('The run is started.', json(ref('MonitorRunStarted')), '202'),
-      codes: [...OWNER_CODES, 'not_found'],
+      ok: answer('The run is started.', 'MonitorRunStarted', '202'),
+      codes: ['not_found'],
     }),
-    operation('post', '/api/v1/account/monitors/{id}/baseline', {
-      tag,
+    monitor('post', '/api/v1/account/monitors/{id}/baseline', {
       operationId: 'acceptMonitorBaseline',
       summary: "Accept a visual monitor's latest capture as its baseline",
-      ...owner(),
       description:
         'From now on its visual checks compare with the latest capture, and a change that fired may fire again. Until then the baseline is its first capture. ' +
         'A monitor without a `visual_change` check is 400 `invalid_request`; one with no capture yet 404.',
-      parameters: [paramRef('MonitorId')],
-      ok: withRateLimit('The monitor.', json(ref('Monitor'))),
-      codes: [...OWNER_CODES, 'not_found', 'invalid_request'],
+      ok: answer('The monitor.', 'Monitor'),
+      codes: ['not_found', 'invalid_request'],
     }),
-    operation('get', '/api/v1/account/monitors/{id}/runs', {
-      tag,
+    monitor('get', '/api/v1/account/monitors/{id}/runs', {
       operationId: 'listMonitorRuns',
       summary: "A monitor's runs",
-      ...owner(),
       description: `Newest first, kept 90 days: each run's time, duration, outcome, charge, assertions as found and, for a fired change, what changed with a link to its diff image (open ${DIFF_LINK_TTL_S / 60} minutes; read the runs again for a fresh one).`,
-      parameters: [paramRef('MonitorId'), ...page('Runs', 200, 50)],
-      ok: withRateLimit('The runs.', json(ref('MonitorRunPage'))),
-      codes: [...OWNER_CODES, 'not_found', 'validation_failed'],
+      parameters: pageParameters('Runs'),
+      ok: answer('The runs.', 'MonitorRunPage'),
+      codes: ['not_found', 'validation_failed'],
     }),
     operation('get', `${MONITOR_DIFFS_PATH}{file}`, {
       tag,
@@ -144,29 +120,7 @@ export function monitorOperations(): RouteOperation[] {
       summary: "A run's diff image",
       security: [],
       description: `The diff image of a visual monitor's run, by the \`diffUrl\` of its change: the link's signature is the credential, for ${DIFF_LINK_TTL_S / 60} minutes.`,
-      parameters: [
-        {
-          name: 'file',
-          in: 'path',
-          required: true,
-          schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,256}$' },
-          description: 'The image, as the link names it.',
-        },
-        {
-          name: 'expires',
-          in: 'query',
-          required: true,
-          schema: { type: 'integer' },
-          description: 'When the link stops opening the image (Unix seconds).',
-        },
-        {
-          name: 'signature',
-          in: 'query',
-          required: true,
-          schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
-          description: "The link's signature: the last parameter.",
-        },
-      ],
+      parameters: signedLinkParameters(DIFF_FILE, 'image'),
       ok: plain('The diff image.', { 'image/png': { schema: { type: 'string', format: 'binary' } } }),
       codes: ['invalid_signature', 'link_expired', 'not_found', 'unavailable', 'internal_error'],
     }),

@@ -2,6 +2,7 @@
 //! list, read, change (pause and resume), delete, run one now, accept a visual monitor's baseline,
 //! read its runs; and a run's diff image by its signed link, which needs no credential. HTTP only:
 //! what each request does is the monitor service (`domain/monitors/service.ts`).
+import { setSignedFileHeaders } from '../signed-file-links.js';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { CreateMonitorBody, invalidRequest, type MonitorService, UpdateMonitorBody } from '../../domain/monitors/index.js';
@@ -13,10 +14,8 @@ import { MONITOR_DIFFS_PATH, type MonitorDiffLinks } from '../monitor-diff-links
 import { cursorOf, encodeCursor, parseLimit } from '../paging.js';
 import { compileBodySchema } from '../validation.js';
 
-const MONITORS_DEFAULT_LIMIT = 20;
-const MONITORS_MAX_LIMIT = 100;
-const RUNS_DEFAULT_LIMIT = 50;
-const RUNS_MAX_LIMIT = 200;
+export const MONITORS_DEFAULT_LIMIT = 20;
+export const MONITORS_MAX_LIMIT = 100;
 
 export const monitorLocation = (id: string) => `/api/v1/account/monitors/${encodeURIComponent(id)}`;
 
@@ -77,7 +76,7 @@ export function monitorRoutes(deps: MonitorRouteDeps): Router {
   });
 
   router.get(`${prefix}/:id/runs`, ...byOwner, async (ctx) => {
-    const limit = parseLimit(ctx.query.limit, RUNS_DEFAULT_LIMIT, RUNS_MAX_LIMIT);
+    const limit = parseLimit(ctx.query.limit);
     const page = await monitors.runs(ctx.state.principal.accountId, ctx.params.id!, limit, cursorOf(ctx.query), diffUrl);
     const last = page.rows.at(-1);
     ctx.body = { items: page.views, nextCursor: page.more && last ? encodeCursor(last.at, last._id) : null };
@@ -86,12 +85,7 @@ export function monitorRoutes(deps: MonitorRouteDeps): Router {
   // A diff image by its link: the signature opens it for the link's hour, for an <img> anywhere.
   router.get(`${MONITOR_DIFFS_PATH}:file`, async (ctx) => {
     const image = await deps.diffLinks.open(ctx.params.file!, ctx.querystring);
-    ctx.set({
-      'Cache-Control': `private, max-age=${Math.max(0, Math.floor((image.expiresAt - Date.now()) / 1000))}`,
-      'Content-Security-Policy': "sandbox; default-src 'none'",
-      'X-Content-Type-Options': 'nosniff',
-      'Cross-Origin-Resource-Policy': 'cross-origin',
-    });
+    setSignedFileHeaders(ctx, image.expiresAt);
     ctx.type = 'image/png';
     ctx.body = image.png;
   });

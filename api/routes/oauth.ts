@@ -18,8 +18,6 @@ import type { Logger } from '../../lib/logger.js';
 import type { Authenticator } from '../auth.js';
 import { requestFacts } from '../audit-context.js';
 import { readRawBody } from '../body.js';
-import { json } from '../docs/openapi-parts.js';
-import { open, operation, plain, type RouteOperation } from '../docs/operations.js';
 import { GRANTABLE_SCOPES, MCP_SCOPE, OAUTH_ROUTES, interactionPath } from '../oauth/authorization-server.js';
 import { consentPage, type ConsentAccount } from '../oauth/consent-page.js';
 import { currentSessionOf } from '../person-session.js';
@@ -38,7 +36,7 @@ export interface OAuthRouteDeps {
   log: Logger;
 }
 
-const RESOURCE_METADATA_ROOT = '/.well-known/oauth-protected-resource';
+export const RESOURCE_METADATA_ROOT = '/.well-known/oauth-protected-resource';
 const DISCOVERY_PATH = '/.well-known/openid-configuration';
 const AS_METADATA_PATH = '/.well-known/oauth-authorization-server';
 
@@ -220,21 +218,4 @@ export function oauthRoutes(deps: OAuthRouteDeps): Router {
   });
 
   return router;
-}
-
-/** The operations this router serves, as the OpenAPI document lists them. */
-export function oauthOperations(): RouteOperation[] {
-  const spec = {
-    tag: 'service' as const,
-    ...open(),
-    summary: 'MCP protected resource metadata',
-    description:
-      'RFC 9728: what `/mcp` is, the authorization server that issues its tokens (this service: its endpoints are in its own metadata, `/.well-known/oauth-authorization-server`), and the scope. A 401 from `/mcp` points here in its `WWW-Authenticate`. docs/MCP.md tells how an agent signs in.',
-    ok: plain('The metadata.', json({ type: 'object' })),
-    codes: ['internal_error' as const],
-  };
-  return [
-    operation('get', RESOURCE_METADATA_PATH, { ...spec, operationId: 'mcpResourceMetadata' }),
-    operation('get', RESOURCE_METADATA_ROOT, { ...spec, operationId: 'resourceMetadata', summary: 'Protected resource metadata' }),
-  ];
 }

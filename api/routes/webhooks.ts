@@ -13,9 +13,6 @@ import { compileBodySchema } from '../validation.js';
 import { parseLimit } from '../paging.js';
 import { ownerActing } from '../audit-context.js';
 
-const ATTEMPTS_DEFAULT_LIMIT = 50;
-const ATTEMPTS_MAX_LIMIT = 200;
-
 export interface WebhookRouteDeps {
   auth: Authenticator;
   rateLimit: Middleware;
@@ -82,7 +79,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
   });
 
   router.get('/:id/attempts', async (ctx) => {
-    const limit = parseLimit(ctx.query.limit, ATTEMPTS_DEFAULT_LIMIT, ATTEMPTS_MAX_LIMIT);
+    const limit = parseLimit(ctx.query.limit);
     ctx.body = await webhooks.attempts(ctx.state.principal.accountId, ctx.params.id!, limit);
   });
 

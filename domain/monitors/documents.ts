@@ -1,6 +1,7 @@
 //! The documents of monitors: the monitor (its definition, its health and the last run's
 //! judgement), its runs (kept 90 days) and the images a visual monitor compares.
 import type { Binary, Collection } from 'mongodb';
+import type { ErrorCode } from '../../contracts/errors.js';
 import type { AuditDraft } from '../account-documents.js';
 import type { Alert, Assertion, MonitorSchedule } from './definition.js';
 
@@ -73,7 +74,7 @@ export interface MonitorRunDoc {
   assertions: AssertionResult[];
   change: RunChange | null;
   /** The refusal or the tool's error, when the call did not answer 200. */
-  error: { code: string; message: string } | null;
+  error: { code: ErrorCode; message: string } | null;
   /** The monitor's state after this run was judged. */
   state: MonitorState;
   notices: RunNotice[];

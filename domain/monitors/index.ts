@@ -8,6 +8,9 @@ export { createMonitorSchedules, scheduleIdOf, type MonitorSchedules } from './s
 export { createMonitorStore, MONITOR_DIFFS_AREA, RUN_RETENTION_MS } from './store.js';
 export {
   Monitor,
+  MonitorAssertionResult,
+  MonitorRunSummary,
+  MonitorRunView,
   MonitorState,
   RunDuration,
   RunOutcome,
@@ -15,6 +18,7 @@ export {
   runView,
   type DiffLinker,
   type MonitorView,
+  type RunSummary,
   type RunView,
 } from './views.js';
 export { CreateMonitorBody, UpdateMonitorBody, type MonitorBody } from './body-schema.js';

@@ -1,7 +1,8 @@
 //! Monitors and runs as the account API, MCP and events show them. A diff image is shown as a
 //! link the caller signs (the API: api/routes/monitors.ts), so only its key is known here.
 import { type Static, type TUnsafe, Type } from '@sinclair/typebox';
-import { Id, Nullable, NullableTimestampText, StringEnum, TimestampText } from '../../lib/schema-types.js';
+import { ErrorCode } from '../../lib/error-code-schema.js';
+import { ComponentRef, Credits, Id, Nullable, NullableTimestampText, StringEnum, TimestampText } from '../../lib/schema-types.js';
 import { CreateMonitorBody } from './body-schema.js';
 import { MONITOR_STATES, RUN_OUTCOMES, type MonitorDoc, type MonitorRunDoc } from './documents.js';
 import { UPTIME_WINDOWS, uptimeOf } from './uptime.js';
@@ -9,7 +10,7 @@ import { UPTIME_WINDOWS, uptimeOf } from './uptime.js';
 /** Makes the link to a diff image, from its key and the run's id; none: the run shows no link. */
 export type DiffLinker = (diffKey: string, runId: string) => string;
 
-export function runView(run: MonitorRunDoc, diffUrl?: DiffLinker) {
+export function runView(run: MonitorRunDoc, diffUrl?: DiffLinker): RunView {
   const change = run.change && {
     paths: run.change.paths,
     ...(run.change.ratio !== undefined ? { ratio: run.change.ratio } : {}),
@@ -31,7 +32,7 @@ export function runView(run: MonitorRunDoc, diffUrl?: DiffLinker) {
 }
 
 /** A run as an event carries it: what happened, without the diff link (which would expire in the event log). */
-export function runSummary(run: MonitorRunDoc) {
+export function runSummary(run: MonitorRunDoc): RunSummary {
   const { state: _state, ...view } = runView(run);
   return view;
 }
@@ -65,6 +66,74 @@ export const MonitorState = StringEnum(MONITOR_STATES, {
 
 // The answer shows every field of the body, defaults applied: none is optional there.
 const body = Type.Required(CreateMonitorBody).properties;
+
+/** One assertion as a run found it: the `MonitorAssertionResult` schema of the OpenAPI document. */
+export const MonitorAssertionResult = Type.Object(
+  {
+    path: Type.String({ description: 'The pointer read (a visual check: the image field).', examples: ['/status'] }),
+    op: body.assertions.items.properties.op,
+    // Absent for `changed`.
+    value: Type.Optional(Type.Unknown({ description: "What it was compared with (a visual check's threshold); absent for `changed`." })),
+    actual: Type.Unknown({
+      description: 'What the answer held there (long texts cut); the share of changed pixels for a visual check; null when absent.',
+    }),
+    pass: Type.Boolean({ description: 'Whether it held. For a change check: false when it fired.' }),
+  },
+  { description: 'One assertion as this run found it.' },
+);
+
+const CHANGE =
+  'Set when a change check fired: the pointers that changed, and for a visual change the share of pixels and a link to the diff image (signed, an hour).';
+const changeFields = { paths: Type.Array(Type.String()), ratio: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })) };
+
+/** What a run's answer and its event share. */
+const runFields = {
+  id: Type.String({
+    description: "The run's call: its request id, as in usage (`via: monitor`).",
+    examples: ['call-acc_4hQ2mV8kZr1xYt6pW0nLbC-mon_7Tn3pLq9Vx2Rk5Yb8Mc1Dz-2026-05-01T09:30:00Z'],
+  }),
+  at: TimestampText('When the run started.'),
+  scheduledAt: NullableTimestampText('When its schedule meant it to start; null for a run asked for now.'),
+  durationMs: RunDuration,
+  outcome: RunOutcome,
+  requestId: Type.String({ description: 'The same as `id`.' }),
+  charged: Credits("Credits charged: the tool's cost when it answered 200, else 0."),
+  assertions: Type.Array(ComponentRef('MonitorAssertionResult', MonitorAssertionResult)),
+  change: Nullable(
+    Type.Object(
+      {
+        ...changeFields,
+        diffUrl: Type.Optional(
+          Type.String({
+            format: 'uri',
+            description: 'The diff image (PNG): changed pixels in red. Opens without a credential until the link expires.',
+          }),
+        ),
+      },
+      { description: CHANGE },
+    ),
+  ),
+  error: Nullable(
+    Type.Object(
+      { code: ComponentRef('ErrorCode', ErrorCode), message: Type.String() },
+      { description: "Why the call did not answer 200: the problem's code and detail." },
+    ),
+  ),
+};
+
+/** A run as the API answers it: its type, and the `MonitorRun` schema of the OpenAPI document. */
+export const MonitorRunView = Type.Object(
+  { ...runFields, state: StringEnum(MONITOR_STATES, { description: "The monitor's state after this run was judged." }) },
+  { description: 'One run of a monitor, newest first in its list (kept 90 days).' },
+);
+export type RunView = Static<typeof MonitorRunView>;
+
+/** A run as its monitor's events carry it. */
+export const MonitorRunSummary = Type.Object(
+  { ...runFields, change: Nullable(Type.Object(changeFields, { description: CHANGE })) },
+  { description: 'The run that moved it (as `GET .../runs` shows it, without `state` and without a diff link).' },
+);
+export type RunSummary = Static<typeof MonitorRunSummary>;
 const uptimeShare = Nullable(Type.Number({ minimum: 0, maximum: 100 }));
 const uptimeShares = Object.fromEntries(Object.keys(UPTIME_WINDOWS).map((w) => [w, uptimeShare])) as Record<
   keyof typeof UPTIME_WINDOWS,
@@ -120,5 +189,3 @@ export function monitorView(doc: MonitorDoc, nextRunAt: Date | null, now = new D
     createdAt: doc.createdAt.toISOString(),
   };
 }
-
-export type RunView = ReturnType<typeof runView>;

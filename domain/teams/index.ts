@@ -16,6 +16,6 @@ export function createTeams(identity: Identity) {
 }
 
 export type Teams = ReturnType<typeof createTeams>;
-export { invitationView } from './invitations.js';
+export { Invitation, invitationView, type InvitationView } from './invitations.js';
 export { KeyMaker, Member, type Members } from './members.js';
 export { GROUPS, ROLES, groupFor, permits } from './permissions.js';

@@ -3,8 +3,10 @@
 //! Accepting signs the invited address up (a new person chooses a password) or in (a person
 //! already signed in as that address) and joins the account. `owner` is only for an account with no
 //! owning person yet (one the operator opened): otherwise ownership moves by a transfer.
+import { type Static, Type } from '@sinclair/typebox';
 import { ServiceError } from '../../contracts/errors.js';
 import { derivedId, newId } from '../../lib/ids.js';
+import { Id, Nullable, StringEnum, Timestamp } from '../../lib/schema-types.js';
 import { collections } from '../../lib/mongo.js';
 import {
   type AuthTokenDoc,
@@ -23,16 +25,36 @@ import {
 } from '../identity/index.js';
 import { type Role, policyAllows, providerRequired } from '../membership/index.js';
 import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
+import { ROLES } from './permissions.js';
+
+/** An invitation as the account API shows it: its type, and the `Invitation` schema of the OpenAPI document. */
+export const Invitation = Type.Object(
+  {
+    id: Id('inv', 'Invitation id: revoke it with DELETE /api/v1/account/invitations/{id}.'),
+    email: Type.String({ description: 'The invited address.' }),
+    role: StringEnum(ROLES, { description: 'The role on the account.' }),
+    invitedBy: Nullable(Type.String({ description: "Who invited: a member's user id, or the prefix of the owner token used." })),
+    createdAt: Timestamp('When it was mailed.'),
+    expiresAt: Timestamp('Its link works until then (7 days).'),
+  },
+  { description: 'An invitation, pending until it is accepted, revoked or expires.' },
+);
+export type InvitationView = Static<typeof Invitation>;
 
 /** An invitation as the pending list shows it. */
-export const invitationView = (doc: AuthTokenDoc) => ({
-  id: doc.publicId ?? null,
-  email: doc.email,
-  role: doc.role ?? null,
-  invitedBy: doc.invitedBy ?? null,
-  createdAt: doc.createdAt,
-  expiresAt: doc.expiresAt,
-});
+export function invitationView(doc: AuthTokenDoc): InvitationView {
+  // The token document serves sign-up and password resets too, where these are absent; `invite`
+  // issues every invitation with both.
+  if (!doc.publicId || !doc.role) throw new Error(`auth token ${doc._id} is no invitation: it has no public id or role`);
+  return {
+    id: doc.publicId,
+    email: doc.email,
+    role: doc.role,
+    invitedBy: doc.invitedBy ?? null,
+    createdAt: doc.createdAt,
+    expiresAt: doc.expiresAt,
+  };
+}
 
 export function createInvitations(ctx: IdentityContext, signin: Signin) {
   const { users, memberships, tokens, sessions, settings } = ctx;
