@@ -56,7 +56,7 @@ function testFilesOf(name: string): string[] {
 
 for (const tool of TOOLS) {
   test(`${tool.name}: definition, handler and test are found by its name`, async (t) => {
-    for (const file of [`domain/tools/${tool.name}.ts`, `activities/${tool.pool}/${tool.name}.ts`]) {
+    for (const file of [`domain/tools/${tool.name}.ts`, `activities/tools/${tool.name}.ts`]) {
       t.true(existsSync(new URL(file, ROOT)), `${file} is missing`);
     }
     t.not(testFilesOf(tool.name).length, 0, `test/tools/${tool.name}.test.ts (or its parts, ${tool.name}-<part>.test.ts) is missing`);

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createOfficeConverter } from '../../activities/cpu/office-converter.js';
 import { createSourceDownloader } from '../../activities/cpu/source-download.js';
-import { createWordToPdf } from '../../activities/cpu/word-to-pdf.js';
+import { createWordToPdf } from '../../activities/tools/word-to-pdf.js';
 import type { WordToPdfInput } from '../../domain/tools/word-to-pdf.js';
 import { createNetworkAccess } from '../../lib/network-access.js';
 import { standaloneContext } from '../../domain/tools/index.js';
