@@ -1,8 +1,9 @@
-//! TypeBox builders for the shapes the API's JSON Schemas write their own way: a string out of a
-//! list as `enum` (TypeBox's union is an `anyOf` of consts), a nullable field as a type array
-//! (`["string", "null"]`), a request body (an object that takes no field it does not name), and
-//! the fields answers share (ids, times, credits). Each keeps the static type TypeBox derives
-//! with `Static<>`.
+//! TypeBox builders for the shapes the API's JSON Schemas write their own way: a string (or
+//! integer) out of a list as `enum` (TypeBox's union is an `anyOf` of consts), a nullable field as
+//! a type array (`["string", "null"]`), a request body (an object that takes no field it does not
+//! name), a map as `additionalProperties`, a field whose `default` validation fills in (and the
+//! type of an input once it has), and the fields answers share (ids, times, credits). Each keeps
+//! the static type TypeBox derives with `Static<>`.
 import {
   type ObjectOptions,
   type SchemaOptions,

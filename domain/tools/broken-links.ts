@@ -2,7 +2,7 @@
 //! http(s) page URL and maxLinks within 1-30 (docs/API.md; the flat cost of 10 credits is sized for
 //! at most 30 checks).
 import { type Static, Type } from '@sinclair/typebox';
-import { ClosedObject, Defaulted, StringEnum, type Validated, OrNull } from '../../lib/schema-types.js';
+import { ClosedObject, Defaulted, OrNull, StringEnum, type Validated } from '../../lib/schema-types.js';
 import { invalidField } from '../../contracts/errors.js';
 import { defineTool, FAILURES } from './definition.js';
 import { checkHttpUrl } from './http-url.js';

@@ -1,7 +1,7 @@
 //! gold-price: spot gold or silver in one of 32 currencies, per troy ounce, gram and tola, with a
 //! per-karat breakdown for gold. No precheck: the schema's enums say everything.
 import { type Static, Type } from '@sinclair/typebox';
-import { ClosedObject, Defaulted, StringEnum, type Validated, OrNull, ISO_UTC_PATTERN } from '../../lib/schema-types.js';
+import { ClosedObject, Defaulted, ISO_UTC_PATTERN, OrNull, StringEnum, type Validated } from '../../lib/schema-types.js';
 import { defineTool } from './definition.js';
 
 /** The 32 currencies gold-price quotes in, in the order its schema lists them. */

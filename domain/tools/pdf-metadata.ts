@@ -1,7 +1,7 @@
 //! pdf-metadata: a downloaded PDF's information dictionary and page count. Its precheck needs no
 //! I/O: the file's address is an absolute http(s) URL.
 import { type Static, Type } from '@sinclair/typebox';
-import { ClosedObject, type Validated, OrNull } from '../../lib/schema-types.js';
+import { ClosedObject, OrNull, type Validated } from '../../lib/schema-types.js';
 import { defineTool } from './definition.js';
 import { DOWNLOADS_FILE, precheckFileUrl } from './downloaded-file.js';
 

@@ -2,7 +2,7 @@
 //! or a URL whose host is used (a full URL is accepted). Whether the host may be reached
 //! is the target guard's decision, later.
 import { type Static, Type } from '@sinclair/typebox';
-import { ClosedObject, Defaulted, StringEnum, type Validated, OrNull } from '../../lib/schema-types.js';
+import { ClosedObject, Defaulted, OrNull, StringEnum, type Validated } from '../../lib/schema-types.js';
 import { defineTool, FAILURES } from './definition.js';
 import { invalidField } from '../../contracts/errors.js';
 

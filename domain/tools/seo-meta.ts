@@ -1,7 +1,7 @@
 //! seo-meta: the raw values search engines read from a page. Its precheck needs no I/O: the
 //! page's address is an absolute http(s) URL.
 import { type Static, Type } from '@sinclair/typebox';
-import { ClosedObject, StringMap, type Validated, OrNull } from '../../lib/schema-types.js';
+import { ClosedObject, OrNull, StringMap, type Validated } from '../../lib/schema-types.js';
 import { defineTool, FAILURES } from './definition.js';
 import { checkHttpUrl } from './http-url.js';
 

@@ -3,7 +3,7 @@
 //! (25, 465, 587, 2525, docs/API.md; anything else is 422 `port_not_allowed`, so the tool cannot be
 //! pointed at other services), and credentials come as a pair.
 import { type Static, Type } from '@sinclair/typebox';
-import { ClosedObject, Defaulted, StringEnum, type Validated, OrNull, ISO_UTC_PATTERN } from '../../lib/schema-types.js';
+import { ClosedObject, Defaulted, ISO_UTC_PATTERN, OrNull, StringEnum, type Validated } from '../../lib/schema-types.js';
 import { ToolError, invalidField } from '../../contracts/errors.js';
 import { defineTool, FAILURES } from './definition.js';
 

@@ -1,7 +1,7 @@
 //! ssl-check: the certificate a TLS server presents. Its precheck needs no I/O: the host is a
 //! bare host (without a scheme), with the port, if any, in its own field.
 import { type Static, Type } from '@sinclair/typebox';
-import { ClosedObject, Defaulted, type Validated, OrNull, ISO_UTC_PATTERN } from '../../lib/schema-types.js';
+import { ClosedObject, Defaulted, ISO_UTC_PATTERN, OrNull, type Validated } from '../../lib/schema-types.js';
 import { defineTool, FAILURES } from './definition.js';
 import { invalidField } from '../../contracts/errors.js';
 

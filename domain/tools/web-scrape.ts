@@ -3,7 +3,7 @@
 //! spec offers (a tag name, `.class` or `#id`). Anything richer is refused here rather than
 //! handed to a CSS engine, so the cost of a call never depends on a crafted selector.
 import { type Static, Type } from '@sinclair/typebox';
-import { ClosedObject, Defaulted, StringMap, type Validated, OrNull } from '../../lib/schema-types.js';
+import { ClosedObject, Defaulted, OrNull, StringMap, type Validated } from '../../lib/schema-types.js';
 import { defineTool, FAILURES } from './definition.js';
 import { checkHttpUrl } from './http-url.js';
 import { invalidField } from '../../contracts/errors.js';
