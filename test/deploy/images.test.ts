@@ -157,8 +157,8 @@ test("each tool pool's process reaches its own tools' handlers in activities/too
       .filter((file) => file.startsWith('activities/tools/'))
       .map((file) => path.basename(file, '.ts'))
       .sort();
-  for (const pool of ['cpu', 'network', 'browser'] as const)
-    t.deepEqual(handlersOf(`worker-${pool}`), toolsOfPool(pool).map((tool) => tool.name).sort(), pool);
+  const namesOf = (pool: 'cpu' | 'network' | 'browser') => toolsOfPool(pool).map((tool) => tool.name);
+  for (const pool of ['cpu', 'network', 'browser'] as const) t.deepEqual(handlersOf(`worker-${pool}`), namesOf(pool).sort(), pool);
   t.deepEqual(handlersOf('api'), []);
   t.deepEqual(handlersOf('worker-core'), []);
 });
