@@ -6,7 +6,7 @@
 //! on its worker); set them in the environment to compare.
 import { measure, printTable, type Figures } from './measure.js';
 import { cpuPerCall, cpuSnapshot } from './process-cpu.js';
-import { withBenchStack, type BenchStack } from './stack.js';
+import { postToStack, withBenchStack, type BenchStack } from './stack.js';
 import { SINGLE_CALL_QUIET_MS } from '../activities/single-calls.js';
 
 const ITEMS = Number(process.env.BENCH_BATCH_ITEMS ?? 1_000);
@@ -22,17 +22,6 @@ interface BatchRead {
   counts: Record<string, number>;
 }
 
-async function post(stack: BenchStack, key: string, path: string, body: unknown): Promise<unknown> {
-  const res = await fetch(`${stack.apiUrl}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${path}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : undefined;
-}
-
 async function batchOf(stack: BenchStack, key: string, id: string): Promise<BatchRead> {
   const res = await fetch(`${stack.apiUrl}/api/v1/batches/${id}`, { headers: { authorization: `Bearer ${key}` } });
   return res.json();
@@ -41,7 +30,7 @@ async function batchOf(stack: BenchStack, key: string, id: string): Promise<Batc
 /** Makes a batch of `n` hash-text items and answers when its last item ended, with the time it took. */
 async function runBatch(stack: BenchStack, key: string, n: number, tag: string): Promise<{ ms: number; batch: BatchRead }> {
   const started = performance.now();
-  const made = (await post(stack, key, '/api/v1/batches', {
+  const made = (await postToStack(stack, key, '/api/v1/batches', {
     tool: 'hash-text',
     items: Array.from({ length: n }, (_, i) => ({ text: `${tag} ${i}` })),
   })) as BatchRead;
@@ -54,7 +43,8 @@ async function runBatch(stack: BenchStack, key: string, n: number, tag: string):
   }
 }
 
-const hashCall = (stack: BenchStack, key: string) => (i: number) => post(stack, key, '/api/v1/tools/hash-text', { text: `single ${i}` });
+const hashCall = (stack: BenchStack, key: string) => (i: number) =>
+  postToStack(stack, key, '/api/v1/tools/hash-text', { text: `single ${i}` });
 const allCpu = (perCall: ReturnType<typeof cpuPerCall>) => perCall.find((p) => p.process === 'all')?.msPerCall ?? NaN;
 
 await withBenchStack(async (stack) => {

@@ -19,7 +19,7 @@ import { cookieSettings } from '../api/session-cookie.js';
 import { createSessions, ARGON2_PARAMETERS, hashPassword, createUsers } from '../domain/identity/index.js';
 import argon2 from 'argon2';
 import { figures, measureInterleaved, printTable, type Figures } from './measure.js';
-import { withBenchStack } from './stack.js';
+import { openBenchAccount, withBenchStack } from './stack.js';
 import { createMemberships } from '../domain/membership/index.js';
 import { createAccounts } from '../domain/accounts/index.js';
 import { derivedId, newId } from '../lib/ids.js';
@@ -134,14 +134,7 @@ await withBenchStack(async (stack) => {
     return res.setCookie[0]!.split(';')[0]!;
   };
   const cookie = await signIn('127.0.0.1');
-  const ownerToken = await (async () => {
-    const res = await fetch(`${stack.apiUrl}/api/v1/admin/accounts`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
-      body: '{"name":"bench-token","credits":0}',
-    });
-    return ((await res.json()) as { ownerToken: string }).ownerToken;
-  })();
+  const { ownerToken } = await openBenchAccount(stack.apiUrl, stack.adminToken, 0, 'bench-token');
   const account = `${stack.apiUrl}/api/v1/account`;
 
   // (4) The role check, taking turns with authentication alone.

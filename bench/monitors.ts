@@ -10,7 +10,7 @@ import { Client, Connection } from '@temporalio/client';
 import { processMemory } from '../test/disruptive/support/stack-control.js';
 import { percentile } from './measure.js';
 import { cpuPerCall, cpuSnapshot, type CpuSnapshot } from './process-cpu.js';
-import { withBenchStack, type BenchStack } from './stack.js';
+import { openBenchAccount, postToStack, withBenchStack, type BenchStack } from './stack.js';
 
 const flag = process.argv.indexOf('--minutes');
 const MINUTES = Number(flag > 0 ? process.argv[flag + 1] : (process.env.BENCH_MINUTES ?? 10));
@@ -19,34 +19,6 @@ const PER_ACCOUNT = 100;
 /** Schedules whose skipped and missed actions are read at the end. */
 const SCHEDULES_SAMPLED = 100;
 const MINUTE_MS = 60_000;
-
-interface Account {
-  id: string;
-  ownerToken: string;
-  apiKey: string;
-}
-
-async function openAccount(stack: BenchStack, credits: number): Promise<Account> {
-  const res = await fetch(`${stack.apiUrl}/api/v1/admin/accounts`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench monitors', credits }),
-  });
-  if (res.status !== 201) throw new Error(`opening an account: ${res.status} ${await res.text()}`);
-  const body = (await res.json()) as { account: { id: string }; ownerToken: string; apiKey: { key: string } };
-  return { id: body.account.id, ownerToken: body.ownerToken, apiKey: body.apiKey.key };
-}
-
-async function post(stack: BenchStack, token: string, path: string, body: unknown): Promise<unknown> {
-  const res = await fetch(`${stack.apiUrl}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${path}: ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
 
 /**
  * The history length of one monitor's scheduler workflow (`temporal-sys-scheduler:<schedule id>`, as
@@ -105,7 +77,7 @@ async function pacedCalls(stack: BenchStack, key: string, calls: number, perMinu
   for (let i = 0; i < calls; i++) {
     await sleep(Math.max(0, started + i * gap - performance.now()));
     pending.push(
-      post(stack, key, '/api/v1/tools/hash-text', { text: `plain ${i}` }).then(
+      postToStack(stack, key, '/api/v1/tools/hash-text', { text: `plain ${i}` }).then(
         () => undefined,
         (err: Error) => {
           const what = /: (\d{3}) /.exec(err.message)?.[1] ?? err.message.slice(0, 40);
@@ -122,7 +94,7 @@ async function pacedCalls(stack: BenchStack, key: string, calls: number, perMinu
 async function postPatiently(stack: BenchStack, token: string, path: string, body: unknown): Promise<unknown> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await post(stack, token, path, body);
+      return await postToStack(stack, token, path, body);
     } catch (err) {
       if (attempt >= 10 || !/: 503 /.test((err as Error).message)) throw err;
       await sleep(1_000 * attempt);
@@ -142,7 +114,7 @@ await withBenchStack(
     const credits = (MINUTES + 3) * PER_ACCOUNT + 1_000;
     try {
       // 1. A plain call of the same tool, at the monitors' rate, for a minute: its CPU per call.
-      const plain = await openAccount(stack, rate * 2 + 100);
+      const plain = await openBenchAccount(stack.apiUrl, stack.adminToken, rate * 2 + 100, 'bench monitors');
       await pacedCalls(stack, plain.apiKey, 50, 600);
       const before = cpuSnapshot(stack.processes);
       const failedPlain = await pacedCalls(stack, plain.apiKey, rate, rate);
@@ -154,7 +126,9 @@ await withBenchStack(
       );
 
       // 2. The monitors, spread over the minute by their phase.
-      const accounts = await Promise.all(Array.from({ length: MONITORS / PER_ACCOUNT }, () => openAccount(stack, credits)));
+      const accounts = await Promise.all(
+        Array.from({ length: MONITORS / PER_ACCOUNT }, () => openBenchAccount(stack.apiUrl, stack.adminToken, credits, 'bench monitors')),
+      );
       const madeAt = Date.now();
       for (const account of accounts)
         for (let i = 0; i < PER_ACCOUNT; i++)

@@ -130,15 +130,40 @@ async function startThrowawayStack(options: BenchStackOptions = {}): Promise<Run
   };
 }
 
-/** Opens an account with `credits` through the operator API and returns its API key. */
-export async function benchApiKey(apiUrl: string, adminToken: string, credits: number): Promise<string> {
+/** An account opened through the operator API: its id, owner token and API key. */
+export interface BenchAccount {
+  id: string;
+  ownerToken: string;
+  apiKey: string;
+}
+
+/** Opens an account named `name` with `credits` through the operator API. */
+export async function openBenchAccount(apiUrl: string, adminToken: string, credits: number, name = 'bench'): Promise<BenchAccount> {
   const res = await fetch(`${apiUrl}/api/v1/admin/accounts`, {
     method: 'POST',
     headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench', credits }),
+    body: JSON.stringify({ name, credits }),
   });
   if (res.status !== 201) throw new Error(`could not open a bench account: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { apiKey: { key: string } }).apiKey.key;
+  const body = (await res.json()) as { account: { id: string }; ownerToken: string; apiKey: { key: string } };
+  return { id: body.account.id, ownerToken: body.ownerToken, apiKey: body.apiKey.key };
+}
+
+/** Opens an account with `credits` through the operator API and returns its API key. */
+export async function benchApiKey(apiUrl: string, adminToken: string, credits: number): Promise<string> {
+  return (await openBenchAccount(apiUrl, adminToken, credits)).apiKey;
+}
+
+/** A POST of JSON to the stack's API as `token`; its answer parsed (undefined when empty), any status from 300 on thrown. */
+export async function postToStack(stack: Pick<BenchStack, 'apiUrl'>, token: string, path: string, body: unknown): Promise<unknown> {
+  const res = await fetch(`${stack.apiUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${path}: ${res.status} ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : undefined;
 }
 
 export interface BenchStackOptions {

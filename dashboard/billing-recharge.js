@@ -1,8 +1,8 @@
 //! The Billing page's auto-recharge: on or off, the pack each recharge buys, the threshold and the
 //! monthly cap, with the card saved at checkout, this month's count and the last recharge; each
 //! field the service refuses is marked and the reason said.
-import { announce, clearFormError, credits, errorBox, formatInt, formatPrice, h, replace, showFormError, time } from './dom.js';
-import { labelled, whenSent } from './forms.js';
+import { announce, clearFormError, credits, errorBox, formatInt, formatPrice, h, replace, stats, time } from './dom.js';
+import { labelled, sharedErrorLine, whenSent } from './forms.js';
 
 /**
  * @param {{ client: import('./api.js').Client, packs: () => any[] | null }} deps
@@ -34,6 +34,7 @@ export function createRechargeForm({ client, packs }) {
       'aria-describedby': 'recharge-error',
     }),
   };
+  const problems = sharedErrorLine({ error: rechargeError, fields: inputs, first: 'threshold' });
   const form = h(
     'form',
     {
@@ -86,31 +87,14 @@ export function createRechargeForm({ client, packs }) {
     const last = settings.lastRecharge;
     replace(
       rechargeStatus,
-      h(
-        'dl',
-        { class: 'stats' },
-        h(
-          'div',
-          { class: 'stat' },
-          h('dt', {}, 'Card'),
-          h('dd', { id: 'recharge-card' }, card ? `${card.brand} •••• ${card.last4}` : 'None saved'),
-        ),
-        h(
-          'div',
-          { class: 'stat' },
-          h('dt', {}, 'This month'),
-          h(
-            'dd',
-            { id: 'recharge-count' },
-            `${formatInt(settings.rechargesThisMonth)} ${settings.rechargesThisMonth === 1 ? 'recharge' : 'recharges'}`,
-          ),
-        ),
-        h(
-          'div',
-          { class: 'stat' },
-          h('dt', {}, 'Last recharge'),
-          h('dd', { id: 'recharge-last' }, last ? [last.status, last.reason ? ` (${last.reason})` : '', ', ', time(last.at)] : 'None'),
-        ),
+      stats(
+        ['Card', 'recharge-card', card ? `${card.brand} •••• ${card.last4}` : 'None saved'],
+        [
+          'This month',
+          'recharge-count',
+          `${formatInt(settings.rechargesThisMonth)} ${settings.rechargesThisMonth === 1 ? 'recharge' : 'recharges'}`,
+        ],
+        ['Last recharge', 'recharge-last', last ? [last.status, last.reason ? ` (${last.reason})` : '', ', ', time(last.at)] : 'None'],
       ),
       card
         ? null
@@ -120,8 +104,7 @@ export function createRechargeForm({ client, packs }) {
   }
 
   async function saveRecharge() {
-    for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
-    clearFormError(rechargeError, inputs.threshold);
+    problems.clear();
     const whole = (value) => (value.trim() === '' ? null : Number(value));
     try {
       const settings = await client.setAutoRecharge({
@@ -133,13 +116,7 @@ export function createRechargeForm({ client, packs }) {
       renderRecharge(settings);
       announce(settings.enabled ? 'Auto-recharge is on.' : 'Auto-recharge is off.');
     } catch (err) {
-      if (err.name === 'AbortError') return;
-      // Mark each field the service named, and say why.
-      const named = (err.errors ?? []).map((e) => e.field.split('/')[1]).filter((f) => f in inputs);
-      for (const f of named) inputs[f].setAttribute('aria-invalid', 'true');
-      showFormError(rechargeError, inputs[named[0] ?? 'threshold'], err);
-      if (!named.length) inputs.threshold.removeAttribute('aria-invalid');
-      (inputs[named[0]] ?? inputs.threshold).focus();
+      if (err.name !== 'AbortError') problems.show(err);
     }
   }
 

@@ -154,14 +154,18 @@ export async function busy(button, task) {
 /**
  * A data table that turns into one card per row on narrow screens (dashboard.css). The roles are
  * explicit because some browsers drop table semantics once CSS changes a table's display.
- * @param {{ columns: (string | { label: string, class?: string })[], rows: { attrs?: object, cells: unknown[] }[],
+ * `name`: the list's, which gives the table its class (`<name>-table`) and its name, the list's
+ * heading (`<name>-title`).
+ * @param {{ name?: string, columns: (string | { label: string, class?: string })[], rows: { attrs?: object, cells: unknown[] }[],
  *           rowHeader?: number, caption?: string, attrs?: object }} spec
  */
-export function dataTable({ columns, rows, rowHeader = -1, caption, attrs = {} }) {
+export function dataTable({ name, columns, rows, rowHeader = -1, caption, attrs = {} }) {
   const cols = columns.map((c) => (typeof c === 'string' ? { label: c } : c));
+  const named = name ? { class: `${name}-table`, 'aria-labelledby': `${name}-title` } : {};
+  const all = { ...named, ...attrs };
   return h(
     'table',
-    { ...attrs, class: `data-table ${attrs.class ?? ''}`.trim(), role: 'table' },
+    { ...all, class: `data-table ${all.class ?? ''}`.trim(), role: 'table' },
     caption ? h('caption', {}, caption) : null,
     h(
       'thead',
@@ -204,6 +208,41 @@ export function dataTable({ columns, rows, rowHeader = -1, caption, attrs = {} }
 export function viewSection(id, title, ...children) {
   return h('section', { id, 'aria-labelledby': `${id}-title` }, h('h1', { id: `${id}-title`, tabindex: '-1' }, title), ...children);
 }
+
+/**
+ * A part of a view: a section named by its h2 (`<id>-title`), which a change in it may focus.
+ * @param {string} id
+ * @param {string} title
+ * @param {...unknown} children
+ */
+export function subSection(id, title, ...children) {
+  return h('section', { id, 'aria-labelledby': `${id}-title` }, h('h2', { id: `${id}-title`, tabindex: '-1' }, title), ...children);
+}
+
+/**
+ * A state as a badge: `states[state]` is its badge's class and its label; a state the table does
+ * not know shows its own name, with the class `unknown`. `after`: more of the badge's text.
+ * @param {Record<string, string[]>} states `[class, label]` by state
+ * @param {string} state
+ * @param {string} unknown
+ * @param {...unknown} after
+ */
+export function badge(states, state, unknown, ...after) {
+  const [kind, label] = states[state] ?? [unknown, state];
+  return h('span', { class: `badge ${kind}` }, label, ...after);
+}
+
+/**
+ * Figures side by side, each a row of a small table: its label, the id of its value, the value
+ * (`stats(['Balance', 'balance', credits(n)], ...)`).
+ * @param {...[string, string, unknown]} figures
+ */
+export const stats = (...figures) =>
+  h(
+    'dl',
+    { class: 'stats' },
+    figures.map(([label, id, value]) => h('div', { class: 'stat' }, h('dt', {}, label), h('dd', { id }, value))),
+  );
 
 /** A help paragraph whose text may hold `code` parts: `help('Send ', code('Prefer'), '.')`. */
 export const help = (...children) => h('p', { class: 'help' }, ...children);

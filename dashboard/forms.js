@@ -3,7 +3,7 @@
 //! fields by JSON pointer (`/password`): each goes under its field (aria-invalid, described by the
 //! error), the form's summary (role=alert, so it is announced) says what went wrong, and the focus
 //! moves to the first bad field. A 429 `too_many_attempts` says when to try again.
-import { busy, h, problemText, replace } from './dom.js';
+import { busy, clearFormError, focusOn, h, problemText, replace, showFormError } from './dom.js';
 
 /**
  * A labelled field: `<label>`, the input, its help and its error line, the input described by both.
@@ -81,6 +81,57 @@ export const whenSent = (task) => (event) => {
   return busy(/** @type {HTMLElement} */ (form.querySelector('button[type=submit]')), task);
 };
 
+/**
+ * A form the page sends itself: `method=post` and the CSP's `form-action 'none'`, so nothing typed
+ * can end up in a URL; `send` runs as `whenSent` runs it.
+ * @param {{ send: () => Promise<unknown>, [attribute: string]: unknown }} spec the form's other attributes (`id`, `class`, `hidden`, ...)
+ * @param {...unknown} children
+ */
+export function postForm({ send, ...attrs }, ...children) {
+  return h('form', { ...attrs, method: 'post', novalidate: true, onsubmit: whenSent(send) }, ...children);
+}
+
+/**
+ * A field for an email address: no capitals, no spell check, and the browser offers the person's
+ * own unless `autocomplete` says otherwise.
+ * @param {{ id: string, label?: string, help?: unknown, autocomplete?: string, maxlength?: number }} spec
+ */
+export function emailField({ id, label = 'Email address', help, autocomplete = 'email', maxlength }) {
+  return field({
+    id,
+    label,
+    help,
+    attrs: { type: 'email', name: 'email', autocomplete, autocapitalize: 'off', spellcheck: 'false', maxlength },
+  });
+}
+
+/**
+ * "Check your mail", shown in place of `form` once the service took an address (a link is on its
+ * way); its heading takes the focus. `<id>` is the section, `<id>-title` its heading and
+ * `<id>-address` the address it names, which `says` places in its paragraphs.
+ * @param {{ id: string, form: HTMLElement, says: (address: HTMLElement) => unknown[] }} spec
+ */
+export function mailSent({ id, form, says }) {
+  const address = h('strong', { id: `${id}-address` });
+  const title = h('h2', { id: `${id}-title`, tabindex: '-1' }, 'Check your mail');
+  const element = h('section', { id, 'aria-labelledby': `${id}-title`, hidden: true }, title, ...says(address));
+  return {
+    element,
+    /** @param {string} to the address the mail went to */
+    show(to) {
+      address.textContent = to;
+      form.hidden = true;
+      element.hidden = false;
+      focusOn(title);
+    },
+    /** Back to the form. */
+    hide() {
+      element.hidden = true;
+      form.hidden = false;
+    },
+  };
+}
+
 /** A checkbox that shows the password fields given as plain text (people check what they typed). */
 export function showPasswords(id, ...inputs) {
   const box = h('input', {
@@ -115,6 +166,29 @@ export function waitText(seconds) {
   return seconds < 60
     ? `in ${Math.max(1, Math.ceil(seconds))} seconds`
     : `in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'} (at ${at})`;
+}
+
+/**
+ * The problems of a panel of settings whose fields share one error line: the fields the service
+ * names (`/threshold`) are marked and the first of them takes the focus; `first` stands for the
+ * panel when it names none.
+ * @param {{ error: HTMLElement, fields: Record<string, HTMLInputElement | HTMLSelectElement>, first: string }} spec
+ */
+export function sharedErrorLine({ error, fields, first }) {
+  return {
+    clear() {
+      for (const input of Object.values(fields)) input.removeAttribute('aria-invalid');
+      clearFormError(error, fields[first]);
+    },
+    /** @param {any} err */
+    show(err) {
+      const named = (err.errors ?? []).map((e) => e.field.split('/')[1]).filter((f) => f in fields);
+      for (const f of named) fields[f].setAttribute('aria-invalid', 'true');
+      showFormError(error, fields[named[0] ?? first], err);
+      if (!named.length) fields[first].removeAttribute('aria-invalid');
+      (fields[named[0]] ?? fields[first]).focus();
+    },
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 //! The balance's grants as a paged table, with what is left of each: the overview shows it, and
 //! Billing with what refunds and disputes took back. One table under each view's own ids.
-import { dataTable, formatInt, h, time } from './dom.js';
+import { dataTable, formatInt, h, help as helpText, subSection, time } from './dom.js';
 import { createPagedList } from './paged-list.js';
 
 const REASONS = {
@@ -23,13 +23,7 @@ function expiry(g) {
  */
 export function createGrantsList({ client, id, help, caption, takenBack = false }) {
   const body = h('div', { id: `${id}-body` });
-  const section = h(
-    'section',
-    { id, 'aria-labelledby': `${id}-title` },
-    h('h2', { id: `${id}-title`, tabindex: '-1' }, 'Grants'),
-    h('p', { class: 'help' }, help),
-    body,
-  );
+  const section = subSection(id, 'Grants', helpText(help), body);
   const list = createPagedList({
     section,
     container: body,
@@ -37,11 +31,9 @@ export function createGrantsList({ client, id, help, caption, takenBack = false 
     pageSize: 10,
     fetchPage: (page) => client.grants(page),
     emptyText: 'No credits granted yet.',
-    moreLabel: 'Load more grants',
-    focusKey: `more-${id}`,
     table: (items) =>
       dataTable({
-        attrs: { class: `${id}-table`, 'aria-labelledby': `${id}-title` },
+        name: id,
         caption,
         columns: [
           'Granted',

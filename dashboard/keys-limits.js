@@ -1,8 +1,8 @@
 //! The API keys page's editor of one key's limits: tools, expiry, calls per second, credits per
 //! month and allowed addresses, an empty field meaning no limit; each field the service refuses is
 //! marked and the reason said.
-import { clearFormError, focusOn, h, showFormError } from './dom.js';
-import { labelled, whenSent } from './forms.js';
+import { clearFormError, focusOn, h } from './dom.js';
+import { labelled, sharedErrorLine, whenSent } from './forms.js';
 
 /** An input of the editor; `hint` follows the label in a lighter type. */
 function limitField(id, name, label, hint, attrs) {
@@ -66,6 +66,7 @@ export function createLimitsEditor({ client, saved }) {
     monthlyCreditLimit: field('monthlyCreditLimit'),
     allowedIps: field('allowedIps'),
   };
+  const problems = sharedErrorLine({ error: settingsError, fields, first: 'tools' });
   /** The key whose limits are being edited. */
   let editing = null;
 
@@ -90,8 +91,7 @@ export function createLimitsEditor({ client, saved }) {
   async function save() {
     if (!editing) return;
     const key = editing;
-    for (const input of Object.values(fields)) input.removeAttribute('aria-invalid');
-    clearFormError(settingsError, fields.tools);
+    problems.clear();
     const tools = list(fields.tools.value);
     const ips = list(fields.allowedIps.value);
     const settings = {
@@ -106,13 +106,7 @@ export function createLimitsEditor({ client, saved }) {
       close();
       await saved(key);
     } catch (err) {
-      if (err.name === 'AbortError') return;
-      // Mark each field the service named, and say why.
-      const named = (err.errors ?? []).map((e) => e.field.split('/')[1]).filter((f) => f in fields);
-      for (const f of named) fields[f].setAttribute('aria-invalid', 'true');
-      showFormError(settingsError, fields[named[0] ?? 'tools'], err);
-      if (!named.length) fields.tools.removeAttribute('aria-invalid');
-      (fields[named[0]] ?? fields.tools).focus();
+      if (err.name !== 'AbortError') problems.show(err);
     }
   }
 

@@ -2,7 +2,7 @@
 //! its tool took, what it was charged, its checks as found and, for a change that fired, the share
 //! of pixels with the diff image itself (its signed link, shown on this origin). Paged with the
 //! API's cursor.
-import { credits, dataTable, formatDuration, h, time } from './dom.js';
+import { badge, credits, dataTable, formatDuration, h, time } from './dom.js';
 import { createPagedList } from './paged-list.js';
 
 const OUTCOMES = { pass: ['up', 'Passed'], degraded: ['degraded', 'Degraded'], fail: ['down', 'Failed'], error: ['down', 'Error'] };
@@ -50,32 +50,28 @@ export function createMonitorRuns({ client }) {
     pageSize: 20,
     fetchPage: (page) => client.monitorRuns(monitorId, page),
     emptyText: 'No runs yet: the first one starts at its schedule’s next time.',
-    moreLabel: 'Load more runs',
     focusKey: 'more-runs',
     table: (items) =>
       dataTable({
-        attrs: { class: 'monitor-runs-table', 'aria-labelledby': 'monitor-runs-title' },
+        name: 'monitor-runs',
         columns: ['Ran', 'Outcome', { label: 'Duration', class: 'num' }, { label: 'Charged', class: 'num' }, 'Checks', 'Change'],
-        rows: items.map((r) => {
-          const [badge, label] = OUTCOMES[r.outcome] ?? ['down', r.outcome];
-          return {
-            attrs: { dataset: { runId: r.id } },
-            cells: [
-              time(r.at),
-              h('span', { class: `badge ${badge}` }, label, r.error ? `: ${r.error.code}` : ''),
-              formatDuration(r.durationMs),
-              credits(r.charged),
-              r.assertions.length
-                ? h(
-                    'ul',
-                    { class: 'plain small' },
-                    r.assertions.map((a) => h('li', {}, checkText(a))),
-                  )
-                : '–',
-              changeCell(r.change),
-            ],
-          };
-        }),
+        rows: items.map((r) => ({
+          attrs: { dataset: { runId: r.id } },
+          cells: [
+            time(r.at),
+            badge(OUTCOMES, r.outcome, 'down', r.error ? `: ${r.error.code}` : ''),
+            formatDuration(r.durationMs),
+            credits(r.charged),
+            r.assertions.length
+              ? h(
+                  'ul',
+                  { class: 'plain small' },
+                  r.assertions.map((a) => h('li', {}, checkText(a))),
+                )
+              : '–',
+            changeCell(r.change),
+          ],
+        })),
       }),
   });
 

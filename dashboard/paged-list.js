@@ -7,10 +7,13 @@ import { busy, empty, errorBox, focusOn, h, loading, replace } from './dom.js';
 /**
  * @param {{ section: HTMLElement, container: HTMLElement, what: string, pageSize: number,
  *           fetchPage: (page: { limit: number, cursor?: string }) => Promise<{ items: any[], nextCursor: string | null }>,
- *           table: (items: any[]) => HTMLElement, emptyText: string, moreLabel: string, focusKey: string }} spec
+ *           table: (items: any[]) => HTMLElement, emptyText: string, moreLabel?: string, focusKey?: string }} spec
+ * The "Load more" button says `moreLabel` (`Load more <what>` unless given) and keeps the focus
+ * across redraws by `focusKey` (`more-<section's id>` unless given).
  */
 export function createPagedList(spec) {
-  const { section, container, what, pageSize, fetchPage, table, emptyText, moreLabel, focusKey } = spec;
+  const { section, container, what, pageSize, fetchPage, table, emptyText } = spec;
+  const { moreLabel = `Load more ${what}`, focusKey = `more-${section.id}` } = spec;
   let items = null;
   let nextCursor = null;
 

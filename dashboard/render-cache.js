@@ -1,7 +1,7 @@
 //! The Render links page's render cache: hits per day over the last 31 days with the credits they
 //! saved, and emptying it after confirmation.
-import { confirmAction } from './dialogs.js';
-import { announce, busy, dataTable, empty, focusOn, h, problemText, replace } from './dom.js';
+import { dataTable, empty, h, problemText, replace } from './dom.js';
+import { announcedAction } from './row-action.js';
 
 /** @param {{ client: import('./api.js').Client }} deps */
 export function createRenderCache({ client }) {
@@ -23,7 +23,7 @@ export function createRenderCache({ client }) {
     );
     const table = days.length
       ? dataTable({
-          attrs: { class: 'render-cache-table', 'aria-labelledby': 'render-cache-title' },
+          name: 'render-cache',
           columns: ['Day (UTC)', 'Hits', 'Credits saved'],
           rowHeader: 0,
           rows: days.map((d) => ({ cells: [d.day, String(d.hits), String(d.creditsSaved)] })),
@@ -32,22 +32,20 @@ export function createRenderCache({ client }) {
     replace(cacheBody, table, button);
   }
 
-  async function emptyCache(button) {
-    const confirmed = await confirmAction({
-      title: 'Empty the render cache?',
-      body: 'Every stored render of this account is forgotten: the next call of each renders afresh and is charged.',
-      confirmLabel: 'Empty cache',
-    });
-    if (!confirmed) return;
-    await busy(button, async () => {
-      try {
+  function emptyCache(button) {
+    return announcedAction({
+      button,
+      confirm: {
+        title: 'Empty the render cache?',
+        body: 'Every stored render of this account is forgotten: the next call of each renders afresh and is charged.',
+        confirmLabel: 'Empty cache',
+      },
+      act: async () => {
         const { deleted } = await client.emptyRenderCache();
-        announce(`Render cache emptied: ${deleted} stored ${deleted === 1 ? 'render' : 'renders'} dropped.`);
-        focusOn(section.querySelector('#render-cache-title'));
-      } catch (err) {
-        if (err.name === 'AbortError') return;
-        cacheBody.append(h('p', { class: 'field-error', role: 'alert' }, problemText(err)));
-      }
+        return `Render cache emptied: ${deleted} stored ${deleted === 1 ? 'render' : 'renders'} dropped.`;
+      },
+      heading: section.querySelector('#render-cache-title'),
+      refused: (err) => cacheBody.append(h('p', { class: 'field-error', role: 'alert' }, problemText(err))),
     });
   }
 

@@ -1,7 +1,7 @@
 //! A secret shown once (a new API key, a webhook signing secret): in the DOM only until the user
 //! dismisses it or leaves, never stored. Copy puts it on the clipboard; where the Clipboard API is
 //! refused, the text is selected for Ctrl+C instead.
-import { announce, focusOn, h } from './dom.js';
+import { announce, clearFormError, focusOn, h, showFormError } from './dom.js';
 
 async function copy(input) {
   try {
@@ -73,6 +73,30 @@ export function showSecret(container, { title, label, copyLabel, note, secret, o
   );
   container.replaceChildren(panel);
   focusOn(heading);
+}
+
+/**
+ * A form's sending that makes something whose secret is shown once (an API key, a webhook
+ * endpoint): `make()` answers what to show and announce; the secret goes to `box` (its Done gives
+ * the focus back to the field), the field is emptied and `reload()` runs (the list read again). A
+ * refusal is shown on the field, which takes the focus.
+ * @param {{ box: HTMLElement, field: { input: HTMLInputElement, error: HTMLElement },
+ *           make: () => Promise<{ shown: { title: string, label: string, copyLabel: string, note: string, secret: string }, announcement: string }>,
+ *           reload: () => Promise<unknown> }} spec
+ */
+export async function createShownOnce({ box, field, make, reload }) {
+  clearFormError(field.error, field.input);
+  try {
+    const { shown, announcement } = await make();
+    field.input.value = '';
+    showSecret(box, { ...shown, onDone: () => field.input.focus() });
+    announce(announcement);
+    await reload();
+  } catch (err) {
+    if (err.name === 'AbortError') return;
+    showFormError(field.error, field.input, err);
+    field.input.focus();
+  }
 }
 
 /** Removes any secret still shown (sign-out): it must not outlive the session on screen either. */

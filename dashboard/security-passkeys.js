@@ -1,11 +1,11 @@
 //! The Security page's passkeys: the list (added, last used), a passkey added on this device
 //! (named, or numbered by the service), renamed in place, removed after the person confirms it.
 //! Adding and removing are changes that may need a recent sign-in (`sensitive`).
-import { confirmAction } from './dialogs.js';
-import { announce, busy, dataTable, empty, focusOn, h, problemText, replace, time } from './dom.js';
-import { field, formProblems, whenSent } from './forms.js';
+import { announce, dataTable, focusOn, h, help, problemText, subSection, time } from './dom.js';
+import { field, formProblems, postForm } from './forms.js';
 import { createList } from './list.js';
 import { ceremonyProblem, createPasskey, passkeysSupported } from './passkeys.js';
+import { announcedAction, rowButton } from './row-action.js';
 
 /**
  * @param {{ client: import('./api.js').Client, sensitive: <T>(change: () => Promise<T>) => Promise<T>, cancelled: (err: unknown) => boolean }} deps
@@ -22,29 +22,16 @@ export function createPasskeysSection({ client, sensitive, cancelled }) {
   });
   const passkeyProblems = formProblems({ fields: { '/name': passkeyName } });
   const addButton = h('button', { type: 'submit' }, 'Add a passkey');
-  const passkeyForm = h(
-    'form',
-    {
-      id: 'passkey-form',
-      class: 'inline-form',
-      method: 'post',
-      novalidate: true,
-      onsubmit: whenSent(addPasskey),
-      hidden: !passkeysSupported(),
-    },
+  const passkeyForm = postForm(
+    { id: 'passkey-form', class: 'inline-form', hidden: !passkeysSupported(), send: addPasskey },
     passkeyProblems.summary,
     passkeyName.element,
     addButton,
   );
-  const passkeysSection = h(
-    'section',
-    { id: 'passkeys', 'aria-labelledby': 'passkeys-title' },
-    h('h2', { id: 'passkeys-title', tabindex: '-1' }, 'Passkeys'),
-    h(
-      'p',
-      { class: 'help' },
-      'A passkey signs you in with this device’s screen lock or a security key, without typing your address or password.',
-    ),
+  const passkeysSection = subSection(
+    'passkeys',
+    'Passkeys',
+    help('A passkey signs you in with this device’s screen lock or a security key, without typing your address or password.'),
     passkeysSupported() ? null : h('p', { class: 'notice' }, 'This browser cannot make or use passkeys.'),
     passkeysBody,
     passkeyForm,
@@ -54,7 +41,9 @@ export function createPasskeysSection({ client, sensitive, cancelled }) {
     loadingWhat: 'passkeys',
     failedWhat: 'your passkeys',
     read: () => client.passkeys(),
-    render: renderPasskeys,
+    emptyText: 'No passkeys yet. Add one to sign in without your password.',
+    table: (passkeys) =>
+      dataTable({ name: 'passkeys', columns: ['Name', 'Added', 'Last used', 'Actions'], rowHeader: 0, rows: passkeys.map(row) }),
   });
 
   /** The passkey whose name is being edited. */
@@ -73,22 +62,21 @@ export function createPasskeysSection({ client, sensitive, cancelled }) {
     }
   }
 
-  async function removePasskey(passkey, button) {
-    const confirmed = await confirmAction({
-      title: `Remove the passkey “${passkey.name}”?`,
-      body: 'It no longer signs you in. The device may still list it; you can delete it there too.',
-      confirmLabel: 'Remove passkey',
-    });
-    if (!confirmed) return;
-    await busy(button, async () => {
-      try {
+  function removePasskey(passkey, button) {
+    return announcedAction({
+      button,
+      confirm: {
+        title: `Remove the passkey “${passkey.name}”?`,
+        body: 'It no longer signs you in. The device may still list it; you can delete it there too.',
+        confirmLabel: 'Remove passkey',
+      },
+      act: async () => {
         await sensitive(() => client.removePasskey(passkey.id));
         await list.load();
-        announce(`Passkey “${passkey.name}” removed.`);
-        focusOn(passkeysSection.querySelector('h2'));
-      } catch (err) {
-        if (err?.name !== 'AbortError') announce(cancelled(err) ? err.message : `Could not remove the passkey: ${problemText(err)}`);
-      }
+        return `Passkey “${passkey.name}” removed.`;
+      },
+      heading: passkeysSection.querySelector('h2'),
+      refused: (err) => announce(cancelled(err) ? err.message : `Could not remove the passkey: ${problemText(err)}`),
     });
   }
 
@@ -116,43 +104,29 @@ export function createPasskeysSection({ client, sensitive, cancelled }) {
 
   function stopRenaming(p) {
     renaming = null;
-    renderPasskeys();
+    list.redraw();
     passkeysBody.querySelector(`[data-focus-key="rename-${CSS.escape(p.id)}"]`)?.focus();
   }
 
-  function renderPasskeys() {
-    const passkeys = list.items();
-    if (!passkeys) return;
-    if (!passkeys.length) {
-      replace(passkeysBody, empty('No passkeys yet. Add one to sign in without your password.'));
-      return;
-    }
-    replace(
-      passkeysBody,
-      dataTable({
-        attrs: { class: 'passkeys-table', 'aria-labelledby': 'passkeys-title' },
-        columns: ['Name', 'Added', 'Last used', 'Actions'],
-        rowHeader: 0,
-        rows: passkeys.map((p) => ({
-          attrs: { dataset: { passkeyId: p.id } },
-          cells: [
-            nameCell(p),
-            time(p.createdAt),
-            time(p.lastUsedAt, 'Not yet'),
-            renaming === p.id
-              ? null
-              : rowActions(p, {
-                  rename: () => {
-                    renaming = p.id;
-                    renderPasskeys();
-                    /** @type {HTMLInputElement | null} */ (passkeysBody.querySelector(`#rename-${CSS.escape(p.id)}`))?.select();
-                  },
-                  remove: (button) => removePasskey(p, button),
-                }),
-          ],
-        })),
-      }),
-    );
+  function row(p) {
+    return {
+      attrs: { dataset: { passkeyId: p.id } },
+      cells: [
+        nameCell(p),
+        time(p.createdAt),
+        time(p.lastUsedAt, 'Not yet'),
+        renaming === p.id
+          ? null
+          : rowActions(p, {
+              rename: () => {
+                renaming = p.id;
+                list.redraw();
+                /** @type {HTMLInputElement | null} */ (passkeysBody.querySelector(`#rename-${CSS.escape(p.id)}`))?.select();
+              },
+              remove: (button) => removePasskey(p, button),
+            }),
+      ],
+    };
   }
 
   return { section: passkeysSection, load: list.load };
@@ -172,16 +146,10 @@ function renameForm(p, { save, cancel }) {
   });
   const error = h('p', { class: 'field-error', id: `${inputId}-error`, hidden: true });
   const button = h('button', { type: 'submit', class: 'small-button primary' }, 'Save');
-  return h(
-    'form',
+  return postForm(
     {
       class: 'rename-form',
-      method: 'post',
-      novalidate: true,
-      onsubmit: (event) => {
-        event.preventDefault();
-        void busy(button, () => save(input, error));
-      },
+      send: () => save(input, error),
       onkeydown: (event) => {
         if (event.key === 'Escape') cancel();
       },
@@ -206,27 +174,14 @@ function rowActions(p, { rename, remove }) {
   return h(
     'div',
     { class: 'actions' },
-    h(
-      'button',
-      {
-        type: 'button',
-        class: 'small-button',
-        'data-focus-key': `rename-${p.id}`,
-        'aria-label': `Rename passkey ${p.name}`,
-        onclick: rename,
-      },
-      'Rename',
-    ),
-    h(
-      'button',
-      {
-        type: 'button',
-        class: 'small-button danger',
-        'data-focus-key': `remove-${p.id}`,
-        'aria-label': `Remove passkey ${p.name}`,
-        onclick: (e) => remove(e.currentTarget),
-      },
-      'Remove',
-    ),
+    rowButton({ label: 'Rename', name: `Rename passkey ${p.name}`, focusKey: `rename-${p.id}`, small: true, onclick: rename }),
+    rowButton({
+      label: 'Remove',
+      name: `Remove passkey ${p.name}`,
+      focusKey: `remove-${p.id}`,
+      small: true,
+      kind: 'danger',
+      onclick: remove,
+    }),
   );
 }

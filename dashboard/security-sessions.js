@@ -1,8 +1,8 @@
 //! The Security page's sessions: where the sign-in is in use (browser, address, how and when it
 //! signed in), "this device" marked; another session ended, or all the others at once.
-import { confirmAction } from './dialogs.js';
-import { announce, busy, dataTable, focusOn, h, problemText, replace, time } from './dom.js';
+import { announce, code, dataTable, h, help, problemText, replace, subSection, time } from './dom.js';
 import { createList } from './list.js';
+import { announcedAction, rowButton } from './row-action.js';
 
 const METHODS = {
   password: 'with a password',
@@ -55,11 +55,10 @@ export function createSessionsSection({ client }) {
     { type: 'button', class: 'danger', id: 'end-other-sessions', onclick: endOtherSessions },
     'End all other sessions',
   );
-  const sessionsSection = h(
-    'section',
-    { id: 'sessions', 'aria-labelledby': 'sessions-title' },
-    h('h2', { id: 'sessions-title', tabindex: '-1' }, 'Sessions'),
-    h('p', { class: 'help' }, 'Where your sign-in is in use. End a session you do not recognise, then change your password.'),
+  const sessionsSection = subSection(
+    'sessions',
+    'Sessions',
+    help('Where your sign-in is in use. End a session you do not recognise, then change your password.'),
     sessionsBody,
     h('div', { class: 'actions' }, endOthers),
   );
@@ -71,72 +70,71 @@ export function createSessionsSection({ client }) {
     render: renderSessions,
   });
 
-  async function endOne(s, button) {
-    await busy(button, async () => {
-      try {
+  function endOne(s, button) {
+    return announcedAction({
+      button,
+      act: async () => {
         await client.endSession(s.id);
         await list.load();
-        announce(`The session of ${deviceName(s.userAgent)} has ended.`);
-        focusOn(sessionsSection.querySelector('h2'));
-      } catch (err) {
-        if (err?.name !== 'AbortError') announce(`Could not end the session: ${problemText(err)}`);
-      }
+        return `The session of ${deviceName(s.userAgent)} has ended.`;
+      },
+      heading: sessionsSection.querySelector('h2'),
+      refused: (err) => announce(`Could not end the session: ${problemText(err)}`),
     });
   }
 
-  async function endOtherSessions() {
-    const confirmed = await confirmAction({
-      title: 'End all other sessions?',
-      body: 'Every device but this one is signed out at once. This one stays signed in.',
-      confirmLabel: 'End other sessions',
-    });
-    if (!confirmed) return;
-    await busy(endOthers, async () => {
-      try {
+  function endOtherSessions() {
+    return announcedAction({
+      button: endOthers,
+      confirm: {
+        title: 'End all other sessions?',
+        body: 'Every device but this one is signed out at once. This one stays signed in.',
+        confirmLabel: 'End other sessions',
+      },
+      act: async () => {
         const { ended } = await client.endOtherSessions();
         await list.load();
-        announce(ended === 1 ? 'One other session has ended.' : `${ended} other sessions have ended.`);
-        focusOn(sessionsSection.querySelector('h2'));
-      } catch (err) {
-        if (err?.name !== 'AbortError') announce(`Could not end the sessions: ${problemText(err)}`);
-      }
+        return ended === 1 ? 'One other session has ended.' : `${ended} other sessions have ended.`;
+      },
+      heading: sessionsSection.querySelector('h2'),
+      refused: (err) => announce(`Could not end the sessions: ${problemText(err)}`),
     });
   }
 
-  function renderSessions() {
-    const sessions = list.items();
-    if (!sessions) return;
+  function renderSessions(sessions) {
     endOthers.hidden = !sessions.some((s) => !s.current);
     replace(
       sessionsBody,
       dataTable({
-        attrs: { class: 'sessions-table', 'aria-labelledby': 'sessions-title' },
+        name: 'sessions',
         caption: 'Newest sign-in first.',
         columns: ['Device', 'Address', 'Signed in', 'Last seen', 'Actions'],
         rowHeader: 0,
-        rows: sessions.map((s) => ({
-          attrs: { dataset: { sessionId: s.id }, class: s.current ? 'current-session' : null },
-          cells: [
-            [deviceName(s.userAgent), s.current ? [' ', h('span', { class: 'badge active' }, 'This device')] : null],
-            s.ip ? h('code', {}, address(s.ip)) : h('span', { class: 'muted' }, 'Unknown'),
-            [time(s.createdAt), METHODS[s.method] ? h('span', { class: 'muted small' }, ` ${METHODS[s.method]}`) : null],
-            time(s.lastSeenAt),
-            s.current
-              ? h('span', { class: 'muted' }, 'Sign out below')
-              : h(
-                  'button',
-                  {
-                    type: 'button',
-                    class: 'small-button danger',
-                    'aria-label': `End the session of ${deviceName(s.userAgent)} at ${address(s.ip) ?? 'an unknown address'}`,
-                    onclick: (e) => endOne(s, e.currentTarget),
-                  },
-                  'End',
-                ),
-          ],
-        })),
+        rows: sessions.map(row),
       }),
     );
+  }
+
+  function row(s) {
+    const device = deviceName(s.userAgent);
+    return {
+      attrs: { dataset: { sessionId: s.id }, class: s.current ? 'current-session' : null },
+      cells: [
+        [device, s.current ? [' ', h('span', { class: 'badge active' }, 'This device')] : null],
+        s.ip ? code(address(s.ip)) : h('span', { class: 'muted' }, 'Unknown'),
+        [time(s.createdAt), METHODS[s.method] ? h('span', { class: 'muted small' }, ` ${METHODS[s.method]}`) : null],
+        time(s.lastSeenAt),
+        s.current
+          ? h('span', { class: 'muted' }, 'Sign out below')
+          : rowButton({
+              label: 'End',
+              name: `End the session of ${device} at ${address(s.ip) ?? 'an unknown address'}`,
+              small: true,
+              kind: 'danger',
+              onclick: (button) => endOne(s, button),
+            }),
+      ],
+    };
   }
 
   return { section: sessionsSection, load: list.load };

@@ -4,7 +4,7 @@
 import { verifyToken } from './api.js';
 import { clearFormError, h, showFormError } from './dom.js';
 import { tokenProblem } from './session.js';
-import { whenSent } from './forms.js';
+import { postForm } from './forms.js';
 
 /**
  * @param {{ signedIn: (token: string, account: any) => void }} deps
@@ -27,9 +27,8 @@ export function createTokenSignIn({ signedIn }) {
     'details',
     { class: 'token-sign-in', id: 'token-sign-in' },
     h('summary', {}, 'Sign in with an owner token'),
-    h(
-      'form',
-      { id: 'token-form', method: 'post', novalidate: true, onsubmit: whenSent(tokenSignIn) },
+    postForm(
+      { id: 'token-form', send: tokenSignIn },
       h(
         'div',
         { class: 'field' },

@@ -1,8 +1,9 @@
 //! The Team page's pending invitations, with when they expire, and for the owner and admins the
 //! invite form (an address and a role; mailed, valid for 7 days) and revoking one after confirmation.
-import { confirmAction } from './dialogs.js';
-import { announce, busy, dataTable, empty, errorBox, focusOn, h, problemText, replace, time } from './dom.js';
-import { field, formProblems, selectField, whenSent } from './forms.js';
+import { dataTable, h, subSection, time } from './dom.js';
+import { emailField, formProblems, postForm, selectField } from './forms.js';
+import { createHeldList } from './list.js';
+import { confirmedRowButton } from './row-action.js';
 import { GIVEN, ROLE_NAMES, roleName } from './team-roles.js';
 
 /** What each role may do, in a line (domain/teams/permissions.ts is the table the service checks). */
@@ -15,11 +16,11 @@ const DUTIES =
  */
 export function createInvitationsSection({ client, reload, manages }) {
   const body = h('div', { id: 'invitations-body' });
-  const email = field({
+  const email = emailField({
     id: 'invite-email',
-    label: 'Email address',
     help: 'We mail it a link, valid for 7 days and usable once.',
-    attrs: { type: 'email', name: 'email', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false', maxlength: 254 },
+    autocomplete: 'off',
+    maxlength: 254,
   });
   const role = selectField({
     id: 'invite-role',
@@ -32,17 +33,8 @@ export function createInvitationsSection({ client, reload, manages }) {
   const inviteProblems = formProblems({ fields: { '/email': email, '/role': role } });
   const inviteSubmit = h('button', { type: 'submit', class: 'primary' }, 'Send the invitation');
   const inviteStatus = h('p', { class: 'status-line', id: 'invite-status', role: 'status' });
-  const inviteForm = h(
-    'form',
-    {
-      id: 'invite-form',
-      class: 'panel-form',
-      method: 'post',
-      novalidate: true,
-      'aria-labelledby': 'invite-title',
-      onsubmit: whenSent(invite),
-      hidden: true,
-    },
+  const inviteForm = postForm(
+    { id: 'invite-form', class: 'panel-form', 'aria-labelledby': 'invite-title', hidden: true, send: invite },
     h('h3', { id: 'invite-title' }, 'Invite a person'),
     inviteProblems.summary,
     email.element,
@@ -50,80 +42,43 @@ export function createInvitationsSection({ client, reload, manages }) {
     inviteSubmit,
     inviteStatus,
   );
-  const section = h(
-    'section',
-    { id: 'invitations', 'aria-labelledby': 'invitations-title' },
-    h('h2', { id: 'invitations-title', tabindex: '-1' }, 'Pending invitations'),
-    body,
-    inviteForm,
-  );
+  const section = subSection('invitations', 'Pending invitations', body, inviteForm);
+
+  const list = createHeldList({ body, loadingWhat: 'invitations', read: () => client.invitations(), retry: () => reload() });
 
   /** Shows the invitations (or why they could not be read), and the invite form to those who invite. */
-  function render(invitations, invitationsError) {
-    inviteForm.hidden = !manages();
-    if (invitationsError) {
-      replace(body, errorBox(invitationsError, { what: 'the invitations', retry: () => reload() }));
-      return;
-    }
-    if (!invitations) return;
-    if (!invitations.length) {
-      replace(body, empty('No invitations are waiting to be accepted.'));
-      return;
-    }
+  function render() {
     const actions = manages();
-    replace(
-      body,
-      dataTable({
-        attrs: { class: 'invitations-table', 'aria-labelledby': 'invitations-title' },
-        caption: 'Newest first. An invitation not accepted within 7 days expires.',
-        columns: ['Address', 'Role', 'Invited', 'Expires', ...(actions ? ['Actions'] : [])],
-        rowHeader: 0,
-        rows: invitations.map((i) => ({
-          attrs: { dataset: { invitationId: i.id } },
-          cells: [
-            i.email,
-            roleName(i.role),
-            time(i.createdAt),
-            time(i.expiresAt),
-            ...(actions
-              ? [
-                  h(
-                    'button',
-                    {
-                      type: 'button',
-                      class: 'small-button danger',
-                      'data-focus-key': `revoke-${i.id}`,
-                      'aria-label': `Revoke the invitation of ${i.email}`,
-                      onclick: (e) => revoke(i, e.currentTarget),
-                    },
-                    'Revoke',
-                  ),
-                ]
-              : []),
-          ],
-        })),
-      }),
-    );
+    inviteForm.hidden = !actions;
+    list.draw({
+      emptyText: 'No invitations are waiting to be accepted.',
+      table: (invitations) =>
+        dataTable({
+          name: 'invitations',
+          caption: 'Newest first. An invitation not accepted within 7 days expires.',
+          columns: ['Address', 'Role', 'Invited', 'Expires', ...(actions ? ['Actions'] : [])],
+          rowHeader: 0,
+          rows: invitations.map((i) => ({
+            attrs: { dataset: { invitationId: i.id } },
+            cells: [i.email, roleName(i.role), time(i.createdAt), time(i.expiresAt), ...(actions ? [revokeButton(i)] : [])],
+          })),
+        }),
+    });
   }
 
-  async function revoke(invitation, button) {
-    const confirmed = await confirmAction({
-      title: `Revoke the invitation of ${invitation.email}?`,
-      body: 'Its link stops working at once. You can invite the address again.',
-      confirmLabel: 'Revoke invitation',
-    });
-    if (!confirmed) return;
-    await busy(button, async () => {
-      try {
-        await client.revokeInvitation(invitation.id);
-        await reload();
-        focusOn(section.querySelector('h2'));
-        announce(`The invitation of ${invitation.email} was revoked.`);
-      } catch (err) {
-        if (err?.name === 'AbortError') return;
-        button.closest('td')?.append(h('p', { class: 'field-error', role: 'alert' }, problemText(err)));
-        button.focus();
-      }
+  function revokeButton(invitation) {
+    return confirmedRowButton({
+      label: 'Revoke',
+      name: `Revoke the invitation of ${invitation.email}`,
+      focusKey: `revoke-${invitation.id}`,
+      small: true,
+      confirm: {
+        body: 'Its link stops working at once. You can invite the address again.',
+        confirmLabel: 'Revoke invitation',
+      },
+      act: () => client.revokeInvitation(invitation.id),
+      reload,
+      announcement: `The invitation of ${invitation.email} was revoked.`,
     });
   }
 
@@ -155,9 +110,10 @@ export function createInvitationsSection({ client, reload, manages }) {
 
   return {
     section,
-    body,
+    read: list.read,
     render,
     close() {
+      list.close();
       email.input.value = '';
       inviteProblems.clear();
     },

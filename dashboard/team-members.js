@@ -1,8 +1,10 @@
 //! The Team page's members: each with their role, when they joined and last signed in (the
 //! signed-in person marked "You"); for the owner and admins, a role change per member and removing
 //! one after confirmation. The owner's row and one's own are never changed here.
-import { confirmAction } from './dialogs.js';
-import { announce, busy, dataTable, empty, errorBox, focusOn, h, problemText, replace, time } from './dom.js';
+import { announce, dataTable, h, problemText, subSection, time } from './dom.js';
+import { postForm } from './forms.js';
+import { createHeldList } from './list.js';
+import { confirmedRowButton } from './row-action.js';
 import { GIVEN, ROLE_NAMES, roleName, who } from './team-roles.js';
 
 /**
@@ -13,67 +15,57 @@ import { GIVEN, ROLE_NAMES, roleName, who } from './team-roles.js';
 export function createMembersSection({ context, reload, manages, changeable, myId }) {
   const client = /** @type {import('./api.js').Client} */ (context.client);
   const body = h('div', { id: 'members-body' });
-  const section = h(
-    'section',
-    { id: 'members', 'aria-labelledby': 'members-title' },
-    h('h2', { id: 'members-title', tabindex: '-1' }, 'Members'),
-    body,
-  );
+  const section = subSection('members', 'Members', body);
+  const list = createHeldList({ body, loadingWhat: 'members', read: () => client.members(), retry: () => reload() });
 
   /** Shows the members (or why they could not be read) with the controls the signed-in role has. */
-  function render(members, membersError) {
-    if (membersError) {
-      replace(body, errorBox(membersError, { what: 'the members', retry: () => reload() }));
-      return;
-    }
-    if (!members) return;
-    if (!members.length) {
-      replace(
-        body,
-        empty('No one is a member yet. ', context.kind() === 'token' ? h('a', { href: '/dashboard/attach' }, 'Attach yourself') : null),
-      );
-      return;
-    }
+  function render() {
     const actions = manages();
-    replace(
-      body,
-      dataTable({
-        attrs: { class: 'members-table', 'aria-labelledby': 'members-title' },
-        caption: 'First joined first.',
-        columns: ['Member', 'Role', 'Joined', 'Last sign-in', ...(actions ? ['Actions'] : [])],
-        rowHeader: 0,
-        rows: members.map((m) => ({
-          attrs: { dataset: { userId: m.userId } },
-          cells: [
-            [
-              h('span', { class: 'member-name' }, who(m)),
-              m.userId === myId() ? [' ', h('span', { class: 'badge active' }, 'You')] : null,
-              m.name && m.email ? h('span', { class: 'member-email muted small' }, m.email) : null,
-            ],
-            changeable(m) ? roleForm(m) : h('span', { class: 'member-role' }, roleName(m.role)),
-            time(m.joinedAt),
-            time(m.lastSignInAt, 'Never'),
-            ...(actions
-              ? [
-                  changeable(m)
-                    ? h(
-                        'button',
-                        {
-                          type: 'button',
-                          class: 'small-button danger',
-                          'data-focus-key': `remove-${m.userId}`,
-                          'aria-label': `Remove ${who(m)}`,
-                          onclick: (e) => remove(m, e.currentTarget),
-                        },
-                        'Remove',
-                      )
-                    : null,
-                ]
-              : []),
-          ],
-        })),
-      }),
-    );
+    list.draw({
+      emptyText: ['No one is a member yet. ', context.kind() === 'token' ? h('a', { href: '/dashboard/attach' }, 'Attach yourself') : null],
+      table: (members) =>
+        dataTable({
+          name: 'members',
+          caption: 'First joined first.',
+          columns: ['Member', 'Role', 'Joined', 'Last sign-in', ...(actions ? ['Actions'] : [])],
+          rowHeader: 0,
+          rows: members.map((m) => row(m, actions)),
+        }),
+    });
+  }
+
+  function row(m, actions) {
+    return {
+      attrs: { dataset: { userId: m.userId } },
+      cells: [
+        [
+          h('span', { class: 'member-name' }, who(m)),
+          m.userId === myId() ? [' ', h('span', { class: 'badge active' }, 'You')] : null,
+          m.name && m.email ? h('span', { class: 'member-email muted small' }, m.email) : null,
+        ],
+        changeable(m) ? roleForm(m) : h('span', { class: 'member-role' }, roleName(m.role)),
+        time(m.joinedAt),
+        time(m.lastSignInAt, 'Never'),
+        ...(actions ? [changeable(m) ? removeButton(m) : null] : []),
+      ],
+    };
+  }
+
+  function removeButton(m) {
+    return confirmedRowButton({
+      label: 'Remove',
+      name: `Remove ${who(m)}`,
+      focusKey: `remove-${m.userId}`,
+      small: true,
+      confirm: {
+        title: `Remove ${who(m)} from the account?`,
+        body: 'Their sessions on this account end at once. API keys they made keep working, listed as made by a former member. You can invite them again.',
+        confirmLabel: 'Remove member',
+      },
+      act: () => client.removeMember(m.userId),
+      reload,
+      announcement: `${who(m)} was removed from the account.`,
+    });
   }
 
   /** A member's role as a choice with its own Change button and error line. */
@@ -92,17 +84,8 @@ export function createMembersSection({ context, reload, manages, changeable, myI
       { type: 'submit', class: 'small-button', 'data-focus-key': `change-role-${m.userId}`, 'aria-label': `Change role of ${who(m)}` },
       'Change role',
     );
-    return h(
-      'form',
-      {
-        class: 'role-form',
-        method: 'post',
-        novalidate: true,
-        onsubmit: (event) => {
-          event.preventDefault();
-          void busy(save, () => changeRole(m, select, error));
-        },
-      },
+    return postForm(
+      { class: 'role-form', send: () => changeRole(m, select, error) },
       h('label', { for: id, class: 'visually-hidden' }, `Role of ${who(m)}`),
       h('div', { class: 'role-row' }, select, save),
       error,
@@ -130,27 +113,5 @@ export function createMembersSection({ context, reload, manages, changeable, myI
     }
   }
 
-  async function remove(m, button) {
-    const confirmed = await confirmAction({
-      title: `Remove ${who(m)} from the account?`,
-      body: 'Their sessions on this account end at once. API keys they made keep working, listed as made by a former member. You can invite them again.',
-      confirmLabel: 'Remove member',
-    });
-    if (!confirmed) return;
-    await busy(button, async () => {
-      try {
-        await client.removeMember(m.userId);
-        await reload();
-        // Focus first (the row is gone), then the result.
-        focusOn(section.querySelector('h2'));
-        announce(`${who(m)} was removed from the account.`);
-      } catch (err) {
-        if (err?.name === 'AbortError') return;
-        button.closest('td')?.append(h('p', { class: 'field-error', role: 'alert' }, problemText(err)));
-        button.focus();
-      }
-    });
-  }
-
-  return { section, body, render };
+  return { section, read: list.read, members: list.items, render, close: list.close };
 }

@@ -3,7 +3,7 @@
 //! that the session setting it was itself signed in through that provider, and ends the members'
 //! sessions on the account that were not; this section says so before and after.
 import { announce, errorBox, h, loading, replace } from './dom.js';
-import { formProblems, selectField, whenSent } from './forms.js';
+import { formProblems, postForm, selectField } from './forms.js';
 
 /** The select's value for "no provider required". */
 const ANY = '';
@@ -21,14 +21,7 @@ export function createSignInPolicySection({ client }) {
   });
   const problems = formProblems({ fields: { '/requiredProvider': required } });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Save the sign-in policy');
-  const form = h(
-    'form',
-    { id: 'sign-in-policy-form', class: 'panel-form', method: 'post', novalidate: true, onsubmit: whenSent(save) },
-    problems.summary,
-    required.element,
-    submit,
-    status,
-  );
+  const form = postForm({ id: 'sign-in-policy-form', class: 'panel-form', send: save }, problems.summary, required.element, submit, status);
   const section = h(
     'section',
     { id: 'sign-in-policy', 'aria-labelledby': 'sign-in-policy-title', hidden: true },

@@ -3,7 +3,7 @@
 //! page does); an owner token is the owner's own credential and needs no sign-in.
 import { confirmAction } from './dialogs.js';
 import { announce, empty, h, replace } from './dom.js';
-import { formProblems, selectField, whenSent } from './forms.js';
+import { formProblems, postForm, selectField } from './forms.js';
 import { ReauthenticationCancelled, withReauthentication } from './reauth.js';
 import { roleName, who } from './team-roles.js';
 
@@ -17,13 +17,7 @@ export function createTransferSection({ context, transferred }) {
   const problems = formProblems({ fields: { '/userId': newOwner } });
   const submit = h('button', { type: 'submit', class: 'danger' }, 'Transfer ownership');
   const none = empty('Ownership goes to a member: invite someone first.');
-  const form = h(
-    'form',
-    { id: 'transfer-form', method: 'post', novalidate: true, onsubmit: whenSent(transfer) },
-    problems.summary,
-    newOwner.element,
-    submit,
-  );
+  const form = postForm({ id: 'transfer-form', send: transfer }, problems.summary, newOwner.element, submit);
   const section = h(
     'section',
     { id: 'transfer', 'aria-labelledby': 'transfer-title', hidden: true },

@@ -3,8 +3,8 @@
 //! (`POST /api/v1/account/invitations` with the role `owner`), who then signs in with a password
 //! or a passkey. The mailed link (view-invitation.js) makes the person, or adds the account to
 //! the sign-in they have.
-import { focusOn, h, viewSection } from './dom.js';
-import { field, formProblems, whenSent } from './forms.js';
+import { h, viewSection } from './dom.js';
+import { emailField, formProblems, mailSent, postForm } from './forms.js';
 
 /** @param {import('./app.js').ViewContext} context */
 export function createAttachView({ client, kind }) {
@@ -23,35 +23,27 @@ export function createAttachView({ client, kind }) {
       ),
     };
   }
-  const email = field({
+  const email = emailField({
     id: 'attach-email',
     label: 'Your email address',
     help: 'We mail it a link, valid for 7 days. Opening it lets you choose a password, or adds this account to the sign-in you have.',
-    attrs: { type: 'email', name: 'email', autocomplete: 'email', autocapitalize: 'off', spellcheck: 'false' },
   });
   const problems = formProblems({ fields: { '/email': email } });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Mail me the link');
-  const form = h(
-    'form',
-    { id: 'attach-form', method: 'post', novalidate: true, onsubmit: whenSent(attach) },
-    problems.summary,
-    email.element,
-    submit,
-  );
-  const sentAddress = h('strong', { id: 'attach-sent-address' });
-  const sentTitle = h('h2', { id: 'attach-sent-title', tabindex: '-1' }, 'Check your mail');
-  const sent = h(
-    'section',
-    { id: 'attach-sent', 'aria-labelledby': 'attach-sent-title', hidden: true },
-    sentTitle,
-    h(
-      'p',
-      {},
-      'A link is on its way to ',
-      sentAddress,
-      '. Open it to attach yourself to this account as its owner; from then on, sign in with your address.',
-    ),
-  );
+  const form = postForm({ id: 'attach-form', send: attach }, problems.summary, email.element, submit);
+  const sent = mailSent({
+    id: 'attach-sent',
+    form,
+    says: (address) => [
+      h(
+        'p',
+        {},
+        'A link is on its way to ',
+        address,
+        '. Open it to attach yourself to this account as its owner; from then on, sign in with your address.',
+      ),
+    ],
+  });
   const element = viewSection(
     'attach',
     'Attach yourself',
@@ -61,7 +53,7 @@ export function createAttachView({ client, kind }) {
       'You signed in with the account’s owner token. Owner tokens are for scripts; people sign in with a password or a passkey, see their sessions and end them. Attach yourself to this account as its owner to do that. The token keeps working for your scripts.',
     ),
     form,
-    sent,
+    sent.element,
   );
 
   async function attach() {
@@ -70,10 +62,7 @@ export function createAttachView({ client, kind }) {
     const address = email.input.value.trim();
     try {
       await /** @type {import('./api.js').Client} */ (client).inviteOwner(address);
-      sentAddress.textContent = address;
-      form.hidden = true;
-      sent.hidden = false;
-      focusOn(sentTitle);
+      sent.show(address);
     } catch (err) {
       problems.show(err, { focus: email.input });
     }
@@ -83,8 +72,7 @@ export function createAttachView({ client, kind }) {
     element,
     /** Each visit starts at the form (the "check your mail" of the last one is over). */
     load() {
-      form.hidden = false;
-      sent.hidden = true;
+      sent.hide();
       problems.clear();
     },
   };

@@ -1,9 +1,9 @@
 //! Batches (`/dashboard/batches`): the account's batches, newest first: tool, a progress bar of the items that ended, the counts,
 //! what was charged, and a Cancel button (after confirmation) while one runs or waits for credits.
 //! Paged with the API's cursor; a batch still running is read again every few seconds.
-import { confirmAction } from './dialogs.js';
-import { announce, busy, credits, dataTable, focusOn, h, problemText, time, viewSection } from './dom.js';
+import { badge, code, credits, dataTable, h, help, time, viewSection } from './dom.js';
 import { createPagedList } from './paged-list.js';
+import { confirmedRowButton } from './row-action.js';
 
 const STATUS = {
   running: ['refunded', 'Running'],
@@ -23,13 +23,11 @@ export function createBatchesView({ client }) {
   const element = viewSection(
     'batches',
     'Batches',
-    h(
-      'p',
-      { class: 'help' },
+    help(
       'Many calls of one tool made with ',
-      h('code', {}, 'POST /api/v1/batches'),
+      code('POST /api/v1/batches'),
       ': each item is charged only if it succeeds. Read the items with ',
-      h('code', {}, 'GET /api/v1/batches/{id}/items'),
+      code('GET /api/v1/batches/{id}/items'),
       '.',
     ),
     container,
@@ -45,18 +43,15 @@ export function createBatchesView({ client }) {
       return answer;
     },
     emptyText: 'No batches yet. POST /api/v1/batches with a tool and its items to make one.',
-    moreLabel: 'Load more batches',
-    focusKey: 'more-batches',
     table: (items) =>
       dataTable({
-        attrs: { class: 'batches-table', 'aria-labelledby': 'batches-title' },
+        name: 'batches',
         columns: ['Made', 'Tool', 'Batch id', 'Status', 'Progress', 'Counts', { label: 'Charged', class: 'num' }, 'Actions'],
         rows: items.map(row),
       }),
   });
 
   function row(b) {
-    const [badge, label] = STATUS[b.status] ?? ['failed', b.status];
     const done = b.counts.succeeded + b.counts.failed + b.counts.skipped;
     const c = b.counts;
     return {
@@ -65,7 +60,7 @@ export function createBatchesView({ client }) {
         time(b.createdAt),
         b.tool,
         h('code', { class: 'request-id' }, b.id),
-        h('span', { class: `badge ${badge}` }, label),
+        badge(STATUS, b.status, 'failed'),
         h('progress', {
           class: 'batch-progress',
           max: String(b.total),
@@ -79,41 +74,21 @@ export function createBatchesView({ client }) {
         ),
         credits(b.charged),
         b.status === 'running' || b.status === 'paused'
-          ? h(
-              'button',
-              {
-                type: 'button',
-                class: 'danger',
-                'aria-label': `Cancel batch ${b.id}`,
-                'data-focus-key': `cancel-${b.id}`,
-                onclick: (e) => cancel(b, e.currentTarget),
+          ? confirmedRowButton({
+              label: 'Cancel',
+              name: `Cancel batch ${b.id}`,
+              focusKey: `cancel-${b.id}`,
+              confirm: {
+                body: 'Items not started yet are skipped and never charged. Items running now finish and are charged as usual.',
+                confirmLabel: 'Cancel batch',
               },
-              'Cancel',
-            )
+              act: () => client.cancelBatch(b.id),
+              reload: list.load,
+              announcement: `Batch ${b.id} cancelled.`,
+            })
           : null,
       ],
     };
-  }
-
-  async function cancel(batch, button) {
-    const confirmed = await confirmAction({
-      title: `Cancel batch ${batch.id}?`,
-      body: 'Items not started yet are skipped and never charged. Items running now finish and are charged as usual.',
-      confirmLabel: 'Cancel batch',
-    });
-    if (!confirmed) return;
-    await busy(button, async () => {
-      try {
-        await client.cancelBatch(batch.id);
-        await list.load();
-        focusOn(element.querySelector('#batches-title'));
-        announce(`Batch ${batch.id} cancelled.`);
-      } catch (err) {
-        if (err.name === 'AbortError') return;
-        button.closest('td').append(h('p', { class: 'field-error', role: 'alert' }, problemText(err)));
-        button.focus();
-      }
-    });
   }
 
   /** Reads the list again shortly while a batch shown has not ended. */

@@ -5,15 +5,16 @@
 //! configured the packs are listed and buying says why it cannot.
 import {
   announce,
+  badge,
   busy,
   clearFormError,
   dataTable,
-  empty,
   formatInt,
   formatPrice,
   h,
   replace,
   showFormError,
+  subSection,
   time,
   viewSection,
 } from './dom.js';
@@ -21,14 +22,16 @@ import { createRechargeForm } from './billing-recharge.js';
 import { createGrantsList } from './grants.js';
 import { createList } from './list.js';
 import { createPagedList } from './paged-list.js';
+import { rowButton } from './row-action.js';
 
+/** A purchase's status: its badge's class and its label. */
 const STATUSES = {
-  pending: ['Pending', 'refunded'],
-  paid: ['Paid', 'charged'],
-  failed: ['Failed', 'failed'],
-  refunded: ['Refunded', 'refunded'],
-  partially_refunded: ['Partly refunded', 'refunded'],
-  disputed: ['Disputed', 'failed'],
+  pending: ['refunded', 'Pending'],
+  paid: ['charged', 'Paid'],
+  failed: ['failed', 'Failed'],
+  refunded: ['refunded', 'Refunded'],
+  partially_refunded: ['refunded', 'Partly refunded'],
+  disputed: ['failed', 'Disputed'],
 };
 
 const lifetime = (days) => (days ? `Credits last ${formatInt(days)} days` : 'Credits never expire');
@@ -46,11 +49,9 @@ function createPurchasesList({ client, section, container }) {
     pageSize: 10,
     fetchPage: (page) => client.purchases(page),
     emptyText: 'No purchases yet.',
-    moreLabel: 'Load more purchases',
-    focusKey: 'more-purchases',
     table: (items) =>
       dataTable({
-        attrs: { class: 'purchases-table', 'aria-labelledby': 'purchases-title' },
+        name: 'purchases',
         caption: 'Newest first. Refunds and disputes take back credits not yet spent.',
         columns: [
           'Bought',
@@ -61,23 +62,20 @@ function createPurchasesList({ client, section, container }) {
           { label: 'Taken back', class: 'num' },
           'Receipt',
         ],
-        rows: items.map((p) => {
-          const [label, badge] = STATUSES[p.status] ?? [p.status, 'refunded'];
-          return {
-            attrs: { dataset: { purchaseId: p.id } },
-            cells: [
-              time(p.createdAt),
-              p.packName,
-              formatInt(p.credits),
-              formatPrice(p.amount, p.currency),
-              h('span', { class: `badge ${badge}` }, label),
-              formatInt(p.creditsVoided),
-              p.receiptUrl
-                ? h('a', { href: p.receiptUrl, rel: 'noreferrer noopener', target: '_blank' }, 'Receipt')
-                : h('span', { class: 'muted' }, '–'),
-            ],
-          };
-        }),
+        rows: items.map((p) => ({
+          attrs: { dataset: { purchaseId: p.id } },
+          cells: [
+            time(p.createdAt),
+            p.packName,
+            formatInt(p.credits),
+            formatPrice(p.amount, p.currency),
+            badge(STATUSES, p.status, 'refunded'),
+            formatInt(p.creditsVoided),
+            p.receiptUrl
+              ? h('a', { href: p.receiptUrl, rel: 'noreferrer noopener', target: '_blank' }, 'Receipt')
+              : h('span', { class: 'muted' }, '–'),
+          ],
+        })),
       }),
   });
 }
@@ -89,12 +87,7 @@ export function createBillingView({ client }) {
   const saveCard = h('input', { id: 'save-card', type: 'checkbox', name: 'saveCard' });
   const buyError = h('p', { class: 'field-error', id: 'buy-error', role: 'alert', hidden: true });
   const purchasesBody = h('div', { id: 'purchases-body' });
-  const purchasesSection = h(
-    'section',
-    { id: 'purchases', 'aria-labelledby': 'purchases-title' },
-    h('h2', { id: 'purchases-title', tabindex: '-1' }, 'Purchases'),
-    purchasesBody,
-  );
+  const purchasesSection = subSection('purchases', 'Purchases', purchasesBody);
   const { section: grantsSection, list: grants } = createGrantsList({
     client,
     id: 'billing-grants',
@@ -122,9 +115,15 @@ export function createBillingView({ client }) {
   const packs = createList({
     body: packsBody,
     loadingWhat: 'credit packs',
-    failedWhat: 'the credit packs',
     read: () => client.creditPacks(),
-    render: renderPacks,
+    emptyText: 'No credit packs are for sale yet.',
+    table: (items) =>
+      dataTable({
+        name: 'packs',
+        columns: ['Pack', { label: 'Credits', class: 'num' }, { label: 'Price', class: 'num' }, 'Lifetime', 'Buy'],
+        rowHeader: 0,
+        rows: items.map(packRow),
+      }),
   });
 
   const purchases = createPurchasesList({ client, section: purchasesSection, container: purchasesBody });
@@ -140,39 +139,17 @@ export function createBillingView({ client }) {
     else returned.replaceChildren();
   }
 
-  function renderPacks(packs) {
-    if (packs.length === 0) {
-      replace(packsBody, empty('No credit packs are for sale yet.'));
-      return;
-    }
-    replace(
-      packsBody,
-      dataTable({
-        attrs: { class: 'packs-table', 'aria-labelledby': 'packs-title' },
-        columns: ['Pack', { label: 'Credits', class: 'num' }, { label: 'Price', class: 'num' }, 'Lifetime', 'Buy'],
-        rowHeader: 0,
-        rows: packs.map((p) => ({
-          attrs: { dataset: { packId: p.id } },
-          cells: [
-            p.name,
-            formatInt(p.credits),
-            formatPrice(p.price.amount, p.price.currency),
-            lifetime(p.expiresInDays),
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'primary',
-                'aria-label': `Buy ${p.name}`,
-                'data-focus-key': `buy-${p.id}`,
-                onclick: (e) => buy(p, e.currentTarget),
-              },
-              'Buy',
-            ),
-          ],
-        })),
-      }),
-    );
+  function packRow(p) {
+    return {
+      attrs: { dataset: { packId: p.id } },
+      cells: [
+        p.name,
+        formatInt(p.credits),
+        formatPrice(p.price.amount, p.price.currency),
+        lifetime(p.expiresInDays),
+        rowButton({ label: 'Buy', name: `Buy ${p.name}`, focusKey: `buy-${p.id}`, kind: 'primary', onclick: (button) => buy(p, button) }),
+      ],
+    };
   }
 
   async function buy(pack, button) {

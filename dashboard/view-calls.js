@@ -1,23 +1,20 @@
 //! Recent asynchronous calls (made with `Prefer: respond-async`): tool, request id, status and
 //! what each was charged, newest first; paged with the API's cursor. A part of the usage view.
-import { credits, dataTable, h, time } from './dom.js';
+import { badge, code, credits, dataTable, h, help, subSection, time } from './dom.js';
 import { createPagedList } from './paged-list.js';
 
 const STATUS = { running: ['refunded', 'Running'], succeeded: ['active', 'Succeeded'], failed: ['failed', 'Failed'] };
 
 export function createCallsList({ client }) {
   const container = h('div', { id: 'async-calls-body' });
-  const element = h(
-    'section',
-    { id: 'async-calls', 'aria-labelledby': 'async-calls-title' },
-    h('h2', { id: 'async-calls-title', tabindex: '-1' }, 'Asynchronous calls'),
-    h(
-      'p',
-      { class: 'help' },
+  const element = subSection(
+    'async-calls',
+    'Asynchronous calls',
+    help(
       'Calls made with ',
-      h('code', {}, 'Prefer: respond-async'),
+      code('Prefer: respond-async'),
       ": read each one's output with ",
-      h('code', {}, 'GET /api/v1/calls/{requestId}'),
+      code('GET /api/v1/calls/{requestId}'),
       ' within 24 hours of its end.',
     ),
     container,
@@ -29,25 +26,20 @@ export function createCallsList({ client }) {
     pageSize: 10,
     fetchPage: (page) => client.asyncCalls(page),
     emptyText: 'No asynchronous calls yet. Send Prefer: respond-async with a tool call to make one.',
-    moreLabel: 'Load more asynchronous calls',
-    focusKey: 'more-async-calls',
     table: (items) =>
       dataTable({
-        attrs: { class: 'async-calls-table', 'aria-labelledby': 'async-calls-title' },
+        name: 'async-calls',
         columns: ['Started', 'Tool', 'Request id', 'Status', { label: 'Charged', class: 'num' }],
-        rows: items.map((c) => {
-          const [badge, label] = STATUS[c.status] ?? ['failed', c.status];
-          return {
-            attrs: { dataset: { requestId: c.requestId } },
-            cells: [
-              time(c.createdAt),
-              c.tool,
-              h('code', { class: 'request-id' }, c.requestId),
-              [h('span', { class: `badge ${badge}` }, label), c.code ? h('span', { class: 'muted small' }, ` ${c.code}`) : null],
-              c.status === 'running' ? h('span', { class: 'muted' }, '–') : credits(c.charged),
-            ],
-          };
-        }),
+        rows: items.map((c) => ({
+          attrs: { dataset: { requestId: c.requestId } },
+          cells: [
+            time(c.createdAt),
+            c.tool,
+            h('code', { class: 'request-id' }, c.requestId),
+            [badge(STATUS, c.status, 'failed'), c.code ? h('span', { class: 'muted small' }, ` ${c.code}`) : null],
+            c.status === 'running' ? h('span', { class: 'muted' }, '–') : credits(c.charged),
+          ],
+        })),
       }),
   });
   return { element, load: list.load, close: list.close };

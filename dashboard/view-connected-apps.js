@@ -2,9 +2,9 @@
 //! this account through OAuth, each acting with the role of the member who connected it; listed with
 //! where its answers go and when it was last used, and disconnected after confirmation, which ends
 //! its tokens at once.
-import { dataTable, empty, h, replace, time, viewSection } from './dom.js';
+import { code, dataTable, h, help, time, viewSection } from './dom.js';
 import { createList } from './list.js';
-import { confirmedRowAction } from './row-action.js';
+import { confirmedRowButton } from './row-action.js';
 
 /** @param {import('./app.js').ViewContext} context */
 export function createConnectedAppsView({ client }) {
@@ -12,11 +12,9 @@ export function createConnectedAppsView({ client }) {
   const element = viewSection(
     'connected-apps',
     'Connected apps',
-    h(
-      'p',
-      { class: 'help' },
+    help(
       'Apps you or your team let act on this account by signing in, such as an AI assistant pointed at ',
-      h('code', {}, '/mcp'),
+      code('/mcp'),
       '. Each acts with the role of the member who connected it, and its calls are charged like any other.',
     ),
     container,
@@ -24,68 +22,40 @@ export function createConnectedAppsView({ client }) {
   const list = createList({
     body: container,
     loadingWhat: 'connected apps',
-    failedWhat: 'the connected apps',
     read: () => client.connectedApps(),
-    render,
-  });
-
-  function render(apps) {
-    if (apps.length === 0) {
-      replace(container, empty('No connected apps. An app connects when a member allows it on the sign-in page it opens.'));
-      return;
-    }
-    replace(
-      container,
+    emptyText: 'No connected apps. An app connects when a member allows it on the sign-in page it opens.',
+    table: (apps) =>
       dataTable({
-        attrs: { class: 'connected-apps-table', 'aria-labelledby': 'connected-apps-title' },
+        name: 'connected-apps',
         columns: ['App', 'Answers go to', 'Connected by', 'Connected', 'Last used', 'Actions'],
         rowHeader: 0,
         rows: apps.map(row),
       }),
-    );
-  }
+  });
 
   function row(app) {
     return {
       attrs: { dataset: { appId: app.id } },
       cells: [
         app.clientName,
-        h('code', {}, app.redirectHost),
-        h('code', {}, app.userId),
+        code(app.redirectHost),
+        code(app.userId),
         time(app.createdAt),
         app.lastUsedAt ? time(app.lastUsedAt) : 'Not yet',
-        h(
-          'button',
-          {
-            type: 'button',
-            class: 'danger',
-            'aria-label': `Disconnect ${app.clientName}`,
-            onclick: (e) => disconnect(app, e.currentTarget),
+        confirmedRowButton({
+          label: 'Disconnect',
+          name: `Disconnect ${app.clientName}`,
+          confirm: {
+            body: 'Its tokens stop working at once. To use this account again it must ask a member, who must allow it again.',
+            confirmLabel: 'Disconnect',
           },
-          'Disconnect',
-        ),
+          act: () => client.disconnectApp(app.id),
+          reload: list.load,
+          announcement: `${app.clientName} disconnected.`,
+        }),
       ],
     };
   }
 
-  function disconnect(app, button) {
-    return confirmedRowAction({
-      button,
-      confirm: {
-        title: `Disconnect ${app.clientName}?`,
-        body: 'Its tokens stop working at once. To use this account again it must ask a member, who must allow it again.',
-        confirmLabel: 'Disconnect',
-      },
-      act: () => client.disconnectApp(app.id),
-      reload: list.load,
-      heading: element.querySelector('#connected-apps-title'),
-      announcement: `${app.clientName} disconnected.`,
-    });
-  }
-
-  return {
-    element,
-    load: list.load,
-    close: list.close,
-  };
+  return { element, load: list.load, close: list.close };
 }

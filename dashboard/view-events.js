@@ -1,6 +1,6 @@
 //! The event log: every event of the account, newest first, with each endpoint it went to and
 //! what became of it there; paged with the API's cursor. A part of the webhooks view.
-import { dataTable, h, time } from './dom.js';
+import { badge, dataTable, h, help, subSection, time } from './dom.js';
 import { createPagedList } from './paged-list.js';
 
 /** An event's delivery at one endpoint, as a badge. */
@@ -17,15 +17,10 @@ const REASONS = { endpoint_disabled: 'the endpoint was disabled', expired: 'retr
  */
 export function createEventLog({ client, urlOf }) {
   const container = h('div', { id: 'events-body' });
-  const element = h(
-    'section',
-    { id: 'events', 'aria-labelledby': 'events-title' },
-    h('h2', { id: 'events-title', tabindex: '-1' }, 'Events'),
-    h(
-      'p',
-      { class: 'help' },
-      'Everything that happened on the account in the last 30 days, newest first, and where each event was delivered.',
-    ),
+  const element = subSection(
+    'events',
+    'Events',
+    help('Everything that happened on the account in the last 30 days, newest first, and where each event was delivered.'),
     container,
   );
 
@@ -35,18 +30,17 @@ export function createEventLog({ client, urlOf }) {
     return h(
       'ul',
       { class: 'deliveries' },
-      list.map((d) => {
-        const [badge, label] = STATUS[d.status] ?? ['failed', d.status];
-        return h(
+      list.map((d) =>
+        h(
           'li',
           {},
           h('span', { class: 'delivery-url' }, urlOf(d.endpointId) ?? d.endpointId),
           ' ',
-          h('span', { class: `badge ${badge}` }, label),
+          badge(STATUS, d.status, 'failed'),
           d.reason ? h('span', { class: 'muted small' }, ` (${REASONS[d.reason] ?? d.reason})`) : null,
           h('span', { class: 'muted small' }, ` · ${d.attempts} ${d.attempts === 1 ? 'attempt' : 'attempts'}`),
-        );
-      }),
+        ),
+      ),
     );
   }
 
@@ -57,11 +51,9 @@ export function createEventLog({ client, urlOf }) {
     pageSize: 20,
     fetchPage: (page) => client.events(page),
     emptyText: 'No events yet. Balance changes, new or revoked keys, asynchronous calls and test deliveries show up here.',
-    moreLabel: 'Load more events',
-    focusKey: 'more-events',
     table: (items) =>
       dataTable({
-        attrs: { class: 'events-table', 'aria-labelledby': 'events-title' },
+        name: 'events',
         columns: ['Time', 'Event', 'Delivered to'],
         rows: items.map((e) => ({
           attrs: { dataset: { eventId: e.id } },

@@ -4,7 +4,7 @@
 //! their sign-in and accepts; someone with a sign-in already signs in first and comes back here.
 import { anonymousClient } from './api.js';
 import { h, replace, viewSection } from './dom.js';
-import { field, formProblems, newPasswordField, showPasswords, whenSent } from './forms.js';
+import { field, formProblems, newPasswordField, postForm, showPasswords } from './forms.js';
 import { APP_ROOT } from './router.js';
 
 /** @param {import('./app.js').ViewContext} context */
@@ -39,20 +39,17 @@ export function createInvitationView({ kind, me, client, signedInAsPerson, accou
   function asPerson() {
     const problems = formProblems({ fields: {} });
     const accept = h('button', { type: 'submit', class: 'primary' }, 'Accept the invitation');
-    const form = h(
-      'form',
+    const form = postForm(
       {
         id: 'invitation-accept-form',
-        method: 'post',
-        novalidate: true,
-        onsubmit: whenSent(async () => {
+        send: async () => {
           problems.clear();
           try {
             accountChanged(await /** @type {import('./api.js').Client} */ (client).acceptInvitation({ token }), { to: APP_ROOT });
           } catch (err) {
             problems.show(err, { focus: accept });
           }
-        }),
+        },
       },
       h(
         'p',
@@ -84,13 +81,10 @@ export function createInvitationView({ kind, me, client, signedInAsPerson, accou
     const problems = formProblems({ fields: { '/password': password, '/name': name } });
     const accept = h('button', { type: 'submit', class: 'primary' }, 'Accept and sign in');
     const known = h('div', { id: 'invitation-known', class: 'notice', role: 'alert', hidden: true });
-    const form = h(
-      'form',
+    const form = postForm(
       {
         id: 'invitation-new-form',
-        method: 'post',
-        novalidate: true,
-        onsubmit: whenSent(async () => {
+        send: async () => {
           problems.clear();
           known.hidden = true;
           if (!problems.requireFilled({ '/password': 'is required' })) return;
@@ -115,7 +109,7 @@ export function createInvitationView({ kind, me, client, signedInAsPerson, accou
               link.focus();
             } else problems.show(err);
           }
-        }),
+        },
       },
       h('h2', { id: 'invitation-new-title' }, 'New to Utility Tools?'),
       h('p', {}, 'Choose a password for the invited address; accepting makes your sign-in and opens the account.'),

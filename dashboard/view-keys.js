@@ -1,27 +1,12 @@
 //! API keys (`/dashboard/keys`): create (the key is shown once, with a copy button), list with
 //! prefix, creation, last use and limits, edit a key's limits (tools, expiry, rate, monthly
 //! credits, addresses; keys-limits.js), and revoke after confirmation.
-import { confirmAction } from './dialogs.js';
-import {
-  announce,
-  busy,
-  clearFormError,
-  credits,
-  dataTable,
-  empty,
-  focusOn,
-  formatInt,
-  h,
-  problemText,
-  replace,
-  showFormError,
-  time,
-  viewSection,
-} from './dom.js';
-import { labelled, whenSent } from './forms.js';
+import { announce, clearFormError, code, credits, dataTable, focusOn, formatInt, h, help, time, viewSection } from './dom.js';
+import { field, postForm } from './forms.js';
 import { createLimitsEditor } from './keys-limits.js';
 import { createList } from './list.js';
-import { hideSecret, showSecret } from './secret.js';
+import { confirmedRowAction, rowButton } from './row-action.js';
+import { createShownOnce, hideSecret } from './secret.js';
 
 /** What limits a key, in words; the month's spending always. */
 function limitsText(key) {
@@ -59,28 +44,20 @@ function keyRow(key, limits, revoke) {
       key.revokedAt
         ? null
         : [
-            h(
-              'button',
-              {
-                type: 'button',
-                'aria-label': `Edit limits of key ${label}`,
-                'data-focus-key': `limits-${key.id}`,
-                onclick: () => limits.edit(key),
-              },
-              'Edit limits',
-            ),
+            rowButton({
+              label: 'Edit limits',
+              name: `Edit limits of key ${label}`,
+              focusKey: `limits-${key.id}`,
+              onclick: () => limits.edit(key),
+            }),
             ' ',
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'danger',
-                'aria-label': `Revoke key ${label}`,
-                'data-focus-key': `revoke-${key.id}`,
-                onclick: (e) => revoke(key, e.currentTarget),
-              },
-              'Revoke',
-            ),
+            rowButton({
+              label: 'Revoke',
+              name: `Revoke key ${label}`,
+              focusKey: `revoke-${key.id}`,
+              kind: 'danger',
+              onclick: (button) => revoke(key, button),
+            }),
           ],
     ],
   };
@@ -90,19 +67,16 @@ function keyRow(key, limits, revoke) {
 export function createKeysView({ client }) {
   const container = h('div', { id: 'keys-body' });
   const secretBox = h('div', { id: 'key-secret' });
-  const nameInput = h('input', {
+  const name = field({
     id: 'key-name',
-    name: 'name',
-    type: 'text',
-    maxlength: '100',
-    autocomplete: 'off',
-    'aria-describedby': 'key-name-error',
+    label: 'Name',
+    optional: true,
+    attrs: { name: 'name', type: 'text', maxlength: '100', autocomplete: 'off' },
   });
-  const formError = h('p', { class: 'field-error', id: 'key-name-error', hidden: true });
-  const form = h(
-    'form',
-    { id: 'key-form', class: 'inline-form', novalidate: true, onsubmit: whenSent(() => create()) },
-    labelled({ id: 'key-name', label: 'Name', hint: '(optional)', control: nameInput, after: [formError] }),
+  const { input: nameInput, error: formError } = name;
+  const form = postForm(
+    { id: 'key-form', class: 'inline-form', send: () => create() },
+    name.element,
     h('button', { type: 'submit', class: 'primary' }, 'Create key'),
   );
   const limits = createLimitsEditor({
@@ -116,81 +90,65 @@ export function createKeysView({ client }) {
   const element = viewSection(
     'keys',
     'API keys',
-    h(
-      'p',
-      { class: 'help' },
-      'Keys call the tools (',
-      h('code', {}, 'Authorization: Bearer utk_…'),
-      '). A key is shown once, when it is created.',
-    ),
+    help('Keys call the tools (', code('Authorization: Bearer utk_…'), '). A key is shown once, when it is created.'),
     h('section', { 'aria-labelledby': 'key-create-title' }, h('h2', { id: 'key-create-title' }, 'Create a key'), form, secretBox),
     h('section', { 'aria-labelledby': 'key-list-title' }, h('h2', { id: 'key-list-title' }, 'Your keys'), container),
     limits.form,
   );
-  const list = createList({ body: container, loadingWhat: 'API keys', failedWhat: 'the API keys', read: () => client.keys(), render });
+  const list = createList({
+    body: container,
+    loadingWhat: 'API keys',
+    read: () => client.keys(),
+    emptyText: 'No API keys yet. Create one to call the tools.',
+    table: (keys) => {
+      const active = keys.filter((k) => !k.revokedAt).length;
+      return [
+        h('p', { class: 'muted small', id: 'keys-count' }, `${active} active, ${keys.length - active} revoked.`),
+        dataTable({
+          name: 'keys',
+          attrs: { 'aria-describedby': 'keys-count' },
+          columns: ['Name', 'Key', 'Created', 'Last used', 'Limits', 'Status', 'Actions'],
+          rowHeader: 0,
+          rows: keys.map((key) => keyRow(key, limits, revoke)),
+        }),
+      ];
+    },
+  });
 
-  function render(keys) {
-    if (keys.length === 0) {
-      replace(container, empty('No API keys yet. Create one to call the tools.'));
-      return;
-    }
-    const active = keys.filter((k) => !k.revokedAt).length;
-    replace(
-      container,
-      h('p', { class: 'muted small', id: 'keys-count' }, `${active} active, ${keys.length - active} revoked.`),
-      dataTable({
-        attrs: { class: 'keys-table', 'aria-labelledby': 'keys-title', 'aria-describedby': 'keys-count' },
-        columns: ['Name', 'Key', 'Created', 'Last used', 'Limits', 'Status', 'Actions'],
-        rowHeader: 0,
-        rows: keys.map((key) => keyRow(key, limits, revoke)),
-      }),
-    );
-  }
-
-  async function revoke(key, button) {
+  function revoke(key, button) {
     const label = key.name ? `“${key.name}” (${key.prefix}…)` : `${key.prefix}…`;
-    const confirmed = await confirmAction({
-      title: `Revoke key ${label}?`,
-      body: 'Calls made with this key will be refused with 401 Unauthorized within a second. This cannot be undone.',
-      confirmLabel: 'Revoke key',
-    });
-    if (!confirmed) return;
-    await busy(button, async () => {
-      try {
-        await client.revokeKey(key.id);
-        await list.load();
-        // Focus first (its button is gone), then the result: said after the heading, not cut off by it.
-        focusOn(element.querySelector('#keys-title'));
-        announce(`Key ${label} revoked.`);
-      } catch (err) {
-        if (err.name === 'AbortError') return;
-        button.closest('td').append(h('p', { class: 'field-error', role: 'alert' }, problemText(err)));
-        button.focus();
-      }
+    return confirmedRowAction({
+      button,
+      confirm: {
+        title: `Revoke key ${label}?`,
+        body: 'Calls made with this key will be refused with 401 Unauthorized within a second. This cannot be undone.',
+        confirmLabel: 'Revoke key',
+      },
+      act: () => client.revokeKey(key.id),
+      reload: list.load,
+      announcement: `Key ${label} revoked.`,
     });
   }
 
-  async function create() {
-    clearFormError(formError, nameInput);
-    const name = nameInput.value.trim();
-    try {
-      const key = await client.createKey(name || undefined);
-      nameInput.value = '';
-      showSecret(secretBox, {
-        title: key.name ? `New API key “${key.name}”` : 'New API key',
-        label: 'API key',
-        copyLabel: 'Copy key',
-        note: 'Copy this key now: it is shown only once and cannot be shown again. If you lose it, create a new key and revoke this one.',
-        secret: key.key,
-        onDone: () => nameInput.focus(),
-      });
-      announce('API key created. Copy it now: it is shown only once.');
-      await list.load();
-    } catch (err) {
-      if (err.name === 'AbortError') return;
-      showFormError(formError, nameInput, err);
-      nameInput.focus();
-    }
+  function create() {
+    return createShownOnce({
+      box: secretBox,
+      field: name,
+      make: async () => {
+        const key = await client.createKey(nameInput.value.trim() || undefined);
+        return {
+          shown: {
+            title: key.name ? `New API key “${key.name}”` : 'New API key',
+            label: 'API key',
+            copyLabel: 'Copy key',
+            note: 'Copy this key now: it is shown only once and cannot be shown again. If you lose it, create a new key and revoke this one.',
+            secret: key.key,
+          },
+          announcement: 'API key created. Copy it now: it is shown only once.',
+        };
+      },
+      reload: list.load,
+    });
   }
 
   return {

@@ -35,11 +35,9 @@ export function createMonitorsView({ client }) {
     pageSize: 20,
     fetchPage: (page) => client.monitors(page),
     emptyText: 'No monitors yet. POST /api/v1/account/monitors with a tool, its input, a schedule and checks to make one.',
-    moreLabel: 'Load more monitors',
-    focusKey: 'more-monitors',
     table: (items) =>
       dataTable({
-        attrs: { class: 'monitors-table', 'aria-labelledby': 'monitors-title' },
+        name: 'monitors',
         columns: ['Name', 'Tool', 'State', 'Uptime 24 h / 7 d / 30 d', 'Latency', 'Last run', 'Actions'],
         rowHeader: 0,
         rows: items.map(row),

@@ -1,7 +1,7 @@
 //! The overview (`/dashboard`): the balance (with its low and zero states), the plan and its next
 //! monthly allowance, the latest calls, every grant with what is left of it (paged with the API's
 //! cursor), and a link to each of the dashboard's other views with what it is for.
-import { credits, empty, errorBox, formatInt, h, loading, replace, time, viewSection } from './dom.js';
+import { credits, empty, errorBox, formatInt, h, loading, replace, stats, time, viewSection } from './dom.js';
 import { createGrantsList } from './grants.js';
 import { ledgerTable } from './ledger.js';
 
@@ -74,23 +74,11 @@ export function createOverviewView({ client, showAccount, areas, kind }) {
     const next = account.nextAllowance;
     replace(
       summary,
-      h(
-        'dl',
-        { class: 'stats' },
-        h('div', { class: 'stat' }, h('dt', {}, 'Balance'), h('dd', { id: 'balance' }, credits(account.balance))),
-        h('div', { class: 'stat' }, h('dt', {}, 'Plan'), h('dd', { id: 'plan-name' }, plan ? plan.name : 'None')),
-        h(
-          'div',
-          { class: 'stat' },
-          h('dt', {}, 'Monthly allowance'),
-          h('dd', { id: 'plan-allowance' }, credits(plan?.monthlyAllowance ?? 0)),
-        ),
-        h(
-          'div',
-          { class: 'stat' },
-          h('dt', {}, 'Next allowance'),
-          h('dd', { id: 'next-allowance' }, next ? [credits(next.amount), h('span', { class: 'small' }, ' on '), time(next.at)] : 'None'),
-        ),
+      stats(
+        ['Balance', 'balance', credits(account.balance)],
+        ['Plan', 'plan-name', plan ? plan.name : 'None'],
+        ['Monthly allowance', 'plan-allowance', credits(plan?.monthlyAllowance ?? 0)],
+        ['Next allowance', 'next-allowance', next ? [credits(next.amount), h('span', { class: 'small' }, ' on '), time(next.at)] : 'None'],
       ),
       balanceNote(account),
       plan && plan.monthlyAllowance > 0

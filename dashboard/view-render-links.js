@@ -2,9 +2,10 @@
 //! confirmation), a link builder (tool, input, expiry, cache age: the service signs the link with
 //! the newest live secret; render-link-builder.js), and the render cache's hits per day, which the
 //! owner can empty (render-cache.js).
-import { confirmedRowAction } from './row-action.js';
-import { announce, dataTable, empty, errorBox, h, loading, problemText, replace, time, viewSection } from './dom.js';
+import { announce, code, dataTable, h, help, problemText, time, viewSection } from './dom.js';
 import { whenSent } from './forms.js';
+import { createList } from './list.js';
+import { confirmedRowButton } from './row-action.js';
 import { createRenderCache } from './render-cache.js';
 import { createLinkBuilder } from './render-link-builder.js';
 import { hideSecret, showSecret } from './secret.js';
@@ -25,11 +26,9 @@ export function createRenderLinksView({ client }) {
   const element = viewSection(
     'render-links',
     'Render links',
-    h(
-      'p',
-      { class: 'help' },
+    help(
       'A render link answers a capture as the image itself, for an ',
-      h('code', {}, '<img src>'),
+      code('<img src>'),
       '. It is signed with a link secret instead of a key, and each fresh render is charged to this account; ',
       "a repeat within the link's cache age is answered from the render cache, free.",
     ),
@@ -44,57 +43,44 @@ export function createRenderLinksView({ client }) {
     builder.section,
     cache.section,
   );
-  let secrets = null;
-
-  async function load() {
-    if (secrets === null) replace(secretsBody, loading('link secrets'));
-    try {
+  const secrets = createList({
+    body: secretsBody,
+    loadingWhat: 'link secrets',
+    read: async () => {
       const [list, days] = await Promise.all([client.linkSecrets(), client.renderCache()]);
-      secrets = list;
-      renderSecrets();
       cache.render(days.days);
-    } catch (err) {
-      if (err.name === 'AbortError') return;
-      secrets = null;
-      replace(secretsBody, errorBox(err, { what: 'the link secrets', retry: () => load() }));
-    }
-  }
+      return list;
+    },
+    emptyText: 'No link secrets yet. Create one to sign render links.',
+    table: (items) =>
+      dataTable({ name: 'link-secrets', columns: ['Secret', 'Created', 'Status', 'Actions'], rowHeader: 0, rows: items.map(row) }),
+  });
+  const load = secrets.load;
 
-  function renderSecrets() {
-    if (secrets.length === 0) {
-      replace(secretsBody, empty('No link secrets yet. Create one to sign render links.'));
-      return;
-    }
-    replace(
-      secretsBody,
-      dataTable({
-        attrs: { class: 'link-secrets-table', 'aria-labelledby': 'link-secrets-title' },
-        columns: ['Secret', 'Created', 'Status', 'Actions'],
-        rowHeader: 0,
-        rows: secrets.map((s) => ({
-          attrs: { dataset: { secretId: s.id }, class: s.retiredAt ? 'revoked' : null },
-          cells: [
-            h('code', {}, s.id),
-            time(s.createdAt),
-            s.retiredAt
-              ? [h('span', { class: 'badge revoked' }, 'Retired'), ' ', time(s.retiredAt)]
-              : h('span', { class: 'badge active' }, 'Live'),
-            s.retiredAt
-              ? null
-              : h(
-                  'button',
-                  {
-                    type: 'button',
-                    class: 'danger',
-                    'aria-label': `Retire link secret ${s.id}`,
-                    onclick: (e) => retire(s, e.currentTarget),
-                  },
-                  'Retire',
-                ),
-          ],
-        })),
-      }),
-    );
+  function row(s) {
+    return {
+      attrs: { dataset: { secretId: s.id }, class: s.retiredAt ? 'revoked' : null },
+      cells: [
+        code(s.id),
+        time(s.createdAt),
+        s.retiredAt
+          ? [h('span', { class: 'badge revoked' }, 'Retired'), ' ', time(s.retiredAt)]
+          : h('span', { class: 'badge active' }, 'Live'),
+        s.retiredAt
+          ? null
+          : confirmedRowButton({
+              label: 'Retire',
+              name: `Retire link secret ${s.id}`,
+              confirm: {
+                body: 'Every link signed with this secret will be refused with 401 within a second. This cannot be undone.',
+                confirmLabel: 'Retire secret',
+              },
+              act: () => client.retireLinkSecret(s.id),
+              reload: load,
+              announcement: `Link secret ${s.id} retired.`,
+            }),
+      ],
+    };
   }
 
   async function createSecret() {
@@ -117,28 +103,13 @@ export function createRenderLinksView({ client }) {
     }
   }
 
-  function retire(secret, button) {
-    return confirmedRowAction({
-      button,
-      confirm: {
-        title: `Retire link secret ${secret.id}?`,
-        body: 'Every link signed with this secret will be refused with 401 within a second. This cannot be undone.',
-        confirmLabel: 'Retire secret',
-      },
-      act: () => client.retireLinkSecret(secret.id),
-      reload: load,
-      heading: element.querySelector('#link-secrets-title'),
-      announcement: `Link secret ${secret.id} retired.`,
-    });
-  }
-
   return {
     element,
     load,
     close() {
       hideSecret(secretBox);
       builder.close();
-      secretsBody.replaceChildren();
+      secrets.close();
       cache.close();
     },
   };

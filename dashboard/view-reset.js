@@ -2,51 +2,44 @@
 //! whatever the address, as the service answers alike); with the mail's `?token=`, choose a new
 //! password, after which every session of the person has ended and they sign in with it.
 import { anonymousClient } from './api.js';
-import { focusOn, h, viewSection } from './dom.js';
-import { field, formProblems, newPasswordField, showPasswords, whenSent } from './forms.js';
+import { h, viewSection } from './dom.js';
+import { emailField, formProblems, mailSent, newPasswordField, postForm, showPasswords } from './forms.js';
 
 /** @param {import('./app.js').ViewContext} context */
 export function createResetView({ toSignIn }) {
   // Ask for a link.
-  const email = field({
-    id: 'reset-email',
-    label: 'Email address',
-    attrs: { type: 'email', name: 'email', autocomplete: 'email', autocapitalize: 'off', spellcheck: 'false' },
-  });
+  const email = emailField({ id: 'reset-email' });
   const askProblems = formProblems({ fields: { '/email': email } });
   const askSubmit = h('button', { type: 'submit', class: 'primary' }, 'Mail me a link');
-  const askForm = h(
-    'form',
-    { id: 'reset-request-form', method: 'post', novalidate: true, onsubmit: whenSent(ask) },
+  const askForm = postForm(
+    { id: 'reset-request-form', send: ask },
     h('p', {}, 'Enter the address you signed up with: we mail it a link to choose a new password.'),
     askProblems.summary,
     email.element,
     askSubmit,
   );
-  const sentAddress = h('strong', { id: 'reset-sent-address' });
-  const sentTitle = h('h2', { id: 'reset-sent-title', tabindex: '-1' }, 'Check your mail');
-  const sent = h(
-    'section',
-    { id: 'reset-sent', 'aria-labelledby': 'reset-sent-title', hidden: true },
-    sentTitle,
-    h('p', {}, 'If ', sentAddress, ' has an account, a link to choose a new password is on its way. It works once, for 30 minutes.'),
-    h(
-      'p',
-      {},
-      'No mail after a few minutes? Look in your spam folder, or check the address and ',
-      h('a', { href: '/dashboard/reset', id: 'reset-again' }, 'ask again'),
-      '.',
-    ),
-  );
-  const askPart = h('div', { id: 'reset-ask' }, askForm, sent);
+  const sent = mailSent({
+    id: 'reset-sent',
+    form: askForm,
+    says: (address) => [
+      h('p', {}, 'If ', address, ' has an account, a link to choose a new password is on its way. It works once, for 30 minutes.'),
+      h(
+        'p',
+        {},
+        'No mail after a few minutes? Look in your spam folder, or check the address and ',
+        h('a', { href: '/dashboard/reset', id: 'reset-again' }, 'ask again'),
+        '.',
+      ),
+    ],
+  });
+  const askPart = h('div', { id: 'reset-ask' }, askForm, sent.element);
 
   // Choose the new password.
   const password = newPasswordField({ id: 'reset-password', label: 'New password' });
   const chooseProblems = formProblems({ fields: { '/password': password } });
   const chooseSubmit = h('button', { type: 'submit', class: 'primary' }, 'Set the new password');
-  const choosePart = h(
-    'form',
-    { id: 'reset-form', method: 'post', novalidate: true, onsubmit: whenSent(choose) },
+  const choosePart = postForm(
+    { id: 'reset-form', send: choose },
     h(
       'p',
       {},
@@ -74,10 +67,7 @@ export function createResetView({ toSignIn }) {
     const address = email.input.value.trim();
     try {
       await anonymousClient().requestReset(address);
-      sentAddress.textContent = address;
-      askForm.hidden = true;
-      sent.hidden = false;
-      focusOn(sentTitle);
+      sent.show(address);
     } catch (err) {
       askProblems.show(err);
     }
@@ -101,8 +91,7 @@ export function createResetView({ toSignIn }) {
           { focus: chooseSubmit },
         );
         askPart.hidden = false;
-        askForm.hidden = false;
-        sent.hidden = true;
+        sent.hide();
       } else chooseProblems.show(err);
     }
   }
@@ -113,8 +102,7 @@ export function createResetView({ toSignIn }) {
       token = route.query.get('token') ?? '';
       askPart.hidden = !!token;
       choosePart.hidden = !token;
-      askForm.hidden = false;
-      sent.hidden = true;
+      sent.hide();
       askProblems.clear();
       chooseProblems.clear();
     },

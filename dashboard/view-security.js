@@ -4,7 +4,7 @@
 //! service asks for one, reauth.js's dialog confirms it is the person and the change goes through.
 //! The passkeys and the sessions are parts of their own (security-passkeys.js, security-sessions.js).
 import { busy, h, viewSection } from './dom.js';
-import { field, formProblems, newPasswordField, showPasswords, whenSent } from './forms.js';
+import { field, formProblems, newPasswordField, postForm, showPasswords } from './forms.js';
 import { ReauthenticationCancelled, withReauthentication } from './reauth.js';
 import { createPasskeysSection } from './security-passkeys.js';
 import { createSessionsSection } from './security-sessions.js';
@@ -32,9 +32,8 @@ export function createSecurityView(context) {
   const passwordSubmit = h('button', { type: 'submit', class: 'primary' }, 'Change password');
   // The address for password managers, which pair a new password with its sign-in.
   const username = h('input', { type: 'email', name: 'username', autocomplete: 'username', hidden: true });
-  const passwordForm = h(
-    'form',
-    { id: 'password-form', method: 'post', novalidate: true, onsubmit: whenSent(changePassword) },
+  const passwordForm = postForm(
+    { id: 'password-form', send: changePassword },
     h('h2', { id: 'password-title' }, 'Password'),
     h('p', { class: 'help' }, 'Changing it signs out your other sessions and mails you a note.'),
     passwordProblems.summary,

@@ -7,7 +7,7 @@
 //! sent the visitor here. Why the last session ended is shown above.
 import { anonymousClient } from './api.js';
 import { busy, h, viewSection } from './dom.js';
-import { field, formProblems, whenSent } from './forms.js';
+import { emailField, field, formProblems, postForm } from './forms.js';
 import { ceremonyProblem, passkeysSupported, signInWithPasskey } from './passkeys.js';
 import { createTokenSignIn } from './sign-in-token.js';
 
@@ -27,11 +27,7 @@ export function createSignInView({ notice, signedInWith, signedInAsPerson }) {
   const noticeEl = h('p', { class: 'notice', id: 'sign-in-notice', hidden: true });
 
   // Address and password.
-  const email = field({
-    id: 'sign-in-email',
-    label: 'Email address',
-    attrs: { type: 'email', name: 'email', autocomplete: 'email', autocapitalize: 'off', spellcheck: 'false' },
-  });
+  const email = emailField({ id: 'sign-in-email' });
   const password = field({
     id: 'sign-in-password',
     label: 'Password',
@@ -39,10 +35,8 @@ export function createSignInView({ notice, signedInWith, signedInAsPerson }) {
   });
   const problems = formProblems({ fields: { '/email': email, '/password': password } });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
-  // method=post and the CSP's form-action 'none': nothing typed can end up in a URL.
-  const form = h(
-    'form',
-    { id: 'sign-in-form', method: 'post', novalidate: true, onsubmit: whenSent(signIn) },
+  const form = postForm(
+    { id: 'sign-in-form', send: signIn },
     problems.summary,
     email.element,
     password.element,

@@ -3,17 +3,12 @@
 //! address (view-verify.js opens the account); the page then says "check your mail" in the same
 //! words whatever the address, since the service answers alike whether or not it has an account.
 import { anonymousClient } from './api.js';
-import { focusOn, h, viewSection } from './dom.js';
-import { field, formProblems, newPasswordField, showPasswords, whenSent } from './forms.js';
+import { h, viewSection } from './dom.js';
+import { emailField, field, formProblems, mailSent, newPasswordField, postForm, showPasswords } from './forms.js';
 
 /** @param {import('./app.js').ViewContext} _context */
 export function createSignUpView(_context) {
-  const email = field({
-    id: 'sign-up-email',
-    label: 'Email address',
-    help: 'We mail a link to it that opens the account.',
-    attrs: { type: 'email', name: 'email', autocomplete: 'email', autocapitalize: 'off', spellcheck: 'false' },
-  });
+  const email = emailField({ id: 'sign-up-email', help: 'We mail a link to it that opens the account.' });
   const password = newPasswordField({ id: 'sign-up-password' });
   const name = field({
     id: 'sign-up-name',
@@ -24,9 +19,8 @@ export function createSignUpView(_context) {
   });
   const problems = formProblems({ fields: { '/email': email, '/password': password, '/name': name } });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Create account');
-  const form = h(
-    'form',
-    { id: 'sign-up-form', method: 'post', novalidate: true, onsubmit: whenSent(signUp) },
+  const form = postForm(
+    { id: 'sign-up-form', send: signUp },
     problems.summary,
     email.element,
     password.element,
@@ -34,36 +28,34 @@ export function createSignUpView(_context) {
     name.element,
     submit,
   );
-
-  const sentAddress = h('strong', { id: 'sign-up-sent-address' });
-  const sentTitle = h('h2', { id: 'sign-up-sent-title', tabindex: '-1' }, 'Check your mail');
-  const sent = h(
-    'section',
-    { id: 'sign-up-sent', 'aria-labelledby': 'sign-up-sent-title', hidden: true },
-    sentTitle,
-    h(
-      'p',
-      {},
-      'We have sent a mail to ',
-      sentAddress,
-      '. Open the link in it to confirm the address: that opens your account and signs you in. The link works once, for 24 hours.',
-    ),
-    h('p', {}, 'If the address has an account already, the mail says so instead, and you can sign in or reset your password.'),
-    h(
-      'p',
-      {},
-      'No mail after a few minutes? Look in your spam folder, or ',
-      h('button', { type: 'button', class: 'link-button', id: 'sign-up-again', onclick: again }, 'sign up again'),
-      '.',
-    ),
-  );
+  const sent = mailSent({
+    id: 'sign-up-sent',
+    form,
+    says: (address) => [
+      h(
+        'p',
+        {},
+        'We have sent a mail to ',
+        address,
+        '. Open the link in it to confirm the address: that opens your account and signs you in. The link works once, for 24 hours.',
+      ),
+      h('p', {}, 'If the address has an account already, the mail says so instead, and you can sign in or reset your password.'),
+      h(
+        'p',
+        {},
+        'No mail after a few minutes? Look in your spam folder, or ',
+        h('button', { type: 'button', class: 'link-button', id: 'sign-up-again', onclick: again }, 'sign up again'),
+        '.',
+      ),
+    ],
+  });
 
   const element = viewSection(
     'sign-up',
     'Create your account',
     h('p', { class: 'lead' }, 'New accounts start with free credits to call the tools with.'),
     form,
-    sent,
+    sent.element,
     h('p', {}, 'Already have an account? ', h('a', { href: '/dashboard/sign-in' }, 'Sign in')),
   );
   element.classList.add('sign-in');
@@ -80,18 +72,14 @@ export function createSignUpView(_context) {
     try {
       await anonymousClient().signUp(body);
       password.input.value = '';
-      sentAddress.textContent = address;
-      form.hidden = true;
-      sent.hidden = false;
-      focusOn(sentTitle);
+      sent.show(address);
     } catch (err) {
       problems.show(err);
     }
   }
 
   function showForm() {
-    sent.hidden = true;
-    form.hidden = false;
+    sent.hide();
     problems.clear();
   }
 

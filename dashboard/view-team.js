@@ -6,7 +6,7 @@
 //! and sets the company sign-in (team-sign-in-policy.js).
 //! What a role may do is domain/teams/permissions.ts's table, which the service checks on every
 //! request: this page only hides what the signed-in role cannot do, and shows any refusal.
-import { focusOn, h, loading, replace, viewSection } from './dom.js';
+import { focusOn, h, viewSection } from './dom.js';
 import { createInvitationsSection } from './team-invitations.js';
 import { createMembersSection } from './team-members.js';
 import { createSignInPolicySection } from './team-sign-in-policy.js';
@@ -40,50 +40,18 @@ export function createTeamView(context) {
   const policy = createSignInPolicySection({ client });
   const element = viewSection('team', 'Team', roleNote, membersPart.section, invitationsPart.section, transfer.section, policy.section);
 
-  /** @type {any[] | null} */
-  let members = null;
-  /** @type {any[] | null} */
-  let invitations = null;
-  /** Why a list could not be read, to show in its place. */
-  let membersError = null;
-  let invitationsError = null;
-
   /** The signed-in role: the owner token's is the owner's; a person's is their row's (fresher than the sign-in's). */
   function myRole() {
     if (context.kind() === 'token') return 'owner';
-    return members?.find((m) => m.userId === myId())?.role ?? context.me()?.account.role ?? null;
+    return membersPart.members()?.find((m) => m.userId === myId())?.role ?? context.me()?.account.role ?? null;
   }
   const manages = () => MANAGERS.has(myRole() ?? '');
   /** Whether the signed-in role may change `m`: never the owner (transfer instead), nor oneself. */
   const changeable = (m) => manages() && m.role !== 'owner' && m.userId !== myId();
 
-  async function readMembers() {
-    if (members === null) replace(membersPart.body, loading('members'));
-    try {
-      members = await client.members();
-      membersError = null;
-    } catch (err) {
-      if (err?.name === 'AbortError') return;
-      members = null;
-      membersError = err;
-    }
-  }
-
-  async function readInvitations() {
-    if (invitations === null) replace(invitationsPart.body, loading('invitations'));
-    try {
-      invitations = await client.invitations();
-      invitationsError = null;
-    } catch (err) {
-      if (err?.name === 'AbortError') return;
-      invitations = null;
-      invitationsError = err;
-    }
-  }
-
   /** Reads both lists and shows them with the controls the role has. */
   async function load() {
-    await Promise.all([readMembers(), readInvitations()]);
+    await Promise.all([membersPart.read(), invitationsPart.read()]);
     render();
     await policy.load(myRole() === 'owner');
   }
@@ -98,17 +66,16 @@ export function createTeamView(context) {
           : MANAGERS.has(mine)
             ? `Your role here is ${roleName(mine)}: you invite people and change their roles.`
             : `Your role here is ${roleName(mine)}. The owner and admins invite people and change roles.`;
-    membersPart.render(members, membersError);
-    invitationsPart.render(invitations, invitationsError);
-    transfer.render(mine === 'owner' ? members : null);
+    membersPart.render();
+    invitationsPart.render();
+    transfer.render(mine === 'owner' ? membersPart.members() : null);
   }
 
   return {
     element,
     load,
     close() {
-      members = null;
-      invitations = null;
+      membersPart.close();
       invitationsPart.close();
       transfer.close();
       policy.close();

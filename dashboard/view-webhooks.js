@@ -1,9 +1,22 @@
 //! Webhooks (`/dashboard/webhooks`): the form that adds an endpoint (its signing secret is shown
 //! once), the endpoint cards (view-endpoint.js: each endpoint's details, actions and delivery
 //! attempts), kept across reloads, and the event log (view-events.js) with where each event went.
-import { announce, clearFormError, empty, errorBox, focusOn, formatInt, h, loading, replace, showFormError, viewSection } from './dom.js';
-import { whenSent } from './forms.js';
-import { hideSecret, showSecret } from './secret.js';
+import {
+  announce,
+  clearFormError,
+  code,
+  empty,
+  errorBox,
+  focusOn,
+  formatInt,
+  h,
+  loading,
+  replace,
+  showFormError,
+  viewSection,
+} from './dom.js';
+import { field, postForm } from './forms.js';
+import { createShownOnce, hideSecret } from './secret.js';
 import { createEndpointCard } from './view-endpoint.js';
 import { createEventLog } from './view-events.js';
 
@@ -133,68 +146,58 @@ export function createWebhooksView({ client }) {
 /** The form that adds an endpoint and shows its signing secret once; `onAdded` reloads the list. */
 function createAddForm({ client, onAdded }) {
   const secretBox = h('div', { id: 'webhook-secret' });
-  const urlInput = h('input', {
+  const url = field({
     id: 'webhook-url',
-    name: 'url',
-    type: 'url',
-    inputmode: 'url',
-    maxlength: '2048',
-    autocomplete: 'off',
-    spellcheck: 'false',
-    placeholder: 'https://example.com/hooks/utility-tools',
-    'aria-describedby': 'webhook-url-help webhook-url-error',
+    label: 'Endpoint URL',
+    help: ['An ', code('https'), ' URL with a public address.'],
+    attrs: {
+      name: 'url',
+      type: 'url',
+      inputmode: 'url',
+      maxlength: '2048',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      placeholder: 'https://example.com/hooks/utility-tools',
+    },
   });
-  const formError = h('p', { class: 'field-error', id: 'webhook-url-error', hidden: true });
-  const form = h(
-    'form',
-    { id: 'webhook-form', class: 'inline-form', novalidate: true },
-    h(
-      'div',
-      { class: 'field' },
-      h('label', { for: 'webhook-url' }, 'Endpoint URL'),
-      urlInput,
-      h('p', { class: 'help', id: 'webhook-url-help' }, 'An ', h('code', {}, 'https'), ' URL with a public address.'),
-      formError,
-    ),
+  const { input: urlInput, error: formError } = url;
+  const form = postForm(
+    { id: 'webhook-form', class: 'inline-form', send: add },
+    url.element,
     h('button', { type: 'submit', class: 'primary' }, 'Add endpoint'),
   );
 
   async function add() {
-    clearFormError(formError, urlInput);
-    const url = urlInput.value.trim();
-    if (!url) {
+    const address = urlInput.value.trim();
+    if (!address) {
       showFormError(formError, urlInput, { detail: 'Enter the URL to post events to.' });
       urlInput.focus();
       return;
     }
-    try {
-      const endpoint = await client.createWebhook(url);
-      urlInput.value = '';
-      showSecret(secretBox, {
-        title: `Signing secret for ${endpoint.url}`,
-        label: 'Signing secret',
-        copyLabel: 'Copy secret',
-        note: 'Copy this secret now and keep it with your receiver: it verifies the X-Service-Signature of every delivery. It is shown only once.',
-        secret: endpoint.secret,
-        onDone: () => urlInput.focus(),
-      });
-      announce('Endpoint added. Copy its signing secret now: it is shown only once.');
-      await onAdded();
-    } catch (err) {
-      if (err.name === 'AbortError') return;
-      showFormError(formError, urlInput, err);
-      urlInput.focus();
-    }
+    await createShownOnce({
+      box: secretBox,
+      field: url,
+      make: async () => {
+        const endpoint = await client.createWebhook(address);
+        return {
+          shown: {
+            title: `Signing secret for ${endpoint.url}`,
+            label: 'Signing secret',
+            copyLabel: 'Copy secret',
+            note: 'Copy this secret now and keep it with your receiver: it verifies the X-Service-Signature of every delivery. It is shown only once.',
+            secret: endpoint.secret,
+          },
+          announcement: 'Endpoint added. Copy its signing secret now: it is shown only once.',
+        };
+      },
+      reload: onAdded,
+    });
   }
-
-  const onSubmit = whenSent(add);
-  form.addEventListener('submit', onSubmit);
 
   return {
     form,
     secretBox,
     close() {
-      form.removeEventListener('submit', onSubmit);
       hideSecret(secretBox);
       clearFormError(formError, urlInput);
       urlInput.value = '';

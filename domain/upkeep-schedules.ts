@@ -12,61 +12,39 @@ export const BILLING_UPKEEP_SCHEDULE_ID = 'billing-upkeep';
  */
 export const ALLOWANCES_EVERY = '5m';
 
-/** `billing`: payments are on (STRIPE_SECRET_KEY), so the billing upkeep runs too. */
-export async function ensureSchedules(client: Client, options: { billing?: boolean } = {}): Promise<void> {
-  try {
-    await client.schedule.create({
-      scheduleId: SWEEPER_SCHEDULE_ID,
-      spec: { intervals: [{ every: '5m' }] },
-      action: { type: 'startWorkflow', workflowType: WORKFLOW_TYPES.sweeper, taskQueue: TASK_QUEUES.core, workflowId: 'sweeper' },
-      policies: { overlap: 'SKIP' },
-    });
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-  }
+/** An upkeep run: its schedule (whose id its runs' workflow ids take too), the workflow it starts and how often. */
+interface Upkeep {
+  id: string;
+  workflowType: string;
+  every: string;
+  /** Only while payments are on. */
+  billing?: true;
+}
+
+const UPKEEPS: readonly Upkeep[] = [
+  { id: SWEEPER_SCHEDULE_ID, workflowType: WORKFLOW_TYPES.sweeper, every: '5m' },
   // Webhooks: re-sends events whose fan-out was cut short (domain/webhooks/fanout.ts).
-  try {
-    await client.schedule.create({
-      scheduleId: WEBHOOK_REFAN_SCHEDULE_ID,
-      spec: { intervals: [{ every: '1m' }] },
-      action: {
-        type: 'startWorkflow',
-        workflowType: WORKFLOW_TYPES.webhookRefan,
-        taskQueue: TASK_QUEUES.core,
-        workflowId: 'webhook-refan',
-      },
-      policies: { overlap: 'SKIP' },
-    });
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-  }
+  { id: WEBHOOK_REFAN_SCHEDULE_ID, workflowType: WORKFLOW_TYPES.webhookRefan, every: '1m' },
   // Monthly allowances and grant expiry (domain/plans/allowances.ts). The state is in the database, so a
   // run skipped (overlap, Temporal or the database down) is caught up by the next one.
-  try {
-    await client.schedule.create({
-      scheduleId: ALLOWANCES_SCHEDULE_ID,
-      spec: { intervals: [{ every: ALLOWANCES_EVERY }] },
-      action: { type: 'startWorkflow', workflowType: WORKFLOW_TYPES.allowances, taskQueue: TASK_QUEUES.core, workflowId: 'allowances' },
-      policies: { overlap: 'SKIP' },
-    });
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-  }
-  if (!options.billing) return;
+  { id: ALLOWANCES_SCHEDULE_ID, workflowType: WORKFLOW_TYPES.allowances, every: ALLOWANCES_EVERY },
   // Auto-recharges whose hand-off was cut short, and old Stripe signatures (domain/billing/).
-  try {
-    await client.schedule.create({
-      scheduleId: BILLING_UPKEEP_SCHEDULE_ID,
-      spec: { intervals: [{ every: '1m' }] },
-      action: {
-        type: 'startWorkflow',
-        workflowType: WORKFLOW_TYPES.billingUpkeep,
-        taskQueue: TASK_QUEUES.core,
-        workflowId: 'billing-upkeep',
-      },
-      policies: { overlap: 'SKIP' },
-    });
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+  { id: BILLING_UPKEEP_SCHEDULE_ID, workflowType: WORKFLOW_TYPES.billingUpkeep, every: '1m', billing: true },
+];
+
+/** `billing`: payments are on (STRIPE_SECRET_KEY), so the billing upkeep runs too. */
+export async function ensureSchedules(client: Client, options: { billing?: boolean } = {}): Promise<void> {
+  for (const upkeep of UPKEEPS) {
+    if (upkeep.billing && !options.billing) continue;
+    try {
+      await client.schedule.create({
+        scheduleId: upkeep.id,
+        spec: { intervals: [{ every: upkeep.every }] },
+        action: { type: 'startWorkflow', workflowType: upkeep.workflowType, taskQueue: TASK_QUEUES.core, workflowId: upkeep.id },
+        policies: { overlap: 'SKIP' },
+      });
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    }
   }
 }

@@ -278,3 +278,43 @@ export async function insertIfAbsent<T extends { _id: string }>(collection: Coll
     throw err;
   }
 }
+
+/** Where a page of newest-first rows goes on from: the last row of the page before (its time, then its id). */
+export interface PageAfter {
+  at: Date;
+  id: string;
+}
+
+/** The condition for the rows after `after` in newest-first order by `field`, then `_id` (none without it). */
+export function olderThan(after: PageAfter | undefined, field = 'createdAt'): Document {
+  return after ? { $or: [{ [field]: { $lt: after.at } }, { [field]: after.at, _id: { $lt: after.id } }] } : {};
+}
+
+/**
+ * A page by keyset, newest first: up to `limit` documents of `filter` (which must not have an `$or`
+ * of its own) after `after` by `field` (`createdAt` unless said), then `_id`, and whether more follow.
+ */
+export async function newestFirst<T extends Document>(
+  collection: Collection<T>,
+  filter: Filter<T>,
+  page: { limit: number; after?: PageAfter },
+  options: { field?: string; projection?: Document } = {},
+): Promise<{ rows: WithId<T>[]; more: boolean }> {
+  const field = options.field ?? 'createdAt';
+  const rows = await collection
+    .find({ ...filter, ...olderThan(page.after, field) } as Filter<T>, options.projection ? { projection: options.projection } : {})
+    .sort({ [field]: -1, _id: -1 })
+    .limit(page.limit + 1)
+    .toArray();
+  return { rows: rows.slice(0, page.limit), more: rows.length > page.limit };
+}
+
+/**
+ * A document as an answer shows it: its `_id` as `id`, then `fields` in that order, a field the
+ * document does not have left out (as JSON leaves out an undefined one).
+ */
+export function viewOf<T extends { _id: string }, K extends keyof T>(doc: T, fields: readonly K[]): { id: string } & Pick<T, K> {
+  const view: Record<string, unknown> = { id: doc._id };
+  for (const field of fields) if (doc[field] !== undefined) view[field as string] = doc[field];
+  return view as { id: string } & Pick<T, K>;
+}

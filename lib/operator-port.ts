@@ -5,7 +5,6 @@
 //! failed; `?exclude=<name>[,<name>]` leaves checks out, as Kubernetes' own `/livez?exclude=` does, so
 //! a liveness probe can ignore a dependency whose outage a restart would not mend). Anything else is 404.
 import http from 'node:http';
-import net from 'node:net';
 import type { Registry } from 'prom-client';
 import { ERRORS } from '../contracts/errors.js';
 import type { Logger } from './logger.js';
@@ -31,19 +30,6 @@ export interface OperatorPortOptions {
 export interface OperatorPort {
   url: string;
   close(): Promise<void>;
-}
-
-/** A free TCP port on the loopback interface, for the Temporal runtime's exporter. */
-export function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** `check()`, a rejection or no answer within HEALTH_CHECK_MS being what is wrong. */

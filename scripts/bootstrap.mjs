@@ -11,11 +11,12 @@
 //! The Python side is bootstrap-python.mjs.
 //!
 //! CLI: `node scripts/bootstrap.mjs`. Library: `await bootstrap({ root })`.
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, renameSync, statSync, writeFileSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, rmSync, renameSync, statSync, writeFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findPython, installPythonTools } from './bootstrap-python.mjs';
 import { allToTheEnd, run } from './command.mjs';
+import { ensurePinnedGoBinary } from './go-build.mjs';
 import { withLockFile } from './lock-file.mjs';
 import { onPinnedNode } from './pinned-node.mjs';
 
@@ -131,34 +132,20 @@ export function stripeMockPath(root) {
 
 /**
  * stripe-mock (Stripe's API answered from fixtures, for the test stacks), built from the module in
- * deploy/stripe-mock through the Go module proxy when missing: about 75 s on 2 busy cores with
- * empty Go caches (a clean CI machine), a link when they are warm. Its own lock, not the install
- * lock: checkouts sharing `.tools` that need no Stripe do not wait for the build.
+ * deploy/stripe-mock when missing: about 75 s on 2 busy cores with empty Go caches (a clean CI
+ * machine), a link when they are warm.
  */
-export async function ensureStripeMock(root, log) {
-  const binary = stripeMockPath(root);
-  if (existsSync(binary)) return binary;
-  return withLockFile(path.join(root, '.tools', '.stripe-mock-build.lock'), log, 'another stripe-mock build', async () => {
-    if (existsSync(binary)) return binary; // built by the run we waited for
-    const go = await run('go', ['version']).catch(() => null);
-    if (!go) throw new Error('the test stack needs stripe-mock, built from its Go module: install Go 1.24 or later');
-    const started = Date.now();
-    log(
-      `building stripe-mock v${STRIPE_MOCK_VERSION} into ${path.relative(root, path.dirname(binary))} (Go module proxy; about a minute the first time)`,
-    );
-    const staging = `${path.dirname(binary)}.partial-${process.pid}`;
-    rmSync(staging, { recursive: true, force: true });
-    mkdirSync(staging, { recursive: true });
-    // -buildvcs=false: the module cache has no repository to stamp from. -mod=readonly: go.sum as committed.
-    await run('go', ['build', '-o', path.join(staging, 'stripe-mock'), 'github.com/stripe/stripe-mock'], {
-      cwd: path.join(realpathSync(root), 'deploy', 'stripe-mock'),
-      env: { ...process.env, GOFLAGS: '-buildvcs=false -mod=readonly' },
-    });
-    rmSync(path.dirname(binary), { recursive: true, force: true });
-    renameSync(staging, path.dirname(binary));
-    log(`built stripe-mock v${STRIPE_MOCK_VERSION} in ${Math.round((Date.now() - started) / 1000)} s`);
-    return binary;
-  });
+export function ensureStripeMock(root, log) {
+  const spec = {
+    binary: stripeMockPath(root),
+    what: `stripe-mock v${STRIPE_MOCK_VERSION}`,
+    module: 'stripe-mock',
+    pkg: 'github.com/stripe/stripe-mock',
+    lock: '.stripe-mock-build.lock',
+    needs: 'the test stack needs stripe-mock',
+    takes: 'about a minute the first time',
+  };
+  return ensurePinnedGoBinary(root, spec, log);
 }
 
 /** Runs `fn` holding `.tools/.install.lock`: one install at a time. */

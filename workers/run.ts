@@ -12,7 +12,8 @@ import { createSingleCalls } from '../activities/single-calls.js';
 import { workflowBundle as loadWorkflowBundle } from './workflow-bundle.js';
 import { installTemporalRuntime } from '../lib/temporal-runtime.js';
 import { WORKFLOW_TRACING_MODULE, startTracing } from '../lib/tracing.js';
-import { freeLoopbackPort, startOperatorPort } from '../lib/operator-port.js';
+import { freeLoopbackPort } from '../lib/free-port.js';
+import { startOperatorPort } from '../lib/operator-port.js';
 import { workerHealthChecks, type WorkerHealthState } from './health.js';
 import { queueBacklogRegistry } from './queue-backlog.js';
 

@@ -51,19 +51,7 @@ import type {
 import { apply, endUndelivered, enqueue, receive, remember } from './webhook-endpoint-queue.js';
 
 /** Its types and limits, for the workflow and the tests that drive these functions. */
-export type {
-  Arrival,
-  Batch,
-  Books,
-  DeliveryLimits,
-  DisabledNotice,
-  Endpoint,
-  Inbox,
-  Outcome,
-  Request,
-  TimedOutcome,
-  UndeliveredBatch,
-} from './webhook-endpoint-model.js';
+export type * from './webhook-endpoint-model.js';
 export { concurrentLimits, LEGACY_LIMITS } from './webhook-endpoint-model.js';
 
 export const emptyInbox = (): Inbox => ({ events: [], requests: [], enableRequested: false, removed: false });

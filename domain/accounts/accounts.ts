@@ -8,7 +8,16 @@ import { collections, insertIfAbsent } from '../../lib/mongo.js';
 import { Credits, Id, KeyPrefix, Nullable, NullableTimestamp, Timestamp } from '../../lib/schema-types.js';
 import type { AccountDoc, AccountPlan, CredentialDoc, CredentialKind, KeyMaker } from '../account-documents.js';
 import { KEY_SETTINGS, KeySettingsView, keySettingsView, settingsUpdate, spendMonth, type KeySettingsInput } from './key-settings.js';
-import { SERVICE_ACTOR, auditDraft, changesOf, createAuditLog, type AuditContext, type AuditLog, type AuditDraft } from '../audit/index.js';
+import {
+  SERVICE_ACTOR,
+  auditDraft,
+  changesOf,
+  createAuditLog,
+  creationDrafts,
+  type AuditContext,
+  type AuditLog,
+  type AuditDraft,
+} from '../audit/index.js';
 
 /** What an API key's entries in the audit log show of it: its name and settings. */
 const AUDITED_KEY_FIELDS = ['name', ...KEY_SETTINGS] as const;
@@ -135,19 +144,14 @@ export function createAccounts(db: Db, onEvent?: EventSink) {
       ...(createdBy ? { createdBy } : {}),
       ...shown,
       // The entry is written with the key (domain/audit/log.ts): never the key itself or its digest.
-      ...(audit
-        ? {
-            auditDrafts: [
-              auditDraft(
-                audit,
-                accountId,
-                kind === 'api_key' ? 'api_key.created' : 'owner_token.created',
-                { type: kind, id },
-                changesOf({}, { ...shown, prefix: cred.prefix }, ['prefix', ...AUDITED_KEY_FIELDS]),
-              ),
-            ],
-          }
-        : {}),
+      ...creationDrafts(
+        audit,
+        accountId,
+        kind === 'api_key' ? 'api_key.created' : 'owner_token.created',
+        { type: kind, id },
+        { ...shown, prefix: cred.prefix },
+        ['prefix', ...AUDITED_KEY_FIELDS],
+      ),
       _id: id,
       accountId,
       kind,

@@ -108,6 +108,32 @@ export function changesOf(
   return changes;
 }
 
+/**
+ * What a document made with its creation's entry carries (`auditDrafts`, appended once it is
+ * written): the entry shows `fields` of `after`; nothing without a `context` (the service's own).
+ */
+export function creationDrafts(
+  context: AuditContext | undefined,
+  accountId: string,
+  action: AuditAction,
+  target: AuditDraft['target'],
+  after: Record<string, unknown>,
+  fields: readonly string[],
+): { auditDrafts?: AuditDraft[] } {
+  return context ? { auditDrafts: [auditDraft(context, accountId, action, target, changesOf({}, after, fields))] } : {};
+}
+
+/** The draft of a deletion (domain/audit/log.ts, `deleting`): each field of `before` going to null. */
+export function deletionDraft(
+  context: AuditContext,
+  accountId: string,
+  action: AuditAction,
+  target: AuditDraft['target'],
+  before: Record<string, unknown>,
+): AuditDraft {
+  return auditDraft(context, accountId, action, target, changesOf(before, {}, Object.keys(before)));
+}
+
 /** An entry as the API answers it and as an export holds it: what is hashed, plus `prevHash` and `hash`. */
 export function auditView(doc: AuditEntryDoc) {
   return { ...hashedPart(doc), prevHash: doc.prevHash, hash: doc.hash };

@@ -6,6 +6,8 @@ export {
   auditDraft,
   auditView,
   changesOf,
+  creationDrafts,
+  deletionDraft,
   type AuditAction,
   type AuditContext,
   type AuditDraft,

@@ -1,6 +1,6 @@
 //! The audit chain read: pages of entries, the whole of an account's, its verification, and the
 //! retention's sweep; each read first appends what a process left behind (`flushLeftovers`).
-import type { Collections } from '../../lib/mongo.js';
+import { newestFirst, type Collections } from '../../lib/mongo.js';
 import { entryHash, hashedPart } from './entries.js';
 
 /** The chain read: pages, the whole of an account's, its verification, and the retention's sweep; each read flushes what was left behind first. */
@@ -29,13 +29,8 @@ export function auditReads(c: Collections, flushLeftovers: (accountId?: string) 
           .toArray();
         return { items: rows.slice(0, query.limit), more: rows.length > query.limit };
       }
-      if (query.before) filter.$or = [{ at: { $lt: query.before.at } }, { at: query.before.at, _id: { $lt: query.before.id } }];
-      const rows = await c.auditLog
-        .find(filter)
-        .sort({ at: -1, _id: -1 })
-        .limit(query.limit + 1)
-        .toArray();
-      return { items: rows.slice(0, query.limit), more: rows.length > query.limit };
+      const { rows, more } = await newestFirst(c.auditLog, filter, { limit: query.limit, after: query.before }, { field: 'at' });
+      return { items: rows, more };
     },
 
     /** Every entry of the account, oldest first (a CSV export). */

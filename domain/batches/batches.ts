@@ -3,7 +3,7 @@
 //! and cancelled. How items move on (claimed, ended, skipped) is `progress.ts`.
 import { type Static, Type } from '@sinclair/typebox';
 import type { Db, Filter } from 'mongodb';
-import { collections, insertIfAbsent, isDuplicateKey } from '../../lib/mongo.js';
+import { collections, insertIfAbsent, isDuplicateKey, newestFirst, type PageAfter, viewOf } from '../../lib/mongo.js';
 import { ComponentRef, Credits, Id, NullableTimestamp, StringEnum, Timestamp } from '../../lib/schema-types.js';
 import { withTraceparent } from '../../lib/trace-context.js';
 import { BatchCounts, type BatchDoc, type BatchItemDoc } from '../calls/index.js';
@@ -61,20 +61,8 @@ export const Batch = Type.Object(
 );
 export type BatchView = Static<typeof Batch>;
 
-export function batchView(doc: BatchDoc): BatchView {
-  return {
-    id: doc._id,
-    tool: doc.tool,
-    status: doc.status,
-    total: doc.total,
-    counts: doc.counts,
-    charged: doc.charged,
-    onInsufficientCredits: doc.onInsufficientCredits,
-    ...(doc.destination ? { destination: doc.destination } : {}),
-    createdAt: doc.createdAt,
-    completedAt: doc.completedAt,
-  };
-}
+export const batchView = (doc: BatchDoc): BatchView =>
+  viewOf(doc, ['tool', 'status', 'total', 'counts', 'charged', 'onInsufficientCredits', 'destination', 'createdAt', 'completedAt']);
 
 export const noCounts = (pending: number): BatchCounts => ({ pending, running: 0, succeeded: 0, failed: 0, skipped: 0 });
 
@@ -140,15 +128,9 @@ export function createBatches(db: Db, onEvent?: EventSink) {
     },
 
     /** Up to `limit` batches newest first (counts as they are now), and whether more follow. */
-    async page(accountId: string, q: { limit: number; after?: { at: Date; id: string } }): Promise<{ rows: BatchDoc[]; more: boolean }> {
-      const filter: Filter<BatchDoc> = { accountId };
-      if (q.after) filter.$or = [{ createdAt: { $lt: q.after.at } }, { createdAt: q.after.at, _id: { $lt: q.after.id } }];
-      const rows = await batches
-        .find(filter)
-        .sort({ createdAt: -1, _id: -1 })
-        .limit(q.limit + 1)
-        .toArray();
-      return { rows: await Promise.all(rows.slice(0, q.limit).map(progress.live)), more: rows.length > q.limit };
+    async page(accountId: string, q: { limit: number; after?: PageAfter }): Promise<{ rows: BatchDoc[]; more: boolean }> {
+      const { rows, more } = await newestFirst(batches, { accountId }, q);
+      return { rows: await Promise.all(rows.map(progress.live)), more };
     },
 
     /** Up to `limit` items in index order from `fromIndex`, of one status when given. */

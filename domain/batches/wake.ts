@@ -4,23 +4,19 @@
 import type { Db } from 'mongodb';
 import type { Client } from '@temporalio/client';
 import { collections } from '../../lib/mongo.js';
-import { detached } from '../../lib/trace-context.js';
+import { wakeWorkflow } from '../../lib/workflow-wake.js';
 import type { EventSink } from '../events/index.js';
 import { BATCH_RUNNER_WAKE, batchRunnerId, type BatchRunnerInput } from '../../contracts/batch.js';
-import { TASK_QUEUES, WORKFLOW_TYPES } from '../../contracts/temporal-names.js';
+import { WORKFLOW_TYPES } from '../../contracts/temporal-names.js';
 
 export async function wakeBatchRunner(client: Client, accountId: string): Promise<void> {
-  const args: [BatchRunnerInput] = [{ accountId }];
-  // Not in the waking request's trace: the runner outlives it (a batch's items join their batch's trace).
-  await detached(() =>
-    client.workflow.signalWithStart(WORKFLOW_TYPES.batchRunner, {
-      workflowId: batchRunnerId(accountId),
-      taskQueue: TASK_QUEUES.core,
-      args,
-      signal: BATCH_RUNNER_WAKE,
-      signalArgs: [],
-    }),
-  );
+  const input: BatchRunnerInput = { accountId };
+  // Not in the waking request's trace (a batch's items join their batch's trace).
+  await wakeWorkflow(client, WORKFLOW_TYPES.batchRunner, {
+    workflowId: batchRunnerId(accountId),
+    args: [input],
+    signal: BATCH_RUNNER_WAKE,
+  });
 }
 
 /**

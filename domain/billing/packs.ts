@@ -3,7 +3,7 @@
 //! no purchase already made.
 import { Type } from '@sinclair/typebox';
 import type { Db } from 'mongodb';
-import { collections, upsertReturningAfter } from '../../lib/mongo.js';
+import { collections, upsertReturningAfter, viewOf } from '../../lib/mongo.js';
 import type { CreditPackDoc } from './documents.js';
 
 /** Bounds of a pack (body schema and docs). */
@@ -30,18 +30,7 @@ export interface PackFields {
   active?: boolean;
 }
 
-export function packView(p: CreditPackDoc) {
-  return {
-    id: p._id,
-    name: p.name,
-    credits: p.credits,
-    price: p.price,
-    expiresInDays: p.expiresInDays,
-    active: p.active,
-    createdAt: p.createdAt,
-    updatedAt: p.updatedAt,
-  };
-}
+export const packView = (p: CreditPackDoc) => viewOf(p, ['name', 'credits', 'price', 'expiresInDays', 'active', 'createdAt', 'updatedAt']);
 
 export function createPacks(db: Db) {
   const { creditPacks } = collections(db);

@@ -2,7 +2,7 @@
 //! purchase shows as Stripe's events arrive. The credits themselves are the ledger's (fulfilment.ts).
 import { type Static, Type } from '@sinclair/typebox';
 import type { Db } from 'mongodb';
-import { collections } from '../../lib/mongo.js';
+import { collections, newestFirst, type PageAfter, viewOf } from '../../lib/mongo.js';
 import { Credits, Id, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../lib/schema-types.js';
 import { PURCHASE_STATUSES, type PurchaseDoc, type PurchaseStatus, type StripePaymentDoc } from './documents.js';
 import { Currency, MinorUnits } from './packs.js';
@@ -31,23 +31,21 @@ export const Purchase = Type.Object(
 );
 export type PurchaseView = Static<typeof Purchase>;
 
-export function purchaseView(p: PurchaseDoc): PurchaseView {
-  return {
-    id: p._id,
-    packId: p.packId,
-    packName: p.packName,
-    credits: p.credits,
-    amount: p.amount,
-    currency: p.currency,
-    status: p.status,
-    creditsVoided: p.creditsVoided,
-    amountRefunded: p.amountRefunded,
-    expiresInDays: p.expiresInDays,
-    createdAt: p.createdAt,
-    paidAt: p.paidAt,
-    receiptUrl: p.receiptUrl,
-  };
-}
+export const purchaseView = (p: PurchaseDoc): PurchaseView =>
+  viewOf(p, [
+    'packId',
+    'packName',
+    'credits',
+    'amount',
+    'currency',
+    'status',
+    'creditsVoided',
+    'amountRefunded',
+    'expiresInDays',
+    'createdAt',
+    'paidAt',
+    'receiptUrl',
+  ]);
 
 /**
  * The status a paid purchase shows from what Stripe said of its payment: disputed while a dispute
@@ -68,19 +66,9 @@ export function createPurchases(db: Db) {
   const { purchases } = collections(db);
   return {
     /** The account's purchases, newest first; `before` pages by creation. */
-    async list(
-      accountId: string,
-      options: { limit: number; before?: { at: Date; id: string } },
-    ): Promise<{ items: PurchaseDoc[]; more: boolean }> {
-      const filter: Record<string, unknown> = { accountId };
-      if (options.before)
-        filter.$or = [{ createdAt: { $lt: options.before.at } }, { createdAt: options.before.at, _id: { $lt: options.before.id } }];
-      const rows = await purchases
-        .find(filter)
-        .sort({ createdAt: -1, _id: -1 })
-        .limit(options.limit + 1)
-        .toArray();
-      return { items: rows.slice(0, options.limit), more: rows.length > options.limit };
+    async list(accountId: string, options: { limit: number; before?: PageAfter }): Promise<{ items: PurchaseDoc[]; more: boolean }> {
+      const { rows, more } = await newestFirst(purchases, { accountId }, { limit: options.limit, after: options.before });
+      return { items: rows, more };
     },
     bySession: (sessionId: string) => purchases.findOne({ sessionId }),
     byPaymentIntent: (paymentIntentId: string) => purchases.findOne({ paymentIntentId }),

@@ -6,12 +6,11 @@
 //! wakes it again for a mark left older than a minute (a process that died in between). Once a
 //! recharge ends (or is not needed), `rearmer` arms the latch again.
 import type { Client } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
 import type { Db } from 'mongodb';
 import { collections } from '../../lib/mongo.js';
 import type { Logger } from '../../lib/logger.js';
-import { detached } from '../../lib/trace-context.js';
-import { SEARCH_ATTRIBUTES, TASK_QUEUES, WORKFLOW_TYPES } from '../../contracts/temporal-names.js';
+import { wakeWorkflow } from '../../lib/workflow-wake.js';
+import { SEARCH_ATTRIBUTES, WORKFLOW_TYPES } from '../../contracts/temporal-names.js';
 import { AUTO_RECHARGE_SIGNALS, autoRechargeWorkflowId, type AutoRechargeInput } from '../../contracts/billing-messages.js';
 import type { RechargeSink } from '../ledger/index.js';
 
@@ -20,18 +19,13 @@ export const RECHARGE_HANDOFF_STALE_MS = 60_000;
 
 /** Wakes the account's recharge workflow, starting it when it is not running. */
 export async function wakeRecharge(client: Client, accountId: string): Promise<void> {
-  const args: [AutoRechargeInput] = [{ accountId }];
-  // Not in the charging call's trace: the recharge outlives it.
-  await detached(() =>
-    client.workflow.signalWithStart(WORKFLOW_TYPES.autoRecharge, {
-      workflowId: autoRechargeWorkflowId(accountId),
-      taskQueue: TASK_QUEUES.core,
-      args,
-      signal: AUTO_RECHARGE_SIGNALS.due,
-      signalArgs: [],
-      typedSearchAttributes: new TypedSearchAttributes([{ key: SEARCH_ATTRIBUTES.accountId, value: accountId }]),
-    }),
-  );
+  const input: AutoRechargeInput = { accountId };
+  await wakeWorkflow(client, WORKFLOW_TYPES.autoRecharge, {
+    workflowId: autoRechargeWorkflowId(accountId),
+    args: [input],
+    signal: AUTO_RECHARGE_SIGNALS.due,
+    searchAttributes: [{ key: SEARCH_ATTRIBUTES.accountId, value: accountId }],
+  });
 }
 
 export function createRechargeTrigger(options: { db: Db; client: Client; log: Logger }) {

@@ -2,8 +2,8 @@
 //! 202, the outcome the call's workflow writes when it ends (the output, in GridFS when large),
 //! what `GET /api/v1/calls` reads, and the 24-hour retention of the answer. Synchronous calls
 //! never touch any of this.
-import { GridFSBucket, type Db, type Filter } from 'mongodb';
-import { collections, insertIfAbsent } from '../../lib/mongo.js';
+import { GridFSBucket, type Db } from 'mongodb';
+import { collections, insertIfAbsent, newestFirst, type PageAfter } from '../../lib/mongo.js';
 import { putBytes, readBytes } from '../../lib/gridfs.js';
 import type { CallDoc } from './documents.js';
 import { derivedId } from '../../lib/ids.js';
@@ -31,7 +31,7 @@ export interface CallOutcome {
 /** One page of the account's calls, newest first. */
 export interface CallPageQuery {
   limit: number;
-  after?: { at: Date; id: string };
+  after?: PageAfter;
 }
 
 /** The `call.completed` event of a call: its id follows from the call, so a retried step records it once. */
@@ -109,14 +109,7 @@ export function createAsyncCalls(db: Db, onEvent?: EventSink) {
 
     /** Up to `limit` calls newest first, and whether more follow. */
     async page(accountId: string, q: CallPageQuery): Promise<{ rows: CallDoc[]; more: boolean }> {
-      const filter: Filter<CallDoc> = { accountId };
-      if (q.after) filter.$or = [{ createdAt: { $lt: q.after.at } }, { createdAt: q.after.at, _id: { $lt: q.after.id } }];
-      const rows = await calls
-        .find(filter, { projection: { output: 0 } })
-        .sort({ createdAt: -1, _id: -1 })
-        .limit(q.limit + 1)
-        .toArray();
-      return { rows: rows.slice(0, q.limit), more: rows.length > q.limit };
+      return newestFirst(calls, { accountId }, q, { projection: { output: 0 } });
     },
 
     /**

@@ -6,7 +6,7 @@ import { ServiceError } from '../../contracts/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { TargetGuard } from '../../lib/target-guard.js';
 import { isInputRefusal } from '../../lib/target-host.js';
-import { auditDraft, changesOf, createAuditLog, type AuditContext } from '../audit/index.js';
+import { auditDraft, changesOf, createAuditLog, deletionDraft, type AuditContext } from '../audit/index.js';
 import type { ToolDefinition } from '../tools/index.js';
 import { createDestinationStore, DESTINATION_ID, publicDestination, type DestinationFields } from './store.js';
 
@@ -162,13 +162,8 @@ export function createDestinationService(deps: DestinationServiceDeps) {
     async remove(accountId: string, id: string, audit: AuditContext): Promise<void> {
       const doc = await store.get(accountId, id);
       if (!doc) throw noDestination(id);
-      const draft = auditDraft(
-        audit,
-        accountId,
-        'destination.deleted',
-        { type: 'destination', id },
-        changesOf({ bucket: doc.bucket, prefix: doc.prefix }, {}, ['bucket', 'prefix']),
-      );
+      const before = { bucket: doc.bucket, prefix: doc.prefix };
+      const draft = deletionDraft(audit, accountId, 'destination.deleted', { type: 'destination', id }, before);
       if (!(await auditLog.deleting(draft, () => store.remove(accountId, id)))) throw noDestination(id);
     },
 

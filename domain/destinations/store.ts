@@ -1,7 +1,7 @@
 //! The account's destinations as records: the bucket's address in clear, its secret access key
 //! sealed with SECRET_KEY and bound to the destination's id, opened only by the worker that writes.
 import type { Db } from 'mongodb';
-import { collections } from '../../lib/mongo.js';
+import { collections, viewOf } from '../../lib/mongo.js';
 import type { AuditDraft } from '../account-documents.js';
 import type { DestinationDoc } from './documents.js';
 import { open, seal } from '../../lib/sealed.js';
@@ -21,18 +21,8 @@ export interface DestinationFields extends BucketAddress {
 }
 
 /** The destination as the account API shows it (never the secret). */
-export function publicDestination(doc: DestinationDoc) {
-  return {
-    id: doc._id,
-    type: doc.type,
-    bucket: doc.bucket,
-    prefix: doc.prefix,
-    endpoint: doc.endpoint,
-    region: doc.region,
-    accessKeyId: doc.accessKeyId,
-    createdAt: doc.createdAt,
-  };
-}
+export const publicDestination = (doc: DestinationDoc) =>
+  viewOf(doc, ['type', 'bucket', 'prefix', 'endpoint', 'region', 'accessKeyId', 'createdAt']);
 
 export type PublicDestination = ReturnType<typeof publicDestination>;
 

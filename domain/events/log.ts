@@ -1,10 +1,10 @@
 //! The account's event log: every event recorded in `events`, newest first, with where each was
 //! delivered (from the attempt and undelivered records), and its 30-day retention.
 import { type Static, Type } from '@sinclair/typebox';
-import type { Db, Filter } from 'mongodb';
+import type { Db } from 'mongodb';
 import { EVENT_RETENTION_MS } from '../../contracts/event-kinds.js';
 import { UNDELIVERED_REASONS } from '../../contracts/webhook-messages.js';
-import { collections } from '../../lib/mongo.js';
+import { collections, newestFirst, type PageAfter } from '../../lib/mongo.js';
 import { Id, NullableStringEnum, NullableTimestamp, StringEnum } from '../../lib/schema-types.js';
 import type { EventDoc } from '../account-documents.js';
 
@@ -29,7 +29,7 @@ export type EventDelivery = Static<typeof EventDelivery>;
 export interface EventPageQuery {
   limit: number;
   /** Position of the last row of the previous page. */
-  after?: { at: Date; id: string };
+  after?: PageAfter;
   type?: string;
 }
 
@@ -39,14 +39,7 @@ export function createEventLog(db: Db) {
   return {
     /** Up to `limit` events newest first, and whether more follow. */
     async page(accountId: string, q: EventPageQuery): Promise<{ rows: EventDoc[]; more: boolean }> {
-      const filter: Filter<EventDoc> = { accountId, ...(q.type ? { event: q.type } : {}) };
-      if (q.after) filter.$or = [{ createdAt: { $lt: q.after.at } }, { createdAt: q.after.at, _id: { $lt: q.after.id } }];
-      const rows = await events
-        .find(filter)
-        .sort({ createdAt: -1, _id: -1 })
-        .limit(q.limit + 1)
-        .toArray();
-      return { rows: rows.slice(0, q.limit), more: rows.length > q.limit };
+      return newestFirst(events, { accountId, ...(q.type ? { event: q.type } : {}) }, q);
     },
 
     /** Each event's deliveries, per endpoint, from what the endpoint workflows recorded. */

@@ -4,7 +4,7 @@
 //! (the operator's payment id, an allowance period) is granted once however often it is asked for.
 import { type Static, Type } from '@sinclair/typebox';
 import type { Db } from 'mongodb';
-import { collections, insertIfAbsent } from '../../lib/mongo.js';
+import { collections, insertIfAbsent, olderThan, type PageAfter } from '../../lib/mongo.js';
 import type { GrantDoc, GrantKind } from '../account-documents.js';
 import { derivedId, newId } from '../../lib/ids.js';
 import { Credits, Id, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../lib/schema-types.js';
@@ -148,13 +148,8 @@ export function createGrants(db: Db, onEvent?: EventSink) {
     },
 
     /** The account's grants, newest first, with what is left of each; `before` pages by creation. */
-    async list(
-      accountId: string,
-      options: { limit: number; before?: { at: Date; id: string } },
-    ): Promise<{ items: GrantView[]; more: boolean }> {
-      const filter: Record<string, unknown> = { accountId };
-      if (options.before)
-        filter.$or = [{ createdAt: { $lt: options.before.at } }, { createdAt: options.before.at, _id: { $lt: options.before.id } }];
+    async list(accountId: string, options: { limit: number; before?: PageAfter }): Promise<{ items: GrantView[]; more: boolean }> {
+      const filter = { accountId, ...olderThan(options.before) };
       const account = await accounts.findOne({ _id: accountId }, { projection: { lots: 1, holds: 1 } });
       const lots = account?.lots ?? {};
       // A record whose credits never reached the account (its request failed there) was never granted.

@@ -1,7 +1,7 @@
 //! Plans: the credits an account on one gets each month (its allowance) and whether the unused part
 //! of it lapses at the next period (`rollover: none`) or stays (`keep`).
 import type { Db } from 'mongodb';
-import { collections, insertIfAbsent } from '../../lib/mongo.js';
+import { collections, insertIfAbsent, viewOf } from '../../lib/mongo.js';
 import type { PlanDoc } from '../account-documents.js';
 
 /** The plan new accounts join when the operator names none; created (with no allowance) at start, editable. */
@@ -21,16 +21,7 @@ export class PlanExistsError extends Error {
   override readonly name = 'PlanExistsError';
 }
 
-export function planView(p: PlanDoc) {
-  return {
-    id: p._id,
-    name: p.name,
-    monthlyAllowance: p.monthlyAllowance,
-    rollover: p.rollover,
-    createdAt: p.createdAt,
-    updatedAt: p.updatedAt,
-  };
-}
+export const planView = (p: PlanDoc) => viewOf(p, ['name', 'monthlyAllowance', 'rollover', 'createdAt', 'updatedAt']);
 
 export function createPlans(db: Db) {
   const { plans } = collections(db);

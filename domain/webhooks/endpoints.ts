@@ -7,10 +7,10 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { Db } from 'mongodb';
 import { DEFAULT_EVENT_TYPES, SUBSCRIBABLE_EVENT_KINDS, type SubscribableEventKind } from '../../contracts/event-kinds.js';
 import { newId } from '../../lib/ids.js';
-import { collections } from '../../lib/mongo.js';
+import { collections, viewOf } from '../../lib/mongo.js';
 import { Id, NullableTimestamp, StringEnum, Timestamp } from '../../lib/schema-types.js';
 import type { WebhookEndpointDoc } from './documents.js';
-import { auditDraft, changesOf, type AuditContext } from '../audit/index.js';
+import { auditDraft, creationDrafts, type AuditContext } from '../audit/index.js';
 import { open, seal } from '../../lib/sealed.js';
 import { createDeliveryRecords } from './deliveries.js';
 import { eventTypesOf } from './subscriptions.js';
@@ -55,12 +55,7 @@ export type WebhookEndpoint = Static<typeof WebhookEndpoint>;
 
 export function publicEndpoint(doc: WebhookEndpointDoc): WebhookEndpoint {
   return {
-    id: doc._id,
-    url: doc.url,
-    status: doc.status,
-    consecutiveFailures: doc.consecutiveFailures,
-    createdAt: doc.createdAt,
-    disabledAt: doc.disabledAt,
+    ...viewOf(doc, ['url', 'status', 'consecutiveFailures', 'createdAt', 'disabledAt']),
     eventTypes: eventTypesOf(doc),
     previousSecretExpiresAt: doc.rotation?.overlapEndsAt ?? null,
   };
@@ -107,19 +102,7 @@ function createEndpointRecords(db: Db, secretKey: Buffer) {
         disabledReason: null,
         eventTypes: [...eventTypes],
         // Written with the endpoint (domain/audit/log.ts): never its secret.
-        ...(audit
-          ? {
-              auditDrafts: [
-                auditDraft(
-                  audit,
-                  accountId,
-                  'webhook_endpoint.created',
-                  { type: 'webhook_endpoint', id },
-                  changesOf({}, shown, ['url', 'eventTypes']),
-                ),
-              ],
-            }
-          : {}),
+        ...creationDrafts(audit, accountId, 'webhook_endpoint.created', { type: 'webhook_endpoint', id }, shown, ['url', 'eventTypes']),
       };
       await endpoints.insertOne(doc);
       return { doc, secret };

@@ -7,8 +7,8 @@ import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { Logger } from '../../lib/logger.js';
 import { collections } from '../../lib/mongo.js';
-import { detached } from '../../lib/trace-context.js';
-import { TASK_QUEUES, WORKFLOW_TYPES } from '../../contracts/temporal-names.js';
+import { wakeWorkflow } from '../../lib/workflow-wake.js';
+import { WORKFLOW_TYPES } from '../../contracts/temporal-names.js';
 import {
   toEnvelope,
   WEBHOOK_SIGNALS,
@@ -40,16 +40,13 @@ export interface WebhookFanoutOptions {
 /** Sends one signal to an endpoint's workflow, starting it when it is not running. */
 export async function signalEndpoint(client: Client, endpointId: string, signal: string, args: unknown[]): Promise<void> {
   const input: WebhookEndpointInput = { endpointId };
-  // Not in the cause's trace: the endpoint's workflow outlives it (each delivery is a trace linked to its cause).
-  await detached(() =>
-    client.workflow.signalWithStart<(input: WebhookEndpointInput) => Promise<void>, unknown[]>(WORKFLOW_TYPES.webhookEndpoint, {
-      workflowId: webhookWorkflowId(endpointId),
-      taskQueue: TASK_QUEUES.core,
-      args: [input],
-      signal,
-      signalArgs: args,
-    }),
-  );
+  // Each delivery is a trace of its own, linked to its cause.
+  await wakeWorkflow(client, WORKFLOW_TYPES.webhookEndpoint, {
+    workflowId: webhookWorkflowId(endpointId),
+    args: [input],
+    signal,
+    signalArgs: args,
+  });
 }
 
 /**

@@ -23,7 +23,7 @@ import { publicAttempt } from './deliveries.js';
 import { createWebhookEndpoints, publicEndpoint, type WebhookEndpoints } from './endpoints.js';
 import { signalEndpoint } from './fanout.js';
 import { checkEndpointUrl, type UrlAdmission } from './url-admission.js';
-import { auditDraft, changesOf, createAuditLog, type AuditContext, type AuditLog } from '../audit/index.js';
+import { createAuditLog, deletionDraft, type AuditContext, type AuditLog } from '../audit/index.js';
 
 /** Each event is signalled to every endpoint of its account: the cap bounds that fan-out. */
 export const MAX_ENDPOINTS_PER_ACCOUNT = 20;
@@ -139,13 +139,8 @@ function createWorkflowRequests(deps: WebhookServiceDeps, store: WebhookEndpoint
   return {
     async remove(accountId: string, id: string, audit: AuditContext): Promise<void> {
       const endpoint = await owned(store, accountId, id);
-      const draft = auditDraft(
-        audit,
-        accountId,
-        'webhook_endpoint.deleted',
-        { type: 'webhook_endpoint', id },
-        changesOf({ url: endpoint.url, status: endpoint.status }, {}, ['url', 'status']),
-      );
+      const before = { url: endpoint.url, status: endpoint.status };
+      const draft = deletionDraft(audit, accountId, 'webhook_endpoint.deleted', { type: 'webhook_endpoint', id }, before);
       if (!(await auditLog.deleting(draft, () => store.remove(accountId, id)))) throw noEndpoint(id);
       // Deleted first, so the fan-out stops at once; the workflow also ends by itself at its next
       // attempt (the endpoint is gone), so a failed signal here loses nothing.

@@ -1,6 +1,7 @@
 //! Ports and readiness polling for the local stack.
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freeLoopbackPort } from '../../lib/free-port.js';
 import type { ManagedProcess } from './supervisor.js';
 
 const handedOut = new Set<number>();
@@ -11,15 +12,7 @@ const handedOut = new Set<number>();
  */
 export async function freePort(): Promise<number> {
   for (;;) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const server = net.createServer();
-      server.unref();
-      server.on('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        const { port } = server.address() as net.AddressInfo;
-        server.close(() => resolve(port));
-      });
-    });
+    const port = await freeLoopbackPort();
     if (!handedOut.has(port)) {
       handedOut.add(port);
       return port;

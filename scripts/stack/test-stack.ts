@@ -256,59 +256,55 @@ export async function startTestStack(supervisor: Supervisor, options: TestStackO
       processes: [apps.workers],
     });
   }
+  // The parts the disruptive suites may take down: how each goes down and how it comes back (the
+  // variables are read at each call: a part started again is a new process).
+  const parts = {
+    temporal: {
+      kill: () => temporal.process.kill(),
+      start: async () => {
+        temporal = await startTemporal(supervisor, temporalOptions);
+      },
+    },
+    database: {
+      kill: () => database.process.kill(),
+      start: async () => {
+        database = await startDatabase(supervisor, databaseOptions);
+      },
+    },
+    workers: { kill: () => apps.workers.kill(), start: restartWorkers },
+  };
+  type Part = (typeof parts)[keyof typeof parts];
+  const crash = (part: Part) => async () => {
+    await part.kill();
+    await part.start();
+  };
+  // Longer outages than a crash and restart: past the Temporal client's own 10 s of retries
+  // and the database driver's quick reconnects, so callers' waits are tested too.
+  const outage = (part: Part) => async () => {
+    await part.kill();
+    await sleep(OUTAGE_MS);
+    await part.start();
+  };
   // What the disruptive suites may do to the stack; each returns once the part is back.
   const control = await startControlServer({
     'restart/temporal': async () => {
       await temporal.process.stop();
-      temporal = await startTemporal(supervisor, temporalOptions);
+      await parts.temporal.start();
     },
-    'kill/temporal': async () => {
-      await temporal.process.kill();
-      temporal = await startTemporal(supervisor, temporalOptions);
-    },
-    'kill/database': async () => {
-      await database.process.kill();
-      database = await startDatabase(supervisor, databaseOptions);
-    },
-    'kill/workers': async () => {
-      await apps.workers.kill();
-      await restartWorkers();
-    },
-    // Longer outages than a crash and restart: past the Temporal client's own 10 s of retries
-    // and the database driver's quick reconnects, so callers' waits are tested too.
-    'outage/temporal': async () => {
-      await temporal.process.kill();
-      await sleep(OUTAGE_MS);
-      temporal = await startTemporal(supervisor, temporalOptions);
-    },
-    'outage/workers': async () => {
-      await apps.workers.kill();
-      await sleep(OUTAGE_MS);
-      await restartWorkers();
-    },
-    'outage/database': async () => {
-      await database.process.kill();
-      await sleep(OUTAGE_MS);
-      database = await startDatabase(supervisor, databaseOptions);
-    },
+    'kill/temporal': crash(parts.temporal),
+    'kill/database': crash(parts.database),
+    'kill/workers': crash(parts.workers),
+    'outage/temporal': outage(parts.temporal),
+    'outage/workers': outage(parts.workers),
+    'outage/database': outage(parts.database),
     // A part held down until the test says so, for a test that must see the outage itself
     // rather than catch it within a fixed window.
-    'stop/workers': async () => {
-      await apps.workers.kill();
-    },
-    'start/workers': restartWorkers,
-    'stop/temporal': async () => {
-      await temporal.process.stop();
-    },
-    'start/temporal': async () => {
-      temporal = await startTemporal(supervisor, temporalOptions);
-    },
-    'stop/database': async () => {
-      await database.process.kill();
-    },
-    'start/database': async () => {
-      database = await startDatabase(supervisor, databaseOptions);
-    },
+    'stop/workers': parts.workers.kill,
+    'start/workers': parts.workers.start,
+    'stop/temporal': () => temporal.process.stop(),
+    'start/temporal': parts.temporal.start,
+    'stop/database': parts.database.kill,
+    'start/database': parts.database.start,
     // Not a fault: the process ids, so the load suite can read each part's memory in /proc.
     processes: async () => pids(),
   });

@@ -6,33 +6,18 @@
 //! only endpoints subscribed to it; the list is newest first and paged; a synchronous call
 //! writes no call record.
 import test from 'ava';
-import { adminToken, balanceOf, callTool, isProblem, newAccount, request, type TestAccount, type UncheckedJson } from '../helpers/api.js';
+import { adminToken, balanceOf, callTool, isProblem, newAccount, request, type UncheckedJson } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
-import { eventually, registerEndpoint, sleep, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { registerEndpoint, sleep } from '../helpers/webhook-receiver.js';
+import { ended, getCall } from './support/async-calls.js';
+import { receiverForFile } from '../helpers/receiver-for-file.js';
 import { closedPort } from '../fixtures/http-pages.js';
 import { CATALOGUE } from '../../domain/tools/catalogue.js';
 import { loadToolSchemas } from '../../domain/tools/schemas.js';
 
 const ASYNC = { prefer: 'respond-async' };
 
-let receiver: Receiver;
-test.before(async () => {
-  receiver = await startReceiver();
-});
-test.after.always(async () => {
-  await receiver?.close();
-});
-
-const getCall = (account: TestAccount, requestId: string) =>
-  request('GET', `/api/v1/calls/${encodeURIComponent(requestId)}`, { token: account.apiKey });
-/** Reads the call until it has ended. */
-const ended = (account: TestAccount, requestId: string) =>
-  eventually(
-    () => getCall(account, requestId),
-    (res) => res.status !== 200 || res.body.status !== 'running',
-    60_000,
-    `call ${requestId} to end`,
-  );
+const receiver = receiverForFile();
 
 test('respond-async: 202 at once with Location, Preference-Applied and Retry-After; the call then shows the output a synchronous call gives, charged once', async (t) => {
   const account = await newAccount(10);

@@ -2,26 +2,20 @@
 //! reached the chain (a key, a grant, a plan, a deletion) is recorded all the same, once; a
 //! deletion that never happened is dropped.
 import test from 'ava';
-import { adminToken, newAccount, request } from '../helpers/api.js';
+import { newAccount, request } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
-import { log, verify } from './support/audit-log.js';
+import { auditDraft, createPlan, log, verify } from './support/audit-log.js';
 
 test('a change whose process died before its entry reached the chain is recorded all the same', async (t) => {
   const account = await newAccount(10);
   const before = (await log(account)).items.length;
   // What updateKey writes in one update, and a process that died right after it leaves behind:
   // the change and its draft on the key, not yet in the chain.
-  const draft = {
-    id: 'aud_leftover' + Date.now().toString(36),
-    accountId: account.id,
-    at: new Date(),
-    actor: { type: 'owner', credential: account.ownerToken.slice(0, 12) },
-    ip: '203.0.113.9',
-    userAgent: 'crashed/1',
+  const draft = auditDraft(account, 'leftover', {
     action: 'api_key.updated',
     target: { type: 'api_key', id: account.apiKeyId },
     changes: { name: ['default', 'renamed'] },
-  };
+  });
   await withServiceDb((db) =>
     db
       .collection('credentials')
@@ -38,38 +32,26 @@ test('a change whose process died before its entry reached the chain is recorded
 
 test('a grant or plan change whose process died before its entry reached the chain is recorded all the same', async (t) => {
   const account = await newAccount(10);
-  const planId = `audit-${Date.now().toString(36)}`;
-  t.is(
-    (
-      await request('POST', '/api/v1/admin/plans', {
-        token: adminToken(),
-        body: { id: planId, name: 'Crash', monthlyAllowance: 0, rollover: 'keep' },
-      })
-    ).status,
-    201,
-  );
+  const plan = await createPlan({ name: 'Crash', monthlyAllowance: 0, rollover: 'keep' });
+  t.is(plan.status, 201);
+  const planId = plan.id;
   const before = (await verify(account)).entries;
-  const draft = (tag: string, action: string, target: { type: string; id: string }, changes: Record<string, unknown>) => ({
-    id: `aud_${tag}${Date.now().toString(36)}`,
-    accountId: account.id,
-    at: new Date(),
-    actor: { type: 'operator', credential: 'ADMIN_TOKEN' },
-    ip: '203.0.113.9',
-    userAgent: 'crashed/1',
-    action,
-    target,
-    changes,
-  });
+  const operator = { type: 'operator', credential: 'ADMIN_TOKEN' };
   // What applyGrant and changePlan each write in one update of the account, and a process that died
   // right after them leaves behind: the change and its draft, not yet in the chain.
   const grantId = `grt_crash${Date.now().toString(36)}`;
-  const granted = draft(
-    'grant',
-    'credits.granted',
-    { type: 'grant', id: grantId },
-    { amount: [null, 5], reason: [null, 'purchase'], expiresAt: [null, null] },
-  );
-  const moved = draft('plan', 'account.plan_changed', { type: 'account', id: account.id }, { plan: ['free', planId] });
+  const granted = auditDraft(account, 'grant', {
+    action: 'credits.granted',
+    target: { type: 'grant', id: grantId },
+    changes: { amount: [null, 5], reason: [null, 'purchase'], expiresAt: [null, null] },
+    actor: operator,
+  });
+  const moved = auditDraft(account, 'plan', {
+    action: 'account.plan_changed',
+    target: { type: 'account', id: account.id },
+    changes: { plan: ['free', planId] },
+    actor: operator,
+  });
   await withServiceDb(async (db) => {
     const accounts = db.collection('accounts');
     await accounts.updateOne({ _id: account.id as never }, {
@@ -101,17 +83,14 @@ test('a deletion whose process died is recorded once its target is gone, and dro
   const account = await newAccount(10);
   const kept = await request('POST', '/api/v1/account/webhooks', { token: account.ownerToken, body: { url: 'http://localhost:9/kept' } });
   const before = (await log(account)).items.length;
-  const draft = (target: string, tag: string) => ({
-    id: `aud_${tag}${Date.now().toString(36)}`,
-    accountId: account.id,
-    at: new Date(Date.now() - 5 * 60_000),
-    actor: { type: 'owner', credential: account.ownerToken.slice(0, 12) },
-    ip: '203.0.113.9',
-    userAgent: null,
-    action: 'webhook_endpoint.deleted',
-    target: { type: 'webhook_endpoint', id: target },
-    changes: { url: ['http://localhost:9/x', null] },
-  });
+  const draft = (target: string, tag: string) =>
+    auditDraft(account, tag, {
+      at: new Date(Date.now() - 5 * 60_000),
+      userAgent: null,
+      action: 'webhook_endpoint.deleted',
+      target: { type: 'webhook_endpoint', id: target },
+      changes: { url: ['http://localhost:9/x', null] },
+    });
   // Written before the deletion; the process died after deleting (gone) or before (kept).
   const gone = draft('whe_gone' + Date.now().toString(36), 'gone');
   const never = draft(kept.body.id, 'never');

@@ -5,7 +5,7 @@ import test from 'ava';
 import { createHash } from 'node:crypto';
 import { adminToken, isProblem, newAccount, request, type TestAccount, type UncheckedJson } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
-import { log, verify } from './support/audit-log.js';
+import { createPlan, log, verify } from './support/audit-log.js';
 
 const UA = { 'user-agent': 'audit-test/1.0' };
 
@@ -64,16 +64,9 @@ test('grants and plan changes by the operator are recorded; the operator lists e
     headers: UA,
   });
   t.is(grant.status, 200);
-  const planId = `audit-${Date.now().toString(36)}`;
-  t.is(
-    (
-      await request('POST', '/api/v1/admin/plans', {
-        token: adminToken(),
-        body: { id: planId, name: 'Audit', monthlyAllowance: 0, rollover: 'keep' },
-      })
-    ).status,
-    201,
-  );
+  const plan = await createPlan({ name: 'Audit', monthlyAllowance: 0, rollover: 'keep' });
+  t.is(plan.status, 201);
+  const planId = plan.id;
   t.is((await request('PUT', `/api/v1/admin/accounts/${account.id}/plan`, { token: adminToken(), body: { plan: planId } })).status, 200);
 
   const granted = (await log(account, '?action=credits.granted')).items;
@@ -88,31 +81,20 @@ test('grants and plan changes by the operator are recorded; the operator lists e
     actor: { type: 'operator', credential: 'ADMIN_TOKEN' },
     changes: { amount: [null, 10], reason: [null, 'welcome'] },
   });
-  const plan = (await log(account, '?action=account.plan_changed')).items;
+  const planChanged = (await log(account, '?action=account.plan_changed')).items;
   t.deepEqual(
-    plan.map((e) => e.changes),
+    planChanged.map((e) => e.changes),
     [{ plan: ['free', planId] }],
   );
   t.is((await request('PUT', `/api/v1/admin/accounts/${account.id}/plan`, { token: adminToken(), body: { plan: planId } })).status, 200);
   t.is((await log(account, '?action=account.plan_changed')).items.length, 1, 'moving to the plan it is on records nothing');
-  t.is(
-    (
-      await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, {
-        token: adminToken(),
-        body: { amount: 3, reason: 'purchase', idempotencyKey: `pi_${account.id}` },
-      })
-    ).status,
-    200,
-  );
-  t.is(
-    (
-      await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, {
-        token: adminToken(),
-        body: { amount: 3, reason: 'purchase', idempotencyKey: `pi_${account.id}` },
-      })
-    ).headers.get('idempotent-replayed'),
-    'true',
-  );
+  const grantOnce = () =>
+    request('POST', `/api/v1/admin/accounts/${account.id}/credits`, {
+      token: adminToken(),
+      body: { amount: 3, reason: 'purchase', idempotencyKey: `pi_${account.id}` },
+    });
+  t.is((await grantOnce()).status, 200);
+  t.is((await grantOnce()).headers.get('idempotent-replayed'), 'true');
   t.is((await log(account, '?action=credits.granted')).items.length, 3, 'a repeated grant is recorded once');
   const drafts = await withServiceDb((db) =>
     db.collection('accounts').findOne({ _id: account.id as never }, { projection: { auditDrafts: 1 } }),
@@ -125,7 +107,7 @@ test('grants and plan changes by the operator are recorded; the operator lists e
   t.is(admin.status, 200);
   t.deepEqual(
     admin.body.items.map((e: UncheckedJson) => [e.accountId, e.id]),
-    [[account.id, plan[0].id]],
+    [[account.id, planChanged[0].id]],
   );
   t.true(isProblem(await request('GET', '/api/v1/admin/audit-log', { token: account.ownerToken }), 401, 'unauthorized'));
   t.true(isProblem(await request('GET', '/api/v1/admin/audit-log?accountId=nope', { token: adminToken() }), 400, 'validation_failed'));
@@ -134,17 +116,9 @@ test('grants and plan changes by the operator are recorded; the operator lists e
 });
 
 test("the allowance the service grants itself is recorded as the service's", async (t) => {
-  const planId = `audit-${Date.now().toString(36)}`;
-  t.is(
-    (
-      await request('POST', '/api/v1/admin/plans', {
-        token: adminToken(),
-        body: { id: planId, name: 'Allowance', monthlyAllowance: 40, rollover: 'none' },
-      })
-    ).status,
-    201,
-  );
-  const opened = await request('POST', '/api/v1/admin/accounts', { token: adminToken(), body: { credits: 0, plan: planId }, headers: UA });
+  const plan = await createPlan({ name: 'Allowance', monthlyAllowance: 40, rollover: 'none' });
+  t.is(plan.status, 201);
+  const opened = await request('POST', '/api/v1/admin/accounts', { token: adminToken(), body: { credits: 0, plan: plan.id }, headers: UA });
   t.is(opened.status, 201);
   const owner = { ownerToken: opened.body.ownerToken } as TestAccount;
   const grants = (await request('GET', '/api/v1/account/grants', { token: owner.ownerToken })).body.items;

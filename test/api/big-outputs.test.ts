@@ -6,8 +6,8 @@ import test from 'ava';
 import { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { fileURLToPath } from 'node:url';
-import { balanceOf, callTool, newAccount, request, type TestAccount } from '../helpers/api.js';
-import { eventually } from '../helpers/webhook-receiver.js';
+import { balanceOf, callTool, newAccount, type TestAccount } from '../helpers/api.js';
+import { ended } from './support/async-calls.js';
 import { decodeImage } from '../helpers/images.js';
 import { noiseCanvas } from '../disruptive/support/call-mix.js';
 import { DirectoryBlobStore } from '../../lib/blob-store.js';
@@ -77,12 +77,7 @@ test('an asynchronous call with a big output shows it whole in its record', asyn
   const input = { html: noiseCanvas(11), width: 800, height: 600 };
   const accepted = await callTool(account.apiKey, 'html-to-image', input, { prefer: 'respond-async' });
   t.is(accepted.status, 202);
-  const done = await eventually(
-    () => request('GET', `/api/v1/calls/${encodeURIComponent(accepted.body.requestId)}`, { token: account.apiKey }),
-    (res) => res.status !== 200 || res.body.status !== 'running',
-    60_000,
-    'the call to end',
-  );
+  const done = await ended(account, accepted.body.requestId);
   t.like(done.body, { requestId: accepted.body.requestId, tool: 'html-to-image', status: 'succeeded', charged: 25, code: null });
   t.true(Date.parse(done.body.expiresAt) > Date.now());
   const image = await decodeImage(done.body.output.fileBase64, done.body.output.mimeType);

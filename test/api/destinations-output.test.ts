@@ -11,6 +11,7 @@ import { UtilityTools, UtilityToolsError } from 'utility-tools/client';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount, request } from '../helpers/api.js';
 import { FIXTURE_NAMES } from '../fixtures/dns-server.js';
 import { eventually } from '../helpers/webhook-receiver.js';
+import { ended } from './support/async-calls.js';
 import { workflowHistoryText } from '../helpers/temporal.js';
 import { startFileServer, type FileServer } from '../fixtures/file-server.js';
 import { makeImage } from '../fixtures/images.js';
@@ -108,12 +109,7 @@ test('an asynchronous call writes to its destination too; an Idempotency-Key rem
   const accepted = await callTool(account.apiKey, 'qr-generate', QR, { ...headers, prefer: 'respond-async' });
   t.is(accepted.status, 202, JSON.stringify(accepted.body));
   const { requestId } = accepted.body;
-  const done = await eventually(
-    () => request('GET', `/api/v1/calls/${encodeURIComponent(requestId)}`, { token: account.apiKey }),
-    (res) => res.status !== 200 || res.body.status !== 'running',
-    60_000,
-    `call ${requestId} to end`,
-  );
+  const done = await ended(account, requestId);
   t.like(done.body, { status: 'succeeded', charged: 1 });
   const key = `${requestId}/0.png`;
   t.deepEqual(done.body.output.stored, { bucket, key, size: (await objectBytes(bucket, key)).bytes.length, contentType: 'image/png' });

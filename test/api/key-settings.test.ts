@@ -22,28 +22,11 @@ const patchKey = (account: TestAccount, id: string, body: unknown) =>
 test('settings are set at creation, shown by GET, changed and cleared by PATCH', async (t) => {
   const account = await newAccount(10);
   const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
-  const created = await newKey(account, {
-    name: 'ci',
-    tools: ['hash-text', 'network'],
-    expiresAt,
-    rateLimit: 5,
-    monthlyCreditLimit: 50,
-    allowedIps: ['127.0.0.1', '::1/128'],
-  });
-  t.like(created, {
-    name: 'ci',
-    tools: ['hash-text', 'network'],
-    expiresAt,
-    rateLimit: 5,
-    monthlyCreditLimit: 50,
-    allowedIps: ['127.0.0.1', '::1/128'],
-  });
+  const limits = { tools: ['hash-text', 'network'], expiresAt, rateLimit: 5, monthlyCreditLimit: 50, allowedIps: ['127.0.0.1', '::1/128'] };
+  const created = await newKey(account, { name: 'ci', ...limits });
+  t.like(created, { name: 'ci', ...limits });
   t.like(await keyView(account, created.id), {
-    tools: ['hash-text', 'network'],
-    expiresAt,
-    rateLimit: 5,
-    monthlyCreditLimit: 50,
-    allowedIps: ['127.0.0.1', '::1/128'],
+    ...limits,
     spentThisMonth: 0,
     lastUsedAt: null,
     lastUsedIp: null,

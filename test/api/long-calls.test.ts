@@ -2,17 +2,15 @@
 //! conversions held up by a slow source take none of the task slots of the pool's short calls,
 //! and each still answers once its source comes.
 import test from 'ava';
-import { balanceOf, callTool, newAccount, request, type TestAccount } from '../helpers/api.js';
+import { balanceOf, callTool, newAccount } from '../helpers/api.js';
 import { eventually } from '../helpers/webhook-receiver.js';
+import { getCall } from './support/async-calls.js';
 import { startFileServer } from '../fixtures/file-server.js';
 import { makeDocx } from '../fixtures/documents.js';
 
 /** More conversions than the cpu pool's worker holds short calls at once (workers/pools.ts callSlots: 16 with the test stack's CPU_CONCURRENCY of 2). */
 const CONVERSIONS = 17;
 const WORD_TO_PDF_COST = 15;
-
-const getCall = (account: TestAccount, requestId: string) =>
-  request('GET', `/api/v1/calls/${encodeURIComponent(requestId)}`, { token: account.apiKey });
 
 test("conversions waiting for their source hold none of the short calls' slots: hash-text answers meanwhile, and every conversion then converts, charged once", async (t) => {
   const files = await startFileServer();

@@ -4,8 +4,8 @@
 //! owner's purge empties it, and the images live in the blob store's own area, swept after 30 days.
 //! An asynchronous POST honours the header too, and the owner's usage shows the hits per day.
 import test from 'ava';
-import { callTool, balanceOf, isProblem, newAccount, request, type TestAccount } from '../helpers/api.js';
-import { eventually } from '../helpers/webhook-receiver.js';
+import { callTool, balanceOf, isProblem, newAccount, request } from '../helpers/api.js';
+import { ended } from './support/async-calls.js';
 import { withServiceDb } from '../helpers/db.js';
 import { createRenderCache, MAX_RENDER_AGE_S, renderCacheId } from '../../domain/render-cache.js';
 import { DirectoryBlobStore } from '../../lib/blob-store.js';
@@ -92,17 +92,6 @@ test("DELETE /account/render-cache empties the account's cache, not another's", 
   t.is((await callTool(mine.apiKey, 'qr-generate', input, { 'Cache-Control': 'max-age=600' })).headers.get('x-cache'), 'MISS');
   t.is((await callTool(theirs.apiKey, 'qr-generate', input, { 'Cache-Control': 'max-age=600' })).headers.get('x-cache'), 'HIT');
 });
-
-const getCall = (account: TestAccount, requestId: string) =>
-  request('GET', `/api/v1/calls/${encodeURIComponent(requestId)}`, { token: account.apiKey });
-/** Reads the asynchronous call until it has ended, bounded only against a hang. */
-const ended = (account: TestAccount, requestId: string) =>
-  eventually(
-    () => getCall(account, requestId),
-    (res) => res.status !== 200 || res.body.status !== 'running',
-    60_000,
-    `call ${requestId} to end`,
-  );
 
 test('Prefer: respond-async with Cache-Control: a miss runs asynchronously and stores its render; a hit is the 200 a synchronous call gets, at once and free', async (t) => {
   const account = await newAccount(100);

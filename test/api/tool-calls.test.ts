@@ -107,35 +107,12 @@ test('problem+json on every error path of a tool call', async (t) => {
   t.true(isProblem(await callTool(key, 'no-such-tool', {}), 404, 'unknown_tool'));
   t.true(isProblem(await request('GET', '/api/v1/tools/hash-text', { token: key }), 405, 'method_not_allowed'));
   t.true(isProblem(await request('GET', '/no/such/path'), 404, 'not_found'));
-  t.true(
-    isProblem(
-      await request('POST', '/api/v1/tools/hash-text', {
-        token: key,
-        rawBody: '{"text":',
-        headers: { 'content-type': 'application/json' },
-      }),
-      400,
-      'invalid_json',
-    ),
-  );
-  t.true(
-    isProblem(
-      await request('POST', '/api/v1/tools/hash-text', { token: key, rawBody: '[1]', headers: { 'content-type': 'application/json' } }),
-      400,
-      'invalid_json',
-    ),
-  );
-  t.true(
-    isProblem(
-      await request('POST', '/api/v1/tools/hash-text', {
-        token: key,
-        rawBody: 'text=x',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      }),
-      415,
-      'unsupported_media_type',
-    ),
-  );
+  /** hash-text called with `rawBody` sent as it is, of type `contentType`. */
+  const sent = (rawBody: string, contentType = 'application/json') =>
+    request('POST', '/api/v1/tools/hash-text', { token: key, rawBody, headers: { 'content-type': contentType } });
+  t.true(isProblem(await sent('{"text":'), 400, 'invalid_json'));
+  t.true(isProblem(await sent('[1]'), 400, 'invalid_json'));
+  t.true(isProblem(await sent('text=x', 'application/x-www-form-urlencoded'), 415, 'unsupported_media_type'));
   t.true(isProblem(await callTool(key, 'hash-text', { text: 'x'.repeat(1024 * 1024 + 10) }), 413, 'payload_too_large'));
 
   const invalid = await callTool(key, 'hash-text', { algorithm: 'crc32', extra: 1 });

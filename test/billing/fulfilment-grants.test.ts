@@ -5,21 +5,18 @@ import test from 'ava';
 import { newAccount, request, type UncheckedJson } from '../helpers/api.js';
 import { historyText } from '../helpers/temporal.js';
 import { stackLogLine } from '../helpers/stack-logs.js';
-import { applied, charge, checkout, deliver, session, stripeEvent, stripeId } from '../helpers/stripe.js';
-import { AMOUNT, apply, balance, buyer, CREDITS, eventsOf, grants, PACK, purchases, temporal } from './support/fulfilment.js';
+import { applied, checkout, deliver, stripeEvent, stripeId } from '../helpers/stripe.js';
+import { apply, balance, buyer, CREDITS, eventsOf, grants, PACK, purchases, temporal } from './support/fulfilment.js';
 
 test('a paid checkout is granted once, however often and in whatever form Stripe delivers it', async (t) => {
-  const { account, sessionId, purchaseId, pi } = await buyer();
-  const completed = stripeEvent('checkout.session.completed', session({ id: sessionId, accountId: account.id, paymentIntentId: pi }));
+  const { account, sessionId, purchaseId, sessionEvent } = await buyer();
+  const completed = sessionEvent('checkout.session.completed');
   const first = await deliver(completed);
   t.is(first.status, 200);
   t.deepEqual(first.body, { received: true });
   // Stripe's redelivery: the same event signed afresh, and the async success of the same session.
   t.is((await deliver(completed, { secondsAgo: 40 })).status, 200);
-  const asyncSucceeded = stripeEvent(
-    'checkout.session.async_payment_succeeded',
-    session({ id: sessionId, accountId: account.id, paymentIntentId: pi }),
-  );
+  const asyncSucceeded = sessionEvent('checkout.session.async_payment_succeeded');
   const outcomes = await Promise.all([applied(temporal, completed.id), apply(asyncSucceeded), apply(asyncSucceeded, { secondsAgo: 5 })]);
   t.like(outcomes[0], { outcome: 'granted', accountId: account.id });
   t.is(await balance(account), CREDITS);
@@ -57,39 +54,20 @@ test('a paid checkout is granted once, however often and in whatever form Stripe
 });
 
 test('a delayed payment that fails leaves the purchase failed and grants nothing', async (t) => {
-  const { account, sessionId, purchaseId, pi } = await buyer();
-  t.like(
-    await apply(
-      stripeEvent(
-        'checkout.session.completed',
-        session({ id: sessionId, accountId: account.id, paymentIntentId: pi, paymentStatus: 'unpaid' }),
-      ),
-    ),
-    { outcome: 'awaiting_payment' },
-  );
+  const { account, purchaseId, sessionEvent } = await buyer();
+  t.like(await apply(sessionEvent('checkout.session.completed', { paymentStatus: 'unpaid' })), { outcome: 'awaiting_payment' });
   t.like((await purchases(account))[0], { id: purchaseId, status: 'pending' });
-  t.like(
-    await apply(
-      stripeEvent(
-        'checkout.session.async_payment_failed',
-        session({ id: sessionId, accountId: account.id, paymentIntentId: pi, paymentStatus: 'unpaid' }),
-      ),
-    ),
-    { outcome: 'failed' },
-  );
+  t.like(await apply(sessionEvent('checkout.session.async_payment_failed', { paymentStatus: 'unpaid' })), { outcome: 'failed' });
   t.like((await purchases(account))[0], { status: 'failed', paidAt: null });
   t.is(await balance(account), 0);
 });
 
 test("an event of a session that is not the service's, or names another account, is acknowledged and grants nothing", async (t) => {
-  const { account, sessionId, pi } = await buyer();
-  const unknown = stripeEvent(
-    'checkout.session.completed',
-    session({ id: stripeId('cs'), accountId: account.id, paymentIntentId: stripeId('pi') }),
-  );
+  const { account, sessionEvent } = await buyer();
+  const unknown = sessionEvent('checkout.session.completed', { id: stripeId('cs'), paymentIntentId: stripeId('pi') });
   t.like(await apply(unknown), { outcome: 'unknown_session' });
   const other = await newAccount(0);
-  const foreign = stripeEvent('checkout.session.completed', session({ id: sessionId, accountId: other.id, paymentIntentId: pi }));
+  const foreign = sessionEvent('checkout.session.completed', { accountId: other.id });
   t.like(await apply(foreign), { outcome: 'not_ours' });
   // A type the service does not act on is acknowledged without a workflow.
   t.is((await deliver(stripeEvent('customer.created', { id: stripeId('cus'), object: 'customer' }))).status, 200);
@@ -99,21 +77,10 @@ test("an event of a session that is not the service's, or names another account,
 });
 
 test("a session whose payment intent is not its purchase's grants nothing and is logged; its own intent then pays it", async (t) => {
-  const { account, sessionId, purchaseId, pi } = await buyer();
+  const { account, purchaseId, pi, sessionEvent } = await buyer();
   // A delayed payment method: the completion (unpaid) links the purchase to its intent.
-  t.like(
-    await apply(
-      stripeEvent(
-        'checkout.session.completed',
-        session({ id: sessionId, accountId: account.id, paymentIntentId: pi, paymentStatus: 'unpaid' }),
-      ),
-    ),
-    { outcome: 'awaiting_payment' },
-  );
-  const other = stripeEvent(
-    'checkout.session.async_payment_succeeded',
-    session({ id: sessionId, accountId: account.id, paymentIntentId: stripeId('pi') }),
-  );
+  t.like(await apply(sessionEvent('checkout.session.completed', { paymentStatus: 'unpaid' })), { outcome: 'awaiting_payment' });
+  const other = sessionEvent('checkout.session.async_payment_succeeded', { paymentIntentId: stripeId('pi') });
   t.like(await apply(other), { outcome: 'mismatch' });
   t.like(await stackLogLine(other.id, "Stripe event's session and payment intent disagree: acknowledged, nothing granted"), {
     purchaseId,
@@ -123,23 +90,18 @@ test("a session whose payment intent is not its purchase's grants nothing and is
   t.like((await purchases(account))[0], { status: 'pending' });
   // Another purchase's session naming this purchase's intent: refused too.
   const second = await checkout(account.ownerToken, PACK);
-  const borrowed = stripeEvent('checkout.session.completed', session({ id: second.sessionId, accountId: account.id, paymentIntentId: pi }));
+  const borrowed = sessionEvent('checkout.session.completed', { id: second.sessionId });
   t.like(await apply(borrowed), { outcome: 'mismatch' });
   t.is(await balance(account), 0);
-  t.like(
-    await apply(
-      stripeEvent('checkout.session.async_payment_succeeded', session({ id: sessionId, accountId: account.id, paymentIntentId: pi })),
-    ),
-    { outcome: 'granted' },
-  );
+  t.like(await apply(sessionEvent('checkout.session.async_payment_succeeded')), { outcome: 'granted' });
   t.is(await balance(account), CREDITS);
 });
 
 test('events of one purchase at once, in any order, duplicated, end in the exact balance', async (t) => {
-  const { account, sessionId, pi } = await buyer();
-  const completed = stripeEvent('checkout.session.completed', session({ id: sessionId, accountId: account.id, paymentIntentId: pi }));
-  const refund = stripeEvent('charge.refunded', charge({ paymentIntentId: pi, amount: AMOUNT, refunded: 250 }));
-  const refundMore = stripeEvent('charge.refunded', charge({ paymentIntentId: pi, amount: AMOUNT, refunded: 750 }));
+  const { account, sessionEvent, refundEvent } = await buyer();
+  const completed = sessionEvent('checkout.session.completed');
+  const refund = refundEvent(250);
+  const refundMore = refundEvent(750);
   const deliveries = [refundMore, completed, refund, completed, refundMore, refund, completed].map((e, i) => deliver(e, { secondsAgo: i }));
   t.true((await Promise.all(deliveries)).every((r) => r.status === 200));
   await Promise.all([completed, refund, refundMore].map((e) => applied(temporal, e.id)));

@@ -2,27 +2,25 @@
 //! grant, in whatever order they arrive; a dispute won gives back what it took, a lost one keeps it.
 import test from 'ava';
 import { callTool, isProblem, request, type UncheckedJson } from '../helpers/api.js';
-import { charge, dispute, session, stripeEvent, stripeId } from '../helpers/stripe.js';
+import { stripeId } from '../helpers/stripe.js';
 import { AMOUNT, apply, balance, buyer, CREDITS, eventsOf, grants, purchases, spend } from './support/fulfilment.js';
 
 test('a refund that arrives before its completion is applied after it; refunds void their share of what is left, never more', async (t) => {
-  const { account, sessionId, purchaseId, pi } = await buyer();
+  const { account, purchaseId, sessionEvent, refundEvent } = await buyer();
   // 20% refunded before Stripe's completion arrives: recorded, nothing to take yet.
-  t.like(await apply(stripeEvent('charge.refunded', charge({ paymentIntentId: pi, amount: AMOUNT, refunded: 200 }))), {
-    outcome: 'recorded',
-  });
+  t.like(await apply(refundEvent(200)), { outcome: 'recorded' });
   t.is(await balance(account), 0);
-  await apply(stripeEvent('checkout.session.completed', session({ id: sessionId, accountId: account.id, paymentIntentId: pi })));
+  await apply(sessionEvent('checkout.session.completed'));
   t.is(await balance(account), CREDITS - 4, 'floor(20 x 200 / 1000) = 4 voided once granted');
   await spend(account, 8); // 8 of the 16 left spent
   // Half refunded: 10 due in all, 4 taken: 6 more, from the 8 left.
-  await apply(stripeEvent('charge.refunded', charge({ paymentIntentId: pi, amount: AMOUNT, refunded: 500 })));
+  await apply(refundEvent(500));
   t.is(await balance(account), 2);
   // An older refund event arriving late changes nothing (the refunded total only grows).
-  await apply(stripeEvent('charge.refunded', charge({ paymentIntentId: pi, amount: AMOUNT, refunded: 200 })));
+  await apply(refundEvent(200));
   t.is(await balance(account), 2);
   // Refunded in full: 10 more due, only 2 left: 2, never the spent credits.
-  const full = stripeEvent('charge.refunded', charge({ paymentIntentId: pi, amount: AMOUNT, refunded: AMOUNT }));
+  const full = refundEvent(AMOUNT);
   await apply(full);
   await apply(full, { secondsAgo: 30 }); // a redelivery finds the workflow done, and starts nothing
   t.is(await balance(account), 0);
@@ -47,19 +45,19 @@ test('a refund that arrives before its completion is applied after it; refunds v
 });
 
 test('a dispute takes what is left of the purchase; closed won, it is given back; a late open status changes nothing', async (t) => {
-  const { account, sessionId, purchaseId, pi } = await buyer();
-  await apply(stripeEvent('checkout.session.completed', session({ id: sessionId, accountId: account.id, paymentIntentId: pi })));
+  const { account, purchaseId, sessionEvent, disputeEvent } = await buyer();
+  await apply(sessionEvent('checkout.session.completed'));
   await spend(account, 5);
   const dp = stripeId('du');
-  await apply(stripeEvent('charge.dispute.created', dispute({ id: dp, paymentIntentId: pi, status: 'needs_response', amount: AMOUNT })));
+  await apply(disputeEvent('charge.dispute.created', dp, 'needs_response'));
   t.is(await balance(account), 0);
   t.like((await purchases(account))[0], { id: purchaseId, status: 'disputed', creditsVoided: 15 });
   t.true(isProblem(await callTool(account.apiKey, 'hash-text', { text: 'x', algorithm: 'sha256' }), 402, 'insufficient_credits'));
-  await apply(stripeEvent('charge.dispute.closed', dispute({ id: dp, paymentIntentId: pi, status: 'won', amount: AMOUNT })));
+  await apply(disputeEvent('charge.dispute.closed', dp, 'won'));
   t.is(await balance(account), 15);
   t.like((await purchases(account))[0], { status: 'paid', creditsVoided: 0 });
   // An update of the dispute's earlier status, delivered after it closed: the closed status stands.
-  await apply(stripeEvent('charge.dispute.updated', dispute({ id: dp, paymentIntentId: pi, status: 'under_review', amount: AMOUNT })));
+  await apply(disputeEvent('charge.dispute.updated', dp, 'under_review'));
   t.is(await balance(account), 15);
   t.deepEqual(
     (await eventsOf(account.id, 'credits.voided')).map((v) => [v.amount, v.reason]),
@@ -77,26 +75,18 @@ test('a dispute takes what is left of the purchase; closed won, it is given back
 
 test('a dispute closed before its opening arrives takes nothing; a lost one keeps what it took', async (t) => {
   const won = await buyer();
-  await apply(
-    stripeEvent('checkout.session.completed', session({ id: won.sessionId, accountId: won.account.id, paymentIntentId: won.pi })),
-  );
+  await apply(won.sessionEvent('checkout.session.completed'));
   const dp = stripeId('du');
-  await apply(stripeEvent('charge.dispute.closed', dispute({ id: dp, paymentIntentId: won.pi, status: 'won', amount: AMOUNT })));
-  await apply(
-    stripeEvent('charge.dispute.created', dispute({ id: dp, paymentIntentId: won.pi, status: 'needs_response', amount: AMOUNT })),
-  );
+  await apply(won.disputeEvent('charge.dispute.closed', dp, 'won'));
+  await apply(won.disputeEvent('charge.dispute.created', dp, 'needs_response'));
   t.is(await balance(won.account), CREDITS);
   t.deepEqual(await eventsOf(won.account.id, 'credits.voided'), []);
 
   const lost = await buyer();
-  await apply(
-    stripeEvent('checkout.session.completed', session({ id: lost.sessionId, accountId: lost.account.id, paymentIntentId: lost.pi })),
-  );
+  await apply(lost.sessionEvent('checkout.session.completed'));
   const dl = stripeId('du');
-  await apply(
-    stripeEvent('charge.dispute.created', dispute({ id: dl, paymentIntentId: lost.pi, status: 'needs_response', amount: AMOUNT })),
-  );
-  await apply(stripeEvent('charge.dispute.closed', dispute({ id: dl, paymentIntentId: lost.pi, status: 'lost', amount: AMOUNT })));
+  await apply(lost.disputeEvent('charge.dispute.created', dl, 'needs_response'));
+  await apply(lost.disputeEvent('charge.dispute.closed', dl, 'lost'));
   t.is(await balance(lost.account), 0);
   t.like((await purchases(lost.account))[0], { status: 'disputed', creditsVoided: CREDITS });
 });

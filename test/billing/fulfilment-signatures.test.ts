@@ -4,12 +4,12 @@ import test from 'ava';
 import { isProblem, request } from '../helpers/api.js';
 import { placesHolding } from '../helpers/secrets.js';
 import { historyText } from '../helpers/temporal.js';
-import { applied, charge, deliver, session, sign, stripeEvent, WEBHOOK_PATH } from '../helpers/stripe.js';
-import { AMOUNT, apply, balance, buyer, CREDITS, purchases, temporal } from './support/fulfilment.js';
+import { applied, deliver, sign, WEBHOOK_PATH } from '../helpers/stripe.js';
+import { apply, balance, buyer, CREDITS, purchases, temporal } from './support/fulfilment.js';
 
 test('forged, stale, tampered, unsigned and replayed deliveries are 400 invalid_signature and grant nothing', async (t) => {
-  const { account, sessionId, pi } = await buyer();
-  const completed = stripeEvent('checkout.session.completed', session({ id: sessionId, accountId: account.id, paymentIntentId: pi }));
+  const { account, sessionEvent } = await buyer();
+  const completed = sessionEvent('checkout.session.completed');
   const body = JSON.stringify(completed);
   const refusals = [
     await deliver(completed, { secret: 'whsec_not_the_secret' }),
@@ -44,9 +44,9 @@ test("Stripe's secret key and webhook secret are in no log of the stack, no purc
   const secrets = [process.env.STRIPE_SECRET_KEY, process.env.STRIPE_WEBHOOK_SECRET];
   if (secrets.some((s) => !s)) throw new Error('the stack gave no STRIPE_SECRET_KEY or STRIPE_WEBHOOK_SECRET: run through `npm test`');
   // A purchase end to end: the checkout (the key reaches stripe-mock), its signed completion and a refund.
-  const { account, sessionId, pi } = await buyer();
-  const completed = stripeEvent('checkout.session.completed', session({ id: sessionId, accountId: account.id, paymentIntentId: pi }));
-  const refund = stripeEvent('charge.refunded', charge({ paymentIntentId: pi, amount: AMOUNT, refunded: 100 }));
+  const { account, sessionEvent, refundEvent } = await buyer();
+  const completed = sessionEvent('checkout.session.completed');
+  const refund = refundEvent(100);
   for (const event of [completed, refund]) await apply(event);
   t.is(await balance(account), CREDITS - 2, 'floor(20 x 100 / 1000) = 2 taken back');
 

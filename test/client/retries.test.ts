@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import { UtilityTools, UtilityToolsError } from 'utility-tools/client';
-import { apiUrl, newAccount } from '../helpers/api.js';
+import { apiUrl, newAccount, type TestAccount } from '../helpers/api.js';
 
 interface Seen {
   method: string;
@@ -76,14 +76,13 @@ test.after.always(() => proxy?.close());
 const toolCalls = (tool: string, key?: string) =>
   proxy.seen.filter((s) => s.path === `/api/v1/tools/${tool}` && (key === undefined || s.key === key));
 
+/** A client of `account`'s through the proxy that retries soon (50 ms), so the tests do not wait out the default backoff. */
+const quickRetrying = (account: TestAccount) =>
+  new UtilityTools({ baseUrl: proxy.url, apiKey: account.apiKey, ownerToken: account.ownerToken, retry: { initialDelayMs: 50 } });
+
 test('a connection dropped after the service answered is retried with the same key: one charge, one answer', async (t) => {
   const account = await newAccount(100);
-  const client = new UtilityTools({
-    baseUrl: proxy.url,
-    apiKey: account.apiKey,
-    ownerToken: account.ownerToken,
-    retry: { initialDelayMs: 50 },
-  });
+  const client = quickRetrying(account);
   proxy.faults.push({ path: '/api/v1/tools/bcrypt-hash', key: 'client-retry-drop-1', action: 'drop-after-answer' });
   const out = await client.tools.bcryptHash({ password: 'dropped once', workFactor: 4 }, { idempotencyKey: 'client-retry-drop-1' });
   t.regex(out.hash, /^\$2[aby]\$04\$/);
@@ -102,12 +101,7 @@ test('a connection dropped after the service answered is retried with the same k
 
 test('without a key given, the client sends one of its own and keeps it across attempts', async (t) => {
   const account = await newAccount(100);
-  const client = new UtilityTools({
-    baseUrl: proxy.url,
-    apiKey: account.apiKey,
-    ownerToken: account.ownerToken,
-    retry: { initialDelayMs: 50 },
-  });
+  const client = quickRetrying(account);
   proxy.faults.push({ path: '/api/v1/tools/qr-generate', action: 'drop-after-answer' });
   const before = proxy.seen.length;
   const out = await client.tools.qrGenerate({ text: 'dropped once' });

@@ -3,24 +3,22 @@
 //! while the running items finish and are charged.
 import test from 'ava';
 import type http from 'node:http';
-import type { Browser } from 'puppeteer-core';
 import { newAccount, request } from '../helpers/api.js';
 import { eventually } from '../helpers/webhook-receiver.js';
 import { send, startPageServer, type PageServer } from '../fixtures/http-pages.js';
-import { button, focused, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForText } from './page.js';
+import { browserForFile } from './browser-for-file.js';
+import { button, focused, openDashboard, screenshot, signIn, textOf, waitForText } from './page.js';
 
 /** BATCH_CONCURRENCY of the test stack (scripts/stack/test-stack.ts). */
 const BATCH_CONCURRENCY = 4;
 
-let browser: Browser;
+const browser = browserForFile();
 let pages: PageServer;
 const held: http.ServerResponse[] = [];
 test.before(async () => {
-  browser = await launchBrowser();
   pages = await startPageServer({ routes: { '/hold': (_req, res) => void held.push(res) } });
 });
 test.after.always(async () => {
-  await browser?.close();
   await pages?.close();
 });
 
@@ -47,7 +45,7 @@ test.serial(
       'the big batch to hold its slots',
     );
 
-    const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/batches' });
+    const { page, problems, close } = await openDashboard(browser(), { path: '/dashboard/batches' });
     try {
       await signIn(page, account.ownerToken);
       const bigRow = `tr[data-batch-id="${big.body.id}"]`;

@@ -5,35 +5,24 @@
 //! The buyer is a signed-up person: their session (the cookie) outlives the trip to Checkout.
 import test from 'ava';
 import { Client, type Connection } from '@temporalio/client';
-import type { Browser } from 'puppeteer-core';
 import { client, serviceOrigin, signUp } from '../helpers/people.js';
 import { testEnv } from '../helpers/env.js';
 import { withServiceDb } from '../helpers/db.js';
 import { applied, charge, deliver, putPack, session, stripeEvent, stripeId } from '../helpers/stripe.js';
-import {
-  focused,
-  launchBrowser,
-  openDashboard,
-  refresh,
-  screenshot,
-  signInWithPassword,
-  textOf,
-  waitForText,
-  waitForView,
-} from './page.js';
+import { browserForFile } from './browser-for-file.js';
+import { focused, openSignedIn, refresh, screenshot, textOf, waitForText, waitForView } from './page.js';
 import { connectTemporal } from '../helpers/temporal.js';
 
 const PACK = `dash-${stripeId('x').slice(-6).toLowerCase()}`;
-let browser: Browser;
+const browser = browserForFile();
 let connection: Connection;
 
 test.before(async () => {
   await putPack(PACK, { name: 'Dashboard pack', credits: 1000, amount: 1500, expiresInDays: 365 });
-  browser = await launchBrowser();
   connection = await connectTemporal();
 });
 test.after.always(async () => {
-  await Promise.all([browser?.close(), connection?.close()]);
+  await connection?.close();
 });
 
 test.serial('buy a pack through Checkout, see it paid with its grant and card, then refunded in part; set auto-recharge', async (t) => {
@@ -42,10 +31,8 @@ test.serial('buy a pack through Checkout, see it paid with its grant and card, t
   const person = await signUp(c, { name: 'Billing & Co' });
   const account = { id: person.accountId };
   const request = (method: string, path: string) => c.request(method, path, { cookie: person.cookie });
-  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/billing', origin: serviceOrigin() });
+  const { page, problems, close } = await openSignedIn(browser(), person, 'billing');
   try {
-    await signInWithPassword(page, person.email, person.password);
-    await waitForView(page, 'billing');
     const row = await waitForText(page, `#packs-body tr[data-pack-id="${PACK}"]`, /Dashboard pack/);
     t.regex(row, /1,000/);
     t.regex(row, /\$15\.00/);

@@ -3,21 +3,15 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import type { Browser } from 'puppeteer-core';
 import { periodStart } from '../../domain/plans/periods.js';
 import { randomBase62 } from '../../lib/ids.js';
 import { adminToken, callTool, request } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
 import { eventually } from '../helpers/webhook-receiver.js';
-import { goTo, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForText } from './page.js';
+import { browserForFile } from './browser-for-file.js';
+import { goTo, openDashboard, screenshot, signIn, textOf, waitForText } from './page.js';
 
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 const DAY = 24 * 3600 * 1000;
 const admin = (method: string, path: string, body?: unknown) => request(method, `/api/v1/admin${path}`, { token: adminToken(), body });
@@ -45,7 +39,7 @@ test.serial(
     t.is(purchase.status, 200);
     for (const text of ['one', 'two', 'three']) t.is((await callTool(opened.body.apiKey.key, 'hash-text', { text })).status, 200);
 
-    const { page, context, problems, close } = await openDashboard(browser);
+    const { page, context, problems, close } = await openDashboard(browser());
     try {
       const downloads = path.join(testEnv.outputDir(), 'dashboard', `downloads-${accountId}`);
       mkdirSync(downloads, { recursive: true });

@@ -2,21 +2,21 @@
 //! where the objects go and its access key id, never its secret; Delete asks first, then removes it.
 import { randomBytes } from 'node:crypto';
 import test from 'ava';
-import type { Browser } from 'puppeteer-core';
 import { newAccount, request } from '../helpers/api.js';
 import { FIXTURE_HOST } from '../fixtures/http-pages.js';
 import { startS3Server, type S3Server } from '../fixtures/s3-server.js';
-import { focused, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForText } from './page.js';
+import { browserForFile } from './browser-for-file.js';
+import { focused, openDashboard, screenshot, signIn, textOf, waitForText } from './page.js';
 
 const SECRET = `dashboard-secret-${randomBytes(8).toString('hex')}`;
 
-let browser: Browser;
+const browser = browserForFile();
 let s3: S3Server;
 test.before(async () => {
-  [browser, s3] = await Promise.all([launchBrowser(), startS3Server({ host: FIXTURE_HOST, secretKey: SECRET })]);
+  s3 = await startS3Server({ host: FIXTURE_HOST, secretKey: SECRET });
 });
 test.after.always(async () => {
-  await Promise.all([browser?.close(), s3?.stop()]);
+  await s3?.stop();
 });
 
 test.serial('a destination is listed without its secret, and deleted after confirming', async (t) => {
@@ -34,7 +34,7 @@ test.serial('a destination is listed without its secret, and deleted after confi
     },
   });
   t.is(created.status, 201);
-  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/destinations' });
+  const { page, problems, close } = await openDashboard(browser(), { path: '/dashboard/destinations' });
   try {
     await signIn(page, account.ownerToken);
     const row = await waitForText(page, '#destinations-body tbody tr:first-child', /dashboard-renders/);

@@ -5,11 +5,11 @@
 //! confirmation: its next call is refused with 401 and the `api_key.revoked` delivery is listed.
 //! The details of each part are in keys-usage, webhooks, session and layout tests.
 import test from 'ava';
-import type { Browser } from 'puppeteer-core';
 import { callTool, newAccount, request } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
-import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { receiverForFile } from '../helpers/receiver-for-file.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
+import { browserForFile } from './browser-for-file.js';
 import {
   buttonIn,
   endpointCard,
@@ -17,7 +17,6 @@ import {
   goTo,
   keyRow,
   lastAnnouncement,
-  launchBrowser,
   openDashboard,
   refresh,
   screenshot,
@@ -29,21 +28,15 @@ import {
   waitForText,
 } from './page.js';
 
-let browser: Browser;
-let receiver: Receiver;
-test.before(async () => {
-  [browser, receiver] = await Promise.all([launchBrowser(), startReceiver()]);
-});
-test.after.always(async () => {
-  await Promise.all([browser?.close(), receiver?.close()]);
-});
+const browser = browserForFile();
+const receiver = receiverForFile();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const innerText = (el: Element) => (el as HTMLElement).innerText;
 
 test('sign in, create a key and call a tool with it, add an endpoint and test it, revoke the key', async (t) => {
   const account = await newAccount(100, 'Flow Ltd');
-  const { page, context, problems, close } = await openDashboard(browser);
+  const { page, context, problems, close } = await openDashboard(browser());
   try {
     await context.overridePermissions(testEnv.apiUrl(), ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
     await signIn(page, account.ownerToken);

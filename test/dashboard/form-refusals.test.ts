@@ -4,17 +4,17 @@
 //! what to check; never "null", "undefined" or "[object ...]" where a value was never turned into
 //! words. The other dashboard tests fill their forms correctly and never see these paths.
 import test, { type ExecutionContext } from 'ava';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { newAccount } from '../helpers/api.js';
 import { client, serviceOrigin, signUp } from '../helpers/people.js';
-import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { receiverForFile } from '../helpers/receiver-for-file.js';
+import { browserForFile } from './browser-for-file.js';
 import {
   goTo,
   lastAnnouncement,
-  launchBrowser,
   openDashboard,
+  openSignedIn,
   signIn,
-  signInWithPassword,
   textOf,
   waitForText,
   waitForView,
@@ -22,14 +22,8 @@ import {
   type ViewId,
 } from './page.js';
 
-let browser: Browser;
-let receiver: Receiver;
-test.before(async () => {
-  [browser, receiver] = await Promise.all([launchBrowser(), startReceiver()]);
-});
-test.after.always(async () => {
-  await Promise.all([browser?.close(), receiver?.close()]);
-});
+const browser = browserForFile();
+const receiver = receiverForFile();
 
 /** What a page shows when a value reached the text unconverted. */
 const NOT_WORDS = /\bnull\b|\bundefined\b|\[object|\bNaN\b/;
@@ -91,7 +85,7 @@ async function answered(
 }
 
 async function open(path: string, view: ViewId | keyof typeof SIGNED_OUT_VIEWS) {
-  const opened = await openDashboard(browser, { origin: serviceOrigin(), path });
+  const opened = await openDashboard(browser(), { origin: serviceOrigin(), path });
   await waitForView(opened.page, view);
   return opened;
 }
@@ -277,10 +271,8 @@ test.serial(
   "a person's Security page: the password form empty and half-filled, a passkey added unnamed and renamed to nothing",
   async (t) => {
     const person = await signUp(client(), { name: 'Refusals person' });
-    const { page, problems, close } = await open('/dashboard/security', 'sign-in');
+    const { page, problems, close } = await openSignedIn(browser(), person, 'security');
     try {
-      await signInWithPassword(page, person.email, person.password);
-      await waitForView(page, 'security');
       await refusedByForm(t, page, '#password-form', {}, BOTH, ['current-password', 'new-password']);
       await refusedByForm(t, page, '#password-form', { '#current-password': person.password }, ONE, ['new-password']);
       await refusedByForm(t, page, '#password-form', { '#current-password': '', '#new-password': 'a new password of some length' }, ONE, [

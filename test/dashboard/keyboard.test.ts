@@ -1,22 +1,16 @@
 //! One flow by keyboard alone: sign in, go to the keys through the navigation, create a key, and
 //! revoke it through the dialog, focus landing where the reader goes on each time.
 import test from 'ava';
-import type { Browser, KeyInput } from 'puppeteer-core';
+import type { KeyInput } from 'puppeteer-core';
 import { newAccount } from '../helpers/api.js';
-import { focused, launchBrowser, openDashboard, screenshot, textOf, waitForView } from './page.js';
+import { browserForFile } from './browser-for-file.js';
+import { focused, openDashboard, screenshot, textOf, waitForView } from './page.js';
 
-let browser: Browser;
-
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 test('keyboard only: sign in, reach the keys through the navigation, create a key, dismiss it, revoke it through the dialog', async (t) => {
   const account = await newAccount(20);
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser());
   const press = (key: KeyInput) => page.keyboard.press(key);
   /** Tabs forward (or back, with Shift) until `match` has focus; fails after `max` presses. */
   async function tabTo(match: (f: Awaited<ReturnType<typeof focused>>) => boolean, what: string, max = 40, back = false) {

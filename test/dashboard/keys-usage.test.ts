@@ -4,37 +4,18 @@
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import test from 'ava';
-import type { Browser } from 'puppeteer-core';
 import { callTool, newAccount } from '../helpers/api.js';
 import { eventually } from '../helpers/webhook-receiver.js';
 import { testEnv } from '../helpers/env.js';
 import { FIXTURE_NAMES } from '../fixtures/dns-server.js';
-import {
-  button,
-  buttonIn,
-  focused,
-  goTo,
-  keyRow,
-  launchBrowser,
-  openDashboard,
-  screenshot,
-  signIn,
-  textOf,
-  waitForIdle,
-  waitForText,
-} from './page.js';
+import { browserForFile } from './browser-for-file.js';
+import { button, buttonIn, focused, goTo, keyRow, openDashboard, screenshot, signIn, textOf, waitForIdle, waitForText } from './page.js';
 
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 test.serial('create a key, call a tool with it, watch balance, chart and ledger change, revoke it and see 401', async (t) => {
   const account = await newAccount(30, 'Keys & Co');
-  const { page, context, problems, close } = await openDashboard(browser);
+  const { page, context, problems, close } = await openDashboard(browser());
   try {
     await context.overridePermissions(testEnv.apiUrl(), ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
     await signIn(page, account.ownerToken);
@@ -148,7 +129,7 @@ test.serial('the ledger pages with "Load more calls", and a refunded call shows 
   });
   t.is((await callTool(account.apiKey, 'ssl-check', { host: FIXTURE_NAMES.fixture, port: closedPort })).status, 502);
   for (let i = 0; i < 26; i++) t.is((await callTool(account.apiKey, 'hash-text', { text: `n${i}` })).status, 200);
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser());
   try {
     await signIn(page, account.ownerToken);
     t.regex(await textOf(page, '#balance'), /^74 credits$/);
@@ -200,7 +181,7 @@ test.serial('asynchronous calls are listed newest first with their tool, request
       `call ${id}`,
     );
   }
-  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/usage' });
+  const { page, problems, close } = await openDashboard(browser(), { path: '/dashboard/usage' });
   try {
     await signIn(page, account.ownerToken);
     await page.waitForSelector('#async-calls-body tbody tr');
@@ -222,7 +203,7 @@ async function fetchCall(apiKey: string, requestId: string): Promise<{ status: s
 
 test.serial("a key's limits are edited on the page: shown in its row, in force for its calls, and a bad value is named", async (t) => {
   const account = await newAccount(30, 'Limits Ltd');
-  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/keys' });
+  const { page, problems, close } = await openDashboard(browser(), { path: '/dashboard/keys' });
   try {
     await signIn(page, account.ownerToken);
     const prefix = account.apiKey.slice(0, 12);

@@ -5,12 +5,13 @@
 //! dialog). The keyboard paths of the webhook requests are in webhook-requests.test.ts; the
 //! router's own in router.test.ts; one flow by keyboard alone in keyboard.test.ts.
 import test from 'ava';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import type { ExecutionContext } from 'ava';
 import { callTool, newAccount, request, type TestAccount } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
 import { client, joinAccount, signUp, type SignedUpPerson } from '../helpers/people.js';
 import { attemptsOf, eventually, registerEndpoint, sendTest, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { browserForFile } from './browser-for-file.js';
 import {
   PHONE,
   SIGNED_OUT_VIEWS,
@@ -18,7 +19,6 @@ import {
   clickInHeader,
   focused,
   goTo,
-  launchBrowser,
   openDashboard,
   screenshot,
   signIn,
@@ -30,7 +30,7 @@ import {
   type ViewId,
 } from './page.js';
 
-let browser: Browser;
+const browser = browserForFile();
 let receiver: Receiver;
 /** An account with calls, keys, an endpoint with attempts, a batch and a link secret: every view has content. */
 let busy: TestAccount;
@@ -38,11 +38,7 @@ let busy: TestAccount;
 let person: SignedUpPerson;
 
 test.before(async () => {
-  [browser, receiver, person] = await Promise.all([
-    launchBrowser(),
-    startReceiver(),
-    signUp(client(), { name: 'Ada Lovelace-Byron, of a rather long name' }),
-  ]);
+  [receiver, person] = await Promise.all([startReceiver(), signUp(client(), { name: 'Ada Lovelace-Byron, of a rather long name' })]);
   busy = await newAccount(60, 'A company with a rather long name, Ltd');
   await joinAccount(client(), person, busy.ownerToken);
   for (const text of ['a', 'b', 'c']) await callTool(busy.apiKey, 'hash-text', { text });
@@ -65,7 +61,7 @@ test.before(async () => {
   );
 });
 test.after.always(async () => {
-  await Promise.all([browser?.close(), receiver?.close()]);
+  await receiver?.close();
 });
 
 /** Waits for what a view shows once its data is in (the parts axe and the width checks look at). */
@@ -90,7 +86,7 @@ async function filled(page: Page, view: ViewId): Promise<void> {
 }
 
 test.serial('at 360 px wide every view fits the width, the navigation is a menu, and tables become labelled cards', async (t) => {
-  const { page, problems, close } = await openDashboard(browser, { viewport: PHONE });
+  const { page, problems, close } = await openDashboard(browser(), { viewport: PHONE });
   try {
     // Against the phone's width, not the window's: a page wider than the screen makes a phone widen its
     // layout viewport (zoomed out), and then the window is as wide as the page.
@@ -165,7 +161,7 @@ test.serial('at 360 px wide every view fits the width, the navigation is a menu,
 test.serial(
   'at 360 px the header is one line: the view starts near the top, and who is signed in, Refresh and Sign out are in the menu',
   async (t) => {
-    const { page, problems, close } = await openDashboard(browser, { viewport: PHONE });
+    const { page, problems, close } = await openDashboard(browser(), { viewport: PHONE });
     const shown = (selector: string) => page.$eval(selector, (el) => (el as HTMLElement).offsetParent !== null);
     try {
       await signInWithPassword(page, person.email, person.password);
@@ -200,7 +196,7 @@ test.serial(
 );
 
 test.serial('at desktop width the header shows who is signed in, Refresh and Sign out, with no Menu button', async (t) => {
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser());
   const shown = (selector: string) => page.$eval(selector, (el) => (el as HTMLElement).offsetParent !== null);
   try {
     await signInWithPassword(page, person.email, person.password);
@@ -220,7 +216,7 @@ async function eachWidth(
 ) {
   for (const viewport of [undefined, PHONE]) {
     const where = viewport ? 'phone' : 'desktop';
-    const { page, problems, close } = await openDashboard(browser, { viewport, bypassCsp: true });
+    const { page, problems, close } = await openDashboard(browser(), { viewport, bypassCsp: true });
     /** Opens `path` afresh (axe is injected again) and waits for `view`. */
     const visit = async (path: string, view: Parameters<typeof waitForView>[1]) => {
       await page.goto(`${new URL(page.url()).origin}${path}`, { waitUntil: 'networkidle0' });

@@ -4,18 +4,17 @@
 //! schedule. The runs are real: asked for now (POST .../run) of a monitor that runs hourly, so no
 //! schedule races the page.
 import test from 'ava';
-import type { Browser } from 'puppeteer-core';
 import { newAccount, request } from '../helpers/api.js';
 import { eventually } from '../helpers/webhook-receiver.js';
 import { htmlDocument, send, startPageServer, type PageServer } from '../fixtures/http-pages.js';
 import { createMonitor, readMonitor, runsOf } from '../monitors/support.js';
-import { button, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForText } from './page.js';
+import { browserForFile } from './browser-for-file.js';
+import { button, openDashboard, screenshot, signIn, textOf, waitForText } from './page.js';
 
-let browser: Browser;
+const browser = browserForFile();
 let pages: PageServer;
 let square = false;
 test.before(async () => {
-  browser = await launchBrowser();
   const body = () => (square ? '<div style="position:absolute;left:100px;top:50px;width:80px;height:80px;background:#000"></div>' : '');
   pages = await startPageServer({
     routes: {
@@ -25,7 +24,6 @@ test.before(async () => {
   });
 });
 test.after.always(async () => {
-  await browser?.close();
   await pages?.close();
 });
 
@@ -64,7 +62,7 @@ test('monitors show their state, uptime and latency; Runs shows checks and a dif
   const [changed] = await runsOf(account, visual.id);
   t.truthy(changed.change?.diffUrl, 'the second capture changed');
 
-  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/monitors' });
+  const { page, problems, close } = await openDashboard(browser(), { path: '/dashboard/monitors' });
   try {
     await signIn(page, account.ownerToken);
     const hashRow = `tr[data-monitor-id="${hash.id}"]`;

@@ -6,6 +6,7 @@ import path from 'node:path';
 import puppeteer, { type Browser, type BrowserContext, type ElementHandle, type Page } from 'puppeteer-core';
 import { chromiumPath } from '../../lib/config.js';
 import { testEnv } from '../helpers/env.js';
+import { serviceOrigin } from '../helpers/people.js';
 
 export const DESKTOP = { width: 1280, height: 900 };
 export const PHONE = { width: 360, height: 740, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
@@ -105,12 +106,17 @@ export async function signIn(page: Page, token: string): Promise<void> {
   await waitForIdle(page);
 }
 
-/** Signs in as a person with an address and a password, as they would; waits for the signed-in view. */
-export async function signInWithPassword(page: Page, email: string, password: string): Promise<void> {
+/** Types an address and a password into sign-in's password form and sends it; does not wait for the answer. */
+export async function submitPassword(page: Page, email: string, password: string): Promise<void> {
   await page.waitForSelector('#sign-in-email', { visible: true });
   await page.locator('#sign-in-email').fill(email);
   await page.locator('#sign-in-password').fill(password);
   await page.click('#sign-in-form button[type=submit]');
+}
+
+/** Signs in as a person with an address and a password, as they would; waits for the signed-in view. */
+export async function signInWithPassword(page: Page, email: string, password: string): Promise<void> {
+  await submitPassword(page, email, password);
   await page.waitForSelector('#account-bar:not([hidden])');
   await waitForIdle(page);
 }
@@ -183,6 +189,23 @@ export async function clickInHeader(page: Page, selector: string): Promise<void>
 export async function waitForView(page: Page, view: ViewId | keyof typeof SIGNED_OUT_VIEWS | 'not-found'): Promise<void> {
   await page.waitForSelector(`#views > [data-view="${view}"]:not([hidden])`);
   await waitForIdle(page);
+}
+
+/**
+ * Opens `view`'s deep link at the service's own origin signed out, so sign-in is asked for; signs
+ * in there as `person` with their password and waits until sign-in has gone on to `view`.
+ */
+export async function openSignedIn(
+  browser: Browser,
+  person: { email: string; password: string },
+  view: ViewId,
+  options: { bypassCsp?: boolean } = {},
+): Promise<DashboardPage> {
+  const opened = await openDashboard(browser, { origin: serviceOrigin(), path: VIEWS[view].path, ...options });
+  await waitForView(opened.page, 'sign-in');
+  await signInWithPassword(opened.page, person.email, person.password);
+  await waitForView(opened.page, view);
+  return opened;
 }
 
 /** Waits until no section shows a loading line and none is busy. */

@@ -6,34 +6,29 @@
 //! one with a password of their own. Problems show under their fields, announced, focus on the
 //! first bad one; the pages say the same whatever the address.
 import test from 'ava';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { newAccount, request } from '../helpers/api.js';
 import { testEnv } from '../helpers/env.js';
 import { tokenFrom, uniqueAddress, waitForMail } from '../helpers/mailbox.js';
 import { client, goodPassword, serviceOrigin, signUp } from '../helpers/people.js';
+import { browserForFile } from './browser-for-file.js';
 import {
   focused,
   goTo,
-  launchBrowser,
   noteShot,
   openDashboard,
   signIn,
   signInWithPassword,
+  submitPassword,
   textOf,
   waitForIdle,
   waitForText,
   waitForView,
 } from './page.js';
 
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
-const open = (path = '/dashboard') => openDashboard(browser, { origin: serviceOrigin(), path });
+const open = (path = '/dashboard') => openDashboard(browser(), { origin: serviceOrigin(), path });
 const attribute = (page: Page, selector: string, name: string) => page.$eval(selector, (el, n) => el.getAttribute(n), name);
 const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** The link of `mail` to a dashboard page (`verify`, `reset`, `invitation`). */
@@ -45,7 +40,7 @@ const linkTo = (links: string[], page: string) => {
 
 /** Opens MailDev's own inbox (its web UI, which it serves to a browser) and the mail with `subject`: what a newcomer sees locally. */
 async function openInInbox(subject: string, name: string): Promise<void> {
-  const context = await browser.createBrowserContext();
+  const context = await browser().createBrowserContext();
   try {
     const inbox = await context.newPage();
     await inbox.setViewport({ width: 1280, height: 900 });
@@ -147,9 +142,7 @@ test.serial(
         [await attribute(page, '#sign-in-email', 'autocomplete'), await attribute(page, '#sign-in-password', 'autocomplete')],
         ['email', 'current-password'],
       );
-      await page.locator('#sign-in-email').fill(person.email);
-      await page.locator('#sign-in-password').fill('not the password at all');
-      await page.click('#sign-in-form button[type=submit]');
+      await submitPassword(page, person.email, 'not the password at all');
       t.regex(await waitForText(page, '#sign-in-form [role=alert]', /./), /The address or the password is not right/);
       t.is((await focused(page)).id, 'sign-in-password');
       t.true(await page.$eval('#account-bar', (el) => (el as HTMLElement).hidden), 'still signed out');
@@ -170,9 +163,7 @@ test.serial(
         await c.request('POST', '/api/v1/auth/signin', { body: { email: locked.email, password: `wrong password number ${i}` } });
       await page.click('#sign-out');
       await waitForView(page, 'sign-in');
-      await page.locator('#sign-in-email').fill(locked.email);
-      await page.locator('#sign-in-password').fill(locked.password);
-      await page.click('#sign-in-form button[type=submit]');
+      await submitPassword(page, locked.email, locked.password);
       t.regex(await waitForText(page, '#sign-in-form [role=alert]', /./), /Too many failed sign-ins.*Try again in 1[45] minutes \(at \d/);
       t.deepEqual(problems, []);
     } finally {
@@ -218,9 +209,7 @@ test.serial('reset the password end to end: the same words for any address, a ma
     // Every session ended, the one made at sign-up too.
     t.is((await client().request('GET', '/api/v1/auth/session', { cookie: person.cookie })).status, 401);
 
-    await page.locator('#sign-in-email').fill(person.email);
-    await page.locator('#sign-in-password').fill(person.password);
-    await page.click('#sign-in-form button[type=submit]');
+    await submitPassword(page, person.email, person.password);
     await waitForText(page, '#sign-in-form [role=alert]', /not right/);
     await signInWithPassword(page, person.email, fresh);
     await waitForView(page, 'overview');
@@ -247,7 +236,7 @@ test.serial(
     const person = await signUp(client(), { name: 'Attached person' });
 
     // The operator's account, signed in with its token: a form to attach a person (hidden for people).
-    const owner = await openDashboard(browser);
+    const owner = await openDashboard(browser());
     try {
       await signIn(owner.page, operated.ownerToken);
       t.false(

@@ -4,17 +4,11 @@
 import test from 'ava';
 import { PNG } from 'pngjs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Browser } from 'puppeteer-core';
 import { apiUrl, newAccount } from '../helpers/api.js';
-import { button, goTo, launchBrowser, openDashboard, screenshot, signIn, textOf, waitForIdle, waitForText } from './page.js';
+import { browserForFile } from './browser-for-file.js';
+import { button, goTo, openDashboard, screenshot, signIn, textOf, waitForIdle, waitForText } from './page.js';
 
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 /** The link as the test reaches it: PUBLIC_BASE_URL names the service, API_URL is where it listens. */
 const reachable = (link: string) => {
@@ -24,7 +18,7 @@ const reachable = (link: string) => {
 
 test('create a link secret, build a link that answers the image, see its cache hit, empty the cache, retire the secret', async (t) => {
   const account = await newAccount(10, 'Links & Co');
-  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/render-links' });
+  const { page, problems, close } = await openDashboard(browser(), { path: '/dashboard/render-links' });
   try {
     await signIn(page, account.ownerToken);
     await waitForText(page, '#link-secrets-body', /No link secrets yet/);

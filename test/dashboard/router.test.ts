@@ -5,33 +5,19 @@
 //! The visitor is a person (signed up through the mail, signing in with a password at the
 //! service's own origin), whose session outlives the reloads of deep links.
 import test from 'ava';
-import type { Browser, KeyInput, Page } from 'puppeteer-core';
+import type { KeyInput, Page } from 'puppeteer-core';
 import { client, serviceOrigin, signUp, type SignedUpPerson } from '../helpers/people.js';
-import {
-  PHONE,
-  VIEWS,
-  focused,
-  goTo,
-  launchBrowser,
-  openDashboard,
-  signInWithPassword,
-  textOf,
-  viewsOf,
-  waitForView,
-  type ViewId,
-} from './page.js';
+import { browserForFile } from './browser-for-file.js';
+import { PHONE, VIEWS, focused, goTo, openDashboard, signInWithPassword, textOf, viewsOf, waitForView, type ViewId } from './page.js';
 
-let browser: Browser;
+const browser = browserForFile();
 /** One person for the file: these tests read, they change nothing but the session. */
 let person: SignedUpPerson;
 test.before(async () => {
-  [browser, person] = await Promise.all([launchBrowser(), signUp(client(), { name: 'Router Ltd' })]);
-});
-test.after.always(async () => {
-  await browser?.close();
+  person = await signUp(client(), { name: 'Router Ltd' });
 });
 
-const open = (options: Parameters<typeof openDashboard>[1] = {}) => openDashboard(browser, { origin: serviceOrigin(), ...options });
+const open = (options: Parameters<typeof openDashboard>[1] = {}) => openDashboard(browser(), { origin: serviceOrigin(), ...options });
 const signIn = (page: Page) => signInWithPassword(page, person.email, person.password);
 
 /** What each view of a person reads (besides `GET /api/v1/auth/session`, who is signed in, on every page load). */
@@ -76,6 +62,21 @@ function where(page: Page) {
   }));
 }
 
+/** Where the page is once a person has moved to `view`: at its path, titled, marked current, its heading focused. */
+const movedTo = (view: ViewId) => ({
+  url: VIEWS[view].path,
+  title: `${VIEWS[view].title} · Utility Tools`,
+  current: `${VIEWS[view].title} (page)`,
+  focus: `${view}-title`,
+  shown: view,
+});
+
+/** Loads `path` at the service's origin, as an address typed or a link from elsewhere does, and waits until `view` is shown. */
+async function load(page: Page, path: string, view: Parameters<typeof waitForView>[1]) {
+  await page.goto(`${serviceOrigin()}${path}`, { waitUntil: 'networkidle0' });
+  await waitForView(page, view);
+}
+
 test('a deep link to each view shows it, titled, marked in the navigation, and reads only its own data', async (t) => {
   const { page, problems, close } = await open();
   try {
@@ -88,8 +89,7 @@ test('a deep link to each view shows it, titled, marked in the navigation, and r
     for (const view of viewsOf('person') as (keyof typeof READS)[]) {
       const { path, title } = VIEWS[view];
       reads.length = 0;
-      await page.goto(`${serviceOrigin()}${path}`, { waitUntil: 'networkidle0' });
-      await waitForView(page, view);
+      await load(page, path, view);
       t.like(await where(page), { url: path, title: `${title} · Utility Tools`, current: `${title} (page)`, shown: view, h1: title }, view);
       t.deepEqual([...new Set(reads)].sort(), ['GET /api/v1/auth/session', ...READS[view]].sort(), `${view} reads only its own data`);
     }
@@ -104,12 +104,7 @@ test('links, Back and Forward move between views without a reload; title, aria-c
   const press = (key: KeyInput) => page.keyboard.press(key);
   try {
     await signIn(page);
-    t.like(await where(page), {
-      url: '/dashboard',
-      title: 'Overview · Utility Tools',
-      current: 'Overview (page)',
-      focus: 'overview-title',
-    });
+    t.like(await where(page), movedTo('overview'));
     // Marks the document: a reload would lose it.
     await page.evaluate(() => Object.assign(window, { sameDocument: true }));
     let keyReads = 0;
@@ -118,56 +113,27 @@ test('links, Back and Forward move between views without a reload; title, aria-c
     });
 
     await goTo(page, 'keys');
-    t.like(await where(page), {
-      url: '/dashboard/keys',
-      title: 'API keys · Utility Tools',
-      current: 'API keys (page)',
-      focus: 'keys-title',
-      shown: 'keys',
-    });
+    t.like(await where(page), movedTo('keys'));
     await goTo(page, 'webhooks');
-    t.like(await where(page), {
-      url: '/dashboard/webhooks',
-      title: 'Webhooks · Utility Tools',
-      current: 'Webhooks (page)',
-      focus: 'webhooks-title',
-      shown: 'webhooks',
-    });
+    t.like(await where(page), movedTo('webhooks'));
 
     await page.goBack();
     await waitForView(page, 'keys');
-    t.like(await where(page), {
-      url: '/dashboard/keys',
-      title: 'API keys · Utility Tools',
-      current: 'API keys (page)',
-      focus: 'keys-title',
-      shown: 'keys',
-    });
+    t.like(await where(page), movedTo('keys'));
     t.is(keyReads, 2, 'the keys are read again when their view is shown again');
     await page.goBack();
     await waitForView(page, 'overview');
-    t.like(await where(page), {
-      url: '/dashboard',
-      title: 'Overview · Utility Tools',
-      current: 'Overview (page)',
-      focus: 'overview-title',
-      shown: 'overview',
-    });
+    t.like(await where(page), movedTo('overview'));
     await page.goForward();
     await waitForView(page, 'keys');
-    t.like(await where(page), { url: '/dashboard/keys', current: 'API keys (page)', focus: 'keys-title' });
+    t.like(await where(page), movedTo('keys'));
     await page.goBack();
     await waitForView(page, 'overview');
 
     // A link inside a view (the overview's list of the other views) is followed the same way.
     await page.click('#overview a[href="/dashboard/batches"]');
     await waitForView(page, 'batches');
-    t.like(await where(page), {
-      url: '/dashboard/batches',
-      title: 'Batches · Utility Tools',
-      current: 'Batches (page)',
-      focus: 'batches-title',
-    });
+    t.like(await where(page), movedTo('batches'));
     // The skip link takes the focus to the current view's heading, without changing the address.
     await page.focus('#skip-link');
     await press('Enter');
@@ -195,20 +161,13 @@ test('signed out, a view asks for sign-in and comes back to it after; signed in,
     t.true(await page.$eval('#app-nav', (nav) => (nav as HTMLElement).hidden), 'no navigation while signed out');
     await signIn(page);
     await waitForView(page, 'webhooks');
-    t.like(await where(page), {
-      url: '/dashboard/webhooks',
-      title: 'Webhooks · Utility Tools',
-      current: 'Webhooks (page)',
-      focus: 'webhooks-title',
-    });
+    t.like(await where(page), movedTo('webhooks'));
 
     // Signed in, sign-in is skipped: on to `next` when it names a view, else to the overview.
-    await page.goto(`${serviceOrigin()}/dashboard/sign-in?next=%2Fdashboard%2Fkeys`, { waitUntil: 'networkidle0' });
-    await waitForView(page, 'keys');
+    await load(page, '/dashboard/sign-in?next=%2Fdashboard%2Fkeys', 'keys');
     t.like(await where(page), { url: '/dashboard/keys', shown: 'keys' });
     for (const elsewhere of ['https://example.com/dashboard/keys', '//example.com/dashboard/keys', '/docs', '/dashboard/no-such-view']) {
-      await page.goto(`${serviceOrigin()}/dashboard/sign-in?next=${encodeURIComponent(elsewhere)}`, { waitUntil: 'networkidle0' });
-      await waitForView(page, 'overview');
+      await load(page, `/dashboard/sign-in?next=${encodeURIComponent(elsewhere)}`, 'overview');
       t.like(await where(page), { url: '/dashboard', shown: 'overview' }, elsewhere);
     }
 
@@ -219,7 +178,7 @@ test('signed out, a view asks for sign-in and comes back to it after; signed in,
     t.like(await where(page), { url: '/dashboard/sign-in?next=%2Fdashboard%2Fdestinations', focus: 'sign-in-title', shown: 'sign-in' });
     await signIn(page);
     await waitForView(page, 'destinations');
-    t.like(await where(page), { url: '/dashboard/destinations', focus: 'destinations-title' });
+    t.like(await where(page), movedTo('destinations'));
     t.deepEqual(problems, []);
   } finally {
     await close();
@@ -245,17 +204,15 @@ test('a path no view has shows a "Page not found" view, signed out and signed in
     await waitForView(page, 'overview');
 
     // Signed in: the navigation is there, nothing in it is current; the link goes to the overview.
-    await page.goto(`${serviceOrigin()}/dashboard/nope`, { waitUntil: 'networkidle0' });
-    await waitForView(page, 'not-found');
+    await load(page, '/dashboard/nope', 'not-found');
     t.like(await where(page), { url: '/dashboard/nope', title: 'Page not found · Utility Tools', current: '', shown: 'not-found' });
     t.false(await page.$eval('#app-nav', (nav) => (nav as HTMLElement).hidden));
     t.regex(await textOf(page, '#not-found'), /There is no page at \/dashboard\/nope in the dashboard/);
     await page.click('#not-found-link');
     await waitForView(page, 'overview');
-    t.like(await where(page), { url: '/dashboard', focus: 'overview-title' });
+    t.like(await where(page), movedTo('overview'));
     // A trailing slash names the same view.
-    await page.goto(`${serviceOrigin()}/dashboard/usage/`, { waitUntil: 'networkidle0' });
-    await waitForView(page, 'usage');
+    await load(page, '/dashboard/usage/', 'usage');
     t.deepEqual(problems, []);
   } finally {
     await close();
@@ -313,7 +270,7 @@ test('on a phone the navigation opens from its Menu button, closes on Escape, an
     await page.click('#nav-list a[data-view="usage"]');
     await waitForView(page, 'usage');
     t.false(await linksShown());
-    t.like(await where(page), { url: '/dashboard/usage', focus: 'usage-title', current: 'Usage (page)' });
+    t.like(await where(page), movedTo('usage'));
     t.deepEqual(problems, []);
   } finally {
     await close();

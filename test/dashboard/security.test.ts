@@ -5,37 +5,13 @@
 //! all others; and a password change whose sign-in is over 10 minutes old, which the dialog
 //! confirms with the password before the change goes through.
 import test from 'ava';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { withServiceDb } from '../helpers/db.js';
-import { client, goodPassword, serviceOrigin, signIn as apiSignIn, signUp, type SignedUpPerson } from '../helpers/people.js';
-import {
-  button,
-  focused,
-  lastAnnouncement,
-  launchBrowser,
-  noteShot,
-  openDashboard,
-  signInWithPassword,
-  textOf,
-  waitForText,
-  waitForView,
-} from './page.js';
+import { client, goodPassword, signIn as apiSignIn, signUp, type SignedUpPerson } from '../helpers/people.js';
+import { browserForFile } from './browser-for-file.js';
+import { button, focused, lastAnnouncement, noteShot, openSignedIn, signInWithPassword, textOf, waitForText, waitForView } from './page.js';
 
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => {
-  await browser?.close();
-});
-
-/** The dashboard at the service's origin, signed in as `person`, on the Security page. */
-async function securityPage(person: SignedUpPerson) {
-  const opened = await openDashboard(browser, { origin: serviceOrigin(), path: '/dashboard/security' });
-  await signInWithPassword(opened.page, person.email, person.password);
-  await waitForView(opened.page, 'security');
-  return opened;
-}
+const browser = browserForFile();
 
 /** A virtual authenticator on `page` that holds discoverable credentials and verifies its user at once. */
 async function addAuthenticator(page: Page) {
@@ -61,7 +37,7 @@ const rowsOf = (page: Page, selector: string) =>
 
 test.serial('a passkey added on the Security page signs in without an address; removing it asks to confirm it is you', async (t) => {
   const person = await signUp(client(), { name: 'Passkey person' });
-  const { page, problems, close } = await securityPage(person);
+  const { page, problems, close } = await openSignedIn(browser(), person, 'security');
   try {
     const authenticator = await addAuthenticator(page);
     t.regex(await textOf(page, '#passkeys-body'), /No passkeys yet/);
@@ -133,7 +109,7 @@ test.serial('a passkey added on the Security page signs in without an address; r
 test.serial('the sessions list shows this device; another session ends from it, then all the others', async (t) => {
   const person = await signUp(client());
   const elsewhere = await apiSignIn(client(), person.email, person.password);
-  const { page, problems, close } = await securityPage(person);
+  const { page, problems, close } = await openSignedIn(browser(), person, 'security');
   try {
     await waitForText(page, '#sessions-body', /This device/);
     const rows = await rowsOf(page, '#sessions-body');
@@ -171,7 +147,7 @@ test.serial('the sessions list shows this device; another session ends from it, 
 
 test.serial('a password change over 10 minutes after sign-in: the dialog confirms it is you, then the change goes through', async (t) => {
   const person = await signUp(client());
-  const { page, problems, close } = await securityPage(person);
+  const { page, problems, close } = await openSignedIn(browser(), person, 'security');
   try {
     t.deepEqual(
       await page.$$eval('#password-form input:not([type=checkbox])', (inputs) =>

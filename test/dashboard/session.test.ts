@@ -4,22 +4,16 @@
 //! service stops accepting returns the page to sign-in with the service's reason. A person's
 //! sign-in is in people.test.ts.
 import test from 'ava';
-import type { Browser } from 'puppeteer-core';
 import { newAccount } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
-import { goTo, launchBrowser, openDashboard, screenshot, signIn, submitToken, textOf, waitForText, waitForView } from './page.js';
+import { browserForFile } from './browser-for-file.js';
+import { goTo, openDashboard, screenshot, signIn, submitToken, textOf, waitForText, waitForView } from './page.js';
 
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 test.serial('a key or an unknown token is refused with the reason, then the owner token signs in', async (t) => {
   const account = await newAccount(40, 'Sign-in Ltd');
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser());
   try {
     t.is(await page.title(), 'Sign in · Utility Tools');
     await screenshot(page, 'sign-in');
@@ -57,7 +51,7 @@ test.serial('a key or an unknown token is refused with the reason, then the owne
 
 test.serial('the token is kept only in memory: not in any storage, cookie or the URL; a reload and sign-out forget it', async (t) => {
   const account = await newAccount(10);
-  const { page, context, problems, close } = await openDashboard(browser);
+  const { page, context, problems, close } = await openDashboard(browser());
   try {
     await signIn(page, account.ownerToken);
     const stored = await page.evaluate(() => ({
@@ -99,7 +93,7 @@ test.serial('the token is kept only in memory: not in any storage, cookie or the
 
 test.serial('when the service stops accepting the token, the next request returns the page to sign-in', async (t) => {
   const account = await newAccount(10);
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser());
   try {
     await signIn(page, account.ownerToken);
     // The owner token is revoked behind the page's back (there is no API for it).

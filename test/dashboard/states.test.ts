@@ -3,29 +3,13 @@
 //! that fails shows the problem's detail and request id with Try again, the others still work; a
 //! 429 on a read is waited out; a reload while the service is unreachable keeps a person's session.
 import test from 'ava';
-import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
+import type { HTTPRequest, Page } from 'puppeteer-core';
 import { newAccount } from '../helpers/api.js';
 import { client, serviceOrigin, signUp } from '../helpers/people.js';
-import {
-  goTo,
-  launchBrowser,
-  openDashboard,
-  screenshot,
-  signIn,
-  signInWithPassword,
-  submitToken,
-  textOf,
-  waitForIdle,
-  waitForText,
-} from './page.js';
+import { browserForFile } from './browser-for-file.js';
+import { goTo, openDashboard, screenshot, signIn, signInWithPassword, submitToken, textOf, waitForIdle, waitForText } from './page.js';
 
-let browser: Browser;
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 /** What to do with a request: answer it here, fail it, or let it through (`undefined`). */
 type Interceptor = (req: HTTPRequest) => { status: number; body: unknown; headers?: Record<string, string> } | 'fail' | undefined;
@@ -59,7 +43,7 @@ const isGet = (req: HTTPRequest, path: string) => req.method() === 'GET' && new 
 
 test('a failing section shows the problem detail and request id; Try again recovers; the other sections work', async (t) => {
   const account = await newAccount(50);
-  const { page, problems, close } = await openDashboard(browser);
+  const { page, problems, close } = await openDashboard(browser());
   let failing = true;
   try {
     await intercept(page, (req) =>
@@ -92,7 +76,7 @@ test('a failing section shows the problem detail and request id; Try again recov
 
 test('sections say they are loading while their data is on its way', async (t) => {
   const account = await newAccount(50);
-  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/usage' });
+  const { page, problems, close } = await openDashboard(browser(), { path: '/dashboard/usage' });
   try {
     // The usage answers are held back until the loading state has been seen (not for a fixed while:
     // a slow page could then miss it); the real answer follows.
@@ -122,7 +106,7 @@ test('sections say they are loading while their data is on its way', async (t) =
 
 test('a read answered 429 is repeated after its Retry-After instead of showing an error', async (t) => {
   const account = await newAccount(50);
-  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/keys' });
+  const { page, problems, close } = await openDashboard(browser(), { path: '/dashboard/keys' });
   let limited = 0;
   try {
     await intercept(page, (req) => {
@@ -148,7 +132,7 @@ test('a read answered 429 is repeated after its Retry-After instead of showing a
 
 test('a reload while the service is unreachable keeps the session and shows the errors, not the sign-in', async (t) => {
   const person = await signUp(client(), { name: 'test person' });
-  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/usage', origin: serviceOrigin() });
+  const { page, problems, close } = await openDashboard(browser(), { path: '/dashboard/usage', origin: serviceOrigin() });
   let down = false;
   try {
     await intercept(page, (req) => (down && new URL(req.url()).pathname.startsWith('/api/') ? 'fail' : undefined));

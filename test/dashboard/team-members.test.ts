@@ -6,24 +6,23 @@
 //! but no control to change it (the server refusing all the same); axe-core's WCAG rules at
 //! desktop and phone width; and ownership handed on after the owner confirms it is them.
 import test from 'ava';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { isProblem } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
 import { tokenFrom, uniqueAddress, waitForMail } from '../helpers/mailbox.js';
-import { client, serviceOrigin, signUp, type SignedUpPerson } from '../helpers/people.js';
+import { client, signUp, type SignedUpPerson } from '../helpers/people.js';
 import { acceptAsNew, type Member } from '../helpers/team.js';
+import { browserForFile } from './browser-for-file.js';
 import {
   PHONE,
   axeViolations,
   focused,
   lastAnnouncement,
-  launchBrowser,
   lineOf,
   noteShot,
-  openDashboard,
+  openSignedIn,
   refresh,
   rowsOf,
-  signInWithPassword,
   textOf,
   waitForIdle,
   waitForText,
@@ -31,7 +30,7 @@ import {
 } from './page.js';
 
 const c = client();
-let browser: Browser;
+const browser = browserForFile();
 /** One owner for the file (each sign-up costs a password hash); the tests run in order on their team. */
 let owner: SignedUpPerson;
 /** Joined in the first test: a developer (made billing, then removed) and a viewer (the owner at the end). */
@@ -39,19 +38,8 @@ let developer: Member;
 let viewer: Member;
 
 test.before(async () => {
-  [browser, owner] = await Promise.all([launchBrowser(), signUp(c, { name: 'Olive Owner' })]);
+  owner = await signUp(c, { name: 'Olive Owner' });
 });
-test.after.always(async () => {
-  await browser?.close();
-});
-
-/** The dashboard at the service's origin, signed in as `email`, on the Team page. */
-async function teamPage(email: string, password: string, options: { bypassCsp?: boolean } = {}) {
-  const opened = await openDashboard(browser, { origin: serviceOrigin(), path: '/dashboard/team', ...options });
-  await signInWithPassword(opened.page, email, password);
-  await waitForView(opened.page, 'team');
-  return opened;
-}
 
 const memberRow = (userId: string) => `#members-body tr[data-user-id="${userId}"]`;
 
@@ -77,7 +65,7 @@ async function confirm(page: Page, title: RegExp) {
 test.serial(
   'an owner invites through the Team page, the invited join with their roles; a role changed, an invitation revoked and a member removed; problems under their fields',
   async (t) => {
-    const { page, problems, close } = await teamPage(owner.email, owner.password);
+    const { page, problems, close } = await openSignedIn(browser(), owner, 'team');
     try {
       // Alone: the owner, marked as the one signed in, with nothing to change on their own row.
       t.regex(await textOf(page, '#team-role'), /Your role here is Owner/);
@@ -177,7 +165,7 @@ test.serial('a viewer sees the members and invitations but no control to change 
       .status,
     201,
   );
-  const { page, problems, close } = await teamPage(viewer.email, viewer.password);
+  const { page, problems, close } = await openSignedIn(browser(), viewer, 'team');
   try {
     t.regex(await textOf(page, '#team-role'), /Your role here is Viewer\. The owner and admins invite people/);
     const rows = await rowsOf(page, '#members-body');
@@ -214,7 +202,7 @@ test.serial('a viewer sees the members and invitations but no control to change 
 test.serial(
   'axe-core finds no WCAG 2.2 A/AA or best-practice violation on the Team page, its problems and its dialog, at desktop and phone width',
   async (t) => {
-    const { page, problems, close } = await teamPage(owner.email, owner.password, { bypassCsp: true });
+    const { page, problems, close } = await openSignedIn(browser(), owner, 'team', { bypassCsp: true });
     const filled = () => Promise.all([page.waitForSelector('#members-body tbody tr'), page.waitForSelector('#invitations-body tbody tr')]);
     try {
       await filled();
@@ -241,7 +229,7 @@ test.serial(
 );
 
 test.serial('the owner transfers ownership after confirming it is them: the member is the owner, the owner an admin', async (t) => {
-  const { page, problems, close } = await teamPage(owner.email, owner.password);
+  const { page, problems, close } = await openSignedIn(browser(), owner, 'team');
   try {
     // The sign-in made 11 minutes old: handing the account on then asks for the password.
     await withServiceDb((db) =>

@@ -3,22 +3,16 @@
 //! requiring it on the Team page (the service then refusing a password), and a stranger sent back
 //! saying why.
 import test from 'ava';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { isProblem } from '../helpers/api.js';
 import { uniqueAddress } from '../helpers/mailbox.js';
 import { client, serviceOrigin, signUp } from '../helpers/people.js';
 import { provider } from '../helpers/oidc.js';
-import { axeViolations, goTo, lastAnnouncement, launchBrowser, lineOf, noteShot, openDashboard, waitForText, waitForView } from './page.js';
+import { browserForFile } from './browser-for-file.js';
+import { axeViolations, goTo, lastAnnouncement, lineOf, noteShot, openDashboard, waitForText, waitForView } from './page.js';
 
 const c = client();
-let browser: Browser;
-
-test.before(async () => {
-  browser = await launchBrowser();
-});
-test.after.always(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 /** From the sign-in page through the provider's own form, typing `login` there, until the service has sent the browser somewhere of its own again. */
 async function signInThroughProvider(page: Page, login: string) {
@@ -34,7 +28,7 @@ test.serial(
   'company sign-in: the sign-in page offers the provider, a person signs in through it, the owner requires it on the Team page; an address nobody has comes back saying so',
   async (t) => {
     const person = await signUp(c, { name: 'Sam Single' });
-    const { page, problems, close } = await openDashboard(browser, { origin: serviceOrigin(), path: '/dashboard/sign-in' });
+    const { page, problems, close } = await openDashboard(browser(), { origin: serviceOrigin(), path: '/dashboard/sign-in' });
     try {
       await waitForView(page, 'sign-in');
       t.is(await lineOf(page, `#provider-sign-in a[data-provider="${provider().id}"]`), `Sign in with ${provider().name}`);
@@ -74,7 +68,7 @@ test.serial(
     }
 
     // Someone the provider knows but nobody here is: back on the sign-in page with why, signed in nowhere.
-    const stranger = await openDashboard(browser, { origin: serviceOrigin(), path: '/dashboard/sign-in' });
+    const stranger = await openDashboard(browser(), { origin: serviceOrigin(), path: '/dashboard/sign-in' });
     try {
       await waitForView(stranger.page, 'sign-in');
       await signInThroughProvider(stranger.page, uniqueAddress('stranger'));

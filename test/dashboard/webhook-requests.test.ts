@@ -4,16 +4,17 @@
 //! attempts, re-enable with the missed events resent, and read the event log. By keyboard where
 //! it matters (the event types, the rotation dialog).
 import test from 'ava';
-import type { Browser, KeyInput } from 'puppeteer-core';
+import type { KeyInput } from 'puppeteer-core';
 import { adminToken, newAccount, request } from '../helpers/api.js';
-import { endpointOf, eventually, registerEndpoint, sendTest, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { disableByFailures, endpointOf, eventually, registerEndpoint, sendTest } from '../helpers/webhook-receiver.js';
+import { receiverForFile } from '../helpers/receiver-for-file.js';
 import { SUBSCRIBABLE_EVENT_KINDS } from '../../contracts/event-kinds.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
+import { browserForFile } from './browser-for-file.js';
 import {
   button,
   endpointCard,
   focused,
-  launchBrowser,
   openDashboard,
   refresh,
   screenshot,
@@ -23,14 +24,8 @@ import {
   waitForText,
 } from './page.js';
 
-let browser: Browser;
-let receiver: Receiver;
-test.before(async () => {
-  [browser, receiver] = await Promise.all([launchBrowser(), startReceiver()]);
-});
-test.after.always(async () => {
-  await Promise.all([browser?.close(), receiver?.close()]);
-});
+const browser = browserForFile();
+const receiver = receiverForFile();
 
 const card = '#webhooks-body li.endpoint';
 
@@ -38,7 +33,7 @@ test.serial('event types by keyboard; rotate the secret, both secrets verify, en
   const account = await newAccount(10);
   const path = '/dash-requests';
   const endpoint = await registerEndpoint(account, receiver.url(path));
-  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/webhooks' });
+  const { page, problems, close } = await openDashboard(browser(), { path: '/dashboard/webhooks' });
   const press = (key: KeyInput) => page.keyboard.press(key);
   try {
     await signIn(page, account.ownerToken);
@@ -144,13 +139,7 @@ test.serial('re-enable with the missed events resent; the event log shows each e
   let down = true;
   receiver.behave(path, () => ({ status: down ? 503 : 200 }));
   const endpoint = await registerEndpoint(account, receiver.url(path));
-  for (let i = 0; i < 20; i++) await sendTest(account, endpoint.id);
-  await eventually(
-    () => endpointOf(account, endpoint.id),
-    (e) => e.status === 'disabled',
-    60_000,
-    'disabled',
-  );
+  await disableByFailures(account, endpoint.id);
   // Missed while disabled.
   const granted = await request('POST', `/api/v1/admin/accounts/${account.id}/credits`, {
     token: adminToken(),
@@ -159,7 +148,7 @@ test.serial('re-enable with the missed events resent; the event log shows each e
   t.is(granted.status, 200);
   down = false;
 
-  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/webhooks' });
+  const { page, problems, close } = await openDashboard(browser(), { path: '/dashboard/webhooks' });
   try {
     await signIn(page, account.ownerToken);
     const item = await endpointCard(page, endpoint.url);

@@ -2,20 +2,15 @@
 //! secret, shown once, verifies the deliveries), Send test and see the attempt appear, see
 //! failures counted, re-enable a disabled endpoint, page through attempts, delete.
 import test from 'ava';
-import type { Browser } from 'puppeteer-core';
 import { newAccount } from '../helpers/api.js';
-import { endpointOf, eventually, sendTest, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { disableByFailures, endpointOf, eventually } from '../helpers/webhook-receiver.js';
+import { receiverForFile } from '../helpers/receiver-for-file.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
-import { button, focused, launchBrowser, openDashboard, refresh, screenshot, signIn, textOf, waitForText } from './page.js';
+import { browserForFile } from './browser-for-file.js';
+import { button, focused, openDashboard, refresh, screenshot, signIn, textOf, waitForText } from './page.js';
 
-let browser: Browser;
-let receiver: Receiver;
-test.before(async () => {
-  [browser, receiver] = await Promise.all([launchBrowser(), startReceiver()]);
-});
-test.after.always(async () => {
-  await Promise.all([browser?.close(), receiver?.close()]);
-});
+const browser = browserForFile();
+const receiver = receiverForFile();
 
 const card = '#webhooks-body li.endpoint';
 /** Longer than the page's own 30 s wait for a test's delivery attempt, so the page's outcome decides. */
@@ -23,7 +18,7 @@ const DELIVERY_WAIT_MS = 35_000;
 
 test.serial('add an endpoint, send a test, see the attempt appear; a refused URL shows the problem detail', async (t) => {
   const account = await newAccount(10);
-  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/webhooks' });
+  const { page, problems, close } = await openDashboard(browser(), { path: '/dashboard/webhooks' });
   try {
     await signIn(page, account.ownerToken);
 
@@ -92,7 +87,7 @@ test.serial('a disabled endpoint is re-enabled from the page; attempts page with
   const path = '/dashboard-down';
   let down = true;
   receiver.behave(path, () => ({ status: down ? 503 : 200 }));
-  const { page, problems, close } = await openDashboard(browser, { path: '/dashboard/webhooks' });
+  const { page, problems, close } = await openDashboard(browser(), { path: '/dashboard/webhooks' });
   try {
     await signIn(page, account.ownerToken);
     await page.locator('#webhook-url').fill(receiver.url(path));
@@ -100,13 +95,7 @@ test.serial('a disabled endpoint is re-enabled from the page; attempts page with
     await page.waitForSelector(card);
     const endpointId = await page.$eval(card, (el) => (el as HTMLElement).dataset.endpointId!);
     // 20 failures in a row disable it (each test event is attempted at once).
-    for (let i = 0; i < 20; i++) await sendTest(account, endpointId);
-    await eventually(
-      () => endpointOf(account, endpointId),
-      (e) => e.status === 'disabled',
-      60_000,
-      'disabled',
-    );
+    await disableByFailures(account, endpointId);
     down = false;
 
     await page.click('#refresh');

@@ -40,7 +40,15 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
+/** A receiver listening on a free port of 127.0.0.1. */
 export async function startReceiver(): Promise<Receiver> {
+  const receiver = createReceiver();
+  await receiver.listen();
+  return receiver;
+}
+
+/** A receiver that listens once `listen` is called (its URLs name the port it listens on then). */
+export function createReceiver(): Receiver & { listen(): Promise<void> } {
   const got: Delivery[] = [];
   const behaviours = new Map<string, Behaviour>();
   const counts = new Map<string, number>();
@@ -97,12 +105,15 @@ export async function startReceiver(): Promise<Receiver> {
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   const select = (path?: string) => (path === undefined ? [...got] : got.filter((d) => d.path === path));
 
   return {
-    url: (path = '/hook') => `http://localhost:${port}${path}`,
+    listen: () => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve)),
+    url(path = '/hook') {
+      const address = server.address() as AddressInfo | null;
+      if (!address) throw new Error('receiver: not listening yet');
+      return `http://localhost:${address.port}${path}`;
+    },
     deliveries: select,
     behave: (path, behaviour) => void behaviours.set(path, behaviour),
     waitFor(predicate, timeoutMs = 30_000, what = 'the expected deliveries') {
@@ -176,6 +187,20 @@ export async function sendTest(account: TestAccount, id: string): Promise<string
   const res = await request('POST', `/api/v1/account/webhooks/${id}/test`, { token: account.ownerToken });
   if (res.status !== 202) throw new Error(`send test answered ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.eventId;
+}
+
+/**
+ * Sends the endpoint 20 test events, each attempted at once and failed by its receiver, and waits
+ * until the 20th failure in a row has disabled it; returns the endpoint then.
+ */
+export async function disableByFailures(account: TestAccount, id: string): Promise<UncheckedJson> {
+  for (let i = 0; i < 20; i++) await sendTest(account, id);
+  return eventually(
+    () => endpointOf(account, id),
+    (e) => e.status === 'disabled',
+    60_000,
+    'disabled',
+  );
 }
 
 /** Reads until `done` holds, every 200 ms; throws with the last value after `timeoutMs`. */

@@ -8,26 +8,14 @@ import { FORBIDDEN_HEADERS, type HttpRequestInput } from '../../domain/tools/htt
 import { findTool } from '../../domain/tools/catalogue.js';
 import { standaloneContext } from '../../domain/tools/index.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
-import { startPageFixtures, type PageFixtures, type TestNetwork } from '../helpers/network-access.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
+import { net, pages, securePages } from './support/page-fixtures.js';
 import { caFromEnv, issueLeaf } from '../fixtures/tls-certs.js';
-import { closedPort, startPageServer, type PageServer } from '../fixtures/http-pages.js';
+import { closedPort, startPageServer } from '../fixtures/http-pages.js';
 
 const schemas = compileToolSchemas('http-request');
 /** A context of its own per call: tests run concurrently and each call listens on its signal. */
 const ctx = () => standaloneContext();
-
-let fixtures: PageFixtures | undefined;
-let net: TestNetwork;
-let pages: PageServer;
-let securePages: PageServer;
-
-test.before(async () => {
-  fixtures = await startPageFixtures();
-  ({ net, pages, securePages } = fixtures);
-});
-
-test.after.always(() => fixtures?.close());
 
 /** The handler with the deadline shortened for the tests that wait on a silent server. */
 const tool = (timeoutMs?: number) => createHttpRequest({ http: net.http, timeoutMs });

@@ -4,34 +4,23 @@
 import test from 'ava';
 import { createImagePool, type ImagePool } from '../../activities/cpu/image-pool.js';
 import { createImageUpscale } from '../../activities/tools/image-upscale.js';
-import { createSourceDownloader } from '../../activities/cpu/source-download.js';
 import type { ImageUpscaleInput } from '../../domain/tools/image-upscale.js';
-import { createNetworkAccess } from '../../lib/network-access.js';
 import { standaloneContext } from '../../domain/tools/index.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
-import { closedPort, startFileServer, type FileServer } from '../fixtures/file-server.js';
+import { closedPort } from '../fixtures/file-server.js';
+import { download, files } from './support/source-files.js';
 import { decodeImage, jpegDeclaring, makeImage, pixelAt, pngDeclaring } from '../fixtures/images.js';
 
 // ===== Unit: the handler called directly, with a real upscale thread (no stack) =====
 
-const net = createNetworkAccess({ dnsServers: [], targetAllowlist: ['127.0.0.2/32'] });
-const download = createSourceDownloader({ http: net.http });
 const pool = createImagePool({ drawingThreads: 0, upscaleThreads: 1 });
 const timings: { factor: number; upscaleMs: number }[] = [];
 const imageUpscale = createImageUpscale({ download, images: pool, onTiming: (timing) => timings.push(timing) });
 const schemas = compileToolSchemas('image-upscale');
 /** A fresh context (and abort signal) per call, as every activity has its own. */
 const ctx = () => standaloneContext();
-let files: FileServer;
-
-test.before(async () => {
-  files = await startFileServer();
-});
-test.after.always(async () => {
-  await pool.close();
-  await files?.close();
-});
+test.after.always(() => pool.close());
 
 async function upscale(fileUrl: string, factor: 2 | 4) {
   const output = await imageUpscale({ fileUrl, factor }, ctx());

@@ -5,36 +5,25 @@ import test from 'ava';
 import { readFileSync } from 'node:fs';
 import * as fonts from 'jimp/fonts';
 import { createImagePool, type ImagePool } from '../../activities/cpu/image-pool.js';
-import { createSourceDownloader } from '../../activities/cpu/source-download.js';
 import { createWatermarkImage } from '../../activities/tools/watermark-image.js';
 import { FONT_SIZES } from '../../activities/cpu/watermark-layout.js';
 import { isDrawable, type WatermarkImageInput } from '../../domain/tools/watermark-image.js';
-import { createNetworkAccess } from '../../lib/network-access.js';
 import { standaloneContext } from '../../domain/tools/index.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
-import { closedPort, startFileServer, type FileServer } from '../fixtures/file-server.js';
+import { closedPort } from '../fixtures/file-server.js';
+import { download, files } from './support/source-files.js';
 import { decodeImage, jpegDeclaring, makeImage, pixelAt, pngDeclaring } from '../fixtures/images.js';
 import type { JimpInstance } from '../../activities/cpu/image-codecs.js';
 
 // ===== Unit: the handler called directly, with a real image thread pool (no stack) =====
 
-const net = createNetworkAccess({ dnsServers: [], targetAllowlist: ['127.0.0.2/32'] });
-const download = createSourceDownloader({ http: net.http });
 const pool = createImagePool({ drawingThreads: 2, upscaleThreads: 0 });
 const watermarkImage = createWatermarkImage({ download, images: pool });
 const schemas = compileToolSchemas('watermark-image');
 /** A fresh context (and abort signal) per call, as every activity has its own. */
 const ctx = () => standaloneContext();
-let files: FileServer;
-
-test.before(async () => {
-  files = await startFileServer();
-});
-test.after.always(async () => {
-  await pool.close();
-  await files?.close();
-});
+test.after.always(() => pool.close());
 
 const W = 400;
 const H = 300;

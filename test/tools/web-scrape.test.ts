@@ -9,25 +9,13 @@ import { parseSimpleSelector, type WebScrapeInput } from '../../domain/tools/web
 import { findTool } from '../../domain/tools/catalogue.js';
 import { standaloneContext } from '../../domain/tools/index.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
-import { startPageFixtures, type PageFixtures, type TestNetwork } from '../helpers/network-access.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
-import { ARTICLE_WORDS, closedPort, type PageServer } from '../fixtures/http-pages.js';
+import { net, pages, securePages } from './support/page-fixtures.js';
+import { ARTICLE_WORDS, closedPort } from '../fixtures/http-pages.js';
 
 const schemas = compileToolSchemas('web-scrape');
 /** A context of its own per call: tests run concurrently and each call listens on its signal. */
 const ctx = () => standaloneContext();
-
-let fixtures: PageFixtures | undefined;
-let net: TestNetwork;
-let pages: PageServer;
-let securePages: PageServer;
-
-test.before(async () => {
-  fixtures = await startPageFixtures();
-  ({ net, pages, securePages } = fixtures);
-});
-
-test.after.always(() => fixtures?.close());
 
 const scrape = (timeoutMs?: number) => createWebScrape({ http: net.http, reader: readInline, page: { timeoutMs } });
 

@@ -8,15 +8,14 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createOfficeConverter } from '../../activities/cpu/office-converter.js';
-import { createSourceDownloader } from '../../activities/cpu/source-download.js';
 import { createWordToPdf } from '../../activities/tools/word-to-pdf.js';
 import type { WordToPdfInput } from '../../domain/tools/word-to-pdf.js';
-import { createNetworkAccess } from '../../lib/network-access.js';
 import { standaloneContext } from '../../domain/tools/index.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';
 import { compileToolSchemas, rejectsWith, validInput } from '../helpers/tools.js';
 import { DOC_FIXTURE_PAGES, docFixture, makeDocx, makeOdt, makeRtf, readPdf, zipStored } from '../fixtures/documents.js';
-import { closedPort, startFileServer, type FileServer } from '../fixtures/file-server.js';
+import { closedPort } from '../fixtures/file-server.js';
+import { download, files } from './support/source-files.js';
 import { makeImage } from '../fixtures/images.js';
 
 // ===== Unit: the handler called directly, with real LibreOffice listeners (no stack) =====
@@ -28,8 +27,6 @@ import { makeImage } from '../fixtures/images.js';
  */
 const HARD_TIMEOUT_MS = 12_000;
 
-const net = createNetworkAccess({ dnsServers: [], targetAllowlist: ['127.0.0.2/32'] });
-const download = createSourceDownloader({ http: net.http });
 const workDir = mkdtempSync(path.join(os.tmpdir(), 'word-to-pdf-office-'));
 const office = createOfficeConverter({ listeners: 2, conversionTimeoutMs: HARD_TIMEOUT_MS, workDir });
 /** The temporary folders (`TMPDIR`) of the first slot's listener starts that are still there. */
@@ -38,16 +35,8 @@ const wordToPdf = createWordToPdf({ download, office });
 const schemas = compileToolSchemas('word-to-pdf');
 /** A fresh context (and abort signal) per call, as every activity has its own. */
 const ctx = () => standaloneContext();
-let files: FileServer;
-
-test.before(async () => {
-  files = await startFileServer();
-  await office.whenReady();
-});
-test.after.always(async () => {
-  await office.close();
-  await files?.close();
-});
+test.before(() => office.whenReady());
+test.after.always(() => office.close());
 
 const PAGES = ['First page of the fixture, with ümlauts and € signs.', 'Second page: the end.'];
 

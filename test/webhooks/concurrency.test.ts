@@ -5,19 +5,14 @@
 //! count in the order attempts end, is test/workflows/webhook-endpoint-concurrent.test.ts.)
 import test from 'ava';
 import { newAccount, request } from '../helpers/api.js';
-import { registerEndpoint, sendTest, startReceiver, type Delivery, type Receiver } from '../helpers/webhook-receiver.js';
+import { registerEndpoint, sendTest, type Delivery } from '../helpers/webhook-receiver.js';
+import { receiverForFile } from '../helpers/receiver-for-file.js';
 import { DEFAULT_ENDPOINT_CONCURRENCY } from '../../contracts/webhook-policy.js';
 
 /** The stack runs with WEBHOOK_ENDPOINT_CONCURRENCY unset. */
 const CONCURRENCY = DEFAULT_ENDPOINT_CONCURRENCY;
 
-let receiver: Receiver;
-test.before(async () => {
-  receiver = await startReceiver();
-});
-test.after.always(async () => {
-  await receiver?.close();
-});
+const receiver = receiverForFile();
 
 /** Exchanges at `path` open at `at` (ms): received by then and not yet ended. */
 const openAt = (all: Delivery[], path: string, at: number) =>

@@ -9,25 +9,11 @@ import { withServiceDb } from '../helpers/db.js';
 import { withTemporalClient } from '../helpers/temporal.js';
 import { WEBHOOK_REFAN_SCHEDULE_ID } from '../../domain/upkeep-schedules.js';
 import { ScheduleOverlapPolicy } from '@temporalio/client';
-import {
-  attemptsOf,
-  eventually,
-  registerEndpoint,
-  sendTest,
-  sleep,
-  startReceiver,
-  type Delivery,
-  type Receiver,
-} from '../helpers/webhook-receiver.js';
+import { attemptsOf, eventually, registerEndpoint, sendTest, sleep, type Delivery } from '../helpers/webhook-receiver.js';
+import { receiverForFile } from '../helpers/receiver-for-file.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
 
-let receiver: Receiver;
-test.before(async () => {
-  receiver = await startReceiver();
-});
-test.after.always(async () => {
-  await receiver?.close();
-});
+const receiver = receiverForFile();
 
 const ofEvent = (path: string, event: string) => (all: Delivery[]) => all.filter((d) => d.path === path && d.body?.event === event);
 

@@ -8,19 +8,14 @@ import { isProblem, newAccount, request } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
 import { testEnv } from '../helpers/env.js';
 import { workflowHistoryText } from '../helpers/temporal.js';
-import { attemptsOf, eventually, registerEndpoint, sendTest, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { attemptsOf, eventually, registerEndpoint, sendTest } from '../helpers/webhook-receiver.js';
+import { receiverForFile } from '../helpers/receiver-for-file.js';
 import { checkEndpointUrl } from '../../domain/webhooks/url-admission.js';
 import { createResolver } from '../../lib/resolver.js';
 import { createTargetGuard } from '../../lib/target-guard.js';
 import { webhookWorkflowId } from '../../contracts/webhook-messages.js';
 
-let receiver: Receiver;
-test.before(async () => {
-  receiver = await startReceiver();
-});
-test.after.always(async () => {
-  await receiver?.close();
-});
+const receiver = receiverForFile();
 
 // The endpoint's first fields plus two added later: the event types and the rotation's overlap end.
 const ENDPOINT_FIELDS = ['consecutiveFailures', 'createdAt', 'disabledAt', 'eventTypes', 'id', 'previousSecretExpiresAt', 'status', 'url'];

@@ -2,27 +2,31 @@
 //! goes up, then resets), one slower than the 10 s wait, a redirect (a failure, not followed),
 //! and the 20th consecutive failure disabling the endpoint until it is re-enabled.
 import test from 'ava';
-import { newAccount, request } from '../helpers/api.js';
+import { newAccount, request, type TestAccount } from '../helpers/api.js';
 import { withServiceDb } from '../helpers/db.js';
-import {
-  attemptsOf,
-  endpointOf,
-  eventually,
-  registerEndpoint,
-  sendTest,
-  sleep,
-  startReceiver,
-  type Receiver,
-} from '../helpers/webhook-receiver.js';
+import { attemptsOf, endpointOf, eventually, registerEndpoint, sendTest, sleep } from '../helpers/webhook-receiver.js';
+import { receiverForFile } from '../helpers/receiver-for-file.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
 
-let receiver: Receiver;
-test.before(async () => {
-  receiver = await startReceiver();
-});
-test.after.always(async () => {
-  await receiver?.close();
-});
+const receiver = receiverForFile();
+
+/** The endpoint once its count of consecutive failures is `n`. */
+const endpointAtCount = (account: TestAccount, endpointId: string, n: number, timeoutMs: number) =>
+  eventually(
+    () => endpointOf(account, endpointId),
+    (e) => e.consecutiveFailures === n,
+    timeoutMs,
+    `a count of ${n}`,
+  );
+
+/** The endpoint's attempts, newest first, once `count` of them are recorded (`atLeast`: or more). */
+const attemptsRecorded = (account: TestAccount, endpointId: string, count: number, options: { atLeast?: boolean } = {}) =>
+  eventually(
+    () => attemptsOf(account, endpointId),
+    (rows) => (options.atLeast ? rows.length >= count : rows.length === count),
+    60_000,
+    `${count} attempts recorded`,
+  );
 
 test('a receiver that fails, then recovers: the count goes up, then resets; each attempt is listed with its status code', async (t) => {
   const account = await newAccount(10);
@@ -43,12 +47,7 @@ test('a receiver that fails, then recovers: the count goes up, then resets; each
     20_000,
     'both first attempts',
   );
-  const counted = await eventually(
-    () => endpointOf(account, endpoint.id),
-    (e) => e.consecutiveFailures === 2,
-    30_000,
-    'count of 2',
-  );
+  const counted = await endpointAtCount(account, endpoint.id, 2, 30_000);
   t.like(counted, { status: 'active', consecutiveFailures: 2 });
 
   await receiver.waitFor(
@@ -56,21 +55,11 @@ test('a receiver that fails, then recovers: the count goes up, then resets; each
     60_000,
     'both retries delivered',
   );
-  const reset = await eventually(
-    () => endpointOf(account, endpoint.id),
-    (e) => e.consecutiveFailures === 0,
-    60_000,
-    'count reset',
-  );
+  const reset = await endpointAtCount(account, endpoint.id, 0, 60_000);
   t.like(reset, { status: 'active', consecutiveFailures: 0 });
 
   // The receiver has the second retry before its attempt is written: wait for the record.
-  const attempts = await eventually(
-    () => attemptsOf(account, endpoint.id),
-    (rows) => rows.length >= 4,
-    60_000,
-    'four attempts recorded',
-  );
+  const attempts = await attemptsRecorded(account, endpoint.id, 4, { atLeast: true });
   t.is(attempts.length, 4);
   t.deepEqual(
     attempts.map((a) => [a.statusCode, a.success]),
@@ -99,38 +88,16 @@ test('a receiver slower than 10 s counts as failed, with no status code', async 
   // retry's comes after 6 s (inside the wait), so the count of 1 stands long enough to be read.
   receiver.behave('/slow', (_d, n) => (n === 1 ? { status: 200, delayMs: 15_000 } : { status: 200, delayMs: 6_000 }));
   const eventId = await sendTest(account, endpoint.id);
-  const first = (
-    await eventually(
-      () => attemptsOf(account, endpoint.id),
-      (rows) => rows.length >= 1,
-      60_000,
-      'the first attempt',
-    )
-  ).at(-1);
+  const first = (await attemptsRecorded(account, endpoint.id, 1, { atLeast: true })).at(-1);
   t.like(first, { eventId, success: false, statusCode: null });
   // It would have been a success (200) had the attempt waited for the answer at 15 s.
   t.true(first.durationMs >= 9_500, `gave up after ${first.durationMs} ms`);
   t.is(typeof first.error, 'string');
-  await eventually(
-    () => endpointOf(account, endpoint.id),
-    (e) => e.consecutiveFailures === 1,
-    30_000,
-    'count of 1',
-  );
+  await endpointAtCount(account, endpoint.id, 1, 30_000);
   // The retry, 5 s later, is answered within the wait and delivered; the count resets.
-  const rows = await eventually(
-    () => attemptsOf(account, endpoint.id),
-    (r) => r.length === 2,
-    60_000,
-    'the retry',
-  );
+  const rows = await attemptsRecorded(account, endpoint.id, 2);
   t.like(rows[0], { eventId, success: true, statusCode: 200 });
-  await eventually(
-    () => endpointOf(account, endpoint.id),
-    (e) => e.consecutiveFailures === 0,
-    60_000,
-    'count reset',
-  );
+  await endpointAtCount(account, endpoint.id, 0, 60_000);
   t.pass();
 });
 
@@ -142,30 +109,10 @@ test('a 3xx answer is a failure and the redirect is not followed', async (t) => 
     n === 1 ? { status: 302, headers: { location: receiver.url('/moved-here') } } : { status: 200, delayMs: 6_000 },
   );
   const eventId = await sendTest(account, endpoint.id);
-  const first = (
-    await eventually(
-      () => attemptsOf(account, endpoint.id),
-      (rows) => rows.length >= 1,
-      60_000,
-      'the first attempt',
-    )
-  ).at(-1);
+  const first = (await attemptsRecorded(account, endpoint.id, 1, { atLeast: true })).at(-1);
   t.like(first, { eventId, success: false, statusCode: 302, error: 'The receiver answered HTTP 302.' });
-  t.like(
-    await eventually(
-      () => endpointOf(account, endpoint.id),
-      (e) => e.consecutiveFailures === 1,
-      30_000,
-      'count of 1',
-    ),
-    { status: 'active' },
-  );
-  const rows = await eventually(
-    () => attemptsOf(account, endpoint.id),
-    (r) => r.length === 2,
-    60_000,
-    'the retry',
-  );
+  t.like(await endpointAtCount(account, endpoint.id, 1, 30_000), { status: 'active' });
+  const rows = await attemptsRecorded(account, endpoint.id, 2);
   t.like(rows[0], { eventId, success: true, statusCode: 200 });
   t.deepEqual(receiver.deliveries('/moved-here'), [], 'the Location was never requested');
 });

@@ -8,25 +8,19 @@ import test from 'ava';
 import { adminToken, isProblem, newAccount, request, type TestAccount, type UncheckedJson } from '../helpers/api.js';
 import {
   attemptsOf,
+  type Delivery,
+  disableByFailures,
   endpointOf,
   eventually,
   registerEndpoint,
   sendTest,
   sleep,
-  startReceiver,
-  type Delivery,
-  type Receiver,
 } from '../helpers/webhook-receiver.js';
+import { receiverForFile } from '../helpers/receiver-for-file.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
 import { DEFAULT_EVENT_TYPES } from '../../contracts/event-kinds.js';
 
-let receiver: Receiver;
-test.before(async () => {
-  receiver = await startReceiver();
-});
-test.after.always(async () => {
-  await receiver?.close();
-});
+const receiver = receiverForFile();
 
 const grant = (account: TestAccount, amount = 5) =>
   request('POST', `/api/v1/admin/accounts/${account.id}/credits`, { token: adminToken(), body: { amount, reason: 'purchase' } });
@@ -233,13 +227,7 @@ test('re-enabling with recoverSince delivers exactly the events missed while dis
   const endpoint = await registerEndpoint(account, receiver.url('/recover'));
   let down = true;
   receiver.behave('/recover', () => ({ status: down ? 503 : 204 }));
-  for (let i = 0; i < 20; i++) await sendTest(account, endpoint.id);
-  await eventually(
-    () => endpointOf(account, endpoint.id),
-    (e) => e.status === 'disabled',
-    60_000,
-    'disabled',
-  );
+  await disableByFailures(account, endpoint.id);
   t.true(
     isProblem(
       await request('POST', `/api/v1/account/webhooks/${endpoint.id}/replay`, {

@@ -3,8 +3,6 @@
 //! the next period's start), a catch-up after months away grants every missed period once whatever
 //! overlaps or repeats, and a plan change applies from the next period (prorated now when asked).
 import test from 'ava';
-import { Client } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
 import { createCoreActivities } from '../../activities/core/index.js';
 import { createAccounts } from '../../domain/accounts/accounts.js';
 import { createAllowances, joinPlan } from '../../domain/plans/allowances.js';
@@ -12,64 +10,46 @@ import { createAuditLog, type AuditContext } from '../../domain/audit/index.js';
 import { createLedger } from '../../domain/ledger/ledger.js';
 import { periodStart } from '../../domain/plans/periods.js';
 import { createPlans } from '../../domain/plans/plans.js';
-import { newId, randomBase62 } from '../../lib/ids.js';
+import { randomBase62 } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
-import { TASK_QUEUES } from '../../contracts/temporal-names.js';
-import { startWorkflowTestBed, serviceWorkflowBundle, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
+import { coreBedForFile, runOnce } from './support/core-bed.js';
 
-let bed: WorkflowTestBed | undefined;
-
-test.before(async () => {
-  bed = await startWorkflowTestBed('allowance_tests', async (env, mongo) => [
-    await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue: TASK_QUEUES.core,
-      workflowBundle: await serviceWorkflowBundle(),
-      activities: createCoreActivities(mongo.db),
-    }),
-  ]);
-});
-test.after.always(() => bed?.close());
+const bed = coreBedForFile('allowance_tests');
 
 const DAY = 24 * 3600 * 1000;
 const HOUR = 3600 * 1000;
 const OPERATOR: AuditContext = { actor: { type: 'operator', credential: 'ADMIN_TOKEN' }, ip: '203.0.113.7', userAgent: 'allowances-test' };
-/** Through a plain client: the environment's own would let the server skip time while it waits. */
-const runAllowances = () =>
-  new Client({ connection: bed!.env.connection, namespace: bed!.env.namespace }).workflow.execute('allowances', {
-    workflowId: newId('allowances'),
-    taskQueue: TASK_QUEUES.core,
-  });
+const runAllowances = () => runOnce(bed(), 'allowances', 'allowances');
 /** In steps: the test server jumps years ahead when asked to sleep past 2^31 ms (24.8 days) at once. */
 async function skipTo(at: number) {
   for (;;) {
-    const left = at - ((await bed!.env.currentTimeMs()) as number);
+    const left = at - ((await bed().env.currentTimeMs()) as number);
     if (left <= 0) return;
-    await bed!.env.sleep(Math.min(left, 10 * DAY));
+    await bed().env.sleep(Math.min(left, 10 * DAY));
   }
 }
-const now = async () => (await bed!.env.currentTimeMs()) as number;
+const now = async () => (await bed().env.currentTimeMs()) as number;
 
 async function plan(monthlyAllowance: number, rollover: 'none' | 'keep') {
   const id = `p-${randomBase62(8).toLowerCase()}`;
-  await createPlans(bed!.mongo.db).create(id, { name: id, monthlyAllowance, rollover });
+  await createPlans(bed().mongo.db).create(id, { name: id, monthlyAllowance, rollover });
   return id;
 }
 
 async function openOnPlan(planId: string, at: number) {
-  const { db } = bed!.mongo;
+  const { db } = bed().mongo;
   const id = (await createAccounts(db).open({ credits: 0, plan: joinPlan(planId, new Date(at)) })).account._id;
   await createAllowances(db).grantDue(id, at);
   return id;
 }
 
-const grantsOf = (accountId: string) => collections(bed!.mongo.db).grants.find({ accountId }).sort({ createdAt: 1 }).toArray();
-const balanceOf = (accountId: string) => createLedger(bed!.mongo.db).balanceOf(accountId);
+const grantsOf = (accountId: string) => collections(bed().mongo.db).grants.find({ accountId }).sort({ createdAt: 1 }).toArray();
+const balanceOf = (accountId: string) => createLedger(bed().mongo.db).balanceOf(accountId);
 
 test.serial(
   'each anniversary grants the allowance once; with rollover none the unused part lapses when the next period starts',
   async (t) => {
-    const { db } = bed!.mongo;
+    const { db } = bed().mongo;
     const anchor = await now();
     const id = await openOnPlan(await plan(300, 'none'), anchor);
     t.like(await balanceOf(id), { balance: 300 });
@@ -125,7 +105,7 @@ test.serial(
 );
 
 test.serial('after months away one run grants every missed period once, however runs overlap or repeat', async (t) => {
-  const { db } = bed!.mongo;
+  const { db } = bed().mongo;
   const anchor = await now();
   const keep = await openOnPlan(await plan(100, 'keep'), anchor);
   const lapsing = await openOnPlan(await plan(50, 'none'), anchor);
@@ -160,7 +140,7 @@ test.serial('after months away one run grants every missed period once, however 
 test.serial(
   "a plan change applies from the next period; with prorate the rest of this period's share of the difference comes now",
   async (t) => {
-    const { db } = bed!.mongo;
+    const { db } = bed().mongo;
     const anchor = await now();
     const small = await plan(100, 'none');
     const big = await plan(400, 'keep');

@@ -3,50 +3,25 @@
 //! asynchronous call's answer 24 hours after it ended (its GridFS output too), its record a week
 //! longer.
 import test from 'ava';
-import { Client } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
-import { createCoreActivities } from '../../activities/core/index.js';
 import { CALL_ANSWER_RETENTION_MS, CALL_TOMBSTONE_MS, createAsyncCalls } from '../../domain/calls/async-calls.js';
 import { createEventRecorder, newEvent } from '../../domain/events/record.js';
 import { EVENT_RETENTION_MS } from '../../contracts/event-kinds.js';
 import { newId } from '../../lib/ids.js';
 import { collections } from '../../lib/mongo.js';
-import { TASK_QUEUES } from '../../contracts/temporal-names.js';
-import { startWorkflowTestBed, serviceWorkflowBundle, type WorkflowTestBed } from '../helpers/workflow-test-bed.js';
+import { coreBedForFile, runOnce } from './support/core-bed.js';
 
-let bed: WorkflowTestBed | undefined;
-
-test.before(async () => {
-  bed = await startWorkflowTestBed('event_retention_tests', async (env, mongo) => [
-    await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue: TASK_QUEUES.core,
-      workflowBundle: await serviceWorkflowBundle(),
-      activities: createCoreActivities(mongo.db),
-    }),
-  ]);
-});
-test.after.always(() => bed?.close());
+const bed = coreBedForFile('event_retention_tests');
 
 const DAY = 24 * 3600 * 1000;
 const HOUR = 3600 * 1000;
-/**
- * Runs the sweeper once at the server's current time. Through a plain client: the environment's
- * own client lets the server skip time while it waits for a result, and with no timer pending it
- * skipped ten years ahead during the sweep's activity.
- */
-const sweep = () =>
-  new Client({ connection: bed!.env.connection, namespace: bed!.env.namespace }).workflow.execute('sweeper', {
-    workflowId: newId('sweep'),
-    taskQueue: TASK_QUEUES.core,
-  });
+const sweep = () => runOnce(bed(), 'sweeper', 'sweep');
 /** In steps: the test server jumps years ahead when asked to sleep past 2^31 ms (24.8 days) at once. */
 async function skip(ms: number) {
-  for (let left = ms; left > 0; left -= 10 * DAY) await bed!.env.sleep(Math.min(left, 10 * DAY));
+  for (let left = ms; left > 0; left -= 10 * DAY) await bed().env.sleep(Math.min(left, 10 * DAY));
 }
 
 test.serial('events are kept 30 days after they happened, then the sweeper deletes them', async (t) => {
-  const { env, mongo } = bed!;
+  const { env, mongo } = bed();
   const events = collections(mongo.db).events;
   const record = createEventRecorder(mongo.db);
   const accountId = newId('acc');
@@ -74,7 +49,7 @@ test.serial('events are kept 30 days after they happened, then the sweeper delet
 test.serial(
   "an asynchronous call's answer is kept 24 hours after it ended, its large output with it; the record a week longer",
   async (t) => {
-    const { env, mongo } = bed!;
+    const { env, mongo } = bed();
     const calls = createAsyncCalls(mongo.db);
     const accountId = newId('acc');
     const ended = new Date((await env.currentTimeMs()) as number);
@@ -120,7 +95,7 @@ test.serial(
 test.serial(
   "people's leftovers go at their end: sessions, mailed tokens, challenges and closed sign-in windows; live ones stay",
   async (t) => {
-    const { env, mongo } = bed!;
+    const { env, mongo } = bed();
     const c = collections(mongo.db);
     const now = (await env.currentTimeMs()) as number;
     const tag = newId('t');
@@ -172,7 +147,7 @@ test.serial(
 );
 
 test.serial("the authorization server's codes and tokens go at their expiry; a grant's live tokens stay", async (t) => {
-  const { env, mongo } = bed!;
+  const { env, mongo } = bed();
   const c = collections(mongo.db);
   const now = (await env.currentTimeMs()) as number;
   const tag = newId('t');

@@ -7,7 +7,7 @@ import { callTool, newAccount, request, type TestAccount, type UncheckedJson } f
 import { connectTemporal } from '../../helpers/temporal.js';
 import { testEnv } from '../../helpers/env.js';
 import { withServiceDb } from '../../helpers/db.js';
-import { applied, checkout, deliver, putPack, type stripeEvent, stripeId } from '../../helpers/stripe.js';
+import { applied, charge, checkout, deliver, dispute, putPack, session, stripeEvent, stripeId } from '../../helpers/stripe.js';
 
 const tag = stripeId('x').slice(-6).toLowerCase();
 /** Small packs, so that a test spends part of one with a few cheap calls (hash-text costs 1). */
@@ -40,11 +40,28 @@ export const eventsOf = (accountId: string, kind: string) =>
     ),
   );
 
-/** An account with no credits and one pending purchase of PACK. */
+/**
+ * An account with no credits and one pending purchase of PACK, with Stripe's events about that
+ * purchase: its checkout session's, its charge refunded, its payment disputed.
+ */
 export async function buyer() {
   const account = await newAccount(0);
   const { sessionId, purchaseId } = await checkout(account.ownerToken, PACK);
-  return { account, sessionId, purchaseId, pi: stripeId('pi') };
+  const pi = stripeId('pi');
+  return {
+    account,
+    sessionId,
+    purchaseId,
+    pi,
+    /** An event of the purchase's checkout session: this account's, paid through `pi`, unless `fields` say otherwise. */
+    sessionEvent: (type: string, fields: Partial<Parameters<typeof session>[0]> = {}) =>
+      stripeEvent(type, session({ id: sessionId, accountId: account.id, paymentIntentId: pi, ...fields })),
+    /** `charge.refunded` of the purchase's charge, `refunded` of its AMOUNT refunded so far. */
+    refundEvent: (refunded: number) => stripeEvent('charge.refunded', charge({ paymentIntentId: pi, amount: AMOUNT, refunded })),
+    /** An event of type `type` about the dispute `id` of the purchase's payment, in `status`. */
+    disputeEvent: (type: string, id: string, status: string) =>
+      stripeEvent(type, dispute({ id, paymentIntentId: pi, status, amount: AMOUNT })),
+  };
 }
 
 /** Delivers the event and waits until its workflow applied it. */
