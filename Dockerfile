@@ -53,7 +53,7 @@ ENV PUPPETEER_SKIP_DOWNLOAD=1
 COPY package.json package-lock.json .puppeteerrc.cjs ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-# tsc, then the schemas and docs the code reads at run time copied beside it, and the dashboard's
+# tsc, then the files the code reads at run time copied beside it, and the dashboard's
 # files (dashboard/, no build) into dist/dashboard/ (scripts/copy-assets.mjs); the development
 # packages pruned; then the workflow bundle built into node_modules/.cache, so no worker runs
 # webpack at its start (it is checked against the files it was built from).

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import bcrypt from 'bcrypt';
 import { bcrypt as wasmBcrypt } from 'hash-wasm';
 import { randomBytes } from 'node:crypto';
-import { createHashText } from '../activities/cpu/hash-text.js';
+import { createHashText } from '../activities/tools/hash-text.js';
 import { createHashingPool } from '../activities/cpu/hashing-pool.js';
 import { standaloneContext } from '../domain/tools/index.js';
 import { callAnatomy, timedCall, type TimedCall } from './call-anatomy.js';

@@ -8,12 +8,12 @@
 //! `--links N` (links on the broken-links page, default 10). The stack: see bench/stack.ts.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { createBrokenLinks } from '../activities/network/broken-links.js';
+import { createBrokenLinks } from '../activities/tools/broken-links.js';
 import type { PageSource } from '../activities/network/page-extract.js';
 import { createReadingPool } from '../activities/network/reading-pool.js';
 import { readInline, type ReadingName, type Readings } from '../activities/network/readings.js';
 import { PDFDocument } from 'pdf-lib';
-import { createWebScrape } from '../activities/network/web-scrape.js';
+import { createWebScrape } from '../activities/tools/web-scrape.js';
 import { createNetworkAccess } from '../lib/network-access.js';
 import { standaloneContext, type ToolHandler } from '../domain/tools/index.js';
 import { htmlDocument, largeArticlePage, send, startPageServer } from '../test/fixtures/http-pages.js';

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 //! Second half of `npm run build`: tsc emits only JavaScript, so the files the code reads at run
-//! time (tool schemas, docs) are copied beside it into dist/, paths kept; so is the dashboard
+//! time (the API reference's page and overview, the ad host list, the office bridge's Python, the
+//! tracing module workflows load) are copied beside it into dist/, paths kept; so is the dashboard
 //! (dashboard/, served by api/routes/dashboard.ts from `../../dashboard/`), which has no build.
 //! Redoc's standalone bundle (the API reference's script) is copied too, into dist/api/docs/redoc/
 //! with its version and licence: redoc is a development dependency, absent from the image.

@@ -25,7 +25,10 @@ export const ROLES = {
   'worker-browser': { entry: 'workers/browser', pools: ['browser'] },
 };
 
-/** Where each pool's own modules are: what a process that does not run the pool never imports. */
+/**
+ * Where each pool's own modules are: what a process that does not run the pool never imports. The
+ * tools' handlers (activities/tools/) are reached only through their pool's handler map here.
+ */
 const POOL_MODULES = {
   cpu: 'activities/cpu/',
   network: 'activities/network/',

@@ -10,8 +10,8 @@ import type { TargetGuard } from '../../lib/target-guard.js';
 import { loadAdHostList, type AdHostList } from './ad-hosts.js';
 import { createBrowserPool, type BrowserPool, type BrowserPoolHandle } from './browser-pool.js';
 import { createFilteringProxy } from './filtering-proxy.js';
-import { createHtmlToImage } from './html-to-image.js';
-import { createWebsiteScreenshot } from './website-screenshot.js';
+import { createHtmlToImage } from '../tools/html-to-image.js';
+import { createWebsiteScreenshot } from '../tools/website-screenshot.js';
 
 export { createBrowserPool, type BrowserPool, type BrowserPoolOptions, type PageLease } from './browser-pool.js';
 

@@ -6,18 +6,18 @@ import type { Config } from '../../lib/config.js';
 import type { Logger } from '../../lib/logger.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
 import { createHandlers, type HandlerFactories, type PoolHandlers } from '../../domain/tools/index.js';
-import { createArgon2Verify } from './argon2-verify.js';
-import { createBcryptHash } from './bcrypt-hash.js';
-import { createBcryptVerify } from './bcrypt-verify.js';
-import { createHashText } from './hash-text.js';
+import { createArgon2Verify } from '../tools/argon2-verify.js';
+import { createBcryptHash } from '../tools/bcrypt-hash.js';
+import { createBcryptVerify } from '../tools/bcrypt-verify.js';
+import { createHashText } from '../tools/hash-text.js';
 import { createHashingPool, type HashingPool } from './hashing-pool.js';
 import { createImagePool, type ImagePool } from './image-pool.js';
-import { createImageUpscale } from './image-upscale.js';
+import { createImageUpscale } from '../tools/image-upscale.js';
 import { createOfficeConverter, type OfficeConverter } from './office-converter.js';
-import { createQrGenerate } from './qr-generate.js';
+import { createQrGenerate } from '../tools/qr-generate.js';
 import { createSourceDownloader, type SourceDownloader } from './source-download.js';
-import { createWatermarkImage } from './watermark-image.js';
-import { createWordToPdf } from './word-to-pdf.js';
+import { createWatermarkImage } from '../tools/watermark-image.js';
+import { createWordToPdf } from '../tools/word-to-pdf.js';
 
 export { createHashingPool, type HashingPool, type HashingPoolOptions } from './hashing-pool.js';
 

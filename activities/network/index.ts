@@ -6,16 +6,16 @@ import type { Config } from '../../lib/config.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
 import { createHandlers, type HandlerFactories, type PoolHandlers } from '../../domain/tools/index.js';
 import type { Reader } from './readings.js';
-import { createBrokenLinks } from './broken-links.js';
-import { createHttpRequest } from './http-request.js';
-import { createPdfMetadata } from './pdf-metadata.js';
-import { createSeoMeta } from './seo-meta.js';
-import { createWebScrape } from './web-scrape.js';
-import { createDnsLookup } from './dns-lookup.js';
-import { createGoldPrice } from './gold-price.js';
-import { createPing } from './ping.js';
-import { createSmtpTest } from './smtp-test.js';
-import { createSslCheck } from './ssl-check.js';
+import { createBrokenLinks } from '../tools/broken-links.js';
+import { createHttpRequest } from '../tools/http-request.js';
+import { createPdfMetadata } from '../tools/pdf-metadata.js';
+import { createSeoMeta } from '../tools/seo-meta.js';
+import { createWebScrape } from '../tools/web-scrape.js';
+import { createDnsLookup } from '../tools/dns-lookup.js';
+import { createGoldPrice } from '../tools/gold-price.js';
+import { createPing } from '../tools/ping.js';
+import { createSmtpTest } from '../tools/smtp-test.js';
+import { createSslCheck } from '../tools/ssl-check.js';
 
 export interface NetworkToolDeps {
   net: NetworkAccess;

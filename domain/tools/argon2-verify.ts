@@ -1,17 +1,35 @@
 //! argon2-verify: whether a password produces an Argon2 PHC hash. Its precheck: the PHC string
 //! parses, hash-wasm can verify it, and its cost parameters stay within the limits (docs/API.md)
 //! before a pool thread spends on it.
+import { type Static, Type } from '@sinclair/typebox';
+import { ClosedObject, type Validated } from '../../lib/schema-types.js';
 import { ToolError, invalidField } from '../../contracts/errors.js';
 import { defineTool, FAILURES } from './definition.js';
 
-export interface Argon2VerifyInput {
-  password: string;
-  hash: string;
-}
-
-export interface Argon2VerifyOutput {
-  matches: boolean;
-}
+export const Argon2VerifyInput = ClosedObject(
+  {
+    password: Type.String({ minLength: 1, description: 'Plaintext password to test; never stored. Must not be empty.' }),
+    hash: Type.String({
+      description:
+        'Stored Argon2 hash in PHC string format: $argon2id$, $argon2i$ or $argon2d$, then v=19$m=<KiB>,t=<iterations>,p=<lanes>$<salt>$<hash> (parameters in any order) with unpadded base64 salt and hash. Memory at most 262144 KiB (256 MiB), iterations at most 10, parallelism at most 16 (422 hash_too_costly beyond); a hash that does not parse, or of version 16, answers 422 invalid_hash.',
+    }),
+  },
+  {
+    description: 'A password and a stored Argon2 hash to test it against. Variant and cost parameters are read from the hash.',
+    examples: [
+      {
+        password: 'correct horse battery staple',
+        hash: '$argon2id$v=19$m=65536,p=4,t=3$rbzNh8uWxe1CKKNEBt/X3g$H/dJ4fDTFju8so8RgbGysk92CsuE/30H+DPajoeFIlY',
+      },
+    ],
+  },
+);
+export type Argon2VerifyInput = Validated<typeof Argon2VerifyInput>;
+export const Argon2VerifyOutput = ClosedObject(
+  { matches: Type.Boolean({ description: 'True when the password produces the hash.' }) },
+  { examples: [{ matches: true }] },
+);
+export type Argon2VerifyOutput = Static<typeof Argon2VerifyOutput>;
 
 export interface Argon2Params {
   variant: 'argon2id' | 'argon2i' | 'argon2d';
@@ -100,6 +118,7 @@ export const argon2Verify = defineTool<Argon2VerifyInput, Argon2VerifyOutput>()(
   group: 'hashing',
   cost: 3,
   pool: 'cpu',
+  schemas: { input: Argon2VerifyInput, output: Argon2VerifyOutput },
   timeoutMs: 30_000,
   secretFields: ['password'],
   failures: FAILURES.readsHash,

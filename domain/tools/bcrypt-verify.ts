@@ -1,17 +1,34 @@
 //! bcrypt-verify: whether a password produces a bcrypt hash. Its precheck: the password rule of
 //! bcrypt-hash, the hash's syntax, and its cost, read from the hash before any thread spends time on it.
+import { type Static, Type } from '@sinclair/typebox';
+import { ClosedObject, type Validated } from '../../lib/schema-types.js';
 import { ToolError } from '../../contracts/errors.js';
 import { defineTool, FAILURES } from './definition.js';
 import { MAX_WORK_FACTOR, checkBcryptPassword } from './bcrypt-hash.js';
 
-export interface BcryptVerifyInput {
-  password: string;
-  hash: string;
-}
-
-export interface BcryptVerifyOutput {
-  matches: boolean;
-}
+export const BcryptVerifyInput = ClosedObject(
+  {
+    password: Type.String({
+      minLength: 1,
+      maxLength: 72,
+      description: 'Plaintext password to test; never stored. 1 to 72 bytes in UTF-8, as for bcrypt-hash.',
+    }),
+    hash: Type.String({
+      description:
+        'Stored BCrypt hash: $2a$, $2b$ or $2y$, a two-digit cost, then 53 characters of salt and hash. A hash that does not parse answers 422 invalid_hash; one with a cost above 14 answers 422 hash_too_costly.',
+    }),
+  },
+  {
+    description: 'A password and a stored bcrypt hash to test it against. The work factor is read from the hash.',
+    examples: [{ password: 'correct horse battery staple', hash: '$2b$10$502RjdF2vK2s3wxiY7q6tO4iHtz1.1jj.q.MQOJbG.vssttlX0aMO' }],
+  },
+);
+export type BcryptVerifyInput = Validated<typeof BcryptVerifyInput>;
+export const BcryptVerifyOutput = ClosedObject(
+  { matches: Type.Boolean({ description: 'True when the password produces the hash.' }) },
+  { examples: [{ matches: true }] },
+);
+export type BcryptVerifyOutput = Static<typeof BcryptVerifyOutput>;
 
 export interface BcryptHashParams {
   /** `2a` (hash-wasm, bcryptjs), `2b` (OpenBSD, native bcrypt) or `2y` (PHP); same algorithm. */
@@ -58,6 +75,7 @@ export const bcryptVerify = defineTool<BcryptVerifyInput, BcryptVerifyOutput>()(
   group: 'hashing',
   cost: 2,
   pool: 'cpu',
+  schemas: { input: BcryptVerifyInput, output: BcryptVerifyOutput },
   timeoutMs: 20_000,
   secretFields: ['password'],
   failures: FAILURES.readsHash,

@@ -1,6 +1,8 @@
 //! What defines a tool: its name, group, price, pool, deadline, secret fields, the failures it
-//! documents, its input and output types and its I/O-free precheck. One light module per tool
-//! (`domain/tools/<tool>.ts`) declares it; the API and the workers both read it from there.
+//! documents, its input and output schemas (whose static types are its input and output types)
+//! and its I/O-free precheck. One light module per tool (`domain/tools/<tool>.ts`) declares it;
+//! the API and the workers both read it from there.
+import type { TObject } from '@sinclair/typebox';
 import type { ErrorCode } from '../../contracts/errors.js';
 import type { ToolPool } from '../../contracts/temporal-names.js';
 import type { Target } from '../../lib/target-guard.js';
@@ -46,6 +48,12 @@ export interface ToolDefinition<
   readonly pool: P;
   /** Deadline for the tool's work, all attempts included; past it the call answers 504. */
   readonly timeoutMs: number;
+  /**
+   * The JSON Schemas (TypeBox) of its input and output: Ajv validates requests by the input's
+   * (defaults applied), the OpenAPI document and the MCP tool list publish both
+   * (domain/tools/schemas.ts), and `I` and `O` are their static types.
+   */
+  readonly schemas: { readonly input: TObject; readonly output: TObject };
   /**
    * Which of its pool's task queues the call waits in. Either way the call is one workflow task
    * with one local activity, the reserve, the tool and the commit or refund

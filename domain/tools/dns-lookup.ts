@@ -8,39 +8,93 @@
 //! Public names are never refused, also when they resolve to private addresses: any public
 //! resolver gives the same answer. Operators should still use a public recursive resolver, not a
 //! split-horizon one (see docs/API.md).
+import { type Static, Type } from '@sinclair/typebox';
+import { ClosedObject, Defaulted, StringEnum, type Validated } from '../../lib/schema-types.js';
 import { domainToASCII } from 'node:url';
 import { isIP } from 'node:net';
 import { ToolError, invalidField } from '../../contracts/errors.js';
-import type { RecordType } from '../../lib/resolver.js';
+import { RECORD_TYPES, type RecordType } from '../../lib/resolver.js';
 import { defineTool } from './definition.js';
 
-export interface DnsLookupInput {
-  hostname: string;
-  recordType: RecordType;
-}
+export const DnsLookupInput = ClosedObject(
+  {
+    hostname: Type.String({
+      minLength: 1,
+      maxLength: 254,
+      description:
+        'Domain to resolve, without a scheme, path or port, e.g. example.com or _dmarc.example.com. Internationalised names are converted to their ASCII (punycode) form; a trailing dot is allowed. IP addresses are refused (400).',
+    }),
+    recordType: Defaulted(
+      StringEnum(RECORD_TYPES, {
+        description:
+          'Record type: A (IPv4 address), AAAA (IPv6 address), MX (mail exchangers), TXT (text), NS (name servers), CNAME (alias target) or SOA (zone authority).',
+      }),
+      'A',
+    ),
+  },
+  {
+    description:
+      "A domain name and the record type to look up through the service's resolvers. Single-label names (db, redis) and names under localhost, local, internal, arpa, lan, home, corp, intranet, private and localdomain are refused (422 target_not_allowed, reason internal_name): they only mean something inside a private network.",
+    examples: [{ hostname: 'example.com', recordType: 'MX' }],
+  },
+);
+export type DnsLookupInput = Validated<typeof DnsLookupInput>;
+export const DnsLookupOutput = ClosedObject(
+  {
+    hostname: Type.String({ description: 'Hostname queried, in ASCII, lower case, without a trailing dot.' }),
+    recordType: StringEnum(RECORD_TYPES, { description: 'Type queried.' }),
+    records: Type.Array(
+      Type.Union([
+        ClosedObject({ address: Type.String(), ttl: Type.Integer({ minimum: 0 }) }),
+        ClosedObject({ priority: Type.Integer({ minimum: 0 }), exchange: Type.String() }),
+        ClosedObject({ text: Type.String(), parts: Type.Array(Type.String()) }),
+        ClosedObject({ nameserver: Type.String() }),
+        ClosedObject({ target: Type.String() }),
+        ClosedObject({
+          primaryNameserver: Type.String(),
+          hostmaster: Type.String(),
+          serial: Type.Integer(),
+          refresh: Type.Integer(),
+          retry: Type.Integer(),
+          expire: Type.Integer(),
+          minimumTtl: Type.Integer(),
+        }),
+      ]),
+      {
+        description:
+          'Matching records; shape depends on the record type. A/AAAA: {address, ttl} (ttl in seconds, counting down while cached). MX: {priority, exchange}, lowest priority first. TXT: {text, parts} (the character-strings joined, and as sent). NS: {nameserver}. CNAME: {target}. SOA: {primaryNameserver, hostmaster, serial, refresh, retry, expire, minimumTtl}. Empty when found is false.',
+      },
+    ),
+    found: Type.Boolean({
+      description: 'False when the name has no record of this type, or does not exist at all (NXDOMAIN); records is then empty.',
+    }),
+    status: StringEnum(['found', 'nodata', 'nxdomain'], {
+      description: 'Additive: why found is false: nodata (the name exists, without records of this type) or nxdomain (no such name).',
+    }),
+    cached: Type.Boolean({ description: 'Additive: true when the answer was served from the cache.' }),
+  },
+  {
+    description:
+      'Answers may come from cache while fresh: A and AAAA for their TTL (at most one hour), other types for 60 s, negative answers for 30 s.',
+    examples: [
+      {
+        hostname: 'example.com',
+        recordType: 'MX',
+        records: [{ priority: 10, exchange: 'mail.example.com' }],
+        found: true,
+        status: 'found',
+        cached: false,
+      },
+    ],
+  },
+);
+export type DnsLookupOutput = Static<typeof DnsLookupOutput>;
 
-export type LookupRecord =
-  | { address: string; ttl: number }
-  | { priority: number; exchange: string }
-  | { text: string; parts: string[] }
-  | { nameserver: string }
-  | { target: string }
-  | { primaryNameserver: string; hostmaster: string; serial: number; refresh: number; retry: number; expire: number; minimumTtl: number };
+/** A record as the answer lists it: its shape follows the record type. */
+export type LookupRecord = DnsLookupOutput['records'][number];
 
 /** `found`, or why not: NXDOMAIN (no such name) or no data (the name has no record of this type). */
-export type LookupStatus = 'found' | 'nxdomain' | 'nodata';
-
-export interface DnsLookupOutput {
-  /** The name queried, in its ASCII form, lower case, without a trailing dot. */
-  hostname: string;
-  recordType: RecordType;
-  records: LookupRecord[];
-  found: boolean;
-  /** Additive: `found`, `nxdomain` (no such name) or `nodata` (no record of this type). */
-  status: LookupStatus;
-  /** Additive: true when the answer came from the cache. */
-  cached: boolean;
-}
+export type LookupStatus = DnsLookupOutput['status'];
 
 /**
  * Single-label names are refused except for NS and SOA (a TLD's delegation is public).
@@ -110,6 +164,7 @@ export const dnsLookup = defineTool<DnsLookupInput, DnsLookupOutput>()({
   group: 'network',
   cost: 1,
   pool: 'network',
+  schemas: { input: DnsLookupInput, output: DnsLookupOutput },
   timeoutMs: 15_000,
   // Internal names (single-label, .local, .internal ...) are refused before any query.
   failures: ['target_not_allowed', 'upstream_error'],

@@ -2,6 +2,8 @@
 //! needs no I/O: the URL, a method that may carry the body given, and the request headers, given
 //! as an object or as the same object encoded in a JSON string. The header rules are what lets a
 //! caller's request through unchanged without letting it alter how the request is framed or routed.
+import { type Static, Type } from '@sinclair/typebox';
+import { ClosedObject, Defaulted, StringEnum, StringMap, type Validated } from '../../lib/schema-types.js';
 import { invalidField } from '../../contracts/errors.js';
 import { defineTool, FAILURES } from './definition.js';
 import { checkHttpUrl } from './http-url.js';
@@ -12,27 +14,94 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
 /** GET and HEAD requests carry no body: servers and proxies may ignore or reject one. */
 export const METHODS_WITHOUT_BODY: readonly HttpMethod[] = ['GET', 'HEAD'];
 
-export interface HttpRequestInput {
-  url: string;
-  method: HttpMethod;
-  headers?: Record<string, string> | string;
-  body?: string;
-}
-
-export interface HttpRequestOutput {
-  statusCode: number;
-  /** The reason phrase the target sent (empty over HTTP/2-style servers that send none). */
-  statusText: string;
-  headers: Record<string, string | string[]>;
-  body: string;
-  /** True when the body was longer than `maxBodyBytes` and only its start is returned. */
-  bodyTruncated: boolean;
-  elapsedMs: number;
-}
-
 export const MAX_HEADERS = 100;
 export const MAX_HEADER_NAME_LENGTH = 256;
 export const MAX_HEADER_VALUE_LENGTH = 8192;
+
+export const HttpRequestInput = ClosedObject(
+  {
+    url: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description:
+        'Absolute http or https URL, at most 2048 characters. Credentials in the URL are refused (send an Authorization header instead).',
+    }),
+    method: Defaulted(
+      StringEnum(HTTP_METHODS, {
+        description: `One of ${HTTP_METHODS.join(', ')}.`,
+      }),
+      'GET',
+    ),
+    headers: Type.Optional(
+      Type.Union(
+        [
+          StringMap(Type.String({ maxLength: MAX_HEADER_VALUE_LENGTH }), {
+            maxProperties: MAX_HEADERS,
+            propertyNames: { maxLength: MAX_HEADER_NAME_LENGTH },
+          }),
+          Type.String({ maxLength: 900000 }),
+        ],
+        {
+          description:
+            'Request headers as an object of names to string values, or the same object encoded as a JSON string. At most 100 headers; names are HTTP tokens of at most 256 characters, values at most 8192 characters without line breaks; a name may appear once (case-insensitively). Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, TE, Trailer, Upgrade, HTTP2-Settings and Expect are set by the service and refused (400). User-Agent defaults to UtilityTools/1.0 and Accept-Encoding to gzip, deflate, br when not given.',
+        },
+      ),
+    ),
+    body: Type.Optional(
+      Type.String({
+        description:
+          'Request body, sent as-is (UTF-8) with POST, PUT, PATCH, DELETE or OPTIONS; a non-empty body with GET or HEAD is refused (400). Without a Content-Type header, text/plain;charset=UTF-8 is sent, as fetch does.',
+      }),
+    ),
+  },
+  {
+    description:
+      'One HTTP request to a public address, sent as described. Private, loopback, link-local and other non-public targets are refused (422 target_not_allowed), also when a name resolves to one. Redirects are returned, not followed.',
+    examples: [
+      {
+        url: 'https://httpbin.org/post',
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+        body: '{"hello":"world"}',
+      },
+    ],
+  },
+);
+export type HttpRequestInput = Validated<typeof HttpRequestInput>;
+export const HttpRequestOutput = ClosedObject(
+  {
+    statusCode: Type.Integer({ minimum: 100, maximum: 999, description: 'Status returned by the target.' }),
+    statusText: Type.String({ description: 'Additive: the reason phrase the target sent (may be empty).' }),
+    headers: StringMap(Type.Union([Type.String(), Type.Array(Type.String())]), {
+      description:
+        'Every response header by lower-case name, as received. A repeated header is joined with ", "; set-cookie is always an array of its values.',
+    }),
+    body: Type.String({
+      description:
+        'Response body as text, decoded from the charset the response declares (UTF-8 when none); a gzip, deflate or br content coding is undone first. Invalid bytes (a binary body) appear as U+FFFD. Empty for HEAD.',
+    }),
+    bodyTruncated: Type.Boolean({
+      description:
+        'Additive: true when the body was longer than 5 MiB (after undoing its content coding) and only the first 5 MiB are returned.',
+    }),
+    elapsedMs: Type.Integer({ minimum: 0, description: 'Round-trip time in milliseconds: DNS, connection, request and the whole body.' }),
+  },
+  {
+    description:
+      "The target's response. Any status the target sends (a 404 or a 500 included) is an answer (200); 502 upstream_error means no usable response came (DNS failure, refused connection, TLS failure, no answer within 15 s).",
+    examples: [
+      {
+        statusCode: 200,
+        statusText: 'OK',
+        headers: { 'content-type': 'application/json', 'content-length': '17', 'set-cookie': ['a=1; Path=/', 'b=2; Path=/'] },
+        body: '{"hello":"world"}',
+        bodyTruncated: false,
+        elapsedMs: 142,
+      },
+    ],
+  },
+);
+export type HttpRequestOutput = Static<typeof HttpRequestOutput>;
 
 /**
  * Headers the service sets itself. Host follows the URL (a caller's Host would address another
@@ -128,6 +197,7 @@ export const httpRequest = defineTool<HttpRequestInput, HttpRequestOutput>()({
   group: 'network',
   cost: 2,
   pool: 'network',
+  schemas: { input: HttpRequestInput, output: HttpRequestOutput },
   timeoutMs: 25_000,
   failures: FAILURES.connects,
   precheck,

@@ -1,6 +1,8 @@
 //! qr-generate: a PNG QR code of a text. Its precheck: the text fits a QR code at the chosen
 //! error correction level, and the image is large enough to draw every module at least one
 //! pixel wide.
+import { type Static, Type } from '@sinclair/typebox';
+import { ClosedObject, Defaulted, StringEnum, type Validated } from '../../lib/schema-types.js';
 import QRCode from 'qrcode';
 import { defineTool } from './definition.js';
 import { invalidField } from '../../contracts/errors.js';
@@ -8,21 +10,55 @@ import { invalidField } from '../../contracts/errors.js';
 export const ERROR_CORRECTION_LEVELS = ['L', 'M', 'Q', 'H'] as const;
 export type ErrorCorrection = (typeof ERROR_CORRECTION_LEVELS)[number];
 
-export interface QrGenerateInput {
-  text: string;
-  size: number;
-  errorCorrection: ErrorCorrection;
-}
-
-export interface QrGenerateOutput {
-  /** PNG, base64, no data URI prefix. */
-  imageBase64: string;
-  mimeType: 'image/png';
-  size: number;
-}
-
 export const MIN_SIZE = 64;
 export const MAX_SIZE = 2048;
+
+export const QrGenerateInput = ClosedObject(
+  {
+    text: Type.String({
+      minLength: 1,
+      maxLength: 7089,
+      description:
+        'Text or URL to encode. How much fits depends on the level: at most 2953 bytes of UTF-8 text at L, 2331 at M, 1663 at Q, 1273 at H (more when the text is only digits or upper-case letters); longer text answers 400.',
+    }),
+    size: Defaulted(
+      Type.Integer({
+        minimum: MIN_SIZE,
+        maximum: MAX_SIZE,
+        description:
+          'Image edge length in pixels, 64 to 2048; the PNG is exactly this wide and high. It must leave at least one pixel per module plus a 4-module quiet zone (a small size with a long text answers 400).',
+      }),
+      300,
+    ),
+    errorCorrection: Defaulted(
+      StringEnum(ERROR_CORRECTION_LEVELS, {
+        description:
+          'Error correction level: L (7%), M (15%), Q (25%) or H (30%) of the code may be damaged and still read; higher survives more damage but holds less data.',
+      }),
+      'M',
+    ),
+  },
+  {
+    description: 'Text to encode as a QR code, the image size and the error correction level.',
+    examples: [{ text: 'https://example.com/', size: 300, errorCorrection: 'M' }],
+  },
+);
+export type QrGenerateInput = Validated<typeof QrGenerateInput>;
+export const QrGenerateOutput = ClosedObject({
+  imageBase64: Type.String({
+    contentEncoding: 'base64',
+    contentMediaType: 'image/png',
+    description: 'PNG image, base64, without a data URI prefix. Black modules on white, one bit per pixel.',
+  }),
+  mimeType: Type.Literal('image/png', { description: 'Always image/png.' }),
+  size: Type.Integer({
+    minimum: MIN_SIZE,
+    maximum: MAX_SIZE,
+    description: 'Edge length of the produced image in pixels; equals the requested size.',
+  }),
+});
+export type QrGenerateOutput = Static<typeof QrGenerateOutput>;
+
 /** Light border required around a QR code (ISO/IEC 18004), in modules. */
 export const QUIET_ZONE_MODULES = 4;
 
@@ -82,6 +118,7 @@ export const qrGenerate = defineTool<QrGenerateInput, QrGenerateOutput>()({
   group: 'files',
   cost: 1,
   pool: 'cpu',
+  schemas: { input: QrGenerateInput, output: QrGenerateOutput },
   fileField: 'imageBase64',
   timeoutMs: 10_000,
   failures: [],

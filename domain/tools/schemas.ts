@@ -1,6 +1,6 @@
-//! Loads `schemas/tools/<tool>.json`: the input and output JSON Schemas of each tool, the one
-//! source of validation and of the OpenAPI document.
-import { readFileSync } from 'node:fs';
+//! The input and output JSON Schemas of each tool as the service publishes them: each tool's
+//! TypeBox declaration (`schemas` of its definition) as plain JSON, named by a `title` and the
+//! draft it follows. Ajv validates by them, and the OpenAPI document and the MCP tool list carry them.
 import { CATALOGUE } from './catalogue.js';
 
 export interface ToolSchemas {
@@ -8,12 +8,19 @@ export interface ToolSchemas {
   output: Record<string, unknown>;
 }
 
-const SCHEMA_DIR = new URL('../../schemas/tools/', import.meta.url);
+const DRAFT = 'https://json-schema.org/draft/2020-12/schema';
+
+/** A declared schema as plain JSON (TypeBox marks its schemas with symbol keys), a fresh copy each time. */
+const published = (title: string, schema: object): Record<string, unknown> => ({
+  $schema: DRAFT,
+  title,
+  ...(JSON.parse(JSON.stringify(schema)) as Record<string, unknown>),
+});
 
 export function loadToolSchemas(name: string): ToolSchemas {
-  const doc = JSON.parse(readFileSync(new URL(`${name}.json`, SCHEMA_DIR), 'utf8')) as ToolSchemas;
-  if (!doc.input || !doc.output) throw new Error(`schemas/tools/${name}.json needs "input" and "output"`);
-  return doc;
+  const tool = CATALOGUE.get(name);
+  if (!tool) throw new Error(`no tool ${name}`);
+  return { input: published(`${name} input`, tool.schemas.input), output: published(`${name} output`, tool.schemas.output) };
 }
 
 /** Schemas of every tool in the catalogue. */

@@ -5,6 +5,8 @@
 //! a tab), so such text is refused with 400 rather than returning an image without the text the
 //! client asked for.
 //! test/tools/watermark-image.test.ts proves this set equals the font files' glyph set.
+import { type Static, Type } from '@sinclair/typebox';
+import { ClosedObject, Defaulted, StringEnum, type Validated } from '../../lib/schema-types.js';
 import { defineTool } from './definition.js';
 import { DOWNLOADS_FILE, precheckFileUrl } from './downloaded-file.js';
 import { invalidField } from '../../contracts/errors.js';
@@ -12,22 +14,60 @@ import { invalidField } from '../../contracts/errors.js';
 export const WATERMARK_POSITIONS = ['center', 'top-left', 'top-right', 'bottom-left', 'bottom-right', 'tile'] as const;
 export type WatermarkPosition = (typeof WATERMARK_POSITIONS)[number];
 
-export interface WatermarkImageInput {
-  fileUrl: string;
-  text: string;
-  opacity: number;
-  position: WatermarkPosition;
-}
-
-export interface WatermarkImageOutput {
-  /** The image, base64, no data URI prefix. */
-  fileBase64: string;
-  mimeType: string;
-  fileName: string;
-  sizeBytes: number;
-  width: number;
-  height: number;
-}
+export const WatermarkImageInput = ClosedObject(
+  {
+    fileUrl: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description:
+        'Absolute http or https URL of the image, at most 2048 characters. Up to 5 redirects are followed; the final answer must be 2xx (502 upstream_error otherwise).',
+    }),
+    text: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'Watermark text, one line. The watermark font draws Latin letters with Western European accents, digits, punctuation (no backtick) and the euro sign; text with other characters (CJK, emoji, Cyrillic, tabs, line breaks) answers 400 rather than an image missing them. Long text wraps at word boundaries.',
+    }),
+    opacity: Defaulted(
+      Type.Number({
+        minimum: 0.05,
+        maximum: 1,
+        description: '0.05 to 1; lower is more discreet. Multiplies the whole mark (white text over a black shadow).',
+      }),
+      0.35,
+    ),
+    position: Defaulted(
+      StringEnum(WATERMARK_POSITIONS, {
+        description:
+          "Where the mark goes: a corner (3% of the shorter side from the edges), the centre, or tile (repeated over the whole image in a brick pattern, in smaller type). The text height is about a tenth of the image's shorter side (a sixteenth when tiled), in the font's sizes 8, 16, 32, 64 or 128 px.",
+      }),
+      'bottom-right',
+    ),
+  },
+  {
+    description:
+      'A public PNG, JPEG or WebP image and the text to draw on it. The image is downloaded through the guarded client (non-public targets refused with 422 target_not_allowed, also on redirects), at most 10 MiB and 25 megapixels (422 source_too_large). Its type is decided from its bytes, not its name or Content-Type (422 unsupported_source for anything else, animated WebP included).',
+    examples: [{ fileUrl: 'https://example.com/photo.jpg', text: '© Example 2025', opacity: 0.35, position: 'bottom-right' }],
+  },
+);
+export type WatermarkImageInput = Validated<typeof WatermarkImageInput>;
+export const WatermarkImageOutput = ClosedObject({
+  fileBase64: Type.String({
+    contentEncoding: 'base64',
+    description:
+      "The watermarked image, base64, without a data URI prefix, in the source's format: PNG stays lossless PNG (transparency kept), JPEG and WebP are re-encoded lossy at quality 90.",
+  }),
+  mimeType: StringEnum(['image/png', 'image/jpeg', 'image/webp'], { description: "The source's own type." }),
+  fileName: Type.String({
+    minLength: 1,
+    description:
+      "Suggested download name: the source URL's file name with `-watermarked` and the output's extension (`photo-watermarked.jpg`); `image-watermarked.<ext>` when the URL names no file.",
+  }),
+  sizeBytes: Type.Integer({ minimum: 1, description: 'Size of the decoded image file in bytes.' }),
+  width: Type.Integer({ minimum: 1, description: "Width in pixels (the source's)." }),
+  height: Type.Integer({ minimum: 1, description: "Height in pixels (the source's)." }),
+});
+export type WatermarkImageOutput = Static<typeof WatermarkImageOutput>;
 
 /** Code points the watermark font draws. */
 export function isDrawable(codePoint: number): boolean {
@@ -64,6 +104,7 @@ export const watermarkImage = defineTool<WatermarkImageInput, WatermarkImageOutp
   group: 'files',
   cost: 2,
   pool: 'cpu',
+  schemas: { input: WatermarkImageInput, output: WatermarkImageOutput },
   fileField: 'fileBase64',
   ...DOWNLOADS_FILE,
   precheck,

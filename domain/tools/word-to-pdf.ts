@@ -1,19 +1,42 @@
 //! word-to-pdf: a downloaded Word, OpenDocument or RTF document converted to PDF. Its precheck
 //! needs no I/O: the document's address is an absolute http(s) URL. Its type is decided from its
 //! bytes after the download, never from the URL's extension.
+import { type Static, Type } from '@sinclair/typebox';
+import { ClosedObject, type Validated } from '../../lib/schema-types.js';
 import { defineTool } from './definition.js';
 import { DOWNLOADS_FILE, precheckFileUrl } from './downloaded-file.js';
 
-export interface WordToPdfInput {
-  fileUrl: string;
-}
-
-export interface WordToPdfOutput {
-  fileBase64: string;
-  mimeType: 'application/pdf';
-  fileName: string;
-  sizeBytes: number;
-}
+export const WordToPdfInput = ClosedObject(
+  {
+    fileUrl: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description:
+        'Absolute http or https URL of the Word/ODT/RTF file, at most 2048 characters. Up to 5 redirects are followed; the final answer must be 2xx (502 upstream_error otherwise).',
+    }),
+  },
+  {
+    description:
+      'A public Word (.doc, .docx), OpenDocument text (.odt) or RTF document. Downloaded through the guarded client (non-public targets refused with 422 target_not_allowed, also on redirects), at most 20 MiB (422 source_too_large). Its type is decided from its bytes (OLE2 Word file, OOXML or ODF package, {\\rtf), not from its name or Content-Type (422 unsupported_source otherwise; also for a damaged or password-protected document). LibreOffice converts it with no network access: linked remote images and objects are not fetched. A conversion that takes longer than 30 s is stopped (504 tool_timeout).',
+    examples: [{ fileUrl: 'https://example.com/report.docx' }],
+  },
+);
+export type WordToPdfInput = Validated<typeof WordToPdfInput>;
+export const WordToPdfOutput = ClosedObject({
+  fileBase64: Type.String({
+    contentEncoding: 'base64',
+    contentMediaType: 'application/pdf',
+    description: 'The PDF, base64, without a data URI prefix.',
+  }),
+  mimeType: Type.Literal('application/pdf', { description: 'Always application/pdf.' }),
+  fileName: Type.String({
+    minLength: 1,
+    description:
+      "Suggested download name: the source URL's file name with `.pdf` instead of its extension (`report.pdf`); `document.pdf` when the URL names no file.",
+  }),
+  sizeBytes: Type.Integer({ minimum: 1, description: 'Size of the decoded PDF in bytes.' }),
+});
+export type WordToPdfOutput = Static<typeof WordToPdfOutput>;
 
 export const precheck: (input: WordToPdfInput) => void = precheckFileUrl;
 
@@ -22,6 +45,7 @@ export const wordToPdf = defineTool<WordToPdfInput, WordToPdfOutput>()({
   group: 'files',
   cost: 15,
   pool: 'cpu',
+  schemas: { input: WordToPdfInput, output: WordToPdfOutput },
   fileField: 'fileBase64',
   // Within the file tools' deadline, the conversion's own hard limit is OFFICE_CONVERSION_TIMEOUT_MS.
   ...DOWNLOADS_FILE,

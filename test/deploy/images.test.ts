@@ -6,7 +6,8 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ROLES, rolePackages } from '../../scripts/role-packages.mjs';
+import { ROLES, directPackages, rolePackages } from '../../scripts/role-packages.mjs';
+import { toolsOfPool } from '../../domain/tools/catalogue.js';
 import { testEnv } from '../helpers/env.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -147,6 +148,19 @@ test("each tool pool loads its own tools' packages and not the other pools'", (t
   t.false(cpu.has('puppeteer-core'));
   t.false(browser.has('@tensorflow/tfjs'));
   t.false(network.has('puppeteer-core'));
+});
+
+test("each tool pool's process reaches its own tools' handlers in activities/tools/ and no other's; the API and the core worker none", (t) => {
+  const handlersOf = (role: keyof typeof ROLES) =>
+    [...directPackages(root, role, '.ts').modules]
+      .map((file) => path.relative(root, file).split(path.sep).join('/'))
+      .filter((file) => file.startsWith('activities/tools/'))
+      .map((file) => path.basename(file, '.ts'))
+      .sort();
+  const namesOf = (pool: 'cpu' | 'network' | 'browser') => toolsOfPool(pool).map((tool) => tool.name);
+  for (const pool of ['cpu', 'network', 'browser'] as const) t.deepEqual(handlersOf(`worker-${pool}`), namesOf(pool).sort(), pool);
+  t.deepEqual(handlersOf('api'), []);
+  t.deepEqual(handlersOf('worker-core'), []);
 });
 
 test('every runtime dependency is loaded by some role', (t) => {

@@ -1,6 +1,6 @@
 //! The tool registry: every tool listed in domain/tools has a handler in its pool's map and every
 //! handler a listing (the compiler checks the same from the types; this checks what runs), and a
-//! reader who knows a tool's name finds its schema, definition, handler and test by that name.
+//! reader who knows a tool's name finds its definition (with its schemas), handler and test by that name.
 import { existsSync, readdirSync } from 'node:fs';
 import test from 'ava';
 import { BROWSER_HANDLERS } from '../../activities/browser/index.js';
@@ -25,10 +25,20 @@ for (const pool of Object.keys(HANDLERS) as ToolPool[]) {
   });
 }
 
-test('every tool is listed once, and every tool schema belongs to a listed tool', (t) => {
+/** Whether the value or anything in it has a symbol-keyed property. */
+const hasSymbolKeys = (v: unknown): boolean =>
+  typeof v === 'object' && v !== null && (Object.getOwnPropertySymbols(v).length > 0 || Object.values(v).some(hasSymbolKeys));
+
+test('every tool is listed once, its schemas published as closed objects named for it', (t) => {
   t.is(CATALOGUE.size, TOOLS.length);
-  const schemaFiles = readdirSync(new URL('schemas/tools/', ROOT)).filter((f) => f.endsWith('.json'));
-  t.deepEqual(schemaFiles.map((f) => f.replace(/\.json$/, '')).sort(), [...CATALOGUE.keys()].sort());
+  for (const name of CATALOGUE.keys()) {
+    const { input, output } = loadToolSchemas(name);
+    t.like(input, { title: `${name} input`, type: 'object', additionalProperties: false }, name);
+    t.like(output, { title: `${name} output`, type: 'object', additionalProperties: false }, name);
+    // Published as plain JSON: TypeBox's symbol keys stay in the declaration.
+    t.true(hasSymbolKeys(CATALOGUE.get(name)!.schemas.input), name);
+    t.false(hasSymbolKeys(input) || hasSymbolKeys(output), name);
+  }
 });
 
 /**
@@ -45,8 +55,8 @@ function testFilesOf(name: string): string[] {
 }
 
 for (const tool of TOOLS) {
-  test(`${tool.name}: schema, definition, handler and test are found by its name`, async (t) => {
-    for (const file of [`schemas/tools/${tool.name}.json`, `domain/tools/${tool.name}.ts`, `activities/${tool.pool}/${tool.name}.ts`]) {
+  test(`${tool.name}: definition, handler and test are found by its name`, async (t) => {
+    for (const file of [`domain/tools/${tool.name}.ts`, `activities/tools/${tool.name}.ts`]) {
       t.true(existsSync(new URL(file, ROOT)), `${file} is missing`);
     }
     t.not(testFilesOf(tool.name).length, 0, `test/tools/${tool.name}.test.ts (or its parts, ${tool.name}-<part>.test.ts) is missing`);

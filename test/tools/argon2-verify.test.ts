@@ -2,7 +2,7 @@
 //! passwords do not, unparsable and too-costly hashes are refused before any hashing, the schemas.
 import test from 'ava';
 import argon2 from 'argon2';
-import { createArgon2Verify } from '../../activities/cpu/argon2-verify.js';
+import { createArgon2Verify } from '../../activities/tools/argon2-verify.js';
 import { createHashingPool } from '../../activities/cpu/hashing-pool.js';
 import { ARGON2_LIMITS, parseArgon2Hash } from '../../domain/tools/argon2-verify.js';
 import { findTool } from '../../domain/tools/catalogue.js';

@@ -2,7 +2,7 @@
 //! and the pool that keeps the caller's event loop free while it hashes.
 import test from 'ava';
 import bcryptjs from 'bcryptjs';
-import { createBcryptHash } from '../../activities/cpu/bcrypt-hash.js';
+import { createBcryptHash } from '../../activities/tools/bcrypt-hash.js';
 import { createHashingPool } from '../../activities/cpu/hashing-pool.js';
 import type { BcryptHashInput } from '../../domain/tools/bcrypt-hash.js';
 import { standaloneContext } from '../../domain/tools/index.js';

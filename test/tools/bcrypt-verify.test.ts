@@ -2,7 +2,7 @@
 //! too-costly hashes are refused before any hashing, the schemas.
 import test from 'ava';
 import bcryptjs from 'bcryptjs';
-import { createBcryptVerify } from '../../activities/cpu/bcrypt-verify.js';
+import { createBcryptVerify } from '../../activities/tools/bcrypt-verify.js';
 import { createHashingPool } from '../../activities/cpu/hashing-pool.js';
 import { findTool } from '../../domain/tools/catalogue.js';
 import { standaloneContext } from '../../domain/tools/index.js';

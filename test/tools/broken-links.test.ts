@@ -3,7 +3,7 @@
 //! targets included, without failing the call), maxLinks, and the same through the running stack.
 import test from 'ava';
 import type http from 'node:http';
-import { createBrokenLinks, LINK_CONCURRENCY, mapWithConcurrency } from '../../activities/network/broken-links.js';
+import { createBrokenLinks, LINK_CONCURRENCY, mapWithConcurrency } from '../../activities/tools/broken-links.js';
 import { readInline } from '../../activities/network/readings.js';
 import type { BrokenLinksInput, BrokenLinksOutput } from '../../domain/tools/broken-links.js';
 import { standaloneContext } from '../../domain/tools/index.js';

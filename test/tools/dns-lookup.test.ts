@@ -2,7 +2,7 @@
 //! failures as 502, answers cached for their TTL, internal names refused; then the same through
 //! HTTP against the running stack.
 import test, { type ExecutionContext } from 'ava';
-import { createDnsLookup } from '../../activities/network/dns-lookup.js';
+import { createDnsLookup } from '../../activities/tools/dns-lookup.js';
 import { CACHE_RULES } from '../../activities/network/dns-records.js';
 import { createTtlCache } from '../../activities/network/ttl-cache.js';
 import type { DnsLookupInput } from '../../domain/tools/dns-lookup.js';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import test, { type ExecutionContext } from 'ava';
 import { MongoClient, type Db } from 'mongodb';
 import { KARATS, TOLA_GRAMS, TROY_OUNCE_GRAMS, karatBreakdown, unitPrices } from '../../activities/network/gold-math.js';
-import { createGoldPrice } from '../../activities/network/gold-price.js';
+import { createGoldPrice } from '../../activities/tools/gold-price.js';
 import { FeedError, createMarketFeeds, maxAgeMs, metalUrl, parseFxRates, parseMetalQuote } from '../../activities/network/market-feeds.js';
 import { createQuoteStore } from '../../activities/network/quote-store.js';
 import { CURRENCIES, type GoldPriceInput } from '../../domain/tools/gold-price.js';

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import test from 'ava';
 import { INLINE_DIGEST_MAX_CHARS, createHashingPool } from '../../activities/cpu/hashing-pool.js';
-import { createHashText } from '../../activities/cpu/hash-text.js';
+import { createHashText } from '../../activities/tools/hash-text.js';
 import { HASH_ALGORITHMS, MAX_TEXT_BYTES, type HashTextInput } from '../../domain/tools/hash-text.js';
 import { findTool } from '../../domain/tools/catalogue.js';
 import { standaloneContext } from '../../domain/tools/index.js';

@@ -6,7 +6,7 @@
 import test from 'ava';
 import type { Page } from 'puppeteer-core';
 import type { BrowserPool } from '../../activities/browser/browser-pool.js';
-import { asDocument, createHtmlToImage } from '../../activities/browser/html-to-image.js';
+import { asDocument, createHtmlToImage } from '../../activities/tools/html-to-image.js';
 import type { HtmlToImageInput, HtmlToImageOutput } from '../../domain/tools/html-to-image.js';
 import { standaloneContext } from '../../domain/tools/index.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';

@@ -3,7 +3,7 @@
 //! capped), refused targets and unreachable upstreams fail as the contract says, and the same
 //! through HTTP against the running stack (charged only for answers).
 import test from 'ava';
-import { createHttpRequest } from '../../activities/network/http-request.js';
+import { createHttpRequest } from '../../activities/tools/http-request.js';
 import { FORBIDDEN_HEADERS, type HttpRequestInput } from '../../domain/tools/http-request.js';
 import { findTool } from '../../domain/tools/catalogue.js';
 import { standaloneContext } from '../../domain/tools/index.js';

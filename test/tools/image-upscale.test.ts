@@ -3,7 +3,7 @@
 //! header and refused before decoding; type and target refusals.
 import test from 'ava';
 import { createImagePool, type ImagePool } from '../../activities/cpu/image-pool.js';
-import { createImageUpscale } from '../../activities/cpu/image-upscale.js';
+import { createImageUpscale } from '../../activities/tools/image-upscale.js';
 import type { ImageUpscaleInput } from '../../domain/tools/image-upscale.js';
 import { standaloneContext } from '../../domain/tools/index.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';

@@ -4,7 +4,7 @@
 import test from 'ava';
 import type http from 'node:http';
 import zlib from 'node:zlib';
-import { createPdfMetadata } from '../../activities/network/pdf-metadata.js';
+import { createPdfMetadata } from '../../activities/tools/pdf-metadata.js';
 import { pdfHeaderOffset } from '../../activities/network/pdf-info.js';
 import { readInline } from '../../activities/network/readings.js';
 import type { PdfMetadataInput } from '../../domain/tools/pdf-metadata.js';

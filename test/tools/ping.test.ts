@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import test from 'ava';
 import { createIcmpPinger, IcmpUnavailableError, parsePingOutput, pingArgs } from '../../activities/network/icmp-ping.js';
 import { summarise } from '../../activities/network/ping-stats.js';
-import { createPing } from '../../activities/network/ping.js';
+import { createPing } from '../../activities/tools/ping.js';
 import type { PingAttempt, PingInput } from '../../domain/tools/ping.js';
 import { createGuardedSockets } from '../../lib/guarded-sockets.js';
 import { createResolver } from '../../lib/resolver.js';

@@ -3,7 +3,7 @@
 import test from 'ava';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
-import { createQrGenerate } from '../../activities/cpu/qr-generate.js';
+import { createQrGenerate } from '../../activities/tools/qr-generate.js';
 import { ERROR_CORRECTION_LEVELS, type QrGenerateInput } from '../../domain/tools/qr-generate.js';
 import { findTool } from '../../domain/tools/catalogue.js';
 import { standaloneContext } from '../../domain/tools/index.js';

@@ -2,7 +2,7 @@
 //! twitter:, outline, word count), null for what a page leaves out, the page fetch's limits and
 //! refusals, and the same through the running stack.
 import test from 'ava';
-import { createSeoMeta } from '../../activities/network/seo-meta.js';
+import { createSeoMeta } from '../../activities/tools/seo-meta.js';
 import { readInline } from '../../activities/network/readings.js';
 import type { SeoMetaInput } from '../../domain/tools/seo-meta.js';
 import { standaloneContext } from '../../domain/tools/index.js';

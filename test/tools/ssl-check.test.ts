@@ -10,7 +10,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import test from 'ava';
 import { daysUntil, parseSubjectAltNames } from '../../activities/network/certificate-summary.js';
-import { createSslCheck } from '../../activities/network/ssl-check.js';
+import { createSslCheck } from '../../activities/tools/ssl-check.js';
 import type { SslCheckInput } from '../../domain/tools/ssl-check.js';
 import { createGuardedSockets } from '../../lib/guarded-sockets.js';
 import { createResolver } from '../../lib/resolver.js';

@@ -5,7 +5,7 @@ import test from 'ava';
 import { readFileSync } from 'node:fs';
 import * as fonts from 'jimp/fonts';
 import { createImagePool, type ImagePool } from '../../activities/cpu/image-pool.js';
-import { createWatermarkImage } from '../../activities/cpu/watermark-image.js';
+import { createWatermarkImage } from '../../activities/tools/watermark-image.js';
 import { FONT_SIZES } from '../../activities/cpu/watermark-layout.js';
 import { isDrawable, type WatermarkImageInput } from '../../domain/tools/watermark-image.js';
 import { standaloneContext } from '../../domain/tools/index.js';

@@ -2,7 +2,7 @@
 //! legacy charsets), simple selectors only, text truncation, size and type limits, refused
 //! targets including a redirect to a private address, and the same through the running stack.
 import test from 'ava';
-import { createWebScrape } from '../../activities/network/web-scrape.js';
+import { createWebScrape } from '../../activities/tools/web-scrape.js';
 import { MAX_TEXT_CHARS } from '../../activities/network/web-scrape-reading.js';
 import { readInline } from '../../activities/network/readings.js';
 import { parseSimpleSelector, type WebScrapeInput } from '../../domain/tools/web-scrape.js';

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createOfficeConverter } from '../../activities/cpu/office-converter.js';
-import { createWordToPdf } from '../../activities/cpu/word-to-pdf.js';
+import { createWordToPdf } from '../../activities/tools/word-to-pdf.js';
 import type { WordToPdfInput } from '../../domain/tools/word-to-pdf.js';
 import { standaloneContext } from '../../domain/tools/index.js';
 import { balanceOf, callTool, isProblem, newAccount } from '../helpers/api.js';

@@ -6,9 +6,9 @@
 //! only: how long a capture takes is the benchmark's business (bench:heavy).
 import test from 'ava';
 import type { Page } from 'puppeteer-core';
-import { createHtmlToImage } from '../../../activities/browser/html-to-image.js';
+import { createHtmlToImage } from '../../../activities/tools/html-to-image.js';
 import type { SettleLimits } from '../../../activities/browser/settle.js';
-import { createWebsiteScreenshot } from '../../../activities/browser/website-screenshot.js';
+import { createWebsiteScreenshot } from '../../../activities/tools/website-screenshot.js';
 import type { HtmlToImageInput } from '../../../domain/tools/html-to-image.js';
 import type { WebsiteScreenshotInput } from '../../../domain/tools/website-screenshot.js';
 import { standaloneContext } from '../../../domain/tools/index.js';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { plainResponse } from '../../../activities/network/smtp-replies.js';
-import { createSmtpTest } from '../../../activities/network/smtp-test.js';
+import { createSmtpTest } from '../../../activities/tools/smtp-test.js';
 import type { SmtpTestInput, SmtpTestOutput } from '../../../domain/tools/smtp-test.js';
 import { createGuardedSockets } from '../../../lib/guarded-sockets.js';
 import { createResolver } from '../../../lib/resolver.js';

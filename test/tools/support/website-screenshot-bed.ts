@@ -4,7 +4,7 @@
 import test from 'ava';
 import type { BrowserPool } from '../../../activities/browser/browser-pool.js';
 import type { SettleLimits } from '../../../activities/browser/settle.js';
-import { createWebsiteScreenshot } from '../../../activities/browser/website-screenshot.js';
+import { createWebsiteScreenshot } from '../../../activities/tools/website-screenshot.js';
 import type { WebsiteScreenshotInput, WebsiteScreenshotOutput } from '../../../domain/tools/website-screenshot.js';
 import { standaloneContext } from '../../../domain/tools/index.js';
 import { startTestBrowser, trustCertificateFlag, type TestBrowser } from '../../helpers/browser.js';

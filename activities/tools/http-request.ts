@@ -9,7 +9,7 @@ import {
 } from '../../domain/tools/http-request.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import { decodeBody, headersFromRaw } from './http-message.js';
+import { decodeBody, headersFromRaw } from '../network/http-message.js';
 
 export interface HttpRequestDeps {
   http: Pick<GuardedHttp, 'request'>;

@@ -9,8 +9,8 @@ import { ToolError } from '../../contracts/errors.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
 import type { ResolvedTarget } from '../../lib/target-guard.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import { summariseCertificate } from './certificate-summary.js';
-import { createSmtpConversation, type SmtpConversation, type SmtpLimits } from './smtp-conversation.js';
+import { summariseCertificate } from '../network/certificate-summary.js';
+import { createSmtpConversation, type SmtpConversation, type SmtpLimits } from '../network/smtp-conversation.js';
 import {
   capabilities,
   chooseMechanism,
@@ -20,7 +20,7 @@ import {
   redact,
   type Capabilities,
   type SmtpReply,
-} from './smtp-replies.js';
+} from '../network/smtp-replies.js';
 
 export interface SmtpTestDeps {
   net: Pick<NetworkAccess, 'sockets'>;

@@ -4,7 +4,7 @@ import { precheck, type PdfMetadataInput, type PdfMetadataOutput } from '../../d
 import { ToolError } from '../../contracts/errors.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import type { Reader } from './readings.js';
+import type { Reader } from '../network/readings.js';
 
 export interface PdfMetadataDeps {
   http: Pick<GuardedHttp, 'request'>;

@@ -3,8 +3,8 @@
 import { precheck, type SeoMetaInput, type SeoMetaOutput } from '../../domain/tools/seo-meta.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
-import { createPageFetcher, type PageFetchOptions } from './page-fetch.js';
-import type { Reader } from './readings.js';
+import { createPageFetcher, type PageFetchOptions } from '../network/page-fetch.js';
+import type { Reader } from '../network/readings.js';
 
 export interface SeoMetaDeps {
   http: Pick<GuardedHttp, 'request'>;

@@ -11,8 +11,8 @@ import {
 import { ToolError } from '../../contracts/errors.js';
 import { DnsError, type DnsResolver } from '../../lib/resolver.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import { agedRecords, cacheSeconds, shapeRecords } from './dns-records.js';
-import { createTtlCache, type TtlCache } from './ttl-cache.js';
+import { agedRecords, cacheSeconds, shapeRecords } from '../network/dns-records.js';
+import { createTtlCache, type TtlCache } from '../network/ttl-cache.js';
 
 interface CachedAnswer {
   status: LookupStatus;

@@ -1,7 +1,7 @@
 //! qr-generate: a PNG QR code of the text, exactly `size` pixels square.
 import { QUIET_ZONE_MODULES, encodeQr, type QrGenerateInput, type QrGenerateOutput } from '../../domain/tools/qr-generate.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import { renderQrPng } from './qr-png.js';
+import { renderQrPng } from '../cpu/qr-png.js';
 
 /**
  * No dependencies: encoding (~1-30 ms of pure JS) runs on the calling thread, and the PNG's

@@ -5,9 +5,9 @@ import { precheck, type BrokenLinksInput, type BrokenLinksOutput } from '../../d
 import { ToolError } from '../../contracts/errors.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
-import { createLinkChecker, type LinkCheckOptions } from './link-check.js';
-import { createPageFetcher, type PageFetchOptions } from './page-fetch.js';
-import type { Reader } from './readings.js';
+import { createLinkChecker, type LinkCheckOptions } from '../network/link-check.js';
+import { createPageFetcher, type PageFetchOptions } from '../network/page-fetch.js';
+import type { Reader } from '../network/readings.js';
 
 export interface BrokenLinksDeps {
   http: Pick<GuardedHttp, 'request'>;

@@ -2,7 +2,7 @@
 //! and cost parameters the hash names.
 import { precheck, type Argon2VerifyInput, type Argon2VerifyOutput } from '../../domain/tools/argon2-verify.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import type { HashingPool } from './hashing-pool.js';
+import type { HashingPool } from '../cpu/hashing-pool.js';
 
 export interface Argon2VerifyDeps {
   hashing: Pick<HashingPool, 'argon2Verify'>;

@@ -4,11 +4,11 @@
 //! proxy session, which drops private targets and (with blockAds) ad hosts, and counts them.
 import type { TargetGuard } from '../../lib/target-guard.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import type { BrowserPool } from './browser-pool.js';
+import type { BrowserPool } from '../browser/browser-pool.js';
 import type { WebsiteScreenshotInput, WebsiteScreenshotOutput } from '../../domain/tools/website-screenshot.js';
-import { capture } from './capture.js';
-import { navigate } from './navigation.js';
-import { DEFAULT_SETTLE, type SettleLimits } from './settle.js';
+import { capture } from '../browser/capture.js';
+import { navigate } from '../browser/navigation.js';
+import { DEFAULT_SETTLE, type SettleLimits } from '../browser/settle.js';
 
 export interface WebsiteScreenshotDeps {
   pool: Pick<BrowserPool, 'withPage'>;

@@ -6,7 +6,7 @@ import { sslHost, type SslCheckInput, type SslCheckOutput } from '../../domain/t
 import { ToolError } from '../../contracts/errors.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import { summariseCertificate } from './certificate-summary.js';
+import { summariseCertificate } from '../network/certificate-summary.js';
 
 /** Node's code for a certificate that does not cover the name asked for. */
 const NAME_MISMATCH = 'ERR_TLS_CERT_ALTNAME_INVALID';

@@ -3,8 +3,8 @@
 import { precheck, type WebScrapeInput, type WebScrapeOutput } from '../../domain/tools/web-scrape.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
 import type { GuardedHttp } from '../../lib/guarded-http.js';
-import { createPageFetcher, type PageFetchOptions } from './page-fetch.js';
-import type { Reader } from './readings.js';
+import { createPageFetcher, type PageFetchOptions } from '../network/page-fetch.js';
+import type { Reader } from '../network/readings.js';
 
 export interface WebScrapeDeps {
   http: Pick<GuardedHttp, 'request'>;

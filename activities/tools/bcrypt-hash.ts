@@ -1,7 +1,7 @@
 //! bcrypt-hash: a new bcrypt hash of the password, computed in the hashing pool.
 import { precheck, type BcryptHashInput, type BcryptHashOutput } from '../../domain/tools/bcrypt-hash.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import type { HashingPool } from './hashing-pool.js';
+import type { HashingPool } from '../cpu/hashing-pool.js';
 
 export interface BcryptHashDeps {
   hashing: Pick<HashingPool, 'bcryptHash'>;

@@ -4,11 +4,11 @@
 //! wrote the markup, so a silently missing piece would only hide the mistake (or the probe).
 import { ToolError } from '../../contracts/errors.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import type { BrowserPool } from './browser-pool.js';
+import type { BrowserPool } from '../browser/browser-pool.js';
 import type { HtmlToImageInput, HtmlToImageOutput } from '../../domain/tools/html-to-image.js';
-import { capture, stepClock, type CaptureSteps } from './capture.js';
-import { writeMarkup } from './page-activity.js';
-import { DEFAULT_SETTLE, type SettleLimits } from './settle.js';
+import { capture, stepClock, type CaptureSteps } from '../browser/capture.js';
+import { writeMarkup } from '../browser/page-activity.js';
+import { DEFAULT_SETTLE, type SettleLimits } from '../browser/settle.js';
 
 export interface HtmlToImageDeps {
   pool: Pick<BrowserPool, 'withPage'>;

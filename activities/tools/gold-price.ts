@@ -6,10 +6,10 @@ import type { Db } from 'mongodb';
 import { ToolError } from '../../contracts/errors.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
 import type { GoldPriceInput, GoldPriceOutput, Metal } from '../../domain/tools/gold-price.js';
-import { karatBreakdown, unitPrices } from './gold-math.js';
-import { createMarketFeeds, FeedError, type FxRates, type MarketFeeds, type MetalQuote } from './market-feeds.js';
-import { createQuoteSource, type QuoteSource } from './quote-source.js';
-import { createQuoteStore, type QuoteStore } from './quote-store.js';
+import { karatBreakdown, unitPrices } from '../network/gold-math.js';
+import { createMarketFeeds, FeedError, type FxRates, type MarketFeeds, type MetalQuote } from '../network/market-feeds.js';
+import { createQuoteSource, type QuoteSource } from '../network/quote-source.js';
+import { createQuoteStore, type QuoteStore } from '../network/quote-store.js';
 
 export interface GoldPriceDeps {
   /** Where last good quotes are kept; or give `store` directly. */

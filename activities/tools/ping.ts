@@ -4,9 +4,9 @@
 import { pingHost, type PingAttempt, type PingInput, type PingMethod, type PingOutput } from '../../domain/tools/ping.js';
 import type { NetworkAccess } from '../../lib/network-access.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import { createIcmpPinger, IcmpUnavailableError, type IcmpPinger } from './icmp-ping.js';
-import { summarise } from './ping-stats.js';
-import { tcpProbes } from './tcp-ping.js';
+import { createIcmpPinger, IcmpUnavailableError, type IcmpPinger } from '../network/icmp-ping.js';
+import { summarise } from '../network/ping-stats.js';
+import { tcpProbes } from '../network/tcp-ping.js';
 
 export interface PingDeps {
   net: Pick<NetworkAccess, 'guard' | 'sockets'>;

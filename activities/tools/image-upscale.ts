@@ -4,11 +4,11 @@
 import { precheck, type ImageUpscaleInput, type ImageUpscaleOutput, type UpscaleFactor } from '../../domain/tools/image-upscale.js';
 import { ToolError } from '../../contracts/errors.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import { fileNameFor } from './file-name.js';
-import { IMAGE_FORMATS, type ImageFormat } from './image-header.js';
-import type { ImagePool } from './image-pool.js';
-import { acceptImage } from './image-source.js';
-import type { SourceDownloader } from './source-download.js';
+import { fileNameFor } from '../cpu/file-name.js';
+import { IMAGE_FORMATS, type ImageFormat } from '../cpu/image-header.js';
+import type { ImagePool } from '../cpu/image-pool.js';
+import { acceptImage } from '../cpu/image-source.js';
+import type { SourceDownloader } from '../cpu/source-download.js';
 
 export interface ImageUpscaleDeps {
   download: SourceDownloader;

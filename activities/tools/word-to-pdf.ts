@@ -4,10 +4,10 @@
 import { precheck, type WordToPdfInput, type WordToPdfOutput } from '../../domain/tools/word-to-pdf.js';
 import { ToolError } from '../../contracts/errors.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import { DOCUMENT_TYPES, detectDocumentType } from './document-type.js';
-import { fileNameFor } from './file-name.js';
-import type { OfficeConverter } from './office-converter.js';
-import type { SourceDownloader } from './source-download.js';
+import { DOCUMENT_TYPES, detectDocumentType } from '../cpu/document-type.js';
+import { fileNameFor } from '../cpu/file-name.js';
+import type { OfficeConverter } from '../cpu/office-converter.js';
+import type { SourceDownloader } from '../cpu/source-download.js';
 import { inSpan } from '../../lib/trace-context.js';
 
 export interface WordToPdfDeps {

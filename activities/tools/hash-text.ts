@@ -1,7 +1,7 @@
 //! hash-text: a hex digest of the text (a short one on the spot, a long one in the hashing pool).
 import { precheck, type HashTextInput, type HashTextOutput } from '../../domain/tools/hash-text.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import type { HashingPool } from './hashing-pool.js';
+import type { HashingPool } from '../cpu/hashing-pool.js';
 
 export interface HashTextDeps {
   hashing: Pick<HashingPool, 'digest'>;

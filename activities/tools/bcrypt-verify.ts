@@ -1,7 +1,7 @@
 //! bcrypt-verify: whether the password produces the supplied hash, at the cost the hash names.
 import { precheck, type BcryptVerifyInput, type BcryptVerifyOutput } from '../../domain/tools/bcrypt-verify.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import type { HashingPool } from './hashing-pool.js';
+import type { HashingPool } from '../cpu/hashing-pool.js';
 
 export interface BcryptVerifyDeps {
   hashing: Pick<HashingPool, 'bcryptVerify'>;
