@@ -1,5 +1,6 @@
 // `npm run test:cluster` (scripts/test.mjs --cluster): the acceptance of the whole service through
 // the production-shaped stack's load balancer, then, alone, the faults of that topology.
+import { TYPESCRIPT_TESTS } from './ava.shared.mjs';
 
 /** Every tool, the account and operator APIs and webhooks: the suites npm test runs, through the load balancer. */
 export const ACCEPTANCE = [
@@ -19,8 +20,6 @@ export const FAULTS = ['test/cluster/faults.test.ts'];
 
 export default {
   files: [...ACCEPTANCE, ...FAULTS],
-  extensions: { ts: 'module' },
-  nodeArguments: ['--import=tsx', '--conditions=utility-tools-source'],
+  ...TYPESCRIPT_TESTS,
   timeout: '5m',
-  workerThreads: false,
 };

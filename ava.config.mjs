@@ -1,5 +1,6 @@
 // The main phase of `npm test` (scripts/test.mjs): every suite but the disruptive, cluster, image,
 // Kubernetes and trace ones, four files at a time against the one test stack.
+import { TYPESCRIPT_TESTS } from './ava.shared.mjs';
 import path from 'node:path';
 
 /**
@@ -53,10 +54,8 @@ const rank = new Map(LONGEST_FIRST.map((file, i) => [path.join(root, file), i]))
 
 export default {
   files: ['test/**/*.test.ts', '!test/disruptive/**', '!test/cluster/**', '!test/traces/**', '!test/k8s/**', '!test/images/**'],
-  extensions: { ts: 'module' },
-  nodeArguments: ['--import=tsx', '--conditions=utility-tools-source'],
+  ...TYPESCRIPT_TESTS,
   timeout: '2m',
-  workerThreads: false,
   // Four at a time: much of a file's time is waiting (pages going idle, mail, deliveries), so the
   // third and fourth use the cores the others leave idle (docs/DEVELOPING.md has the figures).
   concurrency: 4,

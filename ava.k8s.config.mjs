@@ -1,12 +1,12 @@
 // `npm run test:k8s` (scripts/test-k8s.mjs): deploy/kubernetes/ on a real control plane built on
 // this machine (scripts/stack/control-plane.ts), first on kwok's simulated nodes, then on a real
 // node (scripts/stack/k8s-node.ts): one file after the other, each its steps in order.
+import { TYPESCRIPT_TESTS } from './ava.shared.mjs';
+
 export default {
   files: ['test/k8s/kubernetes.test.ts', 'test/k8s/node.test.ts'],
-  extensions: { ts: 'module' },
-  nodeArguments: ['--import=tsx', '--conditions=utility-tools-source'],
+  ...TYPESCRIPT_TESTS,
   timeout: '10m',
-  workerThreads: false,
   serial: true,
   concurrency: 1,
 };
