@@ -55,7 +55,7 @@ test('a run due while the previous one is under way is skipped: the tool is not 
   const skippedIds = await withTemporalClient(async (client) => {
     const ended = async () => {
       const ids: string[] = [];
-      for await (const w of client.workflow.list({ query: `${runIds} AND ExecutionStatus != "Running"` })) ids.push(w.workflowId);
+      for await (const w of client.workflow.list({ query: `${runIds} AND ExecutionStatus = "Completed"` })) ids.push(w.workflowId);
       const { info } = await client.schedule.getHandle(`monitor-${monitor.id}`).describe();
       return { ids, due: ids.length + info.numActionsSkippedOverlap };
     };
