@@ -40,7 +40,7 @@ export interface CallActivityOptions {
   /** Where a commit that makes an account's auto-recharge due hands it on (domain/billing/recharge-trigger.ts); none is noticed without it. */
   onRechargeDue?: RechargeSink;
   /** Judges monitors' runs (activities/monitor-runs.ts); without it a monitor's run is settled as any call and left unjudged. */
-  monitorRuns?: Pick<MonitorRuns, 'record'>;
+  monitorRuns?: Pick<MonitorRuns, 'begin' | 'record'>;
 }
 
 export function createCallActivities(db: Db, handlers: Record<string, ToolHandler>, options: CallActivityOptions = {}) {
@@ -63,7 +63,7 @@ export function createCallActivities(db: Db, handlers: Record<string, ToolHandle
       singleCalls,
       recordBatchItem: batchItems?.record,
       cancelledByClient: createCallCancellations(db).isMarked,
-      recordMonitorRun: options.monitorRuns?.record,
+      monitorRuns: options.monitorRuns,
     }),
     reserve: (call: CallRef) => ledger.reserve(call),
     commit: (call: CallRef) => ledger.commit(call),

@@ -12,7 +12,7 @@ import type { Ledger } from '../domain/ledger/index.js';
 import { inSpan } from '../lib/trace-context.js';
 import type { SingleCalls } from './single-calls.js';
 import type { BatchItemRecord } from './batch-items.js';
-import type { MonitorRun } from '../domain/monitors/index.js';
+import type { MonitorRun, RunStart } from '../domain/monitors/index.js';
 import { liveCall } from '../contracts/call-life.js';
 import { createToolRuns, type ToolRunDeps } from './tool-runs.js';
 
@@ -25,7 +25,8 @@ export interface CallStepInput {
 
 /** What the step did, recorded in the call's history where an operator reads it. */
 export interface CallStepResult {
-  outcome: 'charged' | 'refunded' | 'insufficient_credits' | 'key_credit_limit';
+  /** `skipped`: a monitor's scheduled run due while its previous one was under way (nothing reserved or run). */
+  outcome: 'charged' | 'refunded' | 'insufficient_credits' | 'key_credit_limit' | 'skipped';
   result: ToolCallResult;
   /** Milliseconds of each part: the reserve, the tool (all attempts), the write to a destination and the commit or refund. */
   ms: { reserve: number; tool?: number; deliver?: number; settle?: number };
@@ -47,10 +48,16 @@ export interface CallStepDeps extends ToolRunDeps {
    */
   recordBatchItem?: (outcome: BatchItemRecord, retried: boolean) => Promise<void>;
   /**
-   * Judges a monitor's run once its call is settled (activities/monitor-runs.ts): done by the step
-   * itself, so a run is one local activity, as a single call is.
+   * A monitor's run: whether it goes ahead, and its judgement once its call is settled
+   * (activities/monitor-runs.ts): done by the step itself, so a run is one local activity, as a
+   * single call is.
    */
-  recordMonitorRun?: (run: MonitorRun, retried: boolean) => Promise<void>;
+  monitorRuns?: MonitorRunPorts;
+}
+
+export interface MonitorRunPorts {
+  begin(requestId: string, call: ToolCallInput, at: Date, retried: boolean): Promise<RunStart>;
+  record(run: MonitorRun, retried: boolean): Promise<void>;
 }
 
 export function createCallStep(deps: CallStepDeps) {
@@ -112,14 +119,25 @@ export function createCallStep(deps: CallStepDeps) {
   }
 
   /**
-   * A monitor's run: its step, then its judgement. A failed judgement fails the step, whose retry
-   * finds the call settled (the ledger applies what was decided) and judges it then, once.
+   * A monitor's run: skipped while its previous one is under way, else its step, then its
+   * judgement. A failed judgement fails the step, whose retry finds the call settled (the ledger
+   * applies what was decided) and judges it then, once.
    */
-  async function monitorRunStep(input: CallStepInput, record: NonNullable<CallStepDeps['recordMonitorRun']>): Promise<CallStepResult> {
+  async function monitorRunStep(input: CallStepInput, runs: MonitorRunPorts): Promise<CallStepResult> {
     const at = new Date();
+    const retried = mayRepeat(input.mayBeSettled);
+    const start = await inSpan('monitor run begin', {}, () => runs.begin(input.requestId, input.call, at, retried));
+    if (!start.go) return { outcome: 'skipped', result: start.result, ms: { reserve: 0 } };
     const done = await step(input);
-    const run = { requestId: input.requestId, call: input.call, result: done.result, at, durationMs: Math.round(done.ms.tool ?? 0) };
-    await inSpan('monitor run judge', {}, () => record(run, mayRepeat(input.mayBeSettled)));
+    const run = {
+      requestId: input.requestId,
+      call: input.call,
+      result: done.result,
+      at,
+      durationMs: Math.round(done.ms.tool ?? 0),
+      monitor: start.monitor,
+    };
+    await inSpan('monitor run judge', {}, () => runs.record(run, retried));
     return done;
   }
 
@@ -128,7 +146,7 @@ export function createCallStep(deps: CallStepDeps) {
       const { batch, monitor } = input.call;
       if (batch) return deps.recordBatchItem ? batchItemStep(input, batch, deps.recordBatchItem) : step(input);
       // A monitor's run is nobody's wait: batch items need not yield to it.
-      if (monitor && deps.recordMonitorRun) return monitorRunStep(input, deps.recordMonitorRun);
+      if (monitor && deps.monitorRuns) return monitorRunStep(input, deps.monitorRuns);
       return deps.singleCalls ? deps.singleCalls.during(() => step(input)) : step(input);
     },
   };

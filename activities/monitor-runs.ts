@@ -9,6 +9,7 @@ import type { BlobStore } from '../lib/blob-store.js';
 import { fixedThreadPool, type ThreadPool } from '../lib/thread-pool.js';
 import { createEventRecorder, type EventSink } from '../domain/events/index.js';
 import { createMailer } from '../domain/mail/index.js';
+import type { ToolCallInput } from '../contracts/call.js';
 import { createMonitorJudge, createMonitorSchedules, MONITOR_DIFFS_AREA, type MonitorRun } from '../domain/monitors/index.js';
 import type { CompareTask } from './monitor-diff-thread.js';
 
@@ -44,6 +45,8 @@ export function createMonitorRuns(deps: MonitorRunDeps) {
     baseUrl: deps.baseUrl,
   });
   return {
+    /** Whether the run goes ahead: a scheduled run is skipped while another of its monitor is under way. */
+    begin: (requestId: string, call: ToolCallInput, at: Date, retried: boolean) => judge.begin(requestId, call, at, retried),
     /** `retried`: an earlier run of the step may have judged it. */
     record: (run: MonitorRun, retried: boolean) => judge.judge(run, retried),
     close: async () => {

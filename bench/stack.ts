@@ -74,6 +74,7 @@ async function startThrowawayStack(options: BenchStackOptions = {}): Promise<Run
     binary: tools.temporal,
     port: await stack.freePort(),
     ...(options.temporalOnDisk ? { dbFile: path.join(runDir, 'temporal', 'temporal.db') } : {}),
+    ...(options.temporalSettings?.length ? { dynamicConfig: [...stack.TEMPORAL_DYNAMIC_CONFIG, ...options.temporalSettings] } : {}),
   };
   const databaseOptions = { binary: tools.secantusd, port: await stack.freePort(), dir: path.join(runDir, 'db') };
   const [temporal, database, stripeMock] = await Promise.all([
@@ -176,6 +177,8 @@ export interface BenchStackOptions {
    * (where every finished history stays in the process: a bench of long runs would see that as growth).
    */
   temporalOnDisk?: boolean;
+  /** Dynamic config settings (`key=value`) the throwaway stack's Temporal gets beside the service's own. */
+  temporalSettings?: string[];
 }
 
 /** Lets a stack that has just started finish starting before anything is measured on it. */

@@ -110,6 +110,12 @@ export interface MonitorDoc {
   lastRun: MonitorRunDoc | null;
   /** When the current state was last notified (its change, or a reminder). */
   notifiedAt: Date | null;
+  /**
+   * The scheduled run under way, taken by its step before it calls the tool and given back by its
+   * judgement: a run due while another holds it is skipped (store.ts `lease`). Held until `until`
+   * at most, so a run whose worker was lost never stops the monitor's next ones.
+   */
+  running?: { runId: string; until: Date } | null;
   /** Bumped by every write that changes the state, so two judgements (or a judgement and a pause) never interleave. */
   seq: number;
   createdAt: Date;

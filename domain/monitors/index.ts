@@ -3,7 +3,13 @@
 //! `service.ts` is what the account API and MCP do; `judge.ts` what a run's call step does once
 //! the call is settled; `views.ts` how both show them.
 export { createMonitorService, type MonitorService } from './service.js';
-export { createMonitorJudge, type CompareCaptures, type MonitorJudge, type MonitorRun } from './judge.js';
+export {
+  createMonitorJudge,
+  type CompareCaptures,
+  type MonitorJudge,
+  type MonitorRun,
+  type RunStart,
+} from './judge.js';
 export { createMonitorSchedules, scheduleIdOf, type MonitorSchedules } from './schedules.js';
 export { createMonitorStore, MONITOR_DIFFS_AREA, RUN_RETENTION_MS } from './store.js';
 export {

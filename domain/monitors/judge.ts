@@ -3,12 +3,14 @@
 //! capture compared with the baseline), the monitor's state moved (verdict.ts) in one guarded
 //! write, the run recorded, and its notices sent: each an event (webhooks) and a mail to the
 //! members the monitor names. A run refused for credits pauses the monitor and its schedule.
+//! A scheduled run first takes the monitor (`begin`), and its judgement's write gives it back: a
+//! run due while another is under way is skipped, before anything is reserved or run.
 //! Safe to repeat: a step retried finds its run judged (on the monitor, or recorded) and only
 //! sends its notices again, which the event log and the outbox take once each.
 import type { Db } from 'mongodb';
 import type { BlobStore } from '../../lib/blob-store.js';
 import { isOutputBlob, storedJson } from '../../lib/output-blobs.js';
-import type { ToolCallInput, ToolCallResult } from '../../contracts/call.js';
+import type { ToolCallError, ToolCallInput, ToolCallResult } from '../../contracts/call.js';
 import { findTool } from '../tools/index.js';
 import { newEvent, type EventRecorder } from '../events/index.js';
 import type { Mailer } from '../mail/index.js';
@@ -51,7 +53,25 @@ export interface MonitorRun {
   at: Date;
   /** The tool's run, all attempts; 0 when the call was refused first. */
   durationMs: number;
+  /** The monitor as `begin` found it: read again only when it changed meanwhile. */
+  monitor?: MonitorDoc;
 }
+
+/** A scheduled run holds its monitor this long past its tool's deadline (the step's own ledger steps and retries). */
+export const RUN_LEASE_MARGIN_MS = 60_000;
+
+/**
+ * What a skipped run's workflow ends with (nobody waits for it: it is in no list, charged nothing,
+ * not judged): the monitor's previous run was still under way.
+ */
+const RUN_SKIPPED: ToolCallError = {
+  code: 'already_exists',
+  message: "Skipped: the monitor's previous run was still under way. Nothing was charged.",
+  extras: {},
+};
+
+/** Whether a run goes ahead, with the monitor as its lease found it; or what a skipped one answers. */
+export type RunStart = { go: true; monitor?: MonitorDoc } | { go: false; result: ToolCallResult };
 
 export function createMonitorJudge(deps: MonitorJudgeDeps) {
   const store = createMonitorStore(deps.db);
@@ -109,6 +129,21 @@ export function createMonitorJudge(deps: MonitorJudgeDeps) {
       await deps.mailer.send({ to: person.email, ...mail }, { idempotencyKey: `monitor:${notice.eventId}:${person.id}` });
   }
 
+  /**
+   * Whether the run may go ahead: a scheduled run takes its monitor until its tool's deadline has
+   * passed, and is skipped (nothing reserved, run, charged or recorded) while another holds it, or
+   * when the monitor is gone. A step retried goes ahead whatever it finds: its first attempt may
+   * have reserved the call, which only the call's life settles. A run asked for now runs beside
+   * the schedule, as it always has.
+   */
+  async function begin(requestId: string, call: ToolCallInput, at: Date, retried: boolean): Promise<RunStart> {
+    if (!scheduledTimeOf(requestId)) return { go: true };
+    const until = new Date(at.getTime() + call.timeoutMs + RUN_LEASE_MARGIN_MS);
+    const monitor = await store.lease(call.monitor!.id, requestId, at, until);
+    if (monitor) return { go: true, monitor };
+    return retried ? { go: true } : { go: false, result: { ok: false, error: RUN_SKIPPED } };
+  }
+
   /** Judges a settled run of `run.call.monitor`; a monitor deleted meanwhile leaves the run unjudged. */
   async function judge(run: MonitorRun, retried: boolean): Promise<void> {
     const monitorId = run.call.monitor!.id;
@@ -117,7 +152,7 @@ export function createMonitorJudge(deps: MonitorJudgeDeps) {
       const monitor = recorded && (await store.byId(monitorId));
       if (recorded && monitor) return finish(recorded, monitor);
     }
-    let monitor = await store.byId(monitorId);
+    let monitor = (!retried && run.monitor) || (await store.byId(monitorId));
     if (!monitor) return;
     if (monitor.lastRun?._id === run.requestId) return finish(monitor.lastRun, monitor);
     const output = await outputOf(run.result);
@@ -133,7 +168,9 @@ export function createMonitorJudge(deps: MonitorJudgeDeps) {
     };
     for (;;) {
       const decision = decide(monitor, report, output, visual, new Date());
-      const after = await store.writeIf(monitor._id, monitor.seq, decision.set);
+      // The run's hold on the monitor given back in the same write (a run that outlived it holds nothing).
+      const set = monitor.running?.runId === run.requestId ? { ...decision.set, running: null } : decision.set;
+      const after = await store.writeIf(monitor._id, monitor.seq, set);
       if (after) return finish(decision.run, after);
       // Changed meanwhile (another run judged, a member paused it): decided again on what it is now.
       monitor = await store.byId(monitorId);
@@ -142,7 +179,7 @@ export function createMonitorJudge(deps: MonitorJudgeDeps) {
     }
   }
 
-  return { judge };
+  return { begin, judge };
 }
 
 export type MonitorJudge = ReturnType<typeof createMonitorJudge>;

@@ -1,10 +1,13 @@
 //! A monitor's runs as Temporal keeps them: one Schedule per monitor (`monitor-<id>`) whose action
 //! starts the same `toolCall` workflow a REST call starts, on its tool's queue, with `via: monitor`
 //! and the monitor's id, so each run is reserved, run and settled as any call and then judged by
-//! its step (activities/call-step.ts). Overlap is skipped (a run still going when the next is due
-//! skips that one); interval runs are spread over the interval by a phase fixed per monitor, so a
-//! thousand monitors of a minute start evenly through it rather than together, and cron runs are
-//! spread by a jitter. Paused, updated and deleted with the monitor.
+//! its step (activities/call-step.ts). A run still going when the next is due skips that one: the
+//! next run's step finds the monitor held and ends at once, nothing charged (judge.ts `begin`), so
+//! Temporal's overlap policy is `ALLOW_ALL` and its scheduler need not follow each run to its end
+//! (schedules made with its `SKIP` keep it, which skips the same runs, until their monitor's next
+//! update). Interval runs are spread over the interval by a phase fixed per monitor, so a thousand
+//! monitors of a minute start evenly through it rather than together, and cron runs are spread by
+//! a jitter. Paused, updated and deleted with the monitor.
 import { createHash } from 'node:crypto';
 import { ScheduleNotFoundError, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
@@ -17,8 +20,11 @@ import type { MonitorDoc } from './documents.js';
 
 /** Cron runs start up to this long after their time: a thousand monitors at the top of the hour do not start at once. */
 export const CRON_JITTER_MS = 30_000;
-/** Runs missed while Temporal was down are made up only this far back (one, as overlap is skipped). */
+/** Runs missed while Temporal was down are made up only this far back (one, at a minute's interval). */
 const CATCHUP_WINDOW_MS = 60_000;
+
+/** Overlapping runs are all started; the run's own step skips one due while another is under way. */
+const POLICIES = { overlap: 'ALLOW_ALL', catchupWindow: CATCHUP_WINDOW_MS } as const;
 
 export const scheduleIdOf = (monitorId: string) => `monitor-${monitorId}`;
 
@@ -101,15 +107,16 @@ export function createMonitorSchedules(client: Client) {
         scheduleId: scheduleIdOf(monitor._id),
         spec: scheduleSpec(monitor._id, monitor.schedule),
         action: scheduleAction(monitor),
-        policies: { overlap: 'SKIP', catchupWindow: CATCHUP_WINDOW_MS },
+        policies: POLICIES,
         state: { paused: isPaused(monitor), note: monitor.stateReason ?? undefined },
       });
     },
 
-    /** Makes the schedule say what the monitor now says: its times, its call, paused or not. */
+    /** Makes the schedule say what the monitor now says: its times, its call, paused or not (and its policies today's). */
     async update(monitor: MonitorDoc): Promise<void> {
       await handle(monitor._id).update((previous) => ({
         ...previous,
+        policies: { ...previous.policies, ...POLICIES },
         spec: scheduleSpec(monitor._id, monitor.schedule),
         action: scheduleAction(monitor),
         state: { ...previous.state, paused: isPaused(monitor), note: monitor.stateReason ?? undefined },

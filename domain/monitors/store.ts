@@ -52,6 +52,20 @@ export function createMonitorStore(db: Db) {
       );
     },
 
+    /**
+     * Takes the monitor for the scheduled run `runId` until `until`, unless another run holds it
+     * (not yet past its `until`): answers the monitor as it now is, or null when it is held, or
+     * gone. One guarded update, without `seq`: it changes nothing a judgement decides on. The same
+     * run takes it again (its step retried).
+     */
+    async lease(id: string, runId: string, now: Date, until: Date): Promise<MonitorDoc | null> {
+      return monitors.findOneAndUpdate(
+        { _id: id, $or: [{ running: null }, { 'running.until': { $lte: now } }, { 'running.runId': runId }] },
+        { $set: { running: { runId, until } } },
+        { returnDocument: 'after' },
+      );
+    },
+
     /** Deletes the monitor, its runs and its images; whether it was there. */
     async remove(accountId: string, id: string): Promise<boolean> {
       const { deletedCount } = await monitors.deleteOne({ _id: id, accountId });

@@ -1,7 +1,7 @@
 //! The local stack as one import for scripts/start.mjs, scripts/start-cluster.mjs and scripts/test.mjs.
 export { Supervisor, ManagedProcess, type ProcessSpec, type ExitInfo } from './supervisor.js';
 export { freePort, assertPortFree, onAnotherPortIfTaken, waitUntil, waitForHttp } from './net.js';
-export { startTemporal, waitForTemporal, startDatabase, waitForMongo, redactUrl } from './services.js';
+export { startTemporal, waitForTemporal, startDatabase, waitForMongo, redactUrl, TEMPORAL_DYNAMIC_CONFIG } from './services.js';
 export { temporalSettings } from '../../lib/config-temporal.js';
 export { localBlobStore, startApps, startWorkers, throwawayEnv } from './apps.js';
 export { startControlServer, type ControlActions } from './control.js';
