@@ -2,16 +2,10 @@
 //! and cost parameters the hash names.
 import { precheck, type Argon2VerifyInput, type Argon2VerifyOutput } from '../../domain/tools/argon2-verify.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import type { HashingPool } from '../cpu/hashing-pool.js';
+import { type HashingDeps, hashingHandler } from './hashing-handler.js';
 
-export interface Argon2VerifyDeps {
-  hashing: Pick<HashingPool, 'argon2Verify'>;
-}
+export type Argon2VerifyDeps = HashingDeps<'argon2Verify'>;
 
 export function createArgon2Verify({ hashing }: Argon2VerifyDeps): ToolHandler<Argon2VerifyInput, Argon2VerifyOutput> {
-  return async (input, ctx) => {
-    // Again here, not only in the API: the hash decides the memory and time a pool thread spends.
-    precheck(input);
-    return { matches: await hashing.argon2Verify(input.password, input.hash, ctx.signal) };
-  };
+  return hashingHandler(precheck, async ({ password, hash }, signal) => ({ matches: await hashing.argon2Verify(password, hash, signal) }));
 }

@@ -1,15 +1,12 @@
 //! bcrypt-hash: a new bcrypt hash of the password, computed in the hashing pool.
 import { precheck, type BcryptHashInput, type BcryptHashOutput } from '../../domain/tools/bcrypt-hash.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import type { HashingPool } from '../cpu/hashing-pool.js';
+import { type HashingDeps, hashingHandler } from './hashing-handler.js';
 
-export interface BcryptHashDeps {
-  hashing: Pick<HashingPool, 'bcryptHash'>;
-}
+export type BcryptHashDeps = HashingDeps<'bcryptHash'>;
 
 export function createBcryptHash({ hashing }: BcryptHashDeps): ToolHandler<BcryptHashInput, BcryptHashOutput> {
-  return async (input, ctx) => {
-    precheck(input);
-    return { hash: await hashing.bcryptHash(input.password, input.workFactor, ctx.signal) };
-  };
+  return hashingHandler(precheck, async ({ password, workFactor }, signal) => ({
+    hash: await hashing.bcryptHash(password, workFactor, signal),
+  }));
 }
