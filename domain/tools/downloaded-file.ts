@@ -1,9 +1,8 @@
 //! What the tools that download the caller's file (`fileUrl`) share: a precheck that needs no I/O
 //! (the address is an absolute http(s) URL), the one target a call reaches, and their deadline,
 //! queue and failures. The file's type is decided from its bytes after the download.
-import { Type } from '@sinclair/typebox';
 import { FAILURES } from './definition.js';
-import { checkHttpUrl } from './http-url.js';
+import { checkHttpUrl, HttpUrlField } from './http-url.js';
 
 /** The part of a file tool's input that says where its file is. */
 export interface FileUrlInput {
@@ -12,11 +11,9 @@ export interface FileUrlInput {
 
 /** The `fileUrl` input field; `what` names the file (`the PDF`). */
 export const FileUrl = (what: string) =>
-  Type.String({
-    minLength: 1,
-    maxLength: 2048,
-    description: `Absolute http or https URL of ${what}, at most 2048 characters. Up to 5 redirects are followed; the final answer must be 2xx (502 upstream_error otherwise).`,
-  });
+  HttpUrlField(
+    `Absolute http or https URL of ${what}, at most 2048 characters. Up to 5 redirects are followed; the final answer must be 2xx (502 upstream_error otherwise).`,
+  );
 
 /** The file's address is an absolute http(s) URL. */
 export function precheckFileUrl(input: FileUrlInput): void {
