@@ -1,7 +1,7 @@
 //! html-to-image: supplied markup rendered by the browser and captured. No precheck: the schema
 //! bounds the markup, and what it loads is checked in the worker as the page loads it.
 import { type Static, Type } from '@sinclair/typebox';
-import { ClosedObject, Defaulted, type Validated } from '../../lib/schema-types.js';
+import { ClosedObject, type Validated } from '../../lib/schema-types.js';
 import { defineTool } from './definition.js';
 import { CAPTURE_ENCODING, CAPTURED_IMAGE, captureFrame } from './website-screenshot.js';
 
