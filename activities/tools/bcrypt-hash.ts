@@ -1,12 +1,14 @@
 //! bcrypt-hash: a new bcrypt hash of the password, computed in the hashing pool.
 import { precheck, type BcryptHashInput, type BcryptHashOutput } from '../../domain/tools/bcrypt-hash.js';
-import type { ToolHandler } from '../../domain/tools/index.js';
-import { type HashingDeps, hashingHandler } from './hashing-handler.js';
+import { precheckedHandler, type ToolHandler } from '../../domain/tools/index.js';
+import type { HashingPool } from '../cpu/hashing-pool.js';
 
-export type BcryptHashDeps = HashingDeps<'bcryptHash'>;
+export interface BcryptHashDeps {
+  hashing: Pick<HashingPool, 'bcryptHash'>;
+}
 
 export function createBcryptHash({ hashing }: BcryptHashDeps): ToolHandler<BcryptHashInput, BcryptHashOutput> {
-  return hashingHandler(precheck, async ({ password, workFactor }, signal) => ({
+  return precheckedHandler(precheck, async ({ password, workFactor }, signal) => ({
     hash: await hashing.bcryptHash(password, workFactor, signal),
   }));
 }

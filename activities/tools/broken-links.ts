@@ -6,7 +6,7 @@ import { ToolError } from '../../contracts/errors.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
 import { createLinkChecker, type LinkCheckOptions } from '../network/link-check.js';
 import { createPageFetcher } from '../network/page-fetch.js';
-import type { PageReadingDeps } from './page-reading.js';
+import type { PageReadingDeps } from '../network/page-reading.js';
 
 export interface BrokenLinksDeps extends PageReadingDeps {
   /** Bounds of each link's check. @default 6 s per link, 5 redirects */

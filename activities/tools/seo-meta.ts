@@ -2,7 +2,7 @@
 //! robots, og: and twitter: properties, the heading outline, the word count), with no score.
 import { precheck, type SeoMetaInput, type SeoMetaOutput } from '../../domain/tools/seo-meta.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import { createPageReader, type PageReadingDeps } from './page-reading.js';
+import { createPageReader, type PageReadingDeps } from '../network/page-reading.js';
 
 export type SeoMetaDeps = PageReadingDeps;
 

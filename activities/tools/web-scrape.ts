@@ -2,7 +2,7 @@
 //! of the nodes a simple selector matches, and the readable text.
 import { precheck, type WebScrapeInput, type WebScrapeOutput } from '../../domain/tools/web-scrape.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import { createPageReader, type PageReadingDeps } from './page-reading.js';
+import { createPageReader, type PageReadingDeps } from '../network/page-reading.js';
 
 export type WebScrapeDeps = PageReadingDeps;
 

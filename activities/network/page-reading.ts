@@ -2,9 +2,9 @@
 //! page fetched through the guarded client within the page bounds, then read by a Reader, on a
 //! reading thread in the network worker rather than on its event loop.
 import type { GuardedHttp } from '../../lib/guarded-http.js';
-import { createPageFetcher, type PageFetchOptions } from '../network/page-fetch.js';
-import type { PageSource } from '../network/page-extract.js';
-import type { Reader } from '../network/readings.js';
+import { createPageFetcher, type PageFetchOptions } from './page-fetch.js';
+import type { PageSource } from './page-extract.js';
+import type { Reader } from './readings.js';
 
 export interface PageReadingDeps {
   http: Pick<GuardedHttp, 'request'>;
