@@ -1,7 +1,7 @@
 //! argon2-verify: whether the password produces the supplied Argon2 PHC hash, with the variant
 //! and cost parameters the hash names.
 import { precheck, type Argon2VerifyInput, type Argon2VerifyOutput } from '../../domain/tools/argon2-verify.js';
-import type { ToolHandler } from '../../domain/tools/index.js';
+import { precheckedHandler, type ToolHandler } from '../../domain/tools/index.js';
 import type { HashingPool } from '../cpu/hashing-pool.js';
 
 export interface Argon2VerifyDeps {
@@ -9,9 +9,7 @@ export interface Argon2VerifyDeps {
 }
 
 export function createArgon2Verify({ hashing }: Argon2VerifyDeps): ToolHandler<Argon2VerifyInput, Argon2VerifyOutput> {
-  return async (input, ctx) => {
-    // Again here, not only in the API: the hash decides the memory and time a pool thread spends.
-    precheck(input);
-    return { matches: await hashing.argon2Verify(input.password, input.hash, ctx.signal) };
-  };
+  return precheckedHandler(precheck, async ({ password, hash }, signal) => ({
+    matches: await hashing.argon2Verify(password, hash, signal),
+  }));
 }

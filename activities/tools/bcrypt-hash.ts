@@ -1,6 +1,6 @@
 //! bcrypt-hash: a new bcrypt hash of the password, computed in the hashing pool.
 import { precheck, type BcryptHashInput, type BcryptHashOutput } from '../../domain/tools/bcrypt-hash.js';
-import type { ToolHandler } from '../../domain/tools/index.js';
+import { precheckedHandler, type ToolHandler } from '../../domain/tools/index.js';
 import type { HashingPool } from '../cpu/hashing-pool.js';
 
 export interface BcryptHashDeps {
@@ -8,8 +8,7 @@ export interface BcryptHashDeps {
 }
 
 export function createBcryptHash({ hashing }: BcryptHashDeps): ToolHandler<BcryptHashInput, BcryptHashOutput> {
-  return async (input, ctx) => {
-    precheck(input);
-    return { hash: await hashing.bcryptHash(input.password, input.workFactor, ctx.signal) };
-  };
+  return precheckedHandler(precheck, async ({ password, workFactor }, signal) => ({
+    hash: await hashing.bcryptHash(password, workFactor, signal),
+  }));
 }

@@ -4,17 +4,11 @@
 import { precheck, type BrokenLinksInput, type BrokenLinksOutput } from '../../domain/tools/broken-links.js';
 import { ToolError } from '../../contracts/errors.js';
 import type { ToolHandler } from '../../domain/tools/index.js';
-import type { GuardedHttp } from '../../lib/guarded-http.js';
 import { createLinkChecker, type LinkCheckOptions } from '../network/link-check.js';
-import { createPageFetcher, type PageFetchOptions } from '../network/page-fetch.js';
-import type { Reader } from '../network/readings.js';
+import { createPageFetcher } from '../network/page-fetch.js';
+import type { PageReadingDeps } from '../network/page-reading.js';
 
-export interface BrokenLinksDeps {
-  http: Pick<GuardedHttp, 'request'>;
-  /** Where the fetched page is parsed and its links read (a thread pool in the network worker). */
-  reader: Reader;
-  /** Bounds of the page fetch. @default 5 MiB, 5 redirects, 15 s (docs/API.md) */
-  page?: PageFetchOptions;
+export interface BrokenLinksDeps extends PageReadingDeps {
   /** Bounds of each link's check. @default 6 s per link, 5 redirects */
   link?: LinkCheckOptions;
   /** Links checked at once. @default 5 */

@@ -5,6 +5,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { ClosedObject, type Validated } from '../../lib/schema-types.js';
 import { ToolError, invalidField } from '../../contracts/errors.js';
 import { defineTool, FAILURES } from './definition.js';
+import { HashMatchOutput } from './hash-match.js';
 
 export const Argon2VerifyInput = ClosedObject(
   {
@@ -25,10 +26,7 @@ export const Argon2VerifyInput = ClosedObject(
   },
 );
 export type Argon2VerifyInput = Validated<typeof Argon2VerifyInput>;
-export const Argon2VerifyOutput = ClosedObject(
-  { matches: Type.Boolean({ description: 'True when the password produces the hash.' }) },
-  { examples: [{ matches: true }] },
-);
+export const Argon2VerifyOutput = HashMatchOutput;
 export type Argon2VerifyOutput = Static<typeof Argon2VerifyOutput>;
 
 export interface Argon2Params {

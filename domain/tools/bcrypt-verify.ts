@@ -4,6 +4,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { ClosedObject, type Validated } from '../../lib/schema-types.js';
 import { ToolError } from '../../contracts/errors.js';
 import { defineTool, FAILURES } from './definition.js';
+import { HashMatchOutput } from './hash-match.js';
 import { MAX_WORK_FACTOR, checkBcryptPassword } from './bcrypt-hash.js';
 
 export const BcryptVerifyInput = ClosedObject(
@@ -24,10 +25,7 @@ export const BcryptVerifyInput = ClosedObject(
   },
 );
 export type BcryptVerifyInput = Validated<typeof BcryptVerifyInput>;
-export const BcryptVerifyOutput = ClosedObject(
-  { matches: Type.Boolean({ description: 'True when the password produces the hash.' }) },
-  { examples: [{ matches: true }] },
-);
+export const BcryptVerifyOutput = HashMatchOutput;
 export type BcryptVerifyOutput = Static<typeof BcryptVerifyOutput>;
 
 export interface BcryptHashParams {

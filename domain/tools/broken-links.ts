@@ -4,18 +4,14 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ClosedObject, Defaulted, OrNull, StringEnum, type Validated } from '../../lib/schema-types.js';
 import { invalidField } from '../../contracts/errors.js';
-import { defineTool, FAILURES } from './definition.js';
-import { checkHttpUrl } from './http-url.js';
+import { defineTool } from './definition.js';
+import { FETCHES_PAGE, PageUrl, precheckPageUrl } from './fetched-page.js';
 
 export const MAX_LINKS = 30;
 
 export const BrokenLinksInput = ClosedObject(
   {
-    url: Type.String({
-      minLength: 1,
-      maxLength: 2048,
-      description: 'Absolute http or https URL of the page, at most 2048 characters. Up to 5 redirects are followed.',
-    }),
+    url: PageUrl,
     maxLinks: Defaulted(
       Type.Integer({
         minimum: 1,
@@ -117,7 +113,7 @@ export type CheckedLink = BrokenLinksOutput['links'][number];
 export type LinkCheck = Omit<CheckedLink, 'url' | 'text' | 'internal'>;
 
 export function precheck(input: BrokenLinksInput): void {
-  checkHttpUrl('/url', input.url);
+  precheckPageUrl(input);
   const { maxLinks } = input;
   if (!Number.isInteger(maxLinks) || maxLinks < 1 || maxLinks > MAX_LINKS)
     throw invalidField('/maxLinks', `must be an integer from 1 to ${MAX_LINKS}`);
@@ -131,7 +127,6 @@ export const brokenLinks = defineTool<BrokenLinksInput, BrokenLinksOutput>()({
   schemas: { input: BrokenLinksInput, output: BrokenLinksOutput },
   timeoutMs: 75_000,
   execution: 'queued',
-  failures: FAILURES.fetchesPage,
+  ...FETCHES_PAGE,
   precheck,
-  targets: (input) => [{ url: input.url }],
 });

@@ -2,12 +2,18 @@
 //! (the address is an absolute http(s) URL), the one target a call reaches, and their deadline,
 //! queue and failures. The file's type is decided from its bytes after the download.
 import { FAILURES } from './definition.js';
-import { checkHttpUrl } from './http-url.js';
+import { checkHttpUrl, HttpUrlField } from './http-url.js';
 
 /** The part of a file tool's input that says where its file is. */
 export interface FileUrlInput {
   fileUrl: string;
 }
+
+/** The `fileUrl` input field; `what` names the file (`the PDF`). */
+export const FileUrl = (what: string) =>
+  HttpUrlField(
+    `Absolute http or https URL of ${what}, at most 2048 characters. Up to 5 redirects are followed; the final answer must be 2xx (502 upstream_error otherwise).`,
+  );
 
 /** The file's address is an absolute http(s) URL. */
 export function precheckFileUrl(input: FileUrlInput): void {

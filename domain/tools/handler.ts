@@ -25,3 +25,18 @@ interface HandlerSignature<I, O> {
 export function standaloneContext(requestId = 'local', signal = new AbortController().signal): ToolContext {
   return { requestId, signal, heartbeat() {} };
 }
+
+/**
+ * A handler that runs the tool's precheck again before `compute`: for the tools whose input (a
+ * work factor, the cost a supplied hash names, the length of a text) decides how long a pool
+ * thread is held and how much memory it takes, the worker does not rely on the API's check alone.
+ */
+export function precheckedHandler<I, O>(
+  precheck: (input: I) => void,
+  compute: (input: I, signal: AbortSignal) => Promise<O>,
+): ToolHandler<I, O> {
+  return async (input, ctx) => {
+    precheck(input);
+    return compute(input, ctx.signal);
+  };
+}

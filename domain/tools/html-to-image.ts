@@ -1,9 +1,9 @@
 //! html-to-image: supplied markup rendered by the browser and captured. No precheck: the schema
 //! bounds the markup, and what it loads is checked in the worker as the page loads it.
 import { type Static, Type } from '@sinclair/typebox';
-import { ClosedObject, Defaulted, type Validated } from '../../lib/schema-types.js';
+import { ClosedObject, type Validated } from '../../lib/schema-types.js';
 import { defineTool } from './definition.js';
-import { CAPTURE_ENCODING, CAPTURED_IMAGE } from './website-screenshot.js';
+import { CAPTURE_ENCODING, CAPTURED_IMAGE, captureFrame } from './website-screenshot.js';
 
 export const HtmlToImageInput = ClosedObject(
   {
@@ -13,31 +13,14 @@ export const HtmlToImageInput = ClosedObject(
       description:
         'A full document or a bare fragment; a fragment is wrapped into a UTF-8 document. There is no base URL: images, styles and fonts must use absolute http(s) addresses or data URIs. A reference to a private, loopback, link-local or metadata address refuses the call (422 target_not_allowed). The request body may be up to 3 MiB.',
     }),
-    width: Defaulted(
-      Type.Integer({
-        minimum: 320,
-        maximum: 3840,
-        description:
-          'Canvas width in CSS pixels, 320 to 3840; media queries see it as the viewport width. The image is this wide times deviceScaleFactor.',
-      }),
-      1440,
-    ),
-    height: Defaulted(
-      Type.Integer({
-        minimum: 200,
-        maximum: 4320,
-        description:
-          "Canvas height in CSS pixels, 200 to 4320. Ignored for the image's height when fullPage is true (it still is what `100vh` means).",
-      }),
-      900,
-    ),
-    fullPage: Defaulted(
-      Type.Boolean({
-        description:
-          'Capture the whole document instead of one canvas-sized frame, up to 16384 image pixels high (`truncated` tells when it was taller).',
-      }),
-      false,
-    ),
+    ...captureFrame({
+      width:
+        'Canvas width in CSS pixels, 320 to 3840; media queries see it as the viewport width. The image is this wide times deviceScaleFactor.',
+      height:
+        "Canvas height in CSS pixels, 200 to 4320. Ignored for the image's height when fullPage is true (it still is what `100vh` means).",
+      fullPage:
+        'Capture the whole document instead of one canvas-sized frame, up to 16384 image pixels high (`truncated` tells when it was taller).',
+    }),
     ...CAPTURE_ENCODING,
   },
   {

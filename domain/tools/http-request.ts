@@ -6,7 +6,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { ClosedObject, Defaulted, StringEnum, StringMap, type Validated } from '../../lib/schema-types.js';
 import { invalidField } from '../../contracts/errors.js';
 import { defineTool, FAILURES } from './definition.js';
-import { checkHttpUrl } from './http-url.js';
+import { checkHttpUrl, HttpUrlField } from './http-url.js';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -20,12 +20,9 @@ export const MAX_HEADER_VALUE_LENGTH = 8192;
 
 export const HttpRequestInput = ClosedObject(
   {
-    url: Type.String({
-      minLength: 1,
-      maxLength: 2048,
-      description:
-        'Absolute http or https URL, at most 2048 characters. Credentials in the URL are refused (send an Authorization header instead).',
-    }),
+    url: HttpUrlField(
+      'Absolute http or https URL, at most 2048 characters. Credentials in the URL are refused (send an Authorization header instead).',
+    ),
     method: Defaulted(
       StringEnum(HTTP_METHODS, {
         description: `One of ${HTTP_METHODS.join(', ')}.`,

@@ -4,7 +4,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ClosedObject, Defaulted, IntegerEnum, StringEnum, type Validated } from '../../lib/schema-types.js';
 import { defineTool } from './definition.js';
-import { DOWNLOADS_FILE, precheckFileUrl } from './downloaded-file.js';
+import { IMAGE_MIME_TYPES, producedFileFields } from './produced-file.js';
+import { DOWNLOADS_FILE, FileUrl, precheckFileUrl } from './downloaded-file.js';
 
 /** The factors the model upscales by. */
 export const UPSCALE_FACTORS = [2, 4] as const;
@@ -12,12 +13,7 @@ export type UpscaleFactor = (typeof UPSCALE_FACTORS)[number];
 
 export const ImageUpscaleInput = ClosedObject(
   {
-    fileUrl: Type.String({
-      minLength: 1,
-      maxLength: 2048,
-      description:
-        'Absolute http or https URL of the image, at most 2048 characters. Up to 5 redirects are followed; the final answer must be 2xx (502 upstream_error otherwise).',
-    }),
+    fileUrl: FileUrl('the image'),
     factor: Defaulted(
       IntegerEnum(UPSCALE_FACTORS, {
         description:
@@ -34,18 +30,13 @@ export const ImageUpscaleInput = ClosedObject(
 );
 export type ImageUpscaleInput = Validated<typeof ImageUpscaleInput>;
 export const ImageUpscaleOutput = ClosedObject({
-  fileBase64: Type.String({
-    contentEncoding: 'base64',
-    description:
-      'The upscaled image, base64, without a data URI prefix. Same format as the source (JPEG and WebP at quality 90), except BMP, which is returned as PNG. Transparency is kept.',
+  ...producedFileFields({
+    file: 'The upscaled image, base64, without a data URI prefix. Same format as the source (JPEG and WebP at quality 90), except BMP, which is returned as PNG. Transparency is kept.',
+    mimeType: StringEnum(IMAGE_MIME_TYPES, { description: 'Output MIME type.' }),
+    fileName:
+      "the source URL's file name with `-x2` or `-x4` and the output's extension (`logo-x2.png`); `image-x<factor>.<ext>` when the URL names no file.",
+    sizeOf: 'image file',
   }),
-  mimeType: StringEnum(['image/png', 'image/jpeg', 'image/webp'], { description: 'Output MIME type.' }),
-  fileName: Type.String({
-    minLength: 1,
-    description:
-      "Suggested download name: the source URL's file name with `-x2` or `-x4` and the output's extension (`logo-x2.png`); `image-x<factor>.<ext>` when the URL names no file.",
-  }),
-  sizeBytes: Type.Integer({ minimum: 1, description: 'Size of the decoded image file in bytes.' }),
   factor: IntegerEnum(UPSCALE_FACTORS, { description: 'Factor applied.' }),
   width: Type.Integer({ minimum: 1, description: 'Output width in pixels (source width x factor).' }),
   height: Type.Integer({ minimum: 1, description: 'Output height in pixels (source height x factor).' }),

@@ -5,4 +5,4 @@ export { CATALOGUE, findTool, poolTaskQueues, toolsOfPool } from './catalogue.js
 export { GROUPS, type Group, type ToolDefinition } from './definition.js';
 export { loadCatalogueSchemas, type ToolSchemas } from './schemas.js';
 export { createHandlers, type HandlerFactories, type PoolHandlers, type ToolInput, type ToolOutput, type ToolName } from './list.js';
-export { standaloneContext, type ToolContext, type ToolHandler } from './handler.js';
+export { precheckedHandler, standaloneContext, type ToolContext, type ToolHandler } from './handler.js';

@@ -3,16 +3,11 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ClosedObject, OrNull, type Validated } from '../../lib/schema-types.js';
 import { defineTool } from './definition.js';
-import { DOWNLOADS_FILE, precheckFileUrl } from './downloaded-file.js';
+import { DOWNLOADS_FILE, FileUrl, precheckFileUrl } from './downloaded-file.js';
 
 export const PdfMetadataInput = ClosedObject(
   {
-    fileUrl: Type.String({
-      minLength: 1,
-      maxLength: 2048,
-      description:
-        'Absolute http or https URL of the PDF, at most 2048 characters. Up to 5 redirects are followed; the final answer must be 2xx (502 upstream_error otherwise).',
-    }),
+    fileUrl: FileUrl('the PDF'),
   },
   {
     description:

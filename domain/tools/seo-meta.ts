@@ -2,16 +2,12 @@
 //! page's address is an absolute http(s) URL.
 import { type Static, Type } from '@sinclair/typebox';
 import { ClosedObject, OrNull, StringMap, type Validated } from '../../lib/schema-types.js';
-import { defineTool, FAILURES } from './definition.js';
-import { checkHttpUrl } from './http-url.js';
+import { defineTool } from './definition.js';
+import { FETCHES_PAGE, PageUrl, precheckPageUrl } from './fetched-page.js';
 
 export const SeoMetaInput = ClosedObject(
   {
-    url: Type.String({
-      minLength: 1,
-      maxLength: 2048,
-      description: 'Absolute http or https URL of the page, at most 2048 characters. Up to 5 redirects are followed.',
-    }),
+    url: PageUrl,
   },
   {
     description:
@@ -75,9 +71,7 @@ export const SeoMetaOutput = ClosedObject(
 );
 export type SeoMetaOutput = Static<typeof SeoMetaOutput>;
 
-export function precheck(input: SeoMetaInput): void {
-  checkHttpUrl('/url', input.url);
-}
+export const precheck: (input: SeoMetaInput) => void = precheckPageUrl;
 
 export const seoMeta = defineTool<SeoMetaInput, SeoMetaOutput>()({
   name: 'seo-meta',
@@ -86,7 +80,6 @@ export const seoMeta = defineTool<SeoMetaInput, SeoMetaOutput>()({
   pool: 'network',
   schemas: { input: SeoMetaInput, output: SeoMetaOutput },
   timeoutMs: 30_000,
-  failures: FAILURES.fetchesPage,
+  ...FETCHES_PAGE,
   precheck,
-  targets: (input) => [{ url: input.url }],
 });

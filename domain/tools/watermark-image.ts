@@ -8,7 +8,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ClosedObject, Defaulted, StringEnum, type Validated } from '../../lib/schema-types.js';
 import { defineTool } from './definition.js';
-import { DOWNLOADS_FILE, precheckFileUrl } from './downloaded-file.js';
+import { IMAGE_MIME_TYPES, producedFileFields } from './produced-file.js';
+import { DOWNLOADS_FILE, FileUrl, precheckFileUrl } from './downloaded-file.js';
 import { invalidField } from '../../contracts/errors.js';
 
 export const WATERMARK_POSITIONS = ['center', 'top-left', 'top-right', 'bottom-left', 'bottom-right', 'tile'] as const;
@@ -16,12 +17,7 @@ export type WatermarkPosition = (typeof WATERMARK_POSITIONS)[number];
 
 export const WatermarkImageInput = ClosedObject(
   {
-    fileUrl: Type.String({
-      minLength: 1,
-      maxLength: 2048,
-      description:
-        'Absolute http or https URL of the image, at most 2048 characters. Up to 5 redirects are followed; the final answer must be 2xx (502 upstream_error otherwise).',
-    }),
+    fileUrl: FileUrl('the image'),
     text: Type.String({
       minLength: 1,
       maxLength: 200,
@@ -52,18 +48,13 @@ export const WatermarkImageInput = ClosedObject(
 );
 export type WatermarkImageInput = Validated<typeof WatermarkImageInput>;
 export const WatermarkImageOutput = ClosedObject({
-  fileBase64: Type.String({
-    contentEncoding: 'base64',
-    description:
-      "The watermarked image, base64, without a data URI prefix, in the source's format: PNG stays lossless PNG (transparency kept), JPEG and WebP are re-encoded lossy at quality 90.",
+  ...producedFileFields({
+    file: "The watermarked image, base64, without a data URI prefix, in the source's format: PNG stays lossless PNG (transparency kept), JPEG and WebP are re-encoded lossy at quality 90.",
+    mimeType: StringEnum(IMAGE_MIME_TYPES, { description: "The source's own type." }),
+    fileName:
+      "the source URL's file name with `-watermarked` and the output's extension (`photo-watermarked.jpg`); `image-watermarked.<ext>` when the URL names no file.",
+    sizeOf: 'image file',
   }),
-  mimeType: StringEnum(['image/png', 'image/jpeg', 'image/webp'], { description: "The source's own type." }),
-  fileName: Type.String({
-    minLength: 1,
-    description:
-      "Suggested download name: the source URL's file name with `-watermarked` and the output's extension (`photo-watermarked.jpg`); `image-watermarked.<ext>` when the URL names no file.",
-  }),
-  sizeBytes: Type.Integer({ minimum: 1, description: 'Size of the decoded image file in bytes.' }),
   width: Type.Integer({ minimum: 1, description: "Width in pixels (the source's)." }),
   height: Type.Integer({ minimum: 1, description: "Height in pixels (the source's)." }),
 });

@@ -4,19 +4,15 @@
 //! handed to a CSS engine, so the cost of a call never depends on a crafted selector.
 import { type Static, Type } from '@sinclair/typebox';
 import { ClosedObject, Defaulted, OrNull, StringMap, type Validated } from '../../lib/schema-types.js';
-import { defineTool, FAILURES } from './definition.js';
-import { checkHttpUrl } from './http-url.js';
+import { defineTool } from './definition.js';
+import { FETCHES_PAGE, PageUrl, precheckPageUrl } from './fetched-page.js';
 import { invalidField } from '../../contracts/errors.js';
 
 export const MAX_SELECTOR_LENGTH = 100;
 
 export const WebScrapeInput = ClosedObject(
   {
-    url: Type.String({
-      minLength: 1,
-      maxLength: 2048,
-      description: 'Absolute http or https URL of the page, at most 2048 characters. Up to 5 redirects are followed.',
-    }),
+    url: PageUrl,
     selector: Type.Optional(
       Type.String({
         minLength: 1,
@@ -153,7 +149,7 @@ export function parseSimpleSelector(selector: string): SimpleSelector | undefine
 }
 
 export function precheck(input: WebScrapeInput): void {
-  checkHttpUrl('/url', input.url);
+  precheckPageUrl(input);
   const { selector } = input;
   if (selector === undefined) return;
   if (typeof selector !== 'string' || !parseSimpleSelector(selector)) {
@@ -171,7 +167,6 @@ export const webScrape = defineTool<WebScrapeInput, WebScrapeOutput>()({
   pool: 'network',
   schemas: { input: WebScrapeInput, output: WebScrapeOutput },
   timeoutMs: 30_000,
-  failures: FAILURES.fetchesPage,
+  ...FETCHES_PAGE,
   precheck,
-  targets: (input) => [{ url: input.url }],
 });

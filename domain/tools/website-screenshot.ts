@@ -5,6 +5,19 @@ import { type Static, Type } from '@sinclair/typebox';
 import { ClosedObject, Defaulted, IntegerEnum, StringEnum, type Validated } from '../../lib/schema-types.js';
 import { defineTool, FAILURES } from './definition.js';
 
+/**
+ * The frame both browser tools capture: its width and height in CSS pixels (the viewport the page
+ * is laid out in), and whether the whole document is taken instead. Each tool says what they mean
+ * for what it renders.
+ */
+export function captureFrame(descriptions: { width: string; height: string; fullPage: string }) {
+  return {
+    width: Defaulted(Type.Integer({ minimum: 320, maximum: 3840, description: descriptions.width }), 1440),
+    height: Defaulted(Type.Integer({ minimum: 200, maximum: 4320, description: descriptions.height }), 900),
+    fullPage: Defaulted(Type.Boolean({ description: descriptions.fullPage }), false),
+  };
+}
+
 /** How both browser tools encode their capture: pixel density, format and JPEG quality. */
 export const CAPTURE_ENCODING = {
   deviceScaleFactor: Defaulted(
@@ -42,31 +55,14 @@ export const WebsiteScreenshotInput = ClosedObject(
       description:
         'Public http or https address, at most 2048 characters. Redirects are followed; the address, every redirect and every resource the page loads must be public (private, loopback, link-local and metadata addresses are refused: the address itself with 422, resources by being dropped).',
     }),
-    width: Defaulted(
-      Type.Integer({
-        minimum: 320,
-        maximum: 3840,
-        description:
-          "Viewport width in CSS pixels, 320 to 3840; the page's responsive breakpoints (media queries) apply to it. The image is this many CSS pixels wide (times deviceScaleFactor in image pixels).",
-      }),
-      1440,
-    ),
-    height: Defaulted(
-      Type.Integer({
-        minimum: 200,
-        maximum: 4320,
-        description:
-          'Viewport height in CSS pixels, 200 to 4320: the visible area captured. With fullPage it still sets the viewport (what `100vh` means to the page), but the image is as tall as the document.',
-      }),
-      900,
-    ),
-    fullPage: Defaulted(
-      Type.Boolean({
-        description:
-          'Capture the whole scrollable page instead of the visible area. The page is scrolled through first so lazy images and content load. Captures stop at 16384 image pixels high (8192 CSS pixels at deviceScaleFactor 2); `truncated` tells when a page was taller.',
-      }),
-      false,
-    ),
+    ...captureFrame({
+      width:
+        "Viewport width in CSS pixels, 320 to 3840; the page's responsive breakpoints (media queries) apply to it. The image is this many CSS pixels wide (times deviceScaleFactor in image pixels).",
+      height:
+        'Viewport height in CSS pixels, 200 to 4320: the visible area captured. With fullPage it still sets the viewport (what `100vh` means to the page), but the image is as tall as the document.',
+      fullPage:
+        'Capture the whole scrollable page instead of the visible area. The page is scrolled through first so lazy images and content load. Captures stop at 16384 image pixels high (8192 CSS pixels at deviceScaleFactor 2); `truncated` tells when a page was taller.',
+    }),
     ...CAPTURE_ENCODING,
     blockAds: Defaulted(
       Type.Boolean({

@@ -4,16 +4,12 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ClosedObject, type Validated } from '../../lib/schema-types.js';
 import { defineTool } from './definition.js';
-import { DOWNLOADS_FILE, precheckFileUrl } from './downloaded-file.js';
+import { producedFileFields } from './produced-file.js';
+import { DOWNLOADS_FILE, FileUrl, precheckFileUrl } from './downloaded-file.js';
 
 export const WordToPdfInput = ClosedObject(
   {
-    fileUrl: Type.String({
-      minLength: 1,
-      maxLength: 2048,
-      description:
-        'Absolute http or https URL of the Word/ODT/RTF file, at most 2048 characters. Up to 5 redirects are followed; the final answer must be 2xx (502 upstream_error otherwise).',
-    }),
+    fileUrl: FileUrl('the Word/ODT/RTF file'),
   },
   {
     description:
@@ -22,20 +18,15 @@ export const WordToPdfInput = ClosedObject(
   },
 );
 export type WordToPdfInput = Validated<typeof WordToPdfInput>;
-export const WordToPdfOutput = ClosedObject({
-  fileBase64: Type.String({
-    contentEncoding: 'base64',
-    contentMediaType: 'application/pdf',
-    description: 'The PDF, base64, without a data URI prefix.',
+export const WordToPdfOutput = ClosedObject(
+  producedFileFields({
+    file: 'The PDF, base64, without a data URI prefix.',
+    mediaType: 'application/pdf',
+    mimeType: Type.Literal('application/pdf', { description: 'Always application/pdf.' }),
+    fileName: "the source URL's file name with `.pdf` instead of its extension (`report.pdf`); `document.pdf` when the URL names no file.",
+    sizeOf: 'PDF',
   }),
-  mimeType: Type.Literal('application/pdf', { description: 'Always application/pdf.' }),
-  fileName: Type.String({
-    minLength: 1,
-    description:
-      "Suggested download name: the source URL's file name with `.pdf` instead of its extension (`report.pdf`); `document.pdf` when the URL names no file.",
-  }),
-  sizeBytes: Type.Integer({ minimum: 1, description: 'Size of the decoded PDF in bytes.' }),
-});
+);
 export type WordToPdfOutput = Static<typeof WordToPdfOutput>;
 
 export const precheck: (input: WordToPdfInput) => void = precheckFileUrl;
