@@ -3,7 +3,7 @@
 //! of a monitor's state makes (`seq`), so two judgements, or a judgement and a pause, never
 //! interleave.
 import { Binary, type Db } from 'mongodb';
-import { collections } from '../../lib/mongo.js';
+import { collections, newestFirst, type PageAfter } from '../../lib/mongo.js';
 import type { MonitorDoc, MonitorImagesDoc, MonitorRunDoc } from './documents.js';
 
 /** Runs are kept this long (the sweeper deletes older ones, and their diff images). */
@@ -13,13 +13,7 @@ export const RUN_RETENTION_MS = 90 * 24 * 3600 * 1000;
 export const MONITOR_DIFFS_AREA = 'monitor-diffs';
 
 /** A position in a newest-first list: the last row's time and id. */
-export interface Position {
-  at: Date;
-  id: string;
-}
-
-const before = (field: string, position?: Position) =>
-  position ? { $or: [{ [field]: { $lt: position.at } }, { [field]: position.at, _id: { $lt: position.id } }] } : {};
+export type Position = PageAfter;
 
 export function createMonitorStore(db: Db) {
   const { monitors, monitorRuns, monitorImages } = collections(db);
@@ -30,14 +24,8 @@ export function createMonitorStore(db: Db) {
     get: (accountId: string, id: string) => monitors.findOne({ _id: id, accountId }),
     byId: (id: string) => monitors.findOne({ _id: id }),
 
-    async list(accountId: string, limit: number, after?: Position): Promise<{ rows: MonitorDoc[]; more: boolean }> {
-      const rows = await monitors
-        .find({ accountId, ...before('createdAt', after) })
-        .sort({ createdAt: -1, _id: -1 })
-        .limit(limit + 1)
-        .toArray();
-      return { rows: rows.slice(0, limit), more: rows.length > limit };
-    },
+    list: (accountId: string, limit: number, after?: Position): Promise<{ rows: MonitorDoc[]; more: boolean }> =>
+      newestFirst(monitors, { accountId }, { limit, after }),
 
     /**
      * Applies `set` to the monitor if its `seq` is still `seq` (and bumps it): the write of a
@@ -80,14 +68,8 @@ export function createMonitorStore(db: Db) {
     },
     runById: (id: string) => monitorRuns.findOne({ _id: id }),
 
-    async runs(monitorId: string, limit: number, after?: Position): Promise<{ rows: MonitorRunDoc[]; more: boolean }> {
-      const rows = await monitorRuns
-        .find({ monitorId, ...before('at', after) })
-        .sort({ at: -1, _id: -1 })
-        .limit(limit + 1)
-        .toArray();
-      return { rows: rows.slice(0, limit), more: rows.length > limit };
-    },
+    runs: (monitorId: string, limit: number, after?: Position): Promise<{ rows: MonitorRunDoc[]; more: boolean }> =>
+      newestFirst(monitorRuns, { monitorId }, { limit, after }, { field: 'at' }),
 
     images: (monitorId: string) => monitorImages.findOne({ _id: monitorId }),
 
