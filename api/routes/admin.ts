@@ -11,6 +11,7 @@ import { readJsonObject } from '../body.js';
 import { ChangePlanBody, CreateAccountBody, GrantCreditsBody } from '../bodies/admin.js';
 import { ServiceError } from '../../contracts/errors.js';
 import { accountPlanView } from '../plan-view.js';
+import { viewOf } from '../../lib/mongo.js';
 import { compileBodySchema, validationProblem } from '../validation.js';
 
 /** How far back an account's plan may be said to have started: at most one period. */
@@ -46,14 +47,7 @@ export function adminRoutes(deps: AdminDeps): Router {
   }
 
   async function accountView(a: AccountDoc) {
-    return {
-      id: a._id,
-      name: a.name,
-      email: a.email,
-      balance: a.balance,
-      createdAt: a.createdAt,
-      ...(await accountPlanView(deps.allowances, a)),
-    };
+    return { ...viewOf(a, ['name', 'email', 'balance', 'createdAt']), ...(await accountPlanView(deps.allowances, a)) };
   }
 
   router.post('/accounts', async (ctx) => {
