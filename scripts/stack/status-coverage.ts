@@ -19,6 +19,9 @@ export interface StatusOwner {
   title: string;
 }
 
+/** The test that walks a tool call's error paths: the owner of 400, 413 and 415. */
+const TOOL_CALL_ERRORS: StatusOwner = { file: 'test/api/tool-calls.test.ts', title: 'problem+json on every error path of a tool call' };
+
 /** Each documented status's owner. A new documented status needs its test here (docs/DEVELOPING.md). */
 export const STATUS_OWNERS: Readonly<Record<string, StatusOwner>> = {
   '200': { file: 'test/api/tool-calls.test.ts', title: 'a call answers the unwrapped output with request id and credit headers' },
@@ -41,7 +44,7 @@ export const STATUS_OWNERS: Readonly<Record<string, StatusOwner>> = {
     file: 'test/api/render-links.test.ts',
     title: 'a render link answers the image itself, charged once; a repeat is a free cache hit with Age and ETag; If-None-Match is 304',
   },
-  '400': { file: 'test/api/tool-calls.test.ts', title: 'problem+json on every error path of a tool call' },
+  '400': TOOL_CALL_ERRORS,
   '401': { file: 'test/api/tool-calls.test.ts', title: '401 for a missing, malformed, unknown or revoked key' },
   '402': { file: 'test/api/tool-calls.test.ts', title: '402 with balance and cost when the balance cannot pay, and nothing is charged' },
   '403': { file: 'test/api/tool-calls.test.ts', title: '403 when a credential of the wrong kind is used' },
@@ -62,8 +65,8 @@ export const STATUS_OWNERS: Readonly<Record<string, StatusOwner>> = {
     title: 'an Idempotency-Key repeat replays the first answer and is charged once; another body is 409',
   },
   '410': { file: 'test/api/async-calls.test.ts', title: 'past its 24 hours the answer is 410 call_expired, with when it expired' },
-  '413': { file: 'test/api/tool-calls.test.ts', title: 'problem+json on every error path of a tool call' },
-  '415': { file: 'test/api/tool-calls.test.ts', title: 'problem+json on every error path of a tool call' },
+  '413': TOOL_CALL_ERRORS,
+  '415': TOOL_CALL_ERRORS,
   '422': {
     file: 'test/tools/http-request.test.ts',
     title: 'stack: the service itself and private addresses are refused with 422 and not charged',
