@@ -5,6 +5,12 @@ import type { ErrorCode } from '../../contracts/errors.js';
 import type { ErrorGuide } from './error-guide-entry.js';
 import { TOOL_ERROR_GUIDE } from './tool-error-guide.js';
 
+/** What an answer that asks the client to wait says: how long, in the Retry-After header and in the problem. */
+const WAIT_AND_RETRY = {
+  members: { retryAfter: 'Seconds to wait, as in Retry-After.' },
+  headers: { 'Retry-After': 'Seconds to wait.' },
+};
+
 /** Typed by `ErrorCode`, so a new code in contracts/errors.ts does not compile until it is explained here. */
 export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
   ...TOOL_ERROR_GUIDE,
@@ -290,8 +296,7 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
       'or the API key has a rateLimit of its own and sent more calls than that (in bursts of up to twice it).',
     action:
       'Wait the Retry-After seconds, then spread calls out; the RateLimit-* headers of every answer tell how much room is left. Nothing was charged.',
-    members: { retryAfter: 'Seconds to wait, as in Retry-After.' },
-    headers: { 'Retry-After': 'Seconds to wait.' },
+    ...WAIT_AND_RETRY,
     example: { detail: 'Over 20 calls per second; retry after 1 s.', members: { retryAfter: 1 } },
   },
   too_many_attempts: {
@@ -299,8 +304,7 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
       'Too many failed sign-ins: 10 for one address within 15 minutes lock that address for 15 minutes, and 100 from one client address within 15 minutes lock that client address. ' +
       'The lock holds whatever password is sent, on every API instance.',
     action: 'Wait the Retry-After seconds. If you forgot the password, reset it; the owner of a locked address is told by mail.',
-    members: { retryAfter: 'Seconds to wait, as in Retry-After.' },
-    headers: { 'Retry-After': 'Seconds to wait.' },
+    ...WAIT_AND_RETRY,
     example: { detail: 'Too many failed sign-ins; try again in 900 s.', members: { retryAfter: 900 } },
   },
   unavailable: {
@@ -310,7 +314,7 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuide>> = {
     action:
       'Retry after Retry-After seconds. Repeat the call with the same Idempotency-Key: if the first attempt did start, ' +
       'you receive its answer instead of paying twice.',
-    headers: { 'Retry-After': 'Seconds to wait.' },
+    headers: WAIT_AND_RETRY.headers,
     example: { detail: 'The service cannot run calls right now; retry shortly.' },
   },
   internal_error: {

@@ -65,119 +65,75 @@ export const RATE_LIMIT_HEADERS = {
   'RateLimit-Reset': headerRef('RateLimit-Reset'),
 };
 
+/** A path parameter: required, a string. */
+const inPath = (name: string, description: string): Json => ({ name, in: 'path', required: true, description, schema: { type: 'string' } });
+
+/** A header or query parameter: optional. */
+const optional =
+  (where: 'header' | 'query') =>
+  (name: string, description: string, schema: Json, example?: string): Json => ({
+    name,
+    in: where,
+    required: false,
+    description,
+    schema,
+    ...(example === undefined ? {} : { example }),
+  });
+const inHeader = optional('header');
+const inQuery = optional('query');
+
+/** A page's size: the list endpoints' `limit`. */
+const PAGE_LIMIT = { type: 'integer', minimum: 1, maximum: LIMIT_MAX, default: LIMIT_DEFAULT };
+
 export const PARAMETERS: Readonly<Record<string, Json>> = {
-  'Idempotency-Key': {
-    name: 'Idempotency-Key',
-    in: 'header',
-    required: false,
-    description:
-      "Makes the call safe to repeat: a repeat with the same key, tool and body within 24 hours answers with the first call's response and is charged once. Per account.",
-    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
-    example: 'order-42-thumbnail',
-  },
-  Prefer: {
-    name: 'Prefer',
-    in: 'header',
-    required: false,
-    description:
-      '`respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). ' +
+  'Idempotency-Key': inHeader(
+    'Idempotency-Key',
+    "Makes the call safe to repeat: a repeat with the same key, tool and body within 24 hours answers with the first call's response and is charged once. Per account.",
+    { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+    'order-42-thumbnail',
+  ),
+  Prefer: inHeader(
+    'Prefer',
+    '`respond-async` (RFC 7240): answer 202 at once instead of waiting, and read the outcome at `Location` (`GET /api/v1/calls/{requestId}`). ' +
       'Validation, authentication, the rate limit, target pre-checks and the balance check (402) still come first. Charged only if the call succeeds. ' +
       'A capture the render cache answers (`Cache-Control`) is answered at once with 200 instead: the preference is not applied.',
-    schema: { type: 'string' },
-    example: 'respond-async',
-  },
-  'Cache-Control': {
-    name: 'Cache-Control',
-    in: 'header',
-    required: false,
-    description:
-      'Capture tools only (website-screenshot, html-to-image, qr-generate): `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; ' +
+    { type: 'string' },
+    'respond-async',
+  ),
+  'Cache-Control': inHeader(
+    'Cache-Control',
+    'Capture tools only (website-screenshot, html-to-image, qr-generate): `max-age=<seconds>` accepts a render of the same input this account made at most that long ago (at most 30 days), answered free with `X-Cache: HIT`; ' +
       '`no-cache` renders afresh. Either way a fresh render is stored. With `Prefer: respond-async` the same holds: a hit is answered at once with the 200 a synchronous call gets (nothing is left to wait for, ' +
       'so no 202), and a miss is an asynchronous call (202) whose render is stored once it succeeded. Without the header nothing is looked up or stored.',
-    schema: { type: 'string' },
-    example: 'max-age=3600',
-  },
-  'If-None-Match': {
-    name: 'If-None-Match',
-    in: 'header',
-    required: false,
-    description: 'An ETag of an earlier answer: 304 when the stored render is still that one.',
-    schema: { type: 'string' },
-  },
-  RequestId: {
-    name: 'requestId',
-    in: 'path',
-    required: true,
-    description: "The call's request id (`X-Request-Id` of its 202).",
-    schema: { type: 'string' },
-  },
-  KeyId: { name: 'id', in: 'path', required: true, description: 'Key id (`key_...`).', schema: { type: 'string' } },
-  DestinationId: { name: 'id', in: 'path', required: true, description: 'Destination id (`dst_...`).', schema: { type: 'string' } },
-  'Output-Destination': {
-    name: 'Output-Destination',
-    in: 'header',
-    required: false,
-    description:
-      'A destination of the account (`dst_...`, `POST /api/v1/account/destinations`): the file is written to its bucket at `{prefix}/{requestId}/0.{ext}` ' +
+    { type: 'string' },
+    'max-age=3600',
+  ),
+  'If-None-Match': inHeader('If-None-Match', 'An ETag of an earlier answer: 304 when the stored render is still that one.', {
+    type: 'string',
+  }),
+  RequestId: inPath('requestId', "The call's request id (`X-Request-Id` of its 202)."),
+  KeyId: inPath('id', 'Key id (`key_...`).'),
+  DestinationId: inPath('id', 'Destination id (`dst_...`).'),
+  'Output-Destination': inHeader(
+    'Output-Destination',
+    'A destination of the account (`dst_...`, `POST /api/v1/account/destinations`): the file is written to its bucket at `{prefix}/{requestId}/0.{ext}` ' +
       "and the answer carries `stored` (bucket, key, size, contentType) in place of the file's base64. Charged only once the bucket accepted the file; a refused write answers 502 `destination_error` and is refunded. " +
       "An unknown destination, another account's, or one named on a tool that makes no file is refused with 400 `validation_failed` (field `header:Output-Destination`) before anything runs.",
-    schema: { type: 'string', pattern: '^dst_[0-9A-Za-z]{22}$' },
-    example: 'dst_4hQ2mV8kZr1xYt6pW0nLbC',
-  },
-  EndpointId: { name: 'id', in: 'path', required: true, description: 'Webhook endpoint id (`whe_...`).', schema: { type: 'string' } },
-  AccountId: { name: 'id', in: 'path', required: true, description: 'Account id (`acc_...`).', schema: { type: 'string' } },
-  UsageLimit: {
-    name: 'limit',
-    in: 'query',
-    required: false,
-    description: 'Entries per page.',
-    schema: { type: 'integer', minimum: 1, maximum: LIMIT_MAX, default: LIMIT_DEFAULT },
-  },
-  UsageCursor: {
-    name: 'cursor',
-    in: 'query',
-    required: false,
-    description: '`nextCursor` of the previous page.',
-    schema: { type: 'string' },
-  },
-  BatchId: { name: 'id', in: 'path', required: true, description: 'Batch id (`bat_...`).', schema: { type: 'string' } },
-  MonitorId: { name: 'id', in: 'path', required: true, description: 'Monitor id (`mon_...`).', schema: { type: 'string' } },
-  PlanId: { name: 'id', in: 'path', required: true, description: 'Plan id.', schema: { type: 'string' } },
-  UsageFrom: {
-    name: 'from',
-    in: 'query',
-    required: false,
-    description: 'Only entries at or after this time (a date `2026-05-01` or an ISO 8601 time).',
-    schema: { type: 'string' },
-  },
-  UsageTo: {
-    name: 'to',
-    in: 'query',
-    required: false,
-    description: 'Only entries before this time (a date or an ISO 8601 time).',
-    schema: { type: 'string' },
-  },
-  UsageKeyId: {
-    name: 'keyId',
-    in: 'query',
-    required: false,
-    description: 'Only the calls of this API key (`key_...`).',
-    schema: { type: 'string' },
-  },
-  EventType: {
-    name: 'type',
-    in: 'query',
-    required: false,
-    description: 'Only events of this type.',
-    schema: { type: 'string', enum: [...EVENT_KINDS] },
-  },
-  AttemptsLimit: {
-    name: 'limit',
-    in: 'query',
-    required: false,
-    description: 'Attempts to list, newest first.',
-    schema: { type: 'integer', minimum: 1, maximum: LIMIT_MAX, default: LIMIT_DEFAULT },
-  },
+    { type: 'string', pattern: '^dst_[0-9A-Za-z]{22}$' },
+    'dst_4hQ2mV8kZr1xYt6pW0nLbC',
+  ),
+  EndpointId: inPath('id', 'Webhook endpoint id (`whe_...`).'),
+  AccountId: inPath('id', 'Account id (`acc_...`).'),
+  UsageLimit: inQuery('limit', 'Entries per page.', PAGE_LIMIT),
+  UsageCursor: inQuery('cursor', '`nextCursor` of the previous page.', { type: 'string' }),
+  BatchId: inPath('id', 'Batch id (`bat_...`).'),
+  MonitorId: inPath('id', 'Monitor id (`mon_...`).'),
+  PlanId: inPath('id', 'Plan id.'),
+  UsageFrom: inQuery('from', 'Only entries at or after this time (a date `2026-05-01` or an ISO 8601 time).', { type: 'string' }),
+  UsageTo: inQuery('to', 'Only entries before this time (a date or an ISO 8601 time).', { type: 'string' }),
+  UsageKeyId: inQuery('keyId', 'Only the calls of this API key (`key_...`).', { type: 'string' }),
+  EventType: inQuery('type', 'Only events of this type.', { type: 'string', enum: [...EVENT_KINDS] }),
+  AttemptsLimit: inQuery('limit', 'Attempts to list, newest first.', PAGE_LIMIT),
 };
 
 export const SECURITY_SCHEMES: Readonly<Record<string, Json>> = {
