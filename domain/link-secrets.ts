@@ -54,7 +54,7 @@ export function createLinkSecrets(db: Db, secretKey: Buffer) {
         auditDrafts: [draft],
       };
       await linkSecrets.insertOne(doc);
-      await auditLog.flushLinkSecret(id);
+      await auditLog.flush('linkSecret', id);
       return { doc, secret };
     },
 
@@ -70,7 +70,7 @@ export function createLinkSecrets(db: Db, secretKey: Buffer) {
         { $set: { retiredAt: now }, $push: { auditDrafts: draft } },
       );
       cache.delete(id);
-      if (modifiedCount) await auditLog.flushLinkSecret(id);
+      if (modifiedCount) await auditLog.flush('linkSecret', id);
       return linkSecrets.findOne({ _id: id, accountId }, { projection: { auditDrafts: 0 } });
     },
 

@@ -120,7 +120,7 @@ async function openAccountOnce(db: Db, auditLog: AuditLog, fields: OpenOnceField
     });
   }
   await insertIfAbsent(accounts, account);
-  await auditLog.flushAccount(account._id);
+  await auditLog.flush('account', account._id);
   return (await accounts.findOne({ _id: account._id })) ?? account;
 }
 
@@ -163,7 +163,7 @@ export function createAccounts(db: Db, onEvent?: EventSink) {
       revokedAt: null,
     };
     await credentials.insertOne(doc);
-    if (audit) await auditLog.flushKey(doc._id);
+    if (audit) await auditLog.flush('key', doc._id);
     return { id: doc._id, name, prefix: doc.prefix, key: cred.secret, createdAt: doc.createdAt, doc };
   }
 
@@ -232,7 +232,7 @@ export function createAccounts(db: Db, onEvent?: EventSink) {
           },
         );
         if (matchedCount === 0) continue;
-        await auditLog.flushKey(keyId);
+        await auditLog.flush('key', keyId);
         return { before, after };
       }
     },
@@ -254,7 +254,7 @@ export function createAccounts(db: Db, onEvent?: EventSink) {
         { returnDocument: 'after' },
       );
       if (flipped) {
-        await auditLog.flushKey(keyId);
+        await auditLog.flush('key', keyId);
         await record(newEvent(accountId, 'api_key.revoked', { keyId, name: flipped.name, prefix: flipped.prefix }));
         return { doc: flipped, digest: flipped.digest };
       }

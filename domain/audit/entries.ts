@@ -94,6 +94,17 @@ export function auditDraft(
   };
 }
 
+/** A draft of a change to the account itself (its plan, its owner, its sign-in policy): the account is its target. */
+export function accountDraft(
+  context: AuditContext,
+  accountId: string,
+  action: AuditAction,
+  changes: AuditDraft['changes'],
+  now = new Date(),
+): AuditDraft {
+  return auditDraft(context, accountId, action, { type: 'account', id: accountId }, changes, now);
+}
+
 /** `[before, after]` of each field that differs (compared as JSON); `fields` limits which are looked at. */
 export function changesOf(
   before: Record<string, unknown>,

@@ -3,6 +3,7 @@
 export {
   AUDIT_ACTIONS,
   SERVICE_ACTOR,
+  accountDraft,
   auditDraft,
   auditView,
   changesOf,

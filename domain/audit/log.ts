@@ -27,46 +27,53 @@ interface DraftHolder {
   accountField: 'accountId' | '_id' | 'auditDrafts.accountId';
 }
 
+/** The documents a change's update writes its drafts to, by what `flush` calls them: each one's collection. */
+const HOLDERS = {
+  /** A key, a webhook endpoint; the account itself (a grant, a plan, its owner, its sign-in policy). */
+  key: 'credentials',
+  endpoint: 'webhookEndpoints',
+  account: 'accounts',
+  linkSecret: 'linkSecrets',
+  destination: 'destinations',
+  /** A sign-in or a session's end, and a change to a person (one draft per account they are in). */
+  session: 'sessions',
+  user: 'users',
+  /** A purchase, and an account's billing (its auto-recharge). */
+  purchase: 'purchases',
+  billing: 'billingAccounts',
+  /** A member who joined or whose role changed, and an invitation made or revoked (by its digest). */
+  membership: 'memberships',
+  invitation: 'authTokens',
+  /** An agent connected to an account or disconnected, and a monitor made or changed. */
+  connection: 'oauthConnections',
+  monitor: 'monitors',
+} as const satisfies Record<string, keyof ReturnType<typeof collections>>;
+
+/** What `flush` takes: the kind of document a change wrote its drafts to. */
+export type DraftHolderKind = keyof typeof HOLDERS;
+
+/** The field that names a holder's account, where it is not `accountId`. */
+const ACCOUNT_FIELD: Partial<Record<DraftHolderKind, DraftHolder['accountField']>> = {
+  account: '_id',
+  billing: '_id',
+  user: 'auditDrafts.accountId',
+};
+
 export function createAuditLog(db: Db) {
   const c = collections(db);
-  const holder = (docs: unknown, accountField: DraftHolder['accountField']): DraftHolder => ({
-    docs: docs as DraftHolder['docs'],
-    accountField,
-  });
-  const keys = holder(c.credentials, 'accountId');
-  const endpoints = holder(c.webhookEndpoints, 'accountId');
-  const accounts = holder(c.accounts, '_id');
-  const linkSecrets = holder(c.linkSecrets, 'accountId');
-  const destinations = holder(c.destinations, 'accountId');
-  const purchases = holder(c.purchases, 'accountId');
-  const billingAccounts = holder(c.billingAccounts, '_id');
-  const sessions = holder(c.sessions, 'accountId');
-  const users = holder(c.users, 'auditDrafts.accountId');
-  const memberships = holder(c.memberships, 'accountId');
-  const invitations = holder(c.authTokens, 'accountId');
-  const connections = holder(c.oauthConnections, 'accountId');
-  const monitors = holder(c.monitors, 'accountId');
-  const holders = [
-    keys,
-    endpoints,
-    accounts,
-    linkSecrets,
-    destinations,
-    sessions,
-    users,
-    purchases,
-    billingAccounts,
-    memberships,
-    invitations,
-    connections,
-    monitors,
-  ];
+  const holders = Object.fromEntries(
+    Object.entries(HOLDERS).map(([kind, name]) => {
+      const docs = c[name] as unknown as DraftHolder['docs'];
+      return [kind, { docs, accountField: ACCOUNT_FIELD[kind as DraftHolderKind] ?? 'accountId' }];
+    }),
+  ) as Record<DraftHolderKind, DraftHolder>;
+
   /** Where a deleted target lived: a deletion's draft is appended once its target is gone from there. */
   const deletable: Record<string, DraftHolder['docs']> = {
-    webhook_endpoint: endpoints.docs,
-    destination: destinations.docs,
-    membership: memberships.docs,
-    monitor: monitors.docs,
+    webhook_endpoint: holders.endpoint.docs,
+    destination: holders.destination.docs,
+    membership: holders.membership.docs,
+    monitor: holders.monitor.docs,
   };
 
   /**
@@ -134,7 +141,7 @@ export function createAuditLog(db: Db) {
   /** Appends every draft left behind (of one account, or all): what a process that died between a change and its entry left. */
   async function flushLeftovers(accountId?: string, now = Date.now()): Promise<number> {
     let flushed = 0;
-    for (const h of holders) {
+    for (const h of Object.values(holders)) {
       const filter = { ...(accountId ? { [h.accountField]: accountId } : {}), 'auditDrafts.0': { $exists: true } };
       for await (const doc of h.docs.find(filter, { projection: { _id: 1 } })) flushed += await flushHolder(h, doc._id);
     }
@@ -170,25 +177,8 @@ export function createAuditLog(db: Db) {
   return {
     append,
     deleting,
-    /** After a change to a key (`credentials`), an endpoint (`webhookEndpoints`), an account (a grant, a plan, a member), a link secret or a destination: its drafts into the chain. */
-    flushKey: (keyId: string) => flushHolder(keys, keyId),
-    flushEndpoint: (endpointId: string) => flushHolder(endpoints, endpointId),
-    flushAccount: (accountId: string) => flushHolder(accounts, accountId),
-    flushLinkSecret: (id: string) => flushHolder(linkSecrets, id),
-    flushDestination: (id: string) => flushHolder(destinations, id),
-    /** After a change to a purchase or to an account's billing (its auto-recharge): their drafts into the chain. */
-    flushPurchase: (id: string) => flushHolder(purchases, id),
-    flushBilling: (accountId: string) => flushHolder(billingAccounts, accountId),
-    /** After a sign-in or a session's end (`sessions`), and a change to a person (`users`, one draft per account they are in). */
-    flushSession: (id: string) => flushHolder(sessions, id),
-    flushUser: (id: string) => flushHolder(users, id),
-    /** After a member joined or their role changed (`memberships`), and an invitation made or revoked (`authTokens`, by its digest). */
-    flushMembership: (id: string) => flushHolder(memberships, id),
-    flushInvitation: (tokenDigest: string) => flushHolder(invitations, tokenDigest),
-    /** After an agent was connected to an account or disconnected (`oauthConnections`). */
-    flushConnection: (id: string) => flushHolder(connections, id),
-    /** After a monitor was made or changed (`monitors`). */
-    flushMonitor: (id: string) => flushHolder(monitors, id),
+    /** After a change whose update wrote drafts to `kind`'s document `id`: its drafts into the chain. */
+    flush: (kind: DraftHolderKind, id: string) => flushHolder(holders[kind], id),
     flushLeftovers,
     ...auditReads(c, flushLeftovers),
   };

@@ -150,7 +150,7 @@ export function createAutoRecharge(db: Db, packs: Packs) {
       }
       break;
     }
-    await auditLog.flushBilling(accountId);
+    await auditLog.flush('billing', accountId);
     if (input.enabled) {
       await accounts.updateOne(
         { _id: accountId },

@@ -115,7 +115,7 @@ export function createCheckout(deps: CheckoutDeps) {
       ],
     };
     await purchases.insertOne(doc);
-    await auditLog.flushPurchase(purchaseId);
+    await auditLog.flush('purchase', purchaseId);
     return { sessionId: session.id, url: session.url, purchaseId };
   }
 

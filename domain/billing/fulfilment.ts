@@ -174,7 +174,7 @@ function createReconciler(deps: FulfilmentDeps, auditLog: AuditLog) {
         },
       );
       if (matchedCount === 0) continue;
-      if (audited) await auditLog.flushPurchase(p._id);
+      if (audited) await auditLog.flush('purchase', p._id);
       return;
     }
   }
@@ -238,7 +238,7 @@ function createSessionFulfilment(deps: FulfilmentDeps, auditLog: AuditLog, recon
           },
         },
       );
-      if (failed.modifiedCount) await auditLog.flushPurchase(purchase._id);
+      if (failed.modifiedCount) await auditLog.flush('purchase', purchase._id);
       return { outcome: 'failed', accountId };
     }
     // A delayed payment method (a bank debit) completes unpaid; its async_payment_succeeded pays it.
@@ -277,7 +277,7 @@ function createSessionFulfilment(deps: FulfilmentDeps, auditLog: AuditLog, recon
         },
       },
     );
-    if (paid.modifiedCount) await auditLog.flushPurchase(purchase._id);
+    if (paid.modifiedCount) await auditLog.flush('purchase', purchase._id);
     const marked = (await purchases.findOne({ _id: purchase._id }, { projection: { paidAt: 1 } }))?.paidAt ?? paidAt;
     const expiresAt = purchase.expiresInDays ? new Date(new Date(marked).getTime() + purchase.expiresInDays * DAY_MS) : null;
     await deps.grants.grant(

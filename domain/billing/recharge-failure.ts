@@ -87,7 +87,7 @@ export function createRechargeFailure(deps: RechargeFailureDeps, auditLog: Audit
     } else if (state?.enabled) {
       await rearm(accountId);
     }
-    await auditLog.flushBilling(accountId);
+    await auditLog.flush('billing', accountId);
     const enabled = (await billingAccounts.findOne({ _id: accountId }))?.autoRecharge?.enabled ?? false;
     const data = { reason: doc.failureReason ?? reason, consecutiveFailures: failures, autoRechargeEnabled: enabled };
     await record({

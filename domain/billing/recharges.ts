@@ -143,7 +143,7 @@ export function createRecharges(deps: RechargeDeps) {
         },
       },
     );
-    if (ended.modifiedCount) await auditLog.flushBilling(doc.accountId);
+    if (ended.modifiedCount) await auditLog.flush('billing', doc.accountId);
     else await billingAccounts.updateOne({ _id: doc.accountId }, { $set: { 'autoRecharge.consecutiveFailures': 0 } });
     await rearm(doc.accountId);
     // A refund or dispute of it that arrived first is applied now.

@@ -154,7 +154,7 @@ export function createDestinationService(deps: DestinationServiceDeps) {
         changesOf({}, shown, Object.keys(shown)),
       );
       const doc = await store.create(id, accountId, fields, body.secretAccessKey, draft);
-      await auditLog.flushDestination(id);
+      await auditLog.flush('destination', id);
       return publicDestination(doc);
     },
 

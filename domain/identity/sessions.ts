@@ -85,7 +85,7 @@ export function createSessions(db: Db, timeouts: SessionTimeouts) {
       );
       if (modifiedCount) {
         ended++;
-        await auditLog.flushSession(doc._id);
+        await auditLog.flush('session', doc._id);
       }
     }
     return ended;
@@ -123,7 +123,7 @@ export function createSessions(db: Db, timeouts: SessionTimeouts) {
         ],
       };
       await sessions.insertOne(doc);
-      await auditLog.flushSession(id);
+      await auditLog.flush('session', id);
       return { secret, doc };
     },
 

@@ -60,7 +60,7 @@ export function createUsers(db: Db) {
         { _id: userId },
         { $set: { passwordHash, passwordChangedAt: now }, ...(drafts.length ? { $push: { auditDrafts: { $each: drafts } } } : {}) },
       );
-      await auditLog.flushUser(userId);
+      await auditLog.flush('user', userId);
     },
 
     /** A stronger hash of the same password (parameters raised since it was made): no entry, nothing changed for the person. */
@@ -79,7 +79,7 @@ export function createUsers(db: Db) {
       const drafts = await draftsForUser(userId, audit, action, changes, target);
       if (!drafts.length) return;
       await users.updateOne({ _id: userId }, { $push: { auditDrafts: { $each: drafts } } });
-      await auditLog.flushUser(userId);
+      await auditLog.flush('user', userId);
     },
   };
 }

@@ -126,7 +126,7 @@ export function createGrants(db: Db, onEvent?: EventSink) {
         { accountId: record.accountId, grantId: id, amount: record.amount, reason: record.reason, expiresAt: record.expiresAt, audit },
         now,
       );
-      if (applied.applied) await auditLog.flushAccount(record.accountId);
+      if (applied.applied) await auditLog.flush('account', record.accountId);
       await grants.updateOne({ _id: id, appliedAt: null }, { $set: { appliedAt: new Date(now), balanceAfter: applied.balance } });
       const done = (await grants.findOne({ _id: id }))!;
       // A grant whose expiry has passed already (an allowance granted after its period ended) lapses at once.

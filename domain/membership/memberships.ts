@@ -49,7 +49,7 @@ export function createMemberships(db: Db, onEvent?: EventSink) {
         auditDrafts: [auditDraft(audit, accountId, 'member.joined', { type: 'user', id: person._id }, { role: [null, role] }, now)],
       };
       if (await insertIfAbsent(memberships, doc)) {
-        await auditLog.flushMembership(id);
+        await auditLog.flush('membership', id);
         await memberEvent('member.joined', accountId, person, role);
         return doc;
       }
@@ -107,7 +107,7 @@ export function createMemberships(db: Db, onEvent?: EventSink) {
           },
         },
       );
-      if (matchedCount) await auditLog.flushMembership(id);
+      if (matchedCount) await auditLog.flush('membership', id);
       return matchedCount === 1;
     },
 

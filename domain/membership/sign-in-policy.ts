@@ -9,7 +9,7 @@ import { ServiceError } from '../../contracts/errors.js';
 import { collections } from '../../lib/mongo.js';
 import type { SignInPolicy } from '../account-documents.js';
 import type { SignInMethod } from './documents.js';
-import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
+import { accountDraft, createAuditLog, type AuditContext } from '../audit/index.js';
 
 /** An identity provider as people see it: its id (in its sign-in URL) and display name. */
 export interface ProviderName {
@@ -84,18 +84,13 @@ export function createSignInPolicies(deps: { db: Db; sessions: SessionsOnAccount
       }
       const before = await this.get(accountId);
       if ((before?.requiredProvider ?? null) === requiredProvider) return { policy, sessionsEnded: 0 };
-      const draft = auditDraft(
-        audit,
-        accountId,
-        'account.sign_in_policy_changed',
-        { type: 'account', id: accountId },
-        { requiredProvider: [before?.requiredProvider ?? null, requiredProvider] },
-      );
+      const from = before?.requiredProvider ?? null;
+      const draft = accountDraft(audit, accountId, 'account.sign_in_policy_changed', { requiredProvider: [from, requiredProvider] });
       await accounts.updateOne(
         { _id: accountId },
         { ...(policy ? { $set: { signInPolicy: policy } } : { $unset: { signInPolicy: '' } }), $push: { auditDrafts: draft } },
       );
-      await auditLog.flushAccount(accountId);
+      await auditLog.flush('account', accountId);
       const sessionsEnded = policy
         ? await deps.sessions.endOnAccountUnlessProvider(accountId, policy.requiredProvider, 'sign_in_policy', audit)
         : 0;

@@ -63,7 +63,7 @@ export function createMonitorService(deps: MonitorServiceDeps) {
       await store.remove(accountId, id);
       throw err;
     }
-    await auditLog.flushMonitor(id);
+    await auditLog.flush('monitor', id);
     return viewOf(doc);
   }
 
@@ -83,7 +83,7 @@ export function createMonitorService(deps: MonitorServiceDeps) {
       const after = await store.writeIf(id, doc.seq, set, Object.keys(draft.changes).length ? { auditDrafts: draft } : undefined);
       if (!after) continue; // a run was judged meanwhile: change what it left
       if (set.baselineRunId === null && doc.baselineRunId !== null) await store.forgetImages(id);
-      await auditLog.flushMonitor(id);
+      await auditLog.flush('monitor', id);
       return viewOf(after);
     }
   }

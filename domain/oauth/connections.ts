@@ -47,7 +47,7 @@ export function createConnections(db: Db) {
         ],
       };
       await oauthConnections.insertOne(doc);
-      await auditLog.flushConnection(doc._id);
+      await auditLog.flush('connection', doc._id);
       return doc;
     },
 
@@ -89,7 +89,7 @@ export function createConnections(db: Db) {
         return null;
       }
       await oauthStore.deleteMany({ grantId: id });
-      await auditLog.flushConnection(id);
+      await auditLog.flush('connection', id);
       return doc;
     },
 
@@ -105,7 +105,7 @@ export function createConnections(db: Db) {
         { _id: id, revokedAt: null },
         { $set: { revokedAt: now }, $push: { auditDrafts: draft } },
       );
-      if (ended.modifiedCount) await auditLog.flushConnection(id);
+      if (ended.modifiedCount) await auditLog.flush('connection', id);
     },
 
     /** Notes a use (not awaited by the caller's answer; at most once a minute). */

@@ -10,7 +10,7 @@ import type { EventSink } from '../events/index.js';
 import { createGrants } from '../ledger/index.js';
 import { createPlans } from './plans.js';
 import { periodStart } from './periods.js';
-import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
+import { accountDraft, createAuditLog, type AuditContext } from '../audit/index.js';
 
 /** Accounts one pass handles before it reports that more are due. */
 const ALLOWANCE_BATCH = 500;
@@ -107,16 +107,7 @@ export function createAllowances(db: Db, onEvent?: EventSink) {
     async changePlan(accountId: string, planId: string, options: { prorate: boolean; now: number; audit: AuditContext }): Promise<void> {
       const { now, audit } = options;
       const entry = (from: string | null) => ({
-        $push: {
-          auditDrafts: auditDraft(
-            audit,
-            accountId,
-            'account.plan_changed',
-            { type: 'account', id: accountId },
-            { plan: [from, planId] },
-            new Date(now),
-          ),
-        },
+        $push: { auditDrafts: accountDraft(audit, accountId, 'account.plan_changed', { plan: [from, planId] }, new Date(now)) },
       });
       const target = await plans.get(planId);
       if (!target) throw new Error(`no plan ${planId}`);
@@ -132,7 +123,7 @@ export function createAllowances(db: Db, onEvent?: EventSink) {
             { $set: { plan: { ...joinPlan(planId, new Date(now)), changes: 1 } }, ...entry(null) },
           );
           if (joined.modifiedCount === 1) {
-            await auditLog.flushAccount(accountId);
+            await auditLog.flush('account', accountId);
             await grantDue(accountId, now);
             return;
           }
@@ -164,7 +155,7 @@ export function createAllowances(db: Db, onEvent?: EventSink) {
           { $set: { 'plan.id': planId }, $inc: { 'plan.changes': 1 }, ...entry(p.id) },
         );
         if (switched.modifiedCount === 1) {
-          await auditLog.flushAccount(accountId);
+          await auditLog.flush('account', accountId);
           return;
         }
       }

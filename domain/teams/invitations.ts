@@ -88,7 +88,7 @@ export function createInvitations(ctx: IdentityContext, signin: Signin) {
       );
       if (modifiedCount) {
         revoked++;
-        await auditLog.flushInvitation(doc._id);
+        await auditLog.flush('invitation', doc._id);
       }
     }
     return revoked;
@@ -140,7 +140,7 @@ export function createInvitations(ctx: IdentityContext, signin: Signin) {
         },
         now,
       );
-      await auditLog.flushInvitation(doc._id);
+      await auditLog.flush('invitation', doc._id);
       await ctx.mailer.send(
         { to: email, ...invitationMail(settings.baseUrl, token, account.name ?? account._id, role) },
         { idempotencyKey: `invitation-${doc._id}` },

@@ -10,7 +10,7 @@ import { collections } from '../../lib/mongo.js';
 import type { CredentialDoc } from '../account-documents.js';
 import type { MembershipDoc, Role } from '../membership/index.js';
 import { type SessionDoc, type UserDoc, type IdentityContext, requireRecentSignIn } from '../identity/index.js';
-import { auditDraft, createAuditLog, type AuditContext } from '../audit/index.js';
+import { accountDraft, createAuditLog, type AuditContext } from '../audit/index.js';
 import { ROLES } from './permissions.js';
 
 const nullableText = (description: string) => Nullable(Type.String({ description }));
@@ -147,15 +147,9 @@ export function createMembers(ctx: IdentityContext) {
         await memberships.setRole(accountId, previous.userId, 'owner', 'admin', audit);
         await sessions.setRole(previous.userId, accountId, 'admin');
       }
-      const draft = auditDraft(
-        audit,
-        accountId,
-        'account.ownership_transferred',
-        { type: 'account', id: accountId },
-        { owner: [previous?.userId ?? null, toUserId] },
-      );
+      const draft = accountDraft(audit, accountId, 'account.ownership_transferred', { owner: [previous?.userId ?? null, toUserId] });
       await accounts.updateOne({ _id: accountId }, { $push: { auditDrafts: draft } });
-      await auditLog.flushAccount(accountId);
+      await auditLog.flush('account', accountId);
       const byId = await people([toUserId, ...(previous ? [previous.userId] : [])]);
       return {
         owner: memberView({ ...target, role: 'owner' }, byId.get(toUserId) ?? null),

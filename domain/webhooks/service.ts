@@ -79,7 +79,7 @@ function createEndpointRecordsService(deps: WebhookServiceDeps, store: WebhookEn
         );
       }
       const { doc, secret } = await store.create(accountId, url, eventTypes, audit);
-      await auditLog.flushEndpoint(doc._id);
+      await auditLog.flush('endpoint', doc._id);
       return { ...publicEndpoint(doc), secret };
     },
 
@@ -88,7 +88,7 @@ function createEndpointRecordsService(deps: WebhookServiceDeps, store: WebhookEn
         const before = await owned(store, accountId, id);
         const doc = await store.setEventTypes(before, eventTypes, audit);
         if (!doc) continue; // changed meanwhile: the entry must say what they were
-        await auditLog.flushEndpoint(id);
+        await auditLog.flush('endpoint', id);
         return publicEndpoint(doc);
       }
     },
@@ -105,7 +105,7 @@ function createEndpointRecordsService(deps: WebhookServiceDeps, store: WebhookEn
     async endOverlapNow(accountId: string, id: string, audit: AuditContext) {
       const doc = await store.endOverlapNow(accountId, id, audit);
       if (!doc) throw noEndpoint(id);
-      await auditLog.flushEndpoint(id);
+      await auditLog.flush('endpoint', id);
       return publicEndpoint(doc);
     },
 
@@ -161,7 +161,7 @@ function createWorkflowRequests(deps: WebhookServiceDeps, store: WebhookEndpoint
       await tell(id, WEBHOOK_SIGNALS.enable);
       const doc = await store.enable(before, audit);
       if (!doc) throw noEndpoint(id);
-      await auditLog.flushEndpoint(id);
+      await auditLog.flush('endpoint', id);
       if (since !== undefined) {
         // Up to now, after the write: from here on the fan-out sends new events itself, and the
         // workflow drops an event that reaches it both ways.
@@ -182,7 +182,7 @@ function createWorkflowRequests(deps: WebhookServiceDeps, store: WebhookEndpoint
       for (let i = 0; i < ROTATE_TRIES; i++) {
         const rotated = await store.rotate(doc, notice.rotationId, overlapEndsAt, audit);
         if (rotated) {
-          await auditLog.flushEndpoint(id);
+          await auditLog.flush('endpoint', id);
           return { ...publicEndpoint(rotated.doc), secret: rotated.secret };
         }
         doc = await owned(store, accountId, doc._id); // another rotation got there first: rotate after it
