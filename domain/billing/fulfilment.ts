@@ -10,7 +10,7 @@ import type { PurchaseDoc, StripePaymentDoc } from './documents.js';
 import type { Logger } from '../../lib/logger.js';
 import type { StripeFact, StripeFactOutcome } from '../../contracts/billing-messages.js';
 import { grantIdForKey, type Grants, voidedAfter, type Ledger } from '../ledger/index.js';
-import { type AuditLog, SERVICE_ACTOR, auditDraft, changesOf, createAuditLog } from '../audit/index.js';
+import { type AuditAction, type AuditDraft, type AuditLog, SERVICE_ACTOR, auditDraft, changesOf, createAuditLog } from '../audit/index.js';
 import { isClosedDispute } from './stripe-events.js';
 import { paidStatus } from './purchases.js';
 
@@ -40,6 +40,20 @@ export interface FulfilmentDeps {
   /** Keeps a card for auto-recharge after a paid checkout with saveCard (customers.ts saveCard); absent: none kept. */
   saveCard?: (accountId: string, customerId: string, paymentIntentId: string | null) => Promise<unknown>;
 }
+
+/**
+ * An event Stripe is told was received (so it is not sent again) that grants nothing: a warning
+ * with `fields` says why, for an operator. Answers `outcome`.
+ */
+export function grantNothing<const O>(log: Logger, fields: Record<string, unknown>, why: string, outcome: O): O {
+  log.warn(fields, `${why}: acknowledged, nothing granted`);
+  return outcome;
+}
+
+/** The service's own audit entry about a purchase (what Stripe said happened to it), to push onto its drafts. */
+const purchaseEntry = (p: PurchaseDoc, action: AuditAction, changes: AuditDraft['changes'], now: number) => ({
+  auditDrafts: auditDraft(SERVICE_ACTOR, p.accountId, action, { type: 'purchase', id: p._id }, changes, new Date(now)),
+});
 
 const paidPurchase = (p: PurchaseDoc): PaidRecord => ({
   kind: 'purchase',
@@ -164,13 +178,7 @@ function createReconciler(deps: FulfilmentDeps, auditLog: AuditLog) {
         { _id: p._id, status: p.status, creditsVoided: p.creditsVoided, amountRefunded: p.amountRefunded, receiptUrl: p.receiptUrl },
         {
           $set: next,
-          ...(audited
-            ? {
-                $push: {
-                  auditDrafts: auditDraft(SERVICE_ACTOR, p.accountId, action, { type: 'purchase', id: p._id }, changes, new Date(now)),
-                },
-              }
-            : {}),
+          ...(audited ? { $push: purchaseEntry(p, action, changes, now) } : {}),
         },
       );
       if (matchedCount === 0) continue;
@@ -191,51 +199,33 @@ function createSessionFulfilment(deps: FulfilmentDeps, auditLog: AuditLog, recon
   async function applySession(fact: Fact<'session'>, now: number): Promise<StripeFactOutcome> {
     const purchase = await purchases.findOne({ sessionId: fact.sessionId });
     if (!purchase) {
-      deps.log.warn(
-        { eventId: fact.eventId, type: fact.type, sessionId: fact.sessionId },
-        'Stripe event of a Checkout Session the service did not make: acknowledged, nothing granted',
-      );
-      return { outcome: 'unknown_session' };
+      const ids = { eventId: fact.eventId, type: fact.type, sessionId: fact.sessionId };
+      return grantNothing(deps.log, ids, 'Stripe event of a Checkout Session the service did not make', { outcome: 'unknown_session' });
     }
     if (fact.clientReferenceId !== null && fact.clientReferenceId !== purchase.accountId) {
-      deps.log.warn(
-        { eventId: fact.eventId, sessionId: fact.sessionId, purchaseId: purchase._id },
-        'Stripe event names another account than its purchase: acknowledged, nothing granted',
-      );
-      return { outcome: 'not_ours' };
+      const ids = { eventId: fact.eventId, sessionId: fact.sessionId, purchaseId: purchase._id };
+      return grantNothing(deps.log, ids, 'Stripe event names another account than its purchase', { outcome: 'not_ours' });
     }
     const accountId = purchase.accountId;
     const disagreement = fact.paymentIntentId ? await link(deps.db, purchase, fact.paymentIntentId) : null;
     if (disagreement) {
-      deps.log.warn(
-        {
-          eventId: fact.eventId,
-          type: fact.type,
-          sessionId: fact.sessionId,
-          purchaseId: purchase._id,
-          paymentIntentId: fact.paymentIntentId,
-          storedPaymentIntentId: purchase.paymentIntentId,
-          why: disagreement,
-        },
-        "Stripe event's session and payment intent disagree: acknowledged, nothing granted",
-      );
-      return { outcome: 'mismatch', accountId };
+      const ids = {
+        eventId: fact.eventId,
+        type: fact.type,
+        sessionId: fact.sessionId,
+        purchaseId: purchase._id,
+        paymentIntentId: fact.paymentIntentId,
+        storedPaymentIntentId: purchase.paymentIntentId,
+        why: disagreement,
+      };
+      return grantNothing(deps.log, ids, "Stripe event's session and payment intent disagree", { outcome: 'mismatch', accountId });
     }
     if (fact.type === 'checkout.session.async_payment_failed') {
       const failed = await purchases.updateOne(
         { _id: purchase._id, status: 'pending' },
         {
           $set: { status: 'failed' },
-          $push: {
-            auditDrafts: auditDraft(
-              SERVICE_ACTOR,
-              accountId,
-              'purchase.failed',
-              { type: 'purchase', id: purchase._id },
-              { status: ['pending', 'failed'] },
-              new Date(now),
-            ),
-          },
+          $push: purchaseEntry(purchase, 'purchase.failed', { status: ['pending', 'failed'] }, now),
         },
       );
       if (failed.modifiedCount) await auditLog.flush('purchase', purchase._id);
@@ -262,19 +252,7 @@ function createSessionFulfilment(deps: FulfilmentDeps, auditLog: AuditLog, recon
       { _id: purchase._id, status: { $in: ['pending', 'failed'] } },
       {
         $set: { status: 'paid', paidAt, grantId },
-        $push: {
-          auditDrafts: auditDraft(
-            SERVICE_ACTOR,
-            purchase.accountId,
-            'purchase.paid',
-            { type: 'purchase', id: purchase._id },
-            {
-              status: [purchase.status, 'paid'],
-              grantId: [null, grantId],
-            },
-            new Date(now),
-          ),
-        },
+        $push: purchaseEntry(purchase, 'purchase.paid', { status: [purchase.status, 'paid'], grantId: [null, grantId] }, now),
       },
     );
     if (paid.modifiedCount) await auditLog.flush('purchase', purchase._id);

@@ -11,7 +11,7 @@ import { SERVICE_ACTOR, auditDraft, createAuditLog } from '../audit/index.js';
 import type { EventSink } from '../events/index.js';
 import type { Mailer } from '../mail/index.js';
 import type { RechargeDoc } from './documents.js';
-import type { Fulfilment } from './fulfilment.js';
+import { type Fulfilment, grantNothing } from './fulfilment.js';
 import type { Packs } from './packs.js';
 import { createRechargeFailure } from './recharge-failure.js';
 import { createRechargeStart } from './recharge-start.js';
@@ -49,20 +49,10 @@ async function recharged(
   fact: IntentFact,
 ): Promise<{ doc: RechargeDoc } | { outcome: 'ignored' | 'not_ours' | 'mismatch' }> {
   const { purchases, recharges } = collections(deps.db);
+  const ids = { eventId: fact.eventId, type: fact.type, paymentIntentId: fact.paymentIntentId };
   const mismatch = (storedRechargeId: string | null, why: string) => {
-    deps.log.warn(
-      {
-        eventId: fact.eventId,
-        type: fact.type,
-        paymentIntentId: fact.paymentIntentId,
-        storedRechargeId,
-        metadataRechargeId: fact.rechargeId,
-        metadataAccountId: fact.accountId,
-        why,
-      },
-      "Stripe event's payment intent and metadata disagree: acknowledged, nothing granted",
-    );
-    return { outcome: 'mismatch' as const };
+    const fields = { ...ids, storedRechargeId, metadataRechargeId: fact.rechargeId, metadataAccountId: fact.accountId, why };
+    return grantNothing(deps.log, fields, "Stripe event's payment intent and metadata disagree", { outcome: 'mismatch' });
   };
   const stored = await recharges.findOne({ paymentIntentId: fact.paymentIntentId });
   if (stored) {
@@ -73,13 +63,7 @@ async function recharged(
   // Not a recharge's intent: a checkout's is settled by its session's events.
   if (!fact.rechargeId) return { outcome: 'ignored' };
   const named = await recharges.findOne({ _id: fact.rechargeId });
-  if (!named) {
-    deps.log.warn(
-      { eventId: fact.eventId, type: fact.type, paymentIntentId: fact.paymentIntentId },
-      'Stripe event of a recharge the service did not make: acknowledged, nothing granted',
-    );
-    return { outcome: 'not_ours' };
-  }
+  if (!named) return grantNothing(deps.log, ids, 'Stripe event of a recharge the service did not make', { outcome: 'not_ours' });
   if (fact.accountId && fact.accountId !== named.accountId) return mismatch(named._id, 'the metadata names another account');
   if (named.paymentIntentId) return mismatch(named._id, 'the recharge the metadata names is paid by another intent');
   if (await purchases.findOne({ paymentIntentId: fact.paymentIntentId }, { projection: { _id: 1 } }))
