@@ -9,7 +9,7 @@ import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { Tracer } from '@opentelemetry/api';
 import { httpTracing } from './http-tracing.js';
-import { loadCatalogueSchemas } from '../domain/tools/index.js';
+import { publishedCatalogueSchemas } from '../domain/tools/index.js';
 import { createAccounts } from '../domain/accounts/index.js';
 import { createEventRecorder, type EventSink } from '../domain/events/index.js';
 import { createResolver } from '../lib/resolver.js';
@@ -84,7 +84,7 @@ export interface AppDeps {
 
 export function createApp(deps: AppDeps): Koa {
   const { config, db } = deps;
-  const schemas = loadCatalogueSchemas();
+  const schemas = publishedCatalogueSchemas();
   const onEvent = resumingOnGrant(db, deps.client, deps.onEvent ?? createWebhookFanout({ db, client: deps.client, log: deps.log }).onEvent);
   const accounts = createAccounts(db, onEvent);
   const identity = createIdentity({

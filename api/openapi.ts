@@ -38,7 +38,7 @@ import { GROUPS as ROLE_GROUPS, groupFor } from '../domain/teams/index.js';
 export interface OpenApiOptions {
   /** PUBLIC_BASE_URL: the server in the document and the base of every problem `type` link. */
   baseUrl: string;
-  /** Input and output schemas of every catalogue tool (`loadCatalogueSchemas()`). */
+  /** Input and output schemas of every catalogue tool (`publishedCatalogueSchemas()`). */
   schemas: Map<string, ToolSchemas>;
 }
 

@@ -33,8 +33,11 @@ export async function renderClientTypes(doc) {
 export async function buildDocument() {
   const { tsImport } = await import('tsx/esm/api');
   const { buildOpenApi } = await tsImport(pathToFileURL(path.join(root, 'api', 'openapi.ts')).href, import.meta.url);
-  const { loadCatalogueSchemas } = await tsImport(pathToFileURL(path.join(root, 'domain', 'tools', 'schemas.ts')).href, import.meta.url);
-  return buildOpenApi({ baseUrl: CANONICAL_BASE_URL, schemas: await loadCatalogueSchemas() });
+  const { publishedCatalogueSchemas } = await tsImport(
+    pathToFileURL(path.join(root, 'domain', 'tools', 'schemas.ts')).href,
+    import.meta.url,
+  );
+  return buildOpenApi({ baseUrl: CANONICAL_BASE_URL, schemas: await publishedCatalogueSchemas() });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

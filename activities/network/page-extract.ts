@@ -2,7 +2,8 @@
 //! parsed document and its base URL: no I/O, so each is tested on a string of HTML.
 import * as cheerio from 'cheerio';
 import type { CheerioAPI } from 'cheerio';
-import type { Heading, MetaValue, PageImage, PageLink } from '../../domain/tools/web-scrape.js';
+import type { MetaValue, PageHeading } from '../../domain/tools/fetched-page.js';
+import type { PageImage, PageLink } from '../../domain/tools/web-scrape.js';
 import { charsetOf } from './http-message.js';
 
 /** A parsed page and the URL its relative references resolve against. */
@@ -124,7 +125,7 @@ export const MAX_LABEL_CHARS = 1_000;
 export const MAX_HEADINGS = 1_000;
 
 /** The h1-h6 in document order (the first `MAX_HEADINGS`) with level and text. */
-export function headings($: CheerioAPI): Heading[] {
+export function headings($: CheerioAPI): PageHeading[] {
   return $('h1, h2, h3, h4, h5, h6')
     .toArray()
     .slice(0, MAX_HEADINGS)

@@ -6,8 +6,7 @@
 import { ToolError, type ErrorCode, type ProblemExtras, ServiceError } from '../../contracts/errors.js';
 import { pageLinks, parseSource, type PageSource } from './page-extract.js';
 import { createPdfReader } from './pdf-info.js';
-import { readScrape } from './web-scrape-reading.js';
-import { readSeo } from './seo-meta-reading.js';
+import { readScrape, readSeo } from './markup-readings.js';
 
 /** One pdf.js per thread, loaded on its first PDF. */
 const readPdf = createPdfReader();

@@ -1,11 +1,11 @@
 //! argon2-verify: whether a password produces an Argon2 PHC hash. Its precheck: the PHC string
 //! parses, hash-wasm can verify it, and its cost parameters stay within the limits (docs/API.md)
 //! before a pool thread spends on it.
-import { type Static, Type } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { ClosedObject, type Validated } from '../../lib/schema-types.js';
 import { ToolError, invalidField } from '../../contracts/errors.js';
-import { defineTool, FAILURES } from './definition.js';
-import { HashMatchOutput } from './hash-match.js';
+import { defineTool } from './definition.js';
+import { HashMatchOutput, VERIFIES_PASSWORD } from './hash-match.js';
 
 export const Argon2VerifyInput = ClosedObject(
   {
@@ -27,7 +27,7 @@ export const Argon2VerifyInput = ClosedObject(
 );
 export type Argon2VerifyInput = Validated<typeof Argon2VerifyInput>;
 export const Argon2VerifyOutput = HashMatchOutput;
-export type Argon2VerifyOutput = Static<typeof Argon2VerifyOutput>;
+export type Argon2VerifyOutput = HashMatchOutput;
 
 export interface Argon2Params {
   variant: 'argon2id' | 'argon2i' | 'argon2d';
@@ -118,7 +118,6 @@ export const argon2Verify = defineTool<Argon2VerifyInput, Argon2VerifyOutput>()(
   pool: 'cpu',
   schemas: { input: Argon2VerifyInput, output: Argon2VerifyOutput },
   timeoutMs: 30_000,
-  secretFields: ['password'],
-  failures: FAILURES.readsHash,
+  ...VERIFIES_PASSWORD,
   precheck,
 });

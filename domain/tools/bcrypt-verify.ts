@@ -1,10 +1,10 @@
 //! bcrypt-verify: whether a password produces a bcrypt hash. Its precheck: the password rule of
 //! bcrypt-hash, the hash's syntax, and its cost, read from the hash before any thread spends time on it.
-import { type Static, Type } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { ClosedObject, type Validated } from '../../lib/schema-types.js';
 import { ToolError } from '../../contracts/errors.js';
-import { defineTool, FAILURES } from './definition.js';
-import { HashMatchOutput } from './hash-match.js';
+import { defineTool } from './definition.js';
+import { HashMatchOutput, VERIFIES_PASSWORD } from './hash-match.js';
 import { MAX_WORK_FACTOR, checkBcryptPassword } from './bcrypt-hash.js';
 
 export const BcryptVerifyInput = ClosedObject(
@@ -26,7 +26,7 @@ export const BcryptVerifyInput = ClosedObject(
 );
 export type BcryptVerifyInput = Validated<typeof BcryptVerifyInput>;
 export const BcryptVerifyOutput = HashMatchOutput;
-export type BcryptVerifyOutput = Static<typeof BcryptVerifyOutput>;
+export type BcryptVerifyOutput = HashMatchOutput;
 
 export interface BcryptHashParams {
   /** `2a` (hash-wasm, bcryptjs), `2b` (OpenBSD, native bcrypt) or `2y` (PHP); same algorithm. */
@@ -75,7 +75,6 @@ export const bcryptVerify = defineTool<BcryptVerifyInput, BcryptVerifyOutput>()(
   pool: 'cpu',
   schemas: { input: BcryptVerifyInput, output: BcryptVerifyOutput },
   timeoutMs: 20_000,
-  secretFields: ['password'],
-  failures: FAILURES.readsHash,
+  ...VERIFIES_PASSWORD,
   precheck,
 });

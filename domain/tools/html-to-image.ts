@@ -3,7 +3,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ClosedObject, type Validated } from '../../lib/schema-types.js';
 import { defineTool } from './definition.js';
-import { CAPTURE_ENCODING, CAPTURED_IMAGE, captureFrame } from './website-screenshot.js';
+import { CAPTURE_ENCODING, CAPTURED_IMAGE, CAPTURES_IMAGE, captureFrame } from './website-screenshot.js';
 
 export const HtmlToImageInput = ClosedObject(
   {
@@ -48,10 +48,7 @@ export const htmlToImage = defineTool<HtmlToImageInput, HtmlToImageOutput>()({
   cost: 25,
   pool: 'browser',
   schemas: { input: HtmlToImageInput, output: HtmlToImageOutput },
-  fileField: 'fileBase64',
-  // A page lives at most this long, its settling waits included (activities/browser/capture.ts).
-  timeoutMs: 60_000,
+  ...CAPTURES_IMAGE,
   maxBodyBytes: 3 * 1024 * 1024,
   failures: [],
-  image: { field: 'fileBase64' },
 });

@@ -2,9 +2,9 @@
 //! image's address is an absolute http(s) URL. The per-factor size limit needs the file's header,
 //! so the worker checks it after the download.
 import { type Static, Type } from '@sinclair/typebox';
-import { ClosedObject, Defaulted, IntegerEnum, StringEnum, type Validated } from '../../lib/schema-types.js';
+import { ClosedObject, Defaulted, IntegerEnum, type Validated } from '../../lib/schema-types.js';
 import { defineTool } from './definition.js';
-import { IMAGE_MIME_TYPES, producedFileFields } from './produced-file.js';
+import { producedImageFields } from './produced-file.js';
 import { DOWNLOADS_FILE, FileUrl, precheckFileUrl } from './downloaded-file.js';
 
 /** The factors the model upscales by. */
@@ -30,12 +30,11 @@ export const ImageUpscaleInput = ClosedObject(
 );
 export type ImageUpscaleInput = Validated<typeof ImageUpscaleInput>;
 export const ImageUpscaleOutput = ClosedObject({
-  ...producedFileFields({
+  ...producedImageFields({
     file: 'The upscaled image, base64, without a data URI prefix. Same format as the source (JPEG and WebP at quality 90), except BMP, which is returned as PNG. Transparency is kept.',
-    mimeType: StringEnum(IMAGE_MIME_TYPES, { description: 'Output MIME type.' }),
+    type: 'Output MIME type.',
     fileName:
       "the source URL's file name with `-x2` or `-x4` and the output's extension (`logo-x2.png`); `image-x<factor>.<ext>` when the URL names no file.",
-    sizeOf: 'image file',
   }),
   factor: IntegerEnum(UPSCALE_FACTORS, { description: 'Factor applied.' }),
   width: Type.Integer({ minimum: 1, description: 'Output width in pixels (source width x factor).' }),

@@ -3,6 +3,6 @@
 //! (`<tool>.ts`: its types, cost, pool and precheck) is imported by name by its handler.
 export { CATALOGUE, findTool, poolTaskQueues, toolsOfPool } from './catalogue.js';
 export { GROUPS, type Group, type ToolDefinition } from './definition.js';
-export { loadCatalogueSchemas, type ToolSchemas } from './schemas.js';
+export { publishedCatalogueSchemas, type ToolSchemas } from './schemas.js';
 export { createHandlers, type HandlerFactories, type PoolHandlers, type ToolInput, type ToolOutput, type ToolName } from './list.js';
 export { precheckedHandler, standaloneContext, type ToolContext, type ToolHandler } from './handler.js';

@@ -1,9 +1,10 @@
 //! The fields with which a tool that makes a file answers: the file as base64, its type, a name
 //! to save it under and its size. Each tool says what its file is; the shapes are the same.
 import { type TSchema, Type } from '@sinclair/typebox';
+import { StringEnum } from '../../lib/schema-types.js';
 
 /** The image types the image file tools answer in: the source's own, or PNG for what has none. */
-export const IMAGE_MIME_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
+const IMAGE_MIME_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
 
 /** What a made file's fields say of it: the text of each field's description, and its `mimeType`. */
 export interface ProducedFile<M extends TSchema> {
@@ -30,4 +31,12 @@ export function producedFileFields<M extends TSchema>({ file, mediaType, mimeTyp
     fileName: Type.String({ minLength: 1, description: `Suggested download name: ${fileName}` }),
     sizeBytes: Type.Integer({ minimum: 1, description: `Size of the decoded ${sizeOf} in bytes.` }),
   };
+}
+
+/**
+ * The fields of an image file tool's answer: its image in one of IMAGE_MIME_TYPES, counted as an
+ * image file. `type` describes which type a call gets.
+ */
+export function producedImageFields({ file, type, fileName }: { file: string; type: string; fileName: string }) {
+  return producedFileFields({ file, mimeType: StringEnum(IMAGE_MIME_TYPES, { description: type }), fileName, sizeOf: 'image file' });
 }

@@ -11,19 +11,20 @@ export interface ToolSchemas {
 const DRAFT = 'https://json-schema.org/draft/2020-12/schema';
 
 /** A declared schema as plain JSON (TypeBox marks its schemas with symbol keys), a fresh copy each time. */
-const published = (title: string, schema: object): Record<string, unknown> => ({
+const asPublished = (title: string, schema: object): Record<string, unknown> => ({
   $schema: DRAFT,
   title,
   ...(JSON.parse(JSON.stringify(schema)) as Record<string, unknown>),
 });
 
-export function loadToolSchemas(name: string): ToolSchemas {
+/** A tool's input and output schemas as published, derived from its definition (a fresh copy each call). */
+export function publishedToolSchemas(name: string): ToolSchemas {
   const tool = CATALOGUE.get(name);
   if (!tool) throw new Error(`no tool ${name}`);
-  return { input: published(`${name} input`, tool.schemas.input), output: published(`${name} output`, tool.schemas.output) };
+  return { input: asPublished(`${name} input`, tool.schemas.input), output: asPublished(`${name} output`, tool.schemas.output) };
 }
 
-/** Schemas of every tool in the catalogue. */
-export function loadCatalogueSchemas(): Map<string, ToolSchemas> {
-  return new Map([...CATALOGUE.keys()].map((name) => [name, loadToolSchemas(name)]));
+/** The published schemas of every tool in the catalogue, by name. */
+export function publishedCatalogueSchemas(): Map<string, ToolSchemas> {
+  return new Map([...CATALOGUE.keys()].map((name) => [name, publishedToolSchemas(name)]));
 }

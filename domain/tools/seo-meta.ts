@@ -3,7 +3,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ClosedObject, OrNull, StringMap, type Validated } from '../../lib/schema-types.js';
 import { defineTool } from './definition.js';
-import { FETCHES_PAGE, PageUrl, precheckPageUrl } from './fetched-page.js';
+import { FETCHES_PAGE, MetaValue, PageHeading, PageUrl, precheckPageUrl } from './fetched-page.js';
 
 export const SeoMetaInput = ClosedObject(
   {
@@ -33,14 +33,14 @@ export const SeoMetaOutput = ClosedObject(
     robots: OrNull(Type.String(), {
       description: 'Content of meta name=robots, as written (e.g. noindex, nofollow), or null.',
     }),
-    openGraph: StringMap(Type.Union([Type.String(), Type.Array(Type.String())]), {
+    openGraph: StringMap(MetaValue, {
       description:
         'Every og: property found, keyed by the full property in lower case (og:title); a repeated property has an array of its values.',
     }),
-    twitter: StringMap(Type.Union([Type.String(), Type.Array(Type.String())]), {
+    twitter: StringMap(MetaValue, {
       description: 'Every twitter: property found (name or property attribute), keyed like openGraph (twitter:card).',
     }),
-    headings: Type.Array(ClosedObject({ level: Type.Integer({ minimum: 1, maximum: 6 }), text: Type.String() }), {
+    headings: Type.Array(PageHeading, {
       maxItems: 1000,
       description: 'Outline of h1-h6 in document order (at most 1000): level and text.',
     }),

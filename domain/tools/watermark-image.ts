@@ -8,7 +8,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ClosedObject, Defaulted, StringEnum, type Validated } from '../../lib/schema-types.js';
 import { defineTool } from './definition.js';
-import { IMAGE_MIME_TYPES, producedFileFields } from './produced-file.js';
+import { producedImageFields } from './produced-file.js';
 import { DOWNLOADS_FILE, FileUrl, precheckFileUrl } from './downloaded-file.js';
 import { invalidField } from '../../contracts/errors.js';
 
@@ -48,12 +48,11 @@ export const WatermarkImageInput = ClosedObject(
 );
 export type WatermarkImageInput = Validated<typeof WatermarkImageInput>;
 export const WatermarkImageOutput = ClosedObject({
-  ...producedFileFields({
+  ...producedImageFields({
     file: "The watermarked image, base64, without a data URI prefix, in the source's format: PNG stays lossless PNG (transparency kept), JPEG and WebP are re-encoded lossy at quality 90.",
-    mimeType: StringEnum(IMAGE_MIME_TYPES, { description: "The source's own type." }),
+    type: "The source's own type.",
     fileName:
       "the source URL's file name with `-watermarked` and the output's extension (`photo-watermarked.jpg`); `image-watermarked.<ext>` when the URL names no file.",
-    sizeOf: 'image file',
   }),
   width: Type.Integer({ minimum: 1, description: "Width in pixels (the source's)." }),
   height: Type.Integer({ minimum: 1, description: "Height in pixels (the source's)." }),

@@ -5,7 +5,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ClosedObject, Defaulted, OrNull, StringMap, type Validated } from '../../lib/schema-types.js';
 import { defineTool } from './definition.js';
-import { FETCHES_PAGE, PageUrl, precheckPageUrl } from './fetched-page.js';
+import { FETCHES_PAGE, MetaValue, PageHeading, PageUrl, precheckPageUrl } from './fetched-page.js';
 import { invalidField } from '../../contracts/errors.js';
 
 export const MAX_SELECTOR_LENGTH = 100;
@@ -49,7 +49,7 @@ export const WebScrapeOutput = ClosedObject(
     canonical: OrNull(Type.String(), {
       description: 'The first link rel=canonical, resolved to an absolute URL; null when not declared.',
     }),
-    headings: Type.Array(ClosedObject({ level: Type.Integer({ minimum: 1, maximum: 6 }), text: Type.String() }), {
+    headings: Type.Array(PageHeading, {
       maxItems: 1000,
       description: 'Every h1-h6 in document order (at most 1000): level (1-6) and text (at most 1000 characters).',
     }),
@@ -80,7 +80,7 @@ export const WebScrapeOutput = ClosedObject(
           'Every img in document order, at most 1000: url (absolute; data-src when src is missing; inline data: images are left out), alt (as written; null when the attribute is missing, "" for a decorative image), width and height (the declared attributes in pixels; null when not declared or not a number of pixels).',
       },
     ),
-    openGraph: StringMap(Type.Union([Type.String(), Type.Array(Type.String())]), {
+    openGraph: StringMap(MetaValue, {
       description:
         'og: meta tags (property or name attribute) keyed by the full property in lower case (og:title, og:image:width); a property given more than once (og:image) has an array of its values in document order.',
     }),
@@ -124,9 +124,6 @@ export const WebScrapeOutput = ClosedObject(
 );
 export type WebScrapeOutput = Static<typeof WebScrapeOutput>;
 
-export type Heading = WebScrapeOutput['headings'][number];
-/** One value, or every value in document order when the property repeats (og:image often does). */
-export type MetaValue = WebScrapeOutput['openGraph'][string];
 /** A distinct link: its first text, whether it is on the page's host, whether every occurrence is nofollow, and how many `<a>` point to it. */
 export type PageLink = WebScrapeOutput['links'][number];
 /** An image; its alt text null when the attribute is missing ("" marks a decorative image). */

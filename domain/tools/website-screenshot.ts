@@ -46,6 +46,17 @@ export const CAPTURED_IMAGE = {
   }),
 };
 
+/**
+ * A browser tool's definition beyond its name, group, price, pool, inputs and failures: the image
+ * it answers with is its file and its render, and the page's deadline.
+ */
+export const CAPTURES_IMAGE = {
+  fileField: 'fileBase64',
+  // A page lives at most this long, its settling waits included (activities/browser/capture.ts).
+  timeoutMs: 60_000,
+  image: { field: 'fileBase64' },
+} as const;
+
 export const WebsiteScreenshotInput = ClosedObject(
   {
     url: Type.String({
@@ -117,10 +128,7 @@ export const websiteScreenshot = defineTool<WebsiteScreenshotInput, WebsiteScree
   cost: 25,
   pool: 'browser',
   schemas: { input: WebsiteScreenshotInput, output: WebsiteScreenshotOutput },
-  fileField: 'fileBase64',
-  // A page lives at most this long, its settling waits included (activities/browser/capture.ts).
-  timeoutMs: 60_000,
+  ...CAPTURES_IMAGE,
   failures: FAILURES.connects,
-  image: { field: 'fileBase64' },
   targets: (input) => [{ url: input.url }],
 });

@@ -13,7 +13,7 @@ import { ended, getCall } from './support/async-calls.js';
 import { receiverForFile } from '../helpers/receiver-for-file.js';
 import { closedPort } from '../fixtures/http-pages.js';
 import { CATALOGUE } from '../../domain/tools/catalogue.js';
-import { loadToolSchemas } from '../../domain/tools/schemas.js';
+import { publishedToolSchemas } from '../../domain/tools/schemas.js';
 
 const ASYNC = { prefer: 'respond-async' };
 
@@ -87,7 +87,7 @@ test('a literal address the guard refuses is the same 422 before any 202, in eve
   const tools = [...CATALOGUE.values()].filter((tool) => tool.targets);
   t.true(tools.length >= 12, 'every tool that takes a URL or a host declares its targets');
   for (const tool of tools) {
-    const input = structuredClone((loadToolSchemas(tool.name).input as { examples: Record<string, unknown>[] }).examples[0]!);
+    const input = structuredClone((publishedToolSchemas(tool.name).input as { examples: Record<string, unknown>[] }).examples[0]!);
     const field = Object.keys(REFUSED_LITERALS).find((f) => f in input);
     t.truthy(field, `${tool.name}: a target field in its example`);
     const [value, reason] = REFUSED_LITERALS[field!]!;

@@ -18,7 +18,7 @@ import { addFormats } from '../../lib/json-schema.js';
 import { EVENT_KINDS } from '../../contracts/event-kinds.js';
 import { createLogger } from '../../lib/logger.js';
 import { createMetrics } from '../../lib/metrics.js';
-import { loadCatalogueSchemas } from '../../domain/tools/schemas.js';
+import { publishedCatalogueSchemas } from '../../domain/tools/schemas.js';
 import type { UncheckedJson } from '../helpers/api.js';
 import { AUTHORIZATION_SERVER_PATHS } from '../../api/routes/oauth.js';
 
@@ -184,7 +184,7 @@ test("the catalogue's docs links point at the tools' operations in the rendered 
 });
 
 test('with the webhook routes mounted, the document lists them and stays valid', async (t) => {
-  const withWebhooks = buildOpenApi({ baseUrl: BASE_URL, schemas: loadCatalogueSchemas() });
+  const withWebhooks = buildOpenApi({ baseUrl: BASE_URL, schemas: publishedCatalogueSchemas() });
   t.true((await new Validator().validate(structuredClone(withWebhooks) as unknown as Record<string, unknown>)).valid);
   const operations = Object.entries(withWebhooks.paths)
     .filter(([path]) => path.startsWith('/api/v1/account/webhooks'))

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { CLIENT_TYPES_FILE, renderClientTypes } from '../../scripts/generate-client-types.mjs';
 import { TOOL_NAMES } from 'utility-tools/client';
-import { loadCatalogueSchemas } from '../../domain/tools/schemas.js';
+import { publishedCatalogueSchemas } from '../../domain/tools/schemas.js';
 import { request } from '../helpers/api.js';
 
 test('client/api-types.ts matches the live OpenAPI document (npm run generate:client)', async (t) => {
@@ -15,11 +15,11 @@ test('client/api-types.ts matches the live OpenAPI document (npm run generate:cl
 });
 
 test('the client lists every tool of the catalogue', (t) => {
-  t.deepEqual([...TOOL_NAMES].sort(), [...loadCatalogueSchemas().keys()].sort());
+  t.deepEqual([...TOOL_NAMES].sort(), [...publishedCatalogueSchemas().keys()].sort());
 });
 
 test('binary outputs are top-level `<name>Base64` fields whose `<name>` is free for the bytes', (t) => {
-  for (const [tool, { output }] of loadCatalogueSchemas()) {
+  for (const [tool, { output }] of publishedCatalogueSchemas()) {
     const properties = (output as { properties?: Record<string, { contentEncoding?: string }> }).properties ?? {};
     for (const [field, schema] of Object.entries(properties)) {
       if (schema.contentEncoding !== 'base64') continue;

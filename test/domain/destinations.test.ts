@@ -3,7 +3,7 @@
 import test from 'ava';
 import { fileOf, objectKey, storedOutput } from '../../domain/destinations/stored-file.js';
 import { CATALOGUE } from '../../domain/tools/catalogue.js';
-import { loadCatalogueSchemas } from '../../domain/tools/schemas.js';
+import { publishedCatalogueSchemas } from '../../domain/tools/schemas.js';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 1, 2, 255]);
 
@@ -37,7 +37,7 @@ test('exactly the tools that make a file name their file field, and it carries b
     .map((tool) => tool.name)
     .sort();
   t.deepEqual(withFile, ['html-to-image', 'image-upscale', 'qr-generate', 'watermark-image', 'website-screenshot', 'word-to-pdf']);
-  const schemas = loadCatalogueSchemas();
+  const schemas = publishedCatalogueSchemas();
   for (const tool of CATALOGUE.values()) {
     if (!tool.fileField) continue;
     const output = schemas.get(tool.name)!.output as { required: string[]; properties: Record<string, { contentEncoding?: string }> };

@@ -8,7 +8,7 @@ import { CPU_HANDLERS } from '../../activities/cpu/index.js';
 import { NETWORK_HANDLERS } from '../../activities/network/index.js';
 import { CATALOGUE, findTool, toolsOfPool } from '../../domain/tools/catalogue.js';
 import { TOOLS } from '../../domain/tools/list.js';
-import { loadToolSchemas } from '../../domain/tools/schemas.js';
+import { publishedToolSchemas } from '../../domain/tools/schemas.js';
 import type { ToolPool } from '../../contracts/temporal-names.js';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -32,7 +32,7 @@ const hasSymbolKeys = (v: unknown): boolean =>
 test('every tool is listed once, its schemas published as closed objects named for it', (t) => {
   t.is(CATALOGUE.size, TOOLS.length);
   for (const name of CATALOGUE.keys()) {
-    const { input, output } = loadToolSchemas(name);
+    const { input, output } = publishedToolSchemas(name);
     t.like(input, { title: `${name} input`, type: 'object', additionalProperties: false }, name);
     t.like(output, { title: `${name} output`, type: 'object', additionalProperties: false }, name);
     // Published as plain JSON: TypeBox's symbol keys stay in the declaration.
@@ -66,7 +66,7 @@ for (const tool of TOOLS) {
   });
 
   test(`${tool.name}: secret fields are input fields, and the precheck is served as listed`, (t) => {
-    const input = loadToolSchemas(tool.name).input as { properties?: Record<string, unknown> };
+    const input = publishedToolSchemas(tool.name).input as { properties?: Record<string, unknown> };
     for (const field of tool.secretFields ?? []) t.true(Object.hasOwn(input.properties ?? {}, field), field);
     t.is<unknown, unknown>(findTool(tool.name)?.precheck, tool.precheck);
   });

@@ -4,7 +4,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { ExecutionContext } from 'ava';
 import { ServiceError, type ErrorCode } from '../../contracts/errors.js';
 import { createAjv } from '../../lib/json-schema.js';
-import { loadToolSchemas } from '../../domain/tools/schemas.js';
+import { publishedToolSchemas } from '../../domain/tools/schemas.js';
 
 export interface CompiledToolSchemas {
   /** Validates in place, filling in defaults, like the API before it starts a workflow. */
@@ -14,7 +14,7 @@ export interface CompiledToolSchemas {
 
 export function compileToolSchemas(tool: string): CompiledToolSchemas {
   const ajv = createAjv();
-  const { input, output } = loadToolSchemas(tool);
+  const { input, output } = publishedToolSchemas(tool);
   return { input: ajv.compile(input), output: ajv.compile(output) };
 }
 

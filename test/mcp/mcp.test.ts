@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CATALOGUE } from '../../domain/tools/catalogue.js';
-import { loadToolSchemas } from '../../domain/tools/schemas.js';
+import { publishedToolSchemas } from '../../domain/tools/schemas.js';
 import { createAjv } from '../../lib/json-schema.js';
 import { toolHints, toolTitle } from '../../api/mcp/tool-list.js';
 import { apiUrl, balanceOf, callTool, isProblem, newAccount, request, type TestAccount, type UncheckedJson } from '../helpers/api.js';
@@ -70,8 +70,8 @@ test('tools/list: every catalogue tool with its REST schemas, cost and hints; a 
     [...CATALOGUE.keys(), 'account-balance', 'account-usage', 'monitor-list', 'monitor-create'],
   );
   const hash = tools.find((tool) => tool.name === 'hash-text')!;
-  t.deepEqual(hash.inputSchema, loadToolSchemas('hash-text').input);
-  t.deepEqual(hash.outputSchema, loadToolSchemas('hash-text').output);
+  t.deepEqual(hash.inputSchema, publishedToolSchemas('hash-text').input);
+  t.deepEqual(hash.outputSchema, publishedToolSchemas('hash-text').output);
   t.like(hash, { title: 'Hash text', annotations: { readOnlyHint: true }, _meta: { cost: 1 } });
   t.is(hash.annotations!.openWorldHint, undefined, 'hashing reaches nothing outside');
   t.regex(hash.description!, /Cost: 1 credit,/);

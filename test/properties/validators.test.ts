@@ -8,9 +8,9 @@ import { propertyRuns } from './property-runs.js';
 import { createValidators } from '../../api/validation.js';
 import { CATALOGUE, findTool } from '../../domain/tools/catalogue.js';
 import { ERRORS, ServiceError, isErrorCode } from '../../contracts/errors.js';
-import { loadCatalogueSchemas } from '../../domain/tools/schemas.js';
+import { publishedCatalogueSchemas } from '../../domain/tools/schemas.js';
 
-const schemas = loadCatalogueSchemas();
+const schemas = publishedCatalogueSchemas();
 const validators = createValidators(schemas);
 const RUNS = propertyRuns(100);
 

@@ -72,10 +72,26 @@ test('an unknown algorithm is refused by the schema and, should one get past it,
   await rejectsWith(t, hashText({ text: 'x', algorithm: 'sha3-256' as never }, ctx), 'validation_failed', '/algorithm');
 });
 
-test("the schema's algorithms, in and out, are the definition's list", (t) => {
-  type WithAlgorithm = { properties: { algorithm: { enum: string[] } } };
-  t.deepEqual((schemas.input.schema as WithAlgorithm).properties.algorithm.enum, [...HASH_ALGORITHMS]);
-  t.deepEqual((schemas.output.schema as WithAlgorithm).properties.algorithm.enum, [...HASH_ALGORITHMS]);
+/** The digest of "abc" under each algorithm (RFC 1321, FIPS 180): fixed here, not computed. */
+const ABC_DIGESTS: Record<string, string> = {
+  md5: '900150983cd24fb0d6963f7d28e17f72',
+  sha1: 'a9993e364706816aba3e25717850c26c9cd0d89d',
+  sha256: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+  sha512:
+    'ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f',
+};
+
+test('every algorithm the published schema offers is accepted, gives the known digest of "abc", and answers within the output schema', async (t) => {
+  const offered = (schemas.input.schema as { properties: { algorithm: { enum: string[] } } }).properties.algorithm.enum;
+  t.deepEqual([...offered].sort(), Object.keys(ABC_DIGESTS).sort(), 'each algorithm offered to clients has a known vector here');
+  for (const algorithm of offered) {
+    const output = await hashText(
+      validInput<HashTextInput>(t, schemas.input, { text: 'abc', algorithm: algorithm as HashTextInput['algorithm'] }),
+      ctx,
+    );
+    t.deepEqual(output, { algorithm, hash: ABC_DIGESTS[algorithm] }, algorithm);
+    t.true(schemas.output(output), `${algorithm}: ${JSON.stringify(schemas.output.errors)}`);
+  }
 });
 
 test('input schema: text required, no unknown fields, example valid', (t) => {

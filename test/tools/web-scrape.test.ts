@@ -3,7 +3,7 @@
 //! targets including a redirect to a private address, and the same through the running stack.
 import test from 'ava';
 import { createWebScrape } from '../../activities/tools/web-scrape.js';
-import { MAX_TEXT_CHARS } from '../../activities/network/web-scrape-reading.js';
+import { MAX_TEXT_CHARS } from '../../activities/network/markup-readings.js';
 import { readInline } from '../../activities/network/readings.js';
 import { parseSimpleSelector, type WebScrapeInput } from '../../domain/tools/web-scrape.js';
 import { findTool } from '../../domain/tools/catalogue.js';

@@ -1,5 +1,7 @@
-//! What web-scrape reads from a fetched page itself, everything but where it was fetched from.
-//! Pure (bytes in, plain data out), so a reading thread runs it (readings.ts).
+//! What web-scrape and seo-meta read from a fetched page's markup, everything but where it was
+//! fetched from: the same extractors (page-extract.ts), each tool taking what it answers with.
+//! Pure (bytes in, plain data out), so a reading thread runs them (readings.ts).
+import type { SeoMetaOutput } from '../../domain/tools/seo-meta.js';
 import type { WebScrapeOutput } from '../../domain/tools/web-scrape.js';
 import {
   canonicalUrl,
@@ -52,5 +54,22 @@ export function readScrape(source: PageSource, options: { selector?: string; inc
     text: shown.text,
     textTruncated: shown.truncated,
     wordCount: countWords(text),
+  };
+}
+
+/** What seo-meta reads from the page itself: everything but where it was fetched from. */
+export type SeoReading = Omit<SeoMetaOutput, 'url' | 'finalUrl' | 'statusCode'>;
+
+export function readSeo(source: PageSource): SeoReading {
+  const page = parseSource(source);
+  return {
+    title: documentTitle(page.$),
+    description: metaNamed(page.$, 'description'),
+    canonical: canonicalUrl(page),
+    robots: metaNamed(page.$, 'robots'),
+    openGraph: metaProperties(page.$, 'og:'),
+    twitter: metaProperties(page.$, 'twitter:'),
+    headings: headings(page.$),
+    wordCount: countWords(readableText(page.$)),
   };
 }
