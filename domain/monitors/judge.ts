@@ -170,8 +170,8 @@ export function createMonitorJudge(deps: MonitorJudgeDeps) {
       const decision = decide(monitor, report, output, visual, new Date());
       // The run's hold on the monitor given back in the same write (a run that outlived it holds nothing).
       const set = monitor.running?.runId === run.requestId ? { ...decision.set, running: null } : decision.set;
-      const after = await store.writeIf(monitor._id, monitor.seq, set);
-      if (after) return finish(decision.run, after);
+      // Applied only to the monitor as read (`seq`): its name, account and alert are those the notices need.
+      if (await store.setIf(monitor._id, monitor.seq, set)) return finish(decision.run, monitor);
       // Changed meanwhile (another run judged, a member paused it): decided again on what it is now.
       monitor = await store.byId(monitorId);
       if (!monitor) return;

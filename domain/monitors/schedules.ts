@@ -6,8 +6,9 @@
 //! Temporal's overlap policy is `ALLOW_ALL` and its scheduler need not follow each run to its end
 //! (schedules made with its `SKIP` keep it, which skips the same runs, until their monitor's next
 //! update). Interval runs are spread over the interval by a phase fixed per monitor, so a thousand
-//! monitors of a minute start evenly through it rather than together, and cron runs are spread by
-//! a jitter. Paused, updated and deleted with the monitor.
+//! monitors of a minute start evenly through it rather than together, and within their second by a
+//! jitter (phases are whole seconds); cron runs are spread by a longer jitter. Paused, updated and
+//! deleted with the monitor.
 import { createHash } from 'node:crypto';
 import { ScheduleNotFoundError, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
@@ -20,6 +21,12 @@ import type { MonitorDoc } from './documents.js';
 
 /** Cron runs start up to this long after their time: a thousand monitors at the top of the hour do not start at once. */
 export const CRON_JITTER_MS = 30_000;
+/**
+ * Interval runs start up to this long after their phase's second, each run at another point of
+ * it: the monitors sharing a second (a thousand of a minute are seventeen to a second) do not wake
+ * Temporal's scheduler, and then the workers and the database, all at once.
+ */
+export const INTERVAL_JITTER_MS = 1_000;
 /** Runs missed while Temporal was down are made up only this far back (one, at a minute's interval). */
 const CATCHUP_WINDOW_MS = 60_000;
 
@@ -49,7 +56,7 @@ export function phaseMs(monitorId: string, everyMs: number): number {
 export function scheduleSpec(monitorId: string, schedule: MonitorSchedule): ScheduleSpec {
   if ('every' in schedule) {
     const everyMs = durationSeconds(schedule.every)! * 1000;
-    return { intervals: [{ every: everyMs, offset: phaseMs(monitorId, everyMs) }] };
+    return { intervals: [{ every: everyMs, offset: phaseMs(monitorId, everyMs) }], jitter: INTERVAL_JITTER_MS };
   }
   return { cronExpressions: [schedule.cron], timezone: schedule.timezone ?? 'UTC', jitter: CRON_JITTER_MS };
 }

@@ -3,7 +3,7 @@
 //! of a monitor's state makes (`seq`), so two judgements, or a judgement and a pause, never
 //! interleave.
 import { Binary, type Db } from 'mongodb';
-import { collections, newestFirst, type PageAfter } from '../../lib/mongo.js';
+import { collections, insertIfAbsent, newestFirst, type PageAfter } from '../../lib/mongo.js';
 import type { MonitorDoc, MonitorImagesDoc, MonitorRunDoc } from './documents.js';
 
 /** Runs are kept this long (the sweeper deletes older ones, and their diff images). */
@@ -14,6 +14,13 @@ export const MONITOR_DIFFS_AREA = 'monitor-diffs';
 
 /** A position in a newest-first list: the last row's time and id. */
 export type Position = PageAfter;
+
+/** The update of a guarded write: `set`, the time of the change, `seq` bumped, and what `push` appends. */
+const guardedUpdate = (set: Partial<MonitorDoc>, push?: Record<string, unknown>) => ({
+  $set: { ...set, updatedAt: new Date() },
+  $inc: { seq: 1 },
+  ...(push ? { $push: push } : {}),
+});
 
 export function createMonitorStore(db: Db) {
   const { monitors, monitorRuns, monitorImages } = collections(db);
@@ -33,11 +40,15 @@ export function createMonitorStore(db: Db) {
      * first (read again and decide again) or the monitor is gone.
      */
     async writeIf(id: string, seq: number, set: Partial<MonitorDoc>, push?: Record<string, unknown>): Promise<MonitorDoc | null> {
-      return monitors.findOneAndUpdate(
-        { _id: id, seq },
-        { $set: { ...set, updatedAt: new Date() }, $inc: { seq: 1 }, ...(push ? { $push: push } : {}) },
-        { returnDocument: 'after' },
-      );
+      return monitors.findOneAndUpdate({ _id: id, seq }, guardedUpdate(set, push), { returnDocument: 'after' });
+    },
+
+    /**
+     * writeIf answering only whether it applied: a writer that knows what it wrote (the judge)
+     * needs no document back, and the database then makes one write instead of a read and a write.
+     */
+    async setIf(id: string, seq: number, set: Partial<MonitorDoc>): Promise<boolean> {
+      return (await monitors.updateOne({ _id: id, seq }, guardedUpdate(set))).matchedCount === 1;
     },
 
     /**
@@ -61,10 +72,9 @@ export function createMonitorStore(db: Db) {
       return deletedCount === 1;
     },
 
-    /** A run recorded once: a retried judgement finds it recorded and leaves it. */
+    /** A run recorded once: a retried judgement finds it recorded (its `_id` taken) and leaves it. */
     async recordRun(run: MonitorRunDoc): Promise<void> {
-      const { _id, ...fields } = run;
-      await monitorRuns.updateOne({ _id }, { $setOnInsert: fields }, { upsert: true });
+      await insertIfAbsent(monitorRuns, run);
     },
     runById: (id: string) => monitorRuns.findOne({ _id: id }),
 
