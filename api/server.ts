@@ -7,6 +7,7 @@ import { ClaimCheckCodec } from '../lib/claim-check-codec.js';
 import { createLogger } from '../lib/logger.js';
 import { createMetrics } from '../lib/metrics.js';
 import { freeLoopbackPort } from '../lib/free-port.js';
+import { drainOnClose } from '../lib/http-drain.js';
 import { startOperatorPort } from '../lib/operator-port.js';
 import { connectMongo, ensureIndexes } from '../lib/mongo.js';
 import { ensureSchedules } from '../domain/upkeep-schedules.js';
@@ -56,13 +57,14 @@ const operator = config.metricsPort
 const server = app.listen(config.port, () =>
   log.info({ port: config.port, traces: config.tracing ? config.tracing.tracesUrl : 'off' }, 'API listening'),
 );
+const drain = drainOnClose(server);
 
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   log.info({ signal }, 'shutting down');
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await drain();
   await operator?.close();
   await connection.close();
   await mongo.close();

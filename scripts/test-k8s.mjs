@@ -6,7 +6,8 @@
 //! plugins from Debian), builds the role images as `npm run test:images` does (its Docker Engine,
 //! its base), runs test/k8s/ with ava, one file after the other, and ends with two lines:
 //! `k8s: <n> objects applied, <d>/<d> deployments available, browser pool <a> -> <b> -> <c> replicas`
-//! `node: <p> pods ready on a real node, sandbox <on|off>, office offline <yes|no>, policies enforced <k>/<k>, rollout <r> calls 0 failed`.
+//! `node: <p> pods ready on a real node, sandbox <on|off>, office offline <yes|no>, policies enforced <k>/<k>, rollout <r> calls 0 failed`
+//! (the rollout's calls: a rolling update's and a second node's drain's).
 //! Not part of `npm test`: the builds take both cores for many minutes the first time, and a node's
 //! network on the host disturbs the browser tests running beside it. Runs as root.
 import { spawn } from 'node:child_process';
@@ -67,11 +68,16 @@ if (code === 0 && existsSync(results) && existsSync(nodeResults)) {
   console.log(`\nThe browser pool on kwok, as KEDA scaled it (a row a second):\n${r.table.join('\n')}\n`);
   console.log(`The browser pool on the real node, as KEDA scaled it:\n${n.table.join('\n')}\n`);
   console.log(`Inside each container on the node:\n${n.readings.join('\n')}\n`);
+  // The rollout's count is the rolling update's calls and the node drain's together.
+  const rollout = { calls: n.rollout.calls + n.drain.calls, failed: n.rollout.failed + n.drain.failed };
+  console.log(
+    `A second node drained while calls flowed: ${n.drain.calls} calls, ${n.drain.failed} failed; fewest Ready pods meanwhile ${JSON.stringify(n.drain.fewestReady)}\n`,
+  );
   console.log(
     `k8s: ${r.objects} objects applied, ${r.available}/${r.deployments} deployments available, browser pool ${r.browser.join(' -> ')} replicas`,
   );
   console.log(
-    `node: ${n.podsReady} pods ready on a real node, sandbox ${n.sandbox ? 'on' : 'off'}, office offline ${n.officeOffline ? 'yes' : 'no'}, policies enforced ${n.policies.enforced}/${n.policies.checked}, rollout ${n.rollout.calls} calls ${n.rollout.failed} failed`,
+    `node: ${n.podsReady} pods ready on a real node, sandbox ${n.sandbox ? 'on' : 'off'}, office offline ${n.officeOffline ? 'yes' : 'no'}, policies enforced ${n.policies.enforced}/${n.policies.checked}, rollout ${rollout.calls} calls ${rollout.failed} failed`,
   );
 }
 process.exit(code);

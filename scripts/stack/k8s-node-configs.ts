@@ -16,8 +16,22 @@ export interface NodeOptions {
   /** The node's own directory: containerd's root and state, the kubelet's, CNI's, the pause image. */
   dir: string;
   name: string;
-  /** The pods' /24 (`10.244.0.0/24`): its `.1` is the bridge, the node's address and the pods' gateway. */
+  /** The pods' /24 (`10.250.0.0/24`): its `.1` is the bridge and the pods' gateway (and the node's address, unless `address`). */
   podCidr: string;
+  /** Every node's pods (`10.250.0.0/16`): pods reach the other nodes' pods through this host. */
+  clusterCidr: string;
+  /** The bridge the node's pods are on (`ut-pods0`); one per node. */
+  bridge: string;
+  /**
+   * Whether this node brings the host's network up and puts it back: the bridge's public stand-in,
+   * kube-proxy and the policy engine, the sysctls. A node is its own network namespace; here every
+   * node shares the host's, so the first serves them all and the others join it.
+   */
+  servesHost: boolean;
+  /** The node's address (InternalIP), when not its bridge's `.1` (a node joining the host gives the first's). */
+  address?: string;
+  /** The cgroup the node's pods go under (`cgroupRoot`), when not `/`: each kubelet owns its `kubepods`. */
+  cgroupRoot?: string;
   /** The control plane's Service range: the pods' route to it goes through this host (kube-proxy). */
   serviceCidr: string;
   kubeconfig: string;
@@ -28,7 +42,6 @@ export interface NodeOptions {
   seccompProfiles: Record<string, string>;
 }
 
-export const BRIDGE = 'ut-pods0';
 export const PAUSE_IMAGE = 'utility-tools/pause:local';
 
 export function containerdConfig(dir: string, socket: string): string {
@@ -57,24 +70,25 @@ state = "${dir}/containerd/state"
 
 /**
  * A bridge on the pods' /24, addresses from host-local (kept in the node's folder), no masquerade and
- * no default route: pods reach each other, this host, the Service range (kube-proxy's rules on the
- * host) and the public stand-in, nothing beyond.
+ * no default route: pods reach each other (the other nodes' through this host), this host, the Service
+ * range (kube-proxy's rules on the host) and the public stand-in, nothing beyond.
  */
-export function cniConfig(dir: string, podCidr: string, serviceCidr: string): string {
+export function cniConfig(options: NodeOptions): string {
+  const { dir, bridge, podCidr, clusterCidr, serviceCidr } = options;
   return JSON.stringify({
     cniVersion: '1.0.0',
     name: 'utility-tools-pods',
     plugins: [
       {
         type: 'bridge',
-        bridge: BRIDGE,
+        bridge,
         isGateway: true,
         ipMasq: false,
         hairpinMode: true,
         ipam: {
           type: 'host-local',
           ranges: [[{ subnet: podCidr }]],
-          routes: [{ dst: serviceCidr }, { dst: `${PUBLIC_STAND_IN}/32` }],
+          routes: [{ dst: clusterCidr }, { dst: serviceCidr }, { dst: `${PUBLIC_STAND_IN}/32` }],
           dataDir: path.join(dir, 'cni', 'ipam'),
         },
       },
@@ -107,6 +121,7 @@ export function kubeletConfig(options: NodeOptions, socket: string, ports: { kub
     serializeImagePulls: false,
     resolvConf: '/etc/resolv.conf',
     maxPods: 40,
+    ...(options.cgroupRoot ? { cgroupRoot: options.cgroupRoot } : {}),
   });
 }
 
@@ -117,7 +132,7 @@ export function kubeProxyConfig(options: NodeOptions, ports: { healthz: number; 
     clientConnection: { kubeconfig: options.kubeconfig },
     hostnameOverride: options.name,
     mode: 'iptables',
-    clusterCIDR: options.podCidr,
+    clusterCIDR: options.clusterCidr,
     healthzBindAddress: `127.0.0.1:${ports.healthz}`,
     metricsBindAddress: `127.0.0.1:${ports.metrics}`,
     // No route_localnet, no conntrack tables resized: kube-proxy leaves those host settings alone.

@@ -9,6 +9,11 @@
 //! A node changes the host: sysctls the kubelet and kube-proxy set, iptables chains and ipsets, a
 //! bridge, mounts. `stop()` removes the pods first, then puts each of those back.
 //!
+//! A second node joins the first on the same host (`servesHost: false`): its own containerd, kubelet
+//! (its own root, ports and cgroup), bridge and pod /24. The host is one network namespace, so the
+//! first node's kube-proxy and policy engine serve both, and both give the first's address as their
+//! own: kube-router enforces the policies of the pods whose node has its address.
+//!
 //! The bridge also carries PUBLIC_STAND_IN, an address outside every private range, the one
 //! "public" destination here: the workers' NetworkPolicies let pods reach only public addresses,
 //! so the fixtures a call fetches listen there (and the target guard allows it by name).
@@ -21,7 +26,6 @@ import { DOCKER } from '../images/docker-engine.mjs';
 import { freePort, waitUntil } from './net.js';
 import type { ManagedProcess, Supervisor } from './supervisor.js';
 import {
-  BRIDGE,
   type NodeOptions,
   PAUSE_IMAGE,
   PUBLIC_STAND_IN,
@@ -126,28 +130,67 @@ async function unmountUnder(dir: string): Promise<void> {
   for (const m of mounts) await quietly(run('umount', ['-l', m]));
 }
 
+const CGROUPS = '/sys/fs/cgroup';
+/** Where `root` is in each mounted cgroup hierarchy (one on cgroup v2, one per controller on v1). */
+function cgroupDirs(root: string): string[] {
+  if (existsSync(path.join(CGROUPS, 'cgroup.controllers'))) return [path.join(CGROUPS, root)];
+  return readdirSync(CGROUPS)
+    .filter((h) => existsSync(path.join(CGROUPS, h, 'cgroup.procs')))
+    .map((h) => path.join(CGROUPS, h, root));
+}
+
+/** A cgroup root for a kubelet (it must exist beforehand); v1's cpuset needs its parent's cpus and memory nodes. */
+function makeCgroupRoot(root: string): void {
+  for (const dir of cgroupDirs(root)) {
+    mkdirSync(dir, { recursive: true });
+    for (const file of ['cpuset.cpus', 'cpuset.mems'])
+      if (existsSync(path.join(dir, file)) && !readFileSync(path.join(dir, file), 'utf8').trim())
+        writeFileSync(path.join(dir, file), readFileSync(path.join(path.dirname(dir), file)));
+  }
+}
+
+/** The cgroups a kubelet left under its root, deepest first, once their processes are gone. */
+async function removeCgroupRoot(root: string): Promise<void> {
+  for (const dir of cgroupDirs(root))
+    if (existsSync(dir)) await quietly(run('find', [dir, '-depth', '-type', 'd', '-exec', 'rmdir', '{}', ';']));
+}
+
 export async function startRealNode(supervisor: Supervisor, options: NodeOptions): Promise<RealNode> {
-  const { dir, name, tools } = options;
+  const { dir, name, tools, bridge, servesHost } = options;
   mkdirSync(path.join(dir, 'cni', 'net.d'), { recursive: true });
-  const savedSysctls = await readSysctls();
-  const madeHere = FIXED_PATHS.filter((p) => !existsSync(p));
-  const address = options.podCidr.replace(/\.0\/24$/, '.1');
+  const savedSysctls = servesHost ? await readSysctls() : {};
+  const madeHere = servesHost ? FIXED_PATHS.filter((p) => !existsSync(p)) : [];
+  const gateway = options.podCidr.replace(/\.0\/24$/, '.1');
+  const address = options.address ?? gateway;
   const socket = path.join(dir, 'containerd.sock');
   const processes: Record<string, ManagedProcess> = {};
   const start = (part: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
-    (processes[part] = supervisor.start({ name: part, command, args, env: { ...process.env, ...env }, layer: 0, stopTimeoutMs: 20_000 }));
+    (processes[part] = supervisor.start({
+      name: `${name}-${part}`,
+      command,
+      args,
+      env: { ...process.env, ...env },
+      layer: 0,
+      stopTimeoutMs: 20_000,
+    }));
   const crictl = (args: string[]) => run(tools.crictl, ['--runtime-endpoint', `unix://${socket}`, '--timeout', '60s', ...args]);
 
   // What a run cut short (killed, not stopped) left behind goes first.
-  await quietly(run('ip', ['link', 'del', BRIDGE]));
-  await quietly(run(tools.kubeRouter, ['--cleanup-config']));
-  await removeChains(tools.kubeProxy);
+  await quietly(run('ip', ['link', 'del', bridge]));
+  if (servesHost) {
+    await quietly(run(tools.kubeRouter, ['--cleanup-config']));
+    await removeChains(tools.kubeProxy);
+  }
+  if (options.cgroupRoot) {
+    await removeCgroupRoot(options.cgroupRoot);
+    makeCgroupRoot(options.cgroupRoot);
+  }
   // The bridge before the kubelet: its node address must be one of the host's.
-  await quietly(run('ip', ['link', 'add', BRIDGE, 'type', 'bridge']));
-  await quietly(run('ip', ['addr', 'add', `${address}/24`, 'dev', BRIDGE]));
-  await quietly(run('ip', ['addr', 'add', `${PUBLIC_STAND_IN}/32`, 'dev', BRIDGE]));
-  await run('ip', ['link', 'set', BRIDGE, 'up']);
-  writeFileSync(path.join(dir, 'cni', 'net.d', '10-utility-tools.conflist'), cniConfig(dir, options.podCidr, options.serviceCidr));
+  await quietly(run('ip', ['link', 'add', bridge, 'type', 'bridge']));
+  await quietly(run('ip', ['addr', 'add', `${gateway}/24`, 'dev', bridge]));
+  if (servesHost) await quietly(run('ip', ['addr', 'add', `${PUBLIC_STAND_IN}/32`, 'dev', bridge]));
+  await run('ip', ['link', 'set', bridge, 'up']);
+  writeFileSync(path.join(dir, 'cni', 'net.d', '10-utility-tools.conflist'), cniConfig(options));
   writeFileSync(path.join(dir, 'containerd.toml'), containerdConfig(dir, socket));
   const containerd = start('containerd', 'containerd', ['--config', path.join(dir, 'containerd.toml')]);
   await waitUntil(
@@ -163,7 +206,7 @@ export async function startRealNode(supervisor: Supervisor, options: NodeOptions
       processes: [containerd],
     },
   );
-  await makePauseImage(dir);
+  if (servesHost) await makePauseImage(dir);
   await importFromDocker(socket, [PAUSE_IMAGE]);
 
   // Localhost seccomp profiles live in the kubelet's root.
@@ -183,33 +226,39 @@ export async function startRealNode(supervisor: Supervisor, options: NodeOptions
     `--cert-dir=${path.join(dir, 'kubelet-pki')}`,
     '--v=1',
   ]);
-  writeFileSync(path.join(dir, 'kube-proxy.json'), kubeProxyConfig(options, { healthz: proxyHealthz, metrics: proxyMetrics }));
-  start('kube-proxy', tools.kubeProxy, [`--config=${path.join(dir, 'kube-proxy.json')}`]);
+  if (servesHost) {
+    writeFileSync(path.join(dir, 'kube-proxy.json'), kubeProxyConfig(options, { healthz: proxyHealthz, metrics: proxyMetrics }));
+    start('kube-proxy', tools.kubeProxy, [`--config=${path.join(dir, 'kube-proxy.json')}`]);
+  }
   const kubectl = async (args: string[]) => run('kubectl', ['--kubeconfig', options.kubeconfig, ...args]);
   await waitUntil(
     async () =>
       (await kubectl(['get', 'node', name, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']).catch(() => '')) === 'True',
     { what: `node ${name} Ready`, timeoutMs: 120_000, intervalMs: 1000, processes: [kubelet, containerd] },
   );
-  // kube-router, its network policy controller alone, on this node's pods (once the node exists: it looks itself up).
-  const router = start('kube-router', tools.kubeRouter, [
-    `--kubeconfig=${options.kubeconfig}`,
-    `--hostname-override=${name}`,
-    '--run-firewall=true',
-    '--run-router=false',
-    '--run-service-proxy=false',
-    '--enable-ipv6=false',
-    '--metrics-port=0',
-    '--health-port=0',
-  ]);
-  // Registered (it looks itself up by the node's name) and enforcing: its chains are in place.
-  await waitUntil(async () => (await run('iptables-save', ['-t', 'filter'])).includes(':KUBE-ROUTER-FORWARD'), {
-    what: 'kube-router enforcing NetworkPolicies',
-    timeoutMs: 60_000,
-    intervalMs: 500,
-    processes: [router],
-  });
+  // kube-router, its network policy controller alone, on the pods of every node with this address
+  // (once the node exists: it looks itself up).
+  if (servesHost) {
+    const router = start('kube-router', tools.kubeRouter, [
+      `--kubeconfig=${options.kubeconfig}`,
+      `--hostname-override=${name}`,
+      '--run-firewall=true',
+      '--run-router=false',
+      '--run-service-proxy=false',
+      '--enable-ipv6=false',
+      '--metrics-port=0',
+      '--health-port=0',
+    ]);
+    // Registered (it looks itself up by the node's name) and enforcing: its chains are in place.
+    await waitUntil(async () => (await run('iptables-save', ['-t', 'filter'])).includes(':KUBE-ROUTER-FORWARD'), {
+      what: 'kube-router enforcing NetworkPolicies',
+      timeoutMs: 60_000,
+      intervalMs: 500,
+      processes: [router],
+    });
+  }
 
+  let stopped = false;
   return {
     name,
     address,
@@ -221,6 +270,8 @@ export async function startRealNode(supervisor: Supervisor, options: NodeOptions
       await importFromDocker(socket, [to]);
     },
     async stop() {
+      if (stopped) return;
+      stopped = true;
       // Pods first, through the runtime (their network torn down by CNI), then the parts.
       await quietly(crictl(['stopp', ...(await crictl(['pods', '-q']).catch(() => '')).split('\n').filter(Boolean)]));
       await quietly(crictl(['rmp', '--all', '--force']));
@@ -232,17 +283,19 @@ export async function startRealNode(supervisor: Supervisor, options: NodeOptions
       await unmountUnder(dir);
       // The images and snapshots (gigabytes a run); the pods' logs stay beside them.
       rmSync(path.join(dir, 'containerd'), { recursive: true, force: true });
-      // kube-router's chains and ipsets, then kube-proxy's and the rest.
-      await quietly(run(tools.kubeRouter, ['--cleanup-config']));
-      await removeChains(tools.kubeProxy);
-      await quietly(run('ip', ['link', 'del', BRIDGE]));
-      for (const [sysctl, value] of Object.entries(savedSysctls)) writeFileSync(`/proc/sys/${sysctl}`, value);
-      for (const p of madeHere) rmSync(p, { recursive: true, force: true });
+      if (options.cgroupRoot) await removeCgroupRoot(options.cgroupRoot);
+      await quietly(run('ip', ['link', 'del', bridge]));
       // The kubelet links each container's log from a fixed folder: those links point into this node's.
       for (const link of existsSync(CONTAINER_LOG_LINKS) ? readdirSync(CONTAINER_LOG_LINKS) : []) {
         const target = await run('readlink', [path.join(CONTAINER_LOG_LINKS, link)]).catch(() => '');
-        if (target.startsWith(dir)) rmSync(path.join(CONTAINER_LOG_LINKS, link), { force: true });
+        if (target.startsWith(`${dir}/`)) rmSync(path.join(CONTAINER_LOG_LINKS, link), { force: true });
       }
+      if (!servesHost) return;
+      // kube-router's chains and ipsets, then kube-proxy's and the rest.
+      await quietly(run(tools.kubeRouter, ['--cleanup-config']));
+      await removeChains(tools.kubeProxy);
+      for (const [sysctl, value] of Object.entries(savedSysctls)) writeFileSync(`/proc/sys/${sysctl}`, value);
+      for (const p of madeHere) rmSync(p, { recursive: true, force: true });
     },
   };
 }

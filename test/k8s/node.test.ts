@@ -18,8 +18,9 @@ import { balanceOf, callTool, newAccount, request, type Answer, type UncheckedJs
 import { makeOdt, readPdf } from '../fixtures/documents.js';
 import { startFileServer, type FileServer } from '../fixtures/file-server.js';
 import { makeImage } from '../fixtures/images.js';
-import { NAMESPACE, renderNodeOverlay, startNodeStack, type NodeStack } from './support/real-node.js';
-import { pinBrowserPool, podProcesses, podStatus, probePod, reachable } from './support/pods.js';
+import { drainWhileCalling, moveOnto } from './support/drain.js';
+import { NAMESPACE, applyNodeOverlay, startNodeStack, type NodeStack } from './support/real-node.js';
+import { isReady, pinPool, podProcesses, podsOf as podsIn, podStatus, probePod, reachable } from './support/pods.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 function required(name: string): string {
@@ -38,11 +39,11 @@ let stack: NodeStack;
 let files: FileServer;
 const kubectl = (...args: string[]) => stack.plane.kubectl(args);
 const getJson = async (...args: string[]): Promise<UncheckedJson> => JSON.parse(await kubectl('get', '-o', 'json', ...args));
-const podsOf = async (role: string): Promise<UncheckedJson[]> =>
-  (await getJson('-n', NAMESPACE, 'pods', '-l', `app.kubernetes.io/component=${role}`)).items.filter(
-    (p: UncheckedJson) => !p.metadata.deletionTimestamp,
-  );
-const isReady = (pod: UncheckedJson) => pod.status.conditions?.some((c: UncheckedJson) => c.type === 'Ready' && c.status === 'True');
+const podsOf = (role: string) => podsIn(stack.plane, role);
+const waitReady = (selector: string) => kubectl('-n', NAMESPACE, 'wait', '--for=condition=Ready', 'pod', '-l', selector, '--timeout=300s');
+/** A tool's cost in credits, as the catalogue lists it. */
+const costOf = async (tool: string) =>
+  ((await request('GET', '/api/v1/tools')).body.tools as UncheckedJson[]).find((x) => x.name === tool)!.cost as number;
 
 /** What the second line of `npm run test:k8s` says, filled in as the steps pass. */
 const results: Record<string, unknown> = {};
@@ -53,19 +54,7 @@ test.before(async () => {
   await stack.node.importImages(images);
   // What a call fetches waits at the node's one public address: the workers' policies refuse private ones.
   files = await startFileServer(PUBLIC_STAND_IN);
-  const manifest = await renderNodeOverlay(stack, ROOT, runDir, [`${PUBLIC_STAND_IN}/32`]);
-  await stack.plane.kubectl(['apply', '--server-side', '--field-manager=utility-tools', '-f', '-'], manifest);
-  await kubectl(
-    '-n',
-    NAMESPACE,
-    'create',
-    'secret',
-    'generic',
-    'utility-tools',
-    `--from-literal=SECRET_KEY=${'cd'.repeat(32)}`,
-    `--from-literal=MONGODB_URL=${stack.database.url}`,
-    `--from-literal=ADMIN_TOKEN=${stack.adminToken}`,
-  );
+  await applyNodeOverlay(stack, ROOT, runDir, [`${PUBLIC_STAND_IN}/32`]);
   const service = await getJson('-n', NAMESPACE, 'service/api');
   process.env.API_URL = `http://${service.spec.clusterIP}:${service.spec.ports[0].port}`;
   process.env.ADMIN_TOKEN = stack.adminToken;
@@ -89,16 +78,7 @@ test.after.always(async () => {
 test.serial("every Deployment's pods run on the real node and become Ready through their own startup and readiness probes", async (t) => {
   await kubectl('-n', NAMESPACE, 'wait', '--for=condition=Available', 'deployment', '--all', '--timeout=600s');
   // The browser pool's first pod may be on its way out (KEDA takes the pool to 0): the others, all Ready.
-  await kubectl(
-    '-n',
-    NAMESPACE,
-    'wait',
-    '--for=condition=Ready',
-    'pod',
-    '-l',
-    'app.kubernetes.io/component!=worker-browser',
-    '--timeout=300s',
-  );
+  await waitReady('app.kubernetes.io/component!=worker-browser');
   const pods = ((await getJson('-n', NAMESPACE, 'pods')).items as UncheckedJson[]).filter(
     (p) => p.metadata.labels['app.kubernetes.io/component'] !== 'worker-browser',
   );
@@ -147,17 +127,15 @@ async function chargedCall(tool: string, input: unknown, cost: number): Promise<
 test.serial(
   "calls through the API's Service on every pool, served by pods, each charged once; LibreOffice offline in the cpu pod",
   async (t) => {
-    const catalogue = await request('GET', '/api/v1/tools');
-    const cost = (tool: string) => catalogue.body.tools.find((x: UncheckedJson) => x.name === tool).cost as number;
-    const hash = await chargedCall('hash-text', { text: 'on a real node' }, cost('hash-text'));
+    const hash = await chargedCall('hash-text', { text: 'on a real node' }, await costOf('hash-text'));
     t.true(hash.once, JSON.stringify(hash.res.body));
     files.put('/probe.txt', { body: Buffer.from('served to a pod'), contentType: 'text/plain' });
-    const fetched = await chargedCall('http-request', { url: `${files.origin}/probe.txt` }, cost('http-request'));
+    const fetched = await chargedCall('http-request', { url: `${files.origin}/probe.txt` }, await costOf('http-request'));
     t.true(fetched.once, JSON.stringify(fetched.res.body));
     // The office document names an image LibreOffice must never fetch: its namespace has no network.
     files.put('/linked.png', { body: await makeImage('png', 8, 8, 0x00ff00ff), contentType: 'image/png' });
     const odt = makeOdt(['Converted in a pod'], { linkedImageUrl: `${files.origin}/linked.png` });
-    const pdf = await chargedCall('word-to-pdf', { fileUrl: files.put('/doc.odt', odt) }, cost('word-to-pdf'));
+    const pdf = await chargedCall('word-to-pdf', { fileUrl: files.put('/doc.odt', odt) }, await costOf('word-to-pdf'));
     t.true(pdf.once, JSON.stringify(pdf.res.body).slice(0, 300));
     t.deepEqual((await readPdf(Buffer.from(pdf.res.body.fileBase64, 'base64'))).pages, ['Converted in a pod']);
     t.is(files.hits('/doc.odt'), 1, 'the worker fetched the document');
@@ -191,23 +169,14 @@ test.serial('a worker whose Temporal is unreachable leaves readiness and is not 
   } finally {
     stack.temporal = await stack.restartTemporal();
   }
-  await kubectl(
-    '-n',
-    NAMESPACE,
-    'wait',
-    '--for=condition=Ready',
-    'pod',
-    '-l',
-    'app.kubernetes.io/component in (worker-core,worker-cpu,worker-network)',
-    '--timeout=300s',
-  );
+  await waitReady('app.kubernetes.io/component in (worker-core,worker-cpu,worker-network)');
   t.deepEqual(await restarts(), before);
 });
 
 test.serial(
   "Chromium keeps its sandbox in the browser pod: its renderers in namespaces of their own under Chromium's own seccomp filter",
   async (t) => {
-    await pinBrowserPool(stack.plane, 1);
+    await pinPool(stack.plane, 'worker-browser', 1);
     await kubectl('-n', NAMESPACE, 'rollout', 'status', 'deployment/worker-browser', '--timeout=300s');
     const account = await newAccount(100);
     const res = await callTool(account.apiKey, 'html-to-image', { html: '<h1>sandboxed in a pod</h1>' });
@@ -270,7 +239,7 @@ test.serial('a browser pod whose Chromium keeps dying leaves readiness, then its
 });
 
 test.serial('KEDA scales the browser pool on its real backlog with real pods: 0 -> 2 or more -> 0', async (t) => {
-  await pinBrowserPool(stack.plane, undefined);
+  await pinPool(stack.plane, 'worker-browser', undefined);
   // The local overlay scales down at once (for kwok's quick round trip); here the pods KEDA asks for
   // are given a minute to come up before the pool shrinks, as production's five minutes do.
   await kubectl(
@@ -313,8 +282,7 @@ test.serial('KEDA scales the browser pool on its real backlog with real pods: 0 
     contentType: 'text/html',
     until: Promise.race([released, sleep(40_000)]),
   });
-  const catalogue = await request('GET', '/api/v1/tools');
-  const cost = catalogue.body.tools.find((x: UncheckedJson) => x.name === 'website-screenshot').cost as number;
+  const cost = await costOf('website-screenshot');
   const account = await newAccount(CALLS * cost);
   const posted = await Promise.all(
     Array.from({ length: CALLS }, (_, i) =>
@@ -365,8 +333,7 @@ test.serial('a rolling update of a worker Deployment to a new image tag while ca
   const [image] = images.filter((i) => i.startsWith('utility-tools-worker-network:'));
   const next = image!.replace(/:.*$/, ':rollout');
   await stack.node.tagImage(image!, next);
-  const catalogue = await request('GET', '/api/v1/tools');
-  const cost = catalogue.body.tools.find((x: UncheckedJson) => x.name === 'http-request').cost as number;
+  const cost = await costOf('http-request');
   files.put('/rollout.txt', { body: Buffer.from('during a rollout'), contentType: 'text/plain' });
   const account = await newAccount(10_000);
   let rolling = true;
@@ -431,4 +398,52 @@ test.serial('NetworkPolicies are enforced on the node: what the policies refuse 
   t.is((await callTool(account.apiKey, 'hash-text', { text: 'after the policies' })).status, 200);
   results.policies = { enforced, checked: checks.length };
   saveResults();
+});
+
+test.serial('a node drained while calls flow: its pods move under their disruption budgets, none fails, each charged once', async (t) => {
+  const [api, core] = ['utility-tools-api:', 'utility-tools-worker-core:'].map((prefix) => images.find((i) => i.startsWith(prefix))!);
+  const second = await stack.joinNode('node-2', [api!, core!]);
+  const drained = ['api', 'worker-core'];
+  // Two of each, as production runs the API (and a pool that must not pause while a node drains).
+  await pinPool(stack.plane, 'worker-core', 2);
+  await kubectl('-n', NAMESPACE, 'rollout', 'status', 'deployment/worker-core', '--timeout=300s');
+  await moveOnto(stack.plane, second.name, drained);
+  for (const d of drained)
+    t.deepEqual(
+      (await podsOf(d)).map((p) => p.spec.nodeName),
+      [second.name, second.name],
+      `${d} on ${second.name}`,
+    );
+
+  const cost = await costOf('hash-text');
+  const account = await newAccount(10_000);
+  const witness = await drainWhileCalling(stack.plane, {
+    kubectl: tools.kubectl,
+    node: second.name,
+    deployments: drained,
+    call: () =>
+      callTool(account.apiKey, 'hash-text', { text: 'while a node drains' }).then(
+        (res) => res.status,
+        (err: Error & { cause?: { code?: string } }) => err.cause?.code ?? err.message,
+      ),
+  });
+  const failed = witness.answers.filter((a) => a !== 200);
+  t.deepEqual(failed, [], `answers: ${JSON.stringify(witness.answers)}`);
+  t.is(await balanceOf(account), 10_000 - witness.answers.length * cost, 'each call charged once');
+  for (const d of drained) {
+    t.true(
+      (await podsOf(d)).every((p) => p.spec.nodeName === stack.node.name && isReady(p)),
+      `${d} back on ${stack.node.name}`,
+    );
+    t.true(witness.fewestReady[d]! >= 1, `${d} never without a Ready pod (fewest ${witness.fewestReady[d]})`);
+  }
+  // Both API pods were on the drained node: the second's eviction waited for the first's replacement.
+  t.regex(witness.output, /violate the pod's disruption budget/, witness.output);
+  t.regex(witness.output, new RegExp(`node/${second.name} drained`), witness.output);
+  t.log(witness.output);
+  results.drain = { calls: witness.answers.length, failed: failed.length, fewestReady: witness.fewestReady };
+  saveResults();
+  await pinPool(stack.plane, 'worker-core', undefined);
+  await second.stop();
+  await kubectl('delete', 'node', second.name);
 });

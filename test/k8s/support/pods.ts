@@ -1,6 +1,7 @@
 //! Reading a pod from inside, as its own user would (`kubectl exec`): its processes and their /proc
 //! status, and whether it can open a TCP connection to an address (what a NetworkPolicy decides).
 import type { ControlPlane } from '../../../scripts/stack/control-plane.js';
+import type { UncheckedJson } from '../../helpers/api.js';
 import { NAMESPACE } from './real-node.js';
 
 const exec = (plane: ControlPlane, pod: string, command: string[], namespace = NAMESPACE) =>
@@ -49,10 +50,20 @@ export async function reachable(
   return out as 'open' | 'refused' | 'silent';
 }
 
-/** Holds the browser pool at `replicas` (KEDA's pause annotation), or gives it back to KEDA. */
-export async function pinBrowserPool(plane: ControlPlane, replicas: number | undefined): Promise<void> {
+/** The pods of a role (`app.kubernetes.io/component`) not on their way out. */
+export async function podsOf(plane: ControlPlane, role: string): Promise<UncheckedJson[]> {
+  const list = JSON.parse(await plane.kubectl(['get', '-o', 'json', '-n', NAMESPACE, 'pods', '-l', `app.kubernetes.io/component=${role}`]));
+  return list.items.filter((p: UncheckedJson) => !p.metadata.deletionTimestamp);
+}
+
+/** Whether a pod's Ready condition is true. */
+export const isReady = (pod: UncheckedJson): boolean =>
+  pod.status.conditions?.some((c: UncheckedJson) => c.type === 'Ready' && c.status === 'True') ?? false;
+
+/** Holds a pool at `replicas` (KEDA's pause annotation on its ScaledObject), or gives it back to KEDA. */
+export async function pinPool(plane: ControlPlane, pool: string, replicas: number | undefined): Promise<void> {
   const annotation = replicas === undefined ? 'autoscaling.keda.sh/paused-replicas-' : `autoscaling.keda.sh/paused-replicas=${replicas}`;
-  await plane.kubectl(['-n', NAMESPACE, 'annotate', '--overwrite', 'scaledobject/worker-browser', annotation]);
+  await plane.kubectl(['-n', NAMESPACE, 'annotate', '--overwrite', `scaledobject/${pool}`, annotation]);
 }
 
 /**

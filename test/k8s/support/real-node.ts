@@ -1,6 +1,7 @@
-//! What the real-node suite runs against: the control plane (scripts/stack/control-plane.ts), one
-//! real node (scripts/stack/k8s-node.ts) with the role images imported, and what production keeps
-//! outside the cluster (Temporal, the database) on the node's address, where its pods reach them.
+//! What the real-node suite runs against: the control plane (scripts/stack/control-plane.ts), a real
+//! node (scripts/stack/k8s-node.ts) with the role images imported, a second that joins it when a
+//! test asks (to drain one), and what production keeps outside the cluster (Temporal, the database)
+//! on the first node's address, where the pods reach them.
 //! The local overlay is applied with this run's addresses and a Secret made as an operator makes it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -13,8 +14,9 @@ import type { Supervisor } from '../../../scripts/stack/supervisor.js';
 import { SECCOMP_PROFILE } from '../../../scripts/images/containers.js';
 
 export const NAMESPACE = 'utility-tools';
-/** The pods' network: a private /24 of its own, away from kwok's simulated pods (10.244.0.0/16). */
-export const POD_CIDR = '10.250.0.0/24';
+/** The pods' network: a private /16 of its own, away from kwok's simulated pods (10.244.0.0/16), a /24 a node. */
+const CLUSTER_CIDR = '10.250.0.0/16';
+const podCidr = (n: number) => `10.250.${n}.0/24`;
 /** As the manifests name the profile: `localhostProfile: utility-tools/sandboxes.json`. */
 export const SECCOMP_LOCALHOST = 'utility-tools/sandboxes.json';
 /** The ports production's policies name for Temporal and the database. */
@@ -54,6 +56,8 @@ export interface NodeStack {
   node: RealNode;
   temporal: RunningTemporal;
   database: RunningDatabase;
+  /** A second real node on this host, `images` imported: its own containerd, kubelet, bridge and cgroup. */
+  joinNode(name: string, images: string[]): Promise<RealNode>;
   /** Restarts Temporal on its port and file (after a test stopped it). */
   restartTemporal(): Promise<RunningTemporal>;
   /** Stops the node (putting the host back) and the relay; the supervisor stops the rest. */
@@ -67,16 +71,23 @@ export async function startNodeStack(
 ): Promise<NodeStack> {
   const { runDir, tools, stackTools } = options;
   const plane = await startControlPlane(supervisor, { dir: path.join(runDir, 'control-plane'), tools });
-  const node = await startRealNode(supervisor, {
-    dir: path.join(runDir, 'node'),
-    name: 'node-1',
-    podCidr: POD_CIDR,
+  const onThisHost = {
+    clusterCidr: CLUSTER_CIDR,
     serviceCidr: SERVICE_CIDR,
     kubeconfig: plane.kubeconfig,
     clientCaFile: plane.apiServer.caFile,
     tools,
     seccompProfiles: { [SECCOMP_LOCALHOST]: SECCOMP_PROFILE },
+  };
+  const node = await startRealNode(supervisor, {
+    ...onThisHost,
+    dir: path.join(runDir, 'node'),
+    name: 'node-1',
+    podCidr: podCidr(0),
+    bridge: 'ut-pods0',
+    servesHost: true,
   });
+  const joined: RealNode[] = [];
   const temporalOptions = { binary: stackTools.temporal, port: await freePort(), dbFile: path.join(runDir, 'temporal', 'temporal.db') };
   // On the node's address, at the ports the NetworkPolicies allow (27017 anywhere; Temporal's 7233
   // through the overlay's policy for a Temporal outside the cluster).
@@ -94,16 +105,42 @@ export async function startNodeStack(
     temporal: onNode(temporal),
     database,
     restartTemporal: async () => onNode(await startTemporal(supervisor, temporalOptions)),
+    async joinNode(name, images) {
+      const n = joined.length + 1;
+      const second = await startRealNode(supervisor, {
+        ...onThisHost,
+        dir: path.join(runDir, name),
+        name,
+        podCidr: podCidr(n),
+        bridge: `ut-pods${n}`,
+        servesHost: false,
+        address: node.address,
+        cgroupRoot: `/utility-tools-${name}`,
+      });
+      joined.push(second);
+      await second.importImages(images);
+      return second;
+    },
     async stop() {
       relay.close();
+      for (const other of joined) await other.stop();
       await node.stop();
     },
     adminToken: `admin-${path.basename(runDir)}`.replace(/[^\w-]/g, ''),
   };
 }
 
+/** The local overlay applied with this run's settings, and the Secret made as an operator makes it. */
+export async function applyNodeOverlay(stack: NodeStack, root: string, runDir: string, targets: string[]): Promise<void> {
+  const manifest = await renderNodeOverlay(stack, root, runDir, targets);
+  await stack.plane.kubectl(['apply', '--server-side', '--field-manager=utility-tools', '-f', '-'], manifest);
+  const secrets = { SECRET_KEY: 'cd'.repeat(32), MONGODB_URL: stack.database.url, ADMIN_TOKEN: stack.adminToken };
+  const literals = Object.entries(secrets).map(([key, value]) => `--from-literal=${key}=${value}`);
+  await stack.plane.kubectl(['-n', NAMESPACE, 'create', 'secret', 'generic', 'utility-tools', ...literals]);
+}
+
 /** The local overlay with this run's settings merged in: where Temporal is, which fixtures a tool may reach. */
-export async function renderNodeOverlay(stack: NodeStack, root: string, runDir: string, targets: string[]): Promise<string> {
+async function renderNodeOverlay(stack: NodeStack, root: string, runDir: string, targets: string[]): Promise<string> {
   const dir = path.join(runDir, 'node-overlay');
   mkdirSync(dir, { recursive: true });
   writeFileSync(
