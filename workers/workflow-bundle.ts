@@ -47,11 +47,21 @@ function digest(file: string): string | undefined {
   }
 }
 
+/**
+ * Whether an input is as the bundle was built from it. A source map removed since counts as
+ * unchanged: maps feed only the bundle's own inline map, never its code, and the images strip them
+ * from node_modules after the bundle is built (scripts/role-packages.mjs). One that changed still counts.
+ */
+function unchanged(input: string, was: string): boolean {
+  const now = digest(input);
+  return now === was || (now === undefined && input.endsWith('.map'));
+}
+
 function cached(file: string): CachedBundle | undefined {
   try {
     const bundle = JSON.parse(readFileSync(file, 'utf8')) as CachedBundle;
-    const unchanged = bundle.sdk === SDK_VERSION && Object.entries(bundle.inputs).every(([input, was]) => digest(input) === was);
-    return unchanged ? bundle : undefined;
+    const current = bundle.sdk === SDK_VERSION && Object.entries(bundle.inputs).every(([input, was]) => unchanged(input, was));
+    return current ? bundle : undefined;
   } catch {
     return undefined;
   }

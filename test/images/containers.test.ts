@@ -8,6 +8,7 @@ import test from 'ava';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  containerLogs,
   containerState,
   execIn,
   removeContainer,
@@ -90,6 +91,16 @@ test.serial(
     }
   },
 );
+
+test.serial('each worker container starts from the workflow bundle built into its image, bundling nothing', async (t) => {
+  for (const role of ROLES.filter((r) => r !== 'api')) {
+    const logs = await containerLogs(nameOf(role), 100_000);
+    const polling = logs.split('\n').find((line) => line.includes('"workers polling"'));
+    t.truthy(polling, `${role}: polling`);
+    t.is(JSON.parse(polling!).bundleFromCache, true, `${role}: ${polling}`);
+    t.notRegex(logs, /workflow bundle not cached/, role);
+  }
+});
 
 test.serial('a call served by each pool through the API container, each charged its cost once', async (t) => {
   const before = await Promise.all(

@@ -423,7 +423,7 @@ test.serial('a node drained while calls flow: its pods move under their disrupti
     deployments: drained,
     call: () =>
       callTool(account.apiKey, 'hash-text', { text: 'while a node drains' }).then(
-        (res) => res.status,
+        (res) => (res.status === 200 ? 200 : `${res.status} ${res.body?.code}`),
         (err: Error & { cause?: { code?: string } }) => err.cause?.code ?? err.message,
       ),
   });
