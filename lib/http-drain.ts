@@ -2,9 +2,10 @@
 //! connection the moment it goes idle races a client that is sending its next request on it: the
 //! client sees the socket close instead of an answer, and may not send a POST again (a tool call
 //! would be lost or, sent twice, run twice). So while draining, every answer closes its connection
-//! (`Connection: close`), those in flight when it began too; a connection left idle closes on the keep-alive timeout the client was
-//! told (`Keep-Alive: timeout=5`, which clients leave a margin before); the server closes once no
-//! connection is left, or once it has answered nothing for longer than that timeout.
+//! (`Connection: close`), those in flight when it began too; a connection left idle closes on the
+//! keep-alive timeout its client was told (`Keep-Alive: timeout=5`, which clients leave a margin
+//! before); the server closes once no connection is left, or once it has answered nothing for
+//! longer than that timeout.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
