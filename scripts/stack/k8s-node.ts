@@ -18,7 +18,7 @@
 //! "public" destination here: the workers' NetworkPolicies let pods reach only public addresses,
 //! so the fixtures a call fetches listen there (and the target guard allows it by name).
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -72,6 +72,13 @@ const run = async (command: string, args: string[], options: { input?: string } 
   return (await child).stdout;
 };
 const quietly = (p: Promise<unknown>) => p.catch(() => undefined);
+const readlinkOr = (link: string) => {
+  try {
+    return readlinkSync(link);
+  } catch {
+    return '';
+  }
+};
 
 /** The role images and the pause image go in through `ctr import` of `docker save`'s archive. */
 async function importFromDocker(socket: string, images: string[]): Promise<void> {
@@ -287,7 +294,7 @@ export async function startRealNode(supervisor: Supervisor, options: NodeOptions
       await quietly(run('ip', ['link', 'del', bridge]));
       // The kubelet links each container's log from a fixed folder: those links point into this node's.
       for (const link of existsSync(CONTAINER_LOG_LINKS) ? readdirSync(CONTAINER_LOG_LINKS) : []) {
-        const target = await run('readlink', [path.join(CONTAINER_LOG_LINKS, link)]).catch(() => '');
+        const target = readlinkOr(path.join(CONTAINER_LOG_LINKS, link));
         if (target.startsWith(`${dir}/`)) rmSync(path.join(CONTAINER_LOG_LINKS, link), { force: true });
       }
       if (!servesHost) return;

@@ -10,7 +10,6 @@ import test from 'ava';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Connection } from '@temporalio/client';
 import type { ControlPlaneTools } from '../../scripts/stack/control-plane.js';
 import { PUBLIC_STAND_IN, type NodeTools } from '../../scripts/stack/k8s-node.js';
 import { Supervisor } from '../../scripts/stack/supervisor.js';
@@ -18,9 +17,12 @@ import { balanceOf, callTool, newAccount, request, type Answer, type UncheckedJs
 import { makeOdt, readPdf } from '../fixtures/documents.js';
 import { startFileServer, type FileServer } from '../fixtures/file-server.js';
 import { makeImage } from '../fixtures/images.js';
+import { browserPoolUnderBacklog, browserReplicas } from './support/browser-backlog.js';
+import { answerOf, callsDuring } from './support/calls-during.js';
+import { policyChecks } from './support/policy-checks.js';
 import { drainWhileCalling, moveOnto } from './support/drain.js';
 import { NAMESPACE, applyNodeOverlay, startNodeStack, type NodeStack } from './support/real-node.js';
-import { isReady, pinPool, podProcesses, podsOf as podsIn, podStatus, probePod, reachable } from './support/pods.js';
+import { isReady, pinPool, podProcesses, podsOf as podsIn, podStatus, savePodLogs } from './support/pods.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 function required(name: string): string {
@@ -63,11 +65,7 @@ test.before(async () => {
 test.after.always(async () => {
   saveResults();
   try {
-    for (const pod of (await getJson('-n', NAMESPACE, 'pods').catch(() => ({ items: [] }))).items as UncheckedJson[])
-      writeFileSync(
-        path.join(runDir, 'logs', `pod-${pod.metadata.name}.log`),
-        await kubectl('-n', NAMESPACE, 'logs', pod.metadata.name, '--all-containers', '--tail=2000').catch((e: Error) => e.message),
-      );
+    if (stack) await savePodLogs(stack.plane, path.join(runDir, 'logs'));
   } finally {
     await files?.close();
     await stack?.stop();
@@ -148,19 +146,17 @@ test.serial(
 
 test.serial('a worker whose Temporal is unreachable leaves readiness and is not restarted; it comes back once Temporal does', async (t) => {
   const workers = ['worker-core', 'worker-cpu', 'worker-network'];
+  const workerPods = async () => (await Promise.all(workers.map(podsOf))).flat();
   const restarts = async () =>
-    Object.fromEntries(
-      (await Promise.all(workers.map(podsOf))).flat().map((p) => [p.metadata.name, p.status.containerStatuses[0].restartCount]),
-    );
+    Object.fromEntries((await workerPods()).map((p) => [p.metadata.name, p.status.containerStatuses[0].restartCount]));
   const before = await restarts();
   await stack.temporal.process.stop();
   try {
     for (let i = 0; i < 180; i++) {
-      const pods = (await Promise.all(workers.map(podsOf))).flat();
-      if (pods.every((p) => !isReady(p))) break;
+      if ((await workerPods()).every((p) => !isReady(p))) break;
       await sleep(1000);
     }
-    const pods = (await Promise.all(workers.map(podsOf))).flat();
+    const pods = await workerPods();
     t.true(
       pods.every((p) => !isReady(p)),
       `every worker out of readiness: ${pods.map((p) => `${p.metadata.name} ${isReady(p)}`).join(', ')}`,
@@ -242,90 +238,24 @@ test.serial('KEDA scales the browser pool on its real backlog with real pods: 0 
   await pinPool(stack.plane, 'worker-browser', undefined);
   // The local overlay scales down at once (for kwok's quick round trip); here the pods KEDA asks for
   // are given a minute to come up before the pool shrinks, as production's five minutes do.
-  await kubectl(
-    '-n',
-    NAMESPACE,
-    'patch',
-    'scaledobject/worker-browser',
-    '--type=json',
-    '-p',
-    JSON.stringify([
-      { op: 'replace', path: '/spec/advanced/horizontalPodAutoscalerConfig/behavior/scaleDown/stabilizationWindowSeconds', value: 60 },
-    ]),
-  );
-  const replicasNow = async () => Number((await getJson('-n', NAMESPACE, 'deployment/worker-browser')).spec.replicas ?? 0);
+  const window = '/spec/advanced/horizontalPodAutoscalerConfig/behavior/scaleDown/stabilizationWindowSeconds';
+  const patch = JSON.stringify([{ op: 'replace', path: window, value: 60 }]);
+  await kubectl('-n', NAMESPACE, 'patch', 'scaledobject/worker-browser', '--type=json', '-p', patch);
+  const replicasNow = () => browserReplicas(stack.plane);
   for (let i = 0; i < 300 && (await replicasNow()) !== 0; i++) await sleep(1000);
   t.is(await replicasNow(), 0, 'at rest the pool is at 0');
-  const connection = await Connection.connect({ address: stack.temporal.address });
-  t.teardown(() => connection.close());
-  const backlog = async () =>
-    Number(
-      (
-        await connection.workflowService.describeTaskQueue({
-          namespace: stack.temporal.namespace,
-          taskQueue: { name: 'browser', kind: 1 },
-          taskQueueType: 1,
-          reportStats: true,
-        })
-      ).stats?.approximateBacklogCount ?? 0,
-    );
-  // Four replicas' worth at the pool's targetQueueSize of 4, sent at once, so the backlog KEDA reads
-  // holds them together. Each captures a page the fixture holds until two pods are Ready (40 s at
-  // most, within the tool's 60 s deadline), so the pods KEDA asks for meet work still waiting.
-  const CALLS = 16;
-  let release = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  files.put('/slow.html', {
-    body: Buffer.from('<h1>held until the pool has grown</h1>'),
-    contentType: 'text/html',
-    until: Promise.race([released, sleep(40_000)]),
-  });
-  const cost = await costOf('website-screenshot');
-  const account = await newAccount(CALLS * cost);
-  const posted = await Promise.all(
-    Array.from({ length: CALLS }, (_, i) =>
-      callTool(
-        account.apiKey,
-        'website-screenshot',
-        { url: `${files.origin}/slow.html?card=${i}`, width: 400, height: 200 },
-        { prefer: 'respond-async' },
-      ),
-    ),
-  );
-  for (const res of posted) t.is(res.status, 202);
-  const calls: string[] = posted.map((res) => res.body.requestId);
-  const table = ['| s | backlog | replicas | Ready pods |', '|---|---|---|---|'];
-  const began = Date.now();
-  let peak = 0;
-  let peakReady = 0;
-  let served = false;
-  while (Date.now() - began < 900_000) {
-    const [queued, replicas, pods] = await Promise.all([backlog(), replicasNow(), podsOf('worker-browser')]);
-    const ready = pods.filter(isReady).length;
-    if (ready >= 2) release();
-    peakReady = Math.max(peakReady, ready);
-    peak = Math.max(peak, replicas);
-    table.push(`| ${((Date.now() - began) / 1000).toFixed(0)} | ${queued} | ${replicas} | ${ready} |`);
-    if (!served) {
-      const states = await Promise.all(
-        calls.map(async (id) => (await request('GET', `/api/v1/calls/${id}`, { token: account.apiKey })).body.status),
-      );
-      served = states.every((s) => s === 'succeeded');
-    }
-    if (served && replicas === 0 && pods.length === 0 && peak > 0) break;
-    await sleep(2000);
-  }
+  // Four replicas' worth at the pool's targetQueueSize of 4, sent at once, so the backlog KEDA reads holds them together.
+  const run = await browserPoolUnderBacklog(stack.plane, stack.temporal, files, { calls: 16, cost: await costOf('website-screenshot') });
+  const { table, peak, peakReady, served } = run;
+  for (const status of run.accepted) t.is(status, 202);
   results.table = table;
-  release();
   results.browser = [0, peak, await replicasNow()];
   results.browserReady = peakReady;
   saveResults();
   t.true(served, `every call served:\n${table.join('\n')}`);
   t.true(peak >= 2, `scaled to 2 or more:\n${table.join('\n')}`);
   t.is(await replicasNow(), 0, `and back to 0:\n${table.join('\n')}`);
-  t.is(await balanceOf(account), 0, 'each call charged once');
+  t.is(await balanceOf(run.account), 0, 'each call charged once');
   t.log(`at most ${peakReady} browser pods Ready at once`);
 });
 
@@ -336,18 +266,13 @@ test.serial('a rolling update of a worker Deployment to a new image tag while ca
   const cost = await costOf('http-request');
   files.put('/rollout.txt', { body: Buffer.from('during a rollout'), contentType: 'text/plain' });
   const account = await newAccount(10_000);
-  let rolling = true;
-  const statuses: number[] = [];
-  const caller = (async () => {
-    while (rolling) statuses.push((await callTool(account.apiKey, 'http-request', { url: `${files.origin}/rollout.txt` })).status);
-  })();
-  await kubectl('-n', NAMESPACE, 'set', 'image', 'deployment/worker-network', `app=${next}`);
-  await kubectl('-n', NAMESPACE, 'rollout', 'status', 'deployment/worker-network', '--timeout=600s');
-  // A few calls more on the new pod alone.
-  const settled = statuses.length + 5;
-  while (statuses.length < settled) await sleep(200);
-  rolling = false;
-  await caller;
+  const statuses = await callsDuring(
+    async () => (await callTool(account.apiKey, 'http-request', { url: `${files.origin}/rollout.txt` })).status,
+    async () => {
+      await kubectl('-n', NAMESPACE, 'set', 'image', 'deployment/worker-network', `app=${next}`);
+      await kubectl('-n', NAMESPACE, 'rollout', 'status', 'deployment/worker-network', '--timeout=600s');
+    },
+  );
   const failed = statuses.filter((s) => s !== 200).length;
   t.is(failed, 0, `answers: ${JSON.stringify(statuses)}`);
   t.is(await balanceOf(account), 10_000 - statuses.length * cost, 'each call charged once');
@@ -359,32 +284,7 @@ test.serial('a rolling update of a worker Deployment to a new image tag while ca
 
 test.serial('NetworkPolicies are enforced on the node: what the policies refuse is dropped, what they allow flows', async (t) => {
   const [image] = images.filter((i) => i.startsWith('utility-tools-api:'));
-  const probeIp = await probePod(stack.plane, image!, 'elsewhere', 'probe');
-  await probePod(stack.plane, image!, 'monitoring', 'scraper');
-  const ipOf = async (role: string) => (await podsOf(role))[0].status.podIP as string;
-  const [core, cpu, api] = await Promise.all([podsOf('worker-core'), podsOf('worker-cpu'), ipOf('api')]);
-  const apiService = (await getJson('-n', NAMESPACE, 'service/api')).spec.clusterIP as string;
-  const coreIp = core[0].status.podIP as string;
-  const checks: Array<{ what: string; refused: Promise<string>; allowed: Promise<string> }> = [
-    {
-      what: "a pod without the API's labels cannot reach a worker's operator port (the monitoring namespace can)",
-      refused: reachable(stack.plane, 'probe', coreIp, 9464, { namespace: 'elsewhere' }),
-      allowed: reachable(stack.plane, 'scraper', coreIp, 9464, { namespace: 'monitoring' }),
-    },
-    {
-      what: "a pool's pod cannot reach the API, by its pod or its Service (another pod can)",
-      refused: Promise.all([
-        reachable(stack.plane, core[0].metadata.name, api, 8080),
-        reachable(stack.plane, core[0].metadata.name, apiService, 8080),
-      ]).then((r) => (r.includes('open') ? 'open' : r[0]!)),
-      allowed: reachable(stack.plane, 'probe', api, 8080, { namespace: 'elsewhere' }),
-    },
-    {
-      what: 'a worker cannot reach a private address its policy refuses (another pod can)',
-      refused: reachable(stack.plane, cpu[0].metadata.name, probeIp, 8080),
-      allowed: reachable(stack.plane, 'scraper', probeIp, 8080, { namespace: 'monitoring' }),
-    },
-  ];
+  const checks = await policyChecks(stack.plane, image!);
   let enforced = 0;
   for (const check of checks) {
     const [refused, allowed] = await Promise.all([check.refused, check.allowed]);
@@ -412,7 +312,7 @@ test.serial('a node drained while calls flow: its pods move under their disrupti
     t.deepEqual(
       (await podsOf(d)).map((p) => p.spec.nodeName),
       [second.name, second.name],
-      `${d} on ${second.name}`,
+      d,
     );
 
   const cost = await costOf('hash-text');
@@ -421,11 +321,7 @@ test.serial('a node drained while calls flow: its pods move under their disrupti
     kubectl: tools.kubectl,
     node: second.name,
     deployments: drained,
-    call: () =>
-      callTool(account.apiKey, 'hash-text', { text: 'while a node drains' }).then(
-        (res) => (res.status === 200 ? 200 : `${res.status} ${res.body?.code}`),
-        (err: Error & { cause?: { code?: string } }) => err.cause?.code ?? err.message,
-      ),
+    call: () => answerOf(callTool(account.apiKey, 'hash-text', { text: 'while a node drains' })),
   });
   const failed = witness.answers.filter((a) => a !== 200);
   t.deepEqual(failed, [], `answers: ${JSON.stringify(witness.answers)}`);

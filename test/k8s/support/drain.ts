@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { ControlPlane } from '../../../scripts/stack/control-plane.js';
 import { NAMESPACE } from './real-node.js';
+import { callsDuring } from './calls-during.js';
 import { isReady, podsOf } from './pods.js';
 
 const exec = promisify(execFile);
@@ -36,14 +37,11 @@ export async function drainWhileCalling(
   plane: ControlPlane,
   options: { kubectl: string; node: string; deployments: string[]; call: () => Promise<number | string> },
 ): Promise<DrainWitness> {
-  const answers: Array<number | string> = [];
   const fewestReady: Record<string, number> = Object.fromEntries(options.deployments.map((d) => [d, Number.POSITIVE_INFINITY]));
-  let draining = true;
-  const caller = (async () => {
-    while (draining) answers.push(await options.call());
-  })();
+  let output = '';
+  let watching = true;
   const watcher = (async () => {
-    while (draining) {
+    while (watching) {
       for (const deployment of options.deployments) {
         const ready = (await podsOf(plane, deployment)).filter(isReady).length;
         fewestReady[deployment] = Math.min(fewestReady[deployment]!, ready);
@@ -52,25 +50,24 @@ export async function drainWhileCalling(
     }
   })();
   try {
-    const script = '"$0" "$@" 2>&1';
-    const args = [
-      '--kubeconfig',
-      plane.kubeconfig,
-      'drain',
-      options.node,
-      '--ignore-daemonsets',
-      '--delete-emptydir-data',
-      '--timeout=600s',
-    ];
-    const { stdout: output } = await exec('sh', ['-c', script, options.kubectl, ...args], { maxBuffer: 16 * 2 ** 20 });
-    for (const deployment of options.deployments)
-      await plane.kubectl(['-n', NAMESPACE, 'rollout', 'status', `deployment/${deployment}`, '--timeout=600s']);
-    // A few calls more once every pod has moved.
-    const settled = answers.length + 5;
-    while (answers.length < settled) await sleep(200);
+    const answers = await callsDuring(options.call, async () => {
+      const script = '"$0" "$@" 2>&1';
+      const args = [
+        '--kubeconfig',
+        plane.kubeconfig,
+        'drain',
+        options.node,
+        '--ignore-daemonsets',
+        '--delete-emptydir-data',
+        '--timeout=600s',
+      ];
+      output = (await exec('sh', ['-c', script, options.kubectl, ...args], { maxBuffer: 16 * 2 ** 20 })).stdout;
+      for (const deployment of options.deployments)
+        await plane.kubectl(['-n', NAMESPACE, 'rollout', 'status', `deployment/${deployment}`, '--timeout=600s']);
+    });
     return { answers, output, fewestReady };
   } finally {
-    draining = false;
-    await Promise.all([caller, watcher]);
+    watching = false;
+    await watcher;
   }
 }

@@ -1,6 +1,8 @@
 //! Reading a pod from inside, as its own user would (`kubectl exec`): its processes and their /proc
 //! status, and whether it can open a TCP connection to an address (what a NetworkPolicy decides).
 import type { ControlPlane } from '../../../scripts/stack/control-plane.js';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { UncheckedJson } from '../../helpers/api.js';
 import { NAMESPACE } from './real-node.js';
 
@@ -54,6 +56,15 @@ export async function reachable(
 export async function podsOf(plane: ControlPlane, role: string): Promise<UncheckedJson[]> {
   const list = JSON.parse(await plane.kubectl(['get', '-o', 'json', '-n', NAMESPACE, 'pods', '-l', `app.kubernetes.io/component=${role}`]));
   return list.items.filter((p: UncheckedJson) => !p.metadata.deletionTimestamp);
+}
+
+/** Every pod's last 2,000 lines into `dir` (`pod-<name>.log`), while the cluster is still up to ask. */
+export async function savePodLogs(plane: ControlPlane, dir: string): Promise<void> {
+  const pods = JSON.parse(await plane.kubectl(['get', '-o', 'json', '-n', NAMESPACE, 'pods']).catch(() => '{"items":[]}'));
+  for (const pod of pods.items as UncheckedJson[]) {
+    const logs = plane.kubectl(['-n', NAMESPACE, 'logs', pod.metadata.name, '--all-containers', '--tail=2000']);
+    writeFileSync(path.join(dir, `pod-${pod.metadata.name}.log`), await logs.catch((e: Error) => e.message));
+  }
 }
 
 /** Whether a pod's Ready condition is true. */
