@@ -1,6 +1,6 @@
 /*
- * The pause container of the real node `npm run test:k8s` runs (scripts/stack/k8s-node.ts): the
- * process that holds a pod's namespaces while its containers come and go. It sleeps until told to
+ * The pause container of the real nodes `npm run test:k8s` runs (scripts/stack/k8s-host.ts makes
+ * its image): the process that holds a pod's namespaces while its containers come and go. It sleeps until told to
  * stop, and reaps the children a pod sharing its PID namespace leaves behind. Nothing can be pulled
  * on this machine, so the node's sandbox image is this, built static and imported.
  */

@@ -1,4 +1,4 @@
-//! What a real node's parts are told (scripts/stack/k8s-node.ts): containerd's, the CNI bridge's,
+//! What a real node's parts are told (scripts/stack/k8s-node.ts, k8s-host.ts): containerd's, the CNI bridge's,
 //! the kubelet's and kube-proxy's configuration, as pure functions of the node's options.
 import path from 'node:path';
 
@@ -22,13 +22,7 @@ export interface NodeOptions {
   clusterCidr: string;
   /** The bridge the node's pods are on (`ut-pods0`); one per node. */
   bridge: string;
-  /**
-   * Whether this node brings the host's network up and puts it back: the bridge's public stand-in,
-   * kube-proxy and the policy engine, the sysctls. A node is its own network namespace; here every
-   * node shares the host's, so the first serves them all and the others join it.
-   */
-  servesHost: boolean;
-  /** The node's address (InternalIP), when not its bridge's `.1` (a node joining the host gives the first's). */
+  /** The node's address (InternalIP), when not its bridge's `.1`: a node joining the first gives the first's (scripts/stack/k8s-host.ts). */
   address?: string;
   /** The cgroup the node's pods go under (`cgroupRoot`), when not `/`: each kubelet owns its `kubepods`. */
   cgroupRoot?: string;
@@ -125,7 +119,10 @@ export function kubeletConfig(options: NodeOptions, socket: string, ports: { kub
   });
 }
 
-export function kubeProxyConfig(options: NodeOptions, ports: { healthz: number; metrics: number }): string {
+export function kubeProxyConfig(
+  options: Pick<NodeOptions, 'kubeconfig' | 'name' | 'clusterCidr'>,
+  ports: { healthz: number; metrics: number },
+): string {
   return JSON.stringify({
     apiVersion: 'kubeproxy.config.k8s.io/v1alpha1',
     kind: 'KubeProxyConfiguration',

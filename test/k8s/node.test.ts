@@ -1,5 +1,5 @@
 //! deploy/kubernetes/ on a real node (`npm run test:k8s`, after kubernetes.test.ts): the kubelet with
-//! containerd, CNI, kube-proxy and kube-network-policies (scripts/stack/k8s-node.ts), the role images
+//! containerd and CNI (scripts/stack/k8s-node.ts), kube-proxy and kube-router (k8s-host.ts), the role images
 //! of `npm run test:images` imported, Temporal and the database outside the cluster on the node's
 //! address. Every Deployment Ready through its own probes; inside each container the restricted
 //! profile as the kernel sees it; Chromium's sandbox and LibreOffice's isolation kept under the

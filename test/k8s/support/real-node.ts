@@ -1,12 +1,14 @@
-//! What the real-node suite runs against: the control plane (scripts/stack/control-plane.ts), a real
-//! node (scripts/stack/k8s-node.ts) with the role images imported, a second that joins it when a
-//! test asks (to drain one), and what production keeps outside the cluster (Temporal, the database)
-//! on the first node's address, where the pods reach them.
+//! What the real-node suite runs against: the control plane (scripts/stack/control-plane.ts), the host
+//! serving Services and NetworkPolicies (scripts/stack/k8s-host.ts), a real node (scripts/stack/k8s-node.ts)
+//! with the role images imported, a second that joins it when a test asks (to drain one), and what
+//! production keeps outside the cluster (Temporal, the database) on the first node's address, where
+//! the pods reach them.
 //! The local overlay is applied with this run's addresses and a Secret made as an operator makes it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { SERVICE_CIDR, startControlPlane, type ControlPlane, type ControlPlaneTools } from '../../../scripts/stack/control-plane.js';
+import { prepareHost } from '../../../scripts/stack/k8s-host.js';
 import { startRealNode, type NodeTools, type RealNode } from '../../../scripts/stack/k8s-node.js';
 import { freePort } from '../../../scripts/stack/net.js';
 import { startDatabase, startTemporal, type RunningDatabase, type RunningTemporal } from '../../../scripts/stack/services.js';
@@ -60,7 +62,7 @@ export interface NodeStack {
   joinNode(name: string, images: string[]): Promise<RealNode>;
   /** Restarts Temporal on its port and file (after a test stopped it). */
   restartTemporal(): Promise<RunningTemporal>;
-  /** Stops the node (putting the host back) and the relay; the supervisor stops the rest. */
+  /** Stops the relay and the nodes, and puts the host back; the supervisor stops the rest. */
   stop(): Promise<void>;
   adminToken: string;
 }
@@ -79,14 +81,15 @@ export async function startNodeStack(
     tools,
     seccompProfiles: { [SECCOMP_LOCALHOST]: SECCOMP_PROFILE },
   };
+  const host = await prepareHost(supervisor, { ...onThisHost, dir: path.join(runDir, 'host') });
   const node = await startRealNode(supervisor, {
     ...onThisHost,
     dir: path.join(runDir, 'node'),
     name: 'node-1',
     podCidr: podCidr(0),
     bridge: 'ut-pods0',
-    servesHost: true,
   });
+  await host.serve(node);
   const joined: RealNode[] = [];
   const temporalOptions = { binary: stackTools.temporal, port: await freePort(), dbFile: path.join(runDir, 'temporal', 'temporal.db') };
   // On the node's address, at the ports the NetworkPolicies allow (27017 anywhere; Temporal's 7233
@@ -113,7 +116,6 @@ export async function startNodeStack(
         name,
         podCidr: podCidr(n),
         bridge: `ut-pods${n}`,
-        servesHost: false,
         address: node.address,
         cgroupRoot: `/utility-tools-${name}`,
       });
@@ -125,6 +127,7 @@ export async function startNodeStack(
       relay.close();
       for (const other of joined) await other.stop();
       await node.stop();
+      await host.restore();
     },
     adminToken: `admin-${path.basename(runDir)}`.replace(/[^\w-]/g, ''),
   };
