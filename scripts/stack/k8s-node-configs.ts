@@ -24,8 +24,11 @@ export interface NodeOptions {
   bridge: string;
   /** The node's address (InternalIP), when not its bridge's `.1`: a node joining the first gives the first's (scripts/stack/k8s-host.ts). */
   address?: string;
-  /** The cgroup the node's pods go under (`cgroupRoot`), when not `/`: each kubelet owns its `kubepods`. */
-  cgroupRoot?: string;
+  /**
+   * The cgroup the node's pods go under (`/utility-tools-node-1`): each kubelet owns its `kubepods`
+   * (neither takes the other's pods for orphans), and a stopped node removes its own.
+   */
+  cgroupRoot: string;
   /** The control plane's Service range: the pods' route to it goes through this host (kube-proxy). */
   serviceCidr: string;
   kubeconfig: string;
@@ -115,7 +118,7 @@ export function kubeletConfig(options: NodeOptions, socket: string, ports: { kub
     serializeImagePulls: false,
     resolvConf: '/etc/resolv.conf',
     maxPods: 40,
-    ...(options.cgroupRoot ? { cgroupRoot: options.cgroupRoot } : {}),
+    cgroupRoot: options.cgroupRoot,
   });
 }
 

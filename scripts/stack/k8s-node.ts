@@ -1,12 +1,11 @@
 //! A real Kubernetes node on this machine, for `npm run test:k8s`: Debian's containerd (its CRI
 //! plugin, runc) as an instance of its own with its own root, state and socket (Docker runs another),
 //! Debian's CNI plugins giving pods a bridge of their own on a private /24, and the kubelet built from
-//! the control plane's own module, with its own root, ports and (for a node joining another)
-//! cgroup. Nothing can be pulled: the pause image (made by scripts/stack/k8s-host.ts) and the role
+//! the control plane's own module, with its own root, ports and cgroup root. Nothing can be pulled: the pause image (made by scripts/stack/k8s-host.ts) and the role
 //! images are imported from Docker. What the nodes share, Services and NetworkPolicies, is the
 //! host's (k8s-host.ts): a node here is not its own network namespace.
 //!
-//! `stop()` removes the pods first, then the node's mounts, cgroups, bridge and log links.
+//! `stop()` stops the kubelet, removes the pods, then the node's mounts, cgroups, bridge and log links.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -78,6 +77,25 @@ function makeCgroupRoot(root: string): void {
   }
 }
 
+/** The processes still under a node's cgroup root: a container outlives its shim. */
+function processesUnder(root: string): number[] {
+  const pids = new Set<number>();
+  const walk = (dir: string) => {
+    for (const pid of readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) pids.add(Number(pid));
+    for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) walk(path.join(dir, entry.name));
+  };
+  for (const dir of cgroupDirs(root)) if (existsSync(dir)) walk(dir);
+  return [...pids];
+}
+
+const killQuietly = (pid: number) => {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Gone already.
+  }
+};
+
 /** The cgroups a kubelet left under its root, deepest first, once their processes are gone. */
 async function removeCgroupRoot(root: string): Promise<void> {
   for (const dir of cgroupDirs(root))
@@ -96,10 +114,8 @@ export async function startRealNode(supervisor: Supervisor, options: NodeOptions
 
   // What a run cut short (killed, not stopped) left behind goes first.
   await quietly(run('ip', ['link', 'del', bridge]));
-  if (options.cgroupRoot) {
-    await removeCgroupRoot(options.cgroupRoot);
-    makeCgroupRoot(options.cgroupRoot);
-  }
+  await removeCgroupRoot(options.cgroupRoot);
+  makeCgroupRoot(options.cgroupRoot);
   // The bridge before the kubelet: its node address must be one of the host's.
   await quietly(run('ip', ['link', 'add', bridge, 'type', 'bridge']));
   await quietly(run('ip', ['addr', 'add', `${gateway}/24`, 'dev', bridge]));
@@ -160,18 +176,25 @@ export async function startRealNode(supervisor: Supervisor, options: NodeOptions
     async stop() {
       if (stopped) return;
       stopped = true;
-      // Pods first, through the runtime (their network torn down by CNI), then the parts.
+      // The kubelet first, or it starts again the pods removed under it; then the pods, through the
+      // runtime (their network torn down by CNI), then the runtime.
+      await kubelet.stop();
       await quietly(crictl(['stopp', ...(await crictl(['pods', '-q']).catch(() => '')).split('\n').filter(Boolean)]));
       await quietly(crictl(['rmp', '--all', '--force']));
-      await kubelet.stop();
       await containerd.stop();
       // A shim outlives its containerd: end those of this node.
       await quietly(run('pkill', ['-f', `containerd-shim-runc-v2 .*${path.join(dir, 'containerd')}`]));
       await sleep(500);
+      const left = processesUnder(options.cgroupRoot);
+      if (left.length) {
+        console.warn(`${name}: ending ${left.length} processes its runtime left (pids ${left.join(' ')})`);
+        for (const pid of left) killQuietly(pid);
+        await sleep(500);
+      }
       await unmountUnder(dir);
       // The images and snapshots (gigabytes a run); the pods' logs stay beside them.
       rmSync(path.join(dir, 'containerd'), { recursive: true, force: true });
-      if (options.cgroupRoot) await removeCgroupRoot(options.cgroupRoot);
+      await removeCgroupRoot(options.cgroupRoot);
       await quietly(run('ip', ['link', 'del', bridge]));
       // The kubelet links each container's log from a fixed folder: those links point into this node's.
       for (const link of existsSync(CONTAINER_LOG_LINKS) ? readdirSync(CONTAINER_LOG_LINKS) : []) {

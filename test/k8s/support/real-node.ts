@@ -88,6 +88,7 @@ export async function startNodeStack(
     name: 'node-1',
     podCidr: podCidr(0),
     bridge: 'ut-pods0',
+    cgroupRoot: '/utility-tools-node-1',
   });
   await host.serve(node);
   const joined: RealNode[] = [];
