@@ -102,6 +102,18 @@ async function removeCgroupRoot(root: string): Promise<void> {
     if (existsSync(dir)) await quietly(run('find', [dir, '-depth', '-type', 'd', '-exec', 'rmdir', '{}', ';']));
 }
 
+/**
+ * The pods' bridge, up, with the gateway's address. Its MAC is pinned: a bridge otherwise takes its
+ * lowest port's, so a pod leaving can change the gateway's MAC under every other pod on it, and they
+ * lose the host (Temporal, the database) until their ARP entries expire, about 30 s.
+ */
+export async function makeBridge(bridge: string, gatewayCidr: string): Promise<void> {
+  await quietly(run('ip', ['link', 'add', bridge, 'type', 'bridge']));
+  await run('ip', ['link', 'set', bridge, 'address', readFileSync(`/sys/class/net/${bridge}/address`, 'utf8').trim()]);
+  await quietly(run('ip', ['addr', 'add', gatewayCidr, 'dev', bridge]));
+  await run('ip', ['link', 'set', bridge, 'up']);
+}
+
 export async function startRealNode(supervisor: Supervisor, options: NodeOptions): Promise<RealNode> {
   const { dir, name, tools, bridge } = options;
   mkdirSync(path.join(dir, 'cni', 'net.d'), { recursive: true });
@@ -117,9 +129,7 @@ export async function startRealNode(supervisor: Supervisor, options: NodeOptions
   await removeCgroupRoot(options.cgroupRoot);
   makeCgroupRoot(options.cgroupRoot);
   // The bridge before the kubelet: its node address must be one of the host's.
-  await quietly(run('ip', ['link', 'add', bridge, 'type', 'bridge']));
-  await quietly(run('ip', ['addr', 'add', `${gateway}/24`, 'dev', bridge]));
-  await run('ip', ['link', 'set', bridge, 'up']);
+  await makeBridge(bridge, `${gateway}/24`);
   writeFileSync(path.join(dir, 'cni', 'net.d', '10-utility-tools.conflist'), cniConfig(options));
   writeFileSync(path.join(dir, 'containerd.toml'), containerdConfig(dir, socket));
   const containerd = start('containerd', 'containerd', ['--config', path.join(dir, 'containerd.toml')]);
