@@ -18,6 +18,8 @@ import { freePort, waitForHttp } from '../../scripts/stack/net.js';
 import { startDatabase, startTemporal } from '../../scripts/stack/services.js';
 import { Supervisor, type ManagedProcess } from '../../scripts/stack/supervisor.js';
 import { callTool, newAccount, request, type UncheckedJson } from '../helpers/api.js';
+import { browserBacklog, browserReplicas as browserReplicasOf } from './support/browser-backlog.js';
+import { getJson as getJsonOf } from './support/get-json.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const NAMESPACE = 'utility-tools';
@@ -43,7 +45,8 @@ const results: { objects?: number; deployments?: number; available?: number; bro
 const saveResults = () => writeFileSync(required('K8S_RESULTS'), JSON.stringify(results, null, 2));
 
 const kubectl = (...args: string[]) => plane.kubectl(args);
-const getJson = async (...args: string[]): Promise<UncheckedJson> => JSON.parse(await kubectl('get', '-o', 'json', ...args));
+const getJson = (...args: string[]) => getJsonOf(plane, ...args);
+const browserReplicas = () => browserReplicasOf(plane);
 
 test.before(async () => {
   const [controlPlane, runningTemporal, database] = await Promise.all([
@@ -244,18 +247,6 @@ test('every role has its own NetworkPolicy; only the API admits traffic from out
   );
 });
 
-/** The browser queue's backlog as Temporal counts it (what KEDA's trigger reads). */
-async function browserBacklog(connection: Connection): Promise<number> {
-  const { stats } = await connection.workflowService.describeTaskQueue({
-    namespace: temporal.namespace,
-    taskQueue: { name: 'browser', kind: 1 },
-    taskQueueType: 1,
-    reportStats: true,
-  });
-  return Number(stats?.approximateBacklogCount ?? 0);
-}
-
-const browserReplicas = async () => Number((await getJson('-n', NAMESPACE, 'deployment/worker-browser')).spec.replicas ?? 0);
 /** Whether the browser pool's ScaledObject has condition `type` (Ready, Active) true now. */
 const scaledObjectIs = async (type: 'Ready' | 'Active') =>
   ((await getJson('-n', NAMESPACE, 'scaledobject/worker-browser')).status?.conditions ?? []).some(
@@ -292,7 +283,11 @@ test('KEDA scales the browser pool on its Temporal backlog: from 0 while calls w
   let allEnded = false;
   let peak = 0;
   while (Date.now() - began < 240_000) {
-    const [backlog, active, replicas] = await Promise.all([browserBacklog(connection), scaledObjectActive(), browserReplicas()]);
+    const [backlog, active, replicas] = await Promise.all([
+      browserBacklog(connection, temporal.namespace),
+      scaledObjectActive(),
+      browserReplicas(),
+    ]);
     while (workers.length < Math.min(replicas, 3))
       workers.push(startNode(supervisor, apps, `worker-browser-${workers.length + 1}`, 'workers/browser.ts'));
     while (workers.length > replicas) await workers.pop()!.stop();

@@ -19,6 +19,7 @@ import { startFileServer, type FileServer } from '../fixtures/file-server.js';
 import { makeImage } from '../fixtures/images.js';
 import { browserPoolUnderBacklog, browserReplicas } from './support/browser-backlog.js';
 import { answerOf, callsDuring } from './support/calls-during.js';
+import { getJson as getJsonOf } from './support/get-json.js';
 import { policyChecks } from './support/policy-checks.js';
 import { drainWhileCalling, moveOnto } from './support/drain.js';
 import { NAMESPACE, applyNodeOverlay, startNodeStack, type NodeStack } from './support/real-node.js';
@@ -40,7 +41,7 @@ const supervisor = new Supervisor({ logDir: path.join(runDir, 'logs') });
 let stack: NodeStack;
 let files: FileServer;
 const kubectl = (...args: string[]) => stack.plane.kubectl(args);
-const getJson = async (...args: string[]): Promise<UncheckedJson> => JSON.parse(await kubectl('get', '-o', 'json', ...args));
+const getJson = (...args: string[]) => getJsonOf(stack.plane, ...args);
 const podsOf = (role: string) => podsIn(stack.plane, role);
 const waitReady = (selector: string) => kubectl('-n', NAMESPACE, 'wait', '--for=condition=Ready', 'pod', '-l', selector, '--timeout=300s');
 /** A tool's cost in credits, as the catalogue lists it. */

@@ -8,6 +8,7 @@ import type { ControlPlane } from '../../../scripts/stack/control-plane.js';
 import type { RunningTemporal } from '../../../scripts/stack/services.js';
 import { callTool, newAccount, request, type TestAccount } from '../../helpers/api.js';
 import type { FileServer } from '../../fixtures/file-server.js';
+import { getJson } from './get-json.js';
 import { isReady, podsOf } from './pods.js';
 import { NAMESPACE } from './real-node.js';
 
@@ -22,8 +23,20 @@ export interface BacklogRun {
   served: boolean;
 }
 
+/** The replicas the browser pool's Deployment asks for (what KEDA set). */
 export const browserReplicas = async (plane: ControlPlane): Promise<number> =>
-  Number(JSON.parse(await plane.kubectl(['get', '-o', 'json', '-n', NAMESPACE, 'deployment/worker-browser'])).spec.replicas ?? 0);
+  Number((await getJson(plane, '-n', NAMESPACE, 'deployment/worker-browser')).spec.replicas ?? 0);
+
+/** The browser queue's backlog as Temporal counts it (what KEDA's trigger reads). */
+export async function browserBacklog(connection: Connection, namespace: string): Promise<number> {
+  const { stats } = await connection.workflowService.describeTaskQueue({
+    namespace,
+    taskQueue: { name: 'browser', kind: 1 },
+    taskQueueType: 1,
+    reportStats: true,
+  });
+  return Number(stats?.approximateBacklogCount ?? 0);
+}
 
 export async function browserPoolUnderBacklog(
   plane: ControlPlane,
@@ -32,17 +45,6 @@ export async function browserPoolUnderBacklog(
   options: { calls: number; cost: number },
 ): Promise<BacklogRun> {
   const connection = await Connection.connect({ address: temporal.address });
-  const backlog = async () =>
-    Number(
-      (
-        await connection.workflowService.describeTaskQueue({
-          namespace: temporal.namespace,
-          taskQueue: { name: 'browser', kind: 1 },
-          taskQueueType: 1,
-          reportStats: true,
-        })
-      ).stats?.approximateBacklogCount ?? 0,
-    );
   let release = () => {};
   const released = new Promise<void>((resolve) => {
     release = resolve;
@@ -71,7 +73,11 @@ export async function browserPoolUnderBacklog(
     const began = Date.now();
     let [peak, peakReady, served] = [0, 0, false];
     while (Date.now() - began < 900_000) {
-      const [queued, replicas, pods] = await Promise.all([backlog(), browserReplicas(plane), podsOf(plane, 'worker-browser')]);
+      const [queued, replicas, pods] = await Promise.all([
+        browserBacklog(connection, temporal.namespace),
+        browserReplicas(plane),
+        podsOf(plane, 'worker-browser'),
+      ]);
       const ready = pods.filter(isReady).length;
       if (ready >= 2) release();
       peakReady = Math.max(peakReady, ready);

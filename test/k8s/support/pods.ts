@@ -4,6 +4,7 @@ import type { ControlPlane } from '../../../scripts/stack/control-plane.js';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { UncheckedJson } from '../../helpers/api.js';
+import { getJson } from './get-json.js';
 import { NAMESPACE } from './real-node.js';
 
 const exec = (plane: ControlPlane, pod: string, command: string[], namespace = NAMESPACE) =>
@@ -54,13 +55,13 @@ export async function reachable(
 
 /** The pods of a role (`app.kubernetes.io/component`) not on their way out. */
 export async function podsOf(plane: ControlPlane, role: string): Promise<UncheckedJson[]> {
-  const list = JSON.parse(await plane.kubectl(['get', '-o', 'json', '-n', NAMESPACE, 'pods', '-l', `app.kubernetes.io/component=${role}`]));
+  const list = await getJson(plane, '-n', NAMESPACE, 'pods', '-l', `app.kubernetes.io/component=${role}`);
   return list.items.filter((p: UncheckedJson) => !p.metadata.deletionTimestamp);
 }
 
 /** Every pod's last 2,000 lines into `dir` (`pod-<name>.log`), while the cluster is still up to ask. */
 export async function savePodLogs(plane: ControlPlane, dir: string): Promise<void> {
-  const pods = JSON.parse(await plane.kubectl(['get', '-o', 'json', '-n', NAMESPACE, 'pods']).catch(() => '{"items":[]}'));
+  const pods = await getJson(plane, '-n', NAMESPACE, 'pods').catch(() => ({ items: [] }));
   for (const pod of pods.items as UncheckedJson[]) {
     const logs = plane.kubectl(['-n', NAMESPACE, 'logs', pod.metadata.name, '--all-containers', '--tail=2000']);
     writeFileSync(path.join(dir, `pod-${pod.metadata.name}.log`), await logs.catch((e: Error) => e.message));
@@ -103,5 +104,5 @@ export async function probePod(plane: ControlPlane, image: string, namespace: st
   };
   await plane.kubectl(['apply', '-f', '-'], JSON.stringify(pod));
   await plane.kubectl(['-n', namespace, 'wait', '--for=condition=Ready', `pod/${name}`, '--timeout=180s']);
-  return JSON.parse(await plane.kubectl(['-n', namespace, 'get', `pod/${name}`, '-o', 'json'])).status.podIP as string;
+  return (await getJson(plane, '-n', namespace, `pod/${name}`)).status.podIP as string;
 }

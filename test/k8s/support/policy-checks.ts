@@ -2,6 +2,7 @@
 //! refuse beside one to the same port they allow, from probe pods made outside the service's
 //! labels (`elsewhere`) and in the `monitoring` namespace.
 import type { ControlPlane } from '../../../scripts/stack/control-plane.js';
+import { getJson } from './get-json.js';
 import { podsOf, probePod, reachable } from './pods.js';
 import { NAMESPACE } from './real-node.js';
 
@@ -16,7 +17,7 @@ export async function policyChecks(plane: ControlPlane, image: string): Promise<
   const probeIp = await probePod(plane, image, 'elsewhere', 'probe');
   await probePod(plane, image, 'monitoring', 'scraper');
   const [core, cpu, api] = await Promise.all(['worker-core', 'worker-cpu', 'api'].map((role) => podsOf(plane, role)));
-  const apiService = JSON.parse(await plane.kubectl(['get', '-o', 'json', '-n', NAMESPACE, 'service/api'])).spec.clusterIP as string;
+  const apiService = (await getJson(plane, '-n', NAMESPACE, 'service/api')).spec.clusterIP as string;
   const [coreIp, apiIp] = [core![0].status.podIP as string, api![0].status.podIP as string];
   return [
     {
